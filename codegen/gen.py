@@ -1,0 +1,451 @@
+#!/usr/bin/env python3
+"""kiln's code generator: schema/*.yaml + templates/*.j2 -> generated/.
+
+    /usr/bin/python3 codegen/gen.py            # regenerate generated/
+    /usr/bin/python3 codegen/gen.py --out DIR  # write elsewhere (the freshness test does)
+
+Output is deterministic (sorted, no timestamps) and split per op family
+(generated/<part>/<op>.{h,cc}), so adding one op touches few translation units.
+"""
+from __future__ import annotations
+
+import argparse
+import os
+import re
+import sys
+from collections import OrderedDict
+from typing import Dict, List
+
+HERE = os.path.dirname(os.path.abspath(__file__))
+sys.path.insert(0, HERE)
+
+import jinja2  # noqa: E402
+
+import cpp  # noqa: E402
+import python_sig  # noqa: E402
+from loader import FORMULA_HELPERS, METADATA_CALLS, load  # noqa: E402
+from model import BACKEND_KEYS, Argument, CodegenError, Derivative, NativeFunction, Type  # noqa: E402
+
+ROOT = os.path.dirname(HERE)
+BACKEND_NS = {"CPU": "cpu", "CUDA": "cuda", "CompositeExplicit": "composite_explicit"}
+
+
+# ----------------------------------------------------------------------------- C++ API + dispatch
+
+def tensor_args(nf: NativeFunction):
+    return [a for a in nf.schema.arguments if a.type.is_tensor]
+
+
+def key_expressions(nf: NativeFunction):
+    """(backend expression, autograd condition) for the dispatch key of a call."""
+    tensors = tensor_args(nf)
+    if tensors:
+        refs = ", ".join(f"&{a.name}" for a in tensors)
+        return f"backend_key({{{refs}}})", f"autograd_active({{{refs}}})"
+    dev = nf.schema.argument("device")
+    backend = "backend_key(device.value_or(Device()))" if dev is not None else "DispatchKey::CPU"
+    return backend, "false"
+
+
+def adapter(nf: NativeFunction, key: str, kernel: str) -> Dict[str, str]:
+    """A function with the API signature that calls a backend kernel."""
+    s = nf.schema
+    ns = BACKEND_NS[key]
+    name = f"{cpp.cpp_id(nf)}_{key}"
+    args = cpp.api_args(nf)
+    lines = []
+    if cpp.is_family(nf):
+        head_args = ", ".join(a.name for a in nf.family_head.schema.arguments) if nf.family_head else \
+            ", ".join(a.name for a in s.arguments)
+        if nf.family_role == "functional":
+            lines.append(f"return Tensor({ns}::{kernel}({head_args}, TensorBase()));")
+        else:
+            target = "self" if nf.family_role == "inplace" else "out"
+            lines.append(f"{ns}::{kernel}({head_args}, {target});")
+            lines.append(f"{target}.bump_version();")
+            lines.append(f"return {target};")
+    else:
+        call = f"{ns}::{kernel}({', '.join(a.name for a in s.arguments)})"
+        mutated = [a for a in s.arguments if a.is_mutable]
+        if mutated and s.returns and s.returns[0].annotation is not None and s.returns[0].annotation.is_write:
+            lines.append(f"{call};")
+            for a in mutated:
+                lines.append(f"{a.name}.bump_version();")
+            lines.append(f"return {mutated[0].name};")
+        elif len(s.returns) > 1:
+            lines.append(f"return to_api({call});")
+        elif s.returns and s.returns[0].type.is_list:
+            lines.append(f"return to_api({call});")
+        else:
+            lines.append(f"return Tensor({call});")
+    return {"name": name, "key": key, "ret": cpp.return_type(s), "params": cpp.params(args), "body": lines}
+
+
+def kernel_decls(nf: NativeFunction):
+    """(namespace, declaration) of the hand-written kernels this op calls."""
+    s = nf.schema
+    out = []
+    for key, kernel in nf.dispatch.items():
+        if key == "CompositeImplicit":
+            out.append(("composite_implicit",
+                        f"{cpp.return_type(s)} {kernel}({cpp.params(cpp.api_args(nf) if not s.is_out else s.arguments)});"))
+            continue
+        ns = BACKEND_NS[key]
+        if cpp.is_family(nf):
+            head = nf.family_head.schema if nf.family_head else s
+            p = cpp.params(head.arguments, tensor="TensorBase")
+            out.append((ns, f"TensorBase {kernel}({p}, const TensorBase& out);"))
+        else:
+            p = cpp.params(s.arguments, tensor="TensorBase")
+            ret = cpp.kernel_return_type(s)
+            out.append((ns, f"{ret} {kernel}({p});"))
+    return out
+
+
+def function_view(nf: NativeFunction) -> Dict:
+    s = nf.schema
+    args = cpp.api_args(nf)
+    v = {
+        "id": cpp.cpp_id(nf),
+        "full_name": s.full_name,
+        "signature": s.signature(),
+        "ret": cpp.return_type(s),
+        "api_name": cpp.api_name(nf),
+        "params_decl": cpp.params_with_defaults(args),
+        "params_def": cpp.params(args),
+        "call_args": cpp.call_args(args),
+        "implicit": nf.is_composite_implicit,
+        "is_function": "function" in nf.variants or nf.family_role == "out",
+        "is_method": "method" in nf.variants,
+        "requires_grad_arg": s.argument("requires_grad") is not None and not tensor_args(nf),
+        "adapters": [],
+    }
+    fn_type_params = ", ".join(cpp.param_type(a.type) for a in args)
+    v["fn_type"] = f"{v['ret']}({fn_type_params})"
+    if nf.is_composite_implicit:
+        v["implicit_kernel"] = nf.dispatch["CompositeImplicit"]
+    else:
+        for key, kernel in nf.dispatch.items():
+            keys = BACKEND_KEYS if key == "CompositeExplicit" else (key,)
+            for k in keys:
+                a = adapter(nf, key, kernel)
+                a["name"] = f"{cpp.cpp_id(nf)}_{k}"
+                a["key"] = k
+                v["adapters"].append(a)
+        v["backend_expr"], v["autograd_expr"] = key_expressions(nf)
+        v["has_autograd"] = bool(tensor_args(nf))
+    if v["is_method"]:
+        margs = [a for a in args if a.name != "self"]
+        v["method_decl"] = f"{v['ret']} {s.name}({cpp.params_with_defaults(margs)}) const;"
+        v["method_def_params"] = cpp.params(margs)
+        v["method_call"] = ", ".join("*this" if a.name == "self" else a.name for a in args)
+    return v
+
+
+# ----------------------------------------------------------------------------- autograd
+
+def formula_cpp(expr: str, d: Derivative) -> str:
+    """Rewrites metadata calls (self.sizes()) to the saved values (self_sizes)."""
+    for m in d.saved_metadata:
+        arg, call = m.split(".", 1)
+        call = call[:-2]
+        expr = re.sub(rf"\b{arg}\s*\.\s*{call}\s*\(\s*\)", f"{arg}_{call}", expr)
+    return expr
+
+
+def node_view(d: Derivative) -> Dict:
+    f = d.function
+    s = f.schema
+    diff_inputs = [a for a in s.arguments if a.type.is_tensor and a.name in {i for fm in d.formulas for i in fm.inputs}]
+    fields, unpack = [], []
+    for name in d.saved_inputs:
+        a = s.argument(name)
+        fields.append(f"{cpp.saved_type(a.type)} {name}_;" if a.type.is_tensor else f"{cpp.saved_type(a.type)} {name};")
+        if a.type.is_tensor:
+            unpack.append(f"const Tensor {name}({name}_.unpack());")
+    for m in d.saved_metadata:
+        arg, call = m.split(".", 1)
+        fields.append(f"{METADATA_CALLS[call[:-2]]} {arg}_{call[:-2]};")
+    if d.uses_result:
+        fields.append("SavedVariable result_;")
+        unpack.append("const Tensor result(result_.unpack(shared_from_this()));")
+    releases = [f"{n}_.reset_data();" for n in d.saved_inputs if s.argument(n).type.is_tensor]
+    if d.uses_result:
+        releases.append("result_.reset_data();")
+    formulas = []
+    for idx, a in enumerate(diff_inputs):
+        fm = next(fm for fm in d.formulas if a.name in fm.inputs)
+        formulas.append({"index": idx, "input": a.name, "expr": formula_cpp(fm.expression, d), "yaml": fm.expression})
+    return {"name": d.node_name, "op": d.name, "fields": fields, "unpack": unpack, "releases": releases,
+            "formulas": formulas, "num_inputs": len(diff_inputs), "diff_inputs": [a.name for a in diff_inputs]}
+
+
+def save_lines(d: Derivative, inplace: bool) -> List[str]:
+    s = d.function.schema
+    lines = []
+    for name in d.saved_inputs:
+        a = s.argument(name)
+        if a.type.is_tensor:
+            if inplace and a.name == "self":
+                # The op overwrites self: keep its old value.
+                lines.append("node->self_ = SavedVariable(self.clone(), false);")
+            else:
+                lines.append(f"node->{name}_ = SavedVariable({name}, false);")
+        elif a.type.is_list and a.type.optional:
+            lines.append(f"if ({name}) node->{name} = {name}->vec();")
+        elif a.type.is_list:
+            lines.append(f"node->{name} = {name}.vec();")
+        else:
+            lines.append(f"node->{name} = {name};")
+    for m in d.saved_metadata:
+        arg, call = m.split(".", 1)
+        call = call[:-2]
+        value = f"{arg}.{call}().vec()" if METADATA_CALLS[call].startswith("std::vector") else f"{arg}.{call}()"
+        lines.append(f"node->{arg}_{call} = {value};")
+    return lines
+
+
+def wrapper_view(nf: NativeFunction) -> Dict:
+    """The autograd kernel of one overload (registered at the Autograd key)."""
+    s = nf.schema
+    v = function_view(nf)
+    d = nf.formula_source
+    w = {"fn": v, "kind": "plain"}
+    op_label = s.name
+    if s.is_out:
+        w["kind"] = "out"
+        w["message"] = (f"{s.name}(): functions with out=... arguments don't support automatic differentiation, "
+                        f"but one of the arguments requires grad.")
+    elif d is None:
+        w["kind"] = "not_implemented"
+        w["message"] = f"the derivative for '{s.full_name}' is not implemented."
+    elif not d.differentiable:
+        w["kind"] = "not_differentiable"
+    else:
+        w["kind"] = "inplace" if s.is_inplace else "functional"
+        w["node"] = d.node_name
+        w["diff_inputs"] = node_view(d)["diff_inputs"]
+        w["save"] = save_lines(d, s.is_inplace)
+        w["uses_result"] = d.uses_result
+        w["is_view"] = s.is_view
+    w["op_label"] = op_label
+    # Method-only ops have no free function: redispatch through the method.
+    method_only = "method" in nf.variants and "function" not in nf.variants
+    w["redispatch"] = (f"self.{s.name}({', '.join(a.name for a in s.arguments[1:])})" if method_only
+                       else f"kiln::{v['api_name']}({v['call_args']})")
+    return w
+
+
+def formula_ops(d: Derivative, op_names) -> List[str]:
+    names = set()
+    for fm in d.formulas:
+        for m in re.finditer(r"([A-Za-z_][A-Za-z0-9_]*)\s*\(", fm.expression):
+            if m.group(1) in op_names:
+                names.add(m.group(1))
+    return sorted(names)
+
+
+# ----------------------------------------------------------------------------- Python bindings
+
+def binding_overloads(funcs: List[NativeFunction], method: bool):
+    """Overloads of one Python name, in the documented try order."""
+    overloads = []
+    for nf in funcs:
+        s = nf.schema
+        if nf.family_role == "out" and nf.family_head is not None and "function" in nf.family_head.variants \
+                and not method:
+            continue  # merged into its functional form as out=None
+        args = list(s.arguments)
+        out_nf = None
+        if not method and nf.family_role == "functional":
+            out_nf = next((x for x in funcs if x.family_head is nf and x.family_role == "out"), None)
+        if method:
+            args = [a for a in args if a.name != "self"]
+        py_args = list(args)
+        if out_nf is not None:
+            o = out_nf.schema.out_argument
+            py_args.append(Argument(o.name, Type("Tensor", optional=True), "None", o.annotation, True))
+        overloads.append({"nf": nf, "out_nf": out_nf, "args": args, "py_args": py_args})
+
+    def order(o):
+        pos = [a for a in o["py_args"] if not a.kwarg_only]
+        scalars = sum(1 for a in pos if a.type.base == "Scalar")
+        lists = sum(1 for a in pos if a.type.is_list and a.type.base == "int")
+        return (scalars, lists)
+    overloads.sort(key=order)
+    return overloads
+
+
+def binding_case(o, method: bool, index: int) -> Dict:
+    """The C++ that runs when overload `index` of a Python binding matched."""
+    nf, out_nf = o["nf"], o["out_nf"]
+    s = nf.schema
+    out_arg = out_nf.schema.out_argument if out_nf is not None else None
+    lines = ["const Tensor& self = unpack_tensor(py_self);"] if method else []
+    mutated_obj = "py_self" if method else None
+    out_index = None
+    for i, a in enumerate(o["py_args"]):
+        if out_arg is not None and a.kwarg_only and a.name == out_arg.name:
+            out_index = i
+            continue
+        lines += python_sig.extract(a, i)[0]
+        if not method and a.is_mutable and mutated_obj is None:
+            mutated_obj = f"r.object({i})"
+
+    def returning(f: NativeFunction, obj) -> List[str]:
+        fs = f.schema
+        if method:
+            call = f"self.{fs.name}({', '.join(a.name for a in cpp.api_args(f) if a.name != 'self')})"
+        else:
+            call = f"kiln::{cpp.api_name(f)}({cpp.call_args(cpp.api_args(f))})"
+        if fs.returns and fs.returns[0].annotation is not None and fs.returns[0].annotation.is_write:
+            return [f"without_gil([&] {{ {call}; }});", f"return new_reference({obj});"]
+        return [f"return wrap(without_gil([&] {{ return {call}; }}));"]
+
+    body = list(lines)
+    if out_nf is not None:
+        body.append(f"if (r.is_none({out_index})) {{")
+        body += ["  " + x for x in returning(nf, mutated_obj)]
+        body.append("}")
+        body.append(f"const Tensor out = r.tensor({out_index});")
+        body += returning(out_nf, f"r.object({out_index})")
+    else:
+        body += returning(nf, mutated_obj)
+    return {"index": index, "signature": python_sig.parser_signature(s.name, o["py_args"], not method),
+            "body": body}
+
+
+def binding_view(name: str, funcs: List[NativeFunction], method: bool) -> Dict:
+    overloads = binding_overloads(funcs, method)
+    cases = [binding_case(o, method, i) for i, o in enumerate(overloads)]
+    return {"name": name, "c_name": ("method_" if method else "fn_") + name, "cases": cases, "method": method}
+
+
+def pyi_lines(name: str, funcs: List[NativeFunction], method: bool) -> List[str]:
+    overloads = binding_overloads(funcs, method)
+    out = []
+    for o in overloads:
+        parts, star = (["self"] if method else []), False
+        for a in o["py_args"]:
+            if a.kwarg_only and not star:
+                parts.append("*")
+                star = True
+            pname = "input" if (not method and a.name == "self") else a.name
+            parts.append(f"{pname}: {python_sig.pyi_type(a.type)}{python_sig.pyi_default(a)}")
+        rets = o["nf"].schema.returns
+        ret = "Tensor" if len(rets) == 1 and not rets[0].type.is_list else \
+            ("List[Tensor]" if len(rets) == 1 else "Tuple[" + ", ".join("Tensor" for _ in rets) + "]")
+        prefix = "    " if method else ""
+        if len(overloads) > 1:
+            out.append(f"{prefix}@overload")
+        out.append(f"{prefix}def {name}({', '.join(parts)}) -> {ret}: ...")
+    return out
+
+
+# ----------------------------------------------------------------------------- driver
+
+def render_all(out_dir: str) -> Dict[str, str]:
+    functions, derivatives = load(os.path.join(ROOT, "schema", "native_functions.yaml"),
+                                  os.path.join(ROOT, "schema", "derivatives.yaml"),
+                                  "schema/native_functions.yaml", "schema/derivatives.yaml")
+    env = jinja2.Environment(loader=jinja2.FileSystemLoader(os.path.join(ROOT, "templates")),
+                             keep_trailing_newline=True, trim_blocks=True, lstrip_blocks=True,
+                             undefined=jinja2.StrictUndefined)
+    groups: "OrderedDict[str, List[NativeFunction]]" = OrderedDict()
+    for nf in functions:
+        groups.setdefault(nf.schema.base_name, []).append(nf)
+    op_names = {nf.schema.name for nf in functions}
+    files: Dict[str, str] = {}
+
+    def emit(path: str, template: str, **ctx):
+        files[path] = env.get_template(template).render(**ctx)
+
+    methods = []
+    py_functions, py_methods, pyi_funcs, pyi_methods = [], [], [], []
+    for base, funcs in groups.items():
+        views = [function_view(nf) for nf in funcs]
+        methods += [v for v in views if v["is_method"]]
+        kernels = OrderedDict()
+        for nf in funcs:
+            for ns, decl in kernel_decls(nf):
+                kernels.setdefault(ns, [])
+                if decl not in kernels[ns]:
+                    kernels[ns].append(decl)
+        dispatched = [nf for nf in funcs if not nf.is_composite_implicit]
+        autograd = [wrapper_view(nf) for nf in dispatched if tensor_args(nf)]
+        nodes = [node_view(nf.derivative) for nf in funcs if nf.derivative is not None and nf.derivative.differentiable]
+        needed_ops = sorted({op for nf in funcs if nf.derivative for op in formula_ops(nf.derivative, op_names)})
+        needed_headers = sorted({next(f.schema.base_name for f in functions if f.schema.name == op)
+                                 for op in needed_ops} - {base})
+        emit(f"api/{base}.h", "api_op.h.j2", base=base, fns=views)
+        implicit = kernels.pop("composite_implicit", [])
+        if kernels:
+            emit(f"kernels/{base}.h", "kernels.h.j2", base=base, kernels=kernels)
+        if implicit:
+            emit(f"kernels/composite/{base}.h", "composite_kernels.h.j2", base=base, decls=implicit)
+        emit(f"ops/{base}.cc", "ops.cc.j2", base=base, fns=views, has_autograd=bool(autograd),
+             has_kernels=bool(kernels), has_implicit=bool(implicit))
+        if autograd:
+            emit(f"autograd/{base}.h", "autograd.h.j2", base=base, wrappers=autograd)
+            emit(f"autograd/{base}.cc", "autograd.cc.j2", base=base, wrappers=autograd, nodes=nodes,
+                 headers=needed_headers)
+        # Python: functions and methods named after this group.
+        bindings = []
+        by_py_name: "OrderedDict[tuple, List[NativeFunction]]" = OrderedDict()
+        for nf in funcs:
+            if "function" in nf.variants or nf.family_role == "out":
+                if not nf.schema.name.startswith("_") or nf.schema.name == "_to_copy":
+                    by_py_name.setdefault((nf.schema.name, False), []).append(nf)
+            if "method" in nf.variants:
+                by_py_name.setdefault((nf.schema.name, True), []).append(nf)
+        for (name, is_method), fs in by_py_name.items():
+            b = binding_view(name, fs, is_method)
+            bindings.append(b)
+            (py_methods if is_method else py_functions).append(b)
+            (pyi_methods if is_method else pyi_funcs).extend(pyi_lines(name, fs, is_method))
+        if bindings:
+            emit(f"python/{base}.cc", "python_op.cc.j2", base=base, bindings=bindings)
+    emit("api/tensor.h", "tensor.h.j2", methods=methods)
+    emit("api/all.h", "all.h.j2", bases=list(groups))
+    emit("python/bindings.h", "python_bindings.h.j2", functions=py_functions, methods=py_methods)
+    emit("python/bindings.cc", "python_bindings.cc.j2", functions=py_functions, methods=py_methods)
+    emit("python/_C.pyi", "pyi.j2", functions=pyi_funcs, methods=pyi_methods)
+    return files
+
+
+def write(files: Dict[str, str], out_dir: str) -> None:
+    for rel, text in sorted(files.items()):
+        path = os.path.join(out_dir, rel)
+        os.makedirs(os.path.dirname(path), exist_ok=True)
+        if os.path.exists(path):
+            with open(path) as f:
+                if f.read() == text:
+                    continue  # unchanged: keep the timestamp so nothing recompiles
+        with open(path, "w") as f:
+            f.write(text)
+    # Remove files no longer produced.
+    for dirpath, _, names in os.walk(out_dir):
+        for n in names:
+            rel = os.path.relpath(os.path.join(dirpath, n), out_dir)
+            if rel not in files and rel != "README.md":
+                os.remove(os.path.join(dirpath, n))
+
+
+def main(argv=None) -> int:
+    ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    ap.add_argument("--out", default=os.path.join(ROOT, "generated"), help="output directory")
+    args = ap.parse_args(argv)
+    try:
+        files = render_all(args.out)
+    except CodegenError as e:
+        print(f"error: {e}", file=sys.stderr)
+        return 1
+    except jinja2.TemplateError as e:
+        print(f"error: templates: {e}", file=sys.stderr)
+        return 1
+    write(files, args.out)
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

@@ -1,0 +1,290 @@
+"""Loads and validates schema/native_functions.yaml and schema/derivatives.yaml.
+
+Every problem is reported as `file:line: op: what is wrong` (a CodegenError with
+`where` set); callers print it and exit, never a traceback.
+"""
+from __future__ import annotations
+
+import re
+from typing import Dict, List, Tuple
+
+import yaml
+
+from model import (BACKEND_KEYS, DISPATCH_KEYS, Argument, Annotation, CodegenError, Derivative, Formula,
+                   FunctionSchema, NativeFunction, Return, Type)
+from schema_parser import parse_schema
+
+# Functions a formula may call besides the ops themselves (runtime/autograd/formula_helpers.h).
+FORMULA_HELPERS = {
+    "maybe_multiply", "sum_to", "sum_backward", "mean_backward", "pow_backward", "slice_backward_wrapper",
+}
+# Metadata calls on an argument saved as values instead of the tensor (DESIGN.md).
+METADATA_CALLS = {
+    "sizes": "std::vector<int64_t>", "strides": "std::vector<int64_t>", "dim": "int64_t", "numel": "int64_t",
+    "scalar_type": "ScalarType", "device": "Device",
+}
+_CPP_WORDS = {"true", "false", "nullptr", "std", "kiln", "ScalarType", "Device", "static_cast", "int64_t", "double"}
+
+NATIVE_KEYS = {"func", "variants", "dispatch", "family"}
+
+
+class _LineLoader(yaml.SafeLoader):
+    """Records the 1-based line of every mapping under the key '__line__'."""
+
+    def construct_mapping(self, node, deep=False):
+        mapping = super().construct_mapping(node, deep=deep)
+        mapping["__line__"] = node.start_mark.line + 1
+        return mapping
+
+
+def _read_yaml(path: str, display: str):
+    try:
+        with open(path) as f:
+            data = yaml.load(f, Loader=_LineLoader)
+    except yaml.YAMLError as e:
+        mark = getattr(e, "problem_mark", None)
+        line = mark.line + 1 if mark else 0
+        raise CodegenError(f"invalid YAML: {getattr(e, 'problem', e)}", f"{display}:{line}")
+    except OSError as e:
+        raise CodegenError(f"cannot read: {e.strerror}", display)
+    if data is None:
+        return []
+    if not isinstance(data, list):
+        raise CodegenError("expected a list of entries", f"{display}:1")
+    return data
+
+
+def _located(where: str):
+    class _Ctx:
+        def __enter__(self):
+            return self
+
+        def __exit__(self, exc_type, exc, tb):
+            if isinstance(exc, CodegenError) and not exc.where:
+                exc.where = where
+            return False
+    return _Ctx()
+
+
+def _parse_list(value, what: str) -> List[str]:
+    if isinstance(value, str):
+        return [v.strip() for v in value.split(",") if v.strip()]
+    if isinstance(value, list) and all(isinstance(v, str) for v in value):
+        return value
+    raise CodegenError(f"'{what}' must be a list or a comma-separated string")
+
+
+def _inplace_schema(f: FunctionSchema) -> FunctionSchema:
+    args = [Argument(a.name, a.type, a.default, a.annotation, a.kwarg_only) for a in f.arguments]
+    args[0] = Argument(args[0].name, args[0].type, None, Annotation("a", True), False)
+    return FunctionSchema(f.name + "_", f.overload, args, [Return(None, Type("Tensor"), Annotation("a", True))])
+
+
+def _out_schema(f: FunctionSchema) -> FunctionSchema:
+    overload = "out" if f.overload in ("", "Tensor") else f"{f.overload}_out"
+    args = list(f.arguments) + [Argument("out", Type("Tensor"), None, Annotation("a", True), True)]
+    return FunctionSchema(f.name, overload, args, [Return(None, Type("Tensor"), Annotation("a", True))])
+
+
+def _native_function(entry: dict, display: str) -> List[NativeFunction]:
+    line = entry.get("__line__", 0)
+    func = entry.get("func")
+    if not isinstance(func, str):
+        raise CodegenError("entry has no 'func:' string", f"{display}:{line}")
+    op = func.split("(")[0].strip()
+    where = f"{display}:{line}: {op}"
+    with _located(where):
+        unknown = sorted(set(entry) - NATIVE_KEYS - {"__line__"})
+        if unknown:
+            raise CodegenError(f"unknown key '{unknown[0]}' (known: {', '.join(sorted(NATIVE_KEYS))})")
+        schema = parse_schema(func)
+        variants = _parse_list(entry.get("variants", "function"), "variants")
+        for v in variants:
+            if v not in ("function", "method"):
+                raise CodegenError(f"unknown variant '{v}' (expected function or method)")
+        if "method" in variants:
+            first = schema.arguments[0] if schema.arguments else None
+            if first is None or first.name != "self" or not first.type.is_tensor:
+                raise CodegenError("a method variant needs 'Tensor self' as its first argument")
+        dispatch = entry.get("dispatch")
+        if not isinstance(dispatch, dict) or not [k for k in dispatch if k != "__line__"]:
+            raise CodegenError("missing 'dispatch:' (which kernel runs this op?)")
+        dispatch = {k: v for k, v in dispatch.items() if k != "__line__"}
+        for key, kernel in dispatch.items():
+            if key not in DISPATCH_KEYS:
+                raise CodegenError(f"unknown dispatch key '{key}' (known: {', '.join(DISPATCH_KEYS)})")
+            if not isinstance(kernel, str) or not re.match(r"^[A-Za-z_][A-Za-z0-9_]*$", kernel):
+                raise CodegenError(f"dispatch {key}: kernel name must be a C++ identifier, got '{kernel}'")
+        if ("CompositeImplicit" in dispatch or "CompositeExplicit" in dispatch) and len(dispatch) > 1:
+            raise CodegenError("a Composite kernel serves every backend; it cannot be combined with other keys")
+        family = _parse_list(entry.get("family", []), "family")
+        for member in family:
+            if member not in ("inplace", "out"):
+                raise CodegenError(f"unknown family member '{member}' (expected inplace, out)")
+        head = NativeFunction(schema, variants, dispatch, display, line)
+        result = [head]
+        if family:
+            if schema.is_inplace or schema.is_out:
+                raise CodegenError("'family' belongs on the functional form of an op")
+            if not any(k in BACKEND_KEYS for k in dispatch):
+                raise CodegenError("'family' needs a CPU or CUDA kernel (the shared out= kernel)")
+            if len(schema.returns) != 1 or not schema.returns[0].type.is_tensor:
+                raise CodegenError("'family' needs an op returning one Tensor")
+            head.family_role = "functional"
+            if "inplace" in family:
+                result.append(NativeFunction(_inplace_schema(schema), ["method"], dispatch, display, line,
+                                             "inplace", head))
+            if "out" in family:
+                result.append(NativeFunction(_out_schema(schema), ["function"], dispatch, display, line, "out", head))
+    return result
+
+
+def _identifiers(expr: str) -> List[Tuple[str, bool, bool, str]]:
+    """(name, is_call, after_member_access, following_call) for every identifier in a C++ expression."""
+    out = []
+    for m in re.finditer(r"[A-Za-z_][A-Za-z0-9_]*", expr):
+        start, end = m.span()
+        before = expr[:start].rstrip()
+        after = expr[end:].lstrip()
+        member = before.endswith(".") or before.endswith("::") or before.endswith("->")
+        if start > 0 and (expr[start - 1].isdigit()):
+            continue  # exponent of a number such as 1e5
+        call = after.startswith("(")
+        meta = ""
+        rest = expr[end:]
+        mm = re.match(r"\s*\.\s*([A-Za-z_]+)\s*\(\s*\)", rest)
+        if mm:
+            meta = mm.group(1)
+        out.append((m.group(0), call, member, meta))
+    return out
+
+
+def _derivative(entry: dict, display: str, functions: Dict[str, NativeFunction]) -> Derivative:
+    line = entry.get("__line__", 0)
+    name = entry.get("name")
+    if not isinstance(name, str):
+        raise CodegenError("entry has no 'name:'", f"{display}:{line}")
+    op_name = name.split("(")[0].strip()
+    where = f"{display}:{line}: {op_name}"
+    with _located(where):
+        f = functions.get(op_name)
+        if f is None:
+            raise CodegenError(f"derivative for unknown op '{op_name}' (not in native_functions.yaml)")
+        if "(" in name:
+            declared = parse_schema(name).signature()
+            if declared != f.schema.signature():
+                raise CodegenError(f"signature '{declared}' differs from native_functions.yaml: '{f.schema.signature()}'")
+        if f.is_composite_implicit:
+            raise CodegenError("CompositeImplicit ops get autograd from the ops they call; remove this entry")
+        formulas: List[Formula] = []
+        non_diff: List[str] = []
+        out_diff = None
+        arg_names = {a.name for a in f.schema.arguments}
+        for key, value in entry.items():
+            if key in ("name", "__line__"):
+                continue
+            if key == "output_differentiability":
+                if not isinstance(value, list) or not all(isinstance(v, bool) for v in value):
+                    raise CodegenError("output_differentiability must be a list of True/False")
+                if len(value) != len(f.schema.returns):
+                    raise CodegenError(f"output_differentiability has {len(value)} entries for "
+                                       f"{len(f.schema.returns)} outputs")
+                out_diff = value
+                continue
+            inputs = [k.strip() for k in str(key).split(",")]
+            for inp in inputs:
+                if inp not in arg_names:
+                    raise CodegenError(f"formula for a missing input '{inp}' (inputs: {', '.join(sorted(arg_names))})")
+                if not f.schema.argument(inp).type.is_tensor:
+                    raise CodegenError(f"formula for '{inp}', which is not a Tensor")
+            if len(inputs) != 1:
+                raise CodegenError("formulas computing several inputs at once are not supported; give one per input")
+            if value == "non_differentiable":
+                non_diff.append(inputs[0])
+                continue
+            if not isinstance(value, str) or not value.strip():
+                raise CodegenError(f"formula for '{inputs[0]}' must be a C++ expression string")
+            formulas.append(Formula(inputs, value.strip(), line))
+        d = Derivative(f.schema.full_name, formulas, non_diff, out_diff, display, line, f)
+        if d.differentiable:
+            covered = {i for fm in formulas for i in fm.inputs} | set(non_diff)
+            for a in f.schema.arguments:
+                if a.type.is_tensor and a.name not in covered and not (a.kwarg_only and a.is_mutable):
+                    raise CodegenError(f"missing formula for differentiable input '{a.name}' "
+                                       f"(write '{a.name}: non_differentiable' if no gradient flows to it)")
+        elif formulas:
+            raise CodegenError("formulas given for an op whose outputs are not differentiable")
+        return d
+
+
+def _analyse(d: Derivative, op_names: set) -> None:
+    """Checks formula identifiers and works out what the Node must save."""
+    f = d.function
+    arg_names = {a.name for a in f.schema.arguments}
+    saved, meta = [], []
+    for fm in d.formulas:
+        for ident, is_call, member, meta_call in _identifiers(fm.expression):
+            if member:
+                continue
+            if is_call:
+                if ident not in op_names and ident not in FORMULA_HELPERS and ident not in _CPP_WORDS:
+                    raise CodegenError(f"formula for '{fm.inputs[0]}' calls unknown function '{ident}'", d.where)
+                continue
+            if ident == "grad" or ident in _CPP_WORDS:
+                continue
+            if ident == "result":
+                d.uses_result = True
+                continue
+            if ident not in arg_names:
+                raise CodegenError(f"formula for '{fm.inputs[0]}' names unknown argument '{ident}'", d.where)
+            if meta_call in METADATA_CALLS and f.schema.argument(ident).type.is_tensor:
+                key = f"{ident}.{meta_call}()"
+                if key not in meta:
+                    meta.append(key)
+            elif ident not in saved:
+                saved.append(ident)
+    # Keep schema order for readability.
+    d.saved_inputs = [a.name for a in f.schema.arguments if a.name in saved]
+    d.saved_metadata = meta
+
+
+def _node_names(derivatives: List[Derivative]) -> None:
+    counts: Dict[str, int] = {}
+    for d in derivatives:
+        base = d.function.schema.name
+        camel = "".join(p[:1].upper() + p[1:] for p in base.split("_") if p)
+        n = counts.get(camel, 0)
+        counts[camel] = n + 1
+        d.node_name = f"{camel}Backward{n}"
+
+
+def load(native_path: str, derivatives_path: str, native_display: str, derivatives_display: str):
+    functions: List[NativeFunction] = []
+    by_name: Dict[str, NativeFunction] = {}
+    for entry in _read_yaml(native_path, native_display):
+        if not isinstance(entry, dict):
+            raise CodegenError("expected a mapping with 'func:'", f"{native_display}:?")
+        for nf in _native_function(entry, native_display):
+            if nf.schema.full_name in by_name:
+                first = by_name[nf.schema.full_name]
+                raise CodegenError(f"duplicate overload '{nf.schema.full_name}' (first declared at line {first.line})",
+                                   nf.where)
+            by_name[nf.schema.full_name] = nf
+            functions.append(nf)
+    derivatives: List[Derivative] = []
+    seen: Dict[str, Derivative] = {}
+    for entry in _read_yaml(derivatives_path, derivatives_display):
+        if not isinstance(entry, dict):
+            raise CodegenError("expected a mapping with 'name:'", f"{derivatives_display}:?")
+        d = _derivative(entry, derivatives_display, by_name)
+        if d.name in seen:
+            raise CodegenError(f"second derivative entry for '{d.name}' (first at line {seen[d.name].line})", d.where)
+        seen[d.name] = d
+        d.function.derivative = d
+        derivatives.append(d)
+    # Formulas call ops as free functions: only ops with a function variant qualify.
+    op_names = {nf.schema.name for nf in functions if "function" in nf.variants or nf.family_role == "out"}
+    for d in derivatives:
+        _analyse(d, op_names)
+    _node_names(derivatives)
+    return functions, derivatives

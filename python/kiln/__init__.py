@@ -1,0 +1,31 @@
+"""kiln: a small, readable libtorch-like tensor library.
+
+The operators (kiln.add, Tensor.add, ...) are generated from schema/*.yaml into
+kiln._C; this package adds the Python-level pieces: the Tensor class, dtypes and
+devices, kiln.tensor, grad-mode helpers and kiln.autograd.
+"""
+from . import _C
+from ._C import *  # noqa: F401,F403  (operators and dtypes)
+from ._C import (bool, double, dtype, float, float32, float64, int, int32, int64, long,  # noqa: A004
+                 from_numpy, get_default_dtype, get_num_threads, is_grad_enabled, set_default_dtype,
+                 set_num_threads)
+from ._device import device
+from ._size import Size
+from ._tensor import Tensor
+from ._creation import tensor
+from .autograd.grad_mode import enable_grad, no_grad, set_grad_enabled
+from . import autograd
+
+_C._register_classes(tensor=Tensor, size=Size, device=device)
+
+
+def explain(enabled=True):
+    """Prints every step of each call (binding, dispatch key, autograd node, kernel) to stderr."""
+    _C._explain(enabled)
+
+
+__all__ = [
+    "Tensor", "Size", "device", "dtype", "tensor", "from_numpy", "autograd", "no_grad", "enable_grad",
+    "set_grad_enabled", "is_grad_enabled", "bool", "int32", "int64", "float32", "float64", "float", "double",
+    "long", "int", "get_default_dtype", "set_default_dtype", "set_num_threads", "get_num_threads", "explain",
+]

@@ -1,0 +1,206 @@
+"""kiln.Tensor: the C++ TensorBase plus the parts that are clearer in Python
+(operators, indexing, repr, NumPy conversion, backward)."""
+import numbers
+
+from . import _C
+from ._tensor_str import tensor_repr
+
+
+def _is_number(x):
+    return isinstance(x, numbers.Number) and not isinstance(x, complex)
+
+
+class Tensor(_C.TensorBase):
+    __module__ = "kiln"
+    __array_priority__ = 1000  # NumPy defers binary operators to us
+
+    # ---- display and conversion ----
+    def __repr__(self):
+        return tensor_repr(self)
+
+    def numpy(self):
+        """A NumPy array sharing this tensor's memory (CPU tensors that don't require grad)."""
+        import numpy as np
+        return np.asarray(self)
+
+    def tolist(self):
+        if self.dim() == 0:
+            return self.item()
+        return self.detach().numpy().tolist()
+
+    def __len__(self):
+        if self.dim() == 0:
+            raise TypeError("len() of a 0-d tensor")
+        return self.shape[0]
+
+    def __iter__(self):
+        if self.dim() == 0:
+            raise TypeError("iteration over a 0-d tensor")
+        return (self.select(0, i) for i in range(self.shape[0]))
+
+    def __bool__(self):
+        if self.numel() != 1:
+            raise RuntimeError(f"Boolean value of Tensor with more than one value is ambiguous")
+        return bool(self.item())
+
+    def __float__(self):
+        return float(self.item())
+
+    def __int__(self):
+        return int(self.item())
+
+    def __index__(self):
+        if self.numel() != 1 or self.is_floating_point() or self.dtype == _C.bool:
+            raise TypeError("only integer tensors of a single element can be converted to an index")
+        return int(self.item())
+
+    __hash__ = _C.TensorBase.__hash__
+
+    # ---- conversions ----
+    def to(self, *args, **kwargs):
+        """to(dtype), to(device), to(device, dtype), to(other_tensor); copy=False returns self when nothing changes."""
+        from ._device import device as _device
+        dtype, dev = kwargs.pop("dtype", None), kwargs.pop("device", None)
+        copy = kwargs.pop("copy", False)
+        kwargs.pop("non_blocking", None)
+        if kwargs:
+            raise TypeError(f"to() got unexpected keyword arguments {sorted(kwargs)}")
+        for a in args:
+            if isinstance(a, _C.dtype):
+                dtype = a
+            elif isinstance(a, (str, _device)):
+                dev = a
+            elif isinstance(a, _C.TensorBase):
+                dtype, dev = a.dtype, a.device
+            else:
+                raise TypeError(f"to() received an invalid argument of type {type(a).__name__}")
+        if dev is not None and _device(dev).type != "cpu":
+            raise RuntimeError(f"to(): device {dev} is not available (kiln has no CUDA backend yet)")
+        if dtype is None:
+            return self.clone() if copy else self
+        return _C.TensorBase.to(self, dtype, False, copy)
+
+    def cpu(self):
+        return self
+
+    # ---- autograd ----
+    def backward(self, gradient=None, retain_graph=None, create_graph=False, inputs=None):
+        from . import autograd
+        autograd.backward(self, gradient, retain_graph, create_graph, inputs=inputs)
+
+    def register_hook(self, hook):
+        """Calls hook(grad) when this tensor's gradient is computed; it may return a replacement."""
+        handle = _RemovableHandle()
+
+        def run(grad):
+            return None if handle.removed else hook(grad)
+        self._register_hook(run)
+        return handle
+
+    # ---- operators ----
+    def __add__(self, other):
+        return _C.add(self, other)
+
+    __radd__ = __add__
+
+    def __iadd__(self, other):
+        return self.add_(other)
+
+    def __sub__(self, other):
+        return _C.sub(self, other)
+
+    def __rsub__(self, other):
+        return _C.sub(_wrap(other), self)
+
+    def __isub__(self, other):
+        return self.sub_(other)
+
+    def __mul__(self, other):
+        return _C.mul(self, other)
+
+    __rmul__ = __mul__
+
+    def __imul__(self, other):
+        return self.mul_(other)
+
+    def __truediv__(self, other):
+        return _C.div(self, other)
+
+    def __rtruediv__(self, other):
+        return _C.div(_wrap(other), self)
+
+    def __itruediv__(self, other):
+        return self.div_(other)
+
+    def __neg__(self):
+        return _C.neg(self)
+
+    def __pos__(self):
+        return self
+
+    def __pow__(self, exponent):
+        return _C.pow(self, exponent)
+
+    def __matmul__(self, other):
+        return _C.mm(self, other)
+
+    # ---- indexing (basic: ints, slices, None, ...) ----
+    def __getitem__(self, index):
+        return _index(self, index)
+
+    def __setitem__(self, index, value):
+        target = _index(self, index)
+        if isinstance(value, _C.TensorBase):
+            target.copy_(value)
+        elif _is_number(value):
+            target.fill_(value)
+        else:
+            raise TypeError(f"can't assign a {type(value).__name__} to a Tensor")
+
+
+class _RemovableHandle:
+    def __init__(self):
+        self.removed = False
+
+    def remove(self):
+        self.removed = True
+
+
+def _wrap(x):
+    if _is_number(x):
+        return _C._wrap_scalar(x)
+    raise TypeError(f"unsupported operand type: '{type(x).__name__}'")
+
+
+def _index(t, index):
+    if not isinstance(index, tuple):
+        index = (index,)
+    n_ellipsis = sum(1 for i in index if i is Ellipsis)
+    if n_ellipsis > 1:
+        raise IndexError("an index can only have a single ellipsis ('...')")
+    consumed = sum(1 for i in index if i is not None and i is not Ellipsis)
+    if consumed > t.dim():
+        raise IndexError(f"too many indices for tensor of dimension {t.dim()}")
+    result, dim = t, 0
+    for i in index:
+        if i is Ellipsis:
+            dim += t.dim() - consumed
+        elif i is None:
+            shape = list(result.shape)
+            shape.insert(dim, 1)
+            result = result.view(shape) if result.is_contiguous() else result.contiguous().view(shape)
+            dim += 1
+        elif isinstance(i, bool) or isinstance(i, _C.TensorBase) or isinstance(i, (list, tuple)):
+            raise IndexError("advanced indexing (tensors, lists, bool masks) is not supported yet")
+        elif isinstance(i, slice):
+            step = 1 if i.step is None else i.step
+            if step <= 0:
+                raise ValueError("step must be greater than zero")
+            result = result.slice(dim, i.start, i.stop, step)
+            dim += 1
+        elif isinstance(i, numbers.Integral):
+            result = result.select(dim, int(i))
+        else:
+            raise IndexError(f"only integers, slices (`:`), ellipsis (`...`) and None are valid indices "
+                             f"(got {type(i).__name__})")
+    return result

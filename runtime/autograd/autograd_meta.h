@@ -1,0 +1,41 @@
+// Per-tensor autograd state, created lazily (plain tensors carry none).
+#pragma once
+
+#include <functional>
+#include <memory>
+#include <vector>
+
+#include "runtime/core/tensor_base.h"
+
+namespace kiln {
+
+class Node;
+
+// A gradient hook: returns a replacement gradient, or an undefined tensor to keep it.
+using GradHook = std::function<TensorBase(const TensorBase&)>;
+
+struct AutogradMeta {
+  TensorBase grad;
+  // The node that produced this tensor (null for leaves).
+  std::shared_ptr<Node> grad_fn;
+  // For leaves that require grad: the node that accumulates into `grad`.
+  // Weak, so a leaf does not keep graph nodes alive.
+  std::weak_ptr<Node> grad_accumulator;
+  uint32_t output_nr = 0;
+  bool requires_grad = false;
+  bool retains_grad = false;
+  // Hooks of a leaf, run by its AccumulateGrad (hooks of non-leaves live on grad_fn).
+  std::vector<GradHook> leaf_hooks;
+  // Set when this tensor is a view of `base` created while autograd was recording.
+  bool is_view = false;
+  TensorBase base;
+  // Shared with retain_grad hooks so they can find this tensor while it lives,
+  // without keeping it alive (that would be a reference cycle through grad_fn).
+  std::shared_ptr<TensorImpl*> self_cell;
+
+  ~AutogradMeta() {
+    if (self_cell) *self_cell = nullptr;
+  }
+};
+
+}  // namespace kiln

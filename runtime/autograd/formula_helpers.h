@@ -1,0 +1,33 @@
+// Functions that derivative formulas (schema/derivatives.yaml) may call besides
+// the ops themselves. The code generator knows this list (codegen/loader.py,
+// FORMULA_HELPERS); keep the two in sync.
+#pragma once
+
+#include <optional>
+#include <vector>
+
+#include "generated/api/tensor.h"
+
+namespace kiln {
+
+// grad * alpha, skipping the multiplication when alpha is 1.
+Tensor maybe_multiply(const Tensor& grad, const Scalar& alpha);
+// Sums `t` over the dims that broadcasting expanded, giving it `shape`.
+Tensor sum_to(const Tensor& t, IntArrayRef shape);
+// Gradient of sum over `dim` (all dims when empty): grad expanded back to `sizes`.
+Tensor sum_backward(const Tensor& grad, IntArrayRef sizes, const std::optional<std::vector<int64_t>>& dim,
+                    bool keepdim);
+Tensor mean_backward(const Tensor& grad, IntArrayRef sizes, const std::optional<std::vector<int64_t>>& dim,
+                     bool keepdim);
+// d/dself self**exponent = exponent * self**(exponent-1).
+Tensor pow_backward(const Tensor& grad, const Tensor& self, const Scalar& exponent);
+// slice_backward with slice()'s optional start/end resolved.
+Tensor slice_backward_wrapper(const Tensor& grad, IntArrayRef sizes, int64_t dim, std::optional<int64_t> start,
+                              std::optional<int64_t> end, int64_t step);
+// Marks `view` as a view of `base` (for the in-place-on-view checks).
+void mark_view(const Tensor& view, const Tensor& base);
+// Resolves slice() bounds like Python: clamps to [0, size], negatives count from the end.
+void resolve_slice(int64_t size, std::optional<int64_t> start, std::optional<int64_t> end, int64_t step,
+                   int64_t* out_start, int64_t* out_end);
+
+}  // namespace kiln

@@ -1,0 +1,28 @@
+// The only runtime file that calls generated operators (see ops_seam.h).
+#include "runtime/autograd/ops_seam.h"
+
+#include "generated/api/all.h"
+#include "runtime/autograd/engine.h"
+#include "runtime/autograd/formula_helpers.h"
+
+namespace kiln {
+namespace ops_seam {
+
+TensorBase add(const TensorBase& a, const TensorBase& b) { return kiln::add(Tensor(a), Tensor(b)); }
+void add_(const TensorBase& self, const TensorBase& other) { Tensor(self).add_(Tensor(other)); }
+TensorBase clone(const TensorBase& t) { return kiln::clone(Tensor(t)); }
+TensorBase detach(const TensorBase& t) { return kiln::detach(Tensor(t)); }
+TensorBase ones_like(const TensorBase& t) { return kiln::ones_like(Tensor(t)); }
+TensorBase to_dtype(const TensorBase& t, ScalarType dtype) { return Tensor(t).to(dtype); }
+TensorBase sum_to(const TensorBase& t, IntArrayRef shape) { return kiln::sum_to(Tensor(t), shape); }
+
+}  // namespace ops_seam
+
+void Tensor::backward(const Tensor& gradient, bool retain_graph, bool create_graph) const {
+  BackwardOptions options;
+  options.retain_graph = retain_graph || create_graph;
+  options.create_graph = create_graph;
+  kiln::backward({*this}, {gradient}, options);
+}
+
+}  // namespace kiln

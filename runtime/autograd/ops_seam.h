@@ -1,0 +1,21 @@
+// The one seam through which hand-written runtime code (the autograd engine and
+// its nodes) calls generated operators. ops_seam.cc is the only runtime file
+// that includes generated headers.
+#pragma once
+
+#include "runtime/core/tensor_base.h"
+
+namespace kiln {
+namespace ops_seam {
+
+TensorBase add(const TensorBase& a, const TensorBase& b);
+void add_(const TensorBase& self, const TensorBase& other);
+TensorBase clone(const TensorBase& t);
+TensorBase detach(const TensorBase& t);
+TensorBase ones_like(const TensorBase& t);
+TensorBase to_dtype(const TensorBase& t, ScalarType dtype);
+// Sums `t` over broadcast dims so that it has `shape` (undoes expand/broadcast).
+TensorBase sum_to(const TensorBase& t, IntArrayRef shape);
+
+}  // namespace ops_seam
+}  // namespace kiln

@@ -1,0 +1,24 @@
+// Small helpers used by generated API code (generated/ops/*.cc).
+#pragma once
+
+#include <tuple>
+#include <utility>
+#include <vector>
+
+#include "generated/api/tensor.h"
+
+namespace kiln {
+
+// Kernel results (TensorBase) converted to API results (Tensor).
+inline std::vector<Tensor> to_api(std::vector<TensorBase>&& v) {
+  std::vector<Tensor> out;
+  out.reserve(v.size());
+  for (auto& t : v) out.emplace_back(std::move(t));
+  return out;
+}
+template <typename... T>
+std::tuple<Tensor, Tensor> to_api(std::tuple<TensorBase, TensorBase>&& t) {
+  return {Tensor(std::move(std::get<0>(t))), Tensor(std::move(std::get<1>(t)))};
+}
+
+}  // namespace kiln

@@ -1,0 +1,65 @@
+// The dispatcher: one table of kernels per operator overload, indexed by dispatch key.
+//
+// A call computes its key from its tensor arguments and the thread-local state:
+// Autograd when grad mode is on, the call is not already below autograd, and some
+// input requires grad; otherwise the backend of the inputs' device. Tables are
+// filled by generated code (generated/ops/*.cc) as constant-initialized arrays of
+// function pointers: no registration at static-init time, nothing to call first.
+#pragma once
+
+#include <cstdint>
+#include <initializer_list>
+
+#include "runtime/autograd/grad_mode.h"
+#include "runtime/core/tensor_base.h"
+
+namespace kiln {
+
+enum class DispatchKey : uint8_t {
+  CPU = 0,
+  CUDA = 1,
+  Autograd = 2,
+  NumKeys = 3,
+};
+constexpr int kNumDispatchKeys = static_cast<int>(DispatchKey::NumKeys);
+const char* dispatch_key_name(DispatchKey k);
+
+[[noreturn]] void missing_kernel(const char* op_name, DispatchKey key);
+
+// One operator overload: its name and a typed kernel per dispatch key
+// (`Fn` is the C++ API signature, e.g. Tensor(const Tensor&, const Tensor&, const Scalar&)).
+template <typename Fn>
+struct Operator {
+  const char* name;  // "add.Tensor"
+  Fn* kernels[kNumDispatchKeys];
+
+  // The kernel for `key`; a missing Autograd kernel falls through to the backend.
+  Fn* lookup(DispatchKey key, DispatchKey backend) const {
+    Fn* k = kernels[static_cast<int>(key)];
+    if (k == nullptr && key == DispatchKey::Autograd) k = kernels[static_cast<int>(backend)];
+    if (k == nullptr) missing_kernel(name, backend);
+    return k;
+  }
+};
+
+// Backend of the given tensors (CUDA if any is on CUDA, else CPU).
+inline DispatchKey backend_key(std::initializer_list<const TensorBase*> tensors) {
+  for (const TensorBase* t : tensors)
+    if (t->defined() && t->is_cuda()) return DispatchKey::CUDA;
+  return DispatchKey::CPU;
+}
+inline DispatchKey backend_key(Device d) { return d.is_cuda() ? DispatchKey::CUDA : DispatchKey::CPU; }
+
+inline bool autograd_active(std::initializer_list<const TensorBase*> tensors) {
+  if (!GradMode::is_enabled() || BelowAutograd::is_set()) return false;
+  for (const TensorBase* t : tensors)
+    if (t->defined() && t->requires_grad()) return true;
+  return false;
+}
+
+// --- explain: prints every step of a call when switched on (kiln.explain()) ---
+bool explain_enabled();
+void set_explain_enabled(bool on);
+void explain_log(const char* step, const char* what, const char* detail);
+
+}  // namespace kiln

@@ -1,0 +1,39 @@
+#include "runtime/core/dtype.h"
+
+#include "runtime/core/error.h"
+
+namespace kiln {
+
+const char* scalar_type_name(ScalarType t) {
+  switch (t) {
+    case ScalarType::Bool: return "bool";
+    case ScalarType::Int32: return "int32";
+    case ScalarType::Int64: return "int64";
+    case ScalarType::Float32: return "float32";
+    case ScalarType::Float64: return "float64";
+    default: return "undefined";
+  }
+}
+
+ScalarType promote_types(ScalarType a, ScalarType b) {
+  if (a == ScalarType::Undefined) return b;
+  if (b == ScalarType::Undefined) return a;
+  // The enum is ordered along the lattice, which is a chain for these five types.
+  return static_cast<int>(a) >= static_cast<int>(b) ? a : b;
+}
+
+bool can_cast(ScalarType from, ScalarType to) {
+  if (is_floating_type(from) && is_integral_type(to, /*include_bool=*/true)) return false;
+  if (from != ScalarType::Bool && to == ScalarType::Bool) return false;
+  return true;
+}
+
+static ScalarType g_default_dtype = ScalarType::Float32;
+ScalarType default_dtype() { return g_default_dtype; }
+void set_default_dtype(ScalarType t) {
+  KILN_CHECK_TYPE(is_floating_type(t), "set_default_dtype(): only floating-point types are supported as the default type, got ",
+                  scalar_type_name(t));
+  g_default_dtype = t;
+}
+
+}  // namespace kiln

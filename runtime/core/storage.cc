@@ -1,0 +1,41 @@
+#include "runtime/core/storage.h"
+
+#include <cstring>
+
+#include "runtime/core/error.h"
+
+namespace kiln {
+
+StorageImpl::StorageImpl(size_t nbytes, Allocator* allocator, Device device)
+    : nbytes_(nbytes), allocator_(allocator), device_(device) {
+  data_ = allocator_->allocate(nbytes, &capacity_);
+}
+
+StorageImpl::StorageImpl(void* data, size_t nbytes, Device device, std::function<void()> release)
+    : data_(data), nbytes_(nbytes), device_(device), release_(std::move(release)) {}
+
+StorageImpl::~StorageImpl() {
+  if (allocator_) {
+    allocator_->deallocate(data_, capacity_);
+  } else if (release_) {
+    release_();
+  }
+}
+
+void StorageImpl::grow(size_t nbytes) {
+  if (nbytes <= nbytes_) return;
+  if (nbytes <= capacity_ && allocator_) {
+    nbytes_ = nbytes;
+    return;
+  }
+  KILN_CHECK(allocator_ != nullptr, "Trying to resize storage that is not resizable (memory borrowed from elsewhere)");
+  size_t new_capacity = 0;
+  void* fresh = allocator_->allocate(nbytes, &new_capacity);
+  if (nbytes_ > 0) std::memcpy(fresh, data_, nbytes_);
+  allocator_->deallocate(data_, capacity_);
+  data_ = fresh;
+  capacity_ = new_capacity;
+  nbytes_ = nbytes;
+}
+
+}  // namespace kiln

@@ -1,0 +1,37 @@
+// Scalar overloads of the arithmetic ops: the Python number becomes a 0-dim
+// "wrapped number" tensor (lower priority in type promotion), as in PyTorch.
+#include "generated/api/add.h"
+#include "generated/api/div.h"
+#include "generated/api/mul.h"
+#include "generated/api/sub.h"
+#include "generated/kernels/composite/add.h"
+#include "generated/kernels/composite/div.h"
+#include "generated/kernels/composite/mul.h"
+#include "generated/kernels/composite/sub.h"
+#include "runtime/kernels/tensor_iterator.h"
+
+namespace kiln {
+namespace composite_implicit {
+namespace {
+Tensor wrapped(const Scalar& s) { return Tensor(wrap_scalar(s)); }
+}  // namespace
+
+Tensor add_scalar(const Tensor& self, const Scalar& other, const Scalar& alpha) {
+  return kiln::add(self, wrapped(other), alpha);
+}
+const Tensor& add__scalar(const Tensor& self, const Scalar& other, const Scalar& alpha) {
+  return self.add_(wrapped(other), alpha);
+}
+Tensor sub_scalar(const Tensor& self, const Scalar& other, const Scalar& alpha) {
+  return kiln::sub(self, wrapped(other), alpha);
+}
+const Tensor& sub__scalar(const Tensor& self, const Scalar& other, const Scalar& alpha) {
+  return self.sub_(wrapped(other), alpha);
+}
+Tensor mul_scalar(const Tensor& self, const Scalar& other) { return kiln::mul(self, wrapped(other)); }
+const Tensor& mul__scalar(const Tensor& self, const Scalar& other) { return self.mul_(wrapped(other)); }
+Tensor div_scalar(const Tensor& self, const Scalar& other) { return kiln::div(self, wrapped(other)); }
+const Tensor& div__scalar(const Tensor& self, const Scalar& other) { return self.div_(wrapped(other)); }
+
+}  // namespace composite_implicit
+}  // namespace kiln

@@ -1,0 +1,130 @@
+// add, sub, mul, div, pow (Tensor, Scalar exponent): the shared out= kernels of each family.
+#include <cmath>
+
+#include "generated/kernels/add.h"
+#include "generated/kernels/div.h"
+#include "generated/kernels/mul.h"
+#include "generated/kernels/pow.h"
+#include "generated/kernels/sub.h"
+#include "runtime/kernels/cpu/loops.h"
+
+namespace kiln {
+namespace cpu {
+namespace {
+
+TensorIterator binary_iterator(const char* name, const TensorBase& self, const TensorBase& other, const TensorBase& out,
+                               bool int_to_float = false) {
+  IteratorConfig c;
+  c.op_name = name;
+  c.out = out;
+  c.inputs = {self, other};
+  c.inplace = out.defined() && out.is_same(self);
+  c.int_to_float = int_to_float;
+  return TensorIterator(std::move(c));
+}
+
+void check_alpha(const char* name, ScalarType dtype, const Scalar& alpha) {
+  KILN_CHECK(!(alpha.is_floating_point() && is_integral_type(dtype, true)), name,
+             "(): For integral input tensors, argument alpha must not be a floating point number.");
+  KILN_CHECK(!(alpha.is_boolean() && dtype != ScalarType::Bool) || alpha.to_bool(), name,
+             "(): Boolean alpha only supported for Boolean results.");
+}
+
+TensorBase add_sub(const char* name, const TensorBase& self, const TensorBase& other, Scalar alpha,
+                   const TensorBase& out, bool negate) {
+  TensorIterator it = binary_iterator(name, self, other, out);
+  check_alpha(name, it.compute_dtype(), alpha);
+  if (it.compute_dtype() == ScalarType::Bool) {
+    KILN_CHECK(!negate, "Subtraction, the `-` operator, with two bool tensors is not supported. Use the `^` or "
+               "`logical_xor()` operator instead.");
+    binary_kernel<bool, bool>(it, [](bool a, bool b) { return a || b; });
+  } else {
+    KILN_DISPATCH_NUMERIC_TYPES(it.compute_dtype(), name, [&] {
+      scalar_t a = alpha.to<scalar_t>();
+      if (negate) a = -a;
+      if (a == scalar_t(1)) {
+        binary_kernel<scalar_t, scalar_t>(it, [](scalar_t x, scalar_t y) { return x + y; });
+      } else {
+        binary_kernel<scalar_t, scalar_t>(it, [a](scalar_t x, scalar_t y) { return x + a * y; });
+      }
+    });
+  }
+  it.finish();
+  return it.output();
+}
+
+template <typename T>
+T int_pow(T base, int64_t exp) {
+  T result = 1;
+  while (exp > 0) {
+    if (exp & 1) result *= base;
+    base *= base;
+    exp >>= 1;
+  }
+  return result;
+}
+
+}  // namespace
+
+TensorBase add_out(const TensorBase& self, const TensorBase& other, const Scalar& alpha, const TensorBase& out) {
+  return add_sub("add", self, other, alpha, out, false);
+}
+
+TensorBase sub_out(const TensorBase& self, const TensorBase& other, const Scalar& alpha, const TensorBase& out) {
+  return add_sub("sub", self, other, alpha, out, true);
+}
+
+TensorBase mul_out(const TensorBase& self, const TensorBase& other, const TensorBase& out) {
+  TensorIterator it = binary_iterator("mul", self, other, out);
+  if (it.compute_dtype() == ScalarType::Bool) {
+    binary_kernel<bool, bool>(it, [](bool a, bool b) { return a && b; });
+  } else {
+    KILN_DISPATCH_NUMERIC_TYPES(it.compute_dtype(), "mul", [&] {
+      binary_kernel<scalar_t, scalar_t>(it, [](scalar_t x, scalar_t y) { return x * y; });
+    });
+  }
+  it.finish();
+  return it.output();
+}
+
+TensorBase div_out(const TensorBase& self, const TensorBase& other, const TensorBase& out) {
+  // True division: integer inputs give the default float dtype.
+  TensorIterator it = binary_iterator("div", self, other, out, /*int_to_float=*/true);
+  KILN_DISPATCH_FLOATING_TYPES(it.compute_dtype(), "div", [&] {
+    binary_kernel<scalar_t, scalar_t>(it, [](scalar_t x, scalar_t y) { return x / y; });
+  });
+  it.finish();
+  return it.output();
+}
+
+TensorBase pow_scalar_out(const TensorBase& self, const Scalar& exponent, const TensorBase& out) {
+  TensorBase exp_tensor = wrap_scalar(exponent);
+  IteratorConfig c;
+  c.op_name = "pow";
+  c.out = out;
+  c.inputs = {self, exp_tensor};
+  c.inplace = out.defined() && out.is_same(self);
+  TensorIterator it(std::move(c));
+  ScalarType dt = it.compute_dtype();
+  if (is_integral_type(dt, /*include_bool=*/true)) {
+    KILN_CHECK(exponent.to_long() >= 0, "pow(): Integers to negative integer powers are not allowed.");
+    const int64_t e = exponent.to_long();
+    KILN_DISPATCH_ALL_TYPES(dt, "pow", [&] {
+      unary_kernel<scalar_t, scalar_t>(it, [e](scalar_t x) { return int_pow<scalar_t>(x, e); });
+    });
+  } else {
+    KILN_DISPATCH_FLOATING_TYPES(dt, "pow", [&] {
+      const scalar_t e = exponent.to<scalar_t>();
+      if (e == scalar_t(2)) {
+        unary_kernel<scalar_t, scalar_t>(it, [](scalar_t x) { return x * x; });
+      } else {
+        unary_kernel<scalar_t, scalar_t>(it, [e](scalar_t x) { return std::pow(x, e); });
+      }
+    });
+  }
+  it.finish();
+  return it.output();
+}
+
+}  // namespace cpu
+}  // namespace kiln

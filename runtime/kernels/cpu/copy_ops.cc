@@ -1,0 +1,58 @@
+// clone, copy_, _to_copy, and the backward ops of select/slice.
+#include <cstring>
+
+#include "generated/kernels/_to_copy.h"
+#include "generated/kernels/clone.h"
+#include "generated/kernels/copy.h"
+#include "generated/kernels/select.h"
+#include "generated/kernels/select_backward.h"
+#include "generated/kernels/slice.h"
+#include "generated/kernels/slice_backward.h"
+#include "runtime/kernels/tensor_iterator.h"
+
+namespace kiln {
+namespace cpu {
+namespace {
+TensorBase zeros_cpu(IntArrayRef sizes, ScalarType dtype) {
+  TensorBase t = empty_cpu(sizes, dtype);
+  std::memset(t.data_ptr(), 0, static_cast<size_t>(t.numel() * t.element_size()));
+  return t;
+}
+}  // namespace
+
+TensorBase clone(const TensorBase& self) {
+  TensorBase out = empty_cpu(self.sizes(), self.dtype());
+  copy_into(out, self, "clone");
+  return out;
+}
+
+TensorBase copy_(const TensorBase& self, const TensorBase& src, bool /*non_blocking*/) {
+  KILN_CHECK(src.is_cpu() && self.is_cpu(), "copy_(): copies between devices are not supported yet (",
+             src.device().str(), " -> ", self.device().str(), ")");
+  if (self.is_same(src)) return self;
+  copy_into(self, src, "copy_");
+  return self;
+}
+
+TensorBase _to_copy(const TensorBase& self, const std::optional<ScalarType>& dtype, const std::optional<Device>& device) {
+  KILN_CHECK(!device || device->is_cpu(), "to(): device ", device ? device->str() : "", " is not available");
+  TensorBase out = empty_cpu(self.sizes(), dtype.value_or(self.dtype()));
+  copy_into(out, self, "to");
+  return out;
+}
+
+TensorBase select_backward(const TensorBase& grad_output, IntArrayRef input_sizes, int64_t dim, int64_t index) {
+  TensorBase grad_input = zeros_cpu(input_sizes, grad_output.dtype());
+  copy_into(composite_explicit::select(grad_input, dim, index), grad_output, "select_backward");
+  return grad_input;
+}
+
+TensorBase slice_backward(const TensorBase& grad_output, IntArrayRef input_sizes, int64_t dim, int64_t start,
+                          int64_t end, int64_t step) {
+  TensorBase grad_input = zeros_cpu(input_sizes, grad_output.dtype());
+  copy_into(composite_explicit::slice(grad_input, dim, start, end, step), grad_output, "slice_backward");
+  return grad_input;
+}
+
+}  // namespace cpu
+}  // namespace kiln

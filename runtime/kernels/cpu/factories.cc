@@ -1,0 +1,56 @@
+// empty, fill_, arange.
+#include <cmath>
+
+#include "generated/kernels/arange.h"
+#include "generated/kernels/empty.h"
+#include "generated/kernels/fill.h"
+#include "runtime/kernels/cpu/loops.h"
+
+namespace kiln {
+namespace cpu {
+
+TensorBase empty(IntArrayRef size, const std::optional<ScalarType>& dtype, const std::optional<Device>& device,
+                 bool /*requires_grad: applied by the generated API*/) {
+  KILN_CHECK(!device || device->is_cpu(), "empty(): device ", device ? device->str() : "", " is not available");
+  return empty_cpu(size, dtype.value_or(default_dtype()));
+}
+
+TensorBase fill_(const TensorBase& self, const Scalar& value) {
+  IteratorConfig c;
+  c.op_name = "fill_";
+  c.out = self;
+  c.inplace = true;
+  c.promote_inputs = false;
+  TensorIterator it(std::move(c));
+  KILN_DISPATCH_ALL_TYPES(self.dtype(), "fill_", [&] {
+    const scalar_t v = value.to<scalar_t>();
+    nullary_kernel<scalar_t>(it, [v] { return v; });
+  });
+  return self;
+}
+
+TensorBase arange_out(const Scalar& start, const Scalar& end, const Scalar& step, const TensorBase& out) {
+  const double s = start.to_double(), e = end.to_double(), st = step.to_double();
+  KILN_CHECK_VALUE(std::isfinite(s) && std::isfinite(e), "arange(): unsupported range: ", s, " -> ", e);
+  KILN_CHECK_VALUE(st != 0, "arange(): step must be nonzero");
+  KILN_CHECK_VALUE((st > 0 && e >= s) || (st < 0 && e <= s),
+                   "arange(): upper bound and larger bound inconsistent with step sign");
+  double count = std::ceil((e - s) / st);
+  KILN_CHECK_VALUE(count >= 0 && count < 9.0e18, "arange(): invalid size, possible overflow");
+  const int64_t n = static_cast<int64_t>(count);
+  if (out.numel() != n || out.dim() != 1) out.impl()->set_sizes_contiguous({n});
+  KILN_DISPATCH_NUMERIC_TYPES(out.dtype(), "arange", [&] {
+    scalar_t* p = static_cast<scalar_t*>(out.data_ptr());
+    const int64_t stride = out.strides()[0];
+    if (std::is_integral_v<scalar_t> && start.is_integral(true) && step.is_integral(true)) {
+      const int64_t s0 = start.to_long(), d = step.to_long();
+      for (int64_t i = 0; i < n; ++i) p[i * stride] = static_cast<scalar_t>(s0 + i * d);
+    } else {
+      for (int64_t i = 0; i < n; ++i) p[i * stride] = static_cast<scalar_t>(s + i * st);
+    }
+  });
+  return out;
+}
+
+}  // namespace cpu
+}  // namespace kiln

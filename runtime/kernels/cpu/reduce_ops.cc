@@ -1,0 +1,180 @@
+// sum and mean over dims (all dims when `dim` is empty or None).
+//
+// Fast path: the reduced dims are the innermost, contiguous ones (full reductions
+// included): each output is the sum of one contiguous block, computed with
+// independent accumulators (vectorizable) in double / int64, in parallel.
+// Otherwise an odometer walks the input and adds each element into its output's
+// accumulator (serial: simple and correct; the fast path covers the common cases).
+#include <omp.h>
+
+#include <vector>
+
+#include "generated/kernels/mean.h"
+#include "generated/kernels/sum.h"
+#include "runtime/kernels/cpu/loops.h"
+
+namespace kiln {
+namespace cpu {
+namespace {
+
+template <typename T>
+using acc_type_t = std::conditional_t<std::is_floating_point_v<T>, double, int64_t>;
+
+template <typename T>
+acc_type_t<T> block_sum(const T* x, int64_t n) {
+  using acc_t = acc_type_t<T>;
+  acc_t a[8] = {};
+  int64_t i = 0;
+  for (; i + 8 <= n; i += 8)
+    for (int k = 0; k < 8; ++k) a[k] += static_cast<acc_t>(x[i + k]);
+  for (; i < n; ++i) a[0] += static_cast<acc_t>(x[i]);
+  return ((a[0] + a[1]) + (a[2] + a[3])) + ((a[4] + a[5]) + (a[6] + a[7]));
+}
+
+struct Reduction {
+  std::vector<bool> reduced;  // per input dim
+  DimVector out_shape;        // with keepdim applied
+  DimVector keep_shape;       // reduced dims as 1 (for the stride-0 view)
+  int64_t count = 1;          // elements per output
+};
+
+Reduction plan(const TensorBase& self, const std::optional<IntArrayRef>& dim, bool keepdim, const char* name) {
+  Reduction r;
+  const int64_t nd = self.dim();
+  r.reduced.assign(nd, !dim || dim->empty());
+  if (dim) {
+    for (int64_t d : *dim) {
+      int64_t w = wrap_dim(d, nd, name);
+      KILN_CHECK(nd == 0 || !r.reduced[w], name, "(): dim ", w,
+                 " appears multiple times in the list of dims");
+      if (nd > 0) r.reduced[w] = true;
+    }
+  }
+  for (int64_t i = 0; i < nd; ++i) {
+    if (r.reduced[i]) {
+      r.count *= self.sizes()[i];
+      r.keep_shape.push_back(1);
+      if (keepdim) r.out_shape.push_back(1);
+    } else {
+      r.keep_shape.push_back(self.sizes()[i]);
+      r.out_shape.push_back(self.sizes()[i]);
+    }
+  }
+  return r;
+}
+
+// Sums `x` (already of dtype T) into `acc` (contiguous, shape keep_shape, acc dtype).
+template <typename T>
+void sum_into(const TensorBase& x, const Reduction& r, acc_type_t<T>* acc, int64_t n_out) {
+  using acc_t = acc_type_t<T>;
+  // Innermost-contiguous case: reduced dims are a suffix and x is contiguous.
+  bool suffix = x.is_contiguous();
+  bool seen_reduced = false;
+  for (size_t i = 0; i < r.reduced.size() && suffix; ++i) {
+    if (r.reduced[i]) seen_reduced = true;
+    else if (seen_reduced && x.sizes()[i] != 1) suffix = false;
+  }
+  if (suffix) {
+    const T* p = static_cast<const T*>(x.data_ptr());
+    const int64_t block = r.count;
+    if (n_out == 1 && block >= 65536 && omp_get_max_threads() > 1) {
+      const int nt = omp_get_max_threads();
+      std::vector<acc_t> partial(nt, 0);
+#pragma omp parallel num_threads(nt)
+      {
+        int t = omp_get_thread_num();
+        int64_t b = block * t / nt, e = block * (t + 1) / nt;
+        partial[t] = block_sum(p + b, e - b);
+      }
+      acc_t total = 0;
+      for (acc_t v : partial) total += v;
+      acc[0] = total;
+    } else {
+#pragma omp parallel for if (n_out * block >= 65536 && n_out > 1)
+      for (int64_t o = 0; o < n_out; ++o) acc[o] = block_sum(p + o * block, block);
+    }
+    return;
+  }
+  // General case: accumulators indexed with stride 0 over the reduced dims.
+  TensorBase acc_tensor = empty_cpu(r.keep_shape, CppTypeToScalarType<acc_t>::value);
+  acc_t* a = static_cast<acc_t*>(acc_tensor.data_ptr());
+  for (int64_t i = 0; i < n_out; ++i) a[i] = 0;
+  DimVector strides = contiguous_strides(r.keep_shape);
+  for (size_t i = 0; i < r.reduced.size(); ++i)
+    if (r.reduced[i]) strides[i] = 0;
+    // Walk x in its own order with a simple odometer (serial; correctness first).
+  const int64_t nd = x.dim();
+  DimVector idx(nd, 0);
+  const T* base = static_cast<const T*>(x.data_ptr());
+  const int64_t total = x.numel();
+  for (int64_t n = 0; n < total; ++n) {
+    int64_t in_off = 0, acc_off = 0;
+    for (int64_t d = 0; d < nd; ++d) {
+      in_off += idx[d] * x.strides()[d];
+      acc_off += idx[d] * strides[d];
+    }
+    a[acc_off] += static_cast<acc_t>(base[in_off]);
+    for (int64_t d = nd - 1; d >= 0; --d) {
+      if (++idx[d] < x.sizes()[d]) break;
+      idx[d] = 0;
+    }
+  }
+  for (int64_t i = 0; i < n_out; ++i) acc[i] = a[i];
+}
+
+TensorBase reduce(const char* name, const TensorBase& self, const std::optional<IntArrayRef>& dim, bool keepdim,
+                  ScalarType out_dtype, const TensorBase& out, bool mean) {
+  KILN_CHECK(self.is_cpu(), name, "(): expected a CPU tensor");
+  Reduction r = plan(self, dim, keepdim, name);
+  TensorBase result = out;
+  if (result.defined()) {
+    KILN_CHECK(result.dtype() == out_dtype, name, "(): Expected out tensor to have dtype ", scalar_type_name(out_dtype),
+               ", but got ", scalar_type_name(result.dtype()), " instead");
+    if (!(result.sizes() == IntArrayRef(r.out_shape))) result.impl()->set_sizes_contiguous(r.out_shape);
+  } else {
+    result = empty_cpu(r.out_shape, out_dtype);
+  }
+  const int64_t n_out = result.numel();
+  if (n_out == 0) return result;
+  TensorBase x = cast_to(self, out_dtype);
+  KILN_DISPATCH_NUMERIC_TYPES(out_dtype, name, [&] {
+    using acc_t = acc_type_t<scalar_t>;
+    std::vector<acc_t> acc(n_out, 0);
+    if (x.numel() > 0) sum_into<scalar_t>(x, r, acc.data(), n_out);
+    // Write through `result`'s strides (it may be a non-contiguous out=).
+    TensorBase acc_view = empty_cpu(r.out_shape, out_dtype);
+    scalar_t* dst = static_cast<scalar_t*>(acc_view.data_ptr());
+    for (int64_t i = 0; i < n_out; ++i) {
+      if (mean) {
+        dst[i] = static_cast<scalar_t>(static_cast<double>(acc[i]) / static_cast<double>(r.count));
+      } else {
+        dst[i] = static_cast<scalar_t>(acc[i]);
+      }
+    }
+    copy_into(result, acc_view, name);
+  });
+  return result;
+}
+
+}  // namespace
+
+TensorBase sum_out(const TensorBase& self, const std::optional<IntArrayRef>& dim, bool keepdim,
+                   const std::optional<ScalarType>& dtype, const TensorBase& out) {
+  ScalarType out_dtype = dtype ? *dtype
+                               : out.defined() ? out.dtype()
+                               : is_integral_type(self.dtype(), true) ? ScalarType::Int64 : self.dtype();
+  KILN_CHECK_TYPE(out_dtype != ScalarType::Bool, "sum(): bool results are not supported; pass dtype=kiln.int64");
+  return reduce("sum", self, dim, keepdim, out_dtype, out, false);
+}
+
+TensorBase mean_out(const TensorBase& self, const std::optional<IntArrayRef>& dim, bool keepdim,
+                    const std::optional<ScalarType>& dtype, const TensorBase& out) {
+  ScalarType out_dtype = dtype ? *dtype : out.defined() ? out.dtype() : self.dtype();
+  KILN_CHECK(is_floating_type(out_dtype),
+             "mean(): could not infer output dtype. Input dtype must be either a floating point or complex dtype. "
+             "Got: ", scalar_type_name(out_dtype));
+  return reduce("mean", self, dim, keepdim, out_dtype, out, true);
+}
+
+}  // namespace cpu
+}  // namespace kiln

@@ -1,0 +1,79 @@
+// The iteration helper behind every pointwise kernel (and, with stride-0 outputs,
+// reductions): broadcasting, PyTorch's type promotion, output allocation or
+// checking, strided operands without copying them, dimension coalescing, and a
+// parallel loop above a grain size.
+//
+// A kernel sees only `loop(char** data, const int64_t* strides, int64_t n)`: n
+// elements of the innermost dimension, operand k at data[k] advancing by
+// strides[k] bytes (operand 0 is the output).
+#pragma once
+
+#include <functional>
+#include <vector>
+
+#include "runtime/core/tensor_base.h"
+
+namespace kiln {
+
+// PyTorch's result_type: dims > 0 tensors beat 0-dim tensors, which beat wrapped
+// Python numbers, unless the weaker one is of a higher category (bool < int < float).
+ScalarType result_type(const std::vector<TensorBase>& inputs);
+
+// A fresh contiguous tensor on the CPU (no zeroing).
+TensorBase empty_cpu(IntArrayRef sizes, ScalarType dtype);
+// A 0-dim tensor holding a Python number, marked as a wrapped number for promotion.
+TensorBase wrap_scalar(const Scalar& s);
+// The broadcast shape of two shapes, or a RuntimeError naming the op.
+DimVector broadcast_shapes(IntArrayRef a, IntArrayRef b, const char* op_name);
+
+struct IteratorConfig {
+  const char* op_name = "op";
+  TensorBase out;                    // undefined: allocate
+  std::vector<TensorBase> inputs;
+  bool promote_inputs = true;        // compute in the common dtype of the inputs
+  bool int_to_float = false;         // integer/bool common dtype computes in the default float dtype
+  ScalarType out_dtype = ScalarType::Undefined;      // forced result dtype (e.g. Bool for comparisons)
+  ScalarType compute_dtype = ScalarType::Undefined;  // forced compute dtype
+  bool inplace = false;              // out is also inputs[0]: its shape must be the broadcast shape
+};
+
+class TensorIterator {
+ public:
+  using Loop = std::function<void(char** data, const int64_t* strides, int64_t n)>;
+
+  explicit TensorIterator(IteratorConfig config);
+
+  ScalarType compute_dtype() const { return compute_dtype_; }
+  int64_t numel() const { return numel_; }
+  int ntensors() const { return static_cast<int>(operands_.size()); }
+  // The result (the caller's `out`, or the tensor allocated for it).
+  const TensorBase& output() const { return result_; }
+
+  // Runs `loop` over every element, in parallel above the grain size.
+  void for_each(const Loop& loop, int64_t grain_size = 32768);
+  // Writes the computed values into the caller's out when it has another dtype.
+  void finish();
+
+ private:
+  void build(IteratorConfig& config);
+  void coalesce();
+  void serial_for(const Loop& loop, int64_t begin, int64_t end);
+
+  std::vector<TensorBase> operands_;  // [0] output (compute dtype), then inputs (compute dtype)
+  TensorBase result_;                 // what the caller gets back
+  TensorBase out_to_fill_;            // caller's out, when the kernel writes a temporary
+  ScalarType compute_dtype_ = ScalarType::Undefined;
+  DimVector shape_;                   // iteration shape (innermost last)
+  std::vector<DimVector> strides_;    // byte strides per operand, aligned with shape_
+  int64_t numel_ = 0;
+};
+
+// Copies (with casting and broadcasting) src into dst; the workhorse of copy_,
+// contiguous, clone and dtype conversion.
+void copy_into(const TensorBase& dst, const TensorBase& src, const char* op_name);
+// `t` converted to `dtype` (itself when it already has it).
+TensorBase cast_to(const TensorBase& t, ScalarType dtype);
+// `t` itself if contiguous, else a contiguous copy.
+TensorBase contiguous_cpu(const TensorBase& t);
+
+}  // namespace kiln

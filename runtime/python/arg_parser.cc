@@ -1,0 +1,414 @@
+#include "runtime/python/arg_parser.h"
+
+#include <sstream>
+
+#include "runtime/core/dispatcher.h"
+#include "runtime/python/dtype_object.h"
+#include "runtime/python/tensor_object.h"
+
+namespace kiln {
+namespace python {
+namespace {
+
+[[noreturn]] void throw_python() { throw PythonError(); }
+
+std::string trim(const std::string& s) {
+  size_t b = s.find_first_not_of(' '), e = s.find_last_not_of(' ');
+  return b == std::string::npos ? "" : s.substr(b, e - b + 1);
+}
+
+Param parse_param(const std::string& text, bool kwarg_only) {
+  Param p;
+  p.kwarg_only = kwarg_only;
+  std::string decl = text;
+  auto eq = text.find('=');
+  if (eq != std::string::npos) {
+    decl = trim(text.substr(0, eq));
+    p.has_default = true;
+    p.default_text = trim(text.substr(eq + 1));
+    p.default_none = p.default_text == "None";
+  }
+  auto space = decl.rfind(' ');
+  std::string type = decl.substr(0, space);
+  p.name = decl.substr(space + 1);
+  if (!type.empty() && type.back() == '?') {
+    p.optional = true;
+    type.pop_back();
+  }
+  if (type == "Tensor") p.type = ParamType::Tensor;
+  else if (type == "Tensor[]") p.type = ParamType::TensorList;
+  else if (type == "Scalar") p.type = ParamType::Scalar;
+  else if (type == "int") p.type = ParamType::Int;
+  else if (type.rfind("int[", 0) == 0) {
+    p.type = ParamType::IntList;
+    std::string n = type.substr(4, type.size() - 5);
+    p.list_size = n.empty() ? 0 : std::stoi(n);
+  } else if (type == "float") p.type = ParamType::Float;
+  else if (type == "bool") p.type = ParamType::Bool;
+  else if (type == "str") p.type = ParamType::String;
+  else if (type == "ScalarType") p.type = ParamType::ScalarType;
+  else if (type == "Device") p.type = ParamType::Device;
+  else if (type == "Generator") p.type = ParamType::Generator;
+  else throw Error("arg parser: unknown type " + type);
+  static const char* shown[] = {"Tensor", "tuple of Tensors", "Number", "int", "tuple of ints", "float", "bool",
+                                "str", "dtype", "Device", "Generator"};
+  p.type_name = shown[static_cast<int>(p.type)];
+  p.py_name = PyUnicode_InternFromString(p.name.c_str());
+  return p;
+}
+
+Signature parse_signature(const std::string& text, bool is_method) {
+  Signature sig;
+  auto open = text.find('(');
+  sig.name = text.substr(0, open);
+  std::string body = text.substr(open + 1, text.rfind(')') - open - 1);
+  bool kwarg_only = false;
+  std::stringstream shown;
+  shown << "(";
+  int depth = 0;
+  std::string cur;
+  std::vector<std::string> pieces;
+  for (char c : body) {
+    if (c == '[' || c == '(') ++depth;
+    if (c == ']' || c == ')') --depth;
+    if (c == ',' && depth == 0) {
+      pieces.push_back(trim(cur));
+      cur.clear();
+    } else {
+      cur += c;
+    }
+  }
+  if (!trim(cur).empty()) pieces.push_back(trim(cur));
+  bool first = true;
+  for (const std::string& piece : pieces) {
+    shown << (first ? "" : ", ");
+    first = false;
+    if (piece == "*") {
+      kwarg_only = true;
+      shown << "*";
+      continue;
+    }
+    Param p = parse_param(piece, kwarg_only);
+    shown << p.type_name << (p.optional && p.type != ParamType::Tensor ? "?" : "") << " " << p.name;
+    if (!kwarg_only) ++sig.num_positional;
+    sig.params.push_back(std::move(p));
+  }
+  shown << ")";
+  sig.text = shown.str();
+  (void)is_method;
+  return sig;
+}
+
+bool is_sequence_of_ints(PyObject* obj) {
+  if (!PyTuple_Check(obj) && !PyList_Check(obj)) return false;
+  Py_ssize_t n = PySequence_Fast_GET_SIZE(obj);
+  PyObject** items = PySequence_Fast_ITEMS(obj);
+  for (Py_ssize_t i = 0; i < n; ++i)
+    if (!is_int_like(items[i])) return false;
+  return true;
+}
+
+bool matches(const Param& p, PyObject* obj) {
+  if (obj == Py_None) return p.optional || p.default_none;
+  switch (p.type) {
+    case ParamType::Tensor: return is_tensor(obj);
+    case ParamType::TensorList: {
+      if (!PyTuple_Check(obj) && !PyList_Check(obj)) return false;
+      Py_ssize_t n = PySequence_Fast_GET_SIZE(obj);
+      for (Py_ssize_t i = 0; i < n; ++i)
+        if (!is_tensor(PySequence_Fast_ITEMS(obj)[i])) return false;
+      return true;
+    }
+    case ParamType::Scalar: return is_scalar_like(obj);
+    case ParamType::Int: return is_int_like(obj);
+    case ParamType::IntList: return is_sequence_of_ints(obj) || (p.list_size > 0 && is_int_like(obj));
+    case ParamType::Float: return PyFloat_Check(obj) || is_int_like(obj);
+    case ParamType::Bool: return PyBool_Check(obj);
+    case ParamType::String: return PyUnicode_Check(obj);
+    case ParamType::ScalarType: return as_scalar_type(obj).has_value();
+    case ParamType::Device: return is_device_like(obj);
+    case ParamType::Generator: return false;
+  }
+  return false;
+}
+
+int64_t to_int64(PyObject* obj) {
+  int64_t v;
+  if (is_tensor(obj)) {
+    v = unpack_tensor(obj).item().to_long();
+  } else {
+    v = PyLong_AsLongLong(obj);
+    if (v == -1 && PyErr_Occurred()) {
+      PyErr_Clear();
+      PyObject* idx = PyNumber_Index(obj);
+      if (!idx) throw_python();
+      v = PyLong_AsLongLong(idx);
+      Py_DECREF(idx);
+      if (v == -1 && PyErr_Occurred()) {
+        PyErr_Clear();
+        throw ValueError("integer argument is too large for int64");
+      }
+    }
+  }
+  return v;
+}
+
+}  // namespace
+
+bool is_int_like(PyObject* obj) {
+  if (PyBool_Check(obj)) return false;
+  if (PyLong_Check(obj)) return true;
+  if (is_tensor(obj)) {
+    const Tensor& t = unpack_tensor(obj);
+    return t.dim() == 0 && is_integral_type(t.dtype(), false);
+  }
+  // NumPy integers and other objects with __index__.
+  return !PyFloat_Check(obj) && Py_TYPE(obj)->tp_as_number && Py_TYPE(obj)->tp_as_number->nb_index;
+}
+
+bool is_scalar_like(PyObject* obj) {
+  if (PyLong_Check(obj) || PyFloat_Check(obj) || PyBool_Check(obj)) return true;
+  if (is_tensor(obj) || PyUnicode_Check(obj) || PySequence_Check(obj)) return false;
+  PyNumberMethods* nm = Py_TYPE(obj)->tp_as_number;
+  return nm && (nm->nb_index || nm->nb_float);
+}
+
+Scalar to_scalar(PyObject* obj) {
+  if (PyBool_Check(obj)) return Scalar(obj == Py_True);
+  if (PyLong_Check(obj)) {
+    int overflow = 0;
+    long long v = PyLong_AsLongLongAndOverflow(obj, &overflow);
+    if (overflow != 0) return Scalar(PyLong_AsDouble(obj));
+    return Scalar(static_cast<int64_t>(v));
+  }
+  if (PyFloat_Check(obj)) return Scalar(PyFloat_AS_DOUBLE(obj));
+  if (is_tensor(obj)) return unpack_tensor(obj).item();
+  PyNumberMethods* nm = Py_TYPE(obj)->tp_as_number;
+  if (nm && nm->nb_index) {
+    PyObject* idx = PyNumber_Index(obj);
+    if (idx) {
+      Scalar s = to_scalar(idx);
+      Py_DECREF(idx);
+      return s;
+    }
+    PyErr_Clear();
+  }
+  double d = PyFloat_AsDouble(obj);
+  if (d == -1.0 && PyErr_Occurred()) throw_python();
+  return Scalar(d);
+}
+
+std::optional<ScalarType> as_scalar_type(PyObject* obj) {
+  if (is_dtype(obj)) return dtype_value(obj);
+  if (obj == reinterpret_cast<PyObject*>(&PyFloat_Type)) return ScalarType::Float64;
+  if (obj == reinterpret_cast<PyObject*>(&PyLong_Type)) return ScalarType::Int64;
+  if (obj == reinterpret_cast<PyObject*>(&PyBool_Type)) return ScalarType::Bool;
+  return std::nullopt;
+}
+
+bool is_device_like(PyObject* obj) {
+  return PyUnicode_Check(obj) || PyObject_HasAttrString(obj, "_kiln_device");
+}
+
+Device to_device(PyObject* obj) {
+  if (PyUnicode_Check(obj)) return Device(std::string(PyUnicode_AsUTF8(obj)));
+  PyObject* s = PyObject_Str(obj);
+  if (!s) throw_python();
+  Device d(std::string(PyUnicode_AsUTF8(s)));
+  Py_DECREF(s);
+  return d;
+}
+
+// ---- ParsedArgs getters (a missing optional argument reads as its default) ----
+
+Tensor ParsedArgs::tensor(int i) const { return is_none(i) ? Tensor() : unpack_tensor(values[i]); }
+
+std::vector<Tensor> ParsedArgs::tensorlist(int i) const {
+  std::vector<Tensor> out;
+  if (is_none(i)) return out;
+  PyObject* seq = values[i];
+  Py_ssize_t n = PySequence_Fast_GET_SIZE(seq);
+  for (Py_ssize_t k = 0; k < n; ++k) out.push_back(unpack_tensor(PySequence_Fast_ITEMS(seq)[k]));
+  return out;
+}
+
+namespace {
+Scalar parse_default_scalar(const std::string& text) {
+  if (text == "True") return Scalar(true);
+  if (text == "False") return Scalar(false);
+  if (text.find_first_of(".eE") != std::string::npos || text == "inf" || text == "-inf" || text == "nan")
+    return Scalar(std::stod(text));
+  return Scalar(static_cast<int64_t>(std::stoll(text)));
+}
+std::vector<int64_t> parse_default_list(const std::string& text, int list_size) {
+  std::vector<int64_t> out;
+  if (text.empty()) return out;
+  if (text[0] != '[') return std::vector<int64_t>(std::max(list_size, 1), std::stoll(text));
+  std::string inner = text.substr(1, text.size() - 2);
+  std::stringstream ss(inner);
+  std::string item;
+  while (std::getline(ss, item, ','))
+    if (!trim(item).empty()) out.push_back(std::stoll(trim(item)));
+  return out;
+}
+}  // namespace
+
+Scalar ParsedArgs::scalar(int i) const {
+  if (values[i] == nullptr) return parse_default_scalar(param(i).default_text);
+  return to_scalar(values[i]);
+}
+std::optional<Scalar> ParsedArgs::optional_scalar(int i) const {
+  if (is_none(i)) return std::nullopt;
+  return scalar(i);
+}
+
+int64_t ParsedArgs::int64(int i) const {
+  if (values[i] == nullptr) return std::stoll(param(i).default_text);
+  return to_int64(values[i]);
+}
+std::optional<int64_t> ParsedArgs::optional_int64(int i) const {
+  if (is_none(i)) return std::nullopt;
+  return int64(i);
+}
+
+std::vector<int64_t> ParsedArgs::intlist(int i) const {
+  const Param& p = param(i);
+  if (values[i] == nullptr) return parse_default_list(p.default_text, p.list_size);
+  PyObject* obj = values[i];
+  if (is_int_like(obj)) return std::vector<int64_t>(std::max(p.list_size, 1), to_int64(obj));
+  std::vector<int64_t> out;
+  Py_ssize_t n = PySequence_Fast_GET_SIZE(obj);
+  out.reserve(n);
+  for (Py_ssize_t k = 0; k < n; ++k) out.push_back(to_int64(PySequence_Fast_ITEMS(obj)[k]));
+  return out;
+}
+std::optional<std::vector<int64_t>> ParsedArgs::optional_intlist(int i) const {
+  if (is_none(i)) return std::nullopt;
+  return intlist(i);
+}
+
+double ParsedArgs::to_double(int i) const {
+  if (values[i] == nullptr) return std::stod(param(i).default_text);
+  double d = PyFloat_AsDouble(values[i]);
+  if (d == -1.0 && PyErr_Occurred()) throw_python();
+  return d;
+}
+std::optional<double> ParsedArgs::optional_to_double(int i) const {
+  if (is_none(i)) return std::nullopt;
+  return to_double(i);
+}
+
+bool ParsedArgs::to_bool(int i) const {
+  if (values[i] == nullptr) return param(i).default_text == "True";
+  return values[i] == Py_True;
+}
+std::optional<bool> ParsedArgs::optional_to_bool(int i) const {
+  if (is_none(i)) return std::nullopt;
+  return to_bool(i);
+}
+
+std::string ParsedArgs::string(int i) const {
+  if (values[i] == nullptr) {
+    const std::string& d = param(i).default_text;
+    return d.size() >= 2 ? d.substr(1, d.size() - 2) : d;
+  }
+  return PyUnicode_AsUTF8(values[i]);
+}
+
+ScalarType ParsedArgs::scalartype(int i) const { return *as_scalar_type(values[i]); }
+std::optional<ScalarType> ParsedArgs::optional_scalartype(int i) const {
+  if (is_none(i)) return std::nullopt;
+  return scalartype(i);
+}
+Device ParsedArgs::device(int i) const { return to_device(values[i]); }
+std::optional<Device> ParsedArgs::optional_device(int i) const {
+  if (is_none(i)) return std::nullopt;
+  return to_device(values[i]);
+}
+
+// ---- PythonArgParser ----
+
+PythonArgParser::PythonArgParser(std::vector<std::string> signatures, bool is_method) : is_method_(is_method) {
+  for (const std::string& s : signatures) signatures_.push_back(parse_signature(s, is_method));
+}
+
+bool PythonArgParser::try_match(const Signature& sig, PyObject* args, PyObject* kwargs, ParsedArgs* out) const {
+  const Py_ssize_t nargs = args ? PyTuple_GET_SIZE(args) : 0;
+  const int np = static_cast<int>(sig.params.size());
+  for (int i = 0; i < np; ++i) out->values[i] = nullptr;
+  int first_kw = 0;
+  // zeros(2, 3): a leading int[] may be given as varargs.
+  if (np > 0 && sig.params[0].type == ParamType::IntList && !sig.params[0].kwarg_only &&
+      (nargs > 1 || (nargs == 1 && is_int_like(PyTuple_GET_ITEM(args, 0))))) {
+    for (Py_ssize_t k = 0; k < nargs; ++k)
+      if (!is_int_like(PyTuple_GET_ITEM(args, k))) return false;
+    out->values[0] = args;
+    first_kw = 1;
+  } else {
+    if (nargs > sig.num_positional) return false;
+    for (Py_ssize_t k = 0; k < nargs; ++k) {
+      PyObject* obj = PyTuple_GET_ITEM(args, k);
+      if (!matches(sig.params[k], obj)) return false;
+      out->values[k] = obj;
+    }
+    first_kw = static_cast<int>(nargs);
+  }
+  Py_ssize_t used_kwargs = 0;
+  for (int i = 0; i < np; ++i) {
+    const Param& p = sig.params[i];
+    PyObject* obj = nullptr;
+    if (kwargs) obj = PyDict_GetItem(kwargs, p.py_name);
+    if (obj != nullptr) {
+      if (i < first_kw) return false;  // given twice
+      if (!matches(p, obj)) return false;
+      out->values[i] = obj;
+      ++used_kwargs;
+    } else if (out->values[i] == nullptr && !p.has_default && !p.optional) {
+      return false;
+    }
+  }
+  if (kwargs && used_kwargs != PyDict_Size(kwargs)) return false;
+  out->signature = &sig;
+  return true;
+}
+
+ParsedArgs PythonArgParser::parse(PyObject* args, PyObject* kwargs) const {
+  ParsedArgs out;
+  for (size_t i = 0; i < signatures_.size(); ++i) {
+    if (try_match(signatures_[i], args, kwargs, &out)) {
+      out.index = static_cast<int>(i);
+      if (explain_enabled()) explain_log("binding", (signatures_[i].name + signatures_[i].text).c_str(), "");
+      return out;
+    }
+  }
+  raise_no_match(args, kwargs);
+}
+
+void PythonArgParser::raise_no_match(PyObject* args, PyObject* kwargs) const {
+  auto type_name = [](PyObject* o) -> std::string {
+    if (is_tensor(o)) return "Tensor";
+    return Py_TYPE(o)->tp_name;
+  };
+  std::stringstream ss;
+  ss << signatures_[0].name << "() received an invalid combination of arguments - got (";
+  bool first = true;
+  const Py_ssize_t nargs = args ? PyTuple_GET_SIZE(args) : 0;
+  for (Py_ssize_t k = 0; k < nargs; ++k) {
+    ss << (first ? "" : ", ") << type_name(PyTuple_GET_ITEM(args, k));
+    first = false;
+  }
+  if (kwargs) {
+    PyObject *key, *value;
+    Py_ssize_t pos = 0;
+    while (PyDict_Next(kwargs, &pos, &key, &value)) {
+      ss << (first ? "" : ", ") << PyUnicode_AsUTF8(key) << "=" << type_name(value);
+      first = false;
+    }
+  }
+  ss << "), but expected one of:";
+  for (const Signature& s : signatures_) ss << "\n * " << s.text;
+  throw TypeError(ss.str());
+}
+
+}  // namespace python
+}  // namespace kiln

@@ -1,0 +1,52 @@
+// C++ exceptions -> Python exceptions (the types PyTorch raises).
+#include <new>
+
+#include "runtime/python/tensor_object.h"
+
+namespace kiln {
+namespace python {
+
+PythonError::PythonError() { PyErr_Fetch(&type_, &value_, &traceback_); }
+
+PythonError::~PythonError() {
+  if (type_ || value_ || traceback_) {
+    PyGILState_STATE s = PyGILState_Ensure();
+    Py_XDECREF(type_);
+    Py_XDECREF(value_);
+    Py_XDECREF(traceback_);
+    PyGILState_Release(s);
+  }
+}
+
+void PythonError::restore() {
+  PyErr_Restore(type_, value_, traceback_);
+  type_ = value_ = traceback_ = nullptr;
+}
+
+PyObject* set_python_error() {
+  try {
+    throw;
+  } catch (PythonError& e) {
+    e.restore();
+  } catch (const IndexError& e) {
+    PyErr_SetString(PyExc_IndexError, e.what());
+  } catch (const ValueError& e) {
+    PyErr_SetString(PyExc_ValueError, e.what());
+  } catch (const TypeError& e) {
+    PyErr_SetString(PyExc_TypeError, e.what());
+  } catch (const NotImplementedError& e) {
+    PyErr_SetString(PyExc_NotImplementedError, e.what());
+  } catch (const Error& e) {
+    PyErr_SetString(PyExc_RuntimeError, e.what());
+  } catch (const std::bad_alloc&) {
+    PyErr_NoMemory();
+  } catch (const std::exception& e) {
+    PyErr_SetString(PyExc_RuntimeError, e.what());
+  } catch (...) {
+    PyErr_SetString(PyExc_RuntimeError, "unknown C++ exception");
+  }
+  return nullptr;
+}
+
+}  // namespace python
+}  // namespace kiln

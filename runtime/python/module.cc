@@ -1,0 +1,197 @@
+// kiln._C: the extension module. Operators come from generated/python/; this file
+// adds the hand-written functions (autograd engine, grad mode, NumPy, runtime knobs).
+#include <omp.h>
+
+#include "generated/python/bindings.h"
+#include "runtime/autograd/engine.h"
+#include "runtime/autograd/grad_mode.h"
+#include "runtime/core/allocator.h"
+#include "runtime/core/dispatcher.h"
+#include "runtime/kernels/tensor_iterator.h"
+#include "runtime/python/arg_parser.h"
+#include "runtime/python/dtype_object.h"
+#include "runtime/python/node_object.h"
+#include "runtime/python/numpy_interop.h"
+#include "runtime/python/registered_classes.h"
+#include "runtime/python/tensor_object.h"
+
+namespace kiln {
+namespace python {
+namespace {
+
+std::vector<TensorBase> tensor_seq(PyObject* seq_obj, const char* what, bool allow_none) {
+  std::vector<TensorBase> out;
+  PyObject* seq = PySequence_Fast(seq_obj, what);
+  if (!seq) throw PythonError();
+  Py_ssize_t n = PySequence_Fast_GET_SIZE(seq);
+  for (Py_ssize_t i = 0; i < n; ++i) {
+    PyObject* item = PySequence_Fast_GET_ITEM(seq, i);
+    if (item == Py_None && allow_none) {
+      out.emplace_back();
+    } else if (is_tensor(item)) {
+      out.push_back(unpack_tensor(item));
+    } else {
+      Py_DECREF(seq);
+      throw TypeError(std::string(what) + ": expected a sequence of Tensors, got " + Py_TYPE(item)->tp_name);
+    }
+  }
+  Py_DECREF(seq);
+  return out;
+}
+
+PyObject* py_backward(PyObject*, PyObject* args) {
+  KILN_PY_BEGIN
+  PyObject *tensors, *grads;
+  int retain_graph, create_graph;
+  if (!PyArg_ParseTuple(args, "OOpp", &tensors, &grads, &retain_graph, &create_graph)) return nullptr;
+  auto outs = tensor_seq(tensors, "backward", false);
+  auto gs = tensor_seq(grads, "backward", true);
+  BackwardOptions o{retain_graph != 0, create_graph != 0};
+  without_gil([&] { backward(outs, gs, o); });
+  Py_RETURN_NONE;
+  KILN_PY_END
+}
+
+PyObject* py_grad(PyObject*, PyObject* args) {
+  KILN_PY_BEGIN
+  PyObject *outputs, *inputs, *grads;
+  int retain_graph, create_graph, allow_unused;
+  if (!PyArg_ParseTuple(args, "OOOppp", &outputs, &inputs, &grads, &retain_graph, &create_graph, &allow_unused))
+    return nullptr;
+  auto outs = tensor_seq(outputs, "grad", false);
+  auto ins = tensor_seq(inputs, "grad", false);
+  auto gs = tensor_seq(grads, "grad", true);
+  BackwardOptions o{retain_graph != 0, create_graph != 0};
+  std::vector<TensorBase> result = without_gil([&] { return grad(outs, ins, gs, o, allow_unused != 0); });
+  PyObject* tup = PyTuple_New(static_cast<Py_ssize_t>(result.size()));
+  for (size_t i = 0; i < result.size(); ++i) PyTuple_SET_ITEM(tup, i, wrap(result[i]));
+  return tup;
+  KILN_PY_END
+}
+
+PyObject* py_is_grad_enabled(PyObject*, PyObject*) { return PyBool_FromLong(GradMode::is_enabled()); }
+PyObject* py_set_grad_enabled(PyObject*, PyObject* arg) {
+  if (!PyBool_Check(arg)) {
+    PyErr_SetString(PyExc_TypeError, "set_grad_enabled(): expected a bool");
+    return nullptr;
+  }
+  GradMode::set_enabled(arg == Py_True);
+  Py_RETURN_NONE;
+}
+
+PyObject* py_wrap_scalar(PyObject*, PyObject* arg) {
+  KILN_PY_BEGIN
+  KILN_CHECK_TYPE(is_scalar_like(arg), "expected a number, got ", Py_TYPE(arg)->tp_name);
+  return wrap(Tensor(wrap_scalar(to_scalar(arg))));
+  KILN_PY_END
+}
+
+// kiln.nn.Parameter(data): a `cls` instance aliasing data (detached) with requires_grad set.
+PyObject* py_make_subclass(PyObject*, PyObject* args) {
+  KILN_PY_BEGIN
+  PyObject *cls, *data;
+  int requires_grad = 0;
+  if (!PyArg_ParseTuple(args, "OO|p", &cls, &data, &requires_grad)) return nullptr;
+  KILN_CHECK_TYPE(PyType_Check(cls) && PyType_IsSubtype(reinterpret_cast<PyTypeObject*>(cls), &TensorBaseType),
+                  "_make_subclass(): cls must be a Tensor subclass");
+  KILN_CHECK_TYPE(is_tensor(data), "_make_subclass(): data must be a Tensor");
+  const Tensor& t = unpack_tensor(data);
+  Tensor alias(Ref<TensorImpl>(new TensorImpl(*t.impl(), t.sizes(), t.strides(), t.storage_offset())));
+  if (requires_grad) alias.TensorBase::set_requires_grad(true);
+  return wrap_as(reinterpret_cast<PyTypeObject*>(cls), std::move(alias));
+  KILN_PY_END
+}
+
+PyObject* py_set_num_threads(PyObject*, PyObject* arg) {
+  long n = PyLong_AsLong(arg);
+  if (n == -1 && PyErr_Occurred()) return nullptr;
+  if (n <= 0) {
+    PyErr_SetString(PyExc_ValueError, "set_num_threads(): expected a positive number of threads");
+    return nullptr;
+  }
+  omp_set_num_threads(static_cast<int>(n));
+  Py_RETURN_NONE;
+}
+PyObject* py_get_num_threads(PyObject*, PyObject*) { return PyLong_FromLong(omp_get_max_threads()); }
+
+PyObject* py_explain(PyObject*, PyObject* arg) {
+  set_explain_enabled(PyObject_IsTrue(arg) == 1);
+  Py_RETURN_NONE;
+}
+
+PyObject* py_allocator_stats(PyObject*, PyObject*) {
+  CpuAllocatorStats s = cpu_allocator_stats();
+  return Py_BuildValue("{s:L,s:L,s:L}", "cache_hits", static_cast<long long>(s.cache_hits), "cache_misses",
+                       static_cast<long long>(s.cache_misses), "cached_bytes", static_cast<long long>(s.cached_bytes));
+}
+PyObject* py_empty_cache(PyObject*, PyObject*) {
+  cpu_allocator_empty_cache();
+  Py_RETURN_NONE;
+}
+PyObject* py_live_tensors(PyObject*, PyObject*) { return PyLong_FromLongLong(TensorImpl::live_count()); }
+
+PyObject* py_set_default_dtype(PyObject*, PyObject* arg) {
+  KILN_PY_BEGIN
+  auto t = as_scalar_type(arg);
+  KILN_CHECK_TYPE(t.has_value(), "set_default_dtype(): expected a kiln.dtype");
+  set_default_dtype(*t);
+  Py_RETURN_NONE;
+  KILN_PY_END
+}
+PyObject* py_get_default_dtype(PyObject*, PyObject*) { return new_reference(dtype_object(default_dtype())); }
+
+PyObject* py_from_numpy(PyObject*, PyObject* arg) {
+  KILN_PY_BEGIN
+  return wrap(tensor_from_numpy(arg));
+  KILN_PY_END
+}
+
+#define KILN_FN(name, fn, flags) {name, reinterpret_cast<PyCFunction>(reinterpret_cast<void (*)(void)>(fn)), flags, nullptr}
+
+PyMethodDef hand_functions[] = {
+    KILN_FN("_register_classes", register_classes, METH_VARARGS | METH_KEYWORDS),
+    KILN_FN("_backward", py_backward, METH_VARARGS),
+    KILN_FN("_grad", py_grad, METH_VARARGS),
+    KILN_FN("is_grad_enabled", py_is_grad_enabled, METH_NOARGS),
+    KILN_FN("_set_grad_enabled", py_set_grad_enabled, METH_O),
+    KILN_FN("_wrap_scalar", py_wrap_scalar, METH_O),
+    KILN_FN("_make_subclass", py_make_subclass, METH_VARARGS),
+    KILN_FN("set_num_threads", py_set_num_threads, METH_O),
+    KILN_FN("get_num_threads", py_get_num_threads, METH_NOARGS),
+    KILN_FN("_explain", py_explain, METH_O),
+    KILN_FN("_allocator_stats", py_allocator_stats, METH_NOARGS),
+    KILN_FN("_empty_cache", py_empty_cache, METH_NOARGS),
+    KILN_FN("_live_tensor_count", py_live_tensors, METH_NOARGS),
+    KILN_FN("set_default_dtype", py_set_default_dtype, METH_O),
+    KILN_FN("get_default_dtype", py_get_default_dtype, METH_NOARGS),
+    KILN_FN("from_numpy", py_from_numpy, METH_O),
+    {nullptr, nullptr, 0, nullptr},
+};
+
+std::vector<PyMethodDef> all_functions() {
+  std::vector<PyMethodDef> v;
+  for (PyMethodDef* m = hand_functions; m->ml_name; ++m) v.push_back(*m);
+  for (PyMethodDef* m = generated_functions; m->ml_name; ++m) v.push_back(*m);
+  v.push_back({nullptr, nullptr, 0, nullptr});
+  return v;
+}
+
+PyModuleDef module_def = {PyModuleDef_HEAD_INIT, "kiln._C", "kiln's C++ core", -1, nullptr,
+                          nullptr,              nullptr,    nullptr,            nullptr};
+
+}  // namespace
+}  // namespace python
+}  // namespace kiln
+
+PyMODINIT_FUNC PyInit__C() {
+  using namespace kiln::python;
+  static std::vector<PyMethodDef> functions = all_functions();
+  module_def.m_methods = functions.data();
+  PyObject* m = PyModule_Create(&module_def);
+  if (!m) return nullptr;
+  if (!add_dtypes(m) || !add_tensor_type(m) || !add_node_type(m)) {
+    Py_DECREF(m);
+    return nullptr;
+  }
+  return m;
+}

@@ -1,0 +1,312 @@
+// kiln._C.TensorBase: the Python tensor type. kiln.Tensor (python/kiln/_tensor.py)
+// subclasses it with the pure-Python parts (repr, operators, numpy()).
+#include "runtime/python/tensor_object.h"
+
+#include <structmember.h>
+
+#include "generated/python/bindings.h"
+#include "runtime/autograd/node.h"
+#include "runtime/autograd/tensor_hooks.h"
+#include "runtime/python/arg_parser.h"
+#include "runtime/python/dtype_object.h"
+#include "runtime/python/node_object.h"
+#include "runtime/python/registered_classes.h"
+
+namespace kiln {
+namespace python {
+
+PyTypeObject* tensor_class = nullptr;
+
+PyObject* wrap_as(PyTypeObject* type, Tensor t) {
+  if (!t.defined()) Py_RETURN_NONE;
+  if (PyObject* existing = static_cast<PyObject*>(t.impl()->pyobj())) return new_reference(existing);
+  PyObject* obj = type->tp_alloc(type, 0);
+  if (!obj) return nullptr;
+  TensorObject* self = reinterpret_cast<TensorObject*>(obj);
+  new (&self->cdata) Tensor(std::move(t));
+  self->cdata.impl()->set_pyobj(obj);
+  return obj;
+}
+
+PyObject* wrap(Tensor t) { return wrap_as(tensor_class ? tensor_class : &TensorBaseType, std::move(t)); }
+PyObject* wrap(const TensorBase& t) { return wrap(Tensor(t)); }
+
+namespace {
+
+const Tensor& self_tensor(PyObject* self) { return unpack_tensor(self); }
+
+void tensor_dealloc(PyObject* obj) {
+  TensorObject* self = reinterpret_cast<TensorObject*>(obj);
+  if (self->cdata.defined() && self->cdata.impl()->pyobj() == obj) self->cdata.impl()->set_pyobj(nullptr);
+  self->cdata.~Tensor();
+  Py_TYPE(obj)->tp_free(obj);
+}
+
+PyObject* tensor_new(PyTypeObject* type, PyObject* args, PyObject* kwargs) {
+  PyErr_SetString(PyExc_TypeError, "use kiln.tensor(data), kiln.empty(...) or kiln.zeros(...) to create tensors");
+  return nullptr;
+}
+
+Py_hash_t tensor_hash(PyObject* self) { return _Py_HashPointer(self); }
+
+// ---- properties ----
+
+PyObject* get_shape(PyObject* self, void*) {
+  KILN_PY_BEGIN
+  return make_size(self_tensor(self).sizes());
+  KILN_PY_END
+}
+PyObject* get_dtype(PyObject* self, void*) { return new_reference(dtype_object(self_tensor(self).dtype())); }
+PyObject* get_device(PyObject* self, void*) {
+  KILN_PY_BEGIN
+  return make_device(self_tensor(self).device());
+  KILN_PY_END
+}
+PyObject* get_ndim(PyObject* self, void*) { return PyLong_FromLongLong(self_tensor(self).dim()); }
+PyObject* get_requires_grad(PyObject* self, void*) { return PyBool_FromLong(self_tensor(self).requires_grad()); }
+int set_requires_grad(PyObject* self, PyObject* value, void*) {
+  try {
+    if (!value || !PyBool_Check(value)) throw TypeError("requires_grad must be a bool");
+    const_cast<Tensor&>(self_tensor(self)).TensorBase::set_requires_grad(value == Py_True);
+    return 0;
+  } catch (...) {
+    set_python_error();
+    return -1;
+  }
+}
+PyObject* get_grad(PyObject* self, void*) { return wrap(self_tensor(self).grad()); }
+int set_grad(PyObject* self, PyObject* value, void*) {
+  try {
+    if (value == nullptr || value == Py_None) {
+      self_tensor(self).set_grad(TensorBase());
+    } else {
+      if (!is_tensor(value)) throw TypeError("assigned grad expected to be a Tensor or None");
+      self_tensor(self).set_grad(unpack_tensor(value));
+    }
+    return 0;
+  } catch (...) {
+    set_python_error();
+    return -1;
+  }
+}
+PyObject* get_grad_fn(PyObject* self, void*) { return wrap_node(self_tensor(self).grad_fn()); }
+PyObject* get_is_leaf(PyObject* self, void*) { return PyBool_FromLong(self_tensor(self).is_leaf()); }
+PyObject* get_version(PyObject* self, void*) { return PyLong_FromLong(self_tensor(self)._version()); }
+PyObject* get_output_nr(PyObject* self, void*) { return PyLong_FromLong(self_tensor(self).output_nr()); }
+PyObject* get_retains_grad(PyObject* self, void*) { return PyBool_FromLong(self_tensor(self).retains_grad()); }
+PyObject* get_is_cuda(PyObject* self, void*) { return PyBool_FromLong(self_tensor(self).is_cuda()); }
+
+PyObject* get_data(PyObject* self, void*) {
+  KILN_PY_BEGIN
+  // Shares storage, but not the version counter or autograd history (as torch's .data).
+  const Tensor& t = self_tensor(self);
+  Tensor alias(Ref<TensorImpl>(new TensorImpl(*t.impl(), t.sizes(), t.strides(), t.storage_offset())));
+  alias.impl()->set_version_counter(Ref<VersionCounter>::make());
+  return wrap(std::move(alias));
+  KILN_PY_END
+}
+int set_data(PyObject* self, PyObject* value, void*) {
+  try {
+    if (!value || !is_tensor(value)) throw TypeError("Tensor.data must be set to a Tensor");
+    self_tensor(self).impl()->set_data_from(*unpack_tensor(value).impl());
+    return 0;
+  } catch (...) {
+    set_python_error();
+    return -1;
+  }
+}
+
+const char* typestr(ScalarType t) {
+  switch (t) {
+    case ScalarType::Bool: return "|b1";
+    case ScalarType::Int32: return "<i4";
+    case ScalarType::Int64: return "<i8";
+    case ScalarType::Float32: return "<f4";
+    default: return "<f8";
+  }
+}
+
+PyObject* get_array_interface(PyObject* self, void*) {
+  KILN_PY_BEGIN
+  const Tensor& t = self_tensor(self);
+  KILN_CHECK(t.is_cpu(), "can't convert ", t.device().str(), " tensor to numpy. Use Tensor.cpu() first.");
+  KILN_CHECK(!t.requires_grad(), "Can't call numpy() on Tensor that requires grad. Use tensor.detach().numpy() instead.");
+  PyObject* shape = PyTuple_New(t.dim());
+  PyObject* strides = PyTuple_New(t.dim());
+  for (int64_t d = 0; d < t.dim(); ++d) {
+    PyTuple_SET_ITEM(shape, d, PyLong_FromLongLong(t.sizes()[d]));
+    PyTuple_SET_ITEM(strides, d, PyLong_FromLongLong(t.strides()[d] * t.element_size()));
+  }
+  PyObject* data = Py_BuildValue("(KO)", static_cast<unsigned long long>(reinterpret_cast<uintptr_t>(t.data_ptr())),
+                                 Py_False);
+  PyObject* dict = Py_BuildValue("{s:N,s:s,s:N,s:N,s:i}", "shape", shape, "typestr", typestr(t.dtype()), "data", data,
+                                 "strides", strides, "version", 3);
+  return dict;
+  KILN_PY_END
+}
+
+PyGetSetDef tensor_getset[] = {
+    {"shape", get_shape, nullptr, nullptr, nullptr},
+    {"dtype", get_dtype, nullptr, nullptr, nullptr},
+    {"device", get_device, nullptr, nullptr, nullptr},
+    {"ndim", get_ndim, nullptr, nullptr, nullptr},
+    {"requires_grad", get_requires_grad, set_requires_grad, nullptr, nullptr},
+    {"grad", get_grad, set_grad, nullptr, nullptr},
+    {"grad_fn", get_grad_fn, nullptr, nullptr, nullptr},
+    {"is_leaf", get_is_leaf, nullptr, nullptr, nullptr},
+    {"data", get_data, set_data, nullptr, nullptr},
+    {"_version", get_version, nullptr, nullptr, nullptr},
+    {"output_nr", get_output_nr, nullptr, nullptr, nullptr},
+    {"retains_grad", get_retains_grad, nullptr, nullptr, nullptr},
+    {"is_cuda", get_is_cuda, nullptr, nullptr, nullptr},
+    {"__array_interface__", get_array_interface, nullptr, nullptr, nullptr},
+    {nullptr, nullptr, nullptr, nullptr, nullptr},
+};
+
+// ---- hand-written methods (metadata and autograd; operators are generated) ----
+
+PyObject* dim_or_all(PyObject* self, PyObject* args, PyObject* kwargs, bool sizes) {
+  KILN_PY_BEGIN
+  static PythonArgParser size_parser({"size(int? dim=None)"}, true);
+  static PythonArgParser stride_parser({"stride(int? dim=None)"}, true);
+  ParsedArgs r = (sizes ? size_parser : stride_parser).parse(args, kwargs);
+  const Tensor& t = self_tensor(self);
+  if (r.is_none(0)) {
+    if (sizes) return make_size(t.sizes());
+    PyObject* tup = PyTuple_New(t.dim());
+    for (int64_t d = 0; d < t.dim(); ++d) PyTuple_SET_ITEM(tup, d, PyLong_FromLongLong(t.strides()[d]));
+    return tup;
+  }
+  int64_t d = r.int64(0);
+  return PyLong_FromLongLong(sizes ? t.size(d) : t.stride(d));
+  KILN_PY_END
+}
+PyObject* m_size(PyObject* self, PyObject* args, PyObject* kwargs) { return dim_or_all(self, args, kwargs, true); }
+PyObject* m_stride(PyObject* self, PyObject* args, PyObject* kwargs) { return dim_or_all(self, args, kwargs, false); }
+PyObject* m_dim(PyObject* self, PyObject*) { return PyLong_FromLongLong(self_tensor(self).dim()); }
+PyObject* m_numel(PyObject* self, PyObject*) { return PyLong_FromLongLong(self_tensor(self).numel()); }
+PyObject* m_element_size(PyObject* self, PyObject*) { return PyLong_FromLongLong(self_tensor(self).element_size()); }
+PyObject* m_storage_offset(PyObject* self, PyObject*) { return PyLong_FromLongLong(self_tensor(self).storage_offset()); }
+PyObject* m_is_contiguous(PyObject* self, PyObject*) { return PyBool_FromLong(self_tensor(self).is_contiguous()); }
+PyObject* m_is_floating_point(PyObject* self, PyObject*) {
+  return PyBool_FromLong(self_tensor(self).is_floating_point());
+}
+PyObject* m_data_ptr(PyObject* self, PyObject*) {
+  return PyLong_FromUnsignedLongLong(reinterpret_cast<uintptr_t>(self_tensor(self).data_ptr()));
+}
+
+PyObject* m_item(PyObject* self, PyObject*) {
+  KILN_PY_BEGIN
+  Scalar s = self_tensor(self).item();
+  if (s.is_boolean()) return PyBool_FromLong(s.to_bool());
+  if (s.is_integral(false)) return PyLong_FromLongLong(s.to_long());
+  return PyFloat_FromDouble(s.to_double());
+  KILN_PY_END
+}
+
+PyObject* m_requires_grad_(PyObject* self, PyObject* args, PyObject* kwargs) {
+  KILN_PY_BEGIN
+  static PythonArgParser parser({"requires_grad_(bool requires_grad=True)"}, true);
+  ParsedArgs r = parser.parse(args, kwargs);
+  const_cast<Tensor&>(self_tensor(self)).TensorBase::set_requires_grad(r.to_bool(0));
+  return new_reference(self);
+  KILN_PY_END
+}
+
+PyObject* m_retain_grad(PyObject* self, PyObject*) {
+  KILN_PY_BEGIN
+  retain_grad(self_tensor(self));
+  Py_RETURN_NONE;
+  KILN_PY_END
+}
+
+// Python hooks run from the engine (GIL released): take the GIL around the call.
+PyObject* m_register_hook(PyObject* self, PyObject* fn) {
+  KILN_PY_BEGIN
+  KILN_CHECK_TYPE(PyCallable_Check(fn), "register_hook(): hook must be callable");
+  Py_INCREF(fn);
+  std::shared_ptr<PyObject> holder(fn, [](PyObject* o) {
+    PyGILState_STATE s = PyGILState_Ensure();
+    Py_DECREF(o);
+    PyGILState_Release(s);
+  });
+  register_hook(self_tensor(self), [holder](const TensorBase& grad) -> TensorBase {
+    PyGILState_STATE s = PyGILState_Ensure();
+    PyObject* g = wrap(grad);
+    PyObject* res = g ? PyObject_CallFunctionObjArgs(holder.get(), g, nullptr) : nullptr;
+    Py_XDECREF(g);
+    if (!res) {
+      PythonError err;
+      PyGILState_Release(s);
+      throw err;
+    }
+    TensorBase out;
+    if (res != Py_None) {
+      if (!is_tensor(res)) {
+        Py_DECREF(res);
+        PyGILState_Release(s);
+        throw TypeError("hook returned an object that is not a Tensor or None");
+      }
+      out = unpack_tensor(res);
+    }
+    Py_DECREF(res);
+    PyGILState_Release(s);
+    return out;
+  });
+  Py_RETURN_NONE;
+  KILN_PY_END
+}
+
+#define KILN_METHOD(name, fn, flags) {name, reinterpret_cast<PyCFunction>(reinterpret_cast<void (*)(void)>(fn)), flags, nullptr}
+
+PyMethodDef hand_methods[] = {
+    KILN_METHOD("size", m_size, METH_VARARGS | METH_KEYWORDS),
+    KILN_METHOD("stride", m_stride, METH_VARARGS | METH_KEYWORDS),
+    KILN_METHOD("dim", m_dim, METH_NOARGS),
+    KILN_METHOD("ndimension", m_dim, METH_NOARGS),
+    KILN_METHOD("numel", m_numel, METH_NOARGS),
+    KILN_METHOD("nelement", m_numel, METH_NOARGS),
+    KILN_METHOD("element_size", m_element_size, METH_NOARGS),
+    KILN_METHOD("storage_offset", m_storage_offset, METH_NOARGS),
+    KILN_METHOD("is_contiguous", m_is_contiguous, METH_NOARGS),
+    KILN_METHOD("is_floating_point", m_is_floating_point, METH_NOARGS),
+    KILN_METHOD("data_ptr", m_data_ptr, METH_NOARGS),
+    KILN_METHOD("item", m_item, METH_NOARGS),
+    KILN_METHOD("requires_grad_", m_requires_grad_, METH_VARARGS | METH_KEYWORDS),
+    KILN_METHOD("retain_grad", m_retain_grad, METH_NOARGS),
+    KILN_METHOD("_register_hook", m_register_hook, METH_O),
+    {nullptr, nullptr, 0, nullptr},
+};
+
+std::vector<PyMethodDef> all_methods() {
+  std::vector<PyMethodDef> v;
+  for (PyMethodDef* m = hand_methods; m->ml_name; ++m) v.push_back(*m);
+  for (PyMethodDef* m = generated_methods; m->ml_name; ++m) v.push_back(*m);
+  v.push_back({nullptr, nullptr, 0, nullptr});
+  return v;
+}
+
+}  // namespace
+
+PyTypeObject TensorBaseType = [] {
+  PyTypeObject t{PyVarObject_HEAD_INIT(nullptr, 0)};
+  t.tp_name = "kiln._C.TensorBase";
+  t.tp_basicsize = sizeof(TensorObject);
+  t.tp_dealloc = tensor_dealloc;
+  t.tp_flags = Py_TPFLAGS_DEFAULT | Py_TPFLAGS_BASETYPE;
+  t.tp_new = tensor_new;
+  t.tp_hash = tensor_hash;
+  t.tp_getset = tensor_getset;
+  return t;
+}();
+
+bool add_tensor_type(PyObject* module) {
+  static std::vector<PyMethodDef> methods = all_methods();
+  TensorBaseType.tp_methods = methods.data();
+  if (PyType_Ready(&TensorBaseType) < 0) return false;
+  Py_INCREF(&TensorBaseType);
+  return PyModule_AddObject(module, "TensorBase", reinterpret_cast<PyObject*>(&TensorBaseType)) == 0;
+}
+
+}  // namespace python
+}  // namespace kiln
