@@ -14,7 +14,7 @@ Device::Device(const std::string& spec) {
     std::string idx = spec.substr(colon + 1);
     char* end = nullptr;
     long v = idx.empty() ? -1 : std::strtol(idx.c_str(), &end, 10);
-    KILN_CHECK_VALUE(!idx.empty() && *end == '\0' && v >= 0 && v < 127,
+    KILN_CHECK(!idx.empty() && *end == '\0' && v >= 0 && v < 127,
                      "Invalid device string: '", spec, "'");
     index = static_cast<int8_t>(v);
   }

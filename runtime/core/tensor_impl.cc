@@ -24,11 +24,11 @@ int64_t TensorImpl::live_count() { return g_live_tensors.load(std::memory_order_
 int64_t checked_numel(IntArrayRef sizes, const char* op_name) {
   int64_t n = 1;
   for (int64_t s : sizes) {
-    KILN_CHECK_VALUE(s >= 0, op_name, "(): Trying to create tensor with negative dimension ", s, ": ",
+    KILN_CHECK(s >= 0, op_name, "(): Trying to create tensor with negative dimension ", s, ": ",
                      shape_str(sizes));
   }
   for (int64_t s : sizes) {
-    KILN_CHECK_VALUE(!__builtin_mul_overflow(n, s, &n), op_name,
+    KILN_CHECK(!__builtin_mul_overflow(n, s, &n), op_name,
                      "(): the number of elements of shape ", shape_str(sizes), " overflows int64");
   }
   return n;
@@ -120,7 +120,7 @@ void TensorImpl::set_sizes_and_strides(IntArrayRef sizes, IntArrayRef strides, i
   }
   if (max_offset >= 0) {
     int64_t needed = 0;
-    KILN_CHECK_VALUE(!__builtin_mul_overflow(max_offset + 1, element_size(dtype_), &needed),
+    KILN_CHECK(!__builtin_mul_overflow(max_offset + 1, element_size(dtype_), &needed),
                      "resize_(): storage size overflows for shape ", shape_str(sizes));
     storage_->grow(static_cast<size_t>(needed));
   }

@@ -38,7 +38,7 @@ ScalarType result_type(const std::vector<TensorBase>& inputs) {
 TensorBase empty_cpu(IntArrayRef sizes, ScalarType dtype) {
   int64_t n = checked_numel(sizes, "empty");
   int64_t nbytes = 0;
-  KILN_CHECK_VALUE(!__builtin_mul_overflow(n, element_size(dtype), &nbytes), "empty(): shape ", shape_str(sizes),
+  KILN_CHECK(!__builtin_mul_overflow(n, element_size(dtype), &nbytes), "empty(): shape ", shape_str(sizes),
                    " needs more bytes than int64 can count");
   Storage storage = Storage::make(static_cast<size_t>(nbytes), cpu_allocator(), Device(DeviceType::CPU));
   return TensorBase(Ref<TensorImpl>::make(std::move(storage), dtype, sizes, contiguous_strides(sizes), 0));
@@ -75,7 +75,7 @@ void TensorIterator::build(IteratorConfig& c) {
   DimVector shape;
   bool first = true;
   for (const TensorBase& t : c.inputs) {
-    KILN_CHECK_VALUE(t.defined(), c.op_name, "(): expected a defined tensor");
+    KILN_CHECK(t.defined(), c.op_name, "(): expected a defined tensor");
     shape = first ? DimVector(t.sizes().begin(), t.sizes().end()) : broadcast_shapes(shape, t.sizes(), c.op_name);
     first = false;
   }

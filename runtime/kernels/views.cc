@@ -62,8 +62,8 @@ TensorBase view(const TensorBase& self, IntArrayRef size) {
       KILN_CHECK(infer < 0, "view(): only one dimension can be inferred");
       infer = static_cast<int64_t>(i);
     } else {
-      KILN_CHECK_VALUE(shape[i] >= 0, "view(): invalid shape dimension ", shape[i]);
-      KILN_CHECK_VALUE(!__builtin_mul_overflow(known, shape[i], &known), "view(): shape ", shape_str(size), " overflows");
+      KILN_CHECK(shape[i] >= 0, "view(): invalid shape dimension ", shape[i]);
+      KILN_CHECK(!__builtin_mul_overflow(known, shape[i], &known), "view(): shape ", shape_str(size), " overflows");
     }
   }
   const int64_t numel = self.numel();
@@ -134,7 +134,7 @@ TensorBase select(const TensorBase& self, int64_t dim, int64_t index) {
 TensorBase slice(const TensorBase& self, int64_t dim, const std::optional<int64_t>& start,
                  const std::optional<int64_t>& end, int64_t step) {
   KILN_CHECK_INDEX(self.dim() > 0, "slice() cannot be applied to a 0-dim tensor.");
-  KILN_CHECK_VALUE(step > 0, "slice step must be positive");
+  KILN_CHECK(step > 0, "slice step must be positive");
   int64_t d = wrap_dim(dim, self.dim(), "slice");
   int64_t size = self.sizes()[d];
   int64_t s = start.value_or(0), e = end.value_or(size);

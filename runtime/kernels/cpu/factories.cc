@@ -31,12 +31,12 @@ TensorBase fill_(const TensorBase& self, const Scalar& value) {
 
 TensorBase arange_out(const Scalar& start, const Scalar& end, const Scalar& step, const TensorBase& out) {
   const double s = start.to_double(), e = end.to_double(), st = step.to_double();
-  KILN_CHECK_VALUE(std::isfinite(s) && std::isfinite(e), "arange(): unsupported range: ", s, " -> ", e);
-  KILN_CHECK_VALUE(st != 0, "arange(): step must be nonzero");
-  KILN_CHECK_VALUE((st > 0 && e >= s) || (st < 0 && e <= s),
+  KILN_CHECK(std::isfinite(s) && std::isfinite(e), "arange(): unsupported range: ", s, " -> ", e);
+  KILN_CHECK(st != 0, "arange(): step must be nonzero");
+  KILN_CHECK((st > 0 && e >= s) || (st < 0 && e <= s),
                    "arange(): upper bound and larger bound inconsistent with step sign");
   double count = std::ceil((e - s) / st);
-  KILN_CHECK_VALUE(count >= 0 && count < 9.0e18, "arange(): invalid size, possible overflow");
+  KILN_CHECK(count >= 0 && count < 9.0e18, "arange(): invalid size, possible overflow");
   const int64_t n = static_cast<int64_t>(count);
   if (out.numel() != n || out.dim() != 1) out.impl()->set_sizes_contiguous({n});
   KILN_DISPATCH_NUMERIC_TYPES(out.dtype(), "arange", [&] {

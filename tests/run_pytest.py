@@ -1,0 +1,15 @@
+"""Runs pytest on the test files given as arguments, with `kiln` importable from
+the package Bazel built (bazel-bin/kiln, which sits at <runfiles>/kiln/kiln)."""
+import os
+import sys
+
+import pytest
+
+here = os.path.dirname(os.path.abspath(__file__))
+repo = os.path.dirname(here)  # the workspace root (in runfiles or in a checkout)
+sys.path.insert(0, repo)
+if "TEST_SRCDIR" not in os.environ:  # run by hand: use the package under bazel-bin
+    sys.path.insert(0, os.path.join(repo, "bazel-bin"))
+
+args = ["-q", "-p", "no:cacheprovider", "-rs"] + [os.path.join(repo, a) for a in sys.argv[1:]]
+sys.exit(pytest.main(args))
