@@ -53,7 +53,7 @@ def adapter(nf: NativeFunction, key: str, kernel: str) -> Dict[str, str]:
     ns = BACKEND_NS[key]
     name = f"{cpp.cpp_id(nf)}_{key}"
     args = cpp.api_args(nf)
-    lines = []
+    lines = [f'if (explain_enabled()) explain_log("kernel", "{ns}::{kernel}", "");']
     if cpp.is_family(nf):
         head_args = ", ".join(a.name for a in nf.family_head.schema.arguments) if nf.family_head else \
             ", ".join(a.name for a in s.arguments)
@@ -118,6 +118,9 @@ def function_view(nf: NativeFunction) -> Dict:
         "is_function": "function" in nf.variants or nf.family_role == "out",
         "is_method": "method" in nf.variants,
         "requires_grad_arg": s.argument("requires_grad") is not None and not tensor_args(nf),
+        # Outputs of differentiable view ops remember their base (for in-place on views).
+        "marks_view": s.is_view and not nf.is_composite_implicit and
+        not (nf.derivative is not None and not nf.derivative.differentiable),
         "adapters": [],
     }
     fn_type_params = ", ".join(cpp.param_type(a.type) for a in args)
@@ -227,7 +230,6 @@ def wrapper_view(nf: NativeFunction) -> Dict:
         w["diff_inputs"] = node_view(d)["diff_inputs"]
         w["save"] = save_lines(d, s.is_inplace)
         w["uses_result"] = d.uses_result
-        w["is_view"] = s.is_view
     w["op_label"] = op_label
     # Method-only ops have no free function: redispatch through the method.
     method_only = "method" in nf.variants and "function" not in nf.variants

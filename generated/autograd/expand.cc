@@ -47,7 +47,6 @@ Tensor expand(const Tensor& self, IntArrayRef size, bool implicit) {
   }
   if (node && result.is_floating_point()) {
     set_history(result, node);
-    mark_view(result, self);
   }
   return result;
 }

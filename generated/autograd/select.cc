@@ -52,7 +52,6 @@ Tensor select_int(const Tensor& self, int64_t dim, int64_t index) {
   }
   if (node && result.is_floating_point()) {
     set_history(result, node);
-    mark_view(result, self);
   }
   return result;
 }

@@ -55,7 +55,6 @@ Tensor slice_Tensor(const Tensor& self, int64_t dim, const std::optional<int64_t
   }
   if (node && result.is_floating_point()) {
     set_history(result, node);
-    mark_view(result, self);
   }
   return result;
 }

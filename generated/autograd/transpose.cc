@@ -49,7 +49,6 @@ Tensor transpose_int(const Tensor& self, int64_t dim0, int64_t dim1) {
   }
   if (node && result.is_floating_point()) {
     set_history(result, node);
-    mark_view(result, self);
   }
   return result;
 }

@@ -48,7 +48,6 @@ Tensor view(const Tensor& self, IntArrayRef size) {
   }
   if (node && result.is_floating_point()) {
     set_history(result, node);
-    mark_view(result, self);
   }
   return result;
 }

@@ -4,14 +4,16 @@
 
 #include "generated/autograd/_to_copy.h"
 #include "generated/kernels/_to_copy.h"
-#include "runtime/core/dispatcher.h"
+#include "runtime/autograd/node.h"
 #include "runtime/core/api_helpers.h"
+#include "runtime/core/dispatcher.h"
 
 namespace kiln {
 
 // ---- _to_copy(Tensor self, *, ScalarType? dtype=None, Device? device=None) -> Tensor
 namespace {
 Tensor _to_copy_CPU(const Tensor& self, const std::optional<ScalarType>& dtype, const std::optional<Device>& device) {
+  if (explain_enabled()) explain_log("kernel", "cpu::_to_copy", "");
   return Tensor(cpu::_to_copy(self, dtype, device));
 }
 }  // namespace

@@ -5,14 +5,16 @@
 #include "generated/autograd/add.h"
 #include "generated/kernels/add.h"
 #include "generated/kernels/composite/add.h"
-#include "runtime/core/dispatcher.h"
+#include "runtime/autograd/node.h"
 #include "runtime/core/api_helpers.h"
+#include "runtime/core/dispatcher.h"
 
 namespace kiln {
 
 // ---- add.Tensor(Tensor self, Tensor other, *, Scalar alpha=1) -> Tensor
 namespace {
 Tensor add_Tensor_CPU(const Tensor& self, const Tensor& other, const Scalar& alpha) {
+  if (explain_enabled()) explain_log("kernel", "cpu::add_out", "");
   return Tensor(cpu::add_out(self, other, alpha, TensorBase()));
 }
 }  // namespace
@@ -33,6 +35,7 @@ Tensor add(const Tensor& self, const Tensor& other, const Scalar& alpha) {
 // ---- add_.Tensor(Tensor(a!) self, Tensor other, *, Scalar alpha=1) -> Tensor(a!)
 namespace {
 const Tensor& add__Tensor_CPU(const Tensor& self, const Tensor& other, const Scalar& alpha) {
+  if (explain_enabled()) explain_log("kernel", "cpu::add_out", "");
   cpu::add_out(self, other, alpha, self);
   self.bump_version();
   return self;
@@ -55,6 +58,7 @@ const Tensor& add_(const Tensor& self, const Tensor& other, const Scalar& alpha)
 // ---- add.out(Tensor self, Tensor other, *, Scalar alpha=1, Tensor(a!) out) -> Tensor(a!)
 namespace {
 const Tensor& add_out_CPU(const Tensor& out, const Tensor& self, const Tensor& other, const Scalar& alpha) {
+  if (explain_enabled()) explain_log("kernel", "cpu::add_out", "");
   cpu::add_out(self, other, alpha, out);
   out.bump_version();
   return out;

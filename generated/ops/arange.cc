@@ -5,14 +5,16 @@
 #include "generated/autograd/arange.h"
 #include "generated/kernels/arange.h"
 #include "generated/kernels/composite/arange.h"
-#include "runtime/core/dispatcher.h"
+#include "runtime/autograd/node.h"
 #include "runtime/core/api_helpers.h"
+#include "runtime/core/dispatcher.h"
 
 namespace kiln {
 
 // ---- arange.start_out(Scalar start, Scalar end, Scalar step=1, *, Tensor(a!) out) -> Tensor(a!)
 namespace {
 const Tensor& arange_start_out_CPU(const Tensor& out, const Scalar& start, const Scalar& end, const Scalar& step) {
+  if (explain_enabled()) explain_log("kernel", "cpu::arange_out", "");
   cpu::arange_out(start, end, step, out);
   out.bump_version();
   return out;

@@ -4,17 +4,20 @@
 
 #include "generated/autograd/as_strided.h"
 #include "generated/kernels/as_strided.h"
-#include "runtime/core/dispatcher.h"
+#include "runtime/autograd/node.h"
 #include "runtime/core/api_helpers.h"
+#include "runtime/core/dispatcher.h"
 
 namespace kiln {
 
 // ---- as_strided(Tensor(a) self, int[] size, int[] stride, int? storage_offset=None) -> Tensor(a)
 namespace {
 Tensor as_strided_CPU(const Tensor& self, IntArrayRef size, IntArrayRef stride, const std::optional<int64_t>& storage_offset) {
+  if (explain_enabled()) explain_log("kernel", "composite_explicit::as_strided", "");
   return Tensor(composite_explicit::as_strided(self, size, stride, storage_offset));
 }
 Tensor as_strided_CUDA(const Tensor& self, IntArrayRef size, IntArrayRef stride, const std::optional<int64_t>& storage_offset) {
+  if (explain_enabled()) explain_log("kernel", "composite_explicit::as_strided", "");
   return Tensor(composite_explicit::as_strided(self, size, stride, storage_offset));
 }
 }  // namespace
@@ -29,7 +32,9 @@ Tensor as_strided(const Tensor& self, IntArrayRef size, IntArrayRef stride, cons
   const DispatchKey backend = backend_key({&self});
   const DispatchKey key = autograd_active({&self}) ? DispatchKey::Autograd : backend;
   if (explain_enabled()) explain_log("dispatch", "as_strided", dispatch_key_name(key));
-  return as_strided_op.lookup(key, backend)(self, size, stride, storage_offset);
+  Tensor result = as_strided_op.lookup(key, backend)(self, size, stride, storage_offset);
+  mark_view(result, self);
+  return result;
 }
 
 Tensor Tensor::as_strided(IntArrayRef size, IntArrayRef stride, const std::optional<int64_t>& storage_offset) const {

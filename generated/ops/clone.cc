@@ -4,14 +4,16 @@
 
 #include "generated/autograd/clone.h"
 #include "generated/kernels/clone.h"
-#include "runtime/core/dispatcher.h"
+#include "runtime/autograd/node.h"
 #include "runtime/core/api_helpers.h"
+#include "runtime/core/dispatcher.h"
 
 namespace kiln {
 
 // ---- clone(Tensor self) -> Tensor
 namespace {
 Tensor clone_CPU(const Tensor& self) {
+  if (explain_enabled()) explain_log("kernel", "cpu::clone", "");
   return Tensor(cpu::clone(self));
 }
 }  // namespace

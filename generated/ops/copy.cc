@@ -4,14 +4,16 @@
 
 #include "generated/autograd/copy.h"
 #include "generated/kernels/copy.h"
-#include "runtime/core/dispatcher.h"
+#include "runtime/autograd/node.h"
 #include "runtime/core/api_helpers.h"
+#include "runtime/core/dispatcher.h"
 
 namespace kiln {
 
 // ---- copy_(Tensor(a!) self, Tensor src, bool non_blocking=False) -> Tensor(a!)
 namespace {
 const Tensor& copy__CPU(const Tensor& self, const Tensor& src, bool non_blocking) {
+  if (explain_enabled()) explain_log("kernel", "cpu::copy_", "");
   cpu::copy_(self, src, non_blocking);
   self.bump_version();
   return self;

@@ -4,17 +4,20 @@
 
 #include "generated/autograd/detach.h"
 #include "generated/kernels/detach.h"
-#include "runtime/core/dispatcher.h"
+#include "runtime/autograd/node.h"
 #include "runtime/core/api_helpers.h"
+#include "runtime/core/dispatcher.h"
 
 namespace kiln {
 
 // ---- detach(Tensor(a) self) -> Tensor(a)
 namespace {
 Tensor detach_CPU(const Tensor& self) {
+  if (explain_enabled()) explain_log("kernel", "composite_explicit::detach", "");
   return Tensor(composite_explicit::detach(self));
 }
 Tensor detach_CUDA(const Tensor& self) {
+  if (explain_enabled()) explain_log("kernel", "composite_explicit::detach", "");
   return Tensor(composite_explicit::detach(self));
 }
 }  // namespace

@@ -5,14 +5,16 @@
 #include "generated/autograd/div.h"
 #include "generated/kernels/div.h"
 #include "generated/kernels/composite/div.h"
-#include "runtime/core/dispatcher.h"
+#include "runtime/autograd/node.h"
 #include "runtime/core/api_helpers.h"
+#include "runtime/core/dispatcher.h"
 
 namespace kiln {
 
 // ---- div.Tensor(Tensor self, Tensor other) -> Tensor
 namespace {
 Tensor div_Tensor_CPU(const Tensor& self, const Tensor& other) {
+  if (explain_enabled()) explain_log("kernel", "cpu::div_out", "");
   return Tensor(cpu::div_out(self, other, TensorBase()));
 }
 }  // namespace
@@ -33,6 +35,7 @@ Tensor div(const Tensor& self, const Tensor& other) {
 // ---- div_.Tensor(Tensor(a!) self, Tensor other) -> Tensor(a!)
 namespace {
 const Tensor& div__Tensor_CPU(const Tensor& self, const Tensor& other) {
+  if (explain_enabled()) explain_log("kernel", "cpu::div_out", "");
   cpu::div_out(self, other, self);
   self.bump_version();
   return self;
@@ -55,6 +58,7 @@ const Tensor& div_(const Tensor& self, const Tensor& other) {
 // ---- div.out(Tensor self, Tensor other, *, Tensor(a!) out) -> Tensor(a!)
 namespace {
 const Tensor& div_out_CPU(const Tensor& out, const Tensor& self, const Tensor& other) {
+  if (explain_enabled()) explain_log("kernel", "cpu::div_out", "");
   cpu::div_out(self, other, out);
   out.bump_version();
   return out;

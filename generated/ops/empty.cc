@@ -3,14 +3,16 @@
 #include "generated/api/empty.h"
 
 #include "generated/kernels/empty.h"
-#include "runtime/core/dispatcher.h"
+#include "runtime/autograd/node.h"
 #include "runtime/core/api_helpers.h"
+#include "runtime/core/dispatcher.h"
 
 namespace kiln {
 
 // ---- empty(int[] size, *, ScalarType? dtype=None, Device? device=None, bool requires_grad=False) -> Tensor
 namespace {
 Tensor empty_CPU(IntArrayRef size, const std::optional<ScalarType>& dtype, const std::optional<Device>& device, bool requires_grad) {
+  if (explain_enabled()) explain_log("kernel", "cpu::empty", "");
   return Tensor(cpu::empty(size, dtype, device, requires_grad));
 }
 }  // namespace

@@ -4,14 +4,16 @@
 
 #include "generated/autograd/exp.h"
 #include "generated/kernels/exp.h"
-#include "runtime/core/dispatcher.h"
+#include "runtime/autograd/node.h"
 #include "runtime/core/api_helpers.h"
+#include "runtime/core/dispatcher.h"
 
 namespace kiln {
 
 // ---- exp(Tensor self) -> Tensor
 namespace {
 Tensor exp_CPU(const Tensor& self) {
+  if (explain_enabled()) explain_log("kernel", "cpu::exp_out", "");
   return Tensor(cpu::exp_out(self, TensorBase()));
 }
 }  // namespace
@@ -32,6 +34,7 @@ Tensor exp(const Tensor& self) {
 // ---- exp_(Tensor(a!) self) -> Tensor(a!)
 namespace {
 const Tensor& exp__CPU(const Tensor& self) {
+  if (explain_enabled()) explain_log("kernel", "cpu::exp_out", "");
   cpu::exp_out(self, self);
   self.bump_version();
   return self;
@@ -54,6 +57,7 @@ const Tensor& exp_(const Tensor& self) {
 // ---- exp.out(Tensor self, *, Tensor(a!) out) -> Tensor(a!)
 namespace {
 const Tensor& exp_out_CPU(const Tensor& out, const Tensor& self) {
+  if (explain_enabled()) explain_log("kernel", "cpu::exp_out", "");
   cpu::exp_out(self, out);
   out.bump_version();
   return out;

@@ -4,17 +4,20 @@
 
 #include "generated/autograd/expand.h"
 #include "generated/kernels/expand.h"
-#include "runtime/core/dispatcher.h"
+#include "runtime/autograd/node.h"
 #include "runtime/core/api_helpers.h"
+#include "runtime/core/dispatcher.h"
 
 namespace kiln {
 
 // ---- expand(Tensor(a) self, int[] size, *, bool implicit=False) -> Tensor(a)
 namespace {
 Tensor expand_CPU(const Tensor& self, IntArrayRef size, bool implicit) {
+  if (explain_enabled()) explain_log("kernel", "composite_explicit::expand", "");
   return Tensor(composite_explicit::expand(self, size, implicit));
 }
 Tensor expand_CUDA(const Tensor& self, IntArrayRef size, bool implicit) {
+  if (explain_enabled()) explain_log("kernel", "composite_explicit::expand", "");
   return Tensor(composite_explicit::expand(self, size, implicit));
 }
 }  // namespace
@@ -29,7 +32,9 @@ Tensor expand(const Tensor& self, IntArrayRef size, bool implicit) {
   const DispatchKey backend = backend_key({&self});
   const DispatchKey key = autograd_active({&self}) ? DispatchKey::Autograd : backend;
   if (explain_enabled()) explain_log("dispatch", "expand", dispatch_key_name(key));
-  return expand_op.lookup(key, backend)(self, size, implicit);
+  Tensor result = expand_op.lookup(key, backend)(self, size, implicit);
+  mark_view(result, self);
+  return result;
 }
 
 Tensor Tensor::expand(IntArrayRef size, bool implicit) const {

@@ -4,14 +4,16 @@
 
 #include "generated/autograd/fill.h"
 #include "generated/kernels/fill.h"
-#include "runtime/core/dispatcher.h"
+#include "runtime/autograd/node.h"
 #include "runtime/core/api_helpers.h"
+#include "runtime/core/dispatcher.h"
 
 namespace kiln {
 
 // ---- fill_.Scalar(Tensor(a!) self, Scalar value) -> Tensor(a!)
 namespace {
 const Tensor& fill__Scalar_CPU(const Tensor& self, const Scalar& value) {
+  if (explain_enabled()) explain_log("kernel", "cpu::fill_", "");
   cpu::fill_(self, value);
   self.bump_version();
   return self;

@@ -3,8 +3,9 @@
 #include "generated/api/full.h"
 
 #include "generated/kernels/composite/full.h"
-#include "runtime/core/dispatcher.h"
+#include "runtime/autograd/node.h"
 #include "runtime/core/api_helpers.h"
+#include "runtime/core/dispatcher.h"
 
 namespace kiln {
 

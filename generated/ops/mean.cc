@@ -5,14 +5,16 @@
 #include "generated/autograd/mean.h"
 #include "generated/kernels/mean.h"
 #include "generated/kernels/composite/mean.h"
-#include "runtime/core/dispatcher.h"
+#include "runtime/autograd/node.h"
 #include "runtime/core/api_helpers.h"
+#include "runtime/core/dispatcher.h"
 
 namespace kiln {
 
 // ---- mean.dim(Tensor self, int[1]? dim, bool keepdim=False, *, ScalarType? dtype=None) -> Tensor
 namespace {
 Tensor mean_dim_CPU(const Tensor& self, const std::optional<IntArrayRef>& dim, bool keepdim, const std::optional<ScalarType>& dtype) {
+  if (explain_enabled()) explain_log("kernel", "cpu::mean_out", "");
   return Tensor(cpu::mean_out(self, dim, keepdim, dtype, TensorBase()));
 }
 }  // namespace
@@ -33,6 +35,7 @@ Tensor mean(const Tensor& self, const std::optional<IntArrayRef>& dim, bool keep
 // ---- mean.dim_out(Tensor self, int[1]? dim, bool keepdim=False, *, ScalarType? dtype=None, Tensor(a!) out) -> Tensor(a!)
 namespace {
 const Tensor& mean_dim_out_CPU(const Tensor& out, const Tensor& self, const std::optional<IntArrayRef>& dim, bool keepdim, const std::optional<ScalarType>& dtype) {
+  if (explain_enabled()) explain_log("kernel", "cpu::mean_out", "");
   cpu::mean_out(self, dim, keepdim, dtype, out);
   out.bump_version();
   return out;

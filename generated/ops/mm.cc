@@ -4,14 +4,16 @@
 
 #include "generated/autograd/mm.h"
 #include "generated/kernels/mm.h"
-#include "runtime/core/dispatcher.h"
+#include "runtime/autograd/node.h"
 #include "runtime/core/api_helpers.h"
+#include "runtime/core/dispatcher.h"
 
 namespace kiln {
 
 // ---- mm(Tensor self, Tensor mat2) -> Tensor
 namespace {
 Tensor mm_CPU(const Tensor& self, const Tensor& mat2) {
+  if (explain_enabled()) explain_log("kernel", "cpu::mm_out", "");
   return Tensor(cpu::mm_out(self, mat2, TensorBase()));
 }
 }  // namespace
@@ -32,6 +34,7 @@ Tensor mm(const Tensor& self, const Tensor& mat2) {
 // ---- mm.out(Tensor self, Tensor mat2, *, Tensor(a!) out) -> Tensor(a!)
 namespace {
 const Tensor& mm_out_CPU(const Tensor& out, const Tensor& self, const Tensor& mat2) {
+  if (explain_enabled()) explain_log("kernel", "cpu::mm_out", "");
   cpu::mm_out(self, mat2, out);
   out.bump_version();
   return out;

@@ -5,14 +5,16 @@
 #include "generated/autograd/mul.h"
 #include "generated/kernels/mul.h"
 #include "generated/kernels/composite/mul.h"
-#include "runtime/core/dispatcher.h"
+#include "runtime/autograd/node.h"
 #include "runtime/core/api_helpers.h"
+#include "runtime/core/dispatcher.h"
 
 namespace kiln {
 
 // ---- mul.Tensor(Tensor self, Tensor other) -> Tensor
 namespace {
 Tensor mul_Tensor_CPU(const Tensor& self, const Tensor& other) {
+  if (explain_enabled()) explain_log("kernel", "cpu::mul_out", "");
   return Tensor(cpu::mul_out(self, other, TensorBase()));
 }
 }  // namespace
@@ -33,6 +35,7 @@ Tensor mul(const Tensor& self, const Tensor& other) {
 // ---- mul_.Tensor(Tensor(a!) self, Tensor other) -> Tensor(a!)
 namespace {
 const Tensor& mul__Tensor_CPU(const Tensor& self, const Tensor& other) {
+  if (explain_enabled()) explain_log("kernel", "cpu::mul_out", "");
   cpu::mul_out(self, other, self);
   self.bump_version();
   return self;
@@ -55,6 +58,7 @@ const Tensor& mul_(const Tensor& self, const Tensor& other) {
 // ---- mul.out(Tensor self, Tensor other, *, Tensor(a!) out) -> Tensor(a!)
 namespace {
 const Tensor& mul_out_CPU(const Tensor& out, const Tensor& self, const Tensor& other) {
+  if (explain_enabled()) explain_log("kernel", "cpu::mul_out", "");
   cpu::mul_out(self, other, out);
   out.bump_version();
   return out;

@@ -4,14 +4,16 @@
 
 #include "generated/autograd/neg.h"
 #include "generated/kernels/neg.h"
-#include "runtime/core/dispatcher.h"
+#include "runtime/autograd/node.h"
 #include "runtime/core/api_helpers.h"
+#include "runtime/core/dispatcher.h"
 
 namespace kiln {
 
 // ---- neg(Tensor self) -> Tensor
 namespace {
 Tensor neg_CPU(const Tensor& self) {
+  if (explain_enabled()) explain_log("kernel", "cpu::neg_out", "");
   return Tensor(cpu::neg_out(self, TensorBase()));
 }
 }  // namespace
@@ -32,6 +34,7 @@ Tensor neg(const Tensor& self) {
 // ---- neg_(Tensor(a!) self) -> Tensor(a!)
 namespace {
 const Tensor& neg__CPU(const Tensor& self) {
+  if (explain_enabled()) explain_log("kernel", "cpu::neg_out", "");
   cpu::neg_out(self, self);
   self.bump_version();
   return self;
@@ -54,6 +57,7 @@ const Tensor& neg_(const Tensor& self) {
 // ---- neg.out(Tensor self, *, Tensor(a!) out) -> Tensor(a!)
 namespace {
 const Tensor& neg_out_CPU(const Tensor& out, const Tensor& self) {
+  if (explain_enabled()) explain_log("kernel", "cpu::neg_out", "");
   cpu::neg_out(self, out);
   out.bump_version();
   return out;

@@ -3,8 +3,9 @@
 #include "generated/api/ones_like.h"
 
 #include "generated/kernels/composite/ones_like.h"
-#include "runtime/core/dispatcher.h"
+#include "runtime/autograd/node.h"
 #include "runtime/core/api_helpers.h"
+#include "runtime/core/dispatcher.h"
 
 namespace kiln {
 

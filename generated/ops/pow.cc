@@ -4,14 +4,16 @@
 
 #include "generated/autograd/pow.h"
 #include "generated/kernels/pow.h"
-#include "runtime/core/dispatcher.h"
+#include "runtime/autograd/node.h"
 #include "runtime/core/api_helpers.h"
+#include "runtime/core/dispatcher.h"
 
 namespace kiln {
 
 // ---- pow.Tensor_Scalar(Tensor self, Scalar exponent) -> Tensor
 namespace {
 Tensor pow_Tensor_Scalar_CPU(const Tensor& self, const Scalar& exponent) {
+  if (explain_enabled()) explain_log("kernel", "cpu::pow_scalar_out", "");
   return Tensor(cpu::pow_scalar_out(self, exponent, TensorBase()));
 }
 }  // namespace
@@ -32,6 +34,7 @@ Tensor pow(const Tensor& self, const Scalar& exponent) {
 // ---- pow_.Tensor_Scalar(Tensor(a!) self, Scalar exponent) -> Tensor(a!)
 namespace {
 const Tensor& pow__Tensor_Scalar_CPU(const Tensor& self, const Scalar& exponent) {
+  if (explain_enabled()) explain_log("kernel", "cpu::pow_scalar_out", "");
   cpu::pow_scalar_out(self, exponent, self);
   self.bump_version();
   return self;
@@ -54,6 +57,7 @@ const Tensor& pow_(const Tensor& self, const Scalar& exponent) {
 // ---- pow.Tensor_Scalar_out(Tensor self, Scalar exponent, *, Tensor(a!) out) -> Tensor(a!)
 namespace {
 const Tensor& pow_Tensor_Scalar_out_CPU(const Tensor& out, const Tensor& self, const Scalar& exponent) {
+  if (explain_enabled()) explain_log("kernel", "cpu::pow_scalar_out", "");
   cpu::pow_scalar_out(self, exponent, out);
   out.bump_version();
   return out;

@@ -4,17 +4,20 @@
 
 #include "generated/autograd/select.h"
 #include "generated/kernels/select.h"
-#include "runtime/core/dispatcher.h"
+#include "runtime/autograd/node.h"
 #include "runtime/core/api_helpers.h"
+#include "runtime/core/dispatcher.h"
 
 namespace kiln {
 
 // ---- select.int(Tensor(a) self, int dim, int index) -> Tensor(a)
 namespace {
 Tensor select_int_CPU(const Tensor& self, int64_t dim, int64_t index) {
+  if (explain_enabled()) explain_log("kernel", "composite_explicit::select", "");
   return Tensor(composite_explicit::select(self, dim, index));
 }
 Tensor select_int_CUDA(const Tensor& self, int64_t dim, int64_t index) {
+  if (explain_enabled()) explain_log("kernel", "composite_explicit::select", "");
   return Tensor(composite_explicit::select(self, dim, index));
 }
 }  // namespace
@@ -29,7 +32,9 @@ Tensor select(const Tensor& self, int64_t dim, int64_t index) {
   const DispatchKey backend = backend_key({&self});
   const DispatchKey key = autograd_active({&self}) ? DispatchKey::Autograd : backend;
   if (explain_enabled()) explain_log("dispatch", "select.int", dispatch_key_name(key));
-  return select_int_op.lookup(key, backend)(self, dim, index);
+  Tensor result = select_int_op.lookup(key, backend)(self, dim, index);
+  mark_view(result, self);
+  return result;
 }
 
 Tensor Tensor::select(int64_t dim, int64_t index) const {

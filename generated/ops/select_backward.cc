@@ -4,14 +4,16 @@
 
 #include "generated/autograd/select_backward.h"
 #include "generated/kernels/select_backward.h"
-#include "runtime/core/dispatcher.h"
+#include "runtime/autograd/node.h"
 #include "runtime/core/api_helpers.h"
+#include "runtime/core/dispatcher.h"
 
 namespace kiln {
 
 // ---- select_backward(Tensor grad_output, int[] input_sizes, int dim, int index) -> Tensor
 namespace {
 Tensor select_backward_CPU(const Tensor& grad_output, IntArrayRef input_sizes, int64_t dim, int64_t index) {
+  if (explain_enabled()) explain_log("kernel", "cpu::select_backward", "");
   return Tensor(cpu::select_backward(grad_output, input_sizes, dim, index));
 }
 }  // namespace

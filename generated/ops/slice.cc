@@ -4,17 +4,20 @@
 
 #include "generated/autograd/slice.h"
 #include "generated/kernels/slice.h"
-#include "runtime/core/dispatcher.h"
+#include "runtime/autograd/node.h"
 #include "runtime/core/api_helpers.h"
+#include "runtime/core/dispatcher.h"
 
 namespace kiln {
 
 // ---- slice.Tensor(Tensor(a) self, int dim=0, int? start=None, int? end=None, int step=1) -> Tensor(a)
 namespace {
 Tensor slice_Tensor_CPU(const Tensor& self, int64_t dim, const std::optional<int64_t>& start, const std::optional<int64_t>& end, int64_t step) {
+  if (explain_enabled()) explain_log("kernel", "composite_explicit::slice", "");
   return Tensor(composite_explicit::slice(self, dim, start, end, step));
 }
 Tensor slice_Tensor_CUDA(const Tensor& self, int64_t dim, const std::optional<int64_t>& start, const std::optional<int64_t>& end, int64_t step) {
+  if (explain_enabled()) explain_log("kernel", "composite_explicit::slice", "");
   return Tensor(composite_explicit::slice(self, dim, start, end, step));
 }
 }  // namespace
@@ -29,7 +32,9 @@ Tensor slice(const Tensor& self, int64_t dim, const std::optional<int64_t>& star
   const DispatchKey backend = backend_key({&self});
   const DispatchKey key = autograd_active({&self}) ? DispatchKey::Autograd : backend;
   if (explain_enabled()) explain_log("dispatch", "slice.Tensor", dispatch_key_name(key));
-  return slice_Tensor_op.lookup(key, backend)(self, dim, start, end, step);
+  Tensor result = slice_Tensor_op.lookup(key, backend)(self, dim, start, end, step);
+  mark_view(result, self);
+  return result;
 }
 
 Tensor Tensor::slice(int64_t dim, const std::optional<int64_t>& start, const std::optional<int64_t>& end, int64_t step) const {

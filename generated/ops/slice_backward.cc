@@ -4,14 +4,16 @@
 
 #include "generated/autograd/slice_backward.h"
 #include "generated/kernels/slice_backward.h"
-#include "runtime/core/dispatcher.h"
+#include "runtime/autograd/node.h"
 #include "runtime/core/api_helpers.h"
+#include "runtime/core/dispatcher.h"
 
 namespace kiln {
 
 // ---- slice_backward(Tensor grad_output, int[] input_sizes, int dim, int start, int end, int step) -> Tensor
 namespace {
 Tensor slice_backward_CPU(const Tensor& grad_output, IntArrayRef input_sizes, int64_t dim, int64_t start, int64_t end, int64_t step) {
+  if (explain_enabled()) explain_log("kernel", "cpu::slice_backward", "");
   return Tensor(cpu::slice_backward(grad_output, input_sizes, dim, start, end, step));
 }
 }  // namespace

@@ -5,14 +5,16 @@
 #include "generated/autograd/sub.h"
 #include "generated/kernels/sub.h"
 #include "generated/kernels/composite/sub.h"
-#include "runtime/core/dispatcher.h"
+#include "runtime/autograd/node.h"
 #include "runtime/core/api_helpers.h"
+#include "runtime/core/dispatcher.h"
 
 namespace kiln {
 
 // ---- sub.Tensor(Tensor self, Tensor other, *, Scalar alpha=1) -> Tensor
 namespace {
 Tensor sub_Tensor_CPU(const Tensor& self, const Tensor& other, const Scalar& alpha) {
+  if (explain_enabled()) explain_log("kernel", "cpu::sub_out", "");
   return Tensor(cpu::sub_out(self, other, alpha, TensorBase()));
 }
 }  // namespace
@@ -33,6 +35,7 @@ Tensor sub(const Tensor& self, const Tensor& other, const Scalar& alpha) {
 // ---- sub_.Tensor(Tensor(a!) self, Tensor other, *, Scalar alpha=1) -> Tensor(a!)
 namespace {
 const Tensor& sub__Tensor_CPU(const Tensor& self, const Tensor& other, const Scalar& alpha) {
+  if (explain_enabled()) explain_log("kernel", "cpu::sub_out", "");
   cpu::sub_out(self, other, alpha, self);
   self.bump_version();
   return self;
@@ -55,6 +58,7 @@ const Tensor& sub_(const Tensor& self, const Tensor& other, const Scalar& alpha)
 // ---- sub.out(Tensor self, Tensor other, *, Scalar alpha=1, Tensor(a!) out) -> Tensor(a!)
 namespace {
 const Tensor& sub_out_CPU(const Tensor& out, const Tensor& self, const Tensor& other, const Scalar& alpha) {
+  if (explain_enabled()) explain_log("kernel", "cpu::sub_out", "");
   cpu::sub_out(self, other, alpha, out);
   out.bump_version();
   return out;

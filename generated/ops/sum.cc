@@ -5,14 +5,16 @@
 #include "generated/autograd/sum.h"
 #include "generated/kernels/sum.h"
 #include "generated/kernels/composite/sum.h"
-#include "runtime/core/dispatcher.h"
+#include "runtime/autograd/node.h"
 #include "runtime/core/api_helpers.h"
+#include "runtime/core/dispatcher.h"
 
 namespace kiln {
 
 // ---- sum.dim_IntList(Tensor self, int[1]? dim, bool keepdim=False, *, ScalarType? dtype=None) -> Tensor
 namespace {
 Tensor sum_dim_IntList_CPU(const Tensor& self, const std::optional<IntArrayRef>& dim, bool keepdim, const std::optional<ScalarType>& dtype) {
+  if (explain_enabled()) explain_log("kernel", "cpu::sum_out", "");
   return Tensor(cpu::sum_out(self, dim, keepdim, dtype, TensorBase()));
 }
 }  // namespace
@@ -33,6 +35,7 @@ Tensor sum(const Tensor& self, const std::optional<IntArrayRef>& dim, bool keepd
 // ---- sum.dim_IntList_out(Tensor self, int[1]? dim, bool keepdim=False, *, ScalarType? dtype=None, Tensor(a!) out) -> Tensor(a!)
 namespace {
 const Tensor& sum_dim_IntList_out_CPU(const Tensor& out, const Tensor& self, const std::optional<IntArrayRef>& dim, bool keepdim, const std::optional<ScalarType>& dtype) {
+  if (explain_enabled()) explain_log("kernel", "cpu::sum_out", "");
   cpu::sum_out(self, dim, keepdim, dtype, out);
   out.bump_version();
   return out;

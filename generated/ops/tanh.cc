@@ -4,14 +4,16 @@
 
 #include "generated/autograd/tanh.h"
 #include "generated/kernels/tanh.h"
-#include "runtime/core/dispatcher.h"
+#include "runtime/autograd/node.h"
 #include "runtime/core/api_helpers.h"
+#include "runtime/core/dispatcher.h"
 
 namespace kiln {
 
 // ---- tanh(Tensor self) -> Tensor
 namespace {
 Tensor tanh_CPU(const Tensor& self) {
+  if (explain_enabled()) explain_log("kernel", "cpu::tanh_out", "");
   return Tensor(cpu::tanh_out(self, TensorBase()));
 }
 }  // namespace
@@ -32,6 +34,7 @@ Tensor tanh(const Tensor& self) {
 // ---- tanh_(Tensor(a!) self) -> Tensor(a!)
 namespace {
 const Tensor& tanh__CPU(const Tensor& self) {
+  if (explain_enabled()) explain_log("kernel", "cpu::tanh_out", "");
   cpu::tanh_out(self, self);
   self.bump_version();
   return self;
@@ -54,6 +57,7 @@ const Tensor& tanh_(const Tensor& self) {
 // ---- tanh.out(Tensor self, *, Tensor(a!) out) -> Tensor(a!)
 namespace {
 const Tensor& tanh_out_CPU(const Tensor& out, const Tensor& self) {
+  if (explain_enabled()) explain_log("kernel", "cpu::tanh_out", "");
   cpu::tanh_out(self, out);
   out.bump_version();
   return out;

@@ -4,17 +4,20 @@
 
 #include "generated/autograd/transpose.h"
 #include "generated/kernels/transpose.h"
-#include "runtime/core/dispatcher.h"
+#include "runtime/autograd/node.h"
 #include "runtime/core/api_helpers.h"
+#include "runtime/core/dispatcher.h"
 
 namespace kiln {
 
 // ---- transpose.int(Tensor(a) self, int dim0, int dim1) -> Tensor(a)
 namespace {
 Tensor transpose_int_CPU(const Tensor& self, int64_t dim0, int64_t dim1) {
+  if (explain_enabled()) explain_log("kernel", "composite_explicit::transpose", "");
   return Tensor(composite_explicit::transpose(self, dim0, dim1));
 }
 Tensor transpose_int_CUDA(const Tensor& self, int64_t dim0, int64_t dim1) {
+  if (explain_enabled()) explain_log("kernel", "composite_explicit::transpose", "");
   return Tensor(composite_explicit::transpose(self, dim0, dim1));
 }
 }  // namespace
@@ -29,7 +32,9 @@ Tensor transpose(const Tensor& self, int64_t dim0, int64_t dim1) {
   const DispatchKey backend = backend_key({&self});
   const DispatchKey key = autograd_active({&self}) ? DispatchKey::Autograd : backend;
   if (explain_enabled()) explain_log("dispatch", "transpose.int", dispatch_key_name(key));
-  return transpose_int_op.lookup(key, backend)(self, dim0, dim1);
+  Tensor result = transpose_int_op.lookup(key, backend)(self, dim0, dim1);
+  mark_view(result, self);
+  return result;
 }
 
 Tensor Tensor::transpose(int64_t dim0, int64_t dim1) const {

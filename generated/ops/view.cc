@@ -4,17 +4,20 @@
 
 #include "generated/autograd/view.h"
 #include "generated/kernels/view.h"
-#include "runtime/core/dispatcher.h"
+#include "runtime/autograd/node.h"
 #include "runtime/core/api_helpers.h"
+#include "runtime/core/dispatcher.h"
 
 namespace kiln {
 
 // ---- view(Tensor(a) self, int[] size) -> Tensor(a)
 namespace {
 Tensor view_CPU(const Tensor& self, IntArrayRef size) {
+  if (explain_enabled()) explain_log("kernel", "composite_explicit::view", "");
   return Tensor(composite_explicit::view(self, size));
 }
 Tensor view_CUDA(const Tensor& self, IntArrayRef size) {
+  if (explain_enabled()) explain_log("kernel", "composite_explicit::view", "");
   return Tensor(composite_explicit::view(self, size));
 }
 }  // namespace
@@ -29,7 +32,9 @@ Tensor view(const Tensor& self, IntArrayRef size) {
   const DispatchKey backend = backend_key({&self});
   const DispatchKey key = autograd_active({&self}) ? DispatchKey::Autograd : backend;
   if (explain_enabled()) explain_log("dispatch", "view", dispatch_key_name(key));
-  return view_op.lookup(key, backend)(self, size);
+  Tensor result = view_op.lookup(key, backend)(self, size);
+  mark_view(result, self);
+  return result;
 }
 
 Tensor Tensor::view(IntArrayRef size) const {

@@ -3,8 +3,9 @@
 #include "generated/api/zeros.h"
 
 #include "generated/kernels/composite/zeros.h"
-#include "runtime/core/dispatcher.h"
+#include "runtime/autograd/node.h"
 #include "runtime/core/api_helpers.h"
+#include "runtime/core/dispatcher.h"
 
 namespace kiln {
 

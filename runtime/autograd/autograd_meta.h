@@ -29,6 +29,9 @@ struct AutogradMeta {
   // Set when this tensor is a view of `base` created while autograd was recording.
   bool is_view = false;
   TensorBase base;
+  // The version at which grad_fn was last set: a view whose base was modified
+  // since (through another view) gets a fresh grad_fn when next used.
+  uint32_t attr_version = 0;
   // Shared with retain_grad hooks so they can find this tensor while it lives,
   // without keeping it alive (that would be a reference cycle through grad_fn).
   std::shared_ptr<TensorImpl*> self_cell;

@@ -87,11 +87,4 @@ Tensor slice_backward_wrapper(const Tensor& grad, IntArrayRef sizes, int64_t dim
   return kiln::slice_backward(grad, sizes, d, s, e, step);
 }
 
-void mark_view(const Tensor& view, const Tensor& base) {
-  AutogradMeta& meta = view.impl()->ensure_autograd_meta();
-  meta.is_view = true;
-  AutogradMeta* base_meta = base.impl()->autograd_meta();
-  meta.base = (base_meta && base_meta->is_view) ? base_meta->base : static_cast<const TensorBase&>(base);
-}
-
 }  // namespace kiln

@@ -4,6 +4,7 @@
 
 #include "runtime/autograd/accumulate_grad.h"
 #include "runtime/autograd/grad_mode.h"
+#include "runtime/autograd/view_nodes.h"
 #include "runtime/core/error.h"
 
 namespace kiln {
@@ -46,8 +47,22 @@ std::shared_ptr<Node> grad_accumulator(const TensorBase& leaf) {
   return acc;
 }
 
+namespace {
+// A view whose base changed in place (through another view) since its grad_fn
+// was set: its gradient now flows through the base's current history.
+void refresh_view_grad_fn(const TensorBase& t, AutogradMeta& meta) {
+  auto fn = make_node<AsStridedBackward>(meta.base, view_geometry(t, meta.base, "view"));
+  meta.grad_fn = fn;
+  meta.output_nr = fn->add_input_metadata(t);
+  meta.attr_version = t._version();
+}
+}  // namespace
+
 Edge gradient_edge(const TensorBase& t) {
   if (!t.defined()) return Edge();
+  AutogradMeta* meta = t.impl()->autograd_meta();
+  if (meta && meta->is_view && meta->attr_version != t._version() && meta->base.requires_grad())
+    refresh_view_grad_fn(t, *meta);
   const auto& fn = t.grad_fn();
   if (fn) return Edge(fn, t.output_nr());
   if (t.requires_grad()) return Edge(grad_accumulator(t), 0);
@@ -64,12 +79,9 @@ void check_inplace(const TensorBase& t, const char* op_name) {
   if (!GradMode::is_enabled()) return;
   AutogradMeta* meta = t.impl()->autograd_meta();
   if (!meta) return;
-  if (meta->is_view && meta->base.defined() && meta->base.requires_grad()) {
-    KILN_CHECK(!meta->base.is_leaf(), op_name,
+  if (meta->is_view && meta->base.defined()) {
+    KILN_CHECK(!(meta->base.is_leaf() && meta->base.requires_grad()), op_name,
                "(): a view of a leaf Variable that requires grad is being used in an in-place operation.");
-    throw NotImplementedError(std::string(op_name) +
-                              "(): in-place modification of a view of a tensor that requires grad is not supported "
-                              "by kiln yet; clone() the view first or modify the base tensor out of place.");
   }
   KILN_CHECK(!(meta->requires_grad && meta->grad_fn == nullptr), op_name,
              "(): a leaf Variable that requires grad is being used in an in-place operation.");
@@ -77,7 +89,26 @@ void check_inplace(const TensorBase& t, const char* op_name) {
 
 void rebase_history(const TensorBase& t, const std::shared_ptr<Node>& fn, const char* op_name) {
   check_inplace(t, op_name);
+  AutogradMeta& meta = t.impl()->ensure_autograd_meta();
+  if (meta.is_view && meta.base.defined()) {
+    // The base's history goes through CopySlices; the view becomes a view of it again.
+    const TensorBase base = meta.base;
+    auto copy_slices = make_node<CopySlices>(base, view_geometry(t, base, op_name), fn);
+    set_history(base, copy_slices);
+    base.impl()->autograd_meta()->attr_version = base._version();
+    refresh_view_grad_fn(t, meta);
+    return;
+  }
   set_history(t, fn);
+}
+
+void mark_view(const TensorBase& view, const TensorBase& base) {
+  AutogradMeta& meta = view.impl()->ensure_autograd_meta();
+  if (meta.is_view) return;
+  meta.is_view = true;
+  AutogradMeta* base_meta = base.impl()->autograd_meta();
+  meta.base = (base_meta && base_meta->is_view) ? base_meta->base : base;
+  meta.attr_version = view._version();
 }
 
 bool any_requires_grad(std::initializer_list<const TensorBase*> tensors) {

@@ -14,6 +14,11 @@ TensorBase clone(const TensorBase& t) { return kiln::clone(Tensor(t)); }
 TensorBase detach(const TensorBase& t) { return kiln::detach(Tensor(t)); }
 TensorBase ones_like(const TensorBase& t) { return kiln::ones_like(Tensor(t)); }
 TensorBase to_dtype(const TensorBase& t, ScalarType dtype) { return Tensor(t).to(dtype); }
+TensorBase zeros(IntArrayRef sizes, ScalarType dtype) { return kiln::zeros(sizes, dtype); }
+TensorBase as_strided(const TensorBase& t, IntArrayRef sizes, IntArrayRef strides, int64_t offset) {
+  return kiln::as_strided(Tensor(t), sizes, strides, offset);
+}
+void copy_(const TensorBase& dst, const TensorBase& src) { Tensor(dst).copy_(Tensor(src)); }
 TensorBase sum_to(const TensorBase& t, IntArrayRef shape) { return kiln::sum_to(Tensor(t), shape); }
 
 }  // namespace ops_seam

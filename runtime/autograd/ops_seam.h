@@ -14,6 +14,9 @@ TensorBase clone(const TensorBase& t);
 TensorBase detach(const TensorBase& t);
 TensorBase ones_like(const TensorBase& t);
 TensorBase to_dtype(const TensorBase& t, ScalarType dtype);
+TensorBase zeros(IntArrayRef sizes, ScalarType dtype);
+TensorBase as_strided(const TensorBase& t, IntArrayRef sizes, IntArrayRef strides, int64_t offset);
+void copy_(const TensorBase& dst, const TensorBase& src);
 // Sums `t` over broadcast dims so that it has `shape` (undoes expand/broadcast).
 TensorBase sum_to(const TensorBase& t, IntArrayRef shape);
 

@@ -77,7 +77,8 @@ AutogradMeta& TensorImpl::ensure_autograd_meta() {
 }
 
 bool TensorImpl::requires_grad_slow() const {
-  return autograd_meta_->requires_grad || autograd_meta_->grad_fn != nullptr;
+  const AutogradMeta& m = *autograd_meta_;
+  return m.requires_grad || m.grad_fn != nullptr || (m.is_view && m.base.defined() && m.base.requires_grad());
 }
 
 void TensorImpl::refresh_contiguous() {
