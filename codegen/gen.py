@@ -183,17 +183,28 @@ def node_view(d: Derivative) -> Dict:
             "formulas": formulas, "num_inputs": len(diff_inputs), "diff_inputs": [a.name for a in diff_inputs]}
 
 
+def _edges_using(d: Derivative, name: str) -> List[int]:
+    """Indices of the gradient edges whose formula mentions argument `name`."""
+    diff = node_view(d)["diff_inputs"]
+    out = []
+    for idx, inp in enumerate(diff):
+        fm = next(fm for fm in d.formulas if inp in fm.inputs)
+        if re.search(rf"\b{name}\b", fm.expression):
+            out.append(idx)
+    return out
+
+
 def save_lines(d: Derivative, inplace: bool) -> List[str]:
     s = d.function.schema
     lines = []
     for name in d.saved_inputs:
         a = s.argument(name)
         if a.type.is_tensor:
-            if inplace and a.name == "self":
-                # The op overwrites self: keep its old value.
-                lines.append("node->self_ = SavedVariable(self.clone(), false);")
-            else:
-                lines.append(f"node->{name}_ = SavedVariable({name}, false);")
+            # Saved only when a gradient that needs it will be computed (as PyTorch),
+            # so in-place changes to tensors nobody needs do not raise.
+            cond = " || ".join(f"node->next_edges()[{i}].is_valid()" for i in _edges_using(d, name))
+            value = "self.clone()" if inplace and a.name == "self" else name  # in-place: keep the old self
+            lines.append(f"if ({cond}) node->{name}_ = SavedVariable({value}, false);")
         elif a.type.is_list and a.type.optional:
             lines.append(f"if ({name}) node->{name} = {name}->vec();")
         elif a.type.is_list:

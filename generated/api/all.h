@@ -21,6 +21,7 @@
 #include "generated/api/neg.h"
 #include "generated/api/exp.h"
 #include "generated/api/tanh.h"
+#include "generated/api/sigmoid.h"
 #include "generated/api/pow.h"
 #include "generated/api/sum.h"
 #include "generated/api/mean.h"

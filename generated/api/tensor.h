@@ -59,6 +59,8 @@ class Tensor : public TensorBase {
   const Tensor& exp_() const;
   Tensor tanh() const;
   const Tensor& tanh_() const;
+  Tensor sigmoid() const;
+  const Tensor& sigmoid_() const;
   Tensor pow(const Scalar& exponent) const;
   const Tensor& pow_(const Scalar& exponent) const;
   Tensor sum(const std::optional<ScalarType>& dtype = std::nullopt) const;

@@ -50,8 +50,8 @@ Tensor div_Tensor(const Tensor& self, const Tensor& other) {
     node = make_node<DivBackward0>();
     node->add_next_edge(gradient_edge(self));
     node->add_next_edge(gradient_edge(other));
-    node->self_ = SavedVariable(self, false);
-    node->other_ = SavedVariable(other, false);
+    if (node->next_edges()[1].is_valid()) node->self_ = SavedVariable(self, false);
+    if (node->next_edges()[0].is_valid() || node->next_edges()[1].is_valid()) node->other_ = SavedVariable(other, false);
     if (explain_enabled()) explain_log("autograd", "DivBackward0", "recorded");
   }
   Tensor result;
@@ -73,8 +73,8 @@ const Tensor& div__Tensor(const Tensor& self, const Tensor& other) {
     node = make_node<DivBackward0>();
     node->add_next_edge(gradient_edge(self));
     node->add_next_edge(gradient_edge(other));
-    node->self_ = SavedVariable(self.clone(), false);
-    node->other_ = SavedVariable(other, false);
+    if (node->next_edges()[1].is_valid()) node->self_ = SavedVariable(self.clone(), false);
+    if (node->next_edges()[0].is_valid() || node->next_edges()[1].is_valid()) node->other_ = SavedVariable(other, false);
     if (explain_enabled()) explain_log("autograd", "DivBackward0", "recorded");
   }
   {

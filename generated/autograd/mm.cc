@@ -49,8 +49,8 @@ Tensor mm(const Tensor& self, const Tensor& mat2) {
     node = make_node<MmBackward0>();
     node->add_next_edge(gradient_edge(self));
     node->add_next_edge(gradient_edge(mat2));
-    node->self_ = SavedVariable(self, false);
-    node->mat2_ = SavedVariable(mat2, false);
+    if (node->next_edges()[1].is_valid()) node->self_ = SavedVariable(self, false);
+    if (node->next_edges()[0].is_valid()) node->mat2_ = SavedVariable(mat2, false);
     if (explain_enabled()) explain_log("autograd", "MmBackward0", "recorded");
   }
   Tensor result;

@@ -48,8 +48,8 @@ Tensor mul_Tensor(const Tensor& self, const Tensor& other) {
     node = make_node<MulBackward0>();
     node->add_next_edge(gradient_edge(self));
     node->add_next_edge(gradient_edge(other));
-    node->self_ = SavedVariable(self, false);
-    node->other_ = SavedVariable(other, false);
+    if (node->next_edges()[1].is_valid()) node->self_ = SavedVariable(self, false);
+    if (node->next_edges()[0].is_valid()) node->other_ = SavedVariable(other, false);
     if (explain_enabled()) explain_log("autograd", "MulBackward0", "recorded");
   }
   Tensor result;
@@ -71,8 +71,8 @@ const Tensor& mul__Tensor(const Tensor& self, const Tensor& other) {
     node = make_node<MulBackward0>();
     node->add_next_edge(gradient_edge(self));
     node->add_next_edge(gradient_edge(other));
-    node->self_ = SavedVariable(self.clone(), false);
-    node->other_ = SavedVariable(other, false);
+    if (node->next_edges()[1].is_valid()) node->self_ = SavedVariable(self.clone(), false);
+    if (node->next_edges()[0].is_valid()) node->other_ = SavedVariable(other, false);
     if (explain_enabled()) explain_log("autograd", "MulBackward0", "recorded");
   }
   {

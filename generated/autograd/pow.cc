@@ -43,7 +43,7 @@ Tensor pow_Tensor_Scalar(const Tensor& self, const Scalar& exponent) {
   if (any_requires_grad({&self})) {
     node = make_node<PowBackward0>();
     node->add_next_edge(gradient_edge(self));
-    node->self_ = SavedVariable(self, false);
+    if (node->next_edges()[0].is_valid()) node->self_ = SavedVariable(self, false);
     node->exponent = exponent;
     if (explain_enabled()) explain_log("autograd", "PowBackward0", "recorded");
   }
@@ -65,7 +65,7 @@ const Tensor& pow__Tensor_Scalar(const Tensor& self, const Scalar& exponent) {
   if (any_requires_grad({&self})) {
     node = make_node<PowBackward0>();
     node->add_next_edge(gradient_edge(self));
-    node->self_ = SavedVariable(self.clone(), false);
+    if (node->next_edges()[0].is_valid()) node->self_ = SavedVariable(self.clone(), false);
     node->exponent = exponent;
     if (explain_enabled()) explain_log("autograd", "PowBackward0", "recorded");
   }

@@ -6,7 +6,7 @@ from . import _C
 _NUMPY_OF = {"bool": np.bool_, "int32": np.int32, "int64": np.int64, "float32": np.float32, "float64": np.float64}
 
 
-def _as_array(data):
+def _as_array(data, dtype=None):
     if isinstance(data, np.ndarray):
         return data
     if isinstance(data, (str, bytes)):
@@ -17,6 +17,8 @@ def _as_array(data):
         raise ValueError(f"tensor(): could not build a tensor from the data: {e}") from None
     if arr.dtype == object or arr.dtype.kind in "USV":
         raise TypeError(f"new(): invalid data type '{arr.dtype}'")
+    if dtype is not None:  # convert once, straight from the Python values
+        return arr.astype(_NUMPY_OF[str(dtype).split(".")[1]])
     # Python numbers follow torch's rules: float -> default dtype, int -> int64.
     if arr.dtype.kind == "f":
         arr = arr.astype(_NUMPY_OF[str(_C.get_default_dtype()).split(".")[1]])
@@ -33,7 +35,7 @@ def tensor(data, *, dtype=None, device=None, requires_grad=False):
     if isinstance(data, Tensor):
         t = data.detach().clone()
     else:
-        t = _C.from_numpy(np.asarray(_as_array(data), order="C")).clone()
+        t = _C.from_numpy(np.asarray(_as_array(data, dtype), order="C")).clone()
     if dtype is not None and t.dtype != dtype:
         t = t.to(dtype)
     if device is not None and str(device) != "cpu":

@@ -103,6 +103,7 @@ void rebase_history(const TensorBase& t, const std::shared_ptr<Node>& fn, const 
 }
 
 void mark_view(const TensorBase& view, const TensorBase& base) {
+  if (!GradMode::is_enabled()) return;  // as in PyTorch, such views do not require grad
   AutogradMeta& meta = view.impl()->ensure_autograd_meta();
   if (meta.is_view) return;
   meta.is_view = true;

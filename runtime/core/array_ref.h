@@ -7,11 +7,11 @@
 #include <string>
 #include <vector>
 
-#include "absl/container/inlined_vector.h"
+#include "runtime/core/small_vector.h"
 
 namespace kiln {
 
-using DimVector = absl::InlinedVector<int64_t, 6>;
+using DimVector = SmallVector<int64_t, 6>;
 
 template <typename T>
 class ArrayRef {
@@ -21,7 +21,7 @@ class ArrayRef {
   ArrayRef(const T& one) : data_(&one), size_(1) {}
   ArrayRef(const std::vector<T>& v) : data_(v.data()), size_(v.size()) {}
   template <size_t N>
-  ArrayRef(const absl::InlinedVector<T, N>& v) : data_(v.data()), size_(v.size()) {}
+  ArrayRef(const SmallVector<T, N>& v) : data_(v.data()), size_(v.size()) {}
   ArrayRef(std::initializer_list<T> l) : data_(l.begin()), size_(l.size()) {}
 
   const T* data() const { return data_; }

@@ -4,9 +4,9 @@
 //   TypeError -> TypeError, NotImplementedError -> NotImplementedError.
 #pragma once
 
-#include <sstream>
 #include <stdexcept>
 #include <string>
+#include <type_traits>
 
 namespace kiln {
 
@@ -32,11 +32,25 @@ class NotImplementedError : public Error {
 };
 
 namespace detail {
+// Message building without <sstream> (a heavy header every tensor user would pay for).
+std::string format_double(double v);
+inline void append(std::string& s, const char* v) { s += v; }
+inline void append(std::string& s, const std::string& v) { s += v; }
+inline void append(std::string& s, char v) { s += v; }
+inline void append(std::string& s, bool v) { s += v ? "true" : "false"; }
+template <typename T>
+std::enable_if_t<std::is_integral_v<T>> append(std::string& s, T v) {
+  s += std::to_string(v);
+}
+template <typename T>
+std::enable_if_t<std::is_floating_point_v<T>> append(std::string& s, T v) {
+  s += format_double(static_cast<double>(v));
+}
 template <typename... Args>
 std::string str_cat(const Args&... args) {
-  std::ostringstream ss;
-  (ss << ... << args);
-  return ss.str();
+  std::string s;
+  (append(s, args), ...);
+  return s;
 }
 }  // namespace detail
 

@@ -11,14 +11,14 @@ StorageImpl::StorageImpl(size_t nbytes, Allocator* allocator, Device device)
   data_ = allocator_->allocate(nbytes, &capacity_);
 }
 
-StorageImpl::StorageImpl(void* data, size_t nbytes, Device device, std::function<void()> release)
-    : data_(data), nbytes_(nbytes), device_(device), release_(std::move(release)) {}
+StorageImpl::StorageImpl(void* data, size_t nbytes, Device device, ReleaseFn release, void* context)
+    : data_(data), nbytes_(nbytes), device_(device), release_(release), release_context_(context) {}
 
 StorageImpl::~StorageImpl() {
   if (allocator_) {
     allocator_->deallocate(data_, capacity_);
   } else if (release_) {
-    release_();
+    release_(release_context_);
   }
 }
 

@@ -3,7 +3,6 @@
 
 #include <cstddef>
 #include <cstdint>
-#include <functional>
 
 #include "runtime/core/allocator.h"
 #include "runtime/core/device.h"
@@ -15,8 +14,9 @@ class StorageImpl : public RefCounted {
  public:
   // Owned memory from `allocator`.
   StorageImpl(size_t nbytes, Allocator* allocator, Device device);
-  // Borrowed memory (e.g. a NumPy array); `release` runs when the storage dies.
-  StorageImpl(void* data, size_t nbytes, Device device, std::function<void()> release);
+  // Borrowed memory (e.g. a NumPy array); release(context) runs when the storage dies.
+  using ReleaseFn = void (*)(void* context);
+  StorageImpl(void* data, size_t nbytes, Device device, ReleaseFn release, void* context);
   ~StorageImpl() override;
 
   void* data() const { return data_; }
@@ -31,7 +31,8 @@ class StorageImpl : public RefCounted {
   size_t capacity_ = 0;
   Allocator* allocator_ = nullptr;
   Device device_;
-  std::function<void()> release_;
+  ReleaseFn release_ = nullptr;
+  void* release_context_ = nullptr;
 };
 
 using Storage = Ref<StorageImpl>;

@@ -1,6 +1,5 @@
 #include "runtime/core/tensor_impl.h"
 
-#include <sstream>
 
 #include "runtime/autograd/autograd_meta.h"
 #include "runtime/core/error.h"
@@ -8,11 +7,9 @@
 namespace kiln {
 
 std::string shape_str(IntArrayRef shape) {
-  std::ostringstream ss;
-  ss << "[";
-  for (size_t i = 0; i < shape.size(); ++i) ss << (i ? ", " : "") << shape[i];
-  ss << "]";
-  return ss.str();
+  std::string s = "[";
+  for (size_t i = 0; i < shape.size(); ++i) s += (i ? ", " : "") + std::to_string(shape[i]);
+  return s + "]";
 }
 
 namespace {

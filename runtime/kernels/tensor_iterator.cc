@@ -6,6 +6,7 @@
 #include <cstring>
 #include <numeric>
 
+#include "generated/kernels/expand.h"
 #include "runtime/core/error.h"
 
 namespace kiln {
@@ -258,7 +259,10 @@ void cast_loop_from(ScalarType src_type, char** data, const int64_t* strides, in
 }
 }  // namespace
 
-void copy_into(const TensorBase& dst, const TensorBase& src, const char* op_name) {
+void copy_into(const TensorBase& dst, const TensorBase& src_in, const char* op_name) {
+  // The source broadcasts to the destination's shape (never the other way).
+  const TensorBase src =
+      src_in.sizes() == dst.sizes() ? src_in : composite_explicit::expand(src_in, dst.sizes(), false);
   IteratorConfig c;
   c.op_name = op_name;
   c.out = dst;

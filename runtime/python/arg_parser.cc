@@ -94,6 +94,7 @@ Signature parse_signature(const std::string& text, bool is_method) {
     sig.params.push_back(std::move(p));
   }
   shown << ")";
+  KILN_CHECK(sig.params.size() <= 16, "arg parser: ", sig.name, " has more than 16 parameters");
   sig.text = shown.str();
   (void)is_method;
   return sig;
@@ -332,14 +333,15 @@ PythonArgParser::PythonArgParser(std::vector<std::string> signatures, bool is_me
   for (const std::string& s : signatures) signatures_.push_back(parse_signature(s, is_method));
 }
 
-bool PythonArgParser::try_match(const Signature& sig, PyObject* args, PyObject* kwargs, ParsedArgs* out) const {
+bool PythonArgParser::try_match(const Signature& sig, PyObject* args, PyObject* kwargs, bool varargs,
+                                ParsedArgs* out) const {
   const Py_ssize_t nargs = args ? PyTuple_GET_SIZE(args) : 0;
   const int np = static_cast<int>(sig.params.size());
   for (int i = 0; i < np; ++i) out->values[i] = nullptr;
   int first_kw = 0;
-  // zeros(2, 3): a leading int[] may be given as varargs.
-  if (np > 0 && sig.params[0].type == ParamType::IntList && !sig.params[0].kwarg_only &&
-      (nargs > 1 || (nargs == 1 && is_int_like(PyTuple_GET_ITEM(args, 0))))) {
+  if (varargs) {
+    // zeros(2, 3), x.view(2, 3): a leading int[] given as separate ints.
+    if (np == 0 || sig.params[0].type != ParamType::IntList || sig.params[0].kwarg_only || nargs == 0) return false;
     for (Py_ssize_t k = 0; k < nargs; ++k)
       if (!is_int_like(PyTuple_GET_ITEM(args, k))) return false;
     out->values[0] = args;
@@ -374,11 +376,14 @@ bool PythonArgParser::try_match(const Signature& sig, PyObject* args, PyObject* 
 
 ParsedArgs PythonArgParser::parse(PyObject* args, PyObject* kwargs) const {
   ParsedArgs out;
-  for (size_t i = 0; i < signatures_.size(); ++i) {
-    if (try_match(signatures_[i], args, kwargs, &out)) {
-      out.index = static_cast<int>(i);
-      if (explain_enabled()) explain_log("binding", (signatures_[i].name + signatures_[i].text).c_str(), "");
-      return out;
+  // Every signature as written first, then int[] varargs forms.
+  for (bool varargs : {false, true}) {
+    for (size_t i = 0; i < signatures_.size(); ++i) {
+      if (try_match(signatures_[i], args, kwargs, varargs, &out)) {
+        out.index = static_cast<int>(i);
+        if (explain_enabled()) explain_log("binding", (signatures_[i].name + signatures_[i].text).c_str(), "");
+        return out;
+      }
     }
   }
   raise_no_match(args, kwargs);

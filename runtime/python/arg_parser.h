@@ -74,7 +74,7 @@ class PythonArgParser {
   ParsedArgs parse(PyObject* args, PyObject* kwargs) const;
 
  private:
-  bool try_match(const Signature& sig, PyObject* args, PyObject* kwargs, ParsedArgs* out) const;
+  bool try_match(const Signature& sig, PyObject* args, PyObject* kwargs, bool varargs, ParsedArgs* out) const;
   [[noreturn]] void raise_no_match(PyObject* args, PyObject* kwargs) const;
 
   std::vector<Signature> signatures_;

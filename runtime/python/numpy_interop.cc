@@ -1,6 +1,7 @@
 #include "runtime/python/numpy_interop.h"
 
 #include <cstring>
+#include <memory>
 
 #include "runtime/python/tensor_object.h"
 
@@ -44,7 +45,7 @@ ScalarType dtype_from_format(const char* format, Py_ssize_t itemsize, PyObject* 
 Tensor tensor_from_numpy(PyObject* array) {
   KILN_CHECK_TYPE(PyObject_CheckBuffer(array) && PyObject_HasAttrString(array, "__array_interface__"),
                   "from_numpy(): expected np.ndarray (got ", Py_TYPE(array)->tp_name, ")");
-  auto held = std::make_shared<HeldBuffer>();
+  std::unique_ptr<HeldBuffer> held(new HeldBuffer());
   if (PyObject_GetBuffer(array, &held->view, PyBUF_RECORDS) < 0) {
     PyErr_Clear();  // read-only arrays are shared too (writes through the tensor are the user's choice)
     if (PyObject_GetBuffer(array, &held->view, PyBUF_RECORDS_RO) < 0) throw PythonError();
@@ -74,7 +75,9 @@ Tensor tensor_from_numpy(PyObject* array) {
     extent += (v.shape[d] - 1) * strides[d];
   }
   size_t nbytes = empty ? 0 : static_cast<size_t>(extent * v.itemsize);
-  Storage storage = Storage::make(v.buf, nbytes, Device(DeviceType::CPU), [held]() mutable { held.reset(); });
+  void* data = v.buf;
+  Storage storage = Storage::make(data, nbytes, Device(DeviceType::CPU),
+                                  [](void* ctx) { delete static_cast<HeldBuffer*>(ctx); }, held.release());
   return Tensor(Ref<TensorImpl>::make(std::move(storage), dtype, sizes, strides, 0));
 }
 

@@ -24,6 +24,7 @@ PyObject* wrap_as(PyTypeObject* type, Tensor t) {
   if (!obj) return nullptr;
   TensorObject* self = reinterpret_cast<TensorObject*>(obj);
   new (&self->cdata) Tensor(std::move(t));
+  self->hooks = nullptr;
   self->cdata.impl()->set_pyobj(obj);
   return obj;
 }
@@ -35,8 +36,37 @@ namespace {
 
 const Tensor& self_tensor(PyObject* self) { return unpack_tensor(self); }
 
+// The C++ hook holds the hooks list too. When this object is the only way to reach
+// the tensor (and its grad_fn), that reference is ours as well: report it, so a hook
+// whose closure refers back to the tensor forms a collectable cycle.
+bool owns_cpp_hook_reference(TensorObject* self) {
+  const Tensor& t = self->cdata;
+  if (!t.defined() || t.use_count() != 1) return false;
+  return t.is_leaf() || t.grad_fn().use_count() == 1;
+}
+
+int tensor_traverse(PyObject* obj, visitproc visit, void* arg) {
+  TensorObject* self = reinterpret_cast<TensorObject*>(obj);
+  if (self->hooks) {
+    Py_VISIT(self->hooks);
+    if (owns_cpp_hook_reference(self)) Py_VISIT(self->hooks);
+  }
+  return 0;
+}
+
+int tensor_clear(PyObject* obj) {
+  TensorObject* self = reinterpret_cast<TensorObject*>(obj);
+  if (self->hooks) {
+    PyList_SetSlice(self->hooks, 0, PY_SSIZE_T_MAX, nullptr);
+    Py_CLEAR(self->hooks);
+  }
+  return 0;
+}
+
 void tensor_dealloc(PyObject* obj) {
   TensorObject* self = reinterpret_cast<TensorObject*>(obj);
+  PyObject_GC_UnTrack(obj);
+  Py_CLEAR(self->hooks);
   if (self->cdata.defined() && self->cdata.impl()->pyobj() == obj) self->cdata.impl()->set_pyobj(nullptr);
   self->cdata.~Tensor();
   Py_TYPE(obj)->tp_free(obj);
@@ -220,39 +250,59 @@ PyObject* m_retain_grad(PyObject* self, PyObject*) {
   KILN_PY_END
 }
 
-// Python hooks run from the engine (GIL released): take the GIL around the call.
-PyObject* m_register_hook(PyObject* self, PyObject* fn) {
-  KILN_PY_BEGIN
-  KILN_CHECK_TYPE(PyCallable_Check(fn), "register_hook(): hook must be callable");
-  Py_INCREF(fn);
-  std::shared_ptr<PyObject> holder(fn, [](PyObject* o) {
-    PyGILState_STATE s = PyGILState_Ensure();
-    Py_DECREF(o);
-    PyGILState_Release(s);
-  });
-  register_hook(self_tensor(self), [holder](const TensorBase& grad) -> TensorBase {
-    PyGILState_STATE s = PyGILState_Ensure();
-    PyObject* g = wrap(grad);
-    PyObject* res = g ? PyObject_CallFunctionObjArgs(holder.get(), g, nullptr) : nullptr;
+// The one C++ hook of a tensor with Python hooks: calls each hook in the list in
+// order (taking the GIL: the engine runs without it), chaining replacements.
+TensorBase run_python_hooks(PyObject* hooks, const TensorBase& grad) {
+  PyGILState_STATE s = PyGILState_Ensure();
+  TensorBase current = grad;
+  for (Py_ssize_t i = 0; i < PyList_GET_SIZE(hooks); ++i) {
+    PyObject* fn = PyList_GET_ITEM(hooks, i);
+    Py_INCREF(fn);
+    PyObject* g = wrap(current);
+    PyObject* res = g ? PyObject_CallFunctionObjArgs(fn, g, nullptr) : nullptr;
     Py_XDECREF(g);
+    Py_DECREF(fn);
     if (!res) {
       PythonError err;
       PyGILState_Release(s);
       throw err;
     }
-    TensorBase out;
     if (res != Py_None) {
       if (!is_tensor(res)) {
         Py_DECREF(res);
         PyGILState_Release(s);
         throw TypeError("hook returned an object that is not a Tensor or None");
       }
-      out = unpack_tensor(res);
+      current = unpack_tensor(res);
     }
     Py_DECREF(res);
-    PyGILState_Release(s);
-    return out;
-  });
+  }
+  PyGILState_Release(s);
+  return current;
+}
+
+PyObject* m_register_hook(PyObject* self, PyObject* fn) {
+  KILN_PY_BEGIN
+  KILN_CHECK_TYPE(PyCallable_Check(fn), "register_hook(): hook must be callable");
+  TensorObject* obj = reinterpret_cast<TensorObject*>(self);
+  if (obj->hooks == nullptr) {
+    PyObject* hooks = PyList_New(0);
+    if (!hooks) return nullptr;
+    Py_INCREF(hooks);  // one reference for the C++ hook, one for obj->hooks
+    std::shared_ptr<PyObject> holder(hooks, [](PyObject* o) {
+      PyGILState_STATE st = PyGILState_Ensure();
+      Py_DECREF(o);
+      PyGILState_Release(st);
+    });
+    try {
+      register_hook(self_tensor(self), [holder](const TensorBase& grad) { return run_python_hooks(holder.get(), grad); });
+    } catch (...) {
+      Py_DECREF(hooks);
+      throw;
+    }
+    obj->hooks = hooks;
+  }
+  if (PyList_Append(obj->hooks, fn) < 0) return nullptr;
   Py_RETURN_NONE;
   KILN_PY_END
 }
@@ -293,7 +343,10 @@ PyTypeObject TensorBaseType = [] {
   t.tp_name = "kiln._C.TensorBase";
   t.tp_basicsize = sizeof(TensorObject);
   t.tp_dealloc = tensor_dealloc;
-  t.tp_flags = Py_TPFLAGS_DEFAULT | Py_TPFLAGS_BASETYPE;
+  t.tp_flags = Py_TPFLAGS_DEFAULT | Py_TPFLAGS_BASETYPE | Py_TPFLAGS_HAVE_GC;
+  t.tp_traverse = tensor_traverse;
+  t.tp_clear = tensor_clear;
+  t.tp_free = PyObject_GC_Del;
   t.tp_new = tensor_new;
   t.tp_hash = tensor_hash;
   t.tp_getset = tensor_getset;

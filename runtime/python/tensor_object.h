@@ -16,6 +16,9 @@ namespace python {
 struct TensorObject {
   PyObject_HEAD
   Tensor cdata;
+  // The Python hooks of this tensor (a list; null until the first register_hook).
+  // Kept here, not only in C++, so the garbage collector can see cycles through them.
+  PyObject* hooks;
 };
 
 extern PyTypeObject TensorBaseType;

@@ -23,8 +23,13 @@ def _numerical_jacobian(fn, inputs, i, eps):
         flat[j] = orig - eps
         minus = [_flat(o).numpy().copy() for o in _as_tuple(fn(*inputs))]
         flat[j] = orig
-        columns.append(np.concatenate([(p - m) / (2 * eps) for p, m in zip(plus, minus)]))
-    return np.stack(columns, axis=1) if columns else np.zeros((0, 0))
+        diffs = [(p - m) / (2 * eps) for p, m in zip(plus, minus)]
+        columns.append(np.concatenate(diffs) if diffs else np.zeros(0))
+    if not columns:
+        return np.zeros((0, 0))
+    if columns[0].size == 0:
+        return np.zeros((0, len(columns)))
+    return np.stack(columns, axis=1)
 
 
 def _analytical_jacobian(fn, inputs, i):
@@ -86,6 +91,7 @@ def gradgradcheck(fn, inputs, grad_outputs=None, eps=1e-6, atol=1e-5, rtol=1e-3,
         outs = _as_tuple(fn(*xs))
         wrt = [x for x in xs if isinstance(x, _C.TensorBase) and x.requires_grad]
         grads = autograd_grad(list(outs), wrt, list(gos), create_graph=True, allow_unused=True)
-        return tuple(g for g in grads if g is not None)
+        # As torch's gradgradcheck: gradients without a graph (constants) are not checked.
+        return tuple(g for g in grads if g is not None and g.requires_grad)
 
     return gradcheck(first_derivative, tuple(inputs) + tuple(grad_outputs), eps, atol, rtol, raise_exception)

@@ -1,8 +1,9 @@
-// neg, exp, tanh: the shared out= kernels of each family.
+// neg, exp, tanh, sigmoid: the shared out= kernels of each family.
 #include <cmath>
 
 #include "generated/kernels/exp.h"
 #include "generated/kernels/neg.h"
+#include "generated/kernels/sigmoid.h"
 #include "generated/kernels/tanh.h"
 #include "runtime/kernels/cpu/loops.h"
 
@@ -49,6 +50,10 @@ TensorBase exp_out(const TensorBase& self, const TensorBase& out) {
 
 TensorBase tanh_out(const TensorBase& self, const TensorBase& out) {
   return float_unary("tanh", self, out, [](auto x) { return std::tanh(x); });
+}
+
+TensorBase sigmoid_out(const TensorBase& self, const TensorBase& out) {
+  return float_unary("sigmoid", self, out, [](auto x) { return decltype(x)(1) / (decltype(x)(1) + std::exp(-x)); });
 }
 
 }  // namespace cpu
