@@ -3,7 +3,7 @@
 #include "generated/api/contiguous.h"
 
 #include "generated/kernels/composite/contiguous.h"
-#include "runtime/autograd/node.h"
+#include "runtime/autograd/view_tracking.h"
 #include "runtime/core/api_helpers.h"
 #include "runtime/core/dispatcher.h"
 

@@ -5,7 +5,7 @@
 #include "generated/autograd/div.h"
 #include "generated/kernels/div.h"
 #include "generated/kernels/composite/div.h"
-#include "runtime/autograd/node.h"
+#include "runtime/autograd/view_tracking.h"
 #include "runtime/core/api_helpers.h"
 #include "runtime/core/dispatcher.h"
 

@@ -3,7 +3,7 @@
 #include "generated/api/empty.h"
 
 #include "generated/kernels/empty.h"
-#include "runtime/autograd/node.h"
+#include "runtime/autograd/view_tracking.h"
 #include "runtime/core/api_helpers.h"
 #include "runtime/core/dispatcher.h"
 

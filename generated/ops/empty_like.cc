@@ -3,7 +3,7 @@
 #include "generated/api/empty_like.h"
 
 #include "generated/kernels/composite/empty_like.h"
-#include "runtime/autograd/node.h"
+#include "runtime/autograd/view_tracking.h"
 #include "runtime/core/api_helpers.h"
 #include "runtime/core/dispatcher.h"
 

@@ -4,7 +4,7 @@
 
 #include "generated/autograd/exp.h"
 #include "generated/kernels/exp.h"
-#include "runtime/autograd/node.h"
+#include "runtime/autograd/view_tracking.h"
 #include "runtime/core/api_helpers.h"
 #include "runtime/core/dispatcher.h"
 

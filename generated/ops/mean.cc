@@ -5,7 +5,7 @@
 #include "generated/autograd/mean.h"
 #include "generated/kernels/mean.h"
 #include "generated/kernels/composite/mean.h"
-#include "runtime/autograd/node.h"
+#include "runtime/autograd/view_tracking.h"
 #include "runtime/core/api_helpers.h"
 #include "runtime/core/dispatcher.h"
 

@@ -4,7 +4,7 @@
 
 #include "generated/autograd/sigmoid.h"
 #include "generated/kernels/sigmoid.h"
-#include "runtime/autograd/node.h"
+#include "runtime/autograd/view_tracking.h"
 #include "runtime/core/api_helpers.h"
 #include "runtime/core/dispatcher.h"
 

@@ -5,7 +5,7 @@
 #include "generated/autograd/sum.h"
 #include "generated/kernels/sum.h"
 #include "generated/kernels/composite/sum.h"
-#include "runtime/autograd/node.h"
+#include "runtime/autograd/view_tracking.h"
 #include "runtime/core/api_helpers.h"
 #include "runtime/core/dispatcher.h"
 

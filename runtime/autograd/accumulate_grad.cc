@@ -14,7 +14,7 @@ variable_list AccumulateGrad::apply(variable_list&& grads) {
   if (!new_grad.defined()) return {};
   AutogradMeta& meta = variable_.impl()->ensure_autograd_meta();
   for (const GradHook& hook : meta.leaf_hooks) {
-    TensorBase replaced = hook(new_grad);
+    TensorBase replaced = (*hook)(new_grad);
     if (replaced.defined()) new_grad = replaced;
   }
   if (!meta.grad.defined()) {

@@ -1,7 +1,6 @@
 // Per-tensor autograd state, created lazily (plain tensors carry none).
 #pragma once
 
-#include <functional>
 #include <memory>
 #include <vector>
 
@@ -12,7 +11,24 @@ namespace kiln {
 class Node;
 
 // A gradient hook: returns a replacement gradient, or an undefined tensor to keep it.
-using GradHook = std::function<TensorBase(const TensorBase&)>;
+// (A small interface instead of std::function keeps <functional> out of every file
+// that includes autograd headers.)
+class GradHookFunction {
+ public:
+  virtual ~GradHookFunction() = default;
+  virtual TensorBase operator()(const TensorBase& grad) = 0;
+};
+using GradHook = std::shared_ptr<GradHookFunction>;
+
+template <typename F>
+GradHook make_grad_hook(F f) {
+  struct Hook final : GradHookFunction {
+    explicit Hook(F fn) : fn(std::move(fn)) {}
+    TensorBase operator()(const TensorBase& grad) override { return fn(grad); }
+    F fn;
+  };
+  return std::make_shared<Hook>(std::move(f));
+}
 
 struct AutogradMeta {
   TensorBase grad;

@@ -56,12 +56,12 @@ TensorBase validate_grad(const TensorBase& grad, const InputMetadata& meta, cons
 void run_hooks(Node& node, variable_list& grads) {
   for (const auto& [nr, hook] : node.pre_hooks()) {
     if (nr < grads.size() && grads[nr].defined()) {
-      TensorBase replaced = hook(grads[nr]);
+      TensorBase replaced = (*hook)(grads[nr]);
       if (replaced.defined()) grads[nr] = replaced;
     }
   }
   for (const auto& [nr, hook] : node.retain_grad_hooks()) {
-    if (nr < grads.size() && grads[nr].defined()) hook(grads[nr]);
+    if (nr < grads.size() && grads[nr].defined()) (*hook)(grads[nr]);
   }
 }
 

@@ -12,6 +12,7 @@
 #include <vector>
 
 #include "runtime/autograd/autograd_meta.h"
+#include "runtime/autograd/view_tracking.h"
 #include "runtime/core/tensor_base.h"
 
 namespace kiln {
@@ -95,8 +96,6 @@ void set_history(const TensorBase& t, const std::shared_ptr<Node>& fn);
 void rebase_history(const TensorBase& t, const std::shared_ptr<Node>& fn, const char* op_name);
 // Before an in-place op: throws if modifying `t` would make gradients wrong.
 void check_inplace(const TensorBase& t, const char* op_name);
-// Records that `view` (an output of a view op) shares memory with `base`'s root.
-void mark_view(const TensorBase& view, const TensorBase& base);
 // Whether autograd must record an op with these inputs.
 bool any_requires_grad(std::initializer_list<const TensorBase*> tensors);
 

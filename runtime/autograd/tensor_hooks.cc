@@ -25,7 +25,7 @@ void retain_grad(const TensorBase& t) {
   // The hook finds the tensor through a cell its meta clears on destruction:
   // holding the tensor itself would make a cycle through grad_fn.
   std::shared_ptr<TensorImpl*> cell = meta.self_cell;
-  t.grad_fn()->add_retain_grad_hook(t.output_nr(), [cell](const TensorBase& grad) -> TensorBase {
+  t.grad_fn()->add_retain_grad_hook(t.output_nr(), make_grad_hook([cell](const TensorBase& grad) -> TensorBase {
     TensorImpl* impl = *cell;
     if (impl == nullptr) return TensorBase();
     AutogradMeta& m = impl->ensure_autograd_meta();
@@ -35,7 +35,7 @@ void retain_grad(const TensorBase& t) {
       m.grad = ops_seam::add(m.grad, grad);
     }
     return TensorBase();
-  });
+  }));
 }
 
 }  // namespace kiln

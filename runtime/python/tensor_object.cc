@@ -295,7 +295,8 @@ PyObject* m_register_hook(PyObject* self, PyObject* fn) {
       PyGILState_Release(st);
     });
     try {
-      register_hook(self_tensor(self), [holder](const TensorBase& grad) { return run_python_hooks(holder.get(), grad); });
+      register_hook(self_tensor(self),
+                    make_grad_hook([holder](const TensorBase& grad) { return run_python_hooks(holder.get(), grad); }));
     } catch (...) {
       Py_DECREF(hooks);
       throw;
