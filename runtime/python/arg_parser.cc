@@ -3,6 +3,7 @@
 #include <sstream>
 
 #include "runtime/core/dispatcher.h"
+#include "runtime/kernels/tensor_iterator.h"
 #include "runtime/python/dtype_object.h"
 #include "runtime/python/tensor_object.h"
 
@@ -109,10 +110,10 @@ bool is_sequence_of_ints(PyObject* obj) {
   return true;
 }
 
-bool matches(const Param& p, PyObject* obj) {
+bool matches(const Param& p, PyObject* obj, bool numbers_as_tensors) {
   if (obj == Py_None) return p.optional || p.default_none;
   switch (p.type) {
-    case ParamType::Tensor: return is_tensor(obj);
+    case ParamType::Tensor: return is_tensor(obj) || (numbers_as_tensors && is_scalar_like(obj));
     case ParamType::TensorList: {
       if (!PyTuple_Check(obj) && !PyList_Check(obj)) return false;
       Py_ssize_t n = PySequence_Fast_GET_SIZE(obj);
@@ -222,7 +223,11 @@ Device to_device(PyObject* obj) {
 
 // ---- ParsedArgs getters (a missing optional argument reads as its default) ----
 
-Tensor ParsedArgs::tensor(int i) const { return is_none(i) ? Tensor() : unpack_tensor(values[i]); }
+Tensor ParsedArgs::tensor(int i) const {
+  if (is_none(i)) return Tensor();
+  if (!is_tensor(values[i])) return Tensor(wrap_scalar(to_scalar(values[i])));  // a number for a Tensor
+  return unpack_tensor(values[i]);
+}
 
 std::vector<Tensor> ParsedArgs::tensorlist(int i) const {
   std::vector<Tensor> out;
@@ -334,7 +339,7 @@ PythonArgParser::PythonArgParser(std::vector<std::string> signatures, bool is_me
 }
 
 bool PythonArgParser::try_match(const Signature& sig, PyObject* args, PyObject* kwargs, bool varargs,
-                                ParsedArgs* out) const {
+                                bool numbers_as_tensors, ParsedArgs* out) const {
   const Py_ssize_t nargs = args ? PyTuple_GET_SIZE(args) : 0;
   const int np = static_cast<int>(sig.params.size());
   for (int i = 0; i < np; ++i) out->values[i] = nullptr;
@@ -350,7 +355,7 @@ bool PythonArgParser::try_match(const Signature& sig, PyObject* args, PyObject* 
     if (nargs > sig.num_positional) return false;
     for (Py_ssize_t k = 0; k < nargs; ++k) {
       PyObject* obj = PyTuple_GET_ITEM(args, k);
-      if (!matches(sig.params[k], obj)) return false;
+      if (!matches(sig.params[k], obj, numbers_as_tensors)) return false;
       out->values[k] = obj;
     }
     first_kw = static_cast<int>(nargs);
@@ -362,7 +367,7 @@ bool PythonArgParser::try_match(const Signature& sig, PyObject* args, PyObject* 
     if (kwargs) obj = PyDict_GetItem(kwargs, p.py_name);
     if (obj != nullptr) {
       if (i < first_kw) return false;  // given twice
-      if (!matches(p, obj)) return false;
+      if (!matches(p, obj, numbers_as_tensors)) return false;
       out->values[i] = obj;
       ++used_kwargs;
     } else if (out->values[i] == nullptr && !p.has_default && !p.optional) {
@@ -376,10 +381,12 @@ bool PythonArgParser::try_match(const Signature& sig, PyObject* args, PyObject* 
 
 ParsedArgs PythonArgParser::parse(PyObject* args, PyObject* kwargs) const {
   ParsedArgs out;
-  // Every signature as written first, then int[] varargs forms.
-  for (bool varargs : {false, true}) {
+  // Every signature as written first, then int[] varargs forms, then with Python
+  // numbers accepted for Tensor parameters (torch.add(t, 2, out=o)).
+  const bool passes[3][2] = {{false, false}, {true, false}, {false, true}};
+  for (const auto& pass : passes) {
     for (size_t i = 0; i < signatures_.size(); ++i) {
-      if (try_match(signatures_[i], args, kwargs, varargs, &out)) {
+      if (try_match(signatures_[i], args, kwargs, pass[0], pass[1], &out)) {
         out.index = static_cast<int>(i);
         if (explain_enabled()) explain_log("binding", (signatures_[i].name + signatures_[i].text).c_str(), "");
         return out;

@@ -74,7 +74,8 @@ class PythonArgParser {
   ParsedArgs parse(PyObject* args, PyObject* kwargs) const;
 
  private:
-  bool try_match(const Signature& sig, PyObject* args, PyObject* kwargs, bool varargs, ParsedArgs* out) const;
+  bool try_match(const Signature& sig, PyObject* args, PyObject* kwargs, bool varargs, bool numbers_as_tensors,
+                 ParsedArgs* out) const;
   [[noreturn]] void raise_no_match(PyObject* args, PyObject* kwargs) const;
 
   std::vector<Signature> signatures_;
