@@ -45,6 +45,25 @@ TensorBase empty_cpu(IntArrayRef sizes, ScalarType dtype) {
   return TensorBase(Ref<TensorImpl>::make(std::move(storage), dtype, sizes, contiguous_strides(sizes), 0));
 }
 
+TensorBase empty_like_cpu(const TensorBase& t, ScalarType dtype) {
+  const int64_t nd = t.dim();
+  DimVector order(nd);
+  for (int64_t i = 0; i < nd; ++i) order[i] = i;
+  // Dims from innermost (smallest stride) outwards.
+  std::stable_sort(order.begin(), order.end(),
+                   [&](int64_t a, int64_t b) { return t.strides()[a] < t.strides()[b]; });
+  int64_t expected = 1;
+  for (int64_t d : order) {
+    if (t.sizes()[d] == 1) continue;
+    if (t.strides()[d] != expected) return empty_cpu(t.sizes(), dtype);  // not dense: contiguous
+    expected *= t.sizes()[d];
+  }
+  if (t.is_contiguous() || t.numel() == 0) return empty_cpu(t.sizes(), dtype);
+  TensorBase out = empty_cpu({t.numel()}, dtype);
+  out.impl()->set_sizes_and_strides(t.sizes(), t.strides(), 0);
+  return out;
+}
+
 TensorBase wrap_scalar(const Scalar& s) {
   TensorBase t = empty_cpu({}, s.type());
   switch (s.type()) {
@@ -282,7 +301,7 @@ void copy_into(const TensorBase& dst, const TensorBase& src_in, const char* op_n
 
 TensorBase cast_to(const TensorBase& t, ScalarType dtype) {
   if (t.dtype() == dtype) return t;
-  TensorBase out = empty_cpu(t.sizes(), dtype);
+  TensorBase out = empty_like_cpu(t, dtype);
   copy_into(out, t, "to");
   if (t.impl()->is_wrapped_number()) out.impl()->set_wrapped_number(true);
   return out;

@@ -21,6 +21,10 @@ ScalarType result_type(const std::vector<TensorBase>& inputs);
 
 // A fresh contiguous tensor on the CPU (no zeroing).
 TensorBase empty_cpu(IntArrayRef sizes, ScalarType dtype);
+// A fresh CPU tensor shaped like `t`, keeping t's memory layout when t is dense and
+// non-overlapping (a permuted/transposed tensor stays permuted), as PyTorch's
+// preserve_format; contiguous otherwise.
+TensorBase empty_like_cpu(const TensorBase& t, ScalarType dtype);
 // A 0-dim tensor holding a Python number, marked as a wrapped number for promotion.
 TensorBase wrap_scalar(const Scalar& s);
 // The broadcast shape of two shapes, or a RuntimeError naming the op.

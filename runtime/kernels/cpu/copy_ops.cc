@@ -21,7 +21,7 @@ TensorBase zeros_cpu(IntArrayRef sizes, ScalarType dtype) {
 }  // namespace
 
 TensorBase clone(const TensorBase& self) {
-  TensorBase out = empty_cpu(self.sizes(), self.dtype());
+  TensorBase out = empty_like_cpu(self, self.dtype());
   copy_into(out, self, "clone");
   return out;
 }
@@ -36,7 +36,7 @@ TensorBase copy_(const TensorBase& self, const TensorBase& src, bool /*non_block
 
 TensorBase _to_copy(const TensorBase& self, const std::optional<ScalarType>& dtype, const std::optional<Device>& device) {
   KILN_CHECK(!device || device->is_cpu(), "to(): device ", device ? device->str() : "", " is not available");
-  TensorBase out = empty_cpu(self.sizes(), dtype.value_or(self.dtype()));
+  TensorBase out = empty_like_cpu(self, dtype.value_or(self.dtype()));
   copy_into(out, self, "to");
   return out;
 }
