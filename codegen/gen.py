@@ -117,7 +117,7 @@ def function_view(nf: NativeFunction) -> Dict:
         "implicit": nf.is_composite_implicit,
         "is_function": "function" in nf.variants or nf.family_role == "out",
         "is_method": "method" in nf.variants,
-        "requires_grad_arg": s.argument("requires_grad") is not None and not tensor_args(nf),
+        "requires_grad_arg": s.argument("requires_grad") is not None,
         # Outputs of differentiable view ops remember their base (for in-place on views).
         "marks_view": s.is_view and not nf.is_composite_implicit and
         not (nf.derivative is not None and not nf.derivative.differentiable),

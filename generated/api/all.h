@@ -5,6 +5,7 @@
 
 #include "generated/api/tensor.h"
 #include "generated/api/empty.h"
+#include "generated/api/empty_strided.h"
 #include "generated/api/empty_like.h"
 #include "generated/api/zeros.h"
 #include "generated/api/zeros_like.h"
@@ -30,6 +31,8 @@
 #include "generated/api/expand.h"
 #include "generated/api/select.h"
 #include "generated/api/slice.h"
+#include "generated/api/unsqueeze.h"
+#include "generated/api/squeeze.h"
 #include "generated/api/as_strided.h"
 #include "generated/api/detach.h"
 #include "generated/api/select_backward.h"

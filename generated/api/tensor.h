@@ -72,6 +72,8 @@ class Tensor : public TensorBase {
   Tensor expand(IntArrayRef size, bool implicit = false) const;
   Tensor select(int64_t dim, int64_t index) const;
   Tensor slice(int64_t dim = 0, const std::optional<int64_t>& start = std::nullopt, const std::optional<int64_t>& end = std::nullopt, int64_t step = 1) const;
+  Tensor unsqueeze(int64_t dim) const;
+  Tensor squeeze(int64_t dim) const;
   Tensor as_strided(IntArrayRef size, IntArrayRef stride, const std::optional<int64_t>& storage_offset = std::nullopt) const;
   Tensor detach() const;
   Tensor contiguous() const;

@@ -12,7 +12,9 @@ namespace kiln {
 // ---- full_like(Tensor self, Scalar fill_value, *, ScalarType? dtype=None, Device? device=None, bool requires_grad=False) -> Tensor  (CompositeImplicit)
 Tensor full_like(const Tensor& self, const Scalar& fill_value, const std::optional<ScalarType>& dtype, const std::optional<Device>& device, bool requires_grad) {
   if (explain_enabled()) explain_log("composite", "full_like", "");
-  return composite_implicit::full_like(self, fill_value, dtype, device, requires_grad);
+  Tensor result = composite_implicit::full_like(self, fill_value, dtype, device, requires_grad);
+  if (requires_grad) result.set_requires_grad(true);
+  return result;
 }
 
 }  // namespace kiln

@@ -8,6 +8,7 @@ namespace python {
 
 PyMethodDef generated_functions[] = {
     KILN_BINDING("empty", fn_empty),
+    KILN_BINDING("empty_strided", fn_empty_strided),
     KILN_BINDING("empty_like", fn_empty_like),
     KILN_BINDING("zeros", fn_zeros),
     KILN_BINDING("zeros_like", fn_zeros_like),
@@ -31,6 +32,8 @@ PyMethodDef generated_functions[] = {
     KILN_BINDING("transpose", fn_transpose),
     KILN_BINDING("select", fn_select),
     KILN_BINDING("slice", fn_slice),
+    KILN_BINDING("unsqueeze", fn_unsqueeze),
+    KILN_BINDING("squeeze", fn_squeeze),
     KILN_BINDING("as_strided", fn_as_strided),
     KILN_BINDING("detach", fn_detach),
     KILN_BINDING("select_backward", fn_select_backward),
@@ -68,6 +71,8 @@ PyMethodDef generated_methods[] = {
     KILN_BINDING("expand", method_expand),
     KILN_BINDING("select", method_select),
     KILN_BINDING("slice", method_slice),
+    KILN_BINDING("unsqueeze", method_unsqueeze),
+    KILN_BINDING("squeeze", method_squeeze),
     KILN_BINDING("as_strided", method_as_strided),
     KILN_BINDING("detach", method_detach),
     KILN_BINDING("contiguous", method_contiguous),

@@ -8,6 +8,7 @@ namespace kiln {
 namespace python {
 
 PyObject* fn_empty(PyObject* module, PyObject* args, PyObject* kwargs);
+PyObject* fn_empty_strided(PyObject* module, PyObject* args, PyObject* kwargs);
 PyObject* fn_empty_like(PyObject* module, PyObject* args, PyObject* kwargs);
 PyObject* fn_zeros(PyObject* module, PyObject* args, PyObject* kwargs);
 PyObject* fn_zeros_like(PyObject* module, PyObject* args, PyObject* kwargs);
@@ -31,6 +32,8 @@ PyObject* fn_mean(PyObject* module, PyObject* args, PyObject* kwargs);
 PyObject* fn_transpose(PyObject* module, PyObject* args, PyObject* kwargs);
 PyObject* fn_select(PyObject* module, PyObject* args, PyObject* kwargs);
 PyObject* fn_slice(PyObject* module, PyObject* args, PyObject* kwargs);
+PyObject* fn_unsqueeze(PyObject* module, PyObject* args, PyObject* kwargs);
+PyObject* fn_squeeze(PyObject* module, PyObject* args, PyObject* kwargs);
 PyObject* fn_as_strided(PyObject* module, PyObject* args, PyObject* kwargs);
 PyObject* fn_detach(PyObject* module, PyObject* args, PyObject* kwargs);
 PyObject* fn_select_backward(PyObject* module, PyObject* args, PyObject* kwargs);
@@ -64,6 +67,8 @@ PyObject* method_transpose(PyObject* self, PyObject* args, PyObject* kwargs);
 PyObject* method_expand(PyObject* self, PyObject* args, PyObject* kwargs);
 PyObject* method_select(PyObject* self, PyObject* args, PyObject* kwargs);
 PyObject* method_slice(PyObject* self, PyObject* args, PyObject* kwargs);
+PyObject* method_unsqueeze(PyObject* self, PyObject* args, PyObject* kwargs);
+PyObject* method_squeeze(PyObject* self, PyObject* args, PyObject* kwargs);
 PyObject* method_as_strided(PyObject* self, PyObject* args, PyObject* kwargs);
 PyObject* method_detach(PyObject* self, PyObject* args, PyObject* kwargs);
 PyObject* method_contiguous(PyObject* self, PyObject* args, PyObject* kwargs);

@@ -186,9 +186,7 @@ def _index(t, index):
         if i is Ellipsis:
             dim += t.dim() - consumed
         elif i is None:
-            shape = list(result.shape)
-            shape.insert(dim, 1)
-            result = result.view(shape) if result.is_contiguous() else result.contiguous().view(shape)
+            result = result.unsqueeze(dim)
             dim += 1
         elif isinstance(i, bool) or isinstance(i, _C.TensorBase) or isinstance(i, (list, tuple)):
             raise IndexError("advanced indexing (tensors, lists, bool masks) is not supported yet")

@@ -68,6 +68,13 @@ Tensor pow_backward(const Tensor& grad, const Tensor& self, const Scalar& expone
   return kiln::mul(grad, d);
 }
 
+Tensor unsqueeze_to(const Tensor& grad, int64_t dim, IntArrayRef sizes) {
+  const int64_t nd = static_cast<int64_t>(sizes.size());
+  if (nd == 0) return grad;
+  int64_t d = wrap_dim(dim, nd, "squeeze");
+  return sizes[d] == 1 ? kiln::unsqueeze(grad, d) : grad;
+}
+
 void resolve_slice(int64_t size, std::optional<int64_t> start, std::optional<int64_t> end, int64_t step,
                    int64_t* out_start, int64_t* out_end) {
   int64_t s = start.value_or(0), e = end.value_or(size);

@@ -45,7 +45,7 @@ TensorBase empty_cpu(IntArrayRef sizes, ScalarType dtype) {
   return TensorBase(Ref<TensorImpl>::make(std::move(storage), dtype, sizes, contiguous_strides(sizes), 0));
 }
 
-TensorBase empty_like_cpu(const TensorBase& t, ScalarType dtype) {
+bool is_non_overlapping_and_dense(const TensorBase& t) {
   const int64_t nd = t.dim();
   DimVector order(nd);
   for (int64_t i = 0; i < nd; ++i) order[i] = i;
@@ -55,10 +55,14 @@ TensorBase empty_like_cpu(const TensorBase& t, ScalarType dtype) {
   int64_t expected = 1;
   for (int64_t d : order) {
     if (t.sizes()[d] == 1) continue;
-    if (t.strides()[d] != expected) return empty_cpu(t.sizes(), dtype);  // not dense: contiguous
+    if (t.strides()[d] != expected) return false;
     expected *= t.sizes()[d];
   }
-  if (t.is_contiguous() || t.numel() == 0) return empty_cpu(t.sizes(), dtype);
+  return true;
+}
+
+TensorBase empty_like_cpu(const TensorBase& t, ScalarType dtype) {
+  if (t.is_contiguous() || t.numel() == 0 || !is_non_overlapping_and_dense(t)) return empty_cpu(t.sizes(), dtype);
   TensorBase out = empty_cpu({t.numel()}, dtype);
   out.impl()->set_sizes_and_strides(t.sizes(), t.strides(), 0);
   return out;

@@ -7,7 +7,9 @@
 #include "generated/kernels/expand.h"
 #include "generated/kernels/select.h"
 #include "generated/kernels/slice.h"
+#include "generated/kernels/squeeze.h"
 #include "generated/kernels/transpose.h"
+#include "generated/kernels/unsqueeze.h"
 #include "generated/kernels/view.h"
 #include "runtime/core/error.h"
 
@@ -178,6 +180,24 @@ TensorBase as_strided(const TensorBase& self, IntArrayRef size, IntArrayRef stri
                " are out of bounds for storage of size ", storage_bytes);
   }
   return make_view(self, size, stride, offset);
+}
+
+TensorBase unsqueeze(const TensorBase& self, int64_t dim) {
+  const int64_t d = wrap_dim(dim, self.dim() + 1, "unsqueeze");
+  DimVector sizes(self.sizes().begin(), self.sizes().end()), strides(self.strides().begin(), self.strides().end());
+  const int64_t stride = d < self.dim() ? sizes[d] * strides[d] : 1;
+  sizes.insert(sizes.begin() + d, 1);
+  strides.insert(strides.begin() + d, stride);
+  return make_view(self, sizes, strides, self.storage_offset());
+}
+
+TensorBase squeeze_dim(const TensorBase& self, int64_t dim) {
+  const int64_t d = wrap_dim(dim, self.dim(), "squeeze");
+  if (self.dim() == 0 || self.sizes()[d] != 1) return make_view(self, self.sizes(), self.strides(), self.storage_offset());
+  DimVector sizes(self.sizes().begin(), self.sizes().end()), strides(self.strides().begin(), self.strides().end());
+  sizes.erase(sizes.begin() + d);
+  strides.erase(strides.begin() + d);
+  return make_view(self, sizes, strides, self.storage_offset());
 }
 
 TensorBase detach(const TensorBase& self) {

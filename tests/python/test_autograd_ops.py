@@ -116,6 +116,11 @@ CASES = [
     ("view_list", lambda a: a.view([6]), lambda: (rand(2, 3),)),
     ("view_infer", lambda a: a.view(-1, 2), lambda: (rand(2, 3, 2),)),
     ("view_of_transposed_contiguous", lambda a: a.transpose(0, 1).contiguous().view(-1), lambda: (rand(2, 3),)),
+    # unsqueeze / squeeze
+    ("unsqueeze", lambda a: kiln.unsqueeze(a, 1) * 1.0, lambda: (rand(2, 3),)),
+    ("unsqueeze_end", lambda a: a.unsqueeze(-1).transpose(0, 2), lambda: (rand(2, 3),)),
+    ("squeeze_size1", lambda a: kiln.squeeze(a, 1), lambda: (rand(2, 1, 3),)),
+    ("squeeze_not_size1", lambda a: a.squeeze(0), lambda: (rand(2, 3),)),
     # transpose
     ("transpose", lambda a: a.transpose(0, 1), lambda: (rand(2, 3),)),
     ("transpose_3d", lambda a: kiln.transpose(a, 0, 2), lambda: (rand(2, 3, 4),)),

@@ -35,13 +35,12 @@ def _numerical_jacobian(fn, inputs, i, eps):
 def _analytical_jacobian(fn, inputs, i):
     import numpy as np
     from . import grad as autograd_grad
-    from .. import zeros_like
+    from .. import zeros, zeros_like
     outputs = _as_tuple(fn(*inputs))
     rows = []
     for k, out in enumerate(outputs):
         for j in range(out.numel()):
-            g = zeros_like(out)
-            _flat(g)  # contiguous by construction
+            g = zeros(tuple(out.shape), dtype=out.dtype)  # row-major, so element j is g.view(-1)[j]
             g.view([-1])[j] = 1.0
             grads_out = [g if kk == k else zeros_like(o) for kk, o in enumerate(outputs)]
             (gi,) = autograd_grad(list(outputs), [inputs[i]], grads_out, retain_graph=True, allow_unused=True)

@@ -1,6 +1,7 @@
 // Factory functions built on `empty` + `fill_` (CompositeImplicit).
 #include "generated/api/arange.h"
 #include "generated/api/empty.h"
+#include "generated/api/empty_strided.h"
 #include "generated/api/fill.h"
 #include "generated/kernels/composite/arange.h"
 #include "generated/kernels/composite/empty_like.h"
@@ -10,6 +11,7 @@
 #include "generated/kernels/composite/ones_like.h"
 #include "generated/kernels/composite/zeros.h"
 #include "generated/kernels/composite/zeros_like.h"
+#include "runtime/kernels/tensor_iterator.h"
 
 namespace kiln {
 namespace composite_implicit {
@@ -39,14 +41,20 @@ Tensor ones(IntArrayRef size, const std::optional<ScalarType>& dtype, const std:
   return full(size, 1, dtype.value_or(default_dtype()), device, false);
 }
 
+// Keeps the layout of a dense permuted input (torch's preserve_format), else row-major.
 Tensor empty_like(const Tensor& self, const std::optional<ScalarType>& dtype, const std::optional<Device>& device,
                   bool /*requires_grad*/) {
-  return kiln::empty(self.sizes(), dtype.value_or(self.dtype()), device.value_or(self.device()));
+  const ScalarType dt = dtype.value_or(self.dtype());
+  const Device dev = device.value_or(self.device());
+  if (self.is_contiguous() || !is_non_overlapping_and_dense(self)) return kiln::empty(self.sizes(), dt, dev);
+  return kiln::empty_strided(self.sizes(), self.strides(), dt, dev);
 }
 
 Tensor full_like(const Tensor& self, const Scalar& fill_value, const std::optional<ScalarType>& dtype,
                  const std::optional<Device>& device, bool /*requires_grad*/) {
-  return full(self.sizes(), fill_value, dtype.value_or(self.dtype()), device.value_or(self.device()), false);
+  Tensor t = empty_like(self, dtype, device, false);
+  kiln::fill_(t, fill_value);
+  return t;
 }
 
 Tensor zeros_like(const Tensor& self, const std::optional<ScalarType>& dtype, const std::optional<Device>& device,

@@ -1,8 +1,10 @@
 // empty, fill_, arange.
 #include <cmath>
+#include <limits>
 
 #include "generated/kernels/arange.h"
 #include "generated/kernels/empty.h"
+#include "generated/kernels/empty_strided.h"
 #include "generated/kernels/fill.h"
 #include "runtime/kernels/cpu/loops.h"
 
@@ -15,6 +17,47 @@ TensorBase empty(IntArrayRef size, const std::optional<ScalarType>& dtype, const
   return empty_cpu(size, dtype.value_or(default_dtype()));
 }
 
+TensorBase empty_strided(IntArrayRef size, IntArrayRef stride, const std::optional<ScalarType>& dtype,
+                         const std::optional<Device>& device, bool /*requires_grad*/) {
+  KILN_CHECK(!device || device->is_cpu(), "empty_strided(): device ", device ? device->str() : "", " is not available");
+  KILN_CHECK(size.size() == stride.size(), "empty_strided(): mismatch in length of strides and shape (", size.size(),
+             " vs ", stride.size(), ")");
+  for (int64_t s : stride) KILN_CHECK(s >= 0, "empty_strided(): negative strides are not supported");
+  TensorBase t = empty_cpu({0}, dtype.value_or(default_dtype()));
+  t.impl()->set_sizes_and_strides(size, stride, 0);  // grows the storage to the extent (overflow-checked)
+  return t;
+}
+
+namespace {
+// `value` as T, refusing values T cannot hold (as torch.full / fill_ do).
+template <typename T>
+T checked_convert(const Scalar& value, const char* op_name) {
+  if constexpr (std::is_same_v<T, bool>) {
+    return value.to_bool();
+  } else if constexpr (std::is_floating_point_v<T>) {
+    const double v = value.to_double();
+    KILN_CHECK(!std::isfinite(v) || std::fabs(v) <= static_cast<double>(std::numeric_limits<T>::max()), op_name,
+               "(): value cannot be converted to type ", scalar_type_name(CppTypeToScalarType<T>::value),
+               " without overflow");
+    return static_cast<T>(v);
+  } else {
+    bool ok;
+    if (value.is_floating_point()) {
+      const double v = value.to_double();
+      ok = std::isfinite(v) && v >= static_cast<double>(std::numeric_limits<T>::min()) &&
+           v <= static_cast<double>(std::numeric_limits<T>::max());
+    } else {
+      const int64_t v = value.to_long();
+      ok = v >= static_cast<int64_t>(std::numeric_limits<T>::min()) &&
+           v <= static_cast<int64_t>(std::numeric_limits<T>::max());
+    }
+    KILN_CHECK(ok, op_name, "(): value cannot be converted to type ", scalar_type_name(CppTypeToScalarType<T>::value),
+               " without overflow");
+    return value.to<T>();
+  }
+}
+}  // namespace
+
 TensorBase fill_(const TensorBase& self, const Scalar& value) {
   IteratorConfig c;
   c.op_name = "fill_";
@@ -23,7 +66,7 @@ TensorBase fill_(const TensorBase& self, const Scalar& value) {
   c.promote_inputs = false;
   TensorIterator it(std::move(c));
   KILN_DISPATCH_ALL_TYPES(self.dtype(), "fill_", [&] {
-    const scalar_t v = value.to<scalar_t>();
+    const scalar_t v = checked_convert<scalar_t>(value, "fill_");
     nullary_kernel<scalar_t>(it, [v] { return v; });
   });
   return self;
