@@ -357,10 +357,16 @@ def pyi_lines(name: str, funcs: List[NativeFunction], method: bool) -> List[str]
 
 # ----------------------------------------------------------------------------- driver
 
-def render_all(out_dir: str) -> Dict[str, str]:
-    functions, derivatives = load(os.path.join(ROOT, "schema", "native_functions.yaml"),
-                                  os.path.join(ROOT, "schema", "derivatives.yaml"),
-                                  "schema/native_functions.yaml", "schema/derivatives.yaml")
+def _display(path: str) -> str:
+    """A path as shown in error messages: relative to the repository when inside it."""
+    rel = os.path.relpath(os.path.abspath(path), ROOT)
+    return path if rel.startswith("..") else rel
+
+
+def render_all(schema_dir: str) -> Dict[str, str]:
+    native = os.path.join(schema_dir, "native_functions.yaml")
+    derivs = os.path.join(schema_dir, "derivatives.yaml")
+    functions, derivatives = load(native, derivs, _display(native), _display(derivs))
     env = jinja2.Environment(loader=jinja2.FileSystemLoader(os.path.join(ROOT, "templates")),
                              keep_trailing_newline=True, trim_blocks=True, lstrip_blocks=True,
                              undefined=jinja2.StrictUndefined)
@@ -447,9 +453,10 @@ def write(files: Dict[str, str], out_dir: str) -> None:
 def main(argv=None) -> int:
     ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     ap.add_argument("--out", default=os.path.join(ROOT, "generated"), help="output directory")
+    ap.add_argument("--schema", default=os.path.join(ROOT, "schema"), help="directory with the two YAML files")
     args = ap.parse_args(argv)
     try:
-        files = render_all(args.out)
+        files = render_all(args.schema)
     except CodegenError as e:
         print(f"error: {e}", file=sys.stderr)
         return 1

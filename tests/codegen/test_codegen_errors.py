@@ -1,0 +1,196 @@
+"""Bad YAML fails with `file:line: op: what is wrong` on stderr, exit code 1, no traceback.
+
+Each test copies the real schema into a temporary directory, breaks one entry,
+and runs the generator on it.
+"""
+import os
+import re
+import shutil
+import subprocess
+import sys
+
+import pytest
+
+REPO = os.path.abspath(os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", ".."))
+GEN = os.path.join(REPO, "codegen", "gen.py")
+
+
+def run_codegen(tmp_path, native=None, derivatives=None):
+    """Writes the schema (real files unless replaced) to tmp_path/schema and runs gen.py."""
+    schema = tmp_path / "schema"
+    schema.mkdir()
+    for name, text in (("native_functions.yaml", native), ("derivatives.yaml", derivatives)):
+        if text is None:
+            shutil.copy(os.path.join(REPO, "schema", name), schema / name)
+        else:
+            (schema / name).write_text(text)
+    proc = subprocess.run([sys.executable, GEN, "--schema", str(schema), "--out", str(tmp_path / "out")],
+                          capture_output=True, text=True)
+    return proc, str(schema)
+
+
+def real(name):
+    with open(os.path.join(REPO, "schema", name)) as f:
+        return f.read()
+
+
+def line_of(text, needle):
+    """1-based line of the entry (the `- func:` / `- name:` line) containing needle."""
+    lines = text.splitlines()
+    for i, line in enumerate(lines):
+        if needle in line:
+            while not lines[i].lstrip().startswith("- "):
+                i -= 1
+            return i + 1
+    raise AssertionError(f"{needle!r} not in text")
+
+
+def assert_located(proc, path, line, op, fragment):
+    assert proc.returncode == 1, proc.stderr
+    assert "Traceback" not in proc.stderr
+    expected = f"{path}:{line}: {op}: "
+    assert expected in proc.stderr, f"expected {expected!r} in {proc.stderr!r}"
+    assert re.search(fragment, proc.stderr), proc.stderr
+
+
+MINI_NATIVE = """\
+- func: neg(Tensor self) -> Tensor
+  variants: function, method
+  family: [inplace, out]
+  dispatch:
+    CPU: neg_out
+
+- func: mul.Tensor(Tensor self, Tensor other) -> Tensor
+  variants: function, method
+  dispatch:
+    CPU: mul_out
+"""
+
+MINI_DERIVATIVES = """\
+- name: neg(Tensor self) -> Tensor
+  self: neg(grad)
+
+- name: mul.Tensor(Tensor self, Tensor other) -> Tensor
+  self: mul(grad, other)
+  other: mul(grad, self)
+"""
+
+
+def test_minimal_schema_generates(tmp_path):
+    proc, _ = run_codegen(tmp_path, MINI_NATIVE, MINI_DERIVATIVES)
+    assert proc.returncode == 0, proc.stderr
+    assert (tmp_path / "out" / "autograd" / "mul.cc").exists()
+
+
+def test_unknown_type(tmp_path):
+    text = real("native_functions.yaml").replace("- func: neg(Tensor self)", "- func: neg(Tensr self)")
+    proc, schema = run_codegen(tmp_path, native=text)
+    assert_located(proc, f"{schema}/native_functions.yaml", line_of(text, "neg(Tensr self)"), "neg",
+                   "unknown type 'Tensr'")
+
+
+@pytest.mark.parametrize("bad, fragment", [
+    ("Tensor self, int x=foo", "bad default 'foo' for argument 'x'"),
+    ("Tensor self, bool b=1", "bad default '1' for argument 'b'"),
+    ("Tensor self, Tensor t=None", "default None for non-optional argument 't'"),
+    ("Tensor self, float f=abc", "bad default 'abc'"),
+])
+def test_bad_default(tmp_path, bad, fragment):
+    native = MINI_NATIVE.replace("neg(Tensor self)", f"neg({bad})", 1)
+    proc, schema = run_codegen(tmp_path, native, MINI_DERIVATIVES.replace("neg(Tensor self) -> Tensor", "neg"))
+    assert_located(proc, f"{schema}/native_functions.yaml", 1, "neg", re.escape(fragment))
+
+
+def test_formula_for_missing_input(tmp_path):
+    derivs = MINI_DERIVATIVES.replace("  other: mul(grad, self)\n", "  other: mul(grad, self)\n  bias: grad\n")
+    proc, schema = run_codegen(tmp_path, MINI_NATIVE, derivs)
+    assert_located(proc, f"{schema}/derivatives.yaml", line_of(derivs, "mul.Tensor"), "mul.Tensor",
+                   "formula for a missing input 'bias'")
+
+
+def test_formula_naming_unknown_argument(tmp_path):
+    derivs = MINI_DERIVATIVES.replace("self: mul(grad, other)", "self: mul(grad, weight)")
+    proc, schema = run_codegen(tmp_path, MINI_NATIVE, derivs)
+    assert_located(proc, f"{schema}/derivatives.yaml", line_of(derivs, "mul.Tensor"), "mul.Tensor",
+                   "names unknown argument 'weight'")
+
+
+def test_formula_calling_unknown_function(tmp_path):
+    derivs = MINI_DERIVATIVES.replace("self: neg(grad)", "self: frobnicate(grad)")
+    proc, schema = run_codegen(tmp_path, MINI_NATIVE, derivs)
+    assert_located(proc, f"{schema}/derivatives.yaml", 1, "neg", "unknown function 'frobnicate'")
+
+
+def test_duplicate_overload(tmp_path):
+    native = MINI_NATIVE + "\n- func: mul.Tensor(Tensor self, Tensor other) -> Tensor\n  dispatch:\n    CPU: mul2\n"
+    proc, schema = run_codegen(tmp_path, native, MINI_DERIVATIVES)
+    dup_line = len(MINI_NATIVE.splitlines()) + 2
+    assert_located(proc, f"{schema}/native_functions.yaml", dup_line, "mul.Tensor",
+                   r"duplicate overload 'mul.Tensor' \(first declared at line 7\)")
+
+
+def test_family_member_clashing_with_declared_overload(tmp_path):
+    native = MINI_NATIVE + "\n- func: neg.out(Tensor self, *, Tensor(a!) out) -> Tensor(a!)\n  dispatch:\n    CPU: x\n"
+    proc, schema = run_codegen(tmp_path, native, MINI_DERIVATIVES)
+    assert proc.returncode == 1 and "duplicate overload 'neg.out'" in proc.stderr
+    assert "Traceback" not in proc.stderr
+
+
+def test_missing_formula_for_differentiable_input(tmp_path):
+    derivs = MINI_DERIVATIVES.replace("  other: mul(grad, self)\n", "")
+    proc, schema = run_codegen(tmp_path, MINI_NATIVE, derivs)
+    assert_located(proc, f"{schema}/derivatives.yaml", line_of(derivs, "mul.Tensor"), "mul.Tensor",
+                   "missing formula for differentiable input 'other'")
+
+
+def test_non_differentiable_marker_is_accepted(tmp_path):
+    derivs = MINI_DERIVATIVES.replace("  other: mul(grad, self)\n", "  other: non_differentiable\n")
+    proc, _ = run_codegen(tmp_path, MINI_NATIVE, derivs)
+    assert proc.returncode == 0, proc.stderr
+
+
+def test_unknown_dispatch_key(tmp_path):
+    native = MINI_NATIVE.replace("CPU: mul_out", "TPU: mul_out")
+    proc, schema = run_codegen(tmp_path, native, MINI_DERIVATIVES)
+    assert_located(proc, f"{schema}/native_functions.yaml", 7, "mul.Tensor", "unknown dispatch key 'TPU'")
+
+
+def test_unknown_key(tmp_path):
+    native = MINI_NATIVE.replace("  variants: function, method\n  dispatch:", "  variant: function\n  dispatch:")
+    proc, schema = run_codegen(tmp_path, native, MINI_DERIVATIVES)
+    assert_located(proc, f"{schema}/native_functions.yaml", 7, "mul.Tensor", "unknown key 'variant'")
+
+
+def test_invalid_yaml_syntax(tmp_path):
+    native = MINI_NATIVE.replace("  dispatch:\n    CPU: mul_out", "  dispatch: [CPU: mul_out\n")
+    proc, schema = run_codegen(tmp_path, native, MINI_DERIVATIVES)
+    assert proc.returncode == 1
+    assert "Traceback" not in proc.stderr
+    assert re.search(re.escape(f"{schema}/native_functions.yaml") + r":\d+: invalid YAML", proc.stderr), proc.stderr
+
+
+def test_derivative_for_unknown_op(tmp_path):
+    derivs = MINI_DERIVATIVES + "\n- name: cosh(Tensor self) -> Tensor\n  self: grad\n"
+    proc, schema = run_codegen(tmp_path, MINI_NATIVE, derivs)
+    assert_located(proc, f"{schema}/derivatives.yaml", len(MINI_DERIVATIVES.splitlines()) + 2, "cosh",
+                   "derivative for unknown op 'cosh'")
+
+
+def test_family_on_inplace_op(tmp_path):
+    native = MINI_NATIVE + ("\n- func: abs_(Tensor(a!) self) -> Tensor(a!)\n  family: [out]\n"
+                            "  dispatch:\n    CPU: abs_out\n")
+    proc, schema = run_codegen(tmp_path, native, MINI_DERIVATIVES)
+    assert_located(proc, f"{schema}/native_functions.yaml", len(MINI_NATIVE.splitlines()) + 2, "abs_",
+                   "'family' belongs on the functional form")
+
+
+def test_method_without_self(tmp_path):
+    native = MINI_NATIVE.replace("neg(Tensor self)", "neg(Tensor input)")
+    proc, schema = run_codegen(tmp_path, native, MINI_DERIVATIVES.replace("neg(Tensor self) -> Tensor", "neg"))
+    assert_located(proc, f"{schema}/native_functions.yaml", 1, "neg", "needs 'Tensor self'")
+
+
+def test_signature_mismatch_between_files(tmp_path):
+    derivs = MINI_DERIVATIVES.replace("- name: neg(Tensor self) -> Tensor", "- name: neg(Tensor self, int k) -> Tensor")
+    proc, schema = run_codegen(tmp_path, MINI_NATIVE, derivs)
+    assert_located(proc, f"{schema}/derivatives.yaml", 1, "neg", "differs from native_functions.yaml")
