@@ -43,3 +43,5 @@
 #include "generated/api/_to_copy.h"
 #include "generated/api/to.h"
 #include "generated/api/mm.h"
+
+#include "runtime/api/tensor_operators.h"

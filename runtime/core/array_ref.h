@@ -22,7 +22,11 @@ class ArrayRef {
   ArrayRef(const std::vector<T>& v) : data_(v.data()), size_(v.size()) {}
   template <size_t N>
   ArrayRef(const SmallVector<T, N>& v) : data_(v.data()), size_(v.size()) {}
+  // Like c10::ArrayRef: valid for the full expression, e.g. a call f({2, 3}).
+#pragma GCC diagnostic push
+#pragma GCC diagnostic ignored "-Winit-list-lifetime"
   ArrayRef(std::initializer_list<T> l) : data_(l.begin()), size_(l.size()) {}
+#pragma GCC diagnostic pop
 
   const T* data() const { return data_; }
   size_t size() const { return size_; }

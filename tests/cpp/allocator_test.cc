@@ -1,0 +1,36 @@
+// The CPU caching allocator hands large blocks out again.
+#include <gtest/gtest.h>
+
+#include <cstdint>
+
+#include "runtime/core/allocator.h"
+#include "tests/cpp/test_helpers.h"
+
+TEST(Allocator, LargeBlocksAreReused) {
+  const int64_t n = 16 * 1024 * 1024;  // 64 MB of float32
+  void* first;
+  {
+    kiln::Tensor a = kiln::empty({n});
+    first = a.data_ptr();
+  }
+  const auto before = kiln::cpu_allocator_stats();
+  EXPECT_GE(before.cached_bytes, n * 4);
+  kiln::Tensor b = kiln::empty({n});
+  const auto after = kiln::cpu_allocator_stats();
+  EXPECT_EQ(after.cache_hits, before.cache_hits + 1);
+  EXPECT_EQ(b.data_ptr(), first);
+}
+
+TEST(Allocator, DataIsAligned) {
+  for (int64_t n : {1, 3, 1000, 300000}) {
+    kiln::Tensor t = kiln::empty({n});
+    EXPECT_EQ(reinterpret_cast<uintptr_t>(t.data_ptr()) % 64, 0u);
+  }
+}
+
+TEST(Allocator, EmptyCacheReleasesBlocks) {
+  { kiln::Tensor a = kiln::empty({int64_t(1) << 20}); }
+  EXPECT_GT(kiln::cpu_allocator_stats().cached_bytes, 0);
+  kiln::cpu_allocator_empty_cache();
+  EXPECT_EQ(kiln::cpu_allocator_stats().cached_bytes, 0);
+}

@@ -1,0 +1,35 @@
+// Dispatch keys, the autograd fall-through, and grad mode.
+#include <gtest/gtest.h>
+
+#include "runtime/autograd/grad_mode.h"
+#include "runtime/core/dispatcher.h"
+#include "tests/cpp/test_helpers.h"
+
+namespace {
+int cpu_kernel(int x) { return x + 1; }
+}  // namespace
+
+TEST(Dispatcher, AutogradFallsThroughToTheBackend) {
+  kiln::Operator<int(int)> op = {"test.op", {&cpu_kernel, nullptr, nullptr}};
+  EXPECT_EQ(op.lookup(kiln::DispatchKey::Autograd, kiln::DispatchKey::CPU)(1), 2);
+  EXPECT_THROW(op.lookup(kiln::DispatchKey::CUDA, kiln::DispatchKey::CUDA), kiln::NotImplementedError);
+}
+
+TEST(Dispatcher, GradModeDecidesWhetherANodeIsRecorded) {
+  kiln::Tensor x = kiln::ones({2}, std::nullopt, std::nullopt, /*requires_grad=*/true);
+  EXPECT_NE((x * x).grad_fn(), nullptr);
+  {
+    kiln::NoGradGuard no_grad;
+    kiln::Tensor y = x * x;
+    EXPECT_EQ(y.grad_fn(), nullptr);
+    EXPECT_FALSE(y.requires_grad());
+  }
+  EXPECT_TRUE(kiln::GradMode::is_enabled());
+}
+
+TEST(Dispatcher, ExplainDoesNotChangeResults) {
+  kiln::set_explain_enabled(true);
+  kiln::Tensor y = kiln::ones({2}) + kiln::ones({2});
+  kiln::set_explain_enabled(false);
+  EXPECT_EQ(kiln_test::values(y), (std::vector<float>{2, 2}));
+}
