@@ -15,6 +15,7 @@
 #include "generated/api/full_like.h"
 #include "generated/api/arange.h"
 #include "generated/api/fill.h"
+#include "generated/api/zero.h"
 #include "generated/api/add.h"
 #include "generated/api/sub.h"
 #include "generated/api/mul.h"

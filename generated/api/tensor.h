@@ -37,6 +37,7 @@ class Tensor : public TensorBase {
 
   // ---- operators (schema/native_functions.yaml)
   const Tensor& fill_(const Scalar& value) const;
+  const Tensor& zero_() const;
   Tensor add(const Tensor& other, const Scalar& alpha = 1) const;
   const Tensor& add_(const Tensor& other, const Scalar& alpha = 1) const;
   Tensor add(const Scalar& other, const Scalar& alpha = 1) const;

@@ -18,6 +18,7 @@ PyMethodDef generated_functions[] = {
     KILN_BINDING("full_like", fn_full_like),
     KILN_BINDING("arange", fn_arange),
     KILN_BINDING("fill_", fn_fill_),
+    KILN_BINDING("zero_", fn_zero_),
     KILN_BINDING("add", fn_add),
     KILN_BINDING("sub", fn_sub),
     KILN_BINDING("mul", fn_mul),
@@ -46,6 +47,7 @@ PyMethodDef generated_functions[] = {
 
 PyMethodDef generated_methods[] = {
     KILN_BINDING("fill_", method_fill_),
+    KILN_BINDING("zero_", method_zero_),
     KILN_BINDING("add", method_add),
     KILN_BINDING("add_", method_add_),
     KILN_BINDING("sub", method_sub),

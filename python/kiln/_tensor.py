@@ -83,6 +83,21 @@ class Tensor(_C.TensorBase):
     def cpu(self):
         return self
 
+    def float(self):
+        return self.to(_C.float32)
+
+    def double(self):
+        return self.to(_C.float64)
+
+    def long(self):
+        return self.to(_C.int64)
+
+    def int(self):
+        return self.to(_C.int32)
+
+    def bool(self):
+        return self.to(_C.bool)
+
     # ---- autograd ----
     def backward(self, gradient=None, retain_graph=None, create_graph=False, inputs=None):
         from . import autograd

@@ -10,6 +10,7 @@
 #include "generated/kernels/composite/ones.h"
 #include "generated/kernels/composite/ones_like.h"
 #include "generated/kernels/composite/zeros.h"
+#include "generated/kernels/composite/zero.h"
 #include "generated/kernels/composite/zeros_like.h"
 #include "runtime/kernels/tensor_iterator.h"
 
@@ -81,6 +82,8 @@ Tensor arange(const Scalar& end, const std::optional<ScalarType>& dtype, const s
               bool requires_grad) {
   return arange_start_step(0, end, 1, dtype, device, requires_grad);
 }
+
+const Tensor& zero_(const Tensor& self) { return kiln::fill_(self, 0); }
 
 }  // namespace composite_implicit
 }  // namespace kiln
