@@ -128,7 +128,7 @@ void TensorIterator::build(IteratorConfig& c) {
                  " doesn't match the broadcast shape ", shape_str(shape));
       c.out.impl()->set_sizes_contiguous(shape);
     }
-    for (int64_t d = 0; d < c.out.dim(); ++d) {
+    for (int64_t d = 0; d < c.out.dim() && !c.reduction; ++d) {
       KILN_CHECK(c.out.strides()[d] != 0 || c.out.sizes()[d] <= 1, c.op_name,
                  "(): unsupported operation: more than one element of the written-to tensor refers to a single "
                  "memory location. Please clone() the tensor before performing the operation.");
@@ -165,13 +165,17 @@ void TensorIterator::build(IteratorConfig& c) {
 }
 
 void TensorIterator::coalesce() {
-  // Order dims by the output's strides (outermost = largest), so a transposed `out`
-  // is still walked in memory order.
+  // Order dims by memory order (outermost = largest stride) so the inner loop is the
+  // contiguous one: by the output's strides, or by the first input's when the output
+  // broadcasts (reductions write accumulators with stride 0).
   const size_t nd = shape_.size();
+  size_t ref = 0;
+  for (size_t d = 0; d < nd; ++d)
+    if (strides_[0][d] == 0 && shape_[d] > 1 && strides_.size() > 1) ref = 1;
   std::vector<size_t> perm(nd);
   std::iota(perm.begin(), perm.end(), 0);
   std::stable_sort(perm.begin(), perm.end(), [&](size_t a, size_t b) {
-    int64_t sa = strides_[0][a], sb = strides_[0][b];
+    int64_t sa = strides_[ref][a], sb = strides_[ref][b];
     if (sa == 0 || sb == 0) return false;
     return sa > sb;
   });

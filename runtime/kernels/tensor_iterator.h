@@ -41,6 +41,7 @@ struct IteratorConfig {
   ScalarType out_dtype = ScalarType::Undefined;      // forced result dtype (e.g. Bool for comparisons)
   ScalarType compute_dtype = ScalarType::Undefined;  // forced compute dtype
   bool inplace = false;              // out is also inputs[0]: its shape must be the broadcast shape
+  bool reduction = false;            // out has stride 0 over reduced dims (accumulators)
 };
 
 class TensorIterator {

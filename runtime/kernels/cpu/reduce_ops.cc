@@ -3,10 +3,10 @@
 // Fast path: the reduced dims are the innermost, contiguous ones (full reductions
 // included): each output is the sum of one contiguous block, computed with
 // independent accumulators (vectorizable) in double / int64, in parallel.
-// Otherwise an odometer walks the input and adds each element into its output's
-// accumulator (serial: simple and correct; the fast path covers the common cases).
+// Otherwise the iteration helper adds each element into its output's accumulator.
 #include <omp.h>
 
+#include <climits>
 #include <vector>
 
 #include "generated/kernels/mean.h"
@@ -95,30 +95,31 @@ void sum_into(const TensorBase& x, const Reduction& r, acc_type_t<T>* acc, int64
     }
     return;
   }
-  // General case: accumulators indexed with stride 0 over the reduced dims.
+  // General case: the iteration helper walks x (in the output's memory order) with
+  // the accumulators as its output, broadcast with stride 0 over the reduced dims.
+  // Serial, because several elements of x add into the same accumulator.
   TensorBase acc_tensor = empty_cpu(r.keep_shape, CppTypeToScalarType<acc_t>::value);
   acc_t* a = static_cast<acc_t*>(acc_tensor.data_ptr());
   for (int64_t i = 0; i < n_out; ++i) a[i] = 0;
   DimVector strides = contiguous_strides(r.keep_shape);
   for (size_t i = 0; i < r.reduced.size(); ++i)
     if (r.reduced[i]) strides[i] = 0;
-    // Walk x in its own order with a simple odometer (serial; correctness first).
-  const int64_t nd = x.dim();
-  DimVector idx(nd, 0);
-  const T* base = static_cast<const T*>(x.data_ptr());
-  const int64_t total = x.numel();
-  for (int64_t n = 0; n < total; ++n) {
-    int64_t in_off = 0, acc_off = 0;
-    for (int64_t d = 0; d < nd; ++d) {
-      in_off += idx[d] * x.strides()[d];
-      acc_off += idx[d] * strides[d];
-    }
-    a[acc_off] += static_cast<acc_t>(base[in_off]);
-    for (int64_t d = nd - 1; d >= 0; --d) {
-      if (++idx[d] < x.sizes()[d]) break;
-      idx[d] = 0;
-    }
-  }
+  IteratorConfig c;
+  c.op_name = "sum";
+  c.out = TensorBase(Ref<TensorImpl>::make(acc_tensor.impl()->storage(), acc_tensor.dtype(), x.sizes(), strides, 0));
+  c.inputs = {x};
+  c.promote_inputs = false;
+  c.compute_dtype = x.dtype();
+  c.out_dtype = acc_tensor.dtype();
+  c.inplace = true;
+  c.reduction = true;
+  TensorIterator it(std::move(c));
+  it.for_each(
+      [](char** data, const int64_t* st, int64_t n) {
+        for (int64_t i = 0; i < n; ++i)
+          *reinterpret_cast<acc_t*>(data[0] + i * st[0]) += static_cast<acc_t>(*reinterpret_cast<const T*>(data[1] + i * st[1]));
+      },
+      /*grain_size=*/INT64_MAX);
   for (int64_t i = 0; i < n_out; ++i) acc[i] = a[i];
 }
 
