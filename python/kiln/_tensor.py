@@ -150,6 +150,32 @@ class Tensor(_C.TensorBase):
     def __neg__(self):
         return _C.neg(self)
 
+    def __abs__(self):
+        return _C.abs(self)
+
+    # Comparisons are elementwise and give bool tensors (so Tensor keeps identity hashing).
+    def __eq__(self, other):
+        if other is None:
+            return False
+        return _C.eq(self, other)
+
+    def __ne__(self, other):
+        if other is None:
+            return True
+        return _C.ne(self, other)
+
+    def __lt__(self, other):
+        return _C.lt(self, other)
+
+    def __le__(self, other):
+        return _C.le(self, other)
+
+    def __gt__(self, other):
+        return _C.gt(self, other)
+
+    def __ge__(self, other):
+        return _C.ge(self, other)
+
     def __pos__(self):
         return self
 

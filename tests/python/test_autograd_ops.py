@@ -86,6 +86,16 @@ CASES = [
     ("tanh", lambda a: kiln.tanh(a), lambda: (rand(2, 3, lo=-2, hi=2),)),
     ("tanh_method", lambda a: a.tanh(), lambda: (rand(4),)),
     ("sigmoid", lambda a: kiln.sigmoid(a), lambda: (rand(2, 3, lo=-3, hi=3),)),
+    # abs / sign / relu: values kept away from the kink at 0
+    ("abs", lambda a: kiln.abs(a * 1.0 + 0.05), lambda: (rand(2, 3),)),
+    ("abs_method_neg", lambda a: (-a).abs(), lambda: (pos(3),)),
+    ("sign", lambda a: kiln.sign(a + 0.05) * a, lambda: (rand(4),)),
+    ("relu", lambda a: kiln.relu(a + 0.05), lambda: (rand(2, 3),)),
+    ("relu_method_inplace", _inplace("relu_"), lambda: (rand(5, lo=0.1, hi=1) * kiln.tensor([1., -1., 1., -1., 1.], dtype=F64),)),
+    ("log", lambda a: kiln.log(a), lambda: (pos(2, 3),)),
+    ("log_method", lambda a: a.log(), lambda: (pos(4),)),
+    ("sqrt", lambda a: kiln.sqrt(a), lambda: (pos(2, 3),)),
+    ("sqrt_inplace", _inplace("sqrt_"), lambda: (pos(3),)),
     ("sigmoid_method", lambda a: a.sigmoid(), lambda: (rand(4),)),
     # pow.Tensor_Scalar
     ("pow_0", lambda a: a.pow(0), lambda: (rand(3),)),
@@ -190,6 +200,19 @@ def test_gradgradcheck(fn, make):
     assert gradgradcheck(fn, make(), **TOL)
 
 
+COMPARISONS = ["eq", "ne", "lt", "le", "gt", "ge"]
+
+
+@pytest.mark.parametrize("name", COMPARISONS)
+def test_comparisons_are_not_differentiable(name):
+    a = rand(3)
+    b = rand(3, seed=1)
+    out = getattr(kiln, name)(a, b)
+    assert out.dtype == kiln.bool and not out.requires_grad and out.grad_fn is None
+    with pytest.raises(RuntimeError, match="does not require grad"):
+        out.sum().backward()
+
+
 def test_every_derivatives_yaml_entry_is_covered():
     """The case list above names each op of schema/derivatives.yaml (so new ops get noticed)."""
     import os
@@ -203,7 +226,8 @@ def test_every_derivatives_yaml_entry_is_covered():
     with open(found[0]) as f:
         names = re.findall(r"^- name: ([A-Za-z_0-9]+)", f.read(), flags=re.M)
     assert names, "no entries parsed from derivatives.yaml"
-    covered = " ".join(c[0] for c in CASES) + " detach"  # detach: test_detach_output_does_not_require_grad
+    # detach: test_detach_output_does_not_require_grad; comparisons: test_comparisons_are_not_differentiable
+    covered = " ".join(c[0] for c in CASES) + " detach " + " ".join(COMPARISONS)
     for name in names:
         key = name.rstrip("_")
         assert key in covered or name in covered, f"{name} from derivatives.yaml has no gradcheck case"

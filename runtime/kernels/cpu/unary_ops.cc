@@ -1,9 +1,14 @@
-// neg, exp, tanh, sigmoid: the shared out= kernels of each family.
+// neg, exp, tanh, sigmoid, abs, log, sqrt, relu, sign: the shared out= kernels of each family.
 #include <cmath>
 
+#include "generated/kernels/abs.h"
 #include "generated/kernels/exp.h"
+#include "generated/kernels/log.h"
 #include "generated/kernels/neg.h"
+#include "generated/kernels/relu.h"
 #include "generated/kernels/sigmoid.h"
+#include "generated/kernels/sign.h"
+#include "generated/kernels/sqrt.h"
 #include "generated/kernels/tanh.h"
 #include "runtime/kernels/cpu/loops.h"
 
@@ -26,6 +31,15 @@ template <typename F>
 TensorBase float_unary(const char* name, const TensorBase& self, const TensorBase& out, F f) {
   TensorIterator it = unary_iterator(name, self, out, /*int_to_float=*/true);
   KILN_DISPATCH_FLOATING_TYPES(it.compute_dtype(), name, [&] { unary_kernel<scalar_t, scalar_t>(it, f); });
+  it.finish();
+  return it.output();
+}
+
+// Ops defined on every numeric dtype, keeping it (abs(int) is int).
+template <typename F>
+TensorBase numeric_unary(const char* name, const TensorBase& self, const TensorBase& out, F f) {
+  TensorIterator it = unary_iterator(name, self, out, /*int_to_float=*/false);
+  KILN_DISPATCH_NUMERIC_TYPES(it.compute_dtype(), name, [&] { unary_kernel<scalar_t, scalar_t>(it, f); });
   it.finish();
   return it.output();
 }
@@ -54,6 +68,27 @@ TensorBase tanh_out(const TensorBase& self, const TensorBase& out) {
 
 TensorBase sigmoid_out(const TensorBase& self, const TensorBase& out) {
   return float_unary("sigmoid", self, out, [](auto x) { return decltype(x)(1) / (decltype(x)(1) + std::exp(-x)); });
+}
+
+TensorBase abs_out(const TensorBase& self, const TensorBase& out) {
+  return numeric_unary("abs", self, out, [](auto x) { return x < 0 ? -x : x; });
+}
+
+TensorBase log_out(const TensorBase& self, const TensorBase& out) {
+  return float_unary("log", self, out, [](auto x) { return std::log(x); });
+}
+
+TensorBase sqrt_out(const TensorBase& self, const TensorBase& out) {
+  return float_unary("sqrt", self, out, [](auto x) { return std::sqrt(x); });
+}
+
+TensorBase relu_out(const TensorBase& self, const TensorBase& out) {
+  // NaN stays NaN, as in PyTorch.
+  return numeric_unary("relu", self, out, [](auto x) { return x < 0 ? decltype(x)(0) : x; });
+}
+
+TensorBase sign_out(const TensorBase& self, const TensorBase& out) {
+  return numeric_unary("sign", self, out, [](auto x) { return decltype(x)((x > 0) - (x < 0)); });
 }
 
 }  // namespace cpu
