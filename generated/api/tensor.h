@@ -38,6 +38,9 @@ class Tensor : public TensorBase {
   // ---- operators (schema/native_functions.yaml)
   const Tensor& fill_(const Scalar& value) const;
   const Tensor& zero_() const;
+  const Tensor& uniform_(double from = 0.0, double to = 1.0, Generator* generator = nullptr) const;
+  const Tensor& normal_(double mean = 0.0, double std = 1.0, Generator* generator = nullptr) const;
+  const Tensor& random_(int64_t from, int64_t to, Generator* generator = nullptr) const;
   Tensor add(const Tensor& other, const Scalar& alpha = 1) const;
   const Tensor& add_(const Tensor& other, const Scalar& alpha = 1) const;
   Tensor add(const Scalar& other, const Scalar& alpha = 1) const;

@@ -10,6 +10,8 @@
 #include "runtime/core/tensor_base.h"
 
 namespace kiln {
+
+class Generator;
 namespace cpu {
 TensorBase _to_copy(const TensorBase& self, const std::optional<ScalarType>& dtype, const std::optional<Device>& device);
 }  // namespace cpu

@@ -10,6 +10,8 @@
 #include "runtime/core/tensor_base.h"
 
 namespace kiln {
+
+class Generator;
 namespace cpu {
 TensorBase add_out(const TensorBase& self, const TensorBase& other, const Scalar& alpha, const TensorBase& out);
 }  // namespace cpu

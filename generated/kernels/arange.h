@@ -10,6 +10,8 @@
 #include "runtime/core/tensor_base.h"
 
 namespace kiln {
+
+class Generator;
 namespace cpu {
 TensorBase arange_out(const Scalar& start, const Scalar& end, const Scalar& step, const TensorBase& out);
 }  // namespace cpu

@@ -10,6 +10,8 @@
 #include "runtime/core/tensor_base.h"
 
 namespace kiln {
+
+class Generator;
 namespace composite_explicit {
 TensorBase as_strided(const TensorBase& self, IntArrayRef size, IntArrayRef stride, const std::optional<int64_t>& storage_offset);
 }  // namespace composite_explicit

@@ -10,6 +10,8 @@
 #include "runtime/core/tensor_base.h"
 
 namespace kiln {
+
+class Generator;
 namespace cpu {
 TensorBase clone(const TensorBase& self);
 }  // namespace cpu

@@ -10,6 +10,8 @@
 #include "runtime/core/tensor_base.h"
 
 namespace kiln {
+
+class Generator;
 namespace cpu {
 TensorBase copy_(const TensorBase& self, const TensorBase& src, bool non_blocking);
 }  // namespace cpu

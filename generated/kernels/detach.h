@@ -10,6 +10,8 @@
 #include "runtime/core/tensor_base.h"
 
 namespace kiln {
+
+class Generator;
 namespace composite_explicit {
 TensorBase detach(const TensorBase& self);
 }  // namespace composite_explicit

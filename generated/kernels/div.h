@@ -10,6 +10,8 @@
 #include "runtime/core/tensor_base.h"
 
 namespace kiln {
+
+class Generator;
 namespace cpu {
 TensorBase div_out(const TensorBase& self, const TensorBase& other, const TensorBase& out);
 }  // namespace cpu

@@ -10,6 +10,8 @@
 #include "runtime/core/tensor_base.h"
 
 namespace kiln {
+
+class Generator;
 namespace composite_explicit {
 TensorBase expand(const TensorBase& self, IntArrayRef size, bool implicit);
 }  // namespace composite_explicit

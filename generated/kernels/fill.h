@@ -10,6 +10,8 @@
 #include "runtime/core/tensor_base.h"
 
 namespace kiln {
+
+class Generator;
 namespace cpu {
 TensorBase fill_(const TensorBase& self, const Scalar& value);
 }  // namespace cpu

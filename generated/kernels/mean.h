@@ -10,6 +10,8 @@
 #include "runtime/core/tensor_base.h"
 
 namespace kiln {
+
+class Generator;
 namespace cpu {
 TensorBase mean_out(const TensorBase& self, const std::optional<IntArrayRef>& dim, bool keepdim, const std::optional<ScalarType>& dtype, const TensorBase& out);
 }  // namespace cpu

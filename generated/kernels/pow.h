@@ -10,6 +10,8 @@
 #include "runtime/core/tensor_base.h"
 
 namespace kiln {
+
+class Generator;
 namespace cpu {
 TensorBase pow_scalar_out(const TensorBase& self, const Scalar& exponent, const TensorBase& out);
 }  // namespace cpu

@@ -10,6 +10,8 @@
 #include "runtime/core/tensor_base.h"
 
 namespace kiln {
+
+class Generator;
 namespace composite_explicit {
 TensorBase select(const TensorBase& self, int64_t dim, int64_t index);
 }  // namespace composite_explicit

@@ -10,6 +10,8 @@
 #include "runtime/core/tensor_base.h"
 
 namespace kiln {
+
+class Generator;
 namespace cpu {
 TensorBase select_backward(const TensorBase& grad_output, IntArrayRef input_sizes, int64_t dim, int64_t index);
 }  // namespace cpu

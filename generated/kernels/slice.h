@@ -10,6 +10,8 @@
 #include "runtime/core/tensor_base.h"
 
 namespace kiln {
+
+class Generator;
 namespace composite_explicit {
 TensorBase slice(const TensorBase& self, int64_t dim, const std::optional<int64_t>& start, const std::optional<int64_t>& end, int64_t step);
 }  // namespace composite_explicit

@@ -10,6 +10,8 @@
 #include "runtime/core/tensor_base.h"
 
 namespace kiln {
+
+class Generator;
 namespace cpu {
 TensorBase slice_backward(const TensorBase& grad_output, IntArrayRef input_sizes, int64_t dim, int64_t start, int64_t end, int64_t step);
 }  // namespace cpu

@@ -10,6 +10,8 @@
 #include "runtime/core/tensor_base.h"
 
 namespace kiln {
+
+class Generator;
 namespace composite_explicit {
 TensorBase squeeze_dim(const TensorBase& self, int64_t dim);
 }  // namespace composite_explicit

@@ -10,6 +10,8 @@
 #include "runtime/core/tensor_base.h"
 
 namespace kiln {
+
+class Generator;
 namespace composite_explicit {
 TensorBase transpose(const TensorBase& self, int64_t dim0, int64_t dim1);
 }  // namespace composite_explicit

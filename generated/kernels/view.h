@@ -10,6 +10,8 @@
 #include "runtime/core/tensor_base.h"
 
 namespace kiln {
+
+class Generator;
 namespace composite_explicit {
 TensorBase view(const TensorBase& self, IntArrayRef size);
 }  // namespace composite_explicit

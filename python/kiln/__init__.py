@@ -7,8 +7,8 @@ devices, kiln.tensor, grad-mode helpers and kiln.autograd.
 from . import _C
 from ._C import *  # noqa: F401,F403  (operators and dtypes)
 from ._C import (bool, double, dtype, float, float32, float64, int, int32, int64, long,  # noqa: A004
-                 from_numpy, get_default_dtype, get_num_threads, is_grad_enabled, set_default_dtype,
-                 set_num_threads)
+                 from_numpy, get_default_dtype, get_num_threads, initial_seed, is_grad_enabled, manual_seed,
+                 set_default_dtype, set_num_threads)
 from ._device import device
 from ._size import Size
 from ._tensor import Tensor
@@ -27,5 +27,5 @@ def explain(enabled=True):
 __all__ = [
     "Tensor", "Size", "device", "dtype", "tensor", "from_numpy", "autograd", "no_grad", "enable_grad",
     "set_grad_enabled", "is_grad_enabled", "bool", "int32", "int64", "float32", "float64", "float", "double",
-    "long", "int", "get_default_dtype", "set_default_dtype", "set_num_threads", "get_num_threads", "explain",
+    "long", "int", "manual_seed", "initial_seed", "get_default_dtype", "set_default_dtype", "set_num_threads", "get_num_threads", "explain",
 ]

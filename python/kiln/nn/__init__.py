@@ -1,0 +1,7 @@
+"""kiln.nn: modules, parameters and functional ops for building networks, mirroring torch.nn."""
+from .parameter import Parameter
+from .modules import *  # noqa: F401,F403
+from .modules import __all__ as _modules_all
+from . import functional, init
+
+__all__ = ["Parameter", "functional", "init"] + _modules_all

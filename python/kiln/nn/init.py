@@ -1,0 +1,66 @@
+"""kiln.nn.init: in-place initialisers (under no_grad), like torch.nn.init."""
+import math
+
+import numpy as np
+
+import kiln
+
+_NUMPY_OF = {"kiln.float32": np.float32, "kiln.float64": np.float64}
+_state = {"seed": None, "rng": np.random.default_rng()}
+
+
+def manual_seed(seed):
+    """Reseeds the NumPy generator used by the initialisers (while kiln has no RNG of its own)."""
+    _state.update(seed=None, rng=np.random.default_rng(seed))
+
+
+def _rng():
+    """The NumPy Generator for initialisation; reseeded from kiln.initial_seed() when kiln has one."""
+    if hasattr(kiln, "manual_seed") and hasattr(kiln, "initial_seed"):
+        seed = kiln.initial_seed()
+        if seed != _state["seed"]:
+            _state.update(seed=seed, rng=np.random.default_rng(seed))
+    return _state["rng"]
+
+
+def uniform_(tensor, a=0.0, b=1.0):
+    """Fills `tensor` with values drawn from U(a, b)."""
+    with kiln.no_grad():
+        if hasattr(tensor, "uniform_"):  # kiln's own RNG, once it exists
+            return tensor.uniform_(a, b)
+        values = _rng().uniform(a, b, size=tuple(tensor.shape))
+        return tensor.copy_(kiln.from_numpy(np.asarray(values, dtype=_NUMPY_OF.get(str(tensor.dtype)))))
+
+
+def constant_(tensor, val):
+    with kiln.no_grad():
+        return tensor.fill_(val)
+
+
+def zeros_(tensor):
+    with kiln.no_grad():
+        return tensor.zero_()
+
+
+def ones_(tensor):
+    return constant_(tensor, 1.0)
+
+
+def _calculate_fan_in_and_fan_out(tensor):
+    if tensor.dim() < 2:
+        raise ValueError("Fan in and fan out can not be computed for tensor with fewer than 2 dimensions")
+    receptive = 1
+    for s in tensor.shape[2:]:
+        receptive *= s
+    return tensor.shape[1] * receptive, tensor.shape[0] * receptive
+
+
+def kaiming_uniform_(tensor, a=0.0, mode="fan_in", nonlinearity="leaky_relu"):
+    """U(-bound, bound) with bound = gain * sqrt(3 / fan); leaky_relu gain sqrt(2 / (1 + a^2))."""
+    if nonlinearity != "leaky_relu":
+        raise NotImplementedError(f"kaiming_uniform_: nonlinearity '{nonlinearity}' is not supported yet")
+    fan_in, fan_out = _calculate_fan_in_and_fan_out(tensor)
+    fan = fan_in if mode == "fan_in" else fan_out
+    gain = math.sqrt(2.0 / (1 + a * a))
+    bound = gain * math.sqrt(3.0 / fan) if fan > 0 else 0.0
+    return uniform_(tensor, -bound, bound)

@@ -1,0 +1,78 @@
+"""Sequential and ModuleList containers."""
+from collections import OrderedDict
+
+from .module import Module
+
+
+def _index(n, idx):
+    """Normalises an int index into range(n), like a list."""
+    idx = int(idx)
+    if not -n <= idx < n:
+        raise IndexError(f"index {idx} is out of range")
+    return idx % n
+
+
+class _ModuleSeq(Module):
+    """Shared list-like behaviour: modules stored under the names '0', '1', ..."""
+
+    def __len__(self):
+        return len(self._modules)
+
+    def __iter__(self):
+        return iter(self._modules.values())
+
+    def __getitem__(self, idx):
+        if isinstance(idx, slice):
+            return type(self)(OrderedDict(list(self._modules.items())[idx]))
+        return list(self._modules.values())[_index(len(self), idx)]
+
+    def __setitem__(self, idx, module):
+        key = list(self._modules)[_index(len(self), idx)]
+        setattr(self, key, module)
+
+    def __delitem__(self, idx):
+        keys = list(self._modules)
+        for key in (keys[idx] if isinstance(idx, slice) else [keys[_index(len(self), idx)]]):
+            del self._modules[key]
+        renumbered = OrderedDict((str(i), m) for i, m in enumerate(self._modules.values()))
+        self._modules.clear()
+        self._modules.update(renumbered)
+
+    def append(self, module):
+        """Adds `module` at the end; returns self."""
+        self.add_module(str(len(self)), module)
+        return self
+
+    def extend(self, modules):
+        for m in modules:
+            self.append(m)
+        return self
+
+
+class Sequential(_ModuleSeq):
+    """Sequential(m0, m1, ...) or Sequential(OrderedDict(name=module)): forward chains the modules."""
+
+    def __init__(self, *args):
+        super().__init__()
+        if len(args) == 1 and isinstance(args[0], OrderedDict):
+            for name, m in args[0].items():
+                self.add_module(name, m)
+        else:
+            for i, m in enumerate(args):
+                self.add_module(str(i), m)
+
+    def forward(self, input):
+        for m in self:
+            input = m(input)
+        return input
+
+
+class ModuleList(_ModuleSeq):
+    """A list of modules whose parameters are registered; it has no forward()."""
+
+    def __init__(self, modules=None):
+        super().__init__()
+        if isinstance(modules, OrderedDict):  # from slicing
+            modules = modules.values()
+        if modules is not None:
+            self.extend(modules)

@@ -1,0 +1,47 @@
+"""Linear and Identity layers."""
+import math
+
+from ... import _C
+from .. import functional as F, init
+from ..parameter import Parameter
+from .module import Module
+
+
+class Identity(Module):
+    """Returns its input unchanged (accepts and ignores any constructor arguments)."""
+
+    def __init__(self, *args, **kwargs):
+        super().__init__()
+
+    def forward(self, input):
+        return input
+
+
+class Linear(Module):
+    """y = x @ weight.T + bias, with weight [out_features, in_features] and bias [out_features].
+
+    Both start as U(-1/sqrt(in_features), 1/sqrt(in_features)), as in torch.
+    """
+
+    def __init__(self, in_features, out_features, bias=True, device=None, dtype=None):
+        super().__init__()
+        self.in_features, self.out_features = in_features, out_features
+        kw = {"dtype": dtype} if dtype is not None else {}
+        self.weight = Parameter(_C.empty([out_features, in_features], **kw))
+        if bias:
+            self.bias = Parameter(_C.empty([out_features], **kw))
+        else:
+            self.register_parameter("bias", None)
+        self.reset_parameters()
+
+    def reset_parameters(self):
+        init.kaiming_uniform_(self.weight, a=math.sqrt(5))  # = U(-1/sqrt(fan_in), 1/sqrt(fan_in))
+        if self.bias is not None:
+            bound = 1 / math.sqrt(self.in_features) if self.in_features > 0 else 0.0
+            init.uniform_(self.bias, -bound, bound)
+
+    def forward(self, input):
+        return F.linear(input, self.weight, self.bias)
+
+    def extra_repr(self):
+        return f"in_features={self.in_features}, out_features={self.out_features}, bias={self.bias is not None}"

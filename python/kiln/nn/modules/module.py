@@ -1,0 +1,353 @@
+"""kiln.nn.Module: the base class of all layers, mirroring torch.nn.Module.
+
+Assigning a Parameter, a Module or (to a registered name) a buffer to an attribute
+registers it; parameters(), state_dict() and friends walk the registered tree.
+"""
+from collections import OrderedDict, namedtuple
+from collections.abc import Mapping
+
+from ... import _C
+from ..._tensor import Tensor
+from ...autograd.grad_mode import no_grad
+from ..parameter import Parameter
+
+
+class _IncompatibleKeys(namedtuple("IncompatibleKeys", ["missing_keys", "unexpected_keys"])):
+    def __repr__(self):
+        if not self.missing_keys and not self.unexpected_keys:
+            return "<All keys matched successfully>"
+        return super().__repr__()
+
+    __str__ = __repr__
+
+
+def _typename(v):
+    t = type(v)
+    return t.__name__ if t.__module__ == "builtins" else f"{t.__module__}.{t.__qualname__}"
+
+
+def _addindent(s, n):
+    lines = s.split("\n")
+    return lines[0] if len(lines) == 1 else "\n".join([lines[0]] + [" " * n + line for line in lines[1:]])
+
+
+class Module:
+    """Base class for neural-network modules; subclasses define forward()."""
+
+    training: bool
+
+    def __init__(self):
+        object.__setattr__(self, "training", True)
+        object.__setattr__(self, "_parameters", OrderedDict())
+        object.__setattr__(self, "_buffers", OrderedDict())
+        object.__setattr__(self, "_non_persistent_buffers_set", set())
+        object.__setattr__(self, "_modules", OrderedDict())
+
+    def forward(self, *args, **kwargs):
+        raise NotImplementedError(f'Module [{type(self).__name__}] is missing the required "forward" function')
+
+    def __call__(self, *args, **kwargs):
+        return self.forward(*args, **kwargs)
+
+    # ---- registration ----
+    def _check_name(self, kind, name, store):
+        if "_parameters" not in self.__dict__:
+            raise AttributeError(f"cannot assign {kind} before Module.__init__() call")
+        if not isinstance(name, str):
+            raise TypeError(f"{kind} name should be a string. Got {_typename(name)}")
+        if name == "":
+            raise KeyError(f'{kind} name can\'t be empty string ""')
+        if "." in name:
+            raise KeyError(f'{kind} name can\'t contain "."')
+        if hasattr(self, name) and name not in store:
+            raise KeyError(f"attribute '{name}' already exists")
+
+    def register_parameter(self, name, param):
+        """Adds a Parameter (or None) under `name`."""
+        self._check_name("parameter", name, self.__dict__.get("_parameters", {}))
+        if param is not None and not isinstance(param, Parameter):
+            raise TypeError(f"cannot assign '{_typename(param)}' object to parameter '{name}' "
+                            "(kiln.nn.Parameter or None required)")
+        if param is not None and param.grad_fn is not None:
+            raise ValueError(f"Cannot assign non-leaf Tensor to parameter '{name}'. Model parameters must be "
+                             "created explicitly; compute them from a leaf in forward() instead.")
+        self._parameters[name] = param
+
+    def register_buffer(self, name, tensor, persistent=True):
+        """Adds a Tensor (or None) under `name`; persistent buffers are part of state_dict()."""
+        self._check_name("buffer", name, self.__dict__.get("_buffers", {}))
+        if tensor is not None and not isinstance(tensor, _C.TensorBase):
+            raise TypeError(f"cannot assign '{_typename(tensor)}' object to buffer '{name}' (kiln Tensor or None required)")
+        self._buffers[name] = tensor
+        if persistent:
+            self._non_persistent_buffers_set.discard(name)
+        else:
+            self._non_persistent_buffers_set.add(name)
+
+    def add_module(self, name, module):
+        """Adds a child Module (or None) under `name`."""
+        if module is not None and not isinstance(module, Module):
+            raise TypeError(f"{_typename(module)} is not a Module subclass")
+        self._check_name("module", name, self.__dict__.get("_modules", {}))
+        self._modules[name] = module
+
+    register_module = add_module
+
+    def __setattr__(self, name, value):
+        d = self.__dict__
+        params, buffers, modules = d.get("_parameters"), d.get("_buffers"), d.get("_modules")
+
+        def remove_from(*stores):
+            for s in stores:
+                if s is not None and name in s:
+                    del s[name]
+
+        if isinstance(value, Parameter):
+            if params is None:
+                raise AttributeError("cannot assign parameters before Module.__init__() call")
+            remove_from(d, buffers, modules)
+            self.register_parameter(name, value)
+        elif params is not None and name in params:
+            if value is not None:
+                raise TypeError(f"cannot assign '{_typename(value)}' as parameter '{name}' "
+                                "(kiln.nn.Parameter or None expected)")
+            self.register_parameter(name, None)
+        elif isinstance(value, Module):
+            if modules is None:
+                raise AttributeError("cannot assign module before Module.__init__() call")
+            remove_from(d, params, buffers)
+            modules[name] = value
+        elif modules is not None and name in modules:
+            if value is not None:
+                raise TypeError(f"cannot assign '{_typename(value)}' as child module '{name}' "
+                                "(kiln.nn.Module or None expected)")
+            modules[name] = None
+        elif buffers is not None and name in buffers:
+            if value is not None and not isinstance(value, _C.TensorBase):
+                raise TypeError(f"cannot assign '{_typename(value)}' as buffer '{name}' (kiln Tensor or None expected)")
+            buffers[name] = value
+        else:
+            object.__setattr__(self, name, value)
+
+    def __getattr__(self, name):
+        d = self.__dict__
+        for store in ("_parameters", "_buffers", "_modules"):
+            if store in d and name in d[store]:
+                return d[store][name]
+        raise AttributeError(f"'{type(self).__name__}' object has no attribute '{name}'")
+
+    def __delattr__(self, name):
+        for store in (self._parameters, self._buffers, self._modules):
+            if name in store:
+                del store[name]
+                self._non_persistent_buffers_set.discard(name)
+                return
+        object.__delattr__(self, name)
+
+    def __dir__(self):
+        return sorted(set(super().__dir__()) | set(self._parameters) | set(self._buffers) | set(self._modules))
+
+    def get_submodule(self, target):
+        """The submodule at dotted path `target` ('' is self)."""
+        mod = self
+        for item in target.split(".") if target else []:
+            if not isinstance(mod._modules.get(item), Module):
+                raise AttributeError(f"{mod._get_name()} has no attribute `{item}`")
+            mod = mod._modules[item]
+        return mod
+
+    # ---- iteration ----
+    def named_modules(self, memo=None, prefix="", remove_duplicate=True):
+        """Yields (dotted name, module) for self and all descendants, each module once."""
+        if memo is None:
+            memo = set()
+        if remove_duplicate:
+            if id(self) in memo:
+                return
+            memo.add(id(self))
+        yield prefix, self
+        for name, module in self._modules.items():
+            if module is not None:
+                yield from module.named_modules(memo, prefix + ("." if prefix else "") + name, remove_duplicate)
+
+    def modules(self):
+        for _, m in self.named_modules():
+            yield m
+
+    def named_children(self):
+        seen = set()
+        for name, module in self._modules.items():
+            if module is not None and id(module) not in seen:
+                seen.add(id(module))
+                yield name, module
+
+    def children(self):
+        for _, m in self.named_children():
+            yield m
+
+    def _named_members(self, store, prefix, recurse, remove_duplicate=True):
+        seen = set()
+        mods = self.named_modules(prefix=prefix, remove_duplicate=remove_duplicate) if recurse else [(prefix, self)]
+        for mod_prefix, mod in mods:
+            for name, value in getattr(mod, store).items():
+                if value is None or (remove_duplicate and id(value) in seen):
+                    continue
+                seen.add(id(value))
+                yield mod_prefix + ("." if mod_prefix else "") + name, value
+
+    def named_parameters(self, prefix="", recurse=True, remove_duplicate=True):
+        """Yields (dotted name, Parameter), each parameter once (shared ones under their first name)."""
+        return self._named_members("_parameters", prefix, recurse, remove_duplicate)
+
+    def parameters(self, recurse=True):
+        for _, p in self.named_parameters(recurse=recurse):
+            yield p
+
+    def named_buffers(self, prefix="", recurse=True, remove_duplicate=True):
+        return self._named_members("_buffers", prefix, recurse, remove_duplicate)
+
+    def buffers(self, recurse=True):
+        for _, b in self.named_buffers(recurse=recurse):
+            yield b
+
+    # ---- modes and gradients ----
+    def train(self, mode=True):
+        """Sets the training flag of self and all descendants; returns self."""
+        if not isinstance(mode, bool):
+            raise ValueError("training mode is expected to be boolean")
+        self.training = mode
+        for m in self.children():
+            m.train(mode)
+        return self
+
+    def eval(self):
+        return self.train(False)
+
+    def requires_grad_(self, requires_grad=True):
+        for p in self.parameters():
+            p.requires_grad_(requires_grad)
+        return self
+
+    def zero_grad(self, set_to_none=True):
+        """Resets the .grad of every parameter: to None, or (set_to_none=False) to zeros in place."""
+        for p in self.parameters():
+            if p.grad is None:
+                continue
+            if set_to_none:
+                p.grad = None
+            else:
+                with no_grad():
+                    if p.grad.grad_fn is not None:
+                        p.grad = p.grad.detach()
+                    else:
+                        p.grad.requires_grad_(False)
+                    p.grad.zero_()
+
+    def apply(self, fn):
+        """Calls fn on every child (recursively), then on self; returns self."""
+        for m in self.children():
+            m.apply(fn)
+        fn(self)
+        return self
+
+    def to(self, dtype):
+        """Converts floating-point parameters and buffers to `dtype`; changed parameters become new Parameters."""
+        for m in self.children():
+            m.to(dtype)
+        with no_grad():
+            for name, p in self._parameters.items():
+                if p is not None and p.is_floating_point() and p.dtype != dtype:
+                    self._parameters[name] = Parameter(p.detach().to(dtype), p.requires_grad)
+            for name, b in self._buffers.items():
+                if b is not None and b.is_floating_point():
+                    self._buffers[name] = b.to(dtype)
+        return self
+
+    def float(self):
+        return self.to(_C.float32)
+
+    def double(self):
+        return self.to(_C.float64)
+
+    # ---- state dict ----
+    def state_dict(self, *, destination=None, prefix="", keep_vars=False):
+        """OrderedDict of dotted name -> tensor (detached unless keep_vars) for parameters and persistent buffers."""
+        if destination is None:
+            destination = OrderedDict()
+        for name, p in self._parameters.items():
+            if p is not None:
+                destination[prefix + name] = p if keep_vars else p.detach()
+        for name, b in self._buffers.items():
+            if b is not None and name not in self._non_persistent_buffers_set:
+                destination[prefix + name] = b if keep_vars else b.detach()
+        for name, m in self._modules.items():
+            if m is not None:
+                m.state_dict(destination=destination, prefix=prefix + name + ".", keep_vars=keep_vars)
+        return destination
+
+    def _load_from_state_dict(self, state_dict, prefix, missing_keys, unexpected_keys, error_msgs):
+        persistent = {k: v for k, v in self._buffers.items() if k not in self._non_persistent_buffers_set}
+        local = {k: v for k, v in list(self._parameters.items()) + list(persistent.items()) if v is not None}
+        for name, param in local.items():
+            key = prefix + name
+            if key not in state_dict:
+                missing_keys.append(key)
+                continue
+            value = state_dict[key]
+            if not isinstance(value, _C.TensorBase):
+                error_msgs.append(f'While copying the parameter named "{key}", expected a kiln Tensor from '
+                                  f"checkpoint but received {type(value)}")
+            elif tuple(value.shape) != tuple(param.shape):
+                error_msgs.append(f"size mismatch for {key}: copying a param with shape {value.shape} from "
+                                  f"checkpoint, the shape in current model is {param.shape}.")
+            else:
+                try:
+                    with no_grad():
+                        param.copy_(value)
+                except Exception as e:  # noqa: BLE001  (reported with the others)
+                    error_msgs.append(f'While copying the parameter named "{key}", an exception occurred: {e}.')
+        for key in state_dict:
+            if key.startswith(prefix):
+                head, *rest = key[len(prefix):].split(".", 1)
+                if (rest and head not in self._modules) or (not rest and head not in local):
+                    unexpected_keys.append(key)
+
+    def load_state_dict(self, state_dict, strict=True):
+        """Copies values from state_dict into parameters and buffers (in place, under no_grad).
+
+        Size mismatches always raise RuntimeError; with strict, missing or unexpected keys do too.
+        Returns a namedtuple (missing_keys, unexpected_keys).
+        """
+        if not isinstance(state_dict, Mapping):
+            raise TypeError(f"Expected state_dict to be dict-like, got {type(state_dict)}.")
+        missing, unexpected, errors = [], [], []
+        for prefix, module in self.named_modules(remove_duplicate=False):
+            module._load_from_state_dict(state_dict, prefix + "." if prefix else "", missing, unexpected, errors)
+        if strict:
+            if unexpected:
+                errors.insert(0, "Unexpected key(s) in state_dict: {}. ".format(", ".join(f'"{k}"' for k in unexpected)))
+            if missing:
+                errors.insert(0, "Missing key(s) in state_dict: {}. ".format(", ".join(f'"{k}"' for k in missing)))
+        if errors:
+            raise RuntimeError("Error(s) in loading state_dict for {}:\n\t{}".format(self._get_name(), "\n\t".join(errors)))
+        return _IncompatibleKeys(missing, unexpected)
+
+    # ---- repr ----
+    def _get_name(self):
+        return type(self).__name__
+
+    def extra_repr(self):
+        """Extra text shown inside this module's repr(); subclasses override it."""
+        return ""
+
+    def __repr__(self):
+        extra = self.extra_repr()
+        extra_lines = extra.split("\n") if extra else []
+        child_lines = [f"({k}): " + _addindent(repr(m), 2) for k, m in self._modules.items()]
+        lines = extra_lines + child_lines
+        body = ""
+        if len(extra_lines) == 1 and not child_lines:
+            body = extra_lines[0]
+        elif lines:
+            body = "\n  " + "\n  ".join(lines) + "\n"
+        return f"{self._get_name()}({body})"

@@ -1,0 +1,26 @@
+"""kiln.nn.Parameter: a Tensor that Modules register as a learnable parameter."""
+from .. import _C
+from .._tensor import Tensor
+
+
+class Parameter(Tensor):
+    """Parameter(data=None, requires_grad=True): aliases `data` (detached) as a leaf parameter.
+
+    Assigning a Parameter to a Module attribute registers it in the Module's parameters().
+    """
+
+    def __new__(cls, data=None, requires_grad=True):
+        if data is None:
+            data = _C.empty([0])
+        return _C._make_subclass(cls, data, requires_grad)
+
+    def __repr__(self):
+        return "Parameter containing:\n" + super().__repr__()
+
+    def __deepcopy__(self, memo):
+        if id(self) not in memo:
+            memo[id(self)] = type(self)(self.detach().clone(), self.requires_grad)
+        return memo[id(self)]
+
+    def __reduce_ex__(self, proto):
+        return (Parameter, (self.detach().clone(), self.requires_grad))
