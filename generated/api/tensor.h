@@ -93,6 +93,8 @@ class Tensor : public TensorBase {
   Tensor sum(const std::optional<IntArrayRef>& dim, bool keepdim = false, const std::optional<ScalarType>& dtype = std::nullopt) const;
   Tensor mean(const std::optional<ScalarType>& dtype = std::nullopt) const;
   Tensor mean(const std::optional<IntArrayRef>& dim, bool keepdim = false, const std::optional<ScalarType>& dtype = std::nullopt) const;
+  Tensor softmax(int64_t dim, const std::optional<ScalarType>& dtype = std::nullopt) const;
+  Tensor log_softmax(int64_t dim, const std::optional<ScalarType>& dtype = std::nullopt) const;
   Tensor view(IntArrayRef size) const;
   Tensor transpose(int64_t dim0, int64_t dim1) const;
   Tensor expand(IntArrayRef size, bool implicit = false) const;
@@ -102,10 +104,14 @@ class Tensor : public TensorBase {
   Tensor squeeze(int64_t dim) const;
   Tensor as_strided(IntArrayRef size, IntArrayRef stride, const std::optional<int64_t>& storage_offset = std::nullopt) const;
   Tensor detach() const;
+  Tensor t() const;
+  Tensor reshape(IntArrayRef shape) const;
+  Tensor flatten(int64_t start_dim = 0, int64_t end_dim = -1) const;
   Tensor contiguous() const;
   Tensor clone() const;
   const Tensor& copy_(const Tensor& src, bool non_blocking = false) const;
   Tensor to(ScalarType dtype, bool non_blocking = false, bool copy = false) const;
+  Tensor matmul(const Tensor& other) const;
   Tensor mm(const Tensor& mat2) const;
 };
 

@@ -18,6 +18,8 @@ from . import autograd
 
 _C._register_classes(tensor=Tensor, size=Size, device=device)
 
+from . import nn, optim  # noqa: E402  (they use the registered classes)
+
 
 def explain(enabled=True):
     """Prints every step of each call (binding, dispatch key, autograd node, kernel) to stderr."""
@@ -26,6 +28,6 @@ def explain(enabled=True):
 
 __all__ = [
     "Tensor", "Size", "device", "dtype", "tensor", "from_numpy", "autograd", "no_grad", "enable_grad",
-    "set_grad_enabled", "is_grad_enabled", "bool", "int32", "int64", "float32", "float64", "float", "double",
+    "set_grad_enabled", "is_grad_enabled", "nn", "optim", "bool", "int32", "int64", "float32", "float64", "float", "double",
     "long", "int", "manual_seed", "initial_seed", "get_default_dtype", "set_default_dtype", "set_num_threads", "get_num_threads", "explain",
 ]

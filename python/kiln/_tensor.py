@@ -183,7 +183,7 @@ class Tensor(_C.TensorBase):
         return _C.pow(self, exponent)
 
     def __matmul__(self, other):
-        return _C.mm(self, other)
+        return _C.matmul(self, other)
 
     # ---- indexing (basic: ints, slices, None, ...) ----
     def __getitem__(self, index):

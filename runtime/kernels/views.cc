@@ -12,6 +12,7 @@
 #include "generated/kernels/unsqueeze.h"
 #include "generated/kernels/view.h"
 #include "runtime/core/error.h"
+#include "runtime/kernels/view_utils.h"
 
 namespace kiln {
 namespace composite_explicit {
@@ -53,10 +54,8 @@ bool view_strides(IntArrayRef sizes, IntArrayRef strides, IntArrayRef shape, Dim
   return view_d == -1;
 }
 
-}  // namespace
-
-TensorBase view(const TensorBase& self, IntArrayRef size) {
-  // Infer one -1.
+// `size` with its -1 resolved; throws when it cannot match self's numel.
+DimVector infer_shape(const TensorBase& self, IntArrayRef size) {
   DimVector shape(size.begin(), size.end());
   int64_t infer = -1, known = 1;
   for (size_t i = 0; i < shape.size(); ++i) {
@@ -75,6 +74,21 @@ TensorBase view(const TensorBase& self, IntArrayRef size) {
   } else {
     KILN_CHECK(known == numel, "shape '", shape_str(size), "' is invalid for input of size ", numel);
   }
+  return shape;
+}
+
+}  // namespace
+}  // namespace composite_explicit
+
+bool can_view(const TensorBase& self, IntArrayRef shape) {
+  DimVector resolved = composite_explicit::infer_shape(self, shape), strides;
+  return composite_explicit::view_strides(self.sizes(), self.strides(), resolved, &strides);
+}
+
+namespace composite_explicit {
+
+TensorBase view(const TensorBase& self, IntArrayRef size) {
+  DimVector shape = infer_shape(self, size);
   DimVector strides;
   KILN_CHECK(view_strides(self.sizes(), self.strides(), shape, &strides),
              "view size is not compatible with input tensor's size and stride (at least one dimension spans across "

@@ -185,6 +185,9 @@ CASES = [
     ("mm_transposed_inputs", lambda a, b: a.transpose(0, 1) @ b.transpose(0, 1), lambda: (rand(3, 2), rand(4, 3, seed=1))),
     ("mm_vector_like", lambda a, b: a @ b, lambda: (rand(1, 3), rand(3, 1, seed=1))),
     # compositions
+    ("nll_loss_backward_direct",
+     lambda g, x: kiln.nll_loss_backward(g, x, kiln.tensor([2, 0, 1]), None, 0, -100) * x,
+     lambda: (rand(3), rand(3, 4, seed=1))),
     ("composite_chain", lambda a, b: (a * b).tanh().exp().sum(1) / 3.0, lambda: (rand(2, 3), rand(3, seed=1))),
     ("composite_mlp", lambda x, w: (x @ w).tanh().mean(), lambda: (rand(4, 3), rand(3, 2, seed=1))),
 ]
@@ -228,7 +231,9 @@ def test_every_derivatives_yaml_entry_is_covered():
     assert names, "no entries parsed from derivatives.yaml"
     # detach: test_detach_output_does_not_require_grad; comparisons: test_comparisons_are_not_differentiable
     # uniform_/normal_/random_: test_random.py checks their (zero) gradients
-    covered = " ".join(c[0] for c in CASES) + " detach uniform normal random " + " ".join(COMPARISONS)
+    # softmax/log_softmax/nll_loss(_backward): test_ops_nn_shape.py (gradcheck and gradgradcheck)
+    covered = " ".join(c[0] for c in CASES) + " detach uniform normal random softmax log_softmax nll_loss " + \
+        " ".join(COMPARISONS)
     for name in names:
         key = name.rstrip("_")
         assert key in covered or name in covered, f"{name} from derivatives.yaml has no gradcheck case"

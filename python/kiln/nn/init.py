@@ -1,35 +1,13 @@
 """kiln.nn.init: in-place initialisers (under no_grad), like torch.nn.init."""
 import math
 
-import numpy as np
-
 import kiln
-
-_NUMPY_OF = {"kiln.float32": np.float32, "kiln.float64": np.float64}
-_state = {"seed": None, "rng": np.random.default_rng()}
-
-
-def manual_seed(seed):
-    """Reseeds the NumPy generator used by the initialisers (while kiln has no RNG of its own)."""
-    _state.update(seed=None, rng=np.random.default_rng(seed))
-
-
-def _rng():
-    """The NumPy Generator for initialisation; reseeded from kiln.initial_seed() when kiln has one."""
-    if hasattr(kiln, "manual_seed") and hasattr(kiln, "initial_seed"):
-        seed = kiln.initial_seed()
-        if seed != _state["seed"]:
-            _state.update(seed=seed, rng=np.random.default_rng(seed))
-    return _state["rng"]
 
 
 def uniform_(tensor, a=0.0, b=1.0):
-    """Fills `tensor` with values drawn from U(a, b)."""
+    """Fills `tensor` with values drawn from U(a, b), using kiln's generator (kiln.manual_seed)."""
     with kiln.no_grad():
-        if hasattr(tensor, "uniform_"):  # kiln's own RNG, once it exists
-            return tensor.uniform_(a, b)
-        values = _rng().uniform(a, b, size=tuple(tensor.shape))
-        return tensor.copy_(kiln.from_numpy(np.asarray(values, dtype=_NUMPY_OF.get(str(tensor.dtype)))))
+        return tensor.uniform_(a, b)
 
 
 def constant_(tensor, val):
