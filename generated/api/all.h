@@ -50,6 +50,8 @@
 #include "generated/api/log_softmax.h"
 #include "generated/api/nll_loss.h"
 #include "generated/api/nll_loss_backward.h"
+#include "generated/api/argmax.h"
+#include "generated/api/argmin.h"
 #include "generated/api/view.h"
 #include "generated/api/transpose.h"
 #include "generated/api/expand.h"

@@ -95,6 +95,8 @@ class Tensor : public TensorBase {
   Tensor mean(const std::optional<IntArrayRef>& dim, bool keepdim = false, const std::optional<ScalarType>& dtype = std::nullopt) const;
   Tensor softmax(int64_t dim, const std::optional<ScalarType>& dtype = std::nullopt) const;
   Tensor log_softmax(int64_t dim, const std::optional<ScalarType>& dtype = std::nullopt) const;
+  Tensor argmax(const std::optional<int64_t>& dim = std::nullopt, bool keepdim = false) const;
+  Tensor argmin(const std::optional<int64_t>& dim = std::nullopt, bool keepdim = false) const;
   Tensor view(IntArrayRef size) const;
   Tensor transpose(int64_t dim0, int64_t dim1) const;
   Tensor expand(IntArrayRef size, bool implicit = false) const;

@@ -414,8 +414,17 @@ def test_relu_inplace():
 
 
 # ---------------------------------------------------------------- softmax family
+@pytest.fixture(params=["native", "composite"])
+def impl(request, monkeypatch):
+    """Runs a test with kiln's native softmax/log_softmax/nll_loss (where built) and with the composites."""
+    if request.param == "composite":
+        for name in ("softmax", "log_softmax", "nll_loss"):
+            monkeypatch.delattr(kiln, name, raising=False)
+    return request.param
+
+
 @pytest.mark.parametrize("dim", [0, 1, -1])
-def test_softmax_and_log_softmax_values(dim):
+def test_softmax_and_log_softmax_values(dim, impl):
     x_np = rand((3, 4), 4, -5, 5)
     s = F.softmax(t64(x_np), dim).numpy()
     np.testing.assert_allclose(s, np_softmax(x_np, dim), rtol=1e-12)
@@ -424,7 +433,7 @@ def test_softmax_and_log_softmax_values(dim):
     np.testing.assert_allclose(ls, np.log(np_softmax(x_np, dim)), rtol=1e-12, atol=1e-12)
 
 
-def test_softmax_is_stable_for_large_inputs():
+def test_softmax_is_stable_for_large_inputs(impl):
     x = kiln.tensor([[1000.0, 1001.0, 1002.0], [-1000.0, -1000.0, -1000.0]])
     s = F.softmax(x, 1).numpy()
     ls = F.log_softmax(x, 1).numpy()
@@ -433,7 +442,7 @@ def test_softmax_is_stable_for_large_inputs():
     np.testing.assert_allclose(s[1], [1 / 3] * 3, rtol=1e-6)
 
 
-def test_softmax_gradients_against_formula():
+def test_softmax_gradients_against_formula(impl):
     x_np, g_np = rand((3, 4), 5), rand((3, 4), 6)
     x = t64(x_np, requires_grad=True)
     F.softmax(x, 1).backward(t64(g_np))
@@ -459,7 +468,7 @@ def np_nll(logp, target, weight=None, ignore_index=-100):
 
 
 @pytest.mark.parametrize("reduction", ["mean", "sum", "none"])
-def test_nll_loss_reductions(reduction):
+def test_nll_loss_reductions(reduction, impl):
     logp_np = np.log(np_softmax(rand((6, 4), 7), 1))
     target = np.array([0, 3, 1, 1, 2, 0])
     out = F.nll_loss(t64(logp_np), kiln.tensor(target), reduction=reduction).numpy()
@@ -468,7 +477,7 @@ def test_nll_loss_reductions(reduction):
     np.testing.assert_allclose(out, ref, rtol=1e-12)
 
 
-def test_nll_loss_ignore_index_and_weight():
+def test_nll_loss_ignore_index_and_weight(impl):
     logp_np = rand((5, 3), 8)
     target = np.array([2, -100, 0, 1, 2])
     weight = np.array([0.5, 2.0, 1.5])
@@ -480,19 +489,33 @@ def test_nll_loss_ignore_index_and_weight():
     out = F.nll_loss(t64(logp_np), kiln.tensor(target2), ignore_index=1, reduction="none")
     np.testing.assert_allclose(out.numpy(), losses, rtol=1e-12)
     assert np.isnan(F.nll_loss(t64(logp_np), kiln.full([5], -100, dtype=kiln.int64)).item())
+    x = t64(logp_np, requires_grad=True)  # d(mean)/dx[i, t_i] = -w[t_i] / sum(w), 0 elsewhere
+    F.nll_loss(x, kiln.tensor(target), weight=t64(weight)).backward()
+    _, ws = np_nll(logp_np, target, weight)
+    expected = np.zeros_like(logp_np)
+    for i, c in enumerate(target):
+        if c != -100:
+            expected[i, c] = -weight[c] / ws.sum()
+    np.testing.assert_allclose(x.grad.numpy(), expected, rtol=1e-12)
 
 
-def test_nll_loss_spatial_and_unbatched():
+def test_nll_loss_spatial_and_unbatched(impl):
     logp_np = rand((2, 3, 4), 9)  # [N, C, d]
     target = np.array([[0, 1, 2, 1], [2, 2, 0, 1]])
     out = F.nll_loss(t64(logp_np), kiln.tensor(target), reduction="none").numpy()
     ref = -np.take_along_axis(logp_np, target[:, None, :], axis=1)[:, 0, :]
     np.testing.assert_allclose(out, ref, rtol=1e-12)
+    logp4 = rand((2, 3, 2, 2), 15)  # [N, C, d1, d2]
+    target4 = np.array([[[0, 2], [1, 1]], [[2, 0], [-100, 1]]])
+    out = F.nll_loss(t64(logp4), kiln.tensor(target4), reduction="none").numpy()
+    ref = -np.take_along_axis(logp4, np.maximum(target4, 0)[:, None], axis=1)[:, 0] * (target4 != -100)
+    np.testing.assert_allclose(out, ref, rtol=1e-12)
+    np.testing.assert_allclose(F.nll_loss(t64(logp4), kiln.tensor(target4)).item(), ref.sum() / 7, rtol=1e-12)
     single = F.nll_loss(t64([0.1, -0.2, 0.3]), kiln.tensor(1))
     assert single.dim() == 0 and abs(single.item() - 0.2) < 1e-12
 
 
-def test_nll_loss_errors():
+def test_nll_loss_errors(impl):
     logp = t64(rand((2, 3)))
     with pytest.raises(IndexError, match="out of bounds"):
         F.nll_loss(logp, kiln.tensor([0, 3]))
@@ -504,7 +527,7 @@ def test_nll_loss_errors():
         F.nll_loss(logp, kiln.tensor([0, 1]), reduction="avg")
 
 
-def test_cross_entropy_value_and_gradient():
+def test_cross_entropy_value_and_gradient(impl):
     x_np = rand((4, 5), 10, -3, 3)
     target = np.array([4, 0, 2, 2])
     x = t64(x_np, requires_grad=True)
@@ -518,7 +541,7 @@ def test_cross_entropy_value_and_gradient():
     np.testing.assert_allclose(mod(t64(x_np), kiln.tensor(target)).item(), loss.item() * 4, rtol=1e-12)
 
 
-def test_cross_entropy_probability_targets():
+def test_cross_entropy_probability_targets(impl):
     x_np = rand((3, 4), 11)
     p_np = np_softmax(rand((3, 4), 12), 1)
     out = F.cross_entropy(t64(x_np), t64(p_np))

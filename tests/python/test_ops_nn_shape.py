@@ -132,3 +132,31 @@ def test_matmul_errors():
         kiln.ones(2, 3) @ kiln.ones(2, 3)
     with pytest.raises(RuntimeError, match="at least 1D"):
         kiln.matmul(kiln.tensor(1.0), kiln.ones(2))
+
+
+@pytest.mark.parametrize("dtype", [kiln.bool, kiln.int32, kiln.int64, kiln.float32, kiln.float64], ids=str)
+@pytest.mark.parametrize("dim", [None, 0, 1, -1])
+@pytest.mark.parametrize("keepdim", [False, True])
+def test_argmax_argmin(dtype, dim, keepdim):
+    rng = np.random.default_rng(4)
+    a = rng.integers(0, 4, size=(3, 5))  # ties: the first index wins (as NumPy and torch)
+    a = a.astype({kiln.bool: bool, kiln.int32: np.int32, kiln.int64: np.int64, kiln.float32: np.float32,
+                  kiln.float64: np.float64}[dtype])
+    t = kiln.transpose(kiln.tensor(np.ascontiguousarray(a.T)), 0, 1)  # non-contiguous input
+    for name, ref in (("argmax", np.argmax), ("argmin", np.argmin)):
+        out = getattr(t, name)(dim, keepdim) if dim is not None else getattr(kiln, name)(t, keepdim=keepdim)
+        expected = ref(a, axis=dim)
+        if keepdim:
+            expected = np.expand_dims(expected, dim) if dim is not None else expected.reshape(1, 1)
+        assert out.dtype == kiln.int64
+        np.testing.assert_array_equal(out.numpy(), expected)
+
+
+def test_argmax_nan_and_errors():
+    assert kiln.tensor([1.0, float("nan"), 5.0]).argmax().item() == 1
+    with pytest.raises(RuntimeError, match="non-zero size"):
+        kiln.zeros(0).argmax()
+    with pytest.raises(IndexError, match="Dimension out of range"):
+        kiln.zeros(2, 3).argmax(2)
+    x = kiln.ones(3, requires_grad=True)
+    assert not x.argmax().requires_grad  # integer result: not differentiable

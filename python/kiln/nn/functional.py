@@ -1,13 +1,15 @@
-"""kiln.nn.functional: stateless layers, activations and losses, composed from kiln operators.
+"""kiln.nn.functional: stateless layers, activations and losses.
 
-Values derived only from targets, or used as a constant shift, are built with NumPy
-(kiln is CPU-only); everything that carries gradient goes through kiln ops.
+softmax, log_softmax and nll_loss call kiln's native operators when this build has
+them, else composites of existing ops; in those, values derived only from targets, or
+used as a constant shift, are built with NumPy (kiln is CPU-only), and everything that
+carries gradient goes through kiln ops.
 """
 import numpy as np
 
 import kiln
 
-_REDUCTIONS = ("none", "mean", "sum")
+_REDUCTIONS = ("none", "mean", "sum")  # index = kiln.nll_loss's reduction code
 
 
 def _need(op, what):
@@ -65,6 +67,7 @@ def linear(input, weight, bias=None):
 
 
 # ---------------------------------------------------------------- softmax family
+# Each op uses kiln's native operator when this build has it, else a composite of existing ops.
 def _max_detached(input, dim):
     """max over `dim` (keepdim) as a constant: softmax is invariant to the shift, so no gradient is needed."""
     x = input.detach()
@@ -75,17 +78,25 @@ def _max_detached(input, dim):
 
 def softmax(input, dim, dtype=None):
     """exp(x - max) / sum(exp(x - max)) along `dim`."""
-    if dtype is not None:
-        input = input.to(dtype)
+    if hasattr(kiln, "softmax"):
+        return kiln.softmax(input, dim, dtype)
+    return _softmax_composite(input if dtype is None else input.to(dtype), dim)
+
+
+def _softmax_composite(input, dim):
     e = kiln.exp(input - _max_detached(input, dim))
     return e / e.sum(dim, keepdim=True)
 
 
 def log_softmax(input, dim, dtype=None):
     """(x - max) - log(sum(exp(x - max))) along `dim`."""
+    if hasattr(kiln, "log_softmax"):
+        return kiln.log_softmax(input, dim, dtype)
+    return _log_softmax_composite(input if dtype is None else input.to(dtype), dim)
+
+
+def _log_softmax_composite(input, dim):
     _need("log", "log_softmax")
-    if dtype is not None:
-        input = input.to(dtype)
     shifted = input - _max_detached(input, dim)
     return shifted - kiln.log(kiln.exp(shifted).sum(dim, keepdim=True))
 
@@ -104,21 +115,42 @@ def nll_loss(input, target, weight=None, ignore_index=-100, reduction="mean"):
         input, target = input.unsqueeze(0), target.unsqueeze(0)
     if input.dim() < 2:
         raise ValueError(f"nll_loss: expected input with at least 1 dimension, got {input.dim()}")
-    n_classes = input.shape[1]
     if tuple(target.shape) != (input.shape[0],) + tuple(input.shape[2:]):
         raise ValueError(f"Expected target size {[input.shape[0]] + list(input.shape[2:])}, got {list(target.shape)}")
     t = target.detach().numpy()
-    valid = t != ignore_index
-    bad = t[valid & ((t < 0) | (t >= n_classes))]
+    bad = t[(t != ignore_index) & ((t < 0) | (t >= input.shape[1]))]
     if bad.size:
         raise IndexError(f"Target {bad.flat[0]} is out of bounds.")
+    if hasattr(kiln, "nll_loss"):
+        loss = _nll_loss_native(input, target, weight, ignore_index, reduction)
+    else:
+        loss = _nll_loss_composite(input, t, weight, ignore_index, reduction)
+    return loss.squeeze(0) if unbatched and reduction == "none" else loss
+
+
+def _nll_loss_native(input, target, weight, ignore_index, reduction):
+    """kiln.nll_loss takes [N, C]: [N, C, d1, ...] is moved to [N, d1, ..., C] and flattened."""
+    spatial = tuple(target.shape)
+    if input.dim() > 2:
+        for d in range(1, input.dim() - 1):
+            input = input.transpose(d, d + 1)
+        input = input.contiguous().view([-1, input.shape[-1]])
+        target = target.contiguous().view([-1])
+    loss = kiln.nll_loss(input, target, weight, _REDUCTIONS.index(reduction), ignore_index)
+    return loss.view(list(spatial)) if reduction == "none" else loss
+
+
+def _nll_loss_composite(input, t, weight, ignore_index, reduction):
+    """nll_loss for [N, C, ...] input and NumPy targets `t`: a weighted one-hot mask, multiplied and summed."""
+    n_classes = input.shape[1]
+    valid = t != ignore_index
     class_w = np.ones(n_classes) if weight is None else weight.detach().numpy().astype(np.float64)
     w = np.where(valid, class_w[np.where(valid, t, 0)], 0.0)  # weight of each target, 0 where ignored
     classes = np.arange(n_classes).reshape((1, n_classes) + (1,) * (t.ndim - 1))
-    coef = (np.expand_dims(t, 1) == classes) * np.expand_dims(w, 1)  # one-hot scaled by weight
+    coef = (np.expand_dims(t, 1) == classes) * np.expand_dims(w, 1)
     losses = -(input * _const(coef, input)).sum(1)
     if reduction == "none":
-        return losses.squeeze(0) if unbatched else losses
+        return losses
     if reduction == "sum":
         return losses.sum()
     return losses.sum() / float(w.sum())

@@ -26,6 +26,10 @@ def _typename(v):
     return t.__name__ if t.__module__ == "builtins" else f"{t.__module__}.{t.__qualname__}"
 
 
+def _quoted(keys):
+    return ", ".join(f'"{k}"' for k in keys)
+
+
 def _addindent(s, n):
     lines = s.split("\n")
     return lines[0] if len(lines) == 1 else "\n".join([lines[0]] + [" " * n + line for line in lines[1:]])
@@ -77,7 +81,8 @@ class Module:
         """Adds a Tensor (or None) under `name`; persistent buffers are part of state_dict()."""
         self._check_name("buffer", name, self.__dict__.get("_buffers", {}))
         if tensor is not None and not isinstance(tensor, _C.TensorBase):
-            raise TypeError(f"cannot assign '{_typename(tensor)}' object to buffer '{name}' (kiln Tensor or None required)")
+            raise TypeError(f"cannot assign '{_typename(tensor)}' object to buffer '{name}' "
+                            "(kiln Tensor or None required)")
         self._buffers[name] = tensor
         if persistent:
             self._non_persistent_buffers_set.discard(name)
@@ -325,11 +330,12 @@ class Module:
             module._load_from_state_dict(state_dict, prefix + "." if prefix else "", missing, unexpected, errors)
         if strict:
             if unexpected:
-                errors.insert(0, "Unexpected key(s) in state_dict: {}. ".format(", ".join(f'"{k}"' for k in unexpected)))
+                errors.insert(0, f"Unexpected key(s) in state_dict: {_quoted(unexpected)}. ")
             if missing:
-                errors.insert(0, "Missing key(s) in state_dict: {}. ".format(", ".join(f'"{k}"' for k in missing)))
+                errors.insert(0, f"Missing key(s) in state_dict: {_quoted(missing)}. ")
         if errors:
-            raise RuntimeError("Error(s) in loading state_dict for {}:\n\t{}".format(self._get_name(), "\n\t".join(errors)))
+            details = "\n\t".join(errors)
+            raise RuntimeError(f"Error(s) in loading state_dict for {self._get_name()}:\n\t{details}")
         return _IncompatibleKeys(missing, unexpected)
 
     # ---- repr ----
