@@ -10,6 +10,7 @@ PACKAGES=(
   python3-numpy python3-pytest                       # tests
   googletest libgtest-dev                            # C++ tests
   libabsl-dev libopenblas-openmp-dev libhwy-dev      # runtime libraries
+  python3-sklearn python3-matplotlib                 # the main example: digits data set, loss curve
 )
 
 missing=()
