@@ -1,9 +1,9 @@
 #!/usr/bin/env bash
 # Builds kiln and runs the main example: an MLP trained on the 8x8 digits (Python),
-# then the C++ API tour. examples/demo.py is a shorter tour of the Python API.
+# then a tiny network trained with the C++ API (examples/train_cpp.cc).
 set -euo pipefail
 cd "$(dirname "$0")/.."
 bash tools/setup.sh
-bazel build //:python_package //:demo_cpp
+bazel build //:python_package //:train_cpp
 PYTHONPATH="$PWD/bazel-bin" /usr/bin/python3 examples/train_mlp_digits.py --plot mlp_loss.png
-bazel-bin/demo_cpp
+bazel-bin/train_cpp

@@ -1,0 +1,129 @@
+"""kiln vs NumPy (and vs PyTorch when python3-torch is installed), one run, as ratios.
+
+    bazel build //:python_package && PYTHONPATH=bazel-bin /usr/bin/python3 bench/bench.py
+
+Each case reports the best of several repeats (time per call). Ratios > 1 mean kiln
+is slower than the reference. Not a test: numbers depend on the machine.
+"""
+import time
+
+import numpy as np
+
+import kiln
+
+try:
+    import torch
+except ImportError:  # PyTorch is optional
+    torch = None
+
+
+def best(fn, repeat=5, number=None):
+    fn()  # warm up (allocator caches, lazy init)
+    if number is None:
+        t0 = time.perf_counter()
+        fn()
+        once = time.perf_counter() - t0
+        number = max(1, min(100000, int(0.05 / max(once, 1e-9))))
+    times = []
+    for _ in range(repeat):
+        t0 = time.perf_counter()
+        for _ in range(number):
+            fn()
+        times.append((time.perf_counter() - t0) / number)
+    return min(times)
+
+
+def fmt(seconds):
+    for unit, scale in (("s", 1), ("ms", 1e-3), ("us", 1e-6), ("ns", 1e-9)):
+        if seconds >= scale:
+            return f"{seconds / scale:8.2f} {unit}"
+    return f"{seconds * 1e9:8.2f} ns"
+
+
+def report(name, k, n=None, t=None):
+    cols = [f"{name:38s}", f"kiln {fmt(k)}"]
+    if n is not None:
+        cols.append(f"numpy {fmt(n)}  kiln/numpy {k / n:6.2f}")
+    if t is not None:
+        cols.append(f"torch {fmt(t)}  kiln/torch {k / t:6.2f}")
+    print("  ".join(cols))
+
+
+def main():
+    kiln.manual_seed(0)
+    rng = np.random.default_rng(0)
+    print(f"threads: kiln {kiln.get_num_threads()}" + (f", torch {torch.get_num_threads()}" if torch else ""))
+
+    # Per-op Python overhead on 1-element tensors.
+    a, b = kiln.ones(1), kiln.ones(1)
+    na, nb = np.ones(1, np.float32), np.ones(1, np.float32)
+    ta, tb = (torch.ones(1), torch.ones(1)) if torch else (None, None)
+    report("add, 1 element (per-op overhead)", best(lambda: a + b), best(lambda: na + nb),
+           best(lambda: ta + tb) if torch else None)
+
+    # A tiny forward + backward.
+    w = kiln.randn(4, 4, requires_grad=True)
+    x = kiln.randn(2, 4)
+
+    def tiny():
+        w.grad = None
+        (x @ w).tanh().sum().backward()
+    tw = torch.randn(4, 4, requires_grad=True) if torch else None
+    tx = torch.randn(2, 4) if torch else None
+
+    def tiny_torch():
+        tw.grad = None
+        (tx @ tw).tanh().sum().backward()
+    report("tiny forward+backward (4x4)", best(tiny), None, best(tiny_torch) if torch else None)
+
+    # Memory-bound pointwise ops and reductions on 16M floats.
+    n = 16 * 1024 * 1024
+    big_a, big_b = kiln.rand(n), kiln.rand(n)
+    nba, nbb = big_a.numpy(), big_b.numpy()
+    out, nout = kiln.empty(n), np.empty(n, np.float32)
+    tba, tbb = (torch.from_numpy(nba.copy()), torch.from_numpy(nbb.copy())) if torch else (None, None)
+    tout = torch.empty(n) if torch else None
+    report("add 16M floats, fresh result", best(lambda: big_a + big_b, number=5),
+           best(lambda: nba + nbb, number=5), best(lambda: tba + tbb, number=5) if torch else None)
+    report("add 16M floats, out=", best(lambda: kiln.add(big_a, big_b, out=out), number=5),
+           best(lambda: np.add(nba, nbb, out=nout), number=5),
+           best(lambda: torch.add(tba, tbb, out=tout), number=5) if torch else None)
+    report("sum 16M floats", best(lambda: big_a.sum(), number=5), best(lambda: nba.sum(), number=5),
+           best(lambda: tba.sum(), number=5) if torch else None)
+
+    # GEMM.
+    m1, m2 = kiln.rand(1024, 1024), kiln.rand(1024, 1024)
+    n1, n2 = m1.numpy(), m2.numpy()
+    t1, t2 = (torch.from_numpy(n1.copy()), torch.from_numpy(n2.copy())) if torch else (None, None)
+    report("mm 1024x1024 float32", best(lambda: kiln.mm(m1, m2), number=3), best(lambda: n1 @ n2, number=3),
+           best(lambda: t1 @ t2, number=3) if torch else None)
+
+    # One MLP training step (batch 64, 64-128-64-10), as in examples/train_mlp_digits.py.
+    model = kiln.nn.Sequential(kiln.nn.Linear(64, 128), kiln.nn.ReLU(), kiln.nn.Linear(128, 64), kiln.nn.ReLU(),
+                               kiln.nn.Linear(64, 10))
+    opt = kiln.optim.SGD(model.parameters(), lr=0.01, momentum=0.9)
+    xb = kiln.rand(64, 64)
+    yb = kiln.randint(0, 10, (64,))
+
+    def step():
+        loss = kiln.nn.functional.cross_entropy(model(xb), yb)
+        opt.zero_grad()
+        loss.backward()
+        opt.step()
+    torch_step = None
+    if torch:
+        tm = torch.nn.Sequential(torch.nn.Linear(64, 128), torch.nn.ReLU(), torch.nn.Linear(128, 64),
+                                 torch.nn.ReLU(), torch.nn.Linear(64, 10))
+        topt = torch.optim.SGD(tm.parameters(), lr=0.01, momentum=0.9)
+        txb, tyb = torch.rand(64, 64), torch.randint(0, 10, (64,))
+
+        def torch_step():
+            loss = torch.nn.functional.cross_entropy(tm(txb), tyb)
+            topt.zero_grad()
+            loss.backward()
+            topt.step()
+    report("MLP training step (batch 64)", best(step), None, best(torch_step) if torch else None)
+
+
+if __name__ == "__main__":
+    main()
