@@ -97,6 +97,9 @@ class Tensor : public TensorBase {
   Tensor log_softmax(int64_t dim, const std::optional<ScalarType>& dtype = std::nullopt) const;
   Tensor argmax(const std::optional<int64_t>& dim = std::nullopt, bool keepdim = false) const;
   Tensor argmin(const std::optional<int64_t>& dim = std::nullopt, bool keepdim = false) const;
+  Tensor index_select(int64_t dim, const Tensor& index) const;
+  Tensor masked_fill(const Tensor& mask, const Scalar& value) const;
+  const Tensor& masked_fill_(const Tensor& mask, const Scalar& value) const;
   Tensor view(IntArrayRef size) const;
   Tensor transpose(int64_t dim0, int64_t dim1) const;
   Tensor expand(IntArrayRef size, bool implicit = false) const;

@@ -190,6 +190,18 @@ class Tensor(_C.TensorBase):
         return _index(self, index)
 
     def __setitem__(self, index, value):
+        if isinstance(index, _C.TensorBase) and index.dtype == _C.bool and _is_number(value):
+            mask = index
+            if tuple(mask.shape) != tuple(self.shape):
+                mask = mask.view(list(mask.shape) + [1] * (self.dim() - mask.dim())).expand(list(self.shape))
+            self.masked_fill_(mask, value)
+            return
+        parts = index if isinstance(index, tuple) else (index,)
+        if any(isinstance(i, list) or (isinstance(i, _C.TensorBase) and (i.dim() > 0 or i.dtype == _C.bool))
+               for i in parts):
+            # Advanced indexing makes a copy: writing into it would silently not reach self.
+            raise NotImplementedError("assignment through integer lists/tensors (index_put_) is not supported yet; "
+                                      "bool masks with a number value are")
         target = _index(self, index)
         if isinstance(value, _C.TensorBase):
             target.copy_(value)
@@ -213,7 +225,35 @@ def _wrap(x):
     raise TypeError(f"unsupported operand type: '{type(x).__name__}'")
 
 
+def _as_index_tensor(i):
+    """A list/tuple of ints or an integer tensor as a 1-D int64 tensor; None if `i` isn't one."""
+    if isinstance(i, _C.TensorBase):
+        if i.dtype in (_C.int64, _C.int32) and i.dim() == 1:
+            return i
+        return None
+    if isinstance(i, list) and all(isinstance(v, numbers.Integral) and not isinstance(v, bool) for v in i):
+        from ._creation import tensor
+        return tensor(i, dtype=_C.int64) if i else _C.zeros(0, dtype=_C.int64)
+    return None
+
+
+def _mask_indices(t, mask):
+    """x[mask]: the rows of x (flattened over the mask's dims) where mask is True."""
+    import numpy as np
+    if tuple(mask.shape) != tuple(t.shape[:mask.dim()]):
+        raise IndexError(f"The shape of the mask {list(mask.shape)} does not match the shape of the indexed tensor "
+                         f"{list(t.shape)}")
+    flat = t.reshape([-1] + list(t.shape[mask.dim():]))
+    from ._creation import tensor
+    positions = tensor(np.flatnonzero(mask.numpy()).astype(np.int64))
+    return _C.index_select(flat, 0, positions)
+
+
 def _index(t, index):
+    """Basic indexing (ints, slices, None, ...) as views; one integer list/tensor or a
+    bool mask as a copy (index_select), as PyTorch resolves them."""
+    if isinstance(index, _C.TensorBase) and index.dtype == _C.bool:
+        return _mask_indices(t, index)
     if not isinstance(index, tuple):
         index = (index,)
     n_ellipsis = sum(1 for i in index if i is Ellipsis)
@@ -222,24 +262,32 @@ def _index(t, index):
     consumed = sum(1 for i in index if i is not None and i is not Ellipsis)
     if consumed > t.dim():
         raise IndexError(f"too many indices for tensor of dimension {t.dim()}")
-    result, dim = t, 0
+    result, dim, advanced = t, 0, 0
     for i in index:
         if i is Ellipsis:
             dim += t.dim() - consumed
         elif i is None:
             result = result.unsqueeze(dim)
             dim += 1
-        elif isinstance(i, bool) or isinstance(i, _C.TensorBase) or isinstance(i, (list, tuple)):
-            raise IndexError("advanced indexing (tensors, lists, bool masks) is not supported yet")
         elif isinstance(i, slice):
             step = 1 if i.step is None else i.step
             if step <= 0:
                 raise ValueError("step must be greater than zero")
             result = result.slice(dim, i.start, i.stop, step)
             dim += 1
-        elif isinstance(i, numbers.Integral):
+        elif isinstance(i, bool):
+            raise IndexError("indexing with a Python bool is not supported")
+        elif isinstance(i, numbers.Integral) or (isinstance(i, _C.TensorBase) and i.dim() == 0
+                                                  and i.dtype in (_C.int64, _C.int32)):
             result = result.select(dim, int(i))
         else:
-            raise IndexError(f"only integers, slices (`:`), ellipsis (`...`) and None are valid indices "
-                             f"(got {type(i).__name__})")
+            positions = _as_index_tensor(i)
+            if positions is None:
+                raise IndexError("only integers, slices (`:`), ellipsis (`...`), None, integer lists or tensors and "
+                                 f"bool masks are valid indices (got {type(i).__name__})")
+            advanced += 1
+            if advanced > 1:
+                raise IndexError("indexing with more than one integer list/tensor is not supported yet")
+            result = _C.index_select(result, dim, positions)
+            dim += 1
     return result

@@ -146,7 +146,8 @@ void TensorIterator::build(IteratorConfig& c) {
   }
 
   operands_.push_back(out);
-  for (const TensorBase& t : c.inputs) operands_.push_back(t.dtype() == compute_dtype_ ? t : cast_to(t, compute_dtype_));
+  for (const TensorBase& t : c.inputs)
+    operands_.push_back(!c.cast_inputs || t.dtype() == compute_dtype_ ? t : cast_to(t, compute_dtype_));
 
   // Byte strides, broadcast dims get stride 0.
   shape_ = shape;

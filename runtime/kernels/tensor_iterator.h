@@ -42,6 +42,7 @@ struct IteratorConfig {
   ScalarType compute_dtype = ScalarType::Undefined;  // forced compute dtype
   bool inplace = false;              // out is also inputs[0]: its shape must be the broadcast shape
   bool reduction = false;            // out has stride 0 over reduced dims (accumulators)
+  bool cast_inputs = true;           // false: the kernel reads each input in its own dtype
 };
 
 class TensorIterator {

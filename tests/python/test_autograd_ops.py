@@ -232,7 +232,9 @@ def test_every_derivatives_yaml_entry_is_covered():
     # detach: test_detach_output_does_not_require_grad; comparisons: test_comparisons_are_not_differentiable
     # uniform_/normal_/random_: test_random.py checks their (zero) gradients
     # softmax/log_softmax/nll_loss(_backward): test_ops_nn_shape.py (gradcheck and gradgradcheck)
+    # index_select(_backward), where: test_indexing.py (gradcheck and gradgradcheck)
     covered = " ".join(c[0] for c in CASES) + " detach uniform normal random softmax log_softmax nll_loss " + \
+        "index_select index_select_backward where " + \
         " ".join(COMPARISONS)
     for name in names:
         key = name.rstrip("_")

@@ -1,0 +1,104 @@
+// index_select (and its backward, an index-add into zeros) and where.
+#include <cstring>
+
+#include "generated/kernels/index_select.h"
+#include "generated/kernels/index_select_backward.h"
+#include "generated/kernels/where.h"
+#include "runtime/kernels/cpu/loops.h"
+
+namespace kiln {
+namespace cpu {
+namespace {
+
+// The index tensor as validated int64 positions into a dim of `size`.
+std::vector<int64_t> checked_indices(const TensorBase& index, int64_t size, const char* name) {
+  KILN_CHECK(index.dim() <= 1, name, "(): index should have 1 or 0 dimensions, got ", index.dim());
+  KILN_CHECK(is_integral_type(index.dtype(), false), name, "(): Expected dtype int32/int64 for index, got ",
+             scalar_type_name(index.dtype()));
+  TensorBase idx = cast_to(contiguous_cpu(index), ScalarType::Int64);
+  const int64_t* p = static_cast<const int64_t*>(idx.data_ptr());
+  std::vector<int64_t> out(p, p + idx.numel());
+  for (int64_t& i : out) {
+    KILN_CHECK_INDEX(i >= -size && i < size, name, "(): index ", i, " is out of bounds for dimension with size ", size);
+    if (i < 0) i += size;
+  }
+  return out;
+}
+
+// Views of the rows: [outer, n, inner] of a contiguous tensor.
+struct Rows {
+  int64_t outer = 1, n = 1, inner = 1;
+};
+Rows rows_of(IntArrayRef sizes, int64_t dim) {
+  Rows r;
+  for (int64_t i = 0; i < dim; ++i) r.outer *= sizes[i];
+  if (!sizes.empty()) r.n = sizes[dim];
+  for (size_t i = dim + 1; i < sizes.size(); ++i) r.inner *= sizes[i];
+  return r;
+}
+
+}  // namespace
+
+TensorBase index_select(const TensorBase& self, int64_t dim, const TensorBase& index) {
+  const int64_t d = wrap_dim(dim, self.dim(), "index_select");
+  const int64_t size = self.dim() == 0 ? 1 : self.sizes()[d];
+  std::vector<int64_t> idx = checked_indices(index, size, "index_select");
+  DimVector out_shape(self.sizes().begin(), self.sizes().end());
+  if (self.dim() > 0) out_shape[d] = static_cast<int64_t>(idx.size());
+  TensorBase out = empty_cpu(out_shape, self.dtype());
+  TensorBase x = contiguous_cpu(self);
+  const Rows r = rows_of(x.sizes(), d);
+  const int64_t row_bytes = r.inner * x.element_size();
+  const char* src = static_cast<const char*>(x.data_ptr());
+  char* dst = static_cast<char*>(out.data_ptr());
+  const int64_t m = static_cast<int64_t>(idx.size());
+  for (int64_t o = 0; o < r.outer; ++o)
+    for (int64_t k = 0; k < m; ++k)
+      std::memcpy(dst + (o * m + k) * row_bytes, src + (o * r.n + idx[k]) * row_bytes, row_bytes);
+  return out;
+}
+
+TensorBase index_select_backward(const TensorBase& grad, IntArrayRef self_sizes, int64_t dim,
+                                 const TensorBase& index) {
+  const int64_t d = wrap_dim(dim, static_cast<int64_t>(self_sizes.size()), "index_select_backward");
+  const int64_t size = self_sizes.empty() ? 1 : self_sizes[d];
+  std::vector<int64_t> idx = checked_indices(index, size, "index_select_backward");
+  TensorBase out = empty_cpu(self_sizes, grad.dtype());
+  std::memset(out.data_ptr(), 0, static_cast<size_t>(out.numel() * out.element_size()));
+  TensorBase g = contiguous_cpu(grad);
+  const Rows r = rows_of(self_sizes, d);
+  const int64_t m = static_cast<int64_t>(idx.size());
+  KILN_DISPATCH_NUMERIC_TYPES(grad.dtype(), "index_select_backward", [&] {
+    const scalar_t* src = static_cast<const scalar_t*>(g.data_ptr());
+    scalar_t* dst = static_cast<scalar_t*>(out.data_ptr());
+    for (int64_t o = 0; o < r.outer; ++o)
+      for (int64_t k = 0; k < m; ++k)  // repeated indices accumulate
+        for (int64_t i = 0; i < r.inner; ++i) dst[(o * r.n + idx[k]) * r.inner + i] += src[(o * m + k) * r.inner + i];
+  });
+  return out;
+}
+
+TensorBase where(const TensorBase& condition, const TensorBase& self, const TensorBase& other) {
+  KILN_CHECK(condition.dtype() == ScalarType::Bool, "where(): expected condition to be a bool tensor, got ",
+             scalar_type_name(condition.dtype()));
+  const ScalarType dt = result_type({self, other});
+  IteratorConfig c;
+  c.op_name = "where";
+  c.inputs = {condition, cast_to(self, dt), cast_to(other, dt)};
+  c.promote_inputs = false;
+  c.cast_inputs = false;  // the condition stays bool, the values are already dt
+  c.compute_dtype = dt;
+  TensorIterator it(std::move(c));
+  KILN_DISPATCH_ALL_TYPES(dt, "where", [&] {
+    it.for_each([](char** data, const int64_t* st, int64_t n) {
+      for (int64_t i = 0; i < n; ++i)
+        *reinterpret_cast<scalar_t*>(data[0] + i * st[0]) =
+            *reinterpret_cast<const bool*>(data[1] + i * st[1]) ? *reinterpret_cast<const scalar_t*>(data[2] + i * st[2])
+                                                                 : *reinterpret_cast<const scalar_t*>(data[3] + i * st[3]);
+    });
+  });
+  return it.output();
+}
+
+}  // namespace cpu
+}  // namespace kiln
