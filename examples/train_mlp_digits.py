@@ -64,8 +64,8 @@ def main():
         order = torch.tensor(rng.permutation(n))
         epoch_loss = 0.0
         for step in range(steps):
-            idx = order[step * args.batch_size:(step + 1) * args.batch_size].numpy()
-            xb, yb = torch.tensor(x_train.numpy()[idx]), torch.tensor(y_train.numpy()[idx])
+            idx = order[step * args.batch_size:(step + 1) * args.batch_size]
+            xb, yb = x_train[idx], y_train[idx]
             loss = F.cross_entropy(model(xb), yb)
             optimizer.zero_grad()
             loss.backward()
