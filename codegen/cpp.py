@@ -67,15 +67,8 @@ def default_value(a: Argument) -> Optional[str]:
     return d
 
 
-def params(args: List[Argument], tensor: str = "Tensor", defaults: bool = False) -> str:
-    out = []
-    for a in args:
-        s = f"{param_type(a.type, tensor)} {a.name}"
-        dv = default_value(a) if defaults else None
-        if dv is not None:
-            s += f" = {dv}"
-        out.append(s)
-    return ", ".join(out)
+def params(args: List[Argument], tensor: str = "Tensor") -> str:
+    return ", ".join(f"{param_type(a.type, tensor)} {a.name}" for a in args)
 
 
 def _trailing_defaults_only(args: List[Argument]) -> List[bool]:
@@ -143,14 +136,6 @@ def api_args(nf: NativeFunction) -> List[Argument]:
 
 def call_args(args: List[Argument]) -> str:
     return ", ".join(a.name for a in args)
-
-
-def kernel_args(nf: NativeFunction) -> List[Argument]:
-    """Kernel parameter order: the schema's; family kernels take a trailing `out`."""
-    s = nf.schema
-    head = nf.family_head.schema if nf.family_head is not None else s
-    args = [a for a in head.arguments]
-    return args
 
 
 def is_family(nf: NativeFunction) -> bool:

@@ -174,11 +174,6 @@ class NativeFunction:
         return "CompositeExplicit" in self.dispatch
 
     @property
-    def has_tensor_inputs(self) -> bool:
-        return any(a.type.base == "Tensor" and not a.is_mutable for a in self.schema.arguments) or \
-            (self.schema.is_inplace and any(a.type.base == "Tensor" for a in self.schema.arguments))
-
-    @property
     def formula_source(self) -> Optional["Derivative"]:
         """The derivative entry this op uses (in-place forms reuse the functional one)."""
         if self.derivative is not None:

@@ -40,7 +40,7 @@ class Tensor(_C.TensorBase):
 
     def __bool__(self):
         if self.numel() != 1:
-            raise RuntimeError(f"Boolean value of Tensor with more than one value is ambiguous")
+            raise RuntimeError("Boolean value of Tensor with more than one value is ambiguous")
         return bool(self.item())
 
     def __float__(self):

@@ -16,8 +16,7 @@ inline std::vector<Tensor> to_api(std::vector<TensorBase>&& v) {
   for (auto& t : v) out.emplace_back(std::move(t));
   return out;
 }
-template <typename... T>
-std::tuple<Tensor, Tensor> to_api(std::tuple<TensorBase, TensorBase>&& t) {
+inline std::tuple<Tensor, Tensor> to_api(std::tuple<TensorBase, TensorBase>&& t) {
   return {Tensor(std::move(std::get<0>(t))), Tensor(std::move(std::get<1>(t)))};
 }
 
