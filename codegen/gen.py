@@ -27,6 +27,8 @@ from loader import FORMULA_HELPERS, METADATA_CALLS, load  # noqa: E402
 from model import BACKEND_KEYS, Argument, CodegenError, Derivative, NativeFunction, Type  # noqa: E402
 
 ROOT = os.path.dirname(HERE)
+# Generated files that are not per-op: an op with one of these names would overwrite them.
+RESERVED_FILE_NAMES = {"tensor", "kiln", "bindings"}
 BACKEND_NS = {"CPU": "cpu", "CUDA": "cuda", "CompositeExplicit": "composite_explicit"}
 
 
@@ -372,6 +374,9 @@ def render_all(schema_dir: str) -> Dict[str, str]:
                              undefined=jinja2.StrictUndefined)
     groups: "OrderedDict[str, List[NativeFunction]]" = OrderedDict()
     for nf in functions:
+        if nf.schema.base_name in RESERVED_FILE_NAMES:
+            raise CodegenError(f"op name '{nf.schema.base_name}' would overwrite generated/api/"
+                               f"{nf.schema.base_name}.h; choose another name", nf.where)
         groups.setdefault(nf.schema.base_name, []).append(nf)
     op_names = {nf.schema.name for nf in functions}
     files: Dict[str, str] = {}
@@ -425,7 +430,7 @@ def render_all(schema_dir: str) -> Dict[str, str]:
         if bindings:
             emit(f"python/{base}.cc", "python_op.cc.j2", base=base, bindings=bindings)
     emit("api/tensor.h", "tensor.h.j2", methods=methods)
-    emit("api/all.h", "all.h.j2", bases=list(groups))
+    emit("api/kiln.h", "kiln.h.j2", bases=list(groups))
     emit("python/bindings.h", "python_bindings.h.j2", functions=py_functions, methods=py_methods)
     emit("python/bindings.cc", "python_bindings.cc.j2", functions=py_functions, methods=py_methods)
     emit("python/_C.pyi", "pyi.j2", functions=pyi_funcs, methods=pyi_methods)

@@ -1,7 +1,7 @@
 // A short tour of kiln's C++ API: tensors, views, ops, and autograd.
 #include <cstdio>
 
-#include "generated/api/all.h"
+#include "generated/api/kiln.h"
 
 int main() {
   using namespace kiln;

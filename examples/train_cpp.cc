@@ -3,7 +3,7 @@
 #include <cstdio>
 #include <vector>
 
-#include "generated/api/all.h"
+#include "generated/api/kiln.h"
 #include "runtime/autograd/grad_mode.h"
 #include "runtime/core/generator.h"
 

@@ -89,6 +89,11 @@ class Tensor : public TensorBase {
   Tensor gt(const Scalar& other) const;
   Tensor ge(const Tensor& other) const;
   Tensor ge(const Scalar& other) const;
+  Tensor all() const;
+  Tensor all(int64_t dim, bool keepdim = false) const;
+  Tensor any() const;
+  Tensor any(int64_t dim, bool keepdim = false) const;
+  Tensor isclose(const Tensor& other, double rtol = 1e-05, double atol = 1e-08, bool equal_nan = false) const;
   Tensor sum(const std::optional<ScalarType>& dtype = std::nullopt) const;
   Tensor sum(const std::optional<IntArrayRef>& dim, bool keepdim = false, const std::optional<ScalarType>& dtype = std::nullopt) const;
   Tensor mean(const std::optional<ScalarType>& dtype = std::nullopt) const;
@@ -107,6 +112,7 @@ class Tensor : public TensorBase {
   Tensor slice(int64_t dim = 0, const std::optional<int64_t>& start = std::nullopt, const std::optional<int64_t>& end = std::nullopt, int64_t step = 1) const;
   Tensor unsqueeze(int64_t dim) const;
   Tensor squeeze(int64_t dim) const;
+  Tensor permute(IntArrayRef dims) const;
   Tensor as_strided(IntArrayRef size, IntArrayRef stride, const std::optional<int64_t>& storage_offset = std::nullopt) const;
   Tensor detach() const;
   Tensor t() const;

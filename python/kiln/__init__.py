@@ -4,6 +4,8 @@ The operators (kiln.add, Tensor.add, ...) are generated from schema/*.yaml into
 kiln._C; this package adds the Python-level pieces: the Tensor class, dtypes and
 devices, kiln.tensor, grad-mode helpers and kiln.autograd.
 """
+import builtins
+
 from . import _C
 from ._C import *  # noqa: F401,F403  (operators and dtypes)
 from ._C import (bool, double, dtype, float, float32, float64, int, int32, int64, long,  # noqa: A004
@@ -21,6 +23,27 @@ _C._register_classes(tensor=Tensor, size=Size, device=device)
 from . import nn, optim  # noqa: E402  (they use the registered classes)
 
 
+def allclose(input, other, rtol=1e-05, atol=1e-08, equal_nan=False):
+    """Whether all elements are close (a Python bool, as torch.allclose)."""
+    return builtins.bool(isclose(input, other, rtol, atol, equal_nan).all())  # kiln.bool is a dtype here
+
+
+def is_tensor(obj):
+    return isinstance(obj, Tensor)
+
+
+class cuda:
+    """kiln has no CUDA backend yet."""
+
+    @staticmethod
+    def is_available():
+        return False
+
+    @staticmethod
+    def device_count():
+        return 0
+
+
 def explain(enabled=True):
     """Prints every step of each call (binding, dispatch key, autograd node, kernel) to stderr."""
     _C._explain(enabled)
@@ -28,6 +51,6 @@ def explain(enabled=True):
 
 __all__ = [
     "Tensor", "Size", "device", "dtype", "tensor", "from_numpy", "autograd", "no_grad", "enable_grad",
-    "set_grad_enabled", "is_grad_enabled", "nn", "optim", "bool", "int32", "int64", "float32", "float64", "float", "double",
+    "set_grad_enabled", "is_grad_enabled", "allclose", "is_tensor", "cuda", "nn", "optim", "bool", "int32", "int64", "float32", "float64", "float", "double",
     "long", "int", "manual_seed", "initial_seed", "get_default_dtype", "set_default_dtype", "set_num_threads", "get_num_threads", "explain",
 ]

@@ -83,6 +83,15 @@ class Tensor(_C.TensorBase):
     def cpu(self):
         return self
 
+    @property
+    def T(self):
+        """The dims in reverse order (t() for matrices)."""
+        return self.permute(list(range(self.dim() - 1, -1, -1)))
+
+    @property
+    def mT(self):
+        return self.transpose(-2, -1)
+
     def float(self):
         return self.to(_C.float32)
 

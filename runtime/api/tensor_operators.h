@@ -1,5 +1,5 @@
 // C++ operators on tensors (a + b, a * 2, -a, a += b), as libtorch has them.
-// Hand-written on top of the generated API; included by generated/api/all.h.
+// Hand-written on top of the generated API; included by generated/api/kiln.h.
 #pragma once
 
 #include "generated/api/add.h"

@@ -2,7 +2,7 @@
 
 #include <algorithm>
 
-#include "generated/api/all.h"
+#include "generated/api/kiln.h"
 #include "runtime/autograd/autograd_meta.h"
 
 namespace kiln {
@@ -73,6 +73,13 @@ Tensor unsqueeze_to(const Tensor& grad, int64_t dim, IntArrayRef sizes) {
   if (nd == 0) return grad;
   int64_t d = wrap_dim(dim, nd, "squeeze");
   return sizes[d] == 1 ? kiln::unsqueeze(grad, d) : grad;
+}
+
+std::vector<int64_t> inverse_permutation(IntArrayRef dims) {
+  const int64_t n = static_cast<int64_t>(dims.size());
+  std::vector<int64_t> inv(n);
+  for (int64_t i = 0; i < n; ++i) inv[wrap_dim(dims[i], n, "permute")] = i;
+  return inv;
 }
 
 void resolve_slice(int64_t size, std::optional<int64_t> start, std::optional<int64_t> end, int64_t step,

@@ -26,6 +26,8 @@ Tensor slice_backward_wrapper(const Tensor& grad, IntArrayRef sizes, int64_t dim
                               std::optional<int64_t> end, int64_t step);
 // Gradient of squeeze(dim): grad with `dim` put back when the input had size 1 there.
 Tensor unsqueeze_to(const Tensor& grad, int64_t dim, IntArrayRef sizes);
+// The permutation that undoes `dims` (for permute's gradient).
+std::vector<int64_t> inverse_permutation(IntArrayRef dims);
 // Resolves slice() bounds like Python: clamps to [0, size], negatives count from the end.
 void resolve_slice(int64_t size, std::optional<int64_t> start, std::optional<int64_t> end, int64_t step,
                    int64_t* out_start, int64_t* out_end);

@@ -1,7 +1,7 @@
 // The only runtime file that calls generated operators (see ops_seam.h).
 #include "runtime/autograd/ops_seam.h"
 
-#include "generated/api/all.h"
+#include "generated/api/kiln.h"
 #include "runtime/autograd/engine.h"
 #include "runtime/autograd/formula_helpers.h"
 

@@ -5,6 +5,7 @@
 #include "generated/kernels/as_strided.h"
 #include "generated/kernels/detach.h"
 #include "generated/kernels/expand.h"
+#include "generated/kernels/permute.h"
 #include "generated/kernels/select.h"
 #include "generated/kernels/slice.h"
 #include "generated/kernels/squeeze.h"
@@ -194,6 +195,22 @@ TensorBase as_strided(const TensorBase& self, IntArrayRef size, IntArrayRef stri
                " are out of bounds for storage of size ", storage_bytes);
   }
   return make_view(self, size, stride, offset);
+}
+
+TensorBase permute(const TensorBase& self, IntArrayRef dims) {
+  const int64_t nd = self.dim();
+  KILN_CHECK(static_cast<int64_t>(dims.size()) == nd, "permute(sizes, dims): number of dims don't match (", nd,
+             " vs ", dims.size(), ")");
+  DimVector sizes(nd), strides(nd);
+  std::vector<bool> seen(nd, false);
+  for (int64_t i = 0; i < nd; ++i) {
+    const int64_t d = wrap_dim(dims[i], nd, "permute");
+    KILN_CHECK(!seen[d], "permute(): repeated dim in permutation ", shape_str(dims));
+    seen[d] = true;
+    sizes[i] = self.sizes()[d];
+    strides[i] = self.strides()[d];
+  }
+  return make_view(self, sizes, strides, self.storage_offset());
 }
 
 TensorBase unsqueeze(const TensorBase& self, int64_t dim) {

@@ -3,7 +3,7 @@
 
 #include <vector>
 
-#include "generated/api/all.h"
+#include "generated/api/kiln.h"
 
 namespace kiln_test {
 

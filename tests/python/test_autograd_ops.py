@@ -131,6 +131,9 @@ CASES = [
     ("unsqueeze_end", lambda a: a.unsqueeze(-1).transpose(0, 2), lambda: (rand(2, 3),)),
     ("squeeze_size1", lambda a: kiln.squeeze(a, 1), lambda: (rand(2, 1, 3),)),
     ("squeeze_not_size1", lambda a: a.squeeze(0), lambda: (rand(2, 3),)),
+    # permute / T
+    ("permute", lambda a: kiln.permute(a, [2, 0, 1]) * 1.0, lambda: (rand(2, 3, 4),)),
+    ("permute_T_method", lambda a: a.T.permute(1, 0, 2), lambda: (rand(2, 3, 4),)),
     # transpose
     ("transpose", lambda a: a.transpose(0, 1), lambda: (rand(2, 3),)),
     ("transpose_3d", lambda a: kiln.transpose(a, 0, 2), lambda: (rand(2, 3, 4),)),

@@ -1,11 +1,14 @@
 // empty, fill_, arange.
+#include <algorithm>
 #include <cmath>
 #include <limits>
 
 #include "generated/kernels/arange.h"
 #include "generated/kernels/empty.h"
 #include "generated/kernels/empty_strided.h"
+#include "generated/kernels/eye.h"
 #include "generated/kernels/fill.h"
+#include "generated/kernels/linspace.h"
 #include "runtime/kernels/cpu/loops.h"
 
 namespace kiln {
@@ -70,6 +73,36 @@ TensorBase fill_(const TensorBase& self, const Scalar& value) {
     nullary_kernel<scalar_t>(it, [v] { return v; });
   });
   return self;
+}
+
+TensorBase eye(int64_t n, const std::optional<int64_t>& m, const std::optional<ScalarType>& dtype,
+               const std::optional<Device>& device, bool /*requires_grad*/) {
+  KILN_CHECK(!device || device->is_cpu(), "eye(): device ", device ? device->str() : "", " is not available");
+  const int64_t cols = m.value_or(n);
+  KILN_CHECK(n >= 0 && cols >= 0, "eye(): n and m must be non-negative, got n=", n, " m=", cols);
+  TensorBase t = empty_cpu({n, cols}, dtype.value_or(default_dtype()));
+  KILN_DISPATCH_ALL_TYPES(t.dtype(), "eye", [&] {
+    scalar_t* p = static_cast<scalar_t*>(t.data_ptr());
+    for (int64_t i = 0; i < n * cols; ++i) p[i] = scalar_t(0);
+    for (int64_t i = 0; i < std::min(n, cols); ++i) p[i * cols + i] = scalar_t(1);
+  });
+  return t;
+}
+
+TensorBase linspace(const Scalar& start, const Scalar& end, int64_t steps, const std::optional<ScalarType>& dtype,
+                    const std::optional<Device>& device, bool /*requires_grad*/) {
+  KILN_CHECK(!device || device->is_cpu(), "linspace(): device ", device ? device->str() : "", " is not available");
+  KILN_CHECK(steps >= 0, "linspace(): number of steps must be non-negative");
+  TensorBase t = empty_cpu({steps}, dtype.value_or(default_dtype()));
+  const double a = start.to_double(), b = end.to_double();
+  const double step = steps > 1 ? (b - a) / static_cast<double>(steps - 1) : 0.0;
+  KILN_DISPATCH_NUMERIC_TYPES(t.dtype(), "linspace", [&] {
+    scalar_t* p = static_cast<scalar_t*>(t.data_ptr());
+    // Symmetric from both ends, as PyTorch, so the last value is exactly `end`.
+    for (int64_t i = 0; i < steps; ++i)
+      p[i] = static_cast<scalar_t>(i < (steps + 1) / 2 ? a + step * i : b - step * (steps - 1 - i));
+  });
+  return t;
 }
 
 TensorBase arange_out(const Scalar& start, const Scalar& end, const Scalar& step, const TensorBase& out) {

@@ -1,0 +1,75 @@
+// all / any (bool results; any dtype is read as "nonzero") and isclose.
+#include <cmath>
+
+#include "generated/kernels/all.h"
+#include "generated/kernels/any.h"
+#include "generated/kernels/isclose.h"
+#include "runtime/kernels/cpu/loops.h"
+
+namespace kiln {
+namespace cpu {
+namespace {
+
+// all/any along `dim` (nullopt: everything) of `self` read as bools.
+TensorBase bool_reduce(const TensorBase& self, std::optional<int64_t> dim, bool keepdim, bool is_all,
+                       const char* name) {
+  TensorBase x = contiguous_cpu(cast_to(self, ScalarType::Bool));
+  int64_t outer = 1, n = x.numel(), inner = 1;
+  DimVector out_shape;
+  if (dim && x.dim() > 0) {
+    const int64_t d = wrap_dim(*dim, x.dim(), name);
+    for (int64_t i = 0; i < d; ++i) outer *= x.sizes()[i];
+    n = x.sizes()[d];
+    for (int64_t i = d + 1; i < x.dim(); ++i) inner *= x.sizes()[i];
+    for (int64_t i = 0; i < x.dim(); ++i)
+      if (i != d || keepdim) out_shape.push_back(i == d ? 1 : x.sizes()[i]);
+  } else if (dim) {
+    wrap_dim(*dim, 0, name);
+  }
+  TensorBase out = empty_cpu(out_shape, ScalarType::Bool);
+  const bool* p = static_cast<const bool*>(x.data_ptr());
+  bool* o = static_cast<bool*>(out.data_ptr());
+  for (int64_t a = 0; a < outer; ++a)
+    for (int64_t i = 0; i < inner; ++i) {
+      bool acc = is_all;  // all of nothing is true, any of nothing is false
+      for (int64_t k = 0; k < n && acc == is_all; ++k) acc = p[(a * n + k) * inner + i];
+      o[a * inner + i] = acc;
+    }
+  return out;
+}
+
+}  // namespace
+
+TensorBase all(const TensorBase& self) { return bool_reduce(self, std::nullopt, false, true, "all"); }
+TensorBase all_dim(const TensorBase& self, int64_t dim, bool keepdim) {
+  return bool_reduce(self, dim, keepdim, true, "all");
+}
+TensorBase any(const TensorBase& self) { return bool_reduce(self, std::nullopt, false, false, "any"); }
+TensorBase any_dim(const TensorBase& self, int64_t dim, bool keepdim) {
+  return bool_reduce(self, dim, keepdim, false, "any");
+}
+
+TensorBase isclose(const TensorBase& self, const TensorBase& other, double rtol, double atol, bool equal_nan) {
+  KILN_CHECK(self.dtype() == other.dtype(), "isclose(): expected both inputs to have the same dtype, but got ",
+             scalar_type_name(self.dtype()), " and ", scalar_type_name(other.dtype()));
+  KILN_CHECK(rtol >= 0 && atol >= 0, "isclose(): rtol and atol must be non-negative, got rtol=", rtol,
+             " atol=", atol);
+  IteratorConfig c;
+  c.op_name = "isclose";
+  c.inputs = {self, other};
+  c.out_dtype = ScalarType::Bool;
+  TensorIterator it(std::move(c));
+  KILN_DISPATCH_ALL_TYPES(it.compute_dtype(), "isclose", [&] {
+    binary_kernel<bool, scalar_t>(it, [rtol, atol, equal_nan](scalar_t a, scalar_t b) {
+      if (a == b) return true;  // also equal infinities
+      const double x = static_cast<double>(a), y = static_cast<double>(b);
+      if (std::isnan(x) || std::isnan(y)) return equal_nan && std::isnan(x) && std::isnan(y);
+      if (std::isinf(x) || std::isinf(y)) return false;
+      return std::fabs(x - y) <= atol + rtol * std::fabs(y);
+    });
+  });
+  return it.output();
+}
+
+}  // namespace cpu
+}  // namespace kiln

@@ -1,0 +1,68 @@
+"""permute/T, all/any, isclose/allclose, eye, linspace, is_tensor, cuda.is_available."""
+import numpy as np
+import pytest
+
+import kiln
+
+
+def test_permute_and_T_are_views_matching_numpy():
+    a = np.arange(24).reshape(2, 3, 4)
+    t = kiln.tensor(a)
+    p = t.permute(2, 0, 1)
+    np.testing.assert_array_equal(p.numpy(), np.transpose(a, (2, 0, 1)))
+    assert p.stride() == (1, 12, 4) and p.data_ptr() == t.data_ptr()
+    np.testing.assert_array_equal(kiln.permute(t, [-1, 0, 1]).numpy(), np.transpose(a, (2, 0, 1)))
+    np.testing.assert_array_equal(t.T.numpy(), a.T)
+    np.testing.assert_array_equal(t.mT.numpy(), np.swapaxes(a, -1, -2))
+    with pytest.raises(RuntimeError, match="number of dims don't match"):
+        t.permute(0, 1)
+    with pytest.raises(RuntimeError, match="repeated dim"):
+        t.permute(0, 0, 1)
+    with pytest.raises(IndexError, match="Dimension out of range"):
+        t.permute(0, 1, 3)
+
+
+@pytest.mark.parametrize("dtype", [kiln.bool, kiln.int32, kiln.int64, kiln.float32, kiln.float64], ids=str)
+def test_all_any_match_numpy(dtype):
+    a = np.random.default_rng(0).integers(0, 2, size=(3, 4)).astype(bool)
+    a[0] = True
+    t = kiln.tensor(a).to(dtype)
+    assert t.all().item() == a.all() and t.any().item() == a.any()
+    for dim in (0, 1, -1):
+        np.testing.assert_array_equal(t.all(dim).numpy(), a.all(axis=dim))
+        np.testing.assert_array_equal(kiln.any(t, dim, True).numpy(), a.any(axis=dim, keepdims=True))
+    assert kiln.zeros(0).all().item() is True and kiln.zeros(0).any().item() is False
+    nc = kiln.transpose(kiln.tensor(np.ascontiguousarray(a.T)), 0, 1)
+    np.testing.assert_array_equal(nc.all(1).numpy(), a.all(axis=1))
+
+
+def test_isclose_allclose():
+    a = kiln.tensor([1.0, 1e10, float("inf"), float("nan"), 0.0])
+    b = kiln.tensor([1.0 + 1e-6, 1.00001e10, float("inf"), float("nan"), 1e-7])
+    expected = np.isclose(a.numpy(), b.numpy())
+    np.testing.assert_array_equal(kiln.isclose(a, b).numpy(), expected)
+    np.testing.assert_array_equal(a.isclose(b, equal_nan=True).numpy(), np.isclose(a.numpy(), b.numpy(), equal_nan=True))
+    assert kiln.allclose(kiln.ones(3), kiln.ones(3) + 1e-9) is True
+    assert kiln.allclose(kiln.ones(3), kiln.zeros(3)) is False
+    assert kiln.allclose(kiln.ones(3), kiln.ones(3) * 1.01, rtol=0.02)
+    with pytest.raises(RuntimeError, match="same dtype"):
+        kiln.isclose(kiln.ones(2), kiln.ones(2, dtype=kiln.float64))
+
+
+def test_eye_and_linspace():
+    np.testing.assert_array_equal(kiln.eye(3).numpy(), np.eye(3))
+    np.testing.assert_array_equal(kiln.eye(2, 4, dtype=kiln.int64).numpy(), np.eye(2, 4, dtype=np.int64))
+    assert kiln.eye(0).shape == (0, 0)
+    np.testing.assert_allclose(kiln.linspace(-1, 2, 7, dtype=kiln.float64).numpy(), np.linspace(-1, 2, 7), rtol=1e-15)
+    assert kiln.linspace(0, 1, 5)[-1].item() == 1.0
+    assert kiln.linspace(3, 5, 1).tolist() == [3.0] and kiln.linspace(0, 1, 0).shape == (0,)
+    assert kiln.eye(2, requires_grad=True).requires_grad
+    with pytest.raises(RuntimeError, match="non-negative"):
+        kiln.linspace(0, 1, -1)
+    with pytest.raises(RuntimeError, match="non-negative"):
+        kiln.eye(-2)
+
+
+def test_module_helpers():
+    assert kiln.is_tensor(kiln.ones(1)) and not kiln.is_tensor(1.0)
+    assert kiln.cuda.is_available() is False
