@@ -12,4 +12,13 @@ Tensor pow(const Tensor& self, const Scalar& exponent);
 // pow.Tensor_Scalar_out(Tensor self, Scalar exponent, *, Tensor(a!) out) -> Tensor(a!)
 const Tensor& pow_out(const Tensor& out, const Tensor& self, const Scalar& exponent);
 
+// pow.Tensor_Tensor(Tensor self, Tensor exponent) -> Tensor
+Tensor pow(const Tensor& self, const Tensor& exponent);
+
+// pow.Tensor_Tensor_out(Tensor self, Tensor exponent, *, Tensor(a!) out) -> Tensor(a!)
+const Tensor& pow_out(const Tensor& out, const Tensor& self, const Tensor& exponent);
+
+// pow.Scalar(Scalar self, Tensor exponent) -> Tensor
+Tensor pow(const Scalar& self, const Tensor& exponent);
+
 }  // namespace kiln

@@ -3,6 +3,9 @@
 #include "generated/autograd/pow.h"
 
 #include "generated/api/pow.h"
+#include "generated/api/log.h"
+#include "generated/api/mul.h"
+#include "generated/api/sub.h"
 #include "runtime/autograd/formula_helpers.h"
 #include "runtime/autograd/node.h"
 #include "runtime/autograd/saved_variable.h"
@@ -13,11 +16,11 @@ namespace autograd {
 
 // pow.Tensor_Scalar
 //   self: pow_backward(grad, self, exponent)
-struct PowBackward0 final : Node {
+struct PowBackward1 final : Node {
   SavedVariable self_;
   Scalar exponent;
 
-  std::string name() const override { return "PowBackward0"; }
+  std::string name() const override { return "PowBackward1"; }
 
   variable_list apply(variable_list&& grads) override {
     variable_list grad_inputs(1);
@@ -32,6 +35,35 @@ struct PowBackward0 final : Node {
     self_.reset_data();
   }
 };
+
+// pow.Tensor_Tensor
+//   self: mul(grad, mul(exponent, pow(self, sub(exponent, 1))))
+//   exponent: mul(grad, mul(result, log(self)))
+struct PowBackward0 final : Node {
+  SavedVariable self_;
+  SavedVariable exponent_;
+  SavedVariable result_;
+
+  std::string name() const override { return "PowBackward0"; }
+
+  variable_list apply(variable_list&& grads) override {
+    variable_list grad_inputs(2);
+    const Tensor grad(grads[0]);
+    if (!grad.defined()) return grad_inputs;
+    const Tensor self(self_.unpack());
+    const Tensor exponent(exponent_.unpack());
+    const Tensor result(result_.unpack(shared_from_this()));
+    if (next_edges()[0].is_valid()) grad_inputs[0] = mul(grad, mul(exponent, pow(self, sub(exponent, 1))));
+    if (next_edges()[1].is_valid()) grad_inputs[1] = mul(grad, mul(result, log(self)));
+    return grad_inputs;
+  }
+
+  void release_variables() override {
+    self_.reset_data();
+    exponent_.reset_data();
+    result_.reset_data();
+  }
+};
 }  // namespace autograd
 
 namespace autograd_kernels {
@@ -39,13 +71,13 @@ using namespace autograd;
 
 // pow.Tensor_Scalar(Tensor self, Scalar exponent) -> Tensor
 Tensor pow_Tensor_Scalar(const Tensor& self, const Scalar& exponent) {
-  std::shared_ptr<PowBackward0> node;
+  std::shared_ptr<PowBackward1> node;
   if (any_requires_grad({&self})) {
-    node = make_node<PowBackward0>();
+    node = make_node<PowBackward1>();
     node->add_next_edge(gradient_edge(self));
     if (node->next_edges()[0].is_valid()) node->self_ = SavedVariable(self, false);
     node->exponent = exponent;
-    if (explain_enabled()) explain_log("autograd", "PowBackward0", "recorded");
+    if (explain_enabled()) explain_log("autograd", "PowBackward1", "recorded");
   }
   Tensor result;
   {
@@ -61,13 +93,13 @@ Tensor pow_Tensor_Scalar(const Tensor& self, const Scalar& exponent) {
 // pow_.Tensor_Scalar(Tensor(a!) self, Scalar exponent) -> Tensor(a!)
 const Tensor& pow__Tensor_Scalar(const Tensor& self, const Scalar& exponent) {
   check_inplace(self, "pow_");
-  std::shared_ptr<PowBackward0> node;
+  std::shared_ptr<PowBackward1> node;
   if (any_requires_grad({&self})) {
-    node = make_node<PowBackward0>();
+    node = make_node<PowBackward1>();
     node->add_next_edge(gradient_edge(self));
     if (node->next_edges()[0].is_valid()) node->self_ = SavedVariable(self.clone(), false);
     node->exponent = exponent;
-    if (explain_enabled()) explain_log("autograd", "PowBackward0", "recorded");
+    if (explain_enabled()) explain_log("autograd", "PowBackward1", "recorded");
   }
   {
     BelowAutogradGuard below;
@@ -81,6 +113,57 @@ const Tensor& pow__Tensor_Scalar(const Tensor& self, const Scalar& exponent) {
 
 // pow.Tensor_Scalar_out(Tensor self, Scalar exponent, *, Tensor(a!) out) -> Tensor(a!)
 const Tensor& pow_Tensor_Scalar_out(const Tensor& out, const Tensor& self, const Scalar& exponent) {
+  throw Error("pow(): functions with out=... arguments don't support automatic differentiation, but one of the arguments requires grad.");
+}
+
+// pow.Tensor_Tensor(Tensor self, Tensor exponent) -> Tensor
+Tensor pow_Tensor_Tensor(const Tensor& self, const Tensor& exponent) {
+  std::shared_ptr<PowBackward0> node;
+  if (any_requires_grad({&self, &exponent})) {
+    node = make_node<PowBackward0>();
+    node->add_next_edge(gradient_edge(self));
+    node->add_next_edge(gradient_edge(exponent));
+    if (node->next_edges()[0].is_valid() || node->next_edges()[1].is_valid()) node->self_ = SavedVariable(self, false);
+    if (node->next_edges()[0].is_valid()) node->exponent_ = SavedVariable(exponent, false);
+    if (explain_enabled()) explain_log("autograd", "PowBackward0", "recorded");
+  }
+  Tensor result;
+  {
+    BelowAutogradGuard below;
+    result = kiln::pow(self, exponent);
+  }
+  if (node && result.is_floating_point()) {
+    set_history(result, node);
+    node->result_ = SavedVariable(result, true);
+  }
+  return result;
+}
+
+// pow_.Tensor_Tensor(Tensor(a!) self, Tensor exponent) -> Tensor(a!)
+const Tensor& pow__Tensor_Tensor(const Tensor& self, const Tensor& exponent) {
+  check_inplace(self, "pow_");
+  std::shared_ptr<PowBackward0> node;
+  if (any_requires_grad({&self, &exponent})) {
+    node = make_node<PowBackward0>();
+    node->add_next_edge(gradient_edge(self));
+    node->add_next_edge(gradient_edge(exponent));
+    if (node->next_edges()[0].is_valid() || node->next_edges()[1].is_valid()) node->self_ = SavedVariable(self.clone(), false);
+    if (node->next_edges()[0].is_valid()) node->exponent_ = SavedVariable(exponent, false);
+    if (explain_enabled()) explain_log("autograd", "PowBackward0", "recorded");
+  }
+  {
+    BelowAutogradGuard below;
+    self.pow_(exponent);
+  }
+  if (node && self.is_floating_point()) {
+    rebase_history(self, node, "pow_");
+    node->result_ = SavedVariable(self, true);
+  }
+  return self;
+}
+
+// pow.Tensor_Tensor_out(Tensor self, Tensor exponent, *, Tensor(a!) out) -> Tensor(a!)
+const Tensor& pow_Tensor_Tensor_out(const Tensor& out, const Tensor& self, const Tensor& exponent) {
   throw Error("pow(): functions with out=... arguments don't support automatic differentiation, but one of the arguments requires grad.");
 }
 

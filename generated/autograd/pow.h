@@ -9,5 +9,8 @@ namespace autograd_kernels {
 Tensor pow_Tensor_Scalar(const Tensor& self, const Scalar& exponent);
 const Tensor& pow__Tensor_Scalar(const Tensor& self, const Scalar& exponent);
 const Tensor& pow_Tensor_Scalar_out(const Tensor& out, const Tensor& self, const Scalar& exponent);
+Tensor pow_Tensor_Tensor(const Tensor& self, const Tensor& exponent);
+const Tensor& pow__Tensor_Tensor(const Tensor& self, const Tensor& exponent);
+const Tensor& pow_Tensor_Tensor_out(const Tensor& out, const Tensor& self, const Tensor& exponent);
 }  // namespace autograd_kernels
 }  // namespace kiln

@@ -4,6 +4,7 @@
 
 #include "generated/autograd/pow.h"
 #include "generated/kernels/pow.h"
+#include "generated/kernels/composite/pow.h"
 #include "runtime/autograd/view_tracking.h"
 #include "runtime/core/api_helpers.h"
 #include "runtime/core/dispatcher.h"
@@ -77,11 +78,92 @@ const Tensor& pow_out(const Tensor& out, const Tensor& self, const Scalar& expon
   return pow_Tensor_Scalar_out_op.lookup(key, backend)(out, self, exponent);
 }
 
+// ---- pow.Tensor_Tensor(Tensor self, Tensor exponent) -> Tensor
+namespace {
+Tensor pow_Tensor_Tensor_CPU(const Tensor& self, const Tensor& exponent) {
+  if (explain_enabled()) explain_log("kernel", "cpu::pow_tensor_out", "");
+  return Tensor(cpu::pow_tensor_out(self, exponent, TensorBase()));
+}
+}  // namespace
+
+Operator<Tensor(const Tensor&, const Tensor&)> pow_Tensor_Tensor_op = {"pow.Tensor_Tensor", {
+    /*CPU=*/&pow_Tensor_Tensor_CPU,
+    /*CUDA=*/nullptr,
+    /*Autograd=*/&autograd_kernels::pow_Tensor_Tensor,
+}};
+
+Tensor pow(const Tensor& self, const Tensor& exponent) {
+  const DispatchKey backend = backend_key({&self, &exponent});
+  const DispatchKey key = autograd_active({&self, &exponent}) ? DispatchKey::Autograd : backend;
+  if (explain_enabled()) explain_log("dispatch", "pow.Tensor_Tensor", dispatch_key_name(key));
+  return pow_Tensor_Tensor_op.lookup(key, backend)(self, exponent);
+}
+
+// ---- pow_.Tensor_Tensor(Tensor(a!) self, Tensor exponent) -> Tensor(a!)
+namespace {
+const Tensor& pow__Tensor_Tensor_CPU(const Tensor& self, const Tensor& exponent) {
+  if (explain_enabled()) explain_log("kernel", "cpu::pow_tensor_out", "");
+  cpu::pow_tensor_out(self, exponent, self);
+  self.bump_version();
+  return self;
+}
+}  // namespace
+
+Operator<const Tensor&(const Tensor&, const Tensor&)> pow__Tensor_Tensor_op = {"pow_.Tensor_Tensor", {
+    /*CPU=*/&pow__Tensor_Tensor_CPU,
+    /*CUDA=*/nullptr,
+    /*Autograd=*/&autograd_kernels::pow__Tensor_Tensor,
+}};
+
+const Tensor& pow_(const Tensor& self, const Tensor& exponent) {
+  const DispatchKey backend = backend_key({&self, &exponent});
+  const DispatchKey key = autograd_active({&self, &exponent}) ? DispatchKey::Autograd : backend;
+  if (explain_enabled()) explain_log("dispatch", "pow_.Tensor_Tensor", dispatch_key_name(key));
+  return pow__Tensor_Tensor_op.lookup(key, backend)(self, exponent);
+}
+
+// ---- pow.Tensor_Tensor_out(Tensor self, Tensor exponent, *, Tensor(a!) out) -> Tensor(a!)
+namespace {
+const Tensor& pow_Tensor_Tensor_out_CPU(const Tensor& out, const Tensor& self, const Tensor& exponent) {
+  if (explain_enabled()) explain_log("kernel", "cpu::pow_tensor_out", "");
+  cpu::pow_tensor_out(self, exponent, out);
+  out.bump_version();
+  return out;
+}
+}  // namespace
+
+Operator<const Tensor&(const Tensor&, const Tensor&, const Tensor&)> pow_Tensor_Tensor_out_op = {"pow.Tensor_Tensor_out", {
+    /*CPU=*/&pow_Tensor_Tensor_out_CPU,
+    /*CUDA=*/nullptr,
+    /*Autograd=*/&autograd_kernels::pow_Tensor_Tensor_out,
+}};
+
+const Tensor& pow_out(const Tensor& out, const Tensor& self, const Tensor& exponent) {
+  const DispatchKey backend = backend_key({&self, &exponent, &out});
+  const DispatchKey key = autograd_active({&self, &exponent, &out}) ? DispatchKey::Autograd : backend;
+  if (explain_enabled()) explain_log("dispatch", "pow.Tensor_Tensor_out", dispatch_key_name(key));
+  return pow_Tensor_Tensor_out_op.lookup(key, backend)(out, self, exponent);
+}
+
+// ---- pow.Scalar(Scalar self, Tensor exponent) -> Tensor  (CompositeImplicit)
+Tensor pow(const Scalar& self, const Tensor& exponent) {
+  if (explain_enabled()) explain_log("composite", "pow.Scalar", "");
+  return composite_implicit::pow_scalar_base(self, exponent);
+}
+
 Tensor Tensor::pow(const Scalar& exponent) const {
   return kiln::pow(*this, exponent);
 }
 
 const Tensor& Tensor::pow_(const Scalar& exponent) const {
+  return kiln::pow_(*this, exponent);
+}
+
+Tensor Tensor::pow(const Tensor& exponent) const {
+  return kiln::pow(*this, exponent);
+}
+
+const Tensor& Tensor::pow_(const Tensor& exponent) const {
   return kiln::pow_(*this, exponent);
 }
 

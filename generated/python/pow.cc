@@ -13,11 +13,23 @@ namespace python {
 PyObject* fn_pow(PyObject* /*module*/, PyObject* args, PyObject* kwargs) {
   KILN_PY_BEGIN
   static PythonArgParser parser({
+      "pow(Tensor input, Tensor exponent, *, Tensor? out=None)",
       "pow(Tensor input, Scalar exponent, *, Tensor? out=None)",
+      "pow(Scalar input, Tensor exponent)",
   }, false);
   ParsedArgs r = parser.parse(args, kwargs);
   switch (r.index) {
     case 0: {
+      const Tensor self = r.tensor(0);
+      const Tensor exponent = r.tensor(1);
+      if (r.is_none(2)) {
+        return wrap(without_gil([&] { return kiln::pow(self, exponent); }));
+      }
+      const Tensor out = r.tensor(2);
+      without_gil([&] { kiln::pow_out(out, self, exponent); });
+      return new_reference(r.object(2));
+    }
+    case 1: {
       const Tensor self = r.tensor(0);
       const auto exponent = r.scalar(1);
       if (r.is_none(2)) {
@@ -26,6 +38,11 @@ PyObject* fn_pow(PyObject* /*module*/, PyObject* args, PyObject* kwargs) {
       const Tensor out = r.tensor(2);
       without_gil([&] { kiln::pow_out(out, self, exponent); });
       return new_reference(r.object(2));
+    }
+    case 2: {
+      const auto self = r.scalar(0);
+      const Tensor exponent = r.tensor(1);
+      return wrap(without_gil([&] { return kiln::pow(self, exponent); }));
     }
   }
   Py_RETURN_NONE;
@@ -36,11 +53,17 @@ PyObject* fn_pow(PyObject* /*module*/, PyObject* args, PyObject* kwargs) {
 PyObject* method_pow(PyObject* py_self, PyObject* args, PyObject* kwargs) {
   KILN_PY_BEGIN
   static PythonArgParser parser({
+      "pow(Tensor exponent)",
       "pow(Scalar exponent)",
   }, true);
   ParsedArgs r = parser.parse(args, kwargs);
   switch (r.index) {
     case 0: {
+      const Tensor& self = unpack_tensor(py_self);
+      const Tensor exponent = r.tensor(0);
+      return wrap(without_gil([&] { return self.pow(exponent); }));
+    }
+    case 1: {
       const Tensor& self = unpack_tensor(py_self);
       const auto exponent = r.scalar(0);
       return wrap(without_gil([&] { return self.pow(exponent); }));
@@ -54,11 +77,18 @@ PyObject* method_pow(PyObject* py_self, PyObject* args, PyObject* kwargs) {
 PyObject* method_pow_(PyObject* py_self, PyObject* args, PyObject* kwargs) {
   KILN_PY_BEGIN
   static PythonArgParser parser({
+      "pow_(Tensor exponent)",
       "pow_(Scalar exponent)",
   }, true);
   ParsedArgs r = parser.parse(args, kwargs);
   switch (r.index) {
     case 0: {
+      const Tensor& self = unpack_tensor(py_self);
+      const Tensor exponent = r.tensor(0);
+      without_gil([&] { self.pow_(exponent); });
+      return new_reference(py_self);
+    }
+    case 1: {
       const Tensor& self = unpack_tensor(py_self);
       const auto exponent = r.scalar(0);
       without_gil([&] { self.pow_(exponent); });

@@ -191,6 +191,35 @@ class Tensor(_C.TensorBase):
     def __pow__(self, exponent):
         return _C.pow(self, exponent)
 
+    def __rpow__(self, base):
+        return _C.pow(base, self)
+
+    def __ipow__(self, exponent):
+        return self.pow_(exponent)
+
+    def __floordiv__(self, other):
+        return _C.floor_divide(self, other)
+
+    def __rfloordiv__(self, other):
+        return _C.floor_divide(_wrap(other), self)
+
+    def __ifloordiv__(self, other):
+        return self.floor_divide_(other)
+
+    def __mod__(self, other):
+        return _C.remainder(self, other)
+
+    def __rmod__(self, other):
+        return _C.remainder(_wrap(other), self)
+
+    def __imod__(self, other):
+        return self.remainder_(other)
+
+    def __invert__(self):
+        if self.dtype != _C.bool:
+            raise TypeError("~ (bitwise not) is only supported for bool tensors in kiln")
+        return _C.logical_not(self)
+
     def __matmul__(self, other):
         return _C.matmul(self, other)
 

@@ -75,6 +75,14 @@ Tensor unsqueeze_to(const Tensor& grad, int64_t dim, IntArrayRef sizes) {
   return sizes[d] == 1 ? kiln::unsqueeze(grad, d) : grad;
 }
 
+Tensor clamp_backward(const Tensor& grad, const Tensor& self, const std::optional<Scalar>& min,
+                      const std::optional<Scalar>& max) {
+  Tensor g = grad;
+  if (min) g = kiln::mul(g, kiln::ge(self, *min));
+  if (max) g = kiln::mul(g, kiln::le(self, *max));
+  return g;
+}
+
 std::vector<int64_t> inverse_permutation(IntArrayRef dims) {
   const int64_t n = static_cast<int64_t>(dims.size());
   std::vector<int64_t> inv(n);

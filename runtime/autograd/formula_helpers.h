@@ -26,6 +26,9 @@ Tensor slice_backward_wrapper(const Tensor& grad, IntArrayRef sizes, int64_t dim
                               std::optional<int64_t> end, int64_t step);
 // Gradient of squeeze(dim): grad with `dim` put back when the input had size 1 there.
 Tensor unsqueeze_to(const Tensor& grad, int64_t dim, IntArrayRef sizes);
+// grad where min <= self <= max (either bound may be absent), 0 elsewhere.
+Tensor clamp_backward(const Tensor& grad, const Tensor& self, const std::optional<Scalar>& min,
+                      const std::optional<Scalar>& max);
 // The permutation that undoes `dims` (for permute's gradient).
 std::vector<int64_t> inverse_permutation(IntArrayRef dims);
 // Resolves slice() bounds like Python: clamps to [0, size], negatives count from the end.

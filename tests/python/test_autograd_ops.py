@@ -131,6 +131,16 @@ CASES = [
     ("unsqueeze_end", lambda a: a.unsqueeze(-1).transpose(0, 2), lambda: (rand(2, 3),)),
     ("squeeze_size1", lambda a: kiln.squeeze(a, 1), lambda: (rand(2, 1, 3),)),
     ("squeeze_not_size1", lambda a: a.squeeze(0), lambda: (rand(2, 3),)),
+    # pow with tensor exponents, maximum/minimum, clamp, reciprocal, floor_divide, remainder
+    ("pow_tensor_tensor", lambda a, b: kiln.pow(a, b), lambda: (pos(2, 3), rand(2, 3, seed=1))),
+    ("pow_scalar_base", lambda b: 2.0 ** b, lambda: (rand(4),)),
+    ("maximum", lambda a, b: kiln.maximum(a, b), lambda: (rand(2, 3), rand(3, seed=1))),
+    ("minimum", lambda a, b: a.minimum(b), lambda: (rand(2, 3), rand(2, 3, seed=2))),
+    ("clamp", lambda a: kiln.clamp(a, -0.5, 0.6), lambda: (rand(3, 4),)),
+    ("clamp_min_only", lambda a: a.clamp(min=0.1), lambda: (rand(5),)),
+    ("reciprocal", lambda a: kiln.reciprocal(a), lambda: (pos(2, 3),)),
+    ("floor_divide", lambda a, b: kiln.floor_divide(a * 3.1, b) + a, lambda: (pos(4), pos(4, seed=1))),
+    ("remainder", lambda a, b: kiln.remainder(a * 3.0, b), lambda: (pos(4), pos(4, seed=3))),
     # permute / T
     ("permute", lambda a: kiln.permute(a, [2, 0, 1]) * 1.0, lambda: (rand(2, 3, 4),)),
     ("permute_T_method", lambda a: a.T.permute(1, 0, 2), lambda: (rand(2, 3, 4),)),
@@ -237,7 +247,7 @@ def test_every_derivatives_yaml_entry_is_covered():
     # softmax/log_softmax/nll_loss(_backward): test_ops_nn_shape.py (gradcheck and gradgradcheck)
     # index_select(_backward), where: test_indexing.py (gradcheck and gradgradcheck)
     covered = " ".join(c[0] for c in CASES) + " detach uniform normal random softmax log_softmax nll_loss " + \
-        "index_select index_select_backward where " + \
+        "index_select index_select_backward where logical_not " + \
         " ".join(COMPARISONS)
     for name in names:
         key = name.rstrip("_")

@@ -3,10 +3,12 @@
 #include "generated/api/add.h"
 #include "generated/api/div.h"
 #include "generated/api/mul.h"
+#include "generated/api/pow.h"
 #include "generated/api/sub.h"
 #include "generated/kernels/composite/add.h"
 #include "generated/kernels/composite/div.h"
 #include "generated/kernels/composite/mul.h"
+#include "generated/kernels/composite/pow.h"
 #include "generated/kernels/composite/sub.h"
 #include "runtime/kernels/tensor_iterator.h"
 
@@ -32,6 +34,8 @@ Tensor mul_scalar(const Tensor& self, const Scalar& other) { return kiln::mul(se
 const Tensor& mul__scalar(const Tensor& self, const Scalar& other) { return self.mul_(wrapped(other)); }
 Tensor div_scalar(const Tensor& self, const Scalar& other) { return kiln::div(self, wrapped(other)); }
 const Tensor& div__scalar(const Tensor& self, const Scalar& other) { return self.div_(wrapped(other)); }
+
+Tensor pow_scalar_base(const Scalar& self, const Tensor& exponent) { return kiln::pow(wrapped(self), exponent); }
 
 }  // namespace composite_implicit
 }  // namespace kiln

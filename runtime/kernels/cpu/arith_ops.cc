@@ -1,0 +1,204 @@
+// pow(Tensor, Tensor), maximum, minimum, clamp, reciprocal, floor_divide, remainder,
+// logical_not. Integer division by zero raises before any element is written.
+#include <cmath>
+#include <limits>
+
+#include "generated/kernels/clamp.h"
+#include "generated/kernels/floor_divide.h"
+#include "generated/kernels/logical_not.h"
+#include "generated/kernels/maximum.h"
+#include "generated/kernels/minimum.h"
+#include "generated/kernels/pow.h"
+#include "generated/kernels/reciprocal.h"
+#include "generated/kernels/remainder.h"
+#include "runtime/kernels/cpu/loops.h"
+
+namespace kiln {
+namespace cpu {
+namespace {
+
+TensorIterator binary(const char* name, const TensorBase& self, const TensorBase& other, const TensorBase& out) {
+  IteratorConfig c;
+  c.op_name = name;
+  c.out = out;
+  c.inputs = {self, other};
+  c.inplace = out.defined() && out.is_same(self);
+  return TensorIterator(std::move(c));
+}
+
+// Throws (outside any parallel loop) when an integer divisor holds a zero.
+void check_no_integer_zero(const TensorBase& other, ScalarType compute, const char* name) {
+  if (!is_integral_type(compute, true)) return;
+  TensorBase d = contiguous_cpu(cast_to(other, ScalarType::Int64));
+  const int64_t* p = static_cast<const int64_t*>(d.data_ptr());
+  for (int64_t i = 0; i < d.numel(); ++i)
+    KILN_CHECK(p[i] != 0, "ZeroDivisionError: ", name, "(): integer division by zero");
+}
+
+template <typename T>
+T floor_div(T a, T b) {
+  if constexpr (std::is_floating_point_v<T>) {
+    return std::floor(a / b);
+  } else if constexpr (std::is_same_v<T, bool>) {
+    return a;
+  } else {
+    if (b == -1) return static_cast<T>(0 - static_cast<std::make_unsigned_t<T>>(a));  // INT_MIN / -1 wraps
+    T q = a / b;
+    if ((a % b != 0) && ((a < 0) != (b < 0))) --q;
+    return q;
+  }
+}
+
+template <typename T>
+T python_mod(T a, T b) {
+  if constexpr (std::is_floating_point_v<T>) {
+    T r = std::fmod(a, b);
+    if (r != 0 && ((r < 0) != (b < 0))) r += b;
+    return r;
+  } else if constexpr (std::is_same_v<T, bool>) {
+    return false;
+  } else {
+    if (b == -1) return 0;
+    T r = a % b;
+    if (r != 0 && ((r < 0) != (b < 0))) r += b;
+    return r;
+  }
+}
+
+template <typename T>
+T int_pow(T base, T exp) {
+  T result = 1;
+  while (exp > 0) {
+    if (exp & 1) result *= base;
+    base *= base;
+    exp >>= 1;
+  }
+  return result;
+}
+
+}  // namespace
+
+TensorBase pow_tensor_out(const TensorBase& self, const TensorBase& exponent, const TensorBase& out) {
+  TensorIterator it = binary("pow", self, exponent, out);
+  const ScalarType dt = it.compute_dtype();
+  if (is_integral_type(dt, false)) {
+    TensorBase e = contiguous_cpu(cast_to(exponent, ScalarType::Int64));
+    const int64_t* p = static_cast<const int64_t*>(e.data_ptr());
+    for (int64_t i = 0; i < e.numel(); ++i)
+      KILN_CHECK(p[i] >= 0, "pow(): Integers to negative integer powers are not allowed.");
+  }
+  KILN_DISPATCH_NUMERIC_TYPES(dt, "pow", [&] {
+    binary_kernel<scalar_t, scalar_t>(it, [](scalar_t a, scalar_t b) {
+      if constexpr (std::is_floating_point_v<scalar_t>) return std::pow(a, b);
+      else return int_pow<scalar_t>(a, b);
+    });
+  });
+  it.finish();
+  return it.output();
+}
+
+TensorBase maximum_out(const TensorBase& self, const TensorBase& other, const TensorBase& out) {
+  TensorIterator it = binary("maximum", self, other, out);
+  KILN_DISPATCH_ALL_TYPES(it.compute_dtype(), "maximum", [&] {
+    binary_kernel<scalar_t, scalar_t>(it, [](scalar_t a, scalar_t b) {
+      if constexpr (std::is_floating_point_v<scalar_t>) {
+        if (std::isnan(a) || std::isnan(b)) return std::numeric_limits<scalar_t>::quiet_NaN();  // NaN propagates
+      }
+      return a > b ? a : b;
+    });
+  });
+  it.finish();
+  return it.output();
+}
+
+TensorBase minimum_out(const TensorBase& self, const TensorBase& other, const TensorBase& out) {
+  TensorIterator it = binary("minimum", self, other, out);
+  KILN_DISPATCH_ALL_TYPES(it.compute_dtype(), "minimum", [&] {
+    binary_kernel<scalar_t, scalar_t>(it, [](scalar_t a, scalar_t b) {
+      if constexpr (std::is_floating_point_v<scalar_t>) {
+        if (std::isnan(a) || std::isnan(b)) return std::numeric_limits<scalar_t>::quiet_NaN();
+      }
+      return a < b ? a : b;
+    });
+  });
+  it.finish();
+  return it.output();
+}
+
+TensorBase clamp_out(const TensorBase& self, const std::optional<Scalar>& min, const std::optional<Scalar>& max,
+                     const TensorBase& out) {
+  KILN_CHECK(min || max, "clamp(): At least one of 'min' or 'max' must not be None");
+  std::vector<TensorBase> operands = {self};
+  if (min) operands.push_back(wrap_scalar(*min));
+  if (max) operands.push_back(wrap_scalar(*max));
+  IteratorConfig c;
+  c.op_name = "clamp";
+  c.out = out;
+  c.inputs = {self};
+  c.compute_dtype = result_type(operands);  // clamp(int_tensor, 0.5) is float, as in PyTorch
+  c.inplace = out.defined() && out.is_same(self);
+  TensorIterator it(std::move(c));
+  KILN_DISPATCH_NUMERIC_TYPES(it.compute_dtype(), "clamp", [&] {
+    const bool has_lo = min.has_value(), has_hi = max.has_value();
+    const scalar_t lo = has_lo ? min->to<scalar_t>() : scalar_t(0), hi = has_hi ? max->to<scalar_t>() : scalar_t(0);
+    unary_kernel<scalar_t, scalar_t>(it, [=](scalar_t x) {
+      if (has_lo && x < lo) x = lo;  // NaN compares false: it stays NaN
+      if (has_hi && x > hi) x = hi;
+      return x;
+    });
+  });
+  it.finish();
+  return it.output();
+}
+
+TensorBase reciprocal_out(const TensorBase& self, const TensorBase& out) {
+  IteratorConfig c;
+  c.op_name = "reciprocal";
+  c.out = out;
+  c.inputs = {self};
+  c.int_to_float = true;
+  c.inplace = out.defined() && out.is_same(self);
+  TensorIterator it(std::move(c));
+  KILN_DISPATCH_FLOATING_TYPES(it.compute_dtype(), "reciprocal", [&] {
+    unary_kernel<scalar_t, scalar_t>(it, [](scalar_t x) { return scalar_t(1) / x; });
+  });
+  it.finish();
+  return it.output();
+}
+
+TensorBase floor_divide_out(const TensorBase& self, const TensorBase& other, const TensorBase& out) {
+  TensorIterator it = binary("floor_divide", self, other, out);
+  check_no_integer_zero(other, it.compute_dtype(), "floor_divide");
+  KILN_DISPATCH_NUMERIC_TYPES(it.compute_dtype(), "floor_divide", [&] {
+    binary_kernel<scalar_t, scalar_t>(it, [](scalar_t a, scalar_t b) { return floor_div(a, b); });
+  });
+  it.finish();
+  return it.output();
+}
+
+TensorBase remainder_out(const TensorBase& self, const TensorBase& other, const TensorBase& out) {
+  TensorIterator it = binary("remainder", self, other, out);
+  check_no_integer_zero(other, it.compute_dtype(), "remainder");
+  KILN_DISPATCH_NUMERIC_TYPES(it.compute_dtype(), "remainder", [&] {
+    binary_kernel<scalar_t, scalar_t>(it, [](scalar_t a, scalar_t b) { return python_mod(a, b); });
+  });
+  it.finish();
+  return it.output();
+}
+
+TensorBase logical_not_out(const TensorBase& self, const TensorBase& out) {
+  IteratorConfig c;
+  c.op_name = "logical_not";
+  c.out = out;
+  c.inputs = {self};
+  c.out_dtype = ScalarType::Bool;
+  TensorIterator it(std::move(c));
+  KILN_DISPATCH_ALL_TYPES(it.compute_dtype(), "logical_not", [&] {
+    unary_kernel<bool, scalar_t>(it, [](scalar_t x) { return !static_cast<bool>(x); });
+  });
+  it.finish();
+  return it.output();
+}
+
+}  // namespace cpu
+}  // namespace kiln
