@@ -17,7 +17,7 @@ from schema_parser import parse_schema
 # Functions a formula may call besides the ops themselves (runtime/autograd/formula_helpers.h).
 FORMULA_HELPERS = {
     "maybe_multiply", "sum_to", "sum_backward", "mean_backward", "pow_backward", "slice_backward_wrapper",
-    "unsqueeze_to", "inverse_permutation", "clamp_backward",
+    "unsqueeze_to", "inverse_permutation", "clamp_backward", "extremum_backward",
 }
 # Metadata calls on an argument saved as values instead of the tensor (DESIGN.md).
 METADATA_CALLS = {

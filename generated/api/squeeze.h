@@ -6,6 +6,9 @@
 
 namespace kiln {
 
+// squeeze(Tensor(a) self) -> Tensor(a)
+Tensor squeeze(const Tensor& self);
+
 // squeeze.dim(Tensor(a) self, int dim) -> Tensor(a)
 Tensor squeeze(const Tensor& self, int64_t dim);
 

@@ -102,6 +102,10 @@ class Tensor : public TensorBase {
   Tensor gt(const Scalar& other) const;
   Tensor ge(const Tensor& other) const;
   Tensor ge(const Scalar& other) const;
+  Tensor amax(IntArrayRef dim = IntArrayRef(), bool keepdim = false) const;
+  Tensor amin(IntArrayRef dim = IntArrayRef(), bool keepdim = false) const;
+  Tensor max() const;
+  Tensor min() const;
   Tensor all() const;
   Tensor all(int64_t dim, bool keepdim = false) const;
   Tensor any() const;
@@ -124,6 +128,7 @@ class Tensor : public TensorBase {
   Tensor select(int64_t dim, int64_t index) const;
   Tensor slice(int64_t dim = 0, const std::optional<int64_t>& start = std::nullopt, const std::optional<int64_t>& end = std::nullopt, int64_t step = 1) const;
   Tensor unsqueeze(int64_t dim) const;
+  Tensor squeeze() const;
   Tensor squeeze(int64_t dim) const;
   Tensor permute(IntArrayRef dims) const;
   Tensor as_strided(IntArrayRef size, IntArrayRef stride, const std::optional<int64_t>& storage_offset = std::nullopt) const;

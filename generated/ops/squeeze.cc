@@ -4,6 +4,7 @@
 
 #include "generated/autograd/squeeze.h"
 #include "generated/kernels/squeeze.h"
+#include "generated/kernels/composite/squeeze.h"
 #include "runtime/autograd/view_tracking.h"
 #include "runtime/core/api_helpers.h"
 #include "runtime/core/dispatcher.h"
@@ -35,6 +36,16 @@ Tensor squeeze(const Tensor& self, int64_t dim) {
   Tensor result = squeeze_dim_op.lookup(key, backend)(self, dim);
   mark_view(result, self);
   return result;
+}
+
+// ---- squeeze(Tensor(a) self) -> Tensor(a)  (CompositeImplicit)
+Tensor squeeze(const Tensor& self) {
+  if (explain_enabled()) explain_log("composite", "squeeze", "");
+  return composite_implicit::squeeze(self);
+}
+
+Tensor Tensor::squeeze() const {
+  return kiln::squeeze(*this);
 }
 
 Tensor Tensor::squeeze(int64_t dim) const {

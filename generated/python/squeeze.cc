@@ -13,11 +13,16 @@ namespace python {
 PyObject* fn_squeeze(PyObject* /*module*/, PyObject* args, PyObject* kwargs) {
   KILN_PY_BEGIN
   static PythonArgParser parser({
+      "squeeze(Tensor input)",
       "squeeze(Tensor input, int dim)",
   }, false);
   ParsedArgs r = parser.parse(args, kwargs);
   switch (r.index) {
     case 0: {
+      const Tensor self = r.tensor(0);
+      return wrap(without_gil([&] { return kiln::squeeze(self); }));
+    }
+    case 1: {
       const Tensor self = r.tensor(0);
       const auto dim = r.int64(1);
       return wrap(without_gil([&] { return kiln::squeeze(self, dim); }));
@@ -31,11 +36,16 @@ PyObject* fn_squeeze(PyObject* /*module*/, PyObject* args, PyObject* kwargs) {
 PyObject* method_squeeze(PyObject* py_self, PyObject* args, PyObject* kwargs) {
   KILN_PY_BEGIN
   static PythonArgParser parser({
+      "squeeze()",
       "squeeze(int dim)",
   }, true);
   ParsedArgs r = parser.parse(args, kwargs);
   switch (r.index) {
     case 0: {
+      const Tensor& self = unpack_tensor(py_self);
+      return wrap(without_gil([&] { return self.squeeze(); }));
+    }
+    case 1: {
       const Tensor& self = unpack_tensor(py_self);
       const auto dim = r.int64(0);
       return wrap(without_gil([&] { return self.squeeze(dim); }));

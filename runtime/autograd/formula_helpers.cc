@@ -75,6 +75,16 @@ Tensor unsqueeze_to(const Tensor& grad, int64_t dim, IntArrayRef sizes) {
   return sizes[d] == 1 ? kiln::unsqueeze(grad, d) : grad;
 }
 
+Tensor extremum_backward(const Tensor& grad, const Tensor& self, const Tensor& result, IntArrayRef dim,
+                         bool keepdim) {
+  const std::optional<std::vector<int64_t>> dims = dim.vec();
+  Tensor expanded_result = sum_backward(result, self.sizes(), dims, keepdim);
+  Tensor mask = kiln::eq(self, expanded_result);
+  Tensor count = kiln::sum(mask, dim, /*keepdim=*/true);
+  Tensor share = kiln::div(sum_backward(grad, self.sizes(), dims, keepdim), count);
+  return kiln::mul(share, mask);
+}
+
 Tensor clamp_backward(const Tensor& grad, const Tensor& self, const std::optional<Scalar>& min,
                       const std::optional<Scalar>& max) {
   Tensor g = grad;

@@ -26,6 +26,8 @@ Tensor slice_backward_wrapper(const Tensor& grad, IntArrayRef sizes, int64_t dim
                               std::optional<int64_t> end, int64_t step);
 // Gradient of squeeze(dim): grad with `dim` put back when the input had size 1 there.
 Tensor unsqueeze_to(const Tensor& grad, int64_t dim, IntArrayRef sizes);
+// Gradient of amax/amin: split evenly among the elements equal to the extremum.
+Tensor extremum_backward(const Tensor& grad, const Tensor& self, const Tensor& result, IntArrayRef dim, bool keepdim);
 // grad where min <= self <= max (either bound may be absent), 0 elsewhere.
 Tensor clamp_backward(const Tensor& grad, const Tensor& self, const std::optional<Scalar>& min,
                       const std::optional<Scalar>& max);

@@ -141,6 +141,10 @@ CASES = [
     ("reciprocal", lambda a: kiln.reciprocal(a), lambda: (pos(2, 3),)),
     ("floor_divide", lambda a, b: kiln.floor_divide(a * 3.1, b) + a, lambda: (pos(4), pos(4, seed=1))),
     ("remainder", lambda a, b: kiln.remainder(a * 3.0, b), lambda: (pos(4), pos(4, seed=3))),
+    # amax / amin (distinct values: ties are covered in test_ops_misc.py)
+    ("amax", lambda a: kiln.amax(a, 1), lambda: (rand(3, 4),)),
+    ("amin_keepdim", lambda a: a.amin((0, 1), True), lambda: (rand(2, 3, 2),)),
+    ("squeeze_all", lambda a: a.squeeze() * 1.0, lambda: (rand(1, 3, 1),)),
     # permute / T
     ("permute", lambda a: kiln.permute(a, [2, 0, 1]) * 1.0, lambda: (rand(2, 3, 4),)),
     ("permute_T_method", lambda a: a.T.permute(1, 0, 2), lambda: (rand(2, 3, 4),)),

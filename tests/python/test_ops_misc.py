@@ -66,3 +66,34 @@ def test_eye_and_linspace():
 def test_module_helpers():
     assert kiln.is_tensor(kiln.ones(1)) and not kiln.is_tensor(1.0)
     assert kiln.cuda.is_available() is False
+
+
+@pytest.mark.parametrize("dtype", [kiln.int32, kiln.int64, kiln.float32, kiln.float64], ids=str)
+def test_amax_amin_max_min(dtype):
+    a = np.random.default_rng(6).integers(-9, 9, size=(2, 3, 4)).astype(
+        {kiln.int32: np.int32, kiln.int64: np.int64, kiln.float32: np.float32, kiln.float64: np.float64}[dtype])
+    t = kiln.permute(kiln.tensor(np.ascontiguousarray(np.transpose(a, (2, 0, 1)))), [1, 2, 0])  # non-contiguous
+    for dim in ((), 0, -1, (0, 2)):
+        for keepdim in (False, True):
+            axis = None if dim == () else dim
+            np.testing.assert_array_equal(t.amax(dim, keepdim).numpy(), a.max(axis=axis, keepdims=keepdim))
+            np.testing.assert_array_equal(kiln.amin(t, dim, keepdim).numpy(), a.min(axis=axis, keepdims=keepdim))
+    assert t.max().item() == a.max() and kiln.min(t).item() == a.min()
+
+
+def test_extremum_nan_ties_and_errors():
+    assert np.isnan(kiln.tensor([1.0, float("nan"), 3.0]).max().item())
+    x = kiln.tensor([1.0, 3.0, 3.0, 2.0], requires_grad=True)
+    x.max().backward()
+    np.testing.assert_array_equal(x.grad.numpy(), [0, 0.5, 0.5, 0])  # ties share the gradient
+    with pytest.raises(RuntimeError, match="numel\\(\\) == 0"):
+        kiln.zeros(0).max()
+    with pytest.raises(RuntimeError, match="non-zero size"):
+        kiln.zeros(0, 3).amax(0)
+
+
+def test_squeeze_all():
+    t = kiln.zeros(1, 3, 1, 2)
+    s = t.squeeze()
+    assert s.shape == (3, 2) and s.data_ptr() == t.data_ptr()
+    assert kiln.squeeze(kiln.zeros(1)).shape == ()

@@ -1,11 +1,17 @@
-// sum/mean over all dims, contiguous, to(dtype): thin compositions of other ops.
+// sum/mean/max/min over all dims, squeeze(), contiguous, to(dtype): thin compositions of other ops.
 #include "generated/api/_to_copy.h"
+#include "generated/api/amax.h"
+#include "generated/api/amin.h"
 #include "generated/api/copy.h"
 #include "generated/api/empty.h"
 #include "generated/api/mean.h"
+#include "generated/api/squeeze.h"
 #include "generated/api/sum.h"
 #include "generated/kernels/composite/contiguous.h"
+#include "generated/kernels/composite/max.h"
 #include "generated/kernels/composite/mean.h"
+#include "generated/kernels/composite/min.h"
+#include "generated/kernels/composite/squeeze.h"
 #include "generated/kernels/composite/sum.h"
 #include "generated/kernels/composite/to.h"
 
@@ -21,6 +27,26 @@ Tensor mean(const Tensor& self, const std::optional<ScalarType>& dtype) {
 }
 
 // A fresh row-major copy (clone would keep a permuted layout); differentiable through copy_.
+Tensor max(const Tensor& self) {
+  KILN_CHECK(self.numel() > 0, "max(): Expected reduction dim to be specified for input.numel() == 0. Specify the "
+             "reduction dim with the 'dim' argument.");
+  return kiln::amax(self);
+}
+
+Tensor min(const Tensor& self) {
+  KILN_CHECK(self.numel() > 0, "min(): Expected reduction dim to be specified for input.numel() == 0. Specify the "
+             "reduction dim with the 'dim' argument.");
+  return kiln::amin(self);
+}
+
+// Every size-1 dim removed, as a chain of views.
+Tensor squeeze(const Tensor& self) {
+  Tensor out = self;
+  for (int64_t d = self.dim() - 1; d >= 0; --d)
+    if (self.sizes()[d] == 1) out = kiln::squeeze(out, d);
+  return out;
+}
+
 Tensor contiguous(const Tensor& self) {
   if (self.is_contiguous()) return self;
   Tensor out = kiln::empty(self.sizes(), self.dtype(), self.device());

@@ -1,0 +1,72 @@
+// amax / amin over any set of dims (all when empty); NaN propagates, as in PyTorch.
+#include <cmath>
+
+#include "generated/kernels/amax.h"
+#include "generated/kernels/amin.h"
+#include "generated/kernels/permute.h"
+#include "runtime/kernels/tensor_iterator.h"
+
+namespace kiln {
+namespace cpu {
+namespace {
+
+TensorBase extremum(const TensorBase& self, IntArrayRef dim, bool keepdim, bool want_max, const char* name) {
+  const int64_t nd = self.dim();
+  std::vector<bool> reduced(nd, dim.empty());
+  for (int64_t d : dim) {
+    const int64_t w = wrap_dim(d, nd, name);
+    if (nd > 0) reduced[w] = true;
+  }
+  // Kept dims first, reduced dims last: then every output is one contiguous row.
+  DimVector order, out_shape;
+  int64_t rows = 1, n = 1;
+  for (int64_t i = 0; i < nd; ++i)
+    if (!reduced[i]) {
+      order.push_back(i);
+      rows *= self.sizes()[i];
+    }
+  for (int64_t i = 0; i < nd; ++i)
+    if (reduced[i]) {
+      order.push_back(i);
+      n *= self.sizes()[i];
+      KILN_CHECK(self.sizes()[i] != 0, name, "(): Expected reduction dim ", i, " to have non-zero size.");
+    }
+  for (int64_t i = 0; i < nd; ++i)
+    if (!reduced[i] || keepdim) out_shape.push_back(reduced[i] ? 1 : self.sizes()[i]);
+  TensorBase x = contiguous_cpu(composite_explicit::permute(self, order));
+  TensorBase out = empty_cpu(out_shape, self.dtype());
+  KILN_DISPATCH_ALL_TYPES(self.dtype(), name, [&] {
+    const scalar_t* p = static_cast<const scalar_t*>(x.data_ptr());
+    scalar_t* o = static_cast<scalar_t*>(out.data_ptr());
+    for (int64_t r = 0; r < rows; ++r) {
+      const scalar_t* row = p + r * n;
+      scalar_t best = row[0];
+      for (int64_t k = 1; k < n; ++k) {
+        const scalar_t v = row[k];
+        if constexpr (std::is_floating_point_v<scalar_t>) {
+          if (std::isnan(best)) break;
+          if (std::isnan(v)) {
+            best = v;
+            break;
+          }
+        }
+        if (want_max ? v > best : v < best) best = v;
+      }
+      o[r] = best;
+    }
+  });
+  return out;
+}
+
+}  // namespace
+
+TensorBase amax(const TensorBase& self, IntArrayRef dim, bool keepdim) {
+  return extremum(self, dim, keepdim, true, "amax");
+}
+
+TensorBase amin(const TensorBase& self, IntArrayRef dim, bool keepdim) {
+  return extremum(self, dim, keepdim, false, "amin");
+}
+
+}  // namespace cpu
+}  // namespace kiln
