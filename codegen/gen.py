@@ -35,18 +35,31 @@ BACKEND_NS = {"CPU": "cpu", "CUDA": "cuda", "CompositeExplicit": "composite_expl
 # ----------------------------------------------------------------------------- C++ API + dispatch
 
 def tensor_args(nf: NativeFunction):
-    return [a for a in nf.schema.arguments if a.type.is_tensor]
+    """Tensor and Tensor[] arguments: what picks the dispatch key."""
+    return [a for a in nf.schema.arguments if a.type.base == "Tensor"]
+
+
+def tensor_refs(args: List[Argument]) -> str:
+    """An expression naming these tensors for backend_key/autograd_active/any_requires_grad."""
+    if any(a.type.is_list for a in args):
+        return f"TensorRefs({', '.join(a.name for a in args)})"
+    return "{" + ", ".join(f"&{a.name}" for a in args) + "}"
 
 
 def key_expressions(nf: NativeFunction):
     """(backend expression, autograd condition) for the dispatch key of a call."""
     tensors = tensor_args(nf)
     if tensors:
-        refs = ", ".join(f"&{a.name}" for a in tensors)
-        return f"backend_key({{{refs}}})", f"autograd_active({{{refs}}})"
+        refs = tensor_refs(tensors)
+        return f"backend_key({refs})", f"autograd_active({refs})"
     dev = nf.schema.argument("device")
     backend = "backend_key(device.value_or(Device()))" if dev is not None else "DispatchKey::CPU"
     return backend, "false"
+
+
+def kernel_arg(a: Argument) -> str:
+    """An API argument as a kernel takes it (kernels see TensorBase, not Tensor)."""
+    return f"to_bases({a.name})" if a.type.is_tensor_list else a.name
 
 
 def adapter(nf: NativeFunction, key: str, kernel: str) -> Dict[str, str]:
@@ -57,8 +70,7 @@ def adapter(nf: NativeFunction, key: str, kernel: str) -> Dict[str, str]:
     args = cpp.api_args(nf)
     lines = [f'if (explain_enabled()) explain_log("kernel", "{ns}::{kernel}", "");']
     if cpp.is_family(nf):
-        head_args = ", ".join(a.name for a in nf.family_head.schema.arguments) if nf.family_head else \
-            ", ".join(a.name for a in s.arguments)
+        head_args = ", ".join(kernel_arg(a) for a in (nf.family_head.schema if nf.family_head else s).arguments)
         if nf.family_role == "functional":
             lines.append(f"return Tensor({ns}::{kernel}({head_args}, TensorBase()));")
         else:
@@ -67,7 +79,7 @@ def adapter(nf: NativeFunction, key: str, kernel: str) -> Dict[str, str]:
             lines.append(f"{target}.bump_version();")
             lines.append(f"return {target};")
     else:
-        call = f"{ns}::{kernel}({', '.join(a.name for a in s.arguments)})"
+        call = f"{ns}::{kernel}({', '.join(kernel_arg(a) for a in s.arguments)})"
         mutated = [a for a in s.arguments if a.is_mutable]
         if mutated and s.returns and s.returns[0].annotation is not None and s.returns[0].annotation.is_write:
             lines.append(f"{call};")
@@ -158,53 +170,88 @@ def formula_cpp(expr: str, d: Derivative) -> str:
     return expr
 
 
+def diff_inputs(d: Derivative) -> List[Argument]:
+    """The inputs that get a gradient edge, in schema order."""
+    names = {i for fm in d.formulas for i in fm.inputs}
+    return [a for a in d.function.schema.arguments if a.name in names]
+
+
+def edge_layout(d: Derivative, prefix: str) -> List[Dict]:
+    """Where each differentiable input's edges are: a Tensor has one, a Tensor[] one per element
+    (its count is stored in the node as `<name>_size_`). `prefix` is how node members are reached."""
+    layout, static, lists = [], 0, []
+    for a in diff_inputs(d):
+        terms = [f"{prefix}{x}_size_" for x in lists] + ([str(static)] if static or not lists else [])
+        first = " + ".join(terms)
+        if a.type.is_list:
+            valid = f"{prefix}any_edge_valid({first}, {prefix}{a.name}_size_)"
+            lists.append(a.name)
+        else:
+            valid = f"{prefix}next_edges()[{first}].is_valid()"
+            static += 1
+        layout.append({"arg": a, "first": first, "valid": valid})
+    return layout
+
+
+def saved_output_is_differentiable(d: Derivative, name: str) -> bool:
+    return d.output_is_differentiable(d.output_index(name))
+
+
 def node_view(d: Derivative) -> Dict:
-    f = d.function
-    s = f.schema
-    diff_inputs = [a for a in s.arguments if a.type.is_tensor and a.name in {i for fm in d.formulas for i in fm.inputs}]
+    s = d.function.schema
     fields, unpack = [], []
+    fields += [f"size_t {a.name}_size_ = 0;" for a in diff_inputs(d) if a.type.is_list]
     for name in d.saved_inputs:
         a = s.argument(name)
-        fields.append(f"{cpp.saved_type(a.type)} {name}_;" if a.type.is_tensor else f"{cpp.saved_type(a.type)} {name};")
-        if a.type.is_tensor:
+        if a.type.is_tensor_list:
+            fields.append(f"std::vector<SavedVariable> {name}_;")
+            unpack.append(f"const std::vector<Tensor> {name} = unpack_list({name}_);")
+        elif a.type.is_tensor:
+            fields.append(f"SavedVariable {name}_;")
             unpack.append(f"const Tensor {name}({name}_.unpack());")
+        else:
+            fields.append(f"{cpp.saved_type(a.type)} {name};")
     for m in d.saved_metadata:
         arg, call = m.split(".", 1)
-        fields.append(f"{METADATA_CALLS[call[:-2]]} {arg}_{call[:-2]};")
-    if d.uses_result:
-        fields.append("SavedVariable result_;")
-        unpack.append("const Tensor result(result_.unpack(shared_from_this()));")
-    releases = [f"{n}_.reset_data();" for n in d.saved_inputs if s.argument(n).type.is_tensor]
-    if d.uses_result:
-        releases.append("result_.reset_data();")
+        t = METADATA_CALLS[call[:-2]]
+        if s.argument(arg).type.is_list:
+            t = f"std::vector<{t}>"
+        fields.append(f"{t} {arg}_{call[:-2]};")
+    for name in d.saved_outputs:
+        fields.append(f"SavedVariable {name}_;")
+        owner = "shared_from_this()" if saved_output_is_differentiable(d, name) else ""
+        unpack.append(f"const Tensor {name}({name}_.unpack({owner}));")
+    releases = [f"for (SavedVariable& v : {n}_) v.reset_data();" if s.argument(n).type.is_list
+                else f"{n}_.reset_data();"
+                for n in d.saved_inputs if s.argument(n).type.base == "Tensor"]
+    releases += [f"{n}_.reset_data();" for n in d.saved_outputs]
     formulas = []
-    for idx, a in enumerate(diff_inputs):
+    for e in edge_layout(d, ""):
+        a = e["arg"]
         fm = next(fm for fm in d.formulas if a.name in fm.inputs)
-        formulas.append({"index": idx, "input": a.name, "expr": formula_cpp(fm.expression, d), "yaml": fm.expression})
+        expr = formula_cpp(fm.expression, d)
+        assign = (f"assign_grads(grad_inputs, {e['first']}, {expr});" if a.type.is_list
+                  else f"grad_inputs[{e['first']}] = {expr};")
+        formulas.append({"input": a.name, "valid": e["valid"], "assign": assign, "yaml": fm.expression})
     return {"name": d.node_name, "op": d.name, "fields": fields, "unpack": unpack, "releases": releases,
-            "formulas": formulas, "num_inputs": len(diff_inputs), "diff_inputs": [a.name for a in diff_inputs]}
-
-
-def _edges_using(d: Derivative, name: str) -> List[int]:
-    """Indices of the gradient edges whose formula mentions argument `name`."""
-    diff = node_view(d)["diff_inputs"]
-    out = []
-    for idx, inp in enumerate(diff):
-        fm = next(fm for fm in d.formulas if inp in fm.inputs)
-        if re.search(rf"\b{name}\b", fm.expression):
-            out.append(idx)
-    return out
+            "formulas": formulas, "multi_output": len(s.returns) > 1}
 
 
 def save_lines(d: Derivative, inplace: bool) -> List[str]:
     s = d.function.schema
+    layout = edge_layout(d, "node->")
     lines = []
     for name in d.saved_inputs:
         a = s.argument(name)
-        if a.type.is_tensor:
+        if a.type.base == "Tensor":
             # Saved only when a gradient that needs it will be computed (as PyTorch),
             # so in-place changes to tensors nobody needs do not raise.
-            cond = " || ".join(f"node->next_edges()[{i}].is_valid()" for i in _edges_using(d, name))
+            users = [e for e in layout if re.search(rf"\b{name}\b",
+                                                     next(fm for fm in d.formulas if e["arg"].name in fm.inputs).expression)]
+            cond = " || ".join(e["valid"] for e in users)
+            if a.type.is_list:
+                lines.append(f"if ({cond}) for (const Tensor& t : {name}) node->{name}_.emplace_back(t, false);")
+                continue
             value = "self.clone()" if inplace and a.name == "self" else name  # in-place: keep the old self
             lines.append(f"if ({cond}) node->{name}_ = SavedVariable({value}, false);")
         elif a.type.is_list and a.type.optional:
@@ -216,9 +263,28 @@ def save_lines(d: Derivative, inplace: bool) -> List[str]:
     for m in d.saved_metadata:
         arg, call = m.split(".", 1)
         call = call[:-2]
-        value = f"{arg}.{call}().vec()" if METADATA_CALLS[call].startswith("std::vector") else f"{arg}.{call}()"
-        lines.append(f"node->{arg}_{call} = {value};")
+        vec = METADATA_CALLS[call].startswith("std::vector")
+        value = f"{{}}.{call}(){'.vec()' if vec else ''}"
+        if s.argument(arg).type.is_list:
+            lines.append(f"for (const Tensor& t : {arg}) node->{arg}_{call}.push_back({value.format('t')});")
+        else:
+            lines.append(f"node->{arg}_{call} = {value.format(arg)};")
     return lines
+
+
+def output_views(nf: NativeFunction, d: Derivative) -> List[Dict]:
+    """Each output of the wrapped call: its C++ expression, whether it gets the node as grad_fn,
+    and the node field it is saved in (if a formula uses it)."""
+    s = nf.schema
+    outs = []
+    for i, r in enumerate(s.returns):
+        expr = "result" if len(s.returns) == 1 else f"std::get<{i}>(result)"
+        name = "result" if len(s.returns) == 1 else r.name
+        diff = d.output_is_differentiable(i)
+        save = f"node->{name}_ = SavedVariable({expr}, {'true' if diff else 'false'});" \
+            if name in d.saved_outputs else None
+        outs.append({"expr": expr, "differentiable": diff, "save": save})
+    return outs
 
 
 def wrapper_view(nf: NativeFunction) -> Dict:
@@ -235,14 +301,24 @@ def wrapper_view(nf: NativeFunction) -> Dict:
     elif d is None:
         w["kind"] = "not_implemented"
         w["message"] = f"the derivative for '{s.full_name}' is not implemented."
+        if len(s.returns) == 1:
+            w["not_floating"] = "!result.is_floating_point()"
+        else:
+            w["not_floating"] = "!(" + " || ".join(f"std::get<{i}>(result).is_floating_point()"
+                                                  for i in range(len(s.returns))) + ")"
     elif not d.differentiable:
         w["kind"] = "not_differentiable"
     else:
         w["kind"] = "inplace" if s.is_inplace else "functional"
         w["node"] = d.node_name
-        w["diff_inputs"] = node_view(d)["diff_inputs"]
+        inputs = diff_inputs(d)
+        w["requires_grad_refs"] = tensor_refs(inputs)
+        w["edges"] = [f"for (const Tensor& t : {a.name}) node->add_next_edge(gradient_edge(t));\n"
+                      f"    node->{a.name}_size_ = {a.name}.size();" if a.type.is_list
+                      else f"node->add_next_edge(gradient_edge({a.name}));" for a in inputs]
         w["save"] = save_lines(d, s.is_inplace)
         w["uses_result"] = d.uses_result
+        w["outputs"] = output_views(nf, d)
     w["op_label"] = op_label
     # Method-only ops have no free function: redispatch through the method.
     method_only = "method" in nf.variants and "function" not in nf.variants
@@ -315,6 +391,13 @@ def binding_case(o, method: bool, index: int) -> Dict:
             call = f"kiln::{cpp.api_name(f)}({cpp.call_args(cpp.api_args(f))})"
         if fs.returns and fs.returns[0].annotation is not None and fs.returns[0].annotation.is_write:
             return [f"without_gil([&] {{ {call}; }});", f"return new_reference({obj});"]
+        if len(fs.returns) > 1:
+            names = [r.name for r in fs.returns]
+            if all(names):
+                fields = ", ".join(f'"{n}"' for n in names)
+                return [f'static PyTypeObject* const returns = named_tuple_type("{fs.name}", {{{fields}}});',
+                        f"return wrap_tuple(returns, without_gil([&] {{ return {call}; }}));"]
+            return [f"return wrap_tuple(nullptr, without_gil([&] {{ return {call}; }}));"]
         return [f"return wrap(without_gil([&] {{ return {call}; }}));"]
 
     body = list(lines)
@@ -428,7 +511,9 @@ def render_all(schema_dir: str) -> Dict[str, str]:
             (py_methods if is_method else py_functions).append(b)
             (pyi_methods if is_method else pyi_funcs).extend(pyi_lines(name, fs, is_method))
         if bindings:
-            emit(f"python/{base}.cc", "python_op.cc.j2", base=base, bindings=bindings)
+            tuples = any(len(nf.schema.returns) > 1 or (nf.schema.returns and nf.schema.returns[0].type.is_list)
+                         for nf in funcs)
+            emit(f"python/{base}.cc", "python_op.cc.j2", base=base, bindings=bindings, tuples=tuples)
     emit("api/tensor.h", "tensor.h.j2", methods=methods)
     emit("api/kiln.h", "kiln.h.j2", bases=list(groups))
     emit("python/bindings.h", "python_bindings.h.j2", functions=py_functions, methods=py_methods)

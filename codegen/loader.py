@@ -18,11 +18,12 @@ from schema_parser import parse_schema
 FORMULA_HELPERS = {
     "maybe_multiply", "sum_to", "sum_backward", "mean_backward", "pow_backward", "slice_backward_wrapper",
     "unsqueeze_to", "inverse_permutation", "clamp_backward", "extremum_backward",
+    "value_selecting_reduction_backward", "prod_backward", "cat_tensors_backward", "as_strided_backward",
 }
 # Metadata calls on an argument saved as values instead of the tensor (DESIGN.md).
 METADATA_CALLS = {
     "sizes": "std::vector<int64_t>", "strides": "std::vector<int64_t>", "dim": "int64_t", "numel": "int64_t",
-    "scalar_type": "ScalarType", "device": "Device",
+    "scalar_type": "ScalarType", "device": "Device", "storage_offset": "int64_t",
 }
 _CPP_WORDS = {"true", "false", "nullptr", "std", "kiln", "ScalarType", "Device", "static_cast", "int64_t", "double"}
 
@@ -196,8 +197,9 @@ def _derivative(entry: dict, display: str, functions: Dict[str, NativeFunction])
             for inp in inputs:
                 if inp not in arg_names:
                     raise CodegenError(f"formula for a missing input '{inp}' (inputs: {', '.join(sorted(arg_names))})")
-                if not f.schema.argument(inp).type.is_tensor:
-                    raise CodegenError(f"formula for '{inp}', which is not a Tensor")
+                t = f.schema.argument(inp).type
+                if not (t.is_tensor or (t.is_tensor_list and not t.elem_optional)):
+                    raise CodegenError(f"formula for '{inp}', which is not a Tensor or Tensor[]")
             if len(inputs) != 1:
                 raise CodegenError("formulas computing several inputs at once are not supported; give one per input")
             if value == "non_differentiable":
@@ -210,7 +212,8 @@ def _derivative(entry: dict, display: str, functions: Dict[str, NativeFunction])
         if d.differentiable:
             covered = {i for fm in formulas for i in fm.inputs} | set(non_diff)
             for a in f.schema.arguments:
-                if a.type.is_tensor and a.name not in covered and not (a.kwarg_only and a.is_mutable):
+                differentiable_type = a.type.is_tensor or (a.type.is_tensor_list and not a.type.elem_optional)
+                if differentiable_type and a.name not in covered and not (a.kwarg_only and a.is_mutable):
                     raise CodegenError(f"missing formula for differentiable input '{a.name}' "
                                        f"(write '{a.name}: non_differentiable' if no gradient flows to it)")
         elif formulas:
@@ -222,7 +225,10 @@ def _analyse(d: Derivative, op_names: set) -> None:
     """Checks formula identifiers and works out what the Node must save."""
     f = d.function
     arg_names = {a.name for a in f.schema.arguments}
-    saved, meta = [], []
+    # Outputs a formula may use: `result` for one output, else the named returns.
+    returns = f.schema.returns
+    output_names = ["result"] if len(returns) == 1 else [r.name for r in returns if r.name]
+    saved, meta, outputs = [], [], []
     for fm in d.formulas:
         for ident, is_call, member, meta_call in _identifiers(fm.expression):
             if member:
@@ -231,14 +237,15 @@ def _analyse(d: Derivative, op_names: set) -> None:
                 if ident not in op_names and ident not in FORMULA_HELPERS and ident not in _CPP_WORDS:
                     raise CodegenError(f"formula for '{fm.inputs[0]}' calls unknown function '{ident}'", d.where)
                 continue
-            if ident == "grad" or ident in _CPP_WORDS:
+            if ident in ("grad", "grads") or ident in _CPP_WORDS:
                 continue
-            if ident == "result":
-                d.uses_result = True
+            if ident in output_names and ident not in arg_names:
+                if ident not in outputs:
+                    outputs.append(ident)
                 continue
             if ident not in arg_names:
                 raise CodegenError(f"formula for '{fm.inputs[0]}' names unknown argument '{ident}'", d.where)
-            if meta_call in METADATA_CALLS and f.schema.argument(ident).type.is_tensor:
+            if meta_call in METADATA_CALLS and f.schema.argument(ident).type.base == "Tensor":
                 key = f"{ident}.{meta_call}()"
                 if key not in meta:
                     meta.append(key)
@@ -247,6 +254,7 @@ def _analyse(d: Derivative, op_names: set) -> None:
     # Keep schema order for readability.
     d.saved_inputs = [a.name for a in f.schema.arguments if a.name in saved]
     d.saved_metadata = meta
+    d.saved_outputs = [n for n in output_names if n in outputs]
 
 
 def _node_names(derivatives: List[Derivative]) -> None:

@@ -32,9 +32,10 @@ class Type:
     is_list: bool = False        # int[], Tensor[]
     list_size: Optional[int] = None  # int[2]: a single int is broadcast to this many
     optional: bool = False       # trailing '?'
+    elem_optional: bool = False  # Tensor?[]: elements may be None (an undefined Tensor in C++)
 
     def __str__(self) -> str:
-        s = self.base
+        s = self.base + ("?" if self.elem_optional else "")
         if self.is_list:
             s += f"[{self.list_size}]" if self.list_size else "[]"
         return s + ("?" if self.optional else "")
@@ -202,12 +203,25 @@ class Derivative:
     # Filled by analysis: what the Node saves.
     saved_inputs: List[str] = field(default_factory=list)     # tensors/scalars saved by value
     saved_metadata: List[str] = field(default_factory=list)   # e.g. 'self.sizes()'
-    uses_result: bool = False
+    saved_outputs: List[str] = field(default_factory=list)    # 'result', or named returns ('indices')
     node_name: str = ""
 
     @property
     def where(self) -> str:
         return f"{self.file}:{self.line}: {self.name}"
+
+    @property
+    def uses_result(self) -> bool:
+        return "result" in self.saved_outputs
+
+    def output_index(self, name: str) -> int:
+        """Position of a saved output among the op's returns."""
+        if name == "result":
+            return 0
+        return [r.name for r in self.function.schema.returns].index(name)
+
+    def output_is_differentiable(self, index: int) -> bool:
+        return self.output_differentiability is None or self.output_differentiability[index]
 
     @property
     def differentiable(self) -> bool:

@@ -9,7 +9,7 @@ from model import Argument, Type
 
 def parser_type(t: Type) -> str:
     if t.base == "Tensor":
-        s = "Tensor[]" if t.is_list else "Tensor"
+        s = ("Tensor?[]" if t.elem_optional else "Tensor[]") if t.is_list else "Tensor"
     elif t.is_list:
         s = f"int[{t.list_size}]" if t.list_size else "int[]"
     else:
@@ -53,7 +53,7 @@ def extract(a: Argument, i: int) -> Tuple[List[str], str]:
 
 def pyi_type(t: Type) -> str:
     if t.base == "Tensor":
-        s = "Sequence[Tensor]" if t.is_list else "Tensor"
+        s = ("Sequence[Optional[Tensor]]" if t.elem_optional else "Sequence[Tensor]") if t.is_list else "Tensor"
     elif t.is_list:
         s = "Union[int, Sequence[int]]" if t.list_size else "Sequence[int]"
     else:

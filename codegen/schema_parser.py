@@ -12,7 +12,7 @@ from typing import List, Optional, Tuple
 from model import BASE_TYPES, Annotation, Argument, CodegenError, FunctionSchema, Return, Type
 
 _NAME = re.compile(r"^[A-Za-z_][A-Za-z0-9_]*$")
-_TYPE = re.compile(r"^(?P<base>[A-Za-z]+)(?:\((?P<alias>[a-z])(?P<write>!)?\))?(?P<list>\[(?P<size>\d*)\])?(?P<opt>\?)?$")
+_TYPE = re.compile(r"^(?P<base>[A-Za-z]+)(?:\((?P<alias>[a-z])(?P<write>!)?\))?(?P<elemopt>\?)?(?P<list>\[(?P<size>\d*)\])?(?P<opt>\?)?$")
 _INT = re.compile(r"^-?\d+$")
 _FLOAT = re.compile(r"^-?(\d+\.\d*|\.\d+|\d+)([eE][-+]?\d+)?$|^-?inf$|^nan$")
 _SCALAR_TYPES = ("bool", "int32", "int64", "float32", "float64", "long", "int", "float", "double")
@@ -52,7 +52,12 @@ def parse_type(text: str) -> Tuple[Type, Optional[Annotation]]:
     size = int(m.group("size")) if is_list and m.group("size") else None
     if is_list and base not in ("int", "Tensor"):
         raise CodegenError(f"lists of '{base}' are not supported (only int[] and Tensor[])")
-    return Type(base, is_list, size, bool(m.group("opt"))), annotation
+    optional, elem_optional = bool(m.group("opt")), bool(m.group("elemopt"))
+    if elem_optional and not is_list:  # 'int?': the regex read the '?' before the (absent) list
+        optional, elem_optional = optional or elem_optional, False
+    if elem_optional and base != "Tensor":
+        raise CodegenError(f"cannot parse type '{text}' (only Tensor?[] has optional elements)")
+    return Type(base, is_list, size, optional, elem_optional), annotation
 
 
 def check_default(arg: Argument) -> None:

@@ -9,4 +9,10 @@ namespace kiln {
 // max(Tensor self) -> Tensor
 Tensor max(const Tensor& self);
 
+// max.dim(Tensor self, int dim, bool keepdim=False) -> (Tensor values, Tensor indices)
+std::tuple<Tensor, Tensor> max(const Tensor& self, int64_t dim, bool keepdim = false);
+
+// max.other(Tensor self, Tensor other) -> Tensor
+Tensor max(const Tensor& self, const Tensor& other);
+
 }  // namespace kiln

@@ -9,4 +9,10 @@ namespace kiln {
 // min(Tensor self) -> Tensor
 Tensor min(const Tensor& self);
 
+// min.dim(Tensor self, int dim, bool keepdim=False) -> (Tensor values, Tensor indices)
+std::tuple<Tensor, Tensor> min(const Tensor& self, int64_t dim, bool keepdim = false);
+
+// min.other(Tensor self, Tensor other) -> Tensor
+Tensor min(const Tensor& self, const Tensor& other);
+
 }  // namespace kiln

@@ -105,7 +105,13 @@ class Tensor : public TensorBase {
   Tensor amax(IntArrayRef dim = IntArrayRef(), bool keepdim = false) const;
   Tensor amin(IntArrayRef dim = IntArrayRef(), bool keepdim = false) const;
   Tensor max() const;
+  std::tuple<Tensor, Tensor> max(int64_t dim, bool keepdim = false) const;
+  Tensor max(const Tensor& other) const;
   Tensor min() const;
+  std::tuple<Tensor, Tensor> min(int64_t dim, bool keepdim = false) const;
+  Tensor min(const Tensor& other) const;
+  Tensor prod(const std::optional<ScalarType>& dtype = std::nullopt) const;
+  Tensor prod(int64_t dim, bool keepdim = false, const std::optional<ScalarType>& dtype = std::nullopt) const;
   Tensor all() const;
   Tensor all(int64_t dim, bool keepdim = false) const;
   Tensor any() const;
@@ -120,6 +126,10 @@ class Tensor : public TensorBase {
   Tensor argmax(const std::optional<int64_t>& dim = std::nullopt, bool keepdim = false) const;
   Tensor argmin(const std::optional<int64_t>& dim = std::nullopt, bool keepdim = false) const;
   Tensor index_select(int64_t dim, const Tensor& index) const;
+  Tensor index(const std::vector<Tensor>& indices) const;
+  Tensor index_put(const std::vector<Tensor>& indices, const Tensor& values, bool accumulate = false) const;
+  const Tensor& index_put_(const std::vector<Tensor>& indices, const Tensor& values, bool accumulate = false) const;
+  Tensor nonzero() const;
   Tensor masked_fill(const Tensor& mask, const Scalar& value) const;
   const Tensor& masked_fill_(const Tensor& mask, const Scalar& value) const;
   Tensor view(IntArrayRef size) const;
@@ -136,12 +146,15 @@ class Tensor : public TensorBase {
   Tensor t() const;
   Tensor reshape(IntArrayRef shape) const;
   Tensor flatten(int64_t start_dim = 0, int64_t end_dim = -1) const;
+  Tensor unflatten(int64_t dim, IntArrayRef sizes) const;
+  Tensor narrow(int64_t dim, int64_t start, int64_t length) const;
   Tensor contiguous() const;
   Tensor clone() const;
   const Tensor& copy_(const Tensor& src, bool non_blocking = false) const;
   Tensor to(ScalarType dtype, bool non_blocking = false, bool copy = false) const;
   Tensor matmul(const Tensor& other) const;
   Tensor mm(const Tensor& mat2) const;
+  Tensor bmm(const Tensor& mat2) const;
 };
 
 }  // namespace kiln

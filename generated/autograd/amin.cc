@@ -22,7 +22,7 @@ struct AminBackward0 final : Node {
   std::string name() const override { return "AminBackward0"; }
 
   variable_list apply(variable_list&& grads) override {
-    variable_list grad_inputs(1);
+    variable_list grad_inputs(num_outputs());
     const Tensor grad(grads[0]);
     if (!grad.defined()) return grad_inputs;
     const Tensor self(self_.unpack());

@@ -10,6 +10,27 @@
 
 namespace kiln {
 namespace autograd {
+
+// as_strided
+//   self: as_strided_backward(grad, self.sizes(), self.strides(), self.storage_offset(), size, stride, storage_offset)
+struct AsStridedBackward0 final : Node {
+  std::vector<int64_t> size;
+  std::vector<int64_t> stride;
+  std::optional<int64_t> storage_offset;
+  std::vector<int64_t> self_sizes;
+  std::vector<int64_t> self_strides;
+  int64_t self_storage_offset;
+
+  std::string name() const override { return "AsStridedBackward0"; }
+
+  variable_list apply(variable_list&& grads) override {
+    variable_list grad_inputs(num_outputs());
+    const Tensor grad(grads[0]);
+    if (!grad.defined()) return grad_inputs;
+    if (next_edges()[0].is_valid()) grad_inputs[0] = as_strided_backward(grad, self_sizes, self_strides, self_storage_offset, size, stride, storage_offset);
+    return grad_inputs;
+  }
+};
 }  // namespace autograd
 
 namespace autograd_kernels {
@@ -17,12 +38,26 @@ using namespace autograd;
 
 // as_strided(Tensor(a) self, int[] size, int[] stride, int? storage_offset=None) -> Tensor(a)
 Tensor as_strided(const Tensor& self, IntArrayRef size, IntArrayRef stride, const std::optional<int64_t>& storage_offset) {
+  std::shared_ptr<AsStridedBackward0> node;
+  if (any_requires_grad({&self})) {
+    node = make_node<AsStridedBackward0>();
+    node->add_next_edge(gradient_edge(self));
+    node->size = size.vec();
+    node->stride = stride.vec();
+    node->storage_offset = storage_offset;
+    node->self_sizes = self.sizes().vec();
+    node->self_strides = self.strides().vec();
+    node->self_storage_offset = self.storage_offset();
+    if (explain_enabled()) explain_log("autograd", "AsStridedBackward0", "recorded");
+  }
   Tensor result;
   {
     BelowAutogradGuard below;
     result = kiln::as_strided(self, size, stride, storage_offset);
   }
-  KILN_CHECK_NOT_IMPLEMENTED(!result.is_floating_point(), "the derivative for 'as_strided' is not implemented.");
+  if (node && result.is_floating_point()) {
+    set_history(result, node);
+  }
   return result;
 }
 

@@ -19,7 +19,7 @@ struct ExpandBackward0 final : Node {
   std::string name() const override { return "ExpandBackward0"; }
 
   variable_list apply(variable_list&& grads) override {
-    variable_list grad_inputs(1);
+    variable_list grad_inputs(num_outputs());
     const Tensor grad(grads[0]);
     if (!grad.defined()) return grad_inputs;
     if (next_edges()[0].is_valid()) grad_inputs[0] = sum_to(grad, self_sizes);

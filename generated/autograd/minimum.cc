@@ -26,7 +26,7 @@ struct MinimumBackward0 final : Node {
   std::string name() const override { return "MinimumBackward0"; }
 
   variable_list apply(variable_list&& grads) override {
-    variable_list grad_inputs(2);
+    variable_list grad_inputs(num_outputs());
     const Tensor grad(grads[0]);
     if (!grad.defined()) return grad_inputs;
     const Tensor self(self_.unpack());

@@ -21,7 +21,7 @@ struct MulBackward0 final : Node {
   std::string name() const override { return "MulBackward0"; }
 
   variable_list apply(variable_list&& grads) override {
-    variable_list grad_inputs(2);
+    variable_list grad_inputs(num_outputs());
     const Tensor grad(grads[0]);
     if (!grad.defined()) return grad_inputs;
     const Tensor self(self_.unpack());

@@ -25,7 +25,7 @@ struct NllLossBackwardBackward0 final : Node {
   std::string name() const override { return "NllLossBackwardBackward0"; }
 
   variable_list apply(variable_list&& grads) override {
-    variable_list grad_inputs(2);
+    variable_list grad_inputs(num_outputs());
     const Tensor grad(grads[0]);
     if (!grad.defined()) return grad_inputs;
     const Tensor target(target_.unpack());

@@ -23,7 +23,7 @@ struct PowBackward1 final : Node {
   std::string name() const override { return "PowBackward1"; }
 
   variable_list apply(variable_list&& grads) override {
-    variable_list grad_inputs(1);
+    variable_list grad_inputs(num_outputs());
     const Tensor grad(grads[0]);
     if (!grad.defined()) return grad_inputs;
     const Tensor self(self_.unpack());
@@ -47,7 +47,7 @@ struct PowBackward0 final : Node {
   std::string name() const override { return "PowBackward0"; }
 
   variable_list apply(variable_list&& grads) override {
-    variable_list grad_inputs(2);
+    variable_list grad_inputs(num_outputs());
     const Tensor grad(grads[0]);
     if (!grad.defined()) return grad_inputs;
     const Tensor self(self_.unpack());

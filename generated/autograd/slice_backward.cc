@@ -23,7 +23,7 @@ struct SliceBackwardBackward0 final : Node {
   std::string name() const override { return "SliceBackwardBackward0"; }
 
   variable_list apply(variable_list&& grads) override {
-    variable_list grad_inputs(1);
+    variable_list grad_inputs(num_outputs());
     const Tensor grad(grads[0]);
     if (!grad.defined()) return grad_inputs;
     if (next_edges()[0].is_valid()) grad_inputs[0] = slice(grad, dim, start, end, step);

@@ -23,7 +23,7 @@ struct SoftmaxBackward0 final : Node {
   std::string name() const override { return "SoftmaxBackward0"; }
 
   variable_list apply(variable_list&& grads) override {
-    variable_list grad_inputs(1);
+    variable_list grad_inputs(num_outputs());
     const Tensor grad(grads[0]);
     if (!grad.defined()) return grad_inputs;
     const Tensor result(result_.unpack(shared_from_this()));

@@ -2,6 +2,8 @@
 // `max`: dispatch tables, backend adapters, and the C++ API entry points.
 #include "generated/api/max.h"
 
+#include "generated/autograd/max.h"
+#include "generated/kernels/max.h"
 #include "generated/kernels/composite/max.h"
 #include "runtime/autograd/view_tracking.h"
 #include "runtime/core/api_helpers.h"
@@ -9,14 +11,49 @@
 
 namespace kiln {
 
+// ---- max.dim(Tensor self, int dim, bool keepdim=False) -> (Tensor values, Tensor indices)
+namespace {
+std::tuple<Tensor, Tensor> max_dim_CPU(const Tensor& self, int64_t dim, bool keepdim) {
+  if (explain_enabled()) explain_log("kernel", "cpu::max_dim", "");
+  return to_api(cpu::max_dim(self, dim, keepdim));
+}
+}  // namespace
+
+Operator<std::tuple<Tensor, Tensor>(const Tensor&, int64_t, bool)> max_dim_op = {"max.dim", {
+    /*CPU=*/&max_dim_CPU,
+    /*CUDA=*/nullptr,
+    /*Autograd=*/&autograd_kernels::max_dim,
+}};
+
+std::tuple<Tensor, Tensor> max(const Tensor& self, int64_t dim, bool keepdim) {
+  const DispatchKey backend = backend_key({&self});
+  const DispatchKey key = autograd_active({&self}) ? DispatchKey::Autograd : backend;
+  if (explain_enabled()) explain_log("dispatch", "max.dim", dispatch_key_name(key));
+  return max_dim_op.lookup(key, backend)(self, dim, keepdim);
+}
+
 // ---- max(Tensor self) -> Tensor  (CompositeImplicit)
 Tensor max(const Tensor& self) {
   if (explain_enabled()) explain_log("composite", "max", "");
   return composite_implicit::max(self);
 }
 
+// ---- max.other(Tensor self, Tensor other) -> Tensor  (CompositeImplicit)
+Tensor max(const Tensor& self, const Tensor& other) {
+  if (explain_enabled()) explain_log("composite", "max.other", "");
+  return composite_implicit::max_other(self, other);
+}
+
 Tensor Tensor::max() const {
   return kiln::max(*this);
+}
+
+std::tuple<Tensor, Tensor> Tensor::max(int64_t dim, bool keepdim) const {
+  return kiln::max(*this, dim, keepdim);
+}
+
+Tensor Tensor::max(const Tensor& other) const {
+  return kiln::max(*this, other);
 }
 
 }  // namespace kiln

@@ -2,6 +2,8 @@
 // `min`: dispatch tables, backend adapters, and the C++ API entry points.
 #include "generated/api/min.h"
 
+#include "generated/autograd/min.h"
+#include "generated/kernels/min.h"
 #include "generated/kernels/composite/min.h"
 #include "runtime/autograd/view_tracking.h"
 #include "runtime/core/api_helpers.h"
@@ -9,14 +11,49 @@
 
 namespace kiln {
 
+// ---- min.dim(Tensor self, int dim, bool keepdim=False) -> (Tensor values, Tensor indices)
+namespace {
+std::tuple<Tensor, Tensor> min_dim_CPU(const Tensor& self, int64_t dim, bool keepdim) {
+  if (explain_enabled()) explain_log("kernel", "cpu::min_dim", "");
+  return to_api(cpu::min_dim(self, dim, keepdim));
+}
+}  // namespace
+
+Operator<std::tuple<Tensor, Tensor>(const Tensor&, int64_t, bool)> min_dim_op = {"min.dim", {
+    /*CPU=*/&min_dim_CPU,
+    /*CUDA=*/nullptr,
+    /*Autograd=*/&autograd_kernels::min_dim,
+}};
+
+std::tuple<Tensor, Tensor> min(const Tensor& self, int64_t dim, bool keepdim) {
+  const DispatchKey backend = backend_key({&self});
+  const DispatchKey key = autograd_active({&self}) ? DispatchKey::Autograd : backend;
+  if (explain_enabled()) explain_log("dispatch", "min.dim", dispatch_key_name(key));
+  return min_dim_op.lookup(key, backend)(self, dim, keepdim);
+}
+
 // ---- min(Tensor self) -> Tensor  (CompositeImplicit)
 Tensor min(const Tensor& self) {
   if (explain_enabled()) explain_log("composite", "min", "");
   return composite_implicit::min(self);
 }
 
+// ---- min.other(Tensor self, Tensor other) -> Tensor  (CompositeImplicit)
+Tensor min(const Tensor& self, const Tensor& other) {
+  if (explain_enabled()) explain_log("composite", "min.other", "");
+  return composite_implicit::min_other(self, other);
+}
+
 Tensor Tensor::min() const {
   return kiln::min(*this);
+}
+
+std::tuple<Tensor, Tensor> Tensor::min(int64_t dim, bool keepdim) const {
+  return kiln::min(*this, dim, keepdim);
+}
+
+Tensor Tensor::min(const Tensor& other) const {
+  return kiln::min(*this, other);
 }
 
 }  // namespace kiln

@@ -4,6 +4,7 @@
 
 #include "generated/api/min.h"
 #include "runtime/python/arg_parser.h"
+#include "runtime/python/return_types.h"
 #include "runtime/python/tensor_object.h"
 
 namespace kiln {
@@ -14,12 +15,26 @@ PyObject* fn_min(PyObject* /*module*/, PyObject* args, PyObject* kwargs) {
   KILN_PY_BEGIN
   static PythonArgParser parser({
       "min(Tensor input)",
+      "min(Tensor input, int dim, bool keepdim=False)",
+      "min(Tensor input, Tensor other)",
   }, false);
   ParsedArgs r = parser.parse(args, kwargs);
   switch (r.index) {
     case 0: {
       const Tensor self = r.tensor(0);
       return wrap(without_gil([&] { return kiln::min(self); }));
+    }
+    case 1: {
+      const Tensor self = r.tensor(0);
+      const auto dim = r.int64(1);
+      const auto keepdim = r.to_bool(2);
+      static PyTypeObject* const returns = named_tuple_type("min", {"values", "indices"});
+      return wrap_tuple(returns, without_gil([&] { return kiln::min(self, dim, keepdim); }));
+    }
+    case 2: {
+      const Tensor self = r.tensor(0);
+      const Tensor other = r.tensor(1);
+      return wrap(without_gil([&] { return kiln::min(self, other); }));
     }
   }
   Py_RETURN_NONE;
@@ -31,12 +46,26 @@ PyObject* method_min(PyObject* py_self, PyObject* args, PyObject* kwargs) {
   KILN_PY_BEGIN
   static PythonArgParser parser({
       "min()",
+      "min(int dim, bool keepdim=False)",
+      "min(Tensor other)",
   }, true);
   ParsedArgs r = parser.parse(args, kwargs);
   switch (r.index) {
     case 0: {
       const Tensor& self = unpack_tensor(py_self);
       return wrap(without_gil([&] { return self.min(); }));
+    }
+    case 1: {
+      const Tensor& self = unpack_tensor(py_self);
+      const auto dim = r.int64(0);
+      const auto keepdim = r.to_bool(1);
+      static PyTypeObject* const returns = named_tuple_type("min", {"values", "indices"});
+      return wrap_tuple(returns, without_gil([&] { return self.min(dim, keepdim); }));
+    }
+    case 2: {
+      const Tensor& self = unpack_tensor(py_self);
+      const Tensor other = r.tensor(0);
+      return wrap(without_gil([&] { return self.min(other); }));
     }
   }
   Py_RETURN_NONE;

@@ -28,6 +28,14 @@ def allclose(input, other, rtol=1e-05, atol=1e-08, equal_nan=False):
     return builtins.bool(isclose(input, other, rtol, atol, equal_nan).all())  # kiln.bool is a dtype here
 
 
+concat = cat  # noqa: F405  (torch.concat is an alias of torch.cat)
+
+
+def nonzero(input, *, as_tuple=False):
+    """Indices of the non-zero elements: an (n, ndim) tensor, or one 1-D tensor per dim with as_tuple=True."""
+    return input.nonzero(as_tuple=as_tuple)
+
+
 def is_tensor(obj):
     return isinstance(obj, Tensor)
 
@@ -53,4 +61,5 @@ __all__ = [
     "Tensor", "Size", "device", "dtype", "tensor", "from_numpy", "autograd", "no_grad", "enable_grad",
     "set_grad_enabled", "is_grad_enabled", "allclose", "is_tensor", "cuda", "nn", "optim", "bool", "int32", "int64", "float32", "float64", "float", "double",
     "long", "int", "manual_seed", "initial_seed", "get_default_dtype", "set_default_dtype", "set_num_threads", "get_num_threads", "explain",
+    "concat", "nonzero",
 ]

@@ -223,30 +223,36 @@ class Tensor(_C.TensorBase):
     def __matmul__(self, other):
         return _C.matmul(self, other)
 
-    # ---- indexing (basic: ints, slices, None, ...) ----
+    def nonzero(self, *, as_tuple=False):
+        positions = _C.TensorBase.nonzero(self)
+        if not as_tuple:
+            return positions
+        if self.dim() == 0:
+            return (_C.zeros(positions.shape[0], dtype=_C.int64),)  # as torch: index 0 per hit
+        return tuple(positions[:, d] for d in range(self.dim()))
+
+    # ---- indexing: ints, slices, None, ..., bool masks, integer lists/tensors (see _resolve_index) ----
     def __getitem__(self, index):
-        return _index(self, index)
+        view, indices = _resolve_index(self, index)
+        return view if indices is None else _C.index(view, indices)
 
     def __setitem__(self, index, value):
-        if isinstance(index, _C.TensorBase) and index.dtype == _C.bool and _is_number(value):
-            mask = index
-            if tuple(mask.shape) != tuple(self.shape):
-                mask = mask.view(list(mask.shape) + [1] * (self.dim() - mask.dim())).expand(list(self.shape))
-            self.masked_fill_(mask, value)
+        if isinstance(index, _C.TensorBase) and index.dtype == _C.bool and _is_number(value) \
+                and tuple(index.shape) == tuple(self.shape):
+            self.masked_fill_(index, value)  # the common x[x < 0] = 0, without materialising indices
             return
-        parts = index if isinstance(index, tuple) else (index,)
-        if any(isinstance(i, list) or (isinstance(i, _C.TensorBase) and (i.dim() > 0 or i.dtype == _C.bool))
-               for i in parts):
-            # Advanced indexing makes a copy: writing into it would silently not reach self.
-            raise NotImplementedError("assignment through integer lists/tensors (index_put_) is not supported yet; "
-                                      "bool masks with a number value are")
-        target = _index(self, index)
-        if isinstance(value, _C.TensorBase):
-            target.copy_(value)
-        elif _is_number(value):
-            target.fill_(value)
-        else:
-            raise TypeError(f"can't assign a {type(value).__name__} to a Tensor")
+        view, indices = _resolve_index(self, index)
+        if indices is None:
+            if isinstance(value, _C.TensorBase):
+                view.copy_(value)
+            elif _is_number(value):
+                view.fill_(value)
+            else:
+                view.copy_(_as_value_tensor(value, self))
+            return
+        if not isinstance(value, _C.TensorBase):
+            value = _as_value_tensor(value, self)
+        view.index_put_(indices, value)
 
 
 class _RemovableHandle:
@@ -263,69 +269,88 @@ def _wrap(x):
     raise TypeError(f"unsupported operand type: '{type(x).__name__}'")
 
 
-def _as_index_tensor(i):
-    """A list/tuple of ints or an integer tensor as a 1-D int64 tensor; None if `i` isn't one."""
-    if isinstance(i, _C.TensorBase):
-        if i.dtype in (_C.int64, _C.int32) and i.dim() == 1:
-            return i
-        return None
-    if isinstance(i, list) and all(isinstance(v, numbers.Integral) and not isinstance(v, bool) for v in i):
+def _as_value_tensor(value, like):
+    """The right-hand side of an assignment as a tensor of `like`'s dtype."""
+    if _is_number(value) or isinstance(value, (list, tuple)):
         from ._creation import tensor
-        return tensor(i, dtype=_C.int64) if i else _C.zeros(0, dtype=_C.int64)
+        return tensor(value, dtype=like.dtype)
+    raise TypeError(f"can't assign a {type(value).__name__} to a Tensor")
+
+
+def _is_integer(i):
+    return isinstance(i, numbers.Integral) and not isinstance(i, bool)
+
+
+def _as_index_tensor(i):
+    """A list/tuple of ints or bools (nested too) or a tensor as an index tensor; None if `i` isn't one."""
+    if isinstance(i, _C.TensorBase):
+        return i if (i.dtype in (_C.int64, _C.int32, _C.bool) and i.dim() > 0) else None
+    if isinstance(i, (list, tuple)):
+        from ._creation import tensor
+        if not i:
+            return _C.zeros(0, dtype=_C.int64)
+        try:
+            t = tensor(i)
+        except (TypeError, ValueError):
+            return None
+        return t if t.dtype in (_C.int64, _C.bool) else None
     return None
 
 
-def _mask_indices(t, mask):
-    """x[mask]: the rows of x (flattened over the mask's dims) where mask is True."""
-    import numpy as np
-    if tuple(mask.shape) != tuple(t.shape[:mask.dim()]):
-        raise IndexError(f"The shape of the mask {list(mask.shape)} does not match the shape of the indexed tensor "
-                         f"{list(t.shape)}")
-    flat = t.reshape([-1] + list(t.shape[mask.dim():]))
-    from ._creation import tensor
-    positions = tensor(np.flatnonzero(mask.numpy()).astype(np.int64))
-    return _C.index_select(flat, 0, positions)
-
-
-def _index(t, index):
-    """Basic indexing (ints, slices, None, ...) as views; one integer list/tensor or a
-    bool mask as a copy (index_select), as PyTorch resolves them."""
-    if isinstance(index, _C.TensorBase) and index.dtype == _C.bool:
-        return _mask_indices(t, index)
+def _resolve_index(t, index):
+    """PyTorch's indexing rules. Ints, slices, None and ... are applied as views; what remains
+    is one entry per dim of that view: None (kept whole) or an index tensor / bool mask.
+    Returns (view, entries), entries None when there is no advanced index."""
     if not isinstance(index, tuple):
         index = (index,)
-    n_ellipsis = sum(1 for i in index if i is Ellipsis)
-    if n_ellipsis > 1:
+    if sum(1 for i in index if i is Ellipsis) > 1:
         raise IndexError("an index can only have a single ellipsis ('...')")
-    consumed = sum(1 for i in index if i is not None and i is not Ellipsis)
+
+    def dims_used(i):
+        if i is None or i is Ellipsis or isinstance(i, bool):
+            return 0
+        if isinstance(i, _C.TensorBase) and i.dtype == _C.bool:
+            return i.dim()
+        return 1
+    consumed = sum(dims_used(i) for i in index)
     if consumed > t.dim():
         raise IndexError(f"too many indices for tensor of dimension {t.dim()}")
-    result, dim, advanced = t, 0, 0
+    view, dim, entries = t, 0, []
     for i in index:
         if i is Ellipsis:
-            dim += t.dim() - consumed
+            n = t.dim() - consumed
+            entries += [None] * n
+            dim += n
         elif i is None:
-            result = result.unsqueeze(dim)
+            view = view.unsqueeze(dim)
+            entries.append(None)
             dim += 1
         elif isinstance(i, slice):
-            step = 1 if i.step is None else i.step
+            step = 1 if i.step is None else int(i.step)
             if step <= 0:
                 raise ValueError("step must be greater than zero")
-            result = result.slice(dim, i.start, i.stop, step)
+            view = view.slice(dim, None if i.start is None else int(i.start),
+                              None if i.stop is None else int(i.stop), step)
+            entries.append(None)
             dim += 1
-        elif isinstance(i, bool):
-            raise IndexError("indexing with a Python bool is not supported")
-        elif isinstance(i, numbers.Integral) or (isinstance(i, _C.TensorBase) and i.dim() == 0
-                                                  and i.dtype in (_C.int64, _C.int32)):
-            result = result.select(dim, int(i))
+        elif _is_integer(i) or (isinstance(i, _C.TensorBase) and i.dim() == 0 and i.dtype in (_C.int64, _C.int32)):
+            view = view.select(dim, int(i))
+        elif isinstance(i, bool) or (isinstance(i, _C.TensorBase) and i.dim() == 0 and i.dtype == _C.bool):
+            # x[True] adds a dim of size 1, x[False] one of size 0.
+            view = view.unsqueeze(dim)
+            entries.append(_C.zeros(1 if bool(i) else 0, dtype=_C.int64))
+            dim += 1
         else:
             positions = _as_index_tensor(i)
+            if isinstance(i, str):
+                raise TypeError(f"invalid index: a str ('{i}') cannot index a tensor")
             if positions is None:
-                raise IndexError("only integers, slices (`:`), ellipsis (`...`), None, integer lists or tensors and "
-                                 f"bool masks are valid indices (got {type(i).__name__})")
-            advanced += 1
-            if advanced > 1:
-                raise IndexError("indexing with more than one integer list/tensor is not supported yet")
-            result = _C.index_select(result, dim, positions)
-            dim += 1
-    return result
+                raise IndexError("only integers, slices (`:`), ellipsis (`...`), None and long or byte Variables are "
+                                 f"valid indices (got {type(i).__name__})")
+            entries.append(positions)  # a bool mask stands for as many dims as it has
+            dim += positions.dim() if positions.dtype == _C.bool else 1
+    if all(e is None for e in entries):
+        return view, None
+    while entries and entries[-1] is None:
+        entries.pop()
+    return view, entries

@@ -85,6 +85,83 @@ Tensor extremum_backward(const Tensor& grad, const Tensor& self, const Tensor& r
   return kiln::mul(share, mask);
 }
 
+Tensor value_selecting_reduction_backward(const Tensor& grad, int64_t dim, const Tensor& indices, IntArrayRef sizes,
+                                          bool keepdim) {
+  if (sizes.empty()) return grad;  // a 0-dim input: its one element was selected
+  const int64_t d = wrap_dim(dim, static_cast<int64_t>(sizes.size()), "max");
+  const Tensor g = keepdim ? grad : grad.unsqueeze(d);
+  const Tensor idx = keepdim ? indices : indices.unsqueeze(d);
+  // positions[..., k, ...] = k along dim d, so (positions == idx) marks the selected elements.
+  std::vector<int64_t> shape(sizes.size(), 1);
+  shape[d] = sizes[d];
+  const Tensor positions = kiln::arange(sizes[d], ScalarType::Int64).view(shape);
+  const Tensor selected = kiln::eq(positions, idx);
+  return kiln::where(selected, g, kiln::zeros({}, grad.scalar_type()));
+}
+
+Tensor prod_backward(const Tensor& grad, const Tensor& self, const Tensor& result, int64_t dim, bool keepdim) {
+  if (self.dim() == 0) return grad;
+  const int64_t d = wrap_dim(dim, self.dim(), "prod");
+  const Tensor g = keepdim ? grad : grad.unsqueeze(d);
+  const Tensor r = keepdim ? result : result.unsqueeze(d);
+  const Tensor zero = kiln::zeros({}, self.scalar_type());
+  const Tensor is_zero = kiln::eq(self, 0);
+  const Tensor zeros_in_line = kiln::sum(is_zero, IntArrayRef(d), /*keepdim=*/true);
+  // No zero in the line: d prod / d x_i = prod / x_i.
+  const Tensor safe_self = kiln::where(is_zero, kiln::ones({}, self.scalar_type()), self);
+  const Tensor no_zero = kiln::div(r, safe_self);
+  // Exactly one zero: only that element gets the product of the others; two or more: all 0.
+  const Tensor others = kiln::prod(safe_self, d, /*keepdim=*/true);
+  const Tensor one_zero = kiln::where(is_zero, others, zero);
+  const Tensor local = kiln::where(kiln::eq(zeros_in_line, 0), no_zero,
+                                   kiln::where(kiln::eq(zeros_in_line, 1), one_zero, zero));
+  return kiln::mul(g, local);
+}
+
+std::vector<Tensor> cat_tensors_backward(const Tensor& grad, const std::vector<std::vector<int64_t>>& sizes,
+                                         int64_t dim) {
+  std::vector<Tensor> grads;
+  grads.reserve(sizes.size());
+  int64_t d = -1, offset = 0;
+  for (const auto& s : sizes) {
+    if (s.size() == 1 && s[0] == 0) {  // a skipped legacy empty tensor
+      grads.push_back(kiln::zeros({0}, grad.scalar_type()));
+      continue;
+    }
+    if (d < 0) d = wrap_dim(dim, static_cast<int64_t>(s.size()), "cat");
+    grads.push_back(kiln::slice(grad, d, offset, offset + s[d]));
+    offset += s[d];
+  }
+  return grads;
+}
+
+namespace {
+// The storage position of every element of a (sizes, strides, offset) view, as an int64 tensor of shape `sizes`.
+Tensor storage_positions(IntArrayRef sizes, IntArrayRef strides, int64_t offset) {
+  Tensor pos = kiln::full({}, offset, ScalarType::Int64);
+  const int64_t nd = static_cast<int64_t>(sizes.size());
+  for (int64_t d = 0; d < nd; ++d) {
+    std::vector<int64_t> shape(nd, 1);
+    shape[d] = sizes[d];
+    pos = kiln::add(pos, kiln::mul(kiln::arange(sizes[d], ScalarType::Int64).view(shape), strides[d]));
+  }
+  return pos.expand(sizes).reshape({-1});
+}
+}  // namespace
+
+Tensor as_strided_backward(const Tensor& grad, IntArrayRef input_sizes, IntArrayRef input_strides,
+                           int64_t input_offset, IntArrayRef size, IntArrayRef stride,
+                           std::optional<int64_t> storage_offset) {
+  const Tensor out_pos = storage_positions(size, stride, storage_offset.value_or(input_offset));
+  const Tensor in_pos = storage_positions(input_sizes, input_strides, input_offset);
+  int64_t extent = 0;
+  if (out_pos.numel() > 0) extent = std::max(extent, kiln::amax(out_pos).item().to<int64_t>() + 1);
+  if (in_pos.numel() > 0) extent = std::max(extent, kiln::amax(in_pos).item().to<int64_t>() + 1);
+  const Tensor storage = kiln::index_put(kiln::zeros({extent}, grad.scalar_type()), {out_pos},
+                                         grad.reshape({-1}), /*accumulate=*/true);
+  return kiln::index(storage, {in_pos}).view(input_sizes);
+}
+
 Tensor clamp_backward(const Tensor& grad, const Tensor& self, const std::optional<Scalar>& min,
                       const std::optional<Scalar>& max) {
   Tensor g = grad;
@@ -117,6 +194,17 @@ Tensor slice_backward_wrapper(const Tensor& grad, IntArrayRef sizes, int64_t dim
   int64_t s, e;
   resolve_slice(sizes[d], start, end, step, &s, &e);
   return kiln::slice_backward(grad, sizes, d, s, e, step);
+}
+
+std::vector<Tensor> unpack_list(const std::vector<SavedVariable>& saved) {
+  std::vector<Tensor> out;
+  out.reserve(saved.size());
+  for (const SavedVariable& v : saved) out.emplace_back(v.unpack());
+  return out;
+}
+
+void assign_grads(std::vector<TensorBase>& grad_inputs, size_t first, const std::vector<Tensor>& grads) {
+  for (size_t i = 0; i < grads.size(); ++i) grad_inputs[first + i] = grads[i];
 }
 
 }  // namespace kiln

@@ -7,6 +7,7 @@
 #include <vector>
 
 #include "generated/api/tensor.h"
+#include "runtime/autograd/saved_variable.h"
 
 namespace kiln {
 
@@ -28,6 +29,19 @@ Tensor slice_backward_wrapper(const Tensor& grad, IntArrayRef sizes, int64_t dim
 Tensor unsqueeze_to(const Tensor& grad, int64_t dim, IntArrayRef sizes);
 // Gradient of amax/amin: split evenly among the elements equal to the extremum.
 Tensor extremum_backward(const Tensor& grad, const Tensor& self, const Tensor& result, IntArrayRef dim, bool keepdim);
+// Gradient of max.dim/min.dim: grad placed at `indices` along `dim`, zeros elsewhere.
+Tensor value_selecting_reduction_backward(const Tensor& grad, int64_t dim, const Tensor& indices, IntArrayRef sizes,
+                                          bool keepdim);
+// Gradient of prod over `dim`, exact when self holds zeros (no division by them).
+Tensor prod_backward(const Tensor& grad, const Tensor& self, const Tensor& result, int64_t dim, bool keepdim);
+// Gradient of cat: grad cut back into the inputs' pieces along `dim`.
+std::vector<Tensor> cat_tensors_backward(const Tensor& grad, const std::vector<std::vector<int64_t>>& sizes,
+                                         int64_t dim);
+// Gradient of as_strided: grad summed into the storage positions the view covers
+// (overlapping views accumulate), then read back at the input's own positions.
+Tensor as_strided_backward(const Tensor& grad, IntArrayRef input_sizes, IntArrayRef input_strides,
+                           int64_t input_offset, IntArrayRef size, IntArrayRef stride,
+                           std::optional<int64_t> storage_offset);
 // grad where min <= self <= max (either bound may be absent), 0 elsewhere.
 Tensor clamp_backward(const Tensor& grad, const Tensor& self, const std::optional<Scalar>& min,
                       const std::optional<Scalar>& max);
@@ -36,5 +50,9 @@ std::vector<int64_t> inverse_permutation(IntArrayRef dims);
 // Resolves slice() bounds like Python: clamps to [0, size], negatives count from the end.
 void resolve_slice(int64_t size, std::optional<int64_t> start, std::optional<int64_t> end, int64_t step,
                    int64_t* out_start, int64_t* out_end);
+
+// Tensor[] inputs (cat's `tensors`): saved element-wise, and one gradient per element.
+std::vector<Tensor> unpack_list(const std::vector<SavedVariable>& saved);
+void assign_grads(std::vector<TensorBase>& grad_inputs, size_t first, const std::vector<Tensor>& grads);
 
 }  // namespace kiln

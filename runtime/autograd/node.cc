@@ -112,11 +112,4 @@ void mark_view(const TensorBase& view, const TensorBase& base) {
   meta.attr_version = view._version();
 }
 
-bool any_requires_grad(std::initializer_list<const TensorBase*> tensors) {
-  for (const TensorBase* t : tensors) {
-    if (t->defined() && t->requires_grad()) return true;
-  }
-  return false;
-}
-
 }  // namespace kiln

@@ -6,6 +6,7 @@
 #pragma once
 
 #include <cstdint>
+#include <initializer_list>
 #include <memory>
 #include <string>
 #include <utility>
@@ -53,6 +54,12 @@ class Node : public std::enable_shared_from_this<Node> {
   std::vector<Edge>& mutable_next_edges() { return next_edges_; }
   void add_next_edge(Edge e) { next_edges_.push_back(std::move(e)); }
   size_t num_outputs() const { return next_edges_.size(); }
+  // Whether any of the `count` edges from `first` on (one Tensor[] input) needs a gradient.
+  bool any_edge_valid(size_t first, size_t count) const {
+    for (size_t i = first; i < first + count; ++i)
+      if (next_edges_[i].is_valid()) return true;
+    return false;
+  }
 
   uint32_t add_input_metadata(const TensorBase& t);
   const InputMetadata& input_metadata(size_t i) const { return input_metadata_[i]; }
@@ -97,6 +104,14 @@ void rebase_history(const TensorBase& t, const std::shared_ptr<Node>& fn, const 
 // Before an in-place op: throws if modifying `t` would make gradients wrong.
 void check_inplace(const TensorBase& t, const char* op_name);
 // Whether autograd must record an op with these inputs.
-bool any_requires_grad(std::initializer_list<const TensorBase*> tensors);
+template <typename Range>  // TensorRefs for ops with Tensor[] inputs
+bool any_requires_grad(const Range& tensors) {
+  for (const TensorBase* t : tensors)
+    if (t->defined() && t->requires_grad()) return true;
+  return false;
+}
+inline bool any_requires_grad(std::initializer_list<const TensorBase*> tensors) {
+  return any_requires_grad<std::initializer_list<const TensorBase*>>(tensors);
+}
 
 }  // namespace kiln

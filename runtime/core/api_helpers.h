@@ -9,6 +9,9 @@
 
 namespace kiln {
 
+// Tensor[] arguments as kernels take them.
+inline std::vector<TensorBase> to_bases(const std::vector<Tensor>& v) { return {v.begin(), v.end()}; }
+
 // Kernel results (TensorBase) converted to API results (Tensor).
 inline std::vector<Tensor> to_api(std::vector<TensorBase>&& v) {
   std::vector<Tensor> out;

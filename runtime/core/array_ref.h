@@ -35,6 +35,7 @@ class ArrayRef {
   const T* end() const { return data_ + size_; }
   const T& operator[](size_t i) const { return data_[i]; }
   const T& back() const { return data_[size_ - 1]; }
+  ArrayRef slice(size_t start) const { return ArrayRef(data_ + start, size_ - start); }
   std::vector<T> vec() const { return std::vector<T>(begin(), end()); }
   bool equals(ArrayRef o) const {
     if (size_ != o.size_) return false;

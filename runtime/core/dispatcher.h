@@ -9,8 +9,10 @@
 
 #include <cstdint>
 #include <initializer_list>
+#include <vector>
 
 #include "runtime/autograd/grad_mode.h"
+#include "runtime/core/small_vector.h"
 #include "runtime/core/tensor_base.h"
 
 namespace kiln {
@@ -42,20 +44,46 @@ struct Operator {
   }
 };
 
+// The tensors of a call with Tensor[] arguments, as one range of pointers:
+// TensorRefs(self, tensors) covers `self` and every element of `tensors`.
+class TensorRefs {
+ public:
+  template <typename... Args>
+  explicit TensorRefs(const Args&... args) {
+    (add(args), ...);
+  }
+  const TensorBase* const* begin() const { return refs_.begin(); }
+  const TensorBase* const* end() const { return refs_.end(); }
+
+ private:
+  void add(const TensorBase& t) { refs_.push_back(&t); }
+  template <typename T>
+  void add(const std::vector<T>& ts) {
+    for (const TensorBase& t : ts) refs_.push_back(&t);
+  }
+  SmallVector<const TensorBase*, 8> refs_;
+};
+
 // Backend of the given tensors (CUDA if any is on CUDA, else CPU).
-inline DispatchKey backend_key(std::initializer_list<const TensorBase*> tensors) {
+template <typename Range>
+DispatchKey backend_key_of(const Range& tensors) {
   for (const TensorBase* t : tensors)
     if (t->defined() && t->is_cuda()) return DispatchKey::CUDA;
   return DispatchKey::CPU;
 }
+inline DispatchKey backend_key(std::initializer_list<const TensorBase*> tensors) { return backend_key_of(tensors); }
+inline DispatchKey backend_key(const TensorRefs& tensors) { return backend_key_of(tensors); }
 inline DispatchKey backend_key(Device d) { return d.is_cuda() ? DispatchKey::CUDA : DispatchKey::CPU; }
 
-inline bool autograd_active(std::initializer_list<const TensorBase*> tensors) {
+template <typename Range>
+bool autograd_active_of(const Range& tensors) {
   if (!GradMode::is_enabled() || BelowAutograd::is_set()) return false;
   for (const TensorBase* t : tensors)
     if (t->defined() && t->requires_grad()) return true;
   return false;
 }
+inline bool autograd_active(std::initializer_list<const TensorBase*> tensors) { return autograd_active_of(tensors); }
+inline bool autograd_active(const TensorRefs& tensors) { return autograd_active_of(tensors); }
 
 // --- explain: prints every step of a call when switched on (kiln.explain()) ---
 bool explain_enabled();

@@ -38,6 +38,10 @@ Param parse_param(const std::string& text, bool kwarg_only) {
   }
   if (type == "Tensor") p.type = ParamType::Tensor;
   else if (type == "Tensor[]") p.type = ParamType::TensorList;
+  else if (type == "Tensor?[]") {
+    p.type = ParamType::TensorList;
+    p.elem_optional = true;
+  }
   else if (type == "Scalar") p.type = ParamType::Scalar;
   else if (type == "int") p.type = ParamType::Int;
   else if (type.rfind("int[", 0) == 0) {
@@ -117,8 +121,10 @@ bool matches(const Param& p, PyObject* obj, bool numbers_as_tensors) {
     case ParamType::TensorList: {
       if (!PyTuple_Check(obj) && !PyList_Check(obj)) return false;
       Py_ssize_t n = PySequence_Fast_GET_SIZE(obj);
-      for (Py_ssize_t i = 0; i < n; ++i)
-        if (!is_tensor(PySequence_Fast_ITEMS(obj)[i])) return false;
+      for (Py_ssize_t i = 0; i < n; ++i) {
+        PyObject* item = PySequence_Fast_ITEMS(obj)[i];
+        if (!is_tensor(item) && !(p.elem_optional && item == Py_None)) return false;
+      }
       return true;
     }
     case ParamType::Scalar: return is_scalar_like(obj);
@@ -234,7 +240,10 @@ std::vector<Tensor> ParsedArgs::tensorlist(int i) const {
   if (is_none(i)) return out;
   PyObject* seq = values[i];
   Py_ssize_t n = PySequence_Fast_GET_SIZE(seq);
-  for (Py_ssize_t k = 0; k < n; ++k) out.push_back(unpack_tensor(PySequence_Fast_ITEMS(seq)[k]));
+  for (Py_ssize_t k = 0; k < n; ++k) {
+    PyObject* item = PySequence_Fast_ITEMS(seq)[k];
+    out.push_back(item == Py_None ? Tensor() : unpack_tensor(item));  // None: Tensor?[] only (checked)
+  }
   return out;
 }
 

@@ -21,6 +21,7 @@ struct Param {
   ParamType type;
   bool optional = false;
   int list_size = 0;  // int[2]: a single int is accepted and repeated
+  bool elem_optional = false;  // Tensor?[]: None elements allowed (undefined tensors)
   bool kwarg_only = false;
   bool has_default = false;
   bool default_none = false;

@@ -1,16 +1,22 @@
-// sum/mean/max/min over all dims, squeeze(), contiguous, to(dtype): thin compositions of other ops.
+// sum/mean/max/min/prod over all dims, max/min of two tensors, squeeze(), contiguous, to(dtype):
+// thin compositions of other ops.
 #include "generated/api/_to_copy.h"
 #include "generated/api/amax.h"
 #include "generated/api/amin.h"
 #include "generated/api/copy.h"
 #include "generated/api/empty.h"
+#include "generated/api/maximum.h"
 #include "generated/api/mean.h"
+#include "generated/api/minimum.h"
+#include "generated/api/prod.h"
+#include "generated/api/reshape.h"
 #include "generated/api/squeeze.h"
 #include "generated/api/sum.h"
 #include "generated/kernels/composite/contiguous.h"
 #include "generated/kernels/composite/max.h"
 #include "generated/kernels/composite/mean.h"
 #include "generated/kernels/composite/min.h"
+#include "generated/kernels/composite/prod.h"
 #include "generated/kernels/composite/squeeze.h"
 #include "generated/kernels/composite/sum.h"
 #include "generated/kernels/composite/to.h"
@@ -26,7 +32,6 @@ Tensor mean(const Tensor& self, const std::optional<ScalarType>& dtype) {
   return kiln::mean(self, IntArrayRef(), false, dtype);
 }
 
-// A fresh row-major copy (clone would keep a permuted layout); differentiable through copy_.
 Tensor max(const Tensor& self) {
   KILN_CHECK(self.numel() > 0, "max(): Expected reduction dim to be specified for input.numel() == 0. Specify the "
              "reduction dim with the 'dim' argument.");
@@ -37,6 +42,14 @@ Tensor min(const Tensor& self) {
   KILN_CHECK(self.numel() > 0, "min(): Expected reduction dim to be specified for input.numel() == 0. Specify the "
              "reduction dim with the 'dim' argument.");
   return kiln::amin(self);
+}
+
+Tensor max_other(const Tensor& self, const Tensor& other) { return kiln::maximum(self, other); }
+
+Tensor min_other(const Tensor& self, const Tensor& other) { return kiln::minimum(self, other); }
+
+Tensor prod(const Tensor& self, const std::optional<ScalarType>& dtype) {
+  return kiln::prod(kiln::reshape(self, {-1}), 0, /*keepdim=*/false, dtype);
 }
 
 // Every size-1 dim removed, as a chain of views.

@@ -1,7 +1,11 @@
-// t, reshape, flatten, matmul: compositions of views, copies and mm.
+// t, reshape, flatten, unflatten, narrow, stack, matmul: compositions of views, copies, cat and mm/bmm.
+#include "generated/api/bmm.h"
+#include "generated/api/cat.h"
 #include "generated/api/contiguous.h"
 #include "generated/api/mm.h"
 #include "generated/api/mul.h"
+#include "generated/api/reshape.h"
+#include "generated/api/slice.h"
 #include "generated/api/squeeze.h"
 #include "generated/api/sum.h"
 #include "generated/api/transpose.h"
@@ -9,8 +13,12 @@
 #include "generated/api/view.h"
 #include "generated/kernels/composite/flatten.h"
 #include "generated/kernels/composite/matmul.h"
+#include "generated/kernels/composite/narrow.h"
 #include "generated/kernels/composite/reshape.h"
+#include "generated/kernels/composite/stack.h"
 #include "generated/kernels/composite/t.h"
+#include "generated/kernels/composite/unflatten.h"
+#include "runtime/kernels/tensor_iterator.h"
 #include "runtime/kernels/view_utils.h"
 
 namespace kiln {
@@ -39,6 +47,57 @@ Tensor flatten(const Tensor& self, int64_t start_dim, int64_t end_dim) {
   return self.reshape(shape);
 }
 
+Tensor unflatten(const Tensor& self, int64_t dim, IntArrayRef sizes) {
+  const int64_t d = wrap_dim(dim, self.dim(), "unflatten");
+  KILN_CHECK(!sizes.empty(), "unflatten: sizes must be non-empty");
+  int64_t known = 1, inferred = -1;
+  for (size_t i = 0; i < sizes.size(); ++i) {
+    if (sizes[i] == -1) {
+      KILN_CHECK(inferred < 0, "unflatten: only one dimension can be inferred");
+      inferred = static_cast<int64_t>(i);
+    } else {
+      KILN_CHECK(sizes[i] >= 0, "unflatten: invalid size ", sizes[i], " in sizes");
+      known *= sizes[i];
+    }
+  }
+  std::vector<int64_t> dims(sizes.begin(), sizes.end());
+  const int64_t n = self.sizes()[d];
+  if (inferred >= 0 && known != 0 && n % known == 0) dims[inferred] = n / known;
+  KILN_CHECK((inferred >= 0 ? dims[inferred] >= 0 : true) && (inferred >= 0 ? known * dims[inferred] : known) == n,
+             "unflatten: Provided sizes ", shape_str(sizes), " don't multiply up to the size of dim ", dim, " (",
+             n, ") in the input tensor");
+  std::vector<int64_t> shape(self.sizes().begin(), self.sizes().begin() + d);
+  shape.insert(shape.end(), dims.begin(), dims.end());
+  shape.insert(shape.end(), self.sizes().begin() + d + 1, self.sizes().end());
+  return self.view(shape);
+}
+
+Tensor narrow(const Tensor& self, int64_t dim, int64_t start, int64_t length) {
+  KILN_CHECK(self.dim() > 0, "narrow() cannot be applied to a 0-dim tensor.");
+  const int64_t d = wrap_dim(dim, self.dim(), "narrow");
+  const int64_t size = self.sizes()[d];
+  KILN_CHECK_INDEX(start >= -size && start <= size, "start out of range (expected to be in range of [", -size, ", ",
+                   size, "], but got ", start, ")");
+  if (start < 0) start += size;
+  KILN_CHECK(length >= 0, "narrow(): length must be non-negative.");
+  KILN_CHECK(start <= size - length, "start (", start, ") + length (", length, ") exceeds dimension size (", size,
+             ").");
+  return kiln::slice(self, d, start, start + length);
+}
+
+Tensor stack(const std::vector<Tensor>& tensors, int64_t dim) {
+  KILN_CHECK(!tensors.empty(), "stack expects a non-empty TensorList");
+  const int64_t d = wrap_dim(dim, tensors[0].dim() + 1, "stack");
+  std::vector<Tensor> parts;
+  parts.reserve(tensors.size());
+  for (size_t i = 0; i < tensors.size(); ++i) {
+    KILN_CHECK(tensors[i].sizes() == tensors[0].sizes(), "stack expects each tensor to be equal size, but got ",
+               shape_str(tensors[0].sizes()), " at entry 0 and ", shape_str(tensors[i].sizes()), " at entry ", i);
+    parts.push_back(kiln::unsqueeze(tensors[i], d));
+  }
+  return kiln::cat(parts, d);
+}
+
 Tensor matmul(const Tensor& self, const Tensor& other) {
   const int64_t a = self.dim(), b = other.dim();
   KILN_CHECK(a > 0 && b > 0, "matmul(): both arguments to matmul need to be at least 1D, but they are ", a, "D and ",
@@ -57,8 +116,29 @@ Tensor matmul(const Tensor& self, const Tensor& other) {
     out_shape.push_back(other.sizes()[1]);
     return kiln::mm(self.reshape({-1, self.sizes()[a - 1]}), other).view(out_shape);
   }
-  throw NotImplementedError("matmul(): batched right-hand operands (" + std::to_string(a) + "D @ " +
-                            std::to_string(b) + "D) are not supported yet");
+  // Batched: broadcast the batch dims, fold them into one, and use bmm.
+  const Tensor lhs = a == 1 ? kiln::unsqueeze(self, 0) : self;    // (k) -> (1, k)
+  const Tensor rhs = b == 1 ? kiln::unsqueeze(other, 1) : other;  // (k) -> (k, 1)
+  const int64_t n = lhs.sizes()[lhs.dim() - 2], k = lhs.sizes()[lhs.dim() - 1];
+  const int64_t k2 = rhs.sizes()[rhs.dim() - 2], m = rhs.sizes()[rhs.dim() - 1];
+  KILN_CHECK(k == k2, "matmul(): shapes cannot be multiplied (", shape_str(self.sizes()), " and ",
+             shape_str(other.sizes()), ")");
+  DimVector batch = broadcast_shapes(IntArrayRef(lhs.sizes().begin(), lhs.dim() - 2),
+                                     IntArrayRef(rhs.sizes().begin(), rhs.dim() - 2), "matmul");
+  int64_t batch_numel = 1;
+  for (int64_t s : batch) batch_numel *= s;
+  auto with = [&](int64_t r, int64_t c) {
+    std::vector<int64_t> shape(batch.begin(), batch.end());
+    shape.push_back(r);
+    shape.push_back(c);
+    return shape;
+  };
+  const Tensor l3 = kiln::reshape(lhs.expand(with(n, k)), {batch_numel, n, k});
+  const Tensor r3 = kiln::reshape(rhs.expand(with(k, m)), {batch_numel, k, m});
+  Tensor out = kiln::bmm(l3, r3).view(with(n, m));
+  if (a == 1) out = kiln::squeeze(out, -2);
+  if (b == 1) out = kiln::squeeze(out, -1);
+  return out;
 }
 
 }  // namespace composite_implicit

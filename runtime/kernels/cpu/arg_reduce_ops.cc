@@ -1,9 +1,12 @@
 // argmax / argmin: the index of the first extreme value along a dim (or of the
 // flattened tensor when dim is None); NaN counts as the extreme, as in PyTorch.
+// max.dim / min.dim return the extreme values with those indices.
 #include <cmath>
 
 #include "generated/kernels/argmax.h"
 #include "generated/kernels/argmin.h"
+#include "generated/kernels/max.h"
+#include "generated/kernels/min.h"
 #include "runtime/kernels/tensor_iterator.h"
 
 namespace kiln {
@@ -16,8 +19,9 @@ bool is_nan(T v) {
   return false;
 }
 
+// Indices of the extremes; also their values when `values` is not null.
 TensorBase arg_reduce(const char* name, const TensorBase& self, const std::optional<int64_t>& dim, bool keepdim,
-                      bool want_max) {
+                      bool want_max, TensorBase* values = nullptr) {
   TensorBase x = contiguous_cpu(self);
   DimVector out_shape;
   int64_t outer = 1, n = x.numel(), inner = 1;
@@ -36,8 +40,10 @@ TensorBase arg_reduce(const char* name, const TensorBase& self, const std::optio
   KILN_CHECK(n > 0, name, "(): Expected reduction dim to have non-zero size.");
   TensorBase out = empty_cpu(out_shape, ScalarType::Int64);
   int64_t* op = static_cast<int64_t*>(out.data_ptr());
+  if (values) *values = empty_cpu(out_shape, x.dtype());
   KILN_DISPATCH_ALL_TYPES(x.dtype(), name, [&] {
     const scalar_t* p = static_cast<const scalar_t*>(x.data_ptr());
+    scalar_t* vp = values ? static_cast<scalar_t*>(values->data_ptr()) : nullptr;
     for (int64_t o = 0; o < outer; ++o)
       for (int64_t i = 0; i < inner; ++i) {
         const scalar_t* line = p + o * n * inner + i;
@@ -47,12 +53,28 @@ TensorBase arg_reduce(const char* name, const TensorBase& self, const std::optio
           if (is_nan(v) || (want_max ? v > b : v < b)) best = k;
         }
         op[o * inner + i] = best;
+        if (vp) vp[o * inner + i] = line[best * inner];
       }
   });
   return out;
 }
 
+std::tuple<TensorBase, TensorBase> extreme_with_index(const char* name, const TensorBase& self, int64_t dim,
+                                                      bool keepdim, bool want_max) {
+  TensorBase values;
+  TensorBase indices = arg_reduce(name, self, dim, keepdim, want_max, &values);
+  return {std::move(values), std::move(indices)};
+}
+
 }  // namespace
+
+std::tuple<TensorBase, TensorBase> max_dim(const TensorBase& self, int64_t dim, bool keepdim) {
+  return extreme_with_index("max", self, dim, keepdim, true);
+}
+
+std::tuple<TensorBase, TensorBase> min_dim(const TensorBase& self, int64_t dim, bool keepdim) {
+  return extreme_with_index("min", self, dim, keepdim, false);
+}
 
 TensorBase argmax(const TensorBase& self, const std::optional<int64_t>& dim, bool keepdim) {
   return arg_reduce("argmax", self, dim, keepdim, true);

@@ -1,6 +1,7 @@
-// mm through OpenBLAS (float32/float64); a plain loop for integer dtypes.
+// mm and bmm through OpenBLAS (float32/float64); a plain loop for integer dtypes.
 #include <cblas.h>
 
+#include "generated/kernels/bmm.h"
 #include "generated/kernels/mm.h"
 #include "runtime/kernels/tensor_iterator.h"
 
@@ -24,6 +25,65 @@ BlasMatrix as_blas(const TensorBase& m) {
   return {c, false, std::max<int64_t>(cols, 1)};
 }
 
+// dst (n x m, contiguous) = a (n x k) @ b (k x m).
+void gemm(const TensorBase& a, const TensorBase& b, const TensorBase& dst) {
+  const int64_t n = a.sizes()[0], k = a.sizes()[1], m = b.sizes()[1];
+  if (n * m == 0) return;
+  const ScalarType dt = a.dtype();
+  if (k == 0) {
+    KILN_DISPATCH_ALL_TYPES(dt, "mm", [&] {
+      scalar_t* p = static_cast<scalar_t*>(dst.data_ptr());
+      for (int64_t i = 0; i < n * m; ++i) p[i] = scalar_t(0);
+    });
+  } else if (dt == ScalarType::Float32 || dt == ScalarType::Float64) {
+    BlasMatrix x = as_blas(a), y = as_blas(b);
+    auto tx = x.trans ? CblasTrans : CblasNoTrans, ty = y.trans ? CblasTrans : CblasNoTrans;
+    if (dt == ScalarType::Float32) {
+      cblas_sgemm(CblasRowMajor, tx, ty, n, m, k, 1.0f, static_cast<const float*>(x.t.data_ptr()), x.ld,
+                  static_cast<const float*>(y.t.data_ptr()), y.ld, 0.0f, static_cast<float*>(dst.data_ptr()),
+                  std::max<int64_t>(m, 1));
+    } else {
+      cblas_dgemm(CblasRowMajor, tx, ty, n, m, k, 1.0, static_cast<const double*>(x.t.data_ptr()), x.ld,
+                  static_cast<const double*>(y.t.data_ptr()), y.ld, 0.0, static_cast<double*>(dst.data_ptr()),
+                  std::max<int64_t>(m, 1));
+    }
+  } else {
+    KILN_DISPATCH_ALL_TYPES(dt, "mm", [&] {
+      const scalar_t* A = static_cast<const scalar_t*>(a.data_ptr());
+      const scalar_t* B = static_cast<const scalar_t*>(b.data_ptr());
+      scalar_t* C = static_cast<scalar_t*>(dst.data_ptr());
+      const int64_t as0 = a.strides()[0], as1 = a.strides()[1], bs0 = b.strides()[0], bs1 = b.strides()[1];
+      for (int64_t i = 0; i < n; ++i)
+        for (int64_t j = 0; j < m; ++j) {
+          scalar_t acc = 0;
+          for (int64_t p = 0; p < k; ++p) acc = acc + A[i * as0 + p * as1] * B[p * bs0 + j * bs1];
+          C[i * m + j] = acc;
+        }
+    });
+  }
+}
+
+// Matrix `i` of a batch of matrices (a view).
+TensorBase matrix_at(const TensorBase& t, int64_t i) {
+  return TensorBase(Ref<TensorImpl>::make(t.impl()->storage(), t.dtype(), t.sizes().slice(1), t.strides().slice(1),
+                                          t.storage_offset() + i * t.strides()[0]));
+}
+
+// `out` resized to `shape` (when given), or a new tensor.
+TensorBase result_for(const char* name, const TensorBase& out, IntArrayRef shape, ScalarType dtype) {
+  if (!out.defined()) return empty_cpu(shape, dtype);
+  KILN_CHECK(out.dtype() == dtype, name, "(): Expected out tensor to have dtype ", scalar_type_name(dtype),
+             ", but got ", scalar_type_name(out.dtype()), " instead");
+  if (!(out.sizes() == shape)) out.impl()->set_sizes_contiguous(shape);
+  return out;
+}
+
+void check_same_dtype(const char* name, const TensorBase& a, const TensorBase& b) {
+  KILN_CHECK(a.dtype() == b.dtype(), name, "(): expected mat1 and mat2 to have the same dtype, but got: ",
+             scalar_type_name(a.dtype()), " != ", scalar_type_name(b.dtype()));
+  KILN_CHECK(a.is_cpu() && b.is_cpu(), name, "(): expected CPU tensors");
+}
+
 }  // namespace
 
 TensorBase mm_out(const TensorBase& self, const TensorBase& mat2, const TensorBase& out) {
@@ -31,54 +91,27 @@ TensorBase mm_out(const TensorBase& self, const TensorBase& mat2, const TensorBa
   KILN_CHECK(mat2.dim() == 2, "mm(): mat2 must be a matrix, got a ", mat2.dim(), "-D tensor");
   KILN_CHECK(self.sizes()[1] == mat2.sizes()[0], "mm(): mat1 and mat2 shapes cannot be multiplied (",
              self.sizes()[0], "x", self.sizes()[1], " and ", mat2.sizes()[0], "x", mat2.sizes()[1], ")");
-  KILN_CHECK(self.dtype() == mat2.dtype(), "mm(): expected mat1 and mat2 to have the same dtype, but got: ",
-             scalar_type_name(self.dtype()), " != ", scalar_type_name(mat2.dtype()));
-  KILN_CHECK(self.is_cpu() && mat2.is_cpu(), "mm(): expected CPU tensors");
-  const int64_t n = self.sizes()[0], k = self.sizes()[1], m = mat2.sizes()[1];
-  TensorBase result = out;
-  if (result.defined()) {
-    KILN_CHECK(result.dtype() == self.dtype(), "mm(): Expected out tensor to have dtype ",
-               scalar_type_name(self.dtype()), ", but got ", scalar_type_name(result.dtype()), " instead");
-    if (!(result.sizes() == IntArrayRef({n, m}))) result.impl()->set_sizes_contiguous({n, m});
-  } else {
-    result = empty_cpu({n, m}, self.dtype());
-  }
+  check_same_dtype("mm", self, mat2);
+  const int64_t n = self.sizes()[0], m = mat2.sizes()[1];
+  TensorBase result = result_for("mm", out, {n, m}, self.dtype());
   TensorBase dst = result.is_contiguous() ? result : empty_cpu({n, m}, self.dtype());
-  if (n * m > 0) {
-    const ScalarType dt = self.dtype();
-    if (k == 0) {
-      KILN_DISPATCH_ALL_TYPES(dt, "mm", [&] {
-        scalar_t* p = static_cast<scalar_t*>(dst.data_ptr());
-        for (int64_t i = 0; i < n * m; ++i) p[i] = scalar_t(0);
-      });
-    } else if (dt == ScalarType::Float32 || dt == ScalarType::Float64) {
-      BlasMatrix a = as_blas(self), b = as_blas(mat2);
-      auto ta = a.trans ? CblasTrans : CblasNoTrans, tb = b.trans ? CblasTrans : CblasNoTrans;
-      if (dt == ScalarType::Float32) {
-        cblas_sgemm(CblasRowMajor, ta, tb, n, m, k, 1.0f, static_cast<const float*>(a.t.data_ptr()), a.ld,
-                    static_cast<const float*>(b.t.data_ptr()), b.ld, 0.0f, static_cast<float*>(dst.data_ptr()),
-                    std::max<int64_t>(m, 1));
-      } else {
-        cblas_dgemm(CblasRowMajor, ta, tb, n, m, k, 1.0, static_cast<const double*>(a.t.data_ptr()), a.ld,
-                    static_cast<const double*>(b.t.data_ptr()), b.ld, 0.0, static_cast<double*>(dst.data_ptr()),
-                    std::max<int64_t>(m, 1));
-      }
-    } else {
-      KILN_DISPATCH_ALL_TYPES(dt, "mm", [&] {
-        const scalar_t* A = static_cast<const scalar_t*>(self.data_ptr());
-        const scalar_t* B = static_cast<const scalar_t*>(mat2.data_ptr());
-        scalar_t* C = static_cast<scalar_t*>(dst.data_ptr());
-        const int64_t as0 = self.strides()[0], as1 = self.strides()[1], bs0 = mat2.strides()[0], bs1 = mat2.strides()[1];
-        for (int64_t i = 0; i < n; ++i)
-          for (int64_t j = 0; j < m; ++j) {
-            scalar_t acc = 0;
-            for (int64_t p = 0; p < k; ++p) acc = acc + A[i * as0 + p * as1] * B[p * bs0 + j * bs1];
-            C[i * m + j] = acc;
-          }
-      });
-    }
-  }
+  gemm(self, mat2, dst);
   if (!dst.is_same(result)) copy_into(result, dst, "mm");
+  return result;
+}
+
+TensorBase bmm_out(const TensorBase& self, const TensorBase& mat2, const TensorBase& out) {
+  KILN_CHECK(self.dim() == 3, "bmm(): batch1 must be a 3D tensor, got a ", self.dim(), "-D tensor");
+  KILN_CHECK(mat2.dim() == 3, "bmm(): batch2 must be a 3D tensor, got a ", mat2.dim(), "-D tensor");
+  const int64_t b = self.sizes()[0], n = self.sizes()[1], k = self.sizes()[2], m = mat2.sizes()[2];
+  KILN_CHECK(mat2.sizes()[0] == b && mat2.sizes()[1] == k,
+             "bmm(): Expected size for first two dimensions of batch2 tensor to be: [", b, ", ", k, "] but got: [",
+             mat2.sizes()[0], ", ", mat2.sizes()[1], "].");
+  check_same_dtype("bmm", self, mat2);
+  TensorBase result = result_for("bmm", out, {b, n, m}, self.dtype());
+  TensorBase dst = result.is_contiguous() ? result : empty_cpu({b, n, m}, self.dtype());
+  for (int64_t i = 0; i < b; ++i) gemm(matrix_at(self, i), matrix_at(mat2, i), matrix_at(dst, i));
+  if (!dst.is_same(result)) copy_into(result, dst, "bmm");
   return result;
 }
 

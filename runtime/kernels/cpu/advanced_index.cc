@@ -1,0 +1,209 @@
+// Advanced indexing: index (x[i, :, j]), index_put / index_put_ (x[i, :, j] = v,
+// with accumulate) and nonzero, with PyTorch's rules:
+// - indices[k] indexes dim k of self; an undefined entry keeps that dim whole;
+// - a bool mask covering m dims stands for its m nonzero() coordinate lists;
+// - the index tensors broadcast together to shape B; the result is self's kept dims
+//   with B in place of the indexed dims when those are adjacent, else B first.
+#include <cstring>
+
+#include "generated/kernels/index.h"
+#include "generated/kernels/index_put.h"
+#include "generated/kernels/nonzero.h"
+#include "runtime/kernels/tensor_iterator.h"
+
+namespace kiln {
+namespace cpu {
+namespace {
+
+// Element offsets (in elements) of every index of `sizes` in row-major order, for `strides`.
+std::vector<int64_t> offsets_of(IntArrayRef sizes, IntArrayRef strides) {
+  std::vector<int64_t> out{0};
+  for (size_t d = 0; d < sizes.size(); ++d) {
+    std::vector<int64_t> next;
+    next.reserve(out.size() * sizes[d]);
+    for (int64_t base : out)
+      for (int64_t i = 0; i < sizes[d]; ++i) next.push_back(base + i * strides[d]);
+    out.swap(next);
+  }
+  return out;
+}
+
+// `t` broadcast to `shape`, as a contiguous int64 list.
+std::vector<int64_t> broadcast_values(const TensorBase& t, IntArrayRef shape) {
+  DimVector strides(shape.size(), 0);
+  const int64_t lead = static_cast<int64_t>(shape.size()) - t.dim();
+  for (int64_t i = 0; i < t.dim(); ++i) strides[lead + i] = t.sizes()[i] == 1 ? 0 : t.strides()[i];
+  const TensorBase longs = cast_to(t, ScalarType::Int64);
+  const int64_t* p = static_cast<const int64_t*>(longs.data_ptr());
+  std::vector<int64_t> out;
+  for (int64_t off : offsets_of(shape, strides)) out.push_back(p[off]);
+  return out;
+}
+
+struct IndexPlan {
+  DimVector result_shape;
+  std::vector<int64_t> before;   // self offsets of the kept dims placed before B
+  std::vector<int64_t> indexed;  // self offset contributed by each position of B
+  std::vector<int64_t> after;    // self offsets of the kept dims placed after B
+};
+
+IndexPlan plan_index(const char* name, const TensorBase& self, const std::vector<TensorBase>& raw) {
+  // Bool masks become coordinate lists.
+  std::vector<TensorBase> indices;
+  for (size_t k = 0; k < raw.size(); ++k) {
+    const TensorBase& t = raw[k];
+    if (!t.defined()) {
+      indices.push_back(t);
+      continue;
+    }
+    KILN_CHECK(t.is_cpu(), name, "(): indices must be CPU tensors");
+    if (t.dtype() == ScalarType::Bool) {
+      KILN_CHECK_INDEX(t.dim() > 0, name, "(): 0-dim bool indices are not supported here; index with None first");
+      const int64_t at = static_cast<int64_t>(indices.size());
+      KILN_CHECK_INDEX(at + t.dim() <= self.dim(), "too many indices for tensor of dimension ", self.dim());
+      for (int64_t j = 0; j < t.dim(); ++j)
+        KILN_CHECK_INDEX(t.sizes()[j] == self.sizes()[at + j], "The shape of the mask ", shape_str(t.sizes()),
+                         " at index ", j, " does not match the shape of the indexed tensor ",
+                         shape_str(self.sizes()), " at index ", at + j);
+      const TensorBase coords = nonzero(t);  // [n, m]
+      for (int64_t j = 0; j < t.dim(); ++j) {
+        const int64_t n = coords.sizes()[0];
+        indices.push_back(TensorBase(Ref<TensorImpl>::make(*coords.impl(), IntArrayRef({n}),
+                                                           IntArrayRef({coords.strides()[0]}), j)));
+      }
+      continue;
+    }
+    KILN_CHECK_INDEX(is_integral_type(t.dtype(), false), "tensors used as indices must be long, int or bool tensors");
+    indices.push_back(t);
+  }
+  KILN_CHECK_INDEX(static_cast<int64_t>(indices.size()) <= self.dim(), "too many indices for tensor of dimension ",
+                   self.dim(), " (got ", indices.size(), ")");
+  // Broadcast shape of the index tensors, and whether they are adjacent.
+  DimVector bshape;
+  int64_t first = -1, last = -1;
+  bool any = false;
+  for (size_t k = 0; k < indices.size(); ++k) {
+    if (!indices[k].defined()) continue;
+    bshape = any ? broadcast_shapes(bshape, indices[k].sizes(), "index") : DimVector(indices[k].sizes().begin(),
+                                                                                     indices[k].sizes().end());
+    any = true;
+    if (first < 0) first = static_cast<int64_t>(k);
+    last = static_cast<int64_t>(k);
+  }
+  KILN_CHECK(any, name, "(): at least one index must be a tensor");
+  bool adjacent = true;
+  for (int64_t k = first; k <= last; ++k) adjacent = adjacent && indices[k].defined();
+  IndexPlan plan;
+  int64_t nb = 1;
+  for (int64_t s : bshape) nb *= s;
+  plan.indexed.assign(nb, 0);
+  DimVector before_sizes, before_strides, after_sizes, after_strides;
+  for (int64_t k = 0; k < self.dim(); ++k) {
+    const bool is_indexed = k < static_cast<int64_t>(indices.size()) && indices[k].defined();
+    if (is_indexed) {
+      const int64_t size = self.sizes()[k], stride = self.strides()[k];
+      std::vector<int64_t> v = broadcast_values(indices[k], bshape);
+      for (int64_t b = 0; b < nb; ++b) {
+        int64_t i = v[b];
+        KILN_CHECK_INDEX(i >= -size && i < size, "index ", i, " is out of bounds for dimension ", k, " with size ",
+                         size);
+        plan.indexed[b] += (i < 0 ? i + size : i) * stride;
+      }
+      continue;
+    }
+    const bool goes_before = adjacent && k < first;
+    (goes_before ? before_sizes : after_sizes).push_back(self.sizes()[k]);
+    (goes_before ? before_strides : after_strides).push_back(self.strides()[k]);
+  }
+  plan.result_shape = before_sizes;
+  for (int64_t s : bshape) plan.result_shape.push_back(s);
+  for (int64_t s : after_sizes) plan.result_shape.push_back(s);
+  checked_numel(plan.result_shape, name);
+  plan.before = offsets_of(before_sizes, before_strides);
+  plan.after = offsets_of(after_sizes, after_strides);
+  return plan;
+}
+
+// Calls f(self_offset, result_position) for every element of the indexing result.
+template <typename F>
+void for_each_indexed(const IndexPlan& plan, F&& f) {
+  if (plan.indexed.empty() || plan.before.empty() || plan.after.empty()) return;
+  int64_t pos = 0;
+  for (int64_t b0 : plan.before)
+    for (int64_t bi : plan.indexed)
+      for (int64_t a : plan.after) f(b0 + bi + a, pos++);
+}
+
+}  // namespace
+
+TensorBase nonzero(const TensorBase& self) {
+  KILN_CHECK(self.is_cpu(), "nonzero(): expected a CPU tensor");
+  const TensorBase x = contiguous_cpu(self);
+  const int64_t nd = x.dim(), n = x.numel();
+  std::vector<int64_t> hits;
+  KILN_DISPATCH_ALL_TYPES(x.dtype(), "nonzero", [&] {
+    const scalar_t* p = static_cast<const scalar_t*>(x.data_ptr());
+    for (int64_t i = 0; i < n; ++i)
+      if (p[i] != scalar_t(0)) hits.push_back(i);
+  });
+  TensorBase out = empty_cpu({static_cast<int64_t>(hits.size()), nd}, ScalarType::Int64);
+  int64_t* q = static_cast<int64_t*>(out.data_ptr());
+  for (int64_t linear : hits) {
+    for (int64_t d = nd - 1; d >= 0; --d) {
+      q[d] = linear % x.sizes()[d];
+      linear /= x.sizes()[d];
+    }
+    q += nd;
+  }
+  return out;
+}
+
+TensorBase index(const TensorBase& self, const std::vector<TensorBase>& indices) {
+  KILN_CHECK(self.is_cpu(), "index(): expected a CPU tensor");
+  const IndexPlan plan = plan_index("index", self, indices);
+  TensorBase out = empty_cpu(plan.result_shape, self.dtype());
+  const size_t item = element_size(self.dtype());
+  const char* src = static_cast<const char*>(self.data_ptr());
+  char* dst = static_cast<char*>(out.data_ptr());
+  for_each_indexed(plan, [&](int64_t from, int64_t to) { std::memcpy(dst + to * item, src + from * item, item); });
+  return out;
+}
+
+TensorBase index_put(const TensorBase& self, const std::vector<TensorBase>& indices, const TensorBase& values,
+                     bool accumulate, const TensorBase& out) {
+  KILN_CHECK(self.is_cpu() && values.is_cpu(), "index_put_(): expected CPU tensors");
+  KILN_CHECK(values.dtype() == self.dtype() || can_cast(values.dtype(), self.dtype()),
+             "index_put_(): values of dtype ", scalar_type_name(values.dtype()), " cannot be written into a tensor of "
+             "dtype ", scalar_type_name(self.dtype()));
+  const TensorBase target = out.defined() ? out : empty_like_cpu(self, self.dtype());
+  if (!out.defined()) copy_into(target, self, "index_put");
+  const IndexPlan plan = plan_index("index_put_", target, indices);
+  // The values, broadcast to the indexing result and copied (they may alias self).
+  const IntArrayRef shape(plan.result_shape);
+  KILN_CHECK(values.dim() <= static_cast<int64_t>(shape.size()), "shape mismatch: value tensor of shape ",
+             shape_str(values.sizes()), " cannot be broadcast to indexing result of shape ", shape_str(shape));
+  DimVector vstrides(shape.size(), 0);
+  const int64_t lead = static_cast<int64_t>(shape.size()) - values.dim();
+  for (int64_t i = 0; i < values.dim(); ++i) {
+    const int64_t s = values.sizes()[i];
+    KILN_CHECK(s == 1 || s == shape[lead + i], "shape mismatch: value tensor of shape ", shape_str(values.sizes()),
+               " cannot be broadcast to indexing result of shape ", shape_str(shape));
+    vstrides[lead + i] = s == 1 ? 0 : values.strides()[i];
+  }
+  const TensorBase expanded(Ref<TensorImpl>::make(*values.impl(), shape, vstrides, values.storage_offset()));
+  TensorBase vals = empty_cpu(shape, target.dtype());
+  copy_into(vals, expanded, "index_put_");
+  KILN_DISPATCH_ALL_TYPES(target.dtype(), "index_put_", [&] {
+    scalar_t* dst = static_cast<scalar_t*>(target.data_ptr());
+    const scalar_t* v = static_cast<const scalar_t*>(vals.data_ptr());
+    if (accumulate) {
+      for_each_indexed(plan, [&](int64_t at, int64_t i) { dst[at] = static_cast<scalar_t>(dst[at] + v[i]); });
+    } else {
+      for_each_indexed(plan, [&](int64_t at, int64_t i) { dst[at] = v[i]; });
+    }
+  });
+  return target;
+}
+
+}  // namespace cpu
+}  // namespace kiln

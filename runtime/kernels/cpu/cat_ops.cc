@@ -1,0 +1,73 @@
+// cat: inputs copied side by side along one dim into a result of their promoted dtype.
+// As in PyTorch, 1-D empty tensors (shape [0]) are skipped whatever the other shapes are.
+#include "generated/kernels/cat.h"
+#include "runtime/kernels/tensor_iterator.h"
+
+namespace kiln {
+namespace cpu {
+namespace {
+
+bool is_legacy_empty(const TensorBase& t) { return t.dim() == 1 && t.sizes()[0] == 0; }
+
+}  // namespace
+
+TensorBase cat_out(const std::vector<TensorBase>& tensors, int64_t dim, const TensorBase& out) {
+  KILN_CHECK(!tensors.empty(), "torch.cat(): expected a non-empty list of Tensors");
+  const TensorBase* ref = nullptr;
+  ScalarType dtype = tensors[0].dtype();
+  for (size_t i = 0; i < tensors.size(); ++i) {
+    const TensorBase& t = tensors[i];
+    KILN_CHECK(t.defined(), "torch.cat(): tensor at position ", i, " is undefined");
+    KILN_CHECK(t.is_cpu(), "torch.cat(): expected CPU tensors, but tensor at position ", i, " is on ",
+               t.device().str());
+    KILN_CHECK(t.dim() > 0, "zero-dimensional tensor (at position ", i, ") cannot be concatenated");
+    dtype = promote_types(dtype, t.dtype());
+    if (!ref && !is_legacy_empty(t)) ref = &t;
+  }
+  DimVector shape;
+  int64_t d = 0;
+  if (ref) {
+    d = wrap_dim(dim, ref->dim(), "cat");
+    shape.assign(ref->sizes().begin(), ref->sizes().end());
+    shape[d] = 0;
+    for (size_t i = 0; i < tensors.size(); ++i) {
+      const TensorBase& t = tensors[i];
+      if (is_legacy_empty(t)) continue;
+      KILN_CHECK(t.dim() == ref->dim(), "Tensors must have same number of dimensions: got ", ref->dim(), " and ",
+                 t.dim());
+      for (int64_t k = 0; k < t.dim(); ++k)
+        KILN_CHECK(k == d || t.sizes()[k] == ref->sizes()[k], "Sizes of tensors must match except in dimension ", d,
+                   ". Expected size ", ref->sizes()[k], " but got size ", t.sizes()[k], " for tensor number ", i,
+                   " in the list.");
+      shape[d] += t.sizes()[d];
+    }
+  } else {
+    shape.push_back(0);
+  }
+  TensorBase result = out;
+  if (result.defined()) {
+    KILN_CHECK(can_cast(dtype, result.dtype()), "torch.cat(): input types can't be cast to the desired output type ",
+               scalar_type_name(result.dtype()));
+    for (const TensorBase& t : tensors)
+      KILN_CHECK(!t.is_same(result), "torch.cat(): unsupported operation: the out tensor is also an input");
+    if (!(result.sizes() == IntArrayRef(shape))) result.impl()->set_sizes_contiguous(shape);
+  } else {
+    result = empty_cpu(shape, dtype);
+  }
+  int64_t offset = 0;
+  for (const TensorBase& t : tensors) {
+    if (is_legacy_empty(t) && ref) continue;
+    const int64_t n = t.sizes()[d];
+    if (n == 0) continue;
+    DimVector sizes(result.sizes().begin(), result.sizes().end());
+    sizes[d] = n;
+    TensorBase part(Ref<TensorImpl>::make(*result.impl(), sizes, result.strides(),
+                                          result.storage_offset() + offset * result.strides()[d]));
+    copy_into(part, t, "cat");
+    offset += n;
+  }
+  return result;
+}
+
+}  // namespace cpu
+}  // namespace kiln

@@ -1,0 +1,65 @@
+// prod over one dim: each output is the product of one line, accumulated in
+// double (floating types) or int64 (integers and bool, promoted to int64 as in PyTorch;
+// overflow wraps like PyTorch's, computed unsigned so it is defined behaviour).
+#include <type_traits>
+
+#include "generated/kernels/prod.h"
+#include "runtime/kernels/tensor_iterator.h"
+
+namespace kiln {
+namespace cpu {
+namespace {
+
+// q[o, i] = product over k of p[o, k, i].
+template <typename T>
+void line_products(const T* p, T* q, int64_t outer, int64_t n, int64_t inner) {
+  using acc_t = std::conditional_t<std::is_floating_point_v<T>, double, uint64_t>;
+#pragma omp parallel for if (outer * inner * n >= 65536)
+  for (int64_t o = 0; o < outer; ++o)
+    for (int64_t i = 0; i < inner; ++i) {
+      acc_t acc = 1;
+      const T* line = p + o * n * inner + i;
+      for (int64_t k = 0; k < n; ++k) acc *= static_cast<acc_t>(line[k * inner]);
+      q[o * inner + i] = static_cast<T>(acc);
+    }
+}
+
+}  // namespace
+
+TensorBase prod_out(const TensorBase& self, int64_t dim, bool keepdim, const std::optional<ScalarType>& dtype,
+                    const TensorBase& out) {
+  KILN_CHECK(self.is_cpu(), "prod(): expected a CPU tensor");
+  const ScalarType out_dtype = dtype ? *dtype
+                               : out.defined() ? out.dtype()
+                               : is_integral_type(self.dtype(), true) ? ScalarType::Int64 : self.dtype();
+  const int64_t d = wrap_dim(dim, self.dim(), "prod");
+  int64_t outer = 1, n = 1, inner = 1;
+  DimVector shape;
+  for (int64_t i = 0; i < self.dim(); ++i) {
+    const int64_t s = self.sizes()[i];
+    if (i < d) outer *= s;
+    if (i == d) n = s;
+    if (i > d) inner *= s;
+    if (i != d || keepdim) shape.push_back(i == d ? 1 : s);
+  }
+  TensorBase result = out;
+  if (result.defined()) {
+    KILN_CHECK(result.dtype() == out_dtype, "prod(): Expected out tensor to have dtype ", scalar_type_name(out_dtype),
+               ", but got ", scalar_type_name(result.dtype()), " instead");
+    if (!(result.sizes() == IntArrayRef(shape))) result.impl()->set_sizes_contiguous(shape);
+  } else {
+    result = empty_cpu(shape, out_dtype);
+  }
+  if (result.numel() == 0) return result;
+  const TensorBase x = contiguous_cpu(cast_to(self, out_dtype));
+  TensorBase dst = empty_cpu(shape, out_dtype);
+  KILN_DISPATCH_NUMERIC_TYPES(out_dtype, "prod", [&] {
+    line_products(static_cast<const scalar_t*>(x.data_ptr()), static_cast<scalar_t*>(dst.data_ptr()), outer, n,
+                  inner);
+  });
+  copy_into(result, dst, "prod");
+  return result;
+}
+
+}  // namespace cpu
+}  // namespace kiln
