@@ -92,6 +92,7 @@
 #include "generated/api/reshape.h"
 #include "generated/api/flatten.h"
 #include "generated/api/unflatten.h"
+#include "generated/api/movedim.h"
 #include "generated/api/narrow.h"
 #include "generated/api/cat.h"
 #include "generated/api/stack.h"

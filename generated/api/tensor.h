@@ -147,6 +147,7 @@ class Tensor : public TensorBase {
   Tensor reshape(IntArrayRef shape) const;
   Tensor flatten(int64_t start_dim = 0, int64_t end_dim = -1) const;
   Tensor unflatten(int64_t dim, IntArrayRef sizes) const;
+  Tensor movedim(int64_t source, int64_t destination) const;
   Tensor narrow(int64_t dim, int64_t start, int64_t length) const;
   Tensor contiguous() const;
   Tensor clone() const;

@@ -194,3 +194,55 @@ def test_signature_mismatch_between_files(tmp_path):
     derivs = MINI_DERIVATIVES.replace("- name: neg(Tensor self) -> Tensor", "- name: neg(Tensor self, int k) -> Tensor")
     proc, schema = run_codegen(tmp_path, MINI_NATIVE, derivs)
     assert_located(proc, f"{schema}/derivatives.yaml", 1, "neg", "differs from native_functions.yaml")
+
+
+TUPLE_NATIVE = MINI_NATIVE + """
+- func: topk2(Tensor self, int k) -> (Tensor values, Tensor indices)
+  variants: function, method
+  dispatch:
+    CPU: topk2
+
+- func: glue(Tensor[] tensors, Tensor?[] picks) -> Tensor
+  dispatch:
+    CPU: glue
+"""
+TUPLE_DERIVATIVES = MINI_DERIVATIVES + """
+- name: topk2(Tensor self, int k) -> (Tensor values, Tensor indices)
+  self: mul(grad, indices)
+  output_differentiability: [True, False]
+
+- name: glue(Tensor[] tensors, Tensor?[] picks) -> Tensor
+  tensors: cat_tensors_backward(grad, tensors.sizes(), 0)
+"""
+
+
+def test_tuple_returns_and_tensor_lists_generate(tmp_path):
+    proc, _ = run_codegen(tmp_path, TUPLE_NATIVE, TUPLE_DERIVATIVES)
+    assert proc.returncode == 0, proc.stderr
+    out = tmp_path / "out"
+    topk = (out / "autograd" / "topk2.cc").read_text()
+    # Only the differentiable output gets the node; the output a formula uses is saved.
+    assert "set_history(std::get<0>(result), node)" in topk
+    assert "set_history(std::get<1>(result)" not in topk
+    assert "node->indices_ = SavedVariable(std::get<1>(result), false);" in topk
+    assert 'named_tuple_type("topk2", {"values", "indices"})' in (out / "python" / "topk2.cc").read_text()
+    glue = (out / "autograd" / "glue.cc").read_text()
+    # One edge per element of the Tensor[] input; the Tensor?[] input is not differentiable.
+    assert "for (const Tensor& t : tensors) node->add_next_edge(gradient_edge(t));" in glue
+    assert "any_edge_valid(0, tensors_size_)" in glue
+    assert "picks" not in glue.split("struct GlueBackward0")[1].split("};")[0]
+    assert '"glue(Tensor[] tensors, Tensor?[] picks)"' in (out / "python" / "glue.cc").read_text()
+
+
+def test_formula_for_optional_tensor_list(tmp_path):
+    derivs = TUPLE_DERIVATIVES + "  picks: grad\n"
+    proc, schema = run_codegen(tmp_path, TUPLE_NATIVE, derivs)
+    assert_located(proc, f"{schema}/derivatives.yaml", line_of(derivs, "- name: glue"), "glue",
+                   "formula for 'picks', which is not a Tensor or Tensor\\[\\]")
+
+
+def test_optional_elements_only_for_tensor_lists(tmp_path):
+    native = TUPLE_NATIVE.replace("int k)", "int?[] k)")
+    proc, schema = run_codegen(tmp_path, native, MINI_DERIVATIVES)
+    assert_located(proc, f"{schema}/native_functions.yaml", line_of(native, "- func: topk2"), "topk2",
+                   r"only Tensor\?\[\] has optional elements")

@@ -414,17 +414,8 @@ def test_relu_inplace():
 
 
 # ---------------------------------------------------------------- softmax family
-@pytest.fixture(params=["native", "composite"])
-def impl(request, monkeypatch):
-    """Runs a test with kiln's native softmax/log_softmax/nll_loss (where built) and with the composites."""
-    if request.param == "composite":
-        for name in ("softmax", "log_softmax", "nll_loss"):
-            monkeypatch.delattr(kiln, name, raising=False)
-    return request.param
-
-
 @pytest.mark.parametrize("dim", [0, 1, -1])
-def test_softmax_and_log_softmax_values(dim, impl):
+def test_softmax_and_log_softmax_values(dim):
     x_np = rand((3, 4), 4, -5, 5)
     s = F.softmax(t64(x_np), dim).numpy()
     np.testing.assert_allclose(s, np_softmax(x_np, dim), rtol=1e-12)
@@ -433,7 +424,7 @@ def test_softmax_and_log_softmax_values(dim, impl):
     np.testing.assert_allclose(ls, np.log(np_softmax(x_np, dim)), rtol=1e-12, atol=1e-12)
 
 
-def test_softmax_is_stable_for_large_inputs(impl):
+def test_softmax_is_stable_for_large_inputs():
     x = kiln.tensor([[1000.0, 1001.0, 1002.0], [-1000.0, -1000.0, -1000.0]])
     s = F.softmax(x, 1).numpy()
     ls = F.log_softmax(x, 1).numpy()
@@ -442,7 +433,7 @@ def test_softmax_is_stable_for_large_inputs(impl):
     np.testing.assert_allclose(s[1], [1 / 3] * 3, rtol=1e-6)
 
 
-def test_softmax_gradients_against_formula(impl):
+def test_softmax_gradients_against_formula():
     x_np, g_np = rand((3, 4), 5), rand((3, 4), 6)
     x = t64(x_np, requires_grad=True)
     F.softmax(x, 1).backward(t64(g_np))
@@ -468,7 +459,7 @@ def np_nll(logp, target, weight=None, ignore_index=-100):
 
 
 @pytest.mark.parametrize("reduction", ["mean", "sum", "none"])
-def test_nll_loss_reductions(reduction, impl):
+def test_nll_loss_reductions(reduction):
     logp_np = np.log(np_softmax(rand((6, 4), 7), 1))
     target = np.array([0, 3, 1, 1, 2, 0])
     out = F.nll_loss(t64(logp_np), kiln.tensor(target), reduction=reduction).numpy()
@@ -477,7 +468,7 @@ def test_nll_loss_reductions(reduction, impl):
     np.testing.assert_allclose(out, ref, rtol=1e-12)
 
 
-def test_nll_loss_ignore_index_and_weight(impl):
+def test_nll_loss_ignore_index_and_weight():
     logp_np = rand((5, 3), 8)
     target = np.array([2, -100, 0, 1, 2])
     weight = np.array([0.5, 2.0, 1.5])
@@ -499,7 +490,7 @@ def test_nll_loss_ignore_index_and_weight(impl):
     np.testing.assert_allclose(x.grad.numpy(), expected, rtol=1e-12)
 
 
-def test_nll_loss_spatial_and_unbatched(impl):
+def test_nll_loss_spatial_and_unbatched():
     logp_np = rand((2, 3, 4), 9)  # [N, C, d]
     target = np.array([[0, 1, 2, 1], [2, 2, 0, 1]])
     out = F.nll_loss(t64(logp_np), kiln.tensor(target), reduction="none").numpy()
@@ -515,7 +506,7 @@ def test_nll_loss_spatial_and_unbatched(impl):
     assert single.dim() == 0 and abs(single.item() - 0.2) < 1e-12
 
 
-def test_nll_loss_errors(impl):
+def test_nll_loss_errors():
     logp = t64(rand((2, 3)))
     with pytest.raises(IndexError, match="out of bounds"):
         F.nll_loss(logp, kiln.tensor([0, 3]))
@@ -527,7 +518,7 @@ def test_nll_loss_errors(impl):
         F.nll_loss(logp, kiln.tensor([0, 1]), reduction="avg")
 
 
-def test_cross_entropy_value_and_gradient(impl):
+def test_cross_entropy_value_and_gradient():
     x_np = rand((4, 5), 10, -3, 3)
     target = np.array([4, 0, 2, 2])
     x = t64(x_np, requires_grad=True)
@@ -541,7 +532,7 @@ def test_cross_entropy_value_and_gradient(impl):
     np.testing.assert_allclose(mod(t64(x_np), kiln.tensor(target)).item(), loss.item() * 4, rtol=1e-12)
 
 
-def test_cross_entropy_probability_targets(impl):
+def test_cross_entropy_probability_targets():
     x_np = rand((3, 4), 11)
     p_np = np_softmax(rand((3, 4), 12), 1)
     out = F.cross_entropy(t64(x_np), t64(p_np))
@@ -582,3 +573,36 @@ def test_training_a_small_classifier():
     assert losses[-1] < 0.25 * losses[0]
     pred = F.softmax(model(x), 1).detach().numpy().argmax(1)
     assert (pred == y_np).mean() > 0.9
+
+
+@pytest.mark.parametrize("reduction", ["mean", "sum", "none"])
+@pytest.mark.parametrize("weighted", [False, True])
+def test_cross_entropy_label_smoothing(reduction, weighted):
+    x = rand((5, 4), 11)
+    target = np.array([0, 3, -100, 1, 3])
+    w = np.array([0.5, 1.0, 2.0, 1.5]) if weighted else np.ones(4)
+    eps = 0.2
+    logp = x - np.log(np.exp(x).sum(1, keepdims=True))
+    keep = target != -100
+    safe = np.where(keep, target, 0)
+    nll = -logp[np.arange(5), safe] * w[safe] * keep
+    smooth = -(logp * w).sum(1) * keep
+    if reduction == "none":
+        expected = (1 - eps) * nll + eps / 4 * smooth
+    elif reduction == "sum":
+        expected = (1 - eps) * nll.sum() + eps / 4 * smooth.sum()
+    else:
+        denom = (w[safe] * keep).sum()
+        expected = ((1 - eps) * nll.sum() + eps / 4 * smooth.sum()) / denom
+    got = F.cross_entropy(t64(x), kiln.tensor(target), weight=t64(w) if weighted else None, reduction=reduction,
+                          label_smoothing=eps)
+    np.testing.assert_allclose(got.numpy(), expected, rtol=1e-10)
+
+
+def test_legacy_size_average_and_reduce_flags():
+    x, y = t64(np.array([1.0, 2.0, 4.0])), t64(np.zeros(3))
+    assert F.mse_loss(x, y, size_average=False).item() == 21.0
+    np.testing.assert_array_equal(F.mse_loss(x, y, reduce=False).numpy(), [1.0, 4.0, 16.0])
+    assert F.mse_loss(x, y).item() == 7.0
+    with pytest.raises(ValueError, match="label_smoothing"):
+        F.cross_entropy(t64(np.zeros((2, 3))), kiln.tensor([0, 1]), label_smoothing=1.5)

@@ -1,9 +1,10 @@
-// t, reshape, flatten, unflatten, narrow, stack, matmul: compositions of views, copies, cat and mm/bmm.
+// t, reshape, flatten, unflatten, movedim, narrow, stack, matmul: compositions of views, copies, cat and mm/bmm.
 #include "generated/api/bmm.h"
 #include "generated/api/cat.h"
 #include "generated/api/contiguous.h"
 #include "generated/api/mm.h"
 #include "generated/api/mul.h"
+#include "generated/api/permute.h"
 #include "generated/api/reshape.h"
 #include "generated/api/slice.h"
 #include "generated/api/squeeze.h"
@@ -13,6 +14,7 @@
 #include "generated/api/view.h"
 #include "generated/kernels/composite/flatten.h"
 #include "generated/kernels/composite/matmul.h"
+#include "generated/kernels/composite/movedim.h"
 #include "generated/kernels/composite/narrow.h"
 #include "generated/kernels/composite/reshape.h"
 #include "generated/kernels/composite/stack.h"
@@ -70,6 +72,16 @@ Tensor unflatten(const Tensor& self, int64_t dim, IntArrayRef sizes) {
   shape.insert(shape.end(), dims.begin(), dims.end());
   shape.insert(shape.end(), self.sizes().begin() + d + 1, self.sizes().end());
   return self.view(shape);
+}
+
+Tensor movedim(const Tensor& self, int64_t source, int64_t destination) {
+  const int64_t n = self.dim();
+  const int64_t src = wrap_dim(source, n, "movedim"), dst = wrap_dim(destination, n, "movedim");
+  std::vector<int64_t> order;
+  for (int64_t d = 0; d < n; ++d)
+    if (d != src) order.push_back(d);
+  if (n > 0) order.insert(order.begin() + dst, src);
+  return kiln::permute(self, order);
 }
 
 Tensor narrow(const Tensor& self, int64_t dim, int64_t start, int64_t length) {
