@@ -2,6 +2,7 @@
 
 #include "runtime/autograd/grad_mode.h"
 #include "runtime/autograd/ops_seam.h"
+#include "runtime/core/error.h"
 
 namespace kiln {
 
@@ -15,15 +16,24 @@ variable_list AccumulateGrad::apply(variable_list&& grads) {
   AutogradMeta& meta = variable_.impl()->ensure_autograd_meta();
   for (const GradHook& hook : meta.leaf_hooks) {
     TensorBase replaced = (*hook)(new_grad);
-    if (replaced.defined()) new_grad = replaced;
+    if (!replaced.defined()) continue;
+    KILN_CHECK(replaced.sizes() == new_grad.sizes(), "hook 'hook' has changed the size of value (was ",
+               shape_str(new_grad.sizes()), " got ", shape_str(replaced.sizes()), ")");
+    KILN_CHECK(replaced.dtype() == new_grad.dtype(), "hook 'hook' has changed the type of value (was ",
+               scalar_type_name(new_grad.dtype()), " got ", scalar_type_name(replaced.dtype()), ")");
+    new_grad = replaced;
   }
   if (!meta.grad.defined()) {
     // Under create_graph the gradient keeps its graph (for double backward);
-    // otherwise it is detached, and copied unless nobody else can see it.
+    // otherwise it is detached. .grad is always a tensor of its own with a plain
+    // layout (never a broadcast or transposed view), so in-place updates of it work:
+    // the incoming gradient is kept only when nobody else can see it and it is contiguous.
+    const bool plain = new_grad.is_contiguous();
     if (GradMode::is_enabled()) {
-      meta.grad = new_grad;
+      meta.grad = plain ? new_grad : ops_seam::contiguous_copy(new_grad);
     } else {
-      meta.grad = new_grad.use_count() == 1 && !new_grad.requires_grad() ? new_grad : ops_seam::clone(new_grad);
+      const bool private_grad = new_grad.use_count() == 1 && !new_grad.requires_grad();
+      meta.grad = private_grad && plain ? new_grad : ops_seam::contiguous_copy(new_grad);
     }
   } else if (GradMode::is_enabled()) {
     meta.grad = ops_seam::add(meta.grad, new_grad);

@@ -11,6 +11,10 @@ namespace ops_seam {
 TensorBase add(const TensorBase& a, const TensorBase& b) { return kiln::add(Tensor(a), Tensor(b)); }
 void add_(const TensorBase& self, const TensorBase& other) { Tensor(self).add_(Tensor(other)); }
 TensorBase clone(const TensorBase& t) { return kiln::clone(Tensor(t)); }
+TensorBase contiguous_copy(const TensorBase& t) {
+  const Tensor x(t);
+  return x.is_contiguous() ? kiln::clone(x) : x.contiguous();
+}
 TensorBase detach(const TensorBase& t) { return kiln::detach(Tensor(t)); }
 TensorBase ones_like(const TensorBase& t) { return kiln::ones_like(Tensor(t)); }
 TensorBase to_dtype(const TensorBase& t, ScalarType dtype) { return Tensor(t).to(dtype); }

@@ -11,6 +11,8 @@ namespace ops_seam {
 TensorBase add(const TensorBase& a, const TensorBase& b);
 void add_(const TensorBase& self, const TensorBase& other);
 TensorBase clone(const TensorBase& t);
+// A contiguous tensor of its own (copied even when `t` is already contiguous); differentiable.
+TensorBase contiguous_copy(const TensorBase& t);
 TensorBase detach(const TensorBase& t);
 TensorBase ones_like(const TensorBase& t);
 TensorBase to_dtype(const TensorBase& t, ScalarType dtype);

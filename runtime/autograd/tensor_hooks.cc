@@ -30,7 +30,7 @@ void retain_grad(const TensorBase& t) {
     if (impl == nullptr) return TensorBase();
     AutogradMeta& m = impl->ensure_autograd_meta();
     if (!m.grad.defined()) {
-      m.grad = GradMode::is_enabled() ? grad : ops_seam::clone(grad);
+      m.grad = GradMode::is_enabled() ? grad : ops_seam::contiguous_copy(grad);
     } else {
       m.grad = ops_seam::add(m.grad, grad);
     }

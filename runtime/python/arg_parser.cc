@@ -186,7 +186,7 @@ Scalar to_scalar(PyObject* obj) {
   if (PyLong_Check(obj)) {
     int overflow = 0;
     long long v = PyLong_AsLongLongAndOverflow(obj, &overflow);
-    if (overflow != 0) return Scalar(PyLong_AsDouble(obj));
+    KILN_CHECK(overflow == 0, "Overflow when unpacking long");  // as torch: ints beyond int64 are refused
     return Scalar(static_cast<int64_t>(v));
   }
   if (PyFloat_Check(obj)) return Scalar(PyFloat_AS_DOUBLE(obj));

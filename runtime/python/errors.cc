@@ -8,6 +8,11 @@ namespace python {
 
 PythonError::PythonError() { PyErr_Fetch(&type_, &value_, &traceback_); }
 
+PythonError::PythonError(PythonError&& other) noexcept
+    : type_(other.type_), value_(other.value_), traceback_(other.traceback_) {
+  other.type_ = other.value_ = other.traceback_ = nullptr;
+}
+
 PythonError::~PythonError() {
   if (type_ || value_ || traceback_) {
     PyGILState_STATE s = PyGILState_Ensure();

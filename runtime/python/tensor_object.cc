@@ -265,7 +265,7 @@ TensorBase run_python_hooks(PyObject* hooks, const TensorBase& grad) {
     if (!res) {
       PythonError err;
       PyGILState_Release(s);
-      throw err;
+      throw PythonError(std::move(err));
     }
     if (res != Py_None) {
       if (!is_tensor(res)) {

@@ -53,6 +53,10 @@ class PythonError : public std::exception {
  public:
   PythonError();  // fetches the current Python error (GIL held)
   ~PythonError() override;
+  // Owns references: moving transfers them, copying would release them twice.
+  PythonError(PythonError&& other) noexcept;
+  PythonError(const PythonError&) = delete;
+  PythonError& operator=(const PythonError&) = delete;
   void restore();  // puts it back (GIL held)
   const char* what() const noexcept override { return "Python error"; }
 

@@ -856,3 +856,51 @@ def test_no_leak_with_hook_on_leaf_capturing_itself_no_backward():
 
     run()
     assert _live() == base
+
+
+def test_python_exception_in_hook_propagates_and_process_survives():
+    # Runs in a subprocess: a wrongly owned Python error used to crash the interpreter at exit.
+    import subprocess
+    import sys
+    code = (
+        "import kiln\n"
+        "a = kiln.ones(2, requires_grad=True); a.register_hook(lambda g: 1 / 0)\n"
+        "try:\n    (a * 2).sum().backward()\nexcept ZeroDivisionError as e:\n    print('leaf', e)\n"
+        "b = kiln.ones(2, requires_grad=True); c = b * 2; c.register_hook(lambda g: 1 / 0)\n"
+        "try:\n    c.sum().backward()\nexcept ZeroDivisionError as e:\n    print('nonleaf', e)\n"
+        "import gc; gc.collect(); print('alive')\n")
+    proc = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, env=_child_env())
+    assert proc.returncode == 0, proc.stderr
+    assert proc.stdout.split("\n")[:3] == ["leaf division by zero", "nonleaf division by zero", "alive"]
+
+
+def _child_env():
+    import os
+    import kiln as k
+    env = dict(os.environ)
+    env["PYTHONPATH"] = os.path.dirname(os.path.dirname(k.__file__)) + os.pathsep + env.get("PYTHONPATH", "")
+    return env
+
+
+def test_leaf_grad_is_a_plain_tensor_of_its_own():
+    # The incoming gradient may be a broadcast (stride 0) or transposed view; .grad never is.
+    w = kiln.ones(3, requires_grad=True)
+    w.sum().backward()
+    assert w.grad.stride() == (1,)
+    w.grad.zero_()
+    w.sum().backward()
+    w.sum().backward()
+    np.testing.assert_array_equal(w.grad.numpy(), [2.0, 2.0, 2.0])
+    m = kiln.ones(2, 3, requires_grad=True)
+    x = kiln.ones(4, 2)
+    (x @ m).sum().backward()  # the gradient of m arrives transposed
+    assert m.grad.is_contiguous() and m.grad.stride() == (3, 1)
+    assert m.grad.view(-1).shape == (6,)
+    np.testing.assert_array_equal(m.grad.numpy(), np.full((2, 3), 4.0))
+
+
+def test_leaf_hook_may_not_change_the_gradient_shape():
+    a = kiln.ones(2, requires_grad=True)
+    a.register_hook(lambda g: kiln.ones(3))
+    with pytest.raises(RuntimeError, match="changed the size of value"):
+        (a * 2).sum().backward()

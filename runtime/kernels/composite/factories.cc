@@ -23,13 +23,20 @@ ScalarType dtype_of(const Scalar& v) {
   if (v.is_integral(false)) return ScalarType::Int64;
   return default_dtype();
 }
+// `t` as a tensor that has never been modified (version 0, as torch's factories give):
+// the same storage under a fresh TensorImpl, since filling it bumped the version.
+Tensor fresh(const Tensor& t) {
+  const TensorImpl& impl = *t.impl();
+  return Tensor(TensorBase(Ref<TensorImpl>::make(impl.storage(), impl.dtype(), impl.sizes(), impl.strides(),
+                                                 impl.storage_offset())));
+}
 }  // namespace
 
 Tensor full(IntArrayRef size, const Scalar& fill_value, const std::optional<ScalarType>& dtype,
             const std::optional<Device>& device, bool /*requires_grad*/) {
   Tensor t = kiln::empty(size, dtype.value_or(dtype_of(fill_value)), device);
   kiln::fill_(t, fill_value);
-  return t;
+  return fresh(t);
 }
 
 Tensor zeros(IntArrayRef size, const std::optional<ScalarType>& dtype, const std::optional<Device>& device,
@@ -55,7 +62,7 @@ Tensor full_like(const Tensor& self, const Scalar& fill_value, const std::option
                  const std::optional<Device>& device, bool /*requires_grad*/) {
   Tensor t = empty_like(self, dtype, device, false);
   kiln::fill_(t, fill_value);
-  return t;
+  return fresh(t);
 }
 
 Tensor zeros_like(const Tensor& self, const std::optional<ScalarType>& dtype, const std::optional<Device>& device,

@@ -3,6 +3,7 @@
 #include "generated/api/copy.h"
 #include "generated/api/where.h"
 #include "generated/kernels/composite/masked_fill.h"
+#include "runtime/kernels/scalar_convert.h"
 #include "runtime/kernels/tensor_iterator.h"
 
 namespace kiln {
@@ -11,7 +12,8 @@ namespace {
 Tensor filled(const Tensor& self, const Tensor& mask, const Scalar& value) {
   KILN_CHECK(mask.dtype() == ScalarType::Bool, "masked_fill(): expected a bool mask, got ",
              scalar_type_name(mask.dtype()));
-  // The value takes self's dtype (masked_fill never changes it).
+  // The value takes self's dtype (masked_fill never changes it), and must fit in it.
+  check_scalar_fits(value, self.dtype(), "masked_fill");
   return kiln::where(mask, Tensor(cast_to(wrap_scalar(value), self.dtype())), self);
 }
 }  // namespace

@@ -12,6 +12,7 @@
 #include "generated/kernels/reciprocal.h"
 #include "generated/kernels/remainder.h"
 #include "runtime/kernels/cpu/loops.h"
+#include "runtime/kernels/scalar_convert.h"
 
 namespace kiln {
 namespace cpu {
@@ -131,11 +132,14 @@ TensorBase clamp_out(const TensorBase& self, const std::optional<Scalar>& min, c
   std::vector<TensorBase> operands = {self};
   if (min) operands.push_back(wrap_scalar(*min));
   if (max) operands.push_back(wrap_scalar(*max));
+  const ScalarType compute = result_type(operands);  // clamp(int_tensor, 0.5) is float, as in PyTorch
+  if (min) check_scalar_fits(*min, compute, "clamp");
+  if (max) check_scalar_fits(*max, compute, "clamp");
   IteratorConfig c;
   c.op_name = "clamp";
   c.out = out;
   c.inputs = {self};
-  c.compute_dtype = result_type(operands);  // clamp(int_tensor, 0.5) is float, as in PyTorch
+  c.compute_dtype = compute;
   c.inplace = out.defined() && out.is_same(self);
   TensorIterator it(std::move(c));
   KILN_DISPATCH_NUMERIC_TYPES(it.compute_dtype(), "clamp", [&] {

@@ -10,6 +10,7 @@
 #include "generated/kernels/fill.h"
 #include "generated/kernels/linspace.h"
 #include "runtime/kernels/cpu/loops.h"
+#include "runtime/kernels/scalar_convert.h"
 
 namespace kiln {
 namespace cpu {
@@ -31,35 +32,6 @@ TensorBase empty_strided(IntArrayRef size, IntArrayRef stride, const std::option
   return t;
 }
 
-namespace {
-// `value` as T, refusing values T cannot hold (as torch.full / fill_ do).
-template <typename T>
-T checked_convert(const Scalar& value, const char* op_name) {
-  if constexpr (std::is_same_v<T, bool>) {
-    return value.to_bool();
-  } else if constexpr (std::is_floating_point_v<T>) {
-    const double v = value.to_double();
-    KILN_CHECK(!std::isfinite(v) || std::fabs(v) <= static_cast<double>(std::numeric_limits<T>::max()), op_name,
-               "(): value cannot be converted to type ", scalar_type_name(CppTypeToScalarType<T>::value),
-               " without overflow");
-    return static_cast<T>(v);
-  } else {
-    bool ok;
-    if (value.is_floating_point()) {
-      const double v = value.to_double();
-      ok = std::isfinite(v) && v >= static_cast<double>(std::numeric_limits<T>::min()) &&
-           v <= static_cast<double>(std::numeric_limits<T>::max());
-    } else {
-      const int64_t v = value.to_long();
-      ok = v >= static_cast<int64_t>(std::numeric_limits<T>::min()) &&
-           v <= static_cast<int64_t>(std::numeric_limits<T>::max());
-    }
-    KILN_CHECK(ok, op_name, "(): value cannot be converted to type ", scalar_type_name(CppTypeToScalarType<T>::value),
-               " without overflow");
-    return value.to<T>();
-  }
-}
-}  // namespace
 
 TensorBase fill_(const TensorBase& self, const Scalar& value) {
   IteratorConfig c;

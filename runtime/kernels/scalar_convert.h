@@ -1,0 +1,45 @@
+// Scalars converted to a tensor's element type, refusing values the type cannot
+// hold (torch's "value cannot be converted to type int32 without overflow").
+#pragma once
+
+#include <cmath>
+#include <limits>
+#include <type_traits>
+
+#include "runtime/core/error.h"
+#include "runtime/core/scalar.h"
+
+namespace kiln {
+
+// `value` as T, refusing values T cannot hold (as torch.full / fill_ do).
+template <typename T>
+inline T checked_convert(const Scalar& value, const char* op_name) {
+  if constexpr (std::is_same_v<T, bool>) {
+    return value.to_bool();
+  } else if constexpr (std::is_floating_point_v<T>) {
+    const double v = value.to_double();
+    KILN_CHECK(!std::isfinite(v) || std::fabs(v) <= static_cast<double>(std::numeric_limits<T>::max()), op_name,
+               "(): value cannot be converted to type ", scalar_type_name(CppTypeToScalarType<T>::value),
+               " without overflow");
+    return static_cast<T>(v);
+  } else {
+    bool ok;
+    if (value.is_floating_point()) {
+      const double v = value.to_double();
+      ok = std::isfinite(v) && v >= static_cast<double>(std::numeric_limits<T>::min()) &&
+           v <= static_cast<double>(std::numeric_limits<T>::max());
+    } else {
+      const int64_t v = value.to_long();
+      ok = v >= static_cast<int64_t>(std::numeric_limits<T>::min()) &&
+           v <= static_cast<int64_t>(std::numeric_limits<T>::max());
+    }
+    KILN_CHECK(ok, op_name, "(): value cannot be converted to type ", scalar_type_name(CppTypeToScalarType<T>::value),
+               " without overflow");
+    return value.to<T>();
+  }
+}
+
+// Throws unless `value` fits in `dtype`.
+void check_scalar_fits(const Scalar& value, ScalarType dtype, const char* op_name);
+
+}  // namespace kiln
