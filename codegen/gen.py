@@ -301,6 +301,10 @@ def wrapper_view(nf: NativeFunction) -> Dict:
     elif d is None:
         w["kind"] = "not_implemented"
         w["message"] = f"the derivative for '{s.full_name}' is not implemented."
+        # In-place/out forms return a reference to their mutated argument: hold a value, return the argument.
+        ref = v["ret"].startswith("const ")
+        w["value_ret"] = "Tensor" if ref else v["ret"]
+        w["return_expr"] = next(a.name for a in s.arguments if a.is_mutable) if ref else "result"
         if len(s.returns) == 1:
             w["not_floating"] = "!result.is_floating_point()"
         else:

@@ -12,4 +12,7 @@ Tensor clamp(const Tensor& self, const std::optional<Scalar>& min = std::nullopt
 // clamp.out(Tensor self, Scalar? min=None, Scalar? max=None, *, Tensor(a!) out) -> Tensor(a!)
 const Tensor& clamp_out(const Tensor& out, const Tensor& self, const std::optional<Scalar>& min = std::nullopt, const std::optional<Scalar>& max = std::nullopt);
 
+// clamp.Tensor(Tensor self, Tensor? min=None, Tensor? max=None) -> Tensor
+Tensor clamp(const Tensor& self, const Tensor& min = {}, const Tensor& max = {});
+
 }  // namespace kiln

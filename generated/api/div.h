@@ -15,4 +15,7 @@ const Tensor& div_out(const Tensor& out, const Tensor& self, const Tensor& other
 // div.Scalar(Tensor self, Scalar other) -> Tensor
 Tensor div(const Tensor& self, const Scalar& other);
 
+// div.Tensor_mode(Tensor self, Tensor other, *, str? rounding_mode) -> Tensor
+Tensor div(const Tensor& self, const Tensor& other, const std::optional<std::string>& rounding_mode);
+
 }  // namespace kiln

@@ -4,6 +4,7 @@
 
 #include "generated/autograd/clamp.h"
 #include "generated/kernels/clamp.h"
+#include "generated/kernels/composite/clamp.h"
 #include "runtime/autograd/view_tracking.h"
 #include "runtime/core/api_helpers.h"
 #include "runtime/core/dispatcher.h"
@@ -77,12 +78,22 @@ const Tensor& clamp_out(const Tensor& out, const Tensor& self, const std::option
   return clamp_out_op.lookup(key, backend)(out, self, min, max);
 }
 
+// ---- clamp.Tensor(Tensor self, Tensor? min=None, Tensor? max=None) -> Tensor  (CompositeImplicit)
+Tensor clamp(const Tensor& self, const Tensor& min, const Tensor& max) {
+  if (explain_enabled()) explain_log("composite", "clamp.Tensor", "");
+  return composite_implicit::clamp_tensor(self, min, max);
+}
+
 Tensor Tensor::clamp(const std::optional<Scalar>& min, const std::optional<Scalar>& max) const {
   return kiln::clamp(*this, min, max);
 }
 
 const Tensor& Tensor::clamp_(const std::optional<Scalar>& min, const std::optional<Scalar>& max) const {
   return kiln::clamp_(*this, min, max);
+}
+
+Tensor Tensor::clamp(const Tensor& min, const Tensor& max) const {
+  return kiln::clamp(*this, min, max);
 }
 
 }  // namespace kiln

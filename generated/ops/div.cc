@@ -90,6 +90,12 @@ const Tensor& div_(const Tensor& self, const Scalar& other) {
   return composite_implicit::div__scalar(self, other);
 }
 
+// ---- div.Tensor_mode(Tensor self, Tensor other, *, str? rounding_mode) -> Tensor  (CompositeImplicit)
+Tensor div(const Tensor& self, const Tensor& other, const std::optional<std::string>& rounding_mode) {
+  if (explain_enabled()) explain_log("composite", "div.Tensor_mode", "");
+  return composite_implicit::div_mode(self, other, rounding_mode);
+}
+
 Tensor Tensor::div(const Tensor& other) const {
   return kiln::div(*this, other);
 }
@@ -104,6 +110,10 @@ Tensor Tensor::div(const Scalar& other) const {
 
 const Tensor& Tensor::div_(const Scalar& other) const {
   return kiln::div_(*this, other);
+}
+
+Tensor Tensor::div(const Tensor& other, const std::optional<std::string>& rounding_mode) const {
+  return kiln::div(*this, other, rounding_mode);
 }
 
 }  // namespace kiln

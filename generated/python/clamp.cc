@@ -13,11 +13,18 @@ namespace python {
 PyObject* fn_clamp(PyObject* /*module*/, PyObject* args, PyObject* kwargs) {
   KILN_PY_BEGIN
   static PythonArgParser parser({
+      "clamp(Tensor input, Tensor? min=None, Tensor? max=None)",
       "clamp(Tensor input, Scalar? min=None, Scalar? max=None, *, Tensor? out=None)",
   }, false);
   ParsedArgs r = parser.parse(args, kwargs);
   switch (r.index) {
     case 0: {
+      const Tensor self = r.tensor(0);
+      const Tensor min = r.tensor(1);
+      const Tensor max = r.tensor(2);
+      return wrap(without_gil([&] { return kiln::clamp(self, min, max); }));
+    }
+    case 1: {
       const Tensor self = r.tensor(0);
       const auto min = r.optional_scalar(1);
       const auto max = r.optional_scalar(2);
@@ -37,11 +44,18 @@ PyObject* fn_clamp(PyObject* /*module*/, PyObject* args, PyObject* kwargs) {
 PyObject* method_clamp(PyObject* py_self, PyObject* args, PyObject* kwargs) {
   KILN_PY_BEGIN
   static PythonArgParser parser({
+      "clamp(Tensor? min=None, Tensor? max=None)",
       "clamp(Scalar? min=None, Scalar? max=None)",
   }, true);
   ParsedArgs r = parser.parse(args, kwargs);
   switch (r.index) {
     case 0: {
+      const Tensor& self = unpack_tensor(py_self);
+      const Tensor min = r.tensor(0);
+      const Tensor max = r.tensor(1);
+      return wrap(without_gil([&] { return self.clamp(min, max); }));
+    }
+    case 1: {
       const Tensor& self = unpack_tensor(py_self);
       const auto min = r.optional_scalar(0);
       const auto max = r.optional_scalar(1);

@@ -14,6 +14,7 @@ PyObject* fn_div(PyObject* /*module*/, PyObject* args, PyObject* kwargs) {
   KILN_PY_BEGIN
   static PythonArgParser parser({
       "div(Tensor input, Tensor other, *, Tensor? out=None)",
+      "div(Tensor input, Tensor other, *, str? rounding_mode)",
       "div(Tensor input, Scalar other)",
   }, false);
   ParsedArgs r = parser.parse(args, kwargs);
@@ -30,6 +31,12 @@ PyObject* fn_div(PyObject* /*module*/, PyObject* args, PyObject* kwargs) {
     }
     case 1: {
       const Tensor self = r.tensor(0);
+      const Tensor other = r.tensor(1);
+      const auto rounding_mode = r.optional_string(2);
+      return wrap(without_gil([&] { return kiln::div(self, other, rounding_mode); }));
+    }
+    case 2: {
+      const Tensor self = r.tensor(0);
       const auto other = r.scalar(1);
       return wrap(without_gil([&] { return kiln::div(self, other); }));
     }
@@ -43,6 +50,7 @@ PyObject* method_div(PyObject* py_self, PyObject* args, PyObject* kwargs) {
   KILN_PY_BEGIN
   static PythonArgParser parser({
       "div(Tensor other)",
+      "div(Tensor other, *, str? rounding_mode)",
       "div(Scalar other)",
   }, true);
   ParsedArgs r = parser.parse(args, kwargs);
@@ -53,6 +61,12 @@ PyObject* method_div(PyObject* py_self, PyObject* args, PyObject* kwargs) {
       return wrap(without_gil([&] { return self.div(other); }));
     }
     case 1: {
+      const Tensor& self = unpack_tensor(py_self);
+      const Tensor other = r.tensor(0);
+      const auto rounding_mode = r.optional_string(1);
+      return wrap(without_gil([&] { return self.div(other, rounding_mode); }));
+    }
+    case 2: {
       const Tensor& self = unpack_tensor(py_self);
       const auto other = r.scalar(0);
       return wrap(without_gil([&] { return self.div(other); }));

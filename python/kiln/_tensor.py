@@ -216,9 +216,27 @@ class Tensor(_C.TensorBase):
         return self.remainder_(other)
 
     def __invert__(self):
-        if self.dtype != _C.bool:
-            raise TypeError("~ (bitwise not) is only supported for bool tensors in kiln")
-        return _C.logical_not(self)
+        return _C.bitwise_not(self)
+
+    def __and__(self, other):
+        return _C.bitwise_and(self, other)
+
+    def __or__(self, other):
+        return _C.bitwise_or(self, other)
+
+    def __xor__(self, other):
+        return _C.bitwise_xor(self, other)
+
+    __rand__, __ror__, __rxor__ = __and__, __or__, __xor__
+
+    def __iand__(self, other):
+        return self.bitwise_and_(other)
+
+    def __ior__(self, other):
+        return self.bitwise_or_(other)
+
+    def __ixor__(self, other):
+        return self.bitwise_xor_(other)
 
     def __matmul__(self, other):
         return _C.matmul(self, other)

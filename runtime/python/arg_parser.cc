@@ -331,6 +331,10 @@ std::string ParsedArgs::string(int i) const {
 }
 
 ScalarType ParsedArgs::scalartype(int i) const { return *as_scalar_type(values[i]); }
+std::optional<std::string> ParsedArgs::optional_string(int i) const {
+  if (is_none(i)) return std::nullopt;
+  return string(i);
+}
 std::optional<ScalarType> ParsedArgs::optional_scalartype(int i) const {
   if (is_none(i)) return std::nullopt;
   return scalartype(i);

@@ -59,6 +59,7 @@ class ParsedArgs {
   bool to_bool(int i) const;
   std::optional<bool> optional_to_bool(int i) const;
   std::string string(int i) const;
+  std::optional<std::string> optional_string(int i) const;
   ScalarType scalartype(int i) const;
   std::optional<ScalarType> optional_scalartype(int i) const;
   std::optional<Device> optional_device(int i) const;

@@ -11,5 +11,6 @@ namespace kiln {
 namespace composite_implicit {
 Tensor div_scalar(const Tensor& self, const Scalar& other);
 const Tensor& div__scalar(const Tensor& self, const Scalar& other);
+Tensor div_mode(const Tensor& self, const Tensor& other, const std::optional<std::string>& rounding_mode);
 }  // namespace composite_implicit
 }  // namespace kiln

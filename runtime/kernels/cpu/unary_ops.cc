@@ -1,7 +1,12 @@
-// neg, exp, tanh, sigmoid, abs, log, sqrt, relu, sign: the shared out= kernels of each family.
+// neg, exp, tanh, sigmoid, abs, log, sqrt, relu, sign, floor, ceil, trunc, round:
+// the shared out= kernels of each family.
 #include <cmath>
 
 #include "generated/kernels/abs.h"
+#include "generated/kernels/ceil.h"
+#include "generated/kernels/floor.h"
+#include "generated/kernels/round.h"
+#include "generated/kernels/trunc.h"
 #include "generated/kernels/exp.h"
 #include "generated/kernels/log.h"
 #include "generated/kernels/neg.h"
@@ -89,6 +94,31 @@ TensorBase relu_out(const TensorBase& self, const TensorBase& out) {
 
 TensorBase sign_out(const TensorBase& self, const TensorBase& out) {
   return numeric_unary("sign", self, out, [](auto x) { return decltype(x)((x > 0) - (x < 0)); });
+}
+
+// Rounding: integers are already whole (kept as they are); round() is half-to-even.
+template <typename F>
+TensorBase rounding(const char* name, const TensorBase& self, const TensorBase& out, F f) {
+  return numeric_unary(name, self, out, [f](auto x) {
+    if constexpr (std::is_floating_point_v<decltype(x)>) return decltype(x)(f(x));
+    else return x;
+  });
+}
+
+TensorBase floor_out(const TensorBase& self, const TensorBase& out) {
+  return rounding("floor", self, out, [](auto x) { return std::floor(x); });
+}
+
+TensorBase ceil_out(const TensorBase& self, const TensorBase& out) {
+  return rounding("ceil", self, out, [](auto x) { return std::ceil(x); });
+}
+
+TensorBase trunc_out(const TensorBase& self, const TensorBase& out) {
+  return rounding("trunc", self, out, [](auto x) { return std::trunc(x); });
+}
+
+TensorBase round_out(const TensorBase& self, const TensorBase& out) {
+  return rounding("round", self, out, [](auto x) { return std::nearbyint(x); });
 }
 
 }  // namespace cpu

@@ -1,0 +1,116 @@
+// Bitwise ops (&, |, ^, ~ on bool and integer tensors; float inputs are refused, as in
+// PyTorch) and logical ops (and/or/xor of "nonzero", bool results, any dtype).
+#include "generated/kernels/bitwise_and.h"
+#include "generated/kernels/bitwise_not.h"
+#include "generated/kernels/bitwise_or.h"
+#include "generated/kernels/bitwise_xor.h"
+#include "generated/kernels/logical_and.h"
+#include "generated/kernels/logical_or.h"
+#include "generated/kernels/logical_xor.h"
+#include "runtime/kernels/cpu/loops.h"
+
+namespace kiln {
+namespace cpu {
+namespace {
+
+// Only instantiated for bool and integer types (dispatch with `if constexpr` outside a
+// template would still compile the float cases).
+template <typename T, typename F>
+void integral_binary(TensorIterator& it, F f) {
+  if constexpr (std::is_integral_v<T>) binary_kernel<T, T>(it, f);
+}
+
+template <typename T>
+void invert(TensorIterator& it) {
+  if constexpr (std::is_same_v<T, bool>) {
+    unary_kernel<bool, bool>(it, [](bool x) { return !x; });
+  } else if constexpr (std::is_integral_v<T>) {
+    unary_kernel<T, T>(it, [](T x) { return T(~x); });
+  }
+}
+
+template <typename F>
+TensorBase bitwise(const char* name, const TensorBase& self, const TensorBase& other, const TensorBase& out, F f) {
+  IteratorConfig c;
+  c.op_name = name;
+  c.out = out;
+  c.inputs = {self, other};
+  c.inplace = out.defined() && out.is_same(self);
+  TensorIterator it(std::move(c));
+  const ScalarType dt = it.compute_dtype();
+  KILN_CHECK(is_integral_type(dt, /*include_bool=*/true), "\"", name, "_cpu\" not implemented for '",
+                  scalar_type_name(dt), "'");
+  KILN_DISPATCH_ALL_TYPES(dt, name, [&] { integral_binary<scalar_t>(it, f); });
+  it.finish();
+  return it.output();
+}
+
+template <typename F>
+TensorBase logical(const char* name, const TensorBase& self, const TensorBase& other, const TensorBase& out, F f) {
+  if (out.defined() && out.dtype() != ScalarType::Bool) {
+    // logical_and_ on a float tensor keeps its dtype: compute the bools, then copy them in.
+    KILN_CHECK(!out.is_same(self) || broadcast_shapes(self.sizes(), other.sizes(), name) == self.sizes(), name,
+               "(): output with shape ", shape_str(self.sizes()), " doesn't match the broadcast shape");
+    copy_into(out, logical(name, self, other, TensorBase(), f), name);
+    return out;
+  }
+  IteratorConfig c;
+  c.op_name = name;
+  c.out = out;
+  c.inputs = {self, other};
+  c.out_dtype = ScalarType::Bool;
+  c.inplace = out.defined() && out.is_same(self);
+  TensorIterator it(std::move(c));
+  KILN_DISPATCH_ALL_TYPES(it.compute_dtype(), name, [&] {
+    binary_kernel<bool, scalar_t>(it, [f](scalar_t a, scalar_t b) {
+      return f(static_cast<bool>(a), static_cast<bool>(b));
+    });
+  });
+  it.finish();
+  return it.output();
+}
+
+}  // namespace
+
+TensorBase bitwise_and_out(const TensorBase& self, const TensorBase& other, const TensorBase& out) {
+  return bitwise("bitwise_and", self, other, out, [](auto a, auto b) { return decltype(a)(a & b); });
+}
+
+TensorBase bitwise_or_out(const TensorBase& self, const TensorBase& other, const TensorBase& out) {
+  return bitwise("bitwise_or", self, other, out, [](auto a, auto b) { return decltype(a)(a | b); });
+}
+
+TensorBase bitwise_xor_out(const TensorBase& self, const TensorBase& other, const TensorBase& out) {
+  return bitwise("bitwise_xor", self, other, out, [](auto a, auto b) { return decltype(a)(a ^ b); });
+}
+
+TensorBase bitwise_not_out(const TensorBase& self, const TensorBase& out) {
+  IteratorConfig c;
+  c.op_name = "bitwise_not";
+  c.out = out;
+  c.inputs = {self};
+  c.inplace = out.defined() && out.is_same(self);
+  TensorIterator it(std::move(c));
+  const ScalarType dt = it.compute_dtype();
+  // TypeError, as torch's ~ on a float tensor.
+  KILN_CHECK_TYPE(is_integral_type(dt, /*include_bool=*/true), "\"bitwise_not_cpu\" not implemented for '",
+                  scalar_type_name(dt), "'");
+  KILN_DISPATCH_ALL_TYPES(dt, "bitwise_not", [&] { invert<scalar_t>(it); });
+  it.finish();
+  return it.output();
+}
+
+TensorBase logical_and_out(const TensorBase& self, const TensorBase& other, const TensorBase& out) {
+  return logical("logical_and", self, other, out, [](bool a, bool b) { return a && b; });
+}
+
+TensorBase logical_or_out(const TensorBase& self, const TensorBase& other, const TensorBase& out) {
+  return logical("logical_or", self, other, out, [](bool a, bool b) { return a || b; });
+}
+
+TensorBase logical_xor_out(const TensorBase& self, const TensorBase& other, const TensorBase& out) {
+  return logical("logical_xor", self, other, out, [](bool a, bool b) { return a != b; });
+}
+
+}  // namespace cpu
+}  // namespace kiln
