@@ -6,19 +6,46 @@ from . import _C
 _NUMPY_OF = {"bool": np.bool_, "int32": np.int32, "int64": np.int64, "float32": np.float32, "float64": np.float64}
 
 
+def _from_numpy_values(data):
+    """Whether `data` carries NumPy dtypes (an ndarray or NumPy scalar, or a list of them),
+    which torch keeps (np.float64 -> float64) instead of applying Python-number rules."""
+    if isinstance(data, (np.ndarray, np.generic)):
+        return True
+    return isinstance(data, (list, tuple)) and len(data) > 0 and all(
+        isinstance(d, (np.ndarray, np.generic)) for d in data)
+
+
 def _as_array(data, dtype=None):
     if isinstance(data, np.ndarray):
-        return data
-    if isinstance(data, (str, bytes)):
-        raise TypeError(f"new(): invalid data type '{type(data).__name__}'")
-    try:
-        arr = np.array(data)
-    except (ValueError, TypeError) as e:
-        raise ValueError(f"tensor(): could not build a tensor from the data: {e}") from None
-    if arr.dtype == object or arr.dtype.kind in "USV":
-        raise TypeError(f"new(): invalid data type '{arr.dtype}'")
-    if dtype is not None:  # convert once, straight from the Python values
-        return arr.astype(_NUMPY_OF[str(dtype).split(".")[1]])
+        arr = data
+    else:
+        if isinstance(data, (str, bytes)):
+            raise TypeError(f"new(): invalid data type '{type(data).__name__}'")
+        try:
+            arr = np.array(data)
+        except (ValueError, TypeError) as e:
+            raise ValueError(f"tensor(): could not build a tensor from the data: {e}") from None
+        if arr.dtype.kind in "USV":
+            raise ValueError(f"too many dimensions '{arr.dtype.kind == 'U' and 'str' or arr.dtype}'")
+        if arr.dtype == object:
+            bad = data if not isinstance(data, (list, tuple)) else next(
+                (d for d in np.ravel(np.array(data, dtype=object)) if not isinstance(d, (int, float, bool))), data)
+            if isinstance(bad, int):
+                raise RuntimeError("Overflow when unpacking long")
+            raise RuntimeError(f"Could not infer dtype of {type(bad).__name__}")
+        if arr.dtype.kind == "u" and arr.dtype.itemsize == 8 and not _from_numpy_values(data):
+            raise RuntimeError("Overflow when unpacking long")  # a Python int above int64's range
+    if dtype is not None:  # convert once, straight from the values
+        target = np.dtype(_NUMPY_OF[str(dtype).split(".")[1]])
+        if target.kind in "iu" and arr.dtype.kind in "fiu" and arr.size:
+            info = np.iinfo(target)
+            if arr.dtype.kind == "f" and not np.isfinite(arr).all():
+                raise RuntimeError(f"value cannot be converted to type {dtype} without overflow")
+            if arr.min() < info.min or arr.max() > info.max:
+                raise RuntimeError(f"value cannot be converted to type {dtype} without overflow")
+        return arr.astype(target)
+    if _from_numpy_values(data):
+        return arr
     # Python numbers follow torch's rules: float -> default dtype, int -> int64.
     if arr.dtype.kind == "f":
         arr = arr.astype(_NUMPY_OF[str(_C.get_default_dtype()).split(".")[1]])
@@ -43,3 +70,32 @@ def tensor(data, *, dtype=None, device=None, requires_grad=False):
     if requires_grad:
         t.requires_grad_(True)
     return t
+
+
+def as_tensor(data, dtype=None, device=None):
+    """Like torch.as_tensor: shares memory with a tensor or NumPy array when no conversion is needed."""
+    from ._tensor import Tensor
+    if isinstance(data, Tensor):
+        return data if dtype is None or data.dtype == dtype else data.to(dtype)
+    if isinstance(data, np.ndarray) and data.flags.c_contiguous and data.dtype.kind in "bif" \
+            and data.dtype.itemsize in (1, 4, 8) and data.dtype.byteorder in "=|":
+        t = _C.from_numpy(data)
+        return t if dtype is None or t.dtype == dtype else t.to(dtype)
+    return tensor(data, dtype=dtype, device=device)
+
+
+def _legacy_constructor(dtype, name):
+    def construct(*args):
+        """Tensor(2, 3): uninitialised of that shape; Tensor([1, 2]): a copy of the data."""
+        if len(args) == 1 and not isinstance(args[0], int):
+            return tensor(args[0], dtype=dtype)
+        return _C.empty(list(args) if args else [0], dtype=dtype)
+    construct.__name__ = construct.__qualname__ = name
+    return construct
+
+
+FloatTensor = _legacy_constructor(_C.float32, "FloatTensor")
+DoubleTensor = _legacy_constructor(_C.float64, "DoubleTensor")
+LongTensor = _legacy_constructor(_C.int64, "LongTensor")
+IntTensor = _legacy_constructor(_C.int32, "IntTensor")
+BoolTensor = _legacy_constructor(_C.bool, "BoolTensor")

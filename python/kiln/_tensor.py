@@ -43,11 +43,87 @@ class Tensor(_C.TensorBase):
             raise RuntimeError("Boolean value of Tensor with more than one value is ambiguous")
         return bool(self.item())
 
+    def __new__(cls, *args):
+        """Legacy constructor: Tensor(2, 3) is uninitialised float32 of that shape, Tensor([1, 2]) copies data."""
+        from ._creation import tensor
+        if len(args) == 1 and not isinstance(args[0], numbers.Integral):
+            t = tensor(args[0], dtype=_C.float32) if not isinstance(args[0], _C.TensorBase) else args[0]
+        elif all(isinstance(a, numbers.Integral) for a in args):
+            t = _C.empty(list(args) if args else [0], dtype=_C.float32)
+        else:
+            raise TypeError("Tensor(): expected sizes (ints) or data (a list, array or tensor)")
+        return t if cls is Tensor else _C._make_subclass(cls, t, t.requires_grad)
+
+    def _single_element(self, kind):
+        if self.numel() != 1:
+            raise ValueError(f"only one element tensors can be converted to Python scalars (got {self.numel()} "
+                             f"elements, converting to {kind})")
+        return self.item()
+
     def __float__(self):
-        return float(self.item())
+        return float(self._single_element("float"))
 
     def __int__(self):
-        return int(self.item())
+        return int(self._single_element("int"))
+
+    def __format__(self, spec):
+        if self.dim() == 0:
+            return self.item().__format__(spec)
+        return object.__format__(self, spec)
+
+    # ---- pickling and copying (by value, through NumPy; never shares memory) ----
+    def __reduce_ex__(self, proto):
+        return (_rebuild_tensor, (self.detach().numpy().copy(), self.requires_grad))
+
+    def __deepcopy__(self, memo):
+        if id(self) in memo:
+            return memo[id(self)]
+        if not self.is_leaf:
+            raise RuntimeError("Only Tensors created explicitly by the user (graph leaves) support the deepcopy "
+                               "protocol at the moment")
+        import copy
+        new = self.detach().clone()
+        if type(self) is not Tensor:
+            new = _C._make_subclass(type(self), new, False)
+        new.requires_grad_(self.requires_grad)
+        if self.grad is not None:
+            new.grad = copy.deepcopy(self.grad, memo)
+        memo[id(self)] = new
+        return new
+
+    # ---- torch's small conveniences ----
+    def view_as(self, other):
+        return self.view(list(other.shape))
+
+    def reshape_as(self, other):
+        return self.reshape(list(other.shape))
+
+    def expand_as(self, other):
+        return self.expand(list(other.shape))
+
+    def new_empty(self, *size, dtype=None, device=None, requires_grad=False):
+        return _C.empty(_sizes(size), dtype=dtype or self.dtype, requires_grad=requires_grad)
+
+    def new_zeros(self, *size, dtype=None, device=None, requires_grad=False):
+        return _C.zeros(_sizes(size), dtype=dtype or self.dtype, requires_grad=requires_grad)
+
+    def new_ones(self, *size, dtype=None, device=None, requires_grad=False):
+        return _C.ones(_sizes(size), dtype=dtype or self.dtype, requires_grad=requires_grad)
+
+    def new_full(self, size, fill_value, *, dtype=None, device=None, requires_grad=False):
+        return _C.full(_sizes((size,)), fill_value, dtype=dtype or self.dtype, requires_grad=requires_grad)
+
+    def new_tensor(self, data, dtype=None, device=None, requires_grad=False):
+        from ._creation import tensor
+        return tensor(data, dtype=dtype or self.dtype, requires_grad=requires_grad)
+
+    def type(self, dtype=None):
+        """With no argument, the legacy type name ('kiln.FloatTensor'); else a conversion."""
+        if dtype is None:
+            return "kiln." + _LEGACY_NAMES[str(self.dtype)] + "Tensor"
+        if isinstance(dtype, str):
+            dtype = next(getattr(_C, d) for d, n in _LEGACY_DTYPES.items() if dtype.endswith(n + "Tensor"))
+        return self.to(dtype)
 
     def __index__(self):
         if self.numel() != 1 or self.is_floating_point() or self.dtype == _C.bool:
@@ -271,6 +347,23 @@ class Tensor(_C.TensorBase):
         if not isinstance(value, _C.TensorBase):
             value = _as_value_tensor(value, self)
         view.index_put_(indices, value)
+
+
+_LEGACY_DTYPES = {"float32": "Float", "float64": "Double", "int64": "Long", "int32": "Int", "bool": "Bool"}
+_LEGACY_NAMES = {"kiln." + d: n for d, n in _LEGACY_DTYPES.items()}
+
+
+def _sizes(size):
+    """new_zeros(2, 3) and new_zeros((2, 3)) alike."""
+    if len(size) == 1 and isinstance(size[0], (tuple, list)):
+        return list(size[0])
+    return list(size)
+
+
+def _rebuild_tensor(array, requires_grad):
+    """Unpickles a tensor (see Tensor.__reduce_ex__)."""
+    from ._creation import tensor
+    return tensor(array, requires_grad=requires_grad)
 
 
 class _RemovableHandle:

@@ -13,7 +13,7 @@ int64_t wrap_dim(int64_t dim, int64_t ndim, const char* op_name) {
 
 Scalar TensorBase::item() const {
   KILN_CHECK_VALUE(defined(), "item(): the tensor is undefined");
-  KILN_CHECK(numel() == 1, "a Tensor with ", numel(), " elements cannot be converted to Scalar");
+  KILN_CHECK_VALUE(numel() == 1, "a Tensor with ", numel(), " elements cannot be converted to Scalar");
   KILN_CHECK(is_cpu(), "item(): only CPU tensors are supported for now");
   const void* p = impl_->data();
   switch (dtype()) {

@@ -378,6 +378,7 @@ bool PythonArgParser::try_match(const Signature& sig, PyObject* args, PyObject* 
     const Param& p = sig.params[i];
     PyObject* obj = nullptr;
     if (kwargs) obj = PyDict_GetItem(kwargs, p.py_name);
+    if (obj == nullptr && kwargs && p.name == "dim") obj = PyDict_GetItemString(kwargs, "axis");  // NumPy's name, as torch
     if (obj != nullptr) {
       if (i < first_kw) return false;  // given twice
       if (!matches(p, obj, numbers_as_tensors)) return false;
