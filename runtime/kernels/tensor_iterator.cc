@@ -92,6 +92,21 @@ DimVector broadcast_shapes(IntArrayRef a, IntArrayRef b, const char* op_name) {
   return out;
 }
 
+void check_no_partial_overlap(const TensorBase& out, const TensorBase& in, const char* op_name) {
+  // PyTorch's rule: only two contiguous tensors in the same storage are compared (for strided
+  // ones, interleaved but disjoint elements, like two columns, are common and fine).
+  if (out.numel() == 0 || in.numel() == 0 || !out.is_contiguous() || !in.is_contiguous()) return;
+  if (out.impl()->storage().get() != in.impl()->storage().get()) return;
+  const char* a = static_cast<const char*>(out.data_ptr());
+  const char* b = static_cast<const char*>(in.data_ptr());
+  const char* a_end = a + out.numel() * out.element_size();
+  const char* b_end = b + in.numel() * in.element_size();
+  const bool same = a == b && a_end == b_end;  // x.add_(x): each element reads itself
+  KILN_CHECK(same || a_end <= b || b_end <= a, op_name,
+             "(): unsupported operation: some elements of the input tensor and the written-to tensor refer to a "
+             "single memory location. Please clone() the tensor before performing the operation.");
+}
+
 TensorIterator::TensorIterator(IteratorConfig config) { build(config); }
 
 void TensorIterator::build(IteratorConfig& c) {
@@ -133,6 +148,7 @@ void TensorIterator::build(IteratorConfig& c) {
                  "(): unsupported operation: more than one element of the written-to tensor refers to a single "
                  "memory location. Please clone() the tensor before performing the operation.");
     }
+    for (const TensorBase& t : c.inputs) check_no_partial_overlap(c.out, t, c.op_name);
     result_ = c.out;
     if (c.out.dtype() == result_dtype) {
       out = c.out;

@@ -31,6 +31,9 @@ TensorBase empty_like_cpu(const TensorBase& t, ScalarType dtype);
 TensorBase wrap_scalar(const Scalar& s);
 // The broadcast shape of two shapes, or a RuntimeError naming the op.
 DimVector broadcast_shapes(IntArrayRef a, IntArrayRef b, const char* op_name);
+// Throws when `in` and `out` share some memory but are not the same elements
+// (x[1:] = x[:-1] would read values it already overwrote).
+void check_no_partial_overlap(const TensorBase& out, const TensorBase& in, const char* op_name);
 
 struct IteratorConfig {
   const char* op_name = "op";

@@ -97,3 +97,20 @@ def test_squeeze_all():
     s = t.squeeze()
     assert s.shape == (3, 2) and s.data_ptr() == t.data_ptr()
     assert kiln.squeeze(kiln.zeros(1)).shape == ()
+
+
+def test_writes_that_would_read_overwritten_values_are_refused():
+    a = kiln.arange(5.0)
+    with pytest.raises(RuntimeError, match="refer to a single memory location"):
+        a[1:] = a[:-1]
+    with pytest.raises(RuntimeError, match="refer to a single memory location"):
+        a[1:].mul_(a[:-1])
+    np.testing.assert_array_equal(a.numpy(), [0.0, 1.0, 2.0, 3.0, 4.0])  # untouched
+    # Same elements, or disjoint interleaved ones (two columns), are fine.
+    a.add_(a)
+    np.testing.assert_array_equal(a.numpy(), [0.0, 2.0, 4.0, 6.0, 8.0])
+    x = kiln.arange(6.0).view(2, 3)
+    x[:, 0] += x[:, 1]
+    np.testing.assert_array_equal(x.numpy(), [[1.0, 1.0, 2.0], [7.0, 4.0, 5.0]])
+    with pytest.raises(RuntimeError, match="more than one element of the written-to tensor"):
+        kiln.zeros(1).expand(3).add_(1)
