@@ -16,7 +16,7 @@ from ._size import Size
 from ._tensor import Tensor
 from ._creation import (BoolTensor, DoubleTensor, FloatTensor, IntTensor, LongTensor,  # noqa: F401
                         as_tensor, tensor)
-from .autograd.grad_mode import enable_grad, no_grad, set_grad_enabled
+from .autograd.grad_mode import enable_grad, inference_mode, no_grad, set_grad_enabled
 from . import autograd
 
 _C._register_classes(tensor=Tensor, size=Size, device=device)
@@ -60,7 +60,7 @@ def explain(enabled=True):
 
 __all__ = [
     "Tensor", "Size", "device", "dtype", "tensor", "from_numpy", "autograd", "no_grad", "enable_grad",
-    "set_grad_enabled", "is_grad_enabled", "allclose", "is_tensor", "cuda", "nn", "optim", "bool", "int32", "int64", "float32", "float64", "float", "double",
+    "set_grad_enabled", "inference_mode", "is_grad_enabled", "allclose", "is_tensor", "cuda", "nn", "optim", "bool", "int32", "int64", "float32", "float64", "float", "double",
     "long", "int", "manual_seed", "initial_seed", "get_default_dtype", "set_default_dtype", "set_num_threads", "get_num_threads", "explain",
     "concat", "nonzero", "as_tensor", "FloatTensor", "DoubleTensor", "LongTensor", "IntTensor", "BoolTensor",
 ]

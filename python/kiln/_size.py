@@ -11,6 +11,12 @@ class Size(tuple):
             n *= s
         return n
 
+    def __add__(self, other):
+        return Size(tuple.__add__(self, tuple(other)))
+
+    def __radd__(self, other):
+        return Size(tuple(other) + tuple(self))
+
     def __getitem__(self, key):
         r = tuple.__getitem__(self, key)
         return Size(r) if isinstance(key, slice) else r

@@ -240,13 +240,13 @@ class Tensor(_C.TensorBase):
 
     # Comparisons are elementwise and give bool tensors (so Tensor keeps identity hashing).
     def __eq__(self, other):
-        if other is None:
-            return False
+        if not isinstance(other, _C.TensorBase) and not _is_number(other):
+            return NotImplemented  # as torch: t == None, t == 'a', t == [1, 2] are plain False
         return _C.eq(self, other)
 
     def __ne__(self, other):
-        if other is None:
-            return True
+        if not isinstance(other, _C.TensorBase) and not _is_number(other):
+            return NotImplemented
         return _C.ne(self, other)
 
     def __lt__(self, other):

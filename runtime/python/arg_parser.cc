@@ -127,7 +127,8 @@ bool matches(const Param& p, PyObject* obj, bool numbers_as_tensors) {
       }
       return true;
     }
-    case ParamType::Scalar: return is_scalar_like(obj);
+    case ParamType::Scalar:  // the lenient pass also takes 0-dim tensors (x.fill_(t), arange(t)), as torch
+      return is_scalar_like(obj) || (numbers_as_tensors && is_tensor(obj) && unpack_tensor(obj).dim() == 0);
     case ParamType::Int: return is_int_like(obj);
     case ParamType::IntList: return is_sequence_of_ints(obj) || (p.list_size > 0 && is_int_like(obj));
     case ParamType::Float: return PyFloat_Check(obj) || is_int_like(obj);

@@ -1,5 +1,8 @@
 #include "runtime/python/node_object.h"
 
+#include <string>
+#include <unordered_map>
+
 namespace kiln {
 namespace python {
 namespace {
@@ -52,7 +55,7 @@ PyTypeObject NodeType = [] {
   t.tp_name = "kiln._C.Node";
   t.tp_basicsize = sizeof(NodeObject);
   t.tp_dealloc = node_dealloc;
-  t.tp_flags = Py_TPFLAGS_DEFAULT;
+  t.tp_flags = Py_TPFLAGS_DEFAULT | Py_TPFLAGS_BASETYPE;  // subclassed per node name (see node_class)
   t.tp_repr = node_repr;
   t.tp_methods = node_methods;
   t.tp_getset = node_getset;
@@ -63,16 +66,31 @@ PyTypeObject NodeType = [] {
 
 // Two wrappers of the same node compare equal (`y.grad_fn == y.grad_fn`).
 PyObject* node_richcompare(PyObject* a, PyObject* b, int op) {
-  if (Py_TYPE(b) != &NodeType || (op != Py_EQ && op != Py_NE)) Py_RETURN_NOTIMPLEMENTED;
+  if (!PyObject_TypeCheck(b, &NodeType) || (op != Py_EQ && op != Py_NE)) Py_RETURN_NOTIMPLEMENTED;
   bool same = reinterpret_cast<NodeObject*>(a)->node == reinterpret_cast<NodeObject*>(b)->node;
   return PyBool_FromLong(op == Py_EQ ? same : !same);
+}
+
+// One Python class per node name, so type(y.grad_fn).__name__ is 'MulBackward0' as in torch
+// (a subclass of kiln._C.Node, made on first use and kept for the process).
+PyTypeObject* node_class(const std::string& name) {
+  static std::unordered_map<std::string, PyTypeObject*> classes;
+  auto it = classes.find(name);
+  if (it != classes.end()) return it->second;
+  PyObject* cls = PyObject_CallFunction(reinterpret_cast<PyObject*>(&PyType_Type), "s(O){}", name.c_str(),
+                                        reinterpret_cast<PyObject*>(&NodeType));
+  if (cls == nullptr) return nullptr;
+  classes.emplace(name, reinterpret_cast<PyTypeObject*>(cls));
+  return reinterpret_cast<PyTypeObject*>(cls);
 }
 
 }  // namespace
 
 PyObject* wrap_node(const std::shared_ptr<Node>& node) {
   if (!node) Py_RETURN_NONE;
-  PyObject* obj = NodeType.tp_alloc(&NodeType, 0);
+  PyTypeObject* cls = node_class(node->name());
+  if (cls == nullptr) return nullptr;
+  PyObject* obj = cls->tp_alloc(cls, 0);
   if (!obj) return nullptr;
   new (&reinterpret_cast<NodeObject*>(obj)->node) std::shared_ptr<Node>(node);
   return obj;

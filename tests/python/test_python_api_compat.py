@@ -88,3 +88,50 @@ def test_numpy_dtypes_are_kept_and_bad_data_is_refused():
         kiln.tensor(None)
     with pytest.raises(ValueError):
         kiln.tensor(["a"])
+
+
+def test_grad_fn_classes_are_named_after_the_node():
+    x = kiln.ones(2, requires_grad=True)
+    y = (x * 2).sum()
+    assert type(y.grad_fn).__name__ == "SumBackward0" and isinstance(y.grad_fn, kiln._C.Node)
+    mul = y.grad_fn.next_functions[0][0]
+    assert type(mul).__name__ == "MulBackward0"
+    assert type(mul.next_functions[0][0]).__name__ == "AccumulateGrad"
+    assert y.grad_fn == y.grad_fn
+
+
+def test_max_gradient_goes_to_a_nan_maximum():
+    a = kiln.tensor([1.0, float("nan"), 3.0], requires_grad=True)
+    a.max().backward()
+    assert a.grad.tolist() == [0.0, 1.0, 0.0]
+
+
+def test_zero_dim_tensors_are_accepted_as_numbers():
+    assert kiln.arange(kiln.tensor(4)).tolist() == [0, 1, 2, 3]
+    assert kiln.ones(2).fill_(kiln.tensor(2.5)).tolist() == [2.5, 2.5]
+    mask = kiln.tensor([True, False])
+    assert kiln.zeros(2).masked_fill(mask, kiln.tensor(3.0)).tolist() == [3.0, 0.0]
+
+
+def test_comparison_with_other_objects_is_plain_python():
+    t = kiln.ones(2)
+    assert (t == "a") is False and (t == [1, 1]) is False and (t != None) is True  # noqa: E711
+    assert kiln.Size([1]) + (2,) == (1, 2) and isinstance(kiln.Size([1]) + (2,), kiln.Size)
+
+
+def test_inference_mode_records_no_graph():
+    x = kiln.ones(2, requires_grad=True)
+    with kiln.inference_mode():
+        assert not (x * 2).requires_grad
+
+    @kiln.inference_mode()
+    def f(t):
+        return t * 2
+    assert not f(x).requires_grad and (x * 2).requires_grad
+
+
+def test_empty_reductions_raise_index_error():
+    with pytest.raises(IndexError, match="non-zero size"):
+        kiln.zeros(0).argmax()
+    with pytest.raises(IndexError, match="non-zero size"):
+        kiln.zeros(0, 3).amax(0)

@@ -58,3 +58,17 @@ class set_grad_enabled(_GradMode):
             with set_grad_enabled(mode):
                 return fn(*args, **kwargs)
         return wrapper
+
+
+class inference_mode(_GradMode):
+    """inference_mode(mode=True): in kiln the same as no_grad (no separate inference tensors)."""
+
+    def __init__(self, mode=True):
+        self.enabled = not mode
+
+    def __call__(self, fn):
+        @functools.wraps(fn)
+        def wrapper(*args, **kwargs):
+            with inference_mode(not self.enabled):
+                return fn(*args, **kwargs)
+        return wrapper

@@ -70,8 +70,8 @@ def nll_loss(input, target, weight=None, size_average=None, ignore_index=-100, r
     input is [N, C, d1, ...] (or [C]) log-probabilities; target is [N, d1, ...] (or []) class indices.
     """
     reduction = _reduction(reduction, size_average, reduce)
-    if target.is_floating_point() or target.dtype == kiln.bool:
-        raise RuntimeError(f"nll_loss: expected an integer target, got {target.dtype}")
+    if target.dtype != kiln.int64:
+        raise RuntimeError(f"nll_loss: expected an integer target of dtype int64 (Long), got {target.dtype}")
     unbatched = input.dim() == 1
     if unbatched:
         input, target = input.unsqueeze(0), target.unsqueeze(0)
@@ -121,7 +121,7 @@ def cross_entropy(input, target, weight=None, size_average=None, ignore_index=-1
             smooth = _reduce(smooth, reduction)
         return (1 - label_smoothing) * loss + label_smoothing / n_classes * smooth
     if tuple(target.shape) != tuple(input.shape):
-        raise ValueError(f"cross_entropy: probability target shape {list(target.shape)} must match input shape "
+        raise RuntimeError(f"cross_entropy: probability target shape {list(target.shape)} must match input shape "
                          f"{list(input.shape)}")
     if label_smoothing > 0.0:
         target = target * (1 - label_smoothing) + label_smoothing / n_classes

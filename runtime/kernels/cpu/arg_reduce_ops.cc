@@ -37,7 +37,7 @@ TensorBase arg_reduce(const char* name, const TensorBase& self, const std::optio
   } else if (keepdim) {
     out_shape.assign(x.dim(), 1);
   }
-  KILN_CHECK(n > 0, name, "(): Expected reduction dim to have non-zero size.");
+  KILN_CHECK_INDEX(n > 0, name, "(): Expected reduction dim to have non-zero size.");
   TensorBase out = empty_cpu(out_shape, ScalarType::Int64);
   int64_t* op = static_cast<int64_t*>(out.data_ptr());
   if (values) *values = empty_cpu(out_shape, x.dtype());

@@ -29,7 +29,7 @@ TensorBase extremum(const TensorBase& self, IntArrayRef dim, bool keepdim, bool 
     if (reduced[i]) {
       order.push_back(i);
       n *= self.sizes()[i];
-      KILN_CHECK(self.sizes()[i] != 0, name, "(): Expected reduction dim ", i, " to have non-zero size.");
+      KILN_CHECK_INDEX(self.sizes()[i] != 0, name, "(): Expected reduction dim ", i, " to have non-zero size.");
     }
   for (int64_t i = 0; i < nd; ++i)
     if (!reduced[i] || keepdim) out_shape.push_back(reduced[i] ? 1 : self.sizes()[i]);
