@@ -37,6 +37,26 @@ def nonzero(input, *, as_tuple=False):
     return input.nonzero(as_tuple=as_tuple)
 
 
+def where(condition, input=None, other=None):
+    """where(c, x, y) picks from x where c holds, else from y; where(c) is nonzero(c, as_tuple=True)."""
+    if input is None and other is None:
+        return nonzero(condition, as_tuple=True)
+    return _C.where(condition, input, other)
+
+
+def equal(input, other):
+    """True when both have the same shape and values."""
+    return input.equal(other)
+
+
+def numel(input):
+    return input.numel()
+
+
+def is_floating_point(input):
+    return input.is_floating_point()
+
+
 def is_tensor(obj):
     return isinstance(obj, Tensor)
 
@@ -62,5 +82,5 @@ __all__ = [
     "Tensor", "Size", "device", "dtype", "tensor", "from_numpy", "autograd", "no_grad", "enable_grad",
     "set_grad_enabled", "inference_mode", "is_grad_enabled", "allclose", "is_tensor", "cuda", "nn", "optim", "bool", "int32", "int64", "float32", "float64", "float", "double",
     "long", "int", "manual_seed", "initial_seed", "get_default_dtype", "set_default_dtype", "set_num_threads", "get_num_threads", "explain",
-    "concat", "nonzero", "as_tensor", "FloatTensor", "DoubleTensor", "LongTensor", "IntTensor", "BoolTensor",
+    "concat", "nonzero", "where", "equal", "numel", "is_floating_point", "as_tensor", "FloatTensor", "DoubleTensor", "LongTensor", "IntTensor", "BoolTensor",
 ]

@@ -71,6 +71,13 @@ class Tensor(_C.TensorBase):
             return self.item().__format__(spec)
         return object.__format__(self, spec)
 
+    # ---- NumPy: np.asarray(t) works, and np_array + t defers to Tensor.__radd__ ----
+    __array_priority__ = 1000
+
+    def __array__(self, dtype=None):
+        a = self.numpy()
+        return a if dtype is None else a.astype(dtype, copy=False)
+
     # ---- pickling and copying (by value, through NumPy; never shares memory) ----
     def __reduce_ex__(self, proto):
         return (_rebuild_tensor, (self.detach().numpy().copy(), self.requires_grad))
@@ -92,6 +99,26 @@ class Tensor(_C.TensorBase):
         return new
 
     # ---- torch's small conveniences ----
+    def where(self, condition, other):
+        return _C.where(condition, self, other)
+
+    def equal(self, other):
+        return _equal(self, other)
+
+    def allclose(self, other, rtol=1e-05, atol=1e-08, equal_nan=False):
+        return bool(_C.isclose(self, other, rtol, atol, equal_nan).all())
+
+    def swapaxes(self, axis0, axis1):
+        return self.transpose(axis0, axis1)
+
+    swapdims = swapaxes
+
+    def ravel(self):
+        return self.reshape([-1])
+
+    def broadcast_to(self, size):
+        return self.expand(list(size))
+
     def view_as(self, other):
         return self.view(list(other.shape))
 
@@ -351,6 +378,11 @@ class Tensor(_C.TensorBase):
 
 _LEGACY_DTYPES = {"float32": "Float", "float64": "Double", "int64": "Long", "int32": "Int", "bool": "Bool"}
 _LEGACY_NAMES = {"kiln." + d: n for d, n in _LEGACY_DTYPES.items()}
+
+
+def _equal(a, b):
+    """torch.equal: same shape and same values (a Python bool)."""
+    return tuple(a.shape) == tuple(b.shape) and bool((a == b).all())
 
 
 def _sizes(size):

@@ -93,15 +93,17 @@ DimVector broadcast_shapes(IntArrayRef a, IntArrayRef b, const char* op_name) {
 }
 
 void check_no_partial_overlap(const TensorBase& out, const TensorBase& in, const char* op_name) {
-  // PyTorch's rule: only two contiguous tensors in the same storage are compared (for strided
-  // ones, interleaved but disjoint elements, like two columns, are common and fine).
-  if (out.numel() == 0 || in.numel() == 0 || !out.is_contiguous() || !in.is_contiguous()) return;
+  // PyTorch's rule: only dense tensors (each filling its memory range) are compared; sparser
+  // ones may interleave without sharing elements (two columns), which is common and fine.
+  if (out.numel() == 0 || in.numel() == 0) return;
+  if (!is_non_overlapping_and_dense(out) || !is_non_overlapping_and_dense(in)) return;
   if (out.impl()->storage().get() != in.impl()->storage().get()) return;
   const char* a = static_cast<const char*>(out.data_ptr());
   const char* b = static_cast<const char*>(in.data_ptr());
   const char* a_end = a + out.numel() * out.element_size();
   const char* b_end = b + in.numel() * in.element_size();
-  const bool same = a == b && a_end == b_end;  // x.add_(x): each element reads itself
+  // x.add_(x): each element reads itself. (x += x.t() shares the range with other strides.)
+  const bool same = a == b && out.sizes() == in.sizes() && out.strides() == in.strides();
   KILN_CHECK(same || a_end <= b || b_end <= a, op_name,
              "(): unsupported operation: some elements of the input tensor and the written-to tensor refer to a "
              "single memory location. Please clone() the tensor before performing the operation.");

@@ -1,10 +1,12 @@
 #include "runtime/python/arg_parser.h"
 
+#include <cstring>
 #include <sstream>
 
 #include "runtime/core/dispatcher.h"
 #include "runtime/kernels/tensor_iterator.h"
 #include "runtime/python/dtype_object.h"
+#include "runtime/python/numpy_interop.h"
 #include "runtime/python/tensor_object.h"
 
 namespace kiln {
@@ -117,7 +119,7 @@ bool is_sequence_of_ints(PyObject* obj) {
 bool matches(const Param& p, PyObject* obj, bool numbers_as_tensors) {
   if (obj == Py_None) return p.optional || p.default_none;
   switch (p.type) {
-    case ParamType::Tensor: return is_tensor(obj) || (numbers_as_tensors && is_scalar_like(obj));
+    case ParamType::Tensor: return is_tensor(obj) || (numbers_as_tensors && (is_scalar_like(obj) || is_ndarray(obj)));
     case ParamType::TensorList: {
       if (!PyTuple_Check(obj) && !PyList_Check(obj)) return false;
       Py_ssize_t n = PySequence_Fast_GET_SIZE(obj);
@@ -174,6 +176,8 @@ bool is_int_like(PyObject* obj) {
   // NumPy integers and other objects with __index__.
   return !PyFloat_Check(obj) && Py_TYPE(obj)->tp_as_number && Py_TYPE(obj)->tp_as_number->nb_index;
 }
+
+bool is_ndarray(PyObject* obj) { return std::strcmp(Py_TYPE(obj)->tp_name, "numpy.ndarray") == 0; }
 
 bool is_scalar_like(PyObject* obj) {
   if (PyLong_Check(obj) || PyFloat_Check(obj) || PyBool_Check(obj)) return true;
@@ -232,6 +236,7 @@ Device to_device(PyObject* obj) {
 
 Tensor ParsedArgs::tensor(int i) const {
   if (is_none(i)) return Tensor();
+  if (is_ndarray(values[i])) return tensor_from_numpy(values[i]);  // t + np.array(...), as torch
   if (!is_tensor(values[i])) return Tensor(wrap_scalar(to_scalar(values[i])));  // a number for a Tensor
   return unpack_tensor(values[i]);
 }

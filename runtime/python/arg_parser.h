@@ -86,6 +86,7 @@ class PythonArgParser {
 
 // Conversions shared with the hand-written bindings.
 bool is_scalar_like(PyObject* obj);
+bool is_ndarray(PyObject* obj);
 Scalar to_scalar(PyObject* obj);
 bool is_int_like(PyObject* obj);
 std::optional<ScalarType> as_scalar_type(PyObject* obj);  // kiln.float32, float, int, bool

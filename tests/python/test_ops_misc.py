@@ -105,6 +105,9 @@ def test_writes_that_would_read_overwritten_values_are_refused():
         a[1:] = a[:-1]
     with pytest.raises(RuntimeError, match="refer to a single memory location"):
         a[1:].mul_(a[:-1])
+    sq = kiln.arange(4.0).reshape(2, 2)
+    with pytest.raises(RuntimeError, match="refer to a single memory location"):
+        sq += sq.t()  # same memory, other layout
     np.testing.assert_array_equal(a.numpy(), [0.0, 1.0, 2.0, 3.0, 4.0])  # untouched
     # Same elements, or disjoint interleaved ones (two columns), are fine.
     a.add_(a)

@@ -135,3 +135,27 @@ def test_empty_reductions_raise_index_error():
         kiln.zeros(0).argmax()
     with pytest.raises(IndexError, match="non-zero size"):
         kiln.zeros(0, 3).amax(0)
+
+
+def test_numpy_arrays_mix_with_tensors():
+    t = kiln.tensor([1.0, 2.0])
+    r = t + np.array([1.0, 2.0])
+    assert isinstance(r, kiln.Tensor) and r.dtype == kiln.float64 and r.tolist() == [2.0, 4.0]
+    r = np.array([1.0, 2.0]) + t  # NumPy defers to Tensor.__radd__
+    assert isinstance(r, kiln.Tensor) and r.tolist() == [2.0, 4.0]
+    np.testing.assert_array_equal(np.asarray(kiln.tensor([[1, 2]])), [[1, 2]])
+
+
+def test_where_equal_and_small_aliases():
+    c = kiln.tensor([True, False, True])
+    x, y = kiln.tensor([1.0, 2.0, 3.0]), kiln.zeros(3)
+    assert kiln.where(c, x, y).tolist() == [1.0, 0.0, 3.0]
+    assert x.where(c, y).tolist() == [1.0, 0.0, 3.0]
+    assert [t.tolist() for t in kiln.where(c)] == [[0, 2]]
+    assert kiln.equal(x, x.clone()) and not kiln.equal(x, y) and not kiln.equal(x, x[:2])
+    assert x.allclose(x + 1e-9) and not x.allclose(y)
+    m = kiln.arange(6).view(2, 3)
+    assert m.swapaxes(0, 1).shape == (3, 2) and m.swapdims(0, 1).shape == (3, 2)
+    assert m.ravel().tolist() == [0, 1, 2, 3, 4, 5] and x.broadcast_to((2, 3)).shape == (2, 3)
+    assert kiln.numel(m) == 6 and kiln.is_floating_point(x) and not kiln.is_floating_point(m)
+    assert kiln.arange(3)._version == 0

@@ -82,7 +82,7 @@ Tensor arange_start_step(const Scalar& start, const Scalar& end, const Scalar& s
   bool all_int = start.is_integral(true) && end.is_integral(true) && step.is_integral(true);
   Tensor out = kiln::empty({0}, dtype.value_or(all_int ? ScalarType::Int64 : default_dtype()), device);
   kiln::arange_out(out, start, end, step);
-  return out;
+  return fresh(out);
 }
 
 Tensor arange(const Scalar& end, const std::optional<ScalarType>& dtype, const std::optional<Device>& device,
