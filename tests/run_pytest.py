@@ -3,7 +3,13 @@ the package Bazel built (bazel-bin/kiln, which sits at <runfiles>/kiln/kiln)."""
 import os
 import sys
 
-import pytest
+# Sanitizer run (tools/sanitize.sh): the extension needs the ASAN runtime loaded first.
+_asan = os.environ.get("KILN_ASAN_RUNTIME")
+if _asan and _asan not in os.environ.get("LD_PRELOAD", ""):
+    os.environ["LD_PRELOAD"] = _asan
+    os.execv(sys.executable, [sys.executable] + sys.argv)
+
+import pytest  # noqa: E402
 
 here = os.path.dirname(os.path.abspath(__file__))
 repo = os.path.dirname(here)  # the workspace root (in runfiles or in a checkout)

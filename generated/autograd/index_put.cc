@@ -14,11 +14,12 @@ namespace kiln {
 namespace autograd {
 
 // index_put
-//   self: index_put(grad, indices, zeros_like(values), false)
+//   self: accumulate ? grad : index_put(grad, indices, zeros_like(values), false)
 //   values: sum_to(index(grad, indices), values.sizes())
 struct IndexPutBackward0 final : Node {
   std::vector<SavedVariable> indices_;
   SavedVariable values_;
+  bool accumulate;
   std::vector<int64_t> values_sizes;
 
   std::string name() const override { return "IndexPutBackward0"; }
@@ -29,7 +30,7 @@ struct IndexPutBackward0 final : Node {
     if (!grad.defined()) return grad_inputs;
     const std::vector<Tensor> indices = unpack_list(indices_);
     const Tensor values(values_.unpack());
-    if (next_edges()[0].is_valid()) grad_inputs[0] = index_put(grad, indices, zeros_like(values), false);
+    if (next_edges()[0].is_valid()) grad_inputs[0] = accumulate ? grad : index_put(grad, indices, zeros_like(values), false);
     if (next_edges()[1].is_valid()) grad_inputs[1] = sum_to(index(grad, indices), values_sizes);
     return grad_inputs;
   }
@@ -53,6 +54,7 @@ Tensor index_put(const Tensor& self, const std::vector<Tensor>& indices, const T
     node->add_next_edge(gradient_edge(values));
     if (node->next_edges()[0].is_valid() || node->next_edges()[1].is_valid()) for (const Tensor& t : indices) node->indices_.emplace_back(t, false);
     if (node->next_edges()[0].is_valid() || node->next_edges()[1].is_valid()) node->values_ = SavedVariable(values, false);
+    node->accumulate = accumulate;
     node->values_sizes = values.sizes().vec();
     if (explain_enabled()) explain_log("autograd", "IndexPutBackward0", "recorded");
   }
@@ -77,6 +79,7 @@ const Tensor& index_put_(const Tensor& self, const std::vector<Tensor>& indices,
     node->add_next_edge(gradient_edge(values));
     if (node->next_edges()[0].is_valid() || node->next_edges()[1].is_valid()) for (const Tensor& t : indices) node->indices_.emplace_back(t, false);
     if (node->next_edges()[0].is_valid() || node->next_edges()[1].is_valid()) node->values_ = SavedVariable(values, false);
+    node->accumulate = accumulate;
     node->values_sizes = values.sizes().vec();
     if (explain_enabled()) explain_log("autograd", "IndexPutBackward0", "recorded");
   }

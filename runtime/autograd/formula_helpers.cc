@@ -112,9 +112,12 @@ Tensor prod_backward(const Tensor& grad, const Tensor& self, const Tensor& resul
   // No zero in the line: d prod / d x_i = prod / x_i.
   const Tensor safe_self = kiln::where(is_zero, kiln::ones({}, self.scalar_type()), self);
   const Tensor no_zero = kiln::div(r, safe_self);
-  // Exactly one zero: only that element gets the product of the others; two or more: all 0.
+  // Exactly one zero z: it gets the product of the others; every other element i gets
+  // z * others / x_i, which is 0 but keeps the right second derivative (d/dz = others / x_i).
+  // Two or more zeros: all 0.
   const Tensor others = kiln::prod(safe_self, d, /*keepdim=*/true);
-  const Tensor one_zero = kiln::where(is_zero, others, zero);
+  const Tensor zero_value = kiln::sum(kiln::where(is_zero, self, zero), IntArrayRef(d), /*keepdim=*/true);
+  const Tensor one_zero = kiln::where(is_zero, others, kiln::div(kiln::mul(zero_value, others), safe_self));
   const Tensor local = kiln::where(kiln::eq(zeros_in_line, 0), no_zero,
                                    kiln::where(kiln::eq(zeros_in_line, 1), one_zero, zero));
   return kiln::mul(g, local);

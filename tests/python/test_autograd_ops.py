@@ -41,6 +41,12 @@ def _copy_into_clone(dst, src):
     return out
 
 
+def _index_put_into_clone(a, v):
+    out = a.clone()
+    out[[1, 3]] = v
+    return out
+
+
 def _fill_then_mul(a):
     out = a.clone()
     out.fill_(2.5)
@@ -201,6 +207,37 @@ CASES = [
     ("mm_method", lambda a, b: a.mm(b), lambda: (rand(3, 3), rand(3, 2, seed=1))),
     ("mm_transposed_inputs", lambda a, b: a.transpose(0, 1) @ b.transpose(0, 1), lambda: (rand(3, 2), rand(4, 3, seed=1))),
     ("mm_vector_like", lambda a, b: a @ b, lambda: (rand(1, 3), rand(3, 1, seed=1))),
+    # bmm and batched/broadcast matmul
+    ("bmm", lambda a, b: kiln.bmm(a, b), lambda: (rand(2, 2, 3), rand(2, 3, 4, seed=1))),
+    ("matmul_broadcast_batch", lambda a, b: a @ b, lambda: (rand(2, 1, 2, 3), rand(3, 3, 2, seed=1))),
+    ("matmul_vector_batch", lambda a, b: a @ b, lambda: (rand(3), rand(2, 3, 2, seed=1))),
+    # max.dim / min.dim (values; indices are not differentiable)
+    ("max_dim", lambda a: kiln.max(a, 1).values, lambda: (rand(3, 4),)),
+    ("max_dim_keepdim_method", lambda a: a.max(dim=0, keepdim=True)[0], lambda: (rand(3, 4),)),
+    ("min_dim", lambda a: kiln.min(a, -1).values, lambda: (rand(2, 3),)),
+    # prod (lines with one zero keep exact first and second derivatives)
+    ("prod_dim", lambda a: kiln.prod(a, 1), lambda: (rand(3, 4),)),
+    ("prod_all", lambda a: a.prod(), lambda: (rand(2, 3),)),
+    ("prod_one_zero", lambda a: kiln.prod(a * kiln.tensor([[1.0, 0.0, 1.0]], dtype=F64) + 0.0, 1),
+     lambda: (rand(2, 3),)),
+    # cat / stack (Tensor[] inputs)
+    ("cat", lambda a, b: kiln.cat([a, b], 1), lambda: (rand(2, 3), rand(2, 2, seed=1))),
+    ("cat_three_dim0", lambda a, b, c: kiln.cat([a, b, c]), lambda: (rand(1, 2), rand(2, 2, seed=1), rand(1, 2, seed=2))),
+    ("stack", lambda a, b: kiln.stack([a, b], -1), lambda: (rand(2, 3), rand(2, 3, seed=1))),
+    # index / index_put (advanced indexing)
+    ("index", lambda a: a[[0, 2, 2], 1:], lambda: (rand(3, 4),)),
+    ("index_mask", lambda a: a[kiln.tensor([True, False, True])], lambda: (rand(3, 2),)),
+    ("index_put", lambda a, v: kiln.index_put(a, (kiln.tensor([0, 2]),), v), lambda: (rand(3, 2), rand(2, seed=1))),
+    ("index_put_accumulate", lambda a, v: a.index_put((kiln.tensor([0, 0, 1]),), v, accumulate=True),
+     lambda: (rand(3), rand(3, seed=1))),
+    ("index_put_inplace", lambda a, v: _index_put_into_clone(a, v), lambda: (rand(4, 2), rand(2, seed=1))),
+    # rounding ops: zero gradient
+    ("floor", lambda a: kiln.floor(a) + a, lambda: (rand(3),)),
+    ("ceil", lambda a: a.ceil() * 2 + a, lambda: (rand(3),)),
+    ("trunc", lambda a: a.trunc() + a, lambda: (rand(3),)),
+    ("round", lambda a: kiln.round(a) + a, lambda: (rand(3),)),
+    # as_strided
+    ("as_strided", lambda a: kiln.as_strided(a, [2, 2], [1, 1], 1), lambda: (rand(5),)),
     # compositions
     ("nll_loss_backward_direct",
      lambda g, x: kiln.nll_loss_backward(g, x, kiln.tensor([2, 0, 1]), None, 0, -100) * x,
