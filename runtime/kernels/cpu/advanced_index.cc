@@ -4,7 +4,9 @@
 // - a bool mask covering m dims stands for its m nonzero() coordinate lists;
 // - the index tensors broadcast together to shape B; the result is self's kept dims
 //   with B in place of the indexed dims when those are adjacent, else B first.
+#include <algorithm>
 #include <cstring>
+#include <string>
 
 #include "generated/kernels/index.h"
 #include "generated/kernels/index_put.h"
@@ -82,10 +84,25 @@ IndexPlan plan_index(const char* name, const TensorBase& self, const std::vector
   DimVector bshape;
   int64_t first = -1, last = -1;
   bool any = false;
+  std::string shapes;  // for the error message
   for (size_t k = 0; k < indices.size(); ++k) {
     if (!indices[k].defined()) continue;
-    bshape = any ? broadcast_shapes(bshape, indices[k].sizes(), "index") : DimVector(indices[k].sizes().begin(),
-                                                                                     indices[k].sizes().end());
+    const IntArrayRef s = indices[k].sizes();
+    shapes += (shapes.empty() ? "" : ", ") + shape_str(s);
+    if (any) {
+      const size_t n = std::max(bshape.size(), s.size());
+      DimVector merged(n);
+      for (size_t i = 0; i < n; ++i) {
+        const int64_t a = i < n - bshape.size() ? 1 : bshape[i - (n - bshape.size())];
+        const int64_t b = i < n - s.size() ? 1 : s[i - (n - s.size())];
+        KILN_CHECK_INDEX(a == b || a == 1 || b == 1,
+                         "shape mismatch: indexing tensors could not be broadcast together with shapes ", shapes);
+        merged[i] = a == 1 ? b : a;
+      }
+      bshape = merged;
+    } else {
+      bshape.assign(s.begin(), s.end());
+    }
     any = true;
     if (first < 0) first = static_cast<int64_t>(k);
     last = static_cast<int64_t>(k);
