@@ -38,6 +38,7 @@
 #include "generated/api/log.h"
 #include "generated/api/sqrt.h"
 #include "generated/api/relu.h"
+#include "generated/api/rsqrt.h"
 #include "generated/api/sign.h"
 #include "generated/api/pow.h"
 #include "generated/api/maximum.h"

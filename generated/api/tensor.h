@@ -74,6 +74,8 @@ class Tensor : public TensorBase {
   const Tensor& sqrt_() const;
   Tensor relu() const;
   const Tensor& relu_() const;
+  Tensor rsqrt() const;
+  const Tensor& rsqrt_() const;
   Tensor sign() const;
   const Tensor& sign_() const;
   Tensor pow(const Scalar& exponent) const;

@@ -231,6 +231,8 @@ CASES = [
     ("index_put_accumulate", lambda a, v: a.index_put((kiln.tensor([0, 0, 1]),), v, accumulate=True),
      lambda: (rand(3), rand(3, seed=1))),
     ("index_put_inplace", lambda a, v: _index_put_into_clone(a, v), lambda: (rand(4, 2), rand(2, seed=1))),
+    ("rsqrt", lambda a: kiln.rsqrt(a), lambda: (pos(3),)),
+    ("rsqrt_inplace", _inplace("rsqrt_"), lambda: (pos(2, 2),)),
     # rounding ops: zero gradient
     ("floor", lambda a: kiln.floor(a) + a, lambda: (rand(3),)),
     ("ceil", lambda a: a.ceil() * 2 + a, lambda: (rand(3),)),

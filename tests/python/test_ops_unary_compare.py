@@ -51,6 +51,11 @@ UNARY = {
     "sign": (np.sign, NUMERIC, False, None),
     "log": (np.log, NUMERIC, True, kiln.float32),
     "sqrt": (np.sqrt, NUMERIC, True, kiln.float32),
+    "rsqrt": (lambda x: 1 / np.sqrt(x), NUMERIC, True, kiln.float32),
+    "floor": (np.floor, NUMERIC, False, None),
+    "ceil": (np.ceil, NUMERIC, False, None),
+    "trunc": (np.trunc, NUMERIC, False, None),
+    "round": (np.round, NUMERIC, False, None),
 }
 
 

@@ -1,4 +1,4 @@
-// neg, exp, tanh, sigmoid, abs, log, sqrt, relu, sign, floor, ceil, trunc, round:
+// neg, exp, tanh, sigmoid, abs, log, sqrt, rsqrt, relu, sign, floor, ceil, trunc, round:
 // the shared out= kernels of each family.
 #include <cmath>
 
@@ -6,6 +6,7 @@
 #include "generated/kernels/ceil.h"
 #include "generated/kernels/floor.h"
 #include "generated/kernels/round.h"
+#include "generated/kernels/rsqrt.h"
 #include "generated/kernels/trunc.h"
 #include "generated/kernels/exp.h"
 #include "generated/kernels/log.h"
@@ -85,6 +86,10 @@ TensorBase log_out(const TensorBase& self, const TensorBase& out) {
 
 TensorBase sqrt_out(const TensorBase& self, const TensorBase& out) {
   return float_unary("sqrt", self, out, [](auto x) { return std::sqrt(x); });
+}
+
+TensorBase rsqrt_out(const TensorBase& self, const TensorBase& out) {
+  return float_unary("rsqrt", self, out, [](auto x) { return decltype(x)(1) / std::sqrt(x); });
 }
 
 TensorBase relu_out(const TensorBase& self, const TensorBase& out) {
