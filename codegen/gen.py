@@ -22,6 +22,7 @@ sys.path.insert(0, HERE)
 import jinja2  # noqa: E402
 
 import cpp  # noqa: E402
+import fuzz_table  # noqa: E402
 import python_sig  # noqa: E402
 from loader import FORMULA_HELPERS, METADATA_CALLS, load  # noqa: E402
 from model import BACKEND_KEYS, Argument, CodegenError, Derivative, NativeFunction, Type  # noqa: E402
@@ -523,6 +524,7 @@ def render_all(schema_dir: str) -> Dict[str, str]:
     emit("python/bindings.h", "python_bindings.h.j2", functions=py_functions, methods=py_methods)
     emit("python/bindings.cc", "python_bindings.cc.j2", functions=py_functions, methods=py_methods)
     emit("python/_C.pyi", "pyi.j2", functions=pyi_funcs, methods=pyi_methods)
+    emit("fuzz/ops.cc", "fuzz_ops.cc.j2", entries=fuzz_table.fuzz_entries(functions))
     return files
 
 

@@ -7,6 +7,10 @@ import sys
 _asan = os.environ.get("KILN_ASAN_RUNTIME")
 if _asan and _asan not in os.environ.get("LD_PRELOAD", ""):
     os.environ["LD_PRELOAD"] = _asan
+    # LSAN resolves a relative suppressions path next to the binary (/usr/bin here): make it absolute.
+    suppressions = os.path.join(os.path.dirname(os.path.abspath(__file__)), "lsan_suppressions.txt")
+    os.environ["LSAN_OPTIONS"] = os.environ.get("LSAN_OPTIONS", "").replace(
+        "suppressions=lsan_suppressions.txt", "suppressions=" + suppressions)
     os.execv(sys.executable, [sys.executable] + sys.argv)
 
 import pytest  # noqa: E402

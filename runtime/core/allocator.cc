@@ -1,10 +1,13 @@
 #include "runtime/core/allocator.h"
 
+#include <atomic>
 #include <cstdlib>
 #include <map>
 #include <mutex>
 #include <new>
 #include <vector>
+
+#include "runtime/core/error.h"
 
 namespace kiln {
 namespace {
@@ -71,10 +74,17 @@ class CpuCachingAllocator final : public Allocator {
 
  private:
   static void* system_alloc(size_t nbytes) {
-    void* p = std::aligned_alloc(kTensorAlignment, round_up(nbytes, kTensorAlignment));
-    if (p == nullptr) throw std::bad_alloc();
+    const size_t limit = allocation_limit.load(std::memory_order_relaxed);
+    const bool allowed = limit == 0 || nbytes <= limit;
+    void* p = allowed ? std::aligned_alloc(kTensorAlignment, round_up(nbytes, kTensorAlignment)) : nullptr;
+    KILN_CHECK(p != nullptr, "DefaultCPUAllocator: not enough memory: you tried to allocate ", nbytes, " bytes.");
     return p;
   }
+
+ public:
+  static inline std::atomic<size_t> allocation_limit{0};
+
+ private:
 
   std::mutex mutex_;
   std::map<size_t, std::vector<void*>> free_blocks_;
@@ -93,5 +103,7 @@ CpuCachingAllocator& instance() {
 Allocator* cpu_allocator() { return &instance(); }
 CpuAllocatorStats cpu_allocator_stats() { return instance().stats(); }
 void cpu_allocator_empty_cache() { instance().empty_cache(); }
+
+void set_cpu_allocation_limit(size_t bytes) { CpuCachingAllocator::allocation_limit.store(bytes); }
 
 }  // namespace kiln

@@ -32,5 +32,8 @@ Allocator* cpu_allocator();
 CpuAllocatorStats cpu_allocator_stats();
 // Returns every cached block to the OS.
 void cpu_allocator_empty_cache();
+// Allocations above `bytes` raise kiln::Error ("not enough memory") instead of asking the OS;
+// 0 (the default) means no limit. The fuzzer sets one so hostile sizes fail cleanly.
+void set_cpu_allocation_limit(size_t bytes);
 
 }  // namespace kiln

@@ -1,18 +1,33 @@
 #include "runtime/python/return_types.h"
 
+#include <deque>
 #include <string>
+#include <vector>
 
 namespace kiln {
 namespace python {
 
+namespace {
+// What a named tuple type is made from; it must outlive the type (the whole process),
+// so every one is kept here, reachable (not leaked).
+struct NamedTupleSpec {
+  std::string name;
+  std::vector<PyStructSequence_Field> fields;
+  PyStructSequence_Desc desc;
+};
+std::deque<NamedTupleSpec>& specs() {
+  static auto* all = new std::deque<NamedTupleSpec>();
+  return *all;
+}
+}  // namespace
+
 PyTypeObject* named_tuple_type(const char* op, std::initializer_list<const char*> fields) {
-  // Descriptions must outlive the type, which lives as long as the process.
-  auto* members = new PyStructSequence_Field[fields.size() + 1]();
-  size_t i = 0;
-  for (const char* f : fields) members[i++] = {f, nullptr};
-  auto* name = new std::string(std::string("kiln.return_types.") + op);
-  auto* desc = new PyStructSequence_Desc{name->c_str(), nullptr, members, static_cast<int>(fields.size())};
-  PyTypeObject* type = PyStructSequence_NewType(desc);
+  NamedTupleSpec& spec = specs().emplace_back();
+  spec.name = std::string("kiln.return_types.") + op;
+  for (const char* f : fields) spec.fields.push_back({f, nullptr});
+  spec.fields.push_back({nullptr, nullptr});
+  spec.desc = {spec.name.c_str(), nullptr, spec.fields.data(), static_cast<int>(fields.size())};
+  PyTypeObject* type = PyStructSequence_NewType(&spec.desc);
   if (type == nullptr) throw PythonError();
   return type;
 }

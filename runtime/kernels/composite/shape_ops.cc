@@ -125,8 +125,10 @@ Tensor matmul(const Tensor& self, const Tensor& other) {
   // (..., n, k) @ (k, m): fold the batch dims into rows.
   if (b == 2) {
     std::vector<int64_t> out_shape(self.sizes().begin(), self.sizes().end() - 1);
+    int64_t rows = 1;  // explicit: -1 cannot be inferred when k is 0
+    for (int64_t s : out_shape) rows *= s;
     out_shape.push_back(other.sizes()[1]);
-    return kiln::mm(self.reshape({-1, self.sizes()[a - 1]}), other).view(out_shape);
+    return kiln::mm(self.reshape({rows, self.sizes()[a - 1]}), other).view(out_shape);
   }
   // Batched: broadcast the batch dims, fold them into one, and use bmm.
   const Tensor lhs = a == 1 ? kiln::unsqueeze(self, 0) : self;    // (k) -> (1, k)
@@ -146,7 +148,7 @@ Tensor matmul(const Tensor& self, const Tensor& other) {
     return shape;
   };
   const Tensor l3 = kiln::reshape(lhs.expand(with(n, k)), {batch_numel, n, k});
-  const Tensor r3 = kiln::reshape(rhs.expand(with(k, m)), {batch_numel, k, m});
+  const Tensor r3 = kiln::reshape(rhs.expand(with(k, m)), {batch_numel, k, m});  // explicit sizes: k may be 0
   Tensor out = kiln::bmm(l3, r3).view(with(n, m));
   if (a == 1) out = kiln::squeeze(out, -2);
   if (b == 1) out = kiln::squeeze(out, -1);

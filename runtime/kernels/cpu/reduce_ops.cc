@@ -97,9 +97,10 @@ void sum_into(const TensorBase& x, const Reduction& r, acc_type_t<T>* acc, int64
     if (n_out == 1 && block >= 65536 && omp_get_max_threads() > 1) {
       const int nt = omp_get_max_threads();
       std::vector<acc_t> partial(nt, 0);
-#pragma omp parallel num_threads(nt)
-      {
-        int t = omp_get_thread_num();
+      // A loop over the parts (not one part per thread id), so a build without OpenMP
+      // (the sanitizer build) still sums all of them.
+#pragma omp parallel for num_threads(nt) schedule(static, 1)
+      for (int t = 0; t < nt; ++t) {
         int64_t b = block * t / nt, e = block * (t + 1) / nt;
         partial[t] = block_sum(p + b, e - b);
       }
