@@ -373,6 +373,8 @@ class Tensor(_C.TensorBase):
             return
         if not isinstance(value, _C.TensorBase):
             value = _as_value_tensor(value, self)
+        elif value.dtype != self.dtype:
+            value = value.to(self.dtype)  # assignment converts, as torch (index_put_ itself does not)
         view.index_put_(indices, value)
 
 

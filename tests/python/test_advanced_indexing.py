@@ -508,3 +508,11 @@ def test_setitem_gradient_flows_to_the_values():
     w[kiln.tensor([0, 2]), 1] = v * 3
     (w * kiln.tensor(np.arange(9.0).reshape(3, 3), dtype=kiln.float64)).sum().backward()
     assert v.grad.tolist() == [3.0 * 1, 3.0 * 7]
+
+
+def test_index_put_requires_matching_dtypes_but_assignment_converts():
+    x = kiln.zeros(3)
+    with pytest.raises(RuntimeError, match="Index put requires the source and destination dtypes match"):
+        x.index_put_((kiln.tensor([0]),), kiln.tensor([1.0], dtype=kiln.float64))
+    x[kiln.tensor([0, 2])] = kiln.tensor([1, 2])  # int64 values into float32, as torch's x[i] = v
+    assert x.tolist() == [1.0, 0.0, 2.0] and x.dtype == kiln.float32

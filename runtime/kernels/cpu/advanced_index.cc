@@ -189,9 +189,9 @@ TensorBase index(const TensorBase& self, const std::vector<TensorBase>& indices)
 TensorBase index_put(const TensorBase& self, const std::vector<TensorBase>& indices, const TensorBase& values,
                      bool accumulate, const TensorBase& out) {
   KILN_CHECK(self.is_cpu() && values.is_cpu(), "index_put_(): expected CPU tensors");
-  KILN_CHECK(values.dtype() == self.dtype() || can_cast(values.dtype(), self.dtype()),
-             "index_put_(): values of dtype ", scalar_type_name(values.dtype()), " cannot be written into a tensor of "
-             "dtype ", scalar_type_name(self.dtype()));
+  KILN_CHECK(values.dtype() == self.dtype(), "Index put requires the source and destination dtypes match, got ",
+             scalar_type_name(self.dtype()), " for the destination and ", scalar_type_name(values.dtype()),
+             " for the source.");
   const TensorBase target = out.defined() ? out : empty_like_cpu(self, self.dtype());
   if (!out.defined()) copy_into(target, self, "index_put");
   const IndexPlan plan = plan_index("index_put_", target, indices);

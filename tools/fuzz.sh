@@ -1,0 +1,24 @@
+#!/usr/bin/env bash
+# Fuzzes every operator through the dispatcher with libFuzzer (clang-14, ASAN + UBSAN):
+#   tools/fuzz.sh [seconds] [workers]      # default: 600 s, 1 worker
+# Inputs start from the committed corpus (tests/fuzz/corpus/); new interesting inputs are
+# merged back into it at the end, and crashes are written to tests/fuzz/findings/.
+# Each finding, once fixed, stays in the corpus, which //tests:fuzz_corpus_test replays in CI.
+set -euo pipefail
+cd "$(dirname "$0")/.."
+seconds="${1:-600}"
+workers="${2:-1}"
+bash tools/setup.sh
+bazel_fuzz=(bazel --output_base="$HOME/.cache/kiln-bazel-fuzz")
+"${bazel_fuzz[@]}" build --config=fuzz --symlink_prefix=/ //tests:kiln_fuzzer
+fuzzer="$("${bazel_fuzz[@]}" info --config=fuzz bazel-bin)/tests/kiln_fuzzer"
+work="$(mktemp -d)"
+mkdir -p tests/fuzz/findings
+export ASAN_OPTIONS="detect_leaks=1:allocator_may_return_null=1:detect_stack_use_after_return=1"
+export UBSAN_OPTIONS="print_stacktrace=1:halt_on_error=1"
+"$fuzzer" -max_total_time="$seconds" -timeout=20 -rss_limit_mb=3072 -max_len=4096 \
+  -jobs="$workers" -workers="$workers" -print_final_stats=1 \
+  -artifact_prefix="$PWD/tests/fuzz/findings/" "$work" tests/fuzz/corpus
+# Keep the inputs that add coverage.
+"$fuzzer" -merge=1 tests/fuzz/corpus "$work"
+rm -rf "$work"
