@@ -14,6 +14,8 @@ bazel_fuzz=(bazel --output_base="$HOME/.cache/kiln-bazel-fuzz")
 fuzzer="$("${bazel_fuzz[@]}" info --config=fuzz bazel-bin)/tests/kiln_fuzzer"
 work="$(mktemp -d)"
 mkdir -p tests/fuzz/findings
+# The sanitizer build links the ASAN runtime as a shared library (for the Python extension).
+export LD_PRELOAD="$(clang-14 -print-file-name=libclang_rt.asan-x86_64.so)"
 export ASAN_OPTIONS="detect_leaks=1:allocator_may_return_null=1:detect_stack_use_after_return=1"
 export UBSAN_OPTIONS="print_stacktrace=1:halt_on_error=1"
 "$fuzzer" -max_total_time="$seconds" -timeout=20 -rss_limit_mb=3072 -max_len=4096 \
