@@ -12,15 +12,18 @@ bash tools/setup.sh
 bazel_fuzz=(bazel --output_base="$HOME/.cache/kiln-bazel-fuzz")
 "${bazel_fuzz[@]}" build --config=fuzz --symlink_prefix=/ //tests:kiln_fuzzer
 fuzzer="$("${bazel_fuzz[@]}" info --config=fuzz bazel-bin)/tests/kiln_fuzzer"
-work="$(mktemp -d)"
+repo="$PWD"
+work="$(mktemp -d)"  # new inputs, and libFuzzer's logs (it writes them to the working directory)
+mkdir -p "$work/new"
 mkdir -p tests/fuzz/findings
 # The sanitizer build links the ASAN runtime as a shared library (for the Python extension).
 export LD_PRELOAD="$(clang-14 -print-file-name=libclang_rt.asan-x86_64.so)"
 export ASAN_OPTIONS="detect_leaks=1:allocator_may_return_null=1:detect_stack_use_after_return=1"
 export UBSAN_OPTIONS="print_stacktrace=1:halt_on_error=1"
-"$fuzzer" -max_total_time="$seconds" -timeout=20 -rss_limit_mb=3072 -max_len=4096 \
-  -jobs="$workers" -workers="$workers" -print_final_stats=1 \
-  -artifact_prefix="$PWD/tests/fuzz/findings/" "$work" tests/fuzz/corpus
+# Fork mode keeps going after a finding, so one run collects all of them.
+(cd "$work" && "$fuzzer" -max_total_time="$seconds" -timeout=20 -rss_limit_mb=3072 -max_len=4096 \
+  -fork="$workers" -ignore_crashes=1 -ignore_timeouts=1 -ignore_ooms=1 -print_final_stats=1 \
+  -artifact_prefix="$repo/tests/fuzz/findings/" "$work/new" "$repo/tests/fuzz/corpus")
 # Keep the inputs that add coverage.
-"$fuzzer" -merge=1 tests/fuzz/corpus "$work"
+(cd "$work" && "$fuzzer" -merge=1 "$repo/tests/fuzz/corpus" "$work/new")
 rm -rf "$work"

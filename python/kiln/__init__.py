@@ -14,6 +14,7 @@ from ._C import (bool, double, dtype, float, float32, float64, int, int32, int64
 from ._device import device
 from ._size import Size
 from ._tensor import Tensor
+from ._tensor_str import set_printoptions
 from ._creation import (BoolTensor, DoubleTensor, FloatTensor, IntTensor, LongTensor,  # noqa: F401
                         as_tensor, tensor)
 from .autograd.grad_mode import enable_grad, inference_mode, no_grad, set_grad_enabled
@@ -82,5 +83,6 @@ __all__ = [
     "Tensor", "Size", "device", "dtype", "tensor", "from_numpy", "autograd", "no_grad", "enable_grad",
     "set_grad_enabled", "inference_mode", "is_grad_enabled", "allclose", "is_tensor", "cuda", "nn", "optim", "bool", "int32", "int64", "float32", "float64", "float", "double",
     "long", "int", "manual_seed", "initial_seed", "get_default_dtype", "set_default_dtype", "set_num_threads", "get_num_threads", "explain",
+    "set_printoptions",
     "concat", "nonzero", "where", "equal", "numel", "is_floating_point", "as_tensor", "FloatTensor", "DoubleTensor", "LongTensor", "IntTensor", "BoolTensor",
 ]

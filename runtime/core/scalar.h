@@ -3,6 +3,7 @@
 
 #include <cstdint>
 
+#include "runtime/core/convert.h"
 #include "runtime/core/dtype.h"
 
 namespace kiln {
@@ -27,7 +28,7 @@ class Scalar {
 
   template <typename T>
   T to() const {
-    return is_floating_point() ? static_cast<T>(d_) : static_cast<T>(i_);
+    return is_floating_point() ? convert<T>(d_) : convert<T>(i_);  // defined for NaN, inf, overflow
   }
   double to_double() const { return to<double>(); }
   int64_t to_long() const { return to<int64_t>(); }

@@ -7,6 +7,7 @@
 #include <numeric>
 
 #include "generated/kernels/expand.h"
+#include "runtime/core/convert.h"
 #include "runtime/core/error.h"
 
 namespace kiln {
@@ -295,11 +296,11 @@ void cast_loop_from(ScalarType src_type, char** data, const int64_t* strides, in
       if constexpr (std::is_same_v<To, scalar_t>) {
         std::memcpy(o, x, n * sizeof(To));
       } else {
-        for (int64_t i = 0; i < n; ++i) o[i] = static_cast<To>(x[i]);
+        for (int64_t i = 0; i < n; ++i) o[i] = convert<To>(x[i]);
       }
     } else {
       for (int64_t i = 0; i < n; ++i)
-        *reinterpret_cast<To*>(out + i * strides[0]) = static_cast<To>(*reinterpret_cast<const scalar_t*>(in + i * strides[1]));
+        *reinterpret_cast<To*>(out + i * strides[0]) = convert<To>(*reinterpret_cast<const scalar_t*>(in + i * strides[1]));
     }
   });
 }

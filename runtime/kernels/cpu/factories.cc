@@ -72,7 +72,7 @@ TensorBase linspace(const Scalar& start, const Scalar& end, int64_t steps, const
     scalar_t* p = static_cast<scalar_t*>(t.data_ptr());
     // Symmetric from both ends, as PyTorch, so the last value is exactly `end`.
     for (int64_t i = 0; i < steps; ++i)
-      p[i] = static_cast<scalar_t>(i < (steps + 1) / 2 ? a + step * i : b - step * (steps - 1 - i));
+      p[i] = convert<scalar_t>(i < (steps + 1) / 2 ? a + step * i : b - step * (steps - 1 - i));
   });
   return t;
 }
@@ -92,9 +92,9 @@ TensorBase arange_out(const Scalar& start, const Scalar& end, const Scalar& step
     const int64_t stride = out.strides()[0];
     if (std::is_integral_v<scalar_t> && start.is_integral(true) && step.is_integral(true)) {
       const int64_t s0 = start.to_long(), d = step.to_long();
-      for (int64_t i = 0; i < n; ++i) p[i * stride] = static_cast<scalar_t>(s0 + i * d);
+      for (int64_t i = 0; i < n; ++i) p[i * stride] = convert<scalar_t>(s0 + i * d);
     } else {
-      for (int64_t i = 0; i < n; ++i) p[i * stride] = static_cast<scalar_t>(s + i * st);
+      for (int64_t i = 0; i < n; ++i) p[i * stride] = convert<scalar_t>(s + i * st);
     }
   });
   return out;

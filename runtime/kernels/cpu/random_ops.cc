@@ -21,7 +21,7 @@ void fill_random(const TensorBase& self, Generator* generator, const char* name,
     scalar_t* p = static_cast<scalar_t*>(dst.data_ptr());
     const int64_t n = dst.numel();
     g.draw([&](std::mt19937_64& engine) {
-      for (int64_t i = 0; i < n; ++i) p[i] = static_cast<scalar_t>(next(engine));
+      for (int64_t i = 0; i < n; ++i) p[i] = convert<scalar_t>(next(engine));
     });
   });
   if (!dst.is_same(self)) copy_into(self, dst, name);
