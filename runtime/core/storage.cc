@@ -24,7 +24,10 @@ StorageImpl::~StorageImpl() {
 
 void StorageImpl::grow(size_t nbytes) {
   if (nbytes <= nbytes_) return;
+  // The new bytes are zeroed: an out= tensor resized by an op that then fails must not
+  // hold bytes that are not a valid value (a bool other than 0 or 1).
   if (nbytes <= capacity_ && allocator_) {
+    std::memset(static_cast<char*>(data_) + nbytes_, 0, nbytes - nbytes_);
     nbytes_ = nbytes;
     return;
   }
@@ -32,6 +35,7 @@ void StorageImpl::grow(size_t nbytes) {
   size_t new_capacity = 0;
   void* fresh = allocator_->allocate(nbytes, &new_capacity);
   if (nbytes_ > 0) std::memcpy(fresh, data_, nbytes_);
+  std::memset(static_cast<char*>(fresh) + nbytes_, 0, nbytes - nbytes_);
   allocator_->deallocate(data_, capacity_);
   data_ = fresh;
   capacity_ = new_capacity;

@@ -43,6 +43,8 @@ TensorBase empty_cpu(IntArrayRef sizes, ScalarType dtype) {
   KILN_CHECK(!__builtin_mul_overflow(n, element_size(dtype), &nbytes), "empty(): shape ", shape_str(sizes),
                    " needs more bytes than int64 can count");
   Storage storage = Storage::make(static_cast<size_t>(nbytes), cpu_allocator(), Device(DeviceType::CPU));
+  // Uninitialized floats and ints are merely arbitrary; an arbitrary byte is not a valid bool.
+  if (dtype == ScalarType::Bool) std::memset(storage->data(), 0, static_cast<size_t>(nbytes));
   return TensorBase(Ref<TensorImpl>::make(std::move(storage), dtype, sizes, contiguous_strides(sizes), 0));
 }
 

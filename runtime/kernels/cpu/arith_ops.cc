@@ -44,6 +44,9 @@ T floor_div(T a, T b) {
     return a;
   } else {
     if (b == -1) return static_cast<T>(0 - static_cast<std::make_unsigned_t<T>>(a));  // INT_MIN / -1 wraps
+    // Zero divisors were refused before the loop; one can still appear when the op writes into
+    // a tensor that overlaps its divisor, and must not be undefined behaviour.
+    if (b == 0) return 0;
     T q = a / b;
     if ((a % b != 0) && ((a < 0) != (b < 0))) --q;
     return q;
@@ -59,7 +62,7 @@ T python_mod(T a, T b) {
   } else if constexpr (std::is_same_v<T, bool>) {
     return false;
   } else {
-    if (b == -1) return 0;
+    if (b == -1 || b == 0) return 0;  // b == 0: see floor_div
     T r = a % b;
     if (r != 0 && ((r < 0) != (b < 0))) r += b;
     return r;
