@@ -112,6 +112,15 @@ void check_no_partial_overlap(const TensorBase& out, const TensorBase& in, const
              "single memory location. Please clone() the tensor before performing the operation.");
 }
 
+void check_out_is_not_an_input(const TensorBase& out, std::initializer_list<const TensorBase*> inputs,
+                               const char* op_name) {
+  if (!out.defined()) return;
+  for (const TensorBase* in : inputs)
+    KILN_CHECK(!in->defined() || in->impl()->storage().get() != out.impl()->storage().get(), op_name,
+               "(): unsupported operation: the out= tensor shares memory with an input. Please clone() the input "
+               "or use another out tensor.");
+}
+
 TensorIterator::TensorIterator(IteratorConfig config) { build(config); }
 
 void TensorIterator::build(IteratorConfig& c) {
@@ -146,6 +155,8 @@ void TensorIterator::build(IteratorConfig& c) {
     if (!(c.out.sizes() == IntArrayRef(shape))) {
       KILN_CHECK(!c.inplace, c.op_name, "(): output with shape ", shape_str(c.out.sizes()),
                  " doesn't match the broadcast shape ", shape_str(shape));
+      // Resizing an out that is also an input would change the input under the kernel.
+      for (const TensorBase& t : c.inputs) check_out_is_not_an_input(c.out, {&t}, c.op_name);
       c.out.impl()->set_sizes_contiguous(shape);
     }
     for (int64_t d = 0; d < c.out.dim() && !c.reduction; ++d) {

@@ -117,3 +117,15 @@ def test_writes_that_would_read_overwritten_values_are_refused():
     np.testing.assert_array_equal(x.numpy(), [[1.0, 1.0, 2.0], [7.0, 4.0, 5.0]])
     with pytest.raises(RuntimeError, match="more than one element of the written-to tensor"):
         kiln.zeros(1).expand(3).add_(1)
+
+
+def test_out_that_is_also_an_input_is_refused_where_it_would_be_read_after_writing():
+    # Found by the fuzzer: prod(x, 1, out=x) resized x before reading it (a heap overflow).
+    x = kiln.ones(3, 4)
+    for call in (lambda: kiln.prod(x, 1, out=x), lambda: kiln.sum(x, 0, out=x),
+                 lambda: kiln.mm(x[:, :3], x[:3], out=x), lambda: kiln.add(x[0], x, out=x[0])):
+        with pytest.raises(RuntimeError, match="out= tensor shares memory with an input"):
+            call()
+    np.testing.assert_array_equal(x.numpy(), np.ones((3, 4)))
+    kiln.add(x, x, out=x)  # same shape, element by element: fine
+    np.testing.assert_array_equal(x.numpy(), np.full((3, 4), 2.0))

@@ -91,6 +91,7 @@ TensorBase mm_out(const TensorBase& self, const TensorBase& mat2, const TensorBa
   KILN_CHECK(mat2.dim() == 2, "mm(): mat2 must be a matrix, got a ", mat2.dim(), "-D tensor");
   KILN_CHECK(self.sizes()[1] == mat2.sizes()[0], "mm(): mat1 and mat2 shapes cannot be multiplied (",
              self.sizes()[0], "x", self.sizes()[1], " and ", mat2.sizes()[0], "x", mat2.sizes()[1], ")");
+  check_out_is_not_an_input(out, {&self, &mat2}, "mm");
   check_same_dtype("mm", self, mat2);
   const int64_t n = self.sizes()[0], m = mat2.sizes()[1];
   TensorBase result = result_for("mm", out, {n, m}, self.dtype());
@@ -107,6 +108,7 @@ TensorBase bmm_out(const TensorBase& self, const TensorBase& mat2, const TensorB
   KILN_CHECK(mat2.sizes()[0] == b && mat2.sizes()[1] == k,
              "bmm(): Expected size for first two dimensions of batch2 tensor to be: [", b, ", ", k, "] but got: [",
              mat2.sizes()[0], ", ", mat2.sizes()[1], "].");
+  check_out_is_not_an_input(out, {&self, &mat2}, "bmm");
   check_same_dtype("bmm", self, mat2);
   TensorBase result = result_for("bmm", out, {b, n, m}, self.dtype());
   TensorBase dst = result.is_contiguous() ? result : empty_cpu({b, n, m}, self.dtype());

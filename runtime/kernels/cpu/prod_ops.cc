@@ -32,6 +32,7 @@ TensorBase prod_out(const TensorBase& self, int64_t dim, bool keepdim, const std
   const ScalarType out_dtype = dtype ? *dtype
                                : out.defined() ? out.dtype()
                                : is_integral_type(self.dtype(), true) ? ScalarType::Int64 : self.dtype();
+  check_out_is_not_an_input(out, {&self}, "prod");
   const int64_t d = wrap_dim(dim, self.dim(), "prod");
   int64_t outer = 1, n = 1, inner = 1;
   DimVector shape;

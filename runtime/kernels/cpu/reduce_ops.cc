@@ -144,6 +144,7 @@ void sum_into(const TensorBase& x, const Reduction& r, acc_type_t<T>* acc, int64
 TensorBase reduce(const char* name, const TensorBase& self, const std::optional<IntArrayRef>& dim, bool keepdim,
                   ScalarType out_dtype, const TensorBase& out, bool mean) {
   KILN_CHECK(self.is_cpu(), name, "(): expected a CPU tensor");
+  check_out_is_not_an_input(out, {&self}, name);
   Reduction r = plan(self, dim, keepdim, name);
   TensorBase result = out;
   if (result.defined()) {
