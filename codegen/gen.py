@@ -253,7 +253,14 @@ def save_lines(d: Derivative, inplace: bool) -> List[str]:
             if a.type.is_list:
                 lines.append(f"if ({cond}) for (const Tensor& t : {name}) node->{name}_.emplace_back(t, false);")
                 continue
-            value = "self.clone()" if inplace and a.name == "self" else name  # in-place: keep the old self
+            # In-place: keep the old self; an argument that *is* self (x.mul_(x)) is the old self too
+            # (saving the tensor itself would save the new value and a cycle through its grad_fn).
+            if inplace and a.name == "self":
+                value = "self.clone()"
+            elif inplace:
+                value = f"{name}.is_same(self) ? {name}.clone() : {name}"
+            else:
+                value = name
             lines.append(f"if ({cond}) node->{name}_ = SavedVariable({value}, false);")
         elif a.type.is_list and a.type.optional:
             lines.append(f"if ({name}) node->{name} = {name}->vec();")

@@ -148,7 +148,7 @@ const Tensor& pow__Tensor_Tensor(const Tensor& self, const Tensor& exponent) {
     node->add_next_edge(gradient_edge(self));
     node->add_next_edge(gradient_edge(exponent));
     if (node->next_edges()[0].is_valid() || node->next_edges()[1].is_valid()) node->self_ = SavedVariable(self.clone(), false);
-    if (node->next_edges()[0].is_valid()) node->exponent_ = SavedVariable(exponent, false);
+    if (node->next_edges()[0].is_valid()) node->exponent_ = SavedVariable(exponent.is_same(self) ? exponent.clone() : exponent, false);
     if (explain_enabled()) explain_log("autograd", "PowBackward0", "recorded");
   }
   {

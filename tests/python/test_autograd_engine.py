@@ -904,3 +904,19 @@ def test_leaf_hook_may_not_change_the_gradient_shape():
     a.register_hook(lambda g: kiln.ones(3))
     with pytest.raises(RuntimeError, match="changed the size of value"):
         (a * 2).sum().backward()
+
+
+def test_inplace_op_with_itself_as_argument():
+    # Found by the fuzzer: x.mul_(x) saved x itself as `other`: the new value, and a reference
+    # cycle through x's grad_fn (a leak). It must save the old value, as it does for self.
+    base = _live()
+    a = kiln.tensor([2.0, 3.0], requires_grad=True)
+    x = a * 1
+    x.mul_(x)
+    x.sum().backward()
+    np.testing.assert_array_equal(a.grad.numpy(), [4.0, 6.0])  # d(a^2)/da
+    y = a * 1
+    y.remainder_(y)
+    del a, x, y
+    gc.collect()
+    assert _live() == base
