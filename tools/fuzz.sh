@@ -23,7 +23,8 @@ export UBSAN_OPTIONS="print_stacktrace=1:halt_on_error=1"
 # Fork mode keeps going after a finding, so one run collects all of them.
 (cd "$work" && "$fuzzer" -max_total_time="$seconds" -timeout=20 -rss_limit_mb=3072 -max_len=4096 \
   -fork="$workers" -ignore_crashes=1 -ignore_timeouts=1 -ignore_ooms=1 -print_final_stats=1 \
-  -artifact_prefix="$repo/tests/fuzz/findings/" "$work/new" "$repo/tests/fuzz/corpus")
+  -artifact_prefix="$repo/tests/fuzz/findings/" "$work/new" "$repo/tests/fuzz/corpus") ||
+  echo "fuzz: findings were written to tests/fuzz/findings/"
 # Keep the inputs that add coverage.
 (cd "$work" && "$fuzzer" -merge=1 "$repo/tests/fuzz/corpus" "$work/new")
 rm -rf "$work"
