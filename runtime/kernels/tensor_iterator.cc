@@ -112,6 +112,14 @@ void check_no_partial_overlap(const TensorBase& out, const TensorBase& in, const
              "single memory location. Please clone() the tensor before performing the operation.");
 }
 
+TensorBase resized_out(const TensorBase& out, IntArrayRef shape, ScalarType dtype, const char* op_name) {
+  if (!out.defined()) return empty_cpu(shape, dtype);
+  KILN_CHECK(out.dtype() == dtype, op_name, "(): Expected out tensor to have dtype ", scalar_type_name(dtype),
+             ", but got ", scalar_type_name(out.dtype()), " instead");
+  if (!(out.sizes() == shape)) out.impl()->set_sizes_contiguous(shape);
+  return out;
+}
+
 void check_out_is_not_an_input(const TensorBase& out, std::initializer_list<const TensorBase*> inputs,
                                const char* op_name) {
   if (!out.defined()) return;

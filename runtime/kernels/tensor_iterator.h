@@ -36,6 +36,9 @@ DimVector broadcast_shapes(IntArrayRef a, IntArrayRef b, const char* op_name);
 // Throws when `in` and `out` share some memory but are not the same elements
 // (x[1:] = x[:-1] would read values it already overwrote).
 void check_no_partial_overlap(const TensorBase& out, const TensorBase& in, const char* op_name);
+// The out= tensor of a kernel, resized to `shape` (it must already have `dtype`), or a new
+// tensor when `out` is undefined.
+TensorBase resized_out(const TensorBase& out, IntArrayRef shape, ScalarType dtype, const char* op_name);
 // Throws when an out= tensor shares memory with an input of a kernel that resizes or
 // writes `out` before it has read every input (reductions, mm).
 void check_out_is_not_an_input(const TensorBase& out, std::initializer_list<const TensorBase*> inputs,

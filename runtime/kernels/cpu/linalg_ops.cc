@@ -69,15 +69,6 @@ TensorBase matrix_at(const TensorBase& t, int64_t i) {
                                           t.storage_offset() + i * t.strides()[0]));
 }
 
-// `out` resized to `shape` (when given), or a new tensor.
-TensorBase result_for(const char* name, const TensorBase& out, IntArrayRef shape, ScalarType dtype) {
-  if (!out.defined()) return empty_cpu(shape, dtype);
-  KILN_CHECK(out.dtype() == dtype, name, "(): Expected out tensor to have dtype ", scalar_type_name(dtype),
-             ", but got ", scalar_type_name(out.dtype()), " instead");
-  if (!(out.sizes() == shape)) out.impl()->set_sizes_contiguous(shape);
-  return out;
-}
-
 void check_same_dtype(const char* name, const TensorBase& a, const TensorBase& b) {
   KILN_CHECK(a.dtype() == b.dtype(), name, "(): expected mat1 and mat2 to have the same dtype, but got: ",
              scalar_type_name(a.dtype()), " != ", scalar_type_name(b.dtype()));
@@ -94,7 +85,7 @@ TensorBase mm_out(const TensorBase& self, const TensorBase& mat2, const TensorBa
   check_out_is_not_an_input(out, {&self, &mat2}, "mm");
   check_same_dtype("mm", self, mat2);
   const int64_t n = self.sizes()[0], m = mat2.sizes()[1];
-  TensorBase result = result_for("mm", out, {n, m}, self.dtype());
+  TensorBase result = resized_out(out, {n, m}, self.dtype(), "mm");
   TensorBase dst = result.is_contiguous() ? result : empty_cpu({n, m}, self.dtype());
   gemm(self, mat2, dst);
   if (!dst.is_same(result)) copy_into(result, dst, "mm");
@@ -110,7 +101,7 @@ TensorBase bmm_out(const TensorBase& self, const TensorBase& mat2, const TensorB
              mat2.sizes()[0], ", ", mat2.sizes()[1], "].");
   check_out_is_not_an_input(out, {&self, &mat2}, "bmm");
   check_same_dtype("bmm", self, mat2);
-  TensorBase result = result_for("bmm", out, {b, n, m}, self.dtype());
+  TensorBase result = resized_out(out, {b, n, m}, self.dtype(), "bmm");
   TensorBase dst = result.is_contiguous() ? result : empty_cpu({b, n, m}, self.dtype());
   for (int64_t i = 0; i < b; ++i) gemm(matrix_at(self, i), matrix_at(mat2, i), matrix_at(dst, i));
   if (!dst.is_same(result)) copy_into(result, dst, "bmm");

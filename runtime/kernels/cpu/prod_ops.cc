@@ -43,14 +43,7 @@ TensorBase prod_out(const TensorBase& self, int64_t dim, bool keepdim, const std
     if (i > d) inner *= s;
     if (i != d || keepdim) shape.push_back(i == d ? 1 : s);
   }
-  TensorBase result = out;
-  if (result.defined()) {
-    KILN_CHECK(result.dtype() == out_dtype, "prod(): Expected out tensor to have dtype ", scalar_type_name(out_dtype),
-               ", but got ", scalar_type_name(result.dtype()), " instead");
-    if (!(result.sizes() == IntArrayRef(shape))) result.impl()->set_sizes_contiguous(shape);
-  } else {
-    result = empty_cpu(shape, out_dtype);
-  }
+  TensorBase result = resized_out(out, shape, out_dtype, "prod");
   if (result.numel() == 0) return result;
   const TensorBase x = contiguous_cpu(cast_to(self, out_dtype));
   TensorBase dst = empty_cpu(shape, out_dtype);

@@ -146,14 +146,7 @@ TensorBase reduce(const char* name, const TensorBase& self, const std::optional<
   KILN_CHECK(self.is_cpu(), name, "(): expected a CPU tensor");
   check_out_is_not_an_input(out, {&self}, name);
   Reduction r = plan(self, dim, keepdim, name);
-  TensorBase result = out;
-  if (result.defined()) {
-    KILN_CHECK(result.dtype() == out_dtype, name, "(): Expected out tensor to have dtype ", scalar_type_name(out_dtype),
-               ", but got ", scalar_type_name(result.dtype()), " instead");
-    if (!(result.sizes() == IntArrayRef(r.out_shape))) result.impl()->set_sizes_contiguous(r.out_shape);
-  } else {
-    result = empty_cpu(r.out_shape, out_dtype);
-  }
+  TensorBase result = resized_out(out, r.out_shape, out_dtype, name);
   const int64_t n_out = result.numel();
   if (n_out == 0) return result;
   TensorBase x = cast_to(self, out_dtype);
