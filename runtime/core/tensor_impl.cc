@@ -114,7 +114,12 @@ void TensorImpl::set_sizes_and_strides(IntArrayRef sizes, IntArrayRef strides, i
       max_offset = -1;
       break;
     }
-    max_offset += (sizes[i] - 1) * strides[i];
+    // Overflow-checked: a wrapped extent would leave the storage too small (found by the fuzzer).
+    int64_t span = 0;
+    KILN_CHECK(strides[i] >= 0 && !__builtin_mul_overflow(sizes[i] - 1, strides[i], &span) &&
+                   !__builtin_add_overflow(max_offset, span, &max_offset),
+               "resize_(): storage size overflows for shape ", shape_str(sizes), " and strides ",
+               shape_str(strides));
   }
   if (max_offset >= 0) {
     int64_t needed = 0;

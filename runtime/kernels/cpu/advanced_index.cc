@@ -32,10 +32,12 @@ std::vector<int64_t> offsets_of(IntArrayRef sizes, IntArrayRef strides) {
 
 // `t` broadcast to `shape`, as a contiguous int64 list.
 std::vector<int64_t> broadcast_values(const TensorBase& t, IntArrayRef shape) {
-  DimVector strides(shape.size(), 0);
-  const int64_t lead = static_cast<int64_t>(shape.size()) - t.dim();
-  for (int64_t i = 0; i < t.dim(); ++i) strides[lead + i] = t.sizes()[i] == 1 ? 0 : t.strides()[i];
+  // The strides of the int64 tensor actually read (a converted copy may be laid out differently:
+  // the fuzzer found reads out of bounds when t's own strides were used).
   const TensorBase longs = cast_to(t, ScalarType::Int64);
+  DimVector strides(shape.size(), 0);
+  const int64_t lead = static_cast<int64_t>(shape.size()) - longs.dim();
+  for (int64_t i = 0; i < longs.dim(); ++i) strides[lead + i] = longs.sizes()[i] == 1 ? 0 : longs.strides()[i];
   const int64_t* p = static_cast<const int64_t*>(longs.data_ptr());
   std::vector<int64_t> out;
   for (int64_t off : offsets_of(shape, strides)) out.push_back(p[off]);
