@@ -63,6 +63,12 @@ TensorBase index_select_backward(const TensorBase& grad, IntArrayRef self_sizes,
   const int64_t d = wrap_dim(dim, static_cast<int64_t>(self_sizes.size()), "index_select_backward");
   const int64_t size = self_sizes.empty() ? 1 : self_sizes[d];
   std::vector<int64_t> idx = checked_indices(index, size, "index_select_backward");
+  // grad must be index_select's output shape (the fuzzer found reads past it otherwise).
+  DimVector expected(self_sizes.begin(), self_sizes.end());
+  if (!expected.empty()) expected[d] = static_cast<int64_t>(idx.size());
+  KILN_CHECK(grad.sizes() == IntArrayRef(expected), "index_select_backward(): grad has shape ",
+             shape_str(grad.sizes()), " but index_select of ", shape_str(self_sizes), " gives ",
+             shape_str(expected));
   TensorBase out = empty_cpu(self_sizes, grad.dtype());
   std::memset(out.data_ptr(), 0, static_cast<size_t>(out.numel() * out.element_size()));
   TensorBase g = contiguous_cpu(grad);
