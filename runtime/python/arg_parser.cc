@@ -157,7 +157,7 @@ int64_t to_int64(PyObject* obj) {
       Py_DECREF(idx);
       if (v == -1 && PyErr_Occurred()) {
         PyErr_Clear();
-        throw ValueError("integer argument is too large for int64");
+        throw Error("Overflow when unpacking long");  // as torch (RuntimeError)
       }
     }
   }

@@ -159,3 +159,10 @@ def test_where_equal_and_small_aliases():
     assert m.ravel().tolist() == [0, 1, 2, 3, 4, 5] and x.broadcast_to((2, 3)).shape == (2, 3)
     assert kiln.numel(m) == 6 and kiln.is_floating_point(x) and not kiln.is_floating_point(m)
     assert kiln.arange(3)._version == 0
+
+
+def test_python_ints_beyond_int64_raise_overflow():
+    with pytest.raises(RuntimeError, match="Overflow when unpacking long"):
+        kiln.ones(3)[2**63]
+    with pytest.raises(RuntimeError, match="Overflow when unpacking long"):
+        kiln.ones(3) + 2**70

@@ -55,14 +55,17 @@ TensorBase add_sub(const char* name, const TensorBase& self, const TensorBase& o
 
 template <typename T>
 T int_pow(T base, int64_t exp) {
-  if constexpr (std::is_same_v<T, bool>) return exp == 0 || base;
-  T result = 1;
-  while (exp > 0) {
-    if (exp & 1) result *= base;
-    base *= base;
-    exp >>= 1;
+  if constexpr (std::is_same_v<T, bool>) {
+    return exp == 0 || base;
+  } else {
+    T result = 1;
+    while (exp > 0) {
+      if (exp & 1) result *= base;
+      base *= base;
+      exp >>= 1;
+    }
+    return result;
   }
-  return result;
 }
 
 }  // namespace
