@@ -3,7 +3,7 @@ from collections import defaultdict
 from itertools import chain
 
 from .. import _C
-from ..autograd.grad_mode import no_grad
+from ..nn.modules.module import zero_grads
 
 
 class _RequiredParameter:
@@ -64,19 +64,7 @@ class Optimizer:
 
     def zero_grad(self, set_to_none=True):
         """Resets the .grad of every parameter: to None, or (set_to_none=False) to zeros in place."""
-        for group in self.param_groups:
-            for p in group["params"]:
-                if p.grad is None:
-                    continue
-                if set_to_none:
-                    p.grad = None
-                else:
-                    with no_grad():
-                        if p.grad.grad_fn is not None:
-                            p.grad = p.grad.detach()
-                        else:
-                            p.grad.requires_grad_(False)
-                        p.grad.zero_()
+        zero_grads((p for group in self.param_groups for p in group["params"]), set_to_none)
 
     def step(self, closure=None):
         raise NotImplementedError

@@ -11,6 +11,7 @@
 #include "generated/kernels/pow.h"
 #include "generated/kernels/reciprocal.h"
 #include "generated/kernels/remainder.h"
+#include "runtime/kernels/cpu/int_pow.h"
 #include "runtime/kernels/cpu/loops.h"
 #include "runtime/kernels/scalar_convert.h"
 
@@ -69,17 +70,6 @@ T python_mod(T a, T b) {
   }
 }
 
-template <typename T>
-T int_pow(T base, T exp) {
-  T result = 1;
-  while (exp > 0) {
-    if (exp & 1) result *= base;
-    base *= base;
-    exp >>= 1;
-  }
-  return result;
-}
-
 }  // namespace
 
 TensorBase pow_tensor_out(const TensorBase& self, const TensorBase& exponent, const TensorBase& out) {
@@ -94,7 +84,7 @@ TensorBase pow_tensor_out(const TensorBase& self, const TensorBase& exponent, co
   KILN_DISPATCH_NUMERIC_TYPES(dt, "pow", [&] {
     binary_kernel<scalar_t, scalar_t>(it, [](scalar_t a, scalar_t b) {
       if constexpr (std::is_floating_point_v<scalar_t>) return std::pow(a, b);
-      else return int_pow<scalar_t>(a, b);
+      else return int_pow<scalar_t>(a, static_cast<int64_t>(b));
     });
   });
   it.finish();

@@ -6,6 +6,7 @@
 #include "generated/kernels/mul.h"
 #include "generated/kernels/pow.h"
 #include "generated/kernels/sub.h"
+#include "runtime/kernels/cpu/int_pow.h"
 #include "runtime/kernels/cpu/loops.h"
 
 namespace kiln {
@@ -51,21 +52,6 @@ TensorBase add_sub(const char* name, const TensorBase& self, const TensorBase& o
   }
   it.finish();
   return it.output();
-}
-
-template <typename T>
-T int_pow(T base, int64_t exp) {
-  if constexpr (std::is_same_v<T, bool>) {
-    return exp == 0 || base;
-  } else {
-    T result = 1;
-    while (exp > 0) {
-      if (exp & 1) result *= base;
-      base *= base;
-      exp >>= 1;
-    }
-    return result;
-  }
 }
 
 }  // namespace

@@ -35,6 +35,22 @@ def _addindent(s, n):
     return lines[0] if len(lines) == 1 else "\n".join([lines[0]] + [" " * n + line for line in lines[1:]])
 
 
+def zero_grads(params, set_to_none):
+    """Resets each parameter's .grad: to None, or to zeros in place (detached first if it has a graph).
+    Shared by Module.zero_grad and Optimizer.zero_grad."""
+    for p in params:
+        if p.grad is None:
+            continue
+        if set_to_none:
+            p.grad = None
+            continue
+        with no_grad():
+            if p.grad.grad_fn is not None:
+                p.grad = p.grad.detach()
+            else:
+                p.grad.requires_grad_(False)
+            p.grad.zero_()
+
 class Module:
     """Base class for neural-network modules; subclasses define forward()."""
 
@@ -235,18 +251,7 @@ class Module:
 
     def zero_grad(self, set_to_none=True):
         """Resets the .grad of every parameter: to None, or (set_to_none=False) to zeros in place."""
-        for p in self.parameters():
-            if p.grad is None:
-                continue
-            if set_to_none:
-                p.grad = None
-            else:
-                with no_grad():
-                    if p.grad.grad_fn is not None:
-                        p.grad = p.grad.detach()
-                    else:
-                        p.grad.requires_grad_(False)
-                    p.grad.zero_()
+        zero_grads(self.parameters(), set_to_none)
 
     def apply(self, fn):
         """Calls fn on every child (recursively), then on self; returns self."""
