@@ -99,8 +99,8 @@ void check_no_partial_overlap(const TensorBase& out, const TensorBase& in, const
   // PyTorch's rule: only dense tensors (each filling its memory range) are compared; sparser
   // ones may interleave without sharing elements (two columns), which is common and fine.
   if (out.numel() == 0 || in.numel() == 0) return;
+  if (out.impl()->storage().get() != in.impl()->storage().get()) return;  // the cheap test first
   if (!is_non_overlapping_and_dense(out) || !is_non_overlapping_and_dense(in)) return;
-  if (out.impl()->storage().get() != in.impl()->storage().get()) return;
   const char* a = static_cast<const char*>(out.data_ptr());
   const char* b = static_cast<const char*>(in.data_ptr());
   const char* a_end = a + out.numel() * out.element_size();
