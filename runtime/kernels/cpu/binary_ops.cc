@@ -33,11 +33,16 @@ void check_alpha(const char* name, ScalarType dtype, const Scalar& alpha) {
 
 TensorBase add_sub(const char* name, const TensorBase& self, const TensorBase& other, Scalar alpha,
                    const TensorBase& out, bool negate) {
+  if (negate) {  // as torch: any bool operand, not only a bool result
+    const bool self_bool = self.dtype() == ScalarType::Bool, other_bool = other.dtype() == ScalarType::Bool;
+    KILN_CHECK(!(self_bool && other_bool), "Subtraction, the `-` operator, with two bool tensors is not supported. "
+               "Use the `^` or `logical_xor()` operator instead.");
+    KILN_CHECK(!(self_bool || other_bool), "Subtraction, the `-` operator, with a bool tensor is not supported. "
+               "If you are trying to invert a mask, use the `~` or `logical_not()` operator instead.");
+  }
   TensorIterator it = binary_iterator(name, self, other, out);
   check_alpha(name, it.compute_dtype(), alpha);
   if (it.compute_dtype() == ScalarType::Bool) {
-    KILN_CHECK(!negate, "Subtraction, the `-` operator, with two bool tensors is not supported. Use the `^` or "
-               "`logical_xor()` operator instead.");
     binary_kernel<bool, bool>(it, [](bool a, bool b) { return a || b; });
   } else {
     KILN_DISPATCH_NUMERIC_TYPES(it.compute_dtype(), name, [&] {

@@ -1,0 +1,276 @@
+"""Records of the elementwise ops: arithmetic, unary math, rounding, logical and bitwise ops,
+clamp, where, masked_fill and isclose."""
+import operator
+
+import numpy as np
+
+from .record import (ALL, FLOATS, INTEGRAL, NUMERIC, ErrorInput, OpRecord, Sample, always, promoted,
+                     promoted_float, same_dtype, shape_samples, values)
+
+FAMILY = "pointwise"
+
+
+def _binary_samples(dtype, declared, domain="real", other_domain=None, kwargs=None, mixed=True):
+    other_domain = other_domain or domain
+    out = []
+    for s in shape_samples(dtype, 2, domain, kwargs=kwargs):
+        a, b = s.args[:2]
+        if other_domain != domain:
+            b = _redraw(b, dtype, other_domain)
+        out.append(Sample((a, b) + s.args[2:], s.kwargs, s.note))
+    if mixed:  # type promotion: the other operand in each other declared dtype
+        for d2 in declared:
+            if d2 != dtype:
+                out.append(Sample((values((2, 3), dtype, domain), values((2, 3), d2, other_domain, seed=1)),
+                                  dict(kwargs or {}), note=f"{dtype} with {d2}"))
+    return out
+
+
+def _f(fn):
+    """A float reference: integral inputs computed in float64 (NumPy would pick float16 for bool)."""
+    return lambda *xs, **kw: fn(*[x.astype(np.float64) if isinstance(x, np.ndarray) else x for x in xs], **kw)
+
+
+def _num(x):
+    return x.astype(np.int64) if isinstance(x, np.ndarray) and x.dtype == bool else x
+
+
+def _add(a, b, alpha=1):
+    return _num(a) + alpha * _num(b)   # bool + bool: 1 + 1 = 2, cast to True
+
+
+def _mul(a, b):
+    return _num(a) * _num(b)
+
+
+def _redraw(b, dtype, domain):
+    """b's shape and broadcast layout, with values from another domain (e.g. nonzero divisors)."""
+    if b.ndim and b.size > 1 and 0 in b.strides:
+        base_shape = tuple(1 if st == 0 else n for st, n in zip(b.strides, b.shape))
+        return np.broadcast_to(values(base_shape, dtype, domain, seed=1), b.shape)
+    return values(b.shape, dtype, domain, seed=1)
+
+
+def _shape_mismatch(name):
+    return lambda: [ErrorInput(lambda k: getattr(k, name)(k.ones(2, 3), k.ones(4)), RuntimeError,
+                               "must match the size", "shapes (2,3) and (4,) do not broadcast")]
+
+
+def unary(name, ref, dtypes=ALL, result=same_dtype, domain="real", **kw):
+    return OpRecord(name, FAMILY, dtypes, lambda d: shape_samples(d, 1, domain), ref=ref, result_dtype=result,
+                    domain=domain, **kw)
+
+
+def binary(name, ref, dtypes=ALL, result=promoted, domain="real", other_domain=None, kwargs=None, mixed=True,
+           **kw):
+    kw.setdefault("error_inputs", _shape_mismatch(name.split(".")[0]))
+    return OpRecord(name, FAMILY, dtypes,
+                    lambda d: _binary_samples(d, dtypes, domain, other_domain, kwargs, mixed),
+                    ref=ref, result_dtype=result, domain=domain, **kw)
+
+
+def scalar_other(name, ref, dtypes=ALL, result=promoted, scalars=(2, 2.5), domain="real", kwargs=None, **kw):
+    """Tensor op Python-scalar overloads (add.Scalar, eq.Scalar, ...)."""
+    def samples(d):
+        return [Sample((values(s, d, domain), c), dict(kwargs or {}), note=f"shape {s}, scalar {c!r}")
+                for s in [(), (0,), (3, 4)] for c in scalars]
+    return OpRecord(name, FAMILY, dtypes, samples, ref=ref, result_dtype=result, domain=domain, **kw)
+
+
+def _int_div_by_zero(name, **kwargs):
+    return ErrorInput(lambda k: getattr(k, name)(k.tensor([1, 2]), k.tensor([1, 0]), **kwargs), RuntimeError,
+                      "ZeroDivisionError", f"{name} of integers by zero")
+
+
+def _floor_div_ref(a, b):
+    return np.floor_divide(a, b)
+
+
+def _div_mode_ref(a, b, rounding_mode=None):
+    if rounding_mode is None:
+        return np.true_divide(a, b)
+    if rounding_mode == "floor":
+        return np.floor_divide(a, b)
+    q = np.true_divide(a, b)
+    return np.trunc(q) if a.dtype.kind == "f" else (np.abs(a) // np.abs(b)) * np.sign(a) * np.sign(b)
+
+
+def _div_mode_result(sample, dtype):
+    return promoted(sample, dtype) if sample.kwargs.get("rounding_mode") else promoted_float(sample, dtype)
+
+
+def _div_mode_samples(d):
+    out = []
+    for mode in ("floor", "trunc", None):  # floor first: bool raises there
+        out += _binary_samples(d, NUMERIC, "real", "nonzero", kwargs={"rounding_mode": mode}, mixed=False)
+    return out
+
+
+def _pow_scalar_samples(d):
+    exps = (0, 1, 2, 3) if d in INTEGRAL else (2, 0.5, -1.5, 3)
+    domain = "positive"
+    return [Sample((values(s, d, domain), e), note=f"shape {s} ** {e!r}") for s in [(), (0,), (3, 4)] for e in exps]
+
+
+def _pow_tensor_samples(d):
+    if d in FLOATS:
+        return _binary_samples(d, FLOATS, "positive", "real")
+    out = [Sample((values(s, d, "real"), _small_exponent(values(s, d, "real", seed=1))), note=f"shape {s}")
+           for s in [(), (0,), (5,), (3, 4)]]
+    return out + [Sample((values((4,), d, "real"), _small_exponent(values((3, 4), d, "real", seed=1))),
+                         note="exponent broadcasts self")]
+
+
+def _small_exponent(x):
+    """Integer exponents in [0, 3], in x's dtype (negative integer powers raise)."""
+    return x if x.dtype.kind in "fb" else (np.abs(x) % 4).astype(x.dtype)
+
+
+def _scalar_base_samples(d):
+    exps = lambda s: _small_exponent(values(s, d, "real"))  # noqa: E731
+    return [Sample((b, exps(s)), note=f"{b!r} ** shape {s}") for s in [(), (0,), (3, 4)] for b in (2, 1.5)]
+
+
+def _clamp_samples(d):
+    lo, hi = (-1, 2) if d != "bool" else (False, True)
+    out = []
+    for s in [(), (0,), (5,), (3, 4)]:
+        x = values(s, d)
+        out += [Sample((x, lo, hi), note=f"shape {s}, [{lo}, {hi}]"), Sample((x,), {"min": lo}, note="min only"),
+                Sample((x,), {"max": hi}, note="max only")]
+    if d in FLOATS:
+        out.append(Sample((values((3, 4), d), 1.5, -1.5), note="min > max gives max"))
+    return out
+
+
+def _clamp_ref(x, min=None, max=None):
+    if min is not None:
+        x = np.maximum(x, min)
+    if max is not None:
+        x = np.minimum(x, max)
+    return x
+
+
+def _clamp_tensor_samples(d):
+    out = []
+    for s in [(), (0,), (3, 4)]:
+        x = values(s, d)
+        lo, hi = values(s, d, seed=1), values(s, d, seed=2)
+        out += [Sample((x, lo, hi), note=f"shape {s}"), Sample((x,), {"min": lo}, note="min only"),
+                Sample((x,), {"max": hi}, note="max only")]
+    out.append(Sample((values((3, 4), d), values((4,), d, seed=1)), note="broadcast min"))
+    return out
+
+
+def _where_samples(d):
+    out = []
+    for s in [(), (0,), (5,), (3, 4)]:
+        out.append(Sample((values(s, "bool", seed=3), values(s, d), values(s, d, seed=1)), note=f"shape {s}"))
+    out.append(Sample((values((3, 1), "bool", seed=3), values((1, 4), d), values((4,), d, seed=1)),
+                      note="all three broadcast"))
+    return out
+
+
+def _where_result(sample, dtype):
+    from .record import result_type
+    return result_type(Sample(sample.args[1:]))
+
+
+def _masked_fill_samples(d):
+    v = True if d == "bool" else (2 if d in INTEGRAL else -2.5)
+    out = [Sample((values(s, d), values(s, "bool", seed=3), v), note=f"shape {s}") for s in [(), (0,), (5,), (3, 4)]]
+    out.append(Sample((values((3, 4), d), values((4,), "bool", seed=3), v), note="broadcast mask"))
+    out.append(Sample((values((4,), d), values((3, 4), "bool", seed=3), v), note="mask broadcasts self"))
+    return out
+
+
+def _masked_fill_ref(x, mask, value):
+    return np.where(mask, np.asarray(value, dtype=x.dtype), x)
+
+
+def _isclose_samples(d):
+    out = []
+    for s in [(), (0,), (5,), (3, 4)]:
+        a = values(s, d)
+        b = a.copy()
+        if d in FLOATS and a.size:
+            b = (a * (1 + np.where(values(s, "bool", seed=2), 1e-6, 1e-3))).astype(a.dtype)
+        out.append(Sample((a, b), note=f"shape {s}"))
+        out.append(Sample((a, b), {"rtol": 1e-2, "atol": 0.0}, note="looser rtol"))
+    if d in FLOATS:
+        nan = np.array([np.nan, 1.0, np.inf], dtype=d)
+        out += [Sample((nan, nan.copy()), note="nan, inf"),
+                Sample((nan, nan.copy()), {"equal_nan": True}, note="equal_nan")]
+    return out
+
+
+RECORDS = [
+    # arithmetic
+    binary("add.Tensor", _add, operator=operator.add),
+    scalar_other("add.Scalar", _add),
+    scalar_other("add_.Scalar", lambda a, b, alpha=1: a + b, dtypes=NUMERIC, result=same_dtype, scalars=(2,)),
+    binary("sub.Tensor", lambda a, b, alpha=1: a - alpha * b, dtypes=NUMERIC, operator=operator.sub,
+           undeclared_error=(RuntimeError,)),
+    scalar_other("sub.Scalar", lambda a, b, alpha=1: a - b, dtypes=NUMERIC, undeclared_error=(RuntimeError,)),
+    scalar_other("sub_.Scalar", lambda a, b, alpha=1: a - b, dtypes=NUMERIC, result=same_dtype, scalars=(2,)),
+    binary("mul.Tensor", _mul, operator=operator.mul),
+    scalar_other("mul.Scalar", _mul),
+    scalar_other("mul_.Scalar", lambda a, b: a * b, dtypes=NUMERIC, result=same_dtype, scalars=(2,)),
+    binary("div.Tensor", _f(np.true_divide), result=promoted_float, other_domain="nonzero", operator=operator.truediv),
+    scalar_other("div.Scalar", np.true_divide, result=promoted_float),
+    scalar_other("div_.Scalar", np.true_divide, dtypes=FLOATS, result=same_dtype),
+    OpRecord("div.Tensor_mode", FAMILY, NUMERIC, _div_mode_samples, ref=_div_mode_ref, result_dtype=_div_mode_result,
+             domain="divisor nonzero",
+             error_inputs=lambda: [_int_div_by_zero("div", rounding_mode="floor"),
+                                   _int_div_by_zero("div", rounding_mode="trunc"),
+                                   ErrorInput(lambda k: k.div(k.ones(2), k.ones(2), rounding_mode="round"),
+                                              RuntimeError, "rounding_mode", "unknown rounding mode")]),
+    binary("floor_divide", _floor_div_ref, dtypes=NUMERIC, other_domain="nonzero", operator=operator.floordiv,
+           error_inputs=lambda: [_int_div_by_zero("floor_divide")]),
+    binary("remainder.Tensor", np.remainder, dtypes=NUMERIC, other_domain="nonzero", operator=operator.mod,
+           error_inputs=lambda: [_int_div_by_zero("remainder")]),
+    OpRecord("pow.Tensor_Tensor", FAMILY, NUMERIC, _pow_tensor_samples, ref=np.power, result_dtype=promoted,
+             domain="base positive", operator=operator.pow),
+    # unary
+    unary("neg", np.negative, dtypes=NUMERIC, operator=operator.neg, undeclared_error=(RuntimeError,)),
+    unary("exp", _f(np.exp), result=promoted_float),
+    unary("tanh", _f(np.tanh), result=promoted_float),
+    unary("sigmoid", _f(lambda x: 1 / (1 + np.exp(-x))), result=promoted_float),
+    unary("abs", np.abs, dtypes=NUMERIC, operator=operator.abs),
+    unary("log", _f(np.log), result=promoted_float, domain="positive"),
+    unary("sqrt", _f(np.sqrt), result=promoted_float, domain="positive"),
+    unary("rsqrt", _f(lambda x: 1 / np.sqrt(x)), result=promoted_float, domain="positive"),
+    unary("reciprocal", _f(np.reciprocal), result=promoted_float, domain="nonzero"),
+    unary("relu", lambda x: np.maximum(x, 0), dtypes=NUMERIC),
+    unary("sign", np.sign, dtypes=NUMERIC),
+    unary("floor", np.floor, dtypes=NUMERIC),
+    unary("ceil", np.ceil, dtypes=NUMERIC),
+    unary("trunc", np.trunc, dtypes=NUMERIC),
+    unary("round", np.round, dtypes=NUMERIC),
+    OpRecord("pow.Tensor_Scalar", FAMILY, ALL, _pow_scalar_samples, ref=np.power, result_dtype=promoted,
+             domain="positive", operator=operator.pow),
+    OpRecord("pow.Scalar", FAMILY, ALL, _scalar_base_samples, ref=np.power, result_dtype=promoted,
+             operator=operator.pow),
+    # extrema and clamping
+    binary("maximum", np.maximum),
+    binary("minimum", np.minimum),
+    OpRecord("clamp", FAMILY, NUMERIC, _clamp_samples, ref=_clamp_ref, result_dtype=promoted),
+    OpRecord("clip", FAMILY, NUMERIC, _clamp_samples, ref=_clamp_ref, result_dtype=promoted),
+    OpRecord("clamp.Tensor", FAMILY, ALL, _clamp_tensor_samples, ref=_clamp_ref, result_dtype=promoted),
+    # logical and bitwise
+    binary("logical_and", np.logical_and, result=always("bool")),
+    binary("logical_or", np.logical_or, result=always("bool")),
+    binary("logical_xor", np.logical_xor, result=always("bool")),
+    unary("logical_not", np.logical_not, result=always("bool")),
+    binary("bitwise_and.Tensor", np.bitwise_and, dtypes=INTEGRAL, operator=operator.and_),
+    binary("bitwise_or.Tensor", np.bitwise_or, dtypes=INTEGRAL, operator=operator.or_),
+    binary("bitwise_xor.Tensor", np.bitwise_xor, dtypes=INTEGRAL, operator=operator.xor),
+    unary("bitwise_not", np.invert, dtypes=INTEGRAL, operator=operator.invert),
+    # selection
+    OpRecord("where.self", FAMILY, ALL, _where_samples, ref=np.where, result_dtype=_where_result),
+    OpRecord("masked_fill.Scalar", FAMILY, ALL, _masked_fill_samples, ref=_masked_fill_ref),
+    OpRecord("masked_fill_.Scalar", FAMILY, ALL,
+             lambda d: [s for s in _masked_fill_samples(d) if s.note != "mask broadcasts self"],
+             ref=_masked_fill_ref),
+    OpRecord("isclose", FAMILY, ALL, _isclose_samples, ref=np.isclose, result_dtype=always("bool")),
+]
