@@ -12,6 +12,7 @@ from __future__ import annotations
 import argparse
 import os
 import re
+import subprocess
 import sys
 from collections import OrderedDict
 from typing import Dict, List
@@ -567,6 +568,9 @@ def main(argv=None) -> int:
         print(f"error: templates: {e}", file=sys.stderr)
         return 1
     write(files, args.out)
+    if args.out == ap.get_default("out") and args.schema == ap.get_default("schema"):
+        # The op coverage table in docs/ reads the schema and the op test records.
+        subprocess.run([sys.executable, os.path.join(ROOT, "tools", "gen_op_coverage.py")], check=True)
     return 0
 
 

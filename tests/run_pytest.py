@@ -21,5 +21,7 @@ sys.path.insert(0, repo)
 if "TEST_SRCDIR" not in os.environ:  # run by hand: use the package under bazel-bin
     sys.path.insert(0, os.path.join(repo, "bazel-bin"))
 
-args = ["-q", "-p", "no:cacheprovider", "-rs"] + [os.path.join(repo, a) for a in sys.argv[1:]]
+# Paths are relative to the repository root; options (-x, -k expr) pass through.
+args = ["-q", "-p", "no:cacheprovider", "-rs"] + [a if a.startswith("-") or (i > 1 and sys.argv[i - 1] == "-k")
+                                                   else os.path.join(repo, a) for i, a in enumerate(sys.argv) if i]
 sys.exit(pytest.main(args))

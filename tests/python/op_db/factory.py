@@ -1,0 +1,2 @@
+"""Records of the factory ops."""
+RECORDS = []

@@ -1,0 +1,2 @@
+"""Records of the linalg ops."""
+RECORDS = []

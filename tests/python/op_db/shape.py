@@ -1,0 +1,2 @@
+"""Records of the shape ops."""
+RECORDS = []

@@ -1,0 +1,2 @@
+"""Records of the tensor_ops ops."""
+RECORDS = []
