@@ -56,7 +56,7 @@ def forms(rec, facts):
 def autograd(rec, facts):
     if not facts.tensor_args:
         return "—"
-    if not facts.differentiable or "float64" not in rec.dtypes:
+    if not rec.is_differentiable(facts) or "float64" not in rec.dtypes:
         return "none"
     return "grad²" if rec.gradgrad is True else "grad"
 

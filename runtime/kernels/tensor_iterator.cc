@@ -48,6 +48,23 @@ TensorBase empty_cpu(IntArrayRef sizes, ScalarType dtype) {
   return TensorBase(Ref<TensorImpl>::make(std::move(storage), dtype, sizes, contiguous_strides(sizes), 0));
 }
 
+void check_unique_dims(IntArrayRef dims, int64_t ndim, const char* op_name) {
+  std::vector<bool> seen(static_cast<size_t>(std::max<int64_t>(ndim, 1)), false);
+  for (int64_t d : dims) {
+    const int64_t w = wrap_dim(d, ndim, op_name);
+    KILN_CHECK(!seen[w], op_name, "(): dim ", w, " appears multiple times in the list of dims");
+    seen[w] = true;
+  }
+}
+
+void check_no_internal_overlap(const TensorBase& out, const char* op_name) {
+  for (int64_t d = 0; d < out.dim(); ++d) {
+    KILN_CHECK(out.strides()[d] != 0 || out.sizes()[d] <= 1, op_name,
+               "(): unsupported operation: more than one element of the written-to tensor refers to a single "
+               "memory location. Please clone() the tensor before performing the operation.");
+  }
+}
+
 bool is_non_overlapping_and_dense(const TensorBase& t) {
   const int64_t nd = t.dim();
   DimVector order(nd);
@@ -167,11 +184,7 @@ void TensorIterator::build(IteratorConfig& c) {
       for (const TensorBase& t : c.inputs) check_out_is_not_an_input(c.out, {&t}, c.op_name);
       c.out.impl()->set_sizes_contiguous(shape);
     }
-    for (int64_t d = 0; d < c.out.dim() && !c.reduction; ++d) {
-      KILN_CHECK(c.out.strides()[d] != 0 || c.out.sizes()[d] <= 1, c.op_name,
-                 "(): unsupported operation: more than one element of the written-to tensor refers to a single "
-                 "memory location. Please clone() the tensor before performing the operation.");
-    }
+    if (!c.reduction) check_no_internal_overlap(c.out, c.op_name);
     for (const TensorBase& t : c.inputs) check_no_partial_overlap(c.out, t, c.op_name);
     result_ = c.out;
     if (c.out.dtype() == result_dtype) {

@@ -36,6 +36,10 @@ DimVector broadcast_shapes(IntArrayRef a, IntArrayRef b, const char* op_name);
 // Throws when `in` and `out` share some memory but are not the same elements
 // (x[1:] = x[:-1] would read values it already overwrote).
 void check_no_partial_overlap(const TensorBase& out, const TensorBase& in, const char* op_name);
+// Throws when a list of reduction dims names one dim twice (0 and -1 of a 0-dim tensor too).
+void check_unique_dims(IntArrayRef dims, int64_t ndim, const char* op_name);
+// Throws when several elements of a tensor to be written share memory (an expanded tensor).
+void check_no_internal_overlap(const TensorBase& out, const char* op_name);
 // The out= tensor of a kernel, resized to `shape` (it must already have `dtype`), or a new
 // tensor when `out` is undefined.
 TensorBase resized_out(const TensorBase& out, IntArrayRef shape, ScalarType dtype, const char* op_name);

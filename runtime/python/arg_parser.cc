@@ -131,7 +131,8 @@ bool matches(const Param& p, PyObject* obj, bool numbers_as_tensors) {
     }
     case ParamType::Scalar:  // the lenient pass also takes 0-dim tensors (x.fill_(t), arange(t)), as torch
       return is_scalar_like(obj) || (numbers_as_tensors && is_tensor(obj) && unpack_tensor(obj).dim() == 0);
-    case ParamType::Int: return is_int_like(obj);
+    // A 0-dim int tensor is an int only in the lenient pass: max(x, t) is maximum, not max(dim).
+    case ParamType::Int: return is_int_like(obj) && (numbers_as_tensors || !is_tensor(obj));
     case ParamType::IntList: return is_sequence_of_ints(obj) || (p.list_size > 0 && is_int_like(obj));
     case ParamType::Float: return PyFloat_Check(obj) || is_int_like(obj);
     case ParamType::Bool: return PyBool_Check(obj);

@@ -54,11 +54,17 @@ def test_samples_cover_edge_shapes(rec):
         assert "zero-size" in kinds, "no zero-size input sample (or set no_zero_size='why')"
 
 
-@pytest.mark.parametrize("rec", [r for r in RECORDS.values() if FACTS[r.name].differentiable],
+@pytest.mark.parametrize("rec", [r for r in RECORDS.values() if r.is_differentiable(FACTS[r.name])],
                          ids=lambda r: r.name)
 def test_differentiable_ops_are_gradchecked(rec):
     """A differentiable op declares float64, so test_gradcheck runs on it."""
     assert "float64" in rec.dtypes
+
+
+@pytest.mark.parametrize("rec", [r for r in RECORDS.values() if r.differentiable is not None], ids=lambda r: r.name)
+def test_only_composites_override_differentiability(rec):
+    """derivatives.yaml decides for every other op; a record may not contradict it."""
+    assert FACTS[rec.name].composite, f"{rec.name}: differentiability comes from schema/derivatives.yaml"
 
 
 def test_coverage_table_is_fresh():

@@ -6,6 +6,11 @@ def _as_tuple(x):
     return (x,) if isinstance(x, _C.TensorBase) else tuple(x)
 
 
+def _float_outputs(x):
+    """The outputs a Jacobian is taken of: integer outputs (max's indices) have no gradient."""
+    return [o for o in _as_tuple(x) if o.is_floating_point()]
+
+
 def _flat(t):
     return t.detach().contiguous().view([-1])
 
@@ -19,14 +24,14 @@ def _numerical_jacobian(fn, inputs, i, eps):
     for j in range(flat.size):
         orig = flat[j]
         flat[j] = orig + eps
-        plus = [_flat(o).numpy().copy() for o in _as_tuple(fn(*inputs))]
+        plus = [_flat(o).numpy().copy() for o in _float_outputs(fn(*inputs))]
         flat[j] = orig - eps
-        minus = [_flat(o).numpy().copy() for o in _as_tuple(fn(*inputs))]
+        minus = [_flat(o).numpy().copy() for o in _float_outputs(fn(*inputs))]
         flat[j] = orig
         diffs = [(p - m) / (2 * eps) for p, m in zip(plus, minus)]
         columns.append(np.concatenate(diffs) if diffs else np.zeros(0))
-    if not columns:
-        return np.zeros((0, 0))
+    if not columns:  # an empty input: no columns, one row per output element
+        return np.zeros((sum(o.numel() for o in _float_outputs(fn(*inputs))), 0))
     if columns[0].size == 0:
         return np.zeros((0, len(columns)))
     return np.stack(columns, axis=1)
@@ -36,7 +41,7 @@ def _analytical_jacobian(fn, inputs, i):
     import numpy as np
     from . import grad as autograd_grad
     from .. import zeros, zeros_like
-    outputs = _as_tuple(fn(*inputs))
+    outputs = _float_outputs(fn(*inputs))
     rows = []
     for k, out in enumerate(outputs):
         for j in range(out.numel()):
@@ -76,7 +81,7 @@ def gradgradcheck(fn, inputs, grad_outputs=None, eps=1e-6, atol=1e-5, rtol=1e-3,
     from . import grad as autograd_grad
     from .. import tensor
     inputs = _as_tuple(inputs)
-    outputs = _as_tuple(fn(*inputs))
+    outputs = _float_outputs(fn(*inputs))
     if grad_outputs is None:
         rng = np.random.default_rng(0)
         grad_outputs = [tensor(rng.standard_normal(tuple(o.shape)), dtype=_C.float64, requires_grad=True)
@@ -87,7 +92,7 @@ def gradgradcheck(fn, inputs, grad_outputs=None, eps=1e-6, atol=1e-5, rtol=1e-3,
 
     def first_derivative(*args):
         xs, gos = args[:n], args[n:]
-        outs = _as_tuple(fn(*xs))
+        outs = _float_outputs(fn(*xs))
         wrt = [x for x in xs if isinstance(x, _C.TensorBase) and x.requires_grad]
         grads = autograd_grad(list(outs), wrt, list(gos), create_graph=True, allow_unused=True)
         # As torch's gradgradcheck: gradients without a graph (constants) are not checked.

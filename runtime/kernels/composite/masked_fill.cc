@@ -23,6 +23,7 @@ Tensor masked_fill(const Tensor& self, const Tensor& mask, const Scalar& value) 
 }
 
 const Tensor& masked_fill_(const Tensor& self, const Tensor& mask, const Scalar& value) {
+  check_no_internal_overlap(self, "masked_fill_");  // before the copy_, so the error names this op
   return self.copy_(filled(self, mask, value));
 }
 

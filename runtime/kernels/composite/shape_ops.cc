@@ -50,6 +50,7 @@ Tensor flatten(const Tensor& self, int64_t start_dim, int64_t end_dim) {
 }
 
 Tensor unflatten(const Tensor& self, int64_t dim, IntArrayRef sizes) {
+  KILN_CHECK_INDEX(self.dim() > 0, "unflatten(): Dimension specified as ", dim, " but tensor has no dimensions");
   const int64_t d = wrap_dim(dim, self.dim(), "unflatten");
   KILN_CHECK(!sizes.empty(), "unflatten: sizes must be non-empty");
   int64_t known = 1, inferred = -1;

@@ -13,6 +13,7 @@ namespace {
 TensorBase extremum(const TensorBase& self, IntArrayRef dim, bool keepdim, bool want_max, const char* name) {
   const int64_t nd = self.dim();
   std::vector<bool> reduced(nd, dim.empty());
+  check_unique_dims(dim, nd, name);
   for (int64_t d : dim) {
     const int64_t w = wrap_dim(d, nd, name);
     if (nd > 0) reduced[w] = true;

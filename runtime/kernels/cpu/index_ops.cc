@@ -43,6 +43,9 @@ TensorBase index_select(const TensorBase& self, int64_t dim, const TensorBase& i
   const int64_t d = wrap_dim(dim, self.dim(), "index_select");
   const int64_t size = self.dim() == 0 ? 1 : self.sizes()[d];
   std::vector<int64_t> idx = checked_indices(index, size, "index_select");
+  // A 0-dim self has one element and gives a 0-dim result: one index fits (helper-found overflow).
+  KILN_CHECK_INDEX(self.dim() > 0 || idx.size() == 1, "index_select(): Index to scalar can have only 1 value, got ",
+                   idx.size(), " value(s)");
   DimVector out_shape(self.sizes().begin(), self.sizes().end());
   if (self.dim() > 0) out_shape[d] = static_cast<int64_t>(idx.size());
   TensorBase out = empty_cpu(out_shape, self.dtype());
@@ -63,6 +66,8 @@ TensorBase index_select_backward(const TensorBase& grad, IntArrayRef self_sizes,
   const int64_t d = wrap_dim(dim, static_cast<int64_t>(self_sizes.size()), "index_select_backward");
   const int64_t size = self_sizes.empty() ? 1 : self_sizes[d];
   std::vector<int64_t> idx = checked_indices(index, size, "index_select_backward");
+  KILN_CHECK_INDEX(!self_sizes.empty() || idx.size() == 1,
+                   "index_select_backward(): Index to scalar can have only 1 value, got ", idx.size(), " value(s)");
   // grad must be index_select's output shape (the fuzzer found reads past it otherwise).
   DimVector expected(self_sizes.begin(), self_sizes.end());
   if (!expected.empty()) expected[d] = static_cast<int64_t>(idx.size());

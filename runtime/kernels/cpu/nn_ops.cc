@@ -38,7 +38,7 @@ TensorBase softmax_impl(const TensorBase& self, int64_t dim, const std::optional
                   [log](scalar_t* x, int64_t n, int64_t stride) {
                     scalar_t max = x[0];
                     for (int64_t k = 1; k < n; ++k) max = std::isnan(x[k * stride]) || x[k * stride] > max ? x[k * stride] : max;
-                    if (std::isinf(max)) max = 0;  // all -inf (or +inf): avoid inf - inf
+                    // No special case for infinities: as torch, a row with +inf or only -inf gives NaN.
                     double sum = 0;
                     for (int64_t k = 0; k < n; ++k) sum += std::exp(static_cast<double>(x[k * stride] - max));
                     if (log) {

@@ -59,11 +59,10 @@ Reduction plan(const TensorBase& self, const std::optional<IntArrayRef>& dim, bo
   Reduction r;
   const int64_t nd = self.dim();
   r.reduced.assign(nd, !dim || dim->empty());
+  if (dim) check_unique_dims(*dim, nd, name);
   if (dim) {
     for (int64_t d : *dim) {
       int64_t w = wrap_dim(d, nd, name);
-      KILN_CHECK(nd == 0 || !r.reduced[w], name, "(): dim ", w,
-                 " appears multiple times in the list of dims");
       if (nd > 0) r.reduced[w] = true;
     }
   }
@@ -182,10 +181,14 @@ TensorBase sum_out(const TensorBase& self, const std::optional<IntArrayRef>& dim
 
 TensorBase mean_out(const TensorBase& self, const std::optional<IntArrayRef>& dim, bool keepdim,
                     const std::optional<ScalarType>& dtype, const TensorBase& out) {
-  ScalarType out_dtype = dtype ? *dtype : out.defined() ? out.dtype() : self.dtype();
-  KILN_CHECK(is_floating_type(out_dtype),
+  // As torch: the input (or dtype=) must be floating, and an out= must be able to hold it.
+  const ScalarType in_dtype = dtype ? *dtype : self.dtype();
+  KILN_CHECK(is_floating_type(in_dtype),
              "mean(): could not infer output dtype. Input dtype must be either a floating point or complex dtype. "
-             "Got: ", scalar_type_name(out_dtype));
+             "Got: ", scalar_type_name(in_dtype));
+  KILN_CHECK(!out.defined() || can_cast(in_dtype, out.dtype()), "mean(): result type ", scalar_type_name(in_dtype),
+             " can't be cast to the desired output type ", scalar_type_name(out.dtype()));
+  ScalarType out_dtype = dtype ? *dtype : out.defined() ? out.dtype() : self.dtype();
   return reduce("mean", self, dim, keepdim, out_dtype, out, true);
 }
 

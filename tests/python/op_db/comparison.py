@@ -11,7 +11,7 @@ import operator
 import numpy as np
 
 from .pointwise import binary, scalar_other
-from .record import ALL, FLOATS, OpRecord, Sample, always, values
+from .record import ALL, FLOATS, ErrorInput, Sample, always, values
 
 FAMILY = "comparison"
 
@@ -30,7 +30,8 @@ def _extra_tensor_samples(d):
         a, b = values(s, d), values(s, d, seed=1)
         out.append(Sample((a, _with_ties(a, b)), note=f"shape {s}, equal in places"))
     a = values((3, 4), d)
-    out.append(Sample((a, _with_ties(a[1], values((4,), d, seed=1))), note="broadcast (3,4) with (4,), equal in places"))
+    out.append(Sample((a, _with_ties(a[1], values((4,), d, seed=1))),
+                      note="broadcast (3,4) with (4,), equal in places"))
     out.append(Sample((a, a.copy()), note="all equal"))
     if d in FLOATS:
         special = np.array([np.nan, np.nan, 1.0, np.inf, -np.inf, np.inf, 0.0, -0.0], dtype=d)
@@ -40,7 +41,7 @@ def _extra_tensor_samples(d):
 
 
 def _extra_scalar_samples(d):
-    """Scalars that occur in the tensor (2 and 2.5 are exact in every float dtype)."""
+    """Scalars that occur in the tensor (exact in every float dtype), NaN / inf, bool and int scalars."""
     out = []
     for c in ((True, False) if d == "bool" else (2, 2.5, -1)):
         x = values((3, 4), d)
@@ -63,10 +64,22 @@ def _extend(rec, extra):
     return dataclasses.replace(rec, family=FAMILY, samples=lambda d: base(d) + extra(d))
 
 
+def _scalar_errors(name):
+    return lambda: [
+        ErrorInput(lambda k: getattr(k, name)(k.ones(2, 3), "a"), TypeError, "invalid combination of arguments",
+                   f"{name} with a str"),
+        ErrorInput(lambda k: getattr(k, name)(k.ones(2, 3), [1.0, 2.0, 3.0]), TypeError,
+                   "invalid combination of arguments", f"{name} with a list (not a Scalar)"),
+        ErrorInput(lambda k: getattr(k, name)(k.ones(2, 3, dtype=k.int64), 2**70), RuntimeError,
+                   "Overflow when unpacking long", f"{name} with an int beyond int64"),
+    ]
+
+
 def comparison(base, ref, op):
     """The Tensor and Scalar overloads of one comparison."""
     tensor = binary(f"{base}.Tensor", ref, dtypes=ALL, result=always("bool"), operator=op)
-    scalar = scalar_other(f"{base}.Scalar", ref, dtypes=ALL, result=always("bool"), operator=op)
+    scalar = scalar_other(f"{base}.Scalar", ref, dtypes=ALL, result=always("bool"), operator=op,
+                          error_inputs=_scalar_errors(base), differentiable=False)  # composite of .Tensor
     return [_extend(tensor, _extra_tensor_samples), _extend(scalar, _extra_scalar_samples)]
 
 
@@ -76,5 +89,3 @@ RECORDS = (comparison("eq", np.equal, operator.eq)
            + comparison("le", np.less_equal, operator.le)
            + comparison("gt", np.greater, operator.gt)
            + comparison("ge", np.greater_equal, operator.ge))
-
-assert all(isinstance(r, OpRecord) and r.family == FAMILY for r in RECORDS)

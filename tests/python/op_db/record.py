@@ -90,6 +90,12 @@ class OpRecord:
     no_zero_dim: Optional[str] = None
     no_zero_size: Optional[str] = None
     no_noncontiguous: Optional[str] = None
+    no_self_broadcast: Optional[str] = None   # why no sample broadcasts self (in-place refusal)
+    # out= takes the dtype of out, as torch's sum/prod: any out dtype is accepted.
+    out_sets_dtype: bool = False
+    # A CompositeImplicit op is differentiable when the ops it calls are; one that is not
+    # (eq.Scalar calls eq.Tensor) says so here. Checked both ways by the generated tests.
+    differentiable: Optional[bool] = None
     # An op whose inputs are views of each other by design (copy_ into itself) opts out of
     # the harness's non-contiguous re-layout of its inputs.
 
@@ -100,6 +106,9 @@ class OpRecord:
     @property
     def python_name(self) -> str:
         return self.api or self.base
+
+    def is_differentiable(self, facts) -> bool:
+        return facts.differentiable if self.differentiable is None else self.differentiable
 
 
 # ----------------------------------------------------------------------------- values
