@@ -90,7 +90,10 @@ Tensor arange(const Scalar& end, const std::optional<ScalarType>& dtype, const s
   return arange_start_step(0, end, 1, dtype, device, requires_grad);
 }
 
-const Tensor& zero_(const Tensor& self) { return kiln::fill_(self, 0); }
+const Tensor& zero_(const Tensor& self) {
+  check_no_internal_overlap(self, "zero_");  // so the error names zero_, not fill_
+  return kiln::fill_(self, 0);
+}
 
 }  // namespace composite_implicit
 }  // namespace kiln

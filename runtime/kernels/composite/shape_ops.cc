@@ -118,7 +118,8 @@ Tensor matmul(const Tensor& self, const Tensor& other) {
   if (a == 1 && b == 1) {
     KILN_CHECK(self.sizes()[0] == other.sizes()[0], "matmul(): inconsistent tensor size, expected tensor [",
                self.sizes()[0], "] and src [", other.sizes()[0], "] to have the same number of elements");
-    return kiln::sum(kiln::mul(self, other));
+    // A dot product through mm: same dtype rules (no promotion) and result dtype as the 2-D case.
+    return kiln::squeeze(kiln::squeeze(kiln::mm(kiln::unsqueeze(self, 0), kiln::unsqueeze(other, 1)), 1), 0);
   }
   if (a == 2 && b == 2) return kiln::mm(self, other);
   if (a == 1 && b == 2) return kiln::squeeze(kiln::mm(kiln::unsqueeze(self, 0), other), 0);

@@ -131,6 +131,12 @@ TensorBase nll_loss(const TensorBase& self, const TensorBase& target, const Tens
 TensorBase nll_loss_backward(const TensorBase& grad_output, const TensorBase& self, const TensorBase& target,
                              const TensorBase& weight, int64_t reduction, int64_t ignore_index) {
   NllShape s = check_nll(self, target, weight, reduction);
+  KILN_CHECK(self.is_floating_point(), "nll_loss_backward(): expected a floating point input, got ",
+             scalar_type_name(self.dtype()));
+  // grad_output has the loss's shape: one value per sample without reduction, else a scalar.
+  const DimVector loss_shape = reduction == 0 && s.batched ? DimVector{s.batch} : DimVector{};
+  KILN_CHECK(grad_output.sizes() == IntArrayRef(loss_shape), "nll_loss_backward(): expected grad_output of shape ",
+             shape_str(loss_shape), ", got ", shape_str(grad_output.sizes()));
   TensorBase g = cast_to(contiguous_cpu(grad_output), ScalarType::Float64);
   const double* gp = static_cast<const double*>(g.data_ptr());
   TensorBase grad_input = empty_cpu(self.sizes(), ScalarType::Float64);

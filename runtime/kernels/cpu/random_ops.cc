@@ -1,6 +1,8 @@
 // uniform_, normal_, random_: fill a tensor from the generator, element by element in
 // row-major order (so a seed gives the same numbers whatever the tensor's strides).
+#include <algorithm>
 #include <cmath>
+#include <limits>
 
 #include "generated/kernels/normal.h"
 #include "generated/kernels/random.h"
@@ -30,19 +32,38 @@ void fill_random(const TensorBase& self, Generator* generator, const char* name,
 // A double in [0, 1) from 53 random bits.
 double unit(std::mt19937_64& e) { return static_cast<double>(e() >> 11) * (1.0 / 9007199254740992.0); }
 
+// The largest integer every value up to which `dtype` holds exactly (random_'s bounds).
+int64_t exact_int_limit(ScalarType dtype) {
+  switch (dtype) {
+    case ScalarType::Bool: return 1;
+    case ScalarType::Int32: return std::numeric_limits<int32_t>::max();
+    case ScalarType::Float32: return int64_t{1} << 24;
+    case ScalarType::Float64: return int64_t{1} << 53;
+    default: return std::numeric_limits<int64_t>::max();
+  }
+}
+
 }  // namespace
 
 TensorBase uniform_(const TensorBase& self, double from, double to, Generator* generator) {
-  KILN_CHECK(self.is_floating_point(), "uniform_(): expected a floating point tensor, got ",
-             scalar_type_name(self.dtype()));
-  KILN_CHECK(from <= to, "uniform_(): expects to return a [from, to) range, but found from=", from, " > to=", to);
-  fill_random(self, generator, "uniform_", [from, to](std::mt19937_64& e) { return from + (to - from) * unit(e); });
+  KILN_CHECK(self.is_floating_point(), "uniform_(): \"uniform_\" not implemented for '",
+             scalar_type_name(self.dtype()), "' (expected a floating point tensor)");
+  KILN_CHECK(std::isfinite(from) && std::isfinite(to) && from <= to,
+             "uniform_(): expects to return a [from, to) range, but found from=", from, " to=", to);
+  // The largest value below `to` in self's dtype: rounding to float32 must not reach `to`.
+  const double below_to = self.dtype() == ScalarType::Float32
+                              ? static_cast<double>(std::nextafter(static_cast<float>(to), -INFINITY))
+                              : std::nextafter(to, -INFINITY);
+  fill_random(self, generator, "uniform_", [from, to, below_to](std::mt19937_64& e) {
+    const double v = from + (to - from) * unit(e);
+    return from < to ? std::min(v, below_to) : v;
+  });
   return self;
 }
 
 TensorBase normal_(const TensorBase& self, double mean, double std, Generator* generator) {
-  KILN_CHECK(self.is_floating_point(), "normal_(): expected a floating point tensor, got ",
-             scalar_type_name(self.dtype()));
+  KILN_CHECK(self.is_floating_point(), "normal_(): \"normal_\" not implemented for '",
+             scalar_type_name(self.dtype()), "' (expected a floating point tensor)");
   KILN_CHECK(std >= 0.0, "normal_(): expects std >= 0.0, but found std ", std);
   fill_random(self, generator, "normal_", [mean, std](std::mt19937_64& e) {
     // Box-Muller; 1 - unit() is in (0, 1], so the log is finite.
@@ -54,6 +75,14 @@ TensorBase normal_(const TensorBase& self, double mean, double std, Generator* g
 
 TensorBase random_from(const TensorBase& self, int64_t from, int64_t to, Generator* generator) {
   KILN_CHECK(from < to, "random_(): expects 'from' to be less than 'to', but got from=", from, " >= to=", to);
+  // As torch: both ends of [from, to - 1] must fit the dtype, never wrap.
+  const int64_t limit = exact_int_limit(self.dtype());
+  const int64_t lowest = self.dtype() == ScalarType::Bool ? 0 : self.dtype() == ScalarType::Int32
+                             ? std::numeric_limits<int32_t>::min() : -limit;
+  KILN_CHECK(to - 1 <= limit, "random_(): to - 1 is out of bounds for ", scalar_type_name(self.dtype()),
+             " (got to=", to, ")");
+  KILN_CHECK(from >= lowest, "random_(): from is out of bounds for ", scalar_type_name(self.dtype()),
+             " (got from=", from, ")");
   const uint64_t range = static_cast<uint64_t>(to) - static_cast<uint64_t>(from);
   fill_random(self, generator, "random_", [from, range](std::mt19937_64& e) {
     return static_cast<int64_t>(static_cast<uint64_t>(from) + e() % range);

@@ -16,7 +16,7 @@ import math
 
 import numpy as np
 
-from .record import (ALL, FLOATS, INTS, NP_DTYPE, NUMERIC, SHAPES, DType, ErrorInput, OpRecord, Sample,
+from .record import (ALL, FLOATS, NP_DTYPE, NUMERIC, SHAPES, DType, ErrorInput, OpRecord, Sample,
                      shape_samples, values)
 
 FAMILY = "factory"
@@ -579,8 +579,7 @@ def _error_table():
         ],
         "uniform_": [
             e(lambda k: k.empty([2]).uniform_(1.0, 0.0), RuntimeError, r"\[from, to\) range", "from > to"),
-            # torch: "to is out of bounds for float"; kiln fills inf (see the report).
-            e(lambda k: k.empty([8]).uniform_(0.0, float("inf")), RuntimeError, "out of bounds", "to = inf"),
+            e(lambda k: k.empty([8]).uniform_(0.0, float("inf")), RuntimeError, r"\[from, to\) range", "to = inf"),
         ],
         "normal_": [
             e(lambda k: k.empty([2]).normal_(0.0, -1.0), RuntimeError, r"std >= 0\.0", "negative std"),
@@ -596,7 +595,12 @@ def _errors(name):
 # ----------------------------------------------------------------------------- records
 def _factory(name, samples, dtypes=ALL, **kw):
     kw.setdefault("no_noncontiguous", NO_TENSORS)
-    return OpRecord(name, FAMILY, dtypes, samples, **kw)
+    return OpRecord(name, FAMILY, dtypes, samples, domain="— (no tensor input)", **kw)
+
+
+def _fill(name, dtypes, samples, **kw):
+    """The in-place fills: self's values are overwritten, whatever they are."""
+    return OpRecord(name, FAMILY, dtypes, samples, domain="real (overwritten)", **kw)
 
 
 _RECORDS = [
@@ -611,19 +615,20 @@ _RECORDS = [
     OpRecord("full_like", FAMILY, ALL, _full_like_samples, ref=_full_like_ref, result_dtype=_like_dtype),
     _factory("arange", _arange_samples, NUMERIC, ref=_arange_ref),
     _factory("arange.start_step", _arange_start_step_samples, NUMERIC, ref=_arange_ref),
-    # The out= overload: its dtype is out's. The samples carry out= themselves (see the report).
-    OpRecord("arange.start_out", FAMILY, NUMERIC, _arange_out_samples, ref=_arange_out_ref,
+    # The out= overload: its dtype is out's, so the samples carry out= themselves.
+    OpRecord("arange.start_out", FAMILY, NUMERIC, _arange_out_samples, ref=_arange_out_ref, out_sets_dtype=True,
+             domain="— (no tensor input but out=)",
              no_zero_dim="the only tensor is out=, and arange's result is 1-D"),
     _factory("eye", _eye_samples, ref=_eye_ref),
     _factory("linspace", _linspace_samples, NUMERIC, ref=_linspace_ref),
-    OpRecord("fill_.Scalar", FAMILY, ALL, _fill_samples, ref=_fill_ref),
-    OpRecord("zero_", FAMILY, ALL, lambda d: shape_samples(d, 1), ref=np.zeros_like),
-    OpRecord("uniform_", FAMILY, FLOATS, _uniform_samples, check=_uniform_check,
-             grad_samples=_deterministic_grad_samples((0.5, 0.5))),
-    OpRecord("normal_", FAMILY, FLOATS, _normal_samples, check=_normal_check,
-             grad_samples=_deterministic_grad_samples((2.0, 0.0))),
-    OpRecord("random_.from", FAMILY, ALL, _random_samples, check=_random_check,
-             grad_samples=_deterministic_grad_samples((3, 4))),
+    _fill("fill_.Scalar", ALL, _fill_samples, ref=_fill_ref),
+    _fill("zero_", ALL, lambda d: shape_samples(d, 1), ref=np.zeros_like),
+    _fill("uniform_", FLOATS, _uniform_samples, check=_uniform_check,
+          grad_samples=_deterministic_grad_samples((0.5, 0.5))),
+    _fill("normal_", FLOATS, _normal_samples, check=_normal_check,
+          grad_samples=_deterministic_grad_samples((2.0, 0.0))),
+    _fill("random_.from", ALL, _random_samples, check=_random_check,
+          grad_samples=_deterministic_grad_samples((3, 4))),
     _factory("rand", _rand_samples, FLOATS, check=_random_factory_check("rand", lambda s: (0.0, 1.0),
                                                                          (0.5, math.sqrt(1 / 12)), DEFAULT_FLOAT)),
     _factory("randn", lambda d: _size_samples(d, default=DEFAULT_FLOAT) + [Sample((LARGE,), _kw(d), note="large")],

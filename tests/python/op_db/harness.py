@@ -76,7 +76,10 @@ def reference_args(sample: Sample) -> Tuple[list, dict]:
 
 
 def call_function(rec: OpRecord, args, kwargs, **extra):
-    return getattr(kiln, rec.python_name)(*args, **kwargs, **extra)
+    fn = kiln
+    for part in rec.python_name.split("."):  # api="_C._to_copy": ops torch does not export either
+        fn = getattr(fn, part)
+    return fn(*args, **{**kwargs, **extra})
 
 
 def call_method(rec: OpRecord, args, kwargs, name=None):

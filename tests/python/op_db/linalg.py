@@ -56,8 +56,9 @@ def _mm_samples(d):
 
 
 def _bmm_samples(d):
-    cases = [((2, 3, 4), (2, 4, 2), "batch 2"), ((1, 2, 3), (1, 3, 2), "batch 1"), ((3, 1, 4), (3, 4, 1), "1 x 1 results"),
-             ((0, 3, 4), (0, 4, 2), "zero batch"), ((2, 0, 4), (2, 4, 3), "no rows"), ((2, 3, 0), (2, 0, 2), "inner dim 0"),
+    cases = [((2, 3, 4), (2, 4, 2), "batch 2"), ((1, 2, 3), (1, 3, 2), "batch 1"),
+             ((3, 1, 4), (3, 4, 1), "1 x 1 results"), ((0, 3, 4), (0, 4, 2), "zero batch"),
+             ((2, 0, 4), (2, 4, 3), "no rows"), ((2, 3, 0), (2, 0, 2), "inner dim 0"),
              ((2, 3, 4), (2, 4, 0), "no columns")]
     out = [_pair(d, a, b, note) for a, b, note in cases]
     out.append(_pair(d, (2, 3, 4), (2, 4, 2), "expanded batch (stride 0)", expand_a=(1, 3, 4)))
@@ -72,7 +73,8 @@ def _errors():
     e = ErrorInput
     return [
         e(lambda k: k.matmul(k.ones([]), k.ones([3])), RuntimeError, "at least 1D", "matmul of a 0-dim tensor"),
-        e(lambda k: k.matmul(k.ones([3]), k.ones([4])), RuntimeError, "inconsistent tensor size", "matmul 1-D (3) . (4)"),
+        e(lambda k: k.matmul(k.ones([3]), k.ones([4])), RuntimeError, "inconsistent tensor size",
+          "matmul 1-D (3) . (4)"),
         e(lambda k: k.matmul(k.ones([2, 3]), k.ones([4, 2])), RuntimeError, "cannot be multiplied",
           "matmul (2, 3) @ (4, 2)"),
         e(lambda k: k.matmul(k.ones([2, 2, 3]), k.ones([4])), RuntimeError, "cannot be multiplied",
