@@ -18,6 +18,9 @@ import pytest  # noqa: E402
 here = os.path.dirname(os.path.abspath(__file__))
 repo = os.path.dirname(here)  # the workspace root (in runfiles or in a checkout)
 sys.path.insert(0, repo)
+# The op test records (tests/python/op_db), importable however pytest names the test modules
+# (Bazel's runfiles add __init__.py files, which makes tests/python a package).
+sys.path.insert(0, os.path.join(repo, "tests", "python"))
 if "TEST_SRCDIR" not in os.environ:  # run by hand: use the package under bazel-bin
     sys.path.insert(0, os.path.join(repo, "bazel-bin"))
 
