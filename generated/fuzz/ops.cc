@@ -495,6 +495,101 @@ const FuzzOp kFuzzOps[] = {
        const Tensor self = in.tensor();
        use_result(in, kiln::rsqrt_out(out, self));
      }},
+    {"log1p",
+     [](FuzzInput& in) {
+       const Tensor self = in.tensor();
+       use_result(in, kiln::log1p(self));
+     }},
+    {"log1p_",
+     [](FuzzInput& in) {
+       const Tensor self = in.tensor();
+       use_result(in, self.log1p_());
+     }},
+    {"log1p.out",
+     [](FuzzInput& in) {
+       const Tensor out = in.tensor();
+       const Tensor self = in.tensor();
+       use_result(in, kiln::log1p_out(out, self));
+     }},
+    {"expm1",
+     [](FuzzInput& in) {
+       const Tensor self = in.tensor();
+       use_result(in, kiln::expm1(self));
+     }},
+    {"expm1_",
+     [](FuzzInput& in) {
+       const Tensor self = in.tensor();
+       use_result(in, self.expm1_());
+     }},
+    {"expm1.out",
+     [](FuzzInput& in) {
+       const Tensor out = in.tensor();
+       const Tensor self = in.tensor();
+       use_result(in, kiln::expm1_out(out, self));
+     }},
+    {"sin",
+     [](FuzzInput& in) {
+       const Tensor self = in.tensor();
+       use_result(in, kiln::sin(self));
+     }},
+    {"sin_",
+     [](FuzzInput& in) {
+       const Tensor self = in.tensor();
+       use_result(in, self.sin_());
+     }},
+    {"sin.out",
+     [](FuzzInput& in) {
+       const Tensor out = in.tensor();
+       const Tensor self = in.tensor();
+       use_result(in, kiln::sin_out(out, self));
+     }},
+    {"cos",
+     [](FuzzInput& in) {
+       const Tensor self = in.tensor();
+       use_result(in, kiln::cos(self));
+     }},
+    {"cos_",
+     [](FuzzInput& in) {
+       const Tensor self = in.tensor();
+       use_result(in, self.cos_());
+     }},
+    {"cos.out",
+     [](FuzzInput& in) {
+       const Tensor out = in.tensor();
+       const Tensor self = in.tensor();
+       use_result(in, kiln::cos_out(out, self));
+     }},
+    {"erf",
+     [](FuzzInput& in) {
+       const Tensor self = in.tensor();
+       use_result(in, kiln::erf(self));
+     }},
+    {"erf_",
+     [](FuzzInput& in) {
+       const Tensor self = in.tensor();
+       use_result(in, self.erf_());
+     }},
+    {"erf.out",
+     [](FuzzInput& in) {
+       const Tensor out = in.tensor();
+       const Tensor self = in.tensor();
+       use_result(in, kiln::erf_out(out, self));
+     }},
+    {"isnan",
+     [](FuzzInput& in) {
+       const Tensor self = in.tensor();
+       use_result(in, kiln::isnan(self));
+     }},
+    {"isinf",
+     [](FuzzInput& in) {
+       const Tensor self = in.tensor();
+       use_result(in, kiln::isinf(self));
+     }},
+    {"isfinite",
+     [](FuzzInput& in) {
+       const Tensor self = in.tensor();
+       use_result(in, kiln::isfinite(self));
+     }},
     {"sign",
      [](FuzzInput& in) {
        const Tensor self = in.tensor();

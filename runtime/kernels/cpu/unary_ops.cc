@@ -1,4 +1,4 @@
-// neg, exp, tanh, sigmoid, abs, log, sqrt, rsqrt, relu, sign, floor, ceil, trunc, round:
+// neg, exp, expm1, log1p, sin, cos, erf, tanh, sigmoid, abs, log, sqrt, rsqrt, relu, sign, floor, ceil, trunc, round:
 // the shared out= kernels of each family.
 #include <cmath>
 
@@ -8,7 +8,12 @@
 #include "generated/kernels/round.h"
 #include "generated/kernels/rsqrt.h"
 #include "generated/kernels/trunc.h"
+#include "generated/kernels/cos.h"
+#include "generated/kernels/erf.h"
 #include "generated/kernels/exp.h"
+#include "generated/kernels/expm1.h"
+#include "generated/kernels/log1p.h"
+#include "generated/kernels/sin.h"
 #include "generated/kernels/log.h"
 #include "generated/kernels/neg.h"
 #include "generated/kernels/relu.h"
@@ -66,6 +71,26 @@ TensorBase neg_out(const TensorBase& self, const TensorBase& out) {
 
 TensorBase exp_out(const TensorBase& self, const TensorBase& out) {
   return float_unary("exp", self, out, [](auto x) { return std::exp(x); });
+}
+
+TensorBase expm1_out(const TensorBase& self, const TensorBase& out) {
+  return float_unary("expm1", self, out, [](auto x) { return std::expm1(x); });
+}
+
+TensorBase log1p_out(const TensorBase& self, const TensorBase& out) {
+  return float_unary("log1p", self, out, [](auto x) { return std::log1p(x); });
+}
+
+TensorBase sin_out(const TensorBase& self, const TensorBase& out) {
+  return float_unary("sin", self, out, [](auto x) { return std::sin(x); });
+}
+
+TensorBase cos_out(const TensorBase& self, const TensorBase& out) {
+  return float_unary("cos", self, out, [](auto x) { return std::cos(x); });
+}
+
+TensorBase erf_out(const TensorBase& self, const TensorBase& out) {
+  return float_unary("erf", self, out, [](auto x) { return std::erf(x); });
 }
 
 TensorBase tanh_out(const TensorBase& self, const TensorBase& out) {

@@ -1,5 +1,6 @@
 """Records of the elementwise ops: arithmetic, unary math, rounding, logical and bitwise ops,
 clamp, where, masked_fill and isclose."""
+import math
 import operator
 
 import numpy as np
@@ -204,6 +205,23 @@ def _isclose_samples(d):
     return out
 
 
+def _with_special_values(d):
+    """shape_samples plus, for floats, NaN, infinities and signed zeros."""
+    out = shape_samples(d, 1)
+    if d in FLOATS:
+        out.append(Sample((np.array([np.nan, np.inf, -np.inf, 0.0, -0.0, 1.5, -2.5], dtype=d),),
+                          note="NaN, inf, -inf, zeros"))
+    return out
+
+
+def _float_class(name, ref):
+    """isnan, isinf, isfinite: bool results, every dtype, no gradient (comparisons inside)."""
+    return OpRecord(name, FAMILY, ALL, _with_special_values, ref=_f(ref), result_dtype=always("bool"),
+                    differentiable=False)
+
+
+_erf = np.vectorize(math.erf, otypes=[np.float64])  # NumPy has no erf; Python's libm does
+
 RECORDS = [
     # arithmetic
     binary("add.Tensor", _add, operator=operator.add),
@@ -241,6 +259,14 @@ RECORDS = [
     unary("sqrt", _f(np.sqrt), result=promoted_float, domain="positive"),
     unary("rsqrt", _f(lambda x: 1 / np.sqrt(x)), result=promoted_float, domain="positive"),
     unary("reciprocal", _f(np.reciprocal), result=promoted_float, domain="nonzero"),
+    unary("log1p", _f(np.log1p), result=promoted_float, domain="positive"),
+    unary("expm1", _f(np.expm1), result=promoted_float),
+    unary("sin", _f(np.sin), result=promoted_float),
+    unary("cos", _f(np.cos), result=promoted_float),
+    unary("erf", _f(_erf), result=promoted_float),
+    _float_class("isnan", np.isnan),
+    _float_class("isinf", np.isinf),
+    _float_class("isfinite", np.isfinite),
     unary("relu", lambda x: np.maximum(x, 0), dtypes=NUMERIC),
     unary("sign", np.sign, dtypes=NUMERIC),
     unary("floor", np.floor, dtypes=NUMERIC),
