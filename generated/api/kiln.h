@@ -55,6 +55,8 @@
 #include "generated/api/reciprocal.h"
 #include "generated/api/floor_divide.h"
 #include "generated/api/remainder.h"
+#include "generated/api/fmod.h"
+#include "generated/api/atan2.h"
 #include "generated/api/logical_and.h"
 #include "generated/api/logical_or.h"
 #include "generated/api/logical_xor.h"

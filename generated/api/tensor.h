@@ -106,6 +106,11 @@ class Tensor : public TensorBase {
   const Tensor& floor_divide_(const Tensor& other) const;
   Tensor remainder(const Tensor& other) const;
   const Tensor& remainder_(const Tensor& other) const;
+  Tensor fmod(const Tensor& other) const;
+  const Tensor& fmod_(const Tensor& other) const;
+  Tensor fmod(const Scalar& other) const;
+  Tensor atan2(const Tensor& other) const;
+  const Tensor& atan2_(const Tensor& other) const;
   Tensor logical_and(const Tensor& other) const;
   const Tensor& logical_and_(const Tensor& other) const;
   Tensor logical_or(const Tensor& other) const;

@@ -752,6 +752,50 @@ const FuzzOp kFuzzOps[] = {
        const Tensor other = in.tensor();
        use_result(in, kiln::remainder_out(out, self, other));
      }},
+    {"fmod.Tensor",
+     [](FuzzInput& in) {
+       const Tensor self = in.tensor();
+       const Tensor other = in.tensor();
+       use_result(in, kiln::fmod(self, other));
+     }},
+    {"fmod_.Tensor",
+     [](FuzzInput& in) {
+       const Tensor self = in.tensor();
+       const Tensor other = in.tensor();
+       use_result(in, self.fmod_(other));
+     }},
+    {"fmod.out",
+     [](FuzzInput& in) {
+       const Tensor out = in.tensor();
+       const Tensor self = in.tensor();
+       const Tensor other = in.tensor();
+       use_result(in, kiln::fmod_out(out, self, other));
+     }},
+    {"fmod.Scalar",
+     [](FuzzInput& in) {
+       const Tensor self = in.tensor();
+       const auto other = in.scalar();
+       use_result(in, kiln::fmod(self, other));
+     }},
+    {"atan2",
+     [](FuzzInput& in) {
+       const Tensor self = in.tensor();
+       const Tensor other = in.tensor();
+       use_result(in, kiln::atan2(self, other));
+     }},
+    {"atan2_",
+     [](FuzzInput& in) {
+       const Tensor self = in.tensor();
+       const Tensor other = in.tensor();
+       use_result(in, self.atan2_(other));
+     }},
+    {"atan2.out",
+     [](FuzzInput& in) {
+       const Tensor out = in.tensor();
+       const Tensor self = in.tensor();
+       const Tensor other = in.tensor();
+       use_result(in, kiln::atan2_out(out, self, other));
+     }},
     {"logical_and",
      [](FuzzInput& in) {
        const Tensor self = in.tensor();

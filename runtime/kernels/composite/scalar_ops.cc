@@ -2,11 +2,13 @@
 // "wrapped number" tensor (lower priority in type promotion), as in PyTorch.
 #include "generated/api/add.h"
 #include "generated/api/div.h"
+#include "generated/api/fmod.h"
 #include "generated/api/mul.h"
 #include "generated/api/pow.h"
 #include "generated/api/sub.h"
 #include "generated/kernels/composite/add.h"
 #include "generated/kernels/composite/div.h"
+#include "generated/kernels/composite/fmod.h"
 #include "generated/kernels/composite/mul.h"
 #include "generated/kernels/composite/pow.h"
 #include "generated/kernels/composite/sub.h"
@@ -30,6 +32,7 @@ Tensor sub_scalar(const Tensor& self, const Scalar& other, const Scalar& alpha) 
 const Tensor& sub__scalar(const Tensor& self, const Scalar& other, const Scalar& alpha) {
   return self.sub_(wrapped(other), alpha);
 }
+Tensor fmod_scalar(const Tensor& self, const Scalar& other) { return kiln::fmod(self, wrapped(other)); }
 Tensor mul_scalar(const Tensor& self, const Scalar& other) { return kiln::mul(self, wrapped(other)); }
 const Tensor& mul__scalar(const Tensor& self, const Scalar& other) { return self.mul_(wrapped(other)); }
 Tensor div_scalar(const Tensor& self, const Scalar& other) { return kiln::div(self, wrapped(other)); }

@@ -1,4 +1,4 @@
-// pow(Tensor, Tensor), maximum, minimum, clamp, reciprocal, floor_divide, remainder,
+// pow(Tensor, Tensor), maximum, minimum, clamp, reciprocal, floor_divide, remainder, fmod, atan2,
 // logical_not. Integer division by zero raises before any element is written.
 #include <cmath>
 #include <limits>
@@ -8,6 +8,8 @@
 #include "generated/kernels/logical_not.h"
 #include "generated/kernels/maximum.h"
 #include "generated/kernels/minimum.h"
+#include "generated/kernels/atan2.h"
+#include "generated/kernels/fmod.h"
 #include "generated/kernels/pow.h"
 #include "generated/kernels/reciprocal.h"
 #include "generated/kernels/remainder.h"
@@ -67,6 +69,15 @@ T python_mod(T a, T b) {
     T r = a % b;
     if (r != 0 && ((r < 0) != (b < 0))) r += b;
     return r;
+  }
+}
+
+template <typename T>
+T c_fmod(T a, T b) {
+  if constexpr (std::is_floating_point_v<T>) {
+    return std::fmod(a, b);
+  } else {
+    return b == -1 || b == 0 ? 0 : a % b;  // b == 0: see floor_div; INT_MIN % -1 is 0
   }
 }
 
@@ -178,6 +189,32 @@ TensorBase remainder_out(const TensorBase& self, const TensorBase& other, const 
   check_no_integer_zero(other, it.compute_dtype(), "remainder");
   KILN_DISPATCH_NUMERIC_TYPES(it.compute_dtype(), "remainder", [&] {
     binary_kernel<scalar_t, scalar_t>(it, [](scalar_t a, scalar_t b) { return python_mod(a, b); });
+  });
+  it.finish();
+  return it.output();
+}
+
+// fmod: C's remainder, with the sign of the dividend (remainder takes the divisor's).
+TensorBase fmod_out(const TensorBase& self, const TensorBase& other, const TensorBase& out) {
+  TensorIterator it = binary("fmod", self, other, out);
+  check_no_integer_zero(other, it.compute_dtype(), "fmod");
+  KILN_DISPATCH_NUMERIC_TYPES(it.compute_dtype(), "fmod", [&] {
+    binary_kernel<scalar_t, scalar_t>(it, [](scalar_t a, scalar_t b) { return c_fmod(a, b); });
+  });
+  it.finish();
+  return it.output();
+}
+
+TensorBase atan2_out(const TensorBase& self, const TensorBase& other, const TensorBase& out) {
+  IteratorConfig c;
+  c.op_name = "atan2";
+  c.out = out;
+  c.inputs = {self, other};
+  c.int_to_float = true;  // as torch: atan2 of integers is float32
+  c.inplace = out.defined() && out.is_same(self);
+  TensorIterator it(std::move(c));
+  KILN_DISPATCH_FLOATING_TYPES(it.compute_dtype(), "atan2", [&] {
+    binary_kernel<scalar_t, scalar_t>(it, [](scalar_t a, scalar_t b) { return std::atan2(a, b); });
   });
   it.finish();
   return it.output();

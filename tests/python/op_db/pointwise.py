@@ -247,6 +247,10 @@ RECORDS = [
            error_inputs=lambda: [_int_div_by_zero("floor_divide")]),
     binary("remainder.Tensor", np.remainder, dtypes=NUMERIC, other_domain="nonzero", operator=operator.mod,
            error_inputs=lambda: [_int_div_by_zero("remainder")]),
+    binary("fmod.Tensor", np.fmod, dtypes=NUMERIC, other_domain="nonzero",
+           error_inputs=lambda: [_int_div_by_zero("fmod")]),
+    scalar_other("fmod.Scalar", np.fmod, dtypes=ALL, scalars=(2, -1.5)),  # bool promotes to the scalar
+    binary("atan2", _f(np.arctan2), result=promoted_float),
     OpRecord("pow.Tensor_Tensor", FAMILY, NUMERIC, _pow_tensor_samples, ref=np.power, result_dtype=promoted,
              domain="base positive", operator=operator.pow),
     # unary
