@@ -166,6 +166,8 @@ class Tensor : public TensorBase {
   Tensor sum(const std::optional<IntArrayRef>& dim, bool keepdim = false, const std::optional<ScalarType>& dtype = std::nullopt) const;
   Tensor mean(const std::optional<ScalarType>& dtype = std::nullopt) const;
   Tensor mean(const std::optional<IntArrayRef>& dim, bool keepdim = false, const std::optional<ScalarType>& dtype = std::nullopt) const;
+  Tensor lerp(const Tensor& end, const Scalar& weight) const;
+  Tensor lerp(const Tensor& end, const Tensor& weight) const;
   Tensor softmax(int64_t dim, const std::optional<ScalarType>& dtype = std::nullopt) const;
   Tensor log_softmax(int64_t dim, const std::optional<ScalarType>& dtype = std::nullopt) const;
   Tensor argmax(const std::optional<int64_t>& dim = std::nullopt, bool keepdim = false) const;

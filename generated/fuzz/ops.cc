@@ -1292,6 +1292,51 @@ const FuzzOp kFuzzOps[] = {
        const auto dtype = in.optional_dtype();
        use_result(in, kiln::mean_out(out, self, dim, keepdim, dtype));
      }},
+    {"gelu",
+     [](FuzzInput& in) {
+       const Tensor self = in.tensor();
+       const auto approximate = in.string();
+       use_result(in, kiln::gelu(self, approximate));
+     }},
+    {"silu",
+     [](FuzzInput& in) {
+       const Tensor self = in.tensor();
+       use_result(in, kiln::silu(self));
+     }},
+    {"leaky_relu",
+     [](FuzzInput& in) {
+       const Tensor self = in.tensor();
+       const auto negative_slope = in.scalar();
+       use_result(in, kiln::leaky_relu(self, negative_slope));
+     }},
+    {"hardtanh",
+     [](FuzzInput& in) {
+       const Tensor self = in.tensor();
+       const auto min_val = in.scalar();
+       const auto max_val = in.scalar();
+       use_result(in, kiln::hardtanh(self, min_val, max_val));
+     }},
+    {"softplus",
+     [](FuzzInput& in) {
+       const Tensor self = in.tensor();
+       const auto beta = in.scalar();
+       const auto threshold = in.scalar();
+       use_result(in, kiln::softplus(self, beta, threshold));
+     }},
+    {"lerp.Scalar",
+     [](FuzzInput& in) {
+       const Tensor self = in.tensor();
+       const Tensor end = in.tensor();
+       const auto weight = in.scalar();
+       use_result(in, kiln::lerp(self, end, weight));
+     }},
+    {"lerp.Tensor",
+     [](FuzzInput& in) {
+       const Tensor self = in.tensor();
+       const Tensor end = in.tensor();
+       const Tensor weight = in.tensor();
+       use_result(in, kiln::lerp(self, end, weight));
+     }},
     {"softmax.int",
      [](FuzzInput& in) {
        const Tensor self = in.tensor();

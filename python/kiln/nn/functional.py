@@ -38,6 +38,32 @@ def sigmoid(input):
     return kiln.sigmoid(input)
 
 
+def _maybe_inplace(op, input, inplace, *args):
+    """torch's inplace=True: the result written back into input. The op reads a clone, so what its
+    backward saved is not the tensor overwritten (autograd goes through copy_ and clone)."""
+    return input.copy_(op(input.clone(), *args)) if inplace else op(input, *args)
+
+
+def gelu(input, approximate="none"):
+    return kiln.gelu(input, approximate=approximate)
+
+
+def silu(input, inplace=False):
+    return _maybe_inplace(kiln.silu, input, inplace)
+
+
+def leaky_relu(input, negative_slope=0.01, inplace=False):
+    return _maybe_inplace(kiln.leaky_relu, input, inplace, negative_slope)
+
+
+def hardtanh(input, min_val=-1.0, max_val=1.0, inplace=False):
+    return _maybe_inplace(kiln.hardtanh, input, inplace, min_val, max_val)
+
+
+def softplus(input, beta=1, threshold=20):
+    return kiln.softplus(input, beta, threshold)
+
+
 def linear(input, weight, bias=None):
     """input @ weight.T (+ bias); input is [..., in_features], weight [out_features, in_features]."""
     if input.dim() == 0:

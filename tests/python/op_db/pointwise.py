@@ -222,6 +222,34 @@ def _float_class(name, ref):
 
 _erf = np.vectorize(math.erf, otypes=[np.float64])  # NumPy has no erf; Python's libm does
 
+
+def _gelu_ref(x, approximate="none"):
+    if approximate == "tanh":
+        return 0.5 * x * (1 + np.tanh(np.sqrt(2 / np.pi) * (x + 0.044715 * x ** 3)))
+    return 0.5 * x * (1 + _erf(x / np.sqrt(2)))
+
+
+def _softplus_ref(x, beta=1, threshold=20):
+    z = beta * x
+    with np.errstate(over="ignore"):
+        return np.where(z > threshold, x, np.log1p(np.exp(z)) / beta)
+
+
+def _with_kwargs(*variants):
+    """shape_samples, repeated with each kwargs dict (the first is usually the defaults)."""
+    return lambda d: [Sample(s.args, dict(kw), note=f"{s.note} {kw}") for kw in variants for s in shape_samples(d)]
+
+
+def _lerp_samples(d, tensor_weight):
+    out = []
+    for s in _binary_samples(d, FLOATS, mixed=False):
+        w = values(np.broadcast(*s.args).shape, d, "unit", seed=5) if tensor_weight else 0.3
+        out.append(Sample(s.args + (w,), note=s.note))
+    if tensor_weight:
+        out.append(Sample((values((3, 4), d), values((3, 4), d, seed=1), values((4,), d, "unit", seed=5)),
+                          note="broadcast weight"))
+    return out
+
 RECORDS = [
     # arithmetic
     binary("add.Tensor", _add, operator=operator.add),
@@ -268,6 +296,21 @@ RECORDS = [
     unary("sin", _f(np.sin), result=promoted_float),
     unary("cos", _f(np.cos), result=promoted_float),
     unary("erf", _f(_erf), result=promoted_float),
+    # activations (composites: gradients from the ops they are written with)
+    OpRecord("gelu", FAMILY, FLOATS, _with_kwargs({}, {"approximate": "tanh"}), ref=_gelu_ref,
+             error_inputs=lambda: [ErrorInput(lambda k: k.gelu(k.ones(2), approximate="fast"), RuntimeError,
+                                              "approximate", "unknown approximation")]),
+    OpRecord("silu", FAMILY, FLOATS, _with_kwargs({}), ref=lambda x: x / (1 + np.exp(-x))),
+    OpRecord("leaky_relu", FAMILY, FLOATS, _with_kwargs({}, {"negative_slope": 0.2}),
+             ref=lambda x, negative_slope=0.01: np.where(x > 0, x, x * negative_slope)),
+    OpRecord("hardtanh", FAMILY, NUMERIC, lambda d: _with_kwargs({})(d) + (
+        _with_kwargs({"min_val": -2.5, "max_val": 0.5})(d) if d in FLOATS else []),
+        ref=lambda x, min_val=-1, max_val=1: np.clip(x, min_val, max_val)),
+    OpRecord("softplus", FAMILY, FLOATS, _with_kwargs({}, {"beta": 2, "threshold": 1}), ref=_softplus_ref),
+    OpRecord("lerp.Scalar", FAMILY, FLOATS, lambda d: _lerp_samples(d, False),
+             ref=lambda a, b, w: a + w * (b - a), domain="weight in [-0.9, 0.9]"),
+    OpRecord("lerp.Tensor", FAMILY, FLOATS, lambda d: _lerp_samples(d, True),
+             ref=lambda a, b, w: a + w * (b - a), domain="weight in [-0.9, 0.9]"),
     _float_class("isnan", np.isnan),
     _float_class("isinf", np.isinf),
     _float_class("isfinite", np.isfinite),
