@@ -22,7 +22,7 @@ from . import autograd
 
 _C._register_classes(tensor=Tensor, size=Size, device=device)
 
-from . import nn, optim  # noqa: E402  (they use the registered classes)
+from . import nn, optim, utils  # noqa: E402  (they use the registered classes)
 
 
 def allclose(input, other, rtol=1e-05, atol=1e-08, equal_nan=False):
@@ -81,7 +81,7 @@ def explain(enabled=True):
 
 __all__ = [
     "Tensor", "Size", "device", "dtype", "tensor", "from_numpy", "autograd", "no_grad", "enable_grad",
-    "set_grad_enabled", "inference_mode", "is_grad_enabled", "allclose", "is_tensor", "cuda", "nn", "optim", "bool", "int32", "int64", "float32", "float64", "float", "double",
+    "set_grad_enabled", "inference_mode", "is_grad_enabled", "allclose", "is_tensor", "cuda", "nn", "optim", "utils", "bool", "int32", "int64", "float32", "float64", "float", "double",
     "long", "int", "manual_seed", "initial_seed", "get_default_dtype", "set_default_dtype", "set_num_threads", "get_num_threads", "explain",
     "set_printoptions",
     "concat", "nonzero", "where", "equal", "numel", "is_floating_point", "as_tensor", "FloatTensor", "DoubleTensor", "LongTensor", "IntTensor", "BoolTensor",
