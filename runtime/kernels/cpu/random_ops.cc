@@ -32,7 +32,7 @@ void fill_random(const TensorBase& self, Generator* generator, const char* name,
 // A double in [0, 1) from 53 random bits.
 double unit(std::mt19937_64& e) { return static_cast<double>(e() >> 11) * (1.0 / 9007199254740992.0); }
 
-// The largest integer every value up to which `dtype` holds exactly (random_'s bounds).
+// The largest integer n such that every integer up to n is exact in `dtype` (random_'s bounds).
 int64_t exact_int_limit(ScalarType dtype) {
   switch (dtype) {
     case ScalarType::Bool: return 1;
