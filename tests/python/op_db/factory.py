@@ -47,24 +47,10 @@ def _name(dt) -> str:
     return str(dt).replace("kiln.", "")
 
 
-def _kiln_value(kiln, x, strided=False):
-    """A sample value as a kiln argument (records do not import kiln: checks get it passed).
-    strided=True (1-D arrays): the same values in every other element of a bigger buffer."""
-    if isinstance(x, DType):
-        return getattr(kiln, x)
-    if isinstance(x, np.ndarray):
-        t = kiln.tensor(np.array(x, order="C"), dtype=getattr(kiln, x.dtype.name))
-        if strided:
-            view = kiln.zeros([2 * x.size], dtype=t.dtype)[::2]
-            view.copy_(t)
-            return view
-        return t
-    return x
-
-
 def _call(kiln, name, sample, strided=False):
-    args = [_kiln_value(kiln, a, strided) for a in sample.args]
-    kwargs = {k: _kiln_value(kiln, v) for k, v in sample.kwargs.items()}
+    """Calls kiln.<name> on the sample; strided=True re-lays its arrays out non-contiguously."""
+    from .harness import kiln_args  # imports kiln: only when a check runs (records stay kiln-free)
+    args, kwargs = kiln_args(sample, "noncontiguous" if strided else "as_given")
     return getattr(kiln, name)(*args, **kwargs)
 
 
