@@ -1370,6 +1370,166 @@ const FuzzOp kFuzzOps[] = {
        const auto ignore_index = in.int64();
        use_result(in, kiln::nll_loss_backward(grad_output, self, target, weight, reduction, ignore_index));
      }},
+    {"conv2d",
+     [](FuzzInput& in) {
+       const Tensor input = in.tensor();
+       const Tensor weight = in.tensor();
+       const Tensor bias = in.optional_tensor();
+       const std::vector<int64_t> stride = in.int_list();
+       const std::vector<int64_t> padding = in.int_list();
+       const std::vector<int64_t> dilation = in.int_list();
+       const auto groups = in.int64();
+       use_result(in, kiln::conv2d(input, weight, bias, stride, padding, dilation, groups));
+     }},
+    {"conv2d_backward_input",
+     [](FuzzInput& in) {
+       const Tensor grad_output = in.tensor();
+       const std::vector<int64_t> input_size = in.int_list();
+       const Tensor weight = in.tensor();
+       const std::vector<int64_t> stride = in.int_list();
+       const std::vector<int64_t> padding = in.int_list();
+       const std::vector<int64_t> dilation = in.int_list();
+       const auto groups = in.int64();
+       use_result(in, kiln::conv2d_backward_input(grad_output, input_size, weight, stride, padding, dilation, groups));
+     }},
+    {"conv2d_backward_weight",
+     [](FuzzInput& in) {
+       const Tensor grad_output = in.tensor();
+       const Tensor input = in.tensor();
+       const std::vector<int64_t> weight_size = in.int_list();
+       const std::vector<int64_t> stride = in.int_list();
+       const std::vector<int64_t> padding = in.int_list();
+       const std::vector<int64_t> dilation = in.int_list();
+       const auto groups = in.int64();
+       use_result(in, kiln::conv2d_backward_weight(grad_output, input, weight_size, stride, padding, dilation, groups));
+     }},
+    {"max_pool2d_with_indices",
+     [](FuzzInput& in) {
+       const Tensor self = in.tensor();
+       const std::vector<int64_t> kernel_size = in.int_list();
+       const std::vector<int64_t> stride = in.int_list();
+       const std::vector<int64_t> padding = in.int_list();
+       const std::vector<int64_t> dilation = in.int_list();
+       const auto ceil_mode = in.boolean();
+       use_result(in, kiln::max_pool2d_with_indices(self, kernel_size, stride, padding, dilation, ceil_mode));
+     }},
+    {"max_pool2d_with_indices_backward",
+     [](FuzzInput& in) {
+       const Tensor grad_output = in.tensor();
+       const Tensor self = in.tensor();
+       const std::vector<int64_t> kernel_size = in.int_list();
+       const std::vector<int64_t> stride = in.int_list();
+       const std::vector<int64_t> padding = in.int_list();
+       const std::vector<int64_t> dilation = in.int_list();
+       const auto ceil_mode = in.boolean();
+       const Tensor indices = in.tensor();
+       use_result(in, kiln::max_pool2d_with_indices_backward(grad_output, self, kernel_size, stride, padding, dilation, ceil_mode, indices));
+     }},
+    {"max_pool2d",
+     [](FuzzInput& in) {
+       const Tensor self = in.tensor();
+       const std::vector<int64_t> kernel_size = in.int_list();
+       const std::vector<int64_t> stride = in.int_list();
+       const std::vector<int64_t> padding = in.int_list();
+       const std::vector<int64_t> dilation = in.int_list();
+       const auto ceil_mode = in.boolean();
+       use_result(in, kiln::max_pool2d(self, kernel_size, stride, padding, dilation, ceil_mode));
+     }},
+    {"avg_pool2d",
+     [](FuzzInput& in) {
+       const Tensor self = in.tensor();
+       const std::vector<int64_t> kernel_size = in.int_list();
+       const std::vector<int64_t> stride = in.int_list();
+       const std::vector<int64_t> padding = in.int_list();
+       const auto ceil_mode = in.boolean();
+       const auto count_include_pad = in.boolean();
+       const auto divisor_override = in.optional_int64();
+       use_result(in, kiln::avg_pool2d(self, kernel_size, stride, padding, ceil_mode, count_include_pad, divisor_override));
+     }},
+    {"avg_pool2d_backward",
+     [](FuzzInput& in) {
+       const Tensor grad_output = in.tensor();
+       const Tensor self = in.tensor();
+       const std::vector<int64_t> kernel_size = in.int_list();
+       const std::vector<int64_t> stride = in.int_list();
+       const std::vector<int64_t> padding = in.int_list();
+       const auto ceil_mode = in.boolean();
+       const auto count_include_pad = in.boolean();
+       const auto divisor_override = in.optional_int64();
+       use_result(in, kiln::avg_pool2d_backward(grad_output, self, kernel_size, stride, padding, ceil_mode, count_include_pad, divisor_override));
+     }},
+    {"adaptive_avg_pool2d",
+     [](FuzzInput& in) {
+       const Tensor self = in.tensor();
+       const std::vector<int64_t> output_size = in.int_list();
+       use_result(in, kiln::adaptive_avg_pool2d(self, output_size));
+     }},
+    {"adaptive_avg_pool2d_backward",
+     [](FuzzInput& in) {
+       const Tensor grad_output = in.tensor();
+       const Tensor self = in.tensor();
+       use_result(in, kiln::adaptive_avg_pool2d_backward(grad_output, self));
+     }},
+    {"batch_norm",
+     [](FuzzInput& in) {
+       const Tensor input = in.tensor();
+       const Tensor weight = in.optional_tensor();
+       const Tensor bias = in.optional_tensor();
+       const Tensor running_mean = in.optional_tensor();
+       const Tensor running_var = in.optional_tensor();
+       const auto training = in.boolean();
+       const auto momentum = in.float64();
+       const auto eps = in.float64();
+       const auto cudnn_enabled = in.boolean();
+       use_result(in, kiln::batch_norm(input, weight, bias, running_mean, running_var, training, momentum, eps, cudnn_enabled));
+     }},
+    {"layer_norm",
+     [](FuzzInput& in) {
+       const Tensor input = in.tensor();
+       const std::vector<int64_t> normalized_shape = in.int_list();
+       const Tensor weight = in.optional_tensor();
+       const Tensor bias = in.optional_tensor();
+       const auto eps = in.float64();
+       const auto cudnn_enable = in.boolean();
+       use_result(in, kiln::layer_norm(input, normalized_shape, weight, bias, eps, cudnn_enable));
+     }},
+    {"dropout",
+     [](FuzzInput& in) {
+       const Tensor input = in.tensor();
+       const auto p = in.float64();
+       const auto train = in.boolean();
+       use_result(in, kiln::dropout(input, p, train));
+     }},
+    {"constant_pad_nd",
+     [](FuzzInput& in) {
+       const Tensor self = in.tensor();
+       const std::vector<int64_t> pad = in.int_list();
+       const auto value = in.scalar();
+       use_result(in, kiln::constant_pad_nd(self, pad, value));
+     }},
+    {"mse_loss",
+     [](FuzzInput& in) {
+       const Tensor self = in.tensor();
+       const Tensor target = in.tensor();
+       const auto reduction = in.int64();
+       use_result(in, kiln::mse_loss(self, target, reduction));
+     }},
+    {"l1_loss",
+     [](FuzzInput& in) {
+       const Tensor self = in.tensor();
+       const Tensor target = in.tensor();
+       const auto reduction = in.int64();
+       use_result(in, kiln::l1_loss(self, target, reduction));
+     }},
+    {"binary_cross_entropy_with_logits",
+     [](FuzzInput& in) {
+       const Tensor self = in.tensor();
+       const Tensor target = in.tensor();
+       const Tensor weight = in.optional_tensor();
+       const Tensor pos_weight = in.optional_tensor();
+       const auto reduction = in.int64();
+       use_result(in, kiln::binary_cross_entropy_with_logits(self, target, weight, pos_weight, reduction));
+     }},
     {"argmax",
      [](FuzzInput& in) {
        const Tensor self = in.tensor();

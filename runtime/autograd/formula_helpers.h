@@ -51,6 +51,13 @@ std::vector<int64_t> inverse_permutation(IntArrayRef dims);
 void resolve_slice(int64_t size, std::optional<int64_t> start, std::optional<int64_t> end, int64_t step,
                    int64_t* out_start, int64_t* out_end);
 
+// nn (nn_formula_helpers.cc). conv2d's bias gradient: grad summed over all but the channel dim.
+Tensor conv_bias_backward(const Tensor& grad);
+// Gradient of max_pool2d_with_indices_backward w.r.t. grad_output: grad read at `indices`.
+Tensor max_pool_double_backward(const Tensor& grad, const Tensor& indices);
+// Gradient of adaptive_avg_pool2d_backward w.r.t. grad_output (whose sizes are given).
+Tensor adaptive_avg_pool_double_backward(const Tensor& grad, IntArrayRef grad_output_sizes);
+
 // Tensor[] inputs (cat's `tensors`): saved element-wise, and one gradient per element.
 std::vector<Tensor> unpack_list(const std::vector<SavedVariable>& saved);
 void assign_grads(std::vector<TensorBase>& grad_inputs, size_t first, const std::vector<Tensor>& grads);

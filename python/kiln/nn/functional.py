@@ -156,6 +156,116 @@ def cross_entropy(input, target, weight=None, size_average=None, ignore_index=-1
 
 def mse_loss(input, target, size_average=None, reduce=None, reduction="mean"):
     """(input - target)^2, reduced."""
-    reduction = _reduction(reduction, size_average, reduce)
-    diff = input - target
-    return _reduce(diff * diff, reduction)
+    return kiln.mse_loss(input, target, _REDUCTIONS.index(_reduction(reduction, size_average, reduce)))
+
+
+def l1_loss(input, target, size_average=None, reduce=None, reduction="mean"):
+    """|input - target|, reduced."""
+    return kiln.l1_loss(input, target, _REDUCTIONS.index(_reduction(reduction, size_average, reduce)))
+
+
+def binary_cross_entropy_with_logits(input, target, weight=None, size_average=None, reduce=None, reduction="mean",
+                                     pos_weight=None):
+    """Binary cross entropy of sigmoid(input) against target, computed stably from the logits."""
+    code = _REDUCTIONS.index(_reduction(reduction, size_average, reduce))
+    return kiln.binary_cross_entropy_with_logits(input, target, weight, pos_weight, code)
+
+
+# ---------------------------------------------------------------- convolution and pooling
+def _pair(v):
+    return tuple(v) if isinstance(v, (tuple, list)) else (v, v)
+
+
+def conv2d(input, weight, bias=None, stride=1, padding=0, dilation=1, groups=1):
+    """2-D convolution (cross-correlation) of (N, C, H, W) or (C, H, W) input; padding may be
+    'valid' or 'same' (stride 1 only, as torch; odd total padding puts the extra row last)."""
+    if isinstance(padding, str):
+        if padding == "valid":
+            padding = 0
+        elif padding == "same":
+            if any(s != 1 for s in _pair(stride)):
+                raise ValueError("padding='same' is not supported for strided convolutions")
+            total = [d * (k - 1) for d, k in zip(_pair(dilation), weight.shape[2:])]
+            if any(t % 2 for t in total):
+                # Asymmetric: pad the extra row/column on the right/bottom first.
+                input = pad(input, [0, total[1] % 2, 0, total[0] % 2])
+            padding = [t // 2 for t in total]
+        else:
+            raise ValueError(f"Invalid padding string '{padding}', should be one of {{'valid', 'same'}}")
+    return kiln.conv2d(input, weight, bias, _pair(stride), _pair(padding), _pair(dilation), groups)
+
+
+def max_pool2d(input, kernel_size, stride=None, padding=0, dilation=1, ceil_mode=False, return_indices=False):
+    """Max over kernel_size windows; with return_indices also the argmax (flat in each H*W plane)."""
+    stride = [] if stride is None or (isinstance(stride, (list, tuple)) and not stride) else _pair(stride)
+    args = (input, _pair(kernel_size), stride, _pair(padding), _pair(dilation), ceil_mode)
+    if return_indices:
+        return tuple(kiln.max_pool2d_with_indices(*args))
+    return kiln.max_pool2d(*args)
+
+
+def avg_pool2d(input, kernel_size, stride=None, padding=0, ceil_mode=False, count_include_pad=True,
+               divisor_override=None):
+    stride = [] if stride is None or (isinstance(stride, (list, tuple)) and not stride) else _pair(stride)
+    return kiln.avg_pool2d(input, _pair(kernel_size), stride, _pair(padding), ceil_mode, count_include_pad,
+                           divisor_override)
+
+
+def adaptive_avg_pool2d(input, output_size):
+    """Average pooling to output_size; a None entry keeps the input's size there."""
+    size = _pair(output_size)
+    size = [input.shape[-2 + i] if s is None else s for i, s in enumerate(size)]
+    return kiln.adaptive_avg_pool2d(input, size)
+
+
+def pad(input, pad, mode="constant", value=None):
+    """Pads the last len(pad) // 2 dims: pad = (left, right, top, bottom, ...); negative values crop."""
+    if mode != "constant":
+        raise NotImplementedError(f"pad: mode '{mode}' is not supported by kiln yet (only 'constant')")
+    return kiln.constant_pad_nd(input, list(pad), 0 if value is None else value)
+
+
+# ---------------------------------------------------------------- normalization, dropout, embedding
+def batch_norm(input, running_mean, running_var, weight=None, bias=None, training=False, momentum=0.1, eps=1e-5):
+    """Normalizes over every dim but 1 (the channels), with batch statistics when training
+    (updating the running ones) and the running statistics otherwise."""
+    if training:
+        per_channel = input.numel() // input.shape[1] if input.dim() >= 2 and input.shape[1] else 0
+        if per_channel == 1:
+            raise ValueError(f"Expected more than 1 value per channel when training, got input size {input.shape}")
+    return kiln.batch_norm(input, weight, bias, running_mean, running_var, training, momentum, eps, False)
+
+
+def layer_norm(input, normalized_shape, weight=None, bias=None, eps=1e-5):
+    shape = [normalized_shape] if isinstance(normalized_shape, int) else list(normalized_shape)
+    return kiln.layer_norm(input, shape, weight, bias, eps)
+
+
+def dropout(input, p=0.5, training=True, inplace=False):
+    """Zeroes elements with probability p (drawn from kiln's generator) and scales the rest by 1/(1-p)."""
+    if p < 0.0 or p > 1.0:
+        raise ValueError(f"dropout probability has to be between 0 and 1, but got {p}")
+    result = kiln.dropout(input, p, training)
+    return input.copy_(result) if inplace and result is not input else result
+
+
+def embedding(input, weight, padding_idx=None, max_norm=None, norm_type=2.0, scale_grad_by_freq=False,
+              sparse=False):
+    """Rows of `weight` picked by the integer tensor `input`: shape input.shape + (embedding_dim,).
+    The row at padding_idx gets no gradient (as torch)."""
+    if max_norm is not None or scale_grad_by_freq or sparse:
+        raise NotImplementedError("embedding: max_norm, scale_grad_by_freq and sparse are not supported by kiln yet")
+    if input.is_floating_point() or input.dtype == kiln.bool:
+        raise RuntimeError("embedding(): Expected tensor for argument #1 'indices' to have one of the following "
+                           f"scalar types: Long, Int; but got {input.dtype} instead")
+    if padding_idx is not None:
+        num = weight.shape[0]
+        if not -num <= padding_idx < num:
+            raise AssertionError("Padding_idx must be within num_embeddings")
+        padding_idx = padding_idx % num
+        if weight.requires_grad and kiln.is_grad_enabled():
+            # Same values, but the padding row reads a detached copy, so it gets no gradient.
+            row = (kiln.arange(num) == padding_idx).reshape(num, 1)
+            weight = kiln.where(row, weight.detach(), weight)
+    rows = weight.index_select(0, input.reshape(-1))
+    return rows.reshape(list(input.shape) + [weight.shape[1]])

@@ -4,10 +4,20 @@ import math
 import kiln
 
 
-def uniform_(tensor, a=0.0, b=1.0):
+def uniform_(tensor, a=0.0, b=1.0, generator=None):
     """Fills `tensor` with values drawn from U(a, b), using kiln's generator (kiln.manual_seed)."""
     with kiln.no_grad():
-        return tensor.uniform_(a, b)
+        return tensor.uniform_(a, b, **_gen(generator))
+
+
+def normal_(tensor, mean=0.0, std=1.0, generator=None):
+    """Fills `tensor` with values drawn from N(mean, std^2)."""
+    with kiln.no_grad():
+        return tensor.normal_(mean, std, **_gen(generator))
+
+
+def _gen(generator):
+    return {} if generator is None else {"generator": generator}
 
 
 def constant_(tensor, val):
@@ -24,6 +34,29 @@ def ones_(tensor):
     return constant_(tensor, 1.0)
 
 
+def calculate_gain(nonlinearity, param=None):
+    """torch.nn.init.calculate_gain: the recommended std scale for a nonlinearity."""
+    linear = ("linear", "conv1d", "conv2d", "conv3d", "conv_transpose1d", "conv_transpose2d",
+              "conv_transpose3d", "sigmoid")
+    if nonlinearity in linear:
+        return 1.0
+    if nonlinearity == "tanh":
+        return 5.0 / 3
+    if nonlinearity == "relu":
+        return math.sqrt(2.0)
+    if nonlinearity == "leaky_relu":
+        if param is None:
+            slope = 0.01
+        elif isinstance(param, (int, float)) and not isinstance(param, bool):
+            slope = param
+        else:
+            raise ValueError(f"negative_slope {param} not a valid number")
+        return math.sqrt(2.0 / (1 + slope ** 2))
+    if nonlinearity == "selu":
+        return 3.0 / 4
+    raise ValueError(f"Unsupported nonlinearity {nonlinearity}")
+
+
 def _calculate_fan_in_and_fan_out(tensor):
     if tensor.dim() < 2:
         raise ValueError("Fan in and fan out can not be computed for tensor with fewer than 2 dimensions")
@@ -33,12 +66,34 @@ def _calculate_fan_in_and_fan_out(tensor):
     return tensor.shape[1] * receptive, tensor.shape[0] * receptive
 
 
-def kaiming_uniform_(tensor, a=0.0, mode="fan_in", nonlinearity="leaky_relu"):
-    """U(-bound, bound) with bound = gain * sqrt(3 / fan); leaky_relu gain sqrt(2 / (1 + a^2))."""
-    if nonlinearity != "leaky_relu":
-        raise NotImplementedError(f"kaiming_uniform_: nonlinearity '{nonlinearity}' is not supported yet")
+def _kaiming_std(tensor, a, mode, nonlinearity):
+    if mode not in ("fan_in", "fan_out"):
+        raise ValueError(f"Mode {mode} not supported, please use one of fan_in, fan_out")
     fan_in, fan_out = _calculate_fan_in_and_fan_out(tensor)
     fan = fan_in if mode == "fan_in" else fan_out
-    gain = math.sqrt(2.0 / (1 + a * a))
-    bound = gain * math.sqrt(3.0 / fan) if fan > 0 else 0.0
-    return uniform_(tensor, -bound, bound)
+    return calculate_gain(nonlinearity, a) / math.sqrt(fan) if fan > 0 else 0.0
+
+
+def kaiming_uniform_(tensor, a=0.0, mode="fan_in", nonlinearity="leaky_relu", generator=None):
+    """U(-bound, bound) with bound = gain * sqrt(3 / fan) (He et al.)."""
+    bound = math.sqrt(3.0) * _kaiming_std(tensor, a, mode, nonlinearity)
+    return uniform_(tensor, -bound, bound, generator)
+
+
+def kaiming_normal_(tensor, a=0.0, mode="fan_in", nonlinearity="leaky_relu", generator=None):
+    """N(0, std^2) with std = gain / sqrt(fan)."""
+    return normal_(tensor, 0.0, _kaiming_std(tensor, a, mode, nonlinearity), generator)
+
+
+def xavier_uniform_(tensor, gain=1.0, generator=None):
+    """U(-a, a) with a = gain * sqrt(6 / (fan_in + fan_out)) (Glorot & Bengio)."""
+    fan_in, fan_out = _calculate_fan_in_and_fan_out(tensor)
+    bound = gain * math.sqrt(6.0 / (fan_in + fan_out)) if fan_in + fan_out > 0 else 0.0
+    return uniform_(tensor, -bound, bound, generator)
+
+
+def xavier_normal_(tensor, gain=1.0, generator=None):
+    """N(0, std^2) with std = gain * sqrt(2 / (fan_in + fan_out))."""
+    fan_in, fan_out = _calculate_fan_in_and_fan_out(tensor)
+    std = gain * math.sqrt(2.0 / (fan_in + fan_out)) if fan_in + fan_out > 0 else 0.0
+    return normal_(tensor, 0.0, std, generator)

@@ -2,17 +2,13 @@
 // gradients (and second derivatives) come from those ops' formulas.
 #include <cmath>
 
-#include "generated/api/abs.h"
 #include "generated/api/add.h"
 #include "generated/api/clamp.h"
 #include "generated/api/div.h"
 #include "generated/api/erf.h"
-#include "generated/api/exp.h"
 #include "generated/api/gt.h"
-#include "generated/api/log1p.h"
 #include "generated/api/mul.h"
 #include "generated/api/neg.h"
-#include "generated/api/relu.h"
 #include "generated/api/sigmoid.h"
 #include "generated/api/sub.h"
 #include "generated/api/tanh.h"
@@ -23,6 +19,7 @@
 #include "generated/kernels/composite/lerp.h"
 #include "generated/kernels/composite/silu.h"
 #include "generated/kernels/composite/softplus.h"
+#include "runtime/kernels/composite/softplus_exact.h"
 #include "runtime/kernels/tensor_iterator.h"
 
 namespace kiln {
@@ -62,13 +59,11 @@ Tensor hardtanh(const Tensor& self, const Scalar& min_val, const Scalar& max_val
   return kiln::clamp(self, min_val, max_val);
 }
 
-// beta x > threshold: x; else log(1 + exp(beta x)) / beta, computed as
-// relu(z) + log1p(exp(-|z|)) so no branch overflows (where() differentiates both).
+// beta x > threshold: x; else log(1 + exp(beta x)) / beta.
 Tensor softplus(const Tensor& self, const Scalar& beta, const Scalar& threshold) {
   check_floating(self, "softplus");
   const Tensor z = kiln::mul(self, beta);
-  const Tensor smooth = kiln::div(kiln::add(kiln::relu(z), kiln::log1p(kiln::exp(kiln::neg(kiln::abs(z))))), beta);
-  return kiln::where(kiln::gt(z, threshold), self, smooth);
+  return kiln::where(kiln::gt(z, threshold), self, kiln::div(softplus_exact(z), beta));
 }
 
 // self + weight * (end - self)

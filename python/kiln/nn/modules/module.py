@@ -7,6 +7,7 @@ from collections import OrderedDict, namedtuple
 from collections.abc import Mapping
 
 from ... import _C
+from ..._device import device
 from ..._tensor import Tensor
 from ...autograd.grad_mode import no_grad
 from ..parameter import Parameter
@@ -260,10 +261,31 @@ class Module:
         fn(self)
         return self
 
-    def to(self, dtype):
-        """Converts floating-point parameters and buffers to `dtype`; changed parameters become new Parameters."""
+    def to(self, *args, **kwargs):
+        """to(dtype), to(device), to(device, dtype), to(tensor) or keywords, as torch: converts
+        floating-point parameters and buffers to the dtype (changed parameters become new
+        Parameters). kiln runs on the CPU only, so any other device raises."""
+        dtype = kwargs.pop("dtype", None)
+        dev = kwargs.pop("device", None)
+        kwargs.pop("non_blocking", None)
+        if kwargs:
+            raise TypeError(f"to() got an unexpected keyword argument '{next(iter(kwargs))}'")
+        for a in args:
+            if isinstance(a, _C.dtype):
+                dtype = a
+            elif isinstance(a, Tensor):
+                dtype = a.dtype
+            elif a is not None:
+                dev = a
+        if dev is not None and device(dev).type != "cpu":
+            raise RuntimeError(f"Module.to(): kiln has no '{device(dev).type}' backend; only 'cpu' is available")
+        if dtype is not None and not dtype.is_floating_point:
+            raise TypeError(f"nn.Module.to only accepts floating point dtypes, but got desired dtype={dtype}")
+        return self._apply_dtype(dtype) if dtype is not None else self
+
+    def _apply_dtype(self, dtype):
         for m in self.children():
-            m.to(dtype)
+            m._apply_dtype(dtype)
         with no_grad():
             for name, p in self._parameters.items():
                 if p is not None and p.is_floating_point() and p.dtype != dtype:
@@ -273,11 +295,14 @@ class Module:
                     self._buffers[name] = b.to(dtype)
         return self
 
+    def cpu(self):
+        return self
+
     def float(self):
-        return self.to(_C.float32)
+        return self._apply_dtype(_C.float32)
 
     def double(self):
-        return self.to(_C.float64)
+        return self._apply_dtype(_C.float64)
 
     # ---- state dict ----
     def state_dict(self, *, destination=None, prefix="", keep_vars=False):

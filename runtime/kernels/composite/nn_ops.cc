@@ -1,0 +1,197 @@
+// Normalization, dropout, padding and losses written with other ops, so their gradients
+// (and second derivatives) come from those ops' formulas.
+#include <cmath>
+#include <string>
+#include <vector>
+
+#include "generated/api/abs.h"
+#include "generated/api/add.h"
+#include "generated/api/div.h"
+#include "generated/api/full.h"
+#include "generated/api/lt.h"
+#include "generated/api/max_pool2d_with_indices.h"
+#include "generated/api/mean.h"
+#include "generated/api/mul.h"
+#include "generated/api/narrow.h"
+#include "generated/api/neg.h"
+#include "generated/api/rand_like.h"
+#include "generated/api/rsqrt.h"
+#include "generated/api/sub.h"
+#include "generated/api/sum.h"
+#include "generated/kernels/composite/batch_norm.h"
+#include "generated/kernels/composite/binary_cross_entropy_with_logits.h"
+#include "generated/kernels/composite/constant_pad_nd.h"
+#include "generated/kernels/composite/dropout.h"
+#include "generated/kernels/composite/l1_loss.h"
+#include "generated/kernels/composite/layer_norm.h"
+#include "generated/kernels/composite/max_pool2d.h"
+#include "generated/kernels/composite/mse_loss.h"
+#include "runtime/autograd/grad_mode.h"
+#include "runtime/kernels/composite/softplus_exact.h"
+#include "runtime/kernels/tensor_iterator.h"
+
+namespace kiln {
+namespace composite_implicit {
+namespace {
+
+void check_floating(const Tensor& t, const char* op, const char* what) {
+  KILN_CHECK(t.is_floating_point(), op, "(): expected a floating point ", what, ", got ",
+             scalar_type_name(t.dtype()));
+}
+
+// A per-channel tensor (C,) reshaped to broadcast against (N, C, ...): (1, C, 1, ...).
+Tensor per_channel(const Tensor& t, int64_t ndim) {
+  std::vector<int64_t> shape(static_cast<size_t>(ndim), 1);
+  shape[1] = t.numel();
+  return t.reshape(shape);
+}
+
+void check_channel_vector(const Tensor& t, int64_t channels, const char* what) {
+  KILN_CHECK(!t.defined() || (t.dim() == 1 && t.sizes()[0] == channels), "batch_norm(): expected ", what,
+             " of shape [", channels, "], got ", t.defined() ? shape_str(t.sizes()) : std::string("None"));
+}
+
+Tensor reduce_loss(const Tensor& loss, int64_t reduction, const char* op) {
+  KILN_CHECK(reduction >= 0 && reduction <= 2, op, "(): reduction must be 0 (none), 1 (mean) or 2 (sum), got ",
+             reduction);
+  if (reduction == 0) return loss;
+  return reduction == 1 ? kiln::mean(loss) : kiln::sum(loss);
+}
+
+}  // namespace
+
+Tensor max_pool2d(const Tensor& self, IntArrayRef kernel_size, IntArrayRef stride, IntArrayRef padding,
+                  IntArrayRef dilation, bool ceil_mode) {
+  return std::get<0>(kiln::max_pool2d_with_indices(self, kernel_size, stride, padding, dilation, ceil_mode));
+}
+
+// Training: normalize with the batch's mean and biased variance over every dim but 1, and
+// move the running stats toward the batch's (the running variance is the unbiased one).
+// Evaluation: normalize with the running stats.
+Tensor batch_norm(const Tensor& input, const Tensor& weight, const Tensor& bias, const Tensor& running_mean,
+                  const Tensor& running_var, bool training, double momentum, double eps, bool cudnn_enabled) {
+  KILN_CHECK(input.dim() >= 2, "batch_norm(): expected an input of at least 2 dims (N, C, ...), got ",
+             shape_str(input.sizes()));
+  check_floating(input, "batch_norm", "input");
+  const int64_t nd = input.dim(), channels = input.sizes()[1];
+  check_channel_vector(weight, channels, "weight");
+  check_channel_vector(bias, channels, "bias");
+  check_channel_vector(running_mean, channels, "running_mean");
+  check_channel_vector(running_var, channels, "running_var");
+  KILN_CHECK(training || (running_mean.defined() && running_var.defined()),
+             "batch_norm(): running_mean and running_var must be defined in evaluation mode");
+  std::vector<int64_t> dims;
+  for (int64_t d = 0; d < nd; ++d)
+    if (d != 1) dims.push_back(d);
+  Tensor out;
+  if (training) {
+    const Tensor mean = kiln::mean(input, IntArrayRef(dims), /*keepdim=*/true);
+    const Tensor centered = kiln::sub(input, mean);
+    const Tensor var = kiln::mean(kiln::mul(centered, centered), IntArrayRef(dims), /*keepdim=*/true);
+    out = kiln::mul(centered, kiln::rsqrt(kiln::add(var, eps)));
+    const int64_t n = channels == 0 ? 0 : input.numel() / channels;
+    if (running_mean.defined() || running_var.defined()) {
+      NoGradGuard no_grad;
+      if (running_mean.defined())
+        running_mean.copy_(kiln::add(kiln::mul(running_mean, 1 - momentum),
+                                     kiln::mul(mean.reshape({channels}), momentum)));
+      if (running_var.defined() && n > 1)
+        running_var.copy_(kiln::add(kiln::mul(running_var, 1 - momentum),
+                                    kiln::mul(var.reshape({channels}), momentum * n / (n - 1))));
+    }
+  } else {
+    out = kiln::mul(kiln::sub(input, per_channel(running_mean, nd)),
+                    kiln::rsqrt(kiln::add(per_channel(running_var, nd), eps)));
+  }
+  if (weight.defined()) out = kiln::mul(out, per_channel(weight, nd));
+  if (bias.defined()) out = kiln::add(out, per_channel(bias, nd));
+  return out;
+}
+
+Tensor layer_norm(const Tensor& input, IntArrayRef normalized_shape, const Tensor& weight, const Tensor& bias,
+                  double eps, bool cudnn_enable) {
+  check_floating(input, "layer_norm", "input");
+  const int64_t k = static_cast<int64_t>(normalized_shape.size()), nd = input.dim();
+  bool matches = k >= 1 && k <= nd;
+  for (int64_t i = 0; matches && i < k; ++i) matches = input.sizes()[nd - k + i] == normalized_shape[i];
+  KILN_CHECK(matches, "layer_norm(): Given normalized_shape=", shape_str(normalized_shape),
+             ", expected input with shape [*, ", shape_str(normalized_shape).substr(1), ", but got input of size",
+             shape_str(input.sizes()));
+  for (const Tensor* t : {&weight, &bias})
+    KILN_CHECK(!t->defined() || t->sizes() == normalized_shape, "layer_norm(): expected ",
+               t == &weight ? "weight" : "bias", " of shape ", shape_str(normalized_shape), ", got ",
+               shape_str(t->sizes()));
+  std::vector<int64_t> dims;
+  for (int64_t d = nd - k; d < nd; ++d) dims.push_back(d);
+  const Tensor centered = kiln::sub(input, kiln::mean(input, IntArrayRef(dims), true));
+  const Tensor var = kiln::mean(kiln::mul(centered, centered), IntArrayRef(dims), true);
+  Tensor out = kiln::mul(centered, kiln::rsqrt(kiln::add(var, eps)));
+  if (weight.defined()) out = kiln::mul(out, weight);
+  if (bias.defined()) out = kiln::add(out, bias);
+  return out;
+}
+
+// Zeroes each element with probability p and scales the rest by 1 / (1 - p).
+Tensor dropout(const Tensor& input, double p, bool train) {
+  KILN_CHECK_VALUE(p >= 0 && p <= 1, "dropout(): dropout probability has to be between 0 and 1, but got ", p);
+  if (!train || p == 0 || input.numel() == 0) return input;
+  check_floating(input, "dropout", "input");
+  if (p == 1) return kiln::mul(input, 0);
+  const Tensor keep = kiln::lt(kiln::rand_like(input), 1 - p);
+  return kiln::mul(input, kiln::div(keep, 1 - p));
+}
+
+// pad = (left, right) pairs from the last dim backwards; negative amounts crop.
+Tensor constant_pad_nd(const Tensor& self, IntArrayRef pad, const Scalar& value) {
+  const int64_t n = static_cast<int64_t>(pad.size()), nd = self.dim();
+  KILN_CHECK(n % 2 == 0, "constant_pad_nd(): Length of pad must be even but instead it equals ", n);
+  KILN_CHECK(n / 2 <= nd, "constant_pad_nd(): Length of pad should be no more than twice the number of dimensions "
+             "of the input. Pad length is ", n, " while the input has ", nd, " dimensions.");
+  std::vector<int64_t> shape(self.sizes().begin(), self.sizes().end());
+  Tensor cropped = self;
+  for (int64_t k = 0; k < n / 2; ++k) {
+    const int64_t d = nd - 1 - k, left = pad[2 * k], right = pad[2 * k + 1];
+    const int64_t size = shape[d] + left + right;
+    KILN_CHECK(size >= 0, "constant_pad_nd(): The input size ", shape[d], ", plus negative padding ", left, " and ",
+               right, " resulted in a negative output size, which is invalid. Check dimension ", d,
+               " of your input.");
+    shape[d] = size;
+    if (left < 0) cropped = kiln::narrow(cropped, d, -left, cropped.sizes()[d] + left);
+    if (right < 0) cropped = kiln::narrow(cropped, d, 0, cropped.sizes()[d] + right);
+  }
+  Tensor out = kiln::full(shape, value, self.dtype());
+  Tensor inner = out;
+  for (int64_t k = 0; k < n / 2; ++k) {
+    const int64_t d = nd - 1 - k;
+    inner = kiln::narrow(inner, d, std::max<int64_t>(pad[2 * k], 0), cropped.sizes()[d]);
+  }
+  if (inner.numel() > 0) inner.copy_(cropped);
+  return out;
+}
+
+Tensor mse_loss(const Tensor& self, const Tensor& target, int64_t reduction) {
+  const Tensor diff = kiln::sub(self, target);
+  return reduce_loss(kiln::mul(diff, diff), reduction, "mse_loss");
+}
+
+Tensor l1_loss(const Tensor& self, const Tensor& target, int64_t reduction) {
+  return reduce_loss(kiln::abs(kiln::sub(self, target)), reduction, "l1_loss");
+}
+
+// (1 - t) x + w_pos * softplus(-x), with w_pos = 1 + (pos_weight - 1) t: PyTorch's
+// formula, stable for large |x|.
+Tensor binary_cross_entropy_with_logits(const Tensor& self, const Tensor& target, const Tensor& weight,
+                                        const Tensor& pos_weight, int64_t reduction) {
+  const char* op = "binary_cross_entropy_with_logits";
+  check_floating(self, op, "input");
+  KILN_CHECK(target.sizes() == self.sizes(), op, "(): Target size (", shape_str(target.sizes()),
+             ") must be the same as input size (", shape_str(self.sizes()), ")");
+  Tensor soft = softplus_exact(kiln::neg(self));
+  if (pos_weight.defined()) soft = kiln::mul(soft, kiln::add(kiln::mul(kiln::sub(pos_weight, 1), target), 1));
+  Tensor loss = kiln::add(kiln::mul(kiln::add(kiln::neg(target), 1), self), soft);
+  if (weight.defined()) loss = kiln::mul(loss, weight);
+  return reduce_loss(loss, reduction, op);
+}
+
+}  // namespace composite_implicit
+}  // namespace kiln

@@ -1,0 +1,286 @@
+// conv2d and its two gradients (w.r.t. input and weight), by im2col + GEMM.
+//
+// A chunk of images of one group is unfolded into a column matrix
+// cols (Cg*KH*KW rows, images*OH*OW columns), so the whole chunk is one GEMM with the
+// group's weight (Og x Cg*KH*KW). Small images (digits, CIFAR) thus make a few big
+// GEMMs instead of many tiny ones; chunks keep cols under kColsBudget elements.
+#include <algorithm>
+#include <cstring>
+#include <string>
+#include <vector>
+
+#include "generated/kernels/conv2d.h"
+#include "generated/kernels/conv2d_backward_input.h"
+#include "generated/kernels/conv2d_backward_weight.h"
+#include "runtime/kernels/cpu/blas.h"
+#include "runtime/kernels/tensor_iterator.h"
+
+namespace kiln {
+namespace cpu {
+namespace {
+
+constexpr int64_t kColsBudget = int64_t{1} << 22;  // 4M elements: 16 MB of float32
+
+struct ConvGeometry {
+  bool batched;
+  int64_t batch, channels, height, width;             // input
+  int64_t out_channels, kernel_h, kernel_w, groups;   // weight (O, C/groups, KH, KW)
+  int64_t stride_h, stride_w, pad_h, pad_w, dil_h, dil_w;
+  int64_t out_h, out_w;
+
+  int64_t group_in() const { return channels / groups; }
+  int64_t group_out() const { return out_channels / groups; }
+  int64_t rows() const { return group_in() * kernel_h * kernel_w; }  // rows of cols
+  int64_t plane_out() const { return out_h * out_w; }
+  DimVector output_shape() const {
+    if (batched) return {batch, out_channels, out_h, out_w};
+    return {out_channels, out_h, out_w};
+  }
+};
+
+// A pair parameter given as one value ([3] means [3, 3]) or two.
+std::pair<int64_t, int64_t> pair_param(IntArrayRef v, const char* what, const char* op) {
+  KILN_CHECK(v.size() == 1 || v.size() == 2, op, "(): expected ", what,
+             " to be a single integer value or a list of 2 values to match the convolution dimensions, but got ",
+             what, "=", shape_str(v));
+  return {v[0], v[v.size() - 1]};
+}
+
+ConvGeometry conv_geometry(IntArrayRef input, IntArrayRef weight, IntArrayRef stride, IntArrayRef padding,
+                           IntArrayRef dilation, int64_t groups, const char* op) {
+  KILN_CHECK(input.size() == 3 || input.size() == 4, op,
+             "(): Expected 3D (unbatched) or 4D (batched) input to conv2d, but got input of size: ",
+             shape_str(input));
+  KILN_CHECK(weight.size() == 4, op, "(): Expected 4-dimensional weight for ", input.size(),
+             "-dimensional input ", shape_str(input), ", but got weight of size ", shape_str(weight));
+  ConvGeometry g{};
+  g.batched = input.size() == 4;
+  const size_t c = g.batched ? 1 : 0;
+  g.batch = g.batched ? input[0] : 1;
+  g.channels = input[c];
+  g.height = input[c + 1];
+  g.width = input[c + 2];
+  g.out_channels = weight[0];
+  g.kernel_h = weight[2];
+  g.kernel_w = weight[3];
+  g.groups = groups;
+  std::tie(g.stride_h, g.stride_w) = pair_param(stride, "stride", op);
+  std::tie(g.pad_h, g.pad_w) = pair_param(padding, "padding", op);
+  std::tie(g.dil_h, g.dil_w) = pair_param(dilation, "dilation", op);
+  KILN_CHECK(g.stride_h > 0 && g.stride_w > 0, op, "(): non-positive stride is not supported, got stride=",
+             shape_str(stride));
+  KILN_CHECK(g.pad_h >= 0 && g.pad_w >= 0, op, "(): negative padding is not supported, got padding=",
+             shape_str(padding));
+  KILN_CHECK(g.dil_h > 0 && g.dil_w > 0, op, "(): dilation should be greater than zero, got dilation=",
+             shape_str(dilation));
+  KILN_CHECK(groups > 0, op, "(): non-positive groups is not supported, got groups=", groups);
+  KILN_CHECK(g.out_channels % groups == 0, op, "(): Given groups=", groups,
+             ", expected weight to be divisible by ", groups, " at dimension 0, but got weight of size ",
+             shape_str(weight), " instead");
+  KILN_CHECK(g.channels == weight[1] * groups, op, "(): Given groups=", groups, ", weight of size ",
+             shape_str(weight), ", expected input", shape_str(input), " to have ", weight[1] * groups,
+             " channels, but got ", g.channels, " channels instead");
+  const int64_t padded_h = g.height + 2 * g.pad_h, padded_w = g.width + 2 * g.pad_w;
+  const int64_t eff_h = g.dil_h * (g.kernel_h - 1) + 1, eff_w = g.dil_w * (g.kernel_w - 1) + 1;
+  KILN_CHECK(padded_h >= eff_h && padded_w >= eff_w, op, "(): Calculated padded input size per channel: (",
+             padded_h, " x ", padded_w, "). Kernel size: (", eff_h, " x ", eff_w,
+             "). Kernel size can't be greater than actual input size");
+  g.out_h = (padded_h - eff_h) / g.stride_h + 1;
+  g.out_w = (padded_w - eff_w) / g.stride_w + 1;
+  return g;
+}
+
+void check_floating_same(const TensorBase& a, const char* a_name, const TensorBase& b, const char* b_name,
+                         const char* op) {
+  KILN_CHECK(a.is_floating_point(), op, "(): expected a floating point ", a_name, ", got ",
+             scalar_type_name(a.dtype()));
+  KILN_CHECK(a.dtype() == b.dtype(), op, "(): ", a_name, " type (", scalar_type_name(a.dtype()), ") and ", b_name,
+             " type (", scalar_type_name(b.dtype()), ") should be the same");
+}
+
+// Calls f(first_image, images) for chunks of the batch whose cols fit the budget.
+template <typename F>
+void for_each_chunk(const ConvGeometry& g, F f) {
+  const int64_t per_image = std::max<int64_t>(g.rows() * g.plane_out(), 1);
+  const int64_t chunk = std::max<int64_t>(1, std::min(g.batch, kColsBudget / per_image));
+  for (int64_t n0 = 0; n0 < g.batch; n0 += chunk) f(n0, std::min(chunk, g.batch - n0));
+}
+
+// Input position (ih, iw) that output (oh, ow) reads through kernel tap (kh, kw).
+inline int64_t in_row(const ConvGeometry& g, int64_t oh, int64_t kh) { return oh * g.stride_h - g.pad_h + kh * g.dil_h; }
+inline int64_t in_col(const ConvGeometry& g, int64_t ow, int64_t kw) { return ow * g.stride_w - g.pad_w + kw * g.dil_w; }
+
+// cols[r][b * L + l] = x[n0 + b][group channel c][ih][iw] (0 in the padding); r = (c, kh, kw).
+template <typename T>
+void im2col(const ConvGeometry& g, const T* x, int64_t n0, int64_t nb, int64_t group, T* cols) {
+  const int64_t L = g.plane_out(), K = g.kernel_h * g.kernel_w, width = nb * L;
+#pragma omp parallel for if (g.rows() * width > 32768)
+  for (int64_t r = 0; r < g.rows(); ++r) {
+    const int64_t c = r / K, kh = (r / g.kernel_w) % g.kernel_h, kw = r % g.kernel_w;
+    T* row = cols + r * width;
+    for (int64_t b = 0; b < nb; ++b) {
+      const T* plane = x + ((n0 + b) * g.channels + group * g.group_in() + c) * g.height * g.width;
+      T* dst = row + b * L;
+      for (int64_t oh = 0; oh < g.out_h; ++oh) {
+        const int64_t ih = in_row(g, oh, kh);
+        for (int64_t ow = 0; ow < g.out_w; ++ow) {
+          const int64_t iw = in_col(g, ow, kw);
+          const bool inside = ih >= 0 && ih < g.height && iw >= 0 && iw < g.width;
+          dst[oh * g.out_w + ow] = inside ? plane[ih * g.width + iw] : T(0);
+        }
+      }
+    }
+  }
+}
+
+// The adjoint of im2col: gx[n0 + b][c][ih][iw] += cols[r][b * L + l]. Each (image, channel)
+// plane is written by one thread.
+template <typename T>
+void col2im(const ConvGeometry& g, const T* cols, int64_t n0, int64_t nb, int64_t group, T* gx) {
+  const int64_t L = g.plane_out(), width = nb * L;
+#pragma omp parallel for if (g.rows() * width > 32768)
+  for (int64_t bc = 0; bc < nb * g.group_in(); ++bc) {
+    const int64_t b = bc / g.group_in(), c = bc % g.group_in();
+    T* plane = gx + ((n0 + b) * g.channels + group * g.group_in() + c) * g.height * g.width;
+    for (int64_t kh = 0; kh < g.kernel_h; ++kh)
+      for (int64_t kw = 0; kw < g.kernel_w; ++kw) {
+        const T* src = cols + ((c * g.kernel_h + kh) * g.kernel_w + kw) * width + b * L;
+        for (int64_t oh = 0; oh < g.out_h; ++oh) {
+          const int64_t ih = in_row(g, oh, kh);
+          if (ih < 0 || ih >= g.height) continue;
+          for (int64_t ow = 0; ow < g.out_w; ++ow) {
+            const int64_t iw = in_col(g, ow, kw);
+            if (iw >= 0 && iw < g.width) plane[ih * g.width + iw] += src[oh * g.out_w + ow];
+          }
+        }
+      }
+  }
+}
+
+// Between the (N, O, L) layout of outputs and the (Og, nb * L) layout of one group's GEMM.
+template <typename T>
+void gather_group(const ConvGeometry& g, const T* y, int64_t n0, int64_t nb, int64_t group, T* m) {
+  const int64_t L = g.plane_out(), Og = g.group_out();
+  for (int64_t o = 0; o < Og; ++o)
+    for (int64_t b = 0; b < nb; ++b)
+      std::memcpy(m + (o * nb + b) * L, y + ((n0 + b) * g.out_channels + group * Og + o) * L, sizeof(T) * L);
+}
+
+template <typename T>
+void scatter_group(const ConvGeometry& g, const T* m, const T* bias, int64_t n0, int64_t nb, int64_t group, T* y) {
+  const int64_t L = g.plane_out(), Og = g.group_out();
+  for (int64_t o = 0; o < Og; ++o) {
+    const T add = bias ? bias[group * Og + o] : T(0);
+    for (int64_t b = 0; b < nb; ++b) {
+      const T* src = m + (o * nb + b) * L;
+      T* dst = y + ((n0 + b) * g.out_channels + group * Og + o) * L;
+      for (int64_t l = 0; l < L; ++l) dst[l] = src[l] + add;
+    }
+  }
+}
+
+TensorBase zeros_cpu(IntArrayRef shape, ScalarType dtype) {
+  TensorBase t = empty_cpu(shape, dtype);
+  if (t.numel() > 0) std::memset(t.data_ptr(), 0, static_cast<size_t>(t.numel()) * element_size(dtype));
+  return t;
+}
+
+}  // namespace
+
+TensorBase conv2d(const TensorBase& input, const TensorBase& weight, const TensorBase& bias, IntArrayRef stride,
+                  IntArrayRef padding, IntArrayRef dilation, int64_t groups) {
+  const ConvGeometry g = conv_geometry(input.sizes(), weight.sizes(), stride, padding, dilation, groups, "conv2d");
+  check_floating_same(input, "Input", weight, "weight", "conv2d");
+  if (bias.defined()) {
+    check_floating_same(input, "Input", bias, "bias", "conv2d");
+    KILN_CHECK(bias.dim() == 1 && bias.sizes()[0] == g.out_channels, "conv2d(): Given weight of size ",
+               shape_str(weight.sizes()), ", expected bias to be 1-dimensional with ", g.out_channels,
+               " elements, but got bias of size ", shape_str(bias.sizes()), " instead");
+  }
+  TensorBase out = zeros_cpu(g.output_shape(), input.dtype());
+  if (out.numel() == 0) return out;
+  const TensorBase x = contiguous_cpu(input), w = contiguous_cpu(weight);
+  const TensorBase b = bias.defined() ? contiguous_cpu(bias) : TensorBase();
+  KILN_DISPATCH_FLOATING_TYPES(input.dtype(), "conv2d", [&] {
+    const int64_t R = g.rows(), Og = g.group_out();
+    for_each_chunk(g, [&](int64_t n0, int64_t nb) {
+      const int64_t width = nb * g.plane_out();
+      std::vector<scalar_t> cols(static_cast<size_t>(R * width)), m(static_cast<size_t>(Og * width));
+      for (int64_t group = 0; group < g.groups; ++group) {
+        im2col(g, static_cast<const scalar_t*>(x.data_ptr()), n0, nb, group, cols.data());
+        // m (Og, width) = w_group (Og, R) @ cols (R, width)
+        blas_gemm<scalar_t>(false, false, Og, width, R, scalar_t(1),
+                            static_cast<const scalar_t*>(w.data_ptr()) + group * Og * R, R, cols.data(), width,
+                            scalar_t(0), m.data(), width);
+        scatter_group(g, m.data(), b.defined() ? static_cast<const scalar_t*>(b.data_ptr()) : nullptr, n0, nb,
+                      group, static_cast<scalar_t*>(out.data_ptr()));
+      }
+    });
+  });
+  return out;
+}
+
+namespace {
+void check_grad_output(const TensorBase& grad_output, const ConvGeometry& g, const char* op) {
+  KILN_CHECK(grad_output.sizes() == IntArrayRef(g.output_shape()), op, "(): expected grad_output of shape ",
+             shape_str(g.output_shape()), ", got ", shape_str(grad_output.sizes()));
+}
+}  // namespace
+
+TensorBase conv2d_backward_input(const TensorBase& grad_output, IntArrayRef input_size, const TensorBase& weight,
+                                 IntArrayRef stride, IntArrayRef padding, IntArrayRef dilation, int64_t groups) {
+  const char* op = "conv2d_backward_input";
+  for (int64_t s : input_size) KILN_CHECK(s >= 0, op, "(): input_size must be non-negative, got ", shape_str(input_size));
+  const ConvGeometry g = conv_geometry(input_size, weight.sizes(), stride, padding, dilation, groups, op);
+  check_floating_same(grad_output, "grad_output", weight, "weight", op);
+  check_grad_output(grad_output, g, op);
+  TensorBase gx = zeros_cpu(input_size, grad_output.dtype());
+  if (gx.numel() == 0 || grad_output.numel() == 0) return gx;
+  const TensorBase go = contiguous_cpu(grad_output), w = contiguous_cpu(weight);
+  KILN_DISPATCH_FLOATING_TYPES(grad_output.dtype(), op, [&] {
+    const int64_t R = g.rows(), Og = g.group_out();
+    for_each_chunk(g, [&](int64_t n0, int64_t nb) {
+      const int64_t width = nb * g.plane_out();
+      std::vector<scalar_t> cols(static_cast<size_t>(R * width)), m(static_cast<size_t>(Og * width));
+      for (int64_t group = 0; group < g.groups; ++group) {
+        gather_group(g, static_cast<const scalar_t*>(go.data_ptr()), n0, nb, group, m.data());
+        // cols (R, width) = w_group^T (R, Og) @ m (Og, width)
+        blas_gemm<scalar_t>(true, false, R, width, Og, scalar_t(1),
+                            static_cast<const scalar_t*>(w.data_ptr()) + group * Og * R, R, m.data(), width,
+                            scalar_t(0), cols.data(), width);
+        col2im(g, cols.data(), n0, nb, group, static_cast<scalar_t*>(gx.data_ptr()));
+      }
+    });
+  });
+  return gx;
+}
+
+TensorBase conv2d_backward_weight(const TensorBase& grad_output, const TensorBase& input, IntArrayRef weight_size,
+                                  IntArrayRef stride, IntArrayRef padding, IntArrayRef dilation, int64_t groups) {
+  const char* op = "conv2d_backward_weight";
+  for (int64_t s : weight_size) KILN_CHECK(s >= 0, op, "(): weight_size must be non-negative, got ", shape_str(weight_size));
+  const ConvGeometry g = conv_geometry(input.sizes(), weight_size, stride, padding, dilation, groups, op);
+  check_floating_same(grad_output, "grad_output", input, "input", op);
+  check_grad_output(grad_output, g, op);
+  TensorBase gw = zeros_cpu(weight_size, grad_output.dtype());
+  if (gw.numel() == 0 || grad_output.numel() == 0) return gw;
+  const TensorBase go = contiguous_cpu(grad_output), x = contiguous_cpu(input);
+  KILN_DISPATCH_FLOATING_TYPES(grad_output.dtype(), op, [&] {
+    const int64_t R = g.rows(), Og = g.group_out();
+    for_each_chunk(g, [&](int64_t n0, int64_t nb) {
+      const int64_t width = nb * g.plane_out();
+      std::vector<scalar_t> cols(static_cast<size_t>(R * width)), m(static_cast<size_t>(Og * width));
+      for (int64_t group = 0; group < g.groups; ++group) {
+        im2col(g, static_cast<const scalar_t*>(x.data_ptr()), n0, nb, group, cols.data());
+        gather_group(g, static_cast<const scalar_t*>(go.data_ptr()), n0, nb, group, m.data());
+        // gw_group (Og, R) += m (Og, width) @ cols^T (width, R)
+        blas_gemm<scalar_t>(false, true, Og, R, width, scalar_t(1), m.data(), width, cols.data(), width,
+                            scalar_t(1), static_cast<scalar_t*>(gw.data_ptr()) + group * Og * R, R);
+      }
+    });
+  });
+  return gw;
+}
+
+}  // namespace cpu
+}  // namespace kiln
