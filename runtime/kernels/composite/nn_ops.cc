@@ -165,16 +165,18 @@ Tensor constant_pad_nd(const Tensor& self, IntArrayRef pad, const Scalar& value)
     const int64_t d = nd - 1 - k;
     inner = kiln::narrow(inner, d, std::max<int64_t>(pad[2 * k], 0), cropped.sizes()[d]);
   }
-  if (inner.numel() > 0) inner.copy_(cropped);
+  inner.copy_(cropped);
   return out;
 }
 
 Tensor mse_loss(const Tensor& self, const Tensor& target, int64_t reduction) {
+  check_floating(self, "mse_loss", "input");
   const Tensor diff = kiln::sub(self, target);
   return reduce_loss(kiln::mul(diff, diff), reduction, "mse_loss");
 }
 
 Tensor l1_loss(const Tensor& self, const Tensor& target, int64_t reduction) {
+  check_floating(self, "l1_loss", "input");
   return reduce_loss(kiln::abs(kiln::sub(self, target)), reduction, "l1_loss");
 }
 
