@@ -587,7 +587,8 @@ def _bce_samples(d):
 
 def _loss_errors(name):
     e = ErrorInput
-    return [e(lambda k: getattr(k, name)(k.ones(3), k.ones(3), 3), RuntimeError, "reduction must be", "reduction 3")]
+    return [e(lambda k: getattr(k, name)(k.ones(3), k.ones(3), reduction=3), RuntimeError, "reduction must be",
+              "reduction 3")]
 
 
 def _bce_errors():
