@@ -13,6 +13,7 @@
 #include "runtime/python/dtype_object.h"
 #include "runtime/python/node_object.h"
 #include "runtime/python/numpy_interop.h"
+#include "runtime/python/python_function.h"
 #include "runtime/python/registered_classes.h"
 #include "runtime/python/tensor_object.h"
 
@@ -206,7 +207,7 @@ PyMODINIT_FUNC PyInit__C() {
   module_def.m_methods = functions.data();
   PyObject* m = PyModule_Create(&module_def);
   if (!m) return nullptr;
-  if (!add_dtypes(m) || !add_tensor_type(m) || !add_node_type(m)) {
+  if (!add_dtypes(m) || !add_tensor_type(m) || !add_node_type(m) || !add_function_type(m)) {
     Py_DECREF(m);
     return nullptr;
   }

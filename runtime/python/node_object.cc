@@ -3,6 +3,8 @@
 #include <string>
 #include <unordered_map>
 
+#include "runtime/python/python_function.h"
+
 namespace kiln {
 namespace python {
 namespace {
@@ -27,13 +29,7 @@ PyObject* node_repr(PyObject* self) {
 }
 
 PyObject* node_next_functions(PyObject* self, void*) {
-  const auto& edges = reinterpret_cast<NodeObject*>(self)->node->next_edges();
-  PyObject* tup = PyTuple_New(static_cast<Py_ssize_t>(edges.size()));
-  for (size_t i = 0; i < edges.size(); ++i) {
-    PyObject* fn = wrap_node(edges[i].function);
-    PyTuple_SET_ITEM(tup, i, Py_BuildValue("(NI)", fn, edges[i].input_nr));
-  }
-  return tup;
+  return next_functions_tuple(*reinterpret_cast<NodeObject*>(self)->node);
 }
 
 PyObject* node_richcompare(PyObject* a, PyObject* b, int op);
@@ -86,8 +82,28 @@ PyTypeObject* node_class(const std::string& name) {
 
 }  // namespace
 
+PyObject* next_functions_tuple(const Node& node) {
+  const auto& edges = node.next_edges();
+  PyObject* tup = PyTuple_New(static_cast<Py_ssize_t>(edges.size()));
+  if (!tup) return nullptr;
+  for (size_t i = 0; i < edges.size(); ++i) {
+    PyObject* fn = wrap_node(edges[i].function);
+    PyObject* pair = fn ? Py_BuildValue("(NI)", fn, edges[i].input_nr) : nullptr;
+    if (!pair) {
+      Py_DECREF(tup);
+      return nullptr;
+    }
+    PyTuple_SET_ITEM(tup, i, pair);
+  }
+  return tup;
+}
+
 PyObject* wrap_node(const std::shared_ptr<Node>& node) {
   if (!node) Py_RETURN_NONE;
+  if (PyObject* ctx = function_ctx(node.get())) {
+    Py_INCREF(ctx);
+    return ctx;
+  }
   PyTypeObject* cls = node_class(node->name());
   if (cls == nullptr) return nullptr;
   PyObject* obj = cls->tp_alloc(cls, 0);

@@ -10,7 +10,10 @@
 namespace kiln {
 namespace python {
 
-PyObject* wrap_node(const std::shared_ptr<Node>& node);  // None for null
+// None for null; for a node made by a Python autograd Function, its ctx (as in PyTorch).
+PyObject* wrap_node(const std::shared_ptr<Node>& node);
+// ((next node, input_nr), ...) for each next edge (grad_fn.next_functions).
+PyObject* next_functions_tuple(const Node& node);
 bool add_node_type(PyObject* module);
 
 }  // namespace python

@@ -10,6 +10,7 @@
 #include "runtime/python/arg_parser.h"
 #include "runtime/python/dtype_object.h"
 #include "runtime/python/node_object.h"
+#include "runtime/python/python_function.h"
 #include "runtime/python/registered_classes.h"
 
 namespace kiln {
@@ -45,12 +46,23 @@ bool owns_cpp_hook_reference(TensorObject* self) {
   return t.is_leaf() || t.grad_fn().use_count() == 1;
 }
 
+// The ctx of a Python autograd Function is owned by its node. When this object alone holds the
+// tensor and the tensor alone holds that node, the reference is ours: report it, so a ctx
+// attribute referring back to this tensor (ctx.out = out) forms a collectable cycle.
+PyObject* owned_function_ctx(TensorObject* self) {
+  const Tensor& t = self->cdata;
+  if (!t.defined() || t.use_count() != 1) return nullptr;
+  const std::shared_ptr<Node>& fn = t.grad_fn();
+  return fn && fn.use_count() == 1 ? function_ctx(fn.get()) : nullptr;
+}
+
 int tensor_traverse(PyObject* obj, visitproc visit, void* arg) {
   TensorObject* self = reinterpret_cast<TensorObject*>(obj);
   if (self->hooks) {
     Py_VISIT(self->hooks);
     if (owns_cpp_hook_reference(self)) Py_VISIT(self->hooks);
   }
+  if (PyObject* ctx = owned_function_ctx(self)) Py_VISIT(ctx);
   return 0;
 }
 

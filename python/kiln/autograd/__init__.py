@@ -1,5 +1,7 @@
-"""kiln.autograd: backward, grad, grad-mode switches and numerical gradient checks."""
+"""kiln.autograd: backward, grad, grad-mode switches, custom Functions and numerical gradient checks."""
 from .. import _C
+from . import function
+from .function import Function
 from .grad_mode import enable_grad, no_grad, set_grad_enabled
 from .gradcheck import gradcheck, gradgradcheck
 
@@ -38,4 +40,4 @@ def grad(outputs, inputs, grad_outputs=None, retain_graph=None, create_graph=Fal
     return _C._grad(outputs, inputs, grads, bool(retain_graph), bool(create_graph), bool(allow_unused))
 
 
-__all__ = ["backward", "grad", "no_grad", "enable_grad", "set_grad_enabled", "gradcheck", "gradgradcheck"]
+__all__ = ["Function", "backward", "grad", "no_grad", "enable_grad", "set_grad_enabled", "gradcheck", "gradgradcheck"]
