@@ -166,6 +166,14 @@ class Tensor : public TensorBase {
   Tensor sum(const std::optional<IntArrayRef>& dim, bool keepdim = false, const std::optional<ScalarType>& dtype = std::nullopt) const;
   Tensor mean(const std::optional<ScalarType>& dtype = std::nullopt) const;
   Tensor mean(const std::optional<IntArrayRef>& dim, bool keepdim = false, const std::optional<ScalarType>& dtype = std::nullopt) const;
+  Tensor var(bool unbiased = true) const;
+  Tensor var(const std::optional<IntArrayRef>& dim, bool unbiased = true, bool keepdim = false) const;
+  Tensor var(const std::optional<IntArrayRef>& dim = std::nullopt, const std::optional<Scalar>& correction = std::nullopt, bool keepdim = false) const;
+  Tensor std(bool unbiased = true) const;
+  Tensor std(const std::optional<IntArrayRef>& dim, bool unbiased = true, bool keepdim = false) const;
+  Tensor std(const std::optional<IntArrayRef>& dim = std::nullopt, const std::optional<Scalar>& correction = std::nullopt, bool keepdim = false) const;
+  Tensor logsumexp(IntArrayRef dim, bool keepdim = false) const;
+  Tensor cumsum(int64_t dim, const std::optional<ScalarType>& dtype = std::nullopt) const;
   Tensor lerp(const Tensor& end, const Scalar& weight) const;
   Tensor lerp(const Tensor& end, const Tensor& weight) const;
   Tensor softmax(int64_t dim, const std::optional<ScalarType>& dtype = std::nullopt) const;
@@ -203,6 +211,10 @@ class Tensor : public TensorBase {
   Tensor matmul(const Tensor& other) const;
   Tensor mm(const Tensor& mat2) const;
   Tensor bmm(const Tensor& mat2) const;
+  Tensor dot(const Tensor& tensor) const;
+  Tensor mv(const Tensor& vec) const;
+  Tensor outer(const Tensor& vec2) const;
+  Tensor addmm(const Tensor& mat1, const Tensor& mat2, const Scalar& beta = 1, const Scalar& alpha = 1) const;
 };
 
 }  // namespace kiln

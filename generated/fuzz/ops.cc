@@ -1292,6 +1292,76 @@ const FuzzOp kFuzzOps[] = {
        const auto dtype = in.optional_dtype();
        use_result(in, kiln::mean_out(out, self, dim, keepdim, dtype));
      }},
+    {"var",
+     [](FuzzInput& in) {
+       const Tensor self = in.tensor();
+       const auto unbiased = in.boolean();
+       use_result(in, kiln::var(self, unbiased));
+     }},
+    {"var.dim",
+     [](FuzzInput& in) {
+       const Tensor self = in.tensor();
+       const auto dim_values = in.optional_int_list();
+       const std::optional<IntArrayRef> dim = dim_values ? std::optional<IntArrayRef>(*dim_values) : std::nullopt;
+       const auto unbiased = in.boolean();
+       const auto keepdim = in.boolean();
+       use_result(in, kiln::var(self, dim, unbiased, keepdim));
+     }},
+    {"var.correction",
+     [](FuzzInput& in) {
+       const Tensor self = in.tensor();
+       const auto dim_values = in.optional_int_list();
+       const std::optional<IntArrayRef> dim = dim_values ? std::optional<IntArrayRef>(*dim_values) : std::nullopt;
+       const auto correction = in.optional_scalar();
+       const auto keepdim = in.boolean();
+       use_result(in, kiln::var(self, dim, correction, keepdim));
+     }},
+    {"std",
+     [](FuzzInput& in) {
+       const Tensor self = in.tensor();
+       const auto unbiased = in.boolean();
+       use_result(in, kiln::std(self, unbiased));
+     }},
+    {"std.dim",
+     [](FuzzInput& in) {
+       const Tensor self = in.tensor();
+       const auto dim_values = in.optional_int_list();
+       const std::optional<IntArrayRef> dim = dim_values ? std::optional<IntArrayRef>(*dim_values) : std::nullopt;
+       const auto unbiased = in.boolean();
+       const auto keepdim = in.boolean();
+       use_result(in, kiln::std(self, dim, unbiased, keepdim));
+     }},
+    {"std.correction",
+     [](FuzzInput& in) {
+       const Tensor self = in.tensor();
+       const auto dim_values = in.optional_int_list();
+       const std::optional<IntArrayRef> dim = dim_values ? std::optional<IntArrayRef>(*dim_values) : std::nullopt;
+       const auto correction = in.optional_scalar();
+       const auto keepdim = in.boolean();
+       use_result(in, kiln::std(self, dim, correction, keepdim));
+     }},
+    {"logsumexp",
+     [](FuzzInput& in) {
+       const Tensor self = in.tensor();
+       const std::vector<int64_t> dim = in.int_list();
+       const auto keepdim = in.boolean();
+       use_result(in, kiln::logsumexp(self, dim, keepdim));
+     }},
+    {"cumsum",
+     [](FuzzInput& in) {
+       const Tensor self = in.tensor();
+       const auto dim = in.int64();
+       const auto dtype = in.optional_dtype();
+       use_result(in, kiln::cumsum(self, dim, dtype));
+     }},
+    {"cumsum.out",
+     [](FuzzInput& in) {
+       const Tensor out = in.tensor();
+       const Tensor self = in.tensor();
+       const auto dim = in.int64();
+       const auto dtype = in.optional_dtype();
+       use_result(in, kiln::cumsum_out(out, self, dim, dtype));
+     }},
     {"gelu",
      [](FuzzInput& in) {
        const Tensor self = in.tensor();
@@ -1819,6 +1889,33 @@ const FuzzOp kFuzzOps[] = {
        const Tensor self = in.tensor();
        const Tensor mat2 = in.tensor();
        use_result(in, kiln::bmm_out(out, self, mat2));
+     }},
+    {"dot",
+     [](FuzzInput& in) {
+       const Tensor self = in.tensor();
+       const Tensor tensor = in.tensor();
+       use_result(in, kiln::dot(self, tensor));
+     }},
+    {"mv",
+     [](FuzzInput& in) {
+       const Tensor self = in.tensor();
+       const Tensor vec = in.tensor();
+       use_result(in, kiln::mv(self, vec));
+     }},
+    {"outer",
+     [](FuzzInput& in) {
+       const Tensor self = in.tensor();
+       const Tensor vec2 = in.tensor();
+       use_result(in, kiln::outer(self, vec2));
+     }},
+    {"addmm",
+     [](FuzzInput& in) {
+       const Tensor self = in.tensor();
+       const Tensor mat1 = in.tensor();
+       const Tensor mat2 = in.tensor();
+       const auto beta = in.scalar();
+       const auto alpha = in.scalar();
+       use_result(in, kiln::addmm(self, mat1, mat2, beta, alpha));
      }},
 };
 

@@ -89,6 +89,10 @@ PyMethodDef generated_functions[] = {
     KILN_BINDING("isclose", fn_isclose),
     KILN_BINDING("sum", fn_sum),
     KILN_BINDING("mean", fn_mean),
+    KILN_BINDING("var", fn_var),
+    KILN_BINDING("std", fn_std),
+    KILN_BINDING("logsumexp", fn_logsumexp),
+    KILN_BINDING("cumsum", fn_cumsum),
     KILN_BINDING("gelu", fn_gelu),
     KILN_BINDING("silu", fn_silu),
     KILN_BINDING("leaky_relu", fn_leaky_relu),
@@ -148,6 +152,10 @@ PyMethodDef generated_functions[] = {
     KILN_BINDING("matmul", fn_matmul),
     KILN_BINDING("mm", fn_mm),
     KILN_BINDING("bmm", fn_bmm),
+    KILN_BINDING("dot", fn_dot),
+    KILN_BINDING("mv", fn_mv),
+    KILN_BINDING("outer", fn_outer),
+    KILN_BINDING("addmm", fn_addmm),
     {nullptr, nullptr, 0, nullptr},
 };
 
@@ -254,6 +262,10 @@ PyMethodDef generated_methods[] = {
     KILN_BINDING("isclose", method_isclose),
     KILN_BINDING("sum", method_sum),
     KILN_BINDING("mean", method_mean),
+    KILN_BINDING("var", method_var),
+    KILN_BINDING("std", method_std),
+    KILN_BINDING("logsumexp", method_logsumexp),
+    KILN_BINDING("cumsum", method_cumsum),
     KILN_BINDING("lerp", method_lerp),
     KILN_BINDING("softmax", method_softmax),
     KILN_BINDING("log_softmax", method_log_softmax),
@@ -289,6 +301,10 @@ PyMethodDef generated_methods[] = {
     KILN_BINDING("matmul", method_matmul),
     KILN_BINDING("mm", method_mm),
     KILN_BINDING("bmm", method_bmm),
+    KILN_BINDING("dot", method_dot),
+    KILN_BINDING("mv", method_mv),
+    KILN_BINDING("outer", method_outer),
+    KILN_BINDING("addmm", method_addmm),
     {nullptr, nullptr, 0, nullptr},
 };
 

@@ -58,6 +58,9 @@ Tensor max_pool_double_backward(const Tensor& grad, const Tensor& indices);
 // Gradient of adaptive_avg_pool2d_backward w.r.t. grad_output (whose sizes are given).
 Tensor adaptive_avg_pool_double_backward(const Tensor& grad, IntArrayRef grad_output_sizes);
 
+// Gradient of cumsum along dim: the running sum of grad from the end (reduction_formula_helpers.cc).
+Tensor cumsum_backward(const Tensor& grad, int64_t dim);
+
 // Tensor[] inputs (cat's `tensors`): saved element-wise, and one gradient per element.
 std::vector<Tensor> unpack_list(const std::vector<SavedVariable>& saved);
 void assign_grads(std::vector<TensorBase>& grad_inputs, size_t first, const std::vector<Tensor>& grads);

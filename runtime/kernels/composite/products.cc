@@ -1,0 +1,64 @@
+// dot, mv, outer and addmm: shape checks as torch's, then mm / mul (BLAS for floats), so
+// their gradients come from those ops' formulas.
+#include "generated/api/add.h"
+#include "generated/api/mm.h"
+#include "generated/api/mul.h"
+#include "generated/kernels/composite/addmm.h"
+#include "generated/kernels/composite/dot.h"
+#include "generated/kernels/composite/mv.h"
+#include "generated/kernels/composite/outer.h"
+#include "runtime/kernels/tensor_iterator.h"
+
+namespace kiln {
+namespace composite_implicit {
+namespace {
+void check_same_dtype(const Tensor& a, const Tensor& b, const char* op) {
+  KILN_CHECK(a.dtype() == b.dtype(), op, "(): expected both inputs to have the same dtype, but found ",
+             scalar_type_name(a.dtype()), " and ", scalar_type_name(b.dtype()));
+}
+}  // namespace
+
+Tensor dot(const Tensor& self, const Tensor& tensor) {
+  KILN_CHECK(self.dim() == 1 && tensor.dim() == 1, "dot(): 1D tensors expected, but got ", self.dim(), "D and ",
+             tensor.dim(), "D tensors");
+  KILN_CHECK(self.sizes()[0] == tensor.sizes()[0], "dot(): inconsistent tensor size, expected tensor [",
+             self.sizes()[0], "] and src [", tensor.sizes()[0],
+             "] to have the same number of elements, but got ", self.sizes()[0], " and ", tensor.sizes()[0],
+             " elements respectively");
+  check_same_dtype(self, tensor, "dot");
+  KILN_CHECK(self.dtype() != ScalarType::Bool, "dot(): \"dot\" not implemented for 'bool'");
+  return kiln::mm(self.unsqueeze(0), tensor.unsqueeze(1)).view({});
+}
+
+Tensor mv(const Tensor& self, const Tensor& vec) {
+  KILN_CHECK(self.dim() == 2 && vec.dim() == 1, "mv(): vector + matrix @ vector expected, got ", self.dim(), "D and ",
+             vec.dim(), "D tensors");
+  KILN_CHECK(self.sizes()[1] == vec.sizes()[0], "mv(): size mismatch, got input (", self.sizes()[0], "x",
+             self.sizes()[1], "), vec (", vec.sizes()[0], ")");
+  check_same_dtype(self, vec, "mv");
+  KILN_CHECK(self.dtype() != ScalarType::Bool, "mv(): \"mv\" not implemented for 'bool'");
+  return kiln::mm(self, vec.unsqueeze(1)).squeeze(1);
+}
+
+Tensor outer(const Tensor& self, const Tensor& vec2) {
+  KILN_CHECK(self.dim() == 1 && vec2.dim() == 1, "outer(): expected 1D tensors, but got ", self.dim(), "D and ",
+             vec2.dim(), "D tensors");
+  return kiln::mul(self.unsqueeze(1), vec2);
+}
+
+Tensor addmm(const Tensor& self, const Tensor& mat1, const Tensor& mat2, const Scalar& beta, const Scalar& alpha) {
+  KILN_CHECK(mat1.dim() == 2 && mat2.dim() == 2, "addmm(): expected 2D matrices, got ", mat1.dim(), "D and ",
+             mat2.dim(), "D tensors");
+  check_same_dtype(mat1, self, "addmm");
+  Tensor product = kiln::mm(mat1, mat2);
+  // self must broadcast to the product's shape (not the other way round).
+  const DimVector shape = broadcast_shapes(self.sizes(), product.sizes(), "addmm");
+  KILN_CHECK(self.dim() <= 2 && IntArrayRef(shape) == product.sizes(), "addmm(): self of shape ",
+             shape_str(self.sizes()), " cannot be broadcast to the product's shape ", shape_str(product.sizes()));
+  if (!alpha.equal(1)) product = kiln::mul(product, alpha);
+  if (beta.equal(0)) return product;
+  return kiln::add(beta.equal(1) ? self : kiln::mul(self, beta), product);
+}
+
+}  // namespace composite_implicit
+}  // namespace kiln

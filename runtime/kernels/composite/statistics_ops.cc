@@ -1,0 +1,96 @@
+// var, std and logsumexp written with reductions and pointwise ops, so their gradients
+// (and second derivatives) come from those ops' formulas.
+#include <algorithm>
+#include <cmath>
+#include <vector>
+
+#include "generated/api/add.h"
+#include "generated/api/amax.h"
+#include "generated/api/detach.h"
+#include "generated/api/div.h"
+#include "generated/api/exp.h"
+#include "generated/api/isinf.h"
+#include "generated/api/log.h"
+#include "generated/api/mean.h"
+#include "generated/api/mul.h"
+#include "generated/api/sqrt.h"
+#include "generated/api/squeeze.h"
+#include "generated/api/sub.h"
+#include "generated/api/sum.h"
+#include "generated/api/where.h"
+#include "generated/api/zeros_like.h"
+#include "generated/kernels/composite/logsumexp.h"
+#include "generated/kernels/composite/std.h"
+#include "generated/kernels/composite/var.h"
+#include "runtime/kernels/tensor_iterator.h"
+
+namespace kiln {
+namespace composite_implicit {
+namespace {
+
+// sum((x - mean)^2) / max(N - correction, 0) over `dim` (every dim when absent or empty).
+Tensor variance(const Tensor& self, const std::optional<IntArrayRef>& dim, double correction, bool keepdim,
+                const char* op) {
+  KILN_CHECK(self.is_floating_point(), op, "(): std and var only support floating point and complex dtypes, got ",
+             scalar_type_name(self.dtype()));
+  std::vector<int64_t> dims;
+  if (dim && !dim->empty()) {
+    dims.assign(dim->begin(), dim->end());
+  } else {
+    for (int64_t d = 0; d < self.dim(); ++d) dims.push_back(d);
+  }
+  check_unique_dims(dims, self.dim(), op);
+  int64_t n = 1;
+  for (int64_t d : dims) n *= self.sizes()[wrap_dim(d, self.dim(), op)];
+  const Tensor centered = kiln::sub(self, kiln::mean(self, IntArrayRef(dims), /*keepdim=*/true));
+  const Tensor squares = kiln::sum(kiln::mul(centered, centered), IntArrayRef(dims), keepdim);
+  return kiln::div(squares, std::max(static_cast<double>(n) - correction, 0.0));
+}
+
+double correction_of(const std::optional<Scalar>& correction) {
+  return correction ? correction->to_double() : 1.0;
+}
+
+}  // namespace
+
+Tensor var(const Tensor& self, bool unbiased) { return variance(self, std::nullopt, unbiased ? 1 : 0, false, "var"); }
+
+Tensor var_dim(const Tensor& self, const std::optional<IntArrayRef>& dim, bool unbiased, bool keepdim) {
+  return variance(self, dim, unbiased ? 1 : 0, keepdim, "var");
+}
+
+Tensor var_correction(const Tensor& self, const std::optional<IntArrayRef>& dim,
+                      const std::optional<Scalar>& correction, bool keepdim) {
+  return variance(self, dim, correction_of(correction), keepdim, "var");
+}
+
+Tensor std(const Tensor& self, bool unbiased) {
+  return kiln::sqrt(variance(self, std::nullopt, unbiased ? 1 : 0, false, "std"));
+}
+
+Tensor std_dim(const Tensor& self, const std::optional<IntArrayRef>& dim, bool unbiased, bool keepdim) {
+  return kiln::sqrt(variance(self, dim, unbiased ? 1 : 0, keepdim, "std"));
+}
+
+Tensor std_correction(const Tensor& self, const std::optional<IntArrayRef>& dim,
+                      const std::optional<Scalar>& correction, bool keepdim) {
+  return kiln::sqrt(variance(self, dim, correction_of(correction), keepdim, "std"));
+}
+
+// max + log(sum(exp(x - max))): the max is detached (the result does not depend on it) and
+// replaced by 0 where infinite, so rows of -inf give -inf and rows with +inf give +inf.
+Tensor logsumexp(const Tensor& self, IntArrayRef dim, bool keepdim) {
+  const Tensor x = self.is_floating_point() ? self : self.to(ScalarType::Float32);
+  if (x.numel() == 0) return kiln::log(kiln::sum(kiln::exp(x), dim, keepdim));
+  const Tensor max = kiln::detach(kiln::amax(x, dim, /*keepdim=*/true));
+  const Tensor shift = kiln::where(kiln::isinf(max), kiln::zeros_like(max), max);
+  const Tensor result = kiln::add(kiln::log(kiln::sum(kiln::exp(kiln::sub(x, shift)), dim, /*keepdim=*/true)), shift);
+  if (keepdim) return result;
+  std::vector<int64_t> dims(dim.begin(), dim.end());
+  if (dims.empty())
+    for (int64_t d = 0; d < x.dim(); ++d) dims.push_back(d);
+  return kiln::sum(result, IntArrayRef(dims), /*keepdim=*/false);  // drops the size-1 dims
+}
+
+}  // namespace composite_implicit
+}  // namespace kiln
