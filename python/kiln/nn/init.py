@@ -1,13 +1,20 @@
-"""kiln.nn.init: in-place initialisers (under no_grad), like torch.nn.init."""
+"""kiln.nn.init: in-place initialisers (under no_grad), like torch.nn.init. Those that draw
+random numbers take generator= (a kiln.Generator; None: the default generator), as torch 2.x."""
 import math
 
 import kiln
 
 
-def uniform_(tensor, a=0.0, b=1.0):
-    """Fills `tensor` with values drawn from U(a, b), using kiln's generator (kiln.manual_seed)."""
+def uniform_(tensor, a=0.0, b=1.0, generator=None):
+    """Fills `tensor` with values drawn from U(a, b)."""
     with kiln.no_grad():
-        return tensor.uniform_(a, b)
+        return tensor.uniform_(a, b, generator=generator)
+
+
+def normal_(tensor, mean=0.0, std=1.0, generator=None):
+    """Fills `tensor` with values drawn from N(mean, std^2)."""
+    with kiln.no_grad():
+        return tensor.normal_(mean, std, generator=generator)
 
 
 def constant_(tensor, val):
@@ -33,7 +40,7 @@ def _calculate_fan_in_and_fan_out(tensor):
     return tensor.shape[1] * receptive, tensor.shape[0] * receptive
 
 
-def kaiming_uniform_(tensor, a=0.0, mode="fan_in", nonlinearity="leaky_relu"):
+def kaiming_uniform_(tensor, a=0.0, mode="fan_in", nonlinearity="leaky_relu", generator=None):
     """U(-bound, bound) with bound = gain * sqrt(3 / fan); leaky_relu gain sqrt(2 / (1 + a^2))."""
     if nonlinearity != "leaky_relu":
         raise NotImplementedError(f"kaiming_uniform_: nonlinearity '{nonlinearity}' is not supported yet")
@@ -41,4 +48,4 @@ def kaiming_uniform_(tensor, a=0.0, mode="fan_in", nonlinearity="leaky_relu"):
     fan = fan_in if mode == "fan_in" else fan_out
     gain = math.sqrt(2.0 / (1 + a * a))
     bound = gain * math.sqrt(3.0 / fan) if fan > 0 else 0.0
-    return uniform_(tensor, -bound, bound)
+    return uniform_(tensor, -bound, bound, generator=generator)
