@@ -32,7 +32,8 @@ void check_weights(const TensorBase& w, int64_t rows, bool per_entry) {
     for (double v : row) {
       if (per_entry) {
         KILN_CHECK(v >= 0, "invalid multinomial distribution (encountering probability entry < 0)");
-        KILN_CHECK(std::isfinite(v), "invalid multinomial distribution (encountering probability entry = infinity or NaN)");
+        KILN_CHECK(std::isfinite(v),
+                   "invalid multinomial distribution (encountering probability entry = infinity or NaN)");
       } else {
         KILN_CHECK(v >= 0 && std::isfinite(v), "probability tensor contains either `inf`, `nan` or element < 0");
       }
@@ -113,14 +114,15 @@ TensorBase randperm(int64_t n, Generator* generator, const std::optional<ScalarT
   KILN_CHECK(n >= 0, "randperm(): n must be non-negative, got ", n);
   const ScalarType t = dtype.value_or(ScalarType::Int64);  // torch: int64 whatever the default dtype
   // Every value up to n - 1 must be exact in the result's dtype.
-  KILN_CHECK(t != ScalarType::Int32 || n - 1 <= std::numeric_limits<int32_t>::max(), "randperm(): n is too large for result tensor type: '",
-             scalar_type_name(t), "'");
+  KILN_CHECK(t != ScalarType::Int32 || n - 1 <= std::numeric_limits<int32_t>::max(),
+             "randperm(): n is too large for result tensor type: '", scalar_type_name(t), "'");
   KILN_CHECK(t != ScalarType::Float32 || n <= (int64_t{1} << 24) + 1,
              "randperm(): n cannot be greater than 2^24+1 for Float type.");
   KILN_CHECK(t != ScalarType::Float64 || n <= (int64_t{1} << 53) + 1,
              "randperm(): n cannot be greater than 2^53+1 for Double type.");
-  TensorBase out = empty_cpu({n}, t);
+  TensorBase out;
   KILN_DISPATCH_NUMERIC_TYPES(t, "randperm", [&] {
+    out = empty_cpu({n}, t);
     scalar_t* p = static_cast<scalar_t*>(out.data_ptr());
     for (int64_t i = 0; i < n; ++i) p[i] = static_cast<scalar_t>(i);
     // Fisher-Yates: position i takes a uniformly chosen element of those not yet placed.

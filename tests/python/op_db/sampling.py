@@ -86,6 +86,12 @@ def _bernoulli_check(name, probability):
         _check_zero_one(result.detach().numpy(), probability(sample), where)
         p = np.asarray(probability(sample), dtype=np.float64)
         _check_determinism(kiln, name, sample, where, varies=bool(((p > 0) & (p < 1)).any()))
+        if x.ndim == 1 and x.size > 1:  # one draw per element in row-major order, whatever the strides
+            kiln.manual_seed(99)
+            a = _numpy(_invoke(kiln, name, sample))
+            kiln.manual_seed(99)
+            np.testing.assert_array_equal(_numpy(_invoke(kiln, name, sample, strided=True)), a,
+                                          err_msg=f"{where}: strided inputs")
     return check
 
 
