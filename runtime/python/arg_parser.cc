@@ -348,12 +348,12 @@ std::optional<ScalarType> ParsedArgs::optional_scalartype(int i) const {
   return scalartype(i);
 }
 Device ParsedArgs::device(int i) const { return to_device(values[i]); }
-// Borrowed: the call's arguments keep the Python Generator, and so the C++ one, alive.
-Generator* ParsedArgs::generator(int i) const { return is_none(i) ? nullptr : unpack_generator(values[i]); }
 std::optional<Device> ParsedArgs::optional_device(int i) const {
   if (is_none(i)) return std::nullopt;
   return to_device(values[i]);
 }
+// Borrowed: the call's arguments keep the Python Generator, and so the C++ one, alive.
+Generator* ParsedArgs::generator(int i) const { return is_none(i) ? nullptr : unpack_generator(values[i]); }
 
 // ---- PythonArgParser ----
 
