@@ -9,4 +9,7 @@ namespace kiln {
 // normal_(Tensor(a!) self, float mean=0, float std=1, *, Generator? generator=None) -> Tensor(a!)
 const Tensor& normal_(const Tensor& self, double mean = 0.0, double std = 1.0, Generator* generator = nullptr);
 
+// normal.float_float(float mean, float std, int[] size, *, Generator? generator=None, ScalarType? dtype=None, Device? device=None, bool requires_grad=False) -> Tensor
+Tensor normal(double mean, double std, IntArrayRef size, Generator* generator = nullptr, const std::optional<ScalarType>& dtype = std::nullopt, const std::optional<Device>& device = std::nullopt, bool requires_grad = false);
+
 }  // namespace kiln

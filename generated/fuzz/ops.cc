@@ -201,6 +201,61 @@ const FuzzOp kFuzzOps[] = {
        const auto requires_grad = in.boolean();
        use_result(in, kiln::randint(low, high, size, generator, dtype, device, requires_grad));
      }},
+    {"randperm",
+     [](FuzzInput& in) {
+       const auto n = in.int64();
+       Generator* const generator = nullptr;
+       const auto dtype = in.optional_dtype();
+       const auto device = in.optional_device();
+       const auto requires_grad = in.boolean();
+       use_result(in, kiln::randperm(n, generator, dtype, device, requires_grad));
+     }},
+    {"normal.float_float",
+     [](FuzzInput& in) {
+       const auto mean = in.float64();
+       const auto std = in.float64();
+       const std::vector<int64_t> size = in.int_list();
+       Generator* const generator = nullptr;
+       const auto dtype = in.optional_dtype();
+       const auto device = in.optional_device();
+       const auto requires_grad = in.boolean();
+       use_result(in, kiln::normal(mean, std, size, generator, dtype, device, requires_grad));
+     }},
+    {"bernoulli",
+     [](FuzzInput& in) {
+       const Tensor self = in.tensor();
+       Generator* const generator = nullptr;
+       use_result(in, kiln::bernoulli(self, generator));
+     }},
+    {"bernoulli.p",
+     [](FuzzInput& in) {
+       const Tensor self = in.tensor();
+       const auto p = in.float64();
+       Generator* const generator = nullptr;
+       use_result(in, kiln::bernoulli(self, p, generator));
+     }},
+    {"bernoulli_.Tensor",
+     [](FuzzInput& in) {
+       const Tensor self = in.tensor();
+       const Tensor p = in.tensor();
+       Generator* const generator = nullptr;
+       use_result(in, self.bernoulli_(p, generator));
+     }},
+    {"bernoulli_.float",
+     [](FuzzInput& in) {
+       const Tensor self = in.tensor();
+       const auto p = in.float64();
+       Generator* const generator = nullptr;
+       use_result(in, self.bernoulli_(p, generator));
+     }},
+    {"multinomial",
+     [](FuzzInput& in) {
+       const Tensor self = in.tensor();
+       const auto num_samples = in.int64();
+       const auto replacement = in.boolean();
+       Generator* const generator = nullptr;
+       use_result(in, kiln::multinomial(self, num_samples, replacement, generator));
+     }},
     {"rand_like",
      [](FuzzInput& in) {
        const Tensor self = in.tensor();

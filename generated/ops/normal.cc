@@ -4,6 +4,7 @@
 
 #include "generated/autograd/normal.h"
 #include "generated/kernels/normal.h"
+#include "generated/kernels/composite/normal.h"
 #include "runtime/autograd/view_tracking.h"
 #include "runtime/core/api_helpers.h"
 #include "runtime/core/dispatcher.h"
@@ -31,6 +32,14 @@ const Tensor& normal_(const Tensor& self, double mean, double std, Generator* ge
   const DispatchKey key = autograd_active({&self}) ? DispatchKey::Autograd : backend;
   if (explain_enabled()) explain_log("dispatch", "normal_", dispatch_key_name(key));
   return normal__op.lookup(key, backend)(self, mean, std, generator);
+}
+
+// ---- normal.float_float(float mean, float std, int[] size, *, Generator? generator=None, ScalarType? dtype=None, Device? device=None, bool requires_grad=False) -> Tensor  (CompositeImplicit)
+Tensor normal(double mean, double std, IntArrayRef size, Generator* generator, const std::optional<ScalarType>& dtype, const std::optional<Device>& device, bool requires_grad) {
+  if (explain_enabled()) explain_log("composite", "normal.float_float", "");
+  Tensor result = composite_implicit::normal_float_float(mean, std, size, generator, dtype, device, requires_grad);
+  if (requires_grad) result.set_requires_grad(true);
+  return result;
 }
 
 const Tensor& Tensor::normal_(double mean, double std, Generator* generator) const {

@@ -51,5 +51,28 @@ PyObject* method_normal_(PyObject* py_self, PyObject* args, PyObject* kwargs) {
   KILN_PY_END
 }
 
+// kiln.normal
+PyObject* fn_normal(PyObject* /*module*/, PyObject* args, PyObject* kwargs) {
+  KILN_PY_BEGIN
+  static PythonArgParser parser({
+      "normal(float mean, float std, int[] size, *, Generator? generator=None, ScalarType? dtype=None, Device? device=None, bool requires_grad=False)",
+  }, false);
+  ParsedArgs r = parser.parse(args, kwargs);
+  switch (r.index) {
+    case 0: {
+      const auto mean = r.to_double(0);
+      const auto std = r.to_double(1);
+      const std::vector<int64_t> size = r.intlist(2);
+      const auto generator = r.generator(3);
+      const auto dtype = r.optional_scalartype(4);
+      const auto device = r.optional_device(5);
+      const auto requires_grad = r.to_bool(6);
+      return wrap(without_gil([&] { return kiln::normal(mean, std, size, generator, dtype, device, requires_grad); }));
+    }
+  }
+  Py_RETURN_NONE;
+  KILN_PY_END
+}
+
 }  // namespace python
 }  // namespace kiln

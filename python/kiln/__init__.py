@@ -2,15 +2,17 @@
 
 The operators (kiln.add, Tensor.add, ...) are generated from schema/*.yaml into
 kiln._C; this package adds the Python-level pieces: the Tensor class, dtypes and
-devices, kiln.tensor, grad-mode helpers and kiln.autograd.
+devices, kiln.tensor, grad-mode helpers, kiln.autograd and the default generator's
+functions (kiln.random: manual_seed, seed, get_rng_state, ...).
 """
 import builtins
 
 from . import _C
 from ._C import *  # noqa: F401,F403  (operators and dtypes)
 from ._C import (bool, double, dtype, float, float32, float64, int, int32, int64, long,  # noqa: A004
-                 from_numpy, get_default_dtype, get_num_threads, initial_seed, is_grad_enabled, manual_seed,
-                 set_default_dtype, set_num_threads)
+                 from_numpy, get_default_dtype, get_num_threads, is_grad_enabled, set_default_dtype, set_num_threads)
+from .random import (Generator, default_generator, get_rng_state, initial_seed, manual_seed, seed,  # noqa: F401
+                     set_rng_state)
 from ._device import device
 from ._size import Size
 from ._tensor import Tensor
@@ -82,7 +84,8 @@ def explain(enabled=True):
 __all__ = [
     "Tensor", "Size", "device", "dtype", "tensor", "from_numpy", "autograd", "no_grad", "enable_grad",
     "set_grad_enabled", "inference_mode", "is_grad_enabled", "allclose", "is_tensor", "cuda", "nn", "optim", "utils", "bool", "int32", "int64", "float32", "float64", "float", "double",
-    "long", "int", "manual_seed", "initial_seed", "get_default_dtype", "set_default_dtype", "set_num_threads", "get_num_threads", "explain",
+    "long", "int", "Generator", "default_generator", "manual_seed", "seed", "initial_seed", "get_rng_state",
+    "set_rng_state", "get_default_dtype", "set_default_dtype", "set_num_threads", "get_num_threads", "explain",
     "set_printoptions",
     "concat", "nonzero", "where", "equal", "numel", "is_floating_point", "as_tensor", "FloatTensor", "DoubleTensor", "LongTensor", "IntTensor", "BoolTensor",
 ]

@@ -6,6 +6,7 @@
 #include "runtime/core/dispatcher.h"
 #include "runtime/kernels/tensor_iterator.h"
 #include "runtime/python/dtype_object.h"
+#include "runtime/python/generator_object.h"
 #include "runtime/python/numpy_interop.h"
 #include "runtime/python/tensor_object.h"
 
@@ -139,7 +140,7 @@ bool matches(const Param& p, PyObject* obj, bool numbers_as_tensors) {
     case ParamType::String: return PyUnicode_Check(obj);
     case ParamType::ScalarType: return as_scalar_type(obj).has_value();
     case ParamType::Device: return is_device_like(obj);
-    case ParamType::Generator: return false;
+    case ParamType::Generator: return is_generator(obj);
   }
   return false;
 }
@@ -351,6 +352,8 @@ std::optional<Device> ParsedArgs::optional_device(int i) const {
   if (is_none(i)) return std::nullopt;
   return to_device(values[i]);
 }
+// Borrowed: the call's arguments keep the Python Generator, and so the C++ one, alive.
+Generator* ParsedArgs::generator(int i) const { return is_none(i) ? nullptr : unpack_generator(values[i]); }
 
 // ---- PythonArgParser ----
 

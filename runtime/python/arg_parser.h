@@ -64,7 +64,7 @@ class ParsedArgs {
   std::optional<ScalarType> optional_scalartype(int i) const;
   std::optional<Device> optional_device(int i) const;
   Device device(int i) const;
-  Generator* generator(int i) const { return nullptr; }
+  Generator* generator(int i) const;  // nullptr for None: the default generator
 
  private:
   const Param& param(int i) const { return signature->params[i]; }

@@ -7,10 +7,10 @@
 #include "runtime/autograd/grad_mode.h"
 #include "runtime/core/allocator.h"
 #include "runtime/core/dispatcher.h"
-#include "runtime/core/generator.h"
 #include "runtime/kernels/tensor_iterator.h"
 #include "runtime/python/arg_parser.h"
 #include "runtime/python/dtype_object.h"
+#include "runtime/python/generator_object.h"
 #include "runtime/python/node_object.h"
 #include "runtime/python/numpy_interop.h"
 #include "runtime/python/python_function.h"
@@ -142,20 +142,6 @@ PyObject* py_set_default_dtype(PyObject*, PyObject* arg) {
 }
 PyObject* py_get_default_dtype(PyObject*, PyObject*) { return new_reference(dtype_object(default_dtype())); }
 
-PyObject* py_manual_seed(PyObject*, PyObject* arg) {
-  KILN_PY_BEGIN
-  KILN_CHECK_TYPE(is_int_like(arg), "manual_seed(): expected an int, got ", Py_TYPE(arg)->tp_name);
-  // Python ints of any size (and negative ones) map onto 64 bits, as in torch.
-  unsigned long long seed = PyLong_AsUnsignedLongLongMask(arg);
-  if (PyErr_Occurred()) return nullptr;
-  manual_seed(seed);
-  Py_RETURN_NONE;
-  KILN_PY_END
-}
-PyObject* py_initial_seed(PyObject*, PyObject*) {
-  return PyLong_FromUnsignedLongLong(default_generator().initial_seed());
-}
-
 PyObject* py_from_numpy(PyObject*, PyObject* arg) {
   KILN_PY_BEGIN
   return wrap(tensor_from_numpy(arg));
@@ -181,8 +167,6 @@ PyMethodDef hand_functions[] = {
     KILN_FN("set_default_dtype", py_set_default_dtype, METH_O),
     KILN_FN("get_default_dtype", py_get_default_dtype, METH_NOARGS),
     KILN_FN("from_numpy", py_from_numpy, METH_O),
-    KILN_FN("manual_seed", py_manual_seed, METH_O),
-    KILN_FN("initial_seed", py_initial_seed, METH_NOARGS),
     {nullptr, nullptr, 0, nullptr},
 };
 
@@ -207,7 +191,8 @@ PyMODINIT_FUNC PyInit__C() {
   module_def.m_methods = functions.data();
   PyObject* m = PyModule_Create(&module_def);
   if (!m) return nullptr;
-  if (!add_dtypes(m) || !add_tensor_type(m) || !add_node_type(m) || !add_function_type(m)) {
+  if (!add_dtypes(m) || !add_tensor_type(m) || !add_node_type(m) || !add_function_type(m) ||
+      !add_generator_type(m)) {
     Py_DECREF(m);
     return nullptr;
   }

@@ -19,8 +19,8 @@ from kiln.autograd import gradcheck, gradgradcheck
 
 from op_db import RECORDS
 from op_db.harness import (LAYOUTS, as_tuple, assert_matches, assert_same, call_any, call_function, call_method,
-                           describe, dtype_name, expected_dtypes, kiln_args, kiln_dtype, reference_args, to_kiln,
-                           tolerance)
+                           describe, dtype_name, expected_dtypes, fresh_generators, kiln_args, kiln_dtype,
+                           reference_args, to_kiln, tolerance)
 from op_db.record import ALL, CATEGORY
 from op_db.schema_facts import FACTS
 
@@ -206,7 +206,7 @@ def _grad_fn(rec, facts, sample, positions):
                 call[i][j] = x
         if facts.mutates_self and (0, None) in positions:
             call[0] = call[0].clone()  # a leaf that requires grad cannot be written in place
-        return call_any(rec, facts, call, kwargs)
+        return call_any(rec, facts, call, fresh_generators(sample, kwargs))  # random ops: the same draws
     inputs = [to_kiln(sample.args[i] if j is None else sample.args[i][j], requires_grad=True) for i, j in positions]
     return fn, inputs
 

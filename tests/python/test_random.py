@@ -1,5 +1,9 @@
 """manual_seed, rand, randn, randint, uniform_, normal_, random_: reproducibility,
-ranges and moments (statistical checks with generous, fixed-seed bounds), errors."""
+ranges and moments (statistical checks with generous, fixed-seed bounds), errors; kiln.Generator:
+seeding, state, generator= on every random op, independence from the default generator.
+(bernoulli, multinomial, randperm, normal: tests/python/test_sampling.py.)"""
+import threading
+
 import numpy as np
 import pytest
 
@@ -103,3 +107,194 @@ def test_random_integer_fill_gradient_is_zero():
     y.random_(0, 5)
     y.sum().backward()
     np.testing.assert_array_equal(x.grad.numpy(), [0, 0, 0])
+
+
+# ----------------------------------------------------------------------------- kiln.Generator
+def _draws(generator):
+    """One of each random op, all from `generator` (None: the default generator)."""
+    g = {"generator": generator}
+    return [kiln.rand(5, **g), kiln.randn(2, 3, **g), kiln.randint(0, 9, (4,), **g), kiln.randint(7, (3,), **g),
+            kiln.empty(4).uniform_(-1, 1, **g), kiln.empty(4).normal_(2, 3, **g),
+            kiln.empty(4, dtype=kiln.int64).random_(0, 100, **g), kiln.empty(4).bernoulli_(0.5, **g),
+            kiln.empty(4).bernoulli_(kiln.full([4], 0.5), **g), kiln.bernoulli(kiln.full([4], 0.5), **g),
+            kiln.bernoulli(kiln.zeros(4), 0.5, **g), kiln.multinomial(kiln.ones(6), 3, **g),
+            kiln.randperm(8, **g), kiln.normal(0.0, 1.0, (4,), **g)]
+
+
+def _values(tensors):
+    return [t.numpy().copy() for t in tensors]
+
+
+def test_generators_seeded_alike_give_the_default_generators_stream():
+    a = _values(_draws(kiln.Generator().manual_seed(11)))
+    b = _values(_draws(kiln.Generator().manual_seed(11)))
+    kiln.manual_seed(11)
+    c = _values(_draws(None))
+    for x, y, z in zip(a, b, c):
+        np.testing.assert_array_equal(x, y)
+        np.testing.assert_array_equal(x, z)
+    d = _values(_draws(kiln.Generator().manual_seed(12)))
+    assert sum(not np.array_equal(x, y) for x, y in zip(a, d)) >= 12  # another seed: other values
+
+
+def test_a_generator_does_not_advance_the_default_generator():
+    kiln.manual_seed(3)
+    state = kiln.get_rng_state().numpy().copy()
+    _draws(kiln.Generator().manual_seed(4))
+    np.testing.assert_array_equal(kiln.get_rng_state().numpy(), state)
+    expected = kiln.rand(6).numpy().copy()
+    kiln.manual_seed(3)
+    np.testing.assert_array_equal(kiln.rand(6, generator=None).numpy(), expected)
+
+
+def test_two_generators_are_independent_streams():
+    alone_a = kiln.rand(20, generator=kiln.Generator().manual_seed(1)).numpy()
+    alone_b = kiln.rand(20, generator=kiln.Generator().manual_seed(2)).numpy()
+    ga, gb = kiln.Generator().manual_seed(1), kiln.Generator().manual_seed(2)
+    mixed = {"a": [], "b": []}
+    for i in range(4):  # interleaved draws: each generator continues only its own stream
+        mixed["a"].append(kiln.rand(5, generator=ga).numpy())
+        mixed["b"].append(kiln.rand(5, generator=gb).numpy())
+    np.testing.assert_array_equal(np.concatenate(mixed["a"]), alone_a)
+    np.testing.assert_array_equal(np.concatenate(mixed["b"]), alone_b)
+
+
+def test_manual_seed_returns_the_generator_and_takes_torchs_seed_range():
+    g = kiln.Generator()
+    assert g.initial_seed() == 67280421310721  # torch's default seed
+    assert g.manual_seed(5) is g and g.initial_seed() == 5
+    assert kiln.manual_seed(5) is kiln.default_generator and kiln.initial_seed() == 5
+    assert g.manual_seed(-1).initial_seed() == 2 ** 64 - 1  # a negative seed is its 64-bit pattern
+    assert g.manual_seed(2 ** 64 - 1).initial_seed() == 2 ** 64 - 1
+    assert g.manual_seed(-2 ** 63).initial_seed() == 2 ** 63
+    assert g.manual_seed(np.int64(9)).initial_seed() == 9
+    for bad in (2 ** 64, -2 ** 63 - 1):
+        with pytest.raises(RuntimeError, match="Overflow"):
+            g.manual_seed(bad)
+    for bad in (1.5, "3", None, kiln.tensor(3)):
+        with pytest.raises(TypeError, match="manual_seed expected a long"):
+            g.manual_seed(bad)
+    assert kiln.manual_seed(7.9).initial_seed() == 7 and kiln.manual_seed("8").initial_seed() == 8  # int(seed)
+
+
+def test_seed_is_non_deterministic_and_reproducible():
+    g, h = kiln.Generator(), kiln.Generator()
+    s = g.seed()
+    assert isinstance(s, int) and 0 <= s < 2 ** 64 and g.initial_seed() == s
+    assert h.seed() != s
+    a = kiln.rand(8, generator=g).numpy()
+    np.testing.assert_array_equal(kiln.rand(8, generator=h.manual_seed(s)).numpy(), a)
+    s = kiln.seed()
+    assert kiln.initial_seed() == s
+
+
+def test_get_state_set_state_round_trip():
+    g = kiln.Generator().manual_seed(21)
+    kiln.rand(100, generator=g)  # mid-way through the state block
+    state = g.get_state()
+    assert state.dtype == kiln.int64 and tuple(state.shape) == (314,)
+    expected = kiln.randn(500, generator=g).numpy()
+    state_copy = state.clone()
+    state.zero_()  # get_state returned a copy: the generator does not see this
+    h = kiln.Generator().manual_seed(99)
+    assert h.set_state(state_copy) is h and h.initial_seed() == 21
+    np.testing.assert_array_equal(kiln.randn(500, generator=h).numpy(), expected)
+    np.testing.assert_array_equal(kiln.randn(5, generator=g).numpy(), kiln.randn(5, generator=h).numpy())
+
+
+def test_default_generator_state_functions():
+    kiln.manual_seed(8)
+    kiln.rand(3)
+    saved = kiln.get_rng_state()
+    expected = kiln.rand(10).numpy()
+    kiln.manual_seed(1)
+    assert kiln.set_rng_state(saved) is None
+    np.testing.assert_array_equal(kiln.rand(10).numpy(), expected)
+    assert kiln.initial_seed() == 8
+
+
+def test_set_state_rejects_what_get_state_cannot_give():
+    g = kiln.Generator()
+    good = g.get_state()
+    with pytest.raises(TypeError, match="int64"):
+        g.set_state(good.to(kiln.float64))
+    with pytest.raises(TypeError, match="kiln.Tensor"):
+        g.set_state(good.tolist())
+    with pytest.raises(RuntimeError, match="wrong size"):
+        g.set_state(good[:-1])
+    with pytest.raises(RuntimeError, match="1-D"):
+        g.set_state(good.reshape(2, 157))
+    bad = good.clone()
+    bad[1] = 400  # the position past the 312 state words
+    with pytest.raises(RuntimeError, match="invalid RNG state"):
+        g.set_state(bad)
+    strided = kiln.zeros(628, dtype=kiln.int64)[::2]
+    strided.copy_(good)
+    before = kiln.rand(4, generator=kiln.Generator().set_state(good)).numpy()
+    np.testing.assert_array_equal(kiln.rand(4, generator=g.set_state(strided)).numpy(), before)
+
+
+def test_generator_device():
+    assert kiln.Generator().device == kiln.device("cpu") and kiln.default_generator.device.type == "cpu"
+    kiln.Generator("cpu")
+    kiln.Generator(device=kiln.device("cpu"))
+    with pytest.raises(RuntimeError, match="CPU generators only"):
+        kiln.Generator("cuda")
+    with pytest.raises(TypeError):
+        kiln.Generator(3)
+    assert isinstance(kiln.default_generator, kiln.Generator)
+
+
+@pytest.mark.parametrize("call", [
+    lambda k, g: k.rand(3, generator=g),
+    lambda k, g: k.randn(3, generator=g),
+    lambda k, g: k.randint(0, 3, (2,), generator=g),
+    lambda k, g: k.zeros(3).uniform_(generator=g),
+    lambda k, g: k.zeros(3).normal_(generator=g),
+    lambda k, g: k.zeros(3).random_(0, 3, generator=g),
+    lambda k, g: k.bernoulli(k.zeros(3), generator=g),
+    lambda k, g: k.zeros(3).bernoulli_(0.5, generator=g),
+    lambda k, g: k.multinomial(k.ones(3), 1, generator=g),
+    lambda k, g: k.randperm(3, generator=g),
+    lambda k, g: k.normal(0.0, 1.0, (2,), generator=g),
+], ids=["rand", "randn", "randint", "uniform_", "normal_", "random_", "bernoulli", "bernoulli_", "multinomial",
+        "randperm", "normal"])
+@pytest.mark.parametrize("wrong", [0, "cpu", kiln.device("cpu")], ids=["int", "str", "device"])
+def test_wrong_generator_type_is_a_type_error(call, wrong):
+    with pytest.raises(TypeError, match="Generator"):
+        call(kiln, wrong)
+
+
+def test_concurrent_draws_from_one_generator_are_whole():
+    """The generator's lock: two threads drawing 10^5 numbers each from one generator (the GIL is
+    released in kernels) get the stream's first and second halves, in one order or the other."""
+    n = 100000
+    stream = kiln.rand(2 * n, dtype=kiln.float64, generator=kiln.Generator().manual_seed(6)).numpy()
+    g = kiln.Generator().manual_seed(6)
+    results = [None, None]
+
+    def draw(i):
+        results[i] = kiln.rand(n, dtype=kiln.float64, generator=g).numpy()
+    threads = [threading.Thread(target=draw, args=(i,)) for i in range(2)]
+    for t in threads:
+        t.start()
+    for t in threads:
+        t.join()
+    halves = [stream[:n], stream[n:]]
+    assert any(np.array_equal(results[0], halves[k]) and np.array_equal(results[1], halves[1 - k]) for k in (0, 1))
+
+
+def test_nn_init_takes_a_generator():
+    w = kiln.empty(4, 3)
+    for init, args in [(kiln.nn.init.uniform_, (-2, 2)), (kiln.nn.init.normal_, (1.0, 0.5)),
+                       (kiln.nn.init.kaiming_uniform_, ())]:
+        a = init(w, *args, generator=kiln.Generator().manual_seed(2)).numpy().copy()
+        np.testing.assert_array_equal(init(w, *args, generator=kiln.Generator().manual_seed(2)).numpy(), a)
+        kiln.manual_seed(2)
+        np.testing.assert_array_equal(init(w, *args).numpy(), a)  # generator=None: the default one
+        state = kiln.get_rng_state().numpy().copy()
+        init(w, *args, generator=kiln.Generator())
+        np.testing.assert_array_equal(kiln.get_rng_state().numpy(), state)
+    # kaiming_uniform_(a=0) on fan_in 3: U(-b, b) with b = gain sqrt(2) * sqrt(3 / fan_in) = sqrt(2).
+    v = kiln.nn.init.kaiming_uniform_(kiln.empty(200, 3), generator=kiln.Generator()).numpy()
+    assert np.abs(v).max() < np.sqrt(2) and np.abs(v).max() > 0.9 * np.sqrt(2)

@@ -1,11 +1,13 @@
-"""kiln.utils.data: batching, drop_last, seeded shuffling and collation, as torch.utils.data."""
+"""kiln.utils.data: batching, drop_last, seeded shuffling (RandomSampler, generator=) and collation,
+as torch.utils.data."""
 import collections
 
 import numpy as np
 import pytest
 
 import kiln
-from kiln.utils.data import DataLoader, Dataset, TensorDataset, default_collate
+from kiln.utils.data import (BatchSampler, DataLoader, Dataset, RandomSampler, SequentialSampler, TensorDataset,
+                             default_collate)
 
 X = np.arange(20.0).reshape(10, 2)
 Y = np.arange(10) % 3
@@ -74,7 +76,75 @@ def test_bad_arguments():
         loader(batch_size=0)
     with pytest.raises(ValueError, match="mutually exclusive"):
         loader(sampler=[0, 1], shuffle=True)
-    with pytest.raises(NotImplementedError):
-        loader(generator=object())
+    with pytest.raises(TypeError, match="kiln.Generator"):
+        loader(shuffle=True, generator=object())
+    with pytest.raises(ValueError, match="mutually exclusive with drop_last"):
+        loader(batch_size=None, drop_last=True)
     with pytest.raises(NotImplementedError):
         Dataset()[0]
+
+
+def order(dl):
+    """The dataset indices in the order the loader gave them (sample i has x[0] = 2 i)."""
+    return (np.concatenate([x.numpy()[:, 0] for x, _ in dl]) / 2).astype(int).tolist()
+
+
+def test_shuffle_with_a_generator_is_randperm_of_that_generator():
+    """As torch: shuffle=True draws randperm(n, generator=g); the default generator is untouched."""
+    state = kiln.get_rng_state()
+    a = order(loader(batch_size=4, shuffle=True, generator=kiln.Generator().manual_seed(7)))
+    b = order(loader(batch_size=4, shuffle=True, generator=kiln.Generator().manual_seed(7)))
+    assert a == b and sorted(a) == list(range(10))
+    assert a == kiln.randperm(10, generator=kiln.Generator().manual_seed(7)).tolist()
+    np.testing.assert_array_equal(kiln.get_rng_state().numpy(), state.numpy())
+    g = kiln.Generator().manual_seed(7)
+    dl = loader(batch_size=4, shuffle=True, generator=g)
+    epochs = [order(dl) for _ in range(4)]
+    assert epochs[0] == a and len({tuple(e) for e in epochs}) > 1  # the generator moves on between epochs
+    others = {tuple(order(loader(batch_size=10, shuffle=True, generator=kiln.Generator().manual_seed(s))))
+              for s in range(8)}
+    assert len(others) > 4
+
+
+def test_shuffle_without_a_generator_draws_from_the_default_one():
+    kiln.manual_seed(5)
+    a = order(loader(batch_size=3, shuffle=True))
+    after = kiln.get_rng_state()
+    kiln.manual_seed(5)
+    assert order(loader(batch_size=3, shuffle=True)) == a
+    kiln.manual_seed(5)
+    assert not np.array_equal(kiln.get_rng_state().numpy(), after.numpy())  # an epoch draws a seed
+
+
+def test_random_sampler():
+    data = list(range(6))
+    g = kiln.Generator().manual_seed(1)
+    two_epochs = list(RandomSampler(data, num_samples=15, generator=g))
+    assert len(two_epochs) == 15 and sorted(two_epochs[:6]) == data and sorted(two_epochs[6:12]) == data
+    drawn = list(RandomSampler(data, replacement=True, num_samples=70, generator=kiln.Generator().manual_seed(2)))
+    assert len(drawn) == 70 and set(drawn) <= set(data) and len(set(drawn)) == 6
+    assert drawn == list(RandomSampler(data, replacement=True, num_samples=70,
+                                       generator=kiln.Generator().manual_seed(2)))
+    assert len(RandomSampler(data)) == 6 and len(RandomSampler(data, num_samples=3)) == 3
+    with pytest.raises(ValueError, match="num_samples should be a positive integer"):
+        RandomSampler(data, num_samples=0)
+    with pytest.raises(TypeError, match="replacement should be a boolean"):
+        RandomSampler(data, replacement=1)
+    with pytest.raises(TypeError, match="kiln.Generator"):
+        RandomSampler(data, generator=3)
+
+
+def test_batch_sampler_and_sequential_sampler():
+    seq = SequentialSampler(range(10))
+    assert list(seq) == list(range(10)) and len(seq) == 10
+    assert list(BatchSampler(seq, 3, False)) == [[0, 1, 2], [3, 4, 5], [6, 7, 8], [9]]
+    assert list(BatchSampler(seq, 3, True)) == [[0, 1, 2], [3, 4, 5], [6, 7, 8]]
+    assert len(BatchSampler(seq, 3, False)) == 4 and len(BatchSampler(seq, 3, True)) == 3
+    with pytest.raises(ValueError, match="batch_size should be a positive integer"):
+        BatchSampler(seq, 0, False)
+    with pytest.raises(ValueError, match="drop_last should be a boolean"):
+        BatchSampler(seq, 2, None)
+    dl = loader(batch_sampler=BatchSampler(SequentialSampler(range(10)), 4, True))
+    assert len(dl) == 2 and [y.tolist() for _, y in dl] == [Y[:4].tolist(), Y[4:8].tolist()]
+    sampled = loader(batch_size=5, sampler=RandomSampler(range(10), generator=kiln.Generator().manual_seed(3)))
+    assert order(sampled) == kiln.randperm(10, generator=kiln.Generator().manual_seed(3)).tolist()

@@ -1,23 +1,20 @@
-"""kiln.nn.init: in-place initialisers (under no_grad), like torch.nn.init."""
+"""kiln.nn.init: in-place initialisers (under no_grad), like torch.nn.init. Those that draw
+random numbers take generator= (a kiln.Generator; None: the default generator), as torch 2.x."""
 import math
 
 import kiln
 
 
 def uniform_(tensor, a=0.0, b=1.0, generator=None):
-    """Fills `tensor` with values drawn from U(a, b), using kiln's generator (kiln.manual_seed)."""
+    """Fills `tensor` with values drawn from U(a, b)."""
     with kiln.no_grad():
-        return tensor.uniform_(a, b, **_gen(generator))
+        return tensor.uniform_(a, b, generator=generator)
 
 
 def normal_(tensor, mean=0.0, std=1.0, generator=None):
     """Fills `tensor` with values drawn from N(mean, std^2)."""
     with kiln.no_grad():
-        return tensor.normal_(mean, std, **_gen(generator))
-
-
-def _gen(generator):
-    return {} if generator is None else {"generator": generator}
+        return tensor.normal_(mean, std, generator=generator)
 
 
 def constant_(tensor, val):

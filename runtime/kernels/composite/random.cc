@@ -1,9 +1,10 @@
-// rand, randn, randint and their _like forms: empty + an in-place random fill.
+// rand, randn, randint, normal(mean, std, size) and the _like forms: empty + an in-place random fill.
 #include "generated/api/empty.h"
 #include "generated/api/empty_like.h"
 #include "generated/api/normal.h"
 #include "generated/api/random.h"
 #include "generated/api/uniform.h"
+#include "generated/kernels/composite/normal.h"
 #include "generated/kernels/composite/rand.h"
 #include "generated/kernels/composite/rand_like.h"
 #include "generated/kernels/composite/randint.h"
@@ -24,6 +25,14 @@ Tensor randn(IntArrayRef size, Generator* generator, const std::optional<ScalarT
              const std::optional<Device>& device, bool /*requires_grad*/) {
   Tensor t = kiln::empty(size, dtype, device);
   kiln::normal_(t, 0, 1, generator);
+  return t;
+}
+
+Tensor normal_float_float(double mean, double std, IntArrayRef size, Generator* generator,
+                          const std::optional<ScalarType>& dtype, const std::optional<Device>& device,
+                          bool /*requires_grad*/) {
+  Tensor t = kiln::empty(size, dtype, device);
+  kiln::normal_(t, mean, std, generator);
   return t;
 }
 

@@ -1,5 +1,5 @@
 // uniform_, normal_, random_: fill a tensor from the generator, element by element in
-// row-major order (so a seed gives the same numbers whatever the tensor's strides).
+// row-major order (fill_random in random_utils.h).
 #include <algorithm>
 #include <cmath>
 #include <limits>
@@ -7,30 +7,11 @@
 #include "generated/kernels/normal.h"
 #include "generated/kernels/random.h"
 #include "generated/kernels/uniform.h"
-#include "runtime/core/generator.h"
-#include "runtime/kernels/tensor_iterator.h"
+#include "runtime/kernels/cpu/random_utils.h"
 
 namespace kiln {
 namespace cpu {
 namespace {
-
-// Fills `self` with values from next(engine), converted to its dtype.
-template <typename Next>
-void fill_random(const TensorBase& self, Generator* generator, const char* name, Next next) {
-  TensorBase dst = self.is_contiguous() ? self : empty_cpu(self.sizes(), self.dtype());
-  Generator& g = generator ? *generator : default_generator();
-  KILN_DISPATCH_ALL_TYPES(self.dtype(), name, [&] {
-    scalar_t* p = static_cast<scalar_t*>(dst.data_ptr());
-    const int64_t n = dst.numel();
-    g.draw([&](std::mt19937_64& engine) {
-      for (int64_t i = 0; i < n; ++i) p[i] = convert<scalar_t>(next(engine));
-    });
-  });
-  if (!dst.is_same(self)) copy_into(self, dst, name);
-}
-
-// A double in [0, 1) from 53 random bits.
-double unit(std::mt19937_64& e) { return static_cast<double>(e() >> 11) * (1.0 / 9007199254740992.0); }
 
 // The largest integer n such that every integer up to n is exact in `dtype` (random_'s bounds).
 int64_t exact_int_limit(ScalarType dtype) {
@@ -54,7 +35,7 @@ TensorBase uniform_(const TensorBase& self, double from, double to, Generator* g
   const double below_to = self.dtype() == ScalarType::Float32
                               ? static_cast<double>(std::nextafter(static_cast<float>(to), -INFINITY))
                               : std::nextafter(to, -INFINITY);
-  fill_random(self, generator, "uniform_", [from, to, below_to](std::mt19937_64& e) {
+  fill_random(self, generator, "uniform_", [from, to, below_to](Mt19937& e, int64_t) {
     const double v = from + (to - from) * unit(e);
     return from < to ? std::min(v, below_to) : v;
   });
@@ -65,7 +46,7 @@ TensorBase normal_(const TensorBase& self, double mean, double std, Generator* g
   KILN_CHECK(self.is_floating_point(), "normal_(): \"normal_\" not implemented for '",
              scalar_type_name(self.dtype()), "' (expected a floating point tensor)");
   KILN_CHECK(std >= 0.0, "normal_(): expects std >= 0.0, but found std ", std);
-  fill_random(self, generator, "normal_", [mean, std](std::mt19937_64& e) {
+  fill_random(self, generator, "normal_", [mean, std](Mt19937& e, int64_t) {
     // Box-Muller; 1 - unit() is in (0, 1], so the log is finite.
     const double u1 = 1.0 - unit(e), u2 = unit(e);
     return mean + std * std::sqrt(-2.0 * std::log(u1)) * std::cos(6.283185307179586 * u2);
@@ -84,7 +65,7 @@ TensorBase random_from(const TensorBase& self, int64_t from, int64_t to, Generat
   KILN_CHECK(from >= lowest, "random_(): from is out of bounds for ", scalar_type_name(self.dtype()),
              " (got from=", from, ")");
   const uint64_t range = static_cast<uint64_t>(to) - static_cast<uint64_t>(from);
-  fill_random(self, generator, "random_", [from, range](std::mt19937_64& e) {
+  fill_random(self, generator, "random_", [from, range](Mt19937& e, int64_t) {
     return static_cast<int64_t>(static_cast<uint64_t>(from) + e() % range);
   });
   return self;

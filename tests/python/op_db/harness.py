@@ -12,7 +12,7 @@ import numpy as np
 
 import kiln
 
-from .record import FLOATS, NP_DTYPE, DType, OpRecord, Sample, reference_dtype, same_dtype
+from .record import FLOATS, NP_DTYPE, DType, OpRecord, Sample, Seed, reference_dtype, same_dtype
 from .schema_facts import OpFacts
 
 LAYOUTS = ("as_given", "noncontiguous")
@@ -52,6 +52,8 @@ def to_kiln(a: np.ndarray, layout: str = "as_given", requires_grad: bool = False
 def convert(x: Any, layout: str = "as_given"):
     if isinstance(x, DType):
         return kiln_dtype(x)
+    if isinstance(x, Seed):
+        return kiln.Generator().manual_seed(int(x))
     if isinstance(x, np.ndarray):
         return to_kiln(x, layout)
     if isinstance(x, list) and x and all(isinstance(v, np.ndarray) or v is None for v in x):
@@ -61,6 +63,11 @@ def convert(x: Any, layout: str = "as_given"):
 
 def kiln_args(sample: Sample, layout: str = "as_given") -> Tuple[list, dict]:
     return [convert(a, layout) for a in sample.args], {k: convert(v, layout) for k, v in sample.kwargs.items()}
+
+
+def fresh_generators(sample: Sample, kwargs: dict) -> dict:
+    """kwargs with a new generator for each Seed of the sample: a call that repeats another."""
+    return {**kwargs, **{k: convert(v) for k, v in sample.kwargs.items() if isinstance(v, Seed)}}
 
 
 def reference_args(sample: Sample) -> Tuple[list, dict]:

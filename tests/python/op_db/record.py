@@ -36,6 +36,11 @@ class DType(str):
     """A dtype argument in a sample (records do not import kiln): DType("float32") -> kiln.float32."""
 
 
+class Seed(int):
+    """A generator= argument in a sample: each call gets a fresh kiln.Generator seeded with this
+    value, so a random op gives the same values on every call (gradcheck compares calls)."""
+
+
 @dataclass
 class Sample:
     """One call: tensors are NumPy arrays (lists of arrays for Tensor[]), the rest as passed."""

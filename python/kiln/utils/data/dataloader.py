@@ -1,13 +1,14 @@
-"""DataLoader: batches of a dataset's samples, in order or shuffled by kiln's seeded generator.
+"""DataLoader: batches of a dataset's samples, in order or shuffled (RandomSampler, drawing from
+generator= or, without one, from the default generator that kiln.manual_seed seeds).
 
 Loading runs in this process (num_workers is accepted for torch compatibility and ignored).
 """
-import math
 import numbers
 
 import numpy as np
 
 from ... import _C
+from .sampler import BatchSampler, RandomSampler, SequentialSampler, _check_generator
 
 
 def default_collate(batch):
@@ -54,50 +55,28 @@ class DataLoader:
         if num_workers < 0:
             raise ValueError("num_workers option should be non-negative; use num_workers=0 to disable "
                              "multiprocessing.")
-        if generator is not None:
-            raise NotImplementedError("DataLoader(generator=...): kiln.Generator does not exist yet; "
-                                      "seed the global generator with kiln.manual_seed")
-        self.dataset, self.batch_size, self.shuffle, self.drop_last = dataset, batch_size, shuffle, drop_last
+        _check_generator(generator)
+        if batch_sampler is not None:
+            batch_size, drop_last = None, False
+        elif batch_size is None and drop_last:
+            raise ValueError("batch_size=None option disables auto-batching and is mutually exclusive with drop_last")
+        if sampler is None:  # as torch: the loader's generator shuffles
+            sampler = RandomSampler(dataset, generator=generator) if shuffle else SequentialSampler(dataset)
+        if batch_size is not None and batch_sampler is None:
+            batch_sampler = BatchSampler(sampler, batch_size, drop_last)
+        self.dataset, self.batch_size, self.drop_last, self.generator = dataset, batch_size, drop_last, generator
         self.sampler, self.batch_sampler, self.num_workers = sampler, batch_sampler, num_workers
-        self.collate_fn = collate_fn if collate_fn is not None else (default_collate if batch_size is not None
+        # Batches (from batch_sampler) are collated; single samples (batch_size=None) pass as they are.
+        self.collate_fn = collate_fn if collate_fn is not None else (default_collate if batch_sampler is not None
                                                                      else (lambda x: x))
 
-    def _indices(self):
-        if self.sampler is not None:
-            return list(self.sampler)
-        n = len(self.dataset)
-        if not self.shuffle:
-            return list(range(n))
-        import kiln
-        # A permutation from kiln's generator: the same seed gives the same order.
-        keys = kiln.rand([n], dtype=kiln.float64).numpy()
-        return np.argsort(keys, kind="stable").tolist()
-
-    def _batches(self):
-        if self.batch_sampler is not None:
-            yield from self.batch_sampler
-            return
-        indices = self._indices()
-        if self.batch_size is None:
-            yield from indices
-            return
-        for start in range(0, len(indices), self.batch_size):
-            chunk = indices[start:start + self.batch_size]
-            if len(chunk) < self.batch_size and self.drop_last:
-                return
-            yield chunk
-
     def __iter__(self):
-        for chunk in self._batches():
-            if self.batch_size is None and self.batch_sampler is None:
-                yield self.collate_fn(self.dataset[chunk])
-            else:
-                yield self.collate_fn([self.dataset[i] for i in chunk])
+        if self.batch_sampler is None:  # batch_size=None: one sample at a time, not collated into a batch
+            for index in self.sampler:
+                yield self.collate_fn(self.dataset[index])
+            return
+        for indices in self.batch_sampler:
+            yield self.collate_fn([self.dataset[i] for i in indices])
 
     def __len__(self):
-        if self.batch_sampler is not None:
-            return len(self.batch_sampler)
-        n = len(self.sampler) if self.sampler is not None else len(self.dataset)
-        if self.batch_size is None:
-            return n
-        return n // self.batch_size if self.drop_last else math.ceil(n / self.batch_size)
+        return len(self.batch_sampler if self.batch_sampler is not None else self.sampler)

@@ -1,0 +1,154 @@
+#include "runtime/python/generator_object.h"
+
+#include <cstring>
+#include <new>
+
+#include "runtime/kernels/tensor_iterator.h"
+#include "runtime/python/arg_parser.h"
+#include "runtime/python/registered_classes.h"
+#include "runtime/python/tensor_object.h"
+
+namespace kiln {
+namespace python {
+namespace {
+
+struct GeneratorObject {
+  PyObject_HEAD
+  Ref<Generator> gen;
+};
+
+Generator& gen_of(PyObject* self) { return *reinterpret_cast<GeneratorObject*>(self)->gen; }
+
+PyObject* make_generator_object(PyTypeObject* type, Ref<Generator> gen) {
+  PyObject* obj = type->tp_alloc(type, 0);
+  if (!obj) return nullptr;
+  new (&reinterpret_cast<GeneratorObject*>(obj)->gen) Ref<Generator>(std::move(gen));
+  return obj;
+}
+
+// kiln.Generator(device='cpu')
+PyObject* generator_new(PyTypeObject* type, PyObject* args, PyObject* kwargs) {
+  KILN_PY_BEGIN
+  static const char* names[] = {"device", nullptr};
+  PyObject* device = Py_None;
+  if (!PyArg_ParseTupleAndKeywords(args, kwargs, "|O:Generator", const_cast<char**>(names), &device))
+    return nullptr;
+  if (device != Py_None) {
+    KILN_CHECK_TYPE(is_device_like(device), "Generator(): device must be a str or kiln.device, got ",
+                    Py_TYPE(device)->tp_name);
+    const Device d = to_device(device);
+    KILN_CHECK(d.is_cpu(), "Generator(): kiln has CPU generators only, got device '", d.str(), "'");
+  }
+  return make_generator_object(type, Ref<Generator>::make());
+  KILN_PY_END
+}
+
+void generator_dealloc(PyObject* self) {
+  reinterpret_cast<GeneratorObject*>(self)->gen.~Ref<Generator>();
+  Py_TYPE(self)->tp_free(self);
+}
+
+// torch's rule: any int in [-2^63, 2^64); a negative seed is taken as its 64-bit pattern.
+uint64_t seed_from(PyObject* arg) {
+  KILN_CHECK_TYPE(is_int_like(arg) && !is_tensor(arg), "manual_seed expected a long, but got ",
+                  Py_TYPE(arg)->tp_name);
+  PyObject* index = PyNumber_Index(arg);
+  if (!index) throw PythonError();
+  unsigned long long seed = PyLong_AsUnsignedLongLong(index);
+  if (PyErr_Occurred()) {  // negative, or too large
+    PyErr_Clear();
+    seed = static_cast<unsigned long long>(PyLong_AsLongLong(index));
+    if (PyErr_Occurred()) {
+      PyErr_Clear();
+      Py_DECREF(index);
+      throw Error("Overflow when unpacking long");
+    }
+  }
+  Py_DECREF(index);
+  return seed;
+}
+
+PyObject* generator_manual_seed(PyObject* self, PyObject* arg) {
+  KILN_PY_BEGIN
+  gen_of(self).manual_seed(seed_from(arg));
+  return new_reference(self);
+  KILN_PY_END
+}
+
+PyObject* generator_seed(PyObject* self, PyObject*) {
+  KILN_PY_BEGIN
+  return PyLong_FromUnsignedLongLong(gen_of(self).seed());
+  KILN_PY_END
+}
+
+PyObject* generator_initial_seed(PyObject* self, PyObject*) {
+  return PyLong_FromUnsignedLongLong(gen_of(self).initial_seed());
+}
+
+// The state as a 1-D int64 tensor (kiln has no uint8 dtype): see Generator::get_state.
+PyObject* generator_get_state(PyObject* self, PyObject*) {
+  KILN_PY_BEGIN
+  const std::vector<int64_t> state = gen_of(self).get_state();
+  TensorBase t = empty_cpu({static_cast<int64_t>(state.size())}, ScalarType::Int64);
+  std::memcpy(t.data_ptr(), state.data(), state.size() * sizeof(int64_t));
+  return wrap(t);
+  KILN_PY_END
+}
+
+PyObject* generator_set_state(PyObject* self, PyObject* arg) {
+  KILN_PY_BEGIN
+  KILN_CHECK_TYPE(is_tensor(arg), "set_state(): expected a kiln.Tensor (from get_state()), got ",
+                  Py_TYPE(arg)->tp_name);
+  const Tensor& t = unpack_tensor(arg);
+  KILN_CHECK_TYPE(t.dtype() == ScalarType::Int64, "set_state(): expected an int64 tensor (from get_state()), got ",
+                  scalar_type_name(t.dtype()));
+  KILN_CHECK(t.dim() == 1, "set_state(): expected a 1-D state tensor (from get_state()), got ", t.dim(), " dims");
+  const TensorBase state = contiguous_cpu(t);
+  gen_of(self).set_state(static_cast<const int64_t*>(state.data_ptr()), state.numel());
+  return new_reference(self);
+  KILN_PY_END
+}
+
+PyObject* generator_device(PyObject*, void*) { return make_device(Device()); }
+
+PyMethodDef generator_methods[] = {
+    {"manual_seed", generator_manual_seed, METH_O, "Seeds the generator and returns it."},
+    {"seed", generator_seed, METH_NOARGS, "Seeds with a non-deterministic random number and returns it."},
+    {"initial_seed", generator_initial_seed, METH_NOARGS, "The seed the generator was last seeded with."},
+    {"get_state", generator_get_state, METH_NOARGS, "The state as an int64 tensor (for set_state)."},
+    {"set_state", generator_set_state, METH_O, "Restores a state from get_state() and returns the generator."},
+    {nullptr, nullptr, 0, nullptr},
+};
+
+PyGetSetDef generator_getset[] = {
+    {"device", generator_device, nullptr, nullptr, nullptr},
+    {nullptr, nullptr, nullptr, nullptr, nullptr},
+};
+
+}  // namespace
+
+PyTypeObject GeneratorType = [] {
+  PyTypeObject t{PyVarObject_HEAD_INIT(nullptr, 0)};
+  t.tp_name = "kiln._C.Generator";
+  t.tp_basicsize = sizeof(GeneratorObject);
+  t.tp_dealloc = generator_dealloc;
+  t.tp_flags = Py_TPFLAGS_DEFAULT;
+  t.tp_doc = "Generator(device='cpu'): a random number generator, passed to random ops as generator=.";
+  t.tp_methods = generator_methods;
+  t.tp_getset = generator_getset;
+  t.tp_new = generator_new;
+  return t;
+}();
+
+Generator* unpack_generator(PyObject* obj) { return reinterpret_cast<GeneratorObject*>(obj)->gen.get(); }
+
+bool add_generator_type(PyObject* module) {
+  if (PyType_Ready(&GeneratorType) < 0) return false;
+  Py_INCREF(&GeneratorType);
+  if (PyModule_AddObject(module, "Generator", reinterpret_cast<PyObject*>(&GeneratorType)) < 0) return false;
+  PyObject* default_gen = make_generator_object(&GeneratorType, default_generator_ref());
+  return default_gen && PyModule_AddObject(module, "default_generator", default_gen) == 0;
+}
+
+}  // namespace python
+}  // namespace kiln
