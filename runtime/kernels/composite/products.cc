@@ -50,6 +50,7 @@ Tensor addmm(const Tensor& self, const Tensor& mat1, const Tensor& mat2, const S
   KILN_CHECK(mat1.dim() == 2 && mat2.dim() == 2, "addmm(): expected 2D matrices, got ", mat1.dim(), "D and ",
              mat2.dim(), "D tensors");
   check_same_dtype(mat1, self, "addmm");
+  KILN_CHECK(self.dtype() != ScalarType::Bool, "addmm(): \"addmm\" not implemented for 'bool'");
   Tensor product = kiln::mm(mat1, mat2);
   // self must broadcast to the product's shape (not the other way round).
   const DimVector shape = broadcast_shapes(self.sizes(), product.sizes(), "addmm");

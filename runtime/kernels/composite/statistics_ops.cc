@@ -41,7 +41,8 @@ Tensor variance(const Tensor& self, const std::optional<IntArrayRef>& dim, doubl
   }
   check_unique_dims(dims, self.dim(), op);
   int64_t n = 1;
-  for (int64_t d : dims) n *= self.sizes()[wrap_dim(d, self.dim(), op)];
+  if (self.dim() > 0)  // a 0-dim tensor is one element whatever the dims
+    for (int64_t d : dims) n *= self.sizes()[wrap_dim(d, self.dim(), op)];
   const Tensor centered = kiln::sub(self, kiln::mean(self, IntArrayRef(dims), /*keepdim=*/true));
   const Tensor squares = kiln::sum(kiln::mul(centered, centered), IntArrayRef(dims), keepdim);
   return kiln::div(squares, std::max(static_cast<double>(n) - correction, 0.0));

@@ -116,4 +116,66 @@ RECORDS = [
     _linalg("bmm", _bmm_samples),
 ]
 
+# ----------------------------------------------------------------------------- dot, mv, outer, addmm
+NUMERIC_LINALG = ("int32", "int64", "float32", "float64")
+
+
+def _vector_samples(d):
+    return [_pair(d, (5,), (5,), "length 5"), _pair(d, (0,), (0,), "empty"),
+            Sample((values((8,), d)[::2], values((4,), d, seed=1)), note="strided")]
+
+
+def _mv_samples(d):
+    return [_pair(d, (3, 4), (4,), "3x4 @ 4"), _pair(d, (0, 4), (4,), "no rows"), _pair(d, (3, 0), (0,), "empty inner"),
+            Sample((values((4, 3), d).T, values((4,), d, seed=1)), note="transposed matrix")]
+
+
+def _outer_samples(d):
+    return [_pair(d, (3,), (4,), "3 x 4"), _pair(d, (0,), (2,), "empty"), _pair(d, (1,), (1,), "1 x 1")]
+
+
+def _addmm_samples(d):
+    m1, m2 = values((3, 4), d, seed=1), values((4, 2), d, seed=2)
+    return [Sample((values((3, 2), d), m1, m2), note="self (3, 2)"),
+            Sample((values((2,), d), m1, m2), {"beta": 2, "alpha": 3}, note="broadcast row, beta/alpha"),
+            Sample((values((), d), m1, m2), note="0-dim self"),
+            Sample((values((0, 2), d), values((0, 4), d), m2), note="no rows"),
+            Sample((np.full((3, 2), np.nan, dtype=d) if d in ("float32", "float64") else values((3, 2), d), m1, m2),
+                   {"beta": 0}, note="beta 0 ignores self")]
+
+
+def _addmm_ref(x, a, b, beta=1, alpha=1):
+    product = alpha * (a.astype(np.float64) @ b.astype(np.float64))
+    return (product if beta == 0 else beta * x + product).astype(np.result_type(x, a))
+
+
+def _product_errors():
+    e = ErrorInput
+    return [
+        e(lambda k: k.dot(k.ones([2, 2]), k.ones([2])), RuntimeError, "1D tensors expected", "dot of a matrix"),
+        e(lambda k: k.dot(k.ones([3]), k.ones([4])), RuntimeError, "inconsistent tensor size", "dot length mismatch"),
+        e(lambda k: k.dot(k.ones([3]), k.ones([3], dtype=k.float64)), RuntimeError, "same dtype", "dot mixed dtypes"),
+        e(lambda k: k.mv(k.ones([2, 3]), k.ones([2])), RuntimeError, "size mismatch", "mv size mismatch"),
+        e(lambda k: k.mv(k.ones([3]), k.ones([3])), RuntimeError, "matrix @ vector expected", "mv of a vector"),
+        e(lambda k: k.outer(k.ones([2, 2]), k.ones([2])), RuntimeError, "1D", "outer of a matrix"),
+        e(lambda k: k.addmm(k.ones([3, 3]), k.ones([3, 4]), k.ones([4, 2])), RuntimeError, "must match|broadcast",
+          "addmm self of another shape"),
+        e(lambda k: k.addmm(k.ones([3, 2]), k.ones([3, 4]), k.ones([5, 2])), RuntimeError, "shapes cannot be multiplied|size",
+          "addmm inner dim mismatch"),
+    ]
+
+
+def _numeric_record(name, samples, ref, no_zero_dim, dtypes=NUMERIC_LINALG):
+    return OpRecord(name, FAMILY, dtypes, samples, ref=ref, no_zero_dim=no_zero_dim,
+                    error_inputs=lambda: [e for e in _product_errors() if e.note.startswith(name)])
+
+
+RECORDS += [
+    _numeric_record("dot", _vector_samples, lambda a, b: np.asarray(np.dot(a, b)), "dot takes 1-D tensors"),
+    _numeric_record("mv", _mv_samples, lambda a, b: a @ b, "mv takes a matrix and a vector"),
+    _numeric_record("outer", _outer_samples, np.outer, "outer takes 1-D tensors", ALL),
+    _numeric_record("addmm", _addmm_samples, _addmm_ref, None),
+]
+
+
 assert all(isinstance(r, OpRecord) and r.family == FAMILY for r in RECORDS)
