@@ -92,6 +92,7 @@
 #include "generated/api/var.h"
 #include "generated/api/std.h"
 #include "generated/api/logsumexp.h"
+#include "generated/api/norm.h"
 #include "generated/api/cumsum.h"
 #include "generated/api/gelu.h"
 #include "generated/api/silu.h"

@@ -178,6 +178,8 @@ class Tensor : public TensorBase {
   Tensor std(const std::optional<IntArrayRef>& dim, bool unbiased = true, bool keepdim = false) const;
   Tensor std(const std::optional<IntArrayRef>& dim = std::nullopt, const std::optional<Scalar>& correction = std::nullopt, bool keepdim = false) const;
   Tensor logsumexp(IntArrayRef dim, bool keepdim = false) const;
+  Tensor norm(const Scalar& p = 2) const;
+  Tensor norm(const std::optional<Scalar>& p, IntArrayRef dim, bool keepdim = false) const;
   Tensor cumsum(int64_t dim, const std::optional<ScalarType>& dtype = std::nullopt) const;
   Tensor lerp(const Tensor& end, const Scalar& weight) const;
   Tensor lerp(const Tensor& end, const Tensor& weight) const;

@@ -1402,6 +1402,20 @@ const FuzzOp kFuzzOps[] = {
        const auto keepdim = in.boolean();
        use_result(in, kiln::logsumexp(self, dim, keepdim));
      }},
+    {"norm.Scalar",
+     [](FuzzInput& in) {
+       const Tensor self = in.tensor();
+       const auto p = in.scalar();
+       use_result(in, kiln::norm(self, p));
+     }},
+    {"norm.ScalarOpt_dim",
+     [](FuzzInput& in) {
+       const Tensor self = in.tensor();
+       const auto p = in.optional_scalar();
+       const std::vector<int64_t> dim = in.int_list();
+       const auto keepdim = in.boolean();
+       use_result(in, kiln::norm(self, p, dim, keepdim));
+     }},
     {"cumsum",
      [](FuzzInput& in) {
        const Tensor self = in.tensor();

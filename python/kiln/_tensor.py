@@ -102,6 +102,11 @@ class Tensor(_C.TensorBase):
     def where(self, condition, other):
         return _C.where(condition, self, other)
 
+    def norm(self, p="fro", dim=None, keepdim=False, dtype=None):
+        """torch.norm: the p-norm over dim (all dims when None); 'fro' is the 2-norm."""
+        from ._linalg_norm import norm
+        return norm(self, p, dim, keepdim, dtype)
+
     def equal(self, other):
         return _equal(self, other)
 

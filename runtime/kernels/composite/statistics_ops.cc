@@ -5,14 +5,19 @@
 #include <vector>
 
 #include "generated/api/add.h"
+#include "generated/api/abs.h"
 #include "generated/api/amax.h"
+#include "generated/api/amin.h"
 #include "generated/api/detach.h"
 #include "generated/api/div.h"
+#include "generated/api/eq.h"
 #include "generated/api/exp.h"
 #include "generated/api/isinf.h"
 #include "generated/api/log.h"
 #include "generated/api/mean.h"
 #include "generated/api/mul.h"
+#include "generated/api/ne.h"
+#include "generated/api/pow.h"
 #include "generated/api/sqrt.h"
 #include "generated/api/squeeze.h"
 #include "generated/api/sub.h"
@@ -20,6 +25,7 @@
 #include "generated/api/where.h"
 #include "generated/api/zeros_like.h"
 #include "generated/kernels/composite/logsumexp.h"
+#include "generated/kernels/composite/norm.h"
 #include "generated/kernels/composite/std.h"
 #include "generated/kernels/composite/var.h"
 #include "runtime/kernels/tensor_iterator.h"
@@ -91,6 +97,38 @@ Tensor logsumexp(const Tensor& self, IntArrayRef dim, bool keepdim) {
   if (dims.empty())
     for (int64_t d = 0; d < x.dim(); ++d) dims.push_back(d);
   return kiln::sum(result, IntArrayRef(dims), /*keepdim=*/false);  // drops the size-1 dims
+}
+
+namespace {
+// The p-th root of a sum of |x|^p, with a zero gradient where the sum is 0 (as torch's
+// norm backward; the plain root would give 0 / 0 there). `safe` keeps the unused branch finite.
+Tensor root_of_sum(const Tensor& sum, double p) {
+  const Tensor zero = kiln::eq(sum, 0);
+  const Tensor safe = kiln::where(zero, kiln::add(kiln::zeros_like(sum), 1), sum);
+  const Tensor root = p == 2 ? kiln::sqrt(safe) : kiln::pow(safe, 1.0 / p);
+  return kiln::where(zero, kiln::zeros_like(sum), root);
+}
+
+Tensor p_norm(const Tensor& self, double p, IntArrayRef dim, bool keepdim) {
+  KILN_CHECK(self.is_floating_point(), "norm(): input dtype should be a floating point dtype, got ",
+             scalar_type_name(self.dtype()));
+  const Tensor a = kiln::abs(self);
+  if (std::isinf(p)) {
+    KILN_CHECK(self.numel() > 0 || !dim.empty(), "norm(): Expected a non-empty tensor for the infinity norm");
+    return p > 0 ? kiln::amax(a, dim, keepdim) : kiln::amin(a, dim, keepdim);
+  }
+  const std::optional<IntArrayRef> dims = dim;
+  if (p == 0) return kiln::sum(kiln::ne(self, 0), dims, keepdim, self.dtype());
+  if (p == 1) return kiln::sum(a, dims, keepdim);
+  const Tensor powered = p == 2 ? kiln::mul(self, self) : kiln::pow(a, p);
+  return root_of_sum(kiln::sum(powered, dims, keepdim), p);
+}
+}  // namespace
+
+Tensor norm(const Tensor& self, const Scalar& p) { return p_norm(self, p.to_double(), {}, false); }
+
+Tensor norm_dim(const Tensor& self, const std::optional<Scalar>& p, IntArrayRef dim, bool keepdim) {
+  return p_norm(self, p ? p->to_double() : 2.0, dim, keepdim);
 }
 
 }  // namespace composite_implicit

@@ -142,4 +142,56 @@ RECORDS = [
                                               "dim 1 of a 1-D tensor")]),
 ]
 
+def _norm_ref(x, p=2, dim=None, keepdim=False):
+    axis = None if dim is None else _axes(x, dim)
+    a = np.abs(x.astype(np.float64))
+    kd = keepdim and x.ndim > 0
+    if np.isinf(p):
+        r = (np.max if p > 0 else np.min)(a, axis=axis, keepdims=kd)
+    elif p == 0:
+        r = (a != 0).sum(axis=axis, keepdims=kd).astype(np.float64)
+    else:
+        r = (a ** p).sum(axis=axis, keepdims=kd) ** (1.0 / p)
+    return np.asarray(r)
+
+
+_PS = [2, 1, 3, 0.5, float("inf"), float("-inf"), 0]
+
+
+def _norm_samples(d):
+    out = [Sample((values((3, 4), d), p), note=f"p {p}") for p in _PS]
+    out += [Sample((values((), d),), note="0-dim"), Sample((values((0, 3), d), 2), note="empty, p 2"),
+            Sample((np.zeros((3,), dtype=d),), note="zero vector")]
+    return out
+
+
+def _norm_dim_samples(d):
+    x = values((2, 3, 4), d)
+    out = [Sample((x, p, dim, keepdim), note=f"p {p}, dim {dim}, keepdim {keepdim}")
+           for p in _PS for dim, keepdim in ((1, False), ([0, 2], True), (-1, True))]
+    out += [Sample((values((), d), 2, 0), note="0-dim"), Sample((values((0, 3), d), 1, 1), note="empty rows"),
+            Sample((np.zeros((2, 3), dtype=d), 2, 1), note="zero rows"), Sample((x, None, 0), note="p None is 2")]
+    return out
+
+
+def _norm_grad(samples_of):
+    return lambda: [s for s in samples_of("float64") if "p 0," not in s.note + "," and 0 < s.args[0].size <= 24
+                    and "inf" not in s.note and "zero" not in s.note]  # (second derivative infinite at 0)
+
+
+def _norm_errors():
+    e = ErrorInput
+    return [e(lambda k: k.norm(k.ones([3], dtype=k.int64)), RuntimeError, "floating point", "norm of int64"),
+            e(lambda k: k.norm(k.ones([0]), float("inf")), RuntimeError, "non-empty", "infinity norm of nothing")]
+
+
+RECORDS += [
+    OpRecord("norm.Scalar", FAMILY, FLOATS, _norm_samples, ref=_norm_ref, error_inputs=_norm_errors,
+             grad_samples=_norm_grad(_norm_samples), tol={"float32": {"rtol": 1e-5, "atol": 1e-6}}),
+    OpRecord("norm.ScalarOpt_dim", FAMILY, FLOATS, _norm_dim_samples,
+             ref=lambda x, p, dim, keepdim=False: _norm_ref(x, 2 if p is None else p, dim, keepdim),
+             grad_samples=_norm_grad(_norm_dim_samples), tol={"float32": {"rtol": 1e-5, "atol": 1e-6}}),
+]
+
+
 assert all(isinstance(r, OpRecord) and r.family == FAMILY for r in RECORDS)

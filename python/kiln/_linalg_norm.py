@@ -1,0 +1,22 @@
+"""kiln.norm with torch.norm's Python signature: p may be a number, 'fro' (the 2-norm, over
+all dims or two given dims), inf or -inf; dim=None reduces every dim."""
+
+from . import _C
+
+
+def norm(input, p="fro", dim=None, keepdim=False, dtype=None):
+    if dtype is not None:
+        input = input.to(dtype)
+    if p == "fro":
+        p = 2
+    elif p == "nuc":
+        raise NotImplementedError("norm(): the nuclear norm (p='nuc') is not supported by kiln yet")
+    elif isinstance(p, str):
+        raise RuntimeError(f"norm(): unknown p '{p}'")
+    if dim is None:
+        result = _C.norm(input, p)
+        if keepdim:
+            result = result.reshape([1] * input.dim())
+        return result
+    dims = [dim] if isinstance(dim, int) else list(dim)
+    return _C.norm(input, p, dims, keepdim)

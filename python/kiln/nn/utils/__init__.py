@@ -1,0 +1,43 @@
+"""kiln.nn.utils: gradient clipping, as torch.nn.utils."""
+import math
+
+import kiln
+
+
+def _grads(parameters):
+    if isinstance(parameters, kiln.Tensor):
+        parameters = [parameters]
+    return [p.grad for p in parameters if p.grad is not None]
+
+
+def clip_grad_norm_(parameters, max_norm, norm_type=2.0, error_if_nonfinite=False, foreach=None):
+    """Scales the gradients in place so that their joint norm is at most max_norm; returns the
+    norm before clipping (the norm of the per-parameter norms, as torch)."""
+    grads = _grads(parameters)
+    norm_type = float(norm_type)
+    if not grads:
+        return kiln.tensor(0.0)
+    with kiln.no_grad():
+        if math.isinf(norm_type):
+            norms = [g.detach().abs().max() for g in grads]
+            total = kiln.stack(norms).max() if norm_type > 0 else kiln.stack([g.detach().abs().min() for g in grads]).min()
+        else:
+            total = kiln.norm(kiln.stack([kiln.norm(g.detach(), norm_type) for g in grads]), norm_type)
+        if error_if_nonfinite and not math.isfinite(total.item()):
+            raise RuntimeError(f"The total norm of order {norm_type} for gradients from `parameters` is non-finite, "
+                               "so it cannot be clipped. To disable this error and scale the gradients by the "
+                               "non-finite norm anyway, set `error_if_nonfinite=False`")
+        coef = min(float(max_norm) / (total.item() + 1e-6), 1.0)
+        for g in grads:
+            g.mul_(coef)
+    return total
+
+
+def clip_grad_value_(parameters, clip_value, foreach=None):
+    """Clamps every gradient element to [-clip_value, clip_value] in place."""
+    with kiln.no_grad():
+        for g in _grads(parameters):
+            g.clamp_(-clip_value, clip_value)
+
+
+__all__ = ["clip_grad_norm_", "clip_grad_value_"]
