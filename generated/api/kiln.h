@@ -94,6 +94,7 @@
 #include "generated/api/logsumexp.h"
 #include "generated/api/norm.h"
 #include "generated/api/cumsum.h"
+#include "generated/api/cumprod.h"
 #include "generated/api/gelu.h"
 #include "generated/api/silu.h"
 #include "generated/api/leaky_relu.h"

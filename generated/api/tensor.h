@@ -181,6 +181,7 @@ class Tensor : public TensorBase {
   Tensor norm(const Scalar& p = 2) const;
   Tensor norm(const std::optional<Scalar>& p, IntArrayRef dim, bool keepdim = false) const;
   Tensor cumsum(int64_t dim, const std::optional<ScalarType>& dtype = std::nullopt) const;
+  Tensor cumprod(int64_t dim, const std::optional<ScalarType>& dtype = std::nullopt) const;
   Tensor lerp(const Tensor& end, const Scalar& weight) const;
   Tensor lerp(const Tensor& end, const Tensor& weight) const;
   Tensor softmax(int64_t dim, const std::optional<ScalarType>& dtype = std::nullopt) const;

@@ -1431,6 +1431,21 @@ const FuzzOp kFuzzOps[] = {
        const auto dtype = in.optional_dtype();
        use_result(in, kiln::cumsum_out(out, self, dim, dtype));
      }},
+    {"cumprod",
+     [](FuzzInput& in) {
+       const Tensor self = in.tensor();
+       const auto dim = in.int64();
+       const auto dtype = in.optional_dtype();
+       use_result(in, kiln::cumprod(self, dim, dtype));
+     }},
+    {"cumprod.out",
+     [](FuzzInput& in) {
+       const Tensor out = in.tensor();
+       const Tensor self = in.tensor();
+       const auto dim = in.int64();
+       const auto dtype = in.optional_dtype();
+       use_result(in, kiln::cumprod_out(out, self, dim, dtype));
+     }},
     {"gelu",
      [](FuzzInput& in) {
        const Tensor self = in.tensor();

@@ -60,6 +60,8 @@ Tensor adaptive_avg_pool_double_backward(const Tensor& grad, IntArrayRef grad_ou
 
 // Gradient of cumsum along dim: the running sum of grad from the end (reduction_formula_helpers.cc).
 Tensor cumsum_backward(const Tensor& grad, int64_t dim);
+// Gradient of cumprod along dim, exact when self holds zeros.
+Tensor cumprod_backward(const Tensor& grad, const Tensor& self, int64_t dim, const Tensor& result);
 
 // Tensor[] inputs (cat's `tensors`): saved element-wise, and one gradient per element.
 std::vector<Tensor> unpack_list(const std::vector<SavedVariable>& saved);

@@ -1,8 +1,8 @@
-"""Records of var and std (full, over dims, with correction), logsumexp and cumsum.
+"""Records of var and std (full, over dims, with correction), logsumexp, norm, cumsum and cumprod.
 
 var divides the sum of squared deviations by max(N - correction, 0) (NumPy's ddof), so N <=
 correction gives inf or nan, as torch. logsumexp of integers computes in float32 (torch 2).
-cumsum of bool and integers accumulates in int64 (the result dtype), as torch.
+cumsum and cumprod of bool and integers accumulate in int64 (the result dtype), as torch.
 """
 import numpy as np
 
@@ -99,12 +99,21 @@ def _logsumexp_samples(d):
     return out
 
 
-def _cumsum_ref(x, dim, dtype=None):
-    if dtype is not None:
-        x = x.astype(np.dtype(dtype))
-    elif x.dtype.kind in "biu":
-        x = x.astype(np.int64)
-    return np.cumsum(x, axis=dim % x.ndim) if x.ndim else x.copy()
+def _running_ref(fn):
+    def ref(x, dim, dtype=None):
+        if dtype is not None:
+            x = x.astype(np.dtype(dtype))
+        elif x.dtype.kind in "biu":
+            x = x.astype(np.int64)
+        return fn(x, axis=dim % x.ndim) if x.ndim else x.copy()
+    return ref
+
+
+def _cumprod_samples(d):
+    out = _cumsum_samples(d)
+    zeros = values((3, 4), d)
+    zeros[1, 2] = zeros[2, 0] = zeros[2, 3] = 0
+    return out + [Sample((zeros, 1), note="zeros, dim 1"), Sample((zeros, 0), note="zeros, dim 0")]
 
 
 def _cumsum_samples(d):
@@ -137,9 +146,15 @@ RECORDS = [
              result_dtype=lambda s, d: d if d in FLOATS else "float32",
              grad_samples=lambda: [s for s in _logsumexp_samples("float64") if 0 < s.args[0].size <= 24
                                    and np.isfinite(s.args[0]).all()]),
-    OpRecord("cumsum", FAMILY, ("bool",) + NUMERIC, _cumsum_samples, ref=_cumsum_ref, result_dtype=_cumsum_result,
+    OpRecord("cumsum", FAMILY, ("bool",) + NUMERIC, _cumsum_samples, ref=_running_ref(np.cumsum),
+             result_dtype=_cumsum_result,
              error_inputs=lambda: [ErrorInput(lambda k: k.cumsum(k.ones(3), 1), IndexError, "Dimension out of range",
                                               "dim 1 of a 1-D tensor")]),
+    OpRecord("cumprod", FAMILY, ("bool",) + NUMERIC, _cumprod_samples, ref=_running_ref(np.cumprod),
+             result_dtype=_cumsum_result,
+             grad_samples=lambda: [s for s in _cumprod_samples("float64") if s.args[0].size <= 24 and not s.kwargs],
+             error_inputs=lambda: [ErrorInput(lambda k: k.cumprod(k.ones(3), -2), IndexError, "Dimension out of range",
+                                              "dim -2 of a 1-D tensor")]),
 ]
 
 def _norm_ref(x, p=2, dim=None, keepdim=False):

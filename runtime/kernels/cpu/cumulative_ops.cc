@@ -1,0 +1,68 @@
+// cumsum and cumprod: running sums and products along one dim. Floats accumulate in double and integers in int64
+// (as torch's CPU kernel), so long float32 sums do not drift.
+#include <type_traits>
+
+#include "generated/kernels/cumprod.h"
+#include "generated/kernels/cumsum.h"
+#include "runtime/kernels/tensor_iterator.h"
+
+namespace kiln {
+namespace cpu {
+namespace {
+
+// out[o][k][i] = in[o][0][i] (op) ... (op) in[o][k][i] for the (outer, n, inner) view of a
+// contiguous tensor; `product` picks * over +.
+template <typename T>
+void running(const T* in, T* out, int64_t outer, int64_t n, int64_t inner, bool product) {
+  using acc_t = std::conditional_t<std::is_floating_point_v<T>, double, int64_t>;
+#pragma omp parallel for if (outer * n * inner > 32768)
+  for (int64_t line = 0; line < outer * inner; ++line) {
+    const int64_t base = (line / inner) * n * inner + line % inner;
+    acc_t acc = product ? 1 : 0;
+    for (int64_t k = 0; k < n; ++k) {
+      acc = product ? acc * static_cast<acc_t>(in[base + k * inner]) : acc + static_cast<acc_t>(in[base + k * inner]);
+      out[base + k * inner] = static_cast<T>(acc);
+    }
+  }
+}
+
+TensorBase running_out(const TensorBase& self, int64_t dim, const std::optional<ScalarType>& dtype,
+                       const TensorBase& out, bool product, const char* op) {
+  const int64_t d = wrap_dim(dim, self.dim(), op);  // 0-dim: 0 or -1, one line of one element
+  // Integral (and bool) inputs accumulate in int64 unless a dtype is given, as torch.
+  const ScalarType result_dtype = dtype ? *dtype : is_integral_type(self.dtype(), true) ? ScalarType::Int64
+                                                                                          : self.dtype();
+  KILN_CHECK(result_dtype != ScalarType::Bool, op, "(): bool is not a valid result dtype");
+  check_out_is_not_an_input(out, {&self}, op);
+  TensorBase result = empty_cpu(self.sizes(), result_dtype);
+  if (self.numel() > 0) {
+    const TensorBase src = cast_to(contiguous_cpu(self), result_dtype);
+    int64_t outer = 1, inner = 1;
+    for (int64_t i = 0; i < d; ++i) outer *= self.sizes()[i];
+    for (int64_t i = d + 1; i < self.dim(); ++i) inner *= self.sizes()[i];
+    const int64_t n = self.dim() == 0 ? 1 : self.sizes()[d];
+    KILN_DISPATCH_NUMERIC_TYPES(result_dtype, op, [&] {
+      running(static_cast<const scalar_t*>(src.data_ptr()), static_cast<scalar_t*>(result.data_ptr()), outer,
+              n, inner, product);
+    });
+  }
+  if (!out.defined()) return result;
+  TensorBase dst = resized_out(out, self.sizes(), result_dtype, op);
+  copy_into(dst, result, op);
+  return dst;
+}
+
+}  // namespace
+
+TensorBase cumsum_out(const TensorBase& self, int64_t dim, const std::optional<ScalarType>& dtype,
+                      const TensorBase& out) {
+  return running_out(self, dim, dtype, out, /*product=*/false, "cumsum");
+}
+
+TensorBase cumprod_out(const TensorBase& self, int64_t dim, const std::optional<ScalarType>& dtype,
+                       const TensorBase& out) {
+  return running_out(self, dim, dtype, out, /*product=*/true, "cumprod");
+}
+
+}  // namespace cpu
+}  // namespace kiln
