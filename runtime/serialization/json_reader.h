@@ -56,10 +56,8 @@ class JsonReader {
   // Byte offset of the next unread character (after whitespace), for messages.
   size_t offset();
 
-  [[noreturn]] void syntax_error(const std::string& msg) const;
-  const std::string& where() const { return where_; }
-
  private:
+  [[noreturn]] void syntax_error(const std::string& msg) const;
   void skip_whitespace();
   void expect(char c, const char* context);
   bool starts_with(std::string_view word) const;
