@@ -2,8 +2,9 @@
 
 The operators (kiln.add, Tensor.add, ...) are generated from schema/*.yaml into
 kiln._C; this package adds the Python-level pieces: the Tensor class, dtypes and
-devices, kiln.tensor, grad-mode helpers, kiln.autograd and the default generator's
-functions (kiln.random: manual_seed, seed, get_rng_state, ...).
+devices, kiln.tensor, grad-mode helpers, kiln.autograd, the default generator's
+functions (kiln.random: manual_seed, seed, get_rng_state, ...) and saving weights
+(kiln.save_file / load_file / save / load, in the safetensors format).
 """
 import builtins
 
@@ -27,6 +28,7 @@ from . import autograd
 _C._register_classes(tensor=Tensor, size=Size, device=device)
 
 from . import nn, optim, utils  # noqa: E402  (they use the registered classes)
+from .serialization import load, load_file, save, save_file  # noqa: E402
 
 
 def allclose(input, other, rtol=1e-05, atol=1e-08, equal_nan=False):
@@ -88,6 +90,6 @@ __all__ = [
     "set_grad_enabled", "inference_mode", "is_grad_enabled", "allclose", "is_tensor", "cuda", "nn", "optim", "utils", "bool", "int32", "int64", "float32", "float64", "float", "double",
     "long", "int", "Generator", "default_generator", "manual_seed", "seed", "initial_seed", "get_rng_state",
     "set_rng_state", "get_default_dtype", "set_default_dtype", "set_num_threads", "get_num_threads", "explain",
-    "set_printoptions",
+    "set_printoptions", "save", "load", "save_file", "load_file",
     "concat", "einsum", "norm", "nonzero", "where", "equal", "numel", "is_floating_point", "as_tensor", "FloatTensor", "DoubleTensor", "LongTensor", "IntTensor", "BoolTensor",
 ]

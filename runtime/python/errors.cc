@@ -1,6 +1,9 @@
 // C++ exceptions -> Python exceptions (the types PyTorch raises).
+#include <errno.h>
+
 #include <new>
 
+#include "runtime/core/os_error.h"
 #include "runtime/python/tensor_object.h"
 
 namespace kiln {
@@ -33,6 +36,14 @@ PyObject* set_python_error() {
     throw;
   } catch (PythonError& e) {
     e.restore();
+  } catch (const OSError& e) {
+    // OSError(errno, strerror, filename): Python picks FileNotFoundError, PermissionError, ...
+    PyObject* filename = PyUnicode_DecodeFSDefaultAndSize(e.filename().data(), static_cast<Py_ssize_t>(e.filename().size()));
+    if (filename) {
+      errno = e.error_number();
+      PyErr_SetFromErrnoWithFilenameObject(PyExc_OSError, filename);
+      Py_DECREF(filename);
+    }
   } catch (const IndexError& e) {
     PyErr_SetString(PyExc_IndexError, e.what());
   } catch (const ValueError& e) {

@@ -15,6 +15,7 @@
 #include "runtime/python/numpy_interop.h"
 #include "runtime/python/python_function.h"
 #include "runtime/python/registered_classes.h"
+#include "runtime/python/serialization.h"
 #include "runtime/python/tensor_object.h"
 
 namespace kiln {
@@ -173,6 +174,7 @@ PyMethodDef hand_functions[] = {
 std::vector<PyMethodDef> all_functions() {
   std::vector<PyMethodDef> v;
   for (PyMethodDef* m = hand_functions; m->ml_name; ++m) v.push_back(*m);
+  for (PyMethodDef* m = serialization_functions; m->ml_name; ++m) v.push_back(*m);
   for (PyMethodDef* m = generated_functions; m->ml_name; ++m) v.push_back(*m);
   v.push_back({nullptr, nullptr, 0, nullptr});
   return v;
