@@ -4,9 +4,9 @@ Each family file (pointwise.py, reduction.py, ...) lists the records of its ops;
 the schema name ('add.Tensor') to its record. tests/python/test_op_records.py fails when an op
 has no record, so a new op cannot land untested.
 """
-from . import comparison, factory, indexing, linalg, nn, nn_layers, pointwise, reduction, shape, tensor_ops
+from . import comparison, factory, indexing, linalg, nn, nn_layers, pointwise, reduction, shape, shape_more, tensor_ops
 
-FAMILIES = [pointwise, comparison, reduction, shape, indexing, factory, tensor_ops, linalg, nn, nn_layers]
+FAMILIES = [pointwise, comparison, reduction, shape, shape_more, indexing, factory, tensor_ops, linalg, nn, nn_layers]
 
 
 def _collect():
