@@ -38,6 +38,16 @@ def test_grad_through_split_with_sizes_and_chunk_on_dim_1():
     np.testing.assert_array_equal(x.grad.numpy(), want)
 
 
+def test_huge_arguments_do_not_overflow():
+    parts = kiln.ones(4).chunk(2 ** 63 - 1)  # as torch: one chunk per element
+    assert [tuple(p.shape) for p in parts] == [(1,)] * 4
+    assert len(kiln.ones(4).split(2 ** 63 - 1)) == 1
+    np.testing.assert_array_equal(kiln.roll(kiln.arange(4), -2 ** 63).numpy(), [0, 1, 2, 3])
+    assert tuple(kiln.ones(2, 3).diagonal(-2 ** 63).shape) == (0,)
+    with pytest.raises(RuntimeError, match="overflows"):
+        kiln.ones(2, 3).repeat(2 ** 40, 2 ** 40)
+
+
 def test_unbind_then_stack_backward():
     x = leaf(np.arange(12.0).reshape(3, 4))
     parts = kiln.unbind(x, 1)
@@ -67,6 +77,16 @@ def test_inplace_on_a_split_output_with_autograd():
     y.sum().backward()
     want = np.ones((4, 2))
     want[:2] = 3
+    np.testing.assert_array_equal(x.grad.numpy(), want)
+    # A sibling output used after the write: its history is refreshed from y's, and it still gets
+    # only its own rows' gradient.
+    x.grad = None
+    y = x.clone()
+    a, b = y.split(2)
+    a.mul_(3)
+    (b * 2 + a.sum()).sum().backward()
+    want = np.full((4, 2), 2.0)
+    want[:2] = 3 * 4  # a.sum() is used once per element of b (4 of them)
     np.testing.assert_array_equal(x.grad.numpy(), want)
 
 

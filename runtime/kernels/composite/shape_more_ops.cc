@@ -22,6 +22,7 @@
 #include "generated/kernels/composite/split_with_sizes.h"
 #include "generated/kernels/composite/unbind.h"
 #include "generated/kernels/composite/unfold.h"
+#include "runtime/core/allocation_limit.h"
 #include "runtime/kernels/view_utils.h"
 
 namespace kiln {
@@ -42,6 +43,12 @@ Tensor roll_one(const Tensor& self, int64_t shift, int64_t dim) {
   return kiln::cat({kiln::narrow(self, d, start, size - start), kiln::narrow(self, d, 0, start)}, d);
 }
 
+// The list of `n` views an op returns: a zero-size tensor can have a dim of any size, and chunk
+// any number of chunks, so the list alone can be huge. Checked like a tensor allocation.
+void check_outputs(int64_t n, const char* op_name) {
+  check_cpu_allocation(static_cast<size_t>(n) * (sizeof(Tensor) + sizeof(TensorImpl)), op_name);
+}
+
 }  // namespace
 
 std::vector<Tensor> split(const Tensor& self, int64_t split_size, int64_t dim) {
@@ -53,6 +60,7 @@ std::vector<Tensor> split(const Tensor& self, int64_t split_size, int64_t dim) {
              "split_size can only be 0 if dimension size is 0, but got dimension size of ", dim_size);
   int64_t num_splits = 1;
   if (split_size != 0) num_splits = std::max<int64_t>((dim_size + split_size - 1) / split_size, 1);
+  check_outputs(num_splits, "split");
   std::vector<Tensor> parts;
   parts.reserve(num_splits);
   for (int64_t i = 0; i < num_splits; ++i) {
@@ -75,7 +83,7 @@ std::vector<Tensor> split_with_sizes(const Tensor& self, IntArrayRef split_sizes
   KILN_CHECK(total == dim_size, "split_with_sizes expects split_sizes to sum exactly to ", dim_size,
              " (input tensor's size at dimension ", d, "), but got split_sizes=", list_str(split_sizes));
   std::vector<Tensor> parts;
-  parts.reserve(split_sizes.size());
+  parts.reserve(split_sizes.size());  // as long as an argument list: no check needed
   int64_t start = 0;
   for (int64_t s : split_sizes) {
     parts.push_back(kiln::narrow(self, d, start, s));
@@ -93,8 +101,9 @@ std::vector<Tensor> chunk(const Tensor& self, int64_t chunks, int64_t dim) {
   KILN_CHECK(chunks > 0, "chunk expects `chunks` to be greater than 0, got: ", chunks);
   const int64_t d = wrap_dim(dim, self.dim(), "chunk");
   const int64_t dim_size = self.sizes()[d];
-  const int64_t split_size = (dim_size + chunks - 1) / chunks;
+  const int64_t split_size = dim_size == 0 ? 0 : (dim_size - 1) / chunks + 1;  // ceil, without overflow
   if (split_size == 0 && dim_size == 0) {
+    check_outputs(chunks, "chunk");
     std::vector<int64_t> sizes(chunks, 0);
     return split_with_sizes(self, sizes, d);
   }
@@ -104,6 +113,7 @@ std::vector<Tensor> chunk(const Tensor& self, int64_t chunks, int64_t dim) {
 std::vector<Tensor> unbind(const Tensor& self, int64_t dim) {
   KILN_CHECK_INDEX(self.dim() > 0, "Dimension specified as ", dim, " but tensor has no dimensions");
   const int64_t d = wrap_dim(dim, self.dim(), "unbind");
+  check_outputs(self.sizes()[d], "unbind");
   std::vector<Tensor> parts;
   parts.reserve(self.sizes()[d]);
   for (int64_t i = 0; i < self.sizes()[d]; ++i) parts.push_back(kiln::select(self, d, i));
