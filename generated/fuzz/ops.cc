@@ -1891,6 +1891,113 @@ const FuzzOp kFuzzOps[] = {
        const auto length = in.int64();
        use_result(in, kiln::narrow(self, dim, start, length));
      }},
+    {"split.Tensor",
+     [](FuzzInput& in) {
+       const Tensor self = in.tensor();
+       const auto split_size = in.int64();
+       const auto dim = in.int64();
+       use_result(in, kiln::split(self, split_size, dim));
+     }},
+    {"split.sizes",
+     [](FuzzInput& in) {
+       const Tensor self = in.tensor();
+       const std::vector<int64_t> split_size = in.int_list();
+       const auto dim = in.int64();
+       use_result(in, kiln::split(self, split_size, dim));
+     }},
+    {"split_with_sizes",
+     [](FuzzInput& in) {
+       const Tensor self = in.tensor();
+       const std::vector<int64_t> split_sizes = in.int_list();
+       const auto dim = in.int64();
+       use_result(in, kiln::split_with_sizes(self, split_sizes, dim));
+     }},
+    {"chunk",
+     [](FuzzInput& in) {
+       const Tensor self = in.tensor();
+       const auto chunks = in.int64();
+       const auto dim = in.int64();
+       use_result(in, kiln::chunk(self, chunks, dim));
+     }},
+    {"unbind.int",
+     [](FuzzInput& in) {
+       const Tensor self = in.tensor();
+       const auto dim = in.int64();
+       use_result(in, kiln::unbind(self, dim));
+     }},
+    {"diagonal",
+     [](FuzzInput& in) {
+       const Tensor self = in.tensor();
+       const auto offset = in.int64();
+       const auto dim1 = in.int64();
+       const auto dim2 = in.int64();
+       use_result(in, kiln::diagonal(self, offset, dim1, dim2));
+     }},
+    {"unfold",
+     [](FuzzInput& in) {
+       const Tensor self = in.tensor();
+       const auto dimension = in.int64();
+       const auto size = in.int64();
+       const auto step = in.int64();
+       use_result(in, self.unfold(dimension, size, step));
+     }},
+    {"flip",
+     [](FuzzInput& in) {
+       const Tensor self = in.tensor();
+       const std::vector<int64_t> dims = in.int_list();
+       use_result(in, kiln::flip(self, dims));
+     }},
+    {"roll",
+     [](FuzzInput& in) {
+       const Tensor self = in.tensor();
+       const std::vector<int64_t> shifts = in.int_list();
+       const std::vector<int64_t> dims = in.int_list();
+       use_result(in, kiln::roll(self, shifts, dims));
+     }},
+    {"repeat",
+     [](FuzzInput& in) {
+       const Tensor self = in.tensor();
+       const std::vector<int64_t> repeats = in.int_list();
+       use_result(in, self.repeat(repeats));
+     }},
+    {"tril",
+     [](FuzzInput& in) {
+       const Tensor self = in.tensor();
+       const auto diagonal = in.int64();
+       use_result(in, kiln::tril(self, diagonal));
+     }},
+    {"tril_",
+     [](FuzzInput& in) {
+       const Tensor self = in.tensor();
+       const auto diagonal = in.int64();
+       use_result(in, self.tril_(diagonal));
+     }},
+    {"tril.out",
+     [](FuzzInput& in) {
+       const Tensor out = in.tensor();
+       const Tensor self = in.tensor();
+       const auto diagonal = in.int64();
+       use_result(in, kiln::tril_out(out, self, diagonal));
+     }},
+    {"triu",
+     [](FuzzInput& in) {
+       const Tensor self = in.tensor();
+       const auto diagonal = in.int64();
+       use_result(in, kiln::triu(self, diagonal));
+     }},
+    {"triu_",
+     [](FuzzInput& in) {
+       const Tensor self = in.tensor();
+       const auto diagonal = in.int64();
+       use_result(in, self.triu_(diagonal));
+     }},
+    {"triu.out",
+     [](FuzzInput& in) {
+       const Tensor out = in.tensor();
+       const Tensor self = in.tensor();
+       const auto diagonal = in.int64();
+       use_result(in, kiln::triu_out(out, self, diagonal));
+     }},
     {"cat",
      [](FuzzInput& in) {
        const std::vector<Tensor> tensors = in.tensor_list();

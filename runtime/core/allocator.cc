@@ -1,4 +1,5 @@
 #include "runtime/core/allocator.h"
+#include "runtime/core/allocation_limit.h"
 
 #include <atomic>
 #include <cstdlib>
@@ -105,5 +106,10 @@ CpuAllocatorStats cpu_allocator_stats() { return instance().stats(); }
 void cpu_allocator_empty_cache() { instance().empty_cache(); }
 
 void set_cpu_allocation_limit(size_t bytes) { CpuCachingAllocator::allocation_limit.store(bytes); }
+
+void check_cpu_allocation(size_t nbytes, const char* what) {
+  const size_t limit = CpuCachingAllocator::allocation_limit.load(std::memory_order_relaxed);
+  KILN_CHECK(limit == 0 || nbytes <= limit, what, ": not enough memory: you tried to allocate ", nbytes, " bytes.");
+}
 
 }  // namespace kiln

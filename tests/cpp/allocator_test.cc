@@ -34,3 +34,15 @@ TEST(Allocator, EmptyCacheReleasesBlocks) {
   kiln::cpu_allocator_empty_cache();
   EXPECT_EQ(kiln::cpu_allocator_stats().cached_bytes, 0);
 }
+
+// The list of views split/chunk/unbind return grows with an argument, not with any storage (a
+// zero-size tensor can have a dim of any size): under a limit it fails like a big allocation.
+TEST(Allocator, HugeListsOfViewsRespectTheLimit) {
+  kiln::set_cpu_allocation_limit(size_t(1) << 28);
+  const int64_t huge = int64_t(1) << 40;
+  EXPECT_THROW(kiln::chunk(kiln::empty({0}), huge), kiln::Error);
+  EXPECT_THROW(kiln::unbind(kiln::empty({huge, 0}), 0), kiln::Error);
+  EXPECT_THROW(kiln::split(kiln::empty({huge, 0}), 1, 0), kiln::Error);
+  EXPECT_EQ(kiln::chunk(kiln::empty({0}), 3).size(), 3u);  // small lists still work
+  kiln::set_cpu_allocation_limit(0);
+}

@@ -5,10 +5,10 @@ the schema name ('add.Tensor') to its record. tests/python/test_op_records.py fa
 has no record, so a new op cannot land untested.
 """
 from . import (comparison, factory, indexing, linalg, nn, nn_layers, pointwise, reduction, sampling, shape,
-               statistics, tensor_ops)
+               shape_more, statistics, tensor_ops)
 
-FAMILIES = [pointwise, comparison, reduction, shape, indexing, factory, sampling, tensor_ops, linalg, nn, nn_layers,
-            statistics]
+FAMILIES = [pointwise, comparison, reduction, shape, shape_more, indexing, factory, sampling, tensor_ops, linalg, nn,
+            nn_layers, statistics]
 
 
 def _collect():

@@ -1,0 +1,218 @@
+// split, split_with_sizes, chunk, unbind (lists of narrow/select views), diagonal and unfold
+// (as_strided views of self), flip (index_select with reversed indices), roll (cat of two narrows
+// per dim) and repeat (expand + copy). Written over differentiable ops: autograd and view
+// semantics (shared storage, in-place writes through a view) come from the ops they call.
+#include <string>
+
+#include "generated/api/arange.h"
+#include "generated/api/as_strided.h"
+#include "generated/api/cat.h"
+#include "generated/api/clone.h"
+#include "generated/api/index_select.h"
+#include "generated/api/narrow.h"
+#include "generated/api/reshape.h"
+#include "generated/api/select.h"
+#include "generated/api/view.h"
+#include "generated/kernels/composite/chunk.h"
+#include "generated/kernels/composite/diagonal.h"
+#include "generated/kernels/composite/flip.h"
+#include "generated/kernels/composite/repeat.h"
+#include "generated/kernels/composite/roll.h"
+#include "generated/kernels/composite/split.h"
+#include "generated/kernels/composite/split_with_sizes.h"
+#include "generated/kernels/composite/unbind.h"
+#include "generated/kernels/composite/unfold.h"
+#include "runtime/core/allocation_limit.h"
+#include "runtime/kernels/view_utils.h"
+
+namespace kiln {
+namespace composite_implicit {
+namespace {
+
+std::string list_str(IntArrayRef values) {
+  std::string s = "[";
+  for (size_t i = 0; i < values.size(); ++i) s += (i ? ", " : "") + std::to_string(values[i]);
+  return s + "]";
+}
+
+Tensor roll_one(const Tensor& self, int64_t shift, int64_t dim) {
+  const int64_t d = wrap_dim(dim, self.dim(), "roll");
+  const int64_t size = self.sizes()[d];
+  int64_t start = (size - shift % size) % size;
+  if (start < 0) start += size;
+  return kiln::cat({kiln::narrow(self, d, start, size - start), kiln::narrow(self, d, 0, start)}, d);
+}
+
+// The list of `n` views an op returns: a zero-size tensor can have a dim of any size, and chunk
+// any number of chunks, so the list alone can be huge. Checked like a tensor allocation.
+void check_outputs(int64_t n, const char* op_name) {
+  check_cpu_allocation(static_cast<size_t>(n) * (sizeof(Tensor) + sizeof(TensorImpl)), op_name);
+}
+
+}  // namespace
+
+std::vector<Tensor> split(const Tensor& self, int64_t split_size, int64_t dim) {
+  KILN_CHECK(self.dim() != 0, "split expects at least a 1-dimensional tensor");
+  KILN_CHECK(split_size >= 0, "split expects split_size be non-negative, but got split_size=", split_size);
+  const int64_t d = wrap_dim(dim, self.dim(), "split");
+  const int64_t dim_size = self.sizes()[d];
+  KILN_CHECK(split_size > 0 || dim_size == 0,
+             "split_size can only be 0 if dimension size is 0, but got dimension size of ", dim_size);
+  int64_t num_splits = 1;
+  if (split_size != 0) num_splits = std::max<int64_t>((dim_size + split_size - 1) / split_size, 1);
+  check_outputs(num_splits, "split");
+  std::vector<Tensor> parts;
+  parts.reserve(num_splits);
+  for (int64_t i = 0; i < num_splits; ++i) {
+    const int64_t start = i * split_size;
+    parts.push_back(kiln::narrow(self, d, start, std::min(split_size, dim_size - start)));
+  }
+  return parts;
+}
+
+std::vector<Tensor> split_with_sizes(const Tensor& self, IntArrayRef split_sizes, int64_t dim) {
+  KILN_CHECK(self.dim() != 0, "split expects at least a 1-dimensional tensor");
+  const int64_t d = wrap_dim(dim, self.dim(), "split_with_sizes");
+  const int64_t dim_size = self.sizes()[d];
+  int64_t total = 0;
+  for (int64_t s : split_sizes) {
+    KILN_CHECK(s >= 0, "split_with_sizes expects split_sizes have only non-negative entries, but got split_sizes=",
+               list_str(split_sizes));
+    total += s;
+  }
+  KILN_CHECK(total == dim_size, "split_with_sizes expects split_sizes to sum exactly to ", dim_size,
+             " (input tensor's size at dimension ", d, "), but got split_sizes=", list_str(split_sizes));
+  std::vector<Tensor> parts;
+  parts.reserve(split_sizes.size());  // as long as an argument list: no check needed
+  int64_t start = 0;
+  for (int64_t s : split_sizes) {
+    parts.push_back(kiln::narrow(self, d, start, s));
+    start += s;
+  }
+  return parts;
+}
+
+std::vector<Tensor> split_sizes(const Tensor& self, IntArrayRef split_size, int64_t dim) {
+  return split_with_sizes(self, split_size, dim);
+}
+
+std::vector<Tensor> chunk(const Tensor& self, int64_t chunks, int64_t dim) {
+  KILN_CHECK(self.dim() > 0, "chunk expects at least a 1-dimensional tensor");
+  KILN_CHECK(chunks > 0, "chunk expects `chunks` to be greater than 0, got: ", chunks);
+  const int64_t d = wrap_dim(dim, self.dim(), "chunk");
+  const int64_t dim_size = self.sizes()[d];
+  const int64_t split_size = dim_size == 0 ? 0 : (dim_size - 1) / chunks + 1;  // ceil, without overflow
+  if (split_size == 0 && dim_size == 0) {
+    check_outputs(chunks, "chunk");
+    std::vector<int64_t> sizes(chunks, 0);
+    return split_with_sizes(self, sizes, d);
+  }
+  return split(self, split_size, d);
+}
+
+std::vector<Tensor> unbind(const Tensor& self, int64_t dim) {
+  KILN_CHECK_INDEX(self.dim() > 0, "Dimension specified as ", dim, " but tensor has no dimensions");
+  const int64_t d = wrap_dim(dim, self.dim(), "unbind");
+  check_outputs(self.sizes()[d], "unbind");
+  std::vector<Tensor> parts;
+  parts.reserve(self.sizes()[d]);
+  for (int64_t i = 0; i < self.sizes()[d]; ++i) parts.push_back(kiln::select(self, d, i));
+  return parts;
+}
+
+Tensor diagonal(const Tensor& self, int64_t offset, int64_t dim1, int64_t dim2) {
+  const int64_t n = self.dim();
+  const int64_t d1 = wrap_dim(dim1, n, "diagonal"), d2 = wrap_dim(dim2, n, "diagonal");
+  KILN_CHECK(d1 != d2, "diagonal dimensions cannot be identical ", dim1, ", ", dim2);
+  // A 0-dim tensor wraps dims 0 and -1 to the same dim, so it never gets here.
+  const int64_t s1 = self.sizes()[d1], s2 = self.sizes()[d2];
+  int64_t diag_size = offset >= 0 ? std::min(s1, s2 - offset) : std::min(s1 + offset, s2);
+  if (diag_size < 0) diag_size = 0;
+  int64_t storage_offset = self.storage_offset();
+  if (diag_size > 0) storage_offset += offset >= 0 ? offset * self.strides()[d2] : -offset * self.strides()[d1];
+  std::vector<int64_t> sizes, strides;
+  for (int64_t d = 0; d < n; ++d) {
+    if (d == d1 || d == d2) continue;
+    sizes.push_back(self.sizes()[d]);
+    strides.push_back(self.strides()[d]);
+  }
+  sizes.push_back(diag_size);
+  strides.push_back(self.strides()[d1] + self.strides()[d2]);
+  return kiln::as_strided(self, sizes, strides, storage_offset);
+}
+
+Tensor unfold(const Tensor& self, int64_t dimension, int64_t size, int64_t step) {
+  const int64_t n = self.dim();
+  const int64_t d = wrap_dim(dimension, n, "unfold");
+  const int64_t max_size = n == 0 ? 1 : self.sizes()[d];
+  KILN_CHECK(size <= max_size, "maximum size for tensor at dimension ", d, " is ", max_size, " but size is ", size);
+  KILN_CHECK(size >= 0, "size is ", size, " but must be >= 0");
+  KILN_CHECK(step > 0, "step is ", step, " but must be > 0");
+  std::vector<int64_t> sizes(self.sizes().begin(), self.sizes().end());
+  std::vector<int64_t> strides(self.strides().begin(), self.strides().end());
+  const int64_t stride = n == 0 ? 1 : self.strides()[d];
+  if (n > 0) {
+    sizes[d] = (self.sizes()[d] - size) / step + 1;
+    strides[d] = step * stride;
+  }
+  sizes.push_back(size);
+  strides.push_back(stride);
+  return kiln::as_strided(self, sizes, strides, self.storage_offset());
+}
+
+Tensor flip(const Tensor& self, IntArrayRef dims) {
+  const int64_t n = self.dim();
+  std::vector<bool> seen(std::max<int64_t>(n, 1), false);
+  for (int64_t dim : dims) {
+    const int64_t d = wrap_dim(dim, n, "flip");
+    KILN_CHECK(!seen[d], "dim ", d, " appears multiple times in the list of dims");
+    seen[d] = true;
+  }
+  Tensor result = self;
+  bool copied = false;
+  for (int64_t d = 0; d < n; ++d) {
+    if (!seen[d] || self.sizes()[d] == 0) continue;
+    const int64_t size = self.sizes()[d];
+    result = kiln::index_select(result, d, kiln::arange(size - 1, -1, -1, ScalarType::Int64));
+    copied = true;
+  }
+  return copied ? result : kiln::clone(self);
+}
+
+Tensor roll(const Tensor& self, IntArrayRef shifts, IntArrayRef dims) {
+  KILN_CHECK(!shifts.empty(), "`shifts` required");
+  if (dims.empty() && shifts.size() == 1) {
+    if (self.numel() == 0) return kiln::clone(self);
+    return roll_one(self.reshape({-1}), shifts[0], 0).view(self.sizes());
+  }
+  KILN_CHECK(shifts.size() == dims.size(), "shifts and dimensions must align. shifts: ", shifts.size(),
+             ", dims:", dims.size());
+  for (int64_t dim : dims) wrap_dim(dim, self.dim(), "roll");
+  if (self.numel() == 0) return kiln::clone(self);
+  Tensor result = self;
+  for (size_t i = 0; i < dims.size(); ++i) result = roll_one(result, shifts[i], dims[i]);
+  return result;
+}
+
+Tensor repeat(const Tensor& self, IntArrayRef repeats) {
+  const int64_t n = self.dim(), r = static_cast<int64_t>(repeats.size());
+  KILN_CHECK(r >= n, "Number of dimensions of repeat dims can not be smaller than number of dimensions of tensor");
+  std::vector<int64_t> padded(r - n, 1), target;
+  padded.insert(padded.end(), self.sizes().begin(), self.sizes().end());
+  for (int64_t i = 0; i < r; ++i) target.push_back(repeats[i] * padded[i]);
+  for (int64_t i = 0; i < r; ++i)
+    KILN_CHECK(repeats[i] >= 0, "Trying to create tensor with negative dimension ", target[i], ": ",
+               list_str(target));
+  // (p0, p1, ...) -> (1, p0, 1, p1, ...) expanded to (r0, p0, r1, p1, ...), copied, merged pairwise.
+  std::vector<int64_t> interleaved, expanded;
+  for (int64_t i = 0; i < r; ++i) {
+    interleaved.push_back(1);
+    interleaved.push_back(padded[i]);
+    expanded.push_back(repeats[i]);
+    expanded.push_back(padded[i]);
+  }
+  return kiln::clone(self.reshape(interleaved).expand(expanded)).reshape(target);
+}
+
+}  // namespace composite_implicit
+}  // namespace kiln

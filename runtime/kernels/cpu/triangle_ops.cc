@@ -1,0 +1,64 @@
+// tril/triu: self copied into the result (TensorIterator handles out= resizing and strides and
+// the in-place rules; out= must have self's dtype, as torch), then the elements outside the kept
+// triangle of the last two dims are zeroed.
+#include "generated/kernels/tril.h"
+#include "generated/kernels/triu.h"
+#include "runtime/kernels/cpu/loops.h"
+
+namespace kiln {
+namespace cpu {
+namespace {
+
+TensorBase triangle_out(const TensorBase& self, int64_t diagonal, const TensorBase& out, bool lower,
+                        const char* op_name) {
+  KILN_CHECK(self.dim() >= 2, op_name, ": input tensor must have at least 2 dimensions");
+  // As torch: out= takes exactly self's dtype (no casting into a wider out).
+  KILN_CHECK(!out.defined() || out.is_same(self) || out.dtype() == self.dtype(), op_name,
+             "(): Expected out tensor to have dtype ", scalar_type_name(self.dtype()), ", but got ",
+             scalar_type_name(out.dtype()), " instead");
+  IteratorConfig config;
+  config.op_name = op_name;
+  config.out = out;
+  config.inputs = {self};
+  config.inplace = out.defined() && out.is_same(self);
+  TensorIterator it(std::move(config));
+  KILN_DISPATCH_ALL_TYPES(it.compute_dtype(), op_name, [&] {
+    unary_kernel<scalar_t, scalar_t>(it, [](scalar_t v) { return v; });
+  });
+  it.finish();
+  TensorBase result = it.output();
+  const int64_t n = result.dim();
+  const int64_t rows = result.sizes()[n - 2], cols = result.sizes()[n - 1];
+  if (result.numel() == 0) return result;
+  const int64_t rs = result.strides()[n - 2], cs = result.strides()[n - 1];
+  const int64_t batch = result.numel() / (rows * cols);
+  KILN_DISPATCH_ALL_TYPES(result.dtype(), op_name, [&] {
+    scalar_t* base = static_cast<scalar_t*>(result.data_ptr());
+    for (int64_t b = 0; b < batch; ++b) {
+      int64_t offset = 0, rest = b;  // element offset of batch entry b (row-major over the batch dims)
+      for (int64_t d = n - 3; d >= 0; --d) {
+        offset += (rest % result.sizes()[d]) * result.strides()[d];
+        rest /= result.sizes()[d];
+      }
+      for (int64_t i = 0; i < rows; ++i)
+        for (int64_t j = 0; j < cols; ++j) {
+          const bool keep = lower ? j - i <= diagonal : j - i >= diagonal;
+          if (!keep) base[offset + i * rs + j * cs] = scalar_t(0);
+        }
+    }
+  });
+  return result;
+}
+
+}  // namespace
+
+TensorBase tril_out(const TensorBase& self, int64_t diagonal, const TensorBase& out) {
+  return triangle_out(self, diagonal, out, true, "tril");
+}
+
+TensorBase triu_out(const TensorBase& self, int64_t diagonal, const TensorBase& out) {
+  return triangle_out(self, diagonal, out, false, "triu");
+}
+
+}  // namespace cpu
+}  // namespace kiln
