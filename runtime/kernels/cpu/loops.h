@@ -1,5 +1,8 @@
 // Inner loops for pointwise kernels: a contiguous fast path the compiler can
 // vectorize, a scalar-broadcast path, and the general strided path.
+//
+// The contiguous unary path asks for SIMD explicitly (`omp simd`): at -O2 GCC leaves
+// `x < 0 ? 0 : x` as a branch, and on random signs relu ran 10x slower than add.
 #pragma once
 
 #include <cstdint>
@@ -15,6 +18,7 @@ void unary_kernel(TensorIterator& it, F f) {
     if (strides[0] == sizeof(out_t) && strides[1] == sizeof(in_t)) {
       out_t* __restrict__ o = reinterpret_cast<out_t*>(data[0]);
       const in_t* __restrict__ a = reinterpret_cast<const in_t*>(data[1]);
+#pragma omp simd
       for (int64_t i = 0; i < n; ++i) o[i] = f(a[i]);
     } else {
       for (int64_t i = 0; i < n; ++i)
