@@ -57,9 +57,10 @@ def main():
     ap.add_argument("--batch-size", type=int, default=32)
     ap.add_argument("--lr", type=float, default=3e-3)
     ap.add_argument("--weights", default=None, help="where to save the weights (default: a temporary file)")
+    ap.add_argument("--seed", type=int, default=0)
     args = ap.parse_args()
 
-    torch.manual_seed(0)
+    torch.manual_seed(args.seed)
     (x_train, y_train), (x_test, y_test) = load_data(seed=0)
     loader = DataLoader(TensorDataset(x_train, y_train), batch_size=args.batch_size, shuffle=True)
     model = DigitsCNN()
