@@ -106,6 +106,18 @@ void for_each_chunk(const ConvGeometry& g, F f) {
   for (int64_t n0 = 0; n0 < g.batch; n0 += chunk) f(n0, std::min(chunk, g.batch - n0));
 }
 
+// Calls f(n0, nb, width, group, cols, m) for every chunk of images and every group, with
+// scratch buffers for the chunk: cols (rows() x width) and m (group_out() x width), where
+// width = nb * OH * OW.
+template <typename T, typename F>
+void for_each_group_chunk(const ConvGeometry& g, F f) {
+  for_each_chunk(g, [&](int64_t n0, int64_t nb) {
+    const int64_t width = nb * g.plane_out();
+    std::vector<T> cols(static_cast<size_t>(g.rows() * width)), m(static_cast<size_t>(g.group_out() * width));
+    for (int64_t group = 0; group < g.groups; ++group) f(n0, nb, width, group, cols.data(), m.data());
+  });
+}
+
 // Input position (ih, iw) that output (oh, ow) reads through kernel tap (kh, kw).
 inline int64_t in_row(const ConvGeometry& g, int64_t oh, int64_t kh) { return oh * g.stride_h - g.pad_h + kh * g.dil_h; }
 inline int64_t in_col(const ConvGeometry& g, int64_t ow, int64_t kw) { return ow * g.stride_w - g.pad_w + kw * g.dil_w; }
@@ -197,24 +209,21 @@ TensorBase conv2d(const TensorBase& input, const TensorBase& weight, const Tenso
                shape_str(weight.sizes()), ", expected bias to be 1-dimensional with ", g.out_channels,
                " elements, but got bias of size ", shape_str(bias.sizes()), " instead");
   }
-  TensorBase out = zeros_cpu(g.output_shape(), input.dtype());
+  TensorBase out = empty_cpu(g.output_shape(), input.dtype());  // every element is written once
   if (out.numel() == 0) return out;
   const TensorBase x = contiguous_cpu(input), w = contiguous_cpu(weight);
   const TensorBase b = bias.defined() ? contiguous_cpu(bias) : TensorBase();
   KILN_DISPATCH_FLOATING_TYPES(input.dtype(), "conv2d", [&] {
     const int64_t R = g.rows(), Og = g.group_out();
-    for_each_chunk(g, [&](int64_t n0, int64_t nb) {
-      const int64_t width = nb * g.plane_out();
-      std::vector<scalar_t> cols(static_cast<size_t>(R * width)), m(static_cast<size_t>(Og * width));
-      for (int64_t group = 0; group < g.groups; ++group) {
-        im2col(g, static_cast<const scalar_t*>(x.data_ptr()), n0, nb, group, cols.data());
-        // m (Og, width) = w_group (Og, R) @ cols (R, width)
-        blas_gemm<scalar_t>(false, false, Og, width, R, scalar_t(1),
-                            static_cast<const scalar_t*>(w.data_ptr()) + group * Og * R, R, cols.data(), width,
-                            scalar_t(0), m.data(), width);
-        scatter_group(g, m.data(), b.defined() ? static_cast<const scalar_t*>(b.data_ptr()) : nullptr, n0, nb,
-                      group, static_cast<scalar_t*>(out.data_ptr()));
-      }
+    for_each_group_chunk<scalar_t>(g, [&](int64_t n0, int64_t nb, int64_t width, int64_t group, scalar_t* cols,
+                                          scalar_t* m) {
+      im2col(g, static_cast<const scalar_t*>(x.data_ptr()), n0, nb, group, cols);
+      // m (Og, width) = w_group (Og, R) @ cols (R, width)
+      blas_gemm<scalar_t>(false, false, Og, width, R, scalar_t(1),
+                          static_cast<const scalar_t*>(w.data_ptr()) + group * Og * R, R, cols, width,
+                          scalar_t(0), m, width);
+      scatter_group(g, m, b.defined() ? static_cast<const scalar_t*>(b.data_ptr()) : nullptr, n0, nb,
+                    group, static_cast<scalar_t*>(out.data_ptr()));
     });
   });
   return out;
@@ -239,17 +248,14 @@ TensorBase conv2d_backward_input(const TensorBase& grad_output, IntArrayRef inpu
   const TensorBase go = contiguous_cpu(grad_output), w = contiguous_cpu(weight);
   KILN_DISPATCH_FLOATING_TYPES(grad_output.dtype(), op, [&] {
     const int64_t R = g.rows(), Og = g.group_out();
-    for_each_chunk(g, [&](int64_t n0, int64_t nb) {
-      const int64_t width = nb * g.plane_out();
-      std::vector<scalar_t> cols(static_cast<size_t>(R * width)), m(static_cast<size_t>(Og * width));
-      for (int64_t group = 0; group < g.groups; ++group) {
-        gather_group(g, static_cast<const scalar_t*>(go.data_ptr()), n0, nb, group, m.data());
-        // cols (R, width) = w_group^T (R, Og) @ m (Og, width)
-        blas_gemm<scalar_t>(true, false, R, width, Og, scalar_t(1),
-                            static_cast<const scalar_t*>(w.data_ptr()) + group * Og * R, R, m.data(), width,
-                            scalar_t(0), cols.data(), width);
-        col2im(g, cols.data(), n0, nb, group, static_cast<scalar_t*>(gx.data_ptr()));
-      }
+    for_each_group_chunk<scalar_t>(g, [&](int64_t n0, int64_t nb, int64_t width, int64_t group, scalar_t* cols,
+                                          scalar_t* m) {
+      gather_group(g, static_cast<const scalar_t*>(go.data_ptr()), n0, nb, group, m);
+      // cols (R, width) = w_group^T (R, Og) @ m (Og, width)
+      blas_gemm<scalar_t>(true, false, R, width, Og, scalar_t(1),
+                          static_cast<const scalar_t*>(w.data_ptr()) + group * Og * R, R, m, width,
+                          scalar_t(0), cols, width);
+      col2im(g, cols, n0, nb, group, static_cast<scalar_t*>(gx.data_ptr()));
     });
   });
   return gx;
@@ -267,16 +273,13 @@ TensorBase conv2d_backward_weight(const TensorBase& grad_output, const TensorBas
   const TensorBase go = contiguous_cpu(grad_output), x = contiguous_cpu(input);
   KILN_DISPATCH_FLOATING_TYPES(grad_output.dtype(), op, [&] {
     const int64_t R = g.rows(), Og = g.group_out();
-    for_each_chunk(g, [&](int64_t n0, int64_t nb) {
-      const int64_t width = nb * g.plane_out();
-      std::vector<scalar_t> cols(static_cast<size_t>(R * width)), m(static_cast<size_t>(Og * width));
-      for (int64_t group = 0; group < g.groups; ++group) {
-        im2col(g, static_cast<const scalar_t*>(x.data_ptr()), n0, nb, group, cols.data());
-        gather_group(g, static_cast<const scalar_t*>(go.data_ptr()), n0, nb, group, m.data());
-        // gw_group (Og, R) += m (Og, width) @ cols^T (width, R)
-        blas_gemm<scalar_t>(false, true, Og, R, width, scalar_t(1), m.data(), width, cols.data(), width,
-                            scalar_t(1), static_cast<scalar_t*>(gw.data_ptr()) + group * Og * R, R);
-      }
+    for_each_group_chunk<scalar_t>(g, [&](int64_t n0, int64_t nb, int64_t width, int64_t group, scalar_t* cols,
+                                          scalar_t* m) {
+      im2col(g, static_cast<const scalar_t*>(x.data_ptr()), n0, nb, group, cols);
+      gather_group(g, static_cast<const scalar_t*>(go.data_ptr()), n0, nb, group, m);
+      // gw_group (Og, R) += m (Og, width) @ cols^T (width, R)
+      blas_gemm<scalar_t>(false, true, Og, R, width, scalar_t(1), m, width, cols, width,
+                          scalar_t(1), static_cast<scalar_t*>(gw.data_ptr()) + group * Og * R, R);
     });
   });
   return gw;
