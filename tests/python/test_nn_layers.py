@@ -269,3 +269,37 @@ def test_init_functions_follow_their_formulas():
     assert nn.init.calculate_gain("tanh") == pytest.approx(5 / 3)
     with pytest.raises(ValueError, match="Unsupported nonlinearity"):
         nn.init.calculate_gain("swish")
+
+
+# ----------------------------------------------------------------------------- containers and helpers
+def test_module_dict_and_parameter_containers_register_their_contents():
+    blocks = nn.ModuleDict({"enc": nn.Linear(2, 3), "dec": nn.Linear(3, 2)})
+    blocks["extra"] = nn.Identity()
+    assert list(blocks) == ["enc", "dec", "extra"] and "dec" in blocks and len(blocks) == 3
+    assert [n for n, _ in blocks.named_parameters()] == ["enc.weight", "enc.bias", "dec.weight", "dec.bias"]
+    blocks.pop("extra")
+    assert list(blocks.keys()) == ["enc", "dec"]
+    plist = nn.ParameterList([kiln.zeros(2), kiln.ones(3)])
+    pdict = nn.ParameterDict({"scale": kiln.ones(1)})
+    holder = nn.Module()
+    holder.plist, holder.pdict = plist, pdict
+    assert [n for n, _ in holder.named_parameters()] == ["plist.0", "plist.1", "pdict.scale"]
+    assert all(isinstance(p, nn.Parameter) and p.requires_grad for p in holder.parameters())
+    assert list(holder.state_dict()) == ["plist.0", "plist.1", "pdict.scale"]
+
+
+def test_one_hot_normalize_cosine_similarity():
+    idx = kiln.tensor([[0, 2], [1, 0]])
+    np.testing.assert_array_equal(F.one_hot(idx, 3).numpy(), np.eye(3, dtype=np.int64)[idx.numpy()])
+    assert F.one_hot(kiln.tensor([4, 1])).shape == (2, 5)
+    with pytest.raises(RuntimeError, match="smaller than num_classes"):
+        F.one_hot(kiln.tensor([3]), 3)
+    with pytest.raises(RuntimeError, match="non-negative"):
+        F.one_hot(kiln.tensor([-1]), 3)
+    a = np.random.default_rng(5).normal(size=(4, 3))
+    np.testing.assert_allclose(F.normalize(kiln.tensor(a)).numpy(), a / np.linalg.norm(a, axis=1, keepdims=True),
+                               rtol=1e-12)
+    np.testing.assert_allclose(F.normalize(kiln.zeros(2, 3)).numpy(), np.zeros((2, 3)))  # eps, no 0 / 0
+    b = np.random.default_rng(6).normal(size=(4, 3))
+    want = (a * b).sum(1) / (np.linalg.norm(a, axis=1) * np.linalg.norm(b, axis=1))
+    np.testing.assert_allclose(F.cosine_similarity(kiln.tensor(a), kiln.tensor(b)).numpy(), want, rtol=1e-12)

@@ -269,3 +269,31 @@ def embedding(input, weight, padding_idx=None, max_norm=None, norm_type=2.0, sca
             weight = kiln.where(row, weight.detach(), weight)
     rows = weight.index_select(0, input.reshape(-1))
     return rows.reshape(list(input.shape) + [weight.shape[1]])
+
+
+# ---------------------------------------------------------------- small helpers torch has
+def one_hot(tensor, num_classes=-1):
+    """int64 tensor of shape tensor.shape + (num_classes,), 1 at each class index."""
+    if tensor.is_floating_point() or tensor.dtype == kiln.bool:
+        raise RuntimeError("one_hot is only applicable to index tensor.")
+    if tensor.numel() and tensor.min().item() < 0:
+        raise RuntimeError("Class values must be non-negative.")
+    if num_classes == -1:
+        if tensor.numel() == 0:
+            raise RuntimeError("Can not infer total number of classes from empty tensor.")
+        num_classes = int(tensor.max().item()) + 1
+    elif tensor.numel() and tensor.max().item() >= num_classes:
+        raise RuntimeError("Class values must be smaller than num_classes.")
+    return (tensor.unsqueeze(-1) == kiln.arange(num_classes)).long()
+
+
+def normalize(input, p=2.0, dim=1, eps=1e-12, out=None):
+    """input / max(||input||_p over dim, eps)."""
+    result = input / kiln.norm(input, p, dim, keepdim=True).clamp(min=eps)
+    return result if out is None else out.copy_(result)
+
+
+def cosine_similarity(x1, x2, dim=1, eps=1e-8):
+    """sum(x1 * x2) / max(||x1|| * ||x2||, eps) over dim."""
+    dot = (x1 * x2).sum(dim)
+    return dot / (kiln.norm(x1, 2, dim) * kiln.norm(x2, 2, dim)).clamp(min=eps)

@@ -1,4 +1,4 @@
-"""Sequential and ModuleList containers."""
+"""Containers: Sequential, ModuleList, ModuleDict, ParameterList, ParameterDict."""
 from collections import OrderedDict
 
 from .module import Module
@@ -76,3 +76,122 @@ class ModuleList(_ModuleSeq):
             modules = modules.values()
         if modules is not None:
             self.extend(modules)
+
+
+class ModuleDict(Module):
+    """A dict of modules whose parameters are registered under their keys (insertion order)."""
+
+    def __init__(self, modules=None):
+        super().__init__()
+        if modules is not None:
+            self.update(modules)
+
+    def __getitem__(self, key):
+        return self._modules[key]
+
+    def __setitem__(self, key, module):
+        self.add_module(key, module)
+
+    def __delitem__(self, key):
+        del self._modules[key]
+
+    def __len__(self):
+        return len(self._modules)
+
+    def __iter__(self):
+        return iter(self._modules)
+
+    def __contains__(self, key):
+        return key in self._modules
+
+    def keys(self):
+        return self._modules.keys()
+
+    def items(self):
+        return self._modules.items()
+
+    def values(self):
+        return self._modules.values()
+
+    def pop(self, key):
+        module = self._modules[key]
+        del self._modules[key]
+        return module
+
+    def clear(self):
+        self._modules.clear()
+
+    def update(self, modules):
+        pairs = modules.items() if hasattr(modules, "items") else modules
+        for key, module in pairs:
+            self[key] = module
+
+
+class ParameterList(Module):
+    """A list of Parameters registered under the names '0', '1', ... (tensors become Parameters)."""
+
+    def __init__(self, values=None):
+        super().__init__()
+        for v in values or []:
+            self.append(v)
+
+    def __len__(self):
+        return len(self._parameters)
+
+    def __iter__(self):
+        return iter(self._parameters.values())
+
+    def __getitem__(self, idx):
+        return list(self._parameters.values())[_index(len(self), idx)]
+
+    def __setitem__(self, idx, value):
+        self.register_parameter(list(self._parameters)[_index(len(self), idx)], _as_parameter(value))
+
+    def append(self, value):
+        self.register_parameter(str(len(self)), _as_parameter(value))
+        return self
+
+    def extend(self, values):
+        for v in values:
+            self.append(v)
+        return self
+
+
+class ParameterDict(Module):
+    """A dict of Parameters registered under their keys."""
+
+    def __init__(self, parameters=None):
+        super().__init__()
+        if parameters is not None:
+            pairs = parameters.items() if hasattr(parameters, "items") else parameters
+            for key, value in pairs:
+                self[key] = value
+
+    def __getitem__(self, key):
+        return self._parameters[key]
+
+    def __setitem__(self, key, value):
+        self.register_parameter(key, _as_parameter(value))
+
+    def __len__(self):
+        return len(self._parameters)
+
+    def __iter__(self):
+        return iter(self._parameters)
+
+    def __contains__(self, key):
+        return key in self._parameters
+
+    def keys(self):
+        return self._parameters.keys()
+
+    def items(self):
+        return self._parameters.items()
+
+    def values(self):
+        return self._parameters.values()
+
+
+def _as_parameter(value):
+    from ..parameter import Parameter
+    return value if isinstance(value, Parameter) or value is None else Parameter(value)
