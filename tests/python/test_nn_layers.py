@@ -303,3 +303,16 @@ def test_one_hot_normalize_cosine_similarity():
     b = np.random.default_rng(6).normal(size=(4, 3))
     want = (a * b).sum(1) / (np.linalg.norm(a, axis=1) * np.linalg.norm(b, axis=1))
     np.testing.assert_allclose(F.cosine_similarity(kiln.tensor(a), kiln.tensor(b)).numpy(), want, rtol=1e-12)
+
+
+def test_bce_on_probabilities_matches_numpy_and_clamps_logs():
+    p = np.array([0.2, 0.9, 0.5, 1.0])
+    t = np.array([0.0, 1.0, 0.3, 0.0])
+    x = kiln.tensor(p, requires_grad=True)
+    loss = nn.BCELoss(reduction="none")(x, kiln.tensor(t))
+    with np.errstate(divide="ignore"):
+        want = -(t * np.maximum(np.log(p), -100) + (1 - t) * np.maximum(np.log(1 - p), -100))
+    np.testing.assert_allclose(loss.detach().numpy(), want, rtol=1e-12)
+    assert math.isclose(F.binary_cross_entropy(x, kiln.tensor(t)).item(), want.mean(), rel_tol=1e-12)
+    with pytest.raises(RuntimeError, match="between 0 and 1"):
+        F.binary_cross_entropy(kiln.tensor([1.5]), kiln.tensor([1.0]))

@@ -171,6 +171,22 @@ def binary_cross_entropy_with_logits(input, target, weight=None, size_average=No
     return kiln.binary_cross_entropy_with_logits(input, target, weight, pos_weight, code)
 
 
+def binary_cross_entropy(input, target, weight=None, size_average=None, reduce=None, reduction="mean"):
+    """-(t log p + (1 - t) log(1 - p)) of probabilities p in [0, 1]; the logs are clamped at
+    -100 as torch's, so p = 0 or 1 gives a finite loss."""
+    reduction = _reduction(reduction, size_average, reduce)
+    if tuple(target.shape) != tuple(input.shape):
+        raise ValueError(f"Using a target size ({target.shape}) that is different to the input size "
+                         f"({input.shape}) is deprecated. Please ensure they have the same size.")
+    with kiln.no_grad():
+        if input.numel() and (input.min().item() < 0 or input.max().item() > 1):
+            raise RuntimeError("all elements of input should be between 0 and 1")
+    loss = -(target * input.log().clamp(min=-100) + (1 - target) * (1 - input).log().clamp(min=-100))
+    if weight is not None:
+        loss = loss * weight
+    return _reduce(loss, reduction)
+
+
 # ---------------------------------------------------------------- convolution and pooling
 def _pair(v):
     return tuple(v) if isinstance(v, (tuple, list)) else (v, v)

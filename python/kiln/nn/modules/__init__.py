@@ -6,10 +6,10 @@ from .conv import Conv2d
 from .pooling import AdaptiveAvgPool2d, AvgPool2d, MaxPool2d
 from .normalization import BatchNorm1d, BatchNorm2d, LayerNorm
 from .misc import Dropout, Embedding, Flatten, Unflatten
-from .loss import BCEWithLogitsLoss, CrossEntropyLoss, L1Loss, MSELoss, NLLLoss
+from .loss import BCELoss, BCEWithLogitsLoss, CrossEntropyLoss, L1Loss, MSELoss, NLLLoss
 
 __all__ = ["Module", "Identity", "Linear", "ReLU", "Tanh", "Sigmoid", "Softmax", "LogSoftmax",
            "GELU", "SiLU", "LeakyReLU", "Hardtanh", "Softplus",
            "Sequential", "ModuleList", "ModuleDict", "ParameterList", "ParameterDict", "Conv2d", "MaxPool2d", "AvgPool2d", "AdaptiveAvgPool2d",
            "BatchNorm1d", "BatchNorm2d", "LayerNorm", "Dropout", "Embedding", "Flatten", "Unflatten",
-           "MSELoss", "L1Loss", "BCEWithLogitsLoss", "NLLLoss", "CrossEntropyLoss"]
+           "MSELoss", "L1Loss", "BCELoss", "BCEWithLogitsLoss", "NLLLoss", "CrossEntropyLoss"]
