@@ -148,3 +148,25 @@ def test_batch_sampler_and_sequential_sampler():
     assert len(dl) == 2 and [y.tolist() for _, y in dl] == [Y[:4].tolist(), Y[4:8].tolist()]
     sampled = loader(batch_size=5, sampler=RandomSampler(range(10), generator=kiln.Generator().manual_seed(3)))
     assert order(sampled) == kiln.randperm(10, generator=kiln.Generator().manual_seed(3)).tolist()
+
+
+def test_random_split_subset_and_concat():
+    from kiln.utils.data import ConcatDataset, Subset, random_split
+    ds = TensorDataset(kiln.arange(10), kiln.arange(10) * 2)
+    g = kiln.Generator().manual_seed(3)
+    a, b = random_split(ds, [7, 3], generator=g)
+    taken = sorted(int(a[i][0]) for i in range(len(a))) + sorted(int(b[i][0]) for i in range(len(b)))
+    assert len(a) == 7 and len(b) == 3 and sorted(taken) == list(range(10))
+    a2, _ = random_split(ds, [7, 3], generator=kiln.Generator().manual_seed(3))
+    assert [int(a2[i][0]) for i in range(7)] == [int(a[i][0]) for i in range(7)]
+    parts = random_split(ds, [0.5, 0.3, 0.2])
+    assert [len(p) for p in parts] == [5, 3, 2]
+    with pytest.raises(ValueError, match="Sum of input lengths"):
+        random_split(ds, [3, 3])
+    sub = Subset(ds, [4, 1])
+    assert [int(sub[i][1]) for i in range(2)] == [8, 2]
+    both = ConcatDataset([sub, ds])
+    assert len(both) == 12 and int(both[2][0]) == 0 and int(both[-1][0]) == 9
+    assert len(sub + ds) == 12
+    xs = [x for x, _ in DataLoader(both, batch_size=5)]
+    assert [len(x) for x in xs] == [5, 5, 2]
