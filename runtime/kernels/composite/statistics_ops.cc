@@ -87,6 +87,7 @@ Tensor std_correction(const Tensor& self, const std::optional<IntArrayRef>& dim,
 // max + log(sum(exp(x - max))): the max is detached (the result does not depend on it) and
 // replaced by 0 where infinite, so rows of -inf give -inf and rows with +inf give +inf.
 Tensor logsumexp(const Tensor& self, IntArrayRef dim, bool keepdim) {
+  check_unique_dims(dim, self.dim(), "logsumexp");  // (and in range: errors name logsumexp, not amax)
   const Tensor x = self.is_floating_point() ? self : self.to(ScalarType::Float32);
   if (x.numel() == 0) return kiln::log(kiln::sum(kiln::exp(x), dim, keepdim));
   const Tensor max = kiln::detach(kiln::amax(x, dim, /*keepdim=*/true));
@@ -112,6 +113,7 @@ Tensor root_of_sum(const Tensor& sum, double p) {
 Tensor p_norm(const Tensor& self, double p, IntArrayRef dim, bool keepdim) {
   KILN_CHECK(self.is_floating_point(), "norm(): input dtype should be a floating point dtype, got ",
              scalar_type_name(self.dtype()));
+  check_unique_dims(dim, self.dim(), "norm");
   const Tensor a = kiln::abs(self);
   if (std::isinf(p)) {
     KILN_CHECK(self.numel() > 0 || !dim.empty(), "norm(): Expected a non-empty tensor for the infinity norm");
