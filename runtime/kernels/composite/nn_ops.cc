@@ -46,6 +46,12 @@ Tensor per_channel(const Tensor& t, int64_t ndim) {
   return t.reshape(shape);
 }
 
+// The per-channel factor 1 / sqrt(var + eps), times the weight when there is one: folding the
+// weight into the (1, C, 1, ...) factor saves a pass over the input, forward and backward.
+Tensor affine_scale(const Tensor& inv_std, const Tensor& weight, int64_t ndim) {
+  return weight.defined() ? kiln::mul(inv_std, per_channel(weight, ndim)) : inv_std;
+}
+
 void check_channel_vector(const Tensor& t, int64_t channels, const char* what) {
   KILN_CHECK(!t.defined() || (t.dim() == 1 && t.sizes()[0] == channels), "batch_norm(): expected ", what,
              " of shape [", channels, "], got ", t.defined() ? shape_str(t.sizes()) : std::string("None"));
@@ -88,7 +94,7 @@ Tensor batch_norm(const Tensor& input, const Tensor& weight, const Tensor& bias,
     const Tensor mean = kiln::mean(input, IntArrayRef(dims), /*keepdim=*/true);
     const Tensor centered = kiln::sub(input, mean);
     const Tensor var = kiln::mean(kiln::mul(centered, centered), IntArrayRef(dims), /*keepdim=*/true);
-    out = kiln::mul(centered, kiln::rsqrt(kiln::add(var, eps)));
+    out = kiln::mul(centered, affine_scale(kiln::rsqrt(kiln::add(var, eps)), weight, nd));
     const int64_t n = channels == 0 ? 0 : input.numel() / channels;
     if (running_mean.defined() || running_var.defined()) {
       NoGradGuard no_grad;
@@ -101,9 +107,8 @@ Tensor batch_norm(const Tensor& input, const Tensor& weight, const Tensor& bias,
     }
   } else {
     out = kiln::mul(kiln::sub(input, per_channel(running_mean, nd)),
-                    kiln::rsqrt(kiln::add(per_channel(running_var, nd), eps)));
+                    affine_scale(kiln::rsqrt(kiln::add(per_channel(running_var, nd), eps)), weight, nd));
   }
-  if (weight.defined()) out = kiln::mul(out, per_channel(weight, nd));
   if (bias.defined()) out = kiln::add(out, per_channel(bias, nd));
   return out;
 }
