@@ -12,11 +12,6 @@ import numpy as np
 
 import kiln
 
-try:
-    import torch
-except ImportError:  # PyTorch is optional
-    torch = None
-
 
 def make_model(lib):
     nn = lib.nn
@@ -59,8 +54,12 @@ def timings(lib):
 
 
 def main():
-    k = timings(kiln)
-    t = timings(torch) if torch is not None else None
+    k = timings(kiln)  # before importing torch: its OpenMP threads would compete with kiln's
+    try:
+        import torch
+        t = timings(torch)
+    except ImportError:  # PyTorch is optional
+        t = None
     print(f"{'case':28s} {'kiln':>10s} {'torch':>10s} {'kiln/torch':>10s}")
     for name, sec in k.items():
         ts = f"{t[name] * 1e3:8.2f}ms" if t else "       n/a"
