@@ -51,6 +51,13 @@ def where(condition, input=None, other=None):
     return _C.where(condition, input, other)
 
 
+def embedding(weight, indices, padding_idx=-1, scale_grad_by_freq=False, sparse=False):
+    """torch.embedding: rows of weight at indices (nn.functional.embedding with torch's argument
+    order; padding_idx -1 means none)."""
+    return nn.functional.embedding(indices, weight, None if padding_idx == -1 else padding_idx,
+                                   scale_grad_by_freq=scale_grad_by_freq, sparse=sparse)
+
+
 def equal(input, other):
     """True when both have the same shape and values."""
     return input.equal(other)
@@ -91,5 +98,5 @@ __all__ = [
     "long", "int", "Generator", "default_generator", "manual_seed", "seed", "initial_seed", "get_rng_state",
     "set_rng_state", "get_default_dtype", "set_default_dtype", "set_num_threads", "get_num_threads", "explain",
     "set_printoptions", "save", "load", "save_file", "load_file",
-    "concat", "einsum", "norm", "nonzero", "where", "equal", "numel", "is_floating_point", "as_tensor", "FloatTensor", "DoubleTensor", "LongTensor", "IntTensor", "BoolTensor",
+    "concat", "einsum", "embedding", "norm", "nonzero", "where", "equal", "numel", "is_floating_point", "as_tensor", "FloatTensor", "DoubleTensor", "LongTensor", "IntTensor", "BoolTensor",
 ]

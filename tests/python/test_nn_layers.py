@@ -316,3 +316,8 @@ def test_bce_on_probabilities_matches_numpy_and_clamps_logs():
     assert math.isclose(F.binary_cross_entropy(x, kiln.tensor(t)).item(), want.mean(), rel_tol=1e-12)
     with pytest.raises(RuntimeError, match="between 0 and 1"):
         F.binary_cross_entropy(kiln.tensor([1.5]), kiln.tensor([1.0]))
+
+
+def test_kiln_embedding_function_uses_torch_argument_order():
+    w = kiln.arange(12, dtype=kiln.float32).reshape(4, 3)
+    np.testing.assert_array_equal(kiln.embedding(w, kiln.tensor([3, 0])).numpy(), np_of(w)[[3, 0]])
