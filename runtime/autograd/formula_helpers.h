@@ -61,6 +61,12 @@ Tensor adaptive_avg_pool_double_backward(const Tensor& grad, IntArrayRef grad_ou
 // Gradient of cumsum along dim: the running sum of grad from the end (reduction_formula_helpers.cc).
 Tensor cumsum_backward(const Tensor& grad, int64_t dim);
 
+// Indexing (indexing_formula_helpers.cc). Gradient of masked_select: grad put back at the mask's
+// true positions of the broadcast shape, summed to self's sizes.
+Tensor masked_select_backward(const Tensor& grad, IntArrayRef self_sizes, const Tensor& mask);
+// Gradient of take: grad added into self's flat positions (repeated indices accumulate).
+Tensor take_backward(const Tensor& grad, IntArrayRef self_sizes, const Tensor& index);
+
 // Tensor[] inputs (cat's `tensors`): saved element-wise, and one gradient per element.
 std::vector<Tensor> unpack_list(const std::vector<SavedVariable>& saved);
 void assign_grads(std::vector<TensorBase>& grad_inputs, size_t first, const std::vector<Tensor>& grads);
