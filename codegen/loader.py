@@ -20,7 +20,7 @@ FORMULA_HELPERS = {
     "unsqueeze_to", "inverse_permutation", "clamp_backward", "extremum_backward",
     "value_selecting_reduction_backward", "prod_backward", "cat_tensors_backward", "as_strided_backward",
     "conv_bias_backward", "max_pool_double_backward", "adaptive_avg_pool_double_backward",
-    "cumsum_backward", "cumprod_backward",
+    "cumsum_backward", "cumprod_backward", "masked_select_backward", "take_backward",
 }
 # Metadata calls on an argument saved as values instead of the tensor (DESIGN.md).
 METADATA_CALLS = {

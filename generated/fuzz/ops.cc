@@ -1713,6 +1713,120 @@ const FuzzOp kFuzzOps[] = {
        const Tensor index = in.tensor();
        use_result(in, kiln::index_select_backward(grad, self_sizes, dim, index));
      }},
+    {"gather",
+     [](FuzzInput& in) {
+       const Tensor self = in.tensor();
+       const auto dim = in.int64();
+       const Tensor index = in.tensor();
+       use_result(in, kiln::gather(self, dim, index));
+     }},
+    {"gather.out",
+     [](FuzzInput& in) {
+       const Tensor out = in.tensor();
+       const Tensor self = in.tensor();
+       const auto dim = in.int64();
+       const Tensor index = in.tensor();
+       use_result(in, kiln::gather_out(out, self, dim, index));
+     }},
+    {"scatter.src",
+     [](FuzzInput& in) {
+       const Tensor self = in.tensor();
+       const auto dim = in.int64();
+       const Tensor index = in.tensor();
+       const Tensor src = in.tensor();
+       use_result(in, kiln::scatter(self, dim, index, src));
+     }},
+    {"scatter_.src",
+     [](FuzzInput& in) {
+       const Tensor self = in.tensor();
+       const auto dim = in.int64();
+       const Tensor index = in.tensor();
+       const Tensor src = in.tensor();
+       use_result(in, self.scatter_(dim, index, src));
+     }},
+    {"scatter.value",
+     [](FuzzInput& in) {
+       const Tensor self = in.tensor();
+       const auto dim = in.int64();
+       const Tensor index = in.tensor();
+       const auto value = in.scalar();
+       use_result(in, kiln::scatter(self, dim, index, value));
+     }},
+    {"scatter_.value",
+     [](FuzzInput& in) {
+       const Tensor self = in.tensor();
+       const auto dim = in.int64();
+       const Tensor index = in.tensor();
+       const auto value = in.scalar();
+       use_result(in, self.scatter_(dim, index, value));
+     }},
+    {"scatter_add",
+     [](FuzzInput& in) {
+       const Tensor self = in.tensor();
+       const auto dim = in.int64();
+       const Tensor index = in.tensor();
+       const Tensor src = in.tensor();
+       use_result(in, kiln::scatter_add(self, dim, index, src));
+     }},
+    {"scatter_add_",
+     [](FuzzInput& in) {
+       const Tensor self = in.tensor();
+       const auto dim = in.int64();
+       const Tensor index = in.tensor();
+       const Tensor src = in.tensor();
+       use_result(in, self.scatter_add_(dim, index, src));
+     }},
+    {"sort",
+     [](FuzzInput& in) {
+       const Tensor self = in.tensor();
+       const auto dim = in.int64();
+       const auto descending = in.boolean();
+       const auto stable = in.boolean();
+       use_result(in, kiln::sort(self, dim, descending, stable));
+     }},
+    {"argsort",
+     [](FuzzInput& in) {
+       const Tensor self = in.tensor();
+       const auto dim = in.int64();
+       const auto descending = in.boolean();
+       const auto stable = in.boolean();
+       use_result(in, kiln::argsort(self, dim, descending, stable));
+     }},
+    {"topk",
+     [](FuzzInput& in) {
+       const Tensor self = in.tensor();
+       const auto k = in.int64();
+       const auto dim = in.int64();
+       const auto largest = in.boolean();
+       const auto sorted = in.boolean();
+       use_result(in, kiln::topk(self, k, dim, largest, sorted));
+     }},
+    {"masked_select",
+     [](FuzzInput& in) {
+       const Tensor self = in.tensor();
+       const Tensor mask = in.tensor();
+       use_result(in, kiln::masked_select(self, mask));
+     }},
+    {"masked_select.out",
+     [](FuzzInput& in) {
+       const Tensor out = in.tensor();
+       const Tensor self = in.tensor();
+       const Tensor mask = in.tensor();
+       use_result(in, kiln::masked_select_out(out, self, mask));
+     }},
+    {"take",
+     [](FuzzInput& in) {
+       const Tensor self = in.tensor();
+       const Tensor index = in.tensor();
+       use_result(in, kiln::take(self, index));
+     }},
+    {"take.out",
+     [](FuzzInput& in) {
+       const Tensor out = in.tensor();
+       const Tensor self = in.tensor();
+       const Tensor index = in.tensor();
+       use_result(in, kiln::take_out(out, self, index));
+     }},
     {"index.Tensor",
      [](FuzzInput& in) {
        const Tensor self = in.tensor();

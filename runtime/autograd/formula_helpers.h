@@ -63,6 +63,12 @@ Tensor cumsum_backward(const Tensor& grad, int64_t dim);
 // Gradient of cumprod along dim, exact when self holds zeros.
 Tensor cumprod_backward(const Tensor& grad, const Tensor& self, int64_t dim, const Tensor& result);
 
+// Indexing (indexing_formula_helpers.cc). Gradient of masked_select: grad put back at the mask's
+// true positions of the broadcast shape, summed to self's sizes.
+Tensor masked_select_backward(const Tensor& grad, IntArrayRef self_sizes, const Tensor& mask);
+// Gradient of take: grad added into self's flat positions (repeated indices accumulate).
+Tensor take_backward(const Tensor& grad, IntArrayRef self_sizes, const Tensor& index);
+
 // Tensor[] inputs (cat's `tensors`): saved element-wise, and one gradient per element.
 std::vector<Tensor> unpack_list(const std::vector<SavedVariable>& saved);
 void assign_grads(std::vector<TensorBase>& grad_inputs, size_t first, const std::vector<Tensor>& grads);

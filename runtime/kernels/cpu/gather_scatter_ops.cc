@@ -1,0 +1,215 @@
+// gather, scatter (src and value), scatter_add, masked_select and take. Every index is
+// validated before anything is written, so bad input raises and never writes out of bounds.
+#include <cstring>
+
+#include "generated/kernels/gather.h"
+#include "generated/kernels/masked_select.h"
+#include "generated/kernels/scatter.h"
+#include "generated/kernels/scatter_add.h"
+#include "generated/kernels/take.h"
+#include "runtime/kernels/cpu/loops.h"
+
+namespace kiln {
+namespace cpu {
+namespace {
+
+// Sizes and strides with a 0-dim tensor seen as one element of 1-D (as torch's ensure_nonempty_dim).
+DimVector nonempty_sizes(const TensorBase& t) {
+  return t.dim() == 0 ? DimVector{1} : DimVector(t.sizes().begin(), t.sizes().end());
+}
+DimVector nonempty_strides(const TensorBase& t) {
+  return t.dim() == 0 ? DimVector{0} : DimVector(t.strides().begin(), t.strides().end());
+}
+
+// The checked index of gather/scatter: its values (row-major over `shape`), all in [0, size of dim).
+struct IndexPlan {
+  int64_t d = 0;
+  DimVector shape;
+  std::vector<int64_t> idx;
+};
+
+IndexPlan plan_scatter_gather(const char* name, const TensorBase& self, int64_t dim, const TensorBase& index,
+                              const TensorBase* src) {
+  IndexPlan p;
+  p.d = wrap_dim(dim, self.dim(), name);
+  KILN_CHECK(index.dtype() == ScalarType::Int64, name, "(): Expected dtype int64 for index");
+  const DimVector self_s = nonempty_sizes(self), index_s = nonempty_sizes(index);
+  KILN_CHECK(self_s.size() == index_s.size(), "Index tensor must have the same number of dimensions as input tensor");
+  if (src) {
+    const DimVector src_s = nonempty_sizes(*src);
+    KILN_CHECK(src_s.size() == index_s.size(), "Index tensor must have the same number of dimensions as src tensor");
+    for (size_t i = 0; i < index_s.size(); ++i) {
+      KILN_CHECK((static_cast<int64_t>(i) == p.d || index_s[i] <= self_s[i]) && index_s[i] <= src_s[i],
+                 "Expected index ", shape_str(index.sizes()), " to be smaller than self ", shape_str(self.sizes()),
+                 " apart from dimension ", p.d, " and to be smaller size than src ", shape_str(src->sizes()));
+    }
+  } else {
+    for (size_t i = 0; i < index_s.size(); ++i) {
+      KILN_CHECK(static_cast<int64_t>(i) == p.d || index_s[i] <= self_s[i], "Size does not match at dimension ", i,
+                 " expected index ", shape_str(index.sizes()), " to be smaller than self ", shape_str(self.sizes()),
+                 " apart from dimension ", p.d);
+    }
+  }
+  p.shape = index_s;
+  const TensorBase idx = contiguous_cpu(index);
+  const int64_t* v = static_cast<const int64_t*>(idx.data_ptr());
+  p.idx.assign(v, v + idx.numel());
+  const int64_t size = self_s[p.d];
+  for (int64_t i : p.idx)
+    KILN_CHECK_INDEX(i >= 0 && i < size, "index ", i, " is out of bounds for dimension ", p.d, " with size ", size);
+  return p;
+}
+
+// Calls f(k, pos) for every position of `shape` in row-major order (k counts them).
+template <typename F>
+void for_each_position(IntArrayRef shape, F f) {
+  int64_t n = 1;
+  for (int64_t s : shape) n *= s;
+  if (n == 0) return;
+  DimVector pos(shape.size(), 0);
+  for (int64_t k = 0; k < n; ++k) {
+    f(k, pos);
+    for (int64_t i = static_cast<int64_t>(shape.size()) - 1; i >= 0; --i) {
+      if (++pos[i] < shape[i]) break;
+      pos[i] = 0;
+    }
+  }
+}
+
+int64_t offset_of(const DimVector& pos, const DimVector& strides, int64_t d, int64_t at_d) {
+  int64_t off = 0;
+  for (size_t i = 0; i < pos.size(); ++i) off += (static_cast<int64_t>(i) == d ? at_d : pos[i]) * strides[i];
+  return off;
+}
+
+enum class ScatterMode { kSrc, kValue, kAdd };
+
+TensorBase scatter_impl(const char* name, const TensorBase& self, int64_t dim, const TensorBase& index,
+                        const TensorBase* src, const Scalar& value, ScatterMode mode, const TensorBase& out) {
+  if (src)
+    KILN_CHECK(src->dtype() == self.dtype(), name, "(): Expected self.dtype to be equal to src.dtype");
+  const IndexPlan p = plan_scatter_gather(name, self, dim, index, src);
+  if (out.defined()) check_no_internal_overlap(out, name);
+  TensorBase target = out;
+  if (!target.defined()) {
+    target = empty_like_cpu(self, self.dtype());
+    copy_into(target, self, name);
+  }
+  // src is copied first: it may share memory with self (x.scatter_(0, i, x)).
+  TensorBase s;
+  if (src) {
+    s = empty_cpu(src->sizes(), src->dtype());
+    copy_into(s, *src, name);
+  }
+  const DimVector t_strides = nonempty_strides(target);
+  const DimVector s_strides = src ? nonempty_strides(s) : DimVector{};
+  KILN_DISPATCH_ALL_TYPES(self.dtype(), name, [&] {
+    scalar_t* dst = static_cast<scalar_t*>(target.data_ptr());
+    const scalar_t* sp = src ? static_cast<const scalar_t*>(s.data_ptr()) : nullptr;
+    const scalar_t v = value.to<scalar_t>();
+    for_each_position(p.shape, [&](int64_t k, const DimVector& pos) {
+      scalar_t& at = dst[offset_of(pos, t_strides, p.d, p.idx[k])];
+      if (mode == ScatterMode::kValue) {
+        at = v;
+      } else {
+        const scalar_t x = sp[offset_of(pos, s_strides, -1, 0)];
+        at = mode == ScatterMode::kAdd ? static_cast<scalar_t>(at + x) : x;
+      }
+    });
+  });
+  return target;
+}
+
+// `t` broadcast to `shape` (stride 0 over the new and size-1 dims).
+TensorBase expand_to(const TensorBase& t, IntArrayRef shape) {
+  DimVector strides(shape.size(), 0);
+  const int64_t lead = static_cast<int64_t>(shape.size()) - t.dim();
+  for (int64_t i = 0; i < t.dim(); ++i) strides[lead + i] = t.sizes()[i] == 1 ? 0 : t.strides()[i];
+  return TensorBase(Ref<TensorImpl>::make(*t.impl(), shape, strides, t.storage_offset()));
+}
+
+// The result computed in a fresh tensor, then written to out= (resized; its dtype must match).
+TensorBase finish_out(const TensorBase& result, const TensorBase& out, const char* name) {
+  if (!out.defined()) return result;
+  TensorBase dst = resized_out(out, result.sizes(), result.dtype(), name);
+  copy_into(dst, result, name);
+  return dst;
+}
+
+}  // namespace
+
+TensorBase gather_out(const TensorBase& self, int64_t dim, const TensorBase& index, const TensorBase& out) {
+  const IndexPlan p = plan_scatter_gather("gather", self, dim, index, nullptr);
+  check_out_is_not_an_input(out, {&self, &index}, "gather");
+  TensorBase result = empty_cpu(index.sizes(), self.dtype());
+  const DimVector x_strides = nonempty_strides(self);
+  KILN_DISPATCH_ALL_TYPES(self.dtype(), "gather", [&] {
+    const scalar_t* src = static_cast<const scalar_t*>(self.data_ptr());
+    scalar_t* dst = static_cast<scalar_t*>(result.data_ptr());
+    for_each_position(p.shape, [&](int64_t k, const DimVector& pos) {
+      dst[k] = src[offset_of(pos, x_strides, p.d, p.idx[k])];
+    });
+  });
+  return finish_out(result, out, "gather");
+}
+
+TensorBase scatter_src(const TensorBase& self, int64_t dim, const TensorBase& index, const TensorBase& src,
+                       const TensorBase& out) {
+  return scatter_impl("scatter", self, dim, index, &src, Scalar(), ScatterMode::kSrc, out);
+}
+
+TensorBase scatter_value(const TensorBase& self, int64_t dim, const TensorBase& index, const Scalar& value,
+                         const TensorBase& out) {
+  return scatter_impl("scatter", self, dim, index, nullptr, value, ScatterMode::kValue, out);
+}
+
+TensorBase scatter_add(const TensorBase& self, int64_t dim, const TensorBase& index, const TensorBase& src,
+                       const TensorBase& out) {
+  return scatter_impl("scatter_add", self, dim, index, &src, Scalar(), ScatterMode::kAdd, out);
+}
+
+TensorBase masked_select_out(const TensorBase& self, const TensorBase& mask, const TensorBase& out) {
+  KILN_CHECK(mask.dtype() == ScalarType::Bool, "masked_select: expected BoolTensor for mask");
+  const DimVector shape = broadcast_shapes(self.sizes(), mask.sizes(), "masked_select");
+  check_out_is_not_an_input(out, {&self, &mask}, "masked_select");
+  TensorBase x = empty_cpu(shape, self.dtype());
+  copy_into(x, expand_to(self, shape), "masked_select");
+  TensorBase m = empty_cpu(shape, ScalarType::Bool);
+  copy_into(m, expand_to(mask, shape), "masked_select");
+  const bool* mp = static_cast<const bool*>(m.data_ptr());
+  int64_t count = 0;
+  for (int64_t i = 0; i < m.numel(); ++i) count += mp[i] ? 1 : 0;
+  TensorBase result = empty_cpu(DimVector{count}, self.dtype());
+  const int64_t item = x.element_size();
+  const char* src = static_cast<const char*>(x.data_ptr());
+  char* dst = static_cast<char*>(result.data_ptr());
+  for (int64_t i = 0, j = 0; i < m.numel(); ++i)
+    if (mp[i]) std::memcpy(dst + (j++) * item, src + i * item, item);
+  return finish_out(result, out, "masked_select");
+}
+
+TensorBase take_out(const TensorBase& self, const TensorBase& index, const TensorBase& out) {
+  KILN_CHECK(index.dtype() == ScalarType::Int64, "take(): Expected a long tensor for index, but got ",
+             scalar_type_name(index.dtype()));
+  const int64_t n = self.numel();
+  KILN_CHECK_INDEX(!(n == 0 && index.numel() != 0), "take(): tried to take from an empty tensor");
+  const TensorBase idx = contiguous_cpu(index);
+  const int64_t* ip = static_cast<const int64_t*>(idx.data_ptr());
+  std::vector<int64_t> at(ip, ip + idx.numel());
+  for (int64_t& i : at) {
+    KILN_CHECK_INDEX(i >= -n && i < n, "out of range: tried to access index ", i, " on a tensor of ", n,
+                     " elements.");
+    if (i < 0) i += n;
+  }
+  check_out_is_not_an_input(out, {&self, &index}, "take");
+  const TensorBase x = contiguous_cpu(self);
+  TensorBase result = empty_cpu(index.sizes(), self.dtype());
+  const int64_t item = x.element_size();
+  const char* src = static_cast<const char*>(x.data_ptr());
+  char* dst = static_cast<char*>(result.data_ptr());
+  for (size_t k = 0; k < at.size(); ++k) std::memcpy(dst + k * item, src + at[k] * item, item);
+  return finish_out(result, out, "take");
+}
+
+}  // namespace cpu
+}  // namespace kiln
