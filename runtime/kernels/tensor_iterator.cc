@@ -65,6 +65,12 @@ void check_no_internal_overlap(const TensorBase& out, const char* op_name) {
   }
 }
 
+TensorBase zeros_cpu(IntArrayRef sizes, ScalarType dtype) {
+  TensorBase t = empty_cpu(sizes, dtype);
+  if (t.numel() > 0) std::memset(t.data_ptr(), 0, static_cast<size_t>(t.numel()) * element_size(dtype));
+  return t;
+}
+
 bool is_non_overlapping_and_dense(const TensorBase& t) {
   const int64_t nd = t.dim();
   DimVector order(nd);

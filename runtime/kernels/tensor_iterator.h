@@ -23,6 +23,8 @@ ScalarType result_type(const std::vector<TensorBase>& inputs);
 
 // A fresh contiguous tensor on the CPU (no zeroing).
 TensorBase empty_cpu(IntArrayRef sizes, ScalarType dtype);
+// A fresh contiguous tensor on the CPU filled with zeros (gradient accumulators).
+TensorBase zeros_cpu(IntArrayRef sizes, ScalarType dtype);
 // Whether t's elements exactly tile a block of memory (some permutation of row-major).
 bool is_non_overlapping_and_dense(const TensorBase& t);
 // A fresh CPU tensor shaped like `t`, keeping t's memory layout when t is dense and

@@ -258,9 +258,8 @@ def layer_norm(input, normalized_shape, weight=None, bias=None, eps=1e-5):
 
 
 def dropout(input, p=0.5, training=True, inplace=False):
-    """Zeroes elements with probability p (drawn from kiln's generator) and scales the rest by 1/(1-p)."""
-    if p < 0.0 or p > 1.0:
-        raise ValueError(f"dropout probability has to be between 0 and 1, but got {p}")
+    """Zeroes elements with probability p (drawn from kiln's generator) and scales the rest by 1/(1-p).
+    kiln.dropout raises ValueError for p outside [0, 1]."""
     result = kiln.dropout(input, p, training)
     return input.copy_(result) if inplace and result is not input else result
 

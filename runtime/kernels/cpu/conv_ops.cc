@@ -191,12 +191,6 @@ void scatter_group(const ConvGeometry& g, const T* m, const T* bias, int64_t n0,
   }
 }
 
-TensorBase zeros_cpu(IntArrayRef shape, ScalarType dtype) {
-  TensorBase t = empty_cpu(shape, dtype);
-  if (t.numel() > 0) std::memset(t.data_ptr(), 0, static_cast<size_t>(t.numel()) * element_size(dtype));
-  return t;
-}
-
 }  // namespace
 
 TensorBase conv2d(const TensorBase& input, const TensorBase& weight, const TensorBase& bias, IntArrayRef stride,

@@ -1,5 +1,4 @@
 // clone, copy_, _to_copy, and the backward ops of select/slice.
-#include <cstring>
 
 #include "generated/kernels/_to_copy.h"
 #include "generated/kernels/clone.h"
@@ -12,14 +11,6 @@
 
 namespace kiln {
 namespace cpu {
-namespace {
-TensorBase zeros_cpu(IntArrayRef sizes, ScalarType dtype) {
-  TensorBase t = empty_cpu(sizes, dtype);
-  std::memset(t.data_ptr(), 0, static_cast<size_t>(t.numel() * t.element_size()));
-  return t;
-}
-}  // namespace
-
 TensorBase clone(const TensorBase& self) {
   TensorBase out = empty_like_cpu(self, self.dtype());
   copy_into(out, self, "clone");

@@ -74,8 +74,7 @@ TensorBase index_select_backward(const TensorBase& grad, IntArrayRef self_sizes,
   KILN_CHECK(grad.sizes() == IntArrayRef(expected), "index_select_backward(): grad has shape ",
              shape_str(grad.sizes()), " but index_select of ", shape_str(self_sizes), " gives ",
              shape_str(expected));
-  TensorBase out = empty_cpu(self_sizes, grad.dtype());
-  std::memset(out.data_ptr(), 0, static_cast<size_t>(out.numel() * out.element_size()));
+  TensorBase out = zeros_cpu(self_sizes, grad.dtype());
   TensorBase g = contiguous_cpu(grad);
   const Rows r = rows_of(self_sizes, d);
   const int64_t m = static_cast<int64_t>(idx.size());

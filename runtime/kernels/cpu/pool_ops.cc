@@ -3,7 +3,6 @@
 // (n, c) plane is pooled independently, one plane per thread.
 #include <algorithm>
 #include <cmath>
-#include <cstring>
 #include <limits>
 
 #include "generated/kernels/adaptive_avg_pool2d.h"
@@ -93,12 +92,6 @@ void check_grad(const TensorBase& grad_output, const TensorBase& self, IntArrayR
              shape_str(grad_output.sizes()));
   KILN_CHECK(grad_output.dtype() == self.dtype(), op, "(): expected grad_output of dtype ",
              scalar_type_name(self.dtype()), ", got ", scalar_type_name(grad_output.dtype()));
-}
-
-TensorBase zeros_like_cpu(const TensorBase& t) {
-  TensorBase z = empty_cpu(t.sizes(), t.dtype());
-  if (z.numel() > 0) std::memset(z.data_ptr(), 0, static_cast<size_t>(z.numel()) * element_size(t.dtype()));
-  return z;
 }
 
 template <typename F>
@@ -195,7 +188,7 @@ TensorBase max_pool2d_with_indices_backward(const TensorBase& grad_output, const
   KILN_CHECK(indices.sizes() == IntArrayRef(p.out_shape) && indices.dtype() == ScalarType::Int64, op,
              "(): expected int64 indices of shape ", shape_str(p.out_shape), ", got ",
              scalar_type_name(indices.dtype()), " of shape ", shape_str(indices.sizes()));
-  TensorBase grad_input = zeros_like_cpu(self);
+  TensorBase grad_input = zeros_cpu(self.sizes(), self.dtype());
   const TensorBase g = contiguous_cpu(grad_output), ix = contiguous_cpu(indices);
   const int64_t plane_in = p.height * p.width, plane_out = p.out_h * p.out_w;
   KILN_DISPATCH_FLOATING_TYPES(self.dtype(), op, [&] {
@@ -244,7 +237,7 @@ TensorBase avg_pool2d_backward(const TensorBase& grad_output, const TensorBase& 
   const char* op = "avg_pool2d_backward";
   const Pool2d p = avg_geometry(self, kernel_size, stride, padding, ceil_mode, divisor_override, op);
   check_grad(grad_output, self, p.out_shape, op);
-  TensorBase grad_input = zeros_like_cpu(self);
+  TensorBase grad_input = zeros_cpu(self.sizes(), self.dtype());
   const TensorBase g = contiguous_cpu(grad_output);
   KILN_DISPATCH_FLOATING_TYPES(self.dtype(), op, [&] {
     const scalar_t* go = static_cast<const scalar_t*>(g.data_ptr());
@@ -304,7 +297,7 @@ TensorBase adaptive_avg_pool2d_backward(const TensorBase& grad_output, const Ten
   const int64_t nd = self.dim();
   const int64_t out_h = grad_output.sizes()[nd - 2], out_w = grad_output.sizes()[nd - 1];
   check_grad(grad_output, self, pooled_shape(self, out_h, out_w), op);
-  TensorBase grad_input = zeros_like_cpu(self);
+  TensorBase grad_input = zeros_cpu(self.sizes(), self.dtype());
   if (grad_output.numel() == 0) return grad_input;
   const int64_t H = self.sizes()[nd - 2], W = self.sizes()[nd - 1], planes = self.numel() / (H * W);
   const TensorBase g = contiguous_cpu(grad_output);

@@ -3,12 +3,9 @@ import math
 
 from ... import _C
 from .. import functional as F, init
+from ..functional import _pair
 from ..parameter import Parameter
 from .module import Module
-
-
-def _pair(v):
-    return tuple(v) if isinstance(v, (tuple, list)) else (v, v)
 
 
 class Conv2d(Module):
