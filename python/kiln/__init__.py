@@ -10,12 +10,13 @@ import builtins
 
 from . import _C
 from ._C import *  # noqa: F401,F403  (operators and dtypes)
-from ._C import (bool, double, dtype, float, float32, float64, int, int32, int64, long,  # noqa: A004
-                 from_numpy, get_default_dtype, get_num_threads, is_grad_enabled, set_default_dtype, set_num_threads)
+from ._C import (bfloat16, bool, double, dtype, float, float16, float32, float64, half, int, int32,  # noqa: A004
+                 int64, long, from_numpy, get_default_dtype, get_num_threads, is_grad_enabled, set_default_dtype, set_num_threads)
 from .random import (Generator, default_generator, get_rng_state, initial_seed, manual_seed, seed,  # noqa: F401
                      set_rng_state)
 from ._device import device
 from ._size import Size
+from ._dtype_info import finfo, iinfo
 from ._tensor import Tensor
 from ._tensor_str import set_printoptions
 from ._einsum import einsum
@@ -95,7 +96,7 @@ def explain(enabled=True):
 __all__ = [
     "Tensor", "Size", "device", "dtype", "tensor", "from_numpy", "autograd", "no_grad", "enable_grad",
     "set_grad_enabled", "inference_mode", "is_grad_enabled", "allclose", "is_tensor", "cuda", "nn", "optim", "utils", "bool", "int32", "int64", "float32", "float64", "float", "double",
-    "long", "int", "Generator", "default_generator", "manual_seed", "seed", "initial_seed", "get_rng_state",
+    "float16", "half", "bfloat16", "finfo", "iinfo", "long", "int", "Generator", "default_generator", "manual_seed", "seed", "initial_seed", "get_rng_state",
     "set_rng_state", "get_default_dtype", "set_default_dtype", "set_num_threads", "get_num_threads", "explain",
     "set_printoptions", "save", "load", "save_file", "load_file",
     "concat", "einsum", "embedding", "norm", "nonzero", "where", "equal", "numel", "is_floating_point", "as_tensor", "FloatTensor", "DoubleTensor", "LongTensor", "IntTensor", "BoolTensor",

@@ -3,7 +3,9 @@ import numpy as np
 
 from . import _C
 
-_NUMPY_OF = {"bool": np.bool_, "int32": np.int32, "int64": np.int64, "float32": np.float32, "float64": np.float64}
+# The 16-bit floats are built in float32 and rounded by kiln, once from float32 as torch does.
+_NUMPY_OF = {"bool": np.bool_, "int32": np.int32, "int64": np.int64, "float32": np.float32, "float64": np.float64,
+             "float16": np.float32, "bfloat16": np.float32}
 
 
 def _from_numpy_values(data):
@@ -78,7 +80,8 @@ def as_tensor(data, dtype=None, device=None):
     if isinstance(data, Tensor):
         return data if dtype is None or data.dtype == dtype else data.to(dtype)
     if isinstance(data, np.ndarray) and data.flags.c_contiguous and data.dtype.kind in "bif" \
-            and data.dtype.itemsize in (1, 4, 8) and data.dtype.byteorder in "=|":
+            and data.dtype.itemsize in ((2, 4, 8) if data.dtype.kind == "f" else (1, 4, 8)) \
+            and data.dtype.byteorder in "=|":
         t = _C.from_numpy(data)
         return t if dtype is None or t.dtype == dtype else t.to(dtype)
     return tensor(data, dtype=dtype, device=device)

@@ -26,6 +26,8 @@ class Tensor(_C.TensorBase):
     def tolist(self):
         if self.dim() == 0:
             return self.item()
+        if self.dtype == _C.bfloat16:  # NumPy has no bfloat16; float32 holds every value
+            return self.detach().float().numpy().tolist()
         return self.detach().numpy().tolist()
 
     def __len__(self):
@@ -206,6 +208,12 @@ class Tensor(_C.TensorBase):
     def double(self):
         return self.to(_C.float64)
 
+    def half(self):
+        return self.to(_C.float16)
+
+    def bfloat16(self):
+        return self.to(_C.bfloat16)
+
     def long(self):
         return self.to(_C.int64)
 
@@ -383,7 +391,8 @@ class Tensor(_C.TensorBase):
         view.index_put_(indices, value)
 
 
-_LEGACY_DTYPES = {"float32": "Float", "float64": "Double", "int64": "Long", "int32": "Int", "bool": "Bool"}
+_LEGACY_DTYPES = {"float32": "Float", "float64": "Double", "float16": "Half", "bfloat16": "BFloat16",
+                  "int64": "Long", "int32": "Int", "bool": "Bool"}
 _LEGACY_NAMES = {"kiln." + d: n for d, n in _LEGACY_DTYPES.items()}
 
 

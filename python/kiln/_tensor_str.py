@@ -150,7 +150,8 @@ def _array_str(a, indent, summarize, fmt):
 
 def _tensor_str(t, indent):
     """The elements of a non-empty tensor, all formatted by one _Formatter."""
-    a = t.detach().numpy()
+    # The 16-bit floats print through float32, as torch does it (NumPy has no bfloat16).
+    a = (t.detach().float() if t.dtype in (_C.float16, _C.bfloat16) else t.detach()).numpy()
     summarize = a.size > PRINT_OPTS.threshold
     shown = _summarized(a) if summarize else a
     fmt = _Formatter(shown.ravel().tolist(), t.is_floating_point())

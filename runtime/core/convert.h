@@ -1,17 +1,37 @@
 // Element conversion with a defined result for every input. C++ leaves float -> integer
 // undefined for NaN, infinities and out-of-range values; here they give the integer type's
 // minimum, which is what x86 (and so PyTorch on CPU) produces. Conversions to bool test != 0.
+// float16 and bfloat16 convert through float.
 #pragma once
 
 #include <cmath>
 #include <limits>
 #include <type_traits>
 
+#include "runtime/core/half.h"
+
 namespace kiln {
+
+template <typename T>
+inline constexpr bool is_reduced_float_v = std::is_same_v<T, Half> || std::is_same_v<T, BFloat16>;
+
+// Floating in the wide sense: float, double, Half, BFloat16.
+template <typename T>
+inline constexpr bool is_floating_v = std::is_floating_point_v<T> || is_reduced_float_v<T>;
+
+template <typename T>
+inline bool is_nan(T v) {
+  if constexpr (is_floating_v<T>) return std::isnan(static_cast<std::conditional_t<is_reduced_float_v<T>, float, T>>(v));
+  return false;
+}
 
 template <typename To, typename From>
 inline To convert(From v) {
-  if constexpr (std::is_same_v<To, bool>) {
+  if constexpr (is_reduced_float_v<From>) {
+    return convert<To>(static_cast<float>(v));  // exact, then the float rules
+  } else if constexpr (is_reduced_float_v<To>) {
+    return To(static_cast<float>(v));  // through float, as torch (one rounding from float)
+  } else if constexpr (std::is_same_v<To, bool>) {
     return v != From(0);
   } else if constexpr (std::is_integral_v<To> && std::is_floating_point_v<From>) {
     // The bounds as From: 2^63 is exact in double; the upper end is exclusive.

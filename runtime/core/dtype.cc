@@ -9,16 +9,25 @@ const char* scalar_type_name(ScalarType t) {
     case ScalarType::Bool: return "bool";
     case ScalarType::Int32: return "int32";
     case ScalarType::Int64: return "int64";
+    case ScalarType::Float16: return "float16";
+    case ScalarType::BFloat16: return "bfloat16";
     case ScalarType::Float32: return "float32";
     case ScalarType::Float64: return "float64";
     default: return "undefined";
   }
 }
 
+void throw_unsupported_dtype(const std::string& op_name, ScalarType t, bool not_implemented) {
+  if (not_implemented) throw TypeError(op_name + ": not implemented for '" + scalar_type_name(t) + "'");
+  throw TypeError(op_name + ": unsupported dtype " + scalar_type_name(t));
+}
+
 ScalarType promote_types(ScalarType a, ScalarType b) {
   if (a == ScalarType::Undefined) return b;
   if (b == ScalarType::Undefined) return a;
-  // The enum is ordered along the lattice, which is a chain for these five types.
+  // The enum is ordered along the lattice, a chain except for the two 16-bit floats,
+  // neither of which holds the other.
+  if (is_reduced_floating_type(a) && is_reduced_floating_type(b) && a != b) return ScalarType::Float32;
   return static_cast<int>(a) >= static_cast<int>(b) ? a : b;
 }
 

@@ -20,6 +20,8 @@ Scalar TensorBase::item() const {
     case ScalarType::Bool: return Scalar(*static_cast<const bool*>(p));
     case ScalarType::Int32: return Scalar(int64_t(*static_cast<const int32_t*>(p)));
     case ScalarType::Int64: return Scalar(*static_cast<const int64_t*>(p));
+    case ScalarType::Float16: return Scalar(double(float(*static_cast<const Half*>(p))));
+    case ScalarType::BFloat16: return Scalar(double(float(*static_cast<const BFloat16*>(p))));
     case ScalarType::Float32: return Scalar(double(*static_cast<const float*>(p)));
     case ScalarType::Float64: return Scalar(*static_cast<const double*>(p));
     default: throw TypeError("item(): unsupported dtype");

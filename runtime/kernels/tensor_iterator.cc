@@ -175,7 +175,10 @@ void TensorIterator::build(IteratorConfig& c) {
   ScalarType common = c.promote_inputs ? result_type(c.inputs) : c.inputs.empty() ? c.out.dtype() : c.inputs[0].dtype();
   compute_dtype_ = c.compute_dtype != ScalarType::Undefined ? c.compute_dtype : common;
   if (c.int_to_float && !is_floating_type(compute_dtype_)) compute_dtype_ = default_dtype();
-  ScalarType result_dtype = c.out_dtype != ScalarType::Undefined ? c.out_dtype : compute_dtype_;
+  const ScalarType result_dtype = c.out_dtype != ScalarType::Undefined ? c.out_dtype : compute_dtype_;
+  if (c.reduced_float_as_float32) compute_dtype_ = opmath_type(compute_dtype_);
+  // What the kernel writes: the compute dtype unless forced (Bool for comparisons).
+  const ScalarType kernel_out_dtype = c.out_dtype != ScalarType::Undefined ? c.out_dtype : compute_dtype_;
 
   // Output.
   TensorBase out;
@@ -193,15 +196,14 @@ void TensorIterator::build(IteratorConfig& c) {
     if (!c.reduction) check_no_internal_overlap(c.out, c.op_name);
     for (const TensorBase& t : c.inputs) check_no_partial_overlap(c.out, t, c.op_name);
     result_ = c.out;
-    if (c.out.dtype() == result_dtype) {
-      out = c.out;
-    } else {
-      out = empty_cpu(shape, result_dtype);
-      out_to_fill_ = c.out;
-    }
   } else {
-    out = empty_cpu(shape, result_dtype);
-    result_ = out;
+    result_ = empty_cpu(shape, result_dtype);
+  }
+  if (result_.dtype() == kernel_out_dtype) {
+    out = result_;
+  } else {
+    out = empty_cpu(shape, kernel_out_dtype);
+    out_to_fill_ = result_;
   }
 
   operands_.push_back(out);
@@ -319,6 +321,8 @@ void TensorIterator::for_each(const Loop& loop, int64_t grain_size) {
 }
 
 void TensorIterator::finish() {
+  if (filled_) return;
+  filled_ = true;
   if (out_to_fill_.defined()) copy_into(out_to_fill_, operands_[0], "copy_");
 }
 
@@ -327,7 +331,7 @@ void TensorIterator::finish() {
 namespace {
 template <typename To>
 void cast_loop_from(ScalarType src_type, char** data, const int64_t* strides, int64_t n) {
-  KILN_DISPATCH_ALL_TYPES(src_type, "copy_", [&] {
+  KILN_DISPATCH_ALL_TYPES_AND_REDUCED(src_type, "copy_", [&] {
     char* out = data[0];
     const char* in = data[1];
     if (strides[0] == sizeof(To) && strides[1] == sizeof(scalar_t)) {
@@ -358,9 +362,10 @@ void copy_into(const TensorBase& dst, const TensorBase& src_in, const char* op_n
   c.compute_dtype = src.dtype();
   c.out_dtype = dst.dtype();
   c.inplace = true;
+  c.reduced_float_as_float32 = false;
   TensorIterator it(std::move(c));
   ScalarType src_type = src.dtype();
-  KILN_DISPATCH_ALL_TYPES(dst.dtype(), op_name, [&] {
+  KILN_DISPATCH_ALL_TYPES_AND_REDUCED(dst.dtype(), op_name, [&] {
     it.for_each([src_type](char** data, const int64_t* strides, int64_t n) {
       cast_loop_from<scalar_t>(src_type, data, strides, n);
     });
@@ -374,6 +379,8 @@ TensorBase cast_to(const TensorBase& t, ScalarType dtype) {
   if (t.impl()->is_wrapped_number()) out.impl()->set_wrapped_number(true);
   return out;
 }
+
+TensorBase to_opmath(const TensorBase& t) { return t.defined() ? cast_to(t, opmath_type(t.dtype())) : t; }
 
 TensorBase contiguous_cpu(const TensorBase& t) {
   if (t.is_contiguous()) return t;

@@ -61,6 +61,8 @@ struct IteratorConfig {
   bool inplace = false;              // out is also inputs[0]: its shape must be the broadcast shape
   bool reduction = false;            // out has stride 0 over reduced dims (accumulators)
   bool cast_inputs = true;           // false: the kernel reads each input in its own dtype
+  bool reduced_float_as_float32 = true;  // float16/bfloat16 compute in float32, rounded once on
+                                         // the write-back (false: the kernel moves raw elements)
 };
 
 class TensorIterator {
@@ -72,12 +74,16 @@ class TensorIterator {
   ScalarType compute_dtype() const { return compute_dtype_; }
   int64_t numel() const { return numel_; }
   int ntensors() const { return static_cast<int>(operands_.size()); }
-  // The result (the caller's `out`, or the tensor allocated for it).
-  const TensorBase& output() const { return result_; }
+  // The result (the caller's `out`, or the tensor allocated for it), written back first.
+  const TensorBase& output() {
+    finish();
+    return result_;
+  }
 
   // Runs `loop` over every element, in parallel above the grain size.
   void for_each(const Loop& loop, int64_t grain_size = 32768);
-  // Writes the computed values into the caller's out when it has another dtype.
+  // Writes the computed values into the caller's out when it has another dtype (or the
+  // result is float16/bfloat16, computed in float32). output() calls it too.
   void finish();
 
  private:
@@ -88,6 +94,7 @@ class TensorIterator {
   std::vector<TensorBase> operands_;  // [0] output (compute dtype), then inputs (compute dtype)
   TensorBase result_;                 // what the caller gets back
   TensorBase out_to_fill_;            // caller's out, when the kernel writes a temporary
+  bool filled_ = false;               // finish() has run
   ScalarType compute_dtype_ = ScalarType::Undefined;
   DimVector shape_;                   // iteration shape (innermost last)
   std::vector<DimVector> strides_;    // byte strides per operand, aligned with shape_
@@ -99,6 +106,8 @@ class TensorIterator {
 void copy_into(const TensorBase& dst, const TensorBase& src, const char* op_name);
 // `t` converted to `dtype` (itself when it already has it).
 TensorBase cast_to(const TensorBase& t, ScalarType dtype);
+// `t` in the dtype kernels compute in: float32 for float16/bfloat16 (undefined stays undefined).
+TensorBase to_opmath(const TensorBase& t);
 // `t` itself if contiguous, else a contiguous copy.
 TensorBase contiguous_cpu(const TensorBase& t);
 

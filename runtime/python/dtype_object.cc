@@ -66,7 +66,8 @@ bool add_dtypes(PyObject* module) {
     ScalarType type;
   } names[] = {{"bool", ScalarType::Bool},       {"int32", ScalarType::Int32},     {"int", ScalarType::Int32},
                {"int64", ScalarType::Int64},     {"long", ScalarType::Int64},      {"float32", ScalarType::Float32},
-               {"float", ScalarType::Float32},   {"float64", ScalarType::Float64}, {"double", ScalarType::Float64}};
+               {"float", ScalarType::Float32},   {"float64", ScalarType::Float64}, {"double", ScalarType::Float64},
+               {"float16", ScalarType::Float16}, {"half", ScalarType::Float16},    {"bfloat16", ScalarType::BFloat16}};
   for (int i = 0; i < kNumScalarTypes; ++i) {
     DtypeObject* o = PyObject_New(DtypeObject, &DtypeType);
     if (!o) return false;

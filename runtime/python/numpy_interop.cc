@@ -23,6 +23,7 @@ ScalarType dtype_from_format(const char* format, Py_ssize_t itemsize, PyObject* 
   std::string f = format ? format : "B";
   if (!f.empty() && (f[0] == '<' || f[0] == '=' || f[0] == '@')) f = f.substr(1);
   if (f == "?") return ScalarType::Bool;
+  if (f == "e" && itemsize == 2) return ScalarType::Float16;
   if (f == "f" && itemsize == 4) return ScalarType::Float32;
   if (f == "d" && itemsize == 8) return ScalarType::Float64;
   if ((f == "i" || f == "l" || f == "q") && itemsize == 4) return ScalarType::Int32;
@@ -37,7 +38,7 @@ ScalarType dtype_from_format(const char* format, Py_ssize_t itemsize, PyObject* 
   }
   PyErr_Clear();
   throw TypeError("can't convert np.ndarray of type numpy." + name +
-                  ". The only supported types are: float64, float32, int64, int32, and bool.");
+                  ". The only supported types are: float64, float32, float16, int64, int32, and bool.");
 }
 
 }  // namespace

@@ -163,6 +163,7 @@ const char* typestr(ScalarType t) {
     case ScalarType::Bool: return "|b1";
     case ScalarType::Int32: return "<i4";
     case ScalarType::Int64: return "<i8";
+    case ScalarType::Float16: return "<f2";
     case ScalarType::Float32: return "<f4";
     default: return "<f8";
   }
@@ -173,6 +174,7 @@ PyObject* get_array_interface(PyObject* self, void*) {
   const Tensor& t = self_tensor(self);
   KILN_CHECK(t.is_cpu(), "can't convert ", t.device().str(), " tensor to numpy. Use Tensor.cpu() first.");
   KILN_CHECK(!t.requires_grad(), "Can't call numpy() on Tensor that requires grad. Use tensor.detach().numpy() instead.");
+  KILN_CHECK_TYPE(t.dtype() != ScalarType::BFloat16, "Got unsupported ScalarType BFloat16");  // NumPy has none
   PyObject* shape = PyTuple_New(t.dim());
   PyObject* strides = PyTuple_New(t.dim());
   for (int64_t d = 0; d < t.dim(); ++d) {

@@ -160,7 +160,7 @@ TensorBase nonzero(const TensorBase& self) {
   const TensorBase x = contiguous_cpu(self);
   const int64_t nd = x.dim(), n = x.numel();
   std::vector<int64_t> hits;
-  KILN_DISPATCH_ALL_TYPES(x.dtype(), "nonzero", [&] {
+  KILN_DISPATCH_ALL_TYPES_AND_REDUCED(x.dtype(), "nonzero", [&] {
     const scalar_t* p = static_cast<const scalar_t*>(x.data_ptr());
     for (int64_t i = 0; i < n; ++i)
       if (p[i] != scalar_t(0)) hits.push_back(i);
@@ -215,7 +215,7 @@ TensorBase index_put(const TensorBase& self, const std::vector<TensorBase>& indi
   const TensorBase expanded(Ref<TensorImpl>::make(*values.impl(), shape, vstrides, values.storage_offset()));
   TensorBase vals = empty_cpu(shape, target.dtype());
   copy_into(vals, expanded, "index_put_");
-  KILN_DISPATCH_ALL_TYPES(target.dtype(), "index_put_", [&] {
+  KILN_DISPATCH_ALL_TYPES_AND_REDUCED(target.dtype(), "index_put_", [&] {
     scalar_t* dst = static_cast<scalar_t*>(target.data_ptr());
     const scalar_t* v = static_cast<const scalar_t*>(vals.data_ptr());
     if (accumulate) {

@@ -13,12 +13,6 @@ namespace kiln {
 namespace cpu {
 namespace {
 
-template <typename T>
-bool is_nan(T v) {
-  if constexpr (std::is_floating_point_v<T>) return std::isnan(v);
-  return false;
-}
-
 // Indices of the extremes; also their values when `values` is not null.
 TensorBase arg_reduce(const char* name, const TensorBase& self, const std::optional<int64_t>& dim, bool keepdim,
                       bool want_max, TensorBase* values = nullptr) {
@@ -41,7 +35,7 @@ TensorBase arg_reduce(const char* name, const TensorBase& self, const std::optio
   TensorBase out = empty_cpu(out_shape, ScalarType::Int64);
   int64_t* op = static_cast<int64_t*>(out.data_ptr());
   if (values) *values = empty_cpu(out_shape, x.dtype());
-  KILN_DISPATCH_ALL_TYPES(x.dtype(), name, [&] {
+  KILN_DISPATCH_ALL_TYPES_AND_REDUCED(x.dtype(), name, [&] {
     const scalar_t* p = static_cast<const scalar_t*>(x.data_ptr());
     scalar_t* vp = values ? static_cast<scalar_t*>(values->data_ptr()) : nullptr;
     for (int64_t o = 0; o < outer; ++o)

@@ -203,6 +203,9 @@ TensorBase conv2d(const TensorBase& input, const TensorBase& weight, const Tenso
                shape_str(weight.sizes()), ", expected bias to be 1-dimensional with ", g.out_channels,
                " elements, but got bias of size ", shape_str(bias.sizes()), " instead");
   }
+  if (is_reduced_floating_type(input.dtype()))  // float16/bfloat16: computed in float32, rounded once
+    return cast_to(conv2d(to_opmath(input), to_opmath(weight), to_opmath(bias), stride, padding, dilation, groups),
+                   input.dtype());
   TensorBase out = empty_cpu(g.output_shape(), input.dtype());  // every element is written once
   if (out.numel() == 0) return out;
   const TensorBase x = contiguous_cpu(input), w = contiguous_cpu(weight);
@@ -237,6 +240,10 @@ TensorBase conv2d_backward_input(const TensorBase& grad_output, IntArrayRef inpu
   const ConvGeometry g = conv_geometry(input_size, weight.sizes(), stride, padding, dilation, groups, op);
   check_floating_same(grad_output, "grad_output", weight, "weight", op);
   check_grad_output(grad_output, g, op);
+  if (is_reduced_floating_type(weight.dtype()))
+    return cast_to(conv2d_backward_input(to_opmath(grad_output), input_size, to_opmath(weight), stride, padding,
+                                         dilation, groups),
+                   weight.dtype());
   TensorBase gx = zeros_cpu(input_size, grad_output.dtype());
   if (gx.numel() == 0 || grad_output.numel() == 0) return gx;
   const TensorBase go = contiguous_cpu(grad_output), w = contiguous_cpu(weight);
@@ -262,6 +269,10 @@ TensorBase conv2d_backward_weight(const TensorBase& grad_output, const TensorBas
   const ConvGeometry g = conv_geometry(input.sizes(), weight_size, stride, padding, dilation, groups, op);
   check_floating_same(grad_output, "grad_output", input, "input", op);
   check_grad_output(grad_output, g, op);
+  if (is_reduced_floating_type(input.dtype()))
+    return cast_to(conv2d_backward_weight(to_opmath(grad_output), to_opmath(input), weight_size, stride, padding,
+                                          dilation, groups),
+                   input.dtype());
   TensorBase gw = zeros_cpu(weight_size, grad_output.dtype());
   if (gw.numel() == 0 || grad_output.numel() == 0) return gw;
   const TensorBase go = contiguous_cpu(grad_output), x = contiguous_cpu(input);

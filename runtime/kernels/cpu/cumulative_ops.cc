@@ -34,18 +34,20 @@ TensorBase running_out(const TensorBase& self, int64_t dim, const std::optional<
                                                                                           : self.dtype();
   KILN_CHECK(result_dtype != ScalarType::Bool, op, "(): bool is not a valid result dtype");
   check_out_is_not_an_input(out, {&self}, op);
-  TensorBase result = empty_cpu(self.sizes(), result_dtype);
+  const ScalarType compute = opmath_type(result_dtype);  // float16 runs in float32, rounded per element
+  TensorBase result = empty_cpu(self.sizes(), compute);
   if (self.numel() > 0) {
-    const TensorBase src = cast_to(contiguous_cpu(self), result_dtype);
+    const TensorBase src = cast_to(contiguous_cpu(self), compute);
     int64_t outer = 1, inner = 1;
     for (int64_t i = 0; i < d; ++i) outer *= self.sizes()[i];
     for (int64_t i = d + 1; i < self.dim(); ++i) inner *= self.sizes()[i];
     const int64_t n = self.dim() == 0 ? 1 : self.sizes()[d];
-    KILN_DISPATCH_NUMERIC_TYPES(result_dtype, op, [&] {
+    KILN_DISPATCH_NUMERIC_TYPES(compute, op, [&] {
       running(static_cast<const scalar_t*>(src.data_ptr()), static_cast<scalar_t*>(result.data_ptr()), outer,
               n, inner, product);
     });
   }
+  result = cast_to(result, result_dtype);
   if (!out.defined()) return result;
   TensorBase dst = resized_out(out, self.sizes(), result_dtype, op);
   copy_into(dst, result, op);

@@ -36,7 +36,7 @@ TensorBase extremum(const TensorBase& self, IntArrayRef dim, bool keepdim, bool 
     if (!reduced[i] || keepdim) out_shape.push_back(reduced[i] ? 1 : self.sizes()[i]);
   TensorBase x = contiguous_cpu(composite_explicit::permute(self, order));
   TensorBase out = empty_cpu(out_shape, self.dtype());
-  KILN_DISPATCH_ALL_TYPES(self.dtype(), name, [&] {
+  KILN_DISPATCH_ALL_TYPES_AND_REDUCED(self.dtype(), name, [&] {
     const scalar_t* p = static_cast<const scalar_t*>(x.data_ptr());
     scalar_t* o = static_cast<scalar_t*>(out.data_ptr());
     for (int64_t r = 0; r < rows; ++r) {
@@ -44,9 +44,9 @@ TensorBase extremum(const TensorBase& self, IntArrayRef dim, bool keepdim, bool 
       scalar_t best = row[0];
       for (int64_t k = 1; k < n; ++k) {
         const scalar_t v = row[k];
-        if constexpr (std::is_floating_point_v<scalar_t>) {
-          if (std::isnan(best)) break;
-          if (std::isnan(v)) {
+        if constexpr (is_floating_v<scalar_t>) {
+          if (is_nan(best)) break;
+          if (is_nan(v)) {
             best = v;
             break;
           }

@@ -39,8 +39,9 @@ TensorBase fill_(const TensorBase& self, const Scalar& value) {
   c.out = self;
   c.inplace = true;
   c.promote_inputs = false;
+  c.reduced_float_as_float32 = false;  // writes the value already converted to self's dtype
   TensorIterator it(std::move(c));
-  KILN_DISPATCH_ALL_TYPES(self.dtype(), "fill_", [&] {
+  KILN_DISPATCH_ALL_TYPES_AND_REDUCED(self.dtype(), "fill_", [&] {
     const scalar_t v = checked_convert<scalar_t>(value, "fill_");
     nullary_kernel<scalar_t>(it, [v] { return v; });
   });
@@ -53,7 +54,7 @@ TensorBase eye(int64_t n, const std::optional<int64_t>& m, const std::optional<S
   const int64_t cols = m.value_or(n);
   KILN_CHECK(n >= 0 && cols >= 0, "eye(): n and m must be non-negative, got n=", n, " m=", cols);
   TensorBase t = empty_cpu({n, cols}, dtype.value_or(default_dtype()));
-  KILN_DISPATCH_ALL_TYPES(t.dtype(), "eye", [&] {
+  KILN_DISPATCH_ALL_TYPES_AND_REDUCED(t.dtype(), "eye", [&] {
     scalar_t* p = static_cast<scalar_t*>(t.data_ptr());
     for (int64_t i = 0; i < n * cols; ++i) p[i] = scalar_t(0);
     for (int64_t i = 0; i < std::min(n, cols); ++i) p[i * cols + i] = scalar_t(1);
@@ -68,7 +69,7 @@ TensorBase linspace(const Scalar& start, const Scalar& end, int64_t steps, const
   TensorBase t = empty_cpu({steps}, dtype.value_or(default_dtype()));
   const double a = start.to_double(), b = end.to_double();
   const double step = steps > 1 ? (b - a) / static_cast<double>(steps - 1) : 0.0;
-  KILN_DISPATCH_NUMERIC_TYPES(t.dtype(), "linspace", [&] {
+  KILN_DISPATCH_NUMERIC_TYPES_AND_REDUCED(t.dtype(), "linspace", [&] {
     scalar_t* p = static_cast<scalar_t*>(t.data_ptr());
     // Symmetric from both ends, as PyTorch, so the last value is exactly `end`.
     for (int64_t i = 0; i < steps; ++i)
@@ -87,7 +88,7 @@ TensorBase arange_out(const Scalar& start, const Scalar& end, const Scalar& step
   KILN_CHECK(count >= 0 && count < 9.0e18, "arange(): invalid size, possible overflow");
   const int64_t n = static_cast<int64_t>(count);
   if (out.numel() != n || out.dim() != 1) out.impl()->set_sizes_contiguous({n});
-  KILN_DISPATCH_NUMERIC_TYPES(out.dtype(), "arange", [&] {
+  KILN_DISPATCH_NUMERIC_TYPES_AND_REDUCED(out.dtype(), "arange", [&] {
     scalar_t* p = static_cast<scalar_t*>(out.data_ptr());
     const int64_t stride = out.strides()[0];
     if (std::is_integral_v<scalar_t> && start.is_integral(true) && step.is_integral(true)) {

@@ -103,7 +103,7 @@ TensorBase scatter_impl(const char* name, const TensorBase& self, int64_t dim, c
   }
   const DimVector t_strides = nonempty_strides(target);
   const DimVector s_strides = src ? nonempty_strides(s) : DimVector{};
-  KILN_DISPATCH_ALL_TYPES(self.dtype(), name, [&] {
+  KILN_DISPATCH_ALL_TYPES_AND_REDUCED(self.dtype(), name, [&] {
     scalar_t* dst = static_cast<scalar_t*>(target.data_ptr());
     const scalar_t* sp = src ? static_cast<const scalar_t*>(s.data_ptr()) : nullptr;
     const scalar_t v = value.to<scalar_t>();
@@ -143,7 +143,7 @@ TensorBase gather_out(const TensorBase& self, int64_t dim, const TensorBase& ind
   check_out_is_not_an_input(out, {&self, &index}, "gather");
   TensorBase result = empty_cpu(index.sizes(), self.dtype());
   const DimVector x_strides = nonempty_strides(self);
-  KILN_DISPATCH_ALL_TYPES(self.dtype(), "gather", [&] {
+  KILN_DISPATCH_ALL_TYPES_AND_REDUCED(self.dtype(), "gather", [&] {
     const scalar_t* src = static_cast<const scalar_t*>(self.data_ptr());
     scalar_t* dst = static_cast<scalar_t*>(result.data_ptr());
     for_each_position(p.shape, [&](int64_t k, const DimVector& pos) {

@@ -78,7 +78,7 @@ TensorBase index_select_backward(const TensorBase& grad, IntArrayRef self_sizes,
   TensorBase g = contiguous_cpu(grad);
   const Rows r = rows_of(self_sizes, d);
   const int64_t m = static_cast<int64_t>(idx.size());
-  KILN_DISPATCH_NUMERIC_TYPES(grad.dtype(), "index_select_backward", [&] {
+  KILN_DISPATCH_NUMERIC_TYPES_AND_REDUCED(grad.dtype(), "index_select_backward", [&] {
     const scalar_t* src = static_cast<const scalar_t*>(g.data_ptr());
     scalar_t* dst = static_cast<scalar_t*>(out.data_ptr());
     for (int64_t o = 0; o < r.outer; ++o)
@@ -98,8 +98,9 @@ TensorBase where(const TensorBase& condition, const TensorBase& self, const Tens
   c.promote_inputs = false;
   c.cast_inputs = false;  // the condition stays bool, the values are already dt
   c.compute_dtype = dt;
+  c.reduced_float_as_float32 = false;  // a raw move
   TensorIterator it(std::move(c));
-  KILN_DISPATCH_ALL_TYPES(dt, "where", [&] {
+  KILN_DISPATCH_ALL_TYPES_AND_REDUCED(dt, "where", [&] {
     it.for_each([](char** data, const int64_t* st, int64_t n) {
       for (int64_t i = 0; i < n; ++i)
         *reinterpret_cast<scalar_t*>(data[0] + i * st[0]) =

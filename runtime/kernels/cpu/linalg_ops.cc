@@ -30,6 +30,12 @@ void gemm(const TensorBase& a, const TensorBase& b, const TensorBase& dst) {
   const int64_t n = a.sizes()[0], k = a.sizes()[1], m = b.sizes()[1];
   if (n * m == 0) return;
   const ScalarType dt = a.dtype();
+  if (is_reduced_floating_type(dt)) {  // float16/bfloat16: a float32 product, rounded once
+    TensorBase product = empty_cpu({n, m}, ScalarType::Float32);
+    gemm(cast_to(a, ScalarType::Float32), cast_to(b, ScalarType::Float32), product);
+    copy_into(dst, product, "mm");
+    return;
+  }
   if (k == 0) {
     KILN_DISPATCH_ALL_TYPES(dt, "mm", [&] {
       scalar_t* p = static_cast<scalar_t*>(dst.data_ptr());

@@ -30,10 +30,11 @@ TensorBase softmax_impl(const TensorBase& self, int64_t dim, const std::optional
   ScalarType dt = dtype.value_or(self.dtype());
   KILN_CHECK(is_floating_type(dt), name, "(): expected a floating point dtype, got ", scalar_type_name(dt));
   const int64_t d = wrap_dim(dim, self.dim(), name);
-  TensorBase out = empty_cpu(self.sizes(), dt);
+  const ScalarType compute = opmath_type(dt);  // float16/bfloat16: computed in float32, rounded once
+  TensorBase out = empty_cpu(self.sizes(), compute);
   copy_into(out, self, name);
-  if (out.numel() == 0) return out;
-  KILN_DISPATCH_FLOATING_TYPES(dt, name, [&] {
+  if (out.numel() == 0) return cast_to(out, dt);
+  KILN_DISPATCH_FLOATING_TYPES(compute, name, [&] {
     for_each_line(static_cast<scalar_t*>(out.data_ptr()), out.sizes(), self.dim() == 0 ? 0 : d,
                   [log](scalar_t* x, int64_t n, int64_t stride) {
                     scalar_t max = x[0];
@@ -50,7 +51,7 @@ TensorBase softmax_impl(const TensorBase& self, int64_t dim, const std::optional
                     }
                   });
   });
-  return out;
+  return cast_to(out, dt);
 }
 
 struct NllShape {

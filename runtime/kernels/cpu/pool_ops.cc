@@ -142,6 +142,10 @@ std::tuple<TensorBase, TensorBase> max_pool2d_with_indices(const TensorBase& sel
                                                            IntArrayRef stride, IntArrayRef padding,
                                                            IntArrayRef dilation, bool ceil_mode) {
   const Pool2d p = pool_geometry(self, kernel_size, stride, padding, dilation, ceil_mode, "max_pool2d");
+  if (is_reduced_floating_type(self.dtype())) {  // float16/bfloat16: computed in float32
+    auto [values, indices] = max_pool2d_with_indices(to_opmath(self), kernel_size, stride, padding, dilation, ceil_mode);
+    return {cast_to(values, self.dtype()), indices};
+  }
   TensorBase out = empty_cpu(p.out_shape, self.dtype());
   TensorBase indices = empty_cpu(p.out_shape, ScalarType::Int64);
   const TensorBase x = contiguous_cpu(self);
@@ -188,6 +192,10 @@ TensorBase max_pool2d_with_indices_backward(const TensorBase& grad_output, const
   KILN_CHECK(indices.sizes() == IntArrayRef(p.out_shape) && indices.dtype() == ScalarType::Int64, op,
              "(): expected int64 indices of shape ", shape_str(p.out_shape), ", got ",
              scalar_type_name(indices.dtype()), " of shape ", shape_str(indices.sizes()));
+  if (is_reduced_floating_type(self.dtype()))
+    return cast_to(max_pool2d_with_indices_backward(to_opmath(grad_output), to_opmath(self), kernel_size, stride,
+                                                    padding, dilation, ceil_mode, indices),
+                   self.dtype());
   TensorBase grad_input = zeros_cpu(self.sizes(), self.dtype());
   const TensorBase g = contiguous_cpu(grad_output), ix = contiguous_cpu(indices);
   const int64_t plane_in = p.height * p.width, plane_out = p.out_h * p.out_w;
@@ -210,6 +218,10 @@ TensorBase max_pool2d_with_indices_backward(const TensorBase& grad_output, const
 TensorBase avg_pool2d(const TensorBase& self, IntArrayRef kernel_size, IntArrayRef stride, IntArrayRef padding,
                       bool ceil_mode, bool count_include_pad, const std::optional<int64_t>& divisor_override) {
   const Pool2d p = avg_geometry(self, kernel_size, stride, padding, ceil_mode, divisor_override, "avg_pool2d");
+  if (is_reduced_floating_type(self.dtype()))
+    return cast_to(avg_pool2d(to_opmath(self), kernel_size, stride, padding, ceil_mode, count_include_pad,
+                              divisor_override),
+                   self.dtype());
   TensorBase out = empty_cpu(p.out_shape, self.dtype());
   const TensorBase x = contiguous_cpu(self);
   KILN_DISPATCH_FLOATING_TYPES(self.dtype(), "avg_pool2d", [&] {
@@ -237,6 +249,10 @@ TensorBase avg_pool2d_backward(const TensorBase& grad_output, const TensorBase& 
   const char* op = "avg_pool2d_backward";
   const Pool2d p = avg_geometry(self, kernel_size, stride, padding, ceil_mode, divisor_override, op);
   check_grad(grad_output, self, p.out_shape, op);
+  if (is_reduced_floating_type(self.dtype()))
+    return cast_to(avg_pool2d_backward(to_opmath(grad_output), to_opmath(self), kernel_size, stride, padding,
+                                       ceil_mode, count_include_pad, divisor_override),
+                   self.dtype());
   TensorBase grad_input = zeros_cpu(self.sizes(), self.dtype());
   const TensorBase g = contiguous_cpu(grad_output);
   KILN_DISPATCH_FLOATING_TYPES(self.dtype(), op, [&] {
@@ -264,6 +280,8 @@ TensorBase adaptive_avg_pool2d(const TensorBase& self, IntArrayRef output_size) 
   KILN_CHECK(out_h >= 0 && out_w >= 0, op, "(): elements of output_size must be greater than or equal to 0 but received ",
              shape_str(output_size));
   check_pool_input(self, op);
+  if (is_reduced_floating_type(self.dtype()))
+    return cast_to(adaptive_avg_pool2d(to_opmath(self), output_size), self.dtype());
   const int64_t H = self.sizes()[self.dim() - 2], W = self.sizes()[self.dim() - 1];
   TensorBase out = empty_cpu(pooled_shape(self, out_h, out_w), self.dtype());
   if (out.numel() == 0) return out;
@@ -297,6 +315,8 @@ TensorBase adaptive_avg_pool2d_backward(const TensorBase& grad_output, const Ten
   const int64_t nd = self.dim();
   const int64_t out_h = grad_output.sizes()[nd - 2], out_w = grad_output.sizes()[nd - 1];
   check_grad(grad_output, self, pooled_shape(self, out_h, out_w), op);
+  if (is_reduced_floating_type(self.dtype()))
+    return cast_to(adaptive_avg_pool2d_backward(to_opmath(grad_output), to_opmath(self)), self.dtype());
   TensorBase grad_input = zeros_cpu(self.sizes(), self.dtype());
   if (grad_output.numel() == 0) return grad_input;
   const int64_t H = self.sizes()[nd - 2], W = self.sizes()[nd - 1], planes = self.numel() / (H * W);

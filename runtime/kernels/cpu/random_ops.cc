@@ -18,9 +18,33 @@ int64_t exact_int_limit(ScalarType dtype) {
   switch (dtype) {
     case ScalarType::Bool: return 1;
     case ScalarType::Int32: return std::numeric_limits<int32_t>::max();
+    case ScalarType::Float16: return int64_t{1} << 11;
+    case ScalarType::BFloat16: return int64_t{1} << 8;
     case ScalarType::Float32: return int64_t{1} << 24;
     case ScalarType::Float64: return int64_t{1} << 53;
     default: return std::numeric_limits<int64_t>::max();
+  }
+}
+
+// The largest value of `dtype` below `to` (uniform_ clamps to it, so that rounding a draw
+// to the dtype never reaches `to`).
+template <typename T>
+double largest_below(double to) {
+  T v = convert<T>(to);
+  while (static_cast<double>(static_cast<float>(v)) >= to) {
+    // One step towards -inf on the 16-bit pattern: magnitude down when positive, up when negative.
+    const uint16_t b = v.x;
+    v = T::from_bits(b == 0 ? 0x8001 : (b & 0x8000) ? b + 1 : b - 1);
+  }
+  return static_cast<float>(v);
+}
+
+double largest_below(double to, ScalarType dtype) {
+  switch (dtype) {
+    case ScalarType::Float16: return largest_below<Half>(to);
+    case ScalarType::BFloat16: return largest_below<BFloat16>(to);
+    case ScalarType::Float32: return static_cast<double>(std::nextafter(static_cast<float>(to), -INFINITY));
+    default: return std::nextafter(to, -INFINITY);
   }
 }
 
@@ -31,10 +55,7 @@ TensorBase uniform_(const TensorBase& self, double from, double to, Generator* g
              scalar_type_name(self.dtype()), "' (expected a floating point tensor)");
   KILN_CHECK(std::isfinite(from) && std::isfinite(to) && from <= to,
              "uniform_(): expects to return a [from, to) range, but found from=", from, " to=", to);
-  // The largest value below `to` in self's dtype: rounding to float32 must not reach `to`.
-  const double below_to = self.dtype() == ScalarType::Float32
-                              ? static_cast<double>(std::nextafter(static_cast<float>(to), -INFINITY))
-                              : std::nextafter(to, -INFINITY);
+  const double below_to = largest_below(to, self.dtype());
   fill_random(self, generator, "uniform_", [from, to, below_to](Mt19937& e, int64_t) {
     const double v = from + (to - from) * unit(e);
     return from < to ? std::min(v, below_to) : v;

@@ -33,7 +33,7 @@ template <typename Next>
 void fill_random(const TensorBase& self, Generator* generator, const char* name, Next next) {
   TensorBase dst = self.is_contiguous() ? self : empty_cpu(self.sizes(), self.dtype());
   Generator& g = generator_or_default(generator);
-  KILN_DISPATCH_ALL_TYPES(self.dtype(), name, [&] {
+  KILN_DISPATCH_ALL_TYPES_AND_REDUCED(self.dtype(), name, [&] {
     scalar_t* p = static_cast<scalar_t*>(dst.data_ptr());
     const int64_t n = dst.numel();
     g.draw([&](Mt19937& engine) {

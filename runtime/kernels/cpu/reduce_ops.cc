@@ -148,13 +148,15 @@ TensorBase reduce(const char* name, const TensorBase& self, const std::optional<
   TensorBase result = resized_out(out, r.out_shape, out_dtype, name);
   const int64_t n_out = result.numel();
   if (n_out == 0) return result;
-  TensorBase x = cast_to(self, out_dtype);
-  KILN_DISPATCH_NUMERIC_TYPES(out_dtype, name, [&] {
+  // float16/bfloat16 are summed as float32 (into double accumulators), rounded once at the end.
+  const ScalarType compute = opmath_type(out_dtype);
+  TensorBase x = cast_to(self, compute);
+  KILN_DISPATCH_NUMERIC_TYPES(compute, name, [&] {
     using acc_t = acc_type_t<scalar_t>;
     std::vector<acc_t> acc(n_out, 0);
     if (x.numel() > 0) sum_into<scalar_t>(x, r, acc.data(), n_out);
     // Write through `result`'s strides (it may be a non-contiguous out=).
-    TensorBase acc_view = empty_cpu(r.out_shape, out_dtype);
+    TensorBase acc_view = empty_cpu(r.out_shape, compute);
     scalar_t* dst = static_cast<scalar_t*>(acc_view.data_ptr());
     for (int64_t i = 0; i < n_out; ++i) {
       if (mean) {

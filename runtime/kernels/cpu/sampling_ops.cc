@@ -17,7 +17,7 @@ namespace {
 // Row r of a 1-D (one row) or 2-D weight tensor, as doubles, whatever its strides.
 void read_row(const TensorBase& w, int64_t r, std::vector<double>& row) {
   const int64_t n = w.size(-1), step = w.stride(-1), start = w.dim() == 2 ? r * w.stride(0) : 0;
-  KILN_DISPATCH_FLOATING_TYPES(w.dtype(), "multinomial", [&] {
+  KILN_DISPATCH_FLOATING_TYPES_AND_REDUCED(w.dtype(), "multinomial", [&] {
     const scalar_t* p = static_cast<const scalar_t*>(w.data_ptr()) + start;
     for (int64_t c = 0; c < n; ++c) row[c] = static_cast<double>(p[c * step]);
   });

@@ -13,15 +13,6 @@ namespace kiln {
 namespace cpu {
 namespace {
 
-template <typename T>
-bool is_nan(T v) {
-  if constexpr (std::is_floating_point_v<T>) {
-    return std::isnan(v);
-  } else {
-    return false;
-  }
-}
-
 // a < b with NaN the largest value (NaNs equal among themselves).
 template <typename T>
 bool less_nan_last(T a, T b) {
@@ -65,7 +56,7 @@ void sort_lines(const TensorBase& self, int64_t d, bool descending, int64_t k, c
   const int64_t n = x.dim() == 0 ? 1 : x.sizes()[d];
   if (outer * inner * n == 0 || k == 0) return;
   int64_t* ip = static_cast<int64_t*>(indices.data_ptr());
-  KILN_DISPATCH_ALL_TYPES(x.dtype(), name, [&] {
+  KILN_DISPATCH_ALL_TYPES_AND_REDUCED(x.dtype(), name, [&] {
     sort_lines_typed(static_cast<const scalar_t*>(x.data_ptr()), static_cast<scalar_t*>(values.data_ptr()), ip,
                      outer, n, inner, k, descending);
   });

@@ -32,7 +32,7 @@ TensorBase triangle_out(const TensorBase& self, int64_t diagonal, const TensorBa
   if (result.numel() == 0) return result;
   const int64_t rs = result.strides()[n - 2], cs = result.strides()[n - 1];
   const int64_t batch = result.numel() / (rows * cols);
-  KILN_DISPATCH_ALL_TYPES(result.dtype(), op_name, [&] {
+  KILN_DISPATCH_ALL_TYPES_AND_REDUCED(result.dtype(), op_name, [&] {
     scalar_t* base = static_cast<scalar_t*>(result.data_ptr());
     for (int64_t b = 0; b < batch; ++b) {
       int64_t offset = 0, rest = b;  // element offset of batch entry b (row-major over the batch dims)

@@ -304,6 +304,12 @@ class Module:
     def double(self):
         return self._apply_dtype(_C.float64)
 
+    def half(self):
+        return self._apply_dtype(_C.float16)
+
+    def bfloat16(self):
+        return self._apply_dtype(_C.bfloat16)
+
     # ---- state dict ----
     def state_dict(self, *, destination=None, prefix="", keep_vars=False):
         """OrderedDict of dotted name -> tensor (detached unless keep_vars) for parameters and persistent buffers."""

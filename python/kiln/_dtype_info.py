@@ -1,0 +1,54 @@
+"""kiln.finfo / kiln.iinfo: the numeric limits of a dtype, as torch.finfo / torch.iinfo."""
+import numpy as np
+
+from . import _C
+
+# (bits, mantissa bits without the implicit one, minimum normal exponent) of each float dtype.
+_FLOAT_LAYOUT = {"float16": (16, 10, -14), "bfloat16": (16, 7, -126), "float32": (32, 23, -126),
+                 "float64": (64, 52, -1022)}
+_INT_BITS = {"int32": 32, "int64": 64, "bool": 8}
+
+
+def _name(dtype):
+    if not isinstance(dtype, _C.dtype):
+        raise TypeError(f"finfo(): argument 'type' must be kiln.dtype, not {type(dtype).__name__}")
+    return str(dtype).split(".")[1]
+
+
+class finfo:
+    """Limits of a floating dtype: bits, eps, max, min, tiny (= smallest_normal), resolution."""
+
+    def __init__(self, type=None):
+        dtype = _C.get_default_dtype() if type is None else type
+        name = _name(dtype)
+        if name not in _FLOAT_LAYOUT:
+            raise TypeError(f"finfo(): torch.finfo() requires a floating point input type. Use torch.iinfo to "
+                            f"handle 'torch.finfo' (got {dtype})".replace("torch.", "kiln."))
+        bits, mantissa, min_exp = _FLOAT_LAYOUT[name]
+        max_exp = 1 - min_exp  # the largest exponent: the range is symmetric around the bias
+        self.dtype = name
+        self.bits = bits
+        self.eps = 2.0 ** -mantissa
+        self.max = float((2 - 2.0 ** -mantissa) * 2.0 ** max_exp)
+        self.min = -self.max
+        self.tiny = self.smallest_normal = 2.0 ** min_exp
+        self.resolution = 10.0 ** -int(np.floor(mantissa * np.log10(2)))
+
+    def __repr__(self):
+        return (f"finfo(resolution={self.resolution}, min={self.min:g}, max={self.max:g}, eps={self.eps:g}, "
+                f"smallest_normal={self.tiny:g}, tiny={self.tiny:g}, dtype={self.dtype})")
+
+
+class iinfo:
+    """Limits of an integer dtype: bits, max, min."""
+
+    def __init__(self, type):
+        name = _name(type)
+        if name not in _INT_BITS:
+            raise TypeError(f"iinfo(): requires an integer input type, got {type}")
+        self.dtype = name
+        self.bits = _INT_BITS[name]
+        self.min, self.max = (0, 1) if name == "bool" else (-2 ** (self.bits - 1), 2 ** (self.bits - 1) - 1)
+
+    def __repr__(self):
+        return f"iinfo(min={self.min}, max={self.max}, dtype={self.dtype})"
