@@ -242,17 +242,17 @@ TEST(Safetensors, MalformedFiles) {
 }
 
 TEST(Safetensors, KnownDtypeKilnCannotHoldIsATypeError) {
-  const std::string f = file_of("{\"h\":{\"dtype\":\"BF16\",\"shape\":[2],\"data_offsets\":[0,4]}}", "abcd");
+  const std::string f = file_of("{\"h\":{\"dtype\":\"I16\",\"shape\":[2],\"data_offsets\":[0,4]}}", "abcd");
   try {
     kiln::load_bytes(f, "f.safetensors");
     FAIL() << "no error";
   } catch (const kiln::TypeError& e) {
     EXPECT_EQ(std::string(e.what()),
-              "load_bytes: f.safetensors: tensor 'h' has dtype BF16, which kiln does not support yet "
-              "(supported: BOOL, I32, F32, F64, I64)");
+              "load_bytes: f.safetensors: tensor 'h' has dtype I16, which kiln does not support yet "
+              "(supported: BOOL, F16, BF16, I32, F32, F64, I64)");
   }
   // A damaged file says so even when it also holds a dtype kiln cannot hold.
-  EXPECT_NE(load_error(file_of("{\"h\":{\"dtype\":\"BF16\",\"shape\":[2],\"data_offsets\":[0,4]}}", "abc"))
+  EXPECT_NE(load_error(file_of("{\"h\":{\"dtype\":\"I16\",\"shape\":[2],\"data_offsets\":[0,4]}}", "abc"))
                 .find("run past the end of the data buffer"),
             std::string::npos);
 }
