@@ -41,7 +41,7 @@ def round32(x, dtype):
     with np.errstate(all="ignore"):
         if dtype == H:
             return x.astype(np.float16).astype(np.float32)
-        out = (bf16_bits(x).astype(np.uint32) << 16).reshape(-1).view(np.float32).reshape(x.shape)
+        out = (bf16_bits(x.reshape(-1)).astype(np.uint32) << np.uint32(16)).view(np.float32).reshape(x.shape)
         return np.where(np.isnan(x), np.float32(np.nan), out).astype(np.float32)
 
 
