@@ -1,4 +1,5 @@
-"""kiln.finfo / kiln.iinfo: the numeric limits of a dtype, as torch.finfo / torch.iinfo."""
+"""Facts about dtypes, as torch has them: finfo / iinfo (numeric limits), promote_types and
+result_type (the promotion rules, asked of the kernels' own rule on empty tensors)."""
 import numpy as np
 
 from . import _C
@@ -52,3 +53,29 @@ class iinfo:
 
     def __repr__(self):
         return f"iinfo(min={self.min}, max={self.max}, dtype={self.dtype})"
+
+
+def promote_types(type1, type2):
+    """The dtype both convert to without losing their category (float16 + bfloat16 -> float32)."""
+    _name(type1), _name(type2)
+    return _C.add(_C.empty([0], dtype=type1), _C.empty([0], dtype=type2)).dtype
+
+
+def _stand_in(x):
+    """An empty tensor promoting like x (a 0-dim tensor stays 0-dim); numbers stay numbers."""
+    if isinstance(x, _C.TensorBase):
+        return _C.empty([0] if x.dim() else [], dtype=x.dtype)
+    if isinstance(x, (bool, int, float)):
+        return x
+    raise TypeError(f"result_type(): expected a Tensor or a number, got {type(x).__name__}")
+
+
+def result_type(tensor, other):
+    """The dtype an arithmetic op gives for these operands: dimensioned tensors before 0-dim
+    tensors before Python numbers, a weaker one counting only when of a higher category."""
+    if not isinstance(tensor, _C.TensorBase) and not isinstance(other, _C.TensorBase):
+        raise TypeError("result_type(): at least one argument must be a Tensor")
+    a, b = _stand_in(tensor), _stand_in(other)
+    if not isinstance(a, _C.TensorBase):
+        a, b = b, a
+    return _C.add(a, b).dtype

@@ -9,6 +9,7 @@
 #include "generated/kernels/expand.h"
 #include "runtime/core/convert.h"
 #include "runtime/core/error.h"
+#include "runtime/kernels/reduced_float_convert.h"
 
 namespace kiln {
 
@@ -339,6 +340,9 @@ void cast_loop_from(ScalarType src_type, char** data, const int64_t* strides, in
       const scalar_t* x = reinterpret_cast<const scalar_t*>(in);
       if constexpr (std::is_same_v<To, scalar_t>) {
         std::memcpy(o, x, n * sizeof(To));
+      } else if constexpr ((std::is_same_v<To, float> && is_reduced_float_v<scalar_t>) ||
+                           (is_reduced_float_v<To> && std::is_same_v<scalar_t, float>)) {
+        convert_run(x, o, n);  // the 16-bit floats' way in and out of float32, vectorized
       } else {
         for (int64_t i = 0; i < n; ++i) o[i] = convert<To>(x[i]);
       }

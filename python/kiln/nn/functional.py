@@ -68,6 +68,8 @@ def linear(input, weight, bias=None):
     """input @ weight.T (+ bias); input is [..., in_features], weight [out_features, in_features]."""
     if input.dim() == 0:
         raise RuntimeError("linear(): input must have at least 1 dimension")
+    if input.dim() == 2 and bias is not None:
+        return kiln.addmm(bias, input, weight.t())  # one fused op, as torch (one rounding in float16)
     out = kiln.matmul(input, weight.t())
     return out if bias is None else out + bias
 

@@ -3,6 +3,7 @@
 #include "generated/api/add.h"
 #include "generated/api/mm.h"
 #include "generated/api/mul.h"
+#include "generated/api/to.h"
 #include "generated/kernels/composite/addmm.h"
 #include "generated/kernels/composite/dot.h"
 #include "generated/kernels/composite/mv.h"
@@ -51,6 +52,12 @@ Tensor addmm(const Tensor& self, const Tensor& mat1, const Tensor& mat2, const S
              mat2.dim(), "D tensors");
   check_same_dtype(mat1, self, "addmm");
   KILN_CHECK(self.dtype() != ScalarType::Bool, "addmm(): \"addmm\" not implemented for 'bool'");
+  if (is_reduced_floating_type(mat1.dtype())) {
+    // float16/bfloat16: the whole beta*self + alpha*(mat1 @ mat2) in float32, rounded once (as
+    // torch's fused addmm); the casts carry the gradients.
+    const ScalarType f32 = ScalarType::Float32;
+    return addmm(self.to(f32), mat1.to(f32), mat2.to(f32), beta, alpha).to(mat1.dtype());
+  }
   Tensor product = kiln::mm(mat1, mat2);
   // self must broadcast to the product's shape (not the other way round).
   const DimVector shape = broadcast_shapes(self.sizes(), product.sizes(), "addmm");

@@ -102,7 +102,13 @@ TensorBase sigmoid_out(const TensorBase& self, const TensorBase& out) {
 }
 
 TensorBase abs_out(const TensorBase& self, const TensorBase& out) {
-  return numeric_unary("abs", self, out, [](auto x) { return x < 0 ? -x : x; });
+  return numeric_unary("abs", self, out, [](auto x) {
+    if constexpr (std::is_floating_point_v<decltype(x)>) {
+      return std::fabs(x);  // abs(-0.0) is +0.0
+    } else {
+      return x < 0 ? -x : x;
+    }
+  });
 }
 
 TensorBase log_out(const TensorBase& self, const TensorBase& out) {
