@@ -1,11 +1,19 @@
 #include "runtime/kernels/reduced_float_convert.h"
 
+#include <cpuid.h>
 #include <immintrin.h>
 
 namespace kiln {
 namespace {
 
-const bool kHasF16c = __builtin_cpu_supports("f16c") && __builtin_cpu_supports("avx");
+// F16C is CPUID leaf 1, ECX bit 29 (clang's __builtin_cpu_supports does not know "f16c");
+// "avx" also checks that the OS saves the 256-bit registers.
+bool has_f16c() {
+  unsigned eax, ebx, ecx, edx;
+  return __get_cpuid(1, &eax, &ebx, &ecx, &edx) && (ecx & (1u << 29)) && __builtin_cpu_supports("avx");
+}
+
+const bool kHasF16c = has_f16c();
 const bool kHasAvx2 = __builtin_cpu_supports("avx2");
 
 __attribute__((target("avx,f16c"))) void half_to_float_f16c(const Half* in, float* out, int64_t n) {
