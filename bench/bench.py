@@ -124,6 +124,24 @@ def main():
             topt.step()
     report("MLP training step (batch 64)", best(step), None, best(torch_step) if torch else None)
 
+    # float16 / bfloat16 on 1M elements: float32 compute with a conversion on the way in and out
+    # (NumPy has float16 only; torch 1.13 has no float16 exp on the CPU).
+    x32 = rng.standard_normal(1 << 20).astype(np.float32)
+    y32 = rng.standard_normal(1 << 20).astype(np.float32)
+    for name, np_dtype in (("float16", np.float16), ("bfloat16", None)):
+        kx, ky = kiln.from_numpy(x32).to(getattr(kiln, name)), kiln.from_numpy(y32).to(getattr(kiln, name))
+        nx, ny = (x32.astype(np_dtype), y32.astype(np_dtype)) if np_dtype else (None, None)
+        tx, ty = (torch.from_numpy(x32).to(getattr(torch, name)), torch.from_numpy(y32).to(getattr(torch, name))) \
+            if torch else (None, None)
+        report(f"add 1M {name}", best(lambda: kx + ky), best(lambda: nx + ny) if np_dtype else None,
+               best(lambda: tx + ty) if torch else None)
+        report(f"sum 1M {name}", best(lambda: kx.sum()), best(lambda: nx.sum()) if np_dtype else None,
+               best(lambda: tx.sum()) if torch else None)
+        report(f"exp 1M {name}", best(lambda: kx.exp()), best(lambda: np.exp(nx)) if np_dtype else None,
+               best(lambda: tx.exp()) if torch and name == "bfloat16" else None)
+        report(f"{name} -> float32, 1M", best(lambda: kx.float()), best(lambda: nx.astype(np.float32)) if np_dtype
+               else None, best(lambda: tx.float()) if torch else None)
+
 
 if __name__ == "__main__":
     main()
