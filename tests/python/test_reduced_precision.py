@@ -344,7 +344,8 @@ def test_bfloat16_all_bit_patterns_widen_exactly():
     t = kiln.from_numpy(x).bfloat16()  # exact: every value is a bfloat16
     assert t.dtype == B
     assert_bits(t.float().numpy(), x)
-    assert_bits(t.double().numpy(), x.astype(np.float64))
+    with np.errstate(invalid="ignore"):  # signalling NaNs widen quietly
+        assert_bits(t.double().numpy(), x.astype(np.float64))
     nan = np.isnan(x)
     assert_bits(bits_of(t)[~nan], np.arange(65536, dtype=np.uint32).astype(np.uint16)[~nan])
 
@@ -409,7 +410,8 @@ def test_float32_to_bfloat16_matches_bit_reference(f32_cases):
 
 
 def test_float64_to_reduced(f32_cases):
-    x = f32_cases[::7].astype(np.float64)  # float64 values that are float32 values: one rounding either way
+    with np.errstate(invalid="ignore"):  # signalling NaNs widen quietly
+        x = f32_cases[::7].astype(np.float64)  # float64 values that are float32 values: one rounding either way
     t = kiln.from_numpy(x)
     with np.errstate(all="ignore"):
         assert_bits(t.half().numpy(), x.astype(np.float16))
@@ -485,8 +487,7 @@ def test_binary_promotion(a, b, want):
     assert r.tolist() == [2.0, 2.0, 2.0]
     assert (x * y).dtype == want
     assert (x == y).dtype == kiln.bool and (x == y).all()
-    if hasattr(kiln, "promote_types"):
-        assert kiln.promote_types(a, b) == want
+    assert kiln.promote_types(a, b) == want
 
 
 def test_scalar_and_zero_dim_promotion():
@@ -505,7 +506,6 @@ def test_scalar_and_zero_dim_promotion():
     assert (i + z(H)).tolist() == [2.0, 2.0]
 
 
-@pytest.mark.skipif(not hasattr(kiln, "result_type"), reason="kiln.result_type not available")
 def test_result_type():
     assert kiln.result_type(kiln.ones(2, dtype=H), 1.0) == H
     assert kiln.result_type(kiln.ones(2, dtype=I64), kiln.tensor(1, dtype=H)) == H
