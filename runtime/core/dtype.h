@@ -71,51 +71,51 @@ void set_default_dtype(ScalarType t);
     return __VA_ARGS__();                       \
   }
 
-#define KILN_INTEGER_CASES(...)                  \
-  KILN_DTYPE_CASE(Int32, int32_t, __VA_ARGS__)   \
+#define KILN_INTEGER_CASES(...)                       \
+  KILN_DTYPE_CASE(Int32, int32_t, __VA_ARGS__)        \
   KILN_DTYPE_CASE(Int64, int64_t, __VA_ARGS__)
-#define KILN_FLOATING_CASES(...)                 \
-  KILN_DTYPE_CASE(Float32, float, __VA_ARGS__)   \
+#define KILN_FLOATING_CASES(...)                      \
+  KILN_DTYPE_CASE(Float32, float, __VA_ARGS__)        \
   KILN_DTYPE_CASE(Float64, double, __VA_ARGS__)
-#define KILN_REDUCED_FLOATING_CASES(...)                 \
-  KILN_DTYPE_CASE(Float16, ::kiln::Half, __VA_ARGS__)    \
+#define KILN_REDUCED_FLOATING_CASES(...)              \
+  KILN_DTYPE_CASE(Float16, ::kiln::Half, __VA_ARGS__) \
   KILN_DTYPE_CASE(BFloat16, ::kiln::BFloat16, __VA_ARGS__)
 
 // The TypeError of a dispatch: "<op>: unsupported dtype <t>", or with `not_implemented`
 // torch's "<op>: not implemented for '<t>'".
 [[noreturn]] void throw_unsupported_dtype(const std::string& op_name, ScalarType t, bool not_implemented);
 
-#define KILN_DISPATCH_SWITCH(dtype, op_name, not_implemented, CASES)             \
-  [&] {                                                                         \
-    switch (dtype) {                                                            \
-      CASES                                                                     \
-      default:                                                                  \
-        ::kiln::throw_unsupported_dtype(op_name, dtype, not_implemented);       \
-    }                                                                           \
+#define KILN_DISPATCH_SWITCH(dtype, op_name, not_implemented, CASES)      \
+  [&] {                                                                   \
+    switch (dtype) {                                                      \
+      CASES                                                               \
+      default:                                                            \
+        ::kiln::throw_unsupported_dtype(op_name, dtype, not_implemented); \
+    }                                                                     \
   }()
 
-#define KILN_DISPATCH_ALL_TYPES(dtype, op_name, ...)                                      \
-  KILN_DISPATCH_SWITCH(dtype, op_name, false,                                  \
+#define KILN_DISPATCH_ALL_TYPES(dtype, op_name, ...)                                            \
+  KILN_DISPATCH_SWITCH(dtype, op_name, false,                                                   \
                        KILN_DTYPE_CASE(Bool, bool, __VA_ARGS__) KILN_INTEGER_CASES(__VA_ARGS__) \
                            KILN_FLOATING_CASES(__VA_ARGS__))
-#define KILN_DISPATCH_NUMERIC_TYPES(dtype, op_name, ...) \
+#define KILN_DISPATCH_NUMERIC_TYPES(dtype, op_name, ...)                                        \
   KILN_DISPATCH_SWITCH(dtype, op_name, true, KILN_INTEGER_CASES(__VA_ARGS__) KILN_FLOATING_CASES(__VA_ARGS__))
-#define KILN_DISPATCH_FLOATING_TYPES(dtype, op_name, ...) \
+#define KILN_DISPATCH_FLOATING_TYPES(dtype, op_name, ...)                                       \
   KILN_DISPATCH_SWITCH(dtype, op_name, true, KILN_FLOATING_CASES(__VA_ARGS__))
 
 // The same plus float16 and bfloat16, for kernels that only move, compare or convert
 // elements (copies, gathers, sorts, fills): their arithmetic-free bodies work on the
 // 16-bit types directly. Arithmetic goes through float32 instead (opmath_type).
-#define KILN_DISPATCH_ALL_TYPES_AND_REDUCED(dtype, op_name, ...)                                  \
-  KILN_DISPATCH_SWITCH(dtype, op_name, false,                                          \
-                       KILN_DTYPE_CASE(Bool, bool, __VA_ARGS__) KILN_INTEGER_CASES(__VA_ARGS__)   \
+#define KILN_DISPATCH_ALL_TYPES_AND_REDUCED(dtype, op_name, ...)                                \
+  KILN_DISPATCH_SWITCH(dtype, op_name, false,                                                   \
+                       KILN_DTYPE_CASE(Bool, bool, __VA_ARGS__) KILN_INTEGER_CASES(__VA_ARGS__) \
                            KILN_FLOATING_CASES(__VA_ARGS__) KILN_REDUCED_FLOATING_CASES(__VA_ARGS__))
-#define KILN_DISPATCH_NUMERIC_TYPES_AND_REDUCED(dtype, op_name, ...)                                          \
-  KILN_DISPATCH_SWITCH(dtype, op_name, true,                                                  \
-                       KILN_INTEGER_CASES(__VA_ARGS__) KILN_FLOATING_CASES(__VA_ARGS__)                       \
+#define KILN_DISPATCH_NUMERIC_TYPES_AND_REDUCED(dtype, op_name, ...)                            \
+  KILN_DISPATCH_SWITCH(dtype, op_name, true,                                                    \
+                       KILN_INTEGER_CASES(__VA_ARGS__) KILN_FLOATING_CASES(__VA_ARGS__)         \
                            KILN_REDUCED_FLOATING_CASES(__VA_ARGS__))
-#define KILN_DISPATCH_FLOATING_TYPES_AND_REDUCED(dtype, op_name, ...) \
-  KILN_DISPATCH_SWITCH(dtype, op_name, true,          \
+#define KILN_DISPATCH_FLOATING_TYPES_AND_REDUCED(dtype, op_name, ...)                           \
+  KILN_DISPATCH_SWITCH(dtype, op_name, true,                                                    \
                        KILN_FLOATING_CASES(__VA_ARGS__) KILN_REDUCED_FLOATING_CASES(__VA_ARGS__))
 
 template <typename T>
