@@ -19,6 +19,18 @@ inline constexpr bool is_reduced_float_v = std::is_same_v<T, Half> || std::is_sa
 template <typename T>
 inline constexpr bool is_floating_v = std::is_floating_point_v<T> || is_reduced_float_v<T>;
 
+// The largest finite value of a floating type, as a double (overflow checks of scalars).
+template <typename T>
+inline constexpr double largest_finite() {
+  if constexpr (std::is_same_v<T, Half>) {
+    return 65504.0;  // (2 - 2^-10) * 2^15
+  } else if constexpr (std::is_same_v<T, BFloat16>) {
+    return 3.3895313892515355e38;  // (2 - 2^-7) * 2^127
+  } else {
+    return static_cast<double>(std::numeric_limits<T>::max());
+  }
+}
+
 template <typename T>
 inline bool is_nan(T v) {
   if constexpr (is_floating_v<T>) return std::isnan(static_cast<std::conditional_t<is_reduced_float_v<T>, float, T>>(v));

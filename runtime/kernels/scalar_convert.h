@@ -16,18 +16,12 @@ template <typename T>
 inline T checked_convert(const Scalar& value, const char* op_name) {
   if constexpr (std::is_same_v<T, bool>) {
     return value.to_bool();
-  } else if constexpr (is_reduced_float_v<T>) {
+  } else if constexpr (is_floating_v<T>) {
     const double v = value.to_double();
-    const double max = std::is_same_v<T, Half> ? kHalfMax : kBFloat16Max;
-    KILN_CHECK(!std::isfinite(v) || std::fabs(v) <= max, op_name, "(): value cannot be converted to type ",
-               scalar_type_name(CppTypeToScalarType<T>::value), " without overflow");
-    return T(static_cast<float>(v));
-  } else if constexpr (std::is_floating_point_v<T>) {
-    const double v = value.to_double();
-    KILN_CHECK(!std::isfinite(v) || std::fabs(v) <= static_cast<double>(std::numeric_limits<T>::max()), op_name,
+    KILN_CHECK(!std::isfinite(v) || std::fabs(v) <= largest_finite<T>(), op_name,
                "(): value cannot be converted to type ", scalar_type_name(CppTypeToScalarType<T>::value),
                " without overflow");
-    return static_cast<T>(v);
+    return convert<T>(v);
   } else {
     bool ok;
     if (value.is_floating_point()) {

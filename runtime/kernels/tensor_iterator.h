@@ -74,7 +74,9 @@ class TensorIterator {
   ScalarType compute_dtype() const { return compute_dtype_; }
   int64_t numel() const { return numel_; }
   int ntensors() const { return static_cast<int>(operands_.size()); }
-  // The result (the caller's `out`, or the tensor allocated for it), written back first.
+  // The result (the caller's `out`, or the tensor allocated for it). The first call writes
+  // the computed values into it when the kernel wrote a temporary: the caller's out= of
+  // another dtype, or a float16/bfloat16 result computed in float32.
   const TensorBase& output() {
     finish();
     return result_;
@@ -82,11 +84,9 @@ class TensorIterator {
 
   // Runs `loop` over every element, in parallel above the grain size.
   void for_each(const Loop& loop, int64_t grain_size = 32768);
-  // Writes the computed values into the caller's out when it has another dtype (or the
-  // result is float16/bfloat16, computed in float32). output() calls it too.
-  void finish();
 
  private:
+  void finish();  // output()'s write-back, once
   void build(IteratorConfig& config);
   void coalesce();
   void serial_for(const Loop& loop, int64_t begin, int64_t end);

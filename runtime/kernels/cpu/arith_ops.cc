@@ -98,7 +98,6 @@ TensorBase pow_tensor_out(const TensorBase& self, const TensorBase& exponent, co
       else return int_pow<scalar_t>(a, static_cast<int64_t>(b));
     });
   });
-  it.finish();
   return it.output();
 }
 
@@ -112,7 +111,6 @@ TensorBase maximum_out(const TensorBase& self, const TensorBase& other, const Te
       return a > b ? a : b;
     });
   });
-  it.finish();
   return it.output();
 }
 
@@ -126,7 +124,6 @@ TensorBase minimum_out(const TensorBase& self, const TensorBase& other, const Te
       return a < b ? a : b;
     });
   });
-  it.finish();
   return it.output();
 }
 
@@ -155,7 +152,6 @@ TensorBase clamp_out(const TensorBase& self, const std::optional<Scalar>& min, c
       return x;
     });
   });
-  it.finish();
   return it.output();
 }
 
@@ -170,7 +166,6 @@ TensorBase reciprocal_out(const TensorBase& self, const TensorBase& out) {
   KILN_DISPATCH_FLOATING_TYPES(it.compute_dtype(), "reciprocal", [&] {
     unary_kernel<scalar_t, scalar_t>(it, [](scalar_t x) { return scalar_t(1) / x; });
   });
-  it.finish();
   return it.output();
 }
 
@@ -180,7 +175,6 @@ TensorBase floor_divide_out(const TensorBase& self, const TensorBase& other, con
   KILN_DISPATCH_NUMERIC_TYPES(it.compute_dtype(), "floor_divide", [&] {
     binary_kernel<scalar_t, scalar_t>(it, [](scalar_t a, scalar_t b) { return floor_div(a, b); });
   });
-  it.finish();
   return it.output();
 }
 
@@ -190,7 +184,6 @@ TensorBase remainder_out(const TensorBase& self, const TensorBase& other, const 
   KILN_DISPATCH_NUMERIC_TYPES(it.compute_dtype(), "remainder", [&] {
     binary_kernel<scalar_t, scalar_t>(it, [](scalar_t a, scalar_t b) { return python_mod(a, b); });
   });
-  it.finish();
   return it.output();
 }
 
@@ -201,7 +194,6 @@ TensorBase fmod_out(const TensorBase& self, const TensorBase& other, const Tenso
   KILN_DISPATCH_NUMERIC_TYPES(it.compute_dtype(), "fmod", [&] {
     binary_kernel<scalar_t, scalar_t>(it, [](scalar_t a, scalar_t b) { return c_fmod(a, b); });
   });
-  it.finish();
   return it.output();
 }
 
@@ -216,7 +208,6 @@ TensorBase atan2_out(const TensorBase& self, const TensorBase& other, const Tens
   KILN_DISPATCH_FLOATING_TYPES(it.compute_dtype(), "atan2", [&] {
     binary_kernel<scalar_t, scalar_t>(it, [](scalar_t a, scalar_t b) { return std::atan2(a, b); });
   });
-  it.finish();
   return it.output();
 }
 
@@ -230,7 +221,6 @@ TensorBase logical_not_out(const TensorBase& self, const TensorBase& out) {
   KILN_DISPATCH_ALL_TYPES(it.compute_dtype(), "logical_not", [&] {
     unary_kernel<bool, scalar_t>(it, [](scalar_t x) { return !static_cast<bool>(x); });
   });
-  it.finish();
   return it.output();
 }
 

@@ -55,7 +55,6 @@ TensorBase add_sub(const char* name, const TensorBase& self, const TensorBase& o
       }
     });
   }
-  it.finish();
   return it.output();
 }
 
@@ -78,7 +77,6 @@ TensorBase mul_out(const TensorBase& self, const TensorBase& other, const Tensor
       binary_kernel<scalar_t, scalar_t>(it, [](scalar_t x, scalar_t y) { return x * y; });
     });
   }
-  it.finish();
   return it.output();
 }
 
@@ -88,7 +86,6 @@ TensorBase div_out(const TensorBase& self, const TensorBase& other, const Tensor
   KILN_DISPATCH_FLOATING_TYPES(it.compute_dtype(), "div", [&] {
     binary_kernel<scalar_t, scalar_t>(it, [](scalar_t x, scalar_t y) { return x / y; });
   });
-  it.finish();
   return it.output();
 }
 
@@ -117,7 +114,6 @@ TensorBase pow_scalar_out(const TensorBase& self, const Scalar& exponent, const 
       }
     });
   }
-  it.finish();
   return it.output();
 }
 

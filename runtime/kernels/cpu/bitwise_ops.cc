@@ -41,7 +41,6 @@ TensorBase bitwise(const char* name, const TensorBase& self, const TensorBase& o
   KILN_CHECK(is_integral_type(dt, /*include_bool=*/true), "\"", name, "_cpu\" not implemented for '",
                   scalar_type_name(dt), "'");
   KILN_DISPATCH_ALL_TYPES(dt, name, [&] { integral_binary<scalar_t>(it, f); });
-  it.finish();
   return it.output();
 }
 
@@ -66,7 +65,6 @@ TensorBase logical(const char* name, const TensorBase& self, const TensorBase& o
       return f(static_cast<bool>(a), static_cast<bool>(b));
     });
   });
-  it.finish();
   return it.output();
 }
 
@@ -96,7 +94,6 @@ TensorBase bitwise_not_out(const TensorBase& self, const TensorBase& out) {
   KILN_CHECK_TYPE(is_integral_type(dt, /*include_bool=*/true), "\"bitwise_not_cpu\" not implemented for '",
                   scalar_type_name(dt), "'");
   KILN_DISPATCH_ALL_TYPES(dt, "bitwise_not", [&] { invert<scalar_t>(it); });
-  it.finish();
   return it.output();
 }
 

@@ -22,7 +22,6 @@ TensorBase compare(const char* name, const TensorBase& self, const TensorBase& o
   KILN_DISPATCH_ALL_TYPES(it.compute_dtype(), name, [&] {
     binary_kernel<bool, scalar_t>(it, [cmp](scalar_t a, scalar_t b) { return cmp(a, b); });
   });
-  it.finish();
   return it.output();
 }
 

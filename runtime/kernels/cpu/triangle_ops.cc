@@ -25,7 +25,6 @@ TensorBase triangle_out(const TensorBase& self, int64_t diagonal, const TensorBa
   KILN_DISPATCH_ALL_TYPES(it.compute_dtype(), op_name, [&] {
     unary_kernel<scalar_t, scalar_t>(it, [](scalar_t v) { return v; });
   });
-  it.finish();
   TensorBase result = it.output();
   const int64_t n = result.dim();
   const int64_t rows = result.sizes()[n - 2], cols = result.sizes()[n - 1];

@@ -42,7 +42,6 @@ template <typename F>
 TensorBase float_unary(const char* name, const TensorBase& self, const TensorBase& out, F f) {
   TensorIterator it = unary_iterator(name, self, out, /*int_to_float=*/true);
   KILN_DISPATCH_FLOATING_TYPES(it.compute_dtype(), name, [&] { unary_kernel<scalar_t, scalar_t>(it, f); });
-  it.finish();
   return it.output();
 }
 
@@ -51,7 +50,6 @@ template <typename F>
 TensorBase numeric_unary(const char* name, const TensorBase& self, const TensorBase& out, F f) {
   TensorIterator it = unary_iterator(name, self, out, /*int_to_float=*/false);
   KILN_DISPATCH_NUMERIC_TYPES(it.compute_dtype(), name, [&] { unary_kernel<scalar_t, scalar_t>(it, f); });
-  it.finish();
   return it.output();
 }
 
@@ -65,7 +63,6 @@ TensorBase neg_out(const TensorBase& self, const TensorBase& out) {
   KILN_DISPATCH_NUMERIC_TYPES(it.compute_dtype(), "neg", [&] {
     unary_kernel<scalar_t, scalar_t>(it, [](scalar_t x) { return -x; });
   });
-  it.finish();
   return it.output();
 }
 
