@@ -12,6 +12,7 @@ PACKAGES=(
   libabsl-dev libopenblas-openmp-dev libhwy-dev      # runtime libraries
   python3-sklearn python3-matplotlib                 # the main example: digits data set, loss curve
   clang-14 libclang-common-14-dev                    # sanitizer builds and the fuzzer (tools/sanitize.sh)
+  python3-torch                                      # the oracle of the differential and interchange tests
 )
 
 missing=()
