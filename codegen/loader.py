@@ -19,6 +19,8 @@ FORMULA_HELPERS = {
     "maybe_multiply", "sum_to", "sum_backward", "mean_backward", "pow_backward", "slice_backward_wrapper",
     "unsqueeze_to", "inverse_permutation", "clamp_backward", "extremum_backward",
     "value_selecting_reduction_backward", "prod_backward", "cat_tensors_backward", "as_strided_backward",
+    "diagonal_backward", "unfold_backward", "binary_cross_entropy_backward", "binary_cross_entropy_target_backward",
+    "binary_cross_entropy_with_logits_backward", "binary_cross_entropy_with_logits_target_backward",
     "conv_bias_backward", "max_pool_double_backward", "adaptive_avg_pool_double_backward",
     "cumsum_backward", "cumprod_backward", "masked_select_backward", "take_backward",
 }

@@ -122,6 +122,7 @@
 #include "generated/api/mse_loss.h"
 #include "generated/api/l1_loss.h"
 #include "generated/api/binary_cross_entropy_with_logits.h"
+#include "generated/api/binary_cross_entropy.h"
 #include "generated/api/argmax.h"
 #include "generated/api/argmin.h"
 #include "generated/api/index_select.h"

@@ -1684,6 +1684,14 @@ const FuzzOp kFuzzOps[] = {
        const auto reduction = in.int64();
        use_result(in, kiln::binary_cross_entropy_with_logits(self, target, weight, pos_weight, reduction));
      }},
+    {"binary_cross_entropy",
+     [](FuzzInput& in) {
+       const Tensor self = in.tensor();
+       const Tensor target = in.tensor();
+       const Tensor weight = in.optional_tensor();
+       const auto reduction = in.int64();
+       use_result(in, kiln::binary_cross_entropy(self, target, weight, reduction));
+     }},
     {"argmax",
      [](FuzzInput& in) {
        const Tensor self = in.tensor();

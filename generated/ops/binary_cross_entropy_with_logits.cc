@@ -2,17 +2,37 @@
 // `binary_cross_entropy_with_logits`: dispatch tables, backend adapters, and the C++ API entry points.
 #include "generated/api/binary_cross_entropy_with_logits.h"
 
-#include "generated/kernels/composite/binary_cross_entropy_with_logits.h"
+#include "generated/autograd/binary_cross_entropy_with_logits.h"
+#include "generated/kernels/binary_cross_entropy_with_logits.h"
 #include "runtime/autograd/view_tracking.h"
 #include "runtime/core/api_helpers.h"
 #include "runtime/core/dispatcher.h"
 
 namespace kiln {
 
-// ---- binary_cross_entropy_with_logits(Tensor self, Tensor target, Tensor? weight=None, Tensor? pos_weight=None, int reduction=1) -> Tensor  (CompositeImplicit)
+// ---- binary_cross_entropy_with_logits(Tensor self, Tensor target, Tensor? weight=None, Tensor? pos_weight=None, int reduction=1) -> Tensor
+namespace {
+Tensor binary_cross_entropy_with_logits_CPU(const Tensor& self, const Tensor& target, const Tensor& weight, const Tensor& pos_weight, int64_t reduction) {
+  if (explain_enabled()) explain_log("kernel", "composite_explicit::binary_cross_entropy_with_logits", "");
+  return Tensor(composite_explicit::binary_cross_entropy_with_logits(self, target, weight, pos_weight, reduction));
+}
+Tensor binary_cross_entropy_with_logits_CUDA(const Tensor& self, const Tensor& target, const Tensor& weight, const Tensor& pos_weight, int64_t reduction) {
+  if (explain_enabled()) explain_log("kernel", "composite_explicit::binary_cross_entropy_with_logits", "");
+  return Tensor(composite_explicit::binary_cross_entropy_with_logits(self, target, weight, pos_weight, reduction));
+}
+}  // namespace
+
+Operator<Tensor(const Tensor&, const Tensor&, const Tensor&, const Tensor&, int64_t)> binary_cross_entropy_with_logits_op = {"binary_cross_entropy_with_logits", {
+    /*CPU=*/&binary_cross_entropy_with_logits_CPU,
+    /*CUDA=*/&binary_cross_entropy_with_logits_CUDA,
+    /*Autograd=*/&autograd_kernels::binary_cross_entropy_with_logits,
+}};
+
 Tensor binary_cross_entropy_with_logits(const Tensor& self, const Tensor& target, const Tensor& weight, const Tensor& pos_weight, int64_t reduction) {
-  if (explain_enabled()) explain_log("composite", "binary_cross_entropy_with_logits", "");
-  return composite_implicit::binary_cross_entropy_with_logits(self, target, weight, pos_weight, reduction);
+  const DispatchKey backend = backend_key({&self, &target, &weight, &pos_weight});
+  const DispatchKey key = autograd_active({&self, &target, &weight, &pos_weight}) ? DispatchKey::Autograd : backend;
+  if (explain_enabled()) explain_log("dispatch", "binary_cross_entropy_with_logits", dispatch_key_name(key));
+  return binary_cross_entropy_with_logits_op.lookup(key, backend)(self, target, weight, pos_weight, reduction);
 }
 
 }  // namespace kiln

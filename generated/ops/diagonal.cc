@@ -2,17 +2,39 @@
 // `diagonal`: dispatch tables, backend adapters, and the C++ API entry points.
 #include "generated/api/diagonal.h"
 
-#include "generated/kernels/composite/diagonal.h"
+#include "generated/autograd/diagonal.h"
+#include "generated/kernels/diagonal.h"
 #include "runtime/autograd/view_tracking.h"
 #include "runtime/core/api_helpers.h"
 #include "runtime/core/dispatcher.h"
 
 namespace kiln {
 
-// ---- diagonal(Tensor(a) self, int offset=0, int dim1=0, int dim2=1) -> Tensor(a)  (CompositeImplicit)
+// ---- diagonal(Tensor(a) self, int offset=0, int dim1=0, int dim2=1) -> Tensor(a)
+namespace {
+Tensor diagonal_CPU(const Tensor& self, int64_t offset, int64_t dim1, int64_t dim2) {
+  if (explain_enabled()) explain_log("kernel", "composite_explicit::diagonal", "");
+  return Tensor(composite_explicit::diagonal(self, offset, dim1, dim2));
+}
+Tensor diagonal_CUDA(const Tensor& self, int64_t offset, int64_t dim1, int64_t dim2) {
+  if (explain_enabled()) explain_log("kernel", "composite_explicit::diagonal", "");
+  return Tensor(composite_explicit::diagonal(self, offset, dim1, dim2));
+}
+}  // namespace
+
+Operator<Tensor(const Tensor&, int64_t, int64_t, int64_t)> diagonal_op = {"diagonal", {
+    /*CPU=*/&diagonal_CPU,
+    /*CUDA=*/&diagonal_CUDA,
+    /*Autograd=*/&autograd_kernels::diagonal,
+}};
+
 Tensor diagonal(const Tensor& self, int64_t offset, int64_t dim1, int64_t dim2) {
-  if (explain_enabled()) explain_log("composite", "diagonal", "");
-  return composite_implicit::diagonal(self, offset, dim1, dim2);
+  const DispatchKey backend = backend_key({&self});
+  const DispatchKey key = autograd_active({&self}) ? DispatchKey::Autograd : backend;
+  if (explain_enabled()) explain_log("dispatch", "diagonal", dispatch_key_name(key));
+  Tensor result = diagonal_op.lookup(key, backend)(self, offset, dim1, dim2);
+  mark_view(result, self);
+  return result;
 }
 
 Tensor Tensor::diagonal(int64_t offset, int64_t dim1, int64_t dim2) const {

@@ -2,17 +2,39 @@
 // `unfold`: dispatch tables, backend adapters, and the C++ API entry points.
 #include "generated/api/unfold.h"
 
-#include "generated/kernels/composite/unfold.h"
+#include "generated/autograd/unfold.h"
+#include "generated/kernels/unfold.h"
 #include "runtime/autograd/view_tracking.h"
 #include "runtime/core/api_helpers.h"
 #include "runtime/core/dispatcher.h"
 
 namespace kiln {
 
-// ---- unfold(Tensor(a) self, int dimension, int size, int step) -> Tensor(a)  (CompositeImplicit)
+// ---- unfold(Tensor(a) self, int dimension, int size, int step) -> Tensor(a)
+namespace {
+Tensor unfold_CPU(const Tensor& self, int64_t dimension, int64_t size, int64_t step) {
+  if (explain_enabled()) explain_log("kernel", "composite_explicit::unfold", "");
+  return Tensor(composite_explicit::unfold(self, dimension, size, step));
+}
+Tensor unfold_CUDA(const Tensor& self, int64_t dimension, int64_t size, int64_t step) {
+  if (explain_enabled()) explain_log("kernel", "composite_explicit::unfold", "");
+  return Tensor(composite_explicit::unfold(self, dimension, size, step));
+}
+}  // namespace
+
+Operator<Tensor(const Tensor&, int64_t, int64_t, int64_t)> unfold_op = {"unfold", {
+    /*CPU=*/&unfold_CPU,
+    /*CUDA=*/&unfold_CUDA,
+    /*Autograd=*/&autograd_kernels::unfold,
+}};
+
 Tensor unfold(const Tensor& self, int64_t dimension, int64_t size, int64_t step) {
-  if (explain_enabled()) explain_log("composite", "unfold", "");
-  return composite_implicit::unfold(self, dimension, size, step);
+  const DispatchKey backend = backend_key({&self});
+  const DispatchKey key = autograd_active({&self}) ? DispatchKey::Autograd : backend;
+  if (explain_enabled()) explain_log("dispatch", "unfold", dispatch_key_name(key));
+  Tensor result = unfold_op.lookup(key, backend)(self, dimension, size, step);
+  mark_view(result, self);
+  return result;
 }
 
 Tensor Tensor::unfold(int64_t dimension, int64_t size, int64_t step) const {

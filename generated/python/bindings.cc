@@ -126,6 +126,7 @@ PyMethodDef generated_functions[] = {
     KILN_BINDING("mse_loss", fn_mse_loss),
     KILN_BINDING("l1_loss", fn_l1_loss),
     KILN_BINDING("binary_cross_entropy_with_logits", fn_binary_cross_entropy_with_logits),
+    KILN_BINDING("binary_cross_entropy", fn_binary_cross_entropy),
     KILN_BINDING("argmax", fn_argmax),
     KILN_BINDING("argmin", fn_argmin),
     KILN_BINDING("index_select", fn_index_select),

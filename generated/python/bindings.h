@@ -126,6 +126,7 @@ PyObject* fn_constant_pad_nd(PyObject* module, PyObject* args, PyObject* kwargs)
 PyObject* fn_mse_loss(PyObject* module, PyObject* args, PyObject* kwargs);
 PyObject* fn_l1_loss(PyObject* module, PyObject* args, PyObject* kwargs);
 PyObject* fn_binary_cross_entropy_with_logits(PyObject* module, PyObject* args, PyObject* kwargs);
+PyObject* fn_binary_cross_entropy(PyObject* module, PyObject* args, PyObject* kwargs);
 PyObject* fn_argmax(PyObject* module, PyObject* args, PyObject* kwargs);
 PyObject* fn_argmin(PyObject* module, PyObject* args, PyObject* kwargs);
 PyObject* fn_index_select(PyObject* module, PyObject* args, PyObject* kwargs);

@@ -20,6 +20,7 @@ from ._dtype_info import finfo, iinfo, promote_types, result_type
 from ._tensor import Tensor
 from ._tensor_str import set_printoptions
 from ._einsum import einsum
+from ._broadcast import broadcast_shapes, broadcast_tensors
 from ._linalg_norm import norm
 from ._creation import (BoolTensor, DoubleTensor, FloatTensor, IntTensor, LongTensor,  # noqa: F401
                         as_tensor, tensor)
@@ -64,6 +65,10 @@ def equal(input, other):
     return input.equal(other)
 
 
+def ravel(input):
+    return input.ravel()
+
+
 def numel(input):
     return input.numel()
 
@@ -99,5 +104,5 @@ __all__ = [
     "float16", "half", "bfloat16", "finfo", "iinfo", "promote_types", "result_type", "long", "int", "Generator", "default_generator", "manual_seed", "seed", "initial_seed", "get_rng_state",
     "set_rng_state", "get_default_dtype", "set_default_dtype", "set_num_threads", "get_num_threads", "explain",
     "set_printoptions", "save", "load", "save_file", "load_file",
-    "concat", "einsum", "embedding", "norm", "nonzero", "where", "equal", "numel", "is_floating_point", "as_tensor", "FloatTensor", "DoubleTensor", "LongTensor", "IntTensor", "BoolTensor",
+    "concat", "einsum", "broadcast_shapes", "broadcast_tensors", "embedding", "norm", "nonzero", "where", "equal", "ravel", "numel", "is_floating_point", "as_tensor", "FloatTensor", "DoubleTensor", "LongTensor", "IntTensor", "BoolTensor",
 ]

@@ -121,7 +121,8 @@ class Tensor(_C.TensorBase):
     swapdims = swapaxes
 
     def ravel(self):
-        return self.reshape([-1])
+        """A 1-D view when the tensor is contiguous, else a contiguous copy (torch.ravel)."""
+        return self.contiguous().view([-1])
 
     def broadcast_to(self, size):
         return self.expand(list(size))

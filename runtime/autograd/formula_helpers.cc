@@ -162,9 +162,38 @@ Tensor as_strided_backward(const Tensor& grad, IntArrayRef input_sizes, IntArray
   int64_t extent = 0;
   if (out_pos.numel() > 0) extent = std::max(extent, kiln::amax(out_pos).item().to<int64_t>() + 1);
   if (in_pos.numel() > 0) extent = std::max(extent, kiln::amax(in_pos).item().to<int64_t>() + 1);
-  const Tensor storage = kiln::index_put(kiln::zeros({extent}, grad.scalar_type()), {out_pos},
-                                         grad.reshape({-1}), /*accumulate=*/true);
+  Tensor storage = kiln::index_put(kiln::zeros({extent}, grad.scalar_type()), {out_pos}, grad.reshape({-1}),
+                                   /*accumulate=*/true);
+  const Tensor uses = kiln::index_put(kiln::zeros({extent}, grad.scalar_type()), {in_pos},
+                                      kiln::ones({in_pos.numel()}, grad.scalar_type()), /*accumulate=*/true);
+  if (kiln::gt(uses, 1).any().item().to_bool()) storage = kiln::div(storage, kiln::clamp(uses, Scalar(1.0)));
   return kiln::index(storage, {in_pos}).view(input_sizes);
+}
+
+Tensor diagonal_backward(const Tensor& grad, IntArrayRef input_sizes, int64_t offset, int64_t dim1, int64_t dim2) {
+  Tensor result = kiln::zeros(input_sizes, grad.scalar_type());
+  kiln::diagonal(result, offset, dim1, dim2).copy_(grad);
+  return result;
+}
+
+Tensor unfold_backward(const Tensor& grad, IntArrayRef input_sizes, int64_t dim, int64_t size, int64_t step) {
+  const int64_t nd = static_cast<int64_t>(input_sizes.size());
+  if (nd == 0) return kiln::sum(grad).view(input_sizes);  // one window of size 0 or 1
+  const int64_t d = wrap_dim(dim, nd, "unfold");
+  // grad is [..., windows (at d), ..., size]: bring the window and in-window dims to the front,
+  // flatten them, and add each row at input position window * step + offset.
+  const int64_t windows = grad.sizes()[d];
+  std::vector<int64_t> front(input_sizes.begin(), input_sizes.end());  // input_sizes with d moved first
+  front.erase(front.begin() + d);
+  front.insert(front.begin(), input_sizes[d]);
+  std::vector<int64_t> rows_shape = front;
+  rows_shape[0] = windows * size;
+  const Tensor rows = kiln::movedim(kiln::movedim(grad, d, 0), nd, 1).reshape(rows_shape);
+  const Tensor position = kiln::add(kiln::mul(kiln::arange(windows, ScalarType::Int64).view({windows, 1}), step),
+                                    kiln::arange(size, ScalarType::Int64).view({1, size}));
+  const Tensor added = kiln::index_put(kiln::zeros(front, grad.scalar_type()), {position.reshape({-1})}, rows,
+                                       /*accumulate=*/true);
+  return kiln::movedim(added, 0, d);
 }
 
 Tensor clamp_backward(const Tensor& grad, const Tensor& self, const std::optional<Scalar>& min,

@@ -38,10 +38,15 @@ Tensor prod_backward(const Tensor& grad, const Tensor& self, const Tensor& resul
 std::vector<Tensor> cat_tensors_backward(const Tensor& grad, const std::vector<std::vector<int64_t>>& sizes,
                                          int64_t dim);
 // Gradient of as_strided: grad summed into the storage positions the view covers
-// (overlapping views accumulate), then read back at the input's own positions.
+// (overlapping views accumulate), then read back at the input's own positions, shared evenly
+// where the input itself overlaps (an expanded input), as torch.
 Tensor as_strided_backward(const Tensor& grad, IntArrayRef input_sizes, IntArrayRef input_strides,
                            int64_t input_offset, IntArrayRef size, IntArrayRef stride,
                            std::optional<int64_t> storage_offset);
+// Gradient of diagonal: grad written onto the diagonal of zeros shaped like the input.
+Tensor diagonal_backward(const Tensor& grad, IntArrayRef input_sizes, int64_t offset, int64_t dim1, int64_t dim2);
+// Gradient of unfold: each window's grad added back at the input positions it covers.
+Tensor unfold_backward(const Tensor& grad, IntArrayRef input_sizes, int64_t dim, int64_t size, int64_t step);
 // grad where min <= self <= max (either bound may be absent), 0 elsewhere.
 Tensor clamp_backward(const Tensor& grad, const Tensor& self, const std::optional<Scalar>& min,
                       const std::optional<Scalar>& max);
@@ -56,6 +61,17 @@ Tensor conv_bias_backward(const Tensor& grad);
 // Gradient of max_pool2d_with_indices_backward w.r.t. grad_output: grad read at `indices`.
 Tensor max_pool_double_backward(const Tensor& grad, const Tensor& indices);
 // Gradient of adaptive_avg_pool2d_backward w.r.t. grad_output (whose sizes are given).
+// The loss gradients of torch's binary cross entropy: finite at p = 0 or 1 (the denominator
+// p (1 - p) is clamped at 1e-12) and at logits of +-inf. `reduction` 1 (mean) divides by numel.
+Tensor binary_cross_entropy_backward(const Tensor& grad, const Tensor& self, const Tensor& target,
+                                     const Tensor& weight, int64_t reduction);
+Tensor binary_cross_entropy_target_backward(const Tensor& grad, const Tensor& self, const Tensor& target,
+                                            const Tensor& weight, int64_t reduction);
+Tensor binary_cross_entropy_with_logits_backward(const Tensor& grad, const Tensor& self, const Tensor& target,
+                                                 const Tensor& weight, const Tensor& pos_weight, int64_t reduction);
+Tensor binary_cross_entropy_with_logits_target_backward(const Tensor& grad, const Tensor& self, const Tensor& target,
+                                                        const Tensor& weight, const Tensor& pos_weight,
+                                                        int64_t reduction);
 Tensor adaptive_avg_pool_double_backward(const Tensor& grad, IntArrayRef grad_output_sizes);
 
 // Gradient of cumsum along dim: the running sum of grad from the end (reduction_formula_helpers.cc).

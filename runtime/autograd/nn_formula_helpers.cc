@@ -1,4 +1,4 @@
-// Formula helpers of the nn ops' derivatives (convolution and pooling).
+// Formula helpers of the nn ops' derivatives (convolution, pooling, losses).
 #include <vector>
 
 #include "generated/api/kiln.h"
@@ -27,6 +27,57 @@ Tensor max_pool_double_backward(const Tensor& grad, const Tensor& indices) {
 Tensor adaptive_avg_pool_double_backward(const Tensor& grad, IntArrayRef grad_output_sizes) {
   const size_t nd = grad_output_sizes.size();
   return kiln::adaptive_avg_pool2d(grad, {grad_output_sizes[nd - 2], grad_output_sizes[nd - 1]});
+}
+
+namespace {
+Tensor one_minus(const Tensor& t) { return kiln::add(kiln::neg(t), 1); }
+
+// grad * term (* weight), divided by numel for a mean: the per-element gradient of a reduced loss.
+Tensor loss_gradient(const Tensor& grad, Tensor term, const Tensor& weight, int64_t reduction, int64_t numel) {
+  if (weight.defined()) term = kiln::mul(term, weight);
+  term = kiln::mul(term, grad);
+  return reduction == 1 ? kiln::div(term, static_cast<double>(numel)) : term;
+}
+}  // namespace
+
+Tensor binary_cross_entropy_backward(const Tensor& grad, const Tensor& self, const Tensor& target,
+                                     const Tensor& weight, int64_t reduction) {
+  // torch's EPSILON is the float 1e-12 (9.9999999600e-13), which shows in the gradient at p = 0 or 1.
+  const Tensor denominator = kiln::clamp(kiln::mul(one_minus(self), self), Scalar(static_cast<double>(1e-12f)));
+  return loss_gradient(grad, kiln::div(kiln::sub(self, target), denominator), weight, reduction, self.numel());
+}
+
+Tensor binary_cross_entropy_target_backward(const Tensor& grad, const Tensor& self, const Tensor& target,
+                                            const Tensor& weight, int64_t reduction) {
+  // Unclamped logs, as torch: infinite at p = 0 or 1.
+  return loss_gradient(grad, kiln::sub(kiln::log(one_minus(self)), kiln::log(self)), weight, reduction, self.numel());
+}
+
+Tensor binary_cross_entropy_with_logits_backward(const Tensor& grad, const Tensor& self, const Tensor& target,
+                                                 const Tensor& weight, const Tensor& pos_weight, int64_t reduction) {
+  const Tensor s = kiln::sigmoid(self);
+  Tensor term;
+  if (pos_weight.defined()) {  // (pos_weight t + 1 - t) sigmoid(x) - pos_weight t
+    const Tensor pt = kiln::mul(pos_weight, target);
+    term = kiln::sub(kiln::mul(kiln::add(kiln::sub(pt, target), 1), s), pt);
+  } else {
+    term = kiln::sub(s, target);
+  }
+  return loss_gradient(grad, term, weight, reduction, self.numel());
+}
+
+Tensor binary_cross_entropy_with_logits_target_backward(const Tensor& grad, const Tensor& self, const Tensor& target,
+                                                        const Tensor& weight, const Tensor& pos_weight,
+                                                        int64_t reduction) {
+  Tensor term;
+  if (pos_weight.defined()) {  // log_sigmoid(-x) - pos_weight log_sigmoid(x)
+    const Tensor log_sigmoid_neg = kiln::neg(kiln::softplus(self, 1, 20));
+    const Tensor log_sigmoid = kiln::neg(kiln::softplus(kiln::neg(self), 1, 20));
+    term = kiln::sub(log_sigmoid_neg, kiln::mul(pos_weight, log_sigmoid));
+  } else {
+    term = kiln::neg(self);
+  }
+  return loss_gradient(grad, term, weight, reduction, self.numel());
 }
 
 }  // namespace kiln

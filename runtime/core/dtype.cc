@@ -18,8 +18,8 @@ const char* scalar_type_name(ScalarType t) {
 }
 
 void throw_unsupported_dtype(const std::string& op_name, ScalarType t, bool not_implemented) {
-  if (not_implemented) throw TypeError(op_name + ": not implemented for '" + scalar_type_name(t) + "'");
-  throw TypeError(op_name + ": unsupported dtype " + scalar_type_name(t));
+  if (not_implemented) throw Error(op_name + ": not implemented for '" + scalar_type_name(t) + "'");
+  throw Error(op_name + ": unsupported dtype " + scalar_type_name(t));
 }
 
 ScalarType promote_types(ScalarType a, ScalarType b) {

@@ -81,7 +81,7 @@ void set_default_dtype(ScalarType t);
   KILN_DTYPE_CASE(Float16, ::kiln::Half, __VA_ARGS__) \
   KILN_DTYPE_CASE(BFloat16, ::kiln::BFloat16, __VA_ARGS__)
 
-// The TypeError of a dispatch: "<op>: unsupported dtype <t>", or with `not_implemented`
+// The RuntimeError (torch's class) of a dispatch: "<op>: unsupported dtype <t>", or with `not_implemented`
 // torch's "<op>: not implemented for '<t>'".
 [[noreturn]] void throw_unsupported_dtype(const std::string& op_name, ScalarType t, bool not_implemented);
 

@@ -11,6 +11,11 @@ int64_t wrap_dim(int64_t dim, int64_t ndim, const char* op_name) {
   return dim < 0 ? dim + n : dim;
 }
 
+int64_t wrap_existing_dim(int64_t dim, int64_t ndim, const char* op_name) {
+  KILN_CHECK_INDEX(ndim > 0, "Dimension specified as ", dim, " but tensor has no dimensions");
+  return wrap_dim(dim, ndim, op_name);
+}
+
 Scalar TensorBase::item() const {
   KILN_CHECK_VALUE(defined(), "item(): the tensor is undefined");
   KILN_CHECK_VALUE(numel() == 1, "a Tensor with ", numel(), " elements cannot be converted to Scalar");

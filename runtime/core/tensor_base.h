@@ -18,6 +18,9 @@ class Node;
 
 // Wraps a possibly negative dim into [0, ndim); IndexError naming the op otherwise.
 int64_t wrap_dim(int64_t dim, int64_t ndim, const char* op_name);
+// The same for a dim that must exist (it indexes sizes()): a 0-dim tensor has none, so every
+// dim is out of range there, as torch's size(0) / stride(0) / roll(s, 0) on a 0-dim tensor.
+int64_t wrap_existing_dim(int64_t dim, int64_t ndim, const char* op_name);
 
 class TensorBase {
  public:
@@ -34,8 +37,8 @@ class TensorBase {
   // --- metadata ---
   IntArrayRef sizes() const { return impl_->sizes(); }
   IntArrayRef strides() const { return impl_->strides(); }
-  int64_t size(int64_t d) const { return impl_->sizes()[wrap_dim(d, dim(), "size")]; }
-  int64_t stride(int64_t d) const { return impl_->strides()[wrap_dim(d, dim(), "stride")]; }
+  int64_t size(int64_t d) const { return impl_->sizes()[wrap_existing_dim(d, dim(), "size")]; }
+  int64_t stride(int64_t d) const { return impl_->strides()[wrap_existing_dim(d, dim(), "stride")]; }
   int64_t dim() const { return impl_->dim(); }
   int64_t ndimension() const { return dim(); }
   int64_t numel() const { return impl_->numel(); }

@@ -187,6 +187,8 @@ void TensorIterator::build(IteratorConfig& c) {
     KILN_CHECK(c.out.is_cpu(), c.op_name, "(): Expected out tensor to have device cpu, but got ", c.out.device().str());
     KILN_CHECK(can_cast(result_dtype, c.out.dtype()), c.op_name, "(): result type ", scalar_type_name(result_dtype),
                " can't be cast to the desired output type ", scalar_type_name(c.out.dtype()));
+    KILN_CHECK(!c.out_same_dtype || c.out.dtype() == result_dtype, c.op_name, "(): Found dtype ",
+               scalar_type_name(c.out.dtype()), " but expected ", scalar_type_name(result_dtype));
     if (!(c.out.sizes() == IntArrayRef(shape))) {
       KILN_CHECK(!c.inplace, c.op_name, "(): output with shape ", shape_str(c.out.sizes()),
                  " doesn't match the broadcast shape ", shape_str(shape));
@@ -194,7 +196,7 @@ void TensorIterator::build(IteratorConfig& c) {
       for (const TensorBase& t : c.inputs) check_out_is_not_an_input(c.out, {&t}, c.op_name);
       c.out.impl()->set_sizes_contiguous(shape);
     }
-    if (!c.reduction) check_no_internal_overlap(c.out, c.op_name);
+    if (!c.reduction && !c.same_value_everywhere) check_no_internal_overlap(c.out, c.op_name);
     for (const TensorBase& t : c.inputs) check_no_partial_overlap(c.out, t, c.op_name);
     result_ = c.out;
   } else {

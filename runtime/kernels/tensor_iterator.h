@@ -59,7 +59,10 @@ struct IteratorConfig {
   ScalarType out_dtype = ScalarType::Undefined;      // forced result dtype (e.g. Bool for comparisons)
   ScalarType compute_dtype = ScalarType::Undefined;  // forced compute dtype
   bool inplace = false;              // out is also inputs[0]: its shape must be the broadcast shape
+  bool out_same_dtype = false;       // out= must have the result dtype itself, not one it casts to
+                                     // (torch's unary ops that keep their dtype: neg, abs, floor...)
   bool reduction = false;            // out has stride 0 over reduced dims (accumulators)
+  bool same_value_everywhere = false;  // every element gets one value (fill_): an expanded out is fine
   bool cast_inputs = true;           // false: the kernel reads each input in its own dtype
   bool reduced_float_as_float32 = true;  // float16/bfloat16 compute in float32, rounded once on
                                          // the write-back (false: the kernel moves raw elements)

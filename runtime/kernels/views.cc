@@ -4,12 +4,14 @@
 
 #include "generated/kernels/as_strided.h"
 #include "generated/kernels/detach.h"
+#include "generated/kernels/diagonal.h"
 #include "generated/kernels/expand.h"
 #include "generated/kernels/permute.h"
 #include "generated/kernels/select.h"
 #include "generated/kernels/slice.h"
 #include "generated/kernels/squeeze.h"
 #include "generated/kernels/transpose.h"
+#include "generated/kernels/unfold.h"
 #include "generated/kernels/unsqueeze.h"
 #include "generated/kernels/view.h"
 #include "runtime/core/error.h"
@@ -195,6 +197,48 @@ TensorBase as_strided(const TensorBase& self, IntArrayRef size, IntArrayRef stri
                " are out of bounds for storage of size ", storage_bytes);
   }
   return make_view(self, size, stride, offset);
+}
+
+// diagonal and unfold get their own backward formulas (not as_strided's storage-based one), so
+// the gradient of an expanded leaf keeps one value per logical element, as in torch.
+TensorBase diagonal(const TensorBase& self, int64_t offset, int64_t dim1, int64_t dim2) {
+  const int64_t n = self.dim();
+  const int64_t d1 = wrap_dim(dim1, n, "diagonal"), d2 = wrap_dim(dim2, n, "diagonal");
+  KILN_CHECK(d1 != d2, "diagonal dimensions cannot be identical ", dim1, ", ", dim2);
+  // A 0-dim tensor wraps dims 0 and -1 to the same dim, so it never gets here.
+  const int64_t s1 = self.sizes()[d1], s2 = self.sizes()[d2];
+  int64_t diag_size = offset >= 0 ? std::min(s1, s2 - offset) : std::min(s1 + offset, s2);
+  if (diag_size < 0) diag_size = 0;
+  int64_t storage_offset = self.storage_offset();
+  if (diag_size > 0) storage_offset += offset >= 0 ? offset * self.strides()[d2] : -offset * self.strides()[d1];
+  DimVector sizes, strides;
+  for (int64_t d = 0; d < n; ++d) {
+    if (d == d1 || d == d2) continue;
+    sizes.push_back(self.sizes()[d]);
+    strides.push_back(self.strides()[d]);
+  }
+  sizes.push_back(diag_size);
+  strides.push_back(self.strides()[d1] + self.strides()[d2]);
+  return make_view(self, sizes, strides, storage_offset);
+}
+
+TensorBase unfold(const TensorBase& self, int64_t dimension, int64_t size, int64_t step) {
+  const int64_t n = self.dim();
+  const int64_t d = wrap_dim(dimension, n, "unfold");
+  const int64_t max_size = n == 0 ? 1 : self.sizes()[d];
+  KILN_CHECK(size <= max_size, "maximum size for tensor at dimension ", d, " is ", max_size, " but size is ", size);
+  KILN_CHECK(size >= 0, "size is ", size, " but must be >= 0");
+  KILN_CHECK(step > 0, "step is ", step, " but must be > 0");
+  DimVector sizes(self.sizes().begin(), self.sizes().end());
+  DimVector strides(self.strides().begin(), self.strides().end());
+  const int64_t stride = n == 0 ? 1 : self.strides()[d];
+  if (n > 0) {
+    sizes[d] = (self.sizes()[d] - size) / step + 1;
+    strides[d] = step * stride;
+  }
+  sizes.push_back(size);
+  strides.push_back(stride);
+  return make_view(self, sizes, strides, self.storage_offset());
 }
 
 TensorBase permute(const TensorBase& self, IntArrayRef dims) {

@@ -24,15 +24,16 @@ def test_index_select(dtype, dim):
     for index in (kiln.tensor(idx), kiln.tensor(idx.astype(np.int32))):
         out = kiln.index_select(t, dim, index)
         np.testing.assert_array_equal(out.numpy(), np.take(a, idx, axis=dim))
-    np.testing.assert_array_equal(t.index_select(dim, kiln.tensor([-1])).numpy(), np.take(a, [-1], axis=dim))
+    with pytest.raises(IndexError, match="index out of range"):  # torch does not count from the end here
+        t.index_select(dim, kiln.tensor([-1]))
     assert kiln.index_select(t, dim, kiln.zeros(0, dtype=kiln.int64)).shape[dim] == 0
 
 
 def test_index_select_errors():
     t = kiln.zeros(3, 4)
-    with pytest.raises(IndexError, match="out of bounds"):
+    with pytest.raises(IndexError, match="index out of range in self"):
         kiln.index_select(t, 0, kiln.tensor([3]))
-    with pytest.raises(IndexError, match="out of bounds"):
+    with pytest.raises(IndexError, match="index out of range in self"):
         kiln.index_select(t, 1, kiln.tensor([-5]))
     with pytest.raises(RuntimeError, match="dtype int32/int64"):
         kiln.index_select(t, 0, kiln.tensor([0.0]))

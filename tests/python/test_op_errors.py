@@ -79,8 +79,14 @@ def test_bad_sizes(case, bad):
         call_any(rec, facts, args, kwargs)
 
 
+# Filling writes one value to every element, so torch allows an expanded self there.
+_FILLS = {"fill_.Scalar", "zero_"}
+
+
 def _inplace_forms():
     for rec in RECORDS.values():
+        if rec.name in _FILLS:
+            continue
         facts = FACTS[rec.name]
         if facts.inplace:
             yield rec, facts.inplace

@@ -73,9 +73,13 @@ def test_pow_tensor_tensor(dtype):
     check(kiln.tensor(a) ** kiln.tensor(e), np.power(a, e))
 
 
-def test_pow_negative_integer_exponent_raises():
+def test_pow_negative_integer_exponents():
+    # A tensor of exponents follows torch's integer pow (1 and -1 stay, the rest truncate to 0);
+    # a negative Scalar exponent of an integer tensor raises, as in torch.
+    assert (kiln.tensor([2, 3, 1, -1, -1, 0]) ** kiln.tensor([1, -1, -5, -3, -2, -1])).tolist() == [2, 0, 1, -1, 1, 0]
+    assert (2 ** kiln.tensor([-1, 2])).tolist() == [0, 4]
     with pytest.raises(RuntimeError, match="negative integer powers"):
-        kiln.tensor([2, 3]) ** kiln.tensor([1, -1])
+        kiln.tensor([2, 3]) ** -1
 
 
 @pytest.mark.parametrize("dtype", [kiln.bool] + NUMERIC, ids=str)

@@ -141,7 +141,7 @@ def cross_entropy(input, target, weight=None, size_average=None, ignore_index=-1
         # The uniform part: -sum_c w_c logp_c / C per sample, 0 where the target is ignored.
         smooth = -weighted_logp.sum(class_dim)
         keep = target != ignore_index
-        smooth = smooth * keep
+        smooth = kiln.where(keep, smooth, 0.0)  # (not smooth * keep: an ignored row may hold inf)
         if reduction == "mean":
             denom = keep.sum() if weight is None else (weight[target.masked_fill(~keep, 0)] * keep).sum()
             smooth = smooth.sum() / denom
@@ -175,18 +175,14 @@ def binary_cross_entropy_with_logits(input, target, weight=None, size_average=No
 
 def binary_cross_entropy(input, target, weight=None, size_average=None, reduce=None, reduction="mean"):
     """-(t log p + (1 - t) log(1 - p)) of probabilities p in [0, 1]; the logs are clamped at
-    -100 as torch's, so p = 0 or 1 gives a finite loss."""
+    -100 as torch's, so p = 0 or 1 gives a finite loss (and a finite gradient)."""
     reduction = _reduction(reduction, size_average, reduce)
     if tuple(target.shape) != tuple(input.shape):
         raise ValueError(f"Using a target size ({target.shape}) that is different to the input size "
                          f"({input.shape}) is deprecated. Please ensure they have the same size.")
-    with kiln.no_grad():
-        if input.numel() and (input.min().item() < 0 or input.max().item() > 1):
-            raise RuntimeError("all elements of input should be between 0 and 1")
-    loss = -(target * input.log().clamp(min=-100) + (1 - target) * (1 - input).log().clamp(min=-100))
     if weight is not None:
-        loss = loss * weight
-    return _reduce(loss, reduction)
+        weight = weight.expand(input.shape)
+    return kiln.binary_cross_entropy(input, target, weight, _REDUCTIONS.index(reduction))
 
 
 # ---------------------------------------------------------------- convolution and pooling
@@ -311,6 +307,12 @@ def normalize(input, p=2.0, dim=1, eps=1e-12, out=None):
 
 
 def cosine_similarity(x1, x2, dim=1, eps=1e-8):
-    """sum(x1 * x2) / max(||x1|| * ||x2||, eps) over dim."""
-    dot = (x1 * x2).sum(dim)
-    return dot / (kiln.norm(x1, 2, dim) * kiln.norm(x2, 2, dim)).clamp(min=eps)
+    """sum(x1 * x2) / sqrt(max(||x1||^2, eps^2) * max(||x2||^2, eps^2)) over dim, after
+    broadcasting x1 and x2 together (torch's formula)."""
+    dtype = kiln.result_type(x1, x2)
+    if not dtype.is_floating_point:
+        raise RuntimeError(f"expected common dtype to be floating point, yet common dtype is {dtype}")
+    x1, x2 = kiln.broadcast_tensors(x1.to(dtype), x2.to(dtype))
+    squared1 = (x1 * x1).sum(dim, keepdim=True).clamp(min=eps * eps)
+    squared2 = (x2 * x2).sum(dim, keepdim=True).clamp(min=eps * eps)
+    return (x1 * x2).sum(dim) * (squared1 * squared2).rsqrt().squeeze(dim)

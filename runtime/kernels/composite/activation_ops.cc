@@ -2,11 +2,13 @@
 // gradients (and second derivatives) come from those ops' formulas.
 #include <cmath>
 
+#include "generated/api/abs.h"
 #include "generated/api/add.h"
 #include "generated/api/clamp.h"
 #include "generated/api/div.h"
 #include "generated/api/erf.h"
 #include "generated/api/gt.h"
+#include "generated/api/lt.h"
 #include "generated/api/mul.h"
 #include "generated/api/neg.h"
 #include "generated/api/sigmoid.h"
@@ -29,11 +31,21 @@ void check_floating(const Tensor& self, const char* name) {
   KILN_CHECK(self.is_floating_point(), name, "(): \"", name, "\" not implemented for '",
              scalar_type_name(self.dtype()), "' (expected a floating point tensor)");
 }
+
+// float16/bfloat16 through float32, rounded once at the end, as torch's kernels (each op of a
+// composite would otherwise round its own result). The casts carry the gradients.
+template <typename F>
+Tensor via_float32(const Tensor& self, F f) {
+  if (!is_reduced_floating_type(self.dtype())) return f(self);
+  return f(self.to(ScalarType::Float32)).to(self.dtype());
+}
 }  // namespace
 
 // x * Phi(x); "tanh": 0.5 x (1 + tanh(sqrt(2/pi) (x + 0.044715 x^3))), as torch.
 Tensor gelu(const Tensor& self, const std::string& approximate) {
   check_floating(self, "gelu");
+  if (is_reduced_floating_type(self.dtype()))
+    return via_float32(self, [&](const Tensor& x) { return gelu(x, approximate); });
   if (approximate == "tanh") {
     const Tensor inner = kiln::mul(kiln::add(self, kiln::mul(kiln::mul(kiln::mul(self, self), self), 0.044715)),
                                    0.7978845608028654);
@@ -46,7 +58,7 @@ Tensor gelu(const Tensor& self, const std::string& approximate) {
 
 Tensor silu(const Tensor& self) {
   check_floating(self, "silu");
-  return kiln::mul(self, kiln::sigmoid(self));
+  return via_float32(self, [](const Tensor& x) { return kiln::mul(x, kiln::sigmoid(x)); });
 }
 
 Tensor leaky_relu(const Tensor& self, const Scalar& negative_slope) {
@@ -56,25 +68,41 @@ Tensor leaky_relu(const Tensor& self, const Scalar& negative_slope) {
 
 Tensor hardtanh(const Tensor& self, const Scalar& min_val, const Scalar& max_val) {
   KILN_CHECK(self.dtype() != ScalarType::Bool, "hardtanh(): \"hardtanh\" not implemented for 'bool'");
-  return kiln::clamp(self, min_val, max_val);
+  const Tensor result = kiln::clamp(self, min_val, max_val);
+  return result.dtype() == self.dtype() ? result : result.to(self.dtype());  // hardtanh(int64) is int64 (torch)
 }
 
 // beta x > threshold: x; else log(1 + exp(beta x)) / beta.
 Tensor softplus(const Tensor& self, const Scalar& beta, const Scalar& threshold) {
   check_floating(self, "softplus");
-  const Tensor z = kiln::mul(self, beta);
-  return kiln::where(kiln::gt(z, threshold), self, kiln::div(softplus_exact(z), beta));
+  return via_float32(self, [&](const Tensor& x) {
+    const Tensor z = kiln::mul(x, beta);
+    return kiln::where(kiln::gt(z, threshold), x, kiln::div(softplus_exact(z), beta));
+  });
 }
 
-// self + weight * (end - self)
+// torch's formula: self + weight * (end - self) for |weight| < 0.5, else end - (end - self) * (1 - weight)
+// (exact at weight 1); float16/bfloat16 in float32, rounded once.
 Tensor lerp_scalar(const Tensor& self, const Tensor& end, const Scalar& weight) {
   check_floating(self, "lerp");
-  return kiln::add(self, kiln::mul(kiln::sub(end, self), weight));
+  if (is_reduced_floating_type(self.dtype()))
+    return lerp_scalar(self.to(ScalarType::Float32), end.to(ScalarType::Float32), weight).to(self.dtype());
+  const double w = weight.to_double();
+  const Tensor diff = kiln::sub(end, self);
+  if (std::abs(w) < 0.5) return kiln::add(self, kiln::mul(diff, weight));
+  return kiln::sub(end, kiln::mul(diff, 1.0 - w));
 }
 
 Tensor lerp_tensor(const Tensor& self, const Tensor& end, const Tensor& weight) {
   check_floating(self, "lerp");
-  return kiln::add(self, kiln::mul(kiln::sub(end, self), weight));
+  if (is_reduced_floating_type(self.dtype())) {
+    const ScalarType f32 = ScalarType::Float32;
+    return lerp_tensor(self.to(f32), end.to(f32), weight.to(f32)).to(self.dtype());
+  }
+  const Tensor diff = kiln::sub(end, self);
+  const Tensor small = kiln::lt(kiln::abs(weight), 0.5);
+  return kiln::where(small, kiln::add(self, kiln::mul(diff, weight)),
+                     kiln::sub(end, kiln::mul(diff, kiln::add(kiln::neg(weight), 1))));
 }
 
 }  // namespace composite_implicit

@@ -19,7 +19,6 @@
 #include "generated/api/sub.h"
 #include "generated/api/sum.h"
 #include "generated/kernels/composite/batch_norm.h"
-#include "generated/kernels/composite/binary_cross_entropy_with_logits.h"
 #include "generated/kernels/composite/constant_pad_nd.h"
 #include "generated/kernels/composite/dropout.h"
 #include "generated/kernels/composite/l1_loss.h"
@@ -183,21 +182,6 @@ Tensor mse_loss(const Tensor& self, const Tensor& target, int64_t reduction) {
 Tensor l1_loss(const Tensor& self, const Tensor& target, int64_t reduction) {
   check_floating(self, "l1_loss", "input");
   return reduce_loss(kiln::abs(kiln::sub(self, target)), reduction, "l1_loss");
-}
-
-// (1 - t) x + w_pos * softplus(-x), with w_pos = 1 + (pos_weight - 1) t: PyTorch's
-// formula, stable for large |x|.
-Tensor binary_cross_entropy_with_logits(const Tensor& self, const Tensor& target, const Tensor& weight,
-                                        const Tensor& pos_weight, int64_t reduction) {
-  const char* op = "binary_cross_entropy_with_logits";
-  check_floating(self, op, "input");
-  KILN_CHECK(target.sizes() == self.sizes(), op, "(): Target size (", shape_str(target.sizes()),
-             ") must be the same as input size (", shape_str(self.sizes()), ")");
-  Tensor soft = softplus_exact(kiln::neg(self));
-  if (pos_weight.defined()) soft = kiln::mul(soft, kiln::add(kiln::mul(kiln::sub(pos_weight, 1), target), 1));
-  Tensor loss = kiln::add(kiln::mul(kiln::add(kiln::neg(target), 1), self), soft);
-  if (weight.defined()) loss = kiln::mul(loss, weight);
-  return reduce_loss(loss, reduction, op);
 }
 
 }  // namespace composite_implicit

@@ -63,9 +63,12 @@ Tensor addmm(const Tensor& self, const Tensor& mat1, const Tensor& mat2, const S
   const DimVector shape = broadcast_shapes(self.sizes(), product.sizes(), "addmm");
   KILN_CHECK(self.dim() <= 2 && IntArrayRef(shape) == product.sizes(), "addmm(): self of shape ",
              shape_str(self.sizes()), " cannot be broadcast to the product's shape ", shape_str(product.sizes()));
-  if (!alpha.equal(1)) product = kiln::mul(product, alpha);
-  if (beta.equal(0)) return product;
-  return kiln::add(beta.equal(1) ? self : kiln::mul(self, beta), product);
+  // Integer matrices take integer factors (torch casts beta and alpha to the dtype: 0.5 -> 0).
+  const bool integral = is_integral_type(product.dtype(), /*include_bool=*/true);
+  const Scalar a = integral ? Scalar(alpha.to_long()) : alpha, b = integral ? Scalar(beta.to_long()) : beta;
+  if (!a.equal(1)) product = kiln::mul(product, a);
+  if (b.equal(0)) return product;
+  return kiln::add(b.equal(1) ? self : kiln::mul(self, b), product);
 }
 
 }  // namespace composite_implicit

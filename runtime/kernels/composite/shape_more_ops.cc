@@ -1,11 +1,9 @@
-// split, split_with_sizes, chunk, unbind (lists of narrow/select views), diagonal and unfold
-// (as_strided views of self), flip (index_select with reversed indices), roll (cat of two narrows
+// split, split_with_sizes, chunk, unbind (lists of narrow/select views), flip (index_select with reversed indices), roll (cat of two narrows
 // per dim) and repeat (expand + copy). Written over differentiable ops: autograd and view
 // semantics (shared storage, in-place writes through a view) come from the ops they call.
 #include <string>
 
 #include "generated/api/arange.h"
-#include "generated/api/as_strided.h"
 #include "generated/api/cat.h"
 #include "generated/api/clone.h"
 #include "generated/api/index_select.h"
@@ -14,14 +12,12 @@
 #include "generated/api/select.h"
 #include "generated/api/view.h"
 #include "generated/kernels/composite/chunk.h"
-#include "generated/kernels/composite/diagonal.h"
 #include "generated/kernels/composite/flip.h"
 #include "generated/kernels/composite/repeat.h"
 #include "generated/kernels/composite/roll.h"
 #include "generated/kernels/composite/split.h"
 #include "generated/kernels/composite/split_with_sizes.h"
 #include "generated/kernels/composite/unbind.h"
-#include "generated/kernels/composite/unfold.h"
 #include "runtime/core/allocation_limit.h"
 #include "runtime/kernels/view_utils.h"
 
@@ -36,7 +32,7 @@ std::string list_str(IntArrayRef values) {
 }
 
 Tensor roll_one(const Tensor& self, int64_t shift, int64_t dim) {
-  const int64_t d = wrap_dim(dim, self.dim(), "roll");
+  const int64_t d = wrap_existing_dim(dim, self.dim(), "roll");
   const int64_t size = self.sizes()[d];
   int64_t start = (size - shift % size) % size;
   if (start < 0) start += size;
@@ -120,46 +116,6 @@ std::vector<Tensor> unbind(const Tensor& self, int64_t dim) {
   return parts;
 }
 
-Tensor diagonal(const Tensor& self, int64_t offset, int64_t dim1, int64_t dim2) {
-  const int64_t n = self.dim();
-  const int64_t d1 = wrap_dim(dim1, n, "diagonal"), d2 = wrap_dim(dim2, n, "diagonal");
-  KILN_CHECK(d1 != d2, "diagonal dimensions cannot be identical ", dim1, ", ", dim2);
-  // A 0-dim tensor wraps dims 0 and -1 to the same dim, so it never gets here.
-  const int64_t s1 = self.sizes()[d1], s2 = self.sizes()[d2];
-  int64_t diag_size = offset >= 0 ? std::min(s1, s2 - offset) : std::min(s1 + offset, s2);
-  if (diag_size < 0) diag_size = 0;
-  int64_t storage_offset = self.storage_offset();
-  if (diag_size > 0) storage_offset += offset >= 0 ? offset * self.strides()[d2] : -offset * self.strides()[d1];
-  std::vector<int64_t> sizes, strides;
-  for (int64_t d = 0; d < n; ++d) {
-    if (d == d1 || d == d2) continue;
-    sizes.push_back(self.sizes()[d]);
-    strides.push_back(self.strides()[d]);
-  }
-  sizes.push_back(diag_size);
-  strides.push_back(self.strides()[d1] + self.strides()[d2]);
-  return kiln::as_strided(self, sizes, strides, storage_offset);
-}
-
-Tensor unfold(const Tensor& self, int64_t dimension, int64_t size, int64_t step) {
-  const int64_t n = self.dim();
-  const int64_t d = wrap_dim(dimension, n, "unfold");
-  const int64_t max_size = n == 0 ? 1 : self.sizes()[d];
-  KILN_CHECK(size <= max_size, "maximum size for tensor at dimension ", d, " is ", max_size, " but size is ", size);
-  KILN_CHECK(size >= 0, "size is ", size, " but must be >= 0");
-  KILN_CHECK(step > 0, "step is ", step, " but must be > 0");
-  std::vector<int64_t> sizes(self.sizes().begin(), self.sizes().end());
-  std::vector<int64_t> strides(self.strides().begin(), self.strides().end());
-  const int64_t stride = n == 0 ? 1 : self.strides()[d];
-  if (n > 0) {
-    sizes[d] = (self.sizes()[d] - size) / step + 1;
-    strides[d] = step * stride;
-  }
-  sizes.push_back(size);
-  strides.push_back(stride);
-  return kiln::as_strided(self, sizes, strides, self.storage_offset());
-}
-
 Tensor flip(const Tensor& self, IntArrayRef dims) {
   const int64_t n = self.dim();
   std::vector<bool> seen(std::max<int64_t>(n, 1), false);
@@ -187,7 +143,7 @@ Tensor roll(const Tensor& self, IntArrayRef shifts, IntArrayRef dims) {
   }
   KILN_CHECK(shifts.size() == dims.size(), "shifts and dimensions must align. shifts: ", shifts.size(),
              ", dims:", dims.size());
-  for (int64_t dim : dims) wrap_dim(dim, self.dim(), "roll");
+  for (int64_t dim : dims) wrap_existing_dim(dim, self.dim(), "roll");
   if (self.numel() == 0) return kiln::clone(self);
   Tensor result = self;
   for (size_t i = 0; i < dims.size(); ++i) result = roll_one(result, shifts[i], dims[i]);

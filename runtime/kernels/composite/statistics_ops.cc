@@ -54,6 +54,14 @@ Tensor variance(const Tensor& self, const std::optional<IntArrayRef>& dim, doubl
   return kiln::div(squares, std::max(static_cast<double>(n) - correction, 0.0));
 }
 
+// sqrt with a zero gradient where the variance is 0 (torch's std backward masks it there; the
+// plain root would give 0 * inf = nan for a constant input).
+Tensor std_of(const Tensor& variance) {
+  const Tensor zero = kiln::eq(variance, 0);
+  const Tensor safe = kiln::where(zero, kiln::add(kiln::zeros_like(variance), 1), variance);
+  return kiln::where(zero, variance, kiln::sqrt(safe));
+}
+
 double correction_of(const std::optional<Scalar>& correction) {
   return correction ? correction->to_double() : 1.0;
 }
@@ -72,16 +80,16 @@ Tensor var_correction(const Tensor& self, const std::optional<IntArrayRef>& dim,
 }
 
 Tensor std(const Tensor& self, bool unbiased) {
-  return kiln::sqrt(variance(self, std::nullopt, unbiased ? 1 : 0, false, "std"));
+  return std_of(variance(self, std::nullopt, unbiased ? 1 : 0, false, "std"));
 }
 
 Tensor std_dim(const Tensor& self, const std::optional<IntArrayRef>& dim, bool unbiased, bool keepdim) {
-  return kiln::sqrt(variance(self, dim, unbiased ? 1 : 0, keepdim, "std"));
+  return std_of(variance(self, dim, unbiased ? 1 : 0, keepdim, "std"));
 }
 
 Tensor std_correction(const Tensor& self, const std::optional<IntArrayRef>& dim,
                       const std::optional<Scalar>& correction, bool keepdim) {
-  return kiln::sqrt(variance(self, dim, correction_of(correction), keepdim, "std"));
+  return std_of(variance(self, dim, correction_of(correction), keepdim, "std"));
 }
 
 // max + log(sum(exp(x - max))): the max is detached (the result does not depend on it) and
@@ -122,7 +130,12 @@ Tensor p_norm(const Tensor& self, double p, IntArrayRef dim, bool keepdim) {
   const std::optional<IntArrayRef> dims = dim;
   if (p == 0) return kiln::sum(kiln::ne(self, 0), dims, keepdim, self.dtype());
   if (p == 1) return kiln::sum(a, dims, keepdim);
-  const Tensor powered = p == 2 ? kiln::mul(self, self) : kiln::pow(a, p);
+  // |x|^p with a zero gradient at x = 0 (as torch's norm backward): for p < 1 the plain power's
+  // derivative is infinite there, and 0 * inf = nan. The detached power keeps the value at 0.
+  const Tensor zero = kiln::eq(a, 0);
+  const Tensor powered = p == 2 ? kiln::mul(self, self)
+                                : kiln::where(zero, kiln::detach(kiln::pow(a, p)),
+                                              kiln::pow(kiln::where(zero, kiln::add(kiln::zeros_like(a), 1), a), p));
   return root_of_sum(kiln::sum(powered, dims, keepdim), p);
 }
 }  // namespace

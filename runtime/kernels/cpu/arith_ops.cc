@@ -86,12 +86,7 @@ T c_fmod(T a, T b) {
 TensorBase pow_tensor_out(const TensorBase& self, const TensorBase& exponent, const TensorBase& out) {
   TensorIterator it = binary("pow", self, exponent, out);
   const ScalarType dt = it.compute_dtype();
-  if (is_integral_type(dt, false)) {
-    TensorBase e = contiguous_cpu(cast_to(exponent, ScalarType::Int64));
-    const int64_t* p = static_cast<const int64_t*>(e.data_ptr());
-    for (int64_t i = 0; i < e.numel(); ++i)
-      KILN_CHECK(p[i] >= 0, "pow(): Integers to negative integer powers are not allowed.");
-  }
+  // Negative integer exponents are fine here (torch refuses them only for a Scalar exponent).
   KILN_DISPATCH_NUMERIC_TYPES(dt, "pow", [&] {
     binary_kernel<scalar_t, scalar_t>(it, [](scalar_t a, scalar_t b) {
       if constexpr (std::is_floating_point_v<scalar_t>) return std::pow(a, b);
@@ -141,14 +136,16 @@ TensorBase clamp_out(const TensorBase& self, const std::optional<Scalar>& min, c
   c.out = out;
   c.inputs = {self};
   c.compute_dtype = compute;
+  c.out_same_dtype = true;
   c.inplace = out.defined() && out.is_same(self);
   TensorIterator it(std::move(c));
   KILN_DISPATCH_NUMERIC_TYPES(it.compute_dtype(), "clamp", [&] {
     const bool has_lo = min.has_value(), has_hi = max.has_value();
     const scalar_t lo = has_lo ? min->to<scalar_t>() : scalar_t(0), hi = has_hi ? max->to<scalar_t>() : scalar_t(0);
     unary_kernel<scalar_t, scalar_t>(it, [=](scalar_t x) {
-      if (has_lo && x < lo) x = lo;  // NaN compares false: it stays NaN
-      if (has_hi && x > hi) x = hi;
+      // A NaN x stays NaN (it compares false); a NaN bound makes every result NaN (torch 2.x).
+      if (has_lo && (x < lo || lo != lo)) x = lo;
+      if (has_hi && (x > hi || hi != hi)) x = hi;
       return x;
     });
   });

@@ -46,13 +46,8 @@ TensorBase bitwise(const char* name, const TensorBase& self, const TensorBase& o
 
 template <typename F>
 TensorBase logical(const char* name, const TensorBase& self, const TensorBase& other, const TensorBase& out, F f) {
-  if (out.defined() && out.dtype() != ScalarType::Bool) {
-    // logical_and_ on a float tensor keeps its dtype: compute the bools, then copy them in.
-    KILN_CHECK(!out.is_same(self) || broadcast_shapes(self.sizes(), other.sizes(), name) == self.sizes(), name,
-               "(): output with shape ", shape_str(self.sizes()), " doesn't match the broadcast shape");
-    copy_into(out, logical(name, self, other, TensorBase(), f), name);
-    return out;
-  }
+  // A non-bool out (logical_and_ on a float tensor, out=float) gets the bools cast into it by
+  // the iterator, resized and broadcast like any out=.
   IteratorConfig c;
   c.op_name = name;
   c.out = out;
@@ -88,10 +83,10 @@ TensorBase bitwise_not_out(const TensorBase& self, const TensorBase& out) {
   c.out = out;
   c.inputs = {self};
   c.inplace = out.defined() && out.is_same(self);
+  c.out_same_dtype = true;
   TensorIterator it(std::move(c));
   const ScalarType dt = it.compute_dtype();
-  // TypeError, as torch's ~ on a float tensor.
-  KILN_CHECK_TYPE(is_integral_type(dt, /*include_bool=*/true), "\"bitwise_not_cpu\" not implemented for '",
+  KILN_CHECK(is_integral_type(dt, /*include_bool=*/true), "\"bitwise_not_cpu\" not implemented for '",
                   scalar_type_name(dt), "'");
   KILN_DISPATCH_ALL_TYPES(dt, "bitwise_not", [&] { invert<scalar_t>(it); });
   return it.output();

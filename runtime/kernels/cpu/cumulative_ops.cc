@@ -29,9 +29,12 @@ void running(const T* in, T* out, int64_t outer, int64_t n, int64_t inner, bool 
 TensorBase running_out(const TensorBase& self, int64_t dim, const std::optional<ScalarType>& dtype,
                        const TensorBase& out, bool product, const char* op) {
   const int64_t d = wrap_dim(dim, self.dim(), op);  // 0-dim: 0 or -1, one line of one element
-  // Integral (and bool) inputs accumulate in int64 unless a dtype is given, as torch.
-  const ScalarType result_dtype = dtype ? *dtype : is_integral_type(self.dtype(), true) ? ScalarType::Int64
-                                                                                          : self.dtype();
+  // Integral (and bool) inputs accumulate in int64 unless a dtype or an out= is given, as torch
+  // (an out= of another dtype is computed in that dtype: cumsum(int64, out=float32) is fine).
+  const ScalarType result_dtype = dtype                                  ? *dtype
+                                  : out.defined()                        ? out.dtype()
+                                  : is_integral_type(self.dtype(), true) ? ScalarType::Int64
+                                                                         : self.dtype();
   KILN_CHECK(result_dtype != ScalarType::Bool, op, "(): bool is not a valid result dtype");
   check_out_is_not_an_input(out, {&self}, op);
   const ScalarType compute = opmath_type(result_dtype);  // float16 runs in float32, rounded per element

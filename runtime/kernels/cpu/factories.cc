@@ -38,6 +38,7 @@ TensorBase fill_(const TensorBase& self, const Scalar& value) {
   c.op_name = "fill_";
   c.out = self;
   c.inplace = true;
+  c.same_value_everywhere = true;  // an expanded tensor is filled, as in torch
   c.promote_inputs = false;
   c.reduced_float_as_float32 = false;  // writes the value already converted to self's dtype
   TensorIterator it(std::move(c));
@@ -78,7 +79,19 @@ TensorBase linspace(const Scalar& start, const Scalar& end, int64_t steps, const
   return t;
 }
 
-TensorBase arange_out(const Scalar& start, const Scalar& end, const Scalar& step, const TensorBase& out) {
+TensorBase arange_out(const Scalar& start_in, const Scalar& end_in, const Scalar& step_in, const TensorBase& out) {
+  // An integer result takes integer bounds and step first, as torch: arange(2.25, dtype=int64) is
+  // [0, 1], and a step of -0.25 becomes 0 ("step must be nonzero").
+  const bool integral = is_integral_type(out.dtype(), /*include_bool=*/true);
+  auto as_result_type = [&](const Scalar& v) {
+    if (integral && !v.is_integral(true)) {
+      const double d = v.to_double();
+      KILN_CHECK(std::isfinite(d) && std::abs(d) < 9.2e18, "arange(): unsupported range: ", d);
+      return Scalar(static_cast<int64_t>(d));
+    }
+    return v;
+  };
+  const Scalar start = as_result_type(start_in), end = as_result_type(end_in), step = as_result_type(step_in);
   const double s = start.to_double(), e = end.to_double(), st = step.to_double();
   KILN_CHECK(std::isfinite(s) && std::isfinite(e), "arange(): unsupported range: ", s, " -> ", e);
   KILN_CHECK(st != 0, "arange(): step must be nonzero");

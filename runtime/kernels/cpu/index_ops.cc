@@ -10,7 +10,8 @@ namespace kiln {
 namespace cpu {
 namespace {
 
-// The index tensor as validated int64 positions into a dim of `size`.
+// The index tensor as validated int64 positions into a dim of `size`. Negative ones are out of
+// range, as in torch's index_select (only indexing with [] counts from the end).
 std::vector<int64_t> checked_indices(const TensorBase& index, int64_t size, const char* name) {
   KILN_CHECK(index.dim() <= 1, name, "(): index should have 1 or 0 dimensions, got ", index.dim());
   KILN_CHECK(is_integral_type(index.dtype(), false), name, "(): Expected dtype int32/int64 for index, got ",
@@ -18,10 +19,9 @@ std::vector<int64_t> checked_indices(const TensorBase& index, int64_t size, cons
   TensorBase idx = cast_to(contiguous_cpu(index), ScalarType::Int64);
   const int64_t* p = static_cast<const int64_t*>(idx.data_ptr());
   std::vector<int64_t> out(p, p + idx.numel());
-  for (int64_t& i : out) {
-    KILN_CHECK_INDEX(i >= -size && i < size, name, "(): index ", i, " is out of bounds for dimension with size ", size);
-    if (i < 0) i += size;
-  }
+  for (int64_t i : out)
+    KILN_CHECK_INDEX(i >= 0 && i < size, name, "(): index out of range in self (index ", i,
+                     " for a dimension of size ", size, ")");
   return out;
 }
 

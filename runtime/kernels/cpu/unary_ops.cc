@@ -34,6 +34,7 @@ TensorIterator unary_iterator(const char* name, const TensorBase& self, const Te
   c.inputs = {self};
   c.inplace = out.defined() && out.is_same(self);
   c.int_to_float = int_to_float;
+  c.out_same_dtype = !int_to_float;  // exp(int64, out=float64) is fine, neg(int64, out=float32) is not
   return TensorIterator(std::move(c));
 }
 
@@ -126,7 +127,11 @@ TensorBase relu_out(const TensorBase& self, const TensorBase& out) {
 }
 
 TensorBase sign_out(const TensorBase& self, const TensorBase& out) {
-  return numeric_unary("sign", self, out, [](auto x) { return decltype(x)((x > 0) - (x < 0)); });
+  TensorIterator it = unary_iterator("sign", self, out, /*int_to_float=*/false);
+  KILN_DISPATCH_ALL_TYPES(it.compute_dtype(), "sign", [&] {  // sign of a bool is itself, as in torch
+    unary_kernel<scalar_t, scalar_t>(it, [](scalar_t x) { return scalar_t((x > 0) - (x < 0)); });
+  });
+  return it.output();
 }
 
 // Rounding: integers are already whole (kept as they are); round() is half-to-even.

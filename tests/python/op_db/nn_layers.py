@@ -585,6 +585,43 @@ def _bce_samples(d):
     ]
 
 
+def _probability_ref(x, t, weight=None, reduction=1):
+    with np.errstate(divide="ignore"):
+        loss = -(t * np.maximum(np.log(x), -100) + (1 - t) * np.maximum(np.log1p(-x), -100))
+    return _reduce(loss if weight is None else loss * weight, reduction)
+
+
+def _probabilities(d, shape=(3, 4), seed=0):
+    return (np.abs(values(shape, d, "unit", seed=seed)) * 0.9 + 0.05).astype(d)  # inside (0, 1)
+
+
+def _probability_loss_samples(d):
+    p, t = _probabilities(d), _probabilities(d, seed=1)
+    return [
+        Sample((p, t), note="mean"),
+        Sample((p, t, values((3, 4), d, "positive", seed=2), 0), note="weight, none"),
+        Sample((p, t, None, 2), note="sum"),
+        Sample((np.asarray(0.3, dtype=d), np.asarray(1.0, dtype=d)), note="0-dim"),
+        Sample((values((0, 3), d), values((0, 3), d, seed=1), None, 2), note="empty"),
+    ]
+
+
+def _probability_loss_edge_samples(d):
+    # p = 0 or 1: the logs are clamped at -100, so the loss is finite (torch's rule).
+    return _probability_loss_samples(d) + [
+        Sample((np.asarray([0.0, 1.0, 0.0, 1.0], dtype=d), np.asarray([0.0, 0.0, 1.0, 1.0], dtype=d), None, 0),
+               note="p at 0 and 1"),
+    ]
+
+
+def _probability_loss_errors():
+    return _loss_errors("binary_cross_entropy") + [
+        ErrorInput(lambda k: k.binary_cross_entropy(k.ones(3) / 2, k.ones(4)), RuntimeError,
+                   "must be the same as input size", "target of another size"),
+        ErrorInput(lambda k: k.binary_cross_entropy(k.ones(3) * 2, k.ones(3)), RuntimeError,
+                   "between 0 and 1", "input above 1")]
+
+
 def _loss_errors(name):
     e = ErrorInput
     return [e(lambda k: getattr(k, name)(k.ones(3), k.ones(3), reduction=3), RuntimeError, "reduction must be",
@@ -642,6 +679,8 @@ RECORDS = [
              error_inputs=lambda: _loss_errors("l1_loss")),
     OpRecord("binary_cross_entropy_with_logits", FAMILY, FLOATS, _bce_samples, ref=_bce_ref,
              error_inputs=_bce_errors),
+    OpRecord("binary_cross_entropy", FAMILY, FLOATS, _probability_loss_edge_samples, ref=_probability_ref,
+             grad_samples=lambda: _probability_loss_samples("float64"), error_inputs=_probability_loss_errors),
 ]
 
 assert all(isinstance(r, OpRecord) and r.family == FAMILY for r in RECORDS)

@@ -315,7 +315,7 @@ RECORDS = [
     _float_class("isinf", np.isinf),
     _float_class("isfinite", np.isfinite),
     unary("relu", lambda x: np.maximum(x, 0), dtypes=NUMERIC),
-    unary("sign", np.sign, dtypes=NUMERIC),
+    unary("sign", lambda a: a.copy() if a.dtype == np.bool_ else np.sign(a), dtypes=ALL),  # sign(bool) is itself
     unary("floor", np.floor, dtypes=NUMERIC),
     unary("ceil", np.ceil, dtypes=NUMERIC),
     unary("trunc", np.trunc, dtypes=NUMERIC),

@@ -575,7 +575,7 @@ RECORDS = [
     _other("min.other", np.minimum),
     OpRecord("prod", FAMILY, ALL, _prod_samples, ref=_prod_ref, result_dtype=_sum_result,
              grad_samples=_grad(_prod_samples), out_sets_dtype=True, gradgrad=_PROD_GRADGRAD,
-             error_inputs=lambda: [ErrorInput(lambda k: k.prod(k.ones(2, 3), dtype=k.bool), TypeError,
+             error_inputs=lambda: [ErrorInput(lambda k: k.prod(k.ones(2, 3), dtype=k.bool), RuntimeError,
                                               "not implemented for 'bool'", "prod(dtype=bool) (PyTorch allows it)")]),
     OpRecord("prod.dim_int", FAMILY, ALL, _prod_dim_samples, ref=_prod_dim_ref, result_dtype=_sum_result,
              domain="nonzero", grad_samples=_grad(_prod_dim_samples), out_sets_dtype=True,

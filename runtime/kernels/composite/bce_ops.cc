@@ -1,0 +1,63 @@
+// binary_cross_entropy and binary_cross_entropy_with_logits: written with other ops, but with
+// their own derivatives (schema/derivatives.yaml), as torch's: autodiff through the clamped logs
+// and the softplus would give nan at p = 0 or 1 and at logits of +-inf, where torch's formulas
+// stay finite.
+#include "generated/api/kiln.h"
+#include "generated/kernels/binary_cross_entropy.h"
+#include "generated/kernels/binary_cross_entropy_with_logits.h"
+#include "runtime/kernels/composite/softplus_exact.h"
+
+namespace kiln {
+namespace composite_explicit {
+namespace {
+
+Tensor one_minus(const Tensor& t) { return kiln::add(kiln::neg(t), 1); }
+
+void check_loss_inputs(const Tensor& self, const Tensor& target, int64_t reduction, const char* op) {
+  KILN_CHECK(self.is_floating_point(), op, "(): expected a floating point input, got ", scalar_type_name(self.dtype()));
+  KILN_CHECK(target.sizes() == self.sizes(), op, "(): Target size (", shape_str(target.sizes()),
+             ") must be the same as input size (", shape_str(self.sizes()), ")");
+  KILN_CHECK(reduction >= 0 && reduction <= 2, op, "(): reduction must be 0 (none), 1 (mean) or 2 (sum), got ",
+             reduction);
+}
+
+Tensor reduce(const Tensor& loss, int64_t reduction) {
+  if (reduction == 0) return loss;
+  return reduction == 1 ? kiln::mean(loss) : kiln::sum(loss);
+}
+
+}  // namespace
+
+// -(t log p + (1 - t) log(1 - p)), each log clamped at -100 as torch's, so p = 0 or 1 is finite.
+TensorBase binary_cross_entropy(const TensorBase& self_, const TensorBase& target_, const TensorBase& weight_,
+                                int64_t reduction) {
+  const Tensor self(self_), target(target_), weight(weight_);
+  const char* op = "binary_cross_entropy";
+  check_loss_inputs(self, target, reduction, op);
+  if (self.numel() > 0) {
+    KILN_CHECK(kiln::logical_and(kiln::ge(self, 0), kiln::le(self, 1)).all().item().to_bool(),
+               "all elements of input should be between 0 and 1");
+  }
+  const Tensor log_p = kiln::clamp(kiln::log(self), Scalar(-100.0));
+  const Tensor log_1mp = kiln::clamp(kiln::log(one_minus(self)), Scalar(-100.0));
+  Tensor loss = kiln::neg(kiln::add(kiln::mul(target, log_p), kiln::mul(one_minus(target), log_1mp)));
+  if (weight.defined()) loss = kiln::mul(loss, weight);
+  return reduce(loss, reduction);
+}
+
+// (1 - t) x + w_pos * softplus(-x), with w_pos = 1 + (pos_weight - 1) t: PyTorch's
+// formula, stable for large |x|.
+TensorBase binary_cross_entropy_with_logits(const TensorBase& self_, const TensorBase& target_,
+                                            const TensorBase& weight_, const TensorBase& pos_weight_,
+                                            int64_t reduction) {
+  const Tensor self(self_), target(target_), weight(weight_), pos_weight(pos_weight_);
+  check_loss_inputs(self, target, reduction, "binary_cross_entropy_with_logits");
+  Tensor soft = composite_implicit::softplus_exact(kiln::neg(self));
+  if (pos_weight.defined()) soft = kiln::mul(soft, kiln::add(kiln::mul(kiln::sub(pos_weight, 1), target), 1));
+  Tensor loss = kiln::add(kiln::mul(kiln::add(kiln::neg(target), 1), self), soft);
+  if (weight.defined()) loss = kiln::mul(loss, weight);
+  return reduce(loss, reduction);
+}
+
+}  // namespace composite_explicit
+}  // namespace kiln

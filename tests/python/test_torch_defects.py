@@ -1,0 +1,150 @@
+"""Regression tests for the defects a differential run against torch found (issue 13): each
+checks kiln against torch 1.13 itself, or against hand-computed values where kiln follows torch
+2.x (nan clamp bounds)."""
+import math
+
+import numpy as np
+import pytest
+import torch
+
+import kiln
+import kiln.nn.functional as F
+
+
+def both(expr):
+    """expr(lib, F) on kiln and on torch: (kiln result, torch result)."""
+    return expr(kiln, F), expr(torch, torch.nn.functional)
+
+
+def same(k, t, tol=1e-6):
+    assert str(k.dtype).split(".")[-1] == str(t.dtype).split(".")[-1], (k.dtype, t.dtype)
+    assert tuple(k.shape) == tuple(t.shape)
+    np.testing.assert_allclose(np.array(k.float().tolist() if k.dtype in (kiln.float16, kiln.bfloat16) else k.tolist(),
+                                        dtype=np.float64),
+                               np.array(t.float().tolist() if t.dtype in (torch.float16, torch.bfloat16) else t.tolist(),
+                                        dtype=np.float64), rtol=tol, atol=tol, equal_nan=True)
+
+
+def raises_like(expr):
+    """kiln raises the exception class torch raises."""
+    with pytest.raises(Exception) as t_info:
+        expr(torch, torch.nn.functional)
+    with pytest.raises(t_info.type):
+        expr(kiln, F)
+
+
+@pytest.mark.parametrize("expr", [
+    lambda k, f: k.tensor(5).size(0), lambda k, f: k.tensor(5).size(-1), lambda k, f: k.tensor(5).stride(0),
+    lambda k, f: k.tensor(0).roll(-2, 0), lambda k, f: k.tensor(False).roll((3,), (0,)),
+    lambda k, f: k.index_select(k.arange(4.), 0, k.tensor([-1])),
+    lambda k, f: f.embedding(k.tensor([-1]), k.ones(3, 2)),
+    lambda k, f: k.arange(1, 0, -0.25, dtype=k.int64),
+    lambda k, f: k.neg(k.tensor([1]), out=k.empty(1)),
+    lambda k, f: k.abs(k.tensor([True])), lambda k, f: k.floor(k.tensor([True])),
+    lambda k, f: k.relu(k.tensor([True])), lambda k, f: k.bitwise_not(k.tensor([1.0])),
+    lambda k, f: k.floor(k.tensor([1.5]), out=k.empty(1, dtype=k.float64)),
+], ids=["size0", "size-1", "stride0", "roll", "roll_tuple", "index_select_neg", "embedding_neg", "arange_zero_step",
+        "neg_out_cast", "abs_bool", "floor_bool", "relu_bool", "bitwise_not_float", "floor_out_cast"])
+def test_raises_as_torch(expr):
+    raises_like(expr)
+
+
+@pytest.mark.parametrize("expr", [
+    lambda k, f: k.tensor(0).roll(1),
+    lambda k, f: f.cosine_similarity(k.arange(12.).reshape(3, 4), k.tensor([[1., -2., 0.5, 3.]])),
+    lambda k, f: f.cosine_similarity(k.arange(12.).reshape(3, 4), k.tensor(2.), dim=1),
+    lambda k, f: k.logical_and(k.tensor([True, False]), k.tensor([[True], [False]])),
+    lambda k, f: k.logical_or(k.tensor([1, 0]), k.tensor([[0], [2]]), out=k.empty(0)),
+    lambda k, f: k.logical_xor(k.tensor([1., 0.]), k.tensor([1., 1.]), out=k.empty(5, dtype=k.int64)),
+    lambda k, f: 2 ** k.tensor([-1, 2]),
+    lambda k, f: k.tensor([2, 3, 1, -1]) ** k.tensor([-1, -1, -2, -3]),
+    lambda k, f: k.clamp(k.tensor([1., 2.]), min=k.tensor([float("nan"), 0.])),
+    lambda k, f: k.minimum(k.tensor([1.1], dtype=k.float16), k.tensor([1.1], dtype=k.bfloat16), out=k.empty(1)),
+    lambda k, f: k.cumsum(k.tensor([1, 2]), 0, out=k.empty(2)),
+    lambda k, f: k.cumprod(k.tensor([1, 2]), 0, out=k.empty(2, dtype=k.float64)),
+    lambda k, f: k.exp(k.tensor([1, 2]), out=k.empty(2, dtype=k.float64)),
+    lambda k, f: k.sign(k.tensor([True, False])),
+    lambda k, f: f.hardtanh(k.tensor([3, -3, 0])),
+    lambda k, f: k.addmm(k.full((2, 2), 3, dtype=k.int64), k.ones(2, 2, dtype=k.int64), k.ones(2, 2, dtype=k.int64),
+                         beta=0.5, alpha=1.5),
+    lambda k, f: k.arange(2.25, dtype=k.int64), lambda k, f: k.arange(-1.5, 2.5, 1.5, dtype=k.int32),
+    lambda k, f: k.tensor([[1., 2.]]).expand(3, 2).ravel(),
+    lambda k, f: k.tensor([[1., 2.]]).expand(3, 2).fill_(3.),
+    lambda k, f: k.tensor([[1., 2.]]).expand(3, 2).zero_(),
+    lambda k, f: f.cross_entropy(k.tensor([[1., 2., 3.], [1., 0., 0.]]), k.tensor([0, 1]), label_smoothing=0.1,
+                                 ignore_index=0),
+    lambda k, f: f.cross_entropy(k.tensor([[1., 2., 3.], [1., 0., 0.5]]), k.tensor([0, 2]),
+                                 weight=k.tensor([1., 2., 3.]), label_smoothing=0.1, ignore_index=0),
+    lambda k, f: k.lerp(k.tensor([0.1, -3.], dtype=k.float64), k.tensor([0.7, 5.], dtype=k.float64), 0.75),
+    lambda k, f: k.lerp(k.tensor([0.1, -3.]), k.tensor([0.7, 5.]), k.tensor([0.25, 0.9])),
+], ids=["roll_0dim_flat", "cosine_broadcast", "cosine_0dim", "logical_broadcast", "logical_or_out_int",
+        "logical_xor_out_resize", "rpow_int", "pow_int_negative", "clamp_tensor_nan", "minimum_out_f32",
+        "cumsum_out_float", "cumprod_out_double", "exp_out_double", "sign_bool", "hardtanh_int", "addmm_int_beta",
+        "arange_int_end", "arange_int_bounds", "ravel_expanded", "fill_expanded", "zero_expanded", "ce_smoothing_ignore",
+        "ce_smoothing_weight_ignore", "lerp_scalar_high", "lerp_tensor"])
+def test_values_as_torch(expr):
+    k, t = both(expr)
+    same(k, t)
+
+
+def test_ravel_of_expanded_is_a_contiguous_copy():
+    a = kiln.tensor([[1., 2.]]).expand(3, 2)
+    r = a.ravel()
+    assert r.is_contiguous() and r.data_ptr() != a.data_ptr() and r.tolist() == [1., 2.] * 3
+
+
+def test_fill_of_expanded_writes_the_shared_memory():
+    base = kiln.tensor([[1., 2.]])
+    base.expand(3, 2).fill_(7.)
+    assert base.tolist() == [[7., 7.]]
+
+
+def test_clamp_with_nan_scalar_bound_is_nan():
+    # torch 2.x propagates a nan bound (torch 1.13 ignored it): every element becomes nan.
+    assert all(math.isnan(v) for v in kiln.clamp(kiln.tensor([1., 2.]), min=float("nan")).tolist())
+    assert all(math.isnan(v) for v in kiln.clip(kiln.tensor([1., 2.]), max=float("nan")).tolist())
+    assert kiln.clamp(kiln.tensor([1., float("nan")]), 0., 1.5).tolist()[0] == 1.0
+
+
+@pytest.mark.parametrize("dtype", ["float16", "bfloat16"])
+def test_reduced_precision_composites_round_once(dtype):
+    # Each result is the float32 computation rounded once (hand reference: float32 math, one cast).
+    x = kiln.linspace(-4, 4, 257).to(getattr(kiln, dtype))
+    x32 = x.float()
+    for got, ref in [(F.gelu(x), F.gelu(x32)), (F.gelu(x, approximate="tanh"), F.gelu(x32, approximate="tanh")),
+                     (F.silu(x), F.silu(x32)), (F.softplus(x), F.softplus(x32)),
+                     (kiln.lerp(x, x.flip(0), 0.3), kiln.lerp(x32, x32.flip(0), 0.3))]:
+        assert got.dtype == x.dtype
+        assert got.tolist() == ref.to(x.dtype).tolist()
+
+
+def grads(expr, lib, *values, dtype="float64"):
+    xs = [lib.tensor(v, dtype=getattr(lib, dtype), requires_grad=True) for v in values]
+    expr(lib, *xs).backward()
+    return [np.array(x.grad.tolist()) for x in xs]
+
+
+@pytest.mark.parametrize("expr,values", [
+    (lambda k, x: x.std(), ([2., 2., 2.],)),
+    (lambda k, x: x.std(dim=0).sum(), ([[1., 2.], [1., 3.]],)),
+    (lambda k, x: k.norm(x, 0.5), ([0., 1., -2.],)),
+    (lambda k, x: k.norm(x, -1.5), ([0., 1., -2.],)),
+    (lambda k, x: k.norm(x, 1.5), ([0., 1., -2.],)),
+    (lambda k, x, t: k.nn.functional.binary_cross_entropy(x, t), ([0.2, 1., 0.5, 0.], [1., 0., 0.3, 0.])),
+    (lambda k, x, t: k.nn.functional.binary_cross_entropy(x, t, reduction="sum"), ([0.2, 0.9], [1., 0.])),
+    (lambda k, x, t: k.nn.functional.binary_cross_entropy_with_logits(x, t), ([math.inf, -math.inf, 2.], [0.3, 0.6, 1.])),
+    (lambda k, x, t: k.nn.functional.binary_cross_entropy_with_logits(
+        x, t, pos_weight=k.tensor([2., 1., 3.], dtype=k.float64)), ([1.5, -2., 0.], [0.3, 0.6, 1.])),
+], ids=["std_constant", "std_dim_constant", "norm_half_at_0", "norm_negative_p_at_0", "norm_1.5_at_0", "bce_at_0_1",
+        "bce_sum_target", "bce_logits_inf", "bce_logits_pos_weight_target"])
+def test_gradients_as_torch(expr, values):
+    for k, t in zip(grads(expr, kiln, *values), grads(expr, torch, *values)):
+        np.testing.assert_allclose(k, t, rtol=1e-9, atol=1e-9)
+
+
+def test_bce_double_backward_matches_finite_differences():
+    x = kiln.tensor([0.2, 0.7, 0.4], dtype=kiln.float64, requires_grad=True)
+    t = kiln.tensor([1., 0., 0.5], dtype=kiln.float64)
+    assert kiln.autograd.gradgradcheck(lambda p: F.binary_cross_entropy(p, t), (x,))
+    z = kiln.tensor([0.3, -1.2, 2.0], dtype=kiln.float64, requires_grad=True)
+    assert kiln.autograd.gradgradcheck(lambda v: F.binary_cross_entropy_with_logits(v, t), (z,))
