@@ -5,6 +5,7 @@ Each table row is checked against kiln and, when PyTorch is installed, against t
 expected outcomes written here are torch's. Messages differ only in naming kiln for torch."""
 import importlib
 import warnings
+from collections import OrderedDict
 
 import pytest
 
@@ -67,7 +68,7 @@ CUDA_CALLS = [
     ("max_memory_allocated()", 0),
     ("memory_reserved()", 0),
     ("max_memory_reserved()", 0),
-    ("memory_stats()", {}),
+    ("memory_stats()", OrderedDict()),
     ("reset_peak_memory_stats()", (AttributeError, "")),
     ("reset_max_memory_allocated()", (AttributeError, "")),
     ("get_arch_list()", []),
@@ -93,7 +94,7 @@ def check(result, expected):
         assert text in str(result)
     else:
         assert not isinstance(result, Exception), f"raised {result!r}"
-        assert result == expected and type(result) is type(expected) or (expected == {} and result == {})
+        assert result == expected and type(result) is type(expected), f"{result!r} != {expected!r}"
 
 
 @pytest.mark.parametrize("lib", LIBS, indirect=True)
@@ -407,6 +408,22 @@ def test_nn_class_paths_match_torch():
     for name in kiln.nn.modules.__all__ + ["Parameter"]:
         expected = getattr(torch.nn, name).__module__.replace("torch", "kiln", 1)
         assert getattr(kiln.nn, name).__module__ == expected, name
+
+
+@needs_torch
+@pytest.mark.parametrize("path", ["autocast", "amp.autocast", "cuda.amp.autocast", "cuda.amp.GradScaler",
+                                  "cpu.amp.autocast", "nn.parallel.DataParallel",
+                                  "nn.parallel.DistributedDataParallel"])
+def test_class_paths_match_torch(path):
+    def resolve(root):
+        obj = root
+        for part in path.split("."):
+            obj = getattr(obj, part)
+        return obj
+    kiln_cls, torch_cls = resolve(kiln), resolve(torch)
+    assert (kiln_cls.__module__, kiln_cls.__qualname__) == (
+        torch_cls.__module__.replace("torch", "kiln", 1), torch_cls.__qualname__)
+    assert getattr(importlib.import_module(kiln_cls.__module__), kiln_cls.__name__) is kiln_cls
 
 
 def test_onnx_export_is_not_implemented():

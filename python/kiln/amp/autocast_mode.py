@@ -61,7 +61,6 @@ class autocast:
                 "kiln.autocast: enabled CPU autocast (ops recast to bfloat16) is not implemented yet; it needs "
                 "an Autocast dispatch key, which comes with the dispatch-key-set work. "
                 "Use enabled=False, or cast the model and inputs with .bfloat16() yourself.")
-        return self
 
     def __exit__(self, exc_type, exc_val, exc_tb):
         return False
