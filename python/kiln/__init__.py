@@ -4,7 +4,9 @@ The operators (kiln.add, Tensor.add, ...) are generated from schema/*.yaml into
 kiln._C; this package adds the Python-level pieces: the Tensor class, dtypes and
 devices, kiln.tensor, grad-mode helpers, kiln.autograd, the default generator's
 functions (kiln.random: manual_seed, seed, get_rng_state, ...) and saving weights
-(kiln.save_file / load_file / save / load, in the safetensors format).
+(kiln.save_file / load_file / save / load, in the safetensors format), and the namespaces
+scripts touch on every machine (kiln.cuda, backends, amp, distributed, ...) as torch has them
+without a GPU.
 """
 import builtins
 
@@ -31,6 +33,16 @@ _C._register_classes(tensor=Tensor, size=Size, device=device)
 
 from . import nn, optim, utils  # noqa: E402  (they use the registered classes)
 from .serialization import load, load_file, save, save_file  # noqa: E402
+# The namespaces scripts touch on every machine (torch.cuda, torch.backends, ...), answered as torch
+# without a GPU answers them.
+from . import amp, backends, cpu, cuda, distributed, onnx, version  # noqa: E402
+from .version import __version__  # noqa: E402,F401
+from .amp.autocast_mode import (autocast, get_autocast_cpu_dtype, get_autocast_gpu_dtype,  # noqa: E402
+                                is_autocast_cache_enabled, is_autocast_cpu_enabled, is_autocast_enabled)
+from ._global_flags import (are_deterministic_algorithms_enabled, get_deterministic_debug_mode,  # noqa: E402
+                            get_float32_matmul_precision, is_deterministic_algorithms_warn_only_enabled,
+                            set_deterministic_debug_mode, set_float32_matmul_precision,
+                            use_deterministic_algorithms)
 
 
 def allclose(input, other, rtol=1e-05, atol=1e-08, equal_nan=False):
@@ -81,18 +93,6 @@ def is_tensor(obj):
     return isinstance(obj, Tensor)
 
 
-class cuda:
-    """kiln has no CUDA backend yet."""
-
-    @staticmethod
-    def is_available():
-        return False
-
-    @staticmethod
-    def device_count():
-        return 0
-
-
 def explain(enabled=True):
     """Prints every step of each call (binding, dispatch key, autograd node, kernel) to stderr."""
     _C._explain(enabled)
@@ -104,5 +104,10 @@ __all__ = [
     "float16", "half", "bfloat16", "finfo", "iinfo", "promote_types", "result_type", "long", "int", "Generator", "default_generator", "manual_seed", "seed", "initial_seed", "get_rng_state",
     "set_rng_state", "get_default_dtype", "set_default_dtype", "set_num_threads", "get_num_threads", "explain",
     "set_printoptions", "save", "load", "save_file", "load_file",
+    "amp", "backends", "cpu", "distributed", "onnx", "version", "autocast", "is_autocast_enabled",
+    "set_float32_matmul_precision", "get_float32_matmul_precision", "use_deterministic_algorithms",
+    "are_deterministic_algorithms_enabled", "is_deterministic_algorithms_warn_only_enabled",
+    "get_deterministic_debug_mode", "set_deterministic_debug_mode", "is_autocast_cpu_enabled",
+    "get_autocast_gpu_dtype", "get_autocast_cpu_dtype", "is_autocast_cache_enabled",
     "concat", "einsum", "broadcast_shapes", "broadcast_tensors", "embedding", "norm", "nonzero", "where", "equal", "ravel", "numel", "is_floating_point", "as_tensor", "FloatTensor", "DoubleTensor", "LongTensor", "IntTensor", "BoolTensor",
 ]

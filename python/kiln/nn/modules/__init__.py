@@ -4,8 +4,11 @@ from .activation import GELU, Hardtanh, LeakyReLU, LogSoftmax, ReLU, Sigmoid, Si
 from .container import ModuleDict, ModuleList, ParameterDict, ParameterList, Sequential
 from .conv import Conv2d
 from .pooling import AdaptiveAvgPool2d, AvgPool2d, MaxPool2d
-from .normalization import BatchNorm1d, BatchNorm2d, LayerNorm
-from .misc import Dropout, Embedding, Flatten, Unflatten
+from .batchnorm import BatchNorm1d, BatchNorm2d
+from .normalization import LayerNorm
+from .dropout import Dropout
+from .sparse import Embedding
+from .flatten import Flatten, Unflatten
 from .loss import BCELoss, BCEWithLogitsLoss, CrossEntropyLoss, L1Loss, MSELoss, NLLLoss
 
 __all__ = ["Module", "Identity", "Linear", "ReLU", "Tanh", "Sigmoid", "Softmax", "LogSoftmax",

@@ -1,26 +1,10 @@
-"""Dropout, Embedding, Flatten and Unflatten."""
+"""Embedding (torch.nn.modules.sparse)."""
 import kiln
 
 from ... import _C
 from .. import functional as F, init
 from ..parameter import Parameter
 from .module import Module
-
-
-class Dropout(Module):
-    """Zeroes elements with probability p while training (scaling the rest by 1/(1-p)); identity in eval()."""
-
-    def __init__(self, p=0.5, inplace=False):
-        super().__init__()
-        if p < 0 or p > 1:
-            raise ValueError(f"dropout probability has to be between 0 and 1, but got {p}")
-        self.p, self.inplace = p, inplace
-
-    def forward(self, input):
-        return F.dropout(input, self.p, self.training, self.inplace)
-
-    def extra_repr(self):
-        return f"p={self.p}, inplace={self.inplace}"
 
 
 class Embedding(Module):
@@ -70,29 +54,3 @@ class Embedding(Module):
         if self.padding_idx is not None:
             s += f", padding_idx={self.padding_idx}"
         return s
-
-
-class Flatten(Module):
-    """Flattens dims start_dim..end_dim (by default all but the batch dim)."""
-
-    def __init__(self, start_dim=1, end_dim=-1):
-        super().__init__()
-        self.start_dim, self.end_dim = start_dim, end_dim
-
-    def forward(self, input):
-        return input.flatten(self.start_dim, self.end_dim)
-
-    def extra_repr(self):
-        return f"start_dim={self.start_dim}, end_dim={self.end_dim}"
-
-
-class Unflatten(Module):
-    def __init__(self, dim, unflattened_size):
-        super().__init__()
-        self.dim, self.unflattened_size = dim, tuple(unflattened_size)
-
-    def forward(self, input):
-        return input.unflatten(self.dim, self.unflattened_size)
-
-    def extra_repr(self):
-        return f"dim={self.dim}, unflattened_size={self.unflattened_size}"
