@@ -615,7 +615,7 @@ class WeightsOnlyUnpickler(pickle._Unpickler):
         if module == "torch" and name in _UNSUPPORTED_DTYPES:
             raise TypeError(f"the file uses dtype torch.{name}, which kiln does not support")
         # the name to allowlist: kiln's class for a torch name, the bare name for a builtin
-        shown = name if module == "builtins" else "kiln" + full[len("torch"):] if module.startswith("torch") else full
+        shown = name if module == "builtins" else "kiln" + full[len("torch"):] if module == "torch" or module.startswith("torch.") else full
         raise pickle.UnpicklingError(
             f"Unsupported global: GLOBAL {full} was not an allowed global by default. Please use "
             f"`kiln.serialization.add_safe_globals([{shown}])` or the `kiln.serialization.safe_globals([{shown}])` "
