@@ -21,12 +21,14 @@ rebuild functions and refuses every other global (torch 2.x's rules; see torch/_
 """
 import _compat_pickle
 import codecs
+import contextlib
 import io
 import os
 import pickle
 import struct
 import sys
 import zipfile
+import zlib
 from collections import Counter, OrderedDict
 
 import numpy as np
@@ -75,6 +77,12 @@ _MAX_DIMS = 64            # torch's limit on tensor dimensions
 _INT64_MAX = 2 ** 63 - 1
 _ALIGNMENT = 64           # where record data starts, as torch's writer aligns it
 _FILE_FORMAT_VERSION = b"3\n"  # kProducedFileFormatVersion of torch.save
+
+
+class CheckpointTypeError(TypeError):
+    """A TypeError kiln raises on purpose while loading (a dtype or tensor kind it cannot hold, a
+    bad map_location result); the restricted unpickler passes it through, where it turns other
+    TypeErrors (a file's wrong arguments, unhashable keys) into UnpicklingError."""
 
 
 def _dtype_name(dtype):
@@ -321,7 +329,8 @@ def _rebuild_tensor_v2(storage, storage_offset, size, stride, requires_grad, bac
 
 def _rebuild_tensor_v3(storage, storage_offset, size, stride, requires_grad, backward_hooks, dtype, metadata=None):
     if type(storage) is _LoadedStorage and dtype != storage.flat.dtype:
-        raise TypeError(f"kiln cannot view a {_dtype_name(storage.flat.dtype)} storage as {_dtype_name(dtype)}")
+        raise CheckpointTypeError(f"kiln cannot view a {_dtype_name(storage.flat.dtype)} storage as "
+                               f"{_dtype_name(dtype)}")
     return _rebuild_tensor_v2(storage, storage_offset, size, stride, requires_grad, backward_hooks, metadata)
 
 
@@ -372,13 +381,13 @@ def _rebuild_from_type_v2(func, new_type, args, state):
         if new_type is Parameter:
             ret = Parameter(ret, ret.requires_grad)
         elif new_type is not Tensor:
-            raise TypeError(f"kiln cannot load a tensor of type {getattr(new_type, '__name__', new_type)!r:.80}")
+            raise CheckpointTypeError(f"kiln cannot load a tensor of type {getattr(new_type, '__name__', new_type)!r:.80}")
     return _set_state(ret, state)
 
 
 def _unsupported(what):
     def rebuild(*args, **kwargs):
-        raise TypeError(f"kiln cannot load {what}")
+        raise CheckpointTypeError(f"kiln cannot load {what}")
     rebuild.__name__ = f"unsupported_{what.replace(' ', '_')}"
     return rebuild
 
@@ -398,7 +407,7 @@ def _make_device(*args):
     try:
         return device(*args)
     except ValueError as e:
-        raise TypeError(f"kiln has no device {args!r:.80}: {e}") from None
+        raise CheckpointTypeError(f"kiln has no device {args!r:.80}: {e}") from None
 
 
 def _encode(text, encoding="utf-8"):
@@ -409,7 +418,7 @@ def _encode(text, encoding="utf-8"):
 
 
 def _get_layout(name):
-    raise TypeError(f"kiln has no layouts; cannot load {name!r:.80}")
+    raise CheckpointTypeError(f"kiln has no layouts; cannot load {name!r:.80}")
 
 
 def torch_globals():
@@ -469,8 +478,8 @@ _SAFE_BUILTINS = {
     ("builtins", "bytes"): _safe_bytes(bytes),  # protocol 2 writes b'' as bytes()
 }
 
-# Modules never loaded in weights_only mode, even when allowlisted (as in torch).
-_BLOCKED_MODULES = {"sys", "os", "posix", "nt", "subprocess", "builtins.eval", "shutil"}
+# Modules never loaded in weights_only mode, even when allowlisted (torch blocks the first four).
+_BLOCKED_MODULES = {"sys", "os", "posix", "nt", "subprocess", "shutil"}
 
 
 def _py3_name(module, name):
@@ -515,14 +524,18 @@ class Reader:
             raise pickle.UnpicklingError(f"invalid storage persistent id {pid!r:.120}")
         if storage_type.name not in _STORAGES:
             dtype = _UNSUPPORTED_STORAGES.get(storage_type.name, f"of torch.{storage_type.name}")
-            raise TypeError(f"{self.where}: storage {key!r:.40} has dtype {dtype}, which kiln does not support "
+            raise CheckpointTypeError(f"{self.where}: storage {key!r:.40} has dtype {dtype}, which kiln does not support "
                             f"(supported: {', '.join(_dtype_name(d) for d in _STORAGE_OF)})")
         cached = self.storages.get(key)
         if cached is not None:
             if cached.flat.dtype != _KILN_DTYPES[_STORAGES[storage_type.name][0]]:
                 raise RuntimeError(f"{self.where}: storage {key!r:.40} is used with two dtypes")
             return cached
-        storage = _LoadedStorage(self.restore(self.read_storage(storage_type.name, key, numel), location))
+        try:
+            flat = self.restore(self.read_storage(storage_type.name, key, numel), location)
+        except TypeError as e:  # from map_location
+            raise CheckpointTypeError(str(e)) from None
+        storage = _LoadedStorage(flat)
         self.storages[key] = storage
         return storage
 
@@ -546,8 +559,9 @@ class Reader:
         if info.file_size > 1100 * max(info.compress_size, 1):  # beyond what deflate can reach
             raise RuntimeError(f"{self.where}: record {name!r:.120} has an implausible compression ratio")
         array = np.empty(numel, dtype=np_dtype)
-        with self.zf.open(info) as src:
-            got = src.readinto(memoryview(array).cast("B")) if nbytes else 0
+        with zip_errors(self.where):
+            with self.zf.open(info) as src:
+                got = src.readinto(memoryview(array).cast("B")) if nbytes else 0
         if got != nbytes:
             raise RuntimeError(f"{self.where}: record {name!r:.120} is truncated")
         if self.byteorder == "big" and np_dtype.itemsize > 1:
@@ -605,15 +619,15 @@ class WeightsOnlyUnpickler(pickle._Unpickler):
         module, name = _py3_name(module, name)
         full = f"{module}.{name}"
         if module.split(".")[0] in _BLOCKED_MODULES:
-            raise pickle.UnpicklingError(f"Trying to load unsupported GLOBAL {full} whose module {module} is "
-                                         f"blocked.")
+            raise pickle.UnpicklingError(f"Unsupported global: GLOBAL {full} was not an allowed global, and its "
+                                         f"module {module} is blocked: not even add_safe_globals can allow it.")
         for table in (self._table, _SAFE_BUILTINS):
             if (module, name) in table:
                 return table[(module, name)]
         if full in self._user:
             return self._user[full]
         if module == "torch" and name in _UNSUPPORTED_DTYPES:
-            raise TypeError(f"the file uses dtype torch.{name}, which kiln does not support")
+            raise CheckpointTypeError(f"the file uses dtype torch.{name}, which kiln does not support")
         # the name to allowlist: kiln's class for a torch name, the bare name for a builtin
         shown = name if module == "builtins" else "kiln" + full[len("torch"):] if module == "torch" or module.startswith("torch.") else full
         raise pickle.UnpicklingError(
@@ -635,7 +649,20 @@ class WeightsOnlyUnpickler(pickle._Unpickler):
         self._check_callable(func, "REDUCE")
         if not isinstance(args, tuple):
             raise pickle.UnpicklingError("REDUCE arguments must be a tuple")
-        self.stack[-1] = func(*args)
+        try:
+            self.stack[-1] = func(*args)
+        except TypeError as e:  # wrong arguments in the file, e.g. set(5)
+            if isinstance(e, CheckpointTypeError):
+                raise
+            raise pickle.UnpicklingError(f"REDUCE {getattr(func, '__name__', '')!s:.80}: {e}") from None
+
+    def load_bytearray8(self):
+        # pickle's own allocates the claimed length before reading it
+        (size,) = struct.unpack("<Q", self.read(8))
+        data = self.read(size)
+        if len(data) != size:
+            raise pickle.UnpicklingError("BYTEARRAY8 runs past the end of the pickle")
+        self.append(bytearray(data))
 
     def load_newobj(self):
         args = self.stack.pop()
@@ -729,7 +756,7 @@ class WeightsOnlyUnpickler(pickle._Unpickler):
         raise pickle.UnpicklingError("Unsupported operand: INST, OBJ and EXT opcodes are not allowed in weights_only "
                                      "mode")
 
-    for _op, _fn in ((pickle.REDUCE, load_reduce), (pickle.NEWOBJ, load_newobj), (pickle.NEWOBJ_EX, load_newobj_ex),
+    for _op, _fn in ((pickle.REDUCE, load_reduce), (pickle.BYTEARRAY8, load_bytearray8), (pickle.NEWOBJ, load_newobj), (pickle.NEWOBJ_EX, load_newobj_ex),
                      (pickle.BUILD, load_build), (pickle.APPEND, load_append), (pickle.APPENDS, load_appends),
                      (pickle.SETITEM, load_setitem), (pickle.SETITEMS, load_setitems),
                      (pickle.ADDITEMS, load_additems), (pickle.INST, _refuse), (pickle.OBJ, _refuse),
@@ -741,8 +768,8 @@ class WeightsOnlyUnpickler(pickle._Unpickler):
         try:
             return super().load()
         except (IndexError, KeyError, struct.error, EOFError, UnicodeDecodeError, ValueError, AttributeError,
-                OverflowError) as e:
-            if isinstance(e, pickle.UnpicklingError):
+                OverflowError, TypeError) as e:
+            if isinstance(e, (pickle.UnpicklingError, CheckpointTypeError)):
                 raise
             raise pickle.UnpicklingError(f"the pickle data is corrupted or truncated ({type(e).__name__}: "
                                          f"{str(e)[:200]})") from e
@@ -756,9 +783,9 @@ def find_archive(zf, where):
         raise RuntimeError(f"{where}: not a torch checkpoint: expected every record in one top-level directory "
                            f"(PytorchStreamReader: file in archive is not in a subdirectory)")
     prefix = tops.pop() + "/"
+    if prefix + "constants.pkl" in names:  # torch.jit.save's archives hold a data.pkl too
+        raise RuntimeError(f"{where}: this is a TorchScript archive (torch.jit.save), which kiln cannot load")
     if prefix + "data.pkl" not in names:
-        if prefix + "constants.pkl" in names:
-            raise RuntimeError(f"{where}: this is a TorchScript archive (torch.jit.save), which kiln cannot load")
         raise RuntimeError(f"{where}: not a torch checkpoint: the archive has no {prefix}data.pkl")
     return prefix
 
@@ -766,7 +793,35 @@ def find_archive(zf, where):
 def read_byteorder(zf, prefix, where):
     if prefix + "byteorder" not in zf.namelist():
         return "little"  # torch 2.x's default for files without the record
-    order = zf.read(prefix + "byteorder")
+    order = read_record(zf, prefix + "byteorder", where)
     if order not in (b"little", b"big"):
         raise ValueError(f"{where}: Unknown endianness type: {order[:20].decode('latin1')}")
     return order.decode()
+
+
+@contextlib.contextmanager
+def zip_errors(where):
+    """A record that does not match its directory entry (bad CRC, truncated, a bad offset or an
+    unknown compression) is a RuntimeError naming the file, as torch's PytorchStreamReader raises."""
+    try:
+        yield
+    except (zipfile.BadZipFile, zipfile.LargeZipFile, EOFError, zlib.error, NotImplementedError, ValueError,
+            OSError) as e:
+        raise RuntimeError(f"{where}: PytorchStreamReader failed reading zip archive: {e}") from None
+
+
+@contextlib.contextmanager
+def open_archive(fh, where):
+    """The zip archive in the binary file object `fh` (from its current position), and its size."""
+    with zip_errors(where):
+        start = fh.tell()
+        size = fh.seek(0, os.SEEK_END) - start
+        fh.seek(start)
+        zf = zipfile.ZipFile(fh)
+    with zf:
+        yield zf, size
+
+
+def read_record(zf, name, where):
+    with zip_errors(where):
+        return zf.read(name)

@@ -105,22 +105,24 @@ def load(f, map_location=None, pickle_module=None, *, weights_only=True, mmap=No
     if _is_path(f):
         name = os.fsdecode(os.fspath(f))
         with open(name, "rb") as fh:
-            head = fh.read(4)
-            if head in (_ZIP_MAGIC, _EMPTY_ZIP_MAGIC):
+            head = fh.read(9)
+            if head[:4] in (_ZIP_MAGIC, _EMPTY_ZIP_MAGIC):
                 fh.seek(0)
                 return _load_zip(fh, f"load: {name}", restore, weights_only, pickle_load_args)
+        _check_not_legacy(head, name)
         pairs, metadata = _C._load_safetensors_file(f, "load")  # reports what is wrong with the file
     elif hasattr(f, "read"):
         name = str(getattr(f, "name", "<file object>"))
         seekable = getattr(f, "seekable", lambda: False)()
         start = f.tell() if seekable else 0
-        head = f.read(4)
-        if head in (_ZIP_MAGIC, _EMPTY_ZIP_MAGIC):
+        head = f.read(9)
+        if head[:4] in (_ZIP_MAGIC, _EMPTY_ZIP_MAGIC):
             if seekable:
                 f.seek(start)
             else:
                 f = io.BytesIO(head + f.read())
             return _load_zip(f, f"load: {name}", restore, weights_only, pickle_load_args)
+        _check_not_legacy(head, name)
         pairs, metadata = _C._load_safetensors_bytes(head + f.read(), name, "load")
     else:
         raise TypeError(f"load(): f must be a path or a binary file object, got {type(f).__name__}")
@@ -128,6 +130,15 @@ def load(f, map_location=None, pickle_module=None, *, weights_only=True, mmap=No
     if STRUCTURE_KEY not in metadata:
         return tensors
     return _Rebuilder(tensors, f"load: {name}").rebuild(metadata[STRUCTURE_KEY])
+
+
+def _check_not_legacy(head, name):
+    # torch's format before 1.6 (and _use_new_zipfile_serialization=False) is a bare pickle
+    # stream; a safetensors file starts with a little-endian header length instead.
+    if head[:1] == b"\x80" and head[1:2] in (b"\x02", b"\x03", b"\x04", b"\x05") and head[8:9] != b"{":
+        raise RuntimeError(f"load: {name}: this is torch's legacy checkpoint format (torch < 1.6 or "
+                           f"_use_new_zipfile_serialization=False), which kiln does not read; re-save it with "
+                           f"torch.save(obj, f) in a current torch")
 
 
 _WEIGHTS_ONLY_HELP = (
@@ -139,32 +150,19 @@ _WEIGHTS_ONLY_HELP = (
 
 
 def _load_zip(fh, where, restore, weights_only, pickle_load_args):
-    import zipfile
-    try:
-        fh.seek(0, os.SEEK_END)
-        archive_size = fh.tell()
-        fh.seek(0)
-        zf = zipfile.ZipFile(fh)
-    except (zipfile.BadZipFile, EOFError, OSError, ValueError) as e:
-        raise RuntimeError(f"{where}: PytorchStreamReader failed reading zip archive: {e}") from None
-    with zf:
+    with _torch_pickle.open_archive(fh, where) as (zf, archive_size):
+        prefix = _torch_pickle.find_archive(zf, where)
+        byteorder = _torch_pickle.read_byteorder(zf, prefix, where)
+        data_pkl = io.BytesIO(_torch_pickle.read_record(zf, prefix + "data.pkl", where))
+        reader = _torch_pickle.Reader(zf, prefix, byteorder, restore, where, archive_size)
+        table = _torch_pickle.torch_globals()
+        if not weights_only:
+            return _torch_pickle.FullUnpickler(data_pkl, reader, table, **pickle_load_args).load()
+        unpickler = _torch_pickle.WeightsOnlyUnpickler(data_pkl, reader, table, _user_globals(), **pickle_load_args)
         try:
-            prefix = _torch_pickle.find_archive(zf, where)
-            byteorder = _torch_pickle.read_byteorder(zf, prefix, where)
-            data_pkl = zf.read(prefix + "data.pkl")
-            reader = _torch_pickle.Reader(zf, prefix, byteorder, restore, where, archive_size)
-            table = _torch_pickle.torch_globals()
-            if not weights_only:
-                return _torch_pickle.FullUnpickler(io.BytesIO(data_pkl), reader, table, **pickle_load_args).load()
-            unpickler = _torch_pickle.WeightsOnlyUnpickler(io.BytesIO(data_pkl), reader, table, _user_globals(),
-                                                           **pickle_load_args)
-            try:
-                return unpickler.load()
-            except pickle.UnpicklingError as e:
-                raise pickle.UnpicklingError(_WEIGHTS_ONLY_HELP + str(e)) from None
-        except (zipfile.BadZipFile, EOFError, zipfile.LargeZipFile, NotImplementedError) as e:
-            # a record that does not match its directory entry (bad CRC, truncated, unknown compression)
-            raise RuntimeError(f"{where}: PytorchStreamReader failed reading zip archive: {e}") from None
+            return unpickler.load()
+        except pickle.UnpicklingError as e:
+            raise pickle.UnpicklingError(_WEIGHTS_ONLY_HELP + str(e)) from None
 
 
 # ---- weights_only allowlist (torch.serialization.add_safe_globals and friends) ----
