@@ -160,14 +160,14 @@ class _Storages:
         return group
 
     def data(self, group):
-        """The raw little-endian bytes of the group's elements [0, extent)."""
-        if group.extent == 0:
-            return b""
-        flat = group.tensor.as_strided((group.extent,), (1,), 0).contiguous()
+        """The group's elements [0, extent) as a little-endian NumPy array (the record's bytes)."""
         storage, np_dtype = _STORAGE_OF[group.dtype]
+        if group.extent == 0:
+            return np.zeros(0, np_dtype)
+        flat = group.tensor.as_strided((group.extent,), (1,), 0).contiguous()
         if storage == "BFloat16Storage":  # exact: a bfloat16 is the top half of its float32
-            return (flat.float().numpy().view("<u4") >> 16).astype("<u2").tobytes()
-        return np.ascontiguousarray(flat.numpy()).astype(np_dtype, copy=False).tobytes()
+            return (flat.float().numpy().view("<u4") >> 16).astype("<u2")
+        return np.ascontiguousarray(flat.numpy()).astype(np_dtype, copy=False)
 
 
 class _Pickler(pickle._Pickler):
@@ -176,8 +176,12 @@ class _Pickler(pickle._Pickler):
     dispatch = pickle._Pickler.dispatch.copy()
 
     def __init__(self, file, protocol, storages):
+        from ._device import device
+        from ._size import Size
+        from .nn.parameter import Parameter
         super().__init__(file, protocol)
         self.storages = storages
+        self._device, self._size, self._parameter = device, Size, Parameter
 
     def _save_global_name(self, obj):
         self.write(pickle.GLOBAL + obj.module.encode("utf-8") + b"\n" + obj.name.encode("utf-8") + b"\n")
@@ -197,19 +201,16 @@ class _Pickler(pickle._Pickler):
         return ("storage", _Global("torch", _STORAGE_OF[group.dtype][0]), group.key, "cpu", group.extent)
 
     def reducer_override(self, obj):
-        from ._device import device
-        from ._size import Size
-        from .nn.parameter import Parameter
         if isinstance(obj, _C.TensorBase):
-            if isinstance(obj, Parameter):  # torch's Parameter.__reduce_ex__
+            if isinstance(obj, self._parameter):  # torch's Parameter.__reduce_ex__
                 return (_REBUILD_PARAMETER, (obj.detach(), obj.requires_grad, OrderedDict()))
             group = self.storages.add(obj)
             offset = obj.storage_offset() if obj.numel() > 0 else 0
             return (_REBUILD_TENSOR_V2, (group.ref, offset, tuple(obj.shape), tuple(obj.stride()),
                                          obj.requires_grad, OrderedDict()))
-        if type(obj) is Size:
+        if type(obj) is self._size:
             return (_Global("torch", "Size"), (tuple(obj),))
-        if type(obj) is device:
+        if type(obj) is self._device:
             return (_Global("torch", "device"), (obj.type,) if obj.index is None else (obj.type, obj.index))
         return NotImplemented
 
@@ -242,8 +243,9 @@ def write_checkpoint(f, archive_name, data_pkl, storages):
         for name, payload in (("data.pkl", data_pkl), ("byteorder", b"little")):
             zf.writestr(_aligned_info(zf, f"{archive_name}/{name}", len(payload)), payload)
         for group in storages.groups.values():
-            payload = storages.data(group)
-            zf.writestr(_aligned_info(zf, f"{archive_name}/data/{group.key}", len(payload)), payload)
+            array = storages.data(group)
+            with zf.open(_aligned_info(zf, f"{archive_name}/data/{group.key}", array.nbytes), "w") as dst:
+                dst.write(memoryview(array).cast("B"))  # no bytes copy of a large tensor
         zf.writestr(_aligned_info(zf, f"{archive_name}/version", 2), _FILE_FORMAT_VERSION)
 
 
@@ -512,9 +514,8 @@ class Reader:
 
     def persistent_load(self, pid):
         if not isinstance(pid, tuple) or len(pid) != 5 or _ascii(pid[0]) != "storage":
-            raise pickle.UnpicklingError(f"only storages can be persistent ids, got {type(pid).__name__} "
-                                         f"{pid!r:.80}" if isinstance(pid, (tuple, str, bytes, int)) else
-                                         f"only storages can be persistent ids, got {type(pid).__name__}")
+            shown = f" {pid!r:.80}" if type(pid) in (tuple, str, bytes, int) else ""
+            raise pickle.UnpicklingError(f"only storages can be persistent ids, got {type(pid).__name__}{shown}")
         _, storage_type, key, location, numel = pid
         key, location = _ascii(key), _ascii(location)
         if type(storage_type) is not _StorageType:
@@ -524,8 +525,9 @@ class Reader:
             raise pickle.UnpicklingError(f"invalid storage persistent id {pid!r:.120}")
         if storage_type.name not in _STORAGES:
             dtype = _UNSUPPORTED_STORAGES.get(storage_type.name, f"of torch.{storage_type.name}")
-            raise CheckpointTypeError(f"{self.where}: storage {key!r:.40} has dtype {dtype}, which kiln does not support "
-                            f"(supported: {', '.join(_dtype_name(d) for d in _STORAGE_OF)})")
+            supported = ", ".join(_dtype_name(d) for d in _STORAGE_OF)
+            raise CheckpointTypeError(f"{self.where}: storage {key!r:.40} has dtype {dtype}, which kiln does not "
+                                      f"support (supported: {supported})")
         cached = self.storages.get(key)
         if cached is not None:
             if cached.flat.dtype != _KILN_DTYPES[_STORAGES[storage_type.name][0]]:
