@@ -383,7 +383,8 @@ def _rebuild_from_type_v2(func, new_type, args, state):
         if new_type is Parameter:
             ret = Parameter(ret, ret.requires_grad)
         elif new_type is not Tensor:
-            raise CheckpointTypeError(f"kiln cannot load a tensor of type {getattr(new_type, '__name__', new_type)!r:.80}")
+            shown = getattr(new_type, "__name__", type(new_type).__name__)
+            raise CheckpointTypeError(f"kiln cannot load a tensor of type {shown!s:.80}")
     return _set_state(ret, state)
 
 
@@ -631,7 +632,12 @@ class WeightsOnlyUnpickler(pickle._Unpickler):
         if module == "torch" and name in _UNSUPPORTED_DTYPES:
             raise CheckpointTypeError(f"the file uses dtype torch.{name}, which kiln does not support")
         # the name to allowlist: kiln's class for a torch name, the bare name for a builtin
-        shown = name if module == "builtins" else "kiln" + full[len("torch"):] if module == "torch" or module.startswith("torch.") else full
+        if module == "builtins":
+            shown = name
+        elif module == "torch" or module.startswith("torch."):
+            shown = "kiln" + full[len("torch"):]
+        else:
+            shown = full
         raise pickle.UnpicklingError(
             f"Unsupported global: GLOBAL {full} was not an allowed global by default. Please use "
             f"`kiln.serialization.add_safe_globals([{shown}])` or the `kiln.serialization.safe_globals([{shown}])` "
@@ -686,8 +692,9 @@ class WeightsOnlyUnpickler(pickle._Unpickler):
         elif id(cls) in self._user_classes:
             self.append(cls.__new__(cls, *args, **kwargs))
         else:
+            shown = getattr(cls, "__name__", type(cls).__name__)
             raise pickle.UnpicklingError(f"Can only create new object for nn.Parameter or classes allowlisted via "
-                                         f"`add_safe_globals` but got {getattr(cls, '__name__', type(cls).__name__)!s:.80}")
+                                         f"`add_safe_globals` but got {shown!s:.80}")
 
     def load_build(self):
         from .nn.parameter import Parameter
@@ -758,7 +765,8 @@ class WeightsOnlyUnpickler(pickle._Unpickler):
         raise pickle.UnpicklingError("Unsupported operand: INST, OBJ and EXT opcodes are not allowed in weights_only "
                                      "mode")
 
-    for _op, _fn in ((pickle.REDUCE, load_reduce), (pickle.BYTEARRAY8, load_bytearray8), (pickle.NEWOBJ, load_newobj), (pickle.NEWOBJ_EX, load_newobj_ex),
+    for _op, _fn in ((pickle.REDUCE, load_reduce), (pickle.BYTEARRAY8, load_bytearray8),
+                     (pickle.NEWOBJ, load_newobj), (pickle.NEWOBJ_EX, load_newobj_ex),
                      (pickle.BUILD, load_build), (pickle.APPEND, load_append), (pickle.APPENDS, load_appends),
                      (pickle.SETITEM, load_setitem), (pickle.SETITEMS, load_setitems),
                      (pickle.ADDITEMS, load_additems), (pickle.INST, _refuse), (pickle.OBJ, _refuse),
