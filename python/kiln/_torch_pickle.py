@@ -127,7 +127,7 @@ class _StorageGroup:
     def __init__(self, key, tensor):
         self.key = key
         self.dtype = tensor.dtype
-        self.tensor = tensor.detach()  # any one of them: the bytes are read through it
+        self.tensor = tensor.detach()  # the bytes are read through it (see _Storages.add)
         self.extent = 0
         self.ref = _StorageRef(self)
 
@@ -149,14 +149,19 @@ class _Storages:
         if t.dtype not in _STORAGE_OF:
             raise TypeError(f"save(): cannot save a tensor of dtype {t.dtype}")
         start = t.data_ptr() - t.storage_offset() * t.element_size()
-        group = self.groups.get(start)
+        # An empty tensor holds no data: it gets an empty record of its own dtype.
+        key = start if t.numel() > 0 else ("empty", start, t.dtype)
+        group = self.groups.get(key)
         if group is None:
-            group = self.groups[start] = _StorageGroup(str(len(self.groups)), t)
+            group = self.groups[key] = _StorageGroup(str(len(self.groups)), t)
         elif group.dtype != t.dtype:
             raise RuntimeError("Cannot save multiple tensors or storages that view the same data as different types")
         if t.numel() > 0:
-            last = t.storage_offset() + sum((s - 1) * st for s, st in zip(t.shape, t.stride()))
-            group.extent = max(group.extent, last + 1)
+            end = t.storage_offset() + sum((s - 1) * st for s, st in zip(t.shape, t.stride())) + 1
+            if end > group.extent:
+                # read through the tensor that reaches furthest: its storage surely holds [0, end)
+                # (two from_numpy tensors may start at one address with storages of different sizes)
+                group.extent, group.tensor = end, t.detach()
         return group
 
     def data(self, group):

@@ -181,8 +181,9 @@ def _check_safe_globals(items):
             if type(g[1]) is not str:
                 raise TypeError(f"Expected second item in tuple to be str of callable full path, but got: "
                                 f"{type(g[1])}")
-        elif not callable(g):
-            raise TypeError(f"safe globals must be classes or functions, got {type(g).__name__}")
+        elif not callable(g) or not hasattr(g, "__module__") or not hasattr(g, "__qualname__"):
+            raise TypeError(f"safe globals must be classes or functions (or (object, 'module.name') pairs), got "
+                            f"{type(g).__name__}")
     return list(items)
 
 

@@ -285,6 +285,15 @@ def test_views_share_one_record_holding_only_what_they_reach(tmp_path):
     assert back["b"].data_ptr() == back["a"].data_ptr() + 5 * 4
 
 
+def test_tensors_from_numpy_views_that_start_at_one_address(tmp_path):
+    a = np.arange(6, dtype=np.float32)
+    short, long = kiln.from_numpy(a[:2]), kiln.from_numpy(a[:4])  # two storages, one start address
+    kiln.save([short, long, kiln.zeros(0), kiln.zeros(0, dtype=kiln.int64)], tmp_path / "n.pt")
+    back = kiln.load(tmp_path / "n.pt")
+    assert [t.tolist() for t in back] == [[0.0, 1.0], [0.0, 1.0, 2.0, 3.0], [], []]
+    assert back[3].dtype == kiln.int64
+
+
 # ---- kiln -> kiln ----
 
 def test_round_trip_every_kind_of_tensor(tmp_path):
