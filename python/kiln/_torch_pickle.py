@@ -242,10 +242,10 @@ def pickle_checkpoint(obj, protocol):
     return data.getvalue(), storages
 
 
-def write_checkpoint(f, archive_name, data_pkl, storages):
+def write_checkpoint(f, archive_name, data_pkl, storages, byteorder_record=True):
     """The zip archive, to the binary file object `f`, records in the order torch writes them."""
     with zipfile.ZipFile(f, "w", zipfile.ZIP_STORED) as zf:
-        for name, payload in (("data.pkl", data_pkl), ("byteorder", b"little")):
+        for name, payload in (("data.pkl", data_pkl), ("byteorder", b"little"))[:2 if byteorder_record else 1]:
             zf.writestr(_aligned_info(zf, f"{archive_name}/{name}", len(payload)), payload)
         for group in storages.groups.values():
             array = storages.data(group)

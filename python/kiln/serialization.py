@@ -71,9 +71,9 @@ def save(obj, f, pickle_module=pickle, pickle_protocol=2, _use_new_zipfile_seria
         path = os.fsdecode(os.fspath(f))
         archive = os.path.splitext(os.path.basename(path))[0] or "archive"  # torch names it after the file
         with open(path, "wb") as out:
-            _torch_pickle.write_checkpoint(out, archive, data_pkl, storages)
+            _torch_pickle.write_checkpoint(out, archive, data_pkl, storages, not _disable_byteorder_record)
     elif hasattr(f, "write"):
-        _torch_pickle.write_checkpoint(f, "archive", data_pkl, storages)
+        _torch_pickle.write_checkpoint(f, "archive", data_pkl, storages, not _disable_byteorder_record)
     else:
         raise TypeError(f"save(): f must be a path or a binary file object, got {type(f).__name__}")
 
