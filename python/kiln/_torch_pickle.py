@@ -11,13 +11,15 @@ Layout (what torch.save writes since 1.6; kiln.save writes the same):
     <archive>/version     '3\\n'
 
 `<archive>` is the file name's stem (or 'archive' for a file object) and any single top-level
-directory is read. torch 2.x adds `.format_version`, `.storage_alignment` and
-`.data/serialization_id` records; they carry nothing kiln needs. Records are stored
-uncompressed and their data starts 64-byte aligned, as torch writes them.
+directory is read. Records are stored uncompressed and their data starts 64-byte aligned, as
+torch writes them. torch 2.x adds `.format_version`, `.storage_alignment` and
+`.data/serialization_id` records, which carry nothing kiln needs; kiln does not write them,
+because with `.format_version` >= 1 torch 2.x may compute record offsets from its own
+writer's exact layout instead of reading the zip headers.
 
 Reading never imports anything by the names in a file unless weights_only=False: the
-restricted unpickler maps the handful of torch names a state_dict uses to kiln's own
-rebuild functions and refuses every other global (torch 2.x's rules; see torch/_weights_only_unpickler.py).
+restricted unpickler maps the handful of torch names a state_dict uses to kiln's own rebuild
+functions and refuses every other global (torch 2.x's rules, torch/_weights_only_unpickler.py).
 """
 import _compat_pickle
 import codecs
@@ -26,7 +28,6 @@ import io
 import os
 import pickle
 import struct
-import sys
 import zipfile
 import zlib
 from collections import Counter, OrderedDict
