@@ -279,9 +279,19 @@ class _LoadedStorage:
         self.numel = flat.numel()
 
 
+def _short(value):
+    """A value from the file for an error message: its repr if a short plain value, else its type
+    (a hostile file's objects may be huge or nested too deep for repr)."""
+    if type(value) in (int, float, bool, str, bytes, type(None)):
+        return f"{value!r:.80}"
+    if type(value) is tuple and len(value) <= 8 and all(type(v) in (int, float, bool, str, bytes) for v in value):
+        return f"{value!r:.120}"
+    return f"a {type(value).__name__}"
+
+
 def _int(value, what, lo=0):
     if type(value) is not int or not lo <= value <= _INT64_MAX:
-        raise RuntimeError(f"invalid tensor {what}: {value!r:.80}")
+        raise RuntimeError(f"invalid tensor {what}: {_short(value)}")
     return value
 
 
@@ -365,7 +375,7 @@ def _set_state(obj, state):
             raise pickle.UnpicklingError(f"tensor state must be a dict, got {type(part).__name__}")
         for k, v in part.items():
             if type(k) is not str or k.startswith("__"):
-                raise pickle.UnpicklingError(f"cannot set attribute {k!r:.80} on a loaded tensor")
+                raise pickle.UnpicklingError(f"cannot set attribute {_short(k)} on a loaded tensor")
             setattr(obj, k, v)
     return obj
 
@@ -427,7 +437,7 @@ def _encode(text, encoding="utf-8"):
 
 
 def _get_layout(name):
-    raise CheckpointTypeError(f"kiln has no layouts; cannot load {name!r:.80}")
+    raise CheckpointTypeError(f"kiln has no layouts; cannot load {_short(name)}")
 
 
 def torch_globals():
@@ -521,15 +531,14 @@ class Reader:
 
     def persistent_load(self, pid):
         if not isinstance(pid, tuple) or len(pid) != 5 or _ascii(pid[0]) != "storage":
-            shown = f" {pid!r:.80}" if type(pid) in (tuple, str, bytes, int) else ""
-            raise pickle.UnpicklingError(f"only storages can be persistent ids, got {type(pid).__name__}{shown}")
+            raise pickle.UnpicklingError(f"only storages can be persistent ids, got {_short(pid)}")
         _, storage_type, key, location, numel = pid
         key, location = _ascii(key), _ascii(location)
         if type(storage_type) is not _StorageType:
             raise pickle.UnpicklingError(f"expected a torch storage type in a persistent id, got "
                                          f"{type(storage_type).__name__}")
         if type(key) is not str or type(location) is not str or type(numel) is not int or numel < 0:
-            raise pickle.UnpicklingError(f"invalid storage persistent id {pid!r:.120}")
+            raise pickle.UnpicklingError(f"invalid storage persistent id {_short(pid)}")
         if storage_type.name not in _STORAGES:
             dtype = _UNSUPPORTED_STORAGES.get(storage_type.name, f"of torch.{storage_type.name}")
             supported = ", ".join(_dtype_name(d) for d in _STORAGE_OF)
