@@ -4,9 +4,9 @@ The operators (kiln.add, Tensor.add, ...) are generated from schema/*.yaml into
 kiln._C; this package adds the Python-level pieces: the Tensor class, dtypes and
 devices, kiln.tensor, grad-mode helpers, kiln.autograd, the default generator's
 functions (kiln.random: manual_seed, seed, get_rng_state, ...) and saving weights
-(kiln.save_file / load_file / save / load, in the safetensors format), and the namespaces
-scripts touch on every machine (kiln.cuda, backends, amp, distributed, ...) as torch has them
-without a GPU.
+(kiln.save / load in torch's checkpoint format, kiln.save_file / load_file in safetensors), and
+the namespaces scripts touch on every machine (kiln.cuda, backends, amp, distributed, ...) as
+torch has them without a GPU.
 """
 import builtins
 

@@ -1,29 +1,37 @@
-"""Tensors on disk in the safetensors format; kiln never pickles.
+"""Saving and loading tensors: torch's checkpoint format (kiln.save / kiln.load) and safetensors.
+
+``save`` / ``load`` work like ``torch.save`` / ``torch.load`` and use their file format, so
+torch reads kiln's checkpoints and kiln reads torch's (the format lives in _torch_pickle.py).
+``load`` is weights-only by default, as in torch >= 2.6: it rebuilds tensors, containers and
+plain values, plus the classes allowlisted with ``add_safe_globals``, and never imports or
+calls anything else a file names.
 
 ``save_file`` / ``load_file`` work like ``safetensors.torch``: a flat dict of name -> tensor,
-plus optional str -> str metadata. ``save`` / ``load`` work like ``torch.save`` /
-``torch.load`` for tensors in (nested) dicts, lists and tuples: the tensors are stored under
-dotted names (``"encoder.0.weight"``) and the exact nesting in the metadata entry
-``kiln.structure``, so any safetensors reader sees a flat dict of tensors and kiln gets the
-original object back. The file format and its checks live in C++ (runtime/serialization/).
+plus optional str -> str metadata, in the safetensors format (checked in C++,
+runtime/serialization/). ``load`` also reads safetensors files, including those older kiln
+versions wrote with ``save`` (the nesting kept in the metadata entry ``kiln.structure``).
 """
+import io
 import json
-import math
 import os
+import pickle
 from collections import OrderedDict
 
 from . import _C
+from . import _torch_pickle
 from ._device import device as _device
 
-__all__ = ["save_file", "load_file", "save", "load"]
+__all__ = ["save_file", "load_file", "save", "load", "add_safe_globals", "get_safe_globals", "clear_safe_globals",
+           "safe_globals"]
 
 STRUCTURE_KEY = "kiln.structure"
 _STRUCTURE_VERSION = 1
-# Deeper nesting is refused on save, so every file kiln writes can be read back (the structure
-# is rebuilt recursively).
+# Deeper nesting in a kiln.structure entry is refused (the structure is rebuilt recursively).
 _MAX_DEPTH = 200
 _CONTAINERS = {dict: "dict", OrderedDict: "ordered_dict", list: "list", tuple: "tuple"}
 _PLAIN = (bool, int, float, str)  # kept in the JSON structure description
+_ZIP_MAGIC = b"PK\x03\x04"
+_EMPTY_ZIP_MAGIC = b"PK\x05\x06"
 
 
 def save_file(tensors, filename, metadata=None):
@@ -45,45 +53,186 @@ def load_file(filename, device="cpu"):
     return dict(pairs)
 
 
-def save(obj, f):
-    """Saves a tensor, or tensors in (nested) dicts, lists and tuples, to a path or a binary file object.
+def save(obj, f, pickle_module=pickle, pickle_protocol=2, _use_new_zipfile_serialization=True,
+         _disable_byteorder_record=False):
+    """Saves `obj` to a path or a binary file object in torch.save's format: torch.load reads it.
 
-    Plain values (None, bool, int, float, str) are kept in the structure description, so a
-    checkpoint {'model': ..., 'optimizer': opt.state_dict(), 'epoch': 3} round-trips. Any other
-    object raises TypeError: kiln does not pickle. Dict keys must be str or int.
+    Tensors become torch's storage records (views of one tensor share one record, as in
+    torch); nn.Parameter and requires_grad are kept; dtypes, devices and kiln.Size are written
+    under torch's names. Any other object is pickled by name (its class's ``__module__``), so
+    a whole nn.Module round-trips through ``load(f, weights_only=False)``.
     """
-    pairs, root = _flatten(obj)
-    structure = json.dumps({"version": _STRUCTURE_VERSION, "root": root}, separators=(",", ":"), ensure_ascii=False)
+    if pickle_module is not pickle:
+        raise TypeError("save(): kiln writes with its own pickler; pickle_module must be the pickle module")
+    if not _use_new_zipfile_serialization:
+        raise NotImplementedError("save(): kiln writes only the zip format (_use_new_zipfile_serialization=True)")
+    data_pkl, storages = _torch_pickle.pickle_checkpoint(obj, pickle_protocol)  # before f is touched
     if _is_path(f):
-        _C._save_safetensors(pairs, {STRUCTURE_KEY: structure}, f, "save")
+        path = os.fsdecode(os.fspath(f))
+        archive = os.path.splitext(os.path.basename(path))[0] or "archive"  # torch names it after the file
+        with open(path, "wb") as out:
+            _torch_pickle.write_checkpoint(out, archive, data_pkl, storages, not _disable_byteorder_record)
     elif hasattr(f, "write"):
-        f.write(_C._save_safetensors(pairs, {STRUCTURE_KEY: structure}, None, "save"))
+        _torch_pickle.write_checkpoint(f, "archive", data_pkl, storages, not _disable_byteorder_record)
     else:
         raise TypeError(f"save(): f must be a path or a binary file object, got {type(f).__name__}")
 
 
-def load(f, map_location=None, weights_only=None):
-    """Loads what ``save`` wrote, from a path or a binary file object.
+def load(f, map_location=None, pickle_module=None, *, weights_only=True, mmap=None, **pickle_load_args):
+    """Loads a checkpoint written by torch.save or kiln.save, or a safetensors file, from a path
+    or a binary file object (the format is told by the file's first bytes).
 
-    A safetensors file written by another tool loads as a flat dict of name -> tensor.
-    `map_location` may be None, "cpu", a kiln.device or a dict of locations (all tensors are
-    saved from the CPU). `weights_only` is accepted for torch.load compatibility: kiln files
-    hold nothing but tensors, so loading is always weights-only.
+    weights_only=True (the default, None too, as in torch >= 2.6) rebuilds only tensors,
+    dicts / lists / tuples / sets, plain values, dtypes, devices, torch.Size and the globals
+    allowed with ``add_safe_globals``; any other global raises pickle.UnpicklingError and
+    nothing from the file runs. weights_only=False unpickles anything (only for trusted files),
+    with torch's class names mapped to kiln's (``torch.nn.modules.linear.Linear`` ->
+    ``kiln.nn.modules.linear.Linear``).
+
+    map_location: None, "cpu", a kiln.device, a dict {saved location: new location} or a
+    callable(storage, location) returning a tensor or None, as in torch.load. kiln has only the
+    CPU, so a storage saved on another device must be mapped to "cpu" (RuntimeError otherwise).
+    `mmap` is accepted and ignored: the file is read into memory.
     """
-    _check_device(_map_location_target(map_location), "load")
+    if weights_only is None:
+        weights_only = True
+    if pickle_module is not None and pickle_module is not pickle:
+        if weights_only:
+            raise RuntimeError("Can not safely load weights when explicit pickle_module is specified")
+        raise TypeError("load(): kiln reads with its own unpickler; pickle_module must be the pickle module")
+    restore = _restorer(map_location)
+    pickle_load_args.setdefault("encoding", "utf-8")  # as torch.load: Python 2 str pickles
     if _is_path(f):
-        where = f"load: {os.fsdecode(os.fspath(f))}"
-        pairs, metadata = _C._load_safetensors_file(f, "load")
+        name = os.fsdecode(os.fspath(f))
+        with open(name, "rb") as fh:
+            head = fh.read(9)
+            if head[:4] in (_ZIP_MAGIC, _EMPTY_ZIP_MAGIC):
+                fh.seek(0)
+                return _load_zip(fh, f"load: {name}", restore, weights_only, pickle_load_args)
+        _check_not_legacy(head, name)
+        pairs, metadata = _C._load_safetensors_file(f, "load")  # reports what is wrong with the file
     elif hasattr(f, "read"):
         name = str(getattr(f, "name", "<file object>"))
-        where = f"load: {name}"
-        pairs, metadata = _C._load_safetensors_bytes(f.read(), name, "load")
+        seekable = getattr(f, "seekable", lambda: False)()
+        start = f.tell() if seekable else 0
+        head = f.read(9)
+        if head[:4] in (_ZIP_MAGIC, _EMPTY_ZIP_MAGIC):
+            if seekable:
+                f.seek(start)
+            else:
+                f = io.BytesIO(head + f.read())
+            return _load_zip(f, f"load: {name}", restore, weights_only, pickle_load_args)
+        _check_not_legacy(head, name)
+        pairs, metadata = _C._load_safetensors_bytes(head + f.read(), name, "load")
     else:
         raise TypeError(f"load(): f must be a path or a binary file object, got {type(f).__name__}")
-    tensors = dict(pairs)
+    tensors = {k: restore(v, "cpu") for k, v in pairs}  # kiln writes safetensors from the CPU
     if STRUCTURE_KEY not in metadata:
         return tensors
-    return _Rebuilder(tensors, where).rebuild(metadata[STRUCTURE_KEY])
+    return _Rebuilder(tensors, f"load: {name}").rebuild(metadata[STRUCTURE_KEY])
+
+
+def _check_not_legacy(head, name):
+    # torch's format before 1.6 (and _use_new_zipfile_serialization=False) is a bare pickle
+    # stream; a safetensors file starts with a little-endian header length instead.
+    if head[:1] == b"\x80" and head[1:2] in (b"\x02", b"\x03", b"\x04", b"\x05") and head[8:9] != b"{":
+        raise RuntimeError(f"load: {name}: this is torch's legacy checkpoint format (torch < 1.6 or "
+                           f"_use_new_zipfile_serialization=False), which kiln does not read; re-save it with "
+                           f"torch.save(obj, f) in a current torch")
+
+
+_WEIGHTS_ONLY_HELP = (
+    "Weights only load failed. This file can still be loaded, to do so you have two options, do those steps only "
+    "if you trust the source of the checkpoint. \n\t(1) Re-running `kiln.load` with `weights_only` set to `False` "
+    "will likely succeed, but it can result in arbitrary code execution. Do it only if you got the file from a "
+    "trusted source.\n\t(2) Alternatively, to load with `weights_only=True` please check the recommended steps in "
+    "the following error message.\n\tWeightsUnpickler error: ")
+
+
+def _load_zip(fh, where, restore, weights_only, pickle_load_args):
+    with _torch_pickle.open_archive(fh, where) as (zf, archive_size):
+        prefix = _torch_pickle.find_archive(zf, where)
+        byteorder = _torch_pickle.read_byteorder(zf, prefix, where)
+        data_pkl = io.BytesIO(_torch_pickle.read_record(zf, prefix + "data.pkl", where))
+        reader = _torch_pickle.Reader(zf, prefix, byteorder, restore, where, archive_size)
+        table = _torch_pickle.torch_globals()
+        if not weights_only:
+            return _torch_pickle.FullUnpickler(data_pkl, reader, table, **pickle_load_args).load()
+        unpickler = _torch_pickle.WeightsOnlyUnpickler(data_pkl, reader, table, _user_globals(), **pickle_load_args)
+        try:
+            return unpickler.load()
+        except pickle.UnpicklingError as e:
+            raise pickle.UnpicklingError(_WEIGHTS_ONLY_HELP + str(e)) from None
+
+
+# ---- weights_only allowlist (torch.serialization.add_safe_globals and friends) ----
+
+_safe_globals = []
+
+
+def _check_safe_globals(items):
+    if not isinstance(items, (list, tuple, set)):
+        raise TypeError(f"expected a list of classes / functions, got {type(items).__name__}")
+    for g in items:
+        if isinstance(g, tuple):
+            if len(g) != 2:
+                raise ValueError(f"Expected tuple of length 2 (global, str of callable full path), but got tuple of "
+                                 f"length: {len(g)}")
+            if type(g[1]) is not str:
+                raise TypeError(f"Expected second item in tuple to be str of callable full path, but got: "
+                                f"{type(g[1])}")
+        elif not callable(g) or not hasattr(g, "__module__") or not hasattr(g, "__qualname__"):
+            raise TypeError(f"safe globals must be classes or functions (or (object, 'module.name') pairs), got "
+                            f"{type(g).__name__}")
+    return list(items)
+
+
+def add_safe_globals(safe_globals):
+    """Marks classes / functions (or (object, "full.path") pairs) as safe for weights_only loads,
+    e.g. ``add_safe_globals([MyConfig])``. A kiln class also covers its torch name, so
+    allowlisting kiln.nn.Linear lets a file naming torch.nn.modules.linear.Linear load."""
+    for g in _check_safe_globals(safe_globals):
+        if g not in _safe_globals:
+            _safe_globals.append(g)
+
+
+def get_safe_globals():
+    """The globals allowlisted with add_safe_globals."""
+    return list(_safe_globals)
+
+
+def clear_safe_globals():
+    """Forgets every global allowlisted with add_safe_globals."""
+    _safe_globals.clear()
+
+
+class safe_globals:
+    """Context manager: the given globals are allowlisted inside the ``with`` block only."""
+
+    def __init__(self, safe_globals):
+        self.safe_globals = _check_safe_globals(safe_globals)
+
+    def __enter__(self):
+        add_safe_globals(self.safe_globals)
+
+    def __exit__(self, *exc):
+        for g in self.safe_globals:
+            if g in _safe_globals:
+                _safe_globals.remove(g)
+
+
+def _user_globals():
+    """"module.qualname" -> object for the allowlist; kiln.X names also answer to torch.X."""
+    names = {}
+    for g in _safe_globals:
+        if isinstance(g, tuple):
+            g, full = g
+        else:
+            full = f"{g.__module__}.{g.__qualname__}"
+        names[full] = g
+        if full.startswith("kiln."):
+            names.setdefault("torch." + full[len("kiln."):], g)
+    return names
 
 
 # ---- checks shared by the entry points ----
@@ -114,12 +263,53 @@ def _check_metadata(metadata):
     return metadata
 
 
-def _map_location_target(map_location):
-    if isinstance(map_location, dict):  # {saved location: new location}; kiln saves from the CPU
-        return map_location.get("cpu", "cpu")
-    if callable(map_location):
-        raise TypeError("load(): a callable map_location is not supported; pass a device or a dict")
-    return "cpu" if map_location is None else map_location
+def _restorer(map_location):
+    """torch.load's map_location as a function (flat storage tensor, saved location) -> tensor.
+
+    kiln has only the CPU: whatever the mapping, each storage must end up on "cpu".
+    """
+    if map_location is None:
+        target = None
+    elif isinstance(map_location, (str, _device)):
+        target = str(map_location)
+    elif isinstance(map_location, dict):
+        mapping = {k: str(v) for k, v in map_location.items()}
+    elif callable(map_location):
+        pass
+    else:
+        raise TypeError(f"load(): map_location must be None, a str, a device, a dict or a callable, got "
+                        f"{type(map_location).__name__}")
+
+    def restore(flat, location):
+        if callable(map_location) and not isinstance(map_location, (str, _device, dict)):
+            result = map_location(flat, location)
+            if result is not None:
+                if not isinstance(result, _C.TensorBase) or result.dtype != flat.dtype or \
+                        result.numel() != flat.numel():
+                    raise TypeError(f"load(): map_location returned {type(result).__name__}; expected the storage "
+                                    f"(a {flat.dtype} tensor of {flat.numel()} elements) or None")
+                return result.reshape(-1)
+            loc = location
+        elif isinstance(map_location, dict):
+            loc = mapping.get(location, location)
+        else:
+            loc = location if target is None else target
+        _check_restore_location(loc)
+        return flat
+
+    return restore
+
+
+def _check_restore_location(location):
+    kind = location.split(":", 1)[0] if isinstance(location, str) else None
+    if kind == "cpu":
+        return
+    if kind == "cuda":
+        raise RuntimeError("Attempting to deserialize object on a CUDA device but torch.cuda.is_available() is False "
+                           "(kiln has no CUDA backend). If you are running on a CPU-only machine, please use "
+                           "kiln.load with map_location=kiln.device('cpu') to map your storages to the CPU.")
+    raise RuntimeError(f"don't know how to restore data location {location!r:.80}: kiln has only the CPU; use "
+                       f"map_location='cpu'")
 
 
 def _check_device(device, fn):
@@ -129,64 +319,6 @@ def _check_device(device, fn):
         raise TypeError(f"{fn}(): device must be a str or kiln.device, got {type(device).__name__}")
     if _device(device).type != "cpu":
         raise RuntimeError(f"{fn}(): device {device} is not available (kiln has no CUDA backend yet)")
-
-
-# ---- save(): an object -> (name, tensor) pairs and a structure description ----
-
-def _path_str(path):
-    return "obj" + "".join(f"[{p!r}]" for p in path)
-
-
-def _flatten(obj):
-    pairs, used, open_containers = [], set(), set()
-
-    def name_for(path):
-        # Dotted names as in a state_dict; a clash (keys with dots) gets a ~n suffix.
-        base = ".".join(str(p) for p in path) if path else "tensor"
-        name, n = base, 0
-        while name in used or name == "__metadata__":
-            n += 1
-            name = f"{base}~{n}"
-        used.add(name)
-        return name
-
-    def walk(x, path):
-        if isinstance(x, _C.TensorBase):
-            from .nn.parameter import Parameter
-            name = name_for(path)
-            pairs.append((name, x))
-            node = {"tensor": name}
-            if x.requires_grad:
-                node["requires_grad"] = True
-            if isinstance(x, Parameter):
-                node["parameter"] = True
-            return node
-        if x is None or type(x) in _PLAIN:
-            # Non-finite floats are not JSON: they are stored by name.
-            return {"float": repr(x)} if type(x) is float and not math.isfinite(x) else {"value": x}
-        kind = _CONTAINERS.get(type(x))
-        if kind is None:
-            raise TypeError(f"save(): cannot save {type(x).__name__} at {_path_str(path)}: kiln saves tensors and "
-                            f"plain values (None, bool, int, float, str) in (nested) dicts, lists and tuples, and "
-                            f"never pickles")
-        if len(path) >= _MAX_DEPTH:
-            raise ValueError(f"save(): {_path_str(path[:3])}... is nested deeper than {_MAX_DEPTH} levels")
-        if id(x) in open_containers:
-            raise ValueError(f"save(): {_path_str(path)} contains itself")
-        open_containers.add(id(x))
-        if isinstance(x, dict):
-            for k in x:
-                if not isinstance(k, (str, int)) or isinstance(k, bool):
-                    raise TypeError(f"save(): dict keys must be str or int, got {type(k).__name__} {k!r} in "
-                                    f"{_path_str(path)}")
-            node = {kind: [[k, walk(v, path + [k])] for k, v in x.items()]}
-        else:
-            node = {kind: [walk(v, path + [i]) for i, v in enumerate(x)]}
-        open_containers.discard(id(x))
-        return node
-
-    root = walk(obj, [])
-    return pairs, root
 
 
 # ---- load(): the structure description -> the object, checked as strictly as the header ----
