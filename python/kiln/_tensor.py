@@ -82,6 +82,8 @@ class Tensor(_C.TensorBase):
 
     # ---- pickling and copying (by value, through NumPy; never shares memory) ----
     def __reduce_ex__(self, proto):
+        if self.dtype == _C.bfloat16:  # NumPy has no bfloat16: float32 holds every value exactly
+            return (_rebuild_tensor, (self.detach().float().numpy().copy(), self.requires_grad, "bfloat16"))
         return (_rebuild_tensor, (self.detach().numpy().copy(), self.requires_grad))
 
     def __deepcopy__(self, memo):
@@ -408,10 +410,10 @@ def _sizes(size):
     return list(size)
 
 
-def _rebuild_tensor(array, requires_grad):
-    """Unpickles a tensor (see Tensor.__reduce_ex__)."""
+def _rebuild_tensor(array, requires_grad, dtype=None):
+    """Unpickles a tensor (see Tensor.__reduce_ex__); dtype names the dtype when NumPy has none."""
     from ._creation import tensor
-    return tensor(array, requires_grad=requires_grad)
+    return tensor(array, dtype=getattr(_C, dtype) if dtype else None, requires_grad=requires_grad)
 
 
 class _RemovableHandle:
