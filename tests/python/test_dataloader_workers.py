@@ -261,6 +261,23 @@ def test_timeout():
     assert list(DataLoader(tensor_dataset(4), batch_size=2, num_workers=1, timeout=5))[1][1].tolist() == [2, 3]
 
 
+class Crashing(Dataset):
+    def __len__(self):
+        return 6
+
+    def __getitem__(self, i):
+        if i == 3:
+            os._exit(7)  # as if killed: no exception to send back
+        return i
+
+
+def test_a_worker_that_dies_is_reported(monkeypatch):
+    import kiln.utils.data._worker as worker_module
+    monkeypatch.setattr(worker_module, "MP_STATUS_CHECK_INTERVAL", 0.2)
+    with pytest.raises(RuntimeError, match=r"DataLoader worker \(pid\(s\) \d+\) exited unexpectedly"):
+        list(DataLoader(Crashing(), batch_size=None, num_workers=2))
+
+
 # ---- worker lifetime: persistent workers, early exit ----
 
 def test_persistent_workers_over_two_epochs():

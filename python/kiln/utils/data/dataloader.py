@@ -333,9 +333,9 @@ class _MultiProcessingDataLoaderIter(_BaseDataLoaderIter):
         for _ in range(self._prefetch_factor * self._num_workers):
             self._try_put_index()
 
-    def _try_get_data(self, timeout=_worker.MP_STATUS_CHECK_INTERVAL):
-        try:
-            return True, self._data_queue.get(timeout=timeout)
+    def _try_get_data(self, timeout=None):
+        try:  # waiting MP_STATUS_CHECK_INTERVAL at a time, checking in between that the workers live
+            return True, self._data_queue.get(timeout=_worker.MP_STATUS_CHECK_INTERVAL if timeout is None else timeout)
         except Exception as e:
             failed_workers = []
             for worker_id, w in enumerate(self._workers):
