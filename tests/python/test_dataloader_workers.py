@@ -1,6 +1,7 @@
 """DataLoader with worker processes (num_workers > 0), IterableDataset, samplers and the
 loader's option rules, as torch 1.13's torch.utils.data. Tests that compare a random order
 with torch's need kiln's RNG streams to equal torch's; they are marked xfail until they do."""
+import collections
 import gc
 import multiprocessing
 import os
@@ -461,6 +462,17 @@ def test_sampler_errors_as_torch():
         BatchSampler(range(3), 2, drop_last=None)
     with pytest.raises(NotImplementedError):
         iter(Sampler(None))
+
+
+def test_default_convert_as_torch():
+    from kiln.utils.data import default_convert
+    Point = collections.namedtuple("Point", "x y")
+    out = default_convert([{"a": np.ones(2), "b": (np.int32(3), "s")}, Point(np.array(0), 1), np.array(["x"]), 4])
+    assert out[0]["a"].dtype == kiln.float64 and out[0]["a"].tolist() == [1.0, 1.0]
+    assert isinstance(out[0]["b"], list) and out[0]["b"][0].dtype == kiln.int32 and out[0]["b"][1] == "s"
+    assert isinstance(out[1], Point) and out[1].x.dim() == 0 and out[1].y == 1
+    assert isinstance(out[2], np.ndarray) and out[3] == 4
+    assert default_convert(np.float64(1.5)).dtype == kiln.float64
 
 
 def test_tensors_pickle_across_processes():

@@ -8,6 +8,7 @@ the sampler's order. Workers run single-threaded, which keeps a forked worker cl
 thread pool the parent may have started. Each iterator draws a base seed from the loader's generator
 (or the default generator) as torch does; worker i seeds random, kiln and NumPy from it.
 """
+import collections.abc
 import itertools
 import math
 import multiprocessing
@@ -55,18 +56,29 @@ def default_collate(batch):
 
 
 def default_convert(data):
-    """batch_size=None: NumPy arrays in a sample become tensors, containers kept, as torch."""
+    """batch_size=None: NumPy arrays and scalars in a sample become tensors (string and object
+    arrays stay), inside mappings and sequences too; tuples become lists, as torch."""
     import kiln
-    if isinstance(data, np.ndarray) and data.dtype.kind not in "SaUO":
+    if isinstance(data, _C.TensorBase):
+        return data
+    if isinstance(data, (np.ndarray, np.generic)) and not isinstance(data, (np.str_, np.bytes_)):
+        if isinstance(data, np.ndarray) and data.dtype.kind in "SaUO":
+            return data
         return kiln.as_tensor(data)
-    if isinstance(data, dict):
-        return {key: default_convert(data[key]) for key in data}
-    if isinstance(data, tuple) and hasattr(data, "_fields"):
+    if isinstance(data, collections.abc.Mapping):
+        try:
+            return type(data)({key: default_convert(data[key]) for key in data})
+        except TypeError:
+            return {key: default_convert(data[key]) for key in data}
+    if isinstance(data, tuple) and hasattr(data, "_fields"):  # a named tuple keeps its type
         return type(data)(*(default_convert(d) for d in data))
     if isinstance(data, tuple):
         return [default_convert(d) for d in data]
-    if isinstance(data, list):
-        return [default_convert(d) for d in data]
+    if isinstance(data, collections.abc.Sequence) and not isinstance(data, (str, bytes)):
+        try:
+            return type(data)([default_convert(d) for d in data])
+        except TypeError:
+            return [default_convert(d) for d in data]
     return data
 
 
