@@ -411,9 +411,16 @@ def _sizes(size):
 
 
 def _rebuild_tensor(array, requires_grad, dtype=None):
-    """Unpickles a tensor (see Tensor.__reduce_ex__); dtype names the dtype when NumPy has none."""
-    from ._creation import tensor
-    return tensor(array, dtype=getattr(_C, dtype) if dtype else None, requires_grad=requires_grad)
+    """Unpickles a tensor (see Tensor.__reduce_ex__); dtype names the dtype when NumPy has none.
+    The array is the tensor's own (fresh from unpickling, or copied by __reduce_ex__), so the tensor
+    takes its memory rather than copying it (DataLoader workers send every batch this way)."""
+    from ._creation import as_tensor
+    t = as_tensor(array if array.flags.writeable else array.copy())
+    if dtype:
+        t = t.to(getattr(_C, dtype))
+    if requires_grad:
+        t.requires_grad_(True)
+    return t
 
 
 class _RemovableHandle:

@@ -2,6 +2,7 @@
 loader's option rules, as torch 1.13's torch.utils.data. Tests that compare a random order
 with torch's need kiln's RNG streams to equal torch's; they are marked xfail until they do."""
 import collections
+import copy
 import gc
 import multiprocessing
 import os
@@ -481,6 +482,10 @@ def test_tensors_pickle_across_processes():
         u = pickle.loads(pickle.dumps(t))
         assert u.dtype == t.dtype and u.shape == t.shape and u.requires_grad == t.requires_grad
         assert (u.float() == t.float()).all().item()
+    t = kiln.zeros(3)
+    u = copy.copy(t)  # through __reduce_ex__: a tensor of its own, not a view of t
+    u.add_(1)
+    assert t.tolist() == [0.0, 0.0, 0.0] and u.tolist() == [1.0, 1.0, 1.0]
 
 
 # ---- random orders and worker seeds as torch's ----
