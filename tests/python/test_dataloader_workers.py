@@ -474,6 +474,9 @@ def test_default_convert_as_torch():
     assert isinstance(out[1], Point) and out[1].x.dim() == 0 and out[1].y == 1
     assert isinstance(out[2], np.ndarray) and out[3] == 4
     assert default_convert(np.float64(1.5)).dtype == kiln.float64
+    from kiln.utils.data import default_collate
+    assert default_collate([np.float32(1), np.float32(2)]).dtype == kiln.float32  # NumPy scalars keep their dtype
+    assert default_collate([np.int32(1), np.int32(2)]).tolist() == [1, 2]
 
 
 def test_tensors_pickle_across_processes():

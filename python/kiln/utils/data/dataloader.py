@@ -35,6 +35,8 @@ def default_collate(batch):
         return kiln.stack(list(batch))
     if isinstance(elem, np.ndarray):
         return kiln.stack([kiln.as_tensor(b) for b in batch])
+    if isinstance(elem, np.generic) and not isinstance(elem, (np.str_, np.bytes_)):  # NumPy scalars keep their dtype
+        return kiln.as_tensor(np.array(batch))
     if isinstance(elem, bool):
         return kiln.tensor(batch, dtype=kiln.bool)
     if isinstance(elem, numbers.Integral):
