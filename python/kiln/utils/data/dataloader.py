@@ -321,7 +321,8 @@ class _MultiProcessingDataLoaderIter(_BaseDataLoaderIter):
                 w.start()
                 self._index_queues.append(index_queue)
                 self._workers.append(w)
-        except BaseException:
+        except BaseException:  # e.g. a dataset that spawn cannot pickle: end the workers already started
+            self._workers_status = [True] * len(self._workers)
             self._shutdown_workers()
             raise
         self._data_queue = self._worker_result_queue
