@@ -82,6 +82,8 @@ class Tensor(_C.TensorBase):
 
     # ---- pickling and copying (by value, through NumPy; never shares memory) ----
     def __reduce_ex__(self, proto):
+        if self.dtype == _C.bfloat16:  # NumPy has no bfloat16: float32 holds every value exactly
+            return (_rebuild_tensor, (self.detach().float().numpy().copy(), self.requires_grad, "bfloat16"))
         return (_rebuild_tensor, (self.detach().numpy().copy(), self.requires_grad))
 
     def __deepcopy__(self, memo):
@@ -409,10 +411,17 @@ def _sizes(size):
     return list(size)
 
 
-def _rebuild_tensor(array, requires_grad):
-    """Unpickles a tensor (see Tensor.__reduce_ex__)."""
-    from ._creation import tensor
-    return tensor(array, requires_grad=requires_grad)
+def _rebuild_tensor(array, requires_grad, dtype=None):
+    """Unpickles a tensor (see Tensor.__reduce_ex__); dtype names the dtype when NumPy has none.
+    The array is the tensor's own (fresh from unpickling, or copied by __reduce_ex__), so the tensor
+    takes its memory rather than copying it (DataLoader workers send every batch this way)."""
+    from ._creation import as_tensor
+    t = as_tensor(array if array.flags.writeable else array.copy())
+    if dtype:
+        t = t.to(getattr(_C, dtype))
+    if requires_grad:
+        t.requires_grad_(True)
+    return t
 
 
 class _RemovableHandle:

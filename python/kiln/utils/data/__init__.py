@@ -1,7 +1,10 @@
-"""kiln.utils.data: Dataset, TensorDataset, samplers and DataLoader, as torch.utils.data."""
-from .dataloader import DataLoader, default_collate
-from .dataset import ConcatDataset, Dataset, Subset, TensorDataset, random_split
-from .sampler import BatchSampler, RandomSampler, Sampler, SequentialSampler
+"""kiln.utils.data: datasets, samplers and DataLoader (with worker processes), as torch.utils.data."""
+from ._worker import get_worker_info
+from .dataloader import DataLoader, default_collate, default_convert
+from .dataset import ChainDataset, ConcatDataset, Dataset, IterableDataset, Subset, TensorDataset, random_split
+from .sampler import (BatchSampler, RandomSampler, Sampler, SequentialSampler, SubsetRandomSampler,
+                      WeightedRandomSampler)
 
-__all__ = ["Dataset", "TensorDataset", "Subset", "ConcatDataset", "random_split", "DataLoader", "default_collate", "Sampler", "SequentialSampler",
-           "RandomSampler", "BatchSampler"]
+__all__ = ["Dataset", "IterableDataset", "TensorDataset", "Subset", "ConcatDataset", "ChainDataset", "random_split",
+           "DataLoader", "default_collate", "default_convert", "get_worker_info", "Sampler", "SequentialSampler",
+           "RandomSampler", "SubsetRandomSampler", "WeightedRandomSampler", "BatchSampler"]

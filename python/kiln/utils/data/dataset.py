@@ -15,6 +15,36 @@ class Dataset:
         return ConcatDataset([self, other])
 
 
+class IterableDataset(Dataset):
+    """Base class of iterable-style datasets (subclasses define __iter__). With num_workers > 0
+    each worker iterates its own copy: split the work with get_worker_info() in __iter__."""
+
+    def __iter__(self):
+        raise NotImplementedError("Subclasses of IterableDataset should implement __iter__.")
+
+    def __add__(self, other):
+        return ChainDataset([self, other])
+
+
+class ChainDataset(IterableDataset):
+    """The samples of several iterable datasets, one after the other."""
+
+    def __init__(self, datasets):
+        self.datasets = datasets
+
+    def __iter__(self):
+        for d in self.datasets:
+            assert isinstance(d, IterableDataset), "ChainDataset only supports IterableDataset"
+            yield from d
+
+    def __len__(self):
+        total = 0
+        for d in self.datasets:
+            assert isinstance(d, IterableDataset), "ChainDataset only supports IterableDataset"
+            total += len(d)
+        return total
+
+
 class TensorDataset(Dataset):
     """Sample i is (t[i] for t in tensors); every tensor has the same first dimension."""
 
@@ -55,6 +85,9 @@ class ConcatDataset(Dataset):
         self.datasets = list(datasets)
         if not self.datasets:
             raise AssertionError("datasets should not be an empty iterable")
+        for d in self.datasets:
+            if isinstance(d, IterableDataset):
+                raise AssertionError("ConcatDataset does not support IterableDataset")
         self.cumulative_sizes = []
         total = 0
         for d in self.datasets:

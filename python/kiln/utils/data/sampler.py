@@ -7,6 +7,17 @@ def _check_generator(generator):
         raise TypeError(f"generator must be a kiln.Generator or None, got {type(generator).__name__}")
 
 
+def _int64_seed(generator=None):
+    """torch.empty((), dtype=torch.int64).random_(generator=generator).item(): the draw torch's
+    RandomSampler and DataLoader iterators take a seed from (one per call, in the same order)."""
+    t = _C.empty((), dtype=_C.int64)
+    try:
+        t.random_(generator=generator)  # torch's full-range draw in [0, 2**63)
+    except TypeError:  # a kiln without the no-bounds random_: the nearest bounded draw
+        t.random_(0, 2 ** 63 - 1, generator=generator)
+    return int(t.item())
+
+
 class Sampler:
     """Base class of samplers: iterating one gives dataset indices (or lists of them)."""
 
@@ -52,8 +63,9 @@ class RandomSampler(Sampler):
         n = len(self.data_source)
         generator = self.generator
         if generator is None:
-            seed = int(_C.empty((), dtype=_C.int64).random_(0, 2 ** 63 - 1).item())
-            generator = _C.Generator().manual_seed(seed)
+            seed = _int64_seed()
+            generator = _C.Generator()
+            generator.manual_seed(seed)
         if self.replacement:
             for _ in range(self.num_samples // 32):  # in chunks, as torch
                 yield from _C.randint(n, (32,), generator=generator).tolist()
@@ -65,6 +77,55 @@ class RandomSampler(Sampler):
 
     def __len__(self):
         return self.num_samples
+
+
+class SubsetRandomSampler(Sampler):
+    """The given indices in a random order (a randperm from `generator` each epoch)."""
+
+    def __init__(self, indices, generator=None):
+        _check_generator(generator)
+        self.indices, self.generator = indices, generator
+
+    def __iter__(self):
+        for i in _C.randperm(len(self.indices), generator=self.generator).tolist():
+            yield self.indices[i]
+
+    def __len__(self):
+        return len(self.indices)
+
+
+class WeightedRandomSampler(Sampler):
+    """num_samples indices of `weights` drawn with probabilities proportional to the weights
+    (kiln.multinomial, with or without replacement)."""
+
+    def __init__(self, weights, num_samples, replacement=True, generator=None):
+        if not isinstance(num_samples, int) or isinstance(num_samples, bool) or num_samples <= 0:
+            raise ValueError(f"num_samples should be a positive integer value, but got num_samples={num_samples}")
+        if not isinstance(replacement, bool):
+            raise ValueError(f"replacement should be a boolean value, but got replacement={replacement}")
+        _check_generator(generator)
+        from ..._creation import as_tensor
+        weights_tensor = as_tensor(weights, dtype=_C.float64)
+        if len(weights_tensor.shape) != 1:
+            raise ValueError(f"weights should be a 1d sequence but given weights have shape "
+                             f"{tuple(weights_tensor.shape)}")
+        self.weights, self.num_samples, self.replacement, self.generator = (
+            weights_tensor, num_samples, replacement, generator)
+
+    def __iter__(self):
+        rand_tensor = _C.multinomial(self.weights, self.num_samples, self.replacement, generator=self.generator)
+        yield from iter(rand_tensor.tolist())
+
+    def __len__(self):
+        return self.num_samples
+
+
+class _InfiniteConstantSampler(Sampler):
+    """None forever: the index sampler of an IterableDataset (whose iterator decides when to stop)."""
+
+    def __iter__(self):
+        while True:
+            yield None
 
 
 class BatchSampler(Sampler):
