@@ -147,11 +147,11 @@ RECORDS = [
              grad_samples=lambda: [s for s in _logsumexp_samples("float64") if 0 < s.args[0].size <= 24
                                    and np.isfinite(s.args[0]).all()]),
     OpRecord("cumsum", FAMILY, ("bool",) + NUMERIC, _cumsum_samples, ref=_running_ref(np.cumsum),
-             result_dtype=_cumsum_result,
+             result_dtype=_cumsum_result, out_sets_dtype=True,  # out= of another dtype computes in it (torch)
              error_inputs=lambda: [ErrorInput(lambda k: k.cumsum(k.ones(3), 1), IndexError, "Dimension out of range",
                                               "dim 1 of a 1-D tensor")]),
     OpRecord("cumprod", FAMILY, ("bool",) + NUMERIC, _cumprod_samples, ref=_running_ref(np.cumprod),
-             result_dtype=_cumsum_result,
+             result_dtype=_cumsum_result, out_sets_dtype=True,  # out= of another dtype computes in it (torch)
              grad_samples=lambda: [s for s in _cumprod_samples("float64") if s.args[0].size <= 24 and not s.kwargs],
              error_inputs=lambda: [ErrorInput(lambda k: k.cumprod(k.ones(3), -2), IndexError, "Dimension out of range",
                                               "dim -2 of a 1-D tensor")]),
