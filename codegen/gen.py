@@ -103,8 +103,8 @@ def kernel_decls(nf: NativeFunction):
     out = []
     for key, kernel in nf.dispatch.items():
         if key == "CompositeImplicit":
-            out.append(("composite_implicit",
-                        f"{cpp.return_type(s)} {kernel}({cpp.params(cpp.api_args(nf) if not s.is_out else s.arguments)});"))
+            # The kernel takes the C++ API's arguments (out= first, as kiln::op_out).
+            out.append(("composite_implicit", f"{cpp.return_type(s)} {kernel}({cpp.params(cpp.api_args(nf))});"))
             continue
         ns = BACKEND_NS[key]
         if cpp.is_family(nf):

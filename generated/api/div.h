@@ -18,4 +18,10 @@ Tensor div(const Tensor& self, const Scalar& other);
 // div.Tensor_mode(Tensor self, Tensor other, *, str? rounding_mode) -> Tensor
 Tensor div(const Tensor& self, const Tensor& other, const std::optional<std::string>& rounding_mode);
 
+// div.out_mode(Tensor self, Tensor other, *, str? rounding_mode, Tensor(a!) out) -> Tensor(a!)
+const Tensor& div_out(const Tensor& out, const Tensor& self, const Tensor& other, const std::optional<std::string>& rounding_mode);
+
+// div.Scalar_mode(Tensor self, Scalar other, *, str? rounding_mode) -> Tensor
+Tensor div(const Tensor& self, const Scalar& other, const std::optional<std::string>& rounding_mode);
+
 }  // namespace kiln

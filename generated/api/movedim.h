@@ -9,4 +9,7 @@ namespace kiln {
 // movedim.int(Tensor(a) self, int source, int destination) -> Tensor(a)
 Tensor movedim(const Tensor& self, int64_t source, int64_t destination);
 
+// movedim.intlist(Tensor(a) self, int[] source, int[] destination) -> Tensor(a)
+Tensor movedim(const Tensor& self, IntArrayRef source, IntArrayRef destination);
+
 }  // namespace kiln

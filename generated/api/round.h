@@ -12,4 +12,7 @@ Tensor round(const Tensor& self);
 // round.out(Tensor self, *, Tensor(a!) out) -> Tensor(a!)
 const Tensor& round_out(const Tensor& out, const Tensor& self);
 
+// round.decimals(Tensor self, *, int decimals) -> Tensor
+Tensor round(const Tensor& self, int64_t decimals);
+
 }  // namespace kiln

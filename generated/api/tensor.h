@@ -63,6 +63,9 @@ class Tensor : public TensorBase {
   Tensor div(const Scalar& other) const;
   const Tensor& div_(const Scalar& other) const;
   Tensor div(const Tensor& other, const std::optional<std::string>& rounding_mode) const;
+  const Tensor& div_(const Tensor& other, const std::optional<std::string>& rounding_mode) const;
+  Tensor div(const Scalar& other, const std::optional<std::string>& rounding_mode) const;
+  const Tensor& div_(const Scalar& other, const std::optional<std::string>& rounding_mode) const;
   Tensor neg() const;
   const Tensor& neg_() const;
   Tensor exp() const;
@@ -138,8 +141,11 @@ class Tensor : public TensorBase {
   const Tensor& trunc_() const;
   Tensor round() const;
   const Tensor& round_() const;
+  Tensor round(int64_t decimals) const;
+  const Tensor& round_(int64_t decimals) const;
   Tensor clip(const std::optional<Scalar>& min = std::nullopt, const std::optional<Scalar>& max = std::nullopt) const;
   Tensor logical_not() const;
+  const Tensor& logical_not_() const;
   Tensor eq(const Tensor& other) const;
   Tensor eq(const Scalar& other) const;
   Tensor ne(const Tensor& other) const;
@@ -208,6 +214,7 @@ class Tensor : public TensorBase {
   Tensor masked_fill(const Tensor& mask, const Scalar& value) const;
   const Tensor& masked_fill_(const Tensor& mask, const Scalar& value) const;
   Tensor view(IntArrayRef size) const;
+  Tensor view(ScalarType dtype) const;
   Tensor transpose(int64_t dim0, int64_t dim1) const;
   Tensor expand(IntArrayRef size, bool implicit = false) const;
   Tensor select(int64_t dim, int64_t index) const;
@@ -223,6 +230,7 @@ class Tensor : public TensorBase {
   Tensor flatten(int64_t start_dim = 0, int64_t end_dim = -1) const;
   Tensor unflatten(int64_t dim, IntArrayRef sizes) const;
   Tensor movedim(int64_t source, int64_t destination) const;
+  Tensor movedim(IntArrayRef source, IntArrayRef destination) const;
   Tensor narrow(int64_t dim, int64_t start, int64_t length) const;
   std::vector<Tensor> split(int64_t split_size, int64_t dim = 0) const;
   std::vector<Tensor> split(IntArrayRef split_size, int64_t dim = 0) const;

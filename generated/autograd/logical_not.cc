@@ -21,6 +21,12 @@ Tensor logical_not(const Tensor& self) {
   return kiln::logical_not(self);
 }
 
+// logical_not_(Tensor(a!) self) -> Tensor(a!)
+const Tensor& logical_not_(const Tensor& self) {
+  BelowAutogradGuard below;
+  return self.logical_not_();
+}
+
 // logical_not.out(Tensor self, *, Tensor(a!) out) -> Tensor(a!)
 const Tensor& logical_not_out(const Tensor& out, const Tensor& self) {
   throw Error("logical_not(): functions with out=... arguments don't support automatic differentiation, but one of the arguments requires grad.");

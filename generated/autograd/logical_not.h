@@ -7,6 +7,7 @@
 namespace kiln {
 namespace autograd_kernels {
 Tensor logical_not(const Tensor& self);
+const Tensor& logical_not_(const Tensor& self);
 const Tensor& logical_not_out(const Tensor& out, const Tensor& self);
 }  // namespace autograd_kernels
 }  // namespace kiln

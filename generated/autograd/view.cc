@@ -52,5 +52,11 @@ Tensor view(const Tensor& self, IntArrayRef size) {
   return result;
 }
 
+// view.dtype(Tensor(a) self, ScalarType dtype) -> Tensor(a)
+Tensor view_dtype(const Tensor& self, ScalarType dtype) {
+  BelowAutogradGuard below;
+  return self.view(dtype);
+}
+
 }  // namespace autograd_kernels
 }  // namespace kiln

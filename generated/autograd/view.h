@@ -7,5 +7,6 @@
 namespace kiln {
 namespace autograd_kernels {
 Tensor view(const Tensor& self, IntArrayRef size);
+Tensor view_dtype(const Tensor& self, ScalarType dtype);
 }  // namespace autograd_kernels
 }  // namespace kiln

@@ -1052,6 +1052,47 @@ const FuzzOp kFuzzOps[] = {
        const auto rounding_mode = in.optional_string();
        use_result(in, kiln::div(self, other, rounding_mode));
      }},
+    {"div_.Tensor_mode",
+     [](FuzzInput& in) {
+       const Tensor self = in.tensor();
+       const Tensor other = in.tensor();
+       const auto rounding_mode = in.optional_string();
+       use_result(in, self.div_(other, rounding_mode));
+     }},
+    {"div.out_mode",
+     [](FuzzInput& in) {
+       const Tensor out = in.tensor();
+       const Tensor self = in.tensor();
+       const Tensor other = in.tensor();
+       const auto rounding_mode = in.optional_string();
+       use_result(in, kiln::div_out(out, self, other, rounding_mode));
+     }},
+    {"div.Scalar_mode",
+     [](FuzzInput& in) {
+       const Tensor self = in.tensor();
+       const auto other = in.scalar();
+       const auto rounding_mode = in.optional_string();
+       use_result(in, kiln::div(self, other, rounding_mode));
+     }},
+    {"div_.Scalar_mode",
+     [](FuzzInput& in) {
+       const Tensor self = in.tensor();
+       const auto other = in.scalar();
+       const auto rounding_mode = in.optional_string();
+       use_result(in, self.div_(other, rounding_mode));
+     }},
+    {"round.decimals",
+     [](FuzzInput& in) {
+       const Tensor self = in.tensor();
+       const auto decimals = in.int64();
+       use_result(in, kiln::round(self, decimals));
+     }},
+    {"round_.decimals",
+     [](FuzzInput& in) {
+       const Tensor self = in.tensor();
+       const auto decimals = in.int64();
+       use_result(in, self.round_(decimals));
+     }},
     {"clamp.Tensor",
      [](FuzzInput& in) {
        const Tensor self = in.tensor();
@@ -1070,6 +1111,11 @@ const FuzzOp kFuzzOps[] = {
      [](FuzzInput& in) {
        const Tensor self = in.tensor();
        use_result(in, kiln::logical_not(self));
+     }},
+    {"logical_not_",
+     [](FuzzInput& in) {
+       const Tensor self = in.tensor();
+       use_result(in, self.logical_not_());
      }},
     {"logical_not.out",
      [](FuzzInput& in) {
@@ -1889,6 +1935,12 @@ const FuzzOp kFuzzOps[] = {
        const std::vector<int64_t> size = in.int_list();
        use_result(in, self.view(size));
      }},
+    {"view.dtype",
+     [](FuzzInput& in) {
+       const Tensor self = in.tensor();
+       const auto dtype = in.dtype();
+       use_result(in, self.view(dtype));
+     }},
     {"transpose.int",
      [](FuzzInput& in) {
        const Tensor self = in.tensor();
@@ -2003,6 +2055,13 @@ const FuzzOp kFuzzOps[] = {
        const Tensor self = in.tensor();
        const auto source = in.int64();
        const auto destination = in.int64();
+       use_result(in, kiln::movedim(self, source, destination));
+     }},
+    {"movedim.intlist",
+     [](FuzzInput& in) {
+       const Tensor self = in.tensor();
+       const std::vector<int64_t> source = in.int_list();
+       const std::vector<int64_t> destination = in.int_list();
        use_result(in, kiln::movedim(self, source, destination));
      }},
     {"narrow",

@@ -14,5 +14,6 @@ namespace kiln {
 class Generator;
 namespace composite_explicit {
 TensorBase view(const TensorBase& self, IntArrayRef size);
+TensorBase view_dtype(const TensorBase& self, ScalarType dtype);
 }  // namespace composite_explicit
 }  // namespace kiln

@@ -96,6 +96,30 @@ Tensor div(const Tensor& self, const Tensor& other, const std::optional<std::str
   return composite_implicit::div_mode(self, other, rounding_mode);
 }
 
+// ---- div_.Tensor_mode(Tensor(a!) self, Tensor other, *, str? rounding_mode) -> Tensor(a!)  (CompositeImplicit)
+const Tensor& div_(const Tensor& self, const Tensor& other, const std::optional<std::string>& rounding_mode) {
+  if (explain_enabled()) explain_log("composite", "div_.Tensor_mode", "");
+  return composite_implicit::div__mode(self, other, rounding_mode);
+}
+
+// ---- div.out_mode(Tensor self, Tensor other, *, str? rounding_mode, Tensor(a!) out) -> Tensor(a!)  (CompositeImplicit)
+const Tensor& div_out(const Tensor& out, const Tensor& self, const Tensor& other, const std::optional<std::string>& rounding_mode) {
+  if (explain_enabled()) explain_log("composite", "div.out_mode", "");
+  return composite_implicit::div_out_mode(out, self, other, rounding_mode);
+}
+
+// ---- div.Scalar_mode(Tensor self, Scalar other, *, str? rounding_mode) -> Tensor  (CompositeImplicit)
+Tensor div(const Tensor& self, const Scalar& other, const std::optional<std::string>& rounding_mode) {
+  if (explain_enabled()) explain_log("composite", "div.Scalar_mode", "");
+  return composite_implicit::div_scalar_mode(self, other, rounding_mode);
+}
+
+// ---- div_.Scalar_mode(Tensor(a!) self, Scalar other, *, str? rounding_mode) -> Tensor(a!)  (CompositeImplicit)
+const Tensor& div_(const Tensor& self, const Scalar& other, const std::optional<std::string>& rounding_mode) {
+  if (explain_enabled()) explain_log("composite", "div_.Scalar_mode", "");
+  return composite_implicit::div__scalar_mode(self, other, rounding_mode);
+}
+
 Tensor Tensor::div(const Tensor& other) const {
   return kiln::div(*this, other);
 }
@@ -114,6 +138,18 @@ const Tensor& Tensor::div_(const Scalar& other) const {
 
 Tensor Tensor::div(const Tensor& other, const std::optional<std::string>& rounding_mode) const {
   return kiln::div(*this, other, rounding_mode);
+}
+
+const Tensor& Tensor::div_(const Tensor& other, const std::optional<std::string>& rounding_mode) const {
+  return kiln::div_(*this, other, rounding_mode);
+}
+
+Tensor Tensor::div(const Scalar& other, const std::optional<std::string>& rounding_mode) const {
+  return kiln::div(*this, other, rounding_mode);
+}
+
+const Tensor& Tensor::div_(const Scalar& other, const std::optional<std::string>& rounding_mode) const {
+  return kiln::div_(*this, other, rounding_mode);
 }
 
 }  // namespace kiln

@@ -31,6 +31,29 @@ Tensor logical_not(const Tensor& self) {
   return logical_not_op.lookup(key, backend)(self);
 }
 
+// ---- logical_not_(Tensor(a!) self) -> Tensor(a!)
+namespace {
+const Tensor& logical_not__CPU(const Tensor& self) {
+  if (explain_enabled()) explain_log("kernel", "cpu::logical_not_out", "");
+  cpu::logical_not_out(self, self);
+  self.bump_version();
+  return self;
+}
+}  // namespace
+
+Operator<const Tensor&(const Tensor&)> logical_not__op = {"logical_not_", {
+    /*CPU=*/&logical_not__CPU,
+    /*CUDA=*/nullptr,
+    /*Autograd=*/&autograd_kernels::logical_not_,
+}};
+
+const Tensor& logical_not_(const Tensor& self) {
+  const DispatchKey backend = backend_key({&self});
+  const DispatchKey key = autograd_active({&self}) ? DispatchKey::Autograd : backend;
+  if (explain_enabled()) explain_log("dispatch", "logical_not_", dispatch_key_name(key));
+  return logical_not__op.lookup(key, backend)(self);
+}
+
 // ---- logical_not.out(Tensor self, *, Tensor(a!) out) -> Tensor(a!)
 namespace {
 const Tensor& logical_not_out_CPU(const Tensor& out, const Tensor& self) {
@@ -56,6 +79,10 @@ const Tensor& logical_not_out(const Tensor& out, const Tensor& self) {
 
 Tensor Tensor::logical_not() const {
   return kiln::logical_not(*this);
+}
+
+const Tensor& Tensor::logical_not_() const {
+  return kiln::logical_not_(*this);
 }
 
 }  // namespace kiln

@@ -4,6 +4,7 @@
 
 #include "generated/autograd/round.h"
 #include "generated/kernels/round.h"
+#include "generated/kernels/composite/round.h"
 #include "runtime/autograd/view_tracking.h"
 #include "runtime/core/api_helpers.h"
 #include "runtime/core/dispatcher.h"
@@ -77,12 +78,32 @@ const Tensor& round_out(const Tensor& out, const Tensor& self) {
   return round_out_op.lookup(key, backend)(out, self);
 }
 
+// ---- round.decimals(Tensor self, *, int decimals) -> Tensor  (CompositeImplicit)
+Tensor round(const Tensor& self, int64_t decimals) {
+  if (explain_enabled()) explain_log("composite", "round.decimals", "");
+  return composite_implicit::round_decimals(self, decimals);
+}
+
+// ---- round_.decimals(Tensor(a!) self, *, int decimals) -> Tensor(a!)  (CompositeImplicit)
+const Tensor& round_(const Tensor& self, int64_t decimals) {
+  if (explain_enabled()) explain_log("composite", "round_.decimals", "");
+  return composite_implicit::round__decimals(self, decimals);
+}
+
 Tensor Tensor::round() const {
   return kiln::round(*this);
 }
 
 const Tensor& Tensor::round_() const {
   return kiln::round_(*this);
+}
+
+Tensor Tensor::round(int64_t decimals) const {
+  return kiln::round(*this, decimals);
+}
+
+const Tensor& Tensor::round_(int64_t decimals) const {
+  return kiln::round_(*this, decimals);
 }
 
 }  // namespace kiln

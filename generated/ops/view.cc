@@ -37,8 +37,37 @@ Tensor view(const Tensor& self, IntArrayRef size) {
   return result;
 }
 
+// ---- view.dtype(Tensor(a) self, ScalarType dtype) -> Tensor(a)
+namespace {
+Tensor view_dtype_CPU(const Tensor& self, ScalarType dtype) {
+  if (explain_enabled()) explain_log("kernel", "composite_explicit::view_dtype", "");
+  return Tensor(composite_explicit::view_dtype(self, dtype));
+}
+Tensor view_dtype_CUDA(const Tensor& self, ScalarType dtype) {
+  if (explain_enabled()) explain_log("kernel", "composite_explicit::view_dtype", "");
+  return Tensor(composite_explicit::view_dtype(self, dtype));
+}
+}  // namespace
+
+Operator<Tensor(const Tensor&, ScalarType)> view_dtype_op = {"view.dtype", {
+    /*CPU=*/&view_dtype_CPU,
+    /*CUDA=*/&view_dtype_CUDA,
+    /*Autograd=*/&autograd_kernels::view_dtype,
+}};
+
+Tensor view(const Tensor& self, ScalarType dtype) {
+  const DispatchKey backend = backend_key({&self});
+  const DispatchKey key = autograd_active({&self}) ? DispatchKey::Autograd : backend;
+  if (explain_enabled()) explain_log("dispatch", "view.dtype", dispatch_key_name(key));
+  return view_dtype_op.lookup(key, backend)(self, dtype);
+}
+
 Tensor Tensor::view(IntArrayRef size) const {
   return kiln::view(*this, size);
+}
+
+Tensor Tensor::view(ScalarType dtype) const {
+  return kiln::view(*this, dtype);
 }
 
 }  // namespace kiln

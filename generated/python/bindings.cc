@@ -273,6 +273,7 @@ PyMethodDef generated_methods[] = {
     KILN_BINDING("round_", method_round_),
     KILN_BINDING("clip", method_clip),
     KILN_BINDING("logical_not", method_logical_not),
+    KILN_BINDING("logical_not_", method_logical_not_),
     KILN_BINDING("eq", method_eq),
     KILN_BINDING("ne", method_ne),
     KILN_BINDING("lt", method_lt),

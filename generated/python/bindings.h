@@ -269,6 +269,7 @@ PyObject* method_round(PyObject* self, PyObject* args, PyObject* kwargs);
 PyObject* method_round_(PyObject* self, PyObject* args, PyObject* kwargs);
 PyObject* method_clip(PyObject* self, PyObject* args, PyObject* kwargs);
 PyObject* method_logical_not(PyObject* self, PyObject* args, PyObject* kwargs);
+PyObject* method_logical_not_(PyObject* self, PyObject* args, PyObject* kwargs);
 PyObject* method_eq(PyObject* self, PyObject* args, PyObject* kwargs);
 PyObject* method_ne(PyObject* self, PyObject* args, PyObject* kwargs);
 PyObject* method_lt(PyObject* self, PyObject* args, PyObject* kwargs);

@@ -15,7 +15,9 @@ PyObject* fn_div(PyObject* /*module*/, PyObject* args, PyObject* kwargs) {
   static PythonArgParser parser({
       "div(Tensor input, Tensor other, *, Tensor? out=None)",
       "div(Tensor input, Tensor other, *, str? rounding_mode)",
+      "div(Tensor input, Tensor other, *, str? rounding_mode, Tensor out)",
       "div(Tensor input, Scalar other)",
+      "div(Tensor input, Scalar other, *, str? rounding_mode)",
   }, false);
   ParsedArgs r = parser.parse(args, kwargs);
   switch (r.index) {
@@ -37,8 +39,22 @@ PyObject* fn_div(PyObject* /*module*/, PyObject* args, PyObject* kwargs) {
     }
     case 2: {
       const Tensor self = r.tensor(0);
+      const Tensor other = r.tensor(1);
+      const auto rounding_mode = r.optional_string(2);
+      const Tensor out = r.tensor(3);
+      without_gil([&] { kiln::div_out(out, self, other, rounding_mode); });
+      return new_reference(r.object(3));
+    }
+    case 3: {
+      const Tensor self = r.tensor(0);
       const auto other = r.scalar(1);
       return wrap(without_gil([&] { return kiln::div(self, other); }));
+    }
+    case 4: {
+      const Tensor self = r.tensor(0);
+      const auto other = r.scalar(1);
+      const auto rounding_mode = r.optional_string(2);
+      return wrap(without_gil([&] { return kiln::div(self, other, rounding_mode); }));
     }
   }
   Py_RETURN_NONE;
@@ -52,6 +68,7 @@ PyObject* method_div(PyObject* py_self, PyObject* args, PyObject* kwargs) {
       "div(Tensor other)",
       "div(Tensor other, *, str? rounding_mode)",
       "div(Scalar other)",
+      "div(Scalar other, *, str? rounding_mode)",
   }, true);
   ParsedArgs r = parser.parse(args, kwargs);
   switch (r.index) {
@@ -71,6 +88,12 @@ PyObject* method_div(PyObject* py_self, PyObject* args, PyObject* kwargs) {
       const auto other = r.scalar(0);
       return wrap(without_gil([&] { return self.div(other); }));
     }
+    case 3: {
+      const Tensor& self = unpack_tensor(py_self);
+      const auto other = r.scalar(0);
+      const auto rounding_mode = r.optional_string(1);
+      return wrap(without_gil([&] { return self.div(other, rounding_mode); }));
+    }
   }
   Py_RETURN_NONE;
   KILN_PY_END
@@ -81,7 +104,9 @@ PyObject* method_div_(PyObject* py_self, PyObject* args, PyObject* kwargs) {
   KILN_PY_BEGIN
   static PythonArgParser parser({
       "div_(Tensor other)",
+      "div_(Tensor other, *, str? rounding_mode)",
       "div_(Scalar other)",
+      "div_(Scalar other, *, str? rounding_mode)",
   }, true);
   ParsedArgs r = parser.parse(args, kwargs);
   switch (r.index) {
@@ -93,8 +118,22 @@ PyObject* method_div_(PyObject* py_self, PyObject* args, PyObject* kwargs) {
     }
     case 1: {
       const Tensor& self = unpack_tensor(py_self);
+      const Tensor other = r.tensor(0);
+      const auto rounding_mode = r.optional_string(1);
+      without_gil([&] { self.div_(other, rounding_mode); });
+      return new_reference(py_self);
+    }
+    case 2: {
+      const Tensor& self = unpack_tensor(py_self);
       const auto other = r.scalar(0);
       without_gil([&] { self.div_(other); });
+      return new_reference(py_self);
+    }
+    case 3: {
+      const Tensor& self = unpack_tensor(py_self);
+      const auto other = r.scalar(0);
+      const auto rounding_mode = r.optional_string(1);
+      without_gil([&] { self.div_(other, rounding_mode); });
       return new_reference(py_self);
     }
   }

@@ -48,5 +48,23 @@ PyObject* method_logical_not(PyObject* py_self, PyObject* args, PyObject* kwargs
   KILN_PY_END
 }
 
+// Tensor.logical_not_
+PyObject* method_logical_not_(PyObject* py_self, PyObject* args, PyObject* kwargs) {
+  KILN_PY_BEGIN
+  static PythonArgParser parser({
+      "logical_not_()",
+  }, true);
+  ParsedArgs r = parser.parse(args, kwargs);
+  switch (r.index) {
+    case 0: {
+      const Tensor& self = unpack_tensor(py_self);
+      without_gil([&] { self.logical_not_(); });
+      return new_reference(py_self);
+    }
+  }
+  Py_RETURN_NONE;
+  KILN_PY_END
+}
+
 }  // namespace python
 }  // namespace kiln

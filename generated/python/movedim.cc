@@ -14,6 +14,7 @@ PyObject* fn_movedim(PyObject* /*module*/, PyObject* args, PyObject* kwargs) {
   KILN_PY_BEGIN
   static PythonArgParser parser({
       "movedim(Tensor input, int source, int destination)",
+      "movedim(Tensor input, int[] source, int[] destination)",
   }, false);
   ParsedArgs r = parser.parse(args, kwargs);
   switch (r.index) {
@@ -21,6 +22,12 @@ PyObject* fn_movedim(PyObject* /*module*/, PyObject* args, PyObject* kwargs) {
       const Tensor self = r.tensor(0);
       const auto source = r.int64(1);
       const auto destination = r.int64(2);
+      return wrap(without_gil([&] { return kiln::movedim(self, source, destination); }));
+    }
+    case 1: {
+      const Tensor self = r.tensor(0);
+      const std::vector<int64_t> source = r.intlist(1);
+      const std::vector<int64_t> destination = r.intlist(2);
       return wrap(without_gil([&] { return kiln::movedim(self, source, destination); }));
     }
   }
@@ -33,6 +40,7 @@ PyObject* method_movedim(PyObject* py_self, PyObject* args, PyObject* kwargs) {
   KILN_PY_BEGIN
   static PythonArgParser parser({
       "movedim(int source, int destination)",
+      "movedim(int[] source, int[] destination)",
   }, true);
   ParsedArgs r = parser.parse(args, kwargs);
   switch (r.index) {
@@ -40,6 +48,12 @@ PyObject* method_movedim(PyObject* py_self, PyObject* args, PyObject* kwargs) {
       const Tensor& self = unpack_tensor(py_self);
       const auto source = r.int64(0);
       const auto destination = r.int64(1);
+      return wrap(without_gil([&] { return self.movedim(source, destination); }));
+    }
+    case 1: {
+      const Tensor& self = unpack_tensor(py_self);
+      const std::vector<int64_t> source = r.intlist(0);
+      const std::vector<int64_t> destination = r.intlist(1);
       return wrap(without_gil([&] { return self.movedim(source, destination); }));
     }
   }

@@ -14,6 +14,7 @@ PyObject* fn_round(PyObject* /*module*/, PyObject* args, PyObject* kwargs) {
   KILN_PY_BEGIN
   static PythonArgParser parser({
       "round(Tensor input, *, Tensor? out=None)",
+      "round(Tensor input, *, int decimals)",
   }, false);
   ParsedArgs r = parser.parse(args, kwargs);
   switch (r.index) {
@@ -26,6 +27,11 @@ PyObject* fn_round(PyObject* /*module*/, PyObject* args, PyObject* kwargs) {
       without_gil([&] { kiln::round_out(out, self); });
       return new_reference(r.object(1));
     }
+    case 1: {
+      const Tensor self = r.tensor(0);
+      const auto decimals = r.int64(1);
+      return wrap(without_gil([&] { return kiln::round(self, decimals); }));
+    }
   }
   Py_RETURN_NONE;
   KILN_PY_END
@@ -36,12 +42,18 @@ PyObject* method_round(PyObject* py_self, PyObject* args, PyObject* kwargs) {
   KILN_PY_BEGIN
   static PythonArgParser parser({
       "round()",
+      "round(*, int decimals)",
   }, true);
   ParsedArgs r = parser.parse(args, kwargs);
   switch (r.index) {
     case 0: {
       const Tensor& self = unpack_tensor(py_self);
       return wrap(without_gil([&] { return self.round(); }));
+    }
+    case 1: {
+      const Tensor& self = unpack_tensor(py_self);
+      const auto decimals = r.int64(0);
+      return wrap(without_gil([&] { return self.round(decimals); }));
     }
   }
   Py_RETURN_NONE;
@@ -53,12 +65,19 @@ PyObject* method_round_(PyObject* py_self, PyObject* args, PyObject* kwargs) {
   KILN_PY_BEGIN
   static PythonArgParser parser({
       "round_()",
+      "round_(*, int decimals)",
   }, true);
   ParsedArgs r = parser.parse(args, kwargs);
   switch (r.index) {
     case 0: {
       const Tensor& self = unpack_tensor(py_self);
       without_gil([&] { self.round_(); });
+      return new_reference(py_self);
+    }
+    case 1: {
+      const Tensor& self = unpack_tensor(py_self);
+      const auto decimals = r.int64(0);
+      without_gil([&] { self.round_(decimals); });
       return new_reference(py_self);
     }
   }

@@ -13,11 +13,17 @@ namespace python {
 PyObject* method_view(PyObject* py_self, PyObject* args, PyObject* kwargs) {
   KILN_PY_BEGIN
   static PythonArgParser parser({
+      "view(ScalarType dtype)",
       "view(int[] size)",
   }, true);
   ParsedArgs r = parser.parse(args, kwargs);
   switch (r.index) {
     case 0: {
+      const Tensor& self = unpack_tensor(py_self);
+      const auto dtype = r.scalartype(0);
+      return wrap(without_gil([&] { return self.view(dtype); }));
+    }
+    case 1: {
       const Tensor& self = unpack_tensor(py_self);
       const std::vector<int64_t> size = r.intlist(0);
       return wrap(without_gil([&] { return self.view(size); }));

@@ -54,12 +54,13 @@ TensorImpl::TensorImpl(Storage storage, ScalarType dtype, IntArrayRef sizes, Int
   g_live_tensors.fetch_add(1, std::memory_order_relaxed);
 }
 
-TensorImpl::TensorImpl(const TensorImpl& base, IntArrayRef sizes, IntArrayRef strides, int64_t storage_offset)
+TensorImpl::TensorImpl(const TensorImpl& base, IntArrayRef sizes, IntArrayRef strides, int64_t storage_offset,
+                       ScalarType dtype)
     : storage_(base.storage_),
       sizes_(sizes.begin(), sizes.end()),
       strides_(strides.begin(), strides.end()),
       storage_offset_(storage_offset),
-      dtype_(base.dtype_),
+      dtype_(dtype == ScalarType::Undefined ? base.dtype_ : dtype),
       version_counter_(base.version_counter_) {
   numel_ = checked_numel(sizes, "view");
   refresh_contiguous();

@@ -36,8 +36,10 @@ class TensorImpl : public RefCounted {
   static int64_t live_count();
 
   TensorImpl(Storage storage, ScalarType dtype, IntArrayRef sizes, IntArrayRef strides, int64_t storage_offset);
-  // A view: same storage and version counter as `base`.
-  TensorImpl(const TensorImpl& base, IntArrayRef sizes, IntArrayRef strides, int64_t storage_offset);
+  // A view of `base` (same storage and version counter), in base's dtype unless `dtype` is given
+  // (Tensor.view(dtype) reads the same bytes as another type).
+  TensorImpl(const TensorImpl& base, IntArrayRef sizes, IntArrayRef strides, int64_t storage_offset,
+             ScalarType dtype = ScalarType::Undefined);
   ~TensorImpl() override;
 
   IntArrayRef sizes() const { return sizes_; }

@@ -14,6 +14,7 @@
 #include "generated/kernels/unfold.h"
 #include "generated/kernels/unsqueeze.h"
 #include "generated/kernels/view.h"
+#include "runtime/core/dtype.h"
 #include "runtime/core/error.h"
 #include "runtime/kernels/view_utils.h"
 
@@ -239,6 +240,35 @@ TensorBase unfold(const TensorBase& self, int64_t dimension, int64_t size, int64
   sizes.push_back(size);
   strides.push_back(stride);
   return make_view(self, sizes, strides, self.storage_offset());
+}
+
+TensorBase view_dtype(const TensorBase& self, ScalarType dtype) {
+  const int64_t from = self.element_size(), to = element_size(dtype);
+  DimVector sizes(self.sizes().begin(), self.sizes().end()), strides(self.strides().begin(), self.strides().end());
+  int64_t offset = self.storage_offset();
+  if (from != to) {
+    // torch's rule: the last dim is contiguous and its bytes, the offset and the other strides
+    // are whole elements of the new dtype.
+    KILN_CHECK(self.dim() > 0, "view(): self.dim() cannot be 0 to view ", scalar_type_name(self.dtype()), " as ",
+               scalar_type_name(dtype), " (different element sizes)");
+    KILN_CHECK(strides.back() == 1, "view(): self.stride(-1) must be 1 to view ", scalar_type_name(self.dtype()),
+               " as ", scalar_type_name(dtype), " (different element sizes), but got ", strides.back());
+    KILN_CHECK((sizes.back() * from) % to == 0, "view(): self.size(-1) must be divisible by ", to / std::max<int64_t>(from, 1),
+               " to view ", scalar_type_name(self.dtype()), " as ", scalar_type_name(dtype),
+               " (different element sizes), but got ", sizes.back());
+    KILN_CHECK((offset * from) % to == 0, "view(): self.storage_offset() must be divisible by ", to / from,
+               " to view ", scalar_type_name(self.dtype()), " as ", scalar_type_name(dtype),
+               " (different element sizes), but got ", offset);
+    for (size_t d = 0; d + 1 < strides.size(); ++d) {
+      KILN_CHECK((strides[d] * from) % to == 0, "view(): self.stride(", d, ") must be divisible by ", to / from,
+                 " to view ", scalar_type_name(self.dtype()), " as ", scalar_type_name(dtype),
+                 " (different element sizes), but got ", strides[d]);
+      strides[d] = strides[d] * from / to;
+    }
+    sizes.back() = sizes.back() * from / to;
+    offset = offset * from / to;
+  }
+  return TensorBase(Ref<TensorImpl>(new TensorImpl(*self.impl(), sizes, strides, offset, dtype)));
 }
 
 TensorBase permute(const TensorBase& self, IntArrayRef dims) {

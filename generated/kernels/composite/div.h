@@ -12,5 +12,9 @@ namespace composite_implicit {
 Tensor div_scalar(const Tensor& self, const Scalar& other);
 const Tensor& div__scalar(const Tensor& self, const Scalar& other);
 Tensor div_mode(const Tensor& self, const Tensor& other, const std::optional<std::string>& rounding_mode);
+const Tensor& div__mode(const Tensor& self, const Tensor& other, const std::optional<std::string>& rounding_mode);
+const Tensor& div_out_mode(const Tensor& out, const Tensor& self, const Tensor& other, const std::optional<std::string>& rounding_mode);
+Tensor div_scalar_mode(const Tensor& self, const Scalar& other, const std::optional<std::string>& rounding_mode);
+const Tensor& div__scalar_mode(const Tensor& self, const Scalar& other, const std::optional<std::string>& rounding_mode);
 }  // namespace composite_implicit
 }  // namespace kiln

@@ -10,5 +10,6 @@
 namespace kiln {
 namespace composite_implicit {
 Tensor movedim(const Tensor& self, int64_t source, int64_t destination);
+Tensor movedim_intlist(const Tensor& self, IntArrayRef source, IntArrayRef destination);
 }  // namespace composite_implicit
 }  // namespace kiln

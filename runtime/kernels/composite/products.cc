@@ -28,7 +28,7 @@ Tensor dot(const Tensor& self, const Tensor& tensor) {
              " elements respectively");
   check_same_dtype(self, tensor, "dot");
   KILN_CHECK(self.dtype() != ScalarType::Bool, "dot(): \"dot\" not implemented for 'bool'");
-  return kiln::mm(self.unsqueeze(0), tensor.unsqueeze(1)).view({});
+  return kiln::mm(self.unsqueeze(0), tensor.unsqueeze(1)).view(IntArrayRef{});  // (view({}) would pick view(dtype))
 }
 
 Tensor mv(const Tensor& self, const Tensor& vec) {

@@ -1,5 +1,7 @@
-// div with a rounding mode, clamp with tensor bounds, and clip: compositions of
-// div/floor_divide/trunc and maximum/minimum.
+// div with a rounding mode (and its in-place, out= and Scalar forms), round to decimals, clamp
+// with tensor bounds, and clip: compositions of div/floor_divide/trunc/round and maximum/minimum.
+#include <cmath>
+
 #include "generated/api/add.h"
 #include "generated/api/clamp.h"
 #include "generated/api/div.h"
@@ -10,11 +12,14 @@
 #include "generated/api/minimum.h"
 #include "generated/api/mul.h"
 #include "generated/api/ne.h"
+#include "generated/api/round.h"
 #include "generated/api/trunc.h"
 #include "generated/api/where.h"
 #include "generated/kernels/composite/clamp.h"
 #include "generated/kernels/composite/clip.h"
 #include "generated/kernels/composite/div.h"
+#include "generated/kernels/composite/round.h"
+#include "runtime/kernels/tensor_iterator.h"
 
 namespace kiln {
 namespace composite_implicit {
@@ -30,6 +35,59 @@ Tensor div_mode(const Tensor& self, const Tensor& other, const std::optional<std
   const Tensor inexact = kiln::ne(kiln::mul(floored, other), self);
   const Tensor fix = kiln::logical_and(kiln::lt(floored, 0), inexact);
   return kiln::where(fix, kiln::add(floored, 1), floored);
+}
+// An in-place or out= write of `result`: its dtype must cast safely, as torch's iterator checks.
+void check_castable(const Tensor& result, const Tensor& target, const char* op) {
+  KILN_CHECK(can_cast(result.dtype(), target.dtype()), op, "(): result type ", scalar_type_name(result.dtype()),
+             " can't be cast to the desired output type ", scalar_type_name(target.dtype()));
+}
+
+const Tensor& div__mode(const Tensor& self, const Tensor& other, const std::optional<std::string>& rounding_mode) {
+  check_no_internal_overlap(self, "div_");
+  // From a clone: the division saves its input for the backward, and self is overwritten below.
+  const Tensor result = div_mode(self.clone(), other, rounding_mode);
+  check_castable(result, self, "div_");
+  KILN_CHECK(result.sizes() == self.sizes(), "div_(): output with shape ", shape_str(self.sizes()),
+             " doesn't match the broadcast shape ", shape_str(result.sizes()));
+  self.copy_(result);
+  return self;
+}
+
+const Tensor& div_out_mode(const Tensor& out, const Tensor& self, const Tensor& other,
+                           const std::optional<std::string>& rounding_mode) {
+  const Tensor result = div_mode(self, other, rounding_mode);  // computed first: out may alias an input
+  check_castable(result, out, "div");
+  if (!(out.sizes() == result.sizes())) out.impl()->set_sizes_contiguous(result.sizes());
+  out.copy_(result);
+  return out;
+}
+
+Tensor div_scalar_mode(const Tensor& self, const Scalar& other, const std::optional<std::string>& rounding_mode) {
+  return div_mode(self, Tensor(wrap_scalar(other)), rounding_mode);
+}
+
+const Tensor& div__scalar_mode(const Tensor& self, const Scalar& other,
+                               const std::optional<std::string>& rounding_mode) {
+  return div__mode(self, Tensor(wrap_scalar(other)), rounding_mode);
+}
+
+// torch's formula: round(x * 10^d) / 10^d, or round(x / 10^-d) * 10^-d for negative d, in the
+// tensor's own dtype.
+Tensor round_decimals(const Tensor& self, int64_t decimals) {
+  KILN_CHECK(self.is_floating_point(), "round(): \"round_cpu\" with decimals is not implemented for '",
+             scalar_type_name(self.dtype()), "'");
+  if (is_reduced_floating_type(self.dtype()))  // in float32, rounded once
+    return round_decimals(self.to(ScalarType::Float32), decimals).to(self.dtype());
+  if (decimals == 0) return kiln::round(self);
+  const double scale = std::pow(10.0, static_cast<double>(decimals < 0 ? -decimals : decimals));
+  if (decimals < 0) return kiln::mul(kiln::round(kiln::div(self, scale)), scale);
+  return kiln::div(kiln::round(kiln::mul(self, scale)), scale);
+}
+
+const Tensor& round__decimals(const Tensor& self, int64_t decimals) {
+  check_no_internal_overlap(self, "round_");
+  self.copy_(round_decimals(self, decimals));
+  return self;
 }
 
 Tensor clamp_tensor(const Tensor& self, const Tensor& min, const Tensor& max) {

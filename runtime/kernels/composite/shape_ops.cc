@@ -85,6 +85,32 @@ Tensor movedim(const Tensor& self, int64_t source, int64_t destination) {
   return kiln::permute(self, order);
 }
 
+// Each source dim goes to its destination; the other dims keep their order in the free places.
+Tensor movedim_intlist(const Tensor& self, IntArrayRef source, IntArrayRef destination) {
+  const int64_t n = self.dim();
+  KILN_CHECK(source.size() == destination.size(), "movedim: Invalid source or destination dims: source (",
+             shape_str(source), " dims) should contain the same number of dims as destination (",
+             shape_str(destination), " dims)");
+  std::vector<int64_t> order(static_cast<size_t>(n), -1);
+  std::vector<bool> moved(static_cast<size_t>(n), false);
+  for (size_t i = 0; i < source.size(); ++i) {
+    const int64_t src = wrap_dim(source[i], n, "movedim"), dst = wrap_dim(destination[i], n, "movedim");
+    KILN_CHECK(n > 0 || (src == 0 && dst == 0), "movedim: invalid dims for a 0-dim tensor");
+    if (n == 0) continue;
+    KILN_CHECK(!moved[src], "movedim: repeated dim in `source` (", shape_str(source), ")");
+    KILN_CHECK(order[dst] == -1, "movedim: repeated dim in `destination` (", shape_str(destination), ")");
+    moved[src] = true;
+    order[dst] = src;
+  }
+  int64_t next = 0;
+  for (int64_t& o : order) {
+    if (o != -1) continue;
+    while (moved[next]) ++next;
+    o = next++;
+  }
+  return kiln::permute(self, order);
+}
+
 Tensor narrow(const Tensor& self, int64_t dim, int64_t start, int64_t length) {
   KILN_CHECK(self.dim() > 0, "narrow() cannot be applied to a 0-dim tensor.");
   const int64_t d = wrap_dim(dim, self.dim(), "narrow");

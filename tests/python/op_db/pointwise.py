@@ -107,6 +107,39 @@ def _div_mode_samples(d):
     return out
 
 
+def _div_mode_inplace_samples(d):
+    # In place the quotient keeps self's dtype: integers only with a rounding mode, and `other`
+    # broadcasts to self's shape.
+    modes = ("floor", "trunc") if d in INTEGRAL else ("floor", "trunc", None)
+    return [Sample((values(s, d), values(o, d, "nonzero", seed=1)), {"rounding_mode": m}, note=f"{s} / {o}, {m}")
+            for m in modes for s, o in [((), ()), ((0,), (0,)), ((3, 4), (3, 4)), ((3, 4), (4,))]]
+
+
+def _div_mode_scalar_samples(d):
+    return [Sample((values(s, d), c), {"rounding_mode": m}, note=f"shape {s} / {c!r}, {m}")
+            for m in ("floor", "trunc", None) for s in [(), (0,), (3, 4)] for c in (2, -2.5)]
+
+
+def _div_mode_scalar_inplace_samples(d):
+    modes = ("floor", "trunc") if d in INTEGRAL else ("floor", "trunc", None)
+    return [Sample((values(s, d), c), {"rounding_mode": m}, note=f"shape {s} / {c!r}, {m}")
+            for m in modes for s in [(), (0,), (3, 4)] for c in ((2, -3) if d in INTEGRAL else (2, -2.5))]
+
+
+def _div_mode_out_samples(d):
+    return [s for s in _div_mode_samples(d)]
+
+
+def _round_decimals_ref(a, decimals):
+    return np.round(a, decimals) if a.dtype.kind == "f" else a.copy()
+
+
+def _round_decimals_samples(d):
+    x = (values((3, 4), d) * 37.3).astype(d)
+    return [Sample((x,), {"decimals": n}, note=f"decimals={n}") for n in (0, 1, 2, -1)] + \
+        [Sample((values((), d),), {"decimals": 2}, note="0-dim"), Sample((values((0,), d),), {"decimals": 1}, note="empty")]
+
+
 def _pow_scalar_samples(d):
     exps = (0, 1, 2, 3) if d in INTEGRAL else (2, 0.5, -1.5, 3)
     domain = "positive"
@@ -265,6 +298,16 @@ RECORDS = [
     binary("div.Tensor", _f(np.true_divide), result=promoted_float, other_domain="nonzero", operator=operator.truediv),
     scalar_other("div.Scalar", np.true_divide, result=promoted_float),
     scalar_other("div_.Scalar", np.true_divide, dtypes=FLOATS, result=same_dtype),
+    OpRecord("div_.Tensor_mode", FAMILY, NUMERIC, _div_mode_inplace_samples, ref=_div_mode_ref,
+             result_dtype=same_dtype, domain="divisor nonzero"),
+    OpRecord("div.Scalar_mode", FAMILY, ALL, _div_mode_scalar_samples, ref=lambda a, b, **kw: _div_mode_ref(_num(a), b, **kw),
+             result_dtype=_div_mode_result),
+    OpRecord("div_.Scalar_mode", FAMILY, NUMERIC, _div_mode_scalar_inplace_samples, ref=_div_mode_ref,
+             result_dtype=same_dtype),
+    OpRecord("div.out_mode", FAMILY, NUMERIC, _div_mode_out_samples, ref=_div_mode_ref, result_dtype=_div_mode_result,
+             domain="divisor nonzero"),
+    OpRecord("round.decimals", FAMILY, FLOATS, _round_decimals_samples, ref=_round_decimals_ref),
+    OpRecord("round_.decimals", FAMILY, FLOATS, _round_decimals_samples, ref=_round_decimals_ref),
     OpRecord("div.Tensor_mode", FAMILY, NUMERIC, _div_mode_samples, ref=_div_mode_ref, result_dtype=_div_mode_result,
              domain="divisor nonzero",
              error_inputs=lambda: [_int_div_by_zero("div", rounding_mode="floor"),

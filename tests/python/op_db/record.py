@@ -91,6 +91,9 @@ class OpRecord:
     gradgrad: Any = True                          # True, or a string saying why not
     error_inputs: Callable[[], List[ErrorInput]] = lambda: []
     undeclared_error: Tuple[type, ...] = (TypeError, RuntimeError)
+    # Reads the input's bytes as another dtype (view(dtype)): its float32 samples mean nothing in
+    # float16/bfloat16, so the reduced-precision rerun skips it (its own samples cover them).
+    reinterprets_bytes: bool = False
     # Why the op has no 0-dim / zero-size / non-contiguous sample (None: it must have them).
     no_zero_dim: Optional[str] = None
     no_zero_size: Optional[str] = None

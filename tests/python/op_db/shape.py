@@ -5,7 +5,7 @@ from functools import reduce
 
 import numpy as np
 
-from .record import ALL, SHAPES, ErrorInput, OpRecord, Sample, promote, values
+from .record import ALL, SHAPES, DType, ErrorInput, OpRecord, Sample, promote, values
 
 FAMILY = "shape"
 
@@ -90,6 +90,46 @@ _TRANSPOSE_CASES = [((3, 4), 0, 1), ((3, 4), 1, 0), ((2, 3, 4), 0, -1), ((2, 3, 
 
 def _movedim_ref(a, source, destination):
     return a if a.ndim == 0 else np.moveaxis(a, source, destination)
+
+
+def _movedim_list_ref(a, source, destination):
+    return a if a.ndim == 0 else np.moveaxis(a, source, destination)
+
+
+_MOVEDIM_LIST_CASES = [((2, 3, 4), [0, 1], [2, 0]), ((2, 3, 4, 5), [3, 0], [0, -1]), ((2, 3, 4), [], []),
+                       ((2, 3), [0, 1], [1, 0]), ((), [0], [0]), ((2, 0, 3), [2], [0])]
+
+
+def _view_dtype_ref(a, dtype):
+    # `dtype` is a NumPy dtype and floating inputs arrive widened to float64, so the float samples
+    # (and bool) view their tensor as its own dtype: the same values.
+    if (a.dtype.kind == "f" and np.dtype(dtype).kind == "f") or a.dtype == np.bool_:
+        return a.copy()
+    a = np.array(a, order="C")
+    if a.ndim == 0:
+        return a.reshape(1).view(np.dtype(dtype)).reshape(())
+    return a.view(np.dtype(dtype))
+
+
+def _view_dtype_samples(dtype):
+    # (float32 arrives at the reference as float64, so its samples view it as itself; int32 covers
+    # the 4-byte reinterpretation.)
+    same_size = {"float32": "float32", "int32": "float32", "float64": "int64", "int64": "float64",
+                 "float16": "float16", "bfloat16": "bfloat16", "bool": "bool"}
+    other = same_size[dtype]
+    out = [Sample((values(s, dtype), DType(other)), note=f"shape {s} as {other}") for s in [(), (0,), (3, 4)]]
+    if dtype in ("float64", "int64"):  # 8-byte elements read as pairs of 4-byte ones
+        out.append(Sample((values((3, 4), dtype), DType("int32")), note="(3, 4) as int32: the last dim doubles"))
+    return out
+
+
+def _view_dtype_errors():
+    e = ErrorInput
+    return [e(lambda k: k.ones(3, 4, dtype=k.float64).t().view(k.int32), RuntimeError, "stride\\(-1\\) must be 1",
+              "transposed, other element size"),
+            e(lambda k: k.ones(3, dtype=k.int32).view(k.float64), RuntimeError, "must be divisible",
+              "odd last dim into a wider dtype"),
+            e(lambda k: k.tensor(1.0, dtype=k.float64).view(k.int32), RuntimeError, "cannot be 0", "0-dim, other size")]
 
 
 def _transpose_ref(a, d0, d1):
@@ -516,6 +556,8 @@ _DIMS_ON_0_DIM = "torch refuses a 0-dim self here (IndexError); see the error in
 
 RECORDS = [
     OpRecord("view", FAMILY, ALL, _view_samples, ref=_view_ref, error_inputs=_view_errors),
+    OpRecord("view.dtype", FAMILY, ALL, _view_dtype_samples, ref=_view_dtype_ref, result_dtype=lambda s, d: str(s.args[1]),
+             error_inputs=_view_dtype_errors, reinterprets_bytes=True),
     OpRecord("transpose.int", FAMILY, ALL, _sized(_TRANSPOSE_CASES), ref=_transpose_ref),
     OpRecord("expand", FAMILY, ALL, _expand_samples, ref=_expand_ref, error_inputs=_expand_errors),
     OpRecord("select.int", FAMILY, ALL, _sized(_SELECT_CASES), ref=_select_ref,
@@ -540,6 +582,7 @@ RECORDS = [
              error_inputs=_unflatten_errors,
              no_zero_dim=_DIMS_ON_0_DIM + " (a 0-dim tensor has no dim to unflatten)"),
     OpRecord("movedim.int", FAMILY, ALL, _sized(_MOVEDIM_CASES), ref=_movedim_ref),
+    OpRecord("movedim.intlist", FAMILY, ALL, _sized(_MOVEDIM_LIST_CASES), ref=_movedim_list_ref),
     OpRecord("narrow", FAMILY, ALL, _sized(_NARROW_CASES), ref=_narrow_ref, error_inputs=_narrow_errors,
              no_zero_dim="narrow() cannot be applied to a 0-dim tensor (RuntimeError, as torch); see the error "
              "inputs"),
