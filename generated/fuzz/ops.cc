@@ -162,6 +162,19 @@ const FuzzOp kFuzzOps[] = {
        Generator* const generator = nullptr;
        use_result(in, kiln::random_(self, from, to, generator));
      }},
+    {"random_.to",
+     [](FuzzInput& in) {
+       const Tensor self = in.tensor();
+       const auto to = in.int64();
+       Generator* const generator = nullptr;
+       use_result(in, kiln::random_(self, to, generator));
+     }},
+    {"random_",
+     [](FuzzInput& in) {
+       const Tensor self = in.tensor();
+       Generator* const generator = nullptr;
+       use_result(in, kiln::random_(self, generator));
+     }},
     {"rand",
      [](FuzzInput& in) {
        const std::vector<int64_t> size = in.int_list();

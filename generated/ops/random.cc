@@ -33,8 +33,62 @@ const Tensor& random_(const Tensor& self, int64_t from, int64_t to, Generator* g
   return random__from_op.lookup(key, backend)(self, from, to, generator);
 }
 
+// ---- random_.to(Tensor(a!) self, int to, *, Generator? generator=None) -> Tensor(a!)
+namespace {
+const Tensor& random__to_CPU(const Tensor& self, int64_t to, Generator* generator) {
+  if (explain_enabled()) explain_log("kernel", "cpu::random_to", "");
+  cpu::random_to(self, to, generator);
+  self.bump_version();
+  return self;
+}
+}  // namespace
+
+Operator<const Tensor&(const Tensor&, int64_t, Generator*)> random__to_op = {"random_.to", {
+    /*CPU=*/&random__to_CPU,
+    /*CUDA=*/nullptr,
+    /*Autograd=*/&autograd_kernels::random__to,
+}};
+
+const Tensor& random_(const Tensor& self, int64_t to, Generator* generator) {
+  const DispatchKey backend = backend_key({&self});
+  const DispatchKey key = autograd_active({&self}) ? DispatchKey::Autograd : backend;
+  if (explain_enabled()) explain_log("dispatch", "random_.to", dispatch_key_name(key));
+  return random__to_op.lookup(key, backend)(self, to, generator);
+}
+
+// ---- random_(Tensor(a!) self, *, Generator? generator=None) -> Tensor(a!)
+namespace {
+const Tensor& random__CPU(const Tensor& self, Generator* generator) {
+  if (explain_enabled()) explain_log("kernel", "cpu::random_", "");
+  cpu::random_(self, generator);
+  self.bump_version();
+  return self;
+}
+}  // namespace
+
+Operator<const Tensor&(const Tensor&, Generator*)> random__op = {"random_", {
+    /*CPU=*/&random__CPU,
+    /*CUDA=*/nullptr,
+    /*Autograd=*/&autograd_kernels::random_,
+}};
+
+const Tensor& random_(const Tensor& self, Generator* generator) {
+  const DispatchKey backend = backend_key({&self});
+  const DispatchKey key = autograd_active({&self}) ? DispatchKey::Autograd : backend;
+  if (explain_enabled()) explain_log("dispatch", "random_", dispatch_key_name(key));
+  return random__op.lookup(key, backend)(self, generator);
+}
+
 const Tensor& Tensor::random_(int64_t from, int64_t to, Generator* generator) const {
   return kiln::random_(*this, from, to, generator);
+}
+
+const Tensor& Tensor::random_(int64_t to, Generator* generator) const {
+  return kiln::random_(*this, to, generator);
+}
+
+const Tensor& Tensor::random_(Generator* generator) const {
+  return kiln::random_(*this, generator);
 }
 
 }  // namespace kiln
