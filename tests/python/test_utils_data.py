@@ -90,12 +90,15 @@ def order(dl):
 
 
 def test_shuffle_with_a_generator_is_randperm_of_that_generator():
-    """As torch: shuffle=True draws randperm(n, generator=g); the default generator is untouched."""
+    """As torch: an epoch draws a base seed (one random_()) and then randperm(n) from generator=g;
+    the default generator is untouched."""
     state = kiln.get_rng_state()
     a = order(loader(batch_size=4, shuffle=True, generator=kiln.Generator().manual_seed(7)))
     b = order(loader(batch_size=4, shuffle=True, generator=kiln.Generator().manual_seed(7)))
     assert a == b and sorted(a) == list(range(10))
-    assert a == kiln.randperm(10, generator=kiln.Generator().manual_seed(7)).tolist()
+    g = kiln.Generator().manual_seed(7)
+    kiln.empty((), dtype=kiln.int64).random_(generator=g)
+    assert a == kiln.randperm(10, generator=g).tolist()
     np.testing.assert_array_equal(kiln.get_rng_state().numpy(), state.numpy())
     g = kiln.Generator().manual_seed(7)
     dl = loader(batch_size=4, shuffle=True, generator=g)

@@ -60,11 +60,12 @@ TensorBase bernoulli_tensor_(const TensorBase& self, const TensorBase& p, Genera
 TensorBase bernoulli(const TensorBase& self, Generator* generator) {
   KILN_CHECK(self.is_floating_point(), "bernoulli(): expected a floating point tensor of probabilities, got ",
              scalar_type_name(self.dtype()));
-  return bernoulli_tensor_(empty_like_cpu(self, self.dtype()), self, generator);
+  // A contiguous result whatever self's layout (torch's LEGACY_CONTIGUOUS_MEMORY_FORMAT).
+  return bernoulli_tensor_(empty_cpu(self.sizes(), self.dtype()), self, generator);
 }
 
 TensorBase bernoulli_p(const TensorBase& self, double p, Generator* generator) {
-  return bernoulli_float_(empty_like_cpu(self, self.dtype()), p, generator);
+  return bernoulli_float_(empty_cpu(self.sizes(), self.dtype()), p, generator);
 }
 
 }  // namespace cpu

@@ -71,6 +71,12 @@ class DataLoader:
                                                                      else (lambda x: x))
 
     def __iter__(self):
+        # As torch's _BaseDataLoaderIter: starting an iteration draws a base seed (torch's worker
+        # seed) from the loader's generator, so the random stream moves exactly as in torch.
+        _C.empty((), dtype=_C.int64).random_(generator=self.generator)
+        return self._batches()
+
+    def _batches(self):
         if self.batch_sampler is None:  # batch_size=None: one sample at a time, not collated into a batch
             for index in self.sampler:
                 yield self.collate_fn(self.dataset[index])

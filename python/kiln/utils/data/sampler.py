@@ -52,7 +52,7 @@ class RandomSampler(Sampler):
         n = len(self.data_source)
         generator = self.generator
         if generator is None:
-            seed = int(_C.empty((), dtype=_C.int64).random_(0, 2 ** 63 - 1).item())
+            seed = int(_C.empty((), dtype=_C.int64).random_().item())  # torch's draw: one 64-bit number
             generator = _C.Generator().manual_seed(seed)
         if self.replacement:
             for _ in range(self.num_samples // 32):  # in chunks, as torch
