@@ -218,7 +218,8 @@ def test_generator_api_and_state_bytes_match_torch():
     torch.manual_seed(11)
     torch.randn(5)
     kiln.set_rng_state(kiln.tensor(torch.get_rng_state().tolist()))
-    np.testing.assert_array_equal(kiln.randn(9, dtype=kiln.float64).numpy(), torch.randn(9, dtype=torch.float64).numpy())
+    np.testing.assert_array_equal(kiln.randn(9, dtype=kiln.float64).numpy(),
+                                  torch.randn(9, dtype=torch.float64).numpy())
     kiln.manual_seed(12)
     kiln.randn(5)
     torch.set_rng_state(torch.tensor(kiln.get_rng_state().tolist(), dtype=torch.uint8))
