@@ -101,8 +101,14 @@ void Generator::set_state(const int64_t* state, int64_t size) {
 }
 
 const Ref<Generator>& default_generator_ref() {
-  // Never destroyed: ops may still draw from it while static destructors run at exit.
-  static const auto* g = new Ref<Generator>(Ref<Generator>::make(Generator::kDefaultSeed));
+  // Never destroyed: ops may still draw from it while static destructors run at exit. Seeded
+  // from the OS's entropy source, as torch's default CPU generator (getNonDeterministicRandom):
+  // without kiln.manual_seed, every run draws different numbers.
+  static const auto* g = [] {
+    auto* ref = new Ref<Generator>(Ref<Generator>::make());
+    (*ref)->seed();
+    return ref;
+  }();
   return *g;
 }
 

@@ -3,7 +3,8 @@
 // Box-Muller value that normal draws keep for the next draw (one for double, one for float).
 // A seed gives the numbers torch gives, and get_state()/set_state() use torch's byte layout.
 // Ops take `Generator*` (nullptr: the process-wide default generator, which
-// kiln.manual_seed seeds, as torch's default CPU generator). Generators are reference
+// kiln.manual_seed seeds, as torch's default CPU generator; like torch's, it starts from a
+// non-deterministic seed). Generators are reference
 // counted, so a Python object and a running op can share one.
 #pragma once
 
@@ -34,7 +35,8 @@ struct RandomEngine {
 
 class Generator : public RefCounted {
  public:
-  // PyTorch's default CPU seed, so a fresh process draws the same numbers every run.
+  // The seed of a new generator (torch.Generator()'s). The default generator is seeded
+  // non-deterministically when the process starts instead, as torch's.
   static constexpr uint64_t kDefaultSeed = 67280421310721ULL;
   // get_state(): the 5056 bytes of torch's CPUGeneratorImplState (see generator.cc).
   static constexpr int64_t kStateSize = 5056;

@@ -2,6 +2,9 @@
 ranges and moments (statistical checks with generous, fixed-seed bounds), errors; kiln.Generator:
 seeding, state, generator= on every random op, independence from the default generator.
 (bernoulli, multinomial, randperm, normal: tests/python/test_sampling.py.)"""
+import os
+import subprocess
+import sys
 import threading
 
 import numpy as np
@@ -303,3 +306,13 @@ def test_nn_init_takes_a_generator():
     # kaiming_uniform_(a=0) on fan_in 3: U(-b, b) with b = gain sqrt(2) * sqrt(3 / fan_in) = sqrt(2).
     v = kiln.nn.init.kaiming_uniform_(kiln.empty(200, 3), generator=kiln.Generator()).numpy()
     assert np.abs(v).max() < np.sqrt(2) and np.abs(v).max() > 0.9 * np.sqrt(2)
+
+
+def test_default_generator_starts_from_a_non_deterministic_seed():
+    """As torch: without manual_seed, each process draws different numbers (a new kiln.Generator()
+    still starts from torch's fixed default seed)."""
+    script = "import kiln; print(kiln.initial_seed(), kiln.rand(3).tolist())"
+    env = dict(os.environ, PYTHONPATH=os.pathsep.join(p for p in sys.path if p))
+    runs = {subprocess.run([sys.executable, "-c", script], capture_output=True, text=True, check=True, env=env).stdout
+            for _ in range(2)}
+    assert len(runs) == 2
