@@ -53,13 +53,17 @@ class Mt19937 {
   }
 
  private:
-  // Regenerates all 624 words (x[i] from x[i], x[i+1] and x[i+397], indices mod 624).
+  // Regenerates all 624 words: x[i] from x[i], x[i+1] and x[i+397] (indices mod 624, the
+  // wrapped ones already regenerated), in three runs so no index needs a modulo.
   void twist() {
-    constexpr uint32_t kUpper = 0x80000000u, kLower = 0x7fffffffu, kMatrix = 0x9908b0dfu;
-    for (int i = 0; i < kWords; ++i) {
-      const uint32_t y = (x_[i] & kUpper) | (x_[(i + 1) % kWords] & kLower);
-      x_[i] = x_[(i + kShift) % kWords] ^ (y >> 1) ^ ((x_[(i + 1) % kWords] & 1) ? kMatrix : 0);
-    }
+    auto mix = [](uint32_t u, uint32_t v) {
+      const uint32_t y = (u & 0x80000000u) | (v & 0x7fffffffu);
+      return (y >> 1) ^ ((v & 1) ? 0x9908b0dfu : 0u);
+    };
+    int i = 0;
+    for (; i < kWords - kShift; ++i) x_[i] = x_[i + kShift] ^ mix(x_[i], x_[i + 1]);
+    for (; i < kWords - 1; ++i) x_[i] = x_[i + kShift - kWords] ^ mix(x_[i], x_[i + 1]);
+    x_[kWords - 1] = x_[kShift - 1] ^ mix(x_[kWords - 1], x_[0]);
     left_ = kWords;
     next_ = 0;
   }

@@ -5,9 +5,9 @@
 // 16, the last 16 elements get fresh uniforms and are transformed again.
 //
 // float32 on a CPU with AVX2 and FMA takes torch's AVX2 kernel, whose log, sin and cos are
-// the Cephes polynomials of avx_mathfun.h (not the C library's): avx2_log and avx2_sincos
-// below repeat them operation by operation in scalar float arithmetic (every AVX operation
-// they use is a correctly rounded IEEE operation, so the results are the same bits).
+// the Cephes polynomials of avx_mathfun.h (not the C library's): avx2::log and avx2::sincos
+// below repeat them operation by operation (each a correctly rounded IEEE operation, so the
+// results are the same bits).
 // ATEN_CPU_CAPABILITY=default selects torch's scalar kernel in torch and here alike
 // (torch_kernels_use_fma in random_utils.h).
 #pragma once
@@ -15,6 +15,10 @@
 #include <cmath>
 #include <cstdint>
 #include <cstring>
+
+#if defined(__x86_64__)
+#include <immintrin.h>
+#endif
 
 #include "runtime/kernels/cpu/random_utils.h"
 
@@ -24,94 +28,94 @@ namespace normal_detail {
 
 constexpr double kPi = 3.14159265358979323846;
 
-inline uint32_t bits(float f) {
-  uint32_t u;
-  std::memcpy(&u, &f, 4);
-  return u;
-}
-inline float from_bits(uint32_t u) {
-  float f;
-  std::memcpy(&f, &u, 4);
-  return f;
+#if defined(__x86_64__) && (defined(__GNUC__) || defined(__clang__))
+#define KILN_HAVE_AVX2_NORMAL 1
+#define KILN_AVX2_FMA __attribute__((target("avx2,fma")))
+
+// torch's AVX2 kernel, 8 lanes at once: the Cephes log and sincos of avx_mathfun.h, as GCC
+// compiled them for torch. GCC treats those intrinsics as plain vector arithmetic and
+// contracts floating point, so each multiplication feeding an addition became one fused
+// multiply-add (the earlier multiplication when both addends are products): fmadd/fnmadd/fmsub
+// below mark exactly those. Only called where the CPU has AVX2 and FMA (torch_kernels_use_fma).
+namespace avx2 {
+
+using V = __m256;
+KILN_AVX2_FMA inline V splat(double c) { return _mm256_set1_ps(static_cast<float>(c)); }
+KILN_AVX2_FMA inline V fma(V a, V b, V c) { return _mm256_fmadd_ps(a, b, c); }
+
+// log(x) for x in (0, 1] (u1 = 1 - uniform).
+KILN_AVX2_FMA inline V log(V x) {
+  const V one = splat(1.0);
+  x = _mm256_max_ps(x, _mm256_castsi256_ps(_mm256_set1_epi32(0x00800000)));  // no denormals
+  const __m256i exponent = _mm256_sub_epi32(_mm256_srli_epi32(_mm256_castps_si256(x), 23), _mm256_set1_epi32(0x7f));
+  x = _mm256_or_ps(_mm256_and_ps(x, _mm256_castsi256_ps(_mm256_set1_epi32(~0x7f800000))), splat(0.5));
+  V e = _mm256_add_ps(_mm256_cvtepi32_ps(exponent), one);
+  const V small = _mm256_cmp_ps(x, splat(0.707106781186547524), _CMP_LT_OS);  // x < sqrt(1/2): x = 2x - 1
+  const V tmp = _mm256_and_ps(x, small);
+  x = _mm256_sub_ps(x, one);
+  e = _mm256_sub_ps(e, _mm256_and_ps(one, small));
+  x = _mm256_add_ps(x, tmp);
+  const V z = _mm256_mul_ps(x, x);
+  V y = splat(7.0376836292E-2);
+  for (double c : {-1.1514610310E-1, 1.1676998740E-1, -1.2420140846E-1, 1.4249322787E-1, -1.6668057665E-1,
+                   2.0000714765E-1, -2.4999993993E-1, 3.3333331174E-1})
+    y = fma(y, x, splat(c));
+  y = _mm256_mul_ps(y, x);
+  y = fma(y, z, _mm256_mul_ps(e, splat(-2.12194440e-4)));
+  y = _mm256_fnmadd_ps(z, splat(0.5), y);
+  x = _mm256_add_ps(x, y);
+  return fma(e, splat(0.693359375), x);
 }
 
-// log256_ps for one lane (x > 0; u1 = 1 - uniform is in (0, 1]). GCC compiles torch's AVX2
-// kernels with FMA contraction, and its intrinsics are plain vector arithmetic, so each
-// multiplication followed by an addition became one fused multiply-add (the earlier
-// multiplication when both operands of an addition are products): std::fma marks them.
-inline float avx2_log(float x) {
-  x = std::fmax(x, from_bits(0x00800000u));  // cut off denormals
-  const int32_t exponent = static_cast<int32_t>(bits(x) >> 23) - 0x7f;
-  x = from_bits((bits(x) & ~0x7f800000u) | bits(0.5f));  // mantissa in [0.5, 1)
-  float e = static_cast<float>(exponent) + 1.0f;
-  const bool small = x < static_cast<float>(0.707106781186547524);
-  const float tmp0 = small ? x : 0.0f;
-  x = x - 1.0f;
-  e = e - (small ? 1.0f : 0.0f);
-  x = x + tmp0;
-  const float z = x * x;
-  float y = static_cast<float>(7.0376836292E-2);
-  y = std::fma(y, x, static_cast<float>(-1.1514610310E-1));
-  y = std::fma(y, x, static_cast<float>(1.1676998740E-1));
-  y = std::fma(y, x, static_cast<float>(-1.2420140846E-1));
-  y = std::fma(y, x, static_cast<float>(1.4249322787E-1));
-  y = std::fma(y, x, static_cast<float>(-1.6668057665E-1));
-  y = std::fma(y, x, static_cast<float>(2.0000714765E-1));
-  y = std::fma(y, x, static_cast<float>(-2.4999993993E-1));
-  y = std::fma(y, x, static_cast<float>(3.3333331174E-1));
-  y = y * x;
-  y = std::fma(y, z, e * static_cast<float>(-2.12194440e-4));
-  y = std::fma(-z, 0.5f, y);
-  x = x + y;
-  return std::fma(e, static_cast<float>(0.693359375), x);
-}
-
-// sincos256_ps for one lane.
-inline void avx2_sincos(float x, float* s, float* c) {
-  uint32_t sign_sin = bits(x) & 0x80000000u;
-  x = from_bits(bits(x) & 0x7fffffffu);
-  float y = x * static_cast<float>(1.27323954473516);  // 4 / pi
-  int32_t j = static_cast<int32_t>(y);                 // truncation, as cvttps
-  j = (j + 1) & ~1;
-  y = static_cast<float>(j);
-  const uint32_t swap_sign_sin = static_cast<uint32_t>(j & 4) << 29;
-  const bool poly2 = (j & 2) == 0;  // the sine polynomial for the sine
-  x = std::fma(y, static_cast<float>(-0.78515625), x);
-  x = std::fma(y, static_cast<float>(-2.4187564849853515625e-4), x);
-  x = std::fma(y, static_cast<float>(-3.77489497744594108e-8), x);
-  const uint32_t sign_cos = static_cast<uint32_t>(~(j - 2) & 4) << 29;
-  sign_sin ^= swap_sign_sin;
-  const float z = x * x;
-  float y1 = static_cast<float>(2.443315711809948E-005);
-  y1 = std::fma(y1, z, static_cast<float>(-1.388731625493765E-003));
-  y1 = std::fma(y1, z, static_cast<float>(4.166664568298827E-002));
-  y1 = y1 * z;
-  y1 = std::fma(y1, z, -(z * 0.5f));
-  y1 = y1 + 1.0f;
-  float y2 = static_cast<float>(-1.9515295891E-4);
-  y2 = std::fma(y2, z, static_cast<float>(8.3321608736E-3));
-  y2 = std::fma(y2, z, static_cast<float>(-1.6666654611E-1));
-  y2 = y2 * z;
-  y2 = std::fma(y2, x, x);
-  const float ysin2 = poly2 ? y2 : 0.0f, ysin1 = poly2 ? 0.0f : y1;
-  y2 = y2 - ysin2;
-  y1 = y1 - ysin1;
-  *s = from_bits(bits(ysin1 + ysin2) ^ sign_sin);
-  *c = from_bits(bits(y1 + y2) ^ sign_cos);
+// sin(x) and cos(x) for x in [0, 2 pi).
+KILN_AVX2_FMA inline void sincos(V x, V* s, V* c) {
+  const V sign_mask = _mm256_castsi256_ps(_mm256_set1_epi32(static_cast<int>(0x80000000u)));
+  V sign_sin = _mm256_and_ps(x, sign_mask);
+  x = _mm256_andnot_ps(sign_mask, x);
+  // j = (int(x * 4 / pi) + 1) & ~1, the octant pair; y = float(j).
+  __m256i j = _mm256_cvttps_epi32(_mm256_mul_ps(x, splat(1.27323954473516)));
+  j = _mm256_and_si256(_mm256_add_epi32(j, _mm256_set1_epi32(1)), _mm256_set1_epi32(~1));
+  const V y = _mm256_cvtepi32_ps(j);
+  const V swap_sign_sin = _mm256_castsi256_ps(_mm256_slli_epi32(_mm256_and_si256(j, _mm256_set1_epi32(4)), 29));
+  const V poly_mask = _mm256_castsi256_ps(_mm256_cmpeq_epi32(_mm256_and_si256(j, _mm256_set1_epi32(2)),
+                                                             _mm256_setzero_si256()));
+  // x - y * pi / 4 in three parts (extended precision).
+  x = fma(y, splat(-0.78515625), x);
+  x = fma(y, splat(-2.4187564849853515625e-4), x);
+  x = fma(y, splat(-3.77489497744594108e-8), x);
+  const __m256i j2 = _mm256_sub_epi32(j, _mm256_set1_epi32(2));
+  const V sign_cos = _mm256_castsi256_ps(_mm256_slli_epi32(_mm256_andnot_si256(j2, _mm256_set1_epi32(4)), 29));
+  sign_sin = _mm256_xor_ps(sign_sin, swap_sign_sin);
+  const V z = _mm256_mul_ps(x, x);
+  V y1 = fma(splat(2.443315711809948E-005), z, splat(-1.388731625493765E-003));  // the cosine polynomial
+  y1 = fma(y1, z, splat(4.166664568298827E-002));
+  y1 = _mm256_mul_ps(y1, z);
+  y1 = _mm256_fmsub_ps(y1, z, _mm256_mul_ps(z, splat(0.5)));
+  y1 = _mm256_add_ps(y1, splat(1.0));
+  V y2 = fma(splat(-1.9515295891E-4), z, splat(8.3321608736E-3));  // the sine polynomial
+  y2 = fma(y2, z, splat(-1.6666654611E-1));
+  y2 = _mm256_mul_ps(y2, z);
+  y2 = fma(y2, x, x);
+  const V ysin2 = _mm256_and_ps(poly_mask, y2), ysin1 = _mm256_andnot_ps(poly_mask, y1);
+  y2 = _mm256_sub_ps(y2, ysin2);
+  y1 = _mm256_sub_ps(y1, ysin1);
+  *s = _mm256_xor_ps(_mm256_add_ps(ysin1, ysin2), sign_sin);
+  *c = _mm256_xor_ps(_mm256_add_ps(y1, y2), sign_cos);
 }
 
 // normal_fill_16_AVX2: data[0..7] and data[8..15] become the cos and sin halves.
-inline void fill16_avx2(float* data, float mean, float std) {
-  const float two_pi = static_cast<float>(2.0f * kPi);
-  for (int j = 0; j < 8; ++j) {
-    const float u1 = 1.0f - data[j], u2 = data[j + 8];
-    const float radius = std::sqrt(-2.0f * avx2_log(u1));
-    float s, c;
-    avx2_sincos(two_pi * u2, &s, &c);
-    data[j] = std::fma(radius * c, std, mean);
-    data[j + 8] = std::fma(radius * s, std, mean);
-  }
+KILN_AVX2_FMA inline void fill16(float* data, float mean, float std) {
+  const V u1 = _mm256_sub_ps(splat(1.0), _mm256_loadu_ps(data));
+  const V u2 = _mm256_loadu_ps(data + 8);
+  const V radius = _mm256_sqrt_ps(_mm256_mul_ps(splat(-2.0), log(u1)));
+  V s, c;
+  sincos(_mm256_mul_ps(splat(2.0f * kPi), u2), &s, &c);
+  _mm256_storeu_ps(data, fma(_mm256_mul_ps(radius, c), _mm256_set1_ps(std), _mm256_set1_ps(mean)));
+  _mm256_storeu_ps(data + 8, fma(_mm256_mul_ps(radius, s), _mm256_set1_ps(std), _mm256_set1_ps(mean)));
 }
+
+}  // namespace avx2
+#endif
 
 // normal_fill_16<T>: T arithmetic as torch writes it (float16/bfloat16 round every named
 // intermediate back to T), the C library's log, cos and sin (in float for all but double),
@@ -155,7 +159,9 @@ void normal_fill(T* data, int64_t n, double mean, double std, RandomEngine& e) {
   for (int64_t i = 0; i < n; ++i) data[i] = static_cast<T>(uniform(e));
   auto fill16_any = [&](T* block) {
     if constexpr (std::is_same_v<T, float>) {
-      if (torch_kernels_use_fma()) return fill16_avx2(block, static_cast<float>(mean), static_cast<float>(std));
+#ifdef KILN_HAVE_AVX2_NORMAL
+      if (torch_kernels_use_fma()) return avx2::fill16(block, static_cast<float>(mean), static_cast<float>(std));
+#endif
     }
     fill16(block, convert<T>(mean), convert<T>(std));  // the bfloat16 overload, or the template
   };

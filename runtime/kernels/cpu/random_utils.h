@@ -67,6 +67,7 @@ struct UniformReal {
     const acc_t x = std::is_same_v<T, double>
                         ? static_cast<acc_t>(e.random64() & ((uint64_t{1} << d) - 1)) * scale
                         : static_cast<acc_t>(e.random() & ((uint32_t{1} << d) - 1)) * scale;
+    if (range == acc_t(1) && from == acc_t(0)) return x;  // [0, 1): x * 1 + 0, fused or not
     return mul_add(x, range, from);
   }
 };

@@ -82,10 +82,11 @@ void sample_without_replacement(RandomEngine& e, const TensorBase& self, int64_t
   // q laid out as self (empty_like keeps a dense layout, else it is contiguous).
   const TensorBase layout = empty_like_cpu(self, self.dtype());
   std::vector<T> q(self.numel());
-  {
-    const std::vector<int64_t> dims = iteration_order(layout);
-    const std::vector<int64_t> offsets = offsets_in_order(layout, dims);
-    for (int64_t offset : offsets) q[offset] = static_cast<T>(-std::log(1.0 - uniform_double(e)));
+  auto exponential = [&] { return static_cast<T>(-std::log(1.0 - uniform_double(e))); };
+  if (layout.is_contiguous()) {
+    for (T& v : q) v = exponential();
+  } else {
+    for (int64_t offset : iteration_offsets(layout)) q[offset] = exponential();
   }
   const int64_t q_row_stride = self.dim() == 2 ? layout.stride(0) : 0, q_step = layout.stride(-1);
   // torch's topk (topk_impl_loop): (key, index) pairs in index order, compared by key alone,
