@@ -12,11 +12,11 @@
 namespace kiln {
 namespace autograd {
 
-// random_.from
+// random_.to
 //   self: zeros_like(grad)
-struct RandomBackward0 final : Node {
+struct RandomBackward1 final : Node {
 
-  std::string name() const override { return "RandomBackward0"; }
+  std::string name() const override { return "RandomBackward1"; }
 
   variable_list apply(variable_list&& grads) override {
     variable_list grad_inputs(num_outputs());
@@ -27,11 +27,11 @@ struct RandomBackward0 final : Node {
   }
 };
 
-// random_.to
+// random_.from
 //   self: zeros_like(grad)
-struct RandomBackward1 final : Node {
+struct RandomBackward0 final : Node {
 
-  std::string name() const override { return "RandomBackward1"; }
+  std::string name() const override { return "RandomBackward0"; }
 
   variable_list apply(variable_list&& grads) override {
     variable_list grad_inputs(num_outputs());
@@ -61,25 +61,6 @@ struct RandomBackward2 final : Node {
 namespace autograd_kernels {
 using namespace autograd;
 
-// random_.from(Tensor(a!) self, int from, int to, *, Generator? generator=None) -> Tensor(a!)
-const Tensor& random__from(const Tensor& self, int64_t from, int64_t to, Generator* generator) {
-  check_inplace(self, "random_");
-  std::shared_ptr<RandomBackward0> node;
-  if (any_requires_grad({&self})) {
-    node = make_node<RandomBackward0>();
-    node->add_next_edge(gradient_edge(self));
-    if (explain_enabled()) explain_log("autograd", "RandomBackward0", "recorded");
-  }
-  {
-    BelowAutogradGuard below;
-    kiln::random_(self, from, to, generator);
-  }
-  if (node && self.is_floating_point()) {
-    rebase_history(self, node, "random_");
-  }
-  return self;
-}
-
 // random_.to(Tensor(a!) self, int to, *, Generator? generator=None) -> Tensor(a!)
 const Tensor& random__to(const Tensor& self, int64_t to, Generator* generator) {
   check_inplace(self, "random_");
@@ -92,6 +73,25 @@ const Tensor& random__to(const Tensor& self, int64_t to, Generator* generator) {
   {
     BelowAutogradGuard below;
     kiln::random_(self, to, generator);
+  }
+  if (node && self.is_floating_point()) {
+    rebase_history(self, node, "random_");
+  }
+  return self;
+}
+
+// random_.from(Tensor(a!) self, int from, int? to, *, Generator? generator=None) -> Tensor(a!)
+const Tensor& random__from(const Tensor& self, int64_t from, const std::optional<int64_t>& to, Generator* generator) {
+  check_inplace(self, "random_");
+  std::shared_ptr<RandomBackward0> node;
+  if (any_requires_grad({&self})) {
+    node = make_node<RandomBackward0>();
+    node->add_next_edge(gradient_edge(self));
+    if (explain_enabled()) explain_log("autograd", "RandomBackward0", "recorded");
+  }
+  {
+    BelowAutogradGuard below;
+    kiln::random_(self, from, to, generator);
   }
   if (node && self.is_floating_point()) {
     rebase_history(self, node, "random_");

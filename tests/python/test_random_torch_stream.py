@@ -113,6 +113,11 @@ def test_randint_randperm_random_(n):
         check_same(lambda m, F, D: m.empty(n, dtype=dt(m, dtype)).random_(), seeds=(0,))
         check_same(lambda m, F, D: m.empty(n, dtype=dt(m, dtype)).random_(high), seeds=(0,))
     check_same(lambda m, F, D: m.empty(n, dtype=m.int64).random_(-2 ** 62, 2 ** 62), seeds=(0,))
+    for dtype in ("int64", "int32", "float32", "float64", "bfloat16"):
+        check_same(lambda m, F, D: m.empty(n, dtype=dt(m, dtype)).random_(3, None), seeds=(0,))  # up to the dtype's top
+        check_same(lambda m, F, D: m.empty(n, dtype=dt(m, dtype)).random_(-3, to=9), seeds=(0,))
+    for dtype in ("int64", "float32", "float64", "bfloat16"):  # all 2^64 values
+        check_same(lambda m, F, D: m.empty(n, dtype=dt(m, dtype)).random_(-2 ** 63, None), seeds=(0,))
 
 
 # ---------------------------------------------------------------- bernoulli, dropout

@@ -100,19 +100,39 @@ TensorBase normal_(const TensorBase& self, double mean, double std, Generator* g
 
 // torch's random_(from, to): (draw % range) + from, one 32-bit draw per element, or a
 // 64-bit one when the range needs it (int64, float32/float64 and bfloat16 only, as torch).
-TensorBase random_from(const TensorBase& self, int64_t from, int64_t to, Generator* generator) {
-  KILN_CHECK(from < to, "random_(): expects 'from' to be less than 'to', but got from=", from, " >= to=", to);
-  // As torch: both ends of [from, to - 1] must fit the dtype, never wrap.
-  const int64_t limit = exact_int_limit(self.dtype());
-  const int64_t lowest = self.dtype() == ScalarType::Bool ? 0 : self.dtype() == ScalarType::Int32
-                             ? std::numeric_limits<int32_t>::min() : -limit;
-  KILN_CHECK(to - 1 <= limit, "random_(): to - 1 is out of bounds for ", scalar_type_name(self.dtype()),
-             " (got to=", to, ")");
-  KILN_CHECK(from >= lowest, "random_(): from is out of bounds for ", scalar_type_name(self.dtype()),
-             " (got from=", from, ")");
+// Without `to`: up to the dtype's largest value (2^mantissa for floating dtypes), all 2^64
+// values when from is the lowest int64.
+TensorBase random_from(const TensorBase& self, int64_t from, const std::optional<int64_t>& to_opt,
+                       Generator* generator) {
   check_no_internal_overlap(self, "random_");
-  const uint64_t range = static_cast<uint64_t>(to) - static_cast<uint64_t>(from);
-  KILN_DISPATCH_ALL_TYPES_AND_REDUCED(self.dtype(), "random_", [&] {
+  const ScalarType dtype = self.dtype();
+  if (!to_opt && from == std::numeric_limits<int64_t>::min()) {
+    KILN_CHECK(dtype == ScalarType::Int64 || dtype == ScalarType::Float64 || dtype == ScalarType::Float32 ||
+                   dtype == ScalarType::BFloat16,
+               "random_(): the full 64-bit range is supported for int64, float64, float32 and bfloat16 only, got ",
+               scalar_type_name(dtype));
+    KILN_DISPATCH_ALL_TYPES_AND_REDUCED(dtype, "random_", [&] {
+      generator_or_default(generator).draw([&](RandomEngine& e) {
+        fill_serial<scalar_t>(self, [&] { return convert<scalar_t>(static_cast<int64_t>(e.random64())); });
+      });
+    });
+    return self;
+  }
+  // The inclusive upper end, as torch: the largest value whose neighbours are all exact.
+  const int64_t last = to_opt ? *to_opt - 1 : exact_int_limit(dtype);
+  KILN_CHECK(!to_opt || from < *to_opt, "random_(): expects 'from' to be less than 'to', but got from=", from,
+             " >= to=", *to_opt);
+  KILN_CHECK(from <= last, "random_(): expects 'from' to be at most ", last, " for ", scalar_type_name(dtype),
+             ", but got from=", from);
+  // As torch: both ends of [from, last] must fit the dtype, never wrap.
+  const int64_t lowest = dtype == ScalarType::Bool ? 0 : dtype == ScalarType::Int32
+                             ? std::numeric_limits<int32_t>::min() : -exact_int_limit(dtype);
+  KILN_CHECK(last <= exact_int_limit(dtype), "random_(): to - 1 is out of bounds for ", scalar_type_name(dtype),
+             " (got to=", last + 1, ")");
+  KILN_CHECK(from >= lowest, "random_(): from is out of bounds for ", scalar_type_name(dtype), " (got from=", from,
+             ")");
+  const uint64_t range = static_cast<uint64_t>(last) - static_cast<uint64_t>(from) + 1;
+  KILN_DISPATCH_ALL_TYPES_AND_REDUCED(dtype, "random_", [&] {
     constexpr bool wide = std::is_same_v<scalar_t, int64_t> || std::is_same_v<scalar_t, double> ||
                           std::is_same_v<scalar_t, float> || std::is_same_v<scalar_t, BFloat16>;
     const bool use64 = wide && range >= (uint64_t{1} << 32);

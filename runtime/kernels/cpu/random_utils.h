@@ -53,8 +53,8 @@ template <typename T> constexpr int uniform_digits() {
 
 // torch's uniform_real_distribution<T>(from, to): double from 53 bits of random64(), the
 // others from the low `digits` bits of one 32-bit draw, scaled and shifted in float (double
-// for double), `x * (to - from) + from` fused as in torch's kernels. The result is in T's accumulate type (float for float16/bfloat16); `to - from`
-// is computed in T, as torch.
+// for double), `x * (to - from) + from` fused as in torch's kernels. The result is in T's
+// accumulate type (float for float16/bfloat16); `to - from` is computed in T, as torch.
 template <typename T>
 struct UniformReal {
   using acc_t = std::conditional_t<std::is_same_v<T, double>, double, float>;

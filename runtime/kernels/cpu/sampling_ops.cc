@@ -95,8 +95,10 @@ void sample_without_replacement(RandomEngine& e, const TensorBase& self, int64_t
   auto larger = [](const Entry& a, const Entry& b) { return a.first > b.first; };
   std::vector<Entry> queue(categories);
   for (int64_t r = 0; r < rows; ++r) {
-    for (int64_t c = 0; c < categories; ++c)
-      queue[c] = {static_cast<double>(static_cast<T>(w[r * row_stride + c * step] / q[r * q_row_stride + c * q_step])), c};
+    for (int64_t c = 0; c < categories; ++c) {
+      const T key = static_cast<T>(w[r * row_stride + c * step] / q[r * q_row_stride + c * q_step]);  // in T, as torch
+      queue[c] = {static_cast<double>(key), c};
+    }
     int64_t* out = result + r * n;
     if (n == 1) {  // argmax: the first largest
       *out = std::max_element(queue.begin(), queue.end(), [](const Entry& a, const Entry& b) {
