@@ -70,7 +70,7 @@ void sample_with_replacement(RandomEngine& e, const T* w, int64_t step, int64_t 
   }
 }
 
-// Without replacement, or one sample (torch's fast path): q ~ Exp(1) for every weight of every
+// Without replacement (torch's exponential trick): q ~ Exp(1) for every weight of every
 // row (drawn first, in the weights' memory order: torch fills empty_like(self).exponential_()),
 // then the n largest w / q of each row (in the weights' dtype), largest first (for one sample,
 // the first largest).
