@@ -6,7 +6,13 @@
 
 namespace kiln {
 
-// random_.from(Tensor(a!) self, int from, int to, *, Generator? generator=None) -> Tensor(a!)
-const Tensor& random_(const Tensor& self, int64_t from, int64_t to, Generator* generator = nullptr);
+// random_.to(Tensor(a!) self, int to, *, Generator? generator=None) -> Tensor(a!)
+const Tensor& random_(const Tensor& self, int64_t to, Generator* generator = nullptr);
+
+// random_.from(Tensor(a!) self, int from, int? to, *, Generator? generator=None) -> Tensor(a!)
+const Tensor& random_(const Tensor& self, int64_t from, const std::optional<int64_t>& to, Generator* generator = nullptr);
+
+// random_(Tensor(a!) self, *, Generator? generator=None) -> Tensor(a!)
+const Tensor& random_(const Tensor& self, Generator* generator = nullptr);
 
 }  // namespace kiln

@@ -40,7 +40,9 @@ class Tensor : public TensorBase {
   const Tensor& zero_() const;
   const Tensor& uniform_(double from = 0.0, double to = 1.0, Generator* generator = nullptr) const;
   const Tensor& normal_(double mean = 0.0, double std = 1.0, Generator* generator = nullptr) const;
-  const Tensor& random_(int64_t from, int64_t to, Generator* generator = nullptr) const;
+  const Tensor& random_(int64_t to, Generator* generator = nullptr) const;
+  const Tensor& random_(int64_t from, const std::optional<int64_t>& to, Generator* generator = nullptr) const;
+  const Tensor& random_(Generator* generator = nullptr) const;
   Tensor bernoulli(Generator* generator = nullptr) const;
   Tensor bernoulli(double p, Generator* generator = nullptr) const;
   const Tensor& bernoulli_(const Tensor& p, Generator* generator = nullptr) const;

@@ -12,6 +12,21 @@
 namespace kiln {
 namespace autograd {
 
+// random_.to
+//   self: zeros_like(grad)
+struct RandomBackward1 final : Node {
+
+  std::string name() const override { return "RandomBackward1"; }
+
+  variable_list apply(variable_list&& grads) override {
+    variable_list grad_inputs(num_outputs());
+    const Tensor grad(grads[0]);
+    if (!grad.defined()) return grad_inputs;
+    if (next_edges()[0].is_valid()) grad_inputs[0] = zeros_like(grad);
+    return grad_inputs;
+  }
+};
+
 // random_.from
 //   self: zeros_like(grad)
 struct RandomBackward0 final : Node {
@@ -26,13 +41,47 @@ struct RandomBackward0 final : Node {
     return grad_inputs;
   }
 };
+
+// random_
+//   self: zeros_like(grad)
+struct RandomBackward2 final : Node {
+
+  std::string name() const override { return "RandomBackward2"; }
+
+  variable_list apply(variable_list&& grads) override {
+    variable_list grad_inputs(num_outputs());
+    const Tensor grad(grads[0]);
+    if (!grad.defined()) return grad_inputs;
+    if (next_edges()[0].is_valid()) grad_inputs[0] = zeros_like(grad);
+    return grad_inputs;
+  }
+};
 }  // namespace autograd
 
 namespace autograd_kernels {
 using namespace autograd;
 
-// random_.from(Tensor(a!) self, int from, int to, *, Generator? generator=None) -> Tensor(a!)
-const Tensor& random__from(const Tensor& self, int64_t from, int64_t to, Generator* generator) {
+// random_.to(Tensor(a!) self, int to, *, Generator? generator=None) -> Tensor(a!)
+const Tensor& random__to(const Tensor& self, int64_t to, Generator* generator) {
+  check_inplace(self, "random_");
+  std::shared_ptr<RandomBackward1> node;
+  if (any_requires_grad({&self})) {
+    node = make_node<RandomBackward1>();
+    node->add_next_edge(gradient_edge(self));
+    if (explain_enabled()) explain_log("autograd", "RandomBackward1", "recorded");
+  }
+  {
+    BelowAutogradGuard below;
+    kiln::random_(self, to, generator);
+  }
+  if (node && self.is_floating_point()) {
+    rebase_history(self, node, "random_");
+  }
+  return self;
+}
+
+// random_.from(Tensor(a!) self, int from, int? to, *, Generator? generator=None) -> Tensor(a!)
+const Tensor& random__from(const Tensor& self, int64_t from, const std::optional<int64_t>& to, Generator* generator) {
   check_inplace(self, "random_");
   std::shared_ptr<RandomBackward0> node;
   if (any_requires_grad({&self})) {
@@ -43,6 +92,25 @@ const Tensor& random__from(const Tensor& self, int64_t from, int64_t to, Generat
   {
     BelowAutogradGuard below;
     kiln::random_(self, from, to, generator);
+  }
+  if (node && self.is_floating_point()) {
+    rebase_history(self, node, "random_");
+  }
+  return self;
+}
+
+// random_(Tensor(a!) self, *, Generator? generator=None) -> Tensor(a!)
+const Tensor& random_(const Tensor& self, Generator* generator) {
+  check_inplace(self, "random_");
+  std::shared_ptr<RandomBackward2> node;
+  if (any_requires_grad({&self})) {
+    node = make_node<RandomBackward2>();
+    node->add_next_edge(gradient_edge(self));
+    if (explain_enabled()) explain_log("autograd", "RandomBackward2", "recorded");
+  }
+  {
+    BelowAutogradGuard below;
+    kiln::random_(self, generator);
   }
   if (node && self.is_floating_point()) {
     rebase_history(self, node, "random_");

@@ -6,6 +6,8 @@
 
 namespace kiln {
 namespace autograd_kernels {
-const Tensor& random__from(const Tensor& self, int64_t from, int64_t to, Generator* generator);
+const Tensor& random__to(const Tensor& self, int64_t to, Generator* generator);
+const Tensor& random__from(const Tensor& self, int64_t from, const std::optional<int64_t>& to, Generator* generator);
+const Tensor& random_(const Tensor& self, Generator* generator);
 }  // namespace autograd_kernels
 }  // namespace kiln

@@ -154,13 +154,26 @@ const FuzzOp kFuzzOps[] = {
        Generator* const generator = nullptr;
        use_result(in, kiln::normal_(self, mean, std, generator));
      }},
+    {"random_.to",
+     [](FuzzInput& in) {
+       const Tensor self = in.tensor();
+       const auto to = in.int64();
+       Generator* const generator = nullptr;
+       use_result(in, kiln::random_(self, to, generator));
+     }},
     {"random_.from",
      [](FuzzInput& in) {
        const Tensor self = in.tensor();
        const auto from = in.int64();
-       const auto to = in.int64();
+       const auto to = in.optional_int64();
        Generator* const generator = nullptr;
        use_result(in, kiln::random_(self, from, to, generator));
+     }},
+    {"random_",
+     [](FuzzInput& in) {
+       const Tensor self = in.tensor();
+       Generator* const generator = nullptr;
+       use_result(in, kiln::random_(self, generator));
      }},
     {"rand",
      [](FuzzInput& in) {

@@ -13,6 +13,8 @@ namespace kiln {
 
 class Generator;
 namespace cpu {
-TensorBase random_from(const TensorBase& self, int64_t from, int64_t to, Generator* generator);
+TensorBase random_to(const TensorBase& self, int64_t to, Generator* generator);
+TensorBase random_from(const TensorBase& self, int64_t from, const std::optional<int64_t>& to, Generator* generator);
+TensorBase random_(const TensorBase& self, Generator* generator);
 }  // namespace cpu
 }  // namespace kiln

@@ -10,9 +10,32 @@
 
 namespace kiln {
 
-// ---- random_.from(Tensor(a!) self, int from, int to, *, Generator? generator=None) -> Tensor(a!)
+// ---- random_.to(Tensor(a!) self, int to, *, Generator? generator=None) -> Tensor(a!)
 namespace {
-const Tensor& random__from_CPU(const Tensor& self, int64_t from, int64_t to, Generator* generator) {
+const Tensor& random__to_CPU(const Tensor& self, int64_t to, Generator* generator) {
+  if (explain_enabled()) explain_log("kernel", "cpu::random_to", "");
+  cpu::random_to(self, to, generator);
+  self.bump_version();
+  return self;
+}
+}  // namespace
+
+Operator<const Tensor&(const Tensor&, int64_t, Generator*)> random__to_op = {"random_.to", {
+    /*CPU=*/&random__to_CPU,
+    /*CUDA=*/nullptr,
+    /*Autograd=*/&autograd_kernels::random__to,
+}};
+
+const Tensor& random_(const Tensor& self, int64_t to, Generator* generator) {
+  const DispatchKey backend = backend_key({&self});
+  const DispatchKey key = autograd_active({&self}) ? DispatchKey::Autograd : backend;
+  if (explain_enabled()) explain_log("dispatch", "random_.to", dispatch_key_name(key));
+  return random__to_op.lookup(key, backend)(self, to, generator);
+}
+
+// ---- random_.from(Tensor(a!) self, int from, int? to, *, Generator? generator=None) -> Tensor(a!)
+namespace {
+const Tensor& random__from_CPU(const Tensor& self, int64_t from, const std::optional<int64_t>& to, Generator* generator) {
   if (explain_enabled()) explain_log("kernel", "cpu::random_from", "");
   cpu::random_from(self, from, to, generator);
   self.bump_version();
@@ -20,21 +43,52 @@ const Tensor& random__from_CPU(const Tensor& self, int64_t from, int64_t to, Gen
 }
 }  // namespace
 
-Operator<const Tensor&(const Tensor&, int64_t, int64_t, Generator*)> random__from_op = {"random_.from", {
+Operator<const Tensor&(const Tensor&, int64_t, const std::optional<int64_t>&, Generator*)> random__from_op = {"random_.from", {
     /*CPU=*/&random__from_CPU,
     /*CUDA=*/nullptr,
     /*Autograd=*/&autograd_kernels::random__from,
 }};
 
-const Tensor& random_(const Tensor& self, int64_t from, int64_t to, Generator* generator) {
+const Tensor& random_(const Tensor& self, int64_t from, const std::optional<int64_t>& to, Generator* generator) {
   const DispatchKey backend = backend_key({&self});
   const DispatchKey key = autograd_active({&self}) ? DispatchKey::Autograd : backend;
   if (explain_enabled()) explain_log("dispatch", "random_.from", dispatch_key_name(key));
   return random__from_op.lookup(key, backend)(self, from, to, generator);
 }
 
-const Tensor& Tensor::random_(int64_t from, int64_t to, Generator* generator) const {
+// ---- random_(Tensor(a!) self, *, Generator? generator=None) -> Tensor(a!)
+namespace {
+const Tensor& random__CPU(const Tensor& self, Generator* generator) {
+  if (explain_enabled()) explain_log("kernel", "cpu::random_", "");
+  cpu::random_(self, generator);
+  self.bump_version();
+  return self;
+}
+}  // namespace
+
+Operator<const Tensor&(const Tensor&, Generator*)> random__op = {"random_", {
+    /*CPU=*/&random__CPU,
+    /*CUDA=*/nullptr,
+    /*Autograd=*/&autograd_kernels::random_,
+}};
+
+const Tensor& random_(const Tensor& self, Generator* generator) {
+  const DispatchKey backend = backend_key({&self});
+  const DispatchKey key = autograd_active({&self}) ? DispatchKey::Autograd : backend;
+  if (explain_enabled()) explain_log("dispatch", "random_", dispatch_key_name(key));
+  return random__op.lookup(key, backend)(self, generator);
+}
+
+const Tensor& Tensor::random_(int64_t to, Generator* generator) const {
+  return kiln::random_(*this, to, generator);
+}
+
+const Tensor& Tensor::random_(int64_t from, const std::optional<int64_t>& to, Generator* generator) const {
   return kiln::random_(*this, from, to, generator);
+}
+
+const Tensor& Tensor::random_(Generator* generator) const {
+  return kiln::random_(*this, generator);
 }
 
 }  // namespace kiln

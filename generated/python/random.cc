@@ -13,16 +13,31 @@ namespace python {
 PyObject* fn_random_(PyObject* /*module*/, PyObject* args, PyObject* kwargs) {
   KILN_PY_BEGIN
   static PythonArgParser parser({
-      "random_(Tensor input, int from, int to, *, Generator? generator=None)",
+      "random_(Tensor input, int to, *, Generator? generator=None)",
+      "random_(Tensor input, int from, int? to, *, Generator? generator=None)",
+      "random_(Tensor input, *, Generator? generator=None)",
   }, false);
   ParsedArgs r = parser.parse(args, kwargs);
   switch (r.index) {
     case 0: {
       const Tensor self = r.tensor(0);
+      const auto to = r.int64(1);
+      const auto generator = r.generator(2);
+      without_gil([&] { kiln::random_(self, to, generator); });
+      return new_reference(r.object(0));
+    }
+    case 1: {
+      const Tensor self = r.tensor(0);
       const auto from = r.int64(1);
-      const auto to = r.int64(2);
+      const auto to = r.optional_int64(2);
       const auto generator = r.generator(3);
       without_gil([&] { kiln::random_(self, from, to, generator); });
+      return new_reference(r.object(0));
+    }
+    case 2: {
+      const Tensor self = r.tensor(0);
+      const auto generator = r.generator(1);
+      without_gil([&] { kiln::random_(self, generator); });
       return new_reference(r.object(0));
     }
   }
@@ -34,16 +49,31 @@ PyObject* fn_random_(PyObject* /*module*/, PyObject* args, PyObject* kwargs) {
 PyObject* method_random_(PyObject* py_self, PyObject* args, PyObject* kwargs) {
   KILN_PY_BEGIN
   static PythonArgParser parser({
-      "random_(int from, int to, *, Generator? generator=None)",
+      "random_(int to, *, Generator? generator=None)",
+      "random_(int from, int? to, *, Generator? generator=None)",
+      "random_(*, Generator? generator=None)",
   }, true);
   ParsedArgs r = parser.parse(args, kwargs);
   switch (r.index) {
     case 0: {
       const Tensor& self = unpack_tensor(py_self);
+      const auto to = r.int64(0);
+      const auto generator = r.generator(1);
+      without_gil([&] { self.random_(to, generator); });
+      return new_reference(py_self);
+    }
+    case 1: {
+      const Tensor& self = unpack_tensor(py_self);
       const auto from = r.int64(0);
-      const auto to = r.int64(1);
+      const auto to = r.optional_int64(1);
       const auto generator = r.generator(2);
       without_gil([&] { self.random_(from, to, generator); });
+      return new_reference(py_self);
+    }
+    case 2: {
+      const Tensor& self = unpack_tensor(py_self);
+      const auto generator = r.generator(0);
+      without_gil([&] { self.random_(generator); });
       return new_reference(py_self);
     }
   }

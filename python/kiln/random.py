@@ -2,8 +2,20 @@
 get_rng_state and set_rng_state act on kiln.default_generator, which every random op draws from
 unless it is given generator=.
 
-Generator states are 1-D int64 tensors (torch's are uint8, a dtype kiln does not have): the
-initial seed, the position in the state, then the 312 words of the Mersenne Twister.
+kiln's CPU generator is torch's: the same 32-bit Mersenne Twister, seeded the same way, and every
+random op draws from it as torch's CPU kernels do, so ``kiln.manual_seed(s)`` followed by the same
+calls gives the numbers ``torch.manual_seed(s)`` gives (torch 1.13 on the CPU; see README).
+
+A generator's state is torch's state byte for byte: torch's ``get_rng_state()`` is a uint8 tensor of
+5056 bytes (the seed, the Mersenne Twister's 624 words and position, the cached normal values); kiln
+has no uint8 dtype, so its state is a 1-D int64 tensor holding those 5056 byte values (0 to 255) in
+torch's order. The two convert without loss::
+
+    torch.set_rng_state(torch.tensor(kiln.get_rng_state().tolist(), dtype=torch.uint8))
+    kiln.set_rng_state(kiln.tensor(torch.get_rng_state().tolist()))
+
+set_state checks what torch checks (5056 values, a valid engine position), plus that every value is
+a byte.
 """
 from ._C import Generator, default_generator
 
@@ -28,10 +40,10 @@ def initial_seed():
 
 
 def get_rng_state():
-    """The default generator's state, an int64 tensor for set_rng_state."""
+    """The default generator's state: torch's 5056 state bytes, as an int64 tensor."""
     return default_generator.get_state()
 
 
 def set_rng_state(new_state):
-    """Restores the default generator's state from get_rng_state()."""
+    """Restores the default generator's state from get_rng_state() (or torch's state bytes)."""
     default_generator.set_state(new_state)

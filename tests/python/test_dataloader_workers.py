@@ -1,6 +1,6 @@
 """DataLoader with worker processes (num_workers > 0), IterableDataset, samplers and the
-loader's option rules, as torch 1.13's torch.utils.data. Tests that compare a random order
-with torch's need kiln's RNG streams to equal torch's; they are marked xfail until they do."""
+loader's option rules, as torch 1.13's torch.utils.data. Random orders and worker seeds are
+compared with torch's own (kiln's generator gives torch's stream)."""
 import collections
 import copy
 import gc
@@ -22,9 +22,6 @@ from kiln.utils.data import (BatchSampler, ChainDataset, DataLoader, Dataset, It
                              get_worker_info)
 from kiln.utils.data._worker import _generate_state
 from kiln.utils.data.sampler import _int64_seed
-
-needs_torch_rng = pytest.mark.xfail(reason="needs torch's RNG stream (rng branch)", strict=False)
-
 
 @pytest.fixture(autouse=True)
 def no_workers_left_behind():
@@ -493,9 +490,9 @@ def test_tensors_pickle_across_processes():
 
 # ---- random orders and worker seeds as torch's ----
 #
-# Each test runs twice: with kiln's RNG (xfail until kiln's streams equal torch's: the rng branch),
-# and with kiln's samplers and loader drawing from torch's generators through a shim, which checks
-# that they make torch's RNG calls in torch's order, so that equal streams give equal results.
+# Each test runs twice: with kiln's RNG, and with kiln's samplers and loader drawing from torch's
+# generators through a shim, which checks that they make torch's RNG calls in torch's order (so a
+# failure tells the call sequence from the stream apart).
 
 class _TorchRandom:
     """Stands in for kiln._C in kiln.utils.data.sampler: random draws from torch."""
@@ -517,7 +514,6 @@ class _TorchRandom:
 def rng(request, monkeypatch):
     torch = pytest.importorskip("torch")
     if request.param == "kiln_rng":
-        request.applymarker(needs_torch_rng)
         return type("Rng", (), dict(seed=staticmethod(kiln.manual_seed),
                                     gen=staticmethod(lambda s: kiln.Generator().manual_seed(s))))
     import kiln.utils.data.sampler as sampler_module

@@ -2,6 +2,9 @@
 ranges and moments (statistical checks with generous, fixed-seed bounds), errors; kiln.Generator:
 seeding, state, generator= on every random op, independence from the default generator.
 (bernoulli, multinomial, randperm, normal: tests/python/test_sampling.py.)"""
+import os
+import subprocess
+import sys
 import threading
 
 import numpy as np
@@ -50,13 +53,14 @@ def test_randint_bounds_and_overloads():
     assert kiln.randint(0, 2, (4,), dtype=kiln.int32).dtype == kiln.int32
 
 
-def test_in_place_fills_keep_strides_and_values_follow_row_major_order():
+def test_in_place_fills_keep_strides_and_values_follow_memory_order():
+    """As torch's TensorIterator: a transposed tensor is filled in memory order."""
     w = kiln.empty(3, 2).transpose(0, 1)
     kiln.manual_seed(7)
     w.uniform_(-2, 2)
     kiln.manual_seed(7)
-    ref = kiln.empty(2, 3).uniform_(-2, 2)
-    np.testing.assert_array_equal(w.numpy(), ref.numpy())
+    ref = kiln.empty(3, 2).uniform_(-2, 2)
+    np.testing.assert_array_equal(w.numpy(), ref.numpy().T)
     assert w.stride() == (1, 2)
     x = w.numpy()
     assert x.min() >= -2 and x.max() < 2
@@ -192,7 +196,7 @@ def test_get_state_set_state_round_trip():
     g = kiln.Generator().manual_seed(21)
     kiln.rand(100, generator=g)  # mid-way through the state block
     state = g.get_state()
-    assert state.dtype == kiln.int64 and tuple(state.shape) == (314,)
+    assert state.dtype == kiln.int64 and tuple(state.shape) == (5056,)  # torch's bytes
     expected = kiln.randn(500, generator=g).numpy()
     state_copy = state.clone()
     state.zero_()  # get_state returned a copy: the generator does not see this
@@ -220,15 +224,19 @@ def test_set_state_rejects_what_get_state_cannot_give():
         g.set_state(good.to(kiln.float64))
     with pytest.raises(TypeError, match="kiln.Tensor"):
         g.set_state(good.tolist())
-    with pytest.raises(RuntimeError, match="wrong size"):
+    with pytest.raises(RuntimeError, match="of size 5056 but found the input RNG state size to be 5055"):
         g.set_state(good[:-1])
     with pytest.raises(RuntimeError, match="1-D"):
-        g.set_state(good.reshape(2, 157))
+        g.set_state(good.reshape(2, 2528))
     bad = good.clone()
-    bad[1] = 400  # the position past the 312 state words
-    with pytest.raises(RuntimeError, match="invalid RNG state"):
+    bad[8:12] = 0  # left = 0: no valid engine state
+    with pytest.raises(RuntimeError, match="Invalid mt19937 state"):
         g.set_state(bad)
-    strided = kiln.zeros(628, dtype=kiln.int64)[::2]
+    bad = good.clone()
+    bad[100] = 256
+    with pytest.raises(RuntimeError, match="values 0 to 255"):
+        g.set_state(bad)
+    strided = kiln.zeros(2 * 5056, dtype=kiln.int64)[::2]
     strided.copy_(good)
     before = kiln.rand(4, generator=kiln.Generator().set_state(good)).numpy()
     np.testing.assert_array_equal(kiln.rand(4, generator=g.set_state(strided)).numpy(), before)
@@ -298,3 +306,13 @@ def test_nn_init_takes_a_generator():
     # kaiming_uniform_(a=0) on fan_in 3: U(-b, b) with b = gain sqrt(2) * sqrt(3 / fan_in) = sqrt(2).
     v = kiln.nn.init.kaiming_uniform_(kiln.empty(200, 3), generator=kiln.Generator()).numpy()
     assert np.abs(v).max() < np.sqrt(2) and np.abs(v).max() > 0.9 * np.sqrt(2)
+
+
+def test_default_generator_starts_from_a_non_deterministic_seed():
+    """As torch: without manual_seed, each process draws different numbers (a new kiln.Generator()
+    still starts from torch's fixed default seed)."""
+    script = "import kiln; print(kiln.initial_seed(), kiln.rand(3).tolist())"
+    env = dict(os.environ, PYTHONPATH=os.pathsep.join(p for p in sys.path if p))
+    runs = {subprocess.run([sys.executable, "-c", script], capture_output=True, text=True, check=True, env=env).stdout
+            for _ in range(2)}
+    assert len(runs) == 2

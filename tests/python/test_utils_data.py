@@ -8,7 +8,6 @@ import pytest
 import kiln
 from kiln.utils.data import (BatchSampler, DataLoader, Dataset, RandomSampler, SequentialSampler, TensorDataset,
                              default_collate)
-from kiln.utils.data.sampler import _int64_seed
 
 X = np.arange(20.0).reshape(10, 2)
 Y = np.arange(10) % 3
@@ -91,14 +90,14 @@ def order(dl):
 
 
 def test_shuffle_with_a_generator_is_randperm_of_that_generator():
-    """As torch: iter(loader) draws the workers' base seed from g (an int64 random_), then shuffle=True
-    draws randperm(n, generator=g); the default generator is untouched."""
+    """As torch: an epoch draws a base seed (one random_()) and then randperm(n) from generator=g;
+    the default generator is untouched."""
     state = kiln.get_rng_state()
     a = order(loader(batch_size=4, shuffle=True, generator=kiln.Generator().manual_seed(7)))
     b = order(loader(batch_size=4, shuffle=True, generator=kiln.Generator().manual_seed(7)))
     assert a == b and sorted(a) == list(range(10))
     g = kiln.Generator().manual_seed(7)
-    _int64_seed(g)
+    kiln.empty((), dtype=kiln.int64).random_(generator=g)
     assert a == kiln.randperm(10, generator=g).tolist()
     np.testing.assert_array_equal(kiln.get_rng_state().numpy(), state.numpy())
     g = kiln.Generator().manual_seed(7)

@@ -7,6 +7,7 @@
 #include "generated/api/abs.h"
 #include "generated/api/add.h"
 #include "generated/api/div.h"
+#include "generated/api/empty.h"
 #include "generated/api/full.h"
 #include "generated/api/lt.h"
 #include "generated/api/max_pool2d_with_indices.h"
@@ -14,7 +15,6 @@
 #include "generated/api/mul.h"
 #include "generated/api/narrow.h"
 #include "generated/api/neg.h"
-#include "generated/api/rand_like.h"
 #include "generated/api/rsqrt.h"
 #include "generated/api/sub.h"
 #include "generated/api/sum.h"
@@ -135,14 +135,17 @@ Tensor layer_norm(const Tensor& input, IntArrayRef normalized_shape, const Tenso
   return out;
 }
 
-// Zeroes each element with probability p and scales the rest by 1 / (1 - p).
+// Zeroes each element with probability p and scales the rest by 1 / (1 - p), as torch's CPU
+// dropout (native/Dropout.cpp): noise = empty_like(input).bernoulli_(1 - p) / (1 - p), then
+// input * noise, so a seed drops the elements torch drops.
 Tensor dropout(const Tensor& input, double p, bool train) {
   KILN_CHECK_VALUE(p >= 0 && p <= 1, "dropout(): dropout probability has to be between 0 and 1, but got ", p);
   if (!train || p == 0 || input.numel() == 0) return input;
   check_floating(input, "dropout", "input");
   if (p == 1) return kiln::mul(input, 0);
-  const Tensor keep = kiln::lt(kiln::rand_like(input), 1 - p);
-  return kiln::mul(input, kiln::div(keep, 1 - p));
+  Tensor noise = kiln::empty(input.sizes(), input.dtype(), input.device());  // contiguous, as torch's
+  noise.bernoulli_(1 - p);
+  return kiln::mul(input, kiln::div(noise, 1 - p));
 }
 
 // pad = (left, right) pairs from the last dim backwards; negative amounts crop.

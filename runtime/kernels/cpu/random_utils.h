@@ -1,10 +1,17 @@
-// Helpers shared by the random kernels (random_ops.cc, sampling_ops.cc): the generator to
-// draw from, uniform doubles and unbiased integers, and filling a tensor in row-major order
-// (so a seed gives the same numbers whatever the tensor's strides).
+// Helpers shared by the random kernels (random_ops.cc, bernoulli_ops.cc, sampling_ops.cc),
+// written as PyTorch's CPU distributions (ATen/core/DistributionsHelper.h and
+// TransformationHelper.h) so that a seed gives torch's numbers: the generator to draw from,
+// torch's uniform transformations, and the order in which torch visits a tensor's elements.
 #pragma once
 
+#include <cmath>
 #include <cstdint>
+#include <cstdlib>
+#include <cstring>
+#include <type_traits>
+#include <vector>
 
+#include "runtime/core/convert.h"
 #include "runtime/core/generator.h"
 #include "runtime/kernels/tensor_iterator.h"
 
@@ -14,33 +21,101 @@ namespace cpu {
 // The generator an op was given, or the default one (generator=None).
 inline Generator& generator_or_default(Generator* g) { return g ? *g : default_generator(); }
 
-// A double in [0, 1) from 53 random bits.
-inline double unit(Mt19937& e) { return static_cast<double>(e() >> 11) * (1.0 / 9007199254740992.0); }
-
-// An integer in [0, bound), bound > 0, without modulo bias: draws in the top
-// (2^64 mod bound) values are rejected, so every residue is equally likely.
-inline uint64_t uniform_below(Mt19937& e, uint64_t bound) {
-  const uint64_t rejected = (0 - bound) % bound;
-  for (;;) {
-    const uint64_t r = e();
-    if (r >= rejected) return r % bound;
-  }
+// Whether torch runs its AVX2 (or AVX-512) kernels on this CPU: it does when the CPU has AVX2
+// and FMA, unless ATEN_CPU_CAPABILITY=default says otherwise. GCC compiled those kernels with
+// -mfma and floating-point contraction, so `a * b + c` in them is one fused multiply-add;
+// mul_add repeats that, so that kiln rounds where torch rounds.
+inline bool torch_kernels_use_fma() {
+  static const bool fma = [] {
+    const char* cap = std::getenv("ATEN_CPU_CAPABILITY");
+    if (cap && std::strcmp(cap, "default") == 0) return false;
+#if defined(__x86_64__) || defined(__i386__)
+    return __builtin_cpu_supports("avx2") && __builtin_cpu_supports("fma");
+#else
+    return false;
+#endif
+  }();
+  return fma;
 }
 
-// Fills `self` with next(engine, i) for its elements i = 0, 1, ... in row-major order,
-// converted to its dtype, holding the generator's lock for the whole fill.
-template <typename Next>
-void fill_random(const TensorBase& self, Generator* generator, const char* name, Next next) {
-  TensorBase dst = self.is_contiguous() ? self : empty_cpu(self.sizes(), self.dtype());
-  Generator& g = generator_or_default(generator);
-  KILN_DISPATCH_ALL_TYPES_AND_REDUCED(self.dtype(), name, [&] {
-    scalar_t* p = static_cast<scalar_t*>(dst.data_ptr());
-    const int64_t n = dst.numel();
-    g.draw([&](Mt19937& engine) {
-      for (int64_t i = 0; i < n; ++i) p[i] = convert<scalar_t>(next(engine, i));
-    });
-  });
-  if (!dst.is_same(self)) copy_into(self, dst, name);
+template <typename T>
+inline T mul_add(T a, T b, T c) {
+  return torch_kernels_use_fma() ? std::fma(a, b, c) : a * b + c;
+}
+
+// Mantissa digits torch draws for a dtype's uniform numbers (std::numeric_limits<T>::digits).
+template <typename T> constexpr int uniform_digits() {
+  if constexpr (std::is_same_v<T, double>) return 53;
+  else if constexpr (std::is_same_v<T, Half>) return 11;
+  else if constexpr (std::is_same_v<T, BFloat16>) return 8;
+  else return 24;
+}
+
+// torch's uniform_real_distribution<T>(from, to): double from 53 bits of random64(), the
+// others from the low `digits` bits of one 32-bit draw, scaled and shifted in float (double
+// for double), `x * (to - from) + from` fused as in torch's kernels. The result is in T's
+// accumulate type (float for float16/bfloat16); `to - from` is computed in T, as torch.
+template <typename T>
+struct UniformReal {
+  using acc_t = std::conditional_t<std::is_same_v<T, double>, double, float>;
+  acc_t from, range;
+  UniformReal(T from_, T to_)
+      : from(static_cast<acc_t>(from_)), range(static_cast<acc_t>(static_cast<T>(to_ - from_))) {}
+  acc_t operator()(RandomEngine& e) const {
+    constexpr int d = uniform_digits<T>();
+    constexpr acc_t scale = acc_t(1) / static_cast<acc_t>(uint64_t{1} << d);
+    const acc_t x = std::is_same_v<T, double>
+                        ? static_cast<acc_t>(e.random64() & ((uint64_t{1} << d) - 1)) * scale
+                        : static_cast<acc_t>(e.random() & ((uint32_t{1} << d) - 1)) * scale;
+    if (range == acc_t(1) && from == acc_t(0)) return x;  // [0, 1): x * 1 + 0, fused or not
+    return mul_add(x, range, from);
+  }
+};
+
+// A double in [0, 1): torch's uniform_real_distribution<double>(0, 1).
+inline double uniform_double(RandomEngine& e) {
+  return static_cast<double>(e.random64() & ((uint64_t{1} << 53) - 1)) * (1.0 / 9007199254740992.0);
+}
+// A float in [0, 1): torch's uniform_real_distribution<float>(0, 1).
+inline float uniform_float(RandomEngine& e) {
+  return static_cast<float>(e.random() & ((uint32_t{1} << 24) - 1)) * (1.0f / 16777216.0f);
+}
+
+// torch's normal_distribution<double>: Box-Muller on two uniform doubles, the cos half
+// returned and the sin half kept in the generator for the next call.
+inline double standard_normal_double(RandomEngine& e) {
+  if (e.next_double_normal) {
+    const double v = *e.next_double_normal;
+    e.next_double_normal.reset();
+    return v;
+  }
+  const double u1 = uniform_double(e), u2 = uniform_double(e);
+  const double r = std::sqrt(-2.0 * std::log(1.0 - u2));
+  const double theta = 2.0 * 3.14159265358979323846 * u1;
+  e.next_double_normal = r * std::sin(theta);
+  return r * std::cos(theta);
+}
+
+// Element offsets of `t` (in elements, from its data pointer) in the order torch's
+// TensorIterator visits a single output: dimensions sorted by decreasing stride (memory
+// order for a permuted tensor), size-1 dimensions dropped, ties kept in order.
+std::vector<int64_t> iteration_offsets(const TensorBase& t);
+// The dimensions of `t` in that order (outermost first), and the offsets of another tensor of
+// the same shape visited in a given order of dimensions.
+std::vector<int64_t> iteration_order(const TensorBase& t);
+std::vector<int64_t> offsets_in_order(const TensorBase& t, const std::vector<int64_t>& dims);
+
+// Writes next(engine) into each element of `self` (dtype T) in torch's order; the caller
+// holds the generator's lock.
+template <typename T, typename Next>
+void fill_serial(const TensorBase& self, Next next) {
+  T* p = static_cast<T*>(self.data_ptr());
+  if (self.is_contiguous()) {
+    const int64_t n = self.numel();
+    for (int64_t i = 0; i < n; ++i) p[i] = next();
+  } else {
+    for (int64_t offset : iteration_offsets(self)) p[offset] = next();
+  }
 }
 
 }  // namespace cpu

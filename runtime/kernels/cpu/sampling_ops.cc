@@ -1,5 +1,6 @@
 // multinomial (indices drawn from rows of weights) and randperm (a random permutation),
-// with torch's argument checks and messages.
+// with torch's argument checks and messages, drawing as PyTorch's CPU kernels do
+// (native/Distributions.cpp, native/cpu/MultinomialKernel.cpp, native/TensorFactories.cpp).
 #include <algorithm>
 #include <cmath>
 #include <limits>
@@ -43,40 +44,76 @@ void check_weights(const TensorBase& w, int64_t rows, bool per_entry) {
   }
 }
 
-// Scaled by the largest weight, so sums stay finite whatever the weights' magnitude.
-void scale_to_max(std::vector<double>& row) {
-  const double top = *std::max_element(row.begin(), row.end());
-  for (double& v : row) v /= top;
-}
-
-// With replacement: each sample inverts the cumulative weights at a uniform point; a
-// zero-weight category covers an empty interval, so it is never drawn.
-void sample_with_replacement(Mt19937& e, std::vector<double>& row, int64_t n, int64_t* out) {
-  scale_to_max(row);
-  std::partial_sum(row.begin(), row.end(), row.begin());
-  const int64_t last = std::find(row.begin(), row.end(), row.back()) - row.begin();  // last positive weight
+// With replacement (torch's multinomial_with_replacement kernel): the row's cumulative sums in
+// its dtype (float32 for float16/bfloat16), divided by the total, the last one set to 1; each
+// sample is the first category whose cumulative value is not below a uniform double.
+template <typename T>
+void sample_with_replacement(RandomEngine& e, const T* w, int64_t step, int64_t categories, int64_t n, int64_t* out) {
+  using acc_t = std::conditional_t<std::is_same_v<T, double>, double, float>;
+  std::vector<acc_t> cum(categories);
+  acc_t sum = 0;
+  for (int64_t c = 0; c < categories; ++c) {
+    sum += static_cast<acc_t>(w[c * step]);
+    cum[c] = sum;
+  }
+  for (acc_t& v : cum) v /= sum;
+  cum[categories - 1] = 1;
   for (int64_t k = 0; k < n; ++k) {
-    const double target = unit(e) * row.back();
-    const int64_t c = std::upper_bound(row.begin(), row.end(), target) - row.begin();
-    out[k] = std::min(c, last);  // target rounded up to the total: the last positive category
+    const double u = uniform_double(e);
+    int64_t left = 0, right = categories;  // torch's binary search
+    while (right > left) {
+      const int64_t mid = left + (right - left) / 2;
+      if (static_cast<double>(cum[mid]) < u) left = mid + 1;
+      else right = mid;
+    }
+    out[k] = left;
   }
 }
 
-// Without replacement: category c arrives at time E_c / w_c (E_c ~ Exp(1)); the first n
-// arrivals, in order, are a sequential draw without replacement (torch's p / q trick).
-// Zero weights never arrive: they come last, by index, when n exceeds the positive ones.
-void sample_without_replacement(Mt19937& e, std::vector<double>& row, int64_t n, int64_t* out) {
-  scale_to_max(row);
-  std::vector<double> key(row.size());
-  for (size_t c = 0; c < row.size(); ++c) {
-    const double arrival = -std::log(1.0 - unit(e));  // in [0, 37]: 1 - unit is in (0, 1]
-    key[c] = row[c] > 0 ? row[c] / arrival : -1.0;   // w / 0 = inf: arrives first
+// Without replacement (torch's exponential trick): q ~ Exp(1) for every weight of every
+// row (drawn first, in the weights' memory order: torch fills empty_like(self).exponential_()),
+// then the n largest w / q of each row (in the weights' dtype), largest first (for one sample,
+// the first largest).
+template <typename T>
+void sample_without_replacement(RandomEngine& e, const TensorBase& self, int64_t rows, int64_t n, int64_t* result) {
+  const int64_t categories = self.size(-1);
+  const int64_t row_stride = self.dim() == 2 ? self.stride(0) : 0, step = self.stride(-1);
+  const T* w = static_cast<const T*>(self.data_ptr());
+  // q laid out as self (empty_like keeps a dense layout, else it is contiguous).
+  const TensorBase layout = empty_like_cpu(self, self.dtype());
+  std::vector<T> q(self.numel());
+  auto exponential = [&] { return static_cast<T>(-std::log(1.0 - uniform_double(e))); };
+  if (layout.is_contiguous()) {
+    for (T& v : q) v = exponential();
+  } else {
+    for (int64_t offset : iteration_offsets(layout)) q[offset] = exponential();
   }
-  std::vector<int64_t> order(row.size());
-  std::iota(order.begin(), order.end(), 0);
-  std::partial_sort(order.begin(), order.begin() + n, order.end(),
-                    [&](int64_t a, int64_t b) { return key[a] > key[b] || (key[a] == key[b] && a < b); });
-  std::copy(order.begin(), order.begin() + n, out);
+  const int64_t q_row_stride = self.dim() == 2 ? layout.stride(0) : 0, q_step = layout.stride(-1);
+  // torch's topk (topk_impl_loop): (key, index) pairs in index order, compared by key alone,
+  // through the same libstdc++ algorithms, so that equal keys come out in torch's order too.
+  using Entry = std::pair<double, int64_t>;
+  auto larger = [](const Entry& a, const Entry& b) { return a.first > b.first; };
+  std::vector<Entry> queue(categories);
+  for (int64_t r = 0; r < rows; ++r) {
+    for (int64_t c = 0; c < categories; ++c) {
+      const T key = static_cast<T>(w[r * row_stride + c * step] / q[r * q_row_stride + c * q_step]);  // in T, as torch
+      queue[c] = {static_cast<double>(key), c};
+    }
+    int64_t* out = result + r * n;
+    if (n == 1) {  // argmax: the first largest
+      *out = std::max_element(queue.begin(), queue.end(), [](const Entry& a, const Entry& b) {
+               return a.first < b.first;
+             })->second;
+      continue;
+    }
+    if (n * 64 <= categories) {
+      std::partial_sort(queue.begin(), queue.begin() + n, queue.end(), larger);
+    } else {
+      std::nth_element(queue.begin(), queue.begin() + n - 1, queue.end(), larger);
+      std::sort(queue.begin(), queue.begin() + n - 1, larger);
+    }
+    for (int64_t k = 0; k < n; ++k) out[k] = queue[k].second;
+  }
 }
 
 }  // namespace
@@ -93,17 +130,23 @@ TensorBase multinomial(const TensorBase& self, int64_t num_samples, bool replace
   TensorBase out = self.dim() == 1 ? empty_cpu({num_samples}, ScalarType::Int64)
                                    : empty_cpu({rows, num_samples}, ScalarType::Int64);
   if (out.numel() == 0) return out;
-  // torch draws one sample (or none with replacement) by the no-replacement path.
-  const bool without = !replacement || num_samples == 1;
+  // torch 1.13 samples without replacement by its exponential trick, with replacement
+  // (even one sample) by inverting the cumulative weights.
+  const bool without = !replacement;
   check_weights(self, rows, !without);  // every row, before anything is drawn
   int64_t* result = static_cast<int64_t*>(out.data_ptr());
-  std::vector<double> row(categories);
-  generator_or_default(generator).draw([&](Mt19937& e) {
-    for (int64_t r = 0; r < rows; ++r) {
-      read_row(self, r, row);
-      if (without) sample_without_replacement(e, row, num_samples, result + r * num_samples);
-      else sample_with_replacement(e, row, num_samples, result + r * num_samples);
-    }
+  KILN_DISPATCH_FLOATING_TYPES_AND_REDUCED(self.dtype(), "multinomial", [&] {
+    generator_or_default(generator).draw([&](RandomEngine& e) {
+      if (without) {
+        sample_without_replacement<scalar_t>(e, self, rows, num_samples, result);
+        return;
+      }
+      const scalar_t* w = static_cast<const scalar_t*>(self.data_ptr());
+      const int64_t row_stride = self.dim() == 2 ? self.stride(0) : 0;
+      for (int64_t r = 0; r < rows; ++r)
+        sample_with_replacement<scalar_t>(e, w + r * row_stride, self.stride(-1), categories, num_samples,
+                                          result + r * num_samples);
+    });
   });
   return out;
 }
@@ -125,9 +168,9 @@ TensorBase randperm(int64_t n, Generator* generator, const std::optional<ScalarT
     out = empty_cpu({n}, t);
     scalar_t* p = static_cast<scalar_t*>(out.data_ptr());
     for (int64_t i = 0; i < n; ++i) p[i] = static_cast<scalar_t>(i);
-    // Fisher-Yates: position i takes a uniformly chosen element of those not yet placed.
-    generator_or_default(generator).draw([&](Mt19937& e) {
-      for (int64_t i = 0; i + 1 < n; ++i) std::swap(p[i], p[i + uniform_below(e, n - i)]);
+    // Fisher-Yates as torch: position i swaps with i + (a 32-bit draw mod n - i).
+    generator_or_default(generator).draw([&](RandomEngine& e) {
+      for (int64_t i = 0; i + 1 < n; ++i) std::swap(p[i], p[i + static_cast<int64_t>(e.random() % (n - i))]);
     });
   });
   return out;

@@ -16,7 +16,7 @@ import math
 
 import numpy as np
 
-from .record import (ALL, FLOATS, NP_DTYPE, NUMERIC, SHAPES, DType, ErrorInput, OpRecord, Sample,
+from .record import (ALL, FLOATS, NP_DTYPE, NUMERIC, SHAPES, DType, ErrorInput, OpRecord, Sample, Seed,
                      shape_samples, values)
 
 FAMILY = "factory"
@@ -380,7 +380,7 @@ def _normal_check(kiln, result, sample):
     else:
         _check_statistics(v, mean, std, where)
     _check_seeded(kiln, lambda: _call(kiln, "normal_", sample), where, varies=std != 0)
-    if x.ndim == 1 and x.size > 1:
+    if x.ndim == 1 and 1 < x.size < 16:  # from 16 elements, a contiguous tensor takes torch's normal_fill
         kiln.manual_seed(99)
         a = _call(kiln, "normal_", sample).numpy()
         kiln.manual_seed(99)
@@ -421,6 +421,47 @@ def _random_check(kiln, result, sample):
         kiln.manual_seed(99)
         b = _call(kiln, "random_", sample, strided=True).numpy()
         np.testing.assert_array_equal(a, b, err_msg=f"{where}: strided self")
+
+
+def _random_to_samples(d):
+    hi = 2 if d == "bool" else 5
+    out = [Sample((values(s, d), hi), note=f"shape {s}, [0, {hi})") for s in SHAPES]
+    out.append(Sample((np.zeros(LARGE, dtype=NP_DTYPE[d]), hi), note=f"large, [0, {hi})"))
+    return out
+
+
+def _random_to_check(kiln, result, sample):
+    x, hi = sample.args[:2]
+    where = f"random_.to [{sample.note}]"
+    _check_meta(result, x.shape, x.dtype.name, where)
+    v = result.detach().numpy()
+    _integral(v, where)
+    _in_range(v.astype(np.float64) if v.dtype == bool else v, 0, hi, where)
+    _discrete_stats(v, 0, hi, where)
+    _check_seeded(kiln, lambda: _call(kiln, "random_", sample), where, varies=hi > 1)
+
+
+# random_() without bounds draws from [0, top]: torch's uniform_int (2^mantissa for floats).
+_RANDOM_TOP = {"bool": 1, "int32": 2 ** 31 - 1, "int64": 2 ** 63 - 1, "float32": 2 ** 24, "float64": 2 ** 53}
+
+
+def _random_full_samples(d):
+    return ([Sample((values(s, d),), note=f"shape {s}") for s in SHAPES]
+            + [Sample((np.zeros(LARGE, dtype=NP_DTYPE[d]),), note="large")])
+
+
+def _random_full_check(kiln, result, sample):
+    x = sample.args[0]
+    where = f"random_ [{sample.note}]"
+    _check_meta(result, x.shape, x.dtype.name, where)
+    v = result.detach().numpy()
+    _integral(v, where)
+    if v.size:
+        top = _RANDOM_TOP[x.dtype.name]
+        assert v.min() >= 0 and int(v.max()) <= top, f"{where}: values in [{v.min()}, {v.max()}], expected [0, {top}]"
+    if v.size >= 1000:  # spread over the range: the mean near top / 2
+        assert abs(v.astype(np.float64).mean() / max(top, 1) - 0.5) < 0.1, where
+    _check_seeded(kiln, lambda: _call(kiln, "random_", sample), where)
 
 
 def _rand_samples(d):
@@ -615,6 +656,11 @@ _RECORDS = [
           grad_samples=_deterministic_grad_samples((2.0, 0.0))),
     _fill("random_.from", ALL, _random_samples, check=_random_check,
           grad_samples=_deterministic_grad_samples((3, 4))),
+    _fill("random_.to", ALL, _random_to_samples, check=_random_to_check,
+          grad_samples=_deterministic_grad_samples((1,))),
+    _fill("random_", ALL, _random_full_samples, check=_random_full_check,
+          grad_samples=lambda: [Sample((values(s, "float64"),), {"generator": Seed(5)}, note=f"shape {s}, seeded")
+                                for s in [(), (5,), (2, 3)]]),
     _factory("rand", _rand_samples, FLOATS, check=_random_factory_check("rand", lambda s: (0.0, 1.0),
                                                                          (0.5, math.sqrt(1 / 12)), DEFAULT_FLOAT)),
     _factory("randn", lambda d: _size_samples(d, default=DEFAULT_FLOAT) + [Sample((LARGE,), _kw(d), note="large")],

@@ -10,12 +10,7 @@ def _check_generator(generator):
 def _int64_seed(generator=None):
     """torch.empty((), dtype=torch.int64).random_(generator=generator).item(): the draw torch's
     RandomSampler and DataLoader iterators take a seed from (one per call, in the same order)."""
-    t = _C.empty((), dtype=_C.int64)
-    try:
-        t.random_(generator=generator)  # torch's full-range draw in [0, 2**63)
-    except TypeError:  # a kiln without the no-bounds random_: the nearest bounded draw
-        t.random_(0, 2 ** 63 - 1, generator=generator)
-    return int(t.item())
+    return int(_C.empty((), dtype=_C.int64).random_(generator=generator).item())  # in [0, 2**63)
 
 
 class Sampler:
