@@ -102,6 +102,8 @@ def kernel_decls(nf: NativeFunction):
     s = nf.schema
     out = []
     for key, kernel in nf.dispatch.items():
+        if key == "CompositeImplicit" and writes_functional_result(nf):
+            continue  # no kernel: the functional op's result is written into out
         if key == "CompositeImplicit":
             # The kernel takes the C++ API's arguments (out= first, as kiln::op_out).
             out.append(("composite_implicit", f"{cpp.return_type(s)} {kernel}({cpp.params(cpp.api_args(nf))});"))
@@ -116,6 +118,12 @@ def kernel_decls(nf: NativeFunction):
             ret = cpp.kernel_return_type(s)
             out.append((ns, f"{ret} {kernel}({p});"))
     return out
+
+
+def writes_functional_result(nf: NativeFunction) -> bool:
+    """The out= member of a CompositeImplicit op's family: generated as the functional call
+    written into out (write_out), with no kernel of its own."""
+    return nf.is_composite_implicit and nf.family_role == "out"
 
 
 def function_view(nf: NativeFunction) -> Dict:
@@ -141,7 +149,11 @@ def function_view(nf: NativeFunction) -> Dict:
     }
     fn_type_params = ", ".join(cpp.param_type(a.type) for a in args)
     v["fn_type"] = f"{v['ret']}({fn_type_params})"
-    if nf.is_composite_implicit:
+    if writes_functional_result(nf):
+        head = nf.family_head
+        v["write_out_call"] = f"kiln::{cpp.api_name(head)}({cpp.call_args(cpp.api_args(head))})"
+        v["implicit_kernel"] = None
+    elif nf.is_composite_implicit:
         v["implicit_kernel"] = nf.dispatch["CompositeImplicit"]
     else:
         for key, kernel in nf.dispatch.items():
@@ -504,7 +516,8 @@ def render_all(schema_dir: str) -> Dict[str, str]:
         if implicit:
             emit(f"kernels/composite/{base}.h", "composite_kernels.h.j2", base=base, decls=implicit)
         emit(f"ops/{base}.cc", "ops.cc.j2", base=base, fns=views, has_autograd=bool(autograd),
-             has_kernels=bool(kernels), has_implicit=bool(implicit))
+             has_kernels=bool(kernels), has_implicit=bool(implicit),
+             has_write_out=any(writes_functional_result(nf) for nf in funcs))
         if autograd:
             emit(f"autograd/{base}.h", "autograd.h.j2", base=base, wrappers=autograd)
             emit(f"autograd/{base}.cc", "autograd.cc.j2", base=base, wrappers=autograd, nodes=nodes,

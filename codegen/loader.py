@@ -132,8 +132,10 @@ def _native_function(entry: dict, display: str) -> List[NativeFunction]:
         if family:
             if schema.is_inplace or schema.is_out:
                 raise CodegenError("'family' belongs on the functional form of an op")
-            if not any(k in BACKEND_KEYS for k in dispatch):
-                raise CodegenError("'family' needs a CPU or CUDA kernel (the shared out= kernel)")
+            if not any(k in BACKEND_KEYS for k in dispatch) and not ("CompositeImplicit" in dispatch and
+                                                                      family == ["out"]):
+                raise CodegenError("'family' needs a CPU or CUDA kernel (the shared out= kernel); a "
+                                   "CompositeImplicit op may declare only [out] (its result written into out)")
             if len(schema.returns) != 1 or not schema.returns[0].type.is_tensor:
                 raise CodegenError("'family' needs an op returning one Tensor")
             head.family_role = "functional"

@@ -9,4 +9,7 @@ namespace kiln {
 // dot(Tensor self, Tensor tensor) -> Tensor
 Tensor dot(const Tensor& self, const Tensor& tensor);
 
+// dot.out(Tensor self, Tensor tensor, *, Tensor(a!) out) -> Tensor(a!)
+const Tensor& dot_out(const Tensor& out, const Tensor& self, const Tensor& tensor);
+
 }  // namespace kiln

@@ -9,7 +9,13 @@ namespace kiln {
 // lerp.Scalar(Tensor self, Tensor end, Scalar weight) -> Tensor
 Tensor lerp(const Tensor& self, const Tensor& end, const Scalar& weight);
 
+// lerp.Scalar_out(Tensor self, Tensor end, Scalar weight, *, Tensor(a!) out) -> Tensor(a!)
+const Tensor& lerp_out(const Tensor& out, const Tensor& self, const Tensor& end, const Scalar& weight);
+
 // lerp.Tensor(Tensor self, Tensor end, Tensor weight) -> Tensor
 Tensor lerp(const Tensor& self, const Tensor& end, const Tensor& weight);
+
+// lerp.out(Tensor self, Tensor end, Tensor weight, *, Tensor(a!) out) -> Tensor(a!)
+const Tensor& lerp_out(const Tensor& out, const Tensor& self, const Tensor& end, const Tensor& weight);
 
 }  // namespace kiln

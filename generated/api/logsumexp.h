@@ -9,4 +9,7 @@ namespace kiln {
 // logsumexp(Tensor self, int[1] dim, bool keepdim=False) -> Tensor
 Tensor logsumexp(const Tensor& self, IntArrayRef dim, bool keepdim = false);
 
+// logsumexp.out(Tensor self, int[1] dim, bool keepdim=False, *, Tensor(a!) out) -> Tensor(a!)
+const Tensor& logsumexp_out(const Tensor& out, const Tensor& self, IntArrayRef dim, bool keepdim = false);
+
 }  // namespace kiln

@@ -9,4 +9,7 @@ namespace kiln {
 // matmul(Tensor self, Tensor other) -> Tensor
 Tensor matmul(const Tensor& self, const Tensor& other);
 
+// matmul.out(Tensor self, Tensor other, *, Tensor(a!) out) -> Tensor(a!)
+const Tensor& matmul_out(const Tensor& out, const Tensor& self, const Tensor& other);
+
 }  // namespace kiln

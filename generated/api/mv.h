@@ -9,4 +9,7 @@ namespace kiln {
 // mv(Tensor self, Tensor vec) -> Tensor
 Tensor mv(const Tensor& self, const Tensor& vec);
 
+// mv.out(Tensor self, Tensor vec, *, Tensor(a!) out) -> Tensor(a!)
+const Tensor& mv_out(const Tensor& out, const Tensor& self, const Tensor& vec);
+
 }  // namespace kiln

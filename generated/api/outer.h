@@ -9,4 +9,7 @@ namespace kiln {
 // outer(Tensor self, Tensor vec2) -> Tensor
 Tensor outer(const Tensor& self, const Tensor& vec2);
 
+// outer.out(Tensor self, Tensor vec2, *, Tensor(a!) out) -> Tensor(a!)
+const Tensor& outer_out(const Tensor& out, const Tensor& self, const Tensor& vec2);
+
 }  // namespace kiln

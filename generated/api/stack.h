@@ -9,4 +9,7 @@ namespace kiln {
 // stack(Tensor[] tensors, int dim=0) -> Tensor
 Tensor stack(const std::vector<Tensor>& tensors, int64_t dim = 0);
 
+// stack.out(Tensor[] tensors, int dim=0, *, Tensor(a!) out) -> Tensor(a!)
+const Tensor& stack_out(const Tensor& out, const std::vector<Tensor>& tensors, int64_t dim = 0);
+
 }  // namespace kiln

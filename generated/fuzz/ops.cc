@@ -1461,6 +1461,14 @@ const FuzzOp kFuzzOps[] = {
        const auto keepdim = in.boolean();
        use_result(in, kiln::logsumexp(self, dim, keepdim));
      }},
+    {"logsumexp.out",
+     [](FuzzInput& in) {
+       const Tensor out = in.tensor();
+       const Tensor self = in.tensor();
+       const std::vector<int64_t> dim = in.int_list();
+       const auto keepdim = in.boolean();
+       use_result(in, kiln::logsumexp_out(out, self, dim, keepdim));
+     }},
     {"norm.Scalar",
      [](FuzzInput& in) {
        const Tensor self = in.tensor();
@@ -1543,12 +1551,28 @@ const FuzzOp kFuzzOps[] = {
        const auto weight = in.scalar();
        use_result(in, kiln::lerp(self, end, weight));
      }},
+    {"lerp.Scalar_out",
+     [](FuzzInput& in) {
+       const Tensor out = in.tensor();
+       const Tensor self = in.tensor();
+       const Tensor end = in.tensor();
+       const auto weight = in.scalar();
+       use_result(in, kiln::lerp_out(out, self, end, weight));
+     }},
     {"lerp.Tensor",
      [](FuzzInput& in) {
        const Tensor self = in.tensor();
        const Tensor end = in.tensor();
        const Tensor weight = in.tensor();
        use_result(in, kiln::lerp(self, end, weight));
+     }},
+    {"lerp.out",
+     [](FuzzInput& in) {
+       const Tensor out = in.tensor();
+       const Tensor self = in.tensor();
+       const Tensor end = in.tensor();
+       const Tensor weight = in.tensor();
+       use_result(in, kiln::lerp_out(out, self, end, weight));
      }},
     {"softmax.int",
      [](FuzzInput& in) {
@@ -2211,6 +2235,13 @@ const FuzzOp kFuzzOps[] = {
        const auto dim = in.int64();
        use_result(in, kiln::stack(tensors, dim));
      }},
+    {"stack.out",
+     [](FuzzInput& in) {
+       const Tensor out = in.tensor();
+       const std::vector<Tensor> tensors = in.tensor_list();
+       const auto dim = in.int64();
+       use_result(in, kiln::stack_out(out, tensors, dim));
+     }},
     {"contiguous",
      [](FuzzInput& in) {
        const Tensor self = in.tensor();
@@ -2249,6 +2280,13 @@ const FuzzOp kFuzzOps[] = {
        const Tensor other = in.tensor();
        use_result(in, kiln::matmul(self, other));
      }},
+    {"matmul.out",
+     [](FuzzInput& in) {
+       const Tensor out = in.tensor();
+       const Tensor self = in.tensor();
+       const Tensor other = in.tensor();
+       use_result(in, kiln::matmul_out(out, self, other));
+     }},
     {"mm",
      [](FuzzInput& in) {
        const Tensor self = in.tensor();
@@ -2281,17 +2319,38 @@ const FuzzOp kFuzzOps[] = {
        const Tensor tensor = in.tensor();
        use_result(in, kiln::dot(self, tensor));
      }},
+    {"dot.out",
+     [](FuzzInput& in) {
+       const Tensor out = in.tensor();
+       const Tensor self = in.tensor();
+       const Tensor tensor = in.tensor();
+       use_result(in, kiln::dot_out(out, self, tensor));
+     }},
     {"mv",
      [](FuzzInput& in) {
        const Tensor self = in.tensor();
        const Tensor vec = in.tensor();
        use_result(in, kiln::mv(self, vec));
      }},
+    {"mv.out",
+     [](FuzzInput& in) {
+       const Tensor out = in.tensor();
+       const Tensor self = in.tensor();
+       const Tensor vec = in.tensor();
+       use_result(in, kiln::mv_out(out, self, vec));
+     }},
     {"outer",
      [](FuzzInput& in) {
        const Tensor self = in.tensor();
        const Tensor vec2 = in.tensor();
        use_result(in, kiln::outer(self, vec2));
+     }},
+    {"outer.out",
+     [](FuzzInput& in) {
+       const Tensor out = in.tensor();
+       const Tensor self = in.tensor();
+       const Tensor vec2 = in.tensor();
+       use_result(in, kiln::outer_out(out, self, vec2));
      }},
     {"addmm",
      [](FuzzInput& in) {
@@ -2301,6 +2360,16 @@ const FuzzOp kFuzzOps[] = {
        const auto beta = in.scalar();
        const auto alpha = in.scalar();
        use_result(in, kiln::addmm(self, mat1, mat2, beta, alpha));
+     }},
+    {"addmm.out",
+     [](FuzzInput& in) {
+       const Tensor out = in.tensor();
+       const Tensor self = in.tensor();
+       const Tensor mat1 = in.tensor();
+       const Tensor mat2 = in.tensor();
+       const auto beta = in.scalar();
+       const auto alpha = in.scalar();
+       use_result(in, kiln::addmm_out(out, self, mat1, mat2, beta, alpha));
      }},
 };
 

@@ -3,6 +3,7 @@
 #include "generated/api/addmm.h"
 
 #include "generated/kernels/composite/addmm.h"
+#include "runtime/kernels/composite/write_out.h"
 #include "runtime/autograd/view_tracking.h"
 #include "runtime/core/api_helpers.h"
 #include "runtime/core/dispatcher.h"
@@ -13,6 +14,12 @@ namespace kiln {
 Tensor addmm(const Tensor& self, const Tensor& mat1, const Tensor& mat2, const Scalar& beta, const Scalar& alpha) {
   if (explain_enabled()) explain_log("composite", "addmm", "");
   return composite_implicit::addmm(self, mat1, mat2, beta, alpha);
+}
+
+// ---- addmm.out(Tensor self, Tensor mat1, Tensor mat2, *, Scalar beta=1, Scalar alpha=1, Tensor(a!) out) -> Tensor(a!)  (CompositeImplicit)
+const Tensor& addmm_out(const Tensor& out, const Tensor& self, const Tensor& mat1, const Tensor& mat2, const Scalar& beta, const Scalar& alpha) {
+  if (explain_enabled()) explain_log("composite", "addmm.out", "");
+  return write_out(out, kiln::addmm(self, mat1, mat2, beta, alpha), "addmm");
 }
 
 Tensor Tensor::addmm(const Tensor& mat1, const Tensor& mat2, const Scalar& beta, const Scalar& alpha) const {

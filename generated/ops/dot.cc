@@ -3,6 +3,7 @@
 #include "generated/api/dot.h"
 
 #include "generated/kernels/composite/dot.h"
+#include "runtime/kernels/composite/write_out.h"
 #include "runtime/autograd/view_tracking.h"
 #include "runtime/core/api_helpers.h"
 #include "runtime/core/dispatcher.h"
@@ -13,6 +14,12 @@ namespace kiln {
 Tensor dot(const Tensor& self, const Tensor& tensor) {
   if (explain_enabled()) explain_log("composite", "dot", "");
   return composite_implicit::dot(self, tensor);
+}
+
+// ---- dot.out(Tensor self, Tensor tensor, *, Tensor(a!) out) -> Tensor(a!)  (CompositeImplicit)
+const Tensor& dot_out(const Tensor& out, const Tensor& self, const Tensor& tensor) {
+  if (explain_enabled()) explain_log("composite", "dot.out", "");
+  return write_out(out, kiln::dot(self, tensor), "dot");
 }
 
 Tensor Tensor::dot(const Tensor& tensor) const {

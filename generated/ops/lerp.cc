@@ -3,6 +3,7 @@
 #include "generated/api/lerp.h"
 
 #include "generated/kernels/composite/lerp.h"
+#include "runtime/kernels/composite/write_out.h"
 #include "runtime/autograd/view_tracking.h"
 #include "runtime/core/api_helpers.h"
 #include "runtime/core/dispatcher.h"
@@ -15,10 +16,22 @@ Tensor lerp(const Tensor& self, const Tensor& end, const Scalar& weight) {
   return composite_implicit::lerp_scalar(self, end, weight);
 }
 
+// ---- lerp.Scalar_out(Tensor self, Tensor end, Scalar weight, *, Tensor(a!) out) -> Tensor(a!)  (CompositeImplicit)
+const Tensor& lerp_out(const Tensor& out, const Tensor& self, const Tensor& end, const Scalar& weight) {
+  if (explain_enabled()) explain_log("composite", "lerp.Scalar_out", "");
+  return write_out(out, kiln::lerp(self, end, weight), "lerp");
+}
+
 // ---- lerp.Tensor(Tensor self, Tensor end, Tensor weight) -> Tensor  (CompositeImplicit)
 Tensor lerp(const Tensor& self, const Tensor& end, const Tensor& weight) {
   if (explain_enabled()) explain_log("composite", "lerp.Tensor", "");
   return composite_implicit::lerp_tensor(self, end, weight);
+}
+
+// ---- lerp.out(Tensor self, Tensor end, Tensor weight, *, Tensor(a!) out) -> Tensor(a!)  (CompositeImplicit)
+const Tensor& lerp_out(const Tensor& out, const Tensor& self, const Tensor& end, const Tensor& weight) {
+  if (explain_enabled()) explain_log("composite", "lerp.out", "");
+  return write_out(out, kiln::lerp(self, end, weight), "lerp");
 }
 
 Tensor Tensor::lerp(const Tensor& end, const Scalar& weight) const {

@@ -3,6 +3,7 @@
 #include "generated/api/logsumexp.h"
 
 #include "generated/kernels/composite/logsumexp.h"
+#include "runtime/kernels/composite/write_out.h"
 #include "runtime/autograd/view_tracking.h"
 #include "runtime/core/api_helpers.h"
 #include "runtime/core/dispatcher.h"
@@ -13,6 +14,12 @@ namespace kiln {
 Tensor logsumexp(const Tensor& self, IntArrayRef dim, bool keepdim) {
   if (explain_enabled()) explain_log("composite", "logsumexp", "");
   return composite_implicit::logsumexp(self, dim, keepdim);
+}
+
+// ---- logsumexp.out(Tensor self, int[1] dim, bool keepdim=False, *, Tensor(a!) out) -> Tensor(a!)  (CompositeImplicit)
+const Tensor& logsumexp_out(const Tensor& out, const Tensor& self, IntArrayRef dim, bool keepdim) {
+  if (explain_enabled()) explain_log("composite", "logsumexp.out", "");
+  return write_out(out, kiln::logsumexp(self, dim, keepdim), "logsumexp");
 }
 
 Tensor Tensor::logsumexp(IntArrayRef dim, bool keepdim) const {

@@ -3,6 +3,7 @@
 #include "generated/api/matmul.h"
 
 #include "generated/kernels/composite/matmul.h"
+#include "runtime/kernels/composite/write_out.h"
 #include "runtime/autograd/view_tracking.h"
 #include "runtime/core/api_helpers.h"
 #include "runtime/core/dispatcher.h"
@@ -13,6 +14,12 @@ namespace kiln {
 Tensor matmul(const Tensor& self, const Tensor& other) {
   if (explain_enabled()) explain_log("composite", "matmul", "");
   return composite_implicit::matmul(self, other);
+}
+
+// ---- matmul.out(Tensor self, Tensor other, *, Tensor(a!) out) -> Tensor(a!)  (CompositeImplicit)
+const Tensor& matmul_out(const Tensor& out, const Tensor& self, const Tensor& other) {
+  if (explain_enabled()) explain_log("composite", "matmul.out", "");
+  return write_out(out, kiln::matmul(self, other), "matmul");
 }
 
 Tensor Tensor::matmul(const Tensor& other) const {

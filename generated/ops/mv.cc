@@ -3,6 +3,7 @@
 #include "generated/api/mv.h"
 
 #include "generated/kernels/composite/mv.h"
+#include "runtime/kernels/composite/write_out.h"
 #include "runtime/autograd/view_tracking.h"
 #include "runtime/core/api_helpers.h"
 #include "runtime/core/dispatcher.h"
@@ -13,6 +14,12 @@ namespace kiln {
 Tensor mv(const Tensor& self, const Tensor& vec) {
   if (explain_enabled()) explain_log("composite", "mv", "");
   return composite_implicit::mv(self, vec);
+}
+
+// ---- mv.out(Tensor self, Tensor vec, *, Tensor(a!) out) -> Tensor(a!)  (CompositeImplicit)
+const Tensor& mv_out(const Tensor& out, const Tensor& self, const Tensor& vec) {
+  if (explain_enabled()) explain_log("composite", "mv.out", "");
+  return write_out(out, kiln::mv(self, vec), "mv");
 }
 
 Tensor Tensor::mv(const Tensor& vec) const {

@@ -3,6 +3,7 @@
 #include "generated/api/outer.h"
 
 #include "generated/kernels/composite/outer.h"
+#include "runtime/kernels/composite/write_out.h"
 #include "runtime/autograd/view_tracking.h"
 #include "runtime/core/api_helpers.h"
 #include "runtime/core/dispatcher.h"
@@ -13,6 +14,12 @@ namespace kiln {
 Tensor outer(const Tensor& self, const Tensor& vec2) {
   if (explain_enabled()) explain_log("composite", "outer", "");
   return composite_implicit::outer(self, vec2);
+}
+
+// ---- outer.out(Tensor self, Tensor vec2, *, Tensor(a!) out) -> Tensor(a!)  (CompositeImplicit)
+const Tensor& outer_out(const Tensor& out, const Tensor& self, const Tensor& vec2) {
+  if (explain_enabled()) explain_log("composite", "outer.out", "");
+  return write_out(out, kiln::outer(self, vec2), "outer");
 }
 
 Tensor Tensor::outer(const Tensor& vec2) const {

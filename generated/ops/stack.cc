@@ -3,6 +3,7 @@
 #include "generated/api/stack.h"
 
 #include "generated/kernels/composite/stack.h"
+#include "runtime/kernels/composite/write_out.h"
 #include "runtime/autograd/view_tracking.h"
 #include "runtime/core/api_helpers.h"
 #include "runtime/core/dispatcher.h"
@@ -13,6 +14,12 @@ namespace kiln {
 Tensor stack(const std::vector<Tensor>& tensors, int64_t dim) {
   if (explain_enabled()) explain_log("composite", "stack", "");
   return composite_implicit::stack(tensors, dim);
+}
+
+// ---- stack.out(Tensor[] tensors, int dim=0, *, Tensor(a!) out) -> Tensor(a!)  (CompositeImplicit)
+const Tensor& stack_out(const Tensor& out, const std::vector<Tensor>& tensors, int64_t dim) {
+  if (explain_enabled()) explain_log("composite", "stack.out", "");
+  return write_out(out, kiln::stack(tensors, dim), "stack");
 }
 
 }  // namespace kiln

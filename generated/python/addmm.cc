@@ -13,7 +13,7 @@ namespace python {
 PyObject* fn_addmm(PyObject* /*module*/, PyObject* args, PyObject* kwargs) {
   KILN_PY_BEGIN
   static PythonArgParser parser({
-      "addmm(Tensor input, Tensor mat1, Tensor mat2, *, Scalar beta=1, Scalar alpha=1)",
+      "addmm(Tensor input, Tensor mat1, Tensor mat2, *, Scalar beta=1, Scalar alpha=1, Tensor? out=None)",
   }, false);
   ParsedArgs r = parser.parse(args, kwargs);
   switch (r.index) {
@@ -23,7 +23,12 @@ PyObject* fn_addmm(PyObject* /*module*/, PyObject* args, PyObject* kwargs) {
       const Tensor mat2 = r.tensor(2);
       const auto beta = r.scalar(3);
       const auto alpha = r.scalar(4);
-      return wrap(without_gil([&] { return kiln::addmm(self, mat1, mat2, beta, alpha); }));
+      if (r.is_none(5)) {
+        return wrap(without_gil([&] { return kiln::addmm(self, mat1, mat2, beta, alpha); }));
+      }
+      const Tensor out = r.tensor(5);
+      without_gil([&] { kiln::addmm_out(out, self, mat1, mat2, beta, alpha); });
+      return new_reference(r.object(5));
     }
   }
   Py_RETURN_NONE;

@@ -13,14 +13,19 @@ namespace python {
 PyObject* fn_dot(PyObject* /*module*/, PyObject* args, PyObject* kwargs) {
   KILN_PY_BEGIN
   static PythonArgParser parser({
-      "dot(Tensor input, Tensor tensor)",
+      "dot(Tensor input, Tensor tensor, *, Tensor? out=None)",
   }, false);
   ParsedArgs r = parser.parse(args, kwargs);
   switch (r.index) {
     case 0: {
       const Tensor self = r.tensor(0);
       const Tensor tensor = r.tensor(1);
-      return wrap(without_gil([&] { return kiln::dot(self, tensor); }));
+      if (r.is_none(2)) {
+        return wrap(without_gil([&] { return kiln::dot(self, tensor); }));
+      }
+      const Tensor out = r.tensor(2);
+      without_gil([&] { kiln::dot_out(out, self, tensor); });
+      return new_reference(r.object(2));
     }
   }
   Py_RETURN_NONE;

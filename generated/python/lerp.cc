@@ -13,8 +13,8 @@ namespace python {
 PyObject* fn_lerp(PyObject* /*module*/, PyObject* args, PyObject* kwargs) {
   KILN_PY_BEGIN
   static PythonArgParser parser({
-      "lerp(Tensor input, Tensor end, Tensor weight)",
-      "lerp(Tensor input, Tensor end, Scalar weight)",
+      "lerp(Tensor input, Tensor end, Tensor weight, *, Tensor? out=None)",
+      "lerp(Tensor input, Tensor end, Scalar weight, *, Tensor? out=None)",
   }, false);
   ParsedArgs r = parser.parse(args, kwargs);
   switch (r.index) {
@@ -22,13 +22,23 @@ PyObject* fn_lerp(PyObject* /*module*/, PyObject* args, PyObject* kwargs) {
       const Tensor self = r.tensor(0);
       const Tensor end = r.tensor(1);
       const Tensor weight = r.tensor(2);
-      return wrap(without_gil([&] { return kiln::lerp(self, end, weight); }));
+      if (r.is_none(3)) {
+        return wrap(without_gil([&] { return kiln::lerp(self, end, weight); }));
+      }
+      const Tensor out = r.tensor(3);
+      without_gil([&] { kiln::lerp_out(out, self, end, weight); });
+      return new_reference(r.object(3));
     }
     case 1: {
       const Tensor self = r.tensor(0);
       const Tensor end = r.tensor(1);
       const auto weight = r.scalar(2);
-      return wrap(without_gil([&] { return kiln::lerp(self, end, weight); }));
+      if (r.is_none(3)) {
+        return wrap(without_gil([&] { return kiln::lerp(self, end, weight); }));
+      }
+      const Tensor out = r.tensor(3);
+      without_gil([&] { kiln::lerp_out(out, self, end, weight); });
+      return new_reference(r.object(3));
     }
   }
   Py_RETURN_NONE;

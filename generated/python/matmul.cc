@@ -13,14 +13,19 @@ namespace python {
 PyObject* fn_matmul(PyObject* /*module*/, PyObject* args, PyObject* kwargs) {
   KILN_PY_BEGIN
   static PythonArgParser parser({
-      "matmul(Tensor input, Tensor other)",
+      "matmul(Tensor input, Tensor other, *, Tensor? out=None)",
   }, false);
   ParsedArgs r = parser.parse(args, kwargs);
   switch (r.index) {
     case 0: {
       const Tensor self = r.tensor(0);
       const Tensor other = r.tensor(1);
-      return wrap(without_gil([&] { return kiln::matmul(self, other); }));
+      if (r.is_none(2)) {
+        return wrap(without_gil([&] { return kiln::matmul(self, other); }));
+      }
+      const Tensor out = r.tensor(2);
+      without_gil([&] { kiln::matmul_out(out, self, other); });
+      return new_reference(r.object(2));
     }
   }
   Py_RETURN_NONE;

@@ -13,14 +13,19 @@ namespace python {
 PyObject* fn_mv(PyObject* /*module*/, PyObject* args, PyObject* kwargs) {
   KILN_PY_BEGIN
   static PythonArgParser parser({
-      "mv(Tensor input, Tensor vec)",
+      "mv(Tensor input, Tensor vec, *, Tensor? out=None)",
   }, false);
   ParsedArgs r = parser.parse(args, kwargs);
   switch (r.index) {
     case 0: {
       const Tensor self = r.tensor(0);
       const Tensor vec = r.tensor(1);
-      return wrap(without_gil([&] { return kiln::mv(self, vec); }));
+      if (r.is_none(2)) {
+        return wrap(without_gil([&] { return kiln::mv(self, vec); }));
+      }
+      const Tensor out = r.tensor(2);
+      without_gil([&] { kiln::mv_out(out, self, vec); });
+      return new_reference(r.object(2));
     }
   }
   Py_RETURN_NONE;

@@ -13,14 +13,19 @@ namespace python {
 PyObject* fn_outer(PyObject* /*module*/, PyObject* args, PyObject* kwargs) {
   KILN_PY_BEGIN
   static PythonArgParser parser({
-      "outer(Tensor input, Tensor vec2)",
+      "outer(Tensor input, Tensor vec2, *, Tensor? out=None)",
   }, false);
   ParsedArgs r = parser.parse(args, kwargs);
   switch (r.index) {
     case 0: {
       const Tensor self = r.tensor(0);
       const Tensor vec2 = r.tensor(1);
-      return wrap(without_gil([&] { return kiln::outer(self, vec2); }));
+      if (r.is_none(2)) {
+        return wrap(without_gil([&] { return kiln::outer(self, vec2); }));
+      }
+      const Tensor out = r.tensor(2);
+      without_gil([&] { kiln::outer_out(out, self, vec2); });
+      return new_reference(r.object(2));
     }
   }
   Py_RETURN_NONE;

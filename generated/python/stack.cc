@@ -13,14 +13,19 @@ namespace python {
 PyObject* fn_stack(PyObject* /*module*/, PyObject* args, PyObject* kwargs) {
   KILN_PY_BEGIN
   static PythonArgParser parser({
-      "stack(Tensor[] tensors, int dim=0)",
+      "stack(Tensor[] tensors, int dim=0, *, Tensor? out=None)",
   }, false);
   ParsedArgs r = parser.parse(args, kwargs);
   switch (r.index) {
     case 0: {
       const std::vector<Tensor> tensors = r.tensorlist(0);
       const auto dim = r.int64(1);
-      return wrap(without_gil([&] { return kiln::stack(tensors, dim); }));
+      if (r.is_none(2)) {
+        return wrap(without_gil([&] { return kiln::stack(tensors, dim); }));
+      }
+      const Tensor out = r.tensor(2);
+      without_gil([&] { kiln::stack_out(out, tensors, dim); });
+      return new_reference(r.object(2));
     }
   }
   Py_RETURN_NONE;

@@ -1,0 +1,21 @@
+#include "runtime/kernels/composite/write_out.h"
+
+#include "generated/api/copy.h"
+#include "runtime/autograd/grad_mode.h"
+#include "runtime/core/error.h"
+
+namespace kiln {
+
+const Tensor& write_out(const Tensor& out, const Tensor& result, const char* op_name) {
+  KILN_CHECK(!result.requires_grad() && !out.requires_grad(), op_name,
+             "(): functions with out=... arguments don't support automatic differentiation, but one of the "
+             "arguments requires grad.");
+  KILN_CHECK(can_cast(result.dtype(), out.dtype()), op_name, "(): result type ", scalar_type_name(result.dtype()),
+             " can't be cast to the desired output type ", scalar_type_name(out.dtype()));
+  if (!(out.sizes() == result.sizes())) out.impl()->set_sizes_contiguous(result.sizes());
+  NoGradGuard no_grad;
+  out.copy_(result);
+  return out;
+}
+
+}  // namespace kiln

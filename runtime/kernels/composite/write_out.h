@@ -1,0 +1,15 @@
+// out= of a CompositeImplicit op (a schema `family: [out]` on it): the functional op's result
+// written into `out` with torch's out= rules, so composite ops get their out= forms from the
+// schema alone.
+#pragma once
+
+#include "generated/api/tensor.h"
+
+namespace kiln {
+
+// No autograd through out= (RuntimeError when the result requires grad, as torch), a result dtype
+// that casts safely into out's, and out resized when its shape differs. The result was computed
+// before out is touched, so out may alias an input.
+const Tensor& write_out(const Tensor& out, const Tensor& result, const char* op_name);
+
+}  // namespace kiln
