@@ -1,0 +1,184 @@
+"""Running one case in kiln and torch and saying whether they agree.
+
+`run_case` returns None (agree) or "kind: detail" where kind is one of exception, dtype, shape,
+values, type, alias, inplace, grad, input (an argument changed differently)."""
+from __future__ import annotations
+
+import warnings
+from typing import Optional
+
+import numpy as np
+
+from .core import (Built, Out, T, build, canonical_exception, compare_results, compare_tensor, dtype_name,
+                   flat_tensors, aliases, is_tensor)
+from .cases import Case
+from .gen import case_rng
+
+
+def _names(case: Case):
+    return [f"_a{i}" for i in range(len(case.args))], {k: f"_k_{k}" for k in case.kwargs}
+
+
+def _call(lib, case: Case, hint):
+    b = Built()
+    args = [build(lib, a, b, hint) for a in case.args]
+    kwargs = {k: build(lib, v, b, hint) for k, v in case.kwargs.items()}
+    an, kn = _names(case)
+    ns = {"LIB": lib, "F": lib.nn.functional}
+    ns.update(zip(an, args))
+    ns.update({kn[k]: v for k, v in kwargs.items()})
+    try:
+        code = case.expr(an, kn)
+        if case.variant == "template" and case.spec.template.startswith("exec:"):
+            exec(code, ns)
+            res, exc = ns["_r"], None
+        else:
+            res, exc = eval(code, ns), None
+    except Exception as e:  # noqa: BLE001 - any exception is a result to compare
+        res, exc = None, e
+    return b, args, kwargs, res, exc
+
+
+_NO_KERNEL = ("not implemented for 'Half'", "not implemented for 'BFloat16'")
+
+
+def _widened(x):
+    """x with float16/bfloat16 tensors as float32 (torch 1.13's CPU lacks many 16-bit kernels)."""
+    if isinstance(x, T) and x.dtype in ("float16", "bfloat16"):
+        return T(x.base.astype("float32"), "float32", x.view, x.grad)
+    if isinstance(x, Out) and x.dtype in ("float16", "bfloat16"):
+        return x
+    if isinstance(x, list):
+        return [_widened(v) for v in x]
+    if isinstance(x, tuple):
+        return tuple(_widened(v) for v in x)
+    if isinstance(x, dict):
+        return {k: _widened(v) for k, v in x.items()}
+    return x
+
+
+def _narrowed(torch, x, dt):
+    if is_tensor(x) and x.dtype == torch.float32:
+        return x.detach().to(dt)
+    if isinstance(x, tuple) and hasattr(x, "_fields"):
+        return type(x)(*[_narrowed(torch, v, dt) for v in x])
+    if isinstance(x, (list, tuple)):
+        return type(x)(_narrowed(torch, v, dt) for v in x)
+    return x
+
+
+def _torch_call(torch, case: Case, hint):
+    """torch's answer; where torch 1.13 has no 16-bit CPU kernel, the float32 computation rounded
+    to the 16-bit dtype (what kiln, and later torch releases, compute)."""
+    got = _call(torch, case, hint)
+    exc = got[4]
+    if exc is None or not any(m in str(exc) for m in _NO_KERNEL):
+        return got + (False,)
+    dts = set(case.arg_dtypes())
+    small = dts & {"float16", "bfloat16"}
+    if len(small) != 1 or dts & {"float32", "float64"}:
+        return got + (False,)
+    dt = getattr(torch, small.pop())
+    wide = Case(case.spec, case.index, case.seed, case.variant, case.dtype, case.grad,
+                _widened(case.args), _widened(case.kwargs))
+    b, args, kwargs, res, exc = _call(torch, wide, hint)
+    if exc is not None:
+        return got + (False,)
+    flags = (res is args[0] if args else False, res is kwargs.get("out"))
+    b.roots = [_narrowed(torch, r, dt) for r in b.roots]
+    return b, args, kwargs, _narrowed(torch, res, dt), None, flags
+
+
+def _out_hint(torch, case: Case):
+    """(shape, dtype) of torch's result without out=: the out tensor's 'right' shape and dtype."""
+    if case.variant != "out":
+        return None
+    plain = Case(case.spec, case.index, case.seed, "func", case.dtype, False, case.args,
+                 {k: v for k, v in case.kwargs.items() if not isinstance(v, Out)})
+    _, _, _, res, exc, _ = _torch_call(torch, plain, None)
+    if exc is not None or not is_tensor(res):
+        return ((0,), "float32")
+    return (tuple(res.shape), dtype_name(res.dtype))
+
+
+def _grad_check(kiln, torch, case: Case, kb: Built, tb: Built, kr, tr) -> Optional[str]:
+    touts = [o for o in flat_tensors(tr) if o.requires_grad]
+    kouts = [o for o in flat_tensors(kr) if getattr(o, "requires_grad", False)]
+    if [tuple(o.shape) for o in touts] != [tuple(o.shape) for o in kouts]:
+        return (f"grad: outputs requiring grad differ: kiln {[tuple(o.shape) for o in kouts]}, "
+                f"torch {[tuple(o.shape) for o in touts]}")
+    if not touts:
+        return None
+    rng = case_rng(case.seed, case.spec.key + "/w", case.index)
+    ws = [np.round(rng.uniform(-2, 2, tuple(o.shape)) * 8) / 8 for o in touts]
+
+    def backward(lib, outs, built):
+        try:
+            loss = None
+            for o, w in zip(outs, ws):
+                term = (o * lib.tensor(w, dtype=o.dtype)).sum()
+                loss = term if loss is None else loss + term
+            loss.backward()
+            return [None if l.grad is None else l.grad for l in built.leaves], None
+        except Exception as e:  # noqa: BLE001
+            return None, e
+
+    tg, te = backward(torch, touts, tb)
+    kg, ke = backward(kiln, kouts, kb)
+    if te is not None or ke is not None:
+        if te is None or ke is None or canonical_exception(te) != canonical_exception(ke):
+            return (f"grad: backward raised: kiln {_exc(ke)}, torch {_exc(te)}")
+        return None
+    for i, (a, b) in enumerate(zip(kg, tg)):
+        if (a is None) != (b is None):
+            return f"grad: leaf {i}: kiln {'None' if a is None else 'a tensor'}, torch {'None' if b is None else 'a tensor'}"
+        if a is not None:
+            r = compare_tensor(a, b, f"grad of leaf {i}", tol_scale=case.spec.tol * 10)
+            if r:
+                return "grad: " + r.split(": ", 1)[1]
+    return None
+
+
+def _exc(e) -> str:
+    if e is None:
+        return "no exception"
+    msg = str(e).strip().splitlines()[0] if str(e).strip() else ""
+    return f"{canonical_exception(e)}({msg[:160]!r})"
+
+
+def run_case(kiln, torch, case: Case) -> Optional[str]:
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        hint = _out_hint(torch, case)
+        tb, targs, tkw, tr, te, tflags = _torch_call(torch, case, hint)
+        if not tflags:
+            tflags = (bool(targs) and tr is targs[0], tr is tkw.get("out"))
+        kb, kargs, kkw, kr, ke = _call(kiln, case, hint)
+        case.out_hint = hint
+        if te is not None or ke is not None:
+            if te is None or ke is None:
+                return f"exception: kiln {_exc(ke)}, torch {_exc(te)}"
+            if canonical_exception(te) != canonical_exception(ke):
+                return f"exception: kiln {_exc(ke)}, torch {_exc(te)}"
+            return None
+        r = compare_results(kr, tr, "result", case.spec.values, case.spec.tol)
+        if r:
+            return r
+        # the same arguments changed the same way (in-place forms, out=, ops that must not write)
+        for i, (a, b) in enumerate(zip(kb.roots, tb.roots)):
+            r = compare_tensor(a, b, f"argument buffer {i} after the call", case.spec.values, case.spec.tol)
+            if r:
+                return "input: " + r
+        if case.variant == "inplace":
+            if (kr is kargs[0]) != tflags[0]:
+                return f"inplace: returns self: kiln {kr is kargs[0]}, torch {tflags[0]}"
+        elif case.variant == "out":
+            if (kr is kkw["out"]) != tflags[1]:
+                return f"inplace: out= call returns out: kiln {kr is kkw['out']}, torch {tflags[1]}"
+        elif case.spec.values:
+            ka, ta = aliases(kr, kb.roots), aliases(tr, tb.roots)
+            if ka != ta:
+                return f"alias: result shares an argument's memory: kiln {ka}, torch {ta}"
+        if case.grad:
+            return _grad_check(kiln, torch, case, kb, tb, kr, tr)
+        return None
