@@ -17,6 +17,35 @@ def _from_numpy_values(data):
         isinstance(d, (np.ndarray, np.generic)) for d in data)
 
 
+def _is_seq(x):
+    return isinstance(x, (list, tuple)) or (hasattr(x, "__len__") and hasattr(x, "__getitem__") and not isinstance(x, (str, bytes)))
+
+
+def _check_ragged(data):
+    """Raise torch's error for nested sequences that are not rectangular: the shape comes from the
+    first element at each depth; a sequence of another length is a ValueError, a number where a
+    sequence belongs (or a sequence where a number belongs) a TypeError."""
+    shape, x = [], data
+    while _is_seq(x):
+        shape.append(len(x))
+        if not len(x):
+            break
+        x = x[0]
+
+    def walk(x, d):
+        if d == len(shape):
+            if _is_seq(x):
+                raise TypeError(f"'{type(x).__name__}' object cannot be interpreted as an integer")
+            return
+        if not _is_seq(x):
+            raise TypeError("not a sequence")
+        if len(x) != shape[d]:
+            raise ValueError(f"expected sequence of length {shape[d]} at dim {d} (got {len(x)})")
+        for v in x:
+            walk(v, d + 1)
+    walk(data, 0)
+
+
 def _as_array(data, dtype=None):
     if isinstance(data, np.ndarray):
         arr = data
@@ -26,6 +55,7 @@ def _as_array(data, dtype=None):
         try:
             arr = np.array(data)
         except (ValueError, TypeError) as e:
+            _check_ragged(data)
             raise ValueError(f"tensor(): could not build a tensor from the data: {e}") from None
         if arr.dtype.kind in "USV":
             raise ValueError(f"too many dimensions '{arr.dtype.kind == 'U' and 'str' or arr.dtype}'")

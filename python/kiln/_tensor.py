@@ -200,6 +200,10 @@ class Tensor(_C.TensorBase):
 
     @property
     def mT(self):
+        if self.dim() == 1:
+            raise RuntimeError("tensor.mT is only supported on matrices or batches of matrices. Got 1-D tensor.")
+        if self.dim() == 0:  # torch 1.13 returns a 0-dim view
+            return self.view(())
         return self.transpose(-2, -1)
 
     def float(self):

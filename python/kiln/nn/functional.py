@@ -202,14 +202,14 @@ def conv2d(input, weight, bias=None, stride=1, padding=0, dilation=1, groups=1):
             padding = 0
         elif padding == "same":
             if any(s != 1 for s in _pair(stride)):
-                raise ValueError("padding='same' is not supported for strided convolutions")
+                raise RuntimeError("padding='same' is not supported for strided convolutions")
             total = [d * (k - 1) for d, k in zip(_pair(dilation), weight.shape[2:])]
             if any(t % 2 for t in total):
                 # Asymmetric: pad the extra row/column on the right/bottom first.
                 input = pad(input, [0, total[1] % 2, 0, total[0] % 2])
             padding = [t // 2 for t in total]
         else:
-            raise ValueError(f"Invalid padding string '{padding}', should be one of {{'valid', 'same'}}")
+            raise RuntimeError(f"Invalid padding string: '{padding}'")
     return kiln.conv2d(input, weight, bias, _pair(stride), _pair(padding), _pair(dilation), groups)
 
 

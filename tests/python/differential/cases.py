@@ -25,6 +25,7 @@ class Spec:
     values: bool = True                        # compare values (False: random / uninitialized)
     n: int = 12                                # cases
     tol: float = 1.0                           # tolerance scale
+    extremes: bool = True                      # edge values include ±max (not where sums overflow in an order-dependent way)
     covers: Tuple[str, ...] = ()               # API names a template calls (for the coverage test)
     variants: List[str] = field(default_factory=list)
 
@@ -123,6 +124,7 @@ def make_case(spec: Spec, seed: int, index: int) -> Case:
     dtype = dts[int(rng.integers(len(dts)))]
     grad = spec.grad and dtype == "float64" and variant in ("func", "method", "template") and rng.random() < 0.6
     g = G(rng, dtype, grad)
+    g.extremes = spec.extremes
     args, kwargs = spec.gen(g)
     if variant == "out":
         kwargs = dict(kwargs)

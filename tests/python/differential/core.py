@@ -68,7 +68,9 @@ class Built:
 
 
 def make_tensor(lib, spec: T, built: Built):
-    if spec.dtype == "bfloat16":
+    if spec.base.size == 0:   # lib.tensor of an empty array keeps NumPy's strides in torch
+        t = lib.empty(spec.base.shape, dtype=getattr(lib, spec.dtype))
+    elif spec.dtype == "bfloat16":
         t = lib.tensor(np.array(spec.base, dtype=np.float32)).to(lib.bfloat16)
     else:
         t = lib.tensor(np.array(spec.base))

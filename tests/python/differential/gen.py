@@ -39,6 +39,7 @@ class G:
     def __init__(self, rng: np.random.Generator, dtype: str, grad: bool):
         self.rng, self.dtype, self.grad = rng, dtype, grad
         self.edge = rng.random() < 0.25
+        self.extremes = True
 
     # -- choices
     def pick(self, seq):
@@ -120,7 +121,8 @@ class G:
                 a = np.clip(a, lo_, hi_)
             if edge and lo is None and n:
                 m = rng.random(n) < 0.3
-                e = np.array([0.0, -0.0, inf, -inf, nan, 1.0, -1.0, 0.5, FMAX[dtype], -FMAX[dtype], FTINY[dtype]])
+                big = FMAX[dtype] if self.extremes else 2.0
+                e = np.array([0.0, -0.0, inf, -inf, nan, 1.0, -1.0, 0.5, big, -big, FTINY[dtype]])
                 a = np.where(m, rng.choice(e, n), a)
             a = round_to(a, dtype)
         return a.reshape(shape)
@@ -133,6 +135,8 @@ class G:
         numel = int(np.prod(shape)) if shape else 1
         nd = len(shape)
         r = self.rng.random() if (layout and nd and numel > 1) else 1.0
+        if layout == "noexpand" and r >= 0.35:
+            r = 1.0
         if r < 0.2:                       # every other element of a bigger buffer
             d = self.pick([i for i in range(nd) if shape[i] > 1] or [0])
             big = list(shape)

@@ -34,9 +34,14 @@ def all_specs(kiln, torch):
     return specs
 
 
-def all_cases(seed: int, kiln, torch):
+SCALE = float(os.environ.get("KILN_DIFF_SCALE", 1.5))
+
+
+def all_cases(seed: int, kiln, torch, scale: float = None):
+    """Every case: spec.n * scale per spec (KILN_DIFF_SCALE, default 1.5)."""
     from .cases import make_case
-    return [make_case(s, seed, i) for s in all_specs(kiln, torch) for i in range(s.n)]
+    scale = SCALE if scale is None else scale
+    return [make_case(s, seed, i) for s in all_specs(kiln, torch) for i in range(int(round(s.n * scale)))]
 
 
 def _serve(seed: int, ids: List[str]):

@@ -1,0 +1,127 @@
+"""Grouping disagreements by root cause (heuristic rules on the op and the message), and writing
+the KNOWN_DIVERGENCES table for them.
+
+    PYTHONPATH=bazel-bin python3 -m differential.triage            # run everything, print the groups
+    PYTHONPATH=bazel-bin python3 -m differential.triage --known    # print known.py's table for them
+"""
+from __future__ import annotations
+
+import re
+import sys
+from collections import defaultdict
+
+# (group, reason, predicate(op, message, repro)); the first that matches names the group.
+RULES = [
+    ("div_rounding_mode", "div_(rounding_mode=) and div(rounding_mode=, out=) are missing from kiln's bindings",
+     lambda op, m, r: "rounding_mode" in r and "invalid combination" in m),
+    ("round_decimals", "round(decimals=) is missing from kiln's bindings",
+     lambda op, m, r: "decimals=" in r and "invalid combination" in m),
+    ("movedim_tuples", "movedim with tuples of dims is missing from kiln's bindings",
+     lambda op, m, r: op == "movedim"),
+    ("no_out_overload", "kiln's binding has no out= form of this op (torch has one)",
+     lambda op, m, r: re.search(r"kiln TypeError\('\w+\(\) received an invalid combination of arguments - got \(.*out=", m)),
+    ("unsupported_dtype_class", "an op that does not support a dtype raises TypeError in kiln, RuntimeError in torch",
+     lambda op, m, r: re.search(r"kiln TypeError\(.*not implemented for", m) and "torch RuntimeError" in m),
+    ("sign_bool", "sign/sign_ of bool works in torch, kiln raises",
+     lambda op, m, r: op == "sign" and "torch no exception" in m),
+    ("out_dtype_rules", "out= dtype checks differ from torch's (which out dtypes an op may write)",
+     lambda op, m, r: "out=" in r and ("Found dtype" in m or "Expected out tensor to have dtype" in m
+                                       or "can't be cast to the desired output" in m or "dtype for input and out" in m
+                                       or "must have the same scalar type" in m or "does not match input dtype" in m
+                                       or "expected to have the same dtype" in m
+                                       or "bool results are not supported" in m)),
+    ("logical_out_resize", "logical_and/or/xor with out= do not resize/broadcast like torch",
+     lambda op, m, r: op.startswith("logical_") and "out=" in r),
+    ("expanded_writes", "writes into an expanded tensor (fill_, zero_, copy_, setitem, index_put_) raise in kiln; torch writes",
+     lambda op, m, r: "more than one element of the written-to tensor" in m and "torch no exception" in m),
+    ("zero_dim_size_stride", "size(d)/stride(d) of a 0-dim tensor must raise IndexError",
+     lambda op, m, r: op in ("size(d)", "stride(d)")),
+    ("roll_0dim", "roll of a 0-dim tensor", lambda op, m, r: op == "roll" and "0-dim" in m),
+    ("cosine_similarity", "F.cosine_similarity broadcasting", lambda op, m, r: op == "F.cosine_similarity"),
+    ("hardtanh_int", "F.hardtanh of an int tensor must keep the dtype", lambda op, m, r: op == "F.hardtanh"),
+    ("addmm_int_scalars", "addmm of int tensors with a float beta/alpha", lambda op, m, r: op == "addmm" and "dtype:" in m),
+    ("ravel_expanded", "ravel of an expanded tensor must copy", lambda op, m, r: op == "ravel"),
+    ("pow_negative_int", "integer ** negative integer tensor: torch computes, kiln raises",
+     lambda op, m, r: "negative integer powers" in m),
+    ("nan_grads", "nan gradients where torch has finite ones (std of a constant, bce at 0/1, ...)",
+     lambda op, m, r: m.startswith("grad") and op in ("std", "var", "F.binary_cross_entropy", "norm",
+                                                       "F.binary_cross_entropy_with_logits")),
+    ("cross_entropy_smoothing", "cross_entropy with label_smoothing", lambda op, m, r: op == "F.cross_entropy" and "label_smoothing" in r),
+    ("arange_int_step", "arange with dtype=int and a fractional step (torch truncates the step first)",
+     lambda op, m, r: op == "arange"),
+    ("gelu_extremes", "gelu overflows to inf for huge finite inputs (torch gives x)", lambda op, m, r: op == "F.gelu"),
+    ("tril_triu_1d", "tril/triu of a tensor with < 2 dims: torch raises IndexError (dim -2 out of range), kiln RuntimeError",
+     lambda op, m, r: op in ("tril", "triu") and "at least 2 dimensions" in m),
+    ("bool_kernels", "kiln accepts bool where torch has no kernel (mm/matmul/linear/addmm, argmax/argmin)",
+     lambda op, m, r: re.search(r"not implemented for \\?'Bool", m) and "kiln no exception" in m),
+    ("bool_results", "sum/prod(dtype=bool) and addmm of bool: torch computes, kiln raises",
+     lambda op, m, r: ("dtype=kiln.bool" in r and op in ("sum", "prod")) or "\"addmm\" not implemented for" in m),
+    ("lerp_mixed_dtypes", "lerp with end/weight of another dtype: torch raises, kiln promotes",
+     lambda op, m, r: op == "lerp" and "expected dtype" in m),
+    ("mm_mixed_dtypes_empty", "mm of mixed dtypes with an empty operand and out=: torch accepts",
+     lambda op, m, r: op == "mm" and "same dtype" in m),
+    ("add_bool_alpha", "add/sub with alpha=True on a non-bool result must raise", lambda op, m, r: "Boolean alpha" in m),
+    ("clamp_mixed_bounds", "clamp/clip: torch rejects a scalar bound with a tensor bound (TypeError) and accepts tensor bounds in clip",
+     lambda op, m, r: op in ("clamp", "clip") and "TypeError" in m),
+    ("floor_divide_inf", "floor division with an infinite operand differs from torch's formula (a - fmod(a, b)) / b",
+     lambda op, m, r: op in ("floor_divide", "x//y", "s//x", "div_mode", "x//=y")),
+    ("random_overloads", "random_() with no arguments / normal(Tensor, float) missing",
+     lambda op, m, r: op in ("random_", "normal")),
+    ("reduction_out_without_dim", "sum/mean(x, out=) without dim: torch has no such overload (TypeError)",
+     lambda op, m, r: op in ("sum", "mean") and "torch TypeError" in m),
+    ("constant_pad_negative", "constant padding that makes a negative size must raise",
+     lambda op, m, r: op in ("F.pad", "constant_pad_nd") and "negative output size" in m),
+    ("layer_norm_f16", "layer_norm of float16 overflows in the variance", lambda op, m, r: op == "F.layer_norm"),
+    ("topk_nan", "topk indices with nan", lambda op, m, r: op == "topk"),
+    ("max_nan_grad", "max(a, b)/maximum backward with nan", lambda op, m, r: op in ("max_binary", "maximum") and m.startswith("grad")),
+    ("pow_scalar_base_grad", "scalar ** tensor gradient where the power underflows", lambda op, m, r: op == "s**x" and m.startswith("grad")),
+    ("lerp_extremes", "lerp with huge weights/extremes: nan where torch has ±inf", lambda op, m, r: op == "lerp" and "values" in m),
+    ("index_oob_class", "out-of-range index: torch RuntimeError, kiln IndexError (gather, take)",
+     lambda op, m, r: op in ("gather", "take") and "kiln IndexError" in m),
+    ("isclose_broadcast_self", "isclose where broadcasting would grow self: torch raises", lambda op, m, r: op == "isclose"),
+]
+
+
+def classify(op: str, msg: str, repro: str) -> str:
+    for name, _, pred in RULES:
+        if pred(op, msg, repro):
+            return name
+    return "unclassified"
+
+
+def reason(group: str) -> str:
+    return next((r for n, r, _ in RULES if n == group), group)
+
+
+def groups(results, repros):
+    by = defaultdict(list)
+    for cid, msg in sorted(results.items()):
+        if msg:
+            op = cid.rsplit("#", 1)[0]
+            by[classify(op, msg, repros.get(cid, ""))].append(cid)
+    return by
+
+
+def main(argv):
+    import kiln
+    import torch
+    from .worker import DEFAULT_SEED, all_cases, run_all
+    cases = all_cases(DEFAULT_SEED, kiln, torch)
+    results, crashes, repros = run_all(DEFAULT_SEED, [c.id for c in cases])
+    by = groups(results, repros)
+    if "--known" in argv:
+        import textwrap
+        for g, ids in sorted(by.items()):
+            body = textwrap.fill(", ".join(repr(i) for i in ids), 100, initial_indent=" " * 10, subsequent_indent=" " * 10)
+            print(f"    Known({g!r}, {reason(g)!r},\n          ids=ids(\n{body})),")
+        return
+    bad = sum(len(v) for v in by.values())
+    print(f"{len(results)} cases, {len(results) - bad} agree")
+    for g, ids in sorted(by.items(), key=lambda kv: -len(kv[1])):
+        print(f"== {g} ({len(ids)}): {reason(g)}")
+        for cid in ids[:int(__import__("os").environ.get("N", 3))]:
+            print(f"   {results[cid][:200]}\n      {repros.get(cid, '')[:300]}")
+
+
+if __name__ == "__main__":
+    main(sys.argv[1:])
