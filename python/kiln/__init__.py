@@ -38,6 +38,29 @@ def allclose(input, other, rtol=1e-05, atol=1e-08, equal_nan=False):
 
 
 concat = cat  # noqa: F405  (torch.concat is an alias of torch.cat)
+clip = clamp  # noqa: F405  (torch.clip is an alias of torch.clamp: bounds may be tensors)
+
+
+def normal(mean, std=1.0, size=None, *, generator=None, out=None, **kwargs):
+    """normal(mean, std, size) with numbers, or with a tensor mean and/or std: one sample per element
+    of their broadcast shape (the tensor's dtype)."""
+    if not isinstance(mean, Tensor) and not isinstance(std, Tensor):
+        return _C.normal(mean, std, size, generator=generator, **({"out": out} if out is not None else {}), **kwargs)
+    ref = mean if isinstance(mean, Tensor) else std
+    if not ref.is_floating_point():
+        raise RuntimeError(f"normal expects floating point tensors, got {ref.dtype}")
+    if isinstance(std, Tensor):
+        shape = _C.broadcast_shapes(mean.shape, std.shape) if isinstance(mean, Tensor) and hasattr(_C, "broadcast_shapes") else \
+            (mean + std).shape if isinstance(mean, Tensor) else std.shape
+    else:
+        if std < 0:
+            raise RuntimeError(f"normal expects std >= 0.0, but found std {std}")
+        shape = mean.shape
+    noise = _C.randn(list(shape), generator=generator, dtype=ref.dtype)
+    result = mean + std * noise
+    if out is not None:
+        return out.copy_(result)
+    return result
 
 
 def nonzero(input, *, as_tuple=False):
@@ -99,5 +122,5 @@ __all__ = [
     "float16", "half", "bfloat16", "finfo", "iinfo", "promote_types", "result_type", "long", "int", "Generator", "default_generator", "manual_seed", "seed", "initial_seed", "get_rng_state",
     "set_rng_state", "get_default_dtype", "set_default_dtype", "set_num_threads", "get_num_threads", "explain",
     "set_printoptions", "save", "load", "save_file", "load_file",
-    "concat", "einsum", "embedding", "norm", "nonzero", "where", "equal", "numel", "is_floating_point", "as_tensor", "FloatTensor", "DoubleTensor", "LongTensor", "IntTensor", "BoolTensor",
+    "concat", "clip", "normal", "einsum", "embedding", "norm", "nonzero", "where", "equal", "numel", "is_floating_point", "as_tensor", "FloatTensor", "DoubleTensor", "LongTensor", "IntTensor", "BoolTensor",
 ]

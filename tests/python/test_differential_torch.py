@@ -57,6 +57,35 @@ def test_case(cid, results):
         pytest.fail(f"{detail}\n    repro: {repros.get(cid) or BY_ID[cid].repro()}", pytrace=False)
 
 
+def test_a_crash_is_reported_with_its_case(monkeypatch):
+    """A worker that dies (here: SIGSEGV on purpose) is reported as that case's failure, and the
+    cases after it still run."""
+    ids = [c.id for c in CASES[:3]]
+    monkeypatch.setenv("KILN_DIFF_CRASH_AT", ids[1])
+    res, crashes, _ = run_all(SEED, ids, workers=1)
+    assert set(crashes) == {ids[1]} and res[ids[1]].startswith("crash")
+    assert "Segmentation fault" in crashes[ids[1]] or "-11" in crashes[ids[1]]
+    assert res[ids[0]] is None and res[ids[2]] is None
+
+
+def test_python_side_fixes():
+    """Regressions for the Python-side disagreements the differential test found (also covered by
+    its cases): errors of kiln.tensor for ragged data, Tensor.mT of 0/1-dim tensors, conv2d
+    padding-string errors."""
+    for data, exc in [([1, [2]], TypeError), ([[1, 2], [3]], ValueError), ([[1], 2], TypeError)]:
+        for lib in (torch, kiln):
+            with pytest.raises(exc):
+                lib.tensor(data)
+    assert kiln.tensor(2.0).mT.shape == torch.tensor(2.0).mT.shape
+    with pytest.raises(RuntimeError):
+        kiln.ones(3).mT
+    x, w = kiln.ones(1, 1, 5, 5), kiln.ones(1, 1, 3, 3)
+    with pytest.raises(RuntimeError):
+        kiln.nn.functional.conv2d(x, w, stride=2, padding="same")
+    with pytest.raises(RuntimeError):
+        kiln.nn.functional.conv2d(x, w, padding="full")
+
+
 def test_known_divergences_match_cases():
     """Every KNOWN_DIVERGENCES entry still names generated cases (else it is stale: remove it)."""
     stale = [k.reason for k in KNOWN_DIVERGENCES if not any(k.matches(c) for c in CASES)]

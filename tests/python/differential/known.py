@@ -51,7 +51,7 @@ KNOWN_DIVERGENCES = [
           'addmm#1', 'prod#1', 'sum#27', 'sum#28')),
     Known('clamp_mixed_bounds', 'clamp/clip: torch rejects a scalar bound with a tensor bound (TypeError) and accepts tensor bounds in clip',
           ids=ids(
-          'clamp#13', 'clamp#15', 'clamp#20', 'clamp#5', 'clamp#7', 'clamp#8', 'clip#1')),
+          'clamp#13', 'clamp#15', 'clamp#20', 'clamp#5', 'clamp#7', 'clamp#8', 'clip#0', 'clip#11')),
     Known('constant_pad_negative', 'constant padding that makes a negative size must raise',
           ids=ids(
           'F.pad#1', 'F.pad#17')),
@@ -124,10 +124,6 @@ KNOWN_DIVERGENCES = [
     Known('pow_scalar_base_grad', 'scalar ** tensor gradient where the power underflows',
           ids=ids(
           's**x#4')),
-    Known('random_overloads', 'random_() with no arguments / normal(Tensor, float) missing',
-          ids=ids(
-          'normal#0', 'normal#1', 'normal#2', 'normal#3', 'random_#0', 'random_#1', 'random_#2',
-          'random_#3')),
     Known('ravel_expanded', 'ravel of an expanded tensor must copy',
           ids=ids(
           'ravel#1')),

@@ -113,7 +113,7 @@ def g_clamp(g: G):
 
 
 add("clamp", g_clamp, inplace="clamp_", out=True, n=16)
-add("clip", g_clamp, inplace=None, n=6)
+add("clip", g_clamp, inplace="clip_", n=8)
 
 
 def g_masked_fill(g: G):

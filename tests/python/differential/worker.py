@@ -55,9 +55,12 @@ def _serve(seed: int, ids: List[str]):
     from .runner import run_case
     cases = {c.id: c for c in all_cases(seed, kiln, torch)}
     out = sys.stdout
+    crash_at = os.environ.get("KILN_DIFF_CRASH_AT")  # the crash-isolation test's hook
     for cid in ids:
         out.write(f"B {cid}\n")
         out.flush()
+        if cid == crash_at:
+            faulthandler._sigsegv()
         case = cases[cid]
         try:
             r = run_case(kiln, torch, case)
