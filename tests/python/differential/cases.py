@@ -60,7 +60,9 @@ class Case:
         if v == "out":
             return f"{lib}.{s.func}({', '.join(list(args) + kw)})"
         name = s.method if v == "method" else s.inplace
-        return f"{args[0]}.{name}({', '.join(list(args[1:]) + kw)})"
+        # an in-place op with gradients works on a non-leaf copy (a leaf that requires grad refuses)
+        self_ = f"({args[0]} * 1)" if v == "inplace" and self.grad else args[0]
+        return f"{self_}.{name}({', '.join(list(args[1:]) + kw)})"
 
     def repro(self) -> str:
         if self.spec.template and self.spec.template.startswith("exec:"):
@@ -122,7 +124,7 @@ def make_case(spec: Spec, seed: int, index: int) -> Case:
     if "float64" in dts:
         dts.append("float64")
     dtype = dts[int(rng.integers(len(dts)))]
-    grad = spec.grad and dtype == "float64" and variant in ("func", "method", "template") and rng.random() < 0.6
+    grad = spec.grad and dtype == "float64" and variant in ("func", "method", "template", "inplace") and rng.random() < 0.6
     g = G(rng, dtype, grad)
     g.extremes = spec.extremes
     args, kwargs = spec.gen(g)

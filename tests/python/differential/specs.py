@@ -583,7 +583,8 @@ def g_getitem(g: G):
         elif r < 0.5 and n:
             parts.append(g.int(-n, n - 1) if g.p(0.95) else n)
         elif r < 0.7:
-            parts.append(slice(g.pick([None, 0, 1, -1, -5]), g.pick([None, 2, -1, 10]), g.pick([None, 1, 2, 3])))
+            parts.append(slice(g.pick([None, 0, 1, -1, -5]), g.pick([None, 2, -1, 10]),
+                               g.pick([None, 1, 2, 3]) if g.p(0.97) else g.pick([-1, 0])))
         elif r < 0.8:
             parts.append(g.index(n, (g.int(0, 3),), neg=True))
         elif r < 0.85:
@@ -676,8 +677,11 @@ def g_linspace(g: G):
 add("linspace", g_linspace, method=None, grad=False, n=10, tol=10)
 add("eye", lambda g: ((g.int(0, 4),) + ((g.int(0, 4),) if g.p(0.5) else ()), {"dtype": D(g.dtype)} if g.p(0.6) else {}),
     method=None, grad=False, n=8)
-add("tensor", lambda g: ((g.pick([[1, 2.5], [True, 2], [[1, 2], [3, 4]], 3.5, [], [[]], [1, [2]], [inf, nan], [2 ** 40], False]),),
-                         {"dtype": D(g.pick(list(DTYPES)))} if g.p(0.4) else {}), method=None, grad=False, n=14)
+add("tensor", lambda g: ((g.pick([[1, 2.5], [True, 2], [[1, 2], [3, 4]], 3.5, [], [[]], [1, [2]], [inf, nan], [2 ** 40], False,
+                                  [1.7, -2.5], [300, -1], [1e40], [2 ** 63], [[1, 2], 3], [[[1]], [[2], [3]]], [0.1, True, 2],
+                                  [-0.0]]),),
+                         dict(({"dtype": D(g.pick(list(DTYPES)))} if g.p(0.5) else {}),
+                              **({"requires_grad": True} if g.p(0.15) else {}))), method=None, grad=False, n=20)
 for name in ["rand", "randn"]:
     add(name, lambda g: ((g_shape_arg(g),), {"dtype": D(g.pick(list(FLOATS)))} if g.p(0.5) else {}), method=None,
         grad=False, values=False, n=4)
@@ -950,3 +954,25 @@ NOT_GENERATED = {
     "is_grad_enabled": "global state",
     "load": "kiln saves safetensors, torch pickles: by design", "save": "kiln saves safetensors, torch pickles: by design",
 }
+
+
+# --------------------------------------------------------------------------- autograd: in-place after save, views
+AUTOGRAD_TEMPLATES = {
+    "exp_then_add_": "exec:_y = {0}.exp(); _y.add_(1); _r = _y",                  # exp saved its result: backward raises
+    "sigmoid_then_mul_": "exec:_y = {0}.sigmoid(); _y.mul_(2); _r = _y",
+    "tanh_saved_zero_": "exec:_y = {0}.tanh(); _z = _y * 1; _y.zero_(); _r = _z",
+    "mul_then_add_": "exec:_y = {0} * 2; _y.add_(1); _r = _y.sin()",             # mul's saved inputs untouched: fine
+    # CopySlices (contiguous first: torch's `x.T * 1` keeps x.T's strides, kiln's result is contiguous)
+    "view_inplace": "exec:_y = ({0} * 1).contiguous(); _y.view(-1)[0:1].mul_(3); _r = _y",
+    "transpose_inplace": "exec:_y = {0} * 1; _y.transpose(0, -1).add_(1); _r = _y.pow(2)",
+    "mul_self_": "exec:_y = {0} * 1; _y.mul_(_y); _r = _y",
+    "select_setitem": "exec:_y = {0} * 1; _y[0] = _y[-1] * 2; _r = _y",
+    "detach_inplace": "exec:_y = {0} * 1; _y.detach().zero_(); _r = _y * {0}",
+    "relu_inplace_reuse": "exec:_y = {0} * 1; _z = _y.relu_(); _r = _z + _y",
+}
+for key, template in AUTOGRAD_TEMPLATES.items():
+    SPECS.append(Spec("autograd." + key, lambda g: ((g.t(g.shape(1, 3, empty_p=0.0)),), {}), template=template,
+                      dtypes=("float64",), n=8))
+add("to_other", lambda g: ((g.t(), g.t((), g.pick(list(DTYPES)), grad=False)), {"copy": g.p(0.5)} if g.p(0.4) else {}),
+    func=None, method="to", n=8)
+add("to_copy", lambda g: ((g.t(), D(g.pick(list(DTYPES)))), {"copy": True}), func=None, method="to", n=6)
