@@ -404,6 +404,10 @@ class Tensor(_C.TensorBase):
             self.masked_fill_(index, value)  # the common x[x < 0] = 0, without materialising indices
             return
         view, indices = _resolve_index(self, index)
+        if isinstance(value, _C.TensorBase) and value.dim() and value.shape[0] == 1:
+            # torch drops the value's leading size-1 dims (x[0] = t of shape (1, n) fills a row)
+            k = next((i for i, n in enumerate(value.shape) if n != 1), value.dim())
+            value = value.reshape(tuple(value.shape[k:]))
         if indices is None:
             if isinstance(value, _C.TensorBase):
                 view.copy_(value)

@@ -75,13 +75,21 @@ def linear(input, weight, bias=None):
 
 
 def softmax(input, dim=None, _stacklevel=3, dtype=None):
-    """exp(x - max) / sum(exp(x - max)) along `dim` (numerically stable)."""
-    return kiln.softmax(input, _default_dim(input, dim), dtype)
+    """exp(x - max) / sum(exp(x - max)) along `dim` (numerically stable); with dtype, the input
+    is converted first (so integer inputs work, as in torch)."""
+    dim = _default_dim(input, dim)
+    if dtype is not None:
+        return kiln.softmax(input.to(dtype), dim)
+    return kiln.softmax(input, dim)
 
 
 def log_softmax(input, dim=None, _stacklevel=3, dtype=None):
-    """(x - max) - log(sum(exp(x - max))) along `dim` (numerically stable)."""
-    return kiln.log_softmax(input, _default_dim(input, dim), dtype)
+    """(x - max) - log(sum(exp(x - max))) along `dim` (numerically stable); with dtype, the input
+    is converted first."""
+    dim = _default_dim(input, dim)
+    if dtype is not None:
+        return kiln.log_softmax(input.to(dtype), dim)
+    return kiln.log_softmax(input, dim)
 
 
 def _default_dim(input, dim):

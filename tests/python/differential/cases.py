@@ -130,5 +130,5 @@ def make_case(spec: Spec, seed: int, index: int) -> Case:
     args, kwargs = spec.gen(g)
     if variant == "out":
         kwargs = dict(kwargs)
-        kwargs["out"] = Out(None if g.p(0.7) else g.pick(list(DTYPES)), "right" if g.p(0.6) else "empty")
+        kwargs["out"] = Out(None if g.p(0.7) else g.pick(list(DTYPES)), g.pick(["right", "right", "strided", "empty", "empty"]))
     return Case(spec, index, seed, variant, dtype, grad, tuple(args), dict(kwargs))

@@ -51,7 +51,8 @@ class D(str):
 
 
 class Out:
-    """An out= tensor: dtype None means torch's result dtype; shape 'right' or 'empty' (0,)."""
+    """An out= tensor: dtype None means torch's result dtype; shape 'right', 'strided' (the right
+    shape, every other element of a bigger buffer) or 'empty' (0,)."""
     __slots__ = ("dtype", "shape", "hint")
 
     def __init__(self, dtype: Optional[str], shape: str):
@@ -96,7 +97,11 @@ def build(lib, x, built: Built, out_hint=None):
     if isinstance(x, Out):
         shape, dtype = out_hint if out_hint is not None else ((0,), x.dtype or "float32")
         dtype = x.dtype or dtype
-        t = lib.full(shape if x.shape == "right" else (0,), 7, dtype=getattr(lib, dtype))
+        if x.shape == "strided" and len(shape) >= 1:   # every other element of a bigger buffer
+            big = lib.full(tuple(shape[:-1]) + (2 * shape[-1],), 7, dtype=getattr(lib, dtype))
+            built.roots.append(big)
+            return big[(slice(None),) * (len(shape) - 1) + (slice(None, None, 2),)]
+        t = lib.full(shape if x.shape in ("right", "strided") else (0,), 7, dtype=getattr(lib, dtype))
         built.roots.append(t)
         return t
     if isinstance(x, list):
@@ -145,7 +150,10 @@ def render(x) -> str:
         return f"kiln.{x}"
     if isinstance(x, Out):
         shape, dtype = getattr(x, "hint", None) or ("<torch's result shape>", "<torch's result dtype>")
-        shape = shape if x.shape == "right" else (0,)
+        if x.shape == "strided" and isinstance(shape, tuple) and len(shape) >= 1:
+            big = tuple(shape[:-1]) + (2 * shape[-1],)
+            return f"kiln.full({big}, 7, dtype=kiln.{x.dtype or dtype})[" + ":, " * (len(shape) - 1) + "::2]"
+        shape = shape if x.shape in ("right", "strided") else (0,)
         return f"kiln.full({shape}, 7, dtype=kiln.{x.dtype or dtype})"
     if isinstance(x, list):
         return "[" + ", ".join(render(v) for v in x) + "]"

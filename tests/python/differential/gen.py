@@ -70,6 +70,8 @@ class G:
         """A tuple of distinct dims (sometimes repeated or out of range)."""
         if nd == 0:
             return self.pick([(), (0,), (-1,)])
+        if self.p(0.05):
+            return ()           # torch: an empty dim list reduces every dim
         k = self.int(1, nd)
         ds = list(self.rng.permutation(nd)[:k])
         ds = [int(d) - nd if self.p(0.3) else int(d) for d in ds]

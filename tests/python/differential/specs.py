@@ -198,7 +198,8 @@ def g_softmax(g: G):
 
 add("softmax", g_softmax, n=12)
 add("log_softmax", g_softmax, n=12)
-add("F.softmax", g_softmax, func="nn.functional.softmax", method=None, n=8)
+add("F.softmax", lambda g: (lambda r: (r[0], {**r[1], "dim": None}) if g.p(0.2) else r)(g_softmax(g)),
+    func="nn.functional.softmax", method=None, n=8)
 add("F.log_softmax", g_softmax, func="nn.functional.log_softmax", method=None, n=8)
 
 
@@ -296,6 +297,8 @@ def g_reshape(g: G):
     else:
         cands += [(0, 3), (-1, 0)]
     shape = g.pick([c for c in cands if c != ()] + [()] if n == 1 else [c for c in cands if c != ()])
+    if g.p(0.04):
+        shape = (-1, -1)       # only one dim may be inferred
     return (a, shape), {}
 
 
@@ -477,6 +480,8 @@ def g_cat(g: G):
         ts.append(g.t(tuple(ss), g.other_dtype(0.7)))
     if g.p(0.04):
         ts.append(g.t((0,)))   # legacy: 1-d empty tensors are skipped
+    if g.p(0.03):
+        ts.append(g.t(()))     # 0-dim tensors cannot be concatenated
     return (ts,), {"dim": d}
 
 
@@ -976,3 +981,8 @@ for key, template in AUTOGRAD_TEMPLATES.items():
 add("to_other", lambda g: ((g.t(), g.t((), g.pick(list(DTYPES)), grad=False)), {"copy": g.p(0.5)} if g.p(0.4) else {}),
     func=None, method="to", n=8)
 add("to_copy", lambda g: ((g.t(), D(g.pick(list(DTYPES)))), {"copy": True}), func=None, method="to", n=6)
+
+# a crash found by the differential test (seed 7): roll of a 0-dim tensor allocated where an empty
+# tensor was rolled reads a stale size (the 0-dim size(0) defect) and divides by it: SIGFPE
+SPECS.append(Spec("roll.after_empty_roll", lambda g: ((g.t(()),), {}),
+                  template="exec:LIB.roll(LIB.empty(0), 0); _r = LIB.roll({0}.clone(), 1, 0)", grad=False, n=1))

@@ -62,6 +62,28 @@ RULES = [
      lambda op, m, r: op == "mm" and "same dtype" in m),
     ("inplace_self_alias", "y.mul_(y): torch's backward raises (a saved input was modified in place); kiln computes 2*y",
      lambda op, m, r: op == "autograd.mul_self_"),
+    ("crash", "kiln crashes (SIGFPE): roll of a 0-dim tensor reads a stale size(0) (the 0-dim size/stride defect) and divides by it",
+     lambda op, m, r: m.startswith("crash")),
+    ("out_computes_in_out_dtype", "op(16-bit inputs, out=wider tensor): torch computes in the result dtype and rounds, then casts into out; kiln computes in out's dtype",
+     lambda op, m, r: "out=" in r and (m.startswith("values") or m.startswith("input: values")) and ("bfloat16" in r or "float16" in r)),
+    ("dropout_16bit_dtype", "F.dropout (training) of float16/bfloat16 returns float32", lambda op, m, r: op.startswith("F.dropout") and "dtype" in m),
+    ("einsum_views", "einsum that is a pure diagonal/permutation returns a view in torch, a copy in kiln", lambda op, m, r: op == "einsum" and m.startswith("alias")),
+    ("masked_select_grad_noncontig", "masked_select backward on a non-contiguous input puts gradients in the wrong places",
+     lambda op, m, r: op == "masked_select" and m.startswith("grad")),
+    ("masked_fill_value_grad", "masked_fill with a 0-dim value tensor that requires grad: no gradient for the value",
+     lambda op, m, r: op == "masked_fill" and "kiln None" in m),
+    ("softmax_int_with_dtype", "softmax/log_softmax(int tensor, dtype=float): torch converts first, kiln's C++ op raises",
+     lambda op, m, r: "expected a floating point dtype" in m),
+    ("remainder_grad_other", "remainder backward w.r.t. the divisor: torch raises 'not implemented', kiln computes",
+     lambda op, m, r: "derivative for aten::remainder" in m),
+    ("setitem_index_put_dtype", "x[index_tensor] = value of another dtype: torch 1.13 raises, kiln converts",
+     lambda op, m, r: "Index put requires the source and destination dtypes match" in m),
+    ("bce_weight_grows_output", "binary_cross_entropy whose weight broadcasts to a bigger shape than the input: torch raises",
+     lambda op, m, r: op == "F.binary_cross_entropy" and "doesn't match the broadcast shape" in m),
+    ("scalar_overflow_checks", "a scalar operand that does not fit the result dtype (fmod(int32, -2**40), where(c, 1e300, ...)): torch raises",
+     lambda op, m, r: "ZeroDivisionError" in m or "cannot be converted to type float without overflow" in m),
+    ("index_errors_class", "index_select out-of-range / empty-dim errors: class or check differs",
+     lambda op, m, r: op in ("index_select", "F.embedding", "torch.embedding") and m.startswith("exception")),
     ("add_bool_alpha", "add/sub with alpha=True on a non-bool result must raise", lambda op, m, r: "Boolean alpha" in m),
     ("clamp_mixed_bounds", "clamp/clip: torch rejects a scalar bound with a tensor bound (TypeError) and accepts tensor bounds in clip",
      lambda op, m, r: op in ("clamp", "clip") and "TypeError" in m),
@@ -108,8 +130,13 @@ def main(argv):
     import kiln
     import torch
     from .worker import DEFAULT_SEED, all_cases, run_all
-    cases = all_cases(DEFAULT_SEED, kiln, torch)
-    results, crashes, repros = run_all(DEFAULT_SEED, [c.id for c in cases])
+    import os
+    seed = int(os.environ.get("KILN_DIFF_SEED", DEFAULT_SEED))
+    cases = all_cases(seed, kiln, torch)
+    results, crashes, repros = run_all(seed, [c.id for c in cases])
+    for c in cases:
+        if results.get(c.id) and c.id not in repros:
+            repros[c.id] = c.repro()
     by = groups(results, repros)
     if "--known" in argv:
         import textwrap
