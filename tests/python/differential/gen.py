@@ -121,7 +121,13 @@ class G:
             else:
                 a = np.round(rng.uniform(lo_, hi_, n) * 32) / 32
                 a = np.clip(a, lo_, hi_)
-            if edge and lo is None and n:
+            if edge and lo is None and n and unique:
+                # distinct edge values only (no ties: indices of equal values may differ)
+                e = np.array([inf, -inf, nan, FMAX[dtype], -FMAX[dtype], FTINY[dtype]])
+                pos = np.flatnonzero(rng.random(n) < 0.3)[:len(e)]
+                a = a.astype(np.float64)
+                a[pos] = rng.permutation(e)[:len(pos)]
+            elif edge and lo is None and n:
                 m = rng.random(n) < 0.3
                 big = FMAX[dtype] if self.extremes else 2.0
                 e = np.array([0.0, -0.0, inf, -inf, nan, 1.0, -1.0, 0.5, big, -big, FTINY[dtype]])
