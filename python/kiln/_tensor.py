@@ -108,6 +108,23 @@ class Tensor(_C.TensorBase):
     def clip_(self, min=None, max=None):
         return self.clamp_(min, max)
 
+    def clamp_(self, min=None, max=None):
+        """In-place clamp; the bounds may be tensors (broadcast to self; the result must keep
+        self's shape and be castable to its dtype, as torch's in-place ops)."""
+        if not isinstance(min, _C.TensorBase) and not isinstance(max, _C.TensorBase):
+            return _C.TensorBase.clamp_(self, min, max)
+        # on a copy: clamp saves its input for backward, and copy_ below overwrites self
+        result = _C.clamp(self.clone(), min, max)
+        if tuple(result.shape) != tuple(self.shape):
+            raise RuntimeError(f"output with shape {list(self.shape)} doesn't match the broadcast shape "
+                               f"{list(result.shape)}")
+        kind = {"bool": 0, "int32": 1, "int64": 1}
+        src, dst = str(result.dtype).split(".")[1], str(self.dtype).split(".")[1]
+        if kind.get(src, 2) > kind.get(dst, 2):
+            raise RuntimeError(f"result type {_LEGACY_DTYPES[src]} can't be cast to the desired output type "
+                               f"{_LEGACY_DTYPES[dst]}")
+        return self.copy_(result)
+
     def random_(self, *args, generator=None):
         """random_(from, to), random_(to) or random_(): integers drawn uniformly from [from, to);
         with no bounds, [0, 2**mantissa] for floating dtypes and [0, max] for integers (as torch)."""

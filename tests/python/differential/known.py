@@ -49,9 +49,12 @@ KNOWN_DIVERGENCES = [
     Known('bool_results', 'sum/prod(dtype=bool) and addmm of bool: torch computes, kiln raises',
           ids=ids(
           'addmm#1', 'prod#1', 'sum#27', 'sum#28')),
-    Known('clamp_mixed_bounds', 'clamp/clip: torch rejects a scalar bound mixed with a tensor bound (TypeError); kiln\'s clamp_ lacks tensor bounds',
+    Known('clamp_mixed_bounds', 'clamp/clip: torch rejects a scalar bound mixed with a tensor bound (TypeError), kiln accepts it',
           ids=ids(
-          'clamp#13', 'clamp#15', 'clamp#20', 'clamp#5', 'clamp#7', 'clamp#8', 'clip#0', 'clip#11')),
+          'clamp#13', 'clamp#15', 'clamp#5', 'clamp#7', 'clamp#8', 'clip#0', 'clip#10', 'clip#11')),
+    Known('clamp_tie_grad', 'clamp with tensor bounds, backward where input == bound: torch gives the gradient to the input, kiln splits it 0.5/0.5',
+          ids=ids(
+          'clamp_ties#0', 'clamp_ties#1', 'clamp_ties#3', 'clamp_ties#4', 'clamp_ties#5')),
     Known('constant_pad_negative', 'constant padding that makes a negative size must raise',
           ids=ids(
           'F.pad#1', 'F.pad#17')),

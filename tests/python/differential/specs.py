@@ -987,3 +987,12 @@ add("to_copy", lambda g: ((g.t(), D(g.pick(list(DTYPES)))), {"copy": True}), fun
 # tensor was rolled reads a stale size (the 0-dim size(0) defect) and divides by it: SIGFPE
 SPECS.append(Spec("roll.after_empty_roll", lambda g: ((g.t(()),), {}),
                   template="exec:LIB.roll(LIB.empty(0), 0); _r = LIB.roll({0}.clone(), 1, 0)", grad=False, n=1))
+
+# clamp with tensor bounds equal to the input (ties): torch's gradient goes to the input
+def g_clamp_ties(g: G):
+    a = g.t(g.shape(1, 2, empty_p=0.0), layout=False)
+    b = T(a.base.copy(), a.dtype, a.view, a.grad)
+    return (a, b), {}
+
+
+SPECS.append(Spec("clamp_ties", g_clamp_ties, template="LIB.clamp({0}, min={1})", dtypes=("float64",), n=4))
