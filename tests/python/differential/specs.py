@@ -32,7 +32,7 @@ add("relu", g_unary, inplace="relu_", n=10)
 for name in ["isfinite", "isinf", "isnan"]:
     add(name, g_unary, grad=False, n=8)
 add("logical_not", g_unary, inplace="logical_not_", out=True, grad=False, n=10)
-add("bitwise_not", g_unary, inplace="bitwise_not_", out=True, grad=False, n=8)
+add("bitwise_not", g_unary, inplace="bitwise_not_", out=True, grad=False, n=8, dtypes=INTEGRAL + ("float32",))
 add("round_decimals", lambda g: ((g.t(),), {"decimals": g.pick([0, 1, 2, -1])}),
     func="round", method="round", inplace="round_", dtypes=FLOATS + INTS, n=8)
 add("clone", g_unary, inplace=None, n=8)
@@ -59,7 +59,9 @@ for name in ["add", "sub", "mul", "div", "atan2", "eq", "ne", "lt", "le", "gt", 
     grad = name not in ("eq", "ne", "lt", "le", "gt", "ge", "floor_divide", "bitwise_and", "bitwise_or",
                         "bitwise_xor", "logical_and", "logical_or", "logical_xor")
     sc = 0.0 if name in ("atan2", "maximum", "minimum", "logical_and", "logical_or", "logical_xor") else 0.25
-    add(name, lambda g, sc=sc: g_binary(g, sc), inplace=name + "_", out=True, grad=grad, n=16)
+    # bitwise ops: mostly integral dtypes (floats only check the error)
+    dts = INTEGRAL + ("float32",) if name.startswith("bitwise") else DTYPES
+    add(name, lambda g, sc=sc, dts=dts: g_binary(g, sc, dts), inplace=name + "_", out=True, grad=grad, n=16, dtypes=dts)
 add("add_alpha", lambda g: (g_binary(g, 0.2)[0], {"alpha": g.pick([2, -1, 0.5, True])}),
     func="add", method="add", inplace="add_", out=True, n=10)
 add("sub_alpha", lambda g: (g_binary(g, 0.2)[0], {"alpha": g.pick([2, -1, 0.5])}),
@@ -68,12 +70,12 @@ add("div_mode", lambda g: (g_binary(g, 0.25)[0], {"rounding_mode": g.pick(["trun
     func="div", method="div", inplace="div_", out=True, n=12)
 for op in ["+", "-", "*", "/", "**", "//", "%", "&", "|", "^", "==", "!=", "<", "<=", ">", ">="]:
     SPECS.append(Spec(f"x{op}y", g_binary, template="{0} " + op + " {1}", n=8,
-                      grad=op in ("+", "-", "*", "/", "**")))
+                      grad=op in ("+", "-", "*", "/", "**"), dtypes=INTEGRAL + ("float32",) if op in "&|^" else DTYPES))
 for op in ["+", "-", "*", "/", "**", "//", "%"]:
     SPECS.append(Spec(f"s{op}x", lambda g: ((g.t(), g.scalar()), {}), template="{1} " + op + " {0}", n=6))
 for op in ["+=", "-=", "*=", "/=", "//=", "%=", "**=", "&=", "|=", "^="]:
     SPECS.append(Spec(f"x{op}y", g_binary, template="exec:_r = {0}; _r " + op + " {1}", n=6,
-                      grad=False))
+                      grad=False, dtypes=INTEGRAL + ("float32",) if op in ("&=", "|=", "^=") else DTYPES))
 
 
 def g_lerp(g: G):
@@ -186,8 +188,14 @@ def g_norm(g: G):
 
 add("norm", extremes=False, gen=g_norm, n=16)
 add("logsumexp", extremes=False, gen=lambda g: g_reduce(g, True, need_dim=True), out=True, n=12)
-add("cumsum", extremes=False, gen=lambda g: g_reduce(g, False, True, need_dim=True) if True else None, out=True, n=12)
-add("cumprod", lambda g: g_reduce(g, False, True, need_dim=True), out=True, n=12)
+def g_scan(g: G):
+    (a,), kw = g_reduce(g, False, True, need_dim=True)
+    kw.pop("keepdim", None)
+    return (a,), kw
+
+
+add("cumsum", extremes=False, gen=g_scan, out=True, n=12)
+add("cumprod", g_scan, out=True, n=12)
 
 
 def g_softmax(g: G):
@@ -379,7 +387,15 @@ def g_narrow(g: G):
 
 
 add("narrow", g_narrow, n=10)
-add("select", lambda g: (lambda a: (lambda d: ((a, d, g.int(-a.shape[d] - 1, a.shape[d]) if -len(a.shape) <= d < len(a.shape) else 0), {}))(g.dim(len(a.shape), 0.03)))(g.t(g.shape(1, 3))), n=10)
+def g_select(g: G):
+    a = g.t(g.shape(1, 3))
+    d = g.dim(len(a.shape), 0.03)
+    n = a.shape[d] if -len(a.shape) <= d < len(a.shape) else 1
+    i = g.int(-n, n - 1) if (n and g.p(0.9)) else g.pick([n, -n - 1])
+    return (a, d, i), {}
+
+
+add("select", g_select, n=10)
 
 
 def g_chunk(g: G):
