@@ -27,7 +27,8 @@ def g_unary(g: G):
 
 for name in ["abs", "ceil", "cos", "erf", "exp", "expm1", "floor", "log", "log1p", "neg", "reciprocal",
              "round", "rsqrt", "sigmoid", "sign", "sin", "sqrt", "tanh", "trunc"]:
-    add(name, g_unary, inplace=name + "_", out=True, n=14)
+    # torch 1.13's log1p overflows to inf near the largest float (kiln is right): no ±max there
+    add(name, g_unary, inplace=name + "_", out=True, n=14, extremes=name != "log1p")
 add("relu", g_unary, inplace="relu_", n=10)
 for name in ["isfinite", "isinf", "isnan"]:
     add(name, g_unary, grad=False, n=8)
@@ -798,8 +799,9 @@ def g_batch_norm(g: G):
     rv = g.t((c,), grad=False, layout=False, lo=0.25, hi=2.0)
     training = g.p(0.5)
     kw = {"training": training, "momentum": g.pick([0.1, 0.5]), "eps": g.pick([1e-5, 0.1])}
-    w = g.t((c,)) if g.p(0.6) else None
-    b = g.t((c,)) if g.p(0.6) else None
+    # contiguous weight/bias: torch 1.13's backward reads garbage for an expanded weight
+    w = g.t((c,), layout=False) if g.p(0.6) else None
+    b = g.t((c,), layout=False) if g.p(0.6) else None
     return (x, rm if g.p(0.85) else None, rv if g.p(0.85) else None, w, b), kw
 
 
