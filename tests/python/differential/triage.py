@@ -94,7 +94,7 @@ RULES = [
     ("silu_grad_extreme", "silu backward at -max: nan in kiln, -0 in torch", lambda op, m, r: op == "F.silu" and m.startswith("grad")),
     ("linspace_int", "linspace with an integer dtype: torch truncates start/step first, kiln rounds the float sequence",
      lambda op, m, r: op == "linspace"),
-    ("empty_reductions", "reductions of empty tensors: amax/amin without dim (exception class), norm/normalize with p=±inf (torch returns empty)",
+    ("empty_reductions", "amax/amin of an empty tensor without dim: IndexError in kiln, RuntimeError in torch",
      lambda op, m, r: "Expected reduction dim" in m),
     ("expand_strides", "expand: strides of new leading size-1 dims (torch: size*stride of the next dim, kiln 0)",
      lambda op, m, r: op == "props" and "result[6]" in m),
