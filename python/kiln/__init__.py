@@ -51,6 +51,29 @@ def allclose(input, other, rtol=1e-05, atol=1e-08, equal_nan=False):
 
 
 concat = cat  # noqa: F405  (torch.concat is an alias of torch.cat)
+clip = clamp  # noqa: F405  (torch.clip is an alias of torch.clamp: bounds may be tensors)
+
+
+def normal(mean, std=1.0, size=None, *, generator=None, out=None, **kwargs):
+    """normal(mean, std, size) with numbers, or with a tensor mean and/or std: one sample per element
+    of their broadcast shape (the tensor's dtype)."""
+    if not isinstance(mean, Tensor) and not isinstance(std, Tensor):
+        return _C.normal(mean, std, size, generator=generator, **({"out": out} if out is not None else {}), **kwargs)
+    ref = mean if isinstance(mean, Tensor) else std
+    if not ref.is_floating_point():
+        raise RuntimeError(f"normal expects floating point tensors, got {ref.dtype}")
+    if isinstance(std, Tensor):
+        shape = _C.broadcast_shapes(mean.shape, std.shape) if isinstance(mean, Tensor) and hasattr(_C, "broadcast_shapes") else \
+            (mean + std).shape if isinstance(mean, Tensor) else std.shape
+    else:
+        if std < 0:
+            raise RuntimeError(f"normal expects std >= 0.0, but found std {std}")
+        shape = mean.shape
+    noise = _C.randn(list(shape), generator=generator, dtype=ref.dtype)
+    result = mean + std * noise
+    if out is not None:
+        return out.copy_(result)
+    return result
 
 
 def nonzero(input, *, as_tuple=False):
@@ -109,5 +132,5 @@ __all__ = [
     "are_deterministic_algorithms_enabled", "is_deterministic_algorithms_warn_only_enabled",
     "get_deterministic_debug_mode", "set_deterministic_debug_mode", "is_autocast_cpu_enabled",
     "get_autocast_gpu_dtype", "get_autocast_cpu_dtype", "is_autocast_cache_enabled",
-    "concat", "einsum", "broadcast_shapes", "broadcast_tensors", "embedding", "norm", "nonzero", "where", "equal", "ravel", "numel", "is_floating_point", "as_tensor", "FloatTensor", "DoubleTensor", "LongTensor", "IntTensor", "BoolTensor",
+    "concat", "clip", "normal", "einsum", "broadcast_shapes", "broadcast_tensors", "embedding", "norm", "nonzero", "where", "equal", "ravel", "numel", "is_floating_point", "as_tensor", "FloatTensor", "DoubleTensor", "LongTensor", "IntTensor", "BoolTensor",
 ]

@@ -17,6 +17,38 @@ def _from_numpy_values(data):
         isinstance(d, (np.ndarray, np.generic)) for d in data)
 
 
+_NUMBERS_ONLY = object()
+
+
+def _is_seq(x):
+    return isinstance(x, (list, tuple)) or (hasattr(x, "__len__") and hasattr(x, "__getitem__") and not isinstance(x, (str, bytes)))
+
+
+def _check_ragged(data):
+    """Raise torch's error for nested sequences that are not rectangular: the shape comes from the
+    first element at each depth; a sequence of another length is a ValueError, a number where a
+    sequence belongs (or a sequence where a number belongs) a TypeError."""
+    shape, x = [], data
+    while _is_seq(x):
+        shape.append(len(x))
+        if not len(x):
+            break
+        x = x[0]
+
+    def walk(x, d):
+        if d == len(shape):
+            if _is_seq(x):
+                raise TypeError(f"'{type(x).__name__}' object cannot be interpreted as an integer")
+            return
+        if not _is_seq(x):
+            raise TypeError("not a sequence")
+        if len(x) != shape[d]:
+            raise ValueError(f"expected sequence of length {shape[d]} at dim {d} (got {len(x)})")
+        for v in x:
+            walk(v, d + 1)
+    walk(data, 0)
+
+
 def _as_array(data, dtype=None):
     if isinstance(data, np.ndarray):
         arr = data
@@ -26,17 +58,27 @@ def _as_array(data, dtype=None):
         try:
             arr = np.array(data)
         except (ValueError, TypeError) as e:
+            _check_ragged(data)
             raise ValueError(f"tensor(): could not build a tensor from the data: {e}") from None
         if arr.dtype.kind in "USV":
             raise ValueError(f"too many dimensions '{arr.dtype.kind == 'U' and 'str' or arr.dtype}'")
+        # Python ints beyond int64: torch reads them as doubles for a floating or bool dtype
+        big_ints_ok = dtype is not None and str(dtype).split(".")[1] not in ("int32", "int64")
         if arr.dtype == object:
-            bad = data if not isinstance(data, (list, tuple)) else next(
-                (d for d in np.ravel(np.array(data, dtype=object)) if not isinstance(d, (int, float, bool))), data)
-            if isinstance(bad, int):
+            flat = [data] if not isinstance(data, (list, tuple)) else list(np.ravel(np.array(data, dtype=object)))
+            bad = next((d for d in flat if not isinstance(d, (int, float, bool))), _NUMBERS_ONLY)
+            if bad is _NUMBERS_ONLY:   # only numbers: some int too big for int64
+                bad = next(d for d in flat if isinstance(d, int) and not isinstance(d, bool) and not -2 ** 63 <= d < 2 ** 63)
+            if isinstance(bad, int) and big_ints_ok:
+                arr = np.array(data, dtype=np.float64)
+            elif isinstance(bad, int):
                 raise RuntimeError("Overflow when unpacking long")
-            raise RuntimeError(f"Could not infer dtype of {type(bad).__name__}")
+            else:
+                raise RuntimeError(f"Could not infer dtype of {type(bad).__name__}")
         if arr.dtype.kind == "u" and arr.dtype.itemsize == 8 and not _from_numpy_values(data):
-            raise RuntimeError("Overflow when unpacking long")  # a Python int above int64's range
+            if not big_ints_ok:
+                raise RuntimeError("Overflow when unpacking long")  # a Python int above int64's range
+            arr = arr.astype(np.float64)
     if dtype is not None:  # convert once, straight from the values
         target = np.dtype(_NUMPY_OF[str(dtype).split(".")[1]])
         if target.kind in "iu" and arr.dtype.kind in "fiu" and arr.size:

@@ -103,6 +103,47 @@ class Tensor(_C.TensorBase):
         return new
 
     # ---- torch's small conveniences ----
+    def clip(self, min=None, max=None):
+        """Alias of clamp (bounds may be numbers or tensors)."""
+        return self.clamp(min, max)
+
+    def clip_(self, min=None, max=None):
+        return self.clamp_(min, max)
+
+    def clamp_(self, min=None, max=None):
+        """In-place clamp; the bounds may be tensors (broadcast to self; the result must keep
+        self's shape and be castable to its dtype, as torch's in-place ops)."""
+        if not isinstance(min, _C.TensorBase) and not isinstance(max, _C.TensorBase):
+            return _C.TensorBase.clamp_(self, min, max)
+        # on a copy: clamp saves its input for backward, and copy_ below overwrites self
+        result = _C.clamp(self.clone(), min, max)
+        if tuple(result.shape) != tuple(self.shape):
+            raise RuntimeError(f"output with shape {list(self.shape)} doesn't match the broadcast shape "
+                               f"{list(result.shape)}")
+        kind = {"bool": 0, "int32": 1, "int64": 1}
+        src, dst = str(result.dtype).split(".")[1], str(self.dtype).split(".")[1]
+        if kind.get(src, 2) > kind.get(dst, 2):
+            raise RuntimeError(f"result type {_LEGACY_DTYPES[src]} can't be cast to the desired output type "
+                               f"{_LEGACY_DTYPES[dst]}")
+        return self.copy_(result)
+
+    def random_(self, *args, generator=None):
+        """random_(from, to), random_(to) or random_(): integers drawn uniformly from [from, to);
+        with no bounds, [0, 2**mantissa] for floating dtypes and [0, max] for integers (as torch)."""
+        if len(args) == 2 or (len(args) == 1 and args[0] is None):
+            lo, hi = (args[0], args[1]) if len(args) == 2 else (0, None)
+        elif len(args) == 1:
+            lo, hi = 0, args[0]
+        elif not args:
+            lo, hi = 0, None
+        else:
+            raise TypeError(f"random_() takes at most 2 positional arguments ({len(args)} given)")
+        if hi is None:
+            top = {"float16": 2 ** 11, "bfloat16": 2 ** 8, "float32": 2 ** 24, "float64": 2 ** 53,
+                   "int32": 2 ** 31 - 1, "int64": 2 ** 63 - 1, "bool": 1}[str(self.dtype).split(".")[1]]
+            hi = top + 1 if top < 2 ** 63 - 1 else top
+        return _C.TensorBase.random_(self, lo, hi, generator=generator)
+
     def where(self, condition, other):
         return _C.where(condition, self, other)
 
@@ -203,6 +244,10 @@ class Tensor(_C.TensorBase):
 
     @property
     def mT(self):
+        if self.dim() == 1:
+            raise RuntimeError("tensor.mT is only supported on matrices or batches of matrices. Got 1-D tensor.")
+        if self.dim() == 0:  # torch 1.13 returns a 0-dim view
+            return self.view(())
         return self.transpose(-2, -1)
 
     def float(self):
@@ -379,6 +424,10 @@ class Tensor(_C.TensorBase):
             self.masked_fill_(index, value)  # the common x[x < 0] = 0, without materialising indices
             return
         view, indices = _resolve_index(self, index)
+        if isinstance(value, _C.TensorBase) and value.dim() and value.shape[0] == 1:
+            # torch drops the value's leading size-1 dims (x[0] = t of shape (1, n) fills a row)
+            k = next((i for i, n in enumerate(value.shape) if n != 1), value.dim())
+            value = value.reshape(tuple(value.shape[k:]))
         if indices is None:
             if isinstance(value, _C.TensorBase):
                 view.copy_(value)

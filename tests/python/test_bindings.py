@@ -307,9 +307,12 @@ def test_tensor_copies_tensor():
     assert y.data_ptr() != x.data_ptr() and not y.requires_grad and y.tolist() == [1.0, 2.0]
 
 
-@pytest.mark.parametrize("data", [[[1, 2], [3]], [[1, 2], 3], [[[1]], [[2], [3]]]])
-def test_tensor_ragged_raises_valueerror(data):
-    with pytest.raises(ValueError):
+@pytest.mark.parametrize("data,exc", [([[1, 2], [3]], ValueError), ([[1, 2], 3], TypeError),
+                                      ([[[1]], [[2], [3]]], ValueError), ([1, [2]], TypeError)])
+def test_tensor_ragged_raises_like_torch(data, exc):
+    # torch: a sequence of another length is a ValueError; a number where a sequence belongs, or a
+    # sequence where a number belongs, a TypeError
+    with pytest.raises(exc):
         kiln.tensor(data)
 
 

@@ -75,13 +75,21 @@ def linear(input, weight, bias=None):
 
 
 def softmax(input, dim=None, _stacklevel=3, dtype=None):
-    """exp(x - max) / sum(exp(x - max)) along `dim` (numerically stable)."""
-    return kiln.softmax(input, _default_dim(input, dim), dtype)
+    """exp(x - max) / sum(exp(x - max)) along `dim` (numerically stable); with dtype, the input
+    is converted first (so integer inputs work, as in torch)."""
+    dim = _default_dim(input, dim)
+    if dtype is not None:
+        return kiln.softmax(input.to(dtype), dim)
+    return kiln.softmax(input, dim)
 
 
 def log_softmax(input, dim=None, _stacklevel=3, dtype=None):
-    """(x - max) - log(sum(exp(x - max))) along `dim` (numerically stable)."""
-    return kiln.log_softmax(input, _default_dim(input, dim), dtype)
+    """(x - max) - log(sum(exp(x - max))) along `dim` (numerically stable); with dtype, the input
+    is converted first."""
+    dim = _default_dim(input, dim)
+    if dtype is not None:
+        return kiln.log_softmax(input.to(dtype), dim)
+    return kiln.log_softmax(input, dim)
 
 
 def _default_dim(input, dim):
@@ -198,14 +206,14 @@ def conv2d(input, weight, bias=None, stride=1, padding=0, dilation=1, groups=1):
             padding = 0
         elif padding == "same":
             if any(s != 1 for s in _pair(stride)):
-                raise ValueError("padding='same' is not supported for strided convolutions")
+                raise RuntimeError("padding='same' is not supported for strided convolutions")
             total = [d * (k - 1) for d, k in zip(_pair(dilation), weight.shape[2:])]
             if any(t % 2 for t in total):
                 # Asymmetric: pad the extra row/column on the right/bottom first.
                 input = pad(input, [0, total[1] % 2, 0, total[0] % 2])
             padding = [t // 2 for t in total]
         else:
-            raise ValueError(f"Invalid padding string '{padding}', should be one of {{'valid', 'same'}}")
+            raise RuntimeError(f"Invalid padding string: '{padding}'")
     return kiln.conv2d(input, weight, bias, _pair(stride), _pair(padding), _pair(dilation), groups)
 
 
