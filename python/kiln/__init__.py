@@ -63,8 +63,7 @@ def normal(mean, std=1.0, size=None, *, generator=None, out=None, **kwargs):
     if not ref.is_floating_point():
         raise RuntimeError(f"normal expects floating point tensors, got {ref.dtype}")
     if isinstance(std, Tensor):
-        shape = _C.broadcast_shapes(mean.shape, std.shape) if isinstance(mean, Tensor) and hasattr(_C, "broadcast_shapes") else \
-            (mean + std).shape if isinstance(mean, Tensor) else std.shape
+        shape = broadcast_shapes(mean.shape, std.shape) if isinstance(mean, Tensor) else std.shape
     else:
         if std < 0:
             raise RuntimeError(f"normal expects std >= 0.0, but found std {std}")

@@ -127,23 +127,6 @@ class Tensor(_C.TensorBase):
                                f"{_LEGACY_DTYPES[dst]}")
         return self.copy_(result)
 
-    def random_(self, *args, generator=None):
-        """random_(from, to), random_(to) or random_(): integers drawn uniformly from [from, to);
-        with no bounds, [0, 2**mantissa] for floating dtypes and [0, max] for integers (as torch)."""
-        if len(args) == 2 or (len(args) == 1 and args[0] is None):
-            lo, hi = (args[0], args[1]) if len(args) == 2 else (0, None)
-        elif len(args) == 1:
-            lo, hi = 0, args[0]
-        elif not args:
-            lo, hi = 0, None
-        else:
-            raise TypeError(f"random_() takes at most 2 positional arguments ({len(args)} given)")
-        if hi is None:
-            top = {"float16": 2 ** 11, "bfloat16": 2 ** 8, "float32": 2 ** 24, "float64": 2 ** 53,
-                   "int32": 2 ** 31 - 1, "int64": 2 ** 63 - 1, "bool": 1}[str(self.dtype).split(".")[1]]
-            hi = top + 1 if top < 2 ** 63 - 1 else top
-        return _C.TensorBase.random_(self, lo, hi, generator=generator)
-
     def where(self, condition, other):
         return _C.where(condition, self, other)
 

@@ -222,9 +222,14 @@ def test_arange(case):
 @pytest.mark.parametrize("args", [(7,), (2, 11, 3), (10, -2, -4), (0, 2.5), (0.5, 4)], ids=str)
 def test_arange_dtype(args, dtype):
     expected = np.arange(*[float(a) for a in args])
-    if not is_float(dtype):
-        # start, end and step are cast to the dtype first, as torch: arange(0, 2.5) is [0, 1]
+    if dtype == kiln.int64:
+        # start, end and step are cast to int64 first, as torch: arange(0, 2.5) is [0, 1]
         expected = np.arange(*[int(a) for a in args])
+    elif not is_float(dtype):
+        # torch's other integer dtypes: the length from the float bounds, values from the cast start and step
+        bounds = [0.0, float(args[0]), 1.0] if len(args) == 1 else [float(a) for a in args] + [1.0] * (3 - len(args))
+        n = int(np.ceil((bounds[1] - bounds[0]) / bounds[2]))
+        expected = int(bounds[0]) + int(bounds[2]) * np.arange(n)
     t = kiln.arange(*args, dtype=dtype)
     assert_tensor(t, expected, dtype, rtol=1e-12 if is_float(dtype) else 0)
 

@@ -134,7 +134,13 @@ def test_matmul_errors():
         kiln.matmul(kiln.tensor(1.0), kiln.ones(2))
 
 
-@pytest.mark.parametrize("dtype", [kiln.bool, kiln.int32, kiln.int64, kiln.float32, kiln.float64], ids=str)
+def test_argmax_argmin_refuse_bool():
+    for name in ("argmax", "argmin"):  # torch has no bool kernel
+        with pytest.raises(RuntimeError, match=f"{name}_cpu"):
+            getattr(kiln, name)(kiln.tensor([True, False]))
+
+
+@pytest.mark.parametrize("dtype", [kiln.int32, kiln.int64, kiln.float32, kiln.float64], ids=str)
 @pytest.mark.parametrize("dim", [None, 0, 1, -1])
 @pytest.mark.parametrize("keepdim", [False, True])
 def test_argmax_argmin(dtype, dim, keepdim):

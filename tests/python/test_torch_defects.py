@@ -148,3 +148,14 @@ def test_bce_double_backward_matches_finite_differences():
     assert kiln.autograd.gradgradcheck(lambda p: F.binary_cross_entropy(p, t), (x,))
     z = kiln.tensor([0.3, -1.2, 2.0], dtype=kiln.float64, requires_grad=True)
     assert kiln.autograd.gradgradcheck(lambda v: F.binary_cross_entropy_with_logits(v, t), (z,))
+
+
+@pytest.mark.parametrize("shapes", [((2, 1), (3,)), ((), (4, 1), (1, 5)), ((0, 1), (3,)), (3, (2, 1)), ((2,), (3,))])
+def test_broadcast_shapes_as_torch(shapes):
+    try:
+        expected = tuple(torch.broadcast_shapes(*shapes))
+    except RuntimeError:
+        with pytest.raises(RuntimeError):
+            kiln.broadcast_shapes(*shapes)
+        return
+    assert tuple(kiln.broadcast_shapes(*shapes)) == expected

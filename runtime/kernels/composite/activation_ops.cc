@@ -49,11 +49,12 @@ Tensor gelu(const Tensor& self, const std::string& approximate) {
   if (approximate == "tanh") {
     const Tensor inner = kiln::mul(kiln::add(self, kiln::mul(kiln::mul(kiln::mul(self, self), self), 0.044715)),
                                    0.7978845608028654);
-    return kiln::mul(kiln::mul(self, kiln::add(kiln::tanh(inner), 1)), 0.5);
+    return kiln::mul(kiln::mul(self, 0.5), kiln::add(kiln::tanh(inner), 1));
   }
   KILN_CHECK(approximate == "none", "gelu(): approximate argument must be either none or tanh, got '", approximate,
              "'");
-  return kiln::mul(kiln::mul(self, kiln::add(kiln::erf(kiln::mul(self, 0.7071067811865476)), 1)), 0.5);
+  // (0.5 x) (1 + erf(x / sqrt 2)): halving first keeps huge finite x finite.
+  return kiln::mul(kiln::mul(self, 0.5), kiln::add(kiln::erf(kiln::mul(self, 0.7071067811865476)), 1));
 }
 
 Tensor silu(const Tensor& self) {
@@ -83,8 +84,14 @@ Tensor softplus(const Tensor& self, const Scalar& beta, const Scalar& threshold)
 
 // torch's formula: self + weight * (end - self) for |weight| < 0.5, else end - (end - self) * (1 - weight)
 // (exact at weight 1); float16/bfloat16 in float32, rounded once.
+static void check_lerp_dtype(const Tensor& self, const Tensor& t, const char* what) {
+  KILN_CHECK(t.dtype() == self.dtype(), "lerp(): expected dtype ", scalar_type_name(self.dtype()), " for `", what,
+             "` but got dtype ", scalar_type_name(t.dtype()));
+}
+
 Tensor lerp_scalar(const Tensor& self, const Tensor& end, const Scalar& weight) {
   check_floating(self, "lerp");
+  check_lerp_dtype(self, end, "end");
   if (is_reduced_floating_type(self.dtype()))
     return lerp_scalar(self.to(ScalarType::Float32), end.to(ScalarType::Float32), weight).to(self.dtype());
   const double w = weight.to_double();
@@ -95,6 +102,8 @@ Tensor lerp_scalar(const Tensor& self, const Tensor& end, const Scalar& weight) 
 
 Tensor lerp_tensor(const Tensor& self, const Tensor& end, const Tensor& weight) {
   check_floating(self, "lerp");
+  check_lerp_dtype(self, end, "end");
+  check_lerp_dtype(self, weight, "weight");
   if (is_reduced_floating_type(self.dtype())) {
     const ScalarType f32 = ScalarType::Float32;
     return lerp_tensor(self.to(f32), end.to(f32), weight.to(f32)).to(self.dtype());

@@ -1,5 +1,6 @@
 // Normalization, dropout, padding and losses written with other ops, so their gradients
 // (and second derivatives) come from those ops' formulas.
+#include <algorithm>
 #include <cmath>
 #include <string>
 #include <vector>
@@ -155,11 +156,14 @@ Tensor constant_pad_nd(const Tensor& self, IntArrayRef pad, const Scalar& value)
   KILN_CHECK(n / 2 <= nd, "constant_pad_nd(): Length of pad should be no more than twice the number of dimensions "
              "of the input. Pad length is ", n, " while the input has ", nd, " dimensions.");
   std::vector<int64_t> shape(self.sizes().begin(), self.sizes().end());
+  // As torch: pure cropping may leave a dim empty, but once anything is padded every padded dim
+  // must keep at least one element.
+  const bool pads = std::any_of(pad.begin(), pad.end(), [](int64_t p) { return p > 0; });
   Tensor cropped = self;
   for (int64_t k = 0; k < n / 2; ++k) {
     const int64_t d = nd - 1 - k, left = pad[2 * k], right = pad[2 * k + 1];
     const int64_t size = shape[d] + left + right;
-    KILN_CHECK(size >= 0, "constant_pad_nd(): The input size ", shape[d], ", plus negative padding ", left, " and ",
+    KILN_CHECK(size > 0 || (size == 0 && !pads), "constant_pad_nd(): The input size ", shape[d], ", plus negative padding ", left, " and ",
                right, " resulted in a negative output size, which is invalid. Check dimension ", d,
                " of your input.");
     shape[d] = size;

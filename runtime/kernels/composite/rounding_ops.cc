@@ -6,7 +6,10 @@
 #include "generated/api/clamp.h"
 #include "generated/api/div.h"
 #include "generated/api/floor_divide.h"
+#include "generated/api/gt.h"
+#include "generated/api/isnan.h"
 #include "generated/api/logical_and.h"
+#include "generated/api/logical_or.h"
 #include "generated/api/lt.h"
 #include "generated/api/maximum.h"
 #include "generated/api/minimum.h"
@@ -92,9 +95,12 @@ const Tensor& round__decimals(const Tensor& self, int64_t decimals) {
 
 Tensor clamp_tensor(const Tensor& self, const Tensor& min, const Tensor& max) {
   KILN_CHECK(min.defined() || max.defined(), "torch.clamp: At least one of 'min' or 'max' must not be None");
+  // Selections, not maximum/minimum: at a tie the gradient goes to self (torch), and a nan bound
+  // propagates.
   Tensor out = self;
-  if (min.defined()) out = kiln::maximum(out, min);
-  if (max.defined()) out = kiln::minimum(out, max);
+  auto nan_bound = [&](const Tensor& bound) { return kiln::logical_and(kiln::isnan(bound), kiln::isnan(out).logical_not()); };
+  if (min.defined()) out = kiln::where(kiln::logical_or(kiln::lt(out, min), nan_bound(min)), min, out);
+  if (max.defined()) out = kiln::where(kiln::logical_or(kiln::gt(out, max), nan_bound(max)), max, out);
   return out;
 }
 

@@ -71,10 +71,13 @@ std::tuple<TensorBase, TensorBase> min_dim(const TensorBase& self, int64_t dim, 
 }
 
 TensorBase argmax(const TensorBase& self, const std::optional<int64_t>& dim, bool keepdim) {
+  // As torch: no bool kernel (an empty tensor reaches the empty-dim check first).
+  KILN_CHECK(self.dtype() != ScalarType::Bool || self.numel() == 0, "\"argmax_cpu\" not implemented for 'bool'");
   return arg_reduce("argmax", self, dim, keepdim, true);
 }
 
 TensorBase argmin(const TensorBase& self, const std::optional<int64_t>& dim, bool keepdim) {
+  KILN_CHECK(self.dtype() != ScalarType::Bool || self.numel() == 0, "\"argmin_cpu\" not implemented for 'bool'");
   return arg_reduce("argmin", self, dim, keepdim, false);
 }
 

@@ -42,7 +42,16 @@ void check_no_integer_zero(const TensorBase& other, ScalarType compute, const ch
 template <typename T>
 T floor_div(T a, T b) {
   if constexpr (std::is_floating_point_v<T>) {
-    return std::floor(a / b);
+    // torch's div_floor: (a - fmod(a, b)) / b, corrected toward floor, so infinite operands give
+    // torch's answers (-1 // inf is -1, inf // 1 is nan).
+    if (b == 0) return a / b;
+    const T mod = std::fmod(a, b);
+    T div = (a - mod) / b;
+    if (mod != 0 && (b < 0) != (mod < 0)) div -= 1;
+    if (div == 0) return std::copysign(T(0), a / b);
+    T floored = std::floor(div);
+    if (div - floored > T(0.5)) floored += 1;
+    return floored;
   } else if constexpr (std::is_same_v<T, bool>) {
     return a;
   } else {

@@ -27,7 +27,7 @@ TensorIterator binary_iterator(const char* name, const TensorBase& self, const T
 void check_alpha(const char* name, ScalarType dtype, const Scalar& alpha) {
   KILN_CHECK(!(alpha.is_floating_point() && is_integral_type(dtype, true)), name,
              "(): For integral input tensors, argument alpha must not be a floating point number.");
-  KILN_CHECK(!(alpha.is_boolean() && dtype != ScalarType::Bool) || alpha.to_bool(), name,
+  KILN_CHECK(!(alpha.is_boolean() && dtype != ScalarType::Bool), name,
              "(): Boolean alpha only supported for Boolean results.");
 }
 

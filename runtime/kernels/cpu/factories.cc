@@ -80,8 +80,9 @@ TensorBase linspace(const Scalar& start, const Scalar& end, int64_t steps, const
 }
 
 TensorBase arange_out(const Scalar& start_in, const Scalar& end_in, const Scalar& step_in, const TensorBase& out) {
-  // An integer result takes integer bounds and step first, as torch: arange(2.25, dtype=int64) is
-  // [0, 1], and a step of -0.25 becomes 0 ("step must be nonzero").
+  // An integer result takes integer start and step first, as torch ("step must be nonzero" for a
+  // step of -0.25); its length comes from the integer bounds for int64 (arange(2.25) is [0, 1]) but
+  // from the float bounds for other dtypes (arange(0, 3.5, dtype=int32) has 4 elements), as torch.
   const bool integral = is_integral_type(out.dtype(), /*include_bool=*/true);
   auto as_result_type = [&](const Scalar& v) {
     if (integral && !v.is_integral(true)) {
@@ -97,7 +98,9 @@ TensorBase arange_out(const Scalar& start_in, const Scalar& end_in, const Scalar
   KILN_CHECK(st != 0, "arange(): step must be nonzero");
   KILN_CHECK((st > 0 && e >= s) || (st < 0 && e <= s),
                    "arange(): upper bound and larger bound inconsistent with step sign");
-  double count = std::ceil((e - s) / st);
+  const bool from_given_bounds = integral && out.dtype() != ScalarType::Int64;
+  double count = from_given_bounds ? std::ceil((end_in.to_double() - start_in.to_double()) / step_in.to_double())
+                                   : std::ceil((e - s) / st);
   KILN_CHECK(count >= 0 && count < 9.0e18, "arange(): invalid size, possible overflow");
   const int64_t n = static_cast<int64_t>(count);
   if (out.numel() != n || out.dim() != 1) out.impl()->set_sizes_contiguous({n});

@@ -90,6 +90,8 @@ TensorBase mm_out(const TensorBase& self, const TensorBase& mat2, const TensorBa
              self.sizes()[0], "x", self.sizes()[1], " and ", mat2.sizes()[0], "x", mat2.sizes()[1], ")");
   check_out_is_not_an_input(out, {&self, &mat2}, "mm");
   check_same_dtype("mm", self, mat2);
+  KILN_CHECK(self.dtype() != ScalarType::Bool || self.numel() == 0 || mat2.numel() == 0,  // as torch
+             "mm(): \"addmm_impl_cpu_\" not implemented for 'bool'");
   const int64_t n = self.sizes()[0], m = mat2.sizes()[1];
   TensorBase result = resized_out(out, {n, m}, self.dtype(), "mm");
   TensorBase dst = result.is_contiguous() ? result : empty_cpu({n, m}, self.dtype());
@@ -99,6 +101,8 @@ TensorBase mm_out(const TensorBase& self, const TensorBase& mat2, const TensorBa
 }
 
 TensorBase bmm_out(const TensorBase& self, const TensorBase& mat2, const TensorBase& out) {
+  KILN_CHECK(self.dtype() != ScalarType::Bool || self.numel() == 0 || mat2.numel() == 0,  // as torch
+             "bmm(): \"bmm\" not implemented for 'bool'");
   KILN_CHECK(self.dim() == 3, "bmm(): batch1 must be a 3D tensor, got a ", self.dim(), "-D tensor");
   KILN_CHECK(mat2.dim() == 3, "bmm(): batch2 must be a 3D tensor, got a ", mat2.dim(), "-D tensor");
   const int64_t b = self.sizes()[0], n = self.sizes()[1], k = self.sizes()[2], m = mat2.sizes()[2];

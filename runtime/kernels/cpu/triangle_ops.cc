@@ -11,7 +11,10 @@ namespace {
 
 TensorBase triangle_out(const TensorBase& self, int64_t diagonal, const TensorBase& out, bool lower,
                         const char* op_name) {
-  KILN_CHECK(self.dim() >= 2, op_name, ": input tensor must have at least 2 dimensions");
+  // IndexError, as torch's (it wraps dim -2 of a tensor with fewer dims).
+  KILN_CHECK_INDEX(self.dim() >= 2, op_name, "(): Dimension out of range (expected to be in range of [",
+                   -std::max<int64_t>(self.dim(), 1), ", ", std::max<int64_t>(self.dim(), 1) - 1,
+                   "], but got -2): input tensor must have at least 2 dimensions");
   // As torch: out= takes exactly self's dtype (no casting into a wider out).
   KILN_CHECK(!out.defined() || out.is_same(self) || out.dtype() == self.dtype(), op_name,
              "(): Expected out tensor to have dtype ", scalar_type_name(self.dtype()), ", but got ",

@@ -316,7 +316,8 @@ def g_reshape(g: G):
 add("reshape", g_reshape, n=12)
 add("view", g_reshape, func=None, n=12)
 add("flatten", lambda g: (lambda a: ((a,), {"start_dim": g.dim(len(a.shape), 0.03), "end_dim": -1} if g.p(0.5) else {}))(g.t()), n=10)
-add("ravel", g_unary, func=None, n=6)
+add("ravel", g_unary, n=6)
+add("broadcast_tensors", lambda g: g_binary(g, scalar_p=0), method=None, grad=False, n=6)
 
 
 def g_unflatten(g: G):
@@ -975,6 +976,12 @@ NOT_GENERATED = {
     "get_default_dtype": "global state", "set_default_dtype": "global state",
     "get_num_threads": "global state", "set_num_threads": "global state",
     "set_printoptions": "global state (tests/python/test_tensor_repr.py)",
+    "broadcast_shapes": "takes shapes, not tensors (tests/python/test_torch_defects.py)",
+    **{name: "global flags of CPU torch (tests/python/test_namespaces.py)" for name in (
+        "are_deterministic_algorithms_enabled", "get_autocast_cpu_dtype", "get_autocast_gpu_dtype",
+        "get_deterministic_debug_mode", "get_float32_matmul_precision", "is_autocast_cache_enabled",
+        "is_autocast_cpu_enabled", "is_autocast_enabled", "is_deterministic_algorithms_warn_only_enabled",
+        "set_deterministic_debug_mode", "set_float32_matmul_precision", "use_deterministic_algorithms")},
     "get_rng_state": "generator states differ by design (kiln's is int64)", "set_rng_state": "generator state",
     "initial_seed": "generator state", "manual_seed": "generator state", "seed": "generator state",
     "is_grad_enabled": "global state",

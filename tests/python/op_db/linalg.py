@@ -7,7 +7,7 @@ error stays below 1.5e-6, within the default tolerance, so no `tol` is set.
 """
 import numpy as np
 
-from .record import ALL, ErrorInput, OpRecord, Sample, values
+from .record import ALL, NUMERIC, ErrorInput, OpRecord, Sample, values
 
 FAMILY = "linalg"
 NO_ZERO_DIM = "matrix products need operands of at least 1 (mm, bmm: 2, 3) dims"
@@ -106,7 +106,7 @@ def _errors():
 
 def _linalg(name, samples):
     errors = (lambda: [e for e in _errors() if e.note.startswith(name)])
-    return OpRecord(name, FAMILY, ALL, samples, ref=_matmul_ref, no_zero_dim=NO_ZERO_DIM,
+    return OpRecord(name, FAMILY, NUMERIC, samples, ref=_matmul_ref, no_zero_dim=NO_ZERO_DIM,  # no bool kernel (torch)
                     error_inputs=errors)
 
 

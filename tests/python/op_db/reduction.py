@@ -16,7 +16,7 @@ import warnings
 import numpy as np
 
 from .pointwise import binary
-from .record import ALL, FLOATS, INTEGRAL, SHAPES, DType, ErrorInput, OpRecord, Sample, always, promoted, values
+from .record import ALL, FLOATS, NUMERIC, INTEGRAL, SHAPES, DType, ErrorInput, OpRecord, Sample, always, promoted, values
 
 FAMILY = "reduction"
 
@@ -595,9 +595,9 @@ RECORDS = [
              grad_samples=_grad(_mean_dim_samples),
              error_inputs=lambda: _sum_like_errors("mean")() + _mean_errors()),
     # PyTorch 1.13 refuses bool inputs ("argmax_cpu" not implemented for 'Bool'); kiln accepts them.
-    OpRecord("argmax", FAMILY, ALL, _arg_samples, ref=_arg_ref(np.argmax), result_dtype=always("int64"),
+    OpRecord("argmax", FAMILY, NUMERIC, _arg_samples, ref=_arg_ref(np.argmax), result_dtype=always("int64"),
              error_inputs=_arg_errors("argmax")),
-    OpRecord("argmin", FAMILY, ALL, _arg_samples, ref=_arg_ref(np.argmin), result_dtype=always("int64"),
+    OpRecord("argmin", FAMILY, NUMERIC, _arg_samples, ref=_arg_ref(np.argmin), result_dtype=always("int64"),
              error_inputs=_arg_errors("argmin")),
     OpRecord("softmax.int", FAMILY, FLOATS, _softmax_samples, ref=_softmax_ref(log=False),
              result_dtype=_dtype_or_input, grad_samples=_grad(_softmax_samples),
