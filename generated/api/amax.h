@@ -9,4 +9,7 @@ namespace kiln {
 // amax(Tensor self, int[1] dim=[], bool keepdim=False) -> Tensor
 Tensor amax(const Tensor& self, IntArrayRef dim = IntArrayRef(), bool keepdim = false);
 
+// amax.out(Tensor self, int[1] dim=[], bool keepdim=False, *, Tensor(a!) out) -> Tensor(a!)
+const Tensor& amax_out(const Tensor& out, const Tensor& self, IntArrayRef dim = IntArrayRef(), bool keepdim = false);
+
 }  // namespace kiln

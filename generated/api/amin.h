@@ -9,4 +9,7 @@ namespace kiln {
 // amin(Tensor self, int[1] dim=[], bool keepdim=False) -> Tensor
 Tensor amin(const Tensor& self, IntArrayRef dim = IntArrayRef(), bool keepdim = false);
 
+// amin.out(Tensor self, int[1] dim=[], bool keepdim=False, *, Tensor(a!) out) -> Tensor(a!)
+const Tensor& amin_out(const Tensor& out, const Tensor& self, IntArrayRef dim = IntArrayRef(), bool keepdim = false);
+
 }  // namespace kiln

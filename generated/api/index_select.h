@@ -9,4 +9,7 @@ namespace kiln {
 // index_select(Tensor self, int dim, Tensor index) -> Tensor
 Tensor index_select(const Tensor& self, int64_t dim, const Tensor& index);
 
+// index_select.out(Tensor self, int dim, Tensor index, *, Tensor(a!) out) -> Tensor(a!)
+const Tensor& index_select_out(const Tensor& out, const Tensor& self, int64_t dim, const Tensor& index);
+
 }  // namespace kiln

@@ -7,5 +7,6 @@
 namespace kiln {
 namespace autograd_kernels {
 Tensor amax(const Tensor& self, IntArrayRef dim, bool keepdim);
+const Tensor& amax_out(const Tensor& out, const Tensor& self, IntArrayRef dim, bool keepdim);
 }  // namespace autograd_kernels
 }  // namespace kiln

@@ -64,5 +64,10 @@ Tensor amin(const Tensor& self, IntArrayRef dim, bool keepdim) {
   return result;
 }
 
+// amin.out(Tensor self, int[1] dim=[], bool keepdim=False, *, Tensor(a!) out) -> Tensor(a!)
+const Tensor& amin_out(const Tensor& out, const Tensor& self, IntArrayRef dim, bool keepdim) {
+  throw Error("amin(): functions with out=... arguments don't support automatic differentiation, but one of the arguments requires grad.");
+}
+
 }  // namespace autograd_kernels
 }  // namespace kiln

@@ -7,5 +7,6 @@
 namespace kiln {
 namespace autograd_kernels {
 Tensor amin(const Tensor& self, IntArrayRef dim, bool keepdim);
+const Tensor& amin_out(const Tensor& out, const Tensor& self, IntArrayRef dim, bool keepdim);
 }  // namespace autograd_kernels
 }  // namespace kiln

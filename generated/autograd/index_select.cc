@@ -61,5 +61,10 @@ Tensor index_select(const Tensor& self, int64_t dim, const Tensor& index) {
   return result;
 }
 
+// index_select.out(Tensor self, int dim, Tensor index, *, Tensor(a!) out) -> Tensor(a!)
+const Tensor& index_select_out(const Tensor& out, const Tensor& self, int64_t dim, const Tensor& index) {
+  throw Error("index_select(): functions with out=... arguments don't support automatic differentiation, but one of the arguments requires grad.");
+}
+
 }  // namespace autograd_kernels
 }  // namespace kiln

@@ -7,5 +7,6 @@
 namespace kiln {
 namespace autograd_kernels {
 Tensor index_select(const Tensor& self, int64_t dim, const Tensor& index);
+const Tensor& index_select_out(const Tensor& out, const Tensor& self, int64_t dim, const Tensor& index);
 }  // namespace autograd_kernels
 }  // namespace kiln

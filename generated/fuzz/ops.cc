@@ -1257,12 +1257,28 @@ const FuzzOp kFuzzOps[] = {
        const auto keepdim = in.boolean();
        use_result(in, kiln::amax(self, dim, keepdim));
      }},
+    {"amax.out",
+     [](FuzzInput& in) {
+       const Tensor out = in.tensor();
+       const Tensor self = in.tensor();
+       const std::vector<int64_t> dim = in.int_list();
+       const auto keepdim = in.boolean();
+       use_result(in, kiln::amax_out(out, self, dim, keepdim));
+     }},
     {"amin",
      [](FuzzInput& in) {
        const Tensor self = in.tensor();
        const std::vector<int64_t> dim = in.int_list();
        const auto keepdim = in.boolean();
        use_result(in, kiln::amin(self, dim, keepdim));
+     }},
+    {"amin.out",
+     [](FuzzInput& in) {
+       const Tensor out = in.tensor();
+       const Tensor self = in.tensor();
+       const std::vector<int64_t> dim = in.int_list();
+       const auto keepdim = in.boolean();
+       use_result(in, kiln::amin_out(out, self, dim, keepdim));
      }},
     {"max",
      [](FuzzInput& in) {
@@ -1795,6 +1811,14 @@ const FuzzOp kFuzzOps[] = {
        const auto dim = in.int64();
        const Tensor index = in.tensor();
        use_result(in, kiln::index_select(self, dim, index));
+     }},
+    {"index_select.out",
+     [](FuzzInput& in) {
+       const Tensor out = in.tensor();
+       const Tensor self = in.tensor();
+       const auto dim = in.int64();
+       const Tensor index = in.tensor();
+       use_result(in, kiln::index_select_out(out, self, dim, index));
      }},
     {"index_select_backward",
      [](FuzzInput& in) {

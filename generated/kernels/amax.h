@@ -13,6 +13,6 @@ namespace kiln {
 
 class Generator;
 namespace cpu {
-TensorBase amax(const TensorBase& self, IntArrayRef dim, bool keepdim);
+TensorBase amax(const TensorBase& self, IntArrayRef dim, bool keepdim, const TensorBase& out);
 }  // namespace cpu
 }  // namespace kiln

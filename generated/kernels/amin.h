@@ -13,6 +13,6 @@ namespace kiln {
 
 class Generator;
 namespace cpu {
-TensorBase amin(const TensorBase& self, IntArrayRef dim, bool keepdim);
+TensorBase amin(const TensorBase& self, IntArrayRef dim, bool keepdim, const TensorBase& out);
 }  // namespace cpu
 }  // namespace kiln

@@ -13,6 +13,6 @@ namespace kiln {
 
 class Generator;
 namespace cpu {
-TensorBase index_select(const TensorBase& self, int64_t dim, const TensorBase& index);
+TensorBase index_select(const TensorBase& self, int64_t dim, const TensorBase& index, const TensorBase& out);
 }  // namespace cpu
 }  // namespace kiln

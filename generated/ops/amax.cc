@@ -14,7 +14,7 @@ namespace kiln {
 namespace {
 Tensor amax_CPU(const Tensor& self, IntArrayRef dim, bool keepdim) {
   if (explain_enabled()) explain_log("kernel", "cpu::amax", "");
-  return Tensor(cpu::amax(self, dim, keepdim));
+  return Tensor(cpu::amax(self, dim, keepdim, TensorBase()));
 }
 }  // namespace
 
@@ -29,6 +29,29 @@ Tensor amax(const Tensor& self, IntArrayRef dim, bool keepdim) {
   const DispatchKey key = autograd_active({&self}) ? DispatchKey::Autograd : backend;
   if (explain_enabled()) explain_log("dispatch", "amax", dispatch_key_name(key));
   return amax_op.lookup(key, backend)(self, dim, keepdim);
+}
+
+// ---- amax.out(Tensor self, int[1] dim=[], bool keepdim=False, *, Tensor(a!) out) -> Tensor(a!)
+namespace {
+const Tensor& amax_out_CPU(const Tensor& out, const Tensor& self, IntArrayRef dim, bool keepdim) {
+  if (explain_enabled()) explain_log("kernel", "cpu::amax", "");
+  cpu::amax(self, dim, keepdim, out);
+  out.bump_version();
+  return out;
+}
+}  // namespace
+
+Operator<const Tensor&(const Tensor&, const Tensor&, IntArrayRef, bool)> amax_out_op = {"amax.out", {
+    /*CPU=*/&amax_out_CPU,
+    /*CUDA=*/nullptr,
+    /*Autograd=*/&autograd_kernels::amax_out,
+}};
+
+const Tensor& amax_out(const Tensor& out, const Tensor& self, IntArrayRef dim, bool keepdim) {
+  const DispatchKey backend = backend_key({&self, &out});
+  const DispatchKey key = autograd_active({&self, &out}) ? DispatchKey::Autograd : backend;
+  if (explain_enabled()) explain_log("dispatch", "amax.out", dispatch_key_name(key));
+  return amax_out_op.lookup(key, backend)(out, self, dim, keepdim);
 }
 
 Tensor Tensor::amax(IntArrayRef dim, bool keepdim) const {

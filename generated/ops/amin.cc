@@ -14,7 +14,7 @@ namespace kiln {
 namespace {
 Tensor amin_CPU(const Tensor& self, IntArrayRef dim, bool keepdim) {
   if (explain_enabled()) explain_log("kernel", "cpu::amin", "");
-  return Tensor(cpu::amin(self, dim, keepdim));
+  return Tensor(cpu::amin(self, dim, keepdim, TensorBase()));
 }
 }  // namespace
 
@@ -29,6 +29,29 @@ Tensor amin(const Tensor& self, IntArrayRef dim, bool keepdim) {
   const DispatchKey key = autograd_active({&self}) ? DispatchKey::Autograd : backend;
   if (explain_enabled()) explain_log("dispatch", "amin", dispatch_key_name(key));
   return amin_op.lookup(key, backend)(self, dim, keepdim);
+}
+
+// ---- amin.out(Tensor self, int[1] dim=[], bool keepdim=False, *, Tensor(a!) out) -> Tensor(a!)
+namespace {
+const Tensor& amin_out_CPU(const Tensor& out, const Tensor& self, IntArrayRef dim, bool keepdim) {
+  if (explain_enabled()) explain_log("kernel", "cpu::amin", "");
+  cpu::amin(self, dim, keepdim, out);
+  out.bump_version();
+  return out;
+}
+}  // namespace
+
+Operator<const Tensor&(const Tensor&, const Tensor&, IntArrayRef, bool)> amin_out_op = {"amin.out", {
+    /*CPU=*/&amin_out_CPU,
+    /*CUDA=*/nullptr,
+    /*Autograd=*/&autograd_kernels::amin_out,
+}};
+
+const Tensor& amin_out(const Tensor& out, const Tensor& self, IntArrayRef dim, bool keepdim) {
+  const DispatchKey backend = backend_key({&self, &out});
+  const DispatchKey key = autograd_active({&self, &out}) ? DispatchKey::Autograd : backend;
+  if (explain_enabled()) explain_log("dispatch", "amin.out", dispatch_key_name(key));
+  return amin_out_op.lookup(key, backend)(out, self, dim, keepdim);
 }
 
 Tensor Tensor::amin(IntArrayRef dim, bool keepdim) const {

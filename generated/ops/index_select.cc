@@ -14,7 +14,7 @@ namespace kiln {
 namespace {
 Tensor index_select_CPU(const Tensor& self, int64_t dim, const Tensor& index) {
   if (explain_enabled()) explain_log("kernel", "cpu::index_select", "");
-  return Tensor(cpu::index_select(self, dim, index));
+  return Tensor(cpu::index_select(self, dim, index, TensorBase()));
 }
 }  // namespace
 
@@ -29,6 +29,29 @@ Tensor index_select(const Tensor& self, int64_t dim, const Tensor& index) {
   const DispatchKey key = autograd_active({&self, &index}) ? DispatchKey::Autograd : backend;
   if (explain_enabled()) explain_log("dispatch", "index_select", dispatch_key_name(key));
   return index_select_op.lookup(key, backend)(self, dim, index);
+}
+
+// ---- index_select.out(Tensor self, int dim, Tensor index, *, Tensor(a!) out) -> Tensor(a!)
+namespace {
+const Tensor& index_select_out_CPU(const Tensor& out, const Tensor& self, int64_t dim, const Tensor& index) {
+  if (explain_enabled()) explain_log("kernel", "cpu::index_select", "");
+  cpu::index_select(self, dim, index, out);
+  out.bump_version();
+  return out;
+}
+}  // namespace
+
+Operator<const Tensor&(const Tensor&, const Tensor&, int64_t, const Tensor&)> index_select_out_op = {"index_select.out", {
+    /*CPU=*/&index_select_out_CPU,
+    /*CUDA=*/nullptr,
+    /*Autograd=*/&autograd_kernels::index_select_out,
+}};
+
+const Tensor& index_select_out(const Tensor& out, const Tensor& self, int64_t dim, const Tensor& index) {
+  const DispatchKey backend = backend_key({&self, &index, &out});
+  const DispatchKey key = autograd_active({&self, &index, &out}) ? DispatchKey::Autograd : backend;
+  if (explain_enabled()) explain_log("dispatch", "index_select.out", dispatch_key_name(key));
+  return index_select_out_op.lookup(key, backend)(out, self, dim, index);
 }
 
 Tensor Tensor::index_select(int64_t dim, const Tensor& index) const {

@@ -13,7 +13,7 @@ namespace python {
 PyObject* fn_amin(PyObject* /*module*/, PyObject* args, PyObject* kwargs) {
   KILN_PY_BEGIN
   static PythonArgParser parser({
-      "amin(Tensor input, int[1] dim=[], bool keepdim=False)",
+      "amin(Tensor input, int[1] dim=[], bool keepdim=False, *, Tensor? out=None)",
   }, false);
   ParsedArgs r = parser.parse(args, kwargs);
   switch (r.index) {
@@ -21,7 +21,12 @@ PyObject* fn_amin(PyObject* /*module*/, PyObject* args, PyObject* kwargs) {
       const Tensor self = r.tensor(0);
       const std::vector<int64_t> dim = r.intlist(1);
       const auto keepdim = r.to_bool(2);
-      return wrap(without_gil([&] { return kiln::amin(self, dim, keepdim); }));
+      if (r.is_none(3)) {
+        return wrap(without_gil([&] { return kiln::amin(self, dim, keepdim); }));
+      }
+      const Tensor out = r.tensor(3);
+      without_gil([&] { kiln::amin_out(out, self, dim, keepdim); });
+      return new_reference(r.object(3));
     }
   }
   Py_RETURN_NONE;

@@ -13,7 +13,7 @@ namespace python {
 PyObject* fn_index_select(PyObject* /*module*/, PyObject* args, PyObject* kwargs) {
   KILN_PY_BEGIN
   static PythonArgParser parser({
-      "index_select(Tensor input, int dim, Tensor index)",
+      "index_select(Tensor input, int dim, Tensor index, *, Tensor? out=None)",
   }, false);
   ParsedArgs r = parser.parse(args, kwargs);
   switch (r.index) {
@@ -21,7 +21,12 @@ PyObject* fn_index_select(PyObject* /*module*/, PyObject* args, PyObject* kwargs
       const Tensor self = r.tensor(0);
       const auto dim = r.int64(1);
       const Tensor index = r.tensor(2);
-      return wrap(without_gil([&] { return kiln::index_select(self, dim, index); }));
+      if (r.is_none(3)) {
+        return wrap(without_gil([&] { return kiln::index_select(self, dim, index); }));
+      }
+      const Tensor out = r.tensor(3);
+      without_gil([&] { kiln::index_select_out(out, self, dim, index); });
+      return new_reference(r.object(3));
     }
   }
   Py_RETURN_NONE;

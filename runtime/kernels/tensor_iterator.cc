@@ -144,6 +144,13 @@ TensorBase resized_out(const TensorBase& out, IntArrayRef shape, ScalarType dtyp
   return out;
 }
 
+TensorBase result_into_out(const TensorBase& result, const TensorBase& out, const char* op_name) {
+  if (!out.defined()) return result;
+  TensorBase dst = resized_out(out, result.sizes(), result.dtype(), op_name);
+  copy_into(dst, result, op_name);
+  return dst;
+}
+
 void check_out_is_not_an_input(const TensorBase& out, std::initializer_list<const TensorBase*> inputs,
                                const char* op_name) {
   if (!out.defined()) return;

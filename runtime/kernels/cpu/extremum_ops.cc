@@ -61,12 +61,12 @@ TensorBase extremum(const TensorBase& self, IntArrayRef dim, bool keepdim, bool 
 
 }  // namespace
 
-TensorBase amax(const TensorBase& self, IntArrayRef dim, bool keepdim) {
-  return extremum(self, dim, keepdim, true, "amax");
+TensorBase amax(const TensorBase& self, IntArrayRef dim, bool keepdim, const TensorBase& out) {
+  return result_into_out(extremum(self, dim, keepdim, true, "amax"), out, "amax");
 }
 
-TensorBase amin(const TensorBase& self, IntArrayRef dim, bool keepdim) {
-  return extremum(self, dim, keepdim, false, "amin");
+TensorBase amin(const TensorBase& self, IntArrayRef dim, bool keepdim, const TensorBase& out) {
+  return result_into_out(extremum(self, dim, keepdim, false, "amin"), out, "amin");
 }
 
 }  // namespace cpu

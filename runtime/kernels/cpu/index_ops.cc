@@ -39,7 +39,7 @@ Rows rows_of(IntArrayRef sizes, int64_t dim) {
 
 }  // namespace
 
-TensorBase index_select(const TensorBase& self, int64_t dim, const TensorBase& index) {
+TensorBase index_select(const TensorBase& self, int64_t dim, const TensorBase& index, const TensorBase& out_arg) {
   const int64_t d = wrap_dim(dim, self.dim(), "index_select");
   const int64_t size = self.dim() == 0 ? 1 : self.sizes()[d];
   std::vector<int64_t> idx = checked_indices(index, size, "index_select");
@@ -58,7 +58,7 @@ TensorBase index_select(const TensorBase& self, int64_t dim, const TensorBase& i
   for (int64_t o = 0; o < r.outer; ++o)
     for (int64_t k = 0; k < m; ++k)
       std::memcpy(dst + (o * m + k) * row_bytes, src + (o * r.n + idx[k]) * row_bytes, row_bytes);
-  return out;
+  return result_into_out(out, out_arg, "index_select");
 }
 
 TensorBase index_select_backward(const TensorBase& grad, IntArrayRef self_sizes, int64_t dim,

@@ -62,14 +62,9 @@ KNOWN_DIVERGENCES = [
     Known('mm_mixed_dtypes_empty', 'mm of mixed dtypes with an empty operand and out=: torch accepts',
           ids=ids(
           'mm#7')),
-    Known('no_out_overload', "kiln's binding has no out= form of this op (torch has one)",
-          ids=ids(
-          'amax#0', 'amax#1', 'amax#13', 'amax#14', 'amax#15', 'amax#16', 'amax#17', 'amax#2',
-          'amax#3', 'amin#0', 'amin#10', 'amin#14', 'amin#15', 'amin#2', 'index_select#11',
-          'index_select#13', 'index_select#14', 'index_select#2')),
     Known('out_dtype_rules', "out= dtype checks differ from torch's (which out dtypes an op may write)",
           ids=ids(
-          'addmm#16', 'mean#19', 'mv#7', 'sum#11', 'take#9')),
+          'addmm#16', 'amax#0', 'mean#19', 'mv#7', 'sum#11', 'take#9')),
     Known('pow_scalar_base_grad', 'scalar ** tensor gradient where the power underflows',
           ids=ids(
           's**x#4')),
