@@ -1,5 +1,5 @@
 // div with a rounding mode (and its in-place, out= and Scalar forms), round to decimals, clamp
-// with tensor bounds, and clip: compositions of div/floor_divide/trunc/round and maximum/minimum.
+// with tensor bounds, and clip: compositions of div/floor_divide/trunc/round and where.
 #include <cmath>
 
 #include "generated/api/add.h"
@@ -22,6 +22,7 @@
 #include "generated/kernels/composite/clip.h"
 #include "generated/kernels/composite/div.h"
 #include "generated/kernels/composite/round.h"
+#include "runtime/kernels/composite/write_out.h"
 #include "runtime/kernels/tensor_iterator.h"
 
 namespace kiln {
@@ -39,11 +40,14 @@ Tensor div_mode(const Tensor& self, const Tensor& other, const std::optional<std
   const Tensor fix = kiln::logical_and(kiln::lt(floored, 0), inexact);
   return kiln::where(fix, kiln::add(floored, 1), floored);
 }
-// An in-place or out= write of `result`: its dtype must cast safely, as torch's iterator checks.
+
+namespace {
+// An in-place write of `result`: its dtype must cast safely, as torch's iterator checks.
 void check_castable(const Tensor& result, const Tensor& target, const char* op) {
   KILN_CHECK(can_cast(result.dtype(), target.dtype()), op, "(): result type ", scalar_type_name(result.dtype()),
              " can't be cast to the desired output type ", scalar_type_name(target.dtype()));
 }
+}  // namespace
 
 const Tensor& div__mode(const Tensor& self, const Tensor& other, const std::optional<std::string>& rounding_mode) {
   check_no_internal_overlap(self, "div_");
@@ -58,11 +62,7 @@ const Tensor& div__mode(const Tensor& self, const Tensor& other, const std::opti
 
 const Tensor& div_out_mode(const Tensor& out, const Tensor& self, const Tensor& other,
                            const std::optional<std::string>& rounding_mode) {
-  const Tensor result = div_mode(self, other, rounding_mode);  // computed first: out may alias an input
-  check_castable(result, out, "div");
-  if (!(out.sizes() == result.sizes())) out.impl()->set_sizes_contiguous(result.sizes());
-  out.copy_(result);
-  return out;
+  return write_out(out, div_mode(self, other, rounding_mode), "div");
 }
 
 Tensor div_scalar_mode(const Tensor& self, const Scalar& other, const std::optional<std::string>& rounding_mode) {
@@ -98,7 +98,9 @@ Tensor clamp_tensor(const Tensor& self, const Tensor& min, const Tensor& max) {
   // Selections, not maximum/minimum: at a tie the gradient goes to self (torch), and a nan bound
   // propagates.
   Tensor out = self;
-  auto nan_bound = [&](const Tensor& bound) { return kiln::logical_and(kiln::isnan(bound), kiln::isnan(out).logical_not()); };
+  auto nan_bound = [&](const Tensor& bound) {
+    return kiln::logical_and(kiln::isnan(bound), kiln::isnan(out).logical_not());
+  };
   if (min.defined()) out = kiln::where(kiln::logical_or(kiln::lt(out, min), nan_bound(min)), min, out);
   if (max.defined()) out = kiln::where(kiln::logical_or(kiln::gt(out, max), nan_bound(max)), max, out);
   return out;
