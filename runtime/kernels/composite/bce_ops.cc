@@ -5,6 +5,7 @@
 #include "generated/api/kiln.h"
 #include "generated/kernels/binary_cross_entropy.h"
 #include "generated/kernels/binary_cross_entropy_with_logits.h"
+#include "runtime/kernels/composite/reduce_loss.h"
 #include "runtime/kernels/composite/softplus_exact.h"
 
 namespace kiln {
@@ -17,13 +18,7 @@ void check_loss_inputs(const Tensor& self, const Tensor& target, int64_t reducti
   KILN_CHECK(self.is_floating_point(), op, "(): expected a floating point input, got ", scalar_type_name(self.dtype()));
   KILN_CHECK(target.sizes() == self.sizes(), op, "(): Target size (", shape_str(target.sizes()),
              ") must be the same as input size (", shape_str(self.sizes()), ")");
-  KILN_CHECK(reduction >= 0 && reduction <= 2, op, "(): reduction must be 0 (none), 1 (mean) or 2 (sum), got ",
-             reduction);
-}
-
-Tensor reduce(const Tensor& loss, int64_t reduction) {
-  if (reduction == 0) return loss;
-  return reduction == 1 ? kiln::mean(loss) : kiln::sum(loss);
+  check_loss_reduction(reduction, op);  // before any work, as torch
 }
 
 }  // namespace
@@ -42,7 +37,7 @@ TensorBase binary_cross_entropy(const TensorBase& self_, const TensorBase& targe
   const Tensor log_1mp = kiln::clamp(kiln::log(one_minus(self)), Scalar(-100.0));
   Tensor loss = kiln::neg(kiln::add(kiln::mul(target, log_p), kiln::mul(one_minus(target), log_1mp)));
   if (weight.defined()) loss = kiln::mul(loss, weight);
-  return reduce(loss, reduction);
+  return reduce_loss(loss, reduction, op);
 }
 
 // (1 - t) x + w_pos * softplus(-x), with w_pos = 1 + (pos_weight - 1) t: PyTorch's
@@ -51,12 +46,13 @@ TensorBase binary_cross_entropy_with_logits(const TensorBase& self_, const Tenso
                                             const TensorBase& weight_, const TensorBase& pos_weight_,
                                             int64_t reduction) {
   const Tensor self(self_), target(target_), weight(weight_), pos_weight(pos_weight_);
-  check_loss_inputs(self, target, reduction, "binary_cross_entropy_with_logits");
+  const char* op = "binary_cross_entropy_with_logits";
+  check_loss_inputs(self, target, reduction, op);
   Tensor soft = composite_implicit::softplus_exact(kiln::neg(self));
   if (pos_weight.defined()) soft = kiln::mul(soft, kiln::add(kiln::mul(kiln::sub(pos_weight, 1), target), 1));
   Tensor loss = kiln::add(kiln::mul(kiln::add(kiln::neg(target), 1), self), soft);
   if (weight.defined()) loss = kiln::mul(loss, weight);
-  return reduce(loss, reduction);
+  return reduce_loss(loss, reduction, op);
 }
 
 }  // namespace composite_explicit

@@ -27,6 +27,7 @@
 #include "generated/kernels/composite/max_pool2d.h"
 #include "generated/kernels/composite/mse_loss.h"
 #include "runtime/autograd/grad_mode.h"
+#include "runtime/kernels/composite/reduce_loss.h"
 #include "runtime/kernels/composite/softplus_exact.h"
 #include "runtime/kernels/tensor_iterator.h"
 
@@ -55,13 +56,6 @@ Tensor affine_scale(const Tensor& inv_std, const Tensor& weight, int64_t ndim) {
 void check_channel_vector(const Tensor& t, int64_t channels, const char* what) {
   KILN_CHECK(!t.defined() || (t.dim() == 1 && t.sizes()[0] == channels), "batch_norm(): expected ", what,
              " of shape [", channels, "], got ", t.defined() ? shape_str(t.sizes()) : std::string("None"));
-}
-
-Tensor reduce_loss(const Tensor& loss, int64_t reduction, const char* op) {
-  KILN_CHECK(reduction >= 0 && reduction <= 2, op, "(): reduction must be 0 (none), 1 (mean) or 2 (sum), got ",
-             reduction);
-  if (reduction == 0) return loss;
-  return reduction == 1 ? kiln::mean(loss) : kiln::sum(loss);
 }
 
 }  // namespace
