@@ -152,6 +152,7 @@ def function_view(nf: NativeFunction) -> Dict:
     if writes_functional_result(nf):
         head = nf.family_head
         v["write_out_call"] = f"kiln::{cpp.api_name(head)}({cpp.call_args(cpp.api_args(head))})"
+        v["out_exact_dtype"] = nf.out_exact_dtype
         v["implicit_kernel"] = None
     elif nf.is_composite_implicit:
         v["implicit_kernel"] = nf.dispatch["CompositeImplicit"]
@@ -266,15 +267,16 @@ def save_lines(d: Derivative, inplace: bool) -> List[str]:
             if a.type.is_list:
                 lines.append(f"if ({cond}) for (const Tensor& t : {name}) node->{name}_.emplace_back(t, false);")
                 continue
-            # In-place: keep the old self; an argument that *is* self (x.mul_(x)) is the old self too
-            # (saving the tensor itself would save the new value and a cycle through its grad_fn).
+            # In-place: keep the old self. An argument that *is* self (x.mul_(x)) is saved as this
+            # node's output (no cycle through its grad_fn) at its old version, so backward raises
+            # the modified-by-an-inplace-operation error, as torch does.
             if inplace and a.name == "self":
-                value = "self.clone()"
+                value, is_output = "self.clone()", "false"
             elif inplace:
-                value = f"{name}.is_same(self) ? {name}.clone() : {name}"
+                value, is_output = name, f"{name}.is_same(self)"
             else:
-                value = name
-            lines.append(f"if ({cond}) node->{name}_ = SavedVariable({value}, false);")
+                value, is_output = name, "false"
+            lines.append(f"if ({cond}) node->{name}_ = SavedVariable({value}, {is_output});")
         elif a.type.is_list and a.type.optional:
             lines.append(f"if ({name}) node->{name} = {name}->vec();")
         elif a.type.is_list:

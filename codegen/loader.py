@@ -31,7 +31,7 @@ METADATA_CALLS = {
 }
 _CPP_WORDS = {"true", "false", "nullptr", "std", "kiln", "ScalarType", "Device", "static_cast", "int64_t", "double"}
 
-NATIVE_KEYS = {"func", "variants", "dispatch", "family"}
+NATIVE_KEYS = {"func", "variants", "dispatch", "family", "out_dtype"}
 
 
 class _LineLoader(yaml.SafeLoader):
@@ -144,6 +144,14 @@ def _native_function(entry: dict, display: str) -> List[NativeFunction]:
                                              "inplace", head))
             if "out" in family:
                 result.append(NativeFunction(_out_schema(schema), ["function"], dispatch, display, line, "out", head))
+        out_dtype = entry.get("out_dtype", "castable")
+        if out_dtype not in ("castable", "exact"):
+            raise CodegenError(f"out_dtype: expected castable or exact, got '{out_dtype}'")
+        if out_dtype == "exact":
+            if "out" not in family or "CompositeImplicit" not in dispatch:
+                raise CodegenError("'out_dtype: exact' belongs on a CompositeImplicit op with 'family: [out]' "
+                                   "(kernels check their out= dtype themselves)")
+            result[-1].out_exact_dtype = True
     return result
 
 
@@ -280,6 +288,9 @@ def load(native_path: str, derivatives_path: str, native_display: str, derivativ
         if not isinstance(entry, dict):
             raise CodegenError("expected a mapping with 'func:'", f"{native_display}:?")
         for nf in _native_function(entry, native_display):
+            if (nf.schema.full_name in by_name and nf.family_role == "out"
+                    and nf.family_head.schema.overload == "Tensor"):
+                nf.schema.overload = "Tensor_out"  # clamp.Tensor beside clamp(Scalar): clamp.Tensor_out, as torch
             if nf.schema.full_name in by_name:
                 first = by_name[nf.schema.full_name]
                 raise CodegenError(f"duplicate overload '{nf.schema.full_name}' (first declared at line {first.line})",

@@ -161,6 +161,9 @@ class NativeFunction:
     family_role: str = "single"      # 'functional' | 'inplace' | 'out' | 'single'
     family_head: Optional["NativeFunction"] = None
     derivative: Optional["Derivative"] = None
+    # `out_dtype: exact` on a CompositeImplicit op's family: its out= takes only the result's dtype
+    # (torch's mm/addmm/dot/mv), not any dtype the result casts to safely.
+    out_exact_dtype: bool = False
 
     @property
     def where(self) -> str:

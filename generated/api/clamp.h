@@ -15,4 +15,7 @@ const Tensor& clamp_out(const Tensor& out, const Tensor& self, const std::option
 // clamp.Tensor(Tensor self, Tensor? min=None, Tensor? max=None) -> Tensor
 Tensor clamp(const Tensor& self, const Tensor& min = {}, const Tensor& max = {});
 
+// clamp.Tensor_out(Tensor self, Tensor? min=None, Tensor? max=None, *, Tensor(a!) out) -> Tensor(a!)
+const Tensor& clamp_out(const Tensor& out, const Tensor& self, const Tensor& min = {}, const Tensor& max = {});
+
 }  // namespace kiln

@@ -9,4 +9,7 @@ namespace kiln {
 // masked_fill.Scalar(Tensor self, Tensor mask, Scalar value) -> Tensor
 Tensor masked_fill(const Tensor& self, const Tensor& mask, const Scalar& value);
 
+// masked_fill.Tensor(Tensor self, Tensor mask, Tensor value) -> Tensor
+Tensor masked_fill(const Tensor& self, const Tensor& mask, const Tensor& value);
+
 }  // namespace kiln

@@ -215,6 +215,8 @@ class Tensor : public TensorBase {
   Tensor nonzero() const;
   Tensor masked_fill(const Tensor& mask, const Scalar& value) const;
   const Tensor& masked_fill_(const Tensor& mask, const Scalar& value) const;
+  Tensor masked_fill(const Tensor& mask, const Tensor& value) const;
+  const Tensor& masked_fill_(const Tensor& mask, const Tensor& value) const;
   Tensor view(IntArrayRef size) const;
   Tensor view(ScalarType dtype) const;
   Tensor transpose(int64_t dim0, int64_t dim1) const;

@@ -76,7 +76,7 @@ const Tensor& atan2_(const Tensor& self, const Tensor& other) {
     node->add_next_edge(gradient_edge(self));
     node->add_next_edge(gradient_edge(other));
     if (node->next_edges()[0].is_valid() || node->next_edges()[1].is_valid()) node->self_ = SavedVariable(self.clone(), false);
-    if (node->next_edges()[0].is_valid() || node->next_edges()[1].is_valid()) node->other_ = SavedVariable(other.is_same(self) ? other.clone() : other, false);
+    if (node->next_edges()[0].is_valid() || node->next_edges()[1].is_valid()) node->other_ = SavedVariable(other, other.is_same(self));
     if (explain_enabled()) explain_log("autograd", "Atan2Backward0", "recorded");
   }
   {

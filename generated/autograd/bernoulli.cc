@@ -130,7 +130,7 @@ const Tensor& bernoulli__Tensor(const Tensor& self, const Tensor& p, Generator* 
     node = make_node<BernoulliBackward2>();
     node->add_next_edge(gradient_edge(self));
     node->add_next_edge(gradient_edge(p));
-    if (node->next_edges()[1].is_valid()) node->p_ = SavedVariable(p.is_same(self) ? p.clone() : p, false);
+    if (node->next_edges()[1].is_valid()) node->p_ = SavedVariable(p, p.is_same(self));
     if (explain_enabled()) explain_log("autograd", "BernoulliBackward2", "recorded");
   }
   {

@@ -78,7 +78,7 @@ const Tensor& index_put_(const Tensor& self, const std::vector<Tensor>& indices,
     node->add_next_edge(gradient_edge(self));
     node->add_next_edge(gradient_edge(values));
     if (node->next_edges()[0].is_valid() || node->next_edges()[1].is_valid()) for (const Tensor& t : indices) node->indices_.emplace_back(t, false);
-    if (node->next_edges()[0].is_valid() || node->next_edges()[1].is_valid()) node->values_ = SavedVariable(values.is_same(self) ? values.clone() : values, false);
+    if (node->next_edges()[0].is_valid() || node->next_edges()[1].is_valid()) node->values_ = SavedVariable(values, values.is_same(self));
     node->accumulate = accumulate;
     node->values_sizes = values.sizes().vec();
     if (explain_enabled()) explain_log("autograd", "IndexPutBackward0", "recorded");

@@ -3,9 +3,14 @@
 #include "generated/autograd/pow.h"
 
 #include "generated/api/pow.h"
+#include "generated/api/eq.h"
+#include "generated/api/ge.h"
 #include "generated/api/log.h"
+#include "generated/api/logical_and.h"
 #include "generated/api/mul.h"
 #include "generated/api/sub.h"
+#include "generated/api/where.h"
+#include "generated/api/zeros_like.h"
 #include "runtime/autograd/formula_helpers.h"
 #include "runtime/autograd/node.h"
 #include "runtime/autograd/saved_variable.h"
@@ -37,8 +42,8 @@ struct PowBackward1 final : Node {
 };
 
 // pow.Tensor_Tensor
-//   self: mul(grad, mul(exponent, pow(self, sub(exponent, 1))))
-//   exponent: mul(grad, mul(result, log(self)))
+//   self: where(eq(exponent, 0), zeros_like(grad), mul(grad, mul(exponent, pow(self, sub(exponent, 1)))))
+//   exponent: mul(grad, where(logical_and(eq(self, 0), ge(exponent, 0)), zeros_like(result), mul(result, log(self))))
 struct PowBackward0 final : Node {
   SavedVariable self_;
   SavedVariable exponent_;
@@ -53,8 +58,8 @@ struct PowBackward0 final : Node {
     const Tensor self(self_.unpack());
     const Tensor exponent(exponent_.unpack());
     const Tensor result(result_.unpack(shared_from_this()));
-    if (next_edges()[0].is_valid()) grad_inputs[0] = mul(grad, mul(exponent, pow(self, sub(exponent, 1))));
-    if (next_edges()[1].is_valid()) grad_inputs[1] = mul(grad, mul(result, log(self)));
+    if (next_edges()[0].is_valid()) grad_inputs[0] = where(eq(exponent, 0), zeros_like(grad), mul(grad, mul(exponent, pow(self, sub(exponent, 1)))));
+    if (next_edges()[1].is_valid()) grad_inputs[1] = mul(grad, where(logical_and(eq(self, 0), ge(exponent, 0)), zeros_like(result), mul(result, log(self))));
     return grad_inputs;
   }
 
@@ -124,7 +129,7 @@ Tensor pow_Tensor_Tensor(const Tensor& self, const Tensor& exponent) {
     node->add_next_edge(gradient_edge(self));
     node->add_next_edge(gradient_edge(exponent));
     if (node->next_edges()[0].is_valid() || node->next_edges()[1].is_valid()) node->self_ = SavedVariable(self, false);
-    if (node->next_edges()[0].is_valid()) node->exponent_ = SavedVariable(exponent, false);
+    if (node->next_edges()[0].is_valid() || node->next_edges()[1].is_valid()) node->exponent_ = SavedVariable(exponent, false);
     if (explain_enabled()) explain_log("autograd", "PowBackward0", "recorded");
   }
   Tensor result;
@@ -148,7 +153,7 @@ const Tensor& pow__Tensor_Tensor(const Tensor& self, const Tensor& exponent) {
     node->add_next_edge(gradient_edge(self));
     node->add_next_edge(gradient_edge(exponent));
     if (node->next_edges()[0].is_valid() || node->next_edges()[1].is_valid()) node->self_ = SavedVariable(self.clone(), false);
-    if (node->next_edges()[0].is_valid()) node->exponent_ = SavedVariable(exponent.is_same(self) ? exponent.clone() : exponent, false);
+    if (node->next_edges()[0].is_valid() || node->next_edges()[1].is_valid()) node->exponent_ = SavedVariable(exponent, exponent.is_same(self));
     if (explain_enabled()) explain_log("autograd", "PowBackward0", "recorded");
   }
   {

@@ -3,8 +3,8 @@
 #include "generated/autograd/relu.h"
 
 #include "generated/api/relu.h"
-#include "generated/api/gt.h"
-#include "generated/api/mul.h"
+#include "generated/api/le.h"
+#include "generated/api/masked_fill.h"
 #include "runtime/autograd/formula_helpers.h"
 #include "runtime/autograd/node.h"
 #include "runtime/autograd/saved_variable.h"
@@ -14,7 +14,7 @@ namespace kiln {
 namespace autograd {
 
 // relu
-//   self: mul(grad, gt(result, 0))
+//   self: masked_fill(grad, le(result, 0), 0)
 struct ReluBackward0 final : Node {
   SavedVariable result_;
 
@@ -25,7 +25,7 @@ struct ReluBackward0 final : Node {
     const Tensor grad(grads[0]);
     if (!grad.defined()) return grad_inputs;
     const Tensor result(result_.unpack(shared_from_this()));
-    if (next_edges()[0].is_valid()) grad_inputs[0] = mul(grad, gt(result, 0));
+    if (next_edges()[0].is_valid()) grad_inputs[0] = masked_fill(grad, le(result, 0), 0);
     return grad_inputs;
   }
 

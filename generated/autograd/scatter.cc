@@ -93,7 +93,7 @@ const Tensor& scatter__src(const Tensor& self, int64_t dim, const Tensor& index,
     node->add_next_edge(gradient_edge(self));
     node->add_next_edge(gradient_edge(src));
     node->dim = dim;
-    if (node->next_edges()[0].is_valid() || node->next_edges()[1].is_valid()) node->index_ = SavedVariable(index.is_same(self) ? index.clone() : index, false);
+    if (node->next_edges()[0].is_valid() || node->next_edges()[1].is_valid()) node->index_ = SavedVariable(index, index.is_same(self));
     if (explain_enabled()) explain_log("autograd", "ScatterBackward0", "recorded");
   }
   {
@@ -135,7 +135,7 @@ const Tensor& scatter__value(const Tensor& self, int64_t dim, const Tensor& inde
     node = make_node<ScatterBackward1>();
     node->add_next_edge(gradient_edge(self));
     node->dim = dim;
-    if (node->next_edges()[0].is_valid()) node->index_ = SavedVariable(index.is_same(self) ? index.clone() : index, false);
+    if (node->next_edges()[0].is_valid()) node->index_ = SavedVariable(index, index.is_same(self));
     if (explain_enabled()) explain_log("autograd", "ScatterBackward1", "recorded");
   }
   {

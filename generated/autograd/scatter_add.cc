@@ -71,7 +71,7 @@ const Tensor& scatter_add_(const Tensor& self, int64_t dim, const Tensor& index,
     node->add_next_edge(gradient_edge(self));
     node->add_next_edge(gradient_edge(src));
     node->dim = dim;
-    if (node->next_edges()[1].is_valid()) node->index_ = SavedVariable(index.is_same(self) ? index.clone() : index, false);
+    if (node->next_edges()[1].is_valid()) node->index_ = SavedVariable(index, index.is_same(self));
     if (explain_enabled()) explain_log("autograd", "ScatterAddBackward0", "recorded");
   }
   {

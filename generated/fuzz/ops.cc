@@ -1113,6 +1113,14 @@ const FuzzOp kFuzzOps[] = {
        const Tensor max = in.optional_tensor();
        use_result(in, kiln::clamp(self, min, max));
      }},
+    {"clamp.Tensor_out",
+     [](FuzzInput& in) {
+       const Tensor out = in.tensor();
+       const Tensor self = in.tensor();
+       const Tensor min = in.optional_tensor();
+       const Tensor max = in.optional_tensor();
+       use_result(in, kiln::clamp_out(out, self, min, max));
+     }},
     {"clip",
      [](FuzzInput& in) {
        const Tensor self = in.tensor();
@@ -1988,6 +1996,20 @@ const FuzzOp kFuzzOps[] = {
        const Tensor self = in.tensor();
        const Tensor mask = in.tensor();
        const auto value = in.scalar();
+       use_result(in, self.masked_fill_(mask, value));
+     }},
+    {"masked_fill.Tensor",
+     [](FuzzInput& in) {
+       const Tensor self = in.tensor();
+       const Tensor mask = in.tensor();
+       const Tensor value = in.tensor();
+       use_result(in, kiln::masked_fill(self, mask, value));
+     }},
+    {"masked_fill_.Tensor",
+     [](FuzzInput& in) {
+       const Tensor self = in.tensor();
+       const Tensor mask = in.tensor();
+       const Tensor value = in.tensor();
        use_result(in, self.masked_fill_(mask, value));
      }},
     {"view",

@@ -19,7 +19,7 @@ Tensor addmm(const Tensor& self, const Tensor& mat1, const Tensor& mat2, const S
 // ---- addmm.out(Tensor self, Tensor mat1, Tensor mat2, *, Scalar beta=1, Scalar alpha=1, Tensor(a!) out) -> Tensor(a!)  (CompositeImplicit)
 const Tensor& addmm_out(const Tensor& out, const Tensor& self, const Tensor& mat1, const Tensor& mat2, const Scalar& beta, const Scalar& alpha) {
   if (explain_enabled()) explain_log("composite", "addmm.out", "");
-  return write_out(out, kiln::addmm(self, mat1, mat2, beta, alpha), "addmm");
+  return write_out(out, kiln::addmm(self, mat1, mat2, beta, alpha), "addmm", OutDtype::Exact);
 }
 
 Tensor Tensor::addmm(const Tensor& mat1, const Tensor& mat2, const Scalar& beta, const Scalar& alpha) const {

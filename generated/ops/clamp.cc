@@ -5,6 +5,7 @@
 #include "generated/autograd/clamp.h"
 #include "generated/kernels/clamp.h"
 #include "generated/kernels/composite/clamp.h"
+#include "runtime/kernels/composite/write_out.h"
 #include "runtime/autograd/view_tracking.h"
 #include "runtime/core/api_helpers.h"
 #include "runtime/core/dispatcher.h"
@@ -82,6 +83,12 @@ const Tensor& clamp_out(const Tensor& out, const Tensor& self, const std::option
 Tensor clamp(const Tensor& self, const Tensor& min, const Tensor& max) {
   if (explain_enabled()) explain_log("composite", "clamp.Tensor", "");
   return composite_implicit::clamp_tensor(self, min, max);
+}
+
+// ---- clamp.Tensor_out(Tensor self, Tensor? min=None, Tensor? max=None, *, Tensor(a!) out) -> Tensor(a!)  (CompositeImplicit)
+const Tensor& clamp_out(const Tensor& out, const Tensor& self, const Tensor& min, const Tensor& max) {
+  if (explain_enabled()) explain_log("composite", "clamp.Tensor_out", "");
+  return write_out(out, kiln::clamp(self, min, max), "clamp");
 }
 
 Tensor Tensor::clamp(const std::optional<Scalar>& min, const std::optional<Scalar>& max) const {

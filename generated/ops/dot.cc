@@ -19,7 +19,7 @@ Tensor dot(const Tensor& self, const Tensor& tensor) {
 // ---- dot.out(Tensor self, Tensor tensor, *, Tensor(a!) out) -> Tensor(a!)  (CompositeImplicit)
 const Tensor& dot_out(const Tensor& out, const Tensor& self, const Tensor& tensor) {
   if (explain_enabled()) explain_log("composite", "dot.out", "");
-  return write_out(out, kiln::dot(self, tensor), "dot");
+  return write_out(out, kiln::dot(self, tensor), "dot", OutDtype::Exact);
 }
 
 Tensor Tensor::dot(const Tensor& tensor) const {

@@ -19,7 +19,7 @@ Tensor matmul(const Tensor& self, const Tensor& other) {
 // ---- matmul.out(Tensor self, Tensor other, *, Tensor(a!) out) -> Tensor(a!)  (CompositeImplicit)
 const Tensor& matmul_out(const Tensor& out, const Tensor& self, const Tensor& other) {
   if (explain_enabled()) explain_log("composite", "matmul.out", "");
-  return write_out(out, kiln::matmul(self, other), "matmul");
+  return write_out(out, kiln::matmul(self, other), "matmul", OutDtype::Exact);
 }
 
 Tensor Tensor::matmul(const Tensor& other) const {

@@ -19,7 +19,7 @@ Tensor mv(const Tensor& self, const Tensor& vec) {
 // ---- mv.out(Tensor self, Tensor vec, *, Tensor(a!) out) -> Tensor(a!)  (CompositeImplicit)
 const Tensor& mv_out(const Tensor& out, const Tensor& self, const Tensor& vec) {
   if (explain_enabled()) explain_log("composite", "mv.out", "");
-  return write_out(out, kiln::mv(self, vec), "mv");
+  return write_out(out, kiln::mv(self, vec), "mv", OutDtype::Exact);
 }
 
 Tensor Tensor::mv(const Tensor& vec) const {

@@ -13,7 +13,7 @@ namespace python {
 PyObject* fn_clamp(PyObject* /*module*/, PyObject* args, PyObject* kwargs) {
   KILN_PY_BEGIN
   static PythonArgParser parser({
-      "clamp(Tensor input, Tensor? min=None, Tensor? max=None)",
+      "clamp(Tensor input, Tensor? min=None, Tensor? max=None, *, Tensor? out=None)",
       "clamp(Tensor input, Scalar? min=None, Scalar? max=None, *, Tensor? out=None)",
   }, false);
   ParsedArgs r = parser.parse(args, kwargs);
@@ -22,7 +22,12 @@ PyObject* fn_clamp(PyObject* /*module*/, PyObject* args, PyObject* kwargs) {
       const Tensor self = r.tensor(0);
       const Tensor min = r.tensor(1);
       const Tensor max = r.tensor(2);
-      return wrap(without_gil([&] { return kiln::clamp(self, min, max); }));
+      if (r.is_none(3)) {
+        return wrap(without_gil([&] { return kiln::clamp(self, min, max); }));
+      }
+      const Tensor out = r.tensor(3);
+      without_gil([&] { kiln::clamp_out(out, self, min, max); });
+      return new_reference(r.object(3));
     }
     case 1: {
       const Tensor self = r.tensor(0);

@@ -13,11 +13,18 @@ namespace python {
 PyObject* fn_masked_fill(PyObject* /*module*/, PyObject* args, PyObject* kwargs) {
   KILN_PY_BEGIN
   static PythonArgParser parser({
+      "masked_fill(Tensor input, Tensor mask, Tensor value)",
       "masked_fill(Tensor input, Tensor mask, Scalar value)",
   }, false);
   ParsedArgs r = parser.parse(args, kwargs);
   switch (r.index) {
     case 0: {
+      const Tensor self = r.tensor(0);
+      const Tensor mask = r.tensor(1);
+      const Tensor value = r.tensor(2);
+      return wrap(without_gil([&] { return kiln::masked_fill(self, mask, value); }));
+    }
+    case 1: {
       const Tensor self = r.tensor(0);
       const Tensor mask = r.tensor(1);
       const auto value = r.scalar(2);
@@ -32,11 +39,18 @@ PyObject* fn_masked_fill(PyObject* /*module*/, PyObject* args, PyObject* kwargs)
 PyObject* method_masked_fill(PyObject* py_self, PyObject* args, PyObject* kwargs) {
   KILN_PY_BEGIN
   static PythonArgParser parser({
+      "masked_fill(Tensor mask, Tensor value)",
       "masked_fill(Tensor mask, Scalar value)",
   }, true);
   ParsedArgs r = parser.parse(args, kwargs);
   switch (r.index) {
     case 0: {
+      const Tensor& self = unpack_tensor(py_self);
+      const Tensor mask = r.tensor(0);
+      const Tensor value = r.tensor(1);
+      return wrap(without_gil([&] { return self.masked_fill(mask, value); }));
+    }
+    case 1: {
       const Tensor& self = unpack_tensor(py_self);
       const Tensor mask = r.tensor(0);
       const auto value = r.scalar(1);
@@ -51,11 +65,19 @@ PyObject* method_masked_fill(PyObject* py_self, PyObject* args, PyObject* kwargs
 PyObject* method_masked_fill_(PyObject* py_self, PyObject* args, PyObject* kwargs) {
   KILN_PY_BEGIN
   static PythonArgParser parser({
+      "masked_fill_(Tensor mask, Tensor value)",
       "masked_fill_(Tensor mask, Scalar value)",
   }, true);
   ParsedArgs r = parser.parse(args, kwargs);
   switch (r.index) {
     case 0: {
+      const Tensor& self = unpack_tensor(py_self);
+      const Tensor mask = r.tensor(0);
+      const Tensor value = r.tensor(1);
+      without_gil([&] { self.masked_fill_(mask, value); });
+      return new_reference(py_self);
+    }
+    case 1: {
       const Tensor& self = unpack_tensor(py_self);
       const Tensor mask = r.tensor(0);
       const auto value = r.scalar(1);

@@ -73,13 +73,9 @@ def _diagonal_first(op, term):
         if op.shape[i] != op.shape[j]:
             raise RuntimeError(f"einsum(): subscript {repeated} is repeated for operand but the sizes don't match, "
                                f"{op.shape[i]} != {op.shape[j]}")
-        # Move i and j last, then read the diagonal with as_strided-free indexing.
+        # A view, as torch's: diagonal() drops dims i and j and appends the diagonal last.
         rest = [k for k in range(op.dim()) if k not in (i, j)]
-        moved = op.permute(rest + [i, j])
-        n = op.shape[i]
-        idx = _C.arange(n)
-        diag = moved[(Ellipsis, idx, idx)] if n else moved.sum(-1)
-        op, term = diag, "".join(term[k] for k in rest) + repeated
+        op, term = op.diagonal(0, i, j), "".join(term[k] for k in rest) + repeated
 
 
 def _sum_unused(op, term, keep):

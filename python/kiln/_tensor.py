@@ -412,7 +412,10 @@ class Tensor(_C.TensorBase):
             k = next((i for i, n in enumerate(value.shape) if n != 1), value.dim())
             value = value.reshape(tuple(value.shape[k:]))
         if indices is None:
-            if isinstance(value, _C.TensorBase):
+            if isinstance(value, _C.TensorBase) and value.dim() == 0 and view.dim() != 0 \
+                    and not value.requires_grad:
+                view.fill_(value)  # as torch's copy_to: a 0-dim value fills (an expanded view too)
+            elif isinstance(value, _C.TensorBase):
                 view.copy_(value)
             elif _is_number(value):
                 view.fill_(value)

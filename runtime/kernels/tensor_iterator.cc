@@ -58,12 +58,16 @@ void check_unique_dims(IntArrayRef dims, int64_t ndim, const char* op_name) {
   }
 }
 
+bool is_expanded(const TensorBase& t) {
+  for (int64_t d = 0; d < t.dim(); ++d)
+    if (t.strides()[d] == 0 && t.sizes()[d] > 1) return true;
+  return false;
+}
+
 void check_no_internal_overlap(const TensorBase& out, const char* op_name) {
-  for (int64_t d = 0; d < out.dim(); ++d) {
-    KILN_CHECK(out.strides()[d] != 0 || out.sizes()[d] <= 1, op_name,
-               "(): unsupported operation: more than one element of the written-to tensor refers to a single "
-               "memory location. Please clone() the tensor before performing the operation.");
-  }
+  KILN_CHECK(!is_expanded(out), op_name,
+             "(): unsupported operation: more than one element of the written-to tensor refers to a single "
+             "memory location. Please clone() the tensor before performing the operation.");
 }
 
 TensorBase zeros_cpu(IntArrayRef sizes, ScalarType dtype) {
@@ -209,11 +213,16 @@ void TensorIterator::build(IteratorConfig& c) {
   } else {
     result_ = empty_cpu(shape, result_dtype);
   }
-  if (result_.dtype() == kernel_out_dtype) {
+  // A 16-bit result computed in float32 is rounded to its dtype even when out= is wider, as
+  // torch's (exp(bfloat16, out=float32) holds bfloat16 values).
+  const bool rounds = c.reduced_float_as_float32 && c.out_dtype == ScalarType::Undefined &&
+                      result_dtype != kernel_out_dtype && result_.dtype() != result_dtype;
+  if (result_.dtype() == kernel_out_dtype && !rounds) {
     out = result_;
   } else {
     out = empty_cpu(shape, kernel_out_dtype);
     out_to_fill_ = result_;
+    if (rounds) round_to_ = result_dtype;
   }
 
   operands_.push_back(out);
@@ -333,7 +342,8 @@ void TensorIterator::for_each(const Loop& loop, int64_t grain_size) {
 void TensorIterator::finish() {
   if (filled_) return;
   filled_ = true;
-  if (out_to_fill_.defined()) copy_into(out_to_fill_, operands_[0], "copy_");
+  if (!out_to_fill_.defined()) return;
+  copy_into(out_to_fill_, round_to_ == ScalarType::Undefined ? operands_[0] : cast_to(operands_[0], round_to_), "copy_");
 }
 
 // ---- copies and casts ----

@@ -42,6 +42,8 @@ void check_no_partial_overlap(const TensorBase& out, const TensorBase& in, const
 void check_unique_dims(IntArrayRef dims, int64_t ndim, const char* op_name);
 // Throws when several elements of a tensor to be written share memory (an expanded tensor).
 void check_no_internal_overlap(const TensorBase& out, const char* op_name);
+// torch's has_internal_overlap() == YES: a dim of stride 0 and size > 1 (an expanded tensor).
+bool is_expanded(const TensorBase& t);
 // The out= tensor of a kernel, resized to `shape` (it must already have `dtype`), or a new
 // tensor when `out` is undefined.
 TensorBase resized_out(const TensorBase& out, IntArrayRef shape, ScalarType dtype, const char* op_name);
@@ -100,6 +102,7 @@ class TensorIterator {
   std::vector<TensorBase> operands_;  // [0] output (compute dtype), then inputs (compute dtype)
   TensorBase result_;                 // what the caller gets back
   TensorBase out_to_fill_;            // caller's out, when the kernel writes a temporary
+  ScalarType round_to_ = ScalarType::Undefined;  // the result dtype the temporary rounds to first
   bool filled_ = false;               // finish() has run
   ScalarType compute_dtype_ = ScalarType::Undefined;
   DimVector shape_;                   // iteration shape (innermost last)

@@ -1,6 +1,7 @@
 #include "runtime/python/arg_parser.h"
 
 #include <cstring>
+#include <set>
 #include <sstream>
 
 #include "runtime/core/dispatcher.h"
@@ -117,10 +118,29 @@ bool is_sequence_of_ints(PyObject* obj) {
   return true;
 }
 
-bool matches(const Param& p, PyObject* obj, bool numbers_as_tensors) {
+// A Python number may stand for a Tensor parameter only where torch takes one: its arg parser's
+// allowlist (add, mul, div, ...) plus the ops torch gives Scalar overloads (eq.Scalar,
+// remainder.Scalar_Tensor, where.ScalarOther, ...). Elsewhere (maximum(t, 2), clamp(min=t, max=2.0))
+// torch raises TypeError, and so does kiln.
+bool allows_numbers_as_tensors(std::string op) {
+  static const std::set<std::string> allowed = {
+      "add", "sub", "subtract", "rsub", "mul", "multiply", "div", "divide", "true_divide", "floor_divide",
+      "to", "_to_copy", "copy", "eq", "ne", "lt", "le", "gt", "ge", "greater", "greater_equal", "less",
+      "less_equal", "not_equal", "remainder", "fmod", "bitwise_and", "bitwise_or", "bitwise_xor",
+      "bitwise_left_shift", "bitwise_right_shift", "__and__", "__or__", "__xor__", "__lshift__", "__rshift__",
+      "__iand__", "__ior__", "__ixor__", "__ilshift__", "__irshift__", "pow", "float_power", "xlogy",
+      "lerp", "copysign", "where"};
+  if (op.size() > 1 && op.back() == '_' && op.compare(0, 2, "__") != 0) op.pop_back();  // in-place twin
+  return allowed.count(op) != 0;
+}
+
+// `lenient`: the last pass, where 0-dim tensors may stand for Scalars and ints, and Python numbers
+// for Tensors where the op allows it (`numbers_as_tensors`).
+bool matches(const Param& p, PyObject* obj, bool lenient, bool numbers_as_tensors) {
   if (obj == Py_None) return p.optional || p.default_none;
   switch (p.type) {
-    case ParamType::Tensor: return is_tensor(obj) || (numbers_as_tensors && (is_scalar_like(obj) || is_ndarray(obj)));
+    case ParamType::Tensor:  // ndarrays too: t + np.array(...) works in torch (through __add__)
+      return is_tensor(obj) || (lenient && numbers_as_tensors && (is_scalar_like(obj) || is_ndarray(obj)));
     case ParamType::TensorList: {
       if (!PyTuple_Check(obj) && !PyList_Check(obj)) return false;
       Py_ssize_t n = PySequence_Fast_GET_SIZE(obj);
@@ -131,9 +151,9 @@ bool matches(const Param& p, PyObject* obj, bool numbers_as_tensors) {
       return true;
     }
     case ParamType::Scalar:  // the lenient pass also takes 0-dim tensors (x.fill_(t), arange(t)), as torch
-      return is_scalar_like(obj) || (numbers_as_tensors && is_tensor(obj) && unpack_tensor(obj).dim() == 0);
+      return is_scalar_like(obj) || (lenient && is_tensor(obj) && unpack_tensor(obj).dim() == 0);
     // A 0-dim int tensor is an int only in the lenient pass: max(x, t) is maximum, not max(dim).
-    case ParamType::Int: return is_int_like(obj) && (numbers_as_tensors || !is_tensor(obj));
+    case ParamType::Int: return is_int_like(obj) && (lenient || !is_tensor(obj));
     case ParamType::IntList: return is_sequence_of_ints(obj) || (p.list_size > 0 && is_int_like(obj));
     case ParamType::Float: return PyFloat_Check(obj) || is_int_like(obj);
     case ParamType::Bool: return PyBool_Check(obj);
@@ -359,10 +379,11 @@ Generator* ParsedArgs::generator(int i) const { return is_none(i) ? nullptr : un
 
 PythonArgParser::PythonArgParser(std::vector<std::string> signatures, bool is_method) : is_method_(is_method) {
   for (const std::string& s : signatures) signatures_.push_back(parse_signature(s, is_method));
+  numbers_as_tensors_ = !signatures_.empty() && allows_numbers_as_tensors(signatures_[0].name);
 }
 
 bool PythonArgParser::try_match(const Signature& sig, PyObject* args, PyObject* kwargs, bool varargs,
-                                bool numbers_as_tensors, ParsedArgs* out) const {
+                                bool lenient, ParsedArgs* out) const {
   const Py_ssize_t nargs = args ? PyTuple_GET_SIZE(args) : 0;
   const int np = static_cast<int>(sig.params.size());
   for (int i = 0; i < np; ++i) out->values[i] = nullptr;
@@ -378,7 +399,7 @@ bool PythonArgParser::try_match(const Signature& sig, PyObject* args, PyObject* 
     if (nargs > sig.num_positional) return false;
     for (Py_ssize_t k = 0; k < nargs; ++k) {
       PyObject* obj = PyTuple_GET_ITEM(args, k);
-      if (!matches(sig.params[k], obj, numbers_as_tensors)) return false;
+      if (!matches(sig.params[k], obj, lenient, numbers_as_tensors_)) return false;
       out->values[k] = obj;
     }
     first_kw = static_cast<int>(nargs);
@@ -391,10 +412,10 @@ bool PythonArgParser::try_match(const Signature& sig, PyObject* args, PyObject* 
     if (obj == nullptr && kwargs && p.name == "dim") obj = PyDict_GetItemString(kwargs, "axis");  // NumPy's name, as torch
     if (obj != nullptr) {
       if (i < first_kw) return false;  // given twice
-      if (!matches(p, obj, numbers_as_tensors)) return false;
+      if (!matches(p, obj, lenient, numbers_as_tensors_)) return false;
       out->values[i] = obj;
       ++used_kwargs;
-    } else if (out->values[i] == nullptr && !p.has_default && !p.optional) {
+    } else if (out->values[i] == nullptr && !p.has_default) {  // T? without a default is required, as in torch
       return false;
     }
   }
@@ -405,8 +426,8 @@ bool PythonArgParser::try_match(const Signature& sig, PyObject* args, PyObject* 
 
 ParsedArgs PythonArgParser::parse(PyObject* args, PyObject* kwargs) const {
   ParsedArgs out;
-  // Every signature as written first, then int[] varargs forms, then with Python
-  // numbers accepted for Tensor parameters (torch.add(t, 2, out=o)).
+  // Every signature as written first, then int[] varargs forms, then leniently (0-dim tensors
+  // as Scalars, Python numbers for Tensors where torch allows it: torch.add(t, 2, out=o)).
   const bool passes[3][2] = {{false, false}, {true, false}, {false, true}};
   for (const auto& pass : passes) {
     for (size_t i = 0; i < signatures_.size(); ++i) {

@@ -76,12 +76,13 @@ class PythonArgParser {
   ParsedArgs parse(PyObject* args, PyObject* kwargs) const;
 
  private:
-  bool try_match(const Signature& sig, PyObject* args, PyObject* kwargs, bool varargs, bool numbers_as_tensors,
+  bool try_match(const Signature& sig, PyObject* args, PyObject* kwargs, bool varargs, bool lenient,
                  ParsedArgs* out) const;
   [[noreturn]] void raise_no_match(PyObject* args, PyObject* kwargs) const;
 
   std::vector<Signature> signatures_;
   bool is_method_;
+  bool numbers_as_tensors_ = false;  // a Python number may stand for a Tensor (torch's allowlist)
 };
 
 // Conversions shared with the hand-written bindings.

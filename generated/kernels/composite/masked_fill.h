@@ -11,5 +11,7 @@ namespace kiln {
 namespace composite_implicit {
 Tensor masked_fill(const Tensor& self, const Tensor& mask, const Scalar& value);
 const Tensor& masked_fill_(const Tensor& self, const Tensor& mask, const Scalar& value);
+Tensor masked_fill_tensor(const Tensor& self, const Tensor& mask, const Tensor& value);
+const Tensor& masked_fill__tensor(const Tensor& self, const Tensor& mask, const Tensor& value);
 }  // namespace composite_implicit
 }  // namespace kiln

@@ -7,7 +7,12 @@
 #include "generated/api/clamp.h"
 #include "generated/api/div.h"
 #include "generated/api/erf.h"
+#include "generated/api/detach.h"
+#include "generated/api/ge.h"
 #include "generated/api/gt.h"
+#include "generated/api/le.h"
+#include "generated/api/logical_not.h"
+#include "generated/api/logical_or.h"
 #include "generated/api/lt.h"
 #include "generated/api/mul.h"
 #include "generated/api/neg.h"
@@ -69,7 +74,10 @@ Tensor leaky_relu(const Tensor& self, const Scalar& negative_slope) {
 
 Tensor hardtanh(const Tensor& self, const Scalar& min_val, const Scalar& max_val) {
   KILN_CHECK(self.dtype() != ScalarType::Bool, "hardtanh(): \"hardtanh\" not implemented for 'bool'");
-  const Tensor result = kiln::clamp(self, min_val, max_val);
+  // torch's hardtanh_backward: no gradient where x <= min or x >= max (clamp's passes it at the
+  // bounds); nan is neither, so it passes there.
+  const Tensor inside = kiln::logical_not(kiln::logical_or(kiln::le(self, min_val), kiln::ge(self, max_val)));
+  const Tensor result = kiln::where(inside, self, kiln::clamp(self.detach(), min_val, max_val));
   return result.dtype() == self.dtype() ? result : result.to(self.dtype());  // hardtanh(int64) is int64 (torch)
 }
 

@@ -37,7 +37,8 @@ Tensor mv(const Tensor& self, const Tensor& vec) {
   KILN_CHECK(self.sizes()[1] == vec.sizes()[0], "mv(): size mismatch, got input (", self.sizes()[0], "x",
              self.sizes()[1], "), vec (", vec.sizes()[0], ")");
   check_same_dtype(self, vec, "mv");
-  KILN_CHECK(self.dtype() != ScalarType::Bool, "mv(): \"mv\" not implemented for 'bool'");
+  KILN_CHECK(self.dtype() != ScalarType::Bool || self.numel() == 0 || vec.numel() == 0,  // as torch
+             "mv(): \"mv\" not implemented for 'bool'");
   return kiln::mm(self, vec.unsqueeze(1)).squeeze(1);
 }
 
@@ -51,7 +52,9 @@ Tensor addmm(const Tensor& self, const Tensor& mat1, const Tensor& mat2, const S
   KILN_CHECK(mat1.dim() == 2 && mat2.dim() == 2, "addmm(): expected 2D matrices, got ", mat1.dim(), "D and ",
              mat2.dim(), "D tensors");
   check_same_dtype(mat1, self, "addmm");
-  KILN_CHECK(self.dtype() != ScalarType::Bool, "addmm(): \"addmm\" not implemented for 'bool'");
+  // As torch: bool only where the product is empty.
+  KILN_CHECK(self.dtype() != ScalarType::Bool || mat1.numel() == 0 || mat2.numel() == 0,
+             "addmm(): \"addmm\" not implemented for 'bool'");
   if (is_reduced_floating_type(mat1.dtype())) {
     // float16/bfloat16: the whole beta*self + alpha*(mat1 @ mat2) in float32, rounded once (as
     // torch's fused addmm); the casts carry the gradients.
@@ -63,6 +66,11 @@ Tensor addmm(const Tensor& self, const Tensor& mat1, const Tensor& mat2, const S
   const DimVector shape = broadcast_shapes(self.sizes(), product.sizes(), "addmm");
   KILN_CHECK(self.dim() <= 2 && IntArrayRef(shape) == product.sizes(), "addmm(): self of shape ",
              shape_str(self.sizes()), " cannot be broadcast to the product's shape ", shape_str(product.sizes()));
+  // torch's empty-inner-dim path scales self by beta in int64, which cannot be cast back to bool.
+  if (product.dtype() == ScalarType::Bool) {
+    KILN_CHECK(product.numel() == 0, "addmm(): result type int64 can't be cast to the desired output type bool");
+    return product;
+  }
   // Integer matrices take integer factors (torch casts beta and alpha to the dtype: 0.5 -> 0).
   const bool integral = is_integral_type(product.dtype(), /*include_bool=*/true);
   const Scalar a = integral ? Scalar(alpha.to_long()) : alpha, b = integral ? Scalar(beta.to_long()) : beta;

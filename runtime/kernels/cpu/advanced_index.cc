@@ -194,9 +194,8 @@ TensorBase index_put(const TensorBase& self, const std::vector<TensorBase>& indi
   KILN_CHECK(values.dtype() == self.dtype(), "Index put requires the source and destination dtypes match, got ",
              scalar_type_name(self.dtype()), " for the destination and ", scalar_type_name(values.dtype()),
              " for the source.");
-  // In place into an expanded tensor: several positions would share one element (torch only
-  // warns; kiln refuses every such write).
-  if (out.defined()) check_no_internal_overlap(out, "index_put_");
+  // In place into an expanded tensor several positions share one element; torch only warns (a
+  // deprecation) and writes them in order, and so does kiln (without the warning).
   const TensorBase target = out.defined() ? out : empty_like_cpu(self, self.dtype());
   if (!out.defined()) copy_into(target, self, "index_put");
   const IndexPlan plan = plan_index("index_put_", target, indices);

@@ -30,9 +30,10 @@ TensorIterator binary(const char* name, const TensorBase& self, const TensorBase
   return TensorIterator(std::move(c));
 }
 
-// Throws (outside any parallel loop) when an integer divisor holds a zero.
-void check_no_integer_zero(const TensorBase& other, ScalarType compute, const char* name) {
-  if (!is_integral_type(compute, true)) return;
+// Throws (outside any parallel loop) when an integer divisor holds a zero that is used (torch
+// divides nothing, and raises nothing, when the result is empty).
+void check_no_integer_zero(const TensorIterator& it, const TensorBase& other, const char* name) {
+  if (!is_integral_type(it.compute_dtype(), true) || it.numel() == 0) return;
   TensorBase d = contiguous_cpu(cast_to(other, ScalarType::Int64));
   const int64_t* p = static_cast<const int64_t*>(d.data_ptr());
   for (int64_t i = 0; i < d.numel(); ++i)
@@ -177,7 +178,7 @@ TensorBase reciprocal_out(const TensorBase& self, const TensorBase& out) {
 
 TensorBase floor_divide_out(const TensorBase& self, const TensorBase& other, const TensorBase& out) {
   TensorIterator it = binary("floor_divide", self, other, out);
-  check_no_integer_zero(other, it.compute_dtype(), "floor_divide");
+  check_no_integer_zero(it, other, "floor_divide");
   KILN_DISPATCH_NUMERIC_TYPES(it.compute_dtype(), "floor_divide", [&] {
     binary_kernel<scalar_t, scalar_t>(it, [](scalar_t a, scalar_t b) { return floor_div(a, b); });
   });
@@ -186,7 +187,7 @@ TensorBase floor_divide_out(const TensorBase& self, const TensorBase& other, con
 
 TensorBase remainder_out(const TensorBase& self, const TensorBase& other, const TensorBase& out) {
   TensorIterator it = binary("remainder", self, other, out);
-  check_no_integer_zero(other, it.compute_dtype(), "remainder");
+  check_no_integer_zero(it, other, "remainder");
   KILN_DISPATCH_NUMERIC_TYPES(it.compute_dtype(), "remainder", [&] {
     binary_kernel<scalar_t, scalar_t>(it, [](scalar_t a, scalar_t b) { return python_mod(a, b); });
   });
@@ -196,7 +197,7 @@ TensorBase remainder_out(const TensorBase& self, const TensorBase& other, const 
 // fmod: C's remainder, with the sign of the dividend (remainder takes the divisor's).
 TensorBase fmod_out(const TensorBase& self, const TensorBase& other, const TensorBase& out) {
   TensorIterator it = binary("fmod", self, other, out);
-  check_no_integer_zero(other, it.compute_dtype(), "fmod");
+  check_no_integer_zero(it, other, "fmod");
   KILN_DISPATCH_NUMERIC_TYPES(it.compute_dtype(), "fmod", [&] {
     binary_kernel<scalar_t, scalar_t>(it, [](scalar_t a, scalar_t b) { return c_fmod(a, b); });
   });

@@ -13,6 +13,10 @@ namespace {
 TensorBase extremum(const TensorBase& self, IntArrayRef dim, bool keepdim, bool want_max, const char* name) {
   const int64_t nd = self.dim();
   std::vector<bool> reduced(nd, dim.empty());
+  // As torch: an empty input needs named dims (RuntimeError); an empty named dim is an IndexError.
+  KILN_CHECK(!dim.empty() || self.numel() != 0, name,
+             "(): Expected reduction dim to be specified for input.numel() == 0. Specify the reduction dim with the "
+             "'dim' argument.");
   check_unique_dims(dim, nd, name);
   for (int64_t d : dim) {
     const int64_t w = wrap_dim(d, nd, name);
@@ -59,13 +63,22 @@ TensorBase extremum(const TensorBase& self, IntArrayRef dim, bool keepdim, bool 
   return out;
 }
 
+// As torch's amax/amin: out= must have the input's dtype, checked before the dims.
+void check_out_dtype(const TensorBase& self, const TensorBase& out) {
+  KILN_CHECK(!out.defined() || out.dtype() == self.dtype(), "Expected the dtype for input and out to match, but got ",
+             scalar_type_name(self.dtype()), " for input's dtype and ", scalar_type_name(out.dtype()),
+             " for out's dtype.");
+}
+
 }  // namespace
 
 TensorBase amax(const TensorBase& self, IntArrayRef dim, bool keepdim, const TensorBase& out) {
+  check_out_dtype(self, out);
   return result_into_out(extremum(self, dim, keepdim, true, "amax"), out, "amax");
 }
 
 TensorBase amin(const TensorBase& self, IntArrayRef dim, bool keepdim, const TensorBase& out) {
+  check_out_dtype(self, out);
   return result_into_out(extremum(self, dim, keepdim, false, "amin"), out, "amin");
 }
 

@@ -55,8 +55,9 @@ IndexPlan plan_scatter_gather(const char* name, const TensorBase& self, int64_t 
   const int64_t* v = static_cast<const int64_t*>(idx.data_ptr());
   p.idx.assign(v, v + idx.numel());
   const int64_t size = self_s[p.d];
+  // RuntimeError, as torch (its gather/scatter kernels use TORCH_CHECK, unlike index_select).
   for (int64_t i : p.idx)
-    KILN_CHECK_INDEX(i >= 0 && i < size, "index ", i, " is out of bounds for dimension ", p.d, " with size ", size);
+    KILN_CHECK(i >= 0 && i < size, "index ", i, " is out of bounds for dimension ", p.d, " with size ", size);
   return p;
 }
 

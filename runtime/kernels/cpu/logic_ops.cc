@@ -54,6 +54,12 @@ TensorBase isclose(const TensorBase& self, const TensorBase& other, double rtol,
              scalar_type_name(self.dtype()), " and ", scalar_type_name(other.dtype()));
   KILN_CHECK(rtol >= 0 && atol >= 0, "isclose(): rtol and atol must be non-negative, got rtol=", rtol,
              " atol=", atol);
+  if (equal_nan && is_floating_type(self.dtype())) {
+    // torch computes self.isnan().__iand__(other.isnan()): in place, into self's shape
+    const DimVector shape = broadcast_shapes(self.sizes(), other.sizes(), "isclose");
+    KILN_CHECK(IntArrayRef(shape) == self.sizes(), "output with shape ", shape_str(self.sizes()),
+               " doesn't match the broadcast shape ", shape_str(shape));
+  }
   IteratorConfig c;
   c.op_name = "isclose";
   c.inputs = {self, other};

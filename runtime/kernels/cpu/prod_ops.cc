@@ -45,8 +45,10 @@ TensorBase prod_out(const TensorBase& self, int64_t dim, bool keepdim, const std
   }
   TensorBase result = resized_out(out, shape, out_dtype, "prod");
   if (result.numel() == 0) return result;
-  const ScalarType compute = opmath_type(out_dtype);  // float16 multiplies in float32
-  const TensorBase x = contiguous_cpu(cast_to(self, compute));
+  // float16 multiplies in float32; a bool product (torch: logical and) multiplies 0s and 1s.
+  const bool to_bool = out_dtype == ScalarType::Bool;
+  const ScalarType compute = to_bool ? ScalarType::Int64 : opmath_type(out_dtype);
+  const TensorBase x = contiguous_cpu(cast_to(to_bool ? cast_to(self, ScalarType::Bool) : self, compute));
   TensorBase dst = empty_cpu(shape, compute);
   KILN_DISPATCH_NUMERIC_TYPES(compute, "prod", [&] {
     line_products(static_cast<const scalar_t*>(x.data_ptr()), static_cast<scalar_t*>(dst.data_ptr()), outer, n,

@@ -177,7 +177,13 @@ TensorBase sum_out(const TensorBase& self, const std::optional<IntArrayRef>& dim
   ScalarType out_dtype = dtype ? *dtype
                                : out.defined() ? out.dtype()
                                : is_integral_type(self.dtype(), true) ? ScalarType::Int64 : self.dtype();
-  KILN_CHECK_TYPE(out_dtype != ScalarType::Bool, "sum(): bool results are not supported; pass dtype=kiln.int64");
+  if (out_dtype == ScalarType::Bool) {  // as torch: bool addition is a logical or
+    const TensorBase counts = reduce("sum", cast_to(self, ScalarType::Bool), dim, keepdim, ScalarType::Int64,
+                                     TensorBase(), false);
+    TensorBase result = resized_out(out, counts.sizes(), ScalarType::Bool, "sum");
+    copy_into(result, counts, "sum");
+    return result;
+  }
   return reduce("sum", self, dim, keepdim, out_dtype, out, false);
 }
 

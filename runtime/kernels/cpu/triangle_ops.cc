@@ -11,8 +11,9 @@ namespace {
 
 TensorBase triangle_out(const TensorBase& self, int64_t diagonal, const TensorBase& out, bool lower,
                         const char* op_name) {
-  // IndexError, as torch's (it wraps dim -2 of a tensor with fewer dims).
-  KILN_CHECK_INDEX(self.dim() >= 2, op_name, "(): Dimension out of range (expected to be in range of [",
+  // IndexError, as torch's (it wraps dim -2 of a tensor with fewer dims); torch returns an empty
+  // 1-d input before that check.
+  KILN_CHECK_INDEX(self.dim() >= 2 || (self.dim() == 1 && self.numel() == 0), op_name, "(): Dimension out of range (expected to be in range of [",
                    -std::max<int64_t>(self.dim(), 1), ", ", std::max<int64_t>(self.dim(), 1) - 1,
                    "], but got -2): input tensor must have at least 2 dimensions");
   // As torch: out= takes exactly self's dtype (no casting into a wider out).
@@ -29,9 +30,9 @@ TensorBase triangle_out(const TensorBase& self, int64_t diagonal, const TensorBa
     unary_kernel<scalar_t, scalar_t>(it, [](scalar_t v) { return v; });
   });
   TensorBase result = it.output();
+  if (result.numel() == 0) return result;
   const int64_t n = result.dim();
   const int64_t rows = result.sizes()[n - 2], cols = result.sizes()[n - 1];
-  if (result.numel() == 0) return result;
   const int64_t rs = result.strides()[n - 2], cs = result.strides()[n - 1];
   const int64_t batch = result.numel() / (rows * cols);
   KILN_DISPATCH_ALL_TYPES_AND_REDUCED(result.dtype(), op_name, [&] {

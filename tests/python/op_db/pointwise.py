@@ -222,6 +222,11 @@ def _masked_fill_ref(x, mask, value):
     return np.where(mask, np.asarray(value, dtype=x.dtype), x)
 
 
+def _masked_fill_tensor_samples(d):
+    """The Scalar samples with the value as a 0-dim tensor (its gradient sums the filled positions)."""
+    return [Sample((s.args[0], s.args[1], values((), d, seed=5)), note=s.note) for s in _masked_fill_samples(d)]
+
+
 def _isclose_samples(d):
     out = []
     for s in [(), (0,), (5,), (3, 4)]:
@@ -385,6 +390,10 @@ RECORDS = [
     # selection
     OpRecord("where.self", FAMILY, ALL, _where_samples, ref=np.where, result_dtype=_where_result),
     OpRecord("masked_fill.Scalar", FAMILY, ALL, _masked_fill_samples, ref=_masked_fill_ref),
+    OpRecord("masked_fill.Tensor", FAMILY, ALL, _masked_fill_tensor_samples, ref=_masked_fill_ref),
+    OpRecord("masked_fill_.Tensor", FAMILY, ALL,
+             lambda d: [s for s in _masked_fill_tensor_samples(d) if s.note != "mask broadcasts self"],
+             ref=_masked_fill_ref),
     OpRecord("masked_fill_.Scalar", FAMILY, ALL,
              lambda d: [s for s in _masked_fill_samples(d) if s.note != "mask broadcasts self"],
              ref=_masked_fill_ref),
