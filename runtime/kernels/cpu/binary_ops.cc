@@ -106,9 +106,21 @@ TensorBase pow_scalar_out(const TensorBase& self, const Scalar& exponent, const 
     });
   } else {
     KILN_DISPATCH_FLOATING_TYPES(dt, "pow", [&] {
+      // torch's special exponents: products, sqrt and reciprocals instead of std::pow (faster,
+      // and rounded as torch's are).
       const scalar_t e = exponent.to<scalar_t>();
       if (e == scalar_t(2)) {
         unary_kernel<scalar_t, scalar_t>(it, [](scalar_t x) { return x * x; });
+      } else if (e == scalar_t(3)) {
+        unary_kernel<scalar_t, scalar_t>(it, [](scalar_t x) { return x * x * x; });
+      } else if (e == scalar_t(0.5)) {
+        unary_kernel<scalar_t, scalar_t>(it, [](scalar_t x) { return std::sqrt(x); });
+      } else if (e == scalar_t(-0.5)) {
+        unary_kernel<scalar_t, scalar_t>(it, [](scalar_t x) { return scalar_t(1) / std::sqrt(x); });
+      } else if (e == scalar_t(-1)) {
+        unary_kernel<scalar_t, scalar_t>(it, [](scalar_t x) { return scalar_t(1) / x; });
+      } else if (e == scalar_t(-2)) {
+        unary_kernel<scalar_t, scalar_t>(it, [](scalar_t x) { return scalar_t(1) / (x * x); });
       } else {
         unary_kernel<scalar_t, scalar_t>(it, [e](scalar_t x) { return std::pow(x, e); });
       }
