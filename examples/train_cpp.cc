@@ -4,7 +4,7 @@
 #include <vector>
 
 #include "generated/api/kiln.h"
-#include "runtime/autograd/grad_mode.h"
+#include "runtime/dispatch/grad_mode.h"
 #include "runtime/core/generator.h"
 
 using kiln::Tensor;

@@ -6,7 +6,7 @@
 #include "runtime/autograd/formula_helpers.h"
 #include "runtime/autograd/node.h"
 #include "runtime/autograd/saved_variable.h"
-#include "runtime/core/dispatcher.h"
+#include "runtime/dispatch/dispatcher.h"
 
 namespace kiln {
 namespace autograd {

@@ -4,8 +4,8 @@
 
 #include "generated/kernels/linspace.h"
 #include "runtime/autograd/view_tracking.h"
-#include "runtime/core/api_helpers.h"
-#include "runtime/core/dispatcher.h"
+#include "runtime/api/api_helpers.h"
+#include "runtime/dispatch/dispatcher.h"
 
 namespace kiln {
 

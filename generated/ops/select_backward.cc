@@ -5,8 +5,8 @@
 #include "generated/autograd/select_backward.h"
 #include "generated/kernels/select_backward.h"
 #include "runtime/autograd/view_tracking.h"
-#include "runtime/core/api_helpers.h"
-#include "runtime/core/dispatcher.h"
+#include "runtime/api/api_helpers.h"
+#include "runtime/dispatch/dispatcher.h"
 
 namespace kiln {
 

@@ -1,6 +1,6 @@
 #include "runtime/autograd/accumulate_grad.h"
 
-#include "runtime/autograd/grad_mode.h"
+#include "runtime/dispatch/grad_mode.h"
 #include "runtime/autograd/ops_seam.h"
 #include "runtime/core/error.h"
 

@@ -5,7 +5,7 @@
 #include <unordered_set>
 
 #include "runtime/autograd/accumulate_grad.h"
-#include "runtime/autograd/grad_mode.h"
+#include "runtime/dispatch/grad_mode.h"
 #include "runtime/autograd/ops_seam.h"
 #include "runtime/core/error.h"
 

@@ -3,7 +3,7 @@
 #include <algorithm>
 
 #include "generated/api/kiln.h"
-#include "runtime/autograd/autograd_meta.h"
+#include "runtime/core/autograd_meta.h"
 
 namespace kiln {
 

@@ -3,7 +3,7 @@
 #include <atomic>
 
 #include "runtime/autograd/accumulate_grad.h"
-#include "runtime/autograd/grad_mode.h"
+#include "runtime/dispatch/grad_mode.h"
 #include "runtime/autograd/view_nodes.h"
 #include "runtime/core/error.h"
 

@@ -12,7 +12,7 @@
 #include <utility>
 #include <vector>
 
-#include "runtime/autograd/autograd_meta.h"
+#include "runtime/core/autograd_meta.h"
 #include "runtime/autograd/view_tracking.h"
 #include "runtime/core/tensor_base.h"
 

@@ -1,6 +1,7 @@
-// The one seam through which hand-written runtime code (the autograd engine and
-// its nodes) calls generated operators. ops_seam.cc is the only runtime file
-// that includes generated headers.
+// The seam through which the autograd engine and its hand-written nodes (engine, node,
+// saved_variable, accumulate_grad, view_nodes, tensor_hooks) call generated operators: none of
+// them includes a generated header, only ops_seam.cc does. (Formula helpers and composite
+// kernels sit above the generated API and include it directly; docs/ARCHITECTURE.md, "Layers".)
 #pragma once
 
 #include "runtime/core/tensor_base.h"

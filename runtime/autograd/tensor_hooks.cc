@@ -1,6 +1,6 @@
 #include "runtime/autograd/tensor_hooks.h"
 
-#include "runtime/autograd/grad_mode.h"
+#include "runtime/dispatch/grad_mode.h"
 #include "runtime/autograd/node.h"
 #include "runtime/autograd/ops_seam.h"
 

@@ -1,7 +1,7 @@
 // Tensor.register_hook and Tensor.retain_grad.
 #pragma once
 
-#include "runtime/autograd/autograd_meta.h"
+#include "runtime/core/autograd_meta.h"
 
 namespace kiln {
 

@@ -1,6 +1,6 @@
 #include "runtime/core/tensor_base.h"
 
-#include "runtime/autograd/autograd_meta.h"
+#include "runtime/core/autograd_meta.h"
 
 namespace kiln {
 

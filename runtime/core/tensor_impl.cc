@@ -1,7 +1,7 @@
 #include "runtime/core/tensor_impl.h"
 
 
-#include "runtime/autograd/autograd_meta.h"
+#include "runtime/core/autograd_meta.h"
 #include "runtime/core/error.h"
 
 namespace kiln {

@@ -18,7 +18,7 @@
 
 namespace kiln {
 
-struct AutogradMeta;  // runtime/autograd/autograd_meta.h
+struct AutogradMeta;  // runtime/core/autograd_meta.h
 
 // Bumped by every in-place write; shared by a tensor and its views.
 struct VersionCounter : RefCounted {

@@ -4,7 +4,7 @@
 #include <set>
 #include <sstream>
 
-#include "runtime/core/dispatcher.h"
+#include "runtime/dispatch/dispatcher.h"
 #include "runtime/kernels/tensor_iterator.h"
 #include "runtime/python/dtype_object.h"
 #include "runtime/python/generator_object.h"

@@ -6,9 +6,9 @@
 
 #include "generated/python/bindings.h"
 #include "runtime/autograd/engine.h"
-#include "runtime/autograd/grad_mode.h"
+#include "runtime/dispatch/grad_mode.h"
 #include "runtime/core/allocator.h"
-#include "runtime/core/dispatcher.h"
+#include "runtime/dispatch/dispatcher.h"
 #include "runtime/kernels/tensor_iterator.h"
 #include "runtime/python/arg_parser.h"
 #include "runtime/python/dtype_object.h"

@@ -6,8 +6,8 @@
 #include <vector>
 
 #include "generated/api/zeros.h"
-#include "runtime/autograd/autograd_meta.h"
-#include "runtime/autograd/grad_mode.h"
+#include "runtime/core/autograd_meta.h"
+#include "runtime/dispatch/grad_mode.h"
 #include "runtime/autograd/saved_variable.h"
 #include "runtime/python/node_object.h"
 #include "runtime/python/tensor_object.h"

@@ -3,7 +3,7 @@
 #include <algorithm>
 
 #include "generated/api/tensor.h"
-#include "runtime/autograd/grad_mode.h"
+#include "runtime/dispatch/grad_mode.h"
 #include "runtime/serialization/file_io.h"
 #include "runtime/serialization/header.h"
 #include "runtime/serialization/safetensors.h"

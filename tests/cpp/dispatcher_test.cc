@@ -1,8 +1,8 @@
 // Dispatch keys, the autograd fall-through, and grad mode.
 #include <gtest/gtest.h>
 
-#include "runtime/autograd/grad_mode.h"
-#include "runtime/core/dispatcher.h"
+#include "runtime/dispatch/grad_mode.h"
+#include "runtime/dispatch/dispatcher.h"
 #include "tests/cpp/test_helpers.h"
 
 namespace {

@@ -26,7 +26,7 @@
 #include "generated/kernels/composite/layer_norm.h"
 #include "generated/kernels/composite/max_pool2d.h"
 #include "generated/kernels/composite/mse_loss.h"
-#include "runtime/autograd/grad_mode.h"
+#include "runtime/dispatch/grad_mode.h"
 #include "runtime/kernels/composite/reduce_loss.h"
 #include "runtime/kernels/composite/softplus_exact.h"
 #include "runtime/kernels/tensor_iterator.h"

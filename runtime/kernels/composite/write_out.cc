@@ -1,7 +1,7 @@
 #include "runtime/kernels/composite/write_out.h"
 
 #include "generated/api/copy.h"
-#include "runtime/autograd/grad_mode.h"
+#include "runtime/dispatch/grad_mode.h"
 #include "runtime/core/error.h"
 
 namespace kiln {

@@ -11,7 +11,7 @@
 #include <initializer_list>
 #include <vector>
 
-#include "runtime/autograd/grad_mode.h"
+#include "runtime/dispatch/grad_mode.h"
 #include "runtime/core/small_vector.h"
 #include "runtime/core/tensor_base.h"
 

@@ -1,4 +1,4 @@
-#include "runtime/core/dispatcher.h"
+#include "runtime/dispatch/dispatcher.h"
 
 #include <cstdio>
 

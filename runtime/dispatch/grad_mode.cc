@@ -1,4 +1,4 @@
-#include "runtime/autograd/grad_mode.h"
+#include "runtime/dispatch/grad_mode.h"
 
 namespace kiln {
 namespace {
