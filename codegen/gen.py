@@ -544,7 +544,6 @@ def render_all(schema_dir: str) -> Dict[str, str]:
             emit(f"python/{base}.cc", "python_op.cc.j2", base=base, bindings=bindings, tuples=tuples)
     emit("api/tensor.h", "tensor.h.j2", methods=methods)
     emit("api/kiln.h", "kiln.h.j2", bases=list(groups))
-    emit("python/bindings.h", "python_bindings.h.j2", functions=py_functions, methods=py_methods)
     emit("python/bindings.cc", "python_bindings.cc.j2", functions=py_functions, methods=py_methods)
     emit("python/_C.pyi", "pyi.j2", functions=pyi_funcs, methods=pyi_methods)
     emit("fuzz/ops.cc", "fuzz_ops.cc.j2", entries=fuzz_table.fuzz_entries(functions))

@@ -4,7 +4,7 @@
 
 #include <cstdlib>
 
-#include "generated/python/bindings.h"
+#include "runtime/python/binding_tables.h"
 #include "runtime/autograd/engine.h"
 #include "runtime/dispatch/grad_mode.h"
 #include "runtime/core/allocator.h"

@@ -4,7 +4,7 @@
 
 #include <structmember.h>
 
-#include "generated/python/bindings.h"
+#include "runtime/python/binding_tables.h"
 #include "runtime/autograd/node.h"
 #include "runtime/autograd/tensor_hooks.h"
 #include "runtime/python/arg_parser.h"
