@@ -36,9 +36,6 @@ def fuzz_entries(functions: List[NativeFunction]) -> List[Dict]:
         s = nf.schema
         args = cpp.api_args(nf)
         lines = [line for a in args for line in _decode(a)]
-        if "function" in nf.variants or nf.family_role == "out":
-            call = f"kiln::{cpp.api_name(nf)}({cpp.call_args(args)})"
-        else:  # method-only (in-place forms)
-            call = f"self.{s.name}({', '.join(a.name for a in args if a.name != 'self')})"
+        call = f"kiln::{cpp.api_name(nf)}({cpp.call_args(args)})"  # method-only forms too (kiln::exp_)
         entries.append({"name": s.full_name, "lines": lines, "call": call})
     return entries

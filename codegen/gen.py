@@ -120,10 +120,27 @@ def kernel_decls(nf: NativeFunction):
     return out
 
 
+# The methods of the runtime's own `kiln::Tensor` (generated/api/tensor.h): the ones hand-written
+# runtime code and derivative formulas call. A fixed list, so adding an op leaves that header, and
+# the hundreds of files that include it, unchanged. Users get every method from `kiln::api::Tensor`
+# (generated/api/kiln.h), which only their code includes.
+RUNTIME_METHODS = frozenset([
+    "add", "add_", "all", "any", "bernoulli_", "clone", "contiguous", "copy_", "detach", "div_", "expand",
+    "fill_", "index_put_", "isnan", "logical_not", "mul_", "reshape", "scatter_", "slice", "squeeze", "sub_",
+    "t", "to", "unsqueeze", "view", "zero_",
+])
+
+
 def writes_functional_result(nf: NativeFunction) -> bool:
     """The out= member of a CompositeImplicit op's family: generated as the functional call
     written into out (write_out), with no kernel of its own."""
     return nf.is_composite_implicit and nf.family_role == "out"
+
+
+def _to_runtime(a) -> str:
+    """An argument of the user API (kiln::api) passed on to the runtime API: lists of api::Tensor
+    are converted; single tensors convert to their base class by themselves."""
+    return f"to_runtime({a.name})" if a.type.is_tensor_list else a.name
 
 
 def function_view(nf: NativeFunction) -> Dict:
@@ -147,6 +164,7 @@ def function_view(nf: NativeFunction) -> Dict:
         not (nf.derivative is not None and not nf.derivative.differentiable),
         "adapters": [],
     }
+    v["user_call_args"] = ", ".join(_to_runtime(a) for a in args)
     fn_type_params = ", ".join(cpp.param_type(a.type) for a in args)
     v["fn_type"] = f"{v['ret']}({fn_type_params})"
     if writes_functional_result(nf):
@@ -171,6 +189,9 @@ def function_view(nf: NativeFunction) -> Dict:
         v["method_decl"] = f"{v['ret']} {s.name}({cpp.params_with_defaults(margs)}) const;"
         v["method_def_params"] = cpp.params(margs)
         v["method_call"] = ", ".join("*this" if a.name == "self" else a.name for a in args)
+        v["method_params_decl"] = cpp.params_with_defaults(margs)
+        v["user_method_call"] = ", ".join("*this" if a.name == "self" else _to_runtime(a) for a in args)
+        v["runtime_method"] = s.name in RUNTIME_METHODS
     return v
 
 
@@ -347,10 +368,7 @@ def wrapper_view(nf: NativeFunction) -> Dict:
         w["uses_result"] = d.uses_result
         w["outputs"] = output_views(nf, d)
     w["op_label"] = op_label
-    # Method-only ops have no free function: redispatch through the method.
-    method_only = "method" in nf.variants and "function" not in nf.variants
-    w["redispatch"] = (f"self.{s.name}({', '.join(a.name for a in s.arguments[1:])})" if method_only
-                       else f"kiln::{v['api_name']}({v['call_args']})")
+    w["redispatch"] = f"kiln::{v['api_name']}({v['call_args']})"
     return w
 
 
@@ -412,10 +430,7 @@ def binding_case(o, method: bool, index: int) -> Dict:
 
     def returning(f: NativeFunction, obj) -> List[str]:
         fs = f.schema
-        if method:
-            call = f"self.{fs.name}({', '.join(a.name for a in cpp.api_args(f) if a.name != 'self')})"
-        else:
-            call = f"kiln::{cpp.api_name(f)}({cpp.call_args(cpp.api_args(f))})"
+        call = f"kiln::{cpp.api_name(f)}({cpp.call_args(cpp.api_args(f))})"
         if fs.returns and fs.returns[0].annotation is not None and fs.returns[0].annotation.is_write:
             return [f"without_gil([&] {{ {call}; }});", f"return new_reference({obj});"]
         if len(fs.returns) > 1:
@@ -494,11 +509,12 @@ def render_all(schema_dir: str) -> Dict[str, str]:
     def emit(path: str, template: str, **ctx):
         files[path] = env.get_template(template).render(**ctx)
 
-    methods = []
+    methods, api_functions = [], []
     py_functions, py_methods, pyi_funcs, pyi_methods = [], [], [], []
     for base, funcs in groups.items():
         views = [function_view(nf) for nf in funcs]
         methods += [v for v in views if v["is_method"]]
+        api_functions += [v for v in views if v["is_function"]]
         kernels = OrderedDict()
         for nf in funcs:
             for ns, decl in kernel_decls(nf):
@@ -542,8 +558,8 @@ def render_all(schema_dir: str) -> Dict[str, str]:
             tuples = any(len(nf.schema.returns) > 1 or (nf.schema.returns and nf.schema.returns[0].type.is_list)
                          for nf in funcs)
             emit(f"python/{base}.cc", "python_op.cc.j2", base=base, bindings=bindings, tuples=tuples)
-    emit("api/tensor.h", "tensor.h.j2", methods=methods)
-    emit("api/kiln.h", "kiln.h.j2", bases=list(groups))
+    emit("api/tensor.h", "tensor.h.j2", methods=[m for m in methods if m["runtime_method"]])
+    emit("api/kiln.h", "kiln.h.j2", bases=list(groups), methods=methods, functions=api_functions)
     emit("python/bindings.cc", "python_bindings.cc.j2", functions=py_functions, methods=py_methods)
     emit("python/_C.pyi", "pyi.j2", functions=pyi_funcs, methods=pyi_methods)
     emit("fuzz/ops.cc", "fuzz_ops.cc.j2", entries=fuzz_table.fuzz_entries(functions))

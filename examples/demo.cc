@@ -4,10 +4,10 @@
 #include "generated/api/kiln.h"
 
 int main() {
-  using namespace kiln;
-  Tensor w = kiln::ones({2, 3}, ScalarType::Float32, std::nullopt, /*requires_grad=*/true);
-  Tensor x = kiln::arange(6, ScalarType::Float32).view({3, 2});
-  Tensor y = kiln::mm(w, x).tanh().sum();
+  using namespace kiln::api;
+  Tensor w = ones({2, 3}, ScalarType::Float32, std::nullopt, /*requires_grad=*/true);
+  Tensor x = arange(6, ScalarType::Float32).view({3, 2});
+  Tensor y = mm(w, x).tanh().sum();
   y.backward();
   std::printf("y = %.6f\n", y.item<double>());
   Tensor g = w.grad();

@@ -7,13 +7,13 @@
 #include "runtime/dispatch/grad_mode.h"
 #include "runtime/core/generator.h"
 
-using kiln::Tensor;
+using kiln::api::Tensor;
 
 int main() {
   kiln::manual_seed(0);
   const kiln::ScalarType f32 = kiln::ScalarType::Float32;
   // Inputs and targets of XOR.
-  Tensor x = kiln::empty({4, 2}, f32), y = kiln::empty({4, 1}, f32);
+  Tensor x = kiln::api::empty({4, 2}, f32), y = kiln::api::empty({4, 1}, f32);
   const float xs[4][2] = {{0, 0}, {0, 1}, {1, 0}, {1, 1}}, ys[4] = {0, 1, 1, 0};
   for (int i = 0; i < 4; ++i) {
     x.data_ptr<float>()[2 * i] = xs[i][0];
@@ -21,17 +21,17 @@ int main() {
     y.data_ptr<float>()[i] = ys[i];
   }
   // Parameters: 2 -> 8 -> 1.
-  Tensor w1 = (kiln::randn({2, 8}, nullptr, f32) * 0.5).set_requires_grad(true);
-  Tensor b1 = kiln::zeros({8}, f32, std::nullopt, /*requires_grad=*/true);
-  Tensor w2 = (kiln::randn({8, 1}, nullptr, f32) * 0.5).set_requires_grad(true);
-  Tensor b2 = kiln::zeros({1}, f32, std::nullopt, /*requires_grad=*/true);
+  Tensor w1 = (kiln::api::randn({2, 8}, nullptr, f32) * 0.5).set_requires_grad(true);
+  Tensor b1 = kiln::api::zeros({8}, f32, std::nullopt, /*requires_grad=*/true);
+  Tensor w2 = (kiln::api::randn({8, 1}, nullptr, f32) * 0.5).set_requires_grad(true);
+  Tensor b2 = kiln::api::zeros({1}, f32, std::nullopt, /*requires_grad=*/true);
   std::vector<Tensor> params = {w1, b1, w2, b2};
 
   const double lr = 0.5;
   double loss_value = 0;
   for (int step = 0; step <= 2000; ++step) {
-    Tensor hidden = kiln::mm(x, w1).add(b1).tanh();
-    Tensor pred = kiln::mm(hidden, w2).add(b2).sigmoid();
+    Tensor hidden = kiln::api::mm(x, w1).add(b1).tanh();
+    Tensor pred = kiln::api::mm(hidden, w2).add(b2).sigmoid();
     Tensor loss = (pred - y).pow(2).mean();
     for (Tensor& p : params) p.set_grad(kiln::TensorBase());
     loss.backward();
@@ -42,7 +42,7 @@ int main() {
     loss_value = loss.item<double>();
     if (step % 500 == 0) std::printf("step %4d  loss %.5f\n", step, loss_value);
   }
-  Tensor pred = kiln::mm(kiln::mm(x, w1).add(b1).tanh(), w2).add(b2).sigmoid();
+  Tensor pred = kiln::api::mm(kiln::api::mm(x, w1).add(b1).tanh(), w2).add(b2).sigmoid();
   int correct = 0;
   for (int i = 0; i < 4; ++i) {
     const float p = pred.data_ptr<float>()[i];

@@ -70,7 +70,7 @@ const Tensor& abs_(const Tensor& self) {
   }
   {
     BelowAutogradGuard below;
-    self.abs_();
+    kiln::abs_(self);
   }
   if (node && self.is_floating_point()) {
     rebase_history(self, node, "abs_");

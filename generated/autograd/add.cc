@@ -67,7 +67,7 @@ const Tensor& add__Tensor(const Tensor& self, const Tensor& other, const Scalar&
   }
   {
     BelowAutogradGuard below;
-    self.add_(other, alpha);
+    kiln::add_(self, other, alpha);
   }
   if (node && self.is_floating_point()) {
     rebase_history(self, node, "add_");

@@ -81,7 +81,7 @@ const Tensor& atan2_(const Tensor& self, const Tensor& other) {
   }
   {
     BelowAutogradGuard below;
-    self.atan2_(other);
+    kiln::atan2_(self, other);
   }
   if (node && self.is_floating_point()) {
     rebase_history(self, node, "atan2_");

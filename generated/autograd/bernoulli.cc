@@ -135,7 +135,7 @@ const Tensor& bernoulli__Tensor(const Tensor& self, const Tensor& p, Generator* 
   }
   {
     BelowAutogradGuard below;
-    self.bernoulli_(p, generator);
+    kiln::bernoulli_(self, p, generator);
   }
   if (node && self.is_floating_point()) {
     rebase_history(self, node, "bernoulli_");
@@ -154,7 +154,7 @@ const Tensor& bernoulli__float(const Tensor& self, double p, Generator* generato
   }
   {
     BelowAutogradGuard below;
-    self.bernoulli_(p, generator);
+    kiln::bernoulli_(self, p, generator);
   }
   if (node && self.is_floating_point()) {
     rebase_history(self, node, "bernoulli_");

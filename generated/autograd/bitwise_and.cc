@@ -31,7 +31,7 @@ const Tensor& bitwise_and__Tensor(const Tensor& self, const Tensor& other) {
   Tensor result;
   {
     BelowAutogradGuard below;
-    result = self.bitwise_and_(other);
+    result = kiln::bitwise_and_(self, other);
   }
   KILN_CHECK_NOT_IMPLEMENTED(!result.is_floating_point(), "the derivative for 'bitwise_and_.Tensor' is not implemented.");
   return self;

@@ -31,7 +31,7 @@ const Tensor& bitwise_not_(const Tensor& self) {
   Tensor result;
   {
     BelowAutogradGuard below;
-    result = self.bitwise_not_();
+    result = kiln::bitwise_not_(self);
   }
   KILN_CHECK_NOT_IMPLEMENTED(!result.is_floating_point(), "the derivative for 'bitwise_not_' is not implemented.");
   return self;

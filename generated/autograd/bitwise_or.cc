@@ -31,7 +31,7 @@ const Tensor& bitwise_or__Tensor(const Tensor& self, const Tensor& other) {
   Tensor result;
   {
     BelowAutogradGuard below;
-    result = self.bitwise_or_(other);
+    result = kiln::bitwise_or_(self, other);
   }
   KILN_CHECK_NOT_IMPLEMENTED(!result.is_floating_point(), "the derivative for 'bitwise_or_.Tensor' is not implemented.");
   return self;

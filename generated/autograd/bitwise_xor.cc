@@ -31,7 +31,7 @@ const Tensor& bitwise_xor__Tensor(const Tensor& self, const Tensor& other) {
   Tensor result;
   {
     BelowAutogradGuard below;
-    result = self.bitwise_xor_(other);
+    result = kiln::bitwise_xor_(self, other);
   }
   KILN_CHECK_NOT_IMPLEMENTED(!result.is_floating_point(), "the derivative for 'bitwise_xor_.Tensor' is not implemented.");
   return self;

@@ -61,7 +61,7 @@ const Tensor& ceil_(const Tensor& self) {
   }
   {
     BelowAutogradGuard below;
-    self.ceil_();
+    kiln::ceil_(self);
   }
   if (node && self.is_floating_point()) {
     rebase_history(self, node, "ceil_");

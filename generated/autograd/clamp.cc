@@ -74,7 +74,7 @@ const Tensor& clamp_(const Tensor& self, const std::optional<Scalar>& min, const
   }
   {
     BelowAutogradGuard below;
-    self.clamp_(min, max);
+    kiln::clamp_(self, min, max);
   }
   if (node && self.is_floating_point()) {
     rebase_history(self, node, "clamp_");

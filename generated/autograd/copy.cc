@@ -45,7 +45,7 @@ const Tensor& copy_(const Tensor& self, const Tensor& src, bool non_blocking) {
   }
   {
     BelowAutogradGuard below;
-    self.copy_(src, non_blocking);
+    kiln::copy_(self, src, non_blocking);
   }
   if (node && self.is_floating_point()) {
     rebase_history(self, node, "copy_");

@@ -71,7 +71,7 @@ const Tensor& cos_(const Tensor& self) {
   }
   {
     BelowAutogradGuard below;
-    self.cos_();
+    kiln::cos_(self);
   }
   if (node && self.is_floating_point()) {
     rebase_history(self, node, "cos_");

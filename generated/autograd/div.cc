@@ -79,7 +79,7 @@ const Tensor& div__Tensor(const Tensor& self, const Tensor& other) {
   }
   {
     BelowAutogradGuard below;
-    self.div_(other);
+    kiln::div_(self, other);
   }
   if (node && self.is_floating_point()) {
     rebase_history(self, node, "div_");

@@ -71,7 +71,7 @@ const Tensor& erf_(const Tensor& self) {
   }
   {
     BelowAutogradGuard below;
-    self.erf_();
+    kiln::erf_(self);
   }
   if (node && self.is_floating_point()) {
     rebase_history(self, node, "erf_");

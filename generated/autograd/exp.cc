@@ -68,7 +68,7 @@ const Tensor& exp_(const Tensor& self) {
   }
   {
     BelowAutogradGuard below;
-    self.exp_();
+    kiln::exp_(self);
   }
   if (node && self.is_floating_point()) {
     rebase_history(self, node, "exp_");

@@ -43,7 +43,7 @@ Tensor expand(const Tensor& self, IntArrayRef size, bool implicit) {
   Tensor result;
   {
     BelowAutogradGuard below;
-    result = self.expand(size, implicit);
+    result = kiln::expand(self, size, implicit);
   }
   if (node && result.is_floating_point()) {
     set_history(result, node);

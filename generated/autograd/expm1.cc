@@ -69,7 +69,7 @@ const Tensor& expm1_(const Tensor& self) {
   }
   {
     BelowAutogradGuard below;
-    self.expm1_();
+    kiln::expm1_(self);
   }
   if (node && self.is_floating_point()) {
     rebase_history(self, node, "expm1_");

@@ -61,7 +61,7 @@ const Tensor& floor_(const Tensor& self) {
   }
   {
     BelowAutogradGuard below;
-    self.floor_();
+    kiln::floor_(self);
   }
   if (node && self.is_floating_point()) {
     rebase_history(self, node, "floor_");

@@ -65,7 +65,7 @@ const Tensor& floor_divide_(const Tensor& self, const Tensor& other) {
   }
   {
     BelowAutogradGuard below;
-    self.floor_divide_(other);
+    kiln::floor_divide_(self, other);
   }
   if (node && self.is_floating_point()) {
     rebase_history(self, node, "floor_divide_");

@@ -81,7 +81,7 @@ const Tensor& fmod__Tensor(const Tensor& self, const Tensor& other) {
   }
   {
     BelowAutogradGuard below;
-    self.fmod_(other);
+    kiln::fmod_(self, other);
   }
   if (node && self.is_floating_point()) {
     rebase_history(self, node, "fmod_");

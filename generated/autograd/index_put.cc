@@ -85,7 +85,7 @@ const Tensor& index_put_(const Tensor& self, const std::vector<Tensor>& indices,
   }
   {
     BelowAutogradGuard below;
-    self.index_put_(indices, values, accumulate);
+    kiln::index_put_(self, indices, values, accumulate);
   }
   if (node && self.is_floating_point()) {
     rebase_history(self, node, "index_put_");

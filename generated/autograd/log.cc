@@ -69,7 +69,7 @@ const Tensor& log_(const Tensor& self) {
   }
   {
     BelowAutogradGuard below;
-    self.log_();
+    kiln::log_(self);
   }
   if (node && self.is_floating_point()) {
     rebase_history(self, node, "log_");

@@ -70,7 +70,7 @@ const Tensor& log1p_(const Tensor& self) {
   }
   {
     BelowAutogradGuard below;
-    self.log1p_();
+    kiln::log1p_(self);
   }
   if (node && self.is_floating_point()) {
     rebase_history(self, node, "log1p_");

@@ -31,7 +31,7 @@ const Tensor& logical_and_(const Tensor& self, const Tensor& other) {
   Tensor result;
   {
     BelowAutogradGuard below;
-    result = self.logical_and_(other);
+    result = kiln::logical_and_(self, other);
   }
   KILN_CHECK_NOT_IMPLEMENTED(!result.is_floating_point(), "the derivative for 'logical_and_' is not implemented.");
   return self;

@@ -24,7 +24,7 @@ Tensor logical_not(const Tensor& self) {
 // logical_not_(Tensor(a!) self) -> Tensor(a!)
 const Tensor& logical_not_(const Tensor& self) {
   BelowAutogradGuard below;
-  return self.logical_not_();
+  return kiln::logical_not_(self);
 }
 
 // logical_not.out(Tensor self, *, Tensor(a!) out) -> Tensor(a!)

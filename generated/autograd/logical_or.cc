@@ -31,7 +31,7 @@ const Tensor& logical_or_(const Tensor& self, const Tensor& other) {
   Tensor result;
   {
     BelowAutogradGuard below;
-    result = self.logical_or_(other);
+    result = kiln::logical_or_(self, other);
   }
   KILN_CHECK_NOT_IMPLEMENTED(!result.is_floating_point(), "the derivative for 'logical_or_' is not implemented.");
   return self;

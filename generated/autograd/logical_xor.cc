@@ -31,7 +31,7 @@ const Tensor& logical_xor_(const Tensor& self, const Tensor& other) {
   Tensor result;
   {
     BelowAutogradGuard below;
-    result = self.logical_xor_(other);
+    result = kiln::logical_xor_(self, other);
   }
   KILN_CHECK_NOT_IMPLEMENTED(!result.is_floating_point(), "the derivative for 'logical_xor_' is not implemented.");
   return self;

@@ -77,7 +77,7 @@ const Tensor& mul__Tensor(const Tensor& self, const Tensor& other) {
   }
   {
     BelowAutogradGuard below;
-    self.mul_(other);
+    kiln::mul_(self, other);
   }
   if (node && self.is_floating_point()) {
     rebase_history(self, node, "mul_");

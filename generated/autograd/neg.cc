@@ -60,7 +60,7 @@ const Tensor& neg_(const Tensor& self) {
   }
   {
     BelowAutogradGuard below;
-    self.neg_();
+    kiln::neg_(self);
   }
   if (node && self.is_floating_point()) {
     rebase_history(self, node, "neg_");

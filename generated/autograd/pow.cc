@@ -108,7 +108,7 @@ const Tensor& pow__Tensor_Scalar(const Tensor& self, const Scalar& exponent) {
   }
   {
     BelowAutogradGuard below;
-    self.pow_(exponent);
+    kiln::pow_(self, exponent);
   }
   if (node && self.is_floating_point()) {
     rebase_history(self, node, "pow_");
@@ -158,7 +158,7 @@ const Tensor& pow__Tensor_Tensor(const Tensor& self, const Tensor& exponent) {
   }
   {
     BelowAutogradGuard below;
-    self.pow_(exponent);
+    kiln::pow_(self, exponent);
   }
   if (node && self.is_floating_point()) {
     rebase_history(self, node, "pow_");

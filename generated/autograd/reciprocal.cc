@@ -69,7 +69,7 @@ const Tensor& reciprocal_(const Tensor& self) {
   }
   {
     BelowAutogradGuard below;
-    self.reciprocal_();
+    kiln::reciprocal_(self);
   }
   if (node && self.is_floating_point()) {
     rebase_history(self, node, "reciprocal_");

@@ -69,7 +69,7 @@ const Tensor& relu_(const Tensor& self) {
   }
   {
     BelowAutogradGuard below;
-    self.relu_();
+    kiln::relu_(self);
   }
   if (node && self.is_floating_point()) {
     rebase_history(self, node, "relu_");

@@ -80,7 +80,7 @@ const Tensor& remainder__Tensor(const Tensor& self, const Tensor& other) {
   }
   {
     BelowAutogradGuard below;
-    self.remainder_(other);
+    kiln::remainder_(self, other);
   }
   if (node && self.is_floating_point()) {
     rebase_history(self, node, "remainder_");

@@ -61,7 +61,7 @@ const Tensor& round_(const Tensor& self) {
   }
   {
     BelowAutogradGuard below;
-    self.round_();
+    kiln::round_(self);
   }
   if (node && self.is_floating_point()) {
     rebase_history(self, node, "round_");

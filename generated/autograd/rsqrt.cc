@@ -69,7 +69,7 @@ const Tensor& rsqrt_(const Tensor& self) {
   }
   {
     BelowAutogradGuard below;
-    self.rsqrt_();
+    kiln::rsqrt_(self);
   }
   if (node && self.is_floating_point()) {
     rebase_history(self, node, "rsqrt_");

@@ -98,7 +98,7 @@ const Tensor& scatter__src(const Tensor& self, int64_t dim, const Tensor& index,
   }
   {
     BelowAutogradGuard below;
-    self.scatter_(dim, index, src);
+    kiln::scatter_(self, dim, index, src);
   }
   if (node && self.is_floating_point()) {
     rebase_history(self, node, "scatter_");
@@ -140,7 +140,7 @@ const Tensor& scatter__value(const Tensor& self, int64_t dim, const Tensor& inde
   }
   {
     BelowAutogradGuard below;
-    self.scatter_(dim, index, value);
+    kiln::scatter_(self, dim, index, value);
   }
   if (node && self.is_floating_point()) {
     rebase_history(self, node, "scatter_");

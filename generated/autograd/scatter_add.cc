@@ -76,7 +76,7 @@ const Tensor& scatter_add_(const Tensor& self, int64_t dim, const Tensor& index,
   }
   {
     BelowAutogradGuard below;
-    self.scatter_add_(dim, index, src);
+    kiln::scatter_add_(self, dim, index, src);
   }
   if (node && self.is_floating_point()) {
     rebase_history(self, node, "scatter_add_");

@@ -70,7 +70,7 @@ const Tensor& sigmoid_(const Tensor& self) {
   }
   {
     BelowAutogradGuard below;
-    self.sigmoid_();
+    kiln::sigmoid_(self);
   }
   if (node && self.is_floating_point()) {
     rebase_history(self, node, "sigmoid_");

@@ -61,7 +61,7 @@ const Tensor& sign_(const Tensor& self) {
   }
   {
     BelowAutogradGuard below;
-    self.sign_();
+    kiln::sign_(self);
   }
   if (node && self.is_floating_point()) {
     rebase_history(self, node, "sign_");

@@ -70,7 +70,7 @@ const Tensor& sin_(const Tensor& self) {
   }
   {
     BelowAutogradGuard below;
-    self.sin_();
+    kiln::sin_(self);
   }
   if (node && self.is_floating_point()) {
     rebase_history(self, node, "sin_");

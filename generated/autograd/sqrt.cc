@@ -69,7 +69,7 @@ const Tensor& sqrt_(const Tensor& self) {
   }
   {
     BelowAutogradGuard below;
-    self.sqrt_();
+    kiln::sqrt_(self);
   }
   if (node && self.is_floating_point()) {
     rebase_history(self, node, "sqrt_");

@@ -68,7 +68,7 @@ const Tensor& sub__Tensor(const Tensor& self, const Tensor& other, const Scalar&
   }
   {
     BelowAutogradGuard below;
-    self.sub_(other, alpha);
+    kiln::sub_(self, other, alpha);
   }
   if (node && self.is_floating_point()) {
     rebase_history(self, node, "sub_");

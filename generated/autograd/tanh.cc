@@ -70,7 +70,7 @@ const Tensor& tanh_(const Tensor& self) {
   }
   {
     BelowAutogradGuard below;
-    self.tanh_();
+    kiln::tanh_(self);
   }
   if (node && self.is_floating_point()) {
     rebase_history(self, node, "tanh_");

@@ -63,7 +63,7 @@ const Tensor& tril_(const Tensor& self, int64_t diagonal) {
   }
   {
     BelowAutogradGuard below;
-    self.tril_(diagonal);
+    kiln::tril_(self, diagonal);
   }
   if (node && self.is_floating_point()) {
     rebase_history(self, node, "tril_");

@@ -63,7 +63,7 @@ const Tensor& triu_(const Tensor& self, int64_t diagonal) {
   }
   {
     BelowAutogradGuard below;
-    self.triu_(diagonal);
+    kiln::triu_(self, diagonal);
   }
   if (node && self.is_floating_point()) {
     rebase_history(self, node, "triu_");

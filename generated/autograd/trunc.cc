@@ -61,7 +61,7 @@ const Tensor& trunc_(const Tensor& self) {
   }
   {
     BelowAutogradGuard below;
-    self.trunc_();
+    kiln::trunc_(self);
   }
   if (node && self.is_floating_point()) {
     rebase_history(self, node, "trunc_");

@@ -49,7 +49,7 @@ Tensor unfold(const Tensor& self, int64_t dimension, int64_t size, int64_t step)
   Tensor result;
   {
     BelowAutogradGuard below;
-    result = self.unfold(dimension, size, step);
+    result = kiln::unfold(self, dimension, size, step);
   }
   if (node && result.is_floating_point()) {
     set_history(result, node);

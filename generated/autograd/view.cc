@@ -44,7 +44,7 @@ Tensor view(const Tensor& self, IntArrayRef size) {
   Tensor result;
   {
     BelowAutogradGuard below;
-    result = self.view(size);
+    result = kiln::view(self, size);
   }
   if (node && result.is_floating_point()) {
     set_history(result, node);
@@ -55,7 +55,7 @@ Tensor view(const Tensor& self, IntArrayRef size) {
 // view.dtype(Tensor(a) self, ScalarType dtype) -> Tensor(a)
 Tensor view_dtype(const Tensor& self, ScalarType dtype) {
   BelowAutogradGuard below;
-  return self.view(dtype);
+  return kiln::view(self, dtype);
 }
 
 }  // namespace autograd_kernels

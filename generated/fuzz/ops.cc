@@ -252,14 +252,14 @@ const FuzzOp kFuzzOps[] = {
        const Tensor self = in.tensor();
        const Tensor p = in.tensor();
        Generator* const generator = nullptr;
-       use_result(in, self.bernoulli_(p, generator));
+       use_result(in, kiln::bernoulli_(self, p, generator));
      }},
     {"bernoulli_.float",
      [](FuzzInput& in) {
        const Tensor self = in.tensor();
        const auto p = in.float64();
        Generator* const generator = nullptr;
-       use_result(in, self.bernoulli_(p, generator));
+       use_result(in, kiln::bernoulli_(self, p, generator));
      }},
     {"multinomial",
      [](FuzzInput& in) {
@@ -297,7 +297,7 @@ const FuzzOp kFuzzOps[] = {
        const Tensor self = in.tensor();
        const Tensor other = in.tensor();
        const auto alpha = in.scalar();
-       use_result(in, self.add_(other, alpha));
+       use_result(in, kiln::add_(self, other, alpha));
      }},
     {"add.out",
      [](FuzzInput& in) {
@@ -319,7 +319,7 @@ const FuzzOp kFuzzOps[] = {
        const Tensor self = in.tensor();
        const auto other = in.scalar();
        const auto alpha = in.scalar();
-       use_result(in, self.add_(other, alpha));
+       use_result(in, kiln::add_(self, other, alpha));
      }},
     {"sub.Tensor",
      [](FuzzInput& in) {
@@ -333,7 +333,7 @@ const FuzzOp kFuzzOps[] = {
        const Tensor self = in.tensor();
        const Tensor other = in.tensor();
        const auto alpha = in.scalar();
-       use_result(in, self.sub_(other, alpha));
+       use_result(in, kiln::sub_(self, other, alpha));
      }},
     {"sub.out",
      [](FuzzInput& in) {
@@ -355,7 +355,7 @@ const FuzzOp kFuzzOps[] = {
        const Tensor self = in.tensor();
        const auto other = in.scalar();
        const auto alpha = in.scalar();
-       use_result(in, self.sub_(other, alpha));
+       use_result(in, kiln::sub_(self, other, alpha));
      }},
     {"mul.Tensor",
      [](FuzzInput& in) {
@@ -367,7 +367,7 @@ const FuzzOp kFuzzOps[] = {
      [](FuzzInput& in) {
        const Tensor self = in.tensor();
        const Tensor other = in.tensor();
-       use_result(in, self.mul_(other));
+       use_result(in, kiln::mul_(self, other));
      }},
     {"mul.out",
      [](FuzzInput& in) {
@@ -386,7 +386,7 @@ const FuzzOp kFuzzOps[] = {
      [](FuzzInput& in) {
        const Tensor self = in.tensor();
        const auto other = in.scalar();
-       use_result(in, self.mul_(other));
+       use_result(in, kiln::mul_(self, other));
      }},
     {"div.Tensor",
      [](FuzzInput& in) {
@@ -398,7 +398,7 @@ const FuzzOp kFuzzOps[] = {
      [](FuzzInput& in) {
        const Tensor self = in.tensor();
        const Tensor other = in.tensor();
-       use_result(in, self.div_(other));
+       use_result(in, kiln::div_(self, other));
      }},
     {"div.out",
      [](FuzzInput& in) {
@@ -417,7 +417,7 @@ const FuzzOp kFuzzOps[] = {
      [](FuzzInput& in) {
        const Tensor self = in.tensor();
        const auto other = in.scalar();
-       use_result(in, self.div_(other));
+       use_result(in, kiln::div_(self, other));
      }},
     {"neg",
      [](FuzzInput& in) {
@@ -427,7 +427,7 @@ const FuzzOp kFuzzOps[] = {
     {"neg_",
      [](FuzzInput& in) {
        const Tensor self = in.tensor();
-       use_result(in, self.neg_());
+       use_result(in, kiln::neg_(self));
      }},
     {"neg.out",
      [](FuzzInput& in) {
@@ -443,7 +443,7 @@ const FuzzOp kFuzzOps[] = {
     {"exp_",
      [](FuzzInput& in) {
        const Tensor self = in.tensor();
-       use_result(in, self.exp_());
+       use_result(in, kiln::exp_(self));
      }},
     {"exp.out",
      [](FuzzInput& in) {
@@ -459,7 +459,7 @@ const FuzzOp kFuzzOps[] = {
     {"tanh_",
      [](FuzzInput& in) {
        const Tensor self = in.tensor();
-       use_result(in, self.tanh_());
+       use_result(in, kiln::tanh_(self));
      }},
     {"tanh.out",
      [](FuzzInput& in) {
@@ -475,7 +475,7 @@ const FuzzOp kFuzzOps[] = {
     {"sigmoid_",
      [](FuzzInput& in) {
        const Tensor self = in.tensor();
-       use_result(in, self.sigmoid_());
+       use_result(in, kiln::sigmoid_(self));
      }},
     {"sigmoid.out",
      [](FuzzInput& in) {
@@ -491,7 +491,7 @@ const FuzzOp kFuzzOps[] = {
     {"abs_",
      [](FuzzInput& in) {
        const Tensor self = in.tensor();
-       use_result(in, self.abs_());
+       use_result(in, kiln::abs_(self));
      }},
     {"abs.out",
      [](FuzzInput& in) {
@@ -507,7 +507,7 @@ const FuzzOp kFuzzOps[] = {
     {"log_",
      [](FuzzInput& in) {
        const Tensor self = in.tensor();
-       use_result(in, self.log_());
+       use_result(in, kiln::log_(self));
      }},
     {"log.out",
      [](FuzzInput& in) {
@@ -523,7 +523,7 @@ const FuzzOp kFuzzOps[] = {
     {"sqrt_",
      [](FuzzInput& in) {
        const Tensor self = in.tensor();
-       use_result(in, self.sqrt_());
+       use_result(in, kiln::sqrt_(self));
      }},
     {"sqrt.out",
      [](FuzzInput& in) {
@@ -539,7 +539,7 @@ const FuzzOp kFuzzOps[] = {
     {"relu_",
      [](FuzzInput& in) {
        const Tensor self = in.tensor();
-       use_result(in, self.relu_());
+       use_result(in, kiln::relu_(self));
      }},
     {"relu.out",
      [](FuzzInput& in) {
@@ -555,7 +555,7 @@ const FuzzOp kFuzzOps[] = {
     {"rsqrt_",
      [](FuzzInput& in) {
        const Tensor self = in.tensor();
-       use_result(in, self.rsqrt_());
+       use_result(in, kiln::rsqrt_(self));
      }},
     {"rsqrt.out",
      [](FuzzInput& in) {
@@ -571,7 +571,7 @@ const FuzzOp kFuzzOps[] = {
     {"log1p_",
      [](FuzzInput& in) {
        const Tensor self = in.tensor();
-       use_result(in, self.log1p_());
+       use_result(in, kiln::log1p_(self));
      }},
     {"log1p.out",
      [](FuzzInput& in) {
@@ -587,7 +587,7 @@ const FuzzOp kFuzzOps[] = {
     {"expm1_",
      [](FuzzInput& in) {
        const Tensor self = in.tensor();
-       use_result(in, self.expm1_());
+       use_result(in, kiln::expm1_(self));
      }},
     {"expm1.out",
      [](FuzzInput& in) {
@@ -603,7 +603,7 @@ const FuzzOp kFuzzOps[] = {
     {"sin_",
      [](FuzzInput& in) {
        const Tensor self = in.tensor();
-       use_result(in, self.sin_());
+       use_result(in, kiln::sin_(self));
      }},
     {"sin.out",
      [](FuzzInput& in) {
@@ -619,7 +619,7 @@ const FuzzOp kFuzzOps[] = {
     {"cos_",
      [](FuzzInput& in) {
        const Tensor self = in.tensor();
-       use_result(in, self.cos_());
+       use_result(in, kiln::cos_(self));
      }},
     {"cos.out",
      [](FuzzInput& in) {
@@ -635,7 +635,7 @@ const FuzzOp kFuzzOps[] = {
     {"erf_",
      [](FuzzInput& in) {
        const Tensor self = in.tensor();
-       use_result(in, self.erf_());
+       use_result(in, kiln::erf_(self));
      }},
     {"erf.out",
      [](FuzzInput& in) {
@@ -666,7 +666,7 @@ const FuzzOp kFuzzOps[] = {
     {"sign_",
      [](FuzzInput& in) {
        const Tensor self = in.tensor();
-       use_result(in, self.sign_());
+       use_result(in, kiln::sign_(self));
      }},
     {"sign.out",
      [](FuzzInput& in) {
@@ -684,7 +684,7 @@ const FuzzOp kFuzzOps[] = {
      [](FuzzInput& in) {
        const Tensor self = in.tensor();
        const auto exponent = in.scalar();
-       use_result(in, self.pow_(exponent));
+       use_result(in, kiln::pow_(self, exponent));
      }},
     {"pow.Tensor_Scalar_out",
      [](FuzzInput& in) {
@@ -703,7 +703,7 @@ const FuzzOp kFuzzOps[] = {
      [](FuzzInput& in) {
        const Tensor self = in.tensor();
        const Tensor exponent = in.tensor();
-       use_result(in, self.pow_(exponent));
+       use_result(in, kiln::pow_(self, exponent));
      }},
     {"pow.Tensor_Tensor_out",
      [](FuzzInput& in) {
@@ -756,7 +756,7 @@ const FuzzOp kFuzzOps[] = {
        const Tensor self = in.tensor();
        const auto min = in.optional_scalar();
        const auto max = in.optional_scalar();
-       use_result(in, self.clamp_(min, max));
+       use_result(in, kiln::clamp_(self, min, max));
      }},
     {"clamp.out",
      [](FuzzInput& in) {
@@ -774,7 +774,7 @@ const FuzzOp kFuzzOps[] = {
     {"reciprocal_",
      [](FuzzInput& in) {
        const Tensor self = in.tensor();
-       use_result(in, self.reciprocal_());
+       use_result(in, kiln::reciprocal_(self));
      }},
     {"reciprocal.out",
      [](FuzzInput& in) {
@@ -792,7 +792,7 @@ const FuzzOp kFuzzOps[] = {
      [](FuzzInput& in) {
        const Tensor self = in.tensor();
        const Tensor other = in.tensor();
-       use_result(in, self.floor_divide_(other));
+       use_result(in, kiln::floor_divide_(self, other));
      }},
     {"floor_divide.out",
      [](FuzzInput& in) {
@@ -811,7 +811,7 @@ const FuzzOp kFuzzOps[] = {
      [](FuzzInput& in) {
        const Tensor self = in.tensor();
        const Tensor other = in.tensor();
-       use_result(in, self.remainder_(other));
+       use_result(in, kiln::remainder_(self, other));
      }},
     {"remainder.out",
      [](FuzzInput& in) {
@@ -830,7 +830,7 @@ const FuzzOp kFuzzOps[] = {
      [](FuzzInput& in) {
        const Tensor self = in.tensor();
        const Tensor other = in.tensor();
-       use_result(in, self.fmod_(other));
+       use_result(in, kiln::fmod_(self, other));
      }},
     {"fmod.out",
      [](FuzzInput& in) {
@@ -855,7 +855,7 @@ const FuzzOp kFuzzOps[] = {
      [](FuzzInput& in) {
        const Tensor self = in.tensor();
        const Tensor other = in.tensor();
-       use_result(in, self.atan2_(other));
+       use_result(in, kiln::atan2_(self, other));
      }},
     {"atan2.out",
      [](FuzzInput& in) {
@@ -874,7 +874,7 @@ const FuzzOp kFuzzOps[] = {
      [](FuzzInput& in) {
        const Tensor self = in.tensor();
        const Tensor other = in.tensor();
-       use_result(in, self.logical_and_(other));
+       use_result(in, kiln::logical_and_(self, other));
      }},
     {"logical_and.out",
      [](FuzzInput& in) {
@@ -893,7 +893,7 @@ const FuzzOp kFuzzOps[] = {
      [](FuzzInput& in) {
        const Tensor self = in.tensor();
        const Tensor other = in.tensor();
-       use_result(in, self.logical_or_(other));
+       use_result(in, kiln::logical_or_(self, other));
      }},
     {"logical_or.out",
      [](FuzzInput& in) {
@@ -912,7 +912,7 @@ const FuzzOp kFuzzOps[] = {
      [](FuzzInput& in) {
        const Tensor self = in.tensor();
        const Tensor other = in.tensor();
-       use_result(in, self.logical_xor_(other));
+       use_result(in, kiln::logical_xor_(self, other));
      }},
     {"logical_xor.out",
      [](FuzzInput& in) {
@@ -931,7 +931,7 @@ const FuzzOp kFuzzOps[] = {
      [](FuzzInput& in) {
        const Tensor self = in.tensor();
        const Tensor other = in.tensor();
-       use_result(in, self.bitwise_and_(other));
+       use_result(in, kiln::bitwise_and_(self, other));
      }},
     {"bitwise_and.out",
      [](FuzzInput& in) {
@@ -950,7 +950,7 @@ const FuzzOp kFuzzOps[] = {
      [](FuzzInput& in) {
        const Tensor self = in.tensor();
        const Tensor other = in.tensor();
-       use_result(in, self.bitwise_or_(other));
+       use_result(in, kiln::bitwise_or_(self, other));
      }},
     {"bitwise_or.out",
      [](FuzzInput& in) {
@@ -969,7 +969,7 @@ const FuzzOp kFuzzOps[] = {
      [](FuzzInput& in) {
        const Tensor self = in.tensor();
        const Tensor other = in.tensor();
-       use_result(in, self.bitwise_xor_(other));
+       use_result(in, kiln::bitwise_xor_(self, other));
      }},
     {"bitwise_xor.out",
      [](FuzzInput& in) {
@@ -986,7 +986,7 @@ const FuzzOp kFuzzOps[] = {
     {"bitwise_not_",
      [](FuzzInput& in) {
        const Tensor self = in.tensor();
-       use_result(in, self.bitwise_not_());
+       use_result(in, kiln::bitwise_not_(self));
      }},
     {"bitwise_not.out",
      [](FuzzInput& in) {
@@ -1002,7 +1002,7 @@ const FuzzOp kFuzzOps[] = {
     {"floor_",
      [](FuzzInput& in) {
        const Tensor self = in.tensor();
-       use_result(in, self.floor_());
+       use_result(in, kiln::floor_(self));
      }},
     {"floor.out",
      [](FuzzInput& in) {
@@ -1018,7 +1018,7 @@ const FuzzOp kFuzzOps[] = {
     {"ceil_",
      [](FuzzInput& in) {
        const Tensor self = in.tensor();
-       use_result(in, self.ceil_());
+       use_result(in, kiln::ceil_(self));
      }},
     {"ceil.out",
      [](FuzzInput& in) {
@@ -1034,7 +1034,7 @@ const FuzzOp kFuzzOps[] = {
     {"trunc_",
      [](FuzzInput& in) {
        const Tensor self = in.tensor();
-       use_result(in, self.trunc_());
+       use_result(in, kiln::trunc_(self));
      }},
     {"trunc.out",
      [](FuzzInput& in) {
@@ -1050,7 +1050,7 @@ const FuzzOp kFuzzOps[] = {
     {"round_",
      [](FuzzInput& in) {
        const Tensor self = in.tensor();
-       use_result(in, self.round_());
+       use_result(in, kiln::round_(self));
      }},
     {"round.out",
      [](FuzzInput& in) {
@@ -1070,7 +1070,7 @@ const FuzzOp kFuzzOps[] = {
        const Tensor self = in.tensor();
        const Tensor other = in.tensor();
        const auto rounding_mode = in.optional_string();
-       use_result(in, self.div_(other, rounding_mode));
+       use_result(in, kiln::div_(self, other, rounding_mode));
      }},
     {"div.out_mode",
      [](FuzzInput& in) {
@@ -1092,7 +1092,7 @@ const FuzzOp kFuzzOps[] = {
        const Tensor self = in.tensor();
        const auto other = in.scalar();
        const auto rounding_mode = in.optional_string();
-       use_result(in, self.div_(other, rounding_mode));
+       use_result(in, kiln::div_(self, other, rounding_mode));
      }},
     {"round.decimals",
      [](FuzzInput& in) {
@@ -1104,7 +1104,7 @@ const FuzzOp kFuzzOps[] = {
      [](FuzzInput& in) {
        const Tensor self = in.tensor();
        const auto decimals = in.int64();
-       use_result(in, self.round_(decimals));
+       use_result(in, kiln::round_(self, decimals));
      }},
     {"clamp.Tensor",
      [](FuzzInput& in) {
@@ -1136,7 +1136,7 @@ const FuzzOp kFuzzOps[] = {
     {"logical_not_",
      [](FuzzInput& in) {
        const Tensor self = in.tensor();
-       use_result(in, self.logical_not_());
+       use_result(in, kiln::logical_not_(self));
      }},
     {"logical_not.out",
      [](FuzzInput& in) {
@@ -1865,7 +1865,7 @@ const FuzzOp kFuzzOps[] = {
        const auto dim = in.int64();
        const Tensor index = in.tensor();
        const Tensor src = in.tensor();
-       use_result(in, self.scatter_(dim, index, src));
+       use_result(in, kiln::scatter_(self, dim, index, src));
      }},
     {"scatter.value",
      [](FuzzInput& in) {
@@ -1881,7 +1881,7 @@ const FuzzOp kFuzzOps[] = {
        const auto dim = in.int64();
        const Tensor index = in.tensor();
        const auto value = in.scalar();
-       use_result(in, self.scatter_(dim, index, value));
+       use_result(in, kiln::scatter_(self, dim, index, value));
      }},
     {"scatter_add",
      [](FuzzInput& in) {
@@ -1897,7 +1897,7 @@ const FuzzOp kFuzzOps[] = {
        const auto dim = in.int64();
        const Tensor index = in.tensor();
        const Tensor src = in.tensor();
-       use_result(in, self.scatter_add_(dim, index, src));
+       use_result(in, kiln::scatter_add_(self, dim, index, src));
      }},
     {"sort",
      [](FuzzInput& in) {
@@ -1970,7 +1970,7 @@ const FuzzOp kFuzzOps[] = {
        const std::vector<Tensor> indices = in.optional_tensor_list();
        const Tensor values = in.tensor();
        const auto accumulate = in.boolean();
-       use_result(in, self.index_put_(indices, values, accumulate));
+       use_result(in, kiln::index_put_(self, indices, values, accumulate));
      }},
     {"nonzero",
      [](FuzzInput& in) {
@@ -1996,7 +1996,7 @@ const FuzzOp kFuzzOps[] = {
        const Tensor self = in.tensor();
        const Tensor mask = in.tensor();
        const auto value = in.scalar();
-       use_result(in, self.masked_fill_(mask, value));
+       use_result(in, kiln::masked_fill_(self, mask, value));
      }},
     {"masked_fill.Tensor",
      [](FuzzInput& in) {
@@ -2010,19 +2010,19 @@ const FuzzOp kFuzzOps[] = {
        const Tensor self = in.tensor();
        const Tensor mask = in.tensor();
        const Tensor value = in.tensor();
-       use_result(in, self.masked_fill_(mask, value));
+       use_result(in, kiln::masked_fill_(self, mask, value));
      }},
     {"view",
      [](FuzzInput& in) {
        const Tensor self = in.tensor();
        const std::vector<int64_t> size = in.int_list();
-       use_result(in, self.view(size));
+       use_result(in, kiln::view(self, size));
      }},
     {"view.dtype",
      [](FuzzInput& in) {
        const Tensor self = in.tensor();
        const auto dtype = in.dtype();
-       use_result(in, self.view(dtype));
+       use_result(in, kiln::view(self, dtype));
      }},
     {"transpose.int",
      [](FuzzInput& in) {
@@ -2036,7 +2036,7 @@ const FuzzOp kFuzzOps[] = {
        const Tensor self = in.tensor();
        const std::vector<int64_t> size = in.int_list();
        const auto implicit = in.boolean();
-       use_result(in, self.expand(size, implicit));
+       use_result(in, kiln::expand(self, size, implicit));
      }},
     {"select.int",
      [](FuzzInput& in) {
@@ -2203,7 +2203,7 @@ const FuzzOp kFuzzOps[] = {
        const auto dimension = in.int64();
        const auto size = in.int64();
        const auto step = in.int64();
-       use_result(in, self.unfold(dimension, size, step));
+       use_result(in, kiln::unfold(self, dimension, size, step));
      }},
     {"flip",
      [](FuzzInput& in) {
@@ -2222,7 +2222,7 @@ const FuzzOp kFuzzOps[] = {
      [](FuzzInput& in) {
        const Tensor self = in.tensor();
        const std::vector<int64_t> repeats = in.int_list();
-       use_result(in, self.repeat(repeats));
+       use_result(in, kiln::repeat(self, repeats));
      }},
     {"tril",
      [](FuzzInput& in) {
@@ -2234,7 +2234,7 @@ const FuzzOp kFuzzOps[] = {
      [](FuzzInput& in) {
        const Tensor self = in.tensor();
        const auto diagonal = in.int64();
-       use_result(in, self.tril_(diagonal));
+       use_result(in, kiln::tril_(self, diagonal));
      }},
     {"tril.out",
      [](FuzzInput& in) {
@@ -2253,7 +2253,7 @@ const FuzzOp kFuzzOps[] = {
      [](FuzzInput& in) {
        const Tensor self = in.tensor();
        const auto diagonal = in.int64();
-       use_result(in, self.triu_(diagonal));
+       use_result(in, kiln::triu_(self, diagonal));
      }},
     {"triu.out",
      [](FuzzInput& in) {
@@ -2291,7 +2291,7 @@ const FuzzOp kFuzzOps[] = {
     {"contiguous",
      [](FuzzInput& in) {
        const Tensor self = in.tensor();
-       use_result(in, self.contiguous());
+       use_result(in, kiln::contiguous(self));
      }},
     {"clone",
      [](FuzzInput& in) {
@@ -2303,7 +2303,7 @@ const FuzzOp kFuzzOps[] = {
        const Tensor self = in.tensor();
        const Tensor src = in.tensor();
        const auto non_blocking = in.boolean();
-       use_result(in, self.copy_(src, non_blocking));
+       use_result(in, kiln::copy_(self, src, non_blocking));
      }},
     {"_to_copy",
      [](FuzzInput& in) {
@@ -2318,7 +2318,7 @@ const FuzzOp kFuzzOps[] = {
        const auto dtype = in.dtype();
        const auto non_blocking = in.boolean();
        const auto copy = in.boolean();
-       use_result(in, self.to(dtype, non_blocking, copy));
+       use_result(in, kiln::to(self, dtype, non_blocking, copy));
      }},
     {"matmul",
      [](FuzzInput& in) {

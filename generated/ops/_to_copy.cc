@@ -24,7 +24,7 @@ Operator<Tensor(const Tensor&, const std::optional<ScalarType>&, const std::opti
     /*Autograd=*/&autograd_kernels::_to_copy,
 }};
 
-Tensor _to_copy(const Tensor& self, const std::optional<ScalarType>& dtype, const std::optional<Device>& device) {
+Tensor ops::_to_copy(const Tensor& self, const std::optional<ScalarType>& dtype, const std::optional<Device>& device) {
   const DispatchKey backend = backend_key({&self});
   const DispatchKey key = autograd_active({&self}) ? DispatchKey::Autograd : backend;
   if (explain_enabled()) explain_log("dispatch", "_to_copy", dispatch_key_name(key));

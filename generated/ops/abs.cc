@@ -24,7 +24,7 @@ Operator<Tensor(const Tensor&)> abs_op = {"abs", {
     /*Autograd=*/&autograd_kernels::abs,
 }};
 
-Tensor abs(const Tensor& self) {
+Tensor ops::abs(const Tensor& self) {
   const DispatchKey backend = backend_key({&self});
   const DispatchKey key = autograd_active({&self}) ? DispatchKey::Autograd : backend;
   if (explain_enabled()) explain_log("dispatch", "abs", dispatch_key_name(key));
@@ -47,7 +47,7 @@ Operator<const Tensor&(const Tensor&)> abs__op = {"abs_", {
     /*Autograd=*/&autograd_kernels::abs_,
 }};
 
-const Tensor& abs_(const Tensor& self) {
+const Tensor& ops::abs_(const Tensor& self) {
   const DispatchKey backend = backend_key({&self});
   const DispatchKey key = autograd_active({&self}) ? DispatchKey::Autograd : backend;
   if (explain_enabled()) explain_log("dispatch", "abs_", dispatch_key_name(key));
@@ -70,19 +70,11 @@ Operator<const Tensor&(const Tensor&, const Tensor&)> abs_out_op = {"abs.out", {
     /*Autograd=*/&autograd_kernels::abs_out,
 }};
 
-const Tensor& abs_out(const Tensor& out, const Tensor& self) {
+const Tensor& ops::abs_out(const Tensor& out, const Tensor& self) {
   const DispatchKey backend = backend_key({&self, &out});
   const DispatchKey key = autograd_active({&self, &out}) ? DispatchKey::Autograd : backend;
   if (explain_enabled()) explain_log("dispatch", "abs.out", dispatch_key_name(key));
   return abs_out_op.lookup(key, backend)(out, self);
-}
-
-Tensor Tensor::abs() const {
-  return kiln::abs(*this);
-}
-
-const Tensor& Tensor::abs_() const {
-  return kiln::abs_(*this);
 }
 
 }  // namespace kiln

@@ -24,7 +24,7 @@ Operator<Tensor(const Tensor&, IntArrayRef)> adaptive_avg_pool2d_op = {"adaptive
     /*Autograd=*/&autograd_kernels::adaptive_avg_pool2d,
 }};
 
-Tensor adaptive_avg_pool2d(const Tensor& self, IntArrayRef output_size) {
+Tensor ops::adaptive_avg_pool2d(const Tensor& self, IntArrayRef output_size) {
   const DispatchKey backend = backend_key({&self});
   const DispatchKey key = autograd_active({&self}) ? DispatchKey::Autograd : backend;
   if (explain_enabled()) explain_log("dispatch", "adaptive_avg_pool2d", dispatch_key_name(key));

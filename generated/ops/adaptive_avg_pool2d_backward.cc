@@ -24,7 +24,7 @@ Operator<Tensor(const Tensor&, const Tensor&)> adaptive_avg_pool2d_backward_op =
     /*Autograd=*/&autograd_kernels::adaptive_avg_pool2d_backward,
 }};
 
-Tensor adaptive_avg_pool2d_backward(const Tensor& grad_output, const Tensor& self) {
+Tensor ops::adaptive_avg_pool2d_backward(const Tensor& grad_output, const Tensor& self) {
   const DispatchKey backend = backend_key({&grad_output, &self});
   const DispatchKey key = autograd_active({&grad_output, &self}) ? DispatchKey::Autograd : backend;
   if (explain_enabled()) explain_log("dispatch", "adaptive_avg_pool2d_backward", dispatch_key_name(key));

@@ -25,7 +25,7 @@ Operator<Tensor(const Tensor&, const Tensor&, const Scalar&)> add_Tensor_op = {"
     /*Autograd=*/&autograd_kernels::add_Tensor,
 }};
 
-Tensor add(const Tensor& self, const Tensor& other, const Scalar& alpha) {
+Tensor ops::add(const Tensor& self, const Tensor& other, const Scalar& alpha) {
   const DispatchKey backend = backend_key({&self, &other});
   const DispatchKey key = autograd_active({&self, &other}) ? DispatchKey::Autograd : backend;
   if (explain_enabled()) explain_log("dispatch", "add.Tensor", dispatch_key_name(key));
@@ -48,7 +48,7 @@ Operator<const Tensor&(const Tensor&, const Tensor&, const Scalar&)> add__Tensor
     /*Autograd=*/&autograd_kernels::add__Tensor,
 }};
 
-const Tensor& add_(const Tensor& self, const Tensor& other, const Scalar& alpha) {
+const Tensor& ops::add_(const Tensor& self, const Tensor& other, const Scalar& alpha) {
   const DispatchKey backend = backend_key({&self, &other});
   const DispatchKey key = autograd_active({&self, &other}) ? DispatchKey::Autograd : backend;
   if (explain_enabled()) explain_log("dispatch", "add_.Tensor", dispatch_key_name(key));
@@ -71,7 +71,7 @@ Operator<const Tensor&(const Tensor&, const Tensor&, const Tensor&, const Scalar
     /*Autograd=*/&autograd_kernels::add_out,
 }};
 
-const Tensor& add_out(const Tensor& out, const Tensor& self, const Tensor& other, const Scalar& alpha) {
+const Tensor& ops::add_out(const Tensor& out, const Tensor& self, const Tensor& other, const Scalar& alpha) {
   const DispatchKey backend = backend_key({&self, &other, &out});
   const DispatchKey key = autograd_active({&self, &other, &out}) ? DispatchKey::Autograd : backend;
   if (explain_enabled()) explain_log("dispatch", "add.out", dispatch_key_name(key));
@@ -79,13 +79,13 @@ const Tensor& add_out(const Tensor& out, const Tensor& self, const Tensor& other
 }
 
 // ---- add.Scalar(Tensor self, Scalar other, Scalar alpha=1) -> Tensor  (CompositeImplicit)
-Tensor add(const Tensor& self, const Scalar& other, const Scalar& alpha) {
+Tensor ops::add(const Tensor& self, const Scalar& other, const Scalar& alpha) {
   if (explain_enabled()) explain_log("composite", "add.Scalar", "");
   return composite_implicit::add_scalar(self, other, alpha);
 }
 
 // ---- add_.Scalar(Tensor(a!) self, Scalar other, Scalar alpha=1) -> Tensor(a!)  (CompositeImplicit)
-const Tensor& add_(const Tensor& self, const Scalar& other, const Scalar& alpha) {
+const Tensor& ops::add_(const Tensor& self, const Scalar& other, const Scalar& alpha) {
   if (explain_enabled()) explain_log("composite", "add_.Scalar", "");
   return composite_implicit::add__scalar(self, other, alpha);
 }

@@ -11,19 +11,15 @@
 namespace kiln {
 
 // ---- addmm(Tensor self, Tensor mat1, Tensor mat2, *, Scalar beta=1, Scalar alpha=1) -> Tensor  (CompositeImplicit)
-Tensor addmm(const Tensor& self, const Tensor& mat1, const Tensor& mat2, const Scalar& beta, const Scalar& alpha) {
+Tensor ops::addmm(const Tensor& self, const Tensor& mat1, const Tensor& mat2, const Scalar& beta, const Scalar& alpha) {
   if (explain_enabled()) explain_log("composite", "addmm", "");
   return composite_implicit::addmm(self, mat1, mat2, beta, alpha);
 }
 
 // ---- addmm.out(Tensor self, Tensor mat1, Tensor mat2, *, Scalar beta=1, Scalar alpha=1, Tensor(a!) out) -> Tensor(a!)  (CompositeImplicit)
-const Tensor& addmm_out(const Tensor& out, const Tensor& self, const Tensor& mat1, const Tensor& mat2, const Scalar& beta, const Scalar& alpha) {
+const Tensor& ops::addmm_out(const Tensor& out, const Tensor& self, const Tensor& mat1, const Tensor& mat2, const Scalar& beta, const Scalar& alpha) {
   if (explain_enabled()) explain_log("composite", "addmm.out", "");
   return write_out(out, kiln::addmm(self, mat1, mat2, beta, alpha), "addmm", OutDtype::Exact);
-}
-
-Tensor Tensor::addmm(const Tensor& mat1, const Tensor& mat2, const Scalar& beta, const Scalar& alpha) const {
-  return kiln::addmm(*this, mat1, mat2, beta, alpha);
 }
 
 }  // namespace kiln

@@ -24,7 +24,7 @@ Operator<Tensor(const Tensor&)> all_op = {"all", {
     /*Autograd=*/&autograd_kernels::all,
 }};
 
-Tensor all(const Tensor& self) {
+Tensor ops::all(const Tensor& self) {
   const DispatchKey backend = backend_key({&self});
   const DispatchKey key = autograd_active({&self}) ? DispatchKey::Autograd : backend;
   if (explain_enabled()) explain_log("dispatch", "all", dispatch_key_name(key));
@@ -45,7 +45,7 @@ Operator<Tensor(const Tensor&, int64_t, bool)> all_dim_op = {"all.dim", {
     /*Autograd=*/&autograd_kernels::all_dim,
 }};
 
-Tensor all(const Tensor& self, int64_t dim, bool keepdim) {
+Tensor ops::all(const Tensor& self, int64_t dim, bool keepdim) {
   const DispatchKey backend = backend_key({&self});
   const DispatchKey key = autograd_active({&self}) ? DispatchKey::Autograd : backend;
   if (explain_enabled()) explain_log("dispatch", "all.dim", dispatch_key_name(key));

@@ -24,7 +24,7 @@ Operator<Tensor(const Tensor&, IntArrayRef, bool)> amax_op = {"amax", {
     /*Autograd=*/&autograd_kernels::amax,
 }};
 
-Tensor amax(const Tensor& self, IntArrayRef dim, bool keepdim) {
+Tensor ops::amax(const Tensor& self, IntArrayRef dim, bool keepdim) {
   const DispatchKey backend = backend_key({&self});
   const DispatchKey key = autograd_active({&self}) ? DispatchKey::Autograd : backend;
   if (explain_enabled()) explain_log("dispatch", "amax", dispatch_key_name(key));
@@ -47,15 +47,11 @@ Operator<const Tensor&(const Tensor&, const Tensor&, IntArrayRef, bool)> amax_ou
     /*Autograd=*/&autograd_kernels::amax_out,
 }};
 
-const Tensor& amax_out(const Tensor& out, const Tensor& self, IntArrayRef dim, bool keepdim) {
+const Tensor& ops::amax_out(const Tensor& out, const Tensor& self, IntArrayRef dim, bool keepdim) {
   const DispatchKey backend = backend_key({&self, &out});
   const DispatchKey key = autograd_active({&self, &out}) ? DispatchKey::Autograd : backend;
   if (explain_enabled()) explain_log("dispatch", "amax.out", dispatch_key_name(key));
   return amax_out_op.lookup(key, backend)(out, self, dim, keepdim);
-}
-
-Tensor Tensor::amax(IntArrayRef dim, bool keepdim) const {
-  return kiln::amax(*this, dim, keepdim);
 }
 
 }  // namespace kiln

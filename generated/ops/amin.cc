@@ -24,7 +24,7 @@ Operator<Tensor(const Tensor&, IntArrayRef, bool)> amin_op = {"amin", {
     /*Autograd=*/&autograd_kernels::amin,
 }};
 
-Tensor amin(const Tensor& self, IntArrayRef dim, bool keepdim) {
+Tensor ops::amin(const Tensor& self, IntArrayRef dim, bool keepdim) {
   const DispatchKey backend = backend_key({&self});
   const DispatchKey key = autograd_active({&self}) ? DispatchKey::Autograd : backend;
   if (explain_enabled()) explain_log("dispatch", "amin", dispatch_key_name(key));
@@ -47,15 +47,11 @@ Operator<const Tensor&(const Tensor&, const Tensor&, IntArrayRef, bool)> amin_ou
     /*Autograd=*/&autograd_kernels::amin_out,
 }};
 
-const Tensor& amin_out(const Tensor& out, const Tensor& self, IntArrayRef dim, bool keepdim) {
+const Tensor& ops::amin_out(const Tensor& out, const Tensor& self, IntArrayRef dim, bool keepdim) {
   const DispatchKey backend = backend_key({&self, &out});
   const DispatchKey key = autograd_active({&self, &out}) ? DispatchKey::Autograd : backend;
   if (explain_enabled()) explain_log("dispatch", "amin.out", dispatch_key_name(key));
   return amin_out_op.lookup(key, backend)(out, self, dim, keepdim);
-}
-
-Tensor Tensor::amin(IntArrayRef dim, bool keepdim) const {
-  return kiln::amin(*this, dim, keepdim);
 }
 
 }  // namespace kiln

@@ -24,7 +24,7 @@ Operator<Tensor(const Tensor&)> any_op = {"any", {
     /*Autograd=*/&autograd_kernels::any,
 }};
 
-Tensor any(const Tensor& self) {
+Tensor ops::any(const Tensor& self) {
   const DispatchKey backend = backend_key({&self});
   const DispatchKey key = autograd_active({&self}) ? DispatchKey::Autograd : backend;
   if (explain_enabled()) explain_log("dispatch", "any", dispatch_key_name(key));
@@ -45,7 +45,7 @@ Operator<Tensor(const Tensor&, int64_t, bool)> any_dim_op = {"any.dim", {
     /*Autograd=*/&autograd_kernels::any_dim,
 }};
 
-Tensor any(const Tensor& self, int64_t dim, bool keepdim) {
+Tensor ops::any(const Tensor& self, int64_t dim, bool keepdim) {
   const DispatchKey backend = backend_key({&self});
   const DispatchKey key = autograd_active({&self}) ? DispatchKey::Autograd : backend;
   if (explain_enabled()) explain_log("dispatch", "any.dim", dispatch_key_name(key));

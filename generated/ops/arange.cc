@@ -27,7 +27,7 @@ Operator<const Tensor&(const Tensor&, const Scalar&, const Scalar&, const Scalar
     /*Autograd=*/&autograd_kernels::arange_start_out,
 }};
 
-const Tensor& arange_out(const Tensor& out, const Scalar& start, const Scalar& end, const Scalar& step) {
+const Tensor& ops::arange_out(const Tensor& out, const Scalar& start, const Scalar& end, const Scalar& step) {
   const DispatchKey backend = backend_key({&out});
   const DispatchKey key = autograd_active({&out}) ? DispatchKey::Autograd : backend;
   if (explain_enabled()) explain_log("dispatch", "arange.start_out", dispatch_key_name(key));
@@ -35,7 +35,7 @@ const Tensor& arange_out(const Tensor& out, const Scalar& start, const Scalar& e
 }
 
 // ---- arange(Scalar end, *, ScalarType? dtype=None, Device? device=None, bool requires_grad=False) -> Tensor  (CompositeImplicit)
-Tensor arange(const Scalar& end, const std::optional<ScalarType>& dtype, const std::optional<Device>& device, bool requires_grad) {
+Tensor ops::arange(const Scalar& end, const std::optional<ScalarType>& dtype, const std::optional<Device>& device, bool requires_grad) {
   if (explain_enabled()) explain_log("composite", "arange", "");
   Tensor result = composite_implicit::arange(end, dtype, device, requires_grad);
   if (requires_grad) result.set_requires_grad(true);
@@ -43,7 +43,7 @@ Tensor arange(const Scalar& end, const std::optional<ScalarType>& dtype, const s
 }
 
 // ---- arange.start_step(Scalar start, Scalar end, Scalar step=1, *, ScalarType? dtype=None, Device? device=None, bool requires_grad=False) -> Tensor  (CompositeImplicit)
-Tensor arange(const Scalar& start, const Scalar& end, const Scalar& step, const std::optional<ScalarType>& dtype, const std::optional<Device>& device, bool requires_grad) {
+Tensor ops::arange(const Scalar& start, const Scalar& end, const Scalar& step, const std::optional<ScalarType>& dtype, const std::optional<Device>& device, bool requires_grad) {
   if (explain_enabled()) explain_log("composite", "arange.start_step", "");
   Tensor result = composite_implicit::arange_start_step(start, end, step, dtype, device, requires_grad);
   if (requires_grad) result.set_requires_grad(true);

@@ -24,15 +24,11 @@ Operator<Tensor(const Tensor&, const std::optional<int64_t>&, bool)> argmax_op =
     /*Autograd=*/&autograd_kernels::argmax,
 }};
 
-Tensor argmax(const Tensor& self, const std::optional<int64_t>& dim, bool keepdim) {
+Tensor ops::argmax(const Tensor& self, const std::optional<int64_t>& dim, bool keepdim) {
   const DispatchKey backend = backend_key({&self});
   const DispatchKey key = autograd_active({&self}) ? DispatchKey::Autograd : backend;
   if (explain_enabled()) explain_log("dispatch", "argmax", dispatch_key_name(key));
   return argmax_op.lookup(key, backend)(self, dim, keepdim);
-}
-
-Tensor Tensor::argmax(const std::optional<int64_t>& dim, bool keepdim) const {
-  return kiln::argmax(*this, dim, keepdim);
 }
 
 }  // namespace kiln

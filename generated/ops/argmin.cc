@@ -24,15 +24,11 @@ Operator<Tensor(const Tensor&, const std::optional<int64_t>&, bool)> argmin_op =
     /*Autograd=*/&autograd_kernels::argmin,
 }};
 
-Tensor argmin(const Tensor& self, const std::optional<int64_t>& dim, bool keepdim) {
+Tensor ops::argmin(const Tensor& self, const std::optional<int64_t>& dim, bool keepdim) {
   const DispatchKey backend = backend_key({&self});
   const DispatchKey key = autograd_active({&self}) ? DispatchKey::Autograd : backend;
   if (explain_enabled()) explain_log("dispatch", "argmin", dispatch_key_name(key));
   return argmin_op.lookup(key, backend)(self, dim, keepdim);
-}
-
-Tensor Tensor::argmin(const std::optional<int64_t>& dim, bool keepdim) const {
-  return kiln::argmin(*this, dim, keepdim);
 }
 
 }  // namespace kiln

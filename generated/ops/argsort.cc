@@ -10,13 +10,9 @@
 namespace kiln {
 
 // ---- argsort(Tensor self, int dim=-1, bool descending=False, *, bool stable=False) -> Tensor  (CompositeImplicit)
-Tensor argsort(const Tensor& self, int64_t dim, bool descending, bool stable) {
+Tensor ops::argsort(const Tensor& self, int64_t dim, bool descending, bool stable) {
   if (explain_enabled()) explain_log("composite", "argsort", "");
   return composite_implicit::argsort(self, dim, descending, stable);
-}
-
-Tensor Tensor::argsort(int64_t dim, bool descending, bool stable) const {
-  return kiln::argsort(*this, dim, descending, stable);
 }
 
 }  // namespace kiln

@@ -28,17 +28,13 @@ Operator<Tensor(const Tensor&, IntArrayRef, IntArrayRef, const std::optional<int
     /*Autograd=*/&autograd_kernels::as_strided,
 }};
 
-Tensor as_strided(const Tensor& self, IntArrayRef size, IntArrayRef stride, const std::optional<int64_t>& storage_offset) {
+Tensor ops::as_strided(const Tensor& self, IntArrayRef size, IntArrayRef stride, const std::optional<int64_t>& storage_offset) {
   const DispatchKey backend = backend_key({&self});
   const DispatchKey key = autograd_active({&self}) ? DispatchKey::Autograd : backend;
   if (explain_enabled()) explain_log("dispatch", "as_strided", dispatch_key_name(key));
   Tensor result = as_strided_op.lookup(key, backend)(self, size, stride, storage_offset);
   mark_view(result, self);
   return result;
-}
-
-Tensor Tensor::as_strided(IntArrayRef size, IntArrayRef stride, const std::optional<int64_t>& storage_offset) const {
-  return kiln::as_strided(*this, size, stride, storage_offset);
 }
 
 }  // namespace kiln

@@ -24,7 +24,7 @@ Operator<Tensor(const Tensor&, const Tensor&)> atan2_op = {"atan2", {
     /*Autograd=*/&autograd_kernels::atan2,
 }};
 
-Tensor atan2(const Tensor& self, const Tensor& other) {
+Tensor ops::atan2(const Tensor& self, const Tensor& other) {
   const DispatchKey backend = backend_key({&self, &other});
   const DispatchKey key = autograd_active({&self, &other}) ? DispatchKey::Autograd : backend;
   if (explain_enabled()) explain_log("dispatch", "atan2", dispatch_key_name(key));
@@ -47,7 +47,7 @@ Operator<const Tensor&(const Tensor&, const Tensor&)> atan2__op = {"atan2_", {
     /*Autograd=*/&autograd_kernels::atan2_,
 }};
 
-const Tensor& atan2_(const Tensor& self, const Tensor& other) {
+const Tensor& ops::atan2_(const Tensor& self, const Tensor& other) {
   const DispatchKey backend = backend_key({&self, &other});
   const DispatchKey key = autograd_active({&self, &other}) ? DispatchKey::Autograd : backend;
   if (explain_enabled()) explain_log("dispatch", "atan2_", dispatch_key_name(key));
@@ -70,19 +70,11 @@ Operator<const Tensor&(const Tensor&, const Tensor&, const Tensor&)> atan2_out_o
     /*Autograd=*/&autograd_kernels::atan2_out,
 }};
 
-const Tensor& atan2_out(const Tensor& out, const Tensor& self, const Tensor& other) {
+const Tensor& ops::atan2_out(const Tensor& out, const Tensor& self, const Tensor& other) {
   const DispatchKey backend = backend_key({&self, &other, &out});
   const DispatchKey key = autograd_active({&self, &other, &out}) ? DispatchKey::Autograd : backend;
   if (explain_enabled()) explain_log("dispatch", "atan2.out", dispatch_key_name(key));
   return atan2_out_op.lookup(key, backend)(out, self, other);
-}
-
-Tensor Tensor::atan2(const Tensor& other) const {
-  return kiln::atan2(*this, other);
-}
-
-const Tensor& Tensor::atan2_(const Tensor& other) const {
-  return kiln::atan2_(*this, other);
 }
 
 }  // namespace kiln

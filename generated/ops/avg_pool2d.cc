@@ -24,7 +24,7 @@ Operator<Tensor(const Tensor&, IntArrayRef, IntArrayRef, IntArrayRef, bool, bool
     /*Autograd=*/&autograd_kernels::avg_pool2d,
 }};
 
-Tensor avg_pool2d(const Tensor& self, IntArrayRef kernel_size, IntArrayRef stride, IntArrayRef padding, bool ceil_mode, bool count_include_pad, const std::optional<int64_t>& divisor_override) {
+Tensor ops::avg_pool2d(const Tensor& self, IntArrayRef kernel_size, IntArrayRef stride, IntArrayRef padding, bool ceil_mode, bool count_include_pad, const std::optional<int64_t>& divisor_override) {
   const DispatchKey backend = backend_key({&self});
   const DispatchKey key = autograd_active({&self}) ? DispatchKey::Autograd : backend;
   if (explain_enabled()) explain_log("dispatch", "avg_pool2d", dispatch_key_name(key));

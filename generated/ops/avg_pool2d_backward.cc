@@ -24,7 +24,7 @@ Operator<Tensor(const Tensor&, const Tensor&, IntArrayRef, IntArrayRef, IntArray
     /*Autograd=*/&autograd_kernels::avg_pool2d_backward,
 }};
 
-Tensor avg_pool2d_backward(const Tensor& grad_output, const Tensor& self, IntArrayRef kernel_size, IntArrayRef stride, IntArrayRef padding, bool ceil_mode, bool count_include_pad, const std::optional<int64_t>& divisor_override) {
+Tensor ops::avg_pool2d_backward(const Tensor& grad_output, const Tensor& self, IntArrayRef kernel_size, IntArrayRef stride, IntArrayRef padding, bool ceil_mode, bool count_include_pad, const std::optional<int64_t>& divisor_override) {
   const DispatchKey backend = backend_key({&grad_output, &self});
   const DispatchKey key = autograd_active({&grad_output, &self}) ? DispatchKey::Autograd : backend;
   if (explain_enabled()) explain_log("dispatch", "avg_pool2d_backward", dispatch_key_name(key));

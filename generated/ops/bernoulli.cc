@@ -24,7 +24,7 @@ Operator<Tensor(const Tensor&, Generator*)> bernoulli_op = {"bernoulli", {
     /*Autograd=*/&autograd_kernels::bernoulli,
 }};
 
-Tensor bernoulli(const Tensor& self, Generator* generator) {
+Tensor ops::bernoulli(const Tensor& self, Generator* generator) {
   const DispatchKey backend = backend_key({&self});
   const DispatchKey key = autograd_active({&self}) ? DispatchKey::Autograd : backend;
   if (explain_enabled()) explain_log("dispatch", "bernoulli", dispatch_key_name(key));
@@ -45,7 +45,7 @@ Operator<Tensor(const Tensor&, double, Generator*)> bernoulli_p_op = {"bernoulli
     /*Autograd=*/&autograd_kernels::bernoulli_p,
 }};
 
-Tensor bernoulli(const Tensor& self, double p, Generator* generator) {
+Tensor ops::bernoulli(const Tensor& self, double p, Generator* generator) {
   const DispatchKey backend = backend_key({&self});
   const DispatchKey key = autograd_active({&self}) ? DispatchKey::Autograd : backend;
   if (explain_enabled()) explain_log("dispatch", "bernoulli.p", dispatch_key_name(key));
@@ -68,7 +68,7 @@ Operator<const Tensor&(const Tensor&, const Tensor&, Generator*)> bernoulli__Ten
     /*Autograd=*/&autograd_kernels::bernoulli__Tensor,
 }};
 
-const Tensor& bernoulli_(const Tensor& self, const Tensor& p, Generator* generator) {
+const Tensor& ops::bernoulli_(const Tensor& self, const Tensor& p, Generator* generator) {
   const DispatchKey backend = backend_key({&self, &p});
   const DispatchKey key = autograd_active({&self, &p}) ? DispatchKey::Autograd : backend;
   if (explain_enabled()) explain_log("dispatch", "bernoulli_.Tensor", dispatch_key_name(key));
@@ -91,19 +91,11 @@ Operator<const Tensor&(const Tensor&, double, Generator*)> bernoulli__float_op =
     /*Autograd=*/&autograd_kernels::bernoulli__float,
 }};
 
-const Tensor& bernoulli_(const Tensor& self, double p, Generator* generator) {
+const Tensor& ops::bernoulli_(const Tensor& self, double p, Generator* generator) {
   const DispatchKey backend = backend_key({&self});
   const DispatchKey key = autograd_active({&self}) ? DispatchKey::Autograd : backend;
   if (explain_enabled()) explain_log("dispatch", "bernoulli_.float", dispatch_key_name(key));
   return bernoulli__float_op.lookup(key, backend)(self, p, generator);
-}
-
-Tensor Tensor::bernoulli(Generator* generator) const {
-  return kiln::bernoulli(*this, generator);
-}
-
-Tensor Tensor::bernoulli(double p, Generator* generator) const {
-  return kiln::bernoulli(*this, p, generator);
 }
 
 const Tensor& Tensor::bernoulli_(const Tensor& p, Generator* generator) const {

@@ -28,7 +28,7 @@ Operator<Tensor(const Tensor&, const Tensor&, const Tensor&, int64_t)> binary_cr
     /*Autograd=*/&autograd_kernels::binary_cross_entropy,
 }};
 
-Tensor binary_cross_entropy(const Tensor& self, const Tensor& target, const Tensor& weight, int64_t reduction) {
+Tensor ops::binary_cross_entropy(const Tensor& self, const Tensor& target, const Tensor& weight, int64_t reduction) {
   const DispatchKey backend = backend_key({&self, &target, &weight});
   const DispatchKey key = autograd_active({&self, &target, &weight}) ? DispatchKey::Autograd : backend;
   if (explain_enabled()) explain_log("dispatch", "binary_cross_entropy", dispatch_key_name(key));

@@ -28,7 +28,7 @@ Operator<Tensor(const Tensor&, const Tensor&, const Tensor&, const Tensor&, int6
     /*Autograd=*/&autograd_kernels::binary_cross_entropy_with_logits,
 }};
 
-Tensor binary_cross_entropy_with_logits(const Tensor& self, const Tensor& target, const Tensor& weight, const Tensor& pos_weight, int64_t reduction) {
+Tensor ops::binary_cross_entropy_with_logits(const Tensor& self, const Tensor& target, const Tensor& weight, const Tensor& pos_weight, int64_t reduction) {
   const DispatchKey backend = backend_key({&self, &target, &weight, &pos_weight});
   const DispatchKey key = autograd_active({&self, &target, &weight, &pos_weight}) ? DispatchKey::Autograd : backend;
   if (explain_enabled()) explain_log("dispatch", "binary_cross_entropy_with_logits", dispatch_key_name(key));

@@ -24,7 +24,7 @@ Operator<Tensor(const Tensor&)> bitwise_not_op = {"bitwise_not", {
     /*Autograd=*/&autograd_kernels::bitwise_not,
 }};
 
-Tensor bitwise_not(const Tensor& self) {
+Tensor ops::bitwise_not(const Tensor& self) {
   const DispatchKey backend = backend_key({&self});
   const DispatchKey key = autograd_active({&self}) ? DispatchKey::Autograd : backend;
   if (explain_enabled()) explain_log("dispatch", "bitwise_not", dispatch_key_name(key));
@@ -47,7 +47,7 @@ Operator<const Tensor&(const Tensor&)> bitwise_not__op = {"bitwise_not_", {
     /*Autograd=*/&autograd_kernels::bitwise_not_,
 }};
 
-const Tensor& bitwise_not_(const Tensor& self) {
+const Tensor& ops::bitwise_not_(const Tensor& self) {
   const DispatchKey backend = backend_key({&self});
   const DispatchKey key = autograd_active({&self}) ? DispatchKey::Autograd : backend;
   if (explain_enabled()) explain_log("dispatch", "bitwise_not_", dispatch_key_name(key));
@@ -70,19 +70,11 @@ Operator<const Tensor&(const Tensor&, const Tensor&)> bitwise_not_out_op = {"bit
     /*Autograd=*/&autograd_kernels::bitwise_not_out,
 }};
 
-const Tensor& bitwise_not_out(const Tensor& out, const Tensor& self) {
+const Tensor& ops::bitwise_not_out(const Tensor& out, const Tensor& self) {
   const DispatchKey backend = backend_key({&self, &out});
   const DispatchKey key = autograd_active({&self, &out}) ? DispatchKey::Autograd : backend;
   if (explain_enabled()) explain_log("dispatch", "bitwise_not.out", dispatch_key_name(key));
   return bitwise_not_out_op.lookup(key, backend)(out, self);
-}
-
-Tensor Tensor::bitwise_not() const {
-  return kiln::bitwise_not(*this);
-}
-
-const Tensor& Tensor::bitwise_not_() const {
-  return kiln::bitwise_not_(*this);
 }
 
 }  // namespace kiln

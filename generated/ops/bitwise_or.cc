@@ -24,7 +24,7 @@ Operator<Tensor(const Tensor&, const Tensor&)> bitwise_or_Tensor_op = {"bitwise_
     /*Autograd=*/&autograd_kernels::bitwise_or_Tensor,
 }};
 
-Tensor bitwise_or(const Tensor& self, const Tensor& other) {
+Tensor ops::bitwise_or(const Tensor& self, const Tensor& other) {
   const DispatchKey backend = backend_key({&self, &other});
   const DispatchKey key = autograd_active({&self, &other}) ? DispatchKey::Autograd : backend;
   if (explain_enabled()) explain_log("dispatch", "bitwise_or.Tensor", dispatch_key_name(key));
@@ -47,7 +47,7 @@ Operator<const Tensor&(const Tensor&, const Tensor&)> bitwise_or__Tensor_op = {"
     /*Autograd=*/&autograd_kernels::bitwise_or__Tensor,
 }};
 
-const Tensor& bitwise_or_(const Tensor& self, const Tensor& other) {
+const Tensor& ops::bitwise_or_(const Tensor& self, const Tensor& other) {
   const DispatchKey backend = backend_key({&self, &other});
   const DispatchKey key = autograd_active({&self, &other}) ? DispatchKey::Autograd : backend;
   if (explain_enabled()) explain_log("dispatch", "bitwise_or_.Tensor", dispatch_key_name(key));
@@ -70,19 +70,11 @@ Operator<const Tensor&(const Tensor&, const Tensor&, const Tensor&)> bitwise_or_
     /*Autograd=*/&autograd_kernels::bitwise_or_out,
 }};
 
-const Tensor& bitwise_or_out(const Tensor& out, const Tensor& self, const Tensor& other) {
+const Tensor& ops::bitwise_or_out(const Tensor& out, const Tensor& self, const Tensor& other) {
   const DispatchKey backend = backend_key({&self, &other, &out});
   const DispatchKey key = autograd_active({&self, &other, &out}) ? DispatchKey::Autograd : backend;
   if (explain_enabled()) explain_log("dispatch", "bitwise_or.out", dispatch_key_name(key));
   return bitwise_or_out_op.lookup(key, backend)(out, self, other);
-}
-
-Tensor Tensor::bitwise_or(const Tensor& other) const {
-  return kiln::bitwise_or(*this, other);
-}
-
-const Tensor& Tensor::bitwise_or_(const Tensor& other) const {
-  return kiln::bitwise_or_(*this, other);
 }
 
 }  // namespace kiln

@@ -24,7 +24,7 @@ Operator<Tensor(const Tensor&, const Tensor&)> bitwise_xor_Tensor_op = {"bitwise
     /*Autograd=*/&autograd_kernels::bitwise_xor_Tensor,
 }};
 
-Tensor bitwise_xor(const Tensor& self, const Tensor& other) {
+Tensor ops::bitwise_xor(const Tensor& self, const Tensor& other) {
   const DispatchKey backend = backend_key({&self, &other});
   const DispatchKey key = autograd_active({&self, &other}) ? DispatchKey::Autograd : backend;
   if (explain_enabled()) explain_log("dispatch", "bitwise_xor.Tensor", dispatch_key_name(key));
@@ -47,7 +47,7 @@ Operator<const Tensor&(const Tensor&, const Tensor&)> bitwise_xor__Tensor_op = {
     /*Autograd=*/&autograd_kernels::bitwise_xor__Tensor,
 }};
 
-const Tensor& bitwise_xor_(const Tensor& self, const Tensor& other) {
+const Tensor& ops::bitwise_xor_(const Tensor& self, const Tensor& other) {
   const DispatchKey backend = backend_key({&self, &other});
   const DispatchKey key = autograd_active({&self, &other}) ? DispatchKey::Autograd : backend;
   if (explain_enabled()) explain_log("dispatch", "bitwise_xor_.Tensor", dispatch_key_name(key));
@@ -70,19 +70,11 @@ Operator<const Tensor&(const Tensor&, const Tensor&, const Tensor&)> bitwise_xor
     /*Autograd=*/&autograd_kernels::bitwise_xor_out,
 }};
 
-const Tensor& bitwise_xor_out(const Tensor& out, const Tensor& self, const Tensor& other) {
+const Tensor& ops::bitwise_xor_out(const Tensor& out, const Tensor& self, const Tensor& other) {
   const DispatchKey backend = backend_key({&self, &other, &out});
   const DispatchKey key = autograd_active({&self, &other, &out}) ? DispatchKey::Autograd : backend;
   if (explain_enabled()) explain_log("dispatch", "bitwise_xor.out", dispatch_key_name(key));
   return bitwise_xor_out_op.lookup(key, backend)(out, self, other);
-}
-
-Tensor Tensor::bitwise_xor(const Tensor& other) const {
-  return kiln::bitwise_xor(*this, other);
-}
-
-const Tensor& Tensor::bitwise_xor_(const Tensor& other) const {
-  return kiln::bitwise_xor_(*this, other);
 }
 
 }  // namespace kiln

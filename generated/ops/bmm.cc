@@ -24,7 +24,7 @@ Operator<Tensor(const Tensor&, const Tensor&)> bmm_op = {"bmm", {
     /*Autograd=*/&autograd_kernels::bmm,
 }};
 
-Tensor bmm(const Tensor& self, const Tensor& mat2) {
+Tensor ops::bmm(const Tensor& self, const Tensor& mat2) {
   const DispatchKey backend = backend_key({&self, &mat2});
   const DispatchKey key = autograd_active({&self, &mat2}) ? DispatchKey::Autograd : backend;
   if (explain_enabled()) explain_log("dispatch", "bmm", dispatch_key_name(key));
@@ -47,15 +47,11 @@ Operator<const Tensor&(const Tensor&, const Tensor&, const Tensor&)> bmm_out_op 
     /*Autograd=*/&autograd_kernels::bmm_out,
 }};
 
-const Tensor& bmm_out(const Tensor& out, const Tensor& self, const Tensor& mat2) {
+const Tensor& ops::bmm_out(const Tensor& out, const Tensor& self, const Tensor& mat2) {
   const DispatchKey backend = backend_key({&self, &mat2, &out});
   const DispatchKey key = autograd_active({&self, &mat2, &out}) ? DispatchKey::Autograd : backend;
   if (explain_enabled()) explain_log("dispatch", "bmm.out", dispatch_key_name(key));
   return bmm_out_op.lookup(key, backend)(out, self, mat2);
-}
-
-Tensor Tensor::bmm(const Tensor& mat2) const {
-  return kiln::bmm(*this, mat2);
 }
 
 }  // namespace kiln

@@ -24,7 +24,7 @@ Operator<Tensor(const std::vector<Tensor>&, int64_t)> cat_op = {"cat", {
     /*Autograd=*/&autograd_kernels::cat,
 }};
 
-Tensor cat(const std::vector<Tensor>& tensors, int64_t dim) {
+Tensor ops::cat(const std::vector<Tensor>& tensors, int64_t dim) {
   const DispatchKey backend = backend_key(TensorRefs(tensors));
   const DispatchKey key = autograd_active(TensorRefs(tensors)) ? DispatchKey::Autograd : backend;
   if (explain_enabled()) explain_log("dispatch", "cat", dispatch_key_name(key));
@@ -47,7 +47,7 @@ Operator<const Tensor&(const Tensor&, const std::vector<Tensor>&, int64_t)> cat_
     /*Autograd=*/&autograd_kernels::cat_out,
 }};
 
-const Tensor& cat_out(const Tensor& out, const std::vector<Tensor>& tensors, int64_t dim) {
+const Tensor& ops::cat_out(const Tensor& out, const std::vector<Tensor>& tensors, int64_t dim) {
   const DispatchKey backend = backend_key(TensorRefs(tensors, out));
   const DispatchKey key = autograd_active(TensorRefs(tensors, out)) ? DispatchKey::Autograd : backend;
   if (explain_enabled()) explain_log("dispatch", "cat.out", dispatch_key_name(key));

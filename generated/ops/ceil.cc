@@ -24,7 +24,7 @@ Operator<Tensor(const Tensor&)> ceil_op = {"ceil", {
     /*Autograd=*/&autograd_kernels::ceil,
 }};
 
-Tensor ceil(const Tensor& self) {
+Tensor ops::ceil(const Tensor& self) {
   const DispatchKey backend = backend_key({&self});
   const DispatchKey key = autograd_active({&self}) ? DispatchKey::Autograd : backend;
   if (explain_enabled()) explain_log("dispatch", "ceil", dispatch_key_name(key));
@@ -47,7 +47,7 @@ Operator<const Tensor&(const Tensor&)> ceil__op = {"ceil_", {
     /*Autograd=*/&autograd_kernels::ceil_,
 }};
 
-const Tensor& ceil_(const Tensor& self) {
+const Tensor& ops::ceil_(const Tensor& self) {
   const DispatchKey backend = backend_key({&self});
   const DispatchKey key = autograd_active({&self}) ? DispatchKey::Autograd : backend;
   if (explain_enabled()) explain_log("dispatch", "ceil_", dispatch_key_name(key));
@@ -70,19 +70,11 @@ Operator<const Tensor&(const Tensor&, const Tensor&)> ceil_out_op = {"ceil.out",
     /*Autograd=*/&autograd_kernels::ceil_out,
 }};
 
-const Tensor& ceil_out(const Tensor& out, const Tensor& self) {
+const Tensor& ops::ceil_out(const Tensor& out, const Tensor& self) {
   const DispatchKey backend = backend_key({&self, &out});
   const DispatchKey key = autograd_active({&self, &out}) ? DispatchKey::Autograd : backend;
   if (explain_enabled()) explain_log("dispatch", "ceil.out", dispatch_key_name(key));
   return ceil_out_op.lookup(key, backend)(out, self);
-}
-
-Tensor Tensor::ceil() const {
-  return kiln::ceil(*this);
-}
-
-const Tensor& Tensor::ceil_() const {
-  return kiln::ceil_(*this);
 }
 
 }  // namespace kiln

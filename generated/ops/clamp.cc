@@ -26,7 +26,7 @@ Operator<Tensor(const Tensor&, const std::optional<Scalar>&, const std::optional
     /*Autograd=*/&autograd_kernels::clamp,
 }};
 
-Tensor clamp(const Tensor& self, const std::optional<Scalar>& min, const std::optional<Scalar>& max) {
+Tensor ops::clamp(const Tensor& self, const std::optional<Scalar>& min, const std::optional<Scalar>& max) {
   const DispatchKey backend = backend_key({&self});
   const DispatchKey key = autograd_active({&self}) ? DispatchKey::Autograd : backend;
   if (explain_enabled()) explain_log("dispatch", "clamp", dispatch_key_name(key));
@@ -49,7 +49,7 @@ Operator<const Tensor&(const Tensor&, const std::optional<Scalar>&, const std::o
     /*Autograd=*/&autograd_kernels::clamp_,
 }};
 
-const Tensor& clamp_(const Tensor& self, const std::optional<Scalar>& min, const std::optional<Scalar>& max) {
+const Tensor& ops::clamp_(const Tensor& self, const std::optional<Scalar>& min, const std::optional<Scalar>& max) {
   const DispatchKey backend = backend_key({&self});
   const DispatchKey key = autograd_active({&self}) ? DispatchKey::Autograd : backend;
   if (explain_enabled()) explain_log("dispatch", "clamp_", dispatch_key_name(key));
@@ -72,7 +72,7 @@ Operator<const Tensor&(const Tensor&, const Tensor&, const std::optional<Scalar>
     /*Autograd=*/&autograd_kernels::clamp_out,
 }};
 
-const Tensor& clamp_out(const Tensor& out, const Tensor& self, const std::optional<Scalar>& min, const std::optional<Scalar>& max) {
+const Tensor& ops::clamp_out(const Tensor& out, const Tensor& self, const std::optional<Scalar>& min, const std::optional<Scalar>& max) {
   const DispatchKey backend = backend_key({&self, &out});
   const DispatchKey key = autograd_active({&self, &out}) ? DispatchKey::Autograd : backend;
   if (explain_enabled()) explain_log("dispatch", "clamp.out", dispatch_key_name(key));
@@ -80,27 +80,15 @@ const Tensor& clamp_out(const Tensor& out, const Tensor& self, const std::option
 }
 
 // ---- clamp.Tensor(Tensor self, Tensor? min=None, Tensor? max=None) -> Tensor  (CompositeImplicit)
-Tensor clamp(const Tensor& self, const Tensor& min, const Tensor& max) {
+Tensor ops::clamp(const Tensor& self, const Tensor& min, const Tensor& max) {
   if (explain_enabled()) explain_log("composite", "clamp.Tensor", "");
   return composite_implicit::clamp_tensor(self, min, max);
 }
 
 // ---- clamp.Tensor_out(Tensor self, Tensor? min=None, Tensor? max=None, *, Tensor(a!) out) -> Tensor(a!)  (CompositeImplicit)
-const Tensor& clamp_out(const Tensor& out, const Tensor& self, const Tensor& min, const Tensor& max) {
+const Tensor& ops::clamp_out(const Tensor& out, const Tensor& self, const Tensor& min, const Tensor& max) {
   if (explain_enabled()) explain_log("composite", "clamp.Tensor_out", "");
   return write_out(out, kiln::clamp(self, min, max), "clamp");
-}
-
-Tensor Tensor::clamp(const std::optional<Scalar>& min, const std::optional<Scalar>& max) const {
-  return kiln::clamp(*this, min, max);
-}
-
-const Tensor& Tensor::clamp_(const std::optional<Scalar>& min, const std::optional<Scalar>& max) const {
-  return kiln::clamp_(*this, min, max);
-}
-
-Tensor Tensor::clamp(const Tensor& min, const Tensor& max) const {
-  return kiln::clamp(*this, min, max);
 }
 
 }  // namespace kiln

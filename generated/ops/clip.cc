@@ -10,13 +10,9 @@
 namespace kiln {
 
 // ---- clip(Tensor self, Scalar? min=None, Scalar? max=None) -> Tensor  (CompositeImplicit)
-Tensor clip(const Tensor& self, const std::optional<Scalar>& min, const std::optional<Scalar>& max) {
+Tensor ops::clip(const Tensor& self, const std::optional<Scalar>& min, const std::optional<Scalar>& max) {
   if (explain_enabled()) explain_log("composite", "clip", "");
   return composite_implicit::clip(self, min, max);
-}
-
-Tensor Tensor::clip(const std::optional<Scalar>& min, const std::optional<Scalar>& max) const {
-  return kiln::clip(*this, min, max);
 }
 
 }  // namespace kiln

@@ -24,7 +24,7 @@ Operator<Tensor(const Tensor&)> clone_op = {"clone", {
     /*Autograd=*/&autograd_kernels::clone,
 }};
 
-Tensor clone(const Tensor& self) {
+Tensor ops::clone(const Tensor& self) {
   const DispatchKey backend = backend_key({&self});
   const DispatchKey key = autograd_active({&self}) ? DispatchKey::Autograd : backend;
   if (explain_enabled()) explain_log("dispatch", "clone", dispatch_key_name(key));

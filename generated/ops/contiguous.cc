@@ -10,7 +10,7 @@
 namespace kiln {
 
 // ---- contiguous(Tensor(a) self) -> Tensor(a)  (CompositeImplicit)
-Tensor contiguous(const Tensor& self) {
+Tensor ops::contiguous(const Tensor& self) {
   if (explain_enabled()) explain_log("composite", "contiguous", "");
   return composite_implicit::contiguous(self);
 }

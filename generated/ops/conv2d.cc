@@ -24,7 +24,7 @@ Operator<Tensor(const Tensor&, const Tensor&, const Tensor&, IntArrayRef, IntArr
     /*Autograd=*/&autograd_kernels::conv2d,
 }};
 
-Tensor conv2d(const Tensor& input, const Tensor& weight, const Tensor& bias, IntArrayRef stride, IntArrayRef padding, IntArrayRef dilation, int64_t groups) {
+Tensor ops::conv2d(const Tensor& input, const Tensor& weight, const Tensor& bias, IntArrayRef stride, IntArrayRef padding, IntArrayRef dilation, int64_t groups) {
   const DispatchKey backend = backend_key({&input, &weight, &bias});
   const DispatchKey key = autograd_active({&input, &weight, &bias}) ? DispatchKey::Autograd : backend;
   if (explain_enabled()) explain_log("dispatch", "conv2d", dispatch_key_name(key));

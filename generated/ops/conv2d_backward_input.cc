@@ -24,7 +24,7 @@ Operator<Tensor(const Tensor&, IntArrayRef, const Tensor&, IntArrayRef, IntArray
     /*Autograd=*/&autograd_kernels::conv2d_backward_input,
 }};
 
-Tensor conv2d_backward_input(const Tensor& grad_output, IntArrayRef input_size, const Tensor& weight, IntArrayRef stride, IntArrayRef padding, IntArrayRef dilation, int64_t groups) {
+Tensor ops::conv2d_backward_input(const Tensor& grad_output, IntArrayRef input_size, const Tensor& weight, IntArrayRef stride, IntArrayRef padding, IntArrayRef dilation, int64_t groups) {
   const DispatchKey backend = backend_key({&grad_output, &weight});
   const DispatchKey key = autograd_active({&grad_output, &weight}) ? DispatchKey::Autograd : backend;
   if (explain_enabled()) explain_log("dispatch", "conv2d_backward_input", dispatch_key_name(key));

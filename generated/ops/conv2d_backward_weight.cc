@@ -24,7 +24,7 @@ Operator<Tensor(const Tensor&, const Tensor&, IntArrayRef, IntArrayRef, IntArray
     /*Autograd=*/&autograd_kernels::conv2d_backward_weight,
 }};
 
-Tensor conv2d_backward_weight(const Tensor& grad_output, const Tensor& input, IntArrayRef weight_size, IntArrayRef stride, IntArrayRef padding, IntArrayRef dilation, int64_t groups) {
+Tensor ops::conv2d_backward_weight(const Tensor& grad_output, const Tensor& input, IntArrayRef weight_size, IntArrayRef stride, IntArrayRef padding, IntArrayRef dilation, int64_t groups) {
   const DispatchKey backend = backend_key({&grad_output, &input});
   const DispatchKey key = autograd_active({&grad_output, &input}) ? DispatchKey::Autograd : backend;
   if (explain_enabled()) explain_log("dispatch", "conv2d_backward_weight", dispatch_key_name(key));

@@ -26,7 +26,7 @@ Operator<const Tensor&(const Tensor&, const Tensor&, bool)> copy__op = {"copy_",
     /*Autograd=*/&autograd_kernels::copy_,
 }};
 
-const Tensor& copy_(const Tensor& self, const Tensor& src, bool non_blocking) {
+const Tensor& ops::copy_(const Tensor& self, const Tensor& src, bool non_blocking) {
   const DispatchKey backend = backend_key({&self, &src});
   const DispatchKey key = autograd_active({&self, &src}) ? DispatchKey::Autograd : backend;
   if (explain_enabled()) explain_log("dispatch", "copy_", dispatch_key_name(key));

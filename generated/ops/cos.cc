@@ -24,7 +24,7 @@ Operator<Tensor(const Tensor&)> cos_op = {"cos", {
     /*Autograd=*/&autograd_kernels::cos,
 }};
 
-Tensor cos(const Tensor& self) {
+Tensor ops::cos(const Tensor& self) {
   const DispatchKey backend = backend_key({&self});
   const DispatchKey key = autograd_active({&self}) ? DispatchKey::Autograd : backend;
   if (explain_enabled()) explain_log("dispatch", "cos", dispatch_key_name(key));
@@ -47,7 +47,7 @@ Operator<const Tensor&(const Tensor&)> cos__op = {"cos_", {
     /*Autograd=*/&autograd_kernels::cos_,
 }};
 
-const Tensor& cos_(const Tensor& self) {
+const Tensor& ops::cos_(const Tensor& self) {
   const DispatchKey backend = backend_key({&self});
   const DispatchKey key = autograd_active({&self}) ? DispatchKey::Autograd : backend;
   if (explain_enabled()) explain_log("dispatch", "cos_", dispatch_key_name(key));
@@ -70,19 +70,11 @@ Operator<const Tensor&(const Tensor&, const Tensor&)> cos_out_op = {"cos.out", {
     /*Autograd=*/&autograd_kernels::cos_out,
 }};
 
-const Tensor& cos_out(const Tensor& out, const Tensor& self) {
+const Tensor& ops::cos_out(const Tensor& out, const Tensor& self) {
   const DispatchKey backend = backend_key({&self, &out});
   const DispatchKey key = autograd_active({&self, &out}) ? DispatchKey::Autograd : backend;
   if (explain_enabled()) explain_log("dispatch", "cos.out", dispatch_key_name(key));
   return cos_out_op.lookup(key, backend)(out, self);
-}
-
-Tensor Tensor::cos() const {
-  return kiln::cos(*this);
-}
-
-const Tensor& Tensor::cos_() const {
-  return kiln::cos_(*this);
 }
 
 }  // namespace kiln

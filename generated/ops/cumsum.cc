@@ -24,7 +24,7 @@ Operator<Tensor(const Tensor&, int64_t, const std::optional<ScalarType>&)> cumsu
     /*Autograd=*/&autograd_kernels::cumsum,
 }};
 
-Tensor cumsum(const Tensor& self, int64_t dim, const std::optional<ScalarType>& dtype) {
+Tensor ops::cumsum(const Tensor& self, int64_t dim, const std::optional<ScalarType>& dtype) {
   const DispatchKey backend = backend_key({&self});
   const DispatchKey key = autograd_active({&self}) ? DispatchKey::Autograd : backend;
   if (explain_enabled()) explain_log("dispatch", "cumsum", dispatch_key_name(key));
@@ -47,15 +47,11 @@ Operator<const Tensor&(const Tensor&, const Tensor&, int64_t, const std::optiona
     /*Autograd=*/&autograd_kernels::cumsum_out,
 }};
 
-const Tensor& cumsum_out(const Tensor& out, const Tensor& self, int64_t dim, const std::optional<ScalarType>& dtype) {
+const Tensor& ops::cumsum_out(const Tensor& out, const Tensor& self, int64_t dim, const std::optional<ScalarType>& dtype) {
   const DispatchKey backend = backend_key({&self, &out});
   const DispatchKey key = autograd_active({&self, &out}) ? DispatchKey::Autograd : backend;
   if (explain_enabled()) explain_log("dispatch", "cumsum.out", dispatch_key_name(key));
   return cumsum_out_op.lookup(key, backend)(out, self, dim, dtype);
-}
-
-Tensor Tensor::cumsum(int64_t dim, const std::optional<ScalarType>& dtype) const {
-  return kiln::cumsum(*this, dim, dtype);
 }
 
 }  // namespace kiln

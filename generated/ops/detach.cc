@@ -28,7 +28,7 @@ Operator<Tensor(const Tensor&)> detach_op = {"detach", {
     /*Autograd=*/&autograd_kernels::detach,
 }};
 
-Tensor detach(const Tensor& self) {
+Tensor ops::detach(const Tensor& self) {
   const DispatchKey backend = backend_key({&self});
   const DispatchKey key = autograd_active({&self}) ? DispatchKey::Autograd : backend;
   if (explain_enabled()) explain_log("dispatch", "detach", dispatch_key_name(key));

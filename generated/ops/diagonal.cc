@@ -28,17 +28,13 @@ Operator<Tensor(const Tensor&, int64_t, int64_t, int64_t)> diagonal_op = {"diago
     /*Autograd=*/&autograd_kernels::diagonal,
 }};
 
-Tensor diagonal(const Tensor& self, int64_t offset, int64_t dim1, int64_t dim2) {
+Tensor ops::diagonal(const Tensor& self, int64_t offset, int64_t dim1, int64_t dim2) {
   const DispatchKey backend = backend_key({&self});
   const DispatchKey key = autograd_active({&self}) ? DispatchKey::Autograd : backend;
   if (explain_enabled()) explain_log("dispatch", "diagonal", dispatch_key_name(key));
   Tensor result = diagonal_op.lookup(key, backend)(self, offset, dim1, dim2);
   mark_view(result, self);
   return result;
-}
-
-Tensor Tensor::diagonal(int64_t offset, int64_t dim1, int64_t dim2) const {
-  return kiln::diagonal(*this, offset, dim1, dim2);
 }
 
 }  // namespace kiln

@@ -25,7 +25,7 @@ Operator<Tensor(const Tensor&, const Tensor&)> div_Tensor_op = {"div.Tensor", {
     /*Autograd=*/&autograd_kernels::div_Tensor,
 }};
 
-Tensor div(const Tensor& self, const Tensor& other) {
+Tensor ops::div(const Tensor& self, const Tensor& other) {
   const DispatchKey backend = backend_key({&self, &other});
   const DispatchKey key = autograd_active({&self, &other}) ? DispatchKey::Autograd : backend;
   if (explain_enabled()) explain_log("dispatch", "div.Tensor", dispatch_key_name(key));
@@ -48,7 +48,7 @@ Operator<const Tensor&(const Tensor&, const Tensor&)> div__Tensor_op = {"div_.Te
     /*Autograd=*/&autograd_kernels::div__Tensor,
 }};
 
-const Tensor& div_(const Tensor& self, const Tensor& other) {
+const Tensor& ops::div_(const Tensor& self, const Tensor& other) {
   const DispatchKey backend = backend_key({&self, &other});
   const DispatchKey key = autograd_active({&self, &other}) ? DispatchKey::Autograd : backend;
   if (explain_enabled()) explain_log("dispatch", "div_.Tensor", dispatch_key_name(key));
@@ -71,7 +71,7 @@ Operator<const Tensor&(const Tensor&, const Tensor&, const Tensor&)> div_out_op 
     /*Autograd=*/&autograd_kernels::div_out,
 }};
 
-const Tensor& div_out(const Tensor& out, const Tensor& self, const Tensor& other) {
+const Tensor& ops::div_out(const Tensor& out, const Tensor& self, const Tensor& other) {
   const DispatchKey backend = backend_key({&self, &other, &out});
   const DispatchKey key = autograd_active({&self, &other, &out}) ? DispatchKey::Autograd : backend;
   if (explain_enabled()) explain_log("dispatch", "div.out", dispatch_key_name(key));
@@ -79,73 +79,57 @@ const Tensor& div_out(const Tensor& out, const Tensor& self, const Tensor& other
 }
 
 // ---- div.Scalar(Tensor self, Scalar other) -> Tensor  (CompositeImplicit)
-Tensor div(const Tensor& self, const Scalar& other) {
+Tensor ops::div(const Tensor& self, const Scalar& other) {
   if (explain_enabled()) explain_log("composite", "div.Scalar", "");
   return composite_implicit::div_scalar(self, other);
 }
 
 // ---- div_.Scalar(Tensor(a!) self, Scalar other) -> Tensor(a!)  (CompositeImplicit)
-const Tensor& div_(const Tensor& self, const Scalar& other) {
+const Tensor& ops::div_(const Tensor& self, const Scalar& other) {
   if (explain_enabled()) explain_log("composite", "div_.Scalar", "");
   return composite_implicit::div__scalar(self, other);
 }
 
 // ---- div.Tensor_mode(Tensor self, Tensor other, *, str? rounding_mode) -> Tensor  (CompositeImplicit)
-Tensor div(const Tensor& self, const Tensor& other, const std::optional<std::string>& rounding_mode) {
+Tensor ops::div(const Tensor& self, const Tensor& other, const std::optional<std::string>& rounding_mode) {
   if (explain_enabled()) explain_log("composite", "div.Tensor_mode", "");
   return composite_implicit::div_mode(self, other, rounding_mode);
 }
 
 // ---- div_.Tensor_mode(Tensor(a!) self, Tensor other, *, str? rounding_mode) -> Tensor(a!)  (CompositeImplicit)
-const Tensor& div_(const Tensor& self, const Tensor& other, const std::optional<std::string>& rounding_mode) {
+const Tensor& ops::div_(const Tensor& self, const Tensor& other, const std::optional<std::string>& rounding_mode) {
   if (explain_enabled()) explain_log("composite", "div_.Tensor_mode", "");
   return composite_implicit::div__mode(self, other, rounding_mode);
 }
 
 // ---- div.out_mode(Tensor self, Tensor other, *, str? rounding_mode, Tensor(a!) out) -> Tensor(a!)  (CompositeImplicit)
-const Tensor& div_out(const Tensor& out, const Tensor& self, const Tensor& other, const std::optional<std::string>& rounding_mode) {
+const Tensor& ops::div_out(const Tensor& out, const Tensor& self, const Tensor& other, const std::optional<std::string>& rounding_mode) {
   if (explain_enabled()) explain_log("composite", "div.out_mode", "");
   return composite_implicit::div_out_mode(out, self, other, rounding_mode);
 }
 
 // ---- div.Scalar_mode(Tensor self, Scalar other, *, str? rounding_mode) -> Tensor  (CompositeImplicit)
-Tensor div(const Tensor& self, const Scalar& other, const std::optional<std::string>& rounding_mode) {
+Tensor ops::div(const Tensor& self, const Scalar& other, const std::optional<std::string>& rounding_mode) {
   if (explain_enabled()) explain_log("composite", "div.Scalar_mode", "");
   return composite_implicit::div_scalar_mode(self, other, rounding_mode);
 }
 
 // ---- div_.Scalar_mode(Tensor(a!) self, Scalar other, *, str? rounding_mode) -> Tensor(a!)  (CompositeImplicit)
-const Tensor& div_(const Tensor& self, const Scalar& other, const std::optional<std::string>& rounding_mode) {
+const Tensor& ops::div_(const Tensor& self, const Scalar& other, const std::optional<std::string>& rounding_mode) {
   if (explain_enabled()) explain_log("composite", "div_.Scalar_mode", "");
   return composite_implicit::div__scalar_mode(self, other, rounding_mode);
-}
-
-Tensor Tensor::div(const Tensor& other) const {
-  return kiln::div(*this, other);
 }
 
 const Tensor& Tensor::div_(const Tensor& other) const {
   return kiln::div_(*this, other);
 }
 
-Tensor Tensor::div(const Scalar& other) const {
-  return kiln::div(*this, other);
-}
-
 const Tensor& Tensor::div_(const Scalar& other) const {
   return kiln::div_(*this, other);
 }
 
-Tensor Tensor::div(const Tensor& other, const std::optional<std::string>& rounding_mode) const {
-  return kiln::div(*this, other, rounding_mode);
-}
-
 const Tensor& Tensor::div_(const Tensor& other, const std::optional<std::string>& rounding_mode) const {
   return kiln::div_(*this, other, rounding_mode);
-}
-
-Tensor Tensor::div(const Scalar& other, const std::optional<std::string>& rounding_mode) const {
-  return kiln::div(*this, other, rounding_mode);
 }
 
 const Tensor& Tensor::div_(const Scalar& other, const std::optional<std::string>& rounding_mode) const {

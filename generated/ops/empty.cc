@@ -23,7 +23,7 @@ Operator<Tensor(IntArrayRef, const std::optional<ScalarType>&, const std::option
     /*Autograd=*/nullptr,
 }};
 
-Tensor empty(IntArrayRef size, const std::optional<ScalarType>& dtype, const std::optional<Device>& device, bool requires_grad) {
+Tensor ops::empty(IntArrayRef size, const std::optional<ScalarType>& dtype, const std::optional<Device>& device, bool requires_grad) {
   const DispatchKey backend = backend_key(device.value_or(Device()));
   const DispatchKey key = false ? DispatchKey::Autograd : backend;
   if (explain_enabled()) explain_log("dispatch", "empty", dispatch_key_name(key));

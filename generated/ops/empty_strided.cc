@@ -23,7 +23,7 @@ Operator<Tensor(IntArrayRef, IntArrayRef, const std::optional<ScalarType>&, cons
     /*Autograd=*/nullptr,
 }};
 
-Tensor empty_strided(IntArrayRef size, IntArrayRef stride, const std::optional<ScalarType>& dtype, const std::optional<Device>& device, bool requires_grad) {
+Tensor ops::empty_strided(IntArrayRef size, IntArrayRef stride, const std::optional<ScalarType>& dtype, const std::optional<Device>& device, bool requires_grad) {
   const DispatchKey backend = backend_key(device.value_or(Device()));
   const DispatchKey key = false ? DispatchKey::Autograd : backend;
   if (explain_enabled()) explain_log("dispatch", "empty_strided", dispatch_key_name(key));

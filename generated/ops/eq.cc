@@ -25,7 +25,7 @@ Operator<Tensor(const Tensor&, const Tensor&)> eq_Tensor_op = {"eq.Tensor", {
     /*Autograd=*/&autograd_kernels::eq_Tensor,
 }};
 
-Tensor eq(const Tensor& self, const Tensor& other) {
+Tensor ops::eq(const Tensor& self, const Tensor& other) {
   const DispatchKey backend = backend_key({&self, &other});
   const DispatchKey key = autograd_active({&self, &other}) ? DispatchKey::Autograd : backend;
   if (explain_enabled()) explain_log("dispatch", "eq.Tensor", dispatch_key_name(key));
@@ -48,7 +48,7 @@ Operator<const Tensor&(const Tensor&, const Tensor&, const Tensor&)> eq_out_op =
     /*Autograd=*/&autograd_kernels::eq_out,
 }};
 
-const Tensor& eq_out(const Tensor& out, const Tensor& self, const Tensor& other) {
+const Tensor& ops::eq_out(const Tensor& out, const Tensor& self, const Tensor& other) {
   const DispatchKey backend = backend_key({&self, &other, &out});
   const DispatchKey key = autograd_active({&self, &other, &out}) ? DispatchKey::Autograd : backend;
   if (explain_enabled()) explain_log("dispatch", "eq.out", dispatch_key_name(key));
@@ -56,17 +56,9 @@ const Tensor& eq_out(const Tensor& out, const Tensor& self, const Tensor& other)
 }
 
 // ---- eq.Scalar(Tensor self, Scalar other) -> Tensor  (CompositeImplicit)
-Tensor eq(const Tensor& self, const Scalar& other) {
+Tensor ops::eq(const Tensor& self, const Scalar& other) {
   if (explain_enabled()) explain_log("composite", "eq.Scalar", "");
   return composite_implicit::eq_scalar(self, other);
-}
-
-Tensor Tensor::eq(const Tensor& other) const {
-  return kiln::eq(*this, other);
-}
-
-Tensor Tensor::eq(const Scalar& other) const {
-  return kiln::eq(*this, other);
 }
 
 }  // namespace kiln

@@ -24,7 +24,7 @@ Operator<Tensor(const Tensor&)> erf_op = {"erf", {
     /*Autograd=*/&autograd_kernels::erf,
 }};
 
-Tensor erf(const Tensor& self) {
+Tensor ops::erf(const Tensor& self) {
   const DispatchKey backend = backend_key({&self});
   const DispatchKey key = autograd_active({&self}) ? DispatchKey::Autograd : backend;
   if (explain_enabled()) explain_log("dispatch", "erf", dispatch_key_name(key));
@@ -47,7 +47,7 @@ Operator<const Tensor&(const Tensor&)> erf__op = {"erf_", {
     /*Autograd=*/&autograd_kernels::erf_,
 }};
 
-const Tensor& erf_(const Tensor& self) {
+const Tensor& ops::erf_(const Tensor& self) {
   const DispatchKey backend = backend_key({&self});
   const DispatchKey key = autograd_active({&self}) ? DispatchKey::Autograd : backend;
   if (explain_enabled()) explain_log("dispatch", "erf_", dispatch_key_name(key));
@@ -70,19 +70,11 @@ Operator<const Tensor&(const Tensor&, const Tensor&)> erf_out_op = {"erf.out", {
     /*Autograd=*/&autograd_kernels::erf_out,
 }};
 
-const Tensor& erf_out(const Tensor& out, const Tensor& self) {
+const Tensor& ops::erf_out(const Tensor& out, const Tensor& self) {
   const DispatchKey backend = backend_key({&self, &out});
   const DispatchKey key = autograd_active({&self, &out}) ? DispatchKey::Autograd : backend;
   if (explain_enabled()) explain_log("dispatch", "erf.out", dispatch_key_name(key));
   return erf_out_op.lookup(key, backend)(out, self);
-}
-
-Tensor Tensor::erf() const {
-  return kiln::erf(*this);
-}
-
-const Tensor& Tensor::erf_() const {
-  return kiln::erf_(*this);
 }
 
 }  // namespace kiln

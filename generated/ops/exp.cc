@@ -24,7 +24,7 @@ Operator<Tensor(const Tensor&)> exp_op = {"exp", {
     /*Autograd=*/&autograd_kernels::exp,
 }};
 
-Tensor exp(const Tensor& self) {
+Tensor ops::exp(const Tensor& self) {
   const DispatchKey backend = backend_key({&self});
   const DispatchKey key = autograd_active({&self}) ? DispatchKey::Autograd : backend;
   if (explain_enabled()) explain_log("dispatch", "exp", dispatch_key_name(key));
@@ -47,7 +47,7 @@ Operator<const Tensor&(const Tensor&)> exp__op = {"exp_", {
     /*Autograd=*/&autograd_kernels::exp_,
 }};
 
-const Tensor& exp_(const Tensor& self) {
+const Tensor& ops::exp_(const Tensor& self) {
   const DispatchKey backend = backend_key({&self});
   const DispatchKey key = autograd_active({&self}) ? DispatchKey::Autograd : backend;
   if (explain_enabled()) explain_log("dispatch", "exp_", dispatch_key_name(key));
@@ -70,19 +70,11 @@ Operator<const Tensor&(const Tensor&, const Tensor&)> exp_out_op = {"exp.out", {
     /*Autograd=*/&autograd_kernels::exp_out,
 }};
 
-const Tensor& exp_out(const Tensor& out, const Tensor& self) {
+const Tensor& ops::exp_out(const Tensor& out, const Tensor& self) {
   const DispatchKey backend = backend_key({&self, &out});
   const DispatchKey key = autograd_active({&self, &out}) ? DispatchKey::Autograd : backend;
   if (explain_enabled()) explain_log("dispatch", "exp.out", dispatch_key_name(key));
   return exp_out_op.lookup(key, backend)(out, self);
-}
-
-Tensor Tensor::exp() const {
-  return kiln::exp(*this);
-}
-
-const Tensor& Tensor::exp_() const {
-  return kiln::exp_(*this);
 }
 
 }  // namespace kiln

@@ -28,7 +28,7 @@ Operator<Tensor(const Tensor&, IntArrayRef, bool)> expand_op = {"expand", {
     /*Autograd=*/&autograd_kernels::expand,
 }};
 
-Tensor expand(const Tensor& self, IntArrayRef size, bool implicit) {
+Tensor ops::expand(const Tensor& self, IntArrayRef size, bool implicit) {
   const DispatchKey backend = backend_key({&self});
   const DispatchKey key = autograd_active({&self}) ? DispatchKey::Autograd : backend;
   if (explain_enabled()) explain_log("dispatch", "expand", dispatch_key_name(key));

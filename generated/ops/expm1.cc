@@ -24,7 +24,7 @@ Operator<Tensor(const Tensor&)> expm1_op = {"expm1", {
     /*Autograd=*/&autograd_kernels::expm1,
 }};
 
-Tensor expm1(const Tensor& self) {
+Tensor ops::expm1(const Tensor& self) {
   const DispatchKey backend = backend_key({&self});
   const DispatchKey key = autograd_active({&self}) ? DispatchKey::Autograd : backend;
   if (explain_enabled()) explain_log("dispatch", "expm1", dispatch_key_name(key));
@@ -47,7 +47,7 @@ Operator<const Tensor&(const Tensor&)> expm1__op = {"expm1_", {
     /*Autograd=*/&autograd_kernels::expm1_,
 }};
 
-const Tensor& expm1_(const Tensor& self) {
+const Tensor& ops::expm1_(const Tensor& self) {
   const DispatchKey backend = backend_key({&self});
   const DispatchKey key = autograd_active({&self}) ? DispatchKey::Autograd : backend;
   if (explain_enabled()) explain_log("dispatch", "expm1_", dispatch_key_name(key));
@@ -70,19 +70,11 @@ Operator<const Tensor&(const Tensor&, const Tensor&)> expm1_out_op = {"expm1.out
     /*Autograd=*/&autograd_kernels::expm1_out,
 }};
 
-const Tensor& expm1_out(const Tensor& out, const Tensor& self) {
+const Tensor& ops::expm1_out(const Tensor& out, const Tensor& self) {
   const DispatchKey backend = backend_key({&self, &out});
   const DispatchKey key = autograd_active({&self, &out}) ? DispatchKey::Autograd : backend;
   if (explain_enabled()) explain_log("dispatch", "expm1.out", dispatch_key_name(key));
   return expm1_out_op.lookup(key, backend)(out, self);
-}
-
-Tensor Tensor::expm1() const {
-  return kiln::expm1(*this);
-}
-
-const Tensor& Tensor::expm1_() const {
-  return kiln::expm1_(*this);
 }
 
 }  // namespace kiln

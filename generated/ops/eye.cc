@@ -23,7 +23,7 @@ Operator<Tensor(int64_t, const std::optional<int64_t>&, const std::optional<Scal
     /*Autograd=*/nullptr,
 }};
 
-Tensor eye(int64_t n, const std::optional<int64_t>& m, const std::optional<ScalarType>& dtype, const std::optional<Device>& device, bool requires_grad) {
+Tensor ops::eye(int64_t n, const std::optional<int64_t>& m, const std::optional<ScalarType>& dtype, const std::optional<Device>& device, bool requires_grad) {
   const DispatchKey backend = backend_key(device.value_or(Device()));
   const DispatchKey key = false ? DispatchKey::Autograd : backend;
   if (explain_enabled()) explain_log("dispatch", "eye", dispatch_key_name(key));

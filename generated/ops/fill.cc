@@ -26,7 +26,7 @@ Operator<const Tensor&(const Tensor&, const Scalar&)> fill__Scalar_op = {"fill_.
     /*Autograd=*/&autograd_kernels::fill__Scalar,
 }};
 
-const Tensor& fill_(const Tensor& self, const Scalar& value) {
+const Tensor& ops::fill_(const Tensor& self, const Scalar& value) {
   const DispatchKey backend = backend_key({&self});
   const DispatchKey key = autograd_active({&self}) ? DispatchKey::Autograd : backend;
   if (explain_enabled()) explain_log("dispatch", "fill_.Scalar", dispatch_key_name(key));

@@ -10,13 +10,9 @@
 namespace kiln {
 
 // ---- flip(Tensor self, int[] dims) -> Tensor  (CompositeImplicit)
-Tensor flip(const Tensor& self, IntArrayRef dims) {
+Tensor ops::flip(const Tensor& self, IntArrayRef dims) {
   if (explain_enabled()) explain_log("composite", "flip", "");
   return composite_implicit::flip(self, dims);
-}
-
-Tensor Tensor::flip(IntArrayRef dims) const {
-  return kiln::flip(*this, dims);
 }
 
 }  // namespace kiln

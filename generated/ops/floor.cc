@@ -24,7 +24,7 @@ Operator<Tensor(const Tensor&)> floor_op = {"floor", {
     /*Autograd=*/&autograd_kernels::floor,
 }};
 
-Tensor floor(const Tensor& self) {
+Tensor ops::floor(const Tensor& self) {
   const DispatchKey backend = backend_key({&self});
   const DispatchKey key = autograd_active({&self}) ? DispatchKey::Autograd : backend;
   if (explain_enabled()) explain_log("dispatch", "floor", dispatch_key_name(key));
@@ -47,7 +47,7 @@ Operator<const Tensor&(const Tensor&)> floor__op = {"floor_", {
     /*Autograd=*/&autograd_kernels::floor_,
 }};
 
-const Tensor& floor_(const Tensor& self) {
+const Tensor& ops::floor_(const Tensor& self) {
   const DispatchKey backend = backend_key({&self});
   const DispatchKey key = autograd_active({&self}) ? DispatchKey::Autograd : backend;
   if (explain_enabled()) explain_log("dispatch", "floor_", dispatch_key_name(key));
@@ -70,19 +70,11 @@ Operator<const Tensor&(const Tensor&, const Tensor&)> floor_out_op = {"floor.out
     /*Autograd=*/&autograd_kernels::floor_out,
 }};
 
-const Tensor& floor_out(const Tensor& out, const Tensor& self) {
+const Tensor& ops::floor_out(const Tensor& out, const Tensor& self) {
   const DispatchKey backend = backend_key({&self, &out});
   const DispatchKey key = autograd_active({&self, &out}) ? DispatchKey::Autograd : backend;
   if (explain_enabled()) explain_log("dispatch", "floor.out", dispatch_key_name(key));
   return floor_out_op.lookup(key, backend)(out, self);
-}
-
-Tensor Tensor::floor() const {
-  return kiln::floor(*this);
-}
-
-const Tensor& Tensor::floor_() const {
-  return kiln::floor_(*this);
 }
 
 }  // namespace kiln

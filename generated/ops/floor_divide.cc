@@ -24,7 +24,7 @@ Operator<Tensor(const Tensor&, const Tensor&)> floor_divide_op = {"floor_divide"
     /*Autograd=*/&autograd_kernels::floor_divide,
 }};
 
-Tensor floor_divide(const Tensor& self, const Tensor& other) {
+Tensor ops::floor_divide(const Tensor& self, const Tensor& other) {
   const DispatchKey backend = backend_key({&self, &other});
   const DispatchKey key = autograd_active({&self, &other}) ? DispatchKey::Autograd : backend;
   if (explain_enabled()) explain_log("dispatch", "floor_divide", dispatch_key_name(key));
@@ -47,7 +47,7 @@ Operator<const Tensor&(const Tensor&, const Tensor&)> floor_divide__op = {"floor
     /*Autograd=*/&autograd_kernels::floor_divide_,
 }};
 
-const Tensor& floor_divide_(const Tensor& self, const Tensor& other) {
+const Tensor& ops::floor_divide_(const Tensor& self, const Tensor& other) {
   const DispatchKey backend = backend_key({&self, &other});
   const DispatchKey key = autograd_active({&self, &other}) ? DispatchKey::Autograd : backend;
   if (explain_enabled()) explain_log("dispatch", "floor_divide_", dispatch_key_name(key));
@@ -70,19 +70,11 @@ Operator<const Tensor&(const Tensor&, const Tensor&, const Tensor&)> floor_divid
     /*Autograd=*/&autograd_kernels::floor_divide_out,
 }};
 
-const Tensor& floor_divide_out(const Tensor& out, const Tensor& self, const Tensor& other) {
+const Tensor& ops::floor_divide_out(const Tensor& out, const Tensor& self, const Tensor& other) {
   const DispatchKey backend = backend_key({&self, &other, &out});
   const DispatchKey key = autograd_active({&self, &other, &out}) ? DispatchKey::Autograd : backend;
   if (explain_enabled()) explain_log("dispatch", "floor_divide.out", dispatch_key_name(key));
   return floor_divide_out_op.lookup(key, backend)(out, self, other);
-}
-
-Tensor Tensor::floor_divide(const Tensor& other) const {
-  return kiln::floor_divide(*this, other);
-}
-
-const Tensor& Tensor::floor_divide_(const Tensor& other) const {
-  return kiln::floor_divide_(*this, other);
 }
 
 }  // namespace kiln

@@ -25,7 +25,7 @@ Operator<Tensor(const Tensor&, const Tensor&)> fmod_Tensor_op = {"fmod.Tensor", 
     /*Autograd=*/&autograd_kernels::fmod_Tensor,
 }};
 
-Tensor fmod(const Tensor& self, const Tensor& other) {
+Tensor ops::fmod(const Tensor& self, const Tensor& other) {
   const DispatchKey backend = backend_key({&self, &other});
   const DispatchKey key = autograd_active({&self, &other}) ? DispatchKey::Autograd : backend;
   if (explain_enabled()) explain_log("dispatch", "fmod.Tensor", dispatch_key_name(key));
@@ -48,7 +48,7 @@ Operator<const Tensor&(const Tensor&, const Tensor&)> fmod__Tensor_op = {"fmod_.
     /*Autograd=*/&autograd_kernels::fmod__Tensor,
 }};
 
-const Tensor& fmod_(const Tensor& self, const Tensor& other) {
+const Tensor& ops::fmod_(const Tensor& self, const Tensor& other) {
   const DispatchKey backend = backend_key({&self, &other});
   const DispatchKey key = autograd_active({&self, &other}) ? DispatchKey::Autograd : backend;
   if (explain_enabled()) explain_log("dispatch", "fmod_.Tensor", dispatch_key_name(key));
@@ -71,7 +71,7 @@ Operator<const Tensor&(const Tensor&, const Tensor&, const Tensor&)> fmod_out_op
     /*Autograd=*/&autograd_kernels::fmod_out,
 }};
 
-const Tensor& fmod_out(const Tensor& out, const Tensor& self, const Tensor& other) {
+const Tensor& ops::fmod_out(const Tensor& out, const Tensor& self, const Tensor& other) {
   const DispatchKey backend = backend_key({&self, &other, &out});
   const DispatchKey key = autograd_active({&self, &other, &out}) ? DispatchKey::Autograd : backend;
   if (explain_enabled()) explain_log("dispatch", "fmod.out", dispatch_key_name(key));
@@ -79,21 +79,9 @@ const Tensor& fmod_out(const Tensor& out, const Tensor& self, const Tensor& othe
 }
 
 // ---- fmod.Scalar(Tensor self, Scalar other) -> Tensor  (CompositeImplicit)
-Tensor fmod(const Tensor& self, const Scalar& other) {
+Tensor ops::fmod(const Tensor& self, const Scalar& other) {
   if (explain_enabled()) explain_log("composite", "fmod.Scalar", "");
   return composite_implicit::fmod_scalar(self, other);
-}
-
-Tensor Tensor::fmod(const Tensor& other) const {
-  return kiln::fmod(*this, other);
-}
-
-const Tensor& Tensor::fmod_(const Tensor& other) const {
-  return kiln::fmod_(*this, other);
-}
-
-Tensor Tensor::fmod(const Scalar& other) const {
-  return kiln::fmod(*this, other);
 }
 
 }  // namespace kiln

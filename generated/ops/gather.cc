@@ -24,7 +24,7 @@ Operator<Tensor(const Tensor&, int64_t, const Tensor&)> gather_op = {"gather", {
     /*Autograd=*/&autograd_kernels::gather,
 }};
 
-Tensor gather(const Tensor& self, int64_t dim, const Tensor& index) {
+Tensor ops::gather(const Tensor& self, int64_t dim, const Tensor& index) {
   const DispatchKey backend = backend_key({&self, &index});
   const DispatchKey key = autograd_active({&self, &index}) ? DispatchKey::Autograd : backend;
   if (explain_enabled()) explain_log("dispatch", "gather", dispatch_key_name(key));
@@ -47,15 +47,11 @@ Operator<const Tensor&(const Tensor&, const Tensor&, int64_t, const Tensor&)> ga
     /*Autograd=*/&autograd_kernels::gather_out,
 }};
 
-const Tensor& gather_out(const Tensor& out, const Tensor& self, int64_t dim, const Tensor& index) {
+const Tensor& ops::gather_out(const Tensor& out, const Tensor& self, int64_t dim, const Tensor& index) {
   const DispatchKey backend = backend_key({&self, &index, &out});
   const DispatchKey key = autograd_active({&self, &index, &out}) ? DispatchKey::Autograd : backend;
   if (explain_enabled()) explain_log("dispatch", "gather.out", dispatch_key_name(key));
   return gather_out_op.lookup(key, backend)(out, self, dim, index);
-}
-
-Tensor Tensor::gather(int64_t dim, const Tensor& index) const {
-  return kiln::gather(*this, dim, index);
 }
 
 }  // namespace kiln

@@ -25,7 +25,7 @@ Operator<Tensor(const Tensor&, const Tensor&)> ge_Tensor_op = {"ge.Tensor", {
     /*Autograd=*/&autograd_kernels::ge_Tensor,
 }};
 
-Tensor ge(const Tensor& self, const Tensor& other) {
+Tensor ops::ge(const Tensor& self, const Tensor& other) {
   const DispatchKey backend = backend_key({&self, &other});
   const DispatchKey key = autograd_active({&self, &other}) ? DispatchKey::Autograd : backend;
   if (explain_enabled()) explain_log("dispatch", "ge.Tensor", dispatch_key_name(key));
@@ -48,7 +48,7 @@ Operator<const Tensor&(const Tensor&, const Tensor&, const Tensor&)> ge_out_op =
     /*Autograd=*/&autograd_kernels::ge_out,
 }};
 
-const Tensor& ge_out(const Tensor& out, const Tensor& self, const Tensor& other) {
+const Tensor& ops::ge_out(const Tensor& out, const Tensor& self, const Tensor& other) {
   const DispatchKey backend = backend_key({&self, &other, &out});
   const DispatchKey key = autograd_active({&self, &other, &out}) ? DispatchKey::Autograd : backend;
   if (explain_enabled()) explain_log("dispatch", "ge.out", dispatch_key_name(key));
@@ -56,17 +56,9 @@ const Tensor& ge_out(const Tensor& out, const Tensor& self, const Tensor& other)
 }
 
 // ---- ge.Scalar(Tensor self, Scalar other) -> Tensor  (CompositeImplicit)
-Tensor ge(const Tensor& self, const Scalar& other) {
+Tensor ops::ge(const Tensor& self, const Scalar& other) {
   if (explain_enabled()) explain_log("composite", "ge.Scalar", "");
   return composite_implicit::ge_scalar(self, other);
-}
-
-Tensor Tensor::ge(const Tensor& other) const {
-  return kiln::ge(*this, other);
-}
-
-Tensor Tensor::ge(const Scalar& other) const {
-  return kiln::ge(*this, other);
 }
 
 }  // namespace kiln

@@ -25,7 +25,7 @@ Operator<Tensor(const Tensor&, const Tensor&)> gt_Tensor_op = {"gt.Tensor", {
     /*Autograd=*/&autograd_kernels::gt_Tensor,
 }};
 
-Tensor gt(const Tensor& self, const Tensor& other) {
+Tensor ops::gt(const Tensor& self, const Tensor& other) {
   const DispatchKey backend = backend_key({&self, &other});
   const DispatchKey key = autograd_active({&self, &other}) ? DispatchKey::Autograd : backend;
   if (explain_enabled()) explain_log("dispatch", "gt.Tensor", dispatch_key_name(key));
@@ -48,7 +48,7 @@ Operator<const Tensor&(const Tensor&, const Tensor&, const Tensor&)> gt_out_op =
     /*Autograd=*/&autograd_kernels::gt_out,
 }};
 
-const Tensor& gt_out(const Tensor& out, const Tensor& self, const Tensor& other) {
+const Tensor& ops::gt_out(const Tensor& out, const Tensor& self, const Tensor& other) {
   const DispatchKey backend = backend_key({&self, &other, &out});
   const DispatchKey key = autograd_active({&self, &other, &out}) ? DispatchKey::Autograd : backend;
   if (explain_enabled()) explain_log("dispatch", "gt.out", dispatch_key_name(key));
@@ -56,17 +56,9 @@ const Tensor& gt_out(const Tensor& out, const Tensor& self, const Tensor& other)
 }
 
 // ---- gt.Scalar(Tensor self, Scalar other) -> Tensor  (CompositeImplicit)
-Tensor gt(const Tensor& self, const Scalar& other) {
+Tensor ops::gt(const Tensor& self, const Scalar& other) {
   if (explain_enabled()) explain_log("composite", "gt.Scalar", "");
   return composite_implicit::gt_scalar(self, other);
-}
-
-Tensor Tensor::gt(const Tensor& other) const {
-  return kiln::gt(*this, other);
-}
-
-Tensor Tensor::gt(const Scalar& other) const {
-  return kiln::gt(*this, other);
 }
 
 }  // namespace kiln

@@ -24,15 +24,11 @@ Operator<Tensor(const Tensor&, const std::vector<Tensor>&)> index_Tensor_op = {"
     /*Autograd=*/&autograd_kernels::index_Tensor,
 }};
 
-Tensor index(const Tensor& self, const std::vector<Tensor>& indices) {
+Tensor ops::index(const Tensor& self, const std::vector<Tensor>& indices) {
   const DispatchKey backend = backend_key(TensorRefs(self, indices));
   const DispatchKey key = autograd_active(TensorRefs(self, indices)) ? DispatchKey::Autograd : backend;
   if (explain_enabled()) explain_log("dispatch", "index.Tensor", dispatch_key_name(key));
   return index_Tensor_op.lookup(key, backend)(self, indices);
-}
-
-Tensor Tensor::index(const std::vector<Tensor>& indices) const {
-  return kiln::index(*this, indices);
 }
 
 }  // namespace kiln

@@ -24,7 +24,7 @@ Operator<Tensor(const Tensor&, const std::vector<Tensor>&, const Tensor&, bool)>
     /*Autograd=*/&autograd_kernels::index_put,
 }};
 
-Tensor index_put(const Tensor& self, const std::vector<Tensor>& indices, const Tensor& values, bool accumulate) {
+Tensor ops::index_put(const Tensor& self, const std::vector<Tensor>& indices, const Tensor& values, bool accumulate) {
   const DispatchKey backend = backend_key(TensorRefs(self, indices, values));
   const DispatchKey key = autograd_active(TensorRefs(self, indices, values)) ? DispatchKey::Autograd : backend;
   if (explain_enabled()) explain_log("dispatch", "index_put", dispatch_key_name(key));
@@ -47,15 +47,11 @@ Operator<const Tensor&(const Tensor&, const std::vector<Tensor>&, const Tensor&,
     /*Autograd=*/&autograd_kernels::index_put_,
 }};
 
-const Tensor& index_put_(const Tensor& self, const std::vector<Tensor>& indices, const Tensor& values, bool accumulate) {
+const Tensor& ops::index_put_(const Tensor& self, const std::vector<Tensor>& indices, const Tensor& values, bool accumulate) {
   const DispatchKey backend = backend_key(TensorRefs(self, indices, values));
   const DispatchKey key = autograd_active(TensorRefs(self, indices, values)) ? DispatchKey::Autograd : backend;
   if (explain_enabled()) explain_log("dispatch", "index_put_", dispatch_key_name(key));
   return index_put__op.lookup(key, backend)(self, indices, values, accumulate);
-}
-
-Tensor Tensor::index_put(const std::vector<Tensor>& indices, const Tensor& values, bool accumulate) const {
-  return kiln::index_put(*this, indices, values, accumulate);
 }
 
 const Tensor& Tensor::index_put_(const std::vector<Tensor>& indices, const Tensor& values, bool accumulate) const {

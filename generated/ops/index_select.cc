@@ -24,7 +24,7 @@ Operator<Tensor(const Tensor&, int64_t, const Tensor&)> index_select_op = {"inde
     /*Autograd=*/&autograd_kernels::index_select,
 }};
 
-Tensor index_select(const Tensor& self, int64_t dim, const Tensor& index) {
+Tensor ops::index_select(const Tensor& self, int64_t dim, const Tensor& index) {
   const DispatchKey backend = backend_key({&self, &index});
   const DispatchKey key = autograd_active({&self, &index}) ? DispatchKey::Autograd : backend;
   if (explain_enabled()) explain_log("dispatch", "index_select", dispatch_key_name(key));
@@ -47,15 +47,11 @@ Operator<const Tensor&(const Tensor&, const Tensor&, int64_t, const Tensor&)> in
     /*Autograd=*/&autograd_kernels::index_select_out,
 }};
 
-const Tensor& index_select_out(const Tensor& out, const Tensor& self, int64_t dim, const Tensor& index) {
+const Tensor& ops::index_select_out(const Tensor& out, const Tensor& self, int64_t dim, const Tensor& index) {
   const DispatchKey backend = backend_key({&self, &index, &out});
   const DispatchKey key = autograd_active({&self, &index, &out}) ? DispatchKey::Autograd : backend;
   if (explain_enabled()) explain_log("dispatch", "index_select.out", dispatch_key_name(key));
   return index_select_out_op.lookup(key, backend)(out, self, dim, index);
-}
-
-Tensor Tensor::index_select(int64_t dim, const Tensor& index) const {
-  return kiln::index_select(*this, dim, index);
 }
 
 }  // namespace kiln

@@ -24,7 +24,7 @@ Operator<Tensor(const Tensor&, IntArrayRef, int64_t, const Tensor&)> index_selec
     /*Autograd=*/&autograd_kernels::index_select_backward,
 }};
 
-Tensor index_select_backward(const Tensor& grad, IntArrayRef self_sizes, int64_t dim, const Tensor& index) {
+Tensor ops::index_select_backward(const Tensor& grad, IntArrayRef self_sizes, int64_t dim, const Tensor& index) {
   const DispatchKey backend = backend_key({&grad, &index});
   const DispatchKey key = autograd_active({&grad, &index}) ? DispatchKey::Autograd : backend;
   if (explain_enabled()) explain_log("dispatch", "index_select_backward", dispatch_key_name(key));

@@ -24,15 +24,11 @@ Operator<Tensor(const Tensor&, const Tensor&, double, double, bool)> isclose_op 
     /*Autograd=*/&autograd_kernels::isclose,
 }};
 
-Tensor isclose(const Tensor& self, const Tensor& other, double rtol, double atol, bool equal_nan) {
+Tensor ops::isclose(const Tensor& self, const Tensor& other, double rtol, double atol, bool equal_nan) {
   const DispatchKey backend = backend_key({&self, &other});
   const DispatchKey key = autograd_active({&self, &other}) ? DispatchKey::Autograd : backend;
   if (explain_enabled()) explain_log("dispatch", "isclose", dispatch_key_name(key));
   return isclose_op.lookup(key, backend)(self, other, rtol, atol, equal_nan);
-}
-
-Tensor Tensor::isclose(const Tensor& other, double rtol, double atol, bool equal_nan) const {
-  return kiln::isclose(*this, other, rtol, atol, equal_nan);
 }
 
 }  // namespace kiln

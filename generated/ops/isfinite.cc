@@ -10,13 +10,9 @@
 namespace kiln {
 
 // ---- isfinite(Tensor self) -> Tensor  (CompositeImplicit)
-Tensor isfinite(const Tensor& self) {
+Tensor ops::isfinite(const Tensor& self) {
   if (explain_enabled()) explain_log("composite", "isfinite", "");
   return composite_implicit::isfinite(self);
-}
-
-Tensor Tensor::isfinite() const {
-  return kiln::isfinite(*this);
 }
 
 }  // namespace kiln

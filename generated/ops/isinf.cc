@@ -10,13 +10,9 @@
 namespace kiln {
 
 // ---- isinf(Tensor self) -> Tensor  (CompositeImplicit)
-Tensor isinf(const Tensor& self) {
+Tensor ops::isinf(const Tensor& self) {
   if (explain_enabled()) explain_log("composite", "isinf", "");
   return composite_implicit::isinf(self);
-}
-
-Tensor Tensor::isinf() const {
-  return kiln::isinf(*this);
 }
 
 }  // namespace kiln

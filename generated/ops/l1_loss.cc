@@ -10,7 +10,7 @@
 namespace kiln {
 
 // ---- l1_loss(Tensor self, Tensor target, int reduction=1) -> Tensor  (CompositeImplicit)
-Tensor l1_loss(const Tensor& self, const Tensor& target, int64_t reduction) {
+Tensor ops::l1_loss(const Tensor& self, const Tensor& target, int64_t reduction) {
   if (explain_enabled()) explain_log("composite", "l1_loss", "");
   return composite_implicit::l1_loss(self, target, reduction);
 }

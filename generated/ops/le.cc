@@ -25,7 +25,7 @@ Operator<Tensor(const Tensor&, const Tensor&)> le_Tensor_op = {"le.Tensor", {
     /*Autograd=*/&autograd_kernels::le_Tensor,
 }};
 
-Tensor le(const Tensor& self, const Tensor& other) {
+Tensor ops::le(const Tensor& self, const Tensor& other) {
   const DispatchKey backend = backend_key({&self, &other});
   const DispatchKey key = autograd_active({&self, &other}) ? DispatchKey::Autograd : backend;
   if (explain_enabled()) explain_log("dispatch", "le.Tensor", dispatch_key_name(key));
@@ -48,7 +48,7 @@ Operator<const Tensor&(const Tensor&, const Tensor&, const Tensor&)> le_out_op =
     /*Autograd=*/&autograd_kernels::le_out,
 }};
 
-const Tensor& le_out(const Tensor& out, const Tensor& self, const Tensor& other) {
+const Tensor& ops::le_out(const Tensor& out, const Tensor& self, const Tensor& other) {
   const DispatchKey backend = backend_key({&self, &other, &out});
   const DispatchKey key = autograd_active({&self, &other, &out}) ? DispatchKey::Autograd : backend;
   if (explain_enabled()) explain_log("dispatch", "le.out", dispatch_key_name(key));
@@ -56,17 +56,9 @@ const Tensor& le_out(const Tensor& out, const Tensor& self, const Tensor& other)
 }
 
 // ---- le.Scalar(Tensor self, Scalar other) -> Tensor  (CompositeImplicit)
-Tensor le(const Tensor& self, const Scalar& other) {
+Tensor ops::le(const Tensor& self, const Scalar& other) {
   if (explain_enabled()) explain_log("composite", "le.Scalar", "");
   return composite_implicit::le_scalar(self, other);
-}
-
-Tensor Tensor::le(const Tensor& other) const {
-  return kiln::le(*this, other);
-}
-
-Tensor Tensor::le(const Scalar& other) const {
-  return kiln::le(*this, other);
 }
 
 }  // namespace kiln

@@ -23,7 +23,7 @@ Operator<Tensor(const Scalar&, const Scalar&, int64_t, const std::optional<Scala
     /*Autograd=*/nullptr,
 }};
 
-Tensor linspace(const Scalar& start, const Scalar& end, int64_t steps, const std::optional<ScalarType>& dtype, const std::optional<Device>& device, bool requires_grad) {
+Tensor ops::linspace(const Scalar& start, const Scalar& end, int64_t steps, const std::optional<ScalarType>& dtype, const std::optional<Device>& device, bool requires_grad) {
   const DispatchKey backend = backend_key(device.value_or(Device()));
   const DispatchKey key = false ? DispatchKey::Autograd : backend;
   if (explain_enabled()) explain_log("dispatch", "linspace", dispatch_key_name(key));

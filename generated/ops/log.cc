@@ -24,7 +24,7 @@ Operator<Tensor(const Tensor&)> log_op = {"log", {
     /*Autograd=*/&autograd_kernels::log,
 }};
 
-Tensor log(const Tensor& self) {
+Tensor ops::log(const Tensor& self) {
   const DispatchKey backend = backend_key({&self});
   const DispatchKey key = autograd_active({&self}) ? DispatchKey::Autograd : backend;
   if (explain_enabled()) explain_log("dispatch", "log", dispatch_key_name(key));
@@ -47,7 +47,7 @@ Operator<const Tensor&(const Tensor&)> log__op = {"log_", {
     /*Autograd=*/&autograd_kernels::log_,
 }};
 
-const Tensor& log_(const Tensor& self) {
+const Tensor& ops::log_(const Tensor& self) {
   const DispatchKey backend = backend_key({&self});
   const DispatchKey key = autograd_active({&self}) ? DispatchKey::Autograd : backend;
   if (explain_enabled()) explain_log("dispatch", "log_", dispatch_key_name(key));
@@ -70,19 +70,11 @@ Operator<const Tensor&(const Tensor&, const Tensor&)> log_out_op = {"log.out", {
     /*Autograd=*/&autograd_kernels::log_out,
 }};
 
-const Tensor& log_out(const Tensor& out, const Tensor& self) {
+const Tensor& ops::log_out(const Tensor& out, const Tensor& self) {
   const DispatchKey backend = backend_key({&self, &out});
   const DispatchKey key = autograd_active({&self, &out}) ? DispatchKey::Autograd : backend;
   if (explain_enabled()) explain_log("dispatch", "log.out", dispatch_key_name(key));
   return log_out_op.lookup(key, backend)(out, self);
-}
-
-Tensor Tensor::log() const {
-  return kiln::log(*this);
-}
-
-const Tensor& Tensor::log_() const {
-  return kiln::log_(*this);
 }
 
 }  // namespace kiln

@@ -24,7 +24,7 @@ Operator<Tensor(const Tensor&)> log1p_op = {"log1p", {
     /*Autograd=*/&autograd_kernels::log1p,
 }};
 
-Tensor log1p(const Tensor& self) {
+Tensor ops::log1p(const Tensor& self) {
   const DispatchKey backend = backend_key({&self});
   const DispatchKey key = autograd_active({&self}) ? DispatchKey::Autograd : backend;
   if (explain_enabled()) explain_log("dispatch", "log1p", dispatch_key_name(key));
@@ -47,7 +47,7 @@ Operator<const Tensor&(const Tensor&)> log1p__op = {"log1p_", {
     /*Autograd=*/&autograd_kernels::log1p_,
 }};
 
-const Tensor& log1p_(const Tensor& self) {
+const Tensor& ops::log1p_(const Tensor& self) {
   const DispatchKey backend = backend_key({&self});
   const DispatchKey key = autograd_active({&self}) ? DispatchKey::Autograd : backend;
   if (explain_enabled()) explain_log("dispatch", "log1p_", dispatch_key_name(key));
@@ -70,19 +70,11 @@ Operator<const Tensor&(const Tensor&, const Tensor&)> log1p_out_op = {"log1p.out
     /*Autograd=*/&autograd_kernels::log1p_out,
 }};
 
-const Tensor& log1p_out(const Tensor& out, const Tensor& self) {
+const Tensor& ops::log1p_out(const Tensor& out, const Tensor& self) {
   const DispatchKey backend = backend_key({&self, &out});
   const DispatchKey key = autograd_active({&self, &out}) ? DispatchKey::Autograd : backend;
   if (explain_enabled()) explain_log("dispatch", "log1p.out", dispatch_key_name(key));
   return log1p_out_op.lookup(key, backend)(out, self);
-}
-
-Tensor Tensor::log1p() const {
-  return kiln::log1p(*this);
-}
-
-const Tensor& Tensor::log1p_() const {
-  return kiln::log1p_(*this);
 }
 
 }  // namespace kiln

@@ -24,15 +24,11 @@ Operator<Tensor(const Tensor&, int64_t, const std::optional<ScalarType>&)> log_s
     /*Autograd=*/&autograd_kernels::log_softmax_int,
 }};
 
-Tensor log_softmax(const Tensor& self, int64_t dim, const std::optional<ScalarType>& dtype) {
+Tensor ops::log_softmax(const Tensor& self, int64_t dim, const std::optional<ScalarType>& dtype) {
   const DispatchKey backend = backend_key({&self});
   const DispatchKey key = autograd_active({&self}) ? DispatchKey::Autograd : backend;
   if (explain_enabled()) explain_log("dispatch", "log_softmax.int", dispatch_key_name(key));
   return log_softmax_int_op.lookup(key, backend)(self, dim, dtype);
-}
-
-Tensor Tensor::log_softmax(int64_t dim, const std::optional<ScalarType>& dtype) const {
-  return kiln::log_softmax(*this, dim, dtype);
 }
 
 }  // namespace kiln

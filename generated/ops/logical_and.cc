@@ -24,7 +24,7 @@ Operator<Tensor(const Tensor&, const Tensor&)> logical_and_op = {"logical_and", 
     /*Autograd=*/&autograd_kernels::logical_and,
 }};
 
-Tensor logical_and(const Tensor& self, const Tensor& other) {
+Tensor ops::logical_and(const Tensor& self, const Tensor& other) {
   const DispatchKey backend = backend_key({&self, &other});
   const DispatchKey key = autograd_active({&self, &other}) ? DispatchKey::Autograd : backend;
   if (explain_enabled()) explain_log("dispatch", "logical_and", dispatch_key_name(key));
@@ -47,7 +47,7 @@ Operator<const Tensor&(const Tensor&, const Tensor&)> logical_and__op = {"logica
     /*Autograd=*/&autograd_kernels::logical_and_,
 }};
 
-const Tensor& logical_and_(const Tensor& self, const Tensor& other) {
+const Tensor& ops::logical_and_(const Tensor& self, const Tensor& other) {
   const DispatchKey backend = backend_key({&self, &other});
   const DispatchKey key = autograd_active({&self, &other}) ? DispatchKey::Autograd : backend;
   if (explain_enabled()) explain_log("dispatch", "logical_and_", dispatch_key_name(key));
@@ -70,19 +70,11 @@ Operator<const Tensor&(const Tensor&, const Tensor&, const Tensor&)> logical_and
     /*Autograd=*/&autograd_kernels::logical_and_out,
 }};
 
-const Tensor& logical_and_out(const Tensor& out, const Tensor& self, const Tensor& other) {
+const Tensor& ops::logical_and_out(const Tensor& out, const Tensor& self, const Tensor& other) {
   const DispatchKey backend = backend_key({&self, &other, &out});
   const DispatchKey key = autograd_active({&self, &other, &out}) ? DispatchKey::Autograd : backend;
   if (explain_enabled()) explain_log("dispatch", "logical_and.out", dispatch_key_name(key));
   return logical_and_out_op.lookup(key, backend)(out, self, other);
-}
-
-Tensor Tensor::logical_and(const Tensor& other) const {
-  return kiln::logical_and(*this, other);
-}
-
-const Tensor& Tensor::logical_and_(const Tensor& other) const {
-  return kiln::logical_and_(*this, other);
 }
 
 }  // namespace kiln

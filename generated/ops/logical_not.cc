@@ -24,7 +24,7 @@ Operator<Tensor(const Tensor&)> logical_not_op = {"logical_not", {
     /*Autograd=*/&autograd_kernels::logical_not,
 }};
 
-Tensor logical_not(const Tensor& self) {
+Tensor ops::logical_not(const Tensor& self) {
   const DispatchKey backend = backend_key({&self});
   const DispatchKey key = autograd_active({&self}) ? DispatchKey::Autograd : backend;
   if (explain_enabled()) explain_log("dispatch", "logical_not", dispatch_key_name(key));
@@ -47,7 +47,7 @@ Operator<const Tensor&(const Tensor&)> logical_not__op = {"logical_not_", {
     /*Autograd=*/&autograd_kernels::logical_not_,
 }};
 
-const Tensor& logical_not_(const Tensor& self) {
+const Tensor& ops::logical_not_(const Tensor& self) {
   const DispatchKey backend = backend_key({&self});
   const DispatchKey key = autograd_active({&self}) ? DispatchKey::Autograd : backend;
   if (explain_enabled()) explain_log("dispatch", "logical_not_", dispatch_key_name(key));
@@ -70,7 +70,7 @@ Operator<const Tensor&(const Tensor&, const Tensor&)> logical_not_out_op = {"log
     /*Autograd=*/&autograd_kernels::logical_not_out,
 }};
 
-const Tensor& logical_not_out(const Tensor& out, const Tensor& self) {
+const Tensor& ops::logical_not_out(const Tensor& out, const Tensor& self) {
   const DispatchKey backend = backend_key({&self, &out});
   const DispatchKey key = autograd_active({&self, &out}) ? DispatchKey::Autograd : backend;
   if (explain_enabled()) explain_log("dispatch", "logical_not.out", dispatch_key_name(key));
@@ -79,10 +79,6 @@ const Tensor& logical_not_out(const Tensor& out, const Tensor& self) {
 
 Tensor Tensor::logical_not() const {
   return kiln::logical_not(*this);
-}
-
-const Tensor& Tensor::logical_not_() const {
-  return kiln::logical_not_(*this);
 }
 
 }  // namespace kiln

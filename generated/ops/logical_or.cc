@@ -24,7 +24,7 @@ Operator<Tensor(const Tensor&, const Tensor&)> logical_or_op = {"logical_or", {
     /*Autograd=*/&autograd_kernels::logical_or,
 }};
 
-Tensor logical_or(const Tensor& self, const Tensor& other) {
+Tensor ops::logical_or(const Tensor& self, const Tensor& other) {
   const DispatchKey backend = backend_key({&self, &other});
   const DispatchKey key = autograd_active({&self, &other}) ? DispatchKey::Autograd : backend;
   if (explain_enabled()) explain_log("dispatch", "logical_or", dispatch_key_name(key));
@@ -47,7 +47,7 @@ Operator<const Tensor&(const Tensor&, const Tensor&)> logical_or__op = {"logical
     /*Autograd=*/&autograd_kernels::logical_or_,
 }};
 
-const Tensor& logical_or_(const Tensor& self, const Tensor& other) {
+const Tensor& ops::logical_or_(const Tensor& self, const Tensor& other) {
   const DispatchKey backend = backend_key({&self, &other});
   const DispatchKey key = autograd_active({&self, &other}) ? DispatchKey::Autograd : backend;
   if (explain_enabled()) explain_log("dispatch", "logical_or_", dispatch_key_name(key));
@@ -70,19 +70,11 @@ Operator<const Tensor&(const Tensor&, const Tensor&, const Tensor&)> logical_or_
     /*Autograd=*/&autograd_kernels::logical_or_out,
 }};
 
-const Tensor& logical_or_out(const Tensor& out, const Tensor& self, const Tensor& other) {
+const Tensor& ops::logical_or_out(const Tensor& out, const Tensor& self, const Tensor& other) {
   const DispatchKey backend = backend_key({&self, &other, &out});
   const DispatchKey key = autograd_active({&self, &other, &out}) ? DispatchKey::Autograd : backend;
   if (explain_enabled()) explain_log("dispatch", "logical_or.out", dispatch_key_name(key));
   return logical_or_out_op.lookup(key, backend)(out, self, other);
-}
-
-Tensor Tensor::logical_or(const Tensor& other) const {
-  return kiln::logical_or(*this, other);
-}
-
-const Tensor& Tensor::logical_or_(const Tensor& other) const {
-  return kiln::logical_or_(*this, other);
 }
 
 }  // namespace kiln

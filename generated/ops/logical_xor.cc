@@ -24,7 +24,7 @@ Operator<Tensor(const Tensor&, const Tensor&)> logical_xor_op = {"logical_xor", 
     /*Autograd=*/&autograd_kernels::logical_xor,
 }};
 
-Tensor logical_xor(const Tensor& self, const Tensor& other) {
+Tensor ops::logical_xor(const Tensor& self, const Tensor& other) {
   const DispatchKey backend = backend_key({&self, &other});
   const DispatchKey key = autograd_active({&self, &other}) ? DispatchKey::Autograd : backend;
   if (explain_enabled()) explain_log("dispatch", "logical_xor", dispatch_key_name(key));
@@ -47,7 +47,7 @@ Operator<const Tensor&(const Tensor&, const Tensor&)> logical_xor__op = {"logica
     /*Autograd=*/&autograd_kernels::logical_xor_,
 }};
 
-const Tensor& logical_xor_(const Tensor& self, const Tensor& other) {
+const Tensor& ops::logical_xor_(const Tensor& self, const Tensor& other) {
   const DispatchKey backend = backend_key({&self, &other});
   const DispatchKey key = autograd_active({&self, &other}) ? DispatchKey::Autograd : backend;
   if (explain_enabled()) explain_log("dispatch", "logical_xor_", dispatch_key_name(key));
@@ -70,19 +70,11 @@ Operator<const Tensor&(const Tensor&, const Tensor&, const Tensor&)> logical_xor
     /*Autograd=*/&autograd_kernels::logical_xor_out,
 }};
 
-const Tensor& logical_xor_out(const Tensor& out, const Tensor& self, const Tensor& other) {
+const Tensor& ops::logical_xor_out(const Tensor& out, const Tensor& self, const Tensor& other) {
   const DispatchKey backend = backend_key({&self, &other, &out});
   const DispatchKey key = autograd_active({&self, &other, &out}) ? DispatchKey::Autograd : backend;
   if (explain_enabled()) explain_log("dispatch", "logical_xor.out", dispatch_key_name(key));
   return logical_xor_out_op.lookup(key, backend)(out, self, other);
-}
-
-Tensor Tensor::logical_xor(const Tensor& other) const {
-  return kiln::logical_xor(*this, other);
-}
-
-const Tensor& Tensor::logical_xor_(const Tensor& other) const {
-  return kiln::logical_xor_(*this, other);
 }
 
 }  // namespace kiln

@@ -11,19 +11,15 @@
 namespace kiln {
 
 // ---- logsumexp(Tensor self, int[1] dim, bool keepdim=False) -> Tensor  (CompositeImplicit)
-Tensor logsumexp(const Tensor& self, IntArrayRef dim, bool keepdim) {
+Tensor ops::logsumexp(const Tensor& self, IntArrayRef dim, bool keepdim) {
   if (explain_enabled()) explain_log("composite", "logsumexp", "");
   return composite_implicit::logsumexp(self, dim, keepdim);
 }
 
 // ---- logsumexp.out(Tensor self, int[1] dim, bool keepdim=False, *, Tensor(a!) out) -> Tensor(a!)  (CompositeImplicit)
-const Tensor& logsumexp_out(const Tensor& out, const Tensor& self, IntArrayRef dim, bool keepdim) {
+const Tensor& ops::logsumexp_out(const Tensor& out, const Tensor& self, IntArrayRef dim, bool keepdim) {
   if (explain_enabled()) explain_log("composite", "logsumexp.out", "");
   return write_out(out, kiln::logsumexp(self, dim, keepdim), "logsumexp");
-}
-
-Tensor Tensor::logsumexp(IntArrayRef dim, bool keepdim) const {
-  return kiln::logsumexp(*this, dim, keepdim);
 }
 
 }  // namespace kiln

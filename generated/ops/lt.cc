@@ -25,7 +25,7 @@ Operator<Tensor(const Tensor&, const Tensor&)> lt_Tensor_op = {"lt.Tensor", {
     /*Autograd=*/&autograd_kernels::lt_Tensor,
 }};
 
-Tensor lt(const Tensor& self, const Tensor& other) {
+Tensor ops::lt(const Tensor& self, const Tensor& other) {
   const DispatchKey backend = backend_key({&self, &other});
   const DispatchKey key = autograd_active({&self, &other}) ? DispatchKey::Autograd : backend;
   if (explain_enabled()) explain_log("dispatch", "lt.Tensor", dispatch_key_name(key));
@@ -48,7 +48,7 @@ Operator<const Tensor&(const Tensor&, const Tensor&, const Tensor&)> lt_out_op =
     /*Autograd=*/&autograd_kernels::lt_out,
 }};
 
-const Tensor& lt_out(const Tensor& out, const Tensor& self, const Tensor& other) {
+const Tensor& ops::lt_out(const Tensor& out, const Tensor& self, const Tensor& other) {
   const DispatchKey backend = backend_key({&self, &other, &out});
   const DispatchKey key = autograd_active({&self, &other, &out}) ? DispatchKey::Autograd : backend;
   if (explain_enabled()) explain_log("dispatch", "lt.out", dispatch_key_name(key));
@@ -56,17 +56,9 @@ const Tensor& lt_out(const Tensor& out, const Tensor& self, const Tensor& other)
 }
 
 // ---- lt.Scalar(Tensor self, Scalar other) -> Tensor  (CompositeImplicit)
-Tensor lt(const Tensor& self, const Scalar& other) {
+Tensor ops::lt(const Tensor& self, const Scalar& other) {
   if (explain_enabled()) explain_log("composite", "lt.Scalar", "");
   return composite_implicit::lt_scalar(self, other);
-}
-
-Tensor Tensor::lt(const Tensor& other) const {
-  return kiln::lt(*this, other);
-}
-
-Tensor Tensor::lt(const Scalar& other) const {
-  return kiln::lt(*this, other);
 }
 
 }  // namespace kiln

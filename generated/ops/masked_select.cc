@@ -24,7 +24,7 @@ Operator<Tensor(const Tensor&, const Tensor&)> masked_select_op = {"masked_selec
     /*Autograd=*/&autograd_kernels::masked_select,
 }};
 
-Tensor masked_select(const Tensor& self, const Tensor& mask) {
+Tensor ops::masked_select(const Tensor& self, const Tensor& mask) {
   const DispatchKey backend = backend_key({&self, &mask});
   const DispatchKey key = autograd_active({&self, &mask}) ? DispatchKey::Autograd : backend;
   if (explain_enabled()) explain_log("dispatch", "masked_select", dispatch_key_name(key));
@@ -47,15 +47,11 @@ Operator<const Tensor&(const Tensor&, const Tensor&, const Tensor&)> masked_sele
     /*Autograd=*/&autograd_kernels::masked_select_out,
 }};
 
-const Tensor& masked_select_out(const Tensor& out, const Tensor& self, const Tensor& mask) {
+const Tensor& ops::masked_select_out(const Tensor& out, const Tensor& self, const Tensor& mask) {
   const DispatchKey backend = backend_key({&self, &mask, &out});
   const DispatchKey key = autograd_active({&self, &mask, &out}) ? DispatchKey::Autograd : backend;
   if (explain_enabled()) explain_log("dispatch", "masked_select.out", dispatch_key_name(key));
   return masked_select_out_op.lookup(key, backend)(out, self, mask);
-}
-
-Tensor Tensor::masked_select(const Tensor& mask) const {
-  return kiln::masked_select(*this, mask);
 }
 
 }  // namespace kiln

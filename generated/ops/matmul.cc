@@ -11,19 +11,15 @@
 namespace kiln {
 
 // ---- matmul(Tensor self, Tensor other) -> Tensor  (CompositeImplicit)
-Tensor matmul(const Tensor& self, const Tensor& other) {
+Tensor ops::matmul(const Tensor& self, const Tensor& other) {
   if (explain_enabled()) explain_log("composite", "matmul", "");
   return composite_implicit::matmul(self, other);
 }
 
 // ---- matmul.out(Tensor self, Tensor other, *, Tensor(a!) out) -> Tensor(a!)  (CompositeImplicit)
-const Tensor& matmul_out(const Tensor& out, const Tensor& self, const Tensor& other) {
+const Tensor& ops::matmul_out(const Tensor& out, const Tensor& self, const Tensor& other) {
   if (explain_enabled()) explain_log("composite", "matmul.out", "");
   return write_out(out, kiln::matmul(self, other), "matmul", OutDtype::Exact);
-}
-
-Tensor Tensor::matmul(const Tensor& other) const {
-  return kiln::matmul(*this, other);
 }
 
 }  // namespace kiln

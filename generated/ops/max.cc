@@ -25,7 +25,7 @@ Operator<std::tuple<Tensor, Tensor>(const Tensor&, int64_t, bool)> max_dim_op = 
     /*Autograd=*/&autograd_kernels::max_dim,
 }};
 
-std::tuple<Tensor, Tensor> max(const Tensor& self, int64_t dim, bool keepdim) {
+std::tuple<Tensor, Tensor> ops::max(const Tensor& self, int64_t dim, bool keepdim) {
   const DispatchKey backend = backend_key({&self});
   const DispatchKey key = autograd_active({&self}) ? DispatchKey::Autograd : backend;
   if (explain_enabled()) explain_log("dispatch", "max.dim", dispatch_key_name(key));
@@ -33,27 +33,15 @@ std::tuple<Tensor, Tensor> max(const Tensor& self, int64_t dim, bool keepdim) {
 }
 
 // ---- max(Tensor self) -> Tensor  (CompositeImplicit)
-Tensor max(const Tensor& self) {
+Tensor ops::max(const Tensor& self) {
   if (explain_enabled()) explain_log("composite", "max", "");
   return composite_implicit::max(self);
 }
 
 // ---- max.other(Tensor self, Tensor other) -> Tensor  (CompositeImplicit)
-Tensor max(const Tensor& self, const Tensor& other) {
+Tensor ops::max(const Tensor& self, const Tensor& other) {
   if (explain_enabled()) explain_log("composite", "max.other", "");
   return composite_implicit::max_other(self, other);
-}
-
-Tensor Tensor::max() const {
-  return kiln::max(*this);
-}
-
-std::tuple<Tensor, Tensor> Tensor::max(int64_t dim, bool keepdim) const {
-  return kiln::max(*this, dim, keepdim);
-}
-
-Tensor Tensor::max(const Tensor& other) const {
-  return kiln::max(*this, other);
 }
 
 }  // namespace kiln

@@ -24,7 +24,7 @@ Operator<std::tuple<Tensor, Tensor>(const Tensor&, IntArrayRef, IntArrayRef, Int
     /*Autograd=*/&autograd_kernels::max_pool2d_with_indices,
 }};
 
-std::tuple<Tensor, Tensor> max_pool2d_with_indices(const Tensor& self, IntArrayRef kernel_size, IntArrayRef stride, IntArrayRef padding, IntArrayRef dilation, bool ceil_mode) {
+std::tuple<Tensor, Tensor> ops::max_pool2d_with_indices(const Tensor& self, IntArrayRef kernel_size, IntArrayRef stride, IntArrayRef padding, IntArrayRef dilation, bool ceil_mode) {
   const DispatchKey backend = backend_key({&self});
   const DispatchKey key = autograd_active({&self}) ? DispatchKey::Autograd : backend;
   if (explain_enabled()) explain_log("dispatch", "max_pool2d_with_indices", dispatch_key_name(key));

@@ -24,7 +24,7 @@ Operator<Tensor(const Tensor&, const Tensor&, IntArrayRef, IntArrayRef, IntArray
     /*Autograd=*/&autograd_kernels::max_pool2d_with_indices_backward,
 }};
 
-Tensor max_pool2d_with_indices_backward(const Tensor& grad_output, const Tensor& self, IntArrayRef kernel_size, IntArrayRef stride, IntArrayRef padding, IntArrayRef dilation, bool ceil_mode, const Tensor& indices) {
+Tensor ops::max_pool2d_with_indices_backward(const Tensor& grad_output, const Tensor& self, IntArrayRef kernel_size, IntArrayRef stride, IntArrayRef padding, IntArrayRef dilation, bool ceil_mode, const Tensor& indices) {
   const DispatchKey backend = backend_key({&grad_output, &self, &indices});
   const DispatchKey key = autograd_active({&grad_output, &self, &indices}) ? DispatchKey::Autograd : backend;
   if (explain_enabled()) explain_log("dispatch", "max_pool2d_with_indices_backward", dispatch_key_name(key));

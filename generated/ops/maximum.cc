@@ -24,7 +24,7 @@ Operator<Tensor(const Tensor&, const Tensor&)> maximum_op = {"maximum", {
     /*Autograd=*/&autograd_kernels::maximum,
 }};
 
-Tensor maximum(const Tensor& self, const Tensor& other) {
+Tensor ops::maximum(const Tensor& self, const Tensor& other) {
   const DispatchKey backend = backend_key({&self, &other});
   const DispatchKey key = autograd_active({&self, &other}) ? DispatchKey::Autograd : backend;
   if (explain_enabled()) explain_log("dispatch", "maximum", dispatch_key_name(key));
@@ -47,15 +47,11 @@ Operator<const Tensor&(const Tensor&, const Tensor&, const Tensor&)> maximum_out
     /*Autograd=*/&autograd_kernels::maximum_out,
 }};
 
-const Tensor& maximum_out(const Tensor& out, const Tensor& self, const Tensor& other) {
+const Tensor& ops::maximum_out(const Tensor& out, const Tensor& self, const Tensor& other) {
   const DispatchKey backend = backend_key({&self, &other, &out});
   const DispatchKey key = autograd_active({&self, &other, &out}) ? DispatchKey::Autograd : backend;
   if (explain_enabled()) explain_log("dispatch", "maximum.out", dispatch_key_name(key));
   return maximum_out_op.lookup(key, backend)(out, self, other);
-}
-
-Tensor Tensor::maximum(const Tensor& other) const {
-  return kiln::maximum(*this, other);
 }
 
 }  // namespace kiln

@@ -25,7 +25,7 @@ Operator<Tensor(const Tensor&, const std::optional<IntArrayRef>&, bool, const st
     /*Autograd=*/&autograd_kernels::mean_dim,
 }};
 
-Tensor mean(const Tensor& self, const std::optional<IntArrayRef>& dim, bool keepdim, const std::optional<ScalarType>& dtype) {
+Tensor ops::mean(const Tensor& self, const std::optional<IntArrayRef>& dim, bool keepdim, const std::optional<ScalarType>& dtype) {
   const DispatchKey backend = backend_key({&self});
   const DispatchKey key = autograd_active({&self}) ? DispatchKey::Autograd : backend;
   if (explain_enabled()) explain_log("dispatch", "mean.dim", dispatch_key_name(key));
@@ -48,7 +48,7 @@ Operator<const Tensor&(const Tensor&, const Tensor&, const std::optional<IntArra
     /*Autograd=*/&autograd_kernels::mean_dim_out,
 }};
 
-const Tensor& mean_out(const Tensor& out, const Tensor& self, const std::optional<IntArrayRef>& dim, bool keepdim, const std::optional<ScalarType>& dtype) {
+const Tensor& ops::mean_out(const Tensor& out, const Tensor& self, const std::optional<IntArrayRef>& dim, bool keepdim, const std::optional<ScalarType>& dtype) {
   const DispatchKey backend = backend_key({&self, &out});
   const DispatchKey key = autograd_active({&self, &out}) ? DispatchKey::Autograd : backend;
   if (explain_enabled()) explain_log("dispatch", "mean.dim_out", dispatch_key_name(key));
@@ -56,17 +56,9 @@ const Tensor& mean_out(const Tensor& out, const Tensor& self, const std::optiona
 }
 
 // ---- mean(Tensor self, *, ScalarType? dtype=None) -> Tensor  (CompositeImplicit)
-Tensor mean(const Tensor& self, const std::optional<ScalarType>& dtype) {
+Tensor ops::mean(const Tensor& self, const std::optional<ScalarType>& dtype) {
   if (explain_enabled()) explain_log("composite", "mean", "");
   return composite_implicit::mean(self, dtype);
-}
-
-Tensor Tensor::mean(const std::optional<ScalarType>& dtype) const {
-  return kiln::mean(*this, dtype);
-}
-
-Tensor Tensor::mean(const std::optional<IntArrayRef>& dim, bool keepdim, const std::optional<ScalarType>& dtype) const {
-  return kiln::mean(*this, dim, keepdim, dtype);
 }
 
 }  // namespace kiln

@@ -25,7 +25,7 @@ Operator<std::tuple<Tensor, Tensor>(const Tensor&, int64_t, bool)> min_dim_op = 
     /*Autograd=*/&autograd_kernels::min_dim,
 }};
 
-std::tuple<Tensor, Tensor> min(const Tensor& self, int64_t dim, bool keepdim) {
+std::tuple<Tensor, Tensor> ops::min(const Tensor& self, int64_t dim, bool keepdim) {
   const DispatchKey backend = backend_key({&self});
   const DispatchKey key = autograd_active({&self}) ? DispatchKey::Autograd : backend;
   if (explain_enabled()) explain_log("dispatch", "min.dim", dispatch_key_name(key));
@@ -33,27 +33,15 @@ std::tuple<Tensor, Tensor> min(const Tensor& self, int64_t dim, bool keepdim) {
 }
 
 // ---- min(Tensor self) -> Tensor  (CompositeImplicit)
-Tensor min(const Tensor& self) {
+Tensor ops::min(const Tensor& self) {
   if (explain_enabled()) explain_log("composite", "min", "");
   return composite_implicit::min(self);
 }
 
 // ---- min.other(Tensor self, Tensor other) -> Tensor  (CompositeImplicit)
-Tensor min(const Tensor& self, const Tensor& other) {
+Tensor ops::min(const Tensor& self, const Tensor& other) {
   if (explain_enabled()) explain_log("composite", "min.other", "");
   return composite_implicit::min_other(self, other);
-}
-
-Tensor Tensor::min() const {
-  return kiln::min(*this);
-}
-
-std::tuple<Tensor, Tensor> Tensor::min(int64_t dim, bool keepdim) const {
-  return kiln::min(*this, dim, keepdim);
-}
-
-Tensor Tensor::min(const Tensor& other) const {
-  return kiln::min(*this, other);
 }
 
 }  // namespace kiln

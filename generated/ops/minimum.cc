@@ -24,7 +24,7 @@ Operator<Tensor(const Tensor&, const Tensor&)> minimum_op = {"minimum", {
     /*Autograd=*/&autograd_kernels::minimum,
 }};
 
-Tensor minimum(const Tensor& self, const Tensor& other) {
+Tensor ops::minimum(const Tensor& self, const Tensor& other) {
   const DispatchKey backend = backend_key({&self, &other});
   const DispatchKey key = autograd_active({&self, &other}) ? DispatchKey::Autograd : backend;
   if (explain_enabled()) explain_log("dispatch", "minimum", dispatch_key_name(key));
@@ -47,15 +47,11 @@ Operator<const Tensor&(const Tensor&, const Tensor&, const Tensor&)> minimum_out
     /*Autograd=*/&autograd_kernels::minimum_out,
 }};
 
-const Tensor& minimum_out(const Tensor& out, const Tensor& self, const Tensor& other) {
+const Tensor& ops::minimum_out(const Tensor& out, const Tensor& self, const Tensor& other) {
   const DispatchKey backend = backend_key({&self, &other, &out});
   const DispatchKey key = autograd_active({&self, &other, &out}) ? DispatchKey::Autograd : backend;
   if (explain_enabled()) explain_log("dispatch", "minimum.out", dispatch_key_name(key));
   return minimum_out_op.lookup(key, backend)(out, self, other);
-}
-
-Tensor Tensor::minimum(const Tensor& other) const {
-  return kiln::minimum(*this, other);
 }
 
 }  // namespace kiln

@@ -24,7 +24,7 @@ Operator<Tensor(const Tensor&, const Tensor&)> mm_op = {"mm", {
     /*Autograd=*/&autograd_kernels::mm,
 }};
 
-Tensor mm(const Tensor& self, const Tensor& mat2) {
+Tensor ops::mm(const Tensor& self, const Tensor& mat2) {
   const DispatchKey backend = backend_key({&self, &mat2});
   const DispatchKey key = autograd_active({&self, &mat2}) ? DispatchKey::Autograd : backend;
   if (explain_enabled()) explain_log("dispatch", "mm", dispatch_key_name(key));
@@ -47,15 +47,11 @@ Operator<const Tensor&(const Tensor&, const Tensor&, const Tensor&)> mm_out_op =
     /*Autograd=*/&autograd_kernels::mm_out,
 }};
 
-const Tensor& mm_out(const Tensor& out, const Tensor& self, const Tensor& mat2) {
+const Tensor& ops::mm_out(const Tensor& out, const Tensor& self, const Tensor& mat2) {
   const DispatchKey backend = backend_key({&self, &mat2, &out});
   const DispatchKey key = autograd_active({&self, &mat2, &out}) ? DispatchKey::Autograd : backend;
   if (explain_enabled()) explain_log("dispatch", "mm.out", dispatch_key_name(key));
   return mm_out_op.lookup(key, backend)(out, self, mat2);
-}
-
-Tensor Tensor::mm(const Tensor& mat2) const {
-  return kiln::mm(*this, mat2);
 }
 
 }  // namespace kiln

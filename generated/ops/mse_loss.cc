@@ -10,7 +10,7 @@
 namespace kiln {
 
 // ---- mse_loss(Tensor self, Tensor target, int reduction=1) -> Tensor  (CompositeImplicit)
-Tensor mse_loss(const Tensor& self, const Tensor& target, int64_t reduction) {
+Tensor ops::mse_loss(const Tensor& self, const Tensor& target, int64_t reduction) {
   if (explain_enabled()) explain_log("composite", "mse_loss", "");
   return composite_implicit::mse_loss(self, target, reduction);
 }

@@ -25,7 +25,7 @@ Operator<Tensor(const Tensor&, const Tensor&)> mul_Tensor_op = {"mul.Tensor", {
     /*Autograd=*/&autograd_kernels::mul_Tensor,
 }};
 
-Tensor mul(const Tensor& self, const Tensor& other) {
+Tensor ops::mul(const Tensor& self, const Tensor& other) {
   const DispatchKey backend = backend_key({&self, &other});
   const DispatchKey key = autograd_active({&self, &other}) ? DispatchKey::Autograd : backend;
   if (explain_enabled()) explain_log("dispatch", "mul.Tensor", dispatch_key_name(key));
@@ -48,7 +48,7 @@ Operator<const Tensor&(const Tensor&, const Tensor&)> mul__Tensor_op = {"mul_.Te
     /*Autograd=*/&autograd_kernels::mul__Tensor,
 }};
 
-const Tensor& mul_(const Tensor& self, const Tensor& other) {
+const Tensor& ops::mul_(const Tensor& self, const Tensor& other) {
   const DispatchKey backend = backend_key({&self, &other});
   const DispatchKey key = autograd_active({&self, &other}) ? DispatchKey::Autograd : backend;
   if (explain_enabled()) explain_log("dispatch", "mul_.Tensor", dispatch_key_name(key));
@@ -71,7 +71,7 @@ Operator<const Tensor&(const Tensor&, const Tensor&, const Tensor&)> mul_out_op 
     /*Autograd=*/&autograd_kernels::mul_out,
 }};
 
-const Tensor& mul_out(const Tensor& out, const Tensor& self, const Tensor& other) {
+const Tensor& ops::mul_out(const Tensor& out, const Tensor& self, const Tensor& other) {
   const DispatchKey backend = backend_key({&self, &other, &out});
   const DispatchKey key = autograd_active({&self, &other, &out}) ? DispatchKey::Autograd : backend;
   if (explain_enabled()) explain_log("dispatch", "mul.out", dispatch_key_name(key));
@@ -79,27 +79,19 @@ const Tensor& mul_out(const Tensor& out, const Tensor& self, const Tensor& other
 }
 
 // ---- mul.Scalar(Tensor self, Scalar other) -> Tensor  (CompositeImplicit)
-Tensor mul(const Tensor& self, const Scalar& other) {
+Tensor ops::mul(const Tensor& self, const Scalar& other) {
   if (explain_enabled()) explain_log("composite", "mul.Scalar", "");
   return composite_implicit::mul_scalar(self, other);
 }
 
 // ---- mul_.Scalar(Tensor(a!) self, Scalar other) -> Tensor(a!)  (CompositeImplicit)
-const Tensor& mul_(const Tensor& self, const Scalar& other) {
+const Tensor& ops::mul_(const Tensor& self, const Scalar& other) {
   if (explain_enabled()) explain_log("composite", "mul_.Scalar", "");
   return composite_implicit::mul__scalar(self, other);
 }
 
-Tensor Tensor::mul(const Tensor& other) const {
-  return kiln::mul(*this, other);
-}
-
 const Tensor& Tensor::mul_(const Tensor& other) const {
   return kiln::mul_(*this, other);
-}
-
-Tensor Tensor::mul(const Scalar& other) const {
-  return kiln::mul(*this, other);
 }
 
 const Tensor& Tensor::mul_(const Scalar& other) const {

@@ -24,15 +24,11 @@ Operator<Tensor(const Tensor&, int64_t, bool, Generator*)> multinomial_op = {"mu
     /*Autograd=*/&autograd_kernels::multinomial,
 }};
 
-Tensor multinomial(const Tensor& self, int64_t num_samples, bool replacement, Generator* generator) {
+Tensor ops::multinomial(const Tensor& self, int64_t num_samples, bool replacement, Generator* generator) {
   const DispatchKey backend = backend_key({&self});
   const DispatchKey key = autograd_active({&self}) ? DispatchKey::Autograd : backend;
   if (explain_enabled()) explain_log("dispatch", "multinomial", dispatch_key_name(key));
   return multinomial_op.lookup(key, backend)(self, num_samples, replacement, generator);
-}
-
-Tensor Tensor::multinomial(int64_t num_samples, bool replacement, Generator* generator) const {
-  return kiln::multinomial(*this, num_samples, replacement, generator);
 }
 
 }  // namespace kiln

@@ -25,7 +25,7 @@ Operator<Tensor(const Tensor&, const Tensor&)> ne_Tensor_op = {"ne.Tensor", {
     /*Autograd=*/&autograd_kernels::ne_Tensor,
 }};
 
-Tensor ne(const Tensor& self, const Tensor& other) {
+Tensor ops::ne(const Tensor& self, const Tensor& other) {
   const DispatchKey backend = backend_key({&self, &other});
   const DispatchKey key = autograd_active({&self, &other}) ? DispatchKey::Autograd : backend;
   if (explain_enabled()) explain_log("dispatch", "ne.Tensor", dispatch_key_name(key));
@@ -48,7 +48,7 @@ Operator<const Tensor&(const Tensor&, const Tensor&, const Tensor&)> ne_out_op =
     /*Autograd=*/&autograd_kernels::ne_out,
 }};
 
-const Tensor& ne_out(const Tensor& out, const Tensor& self, const Tensor& other) {
+const Tensor& ops::ne_out(const Tensor& out, const Tensor& self, const Tensor& other) {
   const DispatchKey backend = backend_key({&self, &other, &out});
   const DispatchKey key = autograd_active({&self, &other, &out}) ? DispatchKey::Autograd : backend;
   if (explain_enabled()) explain_log("dispatch", "ne.out", dispatch_key_name(key));
@@ -56,17 +56,9 @@ const Tensor& ne_out(const Tensor& out, const Tensor& self, const Tensor& other)
 }
 
 // ---- ne.Scalar(Tensor self, Scalar other) -> Tensor  (CompositeImplicit)
-Tensor ne(const Tensor& self, const Scalar& other) {
+Tensor ops::ne(const Tensor& self, const Scalar& other) {
   if (explain_enabled()) explain_log("composite", "ne.Scalar", "");
   return composite_implicit::ne_scalar(self, other);
-}
-
-Tensor Tensor::ne(const Tensor& other) const {
-  return kiln::ne(*this, other);
-}
-
-Tensor Tensor::ne(const Scalar& other) const {
-  return kiln::ne(*this, other);
 }
 
 }  // namespace kiln

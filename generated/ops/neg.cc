@@ -24,7 +24,7 @@ Operator<Tensor(const Tensor&)> neg_op = {"neg", {
     /*Autograd=*/&autograd_kernels::neg,
 }};
 
-Tensor neg(const Tensor& self) {
+Tensor ops::neg(const Tensor& self) {
   const DispatchKey backend = backend_key({&self});
   const DispatchKey key = autograd_active({&self}) ? DispatchKey::Autograd : backend;
   if (explain_enabled()) explain_log("dispatch", "neg", dispatch_key_name(key));
@@ -47,7 +47,7 @@ Operator<const Tensor&(const Tensor&)> neg__op = {"neg_", {
     /*Autograd=*/&autograd_kernels::neg_,
 }};
 
-const Tensor& neg_(const Tensor& self) {
+const Tensor& ops::neg_(const Tensor& self) {
   const DispatchKey backend = backend_key({&self});
   const DispatchKey key = autograd_active({&self}) ? DispatchKey::Autograd : backend;
   if (explain_enabled()) explain_log("dispatch", "neg_", dispatch_key_name(key));
@@ -70,19 +70,11 @@ Operator<const Tensor&(const Tensor&, const Tensor&)> neg_out_op = {"neg.out", {
     /*Autograd=*/&autograd_kernels::neg_out,
 }};
 
-const Tensor& neg_out(const Tensor& out, const Tensor& self) {
+const Tensor& ops::neg_out(const Tensor& out, const Tensor& self) {
   const DispatchKey backend = backend_key({&self, &out});
   const DispatchKey key = autograd_active({&self, &out}) ? DispatchKey::Autograd : backend;
   if (explain_enabled()) explain_log("dispatch", "neg.out", dispatch_key_name(key));
   return neg_out_op.lookup(key, backend)(out, self);
-}
-
-Tensor Tensor::neg() const {
-  return kiln::neg(*this);
-}
-
-const Tensor& Tensor::neg_() const {
-  return kiln::neg_(*this);
 }
 
 }  // namespace kiln

@@ -24,7 +24,7 @@ Operator<Tensor(const Tensor&, const Tensor&, const Tensor&, int64_t, int64_t)> 
     /*Autograd=*/&autograd_kernels::nll_loss,
 }};
 
-Tensor nll_loss(const Tensor& self, const Tensor& target, const Tensor& weight, int64_t reduction, int64_t ignore_index) {
+Tensor ops::nll_loss(const Tensor& self, const Tensor& target, const Tensor& weight, int64_t reduction, int64_t ignore_index) {
   const DispatchKey backend = backend_key({&self, &target, &weight});
   const DispatchKey key = autograd_active({&self, &target, &weight}) ? DispatchKey::Autograd : backend;
   if (explain_enabled()) explain_log("dispatch", "nll_loss", dispatch_key_name(key));

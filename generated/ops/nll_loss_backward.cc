@@ -24,7 +24,7 @@ Operator<Tensor(const Tensor&, const Tensor&, const Tensor&, const Tensor&, int6
     /*Autograd=*/&autograd_kernels::nll_loss_backward,
 }};
 
-Tensor nll_loss_backward(const Tensor& grad_output, const Tensor& self, const Tensor& target, const Tensor& weight, int64_t reduction, int64_t ignore_index) {
+Tensor ops::nll_loss_backward(const Tensor& grad_output, const Tensor& self, const Tensor& target, const Tensor& weight, int64_t reduction, int64_t ignore_index) {
   const DispatchKey backend = backend_key({&grad_output, &self, &target, &weight});
   const DispatchKey key = autograd_active({&grad_output, &self, &target, &weight}) ? DispatchKey::Autograd : backend;
   if (explain_enabled()) explain_log("dispatch", "nll_loss_backward", dispatch_key_name(key));

@@ -24,15 +24,11 @@ Operator<Tensor(const Tensor&)> nonzero_op = {"nonzero", {
     /*Autograd=*/&autograd_kernels::nonzero,
 }};
 
-Tensor nonzero(const Tensor& self) {
+Tensor ops::nonzero(const Tensor& self) {
   const DispatchKey backend = backend_key({&self});
   const DispatchKey key = autograd_active({&self}) ? DispatchKey::Autograd : backend;
   if (explain_enabled()) explain_log("dispatch", "nonzero", dispatch_key_name(key));
   return nonzero_op.lookup(key, backend)(self);
-}
-
-Tensor Tensor::nonzero() const {
-  return kiln::nonzero(*this);
 }
 
 }  // namespace kiln

@@ -27,7 +27,7 @@ Operator<const Tensor&(const Tensor&, double, double, Generator*)> normal__op = 
     /*Autograd=*/&autograd_kernels::normal_,
 }};
 
-const Tensor& normal_(const Tensor& self, double mean, double std, Generator* generator) {
+const Tensor& ops::normal_(const Tensor& self, double mean, double std, Generator* generator) {
   const DispatchKey backend = backend_key({&self});
   const DispatchKey key = autograd_active({&self}) ? DispatchKey::Autograd : backend;
   if (explain_enabled()) explain_log("dispatch", "normal_", dispatch_key_name(key));
@@ -35,15 +35,11 @@ const Tensor& normal_(const Tensor& self, double mean, double std, Generator* ge
 }
 
 // ---- normal.float_float(float mean, float std, int[] size, *, Generator? generator=None, ScalarType? dtype=None, Device? device=None, bool requires_grad=False) -> Tensor  (CompositeImplicit)
-Tensor normal(double mean, double std, IntArrayRef size, Generator* generator, const std::optional<ScalarType>& dtype, const std::optional<Device>& device, bool requires_grad) {
+Tensor ops::normal(double mean, double std, IntArrayRef size, Generator* generator, const std::optional<ScalarType>& dtype, const std::optional<Device>& device, bool requires_grad) {
   if (explain_enabled()) explain_log("composite", "normal.float_float", "");
   Tensor result = composite_implicit::normal_float_float(mean, std, size, generator, dtype, device, requires_grad);
   if (requires_grad) result.set_requires_grad(true);
   return result;
-}
-
-const Tensor& Tensor::normal_(double mean, double std, Generator* generator) const {
-  return kiln::normal_(*this, mean, std, generator);
 }
 
 }  // namespace kiln

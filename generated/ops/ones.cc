@@ -10,7 +10,7 @@
 namespace kiln {
 
 // ---- ones(int[] size, *, ScalarType? dtype=None, Device? device=None, bool requires_grad=False) -> Tensor  (CompositeImplicit)
-Tensor ones(IntArrayRef size, const std::optional<ScalarType>& dtype, const std::optional<Device>& device, bool requires_grad) {
+Tensor ops::ones(IntArrayRef size, const std::optional<ScalarType>& dtype, const std::optional<Device>& device, bool requires_grad) {
   if (explain_enabled()) explain_log("composite", "ones", "");
   Tensor result = composite_implicit::ones(size, dtype, device, requires_grad);
   if (requires_grad) result.set_requires_grad(true);

@@ -11,19 +11,15 @@
 namespace kiln {
 
 // ---- outer(Tensor self, Tensor vec2) -> Tensor  (CompositeImplicit)
-Tensor outer(const Tensor& self, const Tensor& vec2) {
+Tensor ops::outer(const Tensor& self, const Tensor& vec2) {
   if (explain_enabled()) explain_log("composite", "outer", "");
   return composite_implicit::outer(self, vec2);
 }
 
 // ---- outer.out(Tensor self, Tensor vec2, *, Tensor(a!) out) -> Tensor(a!)  (CompositeImplicit)
-const Tensor& outer_out(const Tensor& out, const Tensor& self, const Tensor& vec2) {
+const Tensor& ops::outer_out(const Tensor& out, const Tensor& self, const Tensor& vec2) {
   if (explain_enabled()) explain_log("composite", "outer.out", "");
   return write_out(out, kiln::outer(self, vec2), "outer");
-}
-
-Tensor Tensor::outer(const Tensor& vec2) const {
-  return kiln::outer(*this, vec2);
 }
 
 }  // namespace kiln

@@ -28,17 +28,13 @@ Operator<Tensor(const Tensor&, IntArrayRef)> permute_op = {"permute", {
     /*Autograd=*/&autograd_kernels::permute,
 }};
 
-Tensor permute(const Tensor& self, IntArrayRef dims) {
+Tensor ops::permute(const Tensor& self, IntArrayRef dims) {
   const DispatchKey backend = backend_key({&self});
   const DispatchKey key = autograd_active({&self}) ? DispatchKey::Autograd : backend;
   if (explain_enabled()) explain_log("dispatch", "permute", dispatch_key_name(key));
   Tensor result = permute_op.lookup(key, backend)(self, dims);
   mark_view(result, self);
   return result;
-}
-
-Tensor Tensor::permute(IntArrayRef dims) const {
-  return kiln::permute(*this, dims);
 }
 
 }  // namespace kiln

@@ -25,7 +25,7 @@ Operator<Tensor(const Tensor&, const Scalar&)> pow_Tensor_Scalar_op = {"pow.Tens
     /*Autograd=*/&autograd_kernels::pow_Tensor_Scalar,
 }};
 
-Tensor pow(const Tensor& self, const Scalar& exponent) {
+Tensor ops::pow(const Tensor& self, const Scalar& exponent) {
   const DispatchKey backend = backend_key({&self});
   const DispatchKey key = autograd_active({&self}) ? DispatchKey::Autograd : backend;
   if (explain_enabled()) explain_log("dispatch", "pow.Tensor_Scalar", dispatch_key_name(key));
@@ -48,7 +48,7 @@ Operator<const Tensor&(const Tensor&, const Scalar&)> pow__Tensor_Scalar_op = {"
     /*Autograd=*/&autograd_kernels::pow__Tensor_Scalar,
 }};
 
-const Tensor& pow_(const Tensor& self, const Scalar& exponent) {
+const Tensor& ops::pow_(const Tensor& self, const Scalar& exponent) {
   const DispatchKey backend = backend_key({&self});
   const DispatchKey key = autograd_active({&self}) ? DispatchKey::Autograd : backend;
   if (explain_enabled()) explain_log("dispatch", "pow_.Tensor_Scalar", dispatch_key_name(key));
@@ -71,7 +71,7 @@ Operator<const Tensor&(const Tensor&, const Tensor&, const Scalar&)> pow_Tensor_
     /*Autograd=*/&autograd_kernels::pow_Tensor_Scalar_out,
 }};
 
-const Tensor& pow_out(const Tensor& out, const Tensor& self, const Scalar& exponent) {
+const Tensor& ops::pow_out(const Tensor& out, const Tensor& self, const Scalar& exponent) {
   const DispatchKey backend = backend_key({&self, &out});
   const DispatchKey key = autograd_active({&self, &out}) ? DispatchKey::Autograd : backend;
   if (explain_enabled()) explain_log("dispatch", "pow.Tensor_Scalar_out", dispatch_key_name(key));
@@ -92,7 +92,7 @@ Operator<Tensor(const Tensor&, const Tensor&)> pow_Tensor_Tensor_op = {"pow.Tens
     /*Autograd=*/&autograd_kernels::pow_Tensor_Tensor,
 }};
 
-Tensor pow(const Tensor& self, const Tensor& exponent) {
+Tensor ops::pow(const Tensor& self, const Tensor& exponent) {
   const DispatchKey backend = backend_key({&self, &exponent});
   const DispatchKey key = autograd_active({&self, &exponent}) ? DispatchKey::Autograd : backend;
   if (explain_enabled()) explain_log("dispatch", "pow.Tensor_Tensor", dispatch_key_name(key));
@@ -115,7 +115,7 @@ Operator<const Tensor&(const Tensor&, const Tensor&)> pow__Tensor_Tensor_op = {"
     /*Autograd=*/&autograd_kernels::pow__Tensor_Tensor,
 }};
 
-const Tensor& pow_(const Tensor& self, const Tensor& exponent) {
+const Tensor& ops::pow_(const Tensor& self, const Tensor& exponent) {
   const DispatchKey backend = backend_key({&self, &exponent});
   const DispatchKey key = autograd_active({&self, &exponent}) ? DispatchKey::Autograd : backend;
   if (explain_enabled()) explain_log("dispatch", "pow_.Tensor_Tensor", dispatch_key_name(key));
@@ -138,7 +138,7 @@ Operator<const Tensor&(const Tensor&, const Tensor&, const Tensor&)> pow_Tensor_
     /*Autograd=*/&autograd_kernels::pow_Tensor_Tensor_out,
 }};
 
-const Tensor& pow_out(const Tensor& out, const Tensor& self, const Tensor& exponent) {
+const Tensor& ops::pow_out(const Tensor& out, const Tensor& self, const Tensor& exponent) {
   const DispatchKey backend = backend_key({&self, &exponent, &out});
   const DispatchKey key = autograd_active({&self, &exponent, &out}) ? DispatchKey::Autograd : backend;
   if (explain_enabled()) explain_log("dispatch", "pow.Tensor_Tensor_out", dispatch_key_name(key));
@@ -146,25 +146,9 @@ const Tensor& pow_out(const Tensor& out, const Tensor& self, const Tensor& expon
 }
 
 // ---- pow.Scalar(Scalar self, Tensor exponent) -> Tensor  (CompositeImplicit)
-Tensor pow(const Scalar& self, const Tensor& exponent) {
+Tensor ops::pow(const Scalar& self, const Tensor& exponent) {
   if (explain_enabled()) explain_log("composite", "pow.Scalar", "");
   return composite_implicit::pow_scalar_base(self, exponent);
-}
-
-Tensor Tensor::pow(const Scalar& exponent) const {
-  return kiln::pow(*this, exponent);
-}
-
-const Tensor& Tensor::pow_(const Scalar& exponent) const {
-  return kiln::pow_(*this, exponent);
-}
-
-Tensor Tensor::pow(const Tensor& exponent) const {
-  return kiln::pow(*this, exponent);
-}
-
-const Tensor& Tensor::pow_(const Tensor& exponent) const {
-  return kiln::pow_(*this, exponent);
 }
 
 }  // namespace kiln

@@ -25,7 +25,7 @@ Operator<Tensor(const Tensor&, int64_t, bool, const std::optional<ScalarType>&)>
     /*Autograd=*/&autograd_kernels::prod_dim_int,
 }};
 
-Tensor prod(const Tensor& self, int64_t dim, bool keepdim, const std::optional<ScalarType>& dtype) {
+Tensor ops::prod(const Tensor& self, int64_t dim, bool keepdim, const std::optional<ScalarType>& dtype) {
   const DispatchKey backend = backend_key({&self});
   const DispatchKey key = autograd_active({&self}) ? DispatchKey::Autograd : backend;
   if (explain_enabled()) explain_log("dispatch", "prod.dim_int", dispatch_key_name(key));
@@ -48,7 +48,7 @@ Operator<const Tensor&(const Tensor&, const Tensor&, int64_t, bool, const std::o
     /*Autograd=*/&autograd_kernels::prod_dim_int_out,
 }};
 
-const Tensor& prod_out(const Tensor& out, const Tensor& self, int64_t dim, bool keepdim, const std::optional<ScalarType>& dtype) {
+const Tensor& ops::prod_out(const Tensor& out, const Tensor& self, int64_t dim, bool keepdim, const std::optional<ScalarType>& dtype) {
   const DispatchKey backend = backend_key({&self, &out});
   const DispatchKey key = autograd_active({&self, &out}) ? DispatchKey::Autograd : backend;
   if (explain_enabled()) explain_log("dispatch", "prod.dim_int_out", dispatch_key_name(key));
@@ -56,17 +56,9 @@ const Tensor& prod_out(const Tensor& out, const Tensor& self, int64_t dim, bool 
 }
 
 // ---- prod(Tensor self, *, ScalarType? dtype=None) -> Tensor  (CompositeImplicit)
-Tensor prod(const Tensor& self, const std::optional<ScalarType>& dtype) {
+Tensor ops::prod(const Tensor& self, const std::optional<ScalarType>& dtype) {
   if (explain_enabled()) explain_log("composite", "prod", "");
   return composite_implicit::prod(self, dtype);
-}
-
-Tensor Tensor::prod(const std::optional<ScalarType>& dtype) const {
-  return kiln::prod(*this, dtype);
-}
-
-Tensor Tensor::prod(int64_t dim, bool keepdim, const std::optional<ScalarType>& dtype) const {
-  return kiln::prod(*this, dim, keepdim, dtype);
 }
 
 }  // namespace kiln

@@ -26,7 +26,7 @@ Operator<const Tensor&(const Tensor&, int64_t, Generator*)> random__to_op = {"ra
     /*Autograd=*/&autograd_kernels::random__to,
 }};
 
-const Tensor& random_(const Tensor& self, int64_t to, Generator* generator) {
+const Tensor& ops::random_(const Tensor& self, int64_t to, Generator* generator) {
   const DispatchKey backend = backend_key({&self});
   const DispatchKey key = autograd_active({&self}) ? DispatchKey::Autograd : backend;
   if (explain_enabled()) explain_log("dispatch", "random_.to", dispatch_key_name(key));
@@ -49,7 +49,7 @@ Operator<const Tensor&(const Tensor&, int64_t, const std::optional<int64_t>&, Ge
     /*Autograd=*/&autograd_kernels::random__from,
 }};
 
-const Tensor& random_(const Tensor& self, int64_t from, const std::optional<int64_t>& to, Generator* generator) {
+const Tensor& ops::random_(const Tensor& self, int64_t from, const std::optional<int64_t>& to, Generator* generator) {
   const DispatchKey backend = backend_key({&self});
   const DispatchKey key = autograd_active({&self}) ? DispatchKey::Autograd : backend;
   if (explain_enabled()) explain_log("dispatch", "random_.from", dispatch_key_name(key));
@@ -72,23 +72,11 @@ Operator<const Tensor&(const Tensor&, Generator*)> random__op = {"random_", {
     /*Autograd=*/&autograd_kernels::random_,
 }};
 
-const Tensor& random_(const Tensor& self, Generator* generator) {
+const Tensor& ops::random_(const Tensor& self, Generator* generator) {
   const DispatchKey backend = backend_key({&self});
   const DispatchKey key = autograd_active({&self}) ? DispatchKey::Autograd : backend;
   if (explain_enabled()) explain_log("dispatch", "random_", dispatch_key_name(key));
   return random__op.lookup(key, backend)(self, generator);
-}
-
-const Tensor& Tensor::random_(int64_t to, Generator* generator) const {
-  return kiln::random_(*this, to, generator);
-}
-
-const Tensor& Tensor::random_(int64_t from, const std::optional<int64_t>& to, Generator* generator) const {
-  return kiln::random_(*this, from, to, generator);
-}
-
-const Tensor& Tensor::random_(Generator* generator) const {
-  return kiln::random_(*this, generator);
 }
 
 }  // namespace kiln

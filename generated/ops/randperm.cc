@@ -23,7 +23,7 @@ Operator<Tensor(int64_t, Generator*, const std::optional<ScalarType>&, const std
     /*Autograd=*/nullptr,
 }};
 
-Tensor randperm(int64_t n, Generator* generator, const std::optional<ScalarType>& dtype, const std::optional<Device>& device, bool requires_grad) {
+Tensor ops::randperm(int64_t n, Generator* generator, const std::optional<ScalarType>& dtype, const std::optional<Device>& device, bool requires_grad) {
   const DispatchKey backend = backend_key(device.value_or(Device()));
   const DispatchKey key = false ? DispatchKey::Autograd : backend;
   if (explain_enabled()) explain_log("dispatch", "randperm", dispatch_key_name(key));

@@ -24,7 +24,7 @@ Operator<Tensor(const Tensor&)> reciprocal_op = {"reciprocal", {
     /*Autograd=*/&autograd_kernels::reciprocal,
 }};
 
-Tensor reciprocal(const Tensor& self) {
+Tensor ops::reciprocal(const Tensor& self) {
   const DispatchKey backend = backend_key({&self});
   const DispatchKey key = autograd_active({&self}) ? DispatchKey::Autograd : backend;
   if (explain_enabled()) explain_log("dispatch", "reciprocal", dispatch_key_name(key));
@@ -47,7 +47,7 @@ Operator<const Tensor&(const Tensor&)> reciprocal__op = {"reciprocal_", {
     /*Autograd=*/&autograd_kernels::reciprocal_,
 }};
 
-const Tensor& reciprocal_(const Tensor& self) {
+const Tensor& ops::reciprocal_(const Tensor& self) {
   const DispatchKey backend = backend_key({&self});
   const DispatchKey key = autograd_active({&self}) ? DispatchKey::Autograd : backend;
   if (explain_enabled()) explain_log("dispatch", "reciprocal_", dispatch_key_name(key));
@@ -70,19 +70,11 @@ Operator<const Tensor&(const Tensor&, const Tensor&)> reciprocal_out_op = {"reci
     /*Autograd=*/&autograd_kernels::reciprocal_out,
 }};
 
-const Tensor& reciprocal_out(const Tensor& out, const Tensor& self) {
+const Tensor& ops::reciprocal_out(const Tensor& out, const Tensor& self) {
   const DispatchKey backend = backend_key({&self, &out});
   const DispatchKey key = autograd_active({&self, &out}) ? DispatchKey::Autograd : backend;
   if (explain_enabled()) explain_log("dispatch", "reciprocal.out", dispatch_key_name(key));
   return reciprocal_out_op.lookup(key, backend)(out, self);
-}
-
-Tensor Tensor::reciprocal() const {
-  return kiln::reciprocal(*this);
-}
-
-const Tensor& Tensor::reciprocal_() const {
-  return kiln::reciprocal_(*this);
 }
 
 }  // namespace kiln

@@ -24,7 +24,7 @@ Operator<Tensor(const Tensor&)> relu_op = {"relu", {
     /*Autograd=*/&autograd_kernels::relu,
 }};
 
-Tensor relu(const Tensor& self) {
+Tensor ops::relu(const Tensor& self) {
   const DispatchKey backend = backend_key({&self});
   const DispatchKey key = autograd_active({&self}) ? DispatchKey::Autograd : backend;
   if (explain_enabled()) explain_log("dispatch", "relu", dispatch_key_name(key));
@@ -47,7 +47,7 @@ Operator<const Tensor&(const Tensor&)> relu__op = {"relu_", {
     /*Autograd=*/&autograd_kernels::relu_,
 }};
 
-const Tensor& relu_(const Tensor& self) {
+const Tensor& ops::relu_(const Tensor& self) {
   const DispatchKey backend = backend_key({&self});
   const DispatchKey key = autograd_active({&self}) ? DispatchKey::Autograd : backend;
   if (explain_enabled()) explain_log("dispatch", "relu_", dispatch_key_name(key));
@@ -70,19 +70,11 @@ Operator<const Tensor&(const Tensor&, const Tensor&)> relu_out_op = {"relu.out",
     /*Autograd=*/&autograd_kernels::relu_out,
 }};
 
-const Tensor& relu_out(const Tensor& out, const Tensor& self) {
+const Tensor& ops::relu_out(const Tensor& out, const Tensor& self) {
   const DispatchKey backend = backend_key({&self, &out});
   const DispatchKey key = autograd_active({&self, &out}) ? DispatchKey::Autograd : backend;
   if (explain_enabled()) explain_log("dispatch", "relu.out", dispatch_key_name(key));
   return relu_out_op.lookup(key, backend)(out, self);
-}
-
-Tensor Tensor::relu() const {
-  return kiln::relu(*this);
-}
-
-const Tensor& Tensor::relu_() const {
-  return kiln::relu_(*this);
 }
 
 }  // namespace kiln

@@ -24,7 +24,7 @@ Operator<Tensor(const Tensor&, const Tensor&)> remainder_Tensor_op = {"remainder
     /*Autograd=*/&autograd_kernels::remainder_Tensor,
 }};
 
-Tensor remainder(const Tensor& self, const Tensor& other) {
+Tensor ops::remainder(const Tensor& self, const Tensor& other) {
   const DispatchKey backend = backend_key({&self, &other});
   const DispatchKey key = autograd_active({&self, &other}) ? DispatchKey::Autograd : backend;
   if (explain_enabled()) explain_log("dispatch", "remainder.Tensor", dispatch_key_name(key));
@@ -47,7 +47,7 @@ Operator<const Tensor&(const Tensor&, const Tensor&)> remainder__Tensor_op = {"r
     /*Autograd=*/&autograd_kernels::remainder__Tensor,
 }};
 
-const Tensor& remainder_(const Tensor& self, const Tensor& other) {
+const Tensor& ops::remainder_(const Tensor& self, const Tensor& other) {
   const DispatchKey backend = backend_key({&self, &other});
   const DispatchKey key = autograd_active({&self, &other}) ? DispatchKey::Autograd : backend;
   if (explain_enabled()) explain_log("dispatch", "remainder_.Tensor", dispatch_key_name(key));
@@ -70,19 +70,11 @@ Operator<const Tensor&(const Tensor&, const Tensor&, const Tensor&)> remainder_o
     /*Autograd=*/&autograd_kernels::remainder_out,
 }};
 
-const Tensor& remainder_out(const Tensor& out, const Tensor& self, const Tensor& other) {
+const Tensor& ops::remainder_out(const Tensor& out, const Tensor& self, const Tensor& other) {
   const DispatchKey backend = backend_key({&self, &other, &out});
   const DispatchKey key = autograd_active({&self, &other, &out}) ? DispatchKey::Autograd : backend;
   if (explain_enabled()) explain_log("dispatch", "remainder.out", dispatch_key_name(key));
   return remainder_out_op.lookup(key, backend)(out, self, other);
-}
-
-Tensor Tensor::remainder(const Tensor& other) const {
-  return kiln::remainder(*this, other);
-}
-
-const Tensor& Tensor::remainder_(const Tensor& other) const {
-  return kiln::remainder_(*this, other);
 }
 
 }  // namespace kiln

@@ -10,13 +10,9 @@
 namespace kiln {
 
 // ---- repeat(Tensor self, int[] repeats) -> Tensor  (CompositeImplicit)
-Tensor repeat(const Tensor& self, IntArrayRef repeats) {
+Tensor ops::repeat(const Tensor& self, IntArrayRef repeats) {
   if (explain_enabled()) explain_log("composite", "repeat", "");
   return composite_implicit::repeat(self, repeats);
-}
-
-Tensor Tensor::repeat(IntArrayRef repeats) const {
-  return kiln::repeat(*this, repeats);
 }
 
 }  // namespace kiln

@@ -10,13 +10,9 @@
 namespace kiln {
 
 // ---- roll(Tensor self, int[1] shifts, int[1] dims=[]) -> Tensor  (CompositeImplicit)
-Tensor roll(const Tensor& self, IntArrayRef shifts, IntArrayRef dims) {
+Tensor ops::roll(const Tensor& self, IntArrayRef shifts, IntArrayRef dims) {
   if (explain_enabled()) explain_log("composite", "roll", "");
   return composite_implicit::roll(self, shifts, dims);
-}
-
-Tensor Tensor::roll(IntArrayRef shifts, IntArrayRef dims) const {
-  return kiln::roll(*this, shifts, dims);
 }
 
 }  // namespace kiln

@@ -25,7 +25,7 @@ Operator<Tensor(const Tensor&)> round_op = {"round", {
     /*Autograd=*/&autograd_kernels::round,
 }};
 
-Tensor round(const Tensor& self) {
+Tensor ops::round(const Tensor& self) {
   const DispatchKey backend = backend_key({&self});
   const DispatchKey key = autograd_active({&self}) ? DispatchKey::Autograd : backend;
   if (explain_enabled()) explain_log("dispatch", "round", dispatch_key_name(key));
@@ -48,7 +48,7 @@ Operator<const Tensor&(const Tensor&)> round__op = {"round_", {
     /*Autograd=*/&autograd_kernels::round_,
 }};
 
-const Tensor& round_(const Tensor& self) {
+const Tensor& ops::round_(const Tensor& self) {
   const DispatchKey backend = backend_key({&self});
   const DispatchKey key = autograd_active({&self}) ? DispatchKey::Autograd : backend;
   if (explain_enabled()) explain_log("dispatch", "round_", dispatch_key_name(key));
@@ -71,7 +71,7 @@ Operator<const Tensor&(const Tensor&, const Tensor&)> round_out_op = {"round.out
     /*Autograd=*/&autograd_kernels::round_out,
 }};
 
-const Tensor& round_out(const Tensor& out, const Tensor& self) {
+const Tensor& ops::round_out(const Tensor& out, const Tensor& self) {
   const DispatchKey backend = backend_key({&self, &out});
   const DispatchKey key = autograd_active({&self, &out}) ? DispatchKey::Autograd : backend;
   if (explain_enabled()) explain_log("dispatch", "round.out", dispatch_key_name(key));
@@ -79,31 +79,15 @@ const Tensor& round_out(const Tensor& out, const Tensor& self) {
 }
 
 // ---- round.decimals(Tensor self, *, int decimals) -> Tensor  (CompositeImplicit)
-Tensor round(const Tensor& self, int64_t decimals) {
+Tensor ops::round(const Tensor& self, int64_t decimals) {
   if (explain_enabled()) explain_log("composite", "round.decimals", "");
   return composite_implicit::round_decimals(self, decimals);
 }
 
 // ---- round_.decimals(Tensor(a!) self, *, int decimals) -> Tensor(a!)  (CompositeImplicit)
-const Tensor& round_(const Tensor& self, int64_t decimals) {
+const Tensor& ops::round_(const Tensor& self, int64_t decimals) {
   if (explain_enabled()) explain_log("composite", "round_.decimals", "");
   return composite_implicit::round__decimals(self, decimals);
-}
-
-Tensor Tensor::round() const {
-  return kiln::round(*this);
-}
-
-const Tensor& Tensor::round_() const {
-  return kiln::round_(*this);
-}
-
-Tensor Tensor::round(int64_t decimals) const {
-  return kiln::round(*this, decimals);
-}
-
-const Tensor& Tensor::round_(int64_t decimals) const {
-  return kiln::round_(*this, decimals);
 }
 
 }  // namespace kiln

@@ -24,7 +24,7 @@ Operator<Tensor(const Tensor&)> rsqrt_op = {"rsqrt", {
     /*Autograd=*/&autograd_kernels::rsqrt,
 }};
 
-Tensor rsqrt(const Tensor& self) {
+Tensor ops::rsqrt(const Tensor& self) {
   const DispatchKey backend = backend_key({&self});
   const DispatchKey key = autograd_active({&self}) ? DispatchKey::Autograd : backend;
   if (explain_enabled()) explain_log("dispatch", "rsqrt", dispatch_key_name(key));
@@ -47,7 +47,7 @@ Operator<const Tensor&(const Tensor&)> rsqrt__op = {"rsqrt_", {
     /*Autograd=*/&autograd_kernels::rsqrt_,
 }};
 
-const Tensor& rsqrt_(const Tensor& self) {
+const Tensor& ops::rsqrt_(const Tensor& self) {
   const DispatchKey backend = backend_key({&self});
   const DispatchKey key = autograd_active({&self}) ? DispatchKey::Autograd : backend;
   if (explain_enabled()) explain_log("dispatch", "rsqrt_", dispatch_key_name(key));
@@ -70,19 +70,11 @@ Operator<const Tensor&(const Tensor&, const Tensor&)> rsqrt_out_op = {"rsqrt.out
     /*Autograd=*/&autograd_kernels::rsqrt_out,
 }};
 
-const Tensor& rsqrt_out(const Tensor& out, const Tensor& self) {
+const Tensor& ops::rsqrt_out(const Tensor& out, const Tensor& self) {
   const DispatchKey backend = backend_key({&self, &out});
   const DispatchKey key = autograd_active({&self, &out}) ? DispatchKey::Autograd : backend;
   if (explain_enabled()) explain_log("dispatch", "rsqrt.out", dispatch_key_name(key));
   return rsqrt_out_op.lookup(key, backend)(out, self);
-}
-
-Tensor Tensor::rsqrt() const {
-  return kiln::rsqrt(*this);
-}
-
-const Tensor& Tensor::rsqrt_() const {
-  return kiln::rsqrt_(*this);
 }
 
 }  // namespace kiln

@@ -24,7 +24,7 @@ Operator<Tensor(const Tensor&, int64_t, const Tensor&, const Tensor&)> scatter_s
     /*Autograd=*/&autograd_kernels::scatter_src,
 }};
 
-Tensor scatter(const Tensor& self, int64_t dim, const Tensor& index, const Tensor& src) {
+Tensor ops::scatter(const Tensor& self, int64_t dim, const Tensor& index, const Tensor& src) {
   const DispatchKey backend = backend_key({&self, &index, &src});
   const DispatchKey key = autograd_active({&self, &index, &src}) ? DispatchKey::Autograd : backend;
   if (explain_enabled()) explain_log("dispatch", "scatter.src", dispatch_key_name(key));
@@ -47,7 +47,7 @@ Operator<const Tensor&(const Tensor&, int64_t, const Tensor&, const Tensor&)> sc
     /*Autograd=*/&autograd_kernels::scatter__src,
 }};
 
-const Tensor& scatter_(const Tensor& self, int64_t dim, const Tensor& index, const Tensor& src) {
+const Tensor& ops::scatter_(const Tensor& self, int64_t dim, const Tensor& index, const Tensor& src) {
   const DispatchKey backend = backend_key({&self, &index, &src});
   const DispatchKey key = autograd_active({&self, &index, &src}) ? DispatchKey::Autograd : backend;
   if (explain_enabled()) explain_log("dispatch", "scatter_.src", dispatch_key_name(key));
@@ -68,7 +68,7 @@ Operator<Tensor(const Tensor&, int64_t, const Tensor&, const Scalar&)> scatter_v
     /*Autograd=*/&autograd_kernels::scatter_value,
 }};
 
-Tensor scatter(const Tensor& self, int64_t dim, const Tensor& index, const Scalar& value) {
+Tensor ops::scatter(const Tensor& self, int64_t dim, const Tensor& index, const Scalar& value) {
   const DispatchKey backend = backend_key({&self, &index});
   const DispatchKey key = autograd_active({&self, &index}) ? DispatchKey::Autograd : backend;
   if (explain_enabled()) explain_log("dispatch", "scatter.value", dispatch_key_name(key));
@@ -91,23 +91,15 @@ Operator<const Tensor&(const Tensor&, int64_t, const Tensor&, const Scalar&)> sc
     /*Autograd=*/&autograd_kernels::scatter__value,
 }};
 
-const Tensor& scatter_(const Tensor& self, int64_t dim, const Tensor& index, const Scalar& value) {
+const Tensor& ops::scatter_(const Tensor& self, int64_t dim, const Tensor& index, const Scalar& value) {
   const DispatchKey backend = backend_key({&self, &index});
   const DispatchKey key = autograd_active({&self, &index}) ? DispatchKey::Autograd : backend;
   if (explain_enabled()) explain_log("dispatch", "scatter_.value", dispatch_key_name(key));
   return scatter__value_op.lookup(key, backend)(self, dim, index, value);
 }
 
-Tensor Tensor::scatter(int64_t dim, const Tensor& index, const Tensor& src) const {
-  return kiln::scatter(*this, dim, index, src);
-}
-
 const Tensor& Tensor::scatter_(int64_t dim, const Tensor& index, const Tensor& src) const {
   return kiln::scatter_(*this, dim, index, src);
-}
-
-Tensor Tensor::scatter(int64_t dim, const Tensor& index, const Scalar& value) const {
-  return kiln::scatter(*this, dim, index, value);
 }
 
 const Tensor& Tensor::scatter_(int64_t dim, const Tensor& index, const Scalar& value) const {

@@ -24,7 +24,7 @@ Operator<Tensor(const Tensor&, int64_t, const Tensor&, const Tensor&)> scatter_a
     /*Autograd=*/&autograd_kernels::scatter_add,
 }};
 
-Tensor scatter_add(const Tensor& self, int64_t dim, const Tensor& index, const Tensor& src) {
+Tensor ops::scatter_add(const Tensor& self, int64_t dim, const Tensor& index, const Tensor& src) {
   const DispatchKey backend = backend_key({&self, &index, &src});
   const DispatchKey key = autograd_active({&self, &index, &src}) ? DispatchKey::Autograd : backend;
   if (explain_enabled()) explain_log("dispatch", "scatter_add", dispatch_key_name(key));
@@ -47,19 +47,11 @@ Operator<const Tensor&(const Tensor&, int64_t, const Tensor&, const Tensor&)> sc
     /*Autograd=*/&autograd_kernels::scatter_add_,
 }};
 
-const Tensor& scatter_add_(const Tensor& self, int64_t dim, const Tensor& index, const Tensor& src) {
+const Tensor& ops::scatter_add_(const Tensor& self, int64_t dim, const Tensor& index, const Tensor& src) {
   const DispatchKey backend = backend_key({&self, &index, &src});
   const DispatchKey key = autograd_active({&self, &index, &src}) ? DispatchKey::Autograd : backend;
   if (explain_enabled()) explain_log("dispatch", "scatter_add_", dispatch_key_name(key));
   return scatter_add__op.lookup(key, backend)(self, dim, index, src);
-}
-
-Tensor Tensor::scatter_add(int64_t dim, const Tensor& index, const Tensor& src) const {
-  return kiln::scatter_add(*this, dim, index, src);
-}
-
-const Tensor& Tensor::scatter_add_(int64_t dim, const Tensor& index, const Tensor& src) const {
-  return kiln::scatter_add_(*this, dim, index, src);
 }
 
 }  // namespace kiln

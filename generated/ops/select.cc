@@ -28,17 +28,13 @@ Operator<Tensor(const Tensor&, int64_t, int64_t)> select_int_op = {"select.int",
     /*Autograd=*/&autograd_kernels::select_int,
 }};
 
-Tensor select(const Tensor& self, int64_t dim, int64_t index) {
+Tensor ops::select(const Tensor& self, int64_t dim, int64_t index) {
   const DispatchKey backend = backend_key({&self});
   const DispatchKey key = autograd_active({&self}) ? DispatchKey::Autograd : backend;
   if (explain_enabled()) explain_log("dispatch", "select.int", dispatch_key_name(key));
   Tensor result = select_int_op.lookup(key, backend)(self, dim, index);
   mark_view(result, self);
   return result;
-}
-
-Tensor Tensor::select(int64_t dim, int64_t index) const {
-  return kiln::select(*this, dim, index);
 }
 
 }  // namespace kiln

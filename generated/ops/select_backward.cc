@@ -24,7 +24,7 @@ Operator<Tensor(const Tensor&, IntArrayRef, int64_t, int64_t)> select_backward_o
     /*Autograd=*/&autograd_kernels::select_backward,
 }};
 
-Tensor select_backward(const Tensor& grad_output, IntArrayRef input_sizes, int64_t dim, int64_t index) {
+Tensor ops::select_backward(const Tensor& grad_output, IntArrayRef input_sizes, int64_t dim, int64_t index) {
   const DispatchKey backend = backend_key({&grad_output});
   const DispatchKey key = autograd_active({&grad_output}) ? DispatchKey::Autograd : backend;
   if (explain_enabled()) explain_log("dispatch", "select_backward", dispatch_key_name(key));

@@ -24,7 +24,7 @@ Operator<Tensor(const Tensor&)> sigmoid_op = {"sigmoid", {
     /*Autograd=*/&autograd_kernels::sigmoid,
 }};
 
-Tensor sigmoid(const Tensor& self) {
+Tensor ops::sigmoid(const Tensor& self) {
   const DispatchKey backend = backend_key({&self});
   const DispatchKey key = autograd_active({&self}) ? DispatchKey::Autograd : backend;
   if (explain_enabled()) explain_log("dispatch", "sigmoid", dispatch_key_name(key));
@@ -47,7 +47,7 @@ Operator<const Tensor&(const Tensor&)> sigmoid__op = {"sigmoid_", {
     /*Autograd=*/&autograd_kernels::sigmoid_,
 }};
 
-const Tensor& sigmoid_(const Tensor& self) {
+const Tensor& ops::sigmoid_(const Tensor& self) {
   const DispatchKey backend = backend_key({&self});
   const DispatchKey key = autograd_active({&self}) ? DispatchKey::Autograd : backend;
   if (explain_enabled()) explain_log("dispatch", "sigmoid_", dispatch_key_name(key));
@@ -70,19 +70,11 @@ Operator<const Tensor&(const Tensor&, const Tensor&)> sigmoid_out_op = {"sigmoid
     /*Autograd=*/&autograd_kernels::sigmoid_out,
 }};
 
-const Tensor& sigmoid_out(const Tensor& out, const Tensor& self) {
+const Tensor& ops::sigmoid_out(const Tensor& out, const Tensor& self) {
   const DispatchKey backend = backend_key({&self, &out});
   const DispatchKey key = autograd_active({&self, &out}) ? DispatchKey::Autograd : backend;
   if (explain_enabled()) explain_log("dispatch", "sigmoid.out", dispatch_key_name(key));
   return sigmoid_out_op.lookup(key, backend)(out, self);
-}
-
-Tensor Tensor::sigmoid() const {
-  return kiln::sigmoid(*this);
-}
-
-const Tensor& Tensor::sigmoid_() const {
-  return kiln::sigmoid_(*this);
 }
 
 }  // namespace kiln

@@ -24,7 +24,7 @@ Operator<Tensor(const Tensor&)> sign_op = {"sign", {
     /*Autograd=*/&autograd_kernels::sign,
 }};
 
-Tensor sign(const Tensor& self) {
+Tensor ops::sign(const Tensor& self) {
   const DispatchKey backend = backend_key({&self});
   const DispatchKey key = autograd_active({&self}) ? DispatchKey::Autograd : backend;
   if (explain_enabled()) explain_log("dispatch", "sign", dispatch_key_name(key));
@@ -47,7 +47,7 @@ Operator<const Tensor&(const Tensor&)> sign__op = {"sign_", {
     /*Autograd=*/&autograd_kernels::sign_,
 }};
 
-const Tensor& sign_(const Tensor& self) {
+const Tensor& ops::sign_(const Tensor& self) {
   const DispatchKey backend = backend_key({&self});
   const DispatchKey key = autograd_active({&self}) ? DispatchKey::Autograd : backend;
   if (explain_enabled()) explain_log("dispatch", "sign_", dispatch_key_name(key));
@@ -70,19 +70,11 @@ Operator<const Tensor&(const Tensor&, const Tensor&)> sign_out_op = {"sign.out",
     /*Autograd=*/&autograd_kernels::sign_out,
 }};
 
-const Tensor& sign_out(const Tensor& out, const Tensor& self) {
+const Tensor& ops::sign_out(const Tensor& out, const Tensor& self) {
   const DispatchKey backend = backend_key({&self, &out});
   const DispatchKey key = autograd_active({&self, &out}) ? DispatchKey::Autograd : backend;
   if (explain_enabled()) explain_log("dispatch", "sign.out", dispatch_key_name(key));
   return sign_out_op.lookup(key, backend)(out, self);
-}
-
-Tensor Tensor::sign() const {
-  return kiln::sign(*this);
-}
-
-const Tensor& Tensor::sign_() const {
-  return kiln::sign_(*this);
 }
 
 }  // namespace kiln

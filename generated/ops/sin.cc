@@ -24,7 +24,7 @@ Operator<Tensor(const Tensor&)> sin_op = {"sin", {
     /*Autograd=*/&autograd_kernels::sin,
 }};
 
-Tensor sin(const Tensor& self) {
+Tensor ops::sin(const Tensor& self) {
   const DispatchKey backend = backend_key({&self});
   const DispatchKey key = autograd_active({&self}) ? DispatchKey::Autograd : backend;
   if (explain_enabled()) explain_log("dispatch", "sin", dispatch_key_name(key));
@@ -47,7 +47,7 @@ Operator<const Tensor&(const Tensor&)> sin__op = {"sin_", {
     /*Autograd=*/&autograd_kernels::sin_,
 }};
 
-const Tensor& sin_(const Tensor& self) {
+const Tensor& ops::sin_(const Tensor& self) {
   const DispatchKey backend = backend_key({&self});
   const DispatchKey key = autograd_active({&self}) ? DispatchKey::Autograd : backend;
   if (explain_enabled()) explain_log("dispatch", "sin_", dispatch_key_name(key));
@@ -70,19 +70,11 @@ Operator<const Tensor&(const Tensor&, const Tensor&)> sin_out_op = {"sin.out", {
     /*Autograd=*/&autograd_kernels::sin_out,
 }};
 
-const Tensor& sin_out(const Tensor& out, const Tensor& self) {
+const Tensor& ops::sin_out(const Tensor& out, const Tensor& self) {
   const DispatchKey backend = backend_key({&self, &out});
   const DispatchKey key = autograd_active({&self, &out}) ? DispatchKey::Autograd : backend;
   if (explain_enabled()) explain_log("dispatch", "sin.out", dispatch_key_name(key));
   return sin_out_op.lookup(key, backend)(out, self);
-}
-
-Tensor Tensor::sin() const {
-  return kiln::sin(*this);
-}
-
-const Tensor& Tensor::sin_() const {
-  return kiln::sin_(*this);
 }
 
 }  // namespace kiln

@@ -28,7 +28,7 @@ Operator<Tensor(const Tensor&, int64_t, const std::optional<int64_t>&, const std
     /*Autograd=*/&autograd_kernels::slice_Tensor,
 }};
 
-Tensor slice(const Tensor& self, int64_t dim, const std::optional<int64_t>& start, const std::optional<int64_t>& end, int64_t step) {
+Tensor ops::slice(const Tensor& self, int64_t dim, const std::optional<int64_t>& start, const std::optional<int64_t>& end, int64_t step) {
   const DispatchKey backend = backend_key({&self});
   const DispatchKey key = autograd_active({&self}) ? DispatchKey::Autograd : backend;
   if (explain_enabled()) explain_log("dispatch", "slice.Tensor", dispatch_key_name(key));

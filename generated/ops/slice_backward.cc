@@ -24,7 +24,7 @@ Operator<Tensor(const Tensor&, IntArrayRef, int64_t, int64_t, int64_t, int64_t)>
     /*Autograd=*/&autograd_kernels::slice_backward,
 }};
 
-Tensor slice_backward(const Tensor& grad_output, IntArrayRef input_sizes, int64_t dim, int64_t start, int64_t end, int64_t step) {
+Tensor ops::slice_backward(const Tensor& grad_output, IntArrayRef input_sizes, int64_t dim, int64_t start, int64_t end, int64_t step) {
   const DispatchKey backend = backend_key({&grad_output});
   const DispatchKey key = autograd_active({&grad_output}) ? DispatchKey::Autograd : backend;
   if (explain_enabled()) explain_log("dispatch", "slice_backward", dispatch_key_name(key));

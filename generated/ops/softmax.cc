@@ -24,15 +24,11 @@ Operator<Tensor(const Tensor&, int64_t, const std::optional<ScalarType>&)> softm
     /*Autograd=*/&autograd_kernels::softmax_int,
 }};
 
-Tensor softmax(const Tensor& self, int64_t dim, const std::optional<ScalarType>& dtype) {
+Tensor ops::softmax(const Tensor& self, int64_t dim, const std::optional<ScalarType>& dtype) {
   const DispatchKey backend = backend_key({&self});
   const DispatchKey key = autograd_active({&self}) ? DispatchKey::Autograd : backend;
   if (explain_enabled()) explain_log("dispatch", "softmax.int", dispatch_key_name(key));
   return softmax_int_op.lookup(key, backend)(self, dim, dtype);
-}
-
-Tensor Tensor::softmax(int64_t dim, const std::optional<ScalarType>& dtype) const {
-  return kiln::softmax(*this, dim, dtype);
 }
 
 }  // namespace kiln

@@ -24,15 +24,11 @@ Operator<std::tuple<Tensor, Tensor>(const Tensor&, int64_t, bool, bool)> sort_op
     /*Autograd=*/&autograd_kernels::sort,
 }};
 
-std::tuple<Tensor, Tensor> sort(const Tensor& self, int64_t dim, bool descending, bool stable) {
+std::tuple<Tensor, Tensor> ops::sort(const Tensor& self, int64_t dim, bool descending, bool stable) {
   const DispatchKey backend = backend_key({&self});
   const DispatchKey key = autograd_active({&self}) ? DispatchKey::Autograd : backend;
   if (explain_enabled()) explain_log("dispatch", "sort", dispatch_key_name(key));
   return sort_op.lookup(key, backend)(self, dim, descending, stable);
-}
-
-std::tuple<Tensor, Tensor> Tensor::sort(int64_t dim, bool descending, bool stable) const {
-  return kiln::sort(*this, dim, descending, stable);
 }
 
 }  // namespace kiln

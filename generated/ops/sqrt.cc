@@ -24,7 +24,7 @@ Operator<Tensor(const Tensor&)> sqrt_op = {"sqrt", {
     /*Autograd=*/&autograd_kernels::sqrt,
 }};
 
-Tensor sqrt(const Tensor& self) {
+Tensor ops::sqrt(const Tensor& self) {
   const DispatchKey backend = backend_key({&self});
   const DispatchKey key = autograd_active({&self}) ? DispatchKey::Autograd : backend;
   if (explain_enabled()) explain_log("dispatch", "sqrt", dispatch_key_name(key));
@@ -47,7 +47,7 @@ Operator<const Tensor&(const Tensor&)> sqrt__op = {"sqrt_", {
     /*Autograd=*/&autograd_kernels::sqrt_,
 }};
 
-const Tensor& sqrt_(const Tensor& self) {
+const Tensor& ops::sqrt_(const Tensor& self) {
   const DispatchKey backend = backend_key({&self});
   const DispatchKey key = autograd_active({&self}) ? DispatchKey::Autograd : backend;
   if (explain_enabled()) explain_log("dispatch", "sqrt_", dispatch_key_name(key));
@@ -70,19 +70,11 @@ Operator<const Tensor&(const Tensor&, const Tensor&)> sqrt_out_op = {"sqrt.out",
     /*Autograd=*/&autograd_kernels::sqrt_out,
 }};
 
-const Tensor& sqrt_out(const Tensor& out, const Tensor& self) {
+const Tensor& ops::sqrt_out(const Tensor& out, const Tensor& self) {
   const DispatchKey backend = backend_key({&self, &out});
   const DispatchKey key = autograd_active({&self, &out}) ? DispatchKey::Autograd : backend;
   if (explain_enabled()) explain_log("dispatch", "sqrt.out", dispatch_key_name(key));
   return sqrt_out_op.lookup(key, backend)(out, self);
-}
-
-Tensor Tensor::sqrt() const {
-  return kiln::sqrt(*this);
-}
-
-const Tensor& Tensor::sqrt_() const {
-  return kiln::sqrt_(*this);
 }
 
 }  // namespace kiln

@@ -29,7 +29,7 @@ Operator<Tensor(const Tensor&, int64_t)> squeeze_dim_op = {"squeeze.dim", {
     /*Autograd=*/&autograd_kernels::squeeze_dim,
 }};
 
-Tensor squeeze(const Tensor& self, int64_t dim) {
+Tensor ops::squeeze(const Tensor& self, int64_t dim) {
   const DispatchKey backend = backend_key({&self});
   const DispatchKey key = autograd_active({&self}) ? DispatchKey::Autograd : backend;
   if (explain_enabled()) explain_log("dispatch", "squeeze.dim", dispatch_key_name(key));
@@ -39,7 +39,7 @@ Tensor squeeze(const Tensor& self, int64_t dim) {
 }
 
 // ---- squeeze(Tensor(a) self) -> Tensor(a)  (CompositeImplicit)
-Tensor squeeze(const Tensor& self) {
+Tensor ops::squeeze(const Tensor& self) {
   if (explain_enabled()) explain_log("composite", "squeeze", "");
   return composite_implicit::squeeze(self);
 }

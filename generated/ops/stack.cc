@@ -11,13 +11,13 @@
 namespace kiln {
 
 // ---- stack(Tensor[] tensors, int dim=0) -> Tensor  (CompositeImplicit)
-Tensor stack(const std::vector<Tensor>& tensors, int64_t dim) {
+Tensor ops::stack(const std::vector<Tensor>& tensors, int64_t dim) {
   if (explain_enabled()) explain_log("composite", "stack", "");
   return composite_implicit::stack(tensors, dim);
 }
 
 // ---- stack.out(Tensor[] tensors, int dim=0, *, Tensor(a!) out) -> Tensor(a!)  (CompositeImplicit)
-const Tensor& stack_out(const Tensor& out, const std::vector<Tensor>& tensors, int64_t dim) {
+const Tensor& ops::stack_out(const Tensor& out, const std::vector<Tensor>& tensors, int64_t dim) {
   if (explain_enabled()) explain_log("composite", "stack.out", "");
   return write_out(out, kiln::stack(tensors, dim), "stack");
 }

@@ -25,7 +25,7 @@ Operator<Tensor(const Tensor&, const Tensor&, const Scalar&)> sub_Tensor_op = {"
     /*Autograd=*/&autograd_kernels::sub_Tensor,
 }};
 
-Tensor sub(const Tensor& self, const Tensor& other, const Scalar& alpha) {
+Tensor ops::sub(const Tensor& self, const Tensor& other, const Scalar& alpha) {
   const DispatchKey backend = backend_key({&self, &other});
   const DispatchKey key = autograd_active({&self, &other}) ? DispatchKey::Autograd : backend;
   if (explain_enabled()) explain_log("dispatch", "sub.Tensor", dispatch_key_name(key));
@@ -48,7 +48,7 @@ Operator<const Tensor&(const Tensor&, const Tensor&, const Scalar&)> sub__Tensor
     /*Autograd=*/&autograd_kernels::sub__Tensor,
 }};
 
-const Tensor& sub_(const Tensor& self, const Tensor& other, const Scalar& alpha) {
+const Tensor& ops::sub_(const Tensor& self, const Tensor& other, const Scalar& alpha) {
   const DispatchKey backend = backend_key({&self, &other});
   const DispatchKey key = autograd_active({&self, &other}) ? DispatchKey::Autograd : backend;
   if (explain_enabled()) explain_log("dispatch", "sub_.Tensor", dispatch_key_name(key));
@@ -71,7 +71,7 @@ Operator<const Tensor&(const Tensor&, const Tensor&, const Tensor&, const Scalar
     /*Autograd=*/&autograd_kernels::sub_out,
 }};
 
-const Tensor& sub_out(const Tensor& out, const Tensor& self, const Tensor& other, const Scalar& alpha) {
+const Tensor& ops::sub_out(const Tensor& out, const Tensor& self, const Tensor& other, const Scalar& alpha) {
   const DispatchKey backend = backend_key({&self, &other, &out});
   const DispatchKey key = autograd_active({&self, &other, &out}) ? DispatchKey::Autograd : backend;
   if (explain_enabled()) explain_log("dispatch", "sub.out", dispatch_key_name(key));
@@ -79,27 +79,19 @@ const Tensor& sub_out(const Tensor& out, const Tensor& self, const Tensor& other
 }
 
 // ---- sub.Scalar(Tensor self, Scalar other, Scalar alpha=1) -> Tensor  (CompositeImplicit)
-Tensor sub(const Tensor& self, const Scalar& other, const Scalar& alpha) {
+Tensor ops::sub(const Tensor& self, const Scalar& other, const Scalar& alpha) {
   if (explain_enabled()) explain_log("composite", "sub.Scalar", "");
   return composite_implicit::sub_scalar(self, other, alpha);
 }
 
 // ---- sub_.Scalar(Tensor(a!) self, Scalar other, Scalar alpha=1) -> Tensor(a!)  (CompositeImplicit)
-const Tensor& sub_(const Tensor& self, const Scalar& other, const Scalar& alpha) {
+const Tensor& ops::sub_(const Tensor& self, const Scalar& other, const Scalar& alpha) {
   if (explain_enabled()) explain_log("composite", "sub_.Scalar", "");
   return composite_implicit::sub__scalar(self, other, alpha);
 }
 
-Tensor Tensor::sub(const Tensor& other, const Scalar& alpha) const {
-  return kiln::sub(*this, other, alpha);
-}
-
 const Tensor& Tensor::sub_(const Tensor& other, const Scalar& alpha) const {
   return kiln::sub_(*this, other, alpha);
-}
-
-Tensor Tensor::sub(const Scalar& other, const Scalar& alpha) const {
-  return kiln::sub(*this, other, alpha);
 }
 
 const Tensor& Tensor::sub_(const Scalar& other, const Scalar& alpha) const {

@@ -25,7 +25,7 @@ Operator<Tensor(const Tensor&, const std::optional<IntArrayRef>&, bool, const st
     /*Autograd=*/&autograd_kernels::sum_dim_IntList,
 }};
 
-Tensor sum(const Tensor& self, const std::optional<IntArrayRef>& dim, bool keepdim, const std::optional<ScalarType>& dtype) {
+Tensor ops::sum(const Tensor& self, const std::optional<IntArrayRef>& dim, bool keepdim, const std::optional<ScalarType>& dtype) {
   const DispatchKey backend = backend_key({&self});
   const DispatchKey key = autograd_active({&self}) ? DispatchKey::Autograd : backend;
   if (explain_enabled()) explain_log("dispatch", "sum.dim_IntList", dispatch_key_name(key));
@@ -48,7 +48,7 @@ Operator<const Tensor&(const Tensor&, const Tensor&, const std::optional<IntArra
     /*Autograd=*/&autograd_kernels::sum_dim_IntList_out,
 }};
 
-const Tensor& sum_out(const Tensor& out, const Tensor& self, const std::optional<IntArrayRef>& dim, bool keepdim, const std::optional<ScalarType>& dtype) {
+const Tensor& ops::sum_out(const Tensor& out, const Tensor& self, const std::optional<IntArrayRef>& dim, bool keepdim, const std::optional<ScalarType>& dtype) {
   const DispatchKey backend = backend_key({&self, &out});
   const DispatchKey key = autograd_active({&self, &out}) ? DispatchKey::Autograd : backend;
   if (explain_enabled()) explain_log("dispatch", "sum.dim_IntList_out", dispatch_key_name(key));
@@ -56,17 +56,9 @@ const Tensor& sum_out(const Tensor& out, const Tensor& self, const std::optional
 }
 
 // ---- sum(Tensor self, *, ScalarType? dtype=None) -> Tensor  (CompositeImplicit)
-Tensor sum(const Tensor& self, const std::optional<ScalarType>& dtype) {
+Tensor ops::sum(const Tensor& self, const std::optional<ScalarType>& dtype) {
   if (explain_enabled()) explain_log("composite", "sum", "");
   return composite_implicit::sum(self, dtype);
-}
-
-Tensor Tensor::sum(const std::optional<ScalarType>& dtype) const {
-  return kiln::sum(*this, dtype);
-}
-
-Tensor Tensor::sum(const std::optional<IntArrayRef>& dim, bool keepdim, const std::optional<ScalarType>& dtype) const {
-  return kiln::sum(*this, dim, keepdim, dtype);
 }
 
 }  // namespace kiln

@@ -24,7 +24,7 @@ Operator<Tensor(const Tensor&, const Tensor&)> take_op = {"take", {
     /*Autograd=*/&autograd_kernels::take,
 }};
 
-Tensor take(const Tensor& self, const Tensor& index) {
+Tensor ops::take(const Tensor& self, const Tensor& index) {
   const DispatchKey backend = backend_key({&self, &index});
   const DispatchKey key = autograd_active({&self, &index}) ? DispatchKey::Autograd : backend;
   if (explain_enabled()) explain_log("dispatch", "take", dispatch_key_name(key));
@@ -47,15 +47,11 @@ Operator<const Tensor&(const Tensor&, const Tensor&, const Tensor&)> take_out_op
     /*Autograd=*/&autograd_kernels::take_out,
 }};
 
-const Tensor& take_out(const Tensor& out, const Tensor& self, const Tensor& index) {
+const Tensor& ops::take_out(const Tensor& out, const Tensor& self, const Tensor& index) {
   const DispatchKey backend = backend_key({&self, &index, &out});
   const DispatchKey key = autograd_active({&self, &index, &out}) ? DispatchKey::Autograd : backend;
   if (explain_enabled()) explain_log("dispatch", "take.out", dispatch_key_name(key));
   return take_out_op.lookup(key, backend)(out, self, index);
-}
-
-Tensor Tensor::take(const Tensor& index) const {
-  return kiln::take(*this, index);
 }
 
 }  // namespace kiln

@@ -24,7 +24,7 @@ Operator<Tensor(const Tensor&)> tanh_op = {"tanh", {
     /*Autograd=*/&autograd_kernels::tanh,
 }};
 
-Tensor tanh(const Tensor& self) {
+Tensor ops::tanh(const Tensor& self) {
   const DispatchKey backend = backend_key({&self});
   const DispatchKey key = autograd_active({&self}) ? DispatchKey::Autograd : backend;
   if (explain_enabled()) explain_log("dispatch", "tanh", dispatch_key_name(key));
@@ -47,7 +47,7 @@ Operator<const Tensor&(const Tensor&)> tanh__op = {"tanh_", {
     /*Autograd=*/&autograd_kernels::tanh_,
 }};
 
-const Tensor& tanh_(const Tensor& self) {
+const Tensor& ops::tanh_(const Tensor& self) {
   const DispatchKey backend = backend_key({&self});
   const DispatchKey key = autograd_active({&self}) ? DispatchKey::Autograd : backend;
   if (explain_enabled()) explain_log("dispatch", "tanh_", dispatch_key_name(key));
@@ -70,19 +70,11 @@ Operator<const Tensor&(const Tensor&, const Tensor&)> tanh_out_op = {"tanh.out",
     /*Autograd=*/&autograd_kernels::tanh_out,
 }};
 
-const Tensor& tanh_out(const Tensor& out, const Tensor& self) {
+const Tensor& ops::tanh_out(const Tensor& out, const Tensor& self) {
   const DispatchKey backend = backend_key({&self, &out});
   const DispatchKey key = autograd_active({&self, &out}) ? DispatchKey::Autograd : backend;
   if (explain_enabled()) explain_log("dispatch", "tanh.out", dispatch_key_name(key));
   return tanh_out_op.lookup(key, backend)(out, self);
-}
-
-Tensor Tensor::tanh() const {
-  return kiln::tanh(*this);
-}
-
-const Tensor& Tensor::tanh_() const {
-  return kiln::tanh_(*this);
 }
 
 }  // namespace kiln

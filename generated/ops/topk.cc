@@ -24,15 +24,11 @@ Operator<std::tuple<Tensor, Tensor>(const Tensor&, int64_t, int64_t, bool, bool)
     /*Autograd=*/&autograd_kernels::topk,
 }};
 
-std::tuple<Tensor, Tensor> topk(const Tensor& self, int64_t k, int64_t dim, bool largest, bool sorted) {
+std::tuple<Tensor, Tensor> ops::topk(const Tensor& self, int64_t k, int64_t dim, bool largest, bool sorted) {
   const DispatchKey backend = backend_key({&self});
   const DispatchKey key = autograd_active({&self}) ? DispatchKey::Autograd : backend;
   if (explain_enabled()) explain_log("dispatch", "topk", dispatch_key_name(key));
   return topk_op.lookup(key, backend)(self, k, dim, largest, sorted);
-}
-
-std::tuple<Tensor, Tensor> Tensor::topk(int64_t k, int64_t dim, bool largest, bool sorted) const {
-  return kiln::topk(*this, k, dim, largest, sorted);
 }
 
 }  // namespace kiln

@@ -24,7 +24,7 @@ Operator<Tensor(const Tensor&, int64_t)> tril_op = {"tril", {
     /*Autograd=*/&autograd_kernels::tril,
 }};
 
-Tensor tril(const Tensor& self, int64_t diagonal) {
+Tensor ops::tril(const Tensor& self, int64_t diagonal) {
   const DispatchKey backend = backend_key({&self});
   const DispatchKey key = autograd_active({&self}) ? DispatchKey::Autograd : backend;
   if (explain_enabled()) explain_log("dispatch", "tril", dispatch_key_name(key));
@@ -47,7 +47,7 @@ Operator<const Tensor&(const Tensor&, int64_t)> tril__op = {"tril_", {
     /*Autograd=*/&autograd_kernels::tril_,
 }};
 
-const Tensor& tril_(const Tensor& self, int64_t diagonal) {
+const Tensor& ops::tril_(const Tensor& self, int64_t diagonal) {
   const DispatchKey backend = backend_key({&self});
   const DispatchKey key = autograd_active({&self}) ? DispatchKey::Autograd : backend;
   if (explain_enabled()) explain_log("dispatch", "tril_", dispatch_key_name(key));
@@ -70,19 +70,11 @@ Operator<const Tensor&(const Tensor&, const Tensor&, int64_t)> tril_out_op = {"t
     /*Autograd=*/&autograd_kernels::tril_out,
 }};
 
-const Tensor& tril_out(const Tensor& out, const Tensor& self, int64_t diagonal) {
+const Tensor& ops::tril_out(const Tensor& out, const Tensor& self, int64_t diagonal) {
   const DispatchKey backend = backend_key({&self, &out});
   const DispatchKey key = autograd_active({&self, &out}) ? DispatchKey::Autograd : backend;
   if (explain_enabled()) explain_log("dispatch", "tril.out", dispatch_key_name(key));
   return tril_out_op.lookup(key, backend)(out, self, diagonal);
-}
-
-Tensor Tensor::tril(int64_t diagonal) const {
-  return kiln::tril(*this, diagonal);
-}
-
-const Tensor& Tensor::tril_(int64_t diagonal) const {
-  return kiln::tril_(*this, diagonal);
 }
 
 }  // namespace kiln

@@ -24,7 +24,7 @@ Operator<Tensor(const Tensor&, int64_t)> triu_op = {"triu", {
     /*Autograd=*/&autograd_kernels::triu,
 }};
 
-Tensor triu(const Tensor& self, int64_t diagonal) {
+Tensor ops::triu(const Tensor& self, int64_t diagonal) {
   const DispatchKey backend = backend_key({&self});
   const DispatchKey key = autograd_active({&self}) ? DispatchKey::Autograd : backend;
   if (explain_enabled()) explain_log("dispatch", "triu", dispatch_key_name(key));
@@ -47,7 +47,7 @@ Operator<const Tensor&(const Tensor&, int64_t)> triu__op = {"triu_", {
     /*Autograd=*/&autograd_kernels::triu_,
 }};
 
-const Tensor& triu_(const Tensor& self, int64_t diagonal) {
+const Tensor& ops::triu_(const Tensor& self, int64_t diagonal) {
   const DispatchKey backend = backend_key({&self});
   const DispatchKey key = autograd_active({&self}) ? DispatchKey::Autograd : backend;
   if (explain_enabled()) explain_log("dispatch", "triu_", dispatch_key_name(key));
@@ -70,19 +70,11 @@ Operator<const Tensor&(const Tensor&, const Tensor&, int64_t)> triu_out_op = {"t
     /*Autograd=*/&autograd_kernels::triu_out,
 }};
 
-const Tensor& triu_out(const Tensor& out, const Tensor& self, int64_t diagonal) {
+const Tensor& ops::triu_out(const Tensor& out, const Tensor& self, int64_t diagonal) {
   const DispatchKey backend = backend_key({&self, &out});
   const DispatchKey key = autograd_active({&self, &out}) ? DispatchKey::Autograd : backend;
   if (explain_enabled()) explain_log("dispatch", "triu.out", dispatch_key_name(key));
   return triu_out_op.lookup(key, backend)(out, self, diagonal);
-}
-
-Tensor Tensor::triu(int64_t diagonal) const {
-  return kiln::triu(*this, diagonal);
-}
-
-const Tensor& Tensor::triu_(int64_t diagonal) const {
-  return kiln::triu_(*this, diagonal);
 }
 
 }  // namespace kiln

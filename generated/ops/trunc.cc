@@ -24,7 +24,7 @@ Operator<Tensor(const Tensor&)> trunc_op = {"trunc", {
     /*Autograd=*/&autograd_kernels::trunc,
 }};
 
-Tensor trunc(const Tensor& self) {
+Tensor ops::trunc(const Tensor& self) {
   const DispatchKey backend = backend_key({&self});
   const DispatchKey key = autograd_active({&self}) ? DispatchKey::Autograd : backend;
   if (explain_enabled()) explain_log("dispatch", "trunc", dispatch_key_name(key));
@@ -47,7 +47,7 @@ Operator<const Tensor&(const Tensor&)> trunc__op = {"trunc_", {
     /*Autograd=*/&autograd_kernels::trunc_,
 }};
 
-const Tensor& trunc_(const Tensor& self) {
+const Tensor& ops::trunc_(const Tensor& self) {
   const DispatchKey backend = backend_key({&self});
   const DispatchKey key = autograd_active({&self}) ? DispatchKey::Autograd : backend;
   if (explain_enabled()) explain_log("dispatch", "trunc_", dispatch_key_name(key));
@@ -70,19 +70,11 @@ Operator<const Tensor&(const Tensor&, const Tensor&)> trunc_out_op = {"trunc.out
     /*Autograd=*/&autograd_kernels::trunc_out,
 }};
 
-const Tensor& trunc_out(const Tensor& out, const Tensor& self) {
+const Tensor& ops::trunc_out(const Tensor& out, const Tensor& self) {
   const DispatchKey backend = backend_key({&self, &out});
   const DispatchKey key = autograd_active({&self, &out}) ? DispatchKey::Autograd : backend;
   if (explain_enabled()) explain_log("dispatch", "trunc.out", dispatch_key_name(key));
   return trunc_out_op.lookup(key, backend)(out, self);
-}
-
-Tensor Tensor::trunc() const {
-  return kiln::trunc(*this);
-}
-
-const Tensor& Tensor::trunc_() const {
-  return kiln::trunc_(*this);
 }
 
 }  // namespace kiln

@@ -10,13 +10,9 @@
 namespace kiln {
 
 // ---- unflatten.int(Tensor(a) self, int dim, int[] sizes) -> Tensor(a)  (CompositeImplicit)
-Tensor unflatten(const Tensor& self, int64_t dim, IntArrayRef sizes) {
+Tensor ops::unflatten(const Tensor& self, int64_t dim, IntArrayRef sizes) {
   if (explain_enabled()) explain_log("composite", "unflatten.int", "");
   return composite_implicit::unflatten(self, dim, sizes);
-}
-
-Tensor Tensor::unflatten(int64_t dim, IntArrayRef sizes) const {
-  return kiln::unflatten(*this, dim, sizes);
 }
 
 }  // namespace kiln

@@ -28,17 +28,13 @@ Operator<Tensor(const Tensor&, int64_t, int64_t, int64_t)> unfold_op = {"unfold"
     /*Autograd=*/&autograd_kernels::unfold,
 }};
 
-Tensor unfold(const Tensor& self, int64_t dimension, int64_t size, int64_t step) {
+Tensor ops::unfold(const Tensor& self, int64_t dimension, int64_t size, int64_t step) {
   const DispatchKey backend = backend_key({&self});
   const DispatchKey key = autograd_active({&self}) ? DispatchKey::Autograd : backend;
   if (explain_enabled()) explain_log("dispatch", "unfold", dispatch_key_name(key));
   Tensor result = unfold_op.lookup(key, backend)(self, dimension, size, step);
   mark_view(result, self);
   return result;
-}
-
-Tensor Tensor::unfold(int64_t dimension, int64_t size, int64_t step) const {
-  return kiln::unfold(*this, dimension, size, step);
 }
 
 }  // namespace kiln

@@ -26,15 +26,11 @@ Operator<const Tensor&(const Tensor&, double, double, Generator*)> uniform__op =
     /*Autograd=*/&autograd_kernels::uniform_,
 }};
 
-const Tensor& uniform_(const Tensor& self, double from, double to, Generator* generator) {
+const Tensor& ops::uniform_(const Tensor& self, double from, double to, Generator* generator) {
   const DispatchKey backend = backend_key({&self});
   const DispatchKey key = autograd_active({&self}) ? DispatchKey::Autograd : backend;
   if (explain_enabled()) explain_log("dispatch", "uniform_", dispatch_key_name(key));
   return uniform__op.lookup(key, backend)(self, from, to, generator);
-}
-
-const Tensor& Tensor::uniform_(double from, double to, Generator* generator) const {
-  return kiln::uniform_(*this, from, to, generator);
 }
 
 }  // namespace kiln

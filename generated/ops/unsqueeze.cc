@@ -28,7 +28,7 @@ Operator<Tensor(const Tensor&, int64_t)> unsqueeze_op = {"unsqueeze", {
     /*Autograd=*/&autograd_kernels::unsqueeze,
 }};
 
-Tensor unsqueeze(const Tensor& self, int64_t dim) {
+Tensor ops::unsqueeze(const Tensor& self, int64_t dim) {
   const DispatchKey backend = backend_key({&self});
   const DispatchKey key = autograd_active({&self}) ? DispatchKey::Autograd : backend;
   if (explain_enabled()) explain_log("dispatch", "unsqueeze", dispatch_key_name(key));

@@ -28,7 +28,7 @@ Operator<Tensor(const Tensor&, IntArrayRef)> view_op = {"view", {
     /*Autograd=*/&autograd_kernels::view,
 }};
 
-Tensor view(const Tensor& self, IntArrayRef size) {
+Tensor ops::view(const Tensor& self, IntArrayRef size) {
   const DispatchKey backend = backend_key({&self});
   const DispatchKey key = autograd_active({&self}) ? DispatchKey::Autograd : backend;
   if (explain_enabled()) explain_log("dispatch", "view", dispatch_key_name(key));
@@ -55,7 +55,7 @@ Operator<Tensor(const Tensor&, ScalarType)> view_dtype_op = {"view.dtype", {
     /*Autograd=*/&autograd_kernels::view_dtype,
 }};
 
-Tensor view(const Tensor& self, ScalarType dtype) {
+Tensor ops::view(const Tensor& self, ScalarType dtype) {
   const DispatchKey backend = backend_key({&self});
   const DispatchKey key = autograd_active({&self}) ? DispatchKey::Autograd : backend;
   if (explain_enabled()) explain_log("dispatch", "view.dtype", dispatch_key_name(key));

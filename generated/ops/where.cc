@@ -24,7 +24,7 @@ Operator<Tensor(const Tensor&, const Tensor&, const Tensor&)> where_self_op = {"
     /*Autograd=*/&autograd_kernels::where_self,
 }};
 
-Tensor where(const Tensor& condition, const Tensor& self, const Tensor& other) {
+Tensor ops::where(const Tensor& condition, const Tensor& self, const Tensor& other) {
   const DispatchKey backend = backend_key({&condition, &self, &other});
   const DispatchKey key = autograd_active({&condition, &self, &other}) ? DispatchKey::Autograd : backend;
   if (explain_enabled()) explain_log("dispatch", "where.self", dispatch_key_name(key));

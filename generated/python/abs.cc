@@ -41,7 +41,7 @@ PyObject* method_abs(PyObject* py_self, PyObject* args, PyObject* kwargs) {
   switch (r.index) {
     case 0: {
       const Tensor& self = unpack_tensor(py_self);
-      return wrap(without_gil([&] { return self.abs(); }));
+      return wrap(without_gil([&] { return kiln::abs(self); }));
     }
   }
   Py_RETURN_NONE;
@@ -58,7 +58,7 @@ PyObject* method_abs_(PyObject* py_self, PyObject* args, PyObject* kwargs) {
   switch (r.index) {
     case 0: {
       const Tensor& self = unpack_tensor(py_self);
-      without_gil([&] { self.abs_(); });
+      without_gil([&] { kiln::abs_(self); });
       return new_reference(py_self);
     }
   }

@@ -49,7 +49,7 @@ PyObject* method_addmm(PyObject* py_self, PyObject* args, PyObject* kwargs) {
       const Tensor mat2 = r.tensor(1);
       const auto beta = r.scalar(2);
       const auto alpha = r.scalar(3);
-      return wrap(without_gil([&] { return self.addmm(mat1, mat2, beta, alpha); }));
+      return wrap(without_gil([&] { return kiln::addmm(self, mat1, mat2, beta, alpha); }));
     }
   }
   Py_RETURN_NONE;

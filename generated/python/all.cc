@@ -44,13 +44,13 @@ PyObject* method_all(PyObject* py_self, PyObject* args, PyObject* kwargs) {
   switch (r.index) {
     case 0: {
       const Tensor& self = unpack_tensor(py_self);
-      return wrap(without_gil([&] { return self.all(); }));
+      return wrap(without_gil([&] { return kiln::all(self); }));
     }
     case 1: {
       const Tensor& self = unpack_tensor(py_self);
       const auto dim = r.int64(0);
       const auto keepdim = r.to_bool(1);
-      return wrap(without_gil([&] { return self.all(dim, keepdim); }));
+      return wrap(without_gil([&] { return kiln::all(self, dim, keepdim); }));
     }
   }
   Py_RETURN_NONE;

@@ -44,13 +44,13 @@ PyObject* method_any(PyObject* py_self, PyObject* args, PyObject* kwargs) {
   switch (r.index) {
     case 0: {
       const Tensor& self = unpack_tensor(py_self);
-      return wrap(without_gil([&] { return self.any(); }));
+      return wrap(without_gil([&] { return kiln::any(self); }));
     }
     case 1: {
       const Tensor& self = unpack_tensor(py_self);
       const auto dim = r.int64(0);
       const auto keepdim = r.to_bool(1);
-      return wrap(without_gil([&] { return self.any(dim, keepdim); }));
+      return wrap(without_gil([&] { return kiln::any(self, dim, keepdim); }));
     }
   }
   Py_RETURN_NONE;

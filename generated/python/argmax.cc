@@ -40,7 +40,7 @@ PyObject* method_argmax(PyObject* py_self, PyObject* args, PyObject* kwargs) {
       const Tensor& self = unpack_tensor(py_self);
       const auto dim = r.optional_int64(0);
       const auto keepdim = r.to_bool(1);
-      return wrap(without_gil([&] { return self.argmax(dim, keepdim); }));
+      return wrap(without_gil([&] { return kiln::argmax(self, dim, keepdim); }));
     }
   }
   Py_RETURN_NONE;

@@ -40,7 +40,7 @@ PyObject* method_argmin(PyObject* py_self, PyObject* args, PyObject* kwargs) {
       const Tensor& self = unpack_tensor(py_self);
       const auto dim = r.optional_int64(0);
       const auto keepdim = r.to_bool(1);
-      return wrap(without_gil([&] { return self.argmin(dim, keepdim); }));
+      return wrap(without_gil([&] { return kiln::argmin(self, dim, keepdim); }));
     }
   }
   Py_RETURN_NONE;

@@ -42,7 +42,7 @@ PyObject* method_argsort(PyObject* py_self, PyObject* args, PyObject* kwargs) {
       const auto dim = r.int64(0);
       const auto descending = r.to_bool(1);
       const auto stable = r.to_bool(2);
-      return wrap(without_gil([&] { return self.argsort(dim, descending, stable); }));
+      return wrap(without_gil([&] { return kiln::argsort(self, dim, descending, stable); }));
     }
   }
   Py_RETURN_NONE;

@@ -42,7 +42,7 @@ PyObject* method_as_strided(PyObject* py_self, PyObject* args, PyObject* kwargs)
       const std::vector<int64_t> size = r.intlist(0);
       const std::vector<int64_t> stride = r.intlist(1);
       const auto storage_offset = r.optional_int64(2);
-      return wrap(without_gil([&] { return self.as_strided(size, stride, storage_offset); }));
+      return wrap(without_gil([&] { return kiln::as_strided(self, size, stride, storage_offset); }));
     }
   }
   Py_RETURN_NONE;

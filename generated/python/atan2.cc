@@ -43,7 +43,7 @@ PyObject* method_atan2(PyObject* py_self, PyObject* args, PyObject* kwargs) {
     case 0: {
       const Tensor& self = unpack_tensor(py_self);
       const Tensor other = r.tensor(0);
-      return wrap(without_gil([&] { return self.atan2(other); }));
+      return wrap(without_gil([&] { return kiln::atan2(self, other); }));
     }
   }
   Py_RETURN_NONE;
@@ -61,7 +61,7 @@ PyObject* method_atan2_(PyObject* py_self, PyObject* args, PyObject* kwargs) {
     case 0: {
       const Tensor& self = unpack_tensor(py_self);
       const Tensor other = r.tensor(0);
-      without_gil([&] { self.atan2_(other); });
+      without_gil([&] { kiln::atan2_(self, other); });
       return new_reference(py_self);
     }
   }

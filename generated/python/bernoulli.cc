@@ -46,13 +46,13 @@ PyObject* method_bernoulli(PyObject* py_self, PyObject* args, PyObject* kwargs) 
     case 0: {
       const Tensor& self = unpack_tensor(py_self);
       const auto generator = r.generator(0);
-      return wrap(without_gil([&] { return self.bernoulli(generator); }));
+      return wrap(without_gil([&] { return kiln::bernoulli(self, generator); }));
     }
     case 1: {
       const Tensor& self = unpack_tensor(py_self);
       const auto p = r.to_double(0);
       const auto generator = r.generator(1);
-      return wrap(without_gil([&] { return self.bernoulli(p, generator); }));
+      return wrap(without_gil([&] { return kiln::bernoulli(self, p, generator); }));
     }
   }
   Py_RETURN_NONE;
@@ -72,14 +72,14 @@ PyObject* method_bernoulli_(PyObject* py_self, PyObject* args, PyObject* kwargs)
       const Tensor& self = unpack_tensor(py_self);
       const Tensor p = r.tensor(0);
       const auto generator = r.generator(1);
-      without_gil([&] { self.bernoulli_(p, generator); });
+      without_gil([&] { kiln::bernoulli_(self, p, generator); });
       return new_reference(py_self);
     }
     case 1: {
       const Tensor& self = unpack_tensor(py_self);
       const auto p = r.to_double(0);
       const auto generator = r.generator(1);
-      without_gil([&] { self.bernoulli_(p, generator); });
+      without_gil([&] { kiln::bernoulli_(self, p, generator); });
       return new_reference(py_self);
     }
   }

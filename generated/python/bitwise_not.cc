@@ -41,7 +41,7 @@ PyObject* method_bitwise_not(PyObject* py_self, PyObject* args, PyObject* kwargs
   switch (r.index) {
     case 0: {
       const Tensor& self = unpack_tensor(py_self);
-      return wrap(without_gil([&] { return self.bitwise_not(); }));
+      return wrap(without_gil([&] { return kiln::bitwise_not(self); }));
     }
   }
   Py_RETURN_NONE;
@@ -58,7 +58,7 @@ PyObject* method_bitwise_not_(PyObject* py_self, PyObject* args, PyObject* kwarg
   switch (r.index) {
     case 0: {
       const Tensor& self = unpack_tensor(py_self);
-      without_gil([&] { self.bitwise_not_(); });
+      without_gil([&] { kiln::bitwise_not_(self); });
       return new_reference(py_self);
     }
   }

@@ -43,7 +43,7 @@ PyObject* method_bitwise_xor(PyObject* py_self, PyObject* args, PyObject* kwargs
     case 0: {
       const Tensor& self = unpack_tensor(py_self);
       const Tensor other = r.tensor(0);
-      return wrap(without_gil([&] { return self.bitwise_xor(other); }));
+      return wrap(without_gil([&] { return kiln::bitwise_xor(self, other); }));
     }
   }
   Py_RETURN_NONE;
@@ -61,7 +61,7 @@ PyObject* method_bitwise_xor_(PyObject* py_self, PyObject* args, PyObject* kwarg
     case 0: {
       const Tensor& self = unpack_tensor(py_self);
       const Tensor other = r.tensor(0);
-      without_gil([&] { self.bitwise_xor_(other); });
+      without_gil([&] { kiln::bitwise_xor_(self, other); });
       return new_reference(py_self);
     }
   }

@@ -41,7 +41,7 @@ PyObject* method_ceil(PyObject* py_self, PyObject* args, PyObject* kwargs) {
   switch (r.index) {
     case 0: {
       const Tensor& self = unpack_tensor(py_self);
-      return wrap(without_gil([&] { return self.ceil(); }));
+      return wrap(without_gil([&] { return kiln::ceil(self); }));
     }
   }
   Py_RETURN_NONE;
@@ -58,7 +58,7 @@ PyObject* method_ceil_(PyObject* py_self, PyObject* args, PyObject* kwargs) {
   switch (r.index) {
     case 0: {
       const Tensor& self = unpack_tensor(py_self);
-      without_gil([&] { self.ceil_(); });
+      without_gil([&] { kiln::ceil_(self); });
       return new_reference(py_self);
     }
   }

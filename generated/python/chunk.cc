@@ -41,7 +41,7 @@ PyObject* method_chunk(PyObject* py_self, PyObject* args, PyObject* kwargs) {
       const Tensor& self = unpack_tensor(py_self);
       const auto chunks = r.int64(0);
       const auto dim = r.int64(1);
-      return wrap(without_gil([&] { return self.chunk(chunks, dim); }));
+      return wrap(without_gil([&] { return kiln::chunk(self, chunks, dim); }));
     }
   }
   Py_RETURN_NONE;

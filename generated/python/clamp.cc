@@ -58,13 +58,13 @@ PyObject* method_clamp(PyObject* py_self, PyObject* args, PyObject* kwargs) {
       const Tensor& self = unpack_tensor(py_self);
       const Tensor min = r.tensor(0);
       const Tensor max = r.tensor(1);
-      return wrap(without_gil([&] { return self.clamp(min, max); }));
+      return wrap(without_gil([&] { return kiln::clamp(self, min, max); }));
     }
     case 1: {
       const Tensor& self = unpack_tensor(py_self);
       const auto min = r.optional_scalar(0);
       const auto max = r.optional_scalar(1);
-      return wrap(without_gil([&] { return self.clamp(min, max); }));
+      return wrap(without_gil([&] { return kiln::clamp(self, min, max); }));
     }
   }
   Py_RETURN_NONE;
@@ -83,7 +83,7 @@ PyObject* method_clamp_(PyObject* py_self, PyObject* args, PyObject* kwargs) {
       const Tensor& self = unpack_tensor(py_self);
       const auto min = r.optional_scalar(0);
       const auto max = r.optional_scalar(1);
-      without_gil([&] { self.clamp_(min, max); });
+      without_gil([&] { kiln::clamp_(self, min, max); });
       return new_reference(py_self);
     }
   }

@@ -40,7 +40,7 @@ PyObject* method_clip(PyObject* py_self, PyObject* args, PyObject* kwargs) {
       const Tensor& self = unpack_tensor(py_self);
       const auto min = r.optional_scalar(0);
       const auto max = r.optional_scalar(1);
-      return wrap(without_gil([&] { return self.clip(min, max); }));
+      return wrap(without_gil([&] { return kiln::clip(self, min, max); }));
     }
   }
   Py_RETURN_NONE;

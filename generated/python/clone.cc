@@ -36,7 +36,7 @@ PyObject* method_clone(PyObject* py_self, PyObject* args, PyObject* kwargs) {
   switch (r.index) {
     case 0: {
       const Tensor& self = unpack_tensor(py_self);
-      return wrap(without_gil([&] { return self.clone(); }));
+      return wrap(without_gil([&] { return kiln::clone(self); }));
     }
   }
   Py_RETURN_NONE;

@@ -19,7 +19,7 @@ PyObject* method_contiguous(PyObject* py_self, PyObject* args, PyObject* kwargs)
   switch (r.index) {
     case 0: {
       const Tensor& self = unpack_tensor(py_self);
-      return wrap(without_gil([&] { return self.contiguous(); }));
+      return wrap(without_gil([&] { return kiln::contiguous(self); }));
     }
   }
   Py_RETURN_NONE;

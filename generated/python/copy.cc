@@ -21,7 +21,7 @@ PyObject* method_copy_(PyObject* py_self, PyObject* args, PyObject* kwargs) {
       const Tensor& self = unpack_tensor(py_self);
       const Tensor src = r.tensor(0);
       const auto non_blocking = r.to_bool(1);
-      without_gil([&] { self.copy_(src, non_blocking); });
+      without_gil([&] { kiln::copy_(self, src, non_blocking); });
       return new_reference(py_self);
     }
   }

@@ -41,7 +41,7 @@ PyObject* method_cos(PyObject* py_self, PyObject* args, PyObject* kwargs) {
   switch (r.index) {
     case 0: {
       const Tensor& self = unpack_tensor(py_self);
-      return wrap(without_gil([&] { return self.cos(); }));
+      return wrap(without_gil([&] { return kiln::cos(self); }));
     }
   }
   Py_RETURN_NONE;
@@ -58,7 +58,7 @@ PyObject* method_cos_(PyObject* py_self, PyObject* args, PyObject* kwargs) {
   switch (r.index) {
     case 0: {
       const Tensor& self = unpack_tensor(py_self);
-      without_gil([&] { self.cos_(); });
+      without_gil([&] { kiln::cos_(self); });
       return new_reference(py_self);
     }
   }

@@ -45,7 +45,7 @@ PyObject* method_cumprod(PyObject* py_self, PyObject* args, PyObject* kwargs) {
       const Tensor& self = unpack_tensor(py_self);
       const auto dim = r.int64(0);
       const auto dtype = r.optional_scalartype(1);
-      return wrap(without_gil([&] { return self.cumprod(dim, dtype); }));
+      return wrap(without_gil([&] { return kiln::cumprod(self, dim, dtype); }));
     }
   }
   Py_RETURN_NONE;

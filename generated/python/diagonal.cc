@@ -42,7 +42,7 @@ PyObject* method_diagonal(PyObject* py_self, PyObject* args, PyObject* kwargs) {
       const auto offset = r.int64(0);
       const auto dim1 = r.int64(1);
       const auto dim2 = r.int64(2);
-      return wrap(without_gil([&] { return self.diagonal(offset, dim1, dim2); }));
+      return wrap(without_gil([&] { return kiln::diagonal(self, offset, dim1, dim2); }));
     }
   }
   Py_RETURN_NONE;

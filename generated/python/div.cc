@@ -75,24 +75,24 @@ PyObject* method_div(PyObject* py_self, PyObject* args, PyObject* kwargs) {
     case 0: {
       const Tensor& self = unpack_tensor(py_self);
       const Tensor other = r.tensor(0);
-      return wrap(without_gil([&] { return self.div(other); }));
+      return wrap(without_gil([&] { return kiln::div(self, other); }));
     }
     case 1: {
       const Tensor& self = unpack_tensor(py_self);
       const Tensor other = r.tensor(0);
       const auto rounding_mode = r.optional_string(1);
-      return wrap(without_gil([&] { return self.div(other, rounding_mode); }));
+      return wrap(without_gil([&] { return kiln::div(self, other, rounding_mode); }));
     }
     case 2: {
       const Tensor& self = unpack_tensor(py_self);
       const auto other = r.scalar(0);
-      return wrap(without_gil([&] { return self.div(other); }));
+      return wrap(without_gil([&] { return kiln::div(self, other); }));
     }
     case 3: {
       const Tensor& self = unpack_tensor(py_self);
       const auto other = r.scalar(0);
       const auto rounding_mode = r.optional_string(1);
-      return wrap(without_gil([&] { return self.div(other, rounding_mode); }));
+      return wrap(without_gil([&] { return kiln::div(self, other, rounding_mode); }));
     }
   }
   Py_RETURN_NONE;
@@ -113,27 +113,27 @@ PyObject* method_div_(PyObject* py_self, PyObject* args, PyObject* kwargs) {
     case 0: {
       const Tensor& self = unpack_tensor(py_self);
       const Tensor other = r.tensor(0);
-      without_gil([&] { self.div_(other); });
+      without_gil([&] { kiln::div_(self, other); });
       return new_reference(py_self);
     }
     case 1: {
       const Tensor& self = unpack_tensor(py_self);
       const Tensor other = r.tensor(0);
       const auto rounding_mode = r.optional_string(1);
-      without_gil([&] { self.div_(other, rounding_mode); });
+      without_gil([&] { kiln::div_(self, other, rounding_mode); });
       return new_reference(py_self);
     }
     case 2: {
       const Tensor& self = unpack_tensor(py_self);
       const auto other = r.scalar(0);
-      without_gil([&] { self.div_(other); });
+      without_gil([&] { kiln::div_(self, other); });
       return new_reference(py_self);
     }
     case 3: {
       const Tensor& self = unpack_tensor(py_self);
       const auto other = r.scalar(0);
       const auto rounding_mode = r.optional_string(1);
-      without_gil([&] { self.div_(other, rounding_mode); });
+      without_gil([&] { kiln::div_(self, other, rounding_mode); });
       return new_reference(py_self);
     }
   }

@@ -43,7 +43,7 @@ PyObject* method_dot(PyObject* py_self, PyObject* args, PyObject* kwargs) {
     case 0: {
       const Tensor& self = unpack_tensor(py_self);
       const Tensor tensor = r.tensor(0);
-      return wrap(without_gil([&] { return self.dot(tensor); }));
+      return wrap(without_gil([&] { return kiln::dot(self, tensor); }));
     }
   }
   Py_RETURN_NONE;

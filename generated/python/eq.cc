@@ -50,12 +50,12 @@ PyObject* method_eq(PyObject* py_self, PyObject* args, PyObject* kwargs) {
     case 0: {
       const Tensor& self = unpack_tensor(py_self);
       const Tensor other = r.tensor(0);
-      return wrap(without_gil([&] { return self.eq(other); }));
+      return wrap(without_gil([&] { return kiln::eq(self, other); }));
     }
     case 1: {
       const Tensor& self = unpack_tensor(py_self);
       const auto other = r.scalar(0);
-      return wrap(without_gil([&] { return self.eq(other); }));
+      return wrap(without_gil([&] { return kiln::eq(self, other); }));
     }
   }
   Py_RETURN_NONE;

@@ -41,7 +41,7 @@ PyObject* method_erf(PyObject* py_self, PyObject* args, PyObject* kwargs) {
   switch (r.index) {
     case 0: {
       const Tensor& self = unpack_tensor(py_self);
-      return wrap(without_gil([&] { return self.erf(); }));
+      return wrap(without_gil([&] { return kiln::erf(self); }));
     }
   }
   Py_RETURN_NONE;
@@ -58,7 +58,7 @@ PyObject* method_erf_(PyObject* py_self, PyObject* args, PyObject* kwargs) {
   switch (r.index) {
     case 0: {
       const Tensor& self = unpack_tensor(py_self);
-      without_gil([&] { self.erf_(); });
+      without_gil([&] { kiln::erf_(self); });
       return new_reference(py_self);
     }
   }

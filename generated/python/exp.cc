@@ -41,7 +41,7 @@ PyObject* method_exp(PyObject* py_self, PyObject* args, PyObject* kwargs) {
   switch (r.index) {
     case 0: {
       const Tensor& self = unpack_tensor(py_self);
-      return wrap(without_gil([&] { return self.exp(); }));
+      return wrap(without_gil([&] { return kiln::exp(self); }));
     }
   }
   Py_RETURN_NONE;
@@ -58,7 +58,7 @@ PyObject* method_exp_(PyObject* py_self, PyObject* args, PyObject* kwargs) {
   switch (r.index) {
     case 0: {
       const Tensor& self = unpack_tensor(py_self);
-      without_gil([&] { self.exp_(); });
+      without_gil([&] { kiln::exp_(self); });
       return new_reference(py_self);
     }
   }

@@ -21,7 +21,7 @@ PyObject* method_expand(PyObject* py_self, PyObject* args, PyObject* kwargs) {
       const Tensor& self = unpack_tensor(py_self);
       const std::vector<int64_t> size = r.intlist(0);
       const auto implicit = r.to_bool(1);
-      return wrap(without_gil([&] { return self.expand(size, implicit); }));
+      return wrap(without_gil([&] { return kiln::expand(self, size, implicit); }));
     }
   }
   Py_RETURN_NONE;

@@ -41,7 +41,7 @@ PyObject* method_expm1(PyObject* py_self, PyObject* args, PyObject* kwargs) {
   switch (r.index) {
     case 0: {
       const Tensor& self = unpack_tensor(py_self);
-      return wrap(without_gil([&] { return self.expm1(); }));
+      return wrap(without_gil([&] { return kiln::expm1(self); }));
     }
   }
   Py_RETURN_NONE;
@@ -58,7 +58,7 @@ PyObject* method_expm1_(PyObject* py_self, PyObject* args, PyObject* kwargs) {
   switch (r.index) {
     case 0: {
       const Tensor& self = unpack_tensor(py_self);
-      without_gil([&] { self.expm1_(); });
+      without_gil([&] { kiln::expm1_(self); });
       return new_reference(py_self);
     }
   }

@@ -39,7 +39,7 @@ PyObject* method_fill_(PyObject* py_self, PyObject* args, PyObject* kwargs) {
     case 0: {
       const Tensor& self = unpack_tensor(py_self);
       const auto value = r.scalar(0);
-      without_gil([&] { self.fill_(value); });
+      without_gil([&] { kiln::fill_(self, value); });
       return new_reference(py_self);
     }
   }

@@ -40,7 +40,7 @@ PyObject* method_flatten(PyObject* py_self, PyObject* args, PyObject* kwargs) {
       const Tensor& self = unpack_tensor(py_self);
       const auto start_dim = r.int64(0);
       const auto end_dim = r.int64(1);
-      return wrap(without_gil([&] { return self.flatten(start_dim, end_dim); }));
+      return wrap(without_gil([&] { return kiln::flatten(self, start_dim, end_dim); }));
     }
   }
   Py_RETURN_NONE;

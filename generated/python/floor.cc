@@ -41,7 +41,7 @@ PyObject* method_floor(PyObject* py_self, PyObject* args, PyObject* kwargs) {
   switch (r.index) {
     case 0: {
       const Tensor& self = unpack_tensor(py_self);
-      return wrap(without_gil([&] { return self.floor(); }));
+      return wrap(without_gil([&] { return kiln::floor(self); }));
     }
   }
   Py_RETURN_NONE;
@@ -58,7 +58,7 @@ PyObject* method_floor_(PyObject* py_self, PyObject* args, PyObject* kwargs) {
   switch (r.index) {
     case 0: {
       const Tensor& self = unpack_tensor(py_self);
-      without_gil([&] { self.floor_(); });
+      without_gil([&] { kiln::floor_(self); });
       return new_reference(py_self);
     }
   }

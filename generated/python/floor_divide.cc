@@ -43,7 +43,7 @@ PyObject* method_floor_divide(PyObject* py_self, PyObject* args, PyObject* kwarg
     case 0: {
       const Tensor& self = unpack_tensor(py_self);
       const Tensor other = r.tensor(0);
-      return wrap(without_gil([&] { return self.floor_divide(other); }));
+      return wrap(without_gil([&] { return kiln::floor_divide(self, other); }));
     }
   }
   Py_RETURN_NONE;
@@ -61,7 +61,7 @@ PyObject* method_floor_divide_(PyObject* py_self, PyObject* args, PyObject* kwar
     case 0: {
       const Tensor& self = unpack_tensor(py_self);
       const Tensor other = r.tensor(0);
-      without_gil([&] { self.floor_divide_(other); });
+      without_gil([&] { kiln::floor_divide_(self, other); });
       return new_reference(py_self);
     }
   }

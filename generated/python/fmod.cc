@@ -50,12 +50,12 @@ PyObject* method_fmod(PyObject* py_self, PyObject* args, PyObject* kwargs) {
     case 0: {
       const Tensor& self = unpack_tensor(py_self);
       const Tensor other = r.tensor(0);
-      return wrap(without_gil([&] { return self.fmod(other); }));
+      return wrap(without_gil([&] { return kiln::fmod(self, other); }));
     }
     case 1: {
       const Tensor& self = unpack_tensor(py_self);
       const auto other = r.scalar(0);
-      return wrap(without_gil([&] { return self.fmod(other); }));
+      return wrap(without_gil([&] { return kiln::fmod(self, other); }));
     }
   }
   Py_RETURN_NONE;
@@ -73,7 +73,7 @@ PyObject* method_fmod_(PyObject* py_self, PyObject* args, PyObject* kwargs) {
     case 0: {
       const Tensor& self = unpack_tensor(py_self);
       const Tensor other = r.tensor(0);
-      without_gil([&] { self.fmod_(other); });
+      without_gil([&] { kiln::fmod_(self, other); });
       return new_reference(py_self);
     }
   }

@@ -45,7 +45,7 @@ PyObject* method_gather(PyObject* py_self, PyObject* args, PyObject* kwargs) {
       const Tensor& self = unpack_tensor(py_self);
       const auto dim = r.int64(0);
       const Tensor index = r.tensor(1);
-      return wrap(without_gil([&] { return self.gather(dim, index); }));
+      return wrap(without_gil([&] { return kiln::gather(self, dim, index); }));
     }
   }
   Py_RETURN_NONE;

@@ -38,7 +38,7 @@ PyObject* method_index(PyObject* py_self, PyObject* args, PyObject* kwargs) {
     case 0: {
       const Tensor& self = unpack_tensor(py_self);
       const std::vector<Tensor> indices = r.tensorlist(0);
-      return wrap(without_gil([&] { return self.index(indices); }));
+      return wrap(without_gil([&] { return kiln::index(self, indices); }));
     }
   }
   Py_RETURN_NONE;

@@ -42,7 +42,7 @@ PyObject* method_index_put(PyObject* py_self, PyObject* args, PyObject* kwargs) 
       const std::vector<Tensor> indices = r.tensorlist(0);
       const Tensor values = r.tensor(1);
       const auto accumulate = r.to_bool(2);
-      return wrap(without_gil([&] { return self.index_put(indices, values, accumulate); }));
+      return wrap(without_gil([&] { return kiln::index_put(self, indices, values, accumulate); }));
     }
   }
   Py_RETURN_NONE;
@@ -62,7 +62,7 @@ PyObject* method_index_put_(PyObject* py_self, PyObject* args, PyObject* kwargs)
       const std::vector<Tensor> indices = r.tensorlist(0);
       const Tensor values = r.tensor(1);
       const auto accumulate = r.to_bool(2);
-      without_gil([&] { self.index_put_(indices, values, accumulate); });
+      without_gil([&] { kiln::index_put_(self, indices, values, accumulate); });
       return new_reference(py_self);
     }
   }

@@ -45,7 +45,7 @@ PyObject* method_index_select(PyObject* py_self, PyObject* args, PyObject* kwarg
       const Tensor& self = unpack_tensor(py_self);
       const auto dim = r.int64(0);
       const Tensor index = r.tensor(1);
-      return wrap(without_gil([&] { return self.index_select(dim, index); }));
+      return wrap(without_gil([&] { return kiln::index_select(self, dim, index); }));
     }
   }
   Py_RETURN_NONE;

@@ -44,7 +44,7 @@ PyObject* method_isclose(PyObject* py_self, PyObject* args, PyObject* kwargs) {
       const auto rtol = r.to_double(1);
       const auto atol = r.to_double(2);
       const auto equal_nan = r.to_bool(3);
-      return wrap(without_gil([&] { return self.isclose(other, rtol, atol, equal_nan); }));
+      return wrap(without_gil([&] { return kiln::isclose(self, other, rtol, atol, equal_nan); }));
     }
   }
   Py_RETURN_NONE;

@@ -36,7 +36,7 @@ PyObject* method_isinf(PyObject* py_self, PyObject* args, PyObject* kwargs) {
   switch (r.index) {
     case 0: {
       const Tensor& self = unpack_tensor(py_self);
-      return wrap(without_gil([&] { return self.isinf(); }));
+      return wrap(without_gil([&] { return kiln::isinf(self); }));
     }
   }
   Py_RETURN_NONE;

@@ -36,7 +36,7 @@ PyObject* method_isnan(PyObject* py_self, PyObject* args, PyObject* kwargs) {
   switch (r.index) {
     case 0: {
       const Tensor& self = unpack_tensor(py_self);
-      return wrap(without_gil([&] { return self.isnan(); }));
+      return wrap(without_gil([&] { return kiln::isnan(self); }));
     }
   }
   Py_RETURN_NONE;

@@ -58,13 +58,13 @@ PyObject* method_lerp(PyObject* py_self, PyObject* args, PyObject* kwargs) {
       const Tensor& self = unpack_tensor(py_self);
       const Tensor end = r.tensor(0);
       const Tensor weight = r.tensor(1);
-      return wrap(without_gil([&] { return self.lerp(end, weight); }));
+      return wrap(without_gil([&] { return kiln::lerp(self, end, weight); }));
     }
     case 1: {
       const Tensor& self = unpack_tensor(py_self);
       const Tensor end = r.tensor(0);
       const auto weight = r.scalar(1);
-      return wrap(without_gil([&] { return self.lerp(end, weight); }));
+      return wrap(without_gil([&] { return kiln::lerp(self, end, weight); }));
     }
   }
   Py_RETURN_NONE;

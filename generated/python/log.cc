@@ -41,7 +41,7 @@ PyObject* method_log(PyObject* py_self, PyObject* args, PyObject* kwargs) {
   switch (r.index) {
     case 0: {
       const Tensor& self = unpack_tensor(py_self);
-      return wrap(without_gil([&] { return self.log(); }));
+      return wrap(without_gil([&] { return kiln::log(self); }));
     }
   }
   Py_RETURN_NONE;
@@ -58,7 +58,7 @@ PyObject* method_log_(PyObject* py_self, PyObject* args, PyObject* kwargs) {
   switch (r.index) {
     case 0: {
       const Tensor& self = unpack_tensor(py_self);
-      without_gil([&] { self.log_(); });
+      without_gil([&] { kiln::log_(self); });
       return new_reference(py_self);
     }
   }

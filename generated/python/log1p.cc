@@ -41,7 +41,7 @@ PyObject* method_log1p(PyObject* py_self, PyObject* args, PyObject* kwargs) {
   switch (r.index) {
     case 0: {
       const Tensor& self = unpack_tensor(py_self);
-      return wrap(without_gil([&] { return self.log1p(); }));
+      return wrap(without_gil([&] { return kiln::log1p(self); }));
     }
   }
   Py_RETURN_NONE;
@@ -58,7 +58,7 @@ PyObject* method_log1p_(PyObject* py_self, PyObject* args, PyObject* kwargs) {
   switch (r.index) {
     case 0: {
       const Tensor& self = unpack_tensor(py_self);
-      without_gil([&] { self.log1p_(); });
+      without_gil([&] { kiln::log1p_(self); });
       return new_reference(py_self);
     }
   }

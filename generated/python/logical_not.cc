@@ -41,7 +41,7 @@ PyObject* method_logical_not(PyObject* py_self, PyObject* args, PyObject* kwargs
   switch (r.index) {
     case 0: {
       const Tensor& self = unpack_tensor(py_self);
-      return wrap(without_gil([&] { return self.logical_not(); }));
+      return wrap(without_gil([&] { return kiln::logical_not(self); }));
     }
   }
   Py_RETURN_NONE;
@@ -58,7 +58,7 @@ PyObject* method_logical_not_(PyObject* py_self, PyObject* args, PyObject* kwarg
   switch (r.index) {
     case 0: {
       const Tensor& self = unpack_tensor(py_self);
-      without_gil([&] { self.logical_not_(); });
+      without_gil([&] { kiln::logical_not_(self); });
       return new_reference(py_self);
     }
   }

@@ -43,7 +43,7 @@ PyObject* method_logical_or(PyObject* py_self, PyObject* args, PyObject* kwargs)
     case 0: {
       const Tensor& self = unpack_tensor(py_self);
       const Tensor other = r.tensor(0);
-      return wrap(without_gil([&] { return self.logical_or(other); }));
+      return wrap(without_gil([&] { return kiln::logical_or(self, other); }));
     }
   }
   Py_RETURN_NONE;
@@ -61,7 +61,7 @@ PyObject* method_logical_or_(PyObject* py_self, PyObject* args, PyObject* kwargs
     case 0: {
       const Tensor& self = unpack_tensor(py_self);
       const Tensor other = r.tensor(0);
-      without_gil([&] { self.logical_or_(other); });
+      without_gil([&] { kiln::logical_or_(self, other); });
       return new_reference(py_self);
     }
   }

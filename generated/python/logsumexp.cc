@@ -45,7 +45,7 @@ PyObject* method_logsumexp(PyObject* py_self, PyObject* args, PyObject* kwargs) 
       const Tensor& self = unpack_tensor(py_self);
       const std::vector<int64_t> dim = r.intlist(0);
       const auto keepdim = r.to_bool(1);
-      return wrap(without_gil([&] { return self.logsumexp(dim, keepdim); }));
+      return wrap(without_gil([&] { return kiln::logsumexp(self, dim, keepdim); }));
     }
   }
   Py_RETURN_NONE;

@@ -50,12 +50,12 @@ PyObject* method_lt(PyObject* py_self, PyObject* args, PyObject* kwargs) {
     case 0: {
       const Tensor& self = unpack_tensor(py_self);
       const Tensor other = r.tensor(0);
-      return wrap(without_gil([&] { return self.lt(other); }));
+      return wrap(without_gil([&] { return kiln::lt(self, other); }));
     }
     case 1: {
       const Tensor& self = unpack_tensor(py_self);
       const auto other = r.scalar(0);
-      return wrap(without_gil([&] { return self.lt(other); }));
+      return wrap(without_gil([&] { return kiln::lt(self, other); }));
     }
   }
   Py_RETURN_NONE;

@@ -48,13 +48,13 @@ PyObject* method_masked_fill(PyObject* py_self, PyObject* args, PyObject* kwargs
       const Tensor& self = unpack_tensor(py_self);
       const Tensor mask = r.tensor(0);
       const Tensor value = r.tensor(1);
-      return wrap(without_gil([&] { return self.masked_fill(mask, value); }));
+      return wrap(without_gil([&] { return kiln::masked_fill(self, mask, value); }));
     }
     case 1: {
       const Tensor& self = unpack_tensor(py_self);
       const Tensor mask = r.tensor(0);
       const auto value = r.scalar(1);
-      return wrap(without_gil([&] { return self.masked_fill(mask, value); }));
+      return wrap(without_gil([&] { return kiln::masked_fill(self, mask, value); }));
     }
   }
   Py_RETURN_NONE;
@@ -74,14 +74,14 @@ PyObject* method_masked_fill_(PyObject* py_self, PyObject* args, PyObject* kwarg
       const Tensor& self = unpack_tensor(py_self);
       const Tensor mask = r.tensor(0);
       const Tensor value = r.tensor(1);
-      without_gil([&] { self.masked_fill_(mask, value); });
+      without_gil([&] { kiln::masked_fill_(self, mask, value); });
       return new_reference(py_self);
     }
     case 1: {
       const Tensor& self = unpack_tensor(py_self);
       const Tensor mask = r.tensor(0);
       const auto value = r.scalar(1);
-      without_gil([&] { self.masked_fill_(mask, value); });
+      without_gil([&] { kiln::masked_fill_(self, mask, value); });
       return new_reference(py_self);
     }
   }

@@ -43,7 +43,7 @@ PyObject* method_masked_select(PyObject* py_self, PyObject* args, PyObject* kwar
     case 0: {
       const Tensor& self = unpack_tensor(py_self);
       const Tensor mask = r.tensor(0);
-      return wrap(without_gil([&] { return self.masked_select(mask); }));
+      return wrap(without_gil([&] { return kiln::masked_select(self, mask); }));
     }
   }
   Py_RETURN_NONE;

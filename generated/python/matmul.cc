@@ -43,7 +43,7 @@ PyObject* method_matmul(PyObject* py_self, PyObject* args, PyObject* kwargs) {
     case 0: {
       const Tensor& self = unpack_tensor(py_self);
       const Tensor other = r.tensor(0);
-      return wrap(without_gil([&] { return self.matmul(other); }));
+      return wrap(without_gil([&] { return kiln::matmul(self, other); }));
     }
   }
   Py_RETURN_NONE;

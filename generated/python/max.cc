@@ -53,19 +53,19 @@ PyObject* method_max(PyObject* py_self, PyObject* args, PyObject* kwargs) {
   switch (r.index) {
     case 0: {
       const Tensor& self = unpack_tensor(py_self);
-      return wrap(without_gil([&] { return self.max(); }));
+      return wrap(without_gil([&] { return kiln::max(self); }));
     }
     case 1: {
       const Tensor& self = unpack_tensor(py_self);
       const auto dim = r.int64(0);
       const auto keepdim = r.to_bool(1);
       static PyTypeObject* const returns = named_tuple_type("max", {"values", "indices"});
-      return wrap_tuple(returns, without_gil([&] { return self.max(dim, keepdim); }));
+      return wrap_tuple(returns, without_gil([&] { return kiln::max(self, dim, keepdim); }));
     }
     case 2: {
       const Tensor& self = unpack_tensor(py_self);
       const Tensor other = r.tensor(0);
-      return wrap(without_gil([&] { return self.max(other); }));
+      return wrap(without_gil([&] { return kiln::max(self, other); }));
     }
   }
   Py_RETURN_NONE;

@@ -53,19 +53,19 @@ PyObject* method_min(PyObject* py_self, PyObject* args, PyObject* kwargs) {
   switch (r.index) {
     case 0: {
       const Tensor& self = unpack_tensor(py_self);
-      return wrap(without_gil([&] { return self.min(); }));
+      return wrap(without_gil([&] { return kiln::min(self); }));
     }
     case 1: {
       const Tensor& self = unpack_tensor(py_self);
       const auto dim = r.int64(0);
       const auto keepdim = r.to_bool(1);
       static PyTypeObject* const returns = named_tuple_type("min", {"values", "indices"});
-      return wrap_tuple(returns, without_gil([&] { return self.min(dim, keepdim); }));
+      return wrap_tuple(returns, without_gil([&] { return kiln::min(self, dim, keepdim); }));
     }
     case 2: {
       const Tensor& self = unpack_tensor(py_self);
       const Tensor other = r.tensor(0);
-      return wrap(without_gil([&] { return self.min(other); }));
+      return wrap(without_gil([&] { return kiln::min(self, other); }));
     }
   }
   Py_RETURN_NONE;

@@ -43,7 +43,7 @@ PyObject* method_mm(PyObject* py_self, PyObject* args, PyObject* kwargs) {
     case 0: {
       const Tensor& self = unpack_tensor(py_self);
       const Tensor mat2 = r.tensor(0);
-      return wrap(without_gil([&] { return self.mm(mat2); }));
+      return wrap(without_gil([&] { return kiln::mm(self, mat2); }));
     }
   }
   Py_RETURN_NONE;

@@ -48,13 +48,13 @@ PyObject* method_movedim(PyObject* py_self, PyObject* args, PyObject* kwargs) {
       const Tensor& self = unpack_tensor(py_self);
       const auto source = r.int64(0);
       const auto destination = r.int64(1);
-      return wrap(without_gil([&] { return self.movedim(source, destination); }));
+      return wrap(without_gil([&] { return kiln::movedim(self, source, destination); }));
     }
     case 1: {
       const Tensor& self = unpack_tensor(py_self);
       const std::vector<int64_t> source = r.intlist(0);
       const std::vector<int64_t> destination = r.intlist(1);
-      return wrap(without_gil([&] { return self.movedim(source, destination); }));
+      return wrap(without_gil([&] { return kiln::movedim(self, source, destination); }));
     }
   }
   Py_RETURN_NONE;

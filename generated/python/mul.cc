@@ -50,12 +50,12 @@ PyObject* method_mul(PyObject* py_self, PyObject* args, PyObject* kwargs) {
     case 0: {
       const Tensor& self = unpack_tensor(py_self);
       const Tensor other = r.tensor(0);
-      return wrap(without_gil([&] { return self.mul(other); }));
+      return wrap(without_gil([&] { return kiln::mul(self, other); }));
     }
     case 1: {
       const Tensor& self = unpack_tensor(py_self);
       const auto other = r.scalar(0);
-      return wrap(without_gil([&] { return self.mul(other); }));
+      return wrap(without_gil([&] { return kiln::mul(self, other); }));
     }
   }
   Py_RETURN_NONE;
@@ -74,13 +74,13 @@ PyObject* method_mul_(PyObject* py_self, PyObject* args, PyObject* kwargs) {
     case 0: {
       const Tensor& self = unpack_tensor(py_self);
       const Tensor other = r.tensor(0);
-      without_gil([&] { self.mul_(other); });
+      without_gil([&] { kiln::mul_(self, other); });
       return new_reference(py_self);
     }
     case 1: {
       const Tensor& self = unpack_tensor(py_self);
       const auto other = r.scalar(0);
-      without_gil([&] { self.mul_(other); });
+      without_gil([&] { kiln::mul_(self, other); });
       return new_reference(py_self);
     }
   }

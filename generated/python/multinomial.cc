@@ -42,7 +42,7 @@ PyObject* method_multinomial(PyObject* py_self, PyObject* args, PyObject* kwargs
       const auto num_samples = r.int64(0);
       const auto replacement = r.to_bool(1);
       const auto generator = r.generator(2);
-      return wrap(without_gil([&] { return self.multinomial(num_samples, replacement, generator); }));
+      return wrap(without_gil([&] { return kiln::multinomial(self, num_samples, replacement, generator); }));
     }
   }
   Py_RETURN_NONE;

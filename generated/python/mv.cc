@@ -43,7 +43,7 @@ PyObject* method_mv(PyObject* py_self, PyObject* args, PyObject* kwargs) {
     case 0: {
       const Tensor& self = unpack_tensor(py_self);
       const Tensor vec = r.tensor(0);
-      return wrap(without_gil([&] { return self.mv(vec); }));
+      return wrap(without_gil([&] { return kiln::mv(self, vec); }));
     }
   }
   Py_RETURN_NONE;

@@ -42,7 +42,7 @@ PyObject* method_narrow(PyObject* py_self, PyObject* args, PyObject* kwargs) {
       const auto dim = r.int64(0);
       const auto start = r.int64(1);
       const auto length = r.int64(2);
-      return wrap(without_gil([&] { return self.narrow(dim, start, length); }));
+      return wrap(without_gil([&] { return kiln::narrow(self, dim, start, length); }));
     }
   }
   Py_RETURN_NONE;

@@ -41,7 +41,7 @@ PyObject* method_neg(PyObject* py_self, PyObject* args, PyObject* kwargs) {
   switch (r.index) {
     case 0: {
       const Tensor& self = unpack_tensor(py_self);
-      return wrap(without_gil([&] { return self.neg(); }));
+      return wrap(without_gil([&] { return kiln::neg(self); }));
     }
   }
   Py_RETURN_NONE;
@@ -58,7 +58,7 @@ PyObject* method_neg_(PyObject* py_self, PyObject* args, PyObject* kwargs) {
   switch (r.index) {
     case 0: {
       const Tensor& self = unpack_tensor(py_self);
-      without_gil([&] { self.neg_(); });
+      without_gil([&] { kiln::neg_(self); });
       return new_reference(py_self);
     }
   }

@@ -47,14 +47,14 @@ PyObject* method_norm(PyObject* py_self, PyObject* args, PyObject* kwargs) {
     case 0: {
       const Tensor& self = unpack_tensor(py_self);
       const auto p = r.scalar(0);
-      return wrap(without_gil([&] { return self.norm(p); }));
+      return wrap(without_gil([&] { return kiln::norm(self, p); }));
     }
     case 1: {
       const Tensor& self = unpack_tensor(py_self);
       const auto p = r.optional_scalar(0);
       const std::vector<int64_t> dim = r.intlist(1);
       const auto keepdim = r.to_bool(2);
-      return wrap(without_gil([&] { return self.norm(p, dim, keepdim); }));
+      return wrap(without_gil([&] { return kiln::norm(self, p, dim, keepdim); }));
     }
   }
   Py_RETURN_NONE;

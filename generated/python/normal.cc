@@ -43,7 +43,7 @@ PyObject* method_normal_(PyObject* py_self, PyObject* args, PyObject* kwargs) {
       const auto mean = r.to_double(0);
       const auto std = r.to_double(1);
       const auto generator = r.generator(2);
-      without_gil([&] { self.normal_(mean, std, generator); });
+      without_gil([&] { kiln::normal_(self, mean, std, generator); });
       return new_reference(py_self);
     }
   }

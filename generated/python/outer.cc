@@ -43,7 +43,7 @@ PyObject* method_outer(PyObject* py_self, PyObject* args, PyObject* kwargs) {
     case 0: {
       const Tensor& self = unpack_tensor(py_self);
       const Tensor vec2 = r.tensor(0);
-      return wrap(without_gil([&] { return self.outer(vec2); }));
+      return wrap(without_gil([&] { return kiln::outer(self, vec2); }));
     }
   }
   Py_RETURN_NONE;

@@ -38,7 +38,7 @@ PyObject* method_permute(PyObject* py_self, PyObject* args, PyObject* kwargs) {
     case 0: {
       const Tensor& self = unpack_tensor(py_self);
       const std::vector<int64_t> dims = r.intlist(0);
-      return wrap(without_gil([&] { return self.permute(dims); }));
+      return wrap(without_gil([&] { return kiln::permute(self, dims); }));
     }
   }
   Py_RETURN_NONE;

@@ -61,12 +61,12 @@ PyObject* method_pow(PyObject* py_self, PyObject* args, PyObject* kwargs) {
     case 0: {
       const Tensor& self = unpack_tensor(py_self);
       const Tensor exponent = r.tensor(0);
-      return wrap(without_gil([&] { return self.pow(exponent); }));
+      return wrap(without_gil([&] { return kiln::pow(self, exponent); }));
     }
     case 1: {
       const Tensor& self = unpack_tensor(py_self);
       const auto exponent = r.scalar(0);
-      return wrap(without_gil([&] { return self.pow(exponent); }));
+      return wrap(without_gil([&] { return kiln::pow(self, exponent); }));
     }
   }
   Py_RETURN_NONE;
@@ -85,13 +85,13 @@ PyObject* method_pow_(PyObject* py_self, PyObject* args, PyObject* kwargs) {
     case 0: {
       const Tensor& self = unpack_tensor(py_self);
       const Tensor exponent = r.tensor(0);
-      without_gil([&] { self.pow_(exponent); });
+      without_gil([&] { kiln::pow_(self, exponent); });
       return new_reference(py_self);
     }
     case 1: {
       const Tensor& self = unpack_tensor(py_self);
       const auto exponent = r.scalar(0);
-      without_gil([&] { self.pow_(exponent); });
+      without_gil([&] { kiln::pow_(self, exponent); });
       return new_reference(py_self);
     }
   }

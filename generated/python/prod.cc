@@ -52,14 +52,14 @@ PyObject* method_prod(PyObject* py_self, PyObject* args, PyObject* kwargs) {
     case 0: {
       const Tensor& self = unpack_tensor(py_self);
       const auto dtype = r.optional_scalartype(0);
-      return wrap(without_gil([&] { return self.prod(dtype); }));
+      return wrap(without_gil([&] { return kiln::prod(self, dtype); }));
     }
     case 1: {
       const Tensor& self = unpack_tensor(py_self);
       const auto dim = r.int64(0);
       const auto keepdim = r.to_bool(1);
       const auto dtype = r.optional_scalartype(2);
-      return wrap(without_gil([&] { return self.prod(dim, keepdim, dtype); }));
+      return wrap(without_gil([&] { return kiln::prod(self, dim, keepdim, dtype); }));
     }
   }
   Py_RETURN_NONE;

@@ -59,7 +59,7 @@ PyObject* method_random_(PyObject* py_self, PyObject* args, PyObject* kwargs) {
       const Tensor& self = unpack_tensor(py_self);
       const auto to = r.int64(0);
       const auto generator = r.generator(1);
-      without_gil([&] { self.random_(to, generator); });
+      without_gil([&] { kiln::random_(self, to, generator); });
       return new_reference(py_self);
     }
     case 1: {
@@ -67,13 +67,13 @@ PyObject* method_random_(PyObject* py_self, PyObject* args, PyObject* kwargs) {
       const auto from = r.int64(0);
       const auto to = r.optional_int64(1);
       const auto generator = r.generator(2);
-      without_gil([&] { self.random_(from, to, generator); });
+      without_gil([&] { kiln::random_(self, from, to, generator); });
       return new_reference(py_self);
     }
     case 2: {
       const Tensor& self = unpack_tensor(py_self);
       const auto generator = r.generator(0);
-      without_gil([&] { self.random_(generator); });
+      without_gil([&] { kiln::random_(self, generator); });
       return new_reference(py_self);
     }
   }

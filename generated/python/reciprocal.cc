@@ -41,7 +41,7 @@ PyObject* method_reciprocal(PyObject* py_self, PyObject* args, PyObject* kwargs)
   switch (r.index) {
     case 0: {
       const Tensor& self = unpack_tensor(py_self);
-      return wrap(without_gil([&] { return self.reciprocal(); }));
+      return wrap(without_gil([&] { return kiln::reciprocal(self); }));
     }
   }
   Py_RETURN_NONE;
@@ -58,7 +58,7 @@ PyObject* method_reciprocal_(PyObject* py_self, PyObject* args, PyObject* kwargs
   switch (r.index) {
     case 0: {
       const Tensor& self = unpack_tensor(py_self);
-      without_gil([&] { self.reciprocal_(); });
+      without_gil([&] { kiln::reciprocal_(self); });
       return new_reference(py_self);
     }
   }

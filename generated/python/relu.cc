@@ -41,7 +41,7 @@ PyObject* method_relu(PyObject* py_self, PyObject* args, PyObject* kwargs) {
   switch (r.index) {
     case 0: {
       const Tensor& self = unpack_tensor(py_self);
-      return wrap(without_gil([&] { return self.relu(); }));
+      return wrap(without_gil([&] { return kiln::relu(self); }));
     }
   }
   Py_RETURN_NONE;
@@ -58,7 +58,7 @@ PyObject* method_relu_(PyObject* py_self, PyObject* args, PyObject* kwargs) {
   switch (r.index) {
     case 0: {
       const Tensor& self = unpack_tensor(py_self);
-      without_gil([&] { self.relu_(); });
+      without_gil([&] { kiln::relu_(self); });
       return new_reference(py_self);
     }
   }

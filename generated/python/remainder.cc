@@ -43,7 +43,7 @@ PyObject* method_remainder(PyObject* py_self, PyObject* args, PyObject* kwargs) 
     case 0: {
       const Tensor& self = unpack_tensor(py_self);
       const Tensor other = r.tensor(0);
-      return wrap(without_gil([&] { return self.remainder(other); }));
+      return wrap(without_gil([&] { return kiln::remainder(self, other); }));
     }
   }
   Py_RETURN_NONE;
@@ -61,7 +61,7 @@ PyObject* method_remainder_(PyObject* py_self, PyObject* args, PyObject* kwargs)
     case 0: {
       const Tensor& self = unpack_tensor(py_self);
       const Tensor other = r.tensor(0);
-      without_gil([&] { self.remainder_(other); });
+      without_gil([&] { kiln::remainder_(self, other); });
       return new_reference(py_self);
     }
   }

@@ -20,7 +20,7 @@ PyObject* method_repeat(PyObject* py_self, PyObject* args, PyObject* kwargs) {
     case 0: {
       const Tensor& self = unpack_tensor(py_self);
       const std::vector<int64_t> repeats = r.intlist(0);
-      return wrap(without_gil([&] { return self.repeat(repeats); }));
+      return wrap(without_gil([&] { return kiln::repeat(self, repeats); }));
     }
   }
   Py_RETURN_NONE;

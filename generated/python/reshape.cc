@@ -38,7 +38,7 @@ PyObject* method_reshape(PyObject* py_self, PyObject* args, PyObject* kwargs) {
     case 0: {
       const Tensor& self = unpack_tensor(py_self);
       const std::vector<int64_t> shape = r.intlist(0);
-      return wrap(without_gil([&] { return self.reshape(shape); }));
+      return wrap(without_gil([&] { return kiln::reshape(self, shape); }));
     }
   }
   Py_RETURN_NONE;

@@ -40,7 +40,7 @@ PyObject* method_roll(PyObject* py_self, PyObject* args, PyObject* kwargs) {
       const Tensor& self = unpack_tensor(py_self);
       const std::vector<int64_t> shifts = r.intlist(0);
       const std::vector<int64_t> dims = r.intlist(1);
-      return wrap(without_gil([&] { return self.roll(shifts, dims); }));
+      return wrap(without_gil([&] { return kiln::roll(self, shifts, dims); }));
     }
   }
   Py_RETURN_NONE;

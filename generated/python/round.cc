@@ -48,12 +48,12 @@ PyObject* method_round(PyObject* py_self, PyObject* args, PyObject* kwargs) {
   switch (r.index) {
     case 0: {
       const Tensor& self = unpack_tensor(py_self);
-      return wrap(without_gil([&] { return self.round(); }));
+      return wrap(without_gil([&] { return kiln::round(self); }));
     }
     case 1: {
       const Tensor& self = unpack_tensor(py_self);
       const auto decimals = r.int64(0);
-      return wrap(without_gil([&] { return self.round(decimals); }));
+      return wrap(without_gil([&] { return kiln::round(self, decimals); }));
     }
   }
   Py_RETURN_NONE;
@@ -71,13 +71,13 @@ PyObject* method_round_(PyObject* py_self, PyObject* args, PyObject* kwargs) {
   switch (r.index) {
     case 0: {
       const Tensor& self = unpack_tensor(py_self);
-      without_gil([&] { self.round_(); });
+      without_gil([&] { kiln::round_(self); });
       return new_reference(py_self);
     }
     case 1: {
       const Tensor& self = unpack_tensor(py_self);
       const auto decimals = r.int64(0);
-      without_gil([&] { self.round_(decimals); });
+      without_gil([&] { kiln::round_(self, decimals); });
       return new_reference(py_self);
     }
   }

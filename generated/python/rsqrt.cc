@@ -41,7 +41,7 @@ PyObject* method_rsqrt(PyObject* py_self, PyObject* args, PyObject* kwargs) {
   switch (r.index) {
     case 0: {
       const Tensor& self = unpack_tensor(py_self);
-      return wrap(without_gil([&] { return self.rsqrt(); }));
+      return wrap(without_gil([&] { return kiln::rsqrt(self); }));
     }
   }
   Py_RETURN_NONE;
@@ -58,7 +58,7 @@ PyObject* method_rsqrt_(PyObject* py_self, PyObject* args, PyObject* kwargs) {
   switch (r.index) {
     case 0: {
       const Tensor& self = unpack_tensor(py_self);
-      without_gil([&] { self.rsqrt_(); });
+      without_gil([&] { kiln::rsqrt_(self); });
       return new_reference(py_self);
     }
   }

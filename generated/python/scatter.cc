@@ -51,14 +51,14 @@ PyObject* method_scatter(PyObject* py_self, PyObject* args, PyObject* kwargs) {
       const auto dim = r.int64(0);
       const Tensor index = r.tensor(1);
       const Tensor src = r.tensor(2);
-      return wrap(without_gil([&] { return self.scatter(dim, index, src); }));
+      return wrap(without_gil([&] { return kiln::scatter(self, dim, index, src); }));
     }
     case 1: {
       const Tensor& self = unpack_tensor(py_self);
       const auto dim = r.int64(0);
       const Tensor index = r.tensor(1);
       const auto value = r.scalar(2);
-      return wrap(without_gil([&] { return self.scatter(dim, index, value); }));
+      return wrap(without_gil([&] { return kiln::scatter(self, dim, index, value); }));
     }
   }
   Py_RETURN_NONE;
@@ -79,7 +79,7 @@ PyObject* method_scatter_(PyObject* py_self, PyObject* args, PyObject* kwargs) {
       const auto dim = r.int64(0);
       const Tensor index = r.tensor(1);
       const Tensor src = r.tensor(2);
-      without_gil([&] { self.scatter_(dim, index, src); });
+      without_gil([&] { kiln::scatter_(self, dim, index, src); });
       return new_reference(py_self);
     }
     case 1: {
@@ -87,7 +87,7 @@ PyObject* method_scatter_(PyObject* py_self, PyObject* args, PyObject* kwargs) {
       const auto dim = r.int64(0);
       const Tensor index = r.tensor(1);
       const auto value = r.scalar(2);
-      without_gil([&] { self.scatter_(dim, index, value); });
+      without_gil([&] { kiln::scatter_(self, dim, index, value); });
       return new_reference(py_self);
     }
   }

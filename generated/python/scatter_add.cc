@@ -42,7 +42,7 @@ PyObject* method_scatter_add(PyObject* py_self, PyObject* args, PyObject* kwargs
       const auto dim = r.int64(0);
       const Tensor index = r.tensor(1);
       const Tensor src = r.tensor(2);
-      return wrap(without_gil([&] { return self.scatter_add(dim, index, src); }));
+      return wrap(without_gil([&] { return kiln::scatter_add(self, dim, index, src); }));
     }
   }
   Py_RETURN_NONE;
@@ -62,7 +62,7 @@ PyObject* method_scatter_add_(PyObject* py_self, PyObject* args, PyObject* kwarg
       const auto dim = r.int64(0);
       const Tensor index = r.tensor(1);
       const Tensor src = r.tensor(2);
-      without_gil([&] { self.scatter_add_(dim, index, src); });
+      without_gil([&] { kiln::scatter_add_(self, dim, index, src); });
       return new_reference(py_self);
     }
   }

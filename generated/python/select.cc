@@ -40,7 +40,7 @@ PyObject* method_select(PyObject* py_self, PyObject* args, PyObject* kwargs) {
       const Tensor& self = unpack_tensor(py_self);
       const auto dim = r.int64(0);
       const auto index = r.int64(1);
-      return wrap(without_gil([&] { return self.select(dim, index); }));
+      return wrap(without_gil([&] { return kiln::select(self, dim, index); }));
     }
   }
   Py_RETURN_NONE;

@@ -41,7 +41,7 @@ PyObject* method_sigmoid(PyObject* py_self, PyObject* args, PyObject* kwargs) {
   switch (r.index) {
     case 0: {
       const Tensor& self = unpack_tensor(py_self);
-      return wrap(without_gil([&] { return self.sigmoid(); }));
+      return wrap(without_gil([&] { return kiln::sigmoid(self); }));
     }
   }
   Py_RETURN_NONE;
@@ -58,7 +58,7 @@ PyObject* method_sigmoid_(PyObject* py_self, PyObject* args, PyObject* kwargs) {
   switch (r.index) {
     case 0: {
       const Tensor& self = unpack_tensor(py_self);
-      without_gil([&] { self.sigmoid_(); });
+      without_gil([&] { kiln::sigmoid_(self); });
       return new_reference(py_self);
     }
   }

@@ -41,7 +41,7 @@ PyObject* method_sign(PyObject* py_self, PyObject* args, PyObject* kwargs) {
   switch (r.index) {
     case 0: {
       const Tensor& self = unpack_tensor(py_self);
-      return wrap(without_gil([&] { return self.sign(); }));
+      return wrap(without_gil([&] { return kiln::sign(self); }));
     }
   }
   Py_RETURN_NONE;
@@ -58,7 +58,7 @@ PyObject* method_sign_(PyObject* py_self, PyObject* args, PyObject* kwargs) {
   switch (r.index) {
     case 0: {
       const Tensor& self = unpack_tensor(py_self);
-      without_gil([&] { self.sign_(); });
+      without_gil([&] { kiln::sign_(self); });
       return new_reference(py_self);
     }
   }

@@ -41,7 +41,7 @@ PyObject* method_sin(PyObject* py_self, PyObject* args, PyObject* kwargs) {
   switch (r.index) {
     case 0: {
       const Tensor& self = unpack_tensor(py_self);
-      return wrap(without_gil([&] { return self.sin(); }));
+      return wrap(without_gil([&] { return kiln::sin(self); }));
     }
   }
   Py_RETURN_NONE;
@@ -58,7 +58,7 @@ PyObject* method_sin_(PyObject* py_self, PyObject* args, PyObject* kwargs) {
   switch (r.index) {
     case 0: {
       const Tensor& self = unpack_tensor(py_self);
-      without_gil([&] { self.sin_(); });
+      without_gil([&] { kiln::sin_(self); });
       return new_reference(py_self);
     }
   }

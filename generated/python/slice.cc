@@ -44,7 +44,7 @@ PyObject* method_slice(PyObject* py_self, PyObject* args, PyObject* kwargs) {
       const auto start = r.optional_int64(1);
       const auto end = r.optional_int64(2);
       const auto step = r.int64(3);
-      return wrap(without_gil([&] { return self.slice(dim, start, end, step); }));
+      return wrap(without_gil([&] { return kiln::slice(self, dim, start, end, step); }));
     }
   }
   Py_RETURN_NONE;

@@ -40,7 +40,7 @@ PyObject* method_softmax(PyObject* py_self, PyObject* args, PyObject* kwargs) {
       const Tensor& self = unpack_tensor(py_self);
       const auto dim = r.int64(0);
       const auto dtype = r.optional_scalartype(1);
-      return wrap(without_gil([&] { return self.softmax(dim, dtype); }));
+      return wrap(without_gil([&] { return kiln::softmax(self, dim, dtype); }));
     }
   }
   Py_RETURN_NONE;

@@ -45,7 +45,7 @@ PyObject* method_sort(PyObject* py_self, PyObject* args, PyObject* kwargs) {
       const auto descending = r.to_bool(1);
       const auto stable = r.to_bool(2);
       static PyTypeObject* const returns = named_tuple_type("sort", {"values", "indices"});
-      return wrap_tuple(returns, without_gil([&] { return self.sort(dim, descending, stable); }));
+      return wrap_tuple(returns, without_gil([&] { return kiln::sort(self, dim, descending, stable); }));
     }
   }
   Py_RETURN_NONE;

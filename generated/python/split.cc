@@ -49,13 +49,13 @@ PyObject* method_split(PyObject* py_self, PyObject* args, PyObject* kwargs) {
       const Tensor& self = unpack_tensor(py_self);
       const auto split_size = r.int64(0);
       const auto dim = r.int64(1);
-      return wrap(without_gil([&] { return self.split(split_size, dim); }));
+      return wrap(without_gil([&] { return kiln::split(self, split_size, dim); }));
     }
     case 1: {
       const Tensor& self = unpack_tensor(py_self);
       const std::vector<int64_t> split_size = r.intlist(0);
       const auto dim = r.int64(1);
-      return wrap(without_gil([&] { return self.split(split_size, dim); }));
+      return wrap(without_gil([&] { return kiln::split(self, split_size, dim); }));
     }
   }
   Py_RETURN_NONE;

@@ -41,7 +41,7 @@ PyObject* method_split_with_sizes(PyObject* py_self, PyObject* args, PyObject* k
       const Tensor& self = unpack_tensor(py_self);
       const std::vector<int64_t> split_sizes = r.intlist(0);
       const auto dim = r.int64(1);
-      return wrap(without_gil([&] { return self.split_with_sizes(split_sizes, dim); }));
+      return wrap(without_gil([&] { return kiln::split_with_sizes(self, split_sizes, dim); }));
     }
   }
   Py_RETURN_NONE;

@@ -41,7 +41,7 @@ PyObject* method_sqrt(PyObject* py_self, PyObject* args, PyObject* kwargs) {
   switch (r.index) {
     case 0: {
       const Tensor& self = unpack_tensor(py_self);
-      return wrap(without_gil([&] { return self.sqrt(); }));
+      return wrap(without_gil([&] { return kiln::sqrt(self); }));
     }
   }
   Py_RETURN_NONE;
@@ -58,7 +58,7 @@ PyObject* method_sqrt_(PyObject* py_self, PyObject* args, PyObject* kwargs) {
   switch (r.index) {
     case 0: {
       const Tensor& self = unpack_tensor(py_self);
-      without_gil([&] { self.sqrt_(); });
+      without_gil([&] { kiln::sqrt_(self); });
       return new_reference(py_self);
     }
   }

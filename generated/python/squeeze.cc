@@ -43,12 +43,12 @@ PyObject* method_squeeze(PyObject* py_self, PyObject* args, PyObject* kwargs) {
   switch (r.index) {
     case 0: {
       const Tensor& self = unpack_tensor(py_self);
-      return wrap(without_gil([&] { return self.squeeze(); }));
+      return wrap(without_gil([&] { return kiln::squeeze(self); }));
     }
     case 1: {
       const Tensor& self = unpack_tensor(py_self);
       const auto dim = r.int64(0);
-      return wrap(without_gil([&] { return self.squeeze(dim); }));
+      return wrap(without_gil([&] { return kiln::squeeze(self, dim); }));
     }
   }
   Py_RETURN_NONE;

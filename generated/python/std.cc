@@ -58,7 +58,7 @@ PyObject* method_std(PyObject* py_self, PyObject* args, PyObject* kwargs) {
     case 0: {
       const Tensor& self = unpack_tensor(py_self);
       const auto unbiased = r.to_bool(0);
-      return wrap(without_gil([&] { return self.std(unbiased); }));
+      return wrap(without_gil([&] { return kiln::std(self, unbiased); }));
     }
     case 1: {
       const Tensor& self = unpack_tensor(py_self);
@@ -66,7 +66,7 @@ PyObject* method_std(PyObject* py_self, PyObject* args, PyObject* kwargs) {
       const std::optional<IntArrayRef> dim = dim_values ? std::optional<IntArrayRef>(*dim_values) : std::nullopt;
       const auto unbiased = r.to_bool(1);
       const auto keepdim = r.to_bool(2);
-      return wrap(without_gil([&] { return self.std(dim, unbiased, keepdim); }));
+      return wrap(without_gil([&] { return kiln::std(self, dim, unbiased, keepdim); }));
     }
     case 2: {
       const Tensor& self = unpack_tensor(py_self);
@@ -74,7 +74,7 @@ PyObject* method_std(PyObject* py_self, PyObject* args, PyObject* kwargs) {
       const std::optional<IntArrayRef> dim = dim_values ? std::optional<IntArrayRef>(*dim_values) : std::nullopt;
       const auto correction = r.optional_scalar(1);
       const auto keepdim = r.to_bool(2);
-      return wrap(without_gil([&] { return self.std(dim, correction, keepdim); }));
+      return wrap(without_gil([&] { return kiln::std(self, dim, correction, keepdim); }));
     }
   }
   Py_RETURN_NONE;

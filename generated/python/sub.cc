@@ -53,13 +53,13 @@ PyObject* method_sub(PyObject* py_self, PyObject* args, PyObject* kwargs) {
       const Tensor& self = unpack_tensor(py_self);
       const Tensor other = r.tensor(0);
       const auto alpha = r.scalar(1);
-      return wrap(without_gil([&] { return self.sub(other, alpha); }));
+      return wrap(without_gil([&] { return kiln::sub(self, other, alpha); }));
     }
     case 1: {
       const Tensor& self = unpack_tensor(py_self);
       const auto other = r.scalar(0);
       const auto alpha = r.scalar(1);
-      return wrap(without_gil([&] { return self.sub(other, alpha); }));
+      return wrap(without_gil([&] { return kiln::sub(self, other, alpha); }));
     }
   }
   Py_RETURN_NONE;
@@ -79,14 +79,14 @@ PyObject* method_sub_(PyObject* py_self, PyObject* args, PyObject* kwargs) {
       const Tensor& self = unpack_tensor(py_self);
       const Tensor other = r.tensor(0);
       const auto alpha = r.scalar(1);
-      without_gil([&] { self.sub_(other, alpha); });
+      without_gil([&] { kiln::sub_(self, other, alpha); });
       return new_reference(py_self);
     }
     case 1: {
       const Tensor& self = unpack_tensor(py_self);
       const auto other = r.scalar(0);
       const auto alpha = r.scalar(1);
-      without_gil([&] { self.sub_(other, alpha); });
+      without_gil([&] { kiln::sub_(self, other, alpha); });
       return new_reference(py_self);
     }
   }

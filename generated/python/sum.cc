@@ -53,7 +53,7 @@ PyObject* method_sum(PyObject* py_self, PyObject* args, PyObject* kwargs) {
     case 0: {
       const Tensor& self = unpack_tensor(py_self);
       const auto dtype = r.optional_scalartype(0);
-      return wrap(without_gil([&] { return self.sum(dtype); }));
+      return wrap(without_gil([&] { return kiln::sum(self, dtype); }));
     }
     case 1: {
       const Tensor& self = unpack_tensor(py_self);
@@ -61,7 +61,7 @@ PyObject* method_sum(PyObject* py_self, PyObject* args, PyObject* kwargs) {
       const std::optional<IntArrayRef> dim = dim_values ? std::optional<IntArrayRef>(*dim_values) : std::nullopt;
       const auto keepdim = r.to_bool(1);
       const auto dtype = r.optional_scalartype(2);
-      return wrap(without_gil([&] { return self.sum(dim, keepdim, dtype); }));
+      return wrap(without_gil([&] { return kiln::sum(self, dim, keepdim, dtype); }));
     }
   }
   Py_RETURN_NONE;

@@ -36,7 +36,7 @@ PyObject* method_t(PyObject* py_self, PyObject* args, PyObject* kwargs) {
   switch (r.index) {
     case 0: {
       const Tensor& self = unpack_tensor(py_self);
-      return wrap(without_gil([&] { return self.t(); }));
+      return wrap(without_gil([&] { return kiln::t(self); }));
     }
   }
   Py_RETURN_NONE;

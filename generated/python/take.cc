@@ -43,7 +43,7 @@ PyObject* method_take(PyObject* py_self, PyObject* args, PyObject* kwargs) {
     case 0: {
       const Tensor& self = unpack_tensor(py_self);
       const Tensor index = r.tensor(0);
-      return wrap(without_gil([&] { return self.take(index); }));
+      return wrap(without_gil([&] { return kiln::take(self, index); }));
     }
   }
   Py_RETURN_NONE;

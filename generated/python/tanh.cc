@@ -41,7 +41,7 @@ PyObject* method_tanh(PyObject* py_self, PyObject* args, PyObject* kwargs) {
   switch (r.index) {
     case 0: {
       const Tensor& self = unpack_tensor(py_self);
-      return wrap(without_gil([&] { return self.tanh(); }));
+      return wrap(without_gil([&] { return kiln::tanh(self); }));
     }
   }
   Py_RETURN_NONE;
@@ -58,7 +58,7 @@ PyObject* method_tanh_(PyObject* py_self, PyObject* args, PyObject* kwargs) {
   switch (r.index) {
     case 0: {
       const Tensor& self = unpack_tensor(py_self);
-      without_gil([&] { self.tanh_(); });
+      without_gil([&] { kiln::tanh_(self); });
       return new_reference(py_self);
     }
   }

@@ -22,7 +22,7 @@ PyObject* method_to(PyObject* py_self, PyObject* args, PyObject* kwargs) {
       const auto dtype = r.scalartype(0);
       const auto non_blocking = r.to_bool(1);
       const auto copy = r.to_bool(2);
-      return wrap(without_gil([&] { return self.to(dtype, non_blocking, copy); }));
+      return wrap(without_gil([&] { return kiln::to(self, dtype, non_blocking, copy); }));
     }
   }
   Py_RETURN_NONE;

@@ -47,7 +47,7 @@ PyObject* method_topk(PyObject* py_self, PyObject* args, PyObject* kwargs) {
       const auto largest = r.to_bool(2);
       const auto sorted = r.to_bool(3);
       static PyTypeObject* const returns = named_tuple_type("topk", {"values", "indices"});
-      return wrap_tuple(returns, without_gil([&] { return self.topk(k, dim, largest, sorted); }));
+      return wrap_tuple(returns, without_gil([&] { return kiln::topk(self, k, dim, largest, sorted); }));
     }
   }
   Py_RETURN_NONE;

@@ -40,7 +40,7 @@ PyObject* method_transpose(PyObject* py_self, PyObject* args, PyObject* kwargs) 
       const Tensor& self = unpack_tensor(py_self);
       const auto dim0 = r.int64(0);
       const auto dim1 = r.int64(1);
-      return wrap(without_gil([&] { return self.transpose(dim0, dim1); }));
+      return wrap(without_gil([&] { return kiln::transpose(self, dim0, dim1); }));
     }
   }
   Py_RETURN_NONE;

@@ -43,7 +43,7 @@ PyObject* method_tril(PyObject* py_self, PyObject* args, PyObject* kwargs) {
     case 0: {
       const Tensor& self = unpack_tensor(py_self);
       const auto diagonal = r.int64(0);
-      return wrap(without_gil([&] { return self.tril(diagonal); }));
+      return wrap(without_gil([&] { return kiln::tril(self, diagonal); }));
     }
   }
   Py_RETURN_NONE;
@@ -61,7 +61,7 @@ PyObject* method_tril_(PyObject* py_self, PyObject* args, PyObject* kwargs) {
     case 0: {
       const Tensor& self = unpack_tensor(py_self);
       const auto diagonal = r.int64(0);
-      without_gil([&] { self.tril_(diagonal); });
+      without_gil([&] { kiln::tril_(self, diagonal); });
       return new_reference(py_self);
     }
   }

@@ -43,7 +43,7 @@ PyObject* method_triu(PyObject* py_self, PyObject* args, PyObject* kwargs) {
     case 0: {
       const Tensor& self = unpack_tensor(py_self);
       const auto diagonal = r.int64(0);
-      return wrap(without_gil([&] { return self.triu(diagonal); }));
+      return wrap(without_gil([&] { return kiln::triu(self, diagonal); }));
     }
   }
   Py_RETURN_NONE;
@@ -61,7 +61,7 @@ PyObject* method_triu_(PyObject* py_self, PyObject* args, PyObject* kwargs) {
     case 0: {
       const Tensor& self = unpack_tensor(py_self);
       const auto diagonal = r.int64(0);
-      without_gil([&] { self.triu_(diagonal); });
+      without_gil([&] { kiln::triu_(self, diagonal); });
       return new_reference(py_self);
     }
   }

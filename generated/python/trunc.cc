@@ -41,7 +41,7 @@ PyObject* method_trunc(PyObject* py_self, PyObject* args, PyObject* kwargs) {
   switch (r.index) {
     case 0: {
       const Tensor& self = unpack_tensor(py_self);
-      return wrap(without_gil([&] { return self.trunc(); }));
+      return wrap(without_gil([&] { return kiln::trunc(self); }));
     }
   }
   Py_RETURN_NONE;
@@ -58,7 +58,7 @@ PyObject* method_trunc_(PyObject* py_self, PyObject* args, PyObject* kwargs) {
   switch (r.index) {
     case 0: {
       const Tensor& self = unpack_tensor(py_self);
-      without_gil([&] { self.trunc_(); });
+      without_gil([&] { kiln::trunc_(self); });
       return new_reference(py_self);
     }
   }

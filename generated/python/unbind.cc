@@ -39,7 +39,7 @@ PyObject* method_unbind(PyObject* py_self, PyObject* args, PyObject* kwargs) {
     case 0: {
       const Tensor& self = unpack_tensor(py_self);
       const auto dim = r.int64(0);
-      return wrap(without_gil([&] { return self.unbind(dim); }));
+      return wrap(without_gil([&] { return kiln::unbind(self, dim); }));
     }
   }
   Py_RETURN_NONE;

@@ -40,7 +40,7 @@ PyObject* method_unflatten(PyObject* py_self, PyObject* args, PyObject* kwargs) 
       const Tensor& self = unpack_tensor(py_self);
       const auto dim = r.int64(0);
       const std::vector<int64_t> sizes = r.intlist(1);
-      return wrap(without_gil([&] { return self.unflatten(dim, sizes); }));
+      return wrap(without_gil([&] { return kiln::unflatten(self, dim, sizes); }));
     }
   }
   Py_RETURN_NONE;

@@ -22,7 +22,7 @@ PyObject* method_unfold(PyObject* py_self, PyObject* args, PyObject* kwargs) {
       const auto dimension = r.int64(0);
       const auto size = r.int64(1);
       const auto step = r.int64(2);
-      return wrap(without_gil([&] { return self.unfold(dimension, size, step); }));
+      return wrap(without_gil([&] { return kiln::unfold(self, dimension, size, step); }));
     }
   }
   Py_RETURN_NONE;

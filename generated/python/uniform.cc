@@ -43,7 +43,7 @@ PyObject* method_uniform_(PyObject* py_self, PyObject* args, PyObject* kwargs) {
       const auto from = r.to_double(0);
       const auto to = r.to_double(1);
       const auto generator = r.generator(2);
-      without_gil([&] { self.uniform_(from, to, generator); });
+      without_gil([&] { kiln::uniform_(self, from, to, generator); });
       return new_reference(py_self);
     }
   }

@@ -38,7 +38,7 @@ PyObject* method_unsqueeze(PyObject* py_self, PyObject* args, PyObject* kwargs) 
     case 0: {
       const Tensor& self = unpack_tensor(py_self);
       const auto dim = r.int64(0);
-      return wrap(without_gil([&] { return self.unsqueeze(dim); }));
+      return wrap(without_gil([&] { return kiln::unsqueeze(self, dim); }));
     }
   }
   Py_RETURN_NONE;

@@ -21,12 +21,12 @@ PyObject* method_view(PyObject* py_self, PyObject* args, PyObject* kwargs) {
     case 0: {
       const Tensor& self = unpack_tensor(py_self);
       const auto dtype = r.scalartype(0);
-      return wrap(without_gil([&] { return self.view(dtype); }));
+      return wrap(without_gil([&] { return kiln::view(self, dtype); }));
     }
     case 1: {
       const Tensor& self = unpack_tensor(py_self);
       const std::vector<int64_t> size = r.intlist(0);
-      return wrap(without_gil([&] { return self.view(size); }));
+      return wrap(without_gil([&] { return kiln::view(self, size); }));
     }
   }
   Py_RETURN_NONE;

@@ -37,7 +37,7 @@ PyObject* method_zero_(PyObject* py_self, PyObject* args, PyObject* kwargs) {
   switch (r.index) {
     case 0: {
       const Tensor& self = unpack_tensor(py_self);
-      without_gil([&] { self.zero_(); });
+      without_gil([&] { kiln::zero_(self); });
       return new_reference(py_self);
     }
   }

@@ -10,12 +10,12 @@ TEST(Allocator, LargeBlocksAreReused) {
   const int64_t n = 16 * 1024 * 1024;  // 64 MB of float32
   void* first;
   {
-    kiln::Tensor a = kiln::empty({n});
+    kiln::api::Tensor a = kiln::api::empty({n});
     first = a.data_ptr();
   }
   const auto before = kiln::cpu_allocator_stats();
   EXPECT_GE(before.cached_bytes, n * 4);
-  kiln::Tensor b = kiln::empty({n});
+  kiln::api::Tensor b = kiln::api::empty({n});
   const auto after = kiln::cpu_allocator_stats();
   EXPECT_EQ(after.cache_hits, before.cache_hits + 1);
   EXPECT_EQ(b.data_ptr(), first);
@@ -23,13 +23,13 @@ TEST(Allocator, LargeBlocksAreReused) {
 
 TEST(Allocator, DataIsAligned) {
   for (int64_t n : {1, 3, 1000, 300000}) {
-    kiln::Tensor t = kiln::empty({n});
+    kiln::api::Tensor t = kiln::api::empty({n});
     EXPECT_EQ(reinterpret_cast<uintptr_t>(t.data_ptr()) % 64, 0u);
   }
 }
 
 TEST(Allocator, EmptyCacheReleasesBlocks) {
-  { kiln::Tensor a = kiln::empty({int64_t(1) << 20}); }
+  { kiln::api::Tensor a = kiln::api::empty({int64_t(1) << 20}); }
   EXPECT_GT(kiln::cpu_allocator_stats().cached_bytes, 0);
   kiln::cpu_allocator_empty_cache();
   EXPECT_EQ(kiln::cpu_allocator_stats().cached_bytes, 0);
@@ -40,9 +40,9 @@ TEST(Allocator, EmptyCacheReleasesBlocks) {
 TEST(Allocator, HugeListsOfViewsRespectTheLimit) {
   kiln::set_cpu_allocation_limit(size_t(1) << 28);
   const int64_t huge = int64_t(1) << 40;
-  EXPECT_THROW(kiln::chunk(kiln::empty({0}), huge), kiln::Error);
-  EXPECT_THROW(kiln::unbind(kiln::empty({huge, 0}), 0), kiln::Error);
-  EXPECT_THROW(kiln::split(kiln::empty({huge, 0}), 1, 0), kiln::Error);
-  EXPECT_EQ(kiln::chunk(kiln::empty({0}), 3).size(), 3u);  // small lists still work
+  EXPECT_THROW(kiln::api::chunk(kiln::api::empty({0}), huge), kiln::Error);
+  EXPECT_THROW(kiln::api::unbind(kiln::api::empty({huge, 0}), 0), kiln::Error);
+  EXPECT_THROW(kiln::api::split(kiln::api::empty({huge, 0}), 1, 0), kiln::Error);
+  EXPECT_EQ(kiln::api::chunk(kiln::api::empty({0}), 3).size(), 3u);  // small lists still work
   kiln::set_cpu_allocation_limit(0);
 }

@@ -8,7 +8,7 @@
 #include "runtime/autograd/engine.h"
 #include "tests/cpp/test_helpers.h"
 
-using kiln::Tensor;
+using kiln::api::Tensor;
 using kiln_test::floats;
 using kiln_test::values;
 

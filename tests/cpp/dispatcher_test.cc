@@ -16,11 +16,11 @@ TEST(Dispatcher, AutogradFallsThroughToTheBackend) {
 }
 
 TEST(Dispatcher, GradModeDecidesWhetherANodeIsRecorded) {
-  kiln::Tensor x = kiln::ones({2}, std::nullopt, std::nullopt, /*requires_grad=*/true);
+  kiln::api::Tensor x = kiln::api::ones({2}, std::nullopt, std::nullopt, /*requires_grad=*/true);
   EXPECT_NE((x * x).grad_fn(), nullptr);
   {
     kiln::NoGradGuard no_grad;
-    kiln::Tensor y = x * x;
+    kiln::api::Tensor y = x * x;
     EXPECT_EQ(y.grad_fn(), nullptr);
     EXPECT_FALSE(y.requires_grad());
   }
@@ -29,7 +29,7 @@ TEST(Dispatcher, GradModeDecidesWhetherANodeIsRecorded) {
 
 TEST(Dispatcher, ExplainDoesNotChangeResults) {
   kiln::set_explain_enabled(true);
-  kiln::Tensor y = kiln::ones({2}) + kiln::ones({2});
+  kiln::api::Tensor y = kiln::api::ones({2}) + kiln::api::ones({2});
   kiln::set_explain_enabled(false);
   EXPECT_EQ(kiln_test::values(y), (std::vector<float>{2, 2}));
 }

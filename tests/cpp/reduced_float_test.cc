@@ -61,32 +61,32 @@ TEST(BFloat16, KnownValues) {
 }
 
 TEST(ReducedFloat, Promotion) {
-  const kiln::Tensor h = kiln::ones({3}, ScalarType::Float16), b = kiln::ones({3}, ScalarType::BFloat16);
-  EXPECT_EQ(kiln::add(h, b).dtype(), ScalarType::Float32);  // neither holds the other
-  EXPECT_EQ(kiln::add(h, h).dtype(), ScalarType::Float16);
-  EXPECT_EQ(kiln::add(h, kiln::ones({3}, ScalarType::Int64)).dtype(), ScalarType::Float16);
-  EXPECT_EQ(kiln::add(h, kiln::ones({3}, ScalarType::Float32)).dtype(), ScalarType::Float32);
-  EXPECT_EQ(kiln::add(h, kiln::full({}, 2.0, ScalarType::Float64)).dtype(), ScalarType::Float16);  // 0-dim
-  EXPECT_EQ(kiln::mul(b, 2.5).dtype(), ScalarType::BFloat16);
-  EXPECT_EQ(kiln::div(kiln::ones({3}, ScalarType::Int64), kiln::full({}, 2.0, ScalarType::Float16)).dtype(),
+  const kiln::api::Tensor h = kiln::api::ones({3}, ScalarType::Float16), b = kiln::api::ones({3}, ScalarType::BFloat16);
+  EXPECT_EQ(kiln::api::add(h, b).dtype(), ScalarType::Float32);  // neither holds the other
+  EXPECT_EQ(kiln::api::add(h, h).dtype(), ScalarType::Float16);
+  EXPECT_EQ(kiln::api::add(h, kiln::api::ones({3}, ScalarType::Int64)).dtype(), ScalarType::Float16);
+  EXPECT_EQ(kiln::api::add(h, kiln::api::ones({3}, ScalarType::Float32)).dtype(), ScalarType::Float32);
+  EXPECT_EQ(kiln::api::add(h, kiln::api::full({}, 2.0, ScalarType::Float64)).dtype(), ScalarType::Float16);  // 0-dim
+  EXPECT_EQ(kiln::api::mul(b, 2.5).dtype(), ScalarType::BFloat16);
+  EXPECT_EQ(kiln::api::div(kiln::api::ones({3}, ScalarType::Int64), kiln::api::full({}, 2.0, ScalarType::Float16)).dtype(),
             ScalarType::Float16);
 }
 
 TEST(ReducedFloat, ArithmeticRoundsOnceFromFloat32) {
   // 2049 is not a half: 2048 + 1 computed in float32 is 2049, rounded once to even: 2048.
-  kiln::Tensor a = kiln::full({1}, 2048.0, ScalarType::Float16);
-  EXPECT_EQ(kiln_test::values(kiln::add(a, 1.0))[0], 2048.0f);
-  EXPECT_EQ(kiln_test::values(kiln::add(a, 3.0))[0], 2052.0f);  // 2051: tie, to even (2052)
+  kiln::api::Tensor a = kiln::api::full({1}, 2048.0, ScalarType::Float16);
+  EXPECT_EQ(kiln_test::values(kiln::api::add(a, 1.0))[0], 2048.0f);
+  EXPECT_EQ(kiln_test::values(kiln::api::add(a, 3.0))[0], 2052.0f);  // 2051: tie, to even (2052)
   // The half nearest 1/3 is 0.333251953125; times 3 in float32 gives 0.999755859375 = 1 - 2^-12,
   // halfway between the halves 1 - 2^-11 and 1: ties to even give 1.
-  kiln::Tensor third = kiln::full({1}, 1.0 / 3.0, ScalarType::Float16);
-  EXPECT_EQ(kiln_test::values(kiln::mul(third, 3.0))[0], 1.0f);
-  EXPECT_EQ(kiln_test::values(kiln::mul(third, 5.0))[0], 1.666015625f);  // 1.66625976..: nearest half
+  kiln::api::Tensor third = kiln::api::full({1}, 1.0 / 3.0, ScalarType::Float16);
+  EXPECT_EQ(kiln_test::values(kiln::api::mul(third, 3.0))[0], 1.0f);
+  EXPECT_EQ(kiln_test::values(kiln::api::mul(third, 5.0))[0], 1.666015625f);  // 1.66625976..: nearest half
 }
 
 TEST(ReducedFloat, SumsAccumulateInFloat32) {
   // A half accumulator stops at 2048 (2048 + 1 rounds back to 2048).
-  EXPECT_EQ(kiln::ones({4096}, ScalarType::Float16).sum().item<double>(), 4096.0);
-  EXPECT_EQ(kiln::ones({1000}, ScalarType::BFloat16).sum().item<double>(), 1000.0);  // bf16 holds 1000
-  EXPECT_EQ(kiln::ones({4096}, ScalarType::Float16).sum().dtype(), ScalarType::Float16);
+  EXPECT_EQ(kiln::api::ones({4096}, ScalarType::Float16).sum().item<double>(), 4096.0);
+  EXPECT_EQ(kiln::api::ones({1000}, ScalarType::BFloat16).sum().item<double>(), 1000.0);  // bf16 holds 1000
+  EXPECT_EQ(kiln::api::ones({4096}, ScalarType::Float16).sum().dtype(), ScalarType::Float16);
 }

@@ -16,14 +16,14 @@
 #include "tests/cpp/test_helpers.h"
 
 using kiln::ScalarType;
-using kiln::Tensor;
+using kiln::api::Tensor;
 using kiln::TensorBase;
 
 namespace {
 
 template <typename T>
 Tensor make(std::vector<T> v, std::vector<int64_t> shape) {
-  Tensor t = kiln::empty(shape, kiln::CppTypeToScalarType<T>::value);
+  Tensor t = kiln::api::empty(shape, kiln::CppTypeToScalarType<T>::value);
   for (size_t i = 0; i < v.size(); ++i) t.data_ptr<T>()[i] = v[i];
   return t;
 }
@@ -72,7 +72,7 @@ TEST(Safetensors, RoundTripEveryDtypeAndLayout) {
       {"i32", make<int32_t>({-7, 2147483647}, {1, 2})},
       {"i64", make<int64_t>({INT64_MIN}, {})},  // 0-dim
       {"bool", make<bool>({true, false, true}, {3})},
-      {"empty", kiln::empty({0, 4}, ScalarType::Float32)},
+      {"empty", kiln::api::empty({0, 4}, ScalarType::Float32)},
       {"transposed", base.transpose(0, 1)},  // not contiguous: written in C order
       {"column", base.select(1, 2)},
   };

@@ -6,10 +6,10 @@
 #include "tests/cpp/test_helpers.h"
 
 using kiln::ScalarType;
-using kiln::Tensor;
+using kiln::api::Tensor;
 
 TEST(TensorMetadata, FreshTensorIsRowMajor) {
-  Tensor t = kiln::empty({2, 3, 4}, ScalarType::Float64);
+  Tensor t = kiln::api::empty({2, 3, 4}, ScalarType::Float64);
   EXPECT_EQ(t.dim(), 3);
   EXPECT_EQ(t.numel(), 24);
   EXPECT_EQ(t.strides()[0], 12);
@@ -30,7 +30,7 @@ TEST(TensorMetadata, ElementSizes) {
 
 TEST(TensorMetadata, NegativeSizeIsRejected) {
   try {
-    kiln::empty({2, -1});
+    kiln::api::empty({2, -1});
     FAIL() << "expected an error";
   } catch (const kiln::Error& e) {
     EXPECT_NE(std::string(e.what()).find("negative dimension -1"), std::string::npos) << e.what();
@@ -40,13 +40,13 @@ TEST(TensorMetadata, NegativeSizeIsRejected) {
 
 TEST(TensorMetadata, NumelOverflowIsRejected) {
   const int64_t big = int64_t(1) << 40;
-  EXPECT_THROW(kiln::empty({big, big}), kiln::Error);
+  EXPECT_THROW(kiln::api::empty({big, big}), kiln::Error);
   // Fits int64 elements but not int64 bytes.
-  EXPECT_THROW(kiln::empty({int64_t(1) << 62}, ScalarType::Float64), kiln::Error);
+  EXPECT_THROW(kiln::api::empty({int64_t(1) << 62}, ScalarType::Float64), kiln::Error);
 }
 
 TEST(TensorMetadata, DimOutOfRangeNamesTheOp) {
-  Tensor t = kiln::zeros({2, 3});
+  Tensor t = kiln::api::zeros({2, 3});
   try {
     t.transpose(0, 5);
     FAIL() << "expected an error";
@@ -57,6 +57,6 @@ TEST(TensorMetadata, DimOutOfRangeNamesTheOp) {
 }
 
 TEST(TensorMetadata, ItemOfOneElement) {
-  EXPECT_DOUBLE_EQ(kiln::full({1}, 2.5).item<double>(), 2.5);
-  EXPECT_THROW(kiln::zeros({2}).item(), kiln::Error);
+  EXPECT_DOUBLE_EQ(kiln::api::full({1}, 2.5).item<double>(), 2.5);
+  EXPECT_THROW(kiln::api::zeros({2}).item(), kiln::Error);
 }

@@ -4,27 +4,27 @@
 #include "tests/cpp/test_helpers.h"
 
 using kiln::ScalarType;
-using kiln::Tensor;
+using kiln::api::Tensor;
 
 namespace {
-Tensor ones(ScalarType t) { return kiln::ones({3}, t); }
-Tensor scalar(double v, ScalarType t) { return kiln::full({}, v, t); }
+Tensor ones(ScalarType t) { return kiln::api::ones({3}, t); }
+Tensor scalar(double v, ScalarType t) { return kiln::api::full({}, v, t); }
 }  // namespace
 
 TEST(TypePromotion, PythonNumbers) {
-  EXPECT_EQ(kiln::add(ones(ScalarType::Int64), 1.5).dtype(), ScalarType::Float32);
-  EXPECT_EQ(kiln::mul(ones(ScalarType::Int64), 2).dtype(), ScalarType::Int64);
-  EXPECT_EQ(kiln::div(ones(ScalarType::Int64), 2).dtype(), ScalarType::Float32);
-  EXPECT_EQ(kiln::add(ones(ScalarType::Bool), 1).dtype(), ScalarType::Int64);
-  EXPECT_EQ(kiln::add(ones(ScalarType::Bool), 1.5).dtype(), ScalarType::Float32);
-  EXPECT_EQ(kiln::pow(ones(ScalarType::Int64), 0.5).dtype(), ScalarType::Float32);
+  EXPECT_EQ(kiln::api::add(ones(ScalarType::Int64), 1.5).dtype(), ScalarType::Float32);
+  EXPECT_EQ(kiln::api::mul(ones(ScalarType::Int64), 2).dtype(), ScalarType::Int64);
+  EXPECT_EQ(kiln::api::div(ones(ScalarType::Int64), 2).dtype(), ScalarType::Float32);
+  EXPECT_EQ(kiln::api::add(ones(ScalarType::Bool), 1).dtype(), ScalarType::Int64);
+  EXPECT_EQ(kiln::api::add(ones(ScalarType::Bool), 1.5).dtype(), ScalarType::Float32);
+  EXPECT_EQ(kiln::api::pow(ones(ScalarType::Int64), 0.5).dtype(), ScalarType::Float32);
 }
 
 TEST(TypePromotion, Tensors) {
-  EXPECT_EQ(kiln::add(ones(ScalarType::Int32), ones(ScalarType::Int64)).dtype(), ScalarType::Int64);
-  EXPECT_EQ(kiln::mul(ones(ScalarType::Float32), scalar(2, ScalarType::Float64)).dtype(), ScalarType::Float32);
-  EXPECT_EQ(kiln::add(ones(ScalarType::Int32), scalar(2, ScalarType::Float64)).dtype(), ScalarType::Float64);
-  EXPECT_EQ(kiln::add(ones(ScalarType::Int32), scalar(2, ScalarType::Int64)).dtype(), ScalarType::Int32);
+  EXPECT_EQ(kiln::api::add(ones(ScalarType::Int32), ones(ScalarType::Int64)).dtype(), ScalarType::Int64);
+  EXPECT_EQ(kiln::api::mul(ones(ScalarType::Float32), scalar(2, ScalarType::Float64)).dtype(), ScalarType::Float32);
+  EXPECT_EQ(kiln::api::add(ones(ScalarType::Int32), scalar(2, ScalarType::Float64)).dtype(), ScalarType::Float64);
+  EXPECT_EQ(kiln::api::add(ones(ScalarType::Int32), scalar(2, ScalarType::Int64)).dtype(), ScalarType::Int32);
 }
 
 TEST(TypePromotion, InPlaceKeepsSelfDtype) {

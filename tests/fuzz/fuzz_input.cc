@@ -112,7 +112,7 @@ Tensor FuzzInput::fresh_tensor() {
       for (int64_t i = 0; i < n; ++i) static_cast<bool*>(base.data_ptr())[i] = boolean();
   }
   if (base.is_floating_point() && below(3) == 0) base.set_requires_grad(true);
-  if (layout == 1 && nd >= 2) return base.transpose(0, 1);
+  if (layout == 1 && nd >= 2) return kiln::transpose(base, 0, 1);
   if (layout == 2 && nd >= 1) return base.slice(0, 0, std::nullopt, 2);
   if (layout == 3 && nd >= 1) return base.expand(sizes);
   if (layout == 4) {
@@ -122,7 +122,7 @@ Tensor FuzzInput::fresh_tensor() {
       strides[d] = s;
       s *= std::max<int64_t>(sizes[d], 1);
     }
-    return base.as_strided(sizes, strides, 3);
+    return kiln::as_strided(base, sizes, strides, 3);
   }
   return base;
 }
@@ -150,7 +150,7 @@ void use_result(FuzzInput& in, const Tensor& result) {
   // Views can be huge without memory (expand to 2^40 elements): differentiating those would
   // only measure patience, so large results are left alone.
   if (result.defined() && result.requires_grad() && result.numel() <= (1 << 16) && in.boolean())
-    result.sum().backward();
+    kiln::sum(result).backward();
 }
 
 void run_one_input(const uint8_t* data, size_t size) {
