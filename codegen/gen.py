@@ -19,11 +19,13 @@ from typing import Dict, List
 
 HERE = os.path.dirname(os.path.abspath(__file__))
 sys.path.insert(0, HERE)
+sys.path.insert(1, os.path.join(os.path.dirname(HERE), "tools"))
 
 import jinja2  # noqa: E402
 
 import cpp  # noqa: E402
 import fuzz_table  # noqa: E402
+import gen_build  # noqa: E402  (tools/gen_build.py)
 import python_sig  # noqa: E402
 from loader import FORMULA_HELPERS, METADATA_CALLS, load  # noqa: E402
 from model import BACKEND_KEYS, Argument, CodegenError, Derivative, NativeFunction, Type  # noqa: E402
@@ -580,8 +582,11 @@ def write(files: Dict[str, str], out_dir: str) -> None:
     for dirpath, _, names in os.walk(out_dir):
         for n in names:
             rel = os.path.relpath(os.path.join(dirpath, n), out_dir)
-            if rel not in files and rel != "README.md":
+            if rel not in files and rel not in ("README.md", BUILD_TARGETS):
                 os.remove(os.path.join(dirpath, n))
+
+
+BUILD_TARGETS = "build_targets.bzl"  # written by tools/gen_build.py into the same folder
 
 
 def main(argv=None) -> int:
@@ -598,6 +603,13 @@ def main(argv=None) -> int:
         print(f"error: templates: {e}", file=sys.stderr)
         return 1
     write(files, args.out)
+    # The per-file Bazel targets (tools/gen_build.py), from runtime/ and what was just written.
+    problems = gen_build.write(ROOT, args.out)
+    if problems:
+        print("error: includes that break the layering (docs/ARCHITECTURE.md, \"Layers\"):", file=sys.stderr)
+        for p in problems:
+            print("  " + p, file=sys.stderr)
+        return 1
     if args.out == ap.get_default("out") and args.schema == ap.get_default("schema"):
         # The op coverage table in docs/ reads the schema and the op test records.
         subprocess.run([sys.executable, os.path.join(ROOT, "tools", "gen_op_coverage.py")], check=True)

@@ -1,5 +1,8 @@
 // Formula helpers of the indexing ops' derivatives (masked_select, take).
-#include "generated/api/kiln.h"
+#include "generated/api/index_put.h"
+#include "generated/api/max.h"
+#include "generated/api/sum.h"
+#include "generated/api/zeros.h"
 #include "runtime/autograd/formula_helpers.h"
 
 namespace kiln {

@@ -1,7 +1,19 @@
 // Formula helpers of the nn ops' derivatives (convolution, pooling, losses).
 #include <vector>
 
-#include "generated/api/kiln.h"
+#include "generated/api/adaptive_avg_pool2d.h"
+#include "generated/api/add.h"
+#include "generated/api/arange.h"
+#include "generated/api/clamp.h"
+#include "generated/api/div.h"
+#include "generated/api/index_select.h"
+#include "generated/api/log.h"
+#include "generated/api/mul.h"
+#include "generated/api/neg.h"
+#include "generated/api/sigmoid.h"
+#include "generated/api/softplus.h"
+#include "generated/api/sub.h"
+#include "generated/api/sum.h"
 #include "runtime/autograd/formula_helpers.h"
 
 namespace kiln {

@@ -1,7 +1,19 @@
 // Formula helpers of the running-reduction derivatives (cumsum, cumprod).
 #include <vector>
 
-#include "generated/api/kiln.h"
+#include "generated/api/add.h"
+#include "generated/api/arange.h"
+#include "generated/api/cat.h"
+#include "generated/api/cumprod.h"
+#include "generated/api/cumsum.h"
+#include "generated/api/div.h"
+#include "generated/api/eq.h"
+#include "generated/api/mul.h"
+#include "generated/api/narrow.h"
+#include "generated/api/ones_like.h"
+#include "generated/api/sub.h"
+#include "generated/api/sum.h"
+#include "generated/api/where.h"
 #include "runtime/autograd/formula_helpers.h"
 
 namespace kiln {
