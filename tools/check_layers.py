@@ -25,7 +25,7 @@ LAYERS: List[Tuple[str, List[str], List[str]]] = [
     ("kiln", ["runtime/api/", "runtime/autograd/", "runtime/kernels/composite/", "runtime/serialization/",
               "generated/api/", "generated/ops/", "generated/autograd/", "generated/kernels/composite/"],
      ["core", "dispatch", "cpu_kernels"]),
-    ("kiln/_C.so", ["runtime/python/", "generated/python/"], ["core", "dispatch", "cpu_kernels", "kiln"]),
+    ("python", ["runtime/python/", "generated/python/"], ["core", "dispatch", "cpu_kernels", "kiln"]),
 ]
 
 # Rules the issue names outright, reported with their own words (they are also layer violations).
