@@ -55,7 +55,7 @@ def key_expressions(nf: NativeFunction):
     tensors = tensor_args(nf)
     if tensors:
         refs = tensor_refs(tensors)
-        return f"backend_key({refs})", f"autograd_active({refs})"
+        return f"backend_key({refs})", f"records_autograd({refs})"
     dev = nf.schema.argument("device")
     backend = "backend_key(device.value_or(Device()))" if dev is not None else "DispatchKey::CPU"
     return backend, "false"

@@ -25,10 +25,9 @@ Operator<Tensor(const Tensor&, const std::optional<ScalarType>&, const std::opti
 }};
 
 Tensor ops::_to_copy(const Tensor& self, const std::optional<ScalarType>& dtype, const std::optional<Device>& device) {
-  const DispatchKey backend = backend_key({&self});
-  const DispatchKey key = autograd_active({&self}) ? DispatchKey::Autograd : backend;
-  if (explain_enabled()) explain_log("dispatch", "_to_copy", dispatch_key_name(key));
-  return _to_copy_op.lookup(key, backend)(self, dtype, device);
+  const DispatchKeySet keys = dispatch_keys(backend_key({&self}), records_autograd({&self}));
+  if (explain_enabled()) explain_log("dispatch", "_to_copy", keys.str().c_str());
+  return _to_copy_op.lookup(keys)(self, dtype, device);
 }
 
 }  // namespace kiln

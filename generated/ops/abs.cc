@@ -25,10 +25,9 @@ Operator<Tensor(const Tensor&)> abs_op = {"abs", {
 }};
 
 Tensor ops::abs(const Tensor& self) {
-  const DispatchKey backend = backend_key({&self});
-  const DispatchKey key = autograd_active({&self}) ? DispatchKey::Autograd : backend;
-  if (explain_enabled()) explain_log("dispatch", "abs", dispatch_key_name(key));
-  return abs_op.lookup(key, backend)(self);
+  const DispatchKeySet keys = dispatch_keys(backend_key({&self}), records_autograd({&self}));
+  if (explain_enabled()) explain_log("dispatch", "abs", keys.str().c_str());
+  return abs_op.lookup(keys)(self);
 }
 
 // ---- abs_(Tensor(a!) self) -> Tensor(a!)
@@ -48,10 +47,9 @@ Operator<const Tensor&(const Tensor&)> abs__op = {"abs_", {
 }};
 
 const Tensor& ops::abs_(const Tensor& self) {
-  const DispatchKey backend = backend_key({&self});
-  const DispatchKey key = autograd_active({&self}) ? DispatchKey::Autograd : backend;
-  if (explain_enabled()) explain_log("dispatch", "abs_", dispatch_key_name(key));
-  return abs__op.lookup(key, backend)(self);
+  const DispatchKeySet keys = dispatch_keys(backend_key({&self}), records_autograd({&self}));
+  if (explain_enabled()) explain_log("dispatch", "abs_", keys.str().c_str());
+  return abs__op.lookup(keys)(self);
 }
 
 // ---- abs.out(Tensor self, *, Tensor(a!) out) -> Tensor(a!)
@@ -71,10 +69,9 @@ Operator<const Tensor&(const Tensor&, const Tensor&)> abs_out_op = {"abs.out", {
 }};
 
 const Tensor& ops::abs_out(const Tensor& out, const Tensor& self) {
-  const DispatchKey backend = backend_key({&self, &out});
-  const DispatchKey key = autograd_active({&self, &out}) ? DispatchKey::Autograd : backend;
-  if (explain_enabled()) explain_log("dispatch", "abs.out", dispatch_key_name(key));
-  return abs_out_op.lookup(key, backend)(out, self);
+  const DispatchKeySet keys = dispatch_keys(backend_key({&self, &out}), records_autograd({&self, &out}));
+  if (explain_enabled()) explain_log("dispatch", "abs.out", keys.str().c_str());
+  return abs_out_op.lookup(keys)(out, self);
 }
 
 }  // namespace kiln

@@ -25,10 +25,9 @@ Operator<Tensor(const Tensor&, IntArrayRef)> adaptive_avg_pool2d_op = {"adaptive
 }};
 
 Tensor ops::adaptive_avg_pool2d(const Tensor& self, IntArrayRef output_size) {
-  const DispatchKey backend = backend_key({&self});
-  const DispatchKey key = autograd_active({&self}) ? DispatchKey::Autograd : backend;
-  if (explain_enabled()) explain_log("dispatch", "adaptive_avg_pool2d", dispatch_key_name(key));
-  return adaptive_avg_pool2d_op.lookup(key, backend)(self, output_size);
+  const DispatchKeySet keys = dispatch_keys(backend_key({&self}), records_autograd({&self}));
+  if (explain_enabled()) explain_log("dispatch", "adaptive_avg_pool2d", keys.str().c_str());
+  return adaptive_avg_pool2d_op.lookup(keys)(self, output_size);
 }
 
 }  // namespace kiln

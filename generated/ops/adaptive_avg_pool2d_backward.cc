@@ -25,10 +25,9 @@ Operator<Tensor(const Tensor&, const Tensor&)> adaptive_avg_pool2d_backward_op =
 }};
 
 Tensor ops::adaptive_avg_pool2d_backward(const Tensor& grad_output, const Tensor& self) {
-  const DispatchKey backend = backend_key({&grad_output, &self});
-  const DispatchKey key = autograd_active({&grad_output, &self}) ? DispatchKey::Autograd : backend;
-  if (explain_enabled()) explain_log("dispatch", "adaptive_avg_pool2d_backward", dispatch_key_name(key));
-  return adaptive_avg_pool2d_backward_op.lookup(key, backend)(grad_output, self);
+  const DispatchKeySet keys = dispatch_keys(backend_key({&grad_output, &self}), records_autograd({&grad_output, &self}));
+  if (explain_enabled()) explain_log("dispatch", "adaptive_avg_pool2d_backward", keys.str().c_str());
+  return adaptive_avg_pool2d_backward_op.lookup(keys)(grad_output, self);
 }
 
 }  // namespace kiln

@@ -25,10 +25,9 @@ Operator<Tensor(const Tensor&)> all_op = {"all", {
 }};
 
 Tensor ops::all(const Tensor& self) {
-  const DispatchKey backend = backend_key({&self});
-  const DispatchKey key = autograd_active({&self}) ? DispatchKey::Autograd : backend;
-  if (explain_enabled()) explain_log("dispatch", "all", dispatch_key_name(key));
-  return all_op.lookup(key, backend)(self);
+  const DispatchKeySet keys = dispatch_keys(backend_key({&self}), records_autograd({&self}));
+  if (explain_enabled()) explain_log("dispatch", "all", keys.str().c_str());
+  return all_op.lookup(keys)(self);
 }
 
 // ---- all.dim(Tensor self, int dim, bool keepdim=False) -> Tensor
@@ -46,10 +45,9 @@ Operator<Tensor(const Tensor&, int64_t, bool)> all_dim_op = {"all.dim", {
 }};
 
 Tensor ops::all(const Tensor& self, int64_t dim, bool keepdim) {
-  const DispatchKey backend = backend_key({&self});
-  const DispatchKey key = autograd_active({&self}) ? DispatchKey::Autograd : backend;
-  if (explain_enabled()) explain_log("dispatch", "all.dim", dispatch_key_name(key));
-  return all_dim_op.lookup(key, backend)(self, dim, keepdim);
+  const DispatchKeySet keys = dispatch_keys(backend_key({&self}), records_autograd({&self}));
+  if (explain_enabled()) explain_log("dispatch", "all.dim", keys.str().c_str());
+  return all_dim_op.lookup(keys)(self, dim, keepdim);
 }
 
 Tensor Tensor::all() const {

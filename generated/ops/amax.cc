@@ -25,10 +25,9 @@ Operator<Tensor(const Tensor&, IntArrayRef, bool)> amax_op = {"amax", {
 }};
 
 Tensor ops::amax(const Tensor& self, IntArrayRef dim, bool keepdim) {
-  const DispatchKey backend = backend_key({&self});
-  const DispatchKey key = autograd_active({&self}) ? DispatchKey::Autograd : backend;
-  if (explain_enabled()) explain_log("dispatch", "amax", dispatch_key_name(key));
-  return amax_op.lookup(key, backend)(self, dim, keepdim);
+  const DispatchKeySet keys = dispatch_keys(backend_key({&self}), records_autograd({&self}));
+  if (explain_enabled()) explain_log("dispatch", "amax", keys.str().c_str());
+  return amax_op.lookup(keys)(self, dim, keepdim);
 }
 
 // ---- amax.out(Tensor self, int[1] dim=[], bool keepdim=False, *, Tensor(a!) out) -> Tensor(a!)
@@ -48,10 +47,9 @@ Operator<const Tensor&(const Tensor&, const Tensor&, IntArrayRef, bool)> amax_ou
 }};
 
 const Tensor& ops::amax_out(const Tensor& out, const Tensor& self, IntArrayRef dim, bool keepdim) {
-  const DispatchKey backend = backend_key({&self, &out});
-  const DispatchKey key = autograd_active({&self, &out}) ? DispatchKey::Autograd : backend;
-  if (explain_enabled()) explain_log("dispatch", "amax.out", dispatch_key_name(key));
-  return amax_out_op.lookup(key, backend)(out, self, dim, keepdim);
+  const DispatchKeySet keys = dispatch_keys(backend_key({&self, &out}), records_autograd({&self, &out}));
+  if (explain_enabled()) explain_log("dispatch", "amax.out", keys.str().c_str());
+  return amax_out_op.lookup(keys)(out, self, dim, keepdim);
 }
 
 }  // namespace kiln

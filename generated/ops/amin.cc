@@ -25,10 +25,9 @@ Operator<Tensor(const Tensor&, IntArrayRef, bool)> amin_op = {"amin", {
 }};
 
 Tensor ops::amin(const Tensor& self, IntArrayRef dim, bool keepdim) {
-  const DispatchKey backend = backend_key({&self});
-  const DispatchKey key = autograd_active({&self}) ? DispatchKey::Autograd : backend;
-  if (explain_enabled()) explain_log("dispatch", "amin", dispatch_key_name(key));
-  return amin_op.lookup(key, backend)(self, dim, keepdim);
+  const DispatchKeySet keys = dispatch_keys(backend_key({&self}), records_autograd({&self}));
+  if (explain_enabled()) explain_log("dispatch", "amin", keys.str().c_str());
+  return amin_op.lookup(keys)(self, dim, keepdim);
 }
 
 // ---- amin.out(Tensor self, int[1] dim=[], bool keepdim=False, *, Tensor(a!) out) -> Tensor(a!)
@@ -48,10 +47,9 @@ Operator<const Tensor&(const Tensor&, const Tensor&, IntArrayRef, bool)> amin_ou
 }};
 
 const Tensor& ops::amin_out(const Tensor& out, const Tensor& self, IntArrayRef dim, bool keepdim) {
-  const DispatchKey backend = backend_key({&self, &out});
-  const DispatchKey key = autograd_active({&self, &out}) ? DispatchKey::Autograd : backend;
-  if (explain_enabled()) explain_log("dispatch", "amin.out", dispatch_key_name(key));
-  return amin_out_op.lookup(key, backend)(out, self, dim, keepdim);
+  const DispatchKeySet keys = dispatch_keys(backend_key({&self, &out}), records_autograd({&self, &out}));
+  if (explain_enabled()) explain_log("dispatch", "amin.out", keys.str().c_str());
+  return amin_out_op.lookup(keys)(out, self, dim, keepdim);
 }
 
 }  // namespace kiln

@@ -25,10 +25,9 @@ Operator<Tensor(const Tensor&)> any_op = {"any", {
 }};
 
 Tensor ops::any(const Tensor& self) {
-  const DispatchKey backend = backend_key({&self});
-  const DispatchKey key = autograd_active({&self}) ? DispatchKey::Autograd : backend;
-  if (explain_enabled()) explain_log("dispatch", "any", dispatch_key_name(key));
-  return any_op.lookup(key, backend)(self);
+  const DispatchKeySet keys = dispatch_keys(backend_key({&self}), records_autograd({&self}));
+  if (explain_enabled()) explain_log("dispatch", "any", keys.str().c_str());
+  return any_op.lookup(keys)(self);
 }
 
 // ---- any.dim(Tensor self, int dim, bool keepdim=False) -> Tensor
@@ -46,10 +45,9 @@ Operator<Tensor(const Tensor&, int64_t, bool)> any_dim_op = {"any.dim", {
 }};
 
 Tensor ops::any(const Tensor& self, int64_t dim, bool keepdim) {
-  const DispatchKey backend = backend_key({&self});
-  const DispatchKey key = autograd_active({&self}) ? DispatchKey::Autograd : backend;
-  if (explain_enabled()) explain_log("dispatch", "any.dim", dispatch_key_name(key));
-  return any_dim_op.lookup(key, backend)(self, dim, keepdim);
+  const DispatchKeySet keys = dispatch_keys(backend_key({&self}), records_autograd({&self}));
+  if (explain_enabled()) explain_log("dispatch", "any.dim", keys.str().c_str());
+  return any_dim_op.lookup(keys)(self, dim, keepdim);
 }
 
 Tensor Tensor::any() const {

@@ -28,10 +28,9 @@ Operator<const Tensor&(const Tensor&, const Scalar&, const Scalar&, const Scalar
 }};
 
 const Tensor& ops::arange_out(const Tensor& out, const Scalar& start, const Scalar& end, const Scalar& step) {
-  const DispatchKey backend = backend_key({&out});
-  const DispatchKey key = autograd_active({&out}) ? DispatchKey::Autograd : backend;
-  if (explain_enabled()) explain_log("dispatch", "arange.start_out", dispatch_key_name(key));
-  return arange_start_out_op.lookup(key, backend)(out, start, end, step);
+  const DispatchKeySet keys = dispatch_keys(backend_key({&out}), records_autograd({&out}));
+  if (explain_enabled()) explain_log("dispatch", "arange.start_out", keys.str().c_str());
+  return arange_start_out_op.lookup(keys)(out, start, end, step);
 }
 
 // ---- arange(Scalar end, *, ScalarType? dtype=None, Device? device=None, bool requires_grad=False) -> Tensor  (CompositeImplicit)

@@ -25,10 +25,9 @@ Operator<Tensor(const Tensor&, const std::optional<int64_t>&, bool)> argmax_op =
 }};
 
 Tensor ops::argmax(const Tensor& self, const std::optional<int64_t>& dim, bool keepdim) {
-  const DispatchKey backend = backend_key({&self});
-  const DispatchKey key = autograd_active({&self}) ? DispatchKey::Autograd : backend;
-  if (explain_enabled()) explain_log("dispatch", "argmax", dispatch_key_name(key));
-  return argmax_op.lookup(key, backend)(self, dim, keepdim);
+  const DispatchKeySet keys = dispatch_keys(backend_key({&self}), records_autograd({&self}));
+  if (explain_enabled()) explain_log("dispatch", "argmax", keys.str().c_str());
+  return argmax_op.lookup(keys)(self, dim, keepdim);
 }
 
 }  // namespace kiln

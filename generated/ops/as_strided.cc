@@ -29,10 +29,9 @@ Operator<Tensor(const Tensor&, IntArrayRef, IntArrayRef, const std::optional<int
 }};
 
 Tensor ops::as_strided(const Tensor& self, IntArrayRef size, IntArrayRef stride, const std::optional<int64_t>& storage_offset) {
-  const DispatchKey backend = backend_key({&self});
-  const DispatchKey key = autograd_active({&self}) ? DispatchKey::Autograd : backend;
-  if (explain_enabled()) explain_log("dispatch", "as_strided", dispatch_key_name(key));
-  Tensor result = as_strided_op.lookup(key, backend)(self, size, stride, storage_offset);
+  const DispatchKeySet keys = dispatch_keys(backend_key({&self}), records_autograd({&self}));
+  if (explain_enabled()) explain_log("dispatch", "as_strided", keys.str().c_str());
+  Tensor result = as_strided_op.lookup(keys)(self, size, stride, storage_offset);
   mark_view(result, self);
   return result;
 }

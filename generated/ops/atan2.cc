@@ -25,10 +25,9 @@ Operator<Tensor(const Tensor&, const Tensor&)> atan2_op = {"atan2", {
 }};
 
 Tensor ops::atan2(const Tensor& self, const Tensor& other) {
-  const DispatchKey backend = backend_key({&self, &other});
-  const DispatchKey key = autograd_active({&self, &other}) ? DispatchKey::Autograd : backend;
-  if (explain_enabled()) explain_log("dispatch", "atan2", dispatch_key_name(key));
-  return atan2_op.lookup(key, backend)(self, other);
+  const DispatchKeySet keys = dispatch_keys(backend_key({&self, &other}), records_autograd({&self, &other}));
+  if (explain_enabled()) explain_log("dispatch", "atan2", keys.str().c_str());
+  return atan2_op.lookup(keys)(self, other);
 }
 
 // ---- atan2_(Tensor(a!) self, Tensor other) -> Tensor(a!)
@@ -48,10 +47,9 @@ Operator<const Tensor&(const Tensor&, const Tensor&)> atan2__op = {"atan2_", {
 }};
 
 const Tensor& ops::atan2_(const Tensor& self, const Tensor& other) {
-  const DispatchKey backend = backend_key({&self, &other});
-  const DispatchKey key = autograd_active({&self, &other}) ? DispatchKey::Autograd : backend;
-  if (explain_enabled()) explain_log("dispatch", "atan2_", dispatch_key_name(key));
-  return atan2__op.lookup(key, backend)(self, other);
+  const DispatchKeySet keys = dispatch_keys(backend_key({&self, &other}), records_autograd({&self, &other}));
+  if (explain_enabled()) explain_log("dispatch", "atan2_", keys.str().c_str());
+  return atan2__op.lookup(keys)(self, other);
 }
 
 // ---- atan2.out(Tensor self, Tensor other, *, Tensor(a!) out) -> Tensor(a!)
@@ -71,10 +69,9 @@ Operator<const Tensor&(const Tensor&, const Tensor&, const Tensor&)> atan2_out_o
 }};
 
 const Tensor& ops::atan2_out(const Tensor& out, const Tensor& self, const Tensor& other) {
-  const DispatchKey backend = backend_key({&self, &other, &out});
-  const DispatchKey key = autograd_active({&self, &other, &out}) ? DispatchKey::Autograd : backend;
-  if (explain_enabled()) explain_log("dispatch", "atan2.out", dispatch_key_name(key));
-  return atan2_out_op.lookup(key, backend)(out, self, other);
+  const DispatchKeySet keys = dispatch_keys(backend_key({&self, &other, &out}), records_autograd({&self, &other, &out}));
+  if (explain_enabled()) explain_log("dispatch", "atan2.out", keys.str().c_str());
+  return atan2_out_op.lookup(keys)(out, self, other);
 }
 
 }  // namespace kiln

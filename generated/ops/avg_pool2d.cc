@@ -25,10 +25,9 @@ Operator<Tensor(const Tensor&, IntArrayRef, IntArrayRef, IntArrayRef, bool, bool
 }};
 
 Tensor ops::avg_pool2d(const Tensor& self, IntArrayRef kernel_size, IntArrayRef stride, IntArrayRef padding, bool ceil_mode, bool count_include_pad, const std::optional<int64_t>& divisor_override) {
-  const DispatchKey backend = backend_key({&self});
-  const DispatchKey key = autograd_active({&self}) ? DispatchKey::Autograd : backend;
-  if (explain_enabled()) explain_log("dispatch", "avg_pool2d", dispatch_key_name(key));
-  return avg_pool2d_op.lookup(key, backend)(self, kernel_size, stride, padding, ceil_mode, count_include_pad, divisor_override);
+  const DispatchKeySet keys = dispatch_keys(backend_key({&self}), records_autograd({&self}));
+  if (explain_enabled()) explain_log("dispatch", "avg_pool2d", keys.str().c_str());
+  return avg_pool2d_op.lookup(keys)(self, kernel_size, stride, padding, ceil_mode, count_include_pad, divisor_override);
 }
 
 }  // namespace kiln

@@ -25,10 +25,9 @@ Operator<Tensor(const Tensor&, const Tensor&, IntArrayRef, IntArrayRef, IntArray
 }};
 
 Tensor ops::avg_pool2d_backward(const Tensor& grad_output, const Tensor& self, IntArrayRef kernel_size, IntArrayRef stride, IntArrayRef padding, bool ceil_mode, bool count_include_pad, const std::optional<int64_t>& divisor_override) {
-  const DispatchKey backend = backend_key({&grad_output, &self});
-  const DispatchKey key = autograd_active({&grad_output, &self}) ? DispatchKey::Autograd : backend;
-  if (explain_enabled()) explain_log("dispatch", "avg_pool2d_backward", dispatch_key_name(key));
-  return avg_pool2d_backward_op.lookup(key, backend)(grad_output, self, kernel_size, stride, padding, ceil_mode, count_include_pad, divisor_override);
+  const DispatchKeySet keys = dispatch_keys(backend_key({&grad_output, &self}), records_autograd({&grad_output, &self}));
+  if (explain_enabled()) explain_log("dispatch", "avg_pool2d_backward", keys.str().c_str());
+  return avg_pool2d_backward_op.lookup(keys)(grad_output, self, kernel_size, stride, padding, ceil_mode, count_include_pad, divisor_override);
 }
 
 }  // namespace kiln

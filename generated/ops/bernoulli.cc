@@ -25,10 +25,9 @@ Operator<Tensor(const Tensor&, Generator*)> bernoulli_op = {"bernoulli", {
 }};
 
 Tensor ops::bernoulli(const Tensor& self, Generator* generator) {
-  const DispatchKey backend = backend_key({&self});
-  const DispatchKey key = autograd_active({&self}) ? DispatchKey::Autograd : backend;
-  if (explain_enabled()) explain_log("dispatch", "bernoulli", dispatch_key_name(key));
-  return bernoulli_op.lookup(key, backend)(self, generator);
+  const DispatchKeySet keys = dispatch_keys(backend_key({&self}), records_autograd({&self}));
+  if (explain_enabled()) explain_log("dispatch", "bernoulli", keys.str().c_str());
+  return bernoulli_op.lookup(keys)(self, generator);
 }
 
 // ---- bernoulli.p(Tensor self, float p, *, Generator? generator=None) -> Tensor
@@ -46,10 +45,9 @@ Operator<Tensor(const Tensor&, double, Generator*)> bernoulli_p_op = {"bernoulli
 }};
 
 Tensor ops::bernoulli(const Tensor& self, double p, Generator* generator) {
-  const DispatchKey backend = backend_key({&self});
-  const DispatchKey key = autograd_active({&self}) ? DispatchKey::Autograd : backend;
-  if (explain_enabled()) explain_log("dispatch", "bernoulli.p", dispatch_key_name(key));
-  return bernoulli_p_op.lookup(key, backend)(self, p, generator);
+  const DispatchKeySet keys = dispatch_keys(backend_key({&self}), records_autograd({&self}));
+  if (explain_enabled()) explain_log("dispatch", "bernoulli.p", keys.str().c_str());
+  return bernoulli_p_op.lookup(keys)(self, p, generator);
 }
 
 // ---- bernoulli_.Tensor(Tensor(a!) self, Tensor p, *, Generator? generator=None) -> Tensor(a!)
@@ -69,10 +67,9 @@ Operator<const Tensor&(const Tensor&, const Tensor&, Generator*)> bernoulli__Ten
 }};
 
 const Tensor& ops::bernoulli_(const Tensor& self, const Tensor& p, Generator* generator) {
-  const DispatchKey backend = backend_key({&self, &p});
-  const DispatchKey key = autograd_active({&self, &p}) ? DispatchKey::Autograd : backend;
-  if (explain_enabled()) explain_log("dispatch", "bernoulli_.Tensor", dispatch_key_name(key));
-  return bernoulli__Tensor_op.lookup(key, backend)(self, p, generator);
+  const DispatchKeySet keys = dispatch_keys(backend_key({&self, &p}), records_autograd({&self, &p}));
+  if (explain_enabled()) explain_log("dispatch", "bernoulli_.Tensor", keys.str().c_str());
+  return bernoulli__Tensor_op.lookup(keys)(self, p, generator);
 }
 
 // ---- bernoulli_.float(Tensor(a!) self, float p=0.5, *, Generator? generator=None) -> Tensor(a!)
@@ -92,10 +89,9 @@ Operator<const Tensor&(const Tensor&, double, Generator*)> bernoulli__float_op =
 }};
 
 const Tensor& ops::bernoulli_(const Tensor& self, double p, Generator* generator) {
-  const DispatchKey backend = backend_key({&self});
-  const DispatchKey key = autograd_active({&self}) ? DispatchKey::Autograd : backend;
-  if (explain_enabled()) explain_log("dispatch", "bernoulli_.float", dispatch_key_name(key));
-  return bernoulli__float_op.lookup(key, backend)(self, p, generator);
+  const DispatchKeySet keys = dispatch_keys(backend_key({&self}), records_autograd({&self}));
+  if (explain_enabled()) explain_log("dispatch", "bernoulli_.float", keys.str().c_str());
+  return bernoulli__float_op.lookup(keys)(self, p, generator);
 }
 
 const Tensor& Tensor::bernoulli_(const Tensor& p, Generator* generator) const {

@@ -29,10 +29,9 @@ Operator<Tensor(const Tensor&, const Tensor&, const Tensor&, int64_t)> binary_cr
 }};
 
 Tensor ops::binary_cross_entropy(const Tensor& self, const Tensor& target, const Tensor& weight, int64_t reduction) {
-  const DispatchKey backend = backend_key({&self, &target, &weight});
-  const DispatchKey key = autograd_active({&self, &target, &weight}) ? DispatchKey::Autograd : backend;
-  if (explain_enabled()) explain_log("dispatch", "binary_cross_entropy", dispatch_key_name(key));
-  return binary_cross_entropy_op.lookup(key, backend)(self, target, weight, reduction);
+  const DispatchKeySet keys = dispatch_keys(backend_key({&self, &target, &weight}), records_autograd({&self, &target, &weight}));
+  if (explain_enabled()) explain_log("dispatch", "binary_cross_entropy", keys.str().c_str());
+  return binary_cross_entropy_op.lookup(keys)(self, target, weight, reduction);
 }
 
 }  // namespace kiln

@@ -29,10 +29,9 @@ Operator<Tensor(const Tensor&, const Tensor&, const Tensor&, const Tensor&, int6
 }};
 
 Tensor ops::binary_cross_entropy_with_logits(const Tensor& self, const Tensor& target, const Tensor& weight, const Tensor& pos_weight, int64_t reduction) {
-  const DispatchKey backend = backend_key({&self, &target, &weight, &pos_weight});
-  const DispatchKey key = autograd_active({&self, &target, &weight, &pos_weight}) ? DispatchKey::Autograd : backend;
-  if (explain_enabled()) explain_log("dispatch", "binary_cross_entropy_with_logits", dispatch_key_name(key));
-  return binary_cross_entropy_with_logits_op.lookup(key, backend)(self, target, weight, pos_weight, reduction);
+  const DispatchKeySet keys = dispatch_keys(backend_key({&self, &target, &weight, &pos_weight}), records_autograd({&self, &target, &weight, &pos_weight}));
+  if (explain_enabled()) explain_log("dispatch", "binary_cross_entropy_with_logits", keys.str().c_str());
+  return binary_cross_entropy_with_logits_op.lookup(keys)(self, target, weight, pos_weight, reduction);
 }
 
 }  // namespace kiln

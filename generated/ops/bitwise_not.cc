@@ -25,10 +25,9 @@ Operator<Tensor(const Tensor&)> bitwise_not_op = {"bitwise_not", {
 }};
 
 Tensor ops::bitwise_not(const Tensor& self) {
-  const DispatchKey backend = backend_key({&self});
-  const DispatchKey key = autograd_active({&self}) ? DispatchKey::Autograd : backend;
-  if (explain_enabled()) explain_log("dispatch", "bitwise_not", dispatch_key_name(key));
-  return bitwise_not_op.lookup(key, backend)(self);
+  const DispatchKeySet keys = dispatch_keys(backend_key({&self}), records_autograd({&self}));
+  if (explain_enabled()) explain_log("dispatch", "bitwise_not", keys.str().c_str());
+  return bitwise_not_op.lookup(keys)(self);
 }
 
 // ---- bitwise_not_(Tensor(a!) self) -> Tensor(a!)
@@ -48,10 +47,9 @@ Operator<const Tensor&(const Tensor&)> bitwise_not__op = {"bitwise_not_", {
 }};
 
 const Tensor& ops::bitwise_not_(const Tensor& self) {
-  const DispatchKey backend = backend_key({&self});
-  const DispatchKey key = autograd_active({&self}) ? DispatchKey::Autograd : backend;
-  if (explain_enabled()) explain_log("dispatch", "bitwise_not_", dispatch_key_name(key));
-  return bitwise_not__op.lookup(key, backend)(self);
+  const DispatchKeySet keys = dispatch_keys(backend_key({&self}), records_autograd({&self}));
+  if (explain_enabled()) explain_log("dispatch", "bitwise_not_", keys.str().c_str());
+  return bitwise_not__op.lookup(keys)(self);
 }
 
 // ---- bitwise_not.out(Tensor self, *, Tensor(a!) out) -> Tensor(a!)
@@ -71,10 +69,9 @@ Operator<const Tensor&(const Tensor&, const Tensor&)> bitwise_not_out_op = {"bit
 }};
 
 const Tensor& ops::bitwise_not_out(const Tensor& out, const Tensor& self) {
-  const DispatchKey backend = backend_key({&self, &out});
-  const DispatchKey key = autograd_active({&self, &out}) ? DispatchKey::Autograd : backend;
-  if (explain_enabled()) explain_log("dispatch", "bitwise_not.out", dispatch_key_name(key));
-  return bitwise_not_out_op.lookup(key, backend)(out, self);
+  const DispatchKeySet keys = dispatch_keys(backend_key({&self, &out}), records_autograd({&self, &out}));
+  if (explain_enabled()) explain_log("dispatch", "bitwise_not.out", keys.str().c_str());
+  return bitwise_not_out_op.lookup(keys)(out, self);
 }
 
 }  // namespace kiln

@@ -25,10 +25,9 @@ Operator<Tensor(const Tensor&, const Tensor&)> bitwise_or_Tensor_op = {"bitwise_
 }};
 
 Tensor ops::bitwise_or(const Tensor& self, const Tensor& other) {
-  const DispatchKey backend = backend_key({&self, &other});
-  const DispatchKey key = autograd_active({&self, &other}) ? DispatchKey::Autograd : backend;
-  if (explain_enabled()) explain_log("dispatch", "bitwise_or.Tensor", dispatch_key_name(key));
-  return bitwise_or_Tensor_op.lookup(key, backend)(self, other);
+  const DispatchKeySet keys = dispatch_keys(backend_key({&self, &other}), records_autograd({&self, &other}));
+  if (explain_enabled()) explain_log("dispatch", "bitwise_or.Tensor", keys.str().c_str());
+  return bitwise_or_Tensor_op.lookup(keys)(self, other);
 }
 
 // ---- bitwise_or_.Tensor(Tensor(a!) self, Tensor other) -> Tensor(a!)
@@ -48,10 +47,9 @@ Operator<const Tensor&(const Tensor&, const Tensor&)> bitwise_or__Tensor_op = {"
 }};
 
 const Tensor& ops::bitwise_or_(const Tensor& self, const Tensor& other) {
-  const DispatchKey backend = backend_key({&self, &other});
-  const DispatchKey key = autograd_active({&self, &other}) ? DispatchKey::Autograd : backend;
-  if (explain_enabled()) explain_log("dispatch", "bitwise_or_.Tensor", dispatch_key_name(key));
-  return bitwise_or__Tensor_op.lookup(key, backend)(self, other);
+  const DispatchKeySet keys = dispatch_keys(backend_key({&self, &other}), records_autograd({&self, &other}));
+  if (explain_enabled()) explain_log("dispatch", "bitwise_or_.Tensor", keys.str().c_str());
+  return bitwise_or__Tensor_op.lookup(keys)(self, other);
 }
 
 // ---- bitwise_or.out(Tensor self, Tensor other, *, Tensor(a!) out) -> Tensor(a!)
@@ -71,10 +69,9 @@ Operator<const Tensor&(const Tensor&, const Tensor&, const Tensor&)> bitwise_or_
 }};
 
 const Tensor& ops::bitwise_or_out(const Tensor& out, const Tensor& self, const Tensor& other) {
-  const DispatchKey backend = backend_key({&self, &other, &out});
-  const DispatchKey key = autograd_active({&self, &other, &out}) ? DispatchKey::Autograd : backend;
-  if (explain_enabled()) explain_log("dispatch", "bitwise_or.out", dispatch_key_name(key));
-  return bitwise_or_out_op.lookup(key, backend)(out, self, other);
+  const DispatchKeySet keys = dispatch_keys(backend_key({&self, &other, &out}), records_autograd({&self, &other, &out}));
+  if (explain_enabled()) explain_log("dispatch", "bitwise_or.out", keys.str().c_str());
+  return bitwise_or_out_op.lookup(keys)(out, self, other);
 }
 
 }  // namespace kiln

@@ -25,10 +25,9 @@ Operator<Tensor(const Tensor&, const Tensor&)> bitwise_xor_Tensor_op = {"bitwise
 }};
 
 Tensor ops::bitwise_xor(const Tensor& self, const Tensor& other) {
-  const DispatchKey backend = backend_key({&self, &other});
-  const DispatchKey key = autograd_active({&self, &other}) ? DispatchKey::Autograd : backend;
-  if (explain_enabled()) explain_log("dispatch", "bitwise_xor.Tensor", dispatch_key_name(key));
-  return bitwise_xor_Tensor_op.lookup(key, backend)(self, other);
+  const DispatchKeySet keys = dispatch_keys(backend_key({&self, &other}), records_autograd({&self, &other}));
+  if (explain_enabled()) explain_log("dispatch", "bitwise_xor.Tensor", keys.str().c_str());
+  return bitwise_xor_Tensor_op.lookup(keys)(self, other);
 }
 
 // ---- bitwise_xor_.Tensor(Tensor(a!) self, Tensor other) -> Tensor(a!)
@@ -48,10 +47,9 @@ Operator<const Tensor&(const Tensor&, const Tensor&)> bitwise_xor__Tensor_op = {
 }};
 
 const Tensor& ops::bitwise_xor_(const Tensor& self, const Tensor& other) {
-  const DispatchKey backend = backend_key({&self, &other});
-  const DispatchKey key = autograd_active({&self, &other}) ? DispatchKey::Autograd : backend;
-  if (explain_enabled()) explain_log("dispatch", "bitwise_xor_.Tensor", dispatch_key_name(key));
-  return bitwise_xor__Tensor_op.lookup(key, backend)(self, other);
+  const DispatchKeySet keys = dispatch_keys(backend_key({&self, &other}), records_autograd({&self, &other}));
+  if (explain_enabled()) explain_log("dispatch", "bitwise_xor_.Tensor", keys.str().c_str());
+  return bitwise_xor__Tensor_op.lookup(keys)(self, other);
 }
 
 // ---- bitwise_xor.out(Tensor self, Tensor other, *, Tensor(a!) out) -> Tensor(a!)
@@ -71,10 +69,9 @@ Operator<const Tensor&(const Tensor&, const Tensor&, const Tensor&)> bitwise_xor
 }};
 
 const Tensor& ops::bitwise_xor_out(const Tensor& out, const Tensor& self, const Tensor& other) {
-  const DispatchKey backend = backend_key({&self, &other, &out});
-  const DispatchKey key = autograd_active({&self, &other, &out}) ? DispatchKey::Autograd : backend;
-  if (explain_enabled()) explain_log("dispatch", "bitwise_xor.out", dispatch_key_name(key));
-  return bitwise_xor_out_op.lookup(key, backend)(out, self, other);
+  const DispatchKeySet keys = dispatch_keys(backend_key({&self, &other, &out}), records_autograd({&self, &other, &out}));
+  if (explain_enabled()) explain_log("dispatch", "bitwise_xor.out", keys.str().c_str());
+  return bitwise_xor_out_op.lookup(keys)(out, self, other);
 }
 
 }  // namespace kiln

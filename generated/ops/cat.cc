@@ -25,10 +25,9 @@ Operator<Tensor(const std::vector<Tensor>&, int64_t)> cat_op = {"cat", {
 }};
 
 Tensor ops::cat(const std::vector<Tensor>& tensors, int64_t dim) {
-  const DispatchKey backend = backend_key(TensorRefs(tensors));
-  const DispatchKey key = autograd_active(TensorRefs(tensors)) ? DispatchKey::Autograd : backend;
-  if (explain_enabled()) explain_log("dispatch", "cat", dispatch_key_name(key));
-  return cat_op.lookup(key, backend)(tensors, dim);
+  const DispatchKeySet keys = dispatch_keys(backend_key(TensorRefs(tensors)), records_autograd(TensorRefs(tensors)));
+  if (explain_enabled()) explain_log("dispatch", "cat", keys.str().c_str());
+  return cat_op.lookup(keys)(tensors, dim);
 }
 
 // ---- cat.out(Tensor[] tensors, int dim=0, *, Tensor(a!) out) -> Tensor(a!)
@@ -48,10 +47,9 @@ Operator<const Tensor&(const Tensor&, const std::vector<Tensor>&, int64_t)> cat_
 }};
 
 const Tensor& ops::cat_out(const Tensor& out, const std::vector<Tensor>& tensors, int64_t dim) {
-  const DispatchKey backend = backend_key(TensorRefs(tensors, out));
-  const DispatchKey key = autograd_active(TensorRefs(tensors, out)) ? DispatchKey::Autograd : backend;
-  if (explain_enabled()) explain_log("dispatch", "cat.out", dispatch_key_name(key));
-  return cat_out_op.lookup(key, backend)(out, tensors, dim);
+  const DispatchKeySet keys = dispatch_keys(backend_key(TensorRefs(tensors, out)), records_autograd(TensorRefs(tensors, out)));
+  if (explain_enabled()) explain_log("dispatch", "cat.out", keys.str().c_str());
+  return cat_out_op.lookup(keys)(out, tensors, dim);
 }
 
 }  // namespace kiln

@@ -25,10 +25,9 @@ Operator<Tensor(const Tensor&)> ceil_op = {"ceil", {
 }};
 
 Tensor ops::ceil(const Tensor& self) {
-  const DispatchKey backend = backend_key({&self});
-  const DispatchKey key = autograd_active({&self}) ? DispatchKey::Autograd : backend;
-  if (explain_enabled()) explain_log("dispatch", "ceil", dispatch_key_name(key));
-  return ceil_op.lookup(key, backend)(self);
+  const DispatchKeySet keys = dispatch_keys(backend_key({&self}), records_autograd({&self}));
+  if (explain_enabled()) explain_log("dispatch", "ceil", keys.str().c_str());
+  return ceil_op.lookup(keys)(self);
 }
 
 // ---- ceil_(Tensor(a!) self) -> Tensor(a!)
@@ -48,10 +47,9 @@ Operator<const Tensor&(const Tensor&)> ceil__op = {"ceil_", {
 }};
 
 const Tensor& ops::ceil_(const Tensor& self) {
-  const DispatchKey backend = backend_key({&self});
-  const DispatchKey key = autograd_active({&self}) ? DispatchKey::Autograd : backend;
-  if (explain_enabled()) explain_log("dispatch", "ceil_", dispatch_key_name(key));
-  return ceil__op.lookup(key, backend)(self);
+  const DispatchKeySet keys = dispatch_keys(backend_key({&self}), records_autograd({&self}));
+  if (explain_enabled()) explain_log("dispatch", "ceil_", keys.str().c_str());
+  return ceil__op.lookup(keys)(self);
 }
 
 // ---- ceil.out(Tensor self, *, Tensor(a!) out) -> Tensor(a!)
@@ -71,10 +69,9 @@ Operator<const Tensor&(const Tensor&, const Tensor&)> ceil_out_op = {"ceil.out",
 }};
 
 const Tensor& ops::ceil_out(const Tensor& out, const Tensor& self) {
-  const DispatchKey backend = backend_key({&self, &out});
-  const DispatchKey key = autograd_active({&self, &out}) ? DispatchKey::Autograd : backend;
-  if (explain_enabled()) explain_log("dispatch", "ceil.out", dispatch_key_name(key));
-  return ceil_out_op.lookup(key, backend)(out, self);
+  const DispatchKeySet keys = dispatch_keys(backend_key({&self, &out}), records_autograd({&self, &out}));
+  if (explain_enabled()) explain_log("dispatch", "ceil.out", keys.str().c_str());
+  return ceil_out_op.lookup(keys)(out, self);
 }
 
 }  // namespace kiln

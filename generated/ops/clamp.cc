@@ -27,10 +27,9 @@ Operator<Tensor(const Tensor&, const std::optional<Scalar>&, const std::optional
 }};
 
 Tensor ops::clamp(const Tensor& self, const std::optional<Scalar>& min, const std::optional<Scalar>& max) {
-  const DispatchKey backend = backend_key({&self});
-  const DispatchKey key = autograd_active({&self}) ? DispatchKey::Autograd : backend;
-  if (explain_enabled()) explain_log("dispatch", "clamp", dispatch_key_name(key));
-  return clamp_op.lookup(key, backend)(self, min, max);
+  const DispatchKeySet keys = dispatch_keys(backend_key({&self}), records_autograd({&self}));
+  if (explain_enabled()) explain_log("dispatch", "clamp", keys.str().c_str());
+  return clamp_op.lookup(keys)(self, min, max);
 }
 
 // ---- clamp_(Tensor(a!) self, Scalar? min=None, Scalar? max=None) -> Tensor(a!)
@@ -50,10 +49,9 @@ Operator<const Tensor&(const Tensor&, const std::optional<Scalar>&, const std::o
 }};
 
 const Tensor& ops::clamp_(const Tensor& self, const std::optional<Scalar>& min, const std::optional<Scalar>& max) {
-  const DispatchKey backend = backend_key({&self});
-  const DispatchKey key = autograd_active({&self}) ? DispatchKey::Autograd : backend;
-  if (explain_enabled()) explain_log("dispatch", "clamp_", dispatch_key_name(key));
-  return clamp__op.lookup(key, backend)(self, min, max);
+  const DispatchKeySet keys = dispatch_keys(backend_key({&self}), records_autograd({&self}));
+  if (explain_enabled()) explain_log("dispatch", "clamp_", keys.str().c_str());
+  return clamp__op.lookup(keys)(self, min, max);
 }
 
 // ---- clamp.out(Tensor self, Scalar? min=None, Scalar? max=None, *, Tensor(a!) out) -> Tensor(a!)
@@ -73,10 +71,9 @@ Operator<const Tensor&(const Tensor&, const Tensor&, const std::optional<Scalar>
 }};
 
 const Tensor& ops::clamp_out(const Tensor& out, const Tensor& self, const std::optional<Scalar>& min, const std::optional<Scalar>& max) {
-  const DispatchKey backend = backend_key({&self, &out});
-  const DispatchKey key = autograd_active({&self, &out}) ? DispatchKey::Autograd : backend;
-  if (explain_enabled()) explain_log("dispatch", "clamp.out", dispatch_key_name(key));
-  return clamp_out_op.lookup(key, backend)(out, self, min, max);
+  const DispatchKeySet keys = dispatch_keys(backend_key({&self, &out}), records_autograd({&self, &out}));
+  if (explain_enabled()) explain_log("dispatch", "clamp.out", keys.str().c_str());
+  return clamp_out_op.lookup(keys)(out, self, min, max);
 }
 
 // ---- clamp.Tensor(Tensor self, Tensor? min=None, Tensor? max=None) -> Tensor  (CompositeImplicit)

@@ -25,10 +25,9 @@ Operator<Tensor(const Tensor&)> clone_op = {"clone", {
 }};
 
 Tensor ops::clone(const Tensor& self) {
-  const DispatchKey backend = backend_key({&self});
-  const DispatchKey key = autograd_active({&self}) ? DispatchKey::Autograd : backend;
-  if (explain_enabled()) explain_log("dispatch", "clone", dispatch_key_name(key));
-  return clone_op.lookup(key, backend)(self);
+  const DispatchKeySet keys = dispatch_keys(backend_key({&self}), records_autograd({&self}));
+  if (explain_enabled()) explain_log("dispatch", "clone", keys.str().c_str());
+  return clone_op.lookup(keys)(self);
 }
 
 Tensor Tensor::clone() const {

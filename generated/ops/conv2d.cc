@@ -25,10 +25,9 @@ Operator<Tensor(const Tensor&, const Tensor&, const Tensor&, IntArrayRef, IntArr
 }};
 
 Tensor ops::conv2d(const Tensor& input, const Tensor& weight, const Tensor& bias, IntArrayRef stride, IntArrayRef padding, IntArrayRef dilation, int64_t groups) {
-  const DispatchKey backend = backend_key({&input, &weight, &bias});
-  const DispatchKey key = autograd_active({&input, &weight, &bias}) ? DispatchKey::Autograd : backend;
-  if (explain_enabled()) explain_log("dispatch", "conv2d", dispatch_key_name(key));
-  return conv2d_op.lookup(key, backend)(input, weight, bias, stride, padding, dilation, groups);
+  const DispatchKeySet keys = dispatch_keys(backend_key({&input, &weight, &bias}), records_autograd({&input, &weight, &bias}));
+  if (explain_enabled()) explain_log("dispatch", "conv2d", keys.str().c_str());
+  return conv2d_op.lookup(keys)(input, weight, bias, stride, padding, dilation, groups);
 }
 
 }  // namespace kiln

@@ -25,10 +25,9 @@ Operator<Tensor(const Tensor&, IntArrayRef, const Tensor&, IntArrayRef, IntArray
 }};
 
 Tensor ops::conv2d_backward_input(const Tensor& grad_output, IntArrayRef input_size, const Tensor& weight, IntArrayRef stride, IntArrayRef padding, IntArrayRef dilation, int64_t groups) {
-  const DispatchKey backend = backend_key({&grad_output, &weight});
-  const DispatchKey key = autograd_active({&grad_output, &weight}) ? DispatchKey::Autograd : backend;
-  if (explain_enabled()) explain_log("dispatch", "conv2d_backward_input", dispatch_key_name(key));
-  return conv2d_backward_input_op.lookup(key, backend)(grad_output, input_size, weight, stride, padding, dilation, groups);
+  const DispatchKeySet keys = dispatch_keys(backend_key({&grad_output, &weight}), records_autograd({&grad_output, &weight}));
+  if (explain_enabled()) explain_log("dispatch", "conv2d_backward_input", keys.str().c_str());
+  return conv2d_backward_input_op.lookup(keys)(grad_output, input_size, weight, stride, padding, dilation, groups);
 }
 
 }  // namespace kiln

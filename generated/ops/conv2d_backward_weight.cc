@@ -25,10 +25,9 @@ Operator<Tensor(const Tensor&, const Tensor&, IntArrayRef, IntArrayRef, IntArray
 }};
 
 Tensor ops::conv2d_backward_weight(const Tensor& grad_output, const Tensor& input, IntArrayRef weight_size, IntArrayRef stride, IntArrayRef padding, IntArrayRef dilation, int64_t groups) {
-  const DispatchKey backend = backend_key({&grad_output, &input});
-  const DispatchKey key = autograd_active({&grad_output, &input}) ? DispatchKey::Autograd : backend;
-  if (explain_enabled()) explain_log("dispatch", "conv2d_backward_weight", dispatch_key_name(key));
-  return conv2d_backward_weight_op.lookup(key, backend)(grad_output, input, weight_size, stride, padding, dilation, groups);
+  const DispatchKeySet keys = dispatch_keys(backend_key({&grad_output, &input}), records_autograd({&grad_output, &input}));
+  if (explain_enabled()) explain_log("dispatch", "conv2d_backward_weight", keys.str().c_str());
+  return conv2d_backward_weight_op.lookup(keys)(grad_output, input, weight_size, stride, padding, dilation, groups);
 }
 
 }  // namespace kiln

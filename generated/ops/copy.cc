@@ -27,10 +27,9 @@ Operator<const Tensor&(const Tensor&, const Tensor&, bool)> copy__op = {"copy_",
 }};
 
 const Tensor& ops::copy_(const Tensor& self, const Tensor& src, bool non_blocking) {
-  const DispatchKey backend = backend_key({&self, &src});
-  const DispatchKey key = autograd_active({&self, &src}) ? DispatchKey::Autograd : backend;
-  if (explain_enabled()) explain_log("dispatch", "copy_", dispatch_key_name(key));
-  return copy__op.lookup(key, backend)(self, src, non_blocking);
+  const DispatchKeySet keys = dispatch_keys(backend_key({&self, &src}), records_autograd({&self, &src}));
+  if (explain_enabled()) explain_log("dispatch", "copy_", keys.str().c_str());
+  return copy__op.lookup(keys)(self, src, non_blocking);
 }
 
 const Tensor& Tensor::copy_(const Tensor& src, bool non_blocking) const {

@@ -25,10 +25,9 @@ Operator<Tensor(const Tensor&)> cos_op = {"cos", {
 }};
 
 Tensor ops::cos(const Tensor& self) {
-  const DispatchKey backend = backend_key({&self});
-  const DispatchKey key = autograd_active({&self}) ? DispatchKey::Autograd : backend;
-  if (explain_enabled()) explain_log("dispatch", "cos", dispatch_key_name(key));
-  return cos_op.lookup(key, backend)(self);
+  const DispatchKeySet keys = dispatch_keys(backend_key({&self}), records_autograd({&self}));
+  if (explain_enabled()) explain_log("dispatch", "cos", keys.str().c_str());
+  return cos_op.lookup(keys)(self);
 }
 
 // ---- cos_(Tensor(a!) self) -> Tensor(a!)
@@ -48,10 +47,9 @@ Operator<const Tensor&(const Tensor&)> cos__op = {"cos_", {
 }};
 
 const Tensor& ops::cos_(const Tensor& self) {
-  const DispatchKey backend = backend_key({&self});
-  const DispatchKey key = autograd_active({&self}) ? DispatchKey::Autograd : backend;
-  if (explain_enabled()) explain_log("dispatch", "cos_", dispatch_key_name(key));
-  return cos__op.lookup(key, backend)(self);
+  const DispatchKeySet keys = dispatch_keys(backend_key({&self}), records_autograd({&self}));
+  if (explain_enabled()) explain_log("dispatch", "cos_", keys.str().c_str());
+  return cos__op.lookup(keys)(self);
 }
 
 // ---- cos.out(Tensor self, *, Tensor(a!) out) -> Tensor(a!)
@@ -71,10 +69,9 @@ Operator<const Tensor&(const Tensor&, const Tensor&)> cos_out_op = {"cos.out", {
 }};
 
 const Tensor& ops::cos_out(const Tensor& out, const Tensor& self) {
-  const DispatchKey backend = backend_key({&self, &out});
-  const DispatchKey key = autograd_active({&self, &out}) ? DispatchKey::Autograd : backend;
-  if (explain_enabled()) explain_log("dispatch", "cos.out", dispatch_key_name(key));
-  return cos_out_op.lookup(key, backend)(out, self);
+  const DispatchKeySet keys = dispatch_keys(backend_key({&self, &out}), records_autograd({&self, &out}));
+  if (explain_enabled()) explain_log("dispatch", "cos.out", keys.str().c_str());
+  return cos_out_op.lookup(keys)(out, self);
 }
 
 }  // namespace kiln

@@ -25,10 +25,9 @@ Operator<Tensor(const Tensor&, int64_t, const std::optional<ScalarType>&)> cumsu
 }};
 
 Tensor ops::cumsum(const Tensor& self, int64_t dim, const std::optional<ScalarType>& dtype) {
-  const DispatchKey backend = backend_key({&self});
-  const DispatchKey key = autograd_active({&self}) ? DispatchKey::Autograd : backend;
-  if (explain_enabled()) explain_log("dispatch", "cumsum", dispatch_key_name(key));
-  return cumsum_op.lookup(key, backend)(self, dim, dtype);
+  const DispatchKeySet keys = dispatch_keys(backend_key({&self}), records_autograd({&self}));
+  if (explain_enabled()) explain_log("dispatch", "cumsum", keys.str().c_str());
+  return cumsum_op.lookup(keys)(self, dim, dtype);
 }
 
 // ---- cumsum.out(Tensor self, int dim, *, ScalarType? dtype=None, Tensor(a!) out) -> Tensor(a!)
@@ -48,10 +47,9 @@ Operator<const Tensor&(const Tensor&, const Tensor&, int64_t, const std::optiona
 }};
 
 const Tensor& ops::cumsum_out(const Tensor& out, const Tensor& self, int64_t dim, const std::optional<ScalarType>& dtype) {
-  const DispatchKey backend = backend_key({&self, &out});
-  const DispatchKey key = autograd_active({&self, &out}) ? DispatchKey::Autograd : backend;
-  if (explain_enabled()) explain_log("dispatch", "cumsum.out", dispatch_key_name(key));
-  return cumsum_out_op.lookup(key, backend)(out, self, dim, dtype);
+  const DispatchKeySet keys = dispatch_keys(backend_key({&self, &out}), records_autograd({&self, &out}));
+  if (explain_enabled()) explain_log("dispatch", "cumsum.out", keys.str().c_str());
+  return cumsum_out_op.lookup(keys)(out, self, dim, dtype);
 }
 
 }  // namespace kiln

@@ -29,10 +29,9 @@ Operator<Tensor(const Tensor&)> detach_op = {"detach", {
 }};
 
 Tensor ops::detach(const Tensor& self) {
-  const DispatchKey backend = backend_key({&self});
-  const DispatchKey key = autograd_active({&self}) ? DispatchKey::Autograd : backend;
-  if (explain_enabled()) explain_log("dispatch", "detach", dispatch_key_name(key));
-  return detach_op.lookup(key, backend)(self);
+  const DispatchKeySet keys = dispatch_keys(backend_key({&self}), records_autograd({&self}));
+  if (explain_enabled()) explain_log("dispatch", "detach", keys.str().c_str());
+  return detach_op.lookup(keys)(self);
 }
 
 Tensor Tensor::detach() const {

@@ -29,10 +29,9 @@ Operator<Tensor(const Tensor&, int64_t, int64_t, int64_t)> diagonal_op = {"diago
 }};
 
 Tensor ops::diagonal(const Tensor& self, int64_t offset, int64_t dim1, int64_t dim2) {
-  const DispatchKey backend = backend_key({&self});
-  const DispatchKey key = autograd_active({&self}) ? DispatchKey::Autograd : backend;
-  if (explain_enabled()) explain_log("dispatch", "diagonal", dispatch_key_name(key));
-  Tensor result = diagonal_op.lookup(key, backend)(self, offset, dim1, dim2);
+  const DispatchKeySet keys = dispatch_keys(backend_key({&self}), records_autograd({&self}));
+  if (explain_enabled()) explain_log("dispatch", "diagonal", keys.str().c_str());
+  Tensor result = diagonal_op.lookup(keys)(self, offset, dim1, dim2);
   mark_view(result, self);
   return result;
 }

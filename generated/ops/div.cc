@@ -26,10 +26,9 @@ Operator<Tensor(const Tensor&, const Tensor&)> div_Tensor_op = {"div.Tensor", {
 }};
 
 Tensor ops::div(const Tensor& self, const Tensor& other) {
-  const DispatchKey backend = backend_key({&self, &other});
-  const DispatchKey key = autograd_active({&self, &other}) ? DispatchKey::Autograd : backend;
-  if (explain_enabled()) explain_log("dispatch", "div.Tensor", dispatch_key_name(key));
-  return div_Tensor_op.lookup(key, backend)(self, other);
+  const DispatchKeySet keys = dispatch_keys(backend_key({&self, &other}), records_autograd({&self, &other}));
+  if (explain_enabled()) explain_log("dispatch", "div.Tensor", keys.str().c_str());
+  return div_Tensor_op.lookup(keys)(self, other);
 }
 
 // ---- div_.Tensor(Tensor(a!) self, Tensor other) -> Tensor(a!)
@@ -49,10 +48,9 @@ Operator<const Tensor&(const Tensor&, const Tensor&)> div__Tensor_op = {"div_.Te
 }};
 
 const Tensor& ops::div_(const Tensor& self, const Tensor& other) {
-  const DispatchKey backend = backend_key({&self, &other});
-  const DispatchKey key = autograd_active({&self, &other}) ? DispatchKey::Autograd : backend;
-  if (explain_enabled()) explain_log("dispatch", "div_.Tensor", dispatch_key_name(key));
-  return div__Tensor_op.lookup(key, backend)(self, other);
+  const DispatchKeySet keys = dispatch_keys(backend_key({&self, &other}), records_autograd({&self, &other}));
+  if (explain_enabled()) explain_log("dispatch", "div_.Tensor", keys.str().c_str());
+  return div__Tensor_op.lookup(keys)(self, other);
 }
 
 // ---- div.out(Tensor self, Tensor other, *, Tensor(a!) out) -> Tensor(a!)
@@ -72,10 +70,9 @@ Operator<const Tensor&(const Tensor&, const Tensor&, const Tensor&)> div_out_op 
 }};
 
 const Tensor& ops::div_out(const Tensor& out, const Tensor& self, const Tensor& other) {
-  const DispatchKey backend = backend_key({&self, &other, &out});
-  const DispatchKey key = autograd_active({&self, &other, &out}) ? DispatchKey::Autograd : backend;
-  if (explain_enabled()) explain_log("dispatch", "div.out", dispatch_key_name(key));
-  return div_out_op.lookup(key, backend)(out, self, other);
+  const DispatchKeySet keys = dispatch_keys(backend_key({&self, &other, &out}), records_autograd({&self, &other, &out}));
+  if (explain_enabled()) explain_log("dispatch", "div.out", keys.str().c_str());
+  return div_out_op.lookup(keys)(out, self, other);
 }
 
 // ---- div.Scalar(Tensor self, Scalar other) -> Tensor  (CompositeImplicit)

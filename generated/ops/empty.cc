@@ -24,10 +24,9 @@ Operator<Tensor(IntArrayRef, const std::optional<ScalarType>&, const std::option
 }};
 
 Tensor ops::empty(IntArrayRef size, const std::optional<ScalarType>& dtype, const std::optional<Device>& device, bool requires_grad) {
-  const DispatchKey backend = backend_key(device.value_or(Device()));
-  const DispatchKey key = false ? DispatchKey::Autograd : backend;
-  if (explain_enabled()) explain_log("dispatch", "empty", dispatch_key_name(key));
-  Tensor result = empty_op.lookup(key, backend)(size, dtype, device, requires_grad);
+  const DispatchKeySet keys = dispatch_keys(backend_key(device.value_or(Device())), false);
+  if (explain_enabled()) explain_log("dispatch", "empty", keys.str().c_str());
+  Tensor result = empty_op.lookup(keys)(size, dtype, device, requires_grad);
   if (requires_grad) result.set_requires_grad(true);
   return result;
 }

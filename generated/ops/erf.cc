@@ -25,10 +25,9 @@ Operator<Tensor(const Tensor&)> erf_op = {"erf", {
 }};
 
 Tensor ops::erf(const Tensor& self) {
-  const DispatchKey backend = backend_key({&self});
-  const DispatchKey key = autograd_active({&self}) ? DispatchKey::Autograd : backend;
-  if (explain_enabled()) explain_log("dispatch", "erf", dispatch_key_name(key));
-  return erf_op.lookup(key, backend)(self);
+  const DispatchKeySet keys = dispatch_keys(backend_key({&self}), records_autograd({&self}));
+  if (explain_enabled()) explain_log("dispatch", "erf", keys.str().c_str());
+  return erf_op.lookup(keys)(self);
 }
 
 // ---- erf_(Tensor(a!) self) -> Tensor(a!)
@@ -48,10 +47,9 @@ Operator<const Tensor&(const Tensor&)> erf__op = {"erf_", {
 }};
 
 const Tensor& ops::erf_(const Tensor& self) {
-  const DispatchKey backend = backend_key({&self});
-  const DispatchKey key = autograd_active({&self}) ? DispatchKey::Autograd : backend;
-  if (explain_enabled()) explain_log("dispatch", "erf_", dispatch_key_name(key));
-  return erf__op.lookup(key, backend)(self);
+  const DispatchKeySet keys = dispatch_keys(backend_key({&self}), records_autograd({&self}));
+  if (explain_enabled()) explain_log("dispatch", "erf_", keys.str().c_str());
+  return erf__op.lookup(keys)(self);
 }
 
 // ---- erf.out(Tensor self, *, Tensor(a!) out) -> Tensor(a!)
@@ -71,10 +69,9 @@ Operator<const Tensor&(const Tensor&, const Tensor&)> erf_out_op = {"erf.out", {
 }};
 
 const Tensor& ops::erf_out(const Tensor& out, const Tensor& self) {
-  const DispatchKey backend = backend_key({&self, &out});
-  const DispatchKey key = autograd_active({&self, &out}) ? DispatchKey::Autograd : backend;
-  if (explain_enabled()) explain_log("dispatch", "erf.out", dispatch_key_name(key));
-  return erf_out_op.lookup(key, backend)(out, self);
+  const DispatchKeySet keys = dispatch_keys(backend_key({&self, &out}), records_autograd({&self, &out}));
+  if (explain_enabled()) explain_log("dispatch", "erf.out", keys.str().c_str());
+  return erf_out_op.lookup(keys)(out, self);
 }
 
 }  // namespace kiln

@@ -25,10 +25,9 @@ Operator<Tensor(const Tensor&)> exp_op = {"exp", {
 }};
 
 Tensor ops::exp(const Tensor& self) {
-  const DispatchKey backend = backend_key({&self});
-  const DispatchKey key = autograd_active({&self}) ? DispatchKey::Autograd : backend;
-  if (explain_enabled()) explain_log("dispatch", "exp", dispatch_key_name(key));
-  return exp_op.lookup(key, backend)(self);
+  const DispatchKeySet keys = dispatch_keys(backend_key({&self}), records_autograd({&self}));
+  if (explain_enabled()) explain_log("dispatch", "exp", keys.str().c_str());
+  return exp_op.lookup(keys)(self);
 }
 
 // ---- exp_(Tensor(a!) self) -> Tensor(a!)
@@ -48,10 +47,9 @@ Operator<const Tensor&(const Tensor&)> exp__op = {"exp_", {
 }};
 
 const Tensor& ops::exp_(const Tensor& self) {
-  const DispatchKey backend = backend_key({&self});
-  const DispatchKey key = autograd_active({&self}) ? DispatchKey::Autograd : backend;
-  if (explain_enabled()) explain_log("dispatch", "exp_", dispatch_key_name(key));
-  return exp__op.lookup(key, backend)(self);
+  const DispatchKeySet keys = dispatch_keys(backend_key({&self}), records_autograd({&self}));
+  if (explain_enabled()) explain_log("dispatch", "exp_", keys.str().c_str());
+  return exp__op.lookup(keys)(self);
 }
 
 // ---- exp.out(Tensor self, *, Tensor(a!) out) -> Tensor(a!)
@@ -71,10 +69,9 @@ Operator<const Tensor&(const Tensor&, const Tensor&)> exp_out_op = {"exp.out", {
 }};
 
 const Tensor& ops::exp_out(const Tensor& out, const Tensor& self) {
-  const DispatchKey backend = backend_key({&self, &out});
-  const DispatchKey key = autograd_active({&self, &out}) ? DispatchKey::Autograd : backend;
-  if (explain_enabled()) explain_log("dispatch", "exp.out", dispatch_key_name(key));
-  return exp_out_op.lookup(key, backend)(out, self);
+  const DispatchKeySet keys = dispatch_keys(backend_key({&self, &out}), records_autograd({&self, &out}));
+  if (explain_enabled()) explain_log("dispatch", "exp.out", keys.str().c_str());
+  return exp_out_op.lookup(keys)(out, self);
 }
 
 }  // namespace kiln

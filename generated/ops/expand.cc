@@ -29,10 +29,9 @@ Operator<Tensor(const Tensor&, IntArrayRef, bool)> expand_op = {"expand", {
 }};
 
 Tensor ops::expand(const Tensor& self, IntArrayRef size, bool implicit) {
-  const DispatchKey backend = backend_key({&self});
-  const DispatchKey key = autograd_active({&self}) ? DispatchKey::Autograd : backend;
-  if (explain_enabled()) explain_log("dispatch", "expand", dispatch_key_name(key));
-  Tensor result = expand_op.lookup(key, backend)(self, size, implicit);
+  const DispatchKeySet keys = dispatch_keys(backend_key({&self}), records_autograd({&self}));
+  if (explain_enabled()) explain_log("dispatch", "expand", keys.str().c_str());
+  Tensor result = expand_op.lookup(keys)(self, size, implicit);
   mark_view(result, self);
   return result;
 }

@@ -25,10 +25,9 @@ Operator<Tensor(const Tensor&)> expm1_op = {"expm1", {
 }};
 
 Tensor ops::expm1(const Tensor& self) {
-  const DispatchKey backend = backend_key({&self});
-  const DispatchKey key = autograd_active({&self}) ? DispatchKey::Autograd : backend;
-  if (explain_enabled()) explain_log("dispatch", "expm1", dispatch_key_name(key));
-  return expm1_op.lookup(key, backend)(self);
+  const DispatchKeySet keys = dispatch_keys(backend_key({&self}), records_autograd({&self}));
+  if (explain_enabled()) explain_log("dispatch", "expm1", keys.str().c_str());
+  return expm1_op.lookup(keys)(self);
 }
 
 // ---- expm1_(Tensor(a!) self) -> Tensor(a!)
@@ -48,10 +47,9 @@ Operator<const Tensor&(const Tensor&)> expm1__op = {"expm1_", {
 }};
 
 const Tensor& ops::expm1_(const Tensor& self) {
-  const DispatchKey backend = backend_key({&self});
-  const DispatchKey key = autograd_active({&self}) ? DispatchKey::Autograd : backend;
-  if (explain_enabled()) explain_log("dispatch", "expm1_", dispatch_key_name(key));
-  return expm1__op.lookup(key, backend)(self);
+  const DispatchKeySet keys = dispatch_keys(backend_key({&self}), records_autograd({&self}));
+  if (explain_enabled()) explain_log("dispatch", "expm1_", keys.str().c_str());
+  return expm1__op.lookup(keys)(self);
 }
 
 // ---- expm1.out(Tensor self, *, Tensor(a!) out) -> Tensor(a!)
@@ -71,10 +69,9 @@ Operator<const Tensor&(const Tensor&, const Tensor&)> expm1_out_op = {"expm1.out
 }};
 
 const Tensor& ops::expm1_out(const Tensor& out, const Tensor& self) {
-  const DispatchKey backend = backend_key({&self, &out});
-  const DispatchKey key = autograd_active({&self, &out}) ? DispatchKey::Autograd : backend;
-  if (explain_enabled()) explain_log("dispatch", "expm1.out", dispatch_key_name(key));
-  return expm1_out_op.lookup(key, backend)(out, self);
+  const DispatchKeySet keys = dispatch_keys(backend_key({&self, &out}), records_autograd({&self, &out}));
+  if (explain_enabled()) explain_log("dispatch", "expm1.out", keys.str().c_str());
+  return expm1_out_op.lookup(keys)(out, self);
 }
 
 }  // namespace kiln

@@ -24,10 +24,9 @@ Operator<Tensor(int64_t, const std::optional<int64_t>&, const std::optional<Scal
 }};
 
 Tensor ops::eye(int64_t n, const std::optional<int64_t>& m, const std::optional<ScalarType>& dtype, const std::optional<Device>& device, bool requires_grad) {
-  const DispatchKey backend = backend_key(device.value_or(Device()));
-  const DispatchKey key = false ? DispatchKey::Autograd : backend;
-  if (explain_enabled()) explain_log("dispatch", "eye", dispatch_key_name(key));
-  Tensor result = eye_op.lookup(key, backend)(n, m, dtype, device, requires_grad);
+  const DispatchKeySet keys = dispatch_keys(backend_key(device.value_or(Device())), false);
+  if (explain_enabled()) explain_log("dispatch", "eye", keys.str().c_str());
+  Tensor result = eye_op.lookup(keys)(n, m, dtype, device, requires_grad);
   if (requires_grad) result.set_requires_grad(true);
   return result;
 }

@@ -27,10 +27,9 @@ Operator<const Tensor&(const Tensor&, const Scalar&)> fill__Scalar_op = {"fill_.
 }};
 
 const Tensor& ops::fill_(const Tensor& self, const Scalar& value) {
-  const DispatchKey backend = backend_key({&self});
-  const DispatchKey key = autograd_active({&self}) ? DispatchKey::Autograd : backend;
-  if (explain_enabled()) explain_log("dispatch", "fill_.Scalar", dispatch_key_name(key));
-  return fill__Scalar_op.lookup(key, backend)(self, value);
+  const DispatchKeySet keys = dispatch_keys(backend_key({&self}), records_autograd({&self}));
+  if (explain_enabled()) explain_log("dispatch", "fill_.Scalar", keys.str().c_str());
+  return fill__Scalar_op.lookup(keys)(self, value);
 }
 
 const Tensor& Tensor::fill_(const Scalar& value) const {

@@ -25,10 +25,9 @@ Operator<Tensor(const Tensor&)> floor_op = {"floor", {
 }};
 
 Tensor ops::floor(const Tensor& self) {
-  const DispatchKey backend = backend_key({&self});
-  const DispatchKey key = autograd_active({&self}) ? DispatchKey::Autograd : backend;
-  if (explain_enabled()) explain_log("dispatch", "floor", dispatch_key_name(key));
-  return floor_op.lookup(key, backend)(self);
+  const DispatchKeySet keys = dispatch_keys(backend_key({&self}), records_autograd({&self}));
+  if (explain_enabled()) explain_log("dispatch", "floor", keys.str().c_str());
+  return floor_op.lookup(keys)(self);
 }
 
 // ---- floor_(Tensor(a!) self) -> Tensor(a!)
@@ -48,10 +47,9 @@ Operator<const Tensor&(const Tensor&)> floor__op = {"floor_", {
 }};
 
 const Tensor& ops::floor_(const Tensor& self) {
-  const DispatchKey backend = backend_key({&self});
-  const DispatchKey key = autograd_active({&self}) ? DispatchKey::Autograd : backend;
-  if (explain_enabled()) explain_log("dispatch", "floor_", dispatch_key_name(key));
-  return floor__op.lookup(key, backend)(self);
+  const DispatchKeySet keys = dispatch_keys(backend_key({&self}), records_autograd({&self}));
+  if (explain_enabled()) explain_log("dispatch", "floor_", keys.str().c_str());
+  return floor__op.lookup(keys)(self);
 }
 
 // ---- floor.out(Tensor self, *, Tensor(a!) out) -> Tensor(a!)
@@ -71,10 +69,9 @@ Operator<const Tensor&(const Tensor&, const Tensor&)> floor_out_op = {"floor.out
 }};
 
 const Tensor& ops::floor_out(const Tensor& out, const Tensor& self) {
-  const DispatchKey backend = backend_key({&self, &out});
-  const DispatchKey key = autograd_active({&self, &out}) ? DispatchKey::Autograd : backend;
-  if (explain_enabled()) explain_log("dispatch", "floor.out", dispatch_key_name(key));
-  return floor_out_op.lookup(key, backend)(out, self);
+  const DispatchKeySet keys = dispatch_keys(backend_key({&self, &out}), records_autograd({&self, &out}));
+  if (explain_enabled()) explain_log("dispatch", "floor.out", keys.str().c_str());
+  return floor_out_op.lookup(keys)(out, self);
 }
 
 }  // namespace kiln

@@ -25,10 +25,9 @@ Operator<Tensor(const Tensor&, const Tensor&)> floor_divide_op = {"floor_divide"
 }};
 
 Tensor ops::floor_divide(const Tensor& self, const Tensor& other) {
-  const DispatchKey backend = backend_key({&self, &other});
-  const DispatchKey key = autograd_active({&self, &other}) ? DispatchKey::Autograd : backend;
-  if (explain_enabled()) explain_log("dispatch", "floor_divide", dispatch_key_name(key));
-  return floor_divide_op.lookup(key, backend)(self, other);
+  const DispatchKeySet keys = dispatch_keys(backend_key({&self, &other}), records_autograd({&self, &other}));
+  if (explain_enabled()) explain_log("dispatch", "floor_divide", keys.str().c_str());
+  return floor_divide_op.lookup(keys)(self, other);
 }
 
 // ---- floor_divide_(Tensor(a!) self, Tensor other) -> Tensor(a!)
@@ -48,10 +47,9 @@ Operator<const Tensor&(const Tensor&, const Tensor&)> floor_divide__op = {"floor
 }};
 
 const Tensor& ops::floor_divide_(const Tensor& self, const Tensor& other) {
-  const DispatchKey backend = backend_key({&self, &other});
-  const DispatchKey key = autograd_active({&self, &other}) ? DispatchKey::Autograd : backend;
-  if (explain_enabled()) explain_log("dispatch", "floor_divide_", dispatch_key_name(key));
-  return floor_divide__op.lookup(key, backend)(self, other);
+  const DispatchKeySet keys = dispatch_keys(backend_key({&self, &other}), records_autograd({&self, &other}));
+  if (explain_enabled()) explain_log("dispatch", "floor_divide_", keys.str().c_str());
+  return floor_divide__op.lookup(keys)(self, other);
 }
 
 // ---- floor_divide.out(Tensor self, Tensor other, *, Tensor(a!) out) -> Tensor(a!)
@@ -71,10 +69,9 @@ Operator<const Tensor&(const Tensor&, const Tensor&, const Tensor&)> floor_divid
 }};
 
 const Tensor& ops::floor_divide_out(const Tensor& out, const Tensor& self, const Tensor& other) {
-  const DispatchKey backend = backend_key({&self, &other, &out});
-  const DispatchKey key = autograd_active({&self, &other, &out}) ? DispatchKey::Autograd : backend;
-  if (explain_enabled()) explain_log("dispatch", "floor_divide.out", dispatch_key_name(key));
-  return floor_divide_out_op.lookup(key, backend)(out, self, other);
+  const DispatchKeySet keys = dispatch_keys(backend_key({&self, &other, &out}), records_autograd({&self, &other, &out}));
+  if (explain_enabled()) explain_log("dispatch", "floor_divide.out", keys.str().c_str());
+  return floor_divide_out_op.lookup(keys)(out, self, other);
 }
 
 }  // namespace kiln

@@ -26,10 +26,9 @@ Operator<Tensor(const Tensor&, const Tensor&)> fmod_Tensor_op = {"fmod.Tensor", 
 }};
 
 Tensor ops::fmod(const Tensor& self, const Tensor& other) {
-  const DispatchKey backend = backend_key({&self, &other});
-  const DispatchKey key = autograd_active({&self, &other}) ? DispatchKey::Autograd : backend;
-  if (explain_enabled()) explain_log("dispatch", "fmod.Tensor", dispatch_key_name(key));
-  return fmod_Tensor_op.lookup(key, backend)(self, other);
+  const DispatchKeySet keys = dispatch_keys(backend_key({&self, &other}), records_autograd({&self, &other}));
+  if (explain_enabled()) explain_log("dispatch", "fmod.Tensor", keys.str().c_str());
+  return fmod_Tensor_op.lookup(keys)(self, other);
 }
 
 // ---- fmod_.Tensor(Tensor(a!) self, Tensor other) -> Tensor(a!)
@@ -49,10 +48,9 @@ Operator<const Tensor&(const Tensor&, const Tensor&)> fmod__Tensor_op = {"fmod_.
 }};
 
 const Tensor& ops::fmod_(const Tensor& self, const Tensor& other) {
-  const DispatchKey backend = backend_key({&self, &other});
-  const DispatchKey key = autograd_active({&self, &other}) ? DispatchKey::Autograd : backend;
-  if (explain_enabled()) explain_log("dispatch", "fmod_.Tensor", dispatch_key_name(key));
-  return fmod__Tensor_op.lookup(key, backend)(self, other);
+  const DispatchKeySet keys = dispatch_keys(backend_key({&self, &other}), records_autograd({&self, &other}));
+  if (explain_enabled()) explain_log("dispatch", "fmod_.Tensor", keys.str().c_str());
+  return fmod__Tensor_op.lookup(keys)(self, other);
 }
 
 // ---- fmod.out(Tensor self, Tensor other, *, Tensor(a!) out) -> Tensor(a!)
@@ -72,10 +70,9 @@ Operator<const Tensor&(const Tensor&, const Tensor&, const Tensor&)> fmod_out_op
 }};
 
 const Tensor& ops::fmod_out(const Tensor& out, const Tensor& self, const Tensor& other) {
-  const DispatchKey backend = backend_key({&self, &other, &out});
-  const DispatchKey key = autograd_active({&self, &other, &out}) ? DispatchKey::Autograd : backend;
-  if (explain_enabled()) explain_log("dispatch", "fmod.out", dispatch_key_name(key));
-  return fmod_out_op.lookup(key, backend)(out, self, other);
+  const DispatchKeySet keys = dispatch_keys(backend_key({&self, &other, &out}), records_autograd({&self, &other, &out}));
+  if (explain_enabled()) explain_log("dispatch", "fmod.out", keys.str().c_str());
+  return fmod_out_op.lookup(keys)(out, self, other);
 }
 
 // ---- fmod.Scalar(Tensor self, Scalar other) -> Tensor  (CompositeImplicit)

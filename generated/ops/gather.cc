@@ -25,10 +25,9 @@ Operator<Tensor(const Tensor&, int64_t, const Tensor&)> gather_op = {"gather", {
 }};
 
 Tensor ops::gather(const Tensor& self, int64_t dim, const Tensor& index) {
-  const DispatchKey backend = backend_key({&self, &index});
-  const DispatchKey key = autograd_active({&self, &index}) ? DispatchKey::Autograd : backend;
-  if (explain_enabled()) explain_log("dispatch", "gather", dispatch_key_name(key));
-  return gather_op.lookup(key, backend)(self, dim, index);
+  const DispatchKeySet keys = dispatch_keys(backend_key({&self, &index}), records_autograd({&self, &index}));
+  if (explain_enabled()) explain_log("dispatch", "gather", keys.str().c_str());
+  return gather_op.lookup(keys)(self, dim, index);
 }
 
 // ---- gather.out(Tensor self, int dim, Tensor index, *, Tensor(a!) out) -> Tensor(a!)
@@ -48,10 +47,9 @@ Operator<const Tensor&(const Tensor&, const Tensor&, int64_t, const Tensor&)> ga
 }};
 
 const Tensor& ops::gather_out(const Tensor& out, const Tensor& self, int64_t dim, const Tensor& index) {
-  const DispatchKey backend = backend_key({&self, &index, &out});
-  const DispatchKey key = autograd_active({&self, &index, &out}) ? DispatchKey::Autograd : backend;
-  if (explain_enabled()) explain_log("dispatch", "gather.out", dispatch_key_name(key));
-  return gather_out_op.lookup(key, backend)(out, self, dim, index);
+  const DispatchKeySet keys = dispatch_keys(backend_key({&self, &index, &out}), records_autograd({&self, &index, &out}));
+  if (explain_enabled()) explain_log("dispatch", "gather.out", keys.str().c_str());
+  return gather_out_op.lookup(keys)(out, self, dim, index);
 }
 
 }  // namespace kiln

@@ -26,10 +26,9 @@ Operator<Tensor(const Tensor&, const Tensor&)> ge_Tensor_op = {"ge.Tensor", {
 }};
 
 Tensor ops::ge(const Tensor& self, const Tensor& other) {
-  const DispatchKey backend = backend_key({&self, &other});
-  const DispatchKey key = autograd_active({&self, &other}) ? DispatchKey::Autograd : backend;
-  if (explain_enabled()) explain_log("dispatch", "ge.Tensor", dispatch_key_name(key));
-  return ge_Tensor_op.lookup(key, backend)(self, other);
+  const DispatchKeySet keys = dispatch_keys(backend_key({&self, &other}), records_autograd({&self, &other}));
+  if (explain_enabled()) explain_log("dispatch", "ge.Tensor", keys.str().c_str());
+  return ge_Tensor_op.lookup(keys)(self, other);
 }
 
 // ---- ge.out(Tensor self, Tensor other, *, Tensor(a!) out) -> Tensor(a!)
@@ -49,10 +48,9 @@ Operator<const Tensor&(const Tensor&, const Tensor&, const Tensor&)> ge_out_op =
 }};
 
 const Tensor& ops::ge_out(const Tensor& out, const Tensor& self, const Tensor& other) {
-  const DispatchKey backend = backend_key({&self, &other, &out});
-  const DispatchKey key = autograd_active({&self, &other, &out}) ? DispatchKey::Autograd : backend;
-  if (explain_enabled()) explain_log("dispatch", "ge.out", dispatch_key_name(key));
-  return ge_out_op.lookup(key, backend)(out, self, other);
+  const DispatchKeySet keys = dispatch_keys(backend_key({&self, &other, &out}), records_autograd({&self, &other, &out}));
+  if (explain_enabled()) explain_log("dispatch", "ge.out", keys.str().c_str());
+  return ge_out_op.lookup(keys)(out, self, other);
 }
 
 // ---- ge.Scalar(Tensor self, Scalar other) -> Tensor  (CompositeImplicit)

@@ -25,10 +25,9 @@ Operator<Tensor(const Tensor&, const std::vector<Tensor>&)> index_Tensor_op = {"
 }};
 
 Tensor ops::index(const Tensor& self, const std::vector<Tensor>& indices) {
-  const DispatchKey backend = backend_key(TensorRefs(self, indices));
-  const DispatchKey key = autograd_active(TensorRefs(self, indices)) ? DispatchKey::Autograd : backend;
-  if (explain_enabled()) explain_log("dispatch", "index.Tensor", dispatch_key_name(key));
-  return index_Tensor_op.lookup(key, backend)(self, indices);
+  const DispatchKeySet keys = dispatch_keys(backend_key(TensorRefs(self, indices)), records_autograd(TensorRefs(self, indices)));
+  if (explain_enabled()) explain_log("dispatch", "index.Tensor", keys.str().c_str());
+  return index_Tensor_op.lookup(keys)(self, indices);
 }
 
 }  // namespace kiln

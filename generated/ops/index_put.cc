@@ -25,10 +25,9 @@ Operator<Tensor(const Tensor&, const std::vector<Tensor>&, const Tensor&, bool)>
 }};
 
 Tensor ops::index_put(const Tensor& self, const std::vector<Tensor>& indices, const Tensor& values, bool accumulate) {
-  const DispatchKey backend = backend_key(TensorRefs(self, indices, values));
-  const DispatchKey key = autograd_active(TensorRefs(self, indices, values)) ? DispatchKey::Autograd : backend;
-  if (explain_enabled()) explain_log("dispatch", "index_put", dispatch_key_name(key));
-  return index_put_op.lookup(key, backend)(self, indices, values, accumulate);
+  const DispatchKeySet keys = dispatch_keys(backend_key(TensorRefs(self, indices, values)), records_autograd(TensorRefs(self, indices, values)));
+  if (explain_enabled()) explain_log("dispatch", "index_put", keys.str().c_str());
+  return index_put_op.lookup(keys)(self, indices, values, accumulate);
 }
 
 // ---- index_put_(Tensor(a!) self, Tensor?[] indices, Tensor values, bool accumulate=False) -> Tensor(a!)
@@ -48,10 +47,9 @@ Operator<const Tensor&(const Tensor&, const std::vector<Tensor>&, const Tensor&,
 }};
 
 const Tensor& ops::index_put_(const Tensor& self, const std::vector<Tensor>& indices, const Tensor& values, bool accumulate) {
-  const DispatchKey backend = backend_key(TensorRefs(self, indices, values));
-  const DispatchKey key = autograd_active(TensorRefs(self, indices, values)) ? DispatchKey::Autograd : backend;
-  if (explain_enabled()) explain_log("dispatch", "index_put_", dispatch_key_name(key));
-  return index_put__op.lookup(key, backend)(self, indices, values, accumulate);
+  const DispatchKeySet keys = dispatch_keys(backend_key(TensorRefs(self, indices, values)), records_autograd(TensorRefs(self, indices, values)));
+  if (explain_enabled()) explain_log("dispatch", "index_put_", keys.str().c_str());
+  return index_put__op.lookup(keys)(self, indices, values, accumulate);
 }
 
 const Tensor& Tensor::index_put_(const std::vector<Tensor>& indices, const Tensor& values, bool accumulate) const {

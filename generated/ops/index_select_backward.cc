@@ -25,10 +25,9 @@ Operator<Tensor(const Tensor&, IntArrayRef, int64_t, const Tensor&)> index_selec
 }};
 
 Tensor ops::index_select_backward(const Tensor& grad, IntArrayRef self_sizes, int64_t dim, const Tensor& index) {
-  const DispatchKey backend = backend_key({&grad, &index});
-  const DispatchKey key = autograd_active({&grad, &index}) ? DispatchKey::Autograd : backend;
-  if (explain_enabled()) explain_log("dispatch", "index_select_backward", dispatch_key_name(key));
-  return index_select_backward_op.lookup(key, backend)(grad, self_sizes, dim, index);
+  const DispatchKeySet keys = dispatch_keys(backend_key({&grad, &index}), records_autograd({&grad, &index}));
+  if (explain_enabled()) explain_log("dispatch", "index_select_backward", keys.str().c_str());
+  return index_select_backward_op.lookup(keys)(grad, self_sizes, dim, index);
 }
 
 }  // namespace kiln

@@ -25,10 +25,9 @@ Operator<Tensor(const Tensor&, const Tensor&, double, double, bool)> isclose_op 
 }};
 
 Tensor ops::isclose(const Tensor& self, const Tensor& other, double rtol, double atol, bool equal_nan) {
-  const DispatchKey backend = backend_key({&self, &other});
-  const DispatchKey key = autograd_active({&self, &other}) ? DispatchKey::Autograd : backend;
-  if (explain_enabled()) explain_log("dispatch", "isclose", dispatch_key_name(key));
-  return isclose_op.lookup(key, backend)(self, other, rtol, atol, equal_nan);
+  const DispatchKeySet keys = dispatch_keys(backend_key({&self, &other}), records_autograd({&self, &other}));
+  if (explain_enabled()) explain_log("dispatch", "isclose", keys.str().c_str());
+  return isclose_op.lookup(keys)(self, other, rtol, atol, equal_nan);
 }
 
 }  // namespace kiln

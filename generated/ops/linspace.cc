@@ -24,10 +24,9 @@ Operator<Tensor(const Scalar&, const Scalar&, int64_t, const std::optional<Scala
 }};
 
 Tensor ops::linspace(const Scalar& start, const Scalar& end, int64_t steps, const std::optional<ScalarType>& dtype, const std::optional<Device>& device, bool requires_grad) {
-  const DispatchKey backend = backend_key(device.value_or(Device()));
-  const DispatchKey key = false ? DispatchKey::Autograd : backend;
-  if (explain_enabled()) explain_log("dispatch", "linspace", dispatch_key_name(key));
-  Tensor result = linspace_op.lookup(key, backend)(start, end, steps, dtype, device, requires_grad);
+  const DispatchKeySet keys = dispatch_keys(backend_key(device.value_or(Device())), false);
+  if (explain_enabled()) explain_log("dispatch", "linspace", keys.str().c_str());
+  Tensor result = linspace_op.lookup(keys)(start, end, steps, dtype, device, requires_grad);
   if (requires_grad) result.set_requires_grad(true);
   return result;
 }

@@ -25,10 +25,9 @@ Operator<Tensor(const Tensor&)> log_op = {"log", {
 }};
 
 Tensor ops::log(const Tensor& self) {
-  const DispatchKey backend = backend_key({&self});
-  const DispatchKey key = autograd_active({&self}) ? DispatchKey::Autograd : backend;
-  if (explain_enabled()) explain_log("dispatch", "log", dispatch_key_name(key));
-  return log_op.lookup(key, backend)(self);
+  const DispatchKeySet keys = dispatch_keys(backend_key({&self}), records_autograd({&self}));
+  if (explain_enabled()) explain_log("dispatch", "log", keys.str().c_str());
+  return log_op.lookup(keys)(self);
 }
 
 // ---- log_(Tensor(a!) self) -> Tensor(a!)
@@ -48,10 +47,9 @@ Operator<const Tensor&(const Tensor&)> log__op = {"log_", {
 }};
 
 const Tensor& ops::log_(const Tensor& self) {
-  const DispatchKey backend = backend_key({&self});
-  const DispatchKey key = autograd_active({&self}) ? DispatchKey::Autograd : backend;
-  if (explain_enabled()) explain_log("dispatch", "log_", dispatch_key_name(key));
-  return log__op.lookup(key, backend)(self);
+  const DispatchKeySet keys = dispatch_keys(backend_key({&self}), records_autograd({&self}));
+  if (explain_enabled()) explain_log("dispatch", "log_", keys.str().c_str());
+  return log__op.lookup(keys)(self);
 }
 
 // ---- log.out(Tensor self, *, Tensor(a!) out) -> Tensor(a!)
@@ -71,10 +69,9 @@ Operator<const Tensor&(const Tensor&, const Tensor&)> log_out_op = {"log.out", {
 }};
 
 const Tensor& ops::log_out(const Tensor& out, const Tensor& self) {
-  const DispatchKey backend = backend_key({&self, &out});
-  const DispatchKey key = autograd_active({&self, &out}) ? DispatchKey::Autograd : backend;
-  if (explain_enabled()) explain_log("dispatch", "log.out", dispatch_key_name(key));
-  return log_out_op.lookup(key, backend)(out, self);
+  const DispatchKeySet keys = dispatch_keys(backend_key({&self, &out}), records_autograd({&self, &out}));
+  if (explain_enabled()) explain_log("dispatch", "log.out", keys.str().c_str());
+  return log_out_op.lookup(keys)(out, self);
 }
 
 }  // namespace kiln

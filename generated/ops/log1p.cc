@@ -25,10 +25,9 @@ Operator<Tensor(const Tensor&)> log1p_op = {"log1p", {
 }};
 
 Tensor ops::log1p(const Tensor& self) {
-  const DispatchKey backend = backend_key({&self});
-  const DispatchKey key = autograd_active({&self}) ? DispatchKey::Autograd : backend;
-  if (explain_enabled()) explain_log("dispatch", "log1p", dispatch_key_name(key));
-  return log1p_op.lookup(key, backend)(self);
+  const DispatchKeySet keys = dispatch_keys(backend_key({&self}), records_autograd({&self}));
+  if (explain_enabled()) explain_log("dispatch", "log1p", keys.str().c_str());
+  return log1p_op.lookup(keys)(self);
 }
 
 // ---- log1p_(Tensor(a!) self) -> Tensor(a!)
@@ -48,10 +47,9 @@ Operator<const Tensor&(const Tensor&)> log1p__op = {"log1p_", {
 }};
 
 const Tensor& ops::log1p_(const Tensor& self) {
-  const DispatchKey backend = backend_key({&self});
-  const DispatchKey key = autograd_active({&self}) ? DispatchKey::Autograd : backend;
-  if (explain_enabled()) explain_log("dispatch", "log1p_", dispatch_key_name(key));
-  return log1p__op.lookup(key, backend)(self);
+  const DispatchKeySet keys = dispatch_keys(backend_key({&self}), records_autograd({&self}));
+  if (explain_enabled()) explain_log("dispatch", "log1p_", keys.str().c_str());
+  return log1p__op.lookup(keys)(self);
 }
 
 // ---- log1p.out(Tensor self, *, Tensor(a!) out) -> Tensor(a!)
@@ -71,10 +69,9 @@ Operator<const Tensor&(const Tensor&, const Tensor&)> log1p_out_op = {"log1p.out
 }};
 
 const Tensor& ops::log1p_out(const Tensor& out, const Tensor& self) {
-  const DispatchKey backend = backend_key({&self, &out});
-  const DispatchKey key = autograd_active({&self, &out}) ? DispatchKey::Autograd : backend;
-  if (explain_enabled()) explain_log("dispatch", "log1p.out", dispatch_key_name(key));
-  return log1p_out_op.lookup(key, backend)(out, self);
+  const DispatchKeySet keys = dispatch_keys(backend_key({&self, &out}), records_autograd({&self, &out}));
+  if (explain_enabled()) explain_log("dispatch", "log1p.out", keys.str().c_str());
+  return log1p_out_op.lookup(keys)(out, self);
 }
 
 }  // namespace kiln

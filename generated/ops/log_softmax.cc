@@ -25,10 +25,9 @@ Operator<Tensor(const Tensor&, int64_t, const std::optional<ScalarType>&)> log_s
 }};
 
 Tensor ops::log_softmax(const Tensor& self, int64_t dim, const std::optional<ScalarType>& dtype) {
-  const DispatchKey backend = backend_key({&self});
-  const DispatchKey key = autograd_active({&self}) ? DispatchKey::Autograd : backend;
-  if (explain_enabled()) explain_log("dispatch", "log_softmax.int", dispatch_key_name(key));
-  return log_softmax_int_op.lookup(key, backend)(self, dim, dtype);
+  const DispatchKeySet keys = dispatch_keys(backend_key({&self}), records_autograd({&self}));
+  if (explain_enabled()) explain_log("dispatch", "log_softmax.int", keys.str().c_str());
+  return log_softmax_int_op.lookup(keys)(self, dim, dtype);
 }
 
 }  // namespace kiln

@@ -25,10 +25,9 @@ Operator<Tensor(const Tensor&)> logical_not_op = {"logical_not", {
 }};
 
 Tensor ops::logical_not(const Tensor& self) {
-  const DispatchKey backend = backend_key({&self});
-  const DispatchKey key = autograd_active({&self}) ? DispatchKey::Autograd : backend;
-  if (explain_enabled()) explain_log("dispatch", "logical_not", dispatch_key_name(key));
-  return logical_not_op.lookup(key, backend)(self);
+  const DispatchKeySet keys = dispatch_keys(backend_key({&self}), records_autograd({&self}));
+  if (explain_enabled()) explain_log("dispatch", "logical_not", keys.str().c_str());
+  return logical_not_op.lookup(keys)(self);
 }
 
 // ---- logical_not_(Tensor(a!) self) -> Tensor(a!)
@@ -48,10 +47,9 @@ Operator<const Tensor&(const Tensor&)> logical_not__op = {"logical_not_", {
 }};
 
 const Tensor& ops::logical_not_(const Tensor& self) {
-  const DispatchKey backend = backend_key({&self});
-  const DispatchKey key = autograd_active({&self}) ? DispatchKey::Autograd : backend;
-  if (explain_enabled()) explain_log("dispatch", "logical_not_", dispatch_key_name(key));
-  return logical_not__op.lookup(key, backend)(self);
+  const DispatchKeySet keys = dispatch_keys(backend_key({&self}), records_autograd({&self}));
+  if (explain_enabled()) explain_log("dispatch", "logical_not_", keys.str().c_str());
+  return logical_not__op.lookup(keys)(self);
 }
 
 // ---- logical_not.out(Tensor self, *, Tensor(a!) out) -> Tensor(a!)
@@ -71,10 +69,9 @@ Operator<const Tensor&(const Tensor&, const Tensor&)> logical_not_out_op = {"log
 }};
 
 const Tensor& ops::logical_not_out(const Tensor& out, const Tensor& self) {
-  const DispatchKey backend = backend_key({&self, &out});
-  const DispatchKey key = autograd_active({&self, &out}) ? DispatchKey::Autograd : backend;
-  if (explain_enabled()) explain_log("dispatch", "logical_not.out", dispatch_key_name(key));
-  return logical_not_out_op.lookup(key, backend)(out, self);
+  const DispatchKeySet keys = dispatch_keys(backend_key({&self, &out}), records_autograd({&self, &out}));
+  if (explain_enabled()) explain_log("dispatch", "logical_not.out", keys.str().c_str());
+  return logical_not_out_op.lookup(keys)(out, self);
 }
 
 Tensor Tensor::logical_not() const {

@@ -25,10 +25,9 @@ Operator<Tensor(const Tensor&, const Tensor&)> logical_xor_op = {"logical_xor", 
 }};
 
 Tensor ops::logical_xor(const Tensor& self, const Tensor& other) {
-  const DispatchKey backend = backend_key({&self, &other});
-  const DispatchKey key = autograd_active({&self, &other}) ? DispatchKey::Autograd : backend;
-  if (explain_enabled()) explain_log("dispatch", "logical_xor", dispatch_key_name(key));
-  return logical_xor_op.lookup(key, backend)(self, other);
+  const DispatchKeySet keys = dispatch_keys(backend_key({&self, &other}), records_autograd({&self, &other}));
+  if (explain_enabled()) explain_log("dispatch", "logical_xor", keys.str().c_str());
+  return logical_xor_op.lookup(keys)(self, other);
 }
 
 // ---- logical_xor_(Tensor(a!) self, Tensor other) -> Tensor(a!)
@@ -48,10 +47,9 @@ Operator<const Tensor&(const Tensor&, const Tensor&)> logical_xor__op = {"logica
 }};
 
 const Tensor& ops::logical_xor_(const Tensor& self, const Tensor& other) {
-  const DispatchKey backend = backend_key({&self, &other});
-  const DispatchKey key = autograd_active({&self, &other}) ? DispatchKey::Autograd : backend;
-  if (explain_enabled()) explain_log("dispatch", "logical_xor_", dispatch_key_name(key));
-  return logical_xor__op.lookup(key, backend)(self, other);
+  const DispatchKeySet keys = dispatch_keys(backend_key({&self, &other}), records_autograd({&self, &other}));
+  if (explain_enabled()) explain_log("dispatch", "logical_xor_", keys.str().c_str());
+  return logical_xor__op.lookup(keys)(self, other);
 }
 
 // ---- logical_xor.out(Tensor self, Tensor other, *, Tensor(a!) out) -> Tensor(a!)
@@ -71,10 +69,9 @@ Operator<const Tensor&(const Tensor&, const Tensor&, const Tensor&)> logical_xor
 }};
 
 const Tensor& ops::logical_xor_out(const Tensor& out, const Tensor& self, const Tensor& other) {
-  const DispatchKey backend = backend_key({&self, &other, &out});
-  const DispatchKey key = autograd_active({&self, &other, &out}) ? DispatchKey::Autograd : backend;
-  if (explain_enabled()) explain_log("dispatch", "logical_xor.out", dispatch_key_name(key));
-  return logical_xor_out_op.lookup(key, backend)(out, self, other);
+  const DispatchKeySet keys = dispatch_keys(backend_key({&self, &other, &out}), records_autograd({&self, &other, &out}));
+  if (explain_enabled()) explain_log("dispatch", "logical_xor.out", keys.str().c_str());
+  return logical_xor_out_op.lookup(keys)(out, self, other);
 }
 
 }  // namespace kiln

@@ -26,10 +26,9 @@ Operator<Tensor(const Tensor&, const Tensor&)> lt_Tensor_op = {"lt.Tensor", {
 }};
 
 Tensor ops::lt(const Tensor& self, const Tensor& other) {
-  const DispatchKey backend = backend_key({&self, &other});
-  const DispatchKey key = autograd_active({&self, &other}) ? DispatchKey::Autograd : backend;
-  if (explain_enabled()) explain_log("dispatch", "lt.Tensor", dispatch_key_name(key));
-  return lt_Tensor_op.lookup(key, backend)(self, other);
+  const DispatchKeySet keys = dispatch_keys(backend_key({&self, &other}), records_autograd({&self, &other}));
+  if (explain_enabled()) explain_log("dispatch", "lt.Tensor", keys.str().c_str());
+  return lt_Tensor_op.lookup(keys)(self, other);
 }
 
 // ---- lt.out(Tensor self, Tensor other, *, Tensor(a!) out) -> Tensor(a!)
@@ -49,10 +48,9 @@ Operator<const Tensor&(const Tensor&, const Tensor&, const Tensor&)> lt_out_op =
 }};
 
 const Tensor& ops::lt_out(const Tensor& out, const Tensor& self, const Tensor& other) {
-  const DispatchKey backend = backend_key({&self, &other, &out});
-  const DispatchKey key = autograd_active({&self, &other, &out}) ? DispatchKey::Autograd : backend;
-  if (explain_enabled()) explain_log("dispatch", "lt.out", dispatch_key_name(key));
-  return lt_out_op.lookup(key, backend)(out, self, other);
+  const DispatchKeySet keys = dispatch_keys(backend_key({&self, &other, &out}), records_autograd({&self, &other, &out}));
+  if (explain_enabled()) explain_log("dispatch", "lt.out", keys.str().c_str());
+  return lt_out_op.lookup(keys)(out, self, other);
 }
 
 // ---- lt.Scalar(Tensor self, Scalar other) -> Tensor  (CompositeImplicit)

@@ -25,10 +25,9 @@ Operator<Tensor(const Tensor&, const Tensor&)> masked_select_op = {"masked_selec
 }};
 
 Tensor ops::masked_select(const Tensor& self, const Tensor& mask) {
-  const DispatchKey backend = backend_key({&self, &mask});
-  const DispatchKey key = autograd_active({&self, &mask}) ? DispatchKey::Autograd : backend;
-  if (explain_enabled()) explain_log("dispatch", "masked_select", dispatch_key_name(key));
-  return masked_select_op.lookup(key, backend)(self, mask);
+  const DispatchKeySet keys = dispatch_keys(backend_key({&self, &mask}), records_autograd({&self, &mask}));
+  if (explain_enabled()) explain_log("dispatch", "masked_select", keys.str().c_str());
+  return masked_select_op.lookup(keys)(self, mask);
 }
 
 // ---- masked_select.out(Tensor self, Tensor mask, *, Tensor(a!) out) -> Tensor(a!)
@@ -48,10 +47,9 @@ Operator<const Tensor&(const Tensor&, const Tensor&, const Tensor&)> masked_sele
 }};
 
 const Tensor& ops::masked_select_out(const Tensor& out, const Tensor& self, const Tensor& mask) {
-  const DispatchKey backend = backend_key({&self, &mask, &out});
-  const DispatchKey key = autograd_active({&self, &mask, &out}) ? DispatchKey::Autograd : backend;
-  if (explain_enabled()) explain_log("dispatch", "masked_select.out", dispatch_key_name(key));
-  return masked_select_out_op.lookup(key, backend)(out, self, mask);
+  const DispatchKeySet keys = dispatch_keys(backend_key({&self, &mask, &out}), records_autograd({&self, &mask, &out}));
+  if (explain_enabled()) explain_log("dispatch", "masked_select.out", keys.str().c_str());
+  return masked_select_out_op.lookup(keys)(out, self, mask);
 }
 
 }  // namespace kiln

@@ -26,10 +26,9 @@ Operator<std::tuple<Tensor, Tensor>(const Tensor&, int64_t, bool)> max_dim_op = 
 }};
 
 std::tuple<Tensor, Tensor> ops::max(const Tensor& self, int64_t dim, bool keepdim) {
-  const DispatchKey backend = backend_key({&self});
-  const DispatchKey key = autograd_active({&self}) ? DispatchKey::Autograd : backend;
-  if (explain_enabled()) explain_log("dispatch", "max.dim", dispatch_key_name(key));
-  return max_dim_op.lookup(key, backend)(self, dim, keepdim);
+  const DispatchKeySet keys = dispatch_keys(backend_key({&self}), records_autograd({&self}));
+  if (explain_enabled()) explain_log("dispatch", "max.dim", keys.str().c_str());
+  return max_dim_op.lookup(keys)(self, dim, keepdim);
 }
 
 // ---- max(Tensor self) -> Tensor  (CompositeImplicit)

@@ -25,10 +25,9 @@ Operator<std::tuple<Tensor, Tensor>(const Tensor&, IntArrayRef, IntArrayRef, Int
 }};
 
 std::tuple<Tensor, Tensor> ops::max_pool2d_with_indices(const Tensor& self, IntArrayRef kernel_size, IntArrayRef stride, IntArrayRef padding, IntArrayRef dilation, bool ceil_mode) {
-  const DispatchKey backend = backend_key({&self});
-  const DispatchKey key = autograd_active({&self}) ? DispatchKey::Autograd : backend;
-  if (explain_enabled()) explain_log("dispatch", "max_pool2d_with_indices", dispatch_key_name(key));
-  return max_pool2d_with_indices_op.lookup(key, backend)(self, kernel_size, stride, padding, dilation, ceil_mode);
+  const DispatchKeySet keys = dispatch_keys(backend_key({&self}), records_autograd({&self}));
+  if (explain_enabled()) explain_log("dispatch", "max_pool2d_with_indices", keys.str().c_str());
+  return max_pool2d_with_indices_op.lookup(keys)(self, kernel_size, stride, padding, dilation, ceil_mode);
 }
 
 }  // namespace kiln

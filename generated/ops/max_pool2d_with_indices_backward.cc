@@ -25,10 +25,9 @@ Operator<Tensor(const Tensor&, const Tensor&, IntArrayRef, IntArrayRef, IntArray
 }};
 
 Tensor ops::max_pool2d_with_indices_backward(const Tensor& grad_output, const Tensor& self, IntArrayRef kernel_size, IntArrayRef stride, IntArrayRef padding, IntArrayRef dilation, bool ceil_mode, const Tensor& indices) {
-  const DispatchKey backend = backend_key({&grad_output, &self, &indices});
-  const DispatchKey key = autograd_active({&grad_output, &self, &indices}) ? DispatchKey::Autograd : backend;
-  if (explain_enabled()) explain_log("dispatch", "max_pool2d_with_indices_backward", dispatch_key_name(key));
-  return max_pool2d_with_indices_backward_op.lookup(key, backend)(grad_output, self, kernel_size, stride, padding, dilation, ceil_mode, indices);
+  const DispatchKeySet keys = dispatch_keys(backend_key({&grad_output, &self, &indices}), records_autograd({&grad_output, &self, &indices}));
+  if (explain_enabled()) explain_log("dispatch", "max_pool2d_with_indices_backward", keys.str().c_str());
+  return max_pool2d_with_indices_backward_op.lookup(keys)(grad_output, self, kernel_size, stride, padding, dilation, ceil_mode, indices);
 }
 
 }  // namespace kiln

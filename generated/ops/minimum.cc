@@ -25,10 +25,9 @@ Operator<Tensor(const Tensor&, const Tensor&)> minimum_op = {"minimum", {
 }};
 
 Tensor ops::minimum(const Tensor& self, const Tensor& other) {
-  const DispatchKey backend = backend_key({&self, &other});
-  const DispatchKey key = autograd_active({&self, &other}) ? DispatchKey::Autograd : backend;
-  if (explain_enabled()) explain_log("dispatch", "minimum", dispatch_key_name(key));
-  return minimum_op.lookup(key, backend)(self, other);
+  const DispatchKeySet keys = dispatch_keys(backend_key({&self, &other}), records_autograd({&self, &other}));
+  if (explain_enabled()) explain_log("dispatch", "minimum", keys.str().c_str());
+  return minimum_op.lookup(keys)(self, other);
 }
 
 // ---- minimum.out(Tensor self, Tensor other, *, Tensor(a!) out) -> Tensor(a!)
@@ -48,10 +47,9 @@ Operator<const Tensor&(const Tensor&, const Tensor&, const Tensor&)> minimum_out
 }};
 
 const Tensor& ops::minimum_out(const Tensor& out, const Tensor& self, const Tensor& other) {
-  const DispatchKey backend = backend_key({&self, &other, &out});
-  const DispatchKey key = autograd_active({&self, &other, &out}) ? DispatchKey::Autograd : backend;
-  if (explain_enabled()) explain_log("dispatch", "minimum.out", dispatch_key_name(key));
-  return minimum_out_op.lookup(key, backend)(out, self, other);
+  const DispatchKeySet keys = dispatch_keys(backend_key({&self, &other, &out}), records_autograd({&self, &other, &out}));
+  if (explain_enabled()) explain_log("dispatch", "minimum.out", keys.str().c_str());
+  return minimum_out_op.lookup(keys)(out, self, other);
 }
 
 }  // namespace kiln

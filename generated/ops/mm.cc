@@ -25,10 +25,9 @@ Operator<Tensor(const Tensor&, const Tensor&)> mm_op = {"mm", {
 }};
 
 Tensor ops::mm(const Tensor& self, const Tensor& mat2) {
-  const DispatchKey backend = backend_key({&self, &mat2});
-  const DispatchKey key = autograd_active({&self, &mat2}) ? DispatchKey::Autograd : backend;
-  if (explain_enabled()) explain_log("dispatch", "mm", dispatch_key_name(key));
-  return mm_op.lookup(key, backend)(self, mat2);
+  const DispatchKeySet keys = dispatch_keys(backend_key({&self, &mat2}), records_autograd({&self, &mat2}));
+  if (explain_enabled()) explain_log("dispatch", "mm", keys.str().c_str());
+  return mm_op.lookup(keys)(self, mat2);
 }
 
 // ---- mm.out(Tensor self, Tensor mat2, *, Tensor(a!) out) -> Tensor(a!)
@@ -48,10 +47,9 @@ Operator<const Tensor&(const Tensor&, const Tensor&, const Tensor&)> mm_out_op =
 }};
 
 const Tensor& ops::mm_out(const Tensor& out, const Tensor& self, const Tensor& mat2) {
-  const DispatchKey backend = backend_key({&self, &mat2, &out});
-  const DispatchKey key = autograd_active({&self, &mat2, &out}) ? DispatchKey::Autograd : backend;
-  if (explain_enabled()) explain_log("dispatch", "mm.out", dispatch_key_name(key));
-  return mm_out_op.lookup(key, backend)(out, self, mat2);
+  const DispatchKeySet keys = dispatch_keys(backend_key({&self, &mat2, &out}), records_autograd({&self, &mat2, &out}));
+  if (explain_enabled()) explain_log("dispatch", "mm.out", keys.str().c_str());
+  return mm_out_op.lookup(keys)(out, self, mat2);
 }
 
 }  // namespace kiln

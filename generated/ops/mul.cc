@@ -26,10 +26,9 @@ Operator<Tensor(const Tensor&, const Tensor&)> mul_Tensor_op = {"mul.Tensor", {
 }};
 
 Tensor ops::mul(const Tensor& self, const Tensor& other) {
-  const DispatchKey backend = backend_key({&self, &other});
-  const DispatchKey key = autograd_active({&self, &other}) ? DispatchKey::Autograd : backend;
-  if (explain_enabled()) explain_log("dispatch", "mul.Tensor", dispatch_key_name(key));
-  return mul_Tensor_op.lookup(key, backend)(self, other);
+  const DispatchKeySet keys = dispatch_keys(backend_key({&self, &other}), records_autograd({&self, &other}));
+  if (explain_enabled()) explain_log("dispatch", "mul.Tensor", keys.str().c_str());
+  return mul_Tensor_op.lookup(keys)(self, other);
 }
 
 // ---- mul_.Tensor(Tensor(a!) self, Tensor other) -> Tensor(a!)
@@ -49,10 +48,9 @@ Operator<const Tensor&(const Tensor&, const Tensor&)> mul__Tensor_op = {"mul_.Te
 }};
 
 const Tensor& ops::mul_(const Tensor& self, const Tensor& other) {
-  const DispatchKey backend = backend_key({&self, &other});
-  const DispatchKey key = autograd_active({&self, &other}) ? DispatchKey::Autograd : backend;
-  if (explain_enabled()) explain_log("dispatch", "mul_.Tensor", dispatch_key_name(key));
-  return mul__Tensor_op.lookup(key, backend)(self, other);
+  const DispatchKeySet keys = dispatch_keys(backend_key({&self, &other}), records_autograd({&self, &other}));
+  if (explain_enabled()) explain_log("dispatch", "mul_.Tensor", keys.str().c_str());
+  return mul__Tensor_op.lookup(keys)(self, other);
 }
 
 // ---- mul.out(Tensor self, Tensor other, *, Tensor(a!) out) -> Tensor(a!)
@@ -72,10 +70,9 @@ Operator<const Tensor&(const Tensor&, const Tensor&, const Tensor&)> mul_out_op 
 }};
 
 const Tensor& ops::mul_out(const Tensor& out, const Tensor& self, const Tensor& other) {
-  const DispatchKey backend = backend_key({&self, &other, &out});
-  const DispatchKey key = autograd_active({&self, &other, &out}) ? DispatchKey::Autograd : backend;
-  if (explain_enabled()) explain_log("dispatch", "mul.out", dispatch_key_name(key));
-  return mul_out_op.lookup(key, backend)(out, self, other);
+  const DispatchKeySet keys = dispatch_keys(backend_key({&self, &other, &out}), records_autograd({&self, &other, &out}));
+  if (explain_enabled()) explain_log("dispatch", "mul.out", keys.str().c_str());
+  return mul_out_op.lookup(keys)(out, self, other);
 }
 
 // ---- mul.Scalar(Tensor self, Scalar other) -> Tensor  (CompositeImplicit)

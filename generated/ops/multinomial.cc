@@ -25,10 +25,9 @@ Operator<Tensor(const Tensor&, int64_t, bool, Generator*)> multinomial_op = {"mu
 }};
 
 Tensor ops::multinomial(const Tensor& self, int64_t num_samples, bool replacement, Generator* generator) {
-  const DispatchKey backend = backend_key({&self});
-  const DispatchKey key = autograd_active({&self}) ? DispatchKey::Autograd : backend;
-  if (explain_enabled()) explain_log("dispatch", "multinomial", dispatch_key_name(key));
-  return multinomial_op.lookup(key, backend)(self, num_samples, replacement, generator);
+  const DispatchKeySet keys = dispatch_keys(backend_key({&self}), records_autograd({&self}));
+  if (explain_enabled()) explain_log("dispatch", "multinomial", keys.str().c_str());
+  return multinomial_op.lookup(keys)(self, num_samples, replacement, generator);
 }
 
 }  // namespace kiln

@@ -26,10 +26,9 @@ Operator<Tensor(const Tensor&, const Tensor&)> ne_Tensor_op = {"ne.Tensor", {
 }};
 
 Tensor ops::ne(const Tensor& self, const Tensor& other) {
-  const DispatchKey backend = backend_key({&self, &other});
-  const DispatchKey key = autograd_active({&self, &other}) ? DispatchKey::Autograd : backend;
-  if (explain_enabled()) explain_log("dispatch", "ne.Tensor", dispatch_key_name(key));
-  return ne_Tensor_op.lookup(key, backend)(self, other);
+  const DispatchKeySet keys = dispatch_keys(backend_key({&self, &other}), records_autograd({&self, &other}));
+  if (explain_enabled()) explain_log("dispatch", "ne.Tensor", keys.str().c_str());
+  return ne_Tensor_op.lookup(keys)(self, other);
 }
 
 // ---- ne.out(Tensor self, Tensor other, *, Tensor(a!) out) -> Tensor(a!)
@@ -49,10 +48,9 @@ Operator<const Tensor&(const Tensor&, const Tensor&, const Tensor&)> ne_out_op =
 }};
 
 const Tensor& ops::ne_out(const Tensor& out, const Tensor& self, const Tensor& other) {
-  const DispatchKey backend = backend_key({&self, &other, &out});
-  const DispatchKey key = autograd_active({&self, &other, &out}) ? DispatchKey::Autograd : backend;
-  if (explain_enabled()) explain_log("dispatch", "ne.out", dispatch_key_name(key));
-  return ne_out_op.lookup(key, backend)(out, self, other);
+  const DispatchKeySet keys = dispatch_keys(backend_key({&self, &other, &out}), records_autograd({&self, &other, &out}));
+  if (explain_enabled()) explain_log("dispatch", "ne.out", keys.str().c_str());
+  return ne_out_op.lookup(keys)(out, self, other);
 }
 
 // ---- ne.Scalar(Tensor self, Scalar other) -> Tensor  (CompositeImplicit)

@@ -25,10 +25,9 @@ Operator<Tensor(const Tensor&)> neg_op = {"neg", {
 }};
 
 Tensor ops::neg(const Tensor& self) {
-  const DispatchKey backend = backend_key({&self});
-  const DispatchKey key = autograd_active({&self}) ? DispatchKey::Autograd : backend;
-  if (explain_enabled()) explain_log("dispatch", "neg", dispatch_key_name(key));
-  return neg_op.lookup(key, backend)(self);
+  const DispatchKeySet keys = dispatch_keys(backend_key({&self}), records_autograd({&self}));
+  if (explain_enabled()) explain_log("dispatch", "neg", keys.str().c_str());
+  return neg_op.lookup(keys)(self);
 }
 
 // ---- neg_(Tensor(a!) self) -> Tensor(a!)
@@ -48,10 +47,9 @@ Operator<const Tensor&(const Tensor&)> neg__op = {"neg_", {
 }};
 
 const Tensor& ops::neg_(const Tensor& self) {
-  const DispatchKey backend = backend_key({&self});
-  const DispatchKey key = autograd_active({&self}) ? DispatchKey::Autograd : backend;
-  if (explain_enabled()) explain_log("dispatch", "neg_", dispatch_key_name(key));
-  return neg__op.lookup(key, backend)(self);
+  const DispatchKeySet keys = dispatch_keys(backend_key({&self}), records_autograd({&self}));
+  if (explain_enabled()) explain_log("dispatch", "neg_", keys.str().c_str());
+  return neg__op.lookup(keys)(self);
 }
 
 // ---- neg.out(Tensor self, *, Tensor(a!) out) -> Tensor(a!)
@@ -71,10 +69,9 @@ Operator<const Tensor&(const Tensor&, const Tensor&)> neg_out_op = {"neg.out", {
 }};
 
 const Tensor& ops::neg_out(const Tensor& out, const Tensor& self) {
-  const DispatchKey backend = backend_key({&self, &out});
-  const DispatchKey key = autograd_active({&self, &out}) ? DispatchKey::Autograd : backend;
-  if (explain_enabled()) explain_log("dispatch", "neg.out", dispatch_key_name(key));
-  return neg_out_op.lookup(key, backend)(out, self);
+  const DispatchKeySet keys = dispatch_keys(backend_key({&self, &out}), records_autograd({&self, &out}));
+  if (explain_enabled()) explain_log("dispatch", "neg.out", keys.str().c_str());
+  return neg_out_op.lookup(keys)(out, self);
 }
 
 }  // namespace kiln

@@ -25,10 +25,9 @@ Operator<Tensor(const Tensor&, const Tensor&, const Tensor&, int64_t, int64_t)> 
 }};
 
 Tensor ops::nll_loss(const Tensor& self, const Tensor& target, const Tensor& weight, int64_t reduction, int64_t ignore_index) {
-  const DispatchKey backend = backend_key({&self, &target, &weight});
-  const DispatchKey key = autograd_active({&self, &target, &weight}) ? DispatchKey::Autograd : backend;
-  if (explain_enabled()) explain_log("dispatch", "nll_loss", dispatch_key_name(key));
-  return nll_loss_op.lookup(key, backend)(self, target, weight, reduction, ignore_index);
+  const DispatchKeySet keys = dispatch_keys(backend_key({&self, &target, &weight}), records_autograd({&self, &target, &weight}));
+  if (explain_enabled()) explain_log("dispatch", "nll_loss", keys.str().c_str());
+  return nll_loss_op.lookup(keys)(self, target, weight, reduction, ignore_index);
 }
 
 }  // namespace kiln

@@ -25,10 +25,9 @@ Operator<Tensor(const Tensor&, const Tensor&, const Tensor&, const Tensor&, int6
 }};
 
 Tensor ops::nll_loss_backward(const Tensor& grad_output, const Tensor& self, const Tensor& target, const Tensor& weight, int64_t reduction, int64_t ignore_index) {
-  const DispatchKey backend = backend_key({&grad_output, &self, &target, &weight});
-  const DispatchKey key = autograd_active({&grad_output, &self, &target, &weight}) ? DispatchKey::Autograd : backend;
-  if (explain_enabled()) explain_log("dispatch", "nll_loss_backward", dispatch_key_name(key));
-  return nll_loss_backward_op.lookup(key, backend)(grad_output, self, target, weight, reduction, ignore_index);
+  const DispatchKeySet keys = dispatch_keys(backend_key({&grad_output, &self, &target, &weight}), records_autograd({&grad_output, &self, &target, &weight}));
+  if (explain_enabled()) explain_log("dispatch", "nll_loss_backward", keys.str().c_str());
+  return nll_loss_backward_op.lookup(keys)(grad_output, self, target, weight, reduction, ignore_index);
 }
 
 }  // namespace kiln

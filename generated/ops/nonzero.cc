@@ -25,10 +25,9 @@ Operator<Tensor(const Tensor&)> nonzero_op = {"nonzero", {
 }};
 
 Tensor ops::nonzero(const Tensor& self) {
-  const DispatchKey backend = backend_key({&self});
-  const DispatchKey key = autograd_active({&self}) ? DispatchKey::Autograd : backend;
-  if (explain_enabled()) explain_log("dispatch", "nonzero", dispatch_key_name(key));
-  return nonzero_op.lookup(key, backend)(self);
+  const DispatchKeySet keys = dispatch_keys(backend_key({&self}), records_autograd({&self}));
+  if (explain_enabled()) explain_log("dispatch", "nonzero", keys.str().c_str());
+  return nonzero_op.lookup(keys)(self);
 }
 
 }  // namespace kiln

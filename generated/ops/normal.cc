@@ -28,10 +28,9 @@ Operator<const Tensor&(const Tensor&, double, double, Generator*)> normal__op = 
 }};
 
 const Tensor& ops::normal_(const Tensor& self, double mean, double std, Generator* generator) {
-  const DispatchKey backend = backend_key({&self});
-  const DispatchKey key = autograd_active({&self}) ? DispatchKey::Autograd : backend;
-  if (explain_enabled()) explain_log("dispatch", "normal_", dispatch_key_name(key));
-  return normal__op.lookup(key, backend)(self, mean, std, generator);
+  const DispatchKeySet keys = dispatch_keys(backend_key({&self}), records_autograd({&self}));
+  if (explain_enabled()) explain_log("dispatch", "normal_", keys.str().c_str());
+  return normal__op.lookup(keys)(self, mean, std, generator);
 }
 
 // ---- normal.float_float(float mean, float std, int[] size, *, Generator? generator=None, ScalarType? dtype=None, Device? device=None, bool requires_grad=False) -> Tensor  (CompositeImplicit)

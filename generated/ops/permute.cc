@@ -29,10 +29,9 @@ Operator<Tensor(const Tensor&, IntArrayRef)> permute_op = {"permute", {
 }};
 
 Tensor ops::permute(const Tensor& self, IntArrayRef dims) {
-  const DispatchKey backend = backend_key({&self});
-  const DispatchKey key = autograd_active({&self}) ? DispatchKey::Autograd : backend;
-  if (explain_enabled()) explain_log("dispatch", "permute", dispatch_key_name(key));
-  Tensor result = permute_op.lookup(key, backend)(self, dims);
+  const DispatchKeySet keys = dispatch_keys(backend_key({&self}), records_autograd({&self}));
+  if (explain_enabled()) explain_log("dispatch", "permute", keys.str().c_str());
+  Tensor result = permute_op.lookup(keys)(self, dims);
   mark_view(result, self);
   return result;
 }

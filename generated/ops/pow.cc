@@ -26,10 +26,9 @@ Operator<Tensor(const Tensor&, const Scalar&)> pow_Tensor_Scalar_op = {"pow.Tens
 }};
 
 Tensor ops::pow(const Tensor& self, const Scalar& exponent) {
-  const DispatchKey backend = backend_key({&self});
-  const DispatchKey key = autograd_active({&self}) ? DispatchKey::Autograd : backend;
-  if (explain_enabled()) explain_log("dispatch", "pow.Tensor_Scalar", dispatch_key_name(key));
-  return pow_Tensor_Scalar_op.lookup(key, backend)(self, exponent);
+  const DispatchKeySet keys = dispatch_keys(backend_key({&self}), records_autograd({&self}));
+  if (explain_enabled()) explain_log("dispatch", "pow.Tensor_Scalar", keys.str().c_str());
+  return pow_Tensor_Scalar_op.lookup(keys)(self, exponent);
 }
 
 // ---- pow_.Tensor_Scalar(Tensor(a!) self, Scalar exponent) -> Tensor(a!)
@@ -49,10 +48,9 @@ Operator<const Tensor&(const Tensor&, const Scalar&)> pow__Tensor_Scalar_op = {"
 }};
 
 const Tensor& ops::pow_(const Tensor& self, const Scalar& exponent) {
-  const DispatchKey backend = backend_key({&self});
-  const DispatchKey key = autograd_active({&self}) ? DispatchKey::Autograd : backend;
-  if (explain_enabled()) explain_log("dispatch", "pow_.Tensor_Scalar", dispatch_key_name(key));
-  return pow__Tensor_Scalar_op.lookup(key, backend)(self, exponent);
+  const DispatchKeySet keys = dispatch_keys(backend_key({&self}), records_autograd({&self}));
+  if (explain_enabled()) explain_log("dispatch", "pow_.Tensor_Scalar", keys.str().c_str());
+  return pow__Tensor_Scalar_op.lookup(keys)(self, exponent);
 }
 
 // ---- pow.Tensor_Scalar_out(Tensor self, Scalar exponent, *, Tensor(a!) out) -> Tensor(a!)
@@ -72,10 +70,9 @@ Operator<const Tensor&(const Tensor&, const Tensor&, const Scalar&)> pow_Tensor_
 }};
 
 const Tensor& ops::pow_out(const Tensor& out, const Tensor& self, const Scalar& exponent) {
-  const DispatchKey backend = backend_key({&self, &out});
-  const DispatchKey key = autograd_active({&self, &out}) ? DispatchKey::Autograd : backend;
-  if (explain_enabled()) explain_log("dispatch", "pow.Tensor_Scalar_out", dispatch_key_name(key));
-  return pow_Tensor_Scalar_out_op.lookup(key, backend)(out, self, exponent);
+  const DispatchKeySet keys = dispatch_keys(backend_key({&self, &out}), records_autograd({&self, &out}));
+  if (explain_enabled()) explain_log("dispatch", "pow.Tensor_Scalar_out", keys.str().c_str());
+  return pow_Tensor_Scalar_out_op.lookup(keys)(out, self, exponent);
 }
 
 // ---- pow.Tensor_Tensor(Tensor self, Tensor exponent) -> Tensor
@@ -93,10 +90,9 @@ Operator<Tensor(const Tensor&, const Tensor&)> pow_Tensor_Tensor_op = {"pow.Tens
 }};
 
 Tensor ops::pow(const Tensor& self, const Tensor& exponent) {
-  const DispatchKey backend = backend_key({&self, &exponent});
-  const DispatchKey key = autograd_active({&self, &exponent}) ? DispatchKey::Autograd : backend;
-  if (explain_enabled()) explain_log("dispatch", "pow.Tensor_Tensor", dispatch_key_name(key));
-  return pow_Tensor_Tensor_op.lookup(key, backend)(self, exponent);
+  const DispatchKeySet keys = dispatch_keys(backend_key({&self, &exponent}), records_autograd({&self, &exponent}));
+  if (explain_enabled()) explain_log("dispatch", "pow.Tensor_Tensor", keys.str().c_str());
+  return pow_Tensor_Tensor_op.lookup(keys)(self, exponent);
 }
 
 // ---- pow_.Tensor_Tensor(Tensor(a!) self, Tensor exponent) -> Tensor(a!)
@@ -116,10 +112,9 @@ Operator<const Tensor&(const Tensor&, const Tensor&)> pow__Tensor_Tensor_op = {"
 }};
 
 const Tensor& ops::pow_(const Tensor& self, const Tensor& exponent) {
-  const DispatchKey backend = backend_key({&self, &exponent});
-  const DispatchKey key = autograd_active({&self, &exponent}) ? DispatchKey::Autograd : backend;
-  if (explain_enabled()) explain_log("dispatch", "pow_.Tensor_Tensor", dispatch_key_name(key));
-  return pow__Tensor_Tensor_op.lookup(key, backend)(self, exponent);
+  const DispatchKeySet keys = dispatch_keys(backend_key({&self, &exponent}), records_autograd({&self, &exponent}));
+  if (explain_enabled()) explain_log("dispatch", "pow_.Tensor_Tensor", keys.str().c_str());
+  return pow__Tensor_Tensor_op.lookup(keys)(self, exponent);
 }
 
 // ---- pow.Tensor_Tensor_out(Tensor self, Tensor exponent, *, Tensor(a!) out) -> Tensor(a!)
@@ -139,10 +134,9 @@ Operator<const Tensor&(const Tensor&, const Tensor&, const Tensor&)> pow_Tensor_
 }};
 
 const Tensor& ops::pow_out(const Tensor& out, const Tensor& self, const Tensor& exponent) {
-  const DispatchKey backend = backend_key({&self, &exponent, &out});
-  const DispatchKey key = autograd_active({&self, &exponent, &out}) ? DispatchKey::Autograd : backend;
-  if (explain_enabled()) explain_log("dispatch", "pow.Tensor_Tensor_out", dispatch_key_name(key));
-  return pow_Tensor_Tensor_out_op.lookup(key, backend)(out, self, exponent);
+  const DispatchKeySet keys = dispatch_keys(backend_key({&self, &exponent, &out}), records_autograd({&self, &exponent, &out}));
+  if (explain_enabled()) explain_log("dispatch", "pow.Tensor_Tensor_out", keys.str().c_str());
+  return pow_Tensor_Tensor_out_op.lookup(keys)(out, self, exponent);
 }
 
 // ---- pow.Scalar(Scalar self, Tensor exponent) -> Tensor  (CompositeImplicit)

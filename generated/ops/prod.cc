@@ -26,10 +26,9 @@ Operator<Tensor(const Tensor&, int64_t, bool, const std::optional<ScalarType>&)>
 }};
 
 Tensor ops::prod(const Tensor& self, int64_t dim, bool keepdim, const std::optional<ScalarType>& dtype) {
-  const DispatchKey backend = backend_key({&self});
-  const DispatchKey key = autograd_active({&self}) ? DispatchKey::Autograd : backend;
-  if (explain_enabled()) explain_log("dispatch", "prod.dim_int", dispatch_key_name(key));
-  return prod_dim_int_op.lookup(key, backend)(self, dim, keepdim, dtype);
+  const DispatchKeySet keys = dispatch_keys(backend_key({&self}), records_autograd({&self}));
+  if (explain_enabled()) explain_log("dispatch", "prod.dim_int", keys.str().c_str());
+  return prod_dim_int_op.lookup(keys)(self, dim, keepdim, dtype);
 }
 
 // ---- prod.dim_int_out(Tensor self, int dim, bool keepdim=False, *, ScalarType? dtype=None, Tensor(a!) out) -> Tensor(a!)
@@ -49,10 +48,9 @@ Operator<const Tensor&(const Tensor&, const Tensor&, int64_t, bool, const std::o
 }};
 
 const Tensor& ops::prod_out(const Tensor& out, const Tensor& self, int64_t dim, bool keepdim, const std::optional<ScalarType>& dtype) {
-  const DispatchKey backend = backend_key({&self, &out});
-  const DispatchKey key = autograd_active({&self, &out}) ? DispatchKey::Autograd : backend;
-  if (explain_enabled()) explain_log("dispatch", "prod.dim_int_out", dispatch_key_name(key));
-  return prod_dim_int_out_op.lookup(key, backend)(out, self, dim, keepdim, dtype);
+  const DispatchKeySet keys = dispatch_keys(backend_key({&self, &out}), records_autograd({&self, &out}));
+  if (explain_enabled()) explain_log("dispatch", "prod.dim_int_out", keys.str().c_str());
+  return prod_dim_int_out_op.lookup(keys)(out, self, dim, keepdim, dtype);
 }
 
 // ---- prod(Tensor self, *, ScalarType? dtype=None) -> Tensor  (CompositeImplicit)

@@ -27,10 +27,9 @@ Operator<const Tensor&(const Tensor&, int64_t, Generator*)> random__to_op = {"ra
 }};
 
 const Tensor& ops::random_(const Tensor& self, int64_t to, Generator* generator) {
-  const DispatchKey backend = backend_key({&self});
-  const DispatchKey key = autograd_active({&self}) ? DispatchKey::Autograd : backend;
-  if (explain_enabled()) explain_log("dispatch", "random_.to", dispatch_key_name(key));
-  return random__to_op.lookup(key, backend)(self, to, generator);
+  const DispatchKeySet keys = dispatch_keys(backend_key({&self}), records_autograd({&self}));
+  if (explain_enabled()) explain_log("dispatch", "random_.to", keys.str().c_str());
+  return random__to_op.lookup(keys)(self, to, generator);
 }
 
 // ---- random_.from(Tensor(a!) self, int from, int? to, *, Generator? generator=None) -> Tensor(a!)
@@ -50,10 +49,9 @@ Operator<const Tensor&(const Tensor&, int64_t, const std::optional<int64_t>&, Ge
 }};
 
 const Tensor& ops::random_(const Tensor& self, int64_t from, const std::optional<int64_t>& to, Generator* generator) {
-  const DispatchKey backend = backend_key({&self});
-  const DispatchKey key = autograd_active({&self}) ? DispatchKey::Autograd : backend;
-  if (explain_enabled()) explain_log("dispatch", "random_.from", dispatch_key_name(key));
-  return random__from_op.lookup(key, backend)(self, from, to, generator);
+  const DispatchKeySet keys = dispatch_keys(backend_key({&self}), records_autograd({&self}));
+  if (explain_enabled()) explain_log("dispatch", "random_.from", keys.str().c_str());
+  return random__from_op.lookup(keys)(self, from, to, generator);
 }
 
 // ---- random_(Tensor(a!) self, *, Generator? generator=None) -> Tensor(a!)
@@ -73,10 +71,9 @@ Operator<const Tensor&(const Tensor&, Generator*)> random__op = {"random_", {
 }};
 
 const Tensor& ops::random_(const Tensor& self, Generator* generator) {
-  const DispatchKey backend = backend_key({&self});
-  const DispatchKey key = autograd_active({&self}) ? DispatchKey::Autograd : backend;
-  if (explain_enabled()) explain_log("dispatch", "random_", dispatch_key_name(key));
-  return random__op.lookup(key, backend)(self, generator);
+  const DispatchKeySet keys = dispatch_keys(backend_key({&self}), records_autograd({&self}));
+  if (explain_enabled()) explain_log("dispatch", "random_", keys.str().c_str());
+  return random__op.lookup(keys)(self, generator);
 }
 
 }  // namespace kiln

@@ -24,10 +24,9 @@ Operator<Tensor(int64_t, Generator*, const std::optional<ScalarType>&, const std
 }};
 
 Tensor ops::randperm(int64_t n, Generator* generator, const std::optional<ScalarType>& dtype, const std::optional<Device>& device, bool requires_grad) {
-  const DispatchKey backend = backend_key(device.value_or(Device()));
-  const DispatchKey key = false ? DispatchKey::Autograd : backend;
-  if (explain_enabled()) explain_log("dispatch", "randperm", dispatch_key_name(key));
-  Tensor result = randperm_op.lookup(key, backend)(n, generator, dtype, device, requires_grad);
+  const DispatchKeySet keys = dispatch_keys(backend_key(device.value_or(Device())), false);
+  if (explain_enabled()) explain_log("dispatch", "randperm", keys.str().c_str());
+  Tensor result = randperm_op.lookup(keys)(n, generator, dtype, device, requires_grad);
   if (requires_grad) result.set_requires_grad(true);
   return result;
 }

@@ -25,10 +25,9 @@ Operator<Tensor(const Tensor&)> reciprocal_op = {"reciprocal", {
 }};
 
 Tensor ops::reciprocal(const Tensor& self) {
-  const DispatchKey backend = backend_key({&self});
-  const DispatchKey key = autograd_active({&self}) ? DispatchKey::Autograd : backend;
-  if (explain_enabled()) explain_log("dispatch", "reciprocal", dispatch_key_name(key));
-  return reciprocal_op.lookup(key, backend)(self);
+  const DispatchKeySet keys = dispatch_keys(backend_key({&self}), records_autograd({&self}));
+  if (explain_enabled()) explain_log("dispatch", "reciprocal", keys.str().c_str());
+  return reciprocal_op.lookup(keys)(self);
 }
 
 // ---- reciprocal_(Tensor(a!) self) -> Tensor(a!)
@@ -48,10 +47,9 @@ Operator<const Tensor&(const Tensor&)> reciprocal__op = {"reciprocal_", {
 }};
 
 const Tensor& ops::reciprocal_(const Tensor& self) {
-  const DispatchKey backend = backend_key({&self});
-  const DispatchKey key = autograd_active({&self}) ? DispatchKey::Autograd : backend;
-  if (explain_enabled()) explain_log("dispatch", "reciprocal_", dispatch_key_name(key));
-  return reciprocal__op.lookup(key, backend)(self);
+  const DispatchKeySet keys = dispatch_keys(backend_key({&self}), records_autograd({&self}));
+  if (explain_enabled()) explain_log("dispatch", "reciprocal_", keys.str().c_str());
+  return reciprocal__op.lookup(keys)(self);
 }
 
 // ---- reciprocal.out(Tensor self, *, Tensor(a!) out) -> Tensor(a!)
@@ -71,10 +69,9 @@ Operator<const Tensor&(const Tensor&, const Tensor&)> reciprocal_out_op = {"reci
 }};
 
 const Tensor& ops::reciprocal_out(const Tensor& out, const Tensor& self) {
-  const DispatchKey backend = backend_key({&self, &out});
-  const DispatchKey key = autograd_active({&self, &out}) ? DispatchKey::Autograd : backend;
-  if (explain_enabled()) explain_log("dispatch", "reciprocal.out", dispatch_key_name(key));
-  return reciprocal_out_op.lookup(key, backend)(out, self);
+  const DispatchKeySet keys = dispatch_keys(backend_key({&self, &out}), records_autograd({&self, &out}));
+  if (explain_enabled()) explain_log("dispatch", "reciprocal.out", keys.str().c_str());
+  return reciprocal_out_op.lookup(keys)(out, self);
 }
 
 }  // namespace kiln

@@ -25,10 +25,9 @@ Operator<Tensor(const Tensor&)> relu_op = {"relu", {
 }};
 
 Tensor ops::relu(const Tensor& self) {
-  const DispatchKey backend = backend_key({&self});
-  const DispatchKey key = autograd_active({&self}) ? DispatchKey::Autograd : backend;
-  if (explain_enabled()) explain_log("dispatch", "relu", dispatch_key_name(key));
-  return relu_op.lookup(key, backend)(self);
+  const DispatchKeySet keys = dispatch_keys(backend_key({&self}), records_autograd({&self}));
+  if (explain_enabled()) explain_log("dispatch", "relu", keys.str().c_str());
+  return relu_op.lookup(keys)(self);
 }
 
 // ---- relu_(Tensor(a!) self) -> Tensor(a!)
@@ -48,10 +47,9 @@ Operator<const Tensor&(const Tensor&)> relu__op = {"relu_", {
 }};
 
 const Tensor& ops::relu_(const Tensor& self) {
-  const DispatchKey backend = backend_key({&self});
-  const DispatchKey key = autograd_active({&self}) ? DispatchKey::Autograd : backend;
-  if (explain_enabled()) explain_log("dispatch", "relu_", dispatch_key_name(key));
-  return relu__op.lookup(key, backend)(self);
+  const DispatchKeySet keys = dispatch_keys(backend_key({&self}), records_autograd({&self}));
+  if (explain_enabled()) explain_log("dispatch", "relu_", keys.str().c_str());
+  return relu__op.lookup(keys)(self);
 }
 
 // ---- relu.out(Tensor self, *, Tensor(a!) out) -> Tensor(a!)
@@ -71,10 +69,9 @@ Operator<const Tensor&(const Tensor&, const Tensor&)> relu_out_op = {"relu.out",
 }};
 
 const Tensor& ops::relu_out(const Tensor& out, const Tensor& self) {
-  const DispatchKey backend = backend_key({&self, &out});
-  const DispatchKey key = autograd_active({&self, &out}) ? DispatchKey::Autograd : backend;
-  if (explain_enabled()) explain_log("dispatch", "relu.out", dispatch_key_name(key));
-  return relu_out_op.lookup(key, backend)(out, self);
+  const DispatchKeySet keys = dispatch_keys(backend_key({&self, &out}), records_autograd({&self, &out}));
+  if (explain_enabled()) explain_log("dispatch", "relu.out", keys.str().c_str());
+  return relu_out_op.lookup(keys)(out, self);
 }
 
 }  // namespace kiln

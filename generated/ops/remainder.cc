@@ -25,10 +25,9 @@ Operator<Tensor(const Tensor&, const Tensor&)> remainder_Tensor_op = {"remainder
 }};
 
 Tensor ops::remainder(const Tensor& self, const Tensor& other) {
-  const DispatchKey backend = backend_key({&self, &other});
-  const DispatchKey key = autograd_active({&self, &other}) ? DispatchKey::Autograd : backend;
-  if (explain_enabled()) explain_log("dispatch", "remainder.Tensor", dispatch_key_name(key));
-  return remainder_Tensor_op.lookup(key, backend)(self, other);
+  const DispatchKeySet keys = dispatch_keys(backend_key({&self, &other}), records_autograd({&self, &other}));
+  if (explain_enabled()) explain_log("dispatch", "remainder.Tensor", keys.str().c_str());
+  return remainder_Tensor_op.lookup(keys)(self, other);
 }
 
 // ---- remainder_.Tensor(Tensor(a!) self, Tensor other) -> Tensor(a!)
@@ -48,10 +47,9 @@ Operator<const Tensor&(const Tensor&, const Tensor&)> remainder__Tensor_op = {"r
 }};
 
 const Tensor& ops::remainder_(const Tensor& self, const Tensor& other) {
-  const DispatchKey backend = backend_key({&self, &other});
-  const DispatchKey key = autograd_active({&self, &other}) ? DispatchKey::Autograd : backend;
-  if (explain_enabled()) explain_log("dispatch", "remainder_.Tensor", dispatch_key_name(key));
-  return remainder__Tensor_op.lookup(key, backend)(self, other);
+  const DispatchKeySet keys = dispatch_keys(backend_key({&self, &other}), records_autograd({&self, &other}));
+  if (explain_enabled()) explain_log("dispatch", "remainder_.Tensor", keys.str().c_str());
+  return remainder__Tensor_op.lookup(keys)(self, other);
 }
 
 // ---- remainder.out(Tensor self, Tensor other, *, Tensor(a!) out) -> Tensor(a!)
@@ -71,10 +69,9 @@ Operator<const Tensor&(const Tensor&, const Tensor&, const Tensor&)> remainder_o
 }};
 
 const Tensor& ops::remainder_out(const Tensor& out, const Tensor& self, const Tensor& other) {
-  const DispatchKey backend = backend_key({&self, &other, &out});
-  const DispatchKey key = autograd_active({&self, &other, &out}) ? DispatchKey::Autograd : backend;
-  if (explain_enabled()) explain_log("dispatch", "remainder.out", dispatch_key_name(key));
-  return remainder_out_op.lookup(key, backend)(out, self, other);
+  const DispatchKeySet keys = dispatch_keys(backend_key({&self, &other, &out}), records_autograd({&self, &other, &out}));
+  if (explain_enabled()) explain_log("dispatch", "remainder.out", keys.str().c_str());
+  return remainder_out_op.lookup(keys)(out, self, other);
 }
 
 }  // namespace kiln

@@ -26,10 +26,9 @@ Operator<Tensor(const Tensor&)> round_op = {"round", {
 }};
 
 Tensor ops::round(const Tensor& self) {
-  const DispatchKey backend = backend_key({&self});
-  const DispatchKey key = autograd_active({&self}) ? DispatchKey::Autograd : backend;
-  if (explain_enabled()) explain_log("dispatch", "round", dispatch_key_name(key));
-  return round_op.lookup(key, backend)(self);
+  const DispatchKeySet keys = dispatch_keys(backend_key({&self}), records_autograd({&self}));
+  if (explain_enabled()) explain_log("dispatch", "round", keys.str().c_str());
+  return round_op.lookup(keys)(self);
 }
 
 // ---- round_(Tensor(a!) self) -> Tensor(a!)
@@ -49,10 +48,9 @@ Operator<const Tensor&(const Tensor&)> round__op = {"round_", {
 }};
 
 const Tensor& ops::round_(const Tensor& self) {
-  const DispatchKey backend = backend_key({&self});
-  const DispatchKey key = autograd_active({&self}) ? DispatchKey::Autograd : backend;
-  if (explain_enabled()) explain_log("dispatch", "round_", dispatch_key_name(key));
-  return round__op.lookup(key, backend)(self);
+  const DispatchKeySet keys = dispatch_keys(backend_key({&self}), records_autograd({&self}));
+  if (explain_enabled()) explain_log("dispatch", "round_", keys.str().c_str());
+  return round__op.lookup(keys)(self);
 }
 
 // ---- round.out(Tensor self, *, Tensor(a!) out) -> Tensor(a!)
@@ -72,10 +70,9 @@ Operator<const Tensor&(const Tensor&, const Tensor&)> round_out_op = {"round.out
 }};
 
 const Tensor& ops::round_out(const Tensor& out, const Tensor& self) {
-  const DispatchKey backend = backend_key({&self, &out});
-  const DispatchKey key = autograd_active({&self, &out}) ? DispatchKey::Autograd : backend;
-  if (explain_enabled()) explain_log("dispatch", "round.out", dispatch_key_name(key));
-  return round_out_op.lookup(key, backend)(out, self);
+  const DispatchKeySet keys = dispatch_keys(backend_key({&self, &out}), records_autograd({&self, &out}));
+  if (explain_enabled()) explain_log("dispatch", "round.out", keys.str().c_str());
+  return round_out_op.lookup(keys)(out, self);
 }
 
 // ---- round.decimals(Tensor self, *, int decimals) -> Tensor  (CompositeImplicit)

@@ -25,10 +25,9 @@ Operator<Tensor(const Tensor&)> rsqrt_op = {"rsqrt", {
 }};
 
 Tensor ops::rsqrt(const Tensor& self) {
-  const DispatchKey backend = backend_key({&self});
-  const DispatchKey key = autograd_active({&self}) ? DispatchKey::Autograd : backend;
-  if (explain_enabled()) explain_log("dispatch", "rsqrt", dispatch_key_name(key));
-  return rsqrt_op.lookup(key, backend)(self);
+  const DispatchKeySet keys = dispatch_keys(backend_key({&self}), records_autograd({&self}));
+  if (explain_enabled()) explain_log("dispatch", "rsqrt", keys.str().c_str());
+  return rsqrt_op.lookup(keys)(self);
 }
 
 // ---- rsqrt_(Tensor(a!) self) -> Tensor(a!)
@@ -48,10 +47,9 @@ Operator<const Tensor&(const Tensor&)> rsqrt__op = {"rsqrt_", {
 }};
 
 const Tensor& ops::rsqrt_(const Tensor& self) {
-  const DispatchKey backend = backend_key({&self});
-  const DispatchKey key = autograd_active({&self}) ? DispatchKey::Autograd : backend;
-  if (explain_enabled()) explain_log("dispatch", "rsqrt_", dispatch_key_name(key));
-  return rsqrt__op.lookup(key, backend)(self);
+  const DispatchKeySet keys = dispatch_keys(backend_key({&self}), records_autograd({&self}));
+  if (explain_enabled()) explain_log("dispatch", "rsqrt_", keys.str().c_str());
+  return rsqrt__op.lookup(keys)(self);
 }
 
 // ---- rsqrt.out(Tensor self, *, Tensor(a!) out) -> Tensor(a!)
@@ -71,10 +69,9 @@ Operator<const Tensor&(const Tensor&, const Tensor&)> rsqrt_out_op = {"rsqrt.out
 }};
 
 const Tensor& ops::rsqrt_out(const Tensor& out, const Tensor& self) {
-  const DispatchKey backend = backend_key({&self, &out});
-  const DispatchKey key = autograd_active({&self, &out}) ? DispatchKey::Autograd : backend;
-  if (explain_enabled()) explain_log("dispatch", "rsqrt.out", dispatch_key_name(key));
-  return rsqrt_out_op.lookup(key, backend)(out, self);
+  const DispatchKeySet keys = dispatch_keys(backend_key({&self, &out}), records_autograd({&self, &out}));
+  if (explain_enabled()) explain_log("dispatch", "rsqrt.out", keys.str().c_str());
+  return rsqrt_out_op.lookup(keys)(out, self);
 }
 
 }  // namespace kiln

@@ -25,10 +25,9 @@ Operator<Tensor(const Tensor&, int64_t, const Tensor&, const Tensor&)> scatter_s
 }};
 
 Tensor ops::scatter(const Tensor& self, int64_t dim, const Tensor& index, const Tensor& src) {
-  const DispatchKey backend = backend_key({&self, &index, &src});
-  const DispatchKey key = autograd_active({&self, &index, &src}) ? DispatchKey::Autograd : backend;
-  if (explain_enabled()) explain_log("dispatch", "scatter.src", dispatch_key_name(key));
-  return scatter_src_op.lookup(key, backend)(self, dim, index, src);
+  const DispatchKeySet keys = dispatch_keys(backend_key({&self, &index, &src}), records_autograd({&self, &index, &src}));
+  if (explain_enabled()) explain_log("dispatch", "scatter.src", keys.str().c_str());
+  return scatter_src_op.lookup(keys)(self, dim, index, src);
 }
 
 // ---- scatter_.src(Tensor(a!) self, int dim, Tensor index, Tensor src) -> Tensor(a!)
@@ -48,10 +47,9 @@ Operator<const Tensor&(const Tensor&, int64_t, const Tensor&, const Tensor&)> sc
 }};
 
 const Tensor& ops::scatter_(const Tensor& self, int64_t dim, const Tensor& index, const Tensor& src) {
-  const DispatchKey backend = backend_key({&self, &index, &src});
-  const DispatchKey key = autograd_active({&self, &index, &src}) ? DispatchKey::Autograd : backend;
-  if (explain_enabled()) explain_log("dispatch", "scatter_.src", dispatch_key_name(key));
-  return scatter__src_op.lookup(key, backend)(self, dim, index, src);
+  const DispatchKeySet keys = dispatch_keys(backend_key({&self, &index, &src}), records_autograd({&self, &index, &src}));
+  if (explain_enabled()) explain_log("dispatch", "scatter_.src", keys.str().c_str());
+  return scatter__src_op.lookup(keys)(self, dim, index, src);
 }
 
 // ---- scatter.value(Tensor self, int dim, Tensor index, Scalar value) -> Tensor
@@ -69,10 +67,9 @@ Operator<Tensor(const Tensor&, int64_t, const Tensor&, const Scalar&)> scatter_v
 }};
 
 Tensor ops::scatter(const Tensor& self, int64_t dim, const Tensor& index, const Scalar& value) {
-  const DispatchKey backend = backend_key({&self, &index});
-  const DispatchKey key = autograd_active({&self, &index}) ? DispatchKey::Autograd : backend;
-  if (explain_enabled()) explain_log("dispatch", "scatter.value", dispatch_key_name(key));
-  return scatter_value_op.lookup(key, backend)(self, dim, index, value);
+  const DispatchKeySet keys = dispatch_keys(backend_key({&self, &index}), records_autograd({&self, &index}));
+  if (explain_enabled()) explain_log("dispatch", "scatter.value", keys.str().c_str());
+  return scatter_value_op.lookup(keys)(self, dim, index, value);
 }
 
 // ---- scatter_.value(Tensor(a!) self, int dim, Tensor index, Scalar value) -> Tensor(a!)
@@ -92,10 +89,9 @@ Operator<const Tensor&(const Tensor&, int64_t, const Tensor&, const Scalar&)> sc
 }};
 
 const Tensor& ops::scatter_(const Tensor& self, int64_t dim, const Tensor& index, const Scalar& value) {
-  const DispatchKey backend = backend_key({&self, &index});
-  const DispatchKey key = autograd_active({&self, &index}) ? DispatchKey::Autograd : backend;
-  if (explain_enabled()) explain_log("dispatch", "scatter_.value", dispatch_key_name(key));
-  return scatter__value_op.lookup(key, backend)(self, dim, index, value);
+  const DispatchKeySet keys = dispatch_keys(backend_key({&self, &index}), records_autograd({&self, &index}));
+  if (explain_enabled()) explain_log("dispatch", "scatter_.value", keys.str().c_str());
+  return scatter__value_op.lookup(keys)(self, dim, index, value);
 }
 
 const Tensor& Tensor::scatter_(int64_t dim, const Tensor& index, const Tensor& src) const {

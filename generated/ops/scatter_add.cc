@@ -25,10 +25,9 @@ Operator<Tensor(const Tensor&, int64_t, const Tensor&, const Tensor&)> scatter_a
 }};
 
 Tensor ops::scatter_add(const Tensor& self, int64_t dim, const Tensor& index, const Tensor& src) {
-  const DispatchKey backend = backend_key({&self, &index, &src});
-  const DispatchKey key = autograd_active({&self, &index, &src}) ? DispatchKey::Autograd : backend;
-  if (explain_enabled()) explain_log("dispatch", "scatter_add", dispatch_key_name(key));
-  return scatter_add_op.lookup(key, backend)(self, dim, index, src);
+  const DispatchKeySet keys = dispatch_keys(backend_key({&self, &index, &src}), records_autograd({&self, &index, &src}));
+  if (explain_enabled()) explain_log("dispatch", "scatter_add", keys.str().c_str());
+  return scatter_add_op.lookup(keys)(self, dim, index, src);
 }
 
 // ---- scatter_add_(Tensor(a!) self, int dim, Tensor index, Tensor src) -> Tensor(a!)
@@ -48,10 +47,9 @@ Operator<const Tensor&(const Tensor&, int64_t, const Tensor&, const Tensor&)> sc
 }};
 
 const Tensor& ops::scatter_add_(const Tensor& self, int64_t dim, const Tensor& index, const Tensor& src) {
-  const DispatchKey backend = backend_key({&self, &index, &src});
-  const DispatchKey key = autograd_active({&self, &index, &src}) ? DispatchKey::Autograd : backend;
-  if (explain_enabled()) explain_log("dispatch", "scatter_add_", dispatch_key_name(key));
-  return scatter_add__op.lookup(key, backend)(self, dim, index, src);
+  const DispatchKeySet keys = dispatch_keys(backend_key({&self, &index, &src}), records_autograd({&self, &index, &src}));
+  if (explain_enabled()) explain_log("dispatch", "scatter_add_", keys.str().c_str());
+  return scatter_add__op.lookup(keys)(self, dim, index, src);
 }
 
 }  // namespace kiln

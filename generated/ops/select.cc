@@ -29,10 +29,9 @@ Operator<Tensor(const Tensor&, int64_t, int64_t)> select_int_op = {"select.int",
 }};
 
 Tensor ops::select(const Tensor& self, int64_t dim, int64_t index) {
-  const DispatchKey backend = backend_key({&self});
-  const DispatchKey key = autograd_active({&self}) ? DispatchKey::Autograd : backend;
-  if (explain_enabled()) explain_log("dispatch", "select.int", dispatch_key_name(key));
-  Tensor result = select_int_op.lookup(key, backend)(self, dim, index);
+  const DispatchKeySet keys = dispatch_keys(backend_key({&self}), records_autograd({&self}));
+  if (explain_enabled()) explain_log("dispatch", "select.int", keys.str().c_str());
+  Tensor result = select_int_op.lookup(keys)(self, dim, index);
   mark_view(result, self);
   return result;
 }

@@ -25,10 +25,9 @@ Operator<Tensor(const Tensor&, IntArrayRef, int64_t, int64_t)> select_backward_o
 }};
 
 Tensor ops::select_backward(const Tensor& grad_output, IntArrayRef input_sizes, int64_t dim, int64_t index) {
-  const DispatchKey backend = backend_key({&grad_output});
-  const DispatchKey key = autograd_active({&grad_output}) ? DispatchKey::Autograd : backend;
-  if (explain_enabled()) explain_log("dispatch", "select_backward", dispatch_key_name(key));
-  return select_backward_op.lookup(key, backend)(grad_output, input_sizes, dim, index);
+  const DispatchKeySet keys = dispatch_keys(backend_key({&grad_output}), records_autograd({&grad_output}));
+  if (explain_enabled()) explain_log("dispatch", "select_backward", keys.str().c_str());
+  return select_backward_op.lookup(keys)(grad_output, input_sizes, dim, index);
 }
 
 }  // namespace kiln

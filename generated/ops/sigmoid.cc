@@ -25,10 +25,9 @@ Operator<Tensor(const Tensor&)> sigmoid_op = {"sigmoid", {
 }};
 
 Tensor ops::sigmoid(const Tensor& self) {
-  const DispatchKey backend = backend_key({&self});
-  const DispatchKey key = autograd_active({&self}) ? DispatchKey::Autograd : backend;
-  if (explain_enabled()) explain_log("dispatch", "sigmoid", dispatch_key_name(key));
-  return sigmoid_op.lookup(key, backend)(self);
+  const DispatchKeySet keys = dispatch_keys(backend_key({&self}), records_autograd({&self}));
+  if (explain_enabled()) explain_log("dispatch", "sigmoid", keys.str().c_str());
+  return sigmoid_op.lookup(keys)(self);
 }
 
 // ---- sigmoid_(Tensor(a!) self) -> Tensor(a!)
@@ -48,10 +47,9 @@ Operator<const Tensor&(const Tensor&)> sigmoid__op = {"sigmoid_", {
 }};
 
 const Tensor& ops::sigmoid_(const Tensor& self) {
-  const DispatchKey backend = backend_key({&self});
-  const DispatchKey key = autograd_active({&self}) ? DispatchKey::Autograd : backend;
-  if (explain_enabled()) explain_log("dispatch", "sigmoid_", dispatch_key_name(key));
-  return sigmoid__op.lookup(key, backend)(self);
+  const DispatchKeySet keys = dispatch_keys(backend_key({&self}), records_autograd({&self}));
+  if (explain_enabled()) explain_log("dispatch", "sigmoid_", keys.str().c_str());
+  return sigmoid__op.lookup(keys)(self);
 }
 
 // ---- sigmoid.out(Tensor self, *, Tensor(a!) out) -> Tensor(a!)
@@ -71,10 +69,9 @@ Operator<const Tensor&(const Tensor&, const Tensor&)> sigmoid_out_op = {"sigmoid
 }};
 
 const Tensor& ops::sigmoid_out(const Tensor& out, const Tensor& self) {
-  const DispatchKey backend = backend_key({&self, &out});
-  const DispatchKey key = autograd_active({&self, &out}) ? DispatchKey::Autograd : backend;
-  if (explain_enabled()) explain_log("dispatch", "sigmoid.out", dispatch_key_name(key));
-  return sigmoid_out_op.lookup(key, backend)(out, self);
+  const DispatchKeySet keys = dispatch_keys(backend_key({&self, &out}), records_autograd({&self, &out}));
+  if (explain_enabled()) explain_log("dispatch", "sigmoid.out", keys.str().c_str());
+  return sigmoid_out_op.lookup(keys)(out, self);
 }
 
 }  // namespace kiln

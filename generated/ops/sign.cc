@@ -25,10 +25,9 @@ Operator<Tensor(const Tensor&)> sign_op = {"sign", {
 }};
 
 Tensor ops::sign(const Tensor& self) {
-  const DispatchKey backend = backend_key({&self});
-  const DispatchKey key = autograd_active({&self}) ? DispatchKey::Autograd : backend;
-  if (explain_enabled()) explain_log("dispatch", "sign", dispatch_key_name(key));
-  return sign_op.lookup(key, backend)(self);
+  const DispatchKeySet keys = dispatch_keys(backend_key({&self}), records_autograd({&self}));
+  if (explain_enabled()) explain_log("dispatch", "sign", keys.str().c_str());
+  return sign_op.lookup(keys)(self);
 }
 
 // ---- sign_(Tensor(a!) self) -> Tensor(a!)
@@ -48,10 +47,9 @@ Operator<const Tensor&(const Tensor&)> sign__op = {"sign_", {
 }};
 
 const Tensor& ops::sign_(const Tensor& self) {
-  const DispatchKey backend = backend_key({&self});
-  const DispatchKey key = autograd_active({&self}) ? DispatchKey::Autograd : backend;
-  if (explain_enabled()) explain_log("dispatch", "sign_", dispatch_key_name(key));
-  return sign__op.lookup(key, backend)(self);
+  const DispatchKeySet keys = dispatch_keys(backend_key({&self}), records_autograd({&self}));
+  if (explain_enabled()) explain_log("dispatch", "sign_", keys.str().c_str());
+  return sign__op.lookup(keys)(self);
 }
 
 // ---- sign.out(Tensor self, *, Tensor(a!) out) -> Tensor(a!)
@@ -71,10 +69,9 @@ Operator<const Tensor&(const Tensor&, const Tensor&)> sign_out_op = {"sign.out",
 }};
 
 const Tensor& ops::sign_out(const Tensor& out, const Tensor& self) {
-  const DispatchKey backend = backend_key({&self, &out});
-  const DispatchKey key = autograd_active({&self, &out}) ? DispatchKey::Autograd : backend;
-  if (explain_enabled()) explain_log("dispatch", "sign.out", dispatch_key_name(key));
-  return sign_out_op.lookup(key, backend)(out, self);
+  const DispatchKeySet keys = dispatch_keys(backend_key({&self, &out}), records_autograd({&self, &out}));
+  if (explain_enabled()) explain_log("dispatch", "sign.out", keys.str().c_str());
+  return sign_out_op.lookup(keys)(out, self);
 }
 
 }  // namespace kiln

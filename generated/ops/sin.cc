@@ -25,10 +25,9 @@ Operator<Tensor(const Tensor&)> sin_op = {"sin", {
 }};
 
 Tensor ops::sin(const Tensor& self) {
-  const DispatchKey backend = backend_key({&self});
-  const DispatchKey key = autograd_active({&self}) ? DispatchKey::Autograd : backend;
-  if (explain_enabled()) explain_log("dispatch", "sin", dispatch_key_name(key));
-  return sin_op.lookup(key, backend)(self);
+  const DispatchKeySet keys = dispatch_keys(backend_key({&self}), records_autograd({&self}));
+  if (explain_enabled()) explain_log("dispatch", "sin", keys.str().c_str());
+  return sin_op.lookup(keys)(self);
 }
 
 // ---- sin_(Tensor(a!) self) -> Tensor(a!)
@@ -48,10 +47,9 @@ Operator<const Tensor&(const Tensor&)> sin__op = {"sin_", {
 }};
 
 const Tensor& ops::sin_(const Tensor& self) {
-  const DispatchKey backend = backend_key({&self});
-  const DispatchKey key = autograd_active({&self}) ? DispatchKey::Autograd : backend;
-  if (explain_enabled()) explain_log("dispatch", "sin_", dispatch_key_name(key));
-  return sin__op.lookup(key, backend)(self);
+  const DispatchKeySet keys = dispatch_keys(backend_key({&self}), records_autograd({&self}));
+  if (explain_enabled()) explain_log("dispatch", "sin_", keys.str().c_str());
+  return sin__op.lookup(keys)(self);
 }
 
 // ---- sin.out(Tensor self, *, Tensor(a!) out) -> Tensor(a!)
@@ -71,10 +69,9 @@ Operator<const Tensor&(const Tensor&, const Tensor&)> sin_out_op = {"sin.out", {
 }};
 
 const Tensor& ops::sin_out(const Tensor& out, const Tensor& self) {
-  const DispatchKey backend = backend_key({&self, &out});
-  const DispatchKey key = autograd_active({&self, &out}) ? DispatchKey::Autograd : backend;
-  if (explain_enabled()) explain_log("dispatch", "sin.out", dispatch_key_name(key));
-  return sin_out_op.lookup(key, backend)(out, self);
+  const DispatchKeySet keys = dispatch_keys(backend_key({&self, &out}), records_autograd({&self, &out}));
+  if (explain_enabled()) explain_log("dispatch", "sin.out", keys.str().c_str());
+  return sin_out_op.lookup(keys)(out, self);
 }
 
 }  // namespace kiln

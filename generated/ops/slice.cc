@@ -29,10 +29,9 @@ Operator<Tensor(const Tensor&, int64_t, const std::optional<int64_t>&, const std
 }};
 
 Tensor ops::slice(const Tensor& self, int64_t dim, const std::optional<int64_t>& start, const std::optional<int64_t>& end, int64_t step) {
-  const DispatchKey backend = backend_key({&self});
-  const DispatchKey key = autograd_active({&self}) ? DispatchKey::Autograd : backend;
-  if (explain_enabled()) explain_log("dispatch", "slice.Tensor", dispatch_key_name(key));
-  Tensor result = slice_Tensor_op.lookup(key, backend)(self, dim, start, end, step);
+  const DispatchKeySet keys = dispatch_keys(backend_key({&self}), records_autograd({&self}));
+  if (explain_enabled()) explain_log("dispatch", "slice.Tensor", keys.str().c_str());
+  Tensor result = slice_Tensor_op.lookup(keys)(self, dim, start, end, step);
   mark_view(result, self);
   return result;
 }

@@ -25,10 +25,9 @@ Operator<Tensor(const Tensor&, IntArrayRef, int64_t, int64_t, int64_t, int64_t)>
 }};
 
 Tensor ops::slice_backward(const Tensor& grad_output, IntArrayRef input_sizes, int64_t dim, int64_t start, int64_t end, int64_t step) {
-  const DispatchKey backend = backend_key({&grad_output});
-  const DispatchKey key = autograd_active({&grad_output}) ? DispatchKey::Autograd : backend;
-  if (explain_enabled()) explain_log("dispatch", "slice_backward", dispatch_key_name(key));
-  return slice_backward_op.lookup(key, backend)(grad_output, input_sizes, dim, start, end, step);
+  const DispatchKeySet keys = dispatch_keys(backend_key({&grad_output}), records_autograd({&grad_output}));
+  if (explain_enabled()) explain_log("dispatch", "slice_backward", keys.str().c_str());
+  return slice_backward_op.lookup(keys)(grad_output, input_sizes, dim, start, end, step);
 }
 
 }  // namespace kiln

@@ -25,10 +25,9 @@ Operator<Tensor(const Tensor&, int64_t, const std::optional<ScalarType>&)> softm
 }};
 
 Tensor ops::softmax(const Tensor& self, int64_t dim, const std::optional<ScalarType>& dtype) {
-  const DispatchKey backend = backend_key({&self});
-  const DispatchKey key = autograd_active({&self}) ? DispatchKey::Autograd : backend;
-  if (explain_enabled()) explain_log("dispatch", "softmax.int", dispatch_key_name(key));
-  return softmax_int_op.lookup(key, backend)(self, dim, dtype);
+  const DispatchKeySet keys = dispatch_keys(backend_key({&self}), records_autograd({&self}));
+  if (explain_enabled()) explain_log("dispatch", "softmax.int", keys.str().c_str());
+  return softmax_int_op.lookup(keys)(self, dim, dtype);
 }
 
 }  // namespace kiln

@@ -25,10 +25,9 @@ Operator<std::tuple<Tensor, Tensor>(const Tensor&, int64_t, bool, bool)> sort_op
 }};
 
 std::tuple<Tensor, Tensor> ops::sort(const Tensor& self, int64_t dim, bool descending, bool stable) {
-  const DispatchKey backend = backend_key({&self});
-  const DispatchKey key = autograd_active({&self}) ? DispatchKey::Autograd : backend;
-  if (explain_enabled()) explain_log("dispatch", "sort", dispatch_key_name(key));
-  return sort_op.lookup(key, backend)(self, dim, descending, stable);
+  const DispatchKeySet keys = dispatch_keys(backend_key({&self}), records_autograd({&self}));
+  if (explain_enabled()) explain_log("dispatch", "sort", keys.str().c_str());
+  return sort_op.lookup(keys)(self, dim, descending, stable);
 }
 
 }  // namespace kiln

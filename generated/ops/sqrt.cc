@@ -25,10 +25,9 @@ Operator<Tensor(const Tensor&)> sqrt_op = {"sqrt", {
 }};
 
 Tensor ops::sqrt(const Tensor& self) {
-  const DispatchKey backend = backend_key({&self});
-  const DispatchKey key = autograd_active({&self}) ? DispatchKey::Autograd : backend;
-  if (explain_enabled()) explain_log("dispatch", "sqrt", dispatch_key_name(key));
-  return sqrt_op.lookup(key, backend)(self);
+  const DispatchKeySet keys = dispatch_keys(backend_key({&self}), records_autograd({&self}));
+  if (explain_enabled()) explain_log("dispatch", "sqrt", keys.str().c_str());
+  return sqrt_op.lookup(keys)(self);
 }
 
 // ---- sqrt_(Tensor(a!) self) -> Tensor(a!)
@@ -48,10 +47,9 @@ Operator<const Tensor&(const Tensor&)> sqrt__op = {"sqrt_", {
 }};
 
 const Tensor& ops::sqrt_(const Tensor& self) {
-  const DispatchKey backend = backend_key({&self});
-  const DispatchKey key = autograd_active({&self}) ? DispatchKey::Autograd : backend;
-  if (explain_enabled()) explain_log("dispatch", "sqrt_", dispatch_key_name(key));
-  return sqrt__op.lookup(key, backend)(self);
+  const DispatchKeySet keys = dispatch_keys(backend_key({&self}), records_autograd({&self}));
+  if (explain_enabled()) explain_log("dispatch", "sqrt_", keys.str().c_str());
+  return sqrt__op.lookup(keys)(self);
 }
 
 // ---- sqrt.out(Tensor self, *, Tensor(a!) out) -> Tensor(a!)
@@ -71,10 +69,9 @@ Operator<const Tensor&(const Tensor&, const Tensor&)> sqrt_out_op = {"sqrt.out",
 }};
 
 const Tensor& ops::sqrt_out(const Tensor& out, const Tensor& self) {
-  const DispatchKey backend = backend_key({&self, &out});
-  const DispatchKey key = autograd_active({&self, &out}) ? DispatchKey::Autograd : backend;
-  if (explain_enabled()) explain_log("dispatch", "sqrt.out", dispatch_key_name(key));
-  return sqrt_out_op.lookup(key, backend)(out, self);
+  const DispatchKeySet keys = dispatch_keys(backend_key({&self, &out}), records_autograd({&self, &out}));
+  if (explain_enabled()) explain_log("dispatch", "sqrt.out", keys.str().c_str());
+  return sqrt_out_op.lookup(keys)(out, self);
 }
 
 }  // namespace kiln

@@ -30,10 +30,9 @@ Operator<Tensor(const Tensor&, int64_t)> squeeze_dim_op = {"squeeze.dim", {
 }};
 
 Tensor ops::squeeze(const Tensor& self, int64_t dim) {
-  const DispatchKey backend = backend_key({&self});
-  const DispatchKey key = autograd_active({&self}) ? DispatchKey::Autograd : backend;
-  if (explain_enabled()) explain_log("dispatch", "squeeze.dim", dispatch_key_name(key));
-  Tensor result = squeeze_dim_op.lookup(key, backend)(self, dim);
+  const DispatchKeySet keys = dispatch_keys(backend_key({&self}), records_autograd({&self}));
+  if (explain_enabled()) explain_log("dispatch", "squeeze.dim", keys.str().c_str());
+  Tensor result = squeeze_dim_op.lookup(keys)(self, dim);
   mark_view(result, self);
   return result;
 }

@@ -26,10 +26,9 @@ Operator<Tensor(const Tensor&, const Tensor&, const Scalar&)> sub_Tensor_op = {"
 }};
 
 Tensor ops::sub(const Tensor& self, const Tensor& other, const Scalar& alpha) {
-  const DispatchKey backend = backend_key({&self, &other});
-  const DispatchKey key = autograd_active({&self, &other}) ? DispatchKey::Autograd : backend;
-  if (explain_enabled()) explain_log("dispatch", "sub.Tensor", dispatch_key_name(key));
-  return sub_Tensor_op.lookup(key, backend)(self, other, alpha);
+  const DispatchKeySet keys = dispatch_keys(backend_key({&self, &other}), records_autograd({&self, &other}));
+  if (explain_enabled()) explain_log("dispatch", "sub.Tensor", keys.str().c_str());
+  return sub_Tensor_op.lookup(keys)(self, other, alpha);
 }
 
 // ---- sub_.Tensor(Tensor(a!) self, Tensor other, *, Scalar alpha=1) -> Tensor(a!)
@@ -49,10 +48,9 @@ Operator<const Tensor&(const Tensor&, const Tensor&, const Scalar&)> sub__Tensor
 }};
 
 const Tensor& ops::sub_(const Tensor& self, const Tensor& other, const Scalar& alpha) {
-  const DispatchKey backend = backend_key({&self, &other});
-  const DispatchKey key = autograd_active({&self, &other}) ? DispatchKey::Autograd : backend;
-  if (explain_enabled()) explain_log("dispatch", "sub_.Tensor", dispatch_key_name(key));
-  return sub__Tensor_op.lookup(key, backend)(self, other, alpha);
+  const DispatchKeySet keys = dispatch_keys(backend_key({&self, &other}), records_autograd({&self, &other}));
+  if (explain_enabled()) explain_log("dispatch", "sub_.Tensor", keys.str().c_str());
+  return sub__Tensor_op.lookup(keys)(self, other, alpha);
 }
 
 // ---- sub.out(Tensor self, Tensor other, *, Scalar alpha=1, Tensor(a!) out) -> Tensor(a!)
@@ -72,10 +70,9 @@ Operator<const Tensor&(const Tensor&, const Tensor&, const Tensor&, const Scalar
 }};
 
 const Tensor& ops::sub_out(const Tensor& out, const Tensor& self, const Tensor& other, const Scalar& alpha) {
-  const DispatchKey backend = backend_key({&self, &other, &out});
-  const DispatchKey key = autograd_active({&self, &other, &out}) ? DispatchKey::Autograd : backend;
-  if (explain_enabled()) explain_log("dispatch", "sub.out", dispatch_key_name(key));
-  return sub_out_op.lookup(key, backend)(out, self, other, alpha);
+  const DispatchKeySet keys = dispatch_keys(backend_key({&self, &other, &out}), records_autograd({&self, &other, &out}));
+  if (explain_enabled()) explain_log("dispatch", "sub.out", keys.str().c_str());
+  return sub_out_op.lookup(keys)(out, self, other, alpha);
 }
 
 // ---- sub.Scalar(Tensor self, Scalar other, Scalar alpha=1) -> Tensor  (CompositeImplicit)

@@ -26,10 +26,9 @@ Operator<Tensor(const Tensor&, const std::optional<IntArrayRef>&, bool, const st
 }};
 
 Tensor ops::sum(const Tensor& self, const std::optional<IntArrayRef>& dim, bool keepdim, const std::optional<ScalarType>& dtype) {
-  const DispatchKey backend = backend_key({&self});
-  const DispatchKey key = autograd_active({&self}) ? DispatchKey::Autograd : backend;
-  if (explain_enabled()) explain_log("dispatch", "sum.dim_IntList", dispatch_key_name(key));
-  return sum_dim_IntList_op.lookup(key, backend)(self, dim, keepdim, dtype);
+  const DispatchKeySet keys = dispatch_keys(backend_key({&self}), records_autograd({&self}));
+  if (explain_enabled()) explain_log("dispatch", "sum.dim_IntList", keys.str().c_str());
+  return sum_dim_IntList_op.lookup(keys)(self, dim, keepdim, dtype);
 }
 
 // ---- sum.dim_IntList_out(Tensor self, int[1]? dim, bool keepdim=False, *, ScalarType? dtype=None, Tensor(a!) out) -> Tensor(a!)
@@ -49,10 +48,9 @@ Operator<const Tensor&(const Tensor&, const Tensor&, const std::optional<IntArra
 }};
 
 const Tensor& ops::sum_out(const Tensor& out, const Tensor& self, const std::optional<IntArrayRef>& dim, bool keepdim, const std::optional<ScalarType>& dtype) {
-  const DispatchKey backend = backend_key({&self, &out});
-  const DispatchKey key = autograd_active({&self, &out}) ? DispatchKey::Autograd : backend;
-  if (explain_enabled()) explain_log("dispatch", "sum.dim_IntList_out", dispatch_key_name(key));
-  return sum_dim_IntList_out_op.lookup(key, backend)(out, self, dim, keepdim, dtype);
+  const DispatchKeySet keys = dispatch_keys(backend_key({&self, &out}), records_autograd({&self, &out}));
+  if (explain_enabled()) explain_log("dispatch", "sum.dim_IntList_out", keys.str().c_str());
+  return sum_dim_IntList_out_op.lookup(keys)(out, self, dim, keepdim, dtype);
 }
 
 // ---- sum(Tensor self, *, ScalarType? dtype=None) -> Tensor  (CompositeImplicit)

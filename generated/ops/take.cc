@@ -25,10 +25,9 @@ Operator<Tensor(const Tensor&, const Tensor&)> take_op = {"take", {
 }};
 
 Tensor ops::take(const Tensor& self, const Tensor& index) {
-  const DispatchKey backend = backend_key({&self, &index});
-  const DispatchKey key = autograd_active({&self, &index}) ? DispatchKey::Autograd : backend;
-  if (explain_enabled()) explain_log("dispatch", "take", dispatch_key_name(key));
-  return take_op.lookup(key, backend)(self, index);
+  const DispatchKeySet keys = dispatch_keys(backend_key({&self, &index}), records_autograd({&self, &index}));
+  if (explain_enabled()) explain_log("dispatch", "take", keys.str().c_str());
+  return take_op.lookup(keys)(self, index);
 }
 
 // ---- take.out(Tensor self, Tensor index, *, Tensor(a!) out) -> Tensor(a!)
@@ -48,10 +47,9 @@ Operator<const Tensor&(const Tensor&, const Tensor&, const Tensor&)> take_out_op
 }};
 
 const Tensor& ops::take_out(const Tensor& out, const Tensor& self, const Tensor& index) {
-  const DispatchKey backend = backend_key({&self, &index, &out});
-  const DispatchKey key = autograd_active({&self, &index, &out}) ? DispatchKey::Autograd : backend;
-  if (explain_enabled()) explain_log("dispatch", "take.out", dispatch_key_name(key));
-  return take_out_op.lookup(key, backend)(out, self, index);
+  const DispatchKeySet keys = dispatch_keys(backend_key({&self, &index, &out}), records_autograd({&self, &index, &out}));
+  if (explain_enabled()) explain_log("dispatch", "take.out", keys.str().c_str());
+  return take_out_op.lookup(keys)(out, self, index);
 }
 
 }  // namespace kiln

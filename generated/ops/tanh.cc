@@ -25,10 +25,9 @@ Operator<Tensor(const Tensor&)> tanh_op = {"tanh", {
 }};
 
 Tensor ops::tanh(const Tensor& self) {
-  const DispatchKey backend = backend_key({&self});
-  const DispatchKey key = autograd_active({&self}) ? DispatchKey::Autograd : backend;
-  if (explain_enabled()) explain_log("dispatch", "tanh", dispatch_key_name(key));
-  return tanh_op.lookup(key, backend)(self);
+  const DispatchKeySet keys = dispatch_keys(backend_key({&self}), records_autograd({&self}));
+  if (explain_enabled()) explain_log("dispatch", "tanh", keys.str().c_str());
+  return tanh_op.lookup(keys)(self);
 }
 
 // ---- tanh_(Tensor(a!) self) -> Tensor(a!)
@@ -48,10 +47,9 @@ Operator<const Tensor&(const Tensor&)> tanh__op = {"tanh_", {
 }};
 
 const Tensor& ops::tanh_(const Tensor& self) {
-  const DispatchKey backend = backend_key({&self});
-  const DispatchKey key = autograd_active({&self}) ? DispatchKey::Autograd : backend;
-  if (explain_enabled()) explain_log("dispatch", "tanh_", dispatch_key_name(key));
-  return tanh__op.lookup(key, backend)(self);
+  const DispatchKeySet keys = dispatch_keys(backend_key({&self}), records_autograd({&self}));
+  if (explain_enabled()) explain_log("dispatch", "tanh_", keys.str().c_str());
+  return tanh__op.lookup(keys)(self);
 }
 
 // ---- tanh.out(Tensor self, *, Tensor(a!) out) -> Tensor(a!)
@@ -71,10 +69,9 @@ Operator<const Tensor&(const Tensor&, const Tensor&)> tanh_out_op = {"tanh.out",
 }};
 
 const Tensor& ops::tanh_out(const Tensor& out, const Tensor& self) {
-  const DispatchKey backend = backend_key({&self, &out});
-  const DispatchKey key = autograd_active({&self, &out}) ? DispatchKey::Autograd : backend;
-  if (explain_enabled()) explain_log("dispatch", "tanh.out", dispatch_key_name(key));
-  return tanh_out_op.lookup(key, backend)(out, self);
+  const DispatchKeySet keys = dispatch_keys(backend_key({&self, &out}), records_autograd({&self, &out}));
+  if (explain_enabled()) explain_log("dispatch", "tanh.out", keys.str().c_str());
+  return tanh_out_op.lookup(keys)(out, self);
 }
 
 }  // namespace kiln

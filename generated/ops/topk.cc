@@ -25,10 +25,9 @@ Operator<std::tuple<Tensor, Tensor>(const Tensor&, int64_t, int64_t, bool, bool)
 }};
 
 std::tuple<Tensor, Tensor> ops::topk(const Tensor& self, int64_t k, int64_t dim, bool largest, bool sorted) {
-  const DispatchKey backend = backend_key({&self});
-  const DispatchKey key = autograd_active({&self}) ? DispatchKey::Autograd : backend;
-  if (explain_enabled()) explain_log("dispatch", "topk", dispatch_key_name(key));
-  return topk_op.lookup(key, backend)(self, k, dim, largest, sorted);
+  const DispatchKeySet keys = dispatch_keys(backend_key({&self}), records_autograd({&self}));
+  if (explain_enabled()) explain_log("dispatch", "topk", keys.str().c_str());
+  return topk_op.lookup(keys)(self, k, dim, largest, sorted);
 }
 
 }  // namespace kiln

@@ -29,10 +29,9 @@ Operator<Tensor(const Tensor&, int64_t, int64_t)> transpose_int_op = {"transpose
 }};
 
 Tensor ops::transpose(const Tensor& self, int64_t dim0, int64_t dim1) {
-  const DispatchKey backend = backend_key({&self});
-  const DispatchKey key = autograd_active({&self}) ? DispatchKey::Autograd : backend;
-  if (explain_enabled()) explain_log("dispatch", "transpose.int", dispatch_key_name(key));
-  Tensor result = transpose_int_op.lookup(key, backend)(self, dim0, dim1);
+  const DispatchKeySet keys = dispatch_keys(backend_key({&self}), records_autograd({&self}));
+  if (explain_enabled()) explain_log("dispatch", "transpose.int", keys.str().c_str());
+  Tensor result = transpose_int_op.lookup(keys)(self, dim0, dim1);
   mark_view(result, self);
   return result;
 }

@@ -25,10 +25,9 @@ Operator<Tensor(const Tensor&, int64_t)> tril_op = {"tril", {
 }};
 
 Tensor ops::tril(const Tensor& self, int64_t diagonal) {
-  const DispatchKey backend = backend_key({&self});
-  const DispatchKey key = autograd_active({&self}) ? DispatchKey::Autograd : backend;
-  if (explain_enabled()) explain_log("dispatch", "tril", dispatch_key_name(key));
-  return tril_op.lookup(key, backend)(self, diagonal);
+  const DispatchKeySet keys = dispatch_keys(backend_key({&self}), records_autograd({&self}));
+  if (explain_enabled()) explain_log("dispatch", "tril", keys.str().c_str());
+  return tril_op.lookup(keys)(self, diagonal);
 }
 
 // ---- tril_(Tensor(a!) self, int diagonal=0) -> Tensor(a!)
@@ -48,10 +47,9 @@ Operator<const Tensor&(const Tensor&, int64_t)> tril__op = {"tril_", {
 }};
 
 const Tensor& ops::tril_(const Tensor& self, int64_t diagonal) {
-  const DispatchKey backend = backend_key({&self});
-  const DispatchKey key = autograd_active({&self}) ? DispatchKey::Autograd : backend;
-  if (explain_enabled()) explain_log("dispatch", "tril_", dispatch_key_name(key));
-  return tril__op.lookup(key, backend)(self, diagonal);
+  const DispatchKeySet keys = dispatch_keys(backend_key({&self}), records_autograd({&self}));
+  if (explain_enabled()) explain_log("dispatch", "tril_", keys.str().c_str());
+  return tril__op.lookup(keys)(self, diagonal);
 }
 
 // ---- tril.out(Tensor self, int diagonal=0, *, Tensor(a!) out) -> Tensor(a!)
@@ -71,10 +69,9 @@ Operator<const Tensor&(const Tensor&, const Tensor&, int64_t)> tril_out_op = {"t
 }};
 
 const Tensor& ops::tril_out(const Tensor& out, const Tensor& self, int64_t diagonal) {
-  const DispatchKey backend = backend_key({&self, &out});
-  const DispatchKey key = autograd_active({&self, &out}) ? DispatchKey::Autograd : backend;
-  if (explain_enabled()) explain_log("dispatch", "tril.out", dispatch_key_name(key));
-  return tril_out_op.lookup(key, backend)(out, self, diagonal);
+  const DispatchKeySet keys = dispatch_keys(backend_key({&self, &out}), records_autograd({&self, &out}));
+  if (explain_enabled()) explain_log("dispatch", "tril.out", keys.str().c_str());
+  return tril_out_op.lookup(keys)(out, self, diagonal);
 }
 
 }  // namespace kiln

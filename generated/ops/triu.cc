@@ -25,10 +25,9 @@ Operator<Tensor(const Tensor&, int64_t)> triu_op = {"triu", {
 }};
 
 Tensor ops::triu(const Tensor& self, int64_t diagonal) {
-  const DispatchKey backend = backend_key({&self});
-  const DispatchKey key = autograd_active({&self}) ? DispatchKey::Autograd : backend;
-  if (explain_enabled()) explain_log("dispatch", "triu", dispatch_key_name(key));
-  return triu_op.lookup(key, backend)(self, diagonal);
+  const DispatchKeySet keys = dispatch_keys(backend_key({&self}), records_autograd({&self}));
+  if (explain_enabled()) explain_log("dispatch", "triu", keys.str().c_str());
+  return triu_op.lookup(keys)(self, diagonal);
 }
 
 // ---- triu_(Tensor(a!) self, int diagonal=0) -> Tensor(a!)
@@ -48,10 +47,9 @@ Operator<const Tensor&(const Tensor&, int64_t)> triu__op = {"triu_", {
 }};
 
 const Tensor& ops::triu_(const Tensor& self, int64_t diagonal) {
-  const DispatchKey backend = backend_key({&self});
-  const DispatchKey key = autograd_active({&self}) ? DispatchKey::Autograd : backend;
-  if (explain_enabled()) explain_log("dispatch", "triu_", dispatch_key_name(key));
-  return triu__op.lookup(key, backend)(self, diagonal);
+  const DispatchKeySet keys = dispatch_keys(backend_key({&self}), records_autograd({&self}));
+  if (explain_enabled()) explain_log("dispatch", "triu_", keys.str().c_str());
+  return triu__op.lookup(keys)(self, diagonal);
 }
 
 // ---- triu.out(Tensor self, int diagonal=0, *, Tensor(a!) out) -> Tensor(a!)
@@ -71,10 +69,9 @@ Operator<const Tensor&(const Tensor&, const Tensor&, int64_t)> triu_out_op = {"t
 }};
 
 const Tensor& ops::triu_out(const Tensor& out, const Tensor& self, int64_t diagonal) {
-  const DispatchKey backend = backend_key({&self, &out});
-  const DispatchKey key = autograd_active({&self, &out}) ? DispatchKey::Autograd : backend;
-  if (explain_enabled()) explain_log("dispatch", "triu.out", dispatch_key_name(key));
-  return triu_out_op.lookup(key, backend)(out, self, diagonal);
+  const DispatchKeySet keys = dispatch_keys(backend_key({&self, &out}), records_autograd({&self, &out}));
+  if (explain_enabled()) explain_log("dispatch", "triu.out", keys.str().c_str());
+  return triu_out_op.lookup(keys)(out, self, diagonal);
 }
 
 }  // namespace kiln

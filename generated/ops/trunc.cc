@@ -25,10 +25,9 @@ Operator<Tensor(const Tensor&)> trunc_op = {"trunc", {
 }};
 
 Tensor ops::trunc(const Tensor& self) {
-  const DispatchKey backend = backend_key({&self});
-  const DispatchKey key = autograd_active({&self}) ? DispatchKey::Autograd : backend;
-  if (explain_enabled()) explain_log("dispatch", "trunc", dispatch_key_name(key));
-  return trunc_op.lookup(key, backend)(self);
+  const DispatchKeySet keys = dispatch_keys(backend_key({&self}), records_autograd({&self}));
+  if (explain_enabled()) explain_log("dispatch", "trunc", keys.str().c_str());
+  return trunc_op.lookup(keys)(self);
 }
 
 // ---- trunc_(Tensor(a!) self) -> Tensor(a!)
@@ -48,10 +47,9 @@ Operator<const Tensor&(const Tensor&)> trunc__op = {"trunc_", {
 }};
 
 const Tensor& ops::trunc_(const Tensor& self) {
-  const DispatchKey backend = backend_key({&self});
-  const DispatchKey key = autograd_active({&self}) ? DispatchKey::Autograd : backend;
-  if (explain_enabled()) explain_log("dispatch", "trunc_", dispatch_key_name(key));
-  return trunc__op.lookup(key, backend)(self);
+  const DispatchKeySet keys = dispatch_keys(backend_key({&self}), records_autograd({&self}));
+  if (explain_enabled()) explain_log("dispatch", "trunc_", keys.str().c_str());
+  return trunc__op.lookup(keys)(self);
 }
 
 // ---- trunc.out(Tensor self, *, Tensor(a!) out) -> Tensor(a!)
@@ -71,10 +69,9 @@ Operator<const Tensor&(const Tensor&, const Tensor&)> trunc_out_op = {"trunc.out
 }};
 
 const Tensor& ops::trunc_out(const Tensor& out, const Tensor& self) {
-  const DispatchKey backend = backend_key({&self, &out});
-  const DispatchKey key = autograd_active({&self, &out}) ? DispatchKey::Autograd : backend;
-  if (explain_enabled()) explain_log("dispatch", "trunc.out", dispatch_key_name(key));
-  return trunc_out_op.lookup(key, backend)(out, self);
+  const DispatchKeySet keys = dispatch_keys(backend_key({&self, &out}), records_autograd({&self, &out}));
+  if (explain_enabled()) explain_log("dispatch", "trunc.out", keys.str().c_str());
+  return trunc_out_op.lookup(keys)(out, self);
 }
 
 }  // namespace kiln

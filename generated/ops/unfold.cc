@@ -29,10 +29,9 @@ Operator<Tensor(const Tensor&, int64_t, int64_t, int64_t)> unfold_op = {"unfold"
 }};
 
 Tensor ops::unfold(const Tensor& self, int64_t dimension, int64_t size, int64_t step) {
-  const DispatchKey backend = backend_key({&self});
-  const DispatchKey key = autograd_active({&self}) ? DispatchKey::Autograd : backend;
-  if (explain_enabled()) explain_log("dispatch", "unfold", dispatch_key_name(key));
-  Tensor result = unfold_op.lookup(key, backend)(self, dimension, size, step);
+  const DispatchKeySet keys = dispatch_keys(backend_key({&self}), records_autograd({&self}));
+  if (explain_enabled()) explain_log("dispatch", "unfold", keys.str().c_str());
+  Tensor result = unfold_op.lookup(keys)(self, dimension, size, step);
   mark_view(result, self);
   return result;
 }

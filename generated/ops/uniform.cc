@@ -27,10 +27,9 @@ Operator<const Tensor&(const Tensor&, double, double, Generator*)> uniform__op =
 }};
 
 const Tensor& ops::uniform_(const Tensor& self, double from, double to, Generator* generator) {
-  const DispatchKey backend = backend_key({&self});
-  const DispatchKey key = autograd_active({&self}) ? DispatchKey::Autograd : backend;
-  if (explain_enabled()) explain_log("dispatch", "uniform_", dispatch_key_name(key));
-  return uniform__op.lookup(key, backend)(self, from, to, generator);
+  const DispatchKeySet keys = dispatch_keys(backend_key({&self}), records_autograd({&self}));
+  if (explain_enabled()) explain_log("dispatch", "uniform_", keys.str().c_str());
+  return uniform__op.lookup(keys)(self, from, to, generator);
 }
 
 }  // namespace kiln

@@ -29,10 +29,9 @@ Operator<Tensor(const Tensor&, IntArrayRef)> view_op = {"view", {
 }};
 
 Tensor ops::view(const Tensor& self, IntArrayRef size) {
-  const DispatchKey backend = backend_key({&self});
-  const DispatchKey key = autograd_active({&self}) ? DispatchKey::Autograd : backend;
-  if (explain_enabled()) explain_log("dispatch", "view", dispatch_key_name(key));
-  Tensor result = view_op.lookup(key, backend)(self, size);
+  const DispatchKeySet keys = dispatch_keys(backend_key({&self}), records_autograd({&self}));
+  if (explain_enabled()) explain_log("dispatch", "view", keys.str().c_str());
+  Tensor result = view_op.lookup(keys)(self, size);
   mark_view(result, self);
   return result;
 }
@@ -56,10 +55,9 @@ Operator<Tensor(const Tensor&, ScalarType)> view_dtype_op = {"view.dtype", {
 }};
 
 Tensor ops::view(const Tensor& self, ScalarType dtype) {
-  const DispatchKey backend = backend_key({&self});
-  const DispatchKey key = autograd_active({&self}) ? DispatchKey::Autograd : backend;
-  if (explain_enabled()) explain_log("dispatch", "view.dtype", dispatch_key_name(key));
-  return view_dtype_op.lookup(key, backend)(self, dtype);
+  const DispatchKeySet keys = dispatch_keys(backend_key({&self}), records_autograd({&self}));
+  if (explain_enabled()) explain_log("dispatch", "view.dtype", keys.str().c_str());
+  return view_dtype_op.lookup(keys)(self, dtype);
 }
 
 Tensor Tensor::view(IntArrayRef size) const {

@@ -25,10 +25,9 @@ Operator<Tensor(const Tensor&, const Tensor&, const Tensor&)> where_self_op = {"
 }};
 
 Tensor ops::where(const Tensor& condition, const Tensor& self, const Tensor& other) {
-  const DispatchKey backend = backend_key({&condition, &self, &other});
-  const DispatchKey key = autograd_active({&condition, &self, &other}) ? DispatchKey::Autograd : backend;
-  if (explain_enabled()) explain_log("dispatch", "where.self", dispatch_key_name(key));
-  return where_self_op.lookup(key, backend)(condition, self, other);
+  const DispatchKeySet keys = dispatch_keys(backend_key({&condition, &self, &other}), records_autograd({&condition, &self, &other}));
+  if (explain_enabled()) explain_log("dispatch", "where.self", keys.str().c_str());
+  return where_self_op.lookup(keys)(condition, self, other);
 }
 
 }  // namespace kiln

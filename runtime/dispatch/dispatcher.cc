@@ -4,15 +4,6 @@
 
 namespace kiln {
 
-const char* dispatch_key_name(DispatchKey k) {
-  switch (k) {
-    case DispatchKey::CPU: return "CPU";
-    case DispatchKey::CUDA: return "CUDA";
-    case DispatchKey::Autograd: return "Autograd";
-    default: return "?";
-  }
-}
-
 void missing_kernel(const char* name, DispatchKey key) {
   throw NotImplementedError(std::string("Could not run '") + name + "' with arguments from the '" +
                             dispatch_key_name(key) + "' backend: no kernel is registered for it.");

@@ -11,20 +11,12 @@
 #include <initializer_list>
 #include <vector>
 
+#include "runtime/dispatch/dispatch_key_set.h"
 #include "runtime/dispatch/grad_mode.h"
 #include "runtime/core/small_vector.h"
 #include "runtime/core/tensor_base.h"
 
 namespace kiln {
-
-enum class DispatchKey : uint8_t {
-  CPU = 0,
-  CUDA = 1,
-  Autograd = 2,
-  NumKeys = 3,
-};
-constexpr int kNumDispatchKeys = static_cast<int>(DispatchKey::NumKeys);
-const char* dispatch_key_name(DispatchKey k);
 
 [[noreturn]] void missing_kernel(const char* op_name, DispatchKey key);
 
@@ -35,12 +27,12 @@ struct Operator {
   const char* name;  // "add.Tensor"
   Fn* kernels[kNumDispatchKeys];
 
-  // The kernel for `key`; a missing Autograd kernel falls through to the backend.
-  Fn* lookup(DispatchKey key, DispatchKey backend) const {
-    Fn* k = kernels[static_cast<int>(key)];
-    if (k == nullptr && key == DispatchKey::Autograd) k = kernels[static_cast<int>(backend)];
-    if (k == nullptr) missing_kernel(name, backend);
-    return k;
+  // The kernel of the highest key in `keys` that has one: a key without a kernel (Autograd for
+  // an op that is not differentiable) falls through to the next.
+  Fn* lookup(DispatchKeySet keys) const {
+    for (int k = kNumDispatchKeys - 1; k >= 0; --k)
+      if (keys.has(static_cast<DispatchKey>(k)) && kernels[k] != nullptr) return kernels[k];
+    missing_kernel(name, keys.empty() ? DispatchKey::CPU : keys.highest());
   }
 };
 
@@ -75,15 +67,17 @@ inline DispatchKey backend_key(std::initializer_list<const TensorBase*> tensors)
 inline DispatchKey backend_key(const TensorRefs& tensors) { return backend_key_of(tensors); }
 inline DispatchKey backend_key(Device d) { return d.is_cuda() ? DispatchKey::CUDA : DispatchKey::CPU; }
 
+// Whether a call must go through Autograd: grad mode on and an input requires grad (whether
+// this thread is below autograd is its excluded key set's business, see dispatch_keys()).
 template <typename Range>
-bool autograd_active_of(const Range& tensors) {
-  if (!GradMode::is_enabled() || BelowAutograd::is_set()) return false;
+bool records_autograd_of(const Range& tensors) {
+  if (!GradMode::is_enabled()) return false;
   for (const TensorBase* t : tensors)
     if (t->defined() && t->requires_grad()) return true;
   return false;
 }
-inline bool autograd_active(std::initializer_list<const TensorBase*> tensors) { return autograd_active_of(tensors); }
-inline bool autograd_active(const TensorRefs& tensors) { return autograd_active_of(tensors); }
+inline bool records_autograd(std::initializer_list<const TensorBase*> tensors) { return records_autograd_of(tensors); }
+inline bool records_autograd(const TensorRefs& tensors) { return records_autograd_of(tensors); }
 
 // --- explain: prints every step of a call when switched on (kiln.explain()) ---
 bool explain_enabled();

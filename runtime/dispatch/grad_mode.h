@@ -2,6 +2,8 @@
 // "below autograd" flag set while an autograd wrapper redispatches to a backend.
 #pragma once
 
+#include "runtime/dispatch/dispatch_key_set.h"
+
 namespace kiln {
 
 struct GradMode {
@@ -26,20 +28,18 @@ class NoGradGuard : public AutoGradMode {
   NoGradGuard() : AutoGradMode(false) {}
 };
 
-// While set, the dispatcher skips the Autograd key (the wrapper already recorded the node).
+// While set, the dispatcher skips the Autograd key (the wrapper already recorded the node): this
+// thread's excluded dispatch keys hold Autograd.
 struct BelowAutograd {
-  static bool is_set();
+  static bool is_set() { return local_dispatch_key_set().excluded.has(DispatchKey::Autograd); }
 };
 
 class BelowAutogradGuard {
  public:
-  BelowAutogradGuard();
-  ~BelowAutogradGuard();
-  BelowAutogradGuard(const BelowAutogradGuard&) = delete;
-  BelowAutogradGuard& operator=(const BelowAutogradGuard&) = delete;
+  BelowAutogradGuard() : exclude_(DispatchKey::Autograd) {}
 
  private:
-  bool prev_;
+  ExcludeDispatchKeyGuard exclude_;
 };
 
 }  // namespace kiln

@@ -11,8 +11,25 @@ int cpu_kernel(int x) { return x + 1; }
 
 TEST(Dispatcher, AutogradFallsThroughToTheBackend) {
   kiln::Operator<int(int)> op = {"test.op", {&cpu_kernel, nullptr, nullptr}};
-  EXPECT_EQ(op.lookup(kiln::DispatchKey::Autograd, kiln::DispatchKey::CPU)(1), 2);
-  EXPECT_THROW(op.lookup(kiln::DispatchKey::CUDA, kiln::DispatchKey::CUDA), kiln::NotImplementedError);
+  EXPECT_EQ(op.lookup({kiln::DispatchKey::Autograd, kiln::DispatchKey::CPU})(1), 2);
+  EXPECT_THROW(op.lookup(kiln::DispatchKeySet(kiln::DispatchKey::CUDA)), kiln::NotImplementedError);
+}
+
+TEST(Dispatcher, ThreadLocalSetsIncludeAndExcludeKeys) {
+  using kiln::DispatchKey;
+  EXPECT_EQ(kiln::dispatch_keys(DispatchKey::CPU, true).highest(), DispatchKey::Autograd);
+  {
+    kiln::BelowAutogradGuard below;  // an autograd kernel redispatching
+    EXPECT_TRUE(kiln::BelowAutograd::is_set());
+    EXPECT_EQ(kiln::dispatch_keys(DispatchKey::CPU, true).highest(), DispatchKey::CPU);
+    {
+      kiln::IncludeDispatchKeyGuard include(DispatchKey::CUDA);
+      EXPECT_EQ(kiln::dispatch_keys(DispatchKey::CPU, false).str(), "CUDA, CPU");
+    }
+    EXPECT_EQ(kiln::dispatch_keys(DispatchKey::CPU, false).str(), "CPU");
+  }
+  EXPECT_FALSE(kiln::BelowAutograd::is_set());
+  EXPECT_EQ(kiln::dispatch_keys(DispatchKey::CPU, true).str(), "Autograd, CPU");
 }
 
 TEST(Dispatcher, GradModeDecidesWhetherANodeIsRecorded) {
