@@ -145,6 +145,23 @@ def _to_runtime(a) -> str:
     return f"to_runtime({a.name})" if a.type.is_tensor_list else a.name
 
 
+def autocast_call(policy: str, args: List[Argument]):
+    """(setup line, call arguments) of an op's Autocast kernel: its tensors cast by the policy."""
+    tensors = [a for a in args if a.type.base == "Tensor"]
+    if policy == "promote":
+        lists = [a.name for a in tensors if a.type.is_list]
+        if lists:
+            pre = f"const ScalarType to = autocast::promote_type({lists[0]});"
+        else:
+            pre = "const ScalarType to = autocast::promote_type({" + ", ".join(f"&{a.name}" for a in tensors) + "});"
+        cast = lambda n: f"autocast::to_type({n}, to)"  # noqa: E731
+    else:
+        pre = ""
+        fn = "autocast::to_lower_precision" if policy == "lower_precision" else "autocast::to_fp32"
+        cast = lambda n: f"{fn}({n})"  # noqa: E731
+    return pre, ", ".join(cast(a.name) if a.type.base == "Tensor" else a.name for a in args)
+
+
 def function_view(nf: NativeFunction) -> Dict:
     s = nf.schema
     args = cpp.api_args(nf)
@@ -167,6 +184,9 @@ def function_view(nf: NativeFunction) -> Dict:
         "adapters": [],
     }
     v["user_call_args"] = ", ".join(_to_runtime(a) for a in args)
+    v["autocast"] = nf.autocast
+    if nf.autocast:
+        v["autocast_pre"], v["autocast_args"] = autocast_call(nf.autocast, args)
     fn_type_params = ", ".join(cpp.param_type(a.type) for a in args)
     v["fn_type"] = f"{v['ret']}({fn_type_params})"
     if writes_functional_result(nf):

@@ -31,7 +31,10 @@ METADATA_CALLS = {
 }
 _CPP_WORDS = {"true", "false", "nullptr", "std", "kiln", "ScalarType", "Device", "static_cast", "int64_t", "double"}
 
-NATIVE_KEYS = {"func", "variants", "dispatch", "family", "out_dtype"}
+# torch's CPU autocast policies: cast floating inputs to the autocast dtype, to float32, or all to
+# their widest dtype.
+AUTOCAST_POLICIES = ("lower_precision", "fp32", "promote")
+NATIVE_KEYS = {"func", "variants", "dispatch", "family", "out_dtype", "autocast"}
 
 
 class _LineLoader(yaml.SafeLoader):
@@ -144,6 +147,14 @@ def _native_function(entry: dict, display: str) -> List[NativeFunction]:
                                              "inplace", head))
             if "out" in family:
                 result.append(NativeFunction(_out_schema(schema), ["function"], dispatch, display, line, "out", head))
+        autocast = entry.get("autocast")
+        if autocast is not None:
+            if autocast not in AUTOCAST_POLICIES:
+                raise CodegenError(f"autocast: expected one of {', '.join(AUTOCAST_POLICIES)}, got '{autocast}'")
+            if schema.is_inplace or schema.is_out or not any(a.type.base == "Tensor" for a in schema.arguments):
+                raise CodegenError("'autocast' belongs on a functional op with tensor arguments (torch casts "
+                                   "neither in-place nor out= forms)")
+            head.autocast = autocast
         out_dtype = entry.get("out_dtype", "castable")
         if out_dtype not in ("castable", "exact"):
             raise CodegenError(f"out_dtype: expected castable or exact, got '{out_dtype}'")

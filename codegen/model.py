@@ -164,6 +164,8 @@ class NativeFunction:
     # `out_dtype: exact` on a CompositeImplicit op's family: its out= takes only the result's dtype
     # (torch's mm/addmm/dot/mv), not any dtype the result casts to safely.
     out_exact_dtype: bool = False
+    # `autocast:` (lower_precision | fp32 | promote): torch's CPU autocast policy for this op.
+    autocast: Optional[str] = None
 
     @property
     def where(self) -> str:

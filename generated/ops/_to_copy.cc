@@ -24,6 +24,7 @@ Operator<Tensor(const Tensor&, const std::optional<ScalarType>&, const std::opti
     /*Autograd=*/&autograd_kernels::_to_copy,
 }};
 
+
 Tensor ops::_to_copy(const Tensor& self, const std::optional<ScalarType>& dtype, const std::optional<Device>& device) {
   const DispatchKeySet keys = dispatch_keys(backend_key({&self}), records_autograd({&self}));
   if (explain_enabled()) explain_log("dispatch", "_to_copy", keys.str().c_str());

@@ -24,6 +24,7 @@ Operator<Tensor(const Tensor&)> abs_op = {"abs", {
     /*Autograd=*/&autograd_kernels::abs,
 }};
 
+
 Tensor ops::abs(const Tensor& self) {
   const DispatchKeySet keys = dispatch_keys(backend_key({&self}), records_autograd({&self}));
   if (explain_enabled()) explain_log("dispatch", "abs", keys.str().c_str());
@@ -46,6 +47,7 @@ Operator<const Tensor&(const Tensor&)> abs__op = {"abs_", {
     /*Autograd=*/&autograd_kernels::abs_,
 }};
 
+
 const Tensor& ops::abs_(const Tensor& self) {
   const DispatchKeySet keys = dispatch_keys(backend_key({&self}), records_autograd({&self}));
   if (explain_enabled()) explain_log("dispatch", "abs_", keys.str().c_str());
@@ -67,6 +69,7 @@ Operator<const Tensor&(const Tensor&, const Tensor&)> abs_out_op = {"abs.out", {
     /*CUDA=*/nullptr,
     /*Autograd=*/&autograd_kernels::abs_out,
 }};
+
 
 const Tensor& ops::abs_out(const Tensor& out, const Tensor& self) {
   const DispatchKeySet keys = dispatch_keys(backend_key({&self, &out}), records_autograd({&self, &out}));

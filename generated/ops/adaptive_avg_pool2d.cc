@@ -24,6 +24,7 @@ Operator<Tensor(const Tensor&, IntArrayRef)> adaptive_avg_pool2d_op = {"adaptive
     /*Autograd=*/&autograd_kernels::adaptive_avg_pool2d,
 }};
 
+
 Tensor ops::adaptive_avg_pool2d(const Tensor& self, IntArrayRef output_size) {
   const DispatchKeySet keys = dispatch_keys(backend_key({&self}), records_autograd({&self}));
   if (explain_enabled()) explain_log("dispatch", "adaptive_avg_pool2d", keys.str().c_str());

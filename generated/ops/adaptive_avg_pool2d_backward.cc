@@ -24,6 +24,7 @@ Operator<Tensor(const Tensor&, const Tensor&)> adaptive_avg_pool2d_backward_op =
     /*Autograd=*/&autograd_kernels::adaptive_avg_pool2d_backward,
 }};
 
+
 Tensor ops::adaptive_avg_pool2d_backward(const Tensor& grad_output, const Tensor& self) {
   const DispatchKeySet keys = dispatch_keys(backend_key({&grad_output, &self}), records_autograd({&grad_output, &self}));
   if (explain_enabled()) explain_log("dispatch", "adaptive_avg_pool2d_backward", keys.str().c_str());

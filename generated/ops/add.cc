@@ -25,6 +25,7 @@ Operator<Tensor(const Tensor&, const Tensor&, const Scalar&)> add_Tensor_op = {"
     /*Autograd=*/&autograd_kernels::add_Tensor,
 }};
 
+
 Tensor ops::add(const Tensor& self, const Tensor& other, const Scalar& alpha) {
   const DispatchKeySet keys = dispatch_keys(backend_key({&self, &other}), records_autograd({&self, &other}));
   if (explain_enabled()) explain_log("dispatch", "add.Tensor", keys.str().c_str());
@@ -46,6 +47,7 @@ Operator<const Tensor&(const Tensor&, const Tensor&, const Scalar&)> add__Tensor
     /*CUDA=*/nullptr,
     /*Autograd=*/&autograd_kernels::add__Tensor,
 }};
+
 
 const Tensor& ops::add_(const Tensor& self, const Tensor& other, const Scalar& alpha) {
   const DispatchKeySet keys = dispatch_keys(backend_key({&self, &other}), records_autograd({&self, &other}));
@@ -69,6 +71,7 @@ Operator<const Tensor&(const Tensor&, const Tensor&, const Tensor&, const Scalar
     /*Autograd=*/&autograd_kernels::add_out,
 }};
 
+
 const Tensor& ops::add_out(const Tensor& out, const Tensor& self, const Tensor& other, const Scalar& alpha) {
   const DispatchKeySet keys = dispatch_keys(backend_key({&self, &other, &out}), records_autograd({&self, &other, &out}));
   if (explain_enabled()) explain_log("dispatch", "add.out", keys.str().c_str());
@@ -76,12 +79,14 @@ const Tensor& ops::add_out(const Tensor& out, const Tensor& self, const Tensor& 
 }
 
 // ---- add.Scalar(Tensor self, Scalar other, Scalar alpha=1) -> Tensor  (CompositeImplicit)
+
 Tensor ops::add(const Tensor& self, const Scalar& other, const Scalar& alpha) {
   if (explain_enabled()) explain_log("composite", "add.Scalar", "");
   return composite_implicit::add_scalar(self, other, alpha);
 }
 
 // ---- add_.Scalar(Tensor(a!) self, Scalar other, Scalar alpha=1) -> Tensor(a!)  (CompositeImplicit)
+
 const Tensor& ops::add_(const Tensor& self, const Scalar& other, const Scalar& alpha) {
   if (explain_enabled()) explain_log("composite", "add_.Scalar", "");
   return composite_implicit::add__scalar(self, other, alpha);

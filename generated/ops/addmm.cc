@@ -7,16 +7,30 @@
 #include "runtime/autograd/view_tracking.h"
 #include "runtime/api/api_helpers.h"
 #include "runtime/dispatch/dispatcher.h"
+#include "runtime/api/autocast_casts.h"
+#include "runtime/dispatch/autocast_state.h"
 
 namespace kiln {
 
 // ---- addmm(Tensor self, Tensor mat1, Tensor mat2, *, Scalar beta=1, Scalar alpha=1) -> Tensor  (CompositeImplicit)
+
+// Autocast kernel: torch's CPU autocast policy `lower_precision`, then the op below Autocast.
+namespace {
+Tensor addmm_autocast(const Tensor& self, const Tensor& mat1, const Tensor& mat2, const Scalar& beta, const Scalar& alpha) {
+  ExcludeDispatchKeyGuard below_autocast(DispatchKey::Autocast);
+  if (explain_enabled()) explain_log("autocast", "addmm", "lower_precision");
+  return ops::addmm(autocast::to_lower_precision(self), autocast::to_lower_precision(mat1), autocast::to_lower_precision(mat2), beta, alpha);
+}
+}  // namespace
+
 Tensor ops::addmm(const Tensor& self, const Tensor& mat1, const Tensor& mat2, const Scalar& beta, const Scalar& alpha) {
+  if (autocast::active()) return addmm_autocast(self, mat1, mat2, beta, alpha);
   if (explain_enabled()) explain_log("composite", "addmm", "");
   return composite_implicit::addmm(self, mat1, mat2, beta, alpha);
 }
 
 // ---- addmm.out(Tensor self, Tensor mat1, Tensor mat2, *, Scalar beta=1, Scalar alpha=1, Tensor(a!) out) -> Tensor(a!)  (CompositeImplicit)
+
 const Tensor& ops::addmm_out(const Tensor& out, const Tensor& self, const Tensor& mat1, const Tensor& mat2, const Scalar& beta, const Scalar& alpha) {
   if (explain_enabled()) explain_log("composite", "addmm.out", "");
   return write_out(out, kiln::addmm(self, mat1, mat2, beta, alpha), "addmm", OutDtype::Exact);

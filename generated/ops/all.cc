@@ -24,6 +24,7 @@ Operator<Tensor(const Tensor&)> all_op = {"all", {
     /*Autograd=*/&autograd_kernels::all,
 }};
 
+
 Tensor ops::all(const Tensor& self) {
   const DispatchKeySet keys = dispatch_keys(backend_key({&self}), records_autograd({&self}));
   if (explain_enabled()) explain_log("dispatch", "all", keys.str().c_str());
@@ -43,6 +44,7 @@ Operator<Tensor(const Tensor&, int64_t, bool)> all_dim_op = {"all.dim", {
     /*CUDA=*/nullptr,
     /*Autograd=*/&autograd_kernels::all_dim,
 }};
+
 
 Tensor ops::all(const Tensor& self, int64_t dim, bool keepdim) {
   const DispatchKeySet keys = dispatch_keys(backend_key({&self}), records_autograd({&self}));

@@ -24,6 +24,7 @@ Operator<Tensor(const Tensor&, IntArrayRef, bool)> amax_op = {"amax", {
     /*Autograd=*/&autograd_kernels::amax,
 }};
 
+
 Tensor ops::amax(const Tensor& self, IntArrayRef dim, bool keepdim) {
   const DispatchKeySet keys = dispatch_keys(backend_key({&self}), records_autograd({&self}));
   if (explain_enabled()) explain_log("dispatch", "amax", keys.str().c_str());
@@ -45,6 +46,7 @@ Operator<const Tensor&(const Tensor&, const Tensor&, IntArrayRef, bool)> amax_ou
     /*CUDA=*/nullptr,
     /*Autograd=*/&autograd_kernels::amax_out,
 }};
+
 
 const Tensor& ops::amax_out(const Tensor& out, const Tensor& self, IntArrayRef dim, bool keepdim) {
   const DispatchKeySet keys = dispatch_keys(backend_key({&self, &out}), records_autograd({&self, &out}));

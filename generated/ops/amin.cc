@@ -24,6 +24,7 @@ Operator<Tensor(const Tensor&, IntArrayRef, bool)> amin_op = {"amin", {
     /*Autograd=*/&autograd_kernels::amin,
 }};
 
+
 Tensor ops::amin(const Tensor& self, IntArrayRef dim, bool keepdim) {
   const DispatchKeySet keys = dispatch_keys(backend_key({&self}), records_autograd({&self}));
   if (explain_enabled()) explain_log("dispatch", "amin", keys.str().c_str());
@@ -45,6 +46,7 @@ Operator<const Tensor&(const Tensor&, const Tensor&, IntArrayRef, bool)> amin_ou
     /*CUDA=*/nullptr,
     /*Autograd=*/&autograd_kernels::amin_out,
 }};
+
 
 const Tensor& ops::amin_out(const Tensor& out, const Tensor& self, IntArrayRef dim, bool keepdim) {
   const DispatchKeySet keys = dispatch_keys(backend_key({&self, &out}), records_autograd({&self, &out}));

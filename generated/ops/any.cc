@@ -24,6 +24,7 @@ Operator<Tensor(const Tensor&)> any_op = {"any", {
     /*Autograd=*/&autograd_kernels::any,
 }};
 
+
 Tensor ops::any(const Tensor& self) {
   const DispatchKeySet keys = dispatch_keys(backend_key({&self}), records_autograd({&self}));
   if (explain_enabled()) explain_log("dispatch", "any", keys.str().c_str());
@@ -43,6 +44,7 @@ Operator<Tensor(const Tensor&, int64_t, bool)> any_dim_op = {"any.dim", {
     /*CUDA=*/nullptr,
     /*Autograd=*/&autograd_kernels::any_dim,
 }};
+
 
 Tensor ops::any(const Tensor& self, int64_t dim, bool keepdim) {
   const DispatchKeySet keys = dispatch_keys(backend_key({&self}), records_autograd({&self}));

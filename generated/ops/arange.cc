@@ -27,6 +27,7 @@ Operator<const Tensor&(const Tensor&, const Scalar&, const Scalar&, const Scalar
     /*Autograd=*/&autograd_kernels::arange_start_out,
 }};
 
+
 const Tensor& ops::arange_out(const Tensor& out, const Scalar& start, const Scalar& end, const Scalar& step) {
   const DispatchKeySet keys = dispatch_keys(backend_key({&out}), records_autograd({&out}));
   if (explain_enabled()) explain_log("dispatch", "arange.start_out", keys.str().c_str());
@@ -34,6 +35,7 @@ const Tensor& ops::arange_out(const Tensor& out, const Scalar& start, const Scal
 }
 
 // ---- arange(Scalar end, *, ScalarType? dtype=None, Device? device=None, bool requires_grad=False) -> Tensor  (CompositeImplicit)
+
 Tensor ops::arange(const Scalar& end, const std::optional<ScalarType>& dtype, const std::optional<Device>& device, bool requires_grad) {
   if (explain_enabled()) explain_log("composite", "arange", "");
   Tensor result = composite_implicit::arange(end, dtype, device, requires_grad);
@@ -42,6 +44,7 @@ Tensor ops::arange(const Scalar& end, const std::optional<ScalarType>& dtype, co
 }
 
 // ---- arange.start_step(Scalar start, Scalar end, Scalar step=1, *, ScalarType? dtype=None, Device? device=None, bool requires_grad=False) -> Tensor  (CompositeImplicit)
+
 Tensor ops::arange(const Scalar& start, const Scalar& end, const Scalar& step, const std::optional<ScalarType>& dtype, const std::optional<Device>& device, bool requires_grad) {
   if (explain_enabled()) explain_log("composite", "arange.start_step", "");
   Tensor result = composite_implicit::arange_start_step(start, end, step, dtype, device, requires_grad);

@@ -24,6 +24,7 @@ Operator<Tensor(const Tensor&, const std::optional<int64_t>&, bool)> argmax_op =
     /*Autograd=*/&autograd_kernels::argmax,
 }};
 
+
 Tensor ops::argmax(const Tensor& self, const std::optional<int64_t>& dim, bool keepdim) {
   const DispatchKeySet keys = dispatch_keys(backend_key({&self}), records_autograd({&self}));
   if (explain_enabled()) explain_log("dispatch", "argmax", keys.str().c_str());

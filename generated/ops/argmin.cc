@@ -24,6 +24,7 @@ Operator<Tensor(const Tensor&, const std::optional<int64_t>&, bool)> argmin_op =
     /*Autograd=*/&autograd_kernels::argmin,
 }};
 
+
 Tensor ops::argmin(const Tensor& self, const std::optional<int64_t>& dim, bool keepdim) {
   const DispatchKeySet keys = dispatch_keys(backend_key({&self}), records_autograd({&self}));
   if (explain_enabled()) explain_log("dispatch", "argmin", keys.str().c_str());

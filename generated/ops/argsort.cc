@@ -10,6 +10,7 @@
 namespace kiln {
 
 // ---- argsort(Tensor self, int dim=-1, bool descending=False, *, bool stable=False) -> Tensor  (CompositeImplicit)
+
 Tensor ops::argsort(const Tensor& self, int64_t dim, bool descending, bool stable) {
   if (explain_enabled()) explain_log("composite", "argsort", "");
   return composite_implicit::argsort(self, dim, descending, stable);

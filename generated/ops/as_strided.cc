@@ -28,6 +28,7 @@ Operator<Tensor(const Tensor&, IntArrayRef, IntArrayRef, const std::optional<int
     /*Autograd=*/&autograd_kernels::as_strided,
 }};
 
+
 Tensor ops::as_strided(const Tensor& self, IntArrayRef size, IntArrayRef stride, const std::optional<int64_t>& storage_offset) {
   const DispatchKeySet keys = dispatch_keys(backend_key({&self}), records_autograd({&self}));
   if (explain_enabled()) explain_log("dispatch", "as_strided", keys.str().c_str());

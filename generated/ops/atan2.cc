@@ -24,6 +24,7 @@ Operator<Tensor(const Tensor&, const Tensor&)> atan2_op = {"atan2", {
     /*Autograd=*/&autograd_kernels::atan2,
 }};
 
+
 Tensor ops::atan2(const Tensor& self, const Tensor& other) {
   const DispatchKeySet keys = dispatch_keys(backend_key({&self, &other}), records_autograd({&self, &other}));
   if (explain_enabled()) explain_log("dispatch", "atan2", keys.str().c_str());
@@ -46,6 +47,7 @@ Operator<const Tensor&(const Tensor&, const Tensor&)> atan2__op = {"atan2_", {
     /*Autograd=*/&autograd_kernels::atan2_,
 }};
 
+
 const Tensor& ops::atan2_(const Tensor& self, const Tensor& other) {
   const DispatchKeySet keys = dispatch_keys(backend_key({&self, &other}), records_autograd({&self, &other}));
   if (explain_enabled()) explain_log("dispatch", "atan2_", keys.str().c_str());
@@ -67,6 +69,7 @@ Operator<const Tensor&(const Tensor&, const Tensor&, const Tensor&)> atan2_out_o
     /*CUDA=*/nullptr,
     /*Autograd=*/&autograd_kernels::atan2_out,
 }};
+
 
 const Tensor& ops::atan2_out(const Tensor& out, const Tensor& self, const Tensor& other) {
   const DispatchKeySet keys = dispatch_keys(backend_key({&self, &other, &out}), records_autograd({&self, &other, &out}));

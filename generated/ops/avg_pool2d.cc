@@ -24,6 +24,7 @@ Operator<Tensor(const Tensor&, IntArrayRef, IntArrayRef, IntArrayRef, bool, bool
     /*Autograd=*/&autograd_kernels::avg_pool2d,
 }};
 
+
 Tensor ops::avg_pool2d(const Tensor& self, IntArrayRef kernel_size, IntArrayRef stride, IntArrayRef padding, bool ceil_mode, bool count_include_pad, const std::optional<int64_t>& divisor_override) {
   const DispatchKeySet keys = dispatch_keys(backend_key({&self}), records_autograd({&self}));
   if (explain_enabled()) explain_log("dispatch", "avg_pool2d", keys.str().c_str());

@@ -24,6 +24,7 @@ Operator<Tensor(const Tensor&, const Tensor&, IntArrayRef, IntArrayRef, IntArray
     /*Autograd=*/&autograd_kernels::avg_pool2d_backward,
 }};
 
+
 Tensor ops::avg_pool2d_backward(const Tensor& grad_output, const Tensor& self, IntArrayRef kernel_size, IntArrayRef stride, IntArrayRef padding, bool ceil_mode, bool count_include_pad, const std::optional<int64_t>& divisor_override) {
   const DispatchKeySet keys = dispatch_keys(backend_key({&grad_output, &self}), records_autograd({&grad_output, &self}));
   if (explain_enabled()) explain_log("dispatch", "avg_pool2d_backward", keys.str().c_str());

@@ -10,6 +10,7 @@
 namespace kiln {
 
 // ---- batch_norm(Tensor input, Tensor? weight, Tensor? bias, Tensor? running_mean, Tensor? running_var, bool training, float momentum, float eps, bool cudnn_enabled) -> Tensor  (CompositeImplicit)
+
 Tensor ops::batch_norm(const Tensor& input, const Tensor& weight, const Tensor& bias, const Tensor& running_mean, const Tensor& running_var, bool training, double momentum, double eps, bool cudnn_enabled) {
   if (explain_enabled()) explain_log("composite", "batch_norm", "");
   return composite_implicit::batch_norm(input, weight, bias, running_mean, running_var, training, momentum, eps, cudnn_enabled);

@@ -24,6 +24,7 @@ Operator<Tensor(const Tensor&, Generator*)> bernoulli_op = {"bernoulli", {
     /*Autograd=*/&autograd_kernels::bernoulli,
 }};
 
+
 Tensor ops::bernoulli(const Tensor& self, Generator* generator) {
   const DispatchKeySet keys = dispatch_keys(backend_key({&self}), records_autograd({&self}));
   if (explain_enabled()) explain_log("dispatch", "bernoulli", keys.str().c_str());
@@ -43,6 +44,7 @@ Operator<Tensor(const Tensor&, double, Generator*)> bernoulli_p_op = {"bernoulli
     /*CUDA=*/nullptr,
     /*Autograd=*/&autograd_kernels::bernoulli_p,
 }};
+
 
 Tensor ops::bernoulli(const Tensor& self, double p, Generator* generator) {
   const DispatchKeySet keys = dispatch_keys(backend_key({&self}), records_autograd({&self}));
@@ -66,6 +68,7 @@ Operator<const Tensor&(const Tensor&, const Tensor&, Generator*)> bernoulli__Ten
     /*Autograd=*/&autograd_kernels::bernoulli__Tensor,
 }};
 
+
 const Tensor& ops::bernoulli_(const Tensor& self, const Tensor& p, Generator* generator) {
   const DispatchKeySet keys = dispatch_keys(backend_key({&self, &p}), records_autograd({&self, &p}));
   if (explain_enabled()) explain_log("dispatch", "bernoulli_.Tensor", keys.str().c_str());
@@ -87,6 +90,7 @@ Operator<const Tensor&(const Tensor&, double, Generator*)> bernoulli__float_op =
     /*CUDA=*/nullptr,
     /*Autograd=*/&autograd_kernels::bernoulli__float,
 }};
+
 
 const Tensor& ops::bernoulli_(const Tensor& self, double p, Generator* generator) {
   const DispatchKeySet keys = dispatch_keys(backend_key({&self}), records_autograd({&self}));

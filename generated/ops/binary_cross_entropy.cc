@@ -7,6 +7,8 @@
 #include "runtime/autograd/view_tracking.h"
 #include "runtime/api/api_helpers.h"
 #include "runtime/dispatch/dispatcher.h"
+#include "runtime/api/autocast_casts.h"
+#include "runtime/dispatch/autocast_state.h"
 
 namespace kiln {
 
@@ -28,7 +30,18 @@ Operator<Tensor(const Tensor&, const Tensor&, const Tensor&, int64_t)> binary_cr
     /*Autograd=*/&autograd_kernels::binary_cross_entropy,
 }};
 
+
+// Autocast kernel: torch's CPU autocast policy `fp32`, then the op below Autocast.
+namespace {
+Tensor binary_cross_entropy_autocast(const Tensor& self, const Tensor& target, const Tensor& weight, int64_t reduction) {
+  ExcludeDispatchKeyGuard below_autocast(DispatchKey::Autocast);
+  if (explain_enabled()) explain_log("autocast", "binary_cross_entropy", "fp32");
+  return ops::binary_cross_entropy(autocast::to_fp32(self), autocast::to_fp32(target), autocast::to_fp32(weight), reduction);
+}
+}  // namespace
+
 Tensor ops::binary_cross_entropy(const Tensor& self, const Tensor& target, const Tensor& weight, int64_t reduction) {
+  if (autocast::active()) return binary_cross_entropy_autocast(self, target, weight, reduction);
   const DispatchKeySet keys = dispatch_keys(backend_key({&self, &target, &weight}), records_autograd({&self, &target, &weight}));
   if (explain_enabled()) explain_log("dispatch", "binary_cross_entropy", keys.str().c_str());
   return binary_cross_entropy_op.lookup(keys)(self, target, weight, reduction);

@@ -7,6 +7,8 @@
 #include "runtime/autograd/view_tracking.h"
 #include "runtime/api/api_helpers.h"
 #include "runtime/dispatch/dispatcher.h"
+#include "runtime/api/autocast_casts.h"
+#include "runtime/dispatch/autocast_state.h"
 
 namespace kiln {
 
@@ -28,7 +30,18 @@ Operator<Tensor(const Tensor&, const Tensor&, const Tensor&, const Tensor&, int6
     /*Autograd=*/&autograd_kernels::binary_cross_entropy_with_logits,
 }};
 
+
+// Autocast kernel: torch's CPU autocast policy `fp32`, then the op below Autocast.
+namespace {
+Tensor binary_cross_entropy_with_logits_autocast(const Tensor& self, const Tensor& target, const Tensor& weight, const Tensor& pos_weight, int64_t reduction) {
+  ExcludeDispatchKeyGuard below_autocast(DispatchKey::Autocast);
+  if (explain_enabled()) explain_log("autocast", "binary_cross_entropy_with_logits", "fp32");
+  return ops::binary_cross_entropy_with_logits(autocast::to_fp32(self), autocast::to_fp32(target), autocast::to_fp32(weight), autocast::to_fp32(pos_weight), reduction);
+}
+}  // namespace
+
 Tensor ops::binary_cross_entropy_with_logits(const Tensor& self, const Tensor& target, const Tensor& weight, const Tensor& pos_weight, int64_t reduction) {
+  if (autocast::active()) return binary_cross_entropy_with_logits_autocast(self, target, weight, pos_weight, reduction);
   const DispatchKeySet keys = dispatch_keys(backend_key({&self, &target, &weight, &pos_weight}), records_autograd({&self, &target, &weight, &pos_weight}));
   if (explain_enabled()) explain_log("dispatch", "binary_cross_entropy_with_logits", keys.str().c_str());
   return binary_cross_entropy_with_logits_op.lookup(keys)(self, target, weight, pos_weight, reduction);

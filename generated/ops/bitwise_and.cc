@@ -24,6 +24,7 @@ Operator<Tensor(const Tensor&, const Tensor&)> bitwise_and_Tensor_op = {"bitwise
     /*Autograd=*/&autograd_kernels::bitwise_and_Tensor,
 }};
 
+
 Tensor ops::bitwise_and(const Tensor& self, const Tensor& other) {
   const DispatchKeySet keys = dispatch_keys(backend_key({&self, &other}), records_autograd({&self, &other}));
   if (explain_enabled()) explain_log("dispatch", "bitwise_and.Tensor", keys.str().c_str());
@@ -46,6 +47,7 @@ Operator<const Tensor&(const Tensor&, const Tensor&)> bitwise_and__Tensor_op = {
     /*Autograd=*/&autograd_kernels::bitwise_and__Tensor,
 }};
 
+
 const Tensor& ops::bitwise_and_(const Tensor& self, const Tensor& other) {
   const DispatchKeySet keys = dispatch_keys(backend_key({&self, &other}), records_autograd({&self, &other}));
   if (explain_enabled()) explain_log("dispatch", "bitwise_and_.Tensor", keys.str().c_str());
@@ -67,6 +69,7 @@ Operator<const Tensor&(const Tensor&, const Tensor&, const Tensor&)> bitwise_and
     /*CUDA=*/nullptr,
     /*Autograd=*/&autograd_kernels::bitwise_and_out,
 }};
+
 
 const Tensor& ops::bitwise_and_out(const Tensor& out, const Tensor& self, const Tensor& other) {
   const DispatchKeySet keys = dispatch_keys(backend_key({&self, &other, &out}), records_autograd({&self, &other, &out}));

@@ -24,6 +24,7 @@ Operator<Tensor(const Tensor&)> bitwise_not_op = {"bitwise_not", {
     /*Autograd=*/&autograd_kernels::bitwise_not,
 }};
 
+
 Tensor ops::bitwise_not(const Tensor& self) {
   const DispatchKeySet keys = dispatch_keys(backend_key({&self}), records_autograd({&self}));
   if (explain_enabled()) explain_log("dispatch", "bitwise_not", keys.str().c_str());
@@ -46,6 +47,7 @@ Operator<const Tensor&(const Tensor&)> bitwise_not__op = {"bitwise_not_", {
     /*Autograd=*/&autograd_kernels::bitwise_not_,
 }};
 
+
 const Tensor& ops::bitwise_not_(const Tensor& self) {
   const DispatchKeySet keys = dispatch_keys(backend_key({&self}), records_autograd({&self}));
   if (explain_enabled()) explain_log("dispatch", "bitwise_not_", keys.str().c_str());
@@ -67,6 +69,7 @@ Operator<const Tensor&(const Tensor&, const Tensor&)> bitwise_not_out_op = {"bit
     /*CUDA=*/nullptr,
     /*Autograd=*/&autograd_kernels::bitwise_not_out,
 }};
+
 
 const Tensor& ops::bitwise_not_out(const Tensor& out, const Tensor& self) {
   const DispatchKeySet keys = dispatch_keys(backend_key({&self, &out}), records_autograd({&self, &out}));

@@ -7,6 +7,8 @@
 #include "runtime/autograd/view_tracking.h"
 #include "runtime/api/api_helpers.h"
 #include "runtime/dispatch/dispatcher.h"
+#include "runtime/api/autocast_casts.h"
+#include "runtime/dispatch/autocast_state.h"
 
 namespace kiln {
 
@@ -24,7 +26,18 @@ Operator<Tensor(const Tensor&, const Tensor&)> bmm_op = {"bmm", {
     /*Autograd=*/&autograd_kernels::bmm,
 }};
 
+
+// Autocast kernel: torch's CPU autocast policy `lower_precision`, then the op below Autocast.
+namespace {
+Tensor bmm_autocast(const Tensor& self, const Tensor& mat2) {
+  ExcludeDispatchKeyGuard below_autocast(DispatchKey::Autocast);
+  if (explain_enabled()) explain_log("autocast", "bmm", "lower_precision");
+  return ops::bmm(autocast::to_lower_precision(self), autocast::to_lower_precision(mat2));
+}
+}  // namespace
+
 Tensor ops::bmm(const Tensor& self, const Tensor& mat2) {
+  if (autocast::active()) return bmm_autocast(self, mat2);
   const DispatchKeySet keys = dispatch_keys(backend_key({&self, &mat2}), records_autograd({&self, &mat2}));
   if (explain_enabled()) explain_log("dispatch", "bmm", keys.str().c_str());
   return bmm_op.lookup(keys)(self, mat2);
@@ -45,6 +58,7 @@ Operator<const Tensor&(const Tensor&, const Tensor&, const Tensor&)> bmm_out_op 
     /*CUDA=*/nullptr,
     /*Autograd=*/&autograd_kernels::bmm_out,
 }};
+
 
 const Tensor& ops::bmm_out(const Tensor& out, const Tensor& self, const Tensor& mat2) {
   const DispatchKeySet keys = dispatch_keys(backend_key({&self, &mat2, &out}), records_autograd({&self, &mat2, &out}));

@@ -7,6 +7,8 @@
 #include "runtime/autograd/view_tracking.h"
 #include "runtime/api/api_helpers.h"
 #include "runtime/dispatch/dispatcher.h"
+#include "runtime/api/autocast_casts.h"
+#include "runtime/dispatch/autocast_state.h"
 
 namespace kiln {
 
@@ -24,7 +26,19 @@ Operator<Tensor(const std::vector<Tensor>&, int64_t)> cat_op = {"cat", {
     /*Autograd=*/&autograd_kernels::cat,
 }};
 
+
+// Autocast kernel: torch's CPU autocast policy `promote`, then the op below Autocast.
+namespace {
+Tensor cat_autocast(const std::vector<Tensor>& tensors, int64_t dim) {
+  ExcludeDispatchKeyGuard below_autocast(DispatchKey::Autocast);
+  if (explain_enabled()) explain_log("autocast", "cat", "promote");
+  const ScalarType to = autocast::promote_type(tensors);
+  return ops::cat(autocast::to_type(tensors, to), dim);
+}
+}  // namespace
+
 Tensor ops::cat(const std::vector<Tensor>& tensors, int64_t dim) {
+  if (autocast::active()) return cat_autocast(tensors, dim);
   const DispatchKeySet keys = dispatch_keys(backend_key(TensorRefs(tensors)), records_autograd(TensorRefs(tensors)));
   if (explain_enabled()) explain_log("dispatch", "cat", keys.str().c_str());
   return cat_op.lookup(keys)(tensors, dim);
@@ -45,6 +59,7 @@ Operator<const Tensor&(const Tensor&, const std::vector<Tensor>&, int64_t)> cat_
     /*CUDA=*/nullptr,
     /*Autograd=*/&autograd_kernels::cat_out,
 }};
+
 
 const Tensor& ops::cat_out(const Tensor& out, const std::vector<Tensor>& tensors, int64_t dim) {
   const DispatchKeySet keys = dispatch_keys(backend_key(TensorRefs(tensors, out)), records_autograd(TensorRefs(tensors, out)));

@@ -24,6 +24,7 @@ Operator<Tensor(const Tensor&)> ceil_op = {"ceil", {
     /*Autograd=*/&autograd_kernels::ceil,
 }};
 
+
 Tensor ops::ceil(const Tensor& self) {
   const DispatchKeySet keys = dispatch_keys(backend_key({&self}), records_autograd({&self}));
   if (explain_enabled()) explain_log("dispatch", "ceil", keys.str().c_str());
@@ -46,6 +47,7 @@ Operator<const Tensor&(const Tensor&)> ceil__op = {"ceil_", {
     /*Autograd=*/&autograd_kernels::ceil_,
 }};
 
+
 const Tensor& ops::ceil_(const Tensor& self) {
   const DispatchKeySet keys = dispatch_keys(backend_key({&self}), records_autograd({&self}));
   if (explain_enabled()) explain_log("dispatch", "ceil_", keys.str().c_str());
@@ -67,6 +69,7 @@ Operator<const Tensor&(const Tensor&, const Tensor&)> ceil_out_op = {"ceil.out",
     /*CUDA=*/nullptr,
     /*Autograd=*/&autograd_kernels::ceil_out,
 }};
+
 
 const Tensor& ops::ceil_out(const Tensor& out, const Tensor& self) {
   const DispatchKeySet keys = dispatch_keys(backend_key({&self, &out}), records_autograd({&self, &out}));

@@ -10,6 +10,7 @@
 namespace kiln {
 
 // ---- chunk(Tensor(a) self, int chunks, int dim=0) -> Tensor(a)[]  (CompositeImplicit)
+
 std::vector<Tensor> ops::chunk(const Tensor& self, int64_t chunks, int64_t dim) {
   if (explain_enabled()) explain_log("composite", "chunk", "");
   return composite_implicit::chunk(self, chunks, dim);

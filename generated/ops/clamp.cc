@@ -26,6 +26,7 @@ Operator<Tensor(const Tensor&, const std::optional<Scalar>&, const std::optional
     /*Autograd=*/&autograd_kernels::clamp,
 }};
 
+
 Tensor ops::clamp(const Tensor& self, const std::optional<Scalar>& min, const std::optional<Scalar>& max) {
   const DispatchKeySet keys = dispatch_keys(backend_key({&self}), records_autograd({&self}));
   if (explain_enabled()) explain_log("dispatch", "clamp", keys.str().c_str());
@@ -47,6 +48,7 @@ Operator<const Tensor&(const Tensor&, const std::optional<Scalar>&, const std::o
     /*CUDA=*/nullptr,
     /*Autograd=*/&autograd_kernels::clamp_,
 }};
+
 
 const Tensor& ops::clamp_(const Tensor& self, const std::optional<Scalar>& min, const std::optional<Scalar>& max) {
   const DispatchKeySet keys = dispatch_keys(backend_key({&self}), records_autograd({&self}));
@@ -70,6 +72,7 @@ Operator<const Tensor&(const Tensor&, const Tensor&, const std::optional<Scalar>
     /*Autograd=*/&autograd_kernels::clamp_out,
 }};
 
+
 const Tensor& ops::clamp_out(const Tensor& out, const Tensor& self, const std::optional<Scalar>& min, const std::optional<Scalar>& max) {
   const DispatchKeySet keys = dispatch_keys(backend_key({&self, &out}), records_autograd({&self, &out}));
   if (explain_enabled()) explain_log("dispatch", "clamp.out", keys.str().c_str());
@@ -77,12 +80,14 @@ const Tensor& ops::clamp_out(const Tensor& out, const Tensor& self, const std::o
 }
 
 // ---- clamp.Tensor(Tensor self, Tensor? min=None, Tensor? max=None) -> Tensor  (CompositeImplicit)
+
 Tensor ops::clamp(const Tensor& self, const Tensor& min, const Tensor& max) {
   if (explain_enabled()) explain_log("composite", "clamp.Tensor", "");
   return composite_implicit::clamp_tensor(self, min, max);
 }
 
 // ---- clamp.Tensor_out(Tensor self, Tensor? min=None, Tensor? max=None, *, Tensor(a!) out) -> Tensor(a!)  (CompositeImplicit)
+
 const Tensor& ops::clamp_out(const Tensor& out, const Tensor& self, const Tensor& min, const Tensor& max) {
   if (explain_enabled()) explain_log("composite", "clamp.Tensor_out", "");
   return write_out(out, kiln::clamp(self, min, max), "clamp");

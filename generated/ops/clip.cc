@@ -10,6 +10,7 @@
 namespace kiln {
 
 // ---- clip(Tensor self, Scalar? min=None, Scalar? max=None) -> Tensor  (CompositeImplicit)
+
 Tensor ops::clip(const Tensor& self, const std::optional<Scalar>& min, const std::optional<Scalar>& max) {
   if (explain_enabled()) explain_log("composite", "clip", "");
   return composite_implicit::clip(self, min, max);

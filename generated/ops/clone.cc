@@ -24,6 +24,7 @@ Operator<Tensor(const Tensor&)> clone_op = {"clone", {
     /*Autograd=*/&autograd_kernels::clone,
 }};
 
+
 Tensor ops::clone(const Tensor& self) {
   const DispatchKeySet keys = dispatch_keys(backend_key({&self}), records_autograd({&self}));
   if (explain_enabled()) explain_log("dispatch", "clone", keys.str().c_str());

@@ -10,6 +10,7 @@
 namespace kiln {
 
 // ---- constant_pad_nd(Tensor self, int[] pad, Scalar value=0) -> Tensor  (CompositeImplicit)
+
 Tensor ops::constant_pad_nd(const Tensor& self, IntArrayRef pad, const Scalar& value) {
   if (explain_enabled()) explain_log("composite", "constant_pad_nd", "");
   return composite_implicit::constant_pad_nd(self, pad, value);

@@ -10,6 +10,7 @@
 namespace kiln {
 
 // ---- contiguous(Tensor(a) self) -> Tensor(a)  (CompositeImplicit)
+
 Tensor ops::contiguous(const Tensor& self) {
   if (explain_enabled()) explain_log("composite", "contiguous", "");
   return composite_implicit::contiguous(self);

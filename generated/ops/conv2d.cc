@@ -7,6 +7,8 @@
 #include "runtime/autograd/view_tracking.h"
 #include "runtime/api/api_helpers.h"
 #include "runtime/dispatch/dispatcher.h"
+#include "runtime/api/autocast_casts.h"
+#include "runtime/dispatch/autocast_state.h"
 
 namespace kiln {
 
@@ -24,7 +26,18 @@ Operator<Tensor(const Tensor&, const Tensor&, const Tensor&, IntArrayRef, IntArr
     /*Autograd=*/&autograd_kernels::conv2d,
 }};
 
+
+// Autocast kernel: torch's CPU autocast policy `lower_precision`, then the op below Autocast.
+namespace {
+Tensor conv2d_autocast(const Tensor& input, const Tensor& weight, const Tensor& bias, IntArrayRef stride, IntArrayRef padding, IntArrayRef dilation, int64_t groups) {
+  ExcludeDispatchKeyGuard below_autocast(DispatchKey::Autocast);
+  if (explain_enabled()) explain_log("autocast", "conv2d", "lower_precision");
+  return ops::conv2d(autocast::to_lower_precision(input), autocast::to_lower_precision(weight), autocast::to_lower_precision(bias), stride, padding, dilation, groups);
+}
+}  // namespace
+
 Tensor ops::conv2d(const Tensor& input, const Tensor& weight, const Tensor& bias, IntArrayRef stride, IntArrayRef padding, IntArrayRef dilation, int64_t groups) {
+  if (autocast::active()) return conv2d_autocast(input, weight, bias, stride, padding, dilation, groups);
   const DispatchKeySet keys = dispatch_keys(backend_key({&input, &weight, &bias}), records_autograd({&input, &weight, &bias}));
   if (explain_enabled()) explain_log("dispatch", "conv2d", keys.str().c_str());
   return conv2d_op.lookup(keys)(input, weight, bias, stride, padding, dilation, groups);

@@ -24,6 +24,7 @@ Operator<Tensor(const Tensor&, IntArrayRef, const Tensor&, IntArrayRef, IntArray
     /*Autograd=*/&autograd_kernels::conv2d_backward_input,
 }};
 
+
 Tensor ops::conv2d_backward_input(const Tensor& grad_output, IntArrayRef input_size, const Tensor& weight, IntArrayRef stride, IntArrayRef padding, IntArrayRef dilation, int64_t groups) {
   const DispatchKeySet keys = dispatch_keys(backend_key({&grad_output, &weight}), records_autograd({&grad_output, &weight}));
   if (explain_enabled()) explain_log("dispatch", "conv2d_backward_input", keys.str().c_str());

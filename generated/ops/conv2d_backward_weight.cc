@@ -24,6 +24,7 @@ Operator<Tensor(const Tensor&, const Tensor&, IntArrayRef, IntArrayRef, IntArray
     /*Autograd=*/&autograd_kernels::conv2d_backward_weight,
 }};
 
+
 Tensor ops::conv2d_backward_weight(const Tensor& grad_output, const Tensor& input, IntArrayRef weight_size, IntArrayRef stride, IntArrayRef padding, IntArrayRef dilation, int64_t groups) {
   const DispatchKeySet keys = dispatch_keys(backend_key({&grad_output, &input}), records_autograd({&grad_output, &input}));
   if (explain_enabled()) explain_log("dispatch", "conv2d_backward_weight", keys.str().c_str());

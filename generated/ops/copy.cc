@@ -26,6 +26,7 @@ Operator<const Tensor&(const Tensor&, const Tensor&, bool)> copy__op = {"copy_",
     /*Autograd=*/&autograd_kernels::copy_,
 }};
 
+
 const Tensor& ops::copy_(const Tensor& self, const Tensor& src, bool non_blocking) {
   const DispatchKeySet keys = dispatch_keys(backend_key({&self, &src}), records_autograd({&self, &src}));
   if (explain_enabled()) explain_log("dispatch", "copy_", keys.str().c_str());

@@ -24,6 +24,7 @@ Operator<Tensor(const Tensor&)> cos_op = {"cos", {
     /*Autograd=*/&autograd_kernels::cos,
 }};
 
+
 Tensor ops::cos(const Tensor& self) {
   const DispatchKeySet keys = dispatch_keys(backend_key({&self}), records_autograd({&self}));
   if (explain_enabled()) explain_log("dispatch", "cos", keys.str().c_str());
@@ -46,6 +47,7 @@ Operator<const Tensor&(const Tensor&)> cos__op = {"cos_", {
     /*Autograd=*/&autograd_kernels::cos_,
 }};
 
+
 const Tensor& ops::cos_(const Tensor& self) {
   const DispatchKeySet keys = dispatch_keys(backend_key({&self}), records_autograd({&self}));
   if (explain_enabled()) explain_log("dispatch", "cos_", keys.str().c_str());
@@ -67,6 +69,7 @@ Operator<const Tensor&(const Tensor&, const Tensor&)> cos_out_op = {"cos.out", {
     /*CUDA=*/nullptr,
     /*Autograd=*/&autograd_kernels::cos_out,
 }};
+
 
 const Tensor& ops::cos_out(const Tensor& out, const Tensor& self) {
   const DispatchKeySet keys = dispatch_keys(backend_key({&self, &out}), records_autograd({&self, &out}));

@@ -24,6 +24,7 @@ Operator<Tensor(const Tensor&, int64_t, const std::optional<ScalarType>&)> cumpr
     /*Autograd=*/&autograd_kernels::cumprod,
 }};
 
+
 Tensor ops::cumprod(const Tensor& self, int64_t dim, const std::optional<ScalarType>& dtype) {
   const DispatchKeySet keys = dispatch_keys(backend_key({&self}), records_autograd({&self}));
   if (explain_enabled()) explain_log("dispatch", "cumprod", keys.str().c_str());
@@ -45,6 +46,7 @@ Operator<const Tensor&(const Tensor&, const Tensor&, int64_t, const std::optiona
     /*CUDA=*/nullptr,
     /*Autograd=*/&autograd_kernels::cumprod_out,
 }};
+
 
 const Tensor& ops::cumprod_out(const Tensor& out, const Tensor& self, int64_t dim, const std::optional<ScalarType>& dtype) {
   const DispatchKeySet keys = dispatch_keys(backend_key({&self, &out}), records_autograd({&self, &out}));

@@ -28,6 +28,7 @@ Operator<Tensor(const Tensor&)> detach_op = {"detach", {
     /*Autograd=*/&autograd_kernels::detach,
 }};
 
+
 Tensor ops::detach(const Tensor& self) {
   const DispatchKeySet keys = dispatch_keys(backend_key({&self}), records_autograd({&self}));
   if (explain_enabled()) explain_log("dispatch", "detach", keys.str().c_str());

@@ -28,6 +28,7 @@ Operator<Tensor(const Tensor&, int64_t, int64_t, int64_t)> diagonal_op = {"diago
     /*Autograd=*/&autograd_kernels::diagonal,
 }};
 
+
 Tensor ops::diagonal(const Tensor& self, int64_t offset, int64_t dim1, int64_t dim2) {
   const DispatchKeySet keys = dispatch_keys(backend_key({&self}), records_autograd({&self}));
   if (explain_enabled()) explain_log("dispatch", "diagonal", keys.str().c_str());

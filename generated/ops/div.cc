@@ -25,6 +25,7 @@ Operator<Tensor(const Tensor&, const Tensor&)> div_Tensor_op = {"div.Tensor", {
     /*Autograd=*/&autograd_kernels::div_Tensor,
 }};
 
+
 Tensor ops::div(const Tensor& self, const Tensor& other) {
   const DispatchKeySet keys = dispatch_keys(backend_key({&self, &other}), records_autograd({&self, &other}));
   if (explain_enabled()) explain_log("dispatch", "div.Tensor", keys.str().c_str());
@@ -46,6 +47,7 @@ Operator<const Tensor&(const Tensor&, const Tensor&)> div__Tensor_op = {"div_.Te
     /*CUDA=*/nullptr,
     /*Autograd=*/&autograd_kernels::div__Tensor,
 }};
+
 
 const Tensor& ops::div_(const Tensor& self, const Tensor& other) {
   const DispatchKeySet keys = dispatch_keys(backend_key({&self, &other}), records_autograd({&self, &other}));
@@ -69,6 +71,7 @@ Operator<const Tensor&(const Tensor&, const Tensor&, const Tensor&)> div_out_op 
     /*Autograd=*/&autograd_kernels::div_out,
 }};
 
+
 const Tensor& ops::div_out(const Tensor& out, const Tensor& self, const Tensor& other) {
   const DispatchKeySet keys = dispatch_keys(backend_key({&self, &other, &out}), records_autograd({&self, &other, &out}));
   if (explain_enabled()) explain_log("dispatch", "div.out", keys.str().c_str());
@@ -76,42 +79,49 @@ const Tensor& ops::div_out(const Tensor& out, const Tensor& self, const Tensor& 
 }
 
 // ---- div.Scalar(Tensor self, Scalar other) -> Tensor  (CompositeImplicit)
+
 Tensor ops::div(const Tensor& self, const Scalar& other) {
   if (explain_enabled()) explain_log("composite", "div.Scalar", "");
   return composite_implicit::div_scalar(self, other);
 }
 
 // ---- div_.Scalar(Tensor(a!) self, Scalar other) -> Tensor(a!)  (CompositeImplicit)
+
 const Tensor& ops::div_(const Tensor& self, const Scalar& other) {
   if (explain_enabled()) explain_log("composite", "div_.Scalar", "");
   return composite_implicit::div__scalar(self, other);
 }
 
 // ---- div.Tensor_mode(Tensor self, Tensor other, *, str? rounding_mode) -> Tensor  (CompositeImplicit)
+
 Tensor ops::div(const Tensor& self, const Tensor& other, const std::optional<std::string>& rounding_mode) {
   if (explain_enabled()) explain_log("composite", "div.Tensor_mode", "");
   return composite_implicit::div_mode(self, other, rounding_mode);
 }
 
 // ---- div_.Tensor_mode(Tensor(a!) self, Tensor other, *, str? rounding_mode) -> Tensor(a!)  (CompositeImplicit)
+
 const Tensor& ops::div_(const Tensor& self, const Tensor& other, const std::optional<std::string>& rounding_mode) {
   if (explain_enabled()) explain_log("composite", "div_.Tensor_mode", "");
   return composite_implicit::div__mode(self, other, rounding_mode);
 }
 
 // ---- div.out_mode(Tensor self, Tensor other, *, str? rounding_mode, Tensor(a!) out) -> Tensor(a!)  (CompositeImplicit)
+
 const Tensor& ops::div_out(const Tensor& out, const Tensor& self, const Tensor& other, const std::optional<std::string>& rounding_mode) {
   if (explain_enabled()) explain_log("composite", "div.out_mode", "");
   return composite_implicit::div_out_mode(out, self, other, rounding_mode);
 }
 
 // ---- div.Scalar_mode(Tensor self, Scalar other, *, str? rounding_mode) -> Tensor  (CompositeImplicit)
+
 Tensor ops::div(const Tensor& self, const Scalar& other, const std::optional<std::string>& rounding_mode) {
   if (explain_enabled()) explain_log("composite", "div.Scalar_mode", "");
   return composite_implicit::div_scalar_mode(self, other, rounding_mode);
 }
 
 // ---- div_.Scalar_mode(Tensor(a!) self, Scalar other, *, str? rounding_mode) -> Tensor(a!)  (CompositeImplicit)
+
 const Tensor& ops::div_(const Tensor& self, const Scalar& other, const std::optional<std::string>& rounding_mode) {
   if (explain_enabled()) explain_log("composite", "div_.Scalar_mode", "");
   return composite_implicit::div__scalar_mode(self, other, rounding_mode);

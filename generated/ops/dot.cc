@@ -11,12 +11,14 @@
 namespace kiln {
 
 // ---- dot(Tensor self, Tensor tensor) -> Tensor  (CompositeImplicit)
+
 Tensor ops::dot(const Tensor& self, const Tensor& tensor) {
   if (explain_enabled()) explain_log("composite", "dot", "");
   return composite_implicit::dot(self, tensor);
 }
 
 // ---- dot.out(Tensor self, Tensor tensor, *, Tensor(a!) out) -> Tensor(a!)  (CompositeImplicit)
+
 const Tensor& ops::dot_out(const Tensor& out, const Tensor& self, const Tensor& tensor) {
   if (explain_enabled()) explain_log("composite", "dot.out", "");
   return write_out(out, kiln::dot(self, tensor), "dot", OutDtype::Exact);

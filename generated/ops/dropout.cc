@@ -10,6 +10,7 @@
 namespace kiln {
 
 // ---- dropout(Tensor input, float p, bool train) -> Tensor  (CompositeImplicit)
+
 Tensor ops::dropout(const Tensor& input, double p, bool train) {
   if (explain_enabled()) explain_log("composite", "dropout", "");
   return composite_implicit::dropout(input, p, train);

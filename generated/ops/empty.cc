@@ -23,6 +23,7 @@ Operator<Tensor(IntArrayRef, const std::optional<ScalarType>&, const std::option
     /*Autograd=*/nullptr,
 }};
 
+
 Tensor ops::empty(IntArrayRef size, const std::optional<ScalarType>& dtype, const std::optional<Device>& device, bool requires_grad) {
   const DispatchKeySet keys = dispatch_keys(backend_key(device.value_or(Device())), false);
   if (explain_enabled()) explain_log("dispatch", "empty", keys.str().c_str());

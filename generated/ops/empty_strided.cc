@@ -23,6 +23,7 @@ Operator<Tensor(IntArrayRef, IntArrayRef, const std::optional<ScalarType>&, cons
     /*Autograd=*/nullptr,
 }};
 
+
 Tensor ops::empty_strided(IntArrayRef size, IntArrayRef stride, const std::optional<ScalarType>& dtype, const std::optional<Device>& device, bool requires_grad) {
   const DispatchKeySet keys = dispatch_keys(backend_key(device.value_or(Device())), false);
   if (explain_enabled()) explain_log("dispatch", "empty_strided", keys.str().c_str());

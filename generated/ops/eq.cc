@@ -25,6 +25,7 @@ Operator<Tensor(const Tensor&, const Tensor&)> eq_Tensor_op = {"eq.Tensor", {
     /*Autograd=*/&autograd_kernels::eq_Tensor,
 }};
 
+
 Tensor ops::eq(const Tensor& self, const Tensor& other) {
   const DispatchKeySet keys = dispatch_keys(backend_key({&self, &other}), records_autograd({&self, &other}));
   if (explain_enabled()) explain_log("dispatch", "eq.Tensor", keys.str().c_str());
@@ -47,6 +48,7 @@ Operator<const Tensor&(const Tensor&, const Tensor&, const Tensor&)> eq_out_op =
     /*Autograd=*/&autograd_kernels::eq_out,
 }};
 
+
 const Tensor& ops::eq_out(const Tensor& out, const Tensor& self, const Tensor& other) {
   const DispatchKeySet keys = dispatch_keys(backend_key({&self, &other, &out}), records_autograd({&self, &other, &out}));
   if (explain_enabled()) explain_log("dispatch", "eq.out", keys.str().c_str());
@@ -54,6 +56,7 @@ const Tensor& ops::eq_out(const Tensor& out, const Tensor& self, const Tensor& o
 }
 
 // ---- eq.Scalar(Tensor self, Scalar other) -> Tensor  (CompositeImplicit)
+
 Tensor ops::eq(const Tensor& self, const Scalar& other) {
   if (explain_enabled()) explain_log("composite", "eq.Scalar", "");
   return composite_implicit::eq_scalar(self, other);

@@ -24,6 +24,7 @@ Operator<Tensor(const Tensor&)> erf_op = {"erf", {
     /*Autograd=*/&autograd_kernels::erf,
 }};
 
+
 Tensor ops::erf(const Tensor& self) {
   const DispatchKeySet keys = dispatch_keys(backend_key({&self}), records_autograd({&self}));
   if (explain_enabled()) explain_log("dispatch", "erf", keys.str().c_str());
@@ -46,6 +47,7 @@ Operator<const Tensor&(const Tensor&)> erf__op = {"erf_", {
     /*Autograd=*/&autograd_kernels::erf_,
 }};
 
+
 const Tensor& ops::erf_(const Tensor& self) {
   const DispatchKeySet keys = dispatch_keys(backend_key({&self}), records_autograd({&self}));
   if (explain_enabled()) explain_log("dispatch", "erf_", keys.str().c_str());
@@ -67,6 +69,7 @@ Operator<const Tensor&(const Tensor&, const Tensor&)> erf_out_op = {"erf.out", {
     /*CUDA=*/nullptr,
     /*Autograd=*/&autograd_kernels::erf_out,
 }};
+
 
 const Tensor& ops::erf_out(const Tensor& out, const Tensor& self) {
   const DispatchKeySet keys = dispatch_keys(backend_key({&self, &out}), records_autograd({&self, &out}));

@@ -24,6 +24,7 @@ Operator<Tensor(const Tensor&)> exp_op = {"exp", {
     /*Autograd=*/&autograd_kernels::exp,
 }};
 
+
 Tensor ops::exp(const Tensor& self) {
   const DispatchKeySet keys = dispatch_keys(backend_key({&self}), records_autograd({&self}));
   if (explain_enabled()) explain_log("dispatch", "exp", keys.str().c_str());
@@ -46,6 +47,7 @@ Operator<const Tensor&(const Tensor&)> exp__op = {"exp_", {
     /*Autograd=*/&autograd_kernels::exp_,
 }};
 
+
 const Tensor& ops::exp_(const Tensor& self) {
   const DispatchKeySet keys = dispatch_keys(backend_key({&self}), records_autograd({&self}));
   if (explain_enabled()) explain_log("dispatch", "exp_", keys.str().c_str());
@@ -67,6 +69,7 @@ Operator<const Tensor&(const Tensor&, const Tensor&)> exp_out_op = {"exp.out", {
     /*CUDA=*/nullptr,
     /*Autograd=*/&autograd_kernels::exp_out,
 }};
+
 
 const Tensor& ops::exp_out(const Tensor& out, const Tensor& self) {
   const DispatchKeySet keys = dispatch_keys(backend_key({&self, &out}), records_autograd({&self, &out}));

@@ -28,6 +28,7 @@ Operator<Tensor(const Tensor&, IntArrayRef, bool)> expand_op = {"expand", {
     /*Autograd=*/&autograd_kernels::expand,
 }};
 
+
 Tensor ops::expand(const Tensor& self, IntArrayRef size, bool implicit) {
   const DispatchKeySet keys = dispatch_keys(backend_key({&self}), records_autograd({&self}));
   if (explain_enabled()) explain_log("dispatch", "expand", keys.str().c_str());

@@ -24,6 +24,7 @@ Operator<Tensor(const Tensor&)> expm1_op = {"expm1", {
     /*Autograd=*/&autograd_kernels::expm1,
 }};
 
+
 Tensor ops::expm1(const Tensor& self) {
   const DispatchKeySet keys = dispatch_keys(backend_key({&self}), records_autograd({&self}));
   if (explain_enabled()) explain_log("dispatch", "expm1", keys.str().c_str());
@@ -46,6 +47,7 @@ Operator<const Tensor&(const Tensor&)> expm1__op = {"expm1_", {
     /*Autograd=*/&autograd_kernels::expm1_,
 }};
 
+
 const Tensor& ops::expm1_(const Tensor& self) {
   const DispatchKeySet keys = dispatch_keys(backend_key({&self}), records_autograd({&self}));
   if (explain_enabled()) explain_log("dispatch", "expm1_", keys.str().c_str());
@@ -67,6 +69,7 @@ Operator<const Tensor&(const Tensor&, const Tensor&)> expm1_out_op = {"expm1.out
     /*CUDA=*/nullptr,
     /*Autograd=*/&autograd_kernels::expm1_out,
 }};
+
 
 const Tensor& ops::expm1_out(const Tensor& out, const Tensor& self) {
   const DispatchKeySet keys = dispatch_keys(backend_key({&self, &out}), records_autograd({&self, &out}));

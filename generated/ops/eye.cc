@@ -23,6 +23,7 @@ Operator<Tensor(int64_t, const std::optional<int64_t>&, const std::optional<Scal
     /*Autograd=*/nullptr,
 }};
 
+
 Tensor ops::eye(int64_t n, const std::optional<int64_t>& m, const std::optional<ScalarType>& dtype, const std::optional<Device>& device, bool requires_grad) {
   const DispatchKeySet keys = dispatch_keys(backend_key(device.value_or(Device())), false);
   if (explain_enabled()) explain_log("dispatch", "eye", keys.str().c_str());

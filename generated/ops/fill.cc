@@ -26,6 +26,7 @@ Operator<const Tensor&(const Tensor&, const Scalar&)> fill__Scalar_op = {"fill_.
     /*Autograd=*/&autograd_kernels::fill__Scalar,
 }};
 
+
 const Tensor& ops::fill_(const Tensor& self, const Scalar& value) {
   const DispatchKeySet keys = dispatch_keys(backend_key({&self}), records_autograd({&self}));
   if (explain_enabled()) explain_log("dispatch", "fill_.Scalar", keys.str().c_str());

@@ -10,6 +10,7 @@
 namespace kiln {
 
 // ---- flatten.using_ints(Tensor(a) self, int start_dim=0, int end_dim=-1) -> Tensor(a)  (CompositeImplicit)
+
 Tensor ops::flatten(const Tensor& self, int64_t start_dim, int64_t end_dim) {
   if (explain_enabled()) explain_log("composite", "flatten.using_ints", "");
   return composite_implicit::flatten(self, start_dim, end_dim);

@@ -10,6 +10,7 @@
 namespace kiln {
 
 // ---- flip(Tensor self, int[] dims) -> Tensor  (CompositeImplicit)
+
 Tensor ops::flip(const Tensor& self, IntArrayRef dims) {
   if (explain_enabled()) explain_log("composite", "flip", "");
   return composite_implicit::flip(self, dims);

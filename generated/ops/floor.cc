@@ -24,6 +24,7 @@ Operator<Tensor(const Tensor&)> floor_op = {"floor", {
     /*Autograd=*/&autograd_kernels::floor,
 }};
 
+
 Tensor ops::floor(const Tensor& self) {
   const DispatchKeySet keys = dispatch_keys(backend_key({&self}), records_autograd({&self}));
   if (explain_enabled()) explain_log("dispatch", "floor", keys.str().c_str());
@@ -46,6 +47,7 @@ Operator<const Tensor&(const Tensor&)> floor__op = {"floor_", {
     /*Autograd=*/&autograd_kernels::floor_,
 }};
 
+
 const Tensor& ops::floor_(const Tensor& self) {
   const DispatchKeySet keys = dispatch_keys(backend_key({&self}), records_autograd({&self}));
   if (explain_enabled()) explain_log("dispatch", "floor_", keys.str().c_str());
@@ -67,6 +69,7 @@ Operator<const Tensor&(const Tensor&, const Tensor&)> floor_out_op = {"floor.out
     /*CUDA=*/nullptr,
     /*Autograd=*/&autograd_kernels::floor_out,
 }};
+
 
 const Tensor& ops::floor_out(const Tensor& out, const Tensor& self) {
   const DispatchKeySet keys = dispatch_keys(backend_key({&self, &out}), records_autograd({&self, &out}));

@@ -24,6 +24,7 @@ Operator<Tensor(const Tensor&, const Tensor&)> floor_divide_op = {"floor_divide"
     /*Autograd=*/&autograd_kernels::floor_divide,
 }};
 
+
 Tensor ops::floor_divide(const Tensor& self, const Tensor& other) {
   const DispatchKeySet keys = dispatch_keys(backend_key({&self, &other}), records_autograd({&self, &other}));
   if (explain_enabled()) explain_log("dispatch", "floor_divide", keys.str().c_str());
@@ -46,6 +47,7 @@ Operator<const Tensor&(const Tensor&, const Tensor&)> floor_divide__op = {"floor
     /*Autograd=*/&autograd_kernels::floor_divide_,
 }};
 
+
 const Tensor& ops::floor_divide_(const Tensor& self, const Tensor& other) {
   const DispatchKeySet keys = dispatch_keys(backend_key({&self, &other}), records_autograd({&self, &other}));
   if (explain_enabled()) explain_log("dispatch", "floor_divide_", keys.str().c_str());
@@ -67,6 +69,7 @@ Operator<const Tensor&(const Tensor&, const Tensor&, const Tensor&)> floor_divid
     /*CUDA=*/nullptr,
     /*Autograd=*/&autograd_kernels::floor_divide_out,
 }};
+
 
 const Tensor& ops::floor_divide_out(const Tensor& out, const Tensor& self, const Tensor& other) {
   const DispatchKeySet keys = dispatch_keys(backend_key({&self, &other, &out}), records_autograd({&self, &other, &out}));

@@ -25,6 +25,7 @@ Operator<Tensor(const Tensor&, const Tensor&)> fmod_Tensor_op = {"fmod.Tensor", 
     /*Autograd=*/&autograd_kernels::fmod_Tensor,
 }};
 
+
 Tensor ops::fmod(const Tensor& self, const Tensor& other) {
   const DispatchKeySet keys = dispatch_keys(backend_key({&self, &other}), records_autograd({&self, &other}));
   if (explain_enabled()) explain_log("dispatch", "fmod.Tensor", keys.str().c_str());
@@ -46,6 +47,7 @@ Operator<const Tensor&(const Tensor&, const Tensor&)> fmod__Tensor_op = {"fmod_.
     /*CUDA=*/nullptr,
     /*Autograd=*/&autograd_kernels::fmod__Tensor,
 }};
+
 
 const Tensor& ops::fmod_(const Tensor& self, const Tensor& other) {
   const DispatchKeySet keys = dispatch_keys(backend_key({&self, &other}), records_autograd({&self, &other}));
@@ -69,6 +71,7 @@ Operator<const Tensor&(const Tensor&, const Tensor&, const Tensor&)> fmod_out_op
     /*Autograd=*/&autograd_kernels::fmod_out,
 }};
 
+
 const Tensor& ops::fmod_out(const Tensor& out, const Tensor& self, const Tensor& other) {
   const DispatchKeySet keys = dispatch_keys(backend_key({&self, &other, &out}), records_autograd({&self, &other, &out}));
   if (explain_enabled()) explain_log("dispatch", "fmod.out", keys.str().c_str());
@@ -76,6 +79,7 @@ const Tensor& ops::fmod_out(const Tensor& out, const Tensor& self, const Tensor&
 }
 
 // ---- fmod.Scalar(Tensor self, Scalar other) -> Tensor  (CompositeImplicit)
+
 Tensor ops::fmod(const Tensor& self, const Scalar& other) {
   if (explain_enabled()) explain_log("composite", "fmod.Scalar", "");
   return composite_implicit::fmod_scalar(self, other);

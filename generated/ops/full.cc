@@ -10,6 +10,7 @@
 namespace kiln {
 
 // ---- full(int[] size, Scalar fill_value, *, ScalarType? dtype=None, Device? device=None, bool requires_grad=False) -> Tensor  (CompositeImplicit)
+
 Tensor ops::full(IntArrayRef size, const Scalar& fill_value, const std::optional<ScalarType>& dtype, const std::optional<Device>& device, bool requires_grad) {
   if (explain_enabled()) explain_log("composite", "full", "");
   Tensor result = composite_implicit::full(size, fill_value, dtype, device, requires_grad);

@@ -10,6 +10,7 @@
 namespace kiln {
 
 // ---- full_like(Tensor self, Scalar fill_value, *, ScalarType? dtype=None, Device? device=None, bool requires_grad=False) -> Tensor  (CompositeImplicit)
+
 Tensor ops::full_like(const Tensor& self, const Scalar& fill_value, const std::optional<ScalarType>& dtype, const std::optional<Device>& device, bool requires_grad) {
   if (explain_enabled()) explain_log("composite", "full_like", "");
   Tensor result = composite_implicit::full_like(self, fill_value, dtype, device, requires_grad);

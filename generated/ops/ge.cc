@@ -25,6 +25,7 @@ Operator<Tensor(const Tensor&, const Tensor&)> ge_Tensor_op = {"ge.Tensor", {
     /*Autograd=*/&autograd_kernels::ge_Tensor,
 }};
 
+
 Tensor ops::ge(const Tensor& self, const Tensor& other) {
   const DispatchKeySet keys = dispatch_keys(backend_key({&self, &other}), records_autograd({&self, &other}));
   if (explain_enabled()) explain_log("dispatch", "ge.Tensor", keys.str().c_str());
@@ -47,6 +48,7 @@ Operator<const Tensor&(const Tensor&, const Tensor&, const Tensor&)> ge_out_op =
     /*Autograd=*/&autograd_kernels::ge_out,
 }};
 
+
 const Tensor& ops::ge_out(const Tensor& out, const Tensor& self, const Tensor& other) {
   const DispatchKeySet keys = dispatch_keys(backend_key({&self, &other, &out}), records_autograd({&self, &other, &out}));
   if (explain_enabled()) explain_log("dispatch", "ge.out", keys.str().c_str());
@@ -54,6 +56,7 @@ const Tensor& ops::ge_out(const Tensor& out, const Tensor& self, const Tensor& o
 }
 
 // ---- ge.Scalar(Tensor self, Scalar other) -> Tensor  (CompositeImplicit)
+
 Tensor ops::ge(const Tensor& self, const Scalar& other) {
   if (explain_enabled()) explain_log("composite", "ge.Scalar", "");
   return composite_implicit::ge_scalar(self, other);

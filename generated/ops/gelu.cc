@@ -10,6 +10,7 @@
 namespace kiln {
 
 // ---- gelu(Tensor self, *, str approximate='none') -> Tensor  (CompositeImplicit)
+
 Tensor ops::gelu(const Tensor& self, const std::string& approximate) {
   if (explain_enabled()) explain_log("composite", "gelu", "");
   return composite_implicit::gelu(self, approximate);

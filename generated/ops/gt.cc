@@ -25,6 +25,7 @@ Operator<Tensor(const Tensor&, const Tensor&)> gt_Tensor_op = {"gt.Tensor", {
     /*Autograd=*/&autograd_kernels::gt_Tensor,
 }};
 
+
 Tensor ops::gt(const Tensor& self, const Tensor& other) {
   const DispatchKeySet keys = dispatch_keys(backend_key({&self, &other}), records_autograd({&self, &other}));
   if (explain_enabled()) explain_log("dispatch", "gt.Tensor", keys.str().c_str());
@@ -47,6 +48,7 @@ Operator<const Tensor&(const Tensor&, const Tensor&, const Tensor&)> gt_out_op =
     /*Autograd=*/&autograd_kernels::gt_out,
 }};
 
+
 const Tensor& ops::gt_out(const Tensor& out, const Tensor& self, const Tensor& other) {
   const DispatchKeySet keys = dispatch_keys(backend_key({&self, &other, &out}), records_autograd({&self, &other, &out}));
   if (explain_enabled()) explain_log("dispatch", "gt.out", keys.str().c_str());
@@ -54,6 +56,7 @@ const Tensor& ops::gt_out(const Tensor& out, const Tensor& self, const Tensor& o
 }
 
 // ---- gt.Scalar(Tensor self, Scalar other) -> Tensor  (CompositeImplicit)
+
 Tensor ops::gt(const Tensor& self, const Scalar& other) {
   if (explain_enabled()) explain_log("composite", "gt.Scalar", "");
   return composite_implicit::gt_scalar(self, other);

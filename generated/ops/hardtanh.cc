@@ -10,6 +10,7 @@
 namespace kiln {
 
 // ---- hardtanh(Tensor self, Scalar min_val=-1, Scalar max_val=1) -> Tensor  (CompositeImplicit)
+
 Tensor ops::hardtanh(const Tensor& self, const Scalar& min_val, const Scalar& max_val) {
   if (explain_enabled()) explain_log("composite", "hardtanh", "");
   return composite_implicit::hardtanh(self, min_val, max_val);

@@ -24,6 +24,7 @@ Operator<Tensor(const Tensor&, const std::vector<Tensor>&)> index_Tensor_op = {"
     /*Autograd=*/&autograd_kernels::index_Tensor,
 }};
 
+
 Tensor ops::index(const Tensor& self, const std::vector<Tensor>& indices) {
   const DispatchKeySet keys = dispatch_keys(backend_key(TensorRefs(self, indices)), records_autograd(TensorRefs(self, indices)));
   if (explain_enabled()) explain_log("dispatch", "index.Tensor", keys.str().c_str());

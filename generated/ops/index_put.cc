@@ -24,6 +24,7 @@ Operator<Tensor(const Tensor&, const std::vector<Tensor>&, const Tensor&, bool)>
     /*Autograd=*/&autograd_kernels::index_put,
 }};
 
+
 Tensor ops::index_put(const Tensor& self, const std::vector<Tensor>& indices, const Tensor& values, bool accumulate) {
   const DispatchKeySet keys = dispatch_keys(backend_key(TensorRefs(self, indices, values)), records_autograd(TensorRefs(self, indices, values)));
   if (explain_enabled()) explain_log("dispatch", "index_put", keys.str().c_str());
@@ -45,6 +46,7 @@ Operator<const Tensor&(const Tensor&, const std::vector<Tensor>&, const Tensor&,
     /*CUDA=*/nullptr,
     /*Autograd=*/&autograd_kernels::index_put_,
 }};
+
 
 const Tensor& ops::index_put_(const Tensor& self, const std::vector<Tensor>& indices, const Tensor& values, bool accumulate) {
   const DispatchKeySet keys = dispatch_keys(backend_key(TensorRefs(self, indices, values)), records_autograd(TensorRefs(self, indices, values)));

@@ -24,6 +24,7 @@ Operator<Tensor(const Tensor&, int64_t, const Tensor&)> index_select_op = {"inde
     /*Autograd=*/&autograd_kernels::index_select,
 }};
 
+
 Tensor ops::index_select(const Tensor& self, int64_t dim, const Tensor& index) {
   const DispatchKeySet keys = dispatch_keys(backend_key({&self, &index}), records_autograd({&self, &index}));
   if (explain_enabled()) explain_log("dispatch", "index_select", keys.str().c_str());
@@ -45,6 +46,7 @@ Operator<const Tensor&(const Tensor&, const Tensor&, int64_t, const Tensor&)> in
     /*CUDA=*/nullptr,
     /*Autograd=*/&autograd_kernels::index_select_out,
 }};
+
 
 const Tensor& ops::index_select_out(const Tensor& out, const Tensor& self, int64_t dim, const Tensor& index) {
   const DispatchKeySet keys = dispatch_keys(backend_key({&self, &index, &out}), records_autograd({&self, &index, &out}));

@@ -24,6 +24,7 @@ Operator<Tensor(const Tensor&, IntArrayRef, int64_t, const Tensor&)> index_selec
     /*Autograd=*/&autograd_kernels::index_select_backward,
 }};
 
+
 Tensor ops::index_select_backward(const Tensor& grad, IntArrayRef self_sizes, int64_t dim, const Tensor& index) {
   const DispatchKeySet keys = dispatch_keys(backend_key({&grad, &index}), records_autograd({&grad, &index}));
   if (explain_enabled()) explain_log("dispatch", "index_select_backward", keys.str().c_str());

@@ -24,6 +24,7 @@ Operator<Tensor(const Tensor&, const Tensor&, double, double, bool)> isclose_op 
     /*Autograd=*/&autograd_kernels::isclose,
 }};
 
+
 Tensor ops::isclose(const Tensor& self, const Tensor& other, double rtol, double atol, bool equal_nan) {
   const DispatchKeySet keys = dispatch_keys(backend_key({&self, &other}), records_autograd({&self, &other}));
   if (explain_enabled()) explain_log("dispatch", "isclose", keys.str().c_str());

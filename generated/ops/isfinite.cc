@@ -10,6 +10,7 @@
 namespace kiln {
 
 // ---- isfinite(Tensor self) -> Tensor  (CompositeImplicit)
+
 Tensor ops::isfinite(const Tensor& self) {
   if (explain_enabled()) explain_log("composite", "isfinite", "");
   return composite_implicit::isfinite(self);

@@ -10,6 +10,7 @@
 namespace kiln {
 
 // ---- isinf(Tensor self) -> Tensor  (CompositeImplicit)
+
 Tensor ops::isinf(const Tensor& self) {
   if (explain_enabled()) explain_log("composite", "isinf", "");
   return composite_implicit::isinf(self);

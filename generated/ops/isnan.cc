@@ -10,6 +10,7 @@
 namespace kiln {
 
 // ---- isnan(Tensor self) -> Tensor  (CompositeImplicit)
+
 Tensor ops::isnan(const Tensor& self) {
   if (explain_enabled()) explain_log("composite", "isnan", "");
   return composite_implicit::isnan(self);

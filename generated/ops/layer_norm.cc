@@ -10,6 +10,7 @@
 namespace kiln {
 
 // ---- layer_norm(Tensor input, int[] normalized_shape, Tensor? weight=None, Tensor? bias=None, float eps=1e-05, bool cudnn_enable=True) -> Tensor  (CompositeImplicit)
+
 Tensor ops::layer_norm(const Tensor& input, IntArrayRef normalized_shape, const Tensor& weight, const Tensor& bias, double eps, bool cudnn_enable) {
   if (explain_enabled()) explain_log("composite", "layer_norm", "");
   return composite_implicit::layer_norm(input, normalized_shape, weight, bias, eps, cudnn_enable);

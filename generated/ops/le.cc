@@ -25,6 +25,7 @@ Operator<Tensor(const Tensor&, const Tensor&)> le_Tensor_op = {"le.Tensor", {
     /*Autograd=*/&autograd_kernels::le_Tensor,
 }};
 
+
 Tensor ops::le(const Tensor& self, const Tensor& other) {
   const DispatchKeySet keys = dispatch_keys(backend_key({&self, &other}), records_autograd({&self, &other}));
   if (explain_enabled()) explain_log("dispatch", "le.Tensor", keys.str().c_str());
@@ -47,6 +48,7 @@ Operator<const Tensor&(const Tensor&, const Tensor&, const Tensor&)> le_out_op =
     /*Autograd=*/&autograd_kernels::le_out,
 }};
 
+
 const Tensor& ops::le_out(const Tensor& out, const Tensor& self, const Tensor& other) {
   const DispatchKeySet keys = dispatch_keys(backend_key({&self, &other, &out}), records_autograd({&self, &other, &out}));
   if (explain_enabled()) explain_log("dispatch", "le.out", keys.str().c_str());
@@ -54,6 +56,7 @@ const Tensor& ops::le_out(const Tensor& out, const Tensor& self, const Tensor& o
 }
 
 // ---- le.Scalar(Tensor self, Scalar other) -> Tensor  (CompositeImplicit)
+
 Tensor ops::le(const Tensor& self, const Scalar& other) {
   if (explain_enabled()) explain_log("composite", "le.Scalar", "");
   return composite_implicit::le_scalar(self, other);

@@ -10,6 +10,7 @@
 namespace kiln {
 
 // ---- leaky_relu(Tensor self, Scalar negative_slope=0.01) -> Tensor  (CompositeImplicit)
+
 Tensor ops::leaky_relu(const Tensor& self, const Scalar& negative_slope) {
   if (explain_enabled()) explain_log("composite", "leaky_relu", "");
   return composite_implicit::leaky_relu(self, negative_slope);

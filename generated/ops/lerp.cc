@@ -11,24 +11,28 @@
 namespace kiln {
 
 // ---- lerp.Scalar(Tensor self, Tensor end, Scalar weight) -> Tensor  (CompositeImplicit)
+
 Tensor ops::lerp(const Tensor& self, const Tensor& end, const Scalar& weight) {
   if (explain_enabled()) explain_log("composite", "lerp.Scalar", "");
   return composite_implicit::lerp_scalar(self, end, weight);
 }
 
 // ---- lerp.Scalar_out(Tensor self, Tensor end, Scalar weight, *, Tensor(a!) out) -> Tensor(a!)  (CompositeImplicit)
+
 const Tensor& ops::lerp_out(const Tensor& out, const Tensor& self, const Tensor& end, const Scalar& weight) {
   if (explain_enabled()) explain_log("composite", "lerp.Scalar_out", "");
   return write_out(out, kiln::lerp(self, end, weight), "lerp");
 }
 
 // ---- lerp.Tensor(Tensor self, Tensor end, Tensor weight) -> Tensor  (CompositeImplicit)
+
 Tensor ops::lerp(const Tensor& self, const Tensor& end, const Tensor& weight) {
   if (explain_enabled()) explain_log("composite", "lerp.Tensor", "");
   return composite_implicit::lerp_tensor(self, end, weight);
 }
 
 // ---- lerp.out(Tensor self, Tensor end, Tensor weight, *, Tensor(a!) out) -> Tensor(a!)  (CompositeImplicit)
+
 const Tensor& ops::lerp_out(const Tensor& out, const Tensor& self, const Tensor& end, const Tensor& weight) {
   if (explain_enabled()) explain_log("composite", "lerp.out", "");
   return write_out(out, kiln::lerp(self, end, weight), "lerp");

@@ -23,6 +23,7 @@ Operator<Tensor(const Scalar&, const Scalar&, int64_t, const std::optional<Scala
     /*Autograd=*/nullptr,
 }};
 
+
 Tensor ops::linspace(const Scalar& start, const Scalar& end, int64_t steps, const std::optional<ScalarType>& dtype, const std::optional<Device>& device, bool requires_grad) {
   const DispatchKeySet keys = dispatch_keys(backend_key(device.value_or(Device())), false);
   if (explain_enabled()) explain_log("dispatch", "linspace", keys.str().c_str());

@@ -24,6 +24,7 @@ Operator<Tensor(const Tensor&)> log_op = {"log", {
     /*Autograd=*/&autograd_kernels::log,
 }};
 
+
 Tensor ops::log(const Tensor& self) {
   const DispatchKeySet keys = dispatch_keys(backend_key({&self}), records_autograd({&self}));
   if (explain_enabled()) explain_log("dispatch", "log", keys.str().c_str());
@@ -46,6 +47,7 @@ Operator<const Tensor&(const Tensor&)> log__op = {"log_", {
     /*Autograd=*/&autograd_kernels::log_,
 }};
 
+
 const Tensor& ops::log_(const Tensor& self) {
   const DispatchKeySet keys = dispatch_keys(backend_key({&self}), records_autograd({&self}));
   if (explain_enabled()) explain_log("dispatch", "log_", keys.str().c_str());
@@ -67,6 +69,7 @@ Operator<const Tensor&(const Tensor&, const Tensor&)> log_out_op = {"log.out", {
     /*CUDA=*/nullptr,
     /*Autograd=*/&autograd_kernels::log_out,
 }};
+
 
 const Tensor& ops::log_out(const Tensor& out, const Tensor& self) {
   const DispatchKeySet keys = dispatch_keys(backend_key({&self, &out}), records_autograd({&self, &out}));

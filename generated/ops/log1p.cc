@@ -24,6 +24,7 @@ Operator<Tensor(const Tensor&)> log1p_op = {"log1p", {
     /*Autograd=*/&autograd_kernels::log1p,
 }};
 
+
 Tensor ops::log1p(const Tensor& self) {
   const DispatchKeySet keys = dispatch_keys(backend_key({&self}), records_autograd({&self}));
   if (explain_enabled()) explain_log("dispatch", "log1p", keys.str().c_str());
@@ -46,6 +47,7 @@ Operator<const Tensor&(const Tensor&)> log1p__op = {"log1p_", {
     /*Autograd=*/&autograd_kernels::log1p_,
 }};
 
+
 const Tensor& ops::log1p_(const Tensor& self) {
   const DispatchKeySet keys = dispatch_keys(backend_key({&self}), records_autograd({&self}));
   if (explain_enabled()) explain_log("dispatch", "log1p_", keys.str().c_str());
@@ -67,6 +69,7 @@ Operator<const Tensor&(const Tensor&, const Tensor&)> log1p_out_op = {"log1p.out
     /*CUDA=*/nullptr,
     /*Autograd=*/&autograd_kernels::log1p_out,
 }};
+
 
 const Tensor& ops::log1p_out(const Tensor& out, const Tensor& self) {
   const DispatchKeySet keys = dispatch_keys(backend_key({&self, &out}), records_autograd({&self, &out}));

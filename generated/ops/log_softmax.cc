@@ -24,6 +24,7 @@ Operator<Tensor(const Tensor&, int64_t, const std::optional<ScalarType>&)> log_s
     /*Autograd=*/&autograd_kernels::log_softmax_int,
 }};
 
+
 Tensor ops::log_softmax(const Tensor& self, int64_t dim, const std::optional<ScalarType>& dtype) {
   const DispatchKeySet keys = dispatch_keys(backend_key({&self}), records_autograd({&self}));
   if (explain_enabled()) explain_log("dispatch", "log_softmax.int", keys.str().c_str());

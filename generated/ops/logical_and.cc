@@ -24,6 +24,7 @@ Operator<Tensor(const Tensor&, const Tensor&)> logical_and_op = {"logical_and", 
     /*Autograd=*/&autograd_kernels::logical_and,
 }};
 
+
 Tensor ops::logical_and(const Tensor& self, const Tensor& other) {
   const DispatchKeySet keys = dispatch_keys(backend_key({&self, &other}), records_autograd({&self, &other}));
   if (explain_enabled()) explain_log("dispatch", "logical_and", keys.str().c_str());
@@ -46,6 +47,7 @@ Operator<const Tensor&(const Tensor&, const Tensor&)> logical_and__op = {"logica
     /*Autograd=*/&autograd_kernels::logical_and_,
 }};
 
+
 const Tensor& ops::logical_and_(const Tensor& self, const Tensor& other) {
   const DispatchKeySet keys = dispatch_keys(backend_key({&self, &other}), records_autograd({&self, &other}));
   if (explain_enabled()) explain_log("dispatch", "logical_and_", keys.str().c_str());
@@ -67,6 +69,7 @@ Operator<const Tensor&(const Tensor&, const Tensor&, const Tensor&)> logical_and
     /*CUDA=*/nullptr,
     /*Autograd=*/&autograd_kernels::logical_and_out,
 }};
+
 
 const Tensor& ops::logical_and_out(const Tensor& out, const Tensor& self, const Tensor& other) {
   const DispatchKeySet keys = dispatch_keys(backend_key({&self, &other, &out}), records_autograd({&self, &other, &out}));

@@ -24,6 +24,7 @@ Operator<Tensor(const Tensor&)> logical_not_op = {"logical_not", {
     /*Autograd=*/&autograd_kernels::logical_not,
 }};
 
+
 Tensor ops::logical_not(const Tensor& self) {
   const DispatchKeySet keys = dispatch_keys(backend_key({&self}), records_autograd({&self}));
   if (explain_enabled()) explain_log("dispatch", "logical_not", keys.str().c_str());
@@ -46,6 +47,7 @@ Operator<const Tensor&(const Tensor&)> logical_not__op = {"logical_not_", {
     /*Autograd=*/&autograd_kernels::logical_not_,
 }};
 
+
 const Tensor& ops::logical_not_(const Tensor& self) {
   const DispatchKeySet keys = dispatch_keys(backend_key({&self}), records_autograd({&self}));
   if (explain_enabled()) explain_log("dispatch", "logical_not_", keys.str().c_str());
@@ -67,6 +69,7 @@ Operator<const Tensor&(const Tensor&, const Tensor&)> logical_not_out_op = {"log
     /*CUDA=*/nullptr,
     /*Autograd=*/&autograd_kernels::logical_not_out,
 }};
+
 
 const Tensor& ops::logical_not_out(const Tensor& out, const Tensor& self) {
   const DispatchKeySet keys = dispatch_keys(backend_key({&self, &out}), records_autograd({&self, &out}));

@@ -24,6 +24,7 @@ Operator<Tensor(const Tensor&, const Tensor&)> logical_or_op = {"logical_or", {
     /*Autograd=*/&autograd_kernels::logical_or,
 }};
 
+
 Tensor ops::logical_or(const Tensor& self, const Tensor& other) {
   const DispatchKeySet keys = dispatch_keys(backend_key({&self, &other}), records_autograd({&self, &other}));
   if (explain_enabled()) explain_log("dispatch", "logical_or", keys.str().c_str());
@@ -46,6 +47,7 @@ Operator<const Tensor&(const Tensor&, const Tensor&)> logical_or__op = {"logical
     /*Autograd=*/&autograd_kernels::logical_or_,
 }};
 
+
 const Tensor& ops::logical_or_(const Tensor& self, const Tensor& other) {
   const DispatchKeySet keys = dispatch_keys(backend_key({&self, &other}), records_autograd({&self, &other}));
   if (explain_enabled()) explain_log("dispatch", "logical_or_", keys.str().c_str());
@@ -67,6 +69,7 @@ Operator<const Tensor&(const Tensor&, const Tensor&, const Tensor&)> logical_or_
     /*CUDA=*/nullptr,
     /*Autograd=*/&autograd_kernels::logical_or_out,
 }};
+
 
 const Tensor& ops::logical_or_out(const Tensor& out, const Tensor& self, const Tensor& other) {
   const DispatchKeySet keys = dispatch_keys(backend_key({&self, &other, &out}), records_autograd({&self, &other, &out}));

@@ -24,6 +24,7 @@ Operator<Tensor(const Tensor&, const Tensor&)> logical_xor_op = {"logical_xor", 
     /*Autograd=*/&autograd_kernels::logical_xor,
 }};
 
+
 Tensor ops::logical_xor(const Tensor& self, const Tensor& other) {
   const DispatchKeySet keys = dispatch_keys(backend_key({&self, &other}), records_autograd({&self, &other}));
   if (explain_enabled()) explain_log("dispatch", "logical_xor", keys.str().c_str());
@@ -46,6 +47,7 @@ Operator<const Tensor&(const Tensor&, const Tensor&)> logical_xor__op = {"logica
     /*Autograd=*/&autograd_kernels::logical_xor_,
 }};
 
+
 const Tensor& ops::logical_xor_(const Tensor& self, const Tensor& other) {
   const DispatchKeySet keys = dispatch_keys(backend_key({&self, &other}), records_autograd({&self, &other}));
   if (explain_enabled()) explain_log("dispatch", "logical_xor_", keys.str().c_str());
@@ -67,6 +69,7 @@ Operator<const Tensor&(const Tensor&, const Tensor&, const Tensor&)> logical_xor
     /*CUDA=*/nullptr,
     /*Autograd=*/&autograd_kernels::logical_xor_out,
 }};
+
 
 const Tensor& ops::logical_xor_out(const Tensor& out, const Tensor& self, const Tensor& other) {
   const DispatchKeySet keys = dispatch_keys(backend_key({&self, &other, &out}), records_autograd({&self, &other, &out}));

@@ -11,12 +11,14 @@
 namespace kiln {
 
 // ---- logsumexp(Tensor self, int[1] dim, bool keepdim=False) -> Tensor  (CompositeImplicit)
+
 Tensor ops::logsumexp(const Tensor& self, IntArrayRef dim, bool keepdim) {
   if (explain_enabled()) explain_log("composite", "logsumexp", "");
   return composite_implicit::logsumexp(self, dim, keepdim);
 }
 
 // ---- logsumexp.out(Tensor self, int[1] dim, bool keepdim=False, *, Tensor(a!) out) -> Tensor(a!)  (CompositeImplicit)
+
 const Tensor& ops::logsumexp_out(const Tensor& out, const Tensor& self, IntArrayRef dim, bool keepdim) {
   if (explain_enabled()) explain_log("composite", "logsumexp.out", "");
   return write_out(out, kiln::logsumexp(self, dim, keepdim), "logsumexp");

@@ -25,6 +25,7 @@ Operator<Tensor(const Tensor&, const Tensor&)> lt_Tensor_op = {"lt.Tensor", {
     /*Autograd=*/&autograd_kernels::lt_Tensor,
 }};
 
+
 Tensor ops::lt(const Tensor& self, const Tensor& other) {
   const DispatchKeySet keys = dispatch_keys(backend_key({&self, &other}), records_autograd({&self, &other}));
   if (explain_enabled()) explain_log("dispatch", "lt.Tensor", keys.str().c_str());
@@ -47,6 +48,7 @@ Operator<const Tensor&(const Tensor&, const Tensor&, const Tensor&)> lt_out_op =
     /*Autograd=*/&autograd_kernels::lt_out,
 }};
 
+
 const Tensor& ops::lt_out(const Tensor& out, const Tensor& self, const Tensor& other) {
   const DispatchKeySet keys = dispatch_keys(backend_key({&self, &other, &out}), records_autograd({&self, &other, &out}));
   if (explain_enabled()) explain_log("dispatch", "lt.out", keys.str().c_str());
@@ -54,6 +56,7 @@ const Tensor& ops::lt_out(const Tensor& out, const Tensor& self, const Tensor& o
 }
 
 // ---- lt.Scalar(Tensor self, Scalar other) -> Tensor  (CompositeImplicit)
+
 Tensor ops::lt(const Tensor& self, const Scalar& other) {
   if (explain_enabled()) explain_log("composite", "lt.Scalar", "");
   return composite_implicit::lt_scalar(self, other);

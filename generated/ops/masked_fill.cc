@@ -10,24 +10,28 @@
 namespace kiln {
 
 // ---- masked_fill.Scalar(Tensor self, Tensor mask, Scalar value) -> Tensor  (CompositeImplicit)
+
 Tensor ops::masked_fill(const Tensor& self, const Tensor& mask, const Scalar& value) {
   if (explain_enabled()) explain_log("composite", "masked_fill.Scalar", "");
   return composite_implicit::masked_fill(self, mask, value);
 }
 
 // ---- masked_fill_.Scalar(Tensor(a!) self, Tensor mask, Scalar value) -> Tensor(a!)  (CompositeImplicit)
+
 const Tensor& ops::masked_fill_(const Tensor& self, const Tensor& mask, const Scalar& value) {
   if (explain_enabled()) explain_log("composite", "masked_fill_.Scalar", "");
   return composite_implicit::masked_fill_(self, mask, value);
 }
 
 // ---- masked_fill.Tensor(Tensor self, Tensor mask, Tensor value) -> Tensor  (CompositeImplicit)
+
 Tensor ops::masked_fill(const Tensor& self, const Tensor& mask, const Tensor& value) {
   if (explain_enabled()) explain_log("composite", "masked_fill.Tensor", "");
   return composite_implicit::masked_fill_tensor(self, mask, value);
 }
 
 // ---- masked_fill_.Tensor(Tensor(a!) self, Tensor mask, Tensor value) -> Tensor(a!)  (CompositeImplicit)
+
 const Tensor& ops::masked_fill_(const Tensor& self, const Tensor& mask, const Tensor& value) {
   if (explain_enabled()) explain_log("composite", "masked_fill_.Tensor", "");
   return composite_implicit::masked_fill__tensor(self, mask, value);

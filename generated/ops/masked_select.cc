@@ -24,6 +24,7 @@ Operator<Tensor(const Tensor&, const Tensor&)> masked_select_op = {"masked_selec
     /*Autograd=*/&autograd_kernels::masked_select,
 }};
 
+
 Tensor ops::masked_select(const Tensor& self, const Tensor& mask) {
   const DispatchKeySet keys = dispatch_keys(backend_key({&self, &mask}), records_autograd({&self, &mask}));
   if (explain_enabled()) explain_log("dispatch", "masked_select", keys.str().c_str());
@@ -45,6 +46,7 @@ Operator<const Tensor&(const Tensor&, const Tensor&, const Tensor&)> masked_sele
     /*CUDA=*/nullptr,
     /*Autograd=*/&autograd_kernels::masked_select_out,
 }};
+
 
 const Tensor& ops::masked_select_out(const Tensor& out, const Tensor& self, const Tensor& mask) {
   const DispatchKeySet keys = dispatch_keys(backend_key({&self, &mask, &out}), records_autograd({&self, &mask, &out}));

@@ -7,16 +7,30 @@
 #include "runtime/autograd/view_tracking.h"
 #include "runtime/api/api_helpers.h"
 #include "runtime/dispatch/dispatcher.h"
+#include "runtime/api/autocast_casts.h"
+#include "runtime/dispatch/autocast_state.h"
 
 namespace kiln {
 
 // ---- matmul(Tensor self, Tensor other) -> Tensor  (CompositeImplicit)
+
+// Autocast kernel: torch's CPU autocast policy `lower_precision`, then the op below Autocast.
+namespace {
+Tensor matmul_autocast(const Tensor& self, const Tensor& other) {
+  ExcludeDispatchKeyGuard below_autocast(DispatchKey::Autocast);
+  if (explain_enabled()) explain_log("autocast", "matmul", "lower_precision");
+  return ops::matmul(autocast::to_lower_precision(self), autocast::to_lower_precision(other));
+}
+}  // namespace
+
 Tensor ops::matmul(const Tensor& self, const Tensor& other) {
+  if (autocast::active()) return matmul_autocast(self, other);
   if (explain_enabled()) explain_log("composite", "matmul", "");
   return composite_implicit::matmul(self, other);
 }
 
 // ---- matmul.out(Tensor self, Tensor other, *, Tensor(a!) out) -> Tensor(a!)  (CompositeImplicit)
+
 const Tensor& ops::matmul_out(const Tensor& out, const Tensor& self, const Tensor& other) {
   if (explain_enabled()) explain_log("composite", "matmul.out", "");
   return write_out(out, kiln::matmul(self, other), "matmul", OutDtype::Exact);

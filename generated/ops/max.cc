@@ -25,6 +25,7 @@ Operator<std::tuple<Tensor, Tensor>(const Tensor&, int64_t, bool)> max_dim_op = 
     /*Autograd=*/&autograd_kernels::max_dim,
 }};
 
+
 std::tuple<Tensor, Tensor> ops::max(const Tensor& self, int64_t dim, bool keepdim) {
   const DispatchKeySet keys = dispatch_keys(backend_key({&self}), records_autograd({&self}));
   if (explain_enabled()) explain_log("dispatch", "max.dim", keys.str().c_str());
@@ -32,12 +33,14 @@ std::tuple<Tensor, Tensor> ops::max(const Tensor& self, int64_t dim, bool keepdi
 }
 
 // ---- max(Tensor self) -> Tensor  (CompositeImplicit)
+
 Tensor ops::max(const Tensor& self) {
   if (explain_enabled()) explain_log("composite", "max", "");
   return composite_implicit::max(self);
 }
 
 // ---- max.other(Tensor self, Tensor other) -> Tensor  (CompositeImplicit)
+
 Tensor ops::max(const Tensor& self, const Tensor& other) {
   if (explain_enabled()) explain_log("composite", "max.other", "");
   return composite_implicit::max_other(self, other);

@@ -10,6 +10,7 @@
 namespace kiln {
 
 // ---- max_pool2d(Tensor self, int[2] kernel_size, int[2] stride=[], int[2] padding=0, int[2] dilation=1, bool ceil_mode=False) -> Tensor  (CompositeImplicit)
+
 Tensor ops::max_pool2d(const Tensor& self, IntArrayRef kernel_size, IntArrayRef stride, IntArrayRef padding, IntArrayRef dilation, bool ceil_mode) {
   if (explain_enabled()) explain_log("composite", "max_pool2d", "");
   return composite_implicit::max_pool2d(self, kernel_size, stride, padding, dilation, ceil_mode);

@@ -24,6 +24,7 @@ Operator<std::tuple<Tensor, Tensor>(const Tensor&, IntArrayRef, IntArrayRef, Int
     /*Autograd=*/&autograd_kernels::max_pool2d_with_indices,
 }};
 
+
 std::tuple<Tensor, Tensor> ops::max_pool2d_with_indices(const Tensor& self, IntArrayRef kernel_size, IntArrayRef stride, IntArrayRef padding, IntArrayRef dilation, bool ceil_mode) {
   const DispatchKeySet keys = dispatch_keys(backend_key({&self}), records_autograd({&self}));
   if (explain_enabled()) explain_log("dispatch", "max_pool2d_with_indices", keys.str().c_str());

@@ -24,6 +24,7 @@ Operator<Tensor(const Tensor&, const Tensor&, IntArrayRef, IntArrayRef, IntArray
     /*Autograd=*/&autograd_kernels::max_pool2d_with_indices_backward,
 }};
 
+
 Tensor ops::max_pool2d_with_indices_backward(const Tensor& grad_output, const Tensor& self, IntArrayRef kernel_size, IntArrayRef stride, IntArrayRef padding, IntArrayRef dilation, bool ceil_mode, const Tensor& indices) {
   const DispatchKeySet keys = dispatch_keys(backend_key({&grad_output, &self, &indices}), records_autograd({&grad_output, &self, &indices}));
   if (explain_enabled()) explain_log("dispatch", "max_pool2d_with_indices_backward", keys.str().c_str());

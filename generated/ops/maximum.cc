@@ -24,6 +24,7 @@ Operator<Tensor(const Tensor&, const Tensor&)> maximum_op = {"maximum", {
     /*Autograd=*/&autograd_kernels::maximum,
 }};
 
+
 Tensor ops::maximum(const Tensor& self, const Tensor& other) {
   const DispatchKeySet keys = dispatch_keys(backend_key({&self, &other}), records_autograd({&self, &other}));
   if (explain_enabled()) explain_log("dispatch", "maximum", keys.str().c_str());
@@ -45,6 +46,7 @@ Operator<const Tensor&(const Tensor&, const Tensor&, const Tensor&)> maximum_out
     /*CUDA=*/nullptr,
     /*Autograd=*/&autograd_kernels::maximum_out,
 }};
+
 
 const Tensor& ops::maximum_out(const Tensor& out, const Tensor& self, const Tensor& other) {
   const DispatchKeySet keys = dispatch_keys(backend_key({&self, &other, &out}), records_autograd({&self, &other, &out}));

@@ -25,6 +25,7 @@ Operator<Tensor(const Tensor&, const std::optional<IntArrayRef>&, bool, const st
     /*Autograd=*/&autograd_kernels::mean_dim,
 }};
 
+
 Tensor ops::mean(const Tensor& self, const std::optional<IntArrayRef>& dim, bool keepdim, const std::optional<ScalarType>& dtype) {
   const DispatchKeySet keys = dispatch_keys(backend_key({&self}), records_autograd({&self}));
   if (explain_enabled()) explain_log("dispatch", "mean.dim", keys.str().c_str());
@@ -47,6 +48,7 @@ Operator<const Tensor&(const Tensor&, const Tensor&, const std::optional<IntArra
     /*Autograd=*/&autograd_kernels::mean_dim_out,
 }};
 
+
 const Tensor& ops::mean_out(const Tensor& out, const Tensor& self, const std::optional<IntArrayRef>& dim, bool keepdim, const std::optional<ScalarType>& dtype) {
   const DispatchKeySet keys = dispatch_keys(backend_key({&self, &out}), records_autograd({&self, &out}));
   if (explain_enabled()) explain_log("dispatch", "mean.dim_out", keys.str().c_str());
@@ -54,6 +56,7 @@ const Tensor& ops::mean_out(const Tensor& out, const Tensor& self, const std::op
 }
 
 // ---- mean(Tensor self, *, ScalarType? dtype=None) -> Tensor  (CompositeImplicit)
+
 Tensor ops::mean(const Tensor& self, const std::optional<ScalarType>& dtype) {
   if (explain_enabled()) explain_log("composite", "mean", "");
   return composite_implicit::mean(self, dtype);

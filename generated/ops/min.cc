@@ -25,6 +25,7 @@ Operator<std::tuple<Tensor, Tensor>(const Tensor&, int64_t, bool)> min_dim_op = 
     /*Autograd=*/&autograd_kernels::min_dim,
 }};
 
+
 std::tuple<Tensor, Tensor> ops::min(const Tensor& self, int64_t dim, bool keepdim) {
   const DispatchKeySet keys = dispatch_keys(backend_key({&self}), records_autograd({&self}));
   if (explain_enabled()) explain_log("dispatch", "min.dim", keys.str().c_str());
@@ -32,12 +33,14 @@ std::tuple<Tensor, Tensor> ops::min(const Tensor& self, int64_t dim, bool keepdi
 }
 
 // ---- min(Tensor self) -> Tensor  (CompositeImplicit)
+
 Tensor ops::min(const Tensor& self) {
   if (explain_enabled()) explain_log("composite", "min", "");
   return composite_implicit::min(self);
 }
 
 // ---- min.other(Tensor self, Tensor other) -> Tensor  (CompositeImplicit)
+
 Tensor ops::min(const Tensor& self, const Tensor& other) {
   if (explain_enabled()) explain_log("composite", "min.other", "");
   return composite_implicit::min_other(self, other);

@@ -24,6 +24,7 @@ Operator<Tensor(const Tensor&, const Tensor&)> minimum_op = {"minimum", {
     /*Autograd=*/&autograd_kernels::minimum,
 }};
 
+
 Tensor ops::minimum(const Tensor& self, const Tensor& other) {
   const DispatchKeySet keys = dispatch_keys(backend_key({&self, &other}), records_autograd({&self, &other}));
   if (explain_enabled()) explain_log("dispatch", "minimum", keys.str().c_str());
@@ -45,6 +46,7 @@ Operator<const Tensor&(const Tensor&, const Tensor&, const Tensor&)> minimum_out
     /*CUDA=*/nullptr,
     /*Autograd=*/&autograd_kernels::minimum_out,
 }};
+
 
 const Tensor& ops::minimum_out(const Tensor& out, const Tensor& self, const Tensor& other) {
   const DispatchKeySet keys = dispatch_keys(backend_key({&self, &other, &out}), records_autograd({&self, &other, &out}));

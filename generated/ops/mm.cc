@@ -7,6 +7,8 @@
 #include "runtime/autograd/view_tracking.h"
 #include "runtime/api/api_helpers.h"
 #include "runtime/dispatch/dispatcher.h"
+#include "runtime/api/autocast_casts.h"
+#include "runtime/dispatch/autocast_state.h"
 
 namespace kiln {
 
@@ -24,7 +26,18 @@ Operator<Tensor(const Tensor&, const Tensor&)> mm_op = {"mm", {
     /*Autograd=*/&autograd_kernels::mm,
 }};
 
+
+// Autocast kernel: torch's CPU autocast policy `lower_precision`, then the op below Autocast.
+namespace {
+Tensor mm_autocast(const Tensor& self, const Tensor& mat2) {
+  ExcludeDispatchKeyGuard below_autocast(DispatchKey::Autocast);
+  if (explain_enabled()) explain_log("autocast", "mm", "lower_precision");
+  return ops::mm(autocast::to_lower_precision(self), autocast::to_lower_precision(mat2));
+}
+}  // namespace
+
 Tensor ops::mm(const Tensor& self, const Tensor& mat2) {
+  if (autocast::active()) return mm_autocast(self, mat2);
   const DispatchKeySet keys = dispatch_keys(backend_key({&self, &mat2}), records_autograd({&self, &mat2}));
   if (explain_enabled()) explain_log("dispatch", "mm", keys.str().c_str());
   return mm_op.lookup(keys)(self, mat2);
@@ -45,6 +58,7 @@ Operator<const Tensor&(const Tensor&, const Tensor&, const Tensor&)> mm_out_op =
     /*CUDA=*/nullptr,
     /*Autograd=*/&autograd_kernels::mm_out,
 }};
+
 
 const Tensor& ops::mm_out(const Tensor& out, const Tensor& self, const Tensor& mat2) {
   const DispatchKeySet keys = dispatch_keys(backend_key({&self, &mat2, &out}), records_autograd({&self, &mat2, &out}));

@@ -10,12 +10,14 @@
 namespace kiln {
 
 // ---- movedim.int(Tensor(a) self, int source, int destination) -> Tensor(a)  (CompositeImplicit)
+
 Tensor ops::movedim(const Tensor& self, int64_t source, int64_t destination) {
   if (explain_enabled()) explain_log("composite", "movedim.int", "");
   return composite_implicit::movedim(self, source, destination);
 }
 
 // ---- movedim.intlist(Tensor(a) self, int[] source, int[] destination) -> Tensor(a)  (CompositeImplicit)
+
 Tensor ops::movedim(const Tensor& self, IntArrayRef source, IntArrayRef destination) {
   if (explain_enabled()) explain_log("composite", "movedim.intlist", "");
   return composite_implicit::movedim_intlist(self, source, destination);

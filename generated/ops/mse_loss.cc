@@ -6,11 +6,24 @@
 #include "runtime/autograd/view_tracking.h"
 #include "runtime/api/api_helpers.h"
 #include "runtime/dispatch/dispatcher.h"
+#include "runtime/api/autocast_casts.h"
+#include "runtime/dispatch/autocast_state.h"
 
 namespace kiln {
 
 // ---- mse_loss(Tensor self, Tensor target, int reduction=1) -> Tensor  (CompositeImplicit)
+
+// Autocast kernel: torch's CPU autocast policy `fp32`, then the op below Autocast.
+namespace {
+Tensor mse_loss_autocast(const Tensor& self, const Tensor& target, int64_t reduction) {
+  ExcludeDispatchKeyGuard below_autocast(DispatchKey::Autocast);
+  if (explain_enabled()) explain_log("autocast", "mse_loss", "fp32");
+  return ops::mse_loss(autocast::to_fp32(self), autocast::to_fp32(target), reduction);
+}
+}  // namespace
+
 Tensor ops::mse_loss(const Tensor& self, const Tensor& target, int64_t reduction) {
+  if (autocast::active()) return mse_loss_autocast(self, target, reduction);
   if (explain_enabled()) explain_log("composite", "mse_loss", "");
   return composite_implicit::mse_loss(self, target, reduction);
 }

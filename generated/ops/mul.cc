@@ -25,6 +25,7 @@ Operator<Tensor(const Tensor&, const Tensor&)> mul_Tensor_op = {"mul.Tensor", {
     /*Autograd=*/&autograd_kernels::mul_Tensor,
 }};
 
+
 Tensor ops::mul(const Tensor& self, const Tensor& other) {
   const DispatchKeySet keys = dispatch_keys(backend_key({&self, &other}), records_autograd({&self, &other}));
   if (explain_enabled()) explain_log("dispatch", "mul.Tensor", keys.str().c_str());
@@ -46,6 +47,7 @@ Operator<const Tensor&(const Tensor&, const Tensor&)> mul__Tensor_op = {"mul_.Te
     /*CUDA=*/nullptr,
     /*Autograd=*/&autograd_kernels::mul__Tensor,
 }};
+
 
 const Tensor& ops::mul_(const Tensor& self, const Tensor& other) {
   const DispatchKeySet keys = dispatch_keys(backend_key({&self, &other}), records_autograd({&self, &other}));
@@ -69,6 +71,7 @@ Operator<const Tensor&(const Tensor&, const Tensor&, const Tensor&)> mul_out_op 
     /*Autograd=*/&autograd_kernels::mul_out,
 }};
 
+
 const Tensor& ops::mul_out(const Tensor& out, const Tensor& self, const Tensor& other) {
   const DispatchKeySet keys = dispatch_keys(backend_key({&self, &other, &out}), records_autograd({&self, &other, &out}));
   if (explain_enabled()) explain_log("dispatch", "mul.out", keys.str().c_str());
@@ -76,12 +79,14 @@ const Tensor& ops::mul_out(const Tensor& out, const Tensor& self, const Tensor& 
 }
 
 // ---- mul.Scalar(Tensor self, Scalar other) -> Tensor  (CompositeImplicit)
+
 Tensor ops::mul(const Tensor& self, const Scalar& other) {
   if (explain_enabled()) explain_log("composite", "mul.Scalar", "");
   return composite_implicit::mul_scalar(self, other);
 }
 
 // ---- mul_.Scalar(Tensor(a!) self, Scalar other) -> Tensor(a!)  (CompositeImplicit)
+
 const Tensor& ops::mul_(const Tensor& self, const Scalar& other) {
   if (explain_enabled()) explain_log("composite", "mul_.Scalar", "");
   return composite_implicit::mul__scalar(self, other);

@@ -24,6 +24,7 @@ Operator<Tensor(const Tensor&, int64_t, bool, Generator*)> multinomial_op = {"mu
     /*Autograd=*/&autograd_kernels::multinomial,
 }};
 
+
 Tensor ops::multinomial(const Tensor& self, int64_t num_samples, bool replacement, Generator* generator) {
   const DispatchKeySet keys = dispatch_keys(backend_key({&self}), records_autograd({&self}));
   if (explain_enabled()) explain_log("dispatch", "multinomial", keys.str().c_str());

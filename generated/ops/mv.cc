@@ -11,12 +11,14 @@
 namespace kiln {
 
 // ---- mv(Tensor self, Tensor vec) -> Tensor  (CompositeImplicit)
+
 Tensor ops::mv(const Tensor& self, const Tensor& vec) {
   if (explain_enabled()) explain_log("composite", "mv", "");
   return composite_implicit::mv(self, vec);
 }
 
 // ---- mv.out(Tensor self, Tensor vec, *, Tensor(a!) out) -> Tensor(a!)  (CompositeImplicit)
+
 const Tensor& ops::mv_out(const Tensor& out, const Tensor& self, const Tensor& vec) {
   if (explain_enabled()) explain_log("composite", "mv.out", "");
   return write_out(out, kiln::mv(self, vec), "mv", OutDtype::Exact);

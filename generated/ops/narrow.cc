@@ -10,6 +10,7 @@
 namespace kiln {
 
 // ---- narrow(Tensor(a) self, int dim, int start, int length) -> Tensor(a)  (CompositeImplicit)
+
 Tensor ops::narrow(const Tensor& self, int64_t dim, int64_t start, int64_t length) {
   if (explain_enabled()) explain_log("composite", "narrow", "");
   return composite_implicit::narrow(self, dim, start, length);

@@ -25,6 +25,7 @@ Operator<Tensor(const Tensor&, const Tensor&)> ne_Tensor_op = {"ne.Tensor", {
     /*Autograd=*/&autograd_kernels::ne_Tensor,
 }};
 
+
 Tensor ops::ne(const Tensor& self, const Tensor& other) {
   const DispatchKeySet keys = dispatch_keys(backend_key({&self, &other}), records_autograd({&self, &other}));
   if (explain_enabled()) explain_log("dispatch", "ne.Tensor", keys.str().c_str());
@@ -47,6 +48,7 @@ Operator<const Tensor&(const Tensor&, const Tensor&, const Tensor&)> ne_out_op =
     /*Autograd=*/&autograd_kernels::ne_out,
 }};
 
+
 const Tensor& ops::ne_out(const Tensor& out, const Tensor& self, const Tensor& other) {
   const DispatchKeySet keys = dispatch_keys(backend_key({&self, &other, &out}), records_autograd({&self, &other, &out}));
   if (explain_enabled()) explain_log("dispatch", "ne.out", keys.str().c_str());
@@ -54,6 +56,7 @@ const Tensor& ops::ne_out(const Tensor& out, const Tensor& self, const Tensor& o
 }
 
 // ---- ne.Scalar(Tensor self, Scalar other) -> Tensor  (CompositeImplicit)
+
 Tensor ops::ne(const Tensor& self, const Scalar& other) {
   if (explain_enabled()) explain_log("composite", "ne.Scalar", "");
   return composite_implicit::ne_scalar(self, other);

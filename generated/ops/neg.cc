@@ -24,6 +24,7 @@ Operator<Tensor(const Tensor&)> neg_op = {"neg", {
     /*Autograd=*/&autograd_kernels::neg,
 }};
 
+
 Tensor ops::neg(const Tensor& self) {
   const DispatchKeySet keys = dispatch_keys(backend_key({&self}), records_autograd({&self}));
   if (explain_enabled()) explain_log("dispatch", "neg", keys.str().c_str());
@@ -46,6 +47,7 @@ Operator<const Tensor&(const Tensor&)> neg__op = {"neg_", {
     /*Autograd=*/&autograd_kernels::neg_,
 }};
 
+
 const Tensor& ops::neg_(const Tensor& self) {
   const DispatchKeySet keys = dispatch_keys(backend_key({&self}), records_autograd({&self}));
   if (explain_enabled()) explain_log("dispatch", "neg_", keys.str().c_str());
@@ -67,6 +69,7 @@ Operator<const Tensor&(const Tensor&, const Tensor&)> neg_out_op = {"neg.out", {
     /*CUDA=*/nullptr,
     /*Autograd=*/&autograd_kernels::neg_out,
 }};
+
 
 const Tensor& ops::neg_out(const Tensor& out, const Tensor& self) {
   const DispatchKeySet keys = dispatch_keys(backend_key({&self, &out}), records_autograd({&self, &out}));

@@ -7,6 +7,8 @@
 #include "runtime/autograd/view_tracking.h"
 #include "runtime/api/api_helpers.h"
 #include "runtime/dispatch/dispatcher.h"
+#include "runtime/api/autocast_casts.h"
+#include "runtime/dispatch/autocast_state.h"
 
 namespace kiln {
 
@@ -24,7 +26,18 @@ Operator<Tensor(const Tensor&, const Tensor&, const Tensor&, int64_t, int64_t)> 
     /*Autograd=*/&autograd_kernels::nll_loss,
 }};
 
+
+// Autocast kernel: torch's CPU autocast policy `fp32`, then the op below Autocast.
+namespace {
+Tensor nll_loss_autocast(const Tensor& self, const Tensor& target, const Tensor& weight, int64_t reduction, int64_t ignore_index) {
+  ExcludeDispatchKeyGuard below_autocast(DispatchKey::Autocast);
+  if (explain_enabled()) explain_log("autocast", "nll_loss", "fp32");
+  return ops::nll_loss(autocast::to_fp32(self), autocast::to_fp32(target), autocast::to_fp32(weight), reduction, ignore_index);
+}
+}  // namespace
+
 Tensor ops::nll_loss(const Tensor& self, const Tensor& target, const Tensor& weight, int64_t reduction, int64_t ignore_index) {
+  if (autocast::active()) return nll_loss_autocast(self, target, weight, reduction, ignore_index);
   const DispatchKeySet keys = dispatch_keys(backend_key({&self, &target, &weight}), records_autograd({&self, &target, &weight}));
   if (explain_enabled()) explain_log("dispatch", "nll_loss", keys.str().c_str());
   return nll_loss_op.lookup(keys)(self, target, weight, reduction, ignore_index);

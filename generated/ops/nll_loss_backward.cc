@@ -24,6 +24,7 @@ Operator<Tensor(const Tensor&, const Tensor&, const Tensor&, const Tensor&, int6
     /*Autograd=*/&autograd_kernels::nll_loss_backward,
 }};
 
+
 Tensor ops::nll_loss_backward(const Tensor& grad_output, const Tensor& self, const Tensor& target, const Tensor& weight, int64_t reduction, int64_t ignore_index) {
   const DispatchKeySet keys = dispatch_keys(backend_key({&grad_output, &self, &target, &weight}), records_autograd({&grad_output, &self, &target, &weight}));
   if (explain_enabled()) explain_log("dispatch", "nll_loss_backward", keys.str().c_str());

@@ -24,6 +24,7 @@ Operator<Tensor(const Tensor&)> nonzero_op = {"nonzero", {
     /*Autograd=*/&autograd_kernels::nonzero,
 }};
 
+
 Tensor ops::nonzero(const Tensor& self) {
   const DispatchKeySet keys = dispatch_keys(backend_key({&self}), records_autograd({&self}));
   if (explain_enabled()) explain_log("dispatch", "nonzero", keys.str().c_str());

@@ -10,12 +10,14 @@
 namespace kiln {
 
 // ---- norm.Scalar(Tensor self, Scalar p=2) -> Tensor  (CompositeImplicit)
+
 Tensor ops::norm(const Tensor& self, const Scalar& p) {
   if (explain_enabled()) explain_log("composite", "norm.Scalar", "");
   return composite_implicit::norm(self, p);
 }
 
 // ---- norm.ScalarOpt_dim(Tensor self, Scalar? p, int[1] dim, bool keepdim=False) -> Tensor  (CompositeImplicit)
+
 Tensor ops::norm(const Tensor& self, const std::optional<Scalar>& p, IntArrayRef dim, bool keepdim) {
   if (explain_enabled()) explain_log("composite", "norm.ScalarOpt_dim", "");
   return composite_implicit::norm_dim(self, p, dim, keepdim);

@@ -27,6 +27,7 @@ Operator<const Tensor&(const Tensor&, double, double, Generator*)> normal__op = 
     /*Autograd=*/&autograd_kernels::normal_,
 }};
 
+
 const Tensor& ops::normal_(const Tensor& self, double mean, double std, Generator* generator) {
   const DispatchKeySet keys = dispatch_keys(backend_key({&self}), records_autograd({&self}));
   if (explain_enabled()) explain_log("dispatch", "normal_", keys.str().c_str());
@@ -34,6 +35,7 @@ const Tensor& ops::normal_(const Tensor& self, double mean, double std, Generato
 }
 
 // ---- normal.float_float(float mean, float std, int[] size, *, Generator? generator=None, ScalarType? dtype=None, Device? device=None, bool requires_grad=False) -> Tensor  (CompositeImplicit)
+
 Tensor ops::normal(double mean, double std, IntArrayRef size, Generator* generator, const std::optional<ScalarType>& dtype, const std::optional<Device>& device, bool requires_grad) {
   if (explain_enabled()) explain_log("composite", "normal.float_float", "");
   Tensor result = composite_implicit::normal_float_float(mean, std, size, generator, dtype, device, requires_grad);

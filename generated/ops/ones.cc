@@ -10,6 +10,7 @@
 namespace kiln {
 
 // ---- ones(int[] size, *, ScalarType? dtype=None, Device? device=None, bool requires_grad=False) -> Tensor  (CompositeImplicit)
+
 Tensor ops::ones(IntArrayRef size, const std::optional<ScalarType>& dtype, const std::optional<Device>& device, bool requires_grad) {
   if (explain_enabled()) explain_log("composite", "ones", "");
   Tensor result = composite_implicit::ones(size, dtype, device, requires_grad);

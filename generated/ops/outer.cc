@@ -11,12 +11,14 @@
 namespace kiln {
 
 // ---- outer(Tensor self, Tensor vec2) -> Tensor  (CompositeImplicit)
+
 Tensor ops::outer(const Tensor& self, const Tensor& vec2) {
   if (explain_enabled()) explain_log("composite", "outer", "");
   return composite_implicit::outer(self, vec2);
 }
 
 // ---- outer.out(Tensor self, Tensor vec2, *, Tensor(a!) out) -> Tensor(a!)  (CompositeImplicit)
+
 const Tensor& ops::outer_out(const Tensor& out, const Tensor& self, const Tensor& vec2) {
   if (explain_enabled()) explain_log("composite", "outer.out", "");
   return write_out(out, kiln::outer(self, vec2), "outer");

@@ -28,6 +28,7 @@ Operator<Tensor(const Tensor&, IntArrayRef)> permute_op = {"permute", {
     /*Autograd=*/&autograd_kernels::permute,
 }};
 
+
 Tensor ops::permute(const Tensor& self, IntArrayRef dims) {
   const DispatchKeySet keys = dispatch_keys(backend_key({&self}), records_autograd({&self}));
   if (explain_enabled()) explain_log("dispatch", "permute", keys.str().c_str());

@@ -25,6 +25,7 @@ Operator<Tensor(const Tensor&, const Scalar&)> pow_Tensor_Scalar_op = {"pow.Tens
     /*Autograd=*/&autograd_kernels::pow_Tensor_Scalar,
 }};
 
+
 Tensor ops::pow(const Tensor& self, const Scalar& exponent) {
   const DispatchKeySet keys = dispatch_keys(backend_key({&self}), records_autograd({&self}));
   if (explain_enabled()) explain_log("dispatch", "pow.Tensor_Scalar", keys.str().c_str());
@@ -46,6 +47,7 @@ Operator<const Tensor&(const Tensor&, const Scalar&)> pow__Tensor_Scalar_op = {"
     /*CUDA=*/nullptr,
     /*Autograd=*/&autograd_kernels::pow__Tensor_Scalar,
 }};
+
 
 const Tensor& ops::pow_(const Tensor& self, const Scalar& exponent) {
   const DispatchKeySet keys = dispatch_keys(backend_key({&self}), records_autograd({&self}));
@@ -69,6 +71,7 @@ Operator<const Tensor&(const Tensor&, const Tensor&, const Scalar&)> pow_Tensor_
     /*Autograd=*/&autograd_kernels::pow_Tensor_Scalar_out,
 }};
 
+
 const Tensor& ops::pow_out(const Tensor& out, const Tensor& self, const Scalar& exponent) {
   const DispatchKeySet keys = dispatch_keys(backend_key({&self, &out}), records_autograd({&self, &out}));
   if (explain_enabled()) explain_log("dispatch", "pow.Tensor_Scalar_out", keys.str().c_str());
@@ -88,6 +91,7 @@ Operator<Tensor(const Tensor&, const Tensor&)> pow_Tensor_Tensor_op = {"pow.Tens
     /*CUDA=*/nullptr,
     /*Autograd=*/&autograd_kernels::pow_Tensor_Tensor,
 }};
+
 
 Tensor ops::pow(const Tensor& self, const Tensor& exponent) {
   const DispatchKeySet keys = dispatch_keys(backend_key({&self, &exponent}), records_autograd({&self, &exponent}));
@@ -111,6 +115,7 @@ Operator<const Tensor&(const Tensor&, const Tensor&)> pow__Tensor_Tensor_op = {"
     /*Autograd=*/&autograd_kernels::pow__Tensor_Tensor,
 }};
 
+
 const Tensor& ops::pow_(const Tensor& self, const Tensor& exponent) {
   const DispatchKeySet keys = dispatch_keys(backend_key({&self, &exponent}), records_autograd({&self, &exponent}));
   if (explain_enabled()) explain_log("dispatch", "pow_.Tensor_Tensor", keys.str().c_str());
@@ -133,6 +138,7 @@ Operator<const Tensor&(const Tensor&, const Tensor&, const Tensor&)> pow_Tensor_
     /*Autograd=*/&autograd_kernels::pow_Tensor_Tensor_out,
 }};
 
+
 const Tensor& ops::pow_out(const Tensor& out, const Tensor& self, const Tensor& exponent) {
   const DispatchKeySet keys = dispatch_keys(backend_key({&self, &exponent, &out}), records_autograd({&self, &exponent, &out}));
   if (explain_enabled()) explain_log("dispatch", "pow.Tensor_Tensor_out", keys.str().c_str());
@@ -140,6 +146,7 @@ const Tensor& ops::pow_out(const Tensor& out, const Tensor& self, const Tensor& 
 }
 
 // ---- pow.Scalar(Scalar self, Tensor exponent) -> Tensor  (CompositeImplicit)
+
 Tensor ops::pow(const Scalar& self, const Tensor& exponent) {
   if (explain_enabled()) explain_log("composite", "pow.Scalar", "");
   return composite_implicit::pow_scalar_base(self, exponent);

@@ -8,6 +8,8 @@
 #include "runtime/autograd/view_tracking.h"
 #include "runtime/api/api_helpers.h"
 #include "runtime/dispatch/dispatcher.h"
+#include "runtime/api/autocast_casts.h"
+#include "runtime/dispatch/autocast_state.h"
 
 namespace kiln {
 
@@ -25,7 +27,18 @@ Operator<Tensor(const Tensor&, int64_t, bool, const std::optional<ScalarType>&)>
     /*Autograd=*/&autograd_kernels::prod_dim_int,
 }};
 
+
+// Autocast kernel: torch's CPU autocast policy `fp32`, then the op below Autocast.
+namespace {
+Tensor prod_dim_int_autocast(const Tensor& self, int64_t dim, bool keepdim, const std::optional<ScalarType>& dtype) {
+  ExcludeDispatchKeyGuard below_autocast(DispatchKey::Autocast);
+  if (explain_enabled()) explain_log("autocast", "prod.dim_int", "fp32");
+  return ops::prod(autocast::to_fp32(self), dim, keepdim, dtype);
+}
+}  // namespace
+
 Tensor ops::prod(const Tensor& self, int64_t dim, bool keepdim, const std::optional<ScalarType>& dtype) {
+  if (autocast::active()) return prod_dim_int_autocast(self, dim, keepdim, dtype);
   const DispatchKeySet keys = dispatch_keys(backend_key({&self}), records_autograd({&self}));
   if (explain_enabled()) explain_log("dispatch", "prod.dim_int", keys.str().c_str());
   return prod_dim_int_op.lookup(keys)(self, dim, keepdim, dtype);
@@ -47,6 +60,7 @@ Operator<const Tensor&(const Tensor&, const Tensor&, int64_t, bool, const std::o
     /*Autograd=*/&autograd_kernels::prod_dim_int_out,
 }};
 
+
 const Tensor& ops::prod_out(const Tensor& out, const Tensor& self, int64_t dim, bool keepdim, const std::optional<ScalarType>& dtype) {
   const DispatchKeySet keys = dispatch_keys(backend_key({&self, &out}), records_autograd({&self, &out}));
   if (explain_enabled()) explain_log("dispatch", "prod.dim_int_out", keys.str().c_str());
@@ -54,7 +68,18 @@ const Tensor& ops::prod_out(const Tensor& out, const Tensor& self, int64_t dim, 
 }
 
 // ---- prod(Tensor self, *, ScalarType? dtype=None) -> Tensor  (CompositeImplicit)
+
+// Autocast kernel: torch's CPU autocast policy `fp32`, then the op below Autocast.
+namespace {
+Tensor prod_autocast(const Tensor& self, const std::optional<ScalarType>& dtype) {
+  ExcludeDispatchKeyGuard below_autocast(DispatchKey::Autocast);
+  if (explain_enabled()) explain_log("autocast", "prod", "fp32");
+  return ops::prod(autocast::to_fp32(self), dtype);
+}
+}  // namespace
+
 Tensor ops::prod(const Tensor& self, const std::optional<ScalarType>& dtype) {
+  if (autocast::active()) return prod_autocast(self, dtype);
   if (explain_enabled()) explain_log("composite", "prod", "");
   return composite_implicit::prod(self, dtype);
 }

@@ -10,6 +10,7 @@
 namespace kiln {
 
 // ---- randn(int[] size, *, Generator? generator=None, ScalarType? dtype=None, Device? device=None, bool requires_grad=False) -> Tensor  (CompositeImplicit)
+
 Tensor ops::randn(IntArrayRef size, Generator* generator, const std::optional<ScalarType>& dtype, const std::optional<Device>& device, bool requires_grad) {
   if (explain_enabled()) explain_log("composite", "randn", "");
   Tensor result = composite_implicit::randn(size, generator, dtype, device, requires_grad);

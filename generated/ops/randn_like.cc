@@ -10,6 +10,7 @@
 namespace kiln {
 
 // ---- randn_like(Tensor self, *, ScalarType? dtype=None, Device? device=None, bool requires_grad=False) -> Tensor  (CompositeImplicit)
+
 Tensor ops::randn_like(const Tensor& self, const std::optional<ScalarType>& dtype, const std::optional<Device>& device, bool requires_grad) {
   if (explain_enabled()) explain_log("composite", "randn_like", "");
   Tensor result = composite_implicit::randn_like(self, dtype, device, requires_grad);

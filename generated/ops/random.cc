@@ -26,6 +26,7 @@ Operator<const Tensor&(const Tensor&, int64_t, Generator*)> random__to_op = {"ra
     /*Autograd=*/&autograd_kernels::random__to,
 }};
 
+
 const Tensor& ops::random_(const Tensor& self, int64_t to, Generator* generator) {
   const DispatchKeySet keys = dispatch_keys(backend_key({&self}), records_autograd({&self}));
   if (explain_enabled()) explain_log("dispatch", "random_.to", keys.str().c_str());
@@ -48,6 +49,7 @@ Operator<const Tensor&(const Tensor&, int64_t, const std::optional<int64_t>&, Ge
     /*Autograd=*/&autograd_kernels::random__from,
 }};
 
+
 const Tensor& ops::random_(const Tensor& self, int64_t from, const std::optional<int64_t>& to, Generator* generator) {
   const DispatchKeySet keys = dispatch_keys(backend_key({&self}), records_autograd({&self}));
   if (explain_enabled()) explain_log("dispatch", "random_.from", keys.str().c_str());
@@ -69,6 +71,7 @@ Operator<const Tensor&(const Tensor&, Generator*)> random__op = {"random_", {
     /*CUDA=*/nullptr,
     /*Autograd=*/&autograd_kernels::random_,
 }};
+
 
 const Tensor& ops::random_(const Tensor& self, Generator* generator) {
   const DispatchKeySet keys = dispatch_keys(backend_key({&self}), records_autograd({&self}));

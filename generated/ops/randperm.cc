@@ -23,6 +23,7 @@ Operator<Tensor(int64_t, Generator*, const std::optional<ScalarType>&, const std
     /*Autograd=*/nullptr,
 }};
 
+
 Tensor ops::randperm(int64_t n, Generator* generator, const std::optional<ScalarType>& dtype, const std::optional<Device>& device, bool requires_grad) {
   const DispatchKeySet keys = dispatch_keys(backend_key(device.value_or(Device())), false);
   if (explain_enabled()) explain_log("dispatch", "randperm", keys.str().c_str());

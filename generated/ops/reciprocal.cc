@@ -24,6 +24,7 @@ Operator<Tensor(const Tensor&)> reciprocal_op = {"reciprocal", {
     /*Autograd=*/&autograd_kernels::reciprocal,
 }};
 
+
 Tensor ops::reciprocal(const Tensor& self) {
   const DispatchKeySet keys = dispatch_keys(backend_key({&self}), records_autograd({&self}));
   if (explain_enabled()) explain_log("dispatch", "reciprocal", keys.str().c_str());
@@ -46,6 +47,7 @@ Operator<const Tensor&(const Tensor&)> reciprocal__op = {"reciprocal_", {
     /*Autograd=*/&autograd_kernels::reciprocal_,
 }};
 
+
 const Tensor& ops::reciprocal_(const Tensor& self) {
   const DispatchKeySet keys = dispatch_keys(backend_key({&self}), records_autograd({&self}));
   if (explain_enabled()) explain_log("dispatch", "reciprocal_", keys.str().c_str());
@@ -67,6 +69,7 @@ Operator<const Tensor&(const Tensor&, const Tensor&)> reciprocal_out_op = {"reci
     /*CUDA=*/nullptr,
     /*Autograd=*/&autograd_kernels::reciprocal_out,
 }};
+
 
 const Tensor& ops::reciprocal_out(const Tensor& out, const Tensor& self) {
   const DispatchKeySet keys = dispatch_keys(backend_key({&self, &out}), records_autograd({&self, &out}));

@@ -24,6 +24,7 @@ Operator<Tensor(const Tensor&)> relu_op = {"relu", {
     /*Autograd=*/&autograd_kernels::relu,
 }};
 
+
 Tensor ops::relu(const Tensor& self) {
   const DispatchKeySet keys = dispatch_keys(backend_key({&self}), records_autograd({&self}));
   if (explain_enabled()) explain_log("dispatch", "relu", keys.str().c_str());
@@ -46,6 +47,7 @@ Operator<const Tensor&(const Tensor&)> relu__op = {"relu_", {
     /*Autograd=*/&autograd_kernels::relu_,
 }};
 
+
 const Tensor& ops::relu_(const Tensor& self) {
   const DispatchKeySet keys = dispatch_keys(backend_key({&self}), records_autograd({&self}));
   if (explain_enabled()) explain_log("dispatch", "relu_", keys.str().c_str());
@@ -67,6 +69,7 @@ Operator<const Tensor&(const Tensor&, const Tensor&)> relu_out_op = {"relu.out",
     /*CUDA=*/nullptr,
     /*Autograd=*/&autograd_kernels::relu_out,
 }};
+
 
 const Tensor& ops::relu_out(const Tensor& out, const Tensor& self) {
   const DispatchKeySet keys = dispatch_keys(backend_key({&self, &out}), records_autograd({&self, &out}));

@@ -24,6 +24,7 @@ Operator<Tensor(const Tensor&, const Tensor&)> remainder_Tensor_op = {"remainder
     /*Autograd=*/&autograd_kernels::remainder_Tensor,
 }};
 
+
 Tensor ops::remainder(const Tensor& self, const Tensor& other) {
   const DispatchKeySet keys = dispatch_keys(backend_key({&self, &other}), records_autograd({&self, &other}));
   if (explain_enabled()) explain_log("dispatch", "remainder.Tensor", keys.str().c_str());
@@ -46,6 +47,7 @@ Operator<const Tensor&(const Tensor&, const Tensor&)> remainder__Tensor_op = {"r
     /*Autograd=*/&autograd_kernels::remainder__Tensor,
 }};
 
+
 const Tensor& ops::remainder_(const Tensor& self, const Tensor& other) {
   const DispatchKeySet keys = dispatch_keys(backend_key({&self, &other}), records_autograd({&self, &other}));
   if (explain_enabled()) explain_log("dispatch", "remainder_.Tensor", keys.str().c_str());
@@ -67,6 +69,7 @@ Operator<const Tensor&(const Tensor&, const Tensor&, const Tensor&)> remainder_o
     /*CUDA=*/nullptr,
     /*Autograd=*/&autograd_kernels::remainder_out,
 }};
+
 
 const Tensor& ops::remainder_out(const Tensor& out, const Tensor& self, const Tensor& other) {
   const DispatchKeySet keys = dispatch_keys(backend_key({&self, &other, &out}), records_autograd({&self, &other, &out}));

@@ -10,6 +10,7 @@
 namespace kiln {
 
 // ---- repeat(Tensor self, int[] repeats) -> Tensor  (CompositeImplicit)
+
 Tensor ops::repeat(const Tensor& self, IntArrayRef repeats) {
   if (explain_enabled()) explain_log("composite", "repeat", "");
   return composite_implicit::repeat(self, repeats);

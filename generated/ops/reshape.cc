@@ -10,6 +10,7 @@
 namespace kiln {
 
 // ---- reshape(Tensor(a) self, int[] shape) -> Tensor(a)  (CompositeImplicit)
+
 Tensor ops::reshape(const Tensor& self, IntArrayRef shape) {
   if (explain_enabled()) explain_log("composite", "reshape", "");
   return composite_implicit::reshape(self, shape);

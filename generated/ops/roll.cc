@@ -10,6 +10,7 @@
 namespace kiln {
 
 // ---- roll(Tensor self, int[1] shifts, int[1] dims=[]) -> Tensor  (CompositeImplicit)
+
 Tensor ops::roll(const Tensor& self, IntArrayRef shifts, IntArrayRef dims) {
   if (explain_enabled()) explain_log("composite", "roll", "");
   return composite_implicit::roll(self, shifts, dims);

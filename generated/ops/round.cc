@@ -25,6 +25,7 @@ Operator<Tensor(const Tensor&)> round_op = {"round", {
     /*Autograd=*/&autograd_kernels::round,
 }};
 
+
 Tensor ops::round(const Tensor& self) {
   const DispatchKeySet keys = dispatch_keys(backend_key({&self}), records_autograd({&self}));
   if (explain_enabled()) explain_log("dispatch", "round", keys.str().c_str());
@@ -46,6 +47,7 @@ Operator<const Tensor&(const Tensor&)> round__op = {"round_", {
     /*CUDA=*/nullptr,
     /*Autograd=*/&autograd_kernels::round_,
 }};
+
 
 const Tensor& ops::round_(const Tensor& self) {
   const DispatchKeySet keys = dispatch_keys(backend_key({&self}), records_autograd({&self}));
@@ -69,6 +71,7 @@ Operator<const Tensor&(const Tensor&, const Tensor&)> round_out_op = {"round.out
     /*Autograd=*/&autograd_kernels::round_out,
 }};
 
+
 const Tensor& ops::round_out(const Tensor& out, const Tensor& self) {
   const DispatchKeySet keys = dispatch_keys(backend_key({&self, &out}), records_autograd({&self, &out}));
   if (explain_enabled()) explain_log("dispatch", "round.out", keys.str().c_str());
@@ -76,12 +79,14 @@ const Tensor& ops::round_out(const Tensor& out, const Tensor& self) {
 }
 
 // ---- round.decimals(Tensor self, *, int decimals) -> Tensor  (CompositeImplicit)
+
 Tensor ops::round(const Tensor& self, int64_t decimals) {
   if (explain_enabled()) explain_log("composite", "round.decimals", "");
   return composite_implicit::round_decimals(self, decimals);
 }
 
 // ---- round_.decimals(Tensor(a!) self, *, int decimals) -> Tensor(a!)  (CompositeImplicit)
+
 const Tensor& ops::round_(const Tensor& self, int64_t decimals) {
   if (explain_enabled()) explain_log("composite", "round_.decimals", "");
   return composite_implicit::round__decimals(self, decimals);

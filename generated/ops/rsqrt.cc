@@ -24,6 +24,7 @@ Operator<Tensor(const Tensor&)> rsqrt_op = {"rsqrt", {
     /*Autograd=*/&autograd_kernels::rsqrt,
 }};
 
+
 Tensor ops::rsqrt(const Tensor& self) {
   const DispatchKeySet keys = dispatch_keys(backend_key({&self}), records_autograd({&self}));
   if (explain_enabled()) explain_log("dispatch", "rsqrt", keys.str().c_str());
@@ -46,6 +47,7 @@ Operator<const Tensor&(const Tensor&)> rsqrt__op = {"rsqrt_", {
     /*Autograd=*/&autograd_kernels::rsqrt_,
 }};
 
+
 const Tensor& ops::rsqrt_(const Tensor& self) {
   const DispatchKeySet keys = dispatch_keys(backend_key({&self}), records_autograd({&self}));
   if (explain_enabled()) explain_log("dispatch", "rsqrt_", keys.str().c_str());
@@ -67,6 +69,7 @@ Operator<const Tensor&(const Tensor&, const Tensor&)> rsqrt_out_op = {"rsqrt.out
     /*CUDA=*/nullptr,
     /*Autograd=*/&autograd_kernels::rsqrt_out,
 }};
+
 
 const Tensor& ops::rsqrt_out(const Tensor& out, const Tensor& self) {
   const DispatchKeySet keys = dispatch_keys(backend_key({&self, &out}), records_autograd({&self, &out}));

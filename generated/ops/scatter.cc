@@ -24,6 +24,7 @@ Operator<Tensor(const Tensor&, int64_t, const Tensor&, const Tensor&)> scatter_s
     /*Autograd=*/&autograd_kernels::scatter_src,
 }};
 
+
 Tensor ops::scatter(const Tensor& self, int64_t dim, const Tensor& index, const Tensor& src) {
   const DispatchKeySet keys = dispatch_keys(backend_key({&self, &index, &src}), records_autograd({&self, &index, &src}));
   if (explain_enabled()) explain_log("dispatch", "scatter.src", keys.str().c_str());
@@ -46,6 +47,7 @@ Operator<const Tensor&(const Tensor&, int64_t, const Tensor&, const Tensor&)> sc
     /*Autograd=*/&autograd_kernels::scatter__src,
 }};
 
+
 const Tensor& ops::scatter_(const Tensor& self, int64_t dim, const Tensor& index, const Tensor& src) {
   const DispatchKeySet keys = dispatch_keys(backend_key({&self, &index, &src}), records_autograd({&self, &index, &src}));
   if (explain_enabled()) explain_log("dispatch", "scatter_.src", keys.str().c_str());
@@ -65,6 +67,7 @@ Operator<Tensor(const Tensor&, int64_t, const Tensor&, const Scalar&)> scatter_v
     /*CUDA=*/nullptr,
     /*Autograd=*/&autograd_kernels::scatter_value,
 }};
+
 
 Tensor ops::scatter(const Tensor& self, int64_t dim, const Tensor& index, const Scalar& value) {
   const DispatchKeySet keys = dispatch_keys(backend_key({&self, &index}), records_autograd({&self, &index}));
@@ -87,6 +90,7 @@ Operator<const Tensor&(const Tensor&, int64_t, const Tensor&, const Scalar&)> sc
     /*CUDA=*/nullptr,
     /*Autograd=*/&autograd_kernels::scatter__value,
 }};
+
 
 const Tensor& ops::scatter_(const Tensor& self, int64_t dim, const Tensor& index, const Scalar& value) {
   const DispatchKeySet keys = dispatch_keys(backend_key({&self, &index}), records_autograd({&self, &index}));

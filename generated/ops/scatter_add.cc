@@ -24,6 +24,7 @@ Operator<Tensor(const Tensor&, int64_t, const Tensor&, const Tensor&)> scatter_a
     /*Autograd=*/&autograd_kernels::scatter_add,
 }};
 
+
 Tensor ops::scatter_add(const Tensor& self, int64_t dim, const Tensor& index, const Tensor& src) {
   const DispatchKeySet keys = dispatch_keys(backend_key({&self, &index, &src}), records_autograd({&self, &index, &src}));
   if (explain_enabled()) explain_log("dispatch", "scatter_add", keys.str().c_str());
@@ -45,6 +46,7 @@ Operator<const Tensor&(const Tensor&, int64_t, const Tensor&, const Tensor&)> sc
     /*CUDA=*/nullptr,
     /*Autograd=*/&autograd_kernels::scatter_add_,
 }};
+
 
 const Tensor& ops::scatter_add_(const Tensor& self, int64_t dim, const Tensor& index, const Tensor& src) {
   const DispatchKeySet keys = dispatch_keys(backend_key({&self, &index, &src}), records_autograd({&self, &index, &src}));

@@ -28,6 +28,7 @@ Operator<Tensor(const Tensor&, int64_t, int64_t)> select_int_op = {"select.int",
     /*Autograd=*/&autograd_kernels::select_int,
 }};
 
+
 Tensor ops::select(const Tensor& self, int64_t dim, int64_t index) {
   const DispatchKeySet keys = dispatch_keys(backend_key({&self}), records_autograd({&self}));
   if (explain_enabled()) explain_log("dispatch", "select.int", keys.str().c_str());

@@ -24,6 +24,7 @@ Operator<Tensor(const Tensor&, IntArrayRef, int64_t, int64_t)> select_backward_o
     /*Autograd=*/&autograd_kernels::select_backward,
 }};
 
+
 Tensor ops::select_backward(const Tensor& grad_output, IntArrayRef input_sizes, int64_t dim, int64_t index) {
   const DispatchKeySet keys = dispatch_keys(backend_key({&grad_output}), records_autograd({&grad_output}));
   if (explain_enabled()) explain_log("dispatch", "select_backward", keys.str().c_str());

@@ -24,6 +24,7 @@ Operator<Tensor(const Tensor&)> sigmoid_op = {"sigmoid", {
     /*Autograd=*/&autograd_kernels::sigmoid,
 }};
 
+
 Tensor ops::sigmoid(const Tensor& self) {
   const DispatchKeySet keys = dispatch_keys(backend_key({&self}), records_autograd({&self}));
   if (explain_enabled()) explain_log("dispatch", "sigmoid", keys.str().c_str());
@@ -46,6 +47,7 @@ Operator<const Tensor&(const Tensor&)> sigmoid__op = {"sigmoid_", {
     /*Autograd=*/&autograd_kernels::sigmoid_,
 }};
 
+
 const Tensor& ops::sigmoid_(const Tensor& self) {
   const DispatchKeySet keys = dispatch_keys(backend_key({&self}), records_autograd({&self}));
   if (explain_enabled()) explain_log("dispatch", "sigmoid_", keys.str().c_str());
@@ -67,6 +69,7 @@ Operator<const Tensor&(const Tensor&, const Tensor&)> sigmoid_out_op = {"sigmoid
     /*CUDA=*/nullptr,
     /*Autograd=*/&autograd_kernels::sigmoid_out,
 }};
+
 
 const Tensor& ops::sigmoid_out(const Tensor& out, const Tensor& self) {
   const DispatchKeySet keys = dispatch_keys(backend_key({&self, &out}), records_autograd({&self, &out}));

@@ -24,6 +24,7 @@ Operator<Tensor(const Tensor&)> sign_op = {"sign", {
     /*Autograd=*/&autograd_kernels::sign,
 }};
 
+
 Tensor ops::sign(const Tensor& self) {
   const DispatchKeySet keys = dispatch_keys(backend_key({&self}), records_autograd({&self}));
   if (explain_enabled()) explain_log("dispatch", "sign", keys.str().c_str());
@@ -46,6 +47,7 @@ Operator<const Tensor&(const Tensor&)> sign__op = {"sign_", {
     /*Autograd=*/&autograd_kernels::sign_,
 }};
 
+
 const Tensor& ops::sign_(const Tensor& self) {
   const DispatchKeySet keys = dispatch_keys(backend_key({&self}), records_autograd({&self}));
   if (explain_enabled()) explain_log("dispatch", "sign_", keys.str().c_str());
@@ -67,6 +69,7 @@ Operator<const Tensor&(const Tensor&, const Tensor&)> sign_out_op = {"sign.out",
     /*CUDA=*/nullptr,
     /*Autograd=*/&autograd_kernels::sign_out,
 }};
+
 
 const Tensor& ops::sign_out(const Tensor& out, const Tensor& self) {
   const DispatchKeySet keys = dispatch_keys(backend_key({&self, &out}), records_autograd({&self, &out}));

@@ -10,6 +10,7 @@
 namespace kiln {
 
 // ---- silu(Tensor self) -> Tensor  (CompositeImplicit)
+
 Tensor ops::silu(const Tensor& self) {
   if (explain_enabled()) explain_log("composite", "silu", "");
   return composite_implicit::silu(self);

@@ -24,6 +24,7 @@ Operator<Tensor(const Tensor&)> sin_op = {"sin", {
     /*Autograd=*/&autograd_kernels::sin,
 }};
 
+
 Tensor ops::sin(const Tensor& self) {
   const DispatchKeySet keys = dispatch_keys(backend_key({&self}), records_autograd({&self}));
   if (explain_enabled()) explain_log("dispatch", "sin", keys.str().c_str());
@@ -46,6 +47,7 @@ Operator<const Tensor&(const Tensor&)> sin__op = {"sin_", {
     /*Autograd=*/&autograd_kernels::sin_,
 }};
 
+
 const Tensor& ops::sin_(const Tensor& self) {
   const DispatchKeySet keys = dispatch_keys(backend_key({&self}), records_autograd({&self}));
   if (explain_enabled()) explain_log("dispatch", "sin_", keys.str().c_str());
@@ -67,6 +69,7 @@ Operator<const Tensor&(const Tensor&, const Tensor&)> sin_out_op = {"sin.out", {
     /*CUDA=*/nullptr,
     /*Autograd=*/&autograd_kernels::sin_out,
 }};
+
 
 const Tensor& ops::sin_out(const Tensor& out, const Tensor& self) {
   const DispatchKeySet keys = dispatch_keys(backend_key({&self, &out}), records_autograd({&self, &out}));

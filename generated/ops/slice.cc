@@ -28,6 +28,7 @@ Operator<Tensor(const Tensor&, int64_t, const std::optional<int64_t>&, const std
     /*Autograd=*/&autograd_kernels::slice_Tensor,
 }};
 
+
 Tensor ops::slice(const Tensor& self, int64_t dim, const std::optional<int64_t>& start, const std::optional<int64_t>& end, int64_t step) {
   const DispatchKeySet keys = dispatch_keys(backend_key({&self}), records_autograd({&self}));
   if (explain_enabled()) explain_log("dispatch", "slice.Tensor", keys.str().c_str());

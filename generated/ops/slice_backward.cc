@@ -24,6 +24,7 @@ Operator<Tensor(const Tensor&, IntArrayRef, int64_t, int64_t, int64_t, int64_t)>
     /*Autograd=*/&autograd_kernels::slice_backward,
 }};
 
+
 Tensor ops::slice_backward(const Tensor& grad_output, IntArrayRef input_sizes, int64_t dim, int64_t start, int64_t end, int64_t step) {
   const DispatchKeySet keys = dispatch_keys(backend_key({&grad_output}), records_autograd({&grad_output}));
   if (explain_enabled()) explain_log("dispatch", "slice_backward", keys.str().c_str());

@@ -24,6 +24,7 @@ Operator<Tensor(const Tensor&, int64_t, const std::optional<ScalarType>&)> softm
     /*Autograd=*/&autograd_kernels::softmax_int,
 }};
 
+
 Tensor ops::softmax(const Tensor& self, int64_t dim, const std::optional<ScalarType>& dtype) {
   const DispatchKeySet keys = dispatch_keys(backend_key({&self}), records_autograd({&self}));
   if (explain_enabled()) explain_log("dispatch", "softmax.int", keys.str().c_str());

@@ -10,6 +10,7 @@
 namespace kiln {
 
 // ---- softplus(Tensor self, Scalar beta=1, Scalar threshold=20) -> Tensor  (CompositeImplicit)
+
 Tensor ops::softplus(const Tensor& self, const Scalar& beta, const Scalar& threshold) {
   if (explain_enabled()) explain_log("composite", "softplus", "");
   return composite_implicit::softplus(self, beta, threshold);

@@ -24,6 +24,7 @@ Operator<std::tuple<Tensor, Tensor>(const Tensor&, int64_t, bool, bool)> sort_op
     /*Autograd=*/&autograd_kernels::sort,
 }};
 
+
 std::tuple<Tensor, Tensor> ops::sort(const Tensor& self, int64_t dim, bool descending, bool stable) {
   const DispatchKeySet keys = dispatch_keys(backend_key({&self}), records_autograd({&self}));
   if (explain_enabled()) explain_log("dispatch", "sort", keys.str().c_str());

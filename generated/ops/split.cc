@@ -10,12 +10,14 @@
 namespace kiln {
 
 // ---- split.Tensor(Tensor(a) self, int split_size, int dim=0) -> Tensor(a)[]  (CompositeImplicit)
+
 std::vector<Tensor> ops::split(const Tensor& self, int64_t split_size, int64_t dim) {
   if (explain_enabled()) explain_log("composite", "split.Tensor", "");
   return composite_implicit::split(self, split_size, dim);
 }
 
 // ---- split.sizes(Tensor(a) self, int[] split_size, int dim=0) -> Tensor(a)[]  (CompositeImplicit)
+
 std::vector<Tensor> ops::split(const Tensor& self, IntArrayRef split_size, int64_t dim) {
   if (explain_enabled()) explain_log("composite", "split.sizes", "");
   return composite_implicit::split_sizes(self, split_size, dim);

@@ -10,6 +10,7 @@
 namespace kiln {
 
 // ---- split_with_sizes(Tensor(a) self, int[] split_sizes, int dim=0) -> Tensor(a)[]  (CompositeImplicit)
+
 std::vector<Tensor> ops::split_with_sizes(const Tensor& self, IntArrayRef split_sizes, int64_t dim) {
   if (explain_enabled()) explain_log("composite", "split_with_sizes", "");
   return composite_implicit::split_with_sizes(self, split_sizes, dim);

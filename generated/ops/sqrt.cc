@@ -24,6 +24,7 @@ Operator<Tensor(const Tensor&)> sqrt_op = {"sqrt", {
     /*Autograd=*/&autograd_kernels::sqrt,
 }};
 
+
 Tensor ops::sqrt(const Tensor& self) {
   const DispatchKeySet keys = dispatch_keys(backend_key({&self}), records_autograd({&self}));
   if (explain_enabled()) explain_log("dispatch", "sqrt", keys.str().c_str());
@@ -46,6 +47,7 @@ Operator<const Tensor&(const Tensor&)> sqrt__op = {"sqrt_", {
     /*Autograd=*/&autograd_kernels::sqrt_,
 }};
 
+
 const Tensor& ops::sqrt_(const Tensor& self) {
   const DispatchKeySet keys = dispatch_keys(backend_key({&self}), records_autograd({&self}));
   if (explain_enabled()) explain_log("dispatch", "sqrt_", keys.str().c_str());
@@ -67,6 +69,7 @@ Operator<const Tensor&(const Tensor&, const Tensor&)> sqrt_out_op = {"sqrt.out",
     /*CUDA=*/nullptr,
     /*Autograd=*/&autograd_kernels::sqrt_out,
 }};
+
 
 const Tensor& ops::sqrt_out(const Tensor& out, const Tensor& self) {
   const DispatchKeySet keys = dispatch_keys(backend_key({&self, &out}), records_autograd({&self, &out}));

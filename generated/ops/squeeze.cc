@@ -29,6 +29,7 @@ Operator<Tensor(const Tensor&, int64_t)> squeeze_dim_op = {"squeeze.dim", {
     /*Autograd=*/&autograd_kernels::squeeze_dim,
 }};
 
+
 Tensor ops::squeeze(const Tensor& self, int64_t dim) {
   const DispatchKeySet keys = dispatch_keys(backend_key({&self}), records_autograd({&self}));
   if (explain_enabled()) explain_log("dispatch", "squeeze.dim", keys.str().c_str());
@@ -38,6 +39,7 @@ Tensor ops::squeeze(const Tensor& self, int64_t dim) {
 }
 
 // ---- squeeze(Tensor(a) self) -> Tensor(a)  (CompositeImplicit)
+
 Tensor ops::squeeze(const Tensor& self) {
   if (explain_enabled()) explain_log("composite", "squeeze", "");
   return composite_implicit::squeeze(self);

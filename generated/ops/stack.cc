@@ -7,16 +7,31 @@
 #include "runtime/autograd/view_tracking.h"
 #include "runtime/api/api_helpers.h"
 #include "runtime/dispatch/dispatcher.h"
+#include "runtime/api/autocast_casts.h"
+#include "runtime/dispatch/autocast_state.h"
 
 namespace kiln {
 
 // ---- stack(Tensor[] tensors, int dim=0) -> Tensor  (CompositeImplicit)
+
+// Autocast kernel: torch's CPU autocast policy `promote`, then the op below Autocast.
+namespace {
+Tensor stack_autocast(const std::vector<Tensor>& tensors, int64_t dim) {
+  ExcludeDispatchKeyGuard below_autocast(DispatchKey::Autocast);
+  if (explain_enabled()) explain_log("autocast", "stack", "promote");
+  const ScalarType to = autocast::promote_type(tensors);
+  return ops::stack(autocast::to_type(tensors, to), dim);
+}
+}  // namespace
+
 Tensor ops::stack(const std::vector<Tensor>& tensors, int64_t dim) {
+  if (autocast::active()) return stack_autocast(tensors, dim);
   if (explain_enabled()) explain_log("composite", "stack", "");
   return composite_implicit::stack(tensors, dim);
 }
 
 // ---- stack.out(Tensor[] tensors, int dim=0, *, Tensor(a!) out) -> Tensor(a!)  (CompositeImplicit)
+
 const Tensor& ops::stack_out(const Tensor& out, const std::vector<Tensor>& tensors, int64_t dim) {
   if (explain_enabled()) explain_log("composite", "stack.out", "");
   return write_out(out, kiln::stack(tensors, dim), "stack");

@@ -10,18 +10,21 @@
 namespace kiln {
 
 // ---- std(Tensor self, bool unbiased=True) -> Tensor  (CompositeImplicit)
+
 Tensor ops::std(const Tensor& self, bool unbiased) {
   if (explain_enabled()) explain_log("composite", "std", "");
   return composite_implicit::std(self, unbiased);
 }
 
 // ---- std.dim(Tensor self, int[1]? dim, bool unbiased=True, bool keepdim=False) -> Tensor  (CompositeImplicit)
+
 Tensor ops::std(const Tensor& self, const std::optional<IntArrayRef>& dim, bool unbiased, bool keepdim) {
   if (explain_enabled()) explain_log("composite", "std.dim", "");
   return composite_implicit::std_dim(self, dim, unbiased, keepdim);
 }
 
 // ---- std.correction(Tensor self, int[1]? dim=None, *, Scalar? correction=None, bool keepdim=False) -> Tensor  (CompositeImplicit)
+
 Tensor ops::std(const Tensor& self, const std::optional<IntArrayRef>& dim, const std::optional<Scalar>& correction, bool keepdim) {
   if (explain_enabled()) explain_log("composite", "std.correction", "");
   return composite_implicit::std_correction(self, dim, correction, keepdim);

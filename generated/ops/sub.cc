@@ -25,6 +25,7 @@ Operator<Tensor(const Tensor&, const Tensor&, const Scalar&)> sub_Tensor_op = {"
     /*Autograd=*/&autograd_kernels::sub_Tensor,
 }};
 
+
 Tensor ops::sub(const Tensor& self, const Tensor& other, const Scalar& alpha) {
   const DispatchKeySet keys = dispatch_keys(backend_key({&self, &other}), records_autograd({&self, &other}));
   if (explain_enabled()) explain_log("dispatch", "sub.Tensor", keys.str().c_str());
@@ -46,6 +47,7 @@ Operator<const Tensor&(const Tensor&, const Tensor&, const Scalar&)> sub__Tensor
     /*CUDA=*/nullptr,
     /*Autograd=*/&autograd_kernels::sub__Tensor,
 }};
+
 
 const Tensor& ops::sub_(const Tensor& self, const Tensor& other, const Scalar& alpha) {
   const DispatchKeySet keys = dispatch_keys(backend_key({&self, &other}), records_autograd({&self, &other}));
@@ -69,6 +71,7 @@ Operator<const Tensor&(const Tensor&, const Tensor&, const Tensor&, const Scalar
     /*Autograd=*/&autograd_kernels::sub_out,
 }};
 
+
 const Tensor& ops::sub_out(const Tensor& out, const Tensor& self, const Tensor& other, const Scalar& alpha) {
   const DispatchKeySet keys = dispatch_keys(backend_key({&self, &other, &out}), records_autograd({&self, &other, &out}));
   if (explain_enabled()) explain_log("dispatch", "sub.out", keys.str().c_str());
@@ -76,12 +79,14 @@ const Tensor& ops::sub_out(const Tensor& out, const Tensor& self, const Tensor& 
 }
 
 // ---- sub.Scalar(Tensor self, Scalar other, Scalar alpha=1) -> Tensor  (CompositeImplicit)
+
 Tensor ops::sub(const Tensor& self, const Scalar& other, const Scalar& alpha) {
   if (explain_enabled()) explain_log("composite", "sub.Scalar", "");
   return composite_implicit::sub_scalar(self, other, alpha);
 }
 
 // ---- sub_.Scalar(Tensor(a!) self, Scalar other, Scalar alpha=1) -> Tensor(a!)  (CompositeImplicit)
+
 const Tensor& ops::sub_(const Tensor& self, const Scalar& other, const Scalar& alpha) {
   if (explain_enabled()) explain_log("composite", "sub_.Scalar", "");
   return composite_implicit::sub__scalar(self, other, alpha);

@@ -10,6 +10,7 @@
 namespace kiln {
 
 // ---- t(Tensor(a) self) -> Tensor(a)  (CompositeImplicit)
+
 Tensor ops::t(const Tensor& self) {
   if (explain_enabled()) explain_log("composite", "t", "");
   return composite_implicit::t(self);

@@ -24,6 +24,7 @@ Operator<Tensor(const Tensor&, const Tensor&)> take_op = {"take", {
     /*Autograd=*/&autograd_kernels::take,
 }};
 
+
 Tensor ops::take(const Tensor& self, const Tensor& index) {
   const DispatchKeySet keys = dispatch_keys(backend_key({&self, &index}), records_autograd({&self, &index}));
   if (explain_enabled()) explain_log("dispatch", "take", keys.str().c_str());
@@ -45,6 +46,7 @@ Operator<const Tensor&(const Tensor&, const Tensor&, const Tensor&)> take_out_op
     /*CUDA=*/nullptr,
     /*Autograd=*/&autograd_kernels::take_out,
 }};
+
 
 const Tensor& ops::take_out(const Tensor& out, const Tensor& self, const Tensor& index) {
   const DispatchKeySet keys = dispatch_keys(backend_key({&self, &index, &out}), records_autograd({&self, &index, &out}));

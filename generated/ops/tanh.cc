@@ -24,6 +24,7 @@ Operator<Tensor(const Tensor&)> tanh_op = {"tanh", {
     /*Autograd=*/&autograd_kernels::tanh,
 }};
 
+
 Tensor ops::tanh(const Tensor& self) {
   const DispatchKeySet keys = dispatch_keys(backend_key({&self}), records_autograd({&self}));
   if (explain_enabled()) explain_log("dispatch", "tanh", keys.str().c_str());
@@ -46,6 +47,7 @@ Operator<const Tensor&(const Tensor&)> tanh__op = {"tanh_", {
     /*Autograd=*/&autograd_kernels::tanh_,
 }};
 
+
 const Tensor& ops::tanh_(const Tensor& self) {
   const DispatchKeySet keys = dispatch_keys(backend_key({&self}), records_autograd({&self}));
   if (explain_enabled()) explain_log("dispatch", "tanh_", keys.str().c_str());
@@ -67,6 +69,7 @@ Operator<const Tensor&(const Tensor&, const Tensor&)> tanh_out_op = {"tanh.out",
     /*CUDA=*/nullptr,
     /*Autograd=*/&autograd_kernels::tanh_out,
 }};
+
 
 const Tensor& ops::tanh_out(const Tensor& out, const Tensor& self) {
   const DispatchKeySet keys = dispatch_keys(backend_key({&self, &out}), records_autograd({&self, &out}));

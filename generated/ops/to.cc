@@ -10,6 +10,7 @@
 namespace kiln {
 
 // ---- to.dtype(Tensor(a) self, ScalarType dtype, bool non_blocking=False, bool copy=False) -> Tensor(a)  (CompositeImplicit)
+
 Tensor ops::to(const Tensor& self, ScalarType dtype, bool non_blocking, bool copy) {
   if (explain_enabled()) explain_log("composite", "to.dtype", "");
   return composite_implicit::to_dtype(self, dtype, non_blocking, copy);

@@ -24,6 +24,7 @@ Operator<std::tuple<Tensor, Tensor>(const Tensor&, int64_t, int64_t, bool, bool)
     /*Autograd=*/&autograd_kernels::topk,
 }};
 
+
 std::tuple<Tensor, Tensor> ops::topk(const Tensor& self, int64_t k, int64_t dim, bool largest, bool sorted) {
   const DispatchKeySet keys = dispatch_keys(backend_key({&self}), records_autograd({&self}));
   if (explain_enabled()) explain_log("dispatch", "topk", keys.str().c_str());

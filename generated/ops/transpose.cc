@@ -28,6 +28,7 @@ Operator<Tensor(const Tensor&, int64_t, int64_t)> transpose_int_op = {"transpose
     /*Autograd=*/&autograd_kernels::transpose_int,
 }};
 
+
 Tensor ops::transpose(const Tensor& self, int64_t dim0, int64_t dim1) {
   const DispatchKeySet keys = dispatch_keys(backend_key({&self}), records_autograd({&self}));
   if (explain_enabled()) explain_log("dispatch", "transpose.int", keys.str().c_str());

@@ -24,6 +24,7 @@ Operator<Tensor(const Tensor&, int64_t)> tril_op = {"tril", {
     /*Autograd=*/&autograd_kernels::tril,
 }};
 
+
 Tensor ops::tril(const Tensor& self, int64_t diagonal) {
   const DispatchKeySet keys = dispatch_keys(backend_key({&self}), records_autograd({&self}));
   if (explain_enabled()) explain_log("dispatch", "tril", keys.str().c_str());
@@ -46,6 +47,7 @@ Operator<const Tensor&(const Tensor&, int64_t)> tril__op = {"tril_", {
     /*Autograd=*/&autograd_kernels::tril_,
 }};
 
+
 const Tensor& ops::tril_(const Tensor& self, int64_t diagonal) {
   const DispatchKeySet keys = dispatch_keys(backend_key({&self}), records_autograd({&self}));
   if (explain_enabled()) explain_log("dispatch", "tril_", keys.str().c_str());
@@ -67,6 +69,7 @@ Operator<const Tensor&(const Tensor&, const Tensor&, int64_t)> tril_out_op = {"t
     /*CUDA=*/nullptr,
     /*Autograd=*/&autograd_kernels::tril_out,
 }};
+
 
 const Tensor& ops::tril_out(const Tensor& out, const Tensor& self, int64_t diagonal) {
   const DispatchKeySet keys = dispatch_keys(backend_key({&self, &out}), records_autograd({&self, &out}));

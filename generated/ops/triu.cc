@@ -24,6 +24,7 @@ Operator<Tensor(const Tensor&, int64_t)> triu_op = {"triu", {
     /*Autograd=*/&autograd_kernels::triu,
 }};
 
+
 Tensor ops::triu(const Tensor& self, int64_t diagonal) {
   const DispatchKeySet keys = dispatch_keys(backend_key({&self}), records_autograd({&self}));
   if (explain_enabled()) explain_log("dispatch", "triu", keys.str().c_str());
@@ -46,6 +47,7 @@ Operator<const Tensor&(const Tensor&, int64_t)> triu__op = {"triu_", {
     /*Autograd=*/&autograd_kernels::triu_,
 }};
 
+
 const Tensor& ops::triu_(const Tensor& self, int64_t diagonal) {
   const DispatchKeySet keys = dispatch_keys(backend_key({&self}), records_autograd({&self}));
   if (explain_enabled()) explain_log("dispatch", "triu_", keys.str().c_str());
@@ -67,6 +69,7 @@ Operator<const Tensor&(const Tensor&, const Tensor&, int64_t)> triu_out_op = {"t
     /*CUDA=*/nullptr,
     /*Autograd=*/&autograd_kernels::triu_out,
 }};
+
 
 const Tensor& ops::triu_out(const Tensor& out, const Tensor& self, int64_t diagonal) {
   const DispatchKeySet keys = dispatch_keys(backend_key({&self, &out}), records_autograd({&self, &out}));

@@ -24,6 +24,7 @@ Operator<Tensor(const Tensor&)> trunc_op = {"trunc", {
     /*Autograd=*/&autograd_kernels::trunc,
 }};
 
+
 Tensor ops::trunc(const Tensor& self) {
   const DispatchKeySet keys = dispatch_keys(backend_key({&self}), records_autograd({&self}));
   if (explain_enabled()) explain_log("dispatch", "trunc", keys.str().c_str());
@@ -46,6 +47,7 @@ Operator<const Tensor&(const Tensor&)> trunc__op = {"trunc_", {
     /*Autograd=*/&autograd_kernels::trunc_,
 }};
 
+
 const Tensor& ops::trunc_(const Tensor& self) {
   const DispatchKeySet keys = dispatch_keys(backend_key({&self}), records_autograd({&self}));
   if (explain_enabled()) explain_log("dispatch", "trunc_", keys.str().c_str());
@@ -67,6 +69,7 @@ Operator<const Tensor&(const Tensor&, const Tensor&)> trunc_out_op = {"trunc.out
     /*CUDA=*/nullptr,
     /*Autograd=*/&autograd_kernels::trunc_out,
 }};
+
 
 const Tensor& ops::trunc_out(const Tensor& out, const Tensor& self) {
   const DispatchKeySet keys = dispatch_keys(backend_key({&self, &out}), records_autograd({&self, &out}));

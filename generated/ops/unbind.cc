@@ -10,6 +10,7 @@
 namespace kiln {
 
 // ---- unbind.int(Tensor(a) self, int dim=0) -> Tensor(a)[]  (CompositeImplicit)
+
 std::vector<Tensor> ops::unbind(const Tensor& self, int64_t dim) {
   if (explain_enabled()) explain_log("composite", "unbind.int", "");
   return composite_implicit::unbind(self, dim);

@@ -10,6 +10,7 @@
 namespace kiln {
 
 // ---- unflatten.int(Tensor(a) self, int dim, int[] sizes) -> Tensor(a)  (CompositeImplicit)
+
 Tensor ops::unflatten(const Tensor& self, int64_t dim, IntArrayRef sizes) {
   if (explain_enabled()) explain_log("composite", "unflatten.int", "");
   return composite_implicit::unflatten(self, dim, sizes);

@@ -28,6 +28,7 @@ Operator<Tensor(const Tensor&, int64_t, int64_t, int64_t)> unfold_op = {"unfold"
     /*Autograd=*/&autograd_kernels::unfold,
 }};
 
+
 Tensor ops::unfold(const Tensor& self, int64_t dimension, int64_t size, int64_t step) {
   const DispatchKeySet keys = dispatch_keys(backend_key({&self}), records_autograd({&self}));
   if (explain_enabled()) explain_log("dispatch", "unfold", keys.str().c_str());

@@ -26,6 +26,7 @@ Operator<const Tensor&(const Tensor&, double, double, Generator*)> uniform__op =
     /*Autograd=*/&autograd_kernels::uniform_,
 }};
 
+
 const Tensor& ops::uniform_(const Tensor& self, double from, double to, Generator* generator) {
   const DispatchKeySet keys = dispatch_keys(backend_key({&self}), records_autograd({&self}));
   if (explain_enabled()) explain_log("dispatch", "uniform_", keys.str().c_str());

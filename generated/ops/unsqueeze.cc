@@ -28,6 +28,7 @@ Operator<Tensor(const Tensor&, int64_t)> unsqueeze_op = {"unsqueeze", {
     /*Autograd=*/&autograd_kernels::unsqueeze,
 }};
 
+
 Tensor ops::unsqueeze(const Tensor& self, int64_t dim) {
   const DispatchKeySet keys = dispatch_keys(backend_key({&self}), records_autograd({&self}));
   if (explain_enabled()) explain_log("dispatch", "unsqueeze", keys.str().c_str());

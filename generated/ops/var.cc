@@ -10,18 +10,21 @@
 namespace kiln {
 
 // ---- var(Tensor self, bool unbiased=True) -> Tensor  (CompositeImplicit)
+
 Tensor ops::var(const Tensor& self, bool unbiased) {
   if (explain_enabled()) explain_log("composite", "var", "");
   return composite_implicit::var(self, unbiased);
 }
 
 // ---- var.dim(Tensor self, int[1]? dim, bool unbiased=True, bool keepdim=False) -> Tensor  (CompositeImplicit)
+
 Tensor ops::var(const Tensor& self, const std::optional<IntArrayRef>& dim, bool unbiased, bool keepdim) {
   if (explain_enabled()) explain_log("composite", "var.dim", "");
   return composite_implicit::var_dim(self, dim, unbiased, keepdim);
 }
 
 // ---- var.correction(Tensor self, int[1]? dim=None, *, Scalar? correction=None, bool keepdim=False) -> Tensor  (CompositeImplicit)
+
 Tensor ops::var(const Tensor& self, const std::optional<IntArrayRef>& dim, const std::optional<Scalar>& correction, bool keepdim) {
   if (explain_enabled()) explain_log("composite", "var.correction", "");
   return composite_implicit::var_correction(self, dim, correction, keepdim);

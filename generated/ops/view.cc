@@ -28,6 +28,7 @@ Operator<Tensor(const Tensor&, IntArrayRef)> view_op = {"view", {
     /*Autograd=*/&autograd_kernels::view,
 }};
 
+
 Tensor ops::view(const Tensor& self, IntArrayRef size) {
   const DispatchKeySet keys = dispatch_keys(backend_key({&self}), records_autograd({&self}));
   if (explain_enabled()) explain_log("dispatch", "view", keys.str().c_str());
@@ -53,6 +54,7 @@ Operator<Tensor(const Tensor&, ScalarType)> view_dtype_op = {"view.dtype", {
     /*CUDA=*/&view_dtype_CUDA,
     /*Autograd=*/&autograd_kernels::view_dtype,
 }};
+
 
 Tensor ops::view(const Tensor& self, ScalarType dtype) {
   const DispatchKeySet keys = dispatch_keys(backend_key({&self}), records_autograd({&self}));

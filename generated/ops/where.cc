@@ -24,6 +24,7 @@ Operator<Tensor(const Tensor&, const Tensor&, const Tensor&)> where_self_op = {"
     /*Autograd=*/&autograd_kernels::where_self,
 }};
 
+
 Tensor ops::where(const Tensor& condition, const Tensor& self, const Tensor& other) {
   const DispatchKeySet keys = dispatch_keys(backend_key({&condition, &self, &other}), records_autograd({&condition, &self, &other}));
   if (explain_enabled()) explain_log("dispatch", "where.self", keys.str().c_str());

@@ -10,6 +10,7 @@
 namespace kiln {
 
 // ---- zero_(Tensor(a!) self) -> Tensor(a!)  (CompositeImplicit)
+
 const Tensor& ops::zero_(const Tensor& self) {
   if (explain_enabled()) explain_log("composite", "zero_", "");
   return composite_implicit::zero_(self);

@@ -38,7 +38,8 @@ from .serialization import load, load_file, save, save_file  # noqa: E402
 from . import amp, backends, cpu, cuda, distributed, onnx, version  # noqa: E402
 from .version import __version__  # noqa: E402,F401
 from .amp.autocast_mode import (autocast, get_autocast_cpu_dtype, get_autocast_gpu_dtype,  # noqa: E402
-                                is_autocast_cache_enabled, is_autocast_cpu_enabled, is_autocast_enabled)
+                                is_autocast_cache_enabled, is_autocast_cpu_enabled, is_autocast_enabled,
+                                set_autocast_cpu_dtype, set_autocast_cpu_enabled)
 from ._global_flags import (are_deterministic_algorithms_enabled, get_deterministic_debug_mode,  # noqa: E402
                             get_float32_matmul_precision, is_deterministic_algorithms_warn_only_enabled,
                             set_deterministic_debug_mode, set_float32_matmul_precision,
@@ -131,5 +132,6 @@ __all__ = [
     "are_deterministic_algorithms_enabled", "is_deterministic_algorithms_warn_only_enabled",
     "get_deterministic_debug_mode", "set_deterministic_debug_mode", "is_autocast_cpu_enabled",
     "get_autocast_gpu_dtype", "get_autocast_cpu_dtype", "is_autocast_cache_enabled",
+    "set_autocast_cpu_enabled", "set_autocast_cpu_dtype",
     "concat", "clip", "normal", "einsum", "broadcast_shapes", "broadcast_tensors", "embedding", "norm", "nonzero", "where", "equal", "ravel", "numel", "is_floating_point", "as_tensor", "FloatTensor", "DoubleTensor", "LongTensor", "IntTensor", "BoolTensor",
 ]

@@ -7,6 +7,7 @@ const char* dispatch_key_name(DispatchKey k) {
     case DispatchKey::CPU: return "CPU";
     case DispatchKey::CUDA: return "CUDA";
     case DispatchKey::Autograd: return "Autograd";
+    case DispatchKey::Autocast: return "Autocast";
     default: return "?";
   }
 }

@@ -2,8 +2,8 @@
 // Autograd when it has to record (grad mode on and an input requires grad), plus the keys this
 // thread includes, minus the keys it excludes; the call runs the kernel of the highest key that
 // has one. The thread-local sets are how a kernel steps below its own key: an autograd kernel
-// excludes Autograd while it redispatches (BelowAutogradGuard), and an Autocast key will be
-// included while kiln.autocast is on.
+// excludes Autograd while it redispatches (BelowAutogradGuard), and Autocast is included while
+// kiln.autocast is on (runtime/dispatch/autocast_state.h).
 #pragma once
 
 #include <cstdint>
@@ -18,7 +18,11 @@ enum class DispatchKey : uint8_t {
   CPU = 0,
   CUDA = 1,
   Autograd = 2,
-  NumKeys = 3,
+  // Above Autograd, as in PyTorch: the casts autocast inserts are recorded like any other op.
+  // Its kernels are the generated `<op>_autocast` wrappers of the ops the schema gives an
+  // `autocast:` policy (generated/ops/<op>.cc); other ops fall through.
+  Autocast = 3,
+  NumKeys = 4,
 };
 constexpr int kNumDispatchKeys = static_cast<int>(DispatchKey::NumKeys);
 const char* dispatch_key_name(DispatchKey k);

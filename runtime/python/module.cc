@@ -8,6 +8,7 @@
 #include "runtime/autograd/engine.h"
 #include "runtime/dispatch/grad_mode.h"
 #include "runtime/core/allocator.h"
+#include "runtime/dispatch/autocast_state.h"
 #include "runtime/dispatch/dispatcher.h"
 #include "runtime/kernels/tensor_iterator.h"
 #include "runtime/python/arg_parser.h"
@@ -145,6 +146,22 @@ PyObject* py_set_default_dtype(PyObject*, PyObject* arg) {
 }
 PyObject* py_get_default_dtype(PyObject*, PyObject*) { return new_reference(dtype_object(default_dtype())); }
 
+// kiln.autocast's thread-local state (runtime/dispatch/autocast_state.h).
+PyObject* py_set_autocast_cpu_enabled(PyObject*, PyObject* arg) {
+  autocast::set_cpu_enabled(PyObject_IsTrue(arg) == 1);
+  Py_RETURN_NONE;
+}
+PyObject* py_is_autocast_cpu_enabled(PyObject*, PyObject*) { return PyBool_FromLong(autocast::is_cpu_enabled()); }
+PyObject* py_set_autocast_cpu_dtype(PyObject*, PyObject* arg) {
+  KILN_PY_BEGIN
+  auto t = as_scalar_type(arg);
+  KILN_CHECK_TYPE(t.has_value(), "set_autocast_cpu_dtype(): expected a kiln.dtype");
+  autocast::set_cpu_dtype(*t);
+  Py_RETURN_NONE;
+  KILN_PY_END
+}
+PyObject* py_get_autocast_cpu_dtype(PyObject*, PyObject*) { return new_reference(dtype_object(autocast::cpu_dtype())); }
+
 PyObject* py_from_numpy(PyObject*, PyObject* arg) {
   KILN_PY_BEGIN
   return wrap(tensor_from_numpy(arg));
@@ -162,6 +179,10 @@ PyMethodDef hand_functions[] = {
     KILN_FN("_wrap_scalar", py_wrap_scalar, METH_O),
     KILN_FN("_make_subclass", py_make_subclass, METH_VARARGS),
     KILN_FN("set_num_threads", py_set_num_threads, METH_O),
+    KILN_FN("_set_autocast_cpu_enabled", py_set_autocast_cpu_enabled, METH_O),
+    KILN_FN("_is_autocast_cpu_enabled", py_is_autocast_cpu_enabled, METH_NOARGS),
+    KILN_FN("_set_autocast_cpu_dtype", py_set_autocast_cpu_dtype, METH_O),
+    KILN_FN("_get_autocast_cpu_dtype", py_get_autocast_cpu_dtype, METH_NOARGS),
     KILN_FN("get_num_threads", py_get_num_threads, METH_NOARGS),
     KILN_FN("_explain", py_explain, METH_O),
     KILN_FN("_allocator_stats", py_allocator_stats, METH_NOARGS),

@@ -1,9 +1,11 @@
 """kiln.autocast: torch's automatic mixed precision context manager / decorator.
 
-As in torch 1.13 without CUDA, autocast('cuda') warns and disables itself and enabled=False is a
-no-op, so scripts written for GPUs run unchanged. Enabled CPU autocast (bfloat16) would have to
-recast the inputs of every op it covers; that needs an Autocast key in the dispatcher, which kiln
-does not have yet, so entering it raises NotImplementedError.
+CPU autocast (bfloat16) is real: while it is on, this thread's calls include the Autocast dispatch
+key, and the ops the schema gives an `autocast:` policy recast their inputs as torch's CPU autocast
+does (lower precision: mm, bmm, addmm, matmul, conv2d, and so linear; float32: prod and the losses;
+promote: cat, stack); every other op runs in its inputs' dtype. The state is thread-local and
+nests (each `with` restores what it found). As in torch 1.13 without CUDA, autocast('cuda') warns
+and disables itself, and CPU autocast supports only bfloat16.
 """
 import functools
 import warnings
@@ -14,13 +16,17 @@ _DEVICE_TYPES = ("cuda", "cpu")
 
 
 def is_autocast_enabled():
-    """Whether CUDA autocast is on (never, in kiln)."""
+    """Whether CUDA autocast is on (never: kiln has no CUDA device)."""
     return False
 
 
 def is_autocast_cpu_enabled():
-    """Whether CPU autocast is on (never: kiln cannot enable it yet)."""
-    return False
+    """Whether CPU autocast is on in this thread."""
+    return _C._is_autocast_cpu_enabled()
+
+
+def set_autocast_cpu_enabled(enabled):
+    _C._set_autocast_cpu_enabled(bool(enabled))
 
 
 def get_autocast_gpu_dtype():
@@ -28,7 +34,11 @@ def get_autocast_gpu_dtype():
 
 
 def get_autocast_cpu_dtype():
-    return _C.bfloat16
+    return _C._get_autocast_cpu_dtype()
+
+
+def set_autocast_cpu_dtype(dtype):
+    _C._set_autocast_cpu_dtype(dtype)
 
 
 def is_autocast_cache_enabled():
@@ -56,13 +66,17 @@ class autocast:
         self._enabled = enabled
 
     def __enter__(self):
-        if self._enabled:
-            raise NotImplementedError(
-                "kiln.autocast: enabled CPU autocast (ops recast to bfloat16) is not implemented yet; it needs "
-                "an Autocast dispatch key, which comes with the dispatch-key-set work. "
-                "Use enabled=False, or cast the model and inputs with .bfloat16() yourself.")
+        if self.device != "cpu":
+            return self
+        self._prev = (is_autocast_cpu_enabled(), get_autocast_cpu_dtype())
+        set_autocast_cpu_enabled(self._enabled)
+        set_autocast_cpu_dtype(self.fast_dtype if self._enabled else self._prev[1])
+        return self
 
     def __exit__(self, exc_type, exc_val, exc_tb):
+        if self.device == "cpu":
+            set_autocast_cpu_enabled(self._prev[0])
+            set_autocast_cpu_dtype(self._prev[1])
         return False
 
     def __call__(self, func):

@@ -982,6 +982,8 @@ NOT_GENERATED = {
         "get_deterministic_debug_mode", "get_float32_matmul_precision", "is_autocast_cache_enabled",
         "is_autocast_cpu_enabled", "is_autocast_enabled", "is_deterministic_algorithms_warn_only_enabled",
         "set_deterministic_debug_mode", "set_float32_matmul_precision", "use_deterministic_algorithms")},
+    **{name: "autocast state (tests/python/test_autocast.py)" for name in (
+        "set_autocast_cpu_dtype", "set_autocast_cpu_enabled")},
     "get_rng_state": "generator states differ by design (kiln's is int64)", "set_rng_state": "generator state",
     "initial_seed": "generator state", "manual_seed": "generator state", "seed": "generator state",
     "is_grad_enabled": "global state",
