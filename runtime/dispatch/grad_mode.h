@@ -1,5 +1,5 @@
-// Thread-local autograd switches: grad mode (no_grad / enable_grad) and the
-// "below autograd" flag set while an autograd wrapper redispatches to a backend.
+// Thread-local autograd switches: grad mode (no_grad / enable_grad), and "below autograd" (the
+// Autograd key excluded from this thread's calls while an autograd wrapper redispatches).
 #pragma once
 
 #include "runtime/dispatch/dispatch_key_set.h"
