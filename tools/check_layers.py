@@ -52,30 +52,37 @@ def layer_of(path: str) -> Optional[str]:
     return None
 
 
+def source_files(root: str, generated: Optional[str] = None) -> Dict[str, str]:
+    """Every .h/.cc of ROOT/runtime and GENERATED (default ROOT/generated): repository path
+    ("runtime/...", "generated/...") -> file on disk. tools/gen_build.py walks the same files."""
+    out = {}
+    for top, base in (("runtime", os.path.join(root, "runtime")), ("generated", generated or os.path.join(root, "generated"))):
+        for folder, _, files in os.walk(base):
+            for f in files:
+                if f.endswith((".h", ".cc")):
+                    out[os.path.join(top, os.path.relpath(os.path.join(folder, f), base))] = os.path.join(folder, f)
+    return dict(sorted(out.items()))
+
+
 def include_violations(root: str, generated: Optional[str] = None) -> List[str]:
     """Violations in ROOT/runtime and GENERATED (default ROOT/generated)."""
     allowed: Dict[str, List[str]] = {name: deps for name, _, deps in LAYERS}
     out = []
-    for top, base in (("runtime", os.path.join(root, "runtime")), ("generated", generated or os.path.join(root, "generated"))):
-        for folder, _, files in os.walk(base):
-            for f in sorted(files):
-                if not f.endswith((".h", ".cc")):
-                    continue
-                path = os.path.join(top, os.path.relpath(os.path.join(folder, f), base))
-                here = layer_of(path)
-                if here is None:
-                    continue
-                with open(os.path.join(folder, f)) as fh:
-                    text = fh.read()
-                for inc in INCLUDE.findall(text):
-                    for src, dst, why in FORBIDDEN:
-                        if path.startswith(src) and inc.startswith(dst):
-                            out.append(f"{path}: includes {inc}: {why}")
-                    there = layer_of(inc)
-                    if there is None or there == here or there in allowed[here]:
-                        continue
-                    out.append(f"{path}: includes {inc} from layer '{there}', which '{here}' does not depend on "
-                               f"directly (it may include: {', '.join([here] + allowed[here])})")
+    for path, disk in source_files(root, generated).items():
+        here = layer_of(path)
+        if here is None:
+            continue
+        with open(disk) as fh:
+            text = fh.read()
+        for inc in INCLUDE.findall(text):
+            for src, dst, why in FORBIDDEN:
+                if path.startswith(src) and inc.startswith(dst):
+                    out.append(f"{path}: includes {inc}: {why}")
+            there = layer_of(inc)
+            if there is None or there == here or there in allowed[here]:
+                continue
+            out.append(f"{path}: includes {inc} from layer '{there}', which '{here}' does not depend on "
+                       f"directly (it may include: {', '.join([here] + allowed[here])})")
     return out
 
 

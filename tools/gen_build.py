@@ -24,32 +24,19 @@ ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 sys.path.insert(0, os.path.join(ROOT, "tools"))
 import check_layers  # noqa: E402
 
-QUOTED = re.compile(r'^\s*#\s*include\s+"([^"]+)"', re.M)
 ANGLED = re.compile(r'^\s*#\s*include\s+<([^>]+)>', re.M)
 # System headers that need a Bazel dependency (the rest come with the compiler).
 EXTERNAL = {"cblas.h": "@system//:openblas", "Python.h": "@system//:python_headers"}
 SKIP = ("generated/fuzz/",)  # compiled by tests/ only
 
 
-def source_files(root: str, generated: str) -> Dict[str, str]:
-    """Repository path ("runtime/...", "generated/...") -> file on disk."""
-    out = {}
-    for top, folder0 in (("runtime", os.path.join(root, "runtime")), ("generated", generated)):
-        for folder, _, files in os.walk(folder0):
-            for f in files:
-                path = os.path.join(top, os.path.relpath(os.path.join(folder, f), folder0))
-                if f.endswith((".h", ".cc")) and not path.startswith(SKIP):
-                    out[path] = os.path.join(folder, f)
-    return dict(sorted(out.items()))
-
-
 def scan(root: str, generated: str) -> Dict[str, Dict[str, List[str]]]:
-    files = source_files(root, generated)
+    files = {p: d for p, d in check_layers.source_files(root, generated).items() if not p.startswith(SKIP)}
     table = {}
     for path, disk in files.items():
         with open(disk) as fh:
             text = fh.read()
-        includes = sorted({i for i in QUOTED.findall(text) if i in files and i != path})
+        includes = sorted({i for i in check_layers.INCLUDE.findall(text) if i in files and i != path})
         external = sorted({EXTERNAL[i] for i in ANGLED.findall(text) if i in EXTERNAL})
         table[path] = {"includes": includes, "external": external}
     return table

@@ -191,7 +191,6 @@
 #include "generated/api/outer.h"
 #include "generated/api/addmm.h"
 
-#include "runtime/api/tensor_operators.h"
 
 namespace kiln {
 namespace api {
@@ -2364,7 +2363,7 @@ inline const Tensor& addmm_out(const Tensor& out, const Tensor& self, const Tens
   return to_api(kiln::addmm_out(out, self, mat1, mat2, beta, alpha));
 }
 
-// Operators (runtime/api/tensor_operators.h), returning api tensors.
+// C++ operators (a + b, a * 2, -a, a += b), as libtorch has them.
 inline Tensor operator+(const Tensor& a, const Tensor& b) { return add(a, b); }
 inline Tensor operator+(const Tensor& a, const Scalar& b) { return add(a, b); }
 inline Tensor operator+(const Scalar& a, const Tensor& b) { return add(b, a); }
