@@ -1,7 +1,6 @@
 #include "runtime/core/storage.h"
 
-#include <cstring>
-
+#include "runtime/core/device_backend.h"
 #include "runtime/core/error.h"
 
 namespace kiln {
@@ -26,16 +25,17 @@ void StorageImpl::grow(size_t nbytes) {
   if (nbytes <= nbytes_) return;
   // The new bytes are zeroed: an out= tensor resized by an op that then fails must not
   // hold bytes that are not a valid value (a bool other than 0 or 1).
+  DeviceBackend& backend = device_backend(device_.type, "resize_");
   if (nbytes <= capacity_ && allocator_) {
-    std::memset(static_cast<char*>(data_) + nbytes_, 0, nbytes - nbytes_);
+    backend.zero_bytes(static_cast<char*>(data_) + nbytes_, nbytes - nbytes_);
     nbytes_ = nbytes;
     return;
   }
   KILN_CHECK(allocator_ != nullptr, "Trying to resize storage that is not resizable (memory borrowed from elsewhere)");
   size_t new_capacity = 0;
   void* fresh = allocator_->allocate(nbytes, &new_capacity);
-  if (nbytes_ > 0) std::memcpy(fresh, data_, nbytes_);
-  std::memset(static_cast<char*>(fresh) + nbytes_, 0, nbytes - nbytes_);
+  if (nbytes_ > 0) backend.copy_bytes(fresh, data_, nbytes_, CopyDirection::WithinDevice);
+  backend.zero_bytes(static_cast<char*>(fresh) + nbytes_, nbytes - nbytes_);
   allocator_->deallocate(data_, capacity_);
   data_ = fresh;
   capacity_ = new_capacity;

@@ -1,172 +1,118 @@
 #include "runtime/kernels/tensor_iterator.h"
 
-#include <omp.h>
-
 #include <algorithm>
-#include <cstring>
+#include <climits>
+#include <cstdlib>
 #include <numeric>
 
-#include "generated/kernels/expand.h"
-#include "runtime/core/convert.h"
 #include "runtime/core/error.h"
-#include "runtime/kernels/reduced_float_convert.h"
 
 namespace kiln {
 
-ScalarType result_type(const std::vector<TensorBase>& inputs) {
-  ScalarType dim_result = ScalarType::Undefined, zero_result = ScalarType::Undefined,
-             wrapped_result = ScalarType::Undefined;
-  for (const TensorBase& t : inputs) {
-    if (!t.defined()) continue;
-    if (t.impl()->is_wrapped_number()) {
-      // A Python float counts as the default dtype, not as float64.
-      ScalarType s = is_floating_type(t.dtype()) ? default_dtype() : t.dtype();
-      wrapped_result = promote_types(wrapped_result, s);
-    } else if (t.dim() == 0) {
-      zero_result = promote_types(zero_result, t.dtype());
-    } else {
-      dim_result = promote_types(dim_result, t.dtype());
-    }
-  }
-  // A weaker group only matters when it is of a higher category.
-  auto combine = [](ScalarType higher, ScalarType lower) {
-    if (is_floating_type(higher)) return higher;
-    if (higher == ScalarType::Bool || is_floating_type(lower)) return promote_types(higher, lower);
-    if (higher != ScalarType::Undefined) return higher;
-    return lower;
-  };
-  return combine(dim_result, combine(zero_result, wrapped_result));
+// ---- named configurations ----
+
+IteratorConfig IteratorConfig::unary(const char* op, const TensorBase& self, const TensorBase& out) {
+  IteratorConfig c;
+  c.op_name = op;
+  c.out = out;
+  c.inputs = {self};
+  c.inplace = out.defined() && out.is_same(self);
+  c.out_same_dtype = true;  // neg(int64, out=float32) is refused, as in torch
+  return c;
 }
 
-TensorBase empty_cpu(IntArrayRef sizes, ScalarType dtype) {
-  int64_t n = checked_numel(sizes, "empty");
-  int64_t nbytes = 0;
-  KILN_CHECK(!__builtin_mul_overflow(n, element_size(dtype), &nbytes), "empty(): shape ", shape_str(sizes),
-                   " needs more bytes than int64 can count");
-  Storage storage = Storage::make(static_cast<size_t>(nbytes), cpu_allocator(), Device(DeviceType::CPU));
-  // Uninitialized floats and ints are merely arbitrary; an arbitrary byte is not a valid bool.
-  if (dtype == ScalarType::Bool) std::memset(storage->data(), 0, static_cast<size_t>(nbytes));
-  return TensorBase(Ref<TensorImpl>::make(std::move(storage), dtype, sizes, contiguous_strides(sizes), 0));
+IteratorConfig IteratorConfig::unary_float(const char* op, const TensorBase& self, const TensorBase& out) {
+  IteratorConfig c = unary(op, self, out);
+  c.int_to_float = true;
+  c.out_same_dtype = false;  // exp(int64, out=float64) is fine
+  return c;
 }
 
-void check_unique_dims(IntArrayRef dims, int64_t ndim, const char* op_name) {
-  std::vector<bool> seen(static_cast<size_t>(std::max<int64_t>(ndim, 1)), false);
-  for (int64_t d : dims) {
-    const int64_t w = wrap_dim(d, ndim, op_name);
-    KILN_CHECK(!seen[w], op_name, "(): dim ", w, " appears multiple times in the list of dims");
-    seen[w] = true;
-  }
+IteratorConfig IteratorConfig::binary(const char* op, const TensorBase& self, const TensorBase& other,
+                                      const TensorBase& out) {
+  IteratorConfig c;
+  c.op_name = op;
+  c.out = out;
+  c.inputs = {self, other};
+  c.inplace = out.defined() && out.is_same(self);
+  return c;
 }
 
-bool is_expanded(const TensorBase& t) {
-  for (int64_t d = 0; d < t.dim(); ++d)
-    if (t.strides()[d] == 0 && t.sizes()[d] > 1) return true;
-  return false;
+IteratorConfig IteratorConfig::binary_float(const char* op, const TensorBase& self, const TensorBase& other,
+                                            const TensorBase& out) {
+  IteratorConfig c = binary(op, self, other, out);
+  c.int_to_float = true;
+  return c;
 }
 
-void check_no_internal_overlap(const TensorBase& out, const char* op_name) {
-  KILN_CHECK(!is_expanded(out), op_name,
-             "(): unsupported operation: more than one element of the written-to tensor refers to a single "
-             "memory location. Please clone() the tensor before performing the operation.");
+IteratorConfig IteratorConfig::comparison(const char* op, const TensorBase& self, const TensorBase& other,
+                                          const TensorBase& out) {
+  IteratorConfig c = binary(op, self, other, out);
+  c.out_dtype = ScalarType::Bool;
+  return c;
 }
 
-TensorBase zeros_cpu(IntArrayRef sizes, ScalarType dtype) {
-  TensorBase t = empty_cpu(sizes, dtype);
-  if (t.numel() > 0) std::memset(t.data_ptr(), 0, static_cast<size_t>(t.numel()) * element_size(dtype));
-  return t;
+IteratorConfig IteratorConfig::nullary(const char* op, const TensorBase& out) {
+  IteratorConfig c;
+  c.op_name = op;
+  c.out = out;
+  c.inplace = true;
+  c.same_value_everywhere = true;  // an expanded tensor is filled, as in torch
+  c.promote_inputs = false;
+  c.reduced_float_as_float32 = false;  // the value is written already converted to out's dtype
+  return c;
 }
 
-bool is_non_overlapping_and_dense(const TensorBase& t) {
-  const int64_t nd = t.dim();
-  DimVector order(nd);
-  for (int64_t i = 0; i < nd; ++i) order[i] = i;
-  // Dims from innermost (smallest stride) outwards.
-  std::stable_sort(order.begin(), order.end(),
-                   [&](int64_t a, int64_t b) { return t.strides()[a] < t.strides()[b]; });
-  int64_t expected = 1;
-  for (int64_t d : order) {
-    if (t.sizes()[d] == 1) continue;
-    if (t.strides()[d] != expected) return false;
-    expected *= t.sizes()[d];
-  }
-  return true;
+IteratorConfig IteratorConfig::reduction_into(const char* op, const TensorBase& accumulators, const TensorBase& input) {
+  IteratorConfig c;
+  c.op_name = op;
+  c.out = accumulators;
+  c.inputs = {input};
+  c.promote_inputs = false;
+  c.compute_dtype = input.dtype();
+  c.out_dtype = accumulators.dtype();
+  c.inplace = true;
+  c.reduction = true;
+  return c;
 }
 
-TensorBase empty_like_cpu(const TensorBase& t, ScalarType dtype) {
-  if (t.is_contiguous() || t.numel() == 0 || !is_non_overlapping_and_dense(t)) return empty_cpu(t.sizes(), dtype);
-  TensorBase out = empty_cpu({t.numel()}, dtype);
-  out.impl()->set_sizes_and_strides(t.sizes(), t.strides(), 0);
-  return out;
+IteratorConfig IteratorConfig::copy(const char* op, const TensorBase& dst, const TensorBase& src) {
+  IteratorConfig c;
+  c.op_name = op;
+  c.out = dst;
+  c.inputs = {src};
+  c.promote_inputs = false;
+  c.compute_dtype = src.dtype();
+  c.out_dtype = dst.dtype();
+  c.inplace = true;
+  c.reduced_float_as_float32 = false;
+  return c;
 }
 
-TensorBase wrap_scalar(const Scalar& s) {
-  TensorBase t = empty_cpu({}, s.type());
-  switch (s.type()) {
-    case ScalarType::Bool: *static_cast<bool*>(t.data_ptr()) = s.to_bool(); break;
-    case ScalarType::Int64: *static_cast<int64_t*>(t.data_ptr()) = s.to_long(); break;
-    default: *static_cast<double*>(t.data_ptr()) = s.to_double(); break;
-  }
-  t.impl()->set_wrapped_number(true);
-  return t;
-}
-
-DimVector broadcast_shapes(IntArrayRef a, IntArrayRef b, const char* op_name) {
-  size_t n = std::max(a.size(), b.size());
-  DimVector out(n);
-  for (size_t i = 0; i < n; ++i) {
-    int64_t da = i < n - a.size() ? 1 : a[i - (n - a.size())];
-    int64_t db = i < n - b.size() ? 1 : b[i - (n - b.size())];
-    KILN_CHECK(da == db || da == 1 || db == 1, op_name, "(): The size of tensor a (", da,
-               ") must match the size of tensor b (", db, ") at non-singleton dimension ", i);
-    out[i] = da == 1 ? db : da;
-  }
-  return out;
-}
-
-void check_no_partial_overlap(const TensorBase& out, const TensorBase& in, const char* op_name) {
-  // PyTorch's rule: only dense tensors (each filling its memory range) are compared; sparser
-  // ones may interleave without sharing elements (two columns), which is common and fine.
-  if (out.numel() == 0 || in.numel() == 0) return;
-  if (out.impl()->storage().get() != in.impl()->storage().get()) return;  // the cheap test first
-  if (!is_non_overlapping_and_dense(out) || !is_non_overlapping_and_dense(in)) return;
-  const char* a = static_cast<const char*>(out.data_ptr());
-  const char* b = static_cast<const char*>(in.data_ptr());
-  const char* a_end = a + out.numel() * out.element_size();
-  const char* b_end = b + in.numel() * in.element_size();
-  // x.add_(x): each element reads itself. (x += x.t() shares the range with other strides.)
-  const bool same = a == b && out.sizes() == in.sizes() && out.strides() == in.strides();
-  KILN_CHECK(same || a_end <= b || b_end <= a, op_name,
-             "(): unsupported operation: some elements of the input tensor and the written-to tensor refer to a "
-             "single memory location. Please clone() the tensor before performing the operation.");
-}
-
-TensorBase resized_out(const TensorBase& out, IntArrayRef shape, ScalarType dtype, const char* op_name) {
-  if (!out.defined()) return empty_cpu(shape, dtype);
-  KILN_CHECK(out.dtype() == dtype, op_name, "(): Expected out tensor to have dtype ", scalar_type_name(dtype),
-             ", but got ", scalar_type_name(out.dtype()), " instead");
-  if (!(out.sizes() == shape)) out.impl()->set_sizes_contiguous(shape);
-  return out;
-}
-
-TensorBase result_into_out(const TensorBase& result, const TensorBase& out, const char* op_name) {
-  if (!out.defined()) return result;
-  TensorBase dst = resized_out(out, result.sizes(), result.dtype(), op_name);
-  copy_into(dst, result, op_name);
-  return dst;
-}
-
-void check_out_is_not_an_input(const TensorBase& out, std::initializer_list<const TensorBase*> inputs,
-                               const char* op_name) {
-  if (!out.defined()) return;
-  for (const TensorBase* in : inputs)
-    KILN_CHECK(!in->defined() || in->impl()->storage().get() != out.impl()->storage().get(), op_name,
-               "(): unsupported operation: the out= tensor shares memory with an input. Please clone() the input "
-               "or use another out tensor.");
-}
+// ---- building ----
 
 TensorIterator::TensorIterator(IteratorConfig config) { build(config); }
 
+namespace {
+
+// The device every operand lives on: that of the first input that is not a Python number (a
+// number may join tensors of any device), else out's. Mixed devices are refused, as in torch.
+Device common_device(const IteratorConfig& c) {
+  const TensorBase* first = nullptr;
+  for (const TensorBase& t : c.inputs) {
+    if (t.impl()->is_wrapped_number()) continue;
+    if (!first) first = &t;
+    KILN_CHECK(t.device() == first->device(), "Expected all tensors to be on the same device, but found at least two "
+               "devices, ", first->device().str(), " and ", t.device().str(), "! (in ", c.op_name, ")");
+  }
+  if (first) return first->device();
+  return c.out.defined() ? c.out.device() : Device(DeviceType::CPU);
+}
+
+}  // namespace
+
 void TensorIterator::build(IteratorConfig& c) {
+  op_name_ = c.op_name;
   // Shape.
   DimVector shape;
   bool first = true;
@@ -176,12 +122,7 @@ void TensorIterator::build(IteratorConfig& c) {
     first = false;
   }
   if (c.inputs.empty() && c.out.defined()) shape.assign(c.out.sizes().begin(), c.out.sizes().end());
-  // Devices: CPU kernels only see CPU tensors.
-  for (const TensorBase& t : c.inputs) {
-    KILN_CHECK(t.is_cpu() || (t.dim() == 0 && t.impl()->is_wrapped_number()),
-               "Expected all tensors to be on the same device, but found at least two devices, ", t.device().str(),
-               " and cpu! (in ", c.op_name, ")");
-  }
+  device_ = common_device(c);
 
   // Dtypes.
   ScalarType common = c.promote_inputs ? result_type(c.inputs) : c.inputs.empty() ? c.out.dtype() : c.inputs[0].dtype();
@@ -193,9 +134,9 @@ void TensorIterator::build(IteratorConfig& c) {
   const ScalarType kernel_out_dtype = c.out_dtype != ScalarType::Undefined ? c.out_dtype : compute_dtype_;
 
   // Output.
-  TensorBase out;
   if (c.out.defined()) {
-    KILN_CHECK(c.out.is_cpu(), c.op_name, "(): Expected out tensor to have device cpu, but got ", c.out.device().str());
+    KILN_CHECK(c.out.device() == device_, c.op_name, "(): Expected out tensor to have device ", device_.str(),
+               ", but got ", c.out.device().str());
     KILN_CHECK(can_cast(result_dtype, c.out.dtype()), c.op_name, "(): result type ", scalar_type_name(result_dtype),
                " can't be cast to the desired output type ", scalar_type_name(c.out.dtype()));
     KILN_CHECK(!c.out_same_dtype || c.out.dtype() == result_dtype, c.op_name, "(): Found dtype ",
@@ -211,23 +152,37 @@ void TensorIterator::build(IteratorConfig& c) {
     for (const TensorBase& t : c.inputs) check_no_partial_overlap(c.out, t, c.op_name);
     result_ = c.out;
   } else {
-    result_ = empty_cpu(shape, result_dtype);
+    result_ = empty_tensor(shape, result_dtype, device_);
   }
   // A 16-bit result computed in float32 is rounded to its dtype even when out= is wider, as
-  // torch's (exp(bfloat16, out=float32) holds bfloat16 values).
+  // torch's (exp(bfloat16, out=float32) holds bfloat16 values): the kernel writes a float32
+  // temporary, rounded and copied by output(). Any other dtype difference is a plain cast, made
+  // by the backend's loop on the way out.
   const bool rounds = c.reduced_float_as_float32 && c.out_dtype == ScalarType::Undefined &&
                       result_dtype != kernel_out_dtype && result_.dtype() != result_dtype;
-  if (result_.dtype() == kernel_out_dtype && !rounds) {
-    out = result_;
-  } else {
-    out = empty_cpu(shape, kernel_out_dtype);
+  TensorBase out = result_;
+  if (rounds) {
+    out = empty_tensor(shape, kernel_out_dtype, device_);
     out_to_fill_ = result_;
-    if (rounds) round_to_ = result_dtype;
+    round_to_ = result_dtype;
   }
+  // Accumulators are read as well as written, through stride 0: they can't be converted a chunk
+  // at a time, so reductions pass accumulators of the dtype they add in.
+  KILN_CHECK(!c.reduction || out.dtype() == kernel_out_dtype, c.op_name,
+             "(): internal error: reduction accumulators of dtype ", scalar_type_name(out.dtype()), " for a kernel writing ",
+             scalar_type_name(kernel_out_dtype));
 
   operands_.push_back(out);
-  for (const TensorBase& t : c.inputs)
-    operands_.push_back(!c.cast_inputs || t.dtype() == compute_dtype_ ? t : cast_to(t, compute_dtype_));
+  loop_dtypes_.push_back(kernel_out_dtype);
+  for (const TensorBase& t : c.inputs) {
+    operands_.push_back(t);
+    loop_dtypes_.push_back(c.cast_inputs ? compute_dtype_ : t.dtype());
+  }
+  for (size_t k = 0; k < operands_.size(); ++k) {
+    stored_dtypes_.push_back(operands_[k].dtype());
+    data_.push_back(static_cast<char*>(operands_[k].data_ptr()));
+    converts_ = converts_ || stored_dtypes_[k] != loop_dtypes_[k];
+  }
 
   // Byte strides, broadcast dims get stride 0.
   shape_ = shape;
@@ -292,51 +247,48 @@ void TensorIterator::coalesce() {
   strides_ = std::move(cstrides);
 }
 
-void TensorIterator::serial_for(const Loop& loop, int64_t begin, int64_t end) {
-  const int nt = ntensors();
-  const int64_t nd = static_cast<int64_t>(shape_.size());
-  const int64_t inner = shape_[nd - 1];
-  // Multi-index of `begin`.
-  DimVector idx(nd, 0);
-  int64_t rem = begin;
-  for (int64_t d = nd - 1; d >= 0; --d) {
-    idx[d] = rem % shape_[d];
-    rem /= shape_[d];
+// ---- 32-bit pieces ----
+
+bool TensorIterator::can_use_32bit_indexing() const {
+  if (numel_ > INT32_MAX) return false;
+  for (const DimVector& st : strides_) {
+    int64_t furthest = 0;  // the largest byte offset an element of this operand has
+    for (size_t d = 0; d < shape_.size(); ++d) furthest += (shape_[d] - 1) * std::abs(st[d]);
+    if (furthest > INT32_MAX) return false;
   }
-  std::vector<char*> ptrs(nt);
-  std::vector<int64_t> inner_strides(nt);
-  for (int k = 0; k < nt; ++k) inner_strides[k] = strides_[k][nd - 1];
-  int64_t pos = begin;
-  while (pos < end) {
-    for (int k = 0; k < nt; ++k) {
-      char* p = static_cast<char*>(operands_[k].data_ptr());
-      for (int64_t d = 0; d < nd; ++d) p += idx[d] * strides_[k][d];
-      ptrs[k] = p;
-    }
-    int64_t n = std::min(inner - idx[nd - 1], end - pos);
-    loop(ptrs.data(), inner_strides.data(), n);
-    pos += n;
-    idx[nd - 1] += n;
-    for (int64_t d = nd - 1; d > 0 && idx[d] >= shape_[d]; --d) {
-      idx[d] = 0;
-      ++idx[d - 1];
-    }
-  }
+  return true;
 }
 
-void TensorIterator::for_each(const Loop& loop, int64_t grain_size) {
-  if (numel_ == 0) return;
-  int threads = omp_get_max_threads();
-  if (numel_ < grain_size || threads <= 1 || omp_in_parallel()) {
-    serial_for(loop, 0, numel_);
+void TensorIterator::for_each_32bit_piece(const std::function<void(const TensorIterator&)>& fn) const {
+  if (numel_ == 0 || can_use_32bit_indexing()) {
+    fn(*this);
     return;
   }
-  int64_t chunks = std::min<int64_t>(threads, (numel_ + grain_size - 1) / grain_size);
-#pragma omp parallel for num_threads(chunks) schedule(static, 1)
-  for (int64_t c = 0; c < chunks; ++c) {
-    int64_t begin = numel_ * c / chunks, end = numel_ * (c + 1) / chunks;
-    serial_for(loop, begin, end);
+  // Halve the dim that spans the most bytes in some operand (the element count when none has).
+  size_t split = 0;
+  int64_t widest = -1;
+  for (size_t d = 0; d < shape_.size(); ++d) {
+    if (shape_[d] < 2) continue;
+    int64_t span = shape_[d];
+    for (const DimVector& st : strides_) span = std::max(span, shape_[d] * std::abs(st[d]));
+    if (span > widest) {
+      widest = span;
+      split = d;
+    }
   }
+  const int64_t half = shape_[split] / 2;
+  TensorIterator low = *this, high = *this;
+  for (TensorIterator* piece : {&low, &high}) {
+    piece->filled_ = true;  // a piece never writes back: the whole iterator's output() does
+    piece->out_to_fill_ = TensorBase();
+  }
+  low.shape_[split] = half;
+  high.shape_[split] = shape_[split] - half;
+  for (size_t k = 0; k < data_.size(); ++k) high.data_[k] += half * strides_[k][split];
+  low.numel_ = numel_ / shape_[split] * half;
+  high.numel_ = numel_ - low.numel_;
+  low.for_each_32bit_piece(fn);
+  high.for_each_32bit_piece(fn);
 }
 
 void TensorIterator::finish() {
@@ -344,72 +296,6 @@ void TensorIterator::finish() {
   filled_ = true;
   if (!out_to_fill_.defined()) return;
   copy_into(out_to_fill_, round_to_ == ScalarType::Undefined ? operands_[0] : cast_to(operands_[0], round_to_), "copy_");
-}
-
-// ---- copies and casts ----
-
-namespace {
-template <typename To>
-void cast_loop_from(ScalarType src_type, char** data, const int64_t* strides, int64_t n) {
-  KILN_DISPATCH_ALL_TYPES_AND_REDUCED(src_type, "copy_", [&] {
-    char* out = data[0];
-    const char* in = data[1];
-    if (strides[0] == sizeof(To) && strides[1] == sizeof(scalar_t)) {
-      To* o = reinterpret_cast<To*>(out);
-      const scalar_t* x = reinterpret_cast<const scalar_t*>(in);
-      if constexpr (std::is_same_v<To, scalar_t>) {
-        std::memcpy(o, x, n * sizeof(To));
-      } else if constexpr ((std::is_same_v<To, float> && is_reduced_float_v<scalar_t>) ||
-                           (is_reduced_float_v<To> && std::is_same_v<scalar_t, float>)) {
-        convert_run(x, o, n);  // the 16-bit floats' way in and out of float32, vectorized
-      } else {
-        for (int64_t i = 0; i < n; ++i) o[i] = convert<To>(x[i]);
-      }
-    } else {
-      for (int64_t i = 0; i < n; ++i)
-        *reinterpret_cast<To*>(out + i * strides[0]) = convert<To>(*reinterpret_cast<const scalar_t*>(in + i * strides[1]));
-    }
-  });
-}
-}  // namespace
-
-void copy_into(const TensorBase& dst, const TensorBase& src_in, const char* op_name) {
-  // The source broadcasts to the destination's shape (never the other way).
-  const TensorBase src =
-      src_in.sizes() == dst.sizes() ? src_in : composite_explicit::expand(src_in, dst.sizes(), false);
-  IteratorConfig c;
-  c.op_name = op_name;
-  c.out = dst;
-  c.inputs = {src};
-  c.promote_inputs = false;
-  c.compute_dtype = src.dtype();
-  c.out_dtype = dst.dtype();
-  c.inplace = true;
-  c.reduced_float_as_float32 = false;
-  TensorIterator it(std::move(c));
-  ScalarType src_type = src.dtype();
-  KILN_DISPATCH_ALL_TYPES_AND_REDUCED(dst.dtype(), op_name, [&] {
-    it.for_each([src_type](char** data, const int64_t* strides, int64_t n) {
-      cast_loop_from<scalar_t>(src_type, data, strides, n);
-    });
-  });
-}
-
-TensorBase cast_to(const TensorBase& t, ScalarType dtype) {
-  if (t.dtype() == dtype) return t;
-  TensorBase out = empty_like_cpu(t, dtype);
-  copy_into(out, t, "to");
-  if (t.impl()->is_wrapped_number()) out.impl()->set_wrapped_number(true);
-  return out;
-}
-
-TensorBase to_opmath(const TensorBase& t) { return t.defined() ? cast_to(t, opmath_type(t.dtype())) : t; }
-
-TensorBase contiguous_cpu(const TensorBase& t) {
-  if (t.is_contiguous()) return t;
-  TensorBase out = empty_cpu(t.sizes(), t.dtype());
-  copy_into(out, t, "contiguous");
-  return out;
 }
 
 }  // namespace kiln

@@ -1,59 +1,25 @@
-// The iteration helper behind every pointwise kernel (and, with stride-0 outputs,
-// reductions): broadcasting, PyTorch's type promotion, output allocation or
-// checking, strided operands without copying them, dimension coalescing, and a
-// parallel loop above a grain size.
+// The device-neutral half of every pointwise kernel (and, with stride-0 outputs, of reductions):
+// the broadcast shape, PyTorch's type promotion, out= checks and resizing, overlap checks, the
+// output allocated on the operands' device (through the device registry), and the iteration
+// space coalesced into as few dims as memory order allows. No loop runs here: each backend
+// walks the result (the CPU's loop and its parallel-for: runtime/kernels/cpu/parallel_loop.h).
 //
-// A kernel sees only `loop(char** data, const int64_t* strides, int64_t n)`: n
-// elements of the innermost dimension, operand k at data[k] advancing by
-// strides[k] bytes (operand 0 is the output).
+// Operand 0 is the output, then the inputs. Each operand has the dtype it is stored in and the
+// dtype the kernel's loop sees; they differ when the op computes in another dtype (float16 in
+// float32, int + float in float): the backend converts a chunk at a time on the way in and out,
+// so no full-size temporary is made.
 #pragma once
-
-#include <initializer_list>
 
 #include <functional>
 #include <vector>
 
 #include "runtime/core/tensor_base.h"
+#include "runtime/kernels/out_checks.h"
+#include "runtime/kernels/shape_rules.h"
+#include "runtime/kernels/tensor_memory.h"
+#include "runtime/kernels/type_promotion.h"
 
 namespace kiln {
-
-// PyTorch's result_type: dims > 0 tensors beat 0-dim tensors, which beat wrapped
-// Python numbers, unless the weaker one is of a higher category (bool < int < float).
-ScalarType result_type(const std::vector<TensorBase>& inputs);
-
-// A fresh contiguous tensor on the CPU (no zeroing).
-TensorBase empty_cpu(IntArrayRef sizes, ScalarType dtype);
-// A fresh contiguous tensor on the CPU filled with zeros (gradient accumulators).
-TensorBase zeros_cpu(IntArrayRef sizes, ScalarType dtype);
-// Whether t's elements exactly tile a block of memory (some permutation of row-major).
-bool is_non_overlapping_and_dense(const TensorBase& t);
-// A fresh CPU tensor shaped like `t`, keeping t's memory layout when t is dense and
-// non-overlapping (a permuted/transposed tensor stays permuted), as PyTorch's
-// preserve_format; contiguous otherwise.
-TensorBase empty_like_cpu(const TensorBase& t, ScalarType dtype);
-// A 0-dim tensor holding a Python number, marked as a wrapped number for promotion.
-TensorBase wrap_scalar(const Scalar& s);
-// The broadcast shape of two shapes, or a RuntimeError naming the op.
-DimVector broadcast_shapes(IntArrayRef a, IntArrayRef b, const char* op_name);
-// Throws when `in` and `out` share some memory but are not the same elements
-// (x[1:] = x[:-1] would read values it already overwrote).
-void check_no_partial_overlap(const TensorBase& out, const TensorBase& in, const char* op_name);
-// Throws when a list of reduction dims names one dim twice (0 and -1 of a 0-dim tensor too).
-void check_unique_dims(IntArrayRef dims, int64_t ndim, const char* op_name);
-// Throws when several elements of a tensor to be written share memory (an expanded tensor).
-void check_no_internal_overlap(const TensorBase& out, const char* op_name);
-// torch's has_internal_overlap() == YES: a dim of stride 0 and size > 1 (an expanded tensor).
-bool is_expanded(const TensorBase& t);
-// The out= tensor of a kernel, resized to `shape` (it must already have `dtype`), or a new
-// tensor when `out` is undefined.
-TensorBase resized_out(const TensorBase& out, IntArrayRef shape, ScalarType dtype, const char* op_name);
-// `result` (computed in full first, so out may alias an input) copied into the out= tensor of
-// its dtype, resized to its shape; `result` itself when there is no out.
-TensorBase result_into_out(const TensorBase& result, const TensorBase& out, const char* op_name);
-// Throws when an out= tensor shares memory with an input of a kernel that resizes or
-// writes `out` before it has read every input (reductions, mm).
-void check_out_is_not_an_input(const TensorBase& out, std::initializer_list<const TensorBase*> inputs,
-                               const char* op_name);
 
 struct IteratorConfig {
   const char* op_name = "op";
@@ -71,35 +37,73 @@ struct IteratorConfig {
   bool cast_inputs = true;           // false: the kernel reads each input in its own dtype
   bool reduced_float_as_float32 = true;  // float16/bfloat16 compute in float32, rounded once on
                                          // the write-back (false: the kernel moves raw elements)
+
+  // The usual configurations, by name (adjust fields afterwards for the rest). An `out` that is
+  // `self` makes the op in-place: the result may not broadcast beyond self's shape.
+  // Keeps the input's dtype, and out= must have it: neg, abs, floor, bitwise_not.
+  static IteratorConfig unary(const char* op, const TensorBase& self, const TensorBase& out);
+  // Integers compute in the default float dtype, out= may be any dtype it casts to: exp, sin.
+  static IteratorConfig unary_float(const char* op, const TensorBase& self, const TensorBase& out);
+  // The promoted dtype of both: add, mul, maximum, bitwise_and.
+  static IteratorConfig binary(const char* op, const TensorBase& self, const TensorBase& other, const TensorBase& out);
+  // The promoted dtype, integers as the default float dtype: div, atan2.
+  static IteratorConfig binary_float(const char* op, const TensorBase& self, const TensorBase& other,
+                                     const TensorBase& out);
+  // Computes in the promoted dtype, writes bool: eq, lt, logical_and, isclose.
+  static IteratorConfig comparison(const char* op, const TensorBase& self, const TensorBase& other,
+                                   const TensorBase& out);
+  // No inputs; one value written to every element of `out`, even an expanded one: fill_.
+  static IteratorConfig nullary(const char* op, const TensorBase& out);
+  // `input` added (or otherwise folded) into `accumulators`, a view of `input`'s shape with
+  // stride 0 over the reduced dims, in the accumulators' own dtype.
+  static IteratorConfig reduction_into(const char* op, const TensorBase& accumulators, const TensorBase& input);
+  // Raw elements of `src` cast into `dst` of the same shape: copy_, to(dtype).
+  static IteratorConfig copy(const char* op, const TensorBase& dst, const TensorBase& src);
 };
 
 class TensorIterator {
  public:
-  using Loop = std::function<void(char** data, const int64_t* strides, int64_t n)>;
-
   explicit TensorIterator(IteratorConfig config);
 
+  const char* op_name() const { return op_name_; }
+  Device device() const { return device_; }
   ScalarType compute_dtype() const { return compute_dtype_; }
   int64_t numel() const { return numel_; }
-  int ntensors() const { return static_cast<int>(operands_.size()); }
-  // The result (the caller's `out`, or the tensor allocated for it). The first call writes
-  // the computed values into it when the kernel wrote a temporary: the caller's out= of
-  // another dtype, or a float16/bfloat16 result computed in float32.
+  int ntensors() const { return static_cast<int>(data_.size()); }
+  // The iteration space after coalescing: innermost dim last, strides in bytes per operand.
+  const DimVector& shape() const { return shape_; }
+  const DimVector& strides(int k) const { return strides_[k]; }
+  char* data(int k) const { return data_[k]; }
+  // The dtype operand k is stored in, and the one the kernel's loop reads or writes it as.
+  ScalarType stored_dtype(int k) const { return stored_dtypes_[k]; }
+  ScalarType loop_dtype(int k) const { return loop_dtypes_[k]; }
+  bool converts() const { return converts_; }  // some operand's stored and loop dtypes differ
+  // The result (the caller's `out`, or the tensor allocated for it). The first call writes the
+  // computed values into it when the kernel wrote a temporary (a 16-bit result computed in
+  // float32 and rounded to 16 bits before landing in a wider out=).
   const TensorBase& output() {
     finish();
     return result_;
   }
 
-  // Runs `loop` over every element, in parallel above the grain size.
-  void for_each(const Loop& loop, int64_t grain_size = 32768);
+  // Whether every operand's byte offsets (and the element count) fit in int32, as GPU kernels
+  // index; otherwise for_each_32bit_piece splits the space.
+  bool can_use_32bit_indexing() const;
+  // Calls `fn` on pieces that together cover the space, each passing can_use_32bit_indexing():
+  // the largest dim halved until they do (this iterator itself when it already does).
+  void for_each_32bit_piece(const std::function<void(const TensorIterator&)>& fn) const;
 
  private:
   void finish();  // output()'s write-back, once
   void build(IteratorConfig& config);
   void coalesce();
-  void serial_for(const Loop& loop, int64_t begin, int64_t end);
 
-  std::vector<TensorBase> operands_;  // [0] output (compute dtype), then inputs (compute dtype)
+  const char* op_name_ = "op";
+  Device device_;
+  std::vector<TensorBase> operands_;  // keeps the memory behind data_ alive
+  std::vector<char*> data_;           // per operand: the first element of this (piece of the) space
+  std::vector<ScalarType> stored_dtypes_, loop_dtypes_;
+  bool converts_ = false;
   TensorBase result_;                 // what the caller gets back
   TensorBase out_to_fill_;            // caller's out, when the kernel writes a temporary
   ScalarType round_to_ = ScalarType::Undefined;  // the result dtype the temporary rounds to first
@@ -109,15 +113,5 @@ class TensorIterator {
   std::vector<DimVector> strides_;    // byte strides per operand, aligned with shape_
   int64_t numel_ = 0;
 };
-
-// Copies (with casting and broadcasting) src into dst; the workhorse of copy_,
-// contiguous, clone and dtype conversion.
-void copy_into(const TensorBase& dst, const TensorBase& src, const char* op_name);
-// `t` converted to `dtype` (itself when it already has it).
-TensorBase cast_to(const TensorBase& t, ScalarType dtype);
-// `t` in the dtype kernels compute in: float32 for float16/bfloat16 (undefined stays undefined).
-TensorBase to_opmath(const TensorBase& t);
-// `t` itself if contiguous, else a contiguous copy.
-TensorBase contiguous_cpu(const TensorBase& t);
 
 }  // namespace kiln

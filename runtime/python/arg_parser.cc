@@ -5,7 +5,7 @@
 #include <sstream>
 
 #include "runtime/dispatch/dispatcher.h"
-#include "runtime/kernels/tensor_iterator.h"
+#include "runtime/kernels/type_promotion.h"
 #include "runtime/python/dtype_object.h"
 #include "runtime/python/generator_object.h"
 #include "runtime/python/numpy_interop.h"

@@ -1,9 +1,10 @@
+#include <algorithm>
 #include "runtime/python/generator_object.h"
 
 #include <cstring>
 #include <new>
 
-#include "runtime/kernels/tensor_iterator.h"
+#include "runtime/kernels/tensor_memory.h"
 #include "runtime/python/arg_parser.h"
 #include "runtime/python/registered_classes.h"
 #include "runtime/python/tensor_object.h"
@@ -89,8 +90,8 @@ PyObject* generator_initial_seed(PyObject* self, PyObject*) {
 PyObject* generator_get_state(PyObject* self, PyObject*) {
   KILN_PY_BEGIN
   const std::vector<int64_t> state = gen_of(self).get_state();
-  TensorBase t = empty_cpu({static_cast<int64_t>(state.size())}, ScalarType::Int64);
-  std::memcpy(t.data_ptr(), state.data(), state.size() * sizeof(int64_t));
+  TensorBase t = empty_tensor({static_cast<int64_t>(state.size())}, ScalarType::Int64, Device(DeviceType::CPU));
+  std::copy(state.begin(), state.end(), static_cast<int64_t*>(t.data_ptr()));  // a host tensor, made above
   return wrap(t);
   KILN_PY_END
 }
@@ -103,7 +104,7 @@ PyObject* generator_set_state(PyObject* self, PyObject* arg) {
   KILN_CHECK_TYPE(t.dtype() == ScalarType::Int64, "set_state(): expected an int64 tensor (from get_state()), got ",
                   scalar_type_name(t.dtype()));
   KILN_CHECK(t.dim() == 1, "set_state(): expected a 1-D state tensor (from get_state()), got ", t.dim(), " dims");
-  const TensorBase state = contiguous_cpu(t);
+  const TensorBase state = contiguous_tensor(t);
   gen_of(self).set_state(static_cast<const int64_t*>(state.data_ptr()), state.numel());
   return new_reference(self);
   KILN_PY_END

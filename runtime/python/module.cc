@@ -10,7 +10,7 @@
 #include "runtime/core/allocator.h"
 #include "runtime/dispatch/autocast_state.h"
 #include "runtime/dispatch/dispatcher.h"
-#include "runtime/kernels/tensor_iterator.h"
+#include "runtime/kernels/type_promotion.h"
 #include "runtime/python/arg_parser.h"
 #include "runtime/python/dtype_object.h"
 #include "runtime/python/generator_object.h"

@@ -43,7 +43,9 @@ def test_no_include_breaks_the_layering():
     ("runtime/core/storage.cc", "runtime/autograd/node.h", "core must not include autograd"),
     ("runtime/core/storage.cc", "generated/api/exp.h", "core must not include generated code"),
     ("runtime/kernels/cpu/unary_ops.cc", "generated/api/exp.h", "backend kernel must not include the generated API"),
-    ("runtime/kernels/cpu/unary_ops.cc", "runtime/dispatch/dispatcher.h", "'cpu_kernels' does not depend on directly"),
+    ("runtime/kernels/cpu/unary_ops.cc", "runtime/dispatch/dispatcher.h", "'cpu' does not depend on directly"),
+    ("runtime/kernels/tensor_iterator.cc", "runtime/kernels/cpu/parallel_loop.h", "'ops' does not depend on directly"),
+    ("runtime/kernels/views.cc", "runtime/autograd/node.h", "'ops' does not depend on directly"),
     ("runtime/python/module.cc", "generated/fuzz/ops.h", None),  # outside the table: not judged
 ])
 def test_a_wrong_include_is_reported(tmp_path, path, include, expected):
@@ -57,3 +59,21 @@ def test_a_wrong_include_is_reported(tmp_path, path, include, expected):
         assert found == []
     else:
         assert any(expected in v for v in found), found
+
+
+def test_tensor_memory_goes_through_the_device_registry_outside_the_cpu_backend():
+    assert check_layers.host_memory_violations(ROOT) == []
+
+
+@pytest.mark.parametrize("path,call", [
+    ("runtime/kernels/tensor_iterator.cc", "empty_cpu({2}, ScalarType::Float32);"),
+    ("runtime/autograd/engine.cc", "std::memset(p, 0, 4);"),
+    ("runtime/python/module.cc", "memcpy(a, b, 8);"),
+])
+def test_a_host_memory_call_outside_the_cpu_backend_is_reported(tmp_path, path, call):
+    for top in ("runtime", "generated"):
+        shutil.copytree(os.path.join(ROOT, top), tmp_path / top)
+    target = tmp_path / path
+    target.write_text(target.read_text() + "\n// " + call + "\nvoid f() { " + call + " }\n")
+    found = check_layers.host_memory_violations(str(tmp_path))
+    assert len(found) == 1 and found[0].startswith(path + ":"), found

@@ -27,7 +27,6 @@
 #include "generated/kernels/composite/silu.h"
 #include "generated/kernels/composite/softplus.h"
 #include "runtime/kernels/composite/softplus_exact.h"
-#include "runtime/kernels/tensor_iterator.h"
 
 namespace kiln {
 namespace composite_implicit {

@@ -11,7 +11,7 @@
 #include "generated/kernels/composite/le.h"
 #include "generated/kernels/composite/lt.h"
 #include "generated/kernels/composite/ne.h"
-#include "runtime/kernels/tensor_iterator.h"
+#include "runtime/kernels/type_promotion.h"
 
 namespace kiln {
 namespace composite_implicit {

@@ -12,7 +12,7 @@
 #include "generated/kernels/composite/zeros.h"
 #include "generated/kernels/composite/zero.h"
 #include "generated/kernels/composite/zeros_like.h"
-#include "runtime/kernels/tensor_iterator.h"
+#include "runtime/kernels/shape_rules.h"
 
 namespace kiln {
 namespace composite_implicit {

@@ -8,7 +8,9 @@
 #include "generated/api/where.h"
 #include "generated/kernels/composite/masked_fill.h"
 #include "runtime/kernels/scalar_convert.h"
-#include "runtime/kernels/tensor_iterator.h"
+#include "runtime/kernels/shape_rules.h"
+#include "runtime/kernels/tensor_memory.h"
+#include "runtime/kernels/type_promotion.h"
 
 namespace kiln {
 namespace composite_implicit {

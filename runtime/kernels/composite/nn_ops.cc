@@ -29,7 +29,6 @@
 #include "runtime/dispatch/grad_mode.h"
 #include "runtime/kernels/composite/reduce_loss.h"
 #include "runtime/kernels/composite/softplus_exact.h"
-#include "runtime/kernels/tensor_iterator.h"
 
 namespace kiln {
 namespace composite_implicit {

@@ -8,7 +8,7 @@
 #include "generated/kernels/composite/dot.h"
 #include "generated/kernels/composite/mv.h"
 #include "generated/kernels/composite/outer.h"
-#include "runtime/kernels/tensor_iterator.h"
+#include "runtime/kernels/shape_rules.h"
 
 namespace kiln {
 namespace composite_implicit {

@@ -23,7 +23,8 @@
 #include "generated/kernels/composite/div.h"
 #include "generated/kernels/composite/round.h"
 #include "runtime/kernels/composite/write_out.h"
-#include "runtime/kernels/tensor_iterator.h"
+#include "runtime/kernels/out_checks.h"
+#include "runtime/kernels/type_promotion.h"
 
 namespace kiln {
 namespace composite_implicit {

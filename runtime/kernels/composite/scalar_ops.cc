@@ -12,7 +12,7 @@
 #include "generated/kernels/composite/mul.h"
 #include "generated/kernels/composite/pow.h"
 #include "generated/kernels/composite/sub.h"
-#include "runtime/kernels/tensor_iterator.h"
+#include "runtime/kernels/type_promotion.h"
 
 namespace kiln {
 namespace composite_implicit {

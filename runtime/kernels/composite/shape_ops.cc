@@ -20,7 +20,7 @@
 #include "generated/kernels/composite/stack.h"
 #include "generated/kernels/composite/t.h"
 #include "generated/kernels/composite/unflatten.h"
-#include "runtime/kernels/tensor_iterator.h"
+#include "runtime/kernels/shape_rules.h"
 #include "runtime/kernels/view_utils.h"
 
 namespace kiln {

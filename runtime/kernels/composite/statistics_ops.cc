@@ -28,7 +28,7 @@
 #include "generated/kernels/composite/norm.h"
 #include "generated/kernels/composite/std.h"
 #include "generated/kernels/composite/var.h"
-#include "runtime/kernels/tensor_iterator.h"
+#include "runtime/kernels/shape_rules.h"
 
 namespace kiln {
 namespace composite_implicit {

@@ -11,7 +11,8 @@
 #include "generated/kernels/index.h"
 #include "generated/kernels/index_put.h"
 #include "generated/kernels/nonzero.h"
-#include "runtime/kernels/tensor_iterator.h"
+#include "runtime/kernels/cpu/cpu_tensors.h"
+#include "runtime/kernels/tensor_memory.h"
 
 namespace kiln {
 namespace cpu {

@@ -7,7 +7,7 @@
 #include "generated/kernels/argmin.h"
 #include "generated/kernels/max.h"
 #include "generated/kernels/min.h"
-#include "runtime/kernels/tensor_iterator.h"
+#include "runtime/kernels/cpu/cpu_tensors.h"
 
 namespace kiln {
 namespace cpu {

@@ -15,20 +15,12 @@
 #include "generated/kernels/remainder.h"
 #include "runtime/kernels/cpu/int_pow.h"
 #include "runtime/kernels/cpu/loops.h"
+#include "runtime/kernels/pointwise_meta.h"
 #include "runtime/kernels/scalar_convert.h"
 
 namespace kiln {
 namespace cpu {
 namespace {
-
-TensorIterator binary(const char* name, const TensorBase& self, const TensorBase& other, const TensorBase& out) {
-  IteratorConfig c;
-  c.op_name = name;
-  c.out = out;
-  c.inputs = {self, other};
-  c.inplace = out.defined() && out.is_same(self);
-  return TensorIterator(std::move(c));
-}
 
 // Throws (outside any parallel loop) when an integer divisor holds a zero that is used (torch
 // divides nothing, and raises nothing, when the result is empty).
@@ -94,7 +86,7 @@ T c_fmod(T a, T b) {
 }  // namespace
 
 TensorBase pow_tensor_out(const TensorBase& self, const TensorBase& exponent, const TensorBase& out) {
-  TensorIterator it = binary("pow", self, exponent, out);
+  TensorIterator it(IteratorConfig::binary("pow", self, exponent, out));
   const ScalarType dt = it.compute_dtype();
   // Negative integer exponents are fine here (torch refuses them only for a Scalar exponent).
   KILN_DISPATCH_NUMERIC_TYPES(dt, "pow", [&] {
@@ -107,7 +99,7 @@ TensorBase pow_tensor_out(const TensorBase& self, const TensorBase& exponent, co
 }
 
 TensorBase maximum_out(const TensorBase& self, const TensorBase& other, const TensorBase& out) {
-  TensorIterator it = binary("maximum", self, other, out);
+  TensorIterator it(IteratorConfig::binary("maximum", self, other, out));
   KILN_DISPATCH_ALL_TYPES(it.compute_dtype(), "maximum", [&] {
     binary_kernel<scalar_t, scalar_t>(it, [](scalar_t a, scalar_t b) {
       if constexpr (std::is_floating_point_v<scalar_t>) {
@@ -120,7 +112,7 @@ TensorBase maximum_out(const TensorBase& self, const TensorBase& other, const Te
 }
 
 TensorBase minimum_out(const TensorBase& self, const TensorBase& other, const TensorBase& out) {
-  TensorIterator it = binary("minimum", self, other, out);
+  TensorIterator it(IteratorConfig::binary("minimum", self, other, out));
   KILN_DISPATCH_ALL_TYPES(it.compute_dtype(), "minimum", [&] {
     binary_kernel<scalar_t, scalar_t>(it, [](scalar_t a, scalar_t b) {
       if constexpr (std::is_floating_point_v<scalar_t>) {
@@ -134,21 +126,7 @@ TensorBase minimum_out(const TensorBase& self, const TensorBase& other, const Te
 
 TensorBase clamp_out(const TensorBase& self, const std::optional<Scalar>& min, const std::optional<Scalar>& max,
                      const TensorBase& out) {
-  KILN_CHECK(min || max, "clamp(): At least one of 'min' or 'max' must not be None");
-  std::vector<TensorBase> operands = {self};
-  if (min) operands.push_back(wrap_scalar(*min));
-  if (max) operands.push_back(wrap_scalar(*max));
-  const ScalarType compute = result_type(operands);  // clamp(int_tensor, 0.5) is float, as in PyTorch
-  if (min) check_scalar_fits(*min, compute, "clamp");
-  if (max) check_scalar_fits(*max, compute, "clamp");
-  IteratorConfig c;
-  c.op_name = "clamp";
-  c.out = out;
-  c.inputs = {self};
-  c.compute_dtype = compute;
-  c.out_same_dtype = true;
-  c.inplace = out.defined() && out.is_same(self);
-  TensorIterator it(std::move(c));
+  TensorIterator it = clamp_meta(self, min, max, out);
   KILN_DISPATCH_NUMERIC_TYPES(it.compute_dtype(), "clamp", [&] {
     const bool has_lo = min.has_value(), has_hi = max.has_value();
     const scalar_t lo = has_lo ? min->to<scalar_t>() : scalar_t(0), hi = has_hi ? max->to<scalar_t>() : scalar_t(0);
@@ -163,13 +141,7 @@ TensorBase clamp_out(const TensorBase& self, const std::optional<Scalar>& min, c
 }
 
 TensorBase reciprocal_out(const TensorBase& self, const TensorBase& out) {
-  IteratorConfig c;
-  c.op_name = "reciprocal";
-  c.out = out;
-  c.inputs = {self};
-  c.int_to_float = true;
-  c.inplace = out.defined() && out.is_same(self);
-  TensorIterator it(std::move(c));
+  TensorIterator it(IteratorConfig::unary_float("reciprocal", self, out));
   KILN_DISPATCH_FLOATING_TYPES(it.compute_dtype(), "reciprocal", [&] {
     unary_kernel<scalar_t, scalar_t>(it, [](scalar_t x) { return scalar_t(1) / x; });
   });
@@ -177,7 +149,7 @@ TensorBase reciprocal_out(const TensorBase& self, const TensorBase& out) {
 }
 
 TensorBase floor_divide_out(const TensorBase& self, const TensorBase& other, const TensorBase& out) {
-  TensorIterator it = binary("floor_divide", self, other, out);
+  TensorIterator it(IteratorConfig::binary("floor_divide", self, other, out));
   check_no_integer_zero(it, other, "floor_divide");
   KILN_DISPATCH_NUMERIC_TYPES(it.compute_dtype(), "floor_divide", [&] {
     binary_kernel<scalar_t, scalar_t>(it, [](scalar_t a, scalar_t b) { return floor_div(a, b); });
@@ -186,7 +158,7 @@ TensorBase floor_divide_out(const TensorBase& self, const TensorBase& other, con
 }
 
 TensorBase remainder_out(const TensorBase& self, const TensorBase& other, const TensorBase& out) {
-  TensorIterator it = binary("remainder", self, other, out);
+  TensorIterator it(IteratorConfig::binary("remainder", self, other, out));
   check_no_integer_zero(it, other, "remainder");
   KILN_DISPATCH_NUMERIC_TYPES(it.compute_dtype(), "remainder", [&] {
     binary_kernel<scalar_t, scalar_t>(it, [](scalar_t a, scalar_t b) { return python_mod(a, b); });
@@ -196,7 +168,7 @@ TensorBase remainder_out(const TensorBase& self, const TensorBase& other, const 
 
 // fmod: C's remainder, with the sign of the dividend (remainder takes the divisor's).
 TensorBase fmod_out(const TensorBase& self, const TensorBase& other, const TensorBase& out) {
-  TensorIterator it = binary("fmod", self, other, out);
+  TensorIterator it(IteratorConfig::binary("fmod", self, other, out));
   check_no_integer_zero(it, other, "fmod");
   KILN_DISPATCH_NUMERIC_TYPES(it.compute_dtype(), "fmod", [&] {
     binary_kernel<scalar_t, scalar_t>(it, [](scalar_t a, scalar_t b) { return c_fmod(a, b); });
@@ -205,13 +177,7 @@ TensorBase fmod_out(const TensorBase& self, const TensorBase& other, const Tenso
 }
 
 TensorBase atan2_out(const TensorBase& self, const TensorBase& other, const TensorBase& out) {
-  IteratorConfig c;
-  c.op_name = "atan2";
-  c.out = out;
-  c.inputs = {self, other};
-  c.int_to_float = true;  // as torch: atan2 of integers is float32
-  c.inplace = out.defined() && out.is_same(self);
-  TensorIterator it(std::move(c));
+  TensorIterator it(IteratorConfig::binary_float("atan2", self, other, out));  // atan2 of integers is float32
   KILN_DISPATCH_FLOATING_TYPES(it.compute_dtype(), "atan2", [&] {
     binary_kernel<scalar_t, scalar_t>(it, [](scalar_t a, scalar_t b) { return std::atan2(a, b); });
   });
@@ -219,10 +185,8 @@ TensorBase atan2_out(const TensorBase& self, const TensorBase& other, const Tens
 }
 
 TensorBase logical_not_out(const TensorBase& self, const TensorBase& out) {
-  IteratorConfig c;
-  c.op_name = "logical_not";
-  c.out = out;
-  c.inputs = {self};
+  IteratorConfig c = IteratorConfig::unary("logical_not", self, out);
+  c.out_same_dtype = false;  // bools cast into any out=
   c.out_dtype = ScalarType::Bool;
   TensorIterator it(std::move(c));
   KILN_DISPATCH_ALL_TYPES(it.compute_dtype(), "logical_not", [&] {

@@ -8,40 +8,15 @@
 #include "generated/kernels/sub.h"
 #include "runtime/kernels/cpu/int_pow.h"
 #include "runtime/kernels/cpu/loops.h"
+#include "runtime/kernels/pointwise_meta.h"
 
 namespace kiln {
 namespace cpu {
 namespace {
 
-TensorIterator binary_iterator(const char* name, const TensorBase& self, const TensorBase& other, const TensorBase& out,
-                               bool int_to_float = false) {
-  IteratorConfig c;
-  c.op_name = name;
-  c.out = out;
-  c.inputs = {self, other};
-  c.inplace = out.defined() && out.is_same(self);
-  c.int_to_float = int_to_float;
-  return TensorIterator(std::move(c));
-}
-
-void check_alpha(const char* name, ScalarType dtype, const Scalar& alpha) {
-  KILN_CHECK(!(alpha.is_floating_point() && is_integral_type(dtype, true)), name,
-             "(): For integral input tensors, argument alpha must not be a floating point number.");
-  KILN_CHECK(!(alpha.is_boolean() && dtype != ScalarType::Bool), name,
-             "(): Boolean alpha only supported for Boolean results.");
-}
-
 TensorBase add_sub(const char* name, const TensorBase& self, const TensorBase& other, Scalar alpha,
                    const TensorBase& out, bool negate) {
-  if (negate) {  // as torch: any bool operand, not only a bool result
-    const bool self_bool = self.dtype() == ScalarType::Bool, other_bool = other.dtype() == ScalarType::Bool;
-    KILN_CHECK(!(self_bool && other_bool), "Subtraction, the `-` operator, with two bool tensors is not supported. "
-               "Use the `^` or `logical_xor()` operator instead.");
-    KILN_CHECK(!(self_bool || other_bool), "Subtraction, the `-` operator, with a bool tensor is not supported. "
-               "If you are trying to invert a mask, use the `~` or `logical_not()` operator instead.");
-  }
-  TensorIterator it = binary_iterator(name, self, other, out);
-  check_alpha(name, it.compute_dtype(), alpha);
+  TensorIterator it = add_sub_meta(name, self, other, alpha, out, negate);
   if (it.compute_dtype() == ScalarType::Bool) {
     binary_kernel<bool, bool>(it, [](bool a, bool b) { return a || b; });
   } else {
@@ -69,7 +44,7 @@ TensorBase sub_out(const TensorBase& self, const TensorBase& other, const Scalar
 }
 
 TensorBase mul_out(const TensorBase& self, const TensorBase& other, const TensorBase& out) {
-  TensorIterator it = binary_iterator("mul", self, other, out);
+  TensorIterator it(IteratorConfig::binary("mul", self, other, out));
   if (it.compute_dtype() == ScalarType::Bool) {
     binary_kernel<bool, bool>(it, [](bool a, bool b) { return a && b; });
   } else {
@@ -82,7 +57,7 @@ TensorBase mul_out(const TensorBase& self, const TensorBase& other, const Tensor
 
 TensorBase div_out(const TensorBase& self, const TensorBase& other, const TensorBase& out) {
   // True division: integer inputs give the default float dtype.
-  TensorIterator it = binary_iterator("div", self, other, out, /*int_to_float=*/true);
+  TensorIterator it(IteratorConfig::binary_float("div", self, other, out));
   KILN_DISPATCH_FLOATING_TYPES(it.compute_dtype(), "div", [&] {
     binary_kernel<scalar_t, scalar_t>(it, [](scalar_t x, scalar_t y) { return x / y; });
   });
@@ -90,16 +65,9 @@ TensorBase div_out(const TensorBase& self, const TensorBase& other, const Tensor
 }
 
 TensorBase pow_scalar_out(const TensorBase& self, const Scalar& exponent, const TensorBase& out) {
-  TensorBase exp_tensor = wrap_scalar(exponent);
-  IteratorConfig c;
-  c.op_name = "pow";
-  c.out = out;
-  c.inputs = {self, exp_tensor};
-  c.inplace = out.defined() && out.is_same(self);
-  TensorIterator it(std::move(c));
+  TensorIterator it = pow_scalar_meta(self, exponent, out);
   ScalarType dt = it.compute_dtype();
   if (is_integral_type(dt, /*include_bool=*/true)) {
-    KILN_CHECK(exponent.to_long() >= 0, "pow(): Integers to negative integer powers are not allowed.");
     const int64_t e = exponent.to_long();
     KILN_DISPATCH_ALL_TYPES(dt, "pow", [&] {
       unary_kernel<scalar_t, scalar_t>(it, [e](scalar_t x) { return int_pow<scalar_t>(x, e); });

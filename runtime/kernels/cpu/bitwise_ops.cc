@@ -8,6 +8,7 @@
 #include "generated/kernels/logical_or.h"
 #include "generated/kernels/logical_xor.h"
 #include "runtime/kernels/cpu/loops.h"
+#include "runtime/kernels/pointwise_meta.h"
 
 namespace kiln {
 namespace cpu {
@@ -16,12 +17,12 @@ namespace {
 // Only instantiated for bool and integer types (dispatch with `if constexpr` outside a
 // template would still compile the float cases).
 template <typename T, typename F>
-void integral_binary(TensorIterator& it, F f) {
+void integral_binary(const TensorIterator& it, F f) {
   if constexpr (std::is_integral_v<T>) binary_kernel<T, T>(it, f);
 }
 
 template <typename T>
-void invert(TensorIterator& it) {
+void invert(const TensorIterator& it) {
   if constexpr (std::is_same_v<T, bool>) {
     unary_kernel<bool, bool>(it, [](bool x) { return !x; });
   } else if constexpr (std::is_integral_v<T>) {
@@ -31,16 +32,8 @@ void invert(TensorIterator& it) {
 
 template <typename F>
 TensorBase bitwise(const char* name, const TensorBase& self, const TensorBase& other, const TensorBase& out, F f) {
-  IteratorConfig c;
-  c.op_name = name;
-  c.out = out;
-  c.inputs = {self, other};
-  c.inplace = out.defined() && out.is_same(self);
-  TensorIterator it(std::move(c));
-  const ScalarType dt = it.compute_dtype();
-  KILN_CHECK(is_integral_type(dt, /*include_bool=*/true), "\"", name, "_cpu\" not implemented for '",
-                  scalar_type_name(dt), "'");
-  KILN_DISPATCH_ALL_TYPES(dt, name, [&] { integral_binary<scalar_t>(it, f); });
+  TensorIterator it = bitwise_meta(name, self, other, out);
+  KILN_DISPATCH_ALL_TYPES(it.compute_dtype(), name, [&] { integral_binary<scalar_t>(it, f); });
   return it.output();
 }
 
@@ -48,13 +41,7 @@ template <typename F>
 TensorBase logical(const char* name, const TensorBase& self, const TensorBase& other, const TensorBase& out, F f) {
   // A non-bool out (logical_and_ on a float tensor, out=float) gets the bools cast into it by
   // the iterator, resized and broadcast like any out=.
-  IteratorConfig c;
-  c.op_name = name;
-  c.out = out;
-  c.inputs = {self, other};
-  c.out_dtype = ScalarType::Bool;
-  c.inplace = out.defined() && out.is_same(self);
-  TensorIterator it(std::move(c));
+  TensorIterator it(IteratorConfig::comparison(name, self, other, out));
   KILN_DISPATCH_ALL_TYPES(it.compute_dtype(), name, [&] {
     binary_kernel<bool, scalar_t>(it, [f](scalar_t a, scalar_t b) {
       return f(static_cast<bool>(a), static_cast<bool>(b));
@@ -78,17 +65,8 @@ TensorBase bitwise_xor_out(const TensorBase& self, const TensorBase& other, cons
 }
 
 TensorBase bitwise_not_out(const TensorBase& self, const TensorBase& out) {
-  IteratorConfig c;
-  c.op_name = "bitwise_not";
-  c.out = out;
-  c.inputs = {self};
-  c.inplace = out.defined() && out.is_same(self);
-  c.out_same_dtype = true;
-  TensorIterator it(std::move(c));
-  const ScalarType dt = it.compute_dtype();
-  KILN_CHECK(is_integral_type(dt, /*include_bool=*/true), "\"bitwise_not_cpu\" not implemented for '",
-                  scalar_type_name(dt), "'");
-  KILN_DISPATCH_ALL_TYPES(dt, "bitwise_not", [&] { invert<scalar_t>(it); });
+  TensorIterator it = bitwise_not_meta(self, out);
+  KILN_DISPATCH_ALL_TYPES(it.compute_dtype(), "bitwise_not", [&] { invert<scalar_t>(it); });
   return it.output();
 }
 

@@ -1,7 +1,8 @@
 // cat: inputs copied side by side along one dim into a result of their promoted dtype.
 // As in PyTorch, 1-D empty tensors (shape [0]) are skipped whatever the other shapes are.
 #include "generated/kernels/cat.h"
-#include "runtime/kernels/tensor_iterator.h"
+#include "runtime/kernels/cpu/cpu_tensors.h"
+#include "runtime/kernels/tensor_memory.h"
 
 namespace kiln {
 namespace cpu {

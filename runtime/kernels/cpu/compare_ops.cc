@@ -13,12 +13,7 @@ namespace {
 
 template <typename Cmp>
 TensorBase compare(const char* name, const TensorBase& self, const TensorBase& other, const TensorBase& out, Cmp cmp) {
-  IteratorConfig c;
-  c.op_name = name;
-  c.out = out;
-  c.inputs = {self, other};
-  c.out_dtype = ScalarType::Bool;
-  TensorIterator it(std::move(c));
+  TensorIterator it(IteratorConfig::comparison(name, self, other, out));
   KILN_DISPATCH_ALL_TYPES(it.compute_dtype(), name, [&] {
     binary_kernel<bool, scalar_t>(it, [cmp](scalar_t a, scalar_t b) { return cmp(a, b); });
   });

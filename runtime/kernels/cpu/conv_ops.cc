@@ -13,7 +13,8 @@
 #include "generated/kernels/conv2d_backward_input.h"
 #include "generated/kernels/conv2d_backward_weight.h"
 #include "runtime/kernels/cpu/blas.h"
-#include "runtime/kernels/tensor_iterator.h"
+#include "runtime/kernels/cpu/cpu_tensors.h"
+#include "runtime/kernels/tensor_memory.h"
 
 namespace kiln {
 namespace cpu {

@@ -7,27 +7,25 @@
 #include "generated/kernels/select_backward.h"
 #include "generated/kernels/slice.h"
 #include "generated/kernels/slice_backward.h"
-#include "runtime/kernels/tensor_iterator.h"
+#include "runtime/kernels/cpu/cpu_tensors.h"
 
 namespace kiln {
 namespace cpu {
 TensorBase clone(const TensorBase& self) {
-  TensorBase out = empty_like_cpu(self, self.dtype());
+  TensorBase out = empty_tensor_like(self, self.dtype());
   copy_into(out, self, "clone");
   return out;
 }
 
+// Between devices too: copy_into moves the elements through the device registry.
 TensorBase copy_(const TensorBase& self, const TensorBase& src, bool /*non_blocking*/) {
-  KILN_CHECK(src.is_cpu() && self.is_cpu(), "copy_(): copies between devices are not supported yet (",
-             src.device().str(), " -> ", self.device().str(), ")");
   if (self.is_same(src)) return self;
   copy_into(self, src, "copy_");
   return self;
 }
 
 TensorBase _to_copy(const TensorBase& self, const std::optional<ScalarType>& dtype, const std::optional<Device>& device) {
-  KILN_CHECK(!device || device->is_cpu(), "to(): device ", device ? device->str() : "", " is not available");
-  TensorBase out = empty_like_cpu(self, dtype.value_or(self.dtype()));
+  TensorBase out = empty_tensor_like(self, dtype.value_or(self.dtype()), device.value_or(self.device()));
   copy_into(out, self, "to");
   return out;
 }

@@ -4,7 +4,9 @@
 
 #include "generated/kernels/cumprod.h"
 #include "generated/kernels/cumsum.h"
-#include "runtime/kernels/tensor_iterator.h"
+#include "runtime/kernels/cpu/cpu_tensors.h"
+#include "runtime/kernels/out_checks.h"
+#include "runtime/kernels/tensor_memory.h"
 
 namespace kiln {
 namespace cpu {

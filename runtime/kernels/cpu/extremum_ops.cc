@@ -4,7 +4,9 @@
 #include "generated/kernels/amax.h"
 #include "generated/kernels/amin.h"
 #include "generated/kernels/permute.h"
-#include "runtime/kernels/tensor_iterator.h"
+#include "runtime/kernels/cpu/cpu_tensors.h"
+#include "runtime/kernels/out_checks.h"
+#include "runtime/kernels/shape_rules.h"
 
 namespace kiln {
 namespace cpu {

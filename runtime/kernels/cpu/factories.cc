@@ -34,14 +34,7 @@ TensorBase empty_strided(IntArrayRef size, IntArrayRef stride, const std::option
 
 
 TensorBase fill_(const TensorBase& self, const Scalar& value) {
-  IteratorConfig c;
-  c.op_name = "fill_";
-  c.out = self;
-  c.inplace = true;
-  c.same_value_everywhere = true;  // an expanded tensor is filled, as in torch
-  c.promote_inputs = false;
-  c.reduced_float_as_float32 = false;  // writes the value already converted to self's dtype
-  TensorIterator it(std::move(c));
+  TensorIterator it(IteratorConfig::nullary("fill_", self));
   KILN_DISPATCH_ALL_TYPES_AND_REDUCED(self.dtype(), "fill_", [&] {
     const scalar_t v = checked_convert<scalar_t>(value, "fill_");
     nullary_kernel<scalar_t>(it, [v] { return v; });

@@ -101,7 +101,7 @@ TensorBase where(const TensorBase& condition, const TensorBase& self, const Tens
   c.reduced_float_as_float32 = false;  // a raw move
   TensorIterator it(std::move(c));
   KILN_DISPATCH_ALL_TYPES_AND_REDUCED(dt, "where", [&] {
-    it.for_each([](char** data, const int64_t* st, int64_t n) {
+    for_each(it, [](char** data, const int64_t* st, int64_t n) {
       for (int64_t i = 0; i < n; ++i)
         *reinterpret_cast<scalar_t*>(data[0] + i * st[0]) =
             *reinterpret_cast<const bool*>(data[1] + i * st[1]) ? *reinterpret_cast<const scalar_t*>(data[2] + i * st[2])

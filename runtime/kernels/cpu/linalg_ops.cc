@@ -3,7 +3,9 @@
 
 #include "generated/kernels/bmm.h"
 #include "generated/kernels/mm.h"
-#include "runtime/kernels/tensor_iterator.h"
+#include "runtime/kernels/cpu/cpu_tensors.h"
+#include "runtime/kernels/out_checks.h"
+#include "runtime/kernels/tensor_memory.h"
 
 namespace kiln {
 namespace cpu {

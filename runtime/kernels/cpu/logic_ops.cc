@@ -60,11 +60,7 @@ TensorBase isclose(const TensorBase& self, const TensorBase& other, double rtol,
     KILN_CHECK(IntArrayRef(shape) == self.sizes(), "output with shape ", shape_str(self.sizes()),
                " doesn't match the broadcast shape ", shape_str(shape));
   }
-  IteratorConfig c;
-  c.op_name = "isclose";
-  c.inputs = {self, other};
-  c.out_dtype = ScalarType::Bool;
-  TensorIterator it(std::move(c));
+  TensorIterator it(IteratorConfig::comparison("isclose", self, other, TensorBase()));
   KILN_DISPATCH_ALL_TYPES(it.compute_dtype(), "isclose", [&] {
     binary_kernel<bool, scalar_t>(it, [rtol, atol, equal_nan](scalar_t a, scalar_t b) {
       if (a == b) return true;  // also equal infinities

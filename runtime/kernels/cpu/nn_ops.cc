@@ -7,7 +7,8 @@
 #include "generated/kernels/nll_loss.h"
 #include "generated/kernels/nll_loss_backward.h"
 #include "generated/kernels/softmax.h"
-#include "runtime/kernels/tensor_iterator.h"
+#include "runtime/kernels/cpu/cpu_tensors.h"
+#include "runtime/kernels/tensor_memory.h"
 
 namespace kiln {
 namespace cpu {

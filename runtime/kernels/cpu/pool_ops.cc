@@ -11,7 +11,8 @@
 #include "generated/kernels/avg_pool2d_backward.h"
 #include "generated/kernels/max_pool2d_with_indices.h"
 #include "generated/kernels/max_pool2d_with_indices_backward.h"
-#include "runtime/kernels/tensor_iterator.h"
+#include "runtime/kernels/cpu/cpu_tensors.h"
+#include "runtime/kernels/tensor_memory.h"
 
 namespace kiln {
 namespace cpu {

@@ -4,7 +4,9 @@
 #include <type_traits>
 
 #include "generated/kernels/prod.h"
-#include "runtime/kernels/tensor_iterator.h"
+#include "runtime/kernels/cpu/cpu_tensors.h"
+#include "runtime/kernels/out_checks.h"
+#include "runtime/kernels/tensor_memory.h"
 
 namespace kiln {
 namespace cpu {

@@ -13,7 +13,9 @@
 
 #include "runtime/core/convert.h"
 #include "runtime/core/generator.h"
-#include "runtime/kernels/tensor_iterator.h"
+#include "runtime/kernels/cpu/cpu_tensors.h"
+#include "runtime/kernels/shape_rules.h"
+#include "runtime/kernels/type_promotion.h"
 
 namespace kiln {
 namespace cpu {

@@ -121,22 +121,13 @@ void sum_into(const TensorBase& x, const Reduction& r, acc_type_t<T>* acc, int64
   DimVector strides = contiguous_strides(r.keep_shape);
   for (size_t i = 0; i < r.reduced.size(); ++i)
     if (r.reduced[i]) strides[i] = 0;
-  IteratorConfig c;
-  c.op_name = "sum";
-  c.out = TensorBase(Ref<TensorImpl>::make(acc_tensor.impl()->storage(), acc_tensor.dtype(), x.sizes(), strides, 0));
-  c.inputs = {x};
-  c.promote_inputs = false;
-  c.compute_dtype = x.dtype();
-  c.out_dtype = acc_tensor.dtype();
-  c.inplace = true;
-  c.reduction = true;
-  TensorIterator it(std::move(c));
-  it.for_each(
-      [](char** data, const int64_t* st, int64_t n) {
-        for (int64_t i = 0; i < n; ++i)
-          *reinterpret_cast<acc_t*>(data[0] + i * st[0]) += static_cast<acc_t>(*reinterpret_cast<const T*>(data[1] + i * st[1]));
-      },
-      /*grain_size=*/INT64_MAX);
+  const TensorBase accumulators(
+      Ref<TensorImpl>::make(acc_tensor.impl()->storage(), acc_tensor.dtype(), x.sizes(), strides, 0));
+  TensorIterator it(IteratorConfig::reduction_into("sum", accumulators, x));
+  for_each_serial(it, [](char** data, const int64_t* st, int64_t n) {
+    for (int64_t i = 0; i < n; ++i)
+      *reinterpret_cast<acc_t*>(data[0] + i * st[0]) += static_cast<acc_t>(*reinterpret_cast<const T*>(data[1] + i * st[1]));
+  });
   for (int64_t i = 0; i < n_out; ++i) acc[i] = a[i];
 }
 

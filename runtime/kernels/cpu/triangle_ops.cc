@@ -20,12 +20,7 @@ TensorBase triangle_out(const TensorBase& self, int64_t diagonal, const TensorBa
   KILN_CHECK(!out.defined() || out.is_same(self) || out.dtype() == self.dtype(), op_name,
              "(): Expected out tensor to have dtype ", scalar_type_name(self.dtype()), ", but got ",
              scalar_type_name(out.dtype()), " instead");
-  IteratorConfig config;
-  config.op_name = op_name;
-  config.out = out;
-  config.inputs = {self};
-  config.inplace = out.defined() && out.is_same(self);
-  TensorIterator it(std::move(config));
+  TensorIterator it(IteratorConfig::unary(op_name, self, out));
   KILN_DISPATCH_ALL_TYPES(it.compute_dtype(), op_name, [&] {
     unary_kernel<scalar_t, scalar_t>(it, [](scalar_t v) { return v; });
   });

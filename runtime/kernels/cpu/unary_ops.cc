@@ -27,21 +27,10 @@ namespace kiln {
 namespace cpu {
 namespace {
 
-TensorIterator unary_iterator(const char* name, const TensorBase& self, const TensorBase& out, bool int_to_float) {
-  IteratorConfig c;
-  c.op_name = name;
-  c.out = out;
-  c.inputs = {self};
-  c.inplace = out.defined() && out.is_same(self);
-  c.int_to_float = int_to_float;
-  c.out_same_dtype = !int_to_float;  // exp(int64, out=float64) is fine, neg(int64, out=float32) is not
-  return TensorIterator(std::move(c));
-}
-
 // Floating-point ops: integer inputs compute in the default float dtype (exp(int64) -> float32).
 template <typename F>
 TensorBase float_unary(const char* name, const TensorBase& self, const TensorBase& out, F f) {
-  TensorIterator it = unary_iterator(name, self, out, /*int_to_float=*/true);
+  TensorIterator it(IteratorConfig::unary_float(name, self, out));
   KILN_DISPATCH_FLOATING_TYPES(it.compute_dtype(), name, [&] { unary_kernel<scalar_t, scalar_t>(it, f); });
   return it.output();
 }
@@ -49,7 +38,7 @@ TensorBase float_unary(const char* name, const TensorBase& self, const TensorBas
 // Ops defined on every numeric dtype, keeping it (abs(int) is int).
 template <typename F>
 TensorBase numeric_unary(const char* name, const TensorBase& self, const TensorBase& out, F f) {
-  TensorIterator it = unary_iterator(name, self, out, /*int_to_float=*/false);
+  TensorIterator it(IteratorConfig::unary(name, self, out));
   KILN_DISPATCH_NUMERIC_TYPES(it.compute_dtype(), name, [&] { unary_kernel<scalar_t, scalar_t>(it, f); });
   return it.output();
 }
@@ -60,7 +49,7 @@ TensorBase neg_out(const TensorBase& self, const TensorBase& out) {
   KILN_CHECK(self.dtype() != ScalarType::Bool,
              "Negation, the `-` operator, on a bool tensor is not supported. If you are trying to invert a mask, use "
              "the `~` or `logical_not()` operator instead.");
-  TensorIterator it = unary_iterator("neg", self, out, false);
+  TensorIterator it(IteratorConfig::unary("neg", self, out));
   KILN_DISPATCH_NUMERIC_TYPES(it.compute_dtype(), "neg", [&] {
     unary_kernel<scalar_t, scalar_t>(it, [](scalar_t x) { return -x; });
   });
@@ -127,7 +116,7 @@ TensorBase relu_out(const TensorBase& self, const TensorBase& out) {
 }
 
 TensorBase sign_out(const TensorBase& self, const TensorBase& out) {
-  TensorIterator it = unary_iterator("sign", self, out, /*int_to_float=*/false);
+  TensorIterator it(IteratorConfig::unary("sign", self, out));
   KILN_DISPATCH_ALL_TYPES(it.compute_dtype(), "sign", [&] {  // sign of a bool is itself, as in torch
     unary_kernel<scalar_t, scalar_t>(it, [](scalar_t x) { return scalar_t((x > 0) - (x < 0)); });
   });

@@ -1,4 +1,4 @@
-#include "runtime/kernels/reduced_float_convert.h"
+#include "runtime/kernels/cpu/reduced_float_convert.h"
 
 #include <cpuid.h>
 #include <immintrin.h>

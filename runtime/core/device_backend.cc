@@ -1,0 +1,24 @@
+#include "runtime/core/device_backend.h"
+
+#include "runtime/core/error.h"
+
+namespace kiln {
+namespace {
+constexpr int kDeviceTypes = 2;  // DeviceType::CPU, DeviceType::CUDA
+DeviceBackend* g_backends[kDeviceTypes] = {};  // zero-initialised before any static constructor runs
+
+int slot(DeviceType type) { return static_cast<int>(type); }
+}  // namespace
+
+void register_device_backend(DeviceType type, DeviceBackend* backend) { g_backends[slot(type)] = backend; }
+
+bool has_device_backend(DeviceType type) { return g_backends[slot(type)] != nullptr; }
+
+DeviceBackend& device_backend(DeviceType type, const char* op_name) {
+  DeviceBackend* b = g_backends[slot(type)];
+  KILN_CHECK(b != nullptr, op_name, "(): device ", Device(type).str(),
+             " is not available: this build of kiln has no backend for it");
+  return *b;
+}
+
+}  // namespace kiln

@@ -1,0 +1,45 @@
+#include "runtime/kernels/cpu/element_convert.h"
+
+#include <cstring>
+#include <type_traits>
+
+#include "runtime/core/convert.h"
+#include "runtime/kernels/cpu/reduced_float_convert.h"
+
+namespace kiln {
+namespace cpu {
+namespace {
+
+template <typename To, typename From>
+void convert_typed(const char* src, int64_t src_stride, char* dst, int64_t dst_stride, int64_t n) {
+  if (src_stride == sizeof(From) && dst_stride == sizeof(To)) {
+    const From* x = reinterpret_cast<const From*>(src);
+    To* o = reinterpret_cast<To*>(dst);
+    if constexpr (std::is_same_v<To, From>) {
+      std::memcpy(o, x, n * sizeof(To));
+    } else if constexpr ((std::is_same_v<To, float> && is_reduced_float_v<From>) ||
+                         (is_reduced_float_v<To> && std::is_same_v<From, float>)) {
+      convert_run(x, o, n);  // the 16-bit floats' way in and out of float32, vectorized
+    } else {
+      for (int64_t i = 0; i < n; ++i) o[i] = convert<To>(x[i]);
+    }
+  } else {
+    for (int64_t i = 0; i < n; ++i)
+      *reinterpret_cast<To*>(dst + i * dst_stride) = convert<To>(*reinterpret_cast<const From*>(src + i * src_stride));
+  }
+}
+
+}  // namespace
+
+void convert_elements(ScalarType from, const char* src, int64_t src_stride, ScalarType to, char* dst,
+                      int64_t dst_stride, int64_t n) {
+  KILN_DISPATCH_ALL_TYPES_AND_REDUCED(to, "copy_", [&] {
+    using To = scalar_t;
+    KILN_DISPATCH_ALL_TYPES_AND_REDUCED(from, "copy_", [&] {
+      convert_typed<To, scalar_t>(src, src_stride, dst, dst_stride, n);
+    });
+  });
+}
+
+}  // namespace cpu
+}  // namespace kiln

@@ -1,0 +1,106 @@
+#include "runtime/kernels/cpu/parallel_loop.h"
+
+#include <omp.h>
+
+#include <algorithm>
+
+#include "runtime/core/error.h"
+#include "runtime/kernels/cpu/element_convert.h"
+
+namespace kiln {
+namespace cpu {
+namespace {
+
+constexpr int kMaxConvertedOperands = 6;
+
+// One run of n elements whose operands may need converting: in chunks, each input converted into
+// a stack buffer (a broadcast input once), the loop run on the buffers, the output converted back.
+void run_converting(const TensorIterator& it, const LoopRef& loop, char** data, const int64_t* strides, int64_t n) {
+  const int nt = it.ntensors();
+  KILN_CHECK(nt <= kMaxConvertedOperands, it.op_name(), "(): internal error: too many operands to convert");
+  alignas(64) char buffers[kMaxConvertedOperands][kConvertChunk * 8];
+  char* ptrs[kMaxConvertedOperands];
+  int64_t run_strides[kMaxConvertedOperands];
+  const bool out_converts = it.stored_dtype(0) != it.loop_dtype(0);
+  for (int64_t start = 0; start < n; start += kConvertChunk) {
+    const int64_t m = std::min(kConvertChunk, n - start);
+    for (int k = 0; k < nt; ++k) {
+      char* p = data[k] + start * strides[k];
+      if (it.stored_dtype(k) == it.loop_dtype(k)) {
+        ptrs[k] = p;
+        run_strides[k] = strides[k];
+        continue;
+      }
+      ptrs[k] = buffers[k];
+      const int64_t size = element_size(it.loop_dtype(k));
+      run_strides[k] = strides[k] == 0 && k > 0 ? 0 : size;
+      if (k > 0) convert_elements(it.stored_dtype(k), p, strides[k], it.loop_dtype(k), buffers[k], size,
+                                  strides[k] == 0 ? 1 : m);
+    }
+    loop(ptrs, run_strides, m);
+    if (out_converts)
+      convert_elements(it.loop_dtype(0), buffers[0], element_size(it.loop_dtype(0)), it.stored_dtype(0),
+                       data[0] + start * strides[0], strides[0], m);
+  }
+}
+
+// Elements [begin, end) of the iteration space, in runs along the innermost dim.
+void serial_range(const TensorIterator& it, const LoopRef& loop, int64_t begin, int64_t end) {
+  const int nt = it.ntensors();
+  const DimVector& shape = it.shape();
+  const int64_t nd = static_cast<int64_t>(shape.size());
+  const int64_t inner = shape[nd - 1];
+  // Multi-index of `begin`.
+  DimVector idx(nd, 0);
+  int64_t rem = begin;
+  for (int64_t d = nd - 1; d >= 0; --d) {
+    idx[d] = rem % shape[d];
+    rem /= shape[d];
+  }
+  SmallVector<char*, 6> ptrs(nt);
+  SmallVector<int64_t, 6> inner_strides(nt);
+  for (int k = 0; k < nt; ++k) inner_strides[k] = it.strides(k)[nd - 1];
+  const bool converts = it.converts();
+  int64_t pos = begin;
+  while (pos < end) {
+    for (int k = 0; k < nt; ++k) {
+      char* p = it.data(k);
+      for (int64_t d = 0; d < nd; ++d) p += idx[d] * it.strides(k)[d];
+      ptrs[k] = p;
+    }
+    int64_t n = std::min(inner - idx[nd - 1], end - pos);
+    if (converts) {
+      run_converting(it, loop, ptrs.data(), inner_strides.data(), n);
+    } else {
+      loop(ptrs.data(), inner_strides.data(), n);
+    }
+    pos += n;
+    idx[nd - 1] += n;
+    for (int64_t d = nd - 1; d > 0 && idx[d] >= shape[d]; --d) {
+      idx[d] = 0;
+      ++idx[d - 1];
+    }
+  }
+}
+
+}  // namespace
+
+void for_each_serial(const TensorIterator& it, LoopRef loop) {
+  if (it.numel() > 0) serial_range(it, loop, 0, it.numel());
+}
+
+void for_each(const TensorIterator& it, LoopRef loop, int64_t grain_size) {
+  const int64_t numel = it.numel();
+  if (numel == 0) return;
+  const int threads = omp_get_max_threads();
+  if (numel < grain_size || threads <= 1 || omp_in_parallel()) {
+    serial_range(it, loop, 0, numel);
+    return;
+  }
+  const int64_t chunks = std::min<int64_t>(threads, (numel + grain_size - 1) / grain_size);
+#pragma omp parallel for num_threads(chunks) schedule(static, 1)
+  for (int64_t c = 0; c < chunks; ++c) serial_range(it, loop, numel * c / chunks, numel * (c + 1) / chunks);
+}
+
+}  // namespace cpu
+}  // namespace kiln

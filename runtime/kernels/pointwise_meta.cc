@@ -1,0 +1,70 @@
+#include "runtime/kernels/pointwise_meta.h"
+
+#include "runtime/core/error.h"
+#include "runtime/kernels/scalar_convert.h"
+
+namespace kiln {
+namespace {
+
+void check_alpha(const char* op, ScalarType dtype, const Scalar& alpha) {
+  KILN_CHECK(!(alpha.is_floating_point() && is_integral_type(dtype, true)), op,
+             "(): For integral input tensors, argument alpha must not be a floating point number.");
+  KILN_CHECK(!(alpha.is_boolean() && dtype != ScalarType::Bool), op,
+             "(): Boolean alpha only supported for Boolean results.");
+}
+
+void check_integral(const char* op, ScalarType dtype) {
+  KILN_CHECK(is_integral_type(dtype, /*include_bool=*/true), "\"", op, "_cpu\" not implemented for '",
+             scalar_type_name(dtype), "'");
+}
+
+}  // namespace
+
+TensorIterator add_sub_meta(const char* op, const TensorBase& self, const TensorBase& other, const Scalar& alpha,
+                            const TensorBase& out, bool subtract) {
+  if (subtract) {  // as torch: any bool operand, not only a bool result
+    const bool self_bool = self.dtype() == ScalarType::Bool, other_bool = other.dtype() == ScalarType::Bool;
+    KILN_CHECK(!(self_bool && other_bool), "Subtraction, the `-` operator, with two bool tensors is not supported. "
+               "Use the `^` or `logical_xor()` operator instead.");
+    KILN_CHECK(!(self_bool || other_bool), "Subtraction, the `-` operator, with a bool tensor is not supported. "
+               "If you are trying to invert a mask, use the `~` or `logical_not()` operator instead.");
+  }
+  TensorIterator it(IteratorConfig::binary(op, self, other, out));
+  check_alpha(op, it.compute_dtype(), alpha);
+  return it;
+}
+
+TensorIterator bitwise_meta(const char* op, const TensorBase& self, const TensorBase& other, const TensorBase& out) {
+  TensorIterator it(IteratorConfig::binary(op, self, other, out));
+  check_integral(op, it.compute_dtype());
+  return it;
+}
+
+TensorIterator bitwise_not_meta(const TensorBase& self, const TensorBase& out) {
+  TensorIterator it(IteratorConfig::unary("bitwise_not", self, out));
+  check_integral("bitwise_not", it.compute_dtype());
+  return it;
+}
+
+TensorIterator pow_scalar_meta(const TensorBase& self, const Scalar& exponent, const TensorBase& out) {
+  TensorIterator it(IteratorConfig::binary("pow", self, wrap_scalar(exponent), out));
+  KILN_CHECK(!is_integral_type(it.compute_dtype(), /*include_bool=*/true) || exponent.to_long() >= 0,
+             "pow(): Integers to negative integer powers are not allowed.");
+  return it;
+}
+
+TensorIterator clamp_meta(const TensorBase& self, const std::optional<Scalar>& min, const std::optional<Scalar>& max,
+                          const TensorBase& out) {
+  KILN_CHECK(min || max, "clamp(): At least one of 'min' or 'max' must not be None");
+  std::vector<TensorBase> operands = {self};
+  if (min) operands.push_back(wrap_scalar(*min));
+  if (max) operands.push_back(wrap_scalar(*max));
+  const ScalarType compute = result_type(operands);
+  if (min) check_scalar_fits(*min, compute, "clamp");
+  if (max) check_scalar_fits(*max, compute, "clamp");
+  IteratorConfig c = IteratorConfig::unary("clamp", self, out);
+  c.compute_dtype = compute;
+  return TensorIterator(std::move(c));
+}
+
+}  // namespace kiln

@@ -1,0 +1,27 @@
+// The device-neutral half of the pointwise ops whose rules are more than a named iterator
+// configuration: torch's argument errors (alpha, bool subtraction, bitwise on floats, negative
+// integer powers, clamp bounds), checked here once, before any backend's loop runs — as
+// PyTorch's meta functions. Each returns the iterator the backend walks.
+#pragma once
+
+#include <optional>
+
+#include "runtime/core/scalar.h"
+#include "runtime/kernels/tensor_iterator.h"
+
+namespace kiln {
+
+// add / sub (`subtract`): bool operands refused for sub, alpha checked against the result dtype.
+TensorIterator add_sub_meta(const char* op, const TensorBase& self, const TensorBase& other, const Scalar& alpha,
+                            const TensorBase& out, bool subtract);
+// bitwise_and / or / xor: bool and integer dtypes only.
+TensorIterator bitwise_meta(const char* op, const TensorBase& self, const TensorBase& other, const TensorBase& out);
+TensorIterator bitwise_not_meta(const TensorBase& self, const TensorBase& out);
+// pow(Tensor, Scalar): a Python number exponent, integers refuse negative ones.
+TensorIterator pow_scalar_meta(const TensorBase& self, const Scalar& exponent, const TensorBase& out);
+// clamp(Tensor, Scalar? min, Scalar? max): one bound at least, each fitting the result dtype
+// (clamp(int_tensor, 0.5) computes in float, as in PyTorch).
+TensorIterator clamp_meta(const TensorBase& self, const std::optional<Scalar>& min, const std::optional<Scalar>& max,
+                          const TensorBase& out);
+
+}  // namespace kiln
