@@ -1034,7 +1034,7 @@ KILN_FILES = {
     "runtime/dispatch/autocast_state.h": (["runtime/core/dtype.h", "runtime/dispatch/dispatch_key_set.h"], []),
     "runtime/dispatch/dispatch_key_set.cc": (["runtime/dispatch/dispatch_key_set.h"], []),
     "runtime/dispatch/dispatch_key_set.h": ([], []),
-    "runtime/dispatch/dispatcher.cc": (["runtime/dispatch/dispatcher.h"], []),
+    "runtime/dispatch/dispatcher.cc": (["runtime/core/device_backend.h", "runtime/dispatch/dispatcher.h"], []),
     "runtime/dispatch/dispatcher.h": (["runtime/core/small_vector.h", "runtime/core/tensor_base.h", "runtime/dispatch/dispatch_key_set.h", "runtime/dispatch/grad_mode.h"], []),
     "runtime/dispatch/grad_mode.cc": (["runtime/dispatch/grad_mode.h"], []),
     "runtime/dispatch/grad_mode.h": (["runtime/dispatch/dispatch_key_set.h"], []),

@@ -212,13 +212,16 @@ class Tensor(_C.TensorBase):
             else:
                 raise TypeError(f"to() received an invalid argument of type {type(a).__name__}")
         if dev is not None and _device(dev).type != "cpu":
-            raise RuntimeError(f"to(): device {dev} is not available (kiln has no CUDA backend yet)")
+            raise AssertionError("kiln not compiled with CUDA enabled")  # torch's CPU-only builds
         if dtype is None:
             return self.clone() if copy else self
         return _C.TensorBase.to(self, dtype, False, copy)
 
     def cpu(self):
         return self
+
+    def cuda(self, device=None, non_blocking=False):
+        raise AssertionError("kiln not compiled with CUDA enabled")  # torch's CPU-only builds
 
     @property
     def T(self):

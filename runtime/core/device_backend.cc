@@ -16,8 +16,9 @@ bool has_device_backend(DeviceType type) { return g_backends[slot(type)] != null
 
 DeviceBackend& device_backend(DeviceType type, const char* op_name) {
   DeviceBackend* b = g_backends[slot(type)];
-  KILN_CHECK(b != nullptr, op_name, "(): device ", Device(type).str(),
-             " is not available: this build of kiln has no backend for it");
+  // torch's CPU-only builds raise AssertionError("Torch not compiled with CUDA enabled").
+  KILN_CHECK_TYPED(DeviceUnavailableError, b != nullptr, op_name, "(): kiln not compiled with ",
+                   type == DeviceType::CUDA ? "CUDA" : Device(type).str().c_str(), " enabled");
   return *b;
 }
 

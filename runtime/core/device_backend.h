@@ -36,7 +36,8 @@ class DeviceBackend {
 
 // Called once per device type by the backend's library; a second registration replaces the first.
 void register_device_backend(DeviceType type, DeviceBackend* backend);
-// The backend of `type`; a RuntimeError naming the op when this build has none for it.
+// The backend of `type`; a DeviceUnavailableError (Python: AssertionError, as torch's CPU-only
+// builds raise) naming the op when this build has none for it.
 DeviceBackend& device_backend(DeviceType type, const char* op_name);
 bool has_device_backend(DeviceType type);
 

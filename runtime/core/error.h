@@ -1,7 +1,8 @@
 // kiln's typed errors and the KILN_CHECK family that throws them.
 // The Python layer maps each type to the exception PyTorch raises:
 //   Error -> RuntimeError, ValueError -> ValueError, IndexError -> IndexError,
-//   TypeError -> TypeError, NotImplementedError -> NotImplementedError.
+//   TypeError -> TypeError, NotImplementedError -> NotImplementedError,
+//   DeviceUnavailableError -> AssertionError (torch's "not compiled with CUDA enabled").
 #pragma once
 
 #include <stdexcept>
@@ -29,6 +30,12 @@ class TypeError : public Error {
 class NotImplementedError : public Error {
  public:
   using Error::Error;
+};
+
+// A device this build has no backend for (runtime/core/device_backend.h).
+class DeviceUnavailableError : public NotImplementedError {
+ public:
+  using NotImplementedError::NotImplementedError;
 };
 
 namespace detail {

@@ -2,9 +2,14 @@
 
 #include <cstdio>
 
+#include "runtime/core/device_backend.h"
+
 namespace kiln {
 
 void missing_kernel(const char* name, DispatchKey key) {
+  // A CUDA call in a build without a CUDA backend is torch's "not compiled with CUDA enabled".
+  if (key == DispatchKey::CUDA && !has_device_backend(DeviceType::CUDA))
+    throw DeviceUnavailableError(std::string(name) + "(): kiln not compiled with CUDA enabled");
   throw NotImplementedError(std::string("Could not run '") + name + "' with arguments from the '" +
                             dispatch_key_name(key) + "' backend: no kernel is registered for it.");
 }

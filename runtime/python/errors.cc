@@ -50,6 +50,8 @@ PyObject* set_python_error() {
     PyErr_SetString(PyExc_ValueError, e.what());
   } catch (const TypeError& e) {
     PyErr_SetString(PyExc_TypeError, e.what());
+  } catch (const DeviceUnavailableError& e) {
+    PyErr_SetString(PyExc_AssertionError, e.what());
   } catch (const NotImplementedError& e) {
     PyErr_SetString(PyExc_NotImplementedError, e.what());
   } catch (const Error& e) {

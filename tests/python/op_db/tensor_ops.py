@@ -87,14 +87,14 @@ def _to_ref(x, dtype, non_blocking=False, copy=False):
 def _to_errors():
     return [
         ErrorInput(lambda k: k.ones([2]).to(5), TypeError, "invalid argument", "an int is not a dtype"),
-        ErrorInput(lambda k: k.ones([2]).to("cuda"), RuntimeError, "not available", "a device kiln has no kernels for"),
+        ErrorInput(lambda k: k.ones([2]).to("cuda"), AssertionError, "not compiled with CUDA", "a device kiln has no kernels for"),
         ErrorInput(lambda k: k.ones([2]).to(k.float64, bogus=True), TypeError, "unexpected keyword",
                    "an unknown keyword"),
     ]
 
 
 def _to_copy_errors():
-    return [ErrorInput(lambda k: k._C._to_copy(k.ones([2]), device="cuda"), RuntimeError, "not available",
+    return [ErrorInput(lambda k: k._C._to_copy(k.ones([2]), device="cuda"), AssertionError, "not compiled with CUDA",
                        "a device kiln has no kernels for")]
 
 

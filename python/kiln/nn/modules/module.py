@@ -278,7 +278,7 @@ class Module:
             elif a is not None:
                 dev = a
         if dev is not None and device(dev).type != "cpu":
-            raise RuntimeError(f"Module.to(): kiln has no '{device(dev).type}' backend; only 'cpu' is available")
+            raise AssertionError("kiln not compiled with CUDA enabled")  # torch's CPU-only builds
         if dtype is not None and not dtype.is_floating_point:
             raise TypeError(f"nn.Module.to only accepts floating point dtypes, but got desired dtype={dtype}")
         return self._apply_dtype(dtype) if dtype is not None else self
@@ -297,6 +297,9 @@ class Module:
 
     def cpu(self):
         return self
+
+    def cuda(self, device=None):
+        raise AssertionError("kiln not compiled with CUDA enabled")  # torch's CPU-only builds
 
     def float(self):
         return self._apply_dtype(_C.float32)
