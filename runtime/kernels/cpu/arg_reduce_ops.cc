@@ -38,11 +38,12 @@ TensorBase arg_reduce(const char* name, const TensorBase& self, const std::optio
     scalar_t* vp = values ? static_cast<scalar_t*>(values->data_ptr()) : nullptr;
     const int64_t n = split.n, inner = split.inner;
     for_each_line(split, [&](int64_t l, int64_t start) {
+      const bool max = want_max;  // a local stays in a register (see for_each_line)
       const scalar_t* line = p + start;
       int64_t best = 0;
       for (int64_t k = 1; k < n && !is_nan(line[best * inner]); ++k) {
         const scalar_t v = line[k * inner], b = line[best * inner];
-        if (is_nan(v) || (want_max ? v > b : v < b)) best = k;
+        if (is_nan(v) || (max ? v > b : v < b)) best = k;
       }
       op[l] = best;
       if (vp) vp[l] = line[best * inner];

@@ -16,11 +16,13 @@ namespace {
 template <typename T>
 void running(const T* in, T* out, const DimSplit& split, bool product) {
   using acc_t = accumulate_t<T>;
+  const int64_t n = split.n, inner = split.inner;
   for_each_line(split, [&](int64_t, int64_t base) {
-    acc_t acc = product ? 1 : 0;
-    for (int64_t k = 0; k < split.n; ++k) {
-      const int64_t at = base + k * split.inner;
-      acc = product ? acc * static_cast<acc_t>(in[at]) : acc + static_cast<acc_t>(in[at]);
+    const bool times = product;  // a local stays in a register (see for_each_line)
+    acc_t acc = times ? 1 : 0;
+    for (int64_t k = 0; k < n; ++k) {
+      const int64_t at = base + k * inner;
+      acc = times ? acc * static_cast<acc_t>(in[at]) : acc + static_cast<acc_t>(in[at]);
       out[at] = static_cast<T>(acc);
     }
   });

@@ -27,10 +27,12 @@ TensorBase extremum(const TensorBase& self, IntArrayRef dim, bool keepdim, bool 
   KILN_DISPATCH_ALL_TYPES_AND_REDUCED(self.dtype(), name, [&] {
     const scalar_t* p = static_cast<const scalar_t*>(x.data_ptr());
     scalar_t* o = static_cast<scalar_t*>(out.data_ptr());
+    const int64_t n = rows.n;
     for_each_line(rows, [&](int64_t r, int64_t start) {
+      const bool max = want_max;  // a local stays in a register (see for_each_line)
       const scalar_t* row = p + start;
       scalar_t best = row[0];
-      for (int64_t k = 1; k < rows.n; ++k) {
+      for (int64_t k = 1; k < n; ++k) {
         const scalar_t v = row[k];
         if constexpr (is_floating_v<scalar_t>) {
           if (is_nan(best)) break;
@@ -39,7 +41,7 @@ TensorBase extremum(const TensorBase& self, IntArrayRef dim, bool keepdim, bool 
             break;
           }
         }
-        if (want_max ? v > best : v < best) best = v;
+        best = (max ? v > best : v < best) ? v : best;  // a select: as a branch, 20% slower here
       }
       o[r] = best;
     });

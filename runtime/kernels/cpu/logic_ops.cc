@@ -25,9 +25,10 @@ TensorBase bool_reduce(const TensorBase& self, std::optional<int64_t> dim, bool 
   TensorBase out = empty_cpu(out_shape, ScalarType::Bool);
   const bool* p = static_cast<const bool*>(x.data_ptr());
   bool* o = static_cast<bool*>(out.data_ptr());
+  const int64_t n = split.n, inner = split.inner;
   for_each_line(split, [&](int64_t line, int64_t start) {
     bool acc = is_all;  // all of nothing is true, any of nothing is false
-    for (int64_t k = 0; k < split.n && acc == is_all; ++k) acc = p[start + k * split.inner];
+    for (int64_t k = 0; k < n && acc == is_all; ++k) acc = p[start + k * inner];
     o[line] = acc;
   });
   return out;

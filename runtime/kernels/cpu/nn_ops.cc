@@ -27,15 +27,16 @@ TensorBase softmax_impl(const TensorBase& self, int64_t dim, const std::optional
   if (out.numel() == 0) return cast_to(out, dt);
   KILN_DISPATCH_FLOATING_TYPES(compute, name, [&] {
     scalar_t* data = static_cast<scalar_t*>(out.data_ptr());
+    const int64_t n = split.n, stride = split.inner;
     for_each_line(split, [&](int64_t, int64_t start) {
+      const bool log_result = log;  // a local stays in a register (see for_each_line)
       scalar_t* x = data + start;
-      const int64_t n = split.n, stride = split.inner;
       scalar_t max = x[0];
       for (int64_t k = 1; k < n; ++k) max = std::isnan(x[k * stride]) || x[k * stride] > max ? x[k * stride] : max;
       // No special case for infinities: as torch, a row with +inf or only -inf gives NaN.
       double sum = 0;
       for (int64_t k = 0; k < n; ++k) sum += std::exp(static_cast<double>(x[k * stride] - max));
-      if (log) {
+      if (log_result) {
         const scalar_t shift = max + static_cast<scalar_t>(std::log(sum));
         for (int64_t k = 0; k < n; ++k) x[k * stride] -= shift;
       } else {

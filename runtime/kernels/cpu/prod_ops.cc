@@ -16,9 +16,10 @@ template <typename T>
 void line_products(const T* p, T* q, const DimSplit& split) {
   // Unsigned for integers: an overflowing product wraps, as defined behaviour.
   using acc_t = std::conditional_t<std::is_floating_point_v<T>, accumulate_t<T>, uint64_t>;
+  const int64_t n = split.n, inner = split.inner;
   for_each_line(split, [&](int64_t line, int64_t start) {
     acc_t acc = 1;
-    for (int64_t k = 0; k < split.n; ++k) acc *= static_cast<acc_t>(p[start + k * split.inner]);
+    for (int64_t k = 0; k < n; ++k) acc *= static_cast<acc_t>(p[start + k * inner]);
     q[line] = static_cast<T>(acc);
   });
 }

@@ -6,6 +6,7 @@
 #include <omp.h>
 
 #include <cstdint>
+#include <type_traits>
 #include <vector>
 
 #include "runtime/kernels/reduction_plan.h"
@@ -19,10 +20,34 @@ namespace cpu {
 // exception cannot leave an OpenMP loop.
 template <typename F>
 void for_each_line(const DimSplit& split, F&& f) {
-  const int64_t lines = split.lines();
-  const bool parallel = choose_parallelism(split, omp_get_max_threads()) == LineParallelism::kOverLines;
-#pragma omp parallel for if (parallel)
-  for (int64_t line = 0; line < lines; ++line) f(line, split.line_start(line));
+  const int64_t lines = split.lines(), n = split.n, inner = split.inner;
+  // Lines [begin, end), their starts stepped rather than divided out per line (a division per
+  // line showed up on many short lines: argmax over a dim of size 2).
+  auto run = [&](int64_t begin, int64_t end) {
+    if (begin >= end) return;
+    // A private copy of f, whose captures can then live in registers: f's own address goes
+    // to the OpenMP threads, and through it captures were reloaded inside the loops (softmax
+    // over rows of 2: 7% slower). What f captured by reference stays in memory, so kernels
+    // copy a flag they test in their inner loop into a local first (amax: 18% slower without).
+    std::decay_t<F> line_f = f;
+    int64_t o = begin / inner, i = begin % inner;
+    for (int64_t line = begin; line < end; ++line) {
+      line_f(line, o * n * inner + i);
+      if (++i == inner) {
+        i = 0;
+        ++o;
+      }
+    }
+  };
+  if (choose_parallelism(split, omp_get_max_threads()) != LineParallelism::kOverLines) {
+    run(0, lines);
+    return;
+  }
+  const int parts = omp_get_max_threads();
+  // A loop over the parts (not one part per thread id), so a build without OpenMP (the
+  // sanitizer build) still runs all of them.
+#pragma omp parallel for num_threads(parts) schedule(static, 1)
+  for (int t = 0; t < parts; ++t) run(lines * t / parts, lines * (t + 1) / parts);
 }
 
 // The sum of one line of `n` elements cut into `parts` ranges, each summed by

@@ -26,10 +26,10 @@ template <typename T>
 void sort_lines_typed(const T* src, T* vp, int64_t* ip, const DimSplit& split, int64_t k, bool descending) {
   DimSplit out = split;
   out.n = k;
+  const int64_t n = split.n, inner = split.inner;
   for_each_line(split, [&](int64_t line, int64_t start) {
-    const int64_t inner = split.inner;
     const T* in = src + start;
-    std::vector<int64_t> perm(split.n);
+    std::vector<int64_t> perm(n);
     std::iota(perm.begin(), perm.end(), int64_t{0});
     if (descending) {
       std::stable_sort(perm.begin(), perm.end(),
