@@ -8,6 +8,7 @@
 #include "generated/kernels/max.h"
 #include "generated/kernels/min.h"
 #include "runtime/kernels/cpu/cpu_tensors.h"
+#include "runtime/kernels/cpu/reduction_loops.h"
 
 namespace kiln {
 namespace cpu {
@@ -17,38 +18,36 @@ namespace {
 TensorBase arg_reduce(const char* name, const TensorBase& self, const std::optional<int64_t>& dim, bool keepdim,
                       bool want_max, TensorBase* values = nullptr) {
   TensorBase x = contiguous_cpu(self);
+  // One dim: its lines; no dim: the flattened tensor as one line (all dims reduced).
+  DimSplit split;
   DimVector out_shape;
-  int64_t outer = 1, n = x.numel(), inner = 1;
   if (dim) {
-    const int64_t d = wrap_dim(*dim, x.dim(), name);
-    if (x.dim() > 0) {
-      for (int64_t i = 0; i < d; ++i) outer *= x.sizes()[i];
-      n = x.sizes()[d];
-      for (int64_t i = d + 1; i < x.dim(); ++i) inner *= x.sizes()[i];
-      for (int64_t i = 0; i < x.dim(); ++i)
-        if (i != d || keepdim) out_shape.push_back(i == d ? 1 : x.sizes()[i]);
-    }
-  } else if (keepdim) {
-    out_shape.assign(x.dim(), 1);
+    split = DimSplit::around(x.sizes(), *dim, name);
+    out_shape = split.reduced_shape(x.sizes(), keepdim);
+  } else {
+    const ReductionPlan all = ReductionPlan::over_dims(x.sizes(), std::nullopt, keepdim, name);
+    split = all.rows();
+    out_shape = all.out_shape;
   }
-  KILN_CHECK_INDEX(n > 0, name, "(): Expected reduction dim to have non-zero size.");
+  KILN_CHECK_INDEX(split.n > 0, name, "(): Expected reduction dim to have non-zero size.");
   TensorBase out = empty_cpu(out_shape, ScalarType::Int64);
   int64_t* op = static_cast<int64_t*>(out.data_ptr());
   if (values) *values = empty_cpu(out_shape, x.dtype());
   KILN_DISPATCH_ALL_TYPES_AND_REDUCED(x.dtype(), name, [&] {
     const scalar_t* p = static_cast<const scalar_t*>(x.data_ptr());
     scalar_t* vp = values ? static_cast<scalar_t*>(values->data_ptr()) : nullptr;
-    for (int64_t o = 0; o < outer; ++o)
-      for (int64_t i = 0; i < inner; ++i) {
-        const scalar_t* line = p + o * n * inner + i;
-        int64_t best = 0;
-        for (int64_t k = 1; k < n && !is_nan(line[best * inner]); ++k) {
-          const scalar_t v = line[k * inner], b = line[best * inner];
-          if (is_nan(v) || (want_max ? v > b : v < b)) best = k;
-        }
-        op[o * inner + i] = best;
-        if (vp) vp[o * inner + i] = line[best * inner];
+    const int64_t n = split.n, inner = split.inner;
+    for_each_line(split, [&](int64_t l, int64_t start) {
+      const bool max = want_max;  // a local stays in a register (see for_each_line)
+      const scalar_t* line = p + start;
+      int64_t best = 0;
+      for (int64_t k = 1; k < n && !is_nan(line[best * inner]); ++k) {
+        const scalar_t v = line[k * inner], b = line[best * inner];
+        if (is_nan(v) || (max ? v > b : v < b)) best = k;
       }
+      op[l] = best;
+      if (vp) vp[l] = line[best * inner];
+    });
   });
   return out;
 }

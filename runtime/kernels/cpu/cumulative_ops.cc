@@ -5,6 +5,7 @@
 #include "generated/kernels/cumprod.h"
 #include "generated/kernels/cumsum.h"
 #include "runtime/kernels/cpu/cpu_tensors.h"
+#include "runtime/kernels/cpu/reduction_loops.h"
 #include "runtime/kernels/out_checks.h"
 #include "runtime/kernels/tensor_memory.h"
 
@@ -12,25 +13,26 @@ namespace kiln {
 namespace cpu {
 namespace {
 
-// out[o][k][i] = in[o][0][i] (op) ... (op) in[o][k][i] for the (outer, n, inner) view of a
-// contiguous tensor; `product` picks * over +.
+// out[o][k][i] = in[o][0][i] (op) ... (op) in[o][k][i] for every line of a contiguous tensor
+// split by `split`; `product` picks * over +.
 template <typename T>
-void running(const T* in, T* out, int64_t outer, int64_t n, int64_t inner, bool product) {
-  using acc_t = std::conditional_t<std::is_floating_point_v<T>, double, int64_t>;
-#pragma omp parallel for if (outer * n * inner > 32768)
-  for (int64_t line = 0; line < outer * inner; ++line) {
-    const int64_t base = (line / inner) * n * inner + line % inner;
-    acc_t acc = product ? 1 : 0;
+void running(const T* in, T* out, const DimSplit& split, bool product) {
+  using acc_t = accumulate_t<T>;
+  const int64_t n = split.n, inner = split.inner;
+  for_each_line(split, [&](int64_t, int64_t base) {
+    const bool times = product;  // a local stays in a register (see for_each_line)
+    acc_t acc = times ? 1 : 0;
     for (int64_t k = 0; k < n; ++k) {
-      acc = product ? acc * static_cast<acc_t>(in[base + k * inner]) : acc + static_cast<acc_t>(in[base + k * inner]);
-      out[base + k * inner] = static_cast<T>(acc);
+      const int64_t at = base + k * inner;
+      acc = times ? acc * static_cast<acc_t>(in[at]) : acc + static_cast<acc_t>(in[at]);
+      out[at] = static_cast<T>(acc);
     }
-  }
+  });
 }
 
 TensorBase running_out(const TensorBase& self, int64_t dim, const std::optional<ScalarType>& dtype,
                        const TensorBase& out, bool product, const char* op) {
-  const int64_t d = wrap_dim(dim, self.dim(), op);  // 0-dim: 0 or -1, one line of one element
+  const DimSplit split = DimSplit::around(self.sizes(), dim, op);  // 0-dim: 0 or -1, one line of one element
   // Integral (and bool) inputs accumulate in int64 unless a dtype or an out= is given, as torch
   // (an out= of another dtype is computed in that dtype: cumsum(int64, out=float32) is fine).
   const ScalarType result_dtype = dtype                                  ? *dtype
@@ -43,13 +45,9 @@ TensorBase running_out(const TensorBase& self, int64_t dim, const std::optional<
   TensorBase result = empty_cpu(self.sizes(), compute);
   if (self.numel() > 0) {
     const TensorBase src = cast_to(contiguous_cpu(self), compute);
-    int64_t outer = 1, inner = 1;
-    for (int64_t i = 0; i < d; ++i) outer *= self.sizes()[i];
-    for (int64_t i = d + 1; i < self.dim(); ++i) inner *= self.sizes()[i];
-    const int64_t n = self.dim() == 0 ? 1 : self.sizes()[d];
     KILN_DISPATCH_NUMERIC_TYPES(compute, op, [&] {
-      running(static_cast<const scalar_t*>(src.data_ptr()), static_cast<scalar_t*>(result.data_ptr()), outer,
-              n, inner, product);
+      running(static_cast<const scalar_t*>(src.data_ptr()), static_cast<scalar_t*>(result.data_ptr()), split,
+              product);
     });
   }
   result = cast_to(result, result_dtype);

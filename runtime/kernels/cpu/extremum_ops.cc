@@ -5,6 +5,7 @@
 #include "generated/kernels/amin.h"
 #include "generated/kernels/permute.h"
 #include "runtime/kernels/cpu/cpu_tensors.h"
+#include "runtime/kernels/cpu/reduction_loops.h"
 #include "runtime/kernels/out_checks.h"
 #include "runtime/kernels/shape_rules.h"
 
@@ -13,40 +14,25 @@ namespace cpu {
 namespace {
 
 TensorBase extremum(const TensorBase& self, IntArrayRef dim, bool keepdim, bool want_max, const char* name) {
-  const int64_t nd = self.dim();
-  std::vector<bool> reduced(nd, dim.empty());
   // As torch: an empty input needs named dims (RuntimeError); an empty named dim is an IndexError.
   KILN_CHECK(!dim.empty() || self.numel() != 0, name,
              "(): Expected reduction dim to be specified for input.numel() == 0. Specify the reduction dim with the "
              "'dim' argument.");
-  check_unique_dims(dim, nd, name);
-  for (int64_t d : dim) {
-    const int64_t w = wrap_dim(d, nd, name);
-    if (nd > 0) reduced[w] = true;
-  }
+  const ReductionPlan plan = ReductionPlan::over_dims(self.sizes(), dim, keepdim, name);
+  for (int64_t i = 0; i < self.dim(); ++i)
+    KILN_CHECK_INDEX(!plan.reduced[i] || self.sizes()[i] != 0, name, "(): Expected reduction dim ", i,
+                     " to have non-zero size.");
   // Kept dims first, reduced dims last: then every output is one contiguous row.
-  DimVector order, out_shape;
-  int64_t rows = 1, n = 1;
-  for (int64_t i = 0; i < nd; ++i)
-    if (!reduced[i]) {
-      order.push_back(i);
-      rows *= self.sizes()[i];
-    }
-  for (int64_t i = 0; i < nd; ++i)
-    if (reduced[i]) {
-      order.push_back(i);
-      n *= self.sizes()[i];
-      KILN_CHECK_INDEX(self.sizes()[i] != 0, name, "(): Expected reduction dim ", i, " to have non-zero size.");
-    }
-  for (int64_t i = 0; i < nd; ++i)
-    if (!reduced[i] || keepdim) out_shape.push_back(reduced[i] ? 1 : self.sizes()[i]);
-  TensorBase x = contiguous_cpu(composite_explicit::permute(self, order));
-  TensorBase out = empty_cpu(out_shape, self.dtype());
+  const TensorBase x = contiguous_cpu(composite_explicit::permute(self, plan.permutation));
+  TensorBase out = empty_cpu(plan.out_shape, self.dtype());
+  const DimSplit rows = plan.rows();
   KILN_DISPATCH_ALL_TYPES_AND_REDUCED(self.dtype(), name, [&] {
     const scalar_t* p = static_cast<const scalar_t*>(x.data_ptr());
     scalar_t* o = static_cast<scalar_t*>(out.data_ptr());
-    for (int64_t r = 0; r < rows; ++r) {
-      const scalar_t* row = p + r * n;
+    const int64_t n = rows.n;
+    for_each_line(rows, [&](int64_t r, int64_t start) {
+      const bool max = want_max;  // a local stays in a register (see for_each_line)
+      const scalar_t* row = p + start;
       scalar_t best = row[0];
       for (int64_t k = 1; k < n; ++k) {
         const scalar_t v = row[k];
@@ -57,10 +43,10 @@ TensorBase extremum(const TensorBase& self, IntArrayRef dim, bool keepdim, bool 
             break;
           }
         }
-        if (want_max ? v > best : v < best) best = v;
+        best = (max ? v > best : v < best) ? v : best;  // a select: as a branch, 20% slower here
       }
       o[r] = best;
-    }
+    });
   });
   return out;
 }

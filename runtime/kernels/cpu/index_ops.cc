@@ -5,6 +5,7 @@
 #include "generated/kernels/index_select_backward.h"
 #include "generated/kernels/where.h"
 #include "runtime/kernels/cpu/loops.h"
+#include "runtime/kernels/reduction_plan.h"
 
 namespace kiln {
 namespace cpu {
@@ -25,32 +26,17 @@ std::vector<int64_t> checked_indices(const TensorBase& index, int64_t size, cons
   return out;
 }
 
-// Views of the rows: [outer, n, inner] of a contiguous tensor.
-struct Rows {
-  int64_t outer = 1, n = 1, inner = 1;
-};
-Rows rows_of(IntArrayRef sizes, int64_t dim) {
-  Rows r;
-  for (int64_t i = 0; i < dim; ++i) r.outer *= sizes[i];
-  if (!sizes.empty()) r.n = sizes[dim];
-  for (size_t i = dim + 1; i < sizes.size(); ++i) r.inner *= sizes[i];
-  return r;
-}
-
 }  // namespace
 
 TensorBase index_select(const TensorBase& self, int64_t dim, const TensorBase& index, const TensorBase& out_arg) {
-  const int64_t d = wrap_dim(dim, self.dim(), "index_select");
-  const int64_t size = self.dim() == 0 ? 1 : self.sizes()[d];
-  std::vector<int64_t> idx = checked_indices(index, size, "index_select");
+  // The rows [outer, n, inner] of a contiguous self; index picks m of the n.
+  const DimSplit r = DimSplit::around(self.sizes(), dim, "index_select");
+  std::vector<int64_t> idx = checked_indices(index, r.n, "index_select");
   // A 0-dim self has one element and gives a 0-dim result: one index fits (helper-found overflow).
   KILN_CHECK_INDEX(self.dim() > 0 || idx.size() == 1, "index_select(): Index to scalar can have only 1 value, got ",
                    idx.size(), " value(s)");
-  DimVector out_shape(self.sizes().begin(), self.sizes().end());
-  if (self.dim() > 0) out_shape[d] = static_cast<int64_t>(idx.size());
-  TensorBase out = empty_cpu(out_shape, self.dtype());
+  TensorBase out = empty_cpu(r.resized_shape(self.sizes(), static_cast<int64_t>(idx.size())), self.dtype());
   TensorBase x = contiguous_cpu(self);
-  const Rows r = rows_of(x.sizes(), d);
   const int64_t row_bytes = r.inner * x.element_size();
   const char* src = static_cast<const char*>(x.data_ptr());
   char* dst = static_cast<char*>(out.data_ptr());
@@ -63,20 +49,17 @@ TensorBase index_select(const TensorBase& self, int64_t dim, const TensorBase& i
 
 TensorBase index_select_backward(const TensorBase& grad, IntArrayRef self_sizes, int64_t dim,
                                  const TensorBase& index) {
-  const int64_t d = wrap_dim(dim, static_cast<int64_t>(self_sizes.size()), "index_select_backward");
-  const int64_t size = self_sizes.empty() ? 1 : self_sizes[d];
-  std::vector<int64_t> idx = checked_indices(index, size, "index_select_backward");
+  const DimSplit r = DimSplit::around(self_sizes, dim, "index_select_backward");
+  std::vector<int64_t> idx = checked_indices(index, r.n, "index_select_backward");
   KILN_CHECK_INDEX(!self_sizes.empty() || idx.size() == 1,
                    "index_select_backward(): Index to scalar can have only 1 value, got ", idx.size(), " value(s)");
   // grad must be index_select's output shape (the fuzzer found reads past it otherwise).
-  DimVector expected(self_sizes.begin(), self_sizes.end());
-  if (!expected.empty()) expected[d] = static_cast<int64_t>(idx.size());
+  const DimVector expected = r.resized_shape(self_sizes, static_cast<int64_t>(idx.size()));
   KILN_CHECK(grad.sizes() == IntArrayRef(expected), "index_select_backward(): grad has shape ",
              shape_str(grad.sizes()), " but index_select of ", shape_str(self_sizes), " gives ",
              shape_str(expected));
   TensorBase out = zeros_cpu(self_sizes, grad.dtype());
   TensorBase g = contiguous_cpu(grad);
-  const Rows r = rows_of(self_sizes, d);
   const int64_t m = static_cast<int64_t>(idx.size());
   KILN_DISPATCH_NUMERIC_TYPES_AND_REDUCED(grad.dtype(), "index_select_backward", [&] {
     const scalar_t* src = static_cast<const scalar_t*>(g.data_ptr());

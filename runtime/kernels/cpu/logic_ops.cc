@@ -5,6 +5,7 @@
 #include "generated/kernels/any.h"
 #include "generated/kernels/isclose.h"
 #include "runtime/kernels/cpu/loops.h"
+#include "runtime/kernels/cpu/reduction_loops.h"
 
 namespace kiln {
 namespace cpu {
@@ -14,27 +15,22 @@ namespace {
 TensorBase bool_reduce(const TensorBase& self, std::optional<int64_t> dim, bool keepdim, bool is_all,
                        const char* name) {
   TensorBase x = contiguous_cpu(cast_to(self, ScalarType::Bool));
-  int64_t outer = 1, n = x.numel(), inner = 1;
+  // One dim: its lines; no dim: the flattened tensor as one line.
+  DimSplit split = DimSplit::rows(1, x.numel());
   DimVector out_shape;
-  if (dim && x.dim() > 0) {
-    const int64_t d = wrap_dim(*dim, x.dim(), name);
-    for (int64_t i = 0; i < d; ++i) outer *= x.sizes()[i];
-    n = x.sizes()[d];
-    for (int64_t i = d + 1; i < x.dim(); ++i) inner *= x.sizes()[i];
-    for (int64_t i = 0; i < x.dim(); ++i)
-      if (i != d || keepdim) out_shape.push_back(i == d ? 1 : x.sizes()[i]);
-  } else if (dim) {
-    wrap_dim(*dim, 0, name);
+  if (dim) {
+    split = DimSplit::around(x.sizes(), *dim, name);
+    out_shape = split.reduced_shape(x.sizes(), keepdim);
   }
   TensorBase out = empty_cpu(out_shape, ScalarType::Bool);
   const bool* p = static_cast<const bool*>(x.data_ptr());
   bool* o = static_cast<bool*>(out.data_ptr());
-  for (int64_t a = 0; a < outer; ++a)
-    for (int64_t i = 0; i < inner; ++i) {
-      bool acc = is_all;  // all of nothing is true, any of nothing is false
-      for (int64_t k = 0; k < n && acc == is_all; ++k) acc = p[(a * n + k) * inner + i];
-      o[a * inner + i] = acc;
-    }
+  const int64_t n = split.n, inner = split.inner;
+  for_each_line(split, [&](int64_t line, int64_t start) {
+    bool acc = is_all;  // all of nothing is true, any of nothing is false
+    for (int64_t k = 0; k < n && acc == is_all; ++k) acc = p[start + k * inner];
+    o[line] = acc;
+  });
   return out;
 }
 

@@ -8,28 +8,17 @@
 #include "generated/kernels/nll_loss_backward.h"
 #include "generated/kernels/softmax.h"
 #include "runtime/kernels/cpu/cpu_tensors.h"
+#include "runtime/kernels/cpu/reduction_loops.h"
 #include "runtime/kernels/tensor_memory.h"
 
 namespace kiln {
 namespace cpu {
 namespace {
 
-// Runs f(row, n, stride) for every 1-D line along `dim` of a contiguous tensor.
-template <typename T, typename F>
-void for_each_line(T* data, IntArrayRef sizes, int64_t dim, F f) {
-  int64_t outer = 1, inner = 1;
-  for (int64_t i = 0; i < dim; ++i) outer *= sizes[i];
-  for (size_t i = dim + 1; i < sizes.size(); ++i) inner *= sizes[i];
-  const int64_t n = sizes.empty() ? 1 : sizes[dim];
-#pragma omp parallel for if (outer * inner * n > 32768)
-  for (int64_t o = 0; o < outer; ++o)
-    for (int64_t i = 0; i < inner; ++i) f(data + o * n * inner + i, n, inner);
-}
-
 TensorBase softmax_impl(const TensorBase& self, int64_t dim, const std::optional<ScalarType>& dtype, bool log,
                         const char* name) {
   ScalarType dt = dtype.value_or(self.dtype());
-  const int64_t d = wrap_dim(dim, self.dim(), name);
+  const DimSplit split = DimSplit::around(self.sizes(), dim, name);
   // As torch: an empty input is returned in any dtype; the dtype is checked by the kernel.
   if (self.numel() == 0) return empty_cpu(self.sizes(), dt);
   KILN_CHECK(is_floating_type(dt), name, "(): expected a floating point dtype, got ", scalar_type_name(dt));
@@ -38,21 +27,24 @@ TensorBase softmax_impl(const TensorBase& self, int64_t dim, const std::optional
   copy_into(out, self, name);
   if (out.numel() == 0) return cast_to(out, dt);
   KILN_DISPATCH_FLOATING_TYPES(compute, name, [&] {
-    for_each_line(static_cast<scalar_t*>(out.data_ptr()), out.sizes(), self.dim() == 0 ? 0 : d,
-                  [log](scalar_t* x, int64_t n, int64_t stride) {
-                    scalar_t max = x[0];
-                    for (int64_t k = 1; k < n; ++k) max = std::isnan(x[k * stride]) || x[k * stride] > max ? x[k * stride] : max;
-                    // No special case for infinities: as torch, a row with +inf or only -inf gives NaN.
-                    double sum = 0;
-                    for (int64_t k = 0; k < n; ++k) sum += std::exp(static_cast<double>(x[k * stride] - max));
-                    if (log) {
-                      const scalar_t shift = max + static_cast<scalar_t>(std::log(sum));
-                      for (int64_t k = 0; k < n; ++k) x[k * stride] -= shift;
-                    } else {
-                      for (int64_t k = 0; k < n; ++k)
-                        x[k * stride] = static_cast<scalar_t>(std::exp(static_cast<double>(x[k * stride] - max)) / sum);
-                    }
-                  });
+    scalar_t* data = static_cast<scalar_t*>(out.data_ptr());
+    const int64_t n = split.n, stride = split.inner;
+    for_each_line(split, [&](int64_t, int64_t start) {
+      const bool log_result = log;  // a local stays in a register (see for_each_line)
+      scalar_t* x = data + start;
+      scalar_t max = x[0];
+      for (int64_t k = 1; k < n; ++k) max = std::isnan(x[k * stride]) || x[k * stride] > max ? x[k * stride] : max;
+      // No special case for infinities: as torch, a row with +inf or only -inf gives NaN.
+      double sum = 0;
+      for (int64_t k = 0; k < n; ++k) sum += std::exp(static_cast<double>(x[k * stride] - max));
+      if (log_result) {
+        const scalar_t shift = max + static_cast<scalar_t>(std::log(sum));
+        for (int64_t k = 0; k < n; ++k) x[k * stride] -= shift;
+      } else {
+        for (int64_t k = 0; k < n; ++k)
+          x[k * stride] = static_cast<scalar_t>(std::exp(static_cast<double>(x[k * stride] - max)) / sum);
+      }
+    });
   });
   return cast_to(out, dt);
 }

@@ -5,6 +5,7 @@
 
 #include "generated/kernels/prod.h"
 #include "runtime/kernels/cpu/cpu_tensors.h"
+#include "runtime/kernels/cpu/reduction_loops.h"
 #include "runtime/kernels/out_checks.h"
 #include "runtime/kernels/tensor_memory.h"
 
@@ -12,18 +13,17 @@ namespace kiln {
 namespace cpu {
 namespace {
 
-// q[o, i] = product over k of p[o, k, i].
+// q[line] = product of the line's elements, for every line of a contiguous p split by `split`.
 template <typename T>
-void line_products(const T* p, T* q, int64_t outer, int64_t n, int64_t inner) {
-  using acc_t = std::conditional_t<std::is_floating_point_v<T>, double, uint64_t>;
-#pragma omp parallel for if (outer * inner * n >= 65536)
-  for (int64_t o = 0; o < outer; ++o)
-    for (int64_t i = 0; i < inner; ++i) {
-      acc_t acc = 1;
-      const T* line = p + o * n * inner + i;
-      for (int64_t k = 0; k < n; ++k) acc *= static_cast<acc_t>(line[k * inner]);
-      q[o * inner + i] = static_cast<T>(acc);
-    }
+void line_products(const T* p, T* q, const DimSplit& split) {
+  // Unsigned for integers: an overflowing product wraps, as defined behaviour.
+  using acc_t = std::conditional_t<std::is_floating_point_v<T>, accumulate_t<T>, uint64_t>;
+  const int64_t n = split.n, inner = split.inner;
+  for_each_line(split, [&](int64_t line, int64_t start) {
+    acc_t acc = 1;
+    for (int64_t k = 0; k < n; ++k) acc *= static_cast<acc_t>(p[start + k * inner]);
+    q[line] = static_cast<T>(acc);
+  });
 }
 
 }  // namespace
@@ -35,16 +35,8 @@ TensorBase prod_out(const TensorBase& self, int64_t dim, bool keepdim, const std
                                : out.defined() ? out.dtype()
                                : is_integral_type(self.dtype(), true) ? ScalarType::Int64 : self.dtype();
   check_out_is_not_an_input(out, {&self}, "prod");
-  const int64_t d = wrap_dim(dim, self.dim(), "prod");
-  int64_t outer = 1, n = 1, inner = 1;
-  DimVector shape;
-  for (int64_t i = 0; i < self.dim(); ++i) {
-    const int64_t s = self.sizes()[i];
-    if (i < d) outer *= s;
-    if (i == d) n = s;
-    if (i > d) inner *= s;
-    if (i != d || keepdim) shape.push_back(i == d ? 1 : s);
-  }
+  const DimSplit split = DimSplit::around(self.sizes(), dim, "prod");
+  const DimVector shape = split.reduced_shape(self.sizes(), keepdim);
   TensorBase result = resized_out(out, shape, out_dtype, "prod");
   if (result.numel() == 0) return result;
   // float16 multiplies in float32; a bool product (torch: logical and) multiplies 0s and 1s.
@@ -53,8 +45,7 @@ TensorBase prod_out(const TensorBase& self, int64_t dim, bool keepdim, const std
   const TensorBase x = contiguous_cpu(cast_to(to_bool ? cast_to(self, ScalarType::Bool) : self, compute));
   TensorBase dst = empty_cpu(shape, compute);
   KILN_DISPATCH_NUMERIC_TYPES(compute, "prod", [&] {
-    line_products(static_cast<const scalar_t*>(x.data_ptr()), static_cast<scalar_t*>(dst.data_ptr()), outer, n,
-                  inner);
+    line_products(static_cast<const scalar_t*>(x.data_ptr()), static_cast<scalar_t*>(dst.data_ptr()), split);
   });
   copy_into(result, dst, "prod");
   return result;

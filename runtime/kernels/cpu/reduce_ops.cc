@@ -13,13 +13,11 @@
 #include "generated/kernels/mean.h"
 #include "generated/kernels/sum.h"
 #include "runtime/kernels/cpu/loops.h"
+#include "runtime/kernels/cpu/reduction_loops.h"
 
 namespace kiln {
 namespace cpu {
 namespace {
-
-template <typename T>
-using acc_type_t = std::conditional_t<std::is_floating_point_v<T>, double, int64_t>;
 
 // Sum of n values with 16 independent lanes (the compiler vectorizes the lane loop).
 template <typename acc_t, typename T>
@@ -35,7 +33,7 @@ acc_t lanes_sum(const T* x, int64_t n) {
 }
 
 template <typename T>
-acc_type_t<T> block_sum(const T* x, int64_t n) {
+accumulate_t<T> block_sum(const T* x, int64_t n) {
   if constexpr (std::is_same_v<T, float>) {
     // float32: chunks summed in float32 lanes (full SIMD width), chunk totals in double,
     // so the rounding error stays that of a 1024-element sum.
@@ -44,71 +42,23 @@ acc_type_t<T> block_sum(const T* x, int64_t n) {
     for (int64_t i = 0; i < n; i += kChunk) total += lanes_sum<float>(x + i, std::min(kChunk, n - i));
     return total;
   } else {
-    return lanes_sum<acc_type_t<T>>(x, n);
+    return lanes_sum<accumulate_t<T>>(x, n);
   }
-}
-
-struct Reduction {
-  std::vector<bool> reduced;  // per input dim
-  DimVector out_shape;        // with keepdim applied
-  DimVector keep_shape;       // reduced dims as 1 (for the stride-0 view)
-  int64_t count = 1;          // elements per output
-};
-
-Reduction plan(const TensorBase& self, const std::optional<IntArrayRef>& dim, bool keepdim, const char* name) {
-  Reduction r;
-  const int64_t nd = self.dim();
-  r.reduced.assign(nd, !dim || dim->empty());
-  if (dim) check_unique_dims(*dim, nd, name);
-  if (dim) {
-    for (int64_t d : *dim) {
-      int64_t w = wrap_dim(d, nd, name);
-      if (nd > 0) r.reduced[w] = true;
-    }
-  }
-  for (int64_t i = 0; i < nd; ++i) {
-    if (r.reduced[i]) {
-      r.count *= self.sizes()[i];
-      r.keep_shape.push_back(1);
-      if (keepdim) r.out_shape.push_back(1);
-    } else {
-      r.keep_shape.push_back(self.sizes()[i]);
-      r.out_shape.push_back(self.sizes()[i]);
-    }
-  }
-  return r;
 }
 
 // Sums `x` (already of dtype T) into `acc` (contiguous, shape keep_shape, acc dtype).
 template <typename T>
-void sum_into(const TensorBase& x, const Reduction& r, acc_type_t<T>* acc, int64_t n_out) {
-  using acc_t = acc_type_t<T>;
-  // Innermost-contiguous case: reduced dims are a suffix and x is contiguous.
-  bool suffix = x.is_contiguous();
-  bool seen_reduced = false;
-  for (size_t i = 0; i < r.reduced.size() && suffix; ++i) {
-    if (r.reduced[i]) seen_reduced = true;
-    else if (seen_reduced && x.sizes()[i] != 1) suffix = false;
-  }
-  if (suffix) {
+void sum_into(const TensorBase& x, const ReductionPlan& r, accumulate_t<T>* acc) {
+  using acc_t = accumulate_t<T>;
+  if (r.reduced_suffix && x.is_contiguous()) {
+    // Each output sums one contiguous row; one big output is split across threads.
     const T* p = static_cast<const T*>(x.data_ptr());
-    const int64_t block = r.count;
-    if (n_out == 1 && block >= 65536 && omp_get_max_threads() > 1) {
-      const int nt = omp_get_max_threads();
-      std::vector<acc_t> partial(nt, 0);
-      // A loop over the parts (not one part per thread id), so a build without OpenMP
-      // (the sanitizer build) still sums all of them.
-#pragma omp parallel for num_threads(nt) schedule(static, 1)
-      for (int t = 0; t < nt; ++t) {
-        int64_t b = block * t / nt, e = block * (t + 1) / nt;
-        partial[t] = block_sum(p + b, e - b);
-      }
-      acc_t total = 0;
-      for (acc_t v : partial) total += v;
-      acc[0] = total;
+    const DimSplit rows = r.rows();
+    const int threads = omp_get_max_threads();
+    if (choose_parallelism(rows, threads, /*can_split_line=*/true) == LineParallelism::kWithinLine) {
+      acc[0] = sum_line_in_parts<acc_t>(rows.n, threads, [p](int64_t b, int64_t e) { return block_sum(p + b, e - b); });
     } else {
-#pragma omp parallel for if (n_out * block >= 65536 && n_out > 1)
-      for (int64_t o = 0; o < n_out; ++o) acc[o] = block_sum(p + o * block, block);
+      for_each_line(rows, [&](int64_t o, int64_t start) { acc[o] = block_sum(p + start, rows.n); });
     }
     return;
   }
@@ -117,7 +67,7 @@ void sum_into(const TensorBase& x, const Reduction& r, acc_type_t<T>* acc, int64
   // Serial, because several elements of x add into the same accumulator.
   TensorBase acc_tensor = empty_cpu(r.keep_shape, CppTypeToScalarType<acc_t>::value);
   acc_t* a = static_cast<acc_t*>(acc_tensor.data_ptr());
-  for (int64_t i = 0; i < n_out; ++i) a[i] = 0;
+  for (int64_t i = 0; i < r.n_out; ++i) a[i] = 0;
   DimVector strides = contiguous_strides(r.keep_shape);
   for (size_t i = 0; i < r.reduced.size(); ++i)
     if (r.reduced[i]) strides[i] = 0;
@@ -128,14 +78,14 @@ void sum_into(const TensorBase& x, const Reduction& r, acc_type_t<T>* acc, int64
     for (int64_t i = 0; i < n; ++i)
       *reinterpret_cast<acc_t*>(data[0] + i * st[0]) += static_cast<acc_t>(*reinterpret_cast<const T*>(data[1] + i * st[1]));
   });
-  for (int64_t i = 0; i < n_out; ++i) acc[i] = a[i];
+  for (int64_t i = 0; i < r.n_out; ++i) acc[i] = a[i];
 }
 
 TensorBase reduce(const char* name, const TensorBase& self, const std::optional<IntArrayRef>& dim, bool keepdim,
                   ScalarType out_dtype, const TensorBase& out, bool mean) {
   KILN_CHECK(self.is_cpu(), name, "(): expected a CPU tensor");
   check_out_is_not_an_input(out, {&self}, name);
-  Reduction r = plan(self, dim, keepdim, name);
+  const ReductionPlan r = ReductionPlan::over_dims(self.sizes(), dim, keepdim, name);
   TensorBase result = resized_out(out, r.out_shape, out_dtype, name);
   const int64_t n_out = result.numel();
   if (n_out == 0) return result;
@@ -143,9 +93,8 @@ TensorBase reduce(const char* name, const TensorBase& self, const std::optional<
   const ScalarType compute = opmath_type(out_dtype);
   TensorBase x = cast_to(self, compute);
   KILN_DISPATCH_NUMERIC_TYPES(compute, name, [&] {
-    using acc_t = acc_type_t<scalar_t>;
-    std::vector<acc_t> acc(n_out, 0);
-    if (x.numel() > 0) sum_into<scalar_t>(x, r, acc.data(), n_out);
+    std::vector<accumulate_t<scalar_t>> acc(n_out, 0);
+    if (x.numel() > 0) sum_into<scalar_t>(x, r, acc.data());
     // Write through `result`'s strides (it may be a non-contiguous out=).
     TensorBase acc_view = empty_cpu(r.out_shape, compute);
     scalar_t* dst = static_cast<scalar_t*>(acc_view.data_ptr());

@@ -1,0 +1,69 @@
+// The CPU loops over a DimSplit's lines (runtime/kernels/reduction_plan.h), shared by the
+// reductions, scans, sorts and softmax, so the threading rule lives in one place
+// (choose_parallelism) instead of an `omp parallel for` with its own threshold per kernel.
+#pragma once
+
+#include <omp.h>
+
+#include <cstdint>
+#include <type_traits>
+#include <vector>
+
+#include "runtime/kernels/reduction_plan.h"
+
+namespace kiln {
+namespace cpu {
+
+// Runs f(line, start) for every line of `split` (start: the offset of its first element;
+// its elements are split.inner apart). Whole lines per thread when the split is big enough,
+// so each line's result is the same whatever the thread count. `f` must not throw: an
+// exception cannot leave an OpenMP loop.
+template <typename F>
+void for_each_line(const DimSplit& split, F&& f) {
+  const int64_t lines = split.lines(), n = split.n, inner = split.inner;
+  // Lines [begin, end), their starts stepped rather than divided out per line (a division per
+  // line showed up on many short lines: argmax over a dim of size 2).
+  auto run = [&](int64_t begin, int64_t end) {
+    if (begin >= end) return;
+    // A private copy of f, whose captures can then live in registers: f's own address goes
+    // to the OpenMP threads, and through it captures were reloaded inside the loops (softmax
+    // over rows of 2: 7% slower). What f captured by reference stays in memory, so kernels
+    // copy a flag they test in their inner loop into a local first (amax: 18% slower without).
+    std::decay_t<F> line_f = f;
+    int64_t o = begin / inner, i = begin % inner;
+    for (int64_t line = begin; line < end; ++line) {
+      line_f(line, o * n * inner + i);
+      if (++i == inner) {
+        i = 0;
+        ++o;
+      }
+    }
+  };
+  if (choose_parallelism(split, omp_get_max_threads()) != LineParallelism::kOverLines) {
+    run(0, lines);
+    return;
+  }
+  const int parts = omp_get_max_threads();
+  // A loop over the parts (not one part per thread id), so a build without OpenMP (the
+  // sanitizer build) still runs all of them.
+#pragma omp parallel for num_threads(parts) schedule(static, 1)
+  for (int t = 0; t < parts; ++t) run(lines * t / parts, lines * (t + 1) / parts);
+}
+
+// The sum of one line of `n` elements cut into `parts` ranges, each summed by
+// part_sum(begin, end) on its own thread; the parts are added in order, so the result depends
+// only on `parts` (callers pass the thread count when choose_parallelism says kWithinLine).
+template <typename acc_t, typename PartSum>
+acc_t sum_line_in_parts(int64_t n, int parts, PartSum&& part_sum) {
+  std::vector<acc_t> partial(parts, 0);
+  // A loop over the parts (not one part per thread id), so a build without OpenMP
+  // (the sanitizer build) still sums all of them.
+#pragma omp parallel for num_threads(parts) schedule(static, 1)
+  for (int t = 0; t < parts; ++t) partial[t] = part_sum(n * t / parts, n * (t + 1) / parts);
+  acc_t total = 0;
+  for (acc_t v : partial) total += v;
+  return total;
+}
+
+}  // namespace cpu
+}  // namespace kiln
