@@ -13,6 +13,7 @@
 #include <type_traits>
 #include <vector>
 
+#include "runtime/core/convert.h"
 #include "runtime/core/tensor_base.h"
 
 namespace kiln {
@@ -65,9 +66,10 @@ struct ReductionPlan {
 };
 
 // The type sums, products and running totals accumulate in, as torch's CPU kernels: double
-// for floating types (float32 sums do not drift), int64 for integers and bool.
+// for floating types, 16-bit ones included (float32 sums do not drift), int64 for integers
+// and bool.
 template <typename T>
-using accumulate_t = std::conditional_t<std::is_floating_point_v<T>, double, int64_t>;
+using accumulate_t = std::conditional_t<is_floating_v<T>, double, int64_t>;
 
 // How a CPU reduction loop spreads its lines over threads, decided here for all of them.
 enum class LineParallelism {

@@ -10,6 +10,7 @@
 #include <vector>
 
 #include "generated/kernels/add.h"
+#include "generated/kernels/sum.h"
 #include "runtime/core/device_backend.h"
 #include "runtime/core/error.h"
 #include "runtime/kernels/tensor_iterator.h"
@@ -148,6 +149,29 @@ TEST(ChunkedConversion, SixteenBitOpsMakeNoFullSizeTemporaries) {
   const TensorBase f = kiln::cast_to(out, ScalarType::Float32);
   const float* p = static_cast<const float*>(f.data_ptr());
   for (int64_t i = 0; i < n; i += 4099) ASSERT_EQ(p[i], 2.0f);  // 1.5 + 2 * 0.25, exact in bfloat16
+}
+
+// Sums of 16-bit floats widen a chunk at a time too, contiguous or strided, to the exact sum.
+TEST(ChunkedConversion, SixteenBitSumsMakeNoFullSizeTemporaries) {
+  const int64_t n = 1 << 20;
+  for (ScalarType dtype : {ScalarType::BFloat16, ScalarType::Float16}) {
+    TensorBase a = kiln::empty_tensor({n}, dtype, kCpu);
+    kiln::fill_tensor(a, 1.0 / 256);  // sums of powers of two up to 4096: exact in both dtypes
+    // Every other element of a [n/2, 2] view, summed over dim 0: the strided path.
+    TensorBase pairs = kiln::broadcast_for_read(a, {n}, "test");
+    pairs.impl()->set_sizes_and_strides({n / 2, 2}, {2, 1}, 0);
+    const auto before = kiln::cpu_allocator_stats();
+    const TensorBase total = kiln::cpu::sum_out(a, std::nullopt, false, std::nullopt, TensorBase());
+    const int64_t dims[] = {0};
+    const TensorBase columns = kiln::cpu::sum_out(pairs, kiln::IntArrayRef(dims, 1), false, std::nullopt, TensorBase());
+    const auto after = kiln::cpu_allocator_stats();
+    EXPECT_EQ(after.cache_hits + after.cache_misses, before.cache_hits + before.cache_misses);
+    EXPECT_EQ(static_cast<float>(*static_cast<const kiln::BFloat16*>(kiln::cast_to(total, ScalarType::BFloat16).data_ptr())),
+              n / 256.0f);
+    const TensorBase c = kiln::cast_to(columns, ScalarType::Float32);
+    EXPECT_EQ(static_cast<const float*>(c.data_ptr())[0], n / 512.0f);
+    EXPECT_EQ(static_cast<const float*>(c.data_ptr())[1], n / 512.0f);
+  }
 }
 
 // An iteration space beyond int32 is split into pieces that each index in 32 bits and together
