@@ -16,19 +16,33 @@ import sys
 from typing import Dict, List, Optional, Tuple
 
 # Layer -> (the files it owns, the layers it may include).
-# Order: a path goes to the first layer with a matching prefix (a prefix ending in "*" owns the
-# files directly in that folder, not its subfolders).
+# Order: a path goes to the first layer with a matching prefix ("folder/*" owns the files directly
+# in that folder, not its subfolders; "folder/*.h" only its headers).
 LAYERS: List[Tuple[str, List[str], List[str]]] = [
     ("core", ["runtime/core/"], []),
     ("dispatch", ["runtime/dispatch/"], ["core"]),
-    # The device-neutral op layer: iteration, promotion, out= and overlap rules, op meta, tensor
-    # memory through the device registry, views; and the declarations of every kernel.
-    ("ops", ["runtime/kernels/*", "generated/kernels/*"], ["core"]),
-    ("cpu", ["runtime/kernels/cpu/"], ["core", "ops"]),
-    ("kiln", ["runtime/api/", "runtime/autograd/", "runtime/kernels/composite/", "runtime/serialization/",
-              "generated/api/", "generated/ops/", "generated/autograd/", "generated/kernels/composite/"],
-     ["core", "dispatch", "ops", "cpu"]),
-    ("python", ["runtime/python/", "generated/python/"], ["core", "dispatch", "ops", "cpu", "kiln"]),
+    # The Tensor type the generated code and the runtime share; its method list never changes
+    # when an op is added (the definitions of the methods live in the api layer).
+    ("tensor", ["generated/api/tensor.h"], ["core"]),
+    # Declarations only: the kernels each layer above implements, named by the layers that call
+    # them (backend and composite kernels, the Autograd-key kernels, view tracking). A call
+    # through one of these is how the dispatch glue reaches a kernel without depending on the
+    # layer that defines it.
+    ("interfaces", ["generated/kernels/*", "generated/kernels/composite/", "generated/autograd/*.h",
+                    "runtime/autograd/view_tracking.h"], ["core", "tensor"]),
+    # The device-neutral op layer: iteration, promotion, out= and overlap rules, op meta, the
+    # reduction plan, tensor memory through the device registry, views.
+    ("ops", ["runtime/kernels/*"], ["core", "interfaces"]),
+    ("cpu", ["runtime/kernels/cpu/"], ["core", "interfaces", "ops"]),
+    # The operator API and its dispatch glue (tables, backend adapters, entry points).
+    ("api", ["generated/api/", "generated/ops/", "runtime/api/"], ["core", "dispatch", "tensor", "interfaces"]),
+    # The autograd graph, engine and formulas, and the generated nodes and Autograd kernels.
+    ("autograd", ["runtime/autograd/", "generated/autograd/"], ["core", "dispatch", "tensor", "interfaces", "api"]),
+    # Kernels written with other ops (CompositeImplicit), and safetensors files.
+    ("composite", ["runtime/kernels/composite/"], ["core", "dispatch", "tensor", "interfaces", "ops", "api"]),
+    ("serialization", ["runtime/serialization/"], ["core", "dispatch", "tensor", "ops", "api"]),
+    ("python", ["runtime/python/", "generated/python/"],
+     ["core", "dispatch", "tensor", "interfaces", "ops", "cpu", "api", "autograd", "composite", "serialization"]),
 ]
 
 # Rules the issue names outright, reported with their own words (they are also layer violations).
@@ -46,9 +60,10 @@ INCLUDE = re.compile(r'^\s*#\s*include\s+"([^"]+)"', re.M)
 def layer_of(path: str) -> Optional[str]:
     for name, prefixes, _ in LAYERS:
         for p in prefixes:
-            if p.endswith("*"):
-                folder = p[:-1]
-                if path.startswith(folder) and "/" not in path[len(folder):]:
+            if "*" in p:  # "folder/*" or "folder/*.h": files directly in folder (ending so)
+                folder, suffix = p.split("*")
+                rest = path[len(folder):]
+                if path.startswith(folder) and "/" not in rest and rest.endswith(suffix):
                     return name
             elif path.startswith(p):
                 return name

@@ -5,7 +5,7 @@
 #include "generated/autograd/clamp.h"
 #include "generated/kernels/clamp.h"
 #include "generated/kernels/composite/clamp.h"
-#include "runtime/kernels/composite/write_out.h"
+#include "runtime/api/write_out.h"
 #include "runtime/autograd/view_tracking.h"
 #include "runtime/api/api_helpers.h"
 #include "runtime/dispatch/dispatcher.h"

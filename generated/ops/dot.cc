@@ -3,7 +3,7 @@
 #include "generated/api/dot.h"
 
 #include "generated/kernels/composite/dot.h"
-#include "runtime/kernels/composite/write_out.h"
+#include "runtime/api/write_out.h"
 #include "runtime/autograd/view_tracking.h"
 #include "runtime/api/api_helpers.h"
 #include "runtime/dispatch/dispatcher.h"

@@ -22,7 +22,7 @@
 #include "generated/kernels/composite/clip.h"
 #include "generated/kernels/composite/div.h"
 #include "generated/kernels/composite/round.h"
-#include "runtime/kernels/composite/write_out.h"
+#include "runtime/api/write_out.h"
 #include "runtime/kernels/out_checks.h"
 #include "runtime/kernels/type_promotion.h"
 

@@ -1,4 +1,4 @@
-#include "runtime/kernels/composite/write_out.h"
+#include "runtime/api/write_out.h"
 
 #include "generated/api/copy.h"
 #include "runtime/dispatch/grad_mode.h"
