@@ -46,6 +46,27 @@ TensorIterator bitwise_not_meta(const TensorBase& self, const TensorBase& out) {
   return it;
 }
 
+TensorIterator neg_meta(const TensorBase& self, const TensorBase& out) {
+  KILN_CHECK(self.dtype() != ScalarType::Bool,
+             "Negation, the `-` operator, on a bool tensor is not supported. If you are trying to invert a mask, use "
+             "the `~` or `logical_not()` operator instead.");
+  return TensorIterator(IteratorConfig::unary("neg", self, out));
+}
+
+TensorIterator isclose_meta(const TensorBase& self, const TensorBase& other, double rtol, double atol, bool equal_nan) {
+  KILN_CHECK(self.dtype() == other.dtype(), "isclose(): expected both inputs to have the same dtype, but got ",
+             scalar_type_name(self.dtype()), " and ", scalar_type_name(other.dtype()));
+  KILN_CHECK(rtol >= 0 && atol >= 0, "isclose(): rtol and atol must be non-negative, got rtol=", rtol,
+             " atol=", atol);
+  if (equal_nan && is_floating_type(self.dtype())) {
+    // torch computes self.isnan().__iand__(other.isnan()): in place, into self's shape
+    const DimVector shape = broadcast_shapes(self.sizes(), other.sizes(), "isclose");
+    KILN_CHECK(IntArrayRef(shape) == self.sizes(), "output with shape ", shape_str(self.sizes()),
+               " doesn't match the broadcast shape ", shape_str(shape));
+  }
+  return TensorIterator(IteratorConfig::comparison("isclose", self, other, TensorBase()));
+}
+
 TensorIterator pow_scalar_meta(const TensorBase& self, const Scalar& exponent, const TensorBase& out) {
   TensorIterator it(IteratorConfig::binary("pow", self, wrap_scalar(exponent), out));
   KILN_CHECK(!is_integral_type(it.compute_dtype(), /*include_bool=*/true) || exponent.to_long() >= 0,

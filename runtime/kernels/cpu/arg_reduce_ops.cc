@@ -9,6 +9,7 @@
 #include "generated/kernels/min.h"
 #include "runtime/kernels/cpu/cpu_tensors.h"
 #include "runtime/kernels/cpu/reduction_loops.h"
+#include "runtime/kernels/reduction_meta.h"
 
 namespace kiln {
 namespace cpu {
@@ -70,13 +71,12 @@ std::tuple<TensorBase, TensorBase> min_dim(const TensorBase& self, int64_t dim, 
 }
 
 TensorBase argmax(const TensorBase& self, const std::optional<int64_t>& dim, bool keepdim) {
-  // As torch: no bool kernel (an empty tensor reaches the empty-dim check first).
-  KILN_CHECK(self.dtype() != ScalarType::Bool || self.numel() == 0, "\"argmax_cpu\" not implemented for 'bool'");
+  check_arg_reduce_dtype(self, "argmax");
   return arg_reduce("argmax", self, dim, keepdim, true);
 }
 
 TensorBase argmin(const TensorBase& self, const std::optional<int64_t>& dim, bool keepdim) {
-  KILN_CHECK(self.dtype() != ScalarType::Bool || self.numel() == 0, "\"argmin_cpu\" not implemented for 'bool'");
+  check_arg_reduce_dtype(self, "argmin");
   return arg_reduce("argmin", self, dim, keepdim, false);
 }
 

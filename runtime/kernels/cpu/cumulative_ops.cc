@@ -6,6 +6,7 @@
 #include "generated/kernels/cumsum.h"
 #include "runtime/kernels/cpu/cpu_tensors.h"
 #include "runtime/kernels/cpu/reduction_loops.h"
+#include "runtime/kernels/reduction_meta.h"
 #include "runtime/kernels/out_checks.h"
 #include "runtime/kernels/tensor_memory.h"
 
@@ -35,11 +36,7 @@ TensorBase running_out(const TensorBase& self, int64_t dim, const std::optional<
   const DimSplit split = DimSplit::around(self.sizes(), dim, op);  // 0-dim: 0 or -1, one line of one element
   // Integral (and bool) inputs accumulate in int64 unless a dtype or an out= is given, as torch
   // (an out= of another dtype is computed in that dtype: cumsum(int64, out=float32) is fine).
-  const ScalarType result_dtype = dtype                                  ? *dtype
-                                  : out.defined()                        ? out.dtype()
-                                  : is_integral_type(self.dtype(), true) ? ScalarType::Int64
-                                                                         : self.dtype();
-  KILN_CHECK(result_dtype != ScalarType::Bool, op, "(): bool is not a valid result dtype");
+  const ScalarType result_dtype = scan_result_dtype(self, dtype, out, op);
   check_out_is_not_an_input(out, {&self}, op);
   const ScalarType compute = opmath_type(result_dtype);  // float16 runs in float32, rounded per element
   TensorBase result = empty_cpu(self.sizes(), compute);

@@ -7,6 +7,7 @@
 #include "runtime/kernels/cpu/cpu_tensors.h"
 #include "runtime/kernels/cpu/reduction_loops.h"
 #include "runtime/kernels/out_checks.h"
+#include "runtime/kernels/reduction_meta.h"
 #include "runtime/kernels/shape_rules.h"
 
 namespace kiln {
@@ -14,14 +15,8 @@ namespace cpu {
 namespace {
 
 TensorBase extremum(const TensorBase& self, IntArrayRef dim, bool keepdim, bool want_max, const char* name) {
-  // As torch: an empty input needs named dims (RuntimeError); an empty named dim is an IndexError.
-  KILN_CHECK(!dim.empty() || self.numel() != 0, name,
-             "(): Expected reduction dim to be specified for input.numel() == 0. Specify the reduction dim with the "
-             "'dim' argument.");
   const ReductionPlan plan = ReductionPlan::over_dims(self.sizes(), dim, keepdim, name);
-  for (int64_t i = 0; i < self.dim(); ++i)
-    KILN_CHECK_INDEX(!plan.reduced[i] || self.sizes()[i] != 0, name, "(): Expected reduction dim ", i,
-                     " to have non-zero size.");
+  check_reduced_dims_not_empty(self, plan.reduced, name);
   // Kept dims first, reduced dims last: then every output is one contiguous row.
   const TensorBase x = contiguous_cpu(composite_explicit::permute(self, plan.permutation));
   TensorBase out = empty_cpu(plan.out_shape, self.dtype());
@@ -51,22 +46,15 @@ TensorBase extremum(const TensorBase& self, IntArrayRef dim, bool keepdim, bool 
   return out;
 }
 
-// As torch's amax/amin: out= must have the input's dtype, checked before the dims.
-void check_out_dtype(const TensorBase& self, const TensorBase& out) {
-  KILN_CHECK(!out.defined() || out.dtype() == self.dtype(), "Expected the dtype for input and out to match, but got ",
-             scalar_type_name(self.dtype()), " for input's dtype and ", scalar_type_name(out.dtype()),
-             " for out's dtype.");
-}
-
 }  // namespace
 
 TensorBase amax(const TensorBase& self, IntArrayRef dim, bool keepdim, const TensorBase& out) {
-  check_out_dtype(self, out);
+  check_extremum_args(self, dim, out, "amax");
   return result_into_out(extremum(self, dim, keepdim, true, "amax"), out, "amax");
 }
 
 TensorBase amin(const TensorBase& self, IntArrayRef dim, bool keepdim, const TensorBase& out) {
-  check_out_dtype(self, out);
+  check_extremum_args(self, dim, out, "amin");
   return result_into_out(extremum(self, dim, keepdim, false, "amin"), out, "amin");
 }
 

@@ -5,6 +5,7 @@
 #include "generated/kernels/any.h"
 #include "generated/kernels/isclose.h"
 #include "runtime/kernels/cpu/loops.h"
+#include "runtime/kernels/pointwise_meta.h"
 #include "runtime/kernels/cpu/reduction_loops.h"
 
 namespace kiln {
@@ -46,17 +47,7 @@ TensorBase any_dim(const TensorBase& self, int64_t dim, bool keepdim) {
 }
 
 TensorBase isclose(const TensorBase& self, const TensorBase& other, double rtol, double atol, bool equal_nan) {
-  KILN_CHECK(self.dtype() == other.dtype(), "isclose(): expected both inputs to have the same dtype, but got ",
-             scalar_type_name(self.dtype()), " and ", scalar_type_name(other.dtype()));
-  KILN_CHECK(rtol >= 0 && atol >= 0, "isclose(): rtol and atol must be non-negative, got rtol=", rtol,
-             " atol=", atol);
-  if (equal_nan && is_floating_type(self.dtype())) {
-    // torch computes self.isnan().__iand__(other.isnan()): in place, into self's shape
-    const DimVector shape = broadcast_shapes(self.sizes(), other.sizes(), "isclose");
-    KILN_CHECK(IntArrayRef(shape) == self.sizes(), "output with shape ", shape_str(self.sizes()),
-               " doesn't match the broadcast shape ", shape_str(shape));
-  }
-  TensorIterator it(IteratorConfig::comparison("isclose", self, other, TensorBase()));
+  TensorIterator it = isclose_meta(self, other, rtol, atol, equal_nan);
   KILN_DISPATCH_ALL_TYPES(it.compute_dtype(), "isclose", [&] {
     binary_kernel<bool, scalar_t>(it, [rtol, atol, equal_nan](scalar_t a, scalar_t b) {
       if (a == b) return true;  // also equal infinities

@@ -6,6 +6,7 @@
 #include "generated/kernels/prod.h"
 #include "runtime/kernels/cpu/cpu_tensors.h"
 #include "runtime/kernels/cpu/reduction_loops.h"
+#include "runtime/kernels/reduction_meta.h"
 #include "runtime/kernels/out_checks.h"
 #include "runtime/kernels/tensor_memory.h"
 
@@ -31,9 +32,7 @@ void line_products(const T* p, T* q, const DimSplit& split) {
 TensorBase prod_out(const TensorBase& self, int64_t dim, bool keepdim, const std::optional<ScalarType>& dtype,
                     const TensorBase& out) {
   KILN_CHECK(self.is_cpu(), "prod(): expected a CPU tensor");
-  const ScalarType out_dtype = dtype ? *dtype
-                               : out.defined() ? out.dtype()
-                               : is_integral_type(self.dtype(), true) ? ScalarType::Int64 : self.dtype();
+  const ScalarType out_dtype = accumulating_result_dtype(self, dtype, out);
   check_out_is_not_an_input(out, {&self}, "prod");
   const DimSplit split = DimSplit::around(self.sizes(), dim, "prod");
   const DimVector shape = split.reduced_shape(self.sizes(), keepdim);

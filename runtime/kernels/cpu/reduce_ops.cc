@@ -15,6 +15,7 @@
 #include "runtime/kernels/cpu/loops.h"
 #include "runtime/kernels/cpu/reduced_float_convert.h"
 #include "runtime/kernels/cpu/reduction_loops.h"
+#include "runtime/kernels/reduction_meta.h"
 
 namespace kiln {
 namespace cpu {
@@ -173,9 +174,7 @@ TensorBase reduce(const char* name, const TensorBase& self, const std::optional<
 
 TensorBase sum_out(const TensorBase& self, const std::optional<IntArrayRef>& dim, bool keepdim,
                    const std::optional<ScalarType>& dtype, const TensorBase& out) {
-  ScalarType out_dtype = dtype ? *dtype
-                               : out.defined() ? out.dtype()
-                               : is_integral_type(self.dtype(), true) ? ScalarType::Int64 : self.dtype();
+  const ScalarType out_dtype = accumulating_result_dtype(self, dtype, out);
   if (out_dtype == ScalarType::Bool) {  // as torch: bool addition is a logical or
     const TensorBase counts = reduce("sum", cast_to(self, ScalarType::Bool), dim, keepdim, ScalarType::Int64,
                                      TensorBase(), false);
@@ -188,15 +187,7 @@ TensorBase sum_out(const TensorBase& self, const std::optional<IntArrayRef>& dim
 
 TensorBase mean_out(const TensorBase& self, const std::optional<IntArrayRef>& dim, bool keepdim,
                     const std::optional<ScalarType>& dtype, const TensorBase& out) {
-  // As torch: the input (or dtype=) must be floating, and an out= must be able to hold it.
-  const ScalarType in_dtype = dtype ? *dtype : self.dtype();
-  KILN_CHECK(is_floating_type(in_dtype),
-             "mean(): could not infer output dtype. Input dtype must be either a floating point or complex dtype. "
-             "Got: ", scalar_type_name(in_dtype));
-  KILN_CHECK(!out.defined() || can_cast(in_dtype, out.dtype()), "mean(): result type ", scalar_type_name(in_dtype),
-             " can't be cast to the desired output type ", scalar_type_name(out.dtype()));
-  ScalarType out_dtype = dtype ? *dtype : out.defined() ? out.dtype() : self.dtype();
-  return reduce("mean", self, dim, keepdim, out_dtype, out, true);
+  return reduce("mean", self, dim, keepdim, mean_result_dtype(self, dtype, out), out, true);
 }
 
 }  // namespace cpu

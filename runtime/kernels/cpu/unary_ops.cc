@@ -22,6 +22,7 @@
 #include "generated/kernels/sqrt.h"
 #include "generated/kernels/tanh.h"
 #include "runtime/kernels/cpu/loops.h"
+#include "runtime/kernels/pointwise_meta.h"
 
 namespace kiln {
 namespace cpu {
@@ -46,10 +47,7 @@ TensorBase numeric_unary(const char* name, const TensorBase& self, const TensorB
 }  // namespace
 
 TensorBase neg_out(const TensorBase& self, const TensorBase& out) {
-  KILN_CHECK(self.dtype() != ScalarType::Bool,
-             "Negation, the `-` operator, on a bool tensor is not supported. If you are trying to invert a mask, use "
-             "the `~` or `logical_not()` operator instead.");
-  TensorIterator it(IteratorConfig::unary("neg", self, out));
+  TensorIterator it = neg_meta(self, out);
   KILN_DISPATCH_NUMERIC_TYPES(it.compute_dtype(), "neg", [&] {
     unary_kernel<scalar_t, scalar_t>(it, [](scalar_t x) { return -x; });
   });
