@@ -154,21 +154,15 @@ void TensorIterator::build(IteratorConfig& c) {
   } else {
     result_ = empty_tensor(shape, result_dtype, device_);
   }
-  // A 16-bit result computed in float32 is rounded to its dtype even when out= is wider, as
-  // torch's (exp(bfloat16, out=float32) holds bfloat16 values): the kernel writes a float32
-  // temporary, rounded and copied by output(). Any other dtype difference is a plain cast, made
-  // by the backend's loop on the way out.
-  const bool rounds = c.reduced_float_as_float32 && c.out_dtype == ScalarType::Undefined &&
-                      result_dtype != kernel_out_dtype && result_.dtype() != result_dtype;
-  TensorBase out = result_;
-  if (rounds) {
-    out = empty_tensor(shape, kernel_out_dtype, device_);
-    out_to_fill_ = result_;
+  // The output's dtype differences are casts made by the backend's loop on the way out; a 16-bit
+  // result computed in float32 also rounds through its own dtype when out= is wider.
+  if (c.reduced_float_as_float32 && c.out_dtype == ScalarType::Undefined && result_dtype != kernel_out_dtype &&
+      result_.dtype() != result_dtype)
     round_to_ = result_dtype;
-  }
+  const TensorBase& out = result_;
   // Accumulators are read as well as written, through stride 0: they can't be converted a chunk
   // at a time, so reductions pass accumulators of the dtype they add in.
-  KILN_CHECK(!c.reduction || out.dtype() == kernel_out_dtype, c.op_name,
+  KILN_CHECK(!c.reduction || (out.dtype() == kernel_out_dtype && round_to_ == ScalarType::Undefined), c.op_name,
              "(): internal error: reduction accumulators of dtype ", scalar_type_name(out.dtype()), " for a kernel writing ",
              scalar_type_name(kernel_out_dtype));
 
@@ -183,6 +177,7 @@ void TensorIterator::build(IteratorConfig& c) {
     data_.push_back(static_cast<char*>(operands_[k].data_ptr()));
     converts_ = converts_ || stored_dtypes_[k] != loop_dtypes_[k];
   }
+  converts_ = converts_ || round_to_ != ScalarType::Undefined;
 
   // Byte strides, broadcast dims get stride 0.
   shape_ = shape;
@@ -278,10 +273,6 @@ void TensorIterator::for_each_32bit_piece(const std::function<void(const TensorI
   }
   const int64_t half = shape_[split] / 2;
   TensorIterator low = *this, high = *this;
-  for (TensorIterator* piece : {&low, &high}) {
-    piece->filled_ = true;  // a piece never writes back: the whole iterator's output() does
-    piece->out_to_fill_ = TensorBase();
-  }
   low.shape_[split] = half;
   high.shape_[split] = shape_[split] - half;
   for (size_t k = 0; k < data_.size(); ++k) high.data_[k] += half * strides_[k][split];
@@ -289,13 +280,6 @@ void TensorIterator::for_each_32bit_piece(const std::function<void(const TensorI
   high.numel_ = numel_ - low.numel_;
   low.for_each_32bit_piece(fn);
   high.for_each_32bit_piece(fn);
-}
-
-void TensorIterator::finish() {
-  if (filled_) return;
-  filled_ = true;
-  if (!out_to_fill_.defined()) return;
-  copy_into(out_to_fill_, round_to_ == ScalarType::Undefined ? operands_[0] : cast_to(operands_[0], round_to_), "copy_");
 }
 
 }  // namespace kiln

@@ -77,14 +77,13 @@ class TensorIterator {
   // The dtype operand k is stored in, and the one the kernel's loop reads or writes it as.
   ScalarType stored_dtype(int k) const { return stored_dtypes_[k]; }
   ScalarType loop_dtype(int k) const { return loop_dtypes_[k]; }
-  bool converts() const { return converts_; }  // some operand's stored and loop dtypes differ
-  // The result (the caller's `out`, or the tensor allocated for it). The first call writes the
-  // computed values into it when the kernel wrote a temporary (a 16-bit result computed in
-  // float32 and rounded to 16 bits before landing in a wider out=).
-  const TensorBase& output() {
-    finish();
-    return result_;
-  }
+  // A 16-bit result computed in float32 is rounded to its dtype even when out= is wider, as
+  // torch's (exp(bfloat16, out=float32) holds bfloat16 values): the dtype the output passes
+  // through on its way from the loop to memory, or Undefined.
+  ScalarType output_rounds_through() const { return round_to_; }
+  bool converts() const { return converts_; }  // some operand is converted on its way in or out
+  // The result: the caller's `out`, or the tensor allocated for it.
+  const TensorBase& output() const { return result_; }
 
   // Whether every operand's byte offsets (and the element count) fit in int32, as GPU kernels
   // index; otherwise for_each_32bit_piece splits the space.
@@ -94,7 +93,6 @@ class TensorIterator {
   void for_each_32bit_piece(const std::function<void(const TensorIterator&)>& fn) const;
 
  private:
-  void finish();  // output()'s write-back, once
   void build(IteratorConfig& config);
   void coalesce();
 
@@ -105,9 +103,7 @@ class TensorIterator {
   std::vector<ScalarType> stored_dtypes_, loop_dtypes_;
   bool converts_ = false;
   TensorBase result_;                 // what the caller gets back
-  TensorBase out_to_fill_;            // caller's out, when the kernel writes a temporary
-  ScalarType round_to_ = ScalarType::Undefined;  // the result dtype the temporary rounds to first
-  bool filled_ = false;               // finish() has run
+  ScalarType round_to_ = ScalarType::Undefined;  // see output_rounds_through()
   ScalarType compute_dtype_ = ScalarType::Undefined;
   DimVector shape_;                   // iteration shape (innermost last)
   std::vector<DimVector> strides_;    // byte strides per operand, aligned with shape_

@@ -21,12 +21,14 @@ void run_converting(const TensorIterator& it, const LoopRef& loop, char** data, 
   alignas(64) char buffers[kMaxConvertedOperands][kConvertChunk * 8];
   char* ptrs[kMaxConvertedOperands];
   int64_t run_strides[kMaxConvertedOperands];
-  const bool out_converts = it.stored_dtype(0) != it.loop_dtype(0);
+  const ScalarType rounds_through = it.output_rounds_through();
+  const bool out_converts = it.stored_dtype(0) != it.loop_dtype(0) || rounds_through != ScalarType::Undefined;
+  alignas(64) char rounded[kConvertChunk * 8];
   for (int64_t start = 0; start < n; start += kConvertChunk) {
     const int64_t m = std::min(kConvertChunk, n - start);
     for (int k = 0; k < nt; ++k) {
       char* p = data[k] + start * strides[k];
-      if (it.stored_dtype(k) == it.loop_dtype(k)) {
+      if (k == 0 ? !out_converts : it.stored_dtype(k) == it.loop_dtype(k)) {
         ptrs[k] = p;
         run_strides[k] = strides[k];
         continue;
@@ -38,9 +40,17 @@ void run_converting(const TensorIterator& it, const LoopRef& loop, char** data, 
                                   strides[k] == 0 ? 1 : m);
     }
     loop(ptrs, run_strides, m);
-    if (out_converts)
-      convert_elements(it.loop_dtype(0), buffers[0], element_size(it.loop_dtype(0)), it.stored_dtype(0),
-                       data[0] + start * strides[0], strides[0], m);
+    if (!out_converts) continue;
+    const char* result = buffers[0];
+    ScalarType result_dtype = it.loop_dtype(0);
+    if (rounds_through != ScalarType::Undefined) {  // float32 -> bfloat16 -> a wider out=
+      convert_elements(result_dtype, result, element_size(result_dtype), rounds_through, rounded,
+                       element_size(rounds_through), m);
+      result = rounded;
+      result_dtype = rounds_through;
+    }
+    convert_elements(result_dtype, result, element_size(result_dtype), it.stored_dtype(0),
+                     data[0] + start * strides[0], strides[0], m);
   }
 }
 
