@@ -300,8 +300,10 @@ def load(native_path: str, derivatives_path: str, native_display: str, derivativ
             raise CodegenError("expected a mapping with 'func:'", f"{native_display}:?")
         for nf in _native_function(entry, native_display):
             if (nf.schema.full_name in by_name and nf.family_role == "out"
-                    and nf.family_head.schema.overload == "Tensor"):
-                nf.schema.overload = "Tensor_out"  # clamp.Tensor beside clamp(Scalar): clamp.Tensor_out, as torch
+                    and nf.family_head.schema.overload):
+                # Another overload's family already has `op.out` (clamp.Tensor beside clamp(Scalar)):
+                # this one is `op.<overload>_out`, as torch names clamp.Tensor_out.
+                nf.schema.overload = f"{nf.family_head.schema.overload}_out"
             if nf.schema.full_name in by_name:
                 first = by_name[nf.schema.full_name]
                 raise CodegenError(f"duplicate overload '{nf.schema.full_name}' (first declared at line {first.line})",
