@@ -25,6 +25,7 @@ import jinja2  # noqa: E402
 
 import cpp  # noqa: E402
 import fuzz_table  # noqa: E402
+import pointwise  # noqa: E402
 import gen_build  # noqa: E402  (tools/gen_build.py)
 import python_sig  # noqa: E402
 from loader import FORMULA_HELPERS, METADATA_CALLS, load  # noqa: E402
@@ -580,6 +581,28 @@ def render_all(schema_dir: str) -> Dict[str, str]:
             tuples = any(len(nf.schema.returns) > 1 or (nf.schema.returns and nf.schema.returns[0].type.is_list)
                          for nf in funcs)
             emit(f"python/{base}.cc", "python_op.cc.j2", base=base, bindings=bindings, tuples=tuples)
+    # Pointwise formulas: a scalar functor and a CPU kernel per op, and the table of every tree.
+    formulas = []
+    for nf in functions:
+        f = nf.pointwise
+        if f is None:
+            continue
+        op, base = nf.schema.name, nf.schema.base_name
+        params = ", ".join(f"T {a}" for a in f.args)
+        emit(f"pointwise/{op}.h", "pointwise_functor.h.j2", op=op, formula=f.text, params=params,
+             body=pointwise.render_body(f), returns_bool=f.returns_bool)
+        signature = next(d for ns, d in kernel_decls(nf) if ns == "cpu").rstrip(";")
+        loop = {1: "unary_kernel", 2: "binary_kernel"}[len(f.args)]
+        emit(f"cpu/{op}.cc", "pointwise_kernel.cc.j2", op=op, base=base, formula=f.text, signature=signature,
+             config=pointwise.iterator_config(f, op, f.args), dispatch=pointwise.DTYPE_SETS[f.dtypes], loop=loop,
+             returns_bool=f.returns_bool)
+        formulas.append(dict(op=op, text=f.text.replace("\\", "\\\\").replace('"', '\\"'),
+                             args=[f'"{a}"' for a in f.args],
+                             nodes=[(pointwise.enum_name(k), a, b, c, arg, repr(float(v)))
+                                    for k, a, b, c, arg, v in pointwise.table_nodes(f)],
+                             dtypes=f.dtypes, int_to_float=f.promote == "int_to_float", returns_bool=f.returns_bool))
+    emit("jit/formula_ops.h", "formula_ops.h.j2", kinds=[pointwise.enum_name(k) for k in pointwise.NODE_KINDS])
+    emit("jit/pointwise_formulas.cc", "pointwise_table.cc.j2", formulas=formulas)
     emit("api/tensor.h", "tensor.h.j2", methods=[m for m in methods if m["runtime_method"]])
     emit("api/kiln.h", "kiln.h.j2", bases=list(groups), methods=methods, functions=api_functions)
     emit("python/bindings.cc", "python_bindings.cc.j2", functions=py_functions, methods=py_methods)

@@ -12,6 +12,7 @@ import yaml
 
 from model import (BACKEND_KEYS, DISPATCH_KEYS, Argument, Annotation, CodegenError, Derivative, Formula,
                    FunctionSchema, NativeFunction, Return, Type)
+from pointwise import parse_formula
 from schema_parser import parse_schema
 
 # Functions a formula may call besides the ops themselves (runtime/autograd/formula_helpers.h).
@@ -34,7 +35,7 @@ _CPP_WORDS = {"true", "false", "nullptr", "std", "kiln", "ScalarType", "Device",
 # torch's CPU autocast policies: cast floating inputs to the autocast dtype, to float32, or all to
 # their widest dtype.
 AUTOCAST_POLICIES = ("lower_precision", "fp32", "promote")
-NATIVE_KEYS = {"func", "variants", "dispatch", "family", "out_dtype", "autocast"}
+NATIVE_KEYS = {"func", "variants", "dispatch", "family", "out_dtype", "autocast", "pointwise"}
 
 
 class _LineLoader(yaml.SafeLoader):
@@ -116,6 +117,18 @@ def _native_function(entry: dict, display: str) -> List[NativeFunction]:
             if first is None or first.name != "self" or not first.type.is_tensor:
                 raise CodegenError("a method variant needs 'Tensor self' as its first argument")
         dispatch = entry.get("dispatch")
+        formula = None
+        if "pointwise" in entry:
+            # The kernel is generated from the formula: the family's shared out= kernel on the CPU.
+            if dispatch is not None:
+                raise CodegenError("an op with 'pointwise:' gets its kernels from the formula; drop 'dispatch:'")
+            formula = parse_formula(entry["pointwise"], [a.name for a in schema.arguments if a.type.is_tensor])
+            if [a for a in schema.arguments if not a.type.is_tensor]:
+                raise CodegenError("pointwise: formulas over tensor arguments only, for now")
+            if "out" not in _parse_list(entry.get("family", []), "family"):
+                raise CodegenError("pointwise: the generated kernel is the shared out= kernel: declare "
+                                   "'family: [inplace, out]' or 'family: [out]'")
+            dispatch = {"CPU": f"{schema.name}_out"}
         if not isinstance(dispatch, dict) or not [k for k in dispatch if k != "__line__"]:
             raise CodegenError("missing 'dispatch:' (which kernel runs this op?)")
         dispatch = {k: v for k, v in dispatch.items() if k != "__line__"}
@@ -131,6 +144,7 @@ def _native_function(entry: dict, display: str) -> List[NativeFunction]:
             if member not in ("inplace", "out"):
                 raise CodegenError(f"unknown family member '{member}' (expected inplace, out)")
         head = NativeFunction(schema, variants, dispatch, display, line)
+        head.pointwise = formula
         result = [head]
         if family:
             if schema.is_inplace or schema.is_out:

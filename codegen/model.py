@@ -166,6 +166,8 @@ class NativeFunction:
     out_exact_dtype: bool = False
     # `autocast:` (lower_precision | fp32 | promote): torch's CPU autocast policy for this op.
     autocast: Optional[str] = None
+    # `pointwise:`: the op's scalar formula (codegen/pointwise.py); its CPU kernel is generated.
+    pointwise: Optional[object] = None
 
     @property
     def where(self) -> str:

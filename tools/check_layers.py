@@ -21,6 +21,8 @@ from typing import Dict, List, Optional, Tuple
 LAYERS: List[Tuple[str, List[str], List[str]]] = [
     ("core", ["runtime/core/"], []),
     ("dispatch", ["runtime/dispatch/"], ["core"]),
+    # The scalar math of pointwise formulas: host, nvcc and NVRTC code, no includes at all.
+    ("math", ["runtime/kernels/pointwise_math.h", "generated/pointwise/"], []),
     # The Tensor type the generated code and the runtime share; its method list never changes
     # when an op is added (the definitions of the methods live in the api layer).
     ("tensor", ["generated/api/tensor.h"], ["core"]),
@@ -33,7 +35,9 @@ LAYERS: List[Tuple[str, List[str], List[str]]] = [
     # The device-neutral op layer: iteration, promotion, out= and overlap rules, op meta, the
     # reduction plan, tensor memory through the device registry, views.
     ("ops", ["runtime/kernels/*"], ["core", "interfaces"]),
-    ("cpu", ["runtime/kernels/cpu/"], ["core", "interfaces", "ops"]),
+    ("cpu", ["runtime/kernels/cpu/", "generated/cpu/"], ["core", "interfaces", "ops", "math"]),
+    # Formulas as data: the generated table, the interpreter, what the JIT generators will read.
+    ("jit", ["runtime/jit/", "generated/jit/"], ["core", "ops", "cpu", "math"]),
     # The operator API and its dispatch glue (tables, backend adapters, entry points).
     ("api", ["generated/api/", "generated/ops/", "runtime/api/"], ["core", "dispatch", "tensor", "interfaces"]),
     # The autograd graph, engine and formulas, and the generated nodes and Autograd kernels.
@@ -42,7 +46,8 @@ LAYERS: List[Tuple[str, List[str], List[str]]] = [
     ("composite", ["runtime/kernels/composite/"], ["core", "dispatch", "tensor", "interfaces", "ops", "api"]),
     ("serialization", ["runtime/serialization/"], ["core", "dispatch", "tensor", "ops", "api"]),
     ("python", ["runtime/python/", "generated/python/"],
-     ["core", "dispatch", "tensor", "interfaces", "ops", "cpu", "api", "autograd", "composite", "serialization"]),
+     ["core", "dispatch", "tensor", "interfaces", "ops", "cpu", "jit", "api", "autograd", "composite",
+      "serialization"]),
 ]
 
 # Rules the issue names outright, reported with their own words (they are also layer violations).

@@ -13,6 +13,7 @@
 #include "runtime/kernels/type_promotion.h"
 #include "runtime/python/arg_parser.h"
 #include "runtime/python/dtype_object.h"
+#include "runtime/python/formula_functions.h"
 #include "runtime/python/generator_object.h"
 #include "runtime/python/node_object.h"
 #include "runtime/python/numpy_interop.h"
@@ -185,6 +186,8 @@ PyMethodDef hand_functions[] = {
     KILN_FN("_get_autocast_cpu_dtype", py_get_autocast_cpu_dtype, METH_NOARGS),
     KILN_FN("get_num_threads", py_get_num_threads, METH_NOARGS),
     KILN_FN("_explain", py_explain, METH_O),
+    KILN_FN("_pointwise_formulas", py_pointwise_formulas, METH_NOARGS),
+    KILN_FN("_evaluate_formula", py_evaluate_formula, METH_VARARGS),
     KILN_FN("_allocator_stats", py_allocator_stats, METH_NOARGS),
     KILN_FN("_empty_cache", py_empty_cache, METH_NOARGS),
     KILN_FN("_live_tensor_count", py_live_tensors, METH_NOARGS),

@@ -246,3 +246,63 @@ def test_optional_elements_only_for_tensor_lists(tmp_path):
     proc, schema = run_codegen(tmp_path, native, MINI_DERIVATIVES)
     assert_located(proc, f"{schema}/native_functions.yaml", line_of(native, "- func: topk2"), "topk2",
                    r"only Tensor\?\[\] has optional elements")
+
+
+# ---- pointwise formulas (codegen/pointwise.py) ----
+
+POINTWISE_NATIVE = """\
+- func: neg(Tensor self) -> Tensor
+  variants: function, method
+  family: [inplace, out]
+  pointwise: {formula: "FORMULA", dtypes: DTYPES, promote: PROMOTE}
+"""
+
+
+def pointwise_schema(formula, dtypes="floating", promote="int_to_float"):
+    return POINTWISE_NATIVE.replace("FORMULA", formula).replace("DTYPES", dtypes).replace("PROMOTE", promote)
+
+
+@pytest.mark.parametrize("formula, dtypes, promote, fragment", [
+    ("exp(x)", "floating", "int_to_float", r"unknown name 'x' \(the op's tensor arguments are: self\)"),
+    ("expo(self)", "floating", "int_to_float", "unknown intrinsic 'expo'"),
+    ("exp(self, self)", "floating", "int_to_float", r"exp\(\) takes 1 argument\(s\), got 2"),
+    ("exp(self", "floating", "int_to_float", "syntax error"),
+    ("1 < self < 2", "floating", "int_to_float", "chained comparisons"),
+    ("self ** 2", "floating", "int_to_float", "unsupported operator Pow"),
+    ("'a'", "floating", "int_to_float", "unsupported literal"),
+    ("2.0", "floating", "int_to_float", "does not use argument 'self'"),
+    ("self / 2", "numeric", "none", "'/' needs a floating compute dtype"),
+    ("exp(self)", "all", "none", r"exp\(\) needs a floating compute dtype"),
+    ("exp(self)", "complex", "none", "dtypes must be one of floating, numeric, all"),
+    ("exp(self)", "floating", "always", "promote must be one of int_to_float, none"),
+])
+def test_bad_pointwise_formula(tmp_path, formula, dtypes, promote, fragment):
+    native = pointwise_schema(formula, dtypes, promote)
+    proc, schema = run_codegen(tmp_path, native, "")
+    assert_located(proc, f"{schema}/native_functions.yaml", 1, "neg", fragment)
+
+
+def test_pointwise_formula_and_dispatch_conflict(tmp_path):
+    native = pointwise_schema("-self", "numeric", "none") + "  dispatch:\n    CPU: neg_out\n"
+    proc, schema = run_codegen(tmp_path, native, "")
+    assert_located(proc, f"{schema}/native_functions.yaml", 1, "neg", "drop 'dispatch:'")
+
+
+def test_pointwise_formula_needs_the_out_family(tmp_path):
+    native = pointwise_schema("-self", "numeric", "none").replace("  family: [inplace, out]\n", "")
+    proc, schema = run_codegen(tmp_path, native, "")
+    assert_located(proc, f"{schema}/native_functions.yaml", 1, "neg", "shared out= kernel")
+
+
+def test_a_pointwise_formula_generates_functor_kernel_and_table_row(tmp_path):
+    native = pointwise_schema("self if self > 0 else 0.5 * (exp(self) - 1)")
+    proc, _ = run_codegen(tmp_path, native, "")
+    assert proc.returncode == 0, proc.stderr
+    functor = (tmp_path / "out" / "pointwise" / "neg.h").read_text()
+    assert "return (self > T(0)) ? self : (T(0.5) * (pm::exp(self) - T(1)));" in functor
+    assert "#include <" not in functor  # NVRTC has no standard headers
+    kernel = (tmp_path / "out" / "cpu" / "neg.cc").read_text()
+    assert 'IteratorConfig::unary_float("neg", self, out)' in kernel
+    assert "unary_kernel<scalar_t, scalar_t>(it, formulas::neg<scalar_t>{})" in kernel
+    table = (tmp_path / "out" / "jit" / "pointwise_formulas.cc").read_text()
+    assert '{"neg", "self if self > 0 else 0.5 * (exp(self) - 1)", neg_args, 1, neg_nodes, 11,' in table

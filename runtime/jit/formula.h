@@ -1,0 +1,43 @@
+// Pointwise formulas as data: each schema `pointwise:` formula as an expression tree, in the
+// table generated/jit/pointwise_formulas.cc. The generated CPU kernels are rendered from the same
+// trees (codegen/pointwise.py); the interpreter (formula_interpreter.h) and the JIT code
+// generators read them here.
+#pragma once
+
+#include <cstdint>
+
+#include "generated/jit/formula_ops.h"
+
+namespace kiln {
+namespace jit {
+
+// One node; children are earlier nodes of the same formula (postorder: the root is the last).
+struct FormulaNode {
+  FormulaOp op;
+  int16_t a, b, c;  // child node indices (-1: none)
+  int16_t arg;      // Arg: which of the op's tensor arguments
+  double value;     // Const: the literal
+};
+
+enum class FormulaDtypes : int8_t { floating, numeric, all };
+
+struct PointwiseFormula {
+  const char* op;       // the op's name (kiln.<op>)
+  const char* text;     // the formula as the schema writes it
+  const char* const* args;
+  int nargs;
+  const FormulaNode* nodes;
+  int nnodes;
+  FormulaDtypes dtypes;
+  bool int_to_float;    // integer inputs compute in the default float dtype
+  bool returns_bool;
+};
+
+extern const PointwiseFormula kPointwiseFormulas[];
+extern const int kNumPointwiseFormulas;
+
+// The formula of `op`, or nullptr.
+const PointwiseFormula* find_formula(const char* op);
+
+}  // namespace jit
+}  // namespace kiln

@@ -1,0 +1,53 @@
+#include "runtime/jit/formula_eval.h"
+
+#include "runtime/core/error.h"
+#include "runtime/jit/formula_interpreter.h"
+#include "runtime/kernels/cpu/parallel_loop.h"
+
+namespace kiln {
+namespace jit {
+namespace {
+
+IteratorConfig config_of(const PointwiseFormula& f, const std::vector<TensorBase>& in) {
+  if (f.returns_bool) return IteratorConfig::comparison(f.op, in[0], in[1], TensorBase());
+  if (f.nargs == 1)
+    return f.int_to_float ? IteratorConfig::unary_float(f.op, in[0], TensorBase())
+                          : IteratorConfig::unary(f.op, in[0], TensorBase());
+  return f.int_to_float ? IteratorConfig::binary_float(f.op, in[0], in[1], TensorBase())
+                        : IteratorConfig::binary(f.op, in[0], in[1], TensorBase());
+}
+
+template <typename T>
+void run(const PointwiseFormula& f, const TensorIterator& it) {
+  cpu::for_each(it, [&f](char** data, const int64_t* strides, int64_t n) {
+    T args[4];
+    for (int64_t i = 0; i < n; ++i) {
+      for (int k = 0; k < f.nargs; ++k) args[k] = *reinterpret_cast<const T*>(data[k + 1] + i * strides[k + 1]);
+      const T r = evaluate(f, args);
+      if (f.returns_bool) {
+        *reinterpret_cast<bool*>(data[0] + i * strides[0]) = r != T(0);
+      } else {
+        *reinterpret_cast<T*>(data[0] + i * strides[0]) = r;
+      }
+    }
+  });
+}
+
+}  // namespace
+
+TensorBase evaluate_formula(const PointwiseFormula& f, const std::vector<TensorBase>& inputs) {
+  KILN_CHECK(static_cast<int>(inputs.size()) == f.nargs, f.op, "(): the formula takes ", f.nargs,
+             " tensors, got ", inputs.size());
+  KILN_CHECK(f.nargs <= 3, f.op, "(): formulas of up to three tensors");
+  TensorIterator it(config_of(f, inputs));
+  const ScalarType dt = it.compute_dtype();
+  switch (f.dtypes) {
+    case FormulaDtypes::floating: KILN_DISPATCH_FLOATING_TYPES(dt, f.op, [&] { run<scalar_t>(f, it); }); break;
+    case FormulaDtypes::numeric: KILN_DISPATCH_NUMERIC_TYPES(dt, f.op, [&] { run<scalar_t>(f, it); }); break;
+    case FormulaDtypes::all: KILN_DISPATCH_ALL_TYPES(dt, f.op, [&] { run<scalar_t>(f, it); }); break;
+  }
+  return it.output();
+}
+
+}  // namespace jit
+}  // namespace kiln

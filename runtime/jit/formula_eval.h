@@ -1,0 +1,17 @@
+// A pointwise formula evaluated over tensors by the interpreter (formula_interpreter.h), element
+// by element, with the same broadcasting, promotion and out= rules as the op's generated kernel:
+// the reference that kernel is tested against (kiln._C._evaluate_formula).
+#pragma once
+
+#include <vector>
+
+#include "runtime/core/tensor_base.h"
+#include "runtime/jit/formula.h"
+
+namespace kiln {
+namespace jit {
+
+TensorBase evaluate_formula(const PointwiseFormula& f, const std::vector<TensorBase>& inputs);
+
+}  // namespace jit
+}  // namespace kiln
