@@ -590,14 +590,15 @@ def render_all(schema_dir: str) -> Dict[str, str]:
         op, base = nf.schema.name, nf.schema.base_name
         params = ", ".join(f"T {a}" for a in f.args)
         emit(f"pointwise/{op}.h", "pointwise_functor.h.j2", op=op, formula=f.text, params=params,
-             body=pointwise.render_body(f), returns_bool=f.returns_bool)
+             body=pointwise.render_body(f), returns_bool=f.returns_bool, scalars=f.scalars)
         signature = next(d for ns, d in kernel_decls(nf) if ns == "cpu").rstrip(";")
         loop = {1: "unary_kernel", 2: "binary_kernel"}[len(f.args)]
         emit(f"cpu/{op}.cc", "pointwise_kernel.cc.j2", op=op, base=base, formula=f.text, signature=signature,
              config=pointwise.iterator_config(f, op, f.args), dispatch=pointwise.DTYPE_SETS[f.dtypes], loop=loop,
-             returns_bool=f.returns_bool)
-        formulas.append(dict(op=op, text=f.text.replace("\\", "\\\\").replace('"', '\\"'),
-                             args=[f'"{a}"' for a in f.args],
+             returns_bool=f.returns_bool, meta=f.meta,
+             scalar_values=", ".join(f"{s}.to<scalar_t>()" for s in f.scalars))
+        formulas.append(dict(op=op, overload=nf.schema.full_name, text=f.text.replace("\\", "\\\\").replace('"', '\\"'),
+                             args=[f'"{a}"' for a in f.args], scalars=[f'"{a}"' for a in f.scalars],
                              nodes=[(pointwise.enum_name(k), a, b, c, arg, repr(float(v)))
                                     for k, a, b, c, arg, v in pointwise.table_nodes(f)],
                              dtypes=f.dtypes, int_to_float=f.promote == "int_to_float", returns_bool=f.returns_bool))

@@ -122,9 +122,12 @@ def _native_function(entry: dict, display: str) -> List[NativeFunction]:
             # The kernel is generated from the formula: the family's shared out= kernel on the CPU.
             if dispatch is not None:
                 raise CodegenError("an op with 'pointwise:' gets its kernels from the formula; drop 'dispatch:'")
-            formula = parse_formula(entry["pointwise"], [a.name for a in schema.arguments if a.type.is_tensor])
-            if [a for a in schema.arguments if not a.type.is_tensor]:
-                raise CodegenError("pointwise: formulas over tensor arguments only, for now")
+            others = [a for a in schema.arguments if not a.type.is_tensor]
+            if [a for a in others if a.type.base != "Scalar" or a.type.optional or a.type.is_list]:
+                raise CodegenError("pointwise: formulas take Tensor and Scalar arguments (no optional or "
+                                   "list arguments), for now")
+            formula = parse_formula(entry["pointwise"], [a.name for a in schema.arguments if a.type.is_tensor],
+                                    [a.name for a in others])
             if "out" not in _parse_list(entry.get("family", []), "family"):
                 raise CodegenError("pointwise: the generated kernel is the shared out= kernel: declare "
                                    "'family: [inplace, out]' or 'family: [out]'")

@@ -5,15 +5,20 @@ a CPU kernel) and writes out as data (the expression table the interpreter and t
 The language (docs/POINTWISE_FORMULAS.md) is a subset of Python expressions, parsed with `ast`
 and never evaluated:
 
-    names        the op's arguments (self, other, ...)
+    names        the op's arguments: tensors (self, other, ...) and Scalars (alpha, ...)
     literals     1, 0.5, True, False
     arithmetic   a + b, a - b, a * b, a / b, -a
     comparisons  a < b, a <= b, a > b, a >= b, a == b, a != b   (one comparison per operator)
     logic        a and b, a or b, not a
     select       x if cond else y
-    intrinsics   exp(x), expm1(x), log(x), log1p(x), sin(x), cos(x), tanh(x), erf(x), sqrt(x)
+    intrinsics   exp(x), expm1(x), log(x), log1p(x), sin(x), cos(x), tanh(x), erf(x), sqrt(x),
+                 atan2(y, x)                                   (floating compute dtypes only)
+                 abs(x), floor(x), ceil(x), trunc(x), round(x) (half to even; integers unchanged)
+                 minimum(a, b), maximum(a, b)                  (a NaN operand wins)
 
-Arithmetic happens in the op's compute dtype (float32 for float16/bfloat16 inputs).
+Arithmetic happens in the op's compute dtype (float32 for float16/bfloat16 inputs); Scalars are
+converted to it; comparisons and logic are bool. `/` and the floating intrinsics need a floating
+compute dtype (dtypes: floating, or promote: int_to_float).
 """
 from __future__ import annotations
 
@@ -23,16 +28,19 @@ from typing import Dict, List, Optional, Tuple
 
 from model import CodegenError
 
-# Intrinsic -> number of arguments. Each is a function of runtime/kernels/pointwise_math.h with
-# the same name, overloaded for float and double.
-INTRINSICS: Dict[str, int] = {
-    "exp": 1, "expm1": 1, "log": 1, "log1p": 1, "sin": 1, "cos": 1, "tanh": 1, "erf": 1, "sqrt": 1,
+# Intrinsic -> (number of arguments, floating compute dtypes only). Each is a function of
+# runtime/kernels/pointwise_math.h with the same name.
+INTRINSICS: Dict[str, Tuple[int, bool]] = {
+    "exp": (1, True), "expm1": (1, True), "log": (1, True), "log1p": (1, True), "sin": (1, True),
+    "cos": (1, True), "tanh": (1, True), "erf": (1, True), "sqrt": (1, True), "atan2": (2, True),
+    "abs": (1, False), "floor": (1, False), "ceil": (1, False), "trunc": (1, False), "round": (1, False),
+    "minimum": (2, False), "maximum": (2, False),
 }
 
 # Tree node kinds, shared with runtime/jit/formula.h (FormulaOp): the order is the enum's.
 BINARY = {ast.Add: "add", ast.Sub: "sub", ast.Mult: "mul", ast.Div: "div"}
 COMPARE = {ast.Lt: "lt", ast.LtE: "le", ast.Gt: "gt", ast.GtE: "ge", ast.Eq: "eq", ast.NotEq: "ne"}
-NODE_KINDS: List[str] = (["arg", "const", "neg", "not", "and", "or", "select"] + list(BINARY.values())
+NODE_KINDS: List[str] = (["arg", "scalar", "const", "neg", "not", "and", "or", "select"] + list(BINARY.values())
                          + list(COMPARE.values()) + list(INTRINSICS))
 
 CXX_BINARY = {"add": "+", "sub": "-", "mul": "*", "div": "/"}
@@ -50,7 +58,7 @@ PROMOTE_RULES = ("int_to_float", "none")
 class Node:
     kind: str
     children: List["Node"] = field(default_factory=list)
-    arg: int = -1          # kind 'arg': which argument
+    arg: int = -1          # kind 'arg': which tensor argument; kind 'scalar': which Scalar
     value: float = 0.0     # kind 'const'
     is_int: bool = False   # kind 'const': written as an integer (or a bool)
 
@@ -59,10 +67,12 @@ class Node:
 class PointwiseFormula:
     text: str                  # as written in the schema
     args: List[str]            # the op's tensor arguments, in order
+    scalars: List[str]         # the op's Scalar arguments, in order
     root: Node
     dtypes: str                # a DTYPE_SETS key
     promote: str               # a PROMOTE_RULES entry
     returns_bool: bool         # the root is a comparison or logic: the op writes bool
+    meta: Optional[str] = None  # the device-neutral meta function checking the op's rules
 
     def postorder(self) -> List[Node]:
         out: List[Node] = []
@@ -75,14 +85,18 @@ class PointwiseFormula:
         return out
 
 
-def parse_formula(spec: object, tensor_args: List[str]) -> PointwiseFormula:
-    """The `pointwise:` entry of an op ({formula, dtypes, promote}), checked; errors say what is wrong."""
+def parse_formula(spec: object, tensor_args: List[str], scalar_args: Optional[List[str]] = None) -> PointwiseFormula:
+    """The `pointwise:` entry of an op ({formula, dtypes, promote, meta}), checked; errors say what is wrong."""
+    scalar_args = scalar_args or []
     if not isinstance(spec, dict):
         raise CodegenError("pointwise: expected a mapping {formula: ..., dtypes: ..., promote: ...}")
     spec = {k: v for k, v in spec.items() if k != "__line__"}
-    unknown = sorted(set(spec) - {"formula", "dtypes", "promote"})
+    unknown = sorted(set(spec) - {"formula", "dtypes", "promote", "meta"})
     if unknown:
-        raise CodegenError(f"pointwise: unknown key '{unknown[0]}' (known: dtypes, formula, promote)")
+        raise CodegenError(f"pointwise: unknown key '{unknown[0]}' (known: dtypes, formula, meta, promote)")
+    meta = spec.get("meta")
+    if meta is not None and (not isinstance(meta, str) or not meta.isidentifier()):
+        raise CodegenError(f"pointwise: meta must name a function of runtime/kernels/pointwise_meta.h, got '{meta}'")
     text = spec.get("formula")
     if not isinstance(text, str) or not text.strip():
         raise CodegenError("pointwise: 'formula' must be a non-empty string")
@@ -96,31 +110,35 @@ def parse_formula(spec: object, tensor_args: List[str]) -> PointwiseFormula:
         tree = ast.parse(text.strip(), mode="eval")
     except SyntaxError as e:
         raise CodegenError(f"pointwise: formula '{text}': syntax error at column {e.offset}")
-    root = _convert(tree.body, tensor_args, text)
+    root = _convert(tree.body, tensor_args, scalar_args, text)
     used = {n.arg for n in _nodes(root) if n.kind == "arg"}
     missing = [a for i, a in enumerate(tensor_args) if i not in used]
     if missing:
         raise CodegenError(f"pointwise: formula '{text}' does not use argument '{missing[0]}'")
-    floating_only = [n.kind for n in _nodes(root) if n.kind in INTRINSICS or n.kind == "div"]
+    floating_only = [n.kind for n in _nodes(root) if (n.kind in INTRINSICS and INTRINSICS[n.kind][1])
+                     or n.kind == "div"]
     if floating_only and dtypes != "floating" and promote != "int_to_float":
         what = "'/'" if floating_only[0] == "div" else f"{floating_only[0]}()"
         raise CodegenError(f"pointwise: formula '{text}': {what} needs a floating compute dtype "
                            "(dtypes: floating, or promote: int_to_float)")
     returns_bool = root.kind in COMPARE.values() or root.kind in ("not", "and", "or")
-    return PointwiseFormula(text.strip(), list(tensor_args), root, dtypes, promote, returns_bool)
+    return PointwiseFormula(text.strip(), list(tensor_args), list(scalar_args), root, dtypes, promote, returns_bool,
+                            meta)
 
 
 def _nodes(n: Node) -> List[Node]:
     return [n] + [m for c in n.children for m in _nodes(c)]
 
 
-def _convert(e: ast.AST, args: List[str], text: str) -> Node:
+def _convert(e: ast.AST, args: List[str], scalars: List[str], text: str) -> Node:
     def bad(what: str) -> CodegenError:
         return CodegenError(f"pointwise: formula '{text}': {what}")
 
     if isinstance(e, ast.Name):
+        if e.id in scalars:
+            return Node("scalar", arg=scalars.index(e.id))
         if e.id not in args:
-            raise bad(f"unknown name '{e.id}' (the op's tensor arguments are: {', '.join(args)})")
+            raise bad(f"unknown name '{e.id}' (the op's arguments are: {', '.join(args + scalars)})")
         return Node("arg", arg=args.index(e.id))
     if isinstance(e, ast.Constant):
         if isinstance(e.value, bool):
@@ -129,7 +147,7 @@ def _convert(e: ast.AST, args: List[str], text: str) -> Node:
             return Node("const", value=float(e.value), is_int=isinstance(e.value, int))
         raise bad(f"unsupported literal {e.value!r}")
     if isinstance(e, ast.UnaryOp):
-        operand = _convert(e.operand, args, text)
+        operand = _convert(e.operand, args, scalars, text)
         if isinstance(e.op, ast.USub):
             if operand.kind == "const":
                 return Node("const", value=-operand.value, is_int=operand.is_int)
@@ -141,32 +159,32 @@ def _convert(e: ast.AST, args: List[str], text: str) -> Node:
         kind = BINARY.get(type(e.op))
         if kind is None:
             raise bad(f"unsupported operator {type(e.op).__name__}")
-        return Node(kind, [_convert(e.left, args, text), _convert(e.right, args, text)])
+        return Node(kind, [_convert(e.left, args, scalars, text), _convert(e.right, args, scalars, text)])
     if isinstance(e, ast.Compare):
         if len(e.ops) != 1:
             raise bad("chained comparisons (a < b < c) are not supported: write (a < b) and (b < c)")
         kind = COMPARE.get(type(e.ops[0]))
         if kind is None:
             raise bad(f"unsupported comparison {type(e.ops[0]).__name__}")
-        return Node(kind, [_convert(e.left, args, text), _convert(e.comparators[0], args, text)])
+        return Node(kind, [_convert(e.left, args, scalars, text), _convert(e.comparators[0], args, scalars, text)])
     if isinstance(e, ast.BoolOp):
         kind = "and" if isinstance(e.op, ast.And) else "or"
-        node = _convert(e.values[0], args, text)
+        node = _convert(e.values[0], args, scalars, text)
         for v in e.values[1:]:
-            node = Node(kind, [node, _convert(v, args, text)])
+            node = Node(kind, [node, _convert(v, args, scalars, text)])
         return node
     if isinstance(e, ast.IfExp):
-        return Node("select", [_convert(e.test, args, text), _convert(e.body, args, text),
-                               _convert(e.orelse, args, text)])
+        return Node("select", [_convert(e.test, args, scalars, text), _convert(e.body, args, scalars, text),
+                               _convert(e.orelse, args, scalars, text)])
     if isinstance(e, ast.Call):
         if not isinstance(e.func, ast.Name) or e.keywords:
             raise bad("calls are intrinsic names with positional arguments, e.g. exp(self)")
-        arity = INTRINSICS.get(e.func.id)
+        arity = INTRINSICS.get(e.func.id, (None,))[0]
         if arity is None:
             raise bad(f"unknown intrinsic '{e.func.id}' (known: {', '.join(INTRINSICS)})")
         if len(e.args) != arity:
             raise bad(f"{e.func.id}() takes {arity} argument(s), got {len(e.args)}")
-        return Node(e.func.id, [_convert(a, args, text) for a in e.args])
+        return Node(e.func.id, [_convert(a, args, scalars, text) for a in e.args])
     raise bad(f"unsupported expression {type(e).__name__}")
 
 
@@ -178,12 +196,14 @@ def _literal(n: Node) -> str:
     return f"T({repr(n.value)})"
 
 
-def render_cxx(n: Node, args: List[str]) -> str:
+def render_cxx(n: Node, args: List[str], scalars: List[str]) -> str:
     """The expression in C++ over values of type T (the compute dtype), intrinsics from pm::."""
     k = n.kind
-    c = [render_cxx(ch, args) for ch in n.children]
+    c = [render_cxx(ch, args, scalars) for ch in n.children]
     if k == "arg":
         return args[n.arg]
+    if k == "scalar":
+        return scalars[n.arg]
     if k == "const":
         return _literal(n)
     if k == "neg":
@@ -202,11 +222,11 @@ def render_cxx(n: Node, args: List[str]) -> str:
 
 
 def _paren(n: Node, text: str) -> str:
-    return text if n.kind in ("arg", "const") or text.startswith("(") or n.kind in INTRINSICS else f"({text})"
+    return text if n.kind in ("arg", "scalar", "const") or text.startswith("(") or n.kind in INTRINSICS else f"({text})"
 
 
 def render_body(f: PointwiseFormula) -> str:
-    text = render_cxx(f.root, f.args)
+    text = render_cxx(f.root, f.args, f.scalars)
     if text.startswith("(") and text.endswith(")") and _balanced(text[1:-1]):
         text = text[1:-1]
     return text
@@ -235,8 +255,11 @@ def table_nodes(f: PointwiseFormula) -> List[Tuple[str, int, int, int, int, floa
 
 
 def iterator_config(f: PointwiseFormula, op: str, arg_exprs: List[str]) -> str:
-    """The named IteratorConfig the generated kernel builds (tensor_iterator.h)."""
+    """How the generated kernel builds its TensorIterator: through the op's meta function, or a
+    named IteratorConfig (tensor_iterator.h)."""
     inputs = ", ".join(arg_exprs)
+    if f.meta:
+        return f"{f.meta}({', '.join(arg_exprs + f.scalars)}, out)"
     if f.returns_bool:
         if len(arg_exprs) != 2:
             raise CodegenError("pointwise: a bool-valued formula needs exactly two tensor arguments for now")

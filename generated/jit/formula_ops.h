@@ -9,6 +9,7 @@ namespace jit {
 
 enum class FormulaOp : int8_t {
   Arg,
+  Scalar,
   Const,
   Neg,
   Not,
@@ -34,6 +35,14 @@ enum class FormulaOp : int8_t {
   Tanh,
   Erf,
   Sqrt,
+  Atan2,
+  Abs,
+  Floor,
+  Ceil,
+  Trunc,
+  Round,
+  Minimum,
+  Maximum,
 };
 
 }  // namespace jit

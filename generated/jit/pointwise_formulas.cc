@@ -7,6 +7,51 @@ namespace kiln {
 namespace jit {
 namespace {
 
+// add: self + alpha * other
+const char* const add_args[] = {"self", "other"};
+const char* const add_scalars[] = {"alpha"};
+const FormulaNode add_nodes[] = {
+    {FormulaOp::Arg, -1, -1, -1, 0, 0.0},
+    {FormulaOp::Scalar, -1, -1, -1, 0, 0.0},
+    {FormulaOp::Arg, -1, -1, -1, 1, 0.0},
+    {FormulaOp::Mul, 1, 2, -1, -1, 0.0},
+    {FormulaOp::Add, 0, 3, -1, -1, 0.0},
+};
+
+// sub: self - alpha * other
+const char* const sub_args[] = {"self", "other"};
+const char* const sub_scalars[] = {"alpha"};
+const FormulaNode sub_nodes[] = {
+    {FormulaOp::Arg, -1, -1, -1, 0, 0.0},
+    {FormulaOp::Scalar, -1, -1, -1, 0, 0.0},
+    {FormulaOp::Arg, -1, -1, -1, 1, 0.0},
+    {FormulaOp::Mul, 1, 2, -1, -1, 0.0},
+    {FormulaOp::Sub, 0, 3, -1, -1, 0.0},
+};
+
+// mul: self * other
+const char* const mul_args[] = {"self", "other"};
+const FormulaNode mul_nodes[] = {
+    {FormulaOp::Arg, -1, -1, -1, 0, 0.0},
+    {FormulaOp::Arg, -1, -1, -1, 1, 0.0},
+    {FormulaOp::Mul, 0, 1, -1, -1, 0.0},
+};
+
+// div: self / other
+const char* const div_args[] = {"self", "other"};
+const FormulaNode div_nodes[] = {
+    {FormulaOp::Arg, -1, -1, -1, 0, 0.0},
+    {FormulaOp::Arg, -1, -1, -1, 1, 0.0},
+    {FormulaOp::Div, 0, 1, -1, -1, 0.0},
+};
+
+// neg: -self
+const char* const neg_args[] = {"self"};
+const FormulaNode neg_nodes[] = {
+    {FormulaOp::Arg, -1, -1, -1, 0, 0.0},
+    {FormulaOp::Neg, 0, -1, -1, -1, 0.0},
+};
+
 // exp: exp(self)
 const char* const exp_args[] = {"self"};
 const FormulaNode exp_nodes[] = {
@@ -33,6 +78,13 @@ const FormulaNode sigmoid_nodes[] = {
     {FormulaOp::Div, 0, 5, -1, -1, 0.0},
 };
 
+// abs: abs(self)
+const char* const abs_args[] = {"self"};
+const FormulaNode abs_nodes[] = {
+    {FormulaOp::Arg, -1, -1, -1, 0, 0.0},
+    {FormulaOp::Abs, 0, -1, -1, -1, 0.0},
+};
+
 // log: log(self)
 const char* const log_args[] = {"self"};
 const FormulaNode log_nodes[] = {
@@ -45,6 +97,17 @@ const char* const sqrt_args[] = {"self"};
 const FormulaNode sqrt_nodes[] = {
     {FormulaOp::Arg, -1, -1, -1, 0, 0.0},
     {FormulaOp::Sqrt, 0, -1, -1, -1, 0.0},
+};
+
+// relu: 0 if self < 0 else self
+const char* const relu_args[] = {"self"};
+const FormulaNode relu_nodes[] = {
+    {FormulaOp::Arg, -1, -1, -1, 0, 0.0},
+    {FormulaOp::Const, -1, -1, -1, -1, 0.0},
+    {FormulaOp::Lt, 0, 1, -1, -1, 0.0},
+    {FormulaOp::Const, -1, -1, -1, -1, 0.0},
+    {FormulaOp::Arg, -1, -1, -1, 0, 0.0},
+    {FormulaOp::Select, 2, 3, 4, -1, 0.0},
 };
 
 // rsqrt: 1 / sqrt(self)
@@ -91,33 +154,267 @@ const FormulaNode erf_nodes[] = {
     {FormulaOp::Erf, 0, -1, -1, -1, 0.0},
 };
 
+// sign: (self > 0) - (self < 0)
+const char* const sign_args[] = {"self"};
+const FormulaNode sign_nodes[] = {
+    {FormulaOp::Arg, -1, -1, -1, 0, 0.0},
+    {FormulaOp::Const, -1, -1, -1, -1, 0.0},
+    {FormulaOp::Gt, 0, 1, -1, -1, 0.0},
+    {FormulaOp::Arg, -1, -1, -1, 0, 0.0},
+    {FormulaOp::Const, -1, -1, -1, -1, 0.0},
+    {FormulaOp::Lt, 3, 4, -1, -1, 0.0},
+    {FormulaOp::Sub, 2, 5, -1, -1, 0.0},
+};
+
+// maximum: maximum(self, other)
+const char* const maximum_args[] = {"self", "other"};
+const FormulaNode maximum_nodes[] = {
+    {FormulaOp::Arg, -1, -1, -1, 0, 0.0},
+    {FormulaOp::Arg, -1, -1, -1, 1, 0.0},
+    {FormulaOp::Maximum, 0, 1, -1, -1, 0.0},
+};
+
+// minimum: minimum(self, other)
+const char* const minimum_args[] = {"self", "other"};
+const FormulaNode minimum_nodes[] = {
+    {FormulaOp::Arg, -1, -1, -1, 0, 0.0},
+    {FormulaOp::Arg, -1, -1, -1, 1, 0.0},
+    {FormulaOp::Minimum, 0, 1, -1, -1, 0.0},
+};
+
+// reciprocal: 1 / self
+const char* const reciprocal_args[] = {"self"};
+const FormulaNode reciprocal_nodes[] = {
+    {FormulaOp::Const, -1, -1, -1, -1, 1.0},
+    {FormulaOp::Arg, -1, -1, -1, 0, 0.0},
+    {FormulaOp::Div, 0, 1, -1, -1, 0.0},
+};
+
+// atan2: atan2(self, other)
+const char* const atan2_args[] = {"self", "other"};
+const FormulaNode atan2_nodes[] = {
+    {FormulaOp::Arg, -1, -1, -1, 0, 0.0},
+    {FormulaOp::Arg, -1, -1, -1, 1, 0.0},
+    {FormulaOp::Atan2, 0, 1, -1, -1, 0.0},
+};
+
+// logical_and: self and other
+const char* const logical_and_args[] = {"self", "other"};
+const FormulaNode logical_and_nodes[] = {
+    {FormulaOp::Arg, -1, -1, -1, 0, 0.0},
+    {FormulaOp::Arg, -1, -1, -1, 1, 0.0},
+    {FormulaOp::And, 0, 1, -1, -1, 0.0},
+};
+
+// logical_or: self or other
+const char* const logical_or_args[] = {"self", "other"};
+const FormulaNode logical_or_nodes[] = {
+    {FormulaOp::Arg, -1, -1, -1, 0, 0.0},
+    {FormulaOp::Arg, -1, -1, -1, 1, 0.0},
+    {FormulaOp::Or, 0, 1, -1, -1, 0.0},
+};
+
+// logical_xor: (self != 0) != (other != 0)
+const char* const logical_xor_args[] = {"self", "other"};
+const FormulaNode logical_xor_nodes[] = {
+    {FormulaOp::Arg, -1, -1, -1, 0, 0.0},
+    {FormulaOp::Const, -1, -1, -1, -1, 0.0},
+    {FormulaOp::Ne, 0, 1, -1, -1, 0.0},
+    {FormulaOp::Arg, -1, -1, -1, 1, 0.0},
+    {FormulaOp::Const, -1, -1, -1, -1, 0.0},
+    {FormulaOp::Ne, 3, 4, -1, -1, 0.0},
+    {FormulaOp::Ne, 2, 5, -1, -1, 0.0},
+};
+
+// floor: floor(self)
+const char* const floor_args[] = {"self"};
+const FormulaNode floor_nodes[] = {
+    {FormulaOp::Arg, -1, -1, -1, 0, 0.0},
+    {FormulaOp::Floor, 0, -1, -1, -1, 0.0},
+};
+
+// ceil: ceil(self)
+const char* const ceil_args[] = {"self"};
+const FormulaNode ceil_nodes[] = {
+    {FormulaOp::Arg, -1, -1, -1, 0, 0.0},
+    {FormulaOp::Ceil, 0, -1, -1, -1, 0.0},
+};
+
+// trunc: trunc(self)
+const char* const trunc_args[] = {"self"};
+const FormulaNode trunc_nodes[] = {
+    {FormulaOp::Arg, -1, -1, -1, 0, 0.0},
+    {FormulaOp::Trunc, 0, -1, -1, -1, 0.0},
+};
+
+// round: round(self)
+const char* const round_args[] = {"self"};
+const FormulaNode round_nodes[] = {
+    {FormulaOp::Arg, -1, -1, -1, 0, 0.0},
+    {FormulaOp::Round, 0, -1, -1, -1, 0.0},
+};
+
+// eq: self == other
+const char* const eq_args[] = {"self", "other"};
+const FormulaNode eq_nodes[] = {
+    {FormulaOp::Arg, -1, -1, -1, 0, 0.0},
+    {FormulaOp::Arg, -1, -1, -1, 1, 0.0},
+    {FormulaOp::Eq, 0, 1, -1, -1, 0.0},
+};
+
+// ne: self != other
+const char* const ne_args[] = {"self", "other"};
+const FormulaNode ne_nodes[] = {
+    {FormulaOp::Arg, -1, -1, -1, 0, 0.0},
+    {FormulaOp::Arg, -1, -1, -1, 1, 0.0},
+    {FormulaOp::Ne, 0, 1, -1, -1, 0.0},
+};
+
+// lt: self < other
+const char* const lt_args[] = {"self", "other"};
+const FormulaNode lt_nodes[] = {
+    {FormulaOp::Arg, -1, -1, -1, 0, 0.0},
+    {FormulaOp::Arg, -1, -1, -1, 1, 0.0},
+    {FormulaOp::Lt, 0, 1, -1, -1, 0.0},
+};
+
+// le: self <= other
+const char* const le_args[] = {"self", "other"};
+const FormulaNode le_nodes[] = {
+    {FormulaOp::Arg, -1, -1, -1, 0, 0.0},
+    {FormulaOp::Arg, -1, -1, -1, 1, 0.0},
+    {FormulaOp::Le, 0, 1, -1, -1, 0.0},
+};
+
+// gt: self > other
+const char* const gt_args[] = {"self", "other"};
+const FormulaNode gt_nodes[] = {
+    {FormulaOp::Arg, -1, -1, -1, 0, 0.0},
+    {FormulaOp::Arg, -1, -1, -1, 1, 0.0},
+    {FormulaOp::Gt, 0, 1, -1, -1, 0.0},
+};
+
+// ge: self >= other
+const char* const ge_args[] = {"self", "other"};
+const FormulaNode ge_nodes[] = {
+    {FormulaOp::Arg, -1, -1, -1, 0, 0.0},
+    {FormulaOp::Arg, -1, -1, -1, 1, 0.0},
+    {FormulaOp::Ge, 0, 1, -1, -1, 0.0},
+};
+
 }  // namespace
 
 const PointwiseFormula kPointwiseFormulas[] = {
-    {"exp", "exp(self)", exp_args, 1, exp_nodes, 2,
+    {"add", "add.Tensor", "self + alpha * other", add_args, 2,
+     add_scalars, 1, add_nodes, 5,
+     FormulaDtypes::all, false, false},
+    {"sub", "sub.Tensor", "self - alpha * other", sub_args, 2,
+     sub_scalars, 1, sub_nodes, 5,
+     FormulaDtypes::numeric, false, false},
+    {"mul", "mul.Tensor", "self * other", mul_args, 2,
+     nullptr, 0, mul_nodes, 3,
+     FormulaDtypes::all, false, false},
+    {"div", "div.Tensor", "self / other", div_args, 2,
+     nullptr, 0, div_nodes, 3,
      FormulaDtypes::floating, true, false},
-    {"tanh", "tanh(self)", tanh_args, 1, tanh_nodes, 2,
+    {"neg", "neg", "-self", neg_args, 1,
+     nullptr, 0, neg_nodes, 2,
+     FormulaDtypes::numeric, false, false},
+    {"exp", "exp", "exp(self)", exp_args, 1,
+     nullptr, 0, exp_nodes, 2,
      FormulaDtypes::floating, true, false},
-    {"sigmoid", "1 / (1 + exp(-self))", sigmoid_args, 1, sigmoid_nodes, 7,
+    {"tanh", "tanh", "tanh(self)", tanh_args, 1,
+     nullptr, 0, tanh_nodes, 2,
      FormulaDtypes::floating, true, false},
-    {"log", "log(self)", log_args, 1, log_nodes, 2,
+    {"sigmoid", "sigmoid", "1 / (1 + exp(-self))", sigmoid_args, 1,
+     nullptr, 0, sigmoid_nodes, 7,
      FormulaDtypes::floating, true, false},
-    {"sqrt", "sqrt(self)", sqrt_args, 1, sqrt_nodes, 2,
+    {"abs", "abs", "abs(self)", abs_args, 1,
+     nullptr, 0, abs_nodes, 2,
+     FormulaDtypes::numeric, false, false},
+    {"log", "log", "log(self)", log_args, 1,
+     nullptr, 0, log_nodes, 2,
      FormulaDtypes::floating, true, false},
-    {"rsqrt", "1 / sqrt(self)", rsqrt_args, 1, rsqrt_nodes, 4,
+    {"sqrt", "sqrt", "sqrt(self)", sqrt_args, 1,
+     nullptr, 0, sqrt_nodes, 2,
      FormulaDtypes::floating, true, false},
-    {"log1p", "log1p(self)", log1p_args, 1, log1p_nodes, 2,
+    {"relu", "relu", "0 if self < 0 else self", relu_args, 1,
+     nullptr, 0, relu_nodes, 6,
+     FormulaDtypes::numeric, false, false},
+    {"rsqrt", "rsqrt", "1 / sqrt(self)", rsqrt_args, 1,
+     nullptr, 0, rsqrt_nodes, 4,
      FormulaDtypes::floating, true, false},
-    {"expm1", "expm1(self)", expm1_args, 1, expm1_nodes, 2,
+    {"log1p", "log1p", "log1p(self)", log1p_args, 1,
+     nullptr, 0, log1p_nodes, 2,
      FormulaDtypes::floating, true, false},
-    {"sin", "sin(self)", sin_args, 1, sin_nodes, 2,
+    {"expm1", "expm1", "expm1(self)", expm1_args, 1,
+     nullptr, 0, expm1_nodes, 2,
      FormulaDtypes::floating, true, false},
-    {"cos", "cos(self)", cos_args, 1, cos_nodes, 2,
+    {"sin", "sin", "sin(self)", sin_args, 1,
+     nullptr, 0, sin_nodes, 2,
      FormulaDtypes::floating, true, false},
-    {"erf", "erf(self)", erf_args, 1, erf_nodes, 2,
+    {"cos", "cos", "cos(self)", cos_args, 1,
+     nullptr, 0, cos_nodes, 2,
      FormulaDtypes::floating, true, false},
+    {"erf", "erf", "erf(self)", erf_args, 1,
+     nullptr, 0, erf_nodes, 2,
+     FormulaDtypes::floating, true, false},
+    {"sign", "sign", "(self > 0) - (self < 0)", sign_args, 1,
+     nullptr, 0, sign_nodes, 7,
+     FormulaDtypes::all, false, false},
+    {"maximum", "maximum", "maximum(self, other)", maximum_args, 2,
+     nullptr, 0, maximum_nodes, 3,
+     FormulaDtypes::all, false, false},
+    {"minimum", "minimum", "minimum(self, other)", minimum_args, 2,
+     nullptr, 0, minimum_nodes, 3,
+     FormulaDtypes::all, false, false},
+    {"reciprocal", "reciprocal", "1 / self", reciprocal_args, 1,
+     nullptr, 0, reciprocal_nodes, 3,
+     FormulaDtypes::floating, true, false},
+    {"atan2", "atan2", "atan2(self, other)", atan2_args, 2,
+     nullptr, 0, atan2_nodes, 3,
+     FormulaDtypes::floating, true, false},
+    {"logical_and", "logical_and", "self and other", logical_and_args, 2,
+     nullptr, 0, logical_and_nodes, 3,
+     FormulaDtypes::all, false, true},
+    {"logical_or", "logical_or", "self or other", logical_or_args, 2,
+     nullptr, 0, logical_or_nodes, 3,
+     FormulaDtypes::all, false, true},
+    {"logical_xor", "logical_xor", "(self != 0) != (other != 0)", logical_xor_args, 2,
+     nullptr, 0, logical_xor_nodes, 7,
+     FormulaDtypes::all, false, true},
+    {"floor", "floor", "floor(self)", floor_args, 1,
+     nullptr, 0, floor_nodes, 2,
+     FormulaDtypes::numeric, false, false},
+    {"ceil", "ceil", "ceil(self)", ceil_args, 1,
+     nullptr, 0, ceil_nodes, 2,
+     FormulaDtypes::numeric, false, false},
+    {"trunc", "trunc", "trunc(self)", trunc_args, 1,
+     nullptr, 0, trunc_nodes, 2,
+     FormulaDtypes::numeric, false, false},
+    {"round", "round", "round(self)", round_args, 1,
+     nullptr, 0, round_nodes, 2,
+     FormulaDtypes::numeric, false, false},
+    {"eq", "eq.Tensor", "self == other", eq_args, 2,
+     nullptr, 0, eq_nodes, 3,
+     FormulaDtypes::all, false, true},
+    {"ne", "ne.Tensor", "self != other", ne_args, 2,
+     nullptr, 0, ne_nodes, 3,
+     FormulaDtypes::all, false, true},
+    {"lt", "lt.Tensor", "self < other", lt_args, 2,
+     nullptr, 0, lt_nodes, 3,
+     FormulaDtypes::all, false, true},
+    {"le", "le.Tensor", "self <= other", le_args, 2,
+     nullptr, 0, le_nodes, 3,
+     FormulaDtypes::all, false, true},
+    {"gt", "gt.Tensor", "self > other", gt_args, 2,
+     nullptr, 0, gt_nodes, 3,
+     FormulaDtypes::all, false, true},
+    {"ge", "ge.Tensor", "self >= other", ge_args, 2,
+     nullptr, 0, ge_nodes, 3,
+     FormulaDtypes::all, false, true},
 };
-const int kNumPointwiseFormulas = 11;
+const int kNumPointwiseFormulas = 36;
 
 }  // namespace jit
 }  // namespace kiln

@@ -15,7 +15,7 @@ namespace jit {
 struct FormulaNode {
   FormulaOp op;
   int16_t a, b, c;  // child node indices (-1: none)
-  int16_t arg;      // Arg: which of the op's tensor arguments
+  int16_t arg;      // Arg: which of the op's tensor arguments; Scalar: which Scalar argument
   double value;     // Const: the literal
 };
 
@@ -23,9 +23,12 @@ enum class FormulaDtypes : int8_t { floating, numeric, all };
 
 struct PointwiseFormula {
   const char* op;       // the op's name (kiln.<op>)
+  const char* overload; // its schema name ("add.Tensor")
   const char* text;     // the formula as the schema writes it
-  const char* const* args;
+  const char* const* args;     // tensor arguments
   int nargs;
+  const char* const* scalars;  // Scalar arguments (alpha, ...)
+  int nscalars;
   const FormulaNode* nodes;
   int nnodes;
   FormulaDtypes dtypes;

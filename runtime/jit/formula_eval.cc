@@ -18,12 +18,14 @@ IteratorConfig config_of(const PointwiseFormula& f, const std::vector<TensorBase
 }
 
 template <typename T>
-void run(const PointwiseFormula& f, const TensorIterator& it) {
-  cpu::for_each(it, [&f](char** data, const int64_t* strides, int64_t n) {
+void run(const PointwiseFormula& f, const TensorIterator& it, const std::vector<Scalar>& scalar_args) {
+  T scalars[4];
+  for (int k = 0; k < f.nscalars; ++k) scalars[k] = scalar_args[k].to<T>();
+  cpu::for_each(it, [&f, &scalars](char** data, const int64_t* strides, int64_t n) {
     T args[4];
     for (int64_t i = 0; i < n; ++i) {
       for (int k = 0; k < f.nargs; ++k) args[k] = *reinterpret_cast<const T*>(data[k + 1] + i * strides[k + 1]);
-      const T r = evaluate(f, args);
+      const T r = evaluate(f, args, scalars);
       if (f.returns_bool) {
         *reinterpret_cast<bool*>(data[0] + i * strides[0]) = r != T(0);
       } else {
@@ -35,16 +37,19 @@ void run(const PointwiseFormula& f, const TensorIterator& it) {
 
 }  // namespace
 
-TensorBase evaluate_formula(const PointwiseFormula& f, const std::vector<TensorBase>& inputs) {
+TensorBase evaluate_formula(const PointwiseFormula& f, const std::vector<TensorBase>& inputs,
+                            const std::vector<Scalar>& scalars) {
   KILN_CHECK(static_cast<int>(inputs.size()) == f.nargs, f.op, "(): the formula takes ", f.nargs,
              " tensors, got ", inputs.size());
-  KILN_CHECK(f.nargs <= 3, f.op, "(): formulas of up to three tensors");
+  KILN_CHECK(static_cast<int>(scalars.size()) == f.nscalars, f.op, "(): the formula takes ", f.nscalars,
+             " Scalars, got ", scalars.size());
+  KILN_CHECK(f.nargs <= 3 && f.nscalars <= 4, f.op, "(): formulas of up to three tensors and four Scalars");
   TensorIterator it(config_of(f, inputs));
   const ScalarType dt = it.compute_dtype();
   switch (f.dtypes) {
-    case FormulaDtypes::floating: KILN_DISPATCH_FLOATING_TYPES(dt, f.op, [&] { run<scalar_t>(f, it); }); break;
-    case FormulaDtypes::numeric: KILN_DISPATCH_NUMERIC_TYPES(dt, f.op, [&] { run<scalar_t>(f, it); }); break;
-    case FormulaDtypes::all: KILN_DISPATCH_ALL_TYPES(dt, f.op, [&] { run<scalar_t>(f, it); }); break;
+    case FormulaDtypes::floating: KILN_DISPATCH_FLOATING_TYPES(dt, f.op, [&] { run<scalar_t>(f, it, scalars); }); break;
+    case FormulaDtypes::numeric: KILN_DISPATCH_NUMERIC_TYPES(dt, f.op, [&] { run<scalar_t>(f, it, scalars); }); break;
+    case FormulaDtypes::all: KILN_DISPATCH_ALL_TYPES(dt, f.op, [&] { run<scalar_t>(f, it, scalars); }); break;
   }
   return it.output();
 }

@@ -5,13 +5,15 @@
 
 #include <vector>
 
+#include "runtime/core/scalar.h"
 #include "runtime/core/tensor_base.h"
 #include "runtime/jit/formula.h"
 
 namespace kiln {
 namespace jit {
 
-TensorBase evaluate_formula(const PointwiseFormula& f, const std::vector<TensorBase>& inputs);
+TensorBase evaluate_formula(const PointwiseFormula& f, const std::vector<TensorBase>& inputs,
+                            const std::vector<Scalar>& scalars);
 
 }  // namespace jit
 }  // namespace kiln

@@ -1,7 +1,7 @@
 // Evaluates a pointwise formula tree on one element, in the compute type T, with the intrinsics
 // the generated functors use (runtime/kernels/pointwise_math.h): the reference the generated
-// kernels are tested against (it must agree with them to the bit), and the semantics the JIT
-// code generators implement.
+// kernels are tested against (it must agree with the scalar kernels to the bit), and the
+// semantics the JIT code generators implement.
 #pragma once
 
 #include <type_traits>
@@ -14,45 +14,58 @@ namespace jit {
 
 constexpr int kMaxFormulaNodes = 64;
 
-// An intrinsic of a floating compute type (the code generator refuses them on integers).
+// One intrinsic on one (a) or two (a, b) values. The floating-only ones are never reached for
+// integer T: the code generator refuses them there.
 template <typename T>
-T apply_intrinsic(FormulaOp op, T x) {
+T apply_intrinsic(FormulaOp op, T a, T b) {
   if constexpr (std::is_floating_point_v<T>) {
     switch (op) {
-      case FormulaOp::Exp: return pm::exp(x);
-      case FormulaOp::Expm1: return pm::expm1(x);
-      case FormulaOp::Log: return pm::log(x);
-      case FormulaOp::Log1p: return pm::log1p(x);
-      case FormulaOp::Sin: return pm::sin(x);
-      case FormulaOp::Cos: return pm::cos(x);
-      case FormulaOp::Tanh: return pm::tanh(x);
-      case FormulaOp::Erf: return pm::erf(x);
-      case FormulaOp::Sqrt: return pm::sqrt(x);
+      case FormulaOp::Exp: return pm::exp(a);
+      case FormulaOp::Expm1: return pm::expm1(a);
+      case FormulaOp::Log: return pm::log(a);
+      case FormulaOp::Log1p: return pm::log1p(a);
+      case FormulaOp::Sin: return pm::sin(a);
+      case FormulaOp::Cos: return pm::cos(a);
+      case FormulaOp::Tanh: return pm::tanh(a);
+      case FormulaOp::Erf: return pm::erf(a);
+      case FormulaOp::Sqrt: return pm::sqrt(a);
+      case FormulaOp::Atan2: return pm::atan2(a, b);
       default: break;
     }
   }
-  return x;
+  switch (op) {
+    case FormulaOp::Abs: return pm::abs(a);
+    case FormulaOp::Floor: return pm::floor(a);
+    case FormulaOp::Ceil: return pm::ceil(a);
+    case FormulaOp::Trunc: return pm::trunc(a);
+    case FormulaOp::Round: return pm::round(a);
+    case FormulaOp::Minimum: return pm::minimum(a, b);
+    case FormulaOp::Maximum: return pm::maximum(a, b);
+    default: return a;
+  }
 }
 
-// The formula's value for arguments `args` (f.nargs of them). Comparisons and logic give T(1) or
-// T(0); a bool-valued formula's result is `!= 0`.
+// The formula's value for tensor arguments `args` (f.nargs of them) and Scalar arguments
+// `scalars` (f.nscalars, already in T). Comparisons and logic give T(1) or T(0); a bool-valued
+// formula's result is `!= 0`.
 template <typename T>
-T evaluate(const PointwiseFormula& f, const T* args) {
+T evaluate(const PointwiseFormula& f, const T* args, const T* scalars) {
   T v[kMaxFormulaNodes];
   for (int i = 0; i < f.nnodes && i < kMaxFormulaNodes; ++i) {
     const FormulaNode& n = f.nodes[i];
     const T a = n.a >= 0 ? v[n.a] : T(0), b = n.b >= 0 ? v[n.b] : T(0), c = n.c >= 0 ? v[n.c] : T(0);
     switch (n.op) {
       case FormulaOp::Arg: v[i] = args[n.arg]; break;
+      case FormulaOp::Scalar: v[i] = scalars[n.arg]; break;
       case FormulaOp::Const: v[i] = T(n.value); break;
       case FormulaOp::Neg: v[i] = T(-a); break;
       case FormulaOp::Not: v[i] = T(!a); break;
       case FormulaOp::And: v[i] = T(a && b); break;
       case FormulaOp::Or: v[i] = T(a || b); break;
       case FormulaOp::Select: v[i] = a ? b : c; break;
-      case FormulaOp::Add: v[i] = a + b; break;
-      case FormulaOp::Sub: v[i] = a - b; break;
-      case FormulaOp::Mul: v[i] = a * b; break;
+      case FormulaOp::Add: v[i] = T(a + b); break;
+      case FormulaOp::Sub: v[i] = T(a - b); break;
+      case FormulaOp::Mul: v[i] = T(a * b); break;
       case FormulaOp::Div: v[i] = a / b; break;  // floating only (the code generator checks)
       case FormulaOp::Lt: v[i] = T(a < b); break;
       case FormulaOp::Le: v[i] = T(a <= b); break;
@@ -60,7 +73,7 @@ T evaluate(const PointwiseFormula& f, const T* args) {
       case FormulaOp::Ge: v[i] = T(a >= b); break;
       case FormulaOp::Eq: v[i] = T(a == b); break;
       case FormulaOp::Ne: v[i] = T(a != b); break;
-      default: v[i] = apply_intrinsic(n.op, a); break;
+      default: v[i] = apply_intrinsic(n.op, a, b); break;
     }
   }
   return v[f.nnodes - 1];

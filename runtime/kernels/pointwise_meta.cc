@@ -34,6 +34,14 @@ TensorIterator add_sub_meta(const char* op, const TensorBase& self, const Tensor
   return it;
 }
 
+TensorIterator add_meta(const TensorBase& self, const TensorBase& other, const Scalar& alpha, const TensorBase& out) {
+  return add_sub_meta("add", self, other, alpha, out, false);
+}
+
+TensorIterator sub_meta(const TensorBase& self, const TensorBase& other, const Scalar& alpha, const TensorBase& out) {
+  return add_sub_meta("sub", self, other, alpha, out, true);
+}
+
 TensorIterator bitwise_meta(const char* op, const TensorBase& self, const TensorBase& other, const TensorBase& out) {
   TensorIterator it(IteratorConfig::binary(op, self, other, out));
   check_integral(op, it.compute_dtype());

@@ -14,6 +14,9 @@ namespace kiln {
 // add / sub (`subtract`): bool operands refused for sub, alpha checked against the result dtype.
 TensorIterator add_sub_meta(const char* op, const TensorBase& self, const TensorBase& other, const Scalar& alpha,
                             const TensorBase& out, bool subtract);
+// add / sub with alpha, as add_sub_meta: the meta functions of their generated kernels.
+TensorIterator add_meta(const TensorBase& self, const TensorBase& other, const Scalar& alpha, const TensorBase& out);
+TensorIterator sub_meta(const TensorBase& self, const TensorBase& other, const Scalar& alpha, const TensorBase& out);
 // bitwise_and / or / xor: bool and integer dtypes only.
 TensorIterator bitwise_meta(const char* op, const TensorBase& self, const TensorBase& other, const TensorBase& out);
 TensorIterator bitwise_not_meta(const TensorBase& self, const TensorBase& out);

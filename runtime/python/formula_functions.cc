@@ -5,6 +5,7 @@
 #include "runtime/core/error.h"
 #include "runtime/jit/formula.h"
 #include "runtime/jit/formula_eval.h"
+#include "runtime/python/arg_parser.h"
 #include "runtime/python/tensor_object.h"
 
 namespace kiln {
@@ -14,7 +15,18 @@ PyObject* py_pointwise_formulas(PyObject*, PyObject*) {
   PyObject* list = PyList_New(jit::kNumPointwiseFormulas);
   if (!list) return nullptr;
   for (int i = 0; i < jit::kNumPointwiseFormulas; ++i) {
-    PyObject* item = Py_BuildValue("(ss)", jit::kPointwiseFormulas[i].op, jit::kPointwiseFormulas[i].text);
+    const jit::PointwiseFormula& f = jit::kPointwiseFormulas[i];
+    PyObject* tensors = PyTuple_New(f.nargs);
+    PyObject* scalars = PyTuple_New(f.nscalars);
+    if (!tensors || !scalars) {
+      Py_XDECREF(tensors);
+      Py_XDECREF(scalars);
+      Py_DECREF(list);
+      return nullptr;
+    }
+    for (int k = 0; k < f.nargs; ++k) PyTuple_SET_ITEM(tensors, k, PyUnicode_FromString(f.args[k]));
+    for (int k = 0; k < f.nscalars; ++k) PyTuple_SET_ITEM(scalars, k, PyUnicode_FromString(f.scalars[k]));
+    PyObject* item = Py_BuildValue("(sssNN)", f.op, f.overload, f.text, tensors, scalars);
     if (!item) {
       Py_DECREF(list);
       return nullptr;
@@ -28,7 +40,8 @@ PyObject* py_evaluate_formula(PyObject*, PyObject* args) {
   KILN_PY_BEGIN
   const char* op;
   PyObject* seq;
-  if (!PyArg_ParseTuple(args, "sO", &op, &seq)) return nullptr;
+  PyObject* numbers = nullptr;
+  if (!PyArg_ParseTuple(args, "sO|O", &op, &seq, &numbers)) return nullptr;
   const jit::PointwiseFormula* f = jit::find_formula(op);
   KILN_CHECK_VALUE(f != nullptr, "_evaluate_formula(): no pointwise formula for '", op, "'");
   PyObject* fast = PySequence_Fast(seq, "_evaluate_formula(): expected a sequence of tensors");
@@ -43,7 +56,21 @@ PyObject* py_evaluate_formula(PyObject*, PyObject* args) {
     inputs.push_back(unpack_tensor(item));
   }
   Py_DECREF(fast);
-  return wrap(without_gil([&] { return jit::evaluate_formula(*f, inputs); }));
+  std::vector<Scalar> scalars;
+  if (numbers) {
+    PyObject* nums = PySequence_Fast(numbers, "_evaluate_formula(): expected a sequence of numbers");
+    if (!nums) return nullptr;
+    for (Py_ssize_t i = 0; i < PySequence_Fast_GET_SIZE(nums); ++i) {
+      PyObject* item = PySequence_Fast_GET_ITEM(nums, i);
+      if (!is_scalar_like(item)) {
+        Py_DECREF(nums);
+        KILN_CHECK_TYPE(false, "_evaluate_formula(): expected numbers, got ", Py_TYPE(item)->tp_name);
+      }
+      scalars.push_back(to_scalar(item));
+    }
+    Py_DECREF(nums);
+  }
+  return wrap(without_gil([&] { return jit::evaluate_formula(*f, inputs, scalars); }));
   KILN_PY_END
 }
 

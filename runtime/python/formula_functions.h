@@ -1,6 +1,6 @@
 // kiln._C functions over the pointwise formula table (runtime/jit/formula.h), for tests and tools:
-//   _pointwise_formulas() -> [(op, formula text), ...]
-//   _evaluate_formula(op, [tensors]) -> the formula interpreted element by element
+//   _pointwise_formulas() -> [(op, schema overload name, formula text, tensor args, Scalar args), ...]
+//   _evaluate_formula(op, [tensors], [numbers]) -> the formula interpreted element by element
 #pragma once
 
 #include <Python.h>

@@ -13,17 +13,28 @@ import pytest
 import kiln
 from op_db import RECORDS
 from op_db.harness import LAYOUTS, describe, kiln_args
+from op_db.schema_facts import _load as load_schema
 
-FORMULAS = dict(kiln._C._pointwise_formulas())
+FORMULAS = {op: overload for op, overload, *_ in kiln._C._pointwise_formulas()}
+# The schema's arguments of each formula op: which are tensors, which Scalars, their defaults.
+SCHEMA = {nf.schema.name: nf.schema for nf in load_schema()[0] if nf.pointwise is not None}
 
 
 def test_the_table_has_every_formula_op_of_the_schema():
-    # The schema's formula ops, read from the YAML by the codegen's own loader would be circular;
-    # instead: every op in the table is a kiln function with a record, and the list is not empty.
-    assert len(FORMULAS) >= 11
-    for op in FORMULAS:
+    assert sorted(FORMULAS) == sorted(SCHEMA)
+    for op, overload in FORMULAS.items():
         assert callable(getattr(kiln, op)), op
-        assert op in RECORDS, f"{op} has a formula but no op record"
+        assert overload in RECORDS, f"{overload} has a formula but no op record"
+
+
+def formula_inputs(op, args, kwargs):
+    """(tensors, scalars) of a call, in the formula's order (Scalars as given, else their default)."""
+    schema = SCHEMA[op]
+    named = dict(zip([a.name for a in schema.arguments], args), **kwargs)
+    tensors = [named[a.name] for a in schema.arguments if a.type.is_tensor]
+    scalars = [named[a.name] if a.name in named else float(a.default) if "." in a.default else int(a.default)
+               for a in schema.arguments if not a.type.is_tensor]
+    return tensors, scalars
 
 
 def same_bits(a, b):
@@ -35,21 +46,21 @@ def same_bits(a, b):
     return bool(np.array_equal(a, b))
 
 
-CASES = [(op, dtype) for op in FORMULAS for dtype in RECORDS[op].dtypes]
+CASES = [(op, dtype) for op in FORMULAS for dtype in RECORDS[FORMULAS[op]].dtypes]
 
 
 @pytest.mark.parametrize("op, dtype", CASES, ids=[f"{o}-{d}" for o, d in CASES])
 def test_interpreter_agrees_with_the_generated_kernel_on_the_op_records(op, dtype):
-    rec = RECORDS[op]
+    rec = RECORDS[FORMULAS[op]]
     n = 0
     for sample in rec.samples(dtype):
         for layout in LAYOUTS:
             args, kwargs = kiln_args(sample, layout)
-            if kwargs:
-                continue
-            tensors = [a for a in args if isinstance(a, kiln.Tensor)]
-            got = getattr(kiln, op)(*args)
-            want = kiln._C._evaluate_formula(op, tensors)
+            tensors, scalars = formula_inputs(op, args, kwargs)
+            if not all(isinstance(t, kiln.Tensor) for t in tensors):
+                continue  # a Python number for a tensor: the Scalar overload's business
+            got = getattr(kiln, op)(*args, **kwargs)
+            want = kiln._C._evaluate_formula(op, tensors, scalars)
             assert same_bits(got.to(kiln.float64) if got.dtype in (kiln.float16, kiln.bfloat16) else got,
                              want.to(kiln.float64) if want.dtype in (kiln.float16, kiln.bfloat16) else want), \
                 describe(rec, sample, layout)
@@ -61,17 +72,38 @@ EDGES = [0.0, -0.0, 1.0, -1.0, 0.5, 1e-45, -1e-45, 1e-38, 3.4e38, -3.4e38, 88.7,
          float("inf"), float("-inf"), float("nan")]
 
 
-@pytest.mark.parametrize("op", sorted(FORMULAS))
-@pytest.mark.parametrize("dtype", [kiln.float32, kiln.float64, kiln.bfloat16, kiln.float16, kiln.int64])
+def edge_inputs(op, dtype):
+    """Every pair of edge values (one tensor each for a binary op)."""
+    values = EDGES if dtype.is_floating_point else ([False, True] if dtype == kiln.bool else
+                                                     [0, 1, -1, 7, -2 ** 31, 2 ** 31 - 1])
+    n = sum(a.type.is_tensor for a in SCHEMA[op].arguments)
+    if n == 1:
+        return [kiln.tensor(values, dtype=kiln.float64).to(dtype)]
+    a = [x for x in values for _ in values]
+    b = [y for _ in values for y in values]
+    return [kiln.tensor(a, dtype=kiln.float64).to(dtype), kiln.tensor(b, dtype=kiln.float64).to(dtype)]
+
+
+def accepts(op, dtype):
+    return dtype in [getattr(kiln, d) for d in RECORDS[FORMULAS[op]].dtypes]
+
+
+EDGE_CASES = [(op, dt) for op in sorted(FORMULAS)
+              for dt in (kiln.float32, kiln.float64, kiln.bfloat16, kiln.float16, kiln.int64, kiln.int32, kiln.bool)
+              if accepts(op, dt)]
+
+
+@pytest.mark.parametrize("op, dtype", EDGE_CASES, ids=[f"{o}-{d}" for o, d in EDGE_CASES])
 def test_interpreter_agrees_with_the_generated_kernel_on_edge_values(op, dtype):
-    values = EDGES if dtype.is_floating_point else [0, 1, -1, 7, -2 ** 40, 2 ** 62]
-    x = kiln.tensor(values, dtype=kiln.float64).to(dtype)
-    got, want = getattr(kiln, op)(x), kiln._C._evaluate_formula(op, [x])
+    tensors = edge_inputs(op, dtype)
+    scalars = [2 if dtype != kiln.bool else True for a in SCHEMA[op].arguments if not a.type.is_tensor]
+    kw = {a.name: v for a, v in zip([a for a in SCHEMA[op].arguments if not a.type.is_tensor], scalars)}
+    got, want = getattr(kiln, op)(*tensors, **kw), kiln._C._evaluate_formula(op, tensors, scalars)
     assert got.dtype == want.dtype
     assert same_bits(got.to(kiln.float64), want.to(kiln.float64))
-    # Out of place, in place and out= run the same kernel.
+    # Out of place and out= run the same kernel.
     out = kiln.empty(0, dtype=got.dtype)
-    assert same_bits(getattr(kiln, op)(x, out=out).to(kiln.float64), want.to(kiln.float64))
+    assert same_bits(getattr(kiln, op)(*tensors, **kw, out=out).to(kiln.float64), want.to(kiln.float64))
 
 
 @pytest.mark.parametrize("op, numpy_fn", [
@@ -81,7 +113,7 @@ def test_interpreter_agrees_with_the_generated_kernel_on_edge_values(op, dtype):
 ])
 def test_formulas_match_numpy_in_float64(op, numpy_fn):
     x = np.array([0.25, 0.5, 1.0, 2.0, 3.5, 10.0])
-    got = kiln._C._evaluate_formula(op, [kiln.tensor(x)]).numpy()
+    got = kiln._C._evaluate_formula(op, [kiln.tensor(x)], []).numpy()
     np.testing.assert_allclose(got, numpy_fn(x), rtol=1e-15)
 
 
@@ -92,3 +124,11 @@ def test_evaluate_formula_errors():
         kiln._C._evaluate_formula("exp", [kiln.ones(2), kiln.ones(2)])
     with pytest.raises(TypeError, match="expected tensors"):
         kiln._C._evaluate_formula("exp", [1.0])
+    with pytest.raises(RuntimeError, match="the formula takes 1 Scalars, got 0"):
+        kiln._C._evaluate_formula("add", [kiln.ones(2), kiln.ones(2)], [])
+
+
+def test_scalar_arguments_reach_the_formula():
+    a, b = kiln.tensor([1.0, 2.0]), kiln.tensor([10.0, 20.0])
+    assert kiln._C._evaluate_formula("add", [a, b], [3]).tolist() == [31.0, 62.0]
+    assert kiln._C._evaluate_formula("sub", [a, b], [0.5]).tolist() == [-4.0, -8.0]

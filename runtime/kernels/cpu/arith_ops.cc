@@ -1,17 +1,14 @@
-// pow(Tensor, Tensor), maximum, minimum, clamp, reciprocal, floor_divide, remainder, fmod, atan2,
-// logical_not. Integer division by zero raises before any element is written.
+// pow(Tensor, Tensor), clamp, floor_divide, remainder, fmod, logical_not. Integer division by
+// zero raises before any element is written. (maximum, minimum, reciprocal and atan2 are schema
+// formulas: generated/cpu/.)
 #include <cmath>
 #include <limits>
 
 #include "generated/kernels/clamp.h"
 #include "generated/kernels/floor_divide.h"
 #include "generated/kernels/logical_not.h"
-#include "generated/kernels/maximum.h"
-#include "generated/kernels/minimum.h"
-#include "generated/kernels/atan2.h"
 #include "generated/kernels/fmod.h"
 #include "generated/kernels/pow.h"
-#include "generated/kernels/reciprocal.h"
 #include "generated/kernels/remainder.h"
 #include "runtime/kernels/cpu/int_pow.h"
 #include "runtime/kernels/cpu/loops.h"
@@ -98,32 +95,6 @@ TensorBase pow_tensor_out(const TensorBase& self, const TensorBase& exponent, co
   return it.output();
 }
 
-TensorBase maximum_out(const TensorBase& self, const TensorBase& other, const TensorBase& out) {
-  TensorIterator it(IteratorConfig::binary("maximum", self, other, out));
-  KILN_DISPATCH_ALL_TYPES(it.compute_dtype(), "maximum", [&] {
-    binary_kernel<scalar_t, scalar_t>(it, [](scalar_t a, scalar_t b) {
-      if constexpr (std::is_floating_point_v<scalar_t>) {
-        if (std::isnan(a) || std::isnan(b)) return std::numeric_limits<scalar_t>::quiet_NaN();  // NaN propagates
-      }
-      return a > b ? a : b;
-    });
-  });
-  return it.output();
-}
-
-TensorBase minimum_out(const TensorBase& self, const TensorBase& other, const TensorBase& out) {
-  TensorIterator it(IteratorConfig::binary("minimum", self, other, out));
-  KILN_DISPATCH_ALL_TYPES(it.compute_dtype(), "minimum", [&] {
-    binary_kernel<scalar_t, scalar_t>(it, [](scalar_t a, scalar_t b) {
-      if constexpr (std::is_floating_point_v<scalar_t>) {
-        if (std::isnan(a) || std::isnan(b)) return std::numeric_limits<scalar_t>::quiet_NaN();
-      }
-      return a < b ? a : b;
-    });
-  });
-  return it.output();
-}
-
 TensorBase clamp_out(const TensorBase& self, const std::optional<Scalar>& min, const std::optional<Scalar>& max,
                      const TensorBase& out) {
   TensorIterator it = clamp_meta(self, min, max, out);
@@ -136,14 +107,6 @@ TensorBase clamp_out(const TensorBase& self, const std::optional<Scalar>& min, c
       if (has_hi && (x > hi || hi != hi)) x = hi;
       return x;
     });
-  });
-  return it.output();
-}
-
-TensorBase reciprocal_out(const TensorBase& self, const TensorBase& out) {
-  TensorIterator it(IteratorConfig::unary_float("reciprocal", self, out));
-  KILN_DISPATCH_FLOATING_TYPES(it.compute_dtype(), "reciprocal", [&] {
-    unary_kernel<scalar_t, scalar_t>(it, [](scalar_t x) { return scalar_t(1) / x; });
   });
   return it.output();
 }
@@ -172,14 +135,6 @@ TensorBase fmod_out(const TensorBase& self, const TensorBase& other, const Tenso
   check_no_integer_zero(it, other, "fmod");
   KILN_DISPATCH_NUMERIC_TYPES(it.compute_dtype(), "fmod", [&] {
     binary_kernel<scalar_t, scalar_t>(it, [](scalar_t a, scalar_t b) { return c_fmod(a, b); });
-  });
-  return it.output();
-}
-
-TensorBase atan2_out(const TensorBase& self, const TensorBase& other, const TensorBase& out) {
-  TensorIterator it(IteratorConfig::binary_float("atan2", self, other, out));  // atan2 of integers is float32
-  KILN_DISPATCH_FLOATING_TYPES(it.compute_dtype(), "atan2", [&] {
-    binary_kernel<scalar_t, scalar_t>(it, [](scalar_t a, scalar_t b) { return std::atan2(a, b); });
   });
   return it.output();
 }
