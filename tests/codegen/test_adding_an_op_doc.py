@@ -1,7 +1,7 @@
-"""docs/ADDING_AN_OP.md, followed by a program: its YAML blocks are added to a copy of the schema,
-the generator runs on that copy, and the C++ it asks the reader to write compiles (syntax and
-types, with g++ and the repository's headers) together with what the generator made for the new
-op. No full build: this keeps the walk-through from going stale without costing CI minutes."""
+"""docs/ADDING_AN_OP.md, followed by a program: its YAML blocks (a formula op, then an op with a
+hand-written kernel) are added to a copy of the schema, the generator runs on that copy, and the
+C++ it asks the reader to write compiles (syntax and types, with g++ and the repository's
+headers) together with what the generator made for the new ops. No full build: this keeps the walk-through from going stale without costing CI minutes."""
 import ast
 import os
 import re
@@ -34,9 +34,9 @@ def applied(tmp_path_factory):
     root = tmp_path_factory.mktemp("walkthrough")
     shutil.copytree(os.path.join(REPO, "schema"), root / "schema")
     with open(root / "schema" / "native_functions.yaml", "a") as f:
-        f.write("\n" + only("yaml", "- func: "))
+        f.write("".join("\n" + b for _, b in blocks("yaml") if "- func: " in b))
     with open(root / "schema" / "derivatives.yaml", "a") as f:
-        f.write("\n" + only("yaml", "- name: "))
+        f.write("".join("\n" + b for _, b in blocks("yaml") if "- name: " in b))
     proc = subprocess.run([sys.executable, os.path.join(REPO, "codegen", "gen.py"), "--out", str(root / "generated"),
                            "--schema", str(root / "schema")], capture_output=True, text=True)
     assert proc.returncode == 0, proc.stderr
@@ -44,8 +44,17 @@ def applied(tmp_path_factory):
     return root
 
 
+def op_names():
+    """(the formula op of part A, the hand-written one of part B)."""
+    funcs = [b for _, b in blocks("yaml") if "- func: " in b]
+    assert len(funcs) == 2, f"expected two ops in {DOC}"
+    names = [re.search(r"- func: (\w+)\(", b).group(1) for b in funcs]
+    assert "pointwise:" in funcs[0] and "dispatch:" in funcs[1], "part A is a formula op, part B a kernel op"
+    return names
+
+
 def op_name():
-    return re.search(r"- func: (\w+)\(", only("yaml", "- func: ")).group(1)
+    return op_names()[1]
 
 
 def compile_ok(root, path):
@@ -85,13 +94,21 @@ def test_the_kernel_file_compiles(applied, tmp_path):
     compile_ok(tmp_path, kernel_dir / os.path.basename(path))
 
 
+@pytest.mark.parametrize("op", [0, 1])
 @pytest.mark.parametrize("part", ["ops", "autograd", "python"])
-def test_the_generated_files_of_the_new_op_compile(applied, part):
-    compile_ok(applied, applied / "generated" / part / f"{op_name()}.cc")
+def test_the_generated_files_of_the_new_ops_compile(applied, part, op):
+    compile_ok(applied, applied / "generated" / part / f"{op_names()[op]}.cc")
 
 
-def test_the_test_record_line_fits_the_pointwise_family():
-    line = only("python", f'"{op_name()}"').strip()
+def test_the_formula_op_gets_a_generated_kernel_and_a_table_row(applied):
+    op = op_names()[0]
+    compile_ok(applied, applied / "generated" / "cpu" / f"{op}.cc")
+    assert f'{{"{op}", "{op}", ' in open(applied / "generated" / "jit" / "pointwise_formulas.cc").read()
+
+
+@pytest.mark.parametrize("op", [0, 1])
+def test_the_test_record_line_fits_the_pointwise_family(op):
+    line = only("python", f'"{op_names()[op]}"').strip()
     source = open(os.path.join(REPO, "tests", "python", "op_db", "pointwise.py")).read()
     call = ast.parse(line.rstrip(",")).body[0].value
     assert isinstance(call, ast.Call) and isinstance(call.func, ast.Name)
