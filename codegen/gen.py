@@ -602,8 +602,20 @@ def render_all(schema_dir: str) -> Dict[str, str]:
                              nodes=[(pointwise.enum_name(k), a, b, c, arg, repr(float(v)))
                                     for k, a, b, c, arg, v in pointwise.table_nodes(f)],
                              dtypes=f.dtypes, int_to_float=f.promote == "int_to_float", returns_bool=f.returns_bool))
+    # Their derivatives, one row per input: the trees of derivatives.yaml's expression-language entries.
+    derivatives = []
+    for nf in functions:
+        if nf.pointwise is None or nf.derivative is None:
+            continue
+        for fm in nf.derivative.formulas:
+            derivatives.append(dict(
+                op=nf.schema.name, input=fm.inputs[0], text=fm.source.replace("\\", "\\\\").replace('"', '\\"'),
+                args=[f'"{a}"' for a in pointwise.DERIVATIVE_NAMES + nf.pointwise.args],
+                scalars=[f'"{a}"' for a in nf.pointwise.scalars],
+                nodes=[(pointwise.enum_name(k), a, b, c, arg, repr(float(v)))
+                       for k, a, b, c, arg, v in pointwise.derivative_table_nodes(fm.tree)]))
     emit("jit/formula_ops.h", "formula_ops.h.j2", kinds=[pointwise.enum_name(k) for k in pointwise.NODE_KINDS])
-    emit("jit/pointwise_formulas.cc", "pointwise_table.cc.j2", formulas=formulas)
+    emit("jit/pointwise_formulas.cc", "pointwise_table.cc.j2", formulas=formulas, derivatives=derivatives)
     emit("api/tensor.h", "tensor.h.j2", methods=[m for m in methods if m["runtime_method"]])
     emit("api/kiln.h", "kiln.h.j2", bases=list(groups), methods=methods, functions=api_functions)
     emit("python/bindings.cc", "python_bindings.cc.j2", functions=py_functions, methods=py_methods)

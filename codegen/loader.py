@@ -12,7 +12,7 @@ import yaml
 
 from model import (BACKEND_KEYS, DISPATCH_KEYS, Argument, Annotation, CodegenError, Derivative, Formula,
                    FunctionSchema, NativeFunction, Return, Type)
-from pointwise import parse_formula
+from pointwise import DERIVATIVE_NAMES, parse_derivative, parse_formula, render_autograd
 from schema_parser import parse_schema
 
 # Functions a formula may call besides the ops themselves (runtime/autograd/formula_helpers.h).
@@ -247,8 +247,16 @@ def _derivative(entry: dict, display: str, functions: Dict[str, NativeFunction])
             if value == "non_differentiable":
                 non_diff.append(inputs[0])
                 continue
+            if f.pointwise is not None and isinstance(value, (int, float)) and not isinstance(value, bool):
+                value = str(value)  # `self: 0`: YAML reads the formula as a number
             if not isinstance(value, str) or not value.strip():
                 raise CodegenError(f"formula for '{inputs[0]}' must be a C++ expression string")
+            if f.pointwise is not None:  # the expression language, rendered into kiln ops
+                tree = parse_derivative(value, f.pointwise)
+                names = DERIVATIVE_NAMES + f.pointwise.args
+                formulas.append(Formula(inputs, render_autograd(tree, names, f.pointwise.scalars), line, tree,
+                                        value.strip()))
+                continue
             formulas.append(Formula(inputs, value.strip(), line))
         d = Derivative(f.schema.full_name, formulas, non_diff, out_diff, display, line, f)
         if d.differentiable:

@@ -194,8 +194,12 @@ class NativeFunction:
 @dataclass
 class Formula:
     inputs: List[str]    # the inputs it computes (one for now)
-    expression: str
+    expression: str      # C++ over kiln ops
     line: int
+    # A formula op's derivative is written in the pointwise expression language: its tree (the
+    # expression above is rendered from it) and the text as written.
+    tree: Optional[object] = None
+    source: str = ""
 
 
 @dataclass

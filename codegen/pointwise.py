@@ -15,6 +15,7 @@ and never evaluated:
                  atan2(y, x)                                   (floating compute dtypes only)
                  abs(x), floor(x), ceil(x), trunc(x), round(x) (half to even; integers unchanged)
                  minimum(a, b), maximum(a, b)                  (a NaN operand wins)
+                 sign(x)                                       (-1, 0 or 1; 0 for NaN)
 
 Arithmetic happens in the op's compute dtype (float32 for float16/bfloat16 inputs); Scalars are
 converted to it; comparisons and logic are bool. `/` and the floating intrinsics need a floating
@@ -34,7 +35,7 @@ INTRINSICS: Dict[str, Tuple[int, bool]] = {
     "exp": (1, True), "expm1": (1, True), "log": (1, True), "log1p": (1, True), "sin": (1, True),
     "cos": (1, True), "tanh": (1, True), "erf": (1, True), "sqrt": (1, True), "atan2": (2, True),
     "abs": (1, False), "floor": (1, False), "ceil": (1, False), "trunc": (1, False), "round": (1, False),
-    "minimum": (2, False), "maximum": (2, False),
+    "minimum": (2, False), "maximum": (2, False), "sign": (1, False),
 }
 
 # Tree node kinds, shared with runtime/jit/formula.h (FormulaOp): the order is the enum's.
@@ -274,3 +275,104 @@ def iterator_config(f: PointwiseFormula, op: str, arg_exprs: List[str]) -> str:
 def enum_name(kind: str) -> str:
     """The FormulaOp enumerator of a node kind (generated/jit/formula_ops.h)."""
     return kind[:1].upper() + kind[1:]
+
+
+# ---- derivatives of pointwise ops, in the same language ----
+#
+# A pointwise op's derivatives.yaml entry is written in the expression language too, over `grad`
+# (the incoming gradient), `result` (the op's output), the op's arguments and Scalars:
+#     - name: sigmoid(Tensor self) -> Tensor
+#       self: grad * (result * (1 - result))
+# Each is rendered into kiln ops for autograd (so double backward works as for any formula) and
+# written to the table as a tree, for a fused backward to read.
+
+DERIVATIVE_NAMES = ["grad", "result"]
+
+
+def parse_derivative(text: str, f: PointwiseFormula) -> Node:
+    """The tree of one derivative formula of a formula op; errors as parse_formula's."""
+    try:
+        tree = ast.parse(text.strip(), mode="eval")
+    except SyntaxError as e:
+        raise CodegenError(f"derivative '{text}': syntax error at column {e.offset}")
+    try:
+        return _convert(tree.body, DERIVATIVE_NAMES + f.args, f.scalars, text)
+    except CodegenError as e:
+        hint = (" (a formula op's derivatives use the expression language: grad * other, not mul(grad, other))"
+                if "unknown intrinsic" in str(e) else "")
+        raise CodegenError(str(e).replace("pointwise: formula", "derivative", 1) + hint)
+
+
+def render_autograd(n: Node, names: List[str], scalars: List[str]) -> str:
+    """The derivative as a C++ expression over kiln ops (what derivatives.yaml's other entries
+    are written in); a formula of constants alone is a tensor like grad."""
+    text, is_tensor = _autograd(n, names, scalars)
+    if not is_tensor:
+        return "zeros_like(grad)" if text in ("0", "0.0") else f"full_like(grad, {text})"
+    return text
+
+
+AUTOGRAD_COMPARE_SWAPPED = {"lt": "gt", "le": "ge", "gt": "lt", "ge": "le", "eq": "eq", "ne": "ne"}
+
+
+def _autograd(n: Node, names: List[str], scalars: List[str]) -> Tuple[str, bool]:
+    """(C++ text, whether it is a Tensor) of a node; constants and Scalars stay Scalars."""
+    def bad(what: str) -> CodegenError:
+        return CodegenError(f"derivative: {what}")
+
+    k = n.kind
+    if k == "arg":
+        return names[n.arg], True
+    if k == "scalar":
+        return scalars[n.arg], False
+    if k == "const":
+        return (str(int(n.value)) if n.is_int else repr(n.value)), False
+    c = [_autograd(ch, names, scalars) for ch in n.children]
+    if k == "neg":
+        return (f"neg({c[0][0]})", True) if c[0][1] else (f"-{c[0][0]}", False)
+    if k in CXX_BINARY:
+        (a, ta), (b, tb) = c
+        if not ta and not tb:
+            raise bad("arithmetic of constants alone: fold it into one literal")
+        if ta and tb:
+            return f"{k}({a}, {b})", True
+        if ta:  # Tensor op Scalar
+            if k == "mul" and n.children[1].kind == "scalar":
+                return f"maybe_multiply({a}, {b})", True  # alpha == 1 costs nothing
+            return f"{k}({a}, {b})", True
+        # Scalar op Tensor
+        if k == "add":
+            return f"add({b}, {a})", True
+        if k == "mul":
+            return (f"maybe_multiply({b}, {a})" if n.children[0].kind == "scalar" else f"mul({b}, {a})"), True
+        if k == "sub":
+            return f"add(neg({b}), {a})", True
+        return (f"reciprocal({b})" if a in ("1", "1.0") else f"div(full_like({b}, {a}), {b})"), True
+    if k in CXX_COMPARE:
+        (a, ta), (b, tb) = c
+        if ta:
+            return f"{k}({a}, {b})", True
+        if tb:
+            return f"{AUTOGRAD_COMPARE_SWAPPED[k]}({b}, {a})", True
+        raise bad("a comparison of constants alone")
+    if k in ("and", "or"):
+        return f"logical_{k}({c[0][0]}, {c[1][0]})", True
+    if k == "not":
+        return f"logical_not({c[0][0]})", True
+    if k == "select":
+        (cond, _), (a, ta), (b, tb) = c
+        if ta and tb:
+            return f"where({cond}, {a}, {b})", True
+        if tb:
+            return f"masked_fill({b}, {cond}, {a})", True
+        if ta:
+            return f"masked_fill({a}, logical_not({cond}), {b})", True
+        raise bad("a select of constants alone")
+    if not all(t for _, t in c):
+        raise bad(f"{k}() of a constant: fold it into a literal")
+    return f"{k}({', '.join(x for x, _ in c)})", True
+
+
+def derivative_table_nodes(root: Node) -> List[Tuple[str, int, int, int, int, float]]:
+    """table_nodes for a derivative tree."""
+    return table_nodes(PointwiseFormula("", [], [], root, "floating", "none", False))

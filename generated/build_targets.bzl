@@ -362,7 +362,7 @@ KILN_FILES = {
     "generated/autograd/remainder.h": (["generated/api/tensor.h"], []),
     "generated/autograd/round.cc": (["generated/api/round.h", "generated/api/zeros_like.h", "generated/autograd/round.h", "runtime/autograd/formula_helpers.h", "runtime/autograd/node.h", "runtime/autograd/saved_variable.h", "runtime/dispatch/dispatcher.h"], []),
     "generated/autograd/round.h": (["generated/api/tensor.h"], []),
-    "generated/autograd/rsqrt.cc": (["generated/api/mul.h", "generated/api/pow.h", "generated/api/rsqrt.h", "generated/autograd/rsqrt.h", "runtime/autograd/formula_helpers.h", "runtime/autograd/node.h", "runtime/autograd/saved_variable.h", "runtime/dispatch/dispatcher.h"], []),
+    "generated/autograd/rsqrt.cc": (["generated/api/mul.h", "generated/api/rsqrt.h", "generated/autograd/rsqrt.h", "runtime/autograd/formula_helpers.h", "runtime/autograd/node.h", "runtime/autograd/saved_variable.h", "runtime/dispatch/dispatcher.h"], []),
     "generated/autograd/rsqrt.h": (["generated/api/tensor.h"], []),
     "generated/autograd/scatter.cc": (["generated/api/gather.h", "generated/api/scatter.h", "generated/autograd/scatter.h", "runtime/autograd/formula_helpers.h", "runtime/autograd/node.h", "runtime/autograd/saved_variable.h", "runtime/dispatch/dispatcher.h"], []),
     "generated/autograd/scatter.h": (["generated/api/tensor.h"], []),

@@ -4,7 +4,6 @@
 
 #include "generated/api/rsqrt.h"
 #include "generated/api/mul.h"
-#include "generated/api/pow.h"
 #include "runtime/autograd/formula_helpers.h"
 #include "runtime/autograd/node.h"
 #include "runtime/autograd/saved_variable.h"
@@ -14,7 +13,7 @@ namespace kiln {
 namespace autograd {
 
 // rsqrt
-//   self: mul(mul(grad, pow(result, 3)), -0.5)
+//   self: mul(mul(grad, mul(mul(result, result), result)), -0.5)
 struct RsqrtBackward0 final : Node {
   SavedVariable result_;
 
@@ -25,7 +24,7 @@ struct RsqrtBackward0 final : Node {
     const Tensor grad(grads[0]);
     if (!grad.defined()) return grad_inputs;
     const Tensor result(result_.unpack(shared_from_this()));
-    if (next_edges()[0].is_valid()) grad_inputs[0] = mul(mul(grad, pow(result, 3)), -0.5);
+    if (next_edges()[0].is_valid()) grad_inputs[0] = mul(mul(grad, mul(mul(result, result), result)), -0.5);
     return grad_inputs;
   }
 

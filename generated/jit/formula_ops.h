@@ -43,6 +43,7 @@ enum class FormulaOp : int8_t {
   Round,
   Minimum,
   Maximum,
+  Sign,
 };
 
 }  // namespace jit

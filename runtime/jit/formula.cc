@@ -11,5 +11,12 @@ const PointwiseFormula* find_formula(const char* op) {
   return nullptr;
 }
 
+const PointwiseFormula* find_derivative(const char* op, const char* input) {
+  for (int i = 0; i < kNumPointwiseDerivatives; ++i)
+    if (std::strcmp(kPointwiseDerivatives[i].op, op) == 0 && std::strcmp(kPointwiseDerivatives[i].overload, input) == 0)
+      return &kPointwiseDerivatives[i];
+  return nullptr;
+}
+
 }  // namespace jit
 }  // namespace kiln

@@ -38,9 +38,15 @@ struct PointwiseFormula {
 
 extern const PointwiseFormula kPointwiseFormulas[];
 extern const int kNumPointwiseFormulas;
+// The derivatives of those ops, one per input (`overload` names the input; the arguments are
+// grad, result, then the op's tensors).
+extern const PointwiseFormula kPointwiseDerivatives[];
+extern const int kNumPointwiseDerivatives;
 
 // The formula of `op`, or nullptr.
 const PointwiseFormula* find_formula(const char* op);
+// The derivative of `op` for `input`, or nullptr.
+const PointwiseFormula* find_derivative(const char* op, const char* input);
 
 }  // namespace jit
 }  // namespace kiln

@@ -19,10 +19,10 @@ IteratorConfig config_of(const PointwiseFormula& f, const std::vector<TensorBase
 
 template <typename T>
 void run(const PointwiseFormula& f, const TensorIterator& it, const std::vector<Scalar>& scalar_args) {
-  T scalars[4];
+  T scalars[4] = {};
   for (int k = 0; k < f.nscalars; ++k) scalars[k] = scalar_args[k].to<T>();
   cpu::for_each(it, [&f, &scalars](char** data, const int64_t* strides, int64_t n) {
-    T args[4];
+    T args[5];
     for (int64_t i = 0; i < n; ++i) {
       for (int k = 0; k < f.nargs; ++k) args[k] = *reinterpret_cast<const T*>(data[k + 1] + i * strides[k + 1]);
       const T r = evaluate(f, args, scalars);
@@ -35,15 +35,33 @@ void run(const PointwiseFormula& f, const TensorIterator& it, const std::vector<
   });
 }
 
-}  // namespace
-
-TensorBase evaluate_formula(const PointwiseFormula& f, const std::vector<TensorBase>& inputs,
-                            const std::vector<Scalar>& scalars) {
+void check_arity(const PointwiseFormula& f, const std::vector<TensorBase>& inputs, const std::vector<Scalar>& scalars) {
   KILN_CHECK(static_cast<int>(inputs.size()) == f.nargs, f.op, "(): the formula takes ", f.nargs,
              " tensors, got ", inputs.size());
   KILN_CHECK(static_cast<int>(scalars.size()) == f.nscalars, f.op, "(): the formula takes ", f.nscalars,
              " Scalars, got ", scalars.size());
-  KILN_CHECK(f.nargs <= 3 && f.nscalars <= 4, f.op, "(): formulas of up to three tensors and four Scalars");
+  KILN_CHECK(f.nargs <= 5 && f.nscalars <= 4, f.op, "(): formulas of up to five tensors and four Scalars");
+}
+
+}  // namespace
+
+TensorBase evaluate_derivative(const PointwiseFormula& d, const std::vector<TensorBase>& inputs,
+                               const std::vector<Scalar>& scalars) {
+  check_arity(d, inputs, scalars);
+  IteratorConfig c;
+  c.op_name = d.op;
+  c.inputs = inputs;
+  c.promote_inputs = false;
+  c.compute_dtype = inputs[0].dtype();  // grad's
+  TensorIterator it(std::move(c));
+  KILN_DISPATCH_FLOATING_TYPES(it.compute_dtype(), d.op, [&] { run<scalar_t>(d, it, scalars); });
+  return it.output();
+}
+
+TensorBase evaluate_formula(const PointwiseFormula& f, const std::vector<TensorBase>& inputs,
+                            const std::vector<Scalar>& scalars) {
+  check_arity(f, inputs, scalars);
+  KILN_CHECK(f.nargs <= 3, f.op, "(): formulas of up to three tensors");
   TensorIterator it(config_of(f, inputs));
   const ScalarType dt = it.compute_dtype();
   switch (f.dtypes) {

@@ -14,6 +14,10 @@ namespace jit {
 
 TensorBase evaluate_formula(const PointwiseFormula& f, const std::vector<TensorBase>& inputs,
                             const std::vector<Scalar>& scalars);
+// A derivative row (kPointwiseDerivatives) over grad, result and the op's tensors, of one shape,
+// computing in grad's dtype.
+TensorBase evaluate_derivative(const PointwiseFormula& d, const std::vector<TensorBase>& inputs,
+                               const std::vector<Scalar>& scalars);
 
 }  // namespace jit
 }  // namespace kiln

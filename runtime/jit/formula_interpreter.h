@@ -41,6 +41,7 @@ T apply_intrinsic(FormulaOp op, T a, T b) {
     case FormulaOp::Round: return pm::round(a);
     case FormulaOp::Minimum: return pm::minimum(a, b);
     case FormulaOp::Maximum: return pm::maximum(a, b);
+    case FormulaOp::Sign: return pm::sign(a);
     default: return a;
   }
 }

@@ -86,6 +86,10 @@ KILN_HOST_DEVICE inline double minimum(double a, double b) { return a != a ? a :
 
 KILN_PM_FLOAT2(atan2, atan2f, atan2)
 
+// -1, 0 or 1 in x's type (0 for NaN, as torch's sign).
+template <typename T>
+KILN_HOST_DEVICE inline T sign(T x) { return T((x > T(0)) - (x < T(0))); }
+
 #undef KILN_PM_FLOAT
 #undef KILN_PM_FLOAT2
 

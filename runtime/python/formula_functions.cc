@@ -1,5 +1,6 @@
 #include "runtime/python/formula_functions.h"
 
+#include <string>
 #include <vector>
 
 #include "runtime/core/error.h"
@@ -36,14 +37,13 @@ PyObject* py_pointwise_formulas(PyObject*, PyObject*) {
   return list;
 }
 
-PyObject* py_evaluate_formula(PyObject*, PyObject* args) {
-  KILN_PY_BEGIN
-  const char* op;
-  PyObject* seq;
-  PyObject* numbers = nullptr;
-  if (!PyArg_ParseTuple(args, "sO|O", &op, &seq, &numbers)) return nullptr;
-  const jit::PointwiseFormula* f = jit::find_formula(op);
-  KILN_CHECK_VALUE(f != nullptr, "_evaluate_formula(): no pointwise formula for '", op, "'");
+namespace {
+
+// The formula (or, with `input`, the derivative row) evaluated on tensors and numbers.
+PyObject* evaluate(const char* op, const char* input, PyObject* seq, PyObject* numbers) {
+  const jit::PointwiseFormula* f = input ? jit::find_derivative(op, input) : jit::find_formula(op);
+  KILN_CHECK_VALUE(f != nullptr, "_evaluate_formula(): no pointwise formula for '", op, "'",
+                   input ? std::string(" (derivative for '") + input + "')" : std::string());
   PyObject* fast = PySequence_Fast(seq, "_evaluate_formula(): expected a sequence of tensors");
   if (!fast) return nullptr;
   std::vector<TensorBase> inputs;
@@ -70,8 +70,47 @@ PyObject* py_evaluate_formula(PyObject*, PyObject* args) {
     }
     Py_DECREF(nums);
   }
-  return wrap(without_gil([&] { return jit::evaluate_formula(*f, inputs, scalars); }));
+  return wrap(without_gil([&] {
+    return input ? jit::evaluate_derivative(*f, inputs, scalars) : jit::evaluate_formula(*f, inputs, scalars);
+  }));
+}
+
+}  // namespace
+
+PyObject* py_evaluate_formula(PyObject*, PyObject* args) {
+  KILN_PY_BEGIN
+  const char* op;
+  PyObject* seq;
+  PyObject* numbers = nullptr;
+  if (!PyArg_ParseTuple(args, "sO|O", &op, &seq, &numbers)) return nullptr;
+  return evaluate(op, nullptr, seq, numbers);
   KILN_PY_END
+}
+
+PyObject* py_evaluate_derivative(PyObject*, PyObject* args) {
+  KILN_PY_BEGIN
+  const char* op;
+  const char* input;
+  PyObject* seq;
+  PyObject* numbers = nullptr;
+  if (!PyArg_ParseTuple(args, "ssO|O", &op, &input, &seq, &numbers)) return nullptr;
+  return evaluate(op, input, seq, numbers);
+  KILN_PY_END
+}
+
+PyObject* py_pointwise_derivatives(PyObject*, PyObject*) {
+  PyObject* list = PyList_New(jit::kNumPointwiseDerivatives);
+  if (!list) return nullptr;
+  for (int i = 0; i < jit::kNumPointwiseDerivatives; ++i) {
+    const jit::PointwiseFormula& d = jit::kPointwiseDerivatives[i];
+    PyObject* item = Py_BuildValue("(sss)", d.op, d.overload, d.text);
+    if (!item) {
+      Py_DECREF(list);
+      return nullptr;
+    }
+    PyList_SET_ITEM(list, i, item);
+  }
+  return list;
 }
 
 }  // namespace python

@@ -10,6 +10,10 @@ namespace python {
 
 PyObject* py_pointwise_formulas(PyObject* module, PyObject* unused);
 PyObject* py_evaluate_formula(PyObject* module, PyObject* args);
+// _pointwise_derivatives() -> [(op, input, formula text), ...]
+PyObject* py_pointwise_derivatives(PyObject* module, PyObject* unused);
+// _evaluate_derivative(op, input, [grad, result, op's tensors...], [numbers])
+PyObject* py_evaluate_derivative(PyObject* module, PyObject* args);
 
 }  // namespace python
 }  // namespace kiln

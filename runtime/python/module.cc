@@ -188,6 +188,8 @@ PyMethodDef hand_functions[] = {
     KILN_FN("_explain", py_explain, METH_O),
     KILN_FN("_pointwise_formulas", py_pointwise_formulas, METH_NOARGS),
     KILN_FN("_evaluate_formula", py_evaluate_formula, METH_VARARGS),
+    KILN_FN("_pointwise_derivatives", py_pointwise_derivatives, METH_NOARGS),
+    KILN_FN("_evaluate_derivative", py_evaluate_derivative, METH_VARARGS),
     KILN_FN("_allocator_stats", py_allocator_stats, METH_NOARGS),
     KILN_FN("_empty_cache", py_empty_cache, METH_NOARGS),
     KILN_FN("_live_tensor_count", py_live_tensors, METH_NOARGS),

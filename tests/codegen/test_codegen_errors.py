@@ -306,3 +306,26 @@ def test_a_pointwise_formula_generates_functor_kernel_and_table_row(tmp_path):
     assert "unary_kernel<scalar_t, scalar_t>(it, formulas::neg<scalar_t>{})" in kernel
     table = (tmp_path / "out" / "jit" / "pointwise_formulas.cc").read_text()
     assert '{"neg", "neg", "self if self > 0 else 0.5 * (exp(self) - 1)", neg_args, 1,' in table
+
+
+@pytest.mark.parametrize("formula, fragment", [
+    ("mul(grad, 2)", r"unknown intrinsic 'mul'.*the expression language"),
+    ("grad * x", r"unknown name 'x' \(the op's arguments are: grad, result, self\)"),
+    ("2 * 3", "arithmetic of constants alone"),
+])
+def test_bad_pointwise_derivative(tmp_path, formula, fragment):
+    derivs = f"- name: neg(Tensor self) -> Tensor\n  self: {formula}\n"
+    proc, schema = run_codegen(tmp_path, pointwise_schema("-self", "numeric", "none"), derivs)
+    assert_located(proc, f"{schema}/derivatives.yaml", 1, "neg", fragment)
+
+
+def test_a_pointwise_derivative_is_rendered_into_kiln_ops(tmp_path):
+    native = real("native_functions.yaml") + "\n" + pointwise_schema("-self", "floating", "none").replace("neg", "negx")
+    derivs = (real("derivatives.yaml") + "\n- name: negx(Tensor self) -> Tensor\n"
+              "  self: 0 if self > 1 else -grad / (1 - result)\n")
+    proc, _ = run_codegen(tmp_path, native, derivs)
+    assert proc.returncode == 0, proc.stderr
+    node = (tmp_path / "out" / "autograd" / "negx.cc").read_text()
+    assert "masked_fill(div(neg(grad), add(neg(result), 1)), gt(self, 1), 0)" in node
+    table = (tmp_path / "out" / "jit" / "pointwise_formulas.cc").read_text()
+    assert '{"negx", "self", "0 if self > 1 else -grad / (1 - result)", negx_self_grad_args, 3,' in table

@@ -132,3 +132,42 @@ def test_scalar_arguments_reach_the_formula():
     a, b = kiln.tensor([1.0, 2.0]), kiln.tensor([10.0, 20.0])
     assert kiln._C._evaluate_formula("add", [a, b], [3]).tolist() == [31.0, 62.0]
     assert kiln._C._evaluate_formula("sub", [a, b], [0.5]).tolist() == [-4.0, -8.0]
+
+
+# ---- derivatives: derivatives.yaml's expression-language entries of the formula ops ----
+
+DERIVATIVES = [(op, inp) for op, inp, _ in kiln._C._pointwise_derivatives()]
+POSITIVE_DOMAIN = {"log", "sqrt", "rsqrt", "log1p"}
+
+
+def test_every_differentiable_formula_op_has_its_derivatives_in_the_table():
+    ops = {op for op, _ in DERIVATIVES}
+    for op in FORMULAS:
+        tensors = [a.name for a in SCHEMA[op].arguments if a.type.is_tensor]
+        if op in ops:
+            assert sorted(i for o, i in DERIVATIVES if o == op) == sorted(tensors), op
+    assert {"exp", "sigmoid", "add", "maximum", "atan2", "relu"} <= ops
+
+
+@pytest.mark.parametrize("dtype", [kiln.float64, kiln.float32])
+@pytest.mark.parametrize("op, inp", DERIVATIVES, ids=[f"{o}-d{i}" for o, i in DERIVATIVES])
+def test_derivative_tree_agrees_with_autograd(op, inp, dtype):
+    """The tree of each derivative, interpreted element by element, gives autograd's gradient (the
+    kiln ops rendered from the same tree) to the bit: same operations, same roundings."""
+    kiln.manual_seed(0)
+    names = [a.name for a in SCHEMA[op].arguments if a.type.is_tensor]
+    tensors = []
+    for k, _ in enumerate(names):
+        t = kiln.randn(64, dtype=dtype)
+        if op in POSITIVE_DOMAIN:
+            t = t.abs() + 0.1
+        if k == 1 and len(names) == 2:
+            t[:8] = tensors[0][:8].detach()  # ties (maximum/minimum split the gradient there)
+        tensors.append(t.requires_grad_())
+    scalars = [2.5 for a in SCHEMA[op].arguments if not a.type.is_tensor]
+    kw = {a.name: 2.5 for a in SCHEMA[op].arguments if not a.type.is_tensor}
+    result = getattr(kiln, op)(*tensors, **kw)
+    grad = kiln.randn(64, dtype=dtype)
+    want, = kiln.autograd.grad([result], [tensors[names.index(inp)]], [grad])
+    got = kiln._C._evaluate_derivative(op, inp, [grad, result.detach()] + [t.detach() for t in tensors], scalars)
+    assert same_bits(got, want), (got, want)
