@@ -8,6 +8,7 @@ and never evaluated:
     names        the op's arguments: tensors (self, other, ...) and Scalars (alpha, ...)
     literals     1, 0.5, True, False
     arithmetic   a + b, a - b, a * b, a / b, -a
+    bitwise      a & b, a | b, a ^ b, ~a                       (dtypes: integral; ~ of a bool is not)
     comparisons  a < b, a <= b, a > b, a >= b, a == b, a != b   (one comparison per operator)
     logic        a and b, a or b, not a
     select       x if cond else y
@@ -40,17 +41,19 @@ INTRINSICS: Dict[str, Tuple[int, bool]] = {
 
 # Tree node kinds, shared with runtime/jit/formula.h (FormulaOp): the order is the enum's.
 BINARY = {ast.Add: "add", ast.Sub: "sub", ast.Mult: "mul", ast.Div: "div"}
+BITWISE = {ast.BitAnd: "bitand", ast.BitOr: "bitor", ast.BitXor: "bitxor"}
 COMPARE = {ast.Lt: "lt", ast.LtE: "le", ast.Gt: "gt", ast.GtE: "ge", ast.Eq: "eq", ast.NotEq: "ne"}
 NODE_KINDS: List[str] = (["arg", "scalar", "const", "neg", "not", "and", "or", "select"] + list(BINARY.values())
-                         + list(COMPARE.values()) + list(INTRINSICS))
+                         + list(COMPARE.values()) + list(INTRINSICS) + list(BITWISE.values()) + ["bitnot"])
 
-CXX_BINARY = {"add": "+", "sub": "-", "mul": "*", "div": "/"}
+CXX_BINARY = {"add": "+", "sub": "-", "mul": "*", "div": "/", "bitand": "&", "bitor": "|", "bitxor": "^"}
 CXX_COMPARE = {"lt": "<", "le": "<=", "gt": ">", "ge": ">=", "eq": "==", "ne": "!="}
 
 DTYPE_SETS = {  # formula dtypes -> the dispatch macro over the compute dtype
     "floating": "KILN_DISPATCH_FLOATING_TYPES",
     "numeric": "KILN_DISPATCH_NUMERIC_TYPES",
     "all": "KILN_DISPATCH_ALL_TYPES",
+    "integral": "KILN_DISPATCH_INTEGRAL_TYPES",
 }
 PROMOTE_RULES = ("int_to_float", "none")
 
@@ -122,6 +125,9 @@ def parse_formula(spec: object, tensor_args: List[str], scalar_args: Optional[Li
         what = "'/'" if floating_only[0] == "div" else f"{floating_only[0]}()"
         raise CodegenError(f"pointwise: formula '{text}': {what} needs a floating compute dtype "
                            "(dtypes: floating, or promote: int_to_float)")
+    bitwise = [n.kind for n in _nodes(root) if n.kind in BITWISE.values() or n.kind == "bitnot"]
+    if bitwise and dtypes != "integral":
+        raise CodegenError(f"pointwise: formula '{text}': bitwise operators need dtypes: integral")
     returns_bool = root.kind in COMPARE.values() or root.kind in ("not", "and", "or")
     return PointwiseFormula(text.strip(), list(tensor_args), list(scalar_args), root, dtypes, promote, returns_bool,
                             meta)
@@ -155,9 +161,11 @@ def _convert(e: ast.AST, args: List[str], scalars: List[str], text: str) -> Node
             return Node("neg", [operand])
         if isinstance(e.op, ast.Not):
             return Node("not", [operand])
+        if isinstance(e.op, ast.Invert):
+            return Node("bitnot", [operand])
         raise bad(f"unsupported unary operator {type(e.op).__name__}")
     if isinstance(e, ast.BinOp):
-        kind = BINARY.get(type(e.op))
+        kind = BINARY.get(type(e.op)) or BITWISE.get(type(e.op))
         if kind is None:
             raise bad(f"unsupported operator {type(e.op).__name__}")
         return Node(kind, [_convert(e.left, args, scalars, text), _convert(e.right, args, scalars, text)])
@@ -211,6 +219,8 @@ def render_cxx(n: Node, args: List[str], scalars: List[str]) -> str:
         return f"-{_paren(n.children[0], c[0])}"
     if k == "not":
         return f"!{_paren(n.children[0], c[0])}"
+    if k == "bitnot":
+        return f"pm::bit_not({c[0]})"
     if k in ("and", "or"):
         return f"({c[0]} {'&&' if k == 'and' else '||'} {c[1]})"
     if k == "select":
@@ -262,8 +272,10 @@ def iterator_config(f: PointwiseFormula, op: str, arg_exprs: List[str]) -> str:
     if f.meta:
         return f"{f.meta}({', '.join(arg_exprs + f.scalars)}, out)"
     if f.returns_bool:
+        if len(arg_exprs) == 1:
+            return f'IteratorConfig::predicate("{op}", {inputs}, out)'
         if len(arg_exprs) != 2:
-            raise CodegenError("pointwise: a bool-valued formula needs exactly two tensor arguments for now")
+            raise CodegenError("pointwise: a bool-valued formula of one or two tensor arguments")
         return f'IteratorConfig::comparison("{op}", {inputs}, out)'
     kind = {1: "unary", 2: "binary"}.get(len(arg_exprs))
     if kind is None:
@@ -330,6 +342,8 @@ def _autograd(n: Node, names: List[str], scalars: List[str]) -> Tuple[str, bool]
     c = [_autograd(ch, names, scalars) for ch in n.children]
     if k == "neg":
         return (f"neg({c[0][0]})", True) if c[0][1] else (f"-{c[0][0]}", False)
+    if k in BITWISE.values() or k == "bitnot":
+        raise bad("bitwise operators have no derivative")
     if k in CXX_BINARY:
         (a, ta), (b, tb) = c
         if not ta and not tb:

@@ -44,6 +44,10 @@ enum class FormulaOp : int8_t {
   Minimum,
   Maximum,
   Sign,
+  Bitand,
+  Bitor,
+  Bitxor,
+  Bitnot,
 };
 
 }  // namespace jit

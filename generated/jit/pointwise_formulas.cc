@@ -227,6 +227,37 @@ const FormulaNode logical_xor_nodes[] = {
     {FormulaOp::Ne, 2, 5, -1, -1, 0.0},
 };
 
+// bitwise_and: self & other
+const char* const bitwise_and_args[] = {"self", "other"};
+const FormulaNode bitwise_and_nodes[] = {
+    {FormulaOp::Arg, -1, -1, -1, 0, 0.0},
+    {FormulaOp::Arg, -1, -1, -1, 1, 0.0},
+    {FormulaOp::Bitand, 0, 1, -1, -1, 0.0},
+};
+
+// bitwise_or: self | other
+const char* const bitwise_or_args[] = {"self", "other"};
+const FormulaNode bitwise_or_nodes[] = {
+    {FormulaOp::Arg, -1, -1, -1, 0, 0.0},
+    {FormulaOp::Arg, -1, -1, -1, 1, 0.0},
+    {FormulaOp::Bitor, 0, 1, -1, -1, 0.0},
+};
+
+// bitwise_xor: self ^ other
+const char* const bitwise_xor_args[] = {"self", "other"};
+const FormulaNode bitwise_xor_nodes[] = {
+    {FormulaOp::Arg, -1, -1, -1, 0, 0.0},
+    {FormulaOp::Arg, -1, -1, -1, 1, 0.0},
+    {FormulaOp::Bitxor, 0, 1, -1, -1, 0.0},
+};
+
+// bitwise_not: ~self
+const char* const bitwise_not_args[] = {"self"};
+const FormulaNode bitwise_not_nodes[] = {
+    {FormulaOp::Arg, -1, -1, -1, 0, 0.0},
+    {FormulaOp::Bitnot, 0, -1, -1, -1, 0.0},
+};
+
 // floor: floor(self)
 const char* const floor_args[] = {"self"};
 const FormulaNode floor_nodes[] = {
@@ -253,6 +284,13 @@ const char* const round_args[] = {"self"};
 const FormulaNode round_nodes[] = {
     {FormulaOp::Arg, -1, -1, -1, 0, 0.0},
     {FormulaOp::Round, 0, -1, -1, -1, 0.0},
+};
+
+// logical_not: not self
+const char* const logical_not_args[] = {"self"};
+const FormulaNode logical_not_nodes[] = {
+    {FormulaOp::Arg, -1, -1, -1, 0, 0.0},
+    {FormulaOp::Not, 0, -1, -1, -1, 0.0},
 };
 
 // eq: self == other
@@ -738,6 +776,18 @@ const PointwiseFormula kPointwiseFormulas[] = {
     {"logical_xor", "logical_xor", "(self != 0) != (other != 0)", logical_xor_args, 2,
      nullptr, 0, logical_xor_nodes, 7,
      FormulaDtypes::all, false, true},
+    {"bitwise_and", "bitwise_and.Tensor", "self & other", bitwise_and_args, 2,
+     nullptr, 0, bitwise_and_nodes, 3,
+     FormulaDtypes::integral, false, false},
+    {"bitwise_or", "bitwise_or.Tensor", "self | other", bitwise_or_args, 2,
+     nullptr, 0, bitwise_or_nodes, 3,
+     FormulaDtypes::integral, false, false},
+    {"bitwise_xor", "bitwise_xor.Tensor", "self ^ other", bitwise_xor_args, 2,
+     nullptr, 0, bitwise_xor_nodes, 3,
+     FormulaDtypes::integral, false, false},
+    {"bitwise_not", "bitwise_not", "~self", bitwise_not_args, 1,
+     nullptr, 0, bitwise_not_nodes, 2,
+     FormulaDtypes::integral, false, false},
     {"floor", "floor", "floor(self)", floor_args, 1,
      nullptr, 0, floor_nodes, 2,
      FormulaDtypes::numeric, false, false},
@@ -750,6 +800,9 @@ const PointwiseFormula kPointwiseFormulas[] = {
     {"round", "round", "round(self)", round_args, 1,
      nullptr, 0, round_nodes, 2,
      FormulaDtypes::numeric, false, false},
+    {"logical_not", "logical_not", "not self", logical_not_args, 1,
+     nullptr, 0, logical_not_nodes, 2,
+     FormulaDtypes::all, false, true},
     {"eq", "eq.Tensor", "self == other", eq_args, 2,
      nullptr, 0, eq_nodes, 3,
      FormulaDtypes::all, false, true},
@@ -769,7 +822,7 @@ const PointwiseFormula kPointwiseFormulas[] = {
      nullptr, 0, ge_nodes, 3,
      FormulaDtypes::all, false, true},
 };
-const int kNumPointwiseFormulas = 36;
+const int kNumPointwiseFormulas = 41;
 
 // op: the op; overload: the input whose gradient the row computes; args: grad, result, then the
 // op's tensors.

@@ -102,6 +102,8 @@ void set_default_dtype(ScalarType t);
   KILN_DISPATCH_SWITCH(dtype, op_name, true, KILN_INTEGER_CASES(__VA_ARGS__) KILN_FLOATING_CASES(__VA_ARGS__))
 #define KILN_DISPATCH_FLOATING_TYPES(dtype, op_name, ...)                                       \
   KILN_DISPATCH_SWITCH(dtype, op_name, true, KILN_FLOATING_CASES(__VA_ARGS__))
+#define KILN_DISPATCH_INTEGRAL_TYPES(dtype, op_name, ...)                                       \
+  KILN_DISPATCH_SWITCH(dtype, op_name, true, KILN_DTYPE_CASE(Bool, bool, __VA_ARGS__) KILN_INTEGER_CASES(__VA_ARGS__))
 
 // The same plus float16 and bfloat16, for kernels that only move, compare or convert
 // elements (copies, gathers, sorts, fills): their arithmetic-free bodies work on the

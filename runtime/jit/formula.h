@@ -19,7 +19,7 @@ struct FormulaNode {
   double value;     // Const: the literal
 };
 
-enum class FormulaDtypes : int8_t { floating, numeric, all };
+enum class FormulaDtypes : int8_t { floating, numeric, all, integral };
 
 struct PointwiseFormula {
   const char* op;       // the op's name (kiln.<op>)

@@ -9,6 +9,7 @@ namespace jit {
 namespace {
 
 IteratorConfig config_of(const PointwiseFormula& f, const std::vector<TensorBase>& in) {
+  if (f.returns_bool && f.nargs == 1) return IteratorConfig::predicate(f.op, in[0], TensorBase());
   if (f.returns_bool) return IteratorConfig::comparison(f.op, in[0], in[1], TensorBase());
   if (f.nargs == 1)
     return f.int_to_float ? IteratorConfig::unary_float(f.op, in[0], TensorBase())
@@ -68,6 +69,9 @@ TensorBase evaluate_formula(const PointwiseFormula& f, const std::vector<TensorB
     case FormulaDtypes::floating: KILN_DISPATCH_FLOATING_TYPES(dt, f.op, [&] { run<scalar_t>(f, it, scalars); }); break;
     case FormulaDtypes::numeric: KILN_DISPATCH_NUMERIC_TYPES(dt, f.op, [&] { run<scalar_t>(f, it, scalars); }); break;
     case FormulaDtypes::all: KILN_DISPATCH_ALL_TYPES(dt, f.op, [&] { run<scalar_t>(f, it, scalars); }); break;
+    case FormulaDtypes::integral:
+      KILN_DISPATCH_INTEGRAL_TYPES(dt, f.op, [&] { run<scalar_t>(f, it, scalars); });
+      break;
   }
   return it.output();
 }

@@ -46,6 +46,21 @@ T apply_intrinsic(FormulaOp op, T a, T b) {
   }
 }
 
+// A bitwise operator, of integer and bool T only (the code generator refuses them elsewhere).
+template <typename T>
+T apply_bitwise(FormulaOp op, T a, T b) {
+  if constexpr (std::is_integral_v<T>) {
+    switch (op) {
+      case FormulaOp::Bitand: return T(a & b);
+      case FormulaOp::Bitor: return T(a | b);
+      case FormulaOp::Bitxor: return T(a ^ b);
+      case FormulaOp::Bitnot: return pm::bit_not(a);
+      default: break;
+    }
+  }
+  return a;
+}
+
 // The formula's value for tensor arguments `args` (f.nargs of them) and Scalar arguments
 // `scalars` (f.nscalars, already in T). Comparisons and logic give T(1) or T(0); a bool-valued
 // formula's result is `!= 0`.
@@ -74,6 +89,10 @@ T evaluate(const PointwiseFormula& f, const T* args, const T* scalars) {
       case FormulaOp::Ge: v[i] = T(a >= b); break;
       case FormulaOp::Eq: v[i] = T(a == b); break;
       case FormulaOp::Ne: v[i] = T(a != b); break;
+      case FormulaOp::Bitand:
+      case FormulaOp::Bitor:
+      case FormulaOp::Bitxor:
+      case FormulaOp::Bitnot: v[i] = apply_bitwise(n.op, a, b); break;
       default: v[i] = apply_intrinsic(n.op, a, b); break;
     }
   }

@@ -86,6 +86,11 @@ KILN_HOST_DEVICE inline double minimum(double a, double b) { return a != a ? a :
 
 KILN_PM_FLOAT2(atan2, atan2f, atan2)
 
+// ~x of an integer; of a bool, its negation (~true would be -2, which is true again).
+template <typename T>
+KILN_HOST_DEVICE inline T bit_not(T x) { return T(~x); }
+KILN_HOST_DEVICE inline bool bit_not(bool x) { return !x; }
+
 // -1, 0 or 1 in x's type (0 for NaN, as torch's sign).
 template <typename T>
 KILN_HOST_DEVICE inline T sign(T x) { return T((x > T(0)) - (x < T(0))); }

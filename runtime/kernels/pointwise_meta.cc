@@ -48,6 +48,18 @@ TensorIterator bitwise_meta(const char* op, const TensorBase& self, const Tensor
   return it;
 }
 
+TensorIterator bitwise_and_meta(const TensorBase& self, const TensorBase& other, const TensorBase& out) {
+  return bitwise_meta("bitwise_and", self, other, out);
+}
+
+TensorIterator bitwise_or_meta(const TensorBase& self, const TensorBase& other, const TensorBase& out) {
+  return bitwise_meta("bitwise_or", self, other, out);
+}
+
+TensorIterator bitwise_xor_meta(const TensorBase& self, const TensorBase& other, const TensorBase& out) {
+  return bitwise_meta("bitwise_xor", self, other, out);
+}
+
 TensorIterator bitwise_not_meta(const TensorBase& self, const TensorBase& out) {
   TensorIterator it(IteratorConfig::unary("bitwise_not", self, out));
   check_integral("bitwise_not", it.compute_dtype());

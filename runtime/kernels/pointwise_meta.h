@@ -20,6 +20,9 @@ TensorIterator sub_meta(const TensorBase& self, const TensorBase& other, const S
 // bitwise_and / or / xor: bool and integer dtypes only.
 TensorIterator bitwise_meta(const char* op, const TensorBase& self, const TensorBase& other, const TensorBase& out);
 TensorIterator bitwise_not_meta(const TensorBase& self, const TensorBase& out);
+TensorIterator bitwise_and_meta(const TensorBase& self, const TensorBase& other, const TensorBase& out);
+TensorIterator bitwise_or_meta(const TensorBase& self, const TensorBase& other, const TensorBase& out);
+TensorIterator bitwise_xor_meta(const TensorBase& self, const TensorBase& other, const TensorBase& out);
 // neg: bool refused (torch points to `~` / logical_not).
 TensorIterator neg_meta(const TensorBase& self, const TensorBase& out);
 // isclose: one dtype for both, non-negative tolerances; equal_nan's in-place isnan() needs the

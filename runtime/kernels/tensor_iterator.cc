@@ -52,6 +52,13 @@ IteratorConfig IteratorConfig::comparison(const char* op, const TensorBase& self
   return c;
 }
 
+IteratorConfig IteratorConfig::predicate(const char* op, const TensorBase& self, const TensorBase& out) {
+  IteratorConfig c = unary(op, self, out);
+  c.out_same_dtype = false;  // bools cast into any out=
+  c.out_dtype = ScalarType::Bool;
+  return c;
+}
+
 IteratorConfig IteratorConfig::nullary(const char* op, const TensorBase& out) {
   IteratorConfig c;
   c.op_name = op;

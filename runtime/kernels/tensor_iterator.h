@@ -52,6 +52,8 @@ struct IteratorConfig {
   // Computes in the promoted dtype, writes bool: eq, lt, logical_and, isclose.
   static IteratorConfig comparison(const char* op, const TensorBase& self, const TensorBase& other,
                                    const TensorBase& out);
+  // Computes in the input's dtype, writes bool; out= may be any dtype: logical_not.
+  static IteratorConfig predicate(const char* op, const TensorBase& self, const TensorBase& out);
   // No inputs; one value written to every element of `out`, even an expanded one: fill_.
   static IteratorConfig nullary(const char* op, const TensorBase& out);
   // `input` added (or otherwise folded) into `accumulators`, a view of `input`'s shape with

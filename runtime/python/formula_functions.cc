@@ -27,7 +27,9 @@ PyObject* py_pointwise_formulas(PyObject*, PyObject*) {
     }
     for (int k = 0; k < f.nargs; ++k) PyTuple_SET_ITEM(tensors, k, PyUnicode_FromString(f.args[k]));
     for (int k = 0; k < f.nscalars; ++k) PyTuple_SET_ITEM(scalars, k, PyUnicode_FromString(f.scalars[k]));
-    PyObject* item = Py_BuildValue("(sssNN)", f.op, f.overload, f.text, tensors, scalars);
+    static const char* const kDtypes[] = {"floating", "numeric", "all", "integral"};
+    PyObject* item = Py_BuildValue("(sssNNs)", f.op, f.overload, f.text, tensors, scalars,
+                                   kDtypes[static_cast<int>(f.dtypes)]);
     if (!item) {
       Py_DECREF(list);
       return nullptr;

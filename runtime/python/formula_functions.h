@@ -1,5 +1,5 @@
 // kiln._C functions over the pointwise formula table (runtime/jit/formula.h), for tests and tools:
-//   _pointwise_formulas() -> [(op, schema overload name, formula text, tensor args, Scalar args), ...]
+//   _pointwise_formulas() -> [(op, schema overload name, formula text, tensor args, Scalar args, dtypes), ...]
 //   _evaluate_formula(op, [tensors], [numbers]) -> the formula interpreted element by element
 #pragma once
 

@@ -53,7 +53,7 @@ def compile_ptx(source, headers):
     return status == 0, log.value.decode(errors="replace"), ptx
 
 
-FORMULAS = {op: (tensors, scalars) for op, _, _, tensors, scalars in kiln._C._pointwise_formulas()}
+FORMULAS = {op: (tensors, scalars, dtypes) for op, _, _, tensors, scalars, dtypes in kiln._C._pointwise_formulas()}
 OPS = sorted(FORMULAS)
 
 
@@ -61,15 +61,16 @@ OPS = sorted(FORMULAS)
 @pytest.mark.parametrize("op", OPS)
 def test_functor_compiles_to_ptx_with_nvrtc(op):
     header = f"generated/pointwise/{op}.h"
-    tensors, scalars = FORMULAS[op]
+    tensors, scalars, dtypes = FORMULAS[op]
+    narrow, wide = ("int", "long long") if dtypes == "integral" else ("float", "double")
     xs = ", ".join("x[i]" for _ in tensors)
     us = ", ".join("u[i]" for _ in tensors)
     twos = ", ".join("2" for _ in scalars)
     source = (f'#include "{header}"\n'
-              'extern "C" __global__ void k(const float* x, float* y, const double* u, double* v) {\n'
+              f'extern "C" __global__ void k(const {narrow}* x, {narrow}* y, const {wide}* u, {wide}* v) {{\n'
               '  const int i = blockIdx.x * blockDim.x + threadIdx.x;\n'
-              f'  y[i] = kiln::formulas::{op}<float>{{{twos}}}({xs});\n'
-              f'  v[i] = kiln::formulas::{op}<double>{{{twos}}}({us});\n'
+              f'  y[i] = kiln::formulas::{op}<{narrow}>{{{twos}}}({xs});\n'
+              f'  v[i] = kiln::formulas::{op}<{wide}>{{{twos}}}({us});\n'
               '}\n')
     headers = {header: read(header), "runtime/kernels/pointwise_math.h": read("runtime/kernels/pointwise_math.h")}
     ok, log, ptx = compile_ptx(source, headers)

@@ -1,12 +1,11 @@
-// pow(Tensor, Tensor), clamp, floor_divide, remainder, fmod, logical_not. Integer division by
-// zero raises before any element is written. (maximum, minimum, reciprocal and atan2 are schema
+// pow(Tensor, Tensor), clamp, floor_divide, remainder, fmod. Integer division by zero raises
+// before any element is written. (maximum, minimum, reciprocal, atan2 and logical_not are schema
 // formulas: generated/cpu/.)
 #include <cmath>
 #include <limits>
 
 #include "generated/kernels/clamp.h"
 #include "generated/kernels/floor_divide.h"
-#include "generated/kernels/logical_not.h"
 #include "generated/kernels/fmod.h"
 #include "generated/kernels/pow.h"
 #include "generated/kernels/remainder.h"
@@ -135,17 +134,6 @@ TensorBase fmod_out(const TensorBase& self, const TensorBase& other, const Tenso
   check_no_integer_zero(it, other, "fmod");
   KILN_DISPATCH_NUMERIC_TYPES(it.compute_dtype(), "fmod", [&] {
     binary_kernel<scalar_t, scalar_t>(it, [](scalar_t a, scalar_t b) { return c_fmod(a, b); });
-  });
-  return it.output();
-}
-
-TensorBase logical_not_out(const TensorBase& self, const TensorBase& out) {
-  IteratorConfig c = IteratorConfig::unary("logical_not", self, out);
-  c.out_same_dtype = false;  // bools cast into any out=
-  c.out_dtype = ScalarType::Bool;
-  TensorIterator it(std::move(c));
-  KILN_DISPATCH_ALL_TYPES(it.compute_dtype(), "logical_not", [&] {
-    unary_kernel<bool, scalar_t>(it, [](scalar_t x) { return !static_cast<bool>(x); });
   });
   return it.output();
 }
