@@ -29,7 +29,6 @@ LANES = vector_formula_ops()
 VECTOR_OPS = sorted(op for op, lanes in LANES.items() if not lanes.startswith("scalar"))
 DOUBLE_LANE_OPS = sorted(op for op, lanes in LANES.items() if lanes == "double")
 FLOAT_LANE_OPS = sorted(op for op, lanes in LANES.items() if lanes == "float")
-SCALAR_OPS = sorted(op for op, lanes in LANES.items() if lanes.startswith("scalar"))
 TARGETS = kiln._C._simd_targets()
 BASELINE = TARGETS[-1]          # Highway's portable baseline: the scalar functors
 VECTOR_TARGETS = TARGETS[:-1]
