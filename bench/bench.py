@@ -91,6 +91,28 @@ def main():
     report("sum 16M floats", best(lambda: big_a.sum(), number=5), best(lambda: nba.sum(), number=5),
            best(lambda: tba.sum(), number=5) if torch else None)
 
+    # Transcendental pointwise formulas (exp, tanh, sigmoid) into an existing float32 buffer, on one
+    # thread: compute-bound, so this is the vector math (kiln: Highway, torch: Sleef), not memory.
+    # kiln._C._simd_target() names the instruction set kiln's dispatch picked on this machine.
+    print(f"kiln's vector kernels run: {getattr(kiln._C, '_simd_target', lambda: 'scalar code only')()}")
+    threads = kiln.get_num_threads(), torch.get_num_threads() if torch else None
+    kiln.set_num_threads(1)
+    if torch:
+        torch.set_num_threads(1)
+    for size, label in ((n, "16M"), (1 << 20, "1M")):
+        x = kiln.from_numpy(rng.standard_normal(size).astype(np.float32))
+        nx, kout, nout2 = x.numpy(), kiln.empty(size), np.empty(size, np.float32)
+        tx, tout2 = (torch.from_numpy(nx.copy()), torch.empty(size)) if torch else (None, None)
+        number = 3 if size == n else None
+        for op, np_fn in (("exp", np.exp), ("tanh", np.tanh), ("sigmoid", None)):
+            report(f"{op} {label} floats, out=, 1 thread",
+                   best(lambda: getattr(kiln, op)(x, out=kout), number=number),
+                   best(lambda: np_fn(nx, out=nout2), number=number) if np_fn else None,
+                   best(lambda: getattr(torch, op)(tx, out=tout2), number=number) if torch else None)
+    kiln.set_num_threads(threads[0])
+    if torch:
+        torch.set_num_threads(threads[1])
+
     # GEMM.
     m1, m2 = kiln.rand(1024, 1024), kiln.rand(1024, 1024)
     n1, n2 = m1.numpy(), m2.numpy()

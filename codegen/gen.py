@@ -581,7 +581,8 @@ def render_all(schema_dir: str) -> Dict[str, str]:
             tuples = any(len(nf.schema.returns) > 1 or (nf.schema.returns and nf.schema.returns[0].type.is_list)
                          for nf in funcs)
             emit(f"python/{base}.cc", "python_op.cc.j2", base=base, bindings=bindings, tuples=tuples)
-    # Pointwise formulas: a scalar functor and a CPU kernel per op, and the table of every tree.
+    # Pointwise formulas: a scalar functor and a CPU kernel (with a vector loop where the formula has
+    # one) per op, and the table of every tree.
     formulas = []
     for nf in functions:
         f = nf.pointwise
@@ -593,10 +594,15 @@ def render_all(schema_dir: str) -> Dict[str, str]:
              body=pointwise.render_body(f), returns_bool=f.returns_bool, scalars=f.scalars)
         signature = next(d for ns, d in kernel_decls(nf) if ns == "cpu").rstrip(";")
         loop = {1: "unary_kernel", 2: "binary_kernel"}[len(f.args)]
+        # float32 runs get a vector loop (Highway, dispatched at run time) when the formula has one.
+        scalar_why = pointwise.vector_unsupported(f)
         emit(f"cpu/{op}.cc", "pointwise_kernel.cc.j2", op=op, base=base, formula=f.text, signature=signature,
              config=pointwise.iterator_config(f, op, f.args), dispatch=pointwise.DTYPE_SETS[f.dtypes], loop=loop,
              returns_bool=f.returns_bool, meta=f.meta,
-             scalar_values=", ".join(f"{s}.to<scalar_t>()" for s in f.scalars))
+             scalar_values=", ".join(f"{s}.to<scalar_t>()" for s in f.scalars),
+             vector=scalar_why is None, scalar_why=scalar_why, arg=f.args[0],
+             vector_body=None if scalar_why else pointwise.render_vector(f.root, f.args),
+             lanes=pointwise.vector_lanes(f))
         formulas.append(dict(op=op, overload=nf.schema.full_name, text=f.text.replace("\\", "\\\\").replace('"', '\\"'),
                              args=[f'"{a}"' for a in f.args], scalars=[f'"{a}"' for a in f.scalars],
                              nodes=[(pointwise.enum_name(k), a, b, c, arg, repr(float(v)))

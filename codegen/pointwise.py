@@ -1,6 +1,7 @@
 """Pointwise formulas: an op's scalar math written once in the schema, in a small expression
 language, parsed here into a tree that the code generator renders (a host+device scalar functor,
-a CPU kernel) and writes out as data (the expression table the interpreter and the JIT read).
+a CPU kernel with a vector loop over Highway vectors for float32: render_vector) and writes out as
+data (the expression table the interpreter and the JIT read).
 
 The language (docs/POINTWISE_FORMULAS.md) is a subset of Python expressions, parsed with `ast`
 and never evaluated:
@@ -251,6 +252,83 @@ def _balanced(s: str) -> bool:
         if depth < 0:
             return False
     return depth == 0
+
+
+# ---- the vector rendering (CPU kernels, Highway) ----
+
+# Intrinsic -> its vector function in runtime/kernels/cpu/vector_formula-inl.h (Highway's math, in
+# double lanes, with the IEEE special cases the C library gives). An intrinsic missing here
+# has no vector version (Highway 1.0.3 has no erf): a formula using it keeps the scalar kernel.
+VECTOR_INTRINSICS: Dict[str, str] = {
+    "exp": "kv::Exp", "expm1": "kv::Expm1", "log": "kv::Log", "log1p": "kv::Log1p", "sin": "kv::Sin",
+    "cos": "kv::Cos", "tanh": "kv::Tanh", "sqrt": "kv::Sqrt",
+}
+# Intrinsics IEEE rounds exactly (like + - * /): a formula using no others is computed in float
+# lanes, bit for bit as its scalar functor; any other intrinsic puts the formula in double lanes.
+EXACT_INTRINSICS = {"sqrt"}
+VECTOR_BINARY = {"add": "hn::Add", "sub": "hn::Sub", "mul": "hn::Mul", "div": "hn::Div"}
+VECTOR_COMPARE = {"lt": "hn::Lt", "le": "hn::Le", "gt": "hn::Gt", "ge": "hn::Ge", "eq": "hn::Eq", "ne": "hn::Ne"}
+_BOOL_KINDS = set(COMPARE.values()) | {"not", "and", "or"}
+
+
+def vector_unsupported(f: PointwiseFormula) -> Optional[str]:
+    """Why the formula has no vector kernel (None when it has one). Vectorized: one-argument
+    formulas with a floating result whose intrinsics all have a vector version."""
+    if len(f.args) != 1:
+        return "vector kernels take one-argument formulas for now"
+    if f.returns_bool:
+        return "vector kernels write floating results only for now"
+    if f.scalars or f.dtypes == "integral":
+        return "vector kernels take no Scalar arguments and floating results only, for now"
+    unrendered = sorted({n.kind for n in _nodes(f.root) if n.kind in BITWISE.values() or n.kind == "bitnot"})
+    if unrendered:
+        return f"no vector rendering of {unrendered[0]}"
+    missing = sorted({n.kind for n in _nodes(f.root) if n.kind in INTRINSICS and n.kind not in VECTOR_INTRINSICS})
+    if missing:
+        return f"no vector {missing[0]}() (Highway 1.0.3 has none)"
+    return None
+
+
+def vector_lanes(f: PointwiseFormula) -> str:
+    """The C++ type of the vector lanes a float32 formula is computed in (vector_formula-inl.h):
+    'float' for exact operations only (the scalar functor's bits), else 'double' (rounded once)."""
+    inexact = [n for n in _nodes(f.root) if n.kind in INTRINSICS and n.kind not in EXACT_INTRINSICS]
+    return "double" if inexact else "float"
+
+
+def render_vector(n: Node, args: List[str]) -> str:
+    """The same tree as render_cxx, over Highway vectors (double or float lanes, vector_lanes): `d`
+    is the lanes' tag, each argument a vector. Comparisons and logic give masks; a mask used as a
+    number, or a number used as a condition, is converted as C++ converts bool (kv::FromBool,
+    kv::ToBool)."""
+    def value(c: Node) -> str:
+        text = render_vector(c, args)
+        return f"kv::FromBool(d, {text})" if c.kind in _BOOL_KINDS else text
+
+    def mask(c: Node) -> str:
+        text = render_vector(c, args)
+        return text if c.kind in _BOOL_KINDS else f"kv::ToBool(d, {text})"
+
+    k = n.kind
+    if k == "arg":
+        return args[n.arg]
+    if k == "const":
+        return f"kv::Literal(d, {int(n.value) if n.is_int else repr(n.value)})"
+    if k == "neg":
+        return f"hn::Neg({value(n.children[0])})"
+    if k == "not":
+        return f"hn::Not({mask(n.children[0])})"
+    if k in ("and", "or"):
+        return f"hn::{'And' if k == 'and' else 'Or'}({mask(n.children[0])}, {mask(n.children[1])})"
+    if k == "select":
+        return f"hn::IfThenElse({mask(n.children[0])}, {value(n.children[1])}, {value(n.children[2])})"
+    if k in VECTOR_BINARY:
+        return f"{VECTOR_BINARY[k]}({value(n.children[0])}, {value(n.children[1])})"
+    if k in VECTOR_COMPARE:
+        return f"{VECTOR_COMPARE[k]}({value(n.children[0])}, {value(n.children[1])})"
+    if k in VECTOR_INTRINSICS:
+        return f"{VECTOR_INTRINSICS[k]}(d, {', '.join(value(c) for c in n.children)})"
+    raise CodegenError(f"pointwise: no vector rendering of {k}()")
 
 
 def table_nodes(f: PointwiseFormula) -> List[Tuple[str, int, int, int, int, float]]:

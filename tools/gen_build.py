@@ -27,6 +27,15 @@ import check_layers  # noqa: E402
 ANGLED = re.compile(r'^\s*#\s*include\s+<([^>]+)>', re.M)
 # System headers that need a Bazel dependency (the rest come with the compiler).
 EXTERNAL = {"cblas.h": "@system//:openblas", "Python.h": "@system//:python_headers"}
+# ... and whole libraries, by the folder their headers sit in (<hwy/highway.h>: Google Highway).
+EXTERNAL_PREFIXES = {"hwy/": "@system//:hwy"}
+
+
+def external_target(header: str):
+    """The Bazel target an angled #include needs, or None (a header that comes with the compiler)."""
+    if header in EXTERNAL:
+        return EXTERNAL[header]
+    return next((t for prefix, t in EXTERNAL_PREFIXES.items() if header.startswith(prefix)), None)
 SKIP = ("generated/fuzz/",)  # compiled by tests/ only
 
 
@@ -37,7 +46,7 @@ def scan(root: str, generated: str) -> Dict[str, Dict[str, List[str]]]:
         with open(disk) as fh:
             text = fh.read()
         includes = sorted({i for i in check_layers.INCLUDE.findall(text) if i in files and i != path})
-        external = sorted({EXTERNAL[i] for i in ANGLED.findall(text) if i in EXTERNAL})
+        external = sorted({external_target(i) for i in ANGLED.findall(text)} - {None})
         table[path] = {"includes": includes, "external": external}
     return table
 

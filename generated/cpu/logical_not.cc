@@ -3,6 +3,7 @@
 //   not self
 // Bool tensors compute in bool: `self * other` is their logical and, which GCC flags as suspicious.
 #pragma GCC diagnostic ignored "-Wint-in-bool-context"
+// Scalar only: vector kernels write floating results only for now.
 #include "generated/kernels/logical_not.h"
 #include "generated/pointwise/logical_not.h"
 #include "runtime/kernels/cpu/loops.h"

@@ -3,6 +3,7 @@
 //   maximum(self, other)
 // Bool tensors compute in bool: `self * other` is their logical and, which GCC flags as suspicious.
 #pragma GCC diagnostic ignored "-Wint-in-bool-context"
+// Scalar only: vector kernels take one-argument formulas for now.
 #include "generated/kernels/maximum.h"
 #include "generated/pointwise/maximum.h"
 #include "runtime/kernels/cpu/loops.h"

@@ -3,20 +3,70 @@
 //   (self > 0) - (self < 0)
 // Bool tensors compute in bool: `self * other` is their logical and, which GCC flags as suspicious.
 #pragma GCC diagnostic ignored "-Wint-in-bool-context"
-#include "generated/kernels/sign.h"
+//
+// float32 (float16, bfloat16 and integer inputs reach the loop as float32 runs too) goes to a
+// vector loop compiled for several instruction sets, picked at run time for this CPU by Highway's
+// dynamic dispatch (runtime/kernels/cpu/vector_formula-inl.h); strided runs reach it through a
+// buffer (runtime/kernels/cpu/loops.h), so the layout never changes a result. float64 runs the
+// scalar functor.
+// The formula has exact operations only, so the vector loop evaluates it in float lanes: the
+// scalar functor's bits, a whole vector at a time.
+// hwy/foreach_target.h compiles this file once per target (runtime/kernels/cpu/vector_targets.h);
+// the kernel itself, under HWY_ONCE, is compiled once.
+#undef HWY_TARGET_INCLUDE
+#define HWY_TARGET_INCLUDE "generated/cpu/sign.cc"
+#include "runtime/kernels/cpu/vector_targets.h"
+#include <hwy/foreach_target.h>  // IWYU pragma: keep
+#include <hwy/highway.h>
+
 #include "generated/pointwise/sign.h"
+#include "runtime/kernels/cpu/vector_formula-inl.h"
+
+HWY_BEFORE_NAMESPACE();
+namespace kiln {
+namespace cpu {
+namespace HWY_NAMESPACE {
+
+// (self > 0) - (self < 0), over vectors of float.
+struct sign_vector {
+  template <class D, class V>
+  HWY_INLINE V operator()(D d, V self) const {
+    return hn::Sub(kv::FromBool(d, hn::Gt(self, kv::Literal(d, 0))), kv::FromBool(d, hn::Lt(self, kv::Literal(d, 0))));
+  }
+};
+
+void sign_float32(const float* in, float* out, int64_t n) {
+  unary_float_run<float>(sign_vector(), formulas::sign<float>(), in, out, n);
+}
+
+}  // namespace HWY_NAMESPACE
+}  // namespace cpu
+}  // namespace kiln
+HWY_AFTER_NAMESPACE();
+
+#if HWY_ONCE
+#include "generated/kernels/sign.h"
 #include "runtime/kernels/cpu/loops.h"
 
 namespace kiln {
 namespace cpu {
 
+HWY_EXPORT(sign_float32);
+
+// The vector loop for the best target this CPU supports (chosen on the first call).
+static void sign_float32(const float* in, float* out, int64_t n) {
+  HWY_DYNAMIC_DISPATCH(sign_float32)(in, out, n);
+}
+
 TensorBase sign_out(const TensorBase& self, const TensorBase& out) {
   TensorIterator it(IteratorConfig::unary("sign", self, out));
   KILN_DISPATCH_ALL_TYPES(it.compute_dtype(), "sign", [&] {
-    unary_kernel<scalar_t, scalar_t>(it, formulas::sign<scalar_t>{});
+    unary_kernel<scalar_t, scalar_t>(it, formulas::sign<scalar_t>{},
+                                   float32_only<scalar_t>(sign_float32));
   });
   return it.output();
 }
 
 }  // namespace cpu
 }  // namespace kiln
+#endif  // HWY_ONCE

@@ -6,6 +6,7 @@
 #include "runtime/core/error.h"
 #include "runtime/jit/formula.h"
 #include "runtime/jit/formula_eval.h"
+#include "runtime/kernels/cpu/vector_dispatch.h"
 #include "runtime/python/arg_parser.h"
 #include "runtime/python/tensor_object.h"
 
@@ -113,6 +114,40 @@ PyObject* py_pointwise_derivatives(PyObject*, PyObject*) {
     PyList_SET_ITEM(list, i, item);
   }
   return list;
+}
+
+PyObject* py_simd_target(PyObject*, PyObject*) {
+  KILN_PY_BEGIN
+  return PyUnicode_FromString(cpu::vector_target().c_str());
+  KILN_PY_END
+}
+
+PyObject* py_simd_targets(PyObject*, PyObject*) {
+  KILN_PY_BEGIN
+  const std::vector<std::string> names = cpu::vector_targets_available();
+  PyObject* list = PyList_New(static_cast<Py_ssize_t>(names.size()));
+  if (!list) return nullptr;
+  for (size_t i = 0; i < names.size(); ++i) {
+    PyObject* item = PyUnicode_FromString(names[i].c_str());
+    if (!item) {
+      Py_DECREF(list);
+      return nullptr;
+    }
+    PyList_SET_ITEM(list, static_cast<Py_ssize_t>(i), item);
+  }
+  return list;
+  KILN_PY_END
+}
+
+PyObject* py_simd_use_target(PyObject*, PyObject* name) {
+  KILN_PY_BEGIN
+  KILN_CHECK_TYPE(name == Py_None || PyUnicode_Check(name), "_simd_use_target(): expected a target name or None");
+  const char* text = name == Py_None ? "" : PyUnicode_AsUTF8(name);
+  if (!text) return nullptr;
+  KILN_CHECK_VALUE(cpu::use_vector_target(text), "_simd_use_target(): '", text,
+                   "' is not a target this build has for this CPU (see _simd_targets())");
+  Py_RETURN_NONE;
+  KILN_PY_END
 }
 
 }  // namespace python

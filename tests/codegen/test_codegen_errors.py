@@ -303,7 +303,12 @@ def test_a_pointwise_formula_generates_functor_kernel_and_table_row(tmp_path):
     assert "#include <" not in functor  # NVRTC has no standard headers
     kernel = (tmp_path / "out" / "cpu" / "neg.cc").read_text()
     assert 'IteratorConfig::unary_float("neg", self, out)' in kernel
-    assert "unary_kernel<scalar_t, scalar_t>(it, formulas::neg<scalar_t>{})" in kernel
+    assert "unary_kernel<scalar_t, scalar_t>(it, formulas::neg<scalar_t>{}, float32_only<scalar_t>(neg_float32))" in kernel
+    # The same tree over Highway vectors (double lanes), compiled per target and dispatched at run time.
+    assert ("return hn::IfThenElse(hn::Gt(self, kv::Literal(d, 0)), self, "
+            "hn::Mul(kv::Literal(d, 0.5), hn::Sub(kv::Exp(d, self), kv::Literal(d, 1))));") in kernel
+    assert '#define HWY_TARGET_INCLUDE "generated/cpu/neg.cc"' in kernel
+    assert "HWY_EXPORT(neg_float32);" in kernel
     table = (tmp_path / "out" / "jit" / "pointwise_formulas.cc").read_text()
     assert '{"neg", "neg", "self if self > 0 else 0.5 * (exp(self) - 1)", neg_args, 1,' in table
 
@@ -329,3 +334,41 @@ def test_a_pointwise_derivative_is_rendered_into_kiln_ops(tmp_path):
     assert "masked_fill(div(neg(grad), add(neg(result), 1)), gt(self, 1), 0)" in node
     table = (tmp_path / "out" / "jit" / "pointwise_formulas.cc").read_text()
     assert '{"negx", "self", "0 if self > 1 else -grad / (1 - result)", negx_self_grad_args, 3,' in table
+
+
+def test_a_formula_with_no_vector_intrinsic_keeps_the_scalar_kernel(tmp_path):
+    proc, _ = run_codegen(tmp_path, pointwise_schema("erf(self) * 2"), "")
+    assert proc.returncode == 0, proc.stderr
+    kernel = (tmp_path / "out" / "cpu" / "neg.cc").read_text()
+    assert "// Scalar only: no vector erf() (Highway 1.0.3 has none)." in kernel
+    assert "hwy" not in kernel and "unary_kernel<scalar_t, scalar_t>(it, formulas::neg<scalar_t>{});" in kernel
+
+
+def test_vector_rendering_converts_between_masks_and_numbers():
+    sys.path.insert(0, os.path.join(REPO, "codegen"))
+    try:
+        import pointwise
+    finally:
+        sys.path.pop(0)
+    f = pointwise.parse_formula({"formula": "(self > 1) * self if not (self < -1 or self == 0) else -self"}, ["self"])
+    assert pointwise.render_vector(f.root, f.args) == (
+        "hn::IfThenElse(hn::Not(hn::Or(hn::Lt(self, kv::Literal(d, -1)), hn::Eq(self, kv::Literal(d, 0)))), "
+        "hn::Mul(kv::FromBool(d, hn::Gt(self, kv::Literal(d, 1))), self), hn::Neg(self))")
+    g = pointwise.parse_formula({"formula": "self and 0.25"}, ["self"])
+    assert pointwise.render_vector(g.root, g.args) == "hn::And(kv::ToBool(d, self), kv::ToBool(d, kv::Literal(d, 0.25)))"
+    assert pointwise.vector_unsupported(g) == "vector kernels write floating results only for now"
+
+
+def test_a_generated_vector_kernel_compiles_for_every_target(tmp_path):
+    # Masks, selects, literals and intrinsics in one formula: the kernel's C++ (compiled once per
+    # Highway target by hwy/foreach_target.h) must compile, as Bazel compiles it.
+    proc, _ = run_codegen(tmp_path, pointwise_schema(
+        "(self > 1) * tanh(self) if not (self < -1 or self == 0) else log1p(sqrt(-self)) / 3.5"), "")
+    assert proc.returncode == 0, proc.stderr
+    root = tmp_path / "root"
+    root.mkdir()
+    os.symlink(tmp_path / "out", root / "generated")
+    os.symlink(os.path.join(REPO, "runtime"), root / "runtime")
+    proc = subprocess.run(["g++", "-std=c++17", "-fsyntax-only", "-fopenmp", "-Wall", "-Wno-unused-parameter",
+                           "-I", str(root), str(root / "generated" / "cpu" / "neg.cc")], capture_output=True, text=True)
+    assert proc.returncode == 0, proc.stderr[-4000:]

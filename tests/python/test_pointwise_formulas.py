@@ -14,10 +14,24 @@ import kiln
 from op_db import RECORDS
 from op_db.harness import LAYOUTS, describe, kiln_args
 from op_db.schema_facts import _load as load_schema
+from op_db.schema_facts import vector_formula_ops
+from op_db.ulp import VECTOR_ULP_BOUND, ulp_error
 
 FORMULAS = {op: overload for op, overload, *_ in kiln._C._pointwise_formulas()}
 # The schema's arguments of each formula op: which are tensors, which Scalars, their defaults.
 SCHEMA = {nf.schema.name: nf.schema for nf in load_schema()[0] if nf.pointwise is not None}
+VECTOR_OPS = {op for op, lanes in vector_formula_ops().items() if not lanes.startswith("scalar")}
+BASELINE = kiln._C._simd_targets()[-1]  # Highway's portable baseline: the kernels' scalar functors
+
+
+@pytest.fixture(params=["scalar functors", "vector loops"])
+def kernels(request):
+    """Runs the test twice: with every generated kernel on its scalar functor (the vector loops off),
+    and with the vector loops on, as kiln runs by default."""
+    if request.param == "scalar functors":
+        kiln._C._simd_use_target(BASELINE)
+    yield request.param
+    kiln._C._simd_use_target(None)
 
 
 def test_the_table_has_every_formula_op_of_the_schema():
@@ -37,20 +51,44 @@ def formula_inputs(op, args, kwargs):
     return tensors, scalars
 
 
-def same_bits(a, b):
+def same_bits_each(a, b):
+    """Elementwise: the same value, sign of zero included (any NaN equals any NaN)."""
     a, b = a.numpy(), b.numpy()
-    if a.dtype != b.dtype or a.shape != b.shape:
-        return False
     if a.dtype.kind == "f":
-        return bool(np.all((a == b) & (np.signbit(a) == np.signbit(b)) | (np.isnan(a) & np.isnan(b))))
-    return bool(np.array_equal(a, b))
+        return (a == b) & (np.signbit(a) == np.signbit(b)) | (np.isnan(a) & np.isnan(b))
+    return a == b
+
+
+def same_bits(a, b):
+    if a.dtype != b.dtype or tuple(a.shape) != tuple(b.shape):
+        return False
+    return bool(np.all(same_bits_each(a, b)))
+
+
+def check_kernel(op, kernels, got, inputs, scalars, what):
+    """got (the generated kernel's result) against the interpreter: to the bit, except where a vector
+    loop may have run, where it must be within VECTOR_ULP_BOUND of the formula in float64."""
+    want = kiln._C._evaluate_formula(op, inputs, scalars)
+    assert got.dtype == want.dtype, what
+    widen = (lambda t: t.to(kiln.float64)) if got.dtype in (kiln.float16, kiln.bfloat16) else (lambda t: t)
+    agree = same_bits_each(widen(got), widen(want))
+    if np.all(agree):
+        return
+    vector = kernels == "vector loops" and op in VECTOR_OPS and got.dtype in (kiln.float32, kiln.float16, kiln.bfloat16)
+    assert vector, f"{what}: differs from the interpreter where no vector loop runs"
+    # The inputs as the kernel computes on them (an integer input is converted to float32 first).
+    exact = [t.to(kiln.float64) if t.dtype.is_floating_point else t.to(kiln.float32).to(kiln.float64) for t in inputs]
+    reference = kiln._C._evaluate_formula(op, exact, scalars).numpy()
+    err = ulp_error(got.to(kiln.float64).numpy(), reference, str(got.dtype).replace("kiln.", ""))[~agree.reshape(-1)]
+    assert err.max() <= VECTOR_ULP_BOUND, \
+        f"{what}: {err.max():.4g} ulp from the float64 formula (bound {VECTOR_ULP_BOUND})"
 
 
 CASES = [(op, dtype) for op in FORMULAS for dtype in RECORDS[FORMULAS[op]].dtypes]
 
 
 @pytest.mark.parametrize("op, dtype", CASES, ids=[f"{o}-{d}" for o, d in CASES])
-def test_interpreter_agrees_with_the_generated_kernel_on_the_op_records(op, dtype):
+def test_interpreter_agrees_with_the_generated_kernel_on_the_op_records(op, dtype, kernels):
     rec = RECORDS[FORMULAS[op]]
     n = 0
     for sample in rec.samples(dtype):
@@ -59,11 +97,8 @@ def test_interpreter_agrees_with_the_generated_kernel_on_the_op_records(op, dtyp
             tensors, scalars = formula_inputs(op, args, kwargs)
             if not all(isinstance(t, kiln.Tensor) for t in tensors):
                 continue  # a Python number for a tensor: the Scalar overload's business
-            got = getattr(kiln, op)(*args, **kwargs)
-            want = kiln._C._evaluate_formula(op, tensors, scalars)
-            assert same_bits(got.to(kiln.float64) if got.dtype in (kiln.float16, kiln.bfloat16) else got,
-                             want.to(kiln.float64) if want.dtype in (kiln.float16, kiln.bfloat16) else want), \
-                describe(rec, sample, layout)
+            check_kernel(op, kernels, getattr(kiln, op)(*args, **kwargs), tensors, scalars,
+                         describe(rec, sample, layout))
             n += 1
     assert n > 0
 
@@ -94,16 +129,15 @@ EDGE_CASES = [(op, dt) for op in sorted(FORMULAS)
 
 
 @pytest.mark.parametrize("op, dtype", EDGE_CASES, ids=[f"{o}-{d}" for o, d in EDGE_CASES])
-def test_interpreter_agrees_with_the_generated_kernel_on_edge_values(op, dtype):
+def test_interpreter_agrees_with_the_generated_kernel_on_edge_values(op, dtype, kernels):
     tensors = edge_inputs(op, dtype)
     scalars = [2 if dtype != kiln.bool else True for a in SCHEMA[op].arguments if not a.type.is_tensor]
     kw = {a.name: v for a, v in zip([a for a in SCHEMA[op].arguments if not a.type.is_tensor], scalars)}
-    got, want = getattr(kiln, op)(*tensors, **kw), kiln._C._evaluate_formula(op, tensors, scalars)
-    assert got.dtype == want.dtype
-    assert same_bits(got.to(kiln.float64), want.to(kiln.float64))
+    got = getattr(kiln, op)(*tensors, **kw)
+    check_kernel(op, kernels, got, tensors, scalars, f"{op}({dtype})")
     # Out of place and out= run the same kernel.
     out = kiln.empty(0, dtype=got.dtype)
-    assert same_bits(getattr(kiln, op)(*tensors, **kw, out=out).to(kiln.float64), want.to(kiln.float64))
+    assert same_bits(getattr(kiln, op)(*tensors, **kw, out=out).to(kiln.float64), got.to(kiln.float64))
 
 
 @pytest.mark.parametrize("op, numpy_fn", [

@@ -1,12 +1,20 @@
 // Inner loops for pointwise kernels: a contiguous fast path the compiler can
 // vectorize, a scalar-broadcast path, and the general strided path.
 //
+// A kernel may hand unary_kernel a function for contiguous runs (`contiguous`): the generated
+// formula kernels pass their vector loop for float32 (Highway, dispatched at run time;
+// runtime/kernels/cpu/vector_formula-inl.h). It then computes every element: a strided run is
+// copied through a buffer on the stack a chunk at a time, so a result never depends on the
+// layout (an out= into a strided tensor gives the bits of the functional form), which a scalar
+// functor for strided runs would not give where the two round differently.
+//
 // The contiguous paths ask for SIMD explicitly (`omp simd`): at -O2 GCC vectorizes no loop
 // whose trip count it does not know (add ran at 3 ns per float), and leaves `x < 0 ? 0 : x`
 // as a branch (on random signs relu ran 10x slower than add).
 #pragma once
 
 #include <cstdint>
+#include <type_traits>
 
 #include "runtime/kernels/cpu/cpu_tensors.h"
 #include "runtime/kernels/cpu/parallel_loop.h"
@@ -15,14 +23,43 @@
 namespace kiln {
 namespace cpu {
 
+// A function that computes n elements of a contiguous run: out[i] = f(in[i]) (in may be out).
+template <typename out_t, typename in_t>
+using ContiguousRun = void (*)(const in_t* in, out_t* out, int64_t n);
+
+// `run` where the loop's dtype is float32, nullptr (the scalar functor) for the other dtypes.
+template <typename T>
+ContiguousRun<T, T> float32_only(ContiguousRun<float, float> run) {
+  if constexpr (std::is_same<T, float>::value) {
+    return run;
+  } else {
+    return nullptr;
+  }
+}
+
 template <typename out_t, typename in_t, typename F>
-void unary_kernel(const TensorIterator& it, F f) {
-  for_each(it, [&f](char** data, const int64_t* strides, int64_t n) {
+void unary_kernel(const TensorIterator& it, F f, ContiguousRun<out_t, in_t> contiguous = nullptr) {
+  for_each(it, [&f, contiguous](char** data, const int64_t* strides, int64_t n) {
     if (strides[0] == sizeof(out_t) && strides[1] == sizeof(in_t)) {
+      if (contiguous != nullptr) {
+        contiguous(reinterpret_cast<const in_t*>(data[1]), reinterpret_cast<out_t*>(data[0]), n);
+        return;
+      }
       out_t* __restrict__ o = reinterpret_cast<out_t*>(data[0]);
       const in_t* __restrict__ a = reinterpret_cast<const in_t*>(data[1]);
 #pragma omp simd
       for (int64_t i = 0; i < n; ++i) o[i] = f(a[i]);
+    } else if (contiguous != nullptr) {
+      in_t in[kConvertChunk];
+      out_t out[kConvertChunk];
+      for (int64_t start = 0; start < n; start += kConvertChunk) {
+        const int64_t m = n - start < kConvertChunk ? n - start : kConvertChunk;
+        const char* a = data[1] + start * strides[1];
+        for (int64_t i = 0; i < m; ++i) in[i] = *reinterpret_cast<const in_t*>(a + i * strides[1]);
+        contiguous(in, out, m);
+        char* o = data[0] + start * strides[0];
+        for (int64_t i = 0; i < m; ++i) *reinterpret_cast<out_t*>(o + i * strides[0]) = out[i];
+      }
     } else {
       for (int64_t i = 0; i < n; ++i)
         *reinterpret_cast<out_t*>(data[0] + i * strides[0]) = f(*reinterpret_cast<const in_t*>(data[1] + i * strides[1]));

@@ -1,0 +1,212 @@
+// What a generated vector formula kernel (generated/cpu/<op>.cc) needs, once per Highway target:
+// the formula intrinsics over vectors (kv::Exp, kv::Log, ...) and the loop that runs a formula over
+// a contiguous float32 run, in one of two kinds of lanes (codegen/pointwise.py, vector_lanes):
+//
+// * double lanes, for formulas with a transcendental intrinsic (exp, log, tanh, ...): each input is
+//   widened, the whole formula is evaluated in double with Highway's vector math, and the result is
+//   rounded to float32 once. Highway's float32 functions are 1 to 4 ulp off (its own figures; tanh
+//   measured 2.7 ulp), worse than torch's Sleef kernels (1 ulp); in double they are ~1e-15 off, so
+//   the float32 result is the formula's float64 value correctly rounded on every float32 input
+//   (measured exhaustively; tests/python/test_vector_formulas.py asserts 0.501 ulp), at about half
+//   the speed of float32 lanes.
+// * float lanes, for formulas of exact operations only (+ - * /, sqrt, comparisons, selects): IEEE
+//   rounds each of them the same in a vector and in the scalar functor, so these lanes give the
+//   scalar functor's bits, at full float32 width.
+//
+// Highway's math functions have valid ranges (exp up to 706, log on (0, inf), sin and cos within
+// +-39000) and leave NaN, infinities, the poles and some signed zeros to the caller. The kv::
+// wrappers give every input the C library's IEEE answer: exp(inf) = inf, exp(nan) = nan,
+// log(0) = -inf, log(-1) = nan, log1p(-1) = -inf, expm1(-0) = sin(-0) = -0, sin(inf) = nan, and
+// sin/cos of a large argument computed lane by lane with the C library's double sin/cos (a vector
+// goes that way only if one of its lanes is that large).
+//
+// This header is included once per target by hwy/foreach_target.h (hence no #pragma once: the
+// guard below toggles with HWY_TARGET_TOGGLE, Highway's convention for -inl.h headers).
+#include <stddef.h>
+#include <stdint.h>
+
+#include <limits>
+#include <type_traits>
+
+#include <hwy/highway.h>
+#include <hwy/contrib/math/math-inl.h>
+
+#include "runtime/kernels/pointwise_math.h"
+
+#if defined(KILN_CPU_VECTOR_FORMULA_INL_H_) == defined(HWY_TARGET_TOGGLE)
+#ifdef KILN_CPU_VECTOR_FORMULA_INL_H_
+#undef KILN_CPU_VECTOR_FORMULA_INL_H_
+#else
+#define KILN_CPU_VECTOR_FORMULA_INL_H_
+#endif
+
+HWY_BEFORE_NAMESPACE();
+namespace kiln {
+namespace cpu {
+namespace HWY_NAMESPACE {
+namespace hn = hwy::HWY_NAMESPACE;
+
+// The intrinsics of pointwise formulas over vectors, as codegen/pointwise.py's render_vector names
+// them; + - * / and comparisons are Highway's own (hn::Add, hn::Lt, ...). The transcendental ones
+// take double lanes only.
+namespace kv {
+
+#define KILN_DOUBLE_LANES(D) \
+  static_assert(sizeof(hn::TFromD<D>) == 8, "transcendental formula intrinsics run in double lanes")
+
+// A formula literal as the scalar functor sees it in float32 (T(0.1) rounds to float), in the
+// lanes' type: a comparison with a literal then gives the same answer on both paths.
+template <class D>
+HWY_INLINE hn::Vec<D> Literal(D d, double value) {
+  return hn::Set(d, static_cast<hn::TFromD<D>>(static_cast<float>(value)));
+}
+
+constexpr double kInf = std::numeric_limits<double>::infinity();
+constexpr double kNaN = std::numeric_limits<double>::quiet_NaN();
+
+// Above log(DBL_MAX) exp overflows; Highway's Exp is valid only up to 706 (and returns 0 for NaN).
+// As for log below, a vector without such a lane (nearly all) skips the blends.
+constexpr double kExpOverflow = 709.782712893384;
+
+template <class D, class V>
+HWY_INLINE V Exp(D d, V x) {
+  KILN_DOUBLE_LANES(D);
+  const V y = hn::Exp(d, x);
+  if (HWY_LIKELY(hn::AllTrue(d, hn::Le(x, hn::Set(d, kExpOverflow))))) return y;  // NaN: false
+  return hn::IfThenElse(hn::Gt(x, hn::Set(d, kExpOverflow)), hn::Set(d, kInf), hn::IfThenElse(hn::IsNaN(x), x, y));
+}
+
+// expm1 as exp, and expm1(-0) = -0 (Highway gives +0).
+template <class D, class V>
+HWY_INLINE V Expm1(D d, V x) {
+  KILN_DOUBLE_LANES(D);
+  const V y = hn::Expm1(d, x);
+  const auto usual = hn::And(hn::Le(x, hn::Set(d, kExpOverflow)), hn::Ne(x, hn::Zero(d)));  // NaN: false
+  if (HWY_LIKELY(hn::AllTrue(d, usual))) return y;
+  const V special = hn::IfThenElse(hn::Gt(x, hn::Set(d, kExpOverflow)), hn::Set(d, kInf), x);  // inf, NaN, +-0
+  return hn::IfThenElse(usual, y, special);
+}
+
+// Where Highway's log is undefined, the C library's answers: -inf at the pole, NaN below it, and
+// inf and NaN returned as they came. Vectors with no such lane (nearly all) skip the blends.
+template <class D, class V>
+HWY_INLINE V Log(D d, V x) {
+  KILN_DOUBLE_LANES(D);
+  const auto defined = hn::And(hn::Gt(x, hn::Zero(d)), hn::Lt(x, hn::Set(d, kInf)));  // NaN: false
+  const V y = hn::Log(d, x);
+  if (HWY_LIKELY(hn::AllTrue(d, defined))) return y;
+  const V pole = hn::Zero(d);
+  const V below = hn::IfThenElse(hn::Eq(x, pole), hn::Set(d, -kInf), hn::Set(d, kNaN));
+  return hn::IfThenElse(defined, y, hn::IfThenElse(hn::Le(x, pole), below, x));
+}
+
+template <class D, class V>
+HWY_INLINE V Log1p(D d, V x) {
+  KILN_DOUBLE_LANES(D);
+  const auto defined = hn::And(hn::Gt(x, hn::Set(d, -1.0)), hn::Lt(x, hn::Set(d, kInf)));
+  const V y = hn::Log1p(d, x);
+  if (HWY_LIKELY(hn::AllTrue(d, defined))) return y;
+  const V pole = hn::Set(d, -1.0);
+  const V below = hn::IfThenElse(hn::Eq(x, pole), hn::Set(d, -kInf), hn::Set(d, kNaN));
+  return hn::IfThenElse(defined, y, hn::IfThenElse(hn::Le(x, pole), below, x));
+}
+
+// Highway's sin and cos reduce the argument for |x| <= 39000 only; a vector with a lane beyond
+// (or infinite, or NaN) is computed lane by lane with the C library's double functions.
+constexpr double kTrigRange = 39000.0;
+
+template <class D, class V, class F>
+HWY_NOINLINE V LaneByLane(D d, V x, F f) {
+  HWY_ALIGN double xs[hn::MaxLanes(d)];
+  hn::Store(x, d, xs);
+  for (size_t i = 0; i < hn::Lanes(d); ++i) xs[i] = f(xs[i]);
+  return hn::Load(d, xs);
+}
+
+// sin(-0) = -0 (Highway gives +0).
+template <class D, class V>
+HWY_INLINE V Sin(D d, V x) {
+  KILN_DOUBLE_LANES(D);
+  if (HWY_UNLIKELY(!hn::AllTrue(d, hn::Le(hn::Abs(x), hn::Set(d, kTrigRange))))) {
+    return LaneByLane(d, x, [](double v) { return pm::sin(v); });
+  }
+  return hn::IfThenElse(hn::Eq(x, hn::Zero(d)), x, hn::Sin(d, x));
+}
+
+template <class D, class V>
+HWY_INLINE V Cos(D d, V x) {
+  KILN_DOUBLE_LANES(D);
+  if (HWY_UNLIKELY(!hn::AllTrue(d, hn::Le(hn::Abs(x), hn::Set(d, kTrigRange))))) {
+    return LaneByLane(d, x, [](double v) { return pm::cos(v); });
+  }
+  return hn::Cos(d, x);
+}
+
+// Valid on every double, infinities and NaN included (tanh(+-inf) = +-1).
+template <class D, class V>
+HWY_INLINE V Tanh(D d, V x) {
+  KILN_DOUBLE_LANES(D);
+  return hn::Tanh(d, x);
+}
+
+// IEEE square root: exact, and sqrt(-0) = -0.
+template <class D, class V>
+HWY_INLINE V Sqrt(D d, V x) {
+  return hn::Sqrt(x);
+}
+
+// A bool used as a number (1 or 0), and a number used as a bool (nonzero), as in C++.
+template <class D, class M>
+HWY_INLINE hn::Vec<D> FromBool(D d, M m) {
+  return hn::IfThenElseZero(m, hn::Set(d, hn::TFromD<D>(1)));
+}
+template <class D, class V>
+HWY_INLINE hn::Mask<D> ToBool(D d, V v) {
+  return hn::Ne(v, hn::Zero(d));
+}
+
+#undef KILN_DOUBLE_LANES
+
+}  // namespace kv
+
+// out[i] = formula(in[i]) for a contiguous float32 run, computed in `Lanes` (double or float, see
+// the top of this file); in == out is fine: each vector is read before it is written. `vector` is
+// the formula over vectors, `scalar` the scalar functor.
+template <typename Lanes, class VectorF, class ScalarF>
+HWY_INLINE void unary_float_run(VectorF vector, ScalarF scalar, const float* in, float* out, int64_t n) {
+#if HWY_TARGET == HWY_SCALAR || HWY_TARGET == HWY_EMU128
+  // Highway's portable baseline (SCALAR with GCC 12, EMU128 with clang): this CPU has none of the
+  // vector targets kiln compiles, so the scalar functor, as for float64.
+  for (int64_t i = 0; i < n; ++i) out[i] = scalar(in[i]);
+#else
+  static_assert(std::is_same<Lanes, double>::value || std::is_same<Lanes, float>::value, "double or float lanes");
+  const hn::ScalableTag<Lanes> d;           // a full vector of the lanes' type
+  const hn::Rebind<float, decltype(d)> df;  // as many floats (half a vector for double lanes)
+  const auto one = [&](hn::Vec<decltype(df)> x) {
+    if constexpr (std::is_same<Lanes, float>::value) {
+      return vector(d, x);
+    } else {
+      return hn::DemoteTo(df, vector(d, hn::PromoteTo(d, x)));
+    }
+  };
+  const int64_t lanes = static_cast<int64_t>(hn::Lanes(d));
+  int64_t i = 0;
+  for (; i + lanes <= n; i += lanes) hn::StoreU(one(hn::LoadU(df, in + i)), df, out + i);
+  if (i < n) {
+    // The last partial vector goes through the same code, from a padded copy: an element's
+    // result never depends on where the run (or a thread's share of it) starts or ends.
+    HWY_ALIGN float buffer[hn::MaxLanes(df)] = {};
+    for (int64_t k = 0; k < n - i; ++k) buffer[k] = in[i + k];
+    hn::Store(one(hn::Load(df, buffer)), df, buffer);
+    for (int64_t k = 0; k < n - i; ++k) out[i + k] = buffer[k];
+  }
+  (void)scalar;
+#endif
+}
+
+}  // namespace HWY_NAMESPACE
+}  // namespace cpu
+}  // namespace kiln
+HWY_AFTER_NAMESPACE();
+
+#endif  // KILN_CPU_VECTOR_FORMULA_INL_H_

@@ -1,0 +1,238 @@
+"""The vectorized CPU kernels of pointwise formulas (generated/cpu/<op>.cc with a vector loop,
+runtime/kernels/cpu/vector_formula-inl.h): contiguous float32 runs go to a vector loop on the best
+instruction set Highway's dispatch finds. Formulas with a transcendental intrinsic are computed in
+double lanes and rounded once; formulas of exact operations (sqrt, rsqrt) in float lanes.
+
+Checked on every target this build has for this CPU (kiln._C._simd_targets(): AVX3, AVX2, SSE4 on
+an AVX-512 machine, each forced in turn with kiln._C._simd_use_target):
+* accuracy: double lanes at most VECTOR_ULP_BOUND float32 ulp from the formula evaluated in float64
+  (the formula interpreter, kiln._C._evaluate_formula), float lanes the scalar functor's bits, on a
+  sample of the whole float32 range;
+* the IEEE answers at the special points (infinities, NaN, signed zeros, poles), bit for bit, as
+  the C library and torch give them;
+* that the vector path runs at all (double lanes differ from the scalar functor where the C
+  library's float32 function is not correctly rounded), and that float16, bfloat16 and integer
+  inputs take it too;
+* that an element's result does not depend on where it sits in a run, on the layout (strided
+  runs go through the vector loop too) or on the thread count.
+"""
+import math
+
+import numpy as np
+import pytest
+
+import kiln
+from op_db.schema_facts import vector_formula_ops
+from op_db.ulp import VECTOR_ULP_BOUND, ulp_error
+
+LANES = vector_formula_ops()
+VECTOR_OPS = sorted(op for op, lanes in LANES.items() if not lanes.startswith("scalar"))
+DOUBLE_LANE_OPS = sorted(op for op, lanes in LANES.items() if lanes == "double")
+FLOAT_LANE_OPS = sorted(op for op, lanes in LANES.items() if lanes == "float")
+TARGETS = kiln._C._simd_targets()
+BASELINE = TARGETS[-1]          # Highway's portable baseline: the scalar functors
+VECTOR_TARGETS = TARGETS[:-1]
+
+
+@pytest.fixture
+def on_target(request):
+    """Runs the test with the vector kernels on `request.param`, then back on the best target."""
+    kiln._C._simd_use_target(request.param)
+    assert kiln._C._simd_target() == request.param
+    yield request.param
+    kiln._C._simd_use_target(None)
+
+
+def test_which_ops_are_vectorized():
+    # erf has no Highway vector function (1.0.3): its kernel stays scalar, and says why.
+    assert LANES["erf"] == "scalar: no vector erf() (Highway 1.0.3 has none)"
+    assert {"exp", "expm1", "log", "log1p", "sin", "cos", "tanh", "sigmoid"} <= set(DOUBLE_LANE_OPS)
+    assert {"sqrt", "rsqrt"} <= set(FLOAT_LANE_OPS)
+
+
+def cpu_flags():
+    try:
+        with open("/proc/cpuinfo") as fh:
+            return set(next(line for line in fh if line.startswith("flags")).split(":")[1].split())
+    except (OSError, StopIteration):
+        return set()
+
+
+def test_dispatch_picks_the_best_target_this_cpu_has():
+    flags = cpu_flags()
+    expected = ("AVX3" if {"avx512f", "avx512vl", "avx512dq", "avx512bw"} <= flags else
+                "AVX2" if {"avx2", "fma", "bmi2", "f16c"} <= flags else
+                "SSE4" if {"sse4_1", "sse4_2", "pclmulqdq", "aes"} <= flags else BASELINE)
+    if flags:
+        assert kiln._C._simd_target() == expected
+    assert TARGETS[0] == kiln._C._simd_target()
+    assert BASELINE in ("SCALAR", "EMU128")
+    with pytest.raises(ValueError, match="not a target this build has"):
+        kiln._C._simd_use_target("NEON")
+
+
+def sample():
+    """~1M float32 values: every 4099th bit pattern (the whole range, both signs, subnormals, inf,
+    NaN), a dense run around 0 and +-1, and the special points of the ops."""
+    bits = np.arange(0, 2 ** 32, 4099, dtype=np.uint64).astype(np.uint32)
+    spread = bits.view(np.float32)
+    near = np.linspace(-4, 4, 100001, dtype=np.float32)
+    special = np.array([0.0, -0.0, 1.0, -1.0, 0.5, -0.5, 2.0, np.pi, -np.pi, np.pi / 2, 1e-45, -1e-45, 1.1754942e-38,
+                        1.1754944e-38, 3.4028235e38, -3.4028235e38, 88.72283, 88.72284, -87.33654, -103.97207,
+                        -103.97208, -104.0, 39000.0, -39000.0, 39001.0, 1e6, 1e30, -1e30, 9.01, -9.01,
+                        1 - 2 ** -24, 1 + 2 ** -23, -1 + 2 ** -24, np.inf, -np.inf, np.nan], dtype=np.float32)
+    return np.concatenate([spread, near, special])
+
+
+X = sample()
+X32 = kiln.from_numpy(X)
+with np.errstate(invalid="ignore"):  # NaN payloads
+    X64 = kiln.from_numpy(X.astype(np.float64))
+
+
+@pytest.mark.parametrize("on_target", VECTOR_TARGETS, indirect=True)
+@pytest.mark.parametrize("op", DOUBLE_LANE_OPS)
+def test_double_lanes_are_within_the_ulp_bound_of_the_float64_formula(op, on_target):
+    with np.errstate(all="ignore"):
+        reference = kiln._C._evaluate_formula(op, [X64]).numpy()
+        got = getattr(kiln, op)(X32).numpy()
+    err = ulp_error(got, reference)
+    worst = int(np.argmax(err))
+    assert err[worst] <= VECTOR_ULP_BOUND, \
+        f"{op} on {on_target}: {err[worst]:.4g} ulp at x={X[worst]!r} (got {got[worst]!r}, float64 {reference[worst]!r})"
+
+
+@pytest.mark.parametrize("on_target", VECTOR_TARGETS, indirect=True)
+@pytest.mark.parametrize("op", FLOAT_LANE_OPS)
+def test_float_lanes_give_the_scalar_functors_bits(op, on_target):
+    # Exact operations round the same in a vector as one at a time.
+    assert same_bits(getattr(kiln, op)(X32).numpy(), kiln._C._evaluate_formula(op, [X32]).numpy())
+
+
+# Special points with the C library's (and torch's) IEEE answers; -0.0 and 0.0 differ here.
+INF, NAN = math.inf, math.nan
+SPECIAL = {
+    "exp": [(INF, INF), (-INF, 0.0), (NAN, NAN), (0.0, 1.0), (-0.0, 1.0), (89.0, INF), (-104.0, 0.0), (1e30, INF)],
+    "expm1": [(INF, INF), (-INF, -1.0), (NAN, NAN), (0.0, 0.0), (-0.0, -0.0), (89.0, INF), (-1e30, -1.0)],
+    "log": [(0.0, -INF), (-0.0, -INF), (-1.0, NAN), (-INF, NAN), (INF, INF), (NAN, NAN), (1.0, 0.0)],
+    "log1p": [(-1.0, -INF), (-2.0, NAN), (-INF, NAN), (INF, INF), (NAN, NAN), (0.0, 0.0), (-0.0, -0.0)],
+    "sin": [(INF, NAN), (-INF, NAN), (NAN, NAN), (0.0, 0.0), (-0.0, -0.0)],
+    "cos": [(INF, NAN), (-INF, NAN), (NAN, NAN), (0.0, 1.0), (-0.0, 1.0)],
+    "tanh": [(INF, 1.0), (-INF, -1.0), (NAN, NAN), (0.0, 0.0), (-0.0, -0.0), (20.0, 1.0), (-20.0, -1.0)],
+    "sqrt": [(-0.0, -0.0), (0.0, 0.0), (-1.0, NAN), (INF, INF), (-INF, NAN), (NAN, NAN)],
+    "rsqrt": [(0.0, INF), (-0.0, -INF), (-1.0, NAN), (INF, 0.0), (NAN, NAN)],
+    "sigmoid": [(INF, 1.0), (-INF, 0.0), (NAN, NAN), (0.0, 0.5), (-0.0, 0.5), (-200.0, 0.0), (200.0, 1.0)],
+}
+
+
+def same_bits(a, b):
+    a, b = np.asarray(a, np.float32), np.asarray(b, np.float32)
+    return bool(np.all((np.isnan(a) & np.isnan(b)) | ((a == b) & (np.signbit(a) == np.signbit(b)))))
+
+
+def test_the_special_points_are_of_vectorized_ops():
+    assert set(SPECIAL) <= set(VECTOR_OPS)
+
+
+# For any double-lane op, a new one included: the float64 formula at these points, rounded once.
+GENERIC_SPECIAL = [0.0, -0.0, INF, -INF, NAN, 1.0, -1.0, 0.5, -2.0, 1e-45, -1e-45, 3.4028235e38, -3.4028235e38,
+                   89.0, -104.0, 1e30, -1e30]
+
+
+@pytest.mark.parametrize("on_target", VECTOR_TARGETS, indirect=True)
+@pytest.mark.parametrize("op", DOUBLE_LANE_OPS)
+def test_double_lanes_round_the_float64_formula_at_special_points(op, on_target):
+    x = np.repeat(np.array(GENERIC_SPECIAL, np.float32), 17)
+    with np.errstate(all="ignore"):
+        want = kiln._C._evaluate_formula(op, [kiln.from_numpy(x.astype(np.float64))]).numpy().astype(np.float32)
+    got = getattr(kiln, op)(kiln.from_numpy(x)).numpy()
+    assert same_bits(got, want), (op, on_target, GENERIC_SPECIAL, got[::17], want[::17])
+
+
+@pytest.mark.parametrize("on_target", TARGETS, indirect=True)
+@pytest.mark.parametrize("op", sorted(SPECIAL))
+def test_special_points_give_the_ieee_answers(op, on_target):
+    inputs, expected = zip(*SPECIAL[op])
+    # Repeated so full vectors (and the padded tail) of every width see each point.
+    x = np.repeat(np.array(inputs, np.float32), 17)
+    got = getattr(kiln, op)(kiln.from_numpy(x)).numpy()
+    assert same_bits(got, np.repeat(np.array(expected, np.float32), 17)), (op, on_target, inputs, got[::17])
+
+
+@pytest.mark.parametrize("op", sorted(SPECIAL))
+def test_special_points_agree_with_torch(op):
+    torch = pytest.importorskip("torch")
+    x = np.array([i for i, _ in SPECIAL[op]], np.float32)
+    assert same_bits(getattr(kiln, op)(kiln.from_numpy(x)).numpy(), getattr(torch, op)(torch.from_numpy(x)).numpy())
+
+
+def scalar_functor_result(op, x):
+    """The scalar functor on every element: the kernel with the vector loops off (the baseline)."""
+    kiln._C._simd_use_target(BASELINE)
+    try:
+        return getattr(kiln, op)(x).numpy()
+    finally:
+        kiln._C._simd_use_target(None)
+
+
+@pytest.mark.parametrize("op", VECTOR_OPS)
+def test_the_vector_path_runs_on_contiguous_float32(op):
+    if not VECTOR_TARGETS:
+        pytest.fail("no vector target on this CPU: the test needs SSE4 at least")
+    x = kiln.from_numpy(np.random.default_rng(0).uniform(0.01, 8, 1 << 16).astype(np.float32))
+    vector, scalar = getattr(kiln, op)(x).numpy(), scalar_functor_result(op, x)
+    if op in FLOAT_LANE_OPS:
+        # Exact operations: the vector loop gives the scalar functor's bits (only the dispatch test
+        # above can tell that it ran).
+        assert same_bits(vector, scalar)
+    else:
+        # The C library's float32 functions (and a formula rounded after every step) are not
+        # correctly rounded everywhere; the double-lane path nearly is. Some results must differ.
+        assert not same_bits(vector, scalar), f"{op}: contiguous float32 gave the scalar functor's bits"
+    # Strided input and strided out= go through the same vector loop (via a buffer): same bits.
+    big = kiln.zeros(2 * x.numel())
+    big[::2].copy_(x)
+    assert same_bits(getattr(kiln, op)(big[::2]).numpy(), vector)
+    out = kiln.zeros(2 * x.numel())
+    getattr(kiln, op)(x, out=out[::2])
+    assert same_bits(out[::2].numpy(), vector)
+
+
+@pytest.mark.parametrize("op", VECTOR_OPS)
+@pytest.mark.parametrize("dtype", ["float16", "bfloat16", "int32"])
+def test_reduced_and_integer_inputs_take_the_float32_vector_path(op, dtype):
+    # The CPU loop widens them a chunk at a time into float32 buffers: contiguous runs, so the
+    # result is the float32 kernel's, rounded to the output dtype.
+    x = kiln.from_numpy(np.random.default_rng(1).uniform(-6, 6, 3001).astype(np.float32))
+    x = x.to(getattr(kiln, dtype))
+    got = getattr(kiln, op)(x)
+    want = getattr(kiln, op)(x.float()).to(got.dtype)
+    assert same_bits(got.float().numpy(), want.float().numpy())
+
+
+@pytest.mark.parametrize("on_target", VECTOR_TARGETS, indirect=True)
+@pytest.mark.parametrize("op", ["tanh", "exp", "sin", "rsqrt"])
+def test_a_result_does_not_depend_on_its_place_in_the_run(op, on_target):
+    # Full vectors and the padded last vector run the same code: every offset and length agrees.
+    x = np.random.default_rng(2).uniform(0.01, 3, 100).astype(np.float32)
+    whole = getattr(kiln, op)(kiln.from_numpy(x)).numpy()
+    for start in range(0, 17):
+        for stop in (start + 1, start + 7, 100):
+            part = getattr(kiln, op)(kiln.from_numpy(x[start:stop].copy())).numpy()
+            assert same_bits(part, whole[start:stop]), (start, stop)
+    # In place (out is the input) gives the same bits.
+    y = kiln.from_numpy(x.copy())
+    getattr(y, op + "_")()
+    assert same_bits(y.numpy(), whole)
+
+
+def test_threads_do_not_change_results():
+    x = kiln.from_numpy(np.random.default_rng(3).standard_normal(300001).astype(np.float32))
+    threads = kiln.get_num_threads()
+    try:
+        kiln.set_num_threads(1)
+        one = kiln.tanh(x).numpy()
+        kiln.set_num_threads(3)
+        assert same_bits(kiln.tanh(x).numpy(), one)
+    finally:
+        kiln.set_num_threads(threads)
