@@ -303,7 +303,8 @@ def test_a_pointwise_formula_generates_functor_kernel_and_table_row(tmp_path):
     assert "#include <" not in functor  # NVRTC has no standard headers
     kernel = (tmp_path / "out" / "cpu" / "neg.cc").read_text()
     assert 'IteratorConfig::unary_float("neg", self, out)' in kernel
-    assert "unary_kernel<scalar_t, scalar_t>(it, formulas::neg<scalar_t>{}, float32_only<scalar_t>(neg_float32))" in kernel
+    assert "unary_kernel<scalar_t, scalar_t>(it, formulas::neg<scalar_t>{},\n" in kernel
+    assert "float32_only<scalar_t>(neg_float32));" in kernel
     # The same tree over Highway vectors (double lanes), compiled per target and dispatched at run time.
     assert ("return hn::IfThenElse(hn::Gt(self, kv::Literal(d, 0)), self, "
             "hn::Mul(kv::Literal(d, 0.5), hn::Sub(kv::Exp(d, self), kv::Literal(d, 1))));") in kernel
