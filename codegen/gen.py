@@ -100,6 +100,11 @@ def adapter(nf: NativeFunction, key: str, kernel: str) -> Dict[str, str]:
     return {"name": name, "key": key, "ret": cpp.return_type(s), "params": cpp.params(args), "body": lines}
 
 
+def c_string_body(text: str) -> str:
+    """`text` as the inside of a C++ string literal (backslashes and quotes escaped)."""
+    return text.replace("\\", "\\\\").replace('"', '\\"')
+
+
 def kernel_decls(nf: NativeFunction):
     """(namespace, declaration) of the hand-written kernels this op calls."""
     s = nf.schema
@@ -603,10 +608,9 @@ def render_all(schema_dir: str) -> Dict[str, str]:
              vector=scalar_why is None, scalar_why=scalar_why, arg=f.args[0],
              vector_body=None if scalar_why else pointwise.render_vector(f.root, f.args),
              lanes=pointwise.vector_lanes(f))
-        formulas.append(dict(op=op, overload=nf.schema.full_name, text=f.text.replace("\\", "\\\\").replace('"', '\\"'),
+        formulas.append(dict(op=op, overload=nf.schema.full_name, text=c_string_body(f.text),
                              args=[f'"{a}"' for a in f.args], scalars=[f'"{a}"' for a in f.scalars],
-                             nodes=[(pointwise.enum_name(k), a, b, c, arg, repr(float(v)))
-                                    for k, a, b, c, arg, v in pointwise.table_nodes(f)],
+                             nodes=pointwise.table_rows(f.root),
                              dtypes=f.dtypes, int_to_float=f.promote == "int_to_float", returns_bool=f.returns_bool))
     # Their derivatives, one row per input: the trees of derivatives.yaml's expression-language entries.
     derivatives = []
@@ -615,11 +619,10 @@ def render_all(schema_dir: str) -> Dict[str, str]:
             continue
         for fm in nf.derivative.formulas:
             derivatives.append(dict(
-                op=nf.schema.name, input=fm.inputs[0], text=fm.source.replace("\\", "\\\\").replace('"', '\\"'),
+                op=nf.schema.name, input=fm.inputs[0], text=c_string_body(fm.source),
                 args=[f'"{a}"' for a in pointwise.DERIVATIVE_NAMES + nf.pointwise.args],
                 scalars=[f'"{a}"' for a in nf.pointwise.scalars],
-                nodes=[(pointwise.enum_name(k), a, b, c, arg, repr(float(v)))
-                       for k, a, b, c, arg, v in pointwise.derivative_table_nodes(fm.tree)]))
+                nodes=pointwise.table_rows(fm.tree)))
     emit("jit/formula_ops.h", "formula_ops.h.j2", kinds=[pointwise.enum_name(k) for k in pointwise.NODE_KINDS])
     emit("jit/pointwise_formulas.cc", "pointwise_table.cc.j2", formulas=formulas, derivatives=derivatives)
     emit("api/tensor.h", "tensor.h.j2", methods=[m for m in methods if m["runtime_method"]])

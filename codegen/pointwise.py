@@ -79,16 +79,6 @@ class PointwiseFormula:
     returns_bool: bool         # the root is a comparison or logic: the op writes bool
     meta: Optional[str] = None  # the device-neutral meta function checking the op's rules
 
-    def postorder(self) -> List[Node]:
-        out: List[Node] = []
-
-        def walk(n: Node) -> None:
-            for c in n.children:
-                walk(c)
-            out.append(n)
-        walk(self.root)
-        return out
-
 
 def parse_formula(spec: object, tensor_args: List[str], scalar_args: Optional[List[str]] = None) -> PointwiseFormula:
     """The `pointwise:` entry of an op ({formula, dtypes, promote, meta}), checked; errors say what is wrong."""
@@ -331,15 +321,22 @@ def render_vector(n: Node, args: List[str]) -> str:
     raise CodegenError(f"pointwise: no vector rendering of {k}()")
 
 
-def table_nodes(f: PointwiseFormula) -> List[Tuple[str, int, int, int, int, float]]:
-    """The tree in postorder as (kind, child indices a b c, arg, literal) rows: each child is an
-    earlier row, the root is the last."""
-    order = f.postorder()
+def table_rows(root: Node) -> List[Tuple[str, int, int, int, int, str]]:
+    """A tree (a formula's or a derivative's) in postorder as the table's FormulaNode rows:
+    (FormulaOp enumerator, child indices a b c, arg, literal); each child is an earlier row, the
+    root is the last."""
+    order: List[Node] = []
+
+    def walk(n: Node) -> None:
+        for c in n.children:
+            walk(c)
+        order.append(n)
+    walk(root)
     index = {id(n): i for i, n in enumerate(order)}
     rows = []
     for n in order:
         ch = [index[id(c)] for c in n.children] + [-1, -1, -1]
-        rows.append((n.kind, ch[0], ch[1], ch[2], n.arg, n.value))
+        rows.append((enum_name(n.kind), ch[0], ch[1], ch[2], n.arg, repr(float(n.value))))
     return rows
 
 
@@ -464,7 +461,3 @@ def _autograd(n: Node, names: List[str], scalars: List[str]) -> Tuple[str, bool]
         raise bad(f"{k}() of a constant: fold it into a literal")
     return f"{k}({', '.join(x for x, _ in c)})", True
 
-
-def derivative_table_nodes(root: Node) -> List[Tuple[str, int, int, int, int, float]]:
-    """table_nodes for a derivative tree."""
-    return table_nodes(PointwiseFormula("", [], [], root, "floating", "none", False))
