@@ -45,8 +45,11 @@ void copy_into(const TensorBase& dst, const TensorBase& src_in, const char* op_n
   // Between devices: cast and compact on the source's device, move the bytes through host
   // memory (one hop when either side is the host), then lay them out on the destination.
   const Device host(DeviceType::CPU);
-  TensorBase packed = empty_tensor(src.sizes(), dst.dtype(), src.device());
-  copy_into(packed, src, op_name);
+  TensorBase packed = src;  // already compact and of dst's dtype: moved as it is
+  if (!src.is_contiguous() || src.dtype() != dst.dtype()) {
+    packed = empty_tensor(src.sizes(), dst.dtype(), src.device());
+    copy_into(packed, src, op_name);
+  }
   const size_t nbytes = static_cast<size_t>(packed.numel()) * element_size(dst.dtype());
   TensorBase staged = packed;
   if (!src.device().is_cpu()) {

@@ -109,6 +109,15 @@ TEST_F(WithFakeDevice, CopiesBetweenDevicesCastAndGoThroughHostMemory) {
   EXPECT_EQ(p[1], -2);
   EXPECT_EQ(p[2], 3);
   EXPECT_EQ(p[3], 1000000);
+  // Same dtype, compact: the bytes move as they are, one hop.
+  fake().directions.clear();
+  TensorBase same = kiln::empty_tensor({4}, ScalarType::Float64, kCpu);
+  kiln::copy_into(same, on_device, "copy_");
+  ASSERT_EQ(fake().directions, std::vector<CopyDirection>{CopyDirection::DeviceToHost});
+  const double* q = static_cast<const double*>(same.data_ptr());
+  EXPECT_EQ(q[0], 1.5);
+  EXPECT_EQ(q[1], -2.25);
+  EXPECT_EQ(q[3], 1e6);
 }
 
 TEST_F(WithFakeDevice, TheIteratorAllocatesItsOutputOnTheOperandsDevice) {
