@@ -14,7 +14,7 @@ import os
 import re
 import subprocess
 import sys
-from collections import OrderedDict
+from collections import Counter, OrderedDict
 from typing import Dict, List
 
 HERE = os.path.dirname(os.path.abspath(__file__))
@@ -589,37 +589,51 @@ def render_all(schema_dir: str) -> Dict[str, str]:
     # Pointwise formulas: a scalar functor and a CPU kernel (with a vector loop where the formula has
     # one) per op, and the table of every tree.
     formulas = []
+    formula_names = Counter(nf.schema.name for nf in functions if nf.pointwise is not None)
     for nf in functions:
         f = nf.pointwise
         if f is None:
             continue
-        op, base = nf.schema.name, nf.schema.base_name
+        # Files and functors are named after the op, or after the overload where one op has
+        # several formulas (pow_tensor_scalar, pow_tensor_tensor).
+        name, base = nf.schema.name, nf.schema.base_name
+        op = name if formula_names[name] == 1 else f"{name}_{nf.schema.overload.lower()}"
         params = ", ".join(f"T {a}" for a in f.args)
         emit(f"pointwise/{op}.h", "pointwise_functor.h.j2", op=op, formula=f.text, params=params,
              body=pointwise.render_body(f), returns_bool=f.returns_bool, scalars=f.scalars)
         signature = next(d for ns, d in kernel_decls(nf) if ns == "cpu").rstrip(";")
-        loop = {1: "unary_kernel", 2: "binary_kernel"}[len(f.args)]
+        has_out = nf.dispatch["CPU"].endswith("_out")
+        loop = {1: "unary_kernel", 2: "binary_kernel", 3: "ternary_kernel"}[len(f.args)]
+        # The loop's element types: the result, then each input (bool_args are read as bool).
+        out_t = "bool" if f.returns_bool else "scalar_t"
+        loop_types = [out_t] + ["bool" if a in f.bool_args else "scalar_t" for a in f.args]
+        if loop != "ternary_kernel":
+            loop_types = loop_types[:2]
         # float32 runs get a vector loop (Highway, dispatched at run time) when the formula has one.
         scalar_why = pointwise.vector_unsupported(f)
-        emit(f"cpu/{op}.cc", "pointwise_kernel.cc.j2", op=op, base=base, formula=f.text, signature=signature,
-             config=pointwise.iterator_config(f, op, f.args), dispatch=pointwise.DTYPE_SETS[f.dtypes], loop=loop,
-             returns_bool=f.returns_bool, meta=f.meta,
-             scalar_values=", ".join(f"{s}.to<scalar_t>()" for s in f.scalars),
+        emit(f"cpu/{op}.cc", "pointwise_kernel.cc.j2", op=op, name=name, base=base, formula=f.text, signature=signature,
+             config=pointwise.iterator_config(f, op, f.args, "out" if has_out else "TensorBase()"),
+             dispatch=pointwise.DTYPE_SETS[f.dtypes], loop=loop, loop_types=", ".join(loop_types), has_out=has_out,
+             returns_bool=f.returns_bool, meta=f.meta or f.choices,
+             scalar_values=", ".join(pointwise.scalar_value(f, s, op) for s in f.scalars),
              vector=scalar_why is None, scalar_why=scalar_why, arg=f.args[0],
              vector_body=None if scalar_why else pointwise.render_vector(f.root, f.args),
              lanes=pointwise.vector_lanes(f))
-        formulas.append(dict(op=op, overload=nf.schema.full_name, text=c_string_body(f.text),
+        formulas.append(dict(op=name, key=op, overload=nf.schema.full_name, text=c_string_body(f.text),
                              args=[f'"{a}"' for a in f.args], scalars=[f'"{a}"' for a in f.scalars],
                              nodes=pointwise.table_rows(f.root),
-                             dtypes=f.dtypes, int_to_float=f.promote == "int_to_float", returns_bool=f.returns_bool))
+                             dtypes=f.dtypes, int_to_float=f.promote == "int_to_float", returns_bool=f.returns_bool,
+                             scalars_promote=f.promote == "scalars"))
     # Their derivatives, one row per input: the trees of derivatives.yaml's expression-language entries.
     derivatives = []
     for nf in functions:
         if nf.pointwise is None or nf.derivative is None:
             continue
+        name = nf.schema.name
+        key = name if formula_names[name] == 1 else f"{name}_{nf.schema.overload.lower()}"
         for fm in nf.derivative.formulas:
             derivatives.append(dict(
-                op=nf.schema.name, input=fm.inputs[0], text=c_string_body(fm.source),
+                op=nf.schema.full_name, key=key, input=fm.inputs[0], text=c_string_body(fm.source),
                 args=[f'"{a}"' for a in pointwise.DERIVATIVE_NAMES + nf.pointwise.args],
                 scalars=[f'"{a}"' for a in nf.pointwise.scalars],
                 nodes=pointwise.table_rows(fm.tree)))

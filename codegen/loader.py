@@ -17,20 +17,22 @@ from schema_parser import parse_schema
 
 # Functions a formula may call besides the ops themselves (runtime/autograd/formula_helpers.h).
 FORMULA_HELPERS = {
-    "maybe_multiply", "sum_to", "sum_backward", "mean_backward", "pow_backward", "slice_backward_wrapper",
-    "unsqueeze_to", "inverse_permutation", "clamp_backward", "extremum_backward",
+    "maybe_multiply", "sum_to", "sum_backward", "mean_backward", "slice_backward_wrapper",
+    "unsqueeze_to", "inverse_permutation", "extremum_backward",
     "value_selecting_reduction_backward", "prod_backward", "cat_tensors_backward", "as_strided_backward",
     "diagonal_backward", "unfold_backward", "binary_cross_entropy_backward", "binary_cross_entropy_target_backward",
     "binary_cross_entropy_with_logits_backward", "binary_cross_entropy_with_logits_target_backward",
     "conv_bias_backward", "max_pool_double_backward", "adaptive_avg_pool_double_backward",
     "cumsum_backward", "cumprod_backward", "masked_select_backward", "take_backward",
+    "value_or_lowest", "value_or_highest",
 }
 # Metadata calls on an argument saved as values instead of the tensor (DESIGN.md).
 METADATA_CALLS = {
     "sizes": "std::vector<int64_t>", "strides": "std::vector<int64_t>", "dim": "int64_t", "numel": "int64_t",
     "scalar_type": "ScalarType", "device": "Device", "storage_offset": "int64_t",
 }
-_CPP_WORDS = {"true", "false", "nullptr", "std", "kiln", "ScalarType", "Device", "static_cast", "int64_t", "double"}
+_CPP_WORDS = {"true", "false", "nullptr", "std", "kiln", "ScalarType", "Device", "static_cast", "int64_t", "double",
+              "Scalar"}
 
 # torch's CPU autocast policies: cast floating inputs to the autocast dtype, to float32, or all to
 # their widest dtype.
@@ -123,15 +125,17 @@ def _native_function(entry: dict, display: str) -> List[NativeFunction]:
             if dispatch is not None:
                 raise CodegenError("an op with 'pointwise:' gets its kernels from the formula; drop 'dispatch:'")
             others = [a for a in schema.arguments if not a.type.is_tensor]
-            if [a for a in others if a.type.base != "Scalar" or a.type.optional or a.type.is_list]:
-                raise CodegenError("pointwise: formulas take Tensor and Scalar arguments (no optional or "
-                                   "list arguments), for now")
-            formula = parse_formula(entry["pointwise"], [a.name for a in schema.arguments if a.type.is_tensor],
-                                    [a.name for a in others])
-            if "out" not in _parse_list(entry.get("family", []), "family"):
-                raise CodegenError("pointwise: the generated kernel is the shared out= kernel: declare "
-                                   "'family: [inplace, out]' or 'family: [out]'")
-            dispatch = {"CPU": f"{schema.name}_out"}
+            tensors = [a for a in schema.arguments if a.type.is_tensor]
+            if [a for a in others if a.type.base not in ("Scalar", "str") or a.type.is_list
+                    or (a.type.optional and a.type.base != "Scalar")] or [a for a in tensors if a.type.optional]:
+                raise CodegenError("pointwise: formulas take Tensor, Scalar, Scalar? and str arguments")
+            formula = parse_formula(entry["pointwise"], [a.name for a in tensors], [a.name for a in others],
+                                    [a.name for a in others if a.type.optional],
+                                    [a.name for a in others if a.type.base == "str"])
+            # The generated kernel is the family's shared out= kernel, or the op's own kernel when
+            # it has no out= form (isnan).
+            has_out = "out" in _parse_list(entry.get("family", []), "family")
+            dispatch = {"CPU": f"{schema.name}_out" if has_out else f"{schema.name}_kernel"}
         if not isinstance(dispatch, dict) or not [k for k in dispatch if k != "__line__"]:
             raise CodegenError("missing 'dispatch:' (which kernel runs this op?)")
         dispatch = {k: v for k, v in dispatch.items() if k != "__line__"}
@@ -186,6 +190,7 @@ def _native_function(entry: dict, display: str) -> List[NativeFunction]:
 def _identifiers(expr: str) -> List[Tuple[str, bool, bool, str]]:
     """(name, is_call, after_member_access, following_call) for every identifier in a C++ expression."""
     out = []
+    expr = re.sub(r'"[^"]*"', lambda m: " " * len(m.group(0)), expr)  # string literals name nothing
     for m in re.finditer(r"[A-Za-z_][A-Za-z0-9_]*", expr):
         start, end = m.span()
         before = expr[:start].rstrip()
@@ -254,7 +259,9 @@ def _derivative(entry: dict, display: str, functions: Dict[str, NativeFunction])
             if f.pointwise is not None:  # the expression language, rendered into kiln ops
                 tree = parse_derivative(value, f.pointwise)
                 names = DERIVATIVE_NAMES + f.pointwise.args
-                formulas.append(Formula(inputs, render_autograd(tree, names, f.pointwise.scalars), line, tree,
+                formulas.append(Formula(inputs, render_autograd(tree, names, f.pointwise.scalars, f.pointwise.absent,
+                                                                f.pointwise.choices),
+                                        line, tree,
                                         value.strip()))
                 continue
             formulas.append(Formula(inputs, value.strip(), line))

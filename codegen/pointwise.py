@@ -38,16 +38,23 @@ INTRINSICS: Dict[str, Tuple[int, bool]] = {
     "cos": (1, True), "tanh": (1, True), "erf": (1, True), "sqrt": (1, True), "atan2": (2, True),
     "abs": (1, False), "floor": (1, False), "ceil": (1, False), "trunc": (1, False), "round": (1, False),
     "minimum": (2, False), "maximum": (2, False), "sign": (1, False),
+    "pow": (2, False), "fmod": (2, False), "isnan": (1, False), "isinf": (1, False), "isfinite": (1, False),
 }
+# Intrinsics whose value is a bool (as comparisons are).
+BOOL_INTRINSICS = {"isnan", "isinf", "isfinite"}
+
+MAX_NODES = 128  # the most nodes of a tree: runtime/jit/formula_interpreter.h kMaxFormulaNodes
 
 # Tree node kinds, shared with runtime/jit/formula.h (FormulaOp): the order is the enum's.
-BINARY = {ast.Add: "add", ast.Sub: "sub", ast.Mult: "mul", ast.Div: "div"}
+BINARY = {ast.Add: "add", ast.Sub: "sub", ast.Mult: "mul", ast.Div: "div", ast.FloorDiv: "floordiv", ast.Mod: "mod"}
 BITWISE = {ast.BitAnd: "bitand", ast.BitOr: "bitor", ast.BitXor: "bitxor"}
 COMPARE = {ast.Lt: "lt", ast.LtE: "le", ast.Gt: "gt", ast.GtE: "ge", ast.Eq: "eq", ast.NotEq: "ne"}
 NODE_KINDS: List[str] = (["arg", "scalar", "const", "neg", "not", "and", "or", "select"] + list(BINARY.values())
                          + list(COMPARE.values()) + list(INTRINSICS) + list(BITWISE.values()) + ["bitnot"])
 
 CXX_BINARY = {"add": "+", "sub": "-", "mul": "*", "div": "/", "bitand": "&", "bitor": "|", "bitxor": "^"}
+# Python's // and % (floor division, the remainder with the divisor's sign), as pm:: functions.
+CXX_BINARY_CALLS = {"floordiv": "pm::floor_divide", "mod": "pm::remainder"}
 CXX_COMPARE = {"lt": "<", "le": "<=", "gt": ">", "ge": ">=", "eq": "==", "ne": "!="}
 
 DTYPE_SETS = {  # formula dtypes -> the dispatch macro over the compute dtype
@@ -56,7 +63,9 @@ DTYPE_SETS = {  # formula dtypes -> the dispatch macro over the compute dtype
     "all": "KILN_DISPATCH_ALL_TYPES",
     "integral": "KILN_DISPATCH_INTEGRAL_TYPES",
 }
-PROMOTE_RULES = ("int_to_float", "none")
+# int_to_float: integer inputs compute in the default float dtype; scalars: the Scalar arguments
+# take part in type promotion as Python numbers do (clamp(int_tensor, 0.5) computes in float).
+PROMOTE_RULES = ("int_to_float", "scalars", "none")
 
 
 @dataclass
@@ -78,17 +87,56 @@ class PointwiseFormula:
     promote: str               # a PROMOTE_RULES entry
     returns_bool: bool         # the root is a comparison or logic: the op writes bool
     meta: Optional[str] = None  # the device-neutral meta function checking the op's rules
+    # Scalar? arguments: the value an absent one takes ('lowest' or 'highest' of the compute dtype;
+    # -inf and inf for floating ones), so clamp(x, max=1) is one formula.
+    absent: Dict[str, str] = field(default_factory=dict)
+    # str arguments: their allowed values; the formula compares them with literals
+    # (approximate == 'tanh'), which the tree holds as the value's index.
+    choices: Dict[str, List[str]] = field(default_factory=dict)
+    # Tensor arguments the kernel reads as bool (where's condition): the meta function checks
+    # their dtype, and the loop reads them unconverted.
+    bool_args: List[str] = field(default_factory=list)
 
 
-def parse_formula(spec: object, tensor_args: List[str], scalar_args: Optional[List[str]] = None) -> PointwiseFormula:
-    """The `pointwise:` entry of an op ({formula, dtypes, promote, meta}), checked; errors say what is wrong."""
+SPEC_KEYS = ("absent", "bool_args", "choices", "dtypes", "formula", "meta", "promote")
+ABSENT_VALUES = ("lowest", "highest")
+
+
+def parse_formula(spec: object, tensor_args: List[str], scalar_args: Optional[List[str]] = None,
+                  optional_scalars: Optional[List[str]] = None, string_args: Optional[List[str]] = None
+                  ) -> PointwiseFormula:
+    """The `pointwise:` entry of an op ({formula, dtypes, promote, meta, absent, choices, bool_args}),
+    checked; errors say what is wrong. `scalar_args` are the op's non-tensor arguments in order (each
+    a Scalar, a Scalar? named in `optional_scalars`, or a str named in `string_args`)."""
     scalar_args = scalar_args or []
+    optional_scalars = optional_scalars or []
+    string_args = string_args or []
     if not isinstance(spec, dict):
         raise CodegenError("pointwise: expected a mapping {formula: ..., dtypes: ..., promote: ...}")
     spec = {k: v for k, v in spec.items() if k != "__line__"}
-    unknown = sorted(set(spec) - {"formula", "dtypes", "promote", "meta"})
+    unknown = sorted(set(spec) - set(SPEC_KEYS))
     if unknown:
-        raise CodegenError(f"pointwise: unknown key '{unknown[0]}' (known: dtypes, formula, meta, promote)")
+        raise CodegenError(f"pointwise: unknown key '{unknown[0]}' (known: {', '.join(SPEC_KEYS)})")
+    absent = _name_map(spec.get("absent", {}), "absent")
+    for name in optional_scalars:
+        if absent.get(name) not in ABSENT_VALUES:
+            raise CodegenError(f"pointwise: the Scalar? argument '{name}' needs its value when None: "
+                               f"absent: {{{name}: lowest}} (or highest)")
+    extra = sorted(set(absent) - set(optional_scalars))
+    if extra:
+        raise CodegenError(f"pointwise: absent: '{extra[0]}' is not a Scalar? argument of the op")
+    choices = _name_map(spec.get("choices", {}), "choices")
+    for name in string_args:
+        values = choices.get(name)
+        if not isinstance(values, list) or not values or not all(isinstance(v, str) for v in values):
+            raise CodegenError(f"pointwise: the str argument '{name}' needs its allowed values: "
+                               f"choices: {{{name}: [a, b]}}")
+    extra = sorted(set(choices) - set(string_args))
+    if extra:
+        raise CodegenError(f"pointwise: choices: '{extra[0]}' is not a str argument of the op")
+    bool_args = spec.get("bool_args", [])
+    if not isinstance(bool_args, list) or [a for a in bool_args if a not in tensor_args]:
+        raise CodegenError("pointwise: bool_args must list Tensor arguments of the op")
     meta = spec.get("meta")
     if meta is not None and (not isinstance(meta, str) or not meta.isidentifier()):
         raise CodegenError(f"pointwise: meta must name a function of runtime/kernels/pointwise_meta.h, got '{meta}'")
@@ -105,7 +153,9 @@ def parse_formula(spec: object, tensor_args: List[str], scalar_args: Optional[Li
         tree = ast.parse(text.strip(), mode="eval")
     except SyntaxError as e:
         raise CodegenError(f"pointwise: formula '{text}': syntax error at column {e.offset}")
-    root = _convert(tree.body, tensor_args, scalar_args, text)
+    root = _convert(tree.body, tensor_args, scalar_args, text, choices)
+    if len(_nodes(root)) > MAX_NODES:
+        raise CodegenError(f"pointwise: formula '{text}': {len(_nodes(root))} nodes (at most {MAX_NODES})")
     used = {n.arg for n in _nodes(root) if n.kind == "arg"}
     missing = [a for i, a in enumerate(tensor_args) if i not in used]
     if missing:
@@ -119,20 +169,36 @@ def parse_formula(spec: object, tensor_args: List[str], scalar_args: Optional[Li
     bitwise = [n.kind for n in _nodes(root) if n.kind in BITWISE.values() or n.kind == "bitnot"]
     if bitwise and dtypes != "integral":
         raise CodegenError(f"pointwise: formula '{text}': bitwise operators need dtypes: integral")
-    returns_bool = root.kind in COMPARE.values() or root.kind in ("not", "and", "or")
+    if bool_args and not meta:
+        raise CodegenError("pointwise: bool_args need a meta function (it checks their dtype)")
+    returns_bool = root.kind in _BOOL_KINDS
     return PointwiseFormula(text.strip(), list(tensor_args), list(scalar_args), root, dtypes, promote, returns_bool,
-                            meta)
+                            meta, absent, {k: list(v) for k, v in choices.items()}, list(bool_args))
+
+
+def _name_map(value: object, key: str) -> Dict[str, object]:
+    if not isinstance(value, dict):
+        raise CodegenError(f"pointwise: {key} must be a mapping of argument names")
+    return {k: v for k, v in value.items() if k != "__line__"}
 
 
 def _nodes(n: Node) -> List[Node]:
     return [n] + [m for c in n.children for m in _nodes(c)]
 
 
-def _convert(e: ast.AST, args: List[str], scalars: List[str], text: str) -> Node:
+def _convert(e: ast.AST, args: List[str], scalars: List[str], text: str,
+             choices: Optional[Dict[str, List[str]]] = None) -> Node:
+    choices = choices or {}
+
     def bad(what: str) -> CodegenError:
         return CodegenError(f"pointwise: formula '{text}': {what}")
 
+    def sub(x: ast.AST) -> Node:
+        return _convert(x, args, scalars, text, choices)
+
     if isinstance(e, ast.Name):
+        if e.id in choices:
+            raise bad(f"the str argument '{e.id}' is only compared with a literal ({e.id} == '{choices[e.id][-1]}')")
         if e.id in scalars:
             return Node("scalar", arg=scalars.index(e.id))
         if e.id not in args:
@@ -145,7 +211,7 @@ def _convert(e: ast.AST, args: List[str], scalars: List[str], text: str) -> Node
             return Node("const", value=float(e.value), is_int=isinstance(e.value, int))
         raise bad(f"unsupported literal {e.value!r}")
     if isinstance(e, ast.UnaryOp):
-        operand = _convert(e.operand, args, scalars, text)
+        operand = sub(e.operand)
         if isinstance(e.op, ast.USub):
             if operand.kind == "const":
                 return Node("const", value=-operand.value, is_int=operand.is_int)
@@ -159,23 +225,30 @@ def _convert(e: ast.AST, args: List[str], scalars: List[str], text: str) -> Node
         kind = BINARY.get(type(e.op)) or BITWISE.get(type(e.op))
         if kind is None:
             raise bad(f"unsupported operator {type(e.op).__name__}")
-        return Node(kind, [_convert(e.left, args, scalars, text), _convert(e.right, args, scalars, text)])
+        return Node(kind, [sub(e.left), sub(e.right)])
     if isinstance(e, ast.Compare):
         if len(e.ops) != 1:
             raise bad("chained comparisons (a < b < c) are not supported: write (a < b) and (b < c)")
         kind = COMPARE.get(type(e.ops[0]))
         if kind is None:
             raise bad(f"unsupported comparison {type(e.ops[0]).__name__}")
-        return Node(kind, [_convert(e.left, args, scalars, text), _convert(e.comparators[0], args, scalars, text)])
+        right = e.comparators[0]
+        if isinstance(e.left, ast.Name) and e.left.id in choices:
+            # a str argument against one of its values: the tree compares the value's index
+            allowed = choices[e.left.id]
+            if kind not in ("eq", "ne") or not isinstance(right, ast.Constant) or right.value not in allowed:
+                raise bad(f"compare '{e.left.id}' with == or != and one of its choices ({', '.join(allowed)})")
+            return Node(kind, [Node("scalar", arg=scalars.index(e.left.id)),
+                               Node("const", value=float(allowed.index(right.value)), is_int=True)])
+        return Node(kind, [sub(e.left), sub(right)])
     if isinstance(e, ast.BoolOp):
         kind = "and" if isinstance(e.op, ast.And) else "or"
-        node = _convert(e.values[0], args, scalars, text)
+        node = sub(e.values[0])
         for v in e.values[1:]:
-            node = Node(kind, [node, _convert(v, args, scalars, text)])
+            node = Node(kind, [node, sub(v)])
         return node
     if isinstance(e, ast.IfExp):
-        return Node("select", [_convert(e.test, args, scalars, text), _convert(e.body, args, scalars, text),
-                               _convert(e.orelse, args, scalars, text)])
+        return Node("select", [sub(e.test), sub(e.body), sub(e.orelse)])
     if isinstance(e, ast.Call):
         if not isinstance(e.func, ast.Name) or e.keywords:
             raise bad("calls are intrinsic names with positional arguments, e.g. exp(self)")
@@ -184,7 +257,7 @@ def _convert(e: ast.AST, args: List[str], scalars: List[str], text: str) -> Node
             raise bad(f"unknown intrinsic '{e.func.id}' (known: {', '.join(INTRINSICS)})")
         if len(e.args) != arity:
             raise bad(f"{e.func.id}() takes {arity} argument(s), got {len(e.args)}")
-        return Node(e.func.id, [_convert(a, args, scalars, text) for a in e.args])
+        return Node(e.func.id, [sub(a) for a in e.args])
     raise bad(f"unsupported expression {type(e).__name__}")
 
 
@@ -218,6 +291,8 @@ def render_cxx(n: Node, args: List[str], scalars: List[str]) -> str:
         return f"({c[0]} ? {c[1]} : {c[2]})"
     if k in CXX_BINARY:
         return f"({c[0]} {CXX_BINARY[k]} {c[1]})"
+    if k in CXX_BINARY_CALLS:
+        return f"{CXX_BINARY_CALLS[k]}({c[0]}, {c[1]})"
     if k in CXX_COMPARE:
         return f"({c[0]} {CXX_COMPARE[k]} {c[1]})"
     return f"pm::{k}({', '.join(c)})"
@@ -258,7 +333,7 @@ VECTOR_INTRINSICS: Dict[str, str] = {
 EXACT_INTRINSICS = {"sqrt"}
 VECTOR_BINARY = {"add": "hn::Add", "sub": "hn::Sub", "mul": "hn::Mul", "div": "hn::Div"}
 VECTOR_COMPARE = {"lt": "hn::Lt", "le": "hn::Le", "gt": "hn::Gt", "ge": "hn::Ge", "eq": "hn::Eq", "ne": "hn::Ne"}
-_BOOL_KINDS = set(COMPARE.values()) | {"not", "and", "or"}
+_BOOL_KINDS = set(COMPARE.values()) | {"not", "and", "or"} | BOOL_INTRINSICS
 
 
 def vector_unsupported(f: PointwiseFormula) -> Optional[str]:
@@ -276,6 +351,8 @@ def vector_unsupported(f: PointwiseFormula) -> Optional[str]:
     missing = sorted({n.kind for n in _nodes(f.root) if n.kind in INTRINSICS and n.kind not in VECTOR_INTRINSICS})
     if missing:
         return f"no vector {missing[0]}() (Highway 1.0.3 has none)"
+    if any(n.kind in CXX_BINARY_CALLS for n in _nodes(f.root)):
+        return "no vector // or % (x86 has no vector integer division)"
     return None
 
 
@@ -340,23 +417,34 @@ def table_rows(root: Node) -> List[Tuple[str, int, int, int, int, str]]:
     return rows
 
 
-def iterator_config(f: PointwiseFormula, op: str, arg_exprs: List[str]) -> str:
+def scalar_value(f: PointwiseFormula, name: str, op: str) -> str:
+    """The C++ value of a Scalar, Scalar? or str argument in the compute dtype (scalar_t), as the
+    generated kernel hands it to the functor."""
+    if name in f.absent:
+        return f"{name} ? {name}->to<scalar_t>() : pm::{f.absent[name]}<scalar_t>()"
+    if name in f.choices:
+        values = ", ".join(f'"{v}"' for v in f.choices[name])
+        return f'scalar_t(choice_index("{op}", "{name}", {name}, {{{values}}}))'
+    return f"{name}.to<scalar_t>()"
+
+
+def iterator_config(f: PointwiseFormula, op: str, arg_exprs: List[str], out: str = "out") -> str:
     """How the generated kernel builds its TensorIterator: through the op's meta function, or a
-    named IteratorConfig (tensor_iterator.h)."""
+    named IteratorConfig (tensor_iterator.h). `out` is TensorBase() for an op without out=."""
     inputs = ", ".join(arg_exprs)
     if f.meta:
-        return f"{f.meta}({', '.join(arg_exprs + f.scalars)}, out)"
+        return f"{f.meta}({', '.join(arg_exprs + f.scalars)}, {out})"
     if f.returns_bool:
         if len(arg_exprs) == 1:
-            return f'IteratorConfig::predicate("{op}", {inputs}, out)'
+            return f'IteratorConfig::predicate("{op}", {inputs}, {out})'
         if len(arg_exprs) != 2:
             raise CodegenError("pointwise: a bool-valued formula of one or two tensor arguments")
-        return f'IteratorConfig::comparison("{op}", {inputs}, out)'
+        return f'IteratorConfig::comparison("{op}", {inputs}, {out})'
     kind = {1: "unary", 2: "binary"}.get(len(arg_exprs))
     if kind is None:
-        raise CodegenError("pointwise: formulas of one or two tensor arguments for now")
+        raise CodegenError("pointwise: a formula of three tensor arguments needs a meta function")
     suffix = "_float" if f.promote == "int_to_float" else ""
-    return f'IteratorConfig::{kind}{suffix}("{op}", {inputs}, out)'
+    return f'IteratorConfig::{kind}{suffix}("{op}", {inputs}, {out})'
 
 
 def enum_name(kind: str) -> str:
@@ -383,22 +471,33 @@ def parse_derivative(text: str, f: PointwiseFormula) -> Node:
     except SyntaxError as e:
         raise CodegenError(f"derivative '{text}': syntax error at column {e.offset}")
     try:
-        return _convert(tree.body, DERIVATIVE_NAMES + f.args, f.scalars, text)
+        root = _convert(tree.body, DERIVATIVE_NAMES + f.args, f.scalars, text, f.choices)
+        if len(_nodes(root)) > MAX_NODES:
+            raise CodegenError(f"pointwise: formula '{text}': {len(_nodes(root))} nodes (at most {MAX_NODES})")
+        return root
     except CodegenError as e:
         hint = (" (a formula op's derivatives use the expression language: grad * other, not mul(grad, other))"
                 if "unknown intrinsic" in str(e) else "")
         raise CodegenError(str(e).replace("pointwise: formula", "derivative", 1) + hint)
 
 
-def render_autograd(n: Node, names: List[str], scalars: List[str]) -> str:
+def render_autograd(n: Node, names: List[str], scalars: List[str], absent: Optional[Dict[str, str]] = None,
+                    choices: Optional[Dict[str, List[str]]] = None) -> str:
     """The derivative as a C++ expression over kiln ops (what derivatives.yaml's other entries
-    are written in); a formula of constants alone is a tensor like grad."""
+    are written in); a formula of constants alone is a tensor like grad. An absent Scalar? is
+    -inf or inf there (value_or_lowest/highest): derivatives are of floating tensors only. A
+    condition on Scalars and str arguments alone (approximate == 'tanh') is a C++ condition."""
+    absent, choices = absent or {}, choices or {}
+    global _CHOICES
+    _CHOICES = {i: choices[s] for i, s in enumerate(scalars) if s in choices}
+    scalars = [f"value_or_{absent[s]}({s})" if s in absent else s for s in scalars]
     text, is_tensor = _autograd(n, names, scalars)
     if not is_tensor:
         return "zeros_like(grad)" if text in ("0", "0.0") else f"full_like(grad, {text})"
     return text
 
 
+_CHOICES: Dict[int, List[str]] = {}  # render_autograd's str arguments, by Scalar index
 AUTOGRAD_COMPARE_SWAPPED = {"lt": "gt", "le": "ge", "gt": "lt", "ge": "le", "eq": "eq", "ne": "ne"}
 
 
@@ -419,10 +518,20 @@ def _autograd(n: Node, names: List[str], scalars: List[str]) -> Tuple[str, bool]
         return (f"neg({c[0][0]})", True) if c[0][1] else (f"-{c[0][0]}", False)
     if k in BITWISE.values() or k == "bitnot":
         raise bad("bitwise operators have no derivative")
+    if k in CXX_BINARY_CALLS:
+        if not all(t for _, t in c):
+            raise bad("// and % of tensors only")
+        return f"{ {'floordiv': 'floor_divide', 'mod': 'remainder'}[k]}({c[0][0]}, {c[1][0]})", True
     if k in CXX_BINARY:
         (a, ta), (b, tb) = c
         if not ta and not tb:
-            raise bad("arithmetic of constants alone: fold it into one literal")
+            if "scalar" not in (n.children[0].kind, n.children[1].kind) or k not in ("add", "sub", "mul", "div"):
+                raise bad("arithmetic of constants alone: fold it into one literal")
+            # Scalar arithmetic (1 - weight): a Scalar computed in double
+            def as_double(text: str, node: Node) -> str:
+                return f"{text}.to_double()" if node.kind == "scalar" else text
+            return (f"Scalar({as_double(a, n.children[0])} {CXX_BINARY[k]} {as_double(b, n.children[1])})",
+                    False)
         if ta and tb:
             return f"{k}({a}, {b})", True
         if ta:  # Tensor op Scalar
@@ -443,13 +552,24 @@ def _autograd(n: Node, names: List[str], scalars: List[str]) -> Tuple[str, bool]
             return f"{k}({a}, {b})", True
         if tb:
             return f"{AUTOGRAD_COMPARE_SWAPPED[k]}({b}, {a})", True
-        raise bad("a comparison of constants alone")
+        left, right = n.children
+        if left.kind != "scalar" or right.kind != "const":
+            raise bad("a comparison of constants alone")
+        if left.arg in _CHOICES:  # a str argument against one of its values
+            return f'({a} {CXX_COMPARE[k]} "{_CHOICES[left.arg][int(right.value)]}")', False
+        return f"({a}.to_double() {CXX_COMPARE[k]} {b})", False
     if k in ("and", "or"):
         return f"logical_{k}({c[0][0]}, {c[1][0]})", True
     if k == "not":
         return f"logical_not({c[0][0]})", True
     if k == "select":
-        (cond, _), (a, ta), (b, tb) = c
+        (cond, tc), (a, ta), (b, tb) = c
+        if not tc:  # one branch for the whole tensor
+            def tensor(text: str, is_tensor: bool) -> str:
+                if is_tensor:
+                    return text
+                return "zeros_like(grad)" if text in ("0", "0.0") else f"full_like(grad, {text})"
+            return f"({cond} ? {tensor(a, ta)} : {tensor(b, tb)})", True
         if ta and tb:
             return f"where({cond}, {a}, {b})", True
         if tb:
@@ -457,7 +577,7 @@ def _autograd(n: Node, names: List[str], scalars: List[str]) -> Tuple[str, bool]
         if ta:
             return f"masked_fill({a}, logical_not({cond}), {b})", True
         raise bad("a select of constants alone")
-    if not all(t for _, t in c):
+    if not c[0][1] or (not all(t for _, t in c) and k not in ("pow", "fmod")):
         raise bad(f"{k}() of a constant: fold it into a literal")
-    return f"{k}({', '.join(x for x, _ in c)})", True
+    return f"{k}({', '.join(x for x, _ in c)})", True  # pow and fmod also take (Tensor, Scalar)
 

@@ -12,6 +12,12 @@ namespace ops {
 // gelu(Tensor self, *, str approximate='none') -> Tensor
 Tensor gelu(const Tensor& self, const std::string& approximate = "none");
 
+// gelu_(Tensor(a!) self, *, str approximate='none') -> Tensor(a!)
+const Tensor& gelu_(const Tensor& self, const std::string& approximate = "none");
+
+// gelu.out(Tensor self, *, str approximate='none', Tensor(a!) out) -> Tensor(a!)
+const Tensor& gelu_out(const Tensor& out, const Tensor& self, const std::string& approximate = "none");
+
 }  // namespace ops
 using namespace ops;
 }  // namespace kiln

@@ -12,6 +12,12 @@ namespace ops {
 // hardtanh(Tensor self, Scalar min_val=-1, Scalar max_val=1) -> Tensor
 Tensor hardtanh(const Tensor& self, const Scalar& min_val = -1, const Scalar& max_val = 1);
 
+// hardtanh_(Tensor(a!) self, Scalar min_val=-1, Scalar max_val=1) -> Tensor(a!)
+const Tensor& hardtanh_(const Tensor& self, const Scalar& min_val = -1, const Scalar& max_val = 1);
+
+// hardtanh.out(Tensor self, Scalar min_val=-1, Scalar max_val=1, *, Tensor(a!) out) -> Tensor(a!)
+const Tensor& hardtanh_out(const Tensor& out, const Tensor& self, const Scalar& min_val = -1, const Scalar& max_val = 1);
+
 }  // namespace ops
 using namespace ops;
 }  // namespace kiln

@@ -694,11 +694,29 @@ class Tensor : public kiln::Tensor {
   Tensor cumprod(int64_t dim, const std::optional<ScalarType>& dtype = std::nullopt) const {
     return to_api(kiln::cumprod(*this, dim, dtype));
   }
+  const Tensor& gelu_(const std::string& approximate = "none") const {
+    return to_api(kiln::gelu_(*this, approximate));
+  }
+  const Tensor& silu_() const {
+    return to_api(kiln::silu_(*this));
+  }
+  const Tensor& leaky_relu_(const Scalar& negative_slope = 0.01) const {
+    return to_api(kiln::leaky_relu_(*this, negative_slope));
+  }
+  const Tensor& hardtanh_(const Scalar& min_val = -1, const Scalar& max_val = 1) const {
+    return to_api(kiln::hardtanh_(*this, min_val, max_val));
+  }
   Tensor lerp(const Tensor& end, const Scalar& weight) const {
     return to_api(kiln::lerp(*this, end, weight));
   }
+  const Tensor& lerp_(const Tensor& end, const Scalar& weight) const {
+    return to_api(kiln::lerp_(*this, end, weight));
+  }
   Tensor lerp(const Tensor& end, const Tensor& weight) const {
     return to_api(kiln::lerp(*this, end, weight));
+  }
+  const Tensor& lerp_(const Tensor& end, const Tensor& weight) const {
+    return to_api(kiln::lerp_(*this, end, weight));
   }
   Tensor softmax(int64_t dim, const std::optional<ScalarType>& dtype = std::nullopt) const {
     return to_api(kiln::softmax(*this, dim, dtype));
@@ -1848,9 +1866,19 @@ inline Tensor gelu(const Tensor& self, const std::string& approximate = "none") 
   return to_api(kiln::gelu(self, approximate));
 }
 
+// gelu.out(Tensor self, *, str approximate='none', Tensor(a!) out) -> Tensor(a!)
+inline const Tensor& gelu_out(const Tensor& out, const Tensor& self, const std::string& approximate = "none") {
+  return to_api(kiln::gelu_out(out, self, approximate));
+}
+
 // silu(Tensor self) -> Tensor
 inline Tensor silu(const Tensor& self) {
   return to_api(kiln::silu(self));
+}
+
+// silu.out(Tensor self, *, Tensor(a!) out) -> Tensor(a!)
+inline const Tensor& silu_out(const Tensor& out, const Tensor& self) {
+  return to_api(kiln::silu_out(out, self));
 }
 
 // leaky_relu(Tensor self, Scalar negative_slope=0.01) -> Tensor
@@ -1858,14 +1886,29 @@ inline Tensor leaky_relu(const Tensor& self, const Scalar& negative_slope = 0.01
   return to_api(kiln::leaky_relu(self, negative_slope));
 }
 
+// leaky_relu.out(Tensor self, Scalar negative_slope=0.01, *, Tensor(a!) out) -> Tensor(a!)
+inline const Tensor& leaky_relu_out(const Tensor& out, const Tensor& self, const Scalar& negative_slope = 0.01) {
+  return to_api(kiln::leaky_relu_out(out, self, negative_slope));
+}
+
 // hardtanh(Tensor self, Scalar min_val=-1, Scalar max_val=1) -> Tensor
 inline Tensor hardtanh(const Tensor& self, const Scalar& min_val = -1, const Scalar& max_val = 1) {
   return to_api(kiln::hardtanh(self, min_val, max_val));
 }
 
+// hardtanh.out(Tensor self, Scalar min_val=-1, Scalar max_val=1, *, Tensor(a!) out) -> Tensor(a!)
+inline const Tensor& hardtanh_out(const Tensor& out, const Tensor& self, const Scalar& min_val = -1, const Scalar& max_val = 1) {
+  return to_api(kiln::hardtanh_out(out, self, min_val, max_val));
+}
+
 // softplus(Tensor self, Scalar beta=1, Scalar threshold=20) -> Tensor
 inline Tensor softplus(const Tensor& self, const Scalar& beta = 1, const Scalar& threshold = 20) {
   return to_api(kiln::softplus(self, beta, threshold));
+}
+
+// softplus.out(Tensor self, Scalar beta=1, Scalar threshold=20, *, Tensor(a!) out) -> Tensor(a!)
+inline const Tensor& softplus_out(const Tensor& out, const Tensor& self, const Scalar& beta = 1, const Scalar& threshold = 20) {
+  return to_api(kiln::softplus_out(out, self, beta, threshold));
 }
 
 // lerp.Scalar(Tensor self, Tensor end, Scalar weight) -> Tensor
@@ -2101,6 +2144,11 @@ inline Tensor nonzero(const Tensor& self) {
 // where.self(Tensor condition, Tensor self, Tensor other) -> Tensor
 inline Tensor where(const Tensor& condition, const Tensor& self, const Tensor& other) {
   return to_api(kiln::where(condition, self, other));
+}
+
+// where.self_out(Tensor condition, Tensor self, Tensor other, *, Tensor(a!) out) -> Tensor(a!)
+inline const Tensor& where_out(const Tensor& out, const Tensor& condition, const Tensor& self, const Tensor& other) {
+  return to_api(kiln::where_out(out, condition, self, other));
 }
 
 // masked_fill.Scalar(Tensor self, Tensor mask, Scalar value) -> Tensor

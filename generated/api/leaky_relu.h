@@ -12,6 +12,12 @@ namespace ops {
 // leaky_relu(Tensor self, Scalar negative_slope=0.01) -> Tensor
 Tensor leaky_relu(const Tensor& self, const Scalar& negative_slope = 0.01);
 
+// leaky_relu_(Tensor(a!) self, Scalar negative_slope=0.01) -> Tensor(a!)
+const Tensor& leaky_relu_(const Tensor& self, const Scalar& negative_slope = 0.01);
+
+// leaky_relu.out(Tensor self, Scalar negative_slope=0.01, *, Tensor(a!) out) -> Tensor(a!)
+const Tensor& leaky_relu_out(const Tensor& out, const Tensor& self, const Scalar& negative_slope = 0.01);
+
 }  // namespace ops
 using namespace ops;
 }  // namespace kiln

@@ -12,11 +12,17 @@ namespace ops {
 // lerp.Scalar(Tensor self, Tensor end, Scalar weight) -> Tensor
 Tensor lerp(const Tensor& self, const Tensor& end, const Scalar& weight);
 
+// lerp_.Scalar(Tensor(a!) self, Tensor end, Scalar weight) -> Tensor(a!)
+const Tensor& lerp_(const Tensor& self, const Tensor& end, const Scalar& weight);
+
 // lerp.Scalar_out(Tensor self, Tensor end, Scalar weight, *, Tensor(a!) out) -> Tensor(a!)
 const Tensor& lerp_out(const Tensor& out, const Tensor& self, const Tensor& end, const Scalar& weight);
 
 // lerp.Tensor(Tensor self, Tensor end, Tensor weight) -> Tensor
 Tensor lerp(const Tensor& self, const Tensor& end, const Tensor& weight);
+
+// lerp_.Tensor(Tensor(a!) self, Tensor end, Tensor weight) -> Tensor(a!)
+const Tensor& lerp_(const Tensor& self, const Tensor& end, const Tensor& weight);
 
 // lerp.out(Tensor self, Tensor end, Tensor weight, *, Tensor(a!) out) -> Tensor(a!)
 const Tensor& lerp_out(const Tensor& out, const Tensor& self, const Tensor& end, const Tensor& weight);

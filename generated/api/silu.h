@@ -12,6 +12,12 @@ namespace ops {
 // silu(Tensor self) -> Tensor
 Tensor silu(const Tensor& self);
 
+// silu_(Tensor(a!) self) -> Tensor(a!)
+const Tensor& silu_(const Tensor& self);
+
+// silu.out(Tensor self, *, Tensor(a!) out) -> Tensor(a!)
+const Tensor& silu_out(const Tensor& out, const Tensor& self);
+
 }  // namespace ops
 using namespace ops;
 }  // namespace kiln

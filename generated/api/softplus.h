@@ -12,6 +12,9 @@ namespace ops {
 // softplus(Tensor self, Scalar beta=1, Scalar threshold=20) -> Tensor
 Tensor softplus(const Tensor& self, const Scalar& beta = 1, const Scalar& threshold = 20);
 
+// softplus.out(Tensor self, Scalar beta=1, Scalar threshold=20, *, Tensor(a!) out) -> Tensor(a!)
+const Tensor& softplus_out(const Tensor& out, const Tensor& self, const Scalar& beta = 1, const Scalar& threshold = 20);
+
 }  // namespace ops
 using namespace ops;
 }  // namespace kiln

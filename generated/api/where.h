@@ -12,6 +12,9 @@ namespace ops {
 // where.self(Tensor condition, Tensor self, Tensor other) -> Tensor
 Tensor where(const Tensor& condition, const Tensor& self, const Tensor& other);
 
+// where.self_out(Tensor condition, Tensor self, Tensor other, *, Tensor(a!) out) -> Tensor(a!)
+const Tensor& where_out(const Tensor& out, const Tensor& condition, const Tensor& self, const Tensor& other);
+
 }  // namespace ops
 using namespace ops;
 }  // namespace kiln

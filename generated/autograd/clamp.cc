@@ -3,6 +3,11 @@
 #include "generated/autograd/clamp.h"
 
 #include "generated/api/clamp.h"
+#include "generated/api/ge.h"
+#include "generated/api/le.h"
+#include "generated/api/logical_and.h"
+#include "generated/api/logical_not.h"
+#include "generated/api/masked_fill.h"
 #include "runtime/autograd/formula_helpers.h"
 #include "runtime/autograd/node.h"
 #include "runtime/autograd/saved_variable.h"
@@ -12,7 +17,7 @@ namespace kiln {
 namespace autograd {
 
 // clamp
-//   self: clamp_backward(grad, self, min, max)
+//   self: masked_fill(grad, logical_not(logical_and(ge(self, value_or_lowest(min)), le(self, value_or_highest(max)))), 0)
 struct ClampBackward0 final : Node {
   SavedVariable self_;
   std::optional<Scalar> min;
@@ -25,7 +30,7 @@ struct ClampBackward0 final : Node {
     const Tensor grad(grads[0]);
     if (!grad.defined()) return grad_inputs;
     const Tensor self(self_.unpack());
-    if (next_edges()[0].is_valid()) grad_inputs[0] = clamp_backward(grad, self, min, max);
+    if (next_edges()[0].is_valid()) grad_inputs[0] = masked_fill(grad, logical_not(logical_and(ge(self, value_or_lowest(min)), le(self, value_or_highest(max)))), 0);
     return grad_inputs;
   }
 

@@ -7,9 +7,9 @@
 #include "generated/api/ge.h"
 #include "generated/api/log.h"
 #include "generated/api/logical_and.h"
+#include "generated/api/masked_fill.h"
 #include "generated/api/mul.h"
 #include "generated/api/sub.h"
-#include "generated/api/where.h"
 #include "generated/api/zeros_like.h"
 #include "runtime/autograd/formula_helpers.h"
 #include "runtime/autograd/node.h"
@@ -20,7 +20,7 @@ namespace kiln {
 namespace autograd {
 
 // pow.Tensor_Scalar
-//   self: pow_backward(grad, self, exponent)
+//   self: ((exponent.to_double() == 0) ? zeros_like(grad) : mul(grad, maybe_multiply(pow(self, Scalar(exponent.to_double() - 1)), exponent)))
 struct PowBackward1 final : Node {
   SavedVariable self_;
   Scalar exponent;
@@ -32,7 +32,7 @@ struct PowBackward1 final : Node {
     const Tensor grad(grads[0]);
     if (!grad.defined()) return grad_inputs;
     const Tensor self(self_.unpack());
-    if (next_edges()[0].is_valid()) grad_inputs[0] = pow_backward(grad, self, exponent);
+    if (next_edges()[0].is_valid()) grad_inputs[0] = ((exponent.to_double() == 0) ? zeros_like(grad) : mul(grad, maybe_multiply(pow(self, Scalar(exponent.to_double() - 1)), exponent)));
     return grad_inputs;
   }
 
@@ -42,8 +42,8 @@ struct PowBackward1 final : Node {
 };
 
 // pow.Tensor_Tensor
-//   self: where(eq(exponent, 0), zeros_like(grad), mul(grad, mul(exponent, pow(self, sub(exponent, 1)))))
-//   exponent: mul(grad, where(logical_and(eq(self, 0), ge(exponent, 0)), zeros_like(result), mul(result, log(self))))
+//   self: mul(grad, masked_fill(mul(exponent, pow(self, sub(exponent, 1))), eq(exponent, 0), 0))
+//   exponent: mul(grad, masked_fill(mul(result, log(self)), logical_and(eq(self, 0), ge(exponent, 0)), 0))
 struct PowBackward0 final : Node {
   SavedVariable self_;
   SavedVariable exponent_;
@@ -58,8 +58,8 @@ struct PowBackward0 final : Node {
     const Tensor self(self_.unpack());
     const Tensor exponent(exponent_.unpack());
     const Tensor result(result_.unpack(shared_from_this()));
-    if (next_edges()[0].is_valid()) grad_inputs[0] = where(eq(exponent, 0), zeros_like(grad), mul(grad, mul(exponent, pow(self, sub(exponent, 1)))));
-    if (next_edges()[1].is_valid()) grad_inputs[1] = mul(grad, where(logical_and(eq(self, 0), ge(exponent, 0)), zeros_like(result), mul(result, log(self))));
+    if (next_edges()[0].is_valid()) grad_inputs[0] = mul(grad, masked_fill(mul(exponent, pow(self, sub(exponent, 1))), eq(exponent, 0), 0));
+    if (next_edges()[1].is_valid()) grad_inputs[1] = mul(grad, masked_fill(mul(result, log(self)), logical_and(eq(self, 0), ge(exponent, 0)), 0));
     return grad_inputs;
   }
 

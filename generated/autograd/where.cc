@@ -3,7 +3,8 @@
 #include "generated/autograd/where.h"
 
 #include "generated/api/where.h"
-#include "generated/api/zeros_like.h"
+#include "generated/api/logical_not.h"
+#include "generated/api/masked_fill.h"
 #include "runtime/autograd/formula_helpers.h"
 #include "runtime/autograd/node.h"
 #include "runtime/autograd/saved_variable.h"
@@ -13,8 +14,8 @@ namespace kiln {
 namespace autograd {
 
 // where.self
-//   self: where(condition, grad, zeros_like(grad))
-//   other: where(condition, zeros_like(grad), grad)
+//   self: masked_fill(grad, logical_not(condition), 0)
+//   other: masked_fill(grad, condition, 0)
 struct WhereBackward0 final : Node {
   SavedVariable condition_;
 
@@ -25,8 +26,8 @@ struct WhereBackward0 final : Node {
     const Tensor grad(grads[0]);
     if (!grad.defined()) return grad_inputs;
     const Tensor condition(condition_.unpack());
-    if (next_edges()[0].is_valid()) grad_inputs[0] = where(condition, grad, zeros_like(grad));
-    if (next_edges()[1].is_valid()) grad_inputs[1] = where(condition, zeros_like(grad), grad);
+    if (next_edges()[0].is_valid()) grad_inputs[0] = masked_fill(grad, logical_not(condition), 0);
+    if (next_edges()[1].is_valid()) grad_inputs[1] = masked_fill(grad, condition, 0);
     return grad_inputs;
   }
 
@@ -58,6 +59,11 @@ Tensor where_self(const Tensor& condition, const Tensor& self, const Tensor& oth
     set_history(result, node);
   }
   return result;
+}
+
+// where.self_out(Tensor condition, Tensor self, Tensor other, *, Tensor(a!) out) -> Tensor(a!)
+const Tensor& where_self_out(const Tensor& out, const Tensor& condition, const Tensor& self, const Tensor& other) {
+  throw Error("where(): functions with out=... arguments don't support automatic differentiation, but one of the arguments requires grad.");
 }
 
 }  // namespace autograd_kernels

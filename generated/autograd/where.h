@@ -7,5 +7,6 @@
 namespace kiln {
 namespace autograd_kernels {
 Tensor where_self(const Tensor& condition, const Tensor& self, const Tensor& other);
+const Tensor& where_self_out(const Tensor& out, const Tensor& condition, const Tensor& self, const Tensor& other);
 }  // namespace autograd_kernels
 }  // namespace kiln

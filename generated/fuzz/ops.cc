@@ -1543,16 +1543,53 @@ const FuzzOp kFuzzOps[] = {
        const auto approximate = in.string();
        use_result(in, kiln::gelu(self, approximate));
      }},
+    {"gelu_",
+     [](FuzzInput& in) {
+       const Tensor self = in.tensor();
+       const auto approximate = in.string();
+       use_result(in, kiln::gelu_(self, approximate));
+     }},
+    {"gelu.out",
+     [](FuzzInput& in) {
+       const Tensor out = in.tensor();
+       const Tensor self = in.tensor();
+       const auto approximate = in.string();
+       use_result(in, kiln::gelu_out(out, self, approximate));
+     }},
     {"silu",
      [](FuzzInput& in) {
        const Tensor self = in.tensor();
        use_result(in, kiln::silu(self));
+     }},
+    {"silu_",
+     [](FuzzInput& in) {
+       const Tensor self = in.tensor();
+       use_result(in, kiln::silu_(self));
+     }},
+    {"silu.out",
+     [](FuzzInput& in) {
+       const Tensor out = in.tensor();
+       const Tensor self = in.tensor();
+       use_result(in, kiln::silu_out(out, self));
      }},
     {"leaky_relu",
      [](FuzzInput& in) {
        const Tensor self = in.tensor();
        const auto negative_slope = in.scalar();
        use_result(in, kiln::leaky_relu(self, negative_slope));
+     }},
+    {"leaky_relu_",
+     [](FuzzInput& in) {
+       const Tensor self = in.tensor();
+       const auto negative_slope = in.scalar();
+       use_result(in, kiln::leaky_relu_(self, negative_slope));
+     }},
+    {"leaky_relu.out",
+     [](FuzzInput& in) {
+       const Tensor out = in.tensor();
+       const Tensor self = in.tensor();
+       const auto negative_slope = in.scalar();
+       use_result(in, kiln::leaky_relu_out(out, self, negative_slope));
      }},
     {"hardtanh",
      [](FuzzInput& in) {
@@ -1561,6 +1598,21 @@ const FuzzOp kFuzzOps[] = {
        const auto max_val = in.scalar();
        use_result(in, kiln::hardtanh(self, min_val, max_val));
      }},
+    {"hardtanh_",
+     [](FuzzInput& in) {
+       const Tensor self = in.tensor();
+       const auto min_val = in.scalar();
+       const auto max_val = in.scalar();
+       use_result(in, kiln::hardtanh_(self, min_val, max_val));
+     }},
+    {"hardtanh.out",
+     [](FuzzInput& in) {
+       const Tensor out = in.tensor();
+       const Tensor self = in.tensor();
+       const auto min_val = in.scalar();
+       const auto max_val = in.scalar();
+       use_result(in, kiln::hardtanh_out(out, self, min_val, max_val));
+     }},
     {"softplus",
      [](FuzzInput& in) {
        const Tensor self = in.tensor();
@@ -1568,12 +1620,27 @@ const FuzzOp kFuzzOps[] = {
        const auto threshold = in.scalar();
        use_result(in, kiln::softplus(self, beta, threshold));
      }},
+    {"softplus.out",
+     [](FuzzInput& in) {
+       const Tensor out = in.tensor();
+       const Tensor self = in.tensor();
+       const auto beta = in.scalar();
+       const auto threshold = in.scalar();
+       use_result(in, kiln::softplus_out(out, self, beta, threshold));
+     }},
     {"lerp.Scalar",
      [](FuzzInput& in) {
        const Tensor self = in.tensor();
        const Tensor end = in.tensor();
        const auto weight = in.scalar();
        use_result(in, kiln::lerp(self, end, weight));
+     }},
+    {"lerp_.Scalar",
+     [](FuzzInput& in) {
+       const Tensor self = in.tensor();
+       const Tensor end = in.tensor();
+       const auto weight = in.scalar();
+       use_result(in, kiln::lerp_(self, end, weight));
      }},
     {"lerp.Scalar_out",
      [](FuzzInput& in) {
@@ -1589,6 +1656,13 @@ const FuzzOp kFuzzOps[] = {
        const Tensor end = in.tensor();
        const Tensor weight = in.tensor();
        use_result(in, kiln::lerp(self, end, weight));
+     }},
+    {"lerp_.Tensor",
+     [](FuzzInput& in) {
+       const Tensor self = in.tensor();
+       const Tensor end = in.tensor();
+       const Tensor weight = in.tensor();
+       use_result(in, kiln::lerp_(self, end, weight));
      }},
     {"lerp.out",
      [](FuzzInput& in) {
@@ -1983,6 +2057,14 @@ const FuzzOp kFuzzOps[] = {
        const Tensor self = in.tensor();
        const Tensor other = in.tensor();
        use_result(in, kiln::where(condition, self, other));
+     }},
+    {"where.self_out",
+     [](FuzzInput& in) {
+       const Tensor out = in.tensor();
+       const Tensor condition = in.tensor();
+       const Tensor self = in.tensor();
+       const Tensor other = in.tensor();
+       use_result(in, kiln::where_out(out, condition, self, other));
      }},
     {"masked_fill.Scalar",
      [](FuzzInput& in) {

@@ -155,6 +155,27 @@ const FormulaNode erf_nodes[] = {
     {FormulaOp::Erf, 0, -1, -1, -1, 0.0},
 };
 
+// isnan: isnan(self)
+const char* const isnan_args[] = {"self"};
+const FormulaNode isnan_nodes[] = {
+    {FormulaOp::Arg, -1, -1, -1, 0, 0.0},
+    {FormulaOp::Isnan, 0, -1, -1, -1, 0.0},
+};
+
+// isinf: isinf(self)
+const char* const isinf_args[] = {"self"};
+const FormulaNode isinf_nodes[] = {
+    {FormulaOp::Arg, -1, -1, -1, 0, 0.0},
+    {FormulaOp::Isinf, 0, -1, -1, -1, 0.0},
+};
+
+// isfinite: isfinite(self)
+const char* const isfinite_args[] = {"self"};
+const FormulaNode isfinite_nodes[] = {
+    {FormulaOp::Arg, -1, -1, -1, 0, 0.0},
+    {FormulaOp::Isfinite, 0, -1, -1, -1, 0.0},
+};
+
 // sign: (self > 0) - (self < 0)
 const char* const sign_args[] = {"self"};
 const FormulaNode sign_nodes[] = {
@@ -165,6 +186,23 @@ const FormulaNode sign_nodes[] = {
     {FormulaOp::Const, -1, -1, -1, -1, 0.0},
     {FormulaOp::Lt, 3, 4, -1, -1, 0.0},
     {FormulaOp::Sub, 2, 5, -1, -1, 0.0},
+};
+
+// pow: pow(self, exponent)
+const char* const pow_tensor_scalar_args[] = {"self"};
+const char* const pow_tensor_scalar_scalars[] = {"exponent"};
+const FormulaNode pow_tensor_scalar_nodes[] = {
+    {FormulaOp::Arg, -1, -1, -1, 0, 0.0},
+    {FormulaOp::Scalar, -1, -1, -1, 0, 0.0},
+    {FormulaOp::Pow, 0, 1, -1, -1, 0.0},
+};
+
+// pow: pow(self, exponent)
+const char* const pow_tensor_tensor_args[] = {"self", "exponent"};
+const FormulaNode pow_tensor_tensor_nodes[] = {
+    {FormulaOp::Arg, -1, -1, -1, 0, 0.0},
+    {FormulaOp::Arg, -1, -1, -1, 1, 0.0},
+    {FormulaOp::Pow, 0, 1, -1, -1, 0.0},
 };
 
 // maximum: maximum(self, other)
@@ -183,12 +221,70 @@ const FormulaNode minimum_nodes[] = {
     {FormulaOp::Minimum, 0, 1, -1, -1, 0.0},
 };
 
+// clamp: max if ((min if (self < min or min != min) else self) > max or max != max) else (min if (self < min or min != min) else self)
+const char* const clamp_args[] = {"self"};
+const char* const clamp_scalars[] = {"min", "max"};
+const FormulaNode clamp_nodes[] = {
+    {FormulaOp::Arg, -1, -1, -1, 0, 0.0},
+    {FormulaOp::Scalar, -1, -1, -1, 0, 0.0},
+    {FormulaOp::Lt, 0, 1, -1, -1, 0.0},
+    {FormulaOp::Scalar, -1, -1, -1, 0, 0.0},
+    {FormulaOp::Scalar, -1, -1, -1, 0, 0.0},
+    {FormulaOp::Ne, 3, 4, -1, -1, 0.0},
+    {FormulaOp::Or, 2, 5, -1, -1, 0.0},
+    {FormulaOp::Scalar, -1, -1, -1, 0, 0.0},
+    {FormulaOp::Arg, -1, -1, -1, 0, 0.0},
+    {FormulaOp::Select, 6, 7, 8, -1, 0.0},
+    {FormulaOp::Scalar, -1, -1, -1, 1, 0.0},
+    {FormulaOp::Gt, 9, 10, -1, -1, 0.0},
+    {FormulaOp::Scalar, -1, -1, -1, 1, 0.0},
+    {FormulaOp::Scalar, -1, -1, -1, 1, 0.0},
+    {FormulaOp::Ne, 12, 13, -1, -1, 0.0},
+    {FormulaOp::Or, 11, 14, -1, -1, 0.0},
+    {FormulaOp::Scalar, -1, -1, -1, 1, 0.0},
+    {FormulaOp::Arg, -1, -1, -1, 0, 0.0},
+    {FormulaOp::Scalar, -1, -1, -1, 0, 0.0},
+    {FormulaOp::Lt, 17, 18, -1, -1, 0.0},
+    {FormulaOp::Scalar, -1, -1, -1, 0, 0.0},
+    {FormulaOp::Scalar, -1, -1, -1, 0, 0.0},
+    {FormulaOp::Ne, 20, 21, -1, -1, 0.0},
+    {FormulaOp::Or, 19, 22, -1, -1, 0.0},
+    {FormulaOp::Scalar, -1, -1, -1, 0, 0.0},
+    {FormulaOp::Arg, -1, -1, -1, 0, 0.0},
+    {FormulaOp::Select, 23, 24, 25, -1, 0.0},
+    {FormulaOp::Select, 15, 16, 26, -1, 0.0},
+};
+
 // reciprocal: 1 / self
 const char* const reciprocal_args[] = {"self"};
 const FormulaNode reciprocal_nodes[] = {
     {FormulaOp::Const, -1, -1, -1, -1, 1.0},
     {FormulaOp::Arg, -1, -1, -1, 0, 0.0},
     {FormulaOp::Div, 0, 1, -1, -1, 0.0},
+};
+
+// floor_divide: self // other
+const char* const floor_divide_args[] = {"self", "other"};
+const FormulaNode floor_divide_nodes[] = {
+    {FormulaOp::Arg, -1, -1, -1, 0, 0.0},
+    {FormulaOp::Arg, -1, -1, -1, 1, 0.0},
+    {FormulaOp::Floordiv, 0, 1, -1, -1, 0.0},
+};
+
+// remainder: self % other
+const char* const remainder_args[] = {"self", "other"};
+const FormulaNode remainder_nodes[] = {
+    {FormulaOp::Arg, -1, -1, -1, 0, 0.0},
+    {FormulaOp::Arg, -1, -1, -1, 1, 0.0},
+    {FormulaOp::Mod, 0, 1, -1, -1, 0.0},
+};
+
+// fmod: fmod(self, other)
+const char* const fmod_args[] = {"self", "other"};
+const FormulaNode fmod_nodes[] = {
+    {FormulaOp::Arg, -1, -1, -1, 0, 0.0},
+    {FormulaOp::Arg, -1, -1, -1, 1, 0.0},
+    {FormulaOp::Fmod, 0, 1, -1, -1, 0.0},
 };
 
 // atan2: atan2(self, other)
@@ -341,14 +437,182 @@ const FormulaNode ge_nodes[] = {
     {FormulaOp::Ge, 0, 1, -1, -1, 0.0},
 };
 
-// dadd/dself: grad
+// gelu: 0.5 * self * (1 + tanh(0.7978845608028654 * (self + 0.044715 * (self * self * self)))) if approximate == 'tanh' else self * 0.5 * (1 + erf(self * 0.7071067811865476))
+const char* const gelu_args[] = {"self"};
+const char* const gelu_scalars[] = {"approximate"};
+const FormulaNode gelu_nodes[] = {
+    {FormulaOp::Scalar, -1, -1, -1, 0, 0.0},
+    {FormulaOp::Const, -1, -1, -1, -1, 1.0},
+    {FormulaOp::Eq, 0, 1, -1, -1, 0.0},
+    {FormulaOp::Const, -1, -1, -1, -1, 0.5},
+    {FormulaOp::Arg, -1, -1, -1, 0, 0.0},
+    {FormulaOp::Mul, 3, 4, -1, -1, 0.0},
+    {FormulaOp::Const, -1, -1, -1, -1, 1.0},
+    {FormulaOp::Const, -1, -1, -1, -1, 0.7978845608028654},
+    {FormulaOp::Arg, -1, -1, -1, 0, 0.0},
+    {FormulaOp::Const, -1, -1, -1, -1, 0.044715},
+    {FormulaOp::Arg, -1, -1, -1, 0, 0.0},
+    {FormulaOp::Arg, -1, -1, -1, 0, 0.0},
+    {FormulaOp::Mul, 10, 11, -1, -1, 0.0},
+    {FormulaOp::Arg, -1, -1, -1, 0, 0.0},
+    {FormulaOp::Mul, 12, 13, -1, -1, 0.0},
+    {FormulaOp::Mul, 9, 14, -1, -1, 0.0},
+    {FormulaOp::Add, 8, 15, -1, -1, 0.0},
+    {FormulaOp::Mul, 7, 16, -1, -1, 0.0},
+    {FormulaOp::Tanh, 17, -1, -1, -1, 0.0},
+    {FormulaOp::Add, 6, 18, -1, -1, 0.0},
+    {FormulaOp::Mul, 5, 19, -1, -1, 0.0},
+    {FormulaOp::Arg, -1, -1, -1, 0, 0.0},
+    {FormulaOp::Const, -1, -1, -1, -1, 0.5},
+    {FormulaOp::Mul, 21, 22, -1, -1, 0.0},
+    {FormulaOp::Const, -1, -1, -1, -1, 1.0},
+    {FormulaOp::Arg, -1, -1, -1, 0, 0.0},
+    {FormulaOp::Const, -1, -1, -1, -1, 0.7071067811865476},
+    {FormulaOp::Mul, 25, 26, -1, -1, 0.0},
+    {FormulaOp::Erf, 27, -1, -1, -1, 0.0},
+    {FormulaOp::Add, 24, 28, -1, -1, 0.0},
+    {FormulaOp::Mul, 23, 29, -1, -1, 0.0},
+    {FormulaOp::Select, 2, 20, 30, -1, 0.0},
+};
+
+// silu: self / (1 + exp(-self))
+const char* const silu_args[] = {"self"};
+const FormulaNode silu_nodes[] = {
+    {FormulaOp::Arg, -1, -1, -1, 0, 0.0},
+    {FormulaOp::Const, -1, -1, -1, -1, 1.0},
+    {FormulaOp::Arg, -1, -1, -1, 0, 0.0},
+    {FormulaOp::Neg, 2, -1, -1, -1, 0.0},
+    {FormulaOp::Exp, 3, -1, -1, -1, 0.0},
+    {FormulaOp::Add, 1, 4, -1, -1, 0.0},
+    {FormulaOp::Div, 0, 5, -1, -1, 0.0},
+};
+
+// leaky_relu: self if self > 0 else self * negative_slope
+const char* const leaky_relu_args[] = {"self"};
+const char* const leaky_relu_scalars[] = {"negative_slope"};
+const FormulaNode leaky_relu_nodes[] = {
+    {FormulaOp::Arg, -1, -1, -1, 0, 0.0},
+    {FormulaOp::Const, -1, -1, -1, -1, 0.0},
+    {FormulaOp::Gt, 0, 1, -1, -1, 0.0},
+    {FormulaOp::Arg, -1, -1, -1, 0, 0.0},
+    {FormulaOp::Arg, -1, -1, -1, 0, 0.0},
+    {FormulaOp::Scalar, -1, -1, -1, 0, 0.0},
+    {FormulaOp::Mul, 4, 5, -1, -1, 0.0},
+    {FormulaOp::Select, 2, 3, 6, -1, 0.0},
+};
+
+// hardtanh: max_val if (min_val if self < min_val else self) > max_val else (min_val if self < min_val else self)
+const char* const hardtanh_args[] = {"self"};
+const char* const hardtanh_scalars[] = {"min_val", "max_val"};
+const FormulaNode hardtanh_nodes[] = {
+    {FormulaOp::Arg, -1, -1, -1, 0, 0.0},
+    {FormulaOp::Scalar, -1, -1, -1, 0, 0.0},
+    {FormulaOp::Lt, 0, 1, -1, -1, 0.0},
+    {FormulaOp::Scalar, -1, -1, -1, 0, 0.0},
+    {FormulaOp::Arg, -1, -1, -1, 0, 0.0},
+    {FormulaOp::Select, 2, 3, 4, -1, 0.0},
+    {FormulaOp::Scalar, -1, -1, -1, 1, 0.0},
+    {FormulaOp::Gt, 5, 6, -1, -1, 0.0},
+    {FormulaOp::Scalar, -1, -1, -1, 1, 0.0},
+    {FormulaOp::Arg, -1, -1, -1, 0, 0.0},
+    {FormulaOp::Scalar, -1, -1, -1, 0, 0.0},
+    {FormulaOp::Lt, 9, 10, -1, -1, 0.0},
+    {FormulaOp::Scalar, -1, -1, -1, 0, 0.0},
+    {FormulaOp::Arg, -1, -1, -1, 0, 0.0},
+    {FormulaOp::Select, 11, 12, 13, -1, 0.0},
+    {FormulaOp::Select, 7, 8, 14, -1, 0.0},
+};
+
+// softplus: self if self * beta > threshold else log1p(exp(self * beta)) / beta
+const char* const softplus_args[] = {"self"};
+const char* const softplus_scalars[] = {"beta", "threshold"};
+const FormulaNode softplus_nodes[] = {
+    {FormulaOp::Arg, -1, -1, -1, 0, 0.0},
+    {FormulaOp::Scalar, -1, -1, -1, 0, 0.0},
+    {FormulaOp::Mul, 0, 1, -1, -1, 0.0},
+    {FormulaOp::Scalar, -1, -1, -1, 1, 0.0},
+    {FormulaOp::Gt, 2, 3, -1, -1, 0.0},
+    {FormulaOp::Arg, -1, -1, -1, 0, 0.0},
+    {FormulaOp::Arg, -1, -1, -1, 0, 0.0},
+    {FormulaOp::Scalar, -1, -1, -1, 0, 0.0},
+    {FormulaOp::Mul, 6, 7, -1, -1, 0.0},
+    {FormulaOp::Exp, 8, -1, -1, -1, 0.0},
+    {FormulaOp::Log1p, 9, -1, -1, -1, 0.0},
+    {FormulaOp::Scalar, -1, -1, -1, 0, 0.0},
+    {FormulaOp::Div, 10, 11, -1, -1, 0.0},
+    {FormulaOp::Select, 4, 5, 12, -1, 0.0},
+};
+
+// lerp: self + weight * (end - self) if abs(weight) < 0.5 else end - (end - self) * (1 - weight)
+const char* const lerp_scalar_args[] = {"self", "end"};
+const char* const lerp_scalar_scalars[] = {"weight"};
+const FormulaNode lerp_scalar_nodes[] = {
+    {FormulaOp::Scalar, -1, -1, -1, 0, 0.0},
+    {FormulaOp::Abs, 0, -1, -1, -1, 0.0},
+    {FormulaOp::Const, -1, -1, -1, -1, 0.5},
+    {FormulaOp::Lt, 1, 2, -1, -1, 0.0},
+    {FormulaOp::Arg, -1, -1, -1, 0, 0.0},
+    {FormulaOp::Scalar, -1, -1, -1, 0, 0.0},
+    {FormulaOp::Arg, -1, -1, -1, 1, 0.0},
+    {FormulaOp::Arg, -1, -1, -1, 0, 0.0},
+    {FormulaOp::Sub, 6, 7, -1, -1, 0.0},
+    {FormulaOp::Mul, 5, 8, -1, -1, 0.0},
+    {FormulaOp::Add, 4, 9, -1, -1, 0.0},
+    {FormulaOp::Arg, -1, -1, -1, 1, 0.0},
+    {FormulaOp::Arg, -1, -1, -1, 1, 0.0},
+    {FormulaOp::Arg, -1, -1, -1, 0, 0.0},
+    {FormulaOp::Sub, 12, 13, -1, -1, 0.0},
+    {FormulaOp::Const, -1, -1, -1, -1, 1.0},
+    {FormulaOp::Scalar, -1, -1, -1, 0, 0.0},
+    {FormulaOp::Sub, 15, 16, -1, -1, 0.0},
+    {FormulaOp::Mul, 14, 17, -1, -1, 0.0},
+    {FormulaOp::Sub, 11, 18, -1, -1, 0.0},
+    {FormulaOp::Select, 3, 10, 19, -1, 0.0},
+};
+
+// lerp: self + weight * (end - self) if abs(weight) < 0.5 else end - (end - self) * (1 - weight)
+const char* const lerp_tensor_args[] = {"self", "end", "weight"};
+const FormulaNode lerp_tensor_nodes[] = {
+    {FormulaOp::Arg, -1, -1, -1, 2, 0.0},
+    {FormulaOp::Abs, 0, -1, -1, -1, 0.0},
+    {FormulaOp::Const, -1, -1, -1, -1, 0.5},
+    {FormulaOp::Lt, 1, 2, -1, -1, 0.0},
+    {FormulaOp::Arg, -1, -1, -1, 0, 0.0},
+    {FormulaOp::Arg, -1, -1, -1, 2, 0.0},
+    {FormulaOp::Arg, -1, -1, -1, 1, 0.0},
+    {FormulaOp::Arg, -1, -1, -1, 0, 0.0},
+    {FormulaOp::Sub, 6, 7, -1, -1, 0.0},
+    {FormulaOp::Mul, 5, 8, -1, -1, 0.0},
+    {FormulaOp::Add, 4, 9, -1, -1, 0.0},
+    {FormulaOp::Arg, -1, -1, -1, 1, 0.0},
+    {FormulaOp::Arg, -1, -1, -1, 1, 0.0},
+    {FormulaOp::Arg, -1, -1, -1, 0, 0.0},
+    {FormulaOp::Sub, 12, 13, -1, -1, 0.0},
+    {FormulaOp::Const, -1, -1, -1, -1, 1.0},
+    {FormulaOp::Arg, -1, -1, -1, 2, 0.0},
+    {FormulaOp::Sub, 15, 16, -1, -1, 0.0},
+    {FormulaOp::Mul, 14, 17, -1, -1, 0.0},
+    {FormulaOp::Sub, 11, 18, -1, -1, 0.0},
+    {FormulaOp::Select, 3, 10, 19, -1, 0.0},
+};
+
+// where: self if condition else other
+const char* const where_args[] = {"condition", "self", "other"};
+const FormulaNode where_nodes[] = {
+    {FormulaOp::Arg, -1, -1, -1, 0, 0.0},
+    {FormulaOp::Arg, -1, -1, -1, 1, 0.0},
+    {FormulaOp::Arg, -1, -1, -1, 2, 0.0},
+    {FormulaOp::Select, 0, 1, 2, -1, 0.0},
+};
+
+// dadd.Tensor/dself: grad
 const char* const add_self_grad_args[] = {"grad", "result", "self", "other"};
 const char* const add_self_grad_scalars[] = {"alpha"};
 const FormulaNode add_self_grad_nodes[] = {
     {FormulaOp::Arg, -1, -1, -1, 0, 0.0},
 };
 
-// dadd/dother: grad * alpha
+// dadd.Tensor/dother: grad * alpha
 const char* const add_other_grad_args[] = {"grad", "result", "self", "other"};
 const char* const add_other_grad_scalars[] = {"alpha"};
 const FormulaNode add_other_grad_nodes[] = {
@@ -357,14 +621,14 @@ const FormulaNode add_other_grad_nodes[] = {
     {FormulaOp::Mul, 0, 1, -1, -1, 0.0},
 };
 
-// dsub/dself: grad
+// dsub.Tensor/dself: grad
 const char* const sub_self_grad_args[] = {"grad", "result", "self", "other"};
 const char* const sub_self_grad_scalars[] = {"alpha"};
 const FormulaNode sub_self_grad_nodes[] = {
     {FormulaOp::Arg, -1, -1, -1, 0, 0.0},
 };
 
-// dsub/dother: -(grad * alpha)
+// dsub.Tensor/dother: -(grad * alpha)
 const char* const sub_other_grad_args[] = {"grad", "result", "self", "other"};
 const char* const sub_other_grad_scalars[] = {"alpha"};
 const FormulaNode sub_other_grad_nodes[] = {
@@ -374,7 +638,7 @@ const FormulaNode sub_other_grad_nodes[] = {
     {FormulaOp::Neg, 2, -1, -1, -1, 0.0},
 };
 
-// dmul/dself: grad * other
+// dmul.Tensor/dself: grad * other
 const char* const mul_self_grad_args[] = {"grad", "result", "self", "other"};
 const FormulaNode mul_self_grad_nodes[] = {
     {FormulaOp::Arg, -1, -1, -1, 0, 0.0},
@@ -382,7 +646,7 @@ const FormulaNode mul_self_grad_nodes[] = {
     {FormulaOp::Mul, 0, 1, -1, -1, 0.0},
 };
 
-// dmul/dother: grad * self
+// dmul.Tensor/dother: grad * self
 const char* const mul_other_grad_args[] = {"grad", "result", "self", "other"};
 const FormulaNode mul_other_grad_nodes[] = {
     {FormulaOp::Arg, -1, -1, -1, 0, 0.0},
@@ -390,7 +654,7 @@ const FormulaNode mul_other_grad_nodes[] = {
     {FormulaOp::Mul, 0, 1, -1, -1, 0.0},
 };
 
-// ddiv/dself: grad / other
+// ddiv.Tensor/dself: grad / other
 const char* const div_self_grad_args[] = {"grad", "result", "self", "other"};
 const FormulaNode div_self_grad_nodes[] = {
     {FormulaOp::Arg, -1, -1, -1, 0, 0.0},
@@ -398,7 +662,7 @@ const FormulaNode div_self_grad_nodes[] = {
     {FormulaOp::Div, 0, 1, -1, -1, 0.0},
 };
 
-// ddiv/dother: -(grad * self / other / other)
+// ddiv.Tensor/dother: -(grad * self / other / other)
 const char* const div_other_grad_args[] = {"grad", "result", "self", "other"};
 const FormulaNode div_other_grad_nodes[] = {
     {FormulaOp::Arg, -1, -1, -1, 0, 0.0},
@@ -563,6 +827,65 @@ const FormulaNode sign_self_grad_nodes[] = {
     {FormulaOp::Const, -1, -1, -1, -1, 0.0},
 };
 
+// dpow.Tensor_Scalar/dself: 0 if exponent == 0 else grad * (exponent * pow(self, exponent - 1))
+const char* const pow_tensor_scalar_self_grad_args[] = {"grad", "result", "self"};
+const char* const pow_tensor_scalar_self_grad_scalars[] = {"exponent"};
+const FormulaNode pow_tensor_scalar_self_grad_nodes[] = {
+    {FormulaOp::Scalar, -1, -1, -1, 0, 0.0},
+    {FormulaOp::Const, -1, -1, -1, -1, 0.0},
+    {FormulaOp::Eq, 0, 1, -1, -1, 0.0},
+    {FormulaOp::Const, -1, -1, -1, -1, 0.0},
+    {FormulaOp::Arg, -1, -1, -1, 0, 0.0},
+    {FormulaOp::Scalar, -1, -1, -1, 0, 0.0},
+    {FormulaOp::Arg, -1, -1, -1, 2, 0.0},
+    {FormulaOp::Scalar, -1, -1, -1, 0, 0.0},
+    {FormulaOp::Const, -1, -1, -1, -1, 1.0},
+    {FormulaOp::Sub, 7, 8, -1, -1, 0.0},
+    {FormulaOp::Pow, 6, 9, -1, -1, 0.0},
+    {FormulaOp::Mul, 5, 10, -1, -1, 0.0},
+    {FormulaOp::Mul, 4, 11, -1, -1, 0.0},
+    {FormulaOp::Select, 2, 3, 12, -1, 0.0},
+};
+
+// dpow.Tensor_Tensor/dself: grad * (0 if exponent == 0 else exponent * pow(self, exponent - 1))
+const char* const pow_tensor_tensor_self_grad_args[] = {"grad", "result", "self", "exponent"};
+const FormulaNode pow_tensor_tensor_self_grad_nodes[] = {
+    {FormulaOp::Arg, -1, -1, -1, 0, 0.0},
+    {FormulaOp::Arg, -1, -1, -1, 3, 0.0},
+    {FormulaOp::Const, -1, -1, -1, -1, 0.0},
+    {FormulaOp::Eq, 1, 2, -1, -1, 0.0},
+    {FormulaOp::Const, -1, -1, -1, -1, 0.0},
+    {FormulaOp::Arg, -1, -1, -1, 3, 0.0},
+    {FormulaOp::Arg, -1, -1, -1, 2, 0.0},
+    {FormulaOp::Arg, -1, -1, -1, 3, 0.0},
+    {FormulaOp::Const, -1, -1, -1, -1, 1.0},
+    {FormulaOp::Sub, 7, 8, -1, -1, 0.0},
+    {FormulaOp::Pow, 6, 9, -1, -1, 0.0},
+    {FormulaOp::Mul, 5, 10, -1, -1, 0.0},
+    {FormulaOp::Select, 3, 4, 11, -1, 0.0},
+    {FormulaOp::Mul, 0, 12, -1, -1, 0.0},
+};
+
+// dpow.Tensor_Tensor/dexponent: grad * (0 if (self == 0 and exponent >= 0) else result * log(self))
+const char* const pow_tensor_tensor_exponent_grad_args[] = {"grad", "result", "self", "exponent"};
+const FormulaNode pow_tensor_tensor_exponent_grad_nodes[] = {
+    {FormulaOp::Arg, -1, -1, -1, 0, 0.0},
+    {FormulaOp::Arg, -1, -1, -1, 2, 0.0},
+    {FormulaOp::Const, -1, -1, -1, -1, 0.0},
+    {FormulaOp::Eq, 1, 2, -1, -1, 0.0},
+    {FormulaOp::Arg, -1, -1, -1, 3, 0.0},
+    {FormulaOp::Const, -1, -1, -1, -1, 0.0},
+    {FormulaOp::Ge, 4, 5, -1, -1, 0.0},
+    {FormulaOp::And, 3, 6, -1, -1, 0.0},
+    {FormulaOp::Const, -1, -1, -1, -1, 0.0},
+    {FormulaOp::Arg, -1, -1, -1, 1, 0.0},
+    {FormulaOp::Arg, -1, -1, -1, 2, 0.0},
+    {FormulaOp::Log, 10, -1, -1, -1, 0.0},
+    {FormulaOp::Mul, 9, 11, -1, -1, 0.0},
+    {FormulaOp::Select, 7, 8, 12, -1, 0.0},
+    {FormulaOp::Mul, 0, 13, -1, -1, 0.0},
+};
+
 // dmaximum/dself: grad * ((self > other) + (self == other) * 0.5)
 const char* const maximum_self_grad_args[] = {"grad", "result", "self", "other"};
 const FormulaNode maximum_self_grad_nodes[] = {
@@ -627,6 +950,22 @@ const FormulaNode minimum_other_grad_nodes[] = {
     {FormulaOp::Mul, 0, 9, -1, -1, 0.0},
 };
 
+// dclamp/dself: grad if (self >= min and self <= max) else 0
+const char* const clamp_self_grad_args[] = {"grad", "result", "self"};
+const char* const clamp_self_grad_scalars[] = {"min", "max"};
+const FormulaNode clamp_self_grad_nodes[] = {
+    {FormulaOp::Arg, -1, -1, -1, 2, 0.0},
+    {FormulaOp::Scalar, -1, -1, -1, 0, 0.0},
+    {FormulaOp::Ge, 0, 1, -1, -1, 0.0},
+    {FormulaOp::Arg, -1, -1, -1, 2, 0.0},
+    {FormulaOp::Scalar, -1, -1, -1, 1, 0.0},
+    {FormulaOp::Le, 3, 4, -1, -1, 0.0},
+    {FormulaOp::And, 2, 5, -1, -1, 0.0},
+    {FormulaOp::Arg, -1, -1, -1, 0, 0.0},
+    {FormulaOp::Const, -1, -1, -1, -1, 0.0},
+    {FormulaOp::Select, 6, 7, 8, -1, 0.0},
+};
+
 // dreciprocal/dself: -grad * (result * result)
 const char* const reciprocal_self_grad_args[] = {"grad", "result", "self"};
 const FormulaNode reciprocal_self_grad_nodes[] = {
@@ -636,6 +975,53 @@ const FormulaNode reciprocal_self_grad_nodes[] = {
     {FormulaOp::Arg, -1, -1, -1, 1, 0.0},
     {FormulaOp::Mul, 2, 3, -1, -1, 0.0},
     {FormulaOp::Mul, 1, 4, -1, -1, 0.0},
+};
+
+// dfloor_divide/dself: 0
+const char* const floor_divide_self_grad_args[] = {"grad", "result", "self", "other"};
+const FormulaNode floor_divide_self_grad_nodes[] = {
+    {FormulaOp::Const, -1, -1, -1, -1, 0.0},
+};
+
+// dfloor_divide/dother: 0
+const char* const floor_divide_other_grad_args[] = {"grad", "result", "self", "other"};
+const FormulaNode floor_divide_other_grad_nodes[] = {
+    {FormulaOp::Const, -1, -1, -1, -1, 0.0},
+};
+
+// dremainder.Tensor/dself: grad
+const char* const remainder_self_grad_args[] = {"grad", "result", "self", "other"};
+const FormulaNode remainder_self_grad_nodes[] = {
+    {FormulaOp::Arg, -1, -1, -1, 0, 0.0},
+};
+
+// dremainder.Tensor/dother: -grad * (self // other)
+const char* const remainder_other_grad_args[] = {"grad", "result", "self", "other"};
+const FormulaNode remainder_other_grad_nodes[] = {
+    {FormulaOp::Arg, -1, -1, -1, 0, 0.0},
+    {FormulaOp::Neg, 0, -1, -1, -1, 0.0},
+    {FormulaOp::Arg, -1, -1, -1, 2, 0.0},
+    {FormulaOp::Arg, -1, -1, -1, 3, 0.0},
+    {FormulaOp::Floordiv, 2, 3, -1, -1, 0.0},
+    {FormulaOp::Mul, 1, 4, -1, -1, 0.0},
+};
+
+// dfmod.Tensor/dself: grad
+const char* const fmod_self_grad_args[] = {"grad", "result", "self", "other"};
+const FormulaNode fmod_self_grad_nodes[] = {
+    {FormulaOp::Arg, -1, -1, -1, 0, 0.0},
+};
+
+// dfmod.Tensor/dother: -grad * trunc(self / other)
+const char* const fmod_other_grad_args[] = {"grad", "result", "self", "other"};
+const FormulaNode fmod_other_grad_nodes[] = {
+    {FormulaOp::Arg, -1, -1, -1, 0, 0.0},
+    {FormulaOp::Neg, 0, -1, -1, -1, 0.0},
+    {FormulaOp::Arg, -1, -1, -1, 2, 0.0},
+    {FormulaOp::Arg, -1, -1, -1, 3, 0.0},
+    {FormulaOp::Div, 2, 3, -1, -1, 0.0},
+    {FormulaOp::Trunc, 4, -1, -1, -1, 0.0},
+    {FormulaOp::Mul, 1, 5, -1, -1, 0.0},
 };
 
 // datan2/dself: grad * other / (self * self + other * other)
@@ -695,242 +1081,658 @@ const FormulaNode round_self_grad_nodes[] = {
     {FormulaOp::Const, -1, -1, -1, -1, 0.0},
 };
 
+// dgelu/dself: grad * (0.5 * (1 + tanh(0.7978845608028654 * (self + 0.044715 * (self * self * self)))) + 0.5 * self * (1 - tanh(0.7978845608028654 * (self + 0.044715 * (self * self * self))) * tanh(0.7978845608028654 * (self + 0.044715 * (self * self * self)))) * 0.7978845608028654 * (1 + 0.134145 * (self * self))) if approximate == 'tanh' else grad * (0.5 * (1 + erf(self * 0.7071067811865476)) + self * (exp(-0.5 * (self * self)) * 0.3989422804014327))
+const char* const gelu_self_grad_args[] = {"grad", "result", "self"};
+const char* const gelu_self_grad_scalars[] = {"approximate"};
+const FormulaNode gelu_self_grad_nodes[] = {
+    {FormulaOp::Scalar, -1, -1, -1, 0, 0.0},
+    {FormulaOp::Const, -1, -1, -1, -1, 1.0},
+    {FormulaOp::Eq, 0, 1, -1, -1, 0.0},
+    {FormulaOp::Arg, -1, -1, -1, 0, 0.0},
+    {FormulaOp::Const, -1, -1, -1, -1, 0.5},
+    {FormulaOp::Const, -1, -1, -1, -1, 1.0},
+    {FormulaOp::Const, -1, -1, -1, -1, 0.7978845608028654},
+    {FormulaOp::Arg, -1, -1, -1, 2, 0.0},
+    {FormulaOp::Const, -1, -1, -1, -1, 0.044715},
+    {FormulaOp::Arg, -1, -1, -1, 2, 0.0},
+    {FormulaOp::Arg, -1, -1, -1, 2, 0.0},
+    {FormulaOp::Mul, 9, 10, -1, -1, 0.0},
+    {FormulaOp::Arg, -1, -1, -1, 2, 0.0},
+    {FormulaOp::Mul, 11, 12, -1, -1, 0.0},
+    {FormulaOp::Mul, 8, 13, -1, -1, 0.0},
+    {FormulaOp::Add, 7, 14, -1, -1, 0.0},
+    {FormulaOp::Mul, 6, 15, -1, -1, 0.0},
+    {FormulaOp::Tanh, 16, -1, -1, -1, 0.0},
+    {FormulaOp::Add, 5, 17, -1, -1, 0.0},
+    {FormulaOp::Mul, 4, 18, -1, -1, 0.0},
+    {FormulaOp::Const, -1, -1, -1, -1, 0.5},
+    {FormulaOp::Arg, -1, -1, -1, 2, 0.0},
+    {FormulaOp::Mul, 20, 21, -1, -1, 0.0},
+    {FormulaOp::Const, -1, -1, -1, -1, 1.0},
+    {FormulaOp::Const, -1, -1, -1, -1, 0.7978845608028654},
+    {FormulaOp::Arg, -1, -1, -1, 2, 0.0},
+    {FormulaOp::Const, -1, -1, -1, -1, 0.044715},
+    {FormulaOp::Arg, -1, -1, -1, 2, 0.0},
+    {FormulaOp::Arg, -1, -1, -1, 2, 0.0},
+    {FormulaOp::Mul, 27, 28, -1, -1, 0.0},
+    {FormulaOp::Arg, -1, -1, -1, 2, 0.0},
+    {FormulaOp::Mul, 29, 30, -1, -1, 0.0},
+    {FormulaOp::Mul, 26, 31, -1, -1, 0.0},
+    {FormulaOp::Add, 25, 32, -1, -1, 0.0},
+    {FormulaOp::Mul, 24, 33, -1, -1, 0.0},
+    {FormulaOp::Tanh, 34, -1, -1, -1, 0.0},
+    {FormulaOp::Const, -1, -1, -1, -1, 0.7978845608028654},
+    {FormulaOp::Arg, -1, -1, -1, 2, 0.0},
+    {FormulaOp::Const, -1, -1, -1, -1, 0.044715},
+    {FormulaOp::Arg, -1, -1, -1, 2, 0.0},
+    {FormulaOp::Arg, -1, -1, -1, 2, 0.0},
+    {FormulaOp::Mul, 39, 40, -1, -1, 0.0},
+    {FormulaOp::Arg, -1, -1, -1, 2, 0.0},
+    {FormulaOp::Mul, 41, 42, -1, -1, 0.0},
+    {FormulaOp::Mul, 38, 43, -1, -1, 0.0},
+    {FormulaOp::Add, 37, 44, -1, -1, 0.0},
+    {FormulaOp::Mul, 36, 45, -1, -1, 0.0},
+    {FormulaOp::Tanh, 46, -1, -1, -1, 0.0},
+    {FormulaOp::Mul, 35, 47, -1, -1, 0.0},
+    {FormulaOp::Sub, 23, 48, -1, -1, 0.0},
+    {FormulaOp::Mul, 22, 49, -1, -1, 0.0},
+    {FormulaOp::Const, -1, -1, -1, -1, 0.7978845608028654},
+    {FormulaOp::Mul, 50, 51, -1, -1, 0.0},
+    {FormulaOp::Const, -1, -1, -1, -1, 1.0},
+    {FormulaOp::Const, -1, -1, -1, -1, 0.134145},
+    {FormulaOp::Arg, -1, -1, -1, 2, 0.0},
+    {FormulaOp::Arg, -1, -1, -1, 2, 0.0},
+    {FormulaOp::Mul, 55, 56, -1, -1, 0.0},
+    {FormulaOp::Mul, 54, 57, -1, -1, 0.0},
+    {FormulaOp::Add, 53, 58, -1, -1, 0.0},
+    {FormulaOp::Mul, 52, 59, -1, -1, 0.0},
+    {FormulaOp::Add, 19, 60, -1, -1, 0.0},
+    {FormulaOp::Mul, 3, 61, -1, -1, 0.0},
+    {FormulaOp::Arg, -1, -1, -1, 0, 0.0},
+    {FormulaOp::Const, -1, -1, -1, -1, 0.5},
+    {FormulaOp::Const, -1, -1, -1, -1, 1.0},
+    {FormulaOp::Arg, -1, -1, -1, 2, 0.0},
+    {FormulaOp::Const, -1, -1, -1, -1, 0.7071067811865476},
+    {FormulaOp::Mul, 66, 67, -1, -1, 0.0},
+    {FormulaOp::Erf, 68, -1, -1, -1, 0.0},
+    {FormulaOp::Add, 65, 69, -1, -1, 0.0},
+    {FormulaOp::Mul, 64, 70, -1, -1, 0.0},
+    {FormulaOp::Arg, -1, -1, -1, 2, 0.0},
+    {FormulaOp::Const, -1, -1, -1, -1, -0.5},
+    {FormulaOp::Arg, -1, -1, -1, 2, 0.0},
+    {FormulaOp::Arg, -1, -1, -1, 2, 0.0},
+    {FormulaOp::Mul, 74, 75, -1, -1, 0.0},
+    {FormulaOp::Mul, 73, 76, -1, -1, 0.0},
+    {FormulaOp::Exp, 77, -1, -1, -1, 0.0},
+    {FormulaOp::Const, -1, -1, -1, -1, 0.3989422804014327},
+    {FormulaOp::Mul, 78, 79, -1, -1, 0.0},
+    {FormulaOp::Mul, 72, 80, -1, -1, 0.0},
+    {FormulaOp::Add, 71, 81, -1, -1, 0.0},
+    {FormulaOp::Mul, 63, 82, -1, -1, 0.0},
+    {FormulaOp::Select, 2, 62, 83, -1, 0.0},
+};
+
+// dsilu/dself: grad * ((1 / (1 + exp(-self))) * (1 + self * (1 - 1 / (1 + exp(-self)))))
+const char* const silu_self_grad_args[] = {"grad", "result", "self"};
+const FormulaNode silu_self_grad_nodes[] = {
+    {FormulaOp::Arg, -1, -1, -1, 0, 0.0},
+    {FormulaOp::Const, -1, -1, -1, -1, 1.0},
+    {FormulaOp::Const, -1, -1, -1, -1, 1.0},
+    {FormulaOp::Arg, -1, -1, -1, 2, 0.0},
+    {FormulaOp::Neg, 3, -1, -1, -1, 0.0},
+    {FormulaOp::Exp, 4, -1, -1, -1, 0.0},
+    {FormulaOp::Add, 2, 5, -1, -1, 0.0},
+    {FormulaOp::Div, 1, 6, -1, -1, 0.0},
+    {FormulaOp::Const, -1, -1, -1, -1, 1.0},
+    {FormulaOp::Arg, -1, -1, -1, 2, 0.0},
+    {FormulaOp::Const, -1, -1, -1, -1, 1.0},
+    {FormulaOp::Const, -1, -1, -1, -1, 1.0},
+    {FormulaOp::Const, -1, -1, -1, -1, 1.0},
+    {FormulaOp::Arg, -1, -1, -1, 2, 0.0},
+    {FormulaOp::Neg, 13, -1, -1, -1, 0.0},
+    {FormulaOp::Exp, 14, -1, -1, -1, 0.0},
+    {FormulaOp::Add, 12, 15, -1, -1, 0.0},
+    {FormulaOp::Div, 11, 16, -1, -1, 0.0},
+    {FormulaOp::Sub, 10, 17, -1, -1, 0.0},
+    {FormulaOp::Mul, 9, 18, -1, -1, 0.0},
+    {FormulaOp::Add, 8, 19, -1, -1, 0.0},
+    {FormulaOp::Mul, 7, 20, -1, -1, 0.0},
+    {FormulaOp::Mul, 0, 21, -1, -1, 0.0},
+};
+
+// dleaky_relu/dself: grad if self > 0 else grad * negative_slope
+const char* const leaky_relu_self_grad_args[] = {"grad", "result", "self"};
+const char* const leaky_relu_self_grad_scalars[] = {"negative_slope"};
+const FormulaNode leaky_relu_self_grad_nodes[] = {
+    {FormulaOp::Arg, -1, -1, -1, 2, 0.0},
+    {FormulaOp::Const, -1, -1, -1, -1, 0.0},
+    {FormulaOp::Gt, 0, 1, -1, -1, 0.0},
+    {FormulaOp::Arg, -1, -1, -1, 0, 0.0},
+    {FormulaOp::Arg, -1, -1, -1, 0, 0.0},
+    {FormulaOp::Scalar, -1, -1, -1, 0, 0.0},
+    {FormulaOp::Mul, 4, 5, -1, -1, 0.0},
+    {FormulaOp::Select, 2, 3, 6, -1, 0.0},
+};
+
+// dhardtanh/dself: 0 if (self <= min_val or self >= max_val) else grad
+const char* const hardtanh_self_grad_args[] = {"grad", "result", "self"};
+const char* const hardtanh_self_grad_scalars[] = {"min_val", "max_val"};
+const FormulaNode hardtanh_self_grad_nodes[] = {
+    {FormulaOp::Arg, -1, -1, -1, 2, 0.0},
+    {FormulaOp::Scalar, -1, -1, -1, 0, 0.0},
+    {FormulaOp::Le, 0, 1, -1, -1, 0.0},
+    {FormulaOp::Arg, -1, -1, -1, 2, 0.0},
+    {FormulaOp::Scalar, -1, -1, -1, 1, 0.0},
+    {FormulaOp::Ge, 3, 4, -1, -1, 0.0},
+    {FormulaOp::Or, 2, 5, -1, -1, 0.0},
+    {FormulaOp::Const, -1, -1, -1, -1, 0.0},
+    {FormulaOp::Arg, -1, -1, -1, 0, 0.0},
+    {FormulaOp::Select, 6, 7, 8, -1, 0.0},
+};
+
+// dsoftplus/dself: grad if self * beta > threshold else grad * exp(self * beta) / (exp(self * beta) + 1)
+const char* const softplus_self_grad_args[] = {"grad", "result", "self"};
+const char* const softplus_self_grad_scalars[] = {"beta", "threshold"};
+const FormulaNode softplus_self_grad_nodes[] = {
+    {FormulaOp::Arg, -1, -1, -1, 2, 0.0},
+    {FormulaOp::Scalar, -1, -1, -1, 0, 0.0},
+    {FormulaOp::Mul, 0, 1, -1, -1, 0.0},
+    {FormulaOp::Scalar, -1, -1, -1, 1, 0.0},
+    {FormulaOp::Gt, 2, 3, -1, -1, 0.0},
+    {FormulaOp::Arg, -1, -1, -1, 0, 0.0},
+    {FormulaOp::Arg, -1, -1, -1, 0, 0.0},
+    {FormulaOp::Arg, -1, -1, -1, 2, 0.0},
+    {FormulaOp::Scalar, -1, -1, -1, 0, 0.0},
+    {FormulaOp::Mul, 7, 8, -1, -1, 0.0},
+    {FormulaOp::Exp, 9, -1, -1, -1, 0.0},
+    {FormulaOp::Mul, 6, 10, -1, -1, 0.0},
+    {FormulaOp::Arg, -1, -1, -1, 2, 0.0},
+    {FormulaOp::Scalar, -1, -1, -1, 0, 0.0},
+    {FormulaOp::Mul, 12, 13, -1, -1, 0.0},
+    {FormulaOp::Exp, 14, -1, -1, -1, 0.0},
+    {FormulaOp::Const, -1, -1, -1, -1, 1.0},
+    {FormulaOp::Add, 15, 16, -1, -1, 0.0},
+    {FormulaOp::Div, 11, 17, -1, -1, 0.0},
+    {FormulaOp::Select, 4, 5, 18, -1, 0.0},
+};
+
+// dlerp.Scalar/dself: grad * (1 - weight)
+const char* const lerp_scalar_self_grad_args[] = {"grad", "result", "self", "end"};
+const char* const lerp_scalar_self_grad_scalars[] = {"weight"};
+const FormulaNode lerp_scalar_self_grad_nodes[] = {
+    {FormulaOp::Arg, -1, -1, -1, 0, 0.0},
+    {FormulaOp::Const, -1, -1, -1, -1, 1.0},
+    {FormulaOp::Scalar, -1, -1, -1, 0, 0.0},
+    {FormulaOp::Sub, 1, 2, -1, -1, 0.0},
+    {FormulaOp::Mul, 0, 3, -1, -1, 0.0},
+};
+
+// dlerp.Scalar/dend: grad * weight
+const char* const lerp_scalar_end_grad_args[] = {"grad", "result", "self", "end"};
+const char* const lerp_scalar_end_grad_scalars[] = {"weight"};
+const FormulaNode lerp_scalar_end_grad_nodes[] = {
+    {FormulaOp::Arg, -1, -1, -1, 0, 0.0},
+    {FormulaOp::Scalar, -1, -1, -1, 0, 0.0},
+    {FormulaOp::Mul, 0, 1, -1, -1, 0.0},
+};
+
+// dlerp.Tensor/dself: grad * (1 - weight)
+const char* const lerp_tensor_self_grad_args[] = {"grad", "result", "self", "end", "weight"};
+const FormulaNode lerp_tensor_self_grad_nodes[] = {
+    {FormulaOp::Arg, -1, -1, -1, 0, 0.0},
+    {FormulaOp::Const, -1, -1, -1, -1, 1.0},
+    {FormulaOp::Arg, -1, -1, -1, 4, 0.0},
+    {FormulaOp::Sub, 1, 2, -1, -1, 0.0},
+    {FormulaOp::Mul, 0, 3, -1, -1, 0.0},
+};
+
+// dlerp.Tensor/dend: grad * weight
+const char* const lerp_tensor_end_grad_args[] = {"grad", "result", "self", "end", "weight"};
+const FormulaNode lerp_tensor_end_grad_nodes[] = {
+    {FormulaOp::Arg, -1, -1, -1, 0, 0.0},
+    {FormulaOp::Arg, -1, -1, -1, 4, 0.0},
+    {FormulaOp::Mul, 0, 1, -1, -1, 0.0},
+};
+
+// dlerp.Tensor/dweight: grad * (end - self)
+const char* const lerp_tensor_weight_grad_args[] = {"grad", "result", "self", "end", "weight"};
+const FormulaNode lerp_tensor_weight_grad_nodes[] = {
+    {FormulaOp::Arg, -1, -1, -1, 0, 0.0},
+    {FormulaOp::Arg, -1, -1, -1, 3, 0.0},
+    {FormulaOp::Arg, -1, -1, -1, 2, 0.0},
+    {FormulaOp::Sub, 1, 2, -1, -1, 0.0},
+    {FormulaOp::Mul, 0, 3, -1, -1, 0.0},
+};
+
+// dwhere.self/dself: grad if condition else 0
+const char* const where_self_grad_args[] = {"grad", "result", "condition", "self", "other"};
+const FormulaNode where_self_grad_nodes[] = {
+    {FormulaOp::Arg, -1, -1, -1, 2, 0.0},
+    {FormulaOp::Arg, -1, -1, -1, 0, 0.0},
+    {FormulaOp::Const, -1, -1, -1, -1, 0.0},
+    {FormulaOp::Select, 0, 1, 2, -1, 0.0},
+};
+
+// dwhere.self/dother: 0 if condition else grad
+const char* const where_other_grad_args[] = {"grad", "result", "condition", "self", "other"};
+const FormulaNode where_other_grad_nodes[] = {
+    {FormulaOp::Arg, -1, -1, -1, 2, 0.0},
+    {FormulaOp::Const, -1, -1, -1, -1, 0.0},
+    {FormulaOp::Arg, -1, -1, -1, 0, 0.0},
+    {FormulaOp::Select, 0, 1, 2, -1, 0.0},
+};
+
 }  // namespace
 
 const PointwiseFormula kPointwiseFormulas[] = {
-    {"add", "add.Tensor", "self + alpha * other", add_args, 2,
+    {"add", "add.Tensor", "add", "self + alpha * other", add_args, 2,
      add_scalars, 1, add_nodes, 5,
-     FormulaDtypes::all, false, false},
-    {"sub", "sub.Tensor", "self - alpha * other", sub_args, 2,
+     FormulaDtypes::all, false, false,
+     false},
+    {"sub", "sub.Tensor", "sub", "self - alpha * other", sub_args, 2,
      sub_scalars, 1, sub_nodes, 5,
-     FormulaDtypes::numeric, false, false},
-    {"mul", "mul.Tensor", "self * other", mul_args, 2,
+     FormulaDtypes::numeric, false, false,
+     false},
+    {"mul", "mul.Tensor", "mul", "self * other", mul_args, 2,
      nullptr, 0, mul_nodes, 3,
-     FormulaDtypes::all, false, false},
-    {"div", "div.Tensor", "self / other", div_args, 2,
+     FormulaDtypes::all, false, false,
+     false},
+    {"div", "div.Tensor", "div", "self / other", div_args, 2,
      nullptr, 0, div_nodes, 3,
-     FormulaDtypes::floating, true, false},
-    {"neg", "neg", "-self", neg_args, 1,
+     FormulaDtypes::floating, true, false,
+     false},
+    {"neg", "neg", "neg", "-self", neg_args, 1,
      nullptr, 0, neg_nodes, 2,
-     FormulaDtypes::numeric, false, false},
-    {"exp", "exp", "exp(self)", exp_args, 1,
+     FormulaDtypes::numeric, false, false,
+     false},
+    {"exp", "exp", "exp", "exp(self)", exp_args, 1,
      nullptr, 0, exp_nodes, 2,
-     FormulaDtypes::floating, true, false},
-    {"tanh", "tanh", "tanh(self)", tanh_args, 1,
+     FormulaDtypes::floating, true, false,
+     false},
+    {"tanh", "tanh", "tanh", "tanh(self)", tanh_args, 1,
      nullptr, 0, tanh_nodes, 2,
-     FormulaDtypes::floating, true, false},
-    {"sigmoid", "sigmoid", "1 / (1 + exp(-self))", sigmoid_args, 1,
+     FormulaDtypes::floating, true, false,
+     false},
+    {"sigmoid", "sigmoid", "sigmoid", "1 / (1 + exp(-self))", sigmoid_args, 1,
      nullptr, 0, sigmoid_nodes, 7,
-     FormulaDtypes::floating, true, false},
-    {"abs", "abs", "abs(self)", abs_args, 1,
+     FormulaDtypes::floating, true, false,
+     false},
+    {"abs", "abs", "abs", "abs(self)", abs_args, 1,
      nullptr, 0, abs_nodes, 2,
-     FormulaDtypes::numeric, false, false},
-    {"log", "log", "log(self)", log_args, 1,
+     FormulaDtypes::numeric, false, false,
+     false},
+    {"log", "log", "log", "log(self)", log_args, 1,
      nullptr, 0, log_nodes, 2,
-     FormulaDtypes::floating, true, false},
-    {"sqrt", "sqrt", "sqrt(self)", sqrt_args, 1,
+     FormulaDtypes::floating, true, false,
+     false},
+    {"sqrt", "sqrt", "sqrt", "sqrt(self)", sqrt_args, 1,
      nullptr, 0, sqrt_nodes, 2,
-     FormulaDtypes::floating, true, false},
-    {"relu", "relu", "0 if self < 0 else self", relu_args, 1,
+     FormulaDtypes::floating, true, false,
+     false},
+    {"relu", "relu", "relu", "0 if self < 0 else self", relu_args, 1,
      nullptr, 0, relu_nodes, 6,
-     FormulaDtypes::numeric, false, false},
-    {"rsqrt", "rsqrt", "1 / sqrt(self)", rsqrt_args, 1,
+     FormulaDtypes::numeric, false, false,
+     false},
+    {"rsqrt", "rsqrt", "rsqrt", "1 / sqrt(self)", rsqrt_args, 1,
      nullptr, 0, rsqrt_nodes, 4,
-     FormulaDtypes::floating, true, false},
-    {"log1p", "log1p", "log1p(self)", log1p_args, 1,
+     FormulaDtypes::floating, true, false,
+     false},
+    {"log1p", "log1p", "log1p", "log1p(self)", log1p_args, 1,
      nullptr, 0, log1p_nodes, 2,
-     FormulaDtypes::floating, true, false},
-    {"expm1", "expm1", "expm1(self)", expm1_args, 1,
+     FormulaDtypes::floating, true, false,
+     false},
+    {"expm1", "expm1", "expm1", "expm1(self)", expm1_args, 1,
      nullptr, 0, expm1_nodes, 2,
-     FormulaDtypes::floating, true, false},
-    {"sin", "sin", "sin(self)", sin_args, 1,
+     FormulaDtypes::floating, true, false,
+     false},
+    {"sin", "sin", "sin", "sin(self)", sin_args, 1,
      nullptr, 0, sin_nodes, 2,
-     FormulaDtypes::floating, true, false},
-    {"cos", "cos", "cos(self)", cos_args, 1,
+     FormulaDtypes::floating, true, false,
+     false},
+    {"cos", "cos", "cos", "cos(self)", cos_args, 1,
      nullptr, 0, cos_nodes, 2,
-     FormulaDtypes::floating, true, false},
-    {"erf", "erf", "erf(self)", erf_args, 1,
+     FormulaDtypes::floating, true, false,
+     false},
+    {"erf", "erf", "erf", "erf(self)", erf_args, 1,
      nullptr, 0, erf_nodes, 2,
-     FormulaDtypes::floating, true, false},
-    {"sign", "sign", "(self > 0) - (self < 0)", sign_args, 1,
+     FormulaDtypes::floating, true, false,
+     false},
+    {"isnan", "isnan", "isnan", "isnan(self)", isnan_args, 1,
+     nullptr, 0, isnan_nodes, 2,
+     FormulaDtypes::all, false, true,
+     false},
+    {"isinf", "isinf", "isinf", "isinf(self)", isinf_args, 1,
+     nullptr, 0, isinf_nodes, 2,
+     FormulaDtypes::all, false, true,
+     false},
+    {"isfinite", "isfinite", "isfinite", "isfinite(self)", isfinite_args, 1,
+     nullptr, 0, isfinite_nodes, 2,
+     FormulaDtypes::all, false, true,
+     false},
+    {"sign", "sign", "sign", "(self > 0) - (self < 0)", sign_args, 1,
      nullptr, 0, sign_nodes, 7,
-     FormulaDtypes::all, false, false},
-    {"maximum", "maximum", "maximum(self, other)", maximum_args, 2,
+     FormulaDtypes::all, false, false,
+     false},
+    {"pow", "pow.Tensor_Scalar", "pow_tensor_scalar", "pow(self, exponent)", pow_tensor_scalar_args, 1,
+     pow_tensor_scalar_scalars, 1, pow_tensor_scalar_nodes, 3,
+     FormulaDtypes::all, false, false,
+     true},
+    {"pow", "pow.Tensor_Tensor", "pow_tensor_tensor", "pow(self, exponent)", pow_tensor_tensor_args, 2,
+     nullptr, 0, pow_tensor_tensor_nodes, 3,
+     FormulaDtypes::numeric, false, false,
+     false},
+    {"maximum", "maximum", "maximum", "maximum(self, other)", maximum_args, 2,
      nullptr, 0, maximum_nodes, 3,
-     FormulaDtypes::all, false, false},
-    {"minimum", "minimum", "minimum(self, other)", minimum_args, 2,
+     FormulaDtypes::all, false, false,
+     false},
+    {"minimum", "minimum", "minimum", "minimum(self, other)", minimum_args, 2,
      nullptr, 0, minimum_nodes, 3,
-     FormulaDtypes::all, false, false},
-    {"reciprocal", "reciprocal", "1 / self", reciprocal_args, 1,
+     FormulaDtypes::all, false, false,
+     false},
+    {"clamp", "clamp", "clamp", "max if ((min if (self < min or min != min) else self) > max or max != max) else (min if (self < min or min != min) else self)", clamp_args, 1,
+     clamp_scalars, 2, clamp_nodes, 28,
+     FormulaDtypes::numeric, false, false,
+     true},
+    {"reciprocal", "reciprocal", "reciprocal", "1 / self", reciprocal_args, 1,
      nullptr, 0, reciprocal_nodes, 3,
-     FormulaDtypes::floating, true, false},
-    {"atan2", "atan2", "atan2(self, other)", atan2_args, 2,
+     FormulaDtypes::floating, true, false,
+     false},
+    {"floor_divide", "floor_divide", "floor_divide", "self // other", floor_divide_args, 2,
+     nullptr, 0, floor_divide_nodes, 3,
+     FormulaDtypes::numeric, false, false,
+     false},
+    {"remainder", "remainder.Tensor", "remainder", "self % other", remainder_args, 2,
+     nullptr, 0, remainder_nodes, 3,
+     FormulaDtypes::numeric, false, false,
+     false},
+    {"fmod", "fmod.Tensor", "fmod", "fmod(self, other)", fmod_args, 2,
+     nullptr, 0, fmod_nodes, 3,
+     FormulaDtypes::numeric, false, false,
+     false},
+    {"atan2", "atan2", "atan2", "atan2(self, other)", atan2_args, 2,
      nullptr, 0, atan2_nodes, 3,
-     FormulaDtypes::floating, true, false},
-    {"logical_and", "logical_and", "self and other", logical_and_args, 2,
+     FormulaDtypes::floating, true, false,
+     false},
+    {"logical_and", "logical_and", "logical_and", "self and other", logical_and_args, 2,
      nullptr, 0, logical_and_nodes, 3,
-     FormulaDtypes::all, false, true},
-    {"logical_or", "logical_or", "self or other", logical_or_args, 2,
+     FormulaDtypes::all, false, true,
+     false},
+    {"logical_or", "logical_or", "logical_or", "self or other", logical_or_args, 2,
      nullptr, 0, logical_or_nodes, 3,
-     FormulaDtypes::all, false, true},
-    {"logical_xor", "logical_xor", "(self != 0) != (other != 0)", logical_xor_args, 2,
+     FormulaDtypes::all, false, true,
+     false},
+    {"logical_xor", "logical_xor", "logical_xor", "(self != 0) != (other != 0)", logical_xor_args, 2,
      nullptr, 0, logical_xor_nodes, 7,
-     FormulaDtypes::all, false, true},
-    {"bitwise_and", "bitwise_and.Tensor", "self & other", bitwise_and_args, 2,
+     FormulaDtypes::all, false, true,
+     false},
+    {"bitwise_and", "bitwise_and.Tensor", "bitwise_and", "self & other", bitwise_and_args, 2,
      nullptr, 0, bitwise_and_nodes, 3,
-     FormulaDtypes::integral, false, false},
-    {"bitwise_or", "bitwise_or.Tensor", "self | other", bitwise_or_args, 2,
+     FormulaDtypes::integral, false, false,
+     false},
+    {"bitwise_or", "bitwise_or.Tensor", "bitwise_or", "self | other", bitwise_or_args, 2,
      nullptr, 0, bitwise_or_nodes, 3,
-     FormulaDtypes::integral, false, false},
-    {"bitwise_xor", "bitwise_xor.Tensor", "self ^ other", bitwise_xor_args, 2,
+     FormulaDtypes::integral, false, false,
+     false},
+    {"bitwise_xor", "bitwise_xor.Tensor", "bitwise_xor", "self ^ other", bitwise_xor_args, 2,
      nullptr, 0, bitwise_xor_nodes, 3,
-     FormulaDtypes::integral, false, false},
-    {"bitwise_not", "bitwise_not", "~self", bitwise_not_args, 1,
+     FormulaDtypes::integral, false, false,
+     false},
+    {"bitwise_not", "bitwise_not", "bitwise_not", "~self", bitwise_not_args, 1,
      nullptr, 0, bitwise_not_nodes, 2,
-     FormulaDtypes::integral, false, false},
-    {"floor", "floor", "floor(self)", floor_args, 1,
+     FormulaDtypes::integral, false, false,
+     false},
+    {"floor", "floor", "floor", "floor(self)", floor_args, 1,
      nullptr, 0, floor_nodes, 2,
-     FormulaDtypes::numeric, false, false},
-    {"ceil", "ceil", "ceil(self)", ceil_args, 1,
+     FormulaDtypes::numeric, false, false,
+     false},
+    {"ceil", "ceil", "ceil", "ceil(self)", ceil_args, 1,
      nullptr, 0, ceil_nodes, 2,
-     FormulaDtypes::numeric, false, false},
-    {"trunc", "trunc", "trunc(self)", trunc_args, 1,
+     FormulaDtypes::numeric, false, false,
+     false},
+    {"trunc", "trunc", "trunc", "trunc(self)", trunc_args, 1,
      nullptr, 0, trunc_nodes, 2,
-     FormulaDtypes::numeric, false, false},
-    {"round", "round", "round(self)", round_args, 1,
+     FormulaDtypes::numeric, false, false,
+     false},
+    {"round", "round", "round", "round(self)", round_args, 1,
      nullptr, 0, round_nodes, 2,
-     FormulaDtypes::numeric, false, false},
-    {"logical_not", "logical_not", "not self", logical_not_args, 1,
+     FormulaDtypes::numeric, false, false,
+     false},
+    {"logical_not", "logical_not", "logical_not", "not self", logical_not_args, 1,
      nullptr, 0, logical_not_nodes, 2,
-     FormulaDtypes::all, false, true},
-    {"eq", "eq.Tensor", "self == other", eq_args, 2,
+     FormulaDtypes::all, false, true,
+     false},
+    {"eq", "eq.Tensor", "eq", "self == other", eq_args, 2,
      nullptr, 0, eq_nodes, 3,
-     FormulaDtypes::all, false, true},
-    {"ne", "ne.Tensor", "self != other", ne_args, 2,
+     FormulaDtypes::all, false, true,
+     false},
+    {"ne", "ne.Tensor", "ne", "self != other", ne_args, 2,
      nullptr, 0, ne_nodes, 3,
-     FormulaDtypes::all, false, true},
-    {"lt", "lt.Tensor", "self < other", lt_args, 2,
+     FormulaDtypes::all, false, true,
+     false},
+    {"lt", "lt.Tensor", "lt", "self < other", lt_args, 2,
      nullptr, 0, lt_nodes, 3,
-     FormulaDtypes::all, false, true},
-    {"le", "le.Tensor", "self <= other", le_args, 2,
+     FormulaDtypes::all, false, true,
+     false},
+    {"le", "le.Tensor", "le", "self <= other", le_args, 2,
      nullptr, 0, le_nodes, 3,
-     FormulaDtypes::all, false, true},
-    {"gt", "gt.Tensor", "self > other", gt_args, 2,
+     FormulaDtypes::all, false, true,
+     false},
+    {"gt", "gt.Tensor", "gt", "self > other", gt_args, 2,
      nullptr, 0, gt_nodes, 3,
-     FormulaDtypes::all, false, true},
-    {"ge", "ge.Tensor", "self >= other", ge_args, 2,
+     FormulaDtypes::all, false, true,
+     false},
+    {"ge", "ge.Tensor", "ge", "self >= other", ge_args, 2,
      nullptr, 0, ge_nodes, 3,
-     FormulaDtypes::all, false, true},
+     FormulaDtypes::all, false, true,
+     false},
+    {"gelu", "gelu", "gelu", "0.5 * self * (1 + tanh(0.7978845608028654 * (self + 0.044715 * (self * self * self)))) if approximate == 'tanh' else self * 0.5 * (1 + erf(self * 0.7071067811865476))", gelu_args, 1,
+     gelu_scalars, 1, gelu_nodes, 32,
+     FormulaDtypes::floating, false, false,
+     false},
+    {"silu", "silu", "silu", "self / (1 + exp(-self))", silu_args, 1,
+     nullptr, 0, silu_nodes, 7,
+     FormulaDtypes::floating, false, false,
+     false},
+    {"leaky_relu", "leaky_relu", "leaky_relu", "self if self > 0 else self * negative_slope", leaky_relu_args, 1,
+     leaky_relu_scalars, 1, leaky_relu_nodes, 8,
+     FormulaDtypes::floating, false, false,
+     false},
+    {"hardtanh", "hardtanh", "hardtanh", "max_val if (min_val if self < min_val else self) > max_val else (min_val if self < min_val else self)", hardtanh_args, 1,
+     hardtanh_scalars, 2, hardtanh_nodes, 16,
+     FormulaDtypes::numeric, false, false,
+     false},
+    {"softplus", "softplus", "softplus", "self if self * beta > threshold else log1p(exp(self * beta)) / beta", softplus_args, 1,
+     softplus_scalars, 2, softplus_nodes, 14,
+     FormulaDtypes::floating, false, false,
+     false},
+    {"lerp", "lerp.Scalar", "lerp_scalar", "self + weight * (end - self) if abs(weight) < 0.5 else end - (end - self) * (1 - weight)", lerp_scalar_args, 2,
+     lerp_scalar_scalars, 1, lerp_scalar_nodes, 21,
+     FormulaDtypes::floating, false, false,
+     false},
+    {"lerp", "lerp.Tensor", "lerp_tensor", "self + weight * (end - self) if abs(weight) < 0.5 else end - (end - self) * (1 - weight)", lerp_tensor_args, 3,
+     nullptr, 0, lerp_tensor_nodes, 21,
+     FormulaDtypes::floating, false, false,
+     false},
+    {"where", "where.self", "where", "self if condition else other", where_args, 3,
+     nullptr, 0, where_nodes, 4,
+     FormulaDtypes::all, false, false,
+     false},
 };
-const int kNumPointwiseFormulas = 41;
+const int kNumPointwiseFormulas = 58;
 
 // op: the op; overload: the input whose gradient the row computes; args: grad, result, then the
 // op's tensors.
 const PointwiseFormula kPointwiseDerivatives[] = {
-    {"add", "self", "grad", add_self_grad_args, 4,
+    {"add.Tensor", "self", "add", "grad", add_self_grad_args, 4,
      add_self_grad_scalars, 1,
-     add_self_grad_nodes, 1, FormulaDtypes::floating, false, false},
-    {"add", "other", "grad * alpha", add_other_grad_args, 4,
+     add_self_grad_nodes, 1, FormulaDtypes::floating, false, false, false},
+    {"add.Tensor", "other", "add", "grad * alpha", add_other_grad_args, 4,
      add_other_grad_scalars, 1,
-     add_other_grad_nodes, 3, FormulaDtypes::floating, false, false},
-    {"sub", "self", "grad", sub_self_grad_args, 4,
+     add_other_grad_nodes, 3, FormulaDtypes::floating, false, false, false},
+    {"sub.Tensor", "self", "sub", "grad", sub_self_grad_args, 4,
      sub_self_grad_scalars, 1,
-     sub_self_grad_nodes, 1, FormulaDtypes::floating, false, false},
-    {"sub", "other", "-(grad * alpha)", sub_other_grad_args, 4,
+     sub_self_grad_nodes, 1, FormulaDtypes::floating, false, false, false},
+    {"sub.Tensor", "other", "sub", "-(grad * alpha)", sub_other_grad_args, 4,
      sub_other_grad_scalars, 1,
-     sub_other_grad_nodes, 4, FormulaDtypes::floating, false, false},
-    {"mul", "self", "grad * other", mul_self_grad_args, 4,
+     sub_other_grad_nodes, 4, FormulaDtypes::floating, false, false, false},
+    {"mul.Tensor", "self", "mul", "grad * other", mul_self_grad_args, 4,
      nullptr, 0,
-     mul_self_grad_nodes, 3, FormulaDtypes::floating, false, false},
-    {"mul", "other", "grad * self", mul_other_grad_args, 4,
+     mul_self_grad_nodes, 3, FormulaDtypes::floating, false, false, false},
+    {"mul.Tensor", "other", "mul", "grad * self", mul_other_grad_args, 4,
      nullptr, 0,
-     mul_other_grad_nodes, 3, FormulaDtypes::floating, false, false},
-    {"div", "self", "grad / other", div_self_grad_args, 4,
+     mul_other_grad_nodes, 3, FormulaDtypes::floating, false, false, false},
+    {"div.Tensor", "self", "div", "grad / other", div_self_grad_args, 4,
      nullptr, 0,
-     div_self_grad_nodes, 3, FormulaDtypes::floating, false, false},
-    {"div", "other", "-(grad * self / other / other)", div_other_grad_args, 4,
+     div_self_grad_nodes, 3, FormulaDtypes::floating, false, false, false},
+    {"div.Tensor", "other", "div", "-(grad * self / other / other)", div_other_grad_args, 4,
      nullptr, 0,
-     div_other_grad_nodes, 8, FormulaDtypes::floating, false, false},
-    {"neg", "self", "-grad", neg_self_grad_args, 3,
+     div_other_grad_nodes, 8, FormulaDtypes::floating, false, false, false},
+    {"neg", "self", "neg", "-grad", neg_self_grad_args, 3,
      nullptr, 0,
-     neg_self_grad_nodes, 2, FormulaDtypes::floating, false, false},
-    {"exp", "self", "grad * result", exp_self_grad_args, 3,
+     neg_self_grad_nodes, 2, FormulaDtypes::floating, false, false, false},
+    {"exp", "self", "exp", "grad * result", exp_self_grad_args, 3,
      nullptr, 0,
-     exp_self_grad_nodes, 3, FormulaDtypes::floating, false, false},
-    {"tanh", "self", "grad * (-(result * result) + 1)", tanh_self_grad_args, 3,
+     exp_self_grad_nodes, 3, FormulaDtypes::floating, false, false, false},
+    {"tanh", "self", "tanh", "grad * (-(result * result) + 1)", tanh_self_grad_args, 3,
      nullptr, 0,
-     tanh_self_grad_nodes, 8, FormulaDtypes::floating, false, false},
-    {"sigmoid", "self", "grad * (result * (-result + 1))", sigmoid_self_grad_args, 3,
+     tanh_self_grad_nodes, 8, FormulaDtypes::floating, false, false, false},
+    {"sigmoid", "self", "sigmoid", "grad * (result * (-result + 1))", sigmoid_self_grad_args, 3,
      nullptr, 0,
-     sigmoid_self_grad_nodes, 8, FormulaDtypes::floating, false, false},
-    {"abs", "self", "grad * sign(self)", abs_self_grad_args, 3,
+     sigmoid_self_grad_nodes, 8, FormulaDtypes::floating, false, false, false},
+    {"abs", "self", "abs", "grad * sign(self)", abs_self_grad_args, 3,
      nullptr, 0,
-     abs_self_grad_nodes, 4, FormulaDtypes::floating, false, false},
-    {"log", "self", "grad / self", log_self_grad_args, 3,
+     abs_self_grad_nodes, 4, FormulaDtypes::floating, false, false, false},
+    {"log", "self", "log", "grad / self", log_self_grad_args, 3,
      nullptr, 0,
-     log_self_grad_nodes, 3, FormulaDtypes::floating, false, false},
-    {"sqrt", "self", "grad / (result * 2)", sqrt_self_grad_args, 3,
+     log_self_grad_nodes, 3, FormulaDtypes::floating, false, false, false},
+    {"sqrt", "self", "sqrt", "grad / (result * 2)", sqrt_self_grad_args, 3,
      nullptr, 0,
-     sqrt_self_grad_nodes, 5, FormulaDtypes::floating, false, false},
-    {"relu", "self", "0 if result <= 0 else grad", relu_self_grad_args, 3,
+     sqrt_self_grad_nodes, 5, FormulaDtypes::floating, false, false, false},
+    {"relu", "self", "relu", "0 if result <= 0 else grad", relu_self_grad_args, 3,
      nullptr, 0,
-     relu_self_grad_nodes, 6, FormulaDtypes::floating, false, false},
-    {"rsqrt", "self", "grad * (result * result * result) * -0.5", rsqrt_self_grad_args, 3,
+     relu_self_grad_nodes, 6, FormulaDtypes::floating, false, false, false},
+    {"rsqrt", "self", "rsqrt", "grad * (result * result * result) * -0.5", rsqrt_self_grad_args, 3,
      nullptr, 0,
-     rsqrt_self_grad_nodes, 9, FormulaDtypes::floating, false, false},
-    {"log1p", "self", "grad / (self + 1)", log1p_self_grad_args, 3,
+     rsqrt_self_grad_nodes, 9, FormulaDtypes::floating, false, false, false},
+    {"log1p", "self", "log1p", "grad / (self + 1)", log1p_self_grad_args, 3,
      nullptr, 0,
-     log1p_self_grad_nodes, 5, FormulaDtypes::floating, false, false},
-    {"expm1", "self", "grad * (result + 1)", expm1_self_grad_args, 3,
+     log1p_self_grad_nodes, 5, FormulaDtypes::floating, false, false, false},
+    {"expm1", "self", "expm1", "grad * (result + 1)", expm1_self_grad_args, 3,
      nullptr, 0,
-     expm1_self_grad_nodes, 5, FormulaDtypes::floating, false, false},
-    {"sin", "self", "grad * cos(self)", sin_self_grad_args, 3,
+     expm1_self_grad_nodes, 5, FormulaDtypes::floating, false, false, false},
+    {"sin", "self", "sin", "grad * cos(self)", sin_self_grad_args, 3,
      nullptr, 0,
-     sin_self_grad_nodes, 4, FormulaDtypes::floating, false, false},
-    {"cos", "self", "-(grad * sin(self))", cos_self_grad_args, 3,
+     sin_self_grad_nodes, 4, FormulaDtypes::floating, false, false, false},
+    {"cos", "self", "cos", "-(grad * sin(self))", cos_self_grad_args, 3,
      nullptr, 0,
-     cos_self_grad_nodes, 5, FormulaDtypes::floating, false, false},
-    {"erf", "self", "grad * exp(-(self * self)) * 1.1283791670955126", erf_self_grad_args, 3,
+     cos_self_grad_nodes, 5, FormulaDtypes::floating, false, false, false},
+    {"erf", "self", "erf", "grad * exp(-(self * self)) * 1.1283791670955126", erf_self_grad_args, 3,
      nullptr, 0,
-     erf_self_grad_nodes, 9, FormulaDtypes::floating, false, false},
-    {"sign", "self", "0", sign_self_grad_args, 3,
+     erf_self_grad_nodes, 9, FormulaDtypes::floating, false, false, false},
+    {"sign", "self", "sign", "0", sign_self_grad_args, 3,
      nullptr, 0,
-     sign_self_grad_nodes, 1, FormulaDtypes::floating, false, false},
-    {"maximum", "self", "grad * ((self > other) + (self == other) * 0.5)", maximum_self_grad_args, 4,
+     sign_self_grad_nodes, 1, FormulaDtypes::floating, false, false, false},
+    {"pow.Tensor_Scalar", "self", "pow_tensor_scalar", "0 if exponent == 0 else grad * (exponent * pow(self, exponent - 1))", pow_tensor_scalar_self_grad_args, 3,
+     pow_tensor_scalar_self_grad_scalars, 1,
+     pow_tensor_scalar_self_grad_nodes, 14, FormulaDtypes::floating, false, false, false},
+    {"pow.Tensor_Tensor", "self", "pow_tensor_tensor", "grad * (0 if exponent == 0 else exponent * pow(self, exponent - 1))", pow_tensor_tensor_self_grad_args, 4,
      nullptr, 0,
-     maximum_self_grad_nodes, 11, FormulaDtypes::floating, false, false},
-    {"maximum", "other", "grad * ((self < other) + (self == other) * 0.5)", maximum_other_grad_args, 4,
+     pow_tensor_tensor_self_grad_nodes, 14, FormulaDtypes::floating, false, false, false},
+    {"pow.Tensor_Tensor", "exponent", "pow_tensor_tensor", "grad * (0 if (self == 0 and exponent >= 0) else result * log(self))", pow_tensor_tensor_exponent_grad_args, 4,
      nullptr, 0,
-     maximum_other_grad_nodes, 11, FormulaDtypes::floating, false, false},
-    {"minimum", "self", "grad * ((self < other) + (self == other) * 0.5)", minimum_self_grad_args, 4,
+     pow_tensor_tensor_exponent_grad_nodes, 15, FormulaDtypes::floating, false, false, false},
+    {"maximum", "self", "maximum", "grad * ((self > other) + (self == other) * 0.5)", maximum_self_grad_args, 4,
      nullptr, 0,
-     minimum_self_grad_nodes, 11, FormulaDtypes::floating, false, false},
-    {"minimum", "other", "grad * ((self > other) + (self == other) * 0.5)", minimum_other_grad_args, 4,
+     maximum_self_grad_nodes, 11, FormulaDtypes::floating, false, false, false},
+    {"maximum", "other", "maximum", "grad * ((self < other) + (self == other) * 0.5)", maximum_other_grad_args, 4,
      nullptr, 0,
-     minimum_other_grad_nodes, 11, FormulaDtypes::floating, false, false},
-    {"reciprocal", "self", "-grad * (result * result)", reciprocal_self_grad_args, 3,
+     maximum_other_grad_nodes, 11, FormulaDtypes::floating, false, false, false},
+    {"minimum", "self", "minimum", "grad * ((self < other) + (self == other) * 0.5)", minimum_self_grad_args, 4,
      nullptr, 0,
-     reciprocal_self_grad_nodes, 6, FormulaDtypes::floating, false, false},
-    {"atan2", "self", "grad * other / (self * self + other * other)", atan2_self_grad_args, 4,
+     minimum_self_grad_nodes, 11, FormulaDtypes::floating, false, false, false},
+    {"minimum", "other", "minimum", "grad * ((self > other) + (self == other) * 0.5)", minimum_other_grad_args, 4,
      nullptr, 0,
-     atan2_self_grad_nodes, 11, FormulaDtypes::floating, false, false},
-    {"atan2", "other", "-grad * self / (self * self + other * other)", atan2_other_grad_args, 4,
+     minimum_other_grad_nodes, 11, FormulaDtypes::floating, false, false, false},
+    {"clamp", "self", "clamp", "grad if (self >= min and self <= max) else 0", clamp_self_grad_args, 3,
+     clamp_self_grad_scalars, 2,
+     clamp_self_grad_nodes, 10, FormulaDtypes::floating, false, false, false},
+    {"reciprocal", "self", "reciprocal", "-grad * (result * result)", reciprocal_self_grad_args, 3,
      nullptr, 0,
-     atan2_other_grad_nodes, 12, FormulaDtypes::floating, false, false},
-    {"floor", "self", "0", floor_self_grad_args, 3,
+     reciprocal_self_grad_nodes, 6, FormulaDtypes::floating, false, false, false},
+    {"floor_divide", "self", "floor_divide", "0", floor_divide_self_grad_args, 4,
      nullptr, 0,
-     floor_self_grad_nodes, 1, FormulaDtypes::floating, false, false},
-    {"ceil", "self", "0", ceil_self_grad_args, 3,
+     floor_divide_self_grad_nodes, 1, FormulaDtypes::floating, false, false, false},
+    {"floor_divide", "other", "floor_divide", "0", floor_divide_other_grad_args, 4,
      nullptr, 0,
-     ceil_self_grad_nodes, 1, FormulaDtypes::floating, false, false},
-    {"trunc", "self", "0", trunc_self_grad_args, 3,
+     floor_divide_other_grad_nodes, 1, FormulaDtypes::floating, false, false, false},
+    {"remainder.Tensor", "self", "remainder", "grad", remainder_self_grad_args, 4,
      nullptr, 0,
-     trunc_self_grad_nodes, 1, FormulaDtypes::floating, false, false},
-    {"round", "self", "0", round_self_grad_args, 3,
+     remainder_self_grad_nodes, 1, FormulaDtypes::floating, false, false, false},
+    {"remainder.Tensor", "other", "remainder", "-grad * (self // other)", remainder_other_grad_args, 4,
      nullptr, 0,
-     round_self_grad_nodes, 1, FormulaDtypes::floating, false, false},
+     remainder_other_grad_nodes, 6, FormulaDtypes::floating, false, false, false},
+    {"fmod.Tensor", "self", "fmod", "grad", fmod_self_grad_args, 4,
+     nullptr, 0,
+     fmod_self_grad_nodes, 1, FormulaDtypes::floating, false, false, false},
+    {"fmod.Tensor", "other", "fmod", "-grad * trunc(self / other)", fmod_other_grad_args, 4,
+     nullptr, 0,
+     fmod_other_grad_nodes, 7, FormulaDtypes::floating, false, false, false},
+    {"atan2", "self", "atan2", "grad * other / (self * self + other * other)", atan2_self_grad_args, 4,
+     nullptr, 0,
+     atan2_self_grad_nodes, 11, FormulaDtypes::floating, false, false, false},
+    {"atan2", "other", "atan2", "-grad * self / (self * self + other * other)", atan2_other_grad_args, 4,
+     nullptr, 0,
+     atan2_other_grad_nodes, 12, FormulaDtypes::floating, false, false, false},
+    {"floor", "self", "floor", "0", floor_self_grad_args, 3,
+     nullptr, 0,
+     floor_self_grad_nodes, 1, FormulaDtypes::floating, false, false, false},
+    {"ceil", "self", "ceil", "0", ceil_self_grad_args, 3,
+     nullptr, 0,
+     ceil_self_grad_nodes, 1, FormulaDtypes::floating, false, false, false},
+    {"trunc", "self", "trunc", "0", trunc_self_grad_args, 3,
+     nullptr, 0,
+     trunc_self_grad_nodes, 1, FormulaDtypes::floating, false, false, false},
+    {"round", "self", "round", "0", round_self_grad_args, 3,
+     nullptr, 0,
+     round_self_grad_nodes, 1, FormulaDtypes::floating, false, false, false},
+    {"gelu", "self", "gelu", "grad * (0.5 * (1 + tanh(0.7978845608028654 * (self + 0.044715 * (self * self * self)))) + 0.5 * self * (1 - tanh(0.7978845608028654 * (self + 0.044715 * (self * self * self))) * tanh(0.7978845608028654 * (self + 0.044715 * (self * self * self)))) * 0.7978845608028654 * (1 + 0.134145 * (self * self))) if approximate == 'tanh' else grad * (0.5 * (1 + erf(self * 0.7071067811865476)) + self * (exp(-0.5 * (self * self)) * 0.3989422804014327))", gelu_self_grad_args, 3,
+     gelu_self_grad_scalars, 1,
+     gelu_self_grad_nodes, 85, FormulaDtypes::floating, false, false, false},
+    {"silu", "self", "silu", "grad * ((1 / (1 + exp(-self))) * (1 + self * (1 - 1 / (1 + exp(-self)))))", silu_self_grad_args, 3,
+     nullptr, 0,
+     silu_self_grad_nodes, 23, FormulaDtypes::floating, false, false, false},
+    {"leaky_relu", "self", "leaky_relu", "grad if self > 0 else grad * negative_slope", leaky_relu_self_grad_args, 3,
+     leaky_relu_self_grad_scalars, 1,
+     leaky_relu_self_grad_nodes, 8, FormulaDtypes::floating, false, false, false},
+    {"hardtanh", "self", "hardtanh", "0 if (self <= min_val or self >= max_val) else grad", hardtanh_self_grad_args, 3,
+     hardtanh_self_grad_scalars, 2,
+     hardtanh_self_grad_nodes, 10, FormulaDtypes::floating, false, false, false},
+    {"softplus", "self", "softplus", "grad if self * beta > threshold else grad * exp(self * beta) / (exp(self * beta) + 1)", softplus_self_grad_args, 3,
+     softplus_self_grad_scalars, 2,
+     softplus_self_grad_nodes, 20, FormulaDtypes::floating, false, false, false},
+    {"lerp.Scalar", "self", "lerp_scalar", "grad * (1 - weight)", lerp_scalar_self_grad_args, 4,
+     lerp_scalar_self_grad_scalars, 1,
+     lerp_scalar_self_grad_nodes, 5, FormulaDtypes::floating, false, false, false},
+    {"lerp.Scalar", "end", "lerp_scalar", "grad * weight", lerp_scalar_end_grad_args, 4,
+     lerp_scalar_end_grad_scalars, 1,
+     lerp_scalar_end_grad_nodes, 3, FormulaDtypes::floating, false, false, false},
+    {"lerp.Tensor", "self", "lerp_tensor", "grad * (1 - weight)", lerp_tensor_self_grad_args, 5,
+     nullptr, 0,
+     lerp_tensor_self_grad_nodes, 5, FormulaDtypes::floating, false, false, false},
+    {"lerp.Tensor", "end", "lerp_tensor", "grad * weight", lerp_tensor_end_grad_args, 5,
+     nullptr, 0,
+     lerp_tensor_end_grad_nodes, 3, FormulaDtypes::floating, false, false, false},
+    {"lerp.Tensor", "weight", "lerp_tensor", "grad * (end - self)", lerp_tensor_weight_grad_args, 5,
+     nullptr, 0,
+     lerp_tensor_weight_grad_nodes, 5, FormulaDtypes::floating, false, false, false},
+    {"where.self", "self", "where", "grad if condition else 0", where_self_grad_args, 5,
+     nullptr, 0,
+     where_self_grad_nodes, 4, FormulaDtypes::floating, false, false, false},
+    {"where.self", "other", "where", "0 if condition else grad", where_other_grad_args, 5,
+     nullptr, 0,
+     where_other_grad_nodes, 4, FormulaDtypes::floating, false, false, false},
 };
-const int kNumPointwiseDerivatives = 34;
+const int kNumPointwiseDerivatives = 56;
 
 }  // namespace jit
 }  // namespace kiln

@@ -13,7 +13,7 @@ namespace kiln {
 
 class Generator;
 namespace cpu {
-TensorBase pow_scalar_out(const TensorBase& self, const Scalar& exponent, const TensorBase& out);
-TensorBase pow_tensor_out(const TensorBase& self, const TensorBase& exponent, const TensorBase& out);
+TensorBase pow_out(const TensorBase& self, const Scalar& exponent, const TensorBase& out);
+TensorBase pow_out(const TensorBase& self, const TensorBase& exponent, const TensorBase& out);
 }  // namespace cpu
 }  // namespace kiln

@@ -13,6 +13,6 @@ namespace kiln {
 
 class Generator;
 namespace cpu {
-TensorBase where(const TensorBase& condition, const TensorBase& self, const TensorBase& other);
+TensorBase where_out(const TensorBase& condition, const TensorBase& self, const TensorBase& other, const TensorBase& out);
 }  // namespace cpu
 }  // namespace kiln

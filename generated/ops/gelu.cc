@@ -2,18 +2,79 @@
 // `gelu`: dispatch tables, backend adapters, and the C++ API entry points.
 #include "generated/api/gelu.h"
 
-#include "generated/kernels/composite/gelu.h"
+#include "generated/autograd/gelu.h"
+#include "generated/kernels/gelu.h"
 #include "runtime/autograd/view_tracking.h"
 #include "runtime/api/api_helpers.h"
 #include "runtime/dispatch/dispatcher.h"
 
 namespace kiln {
 
-// ---- gelu(Tensor self, *, str approximate='none') -> Tensor  (CompositeImplicit)
+// ---- gelu(Tensor self, *, str approximate='none') -> Tensor
+namespace {
+Tensor gelu_CPU(const Tensor& self, const std::string& approximate) {
+  if (explain_enabled()) explain_log("kernel", "cpu::gelu_out", "");
+  return Tensor(cpu::gelu_out(self, approximate, TensorBase()));
+}
+}  // namespace
+
+Operator<Tensor(const Tensor&, const std::string&)> gelu_op = {"gelu", {
+    /*CPU=*/&gelu_CPU,
+    /*CUDA=*/nullptr,
+    /*Autograd=*/&autograd_kernels::gelu,
+}};
+
 
 Tensor ops::gelu(const Tensor& self, const std::string& approximate) {
-  if (explain_enabled()) explain_log("composite", "gelu", "");
-  return composite_implicit::gelu(self, approximate);
+  const DispatchKeySet keys = dispatch_keys(backend_key({&self}), records_autograd({&self}));
+  if (explain_enabled()) explain_log("dispatch", "gelu", keys.str().c_str());
+  return gelu_op.lookup(keys)(self, approximate);
+}
+
+// ---- gelu_(Tensor(a!) self, *, str approximate='none') -> Tensor(a!)
+namespace {
+const Tensor& gelu__CPU(const Tensor& self, const std::string& approximate) {
+  if (explain_enabled()) explain_log("kernel", "cpu::gelu_out", "");
+  cpu::gelu_out(self, approximate, self);
+  self.bump_version();
+  return self;
+}
+}  // namespace
+
+Operator<const Tensor&(const Tensor&, const std::string&)> gelu__op = {"gelu_", {
+    /*CPU=*/&gelu__CPU,
+    /*CUDA=*/nullptr,
+    /*Autograd=*/&autograd_kernels::gelu_,
+}};
+
+
+const Tensor& ops::gelu_(const Tensor& self, const std::string& approximate) {
+  const DispatchKeySet keys = dispatch_keys(backend_key({&self}), records_autograd({&self}));
+  if (explain_enabled()) explain_log("dispatch", "gelu_", keys.str().c_str());
+  return gelu__op.lookup(keys)(self, approximate);
+}
+
+// ---- gelu.out(Tensor self, *, str approximate='none', Tensor(a!) out) -> Tensor(a!)
+namespace {
+const Tensor& gelu_out_CPU(const Tensor& out, const Tensor& self, const std::string& approximate) {
+  if (explain_enabled()) explain_log("kernel", "cpu::gelu_out", "");
+  cpu::gelu_out(self, approximate, out);
+  out.bump_version();
+  return out;
+}
+}  // namespace
+
+Operator<const Tensor&(const Tensor&, const Tensor&, const std::string&)> gelu_out_op = {"gelu.out", {
+    /*CPU=*/&gelu_out_CPU,
+    /*CUDA=*/nullptr,
+    /*Autograd=*/&autograd_kernels::gelu_out,
+}};
+
+
+const Tensor& ops::gelu_out(const Tensor& out, const Tensor& self, const std::string& approximate) {
+  const DispatchKeySet keys = dispatch_keys(backend_key({&self, &out}), records_autograd({&self, &out}));
+  if (explain_enabled()) explain_log("dispatch", "gelu.out", keys.str().c_str());
+  return gelu_out_op.lookup(keys)(out, self, approximate);
 }
 
 }  // namespace kiln

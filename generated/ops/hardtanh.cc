@@ -2,18 +2,79 @@
 // `hardtanh`: dispatch tables, backend adapters, and the C++ API entry points.
 #include "generated/api/hardtanh.h"
 
-#include "generated/kernels/composite/hardtanh.h"
+#include "generated/autograd/hardtanh.h"
+#include "generated/kernels/hardtanh.h"
 #include "runtime/autograd/view_tracking.h"
 #include "runtime/api/api_helpers.h"
 #include "runtime/dispatch/dispatcher.h"
 
 namespace kiln {
 
-// ---- hardtanh(Tensor self, Scalar min_val=-1, Scalar max_val=1) -> Tensor  (CompositeImplicit)
+// ---- hardtanh(Tensor self, Scalar min_val=-1, Scalar max_val=1) -> Tensor
+namespace {
+Tensor hardtanh_CPU(const Tensor& self, const Scalar& min_val, const Scalar& max_val) {
+  if (explain_enabled()) explain_log("kernel", "cpu::hardtanh_out", "");
+  return Tensor(cpu::hardtanh_out(self, min_val, max_val, TensorBase()));
+}
+}  // namespace
+
+Operator<Tensor(const Tensor&, const Scalar&, const Scalar&)> hardtanh_op = {"hardtanh", {
+    /*CPU=*/&hardtanh_CPU,
+    /*CUDA=*/nullptr,
+    /*Autograd=*/&autograd_kernels::hardtanh,
+}};
+
 
 Tensor ops::hardtanh(const Tensor& self, const Scalar& min_val, const Scalar& max_val) {
-  if (explain_enabled()) explain_log("composite", "hardtanh", "");
-  return composite_implicit::hardtanh(self, min_val, max_val);
+  const DispatchKeySet keys = dispatch_keys(backend_key({&self}), records_autograd({&self}));
+  if (explain_enabled()) explain_log("dispatch", "hardtanh", keys.str().c_str());
+  return hardtanh_op.lookup(keys)(self, min_val, max_val);
+}
+
+// ---- hardtanh_(Tensor(a!) self, Scalar min_val=-1, Scalar max_val=1) -> Tensor(a!)
+namespace {
+const Tensor& hardtanh__CPU(const Tensor& self, const Scalar& min_val, const Scalar& max_val) {
+  if (explain_enabled()) explain_log("kernel", "cpu::hardtanh_out", "");
+  cpu::hardtanh_out(self, min_val, max_val, self);
+  self.bump_version();
+  return self;
+}
+}  // namespace
+
+Operator<const Tensor&(const Tensor&, const Scalar&, const Scalar&)> hardtanh__op = {"hardtanh_", {
+    /*CPU=*/&hardtanh__CPU,
+    /*CUDA=*/nullptr,
+    /*Autograd=*/&autograd_kernels::hardtanh_,
+}};
+
+
+const Tensor& ops::hardtanh_(const Tensor& self, const Scalar& min_val, const Scalar& max_val) {
+  const DispatchKeySet keys = dispatch_keys(backend_key({&self}), records_autograd({&self}));
+  if (explain_enabled()) explain_log("dispatch", "hardtanh_", keys.str().c_str());
+  return hardtanh__op.lookup(keys)(self, min_val, max_val);
+}
+
+// ---- hardtanh.out(Tensor self, Scalar min_val=-1, Scalar max_val=1, *, Tensor(a!) out) -> Tensor(a!)
+namespace {
+const Tensor& hardtanh_out_CPU(const Tensor& out, const Tensor& self, const Scalar& min_val, const Scalar& max_val) {
+  if (explain_enabled()) explain_log("kernel", "cpu::hardtanh_out", "");
+  cpu::hardtanh_out(self, min_val, max_val, out);
+  out.bump_version();
+  return out;
+}
+}  // namespace
+
+Operator<const Tensor&(const Tensor&, const Tensor&, const Scalar&, const Scalar&)> hardtanh_out_op = {"hardtanh.out", {
+    /*CPU=*/&hardtanh_out_CPU,
+    /*CUDA=*/nullptr,
+    /*Autograd=*/&autograd_kernels::hardtanh_out,
+}};
+
+
+const Tensor& ops::hardtanh_out(const Tensor& out, const Tensor& self, const Scalar& min_val, const Scalar& max_val) {
+  const DispatchKeySet keys = dispatch_keys(backend_key({&self, &out}), records_autograd({&self, &out}));
+  if (explain_enabled()) explain_log("dispatch", "hardtanh.out", keys.str().c_str());
+  return hardtanh_out_op.lookup(keys)(out, self, min_val, max_val);
 }
 
 }  // namespace kiln

@@ -2,18 +2,33 @@
 // `isfinite`: dispatch tables, backend adapters, and the C++ API entry points.
 #include "generated/api/isfinite.h"
 
-#include "generated/kernels/composite/isfinite.h"
+#include "generated/autograd/isfinite.h"
+#include "generated/kernels/isfinite.h"
 #include "runtime/autograd/view_tracking.h"
 #include "runtime/api/api_helpers.h"
 #include "runtime/dispatch/dispatcher.h"
 
 namespace kiln {
 
-// ---- isfinite(Tensor self) -> Tensor  (CompositeImplicit)
+// ---- isfinite(Tensor self) -> Tensor
+namespace {
+Tensor isfinite_CPU(const Tensor& self) {
+  if (explain_enabled()) explain_log("kernel", "cpu::isfinite_kernel", "");
+  return Tensor(cpu::isfinite_kernel(self));
+}
+}  // namespace
+
+Operator<Tensor(const Tensor&)> isfinite_op = {"isfinite", {
+    /*CPU=*/&isfinite_CPU,
+    /*CUDA=*/nullptr,
+    /*Autograd=*/&autograd_kernels::isfinite,
+}};
+
 
 Tensor ops::isfinite(const Tensor& self) {
-  if (explain_enabled()) explain_log("composite", "isfinite", "");
-  return composite_implicit::isfinite(self);
+  const DispatchKeySet keys = dispatch_keys(backend_key({&self}), records_autograd({&self}));
+  if (explain_enabled()) explain_log("dispatch", "isfinite", keys.str().c_str());
+  return isfinite_op.lookup(keys)(self);
 }
 
 }  // namespace kiln

@@ -2,18 +2,33 @@
 // `isinf`: dispatch tables, backend adapters, and the C++ API entry points.
 #include "generated/api/isinf.h"
 
-#include "generated/kernels/composite/isinf.h"
+#include "generated/autograd/isinf.h"
+#include "generated/kernels/isinf.h"
 #include "runtime/autograd/view_tracking.h"
 #include "runtime/api/api_helpers.h"
 #include "runtime/dispatch/dispatcher.h"
 
 namespace kiln {
 
-// ---- isinf(Tensor self) -> Tensor  (CompositeImplicit)
+// ---- isinf(Tensor self) -> Tensor
+namespace {
+Tensor isinf_CPU(const Tensor& self) {
+  if (explain_enabled()) explain_log("kernel", "cpu::isinf_kernel", "");
+  return Tensor(cpu::isinf_kernel(self));
+}
+}  // namespace
+
+Operator<Tensor(const Tensor&)> isinf_op = {"isinf", {
+    /*CPU=*/&isinf_CPU,
+    /*CUDA=*/nullptr,
+    /*Autograd=*/&autograd_kernels::isinf,
+}};
+
 
 Tensor ops::isinf(const Tensor& self) {
-  if (explain_enabled()) explain_log("composite", "isinf", "");
-  return composite_implicit::isinf(self);
+  const DispatchKeySet keys = dispatch_keys(backend_key({&self}), records_autograd({&self}));
+  if (explain_enabled()) explain_log("dispatch", "isinf", keys.str().c_str());
+  return isinf_op.lookup(keys)(self);
 }
 
 }  // namespace kiln

@@ -2,18 +2,33 @@
 // `isnan`: dispatch tables, backend adapters, and the C++ API entry points.
 #include "generated/api/isnan.h"
 
-#include "generated/kernels/composite/isnan.h"
+#include "generated/autograd/isnan.h"
+#include "generated/kernels/isnan.h"
 #include "runtime/autograd/view_tracking.h"
 #include "runtime/api/api_helpers.h"
 #include "runtime/dispatch/dispatcher.h"
 
 namespace kiln {
 
-// ---- isnan(Tensor self) -> Tensor  (CompositeImplicit)
+// ---- isnan(Tensor self) -> Tensor
+namespace {
+Tensor isnan_CPU(const Tensor& self) {
+  if (explain_enabled()) explain_log("kernel", "cpu::isnan_kernel", "");
+  return Tensor(cpu::isnan_kernel(self));
+}
+}  // namespace
+
+Operator<Tensor(const Tensor&)> isnan_op = {"isnan", {
+    /*CPU=*/&isnan_CPU,
+    /*CUDA=*/nullptr,
+    /*Autograd=*/&autograd_kernels::isnan,
+}};
+
 
 Tensor ops::isnan(const Tensor& self) {
-  if (explain_enabled()) explain_log("composite", "isnan", "");
-  return composite_implicit::isnan(self);
+  const DispatchKeySet keys = dispatch_keys(backend_key({&self}), records_autograd({&self}));
+  if (explain_enabled()) explain_log("dispatch", "isnan", keys.str().c_str());
+  return isnan_op.lookup(keys)(self);
 }
 
 Tensor Tensor::isnan() const {

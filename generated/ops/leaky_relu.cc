@@ -2,18 +2,79 @@
 // `leaky_relu`: dispatch tables, backend adapters, and the C++ API entry points.
 #include "generated/api/leaky_relu.h"
 
-#include "generated/kernels/composite/leaky_relu.h"
+#include "generated/autograd/leaky_relu.h"
+#include "generated/kernels/leaky_relu.h"
 #include "runtime/autograd/view_tracking.h"
 #include "runtime/api/api_helpers.h"
 #include "runtime/dispatch/dispatcher.h"
 
 namespace kiln {
 
-// ---- leaky_relu(Tensor self, Scalar negative_slope=0.01) -> Tensor  (CompositeImplicit)
+// ---- leaky_relu(Tensor self, Scalar negative_slope=0.01) -> Tensor
+namespace {
+Tensor leaky_relu_CPU(const Tensor& self, const Scalar& negative_slope) {
+  if (explain_enabled()) explain_log("kernel", "cpu::leaky_relu_out", "");
+  return Tensor(cpu::leaky_relu_out(self, negative_slope, TensorBase()));
+}
+}  // namespace
+
+Operator<Tensor(const Tensor&, const Scalar&)> leaky_relu_op = {"leaky_relu", {
+    /*CPU=*/&leaky_relu_CPU,
+    /*CUDA=*/nullptr,
+    /*Autograd=*/&autograd_kernels::leaky_relu,
+}};
+
 
 Tensor ops::leaky_relu(const Tensor& self, const Scalar& negative_slope) {
-  if (explain_enabled()) explain_log("composite", "leaky_relu", "");
-  return composite_implicit::leaky_relu(self, negative_slope);
+  const DispatchKeySet keys = dispatch_keys(backend_key({&self}), records_autograd({&self}));
+  if (explain_enabled()) explain_log("dispatch", "leaky_relu", keys.str().c_str());
+  return leaky_relu_op.lookup(keys)(self, negative_slope);
+}
+
+// ---- leaky_relu_(Tensor(a!) self, Scalar negative_slope=0.01) -> Tensor(a!)
+namespace {
+const Tensor& leaky_relu__CPU(const Tensor& self, const Scalar& negative_slope) {
+  if (explain_enabled()) explain_log("kernel", "cpu::leaky_relu_out", "");
+  cpu::leaky_relu_out(self, negative_slope, self);
+  self.bump_version();
+  return self;
+}
+}  // namespace
+
+Operator<const Tensor&(const Tensor&, const Scalar&)> leaky_relu__op = {"leaky_relu_", {
+    /*CPU=*/&leaky_relu__CPU,
+    /*CUDA=*/nullptr,
+    /*Autograd=*/&autograd_kernels::leaky_relu_,
+}};
+
+
+const Tensor& ops::leaky_relu_(const Tensor& self, const Scalar& negative_slope) {
+  const DispatchKeySet keys = dispatch_keys(backend_key({&self}), records_autograd({&self}));
+  if (explain_enabled()) explain_log("dispatch", "leaky_relu_", keys.str().c_str());
+  return leaky_relu__op.lookup(keys)(self, negative_slope);
+}
+
+// ---- leaky_relu.out(Tensor self, Scalar negative_slope=0.01, *, Tensor(a!) out) -> Tensor(a!)
+namespace {
+const Tensor& leaky_relu_out_CPU(const Tensor& out, const Tensor& self, const Scalar& negative_slope) {
+  if (explain_enabled()) explain_log("kernel", "cpu::leaky_relu_out", "");
+  cpu::leaky_relu_out(self, negative_slope, out);
+  out.bump_version();
+  return out;
+}
+}  // namespace
+
+Operator<const Tensor&(const Tensor&, const Tensor&, const Scalar&)> leaky_relu_out_op = {"leaky_relu.out", {
+    /*CPU=*/&leaky_relu_out_CPU,
+    /*CUDA=*/nullptr,
+    /*Autograd=*/&autograd_kernels::leaky_relu_out,
+}};
+
+
+const Tensor& ops::leaky_relu_out(const Tensor& out, const Tensor& self, const Scalar& negative_slope) {
+  const DispatchKeySet keys = dispatch_keys(backend_key({&self, &out}), records_autograd({&self, &out}));
+  if (explain_enabled()) explain_log("dispatch", "leaky_relu.out", keys.str().c_str());
+  return leaky_relu_out_op.lookup(keys)(out, self, negative_slope);
 }
 
 }  // namespace kiln

@@ -2,40 +2,146 @@
 // `lerp`: dispatch tables, backend adapters, and the C++ API entry points.
 #include "generated/api/lerp.h"
 
-#include "generated/kernels/composite/lerp.h"
-#include "runtime/api/write_out.h"
+#include "generated/autograd/lerp.h"
+#include "generated/kernels/lerp.h"
 #include "runtime/autograd/view_tracking.h"
 #include "runtime/api/api_helpers.h"
 #include "runtime/dispatch/dispatcher.h"
 
 namespace kiln {
 
-// ---- lerp.Scalar(Tensor self, Tensor end, Scalar weight) -> Tensor  (CompositeImplicit)
+// ---- lerp.Scalar(Tensor self, Tensor end, Scalar weight) -> Tensor
+namespace {
+Tensor lerp_Scalar_CPU(const Tensor& self, const Tensor& end, const Scalar& weight) {
+  if (explain_enabled()) explain_log("kernel", "cpu::lerp_out", "");
+  return Tensor(cpu::lerp_out(self, end, weight, TensorBase()));
+}
+}  // namespace
+
+Operator<Tensor(const Tensor&, const Tensor&, const Scalar&)> lerp_Scalar_op = {"lerp.Scalar", {
+    /*CPU=*/&lerp_Scalar_CPU,
+    /*CUDA=*/nullptr,
+    /*Autograd=*/&autograd_kernels::lerp_Scalar,
+}};
+
 
 Tensor ops::lerp(const Tensor& self, const Tensor& end, const Scalar& weight) {
-  if (explain_enabled()) explain_log("composite", "lerp.Scalar", "");
-  return composite_implicit::lerp_scalar(self, end, weight);
+  const DispatchKeySet keys = dispatch_keys(backend_key({&self, &end}), records_autograd({&self, &end}));
+  if (explain_enabled()) explain_log("dispatch", "lerp.Scalar", keys.str().c_str());
+  return lerp_Scalar_op.lookup(keys)(self, end, weight);
 }
 
-// ---- lerp.Scalar_out(Tensor self, Tensor end, Scalar weight, *, Tensor(a!) out) -> Tensor(a!)  (CompositeImplicit)
+// ---- lerp_.Scalar(Tensor(a!) self, Tensor end, Scalar weight) -> Tensor(a!)
+namespace {
+const Tensor& lerp__Scalar_CPU(const Tensor& self, const Tensor& end, const Scalar& weight) {
+  if (explain_enabled()) explain_log("kernel", "cpu::lerp_out", "");
+  cpu::lerp_out(self, end, weight, self);
+  self.bump_version();
+  return self;
+}
+}  // namespace
+
+Operator<const Tensor&(const Tensor&, const Tensor&, const Scalar&)> lerp__Scalar_op = {"lerp_.Scalar", {
+    /*CPU=*/&lerp__Scalar_CPU,
+    /*CUDA=*/nullptr,
+    /*Autograd=*/&autograd_kernels::lerp__Scalar,
+}};
+
+
+const Tensor& ops::lerp_(const Tensor& self, const Tensor& end, const Scalar& weight) {
+  const DispatchKeySet keys = dispatch_keys(backend_key({&self, &end}), records_autograd({&self, &end}));
+  if (explain_enabled()) explain_log("dispatch", "lerp_.Scalar", keys.str().c_str());
+  return lerp__Scalar_op.lookup(keys)(self, end, weight);
+}
+
+// ---- lerp.Scalar_out(Tensor self, Tensor end, Scalar weight, *, Tensor(a!) out) -> Tensor(a!)
+namespace {
+const Tensor& lerp_Scalar_out_CPU(const Tensor& out, const Tensor& self, const Tensor& end, const Scalar& weight) {
+  if (explain_enabled()) explain_log("kernel", "cpu::lerp_out", "");
+  cpu::lerp_out(self, end, weight, out);
+  out.bump_version();
+  return out;
+}
+}  // namespace
+
+Operator<const Tensor&(const Tensor&, const Tensor&, const Tensor&, const Scalar&)> lerp_Scalar_out_op = {"lerp.Scalar_out", {
+    /*CPU=*/&lerp_Scalar_out_CPU,
+    /*CUDA=*/nullptr,
+    /*Autograd=*/&autograd_kernels::lerp_Scalar_out,
+}};
+
 
 const Tensor& ops::lerp_out(const Tensor& out, const Tensor& self, const Tensor& end, const Scalar& weight) {
-  if (explain_enabled()) explain_log("composite", "lerp.Scalar_out", "");
-  return write_out(out, kiln::lerp(self, end, weight), "lerp");
+  const DispatchKeySet keys = dispatch_keys(backend_key({&self, &end, &out}), records_autograd({&self, &end, &out}));
+  if (explain_enabled()) explain_log("dispatch", "lerp.Scalar_out", keys.str().c_str());
+  return lerp_Scalar_out_op.lookup(keys)(out, self, end, weight);
 }
 
-// ---- lerp.Tensor(Tensor self, Tensor end, Tensor weight) -> Tensor  (CompositeImplicit)
+// ---- lerp.Tensor(Tensor self, Tensor end, Tensor weight) -> Tensor
+namespace {
+Tensor lerp_Tensor_CPU(const Tensor& self, const Tensor& end, const Tensor& weight) {
+  if (explain_enabled()) explain_log("kernel", "cpu::lerp_out", "");
+  return Tensor(cpu::lerp_out(self, end, weight, TensorBase()));
+}
+}  // namespace
+
+Operator<Tensor(const Tensor&, const Tensor&, const Tensor&)> lerp_Tensor_op = {"lerp.Tensor", {
+    /*CPU=*/&lerp_Tensor_CPU,
+    /*CUDA=*/nullptr,
+    /*Autograd=*/&autograd_kernels::lerp_Tensor,
+}};
+
 
 Tensor ops::lerp(const Tensor& self, const Tensor& end, const Tensor& weight) {
-  if (explain_enabled()) explain_log("composite", "lerp.Tensor", "");
-  return composite_implicit::lerp_tensor(self, end, weight);
+  const DispatchKeySet keys = dispatch_keys(backend_key({&self, &end, &weight}), records_autograd({&self, &end, &weight}));
+  if (explain_enabled()) explain_log("dispatch", "lerp.Tensor", keys.str().c_str());
+  return lerp_Tensor_op.lookup(keys)(self, end, weight);
 }
 
-// ---- lerp.out(Tensor self, Tensor end, Tensor weight, *, Tensor(a!) out) -> Tensor(a!)  (CompositeImplicit)
+// ---- lerp_.Tensor(Tensor(a!) self, Tensor end, Tensor weight) -> Tensor(a!)
+namespace {
+const Tensor& lerp__Tensor_CPU(const Tensor& self, const Tensor& end, const Tensor& weight) {
+  if (explain_enabled()) explain_log("kernel", "cpu::lerp_out", "");
+  cpu::lerp_out(self, end, weight, self);
+  self.bump_version();
+  return self;
+}
+}  // namespace
+
+Operator<const Tensor&(const Tensor&, const Tensor&, const Tensor&)> lerp__Tensor_op = {"lerp_.Tensor", {
+    /*CPU=*/&lerp__Tensor_CPU,
+    /*CUDA=*/nullptr,
+    /*Autograd=*/&autograd_kernels::lerp__Tensor,
+}};
+
+
+const Tensor& ops::lerp_(const Tensor& self, const Tensor& end, const Tensor& weight) {
+  const DispatchKeySet keys = dispatch_keys(backend_key({&self, &end, &weight}), records_autograd({&self, &end, &weight}));
+  if (explain_enabled()) explain_log("dispatch", "lerp_.Tensor", keys.str().c_str());
+  return lerp__Tensor_op.lookup(keys)(self, end, weight);
+}
+
+// ---- lerp.out(Tensor self, Tensor end, Tensor weight, *, Tensor(a!) out) -> Tensor(a!)
+namespace {
+const Tensor& lerp_out_CPU(const Tensor& out, const Tensor& self, const Tensor& end, const Tensor& weight) {
+  if (explain_enabled()) explain_log("kernel", "cpu::lerp_out", "");
+  cpu::lerp_out(self, end, weight, out);
+  out.bump_version();
+  return out;
+}
+}  // namespace
+
+Operator<const Tensor&(const Tensor&, const Tensor&, const Tensor&, const Tensor&)> lerp_out_op = {"lerp.out", {
+    /*CPU=*/&lerp_out_CPU,
+    /*CUDA=*/nullptr,
+    /*Autograd=*/&autograd_kernels::lerp_out,
+}};
+
 
 const Tensor& ops::lerp_out(const Tensor& out, const Tensor& self, const Tensor& end, const Tensor& weight) {
-  if (explain_enabled()) explain_log("composite", "lerp.out", "");
-  return write_out(out, kiln::lerp(self, end, weight), "lerp");
+  const DispatchKeySet keys = dispatch_keys(backend_key({&self, &end, &weight, &out}), records_autograd({&self, &end, &weight, &out}));
+  if (explain_enabled()) explain_log("dispatch", "lerp.out", keys.str().c_str());
+  return lerp_out_op.lookup(keys)(out, self, end, weight);
 }
 
 }  // namespace kiln

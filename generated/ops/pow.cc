@@ -14,8 +14,8 @@ namespace kiln {
 // ---- pow.Tensor_Scalar(Tensor self, Scalar exponent) -> Tensor
 namespace {
 Tensor pow_Tensor_Scalar_CPU(const Tensor& self, const Scalar& exponent) {
-  if (explain_enabled()) explain_log("kernel", "cpu::pow_scalar_out", "");
-  return Tensor(cpu::pow_scalar_out(self, exponent, TensorBase()));
+  if (explain_enabled()) explain_log("kernel", "cpu::pow_out", "");
+  return Tensor(cpu::pow_out(self, exponent, TensorBase()));
 }
 }  // namespace
 
@@ -35,8 +35,8 @@ Tensor ops::pow(const Tensor& self, const Scalar& exponent) {
 // ---- pow_.Tensor_Scalar(Tensor(a!) self, Scalar exponent) -> Tensor(a!)
 namespace {
 const Tensor& pow__Tensor_Scalar_CPU(const Tensor& self, const Scalar& exponent) {
-  if (explain_enabled()) explain_log("kernel", "cpu::pow_scalar_out", "");
-  cpu::pow_scalar_out(self, exponent, self);
+  if (explain_enabled()) explain_log("kernel", "cpu::pow_out", "");
+  cpu::pow_out(self, exponent, self);
   self.bump_version();
   return self;
 }
@@ -58,8 +58,8 @@ const Tensor& ops::pow_(const Tensor& self, const Scalar& exponent) {
 // ---- pow.Tensor_Scalar_out(Tensor self, Scalar exponent, *, Tensor(a!) out) -> Tensor(a!)
 namespace {
 const Tensor& pow_Tensor_Scalar_out_CPU(const Tensor& out, const Tensor& self, const Scalar& exponent) {
-  if (explain_enabled()) explain_log("kernel", "cpu::pow_scalar_out", "");
-  cpu::pow_scalar_out(self, exponent, out);
+  if (explain_enabled()) explain_log("kernel", "cpu::pow_out", "");
+  cpu::pow_out(self, exponent, out);
   out.bump_version();
   return out;
 }
@@ -81,8 +81,8 @@ const Tensor& ops::pow_out(const Tensor& out, const Tensor& self, const Scalar& 
 // ---- pow.Tensor_Tensor(Tensor self, Tensor exponent) -> Tensor
 namespace {
 Tensor pow_Tensor_Tensor_CPU(const Tensor& self, const Tensor& exponent) {
-  if (explain_enabled()) explain_log("kernel", "cpu::pow_tensor_out", "");
-  return Tensor(cpu::pow_tensor_out(self, exponent, TensorBase()));
+  if (explain_enabled()) explain_log("kernel", "cpu::pow_out", "");
+  return Tensor(cpu::pow_out(self, exponent, TensorBase()));
 }
 }  // namespace
 
@@ -102,8 +102,8 @@ Tensor ops::pow(const Tensor& self, const Tensor& exponent) {
 // ---- pow_.Tensor_Tensor(Tensor(a!) self, Tensor exponent) -> Tensor(a!)
 namespace {
 const Tensor& pow__Tensor_Tensor_CPU(const Tensor& self, const Tensor& exponent) {
-  if (explain_enabled()) explain_log("kernel", "cpu::pow_tensor_out", "");
-  cpu::pow_tensor_out(self, exponent, self);
+  if (explain_enabled()) explain_log("kernel", "cpu::pow_out", "");
+  cpu::pow_out(self, exponent, self);
   self.bump_version();
   return self;
 }
@@ -125,8 +125,8 @@ const Tensor& ops::pow_(const Tensor& self, const Tensor& exponent) {
 // ---- pow.Tensor_Tensor_out(Tensor self, Tensor exponent, *, Tensor(a!) out) -> Tensor(a!)
 namespace {
 const Tensor& pow_Tensor_Tensor_out_CPU(const Tensor& out, const Tensor& self, const Tensor& exponent) {
-  if (explain_enabled()) explain_log("kernel", "cpu::pow_tensor_out", "");
-  cpu::pow_tensor_out(self, exponent, out);
+  if (explain_enabled()) explain_log("kernel", "cpu::pow_out", "");
+  cpu::pow_out(self, exponent, out);
   out.bump_version();
   return out;
 }

@@ -2,18 +2,79 @@
 // `silu`: dispatch tables, backend adapters, and the C++ API entry points.
 #include "generated/api/silu.h"
 
-#include "generated/kernels/composite/silu.h"
+#include "generated/autograd/silu.h"
+#include "generated/kernels/silu.h"
 #include "runtime/autograd/view_tracking.h"
 #include "runtime/api/api_helpers.h"
 #include "runtime/dispatch/dispatcher.h"
 
 namespace kiln {
 
-// ---- silu(Tensor self) -> Tensor  (CompositeImplicit)
+// ---- silu(Tensor self) -> Tensor
+namespace {
+Tensor silu_CPU(const Tensor& self) {
+  if (explain_enabled()) explain_log("kernel", "cpu::silu_out", "");
+  return Tensor(cpu::silu_out(self, TensorBase()));
+}
+}  // namespace
+
+Operator<Tensor(const Tensor&)> silu_op = {"silu", {
+    /*CPU=*/&silu_CPU,
+    /*CUDA=*/nullptr,
+    /*Autograd=*/&autograd_kernels::silu,
+}};
+
 
 Tensor ops::silu(const Tensor& self) {
-  if (explain_enabled()) explain_log("composite", "silu", "");
-  return composite_implicit::silu(self);
+  const DispatchKeySet keys = dispatch_keys(backend_key({&self}), records_autograd({&self}));
+  if (explain_enabled()) explain_log("dispatch", "silu", keys.str().c_str());
+  return silu_op.lookup(keys)(self);
+}
+
+// ---- silu_(Tensor(a!) self) -> Tensor(a!)
+namespace {
+const Tensor& silu__CPU(const Tensor& self) {
+  if (explain_enabled()) explain_log("kernel", "cpu::silu_out", "");
+  cpu::silu_out(self, self);
+  self.bump_version();
+  return self;
+}
+}  // namespace
+
+Operator<const Tensor&(const Tensor&)> silu__op = {"silu_", {
+    /*CPU=*/&silu__CPU,
+    /*CUDA=*/nullptr,
+    /*Autograd=*/&autograd_kernels::silu_,
+}};
+
+
+const Tensor& ops::silu_(const Tensor& self) {
+  const DispatchKeySet keys = dispatch_keys(backend_key({&self}), records_autograd({&self}));
+  if (explain_enabled()) explain_log("dispatch", "silu_", keys.str().c_str());
+  return silu__op.lookup(keys)(self);
+}
+
+// ---- silu.out(Tensor self, *, Tensor(a!) out) -> Tensor(a!)
+namespace {
+const Tensor& silu_out_CPU(const Tensor& out, const Tensor& self) {
+  if (explain_enabled()) explain_log("kernel", "cpu::silu_out", "");
+  cpu::silu_out(self, out);
+  out.bump_version();
+  return out;
+}
+}  // namespace
+
+Operator<const Tensor&(const Tensor&, const Tensor&)> silu_out_op = {"silu.out", {
+    /*CPU=*/&silu_out_CPU,
+    /*CUDA=*/nullptr,
+    /*Autograd=*/&autograd_kernels::silu_out,
+}};
+
+
+const Tensor& ops::silu_out(const Tensor& out, const Tensor& self) {
+  const DispatchKeySet keys = dispatch_keys(backend_key({&self, &out}), records_autograd({&self, &out}));
+  if (explain_enabled()) explain_log("dispatch", "silu.out", keys.str().c_str());
+  return silu_out_op.lookup(keys)(out, self);
 }
 
 }  // namespace kiln

@@ -2,18 +2,56 @@
 // `softplus`: dispatch tables, backend adapters, and the C++ API entry points.
 #include "generated/api/softplus.h"
 
-#include "generated/kernels/composite/softplus.h"
+#include "generated/autograd/softplus.h"
+#include "generated/kernels/softplus.h"
 #include "runtime/autograd/view_tracking.h"
 #include "runtime/api/api_helpers.h"
 #include "runtime/dispatch/dispatcher.h"
 
 namespace kiln {
 
-// ---- softplus(Tensor self, Scalar beta=1, Scalar threshold=20) -> Tensor  (CompositeImplicit)
+// ---- softplus(Tensor self, Scalar beta=1, Scalar threshold=20) -> Tensor
+namespace {
+Tensor softplus_CPU(const Tensor& self, const Scalar& beta, const Scalar& threshold) {
+  if (explain_enabled()) explain_log("kernel", "cpu::softplus_out", "");
+  return Tensor(cpu::softplus_out(self, beta, threshold, TensorBase()));
+}
+}  // namespace
+
+Operator<Tensor(const Tensor&, const Scalar&, const Scalar&)> softplus_op = {"softplus", {
+    /*CPU=*/&softplus_CPU,
+    /*CUDA=*/nullptr,
+    /*Autograd=*/&autograd_kernels::softplus,
+}};
+
 
 Tensor ops::softplus(const Tensor& self, const Scalar& beta, const Scalar& threshold) {
-  if (explain_enabled()) explain_log("composite", "softplus", "");
-  return composite_implicit::softplus(self, beta, threshold);
+  const DispatchKeySet keys = dispatch_keys(backend_key({&self}), records_autograd({&self}));
+  if (explain_enabled()) explain_log("dispatch", "softplus", keys.str().c_str());
+  return softplus_op.lookup(keys)(self, beta, threshold);
+}
+
+// ---- softplus.out(Tensor self, Scalar beta=1, Scalar threshold=20, *, Tensor(a!) out) -> Tensor(a!)
+namespace {
+const Tensor& softplus_out_CPU(const Tensor& out, const Tensor& self, const Scalar& beta, const Scalar& threshold) {
+  if (explain_enabled()) explain_log("kernel", "cpu::softplus_out", "");
+  cpu::softplus_out(self, beta, threshold, out);
+  out.bump_version();
+  return out;
+}
+}  // namespace
+
+Operator<const Tensor&(const Tensor&, const Tensor&, const Scalar&, const Scalar&)> softplus_out_op = {"softplus.out", {
+    /*CPU=*/&softplus_out_CPU,
+    /*CUDA=*/nullptr,
+    /*Autograd=*/&autograd_kernels::softplus_out,
+}};
+
+
+const Tensor& ops::softplus_out(const Tensor& out, const Tensor& self, const Scalar& beta, const Scalar& threshold) {
+  const DispatchKeySet keys = dispatch_keys(backend_key({&self, &out}), records_autograd({&self, &out}));
+  if (explain_enabled()) explain_log("dispatch", "softplus.out", keys.str().c_str());
+  return softplus_out_op.lookup(keys)(out, self, beta, threshold);
 }
 
 }  // namespace kiln

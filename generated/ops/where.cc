@@ -13,8 +13,8 @@ namespace kiln {
 // ---- where.self(Tensor condition, Tensor self, Tensor other) -> Tensor
 namespace {
 Tensor where_self_CPU(const Tensor& condition, const Tensor& self, const Tensor& other) {
-  if (explain_enabled()) explain_log("kernel", "cpu::where", "");
-  return Tensor(cpu::where(condition, self, other));
+  if (explain_enabled()) explain_log("kernel", "cpu::where_out", "");
+  return Tensor(cpu::where_out(condition, self, other, TensorBase()));
 }
 }  // namespace
 
@@ -29,6 +29,29 @@ Tensor ops::where(const Tensor& condition, const Tensor& self, const Tensor& oth
   const DispatchKeySet keys = dispatch_keys(backend_key({&condition, &self, &other}), records_autograd({&condition, &self, &other}));
   if (explain_enabled()) explain_log("dispatch", "where.self", keys.str().c_str());
   return where_self_op.lookup(keys)(condition, self, other);
+}
+
+// ---- where.self_out(Tensor condition, Tensor self, Tensor other, *, Tensor(a!) out) -> Tensor(a!)
+namespace {
+const Tensor& where_self_out_CPU(const Tensor& out, const Tensor& condition, const Tensor& self, const Tensor& other) {
+  if (explain_enabled()) explain_log("kernel", "cpu::where_out", "");
+  cpu::where_out(condition, self, other, out);
+  out.bump_version();
+  return out;
+}
+}  // namespace
+
+Operator<const Tensor&(const Tensor&, const Tensor&, const Tensor&, const Tensor&)> where_self_out_op = {"where.self_out", {
+    /*CPU=*/&where_self_out_CPU,
+    /*CUDA=*/nullptr,
+    /*Autograd=*/&autograd_kernels::where_self_out,
+}};
+
+
+const Tensor& ops::where_out(const Tensor& out, const Tensor& condition, const Tensor& self, const Tensor& other) {
+  const DispatchKeySet keys = dispatch_keys(backend_key({&condition, &self, &other, &out}), records_autograd({&condition, &self, &other, &out}));
+  if (explain_enabled()) explain_log("dispatch", "where.self_out", keys.str().c_str());
+  return where_self_out_op.lookup(keys)(out, condition, self, other);
 }
 
 }  // namespace kiln

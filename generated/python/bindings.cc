@@ -292,7 +292,12 @@ PyObject* method_logsumexp(PyObject* self, PyObject* args, PyObject* kwargs);
 PyObject* method_norm(PyObject* self, PyObject* args, PyObject* kwargs);
 PyObject* method_cumsum(PyObject* self, PyObject* args, PyObject* kwargs);
 PyObject* method_cumprod(PyObject* self, PyObject* args, PyObject* kwargs);
+PyObject* method_gelu_(PyObject* self, PyObject* args, PyObject* kwargs);
+PyObject* method_silu_(PyObject* self, PyObject* args, PyObject* kwargs);
+PyObject* method_leaky_relu_(PyObject* self, PyObject* args, PyObject* kwargs);
+PyObject* method_hardtanh_(PyObject* self, PyObject* args, PyObject* kwargs);
 PyObject* method_lerp(PyObject* self, PyObject* args, PyObject* kwargs);
+PyObject* method_lerp_(PyObject* self, PyObject* args, PyObject* kwargs);
 PyObject* method_softmax(PyObject* self, PyObject* args, PyObject* kwargs);
 PyObject* method_log_softmax(PyObject* self, PyObject* args, PyObject* kwargs);
 PyObject* method_argmax(PyObject* self, PyObject* args, PyObject* kwargs);
@@ -647,7 +652,12 @@ PyMethodDef generated_methods[] = {
     KILN_BINDING("norm", method_norm),
     KILN_BINDING("cumsum", method_cumsum),
     KILN_BINDING("cumprod", method_cumprod),
+    KILN_BINDING("gelu_", method_gelu_),
+    KILN_BINDING("silu_", method_silu_),
+    KILN_BINDING("leaky_relu_", method_leaky_relu_),
+    KILN_BINDING("hardtanh_", method_hardtanh_),
     KILN_BINDING("lerp", method_lerp),
+    KILN_BINDING("lerp_", method_lerp_),
     KILN_BINDING("softmax", method_softmax),
     KILN_BINDING("log_softmax", method_log_softmax),
     KILN_BINDING("argmax", method_argmax),

@@ -13,14 +13,38 @@ namespace python {
 PyObject* fn_gelu(PyObject* /*module*/, PyObject* args, PyObject* kwargs) {
   KILN_PY_BEGIN
   static PythonArgParser parser({
-      "gelu(Tensor input, *, str approximate='none')",
+      "gelu(Tensor input, *, str approximate='none', Tensor? out=None)",
   }, false);
   ParsedArgs r = parser.parse(args, kwargs);
   switch (r.index) {
     case 0: {
       const Tensor self = r.tensor(0);
       const auto approximate = r.string(1);
-      return wrap(without_gil([&] { return kiln::gelu(self, approximate); }));
+      if (r.is_none(2)) {
+        return wrap(without_gil([&] { return kiln::gelu(self, approximate); }));
+      }
+      const Tensor out = r.tensor(2);
+      without_gil([&] { kiln::gelu_out(out, self, approximate); });
+      return new_reference(r.object(2));
+    }
+  }
+  Py_RETURN_NONE;
+  KILN_PY_END
+}
+
+// Tensor.gelu_
+PyObject* method_gelu_(PyObject* py_self, PyObject* args, PyObject* kwargs) {
+  KILN_PY_BEGIN
+  static PythonArgParser parser({
+      "gelu_(*, str approximate='none')",
+  }, true);
+  ParsedArgs r = parser.parse(args, kwargs);
+  switch (r.index) {
+    case 0: {
+      const Tensor& self = unpack_tensor(py_self);
+      const auto approximate = r.string(0);
+      without_gil([&] { kiln::gelu_(self, approximate); });
+      return new_reference(py_self);
     }
   }
   Py_RETURN_NONE;

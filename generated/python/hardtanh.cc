@@ -13,7 +13,7 @@ namespace python {
 PyObject* fn_hardtanh(PyObject* /*module*/, PyObject* args, PyObject* kwargs) {
   KILN_PY_BEGIN
   static PythonArgParser parser({
-      "hardtanh(Tensor input, Scalar min_val=-1, Scalar max_val=1)",
+      "hardtanh(Tensor input, Scalar min_val=-1, Scalar max_val=1, *, Tensor? out=None)",
   }, false);
   ParsedArgs r = parser.parse(args, kwargs);
   switch (r.index) {
@@ -21,7 +21,32 @@ PyObject* fn_hardtanh(PyObject* /*module*/, PyObject* args, PyObject* kwargs) {
       const Tensor self = r.tensor(0);
       const auto min_val = r.scalar(1);
       const auto max_val = r.scalar(2);
-      return wrap(without_gil([&] { return kiln::hardtanh(self, min_val, max_val); }));
+      if (r.is_none(3)) {
+        return wrap(without_gil([&] { return kiln::hardtanh(self, min_val, max_val); }));
+      }
+      const Tensor out = r.tensor(3);
+      without_gil([&] { kiln::hardtanh_out(out, self, min_val, max_val); });
+      return new_reference(r.object(3));
+    }
+  }
+  Py_RETURN_NONE;
+  KILN_PY_END
+}
+
+// Tensor.hardtanh_
+PyObject* method_hardtanh_(PyObject* py_self, PyObject* args, PyObject* kwargs) {
+  KILN_PY_BEGIN
+  static PythonArgParser parser({
+      "hardtanh_(Scalar min_val=-1, Scalar max_val=1)",
+  }, true);
+  ParsedArgs r = parser.parse(args, kwargs);
+  switch (r.index) {
+    case 0: {
+      const Tensor& self = unpack_tensor(py_self);
+      const auto min_val = r.scalar(0);
+      const auto max_val = r.scalar(1);
+      without_gil([&] { kiln::hardtanh_(self, min_val, max_val); });
+      return new_reference(py_self);
     }
   }
   Py_RETURN_NONE;

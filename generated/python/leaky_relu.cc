@@ -13,14 +13,38 @@ namespace python {
 PyObject* fn_leaky_relu(PyObject* /*module*/, PyObject* args, PyObject* kwargs) {
   KILN_PY_BEGIN
   static PythonArgParser parser({
-      "leaky_relu(Tensor input, Scalar negative_slope=0.01)",
+      "leaky_relu(Tensor input, Scalar negative_slope=0.01, *, Tensor? out=None)",
   }, false);
   ParsedArgs r = parser.parse(args, kwargs);
   switch (r.index) {
     case 0: {
       const Tensor self = r.tensor(0);
       const auto negative_slope = r.scalar(1);
-      return wrap(without_gil([&] { return kiln::leaky_relu(self, negative_slope); }));
+      if (r.is_none(2)) {
+        return wrap(without_gil([&] { return kiln::leaky_relu(self, negative_slope); }));
+      }
+      const Tensor out = r.tensor(2);
+      without_gil([&] { kiln::leaky_relu_out(out, self, negative_slope); });
+      return new_reference(r.object(2));
+    }
+  }
+  Py_RETURN_NONE;
+  KILN_PY_END
+}
+
+// Tensor.leaky_relu_
+PyObject* method_leaky_relu_(PyObject* py_self, PyObject* args, PyObject* kwargs) {
+  KILN_PY_BEGIN
+  static PythonArgParser parser({
+      "leaky_relu_(Scalar negative_slope=0.01)",
+  }, true);
+  ParsedArgs r = parser.parse(args, kwargs);
+  switch (r.index) {
+    case 0: {
+      const Tensor& self = unpack_tensor(py_self);
+      const auto negative_slope = r.scalar(0);
+      without_gil([&] { kiln::leaky_relu_(self, negative_slope); });
+      return new_reference(py_self);
     }
   }
   Py_RETURN_NONE;

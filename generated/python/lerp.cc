@@ -71,5 +71,33 @@ PyObject* method_lerp(PyObject* py_self, PyObject* args, PyObject* kwargs) {
   KILN_PY_END
 }
 
+// Tensor.lerp_
+PyObject* method_lerp_(PyObject* py_self, PyObject* args, PyObject* kwargs) {
+  KILN_PY_BEGIN
+  static PythonArgParser parser({
+      "lerp_(Tensor end, Tensor weight)",
+      "lerp_(Tensor end, Scalar weight)",
+  }, true);
+  ParsedArgs r = parser.parse(args, kwargs);
+  switch (r.index) {
+    case 0: {
+      const Tensor& self = unpack_tensor(py_self);
+      const Tensor end = r.tensor(0);
+      const Tensor weight = r.tensor(1);
+      without_gil([&] { kiln::lerp_(self, end, weight); });
+      return new_reference(py_self);
+    }
+    case 1: {
+      const Tensor& self = unpack_tensor(py_self);
+      const Tensor end = r.tensor(0);
+      const auto weight = r.scalar(1);
+      without_gil([&] { kiln::lerp_(self, end, weight); });
+      return new_reference(py_self);
+    }
+  }
+  Py_RETURN_NONE;
+  KILN_PY_END
+}
+
 }  // namespace python
 }  // namespace kiln

@@ -13,13 +13,36 @@ namespace python {
 PyObject* fn_silu(PyObject* /*module*/, PyObject* args, PyObject* kwargs) {
   KILN_PY_BEGIN
   static PythonArgParser parser({
-      "silu(Tensor input)",
+      "silu(Tensor input, *, Tensor? out=None)",
   }, false);
   ParsedArgs r = parser.parse(args, kwargs);
   switch (r.index) {
     case 0: {
       const Tensor self = r.tensor(0);
-      return wrap(without_gil([&] { return kiln::silu(self); }));
+      if (r.is_none(1)) {
+        return wrap(without_gil([&] { return kiln::silu(self); }));
+      }
+      const Tensor out = r.tensor(1);
+      without_gil([&] { kiln::silu_out(out, self); });
+      return new_reference(r.object(1));
+    }
+  }
+  Py_RETURN_NONE;
+  KILN_PY_END
+}
+
+// Tensor.silu_
+PyObject* method_silu_(PyObject* py_self, PyObject* args, PyObject* kwargs) {
+  KILN_PY_BEGIN
+  static PythonArgParser parser({
+      "silu_()",
+  }, true);
+  ParsedArgs r = parser.parse(args, kwargs);
+  switch (r.index) {
+    case 0: {
+      const Tensor& self = unpack_tensor(py_self);
+      without_gil([&] { kiln::silu_(self); });
+      return new_reference(py_self);
     }
   }
   Py_RETURN_NONE;

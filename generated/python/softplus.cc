@@ -13,7 +13,7 @@ namespace python {
 PyObject* fn_softplus(PyObject* /*module*/, PyObject* args, PyObject* kwargs) {
   KILN_PY_BEGIN
   static PythonArgParser parser({
-      "softplus(Tensor input, Scalar beta=1, Scalar threshold=20)",
+      "softplus(Tensor input, Scalar beta=1, Scalar threshold=20, *, Tensor? out=None)",
   }, false);
   ParsedArgs r = parser.parse(args, kwargs);
   switch (r.index) {
@@ -21,7 +21,12 @@ PyObject* fn_softplus(PyObject* /*module*/, PyObject* args, PyObject* kwargs) {
       const Tensor self = r.tensor(0);
       const auto beta = r.scalar(1);
       const auto threshold = r.scalar(2);
-      return wrap(without_gil([&] { return kiln::softplus(self, beta, threshold); }));
+      if (r.is_none(3)) {
+        return wrap(without_gil([&] { return kiln::softplus(self, beta, threshold); }));
+      }
+      const Tensor out = r.tensor(3);
+      without_gil([&] { kiln::softplus_out(out, self, beta, threshold); });
+      return new_reference(r.object(3));
     }
   }
   Py_RETURN_NONE;

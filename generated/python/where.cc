@@ -13,7 +13,7 @@ namespace python {
 PyObject* fn_where(PyObject* /*module*/, PyObject* args, PyObject* kwargs) {
   KILN_PY_BEGIN
   static PythonArgParser parser({
-      "where(Tensor condition, Tensor input, Tensor other)",
+      "where(Tensor condition, Tensor input, Tensor other, *, Tensor? out=None)",
   }, false);
   ParsedArgs r = parser.parse(args, kwargs);
   switch (r.index) {
@@ -21,7 +21,12 @@ PyObject* fn_where(PyObject* /*module*/, PyObject* args, PyObject* kwargs) {
       const Tensor condition = r.tensor(0);
       const Tensor self = r.tensor(1);
       const Tensor other = r.tensor(2);
-      return wrap(without_gil([&] { return kiln::where(condition, self, other); }));
+      if (r.is_none(3)) {
+        return wrap(without_gil([&] { return kiln::where(condition, self, other); }));
+      }
+      const Tensor out = r.tensor(3);
+      without_gil([&] { kiln::where_out(out, condition, self, other); });
+      return new_reference(r.object(3));
     }
   }
   Py_RETURN_NONE;

@@ -81,10 +81,12 @@ def nonzero(input, *, as_tuple=False):
     return input.nonzero(as_tuple=as_tuple)
 
 
-def where(condition, input=None, other=None):
+def where(condition, input=None, other=None, *, out=None):
     """where(c, x, y) picks from x where c holds, else from y; where(c) is nonzero(c, as_tuple=True)."""
     if input is None and other is None:
         return nonzero(condition, as_tuple=True)
+    if out is not None:
+        return _C.where(condition, input, other, out=out)
     return _C.where(condition, input, other)
 
 

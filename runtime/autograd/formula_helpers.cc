@@ -1,6 +1,7 @@
 #include "runtime/autograd/formula_helpers.h"
 
 #include <algorithm>
+#include <limits>
 
 #include "generated/api/add.h"
 #include "generated/api/amax.h"
@@ -89,13 +90,6 @@ Tensor mean_backward(const Tensor& grad, IntArrayRef sizes, const std::optional<
   return kiln::div(sum_backward(grad, sizes, dim, keepdim), Scalar(count));
 }
 
-Tensor pow_backward(const Tensor& grad, const Tensor& self, const Scalar& exponent) {
-  if (exponent.equal(0)) return kiln::zeros_like(self);
-  Tensor d = kiln::mul(kiln::pow(self, exponent.is_floating_point() ? Scalar(exponent.to_double() - 1)
-                                                                    : Scalar(exponent.to_long() - 1)),
-                       exponent);
-  return kiln::mul(grad, d);
-}
 
 Tensor unsqueeze_to(const Tensor& grad, int64_t dim, IntArrayRef sizes) {
   const int64_t nd = static_cast<int64_t>(sizes.size());
@@ -225,13 +219,14 @@ Tensor unfold_backward(const Tensor& grad, IntArrayRef input_sizes, int64_t dim,
   return kiln::movedim(added, 0, d);
 }
 
-Tensor clamp_backward(const Tensor& grad, const Tensor& self, const std::optional<Scalar>& min,
-                      const std::optional<Scalar>& max) {
-  Tensor g = grad;
-  if (min) g = kiln::mul(g, kiln::ge(self, *min));
-  if (max) g = kiln::mul(g, kiln::le(self, *max));
-  return g;
+Scalar value_or_lowest(const std::optional<Scalar>& bound) {
+  return bound ? *bound : Scalar(-std::numeric_limits<double>::infinity());
 }
+
+Scalar value_or_highest(const std::optional<Scalar>& bound) {
+  return bound ? *bound : Scalar(std::numeric_limits<double>::infinity());
+}
+
 
 std::vector<int64_t> inverse_permutation(IntArrayRef dims) {
   const int64_t n = static_cast<int64_t>(dims.size());

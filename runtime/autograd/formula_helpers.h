@@ -20,8 +20,6 @@ Tensor sum_backward(const Tensor& grad, IntArrayRef sizes, const std::optional<s
                     bool keepdim);
 Tensor mean_backward(const Tensor& grad, IntArrayRef sizes, const std::optional<std::vector<int64_t>>& dim,
                      bool keepdim);
-// d/dself self**exponent = exponent * self**(exponent-1).
-Tensor pow_backward(const Tensor& grad, const Tensor& self, const Scalar& exponent);
 // slice_backward with slice()'s optional start/end resolved.
 Tensor slice_backward_wrapper(const Tensor& grad, IntArrayRef sizes, int64_t dim, std::optional<int64_t> start,
                               std::optional<int64_t> end, int64_t step);
@@ -48,8 +46,9 @@ Tensor diagonal_backward(const Tensor& grad, IntArrayRef input_sizes, int64_t of
 // Gradient of unfold: each window's grad added back at the input positions it covers.
 Tensor unfold_backward(const Tensor& grad, IntArrayRef input_sizes, int64_t dim, int64_t size, int64_t step);
 // grad where min <= self <= max (either bound may be absent), 0 elsewhere.
-Tensor clamp_backward(const Tensor& grad, const Tensor& self, const std::optional<Scalar>& min,
-                      const std::optional<Scalar>& max);
+// An absent Scalar? bound of a formula op (clamp) in its derivative: -inf or inf.
+Scalar value_or_lowest(const std::optional<Scalar>& bound);
+Scalar value_or_highest(const std::optional<Scalar>& bound);
 // The permutation that undoes `dims` (for permute's gradient).
 std::vector<int64_t> inverse_permutation(IntArrayRef dims);
 // Resolves slice() bounds like Python: clamps to [0, size], negatives count from the end.

@@ -7,6 +7,8 @@ namespace jit {
 
 const PointwiseFormula* find_formula(const char* op) {
   for (int i = 0; i < kNumPointwiseFormulas; ++i)
+    if (std::strcmp(kPointwiseFormulas[i].overload, op) == 0) return &kPointwiseFormulas[i];
+  for (int i = 0; i < kNumPointwiseFormulas; ++i)
     if (std::strcmp(kPointwiseFormulas[i].op, op) == 0) return &kPointwiseFormulas[i];
   return nullptr;
 }

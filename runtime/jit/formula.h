@@ -24,6 +24,7 @@ enum class FormulaDtypes : int8_t { floating, numeric, all, integral };
 struct PointwiseFormula {
   const char* op;       // the op's name (kiln.<op>)
   const char* overload; // its schema name ("add.Tensor")
+  const char* functor;  // the name of its functor and generated files ("add", "pow_tensor_scalar")
   const char* text;     // the formula as the schema writes it
   const char* const* args;     // tensor arguments
   int nargs;
@@ -34,6 +35,7 @@ struct PointwiseFormula {
   FormulaDtypes dtypes;
   bool int_to_float;    // integer inputs compute in the default float dtype
   bool returns_bool;
+  bool scalars_promote; // the Scalar arguments take part in type promotion (clamp, pow's exponent)
 };
 
 extern const PointwiseFormula kPointwiseFormulas[];
@@ -43,9 +45,10 @@ extern const int kNumPointwiseFormulas;
 extern const PointwiseFormula kPointwiseDerivatives[];
 extern const int kNumPointwiseDerivatives;
 
-// The formula of `op`, or nullptr.
+// The formula of `op`: an overload's name ("pow.Tensor_Scalar"), or an op's name (its first
+// formula); nullptr if none.
 const PointwiseFormula* find_formula(const char* op);
-// The derivative of `op` for `input`, or nullptr.
+// The derivative of overload `op` ("sigmoid", "pow.Tensor_Scalar") for `input`, or nullptr.
 const PointwiseFormula* find_derivative(const char* op, const char* input);
 
 }  // namespace jit

@@ -14,6 +14,13 @@ IteratorConfig config_of(const PointwiseFormula& f, const std::vector<TensorBase
   if (f.nargs == 1)
     return f.int_to_float ? IteratorConfig::unary_float(f.op, in[0], TensorBase())
                           : IteratorConfig::unary(f.op, in[0], TensorBase());
+  if (f.nargs == 3) {
+    // All three promoted together: a bool condition (where's) never changes the result dtype,
+    // and is read as 1 or 0 in it.
+    IteratorConfig c = IteratorConfig::ternary_float(f.op, in[0], in[1], in[2], TensorBase());
+    c.int_to_float = f.int_to_float;
+    return c;
+  }
   return f.int_to_float ? IteratorConfig::binary_float(f.op, in[0], in[1], TensorBase())
                         : IteratorConfig::binary(f.op, in[0], in[1], TensorBase());
 }
@@ -42,6 +49,7 @@ void check_arity(const PointwiseFormula& f, const std::vector<TensorBase>& input
   KILN_CHECK(static_cast<int>(scalars.size()) == f.nscalars, f.op, "(): the formula takes ", f.nscalars,
              " Scalars, got ", scalars.size());
   KILN_CHECK(f.nargs <= 5 && f.nscalars <= 4, f.op, "(): formulas of up to five tensors and four Scalars");
+  KILN_CHECK(f.nnodes >= 1 && f.nnodes <= kMaxFormulaNodes, f.op, "(): formulas of 1 to ", kMaxFormulaNodes, " nodes");
 }
 
 }  // namespace
@@ -63,7 +71,14 @@ TensorBase evaluate_formula(const PointwiseFormula& f, const std::vector<TensorB
                             const std::vector<Scalar>& scalars) {
   check_arity(f, inputs, scalars);
   KILN_CHECK(f.nargs <= 3, f.op, "(): formulas of up to three tensors");
-  TensorIterator it(config_of(f, inputs));
+  IteratorConfig config = config_of(f, inputs);
+  if (f.scalars_promote) {
+    std::vector<TensorBase> operands = inputs;
+    for (const Scalar& s : scalars) operands.push_back(wrap_scalar(s));
+    config.compute_dtype = result_type(operands);
+    if (f.int_to_float && !is_floating_type(config.compute_dtype)) config.compute_dtype = default_dtype();
+  }
+  TensorIterator it(std::move(config));
   const ScalarType dt = it.compute_dtype();
   switch (f.dtypes) {
     case FormulaDtypes::floating: KILN_DISPATCH_FLOATING_TYPES(dt, f.op, [&] { run<scalar_t>(f, it, scalars); }); break;

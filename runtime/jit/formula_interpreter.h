@@ -12,9 +12,10 @@
 namespace kiln {
 namespace jit {
 
-constexpr int kMaxFormulaNodes = 64;
+// The most nodes a tree may have (codegen/pointwise.py MAX_NODES refuses bigger ones).
+constexpr int kMaxFormulaNodes = 128;
 
-// One intrinsic on one (a) or two (a, b) values. The floating-only ones are never reached for
+// One intrinsic (or // and %) on one (a) or two (a, b) values. The floating-only ones are never reached for
 // integer T: the code generator refuses them there.
 template <typename T>
 T apply_intrinsic(FormulaOp op, T a, T b) {
@@ -42,6 +43,13 @@ T apply_intrinsic(FormulaOp op, T a, T b) {
     case FormulaOp::Minimum: return pm::minimum(a, b);
     case FormulaOp::Maximum: return pm::maximum(a, b);
     case FormulaOp::Sign: return pm::sign(a);
+    case FormulaOp::Pow: return pm::pow(a, b);
+    case FormulaOp::Fmod: return pm::fmod(a, b);
+    case FormulaOp::Floordiv: return pm::floor_divide(a, b);
+    case FormulaOp::Mod: return pm::remainder(a, b);
+    case FormulaOp::Isnan: return T(pm::isnan(a));
+    case FormulaOp::Isinf: return T(pm::isinf(a));
+    case FormulaOp::Isfinite: return T(pm::isfinite(a));
     default: return a;
   }
 }

@@ -95,8 +95,145 @@ KILN_HOST_DEVICE inline bool bit_not(bool x) { return !x; }
 template <typename T>
 KILN_HOST_DEVICE inline T sign(T x) { return T((x > T(0)) - (x < T(0))); }
 
+// ---- division and powers, with Python's and torch's semantics ----
+
+// Integer arithmetic that wraps as torch's kernels do (INT_MIN / -1 is INT_MIN), through unsigned
+// values: no signed overflow, on the host or a GPU.
+template <typename T>
+KILN_HOST_DEVICE inline T wrapping_neg(T x) { return T(0ULL - static_cast<unsigned long long>(x)); }
+// b is -1 in a signed type (255 is not -1 for uint8).
+template <typename T>
+KILN_HOST_DEVICE inline bool is_minus_one(T b) { return T(-1) < T(0) && b == T(-1); }
+template <typename T>
+KILN_HOST_DEVICE inline T wrapping_mul(T a, T b) {
+  return T(static_cast<unsigned long long>(a) * static_cast<unsigned long long>(b));
+}
+
+// a // b: the quotient rounded toward -inf. Integer division by zero is refused before the loop
+// (pointwise_meta.h: check_no_integer_zero); a zero met anyway (an out= overlapping the divisor)
+// gives 0, never undefined behaviour.
+template <typename T>
+KILN_HOST_DEVICE inline T floor_divide(T a, T b) {
+  if (is_minus_one(b)) return wrapping_neg(a);
+  if (b == T(0)) return T(0);
+  T q = T(a / b);
+  if (T(a % b) != T(0) && ((a < T(0)) != (b < T(0)))) q = T(q - 1);
+  return q;
+}
+KILN_HOST_DEVICE inline bool floor_divide(bool a, bool) { return a; }
+// torch's div_floor: (a - fmod(a, b)) / b corrected toward -inf, so infinite operands give
+// torch's answers (-1 // inf is -1, inf // 1 is nan) and a zero quotient keeps its sign.
+#define KILN_PM_FLOOR_DIVIDE(T, FMOD, FLOOR, COPYSIGN)                                 \
+  KILN_HOST_DEVICE inline T floor_divide(T a, T b) {                                   \
+    if (b == T(0)) return a / b;                                                       \
+    const T mod = FMOD(a, b);                                                          \
+    T div = (a - mod) / b;                                                             \
+    if (mod != T(0) && (b < T(0)) != (mod < T(0))) div -= T(1);                        \
+    if (div == T(0)) return COPYSIGN(T(0), a / b);                                     \
+    T floored = FLOOR(div);                                                            \
+    if (div - floored > T(0.5)) floored += T(1);                                       \
+    return floored;                                                                    \
+  }
+
+// C's remainder, with the dividend's sign (torch.fmod); INT_MIN % -1 is 0.
+template <typename T>
+KILN_HOST_DEVICE inline T fmod(T a, T b) { return (b == T(0) || is_minus_one(b)) ? T(0) : T(a % b); }
+KILN_HOST_DEVICE inline bool fmod(bool, bool) { return false; }
+
+// a % b: the remainder with the divisor's sign (Python's, torch.remainder).
+template <typename T>
+KILN_HOST_DEVICE inline T remainder(T a, T b) {
+  const T r = fmod(a, b);
+  return (r != T(0) && ((r < T(0)) != (b < T(0)))) ? T(r + b) : r;
+}
+#define KILN_PM_REMAINDER(T)                                                           \
+  KILN_HOST_DEVICE inline T remainder(T a, T b) {                                      \
+    T r = fmod(a, b);                                                                  \
+    if (r != T(0) && ((r < T(0)) != (b < T(0)))) r += b;                               \
+    return r;                                                                          \
+  }
+
+// base ** exp. Integers by squaring (wrapping); a negative exponent gives torch's answers
+// (1 ** -n = 1, (-1) ** -n = +-1, otherwise 0; pow(Tensor, Scalar) refuses it before the loop).
+template <typename T>
+KILN_HOST_DEVICE inline T pow(T base, T exponent) {
+  long long e = static_cast<long long>(exponent);
+  if (e < 0) {
+    if (base == T(1)) return T(1);
+    if (is_minus_one(base)) return (e & 1) ? T(-1) : T(1);
+    return T(0);
+  }
+  T result = T(1);
+  while (e > 0) {
+    if (e & 1) result = wrapping_mul(result, base);
+    base = wrapping_mul(base, base);
+    e >>= 1;
+  }
+  return result;
+}
+KILN_HOST_DEVICE inline bool pow(bool base, bool exponent) { return !exponent || base; }
+// Floating: torch's special exponents as products, square roots and reciprocals (rounded as
+// torch's are: x ** 3 is x * x * x), else the math library's pow.
+#define KILN_PM_POW(T, SQRT, POW)                                                      \
+  KILN_HOST_DEVICE inline T pow(T x, T e) {                                            \
+    if (e == T(2)) return x * x;                                                       \
+    if (e == T(3)) return x * x * x;                                                   \
+    if (e == T(0.5)) return SQRT(x);                                                   \
+    if (e == T(-0.5)) return T(1) / SQRT(x);                                           \
+    if (e == T(-1)) return T(1) / x;                                                   \
+    if (e == T(-2)) return T(1) / (x * x);                                             \
+    return POW(x, e);                                                                  \
+  }
+
+#if defined(__CUDA_ARCH__) || defined(__CUDACC_RTC__)
+KILN_PM_FLOAT2(fmod, fmodf, fmod)
+KILN_PM_FLOOR_DIVIDE(float, ::fmodf, ::floorf, ::copysignf)
+KILN_PM_FLOOR_DIVIDE(double, ::fmod, ::floor, ::copysign)
+KILN_PM_POW(float, ::sqrtf, ::powf)
+KILN_PM_POW(double, ::sqrt, ::pow)
+#else
+KILN_PM_FLOAT2(fmod, fmodf, fmod)
+KILN_PM_FLOOR_DIVIDE(float, __builtin_fmodf, __builtin_floorf, __builtin_copysignf)
+KILN_PM_FLOOR_DIVIDE(double, __builtin_fmod, __builtin_floor, __builtin_copysign)
+KILN_PM_POW(float, __builtin_sqrtf, __builtin_powf)
+KILN_PM_POW(double, __builtin_sqrt, __builtin_pow)
+#endif
+KILN_PM_REMAINDER(float)
+KILN_PM_REMAINDER(double)
+
+// ---- classification (bool results); integers hold no NaN or infinity ----
+template <typename T>
+KILN_HOST_DEVICE inline bool isnan(T x) { return x != x; }
+// +-inf: not NaN, and x - x is NaN.
+template <typename T>
+KILN_HOST_DEVICE inline bool isinf(T x) { return x == x && (x - x) != (x - x); }
+template <typename T>
+KILN_HOST_DEVICE inline bool isfinite(T x) { return (x - x) == (x - x); }
+KILN_HOST_DEVICE inline bool isinf(bool) { return false; }
+KILN_HOST_DEVICE inline bool isfinite(bool) { return true; }
+
+// The value an absent Scalar? bound takes (clamp's min and max): -inf and inf for floating types,
+// the extremes of an integer type.
+template <typename T>
+KILN_HOST_DEVICE inline T lowest() {
+  return T(-1) < T(0) ? T(1ULL << (sizeof(T) * 8 - 1)) : T(0);
+}
+template <typename T>
+KILN_HOST_DEVICE inline T highest() { return T(~lowest<T>()); }
+template <>
+KILN_HOST_DEVICE inline float lowest<float>() { return -1.0f / 0.0f; }
+template <>
+KILN_HOST_DEVICE inline float highest<float>() { return 1.0f / 0.0f; }
+template <>
+KILN_HOST_DEVICE inline double lowest<double>() { return -1.0 / 0.0; }
+template <>
+KILN_HOST_DEVICE inline double highest<double>() { return 1.0 / 0.0; }
+
 #undef KILN_PM_FLOAT
 #undef KILN_PM_FLOAT2
+#undef KILN_PM_FLOOR_DIVIDE
+#undef KILN_PM_REMAINDER
+#undef KILN_PM_POW
 
 }  // namespace pm
 }  // namespace kiln

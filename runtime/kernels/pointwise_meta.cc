@@ -1,5 +1,7 @@
 #include "runtime/kernels/pointwise_meta.h"
 
+#include <cstring>
+
 #include "runtime/core/error.h"
 #include "runtime/kernels/scalar_convert.h"
 
@@ -18,7 +20,86 @@ void check_integral(const char* op, ScalarType dtype) {
              scalar_type_name(dtype), "'");
 }
 
+// Throws when an integer divisor holds a zero that is used. Only on the CPU, as torch (a GPU
+// kernel cannot raise).
+void check_no_integer_zero(const TensorIterator& it, const TensorBase& other, const char* op) {
+  if (!is_integral_type(it.compute_dtype(), true) || it.numel() == 0 || !other.device().is_cpu()) return;
+  const TensorBase d = contiguous_tensor(cast_to(other, ScalarType::Int64));
+  const int64_t* p = static_cast<const int64_t*>(d.data_ptr());
+  for (int64_t i = 0; i < d.numel(); ++i)
+    KILN_CHECK(p[i] != 0, "ZeroDivisionError: ", op, "(): integer division by zero");
+}
+
+TensorIterator integer_division_meta(const char* op, const TensorBase& self, const TensorBase& other,
+                                     const TensorBase& out) {
+  TensorIterator it(IteratorConfig::binary(op, self, other, out));
+  check_no_integer_zero(it, other, op);
+  return it;
+}
+
+void check_lerp_operand(const TensorBase& self, const TensorBase& t, const char* what) {
+  KILN_CHECK(t.dtype() == self.dtype(), "lerp(): expected dtype ", scalar_type_name(self.dtype()), " for `", what,
+             "` but got dtype ", scalar_type_name(t.dtype()));
+}
+
+void check_lerp_self(const TensorBase& self) {
+  KILN_CHECK(is_floating_type(self.dtype()), "lerp(): \"lerp_kernel_scalar\" not implemented for '",
+             scalar_type_name(self.dtype()), "'");
+}
+
 }  // namespace
+
+TensorIterator floor_divide_meta(const TensorBase& self, const TensorBase& other, const TensorBase& out) {
+  return integer_division_meta("floor_divide", self, other, out);
+}
+
+TensorIterator remainder_meta(const TensorBase& self, const TensorBase& other, const TensorBase& out) {
+  return integer_division_meta("remainder", self, other, out);
+}
+
+TensorIterator fmod_meta(const TensorBase& self, const TensorBase& other, const TensorBase& out) {
+  return integer_division_meta("fmod", self, other, out);
+}
+
+TensorIterator where_meta(const TensorBase& condition, const TensorBase& self, const TensorBase& other,
+                          const TensorBase& out) {
+  KILN_CHECK(condition.dtype() == ScalarType::Bool, "where(): expected condition to be a bool tensor, got ",
+             scalar_type_name(condition.dtype()));
+  return TensorIterator(IteratorConfig::select("where", condition, self, other, out));
+}
+
+TensorIterator lerp_scalar_meta(const TensorBase& self, const TensorBase& end, const Scalar& weight,
+                                const TensorBase& out) {
+  check_lerp_self(self);
+  check_lerp_operand(self, end, "end");
+  (void)weight;
+  return TensorIterator(IteratorConfig::binary("lerp", self, end, out));
+}
+
+TensorIterator lerp_tensor_meta(const TensorBase& self, const TensorBase& end, const TensorBase& weight,
+                                const TensorBase& out) {
+  check_lerp_self(self);
+  check_lerp_operand(self, end, "end");
+  check_lerp_operand(self, weight, "weight");
+  return TensorIterator(IteratorConfig::ternary_float("lerp", self, end, weight, out));
+}
+
+int choice_index(const char* op, const char* arg, const std::string& value, std::initializer_list<const char*> allowed) {
+  int i = 0;
+  for (const char* a : allowed) {
+    if (value == a) return i;
+    ++i;
+  }
+  std::string list;
+  i = 0;
+  for (const char* a : allowed) {
+    list += i == 0 ? "" : (i + 1 == static_cast<int>(allowed.size()) ? " or " : ", ");
+    list += a;
+    ++i;
+  }
+  KILN_CHECK(false, op, "(): ", arg, " argument must be either ", list, ", got '", value, "'");
+  return -1;
+}
 
 TensorIterator add_sub_meta(const char* op, const TensorBase& self, const TensorBase& other, const Scalar& alpha,
                             const TensorBase& out, bool subtract) {

@@ -4,7 +4,9 @@
 // PyTorch's meta functions. Each returns the iterator the backend walks.
 #pragma once
 
+#include <initializer_list>
 #include <optional>
+#include <string>
 
 #include "runtime/core/scalar.h"
 #include "runtime/kernels/tensor_iterator.h"
@@ -34,5 +36,23 @@ TensorIterator pow_scalar_meta(const TensorBase& self, const Scalar& exponent, c
 // (clamp(int_tensor, 0.5) computes in float, as in PyTorch).
 TensorIterator clamp_meta(const TensorBase& self, const std::optional<Scalar>& min, const std::optional<Scalar>& max,
                           const TensorBase& out);
+
+// floor_divide / remainder / fmod: an integer divisor holding a zero raises ZeroDivisionError on the
+// CPU, before any element is written (torch divides nothing, and raises nothing, when the result
+// is empty).
+TensorIterator floor_divide_meta(const TensorBase& self, const TensorBase& other, const TensorBase& out);
+TensorIterator remainder_meta(const TensorBase& self, const TensorBase& other, const TensorBase& out);
+TensorIterator fmod_meta(const TensorBase& self, const TensorBase& other, const TensorBase& out);
+// where: a bool condition (read as bool), self and other promoted together.
+TensorIterator where_meta(const TensorBase& condition, const TensorBase& self, const TensorBase& other,
+                          const TensorBase& out);
+// lerp: floating tensors of one dtype (end and weight must have self's).
+TensorIterator lerp_scalar_meta(const TensorBase& self, const TensorBase& end, const Scalar& weight,
+                                const TensorBase& out);
+TensorIterator lerp_tensor_meta(const TensorBase& self, const TensorBase& end, const TensorBase& weight,
+                                const TensorBase& out);
+// The index of a str argument's value among `allowed` (a formula's `choices:`), or torch's error:
+// "gelu(): approximate argument must be either none or tanh, got 'x'".
+int choice_index(const char* op, const char* arg, const std::string& value, std::initializer_list<const char*> allowed);
 
 }  // namespace kiln

@@ -45,6 +45,27 @@ IteratorConfig IteratorConfig::binary_float(const char* op, const TensorBase& se
   return c;
 }
 
+IteratorConfig IteratorConfig::select(const char* op, const TensorBase& condition, const TensorBase& self,
+                                      const TensorBase& other, const TensorBase& out) {
+  IteratorConfig c;
+  c.op_name = op;
+  c.out = out;
+  c.inputs = {condition, self, other};
+  c.condition_first = true;
+  return c;
+}
+
+IteratorConfig IteratorConfig::ternary_float(const char* op, const TensorBase& a, const TensorBase& b,
+                                             const TensorBase& c3, const TensorBase& out) {
+  IteratorConfig c;
+  c.op_name = op;
+  c.out = out;
+  c.inputs = {a, b, c3};
+  c.inplace = out.defined() && out.is_same(a);
+  c.int_to_float = true;
+  return c;
+}
+
 IteratorConfig IteratorConfig::comparison(const char* op, const TensorBase& self, const TensorBase& other,
                                           const TensorBase& out) {
   IteratorConfig c = binary(op, self, other, out);
@@ -132,7 +153,9 @@ void TensorIterator::build(IteratorConfig& c) {
   device_ = common_device(c);
 
   // Dtypes.
-  ScalarType common = c.promote_inputs ? result_type(c.inputs) : c.inputs.empty() ? c.out.dtype() : c.inputs[0].dtype();
+  ScalarType common = !c.promote_inputs ? (c.inputs.empty() ? c.out.dtype() : c.inputs[0].dtype())
+                      : c.condition_first ? result_type(std::vector<TensorBase>(c.inputs.begin() + 1, c.inputs.end()))
+                                          : result_type(c.inputs);
   compute_dtype_ = c.compute_dtype != ScalarType::Undefined ? c.compute_dtype : common;
   if (c.int_to_float && !is_floating_type(compute_dtype_)) compute_dtype_ = default_dtype();
   const ScalarType result_dtype = c.out_dtype != ScalarType::Undefined ? c.out_dtype : compute_dtype_;
@@ -176,8 +199,9 @@ void TensorIterator::build(IteratorConfig& c) {
   operands_.push_back(out);
   loop_dtypes_.push_back(kernel_out_dtype);
   for (const TensorBase& t : c.inputs) {
+    const bool condition = c.condition_first && operands_.size() == 1;
     operands_.push_back(t);
-    loop_dtypes_.push_back(c.cast_inputs ? compute_dtype_ : t.dtype());
+    loop_dtypes_.push_back(c.cast_inputs && !condition ? compute_dtype_ : t.dtype());
   }
   for (size_t k = 0; k < operands_.size(); ++k) {
     stored_dtypes_.push_back(operands_[k].dtype());

@@ -37,6 +37,8 @@ struct IteratorConfig {
   bool cast_inputs = true;           // false: the kernel reads each input in its own dtype
   bool reduced_float_as_float32 = true;  // float16/bfloat16 compute in float32, rounded once on
                                          // the write-back (false: the kernel moves raw elements)
+  bool condition_first = false;      // inputs[0] is a bool condition: left out of the promotion
+                                     // and read as bool (where)
 
   // The usual configurations, by name (adjust fields afterwards for the rest). An `out` that is
   // `self` makes the op in-place: the result may not broadcast beyond self's shape.
@@ -52,6 +54,12 @@ struct IteratorConfig {
   // Computes in the promoted dtype, writes bool: eq, lt, logical_and, isclose.
   static IteratorConfig comparison(const char* op, const TensorBase& self, const TensorBase& other,
                                    const TensorBase& out);
+  // The promoted dtype of self and other, chosen by a bool condition read as bool: where.
+  static IteratorConfig select(const char* op, const TensorBase& condition, const TensorBase& self,
+                               const TensorBase& other, const TensorBase& out);
+  // The promoted dtype of three inputs, integers as the default float dtype: lerp.
+  static IteratorConfig ternary_float(const char* op, const TensorBase& a, const TensorBase& b, const TensorBase& c,
+                                      const TensorBase& out);
   // Computes in the input's dtype, writes bool; out= may be any dtype: logical_not.
   static IteratorConfig predicate(const char* op, const TensorBase& self, const TensorBase& out);
   // No inputs; one value written to every element of `out`, even an expanded one: fill_.

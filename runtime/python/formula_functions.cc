@@ -29,8 +29,8 @@ PyObject* py_pointwise_formulas(PyObject*, PyObject*) {
     for (int k = 0; k < f.nargs; ++k) PyTuple_SET_ITEM(tensors, k, PyUnicode_FromString(f.args[k]));
     for (int k = 0; k < f.nscalars; ++k) PyTuple_SET_ITEM(scalars, k, PyUnicode_FromString(f.scalars[k]));
     static const char* const kDtypes[] = {"floating", "numeric", "all", "integral"};
-    PyObject* item = Py_BuildValue("(sssNNs)", f.op, f.overload, f.text, tensors, scalars,
-                                   kDtypes[static_cast<int>(f.dtypes)]);
+    PyObject* item = Py_BuildValue("(sssNNss)", f.op, f.overload, f.text, tensors, scalars,
+                                   kDtypes[static_cast<int>(f.dtypes)], f.functor);
     if (!item) {
       Py_DECREF(list);
       return nullptr;

@@ -274,7 +274,7 @@ def pointwise_schema(formula, dtypes="floating", promote="int_to_float"):
     ("self / 2", "numeric", "none", "'/' needs a floating compute dtype"),
     ("exp(self)", "all", "none", r"exp\(\) needs a floating compute dtype"),
     ("exp(self)", "complex", "none", "dtypes must be one of floating, numeric, all"),
-    ("exp(self)", "floating", "always", "promote must be one of int_to_float, none"),
+    ("exp(self)", "floating", "always", "promote must be one of int_to_float, scalars, none"),
 ])
 def test_bad_pointwise_formula(tmp_path, formula, dtypes, promote, fragment):
     native = pointwise_schema(formula, dtypes, promote)
@@ -288,10 +288,52 @@ def test_pointwise_formula_and_dispatch_conflict(tmp_path):
     assert_located(proc, f"{schema}/native_functions.yaml", 1, "neg", "drop 'dispatch:'")
 
 
-def test_pointwise_formula_needs_the_out_family(tmp_path):
+def test_a_pointwise_formula_without_out_gets_its_own_kernel(tmp_path):
     native = pointwise_schema("-self", "numeric", "none").replace("  family: [inplace, out]\n", "")
+    proc, _ = run_codegen(tmp_path, native, "")
+    assert proc.returncode == 0, proc.stderr
+    kernel = (tmp_path / "out" / "cpu" / "neg.cc").read_text()
+    assert "TensorBase neg_kernel(const TensorBase& self) {" in kernel
+    assert 'IteratorConfig::unary("neg", self, TensorBase())' in kernel
+
+
+CLAMP_NATIVE = """\
+- func: clampx(Tensor self, Scalar? min=None, str mode='a') -> Tensor
+  family: [out]
+  pointwise: {formula: "FORMULA", dtypes: numeric, EXTRA}
+"""
+
+
+@pytest.mark.parametrize("formula, extra, fragment", [
+    ("minimum(self, min)", "choices: {mode: [a, b]}", r"the Scalar\? argument 'min' needs its value when None"),
+    ("minimum(self, min)", "absent: {min: lowest}", "the str argument 'mode' needs its allowed values"),
+    ("minimum(self, min)", "absent: {min: smallest}, choices: {mode: [a]}", "needs its value when None"),
+    ("minimum(self, min)", "absent: {min: lowest, max: highest}, choices: {mode: [a]}",
+     "absent: 'max' is not a Scalar\\? argument"),
+    ("self if mode else min", "absent: {min: lowest}, choices: {mode: [a, b]}",
+     "the str argument 'mode' is only compared with a literal"),
+    ("self if mode == 'c' else min", "absent: {min: lowest}, choices: {mode: [a, b]}",
+     "compare 'mode' with == or != and one of its choices"),
+    ("self if mode < 'a' else min", "absent: {min: lowest}, choices: {mode: [a, b]}", "compare 'mode' with =="),
+    ("self", "absent: {min: lowest}, choices: {mode: [a]}, bool_args: [other]", "bool_args must list Tensor"),
+    ("self", "absent: {min: lowest}, choices: {mode: [a]}, bool_args: [self]", "bool_args need a meta function"),
+])
+def test_bad_optional_and_str_formula_arguments(tmp_path, formula, extra, fragment):
+    native = CLAMP_NATIVE.replace("FORMULA", formula).replace("EXTRA", extra)
     proc, schema = run_codegen(tmp_path, native, "")
-    assert_located(proc, f"{schema}/native_functions.yaml", 1, "neg", "shared out= kernel")
+    assert_located(proc, f"{schema}/native_functions.yaml", 1, "clampx", fragment)
+
+
+def test_optional_and_str_arguments_reach_the_kernel(tmp_path):
+    native = CLAMP_NATIVE.replace("FORMULA", "maximum(self, min) if mode == 'b' else self // 2").replace(
+        "EXTRA", "absent: {min: lowest}, choices: {mode: [a, b]}")
+    proc, _ = run_codegen(tmp_path, native, "")
+    assert proc.returncode == 0, proc.stderr
+    kernel = (tmp_path / "out" / "cpu" / "clampx.cc").read_text()
+    assert "min ? min->to<scalar_t>() : pm::lowest<scalar_t>()" in kernel
+    assert 'scalar_t(choice_index("clampx", "mode", mode, {"a", "b"}))' in kernel
+    functor = (tmp_path / "out" / "pointwise" / "clampx.h").read_text()
+    assert "return (mode == T(1)) ? pm::maximum(self, min) : pm::floor_divide(self, T(2));" in functor
 
 
 def test_a_pointwise_formula_generates_functor_kernel_and_table_row(tmp_path):
@@ -311,7 +353,7 @@ def test_a_pointwise_formula_generates_functor_kernel_and_table_row(tmp_path):
     assert '#define HWY_TARGET_INCLUDE "generated/cpu/neg.cc"' in kernel
     assert "HWY_EXPORT(neg_float32);" in kernel
     table = (tmp_path / "out" / "jit" / "pointwise_formulas.cc").read_text()
-    assert '{"neg", "neg", "self if self > 0 else 0.5 * (exp(self) - 1)", neg_args, 1,' in table
+    assert '{"neg", "neg", "neg", "self if self > 0 else 0.5 * (exp(self) - 1)", neg_args, 1,' in table
 
 
 @pytest.mark.parametrize("formula, fragment", [
@@ -334,7 +376,7 @@ def test_a_pointwise_derivative_is_rendered_into_kiln_ops(tmp_path):
     node = (tmp_path / "out" / "autograd" / "negx.cc").read_text()
     assert "masked_fill(div(neg(grad), add(neg(result), 1)), gt(self, 1), 0)" in node
     table = (tmp_path / "out" / "jit" / "pointwise_formulas.cc").read_text()
-    assert '{"negx", "self", "0 if self > 1 else -grad / (1 - result)", negx_self_grad_args, 3,' in table
+    assert '{"negx", "self", "negx", "0 if self > 1 else -grad / (1 - result)", negx_self_grad_args, 3,' in table
 
 
 def test_a_formula_with_no_vector_intrinsic_keeps_the_scalar_kernel(tmp_path):

@@ -7,6 +7,8 @@ values. This is the contract the LLVM and NVRTC code generators will rely on.
 It also checks, independently of both, a few formulas against NumPy on values where the math is
 known, so a wrong formula in the schema cannot hide behind agreeing renderings.
 """
+import itertools
+
 import numpy as np
 import pytest
 
@@ -17,9 +19,14 @@ from op_db.schema_facts import _load as load_schema
 from op_db.schema_facts import vector_formula_ops
 from op_db.ulp import VECTOR_ULP_BOUND, ulp_error
 
-FORMULAS = {op: overload for op, overload, *_ in kiln._C._pointwise_formulas()}
-# The schema's arguments of each formula op: which are tensors, which Scalars, their defaults.
-SCHEMA = {nf.schema.name: nf.schema for nf in load_schema()[0] if nf.pointwise is not None}
+# Each formula's overload ("pow.Tensor_Scalar") -> the kiln function it belongs to ("pow").
+FORMULAS = {overload: op for op, overload, *_ in kiln._C._pointwise_formulas()}
+# The schema's arguments of each formula overload: which are tensors, which Scalars, their defaults;
+# and its formula (absent Scalar? values, str choices, bool arguments, out= form).
+SCHEMA = {nf.schema.full_name: nf.schema for nf in load_schema()[0] if nf.pointwise is not None}
+POINTWISE = {nf.schema.full_name: nf.pointwise for nf in load_schema()[0] if nf.pointwise is not None}
+HAS_OUT = {nf.family_head.schema.full_name for nf in load_schema()[0]
+           if nf.family_role == "out" and nf.family_head is not None and nf.family_head.pointwise is not None}
 VECTOR_OPS = {op for op, lanes in vector_formula_ops().items() if not lanes.startswith("scalar")}
 BASELINE = kiln._C._simd_targets()[-1]  # Highway's portable baseline: the kernels' scalar functors
 
@@ -34,20 +41,55 @@ def kernels(request):
     kiln._C._simd_use_target(None)
 
 
+@pytest.fixture
+def scalar_functors():
+    kiln._C._simd_use_target(BASELINE)
+    yield
+    kiln._C._simd_use_target(None)
+
+
 def test_the_table_has_every_formula_op_of_the_schema():
     assert sorted(FORMULAS) == sorted(SCHEMA)
-    for op, overload in FORMULAS.items():
+    for overload, op in FORMULAS.items():
         assert callable(getattr(kiln, op)), op
         assert overload in RECORDS, f"{overload} has a formula but no op record"
 
 
-def formula_inputs(op, args, kwargs):
-    """(tensors, scalars) of a call, in the formula's order (Scalars as given, else their default)."""
-    schema = SCHEMA[op]
+def formula_scalar(overload, name, value, dtype):
+    """A non-tensor argument as the formula's tree takes it: a str as the index of its value among
+    the formula's choices, an absent Scalar? as the extreme the schema names (-inf/inf, or the
+    integer dtype's limits)."""
+    f = POINTWISE[overload]
+    if name in f.choices:
+        return f.choices[name].index(value)
+    if value is None:
+        lowest = f.absent[name] == "lowest"
+        if dtype.is_floating_point:
+            return float("-inf") if lowest else float("inf")
+        info = np.iinfo(str(dtype).replace("kiln.", ""))
+        return int(info.min if lowest else info.max)
+    return value
+
+
+def formula_inputs(overload, args, kwargs, dtype):
+    """(tensors, scalars) of a call, in the formula's order (Scalars as given, else their default),
+    for a result computed in `dtype`."""
+    schema = SCHEMA[overload]
     named = dict(zip([a.name for a in schema.arguments], args), **kwargs)
     tensors = [named[a.name] for a in schema.arguments if a.type.is_tensor]
-    scalars = [named[a.name] if a.name in named else float(a.default) if "." in a.default else int(a.default)
-               for a in schema.arguments if not a.type.is_tensor]
+    scalars = []
+    for a in schema.arguments:
+        if a.type.is_tensor:
+            continue
+        if a.name in named:
+            value = named[a.name]
+        elif a.default in ("None",):
+            value = None
+        elif a.default.startswith("'"):
+            value = a.default.strip("'")
+        else:
+            value = float(a.default) if "." in a.default else int(a.default)
+        scalars.append(formula_scalar(overload, a.name, value, dtype))
     return tensors, scalars
 
 
@@ -84,21 +126,21 @@ def check_kernel(op, kernels, got, inputs, scalars, what):
         f"{what}: {err.max():.4g} ulp from the float64 formula (bound {VECTOR_ULP_BOUND})"
 
 
-CASES = [(op, dtype) for op in FORMULAS for dtype in RECORDS[FORMULAS[op]].dtypes]
+CASES = [(op, dtype) for op in FORMULAS for dtype in RECORDS[op].dtypes]
 
 
 @pytest.mark.parametrize("op, dtype", CASES, ids=[f"{o}-{d}" for o, d in CASES])
 def test_interpreter_agrees_with_the_generated_kernel_on_the_op_records(op, dtype, kernels):
-    rec = RECORDS[FORMULAS[op]]
+    rec = RECORDS[op]
     n = 0
     for sample in rec.samples(dtype):
         for layout in LAYOUTS:
             args, kwargs = kiln_args(sample, layout)
-            tensors, scalars = formula_inputs(op, args, kwargs)
+            got = getattr(kiln, FORMULAS[op])(*args, **kwargs)
+            tensors, scalars = formula_inputs(op, args, kwargs, got.dtype)
             if not all(isinstance(t, kiln.Tensor) for t in tensors):
                 continue  # a Python number for a tensor: the Scalar overload's business
-            check_kernel(op, kernels, getattr(kiln, op)(*args, **kwargs), tensors, scalars,
-                         describe(rec, sample, layout))
+            check_kernel(op, kernels, got, tensors, scalars, describe(rec, sample, layout))
             n += 1
     assert n > 0
 
@@ -107,20 +149,31 @@ EDGES = [0.0, -0.0, 1.0, -1.0, 0.5, 1e-45, -1e-45, 1e-38, 3.4e38, -3.4e38, 88.7,
          float("inf"), float("-inf"), float("nan")]
 
 
+INTEGER_DIVISION = {"floor_divide", "remainder.Tensor", "fmod.Tensor"}
+
+
 def edge_inputs(op, dtype):
-    """Every pair of edge values (one tensor each for a binary op)."""
+    """Every pair of edge values (one tensor each for a binary op; a ternary op gets every triple
+    of a shorter list). An argument the formula reads as bool gets alternating bools."""
     values = EDGES if dtype.is_floating_point else ([False, True] if dtype == kiln.bool else
                                                      [0, 1, -1, 7, -2 ** 31, 2 ** 31 - 1])
-    n = sum(a.type.is_tensor for a in SCHEMA[op].arguments)
-    if n == 1:
-        return [kiln.tensor(values, dtype=kiln.float64).to(dtype)]
-    a = [x for x in values for _ in values]
-    b = [y for _ in values for y in values]
-    return [kiln.tensor(a, dtype=kiln.float64).to(dtype), kiln.tensor(b, dtype=kiln.float64).to(dtype)]
+    names = [a.name for a in SCHEMA[op].arguments if a.type.is_tensor]
+    if len(names) == 3:
+        values = values[::2]
+    columns = [list(c) for c in zip(*itertools.product(values, repeat=len(names)))]
+    if op in INTEGER_DIVISION and not dtype.is_floating_point:
+        columns[1] = [3 if y == 0 else y for y in columns[1]]  # a zero divisor raises ZeroDivisionError
+    tensors = []
+    for name, column in zip(names, columns):
+        if name in POINTWISE[op].bool_args:
+            tensors.append(kiln.tensor([k % 3 == 0 for k in range(len(column))]))
+        else:
+            tensors.append(kiln.tensor(column, dtype=kiln.float64).to(dtype))
+    return tensors
 
 
 def accepts(op, dtype):
-    return dtype in [getattr(kiln, d) for d in RECORDS[FORMULAS[op]].dtypes]
+    return dtype in [getattr(kiln, d) for d in RECORDS[op].dtypes]
 
 
 EDGE_CASES = [(op, dt) for op in sorted(FORMULAS)
@@ -131,13 +184,18 @@ EDGE_CASES = [(op, dt) for op in sorted(FORMULAS)
 @pytest.mark.parametrize("op, dtype", EDGE_CASES, ids=[f"{o}-{d}" for o, d in EDGE_CASES])
 def test_interpreter_agrees_with_the_generated_kernel_on_edge_values(op, dtype, kernels):
     tensors = edge_inputs(op, dtype)
-    scalars = [2 if dtype != kiln.bool else True for a in SCHEMA[op].arguments if not a.type.is_tensor]
-    kw = {a.name: v for a, v in zip([a for a in SCHEMA[op].arguments if not a.type.is_tensor], scalars)}
-    got = getattr(kiln, op)(*tensors, **kw)
-    check_kernel(op, kernels, got, tensors, scalars, f"{op}({dtype})")
-    # Out of place and out= run the same kernel.
-    out = kiln.empty(0, dtype=got.dtype)
-    assert same_bits(getattr(kiln, op)(*tensors, **kw, out=out).to(kiln.float64), got.to(kiln.float64))
+    others = [a for a in SCHEMA[op].arguments if not a.type.is_tensor]
+    # Every value of a str argument, one call each; Scalars are 2 (True for bool).
+    choices = [POINTWISE[op].choices.get(a.name) for a in others]
+    for choice in ([None] if not any(choices) else [c for cs in choices if cs for c in cs]):
+        kw = {a.name: (choice if cs else 2 if dtype != kiln.bool else True) for a, cs in zip(others, choices)}
+        got = getattr(kiln, FORMULAS[op])(*tensors, **kw)
+        scalars = [formula_scalar(op, a.name, kw[a.name], got.dtype) for a in others]
+        check_kernel(op, kernels, got, tensors, scalars, f"{op}({dtype}, {kw})")
+        if op in HAS_OUT:  # out of place and out= run the same kernel
+            out = kiln.empty(0, dtype=got.dtype)
+            assert same_bits(getattr(kiln, FORMULAS[op])(*tensors, **kw, out=out).to(kiln.float64),
+                             got.to(kiln.float64))
 
 
 @pytest.mark.parametrize("op, numpy_fn", [
@@ -171,7 +229,7 @@ def test_scalar_arguments_reach_the_formula():
 # ---- derivatives: derivatives.yaml's expression-language entries of the formula ops ----
 
 DERIVATIVES = [(op, inp) for op, inp, _ in kiln._C._pointwise_derivatives()]
-POSITIVE_DOMAIN = {"log", "sqrt", "rsqrt", "log1p"}
+POSITIVE_DOMAIN = {"log", "sqrt", "rsqrt", "log1p", "pow.Tensor_Scalar", "pow.Tensor_Tensor"}
 
 
 def test_every_differentiable_formula_op_has_its_derivatives_in_the_table():
@@ -179,28 +237,36 @@ def test_every_differentiable_formula_op_has_its_derivatives_in_the_table():
     for op in FORMULAS:
         tensors = [a.name for a in SCHEMA[op].arguments if a.type.is_tensor]
         if op in ops:
-            assert sorted(i for o, i in DERIVATIVES if o == op) == sorted(tensors), op
-    assert {"exp", "sigmoid", "add", "maximum", "atan2", "relu"} <= ops
+            bool_args = POINTWISE[op].bool_args  # where's condition: non_differentiable
+            assert sorted(i for o, i in DERIVATIVES if o == op) == sorted(set(tensors) - set(bool_args)), op
+    assert {"exp", "sigmoid", "add.Tensor", "maximum", "atan2", "relu", "pow.Tensor_Scalar", "gelu", "where.self",
+            "lerp.Tensor", "clamp"} <= ops
 
 
 @pytest.mark.parametrize("dtype", [kiln.float64, kiln.float32])
 @pytest.mark.parametrize("op, inp", DERIVATIVES, ids=[f"{o}-d{i}" for o, i in DERIVATIVES])
-def test_derivative_tree_agrees_with_autograd(op, inp, dtype):
+def test_derivative_tree_agrees_with_autograd(op, inp, dtype, scalar_functors):
     """The tree of each derivative, interpreted element by element, gives autograd's gradient (the
-    kiln ops rendered from the same tree) to the bit: same operations, same roundings."""
+    kiln ops rendered from the same tree) to the bit: same operations, same roundings (the kernels
+    on their scalar functors: a vector tanh rounds better than the C library's tanhf)."""
     kiln.manual_seed(0)
     names = [a.name for a in SCHEMA[op].arguments if a.type.is_tensor]
     tensors = []
-    for k, _ in enumerate(names):
+    for k, name in enumerate(names):
         t = kiln.randn(64, dtype=dtype)
         if op in POSITIVE_DOMAIN:
             t = t.abs() + 0.1
         if k == 1 and len(names) == 2:
             t[:8] = tensors[0][:8].detach()  # ties (maximum/minimum split the gradient there)
-        tensors.append(t.requires_grad_())
-    scalars = [2.5 for a in SCHEMA[op].arguments if not a.type.is_tensor]
-    kw = {a.name: 2.5 for a in SCHEMA[op].arguments if not a.type.is_tensor}
-    result = getattr(kiln, op)(*tensors, **kw)
+        tensors.append(t > 0 if name in POINTWISE[op].bool_args else t.requires_grad_())
+    # Scalars 0.5 (clamp's bounds -0.5 and 0.5), str arguments their last choice (gelu: 'tanh').
+    kw = {}
+    for a in SCHEMA[op].arguments:
+        if not a.type.is_tensor:
+            choices = POINTWISE[op].choices.get(a.name)
+            kw[a.name] = choices[-1] if choices else -0.5 if a.name == "min" else 0.5
+    scalars = [formula_scalar(op, name, value, dtype) for name, value in kw.items()]
+    result = getattr(kiln, FORMULAS[op])(*tensors, **kw)
     grad = kiln.randn(64, dtype=dtype)
     want, = kiln.autograd.grad([result], [tensors[names.index(inp)]], [grad])
     got = kiln._C._evaluate_derivative(op, inp, [grad, result.detach()] + [t.detach() for t in tensors], scalars)

@@ -53,7 +53,9 @@ def compile_ptx(source, headers):
     return status == 0, log.value.decode(errors="replace"), ptx
 
 
-FORMULAS = {op: (tensors, scalars, dtypes) for op, _, _, tensors, scalars, dtypes in kiln._C._pointwise_formulas()}
+# By functor name (generated/pointwise/<name>.h): the op's, or its overload's where it has several.
+FORMULAS = {functor: (tensors, scalars, dtypes)
+            for _, _, _, tensors, scalars, dtypes, functor in kiln._C._pointwise_formulas()}
 OPS = sorted(FORMULAS)
 
 

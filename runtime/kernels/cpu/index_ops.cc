@@ -3,7 +3,6 @@
 
 #include "generated/kernels/index_select.h"
 #include "generated/kernels/index_select_backward.h"
-#include "generated/kernels/where.h"
 #include "runtime/kernels/cpu/loops.h"
 #include "runtime/kernels/reduction_plan.h"
 
@@ -69,29 +68,6 @@ TensorBase index_select_backward(const TensorBase& grad, IntArrayRef self_sizes,
         for (int64_t i = 0; i < r.inner; ++i) dst[(o * r.n + idx[k]) * r.inner + i] += src[(o * m + k) * r.inner + i];
   });
   return out;
-}
-
-TensorBase where(const TensorBase& condition, const TensorBase& self, const TensorBase& other) {
-  KILN_CHECK(condition.dtype() == ScalarType::Bool, "where(): expected condition to be a bool tensor, got ",
-             scalar_type_name(condition.dtype()));
-  const ScalarType dt = result_type({self, other});
-  IteratorConfig c;
-  c.op_name = "where";
-  c.inputs = {condition, cast_to(self, dt), cast_to(other, dt)};
-  c.promote_inputs = false;
-  c.cast_inputs = false;  // the condition stays bool, the values are already dt
-  c.compute_dtype = dt;
-  c.reduced_float_as_float32 = false;  // a raw move
-  TensorIterator it(std::move(c));
-  KILN_DISPATCH_ALL_TYPES_AND_REDUCED(dt, "where", [&] {
-    for_each(it, [](char** data, const int64_t* st, int64_t n) {
-      for (int64_t i = 0; i < n; ++i)
-        *reinterpret_cast<scalar_t*>(data[0] + i * st[0]) =
-            *reinterpret_cast<const bool*>(data[1] + i * st[1]) ? *reinterpret_cast<const scalar_t*>(data[2] + i * st[2])
-                                                                 : *reinterpret_cast<const scalar_t*>(data[3] + i * st[3]);
-    });
-  });
-  return it.output();
 }
 
 }  // namespace cpu

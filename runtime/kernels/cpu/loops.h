@@ -93,6 +93,27 @@ void binary_kernel(const TensorIterator& it, F f) {
   });
 }
 
+// Three inputs, each read in its own loop type (where's condition is bool, the values scalar_t).
+template <typename out_t, typename a_t, typename b_t, typename c_t, typename F>
+void ternary_kernel(const TensorIterator& it, F f) {
+  for_each(it, [&f](char** data, const int64_t* strides, int64_t n) {
+    if (strides[0] == sizeof(out_t) && strides[1] == sizeof(a_t) && strides[2] == sizeof(b_t) &&
+        strides[3] == sizeof(c_t)) {
+      out_t* __restrict__ o = reinterpret_cast<out_t*>(data[0]);
+      const a_t* __restrict__ a = reinterpret_cast<const a_t*>(data[1]);
+      const b_t* __restrict__ b = reinterpret_cast<const b_t*>(data[2]);
+      const c_t* __restrict__ c = reinterpret_cast<const c_t*>(data[3]);
+#pragma omp simd
+      for (int64_t i = 0; i < n; ++i) o[i] = f(a[i], b[i], c[i]);
+    } else {
+      for (int64_t i = 0; i < n; ++i)
+        *reinterpret_cast<out_t*>(data[0] + i * strides[0]) = f(*reinterpret_cast<const a_t*>(data[1] + i * strides[1]),
+                                                                *reinterpret_cast<const b_t*>(data[2] + i * strides[2]),
+                                                                *reinterpret_cast<const c_t*>(data[3] + i * strides[3]));
+    }
+  });
+}
+
 template <typename out_t, typename F>
 void nullary_kernel(const TensorIterator& it, F f) {
   for_each(it, [&f](char** data, const int64_t* strides, int64_t n) {

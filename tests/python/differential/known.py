@@ -51,9 +51,6 @@ KNOWN_DIVERGENCES = [
     Known('topk_0dim_bool', 'topk of a 0-dim bool tensor: torch 1.13 returns it (its dim-0 shortcut skips the dtype check), kiln raises',
           ids=ids(
           'topk#17')),
-    Known('unclassified', 'unclassified',
-          ids=ids(
-          'lerp#8')),
 ]
 
 

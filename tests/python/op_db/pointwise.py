@@ -253,9 +253,8 @@ def _with_special_values(d):
 
 
 def _float_class(name, ref):
-    """isnan, isinf, isfinite: bool results, every dtype, no gradient (comparisons inside)."""
-    return OpRecord(name, FAMILY, ALL, _with_special_values, ref=_f(ref), result_dtype=always("bool"),
-                    differentiable=False)
+    """isnan, isinf, isfinite: bool results, every dtype, no gradient."""
+    return OpRecord(name, FAMILY, ALL, _with_special_values, ref=_f(ref), result_dtype=always("bool"))
 
 
 _erf = np.vectorize(math.erf, otypes=[np.float64])  # NumPy has no erf; Python's libm does

@@ -95,7 +95,7 @@ FACTS = load_facts()
 
 
 def vector_formula_ops() -> Dict[str, str]:
-    """Every op with a pointwise formula -> the lanes its generated CPU kernel's float32 vector loop
+    """Every overload with a pointwise formula ("exp", "pow.Tensor_Scalar") -> the lanes its generated CPU kernel's float32 vector loop
     computes in ('double' or 'float'), or 'scalar: <why not>' where it has none (codegen/pointwise.py
     decides what is generated: vector_unsupported, vector_lanes)."""
     sys.path.insert(0, os.path.join(REPO, "codegen"))
@@ -108,5 +108,5 @@ def vector_formula_ops() -> Dict[str, str]:
     for nf in functions:
         if nf.pointwise is not None:
             why = pointwise.vector_unsupported(nf.pointwise)
-            out[nf.schema.name] = f"scalar: {why}" if why else pointwise.vector_lanes(nf.pointwise)
+            out[nf.schema.full_name] = f"scalar: {why}" if why else pointwise.vector_lanes(nf.pointwise)
     return out
