@@ -40,13 +40,14 @@ namespace hn = hwy::HWY_NAMESPACE;
 namespace sleef {
 
 #ifdef KILN_SLEEF_F
-// fn(v): Sleef's function on a full vector of float (a partial one does not compile).
-#define KILN_SLEEF_UNARY(fn)                                \
-  extern "C" KILN_SLEEF_VF KILN_SLEEF_F(fn)(KILN_SLEEF_VF); \
-  template <class V>                                        \
-  HWY_INLINE V fn(V x) {                                    \
-    static_assert(sizeof(hn::TFromV<V>) == 4, "float");     \
-    return V{KILN_SLEEF_F(fn)(x.raw)};                      \
+// fn(v): Sleef's function on a full vector of float (a partial one does not compile). The
+// declaration is <sleef.h>'s to the letter (a const return type: clang tells them apart).
+#define KILN_SLEEF_UNARY(fn)                                      \
+  extern "C" const KILN_SLEEF_VF KILN_SLEEF_F(fn)(KILN_SLEEF_VF); \
+  template <class V>                                              \
+  HWY_INLINE V fn(V x) {                                          \
+    static_assert(sizeof(hn::TFromV<V>) == 4, "float");           \
+    return V{KILN_SLEEF_F(fn)(x.raw)};                            \
   }
 #else
 // Highway's baseline (SCALAR, EMU128): the formula loops run the scalar functors there, so these
