@@ -2,17 +2,19 @@
 // the formula intrinsics over vectors (kv::Exp, kv::Log, ...) and the loop that runs a formula over
 // a contiguous float32 run, in one of three kinds of lanes (codegen/pointwise.py, vector_kind):
 //
-// * float lanes on Sleef, for formulas with exp, log or erf: the intrinsics are Sleef's u10 float
-//   functions (vector_sleef-inl.h), the ones torch's CPU kernels call, at full float32 width; the
-//   formula is rounded after every step, as torch does. Double lanes lost to torch on speed there
-//   (docs/ARCHITECTURE.md: exp 24.9 ms against torch's 13.6), and torch is the accuracy bar
-//   (tests/python/test_vector_formulas.py: never more ulps than torch on the same inputs).
-// * double lanes, for formulas with another transcendental intrinsic (expm1, log1p, sin, cos, tanh),
-//   where they are as fast as torch or faster: each input is widened, the whole formula is
-//   evaluated in double with Highway's vector math, and the result is rounded to float32 once.
-//   Highway's float32 functions are 1 to 4 ulp off (tanh measured 2.7 ulp); in double they are
-//   ~1e-15 off, so the float32 result is the formula's float64 value correctly rounded on every
-//   float32 input (measured exhaustively; the test asserts 0.501 ulp).
+// * float lanes on Sleef, for formulas with exp, log, log1p, sin, cos or erf: the intrinsics are
+//   Sleef's u10 float functions (vector_sleef-inl.h), the ones torch's CPU kernels call, at full
+//   float32 width; the formula is rounded after every step, as torch does. Double lanes lost to
+//   torch on speed there (docs/ARCHITECTURE.md: exp 24.9 ms against torch's 13.6), and torch is
+//   the accuracy bar (tests/python/test_vector_formulas.py: never more ulps than torch on the same
+//   inputs). On SSE4 (no FMA, where Sleef's builds are less accurate than torch's) they compute in
+//   double instead: FloatLanes below.
+// * double lanes, for formulas with another transcendental intrinsic (expm1, tanh), where they are
+//   faster than torch: each input is widened, the whole formula is evaluated in double with
+//   Highway's vector math, and the result is rounded to float32 once. Highway's float32 functions
+//   are 1 to 4 ulp off (tanh measured 2.7 ulp); in double they are ~1e-15 off, so the float32
+//   result is the formula's float64 value correctly rounded on every float32 input (measured
+//   exhaustively; the test asserts 0.501 ulp).
 // * float lanes, for formulas of exact operations only (+ - * /, sqrt, comparisons, selects): IEEE
 //   rounds each of them the same in a vector and in the scalar functor, so these lanes give the
 //   scalar functor's bits, at full float32 width.
@@ -24,7 +26,7 @@
 // exp(inf) = inf, exp(nan) = nan, log(0) = -inf, log(-1) = nan, log1p(-1) = -inf, expm1(-0) =
 // sin(-0) = -0, sin(inf) = nan, and sin/cos of a large argument computed lane by lane with the C
 // library's double sin/cos (a vector goes that way only if one of its lanes is that large). Sleef
-// gives those answers itself.
+// gives those answers itself (but log1p from 1e38 up: SleefLog1p).
 //
 // This header is included once per target by hwy/foreach_target.h (hence no #pragma once: the
 // guard below toggles with HWY_TARGET_TOGGLE, Highway's convention for -inl.h headers).
@@ -68,6 +70,23 @@ HWY_INLINE hn::Vec<D> Literal(D d, double value) {
   return hn::Set(d, static_cast<hn::TFromD<D>>(static_cast<float>(value)));
 }
 
+// A transcendental intrinsic in float lanes: Sleef's float function where the target has FMA
+// (AVX2, AVX3: the builds torch runs). SSE4 has none, and Sleef's SSE4 builds are less accurate
+// than torch's on the same inputs (cos 0.908 ulp against 0.900, erf 1.98 against 1.09), so there
+// the vector is widened and `in_double` (the function's double-lane version) rounded once.
+template <class D, class V, class SleefF, class DoubleF>
+HWY_INLINE V FloatLanes(D d, V x, SleefF sleef_f, DoubleF in_double) {
+#if HWY_TARGET == HWY_SSE4
+  const hn::Half<D> dh;
+  const hn::Rebind<double, decltype(dh)> dd;
+  const auto lo = hn::DemoteTo(dh, in_double(dd, hn::PromoteTo(dd, hn::LowerHalf(dh, x))));
+  const auto hi = hn::DemoteTo(dh, in_double(dd, hn::PromoteTo(dd, hn::UpperHalf(dh, x))));
+  return hn::Combine(d, hi, lo);
+#else
+  return sleef_f(x);
+#endif
+}
+
 constexpr double kInf = std::numeric_limits<double>::infinity();
 constexpr double kNaN = std::numeric_limits<double>::quiet_NaN();
 
@@ -78,7 +97,7 @@ constexpr double kExpOverflow = 709.782712893384;
 template <class D, class V>
 HWY_INLINE V Exp(D d, V x) {
   if constexpr (kFloatLanes<D>) {
-    return sleef::exp(x);
+    return FloatLanes(d, x, [](V v) { return sleef::exp(v); }, [](auto dd, auto w) { return kv::Exp(dd, w); });
   } else {
     const V y = hn::Exp(d, x);
     if (HWY_LIKELY(hn::AllTrue(d, hn::Le(x, hn::Set(d, kExpOverflow))))) return y;  // NaN: false
@@ -90,7 +109,7 @@ HWY_INLINE V Exp(D d, V x) {
 template <class D, class V>
 HWY_INLINE V Expm1(D d, V x) {
   if constexpr (kFloatLanes<D>) {
-    return sleef::expm1(x);
+    return FloatLanes(d, x, [](V v) { return sleef::expm1(v); }, [](auto dd, auto w) { return kv::Expm1(dd, w); });
   } else {
     const V y = hn::Expm1(d, x);
     const auto usual = hn::And(hn::Le(x, hn::Set(d, kExpOverflow)), hn::Ne(x, hn::Zero(d)));  // NaN: false
@@ -105,7 +124,7 @@ HWY_INLINE V Expm1(D d, V x) {
 template <class D, class V>
 HWY_INLINE V Log(D d, V x) {
   if constexpr (kFloatLanes<D>) {
-    return sleef::log(x);
+    return FloatLanes(d, x, [](V v) { return sleef::log(v); }, [](auto dd, auto w) { return kv::Log(dd, w); });
   } else {
     const auto defined = hn::And(hn::Gt(x, hn::Zero(d)), hn::Lt(x, hn::Set(d, kInf)));  // NaN: false
     const V y = hn::Log(d, x);
@@ -116,10 +135,20 @@ HWY_INLINE V Log(D d, V x) {
   }
 }
 
+// Sleef's log1pf (and so torch's log1p) returns inf from 1e38 up; there log1p(x) is log(x) to far
+// beyond float precision.
+template <class D, class V>
+HWY_INLINE V SleefLog1p(D d, V x) {
+  const V y = sleef::log1p(x);
+  const auto huge = hn::Gt(x, hn::Set(d, 1e38f));
+  if (HWY_LIKELY(hn::AllFalse(d, huge))) return y;
+  return hn::IfThenElse(huge, sleef::log(x), y);
+}
+
 template <class D, class V>
 HWY_INLINE V Log1p(D d, V x) {
   if constexpr (kFloatLanes<D>) {
-    return sleef::log1p(x);
+    return FloatLanes(d, x, [d](V v) { return SleefLog1p(d, v); }, [](auto dd, auto w) { return kv::Log1p(dd, w); });
   } else {
     const auto defined = hn::And(hn::Gt(x, hn::Set(d, -1.0)), hn::Lt(x, hn::Set(d, kInf)));
     const V y = hn::Log1p(d, x);
@@ -146,7 +175,7 @@ HWY_NOINLINE V LaneByLane(D d, V x, F f) {
 template <class D, class V>
 HWY_INLINE V Sin(D d, V x) {
   if constexpr (kFloatLanes<D>) {
-    return sleef::sin(x);
+    return FloatLanes(d, x, [](V v) { return sleef::sin(v); }, [](auto dd, auto w) { return kv::Sin(dd, w); });
   } else {
     if (HWY_UNLIKELY(!hn::AllTrue(d, hn::Le(hn::Abs(x), hn::Set(d, kTrigRange))))) {
       return LaneByLane(d, x, [](double v) { return pm::sin(v); });
@@ -158,7 +187,7 @@ HWY_INLINE V Sin(D d, V x) {
 template <class D, class V>
 HWY_INLINE V Cos(D d, V x) {
   if constexpr (kFloatLanes<D>) {
-    return sleef::cos(x);
+    return FloatLanes(d, x, [](V v) { return sleef::cos(v); }, [](auto dd, auto w) { return kv::Cos(dd, w); });
   } else {
     if (HWY_UNLIKELY(!hn::AllTrue(d, hn::Le(hn::Abs(x), hn::Set(d, kTrigRange))))) {
       return LaneByLane(d, x, [](double v) { return pm::cos(v); });
@@ -171,15 +200,15 @@ HWY_INLINE V Cos(D d, V x) {
 template <class D, class V>
 HWY_INLINE V Tanh(D d, V x) {
   if constexpr (kFloatLanes<D>) {
-    return sleef::tanh(x);
+    return FloatLanes(d, x, [](V v) { return sleef::tanh(v); }, [](auto dd, auto w) { return kv::Tanh(dd, w); });
   } else {
     return hn::Tanh(d, x);
   }
 }
 
-// Highway 1.0.3 has no erf: Sleef's, in float lanes (in double it took 150 ms on 16M inputs,
-// torch 65). Below |x| = 1e-37 Sleef's is up to 1.98 ulp off on SSE4 (no FMA; 1.09 on AVX2 and
-// AVX3, as torch); there erf(x) = 2/sqrt(pi) x to far beyond float precision, so lanes under
+// Highway 1.0.3 has no erf: Sleef's, in float lanes on every target, SSE4 included (Sleef's double
+// erf took 150 ms on 16M inputs, torch 65). Below |x| = 1e-37 Sleef's is up to 1.98 ulp off on
+// SSE4 (no FMA; 1.09 on AVX2 and AVX3, as torch); there erf(x) = 2/sqrt(pi) x to far beyond float precision, so lanes under
 // kErfTiny (where the x^3 term is below 2^-33 of the result) take that product in double.
 constexpr float kErfTiny = 0x1p-16f;
 
