@@ -135,11 +135,11 @@ HWY_INLINE V Log(D d, V x) {
   }
 }
 
-// Sleef's log1pf (and so torch's log1p) returns inf from 1e38 up; there log1p(x) is log(x) to far
-// beyond float precision.
+// Sleef's log1pf (and so torch's log1p) returns inf from 1e38 up, where log1p(x) is log(x) to far
+// beyond float precision, and is 1 ulp off on subnormals; below 2^-24, x - x^2/2 rounds to x.
 template <class D, class V>
 HWY_INLINE V SleefLog1p(D d, V x) {
-  const V y = sleef::log1p(x);
+  const V y = hn::IfThenElse(hn::Lt(hn::Abs(x), hn::Set(d, 0x1p-24f)), x, sleef::log1p(x));
   const auto huge = hn::Gt(x, hn::Set(d, 1e38f));
   if (HWY_LIKELY(hn::AllFalse(d, huge))) return y;
   return hn::IfThenElse(huge, sleef::log(x), y);
