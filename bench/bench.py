@@ -91,8 +91,9 @@ def main():
     report("sum 16M floats", best(lambda: big_a.sum(), number=5), best(lambda: nba.sum(), number=5),
            best(lambda: tba.sum(), number=5) if torch else None)
 
-    # Transcendental pointwise formulas (exp, tanh, sigmoid) into an existing float32 buffer, on one
-    # thread: compute-bound, so this is the vector math (kiln: Highway, torch: Sleef), not memory.
+    # Transcendental pointwise formulas into an existing float32 buffer and into a fresh one, on one
+    # thread: compute-bound, so this is the vector math (kiln: Sleef or Highway per intrinsic, torch:
+    # Sleef), not memory. log takes |x|. gelu is a composite of pointwise ops in kiln (no out=).
     # kiln._C._simd_target() names the instruction set kiln's dispatch picked on this machine.
     print(f"kiln's vector kernels run: {getattr(kiln._C, '_simd_target', lambda: 'scalar code only')()}")
     threads = kiln.get_num_threads(), torch.get_num_threads() if torch else None
@@ -103,12 +104,24 @@ def main():
         x = kiln.from_numpy(rng.standard_normal(size).astype(np.float32))
         nx, kout, nout2 = x.numpy(), kiln.empty(size), np.empty(size, np.float32)
         tx, tout2 = (torch.from_numpy(nx.copy()), torch.empty(size)) if torch else (None, None)
+        xs = {"log": (x.abs(), np.abs(nx), tx.abs() if torch else None)}
         number = 3 if size == n else None
-        for op, np_fn in (("exp", np.exp), ("tanh", np.tanh), ("sigmoid", None)):
+        for op, np_fn in (("exp", np.exp), ("log", np.log), ("tanh", np.tanh), ("sigmoid", None), ("erf", None)):
+            kx, npx, ttx = xs.get(op, (x, nx, tx))
             report(f"{op} {label} floats, out=, 1 thread",
-                   best(lambda: getattr(kiln, op)(x, out=kout), number=number),
-                   best(lambda: np_fn(nx, out=nout2), number=number) if np_fn else None,
-                   best(lambda: getattr(torch, op)(tx, out=tout2), number=number) if torch else None)
+                   best(lambda: getattr(kiln, op)(kx, out=kout), number=number),
+                   best(lambda: np_fn(npx, out=nout2), number=number) if np_fn else None,
+                   best(lambda: getattr(torch, op)(ttx, out=tout2), number=number) if torch else None)
+            if size == n:
+                report(f"{op} {label} floats, fresh result, 1 thread",
+                       best(lambda: getattr(kiln, op)(kx), number=number), None,
+                       best(lambda: getattr(torch, op)(ttx), number=number) if torch else None)
+        report(f"gelu {label} floats, fresh result, 1 thread",
+               best(lambda: kiln.nn.functional.gelu(x), number=number), None,
+               best(lambda: torch.nn.functional.gelu(tx), number=number) if torch else None)
+        if size == n:
+            report(f"add {label} floats, out=, 1 thread", best(lambda: kiln.add(x, x, out=kout), number=number),
+                   None, best(lambda: torch.add(tx, tx, out=tout2), number=number) if torch else None)
     kiln.set_num_threads(threads[0])
     if torch:
         torch.set_num_threads(threads[1])

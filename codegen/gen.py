@@ -618,7 +618,7 @@ def render_all(schema_dir: str) -> Dict[str, str]:
              scalar_values=", ".join(pointwise.scalar_value(f, s, op) for s in f.scalars),
              vector=scalar_why is None, scalar_why=scalar_why, arg=f.args[0],
              vector_body=None if scalar_why else pointwise.render_vector(f.root, f.args),
-             lanes=pointwise.vector_lanes(f))
+             lanes=pointwise.vector_lanes(f), kind=pointwise.vector_kind(f))
         formulas.append(dict(op=name, key=op, overload=nf.schema.full_name, text=c_string_body(f.text),
                              args=[f'"{a}"' for a in f.args], scalars=[f'"{a}"' for a in f.scalars],
                              nodes=pointwise.table_rows(f.root),

@@ -10,6 +10,7 @@ PACKAGES=(
   python3-numpy python3-pytest                       # tests
   googletest libgtest-dev                            # C++ tests
   libabsl-dev libopenblas-openmp-dev libhwy-dev      # runtime libraries
+  libsleef-dev                                       # vector math (what torch calls)
   python3-sklearn python3-matplotlib                 # the main example: digits data set, loss curve
   clang-14 libclang-common-14-dev                    # sanitizer builds and the fuzzer (tools/sanitize.sh)
   python3-torch                                      # the oracle of the differential and interchange tests

@@ -7,10 +7,10 @@
 // dynamic dispatch (runtime/kernels/cpu/vector_formula-inl.h); strided runs reach it through a
 // buffer (runtime/kernels/cpu/loops.h), so the layout never changes a result. float64 runs the
 // scalar functor.
-// The formula has a transcendental intrinsic, so the vector loop evaluates it in double lanes and
-// rounds once, to within 0.501 ulp of the float64 formula (tests/python/test_vector_formulas.py),
-// where the scalar functor (the C library's float32 functions, rounding after every step) can be
-// an ulp or more off.
+// The formula has an intrinsic of SLEEF_INTRINSICS (codegen/pointwise.py: exp, log, log1p, sin,
+// cos, erf), so the vector loop evaluates it in float lanes with Sleef's functions (those torch
+// calls; in double on SSE4, but erf), rounding after every step as torch does: never more ulps off
+// than torch on the same inputs (tests/python/test_vector_formulas.py), at full float32 width.
 // hwy/foreach_target.h compiles this file once per target (runtime/kernels/cpu/vector_targets.h);
 // the kernel itself, under HWY_ONCE, is compiled once.
 #undef HWY_TARGET_INCLUDE
@@ -27,7 +27,7 @@ namespace kiln {
 namespace cpu {
 namespace HWY_NAMESPACE {
 
-// exp(self), over vectors of double.
+// exp(self), over vectors of float.
 struct exp_vector {
   template <class D, class V>
   HWY_INLINE V operator()(D d, V self) const {
@@ -36,7 +36,7 @@ struct exp_vector {
 };
 
 void exp_float32(const float* in, float* out, int64_t n) {
-  unary_float_run<double>(exp_vector(), formulas::exp<float>(), in, out, n);
+  unary_float_run<float>(exp_vector(), formulas::exp<float>(), in, out, n);
 }
 
 }  // namespace HWY_NAMESPACE

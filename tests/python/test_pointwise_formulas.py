@@ -17,7 +17,7 @@ from op_db import RECORDS
 from op_db.harness import LAYOUTS, describe, kiln_args
 from op_db.schema_facts import _load as load_schema
 from op_db.schema_facts import vector_formula_ops
-from op_db.ulp import VECTOR_ULP_BOUND, ulp_error
+from op_db.ulp import VECTOR_ULP_BOUND, torch_ulp_error, ulp_error
 
 # Each formula's overload ("pow.Tensor_Scalar") -> the kiln function it belongs to ("pow").
 FORMULAS = {overload: op for op, overload, *_ in kiln._C._pointwise_formulas()}
@@ -27,7 +27,8 @@ SCHEMA = {nf.schema.full_name: nf.schema for nf in load_schema()[0] if nf.pointw
 POINTWISE = {nf.schema.full_name: nf.pointwise for nf in load_schema()[0] if nf.pointwise is not None}
 HAS_OUT = {nf.family_head.schema.full_name for nf in load_schema()[0]
            if nf.family_role == "out" and nf.family_head is not None and nf.family_head.pointwise is not None}
-VECTOR_OPS = {op for op, lanes in vector_formula_ops().items() if not lanes.startswith("scalar")}
+VECTOR_KINDS = vector_formula_ops()
+VECTOR_OPS = {op for op, kind in VECTOR_KINDS.items() if not kind.startswith("scalar")}
 BASELINE = kiln._C._simd_targets()[-1]  # Highway's portable baseline: the kernels' scalar functors
 
 
@@ -109,7 +110,8 @@ def same_bits(a, b):
 
 def check_kernel(op, kernels, got, inputs, scalars, what):
     """got (the generated kernel's result) against the interpreter: to the bit, except where a vector
-    loop may have run, where it must be within VECTOR_ULP_BOUND of the formula in float64."""
+    loop may have run, where it must be within VECTOR_ULP_BOUND of the formula in float64 (double
+    lanes), or no further from it than torch (Sleef lanes)."""
     want = kiln._C._evaluate_formula(op, inputs, scalars)
     assert got.dtype == want.dtype, what
     widen = (lambda t: t.to(kiln.float64)) if got.dtype in (kiln.float16, kiln.bfloat16) else (lambda t: t)
@@ -118,12 +120,27 @@ def check_kernel(op, kernels, got, inputs, scalars, what):
         return
     vector = kernels == "vector loops" and op in VECTOR_OPS and got.dtype in (kiln.float32, kiln.float16, kiln.bfloat16)
     assert vector, f"{what}: differs from the interpreter where no vector loop runs"
+    if VECTOR_KINDS[op] == "sleef":
+        return check_sleef_kernel(op, got, inputs, what)
     # The inputs as the kernel computes on them (an integer input is converted to float32 first).
     exact = [t.to(kiln.float64) if t.dtype.is_floating_point else t.to(kiln.float32).to(kiln.float64) for t in inputs]
     reference = kiln._C._evaluate_formula(op, exact, scalars).numpy()
     err = ulp_error(got.to(kiln.float64).numpy(), reference, str(got.dtype).replace("kiln.", ""))[~agree.reshape(-1)]
     assert err.max() <= VECTOR_ULP_BOUND, \
         f"{what}: {err.max():.4g} ulp from the float64 formula (bound {VECTOR_ULP_BOUND})"
+
+
+def check_sleef_kernel(op, got, inputs, what):
+    """A Sleef-lane kernel (one tensor, no Scalars): its float32 result on the inputs as float32, as
+    the kernel computes (float16, bfloat16 and integers are widened), rounded once to got's dtype,
+    and that float32 result no more ulps from the float64 formula than torch's on the same inputs."""
+    x32 = inputs[0].to(kiln.float32)
+    got32 = getattr(kiln, op)(x32)
+    assert np.all(same_bits_each(got.to(kiln.float64), got32.to(got.dtype).to(kiln.float64))), what
+    reference = kiln._C._evaluate_formula(op, [x32.to(kiln.float64)]).numpy()
+    err = ulp_error(got32.numpy(), reference)
+    bar = torch_ulp_error(op, x32.contiguous().numpy(), reference).max()
+    assert err.max() <= max(bar, VECTOR_ULP_BOUND), f"{what}: {err.max():.4g} ulp from the float64 formula, torch {bar:.4g}"
 
 
 CASES = [(op, dtype) for op in FORMULAS for dtype in RECORDS[op].dtypes]

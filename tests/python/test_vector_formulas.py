@@ -1,17 +1,19 @@
 """The vectorized CPU kernels of pointwise formulas (generated/cpu/<op>.cc with a vector loop,
 runtime/kernels/cpu/vector_formula-inl.h): contiguous float32 runs go to a vector loop on the best
-instruction set Highway's dispatch finds. Formulas with a transcendental intrinsic are computed in
-double lanes and rounded once; formulas of exact operations (sqrt, rsqrt) in float lanes.
+instruction set Highway's dispatch finds. Formulas with exp, log, log1p, sin, cos or erf are computed
+in float lanes with Sleef's functions (torch's); those with another transcendental intrinsic in
+double lanes, rounded once; formulas of exact operations (sqrt, rsqrt) in float lanes.
 
 Checked on every target this build has for this CPU (kiln._C._simd_targets(): AVX3, AVX2, SSE4 on
 an AVX-512 machine, each forced in turn with kiln._C._simd_use_target):
 * accuracy: double lanes at most VECTOR_ULP_BOUND float32 ulp from the formula evaluated in float64
-  (the formula interpreter, kiln._C._evaluate_formula), float lanes the scalar functor's bits, on a
-  sample of the whole float32 range;
+  (the formula interpreter, kiln._C._evaluate_formula), Sleef lanes never more ulps off than torch
+  on the same inputs, exact float lanes the scalar functor's bits, on a sample of the whole float32
+  range;
 * the IEEE answers at the special points (infinities, NaN, signed zeros, poles), bit for bit, as
   the C library and torch give them;
-* that the vector path runs at all (double lanes differ from the scalar functor where the C
-  library's float32 function is not correctly rounded), and that float16, bfloat16 and integer
+* that the vector path runs at all (double and Sleef lanes differ from the scalar functor, the C
+  library's float32 functions, somewhere), and that float16, bfloat16 and integer
   inputs take it too;
 * that an element's result does not depend on where it sits in a run, on the layout (strided
   runs go through the vector loop too) or on the thread count.
@@ -24,7 +26,7 @@ import pytest
 import kiln
 from op_db.schema_facts import _load as load_schema
 from op_db.schema_facts import vector_formula_ops
-from op_db.ulp import VECTOR_ULP_BOUND, ulp_error
+from op_db.ulp import VECTOR_ULP_BOUND, torch_ulp_error, ulp_error
 
 LANES = vector_formula_ops()
 VECTOR_OPS = sorted(op for op, lanes in LANES.items() if not lanes.startswith("scalar"))
@@ -32,7 +34,8 @@ VECTOR_OPS = sorted(op for op, lanes in LANES.items() if not lanes.startswith("s
 FLOATING_ONLY = {nf.schema.full_name for nf in load_schema()[0]
                  if nf.pointwise is not None and nf.pointwise.dtypes == "floating" and nf.pointwise.promote == "none"}
 DOUBLE_LANE_OPS = sorted(op for op, lanes in LANES.items() if lanes == "double")
-FLOAT_LANE_OPS = sorted(op for op, lanes in LANES.items() if lanes == "float")
+SLEEF_LANE_OPS = sorted(op for op, lanes in LANES.items() if lanes == "sleef")
+FLOAT_LANE_OPS = sorted(op for op, lanes in LANES.items() if lanes == "exact")
 TARGETS = kiln._C._simd_targets()
 BASELINE = TARGETS[-1]          # Highway's portable baseline: the scalar functors
 VECTOR_TARGETS = TARGETS[:-1]
@@ -48,9 +51,9 @@ def on_target(request):
 
 
 def test_which_ops_are_vectorized():
-    # erf has no Highway vector function (1.0.3): its kernel stays scalar, and says why.
-    assert LANES["erf"] == "scalar: no vector erf() (Highway 1.0.3 has none)"
-    assert {"exp", "expm1", "log", "log1p", "sin", "cos", "tanh", "sigmoid"} <= set(DOUBLE_LANE_OPS)
+    # Formulas with exp, log, log1p, sin, cos or erf on Sleef: double lanes were slower than torch.
+    assert {"exp", "log", "log1p", "sin", "cos", "erf", "sigmoid"} <= set(SLEEF_LANE_OPS)
+    assert {"expm1", "tanh"} <= set(DOUBLE_LANE_OPS)
     assert {"sqrt", "rsqrt"} <= set(FLOAT_LANE_OPS)
 
 
@@ -107,6 +110,30 @@ def test_double_lanes_are_within_the_ulp_bound_of_the_float64_formula(op, on_tar
 
 
 @pytest.mark.parametrize("on_target", VECTOR_TARGETS, indirect=True)
+@pytest.mark.parametrize("op", SLEEF_LANE_OPS)
+def test_sleef_lanes_are_never_less_accurate_than_torch(op, on_target):
+    # torch's CPU kernels call the same Sleef functions (its AVX2 or AVX-512 build of them); kiln's
+    # SSE4 build lacks FMA, so each target is held to torch's worst error on the same inputs.
+    pytest.importorskip("torch")
+    with np.errstate(all="ignore"):
+        reference = kiln._C._evaluate_formula(op, [X64]).numpy()
+        got = getattr(kiln, op)(X32).numpy()
+    err, bar = ulp_error(got, reference), torch_ulp_error(op, X, reference).max()
+    worst = int(np.argmax(err))
+    assert err[worst] <= max(bar, VECTOR_ULP_BOUND), \
+        f"{op} on {on_target}: {err[worst]:.4g} ulp at x={X[worst]!r} (got {got[worst]!r}, float64 " \
+        f"{reference[worst]!r}), torch {bar:.4g}"
+
+
+@pytest.mark.parametrize("on_target", VECTOR_TARGETS, indirect=True)
+def test_log1p_of_huge_values_is_finite(on_target):
+    # Sleef's log1pf (and torch's log1p) gives inf from 1e38 up; kiln's takes log there.
+    x = np.repeat(np.array([1e38, 1.5e38, 3.4028235e38, -0.5, 1e37], np.float32), 17)
+    want = np.log1p(x.astype(np.float64))
+    assert ulp_error(kiln.log1p(kiln.from_numpy(x)).numpy(), want).max() <= VECTOR_ULP_BOUND
+
+
+@pytest.mark.parametrize("on_target", VECTOR_TARGETS, indirect=True)
 @pytest.mark.parametrize("op", FLOAT_LANE_OPS)
 def test_float_lanes_give_the_scalar_functors_bits(op, on_target):
     # Exact operations round the same in a vector as one at a time.
@@ -126,6 +153,8 @@ SPECIAL = {
     "sqrt": [(-0.0, -0.0), (0.0, 0.0), (-1.0, NAN), (INF, INF), (-INF, NAN), (NAN, NAN)],
     "rsqrt": [(0.0, INF), (-0.0, -INF), (-1.0, NAN), (INF, 0.0), (NAN, NAN)],
     "sigmoid": [(INF, 1.0), (-INF, 0.0), (NAN, NAN), (0.0, 0.5), (-0.0, 0.5), (-200.0, 0.0), (200.0, 1.0)],
+    "erf": [(INF, 1.0), (-INF, -1.0), (NAN, NAN), (0.0, 0.0), (-0.0, -0.0), (10.0, 1.0), (-10.0, -1.0),
+            (1e-45, 1e-45), (-1e-45, -1e-45)],
 }
 
 
@@ -191,7 +220,8 @@ def test_the_vector_path_runs_on_contiguous_float32(op):
         assert same_bits(vector, scalar)
     else:
         # The C library's float32 functions (and a formula rounded after every step) are not
-        # correctly rounded everywhere; the double-lane path nearly is. Some results must differ.
+        # correctly rounded everywhere; the double-lane path nearly is, and Sleef's functions
+        # err elsewhere. Some results must differ.
         assert not same_bits(vector, scalar), f"{op}: contiguous float32 gave the scalar functor's bits"
     # Strided input and strided out= go through the same vector loop (via a buffer): same bits.
     big = kiln.zeros(2 * x.numel())

@@ -1,24 +1,32 @@
 // What a generated vector formula kernel (generated/cpu/<op>.cc) needs, once per Highway target:
 // the formula intrinsics over vectors (kv::Exp, kv::Log, ...) and the loop that runs a formula over
-// a contiguous float32 run, in one of two kinds of lanes (codegen/pointwise.py, vector_lanes):
+// a contiguous float32 run, in one of three kinds of lanes (codegen/pointwise.py, vector_kind):
 //
-// * double lanes, for formulas with a transcendental intrinsic (exp, log, tanh, ...): each input is
-//   widened, the whole formula is evaluated in double with Highway's vector math, and the result is
-//   rounded to float32 once. Highway's float32 functions are 1 to 4 ulp off (its own figures; tanh
-//   measured 2.7 ulp), worse than torch's Sleef kernels (1 ulp); in double they are ~1e-15 off, so
-//   the float32 result is the formula's float64 value correctly rounded on every float32 input
-//   (measured exhaustively; tests/python/test_vector_formulas.py asserts 0.501 ulp), at about half
-//   the speed of float32 lanes.
+// * float lanes on Sleef, for formulas with exp, log, log1p, sin, cos or erf: the intrinsics are
+//   Sleef's u10 float functions (vector_sleef-inl.h), the ones torch's CPU kernels call, at full
+//   float32 width; the formula is rounded after every step, as torch does. Double lanes lost to
+//   torch on speed there (docs/ARCHITECTURE.md: exp 24.9 ms against torch's 13.6), and torch is
+//   the accuracy bar (tests/python/test_vector_formulas.py: never more ulps than torch on the same
+//   inputs). On SSE4 (no FMA, where Sleef's builds are less accurate than torch's) they compute in
+//   double instead: FloatLanes below.
+// * double lanes, for formulas with another transcendental intrinsic (expm1, tanh), where they are
+//   faster than torch: each input is widened, the whole formula is evaluated in double with
+//   Highway's vector math, and the result is rounded to float32 once. Highway's float32 functions
+//   are 1 to 4 ulp off (tanh measured 2.7 ulp); in double they are ~1e-15 off, so the float32
+//   result is the formula's float64 value correctly rounded on every float32 input (measured
+//   exhaustively; the test asserts 0.501 ulp).
 // * float lanes, for formulas of exact operations only (+ - * /, sqrt, comparisons, selects): IEEE
 //   rounds each of them the same in a vector and in the scalar functor, so these lanes give the
 //   scalar functor's bits, at full float32 width.
 //
-// Highway's math functions have valid ranges (exp up to 706, log on (0, inf), sin and cos within
-// +-39000) and leave NaN, infinities, the poles and some signed zeros to the caller. The kv::
-// wrappers give every input the C library's IEEE answer: exp(inf) = inf, exp(nan) = nan,
-// log(0) = -inf, log(-1) = nan, log1p(-1) = -inf, expm1(-0) = sin(-0) = -0, sin(inf) = nan, and
-// sin/cos of a large argument computed lane by lane with the C library's double sin/cos (a vector
-// goes that way only if one of its lanes is that large).
+// Every transcendental kv:: function takes both lanes (a formula mixing exp and tanh runs all of
+// it on Sleef in float lanes). In double lanes, Highway's math functions have valid ranges (exp up
+// to 706, log on (0, inf), sin and cos within +-39000) and leave NaN, infinities, the poles and some
+// signed zeros to the caller. The kv:: wrappers give every input the C library's IEEE answer:
+// exp(inf) = inf, exp(nan) = nan, log(0) = -inf, log(-1) = nan, log1p(-1) = -inf, expm1(-0) =
+// sin(-0) = -0, sin(inf) = nan, and sin/cos of a large argument computed lane by lane with the C
+// library's double sin/cos (a vector goes that way only if one of its lanes is that large). Sleef
+// gives those answers itself (but log1p from 1e38 up: SleefLog1p).
 //
 // This header is included once per target by hwy/foreach_target.h (hence no #pragma once: the
 // guard below toggles with HWY_TARGET_TOGGLE, Highway's convention for -inl.h headers).
@@ -31,6 +39,7 @@
 #include <hwy/highway.h>
 #include <hwy/contrib/math/math-inl.h>
 
+#include "runtime/kernels/cpu/vector_sleef-inl.h"
 #include "runtime/kernels/pointwise_math.h"
 
 #if defined(KILN_CPU_VECTOR_FORMULA_INL_H_) == defined(HWY_TARGET_TOGGLE)
@@ -48,17 +57,34 @@ namespace hn = hwy::HWY_NAMESPACE;
 
 // The intrinsics of pointwise formulas over vectors, as codegen/pointwise.py's render_vector names
 // them; + - * / and comparisons are Highway's own (hn::Add, hn::Lt, ...). The transcendental ones
-// take double lanes only.
+// call Sleef in float lanes and Highway in double lanes (erf: float lanes only).
 namespace kv {
 
-#define KILN_DOUBLE_LANES(D) \
-  static_assert(sizeof(hn::TFromD<D>) == 8, "transcendental formula intrinsics run in double lanes")
+template <class D>
+constexpr bool kFloatLanes = sizeof(hn::TFromD<D>) == 4;
 
 // A formula literal as the scalar functor sees it in float32 (T(0.1) rounds to float), in the
 // lanes' type: a comparison with a literal then gives the same answer on both paths.
 template <class D>
 HWY_INLINE hn::Vec<D> Literal(D d, double value) {
   return hn::Set(d, static_cast<hn::TFromD<D>>(static_cast<float>(value)));
+}
+
+// A transcendental intrinsic in float lanes: Sleef's float function where the target has FMA
+// (AVX2, AVX3: the builds torch runs). SSE4 has none, and Sleef's SSE4 builds are less accurate
+// than torch's on the same inputs (cos 0.908 ulp against 0.900, erf 1.98 against 1.09), so there
+// the vector is widened and `in_double` (the function's double-lane version) rounded once.
+template <class D, class V, class SleefF, class DoubleF>
+HWY_INLINE V FloatLanes(D d, V x, SleefF sleef_f, DoubleF in_double) {
+#if HWY_TARGET == HWY_SSE4
+  const hn::Half<D> dh;
+  const hn::Rebind<double, decltype(dh)> dd;
+  const auto lo = hn::DemoteTo(dh, in_double(dd, hn::PromoteTo(dd, hn::LowerHalf(dh, x))));
+  const auto hi = hn::DemoteTo(dh, in_double(dd, hn::PromoteTo(dd, hn::UpperHalf(dh, x))));
+  return hn::Combine(d, hi, lo);
+#else
+  return sleef_f(x);
+#endif
 }
 
 constexpr double kInf = std::numeric_limits<double>::infinity();
@@ -70,45 +96,67 @@ constexpr double kExpOverflow = 709.782712893384;
 
 template <class D, class V>
 HWY_INLINE V Exp(D d, V x) {
-  KILN_DOUBLE_LANES(D);
-  const V y = hn::Exp(d, x);
-  if (HWY_LIKELY(hn::AllTrue(d, hn::Le(x, hn::Set(d, kExpOverflow))))) return y;  // NaN: false
-  return hn::IfThenElse(hn::Gt(x, hn::Set(d, kExpOverflow)), hn::Set(d, kInf), hn::IfThenElse(hn::IsNaN(x), x, y));
+  if constexpr (kFloatLanes<D>) {
+    return FloatLanes(d, x, [](V v) { return sleef::exp(v); }, [](auto dd, auto w) { return kv::Exp(dd, w); });
+  } else {
+    const V y = hn::Exp(d, x);
+    if (HWY_LIKELY(hn::AllTrue(d, hn::Le(x, hn::Set(d, kExpOverflow))))) return y;  // NaN: false
+    return hn::IfThenElse(hn::Gt(x, hn::Set(d, kExpOverflow)), hn::Set(d, kInf), hn::IfThenElse(hn::IsNaN(x), x, y));
+  }
 }
 
 // expm1 as exp, and expm1(-0) = -0 (Highway gives +0).
 template <class D, class V>
 HWY_INLINE V Expm1(D d, V x) {
-  KILN_DOUBLE_LANES(D);
-  const V y = hn::Expm1(d, x);
-  const auto usual = hn::And(hn::Le(x, hn::Set(d, kExpOverflow)), hn::Ne(x, hn::Zero(d)));  // NaN: false
-  if (HWY_LIKELY(hn::AllTrue(d, usual))) return y;
-  const V special = hn::IfThenElse(hn::Gt(x, hn::Set(d, kExpOverflow)), hn::Set(d, kInf), x);  // inf, NaN, +-0
-  return hn::IfThenElse(usual, y, special);
+  if constexpr (kFloatLanes<D>) {
+    return FloatLanes(d, x, [](V v) { return sleef::expm1(v); }, [](auto dd, auto w) { return kv::Expm1(dd, w); });
+  } else {
+    const V y = hn::Expm1(d, x);
+    const auto usual = hn::And(hn::Le(x, hn::Set(d, kExpOverflow)), hn::Ne(x, hn::Zero(d)));  // NaN: false
+    if (HWY_LIKELY(hn::AllTrue(d, usual))) return y;
+    const V special = hn::IfThenElse(hn::Gt(x, hn::Set(d, kExpOverflow)), hn::Set(d, kInf), x);  // inf, NaN, +-0
+    return hn::IfThenElse(usual, y, special);
+  }
 }
 
 // Where Highway's log is undefined, the C library's answers: -inf at the pole, NaN below it, and
 // inf and NaN returned as they came. Vectors with no such lane (nearly all) skip the blends.
 template <class D, class V>
 HWY_INLINE V Log(D d, V x) {
-  KILN_DOUBLE_LANES(D);
-  const auto defined = hn::And(hn::Gt(x, hn::Zero(d)), hn::Lt(x, hn::Set(d, kInf)));  // NaN: false
-  const V y = hn::Log(d, x);
-  if (HWY_LIKELY(hn::AllTrue(d, defined))) return y;
-  const V pole = hn::Zero(d);
-  const V below = hn::IfThenElse(hn::Eq(x, pole), hn::Set(d, -kInf), hn::Set(d, kNaN));
-  return hn::IfThenElse(defined, y, hn::IfThenElse(hn::Le(x, pole), below, x));
+  if constexpr (kFloatLanes<D>) {
+    return FloatLanes(d, x, [](V v) { return sleef::log(v); }, [](auto dd, auto w) { return kv::Log(dd, w); });
+  } else {
+    const auto defined = hn::And(hn::Gt(x, hn::Zero(d)), hn::Lt(x, hn::Set(d, kInf)));  // NaN: false
+    const V y = hn::Log(d, x);
+    if (HWY_LIKELY(hn::AllTrue(d, defined))) return y;
+    const V pole = hn::Zero(d);
+    const V below = hn::IfThenElse(hn::Eq(x, pole), hn::Set(d, -kInf), hn::Set(d, kNaN));
+    return hn::IfThenElse(defined, y, hn::IfThenElse(hn::Le(x, pole), below, x));
+  }
+}
+
+// Sleef's log1pf (and so torch's log1p) returns inf from 1e38 up, where log1p(x) is log(x) to far
+// beyond float precision, and is 1 ulp off on subnormals; below 2^-24, x - x^2/2 rounds to x.
+template <class D, class V>
+HWY_INLINE V SleefLog1p(D d, V x) {
+  const V y = hn::IfThenElse(hn::Lt(hn::Abs(x), hn::Set(d, 0x1p-24f)), x, sleef::log1p(x));
+  const auto huge = hn::Gt(x, hn::Set(d, 1e38f));
+  if (HWY_LIKELY(hn::AllFalse(d, huge))) return y;
+  return hn::IfThenElse(huge, sleef::log(x), y);
 }
 
 template <class D, class V>
 HWY_INLINE V Log1p(D d, V x) {
-  KILN_DOUBLE_LANES(D);
-  const auto defined = hn::And(hn::Gt(x, hn::Set(d, -1.0)), hn::Lt(x, hn::Set(d, kInf)));
-  const V y = hn::Log1p(d, x);
-  if (HWY_LIKELY(hn::AllTrue(d, defined))) return y;
-  const V pole = hn::Set(d, -1.0);
-  const V below = hn::IfThenElse(hn::Eq(x, pole), hn::Set(d, -kInf), hn::Set(d, kNaN));
-  return hn::IfThenElse(defined, y, hn::IfThenElse(hn::Le(x, pole), below, x));
+  if constexpr (kFloatLanes<D>) {
+    return FloatLanes(d, x, [d](V v) { return SleefLog1p(d, v); }, [](auto dd, auto w) { return kv::Log1p(dd, w); });
+  } else {
+    const auto defined = hn::And(hn::Gt(x, hn::Set(d, -1.0)), hn::Lt(x, hn::Set(d, kInf)));
+    const V y = hn::Log1p(d, x);
+    if (HWY_LIKELY(hn::AllTrue(d, defined))) return y;
+    const V pole = hn::Set(d, -1.0);
+    const V below = hn::IfThenElse(hn::Eq(x, pole), hn::Set(d, -kInf), hn::Set(d, kNaN));
+    return hn::IfThenElse(defined, y, hn::IfThenElse(hn::Le(x, pole), below, x));
+  }
 }
 
 // Highway's sin and cos reduce the argument for |x| <= 39000 only; a vector with a lane beyond
@@ -117,7 +165,7 @@ constexpr double kTrigRange = 39000.0;
 
 template <class D, class V, class F>
 HWY_NOINLINE V LaneByLane(D d, V x, F f) {
-  HWY_ALIGN double xs[hn::MaxLanes(d)];
+  HWY_ALIGN hn::TFromD<D> xs[hn::MaxLanes(d)];
   hn::Store(x, d, xs);
   for (size_t i = 0; i < hn::Lanes(d); ++i) xs[i] = f(xs[i]);
   return hn::Load(d, xs);
@@ -126,27 +174,52 @@ HWY_NOINLINE V LaneByLane(D d, V x, F f) {
 // sin(-0) = -0 (Highway gives +0).
 template <class D, class V>
 HWY_INLINE V Sin(D d, V x) {
-  KILN_DOUBLE_LANES(D);
-  if (HWY_UNLIKELY(!hn::AllTrue(d, hn::Le(hn::Abs(x), hn::Set(d, kTrigRange))))) {
-    return LaneByLane(d, x, [](double v) { return pm::sin(v); });
+  if constexpr (kFloatLanes<D>) {
+    return FloatLanes(d, x, [](V v) { return sleef::sin(v); }, [](auto dd, auto w) { return kv::Sin(dd, w); });
+  } else {
+    if (HWY_UNLIKELY(!hn::AllTrue(d, hn::Le(hn::Abs(x), hn::Set(d, kTrigRange))))) {
+      return LaneByLane(d, x, [](double v) { return pm::sin(v); });
+    }
+    return hn::IfThenElse(hn::Eq(x, hn::Zero(d)), x, hn::Sin(d, x));
   }
-  return hn::IfThenElse(hn::Eq(x, hn::Zero(d)), x, hn::Sin(d, x));
 }
 
 template <class D, class V>
 HWY_INLINE V Cos(D d, V x) {
-  KILN_DOUBLE_LANES(D);
-  if (HWY_UNLIKELY(!hn::AllTrue(d, hn::Le(hn::Abs(x), hn::Set(d, kTrigRange))))) {
-    return LaneByLane(d, x, [](double v) { return pm::cos(v); });
+  if constexpr (kFloatLanes<D>) {
+    return FloatLanes(d, x, [](V v) { return sleef::cos(v); }, [](auto dd, auto w) { return kv::Cos(dd, w); });
+  } else {
+    if (HWY_UNLIKELY(!hn::AllTrue(d, hn::Le(hn::Abs(x), hn::Set(d, kTrigRange))))) {
+      return LaneByLane(d, x, [](double v) { return pm::cos(v); });
+    }
+    return hn::Cos(d, x);
   }
-  return hn::Cos(d, x);
 }
 
-// Valid on every double, infinities and NaN included (tanh(+-inf) = +-1).
+// Highway's is valid on every double, infinities and NaN included (tanh(+-inf) = +-1).
 template <class D, class V>
 HWY_INLINE V Tanh(D d, V x) {
-  KILN_DOUBLE_LANES(D);
-  return hn::Tanh(d, x);
+  if constexpr (kFloatLanes<D>) {
+    return FloatLanes(d, x, [](V v) { return sleef::tanh(v); }, [](auto dd, auto w) { return kv::Tanh(dd, w); });
+  } else {
+    return hn::Tanh(d, x);
+  }
+}
+
+// Highway 1.0.3 has no erf: Sleef's, in float lanes on every target, SSE4 included (Sleef's double
+// erf took 150 ms on 16M inputs, torch 65). Below |x| = 1e-37 Sleef's is up to 1.98 ulp off on
+// SSE4 (no FMA; 1.09 on AVX2 and AVX3, as torch); there erf(x) = 2/sqrt(pi) x to far beyond float precision, so lanes under
+// kErfTiny (where the x^3 term is below 2^-33 of the result) take that product in double.
+constexpr float kErfTiny = 0x1p-16f;
+
+template <class D, class V>
+HWY_INLINE V Erf(D d, V x) {
+  static_assert(kFloatLanes<D>, "erf runs in float lanes (codegen/pointwise.py, SLEEF_INTRINSICS)");
+  const V y = sleef::erf(x);
+  const auto tiny = hn::Lt(hn::Abs(x), hn::Set(d, kErfTiny));
+  if (HWY_LIKELY(hn::AllFalse(d, tiny))) return y;
+  const V linear = LaneByLane(d, x, [](float v) { return static_cast<float>(v * 1.1283791670955126); });
+  return hn::IfThenElse(tiny, linear, y);
 }
 
 // IEEE square root: exact, and sqrt(-0) = -0.
@@ -164,8 +237,6 @@ template <class D, class V>
 HWY_INLINE hn::Mask<D> ToBool(D d, V v) {
   return hn::Ne(v, hn::Zero(d));
 }
-
-#undef KILN_DOUBLE_LANES
 
 }  // namespace kv
 

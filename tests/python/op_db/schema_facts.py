@@ -95,9 +95,10 @@ FACTS = load_facts()
 
 
 def vector_formula_ops() -> Dict[str, str]:
-    """Every overload with a pointwise formula ("exp", "pow.Tensor_Scalar") -> the lanes its generated CPU kernel's float32 vector loop
-    computes in ('double' or 'float'), or 'scalar: <why not>' where it has none (codegen/pointwise.py
-    decides what is generated: vector_unsupported, vector_lanes)."""
+    """Every overload with a pointwise formula ("exp", "pow.Tensor_Scalar") -> how its generated CPU
+    kernel's float32 vector loop computes: 'sleef' (float lanes, Sleef's functions), 'double' (double
+    lanes, rounded once) or 'exact' (float lanes, exact operations), or 'scalar: <why not>' where it
+    has none (codegen/pointwise.py decides what is generated: vector_unsupported, vector_kind)."""
     sys.path.insert(0, os.path.join(REPO, "codegen"))
     try:
         import pointwise
@@ -108,5 +109,5 @@ def vector_formula_ops() -> Dict[str, str]:
     for nf in functions:
         if nf.pointwise is not None:
             why = pointwise.vector_unsupported(nf.pointwise)
-            out[nf.schema.full_name] = f"scalar: {why}" if why else pointwise.vector_lanes(nf.pointwise)
+            out[nf.schema.full_name] = f"scalar: {why}" if why else pointwise.vector_kind(nf.pointwise)
     return out

@@ -1,0 +1,82 @@
+// Sleef's vector math (libsleef, the library torch's CPU kernels call) for the Highway target being
+// compiled: sleef::exp(v) etc. on a full Highway vector of float, calling the Sleef function
+// written for the target's instruction set (Sleef_expf16_u10avx512f on AVX3, Sleef_expf8_u10avx2
+// on AVX2, Sleef_expf4_u10sse4 on SSE4). All are the u10 versions, which torch calls: about 1 ulp
+// from the exact result at most, with IEEE answers at infinities, NaN and zeros. Included by vector_formula-inl.h, once per target (hence no #pragma once).
+//
+// <sleef.h> declares the AVX and AVX-512 functions only when the whole file is compiled for them
+// (-mavx2, -mavx512f), which kiln never is: Highway enables an instruction set per function. So
+// the functions of the target being compiled are declared here, inside its target region.
+#include <sleef.h>
+// ... which leaves these behind.
+#undef CONST
+#undef IMPORT
+
+#include <hwy/highway.h>
+
+#if defined(KILN_CPU_VECTOR_SLEEF_INL_H_) == defined(HWY_TARGET_TOGGLE)
+#ifdef KILN_CPU_VECTOR_SLEEF_INL_H_
+#undef KILN_CPU_VECTOR_SLEEF_INL_H_
+#else
+#define KILN_CPU_VECTOR_SLEEF_INL_H_
+#endif
+
+#if HWY_TARGET == HWY_AVX3 || HWY_TARGET == HWY_AVX3_DL
+#define KILN_SLEEF_F(fn) Sleef_##fn##f16_u10avx512f
+#define KILN_SLEEF_VF __m512
+#elif HWY_TARGET == HWY_AVX2
+#define KILN_SLEEF_F(fn) Sleef_##fn##f8_u10avx2
+#define KILN_SLEEF_VF __m256
+#elif HWY_TARGET == HWY_SSE4
+#define KILN_SLEEF_F(fn) Sleef_##fn##f4_u10sse4
+#define KILN_SLEEF_VF __m128
+#endif
+
+HWY_BEFORE_NAMESPACE();
+namespace kiln {
+namespace cpu {
+namespace HWY_NAMESPACE {
+namespace hn = hwy::HWY_NAMESPACE;
+namespace sleef {
+
+#ifdef KILN_SLEEF_F
+// fn(v): Sleef's function on a full vector of float (a partial one does not compile). The
+// declaration is <sleef.h>'s to the letter (a const return type: clang tells them apart).
+#define KILN_SLEEF_UNARY(fn)                                      \
+  extern "C" const KILN_SLEEF_VF KILN_SLEEF_F(fn)(KILN_SLEEF_VF); \
+  template <class V>                                              \
+  HWY_INLINE V fn(V x) {                                          \
+    static_assert(sizeof(hn::TFromV<V>) == 4, "float");           \
+    return V{KILN_SLEEF_F(fn)(x.raw)};                            \
+  }
+#else
+// Highway's baseline (SCALAR, EMU128): the formula loops run the scalar functors there, so these
+// only need to compile.
+#define KILN_SLEEF_UNARY(fn) \
+  template <class V>         \
+  HWY_INLINE V fn(V x) {     \
+    return x;                \
+  }
+#endif
+
+KILN_SLEEF_UNARY(exp)
+KILN_SLEEF_UNARY(expm1)
+KILN_SLEEF_UNARY(log)
+KILN_SLEEF_UNARY(log1p)
+KILN_SLEEF_UNARY(sin)
+KILN_SLEEF_UNARY(cos)
+KILN_SLEEF_UNARY(tanh)
+KILN_SLEEF_UNARY(erf)
+
+#undef KILN_SLEEF_UNARY
+
+}  // namespace sleef
+}  // namespace HWY_NAMESPACE
+}  // namespace cpu
+}  // namespace kiln
+HWY_AFTER_NAMESPACE();
+
+#undef KILN_SLEEF_F
+#undef KILN_SLEEF_VF
+
+#endif  // KILN_CPU_VECTOR_SLEEF_INL_H_
