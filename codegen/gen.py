@@ -616,8 +616,9 @@ def render_all(schema_dir: str) -> Dict[str, str]:
              dispatch=pointwise.DTYPE_SETS[f.dtypes], loop=loop, loop_types=", ".join(loop_types), has_out=has_out,
              returns_bool=f.returns_bool, meta=f.meta or f.choices,
              scalar_values=", ".join(pointwise.scalar_value(f, s, op) for s in f.scalars),
-             vector=scalar_why is None, scalar_why=scalar_why, arg=f.args[0],
-             vector_body=None if scalar_why else pointwise.render_vector(f.root, f.args),
+             vector=scalar_why is None, scalar_why=scalar_why, nargs=len(f.args), scalars=f.scalars,
+             vector_params=", ".join(f"V {a}" for a in f.args),
+             vector_body=None if scalar_why else pointwise.render_vector(f.root, f.args, f.scalars),
              lanes=pointwise.vector_lanes(f), kind=pointwise.vector_kind(f))
         formulas.append(dict(op=name, key=op, overload=nf.schema.full_name, text=c_string_body(f.text),
                              args=[f'"{a}"' for a in f.args], scalars=[f'"{a}"' for a in f.scalars],

@@ -327,10 +327,12 @@ def _balanced(s: str) -> bool:
 VECTOR_INTRINSICS: Dict[str, str] = {
     "exp": "kv::Exp", "expm1": "kv::Expm1", "log": "kv::Log", "log1p": "kv::Log1p", "sin": "kv::Sin",
     "cos": "kv::Cos", "tanh": "kv::Tanh", "erf": "kv::Erf", "sqrt": "kv::Sqrt",
+    "abs": "kv::Abs", "floor": "kv::Floor", "ceil": "kv::Ceil", "trunc": "kv::Trunc", "round": "kv::Round",
+    "minimum": "kv::Minimum", "maximum": "kv::Maximum",
 }
 # Intrinsics IEEE rounds exactly (like + - * /): a formula using no others is computed in float
 # lanes, bit for bit as its scalar functor.
-EXACT_INTRINSICS = {"sqrt"}
+EXACT_INTRINSICS = {"sqrt", "abs", "floor", "ceil", "trunc", "round", "minimum", "maximum"}
 # Intrinsics whose formulas run in float lanes on Sleef, torch's own functions: in double lanes
 # they were slower than torch (16M float32, one thread, AVX-512: exp 24.9 ms against 13.6, log 26.0
 # against 24.1, log1p 30.3 against 24.3, sin 25.3 against 20.4, cos 26.0 against 25.0; erf has no
@@ -342,22 +344,40 @@ VECTOR_COMPARE = {"lt": "hn::Lt", "le": "hn::Le", "gt": "hn::Gt", "ge": "hn::Ge"
 _BOOL_KINDS = set(COMPARE.values()) | {"not", "and", "or"} | BOOL_INTRINSICS
 
 
+def _uniform(n: Node) -> bool:
+    """The node's value is the same for every element: it reads Scalars (and literals), no tensor.
+    The vector loop computes it once, in C++ over the scalar functor's members."""
+    kinds = {m.kind for m in _nodes(n)}
+    return "scalar" in kinds and "arg" not in kinds
+
+
+def _per_element_nodes(n: Node) -> List[Node]:
+    """The nodes the vector loop computes lane by lane: all but uniform subtrees (and the condition
+    of a select on a uniform condition, a C++ branch)."""
+    if _uniform(n):
+        return []
+    children = n.children[1:] if n.kind == "select" and _uniform(n.children[0]) else n.children
+    return [n] + [m for c in children for m in _per_element_nodes(c)]
+
+
 def vector_unsupported(f: PointwiseFormula) -> Optional[str]:
-    """Why the formula has no vector kernel (None when it has one). Vectorized: one-argument
-    formulas with a floating result whose intrinsics all have a vector version."""
-    if len(f.args) != 1:
-        return "vector kernels take one-argument formulas for now"
+    """Why the formula has no vector kernel (None when it has one). Vectorized: formulas of one or
+    two tensors with a floating result whose per-element intrinsics all have a vector version;
+    Scalars and whatever depends on Scalars alone are computed once, in C++."""
+    if len(f.args) > 2:
+        return "vector kernels take formulas of one or two tensors for now"
     if f.returns_bool:
         return "vector kernels write floating results only for now"
-    if f.scalars or f.dtypes == "integral":
-        return "vector kernels take no Scalar arguments and floating results only, for now"
-    unrendered = sorted({n.kind for n in _nodes(f.root) if n.kind in BITWISE.values() or n.kind == "bitnot"})
+    if f.dtypes == "integral":
+        return "vector kernels compute floating results only"
+    nodes = _per_element_nodes(f.root)
+    unrendered = sorted({n.kind for n in nodes if n.kind in BITWISE.values() or n.kind == "bitnot"})
     if unrendered:
         return f"no vector rendering of {unrendered[0]}"
-    missing = sorted({n.kind for n in _nodes(f.root) if n.kind in INTRINSICS and n.kind not in VECTOR_INTRINSICS})
+    missing = sorted({n.kind for n in nodes if n.kind in INTRINSICS and n.kind not in VECTOR_INTRINSICS})
     if missing:
         return f"no vector {missing[0]}()"
-    if any(n.kind in CXX_BINARY_CALLS for n in _nodes(f.root)):
+    if any(n.kind in CXX_BINARY_CALLS for n in nodes):
         return "no vector // or % (x86 has no vector integer division)"
     return None
 
@@ -366,7 +386,7 @@ def vector_kind(f: PointwiseFormula) -> str:
     """How a float32 formula's vector loop computes (vector_formula-inl.h): 'sleef' (float lanes,
     Sleef's functions, rounded every step as torch does), 'double' (double lanes, rounded once) or
     'exact' (float lanes, exact operations only: the scalar functor's bits)."""
-    kinds = {n.kind for n in _nodes(f.root) if n.kind in INTRINSICS}
+    kinds = {n.kind for n in _per_element_nodes(f.root) if n.kind in INTRINSICS}
     if kinds & SLEEF_INTRINSICS:
         return "sleef"
     return "double" if kinds - EXACT_INTRINSICS else "exact"
@@ -377,20 +397,32 @@ def vector_lanes(f: PointwiseFormula) -> str:
     return "double" if vector_kind(f) == "double" else "float"
 
 
-def render_vector(n: Node, args: List[str]) -> str:
+def render_vector(n: Node, args: List[str], scalars: Optional[List[str]] = None) -> str:
     """The same tree as render_cxx, over Highway vectors (double or float lanes, vector_lanes): `d`
     is the lanes' tag, each argument a vector. Comparisons and logic give masks; a mask used as a
     number, or a number used as a condition, is converted as C++ converts bool (kv::FromBool,
-    kv::ToBool)."""
+    kv::ToBool). A subtree of Scalars alone is C++ over the scalar functor `s` (its members: the
+    Scalars in the compute dtype T), broadcast to the lanes (kv::Uniform); a select on such a
+    condition is a C++ branch, so only the chosen side is computed."""
+    scalars = scalars or []
+
+    def vec(c: Node) -> str:
+        return render_vector(c, args, scalars)
+
+    def cxx(c: Node) -> str:
+        return render_cxx(c, args, [f"s.{x}" for x in scalars])
+
     def value(c: Node) -> str:
-        text = render_vector(c, args)
+        text = vec(c)
         return f"kv::FromBool(d, {text})" if c.kind in _BOOL_KINDS else text
 
     def mask(c: Node) -> str:
-        text = render_vector(c, args)
+        text = vec(c)
         return text if c.kind in _BOOL_KINDS else f"kv::ToBool(d, {text})"
 
     k = n.kind
+    if _uniform(n):
+        return f"kv::UniformMask(d, {cxx(n)})" if k in _BOOL_KINDS else f"kv::Uniform(d, {cxx(n)})"
     if k == "arg":
         return args[n.arg]
     if k == "const":
@@ -402,6 +434,8 @@ def render_vector(n: Node, args: List[str]) -> str:
     if k in ("and", "or"):
         return f"hn::{'And' if k == 'and' else 'Or'}({mask(n.children[0])}, {mask(n.children[1])})"
     if k == "select":
+        if _uniform(n.children[0]):
+            return f"({cxx(n.children[0])} ? {value(n.children[1])} : {value(n.children[2])})"
         return f"hn::IfThenElse({mask(n.children[0])}, {value(n.children[1])}, {value(n.children[2])})"
     if k in VECTOR_BINARY:
         return f"{VECTOR_BINARY[k]}({value(n.children[0])}, {value(n.children[1])})"

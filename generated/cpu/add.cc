@@ -3,22 +3,81 @@
 //   self + alpha * other
 // Bool tensors compute in bool: `self * other` is their logical and, which GCC flags as suspicious.
 #pragma GCC diagnostic ignored "-Wint-in-bool-context"
-// Scalar only: vector kernels take one-argument formulas for now.
-#include "generated/kernels/add.h"
+//
+// float32 (float16, bfloat16 and integer inputs reach the loop as float32 runs too) goes to a
+// vector loop compiled for several instruction sets, picked at run time for this CPU by Highway's
+// dynamic dispatch (runtime/kernels/cpu/vector_formula-inl.h); strided runs reach it through a
+// buffer (runtime/kernels/cpu/loops.h), so the layout never changes a result. float64 runs the
+// scalar functor.
+// The formula has exact operations only, so the vector loop evaluates it in float lanes: the
+// scalar functor's bits, a whole vector at a time.
+// hwy/foreach_target.h compiles this file once per target (runtime/kernels/cpu/vector_targets.h);
+// the kernel itself, under HWY_ONCE, is compiled once.
+#undef HWY_TARGET_INCLUDE
+#define HWY_TARGET_INCLUDE "generated/cpu/add.cc"
+#include "runtime/kernels/cpu/vector_targets.h"
+#include <hwy/foreach_target.h>  // IWYU pragma: keep
+#include <hwy/highway.h>
+
 #include "generated/pointwise/add.h"
+#include "runtime/kernels/cpu/vector_formula-inl.h"
+
+HWY_BEFORE_NAMESPACE();
+namespace kiln {
+namespace cpu {
+namespace HWY_NAMESPACE {
+
+// self + alpha * other, over vectors of float; `s` holds the Scalars.
+struct add_vector {
+  using T = float;  // the compute dtype of the Scalars' C++ below
+  formulas::add<float> s;
+  template <class D, class V>
+  HWY_INLINE V operator()(D d, V self, V other) const {
+    return hn::Add(self, hn::Mul(kv::Uniform(d, s.alpha), other));
+  }
+};
+
+void add_float32(const formulas::add<float>& f, const float* a, int64_t a_step, const float* b,
+                   int64_t b_step, float* out, int64_t n) {
+  binary_float_run<float>(add_vector{f}, f, a, a_step, b, b_step, out, n);
+}
+
+}  // namespace HWY_NAMESPACE
+}  // namespace cpu
+}  // namespace kiln
+HWY_AFTER_NAMESPACE();
+
+#if HWY_ONCE
+#include "generated/kernels/add.h"
 #include "runtime/kernels/cpu/loops.h"
 #include "runtime/kernels/pointwise_meta.h"
 
 namespace kiln {
 namespace cpu {
 
+HWY_EXPORT(add_float32);
+
+// The loop over the iterator in compute dtype T: the scalar functor, and for float32 the vector
+// loop for the best target this CPU supports (chosen on the first call).
+template <typename T>
+static void add_loop(const TensorIterator& it, const formulas::add<T>& f) {
+  binary_kernel<T, T>(it, f);
+}
+
+template <>
+void add_loop<float>(const TensorIterator& it, const formulas::add<float>& f) {
+  binary_kernel<float, float>(it, f, [&f](const float* a, int64_t a_step, const float* b, int64_t b_step, float* out,
+                                      int64_t n) { HWY_DYNAMIC_DISPATCH(add_float32)(f, a, a_step, b, b_step, out, n); });
+}
+
 TensorBase add_out(const TensorBase& self, const TensorBase& other, const Scalar& alpha, const TensorBase& out) {
   TensorIterator it(add_meta(self, other, alpha, out));
   KILN_DISPATCH_ALL_TYPES(it.compute_dtype(), "add", [&] {
-    binary_kernel<scalar_t, scalar_t>(it, formulas::add<scalar_t>{alpha.to<scalar_t>()});
+    add_loop<scalar_t>(it, formulas::add<scalar_t>{alpha.to<scalar_t>()});
   });
   return it.output();
 }
 
 }  // namespace cpu
 }  // namespace kiln
+#endif  // HWY_ONCE

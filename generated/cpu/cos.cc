@@ -35,8 +35,8 @@ struct cos_vector {
   }
 };
 
-void cos_float32(const float* in, float* out, int64_t n) {
-  unary_float_run<float>(cos_vector(), formulas::cos<float>(), in, out, n);
+void cos_float32(const formulas::cos<float>& f, const float* in, float* out, int64_t n) {
+  unary_float_run<float>(cos_vector{}, f, in, out, n);
 }
 
 }  // namespace HWY_NAMESPACE
@@ -53,16 +53,24 @@ namespace cpu {
 
 HWY_EXPORT(cos_float32);
 
-// The vector loop for the best target this CPU supports (chosen on the first call).
-static void cos_float32(const float* in, float* out, int64_t n) {
-  HWY_DYNAMIC_DISPATCH(cos_float32)(in, out, n);
+// The loop over the iterator in compute dtype T: the scalar functor, and for float32 the vector
+// loop for the best target this CPU supports (chosen on the first call).
+template <typename T>
+static void cos_loop(const TensorIterator& it, const formulas::cos<T>& f) {
+  unary_kernel<T, T>(it, f);
+}
+
+template <>
+void cos_loop<float>(const TensorIterator& it, const formulas::cos<float>& f) {
+  unary_kernel<float, float>(it, f, [&f](const float* in, float* out, int64_t n) {
+    HWY_DYNAMIC_DISPATCH(cos_float32)(f, in, out, n);
+  });
 }
 
 TensorBase cos_out(const TensorBase& self, const TensorBase& out) {
   TensorIterator it(IteratorConfig::unary_float("cos", self, out));
   KILN_DISPATCH_FLOATING_TYPES(it.compute_dtype(), "cos", [&] {
-    unary_kernel<scalar_t, scalar_t>(it, formulas::cos<scalar_t>{},
-                                   float32_only<scalar_t>(cos_float32));
+    cos_loop<scalar_t>(it, formulas::cos<scalar_t>{});
   });
   return it.output();
 }

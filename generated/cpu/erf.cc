@@ -35,8 +35,8 @@ struct erf_vector {
   }
 };
 
-void erf_float32(const float* in, float* out, int64_t n) {
-  unary_float_run<float>(erf_vector(), formulas::erf<float>(), in, out, n);
+void erf_float32(const formulas::erf<float>& f, const float* in, float* out, int64_t n) {
+  unary_float_run<float>(erf_vector{}, f, in, out, n);
 }
 
 }  // namespace HWY_NAMESPACE
@@ -53,16 +53,24 @@ namespace cpu {
 
 HWY_EXPORT(erf_float32);
 
-// The vector loop for the best target this CPU supports (chosen on the first call).
-static void erf_float32(const float* in, float* out, int64_t n) {
-  HWY_DYNAMIC_DISPATCH(erf_float32)(in, out, n);
+// The loop over the iterator in compute dtype T: the scalar functor, and for float32 the vector
+// loop for the best target this CPU supports (chosen on the first call).
+template <typename T>
+static void erf_loop(const TensorIterator& it, const formulas::erf<T>& f) {
+  unary_kernel<T, T>(it, f);
+}
+
+template <>
+void erf_loop<float>(const TensorIterator& it, const formulas::erf<float>& f) {
+  unary_kernel<float, float>(it, f, [&f](const float* in, float* out, int64_t n) {
+    HWY_DYNAMIC_DISPATCH(erf_float32)(f, in, out, n);
+  });
 }
 
 TensorBase erf_out(const TensorBase& self, const TensorBase& out) {
   TensorIterator it(IteratorConfig::unary_float("erf", self, out));
   KILN_DISPATCH_FLOATING_TYPES(it.compute_dtype(), "erf", [&] {
-    unary_kernel<scalar_t, scalar_t>(it, formulas::erf<scalar_t>{},
-                                   float32_only<scalar_t>(erf_float32));
+    erf_loop<scalar_t>(it, formulas::erf<scalar_t>{});
   });
   return it.output();
 }

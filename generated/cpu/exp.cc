@@ -35,8 +35,8 @@ struct exp_vector {
   }
 };
 
-void exp_float32(const float* in, float* out, int64_t n) {
-  unary_float_run<float>(exp_vector(), formulas::exp<float>(), in, out, n);
+void exp_float32(const formulas::exp<float>& f, const float* in, float* out, int64_t n) {
+  unary_float_run<float>(exp_vector{}, f, in, out, n);
 }
 
 }  // namespace HWY_NAMESPACE
@@ -53,16 +53,24 @@ namespace cpu {
 
 HWY_EXPORT(exp_float32);
 
-// The vector loop for the best target this CPU supports (chosen on the first call).
-static void exp_float32(const float* in, float* out, int64_t n) {
-  HWY_DYNAMIC_DISPATCH(exp_float32)(in, out, n);
+// The loop over the iterator in compute dtype T: the scalar functor, and for float32 the vector
+// loop for the best target this CPU supports (chosen on the first call).
+template <typename T>
+static void exp_loop(const TensorIterator& it, const formulas::exp<T>& f) {
+  unary_kernel<T, T>(it, f);
+}
+
+template <>
+void exp_loop<float>(const TensorIterator& it, const formulas::exp<float>& f) {
+  unary_kernel<float, float>(it, f, [&f](const float* in, float* out, int64_t n) {
+    HWY_DYNAMIC_DISPATCH(exp_float32)(f, in, out, n);
+  });
 }
 
 TensorBase exp_out(const TensorBase& self, const TensorBase& out) {
   TensorIterator it(IteratorConfig::unary_float("exp", self, out));
   KILN_DISPATCH_FLOATING_TYPES(it.compute_dtype(), "exp", [&] {
-    unary_kernel<scalar_t, scalar_t>(it, formulas::exp<scalar_t>{},
-                                   float32_only<scalar_t>(exp_float32));
+    exp_loop<scalar_t>(it, formulas::exp<scalar_t>{});
   });
   return it.output();
 }

@@ -35,8 +35,8 @@ struct expm1_vector {
   }
 };
 
-void expm1_float32(const float* in, float* out, int64_t n) {
-  unary_float_run<double>(expm1_vector(), formulas::expm1<float>(), in, out, n);
+void expm1_float32(const formulas::expm1<float>& f, const float* in, float* out, int64_t n) {
+  unary_float_run<double>(expm1_vector{}, f, in, out, n);
 }
 
 }  // namespace HWY_NAMESPACE
@@ -53,16 +53,24 @@ namespace cpu {
 
 HWY_EXPORT(expm1_float32);
 
-// The vector loop for the best target this CPU supports (chosen on the first call).
-static void expm1_float32(const float* in, float* out, int64_t n) {
-  HWY_DYNAMIC_DISPATCH(expm1_float32)(in, out, n);
+// The loop over the iterator in compute dtype T: the scalar functor, and for float32 the vector
+// loop for the best target this CPU supports (chosen on the first call).
+template <typename T>
+static void expm1_loop(const TensorIterator& it, const formulas::expm1<T>& f) {
+  unary_kernel<T, T>(it, f);
+}
+
+template <>
+void expm1_loop<float>(const TensorIterator& it, const formulas::expm1<float>& f) {
+  unary_kernel<float, float>(it, f, [&f](const float* in, float* out, int64_t n) {
+    HWY_DYNAMIC_DISPATCH(expm1_float32)(f, in, out, n);
+  });
 }
 
 TensorBase expm1_out(const TensorBase& self, const TensorBase& out) {
   TensorIterator it(IteratorConfig::unary_float("expm1", self, out));
   KILN_DISPATCH_FLOATING_TYPES(it.compute_dtype(), "expm1", [&] {
-    unary_kernel<scalar_t, scalar_t>(it, formulas::expm1<scalar_t>{},
-                                   float32_only<scalar_t>(expm1_float32));
+    expm1_loop<scalar_t>(it, formulas::expm1<scalar_t>{});
   });
   return it.output();
 }

@@ -3,7 +3,7 @@
 //   self <= other
 // Bool tensors compute in bool: `self * other` is their logical and, which GCC flags as suspicious.
 #pragma GCC diagnostic ignored "-Wint-in-bool-context"
-// Scalar only: vector kernels take one-argument formulas for now.
+// Scalar only: vector kernels write floating results only for now.
 #include "generated/kernels/le.h"
 #include "generated/pointwise/le.h"
 #include "runtime/kernels/cpu/loops.h"

@@ -35,8 +35,8 @@ struct log_vector {
   }
 };
 
-void log_float32(const float* in, float* out, int64_t n) {
-  unary_float_run<float>(log_vector(), formulas::log<float>(), in, out, n);
+void log_float32(const formulas::log<float>& f, const float* in, float* out, int64_t n) {
+  unary_float_run<float>(log_vector{}, f, in, out, n);
 }
 
 }  // namespace HWY_NAMESPACE
@@ -53,16 +53,24 @@ namespace cpu {
 
 HWY_EXPORT(log_float32);
 
-// The vector loop for the best target this CPU supports (chosen on the first call).
-static void log_float32(const float* in, float* out, int64_t n) {
-  HWY_DYNAMIC_DISPATCH(log_float32)(in, out, n);
+// The loop over the iterator in compute dtype T: the scalar functor, and for float32 the vector
+// loop for the best target this CPU supports (chosen on the first call).
+template <typename T>
+static void log_loop(const TensorIterator& it, const formulas::log<T>& f) {
+  unary_kernel<T, T>(it, f);
+}
+
+template <>
+void log_loop<float>(const TensorIterator& it, const formulas::log<float>& f) {
+  unary_kernel<float, float>(it, f, [&f](const float* in, float* out, int64_t n) {
+    HWY_DYNAMIC_DISPATCH(log_float32)(f, in, out, n);
+  });
 }
 
 TensorBase log_out(const TensorBase& self, const TensorBase& out) {
   TensorIterator it(IteratorConfig::unary_float("log", self, out));
   KILN_DISPATCH_FLOATING_TYPES(it.compute_dtype(), "log", [&] {
-    unary_kernel<scalar_t, scalar_t>(it, formulas::log<scalar_t>{},
-                                   float32_only<scalar_t>(log_float32));
+    log_loop<scalar_t>(it, formulas::log<scalar_t>{});
   });
   return it.output();
 }

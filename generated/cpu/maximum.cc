@@ -3,21 +3,78 @@
 //   maximum(self, other)
 // Bool tensors compute in bool: `self * other` is their logical and, which GCC flags as suspicious.
 #pragma GCC diagnostic ignored "-Wint-in-bool-context"
-// Scalar only: vector kernels take one-argument formulas for now.
-#include "generated/kernels/maximum.h"
+//
+// float32 (float16, bfloat16 and integer inputs reach the loop as float32 runs too) goes to a
+// vector loop compiled for several instruction sets, picked at run time for this CPU by Highway's
+// dynamic dispatch (runtime/kernels/cpu/vector_formula-inl.h); strided runs reach it through a
+// buffer (runtime/kernels/cpu/loops.h), so the layout never changes a result. float64 runs the
+// scalar functor.
+// The formula has exact operations only, so the vector loop evaluates it in float lanes: the
+// scalar functor's bits, a whole vector at a time.
+// hwy/foreach_target.h compiles this file once per target (runtime/kernels/cpu/vector_targets.h);
+// the kernel itself, under HWY_ONCE, is compiled once.
+#undef HWY_TARGET_INCLUDE
+#define HWY_TARGET_INCLUDE "generated/cpu/maximum.cc"
+#include "runtime/kernels/cpu/vector_targets.h"
+#include <hwy/foreach_target.h>  // IWYU pragma: keep
+#include <hwy/highway.h>
+
 #include "generated/pointwise/maximum.h"
+#include "runtime/kernels/cpu/vector_formula-inl.h"
+
+HWY_BEFORE_NAMESPACE();
+namespace kiln {
+namespace cpu {
+namespace HWY_NAMESPACE {
+
+// maximum(self, other), over vectors of float.
+struct maximum_vector {
+  template <class D, class V>
+  HWY_INLINE V operator()(D d, V self, V other) const {
+    return kv::Maximum(d, self, other);
+  }
+};
+
+void maximum_float32(const formulas::maximum<float>& f, const float* a, int64_t a_step, const float* b,
+                       int64_t b_step, float* out, int64_t n) {
+  binary_float_run<float>(maximum_vector{}, f, a, a_step, b, b_step, out, n);
+}
+
+}  // namespace HWY_NAMESPACE
+}  // namespace cpu
+}  // namespace kiln
+HWY_AFTER_NAMESPACE();
+
+#if HWY_ONCE
+#include "generated/kernels/maximum.h"
 #include "runtime/kernels/cpu/loops.h"
 
 namespace kiln {
 namespace cpu {
 
+HWY_EXPORT(maximum_float32);
+
+// The loop over the iterator in compute dtype T: the scalar functor, and for float32 the vector
+// loop for the best target this CPU supports (chosen on the first call).
+template <typename T>
+static void maximum_loop(const TensorIterator& it, const formulas::maximum<T>& f) {
+  binary_kernel<T, T>(it, f);
+}
+
+template <>
+void maximum_loop<float>(const TensorIterator& it, const formulas::maximum<float>& f) {
+  binary_kernel<float, float>(it, f, [&f](const float* a, int64_t a_step, const float* b, int64_t b_step, float* out,
+                                      int64_t n) { HWY_DYNAMIC_DISPATCH(maximum_float32)(f, a, a_step, b, b_step, out, n); });
+}
+
 TensorBase maximum_out(const TensorBase& self, const TensorBase& other, const TensorBase& out) {
   TensorIterator it(IteratorConfig::binary("maximum", self, other, out));
   KILN_DISPATCH_ALL_TYPES(it.compute_dtype(), "maximum", [&] {
-    binary_kernel<scalar_t, scalar_t>(it, formulas::maximum<scalar_t>{});
+    maximum_loop<scalar_t>(it, formulas::maximum<scalar_t>{});
   });
   return it.output();
 }
 
 }  // namespace cpu
 }  // namespace kiln
+#endif  // HWY_ONCE

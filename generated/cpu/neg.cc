@@ -33,8 +33,8 @@ struct neg_vector {
   }
 };
 
-void neg_float32(const float* in, float* out, int64_t n) {
-  unary_float_run<float>(neg_vector(), formulas::neg<float>(), in, out, n);
+void neg_float32(const formulas::neg<float>& f, const float* in, float* out, int64_t n) {
+  unary_float_run<float>(neg_vector{}, f, in, out, n);
 }
 
 }  // namespace HWY_NAMESPACE
@@ -52,16 +52,24 @@ namespace cpu {
 
 HWY_EXPORT(neg_float32);
 
-// The vector loop for the best target this CPU supports (chosen on the first call).
-static void neg_float32(const float* in, float* out, int64_t n) {
-  HWY_DYNAMIC_DISPATCH(neg_float32)(in, out, n);
+// The loop over the iterator in compute dtype T: the scalar functor, and for float32 the vector
+// loop for the best target this CPU supports (chosen on the first call).
+template <typename T>
+static void neg_loop(const TensorIterator& it, const formulas::neg<T>& f) {
+  unary_kernel<T, T>(it, f);
+}
+
+template <>
+void neg_loop<float>(const TensorIterator& it, const formulas::neg<float>& f) {
+  unary_kernel<float, float>(it, f, [&f](const float* in, float* out, int64_t n) {
+    HWY_DYNAMIC_DISPATCH(neg_float32)(f, in, out, n);
+  });
 }
 
 TensorBase neg_out(const TensorBase& self, const TensorBase& out) {
   TensorIterator it(neg_meta(self, out));
   KILN_DISPATCH_NUMERIC_TYPES(it.compute_dtype(), "neg", [&] {
-    unary_kernel<scalar_t, scalar_t>(it, formulas::neg<scalar_t>{},
-                                   float32_only<scalar_t>(neg_float32));
+    neg_loop<scalar_t>(it, formulas::neg<scalar_t>{});
   });
   return it.output();
 }

@@ -3,7 +3,7 @@
 //   pow(self, exponent)
 // Bool tensors compute in bool: `self * other` is their logical and, which GCC flags as suspicious.
 #pragma GCC diagnostic ignored "-Wint-in-bool-context"
-// Scalar only: vector kernels take no Scalar arguments and floating results only, for now.
+// Scalar only: no vector pow().
 #include "generated/kernels/pow.h"
 #include "generated/pointwise/pow_tensor_scalar.h"
 #include "runtime/kernels/cpu/loops.h"

@@ -33,8 +33,8 @@ struct reciprocal_vector {
   }
 };
 
-void reciprocal_float32(const float* in, float* out, int64_t n) {
-  unary_float_run<float>(reciprocal_vector(), formulas::reciprocal<float>(), in, out, n);
+void reciprocal_float32(const formulas::reciprocal<float>& f, const float* in, float* out, int64_t n) {
+  unary_float_run<float>(reciprocal_vector{}, f, in, out, n);
 }
 
 }  // namespace HWY_NAMESPACE
@@ -51,16 +51,24 @@ namespace cpu {
 
 HWY_EXPORT(reciprocal_float32);
 
-// The vector loop for the best target this CPU supports (chosen on the first call).
-static void reciprocal_float32(const float* in, float* out, int64_t n) {
-  HWY_DYNAMIC_DISPATCH(reciprocal_float32)(in, out, n);
+// The loop over the iterator in compute dtype T: the scalar functor, and for float32 the vector
+// loop for the best target this CPU supports (chosen on the first call).
+template <typename T>
+static void reciprocal_loop(const TensorIterator& it, const formulas::reciprocal<T>& f) {
+  unary_kernel<T, T>(it, f);
+}
+
+template <>
+void reciprocal_loop<float>(const TensorIterator& it, const formulas::reciprocal<float>& f) {
+  unary_kernel<float, float>(it, f, [&f](const float* in, float* out, int64_t n) {
+    HWY_DYNAMIC_DISPATCH(reciprocal_float32)(f, in, out, n);
+  });
 }
 
 TensorBase reciprocal_out(const TensorBase& self, const TensorBase& out) {
   TensorIterator it(IteratorConfig::unary_float("reciprocal", self, out));
   KILN_DISPATCH_FLOATING_TYPES(it.compute_dtype(), "reciprocal", [&] {
-    unary_kernel<scalar_t, scalar_t>(it, formulas::reciprocal<scalar_t>{},
-                                   float32_only<scalar_t>(reciprocal_float32));
+    reciprocal_loop<scalar_t>(it, formulas::reciprocal<scalar_t>{});
   });
   return it.output();
 }

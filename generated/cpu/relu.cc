@@ -33,8 +33,8 @@ struct relu_vector {
   }
 };
 
-void relu_float32(const float* in, float* out, int64_t n) {
-  unary_float_run<float>(relu_vector(), formulas::relu<float>(), in, out, n);
+void relu_float32(const formulas::relu<float>& f, const float* in, float* out, int64_t n) {
+  unary_float_run<float>(relu_vector{}, f, in, out, n);
 }
 
 }  // namespace HWY_NAMESPACE
@@ -51,16 +51,24 @@ namespace cpu {
 
 HWY_EXPORT(relu_float32);
 
-// The vector loop for the best target this CPU supports (chosen on the first call).
-static void relu_float32(const float* in, float* out, int64_t n) {
-  HWY_DYNAMIC_DISPATCH(relu_float32)(in, out, n);
+// The loop over the iterator in compute dtype T: the scalar functor, and for float32 the vector
+// loop for the best target this CPU supports (chosen on the first call).
+template <typename T>
+static void relu_loop(const TensorIterator& it, const formulas::relu<T>& f) {
+  unary_kernel<T, T>(it, f);
+}
+
+template <>
+void relu_loop<float>(const TensorIterator& it, const formulas::relu<float>& f) {
+  unary_kernel<float, float>(it, f, [&f](const float* in, float* out, int64_t n) {
+    HWY_DYNAMIC_DISPATCH(relu_float32)(f, in, out, n);
+  });
 }
 
 TensorBase relu_out(const TensorBase& self, const TensorBase& out) {
   TensorIterator it(IteratorConfig::unary("relu", self, out));
   KILN_DISPATCH_NUMERIC_TYPES(it.compute_dtype(), "relu", [&] {
-    unary_kernel<scalar_t, scalar_t>(it, formulas::relu<scalar_t>{},
-                                   float32_only<scalar_t>(relu_float32));
+    relu_loop<scalar_t>(it, formulas::relu<scalar_t>{});
   });
   return it.output();
 }

@@ -33,8 +33,8 @@ struct rsqrt_vector {
   }
 };
 
-void rsqrt_float32(const float* in, float* out, int64_t n) {
-  unary_float_run<float>(rsqrt_vector(), formulas::rsqrt<float>(), in, out, n);
+void rsqrt_float32(const formulas::rsqrt<float>& f, const float* in, float* out, int64_t n) {
+  unary_float_run<float>(rsqrt_vector{}, f, in, out, n);
 }
 
 }  // namespace HWY_NAMESPACE
@@ -51,16 +51,24 @@ namespace cpu {
 
 HWY_EXPORT(rsqrt_float32);
 
-// The vector loop for the best target this CPU supports (chosen on the first call).
-static void rsqrt_float32(const float* in, float* out, int64_t n) {
-  HWY_DYNAMIC_DISPATCH(rsqrt_float32)(in, out, n);
+// The loop over the iterator in compute dtype T: the scalar functor, and for float32 the vector
+// loop for the best target this CPU supports (chosen on the first call).
+template <typename T>
+static void rsqrt_loop(const TensorIterator& it, const formulas::rsqrt<T>& f) {
+  unary_kernel<T, T>(it, f);
+}
+
+template <>
+void rsqrt_loop<float>(const TensorIterator& it, const formulas::rsqrt<float>& f) {
+  unary_kernel<float, float>(it, f, [&f](const float* in, float* out, int64_t n) {
+    HWY_DYNAMIC_DISPATCH(rsqrt_float32)(f, in, out, n);
+  });
 }
 
 TensorBase rsqrt_out(const TensorBase& self, const TensorBase& out) {
   TensorIterator it(IteratorConfig::unary_float("rsqrt", self, out));
   KILN_DISPATCH_FLOATING_TYPES(it.compute_dtype(), "rsqrt", [&] {
-    unary_kernel<scalar_t, scalar_t>(it, formulas::rsqrt<scalar_t>{},
-                                   float32_only<scalar_t>(rsqrt_float32));
+    rsqrt_loop<scalar_t>(it, formulas::rsqrt<scalar_t>{});
   });
   return it.output();
 }

@@ -35,8 +35,8 @@ struct sigmoid_vector {
   }
 };
 
-void sigmoid_float32(const float* in, float* out, int64_t n) {
-  unary_float_run<float>(sigmoid_vector(), formulas::sigmoid<float>(), in, out, n);
+void sigmoid_float32(const formulas::sigmoid<float>& f, const float* in, float* out, int64_t n) {
+  unary_float_run<float>(sigmoid_vector{}, f, in, out, n);
 }
 
 }  // namespace HWY_NAMESPACE
@@ -53,16 +53,24 @@ namespace cpu {
 
 HWY_EXPORT(sigmoid_float32);
 
-// The vector loop for the best target this CPU supports (chosen on the first call).
-static void sigmoid_float32(const float* in, float* out, int64_t n) {
-  HWY_DYNAMIC_DISPATCH(sigmoid_float32)(in, out, n);
+// The loop over the iterator in compute dtype T: the scalar functor, and for float32 the vector
+// loop for the best target this CPU supports (chosen on the first call).
+template <typename T>
+static void sigmoid_loop(const TensorIterator& it, const formulas::sigmoid<T>& f) {
+  unary_kernel<T, T>(it, f);
+}
+
+template <>
+void sigmoid_loop<float>(const TensorIterator& it, const formulas::sigmoid<float>& f) {
+  unary_kernel<float, float>(it, f, [&f](const float* in, float* out, int64_t n) {
+    HWY_DYNAMIC_DISPATCH(sigmoid_float32)(f, in, out, n);
+  });
 }
 
 TensorBase sigmoid_out(const TensorBase& self, const TensorBase& out) {
   TensorIterator it(IteratorConfig::unary_float("sigmoid", self, out));
   KILN_DISPATCH_FLOATING_TYPES(it.compute_dtype(), "sigmoid", [&] {
-    unary_kernel<scalar_t, scalar_t>(it, formulas::sigmoid<scalar_t>{},
-                                   float32_only<scalar_t>(sigmoid_float32));
+    sigmoid_loop<scalar_t>(it, formulas::sigmoid<scalar_t>{});
   });
   return it.output();
 }

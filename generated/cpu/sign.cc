@@ -35,8 +35,8 @@ struct sign_vector {
   }
 };
 
-void sign_float32(const float* in, float* out, int64_t n) {
-  unary_float_run<float>(sign_vector(), formulas::sign<float>(), in, out, n);
+void sign_float32(const formulas::sign<float>& f, const float* in, float* out, int64_t n) {
+  unary_float_run<float>(sign_vector{}, f, in, out, n);
 }
 
 }  // namespace HWY_NAMESPACE
@@ -53,16 +53,24 @@ namespace cpu {
 
 HWY_EXPORT(sign_float32);
 
-// The vector loop for the best target this CPU supports (chosen on the first call).
-static void sign_float32(const float* in, float* out, int64_t n) {
-  HWY_DYNAMIC_DISPATCH(sign_float32)(in, out, n);
+// The loop over the iterator in compute dtype T: the scalar functor, and for float32 the vector
+// loop for the best target this CPU supports (chosen on the first call).
+template <typename T>
+static void sign_loop(const TensorIterator& it, const formulas::sign<T>& f) {
+  unary_kernel<T, T>(it, f);
+}
+
+template <>
+void sign_loop<float>(const TensorIterator& it, const formulas::sign<float>& f) {
+  unary_kernel<float, float>(it, f, [&f](const float* in, float* out, int64_t n) {
+    HWY_DYNAMIC_DISPATCH(sign_float32)(f, in, out, n);
+  });
 }
 
 TensorBase sign_out(const TensorBase& self, const TensorBase& out) {
   TensorIterator it(IteratorConfig::unary("sign", self, out));
   KILN_DISPATCH_ALL_TYPES(it.compute_dtype(), "sign", [&] {
-    unary_kernel<scalar_t, scalar_t>(it, formulas::sign<scalar_t>{},
-                                   float32_only<scalar_t>(sign_float32));
+    sign_loop<scalar_t>(it, formulas::sign<scalar_t>{});
   });
   return it.output();
 }

@@ -35,8 +35,8 @@ struct silu_vector {
   }
 };
 
-void silu_float32(const float* in, float* out, int64_t n) {
-  unary_float_run<float>(silu_vector(), formulas::silu<float>(), in, out, n);
+void silu_float32(const formulas::silu<float>& f, const float* in, float* out, int64_t n) {
+  unary_float_run<float>(silu_vector{}, f, in, out, n);
 }
 
 }  // namespace HWY_NAMESPACE
@@ -53,16 +53,24 @@ namespace cpu {
 
 HWY_EXPORT(silu_float32);
 
-// The vector loop for the best target this CPU supports (chosen on the first call).
-static void silu_float32(const float* in, float* out, int64_t n) {
-  HWY_DYNAMIC_DISPATCH(silu_float32)(in, out, n);
+// The loop over the iterator in compute dtype T: the scalar functor, and for float32 the vector
+// loop for the best target this CPU supports (chosen on the first call).
+template <typename T>
+static void silu_loop(const TensorIterator& it, const formulas::silu<T>& f) {
+  unary_kernel<T, T>(it, f);
+}
+
+template <>
+void silu_loop<float>(const TensorIterator& it, const formulas::silu<float>& f) {
+  unary_kernel<float, float>(it, f, [&f](const float* in, float* out, int64_t n) {
+    HWY_DYNAMIC_DISPATCH(silu_float32)(f, in, out, n);
+  });
 }
 
 TensorBase silu_out(const TensorBase& self, const TensorBase& out) {
   TensorIterator it(IteratorConfig::unary("silu", self, out));
   KILN_DISPATCH_FLOATING_TYPES(it.compute_dtype(), "silu", [&] {
-    unary_kernel<scalar_t, scalar_t>(it, formulas::silu<scalar_t>{},
-                                   float32_only<scalar_t>(silu_float32));
+    silu_loop<scalar_t>(it, formulas::silu<scalar_t>{});
   });
   return it.output();
 }

@@ -35,8 +35,8 @@ struct sin_vector {
   }
 };
 
-void sin_float32(const float* in, float* out, int64_t n) {
-  unary_float_run<float>(sin_vector(), formulas::sin<float>(), in, out, n);
+void sin_float32(const formulas::sin<float>& f, const float* in, float* out, int64_t n) {
+  unary_float_run<float>(sin_vector{}, f, in, out, n);
 }
 
 }  // namespace HWY_NAMESPACE
@@ -53,16 +53,24 @@ namespace cpu {
 
 HWY_EXPORT(sin_float32);
 
-// The vector loop for the best target this CPU supports (chosen on the first call).
-static void sin_float32(const float* in, float* out, int64_t n) {
-  HWY_DYNAMIC_DISPATCH(sin_float32)(in, out, n);
+// The loop over the iterator in compute dtype T: the scalar functor, and for float32 the vector
+// loop for the best target this CPU supports (chosen on the first call).
+template <typename T>
+static void sin_loop(const TensorIterator& it, const formulas::sin<T>& f) {
+  unary_kernel<T, T>(it, f);
+}
+
+template <>
+void sin_loop<float>(const TensorIterator& it, const formulas::sin<float>& f) {
+  unary_kernel<float, float>(it, f, [&f](const float* in, float* out, int64_t n) {
+    HWY_DYNAMIC_DISPATCH(sin_float32)(f, in, out, n);
+  });
 }
 
 TensorBase sin_out(const TensorBase& self, const TensorBase& out) {
   TensorIterator it(IteratorConfig::unary_float("sin", self, out));
   KILN_DISPATCH_FLOATING_TYPES(it.compute_dtype(), "sin", [&] {
-    unary_kernel<scalar_t, scalar_t>(it, formulas::sin<scalar_t>{},
-                                   float32_only<scalar_t>(sin_float32));
+    sin_loop<scalar_t>(it, formulas::sin<scalar_t>{});
   });
   return it.output();
 }

@@ -33,8 +33,8 @@ struct sqrt_vector {
   }
 };
 
-void sqrt_float32(const float* in, float* out, int64_t n) {
-  unary_float_run<float>(sqrt_vector(), formulas::sqrt<float>(), in, out, n);
+void sqrt_float32(const formulas::sqrt<float>& f, const float* in, float* out, int64_t n) {
+  unary_float_run<float>(sqrt_vector{}, f, in, out, n);
 }
 
 }  // namespace HWY_NAMESPACE
@@ -51,16 +51,24 @@ namespace cpu {
 
 HWY_EXPORT(sqrt_float32);
 
-// The vector loop for the best target this CPU supports (chosen on the first call).
-static void sqrt_float32(const float* in, float* out, int64_t n) {
-  HWY_DYNAMIC_DISPATCH(sqrt_float32)(in, out, n);
+// The loop over the iterator in compute dtype T: the scalar functor, and for float32 the vector
+// loop for the best target this CPU supports (chosen on the first call).
+template <typename T>
+static void sqrt_loop(const TensorIterator& it, const formulas::sqrt<T>& f) {
+  unary_kernel<T, T>(it, f);
+}
+
+template <>
+void sqrt_loop<float>(const TensorIterator& it, const formulas::sqrt<float>& f) {
+  unary_kernel<float, float>(it, f, [&f](const float* in, float* out, int64_t n) {
+    HWY_DYNAMIC_DISPATCH(sqrt_float32)(f, in, out, n);
+  });
 }
 
 TensorBase sqrt_out(const TensorBase& self, const TensorBase& out) {
   TensorIterator it(IteratorConfig::unary_float("sqrt", self, out));
   KILN_DISPATCH_FLOATING_TYPES(it.compute_dtype(), "sqrt", [&] {
-    unary_kernel<scalar_t, scalar_t>(it, formulas::sqrt<scalar_t>{},
-                                   float32_only<scalar_t>(sqrt_float32));
+    sqrt_loop<scalar_t>(it, formulas::sqrt<scalar_t>{});
   });
   return it.output();
 }

@@ -35,8 +35,8 @@ struct tanh_vector {
   }
 };
 
-void tanh_float32(const float* in, float* out, int64_t n) {
-  unary_float_run<double>(tanh_vector(), formulas::tanh<float>(), in, out, n);
+void tanh_float32(const formulas::tanh<float>& f, const float* in, float* out, int64_t n) {
+  unary_float_run<double>(tanh_vector{}, f, in, out, n);
 }
 
 }  // namespace HWY_NAMESPACE
@@ -53,16 +53,24 @@ namespace cpu {
 
 HWY_EXPORT(tanh_float32);
 
-// The vector loop for the best target this CPU supports (chosen on the first call).
-static void tanh_float32(const float* in, float* out, int64_t n) {
-  HWY_DYNAMIC_DISPATCH(tanh_float32)(in, out, n);
+// The loop over the iterator in compute dtype T: the scalar functor, and for float32 the vector
+// loop for the best target this CPU supports (chosen on the first call).
+template <typename T>
+static void tanh_loop(const TensorIterator& it, const formulas::tanh<T>& f) {
+  unary_kernel<T, T>(it, f);
+}
+
+template <>
+void tanh_loop<float>(const TensorIterator& it, const formulas::tanh<float>& f) {
+  unary_kernel<float, float>(it, f, [&f](const float* in, float* out, int64_t n) {
+    HWY_DYNAMIC_DISPATCH(tanh_float32)(f, in, out, n);
+  });
 }
 
 TensorBase tanh_out(const TensorBase& self, const TensorBase& out) {
   TensorIterator it(IteratorConfig::unary_float("tanh", self, out));
   KILN_DISPATCH_FLOATING_TYPES(it.compute_dtype(), "tanh", [&] {
-    unary_kernel<scalar_t, scalar_t>(it, formulas::tanh<scalar_t>{},
-                                   float32_only<scalar_t>(tanh_float32));
+    tanh_loop<scalar_t>(it, formulas::tanh<scalar_t>{});
   });
   return it.output();
 }

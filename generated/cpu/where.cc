@@ -3,7 +3,7 @@
 //   self if condition else other
 // Bool tensors compute in bool: `self * other` is their logical and, which GCC flags as suspicious.
 #pragma GCC diagnostic ignored "-Wint-in-bool-context"
-// Scalar only: vector kernels take one-argument formulas for now.
+// Scalar only: vector kernels take formulas of one or two tensors for now.
 #include "generated/kernels/where.h"
 #include "generated/pointwise/where.h"
 #include "runtime/kernels/cpu/loops.h"

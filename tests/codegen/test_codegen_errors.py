@@ -345,8 +345,8 @@ def test_a_pointwise_formula_generates_functor_kernel_and_table_row(tmp_path):
     assert "#include <" not in functor  # NVRTC has no standard headers
     kernel = (tmp_path / "out" / "cpu" / "neg.cc").read_text()
     assert 'IteratorConfig::unary_float("neg", self, out)' in kernel
-    assert "unary_kernel<scalar_t, scalar_t>(it, formulas::neg<scalar_t>{},\n" in kernel
-    assert "float32_only<scalar_t>(neg_float32));" in kernel
+    assert "neg_loop<scalar_t>(it, formulas::neg<scalar_t>{});" in kernel
+    assert "HWY_DYNAMIC_DISPATCH(neg_float32)(f, in, out, n);" in kernel
     # The same tree over Highway vectors (double lanes), compiled per target and dispatched at run time.
     assert ("return hn::IfThenElse(hn::Gt(self, kv::Literal(d, 0)), self, "
             "hn::Mul(kv::Literal(d, 0.5), hn::Sub(kv::Exp(d, self), kv::Literal(d, 1))));") in kernel
@@ -380,10 +380,10 @@ def test_a_pointwise_derivative_is_rendered_into_kiln_ops(tmp_path):
 
 
 def test_a_formula_with_no_vector_intrinsic_keeps_the_scalar_kernel(tmp_path):
-    proc, _ = run_codegen(tmp_path, pointwise_schema("floor(self) * 2"), "")
+    proc, _ = run_codegen(tmp_path, pointwise_schema("atan2(self, self) * 2"), "")
     assert proc.returncode == 0, proc.stderr
     kernel = (tmp_path / "out" / "cpu" / "neg.cc").read_text()
-    assert "// Scalar only: no vector floor()." in kernel
+    assert "// Scalar only: no vector atan2()." in kernel
     assert "hwy" not in kernel and "unary_kernel<scalar_t, scalar_t>(it, formulas::neg<scalar_t>{});" in kernel
 
 
@@ -420,3 +420,16 @@ def test_a_generated_vector_kernel_compiles_for_every_target(tmp_path, formula, 
     proc = subprocess.run(["g++", "-std=c++17", "-fsyntax-only", "-fopenmp", "-Wall", "-Wno-unused-parameter",
                            "-I", str(root), str(root / "generated" / "cpu" / "neg.cc")], capture_output=True, text=True)
     assert proc.returncode == 0, proc.stderr[-4000:]
+
+
+def test_scalars_alone_are_computed_once_in_cxx():
+    sys.path.insert(0, os.path.join(REPO, "codegen"))
+    try:
+        import pointwise
+    finally:
+        sys.path.pop(0)
+    f = pointwise.parse_formula({"formula": "self * (1 - w) if mode == 'b' else other * abs(w)", "choices": {"mode": ["a", "b"]}},
+                                ["self", "other"], ["w", "mode"], [], ["mode"])
+    assert pointwise.vector_unsupported(f) is None  # abs(w) is uniform: C++, not a vector abs
+    assert pointwise.render_vector(f.root, f.args, f.scalars) == (
+        "((s.mode == T(1)) ? hn::Mul(self, kv::Uniform(d, (T(1) - s.w))) : hn::Mul(other, kv::Uniform(d, pm::abs(s.w))))")

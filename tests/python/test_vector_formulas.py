@@ -28,7 +28,13 @@ from op_db.schema_facts import _load as load_schema
 from op_db.schema_facts import vector_formula_ops
 from op_db.ulp import VECTOR_ULP_BOUND, torch_ulp_error, ulp_error
 
-LANES = vector_formula_ops()
+# The one-tensor formulas without Scalars (exp, sigmoid, ...): this file's tests call them as op(x).
+# Formulas with Scalars or two tensors (add, gelu, clamp) are checked at the end of this file and,
+# on every op record, by test_pointwise_formulas.py.
+LANES = {op: lanes for op, lanes in vector_formula_ops().items()
+         if [a.type.is_tensor for a in next(nf.schema for nf in load_schema()[0] if nf.schema.full_name == op).arguments]
+         == [True]}
+ALL_LANES = vector_formula_ops()
 VECTOR_OPS = sorted(op for op, lanes in LANES.items() if not lanes.startswith("scalar"))
 # Ops that refuse integer inputs (silu, as torch), where exp(int32) computes in float32.
 FLOATING_ONLY = {nf.schema.full_name for nf in load_schema()[0]

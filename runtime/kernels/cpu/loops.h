@@ -1,10 +1,10 @@
 // Inner loops for pointwise kernels: a contiguous fast path the compiler can
 // vectorize, a scalar-broadcast path, and the general strided path.
 //
-// A kernel may hand unary_kernel a function for contiguous runs (`contiguous`): the generated
-// formula kernels pass their vector loop for float32 (Highway, dispatched at run time;
+// A kernel may hand unary_kernel and binary_kernel a vector loop (`vector`): the generated
+// formula kernels pass theirs for float32 (Highway, dispatched at run time;
 // runtime/kernels/cpu/vector_formula-inl.h). It then computes every element: a strided run is
-// copied through a buffer on the stack a chunk at a time, so a result never depends on the
+// copied through buffers on the stack a chunk at a time, so a result never depends on the
 // layout (an out= into a strided tensor gives the bits of the functional form), which a scalar
 // functor for strided runs would not give where the two round differently.
 //
@@ -23,43 +23,46 @@
 namespace kiln {
 namespace cpu {
 
-// A function that computes n elements of a contiguous run: out[i] = f(in[i]) (in may be out).
-template <typename out_t, typename in_t>
-using ContiguousRun = void (*)(const in_t* in, out_t* out, int64_t n);
+// No vector loop: the kernel runs its scalar functor on every run.
+struct NoVectorRun {};
 
-// `run` where the loop's dtype is float32, nullptr (the scalar functor) for the other dtypes.
-template <typename T>
-ContiguousRun<T, T> float32_only(ContiguousRun<float, float> run) {
-  if constexpr (std::is_same<T, float>::value) {
-    return run;
-  } else {
-    return nullptr;
+// Runs `vector` (a generated formula kernel's float32 loop) on n elements whose inputs and output
+// are strided: a chunk at a time through buffers on the stack, so an element's result never
+// depends on the layout. `call(in buffers, out buffer, m)` runs the vector loop on one chunk.
+template <int kInputs, typename out_t, typename in_t, typename Call>
+void through_buffers(char** data, const int64_t* strides, int64_t n, Call call) {
+  in_t in[kInputs][kConvertChunk];
+  out_t out[kConvertChunk];
+  for (int64_t start = 0; start < n; start += kConvertChunk) {
+    const int64_t m = n - start < kConvertChunk ? n - start : kConvertChunk;
+    for (int k = 0; k < kInputs; ++k) {
+      const char* p = data[k + 1] + start * strides[k + 1];
+      for (int64_t i = 0; i < m; ++i) in[k][i] = *reinterpret_cast<const in_t*>(p + i * strides[k + 1]);
+    }
+    call(in, out, m);
+    char* o = data[0] + start * strides[0];
+    for (int64_t i = 0; i < m; ++i) *reinterpret_cast<out_t*>(o + i * strides[0]) = out[i];
   }
 }
 
-template <typename out_t, typename in_t, typename F>
-void unary_kernel(const TensorIterator& it, F f, ContiguousRun<out_t, in_t> contiguous = nullptr) {
-  for_each(it, [&f, contiguous](char** data, const int64_t* strides, int64_t n) {
+// out = f(in) elementwise. `vector`, when given, computes contiguous runs (vector(in, out, n));
+// strided ones reach it through buffers.
+template <typename out_t, typename in_t, typename F, typename V = NoVectorRun>
+void unary_kernel(const TensorIterator& it, F f, V vector = {}) {
+  constexpr bool has_vector = !std::is_same<V, NoVectorRun>::value;
+  for_each(it, [&f, &vector](char** data, const int64_t* strides, int64_t n) {
     if (strides[0] == sizeof(out_t) && strides[1] == sizeof(in_t)) {
-      if (contiguous != nullptr) {
-        contiguous(reinterpret_cast<const in_t*>(data[1]), reinterpret_cast<out_t*>(data[0]), n);
-        return;
-      }
       out_t* __restrict__ o = reinterpret_cast<out_t*>(data[0]);
       const in_t* __restrict__ a = reinterpret_cast<const in_t*>(data[1]);
+      if constexpr (has_vector) {
+        vector(a, o, n);
+      } else {
 #pragma omp simd
-      for (int64_t i = 0; i < n; ++i) o[i] = f(a[i]);
-    } else if (contiguous != nullptr) {
-      in_t in[kConvertChunk];
-      out_t out[kConvertChunk];
-      for (int64_t start = 0; start < n; start += kConvertChunk) {
-        const int64_t m = n - start < kConvertChunk ? n - start : kConvertChunk;
-        const char* a = data[1] + start * strides[1];
-        for (int64_t i = 0; i < m; ++i) in[i] = *reinterpret_cast<const in_t*>(a + i * strides[1]);
-        contiguous(in, out, m);
-        char* o = data[0] + start * strides[0];
-        for (int64_t i = 0; i < m; ++i) *reinterpret_cast<out_t*>(o + i * strides[0]) = out[i];
+        for (int64_t i = 0; i < n; ++i) o[i] = f(a[i]);
       }
+    } else if constexpr (has_vector) {
+      through_buffers<1, out_t, in_t>(data, strides, n,
+                                      [&vector](in_t (*in)[kConvertChunk], out_t* out, int64_t m) { vector(in[0], out, m); });
     } else {
       for (int64_t i = 0; i < n; ++i)
         *reinterpret_cast<out_t*>(data[0] + i * strides[0]) = f(*reinterpret_cast<const in_t*>(data[1] + i * strides[1]));
@@ -67,13 +70,28 @@ void unary_kernel(const TensorIterator& it, F f, ContiguousRun<out_t, in_t> cont
   });
 }
 
-template <typename out_t, typename in_t, typename F>
-void binary_kernel(const TensorIterator& it, F f) {
-  for_each(it, [&f](char** data, const int64_t* strides, int64_t n) {
+// out = f(a, b) elementwise. `vector`, when given, computes runs where each input is contiguous or
+// one broadcast value (vector(a, a_step, b, b_step, out, n), steps 1 or 0); other runs reach it
+// through buffers.
+template <typename out_t, typename in_t, typename F, typename V = NoVectorRun>
+void binary_kernel(const TensorIterator& it, F f, V vector = {}) {
+  constexpr bool has_vector = !std::is_same<V, NoVectorRun>::value;
+  for_each(it, [&f, &vector](char** data, const int64_t* strides, int64_t n) {
     const bool out_contig = strides[0] == sizeof(out_t);
     out_t* __restrict__ o = reinterpret_cast<out_t*>(data[0]);
     const in_t* __restrict__ a = reinterpret_cast<const in_t*>(data[1]);
     const in_t* __restrict__ b = reinterpret_cast<const in_t*>(data[2]);
+    const bool a_run = strides[1] == sizeof(in_t) || strides[1] == 0, b_run = strides[2] == sizeof(in_t) || strides[2] == 0;
+    if constexpr (has_vector) {
+      if (out_contig && a_run && b_run) {
+        vector(a, strides[1] == 0 ? 0 : 1, b, strides[2] == 0 ? 0 : 1, o, n);
+      } else {
+        through_buffers<2, out_t, in_t>(data, strides, n, [&vector](in_t (*in)[kConvertChunk], out_t* out, int64_t m) {
+          vector(in[0], 1, in[1], 1, out, m);
+        });
+      }
+      return;
+    }
     if (out_contig && strides[1] == sizeof(in_t) && strides[2] == sizeof(in_t)) {
 #pragma omp simd
       for (int64_t i = 0; i < n; ++i) o[i] = f(a[i], b[i]);

@@ -228,6 +228,39 @@ HWY_INLINE V Sqrt(D d, V x) {
   return hn::Sqrt(x);
 }
 
+// The exact intrinsics (float lanes: the scalar functor's bits). abs clears the sign (abs(-0) is
+// +0); round is half to even, as nearbyint; a NaN operand of minimum/maximum wins, and otherwise
+// the comparison picks as pm::minimum's `a < b ? a : b` does (so at -0 vs +0, b).
+template <class D, class V>
+HWY_INLINE V Abs(D, V x) { return hn::Abs(x); }
+template <class D, class V>
+HWY_INLINE V Floor(D, V x) { return hn::Floor(x); }
+template <class D, class V>
+HWY_INLINE V Ceil(D, V x) { return hn::Ceil(x); }
+template <class D, class V>
+HWY_INLINE V Trunc(D, V x) { return hn::Trunc(x); }
+template <class D, class V>
+HWY_INLINE V Round(D, V x) { return hn::Round(x); }
+template <class D, class V>
+HWY_INLINE V Minimum(D, V a, V b) {
+  return hn::IfThenElse(hn::IsNaN(a), a, hn::IfThenElse(hn::IsNaN(b), b, hn::IfThenElse(hn::Lt(a, b), a, b)));
+}
+template <class D, class V>
+HWY_INLINE V Maximum(D, V a, V b) {
+  return hn::IfThenElse(hn::IsNaN(a), a, hn::IfThenElse(hn::IsNaN(b), b, hn::IfThenElse(hn::Gt(a, b), a, b)));
+}
+
+// A value of the Scalars alone (alpha, 1 - weight), computed once in C++ in the compute dtype as
+// the scalar functor computes it, in every lane; and such a condition as a mask.
+template <class D>
+HWY_INLINE hn::Vec<D> Uniform(D d, float value) {
+  return hn::Set(d, static_cast<hn::TFromD<D>>(value));
+}
+template <class D>
+HWY_INLINE hn::Mask<D> UniformMask(D d, bool value) {
+  return hn::Eq(hn::Set(d, hn::TFromD<D>(value ? 1 : 0)), hn::Set(d, hn::TFromD<D>(1)));
+}
+
 // A bool used as a number (1 or 0), and a number used as a bool (nonzero), as in C++.
 template <class D, class M>
 HWY_INLINE hn::Vec<D> FromBool(D d, M m) {
@@ -270,6 +303,49 @@ HWY_INLINE void unary_float_run(VectorF vector, ScalarF scalar, const float* in,
     for (int64_t k = 0; k < n - i; ++k) buffer[k] = in[i + k];
     hn::Store(one(hn::Load(df, buffer)), df, buffer);
     for (int64_t k = 0; k < n - i; ++k) out[i + k] = buffer[k];
+  }
+  (void)scalar;
+#endif
+}
+
+// out[i] = formula(a[i * a_step], b[i * b_step]) for a float32 run, a_step and b_step 1 (contiguous)
+// or 0 (one value broadcast), computed in `Lanes` as unary_float_run; out may be a or b.
+template <typename Lanes, class VectorF, class ScalarF>
+HWY_INLINE void binary_float_run(VectorF vector, ScalarF scalar, const float* a, int64_t a_step, const float* b,
+                                 int64_t b_step, float* out, int64_t n) {
+#if HWY_TARGET == HWY_SCALAR || HWY_TARGET == HWY_EMU128
+  for (int64_t i = 0; i < n; ++i) out[i] = scalar(a[i * a_step], b[i * b_step]);
+#else
+  static_assert(std::is_same<Lanes, double>::value || std::is_same<Lanes, float>::value, "double or float lanes");
+  if (n <= 0) return;
+  const hn::ScalableTag<Lanes> d;
+  const hn::Rebind<float, decltype(d)> df;
+  const auto one = [&](hn::Vec<decltype(df)> x, hn::Vec<decltype(df)> y) {
+    if constexpr (std::is_same<Lanes, float>::value) {
+      return vector(d, x, y);
+    } else {
+      return hn::DemoteTo(df, vector(d, hn::PromoteTo(d, x), hn::PromoteTo(d, y)));
+    }
+  };
+  const int64_t lanes = static_cast<int64_t>(hn::Lanes(d));
+  // A broadcast operand is loaded once; the loop reads it from a register.
+  const auto a_one = hn::Set(df, *a), b_one = hn::Set(df, *b);
+  const auto load = [&](const float* p, int64_t step, hn::Vec<decltype(df)> broadcast, int64_t i) {
+    return step != 0 ? hn::LoadU(df, p + i) : broadcast;
+  };
+  int64_t i = 0;
+  for (; i + lanes <= n; i += lanes)
+    hn::StoreU(one(load(a, a_step, a_one, i), load(b, b_step, b_one, i)), df, out + i);
+  if (i < n) {
+    // The last partial vector from padded copies, as in unary_float_run.
+    HWY_ALIGN float xa[hn::MaxLanes(df)] = {};
+    HWY_ALIGN float xb[hn::MaxLanes(df)] = {};
+    for (int64_t k = 0; k < n - i; ++k) {
+      xa[k] = a[(i + k) * a_step];
+      xb[k] = b[(i + k) * b_step];
+    }
+    hn::Store(one(hn::Load(df, xa), hn::Load(df, xb)), df, xa);
+    for (int64_t k = 0; k < n - i; ++k) out[i + k] = xa[k];
   }
   (void)scalar;
 #endif
