@@ -1,0 +1,267 @@
+"""The reductions' vector loops (runtime/kernels/cpu/vector_reduce-inl.h, through
+vector_reductions.h): sum, mean, amax, amin, argmax, argmin, max.dim and min.dim, on every SIMD
+target this build has for this CPU (kiln._C._simd_targets(), each forced in turn, the baseline
+included), against torch:
+
+* lengths around every vector width (and the 64-lane sum's groups and 1024-element chunks);
+* NaN at various positions (amax/amin propagate it; argmax/argmin give the first NaN's index),
+  infinities of both signs (a max's NaN check sees +inf + -inf as NaN and must still answer
+  right), -0.0 next to 0.0, all-equal inputs and ties (the first index);
+* int32 and int64, float64;
+* the contiguous row (last dim, everything) and columns (a reduced dim with kept dims after it);
+* sums bit for bit against a NumPy model of the documented order (element i in lane i % 64, 64-lane
+  fold, 1024-element chunks in double), which makes them independent of the target, of where a
+  run starts in memory and of the thread count when each output is one line.
+"""
+import numpy as np
+import pytest
+import torch
+
+import kiln
+
+TARGETS = kiln._C._simd_targets()
+LENGTHS = [1, 2, 3, 4, 7, 8, 9, 15, 16, 17, 31, 32, 33, 63, 64, 65, 127, 128, 129, 255, 256, 257, 1000, 1023,
+           1024, 1025, 4099, 65536, 100003, 1000003]
+SHORT = [n for n in LENGTHS if n <= 4099]
+
+
+@pytest.fixture(params=TARGETS)
+def on_target(request):
+    """Runs the test with the vector kernels on `request.param`, one thread, then back."""
+    threads = kiln.get_num_threads()
+    kiln._C._simd_use_target(request.param)
+    kiln.set_num_threads(1)
+    assert kiln._C._simd_target() == request.param
+    yield request.param
+    kiln._C._simd_use_target(None)
+    kiln.set_num_threads(threads)
+
+
+def kt(a):
+    return kiln.from_numpy(np.ascontiguousarray(a))
+
+
+def tt(a):
+    return torch.from_numpy(np.ascontiguousarray(a).copy())
+
+
+def model_sum(x, lanes=64, chunk=1024):
+    """The vector loops' sum of a float32 (or float64: lanes=16, chunk=None) run, in NumPy: element i
+    of a chunk goes to lane i % lanes, the lanes fold as lane k += lane k + w (w = lanes/2 ... 1),
+    chunk totals add in double."""
+    total = 0.0
+    step = chunk or max(len(x), 1)
+    for c in range(0, len(x), step):
+        part = x[c:c + step]
+        padded = np.zeros(-(-len(part) // lanes) * lanes, x.dtype)
+        padded[:len(part)] = part
+        acc = np.zeros(lanes, x.dtype)
+        for row in padded.reshape(-1, lanes):
+            acc = acc + row
+        w = lanes // 2
+        while w:
+            acc[:w] = acc[:w] + acc[w:2 * w]
+            w //= 2
+        total += float(acc[0])
+    return total
+
+
+def normal(n, dtype=np.float32, seed=0):
+    return np.random.default_rng(seed).standard_normal(n).astype(dtype)
+
+
+# ------------------------------------------------------------------------------------------ sums
+@pytest.mark.parametrize("n", LENGTHS)
+def test_float32_sum_is_the_documented_order_bit_for_bit(on_target, n):
+    x = normal(n, seed=n)
+    expected = np.float32(model_sum(x))
+    assert kiln.sum(kt(x)).item() == expected
+    assert kiln.mean(kt(x)).item() == np.float32(model_sum(x) / n)
+    np.testing.assert_allclose(kiln.sum(kt(x)).item(), torch.sum(tt(x)).item(), rtol=1e-5, atol=1e-4)
+
+
+@pytest.mark.parametrize("n", [1, 15, 16, 17, 100, 4099, 100003])
+def test_float64_sum_is_16_lanes_bit_for_bit(on_target, n):
+    x = normal(n, np.float64, seed=n)
+    assert kiln.sum(kt(x)).item() == model_sum(x, lanes=16, chunk=None)
+
+
+@pytest.mark.parametrize("dtype", ["float16", "bfloat16"])
+@pytest.mark.parametrize("n", [1, 15, 16, 17, 65, 1000, 1025, 1000003])
+def test_16bit_float_sum_widens_exactly(on_target, dtype, n):
+    t = tt(normal(n, seed=n)).to(getattr(torch, dtype))
+    widened = t.float().numpy()
+    k = kiln.from_numpy(widened).to(getattr(kiln, dtype))
+    expected = torch.tensor(model_sum(widened), dtype=torch.float64).to(getattr(torch, dtype))
+    got = kiln.sum(k)
+    assert got.dtype == getattr(kiln, dtype)
+    assert got.float().item() == expected.float().item()
+    # torch sums in float32 too: the same within a rounding of the 16-bit result.
+    np.testing.assert_allclose(got.float().item(), torch.sum(t).float().item(), rtol=1e-2, atol=0.1)
+
+
+@pytest.mark.parametrize("dtype", ["float16", "bfloat16"])
+def test_16bit_float_sum_special_values(on_target, dtype):
+    for values, expected in (([1.0, float("inf"), 2.0], float("inf")), ([1.0, float("nan")], float("nan")),
+                             ([float("inf"), float("-inf")], float("nan")), ([-0.0] * 40, 0.0)):
+        x = np.array(values * 20, np.float32)  # long enough for the vectors, inf/NaN in their lanes
+        got = kiln.sum(kiln.from_numpy(x).to(getattr(kiln, dtype))).float().item()
+        want = torch.sum(tt(x).to(getattr(torch, dtype))).float().item()
+        np.testing.assert_equal(got, want)
+        np.testing.assert_equal(got, expected)
+
+
+def test_sum_does_not_depend_on_alignment(on_target):
+    x = normal(5000)
+    base = kt(x)
+    for start in range(17):
+        assert kiln.sum(base[start:]).item() == np.float32(model_sum(x[start:]))
+
+
+@pytest.mark.parametrize("shape,dim", [((3, 257, 5), 1), ((1000, 33), 0), ((4, 5, 6, 7), (1, 2)),
+                                       ((2, 3, 300), (0, 1)), ((5, 1, 70), (0, 1)), ((64, 1000), 0)])
+def test_sum_over_outer_dims_as_torch(on_target, shape, dim):
+    x = normal(int(np.prod(shape))).reshape(shape)
+    for op in ("sum", "mean"):
+        got = getattr(kiln, op)(kt(x), dim).numpy()
+        np.testing.assert_allclose(got, getattr(torch, op)(tt(x), dim).numpy(), rtol=1e-5, atol=1e-5)
+        # the columns add in double, rows in order: float64's answer rounded once
+        ref = getattr(np, op)(x.astype(np.float64), axis=dim).astype(np.float32)
+        np.testing.assert_allclose(got, ref, rtol=1e-6, atol=1e-6)
+
+
+def test_sum_rows_do_not_depend_on_the_thread_count():
+    x = kt(normal(300 * 4099).reshape(300, 4099))
+    threads = kiln.get_num_threads()
+    try:
+        kiln.set_num_threads(1)
+        one = kiln.sum(x, 1).numpy(), kiln.sum(x, 0).numpy(), kiln.amax(x, 0).numpy(), kiln.argmax(x, 0).numpy()
+        kiln.set_num_threads(2)
+        two = kiln.sum(x, 1).numpy(), kiln.sum(x, 0).numpy(), kiln.amax(x, 0).numpy(), kiln.argmax(x, 0).numpy()
+    finally:
+        kiln.set_num_threads(threads)
+    for a, b in zip(one, two):
+        np.testing.assert_array_equal(a, b)
+
+
+# ------------------------------------------------------------------------------ amax ... argmin
+EXTREMES = ("amax", "amin", "argmax", "argmin")
+
+
+def check_extremes(x, dim=None):
+    """kiln's amax/amin/argmax/argmin (and max/min with a dim) against torch's, exactly (NaN
+    compares equal to NaN; the sign of a zero result is left open, as torch's depends on order)."""
+    k, t = kt(x), tt(x)
+    for op in EXTREMES:
+        got = getattr(kiln, op)(k) if dim is None else getattr(kiln, op)(k, dim)
+        want = getattr(torch, op)(t) if dim is None else getattr(torch, op)(t, dim)
+        np.testing.assert_array_equal(got.numpy(), want.numpy(), err_msg=f"{op} dim={dim} n={x.shape}")
+    if dim is not None and isinstance(dim, int):
+        for op in ("max", "min"):
+            values, indices = getattr(kiln, op)(k, dim)
+            want = getattr(torch, op)(t, dim)
+            np.testing.assert_array_equal(values.numpy(), want.values.numpy())
+            np.testing.assert_array_equal(indices.numpy(), want.indices.numpy())
+
+
+@pytest.mark.parametrize("dtype", [np.float32, np.float64, np.int32, np.int64])
+@pytest.mark.parametrize("n", SHORT + [100003])
+def test_extremes_of_a_run(on_target, dtype, n):
+    rng = np.random.default_rng(n)
+    x = rng.integers(-1000, 1000, n).astype(dtype) if np.dtype(dtype).kind == "i" else normal(n, dtype, seed=n)
+    check_extremes(x)
+    # the extreme at the last position, then at the first (a tail element, a head element)
+    for pos in (n - 1, 0):
+        y = x.copy()
+        y[pos] = np.iinfo(dtype).max if np.dtype(dtype).kind == "i" else 1e30
+        check_extremes(y)
+        y[pos] = np.iinfo(dtype).min if np.dtype(dtype).kind == "i" else -1e30
+        check_extremes(y)
+
+
+@pytest.mark.parametrize("dtype", [np.float32, np.float64])
+@pytest.mark.parametrize("n", [1, 2, 15, 16, 17, 63, 64, 65, 200, 1025, 4099])
+def test_extremes_with_nan(on_target, dtype, n):
+    x = normal(n, dtype, seed=n)
+    for positions in ([0], [n - 1], [n // 2], [n // 3, n - 1], [n - 1, n // 3]):
+        y = x.copy()
+        y[positions] = np.nan
+        check_extremes(y)
+    check_extremes(np.full(n, np.nan, dtype))
+
+
+@pytest.mark.parametrize("dtype", [np.float32, np.float64])
+@pytest.mark.parametrize("n", [3, 16, 17, 64, 65, 200, 4099])
+def test_extremes_with_infinities_and_signed_zeros(on_target, dtype, n):
+    x = normal(n, dtype, seed=n)
+    y = x.copy()
+    y[n // 2], y[-1] = np.inf, -np.inf  # their sum is NaN: the NaN check must not be fooled
+    check_extremes(y)
+    y[0] = np.nan
+    check_extremes(y)
+    z = np.full(n, np.inf, dtype)
+    check_extremes(z)
+    check_extremes(-z)
+    zeros = np.where(np.arange(n) % 3 == 0, -0.0, 0.0).astype(dtype)
+    check_extremes(zeros)
+    check_extremes(-zeros)
+    # the largest value twice: the first index
+    w = x.copy()
+    w[[n // 3, n - 1]] = 7.0
+    check_extremes(w)
+
+
+@pytest.mark.parametrize("dtype", [np.float32, np.float64, np.int32, np.int64])
+@pytest.mark.parametrize("n", [1, 16, 17, 100, 4099])
+def test_all_equal_gives_index_zero(on_target, dtype, n):
+    x = np.full(n, 3, dtype)
+    check_extremes(x)
+    assert kiln.argmax(kt(x)).item() == 0 and kiln.argmin(kt(x)).item() == 0
+
+
+@pytest.mark.parametrize("dtype", [np.float32, np.float64, np.int32, np.int64])
+@pytest.mark.parametrize("shape,dim", [((7, 100), 1), ((100, 7), 0), ((3, 65, 17), 1), ((3, 65, 17), 0),
+                                       ((2, 1000, 33), 1), ((1100, 3), 0), ((5, 3, 1030), 1), ((4, 2000), 0)])
+def test_extremes_along_a_dim(on_target, dtype, shape, dim):
+    rng = np.random.default_rng(1)
+    if np.dtype(dtype).kind == "i":
+        x = rng.integers(-5, 5, shape).astype(dtype)  # many ties: the first index must win
+    else:
+        x = rng.integers(-5, 5, shape).astype(dtype)
+        flat = x.reshape(-1)
+        flat[rng.integers(0, flat.size, max(1, flat.size // 50))] = np.nan
+        flat[rng.integers(0, flat.size, max(1, flat.size // 50))] = np.inf
+        flat[rng.integers(0, flat.size, max(1, flat.size // 50))] = -0.0
+    check_extremes(x, dim)
+    check_extremes(np.ascontiguousarray(x), dim - len(shape))
+
+
+@pytest.mark.parametrize("shape,dims", [((4, 5, 6, 7), (1, 2)), ((30, 40, 5), (0, 1)), ((3, 4, 500), (1, 2)),
+                                        ((6, 7, 8), (0, 2))])
+def test_amax_amin_over_several_dims(on_target, shape, dims):
+    x = normal(int(np.prod(shape))).reshape(shape)
+    x.reshape(-1)[::37] = np.nan
+    for op in ("amax", "amin"):
+        np.testing.assert_array_equal(getattr(kiln, op)(kt(x), dims).numpy(), getattr(torch, op)(tt(x), dims).numpy())
+
+
+def test_extremes_of_non_contiguous_inputs(on_target):
+    x = normal(300 * 70).reshape(300, 70)
+    x[5, 3] = np.nan
+    kx, tx = kt(x).t(), tt(x).t()  # strided
+    for dim in (0, 1):
+        for op in EXTREMES:
+            np.testing.assert_array_equal(getattr(kiln, op)(kx, dim).numpy(), getattr(torch, op)(tx, dim).numpy())
+    for op in ("sum", "mean"):
+        np.testing.assert_allclose(getattr(kiln, op)(kx, 1).numpy(), getattr(torch, op)(tx, 1).numpy(), rtol=1e-5,
+                                   atol=1e-5)
+
+
+def test_a_million_elements(on_target):
+    x = normal(1000003)
+    x[777777] = np.nan
+    check_extremes(x)
+    x[777777] = 9.0
+    x[999999] = 9.0
+    check_extremes(x)
+    assert kiln.argmax(kt(x)).item() == 777777
