@@ -7,7 +7,7 @@
 //   apart), computed a whole row of lanes at a time, each column in the order k = 0, 1, ... n-1.
 //
 // Orders are fixed, so a result never depends on the target, alignment or thread count:
-// * sum of a run: a fixed number of lanes (LanesSum), whatever the vector width; float32 and the
+// * sum of a run: a fixed number of lanes (LanesReduce), whatever the vector width; float32 and the
 //   16-bit floats in 1024-element chunks whose totals add in double (a 1024-element sum's rounding).
 // * sum of columns: in double, row after row: the bits of the scalar loop.
 // * amax/amin: an element replaces the best if it is greater (smaller) or the first NaN, so NaN
@@ -42,45 +42,75 @@ namespace hn = hwy::HWY_NAMESPACE;
 // Elements per chunk of a float32 (or 16-bit float) sum; chunk totals add in double.
 constexpr int64_t kSumChunk = 1024;
 
-// The sum of n values (T: float or double) in kLanes lanes: element i is added to lane
-// i % kLanes (the last, partial group from a zero-padded copy: an accumulator is never -0, so
-// adding +0 changes nothing), then lane k += lane k + w for w = kLanes / 2, ..., 2, 1. The lanes
-// are kLanes / N whole vectors on every target, so the bits never depend on the target; and
-// several vectors are independent chains of additions, which a single vector's chain (one
-// add's latency per vector) would not be. `load(d, i)` gives elements [i, i + N), `fill(i, m,
-// buffer)` writes elements [i, i + m) as T to buffer.
-template <typename T, size_t kLanes, class Load, class Fill>
-HWY_INLINE T LanesSum(int64_t n, Load load, Fill fill) {
+// The two associative operations the lanes fold with, and the value that pads a partial group.
+struct AddOp {
+  static constexpr double kIdentity = 0;
+  template <class V>
+  HWY_INLINE V operator()(V a, V b) const { return hn::Add(a, b); }
+};
+struct MulOp {
+  static constexpr double kIdentity = 1;
+  template <class V>
+  HWY_INLINE V operator()(V a, V b) const { return hn::Mul(a, b); }
+};
+
+// Lane 0 after lane k = op(lane k, lane k + w) for w = N / 2, ..., 1, in registers (halves of the vector).
+template <class Op, class D>
+HWY_INLINE hn::TFromD<D> FoldLanes(Op op, D d, hn::Vec<D> v) {
+#if HWY_TARGET == HWY_SCALAR  // one lane, and no UpperHalf
+  return hn::GetLane(v);
+#else
+  if constexpr (hn::MaxLanes(d) == 1) {
+    return hn::GetLane(v);
+  } else {
+    const hn::Half<D> dh;
+    return FoldLanes(op, dh, op(hn::LowerHalf(dh, v), hn::UpperHalf(dh, v)));
+  }
+#endif
+}
+
+// The sum (product) of n values (T: float or double) in kLanes lanes: element i goes to lane
+// i % kLanes (the last, partial group from a copy padded with 0 (1): a sum's lane starts at +0 and
+// is never -0, so adding +0 changes nothing), then lane k = op(lane k, lane k + w) for w = kLanes
+// / 2, ..., 2, 1. The lanes are kLanes / N whole vectors on every target, so the bits never depend
+// on the target; and several vectors are independent chains, which a single vector's chain (one
+// add's latency per vector) would not be. `load(d, i)` gives elements [i, i + N) as T, `fill(i,
+// m, buffer)` writes elements [i, i + m) as T to buffer.
+template <typename T, size_t kLanes, class Op = AddOp, class Load, class Fill>
+HWY_INLINE T LanesReduce(int64_t n, Load load, Fill fill) {
+  const Op op;
   const hn::CappedTag<T, kLanes> d;
   constexpr size_t N = hn::MaxLanes(d);
   constexpr size_t K = kLanes / N;  // vectors holding the lanes
   static_assert(K * N == kLanes, "the lanes fill whole vectors");
+  // Every loop over the vectors unrolled, so that acc stays in registers.
   hn::Vec<decltype(d)> acc[K];
-  for (size_t j = 0; j < K; ++j) acc[j] = hn::Zero(d);
+#pragma GCC unroll 64
+  for (size_t j = 0; j < K; ++j) acc[j] = hn::Set(d, static_cast<T>(Op::kIdentity));
   int64_t i = 0;
   for (; i + static_cast<int64_t>(kLanes) <= n; i += kLanes) {
 #pragma GCC unroll 64
-    for (size_t j = 0; j < K; ++j) acc[j] = hn::Add(acc[j], load(d, i + static_cast<int64_t>(j * N)));
+    for (size_t j = 0; j < K; ++j) acc[j] = op(acc[j], load(d, i + static_cast<int64_t>(j * N)));
   }
   if (i < n) {
-    HWY_ALIGN T rest[kLanes] = {};
+    HWY_ALIGN T rest[kLanes];
+    for (size_t k = 0; k < kLanes; ++k) rest[k] = static_cast<T>(Op::kIdentity);
     fill(i, n - i, rest);
-    for (size_t j = 0; j < K; ++j) acc[j] = hn::Add(acc[j], hn::Load(d, rest + j * N));
+#pragma GCC unroll 64
+    for (size_t j = 0; j < K; ++j) acc[j] = op(acc[j], hn::Load(d, rest + j * N));
   }
+#pragma GCC unroll 8
   for (size_t k = K / 2; k > 0; k /= 2)  // the folds of whole vectors (w >= N)
-    for (size_t j = 0; j < k; ++j) acc[j] = hn::Add(acc[j], acc[j + k]);
-  HWY_ALIGN T a[N];
-  hn::Store(acc[0], d, a);
-  for (size_t w = N / 2; w > 0; w /= 2)
-    for (size_t k = 0; k < w; ++k) a[k] += a[k + w];
-  return a[0];
+#pragma GCC unroll 64
+    for (size_t j = 0; j < k; ++j) acc[j] = op(acc[j], acc[j + k]);
+  return FoldLanes(op, d, acc[0]);
 }
 
 // float32 chunks in 64 lanes (16 additions per lane), float64 runs in 16 (fewer registers).
 constexpr size_t kFloatSumLanes = 64, kDoubleSumLanes = 16;
 
 HWY_INLINE double SumRun(const double* x, int64_t n) {
-  return LanesSum<double, kDoubleSumLanes>(
+  return LanesReduce<double, kDoubleSumLanes>(
       n, [x](auto d, int64_t i) { return hn::LoadU(d, x + i); },
       [x](int64_t i, int64_t m, double* to) { for (int64_t k = 0; k < m; ++k) to[k] = x[i + k]; });
 }
@@ -96,7 +126,7 @@ HWY_INLINE double ChunkedSum(int64_t n, ChunkSum chunk_sum) {
 // The chunk of m widened values at p (float, or 16-bit floats widened exactly in `widen`).
 template <typename In, class Widen>
 HWY_INLINE float ChunkSum(const In* p, int64_t m, Widen widen) {
-  return LanesSum<float, kFloatSumLanes>(
+  return LanesReduce<float, kFloatSumLanes>(
       m, [p, widen](auto d, int64_t i) { return widen(d, p + i); },
       [p](int64_t i, int64_t count, float* to) { for (int64_t k = 0; k < count; ++k) to[k] = static_cast<float>(p[i + k]); });
 }
@@ -132,13 +162,15 @@ HWY_INLINE double SumRun(const Half* x, int64_t n) {
   });
 }
 
-// acc[c] = the sum of column c (c < width) of the [n, inner] block at x, in double, rows in order.
-template <typename T>
-HWY_INLINE void SumColumns(const T* x, int64_t n, int64_t inner, int64_t width, double* acc) {
+// acc[c] = the sum (product) of column c (c < width) of the [n, inner] block at x, in double, rows
+// in order: the bits of the scalar loop.
+template <class Op = AddOp, typename T>
+HWY_INLINE void ReduceColumns(const T* x, int64_t n, int64_t inner, int64_t width, double* acc) {
+  const Op op;
   const hn::ScalableTag<double> d;
   const hn::Rebind<T, decltype(d)> dt;  // as many T (floats: half a vector)
   const int64_t N = static_cast<int64_t>(hn::Lanes(d));
-  for (int64_t c = 0; c < width; ++c) acc[c] = 0;
+  for (int64_t c = 0; c < width; ++c) acc[c] = Op::kIdentity;
   for (int64_t k = 0; k < n; ++k) {
     const T* row = x + k * inner;
     int64_t c = 0;
@@ -149,10 +181,25 @@ HWY_INLINE void SumColumns(const T* x, int64_t n, int64_t inner, int64_t width, 
       } else {
         v = hn::PromoteTo(d, hn::LoadU(dt, row + c));
       }
-      hn::StoreU(hn::Add(hn::LoadU(d, acc + c), v), d, acc + c);
+      hn::StoreU(op(hn::LoadU(d, acc + c), v), d, acc + c);
     }
-    for (; c < width; ++c) acc[c] += static_cast<double>(row[c]);
+    for (; c < width; ++c) acc[c] = std::is_same<Op, AddOp>::value ? acc[c] + row[c] : acc[c] * row[c];
   }
+}
+
+// The product of n float32 or float64 values, in 16 double lanes (floats widened exactly).
+template <typename T>
+HWY_INLINE double ProdRun(const T* x, int64_t n) {
+  return LanesReduce<double, 16, MulOp>(
+      n,
+      [x](auto d, int64_t i) {
+        if constexpr (std::is_same<T, double>::value) {
+          return hn::LoadU(d, x + i);
+        } else {
+          return hn::PromoteTo(d, hn::LoadU(hn::Rebind<float, decltype(d)>(), x + i));
+        }
+      },
+      [x](int64_t i, int64_t m, double* to) { for (int64_t k = 0; k < m; ++k) to[k] = x[i + k]; });
 }
 
 // ------------------------------------------------------------------------------- amax / amin
@@ -314,6 +361,29 @@ HWY_INLINE int64_t FirstIndexOf(const T* x, int64_t n, T target) {
   for (; i < n; ++i)
     if (nan ? IsNaNScalar(x[i]) : x[i] == target) return i;
   return n - 1;  // not reached
+}
+
+// The index of the first element of n contiguous values that is zero (kZero) or nonzero (NaN is
+// nonzero, -0.0 zero), n if there is none: all() and any(), stopping where the answer is known.
+template <bool kZero, typename T>
+HWY_INLINE int64_t FirstZeroOrNot(const T* x, int64_t n) {
+  const hn::ScalableTag<T> d;
+  const int64_t N = static_cast<int64_t>(hn::Lanes(d));
+  const auto zero = hn::Zero(d);
+  const auto hit = [&](int64_t i) {
+    const auto v = hn::LoadU(d, x + i);
+    return kZero ? hn::Eq(v, zero) : hn::Not(hn::Eq(v, zero));  // Ne is false for NaN on AVX3
+  };
+  int64_t i = 0;
+  for (; i + 4 * N <= n; i += 4 * N)
+    if (!hn::AllFalse(d, hn::Or(hn::Or(hit(i), hit(i + N)), hn::Or(hit(i + 2 * N), hit(i + 3 * N))))) break;
+  for (; i + N <= n; i += N) {
+    const intptr_t lane = hn::FindFirstTrue(d, hit(i));
+    if (lane >= 0) return i + lane;
+  }
+  for (; i < n; ++i)
+    if ((x[i] == T(0)) == kZero) return i;
+  return n;
 }
 
 template <bool kMax, typename T>

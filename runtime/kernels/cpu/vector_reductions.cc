@@ -19,10 +19,18 @@ double SumF64(const double* x, int64_t n) { return SumRun(x, n); }
 double SumBF16(const BFloat16* x, int64_t n) { return SumRun(x, n); }
 double SumF16(const Half* x, int64_t n) { return SumRun(x, n); }
 void SumColumnsF32(const float* x, int64_t n, int64_t inner, int64_t width, double* acc) {
-  SumColumns(x, n, inner, width, acc);
+  ReduceColumns(x, n, inner, width, acc);
 }
 void SumColumnsF64(const double* x, int64_t n, int64_t inner, int64_t width, double* acc) {
-  SumColumns(x, n, inner, width, acc);
+  ReduceColumns(x, n, inner, width, acc);
+}
+double ProdF32(const float* x, int64_t n) { return ProdRun(x, n); }
+double ProdF64(const double* x, int64_t n) { return ProdRun(x, n); }
+void ProdColumnsF32(const float* x, int64_t n, int64_t inner, int64_t width, double* acc) {
+  ReduceColumns<MulOp>(x, n, inner, width, acc);
+}
+void ProdColumnsF64(const double* x, int64_t n, int64_t inner, int64_t width, double* acc) {
+  ReduceColumns<MulOp>(x, n, inner, width, acc);
 }
 
 // The max/min choice made once per call, outside the loops.
@@ -38,6 +46,9 @@ void SumColumnsF64(const double* x, int64_t n, int64_t inner, int64_t width, dou
   }                                                                                                  \
   void ArgExtremeColumns##S(const T* x, int64_t n, int64_t inner, int64_t width, int64_t* out, bool max) { \
     max ? ArgExtremeColumns<true>(x, n, inner, width, out) : ArgExtremeColumns<false>(x, n, inner, width, out); \
+  }                                                                                                  \
+  int64_t FirstZeroOrNot##S(const T* x, int64_t n, bool zero) {                                      \
+    return zero ? FirstZeroOrNot<true>(x, n) : FirstZeroOrNot<false>(x, n);                          \
   }
 KILN_TARGET_EXTREMES(float, F32)
 KILN_TARGET_EXTREMES(double, F64)
@@ -62,6 +73,10 @@ HWY_EXPORT(SumBF16);
 HWY_EXPORT(SumF16);
 HWY_EXPORT(SumColumnsF32);
 HWY_EXPORT(SumColumnsF64);
+HWY_EXPORT(ProdF32);
+HWY_EXPORT(ProdF64);
+HWY_EXPORT(ProdColumnsF32);
+HWY_EXPORT(ProdColumnsF64);
 
 namespace vec {
 
@@ -75,6 +90,14 @@ void sum_columns(const float* x, int64_t n, int64_t inner, int64_t width, double
 void sum_columns(const double* x, int64_t n, int64_t inner, int64_t width, double* acc) {
   HWY_DYNAMIC_DISPATCH(SumColumnsF64)(x, n, inner, width, acc);
 }
+double prod(const float* x, int64_t n) { return HWY_DYNAMIC_DISPATCH(ProdF32)(x, n); }
+double prod(const double* x, int64_t n) { return HWY_DYNAMIC_DISPATCH(ProdF64)(x, n); }
+void prod_columns(const float* x, int64_t n, int64_t inner, int64_t width, double* acc) {
+  HWY_DYNAMIC_DISPATCH(ProdColumnsF32)(x, n, inner, width, acc);
+}
+void prod_columns(const double* x, int64_t n, int64_t inner, int64_t width, double* acc) {
+  HWY_DYNAMIC_DISPATCH(ProdColumnsF64)(x, n, inner, width, acc);
+}
 
 }  // namespace vec
 
@@ -83,6 +106,7 @@ void sum_columns(const double* x, int64_t n, int64_t inner, int64_t width, doubl
   HWY_EXPORT(ExtremeColumns##S);                                                                    \
   HWY_EXPORT(ArgExtreme##S);                                                                        \
   HWY_EXPORT(ArgExtremeColumns##S);                                                                 \
+  HWY_EXPORT(FirstZeroOrNot##S);                                                                    \
   T vec::extreme(const T* x, int64_t n, bool max) { return HWY_DYNAMIC_DISPATCH(Extreme##S)(x, n, max); } \
   void vec::extreme_columns(const T* x, int64_t n, int64_t inner, int64_t width, T* out, bool max) { \
     HWY_DYNAMIC_DISPATCH(ExtremeColumns##S)(x, n, inner, width, out, max);                          \
@@ -92,6 +116,9 @@ void sum_columns(const double* x, int64_t n, int64_t inner, int64_t width, doubl
   }                                                                                                 \
   void vec::arg_extreme_columns(const T* x, int64_t n, int64_t inner, int64_t width, int64_t* out, bool max) { \
     HWY_DYNAMIC_DISPATCH(ArgExtremeColumns##S)(x, n, inner, width, out, max);                       \
+  }                                                                                                 \
+  int64_t vec::first_zero_or_not(const T* x, int64_t n, bool zero) {                               \
+    return HWY_DYNAMIC_DISPATCH(FirstZeroOrNot##S)(x, n, zero);                                     \
   }
 KILN_DISPATCH_EXTREMES(float, F32)
 KILN_DISPATCH_EXTREMES(double, F64)

@@ -28,6 +28,13 @@ double sum(const Half* x, int64_t n);
 void sum_columns(const float* x, int64_t n, int64_t inner, int64_t width, double* acc);
 void sum_columns(const double* x, int64_t n, int64_t inner, int64_t width, double* acc);
 
+// prod: the product of n contiguous values in 16 double lanes (element i in lane i % 16, lanes
+// folded as the sum's). prod_columns: acc[c] = the product, in double and rows in order, of column c.
+double prod(const float* x, int64_t n);
+double prod(const double* x, int64_t n);
+void prod_columns(const float* x, int64_t n, int64_t inner, int64_t width, double* acc);
+void prod_columns(const double* x, int64_t n, int64_t inner, int64_t width, double* acc);
+
 // The dtypes with vector amax/amin/argmax/argmin (others stay scalar).
 template <typename T>
 constexpr bool has_extremes = std::is_same<T, float>::value || std::is_same<T, double>::value ||
@@ -38,11 +45,13 @@ constexpr bool has_extremes = std::is_same<T, float>::value || std::is_same<T, d
 // extreme_columns: out[c] = the extreme of column c (c < width) of the [n, inner] block at x.
 // arg_extreme: the index of the first NaN, else of the first extreme value (torch's argmax/argmin).
 // arg_extreme_columns: out[c] = arg_extreme of column c; n must fit the signed integer as wide as T.
+// first_zero_or_not: the index of the first zero (zero) or nonzero (NaN included) value, n if none.
 #define KILN_VEC_EXTREMES(T)                                                                      \
   T extreme(const T* x, int64_t n, bool max);                                                     \
   void extreme_columns(const T* x, int64_t n, int64_t inner, int64_t width, T* out, bool max);    \
   int64_t arg_extreme(const T* x, int64_t n, bool max);                                           \
-  void arg_extreme_columns(const T* x, int64_t n, int64_t inner, int64_t width, int64_t* out, bool max);
+  void arg_extreme_columns(const T* x, int64_t n, int64_t inner, int64_t width, int64_t* out, bool max); \
+  int64_t first_zero_or_not(const T* x, int64_t n, bool zero);
 KILN_VEC_EXTREMES(float)
 KILN_VEC_EXTREMES(double)
 KILN_VEC_EXTREMES(int32_t)
