@@ -115,14 +115,6 @@ HWY_INLINE double SumRun(const double* x, int64_t n) {
       [x](int64_t i, int64_t m, double* to) { for (int64_t k = 0; k < m; ++k) to[k] = x[i + k]; });
 }
 
-// Chunks of a float32 or 16-bit float run; `chunk_sum(c, m)` sums elements [c, c + m) in float lanes.
-template <class ChunkSum>
-HWY_INLINE double ChunkedSum(int64_t n, ChunkSum chunk_sum) {
-  double total = 0;
-  for (int64_t c = 0; c < n; c += kSumChunk) total += chunk_sum(c, HWY_MIN(kSumChunk, n - c));
-  return total;
-}
-
 // The chunk of m widened values at p (float, or 16-bit floats widened exactly in `widen`).
 template <typename In, class Widen>
 HWY_INLINE float ChunkSum(const In* p, int64_t m, Widen widen) {
@@ -131,35 +123,43 @@ HWY_INLINE float ChunkSum(const In* p, int64_t m, Widen widen) {
       [p](int64_t i, int64_t count, float* to) { for (int64_t k = 0; k < count; ++k) to[k] = static_cast<float>(p[i + k]); });
 }
 
+// A float32 or 16-bit float run in chunks, their totals added in double. Everything down to the
+// loads is inlined: a call per chunk (and its vzeroupper) cost 15% of a 16M-element sum.
+template <typename In, class Widen>
+HWY_INLINE double ChunkedSum(const In* x, int64_t n, Widen widen) {
+  double total = 0;
+  for (int64_t c = 0; c < n; c += kSumChunk) total += ChunkSum(x + c, HWY_MIN(kSumChunk, n - c), widen);
+  return total;
+}
+
 HWY_INLINE double SumRun(const float* x, int64_t n) {
-  return ChunkedSum(n, [x](int64_t c, int64_t m) {
-    return ChunkSum(x + c, m, [](auto d, const float* p) { return hn::LoadU(d, p); });
-  });
+  return ChunkedSum(x, n, [](auto d, const float* p) { return hn::LoadU(d, p); });
 }
 
 // bfloat16 widens exactly by a shift, in registers.
 HWY_INLINE double SumRun(const BFloat16* x, int64_t n) {
-  return ChunkedSum(n, [x](int64_t c, int64_t m) {
-    return ChunkSum(x + c, m, [](auto d, const BFloat16* p) {
-      return hn::PromoteTo(d, hn::LoadU(hn::Rebind<hwy::bfloat16_t, decltype(d)>(), reinterpret_cast<const hwy::bfloat16_t*>(p)));
-    });
+  return ChunkedSum(x, n, [](auto d, const BFloat16* p) {
+    return hn::PromoteTo(d, hn::LoadU(hn::Rebind<hwy::bfloat16_t, decltype(d)>(), reinterpret_cast<const hwy::bfloat16_t*>(p)));
   });
 }
 
 // float16 widens in registers with F16C (AVX2, AVX3); elsewhere through a stack chunk with
 // convert_run (Highway 1.0.3's emulated conversion turns inf and NaN into finite numbers).
 HWY_INLINE double SumRun(const Half* x, int64_t n) {
-  return ChunkedSum(n, [x](int64_t c, int64_t m) {
 #if HWY_TARGET <= HWY_AVX2
-    return ChunkSum(x + c, m, [](auto d, const Half* p) {
-      return hn::PromoteTo(d, hn::LoadU(hn::Rebind<hwy::float16_t, decltype(d)>(), reinterpret_cast<const hwy::float16_t*>(p)));
-    });
-#else
-    HWY_ALIGN float widened[kSumChunk];
-    convert_run(x + c, widened, m);
-    return ChunkSum(widened, m, [](auto d, const float* p) { return hn::LoadU(d, p); });
-#endif
+  return ChunkedSum(x, n, [](auto d, const Half* p) {
+    return hn::PromoteTo(d, hn::LoadU(hn::Rebind<hwy::float16_t, decltype(d)>(), reinterpret_cast<const hwy::float16_t*>(p)));
   });
+#else
+  double total = 0;
+  HWY_ALIGN float widened[kSumChunk];
+  for (int64_t c = 0; c < n; c += kSumChunk) {
+    const int64_t m = HWY_MIN(kSumChunk, n - c);
+    convert_run(x + c, widened, m);
+    total += ChunkSum(widened, m, [](auto d, const float* p) { return hn::LoadU(d, p); });
+  }
+  return total;
+#endif
 }
 
 // acc[c] = the sum (product) of column c (c < width) of the [n, inner] block at x, in double, rows
