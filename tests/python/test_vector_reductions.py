@@ -338,3 +338,27 @@ def test_any_all_along_a_dim(on_target, dtype, shape, dim):
         np.testing.assert_array_equal(getattr(kiln, op)(kt(x), dim).numpy(), getattr(torch, op)(tt(x), dim).numpy())
         np.testing.assert_array_equal(getattr(kiln, op)(kt(1 - x), dim).numpy(),
                                       getattr(torch, op)(tt(1 - x), dim).numpy())
+
+
+@pytest.mark.parametrize("threads", [2, 3, 5])
+def test_one_long_line_split_across_threads(threads):
+    """amax/amin/argmax/argmin of one long line go to the threads in parts: the parts combine to
+    torch's answer (the first NaN, the first of equal extremes) whatever their number."""
+    n = 300001
+    x = normal(n)
+    cases = [x]
+    for positions, value in (([n - 5, 7], np.nan), ([n - 5, n // 2], np.nan), ([n // 3, n - 1], 50.0),
+                             ([n - 1, n // 3 + 1], -50.0), ([5, n // 3 * 2], np.inf)):
+        y = x.copy()
+        y[positions] = value
+        cases.append(y)
+    cases.append(np.full(n, 2.0, np.float32))
+    before = kiln.get_num_threads()
+    try:
+        kiln.set_num_threads(threads)
+        for y in cases:
+            check_extremes(y)
+            check_extremes(y.astype(np.float64))
+        check_extremes(np.random.default_rng(0).integers(-3, 3, n).astype(np.int32))
+    finally:
+        kiln.set_num_threads(before)

@@ -1,9 +1,12 @@
 // argmax / argmin: the index of the first extreme value along a dim (or of the
 // flattened tensor when dim is None); NaN counts as the extreme, as in PyTorch.
 // max.dim / min.dim return the extreme values with those indices.
+#include <omp.h>
+
 #include <cmath>
 #include <limits>
 #include <type_traits>
+#include <vector>
 
 #include "generated/kernels/argmax.h"
 #include "generated/kernels/argmin.h"
@@ -35,6 +38,16 @@ bool vector_arg_reduce(const T* p, const DimSplit& split, bool want_max, int64_t
       for_each_column_chunk(split, [&](int64_t b, int64_t c, int64_t width) {
         vec::arg_extreme_columns(p + b * n * inner + c, n, inner, width, op + b * inner + c, want_max);
       });
+    } else if (const int threads = omp_get_max_threads();
+               choose_parallelism(split, threads, /*can_split_line=*/true) == LineParallelism::kWithinLine) {
+      // One long line: each thread's part, then the first part with the best value (the first
+      // NaN's or the first extreme's index, whatever the thread count).
+      const std::vector<int64_t> parts = line_in_parts<int64_t>(
+          n, threads, [&](int64_t b, int64_t e) { return b + vec::arg_extreme(p + b, e - b, want_max); });
+      int64_t best = parts[0];
+      for (int64_t k : parts)
+        if (replaces_extreme(p[best], p[k], want_max)) best = k;
+      op[0] = best;
     } else {
       for_each_line(split, [&](int64_t l, int64_t start) { op[l] = vec::arg_extreme(p + start, n, want_max); });
     }

@@ -1,6 +1,9 @@
 // amax / amin over any set of dims (all when empty); NaN propagates, as in PyTorch.
 // float32, float64, int32 and int64 run on the vector loops (runtime/kernels/cpu/vector_reductions.h).
+#include <omp.h>
+
 #include <cmath>
+#include <vector>
 
 #include "generated/kernels/amax.h"
 #include "generated/kernels/amin.h"
@@ -32,6 +35,17 @@ bool vector_extremum(const T* p, const DimSplit& split, bool want_max, T* o) {
       return true;
     }
     if (n >= kMinVectorRow) {
+      const int threads = omp_get_max_threads();
+      if (choose_parallelism(split, threads, /*can_split_line=*/true) == LineParallelism::kWithinLine) {
+        // One long row: each thread's part, then the extreme of those.
+        const std::vector<T> parts =
+            line_in_parts<T>(n, threads, [&](int64_t b, int64_t e) { return vec::extreme(p + b, e - b, want_max); });
+        T best = parts[0];
+        for (T v : parts)
+          if (replaces_extreme(best, v, want_max)) best = v;
+        o[0] = best;
+        return true;
+      }
       for_each_line(split, [&](int64_t r, int64_t start) { o[r] = vec::extreme(p + start, n, want_max); });
       return true;
     }

@@ -90,5 +90,27 @@ acc_t sum_line_in_parts(int64_t n, int parts, PartSum&& part_sum) {
   return total;
 }
 
+// part(begin, end) for `parts` consecutive ranges of one line of n elements, each on its own
+// thread; their results in order, for the caller to combine (an extreme's parts combine exactly,
+// so its result does not depend on `parts`).
+template <typename R, typename Part>
+std::vector<R> line_in_parts(int64_t n, int parts, Part&& part) {
+  std::vector<R> partial(parts);
+#pragma omp parallel for num_threads(parts) schedule(static, 1)
+  for (int t = 0; t < parts; ++t) partial[t] = part(n * t / parts, n * (t + 1) / parts);
+  return partial;
+}
+
+// Whether v takes the place of the best so far in amax/amin/argmax/argmin: greater (smaller), or
+// the first NaN (a NaN best stays).
+template <typename T>
+bool replaces_extreme(T best, T v, bool max) {
+  if constexpr (is_floating_v<T>) {
+    if (is_nan(best)) return false;
+    if (is_nan(v)) return true;
+  }
+  return max ? best < v : v < best;
+}
+
 }  // namespace cpu
 }  // namespace kiln
