@@ -49,6 +49,39 @@ def report(name, k, n=None, t=None):
     print("  ".join(cols))
 
 
+def reductions(rng):
+    """Reductions on one thread (issue 15's goals: 16M float32, 1M float16/bfloat16), the full
+    reduction and the two kinds of single-dim reduction (the last, contiguous dim; an outer dim)."""
+    threads = kiln.get_num_threads(), torch.get_num_threads() if torch else None
+    kiln.set_num_threads(1)
+    if torch:
+        torch.set_num_threads(1)
+    x32 = rng.standard_normal(16 * 1024 * 1024).astype(np.float32)
+    kx, tx = kiln.from_numpy(x32), torch.from_numpy(x32.copy()) if torch else None
+    for op in ("sum", "mean", "amax", "amin", "argmax", "argmin"):
+        report(f"{op} 16M float32, 1 thread", best(lambda: getattr(kiln, op)(kx), number=5), None,
+               best(lambda: getattr(torch, op)(tx), number=5) if torch else None)
+    # 256K floats (1 MB) stay in cache: the loops' own speed, where 16M measures memory (and whatever
+    # else shares it).
+    ks, ts = kx[: 1 << 18].clone(), tx[: 1 << 18].clone() if torch else None
+    for op in ("sum", "amax", "argmax"):
+        report(f"{op} 256K float32 (in cache), 1 thread", best(lambda: getattr(kiln, op)(ks)), None,
+               best(lambda: getattr(torch, op)(ts)) if torch else None)
+    k2, t2 = kx.reshape(4096, 4096), tx.reshape(4096, 4096) if torch else None
+    for op, dim in (("sum", 1), ("sum", 0), ("amax", 1), ("amax", 0), ("argmax", 1), ("argmax", 0), ("prod", 1),
+                    ("prod", 0), ("all", 1)):
+        report(f"{op} 4096x4096 float32 dim={dim}, 1 thread", best(lambda: getattr(kiln, op)(k2, dim), number=5), None,
+               best(lambda: getattr(torch, op)(t2, dim), number=5) if torch else None)
+    x1 = x32[: 1 << 20]
+    for name in ("float16", "bfloat16"):
+        kh = kiln.from_numpy(x1).to(getattr(kiln, name))
+        th = torch.from_numpy(x1.copy()).to(getattr(torch, name)) if torch else None
+        report(f"sum 1M {name}, 1 thread", best(lambda: kh.sum()), None, best(lambda: th.sum()) if torch else None)
+    kiln.set_num_threads(threads[0])
+    if torch:
+        torch.set_num_threads(threads[1])
+
+
 def main():
     kiln.manual_seed(0)
     rng = np.random.default_rng(0)
@@ -126,6 +159,8 @@ def main():
     if torch:
         torch.set_num_threads(threads[1])
 
+    reductions(rng)
+
     # GEMM.
     m1, m2 = kiln.rand(1024, 1024), kiln.rand(1024, 1024)
     n1, n2 = m1.numpy(), m2.numpy()
@@ -179,4 +214,9 @@ def main():
 
 
 if __name__ == "__main__":
-    main()
+    import sys
+    if sys.argv[1:] == ["reductions"]:  # only the reductions (bench.py reductions)
+        print(f"kiln's vector kernels run: {kiln._C._simd_target()}")
+        reductions(np.random.default_rng(0))
+    else:
+        main()

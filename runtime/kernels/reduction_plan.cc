@@ -42,7 +42,19 @@ ReductionPlan ReductionPlan::over_dims(IntArrayRef sizes, std::optional<IntArray
     }
   }
   bool seen_reduced = false;
+  enum { kBefore, kIn, kAfter } block_part = kBefore;  // where dim i is around the reduced block
   for (int64_t i = 0; i < nd; ++i) {
+    if (sizes[i] != 1) {  // a size-1 dim changes no layout
+      if (p.reduced[i]) {
+        if (block_part == kAfter) p.reduced_block = false;
+        block_part = kIn;
+      } else if (block_part == kBefore) {
+        p.outer *= sizes[i];
+      } else {
+        block_part = kAfter;
+        p.inner *= sizes[i];
+      }
+    }
     if (p.reduced[i]) {
       p.count *= sizes[i];
       p.keep_shape.push_back(1);

@@ -54,6 +54,11 @@ struct ReductionPlan {
   // The reduced dims are the innermost ones (size-1 kept dims after them do not count), so
   // a contiguous input is already laid out as rows(): no permute needed.
   bool reduced_suffix = true;
+  // The reduced dims are adjacent (size-1 dims aside): a contiguous input is then block(),
+  // [outer, count, inner] with output o * inner + i reducing column i of block o, read in place.
+  // reduced_suffix is the case inner == 1.
+  bool reduced_block = true;
+  int64_t outer = 1, inner = 1;  // kept elements before and after the reduced dims (when reduced_block)
 
   // Reduces `dims` of a tensor of `sizes`; none or empty reduces every dim, as torch.
   // Errors (an out-of-range dim, a dim named twice) name op_name, as torch's.
@@ -63,6 +68,7 @@ struct ReductionPlan {
   // The input permuted by `permutation` and made contiguous (or, when reduced_suffix, a
   // contiguous input as it is): output o reduces the contiguous row o.
   DimSplit rows() const { return DimSplit::rows(n_out, count); }
+  DimSplit block() const { return {outer, count, inner, 0}; }
 };
 
 // The type sums, products and running totals accumulate in, as torch's CPU kernels: double

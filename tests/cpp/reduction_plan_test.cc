@@ -121,7 +121,10 @@ TEST(ReductionPlan, RowsMatchCoordinates) {
     EXPECT_EQ(p.n_out, n_out);
     // reduced_suffix promises: every element of output o is in row o of the contiguous input
     // as it is. (It may say no where that holds anyway: reduced dims of size 1.)
-    bool suffix = true;
+    // reduced_block promises: every element of output o is on line o of block() (its start plus
+    // k * inner, k < count), read in place.
+    bool suffix = true, block = true;
+    const DimSplit b = p.block();
     for_each_coord(sizes, [&](const Coords& c) {
       Coords kept;
       for (int64_t i = 0; i < nd; ++i)
@@ -129,8 +132,15 @@ TEST(ReductionPlan, RowsMatchCoordinates) {
       const int64_t row = offset_of(kept, kept_sizes);
       const int64_t off = offset_of(c, sizes);
       if (off / p.rows().n != row) suffix = false;
+      const int64_t from_line = off - b.line_start(row);
+      if (from_line < 0 || from_line % b.inner != 0 || from_line / b.inner >= count) block = false;
     });
     if (p.reduced_suffix) EXPECT_TRUE(suffix);
+    if (p.reduced_block) {
+      EXPECT_TRUE(block);
+      if (n_out > 0 && count > 0) EXPECT_EQ(b.lines(), n_out);
+    }
+    if (p.reduced_suffix) EXPECT_TRUE(p.reduced_block);
     EXPECT_EQ(p.rows().lines(), n_out);
   }
 }
@@ -144,6 +154,23 @@ TEST(ReductionPlan, ReducedSuffix) {
   EXPECT_TRUE(suffix({2, 3, 1}, {1}));  // a size-1 kept dim after the reduced ones is no gap
   EXPECT_FALSE(suffix({2, 3, 4}, {1}));
   EXPECT_FALSE(suffix({2, 3, 4}, {0, 2}));
+}
+
+TEST(ReductionPlan, ReducedBlock) {
+  auto plan = [](std::vector<int64_t> sizes, std::vector<int64_t> dims) {
+    return ReductionPlan::over_dims(sizes, IntArrayRef(dims), false, "test");
+  };
+  const ReductionPlan middle = plan({2, 3, 4}, {1});
+  EXPECT_TRUE(middle.reduced_block);
+  EXPECT_EQ(middle.block().outer, 2);
+  EXPECT_EQ(middle.block().n, 3);
+  EXPECT_EQ(middle.block().inner, 4);
+  EXPECT_TRUE(plan({2, 3, 4, 5}, {1, 2}).reduced_block);
+  EXPECT_EQ(plan({2, 3, 4, 5}, {0, 1}).block().inner, 20);
+  EXPECT_TRUE(plan({2, 3, 1, 4}, {1, 3}).reduced_block);  // a size-1 kept dim between is no gap
+  EXPECT_FALSE(plan({2, 3, 4}, {0, 2}).reduced_block);
+  EXPECT_FALSE(plan({2, 3, 4, 5}, {1, 3}).reduced_block);
+  EXPECT_EQ(plan({2, 3, 4}, {}).block().inner, 1);
 }
 
 TEST(ReductionPlan, DimErrorsAsTorch) {

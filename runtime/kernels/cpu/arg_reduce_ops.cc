@@ -1,7 +1,12 @@
 // argmax / argmin: the index of the first extreme value along a dim (or of the
 // flattened tensor when dim is None); NaN counts as the extreme, as in PyTorch.
 // max.dim / min.dim return the extreme values with those indices.
+#include <omp.h>
+
 #include <cmath>
+#include <limits>
+#include <type_traits>
+#include <vector>
 
 #include "generated/kernels/argmax.h"
 #include "generated/kernels/argmin.h"
@@ -9,11 +14,48 @@
 #include "generated/kernels/min.h"
 #include "runtime/kernels/cpu/cpu_tensors.h"
 #include "runtime/kernels/cpu/reduction_loops.h"
+#include "runtime/kernels/cpu/vector_reductions.h"
 #include "runtime/kernels/reduction_meta.h"
 
 namespace kiln {
 namespace cpu {
 namespace {
+
+// Lines shorter than this stay on the scalar loop: a vector call's setup would cost more.
+constexpr int64_t kMinVectorLine = 64;
+
+// The vector loops (runtime/kernels/cpu/vector_reductions.h), for their dtypes: a line's extreme,
+// then the first index holding it; or, along an outer dim, whole rows of columns at a time (their
+// indices in lanes as wide as the values, so n must fit them). False where they do not apply.
+template <typename T>
+bool vector_arg_reduce(const T* p, const DimSplit& split, bool want_max, int64_t* op, T* vp) {
+  if constexpr (vec::has_extremes<T>) {
+    using index_t = std::conditional_t<sizeof(T) == 4, int32_t, int64_t>;
+    const int64_t n = split.n, inner = split.inner;
+    const bool columns = inner > 1 && n <= std::numeric_limits<index_t>::max();
+    if (!columns && !(inner == 1 && n >= kMinVectorLine)) return false;
+    if (columns) {
+      for_each_column_chunk(split, [&](int64_t b, int64_t c, int64_t width) {
+        vec::arg_extreme_columns(p + b * n * inner + c, n, inner, width, op + b * inner + c, want_max);
+      });
+    } else if (const int threads = omp_get_max_threads();
+               choose_parallelism(split, threads, /*can_split_line=*/true) == LineParallelism::kWithinLine) {
+      // One long line: each thread's part, then the first part with the best value (the first
+      // NaN's or the first extreme's index, whatever the thread count).
+      const std::vector<int64_t> parts = line_in_parts<int64_t>(
+          n, threads, [&](int64_t b, int64_t e) { return b + vec::arg_extreme(p + b, e - b, want_max); });
+      int64_t best = parts[0];
+      for (int64_t k : parts)
+        if (replaces_extreme(p[best], p[k], want_max)) best = k;
+      op[0] = best;
+    } else {
+      for_each_line(split, [&](int64_t l, int64_t start) { op[l] = vec::arg_extreme(p + start, n, want_max); });
+    }
+    if (vp) for_each_line(split, [&](int64_t l, int64_t start) { vp[l] = p[start + op[l] * inner]; });
+    return true;
+  }
+  return false;
+}
 
 // Indices of the extremes; also their values when `values` is not null.
 TensorBase arg_reduce(const char* name, const TensorBase& self, const std::optional<int64_t>& dim, bool keepdim,
@@ -38,6 +80,7 @@ TensorBase arg_reduce(const char* name, const TensorBase& self, const std::optio
     const scalar_t* p = static_cast<const scalar_t*>(x.data_ptr());
     scalar_t* vp = values ? static_cast<scalar_t*>(values->data_ptr()) : nullptr;
     const int64_t n = split.n, inner = split.inner;
+    if (vector_arg_reduce(p, split, want_max, op, vp)) return;
     for_each_line(split, [&](int64_t l, int64_t start) {
       const bool max = want_max;  // a local stays in a register (see for_each_line)
       const scalar_t* line = p + start;

@@ -1,9 +1,10 @@
 // sum and mean over dims (all dims when `dim` is empty or None).
 //
-// Fast path: the reduced dims are the innermost, contiguous ones (full reductions
-// included): each output is the sum of one contiguous block, computed with
-// independent accumulators (vectorizable) in double / int64, in parallel.
-// Otherwise the iteration helper adds each element into its output's accumulator.
+// Fast paths, on a contiguous input: the reduced dims are the innermost ones (full reductions
+// included): each output is the sum of one contiguous block, computed in independent lanes
+// (vector loops for floating types), in parallel; or they are adjacent dims with kept
+// dims after them: each output sums a column, whole rows of columns at a time. Otherwise the
+// iteration helper adds each element into its output's accumulator.
 #include <omp.h>
 
 #include <algorithm>
@@ -13,8 +14,8 @@
 #include "generated/kernels/mean.h"
 #include "generated/kernels/sum.h"
 #include "runtime/kernels/cpu/loops.h"
-#include "runtime/kernels/cpu/reduced_float_convert.h"
 #include "runtime/kernels/cpu/reduction_loops.h"
+#include "runtime/kernels/cpu/vector_reductions.h"
 #include "runtime/kernels/reduction_meta.h"
 
 namespace kiln {
@@ -34,56 +35,13 @@ acc_t lanes_sum(const T* x, int64_t n) {
   return a[0];
 }
 
-// lanes_sum<float> with the 16 lanes held in four SSE registers: GCC keeps the array version's
-// lanes in memory, a store-to-load chain per add (1M floats took 230 us). Same order of
-// additions, so the same bits.
-float lanes_sum_float(const float* x, int64_t n) {
-  typedef float f32x4 __attribute__((vector_size(16)));
-  f32x4 v0 = {}, v1 = {}, v2 = {}, v3 = {};
-  int64_t i = 0;
-  for (; i + 16 <= n; i += 16) {
-    f32x4 l0, l1, l2, l3;
-    __builtin_memcpy(&l0, x + i, 16);
-    __builtin_memcpy(&l1, x + i + 4, 16);
-    __builtin_memcpy(&l2, x + i + 8, 16);
-    __builtin_memcpy(&l3, x + i + 12, 16);
-    v0 += l0;
-    v1 += l1;
-    v2 += l2;
-    v3 += l3;
-  }
-  float a[16];
-  __builtin_memcpy(a, &v0, 16);
-  __builtin_memcpy(a + 4, &v1, 16);
-  __builtin_memcpy(a + 8, &v2, 16);
-  __builtin_memcpy(a + 12, &v3, 16);
-  for (; i < n; ++i) a[0] += x[i];
-  for (int w = 8; w > 0; w /= 2)
-    for (int k = 0; k < w; ++k) a[k] += a[k + w];
-  return a[0];
-}
-
+// One contiguous block: floating types on the vector loops (runtime/kernels/cpu/vector_reductions.h:
+// float32 and 16-bit floats in 1024-element chunks of 64 float32 lanes, chunk totals in double,
+// so the rounding error stays that of a 1024-element sum), integers on lanes_sum.
 template <typename T>
 accumulate_t<T> block_sum(const T* x, int64_t n) {
-  if constexpr (is_reduced_float_v<T>) {
-    // float16/bfloat16: widened a chunk at a time on the stack, then summed as float32 is
-    // (no float32 copy of the input).
-    constexpr int64_t kChunk = 1024;
-    alignas(64) float widened[kChunk];
-    double total = 0;
-    for (int64_t i = 0; i < n; i += kChunk) {
-      const int64_t m = std::min(kChunk, n - i);
-      convert_run(x + i, widened, m);
-      total += lanes_sum_float(widened, m);
-    }
-    return total;
-  } else if constexpr (std::is_same_v<T, float>) {
-    // float32: chunks summed in float32 lanes (full SIMD width), chunk totals in double,
-    // so the rounding error stays that of a 1024-element sum.
-    constexpr int64_t kChunk = 1024;
-    double total = 0;
-    for (int64_t i = 0; i < n; i += kChunk) total += lanes_sum_float(x + i, std::min(kChunk, n - i));
-    return total;
+  if constexpr (is_floating_v<T>) {  // float16 and bfloat16 too
+    return vec::sum(x, n);
   } else {
     return lanes_sum<accumulate_t<T>>(x, n);
   }
@@ -105,6 +63,18 @@ void sum_into(const TensorBase& x, const ReductionPlan& r, accumulate_t<T>* acc)
       for_each_line(rows, [&](int64_t o, int64_t start) { acc[o] = block_sum(p + start, rows.n); });
     }
     return;
+  }
+  if constexpr (std::is_same_v<T, float> || std::is_same_v<T, double>) {
+    if (r.reduced_block && x.is_contiguous()) {
+      // The reduced dims lie between kept ones: every output sums a column of its block, whole
+      // rows of columns at a time, in double and rows in order (the general case's bits).
+      const T* p = static_cast<const T*>(x.data_ptr());
+      const DimSplit block = r.block();
+      for_each_column_chunk(block, [&](int64_t o, int64_t c, int64_t width) {
+        vec::sum_columns(p + o * block.n * block.inner + c, block.n, block.inner, width, acc + o * block.inner + c);
+      });
+      return;
+    }
   }
   // General case: the iteration helper walks x (in the output's memory order) with
   // the accumulators as its output, broadcast with stride 0 over the reduced dims.
