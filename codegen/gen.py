@@ -617,6 +617,7 @@ def render_all(schema_dir: str) -> Dict[str, str]:
              returns_bool=f.returns_bool, meta=f.meta or f.choices,
              scalar_values=", ".join(pointwise.scalar_value(f, s, op) for s in f.scalars),
              vector=scalar_why is None, scalar_why=scalar_why, nargs=len(f.args), scalars=f.scalars,
+             first_t="bool" if f.args[0] in f.bool_args else "float",
              vector_params=", ".join(f"V {a}" for a in f.args),
              vector_body=None if scalar_why else pointwise.render_vector(f.root, f.args, f.scalars),
              lanes=pointwise.vector_lanes(f), kind=pointwise.vector_kind(f))

@@ -364,8 +364,8 @@ def vector_unsupported(f: PointwiseFormula) -> Optional[str]:
     """Why the formula has no vector kernel (None when it has one). Vectorized: formulas of one or
     two tensors with a floating result whose per-element intrinsics all have a vector version;
     Scalars and whatever depends on Scalars alone are computed once, in C++."""
-    if len(f.args) > 2:
-        return "vector kernels take formulas of one or two tensors for now"
+    if len(f.args) > 3:
+        return "vector kernels take formulas of one to three tensors"
     if f.returns_bool:
         return "vector kernels write floating results only for now"
     if f.dtypes == "integral":
@@ -379,6 +379,12 @@ def vector_unsupported(f: PointwiseFormula) -> Optional[str]:
         return f"no vector {missing[0]}()"
     if any(n.kind in CXX_BINARY_CALLS for n in nodes):
         return "no vector // or % (x86 has no vector integer division)"
+    if len(f.args) == 3 and vector_kind(f) != "exact":
+        # Strided runs of three tensors take the scalar functor, which only exact operations
+        # make agree with the vector loop to the bit.
+        return "three-tensor formulas vectorize with exact operations only"
+    if any(a in f.bool_args for a in f.args[1:]):
+        return "only the first tensor may be read as bool in a vector loop"
     return None
 
 

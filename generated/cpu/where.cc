@@ -3,22 +3,81 @@
 //   self if condition else other
 // Bool tensors compute in bool: `self * other` is their logical and, which GCC flags as suspicious.
 #pragma GCC diagnostic ignored "-Wint-in-bool-context"
-// Scalar only: vector kernels take formulas of one or two tensors for now.
-#include "generated/kernels/where.h"
+//
+// float32 (float16, bfloat16 and integer inputs reach the loop as float32 runs too) goes to a
+// vector loop compiled for several instruction sets, picked at run time for this CPU by Highway's
+// dynamic dispatch (runtime/kernels/cpu/vector_formula-inl.h); strided runs reach it through a
+// buffer (runtime/kernels/cpu/loops.h), so the layout never changes a result. float64 runs the
+// scalar functor.
+// The formula has exact operations only, so the vector loop evaluates it in float lanes: the
+// scalar functor's bits, a whole vector at a time.
+// hwy/foreach_target.h compiles this file once per target (runtime/kernels/cpu/vector_targets.h);
+// the kernel itself, under HWY_ONCE, is compiled once.
+#undef HWY_TARGET_INCLUDE
+#define HWY_TARGET_INCLUDE "generated/cpu/where.cc"
+#include "runtime/kernels/cpu/vector_targets.h"
+#include <hwy/foreach_target.h>  // IWYU pragma: keep
+#include <hwy/highway.h>
+
 #include "generated/pointwise/where.h"
+#include "runtime/kernels/cpu/vector_formula-inl.h"
+
+HWY_BEFORE_NAMESPACE();
+namespace kiln {
+namespace cpu {
+namespace HWY_NAMESPACE {
+
+// self if condition else other, over vectors of float.
+struct where_vector {
+  template <class D, class V>
+  HWY_INLINE V operator()(D d, V condition, V self, V other) const {
+    return hn::IfThenElse(kv::ToBool(d, condition), self, other);
+  }
+};
+
+void where_float32(const formulas::where<float>& f, const bool* a, int64_t a_step, const float* b,
+                     int64_t b_step, const float* c, int64_t c_step, float* out, int64_t n) {
+  ternary_float_run(where_vector{}, f, a, a_step, b, b_step, c, c_step, out, n);
+}
+
+}  // namespace HWY_NAMESPACE
+}  // namespace cpu
+}  // namespace kiln
+HWY_AFTER_NAMESPACE();
+
+#if HWY_ONCE
+#include "generated/kernels/where.h"
 #include "runtime/kernels/cpu/loops.h"
 #include "runtime/kernels/pointwise_meta.h"
 
 namespace kiln {
 namespace cpu {
 
+HWY_EXPORT(where_float32);
+
+// The loop over the iterator in compute dtype T: the scalar functor, and for float32 the vector
+// loop for the best target this CPU supports (chosen on the first call).
+template <typename T>
+static void where_loop(const TensorIterator& it, const formulas::where<T>& f) {
+  ternary_kernel<T, bool, T, T>(it, f);
+}
+
+template <>
+void where_loop<float>(const TensorIterator& it, const formulas::where<float>& f) {
+  ternary_kernel<float, bool, float, float>(it, f, [&f](const bool* a, int64_t a_step, const float* b, int64_t b_step,
+                                      const float* c, int64_t c_step, float* out, int64_t n) {
+    HWY_DYNAMIC_DISPATCH(where_float32)(f, a, a_step, b, b_step, c, c_step, out, n);
+  });
+}
+
 TensorBase where_out(const TensorBase& condition, const TensorBase& self, const TensorBase& other, const TensorBase& out) {
   TensorIterator it(where_meta(condition, self, other, out));
   KILN_DISPATCH_ALL_TYPES(it.compute_dtype(), "where", [&] {
-    ternary_kernel<scalar_t, bool, scalar_t, scalar_t>(it, formulas::where<scalar_t>{});
+    where_loop<scalar_t>(it, formulas::where<scalar_t>{});
   });
   return it.output();
 }
 
 }  // namespace cpu
 }  // namespace kiln
+#endif  // HWY_ONCE

@@ -112,9 +112,22 @@ void binary_kernel(const TensorIterator& it, F f, V vector = {}) {
 }
 
 // Three inputs, each read in its own loop type (where's condition is bool, the values scalar_t).
-template <typename out_t, typename a_t, typename b_t, typename c_t, typename F>
-void ternary_kernel(const TensorIterator& it, F f) {
-  for_each(it, [&f](char** data, const int64_t* strides, int64_t n) {
+// `vector`, when given, computes runs where each input is contiguous or one broadcast value
+// (vector(a, a_step, b, b_step, c, c_step, out, n)); the generated kernels pass one only for
+// formulas of exact operations, whose scalar functor gives the same bits on the other runs.
+template <typename out_t, typename a_t, typename b_t, typename c_t, typename F, typename V = NoVectorRun>
+void ternary_kernel(const TensorIterator& it, F f, V vector = {}) {
+  constexpr bool has_vector = !std::is_same<V, NoVectorRun>::value;
+  for_each(it, [&f, &vector](char** data, const int64_t* strides, int64_t n) {
+    if constexpr (has_vector) {
+      const auto run = [&](int k, size_t size) { return strides[k] == static_cast<int64_t>(size) || strides[k] == 0; };
+      if (strides[0] == sizeof(out_t) && run(1, sizeof(a_t)) && run(2, sizeof(b_t)) && run(3, sizeof(c_t))) {
+        vector(reinterpret_cast<const a_t*>(data[1]), strides[1] == 0 ? 0 : 1, reinterpret_cast<const b_t*>(data[2]),
+               strides[2] == 0 ? 0 : 1, reinterpret_cast<const c_t*>(data[3]), strides[3] == 0 ? 0 : 1,
+               reinterpret_cast<out_t*>(data[0]), n);
+        return;
+      }
+    }
     if (strides[0] == sizeof(out_t) && strides[1] == sizeof(a_t) && strides[2] == sizeof(b_t) &&
         strides[3] == sizeof(c_t)) {
       out_t* __restrict__ o = reinterpret_cast<out_t*>(data[0]);

@@ -351,6 +351,54 @@ HWY_INLINE void binary_float_run(VectorF vector, ScalarF scalar, const float* a,
 #endif
 }
 
+// out[i] = formula(a[i * a_step], b[i * b_step], c[i * c_step]) for a float32 run of a formula of
+// exact operations (float lanes), steps 1 or 0 as binary_float_run; `a` may be bool (where's
+// condition), read as 1 or 0.
+template <class VectorF, class ScalarF, typename A>
+HWY_INLINE void ternary_float_run(VectorF vector, ScalarF scalar, const A* a, int64_t a_step, const float* b,
+                                  int64_t b_step, const float* c, int64_t c_step, float* out, int64_t n) {
+#if HWY_TARGET == HWY_SCALAR || HWY_TARGET == HWY_EMU128
+  for (int64_t i = 0; i < n; ++i) out[i] = scalar(a[i * a_step], b[i * b_step], c[i * c_step]);
+#else
+  static_assert(std::is_same<A, bool>::value || std::is_same<A, float>::value, "a bool or float first operand");
+  if (n <= 0) return;
+  const hn::ScalableTag<float> d;
+  using V = hn::Vec<decltype(d)>;
+  const int64_t lanes = static_cast<int64_t>(hn::Lanes(d));
+  // The first operand as float lanes: bools widened to 1.0 or 0.0.
+  const auto load_a = [&](const A* p) -> V {
+    if constexpr (std::is_same<A, bool>::value) {
+      const hn::Rebind<uint8_t, decltype(d)> d8;
+      const hn::Rebind<int32_t, decltype(d)> di;
+      return hn::ConvertTo(d, hn::PromoteTo(di, hn::LoadU(d8, reinterpret_cast<const uint8_t*>(p))));
+    } else {
+      return hn::LoadU(d, p);
+    }
+  };
+  const V a_one = hn::Set(d, static_cast<float>(*a)), b_one = hn::Set(d, *b), c_one = hn::Set(d, *c);
+  int64_t i = 0;
+  for (; i + lanes <= n; i += lanes) {
+    const V x = a_step != 0 ? load_a(a + i) : a_one;
+    const V y = b_step != 0 ? hn::LoadU(d, b + i) : b_one;
+    const V z = c_step != 0 ? hn::LoadU(d, c + i) : c_one;
+    hn::StoreU(vector(d, x, y, z), d, out + i);
+  }
+  if (i < n) {
+    HWY_ALIGN float xa[hn::MaxLanes(d)] = {};
+    HWY_ALIGN float xb[hn::MaxLanes(d)] = {};
+    HWY_ALIGN float xc[hn::MaxLanes(d)] = {};
+    for (int64_t k = 0; k < n - i; ++k) {
+      xa[k] = static_cast<float>(a[(i + k) * a_step]);
+      xb[k] = b[(i + k) * b_step];
+      xc[k] = c[(i + k) * c_step];
+    }
+    hn::Store(vector(d, hn::Load(d, xa), hn::Load(d, xb), hn::Load(d, xc)), d, xa);
+    for (int64_t k = 0; k < n - i; ++k) out[i + k] = xa[k];
+  }
+  (void)scalar;
+#endif
+}
+
 }  // namespace HWY_NAMESPACE
 }  // namespace cpu
 }  // namespace kiln
