@@ -50,7 +50,7 @@ void through_buffers(char** data, const int64_t* strides, int64_t n, Call call) 
 template <typename out_t, typename in_t, typename F, typename V = NoVectorRun>
 void unary_kernel(const TensorIterator& it, F f, V vector = {}) {
   constexpr bool has_vector = !std::is_same<V, NoVectorRun>::value;
-  for_each(it, [&f, &vector](char** data, const int64_t* strides, int64_t n) {
+  for_each(it, [&](char** data, const int64_t* strides, int64_t n) {  // f, and vector when given
     if (strides[0] == sizeof(out_t) && strides[1] == sizeof(in_t)) {
       out_t* __restrict__ o = reinterpret_cast<out_t*>(data[0]);
       const in_t* __restrict__ a = reinterpret_cast<const in_t*>(data[1]);
@@ -76,7 +76,7 @@ void unary_kernel(const TensorIterator& it, F f, V vector = {}) {
 template <typename out_t, typename in_t, typename F, typename V = NoVectorRun>
 void binary_kernel(const TensorIterator& it, F f, V vector = {}) {
   constexpr bool has_vector = !std::is_same<V, NoVectorRun>::value;
-  for_each(it, [&f, &vector](char** data, const int64_t* strides, int64_t n) {
+  for_each(it, [&](char** data, const int64_t* strides, int64_t n) {  // f, and vector when given
     const bool out_contig = strides[0] == sizeof(out_t);
     out_t* __restrict__ o = reinterpret_cast<out_t*>(data[0]);
     const in_t* __restrict__ a = reinterpret_cast<const in_t*>(data[1]);
@@ -118,7 +118,7 @@ void binary_kernel(const TensorIterator& it, F f, V vector = {}) {
 template <typename out_t, typename a_t, typename b_t, typename c_t, typename F, typename V = NoVectorRun>
 void ternary_kernel(const TensorIterator& it, F f, V vector = {}) {
   constexpr bool has_vector = !std::is_same<V, NoVectorRun>::value;
-  for_each(it, [&f, &vector](char** data, const int64_t* strides, int64_t n) {
+  for_each(it, [&](char** data, const int64_t* strides, int64_t n) {  // f, and vector when given
     if constexpr (has_vector) {
       const auto run = [&](int k, size_t size) { return strides[k] == static_cast<int64_t>(size) || strides[k] == 0; };
       if (strides[0] == sizeof(out_t) && run(1, sizeof(a_t)) && run(2, sizeof(b_t)) && run(3, sizeof(c_t))) {
