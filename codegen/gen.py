@@ -615,7 +615,7 @@ def render_all(schema_dir: str) -> Dict[str, str]:
              config=pointwise.iterator_config(f, op, f.args, "out" if has_out else "TensorBase()"),
              dispatch=pointwise.DTYPE_SETS[f.dtypes], loop=loop, loop_types=", ".join(loop_types), has_out=has_out,
              returns_bool=f.returns_bool, meta=f.meta or f.choices,
-             scalar_values=", ".join(pointwise.scalar_value(f, s, op) for s in f.scalars),
+             scalar_values=", ".join(pointwise.scalar_value(f, s, name) for s in f.scalars),
              vector=scalar_why is None, scalar_why=scalar_why, nargs=len(f.args), scalars=f.scalars,
              first_t="bool" if f.args[0] in f.bool_args else "float",
              vector_params=", ".join(f"V {a}" for a in f.args),

@@ -473,13 +473,14 @@ def table_rows(root: Node) -> List[Tuple[str, int, int, int, int, str]]:
 
 def scalar_value(f: PointwiseFormula, name: str, op: str) -> str:
     """The C++ value of a Scalar, Scalar? or str argument in the compute dtype (scalar_t), as the
-    generated kernel hands it to the functor."""
+    generated kernel hands it to the functor: a Scalar the dtype cannot hold is refused, as torch
+    does (add(int32, alpha=2**40))."""
     if name in f.absent:
-        return f"{name} ? {name}->to<scalar_t>() : pm::{f.absent[name]}<scalar_t>()"
+        return f'{name} ? checked_convert<scalar_t>(*{name}, "{op}") : pm::{f.absent[name]}<scalar_t>()'
     if name in f.choices:
         values = ", ".join(f'"{v}"' for v in f.choices[name])
         return f'scalar_t(choice_index("{op}", "{name}", {name}, {{{values}}}))'
-    return f"{name}.to<scalar_t>()"
+    return f'checked_convert<scalar_t>({name}, "{op}")'
 
 
 def iterator_config(f: PointwiseFormula, op: str, arg_exprs: List[str], out: str = "out") -> str:

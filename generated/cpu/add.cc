@@ -51,6 +51,7 @@ HWY_AFTER_NAMESPACE();
 #include "generated/kernels/add.h"
 #include "runtime/kernels/cpu/loops.h"
 #include "runtime/kernels/pointwise_meta.h"
+#include "runtime/kernels/scalar_convert.h"
 
 namespace kiln {
 namespace cpu {
@@ -73,7 +74,7 @@ void add_loop<float>(const TensorIterator& it, const formulas::add<float>& f) {
 TensorBase add_out(const TensorBase& self, const TensorBase& other, const Scalar& alpha, const TensorBase& out) {
   TensorIterator it(add_meta(self, other, alpha, out));
   KILN_DISPATCH_ALL_TYPES(it.compute_dtype(), "add", [&] {
-    add_loop<scalar_t>(it, formulas::add<scalar_t>{alpha.to<scalar_t>()});
+    add_loop<scalar_t>(it, formulas::add<scalar_t>{checked_convert<scalar_t>(alpha, "add")});
   });
   return it.output();
 }

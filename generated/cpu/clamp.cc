@@ -48,6 +48,7 @@ HWY_AFTER_NAMESPACE();
 #include "generated/kernels/clamp.h"
 #include "runtime/kernels/cpu/loops.h"
 #include "runtime/kernels/pointwise_meta.h"
+#include "runtime/kernels/scalar_convert.h"
 
 namespace kiln {
 namespace cpu {
@@ -71,7 +72,7 @@ void clamp_loop<float>(const TensorIterator& it, const formulas::clamp<float>& f
 TensorBase clamp_out(const TensorBase& self, const std::optional<Scalar>& min, const std::optional<Scalar>& max, const TensorBase& out) {
   TensorIterator it(clamp_meta(self, min, max, out));
   KILN_DISPATCH_NUMERIC_TYPES(it.compute_dtype(), "clamp", [&] {
-    clamp_loop<scalar_t>(it, formulas::clamp<scalar_t>{min ? min->to<scalar_t>() : pm::lowest<scalar_t>(), max ? max->to<scalar_t>() : pm::highest<scalar_t>()});
+    clamp_loop<scalar_t>(it, formulas::clamp<scalar_t>{min ? checked_convert<scalar_t>(*min, "clamp") : pm::lowest<scalar_t>(), max ? checked_convert<scalar_t>(*max, "clamp") : pm::highest<scalar_t>()});
   });
   return it.output();
 }

@@ -50,6 +50,7 @@ HWY_AFTER_NAMESPACE();
 #include "generated/kernels/gelu.h"
 #include "runtime/kernels/cpu/loops.h"
 #include "runtime/kernels/pointwise_meta.h"
+#include "runtime/kernels/scalar_convert.h"
 
 namespace kiln {
 namespace cpu {

@@ -47,6 +47,7 @@ HWY_AFTER_NAMESPACE();
 #if HWY_ONCE
 #include "generated/kernels/hardtanh.h"
 #include "runtime/kernels/cpu/loops.h"
+#include "runtime/kernels/scalar_convert.h"
 
 namespace kiln {
 namespace cpu {
@@ -70,7 +71,7 @@ void hardtanh_loop<float>(const TensorIterator& it, const formulas::hardtanh<flo
 TensorBase hardtanh_out(const TensorBase& self, const Scalar& min_val, const Scalar& max_val, const TensorBase& out) {
   TensorIterator it(IteratorConfig::unary("hardtanh", self, out));
   KILN_DISPATCH_NUMERIC_TYPES(it.compute_dtype(), "hardtanh", [&] {
-    hardtanh_loop<scalar_t>(it, formulas::hardtanh<scalar_t>{min_val.to<scalar_t>(), max_val.to<scalar_t>()});
+    hardtanh_loop<scalar_t>(it, formulas::hardtanh<scalar_t>{checked_convert<scalar_t>(min_val, "hardtanh"), checked_convert<scalar_t>(max_val, "hardtanh")});
   });
   return it.output();
 }

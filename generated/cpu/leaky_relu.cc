@@ -47,6 +47,7 @@ HWY_AFTER_NAMESPACE();
 #if HWY_ONCE
 #include "generated/kernels/leaky_relu.h"
 #include "runtime/kernels/cpu/loops.h"
+#include "runtime/kernels/scalar_convert.h"
 
 namespace kiln {
 namespace cpu {
@@ -70,7 +71,7 @@ void leaky_relu_loop<float>(const TensorIterator& it, const formulas::leaky_relu
 TensorBase leaky_relu_out(const TensorBase& self, const Scalar& negative_slope, const TensorBase& out) {
   TensorIterator it(IteratorConfig::unary("leaky_relu", self, out));
   KILN_DISPATCH_FLOATING_TYPES(it.compute_dtype(), "leaky_relu", [&] {
-    leaky_relu_loop<scalar_t>(it, formulas::leaky_relu<scalar_t>{negative_slope.to<scalar_t>()});
+    leaky_relu_loop<scalar_t>(it, formulas::leaky_relu<scalar_t>{checked_convert<scalar_t>(negative_slope, "leaky_relu")});
   });
   return it.output();
 }

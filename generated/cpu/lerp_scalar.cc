@@ -49,6 +49,7 @@ HWY_AFTER_NAMESPACE();
 #include "generated/kernels/lerp.h"
 #include "runtime/kernels/cpu/loops.h"
 #include "runtime/kernels/pointwise_meta.h"
+#include "runtime/kernels/scalar_convert.h"
 
 namespace kiln {
 namespace cpu {
@@ -71,7 +72,7 @@ void lerp_scalar_loop<float>(const TensorIterator& it, const formulas::lerp_scal
 TensorBase lerp_out(const TensorBase& self, const TensorBase& end, const Scalar& weight, const TensorBase& out) {
   TensorIterator it(lerp_scalar_meta(self, end, weight, out));
   KILN_DISPATCH_FLOATING_TYPES(it.compute_dtype(), "lerp", [&] {
-    lerp_scalar_loop<scalar_t>(it, formulas::lerp_scalar<scalar_t>{weight.to<scalar_t>()});
+    lerp_scalar_loop<scalar_t>(it, formulas::lerp_scalar<scalar_t>{checked_convert<scalar_t>(weight, "lerp")});
   });
   return it.output();
 }

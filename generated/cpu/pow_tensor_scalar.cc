@@ -8,6 +8,7 @@
 #include "generated/pointwise/pow_tensor_scalar.h"
 #include "runtime/kernels/cpu/loops.h"
 #include "runtime/kernels/pointwise_meta.h"
+#include "runtime/kernels/scalar_convert.h"
 
 namespace kiln {
 namespace cpu {
@@ -15,7 +16,7 @@ namespace cpu {
 TensorBase pow_out(const TensorBase& self, const Scalar& exponent, const TensorBase& out) {
   TensorIterator it(pow_scalar_meta(self, exponent, out));
   KILN_DISPATCH_ALL_TYPES(it.compute_dtype(), "pow", [&] {
-    unary_kernel<scalar_t, scalar_t>(it, formulas::pow_tensor_scalar<scalar_t>{exponent.to<scalar_t>()});
+    unary_kernel<scalar_t, scalar_t>(it, formulas::pow_tensor_scalar<scalar_t>{checked_convert<scalar_t>(exponent, "pow")});
   });
   return it.output();
 }

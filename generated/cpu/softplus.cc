@@ -49,6 +49,7 @@ HWY_AFTER_NAMESPACE();
 #if HWY_ONCE
 #include "generated/kernels/softplus.h"
 #include "runtime/kernels/cpu/loops.h"
+#include "runtime/kernels/scalar_convert.h"
 
 namespace kiln {
 namespace cpu {
@@ -72,7 +73,7 @@ void softplus_loop<float>(const TensorIterator& it, const formulas::softplus<flo
 TensorBase softplus_out(const TensorBase& self, const Scalar& beta, const Scalar& threshold, const TensorBase& out) {
   TensorIterator it(IteratorConfig::unary("softplus", self, out));
   KILN_DISPATCH_FLOATING_TYPES(it.compute_dtype(), "softplus", [&] {
-    softplus_loop<scalar_t>(it, formulas::softplus<scalar_t>{beta.to<scalar_t>(), threshold.to<scalar_t>()});
+    softplus_loop<scalar_t>(it, formulas::softplus<scalar_t>{checked_convert<scalar_t>(beta, "softplus"), checked_convert<scalar_t>(threshold, "softplus")});
   });
   return it.output();
 }

@@ -49,6 +49,7 @@ HWY_AFTER_NAMESPACE();
 #include "generated/kernels/sub.h"
 #include "runtime/kernels/cpu/loops.h"
 #include "runtime/kernels/pointwise_meta.h"
+#include "runtime/kernels/scalar_convert.h"
 
 namespace kiln {
 namespace cpu {
@@ -71,7 +72,7 @@ void sub_loop<float>(const TensorIterator& it, const formulas::sub<float>& f) {
 TensorBase sub_out(const TensorBase& self, const TensorBase& other, const Scalar& alpha, const TensorBase& out) {
   TensorIterator it(sub_meta(self, other, alpha, out));
   KILN_DISPATCH_NUMERIC_TYPES(it.compute_dtype(), "sub", [&] {
-    sub_loop<scalar_t>(it, formulas::sub<scalar_t>{alpha.to<scalar_t>()});
+    sub_loop<scalar_t>(it, formulas::sub<scalar_t>{checked_convert<scalar_t>(alpha, "sub")});
   });
   return it.output();
 }

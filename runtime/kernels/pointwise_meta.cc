@@ -172,6 +172,9 @@ TensorIterator pow_scalar_meta(const TensorBase& self, const Scalar& exponent, c
   TensorIterator it(IteratorConfig::binary("pow", self, wrap_scalar(exponent), out));
   KILN_CHECK(!is_integral_type(it.compute_dtype(), /*include_bool=*/true) || exponent.to_long() >= 0,
              "pow(): Integers to negative integer powers are not allowed.");
+  // The kernel takes the exponent in the compute dtype, as torch, which refuses one that overflows
+  // it (int32 ** 2**31).
+  check_scalar_fits(exponent, it.compute_dtype(), "pow");
   return it;
 }
 
