@@ -328,7 +328,7 @@ VECTOR_INTRINSICS: Dict[str, str] = {
     "exp": "kv::Exp", "expm1": "kv::Expm1", "log": "kv::Log", "log1p": "kv::Log1p", "sin": "kv::Sin",
     "cos": "kv::Cos", "tanh": "kv::Tanh", "erf": "kv::Erf", "sqrt": "kv::Sqrt",
     "abs": "kv::Abs", "floor": "kv::Floor", "ceil": "kv::Ceil", "trunc": "kv::Trunc", "round": "kv::Round",
-    "minimum": "kv::Minimum", "maximum": "kv::Maximum",
+    "minimum": "kv::Minimum", "maximum": "kv::Maximum", "pow": "kv::Pow",
 }
 # Intrinsics IEEE rounds exactly (like + - * /): a formula using no others is computed in float
 # lanes, bit for bit as its scalar functor.
@@ -338,7 +338,7 @@ EXACT_INTRINSICS = {"sqrt", "abs", "floor", "ceil", "trunc", "round", "minimum",
 # against 24.1, log1p 30.3 against 24.3, sin 25.3 against 20.4, cos 26.0 against 25.0; erf has no
 # Highway version). A formula with any other inexact intrinsic (expm1, tanh: as fast as torch in
 # double lanes) and none of these runs in double lanes, rounded once: correctly rounded.
-SLEEF_INTRINSICS = {"exp", "log", "log1p", "sin", "cos", "erf"}
+SLEEF_INTRINSICS = {"exp", "log", "log1p", "sin", "cos", "erf", "pow"}
 VECTOR_BINARY = {"add": "hn::Add", "sub": "hn::Sub", "mul": "hn::Mul", "div": "hn::Div"}
 VECTOR_COMPARE = {"lt": "hn::Lt", "le": "hn::Le", "gt": "hn::Gt", "ge": "hn::Ge", "eq": "hn::Eq", "ne": "hn::Ne"}
 _BOOL_KINDS = set(COMPARE.values()) | {"not", "and", "or"} | BOOL_INTRINSICS
@@ -447,6 +447,8 @@ def render_vector(n: Node, args: List[str], scalars: Optional[List[str]] = None)
         return f"{VECTOR_BINARY[k]}({value(n.children[0])}, {value(n.children[1])})"
     if k in VECTOR_COMPARE:
         return f"{VECTOR_COMPARE[k]}({value(n.children[0])}, {value(n.children[1])})"
+    if k == "pow" and _uniform(n.children[1]):  # x ** Scalar: its special exponents are a C++ branch
+        return f"kv::PowUniform(d, {value(n.children[0])}, {cxx(n.children[1])})"
     if k in VECTOR_INTRINSICS:
         return f"{VECTOR_INTRINSICS[k]}(d, {', '.join(value(c) for c in n.children)})"
     raise CodegenError(f"pointwise: no vector rendering of {k}()")

@@ -3,9 +3,53 @@
 //   pow(self, exponent)
 // Bool tensors compute in bool: `self * other` is their logical and, which GCC flags as suspicious.
 #pragma GCC diagnostic ignored "-Wint-in-bool-context"
-// Scalar only: no vector pow().
-#include "generated/kernels/pow.h"
+//
+// float32 (float16, bfloat16 and integer inputs reach the loop as float32 runs too) goes to a
+// vector loop compiled for several instruction sets, picked at run time for this CPU by Highway's
+// dynamic dispatch (runtime/kernels/cpu/vector_formula-inl.h); strided runs reach it through a
+// buffer (runtime/kernels/cpu/loops.h), so the layout never changes a result. float64 runs the
+// scalar functor.
+// The formula has an intrinsic of SLEEF_INTRINSICS (codegen/pointwise.py: exp, log, log1p, sin,
+// cos, erf), so the vector loop evaluates it in float lanes with Sleef's functions (those torch
+// calls; in double on SSE4, but erf), rounding after every step as torch does: never more ulps off
+// than torch on the same inputs (tests/python/test_vector_formulas.py), at full float32 width.
+// hwy/foreach_target.h compiles this file once per target (runtime/kernels/cpu/vector_targets.h);
+// the kernel itself, under HWY_ONCE, is compiled once.
+#undef HWY_TARGET_INCLUDE
+#define HWY_TARGET_INCLUDE "generated/cpu/pow_tensor_scalar.cc"
+#include "runtime/kernels/cpu/vector_targets.h"
+#include <hwy/foreach_target.h>  // IWYU pragma: keep
+#include <hwy/highway.h>
+
 #include "generated/pointwise/pow_tensor_scalar.h"
+#include "runtime/kernels/cpu/vector_formula-inl.h"
+
+HWY_BEFORE_NAMESPACE();
+namespace kiln {
+namespace cpu {
+namespace HWY_NAMESPACE {
+
+// pow(self, exponent), over vectors of float; `s` holds the Scalars.
+struct pow_tensor_scalar_vector {
+  using T = float;  // the compute dtype of the Scalars' C++ below
+  formulas::pow_tensor_scalar<float> s;
+  template <class D, class V>
+  HWY_INLINE V operator()(D d, V self) const {
+    return kv::PowUniform(d, self, s.exponent);
+  }
+};
+
+void pow_tensor_scalar_float32(const formulas::pow_tensor_scalar<float>& f, const float* in, float* out, int64_t n) {
+  unary_float_run<float>(pow_tensor_scalar_vector{f}, f, in, out, n);
+}
+
+}  // namespace HWY_NAMESPACE
+}  // namespace cpu
+}  // namespace kiln
+HWY_AFTER_NAMESPACE();
+
+#if HWY_ONCE
+#include "generated/kernels/pow.h"
 #include "runtime/kernels/cpu/loops.h"
 #include "runtime/kernels/pointwise_meta.h"
 #include "runtime/kernels/scalar_convert.h"
@@ -13,13 +57,30 @@
 namespace kiln {
 namespace cpu {
 
+HWY_EXPORT(pow_tensor_scalar_float32);
+
+// The loop over the iterator in compute dtype T: the scalar functor, and for float32 the vector
+// loop for the best target this CPU supports (chosen on the first call).
+template <typename T>
+static void pow_tensor_scalar_loop(const TensorIterator& it, const formulas::pow_tensor_scalar<T>& f) {
+  unary_kernel<T, T>(it, f);
+}
+
+template <>
+void pow_tensor_scalar_loop<float>(const TensorIterator& it, const formulas::pow_tensor_scalar<float>& f) {
+  unary_kernel<float, float>(it, f, [&f](const float* in, float* out, int64_t n) {
+    HWY_DYNAMIC_DISPATCH(pow_tensor_scalar_float32)(f, in, out, n);
+  });
+}
+
 TensorBase pow_out(const TensorBase& self, const Scalar& exponent, const TensorBase& out) {
   TensorIterator it(pow_scalar_meta(self, exponent, out));
   KILN_DISPATCH_ALL_TYPES(it.compute_dtype(), "pow", [&] {
-    unary_kernel<scalar_t, scalar_t>(it, formulas::pow_tensor_scalar<scalar_t>{checked_convert<scalar_t>(exponent, "pow")});
+    pow_tensor_scalar_loop<scalar_t>(it, formulas::pow_tensor_scalar<scalar_t>{checked_convert<scalar_t>(exponent, "pow")});
   });
   return it.output();
 }
 
 }  // namespace cpu
 }  // namespace kiln
+#endif  // HWY_ONCE

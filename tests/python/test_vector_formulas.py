@@ -280,3 +280,46 @@ def test_threads_do_not_change_results():
         assert same_bits(kiln.tanh(x).numpy(), one)
     finally:
         kiln.set_num_threads(threads)
+
+
+POW_EXPONENTS = [2.0, 3.0, 0.5, -0.5, -1.0, -2.0, 2.5, -1.3, 0.25, 7.0, 0.0, 1.0]
+
+
+@pytest.mark.parametrize("on_target", TARGETS, indirect=True)
+def test_pow_is_never_less_accurate_than_torch(on_target):
+    # x ** Scalar and x ** tensor: torch's special exponents (2, 3, +-0.5, -1, -2) as exact operations,
+    # the scalar functor's bits on every target; other exponents no more ulps from float64 than
+    # torch's pow on the same inputs (SLEEF's powf on AVX2/AVX3, as torch's).
+    torch = pytest.importorskip("torch")
+    rng = np.random.default_rng(5)
+    x = np.concatenate([rng.uniform(0, 4, 20000), rng.uniform(-4, 0, 2000), [0.0, -0.0, np.inf, -np.inf, np.nan, 1.0, -1.0,
+                                                                            1e-40, 3e38]]).astype(np.float32)
+    reference_kernels = {}
+    for e in POW_EXPONENTS:
+        got = kiln.pow(kiln.from_numpy(x), e).numpy()
+        kiln._C._simd_use_target(BASELINE)
+        try:
+            scalar = kiln.pow(kiln.from_numpy(x), e).numpy()
+        finally:
+            kiln._C._simd_use_target(on_target)
+        if e in (2.0, 3.0, 0.5, -0.5, -1.0, -2.0):
+            assert same_bits(got, scalar), e
+        with np.errstate(all="ignore"):
+            ref = np.power(x.astype(np.float64), e)
+            theirs = torch.pow(torch.from_numpy(x), e).numpy()
+        mine, bar = ulp_error(got, ref).max(), ulp_error(theirs, ref).max()
+        assert mine <= max(bar, VECTOR_ULP_BOUND), f"x ** {e}: {mine:.4g} ulp, torch {bar:.4g}"
+        reference_kernels[e] = got
+    # A tensor of exponents gives, lane by lane, what each Scalar exponent gave.
+    es = np.array(POW_EXPONENTS, np.float32)
+    xs = np.repeat(x[:2000], len(es))
+    ts = np.tile(es, 2000)
+    got = kiln.pow(kiln.from_numpy(xs), kiln.from_numpy(ts)).numpy().reshape(2000, len(es))
+    for k, e in enumerate(POW_EXPONENTS):
+        if e in (2.0, 3.0, 0.5, -0.5, -1.0, -2.0):
+            assert same_bits(got[:, k], reference_kernels[e][:2000]), e
+        else:
+            with np.errstate(all="ignore"):
+                ref = np.power(x[:2000].astype(np.float64), float(e))
+                theirs = torch.pow(torch.from_numpy(x[:2000]), torch.from_numpy(np.full(2000, e, np.float32))).numpy()
+            assert ulp_error(got[:, k], ref).max() <= max(ulp_error(theirs, ref).max(), VECTOR_ULP_BOUND), e

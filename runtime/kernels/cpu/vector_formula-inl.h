@@ -222,6 +222,49 @@ HWY_INLINE V Erf(D d, V x) {
   return hn::IfThenElse(tiny, linear, y);
 }
 
+// pow in float lanes: torch's special exponents (pm::pow: 2 and 3 as products, +-0.5 through sqrt,
+// -1 and -2 as reciprocals) lane by lane with exact operations, the scalar functor's bits; any other
+// exponent with SLEEF's powf (torch's), or on SSE4 (SLEEF's SSE4 build has no FMA) the C library's.
+template <class D, class V>
+HWY_INLINE V PowGeneral(D d, V x, V e) {
+  static_assert(kFloatLanes<D>, "pow runs in float lanes (codegen/pointwise.py, SLEEF_INTRINSICS)");
+#if HWY_TARGET == HWY_SSE4
+  HWY_ALIGN float xs[hn::MaxLanes(d)];
+  HWY_ALIGN float es[hn::MaxLanes(d)];
+  hn::Store(x, d, xs);
+  hn::Store(e, d, es);
+  for (size_t i = 0; i < hn::Lanes(d); ++i) xs[i] = pm::pow(xs[i], es[i]);
+  return hn::Load(d, xs);
+#else
+  return sleef::pow(x, e);
+#endif
+}
+
+template <class D, class V>
+HWY_INLINE V Pow(D d, V x, V e) {
+  const V one = hn::Set(d, 1.0f), square = hn::Mul(x, x), root = hn::Sqrt(x);
+  V r = PowGeneral(d, x, e);
+  r = hn::IfThenElse(hn::Eq(e, hn::Set(d, 2.0f)), square, r);
+  r = hn::IfThenElse(hn::Eq(e, hn::Set(d, 3.0f)), hn::Mul(square, x), r);
+  r = hn::IfThenElse(hn::Eq(e, hn::Set(d, 0.5f)), root, r);
+  r = hn::IfThenElse(hn::Eq(e, hn::Set(d, -0.5f)), hn::Div(one, root), r);
+  r = hn::IfThenElse(hn::Eq(e, hn::Set(d, -1.0f)), hn::Div(one, x), r);
+  return hn::IfThenElse(hn::Eq(e, hn::Set(d, -2.0f)), hn::Div(one, square), r);
+}
+
+// pow with one exponent for every lane (a Scalar): the special exponents are a C++ branch.
+template <class D, class V>
+HWY_INLINE V PowUniform(D d, V x, float e) {
+  const V one = hn::Set(d, 1.0f);
+  if (e == 2.0f) return hn::Mul(x, x);
+  if (e == 3.0f) return hn::Mul(hn::Mul(x, x), x);
+  if (e == 0.5f) return hn::Sqrt(x);
+  if (e == -0.5f) return hn::Div(one, hn::Sqrt(x));
+  if (e == -1.0f) return hn::Div(one, x);
+  if (e == -2.0f) return hn::Div(one, hn::Mul(x, x));
+  return PowGeneral(d, x, hn::Set(d, e));
+}
+
 // IEEE square root: exact, and sqrt(-0) = -0.
 template <class D, class V>
 HWY_INLINE V Sqrt(D d, V x) {
