@@ -330,7 +330,7 @@ def test_optional_and_str_arguments_reach_the_kernel(tmp_path):
     proc, _ = run_codegen(tmp_path, native, "")
     assert proc.returncode == 0, proc.stderr
     kernel = (tmp_path / "out" / "cpu" / "clampx.cc").read_text()
-    assert "min ? min->to<scalar_t>() : pm::lowest<scalar_t>()" in kernel
+    assert 'min ? checked_convert<scalar_t>(*min, "clampx") : pm::lowest<scalar_t>()' in kernel
     assert 'scalar_t(choice_index("clampx", "mode", mode, {"a", "b"}))' in kernel
     functor = (tmp_path / "out" / "pointwise" / "clampx.h").read_text()
     assert "return (mode == T(1)) ? pm::maximum(self, min) : pm::floor_divide(self, T(2));" in functor
