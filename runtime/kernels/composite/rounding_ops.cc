@@ -52,8 +52,12 @@ void check_castable(const Tensor& result, const Tensor& target, const char* op) 
 
 const Tensor& div__mode(const Tensor& self, const Tensor& other, const std::optional<std::string>& rounding_mode) {
   check_no_internal_overlap(self, "div_");
-  // From a clone: the division saves its input for the backward, and self is overwritten below.
-  const Tensor result = div_mode(self.clone(), other, rounding_mode);
+  // From clones: the division saves its inputs for the backward, and self is overwritten below. A
+  // divisor sharing self's memory (x.div_(x), or a view of x) is cloned too: saved as it is, it
+  // would hold self, whose new grad_fn leads back to the division: a reference cycle, leaked
+  // (found by tools/fuzz.sh).
+  const bool divisor_aliases_self = other.impl()->storage().get() == self.impl()->storage().get();
+  const Tensor result = div_mode(self.clone(), divisor_aliases_self ? other.clone() : other, rounding_mode);
   check_castable(result, self, "div_");
   KILN_CHECK(result.sizes() == self.sizes(), "div_(): output with shape ", shape_str(self.sizes()),
              " doesn't match the broadcast shape ", shape_str(result.sizes()));
