@@ -18,6 +18,9 @@ and never evaluated:
                  abs(x), floor(x), ceil(x), trunc(x), round(x) (half to even; integers unchanged)
                  minimum(a, b), maximum(a, b)                  (a NaN operand wins)
                  sign(x)                                       (-1, 0 or 1; 0 for NaN)
+                 pow(a, b), pow_scalar(a, b), fmod(a, b)      (pow_scalar: torch's special exponents)
+                 isnan(x), isinf(x), isfinite(x)               (bool)
+    floor division and remainder: a // b, a % b                (Python's: the divisor's sign)
 
 Arithmetic happens in the op's compute dtype (float32 for float16/bfloat16 inputs); Scalars are
 converted to it; comparisons and logic are bool. `/` and the floating intrinsics need a floating
@@ -38,7 +41,7 @@ INTRINSICS: Dict[str, Tuple[int, bool]] = {
     "cos": (1, True), "tanh": (1, True), "erf": (1, True), "sqrt": (1, True), "atan2": (2, True),
     "abs": (1, False), "floor": (1, False), "ceil": (1, False), "trunc": (1, False), "round": (1, False),
     "minimum": (2, False), "maximum": (2, False), "sign": (1, False),
-    "pow": (2, False), "fmod": (2, False), "isnan": (1, False), "isinf": (1, False), "isfinite": (1, False),
+    "pow": (2, False), "pow_scalar": (2, False), "fmod": (2, False), "isnan": (1, False), "isinf": (1, False), "isfinite": (1, False),
 }
 # Intrinsics whose value is a bool (as comparisons are).
 BOOL_INTRINSICS = {"isnan", "isinf", "isfinite"}
@@ -328,7 +331,7 @@ VECTOR_INTRINSICS: Dict[str, str] = {
     "exp": "kv::Exp", "expm1": "kv::Expm1", "log": "kv::Log", "log1p": "kv::Log1p", "sin": "kv::Sin",
     "cos": "kv::Cos", "tanh": "kv::Tanh", "erf": "kv::Erf", "sqrt": "kv::Sqrt",
     "abs": "kv::Abs", "floor": "kv::Floor", "ceil": "kv::Ceil", "trunc": "kv::Trunc", "round": "kv::Round",
-    "minimum": "kv::Minimum", "maximum": "kv::Maximum", "pow": "kv::Pow",
+    "minimum": "kv::Minimum", "maximum": "kv::Maximum", "pow": "kv::Pow", "pow_scalar": "kv::PowScalar",
 }
 # Intrinsics IEEE rounds exactly (like + - * /): a formula using no others is computed in float
 # lanes, bit for bit as its scalar functor.
@@ -338,9 +341,10 @@ EXACT_INTRINSICS = {"sqrt", "abs", "floor", "ceil", "trunc", "round", "minimum",
 # against 24.1, log1p 30.3 against 24.3, sin 25.3 against 20.4, cos 26.0 against 25.0; erf has no
 # Highway version). A formula with any other inexact intrinsic (expm1, tanh: as fast as torch in
 # double lanes) and none of these runs in double lanes, rounded once: correctly rounded.
-SLEEF_INTRINSICS = {"exp", "log", "log1p", "sin", "cos", "erf", "pow"}
+SLEEF_INTRINSICS = {"exp", "log", "log1p", "sin", "cos", "erf", "pow", "pow_scalar"}
 VECTOR_BINARY = {"add": "hn::Add", "sub": "hn::Sub", "mul": "hn::Mul", "div": "hn::Div"}
-VECTOR_COMPARE = {"lt": "hn::Lt", "le": "hn::Le", "gt": "hn::Gt", "ge": "hn::Ge", "eq": "hn::Eq", "ne": "hn::Ne"}
+# != is kv::Ne: Highway's Ne is an ordered compare on AVX2/AVX3 (NaN != x false there), C++'s is not.
+VECTOR_COMPARE = {"lt": "hn::Lt", "le": "hn::Le", "gt": "hn::Gt", "ge": "hn::Ge", "eq": "hn::Eq", "ne": "kv::Ne"}
 _BOOL_KINDS = set(COMPARE.values()) | {"not", "and", "or"} | BOOL_INTRINSICS
 
 
@@ -447,7 +451,7 @@ def render_vector(n: Node, args: List[str], scalars: Optional[List[str]] = None)
         return f"{VECTOR_BINARY[k]}({value(n.children[0])}, {value(n.children[1])})"
     if k in VECTOR_COMPARE:
         return f"{VECTOR_COMPARE[k]}({value(n.children[0])}, {value(n.children[1])})"
-    if k == "pow" and _uniform(n.children[1]):  # x ** Scalar: its special exponents are a C++ branch
+    if k == "pow_scalar" and _uniform(n.children[1]):  # x ** Scalar: its special exponents are a C++ branch
         return f"kv::PowUniform(d, {value(n.children[0])}, {cxx(n.children[1])})"
     if k in VECTOR_INTRINSICS:
         return f"{VECTOR_INTRINSICS[k]}(d, {', '.join(value(c) for c in n.children)})"
@@ -634,7 +638,8 @@ def _autograd(n: Node, names: List[str], scalars: List[str]) -> Tuple[str, bool]
         if ta:
             return f"masked_fill({a}, logical_not({cond}), {b})", True
         raise bad("a select of constants alone")
-    if not c[0][1] or (not all(t for _, t in c) and k not in ("pow", "fmod")):
+    if not c[0][1] or (not all(t for _, t in c) and k not in ("pow", "pow_scalar", "fmod")):
         raise bad(f"{k}() of a constant: fold it into a literal")
-    return f"{k}({', '.join(x for x, _ in c)})", True  # pow and fmod also take (Tensor, Scalar)
+    op = "pow" if k == "pow_scalar" else k  # kiln.pow(Tensor, Scalar) is pow_scalar
+    return f"{op}({', '.join(x for x, _ in c)})", True  # pow and fmod also take (Tensor, Scalar)
 

@@ -47,6 +47,7 @@ enum class FormulaOp : int8_t {
   Maximum,
   Sign,
   Pow,
+  Pow_scalar,
   Fmod,
   Isnan,
   Isinf,

@@ -188,13 +188,13 @@ const FormulaNode sign_nodes[] = {
     {FormulaOp::Sub, 2, 5, -1, -1, 0.0},
 };
 
-// pow: pow(self, exponent)
+// pow: pow_scalar(self, exponent)
 const char* const pow_tensor_scalar_args[] = {"self"};
 const char* const pow_tensor_scalar_scalars[] = {"exponent"};
 const FormulaNode pow_tensor_scalar_nodes[] = {
     {FormulaOp::Arg, -1, -1, -1, 0, 0.0},
     {FormulaOp::Scalar, -1, -1, -1, 0, 0.0},
-    {FormulaOp::Pow, 0, 1, -1, -1, 0.0},
+    {FormulaOp::Pow_scalar, 0, 1, -1, -1, 0.0},
 };
 
 // pow: pow(self, exponent)
@@ -501,7 +501,7 @@ const FormulaNode leaky_relu_nodes[] = {
     {FormulaOp::Select, 2, 3, 6, -1, 0.0},
 };
 
-// hardtanh: max_val if (min_val if self < min_val else self) > max_val else (min_val if self < min_val else self)
+// hardtanh: max_val if ((min_val if (self < min_val or min_val != min_val) else self) > max_val or max_val != max_val) else (min_val if (self < min_val or min_val != min_val) else self)
 const char* const hardtanh_args[] = {"self"};
 const char* const hardtanh_scalars[] = {"min_val", "max_val"};
 const FormulaNode hardtanh_nodes[] = {
@@ -509,18 +509,30 @@ const FormulaNode hardtanh_nodes[] = {
     {FormulaOp::Scalar, -1, -1, -1, 0, 0.0},
     {FormulaOp::Lt, 0, 1, -1, -1, 0.0},
     {FormulaOp::Scalar, -1, -1, -1, 0, 0.0},
+    {FormulaOp::Scalar, -1, -1, -1, 0, 0.0},
+    {FormulaOp::Ne, 3, 4, -1, -1, 0.0},
+    {FormulaOp::Or, 2, 5, -1, -1, 0.0},
+    {FormulaOp::Scalar, -1, -1, -1, 0, 0.0},
     {FormulaOp::Arg, -1, -1, -1, 0, 0.0},
-    {FormulaOp::Select, 2, 3, 4, -1, 0.0},
+    {FormulaOp::Select, 6, 7, 8, -1, 0.0},
     {FormulaOp::Scalar, -1, -1, -1, 1, 0.0},
-    {FormulaOp::Gt, 5, 6, -1, -1, 0.0},
+    {FormulaOp::Gt, 9, 10, -1, -1, 0.0},
+    {FormulaOp::Scalar, -1, -1, -1, 1, 0.0},
+    {FormulaOp::Scalar, -1, -1, -1, 1, 0.0},
+    {FormulaOp::Ne, 12, 13, -1, -1, 0.0},
+    {FormulaOp::Or, 11, 14, -1, -1, 0.0},
     {FormulaOp::Scalar, -1, -1, -1, 1, 0.0},
     {FormulaOp::Arg, -1, -1, -1, 0, 0.0},
     {FormulaOp::Scalar, -1, -1, -1, 0, 0.0},
-    {FormulaOp::Lt, 9, 10, -1, -1, 0.0},
+    {FormulaOp::Lt, 17, 18, -1, -1, 0.0},
+    {FormulaOp::Scalar, -1, -1, -1, 0, 0.0},
+    {FormulaOp::Scalar, -1, -1, -1, 0, 0.0},
+    {FormulaOp::Ne, 20, 21, -1, -1, 0.0},
+    {FormulaOp::Or, 19, 22, -1, -1, 0.0},
     {FormulaOp::Scalar, -1, -1, -1, 0, 0.0},
     {FormulaOp::Arg, -1, -1, -1, 0, 0.0},
-    {FormulaOp::Select, 11, 12, 13, -1, 0.0},
-    {FormulaOp::Select, 7, 8, 14, -1, 0.0},
+    {FormulaOp::Select, 23, 24, 25, -1, 0.0},
+    {FormulaOp::Select, 15, 16, 26, -1, 0.0},
 };
 
 // softplus: self if self * beta > threshold else log1p(exp(self * beta)) / beta
@@ -827,7 +839,7 @@ const FormulaNode sign_self_grad_nodes[] = {
     {FormulaOp::Const, -1, -1, -1, -1, 0.0},
 };
 
-// dpow.Tensor_Scalar/dself: 0 if exponent == 0 else grad * (exponent * pow(self, exponent - 1))
+// dpow.Tensor_Scalar/dself: 0 if exponent == 0 else grad * (exponent * pow_scalar(self, exponent - 1))
 const char* const pow_tensor_scalar_self_grad_args[] = {"grad", "result", "self"};
 const char* const pow_tensor_scalar_self_grad_scalars[] = {"exponent"};
 const FormulaNode pow_tensor_scalar_self_grad_nodes[] = {
@@ -841,7 +853,7 @@ const FormulaNode pow_tensor_scalar_self_grad_nodes[] = {
     {FormulaOp::Scalar, -1, -1, -1, 0, 0.0},
     {FormulaOp::Const, -1, -1, -1, -1, 1.0},
     {FormulaOp::Sub, 7, 8, -1, -1, 0.0},
-    {FormulaOp::Pow, 6, 9, -1, -1, 0.0},
+    {FormulaOp::Pow_scalar, 6, 9, -1, -1, 0.0},
     {FormulaOp::Mul, 5, 10, -1, -1, 0.0},
     {FormulaOp::Mul, 4, 11, -1, -1, 0.0},
     {FormulaOp::Select, 2, 3, 12, -1, 0.0},
@@ -1413,7 +1425,7 @@ const PointwiseFormula kPointwiseFormulas[] = {
      nullptr, 0, sign_nodes, 7,
      FormulaDtypes::all, false, false,
      false},
-    {"pow", "pow.Tensor_Scalar", "pow_tensor_scalar", "pow(self, exponent)", pow_tensor_scalar_args, 1,
+    {"pow", "pow.Tensor_Scalar", "pow_tensor_scalar", "pow_scalar(self, exponent)", pow_tensor_scalar_args, 1,
      pow_tensor_scalar_scalars, 1, pow_tensor_scalar_nodes, 3,
      FormulaDtypes::all, false, false,
      true},
@@ -1537,8 +1549,8 @@ const PointwiseFormula kPointwiseFormulas[] = {
      leaky_relu_scalars, 1, leaky_relu_nodes, 8,
      FormulaDtypes::floating, false, false,
      false},
-    {"hardtanh", "hardtanh", "hardtanh", "max_val if (min_val if self < min_val else self) > max_val else (min_val if self < min_val else self)", hardtanh_args, 1,
-     hardtanh_scalars, 2, hardtanh_nodes, 16,
+    {"hardtanh", "hardtanh", "hardtanh", "max_val if ((min_val if (self < min_val or min_val != min_val) else self) > max_val or max_val != max_val) else (min_val if (self < min_val or min_val != min_val) else self)", hardtanh_args, 1,
+     hardtanh_scalars, 2, hardtanh_nodes, 28,
      FormulaDtypes::numeric, false, false,
      false},
     {"softplus", "softplus", "softplus", "self if self * beta > threshold else log1p(exp(self * beta)) / beta", softplus_args, 1,
@@ -1632,7 +1644,7 @@ const PointwiseFormula kPointwiseDerivatives[] = {
     {"sign", "self", "sign", "0", sign_self_grad_args, 3,
      nullptr, 0,
      sign_self_grad_nodes, 1, FormulaDtypes::floating, false, false, false},
-    {"pow.Tensor_Scalar", "self", "pow_tensor_scalar", "0 if exponent == 0 else grad * (exponent * pow(self, exponent - 1))", pow_tensor_scalar_self_grad_args, 3,
+    {"pow.Tensor_Scalar", "self", "pow_tensor_scalar", "0 if exponent == 0 else grad * (exponent * pow_scalar(self, exponent - 1))", pow_tensor_scalar_self_grad_args, 3,
      pow_tensor_scalar_self_grad_scalars, 1,
      pow_tensor_scalar_self_grad_nodes, 14, FormulaDtypes::floating, false, false, false},
     {"pow.Tensor_Tensor", "self", "pow_tensor_tensor", "grad * (0 if exponent == 0 else exponent * pow(self, exponent - 1))", pow_tensor_tensor_self_grad_args, 4,

@@ -44,6 +44,7 @@ T apply_intrinsic(FormulaOp op, T a, T b) {
     case FormulaOp::Maximum: return pm::maximum(a, b);
     case FormulaOp::Sign: return pm::sign(a);
     case FormulaOp::Pow: return pm::pow(a, b);
+    case FormulaOp::Pow_scalar: return pm::pow_scalar(a, b);
     case FormulaOp::Fmod: return pm::fmod(a, b);
     case FormulaOp::Floordiv: return pm::floor_divide(a, b);
     case FormulaOp::Mod: return pm::remainder(a, b);

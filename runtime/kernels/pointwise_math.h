@@ -172,10 +172,17 @@ KILN_HOST_DEVICE inline T pow(T base, T exponent) {
   return result;
 }
 KILN_HOST_DEVICE inline bool pow(bool base, bool exponent) { return !exponent || base; }
-// Floating: torch's special exponents as products, square roots and reciprocals (rounded as
-// torch's are: x ** 3 is x * x * x), else the math library's pow.
-#define KILN_PM_POW(T, SQRT, POW)                                                      \
-  KILN_HOST_DEVICE inline T pow(T x, T e) {                                            \
+// Floating: the math library's pow (torch's pow(Tensor, Tensor)).
+#define KILN_PM_POW(T, POW) \
+  KILN_HOST_DEVICE inline T pow(T x, T e) { return POW(x, e); }
+
+// x ** e as torch computes a tensor to a Python number's power: its special exponents as products,
+// square roots and reciprocals (rounded as torch's are: x ** 3 is x * x * x, x ** 0.5 is sqrt(x)
+// and so -0 at -0 and NaN at -inf), else pow. Integers: pow.
+template <typename T>
+KILN_HOST_DEVICE inline T pow_scalar(T base, T exponent) { return pow(base, exponent); }
+#define KILN_PM_POW_SCALAR(T, SQRT, POW)                                               \
+  KILN_HOST_DEVICE inline T pow_scalar(T x, T e) {                                     \
     if (e == T(2)) return x * x;                                                       \
     if (e == T(3)) return x * x * x;                                                   \
     if (e == T(0.5)) return SQRT(x);                                                   \
@@ -189,14 +196,18 @@ KILN_HOST_DEVICE inline bool pow(bool base, bool exponent) { return !exponent ||
 KILN_PM_FLOAT2(fmod, fmodf, fmod)
 KILN_PM_FLOOR_DIVIDE(float, ::fmodf, ::floorf, ::copysignf)
 KILN_PM_FLOOR_DIVIDE(double, ::fmod, ::floor, ::copysign)
-KILN_PM_POW(float, ::sqrtf, ::powf)
-KILN_PM_POW(double, ::sqrt, ::pow)
+KILN_PM_POW(float, ::powf)
+KILN_PM_POW(double, ::pow)
+KILN_PM_POW_SCALAR(float, ::sqrtf, ::powf)
+KILN_PM_POW_SCALAR(double, ::sqrt, ::pow)
 #else
 KILN_PM_FLOAT2(fmod, fmodf, fmod)
 KILN_PM_FLOOR_DIVIDE(float, __builtin_fmodf, __builtin_floorf, __builtin_copysignf)
 KILN_PM_FLOOR_DIVIDE(double, __builtin_fmod, __builtin_floor, __builtin_copysign)
-KILN_PM_POW(float, __builtin_sqrtf, __builtin_powf)
-KILN_PM_POW(double, __builtin_sqrt, __builtin_pow)
+KILN_PM_POW(float, __builtin_powf)
+KILN_PM_POW(double, __builtin_pow)
+KILN_PM_POW_SCALAR(float, __builtin_sqrtf, __builtin_powf)
+KILN_PM_POW_SCALAR(double, __builtin_sqrt, __builtin_pow)
 #endif
 KILN_PM_REMAINDER(float)
 KILN_PM_REMAINDER(double)
@@ -234,6 +245,7 @@ KILN_HOST_DEVICE inline double highest<double>() { return 1.0 / 0.0; }
 #undef KILN_PM_FLOOR_DIVIDE
 #undef KILN_PM_REMAINDER
 #undef KILN_PM_POW
+#undef KILN_PM_POW_SCALAR
 
 }  // namespace pm
 }  // namespace kiln

@@ -169,7 +169,12 @@ TensorIterator isclose_meta(const TensorBase& self, const TensorBase& other, dou
 }
 
 TensorIterator pow_scalar_meta(const TensorBase& self, const Scalar& exponent, const TensorBase& out) {
-  TensorIterator it(IteratorConfig::binary("pow", self, wrap_scalar(exponent), out));
+  // One input, computed in the dtype it promotes to with the exponent (int ** 2.5 is float): the
+  // exponent is the functor's, not an operand the loop would convert a chunk at a time.
+  IteratorConfig c = IteratorConfig::unary("pow", self, out);
+  c.out_same_dtype = false;
+  c.compute_dtype = result_type({self, wrap_scalar(exponent)});
+  TensorIterator it(std::move(c));
   KILN_CHECK(!is_integral_type(it.compute_dtype(), /*include_bool=*/true) || exponent.to_long() >= 0,
              "pow(): Integers to negative integer powers are not allowed.");
   // The kernel takes the exponent in the compute dtype, as torch, which refuses one that overflows

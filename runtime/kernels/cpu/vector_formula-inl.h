@@ -233,15 +233,22 @@ HWY_INLINE V PowGeneral(D d, V x, V e) {
   HWY_ALIGN float es[hn::MaxLanes(d)];
   hn::Store(x, d, xs);
   hn::Store(e, d, es);
-  for (size_t i = 0; i < hn::Lanes(d); ++i) xs[i] = pm::pow(xs[i], es[i]);
+  for (size_t i = 0; i < hn::Lanes(d); ++i) xs[i] = pm::pow(xs[i], es[i]);  // no special exponents
   return hn::Load(d, xs);
 #else
   return sleef::pow(x, e);
 #endif
 }
 
+// pow(Tensor, Tensor): pow itself (SLEEF's, as torch's).
 template <class D, class V>
 HWY_INLINE V Pow(D d, V x, V e) {
+  return PowGeneral(d, x, e);
+}
+
+// pow_scalar with a tensor of exponents (lane by lane, as the scalar functor).
+template <class D, class V>
+HWY_INLINE V PowScalar(D d, V x, V e) {
   const V one = hn::Set(d, 1.0f), square = hn::Mul(x, x), root = hn::Sqrt(x);
   V r = PowGeneral(d, x, e);
   r = hn::IfThenElse(hn::Eq(e, hn::Set(d, 2.0f)), square, r);
@@ -309,9 +316,15 @@ template <class D, class M>
 HWY_INLINE hn::Vec<D> FromBool(D d, M m) {
   return hn::IfThenElseZero(m, hn::Set(d, hn::TFromD<D>(1)));
 }
+// a != b as C++ has it: true when either is NaN (Highway's Ne is an ordered compare on AVX2 and
+// AVX3, false there).
+template <class V>
+HWY_INLINE auto Ne(V a, V b) {
+  return hn::Not(hn::Eq(a, b));
+}
 template <class D, class V>
 HWY_INLINE hn::Mask<D> ToBool(D d, V v) {
-  return hn::Ne(v, hn::Zero(d));
+  return kv::Ne(v, hn::Zero(d));  // NaN is true, as in C++
 }
 
 }  // namespace kv
