@@ -2,6 +2,7 @@
 // (and second derivatives) come from those ops' formulas.
 #include <algorithm>
 #include <cmath>
+#include <cstdint>
 #include <string>
 #include <vector>
 
@@ -155,7 +156,11 @@ Tensor constant_pad_nd(const Tensor& self, IntArrayRef pad, const Scalar& value)
   Tensor cropped = self;
   for (int64_t k = 0; k < n / 2; ++k) {
     const int64_t d = nd - 1 - k, left = pad[2 * k], right = pad[2 * k + 1];
-    const int64_t size = shape[d] + left + right;
+    // Hostile pads (found by tools/fuzz.sh) must not overflow: -INT64_MIN, or a size past int64.
+    int64_t size = 0;
+    KILN_CHECK(left != INT64_MIN && right != INT64_MIN && !__builtin_add_overflow(shape[d], left, &size) &&
+                   !__builtin_add_overflow(size, right, &size),
+               "constant_pad_nd(): padding (", left, ", ", right, ") of dimension ", d, " overflows its size");
     KILN_CHECK(size > 0 || (size == 0 && !pads), "constant_pad_nd(): The input size ", shape[d], ", plus negative padding ", left, " and ",
                right, " resulted in a negative output size, which is invalid. Check dimension ", d,
                " of your input.");
