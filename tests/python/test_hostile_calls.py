@@ -19,6 +19,9 @@ CASES = [
     ("numel overflows int64", lambda: kiln.empty(2 ** 40, 2 ** 40), RuntimeError),
     ("bytes overflow int64", lambda: kiln.empty(2 ** 61, dtype=kiln.float64), RuntimeError),
     ("size beyond int64", lambda: kiln.zeros(2 ** 64), RuntimeError),
+    # pads that overflow a dimension's size (tools/fuzz.sh found them reaching a view's offset)
+    ("pad past int64", lambda: kiln.nn.functional.pad(kiln.ones(3), (2 ** 63 - 1, -(2 ** 63 - 1))), RuntimeError),
+    ("pad of INT64_MIN", lambda: kiln.nn.functional.pad(kiln.ones(3), (-2 ** 63, 1)), RuntimeError),
     ("view with two -1", lambda: X().view(-1, -1), RuntimeError),
     ("view of wrong numel", lambda: X().view(5), RuntimeError),
     ("view of a transposed tensor", lambda: X().t().view(12), RuntimeError),
@@ -191,3 +194,19 @@ def test_process_survives_the_list():
         with pytest.raises(exc):
             call()
     assert (X() @ kiln.ones(4)).tolist() == [6.0, 22.0, 38.0]
+
+
+def test_div_in_place_by_itself_leaves_no_reference_cycle():
+    """x.div_(x, rounding_mode=...) saved x for the division's backward, and x's new grad_fn led back
+    to that division: a cycle LeakSanitizer found under tools/fuzz.sh. With the divisor cloned, the
+    graph's big blocks go back to the allocator's cache when the last tensor goes, so repeating the
+    call takes every block from the cache: no new allocations from the OS."""
+    def once():
+        x = kiln.ones(1 << 20, requires_grad=True)  # 4 MB blocks: the cached sizes
+        y = x * 1
+        y.div_(y, rounding_mode="trunc")  # trunc(div(...)): div saves its divisor
+    once()
+    misses = kiln._C._allocator_stats()["cache_misses"]
+    for _ in range(5):
+        once()
+    assert kiln._C._allocator_stats()["cache_misses"] == misses
