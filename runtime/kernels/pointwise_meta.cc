@@ -1,5 +1,6 @@
 #include "runtime/kernels/pointwise_meta.h"
 
+#include <algorithm>
 #include <cstring>
 
 #include "runtime/core/error.h"
@@ -24,7 +25,13 @@ void check_integral(const char* op, ScalarType dtype) {
 // kernel cannot raise).
 void check_no_integer_zero(const TensorIterator& it, const TensorBase& other, const char* op) {
   if (!is_integral_type(it.compute_dtype(), true) || it.numel() == 0 || !other.device().is_cpu()) return;
-  const TensorBase d = contiguous_tensor(cast_to(other, ScalarType::Int64));
+  // Each stored divisor once: an expanded divisor (stride 0) is read through a view of size 1
+  // there, so x // y.expand(10**9) copies no more than y (a hostile size would copy 8 GB).
+  DimVector sizes(other.sizes().begin(), other.sizes().end());
+  for (int64_t k = 0; k < other.dim(); ++k)
+    if (other.strides()[k] == 0) sizes[k] = std::min<int64_t>(sizes[k], 1);
+  const TensorBase stored(Ref<TensorImpl>(new TensorImpl(*other.impl(), sizes, other.strides(), other.storage_offset())));
+  const TensorBase d = contiguous_tensor(cast_to(stored, ScalarType::Int64));
   const int64_t* p = static_cast<const int64_t*>(d.data_ptr());
   for (int64_t i = 0; i < d.numel(); ++i)
     KILN_CHECK(p[i] != 0, "ZeroDivisionError: ", op, "(): integer division by zero");
