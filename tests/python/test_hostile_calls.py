@@ -22,6 +22,8 @@ CASES = [
     # pads that overflow a dimension's size (tools/fuzz.sh found them reaching a view's offset)
     ("pad past int64", lambda: kiln.nn.functional.pad(kiln.ones(3), (2 ** 63 - 1, -(2 ** 63 - 1))), RuntimeError),
     ("pad of INT64_MIN", lambda: kiln.nn.functional.pad(kiln.ones(3), (-2 ** 63, 1)), RuntimeError),
+    ("pad of an empty tensor past int64", lambda: kiln.nn.functional.pad(kiln.ones(0, 3), (2 ** 62, 2 ** 62)),
+     RuntimeError),
     ("view with two -1", lambda: X().view(-1, -1), RuntimeError),
     ("view of wrong numel", lambda: X().view(5), RuntimeError),
     ("view of a transposed tensor", lambda: X().t().view(12), RuntimeError),
@@ -210,3 +212,9 @@ def test_div_in_place_by_itself_leaves_no_reference_cycle():
     for _ in range(5):
         once()
     assert kiln._C._allocator_stats()["cache_misses"] == misses
+
+
+def test_padding_an_empty_tensor_by_a_huge_amount_gives_an_empty_tensor():
+    # As torch: only the padded dims must keep an element; the result is empty, nothing is copied.
+    got = kiln.nn.functional.pad(kiln.ones(0, 3), (2 ** 61, 5))
+    assert tuple(got.shape) == (0, 3 + 2 ** 61 + 5)
