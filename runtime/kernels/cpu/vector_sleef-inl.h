@@ -21,21 +21,15 @@
 #define KILN_CPU_VECTOR_SLEEF_INL_H_
 #endif
 
-// KILN_SLEEF_ABI: the declarations carry the instruction set their vector arguments need, or clang
-// passes those arguments as a caller without it would (in memory), where SLEEF reads registers:
-// pow's second argument arrived with one lane right under the sanitizer build (clang 14).
 #if HWY_TARGET == HWY_AVX3 || HWY_TARGET == HWY_AVX3_DL
 #define KILN_SLEEF_F(fn) Sleef_##fn##f16_u10avx512f
 #define KILN_SLEEF_VF __m512
-#define KILN_SLEEF_ABI __attribute__((target("avx512f")))
 #elif HWY_TARGET == HWY_AVX2
 #define KILN_SLEEF_F(fn) Sleef_##fn##f8_u10avx2
 #define KILN_SLEEF_VF __m256
-#define KILN_SLEEF_ABI __attribute__((target("avx2,fma")))
 #elif HWY_TARGET == HWY_SSE4
 #define KILN_SLEEF_F(fn) Sleef_##fn##f4_u10sse4
 #define KILN_SLEEF_VF __m128
-#define KILN_SLEEF_ABI __attribute__((target("sse4.2")))
 #endif
 
 HWY_BEFORE_NAMESPACE();
@@ -49,7 +43,7 @@ namespace sleef {
 // fn(v): Sleef's function on a full vector of float (a partial one does not compile). The
 // declaration is <sleef.h>'s to the letter (a const return type: clang tells them apart).
 #define KILN_SLEEF_UNARY(fn)                                      \
-  extern "C" KILN_SLEEF_ABI const KILN_SLEEF_VF KILN_SLEEF_F(fn)(KILN_SLEEF_VF); \
+  extern "C" const KILN_SLEEF_VF KILN_SLEEF_F(fn)(KILN_SLEEF_VF); \
   template <class V>                                              \
   HWY_INLINE V fn(V x) {                                          \
     static_assert(sizeof(hn::TFromV<V>) == 4, "float");           \
@@ -76,7 +70,7 @@ KILN_SLEEF_UNARY(erf)
 
 #ifdef KILN_SLEEF_F
 #define KILN_SLEEF_BINARY(fn)                                                    \
-  extern "C" KILN_SLEEF_ABI const KILN_SLEEF_VF KILN_SLEEF_F(fn)(KILN_SLEEF_VF, KILN_SLEEF_VF); \
+  extern "C" const KILN_SLEEF_VF KILN_SLEEF_F(fn)(KILN_SLEEF_VF, KILN_SLEEF_VF); \
   template <class V>                                                             \
   HWY_INLINE V fn(V x, V y) {                                                    \
     static_assert(sizeof(hn::TFromV<V>) == 4, "float");                          \
@@ -103,6 +97,5 @@ HWY_AFTER_NAMESPACE();
 
 #undef KILN_SLEEF_F
 #undef KILN_SLEEF_VF
-#undef KILN_SLEEF_ABI
 
 #endif  // KILN_CPU_VECTOR_SLEEF_INL_H_
