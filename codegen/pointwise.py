@@ -335,13 +335,14 @@ VECTOR_INTRINSICS: Dict[str, str] = {
 }
 # Intrinsics IEEE rounds exactly (like + - * /): a formula using no others is computed in float
 # lanes, bit for bit as its scalar functor.
-EXACT_INTRINSICS = {"sqrt", "abs", "floor", "ceil", "trunc", "round", "minimum", "maximum"}
+# (pow and pow_scalar: their vector forms are the scalar functor's bits, vector_formula-inl.h.)
+EXACT_INTRINSICS = {"sqrt", "abs", "floor", "ceil", "trunc", "round", "minimum", "maximum", "pow", "pow_scalar"}
 # Intrinsics whose formulas run in float lanes on Sleef, torch's own functions: in double lanes
 # they were slower than torch (16M float32, one thread, AVX-512: exp 24.9 ms against 13.6, log 26.0
 # against 24.1, log1p 30.3 against 24.3, sin 25.3 against 20.4, cos 26.0 against 25.0; erf has no
 # Highway version). A formula with any other inexact intrinsic (expm1, tanh: as fast as torch in
 # double lanes) and none of these runs in double lanes, rounded once: correctly rounded.
-SLEEF_INTRINSICS = {"exp", "log", "log1p", "sin", "cos", "erf", "pow", "pow_scalar"}
+SLEEF_INTRINSICS = {"exp", "log", "log1p", "sin", "cos", "erf"}
 VECTOR_BINARY = {"add": "hn::Add", "sub": "hn::Sub", "mul": "hn::Mul", "div": "hn::Div"}
 # != is kv::Ne: Highway's Ne is an ordered compare on AVX2/AVX3 (NaN != x false there), C++'s is not.
 VECTOR_COMPARE = {"lt": "hn::Lt", "le": "hn::Le", "gt": "hn::Gt", "ge": "hn::Ge", "eq": "hn::Eq", "ne": "kv::Ne"}

@@ -8,10 +8,10 @@
 // buffer (runtime/kernels/cpu/loops.h), so the layout never changes a result. float64 runs the
 // scalar functor.
 // The formula has an intrinsic of SLEEF_INTRINSICS (codegen/pointwise.py: exp, log, log1p, sin,
-// cos, erf, pow), so the vector loop evaluates it in float lanes with Sleef's functions (those torch
-// calls; on SSE4 in double, or the C library's pow, erf excepted), rounding after every step as
-// torch does: never more ulps off than torch on the same inputs (tests/python/test_vector_formulas.py),
-// at full float32 width.
+// cos, erf), so the vector loop evaluates it in float lanes with Sleef's functions (those torch
+// calls; in double on SSE4, erf excepted), rounding after every step as torch does: never more
+// ulps off than torch on the same inputs (tests/python/test_vector_formulas.py), at full float32
+// width.
 // hwy/foreach_target.h compiles this file once per target (runtime/kernels/cpu/vector_targets.h);
 // the kernel itself, under HWY_ONCE, is compiled once.
 #undef HWY_TARGET_INCLUDE

@@ -289,7 +289,7 @@ POW_EXPONENTS = [2.0, 3.0, 0.5, -0.5, -1.0, -2.0, 2.5, -1.3, 0.25, 7.0, 0.0, 1.0
 def test_pow_is_never_less_accurate_than_torch(on_target):
     # x ** Scalar and x ** tensor: torch's special exponents (2, 3, +-0.5, -1, -2) as exact operations,
     # the scalar functor's bits on every target; other exponents no more ulps from float64 than
-    # torch's pow on the same inputs (SLEEF's powf on AVX2/AVX3, as torch's).
+    # torch's pow on the same inputs (the C library's powf lane by lane; torch's is SLEEF's).
     torch = pytest.importorskip("torch")
     rng = np.random.default_rng(5)
     x = np.concatenate([rng.uniform(0, 4, 20000), rng.uniform(-4, 0, 2000), [0.0, -0.0, np.inf, -np.inf, np.nan, 1.0, -1.0,

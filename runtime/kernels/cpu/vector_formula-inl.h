@@ -222,22 +222,20 @@ HWY_INLINE V Erf(D d, V x) {
   return hn::IfThenElse(tiny, linear, y);
 }
 
-// pow in float lanes: torch's special exponents (pm::pow: 2 and 3 as products, +-0.5 through sqrt,
-// -1 and -2 as reciprocals) lane by lane with exact operations, the scalar functor's bits; any other
-// exponent with SLEEF's powf (torch's), or on SSE4 (SLEEF's SSE4 build has no FMA) the C library's.
+// pow in float lanes: torch's special exponents (pm::pow_scalar: 2 and 3 as products, +-0.5
+// through sqrt, -1 and -2 as reciprocals) with exact operations, the scalar functor's bits; any
+// other exponent lane by lane with the C library's powf (within an ulp, as torch's SLEEF powf).
+// SLEEF's vector powf is not called: clang 14 passed its second vector argument so that only lane
+// 0 arrived (the sanitizer build), which GCC does not; the unary SLEEF calls are unaffected.
 template <class D, class V>
 HWY_INLINE V PowGeneral(D d, V x, V e) {
   static_assert(kFloatLanes<D>, "pow runs in float lanes (codegen/pointwise.py, SLEEF_INTRINSICS)");
-#if HWY_TARGET == HWY_SSE4
   HWY_ALIGN float xs[hn::MaxLanes(d)];
   HWY_ALIGN float es[hn::MaxLanes(d)];
   hn::Store(x, d, xs);
   hn::Store(e, d, es);
   for (size_t i = 0; i < hn::Lanes(d); ++i) xs[i] = pm::pow(xs[i], es[i]);  // no special exponents
   return hn::Load(d, xs);
-#else
-  return sleef::pow(x, e);
-#endif
 }
 
 // pow(Tensor, Tensor): pow itself (SLEEF's, as torch's).

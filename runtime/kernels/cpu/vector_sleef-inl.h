@@ -68,26 +68,7 @@ KILN_SLEEF_UNARY(cos)
 KILN_SLEEF_UNARY(tanh)
 KILN_SLEEF_UNARY(erf)
 
-#ifdef KILN_SLEEF_F
-#define KILN_SLEEF_BINARY(fn)                                                    \
-  extern "C" const KILN_SLEEF_VF KILN_SLEEF_F(fn)(KILN_SLEEF_VF, KILN_SLEEF_VF); \
-  template <class V>                                                             \
-  HWY_INLINE V fn(V x, V y) {                                                    \
-    static_assert(sizeof(hn::TFromV<V>) == 4, "float");                          \
-    return V{KILN_SLEEF_F(fn)(x.raw, y.raw)};                                    \
-  }
-#else
-#define KILN_SLEEF_BINARY(fn) \
-  template <class V>          \
-  HWY_INLINE V fn(V x, V) {   \
-    return x;                 \
-  }
-#endif
-
-KILN_SLEEF_BINARY(pow)
-
 #undef KILN_SLEEF_UNARY
-#undef KILN_SLEEF_BINARY
 
 }  // namespace sleef
 }  // namespace HWY_NAMESPACE
