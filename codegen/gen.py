@@ -594,10 +594,8 @@ def render_all(schema_dir: str) -> Dict[str, str]:
         f = nf.pointwise
         if f is None:
             continue
-        # Files and functors are named after the op, or after the overload where one op has
-        # several formulas (pow_tensor_scalar, pow_tensor_tensor).
         name, base = nf.schema.name, nf.schema.base_name
-        op = name if formula_names[name] == 1 else f"{name}_{nf.schema.overload.lower()}"
+        op = pointwise.formula_key(name, nf.schema.overload, formula_names)
         params = ", ".join(f"T {a}" for a in f.args)
         emit(f"pointwise/{op}.h", "pointwise_functor.h.j2", op=op, formula=f.text, params=params,
              body=pointwise.render_body(f), returns_bool=f.returns_bool, scalars=f.scalars)
@@ -631,8 +629,7 @@ def render_all(schema_dir: str) -> Dict[str, str]:
     for nf in functions:
         if nf.pointwise is None or nf.derivative is None:
             continue
-        name = nf.schema.name
-        key = name if formula_names[name] == 1 else f"{name}_{nf.schema.overload.lower()}"
+        key = pointwise.formula_key(nf.schema.name, nf.schema.overload, formula_names)
         for fm in nf.derivative.formulas:
             derivatives.append(dict(
                 op=nf.schema.full_name, key=key, input=fm.inputs[0], text=c_string_body(fm.source),

@@ -156,9 +156,7 @@ def parse_formula(spec: object, tensor_args: List[str], scalar_args: Optional[Li
         tree = ast.parse(text.strip(), mode="eval")
     except SyntaxError as e:
         raise CodegenError(f"pointwise: formula '{text}': syntax error at column {e.offset}")
-    root = _convert(tree.body, tensor_args, scalar_args, text, choices)
-    if len(_nodes(root)) > MAX_NODES:
-        raise CodegenError(f"pointwise: formula '{text}': {len(_nodes(root))} nodes (at most {MAX_NODES})")
+    root = _check_size(_convert(tree.body, tensor_args, scalar_args, text, choices), text)
     used = {n.arg for n in _nodes(root) if n.kind == "arg"}
     missing = [a for i, a in enumerate(tensor_args) if i not in used]
     if missing:
@@ -183,6 +181,13 @@ def _name_map(value: object, key: str) -> Dict[str, object]:
     if not isinstance(value, dict):
         raise CodegenError(f"pointwise: {key} must be a mapping of argument names")
     return {k: v for k, v in value.items() if k != "__line__"}
+
+
+def _check_size(root: Node, text: str) -> Node:
+    """The tree, if the interpreter can hold it (MAX_NODES)."""
+    if len(_nodes(root)) > MAX_NODES:
+        raise CodegenError(f"pointwise: formula '{text}': {len(_nodes(root))} nodes (at most {MAX_NODES})")
+    return root
 
 
 def _nodes(n: Node) -> List[Node]:
@@ -366,8 +371,8 @@ def _per_element_nodes(n: Node) -> List[Node]:
 
 
 def vector_unsupported(f: PointwiseFormula) -> Optional[str]:
-    """Why the formula has no vector kernel (None when it has one). Vectorized: formulas of one or
-    two tensors with a floating result whose per-element intrinsics all have a vector version;
+    """Why the formula has no vector kernel (None when it has one). Vectorized: formulas of one to
+    three tensors with a floating result whose per-element intrinsics all have a vector version;
     Scalars and whatever depends on Scalars alone are computed once, in C++."""
     if len(f.args) > 3:
         return "vector kernels take formulas of one to three tensors"
@@ -459,6 +464,13 @@ def render_vector(n: Node, args: List[str], scalars: Optional[List[str]] = None)
     raise CodegenError(f"pointwise: no vector rendering of {k}()")
 
 
+def formula_key(name: str, overload: str, formula_names: Dict[str, int]) -> str:
+    """The name of an overload's functor, files and table rows: the op's, or the overload's where
+    one op has several formulas (pow_tensor_scalar, pow_tensor_tensor). `formula_names` counts the
+    formulas of each op name."""
+    return name if formula_names[name] == 1 else f"{name}_{overload.lower()}"
+
+
 def table_rows(root: Node) -> List[Tuple[str, int, int, int, int, str]]:
     """A tree (a formula's or a derivative's) in postorder as the table's FormulaNode rows:
     (FormulaOp enumerator, child indices a b c, arg, literal); each child is an earlier row, the
@@ -533,10 +545,7 @@ def parse_derivative(text: str, f: PointwiseFormula) -> Node:
     except SyntaxError as e:
         raise CodegenError(f"derivative '{text}': syntax error at column {e.offset}")
     try:
-        root = _convert(tree.body, DERIVATIVE_NAMES + f.args, f.scalars, text, f.choices)
-        if len(_nodes(root)) > MAX_NODES:
-            raise CodegenError(f"pointwise: formula '{text}': {len(_nodes(root))} nodes (at most {MAX_NODES})")
-        return root
+        return _check_size(_convert(tree.body, DERIVATIVE_NAMES + f.args, f.scalars, text, f.choices), text)
     except CodegenError as e:
         hint = (" (a formula op's derivatives use the expression language: grad * other, not mul(grad, other))"
                 if "unknown intrinsic" in str(e) else "")
@@ -550,20 +559,23 @@ def render_autograd(n: Node, names: List[str], scalars: List[str], absent: Optio
     -inf or inf there (value_or_lowest/highest): derivatives are of floating tensors only. A
     condition on Scalars and str arguments alone (approximate == 'tanh') is a C++ condition."""
     absent, choices = absent or {}, choices or {}
-    global _CHOICES
-    _CHOICES = {i: choices[s] for i, s in enumerate(scalars) if s in choices}
+    choice_of = {i: choices[s] for i, s in enumerate(scalars) if s in choices}  # by Scalar index
     scalars = [f"value_or_{absent[s]}({s})" if s in absent else s for s in scalars]
-    text, is_tensor = _autograd(n, names, scalars)
-    if not is_tensor:
-        return "zeros_like(grad)" if text in ("0", "0.0") else f"full_like(grad, {text})"
-    return text
+    return _as_tensor(*_autograd(n, names, scalars, choice_of))
 
 
-_CHOICES: Dict[int, List[str]] = {}  # render_autograd's str arguments, by Scalar index
+def _as_tensor(text: str, is_tensor: bool) -> str:
+    """A derivative's value as a tensor: constants and Scalars become a tensor like grad."""
+    if is_tensor:
+        return text
+    return "zeros_like(grad)" if text in ("0", "0.0") else f"full_like(grad, {text})"
+
+
+AUTOGRAD_BINARY_CALLS = {"floordiv": "floor_divide", "mod": "remainder"}  # the kiln ops of // and %
 AUTOGRAD_COMPARE_SWAPPED = {"lt": "gt", "le": "ge", "gt": "lt", "ge": "le", "eq": "eq", "ne": "ne"}
 
 
-def _autograd(n: Node, names: List[str], scalars: List[str]) -> Tuple[str, bool]:
+def _autograd(n: Node, names: List[str], scalars: List[str], choice_of: Dict[int, List[str]]) -> Tuple[str, bool]:
     """(C++ text, whether it is a Tensor) of a node; constants and Scalars stay Scalars."""
     def bad(what: str) -> CodegenError:
         return CodegenError(f"derivative: {what}")
@@ -575,7 +587,7 @@ def _autograd(n: Node, names: List[str], scalars: List[str]) -> Tuple[str, bool]
         return scalars[n.arg], False
     if k == "const":
         return (str(int(n.value)) if n.is_int else repr(n.value)), False
-    c = [_autograd(ch, names, scalars) for ch in n.children]
+    c = [_autograd(ch, names, scalars, choice_of) for ch in n.children]
     if k == "neg":
         return (f"neg({c[0][0]})", True) if c[0][1] else (f"-{c[0][0]}", False)
     if k in BITWISE.values() or k == "bitnot":
@@ -583,7 +595,7 @@ def _autograd(n: Node, names: List[str], scalars: List[str]) -> Tuple[str, bool]
     if k in CXX_BINARY_CALLS:
         if not all(t for _, t in c):
             raise bad("// and % of tensors only")
-        return f"{ {'floordiv': 'floor_divide', 'mod': 'remainder'}[k]}({c[0][0]}, {c[1][0]})", True
+        return f"{AUTOGRAD_BINARY_CALLS[k]}({c[0][0]}, {c[1][0]})", True
     if k in CXX_BINARY:
         (a, ta), (b, tb) = c
         if not ta and not tb:
@@ -617,8 +629,8 @@ def _autograd(n: Node, names: List[str], scalars: List[str]) -> Tuple[str, bool]
         left, right = n.children
         if left.kind != "scalar" or right.kind != "const":
             raise bad("a comparison of constants alone")
-        if left.arg in _CHOICES:  # a str argument against one of its values
-            return f'({a} {CXX_COMPARE[k]} "{_CHOICES[left.arg][int(right.value)]}")', False
+        if left.arg in choice_of:  # a str argument against one of its values
+            return f'({a} {CXX_COMPARE[k]} "{choice_of[left.arg][int(right.value)]}")', False
         return f"({a}.to_double() {CXX_COMPARE[k]} {b})", False
     if k in ("and", "or"):
         return f"logical_{k}({c[0][0]}, {c[1][0]})", True
@@ -627,11 +639,7 @@ def _autograd(n: Node, names: List[str], scalars: List[str]) -> Tuple[str, bool]
     if k == "select":
         (cond, tc), (a, ta), (b, tb) = c
         if not tc:  # one branch for the whole tensor
-            def tensor(text: str, is_tensor: bool) -> str:
-                if is_tensor:
-                    return text
-                return "zeros_like(grad)" if text in ("0", "0.0") else f"full_like(grad, {text})"
-            return f"({cond} ? {tensor(a, ta)} : {tensor(b, tb)})", True
+            return f"({cond} ? {_as_tensor(a, ta)} : {_as_tensor(b, tb)})", True
         if ta and tb:
             return f"where({cond}, {a}, {b})", True
         if tb:

@@ -1,7 +1,6 @@
 #include "runtime/kernels/pointwise_meta.h"
 
 #include <algorithm>
-#include <cstring>
 
 #include "runtime/core/error.h"
 #include "runtime/kernels/scalar_convert.h"
