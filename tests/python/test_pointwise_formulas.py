@@ -17,7 +17,7 @@ from op_db import RECORDS
 from op_db.harness import LAYOUTS, describe, kiln_args
 from op_db.schema_facts import _load as load_schema
 from op_db.schema_facts import vector_formula_ops
-from op_db.ulp import VECTOR_ULP_BOUND, torch_ulp_error, ulp_error
+from op_db.ulp import VECTOR_ULP_BOUND, torch_function, ulp_error
 
 # Each formula's overload ("pow.Tensor_Scalar") -> the kiln function it belongs to ("pow").
 FORMULAS = {overload: op for op, overload, *_ in kiln._C._pointwise_formulas()}
@@ -144,7 +144,6 @@ def check_sleef_kernel(op, got, inputs, scalars, what, call):
     (float16, bfloat16 and integers are widened), rounded once to got's dtype, and that float32
     result no more ulps from the float64 formula than torch's, called the same way on the same
     inputs. `call` is the (args, kwargs) got came from."""
-    import torch
     args, kwargs = call
     args32 = [as_float32(a) for a in args]
     kwargs32 = {k: as_float32(v) for k, v in kwargs.items()}
@@ -152,10 +151,8 @@ def check_sleef_kernel(op, got, inputs, scalars, what, call):
     assert np.all(same_bits_each(got.to(kiln.float64), got32.to(got.dtype).to(kiln.float64))), what
     reference = kiln._C._evaluate_formula(op, [t.to(kiln.float32).to(kiln.float64) for t in inputs], scalars).numpy()
     err = ulp_error(got32.numpy(), reference)
-    name = FORMULAS[op]
-    fn = getattr(torch, name, None) or getattr(torch.nn.functional, name)  # silu, gelu live there
     with np.errstate(all="ignore"):
-        theirs = fn(*[as_torch(a) for a in args32], **{k: as_torch(v) for k, v in kwargs32.items()}).numpy()
+        theirs = torch_function(FORMULAS[op])(*[as_torch(a) for a in args32], **{k: as_torch(v) for k, v in kwargs32.items()}).numpy()
     theirs_err = ulp_error(theirs, reference)
     bar = theirs_err.max()
     # A few samples are too few to compare maxima of formulas that round several times (softplus:

@@ -45,12 +45,17 @@ def ulp_error(got: np.ndarray, ref: np.ndarray, dtype: str = "float32") -> np.nd
     return err
 
 
+def torch_function(op: str):
+    """torch's function named `op`: torch.<op>, or torch.nn.functional.<op> (silu, gelu live there)."""
+    import torch
+    return getattr(torch, op, None) or getattr(torch.nn.functional, op)
+
+
 def torch_ulp_error(op: str, x: np.ndarray, ref: np.ndarray) -> np.ndarray:
     """torch's error (float32 ulps) on the float32 inputs x against ref, the formula in float64: the
     bar for the formulas kiln computes with Sleef's float functions (issue 15: never less accurate
     than torch on the same inputs). Needs torch (tools/setup.sh installs it for the tests)."""
     import torch
     with np.errstate(all="ignore"):
-        fn = getattr(torch, op, None) or getattr(torch.nn.functional, op)  # silu lives there
-        got = fn(torch.from_numpy(np.ascontiguousarray(x, np.float32))).numpy()
+        got = torch_function(op)(torch.from_numpy(np.ascontiguousarray(x, np.float32))).numpy()
     return ulp_error(got, ref)
