@@ -2,11 +2,12 @@
 // The CPU kernel of `clamp` (its functional, in-place and out= forms), from its formula:
 //   max if ((min if (self < min or min != min) else self) > max or max != max) else (min if (self < min or min != min) else self)
 //
-// float32 (float16, bfloat16 and integer inputs reach the loop as float32 runs too) goes to a
-// vector loop compiled for several instruction sets, picked at run time for this CPU by Highway's
-// dynamic dispatch (runtime/kernels/cpu/vector_formula-inl.h); strided runs reach it through a
-// buffer (runtime/kernels/cpu/loops.h), so the layout never changes a result. float64 runs the
-// scalar functor.
+// float32 (float16 and integer inputs reach the loop as float32 runs too; bfloat16 ones too, or
+// as bfloat16 runs when every operand is bfloat16) goes to a vector loop compiled for several
+// instruction sets, picked at run time for this CPU by Highway's dynamic dispatch
+// (runtime/kernels/cpu/vector_formula-inl.h); strided runs reach it through a buffer
+// (runtime/kernels/cpu/loops.h), so the layout never changes a result. float64 runs the scalar
+// functor.
 // The formula has exact operations only, so the vector loop evaluates it in float lanes: the
 // scalar functor's bits, a whole vector at a time.
 // hwy/foreach_target.h compiles this file once per target (runtime/kernels/cpu/vector_targets.h);
@@ -38,6 +39,9 @@ struct clamp_vector {
 void clamp_float32(const formulas::clamp<float>& f, const float* in, float* out, int64_t n) {
   unary_float_run<float>(clamp_vector{f}, f, in, out, n);
 }
+void clamp_bfloat16(const formulas::clamp<float>& f, const BFloat16* in, BFloat16* out, int64_t n) {
+  unary_float_run<float>(clamp_vector{f}, f, in, out, n);
+}
 
 }  // namespace HWY_NAMESPACE
 }  // namespace cpu
@@ -54,9 +58,11 @@ namespace kiln {
 namespace cpu {
 
 HWY_EXPORT(clamp_float32);
+HWY_EXPORT(clamp_bfloat16);
 
 // The loop over the iterator in compute dtype T: the scalar functor, and for float32 the vector
-// loop for the best target this CPU supports (chosen on the first call).
+// loop for the best target this CPU supports (chosen on the first call); when every operand is
+// bfloat16, its bfloat16 form, which widens and rounds in registers.
 template <typename T>
 static void clamp_loop(const TensorIterator& it, const formulas::clamp<T>& f) {
   unary_kernel<T, T>(it, f);
@@ -64,9 +70,9 @@ static void clamp_loop(const TensorIterator& it, const formulas::clamp<T>& f) {
 
 template <>
 void clamp_loop<float>(const TensorIterator& it, const formulas::clamp<float>& f) {
-  unary_kernel<float, float>(it, f, [&f](const float* in, float* out, int64_t n) {
-    HWY_DYNAMIC_DISPATCH(clamp_float32)(f, in, out, n);
-  });
+  unary_kernel<float, float>(
+      it, f, [&f](const float* in, float* out, int64_t n) { HWY_DYNAMIC_DISPATCH(clamp_float32)(f, in, out, n); },
+      [&f](const BFloat16* in, BFloat16* out, int64_t n) { HWY_DYNAMIC_DISPATCH(clamp_bfloat16)(f, in, out, n); });
 }
 
 TensorBase clamp_out(const TensorBase& self, const std::optional<Scalar>& min, const std::optional<Scalar>& max, const TensorBase& out) {

@@ -2,11 +2,12 @@
 // The CPU kernel of `leaky_relu` (its functional, in-place and out= forms), from its formula:
 //   self if self > 0 else self * negative_slope
 //
-// float32 (float16, bfloat16 and integer inputs reach the loop as float32 runs too) goes to a
-// vector loop compiled for several instruction sets, picked at run time for this CPU by Highway's
-// dynamic dispatch (runtime/kernels/cpu/vector_formula-inl.h); strided runs reach it through a
-// buffer (runtime/kernels/cpu/loops.h), so the layout never changes a result. float64 runs the
-// scalar functor.
+// float32 (float16 and integer inputs reach the loop as float32 runs too; bfloat16 ones too, or
+// as bfloat16 runs when every operand is bfloat16) goes to a vector loop compiled for several
+// instruction sets, picked at run time for this CPU by Highway's dynamic dispatch
+// (runtime/kernels/cpu/vector_formula-inl.h); strided runs reach it through a buffer
+// (runtime/kernels/cpu/loops.h), so the layout never changes a result. float64 runs the scalar
+// functor.
 // The formula has exact operations only, so the vector loop evaluates it in float lanes: the
 // scalar functor's bits, a whole vector at a time.
 // hwy/foreach_target.h compiles this file once per target (runtime/kernels/cpu/vector_targets.h);
@@ -38,6 +39,9 @@ struct leaky_relu_vector {
 void leaky_relu_float32(const formulas::leaky_relu<float>& f, const float* in, float* out, int64_t n) {
   unary_float_run<float>(leaky_relu_vector{f}, f, in, out, n);
 }
+void leaky_relu_bfloat16(const formulas::leaky_relu<float>& f, const BFloat16* in, BFloat16* out, int64_t n) {
+  unary_float_run<float>(leaky_relu_vector{f}, f, in, out, n);
+}
 
 }  // namespace HWY_NAMESPACE
 }  // namespace cpu
@@ -53,9 +57,11 @@ namespace kiln {
 namespace cpu {
 
 HWY_EXPORT(leaky_relu_float32);
+HWY_EXPORT(leaky_relu_bfloat16);
 
 // The loop over the iterator in compute dtype T: the scalar functor, and for float32 the vector
-// loop for the best target this CPU supports (chosen on the first call).
+// loop for the best target this CPU supports (chosen on the first call); when every operand is
+// bfloat16, its bfloat16 form, which widens and rounds in registers.
 template <typename T>
 static void leaky_relu_loop(const TensorIterator& it, const formulas::leaky_relu<T>& f) {
   unary_kernel<T, T>(it, f);
@@ -63,9 +69,9 @@ static void leaky_relu_loop(const TensorIterator& it, const formulas::leaky_relu
 
 template <>
 void leaky_relu_loop<float>(const TensorIterator& it, const formulas::leaky_relu<float>& f) {
-  unary_kernel<float, float>(it, f, [&f](const float* in, float* out, int64_t n) {
-    HWY_DYNAMIC_DISPATCH(leaky_relu_float32)(f, in, out, n);
-  });
+  unary_kernel<float, float>(
+      it, f, [&f](const float* in, float* out, int64_t n) { HWY_DYNAMIC_DISPATCH(leaky_relu_float32)(f, in, out, n); },
+      [&f](const BFloat16* in, BFloat16* out, int64_t n) { HWY_DYNAMIC_DISPATCH(leaky_relu_bfloat16)(f, in, out, n); });
 }
 
 TensorBase leaky_relu_out(const TensorBase& self, const Scalar& negative_slope, const TensorBase& out) {

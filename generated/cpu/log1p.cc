@@ -2,11 +2,12 @@
 // The CPU kernel of `log1p` (its functional, in-place and out= forms), from its formula:
 //   log1p(self)
 //
-// float32 (float16, bfloat16 and integer inputs reach the loop as float32 runs too) goes to a
-// vector loop compiled for several instruction sets, picked at run time for this CPU by Highway's
-// dynamic dispatch (runtime/kernels/cpu/vector_formula-inl.h); strided runs reach it through a
-// buffer (runtime/kernels/cpu/loops.h), so the layout never changes a result. float64 runs the
-// scalar functor.
+// float32 (float16 and integer inputs reach the loop as float32 runs too; bfloat16 ones too, or
+// as bfloat16 runs when every operand is bfloat16) goes to a vector loop compiled for several
+// instruction sets, picked at run time for this CPU by Highway's dynamic dispatch
+// (runtime/kernels/cpu/vector_formula-inl.h); strided runs reach it through a buffer
+// (runtime/kernels/cpu/loops.h), so the layout never changes a result. float64 runs the scalar
+// functor.
 // The formula has an intrinsic of SLEEF_INTRINSICS (codegen/pointwise.py: exp, log, log1p, sin,
 // cos, erf), so the vector loop evaluates it in float lanes with Sleef's functions (those torch
 // calls; in double on SSE4, erf excepted), rounding after every step as torch does: never more
@@ -39,6 +40,9 @@ struct log1p_vector {
 void log1p_float32(const formulas::log1p<float>& f, const float* in, float* out, int64_t n) {
   unary_float_run<float>(log1p_vector{}, f, in, out, n);
 }
+void log1p_bfloat16(const formulas::log1p<float>& f, const BFloat16* in, BFloat16* out, int64_t n) {
+  unary_float_run<float>(log1p_vector{}, f, in, out, n);
+}
 
 }  // namespace HWY_NAMESPACE
 }  // namespace cpu
@@ -53,9 +57,11 @@ namespace kiln {
 namespace cpu {
 
 HWY_EXPORT(log1p_float32);
+HWY_EXPORT(log1p_bfloat16);
 
 // The loop over the iterator in compute dtype T: the scalar functor, and for float32 the vector
-// loop for the best target this CPU supports (chosen on the first call).
+// loop for the best target this CPU supports (chosen on the first call); when every operand is
+// bfloat16, its bfloat16 form, which widens and rounds in registers.
 template <typename T>
 static void log1p_loop(const TensorIterator& it, const formulas::log1p<T>& f) {
   unary_kernel<T, T>(it, f);
@@ -63,9 +69,9 @@ static void log1p_loop(const TensorIterator& it, const formulas::log1p<T>& f) {
 
 template <>
 void log1p_loop<float>(const TensorIterator& it, const formulas::log1p<float>& f) {
-  unary_kernel<float, float>(it, f, [&f](const float* in, float* out, int64_t n) {
-    HWY_DYNAMIC_DISPATCH(log1p_float32)(f, in, out, n);
-  });
+  unary_kernel<float, float>(
+      it, f, [&f](const float* in, float* out, int64_t n) { HWY_DYNAMIC_DISPATCH(log1p_float32)(f, in, out, n); },
+      [&f](const BFloat16* in, BFloat16* out, int64_t n) { HWY_DYNAMIC_DISPATCH(log1p_bfloat16)(f, in, out, n); });
 }
 
 TensorBase log1p_out(const TensorBase& self, const TensorBase& out) {

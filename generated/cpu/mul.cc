@@ -4,11 +4,12 @@
 // Bool tensors compute in bool: `self * other` is their logical and, which GCC flags as suspicious.
 #pragma GCC diagnostic ignored "-Wint-in-bool-context"
 //
-// float32 (float16, bfloat16 and integer inputs reach the loop as float32 runs too) goes to a
-// vector loop compiled for several instruction sets, picked at run time for this CPU by Highway's
-// dynamic dispatch (runtime/kernels/cpu/vector_formula-inl.h); strided runs reach it through a
-// buffer (runtime/kernels/cpu/loops.h), so the layout never changes a result. float64 runs the
-// scalar functor.
+// float32 (float16 and integer inputs reach the loop as float32 runs too; bfloat16 ones too, or
+// as bfloat16 runs when every operand is bfloat16) goes to a vector loop compiled for several
+// instruction sets, picked at run time for this CPU by Highway's dynamic dispatch
+// (runtime/kernels/cpu/vector_formula-inl.h); strided runs reach it through a buffer
+// (runtime/kernels/cpu/loops.h), so the layout never changes a result. float64 runs the scalar
+// functor.
 // The formula has exact operations only, so the vector loop evaluates it in float lanes: the
 // scalar functor's bits, a whole vector at a time.
 // hwy/foreach_target.h compiles this file once per target (runtime/kernels/cpu/vector_targets.h);
@@ -36,7 +37,11 @@ struct mul_vector {
 };
 
 void mul_float32(const formulas::mul<float>& f, const float* a, int64_t a_step, const float* b,
-                   int64_t b_step, float* out, int64_t n) {
+                 int64_t b_step, float* out, int64_t n) {
+  binary_float_run<float>(mul_vector{}, f, a, a_step, b, b_step, out, n);
+}
+void mul_bfloat16(const formulas::mul<float>& f, const BFloat16* a, int64_t a_step, const BFloat16* b,
+                  int64_t b_step, BFloat16* out, int64_t n) {
   binary_float_run<float>(mul_vector{}, f, a, a_step, b, b_step, out, n);
 }
 
@@ -53,9 +58,11 @@ namespace kiln {
 namespace cpu {
 
 HWY_EXPORT(mul_float32);
+HWY_EXPORT(mul_bfloat16);
 
 // The loop over the iterator in compute dtype T: the scalar functor, and for float32 the vector
-// loop for the best target this CPU supports (chosen on the first call).
+// loop for the best target this CPU supports (chosen on the first call); when every operand is
+// bfloat16, its bfloat16 form, which widens and rounds in registers.
 template <typename T>
 static void mul_loop(const TensorIterator& it, const formulas::mul<T>& f) {
   binary_kernel<T, T>(it, f);
@@ -63,8 +70,14 @@ static void mul_loop(const TensorIterator& it, const formulas::mul<T>& f) {
 
 template <>
 void mul_loop<float>(const TensorIterator& it, const formulas::mul<float>& f) {
-  binary_kernel<float, float>(it, f, [&f](const float* a, int64_t a_step, const float* b, int64_t b_step, float* out,
-                                      int64_t n) { HWY_DYNAMIC_DISPATCH(mul_float32)(f, a, a_step, b, b_step, out, n); });
+  binary_kernel<float, float>(
+      it, f,
+      [&f](const float* a, int64_t a_step, const float* b, int64_t b_step, float* out, int64_t n) {
+        HWY_DYNAMIC_DISPATCH(mul_float32)(f, a, a_step, b, b_step, out, n);
+      },
+      [&f](const BFloat16* a, int64_t a_step, const BFloat16* b, int64_t b_step, BFloat16* out, int64_t n) {
+        HWY_DYNAMIC_DISPATCH(mul_bfloat16)(f, a, a_step, b, b_step, out, n);
+      });
 }
 
 TensorBase mul_out(const TensorBase& self, const TensorBase& other, const TensorBase& out) {

@@ -2,11 +2,12 @@
 // The CPU kernel of `silu` (its functional, in-place and out= forms), from its formula:
 //   self / (1 + exp(-self))
 //
-// float32 (float16, bfloat16 and integer inputs reach the loop as float32 runs too) goes to a
-// vector loop compiled for several instruction sets, picked at run time for this CPU by Highway's
-// dynamic dispatch (runtime/kernels/cpu/vector_formula-inl.h); strided runs reach it through a
-// buffer (runtime/kernels/cpu/loops.h), so the layout never changes a result. float64 runs the
-// scalar functor.
+// float32 (float16 and integer inputs reach the loop as float32 runs too; bfloat16 ones too, or
+// as bfloat16 runs when every operand is bfloat16) goes to a vector loop compiled for several
+// instruction sets, picked at run time for this CPU by Highway's dynamic dispatch
+// (runtime/kernels/cpu/vector_formula-inl.h); strided runs reach it through a buffer
+// (runtime/kernels/cpu/loops.h), so the layout never changes a result. float64 runs the scalar
+// functor.
 // The formula has an intrinsic of SLEEF_INTRINSICS (codegen/pointwise.py: exp, log, log1p, sin,
 // cos, erf), so the vector loop evaluates it in float lanes with Sleef's functions (those torch
 // calls; in double on SSE4, erf excepted), rounding after every step as torch does: never more
@@ -39,6 +40,9 @@ struct silu_vector {
 void silu_float32(const formulas::silu<float>& f, const float* in, float* out, int64_t n) {
   unary_float_run<float>(silu_vector{}, f, in, out, n);
 }
+void silu_bfloat16(const formulas::silu<float>& f, const BFloat16* in, BFloat16* out, int64_t n) {
+  unary_float_run<float>(silu_vector{}, f, in, out, n);
+}
 
 }  // namespace HWY_NAMESPACE
 }  // namespace cpu
@@ -53,9 +57,11 @@ namespace kiln {
 namespace cpu {
 
 HWY_EXPORT(silu_float32);
+HWY_EXPORT(silu_bfloat16);
 
 // The loop over the iterator in compute dtype T: the scalar functor, and for float32 the vector
-// loop for the best target this CPU supports (chosen on the first call).
+// loop for the best target this CPU supports (chosen on the first call); when every operand is
+// bfloat16, its bfloat16 form, which widens and rounds in registers.
 template <typename T>
 static void silu_loop(const TensorIterator& it, const formulas::silu<T>& f) {
   unary_kernel<T, T>(it, f);
@@ -63,9 +69,9 @@ static void silu_loop(const TensorIterator& it, const formulas::silu<T>& f) {
 
 template <>
 void silu_loop<float>(const TensorIterator& it, const formulas::silu<float>& f) {
-  unary_kernel<float, float>(it, f, [&f](const float* in, float* out, int64_t n) {
-    HWY_DYNAMIC_DISPATCH(silu_float32)(f, in, out, n);
-  });
+  unary_kernel<float, float>(
+      it, f, [&f](const float* in, float* out, int64_t n) { HWY_DYNAMIC_DISPATCH(silu_float32)(f, in, out, n); },
+      [&f](const BFloat16* in, BFloat16* out, int64_t n) { HWY_DYNAMIC_DISPATCH(silu_bfloat16)(f, in, out, n); });
 }
 
 TensorBase silu_out(const TensorBase& self, const TensorBase& out) {

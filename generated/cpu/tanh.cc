@@ -2,11 +2,12 @@
 // The CPU kernel of `tanh` (its functional, in-place and out= forms), from its formula:
 //   tanh(self)
 //
-// float32 (float16, bfloat16 and integer inputs reach the loop as float32 runs too) goes to a
-// vector loop compiled for several instruction sets, picked at run time for this CPU by Highway's
-// dynamic dispatch (runtime/kernels/cpu/vector_formula-inl.h); strided runs reach it through a
-// buffer (runtime/kernels/cpu/loops.h), so the layout never changes a result. float64 runs the
-// scalar functor.
+// float32 (float16 and integer inputs reach the loop as float32 runs too; bfloat16 ones too, or
+// as bfloat16 runs when every operand is bfloat16) goes to a vector loop compiled for several
+// instruction sets, picked at run time for this CPU by Highway's dynamic dispatch
+// (runtime/kernels/cpu/vector_formula-inl.h); strided runs reach it through a buffer
+// (runtime/kernels/cpu/loops.h), so the layout never changes a result. float64 runs the scalar
+// functor.
 // The formula has a transcendental intrinsic, so the vector loop evaluates it in double lanes and
 // rounds once, to within 0.501 ulp of the float64 formula (tests/python/test_vector_formulas.py),
 // where the scalar functor (the C library's float32 functions, rounding after every step) can be
@@ -38,6 +39,9 @@ struct tanh_vector {
 void tanh_float32(const formulas::tanh<float>& f, const float* in, float* out, int64_t n) {
   unary_float_run<double>(tanh_vector{}, f, in, out, n);
 }
+void tanh_bfloat16(const formulas::tanh<float>& f, const BFloat16* in, BFloat16* out, int64_t n) {
+  unary_float_run<double>(tanh_vector{}, f, in, out, n);
+}
 
 }  // namespace HWY_NAMESPACE
 }  // namespace cpu
@@ -52,9 +56,11 @@ namespace kiln {
 namespace cpu {
 
 HWY_EXPORT(tanh_float32);
+HWY_EXPORT(tanh_bfloat16);
 
 // The loop over the iterator in compute dtype T: the scalar functor, and for float32 the vector
-// loop for the best target this CPU supports (chosen on the first call).
+// loop for the best target this CPU supports (chosen on the first call); when every operand is
+// bfloat16, its bfloat16 form, which widens and rounds in registers.
 template <typename T>
 static void tanh_loop(const TensorIterator& it, const formulas::tanh<T>& f) {
   unary_kernel<T, T>(it, f);
@@ -62,9 +68,9 @@ static void tanh_loop(const TensorIterator& it, const formulas::tanh<T>& f) {
 
 template <>
 void tanh_loop<float>(const TensorIterator& it, const formulas::tanh<float>& f) {
-  unary_kernel<float, float>(it, f, [&f](const float* in, float* out, int64_t n) {
-    HWY_DYNAMIC_DISPATCH(tanh_float32)(f, in, out, n);
-  });
+  unary_kernel<float, float>(
+      it, f, [&f](const float* in, float* out, int64_t n) { HWY_DYNAMIC_DISPATCH(tanh_float32)(f, in, out, n); },
+      [&f](const BFloat16* in, BFloat16* out, int64_t n) { HWY_DYNAMIC_DISPATCH(tanh_bfloat16)(f, in, out, n); });
 }
 
 TensorBase tanh_out(const TensorBase& self, const TensorBase& out) {

@@ -2,11 +2,12 @@
 // The CPU kernel of `trunc` (its functional, in-place and out= forms), from its formula:
 //   trunc(self)
 //
-// float32 (float16, bfloat16 and integer inputs reach the loop as float32 runs too) goes to a
-// vector loop compiled for several instruction sets, picked at run time for this CPU by Highway's
-// dynamic dispatch (runtime/kernels/cpu/vector_formula-inl.h); strided runs reach it through a
-// buffer (runtime/kernels/cpu/loops.h), so the layout never changes a result. float64 runs the
-// scalar functor.
+// float32 (float16 and integer inputs reach the loop as float32 runs too; bfloat16 ones too, or
+// as bfloat16 runs when every operand is bfloat16) goes to a vector loop compiled for several
+// instruction sets, picked at run time for this CPU by Highway's dynamic dispatch
+// (runtime/kernels/cpu/vector_formula-inl.h); strided runs reach it through a buffer
+// (runtime/kernels/cpu/loops.h), so the layout never changes a result. float64 runs the scalar
+// functor.
 // The formula has exact operations only, so the vector loop evaluates it in float lanes: the
 // scalar functor's bits, a whole vector at a time.
 // hwy/foreach_target.h compiles this file once per target (runtime/kernels/cpu/vector_targets.h);
@@ -36,6 +37,9 @@ struct trunc_vector {
 void trunc_float32(const formulas::trunc<float>& f, const float* in, float* out, int64_t n) {
   unary_float_run<float>(trunc_vector{}, f, in, out, n);
 }
+void trunc_bfloat16(const formulas::trunc<float>& f, const BFloat16* in, BFloat16* out, int64_t n) {
+  unary_float_run<float>(trunc_vector{}, f, in, out, n);
+}
 
 }  // namespace HWY_NAMESPACE
 }  // namespace cpu
@@ -50,9 +54,11 @@ namespace kiln {
 namespace cpu {
 
 HWY_EXPORT(trunc_float32);
+HWY_EXPORT(trunc_bfloat16);
 
 // The loop over the iterator in compute dtype T: the scalar functor, and for float32 the vector
-// loop for the best target this CPU supports (chosen on the first call).
+// loop for the best target this CPU supports (chosen on the first call); when every operand is
+// bfloat16, its bfloat16 form, which widens and rounds in registers.
 template <typename T>
 static void trunc_loop(const TensorIterator& it, const formulas::trunc<T>& f) {
   unary_kernel<T, T>(it, f);
@@ -60,9 +66,9 @@ static void trunc_loop(const TensorIterator& it, const formulas::trunc<T>& f) {
 
 template <>
 void trunc_loop<float>(const TensorIterator& it, const formulas::trunc<float>& f) {
-  unary_kernel<float, float>(it, f, [&f](const float* in, float* out, int64_t n) {
-    HWY_DYNAMIC_DISPATCH(trunc_float32)(f, in, out, n);
-  });
+  unary_kernel<float, float>(
+      it, f, [&f](const float* in, float* out, int64_t n) { HWY_DYNAMIC_DISPATCH(trunc_float32)(f, in, out, n); },
+      [&f](const BFloat16* in, BFloat16* out, int64_t n) { HWY_DYNAMIC_DISPATCH(trunc_bfloat16)(f, in, out, n); });
 }
 
 TensorBase trunc_out(const TensorBase& self, const TensorBase& out) {

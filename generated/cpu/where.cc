@@ -4,11 +4,12 @@
 // Bool tensors compute in bool: `self * other` is their logical and, which GCC flags as suspicious.
 #pragma GCC diagnostic ignored "-Wint-in-bool-context"
 //
-// float32 (float16, bfloat16 and integer inputs reach the loop as float32 runs too) goes to a
-// vector loop compiled for several instruction sets, picked at run time for this CPU by Highway's
-// dynamic dispatch (runtime/kernels/cpu/vector_formula-inl.h); strided runs reach it through a
-// buffer (runtime/kernels/cpu/loops.h), so the layout never changes a result. float64 runs the
-// scalar functor.
+// float32 (float16 and integer inputs reach the loop as float32 runs too; bfloat16 ones too, or
+// as bfloat16 runs when every operand is bfloat16) goes to a vector loop compiled for several
+// instruction sets, picked at run time for this CPU by Highway's dynamic dispatch
+// (runtime/kernels/cpu/vector_formula-inl.h); strided runs reach it through a buffer
+// (runtime/kernels/cpu/loops.h), so the layout never changes a result. float64 runs the scalar
+// functor.
 // The formula has exact operations only, so the vector loop evaluates it in float lanes: the
 // scalar functor's bits, a whole vector at a time.
 // hwy/foreach_target.h compiles this file once per target (runtime/kernels/cpu/vector_targets.h);

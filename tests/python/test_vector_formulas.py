@@ -254,6 +254,59 @@ def test_reduced_and_integer_inputs_take_the_float32_vector_path(op, dtype):
     assert same_bits(got.float().numpy(), want.float().numpy())
 
 
+def bfloat16_patterns(n, seed):
+    """n bfloat16 values from random bit patterns: every sign, subnormals, infinities, NaN payloads."""
+    bits = np.random.default_rng(seed).integers(0, 2 ** 16, n, dtype=np.uint32)
+    return kiln.from_numpy((bits << 16).view(np.float32)).to(kiln.bfloat16)
+
+
+BINARY_VECTOR_OPS = sorted(op for op, lanes in ALL_LANES.items()
+                           if not lanes.startswith("scalar") and op.split(".")[0] in {"add", "sub", "mul", "div", "atan2",
+                                                                                        "maximum", "minimum", "hypot"})
+
+
+@pytest.mark.parametrize("on_target", TARGETS, indirect=True)
+@pytest.mark.parametrize("op", VECTOR_OPS + BINARY_VECTOR_OPS)
+def test_bfloat16_runs_give_the_float32_kernels_bits_rounded(op, on_target):
+    # All-bfloat16 operands run the vector loop on their bfloat16 runs (widened and rounded in
+    # registers); the answer must be the float32 kernel's on the widened values, rounded to nearest
+    # even by the scalar conversion (NaN quiet), for contiguous, strided, broadcast and out= runs.
+    name = op.split(".")[0]
+    fn = getattr(kiln, name)
+    args = [bfloat16_patterns(4099, 7)] if op in VECTOR_OPS else [bfloat16_patterns(4099, 7), bfloat16_patterns(4099, 8)]
+
+    def check(got, *inputs):
+        want = fn(*[t.float() for t in inputs]).to(kiln.bfloat16)
+        assert got.dtype == kiln.bfloat16
+        assert same_bits(got.float().numpy(), want.float().numpy()), op
+
+    with np.errstate(all="ignore"):
+        check(fn(*args), *args)
+        strided = [t.reshape(-1)[:4096].reshape(64, 64).t() for t in args]
+        check(fn(*strided), *strided)
+        if len(args) == 2:
+            row = args[1][:64]
+            check(fn(strided[0], row), strided[0], row)
+            check(fn(args[0][5], args[1]), args[0][5], args[1])
+        out = kiln.zeros(2 * 4099, dtype=kiln.bfloat16)
+        fn(*args, out=out[::2])
+        check(out[::2], *args)
+
+
+@pytest.mark.parametrize("op", ["add", "sub", "mul", "div", "maximum", "minimum"])
+def test_exact_bfloat16_ops_give_torchs_bits(op):
+    # Exact operations round once from float32, so torch's bfloat16 kernels (float32 in registers,
+    # rounded to nearest even) are an independent oracle, bit for bit, NaN payloads aside.
+    torch = pytest.importorskip("torch")
+    a, b = bfloat16_patterns(10007, 11), bfloat16_patterns(10007, 12)
+    ta, tb = (torch.from_numpy(t.float().numpy()).to(torch.bfloat16) for t in (a, b))
+    got = getattr(kiln, op)(a, b).float().numpy()
+    want = getattr(torch, op)(ta, tb).float().numpy()
+    nan = np.isnan(want)
+    assert np.array_equal(np.isnan(got), nan)
+    assert np.array_equal(got[~nan].view(np.uint32), want[~nan].view(np.uint32))
+
+
 @pytest.mark.parametrize("on_target", VECTOR_TARGETS, indirect=True)
 @pytest.mark.parametrize("op", ["tanh", "exp", "sin", "rsqrt"])
 def test_a_result_does_not_depend_on_its_place_in_the_run(op, on_target):

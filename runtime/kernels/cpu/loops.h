@@ -16,6 +16,7 @@
 #include <cstdint>
 #include <type_traits>
 
+#include "runtime/core/half.h"
 #include "runtime/kernels/cpu/cpu_tensors.h"
 #include "runtime/kernels/cpu/parallel_loop.h"
 #include "runtime/kernels/tensor_iterator.h"
@@ -45,24 +46,62 @@ void through_buffers(char** data, const int64_t* strides, int64_t n, Call call) 
   }
 }
 
-// out = f(in) elementwise. `vector`, when given, computes contiguous runs (vector(in, out, n));
-// strided ones reach it through buffers.
-template <typename out_t, typename in_t, typename F, typename V = NoVectorRun>
-void unary_kernel(const TensorIterator& it, F f, V vector = {}) {
-  constexpr bool has_vector = !std::is_same<V, NoVectorRun>::value;
-  for_each(it, [&](char** data, const int64_t* strides, int64_t n) {  // f, and vector when given
+// Every operand is stored as bfloat16 and computed in float32: a kernel with a bfloat16 vector loop
+// (the generated formula kernels) then runs it on the stored runs, widening and rounding in
+// registers to the bits the walk's float32 buffers would give, at about half the cost.
+inline bool stores_bfloat16_computes_float(const TensorIterator& it) {
+  if (it.output_rounds_through() != ScalarType::Undefined) return false;
+  for (int k = 0; k < it.ntensors(); ++k)
+    if (it.stored_dtype(k) != ScalarType::BFloat16 || it.loop_dtype(k) != ScalarType::Float32) return false;
+  return true;
+}
+
+// A walk's loop running vector(in, out, n) on contiguous runs, strided ones through buffers.
+template <typename out_t, typename in_t, typename V>
+auto unary_vector_runs(const V& vector) {
+  return [&vector](char** data, const int64_t* strides, int64_t n) {
+    if (strides[0] == sizeof(out_t) && strides[1] == sizeof(in_t)) {
+      vector(reinterpret_cast<const in_t*>(data[1]), reinterpret_cast<out_t*>(data[0]), n);
+    } else {
+      through_buffers<1, out_t, in_t>(data, strides, n,
+                                      [&vector](in_t (*in)[kConvertChunk], out_t* out, int64_t m) { vector(in[0], out, m); });
+    }
+  };
+}
+
+// A walk's loop running vector(a, a_step, b, b_step, out, n) on runs where each input is
+// contiguous or one broadcast value (steps 1 or 0), other runs through buffers.
+template <typename out_t, typename in_t, typename V>
+auto binary_vector_runs(const V& vector) {
+  return [&vector](char** data, const int64_t* strides, int64_t n) {
+    const auto run = [&](int k) { return strides[k] == sizeof(in_t) || strides[k] == 0; };
+    if (strides[0] == sizeof(out_t) && run(1) && run(2)) {
+      vector(reinterpret_cast<const in_t*>(data[1]), strides[1] == 0 ? 0 : 1, reinterpret_cast<const in_t*>(data[2]),
+             strides[2] == 0 ? 0 : 1, reinterpret_cast<out_t*>(data[0]), n);
+    } else {
+      through_buffers<2, out_t, in_t>(data, strides, n, [&vector](in_t (*in)[kConvertChunk], out_t* out, int64_t m) {
+        vector(in[0], 1, in[1], 1, out, m);
+      });
+    }
+  };
+}
+
+// out = f(in) elementwise. `vector`, when given, computes every run (unary_vector_runs), and
+// `vector16`, when given, every run of an all-bfloat16 iterator on its stored bfloat16.
+template <typename out_t, typename in_t, typename F, typename V = NoVectorRun, typename V16 = NoVectorRun>
+void unary_kernel(const TensorIterator& it, F f, V vector = {}, V16 vector16 = {}) {
+  if constexpr (!std::is_same<V16, NoVectorRun>::value) {
+    if (stores_bfloat16_computes_float(it)) return for_each_stored(it, unary_vector_runs<BFloat16, BFloat16>(vector16));
+  }
+  if constexpr (!std::is_same<V, NoVectorRun>::value) {
+    return for_each(it, unary_vector_runs<out_t, in_t>(vector));
+  }
+  for_each(it, [&](char** data, const int64_t* strides, int64_t n) {  // f
     if (strides[0] == sizeof(out_t) && strides[1] == sizeof(in_t)) {
       out_t* __restrict__ o = reinterpret_cast<out_t*>(data[0]);
       const in_t* __restrict__ a = reinterpret_cast<const in_t*>(data[1]);
-      if constexpr (has_vector) {
-        vector(a, o, n);
-      } else {
 #pragma omp simd
-        for (int64_t i = 0; i < n; ++i) o[i] = f(a[i]);
-      }
-    } else if constexpr (has_vector) {
-      through_buffers<1, out_t, in_t>(data, strides, n,
-                                      [&vector](in_t (*in)[kConvertChunk], out_t* out, int64_t m) { vector(in[0], out, m); });
+      for (int64_t i = 0; i < n; ++i) o[i] = f(a[i]);
     } else {
       for (int64_t i = 0; i < n; ++i)
         *reinterpret_cast<out_t*>(data[0] + i * strides[0]) = f(*reinterpret_cast<const in_t*>(data[1] + i * strides[1]));
@@ -70,28 +109,21 @@ void unary_kernel(const TensorIterator& it, F f, V vector = {}) {
   });
 }
 
-// out = f(a, b) elementwise. `vector`, when given, computes runs where each input is contiguous or
-// one broadcast value (vector(a, a_step, b, b_step, out, n), steps 1 or 0); other runs reach it
-// through buffers.
-template <typename out_t, typename in_t, typename F, typename V = NoVectorRun>
-void binary_kernel(const TensorIterator& it, F f, V vector = {}) {
-  constexpr bool has_vector = !std::is_same<V, NoVectorRun>::value;
-  for_each(it, [&](char** data, const int64_t* strides, int64_t n) {  // f, and vector when given
+// out = f(a, b) elementwise. `vector` and `vector16`, when given, as for unary_kernel
+// (binary_vector_runs).
+template <typename out_t, typename in_t, typename F, typename V = NoVectorRun, typename V16 = NoVectorRun>
+void binary_kernel(const TensorIterator& it, F f, V vector = {}, V16 vector16 = {}) {
+  if constexpr (!std::is_same<V16, NoVectorRun>::value) {
+    if (stores_bfloat16_computes_float(it)) return for_each_stored(it, binary_vector_runs<BFloat16, BFloat16>(vector16));
+  }
+  if constexpr (!std::is_same<V, NoVectorRun>::value) {
+    return for_each(it, binary_vector_runs<out_t, in_t>(vector));
+  }
+  for_each(it, [&](char** data, const int64_t* strides, int64_t n) {  // f
     const bool out_contig = strides[0] == sizeof(out_t);
     out_t* __restrict__ o = reinterpret_cast<out_t*>(data[0]);
     const in_t* __restrict__ a = reinterpret_cast<const in_t*>(data[1]);
     const in_t* __restrict__ b = reinterpret_cast<const in_t*>(data[2]);
-    const bool a_run = strides[1] == sizeof(in_t) || strides[1] == 0, b_run = strides[2] == sizeof(in_t) || strides[2] == 0;
-    if constexpr (has_vector) {
-      if (out_contig && a_run && b_run) {
-        vector(a, strides[1] == 0 ? 0 : 1, b, strides[2] == 0 ? 0 : 1, o, n);
-      } else {
-        through_buffers<2, out_t, in_t>(data, strides, n, [&vector](in_t (*in)[kConvertChunk], out_t* out, int64_t m) {
-          vector(in[0], 1, in[1], 1, out, m);
-        });
-      }
-      return;
-    }
     if (out_contig && strides[1] == sizeof(in_t) && strides[2] == sizeof(in_t)) {
 #pragma omp simd
       for (int64_t i = 0; i < n; ++i) o[i] = f(a[i], b[i]);

@@ -54,8 +54,9 @@ void run_converting(const TensorIterator& it, const LoopRef& loop, char** data, 
   }
 }
 
-// Elements [begin, end) of the iteration space, in runs along the innermost dim.
-void serial_range(const TensorIterator& it, const LoopRef& loop, int64_t begin, int64_t end) {
+// Elements [begin, end) of the iteration space, in runs along the innermost dim; `converts`: each
+// operand converted to its loop dtype on the way (else handed over as stored).
+void serial_range(const TensorIterator& it, const LoopRef& loop, int64_t begin, int64_t end, bool converts) {
   const int nt = it.ntensors();
   const DimVector& shape = it.shape();
   const int64_t nd = static_cast<int64_t>(shape.size());
@@ -70,7 +71,6 @@ void serial_range(const TensorIterator& it, const LoopRef& loop, int64_t begin, 
   SmallVector<char*, 6> ptrs(nt);
   SmallVector<int64_t, 6> inner_strides(nt);
   for (int k = 0; k < nt; ++k) inner_strides[k] = it.strides(k)[nd - 1];
-  const bool converts = it.converts();
   int64_t pos = begin;
   while (pos < end) {
     for (int k = 0; k < nt; ++k) {
@@ -93,23 +93,32 @@ void serial_range(const TensorIterator& it, const LoopRef& loop, int64_t begin, 
   }
 }
 
-}  // namespace
-
-void for_each_serial(const TensorIterator& it, LoopRef loop) {
-  if (it.numel() > 0) serial_range(it, loop, 0, it.numel());
-}
-
-void for_each(const TensorIterator& it, LoopRef loop, int64_t grain_size) {
+void parallel_range(const TensorIterator& it, const LoopRef& loop, int64_t grain_size, bool converts) {
   const int64_t numel = it.numel();
   if (numel == 0) return;
   const int threads = omp_get_max_threads();
   if (numel < grain_size || threads <= 1 || omp_in_parallel()) {
-    serial_range(it, loop, 0, numel);
+    serial_range(it, loop, 0, numel, converts);
     return;
   }
   const int64_t chunks = std::min<int64_t>(threads, (numel + grain_size - 1) / grain_size);
 #pragma omp parallel for num_threads(chunks) schedule(static, 1)
-  for (int64_t c = 0; c < chunks; ++c) serial_range(it, loop, numel * c / chunks, numel * (c + 1) / chunks);
+  for (int64_t c = 0; c < chunks; ++c)
+    serial_range(it, loop, numel * c / chunks, numel * (c + 1) / chunks, converts);
+}
+
+}  // namespace
+
+void for_each_serial(const TensorIterator& it, LoopRef loop) {
+  if (it.numel() > 0) serial_range(it, loop, 0, it.numel(), it.converts());
+}
+
+void for_each(const TensorIterator& it, LoopRef loop, int64_t grain_size) {
+  parallel_range(it, loop, grain_size, it.converts());
+}
+
+void for_each_stored(const TensorIterator& it, LoopRef loop, int64_t grain_size) {
+  parallel_range(it, loop, grain_size, false);
 }
 
 }  // namespace cpu

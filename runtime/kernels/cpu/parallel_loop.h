@@ -35,7 +35,10 @@ class LoopRef {
 
 // Runs `loop` over every element of `it`, in parallel when it has at least `grain_size`.
 void for_each(const TensorIterator& it, LoopRef loop, int64_t grain_size = kDefaultGrainSize);
-// The same on one thread, always (loops that add several elements into one accumulator).
+// The same walk handing every operand in its stored dtype, unconverted: for loops that convert in
+// registers themselves (the formula kernels' bfloat16 vector loops, loops.h).
+void for_each_stored(const TensorIterator& it, LoopRef loop, int64_t grain_size = kDefaultGrainSize);
+// for_each on one thread, always (loops that add several elements into one accumulator).
 void for_each_serial(const TensorIterator& it, LoopRef loop);
 
 }  // namespace cpu

@@ -39,7 +39,9 @@
 #include <hwy/highway.h>
 #include <hwy/contrib/math/math-inl.h>
 
+#include "runtime/kernels/cpu/vector_erf-inl.h"
 #include "runtime/kernels/cpu/vector_sleef-inl.h"
+#include "runtime/core/half.h"
 #include "runtime/kernels/pointwise_math.h"
 
 #if defined(KILN_CPU_VECTOR_FORMULA_INL_H_) == defined(HWY_TARGET_TOGGLE)
@@ -206,20 +208,26 @@ HWY_INLINE V Tanh(D d, V x) {
   }
 }
 
-// Highway 1.0.3 has no erf: Sleef's, in float lanes on every target, SSE4 included (Sleef's double
-// erf took 150 ms on 16M inputs, torch 65). Below |x| = 1e-37 Sleef's is up to 1.98 ulp off on
-// SSE4 (no FMA; 1.09 on AVX2 and AVX3, as torch); there erf(x) = 2/sqrt(pi) x to far beyond float precision, so lanes under
-// kErfTiny (where the x^3 term is below 2^-33 of the result) take that product in double.
+// Highway 1.0.3 has no erf. On AVX2 and AVX3, kiln's FusedErf (vector_erf-inl.h: Sleef's erf took
+// 40 ms on 16M inputs, torch 63, FusedErf about 10). SSE4 has no FMA, which FusedErf's accuracy
+// needs: Sleef's erf there (Sleef's double erf took 150 ms on 16M inputs). Below |x| = 1e-37
+// Sleef's is up to 1.98 ulp off on SSE4; there erf(x) = 2/sqrt(pi) x to far beyond float
+// precision, so lanes under kErfTiny (where the x^3 term is below 2^-33 of the result) take that
+// product in double.
 constexpr float kErfTiny = 0x1p-16f;
 
 template <class D, class V>
 HWY_INLINE V Erf(D d, V x) {
   static_assert(kFloatLanes<D>, "erf runs in float lanes (codegen/pointwise.py, SLEEF_INTRINSICS)");
+#if HWY_TARGET == HWY_SSE4
   const V y = sleef::erf(x);
   const auto tiny = hn::Lt(hn::Abs(x), hn::Set(d, kErfTiny));
   if (HWY_LIKELY(hn::AllFalse(d, tiny))) return y;
   const V linear = LaneByLane(d, x, [](float v) { return static_cast<float>(v * 1.1283791670955126); });
   return hn::IfThenElse(tiny, linear, y);
+#else
+  return FusedErf(d, x);
+#endif
 }
 
 // pow in float lanes: torch's special exponents (pm::pow_scalar: 2 and 3 as products, +-0.5
@@ -327,15 +335,48 @@ HWY_INLINE hn::Mask<D> ToBool(D d, V v) {
 
 }  // namespace kv
 
-// out[i] = formula(in[i]) for a contiguous float32 run, computed in `Lanes` (double or float, see
-// the top of this file); in == out is fine: each vector is read before it is written. `vector` is
-// the formula over vectors, `scalar` the scalar functor.
-template <typename Lanes, class VectorF, class ScalarF>
-HWY_INLINE void unary_float_run(VectorF vector, ScalarF scalar, const float* in, float* out, int64_t n) {
+// A run's elements as float lanes: float32 as stored, bfloat16 widened in registers (its bits are a
+// float32's upper half).
+template <class DF>
+HWY_INLINE hn::Vec<DF> LoadFloats(DF df, const float* p) {
+  return hn::LoadU(df, p);
+}
+template <class DF>
+HWY_INLINE hn::Vec<DF> LoadFloats(DF df, const BFloat16* p) {
+  const hn::Rebind<uint16_t, DF> d16;
+  const hn::RebindToUnsigned<DF> du;
+  return hn::BitCast(df, hn::ShiftLeft<16>(hn::PromoteTo(du, hn::LoadU(d16, reinterpret_cast<const uint16_t*>(p)))));
+}
+
+// Float lanes stored to a run: bfloat16 rounded to nearest even, NaN kept quiet with its upper
+// payload, as half.h's float_to_bfloat16_bits (Highway's DemoteTo truncates).
+template <class DF>
+HWY_INLINE void StoreFloats(hn::Vec<DF> v, DF df, float* p) {
+  hn::StoreU(v, df, p);
+}
+template <class DF>
+HWY_INLINE void StoreFloats(hn::Vec<DF> v, DF, BFloat16* p) {
+  const hn::RebindToUnsigned<DF> du;
+  const hn::RebindToSigned<DF> di;
+  const hn::Rebind<uint16_t, DF> d16;
+  const auto u = hn::BitCast(du, v);
+  const auto upper = hn::ShiftRight<16>(u);
+  const auto rounded = hn::ShiftRight<16>(hn::Add(u, hn::Add(hn::Set(du, 0x7FFFu), hn::And(upper, hn::Set(du, 1u)))));
+  const auto quiet_nan = hn::Or(upper, hn::Set(du, 0x40u));
+  const auto is_nan = hn::Gt(hn::BitCast(di, hn::And(u, hn::Set(du, 0x7FFFFFFFu))), hn::Set(di, 0x7F800000));
+  const auto bits = hn::IfThenElse(is_nan, hn::BitCast(di, quiet_nan), hn::BitCast(di, rounded));  // 0 to 0xFFFF
+  hn::StoreU(hn::DemoteTo(d16, bits), d16, reinterpret_cast<uint16_t*>(p));
+}
+
+// out[i] = formula(in[i]) for a contiguous run of float32 or bfloat16 (computed in float32),
+// computed in `Lanes` (double or float, see the top of this file); in == out is fine: each vector
+// is read before it is written. `vector` is the formula over vectors, `scalar` the scalar functor.
+template <typename Lanes, class VectorF, class ScalarF, typename S>
+HWY_INLINE void unary_float_run(VectorF vector, ScalarF scalar, const S* in, S* out, int64_t n) {
 #if HWY_TARGET == HWY_SCALAR || HWY_TARGET == HWY_EMU128
   // Highway's portable baseline (SCALAR with GCC 12, EMU128 with clang): this CPU has none of the
   // vector targets kiln compiles, so the scalar functor, as for float64.
-  for (int64_t i = 0; i < n; ++i) out[i] = scalar(in[i]);
+  for (int64_t i = 0; i < n; ++i) out[i] = S(scalar(static_cast<float>(in[i])));
 #else
   static_assert(std::is_same<Lanes, double>::value || std::is_same<Lanes, float>::value, "double or float lanes");
   const hn::ScalableTag<Lanes> d;           // a full vector of the lanes' type
@@ -349,26 +390,28 @@ HWY_INLINE void unary_float_run(VectorF vector, ScalarF scalar, const float* in,
   };
   const int64_t lanes = static_cast<int64_t>(hn::Lanes(d));
   int64_t i = 0;
-  for (; i + lanes <= n; i += lanes) hn::StoreU(one(hn::LoadU(df, in + i)), df, out + i);
+  for (; i + lanes <= n; i += lanes) StoreFloats(one(LoadFloats(df, in + i)), df, out + i);
   if (i < n) {
     // The last partial vector goes through the same code, from a padded copy: an element's
     // result never depends on where the run (or a thread's share of it) starts or ends.
-    HWY_ALIGN float buffer[hn::MaxLanes(df)] = {};
+    HWY_ALIGN S buffer[hn::MaxLanes(df)] = {};
     for (int64_t k = 0; k < n - i; ++k) buffer[k] = in[i + k];
-    hn::Store(one(hn::Load(df, buffer)), df, buffer);
+    StoreFloats(one(LoadFloats(df, buffer)), df, buffer);
     for (int64_t k = 0; k < n - i; ++k) out[i + k] = buffer[k];
   }
   (void)scalar;
 #endif
 }
 
-// out[i] = formula(a[i * a_step], b[i * b_step]) for a float32 run, a_step and b_step 1 (contiguous)
-// or 0 (one value broadcast), computed in `Lanes` as unary_float_run; out may be a or b.
-template <typename Lanes, class VectorF, class ScalarF>
-HWY_INLINE void binary_float_run(VectorF vector, ScalarF scalar, const float* a, int64_t a_step, const float* b,
-                                 int64_t b_step, float* out, int64_t n) {
+// out[i] = formula(a[i * a_step], b[i * b_step]) for a run of float32 or bfloat16, a_step and
+// b_step 1 (contiguous) or 0 (one value broadcast), computed in `Lanes` as unary_float_run; out may
+// be a or b.
+template <typename Lanes, class VectorF, class ScalarF, typename S>
+HWY_INLINE void binary_float_run(VectorF vector, ScalarF scalar, const S* a, int64_t a_step, const S* b,
+                                 int64_t b_step, S* out, int64_t n) {
 #if HWY_TARGET == HWY_SCALAR || HWY_TARGET == HWY_EMU128
-  for (int64_t i = 0; i < n; ++i) out[i] = scalar(a[i * a_step], b[i * b_step]);
+  for (int64_t i = 0; i < n; ++i)
+    out[i] = S(scalar(static_cast<float>(a[i * a_step]), static_cast<float>(b[i * b_step])));
 #else
   static_assert(std::is_same<Lanes, double>::value || std::is_same<Lanes, float>::value, "double or float lanes");
   if (n <= 0) return;
@@ -383,22 +426,22 @@ HWY_INLINE void binary_float_run(VectorF vector, ScalarF scalar, const float* a,
   };
   const int64_t lanes = static_cast<int64_t>(hn::Lanes(d));
   // A broadcast operand is loaded once; the loop reads it from a register.
-  const auto a_one = hn::Set(df, *a), b_one = hn::Set(df, *b);
-  const auto load = [&](const float* p, int64_t step, hn::Vec<decltype(df)> broadcast, int64_t i) {
-    return step != 0 ? hn::LoadU(df, p + i) : broadcast;
+  const auto a_one = hn::Set(df, static_cast<float>(*a)), b_one = hn::Set(df, static_cast<float>(*b));
+  const auto load = [&](const S* p, int64_t step, hn::Vec<decltype(df)> broadcast, int64_t i) {
+    return step != 0 ? LoadFloats(df, p + i) : broadcast;
   };
   int64_t i = 0;
   for (; i + lanes <= n; i += lanes)
-    hn::StoreU(one(load(a, a_step, a_one, i), load(b, b_step, b_one, i)), df, out + i);
+    StoreFloats(one(load(a, a_step, a_one, i), load(b, b_step, b_one, i)), df, out + i);
   if (i < n) {
     // The last partial vector from padded copies, as in unary_float_run.
-    HWY_ALIGN float xa[hn::MaxLanes(df)] = {};
-    HWY_ALIGN float xb[hn::MaxLanes(df)] = {};
+    HWY_ALIGN S xa[hn::MaxLanes(df)] = {};
+    HWY_ALIGN S xb[hn::MaxLanes(df)] = {};
     for (int64_t k = 0; k < n - i; ++k) {
       xa[k] = a[(i + k) * a_step];
       xb[k] = b[(i + k) * b_step];
     }
-    hn::Store(one(hn::Load(df, xa), hn::Load(df, xb)), df, xa);
+    StoreFloats(one(LoadFloats(df, xa), LoadFloats(df, xb)), df, xa);
     for (int64_t k = 0; k < n - i; ++k) out[i + k] = xa[k];
   }
   (void)scalar;
