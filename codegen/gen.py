@@ -289,14 +289,26 @@ def node_view(d: Derivative) -> Dict:
                 else f"{n}_.reset_data();"
                 for n in d.saved_inputs if s.argument(n).type.base == "Tensor"]
     releases += [f"{n}_.reset_data();" for n in d.saved_outputs]
-    formulas = []
-    for e in edge_layout(d, ""):
-        a = e["arg"]
-        fm = next(fm for fm in d.formulas if a.name in fm.inputs)
+    formulas, done = [], []
+    layout = edge_layout(d, "")
+    for e in layout:
+        fm = next(fm for fm in d.formulas if e["arg"].name in fm.inputs)
         expr = formula_cpp(fm.expression, d)
-        assign = (f"assign_grads(grad_inputs, {e['first']}, {expr});" if a.type.is_list
+        if len(fm.inputs) > 1:
+            # One call computes several inputs' gradients (a Tensor[] or tuple, in `inputs` order):
+            # it runs once, when any of them is needed.
+            if fm in done:
+                continue
+            done.append(fm)
+            edges = [x for x in layout if x["arg"].name in fm.inputs]
+            picks = " ".join(f"if ({x['valid']}) grad_inputs[{x['first']}] = "
+                             f"pick_grad<{fm.inputs.index(x['arg'].name)}>(grads_);" for x in edges)
+            formulas.append({"input": ", ".join(fm.inputs), "valid": " || ".join(x["valid"] for x in edges),
+                             "assign": f"{{ const auto grads_ = {expr}; {picks} }}", "yaml": fm.expression})
+            continue
+        assign = (f"assign_grads(grad_inputs, {e['first']}, {expr});" if e["arg"].type.is_list
                   else f"grad_inputs[{e['first']}] = {expr};")
-        formulas.append({"input": a.name, "valid": e["valid"], "assign": assign, "yaml": fm.expression})
+        formulas.append({"input": e["arg"].name, "valid": e["valid"], "assign": assign, "yaml": fm.expression})
     return {"name": d.node_name, "op": d.name, "fields": fields, "unpack": unpack, "releases": releases,
             "formulas": formulas, "multi_output": len(s.returns) > 1}
 
@@ -377,7 +389,10 @@ def wrapper_view(nf: NativeFunction) -> Dict:
         ref = v["ret"].startswith("const ")
         w["value_ret"] = "Tensor" if ref else v["ret"]
         w["return_expr"] = next(a.name for a in s.arguments if a.is_mutable) if ref else "result"
-        if len(s.returns) == 1:
+        if len(s.returns) == 1 and s.returns[0].type.is_tensor_list:
+            w["not_floating"] = ("std::none_of(result.begin(), result.end(), "
+                                 "[](const Tensor& t) { return t.defined() && t.is_floating_point(); })")
+        elif len(s.returns) == 1:
             w["not_floating"] = "!result.is_floating_point()"
         else:
             w["not_floating"] = "!(" + " || ".join(f"std::get<{i}>(result).is_floating_point()"
@@ -573,8 +588,9 @@ def render_all(schema_dir: str) -> Dict[str, str]:
         by_py_name: "OrderedDict[tuple, List[NativeFunction]]" = OrderedDict()
         for nf in funcs:
             if "function" in nf.variants or nf.family_role == "out":
-                if not nf.schema.name.startswith("_") or nf.schema.name == "_to_copy":
-                    by_py_name.setdefault((nf.schema.name, False), []).append(nf)
+                # Private ops (_to_copy, the fused recurrent kernels) are bound too: `from ._C import *`
+                # leaves them out of kiln's namespace, as torch keeps them out of its own.
+                by_py_name.setdefault((nf.schema.name, False), []).append(nf)
             if "method" in nf.variants:
                 by_py_name.setdefault((nf.schema.name, True), []).append(nf)
         for (name, is_method), fs in by_py_name.items():

@@ -247,8 +247,10 @@ def _derivative(entry: dict, display: str, functions: Dict[str, NativeFunction])
                 t = f.schema.argument(inp).type
                 if not (t.is_tensor or (t.is_tensor_list and not t.elem_optional)):
                     raise CodegenError(f"formula for '{inp}', which is not a Tensor or Tensor[]")
-            if len(inputs) != 1:
-                raise CodegenError("formulas computing several inputs at once are not supported; give one per input")
+            if len(inputs) != 1 and (f.pointwise is not None or value == "non_differentiable"
+                                     or any(f.schema.argument(i).type.is_list for i in inputs)):
+                raise CodegenError("a formula for several inputs must be a C++ call returning their gradients "
+                                   "(Tensor inputs only, not a pointwise formula)")
             if value == "non_differentiable":
                 non_diff.append(inputs[0])
                 continue

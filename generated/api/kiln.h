@@ -125,6 +125,20 @@
 #include "generated/api/batch_norm.h"
 #include "generated/api/layer_norm.h"
 #include "generated/api/dropout.h"
+#include "generated/api/lstm.h"
+#include "generated/api/gru.h"
+#include "generated/api/rnn_tanh.h"
+#include "generated/api/rnn_relu.h"
+#include "generated/api/lstm_cell.h"
+#include "generated/api/gru_cell.h"
+#include "generated/api/rnn_tanh_cell.h"
+#include "generated/api/rnn_relu_cell.h"
+#include "generated/api/_lstm_cell_fused.h"
+#include "generated/api/_lstm_cell_fused_backward.h"
+#include "generated/api/_lstm_layer.h"
+#include "generated/api/_lstm_layer_backward.h"
+#include "generated/api/_gru_cell_fused.h"
+#include "generated/api/_gru_cell_fused_backward.h"
 #include "generated/api/constant_pad_nd.h"
 #include "generated/api/mse_loss.h"
 #include "generated/api/l1_loss.h"
@@ -2014,6 +2028,96 @@ inline Tensor layer_norm(const Tensor& input, IntArrayRef normalized_shape, cons
 // dropout(Tensor input, float p, bool train) -> Tensor
 inline Tensor dropout(const Tensor& input, double p, bool train) {
   return to_api(kiln::dropout(input, p, train));
+}
+
+// lstm.input(Tensor input, Tensor[] hx, Tensor[] params, bool has_biases, int num_layers, float dropout, bool train, bool bidirectional, bool batch_first) -> (Tensor, Tensor, Tensor)
+inline std::tuple<Tensor, Tensor, Tensor> lstm(const Tensor& input, const std::vector<Tensor>& hx, const std::vector<Tensor>& params, bool has_biases, int64_t num_layers, double dropout, bool train, bool bidirectional, bool batch_first) {
+  return to_api(kiln::lstm(input, to_runtime(hx), to_runtime(params), has_biases, num_layers, dropout, train, bidirectional, batch_first));
+}
+
+// lstm.data(Tensor data, Tensor batch_sizes, Tensor[] hx, Tensor[] params, bool has_biases, int num_layers, float dropout, bool train, bool bidirectional) -> (Tensor, Tensor, Tensor)
+inline std::tuple<Tensor, Tensor, Tensor> lstm(const Tensor& data, const Tensor& batch_sizes, const std::vector<Tensor>& hx, const std::vector<Tensor>& params, bool has_biases, int64_t num_layers, double dropout, bool train, bool bidirectional) {
+  return to_api(kiln::lstm(data, batch_sizes, to_runtime(hx), to_runtime(params), has_biases, num_layers, dropout, train, bidirectional));
+}
+
+// gru.input(Tensor input, Tensor hx, Tensor[] params, bool has_biases, int num_layers, float dropout, bool train, bool bidirectional, bool batch_first) -> (Tensor, Tensor)
+inline std::tuple<Tensor, Tensor> gru(const Tensor& input, const Tensor& hx, const std::vector<Tensor>& params, bool has_biases, int64_t num_layers, double dropout, bool train, bool bidirectional, bool batch_first) {
+  return to_api(kiln::gru(input, hx, to_runtime(params), has_biases, num_layers, dropout, train, bidirectional, batch_first));
+}
+
+// gru.data(Tensor data, Tensor batch_sizes, Tensor hx, Tensor[] params, bool has_biases, int num_layers, float dropout, bool train, bool bidirectional) -> (Tensor, Tensor)
+inline std::tuple<Tensor, Tensor> gru(const Tensor& data, const Tensor& batch_sizes, const Tensor& hx, const std::vector<Tensor>& params, bool has_biases, int64_t num_layers, double dropout, bool train, bool bidirectional) {
+  return to_api(kiln::gru(data, batch_sizes, hx, to_runtime(params), has_biases, num_layers, dropout, train, bidirectional));
+}
+
+// rnn_tanh.input(Tensor input, Tensor hx, Tensor[] params, bool has_biases, int num_layers, float dropout, bool train, bool bidirectional, bool batch_first) -> (Tensor, Tensor)
+inline std::tuple<Tensor, Tensor> rnn_tanh(const Tensor& input, const Tensor& hx, const std::vector<Tensor>& params, bool has_biases, int64_t num_layers, double dropout, bool train, bool bidirectional, bool batch_first) {
+  return to_api(kiln::rnn_tanh(input, hx, to_runtime(params), has_biases, num_layers, dropout, train, bidirectional, batch_first));
+}
+
+// rnn_tanh.data(Tensor data, Tensor batch_sizes, Tensor hx, Tensor[] params, bool has_biases, int num_layers, float dropout, bool train, bool bidirectional) -> (Tensor, Tensor)
+inline std::tuple<Tensor, Tensor> rnn_tanh(const Tensor& data, const Tensor& batch_sizes, const Tensor& hx, const std::vector<Tensor>& params, bool has_biases, int64_t num_layers, double dropout, bool train, bool bidirectional) {
+  return to_api(kiln::rnn_tanh(data, batch_sizes, hx, to_runtime(params), has_biases, num_layers, dropout, train, bidirectional));
+}
+
+// rnn_relu.input(Tensor input, Tensor hx, Tensor[] params, bool has_biases, int num_layers, float dropout, bool train, bool bidirectional, bool batch_first) -> (Tensor, Tensor)
+inline std::tuple<Tensor, Tensor> rnn_relu(const Tensor& input, const Tensor& hx, const std::vector<Tensor>& params, bool has_biases, int64_t num_layers, double dropout, bool train, bool bidirectional, bool batch_first) {
+  return to_api(kiln::rnn_relu(input, hx, to_runtime(params), has_biases, num_layers, dropout, train, bidirectional, batch_first));
+}
+
+// rnn_relu.data(Tensor data, Tensor batch_sizes, Tensor hx, Tensor[] params, bool has_biases, int num_layers, float dropout, bool train, bool bidirectional) -> (Tensor, Tensor)
+inline std::tuple<Tensor, Tensor> rnn_relu(const Tensor& data, const Tensor& batch_sizes, const Tensor& hx, const std::vector<Tensor>& params, bool has_biases, int64_t num_layers, double dropout, bool train, bool bidirectional) {
+  return to_api(kiln::rnn_relu(data, batch_sizes, hx, to_runtime(params), has_biases, num_layers, dropout, train, bidirectional));
+}
+
+// lstm_cell(Tensor input, Tensor[] hx, Tensor w_ih, Tensor w_hh, Tensor? b_ih=None, Tensor? b_hh=None) -> (Tensor, Tensor)
+inline std::tuple<Tensor, Tensor> lstm_cell(const Tensor& input, const std::vector<Tensor>& hx, const Tensor& w_ih, const Tensor& w_hh, const Tensor& b_ih = {}, const Tensor& b_hh = {}) {
+  return to_api(kiln::lstm_cell(input, to_runtime(hx), w_ih, w_hh, b_ih, b_hh));
+}
+
+// gru_cell(Tensor input, Tensor hx, Tensor w_ih, Tensor w_hh, Tensor? b_ih=None, Tensor? b_hh=None) -> Tensor
+inline Tensor gru_cell(const Tensor& input, const Tensor& hx, const Tensor& w_ih, const Tensor& w_hh, const Tensor& b_ih = {}, const Tensor& b_hh = {}) {
+  return to_api(kiln::gru_cell(input, hx, w_ih, w_hh, b_ih, b_hh));
+}
+
+// rnn_tanh_cell(Tensor input, Tensor hx, Tensor w_ih, Tensor w_hh, Tensor? b_ih=None, Tensor? b_hh=None) -> Tensor
+inline Tensor rnn_tanh_cell(const Tensor& input, const Tensor& hx, const Tensor& w_ih, const Tensor& w_hh, const Tensor& b_ih = {}, const Tensor& b_hh = {}) {
+  return to_api(kiln::rnn_tanh_cell(input, hx, w_ih, w_hh, b_ih, b_hh));
+}
+
+// rnn_relu_cell(Tensor input, Tensor hx, Tensor w_ih, Tensor w_hh, Tensor? b_ih=None, Tensor? b_hh=None) -> Tensor
+inline Tensor rnn_relu_cell(const Tensor& input, const Tensor& hx, const Tensor& w_ih, const Tensor& w_hh, const Tensor& b_ih = {}, const Tensor& b_hh = {}) {
+  return to_api(kiln::rnn_relu_cell(input, hx, w_ih, w_hh, b_ih, b_hh));
+}
+
+// _lstm_cell_fused(Tensor gates, Tensor cx) -> Tensor
+inline Tensor _lstm_cell_fused(const Tensor& gates, const Tensor& cx) {
+  return to_api(kiln::_lstm_cell_fused(gates, cx));
+}
+
+// _lstm_cell_fused_backward(Tensor grad, Tensor gates, Tensor cx, Tensor state, bool for_cx) -> Tensor
+inline Tensor _lstm_cell_fused_backward(const Tensor& grad, const Tensor& gates, const Tensor& cx, const Tensor& state, bool for_cx) {
+  return to_api(kiln::_lstm_cell_fused_backward(grad, gates, cx, state, for_cx));
+}
+
+// _lstm_layer(Tensor input_gates, Tensor h0, Tensor c0, Tensor w_hh, Tensor? w_hr, int[] batch_sizes, bool reverse) -> Tensor
+inline Tensor _lstm_layer(const Tensor& input_gates, const Tensor& h0, const Tensor& c0, const Tensor& w_hh, const Tensor& w_hr, IntArrayRef batch_sizes, bool reverse) {
+  return to_api(kiln::_lstm_layer(input_gates, h0, c0, w_hh, w_hr, batch_sizes, reverse));
+}
+
+// _lstm_layer_backward(Tensor grad, Tensor input_gates, Tensor h0, Tensor c0, Tensor w_hh, Tensor? w_hr, int[] batch_sizes, bool reverse, Tensor output) -> Tensor[]
+inline std::vector<Tensor> _lstm_layer_backward(const Tensor& grad, const Tensor& input_gates, const Tensor& h0, const Tensor& c0, const Tensor& w_hh, const Tensor& w_hr, IntArrayRef batch_sizes, bool reverse, const Tensor& output) {
+  return to_api(kiln::_lstm_layer_backward(grad, input_gates, h0, c0, w_hh, w_hr, batch_sizes, reverse, output));
+}
+
+// _gru_cell_fused(Tensor input_gates, Tensor hidden_gates, Tensor hx) -> Tensor
+inline Tensor _gru_cell_fused(const Tensor& input_gates, const Tensor& hidden_gates, const Tensor& hx) {
+  return to_api(kiln::_gru_cell_fused(input_gates, hidden_gates, hx));
+}
+
+// _gru_cell_fused_backward(Tensor grad, Tensor input_gates, Tensor hidden_gates, Tensor hx, int wrt) -> Tensor
+inline Tensor _gru_cell_fused_backward(const Tensor& grad, const Tensor& input_gates, const Tensor& hidden_gates, const Tensor& hx, int64_t wrt) {
+  return to_api(kiln::_gru_cell_fused_backward(grad, input_gates, hidden_gates, hx, wrt));
 }
 
 // constant_pad_nd(Tensor self, int[] pad, Scalar value=0) -> Tensor

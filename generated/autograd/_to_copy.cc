@@ -2,6 +2,8 @@
 // Backward nodes and autograd kernels of `_to_copy`.
 #include "generated/autograd/_to_copy.h"
 
+#include <algorithm>
+
 #include "generated/api/_to_copy.h"
 #include "runtime/autograd/formula_helpers.h"
 #include "runtime/autograd/node.h"

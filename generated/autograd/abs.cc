@@ -2,6 +2,8 @@
 // Backward nodes and autograd kernels of `abs`.
 #include "generated/autograd/abs.h"
 
+#include <algorithm>
+
 #include "generated/api/abs.h"
 #include "generated/api/mul.h"
 #include "generated/api/sign.h"

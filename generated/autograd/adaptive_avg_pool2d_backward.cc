@@ -2,6 +2,8 @@
 // Backward nodes and autograd kernels of `adaptive_avg_pool2d_backward`.
 #include "generated/autograd/adaptive_avg_pool2d_backward.h"
 
+#include <algorithm>
+
 #include "generated/api/adaptive_avg_pool2d_backward.h"
 #include "generated/api/zeros_like.h"
 #include "runtime/autograd/formula_helpers.h"

@@ -2,6 +2,8 @@
 // Backward nodes and autograd kernels of `add`.
 #include "generated/autograd/add.h"
 
+#include <algorithm>
+
 #include "generated/api/add.h"
 #include "runtime/autograd/formula_helpers.h"
 #include "runtime/autograd/node.h"

@@ -2,6 +2,8 @@
 // Backward nodes and autograd kernels of `all`.
 #include "generated/autograd/all.h"
 
+#include <algorithm>
+
 #include "generated/api/all.h"
 #include "runtime/autograd/formula_helpers.h"
 #include "runtime/autograd/node.h"

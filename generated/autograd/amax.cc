@@ -2,6 +2,8 @@
 // Backward nodes and autograd kernels of `amax`.
 #include "generated/autograd/amax.h"
 
+#include <algorithm>
+
 #include "generated/api/amax.h"
 #include "runtime/autograd/formula_helpers.h"
 #include "runtime/autograd/node.h"

@@ -2,6 +2,8 @@
 // Backward nodes and autograd kernels of `amin`.
 #include "generated/autograd/amin.h"
 
+#include <algorithm>
+
 #include "generated/api/amin.h"
 #include "runtime/autograd/formula_helpers.h"
 #include "runtime/autograd/node.h"

@@ -2,6 +2,8 @@
 // Backward nodes and autograd kernels of `any`.
 #include "generated/autograd/any.h"
 
+#include <algorithm>
+
 #include "generated/api/any.h"
 #include "runtime/autograd/formula_helpers.h"
 #include "runtime/autograd/node.h"

@@ -2,6 +2,8 @@
 // Backward nodes and autograd kernels of `arange`.
 #include "generated/autograd/arange.h"
 
+#include <algorithm>
+
 #include "generated/api/arange.h"
 #include "runtime/autograd/formula_helpers.h"
 #include "runtime/autograd/node.h"

@@ -2,6 +2,8 @@
 // Backward nodes and autograd kernels of `argmax`.
 #include "generated/autograd/argmax.h"
 
+#include <algorithm>
+
 #include "generated/api/argmax.h"
 #include "runtime/autograd/formula_helpers.h"
 #include "runtime/autograd/node.h"

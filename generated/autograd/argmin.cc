@@ -2,6 +2,8 @@
 // Backward nodes and autograd kernels of `argmin`.
 #include "generated/autograd/argmin.h"
 
+#include <algorithm>
+
 #include "generated/api/argmin.h"
 #include "runtime/autograd/formula_helpers.h"
 #include "runtime/autograd/node.h"

@@ -2,6 +2,8 @@
 // Backward nodes and autograd kernels of `as_strided`.
 #include "generated/autograd/as_strided.h"
 
+#include <algorithm>
+
 #include "generated/api/as_strided.h"
 #include "runtime/autograd/formula_helpers.h"
 #include "runtime/autograd/node.h"

@@ -2,6 +2,8 @@
 // Backward nodes and autograd kernels of `atan2`.
 #include "generated/autograd/atan2.h"
 
+#include <algorithm>
+
 #include "generated/api/atan2.h"
 #include "generated/api/add.h"
 #include "generated/api/div.h"

@@ -2,6 +2,8 @@
 // Backward nodes and autograd kernels of `avg_pool2d`.
 #include "generated/autograd/avg_pool2d.h"
 
+#include <algorithm>
+
 #include "generated/api/avg_pool2d.h"
 #include "generated/api/avg_pool2d_backward.h"
 #include "runtime/autograd/formula_helpers.h"

@@ -2,6 +2,8 @@
 // Backward nodes and autograd kernels of `avg_pool2d_backward`.
 #include "generated/autograd/avg_pool2d_backward.h"
 
+#include <algorithm>
+
 #include "generated/api/avg_pool2d_backward.h"
 #include "generated/api/avg_pool2d.h"
 #include "generated/api/zeros_like.h"

@@ -2,6 +2,8 @@
 // Backward nodes and autograd kernels of `bernoulli`.
 #include "generated/autograd/bernoulli.h"
 
+#include <algorithm>
+
 #include "generated/api/bernoulli.h"
 #include "generated/api/zeros_like.h"
 #include "runtime/autograd/formula_helpers.h"

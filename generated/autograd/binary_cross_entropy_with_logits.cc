@@ -2,6 +2,8 @@
 // Backward nodes and autograd kernels of `binary_cross_entropy_with_logits`.
 #include "generated/autograd/binary_cross_entropy_with_logits.h"
 
+#include <algorithm>
+
 #include "generated/api/binary_cross_entropy_with_logits.h"
 #include "runtime/autograd/formula_helpers.h"
 #include "runtime/autograd/node.h"

@@ -2,6 +2,8 @@
 // Backward nodes and autograd kernels of `bitwise_and`.
 #include "generated/autograd/bitwise_and.h"
 
+#include <algorithm>
+
 #include "generated/api/bitwise_and.h"
 #include "runtime/autograd/formula_helpers.h"
 #include "runtime/autograd/node.h"

@@ -2,6 +2,8 @@
 // Backward nodes and autograd kernels of `bitwise_not`.
 #include "generated/autograd/bitwise_not.h"
 
+#include <algorithm>
+
 #include "generated/api/bitwise_not.h"
 #include "runtime/autograd/formula_helpers.h"
 #include "runtime/autograd/node.h"

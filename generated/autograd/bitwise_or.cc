@@ -2,6 +2,8 @@
 // Backward nodes and autograd kernels of `bitwise_or`.
 #include "generated/autograd/bitwise_or.h"
 
+#include <algorithm>
+
 #include "generated/api/bitwise_or.h"
 #include "runtime/autograd/formula_helpers.h"
 #include "runtime/autograd/node.h"

@@ -2,6 +2,8 @@
 // Backward nodes and autograd kernels of `bitwise_xor`.
 #include "generated/autograd/bitwise_xor.h"
 
+#include <algorithm>
+
 #include "generated/api/bitwise_xor.h"
 #include "runtime/autograd/formula_helpers.h"
 #include "runtime/autograd/node.h"

@@ -2,6 +2,8 @@
 // Backward nodes and autograd kernels of `bmm`.
 #include "generated/autograd/bmm.h"
 
+#include <algorithm>
+
 #include "generated/api/bmm.h"
 #include "generated/api/transpose.h"
 #include "runtime/autograd/formula_helpers.h"

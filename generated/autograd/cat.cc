@@ -2,6 +2,8 @@
 // Backward nodes and autograd kernels of `cat`.
 #include "generated/autograd/cat.h"
 
+#include <algorithm>
+
 #include "generated/api/cat.h"
 #include "runtime/autograd/formula_helpers.h"
 #include "runtime/autograd/node.h"

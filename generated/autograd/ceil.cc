@@ -2,6 +2,8 @@
 // Backward nodes and autograd kernels of `ceil`.
 #include "generated/autograd/ceil.h"
 
+#include <algorithm>
+
 #include "generated/api/ceil.h"
 #include "generated/api/zeros_like.h"
 #include "runtime/autograd/formula_helpers.h"

@@ -2,6 +2,8 @@
 // Backward nodes and autograd kernels of `clamp`.
 #include "generated/autograd/clamp.h"
 
+#include <algorithm>
+
 #include "generated/api/clamp.h"
 #include "generated/api/ge.h"
 #include "generated/api/le.h"

@@ -2,6 +2,8 @@
 // Backward nodes and autograd kernels of `clone`.
 #include "generated/autograd/clone.h"
 
+#include <algorithm>
+
 #include "generated/api/clone.h"
 #include "runtime/autograd/formula_helpers.h"
 #include "runtime/autograd/node.h"

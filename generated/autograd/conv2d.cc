@@ -2,6 +2,8 @@
 // Backward nodes and autograd kernels of `conv2d`.
 #include "generated/autograd/conv2d.h"
 
+#include <algorithm>
+
 #include "generated/api/conv2d.h"
 #include "generated/api/conv2d_backward_input.h"
 #include "generated/api/conv2d_backward_weight.h"

@@ -2,6 +2,8 @@
 // Backward nodes and autograd kernels of `copy`.
 #include "generated/autograd/copy.h"
 
+#include <algorithm>
+
 #include "generated/api/copy.h"
 #include "generated/api/zeros_like.h"
 #include "runtime/autograd/formula_helpers.h"

@@ -2,6 +2,8 @@
 // Backward nodes and autograd kernels of `cos`.
 #include "generated/autograd/cos.h"
 
+#include <algorithm>
+
 #include "generated/api/cos.h"
 #include "generated/api/mul.h"
 #include "generated/api/neg.h"

@@ -2,6 +2,8 @@
 // Backward nodes and autograd kernels of `cumprod`.
 #include "generated/autograd/cumprod.h"
 
+#include <algorithm>
+
 #include "generated/api/cumprod.h"
 #include "runtime/autograd/formula_helpers.h"
 #include "runtime/autograd/node.h"

@@ -2,6 +2,8 @@
 // Backward nodes and autograd kernels of `cumsum`.
 #include "generated/autograd/cumsum.h"
 
+#include <algorithm>
+
 #include "generated/api/cumsum.h"
 #include "runtime/autograd/formula_helpers.h"
 #include "runtime/autograd/node.h"

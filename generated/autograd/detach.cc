@@ -2,6 +2,8 @@
 // Backward nodes and autograd kernels of `detach`.
 #include "generated/autograd/detach.h"
 
+#include <algorithm>
+
 #include "generated/api/detach.h"
 #include "runtime/autograd/formula_helpers.h"
 #include "runtime/autograd/node.h"

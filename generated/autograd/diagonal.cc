@@ -2,6 +2,8 @@
 // Backward nodes and autograd kernels of `diagonal`.
 #include "generated/autograd/diagonal.h"
 
+#include <algorithm>
+
 #include "generated/api/diagonal.h"
 #include "runtime/autograd/formula_helpers.h"
 #include "runtime/autograd/node.h"

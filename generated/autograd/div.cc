@@ -2,6 +2,8 @@
 // Backward nodes and autograd kernels of `div`.
 #include "generated/autograd/div.h"
 
+#include <algorithm>
+
 #include "generated/api/div.h"
 #include "generated/api/mul.h"
 #include "generated/api/neg.h"

@@ -2,6 +2,8 @@
 // Backward nodes and autograd kernels of `eq`.
 #include "generated/autograd/eq.h"
 
+#include <algorithm>
+
 #include "generated/api/eq.h"
 #include "runtime/autograd/formula_helpers.h"
 #include "runtime/autograd/node.h"

@@ -2,6 +2,8 @@
 // Backward nodes and autograd kernels of `erf`.
 #include "generated/autograd/erf.h"
 
+#include <algorithm>
+
 #include "generated/api/erf.h"
 #include "generated/api/exp.h"
 #include "generated/api/mul.h"

@@ -2,6 +2,8 @@
 // Backward nodes and autograd kernels of `exp`.
 #include "generated/autograd/exp.h"
 
+#include <algorithm>
+
 #include "generated/api/exp.h"
 #include "generated/api/mul.h"
 #include "runtime/autograd/formula_helpers.h"

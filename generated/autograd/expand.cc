@@ -2,6 +2,8 @@
 // Backward nodes and autograd kernels of `expand`.
 #include "generated/autograd/expand.h"
 
+#include <algorithm>
+
 #include "generated/api/expand.h"
 #include "runtime/autograd/formula_helpers.h"
 #include "runtime/autograd/node.h"

@@ -2,6 +2,8 @@
 // Backward nodes and autograd kernels of `expm1`.
 #include "generated/autograd/expm1.h"
 
+#include <algorithm>
+
 #include "generated/api/expm1.h"
 #include "generated/api/add.h"
 #include "generated/api/mul.h"

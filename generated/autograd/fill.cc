@@ -2,6 +2,8 @@
 // Backward nodes and autograd kernels of `fill`.
 #include "generated/autograd/fill.h"
 
+#include <algorithm>
+
 #include "generated/api/fill.h"
 #include "generated/api/zeros_like.h"
 #include "runtime/autograd/formula_helpers.h"

@@ -2,6 +2,8 @@
 // Backward nodes and autograd kernels of `floor`.
 #include "generated/autograd/floor.h"
 
+#include <algorithm>
+
 #include "generated/api/floor.h"
 #include "generated/api/zeros_like.h"
 #include "runtime/autograd/formula_helpers.h"

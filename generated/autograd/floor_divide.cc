@@ -2,6 +2,8 @@
 // Backward nodes and autograd kernels of `floor_divide`.
 #include "generated/autograd/floor_divide.h"
 
+#include <algorithm>
+
 #include "generated/api/floor_divide.h"
 #include "generated/api/zeros_like.h"
 #include "runtime/autograd/formula_helpers.h"

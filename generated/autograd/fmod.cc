@@ -2,6 +2,8 @@
 // Backward nodes and autograd kernels of `fmod`.
 #include "generated/autograd/fmod.h"
 
+#include <algorithm>
+
 #include "generated/api/fmod.h"
 #include "generated/api/div.h"
 #include "generated/api/mul.h"

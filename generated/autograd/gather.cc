@@ -2,6 +2,8 @@
 // Backward nodes and autograd kernels of `gather`.
 #include "generated/autograd/gather.h"
 
+#include <algorithm>
+
 #include "generated/api/gather.h"
 #include "generated/api/scatter_add.h"
 #include "generated/api/zeros.h"

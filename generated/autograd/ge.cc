@@ -2,6 +2,8 @@
 // Backward nodes and autograd kernels of `ge`.
 #include "generated/autograd/ge.h"
 
+#include <algorithm>
+
 #include "generated/api/ge.h"
 #include "runtime/autograd/formula_helpers.h"
 #include "runtime/autograd/node.h"

@@ -2,6 +2,8 @@
 // Backward nodes and autograd kernels of `gelu`.
 #include "generated/autograd/gelu.h"
 
+#include <algorithm>
+
 #include "generated/api/gelu.h"
 #include "generated/api/add.h"
 #include "generated/api/erf.h"

@@ -2,6 +2,8 @@
 // Backward nodes and autograd kernels of `gt`.
 #include "generated/autograd/gt.h"
 
+#include <algorithm>
+
 #include "generated/api/gt.h"
 #include "runtime/autograd/formula_helpers.h"
 #include "runtime/autograd/node.h"

@@ -2,6 +2,8 @@
 // Backward nodes and autograd kernels of `hardtanh`.
 #include "generated/autograd/hardtanh.h"
 
+#include <algorithm>
+
 #include "generated/api/hardtanh.h"
 #include "generated/api/ge.h"
 #include "generated/api/le.h"

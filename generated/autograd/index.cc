@@ -2,6 +2,8 @@
 // Backward nodes and autograd kernels of `index`.
 #include "generated/autograd/index.h"
 
+#include <algorithm>
+
 #include "generated/api/index.h"
 #include "generated/api/index_put.h"
 #include "generated/api/zeros.h"

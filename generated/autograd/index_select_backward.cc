@@ -2,6 +2,8 @@
 // Backward nodes and autograd kernels of `index_select_backward`.
 #include "generated/autograd/index_select_backward.h"
 
+#include <algorithm>
+
 #include "generated/api/index_select_backward.h"
 #include "generated/api/index_select.h"
 #include "runtime/autograd/formula_helpers.h"

@@ -2,6 +2,8 @@
 // Backward nodes and autograd kernels of `isclose`.
 #include "generated/autograd/isclose.h"
 
+#include <algorithm>
+
 #include "generated/api/isclose.h"
 #include "runtime/autograd/formula_helpers.h"
 #include "runtime/autograd/node.h"

@@ -2,6 +2,8 @@
 // Backward nodes and autograd kernels of `isfinite`.
 #include "generated/autograd/isfinite.h"
 
+#include <algorithm>
+
 #include "generated/api/isfinite.h"
 #include "runtime/autograd/formula_helpers.h"
 #include "runtime/autograd/node.h"

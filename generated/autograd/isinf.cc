@@ -2,6 +2,8 @@
 // Backward nodes and autograd kernels of `isinf`.
 #include "generated/autograd/isinf.h"
 
+#include <algorithm>
+
 #include "generated/api/isinf.h"
 #include "runtime/autograd/formula_helpers.h"
 #include "runtime/autograd/node.h"

@@ -2,6 +2,8 @@
 // Backward nodes and autograd kernels of `isnan`.
 #include "generated/autograd/isnan.h"
 
+#include <algorithm>
+
 #include "generated/api/isnan.h"
 #include "runtime/autograd/formula_helpers.h"
 #include "runtime/autograd/node.h"

@@ -2,6 +2,8 @@
 // Backward nodes and autograd kernels of `le`.
 #include "generated/autograd/le.h"
 
+#include <algorithm>
+
 #include "generated/api/le.h"
 #include "runtime/autograd/formula_helpers.h"
 #include "runtime/autograd/node.h"

@@ -2,6 +2,8 @@
 // Backward nodes and autograd kernels of `leaky_relu`.
 #include "generated/autograd/leaky_relu.h"
 
+#include <algorithm>
+
 #include "generated/api/leaky_relu.h"
 #include "generated/api/gt.h"
 #include "generated/api/where.h"

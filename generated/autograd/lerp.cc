@@ -2,6 +2,8 @@
 // Backward nodes and autograd kernels of `lerp`.
 #include "generated/autograd/lerp.h"
 
+#include <algorithm>
+
 #include "generated/api/lerp.h"
 #include "generated/api/add.h"
 #include "generated/api/mul.h"

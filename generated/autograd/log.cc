@@ -2,6 +2,8 @@
 // Backward nodes and autograd kernels of `log`.
 #include "generated/autograd/log.h"
 
+#include <algorithm>
+
 #include "generated/api/log.h"
 #include "generated/api/div.h"
 #include "runtime/autograd/formula_helpers.h"

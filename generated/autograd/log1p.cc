@@ -2,6 +2,8 @@
 // Backward nodes and autograd kernels of `log1p`.
 #include "generated/autograd/log1p.h"
 
+#include <algorithm>
+
 #include "generated/api/log1p.h"
 #include "generated/api/add.h"
 #include "generated/api/div.h"

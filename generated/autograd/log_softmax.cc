@@ -2,6 +2,8 @@
 // Backward nodes and autograd kernels of `log_softmax`.
 #include "generated/autograd/log_softmax.h"
 
+#include <algorithm>
+
 #include "generated/api/log_softmax.h"
 #include "generated/api/exp.h"
 #include "generated/api/mul.h"

@@ -2,6 +2,8 @@
 // Backward nodes and autograd kernels of `logical_and`.
 #include "generated/autograd/logical_and.h"
 
+#include <algorithm>
+
 #include "generated/api/logical_and.h"
 #include "runtime/autograd/formula_helpers.h"
 #include "runtime/autograd/node.h"

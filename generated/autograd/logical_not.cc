@@ -2,6 +2,8 @@
 // Backward nodes and autograd kernels of `logical_not`.
 #include "generated/autograd/logical_not.h"
 
+#include <algorithm>
+
 #include "generated/api/logical_not.h"
 #include "runtime/autograd/formula_helpers.h"
 #include "runtime/autograd/node.h"

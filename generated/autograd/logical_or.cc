@@ -2,6 +2,8 @@
 // Backward nodes and autograd kernels of `logical_or`.
 #include "generated/autograd/logical_or.h"
 
+#include <algorithm>
+
 #include "generated/api/logical_or.h"
 #include "runtime/autograd/formula_helpers.h"
 #include "runtime/autograd/node.h"

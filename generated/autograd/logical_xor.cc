@@ -2,6 +2,8 @@
 // Backward nodes and autograd kernels of `logical_xor`.
 #include "generated/autograd/logical_xor.h"
 
+#include <algorithm>
+
 #include "generated/api/logical_xor.h"
 #include "runtime/autograd/formula_helpers.h"
 #include "runtime/autograd/node.h"

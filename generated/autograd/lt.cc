@@ -2,6 +2,8 @@
 // Backward nodes and autograd kernels of `lt`.
 #include "generated/autograd/lt.h"
 
+#include <algorithm>
+
 #include "generated/api/lt.h"
 #include "runtime/autograd/formula_helpers.h"
 #include "runtime/autograd/node.h"

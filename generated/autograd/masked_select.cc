@@ -2,6 +2,8 @@
 // Backward nodes and autograd kernels of `masked_select`.
 #include "generated/autograd/masked_select.h"
 
+#include <algorithm>
+
 #include "generated/api/masked_select.h"
 #include "runtime/autograd/formula_helpers.h"
 #include "runtime/autograd/node.h"

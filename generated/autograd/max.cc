@@ -2,6 +2,8 @@
 // Backward nodes and autograd kernels of `max`.
 #include "generated/autograd/max.h"
 
+#include <algorithm>
+
 #include "generated/api/max.h"
 #include "runtime/autograd/formula_helpers.h"
 #include "runtime/autograd/node.h"

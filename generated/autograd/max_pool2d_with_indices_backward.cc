@@ -2,6 +2,8 @@
 // Backward nodes and autograd kernels of `max_pool2d_with_indices_backward`.
 #include "generated/autograd/max_pool2d_with_indices_backward.h"
 
+#include <algorithm>
+
 #include "generated/api/max_pool2d_with_indices_backward.h"
 #include "generated/api/zeros_like.h"
 #include "runtime/autograd/formula_helpers.h"

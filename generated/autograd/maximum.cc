@@ -2,6 +2,8 @@
 // Backward nodes and autograd kernels of `maximum`.
 #include "generated/autograd/maximum.h"
 
+#include <algorithm>
+
 #include "generated/api/maximum.h"
 #include "generated/api/add.h"
 #include "generated/api/eq.h"

@@ -2,6 +2,8 @@
 // Backward nodes and autograd kernels of `mean`.
 #include "generated/autograd/mean.h"
 
+#include <algorithm>
+
 #include "generated/api/mean.h"
 #include "runtime/autograd/formula_helpers.h"
 #include "runtime/autograd/node.h"

@@ -2,6 +2,8 @@
 // Backward nodes and autograd kernels of `min`.
 #include "generated/autograd/min.h"
 
+#include <algorithm>
+
 #include "generated/api/min.h"
 #include "runtime/autograd/formula_helpers.h"
 #include "runtime/autograd/node.h"

@@ -2,6 +2,8 @@
 // Backward nodes and autograd kernels of `minimum`.
 #include "generated/autograd/minimum.h"
 
+#include <algorithm>
+
 #include "generated/api/minimum.h"
 #include "generated/api/add.h"
 #include "generated/api/eq.h"

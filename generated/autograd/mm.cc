@@ -2,6 +2,8 @@
 // Backward nodes and autograd kernels of `mm`.
 #include "generated/autograd/mm.h"
 
+#include <algorithm>
+
 #include "generated/api/mm.h"
 #include "generated/api/transpose.h"
 #include "runtime/autograd/formula_helpers.h"

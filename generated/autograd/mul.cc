@@ -2,6 +2,8 @@
 // Backward nodes and autograd kernels of `mul`.
 #include "generated/autograd/mul.h"
 
+#include <algorithm>
+
 #include "generated/api/mul.h"
 #include "runtime/autograd/formula_helpers.h"
 #include "runtime/autograd/node.h"

@@ -2,6 +2,8 @@
 // Backward nodes and autograd kernels of `multinomial`.
 #include "generated/autograd/multinomial.h"
 
+#include <algorithm>
+
 #include "generated/api/multinomial.h"
 #include "runtime/autograd/formula_helpers.h"
 #include "runtime/autograd/node.h"

@@ -2,6 +2,8 @@
 // Backward nodes and autograd kernels of `ne`.
 #include "generated/autograd/ne.h"
 
+#include <algorithm>
+
 #include "generated/api/ne.h"
 #include "runtime/autograd/formula_helpers.h"
 #include "runtime/autograd/node.h"

@@ -2,6 +2,8 @@
 // Backward nodes and autograd kernels of `neg`.
 #include "generated/autograd/neg.h"
 
+#include <algorithm>
+
 #include "generated/api/neg.h"
 #include "runtime/autograd/formula_helpers.h"
 #include "runtime/autograd/node.h"

@@ -2,6 +2,8 @@
 // Backward nodes and autograd kernels of `nll_loss`.
 #include "generated/autograd/nll_loss.h"
 
+#include <algorithm>
+
 #include "generated/api/nll_loss.h"
 #include "generated/api/nll_loss_backward.h"
 #include "runtime/autograd/formula_helpers.h"

@@ -2,6 +2,8 @@
 // Backward nodes and autograd kernels of `nll_loss_backward`.
 #include "generated/autograd/nll_loss_backward.h"
 
+#include <algorithm>
+
 #include "generated/api/nll_loss_backward.h"
 #include "generated/api/nll_loss.h"
 #include "generated/api/zeros_like.h"

@@ -2,6 +2,8 @@
 // Backward nodes and autograd kernels of `nonzero`.
 #include "generated/autograd/nonzero.h"
 
+#include <algorithm>
+
 #include "generated/api/nonzero.h"
 #include "runtime/autograd/formula_helpers.h"
 #include "runtime/autograd/node.h"

@@ -2,6 +2,8 @@
 // Backward nodes and autograd kernels of `normal`.
 #include "generated/autograd/normal.h"
 
+#include <algorithm>
+
 #include "generated/api/normal.h"
 #include "generated/api/zeros_like.h"
 #include "runtime/autograd/formula_helpers.h"

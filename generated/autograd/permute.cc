@@ -2,6 +2,8 @@
 // Backward nodes and autograd kernels of `permute`.
 #include "generated/autograd/permute.h"
 
+#include <algorithm>
+
 #include "generated/api/permute.h"
 #include "runtime/autograd/formula_helpers.h"
 #include "runtime/autograd/node.h"

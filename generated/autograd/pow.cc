@@ -2,6 +2,8 @@
 // Backward nodes and autograd kernels of `pow`.
 #include "generated/autograd/pow.h"
 
+#include <algorithm>
+
 #include "generated/api/pow.h"
 #include "generated/api/eq.h"
 #include "generated/api/ge.h"

@@ -2,6 +2,8 @@
 // Backward nodes and autograd kernels of `prod`.
 #include "generated/autograd/prod.h"
 
+#include <algorithm>
+
 #include "generated/api/prod.h"
 #include "runtime/autograd/formula_helpers.h"
 #include "runtime/autograd/node.h"

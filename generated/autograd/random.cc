@@ -2,6 +2,8 @@
 // Backward nodes and autograd kernels of `random`.
 #include "generated/autograd/random.h"
 
+#include <algorithm>
+
 #include "generated/api/random.h"
 #include "generated/api/zeros_like.h"
 #include "runtime/autograd/formula_helpers.h"

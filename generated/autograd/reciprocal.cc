@@ -2,6 +2,8 @@
 // Backward nodes and autograd kernels of `reciprocal`.
 #include "generated/autograd/reciprocal.h"
 
+#include <algorithm>
+
 #include "generated/api/reciprocal.h"
 #include "generated/api/mul.h"
 #include "generated/api/neg.h"

@@ -2,6 +2,8 @@
 // Backward nodes and autograd kernels of `relu`.
 #include "generated/autograd/relu.h"
 
+#include <algorithm>
+
 #include "generated/api/relu.h"
 #include "generated/api/le.h"
 #include "generated/api/masked_fill.h"

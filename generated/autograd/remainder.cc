@@ -2,6 +2,8 @@
 // Backward nodes and autograd kernels of `remainder`.
 #include "generated/autograd/remainder.h"
 
+#include <algorithm>
+
 #include "generated/api/remainder.h"
 #include "generated/api/floor_divide.h"
 #include "generated/api/mul.h"

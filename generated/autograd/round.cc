@@ -2,6 +2,8 @@
 // Backward nodes and autograd kernels of `round`.
 #include "generated/autograd/round.h"
 
+#include <algorithm>
+
 #include "generated/api/round.h"
 #include "generated/api/zeros_like.h"
 #include "runtime/autograd/formula_helpers.h"

@@ -2,6 +2,8 @@
 // Backward nodes and autograd kernels of `rsqrt`.
 #include "generated/autograd/rsqrt.h"
 
+#include <algorithm>
+
 #include "generated/api/rsqrt.h"
 #include "generated/api/mul.h"
 #include "runtime/autograd/formula_helpers.h"

@@ -2,6 +2,8 @@
 // Backward nodes and autograd kernels of `scatter`.
 #include "generated/autograd/scatter.h"
 
+#include <algorithm>
+
 #include "generated/api/scatter.h"
 #include "generated/api/gather.h"
 #include "runtime/autograd/formula_helpers.h"

@@ -2,6 +2,8 @@
 // Backward nodes and autograd kernels of `scatter_add`.
 #include "generated/autograd/scatter_add.h"
 
+#include <algorithm>
+
 #include "generated/api/scatter_add.h"
 #include "generated/api/gather.h"
 #include "runtime/autograd/formula_helpers.h"

@@ -2,6 +2,8 @@
 // Backward nodes and autograd kernels of `select`.
 #include "generated/autograd/select.h"
 
+#include <algorithm>
+
 #include "generated/api/select.h"
 #include "generated/api/select_backward.h"
 #include "runtime/autograd/formula_helpers.h"

@@ -2,6 +2,8 @@
 // Backward nodes and autograd kernels of `select_backward`.
 #include "generated/autograd/select_backward.h"
 
+#include <algorithm>
+
 #include "generated/api/select_backward.h"
 #include "generated/api/select.h"
 #include "runtime/autograd/formula_helpers.h"

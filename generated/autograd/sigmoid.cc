@@ -2,6 +2,8 @@
 // Backward nodes and autograd kernels of `sigmoid`.
 #include "generated/autograd/sigmoid.h"
 
+#include <algorithm>
+
 #include "generated/api/sigmoid.h"
 #include "generated/api/add.h"
 #include "generated/api/mul.h"

@@ -2,6 +2,8 @@
 // Backward nodes and autograd kernels of `sign`.
 #include "generated/autograd/sign.h"
 
+#include <algorithm>
+
 #include "generated/api/sign.h"
 #include "generated/api/zeros_like.h"
 #include "runtime/autograd/formula_helpers.h"

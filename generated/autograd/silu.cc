@@ -2,6 +2,8 @@
 // Backward nodes and autograd kernels of `silu`.
 #include "generated/autograd/silu.h"
 
+#include <algorithm>
+
 #include "generated/api/silu.h"
 #include "generated/api/add.h"
 #include "generated/api/exp.h"

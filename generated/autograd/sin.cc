@@ -2,6 +2,8 @@
 // Backward nodes and autograd kernels of `sin`.
 #include "generated/autograd/sin.h"
 
+#include <algorithm>
+
 #include "generated/api/sin.h"
 #include "generated/api/cos.h"
 #include "generated/api/mul.h"

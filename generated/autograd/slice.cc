@@ -2,6 +2,8 @@
 // Backward nodes and autograd kernels of `slice`.
 #include "generated/autograd/slice.h"
 
+#include <algorithm>
+
 #include "generated/api/slice.h"
 #include "runtime/autograd/formula_helpers.h"
 #include "runtime/autograd/node.h"

@@ -2,6 +2,8 @@
 // Backward nodes and autograd kernels of `slice_backward`.
 #include "generated/autograd/slice_backward.h"
 
+#include <algorithm>
+
 #include "generated/api/slice_backward.h"
 #include "generated/api/slice.h"
 #include "runtime/autograd/formula_helpers.h"

@@ -2,6 +2,8 @@
 // Backward nodes and autograd kernels of `softmax`.
 #include "generated/autograd/softmax.h"
 
+#include <algorithm>
+
 #include "generated/api/softmax.h"
 #include "generated/api/mul.h"
 #include "generated/api/sub.h"

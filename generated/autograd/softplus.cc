@@ -2,6 +2,8 @@
 // Backward nodes and autograd kernels of `softplus`.
 #include "generated/autograd/softplus.h"
 
+#include <algorithm>
+
 #include "generated/api/softplus.h"
 #include "generated/api/add.h"
 #include "generated/api/div.h"

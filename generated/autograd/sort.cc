@@ -2,6 +2,8 @@
 // Backward nodes and autograd kernels of `sort`.
 #include "generated/autograd/sort.h"
 
+#include <algorithm>
+
 #include "generated/api/sort.h"
 #include "generated/api/scatter.h"
 #include "generated/api/zeros.h"

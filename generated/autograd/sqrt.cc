@@ -2,6 +2,8 @@
 // Backward nodes and autograd kernels of `sqrt`.
 #include "generated/autograd/sqrt.h"
 
+#include <algorithm>
+
 #include "generated/api/sqrt.h"
 #include "generated/api/div.h"
 #include "generated/api/mul.h"

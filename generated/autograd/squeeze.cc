@@ -2,6 +2,8 @@
 // Backward nodes and autograd kernels of `squeeze`.
 #include "generated/autograd/squeeze.h"
 
+#include <algorithm>
+
 #include "generated/api/squeeze.h"
 #include "runtime/autograd/formula_helpers.h"
 #include "runtime/autograd/node.h"

@@ -2,6 +2,8 @@
 // Backward nodes and autograd kernels of `sub`.
 #include "generated/autograd/sub.h"
 
+#include <algorithm>
+
 #include "generated/api/sub.h"
 #include "generated/api/neg.h"
 #include "runtime/autograd/formula_helpers.h"

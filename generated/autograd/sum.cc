@@ -2,6 +2,8 @@
 // Backward nodes and autograd kernels of `sum`.
 #include "generated/autograd/sum.h"
 
+#include <algorithm>
+
 #include "generated/api/sum.h"
 #include "runtime/autograd/formula_helpers.h"
 #include "runtime/autograd/node.h"

@@ -2,6 +2,8 @@
 // Backward nodes and autograd kernels of `take`.
 #include "generated/autograd/take.h"
 
+#include <algorithm>
+
 #include "generated/api/take.h"
 #include "runtime/autograd/formula_helpers.h"
 #include "runtime/autograd/node.h"

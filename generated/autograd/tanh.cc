@@ -2,6 +2,8 @@
 // Backward nodes and autograd kernels of `tanh`.
 #include "generated/autograd/tanh.h"
 
+#include <algorithm>
+
 #include "generated/api/tanh.h"
 #include "generated/api/add.h"
 #include "generated/api/mul.h"

@@ -2,6 +2,8 @@
 // Backward nodes and autograd kernels of `topk`.
 #include "generated/autograd/topk.h"
 
+#include <algorithm>
+
 #include "generated/api/topk.h"
 #include "generated/api/scatter.h"
 #include "generated/api/zeros.h"

@@ -2,6 +2,8 @@
 // Backward nodes and autograd kernels of `transpose`.
 #include "generated/autograd/transpose.h"
 
+#include <algorithm>
+
 #include "generated/api/transpose.h"
 #include "runtime/autograd/formula_helpers.h"
 #include "runtime/autograd/node.h"

@@ -2,6 +2,8 @@
 // Backward nodes and autograd kernels of `tril`.
 #include "generated/autograd/tril.h"
 
+#include <algorithm>
+
 #include "generated/api/tril.h"
 #include "runtime/autograd/formula_helpers.h"
 #include "runtime/autograd/node.h"

@@ -2,6 +2,8 @@
 // Backward nodes and autograd kernels of `triu`.
 #include "generated/autograd/triu.h"
 
+#include <algorithm>
+
 #include "generated/api/triu.h"
 #include "runtime/autograd/formula_helpers.h"
 #include "runtime/autograd/node.h"

@@ -2,6 +2,8 @@
 // Backward nodes and autograd kernels of `trunc`.
 #include "generated/autograd/trunc.h"
 
+#include <algorithm>
+
 #include "generated/api/trunc.h"
 #include "generated/api/zeros_like.h"
 #include "runtime/autograd/formula_helpers.h"

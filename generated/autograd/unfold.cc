@@ -2,6 +2,8 @@
 // Backward nodes and autograd kernels of `unfold`.
 #include "generated/autograd/unfold.h"
 
+#include <algorithm>
+
 #include "generated/api/unfold.h"
 #include "runtime/autograd/formula_helpers.h"
 #include "runtime/autograd/node.h"

@@ -2,6 +2,8 @@
 // Backward nodes and autograd kernels of `uniform`.
 #include "generated/autograd/uniform.h"
 
+#include <algorithm>
+
 #include "generated/api/uniform.h"
 #include "generated/api/zeros_like.h"
 #include "runtime/autograd/formula_helpers.h"

@@ -2,6 +2,8 @@
 // Backward nodes and autograd kernels of `unsqueeze`.
 #include "generated/autograd/unsqueeze.h"
 
+#include <algorithm>
+
 #include "generated/api/unsqueeze.h"
 #include "generated/api/squeeze.h"
 #include "runtime/autograd/formula_helpers.h"

@@ -2,6 +2,8 @@
 // Backward nodes and autograd kernels of `view`.
 #include "generated/autograd/view.h"
 
+#include <algorithm>
+
 #include "generated/api/view.h"
 #include "generated/api/contiguous.h"
 #include "runtime/autograd/formula_helpers.h"

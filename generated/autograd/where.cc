@@ -2,6 +2,8 @@
 // Backward nodes and autograd kernels of `where`.
 #include "generated/autograd/where.h"
 
+#include <algorithm>
+
 #include "generated/api/where.h"
 #include "generated/api/logical_not.h"
 #include "generated/api/masked_fill.h"

@@ -1835,6 +1835,205 @@ const FuzzOp kFuzzOps[] = {
        const auto train = in.boolean();
        use_result(in, kiln::dropout(input, p, train));
      }},
+    {"lstm.input",
+     [](FuzzInput& in) {
+       const Tensor input = in.tensor();
+       const std::vector<Tensor> hx = in.tensor_list();
+       const std::vector<Tensor> params = in.tensor_list();
+       const auto has_biases = in.boolean();
+       const auto num_layers = in.int64();
+       const auto dropout = in.float64();
+       const auto train = in.boolean();
+       const auto bidirectional = in.boolean();
+       const auto batch_first = in.boolean();
+       use_result(in, kiln::lstm(input, hx, params, has_biases, num_layers, dropout, train, bidirectional, batch_first));
+     }},
+    {"lstm.data",
+     [](FuzzInput& in) {
+       const Tensor data = in.tensor();
+       const Tensor batch_sizes = in.tensor();
+       const std::vector<Tensor> hx = in.tensor_list();
+       const std::vector<Tensor> params = in.tensor_list();
+       const auto has_biases = in.boolean();
+       const auto num_layers = in.int64();
+       const auto dropout = in.float64();
+       const auto train = in.boolean();
+       const auto bidirectional = in.boolean();
+       use_result(in, kiln::lstm(data, batch_sizes, hx, params, has_biases, num_layers, dropout, train, bidirectional));
+     }},
+    {"gru.input",
+     [](FuzzInput& in) {
+       const Tensor input = in.tensor();
+       const Tensor hx = in.tensor();
+       const std::vector<Tensor> params = in.tensor_list();
+       const auto has_biases = in.boolean();
+       const auto num_layers = in.int64();
+       const auto dropout = in.float64();
+       const auto train = in.boolean();
+       const auto bidirectional = in.boolean();
+       const auto batch_first = in.boolean();
+       use_result(in, kiln::gru(input, hx, params, has_biases, num_layers, dropout, train, bidirectional, batch_first));
+     }},
+    {"gru.data",
+     [](FuzzInput& in) {
+       const Tensor data = in.tensor();
+       const Tensor batch_sizes = in.tensor();
+       const Tensor hx = in.tensor();
+       const std::vector<Tensor> params = in.tensor_list();
+       const auto has_biases = in.boolean();
+       const auto num_layers = in.int64();
+       const auto dropout = in.float64();
+       const auto train = in.boolean();
+       const auto bidirectional = in.boolean();
+       use_result(in, kiln::gru(data, batch_sizes, hx, params, has_biases, num_layers, dropout, train, bidirectional));
+     }},
+    {"rnn_tanh.input",
+     [](FuzzInput& in) {
+       const Tensor input = in.tensor();
+       const Tensor hx = in.tensor();
+       const std::vector<Tensor> params = in.tensor_list();
+       const auto has_biases = in.boolean();
+       const auto num_layers = in.int64();
+       const auto dropout = in.float64();
+       const auto train = in.boolean();
+       const auto bidirectional = in.boolean();
+       const auto batch_first = in.boolean();
+       use_result(in, kiln::rnn_tanh(input, hx, params, has_biases, num_layers, dropout, train, bidirectional, batch_first));
+     }},
+    {"rnn_tanh.data",
+     [](FuzzInput& in) {
+       const Tensor data = in.tensor();
+       const Tensor batch_sizes = in.tensor();
+       const Tensor hx = in.tensor();
+       const std::vector<Tensor> params = in.tensor_list();
+       const auto has_biases = in.boolean();
+       const auto num_layers = in.int64();
+       const auto dropout = in.float64();
+       const auto train = in.boolean();
+       const auto bidirectional = in.boolean();
+       use_result(in, kiln::rnn_tanh(data, batch_sizes, hx, params, has_biases, num_layers, dropout, train, bidirectional));
+     }},
+    {"rnn_relu.input",
+     [](FuzzInput& in) {
+       const Tensor input = in.tensor();
+       const Tensor hx = in.tensor();
+       const std::vector<Tensor> params = in.tensor_list();
+       const auto has_biases = in.boolean();
+       const auto num_layers = in.int64();
+       const auto dropout = in.float64();
+       const auto train = in.boolean();
+       const auto bidirectional = in.boolean();
+       const auto batch_first = in.boolean();
+       use_result(in, kiln::rnn_relu(input, hx, params, has_biases, num_layers, dropout, train, bidirectional, batch_first));
+     }},
+    {"rnn_relu.data",
+     [](FuzzInput& in) {
+       const Tensor data = in.tensor();
+       const Tensor batch_sizes = in.tensor();
+       const Tensor hx = in.tensor();
+       const std::vector<Tensor> params = in.tensor_list();
+       const auto has_biases = in.boolean();
+       const auto num_layers = in.int64();
+       const auto dropout = in.float64();
+       const auto train = in.boolean();
+       const auto bidirectional = in.boolean();
+       use_result(in, kiln::rnn_relu(data, batch_sizes, hx, params, has_biases, num_layers, dropout, train, bidirectional));
+     }},
+    {"lstm_cell",
+     [](FuzzInput& in) {
+       const Tensor input = in.tensor();
+       const std::vector<Tensor> hx = in.tensor_list();
+       const Tensor w_ih = in.tensor();
+       const Tensor w_hh = in.tensor();
+       const Tensor b_ih = in.optional_tensor();
+       const Tensor b_hh = in.optional_tensor();
+       use_result(in, kiln::lstm_cell(input, hx, w_ih, w_hh, b_ih, b_hh));
+     }},
+    {"gru_cell",
+     [](FuzzInput& in) {
+       const Tensor input = in.tensor();
+       const Tensor hx = in.tensor();
+       const Tensor w_ih = in.tensor();
+       const Tensor w_hh = in.tensor();
+       const Tensor b_ih = in.optional_tensor();
+       const Tensor b_hh = in.optional_tensor();
+       use_result(in, kiln::gru_cell(input, hx, w_ih, w_hh, b_ih, b_hh));
+     }},
+    {"rnn_tanh_cell",
+     [](FuzzInput& in) {
+       const Tensor input = in.tensor();
+       const Tensor hx = in.tensor();
+       const Tensor w_ih = in.tensor();
+       const Tensor w_hh = in.tensor();
+       const Tensor b_ih = in.optional_tensor();
+       const Tensor b_hh = in.optional_tensor();
+       use_result(in, kiln::rnn_tanh_cell(input, hx, w_ih, w_hh, b_ih, b_hh));
+     }},
+    {"rnn_relu_cell",
+     [](FuzzInput& in) {
+       const Tensor input = in.tensor();
+       const Tensor hx = in.tensor();
+       const Tensor w_ih = in.tensor();
+       const Tensor w_hh = in.tensor();
+       const Tensor b_ih = in.optional_tensor();
+       const Tensor b_hh = in.optional_tensor();
+       use_result(in, kiln::rnn_relu_cell(input, hx, w_ih, w_hh, b_ih, b_hh));
+     }},
+    {"_lstm_cell_fused",
+     [](FuzzInput& in) {
+       const Tensor gates = in.tensor();
+       const Tensor cx = in.tensor();
+       use_result(in, kiln::_lstm_cell_fused(gates, cx));
+     }},
+    {"_lstm_cell_fused_backward",
+     [](FuzzInput& in) {
+       const Tensor grad = in.tensor();
+       const Tensor gates = in.tensor();
+       const Tensor cx = in.tensor();
+       const Tensor state = in.tensor();
+       const auto for_cx = in.boolean();
+       use_result(in, kiln::_lstm_cell_fused_backward(grad, gates, cx, state, for_cx));
+     }},
+    {"_lstm_layer",
+     [](FuzzInput& in) {
+       const Tensor input_gates = in.tensor();
+       const Tensor h0 = in.tensor();
+       const Tensor c0 = in.tensor();
+       const Tensor w_hh = in.tensor();
+       const Tensor w_hr = in.optional_tensor();
+       const std::vector<int64_t> batch_sizes = in.int_list();
+       const auto reverse = in.boolean();
+       use_result(in, kiln::_lstm_layer(input_gates, h0, c0, w_hh, w_hr, batch_sizes, reverse));
+     }},
+    {"_lstm_layer_backward",
+     [](FuzzInput& in) {
+       const Tensor grad = in.tensor();
+       const Tensor input_gates = in.tensor();
+       const Tensor h0 = in.tensor();
+       const Tensor c0 = in.tensor();
+       const Tensor w_hh = in.tensor();
+       const Tensor w_hr = in.optional_tensor();
+       const std::vector<int64_t> batch_sizes = in.int_list();
+       const auto reverse = in.boolean();
+       const Tensor output = in.tensor();
+       use_result(in, kiln::_lstm_layer_backward(grad, input_gates, h0, c0, w_hh, w_hr, batch_sizes, reverse, output));
+     }},
+    {"_gru_cell_fused",
+     [](FuzzInput& in) {
+       const Tensor input_gates = in.tensor();
+       const Tensor hidden_gates = in.tensor();
+       const Tensor hx = in.tensor();
+       use_result(in, kiln::_gru_cell_fused(input_gates, hidden_gates, hx));
+     }},
+    {"_gru_cell_fused_backward",
+     [](FuzzInput& in) {
+       const Tensor grad = in.tensor();
+       const Tensor input_gates = in.tensor();
+       const Tensor hidden_gates = in.tensor();
+       const Tensor hx = in.tensor();
+       const auto wrt = in.int64();
+       use_result(in, kiln::_gru_cell_fused_backward(grad, input_gates, hidden_gates, hx, wrt));
+     }},
     {"constant_pad_nd",
      [](FuzzInput& in) {
        const Tensor self = in.tensor();

@@ -122,6 +122,20 @@ PyObject* fn_adaptive_avg_pool2d_backward(PyObject* module, PyObject* args, PyOb
 PyObject* fn_batch_norm(PyObject* module, PyObject* args, PyObject* kwargs);
 PyObject* fn_layer_norm(PyObject* module, PyObject* args, PyObject* kwargs);
 PyObject* fn_dropout(PyObject* module, PyObject* args, PyObject* kwargs);
+PyObject* fn_lstm(PyObject* module, PyObject* args, PyObject* kwargs);
+PyObject* fn_gru(PyObject* module, PyObject* args, PyObject* kwargs);
+PyObject* fn_rnn_tanh(PyObject* module, PyObject* args, PyObject* kwargs);
+PyObject* fn_rnn_relu(PyObject* module, PyObject* args, PyObject* kwargs);
+PyObject* fn_lstm_cell(PyObject* module, PyObject* args, PyObject* kwargs);
+PyObject* fn_gru_cell(PyObject* module, PyObject* args, PyObject* kwargs);
+PyObject* fn_rnn_tanh_cell(PyObject* module, PyObject* args, PyObject* kwargs);
+PyObject* fn_rnn_relu_cell(PyObject* module, PyObject* args, PyObject* kwargs);
+PyObject* fn__lstm_cell_fused(PyObject* module, PyObject* args, PyObject* kwargs);
+PyObject* fn__lstm_cell_fused_backward(PyObject* module, PyObject* args, PyObject* kwargs);
+PyObject* fn__lstm_layer(PyObject* module, PyObject* args, PyObject* kwargs);
+PyObject* fn__lstm_layer_backward(PyObject* module, PyObject* args, PyObject* kwargs);
+PyObject* fn__gru_cell_fused(PyObject* module, PyObject* args, PyObject* kwargs);
+PyObject* fn__gru_cell_fused_backward(PyObject* module, PyObject* args, PyObject* kwargs);
 PyObject* fn_constant_pad_nd(PyObject* module, PyObject* args, PyObject* kwargs);
 PyObject* fn_mse_loss(PyObject* module, PyObject* args, PyObject* kwargs);
 PyObject* fn_l1_loss(PyObject* module, PyObject* args, PyObject* kwargs);
@@ -478,6 +492,20 @@ PyMethodDef generated_functions[] = {
     KILN_BINDING("batch_norm", fn_batch_norm),
     KILN_BINDING("layer_norm", fn_layer_norm),
     KILN_BINDING("dropout", fn_dropout),
+    KILN_BINDING("lstm", fn_lstm),
+    KILN_BINDING("gru", fn_gru),
+    KILN_BINDING("rnn_tanh", fn_rnn_tanh),
+    KILN_BINDING("rnn_relu", fn_rnn_relu),
+    KILN_BINDING("lstm_cell", fn_lstm_cell),
+    KILN_BINDING("gru_cell", fn_gru_cell),
+    KILN_BINDING("rnn_tanh_cell", fn_rnn_tanh_cell),
+    KILN_BINDING("rnn_relu_cell", fn_rnn_relu_cell),
+    KILN_BINDING("_lstm_cell_fused", fn__lstm_cell_fused),
+    KILN_BINDING("_lstm_cell_fused_backward", fn__lstm_cell_fused_backward),
+    KILN_BINDING("_lstm_layer", fn__lstm_layer),
+    KILN_BINDING("_lstm_layer_backward", fn__lstm_layer_backward),
+    KILN_BINDING("_gru_cell_fused", fn__gru_cell_fused),
+    KILN_BINDING("_gru_cell_fused_backward", fn__gru_cell_fused_backward),
     KILN_BINDING("constant_pad_nd", fn_constant_pad_nd),
     KILN_BINDING("mse_loss", fn_mse_loss),
     KILN_BINDING("l1_loss", fn_l1_loss),

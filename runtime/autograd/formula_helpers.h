@@ -4,6 +4,7 @@
 #pragma once
 
 #include <optional>
+#include <tuple>
 #include <vector>
 
 #include "generated/api/tensor.h"
@@ -87,5 +88,16 @@ Tensor take_backward(const Tensor& grad, IntArrayRef self_sizes, const Tensor& i
 // Tensor[] inputs (cat's `tensors`): saved element-wise, and one gradient per element.
 std::vector<Tensor> unpack_list(const std::vector<SavedVariable>& saved);
 void assign_grads(std::vector<TensorBase>& grad_inputs, size_t first, const std::vector<Tensor>& grads);
+
+// The K-th gradient of a formula computing several inputs' gradients at once (derivatives.yaml:
+// `a, b: op(...)`), returned as a Tensor[] or a tuple.
+template <size_t K>
+Tensor pick_grad(const std::vector<Tensor>& grads) {
+  return grads.at(K);
+}
+template <size_t K, class... Ts>
+Tensor pick_grad(const std::tuple<Ts...>& grads) {
+  return std::get<K>(grads);
+}
 
 }  // namespace kiln

@@ -989,6 +989,9 @@ NOT_GENERATED = {
     "initial_seed": "generator state", "manual_seed": "generator state", "seed": "generator state",
     "is_grad_enabled": "global state",
     "load": "kiln saves safetensors, torch pickles: by design", "save": "kiln saves safetensors, torch pickles: by design",
+    **{name: "recurrent layers and cells: their op records (torch's own torch.lstm etc. as the reference) and "
+             "tests/python/test_nn_rnn.py (modules with torch's weights, forward and backward)"
+       for name in ("lstm", "gru", "rnn_tanh", "rnn_relu", "lstm_cell", "gru_cell", "rnn_tanh_cell", "rnn_relu_cell")},
 }
 
 

@@ -104,6 +104,10 @@ class OpRecord:
     # A CompositeImplicit op is differentiable when the ops it calls are; one that is not
     # (eq.Scalar calls eq.Tensor) says so here. Checked both ways by the generated tests.
     differentiable: Optional[bool] = None
+    # An op without a derivative that raises NotImplementedError when an input requires grad (the
+    # fused recurrent kernels' backward ops, under a second derivative), rather than returning a
+    # result that does not require grad: why.
+    derivative_not_implemented: Optional[str] = None
     # An op whose inputs are views of each other by design (copy_ into itself) opts out of
     # the harness's non-contiguous re-layout of its inputs.
 

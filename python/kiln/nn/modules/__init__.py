@@ -9,10 +9,12 @@ from .normalization import LayerNorm
 from .dropout import Dropout
 from .sparse import Embedding
 from .flatten import Flatten, Unflatten
+from .rnn import GRU, GRUCell, LSTM, LSTMCell, RNN, RNNBase, RNNCell, RNNCellBase
 from .loss import BCELoss, BCEWithLogitsLoss, CrossEntropyLoss, L1Loss, MSELoss, NLLLoss
 
 __all__ = ["Module", "Identity", "Linear", "ReLU", "Tanh", "Sigmoid", "Softmax", "LogSoftmax",
            "GELU", "SiLU", "LeakyReLU", "Hardtanh", "Softplus",
            "Sequential", "ModuleList", "ModuleDict", "ParameterList", "ParameterDict", "Conv2d", "MaxPool2d", "AvgPool2d", "AdaptiveAvgPool2d",
            "BatchNorm1d", "BatchNorm2d", "LayerNorm", "Dropout", "Embedding", "Flatten", "Unflatten",
+           "RNNBase", "RNN", "LSTM", "GRU", "RNNCellBase", "RNNCell", "LSTMCell", "GRUCell",
            "MSELoss", "L1Loss", "BCELoss", "BCEWithLogitsLoss", "NLLLoss", "CrossEntropyLoss"]

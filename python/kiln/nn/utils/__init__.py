@@ -1,4 +1,4 @@
-"""kiln.nn.utils: gradient clipping, as torch.nn.utils."""
+"""kiln.nn.utils: gradient clipping and (kiln.nn.utils.rnn) packed sequences, as torch.nn.utils."""
 import math
 
 import kiln
@@ -41,3 +41,5 @@ def clip_grad_value_(parameters, clip_value, foreach=None):
 
 
 __all__ = ["clip_grad_norm_", "clip_grad_value_"]
+
+from . import rnn  # noqa: E402  (after the functions above: rnn imports kiln, which imports this package)
