@@ -729,12 +729,6 @@ class Tensor : public kiln::Tensor {
   const Tensor& elu_(const Scalar& alpha = 1, const Scalar& scale = 1, const Scalar& input_scale = 1) const {
     return to_api(kiln::elu_(*this, alpha, scale, input_scale));
   }
-  const Tensor& selu_() const {
-    return to_api(kiln::selu_(*this));
-  }
-  const Tensor& celu_(const Scalar& alpha = 1.0) const {
-    return to_api(kiln::celu_(*this, alpha));
-  }
   const Tensor& mish_() const {
     return to_api(kiln::mish_(*this));
   }
@@ -1973,9 +1967,19 @@ inline Tensor selu(const Tensor& self) {
   return to_api(kiln::selu(self));
 }
 
+// selu_(Tensor(a!) self) -> Tensor(a!)
+inline const Tensor& selu_(const Tensor& self) {
+  return to_api(kiln::selu_(self));
+}
+
 // celu(Tensor self, Scalar alpha=1.0) -> Tensor
 inline Tensor celu(const Tensor& self, const Scalar& alpha = 1.0) {
   return to_api(kiln::celu(self, alpha));
+}
+
+// celu_(Tensor(a!) self, Scalar alpha=1.0) -> Tensor(a!)
+inline const Tensor& celu_(const Tensor& self, const Scalar& alpha = 1.0) {
+  return to_api(kiln::celu_(self, alpha));
 }
 
 // mish(Tensor self) -> Tensor

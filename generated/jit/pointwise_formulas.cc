@@ -576,41 +576,6 @@ const FormulaNode elu_nodes[] = {
     {FormulaOp::Select, 2, 10, 13, -1, 0.0},
 };
 
-// selu: expm1(self) * 1.7580993408473766 if self <= 0 else self * 1.0507009873554805
-const char* const selu_args[] = {"self"};
-const FormulaNode selu_nodes[] = {
-    {FormulaOp::Arg, -1, -1, -1, 0, 0.0},
-    {FormulaOp::Const, -1, -1, -1, -1, 0.0},
-    {FormulaOp::Le, 0, 1, -1, -1, 0.0},
-    {FormulaOp::Arg, -1, -1, -1, 0, 0.0},
-    {FormulaOp::Expm1, 3, -1, -1, -1, 0.0},
-    {FormulaOp::Const, -1, -1, -1, -1, 1.7580993408473766},
-    {FormulaOp::Mul, 4, 5, -1, -1, 0.0},
-    {FormulaOp::Arg, -1, -1, -1, 0, 0.0},
-    {FormulaOp::Const, -1, -1, -1, -1, 1.0507009873554805},
-    {FormulaOp::Mul, 7, 8, -1, -1, 0.0},
-    {FormulaOp::Select, 2, 6, 9, -1, 0.0},
-};
-
-// celu: expm1(self * (1 / alpha)) * alpha if self <= 0 else self
-const char* const celu_args[] = {"self"};
-const char* const celu_scalars[] = {"alpha"};
-const FormulaNode celu_nodes[] = {
-    {FormulaOp::Arg, -1, -1, -1, 0, 0.0},
-    {FormulaOp::Const, -1, -1, -1, -1, 0.0},
-    {FormulaOp::Le, 0, 1, -1, -1, 0.0},
-    {FormulaOp::Arg, -1, -1, -1, 0, 0.0},
-    {FormulaOp::Const, -1, -1, -1, -1, 1.0},
-    {FormulaOp::Scalar, -1, -1, -1, 0, 0.0},
-    {FormulaOp::Div, 4, 5, -1, -1, 0.0},
-    {FormulaOp::Mul, 3, 6, -1, -1, 0.0},
-    {FormulaOp::Expm1, 7, -1, -1, -1, 0.0},
-    {FormulaOp::Scalar, -1, -1, -1, 0, 0.0},
-    {FormulaOp::Mul, 8, 9, -1, -1, 0.0},
-    {FormulaOp::Arg, -1, -1, -1, 0, 0.0},
-    {FormulaOp::Select, 2, 10, 11, -1, 0.0},
-};
-
 // mish: self * tanh(log1p(exp(self)))
 const char* const mish_args[] = {"self"};
 const FormulaNode mish_nodes[] = {
@@ -1462,41 +1427,6 @@ const FormulaNode elu_self_grad_nodes[] = {
     {FormulaOp::Select, 2, 14, 17, -1, 0.0},
 };
 
-// dselu/dself: grad * 1.7580993408473766 * exp(self) if self <= 0 else grad * 1.0507009873554805
-const char* const selu_self_grad_args[] = {"grad", "result", "self"};
-const FormulaNode selu_self_grad_nodes[] = {
-    {FormulaOp::Arg, -1, -1, -1, 2, 0.0},
-    {FormulaOp::Const, -1, -1, -1, -1, 0.0},
-    {FormulaOp::Le, 0, 1, -1, -1, 0.0},
-    {FormulaOp::Arg, -1, -1, -1, 0, 0.0},
-    {FormulaOp::Const, -1, -1, -1, -1, 1.7580993408473766},
-    {FormulaOp::Mul, 3, 4, -1, -1, 0.0},
-    {FormulaOp::Arg, -1, -1, -1, 2, 0.0},
-    {FormulaOp::Exp, 6, -1, -1, -1, 0.0},
-    {FormulaOp::Mul, 5, 7, -1, -1, 0.0},
-    {FormulaOp::Arg, -1, -1, -1, 0, 0.0},
-    {FormulaOp::Const, -1, -1, -1, -1, 1.0507009873554805},
-    {FormulaOp::Mul, 9, 10, -1, -1, 0.0},
-    {FormulaOp::Select, 2, 8, 11, -1, 0.0},
-};
-
-// dcelu/dself: grad * exp(self / alpha) if self <= 0 else grad
-const char* const celu_self_grad_args[] = {"grad", "result", "self"};
-const char* const celu_self_grad_scalars[] = {"alpha"};
-const FormulaNode celu_self_grad_nodes[] = {
-    {FormulaOp::Arg, -1, -1, -1, 2, 0.0},
-    {FormulaOp::Const, -1, -1, -1, -1, 0.0},
-    {FormulaOp::Le, 0, 1, -1, -1, 0.0},
-    {FormulaOp::Arg, -1, -1, -1, 0, 0.0},
-    {FormulaOp::Arg, -1, -1, -1, 2, 0.0},
-    {FormulaOp::Scalar, -1, -1, -1, 0, 0.0},
-    {FormulaOp::Div, 4, 5, -1, -1, 0.0},
-    {FormulaOp::Exp, 6, -1, -1, -1, 0.0},
-    {FormulaOp::Mul, 3, 7, -1, -1, 0.0},
-    {FormulaOp::Arg, -1, -1, -1, 0, 0.0},
-    {FormulaOp::Select, 2, 8, 9, -1, 0.0},
-};
-
 // dmish/dself: grad * (tanh(log1p(exp(self))) + self * (1 / (1 + exp(-self))) * (1 - tanh(log1p(exp(self))) * tanh(log1p(exp(self)))))
 const char* const mish_self_grad_args[] = {"grad", "result", "self"};
 const FormulaNode mish_self_grad_nodes[] = {
@@ -1945,14 +1875,6 @@ const PointwiseFormula kPointwiseFormulas[] = {
      elu_scalars, 3, elu_nodes, 15,
      FormulaDtypes::floating, false, false,
      false},
-    {"selu", "selu", "selu", "expm1(self) * 1.7580993408473766 if self <= 0 else self * 1.0507009873554805", selu_args, 1,
-     nullptr, 0, selu_nodes, 11,
-     FormulaDtypes::floating, false, false,
-     false},
-    {"celu", "celu", "celu", "expm1(self * (1 / alpha)) * alpha if self <= 0 else self", celu_args, 1,
-     celu_scalars, 1, celu_nodes, 13,
-     FormulaDtypes::floating, false, false,
-     false},
     {"mish", "mish", "mish", "self * tanh(log1p(exp(self)))", mish_args, 1,
      nullptr, 0, mish_nodes, 6,
      FormulaDtypes::floating, false, false,
@@ -1994,7 +1916,7 @@ const PointwiseFormula kPointwiseFormulas[] = {
      FormulaDtypes::all, false, false,
      false},
 };
-const int kNumPointwiseFormulas = 68;
+const int kNumPointwiseFormulas = 66;
 
 // op: the op; overload: the input whose gradient the row computes; args: grad, result, then the
 // op's tensors.
@@ -2149,12 +2071,6 @@ const PointwiseFormula kPointwiseDerivatives[] = {
     {"elu", "self", "elu", "grad * input_scale * alpha * scale * exp(self * input_scale) if self <= 0 else grad * scale", elu_self_grad_args, 3,
      elu_self_grad_scalars, 3,
      elu_self_grad_nodes, 19, FormulaDtypes::floating, false, false, false},
-    {"selu", "self", "selu", "grad * 1.7580993408473766 * exp(self) if self <= 0 else grad * 1.0507009873554805", selu_self_grad_args, 3,
-     nullptr, 0,
-     selu_self_grad_nodes, 13, FormulaDtypes::floating, false, false, false},
-    {"celu", "self", "celu", "grad * exp(self / alpha) if self <= 0 else grad", celu_self_grad_args, 3,
-     celu_self_grad_scalars, 1,
-     celu_self_grad_nodes, 11, FormulaDtypes::floating, false, false, false},
     {"mish", "self", "mish", "grad * (tanh(log1p(exp(self))) + self * (1 / (1 + exp(-self))) * (1 - tanh(log1p(exp(self))) * tanh(log1p(exp(self)))))", mish_self_grad_args, 3,
      nullptr, 0,
      mish_self_grad_nodes, 28, FormulaDtypes::floating, false, false, false},
@@ -2198,7 +2114,7 @@ const PointwiseFormula kPointwiseDerivatives[] = {
      nullptr, 0,
      where_other_grad_nodes, 4, FormulaDtypes::floating, false, false, false},
 };
-const int kNumPointwiseDerivatives = 66;
+const int kNumPointwiseDerivatives = 64;
 
 }  // namespace jit
 }  // namespace kiln

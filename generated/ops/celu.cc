@@ -2,56 +2,25 @@
 // `celu`: dispatch tables, backend adapters, and the C++ API entry points.
 #include "generated/api/celu.h"
 
-#include "generated/autograd/celu.h"
-#include "generated/kernels/celu.h"
+#include "generated/kernels/composite/celu.h"
 #include "runtime/autograd/view_tracking.h"
 #include "runtime/api/api_helpers.h"
 #include "runtime/dispatch/dispatcher.h"
 
 namespace kiln {
 
-// ---- celu(Tensor self, Scalar alpha=1.0) -> Tensor
-namespace {
-Tensor celu_CPU(const Tensor& self, const Scalar& alpha) {
-  if (explain_enabled()) explain_log("kernel", "cpu::celu_kernel", "");
-  return Tensor(cpu::celu_kernel(self, alpha, TensorBase()));
-}
-}  // namespace
-
-Operator<Tensor(const Tensor&, const Scalar&)> celu_op = {"celu", {
-    /*CPU=*/&celu_CPU,
-    /*CUDA=*/nullptr,
-    /*Autograd=*/&autograd_kernels::celu,
-}};
-
+// ---- celu(Tensor self, Scalar alpha=1.0) -> Tensor  (CompositeImplicit)
 
 Tensor ops::celu(const Tensor& self, const Scalar& alpha) {
-  const DispatchKeySet keys = dispatch_keys(backend_key({&self}), records_autograd({&self}));
-  if (explain_enabled()) explain_log("dispatch", "celu", keys.str().c_str());
-  return celu_op.lookup(keys)(self, alpha);
+  if (explain_enabled()) explain_log("composite", "celu", "");
+  return composite_implicit::celu(self, alpha);
 }
 
-// ---- celu_(Tensor(a!) self, Scalar alpha=1.0) -> Tensor(a!)
-namespace {
-const Tensor& celu__CPU(const Tensor& self, const Scalar& alpha) {
-  if (explain_enabled()) explain_log("kernel", "cpu::celu_kernel", "");
-  cpu::celu_kernel(self, alpha, self);
-  self.bump_version();
-  return self;
-}
-}  // namespace
-
-Operator<const Tensor&(const Tensor&, const Scalar&)> celu__op = {"celu_", {
-    /*CPU=*/&celu__CPU,
-    /*CUDA=*/nullptr,
-    /*Autograd=*/&autograd_kernels::celu_,
-}};
-
+// ---- celu_(Tensor(a!) self, Scalar alpha=1.0) -> Tensor(a!)  (CompositeImplicit)
 
 const Tensor& ops::celu_(const Tensor& self, const Scalar& alpha) {
-  const DispatchKeySet keys = dispatch_keys(backend_key({&self}), records_autograd({&self}));
-  if (explain_enabled()) explain_log("dispatch", "celu_", keys.str().c_str());
-  return celu__op.lookup(keys)(self, alpha);
+  if (explain_enabled()) explain_log("composite", "celu_", "");
+  return composite_implicit::celu_(self, alpha);
 }
 
 }  // namespace kiln

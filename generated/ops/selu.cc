@@ -2,56 +2,25 @@
 // `selu`: dispatch tables, backend adapters, and the C++ API entry points.
 #include "generated/api/selu.h"
 
-#include "generated/autograd/selu.h"
-#include "generated/kernels/selu.h"
+#include "generated/kernels/composite/selu.h"
 #include "runtime/autograd/view_tracking.h"
 #include "runtime/api/api_helpers.h"
 #include "runtime/dispatch/dispatcher.h"
 
 namespace kiln {
 
-// ---- selu(Tensor self) -> Tensor
-namespace {
-Tensor selu_CPU(const Tensor& self) {
-  if (explain_enabled()) explain_log("kernel", "cpu::selu_kernel", "");
-  return Tensor(cpu::selu_kernel(self, TensorBase()));
-}
-}  // namespace
-
-Operator<Tensor(const Tensor&)> selu_op = {"selu", {
-    /*CPU=*/&selu_CPU,
-    /*CUDA=*/nullptr,
-    /*Autograd=*/&autograd_kernels::selu,
-}};
-
+// ---- selu(Tensor self) -> Tensor  (CompositeImplicit)
 
 Tensor ops::selu(const Tensor& self) {
-  const DispatchKeySet keys = dispatch_keys(backend_key({&self}), records_autograd({&self}));
-  if (explain_enabled()) explain_log("dispatch", "selu", keys.str().c_str());
-  return selu_op.lookup(keys)(self);
+  if (explain_enabled()) explain_log("composite", "selu", "");
+  return composite_implicit::selu(self);
 }
 
-// ---- selu_(Tensor(a!) self) -> Tensor(a!)
-namespace {
-const Tensor& selu__CPU(const Tensor& self) {
-  if (explain_enabled()) explain_log("kernel", "cpu::selu_kernel", "");
-  cpu::selu_kernel(self, self);
-  self.bump_version();
-  return self;
-}
-}  // namespace
-
-Operator<const Tensor&(const Tensor&)> selu__op = {"selu_", {
-    /*CPU=*/&selu__CPU,
-    /*CUDA=*/nullptr,
-    /*Autograd=*/&autograd_kernels::selu_,
-}};
-
+// ---- selu_(Tensor(a!) self) -> Tensor(a!)  (CompositeImplicit)
 
 const Tensor& ops::selu_(const Tensor& self) {
-  const DispatchKeySet keys = dispatch_keys(backend_key({&self}), records_autograd({&self}));
-  if (explain_enabled()) explain_log("dispatch", "selu_", keys.str().c_str());
-  return selu__op.lookup(keys)(self);
+  if (explain_enabled()) explain_log("composite", "selu_", "");
+  return composite_implicit::selu_(self);
 }
 
 }  // namespace kiln

@@ -106,7 +106,9 @@ PyObject* fn_hardtanh(PyObject* module, PyObject* args, PyObject* kwargs);
 PyObject* fn_softplus(PyObject* module, PyObject* args, PyObject* kwargs);
 PyObject* fn_elu(PyObject* module, PyObject* args, PyObject* kwargs);
 PyObject* fn_selu(PyObject* module, PyObject* args, PyObject* kwargs);
+PyObject* fn_selu_(PyObject* module, PyObject* args, PyObject* kwargs);
 PyObject* fn_celu(PyObject* module, PyObject* args, PyObject* kwargs);
+PyObject* fn_celu_(PyObject* module, PyObject* args, PyObject* kwargs);
 PyObject* fn_mish(PyObject* module, PyObject* args, PyObject* kwargs);
 PyObject* fn_hardswish(PyObject* module, PyObject* args, PyObject* kwargs);
 PyObject* fn_hardsigmoid(PyObject* module, PyObject* args, PyObject* kwargs);
@@ -317,8 +319,6 @@ PyObject* method_silu_(PyObject* self, PyObject* args, PyObject* kwargs);
 PyObject* method_leaky_relu_(PyObject* self, PyObject* args, PyObject* kwargs);
 PyObject* method_hardtanh_(PyObject* self, PyObject* args, PyObject* kwargs);
 PyObject* method_elu_(PyObject* self, PyObject* args, PyObject* kwargs);
-PyObject* method_selu_(PyObject* self, PyObject* args, PyObject* kwargs);
-PyObject* method_celu_(PyObject* self, PyObject* args, PyObject* kwargs);
 PyObject* method_mish_(PyObject* self, PyObject* args, PyObject* kwargs);
 PyObject* method_hardswish_(PyObject* self, PyObject* args, PyObject* kwargs);
 PyObject* method_hardsigmoid_(PyObject* self, PyObject* args, PyObject* kwargs);
@@ -491,7 +491,9 @@ PyMethodDef generated_functions[] = {
     KILN_BINDING("softplus", fn_softplus),
     KILN_BINDING("elu", fn_elu),
     KILN_BINDING("selu", fn_selu),
+    KILN_BINDING("selu_", fn_selu_),
     KILN_BINDING("celu", fn_celu),
+    KILN_BINDING("celu_", fn_celu_),
     KILN_BINDING("mish", fn_mish),
     KILN_BINDING("hardswish", fn_hardswish),
     KILN_BINDING("hardsigmoid", fn_hardsigmoid),
@@ -706,8 +708,6 @@ PyMethodDef generated_methods[] = {
     KILN_BINDING("leaky_relu_", method_leaky_relu_),
     KILN_BINDING("hardtanh_", method_hardtanh_),
     KILN_BINDING("elu_", method_elu_),
-    KILN_BINDING("selu_", method_selu_),
-    KILN_BINDING("celu_", method_celu_),
     KILN_BINDING("mish_", method_mish_),
     KILN_BINDING("hardswish_", method_hardswish_),
     KILN_BINDING("hardsigmoid_", method_hardsigmoid_),

@@ -27,19 +27,19 @@ PyObject* fn_celu(PyObject* /*module*/, PyObject* args, PyObject* kwargs) {
   KILN_PY_END
 }
 
-// Tensor.celu_
-PyObject* method_celu_(PyObject* py_self, PyObject* args, PyObject* kwargs) {
+// kiln.celu_
+PyObject* fn_celu_(PyObject* /*module*/, PyObject* args, PyObject* kwargs) {
   KILN_PY_BEGIN
   static PythonArgParser parser({
-      "celu_(Scalar alpha=1.0)",
-  }, true);
+      "celu_(Tensor input, Scalar alpha=1.0)",
+  }, false);
   ParsedArgs r = parser.parse(args, kwargs);
   switch (r.index) {
     case 0: {
-      const Tensor& self = unpack_tensor(py_self);
-      const auto alpha = r.scalar(0);
+      const Tensor self = r.tensor(0);
+      const auto alpha = r.scalar(1);
       without_gil([&] { kiln::celu_(self, alpha); });
-      return new_reference(py_self);
+      return new_reference(r.object(0));
     }
   }
   Py_RETURN_NONE;

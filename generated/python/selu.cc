@@ -26,18 +26,18 @@ PyObject* fn_selu(PyObject* /*module*/, PyObject* args, PyObject* kwargs) {
   KILN_PY_END
 }
 
-// Tensor.selu_
-PyObject* method_selu_(PyObject* py_self, PyObject* args, PyObject* kwargs) {
+// kiln.selu_
+PyObject* fn_selu_(PyObject* /*module*/, PyObject* args, PyObject* kwargs) {
   KILN_PY_BEGIN
   static PythonArgParser parser({
-      "selu_()",
-  }, true);
+      "selu_(Tensor input)",
+  }, false);
   ParsedArgs r = parser.parse(args, kwargs);
   switch (r.index) {
     case 0: {
-      const Tensor& self = unpack_tensor(py_self);
+      const Tensor self = r.tensor(0);
       without_gil([&] { kiln::selu_(self); });
-      return new_reference(py_self);
+      return new_reference(r.object(0));
     }
   }
   Py_RETURN_NONE;

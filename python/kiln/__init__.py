@@ -118,14 +118,6 @@ def is_tensor(obj):
     return isinstance(obj, Tensor)
 
 
-def selu_(input):
-    return input.selu_()
-
-
-def celu_(input, alpha=1.0):
-    return input.celu_(alpha)
-
-
 def threshold_(input, threshold, value):
     return input.threshold_(threshold, value)
 
@@ -156,5 +148,5 @@ __all__ = [
     "get_deterministic_debug_mode", "set_deterministic_debug_mode", "is_autocast_cpu_enabled",
     "get_autocast_gpu_dtype", "get_autocast_cpu_dtype", "is_autocast_cache_enabled",
     "set_autocast_cpu_enabled", "set_autocast_cpu_dtype",
-    "concat", "clip", "normal", "einsum", "broadcast_shapes", "broadcast_tensors", "embedding", "norm", "nonzero", "where", "equal", "ravel", "numel", "is_floating_point", "as_tensor", "selu_", "celu_", "threshold_", "rrelu", "rrelu_", "FloatTensor", "DoubleTensor", "LongTensor", "IntTensor", "BoolTensor",
+    "concat", "clip", "normal", "einsum", "broadcast_shapes", "broadcast_tensors", "embedding", "norm", "nonzero", "where", "equal", "ravel", "numel", "is_floating_point", "as_tensor", "threshold_", "rrelu", "rrelu_", "FloatTensor", "DoubleTensor", "LongTensor", "IntTensor", "BoolTensor",
 ]

@@ -160,11 +160,6 @@ TensorIterator neg_meta(const TensorBase& self, const TensorBase& out) {
   return TensorIterator(IteratorConfig::unary("neg", self, out));
 }
 
-TensorIterator celu_meta(const TensorBase& self, const Scalar& alpha, const TensorBase& out) {
-  KILN_CHECK(alpha.to_double() != 0, "celu(): ZeroDivisionError: alpha cannot be 0 for CELU");
-  return TensorIterator(IteratorConfig::unary("celu", self, out));
-}
-
 TensorIterator softshrink_meta(const TensorBase& self, const Scalar& lambd, const TensorBase& out) {
   KILN_CHECK(lambd.to_double() >= 0, "softshrink(): lambda must be greater or equal to 0, but found to be ",
              lambd.to_double(), ".");

@@ -78,20 +78,20 @@ def elu_(input, alpha=1.0):
 
 def selu(input, inplace=False):
     """scale * elu(x, alpha) with the self-normalizing constants."""
-    return input.selu_() if inplace else kiln.selu(input)
+    return kiln.selu_(input) if inplace else kiln.selu(input)
 
 
 def selu_(input):
-    return input.selu_()
+    return kiln.selu_(input)
 
 
 def celu(input, alpha=1.0, inplace=False):
     """x above 0, alpha (exp(x / alpha) - 1) at or below; alpha 0 raises."""
-    return input.celu_(alpha) if inplace else kiln.celu(input, alpha)
+    return kiln.celu_(input, alpha) if inplace else kiln.celu(input, alpha)
 
 
 def celu_(input, alpha=1.0):
-    return input.celu_(alpha)
+    return kiln.celu_(input, alpha)
 
 
 def mish(input, inplace=False):

@@ -1,19 +1,46 @@
-// Activations that are more than one formula (a weight to broadcast, a dim to halve), written
-// with other ops, so their gradients come from those ops' formulas.
+// Activations that are elu with other coefficients, or more than one formula (a weight to
+// broadcast, a dim to halve), written with other ops, so their gradients come from those ops' formulas.
 #include <cstdint>
 #include <vector>
 
+#include "generated/api/elu.h"
 #include "generated/api/gt.h"
 #include "generated/api/mul.h"
 #include "generated/api/narrow.h"
 #include "generated/api/sigmoid.h"
 #include "generated/api/where.h"
+#include "generated/kernels/composite/celu.h"
 #include "generated/kernels/composite/glu.h"
 #include "generated/kernels/composite/prelu.h"
+#include "generated/kernels/composite/selu.h"
 #include "runtime/core/error.h"
 
 namespace kiln {
 namespace composite_implicit {
+namespace {
+
+// torch's SELU constants.
+constexpr double kSeluAlpha = 1.6732632423543772848170429916717;
+constexpr double kSeluScale = 1.0507009873554804934193349852946;
+
+double celu_input_scale(const Scalar& alpha) {
+  KILN_CHECK(alpha.to_double() != 0, "celu(): ZeroDivisionError: alpha cannot be 0 for CELU");
+  return 1.0 / alpha.to_double();
+}
+
+}  // namespace
+
+Tensor selu(const Tensor& self) { return kiln::elu(self, kSeluAlpha, kSeluScale); }
+
+const Tensor& selu_(const Tensor& self) { return kiln::elu_(self, kSeluAlpha, kSeluScale); }
+
+Tensor celu(const Tensor& self, const Scalar& alpha) {
+  return kiln::elu(self, alpha, 1.0, celu_input_scale(alpha));
+}
+
+const Tensor& celu_(const Tensor& self, const Scalar& alpha) {
+  return kiln::elu_(self, alpha, 1.0, celu_input_scale(alpha));
+}
 
 // torch's prelu: a weight of 1 element, or of C = self.size(1) elements viewed as (1, C, 1, ...).
 Tensor prelu(const Tensor& self, const Tensor& weight) {
