@@ -67,11 +67,12 @@ Tensor prelu(const Tensor& self, const Tensor& weight) {
 }
 
 Tensor glu(const Tensor& self, int64_t dim) {
+  // torch's order: the dim, then its size, then the dtype.
   KILN_CHECK(self.dim() > 0, "glu does not support scalars because halving size must be even");
-  KILN_CHECK(self.is_floating_point(), "glu(): expected a floating point input, got ", scalar_type_name(self.dtype()));
   const int64_t d = wrap_dim(dim, self.dim(), "glu");
   const int64_t n = self.sizes()[d];
   KILN_CHECK(n % 2 == 0, "glu(): Halving dimension must be even, but dimension ", d, " is size ", n);
+  KILN_CHECK(self.is_floating_point(), "glu(): expected a floating point input, got ", scalar_type_name(self.dtype()));
   return kiln::mul(kiln::narrow(self, d, 0, n / 2), kiln::sigmoid(kiln::narrow(self, d, n / 2, n / 2)));
 }
 
