@@ -18,7 +18,7 @@ namespace kiln {
 namespace autograd {
 
 // hardsigmoid
-//   self: masked_fill(mul(grad, 0.16666666666666666), logical_not(logical_and(gt(self, -3), lt(self, 3))), 0)
+//   self: masked_fill(mul(grad, 0.1666666716337204), logical_not(logical_and(gt(self, -3), lt(self, 3))), 0)
 struct HardsigmoidBackward0 final : Node {
   SavedVariable self_;
 
@@ -29,7 +29,7 @@ struct HardsigmoidBackward0 final : Node {
     const Tensor grad(grads[0]);
     if (!grad.defined()) return grad_inputs;
     const Tensor self(self_.unpack());
-    if (next_edges()[0].is_valid()) grad_inputs[0] = masked_fill(mul(grad, 0.16666666666666666), logical_not(logical_and(gt(self, -3), lt(self, 3))), 0);
+    if (next_edges()[0].is_valid()) grad_inputs[0] = masked_fill(mul(grad, 0.1666666716337204), logical_not(logical_and(gt(self, -3), lt(self, 3))), 0);
     return grad_inputs;
   }
 

@@ -5,7 +5,6 @@
 #include "generated/api/hardswish.h"
 #include "generated/api/add.h"
 #include "generated/api/div.h"
-#include "generated/api/le.h"
 #include "generated/api/lt.h"
 #include "generated/api/masked_fill.h"
 #include "generated/api/mul.h"
@@ -19,7 +18,7 @@ namespace kiln {
 namespace autograd {
 
 // hardswish
-//   self: masked_fill(where(le(self, 3), mul(grad, add(div(self, 3), 0.5)), grad), lt(self, -3), 0)
+//   self: masked_fill(where(lt(self, 3), mul(grad, add(div(self, 3), 0.5)), grad), lt(self, -3), 0)
 struct HardswishBackward0 final : Node {
   SavedVariable self_;
 
@@ -30,7 +29,7 @@ struct HardswishBackward0 final : Node {
     const Tensor grad(grads[0]);
     if (!grad.defined()) return grad_inputs;
     const Tensor self(self_.unpack());
-    if (next_edges()[0].is_valid()) grad_inputs[0] = masked_fill(where(le(self, 3), mul(grad, add(div(self, 3), 0.5)), grad), lt(self, -3), 0);
+    if (next_edges()[0].is_valid()) grad_inputs[0] = masked_fill(where(lt(self, 3), mul(grad, add(div(self, 3), 0.5)), grad), lt(self, -3), 0);
     return grad_inputs;
   }
 

@@ -1460,7 +1460,7 @@ const FormulaNode mish_self_grad_nodes[] = {
     {FormulaOp::Mul, 0, 26, -1, -1, 0.0},
 };
 
-// dhardswish/dself: 0 if self < -3 else (grad * (self / 3 + 0.5) if self <= 3 else grad)
+// dhardswish/dself: 0 if self < -3 else (grad * (self / 3 + 0.5) if self < 3 else grad)
 const char* const hardswish_self_grad_args[] = {"grad", "result", "self"};
 const FormulaNode hardswish_self_grad_nodes[] = {
     {FormulaOp::Arg, -1, -1, -1, 2, 0.0},
@@ -1469,7 +1469,7 @@ const FormulaNode hardswish_self_grad_nodes[] = {
     {FormulaOp::Const, -1, -1, -1, -1, 0.0},
     {FormulaOp::Arg, -1, -1, -1, 2, 0.0},
     {FormulaOp::Const, -1, -1, -1, -1, 3.0},
-    {FormulaOp::Le, 4, 5, -1, -1, 0.0},
+    {FormulaOp::Lt, 4, 5, -1, -1, 0.0},
     {FormulaOp::Arg, -1, -1, -1, 0, 0.0},
     {FormulaOp::Arg, -1, -1, -1, 2, 0.0},
     {FormulaOp::Const, -1, -1, -1, -1, 3.0},
@@ -1482,7 +1482,7 @@ const FormulaNode hardswish_self_grad_nodes[] = {
     {FormulaOp::Select, 2, 3, 15, -1, 0.0},
 };
 
-// dhardsigmoid/dself: grad * 0.16666666666666666 if (self > -3 and self < 3) else 0
+// dhardsigmoid/dself: grad * 0.1666666716337204 if (self > -3 and self < 3) else 0
 const char* const hardsigmoid_self_grad_args[] = {"grad", "result", "self"};
 const FormulaNode hardsigmoid_self_grad_nodes[] = {
     {FormulaOp::Arg, -1, -1, -1, 2, 0.0},
@@ -1493,7 +1493,7 @@ const FormulaNode hardsigmoid_self_grad_nodes[] = {
     {FormulaOp::Lt, 3, 4, -1, -1, 0.0},
     {FormulaOp::And, 2, 5, -1, -1, 0.0},
     {FormulaOp::Arg, -1, -1, -1, 0, 0.0},
-    {FormulaOp::Const, -1, -1, -1, -1, 0.16666666666666666},
+    {FormulaOp::Const, -1, -1, -1, -1, 0.1666666716337204},
     {FormulaOp::Mul, 7, 8, -1, -1, 0.0},
     {FormulaOp::Const, -1, -1, -1, -1, 0.0},
     {FormulaOp::Select, 6, 9, 10, -1, 0.0},
@@ -2074,10 +2074,10 @@ const PointwiseFormula kPointwiseDerivatives[] = {
     {"mish", "self", "mish", "grad * (tanh(log1p(exp(self))) + self * (1 / (1 + exp(-self))) * (1 - tanh(log1p(exp(self))) * tanh(log1p(exp(self)))))", mish_self_grad_args, 3,
      nullptr, 0,
      mish_self_grad_nodes, 28, FormulaDtypes::floating, false, false, false},
-    {"hardswish", "self", "hardswish", "0 if self < -3 else (grad * (self / 3 + 0.5) if self <= 3 else grad)", hardswish_self_grad_args, 3,
+    {"hardswish", "self", "hardswish", "0 if self < -3 else (grad * (self / 3 + 0.5) if self < 3 else grad)", hardswish_self_grad_args, 3,
      nullptr, 0,
      hardswish_self_grad_nodes, 17, FormulaDtypes::floating, false, false, false},
-    {"hardsigmoid", "self", "hardsigmoid", "grad * 0.16666666666666666 if (self > -3 and self < 3) else 0", hardsigmoid_self_grad_args, 3,
+    {"hardsigmoid", "self", "hardsigmoid", "grad * 0.1666666716337204 if (self > -3 and self < 3) else 0", hardsigmoid_self_grad_args, 3,
      nullptr, 0,
      hardsigmoid_self_grad_nodes, 12, FormulaDtypes::floating, false, false, false},
     {"log_sigmoid", "self", "log_sigmoid", "grad * (1 - exp(-abs(self)) / (1 + exp(-abs(self)))) if self < 0 else grad * (exp(-abs(self)) / (1 + exp(-abs(self))))", log_sigmoid_self_grad_args, 3,

@@ -1,6 +1,7 @@
 """kiln.nn.functional: stateless layers, activations and losses, with torch.nn.functional's
 signatures (the deprecated size_average/reduce arguments included)."""
 import math
+import struct
 import warnings
 
 import kiln
@@ -161,10 +162,12 @@ def _rrelu(input, lower, upper, training, inplace, generator=None):
         raise RuntimeError(f"rrelu: expected a floating point input, got {input.dtype}")
     # torch's CPU kernel draws one float64 uniform(lower, upper) per element <= 0, in the order of
     # the elements; uniform_ of that many float64 draws the same numbers from the generator.
+    compute = kiln.float32 if input.dtype in (kiln.float16, kiln.bfloat16) else input.dtype
+    if compute == kiln.float32:   # torch's kernel takes the bounds in its float compute type
+        lower, upper = (struct.unpack("f", struct.pack("f", b))[0] for b in (lower, upper))
     with kiln.no_grad():
         negative = input <= 0
         slopes = kiln.empty(int(negative.sum()), dtype=kiln.float64).uniform_(lower, upper, generator=generator)
-        compute = kiln.float32 if input.dtype in (kiln.float16, kiln.bfloat16) else input.dtype
         noise = kiln.ones(input.shape, dtype=compute)
         noise[negative] = slopes.to(compute)
     result = (input.to(compute) * noise).to(input.dtype)
