@@ -626,7 +626,7 @@ def render_all(schema_dir: str) -> Dict[str, str]:
         # float32 runs get a vector loop (Highway, dispatched at run time) when the formula has one.
         scalar_why = pointwise.vector_unsupported(f)
         emit(f"cpu/{op}.cc", "pointwise_kernel.cc.j2", op=op, name=name, base=base, formula=f.text, signature=signature,
-             config=pointwise.iterator_config(f, op, f.args, "out" if has_out else "TensorBase()"),
+             config=pointwise.iterator_config(f, op, f.args, "out" if "const TensorBase& out" in signature else "TensorBase()"),
              dispatch=pointwise.DTYPE_SETS[f.dtypes], loop=loop, loop_types=", ".join(loop_types), has_out=has_out,
              returns_bool=f.returns_bool, meta=f.meta or f.choices,
              scalar_values=", ".join(pointwise.scalar_value(f, s, name) for s in f.scalars),

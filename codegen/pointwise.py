@@ -504,7 +504,8 @@ def scalar_value(f: PointwiseFormula, name: str, op: str) -> str:
 
 def iterator_config(f: PointwiseFormula, op: str, arg_exprs: List[str], out: str = "out") -> str:
     """How the generated kernel builds its TensorIterator: through the op's meta function, or a
-    named IteratorConfig (tensor_iterator.h). `out` is TensorBase() for an op without out=."""
+    named IteratorConfig (tensor_iterator.h). `out`: the kernel's out (undefined for the functional
+    form, self for the in-place one)."""
     inputs = ", ".join(arg_exprs)
     if f.meta:
         return f"{f.meta}({', '.join(arg_exprs + f.scalars)}, {out})"

@@ -107,6 +107,18 @@
 #include "generated/api/leaky_relu.h"
 #include "generated/api/hardtanh.h"
 #include "generated/api/softplus.h"
+#include "generated/api/elu.h"
+#include "generated/api/selu.h"
+#include "generated/api/celu.h"
+#include "generated/api/mish.h"
+#include "generated/api/hardswish.h"
+#include "generated/api/hardsigmoid.h"
+#include "generated/api/log_sigmoid.h"
+#include "generated/api/softshrink.h"
+#include "generated/api/hardshrink.h"
+#include "generated/api/threshold.h"
+#include "generated/api/prelu.h"
+#include "generated/api/glu.h"
 #include "generated/api/lerp.h"
 #include "generated/api/softmax.h"
 #include "generated/api/log_softmax.h"
@@ -142,6 +154,14 @@
 #include "generated/api/constant_pad_nd.h"
 #include "generated/api/mse_loss.h"
 #include "generated/api/l1_loss.h"
+#include "generated/api/smooth_l1_loss.h"
+#include "generated/api/huber_loss.h"
+#include "generated/api/kl_div.h"
+#include "generated/api/soft_margin_loss.h"
+#include "generated/api/margin_ranking_loss.h"
+#include "generated/api/cosine_embedding_loss.h"
+#include "generated/api/triplet_margin_loss.h"
+#include "generated/api/poisson_nll_loss.h"
 #include "generated/api/binary_cross_entropy_with_logits.h"
 #include "generated/api/binary_cross_entropy.h"
 #include "generated/api/argmax.h"
@@ -719,6 +739,27 @@ class Tensor : public kiln::Tensor {
   }
   const Tensor& hardtanh_(const Scalar& min_val = -1, const Scalar& max_val = 1) const {
     return to_api(kiln::hardtanh_(*this, min_val, max_val));
+  }
+  const Tensor& elu_(const Scalar& alpha = 1, const Scalar& scale = 1, const Scalar& input_scale = 1) const {
+    return to_api(kiln::elu_(*this, alpha, scale, input_scale));
+  }
+  const Tensor& mish_() const {
+    return to_api(kiln::mish_(*this));
+  }
+  const Tensor& hardswish_() const {
+    return to_api(kiln::hardswish_(*this));
+  }
+  const Tensor& hardsigmoid_() const {
+    return to_api(kiln::hardsigmoid_(*this));
+  }
+  Tensor hardshrink(const Scalar& lambd = 0.5) const {
+    return to_api(kiln::hardshrink(*this, lambd));
+  }
+  const Tensor& threshold_(const Scalar& threshold, const Scalar& value) const {
+    return to_api(kiln::threshold_(*this, threshold, value));
+  }
+  Tensor prelu(const Tensor& weight) const {
+    return to_api(kiln::prelu(*this, weight));
   }
   Tensor lerp(const Tensor& end, const Scalar& weight) const {
     return to_api(kiln::lerp(*this, end, weight));
@@ -1925,6 +1966,116 @@ inline const Tensor& softplus_out(const Tensor& out, const Tensor& self, const S
   return to_api(kiln::softplus_out(out, self, beta, threshold));
 }
 
+// elu(Tensor self, Scalar alpha=1, Scalar scale=1, Scalar input_scale=1) -> Tensor
+inline Tensor elu(const Tensor& self, const Scalar& alpha = 1, const Scalar& scale = 1, const Scalar& input_scale = 1) {
+  return to_api(kiln::elu(self, alpha, scale, input_scale));
+}
+
+// elu.out(Tensor self, Scalar alpha=1, Scalar scale=1, Scalar input_scale=1, *, Tensor(a!) out) -> Tensor(a!)
+inline const Tensor& elu_out(const Tensor& out, const Tensor& self, const Scalar& alpha = 1, const Scalar& scale = 1, const Scalar& input_scale = 1) {
+  return to_api(kiln::elu_out(out, self, alpha, scale, input_scale));
+}
+
+// selu(Tensor self) -> Tensor
+inline Tensor selu(const Tensor& self) {
+  return to_api(kiln::selu(self));
+}
+
+// selu_(Tensor(a!) self) -> Tensor(a!)
+inline const Tensor& selu_(const Tensor& self) {
+  return to_api(kiln::selu_(self));
+}
+
+// celu(Tensor self, Scalar alpha=1.0) -> Tensor
+inline Tensor celu(const Tensor& self, const Scalar& alpha = 1.0) {
+  return to_api(kiln::celu(self, alpha));
+}
+
+// celu_(Tensor(a!) self, Scalar alpha=1.0) -> Tensor(a!)
+inline const Tensor& celu_(const Tensor& self, const Scalar& alpha = 1.0) {
+  return to_api(kiln::celu_(self, alpha));
+}
+
+// mish(Tensor self) -> Tensor
+inline Tensor mish(const Tensor& self) {
+  return to_api(kiln::mish(self));
+}
+
+// mish.out(Tensor self, *, Tensor(a!) out) -> Tensor(a!)
+inline const Tensor& mish_out(const Tensor& out, const Tensor& self) {
+  return to_api(kiln::mish_out(out, self));
+}
+
+// hardswish(Tensor self) -> Tensor
+inline Tensor hardswish(const Tensor& self) {
+  return to_api(kiln::hardswish(self));
+}
+
+// hardswish.out(Tensor self, *, Tensor(a!) out) -> Tensor(a!)
+inline const Tensor& hardswish_out(const Tensor& out, const Tensor& self) {
+  return to_api(kiln::hardswish_out(out, self));
+}
+
+// hardsigmoid(Tensor self) -> Tensor
+inline Tensor hardsigmoid(const Tensor& self) {
+  return to_api(kiln::hardsigmoid(self));
+}
+
+// hardsigmoid.out(Tensor self, *, Tensor(a!) out) -> Tensor(a!)
+inline const Tensor& hardsigmoid_out(const Tensor& out, const Tensor& self) {
+  return to_api(kiln::hardsigmoid_out(out, self));
+}
+
+// log_sigmoid(Tensor self) -> Tensor
+inline Tensor log_sigmoid(const Tensor& self) {
+  return to_api(kiln::log_sigmoid(self));
+}
+
+// log_sigmoid.out(Tensor self, *, Tensor(a!) out) -> Tensor(a!)
+inline const Tensor& log_sigmoid_out(const Tensor& out, const Tensor& self) {
+  return to_api(kiln::log_sigmoid_out(out, self));
+}
+
+// softshrink(Tensor self, Scalar lambd=0.5) -> Tensor
+inline Tensor softshrink(const Tensor& self, const Scalar& lambd = 0.5) {
+  return to_api(kiln::softshrink(self, lambd));
+}
+
+// softshrink.out(Tensor self, Scalar lambd=0.5, *, Tensor(a!) out) -> Tensor(a!)
+inline const Tensor& softshrink_out(const Tensor& out, const Tensor& self, const Scalar& lambd = 0.5) {
+  return to_api(kiln::softshrink_out(out, self, lambd));
+}
+
+// hardshrink(Tensor self, Scalar lambd=0.5) -> Tensor
+inline Tensor hardshrink(const Tensor& self, const Scalar& lambd = 0.5) {
+  return to_api(kiln::hardshrink(self, lambd));
+}
+
+// hardshrink.out(Tensor self, Scalar lambd=0.5, *, Tensor(a!) out) -> Tensor(a!)
+inline const Tensor& hardshrink_out(const Tensor& out, const Tensor& self, const Scalar& lambd = 0.5) {
+  return to_api(kiln::hardshrink_out(out, self, lambd));
+}
+
+// threshold(Tensor self, Scalar threshold, Scalar value) -> Tensor
+inline Tensor threshold(const Tensor& self, const Scalar& threshold, const Scalar& value) {
+  return to_api(kiln::threshold(self, threshold, value));
+}
+
+// threshold.out(Tensor self, Scalar threshold, Scalar value, *, Tensor(a!) out) -> Tensor(a!)
+inline const Tensor& threshold_out(const Tensor& out, const Tensor& self, const Scalar& threshold, const Scalar& value) {
+  return to_api(kiln::threshold_out(out, self, threshold, value));
+}
+
+// prelu(Tensor self, Tensor weight) -> Tensor
+inline Tensor prelu(const Tensor& self, const Tensor& weight) {
+  return to_api(kiln::prelu(self, weight));
+}
+
+// glu(Tensor self, int dim=-1) -> Tensor
+inline Tensor glu(const Tensor& self, int64_t dim = -1) {
+  return to_api(kiln::glu(self, dim));
+}
+
 // lerp.Scalar(Tensor self, Tensor end, Scalar weight) -> Tensor
 inline Tensor lerp(const Tensor& self, const Tensor& end, const Scalar& weight) {
   return to_api(kiln::lerp(self, end, weight));
@@ -2133,6 +2284,46 @@ inline Tensor mse_loss(const Tensor& self, const Tensor& target, int64_t reducti
 // l1_loss(Tensor self, Tensor target, int reduction=1) -> Tensor
 inline Tensor l1_loss(const Tensor& self, const Tensor& target, int64_t reduction = 1) {
   return to_api(kiln::l1_loss(self, target, reduction));
+}
+
+// smooth_l1_loss(Tensor self, Tensor target, int reduction=1, float beta=1.0) -> Tensor
+inline Tensor smooth_l1_loss(const Tensor& self, const Tensor& target, int64_t reduction = 1, double beta = 1.0) {
+  return to_api(kiln::smooth_l1_loss(self, target, reduction, beta));
+}
+
+// huber_loss(Tensor self, Tensor target, int reduction=1, float delta=1.0) -> Tensor
+inline Tensor huber_loss(const Tensor& self, const Tensor& target, int64_t reduction = 1, double delta = 1.0) {
+  return to_api(kiln::huber_loss(self, target, reduction, delta));
+}
+
+// kl_div(Tensor self, Tensor target, int reduction=1, *, bool log_target=False) -> Tensor
+inline Tensor kl_div(const Tensor& self, const Tensor& target, int64_t reduction = 1, bool log_target = false) {
+  return to_api(kiln::kl_div(self, target, reduction, log_target));
+}
+
+// soft_margin_loss(Tensor self, Tensor target, int reduction=1) -> Tensor
+inline Tensor soft_margin_loss(const Tensor& self, const Tensor& target, int64_t reduction = 1) {
+  return to_api(kiln::soft_margin_loss(self, target, reduction));
+}
+
+// margin_ranking_loss(Tensor input1, Tensor input2, Tensor target, float margin=0.0, int reduction=1) -> Tensor
+inline Tensor margin_ranking_loss(const Tensor& input1, const Tensor& input2, const Tensor& target, double margin = 0.0, int64_t reduction = 1) {
+  return to_api(kiln::margin_ranking_loss(input1, input2, target, margin, reduction));
+}
+
+// cosine_embedding_loss(Tensor input1, Tensor input2, Tensor target, float margin=0.0, int reduction=1) -> Tensor
+inline Tensor cosine_embedding_loss(const Tensor& input1, const Tensor& input2, const Tensor& target, double margin = 0.0, int64_t reduction = 1) {
+  return to_api(kiln::cosine_embedding_loss(input1, input2, target, margin, reduction));
+}
+
+// triplet_margin_loss(Tensor anchor, Tensor positive, Tensor negative, float margin=1.0, float p=2, float eps=1e-06, bool swap=False, int reduction=1) -> Tensor
+inline Tensor triplet_margin_loss(const Tensor& anchor, const Tensor& positive, const Tensor& negative, double margin = 1.0, double p = 2.0, double eps = 1e-06, bool swap = false, int64_t reduction = 1) {
+  return to_api(kiln::triplet_margin_loss(anchor, positive, negative, margin, p, eps, swap, reduction));
+}
+
+// poisson_nll_loss(Tensor input, Tensor target, bool log_input, bool full, float eps, int reduction) -> Tensor
+inline Tensor poisson_nll_loss(const Tensor& input, const Tensor& target, bool log_input, bool full, double eps, int64_t reduction) {
+  return to_api(kiln::poisson_nll_loss(input, target, log_input, full, eps, reduction));
 }
 
 // binary_cross_entropy_with_logits(Tensor self, Tensor target, Tensor? weight=None, Tensor? pos_weight=None, int reduction=1) -> Tensor

@@ -1628,6 +1628,172 @@ const FuzzOp kFuzzOps[] = {
        const auto threshold = in.scalar();
        use_result(in, kiln::softplus_out(out, self, beta, threshold));
      }},
+    {"elu",
+     [](FuzzInput& in) {
+       const Tensor self = in.tensor();
+       const auto alpha = in.scalar();
+       const auto scale = in.scalar();
+       const auto input_scale = in.scalar();
+       use_result(in, kiln::elu(self, alpha, scale, input_scale));
+     }},
+    {"elu_",
+     [](FuzzInput& in) {
+       const Tensor self = in.tensor();
+       const auto alpha = in.scalar();
+       const auto scale = in.scalar();
+       const auto input_scale = in.scalar();
+       use_result(in, kiln::elu_(self, alpha, scale, input_scale));
+     }},
+    {"elu.out",
+     [](FuzzInput& in) {
+       const Tensor out = in.tensor();
+       const Tensor self = in.tensor();
+       const auto alpha = in.scalar();
+       const auto scale = in.scalar();
+       const auto input_scale = in.scalar();
+       use_result(in, kiln::elu_out(out, self, alpha, scale, input_scale));
+     }},
+    {"selu",
+     [](FuzzInput& in) {
+       const Tensor self = in.tensor();
+       use_result(in, kiln::selu(self));
+     }},
+    {"selu_",
+     [](FuzzInput& in) {
+       const Tensor self = in.tensor();
+       use_result(in, kiln::selu_(self));
+     }},
+    {"celu",
+     [](FuzzInput& in) {
+       const Tensor self = in.tensor();
+       const auto alpha = in.scalar();
+       use_result(in, kiln::celu(self, alpha));
+     }},
+    {"celu_",
+     [](FuzzInput& in) {
+       const Tensor self = in.tensor();
+       const auto alpha = in.scalar();
+       use_result(in, kiln::celu_(self, alpha));
+     }},
+    {"mish",
+     [](FuzzInput& in) {
+       const Tensor self = in.tensor();
+       use_result(in, kiln::mish(self));
+     }},
+    {"mish_",
+     [](FuzzInput& in) {
+       const Tensor self = in.tensor();
+       use_result(in, kiln::mish_(self));
+     }},
+    {"mish.out",
+     [](FuzzInput& in) {
+       const Tensor out = in.tensor();
+       const Tensor self = in.tensor();
+       use_result(in, kiln::mish_out(out, self));
+     }},
+    {"hardswish",
+     [](FuzzInput& in) {
+       const Tensor self = in.tensor();
+       use_result(in, kiln::hardswish(self));
+     }},
+    {"hardswish_",
+     [](FuzzInput& in) {
+       const Tensor self = in.tensor();
+       use_result(in, kiln::hardswish_(self));
+     }},
+    {"hardswish.out",
+     [](FuzzInput& in) {
+       const Tensor out = in.tensor();
+       const Tensor self = in.tensor();
+       use_result(in, kiln::hardswish_out(out, self));
+     }},
+    {"hardsigmoid",
+     [](FuzzInput& in) {
+       const Tensor self = in.tensor();
+       use_result(in, kiln::hardsigmoid(self));
+     }},
+    {"hardsigmoid_",
+     [](FuzzInput& in) {
+       const Tensor self = in.tensor();
+       use_result(in, kiln::hardsigmoid_(self));
+     }},
+    {"hardsigmoid.out",
+     [](FuzzInput& in) {
+       const Tensor out = in.tensor();
+       const Tensor self = in.tensor();
+       use_result(in, kiln::hardsigmoid_out(out, self));
+     }},
+    {"log_sigmoid",
+     [](FuzzInput& in) {
+       const Tensor self = in.tensor();
+       use_result(in, kiln::log_sigmoid(self));
+     }},
+    {"log_sigmoid.out",
+     [](FuzzInput& in) {
+       const Tensor out = in.tensor();
+       const Tensor self = in.tensor();
+       use_result(in, kiln::log_sigmoid_out(out, self));
+     }},
+    {"softshrink",
+     [](FuzzInput& in) {
+       const Tensor self = in.tensor();
+       const auto lambd = in.scalar();
+       use_result(in, kiln::softshrink(self, lambd));
+     }},
+    {"softshrink.out",
+     [](FuzzInput& in) {
+       const Tensor out = in.tensor();
+       const Tensor self = in.tensor();
+       const auto lambd = in.scalar();
+       use_result(in, kiln::softshrink_out(out, self, lambd));
+     }},
+    {"hardshrink",
+     [](FuzzInput& in) {
+       const Tensor self = in.tensor();
+       const auto lambd = in.scalar();
+       use_result(in, kiln::hardshrink(self, lambd));
+     }},
+    {"hardshrink.out",
+     [](FuzzInput& in) {
+       const Tensor out = in.tensor();
+       const Tensor self = in.tensor();
+       const auto lambd = in.scalar();
+       use_result(in, kiln::hardshrink_out(out, self, lambd));
+     }},
+    {"threshold",
+     [](FuzzInput& in) {
+       const Tensor self = in.tensor();
+       const auto threshold = in.scalar();
+       const auto value = in.scalar();
+       use_result(in, kiln::threshold(self, threshold, value));
+     }},
+    {"threshold_",
+     [](FuzzInput& in) {
+       const Tensor self = in.tensor();
+       const auto threshold = in.scalar();
+       const auto value = in.scalar();
+       use_result(in, kiln::threshold_(self, threshold, value));
+     }},
+    {"threshold.out",
+     [](FuzzInput& in) {
+       const Tensor out = in.tensor();
+       const Tensor self = in.tensor();
+       const auto threshold = in.scalar();
+       const auto value = in.scalar();
+       use_result(in, kiln::threshold_out(out, self, threshold, value));
+     }},
+    {"prelu",
+     [](FuzzInput& in) {
+       const Tensor self = in.tensor();
+       const Tensor weight = in.tensor();
+       use_result(in, kiln::prelu(self, weight));
+     }},
+    {"glu",
+     [](FuzzInput& in) {
+       const Tensor self = in.tensor();
+       const auto dim = in.int64();
+       use_result(in, kiln::glu(self, dim));
+     }},
     {"lerp.Scalar",
      [](FuzzInput& in) {
        const Tensor self = in.tensor();
@@ -2054,6 +2220,77 @@ const FuzzOp kFuzzOps[] = {
        const Tensor target = in.tensor();
        const auto reduction = in.int64();
        use_result(in, kiln::l1_loss(self, target, reduction));
+     }},
+    {"smooth_l1_loss",
+     [](FuzzInput& in) {
+       const Tensor self = in.tensor();
+       const Tensor target = in.tensor();
+       const auto reduction = in.int64();
+       const auto beta = in.float64();
+       use_result(in, kiln::smooth_l1_loss(self, target, reduction, beta));
+     }},
+    {"huber_loss",
+     [](FuzzInput& in) {
+       const Tensor self = in.tensor();
+       const Tensor target = in.tensor();
+       const auto reduction = in.int64();
+       const auto delta = in.float64();
+       use_result(in, kiln::huber_loss(self, target, reduction, delta));
+     }},
+    {"kl_div",
+     [](FuzzInput& in) {
+       const Tensor self = in.tensor();
+       const Tensor target = in.tensor();
+       const auto reduction = in.int64();
+       const auto log_target = in.boolean();
+       use_result(in, kiln::kl_div(self, target, reduction, log_target));
+     }},
+    {"soft_margin_loss",
+     [](FuzzInput& in) {
+       const Tensor self = in.tensor();
+       const Tensor target = in.tensor();
+       const auto reduction = in.int64();
+       use_result(in, kiln::soft_margin_loss(self, target, reduction));
+     }},
+    {"margin_ranking_loss",
+     [](FuzzInput& in) {
+       const Tensor input1 = in.tensor();
+       const Tensor input2 = in.tensor();
+       const Tensor target = in.tensor();
+       const auto margin = in.float64();
+       const auto reduction = in.int64();
+       use_result(in, kiln::margin_ranking_loss(input1, input2, target, margin, reduction));
+     }},
+    {"cosine_embedding_loss",
+     [](FuzzInput& in) {
+       const Tensor input1 = in.tensor();
+       const Tensor input2 = in.tensor();
+       const Tensor target = in.tensor();
+       const auto margin = in.float64();
+       const auto reduction = in.int64();
+       use_result(in, kiln::cosine_embedding_loss(input1, input2, target, margin, reduction));
+     }},
+    {"triplet_margin_loss",
+     [](FuzzInput& in) {
+       const Tensor anchor = in.tensor();
+       const Tensor positive = in.tensor();
+       const Tensor negative = in.tensor();
+       const auto margin = in.float64();
+       const auto p = in.float64();
+       const auto eps = in.float64();
+       const auto swap = in.boolean();
+       const auto reduction = in.int64();
+       use_result(in, kiln::triplet_margin_loss(anchor, positive, negative, margin, p, eps, swap, reduction));
+     }},
+    {"poisson_nll_loss",
+     [](FuzzInput& in) {
+       const Tensor input = in.tensor();
+       const Tensor target = in.tensor();
+       const auto log_input = in.boolean();
+       const auto full = in.boolean();
+       const auto eps = in.float64();
+       const auto reduction = in.int64();
+       use_result(in, kiln::poisson_nll_loss(input, target, log_input, full, eps, reduction));
      }},
     {"binary_cross_entropy_with_logits",
      [](FuzzInput& in) {

@@ -555,6 +555,140 @@ const FormulaNode softplus_nodes[] = {
     {FormulaOp::Select, 4, 5, 12, -1, 0.0},
 };
 
+// elu: expm1(self * input_scale) * (alpha * scale) if self <= 0 else self * scale
+const char* const elu_args[] = {"self"};
+const char* const elu_scalars[] = {"alpha", "scale", "input_scale"};
+const FormulaNode elu_nodes[] = {
+    {FormulaOp::Arg, -1, -1, -1, 0, 0.0},
+    {FormulaOp::Const, -1, -1, -1, -1, 0.0},
+    {FormulaOp::Le, 0, 1, -1, -1, 0.0},
+    {FormulaOp::Arg, -1, -1, -1, 0, 0.0},
+    {FormulaOp::Scalar, -1, -1, -1, 2, 0.0},
+    {FormulaOp::Mul, 3, 4, -1, -1, 0.0},
+    {FormulaOp::Expm1, 5, -1, -1, -1, 0.0},
+    {FormulaOp::Scalar, -1, -1, -1, 0, 0.0},
+    {FormulaOp::Scalar, -1, -1, -1, 1, 0.0},
+    {FormulaOp::Mul, 7, 8, -1, -1, 0.0},
+    {FormulaOp::Mul, 6, 9, -1, -1, 0.0},
+    {FormulaOp::Arg, -1, -1, -1, 0, 0.0},
+    {FormulaOp::Scalar, -1, -1, -1, 1, 0.0},
+    {FormulaOp::Mul, 11, 12, -1, -1, 0.0},
+    {FormulaOp::Select, 2, 10, 13, -1, 0.0},
+};
+
+// mish: self * tanh(log1p(exp(self)))
+const char* const mish_args[] = {"self"};
+const FormulaNode mish_nodes[] = {
+    {FormulaOp::Arg, -1, -1, -1, 0, 0.0},
+    {FormulaOp::Arg, -1, -1, -1, 0, 0.0},
+    {FormulaOp::Exp, 1, -1, -1, -1, 0.0},
+    {FormulaOp::Log1p, 2, -1, -1, -1, 0.0},
+    {FormulaOp::Tanh, 3, -1, -1, -1, 0.0},
+    {FormulaOp::Mul, 0, 4, -1, -1, 0.0},
+};
+
+// hardswish: self * minimum(maximum(self + 3, 0), 6) / 6
+const char* const hardswish_args[] = {"self"};
+const FormulaNode hardswish_nodes[] = {
+    {FormulaOp::Arg, -1, -1, -1, 0, 0.0},
+    {FormulaOp::Arg, -1, -1, -1, 0, 0.0},
+    {FormulaOp::Const, -1, -1, -1, -1, 3.0},
+    {FormulaOp::Add, 1, 2, -1, -1, 0.0},
+    {FormulaOp::Const, -1, -1, -1, -1, 0.0},
+    {FormulaOp::Maximum, 3, 4, -1, -1, 0.0},
+    {FormulaOp::Const, -1, -1, -1, -1, 6.0},
+    {FormulaOp::Minimum, 5, 6, -1, -1, 0.0},
+    {FormulaOp::Mul, 0, 7, -1, -1, 0.0},
+    {FormulaOp::Const, -1, -1, -1, -1, 6.0},
+    {FormulaOp::Div, 8, 9, -1, -1, 0.0},
+};
+
+// hardsigmoid: minimum(maximum(self + 3, 0), 6) / 6
+const char* const hardsigmoid_args[] = {"self"};
+const FormulaNode hardsigmoid_nodes[] = {
+    {FormulaOp::Arg, -1, -1, -1, 0, 0.0},
+    {FormulaOp::Const, -1, -1, -1, -1, 3.0},
+    {FormulaOp::Add, 0, 1, -1, -1, 0.0},
+    {FormulaOp::Const, -1, -1, -1, -1, 0.0},
+    {FormulaOp::Maximum, 2, 3, -1, -1, 0.0},
+    {FormulaOp::Const, -1, -1, -1, -1, 6.0},
+    {FormulaOp::Minimum, 4, 5, -1, -1, 0.0},
+    {FormulaOp::Const, -1, -1, -1, -1, 6.0},
+    {FormulaOp::Div, 6, 7, -1, -1, 0.0},
+};
+
+// log_sigmoid: (self if self < 0 else 0) - log1p(exp(-abs(self)))
+const char* const log_sigmoid_args[] = {"self"};
+const FormulaNode log_sigmoid_nodes[] = {
+    {FormulaOp::Arg, -1, -1, -1, 0, 0.0},
+    {FormulaOp::Const, -1, -1, -1, -1, 0.0},
+    {FormulaOp::Lt, 0, 1, -1, -1, 0.0},
+    {FormulaOp::Arg, -1, -1, -1, 0, 0.0},
+    {FormulaOp::Const, -1, -1, -1, -1, 0.0},
+    {FormulaOp::Select, 2, 3, 4, -1, 0.0},
+    {FormulaOp::Arg, -1, -1, -1, 0, 0.0},
+    {FormulaOp::Abs, 6, -1, -1, -1, 0.0},
+    {FormulaOp::Neg, 7, -1, -1, -1, 0.0},
+    {FormulaOp::Exp, 8, -1, -1, -1, 0.0},
+    {FormulaOp::Log1p, 9, -1, -1, -1, 0.0},
+    {FormulaOp::Sub, 5, 10, -1, -1, 0.0},
+};
+
+// softshrink: self - lambd if self > lambd else (self + lambd if self < -lambd else self * 0)
+const char* const softshrink_args[] = {"self"};
+const char* const softshrink_scalars[] = {"lambd"};
+const FormulaNode softshrink_nodes[] = {
+    {FormulaOp::Arg, -1, -1, -1, 0, 0.0},
+    {FormulaOp::Scalar, -1, -1, -1, 0, 0.0},
+    {FormulaOp::Gt, 0, 1, -1, -1, 0.0},
+    {FormulaOp::Arg, -1, -1, -1, 0, 0.0},
+    {FormulaOp::Scalar, -1, -1, -1, 0, 0.0},
+    {FormulaOp::Sub, 3, 4, -1, -1, 0.0},
+    {FormulaOp::Arg, -1, -1, -1, 0, 0.0},
+    {FormulaOp::Scalar, -1, -1, -1, 0, 0.0},
+    {FormulaOp::Neg, 7, -1, -1, -1, 0.0},
+    {FormulaOp::Lt, 6, 8, -1, -1, 0.0},
+    {FormulaOp::Arg, -1, -1, -1, 0, 0.0},
+    {FormulaOp::Scalar, -1, -1, -1, 0, 0.0},
+    {FormulaOp::Add, 10, 11, -1, -1, 0.0},
+    {FormulaOp::Arg, -1, -1, -1, 0, 0.0},
+    {FormulaOp::Const, -1, -1, -1, -1, 0.0},
+    {FormulaOp::Mul, 13, 14, -1, -1, 0.0},
+    {FormulaOp::Select, 9, 12, 15, -1, 0.0},
+    {FormulaOp::Select, 2, 5, 16, -1, 0.0},
+};
+
+// hardshrink: self * 0 if (self >= -lambd and self <= lambd) else self
+const char* const hardshrink_args[] = {"self"};
+const char* const hardshrink_scalars[] = {"lambd"};
+const FormulaNode hardshrink_nodes[] = {
+    {FormulaOp::Arg, -1, -1, -1, 0, 0.0},
+    {FormulaOp::Scalar, -1, -1, -1, 0, 0.0},
+    {FormulaOp::Neg, 1, -1, -1, -1, 0.0},
+    {FormulaOp::Ge, 0, 2, -1, -1, 0.0},
+    {FormulaOp::Arg, -1, -1, -1, 0, 0.0},
+    {FormulaOp::Scalar, -1, -1, -1, 0, 0.0},
+    {FormulaOp::Le, 4, 5, -1, -1, 0.0},
+    {FormulaOp::And, 3, 6, -1, -1, 0.0},
+    {FormulaOp::Arg, -1, -1, -1, 0, 0.0},
+    {FormulaOp::Const, -1, -1, -1, -1, 0.0},
+    {FormulaOp::Mul, 8, 9, -1, -1, 0.0},
+    {FormulaOp::Arg, -1, -1, -1, 0, 0.0},
+    {FormulaOp::Select, 7, 10, 11, -1, 0.0},
+};
+
+// threshold: value if self <= threshold else self
+const char* const threshold_args[] = {"self"};
+const char* const threshold_scalars[] = {"threshold", "value"};
+const FormulaNode threshold_nodes[] = {
+    {FormulaOp::Arg, -1, -1, -1, 0, 0.0},
+    {FormulaOp::Scalar, -1, -1, -1, 0, 0.0},
+    {FormulaOp::Le, 0, 1, -1, -1, 0.0},
+    {FormulaOp::Scalar, -1, -1, -1, 1, 0.0},
+    {FormulaOp::Arg, -1, -1, -1, 0, 0.0},
+    {FormulaOp::Select, 2, 3, 4, -1, 0.0},
+};
+
 // lerp: self + weight * (end - self) if abs(weight) < 0.5 else end - (end - self) * (1 - weight)
 const char* const lerp_scalar_args[] = {"self", "end"};
 const char* const lerp_scalar_scalars[] = {"weight"};
@@ -1268,6 +1402,186 @@ const FormulaNode softplus_self_grad_nodes[] = {
     {FormulaOp::Select, 4, 5, 18, -1, 0.0},
 };
 
+// delu/dself: grad * input_scale * alpha * scale * exp(self * input_scale) if self <= 0 else grad * scale
+const char* const elu_self_grad_args[] = {"grad", "result", "self"};
+const char* const elu_self_grad_scalars[] = {"alpha", "scale", "input_scale"};
+const FormulaNode elu_self_grad_nodes[] = {
+    {FormulaOp::Arg, -1, -1, -1, 2, 0.0},
+    {FormulaOp::Const, -1, -1, -1, -1, 0.0},
+    {FormulaOp::Le, 0, 1, -1, -1, 0.0},
+    {FormulaOp::Arg, -1, -1, -1, 0, 0.0},
+    {FormulaOp::Scalar, -1, -1, -1, 2, 0.0},
+    {FormulaOp::Mul, 3, 4, -1, -1, 0.0},
+    {FormulaOp::Scalar, -1, -1, -1, 0, 0.0},
+    {FormulaOp::Mul, 5, 6, -1, -1, 0.0},
+    {FormulaOp::Scalar, -1, -1, -1, 1, 0.0},
+    {FormulaOp::Mul, 7, 8, -1, -1, 0.0},
+    {FormulaOp::Arg, -1, -1, -1, 2, 0.0},
+    {FormulaOp::Scalar, -1, -1, -1, 2, 0.0},
+    {FormulaOp::Mul, 10, 11, -1, -1, 0.0},
+    {FormulaOp::Exp, 12, -1, -1, -1, 0.0},
+    {FormulaOp::Mul, 9, 13, -1, -1, 0.0},
+    {FormulaOp::Arg, -1, -1, -1, 0, 0.0},
+    {FormulaOp::Scalar, -1, -1, -1, 1, 0.0},
+    {FormulaOp::Mul, 15, 16, -1, -1, 0.0},
+    {FormulaOp::Select, 2, 14, 17, -1, 0.0},
+};
+
+// dmish/dself: grad * (tanh(log1p(exp(self))) + self * (1 / (1 + exp(-self))) * (1 - tanh(log1p(exp(self))) * tanh(log1p(exp(self)))))
+const char* const mish_self_grad_args[] = {"grad", "result", "self"};
+const FormulaNode mish_self_grad_nodes[] = {
+    {FormulaOp::Arg, -1, -1, -1, 0, 0.0},
+    {FormulaOp::Arg, -1, -1, -1, 2, 0.0},
+    {FormulaOp::Exp, 1, -1, -1, -1, 0.0},
+    {FormulaOp::Log1p, 2, -1, -1, -1, 0.0},
+    {FormulaOp::Tanh, 3, -1, -1, -1, 0.0},
+    {FormulaOp::Arg, -1, -1, -1, 2, 0.0},
+    {FormulaOp::Const, -1, -1, -1, -1, 1.0},
+    {FormulaOp::Const, -1, -1, -1, -1, 1.0},
+    {FormulaOp::Arg, -1, -1, -1, 2, 0.0},
+    {FormulaOp::Neg, 8, -1, -1, -1, 0.0},
+    {FormulaOp::Exp, 9, -1, -1, -1, 0.0},
+    {FormulaOp::Add, 7, 10, -1, -1, 0.0},
+    {FormulaOp::Div, 6, 11, -1, -1, 0.0},
+    {FormulaOp::Mul, 5, 12, -1, -1, 0.0},
+    {FormulaOp::Const, -1, -1, -1, -1, 1.0},
+    {FormulaOp::Arg, -1, -1, -1, 2, 0.0},
+    {FormulaOp::Exp, 15, -1, -1, -1, 0.0},
+    {FormulaOp::Log1p, 16, -1, -1, -1, 0.0},
+    {FormulaOp::Tanh, 17, -1, -1, -1, 0.0},
+    {FormulaOp::Arg, -1, -1, -1, 2, 0.0},
+    {FormulaOp::Exp, 19, -1, -1, -1, 0.0},
+    {FormulaOp::Log1p, 20, -1, -1, -1, 0.0},
+    {FormulaOp::Tanh, 21, -1, -1, -1, 0.0},
+    {FormulaOp::Mul, 18, 22, -1, -1, 0.0},
+    {FormulaOp::Sub, 14, 23, -1, -1, 0.0},
+    {FormulaOp::Mul, 13, 24, -1, -1, 0.0},
+    {FormulaOp::Add, 4, 25, -1, -1, 0.0},
+    {FormulaOp::Mul, 0, 26, -1, -1, 0.0},
+};
+
+// dhardswish/dself: 0 if self < -3 else (grad * (self / 3 + 0.5) if self < 3 else grad)
+const char* const hardswish_self_grad_args[] = {"grad", "result", "self"};
+const FormulaNode hardswish_self_grad_nodes[] = {
+    {FormulaOp::Arg, -1, -1, -1, 2, 0.0},
+    {FormulaOp::Const, -1, -1, -1, -1, -3.0},
+    {FormulaOp::Lt, 0, 1, -1, -1, 0.0},
+    {FormulaOp::Const, -1, -1, -1, -1, 0.0},
+    {FormulaOp::Arg, -1, -1, -1, 2, 0.0},
+    {FormulaOp::Const, -1, -1, -1, -1, 3.0},
+    {FormulaOp::Lt, 4, 5, -1, -1, 0.0},
+    {FormulaOp::Arg, -1, -1, -1, 0, 0.0},
+    {FormulaOp::Arg, -1, -1, -1, 2, 0.0},
+    {FormulaOp::Const, -1, -1, -1, -1, 3.0},
+    {FormulaOp::Div, 8, 9, -1, -1, 0.0},
+    {FormulaOp::Const, -1, -1, -1, -1, 0.5},
+    {FormulaOp::Add, 10, 11, -1, -1, 0.0},
+    {FormulaOp::Mul, 7, 12, -1, -1, 0.0},
+    {FormulaOp::Arg, -1, -1, -1, 0, 0.0},
+    {FormulaOp::Select, 6, 13, 14, -1, 0.0},
+    {FormulaOp::Select, 2, 3, 15, -1, 0.0},
+};
+
+// dhardsigmoid/dself: grad * 0.1666666716337204 if (self > -3 and self < 3) else 0
+const char* const hardsigmoid_self_grad_args[] = {"grad", "result", "self"};
+const FormulaNode hardsigmoid_self_grad_nodes[] = {
+    {FormulaOp::Arg, -1, -1, -1, 2, 0.0},
+    {FormulaOp::Const, -1, -1, -1, -1, -3.0},
+    {FormulaOp::Gt, 0, 1, -1, -1, 0.0},
+    {FormulaOp::Arg, -1, -1, -1, 2, 0.0},
+    {FormulaOp::Const, -1, -1, -1, -1, 3.0},
+    {FormulaOp::Lt, 3, 4, -1, -1, 0.0},
+    {FormulaOp::And, 2, 5, -1, -1, 0.0},
+    {FormulaOp::Arg, -1, -1, -1, 0, 0.0},
+    {FormulaOp::Const, -1, -1, -1, -1, 0.1666666716337204},
+    {FormulaOp::Mul, 7, 8, -1, -1, 0.0},
+    {FormulaOp::Const, -1, -1, -1, -1, 0.0},
+    {FormulaOp::Select, 6, 9, 10, -1, 0.0},
+};
+
+// dlog_sigmoid/dself: grad * (1 - exp(-abs(self)) / (1 + exp(-abs(self)))) if self < 0 else grad * (exp(-abs(self)) / (1 + exp(-abs(self))))
+const char* const log_sigmoid_self_grad_args[] = {"grad", "result", "self"};
+const FormulaNode log_sigmoid_self_grad_nodes[] = {
+    {FormulaOp::Arg, -1, -1, -1, 2, 0.0},
+    {FormulaOp::Const, -1, -1, -1, -1, 0.0},
+    {FormulaOp::Lt, 0, 1, -1, -1, 0.0},
+    {FormulaOp::Arg, -1, -1, -1, 0, 0.0},
+    {FormulaOp::Const, -1, -1, -1, -1, 1.0},
+    {FormulaOp::Arg, -1, -1, -1, 2, 0.0},
+    {FormulaOp::Abs, 5, -1, -1, -1, 0.0},
+    {FormulaOp::Neg, 6, -1, -1, -1, 0.0},
+    {FormulaOp::Exp, 7, -1, -1, -1, 0.0},
+    {FormulaOp::Const, -1, -1, -1, -1, 1.0},
+    {FormulaOp::Arg, -1, -1, -1, 2, 0.0},
+    {FormulaOp::Abs, 10, -1, -1, -1, 0.0},
+    {FormulaOp::Neg, 11, -1, -1, -1, 0.0},
+    {FormulaOp::Exp, 12, -1, -1, -1, 0.0},
+    {FormulaOp::Add, 9, 13, -1, -1, 0.0},
+    {FormulaOp::Div, 8, 14, -1, -1, 0.0},
+    {FormulaOp::Sub, 4, 15, -1, -1, 0.0},
+    {FormulaOp::Mul, 3, 16, -1, -1, 0.0},
+    {FormulaOp::Arg, -1, -1, -1, 0, 0.0},
+    {FormulaOp::Arg, -1, -1, -1, 2, 0.0},
+    {FormulaOp::Abs, 19, -1, -1, -1, 0.0},
+    {FormulaOp::Neg, 20, -1, -1, -1, 0.0},
+    {FormulaOp::Exp, 21, -1, -1, -1, 0.0},
+    {FormulaOp::Const, -1, -1, -1, -1, 1.0},
+    {FormulaOp::Arg, -1, -1, -1, 2, 0.0},
+    {FormulaOp::Abs, 24, -1, -1, -1, 0.0},
+    {FormulaOp::Neg, 25, -1, -1, -1, 0.0},
+    {FormulaOp::Exp, 26, -1, -1, -1, 0.0},
+    {FormulaOp::Add, 23, 27, -1, -1, 0.0},
+    {FormulaOp::Div, 22, 28, -1, -1, 0.0},
+    {FormulaOp::Mul, 18, 29, -1, -1, 0.0},
+    {FormulaOp::Select, 2, 17, 30, -1, 0.0},
+};
+
+// dsoftshrink/dself: 0 if (-self <= lambd and self <= lambd) else grad
+const char* const softshrink_self_grad_args[] = {"grad", "result", "self"};
+const char* const softshrink_self_grad_scalars[] = {"lambd"};
+const FormulaNode softshrink_self_grad_nodes[] = {
+    {FormulaOp::Arg, -1, -1, -1, 2, 0.0},
+    {FormulaOp::Neg, 0, -1, -1, -1, 0.0},
+    {FormulaOp::Scalar, -1, -1, -1, 0, 0.0},
+    {FormulaOp::Le, 1, 2, -1, -1, 0.0},
+    {FormulaOp::Arg, -1, -1, -1, 2, 0.0},
+    {FormulaOp::Scalar, -1, -1, -1, 0, 0.0},
+    {FormulaOp::Le, 4, 5, -1, -1, 0.0},
+    {FormulaOp::And, 3, 6, -1, -1, 0.0},
+    {FormulaOp::Const, -1, -1, -1, -1, 0.0},
+    {FormulaOp::Arg, -1, -1, -1, 0, 0.0},
+    {FormulaOp::Select, 7, 8, 9, -1, 0.0},
+};
+
+// dhardshrink/dself: 0 if (-self <= lambd and self <= lambd) else grad
+const char* const hardshrink_self_grad_args[] = {"grad", "result", "self"};
+const char* const hardshrink_self_grad_scalars[] = {"lambd"};
+const FormulaNode hardshrink_self_grad_nodes[] = {
+    {FormulaOp::Arg, -1, -1, -1, 2, 0.0},
+    {FormulaOp::Neg, 0, -1, -1, -1, 0.0},
+    {FormulaOp::Scalar, -1, -1, -1, 0, 0.0},
+    {FormulaOp::Le, 1, 2, -1, -1, 0.0},
+    {FormulaOp::Arg, -1, -1, -1, 2, 0.0},
+    {FormulaOp::Scalar, -1, -1, -1, 0, 0.0},
+    {FormulaOp::Le, 4, 5, -1, -1, 0.0},
+    {FormulaOp::And, 3, 6, -1, -1, 0.0},
+    {FormulaOp::Const, -1, -1, -1, -1, 0.0},
+    {FormulaOp::Arg, -1, -1, -1, 0, 0.0},
+    {FormulaOp::Select, 7, 8, 9, -1, 0.0},
+};
+
+// dthreshold/dself: 0 if self <= threshold else grad
+const char* const threshold_self_grad_args[] = {"grad", "result", "self"};
+const char* const threshold_self_grad_scalars[] = {"threshold", "value"};
+const FormulaNode threshold_self_grad_nodes[] = {
+    {FormulaOp::Arg, -1, -1, -1, 2, 0.0},
+    {FormulaOp::Scalar, -1, -1, -1, 0, 0.0},
+    {FormulaOp::Le, 0, 1, -1, -1, 0.0},
+    {FormulaOp::Const, -1, -1, -1, -1, 0.0},
+    {FormulaOp::Arg, -1, -1, -1, 0, 0.0},
+    {FormulaOp::Select, 2, 3, 4, -1, 0.0},
+};
+
 // dlerp.Scalar/dself: grad * (1 - weight)
 const char* const lerp_scalar_self_grad_args[] = {"grad", "result", "self", "end"};
 const char* const lerp_scalar_self_grad_scalars[] = {"weight"};
@@ -1557,6 +1871,38 @@ const PointwiseFormula kPointwiseFormulas[] = {
      softplus_scalars, 2, softplus_nodes, 14,
      FormulaDtypes::floating, false, false,
      false},
+    {"elu", "elu", "elu", "expm1(self * input_scale) * (alpha * scale) if self <= 0 else self * scale", elu_args, 1,
+     elu_scalars, 3, elu_nodes, 15,
+     FormulaDtypes::floating, false, false,
+     false},
+    {"mish", "mish", "mish", "self * tanh(log1p(exp(self)))", mish_args, 1,
+     nullptr, 0, mish_nodes, 6,
+     FormulaDtypes::floating, false, false,
+     false},
+    {"hardswish", "hardswish", "hardswish", "self * minimum(maximum(self + 3, 0), 6) / 6", hardswish_args, 1,
+     nullptr, 0, hardswish_nodes, 11,
+     FormulaDtypes::floating, false, false,
+     false},
+    {"hardsigmoid", "hardsigmoid", "hardsigmoid", "minimum(maximum(self + 3, 0), 6) / 6", hardsigmoid_args, 1,
+     nullptr, 0, hardsigmoid_nodes, 9,
+     FormulaDtypes::floating, false, false,
+     false},
+    {"log_sigmoid", "log_sigmoid", "log_sigmoid", "(self if self < 0 else 0) - log1p(exp(-abs(self)))", log_sigmoid_args, 1,
+     nullptr, 0, log_sigmoid_nodes, 12,
+     FormulaDtypes::floating, false, false,
+     false},
+    {"softshrink", "softshrink", "softshrink", "self - lambd if self > lambd else (self + lambd if self < -lambd else self * 0)", softshrink_args, 1,
+     softshrink_scalars, 1, softshrink_nodes, 18,
+     FormulaDtypes::floating, false, false,
+     false},
+    {"hardshrink", "hardshrink", "hardshrink", "self * 0 if (self >= -lambd and self <= lambd) else self", hardshrink_args, 1,
+     hardshrink_scalars, 1, hardshrink_nodes, 13,
+     FormulaDtypes::floating, false, false,
+     false},
+    {"threshold", "threshold", "threshold", "value if self <= threshold else self", threshold_args, 1,
+     threshold_scalars, 2, threshold_nodes, 6,
+     FormulaDtypes::numeric, false, false,
+     false},
     {"lerp", "lerp.Scalar", "lerp_scalar", "self + weight * (end - self) if abs(weight) < 0.5 else end - (end - self) * (1 - weight)", lerp_scalar_args, 2,
      lerp_scalar_scalars, 1, lerp_scalar_nodes, 21,
      FormulaDtypes::floating, false, false,
@@ -1570,7 +1916,7 @@ const PointwiseFormula kPointwiseFormulas[] = {
      FormulaDtypes::all, false, false,
      false},
 };
-const int kNumPointwiseFormulas = 58;
+const int kNumPointwiseFormulas = 66;
 
 // op: the op; overload: the input whose gradient the row computes; args: grad, result, then the
 // op's tensors.
@@ -1722,6 +2068,30 @@ const PointwiseFormula kPointwiseDerivatives[] = {
     {"softplus", "self", "softplus", "grad if self * beta > threshold else grad * exp(self * beta) / (exp(self * beta) + 1)", softplus_self_grad_args, 3,
      softplus_self_grad_scalars, 2,
      softplus_self_grad_nodes, 20, FormulaDtypes::floating, false, false, false},
+    {"elu", "self", "elu", "grad * input_scale * alpha * scale * exp(self * input_scale) if self <= 0 else grad * scale", elu_self_grad_args, 3,
+     elu_self_grad_scalars, 3,
+     elu_self_grad_nodes, 19, FormulaDtypes::floating, false, false, false},
+    {"mish", "self", "mish", "grad * (tanh(log1p(exp(self))) + self * (1 / (1 + exp(-self))) * (1 - tanh(log1p(exp(self))) * tanh(log1p(exp(self)))))", mish_self_grad_args, 3,
+     nullptr, 0,
+     mish_self_grad_nodes, 28, FormulaDtypes::floating, false, false, false},
+    {"hardswish", "self", "hardswish", "0 if self < -3 else (grad * (self / 3 + 0.5) if self < 3 else grad)", hardswish_self_grad_args, 3,
+     nullptr, 0,
+     hardswish_self_grad_nodes, 17, FormulaDtypes::floating, false, false, false},
+    {"hardsigmoid", "self", "hardsigmoid", "grad * 0.1666666716337204 if (self > -3 and self < 3) else 0", hardsigmoid_self_grad_args, 3,
+     nullptr, 0,
+     hardsigmoid_self_grad_nodes, 12, FormulaDtypes::floating, false, false, false},
+    {"log_sigmoid", "self", "log_sigmoid", "grad * (1 - exp(-abs(self)) / (1 + exp(-abs(self)))) if self < 0 else grad * (exp(-abs(self)) / (1 + exp(-abs(self))))", log_sigmoid_self_grad_args, 3,
+     nullptr, 0,
+     log_sigmoid_self_grad_nodes, 32, FormulaDtypes::floating, false, false, false},
+    {"softshrink", "self", "softshrink", "0 if (-self <= lambd and self <= lambd) else grad", softshrink_self_grad_args, 3,
+     softshrink_self_grad_scalars, 1,
+     softshrink_self_grad_nodes, 11, FormulaDtypes::floating, false, false, false},
+    {"hardshrink", "self", "hardshrink", "0 if (-self <= lambd and self <= lambd) else grad", hardshrink_self_grad_args, 3,
+     hardshrink_self_grad_scalars, 1,
+     hardshrink_self_grad_nodes, 11, FormulaDtypes::floating, false, false, false},
+    {"threshold", "self", "threshold", "0 if self <= threshold else grad", threshold_self_grad_args, 3,
+     threshold_self_grad_scalars, 2,
+     threshold_self_grad_nodes, 6, FormulaDtypes::floating, false, false, false},
     {"lerp.Scalar", "self", "lerp_scalar", "grad * (1 - weight)", lerp_scalar_self_grad_args, 4,
      lerp_scalar_self_grad_scalars, 1,
      lerp_scalar_self_grad_nodes, 5, FormulaDtypes::floating, false, false, false},
@@ -1744,7 +2114,7 @@ const PointwiseFormula kPointwiseDerivatives[] = {
      nullptr, 0,
      where_other_grad_nodes, 4, FormulaDtypes::floating, false, false, false},
 };
-const int kNumPointwiseDerivatives = 56;
+const int kNumPointwiseDerivatives = 64;
 
 }  // namespace jit
 }  // namespace kiln

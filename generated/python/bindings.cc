@@ -104,6 +104,20 @@ PyObject* fn_silu(PyObject* module, PyObject* args, PyObject* kwargs);
 PyObject* fn_leaky_relu(PyObject* module, PyObject* args, PyObject* kwargs);
 PyObject* fn_hardtanh(PyObject* module, PyObject* args, PyObject* kwargs);
 PyObject* fn_softplus(PyObject* module, PyObject* args, PyObject* kwargs);
+PyObject* fn_elu(PyObject* module, PyObject* args, PyObject* kwargs);
+PyObject* fn_selu(PyObject* module, PyObject* args, PyObject* kwargs);
+PyObject* fn_selu_(PyObject* module, PyObject* args, PyObject* kwargs);
+PyObject* fn_celu(PyObject* module, PyObject* args, PyObject* kwargs);
+PyObject* fn_celu_(PyObject* module, PyObject* args, PyObject* kwargs);
+PyObject* fn_mish(PyObject* module, PyObject* args, PyObject* kwargs);
+PyObject* fn_hardswish(PyObject* module, PyObject* args, PyObject* kwargs);
+PyObject* fn_hardsigmoid(PyObject* module, PyObject* args, PyObject* kwargs);
+PyObject* fn_log_sigmoid(PyObject* module, PyObject* args, PyObject* kwargs);
+PyObject* fn_softshrink(PyObject* module, PyObject* args, PyObject* kwargs);
+PyObject* fn_hardshrink(PyObject* module, PyObject* args, PyObject* kwargs);
+PyObject* fn_threshold(PyObject* module, PyObject* args, PyObject* kwargs);
+PyObject* fn_prelu(PyObject* module, PyObject* args, PyObject* kwargs);
+PyObject* fn_glu(PyObject* module, PyObject* args, PyObject* kwargs);
 PyObject* fn_lerp(PyObject* module, PyObject* args, PyObject* kwargs);
 PyObject* fn_softmax(PyObject* module, PyObject* args, PyObject* kwargs);
 PyObject* fn_log_softmax(PyObject* module, PyObject* args, PyObject* kwargs);
@@ -139,6 +153,14 @@ PyObject* fn__gru_cell_fused_backward(PyObject* module, PyObject* args, PyObject
 PyObject* fn_constant_pad_nd(PyObject* module, PyObject* args, PyObject* kwargs);
 PyObject* fn_mse_loss(PyObject* module, PyObject* args, PyObject* kwargs);
 PyObject* fn_l1_loss(PyObject* module, PyObject* args, PyObject* kwargs);
+PyObject* fn_smooth_l1_loss(PyObject* module, PyObject* args, PyObject* kwargs);
+PyObject* fn_huber_loss(PyObject* module, PyObject* args, PyObject* kwargs);
+PyObject* fn_kl_div(PyObject* module, PyObject* args, PyObject* kwargs);
+PyObject* fn_soft_margin_loss(PyObject* module, PyObject* args, PyObject* kwargs);
+PyObject* fn_margin_ranking_loss(PyObject* module, PyObject* args, PyObject* kwargs);
+PyObject* fn_cosine_embedding_loss(PyObject* module, PyObject* args, PyObject* kwargs);
+PyObject* fn_triplet_margin_loss(PyObject* module, PyObject* args, PyObject* kwargs);
+PyObject* fn_poisson_nll_loss(PyObject* module, PyObject* args, PyObject* kwargs);
 PyObject* fn_binary_cross_entropy_with_logits(PyObject* module, PyObject* args, PyObject* kwargs);
 PyObject* fn_binary_cross_entropy(PyObject* module, PyObject* args, PyObject* kwargs);
 PyObject* fn_argmax(PyObject* module, PyObject* args, PyObject* kwargs);
@@ -310,6 +332,13 @@ PyObject* method_gelu_(PyObject* self, PyObject* args, PyObject* kwargs);
 PyObject* method_silu_(PyObject* self, PyObject* args, PyObject* kwargs);
 PyObject* method_leaky_relu_(PyObject* self, PyObject* args, PyObject* kwargs);
 PyObject* method_hardtanh_(PyObject* self, PyObject* args, PyObject* kwargs);
+PyObject* method_elu_(PyObject* self, PyObject* args, PyObject* kwargs);
+PyObject* method_mish_(PyObject* self, PyObject* args, PyObject* kwargs);
+PyObject* method_hardswish_(PyObject* self, PyObject* args, PyObject* kwargs);
+PyObject* method_hardsigmoid_(PyObject* self, PyObject* args, PyObject* kwargs);
+PyObject* method_hardshrink(PyObject* self, PyObject* args, PyObject* kwargs);
+PyObject* method_threshold_(PyObject* self, PyObject* args, PyObject* kwargs);
+PyObject* method_prelu(PyObject* self, PyObject* args, PyObject* kwargs);
 PyObject* method_lerp(PyObject* self, PyObject* args, PyObject* kwargs);
 PyObject* method_lerp_(PyObject* self, PyObject* args, PyObject* kwargs);
 PyObject* method_softmax(PyObject* self, PyObject* args, PyObject* kwargs);
@@ -474,6 +503,20 @@ PyMethodDef generated_functions[] = {
     KILN_BINDING("leaky_relu", fn_leaky_relu),
     KILN_BINDING("hardtanh", fn_hardtanh),
     KILN_BINDING("softplus", fn_softplus),
+    KILN_BINDING("elu", fn_elu),
+    KILN_BINDING("selu", fn_selu),
+    KILN_BINDING("selu_", fn_selu_),
+    KILN_BINDING("celu", fn_celu),
+    KILN_BINDING("celu_", fn_celu_),
+    KILN_BINDING("mish", fn_mish),
+    KILN_BINDING("hardswish", fn_hardswish),
+    KILN_BINDING("hardsigmoid", fn_hardsigmoid),
+    KILN_BINDING("log_sigmoid", fn_log_sigmoid),
+    KILN_BINDING("softshrink", fn_softshrink),
+    KILN_BINDING("hardshrink", fn_hardshrink),
+    KILN_BINDING("threshold", fn_threshold),
+    KILN_BINDING("prelu", fn_prelu),
+    KILN_BINDING("glu", fn_glu),
     KILN_BINDING("lerp", fn_lerp),
     KILN_BINDING("softmax", fn_softmax),
     KILN_BINDING("log_softmax", fn_log_softmax),
@@ -509,6 +552,14 @@ PyMethodDef generated_functions[] = {
     KILN_BINDING("constant_pad_nd", fn_constant_pad_nd),
     KILN_BINDING("mse_loss", fn_mse_loss),
     KILN_BINDING("l1_loss", fn_l1_loss),
+    KILN_BINDING("smooth_l1_loss", fn_smooth_l1_loss),
+    KILN_BINDING("huber_loss", fn_huber_loss),
+    KILN_BINDING("kl_div", fn_kl_div),
+    KILN_BINDING("soft_margin_loss", fn_soft_margin_loss),
+    KILN_BINDING("margin_ranking_loss", fn_margin_ranking_loss),
+    KILN_BINDING("cosine_embedding_loss", fn_cosine_embedding_loss),
+    KILN_BINDING("triplet_margin_loss", fn_triplet_margin_loss),
+    KILN_BINDING("poisson_nll_loss", fn_poisson_nll_loss),
     KILN_BINDING("binary_cross_entropy_with_logits", fn_binary_cross_entropy_with_logits),
     KILN_BINDING("binary_cross_entropy", fn_binary_cross_entropy),
     KILN_BINDING("argmax", fn_argmax),
@@ -684,6 +735,13 @@ PyMethodDef generated_methods[] = {
     KILN_BINDING("silu_", method_silu_),
     KILN_BINDING("leaky_relu_", method_leaky_relu_),
     KILN_BINDING("hardtanh_", method_hardtanh_),
+    KILN_BINDING("elu_", method_elu_),
+    KILN_BINDING("mish_", method_mish_),
+    KILN_BINDING("hardswish_", method_hardswish_),
+    KILN_BINDING("hardsigmoid_", method_hardsigmoid_),
+    KILN_BINDING("hardshrink", method_hardshrink),
+    KILN_BINDING("threshold_", method_threshold_),
+    KILN_BINDING("prelu", method_prelu),
     KILN_BINDING("lerp", method_lerp),
     KILN_BINDING("lerp_", method_lerp_),
     KILN_BINDING("softmax", method_softmax),

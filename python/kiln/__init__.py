@@ -118,6 +118,19 @@ def is_tensor(obj):
     return isinstance(obj, Tensor)
 
 
+def threshold_(input, threshold, value):
+    return input.threshold_(threshold, value)
+
+
+def rrelu(input, lower=1.0 / 8, upper=1.0 / 3, training=False, generator=None):
+    """torch.rrelu: nn.functional.rrelu with a generator= for the training slopes."""
+    return nn.functional._rrelu(input, lower, upper, training, False, generator)
+
+
+def rrelu_(input, lower=1.0 / 8, upper=1.0 / 3, training=False, generator=None):
+    return nn.functional._rrelu(input, lower, upper, training, True, generator)
+
+
 def explain(enabled=True):
     """Prints every step of each call (binding, dispatch key, autograd node, kernel) to stderr."""
     _C._explain(enabled)
@@ -135,5 +148,5 @@ __all__ = [
     "get_deterministic_debug_mode", "set_deterministic_debug_mode", "is_autocast_cpu_enabled",
     "get_autocast_gpu_dtype", "get_autocast_cpu_dtype", "is_autocast_cache_enabled",
     "set_autocast_cpu_enabled", "set_autocast_cpu_dtype",
-    "concat", "clip", "normal", "einsum", "broadcast_shapes", "broadcast_tensors", "embedding", "norm", "nonzero", "where", "equal", "ravel", "numel", "is_floating_point", "as_tensor", "FloatTensor", "DoubleTensor", "LongTensor", "IntTensor", "BoolTensor",
+    "concat", "clip", "normal", "einsum", "broadcast_shapes", "broadcast_tensors", "embedding", "norm", "nonzero", "where", "equal", "ravel", "numel", "is_floating_point", "as_tensor", "threshold_", "rrelu", "rrelu_", "FloatTensor", "DoubleTensor", "LongTensor", "IntTensor", "BoolTensor",
 ]

@@ -160,6 +160,12 @@ TensorIterator neg_meta(const TensorBase& self, const TensorBase& out) {
   return TensorIterator(IteratorConfig::unary("neg", self, out));
 }
 
+TensorIterator softshrink_meta(const TensorBase& self, const Scalar& lambd, const TensorBase& out) {
+  KILN_CHECK(lambd.to_double() >= 0, "softshrink(): lambda must be greater or equal to 0, but found to be ",
+             lambd.to_double(), ".");
+  return TensorIterator(IteratorConfig::unary("softshrink", self, out));
+}
+
 TensorIterator isclose_meta(const TensorBase& self, const TensorBase& other, double rtol, double atol, bool equal_nan) {
   KILN_CHECK(self.dtype() == other.dtype(), "isclose(): expected both inputs to have the same dtype, but got ",
              scalar_type_name(self.dtype()), " and ", scalar_type_name(other.dtype()));

@@ -51,6 +51,8 @@ TensorIterator lerp_scalar_meta(const TensorBase& self, const TensorBase& end, c
                                 const TensorBase& out);
 TensorIterator lerp_tensor_meta(const TensorBase& self, const TensorBase& end, const TensorBase& weight,
                                 const TensorBase& out);
+// softshrink: a negative lambd refused.
+TensorIterator softshrink_meta(const TensorBase& self, const Scalar& lambd, const TensorBase& out);
 // The index of a str argument's value among `allowed` (a formula's `choices:`), or torch's error:
 // "gelu(): approximate argument must be either none or tanh, got 'x'".
 int choice_index(const char* op, const char* arg, const std::string& value, std::initializer_list<const char*> allowed);

@@ -1,5 +1,9 @@
 """kiln.nn.functional: stateless layers, activations and losses, with torch.nn.functional's
 signatures (the deprecated size_average/reduce arguments included)."""
+import math
+import struct
+import warnings
+
 import kiln
 
 _REDUCTIONS = ("none", "mean", "sum")  # index = kiln.nll_loss's reduction code
@@ -62,6 +66,122 @@ def hardtanh(input, min_val=-1.0, max_val=1.0, inplace=False):
 
 def softplus(input, beta=1, threshold=20):
     return kiln.softplus(input, beta, threshold)
+
+
+def elu(input, alpha=1.0, inplace=False):
+    """x above 0, alpha (exp(x) - 1) at or below."""
+    return input.elu_(alpha) if inplace else kiln.elu(input, alpha)
+
+
+def elu_(input, alpha=1.0):
+    return input.elu_(alpha)
+
+
+def selu(input, inplace=False):
+    """scale * elu(x, alpha) with the self-normalizing constants."""
+    return kiln.selu_(input) if inplace else kiln.selu(input)
+
+
+def selu_(input):
+    return kiln.selu_(input)
+
+
+def celu(input, alpha=1.0, inplace=False):
+    """x above 0, alpha (exp(x / alpha) - 1) at or below; alpha 0 raises."""
+    return kiln.celu_(input, alpha) if inplace else kiln.celu(input, alpha)
+
+
+def celu_(input, alpha=1.0):
+    return kiln.celu_(input, alpha)
+
+
+def mish(input, inplace=False):
+    """x tanh(softplus(x))."""
+    return input.mish_() if inplace else kiln.mish(input)
+
+
+def hardswish(input, inplace=False):
+    """x relu6(x + 3) / 6."""
+    return input.hardswish_() if inplace else kiln.hardswish(input)
+
+
+def hardsigmoid(input, inplace=False):
+    """relu6(x + 3) / 6."""
+    return input.hardsigmoid_() if inplace else kiln.hardsigmoid(input)
+
+
+def logsigmoid(input):
+    """log(sigmoid(x)), computed stably (kiln.log_sigmoid, torch's log_sigmoid op)."""
+    return kiln.log_sigmoid(input)
+
+
+def softsign(input):
+    """x / (1 + |x|); torch writes it in Python too."""
+    return input / (input.abs() + 1)
+
+
+def tanhshrink(input):
+    """x - tanh(x); torch writes it in Python too."""
+    return input - input.tanh()
+
+
+def softshrink(input, lambd=0.5):
+    return kiln.softshrink(input, lambd)
+
+
+def hardshrink(input, lambd=0.5):
+    return kiln.hardshrink(input, lambd)
+
+
+def threshold(input, threshold, value, inplace=False):
+    """value where input <= threshold, input elsewhere."""
+    return input.threshold_(threshold, value) if inplace else kiln.threshold(input, threshold, value)
+
+
+def threshold_(input, threshold, value):
+    return input.threshold_(threshold, value)
+
+
+def glu(input, dim=-1):
+    """a * sigmoid(b), a and b the halves of input along dim."""
+    return kiln.glu(input, dim)
+
+
+def prelu(input, weight):
+    """x above 0, weight * x elsewhere; weight has 1 or input.size(1) elements (the channels)."""
+    return kiln.prelu(input, weight)
+
+
+def _rrelu(input, lower, upper, training, inplace, generator=None):
+    if not lower <= upper:
+        raise RuntimeError(f"rrelu: Lower bound should be less than or equal to the upper bound, got lower={lower}, "
+                           f"upper={upper}")
+    if not training:
+        return leaky_relu(input, (lower + upper) / 2, inplace)
+    if not input.is_floating_point():
+        raise RuntimeError(f"rrelu: expected a floating point input, got {input.dtype}")
+    # torch's CPU kernel draws one float64 uniform(lower, upper) per element <= 0, in the order of
+    # the elements; uniform_ of that many float64 draws the same numbers from the generator.
+    compute = kiln.float32 if input.dtype in (kiln.float16, kiln.bfloat16) else input.dtype
+    if compute == kiln.float32:   # torch's kernel takes the bounds in its float compute type
+        lower, upper = (struct.unpack("f", struct.pack("f", b))[0] for b in (lower, upper))
+    with kiln.no_grad():
+        negative = input <= 0
+        slopes = kiln.empty(int(negative.sum()), dtype=kiln.float64).uniform_(lower, upper, generator=generator)
+        noise = kiln.ones(input.shape, dtype=compute)
+        noise[negative] = slopes.to(compute)
+    result = (input.to(compute) * noise).to(input.dtype)
+    return input.copy_(result) if inplace else result
+
+
+def rrelu(input, lower=1.0 / 8, upper=1.0 / 3, training=False, inplace=False):
+    """Leaky ReLU whose negative slopes are drawn from uniform(lower, upper) when training
+    (as torch's, from the same generator stream), and are (lower + upper) / 2 otherwise."""
+    return _rrelu(input, lower, upper, training, inplace)
+
+
+def rrelu_(input, lower=1.0 / 8, upper=1.0 / 3, training=False):
+    return _rrelu(input, lower, upper, training, True)
 
 
 def linear(input, weight, bias=None):
@@ -191,6 +311,122 @@ def binary_cross_entropy(input, target, weight=None, size_average=None, reduce=N
     if weight is not None:
         weight = weight.expand(input.shape)
     return kiln.binary_cross_entropy(input, target, weight, _REDUCTIONS.index(reduction))
+
+
+def _code(reduction, size_average=None, reduce=None):
+    return _REDUCTIONS.index(_reduction(reduction, size_average, reduce))
+
+
+def _warn_size(input, target):
+    if tuple(target.shape) != tuple(input.shape):
+        warnings.warn(f"Using a target size ({target.shape}) that is different to the input size ({input.shape}). "
+                      "This will likely lead to incorrect results due to broadcasting. Please ensure they have the "
+                      "same size.", stacklevel=3)
+
+
+def smooth_l1_loss(input, target, size_average=None, reduce=None, reduction="mean", beta=1.0):
+    """0.5 d^2 / beta where |d| < beta, |d| - 0.5 beta elsewhere (d = input - target)."""
+    _warn_size(input, target)
+    code = _code(reduction, size_average, reduce)
+    input, target = kiln.broadcast_tensors(input, target)
+    return kiln.smooth_l1_loss(input, target, code, beta)
+
+
+def huber_loss(input, target, reduction="mean", delta=1.0):
+    """0.5 d^2 where |d| < delta, delta (|d| - 0.5 delta) elsewhere."""
+    _warn_size(input, target)
+    code = _code(reduction)
+    input, target = kiln.broadcast_tensors(input, target)
+    return kiln.huber_loss(input, target, code, delta)
+
+
+def kl_div(input, target, size_average=None, reduce=None, reduction="mean", log_target=False):
+    """target (log target - input) summed as reduction says, input holding log-probabilities;
+    'batchmean' divides the sum by the batch size (input.size(0)), the true KL divergence."""
+    if size_average is not None or reduce is not None:
+        reduction = _reduction(reduction, size_average, reduce)
+    elif reduction == "mean":
+        warnings.warn("reduction: 'mean' divides the total loss by both the batch size and the support size."
+                      "'batchmean' divides only by the batch size, and aligns with the KL div math definition."
+                      "'mean' will be changed to behave the same as 'batchmean' in the next major release.")
+    if reduction == "batchmean":
+        loss = kiln.kl_div(input, target, 2, log_target=log_target)
+        return loss / input.shape[0] if input.dim() != 0 else loss
+    return kiln.kl_div(input, target, _code(reduction), log_target=log_target)
+
+
+def soft_margin_loss(input, target, size_average=None, reduce=None, reduction="mean"):
+    """log(1 + exp(-target * input)), target holding 1 or -1."""
+    return kiln.soft_margin_loss(input, target, _code(reduction, size_average, reduce))
+
+
+def margin_ranking_loss(input1, input2, target, margin=0, size_average=None, reduce=None, reduction="mean"):
+    """max(0, -target (input1 - input2) + margin)."""
+    code = _code(reduction, size_average, reduce)
+    if input1.dim() != input2.dim() or input1.dim() != target.dim():
+        raise RuntimeError(f"margin_ranking_loss : All input tensors should have same dimension but got sizes: "
+                           f"input1: {input1.shape}, input2: {input2.shape}, target: {target.shape} ")
+    return kiln.margin_ranking_loss(input1, input2, target, margin, code)
+
+
+def cosine_embedding_loss(input1, input2, target, margin=0, size_average=None, reduce=None, reduction="mean"):
+    """1 - cos(input1, input2) where target is 1, max(0, cos - margin) where it is -1."""
+    return kiln.cosine_embedding_loss(input1, input2, target, margin, _code(reduction, size_average, reduce))
+
+
+def triplet_margin_loss(anchor, positive, negative, margin=1.0, p=2, eps=1e-6, swap=False, size_average=None,
+                        reduce=None, reduction="mean"):
+    """max(0, margin + d(anchor, positive) - d(anchor, negative)), d the p-norm distance over the last dim."""
+    code = _code(reduction, size_average, reduce)
+    return kiln.triplet_margin_loss(anchor, positive, negative, margin, p, eps, swap, code)
+
+
+def poisson_nll_loss(input, target, log_input=True, full=False, size_average=None, eps=1e-8, reduce=None,
+                     reduction="mean"):
+    """exp(input) - target input (log_input), or input - target log(input + eps); full adds the
+    Stirling term of log(target!)."""
+    if size_average is None and reduce is None and reduction not in _REDUCTIONS:
+        raise ValueError(f"{reduction} is not a valid value for reduction")
+    return kiln.poisson_nll_loss(input, target, log_input, full, eps, _code(reduction, size_average, reduce))
+
+
+def gaussian_nll_loss(input, target, var, full=False, eps=1e-6, reduction="mean"):
+    """0.5 (log var + (input - target)^2 / var), var clamped at eps (its gradient passes the clamp,
+    as torch's); var may have input's shape, or lack or have 1 as its last dim (one variance)."""
+    if isinstance(var, (int, float)):   # torch 2.x accepts a number
+        var = kiln.full_like(input, var)
+    if tuple(var.shape) != tuple(input.shape):
+        if tuple(input.shape[:-1]) == tuple(var.shape):
+            var = var.unsqueeze(-1)
+        elif tuple(input.shape[:-1]) == tuple(var.shape[:-1]) and var.shape[-1] == 1:
+            pass
+        else:
+            raise ValueError("var is of incorrect size")
+    if reduction not in _REDUCTIONS:
+        raise ValueError(reduction + " is not valid")
+    if bool((var < 0).any()):
+        raise ValueError("var has negative entry/entries")
+    var = var.clone()
+    with kiln.no_grad():
+        var.clamp_(min=eps)
+    loss = 0.5 * (kiln.log(var) + (input - target) ** 2 / var)
+    if full:
+        loss = loss + 0.5 * math.log(2 * math.pi)
+    return _reduce(loss, reduction)
+
+
+def multilabel_soft_margin_loss(input, target, weight=None, size_average=None, reduce=None, reduction="mean"):
+    """-(target log sigmoid(x) + (1 - target) log sigmoid(-x)), averaged over the classes (last dim)."""
+    if size_average is not None or reduce is not None:
+        reduction = _reduction(reduction, size_average, reduce)
+    loss = -(target * logsigmoid(input) + (1 - target) * logsigmoid(-input))
+    if weight is not None:
+        loss = loss * weight
+    class_dim = input.dim() - 1
+    loss = loss.sum(dim=class_dim) / input.shape[class_dim]
+    if reduction not in _REDUCTIONS:
+        raise ValueError(reduction + " is not valid")
+    return _reduce(loss, reduction)
 
 
 # ---------------------------------------------------------------- convolution and pooling

@@ -4,6 +4,8 @@ from __future__ import annotations
 import math
 from typing import List
 
+import numpy as np
+
 from .cases import Spec
 from .core import DTYPES, FLOATS, INTS, D, T
 from .gen import G
@@ -913,6 +915,159 @@ def g_bce(g: G, logits=False):
 
 Fadd("binary_cross_entropy", g_bce, dtypes=FLOATS, n=12)
 Fadd("binary_cross_entropy_with_logits", lambda g: g_bce(g, True), dtypes=FLOATS, n=12)
+
+
+# --------------------------------------------------------------------------- more activations and losses
+def g_act(**choices):
+    """One tensor, and each keyword drawn from its choices half of the time."""
+    return lambda g: ((g.t(),), {k: g.pick(v) for k, v in choices.items() if g.p(0.5)})
+
+
+for name in ["selu", "mish", "hardswish", "hardsigmoid", "logsigmoid", "softsign", "tanhshrink"]:
+    Fadd(name, g_unary, n=8)
+Fadd("elu", g_act(alpha=[1.0, 0.5, 2.0]), n=10)
+Fadd("celu", g_act(alpha=[1.0, 0.5, 2.0, 0.0]), n=10)
+Fadd("softshrink", g_act(lambd=[0.5, 0.0, 1.5, -1.0]), n=10)
+Fadd("hardshrink", g_act(lambd=[0.5, 0.0, 1.5]), n=8)
+Fadd("glu", lambda g: ((g.t(g.shape(1, 3)),), {"dim": g.pick([-1, 0, 1])} if g.p(0.6) else {}), n=10)
+Fadd("rrelu", g_act(lower=[0.125, 0.2], upper=[1 / 3, 0.5]), n=6)
+Fadd("rrelu_train", lambda g: ((g.t(dtype=g.pick(FLOATS)),), {"training": True}), func="nn.functional.rrelu",
+     values=False, grad=False, n=4)
+INPLACE_DTYPES = ("bool", "int32", "int64", "float32", "float64")
+g_threshold = lambda g: ((g.t(), g.pick([0.0, 0.5, -1]), g.pick([0.0, 20.0, -2])), {})  # noqa: E731
+Fadd("threshold", g_threshold, n=10)
+for name, gen in [("elu_", g_act(alpha=[1.0, 0.5])), ("selu_", g_unary), ("celu_", g_act(alpha=[1.0, 2.0])),
+                  ("threshold_", g_threshold), ("rrelu_", g_unary)]:
+    # in place (the argument is compared afterwards); no 16-bit dtypes: torch 1.13 has no such kernels,
+    # and the harness's float32 stand-in returns a new tensor, not the argument
+    Fadd(name, gen, grad=False, dtypes=INPLACE_DTYPES, n=6)
+    if name != "elu_":                                        # torch.elu_ does not exist
+        add("torch." + name, gen, func=name, method=None, grad=False, dtypes=INPLACE_DTYPES, n=4)
+for name, gen in [("selu", g_unary), ("celu", g_act(alpha=[1.0, 2.0])), ("threshold", g_threshold),
+                  ("hardshrink", g_act(lambd=[0.5, 1.5])), ("rrelu", g_unary)]:
+    add("torch." + name, gen, func=name, method="hardshrink" if name == "hardshrink" else None, n=4)
+
+
+def g_prelu(g: G):
+    c = g.int(1, 3)
+    x = g.t(g.pick([(2, c), (2, c, 3), (c,), (), (0, c)]))
+    return (x, g.t(g.pick([(c,), (1,), (c + 1,)]) if g.p(0.9) else (c, 1))), {}
+
+
+Fadd("prelu", g_prelu, n=12)
+add("torch.prelu", g_prelu, func="prelu", method="prelu", n=6)
+
+
+def g_sign_t(g: G, shape):
+    """A target of 1 and -1 (margin and embedding losses)."""
+    v = g.values(shape, g.dtype, lo=-1.0, hi=1.0, edge=False)
+    return T(np.where(v >= 0, 1, -1).astype(v.dtype), g.dtype, (), False)
+
+
+def g_reduction(g: G, extra=()):
+    return {"reduction": g.pick(["mean", "sum", "none"] + list(extra))} if g.p(0.7) else {}
+
+
+Fadd("smooth_l1_loss", extremes=False, dtypes=FLOATS, n=10,
+     gen=lambda g: (lambda r: (r[0], dict(r[1], **({"beta": g.pick([1.0, 0.5, 0.0])} if g.p(0.5) else {}))))(g_pointwise_loss(g)))
+Fadd("huber_loss", extremes=False, dtypes=FLOATS, n=10,
+     gen=lambda g: (lambda r: (r[0], dict(r[1], **({"delta": g.pick([1.0, 0.5, 2.0])} if g.p(0.5) else {}))))(g_pointwise_loss(g)))
+Fadd("soft_margin_loss", extremes=False, dtypes=FLOATS, n=10,
+     gen=lambda g: (lambda x: ((x, g_sign_t(g, x.shape)), g_reduction(g)))(g.t()))
+
+
+def g_kl_div(g: G):
+    x = g.t()
+    kw = g_reduction(g, ["batchmean"])
+    if g.p(0.4):
+        kw["log_target"] = True
+        return (x, g.t(x.shape, lo=-3.0, hi=0.0)), kw
+    return (x, g.t(x.shape, lo=0.0, hi=1.0)), kw
+
+
+Fadd("kl_div", extremes=False, gen=g_kl_div, dtypes=FLOATS, n=12)
+
+
+def g_margin_ranking(g: G):
+    x1 = g.t()
+    x2 = g.t(x1.shape if g.p(0.9) else g.bshape(x1.shape))
+    kw = g_reduction(g)
+    if g.p(0.5):
+        kw["margin"] = g.pick([0.0, 0.5, 1.0])
+    return (x1, x2, g_sign_t(g, x1.shape)), kw
+
+
+Fadd("margin_ranking_loss", extremes=False, gen=g_margin_ranking, dtypes=FLOATS, n=10)
+
+
+def g_cos_embed(g: G):
+    n, d = g.int(0, 3), g.int(1, 4)
+    batched = g.p(0.8)
+    shape = (n, d) if batched else (d,)
+    x1, x2 = g.t(shape), g.t(shape if g.p(0.95) else (d + 1,))
+    kw = g_reduction(g)
+    if g.p(0.5):
+        kw["margin"] = g.pick([0.0, 0.5, -0.5])
+    return (x1, x2, g_sign_t(g, (n,) if batched else ())), kw
+
+
+Fadd("cosine_embedding_loss", extremes=False, gen=g_cos_embed, dtypes=FLOATS, n=10)
+
+
+def g_triplet(g: G):
+    shape = g.pick([(3, 4), (2, 3), (4,)])
+    kw = g_reduction(g)
+    for k, v in [("margin", [1.0, 0.5, 2.0]), ("p", [2, 1, 3]), ("eps", [1e-6, 0.1]), ("swap", [True, False])]:
+        if g.p(0.4):
+            kw[k] = g.pick(v)
+    return (g.t(shape), g.t(shape), g.t(shape if g.p(0.95) else shape[-1:])), kw
+
+
+Fadd("triplet_margin_loss", extremes=False, gen=g_triplet, dtypes=FLOATS, n=12, tol=10)
+
+
+def g_poisson(g: G):
+    log_input = g.p(0.5)
+    x = g.t(lo=-2.0 if log_input else 0.0, hi=2.0)
+    kw = dict(g_reduction(g), log_input=log_input, full=g.p(0.5))
+    return (x, g.t(x.shape, lo=0.0, hi=4.0)), kw
+
+
+Fadd("poisson_nll_loss", extremes=False, gen=g_poisson, dtypes=FLOATS, n=12)
+
+
+def g_gaussian_nll(g: G):
+    x = g.t(g.shape(1, 3, empty_p=0.0))
+    var_shape = g.pick([x.shape, x.shape[:-1], x.shape[:-1] + (1,)])
+    kw = g_reduction(g)
+    if g.p(0.4):
+        kw["full"] = True
+    return (x, g.t(x.shape), g.t(var_shape, lo=0.0 if g.p(0.9) else -1.0, hi=2.0)), kw
+
+
+Fadd("gaussian_nll_loss", extremes=False, gen=g_gaussian_nll, dtypes=FLOATS, n=12)
+
+
+def g_multilabel(g: G):
+    x = g.t(g.pick([(2, 3), (3,), (2, 2, 3)]))
+    kw = g_reduction(g)
+    if g.p(0.3):
+        kw["weight"] = g.t(x.shape[-1:], lo=0.0, hi=2.0, grad=False)
+    return (x, g.t(x.shape, lo=0.0, hi=1.0, grad=False)), kw
+
+
+Fadd("multilabel_soft_margin_loss", extremes=False, gen=g_multilabel, dtypes=FLOATS, n=10)
+# torch.<op> forms of the losses (the aten signatures: reduction as an int)
+add("torch.kl_div", extremes=False, gen=lambda g: ((g.t((2, 3)), g.t((2, 3), lo=0.0, hi=1.0), g.pick([0, 1, 2])), {}),
+    func="kl_div", method=None, dtypes=FLOATS, n=4)
+add("torch.margin_ranking_loss", extremes=False, gen=lambda g: (g_margin_ranking(g)[0] + (0.5, g.pick([0, 1, 2])), {}),
+    func="margin_ranking_loss", method=None, dtypes=FLOATS, n=4)
+add("torch.cosine_embedding_loss", extremes=False, gen=lambda g: (g_cos_embed(g)[0] + (0.0, g.pick([0, 1, 2])), {}),
+    func="cosine_embedding_loss", method=None, dtypes=FLOATS, n=4)
+add("torch.triplet_margin_loss", extremes=False, gen=lambda g: (g_triplet(g)[0] + (1.0, 2.0, 1e-6, g.p(0.5), g.pick([0, 1, 2])), {}),
+    func="triplet_margin_loss", method=None, dtypes=FLOATS, n=4, tol=10)
+add("torch.poisson_nll_loss", extremes=False, gen=lambda g: (g_poisson(g)[0] + (True, g.p(0.5), 1e-8, g.pick([0, 1, 2])), {}),
+    func="poisson_nll_loss", method=None, dtypes=FLOATS, n=4)
 
 
 # --------------------------------------------------------------------------- writes, copies, misc

@@ -272,6 +272,13 @@ def _softplus_ref(x, beta=1, threshold=20):
         return np.where(z > threshold, x, np.log1p(np.exp(z)) / beta)
 
 
+_SELU_ALPHA, _SELU_SCALE = 1.6732632423543772848170429916717, 1.0507009873554804934193349852946
+
+
+def _elu_ref(x, alpha=1.0, scale=1.0, input_scale=1.0):
+    return np.where(x > 0, x * scale, alpha * scale * np.expm1(x * input_scale))
+
+
 def _with_kwargs(*variants):
     """shape_samples, repeated with each kwargs dict (the first is usually the defaults)."""
     return lambda d: [Sample(s.args, dict(kw), note=f"{s.note} {kw}") for kw in variants for s in shape_samples(d)]
@@ -354,6 +361,26 @@ RECORDS = [
         _with_kwargs({"min_val": -2.5, "max_val": 0.5})(d) if d in FLOATS else []),
         ref=lambda x, min_val=-1, max_val=1: np.clip(x, min_val, max_val)),
     OpRecord("softplus", FAMILY, FLOATS, _with_kwargs({}, {"beta": 2, "threshold": 1}), ref=_softplus_ref),
+    OpRecord("elu", FAMILY, FLOATS, _with_kwargs({}, {"alpha": 0.5, "scale": 2.0, "input_scale": 1.5}), ref=_elu_ref),
+    *[OpRecord(name, FAMILY, FLOATS, _with_kwargs({}), ref=lambda x: _elu_ref(x, _SELU_ALPHA, _SELU_SCALE))
+      for name in ("selu", "selu_")],
+    *[OpRecord(name, FAMILY, FLOATS, _with_kwargs({}, {"alpha": 2.0}),
+               ref=lambda x, alpha=1.0: _elu_ref(x, alpha, 1.0, 1.0 / alpha),
+               error_inputs=lambda name=name: [ErrorInput(lambda k: getattr(k, name)(k.ones(2), 0.0), RuntimeError,
+                                                          "alpha cannot be 0 for CELU", "alpha 0")])
+      for name in ("celu", "celu_")],
+    OpRecord("mish", FAMILY, FLOATS, _with_kwargs({}), ref=lambda x: x * np.tanh(np.logaddexp(0, x))),
+    OpRecord("hardswish", FAMILY, FLOATS, _with_kwargs({}), ref=lambda x: x * np.clip(x + 3, 0, 6) / 6),
+    OpRecord("hardsigmoid", FAMILY, FLOATS, _with_kwargs({}), ref=lambda x: np.clip(x + 3, 0, 6) / 6),
+    OpRecord("log_sigmoid", FAMILY, FLOATS, _with_kwargs({}), ref=lambda x: -np.logaddexp(0, -x)),
+    OpRecord("softshrink", FAMILY, FLOATS, _with_kwargs({}, {"lambd": 1.5}),
+             ref=lambda x, lambd=0.5: np.where(x > lambd, x - lambd, np.where(x < -lambd, x + lambd, 0 * x)),
+             error_inputs=lambda: [ErrorInput(lambda k: k.softshrink(k.ones(2), -1.0), RuntimeError,
+                                              "lambda must be greater or equal to 0", "negative lambd")]),
+    OpRecord("hardshrink", FAMILY, FLOATS, _with_kwargs({}, {"lambd": 1.5}),
+             ref=lambda x, lambd=0.5: np.where(np.abs(x) <= lambd, 0 * x, x)),
+    OpRecord("threshold", FAMILY, NUMERIC, lambda d: shape_samples(d, 1, extra=(1, 20)),
+             ref=lambda x, threshold, value: np.where(x <= threshold, value, x).astype(x.dtype)),
     OpRecord("lerp.Scalar", FAMILY, FLOATS, lambda d: _lerp_samples(d, False),
              ref=lambda a, b, w: a + w * (b - a), domain="weight in [-0.9, 0.9]"),
     OpRecord("lerp.Tensor", FAMILY, FLOATS, lambda d: _lerp_samples(d, True),

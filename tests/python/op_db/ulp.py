@@ -46,8 +46,10 @@ def ulp_error(got: np.ndarray, ref: np.ndarray, dtype: str = "float32") -> np.nd
 
 
 def torch_function(op: str):
-    """torch's function named `op`: torch.<op>, or torch.nn.functional.<op> (silu, gelu live there)."""
+    """torch's function named `op`: torch.<op>, or torch.nn.functional.<op> (silu, gelu live there;
+    the aten op log_sigmoid is F.logsigmoid)."""
     import torch
+    op = {"log_sigmoid": "logsigmoid"}.get(op, op)
     return getattr(torch, op, None) or getattr(torch.nn.functional, op)
 
 
