@@ -147,6 +147,9 @@
 #include "generated/api/rnn_relu_cell.h"
 #include "generated/api/_lstm_cell_fused.h"
 #include "generated/api/_lstm_cell_fused_backward.h"
+#include "generated/api/scaled_dot_product_attention.h"
+#include "generated/api/_scaled_dot_product_attention.h"
+#include "generated/api/_scaled_dot_product_attention_backward.h"
 #include "generated/api/_lstm_layer.h"
 #include "generated/api/_lstm_layer_backward.h"
 #include "generated/api/_gru_cell_fused.h"
@@ -2249,6 +2252,21 @@ inline Tensor _lstm_cell_fused(const Tensor& gates, const Tensor& cx) {
 // _lstm_cell_fused_backward(Tensor grad, Tensor gates, Tensor cx, Tensor state, bool for_cx) -> Tensor
 inline Tensor _lstm_cell_fused_backward(const Tensor& grad, const Tensor& gates, const Tensor& cx, const Tensor& state, bool for_cx) {
   return to_api(kiln::_lstm_cell_fused_backward(grad, gates, cx, state, for_cx));
+}
+
+// scaled_dot_product_attention(Tensor query, Tensor key, Tensor value, Tensor? attn_mask=None, float dropout_p=0.0, bool is_causal=False, *, float? scale=None) -> Tensor
+inline Tensor scaled_dot_product_attention(const Tensor& query, const Tensor& key, const Tensor& value, const Tensor& attn_mask = {}, double dropout_p = 0.0, bool is_causal = false, const std::optional<double>& scale = std::nullopt) {
+  return to_api(kiln::scaled_dot_product_attention(query, key, value, attn_mask, dropout_p, is_causal, scale));
+}
+
+// _scaled_dot_product_attention(Tensor query, Tensor key, Tensor value, Tensor? attn_mask=None, bool is_causal=False, float? scale=None) -> (Tensor output, Tensor logsumexp)
+inline std::tuple<Tensor, Tensor> _scaled_dot_product_attention(const Tensor& query, const Tensor& key, const Tensor& value, const Tensor& attn_mask = {}, bool is_causal = false, const std::optional<double>& scale = std::nullopt) {
+  return to_api(kiln::_scaled_dot_product_attention(query, key, value, attn_mask, is_causal, scale));
+}
+
+// _scaled_dot_product_attention_backward(Tensor grad, Tensor query, Tensor key, Tensor value, Tensor? attn_mask, bool is_causal, float? scale, Tensor output, Tensor logsumexp) -> Tensor[]
+inline std::vector<Tensor> _scaled_dot_product_attention_backward(const Tensor& grad, const Tensor& query, const Tensor& key, const Tensor& value, const Tensor& attn_mask, bool is_causal, const std::optional<double>& scale, const Tensor& output, const Tensor& logsumexp) {
+  return to_api(kiln::_scaled_dot_product_attention_backward(grad, query, key, value, attn_mask, is_causal, scale, output, logsumexp));
 }
 
 // _lstm_layer(Tensor input_gates, Tensor h0, Tensor c0, Tensor w_hh, Tensor? w_hr, int[] batch_sizes, bool reverse) -> Tensor

@@ -2160,6 +2160,40 @@ const FuzzOp kFuzzOps[] = {
        const auto for_cx = in.boolean();
        use_result(in, kiln::_lstm_cell_fused_backward(grad, gates, cx, state, for_cx));
      }},
+    {"scaled_dot_product_attention",
+     [](FuzzInput& in) {
+       const Tensor query = in.tensor();
+       const Tensor key = in.tensor();
+       const Tensor value = in.tensor();
+       const Tensor attn_mask = in.optional_tensor();
+       const auto dropout_p = in.float64();
+       const auto is_causal = in.boolean();
+       const auto scale = in.optional_float64();
+       use_result(in, kiln::scaled_dot_product_attention(query, key, value, attn_mask, dropout_p, is_causal, scale));
+     }},
+    {"_scaled_dot_product_attention",
+     [](FuzzInput& in) {
+       const Tensor query = in.tensor();
+       const Tensor key = in.tensor();
+       const Tensor value = in.tensor();
+       const Tensor attn_mask = in.optional_tensor();
+       const auto is_causal = in.boolean();
+       const auto scale = in.optional_float64();
+       use_result(in, kiln::_scaled_dot_product_attention(query, key, value, attn_mask, is_causal, scale));
+     }},
+    {"_scaled_dot_product_attention_backward",
+     [](FuzzInput& in) {
+       const Tensor grad = in.tensor();
+       const Tensor query = in.tensor();
+       const Tensor key = in.tensor();
+       const Tensor value = in.tensor();
+       const Tensor attn_mask = in.optional_tensor();
+       const auto is_causal = in.boolean();
+       const auto scale = in.optional_float64();
+       const Tensor output = in.tensor();
+       const Tensor logsumexp = in.tensor();
+       use_result(in, kiln::_scaled_dot_product_attention_backward(grad, query, key, value, attn_mask, is_causal, scale, output, logsumexp));
+     }},
     {"_lstm_layer",
      [](FuzzInput& in) {
        const Tensor input_gates = in.tensor();

@@ -146,6 +146,9 @@ PyObject* fn_rnn_tanh_cell(PyObject* module, PyObject* args, PyObject* kwargs);
 PyObject* fn_rnn_relu_cell(PyObject* module, PyObject* args, PyObject* kwargs);
 PyObject* fn__lstm_cell_fused(PyObject* module, PyObject* args, PyObject* kwargs);
 PyObject* fn__lstm_cell_fused_backward(PyObject* module, PyObject* args, PyObject* kwargs);
+PyObject* fn_scaled_dot_product_attention(PyObject* module, PyObject* args, PyObject* kwargs);
+PyObject* fn__scaled_dot_product_attention(PyObject* module, PyObject* args, PyObject* kwargs);
+PyObject* fn__scaled_dot_product_attention_backward(PyObject* module, PyObject* args, PyObject* kwargs);
 PyObject* fn__lstm_layer(PyObject* module, PyObject* args, PyObject* kwargs);
 PyObject* fn__lstm_layer_backward(PyObject* module, PyObject* args, PyObject* kwargs);
 PyObject* fn__gru_cell_fused(PyObject* module, PyObject* args, PyObject* kwargs);
@@ -545,6 +548,9 @@ PyMethodDef generated_functions[] = {
     KILN_BINDING("rnn_relu_cell", fn_rnn_relu_cell),
     KILN_BINDING("_lstm_cell_fused", fn__lstm_cell_fused),
     KILN_BINDING("_lstm_cell_fused_backward", fn__lstm_cell_fused_backward),
+    KILN_BINDING("scaled_dot_product_attention", fn_scaled_dot_product_attention),
+    KILN_BINDING("_scaled_dot_product_attention", fn__scaled_dot_product_attention),
+    KILN_BINDING("_scaled_dot_product_attention_backward", fn__scaled_dot_product_attention_backward),
     KILN_BINDING("_lstm_layer", fn__lstm_layer),
     KILN_BINDING("_lstm_layer_backward", fn__lstm_layer_backward),
     KILN_BINDING("_gru_cell_fused", fn__gru_cell_fused),

@@ -206,7 +206,9 @@ def _grad_fn(rec, facts, sample, positions):
                 call[i][j] = x
         if facts.mutates_self and (0, None) in positions:
             call[0] = call[0].clone()  # a leaf that requires grad cannot be written in place
-        return call_any(rec, facts, call, fresh_generators(sample, kwargs))  # random ops: the same draws
+        out = call_any(rec, facts, call, fresh_generators(sample, kwargs))  # random ops: the same draws
+        # Outputs that never require grad (an attention kernel's logsumexp) are not checked.
+        return tuple(o for o in out if o.requires_grad) if isinstance(out, tuple) else out
     inputs = [to_kiln(sample.args[i] if j is None else sample.args[i][j], requires_grad=True) for i, j in positions]
     return fn, inputs
 

@@ -194,6 +194,30 @@ def linear(input, weight, bias=None):
     return out if bias is None else out + bias
 
 
+def scaled_dot_product_attention(query, key, value, attn_mask=None, dropout_p=0.0, is_causal=False, scale=None,
+                                 enable_gqa=False):
+    """softmax(query @ key^T * scale + mask) @ value, as torch 2.x's: attn_mask bool (True = attend) or
+    float (added), broadcast against (..., L, S); is_causal the lower-triangular mask; scale defaults
+    to 1 / sqrt(E). Without dropout one fused kernel (online softmax, no L x S matrix), forward and
+    backward; with dropout torch's math path. enable_gqa: key and value may have fewer heads (dim
+    -3), each shared by a group of query heads."""
+    if enable_gqa and key.dim() >= 3 and key.size(-3) != query.size(-3):
+        if query.size(-3) % key.size(-3) or query.size(-3) % value.size(-3):
+            raise RuntimeError("scaled_dot_product_attention: the number of query heads must be a multiple of "
+                               "the number of key and value heads when enable_gqa=True")
+        key = _repeat_heads(key, query.size(-3) // key.size(-3))
+        value = _repeat_heads(value, query.size(-3) // value.size(-3))
+    return kiln._C.scaled_dot_product_attention(query, key, value, attn_mask, float(dropout_p), bool(is_causal),
+                                                scale=scale)
+
+
+def _repeat_heads(t, times):
+    """Each head (dim -3) repeated `times` times in place, as repeat_interleave(times, dim=-3)."""
+    shape = list(t.shape)
+    expanded = t.unsqueeze(-3).expand(*shape[:-2], times, *shape[-2:])
+    return expanded.reshape(*shape[:-3], shape[-3] * times, *shape[-2:])
+
+
 def softmax(input, dim=None, _stacklevel=3, dtype=None):
     """exp(x - max) / sum(exp(x - max)) along `dim` (numerically stable); with dtype, the input
     is converted first (so integer inputs work, as in torch)."""

@@ -4,11 +4,11 @@ Each family file (pointwise.py, reduction.py, ...) lists the records of its ops;
 the schema name ('add.Tensor') to its record. tests/python/test_op_records.py fails when an op
 has no record, so a new op cannot land untested.
 """
-from . import (comparison, factory, indexing, indexing_more, linalg, nn, nn_layers, nn_losses, pointwise, reduction,
-               rnn, sampling, shape, shape_more, statistics, tensor_ops)
+from . import (attention, comparison, factory, indexing, indexing_more, linalg, nn, nn_layers, nn_losses, pointwise,
+               reduction, rnn, sampling, shape, shape_more, statistics, tensor_ops)
 
 FAMILIES = [pointwise, comparison, reduction, shape, shape_more, indexing, factory, sampling, tensor_ops, linalg, nn,
-            nn_layers, nn_losses, statistics, indexing_more, rnn]
+            nn_layers, nn_losses, statistics, indexing_more, rnn, attention]
 
 
 def _collect():
