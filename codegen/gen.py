@@ -573,8 +573,8 @@ def render_all(schema_dir: str) -> Dict[str, str]:
         by_py_name: "OrderedDict[tuple, List[NativeFunction]]" = OrderedDict()
         for nf in funcs:
             if "function" in nf.variants or nf.family_role == "out":
-                if not nf.schema.name.startswith("_") or nf.schema.name == "_to_copy":
-                    by_py_name.setdefault((nf.schema.name, False), []).append(nf)
+                # _ops too: kiln._C._unique2 (`from ._C import *` leaves them out of kiln, as torch)
+                by_py_name.setdefault((nf.schema.name, False), []).append(nf)
             if "method" in nf.variants:
                 by_py_name.setdefault((nf.schema.name, True), []).append(nf)
         for (name, is_method), fs in by_py_name.items():
