@@ -17,13 +17,8 @@ using namespace autograd;
 
 // _cdist_backward(Tensor grad, Tensor x1, Tensor x2, float p, Tensor cdist) -> Tensor
 Tensor _cdist_backward(const Tensor& grad, const Tensor& x1, const Tensor& x2, double p, const Tensor& cdist) {
-  Tensor result;
-  {
-    BelowAutogradGuard below;
-    result = kiln::_cdist_backward(grad, x1, x2, p, cdist);
-  }
-  KILN_CHECK_NOT_IMPLEMENTED(!result.is_floating_point(), "the derivative for '_cdist_backward' is not implemented.");
-  return result;
+  BelowAutogradGuard below;
+  return kiln::_cdist_backward(grad, x1, x2, p, cdist);
 }
 
 }  // namespace autograd_kernels

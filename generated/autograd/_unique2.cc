@@ -17,13 +17,8 @@ using namespace autograd;
 
 // _unique2(Tensor self, bool sorted=True, bool return_inverse=False, bool return_counts=False) -> (Tensor, Tensor, Tensor)
 std::tuple<Tensor, Tensor, Tensor> _unique2(const Tensor& self, bool sorted, bool return_inverse, bool return_counts) {
-  std::tuple<Tensor, Tensor, Tensor> result;
-  {
-    BelowAutogradGuard below;
-    result = kiln::_unique2(self, sorted, return_inverse, return_counts);
-  }
-  KILN_CHECK_NOT_IMPLEMENTED(!(std::get<0>(result).is_floating_point() || std::get<1>(result).is_floating_point() || std::get<2>(result).is_floating_point()), "the derivative for '_unique2' is not implemented.");
-  return result;
+  BelowAutogradGuard below;
+  return kiln::_unique2(self, sorted, return_inverse, return_counts);
 }
 
 }  // namespace autograd_kernels

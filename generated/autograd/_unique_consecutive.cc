@@ -17,13 +17,8 @@ using namespace autograd;
 
 // _unique_consecutive(Tensor self, bool return_inverse=False, bool return_counts=False, int? dim=None) -> (Tensor, Tensor, Tensor)
 std::tuple<Tensor, Tensor, Tensor> _unique_consecutive(const Tensor& self, bool return_inverse, bool return_counts, const std::optional<int64_t>& dim) {
-  std::tuple<Tensor, Tensor, Tensor> result;
-  {
-    BelowAutogradGuard below;
-    result = kiln::_unique_consecutive(self, return_inverse, return_counts, dim);
-  }
-  KILN_CHECK_NOT_IMPLEMENTED(!(std::get<0>(result).is_floating_point() || std::get<1>(result).is_floating_point() || std::get<2>(result).is_floating_point()), "the derivative for '_unique_consecutive' is not implemented.");
-  return result;
+  BelowAutogradGuard below;
+  return kiln::_unique_consecutive(self, return_inverse, return_counts, dim);
 }
 
 }  // namespace autograd_kernels

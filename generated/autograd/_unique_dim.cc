@@ -17,13 +17,8 @@ using namespace autograd;
 
 // _unique_dim(Tensor self, int dim, bool sorted=True, bool return_inverse=False, bool return_counts=False) -> (Tensor, Tensor, Tensor)
 std::tuple<Tensor, Tensor, Tensor> _unique_dim(const Tensor& self, int64_t dim, bool sorted, bool return_inverse, bool return_counts) {
-  std::tuple<Tensor, Tensor, Tensor> result;
-  {
-    BelowAutogradGuard below;
-    result = kiln::_unique_dim(self, dim, sorted, return_inverse, return_counts);
-  }
-  KILN_CHECK_NOT_IMPLEMENTED(!(std::get<0>(result).is_floating_point() || std::get<1>(result).is_floating_point() || std::get<2>(result).is_floating_point()), "the derivative for '_unique_dim' is not implemented.");
-  return result;
+  BelowAutogradGuard below;
+  return kiln::_unique_dim(self, dim, sorted, return_inverse, return_counts);
 }
 
 }  // namespace autograd_kernels

@@ -17,13 +17,8 @@ using namespace autograd;
 
 // bincount(Tensor self, Tensor? weights=None, int minlength=0) -> Tensor
 Tensor bincount(const Tensor& self, const Tensor& weights, int64_t minlength) {
-  Tensor result;
-  {
-    BelowAutogradGuard below;
-    result = kiln::bincount(self, weights, minlength);
-  }
-  KILN_CHECK_NOT_IMPLEMENTED(!result.is_floating_point(), "the derivative for 'bincount' is not implemented.");
-  return result;
+  BelowAutogradGuard below;
+  return kiln::bincount(self, weights, minlength);
 }
 
 }  // namespace autograd_kernels

@@ -17,13 +17,8 @@ using namespace autograd;
 
 // histc(Tensor self, int bins=100, Scalar min=0, Scalar max=0) -> Tensor
 Tensor histc(const Tensor& self, int64_t bins, const Scalar& min, const Scalar& max) {
-  Tensor result;
-  {
-    BelowAutogradGuard below;
-    result = kiln::histc(self, bins, min, max);
-  }
-  KILN_CHECK_NOT_IMPLEMENTED(!result.is_floating_point(), "the derivative for 'histc' is not implemented.");
-  return result;
+  BelowAutogradGuard below;
+  return kiln::histc(self, bins, min, max);
 }
 
 // histc.out(Tensor self, int bins=100, Scalar min=0, Scalar max=0, *, Tensor(a!) out) -> Tensor(a!)

@@ -17,13 +17,8 @@ using namespace autograd;
 
 // isin.Tensor_Tensor(Tensor elements, Tensor test_elements, *, bool assume_unique=False, bool invert=False) -> Tensor
 Tensor isin_Tensor_Tensor(const Tensor& elements, const Tensor& test_elements, bool assume_unique, bool invert) {
-  Tensor result;
-  {
-    BelowAutogradGuard below;
-    result = kiln::isin(elements, test_elements, assume_unique, invert);
-  }
-  KILN_CHECK_NOT_IMPLEMENTED(!result.is_floating_point(), "the derivative for 'isin.Tensor_Tensor' is not implemented.");
-  return result;
+  BelowAutogradGuard below;
+  return kiln::isin(elements, test_elements, assume_unique, invert);
 }
 
 // isin.Tensor_Tensor_out(Tensor elements, Tensor test_elements, *, bool assume_unique=False, bool invert=False, Tensor(a!) out) -> Tensor(a!)

@@ -17,13 +17,8 @@ using namespace autograd;
 
 // searchsorted.Tensor(Tensor sorted_sequence, Tensor self, *, bool out_int32=False, bool right=False, str? side=None, Tensor? sorter=None) -> Tensor
 Tensor searchsorted_Tensor(const Tensor& sorted_sequence, const Tensor& self, bool out_int32, bool right, const std::optional<std::string>& side, const Tensor& sorter) {
-  Tensor result;
-  {
-    BelowAutogradGuard below;
-    result = kiln::searchsorted(sorted_sequence, self, out_int32, right, side, sorter);
-  }
-  KILN_CHECK_NOT_IMPLEMENTED(!result.is_floating_point(), "the derivative for 'searchsorted.Tensor' is not implemented.");
-  return result;
+  BelowAutogradGuard below;
+  return kiln::searchsorted(sorted_sequence, self, out_int32, right, side, sorter);
 }
 
 // searchsorted.out(Tensor sorted_sequence, Tensor self, *, bool out_int32=False, bool right=False, str? side=None, Tensor? sorter=None, Tensor(a!) out) -> Tensor(a!)

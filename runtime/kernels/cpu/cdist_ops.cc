@@ -96,15 +96,15 @@ double pair_grad(double diff, double dist, double p) {
 }  // namespace
 
 TensorBase cdist_forward(const TensorBase& x1, const TensorBase& x2, double p, const std::optional<int64_t>& compute_mode) {
-  const Dims d = check_cdist(x1, x2, p, "cdist");
+  const Dims d = check_cdist(x1, x2, p, "_cdist_forward");
   const int64_t mode = compute_mode.value_or(0);
-  KILN_CHECK(mode >= 0 && mode <= 2, "cdist: possible modes: 0, 1, 2, but was: ", mode);
+  KILN_CHECK(mode >= 0 && mode <= 2, "_cdist_forward: possible modes: 0, 1, 2, but was: ", mode);
   DimVector shape(x1.sizes().begin(), x1.sizes().end());
   shape.back() = d.r;
   TensorBase result = empty_cpu(shape, x1.dtype());
   const bool use_mm = p == 2 && (mode == 1 || (mode == 0 && (d.p > 25 || d.r > 25)));
   const TensorBase a = contiguous_cpu(x1), b = contiguous_cpu(x2);
-  KILN_DISPATCH_FLOATING_TYPES_AND_REDUCED(x1.dtype(), "cdist", [&] {
+  KILN_DISPATCH_FLOATING_TYPES_AND_REDUCED(x1.dtype(), "_cdist_forward", [&] {
     distances(static_cast<const scalar_t*>(a.data_ptr()), static_cast<const scalar_t*>(b.data_ptr()),
               static_cast<scalar_t*>(result.data_ptr()), d, p, use_mm);
   });

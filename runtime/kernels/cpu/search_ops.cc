@@ -71,9 +71,7 @@ TensorBase searchsorted_out(const TensorBase& sorted_sequence, const TensorBase&
                             const std::optional<std::string>& side, const TensorBase& sorter, const TensorBase& out) {
   const char* op = "searchsorted";
   const ScalarType out_dtype = out_int32 ? ScalarType::Int32 : ScalarType::Int64;
-  KILN_CHECK(!out.defined() || out.dtype() == out_dtype, "torch.searchsorted(): output tensor's dtype is wrong, it can "
-             "only be Int(int32) or Long(int64) depending on whether out_int32 flag is True, but we got output tensor's "
-             "dtype ", scalar_type_name(out.dtype()), " and out_int32 flag is ", out_int32 ? "True" : "False");
+  // An out= of another dtype raises in result_into_out (torch raises too).
   check_searchsorted(sorted_sequence, self, right, side, sorter);
   check_out_is_not_an_input(out, {&sorted_sequence, &self}, op);
   const bool upper = right || (side && *side == "right");
@@ -129,7 +127,7 @@ TensorBase isin_out(const TensorBase& elements, const TensorBase& test_elements,
     const scalar_t* xp = static_cast<const scalar_t*>(x.data_ptr());
     for (int64_t k = 0; k < x.numel(); ++k) {
       const C v = static_cast<C>(xp[k]);
-      rp[k] = std::binary_search(sorted.begin(), sorted.end(), v) != invert;
+      rp[k] = (!is_nan(v) && std::binary_search(sorted.begin(), sorted.end(), v)) != invert;
     }
   });
   return result_into_out(result, out, op);

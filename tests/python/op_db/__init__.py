@@ -5,10 +5,10 @@ the schema name ('add.Tensor') to its record. tests/python/test_op_records.py fa
 has no record, so a new op cannot land untested.
 """
 from . import (comparison, factory, indexing, indexing_more, linalg, nn, nn_layers, pointwise, reduction, sampling,
-               shape, shape_more, statistics, tensor_ops)
+               scan_distance, search_count, shape, shape_more, statistics, tensor_ops)
 
 FAMILIES = [pointwise, comparison, reduction, shape, shape_more, indexing, factory, sampling, tensor_ops, linalg, nn,
-            nn_layers, statistics, indexing_more]
+            nn_layers, statistics, indexing_more, search_count, scan_distance]
 
 
 def _collect():
