@@ -21,7 +21,7 @@ Tensor ops::bucketize(const Tensor& self, const Tensor& boundaries, bool out_int
 
 const Tensor& ops::bucketize_out(const Tensor& out, const Tensor& self, const Tensor& boundaries, bool out_int32, bool right) {
   if (explain_enabled()) explain_log("composite", "bucketize.out", "");
-  return write_out(out, kiln::bucketize(self, boundaries, out_int32, right), "bucketize");
+  return write_out(out, kiln::bucketize(self, boundaries, out_int32, right), "bucketize", OutDtype::Exact);
 }
 
 // ---- bucketize.Scalar(Scalar self, Tensor boundaries, *, bool out_int32=False, bool right=False) -> Tensor  (CompositeImplicit)

@@ -18,8 +18,6 @@ Tensor cdist(const Tensor& x1, const Tensor& x2, double p, const std::optional<i
   KILN_CHECK(x2.dim() >= 2, "cdist only supports at least 2D tensors, X2 got: ", x2.dim(), "D");
   const IntArrayRef a = x1.sizes(), b = x2.sizes();
   KILN_CHECK(a.back() == b.back(), "X1 and X2 must have the same number of columns. X1: ", a.back(), " X2: ", b.back());
-  KILN_CHECK(x1.scalar_type() == x2.scalar_type(), "cdist: X1 and X2 must have the same dtype, got ",
-             scalar_type_name(x1.scalar_type()), " and ", scalar_type_name(x2.scalar_type()));
   DimVector batch = broadcast_shapes(IntArrayRef(a.data(), a.size() - 2), IntArrayRef(b.data(), b.size() - 2), "cdist");
   DimVector s1 = batch, s2 = batch;
   s1.push_back(a[a.size() - 2]);

@@ -25,7 +25,8 @@ struct Dims {
 
 Dims check_cdist(const TensorBase& x1, const TensorBase& x2, double p, const char* op) {
   KILN_CHECK(is_floating_type(x1.dtype()), op, ": only supports floating-point dtypes, X1 got: ", scalar_type_name(x1.dtype()));
-  KILN_CHECK(x1.dtype() == x2.dtype(), op, ": X1 and X2 must have the same dtype, got ", scalar_type_name(x1.dtype()),
+  // As torch: inputs with nothing to read give x1's dtype, whatever x2's
+  KILN_CHECK(x1.dtype() == x2.dtype() || x1.numel() == 0 || x2.numel() == 0, op, ": X1 and X2 must have the same dtype, got ", scalar_type_name(x1.dtype()),
              " and ", scalar_type_name(x2.dtype()));
   KILN_CHECK(p >= 0, op, ": only supports non-negative p values, got ", p);
   KILN_CHECK(x1.dim() >= 2 && x1.dim() == x2.dim(), op, ": expects X1 and X2 with the same batch dims");

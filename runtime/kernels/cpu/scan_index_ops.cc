@@ -40,10 +40,11 @@ void running_extremum(const T* in, T* vp, int64_t* ip, const DimSplit& split, bo
 }
 
 std::tuple<TensorBase, TensorBase> cum_extremum(const TensorBase& self, int64_t dim, bool maximum, const char* op) {
-  const DimSplit split = DimSplit::around(self.sizes(), dim, op);
   TensorBase values = empty_cpu(self.sizes(), self.dtype());
   TensorBase indices = empty_cpu(self.sizes(), ScalarType::Int64);
+  // torch wraps dim only for a non-empty tensor of at least one dim (any dim does for the rest)
   if (self.numel() == 0) return {values, indices};
+  const DimSplit split = self.dim() == 0 ? DimSplit::around(self.sizes(), 0, op) : DimSplit::around(self.sizes(), dim, op);
   const TensorBase x = contiguous_cpu(self);
   KILN_DISPATCH_ALL_TYPES_AND_REDUCED(x.dtype(), op, [&] {
     running_extremum(static_cast<const scalar_t*>(x.data_ptr()), static_cast<scalar_t*>(values.data_ptr()),
@@ -84,6 +85,9 @@ std::tuple<TensorBase, TensorBase> cummin(const TensorBase& self, int64_t dim) {
 
 TensorBase logcumsumexp_out(const TensorBase& self, int64_t dim, const TensorBase& out) {
   const char* op = "logcumsumexp";
+  // torch checks out='s dtype before dim
+  KILN_CHECK(!out.defined() || out.dtype() == self.dtype(), op, "(): Expected out tensor to have dtype ",
+             scalar_type_name(self.dtype()), ", but got ", scalar_type_name(out.dtype()), " instead");
   const DimSplit split = DimSplit::around(self.sizes(), dim, op);
   check_out_is_not_an_input(out, {&self}, op);
   TensorBase result = empty_cpu(self.sizes(), self.dtype());

@@ -13,7 +13,7 @@ FAMILY = "scan_distance"
 # ----------------------------------------------------------------------------- cummax / cummin / logcumsumexp
 def _scan_samples(dtype):
     out = [Sample((values(s, dtype, seed=i), d), note=f"shape {s}, dim {d}")
-           for i, (s, d) in enumerate([((), 0), ((0,), 0), ((5,), 0), ((3, 4), 1), ((3, 4), -2), ((2, 0, 3), 2),
+           for i, (s, d) in enumerate([((5,), 0), ((), 0), ((0,), 0), ((3, 4), 1), ((3, 4), -2), ((2, 0, 3), 2),
                                        ((2, 3, 4), 1)])]
     out.append(Sample((np.array([[1, 0, 1, 2, 2, 0]]).astype(dtype), 1), note="ties"))
     if dtype in FLOATS:
