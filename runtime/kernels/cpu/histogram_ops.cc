@@ -4,7 +4,6 @@
 #include <algorithm>
 #include <cmath>
 #include <type_traits>
-#include <vector>
 
 #include "generated/kernels/bincount.h"
 #include "generated/kernels/histc.h"
@@ -95,17 +94,19 @@ TensorBase histc_out(const TensorBase& self, int64_t bins, const Scalar& min, co
     // The bin of v as torch computes it, in the input's type: (v - lo) * bins / (hi - lo), the
     // last bin closed on the right.
     const T left = static_cast<T>(static_cast<scalar_t>(lo)), right = static_cast<T>(static_cast<scalar_t>(hi));
-    std::vector<int64_t> hist(static_cast<size_t>(bins), 0);
+    // Through the allocator (not a std::vector), so a huge `bins` is kiln's out-of-memory error.
+    const TensorBase tally = zeros_cpu({bins}, ScalarType::Int64);
+    int64_t* hist = static_cast<int64_t*>(tally.data_ptr());
     for (int64_t k = 0; k < n; ++k) {
       const T v = static_cast<T>(xp[k]);
       if (!(v >= left && v <= right)) continue;  // outside, or NaN
       int64_t pos = static_cast<int64_t>((v - left) * static_cast<T>(bins) / (right - left));
       pos = std::min(pos, bins - 1);
-      ++hist[static_cast<size_t>(pos)];
+      ++hist[pos];
     }
     counts = empty_cpu({bins}, self.dtype());
     scalar_t* cp = static_cast<scalar_t*>(counts.data_ptr());
-    for (int64_t b = 0; b < bins; ++b) cp[b] = static_cast<scalar_t>(static_cast<T>(hist[static_cast<size_t>(b)]));
+    for (int64_t b = 0; b < bins; ++b) cp[b] = static_cast<scalar_t>(static_cast<T>(hist[b]));
   });
   return result_into_out(counts, out, op);
 }
