@@ -588,8 +588,8 @@ def render_all(schema_dir: str) -> Dict[str, str]:
         by_py_name: "OrderedDict[tuple, List[NativeFunction]]" = OrderedDict()
         for nf in funcs:
             if "function" in nf.variants or nf.family_role == "out":
-                # Private ops (_to_copy, the fused recurrent kernels) are bound too: `from ._C import *`
-                # leaves them out of kiln's namespace, as torch keeps them out of its own.
+                # Private ops (_to_copy, _unique2, the fused recurrent kernels) are bound too: `from ._C
+                # import *` leaves them out of kiln's namespace, as torch keeps them out of its own.
                 by_py_name.setdefault((nf.schema.name, False), []).append(nf)
             if "method" in nf.variants:
                 by_py_name.setdefault((nf.schema.name, True), []).append(nf)

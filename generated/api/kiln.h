@@ -227,6 +227,20 @@
 #include "generated/api/mv.h"
 #include "generated/api/outer.h"
 #include "generated/api/addmm.h"
+#include "generated/api/cummax.h"
+#include "generated/api/cummin.h"
+#include "generated/api/logcumsumexp.h"
+#include "generated/api/bincount.h"
+#include "generated/api/histc.h"
+#include "generated/api/searchsorted.h"
+#include "generated/api/bucketize.h"
+#include "generated/api/isin.h"
+#include "generated/api/_unique2.h"
+#include "generated/api/_unique_dim.h"
+#include "generated/api/_unique_consecutive.h"
+#include "generated/api/cdist.h"
+#include "generated/api/_cdist_forward.h"
+#include "generated/api/_cdist_backward.h"
 
 
 namespace kiln {
@@ -982,6 +996,21 @@ class Tensor : public kiln::Tensor {
   }
   Tensor addmm(const Tensor& mat1, const Tensor& mat2, const Scalar& beta = 1, const Scalar& alpha = 1) const {
     return to_api(kiln::addmm(*this, mat1, mat2, beta, alpha));
+  }
+  std::tuple<Tensor, Tensor> cummax(int64_t dim) const {
+    return to_api(kiln::cummax(*this, dim));
+  }
+  std::tuple<Tensor, Tensor> cummin(int64_t dim) const {
+    return to_api(kiln::cummin(*this, dim));
+  }
+  Tensor logcumsumexp(int64_t dim) const {
+    return to_api(kiln::logcumsumexp(*this, dim));
+  }
+  Tensor bincount(const Tensor& weights = {}, int64_t minlength = 0) const {
+    return to_api(kiln::bincount(*this, weights, minlength));
+  }
+  Tensor histc(int64_t bins = 100, const Scalar& min = 0, const Scalar& max = 0) const {
+    return to_api(kiln::histc(*this, bins, min, max));
   }
 };
 
@@ -2722,6 +2751,121 @@ inline Tensor addmm(const Tensor& self, const Tensor& mat1, const Tensor& mat2, 
 // addmm.out(Tensor self, Tensor mat1, Tensor mat2, *, Scalar beta=1, Scalar alpha=1, Tensor(a!) out) -> Tensor(a!)
 inline const Tensor& addmm_out(const Tensor& out, const Tensor& self, const Tensor& mat1, const Tensor& mat2, const Scalar& beta = 1, const Scalar& alpha = 1) {
   return to_api(kiln::addmm_out(out, self, mat1, mat2, beta, alpha));
+}
+
+// cummax(Tensor self, int dim) -> (Tensor values, Tensor indices)
+inline std::tuple<Tensor, Tensor> cummax(const Tensor& self, int64_t dim) {
+  return to_api(kiln::cummax(self, dim));
+}
+
+// cummin(Tensor self, int dim) -> (Tensor values, Tensor indices)
+inline std::tuple<Tensor, Tensor> cummin(const Tensor& self, int64_t dim) {
+  return to_api(kiln::cummin(self, dim));
+}
+
+// logcumsumexp(Tensor self, int dim) -> Tensor
+inline Tensor logcumsumexp(const Tensor& self, int64_t dim) {
+  return to_api(kiln::logcumsumexp(self, dim));
+}
+
+// logcumsumexp.out(Tensor self, int dim, *, Tensor(a!) out) -> Tensor(a!)
+inline const Tensor& logcumsumexp_out(const Tensor& out, const Tensor& self, int64_t dim) {
+  return to_api(kiln::logcumsumexp_out(out, self, dim));
+}
+
+// bincount(Tensor self, Tensor? weights=None, int minlength=0) -> Tensor
+inline Tensor bincount(const Tensor& self, const Tensor& weights = {}, int64_t minlength = 0) {
+  return to_api(kiln::bincount(self, weights, minlength));
+}
+
+// histc(Tensor self, int bins=100, Scalar min=0, Scalar max=0) -> Tensor
+inline Tensor histc(const Tensor& self, int64_t bins = 100, const Scalar& min = 0, const Scalar& max = 0) {
+  return to_api(kiln::histc(self, bins, min, max));
+}
+
+// histc.out(Tensor self, int bins=100, Scalar min=0, Scalar max=0, *, Tensor(a!) out) -> Tensor(a!)
+inline const Tensor& histc_out(const Tensor& out, const Tensor& self, int64_t bins = 100, const Scalar& min = 0, const Scalar& max = 0) {
+  return to_api(kiln::histc_out(out, self, bins, min, max));
+}
+
+// searchsorted.Tensor(Tensor sorted_sequence, Tensor self, *, bool out_int32=False, bool right=False, str? side=None, Tensor? sorter=None) -> Tensor
+inline Tensor searchsorted(const Tensor& sorted_sequence, const Tensor& self, bool out_int32 = false, bool right = false, const std::optional<std::string>& side = std::nullopt, const Tensor& sorter = {}) {
+  return to_api(kiln::searchsorted(sorted_sequence, self, out_int32, right, side, sorter));
+}
+
+// searchsorted.out(Tensor sorted_sequence, Tensor self, *, bool out_int32=False, bool right=False, str? side=None, Tensor? sorter=None, Tensor(a!) out) -> Tensor(a!)
+inline const Tensor& searchsorted_out(const Tensor& out, const Tensor& sorted_sequence, const Tensor& self, bool out_int32 = false, bool right = false, const std::optional<std::string>& side = std::nullopt, const Tensor& sorter = {}) {
+  return to_api(kiln::searchsorted_out(out, sorted_sequence, self, out_int32, right, side, sorter));
+}
+
+// searchsorted.Scalar(Tensor sorted_sequence, Scalar self, *, bool out_int32=False, bool right=False, str? side=None, Tensor? sorter=None) -> Tensor
+inline Tensor searchsorted(const Tensor& sorted_sequence, const Scalar& self, bool out_int32 = false, bool right = false, const std::optional<std::string>& side = std::nullopt, const Tensor& sorter = {}) {
+  return to_api(kiln::searchsorted(sorted_sequence, self, out_int32, right, side, sorter));
+}
+
+// bucketize.Tensor(Tensor self, Tensor boundaries, *, bool out_int32=False, bool right=False) -> Tensor
+inline Tensor bucketize(const Tensor& self, const Tensor& boundaries, bool out_int32 = false, bool right = false) {
+  return to_api(kiln::bucketize(self, boundaries, out_int32, right));
+}
+
+// bucketize.out(Tensor self, Tensor boundaries, *, bool out_int32=False, bool right=False, Tensor(a!) out) -> Tensor(a!)
+inline const Tensor& bucketize_out(const Tensor& out, const Tensor& self, const Tensor& boundaries, bool out_int32 = false, bool right = false) {
+  return to_api(kiln::bucketize_out(out, self, boundaries, out_int32, right));
+}
+
+// bucketize.Scalar(Scalar self, Tensor boundaries, *, bool out_int32=False, bool right=False) -> Tensor
+inline Tensor bucketize(const Scalar& self, const Tensor& boundaries, bool out_int32 = false, bool right = false) {
+  return to_api(kiln::bucketize(self, boundaries, out_int32, right));
+}
+
+// isin.Tensor_Tensor(Tensor elements, Tensor test_elements, *, bool assume_unique=False, bool invert=False) -> Tensor
+inline Tensor isin(const Tensor& elements, const Tensor& test_elements, bool assume_unique = false, bool invert = false) {
+  return to_api(kiln::isin(elements, test_elements, assume_unique, invert));
+}
+
+// isin.Tensor_Tensor_out(Tensor elements, Tensor test_elements, *, bool assume_unique=False, bool invert=False, Tensor(a!) out) -> Tensor(a!)
+inline const Tensor& isin_out(const Tensor& out, const Tensor& elements, const Tensor& test_elements, bool assume_unique = false, bool invert = false) {
+  return to_api(kiln::isin_out(out, elements, test_elements, assume_unique, invert));
+}
+
+// isin.Tensor_Scalar(Tensor elements, Scalar test_element, *, bool assume_unique=False, bool invert=False) -> Tensor
+inline Tensor isin(const Tensor& elements, const Scalar& test_element, bool assume_unique = false, bool invert = false) {
+  return to_api(kiln::isin(elements, test_element, assume_unique, invert));
+}
+
+// isin.Scalar_Tensor(Scalar element, Tensor test_elements, *, bool assume_unique=False, bool invert=False) -> Tensor
+inline Tensor isin(const Scalar& element, const Tensor& test_elements, bool assume_unique = false, bool invert = false) {
+  return to_api(kiln::isin(element, test_elements, assume_unique, invert));
+}
+
+// _unique2(Tensor self, bool sorted=True, bool return_inverse=False, bool return_counts=False) -> (Tensor, Tensor, Tensor)
+inline std::tuple<Tensor, Tensor, Tensor> _unique2(const Tensor& self, bool sorted = true, bool return_inverse = false, bool return_counts = false) {
+  return to_api(kiln::_unique2(self, sorted, return_inverse, return_counts));
+}
+
+// _unique_dim(Tensor self, int dim, bool sorted=True, bool return_inverse=False, bool return_counts=False) -> (Tensor, Tensor, Tensor)
+inline std::tuple<Tensor, Tensor, Tensor> _unique_dim(const Tensor& self, int64_t dim, bool sorted = true, bool return_inverse = false, bool return_counts = false) {
+  return to_api(kiln::_unique_dim(self, dim, sorted, return_inverse, return_counts));
+}
+
+// _unique_consecutive(Tensor self, bool return_inverse=False, bool return_counts=False, int? dim=None) -> (Tensor, Tensor, Tensor)
+inline std::tuple<Tensor, Tensor, Tensor> _unique_consecutive(const Tensor& self, bool return_inverse = false, bool return_counts = false, const std::optional<int64_t>& dim = std::nullopt) {
+  return to_api(kiln::_unique_consecutive(self, return_inverse, return_counts, dim));
+}
+
+// cdist(Tensor x1, Tensor x2, float p=2, int? compute_mode=None) -> Tensor
+inline Tensor cdist(const Tensor& x1, const Tensor& x2, double p = 2.0, const std::optional<int64_t>& compute_mode = std::nullopt) {
+  return to_api(kiln::cdist(x1, x2, p, compute_mode));
+}
+
+// _cdist_forward(Tensor x1, Tensor x2, float p, int? compute_mode) -> Tensor
+inline Tensor _cdist_forward(const Tensor& x1, const Tensor& x2, double p, const std::optional<int64_t>& compute_mode) {
+  return to_api(kiln::_cdist_forward(x1, x2, p, compute_mode));
+}
+
+// _cdist_backward(Tensor grad, Tensor x1, Tensor x2, float p, Tensor cdist) -> Tensor
+inline Tensor _cdist_backward(const Tensor& grad, const Tensor& x1, const Tensor& x2, double p, const Tensor& cdist) {
+  return to_api(kiln::_cdist_backward(grad, x1, x2, p, cdist));
 }
 
 // C++ operators (a + b, a * 2, -a, a += b), as libtorch has them.

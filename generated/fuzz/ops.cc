@@ -2969,6 +2969,194 @@ const FuzzOp kFuzzOps[] = {
        const auto alpha = in.scalar();
        use_result(in, kiln::addmm_out(out, self, mat1, mat2, beta, alpha));
      }},
+    {"cummax",
+     [](FuzzInput& in) {
+       const Tensor self = in.tensor();
+       const auto dim = in.int64();
+       use_result(in, kiln::cummax(self, dim));
+     }},
+    {"cummin",
+     [](FuzzInput& in) {
+       const Tensor self = in.tensor();
+       const auto dim = in.int64();
+       use_result(in, kiln::cummin(self, dim));
+     }},
+    {"logcumsumexp",
+     [](FuzzInput& in) {
+       const Tensor self = in.tensor();
+       const auto dim = in.int64();
+       use_result(in, kiln::logcumsumexp(self, dim));
+     }},
+    {"logcumsumexp.out",
+     [](FuzzInput& in) {
+       const Tensor out = in.tensor();
+       const Tensor self = in.tensor();
+       const auto dim = in.int64();
+       use_result(in, kiln::logcumsumexp_out(out, self, dim));
+     }},
+    {"bincount",
+     [](FuzzInput& in) {
+       const Tensor self = in.tensor();
+       const Tensor weights = in.optional_tensor();
+       const auto minlength = in.int64();
+       use_result(in, kiln::bincount(self, weights, minlength));
+     }},
+    {"histc",
+     [](FuzzInput& in) {
+       const Tensor self = in.tensor();
+       const auto bins = in.int64();
+       const auto min = in.scalar();
+       const auto max = in.scalar();
+       use_result(in, kiln::histc(self, bins, min, max));
+     }},
+    {"histc.out",
+     [](FuzzInput& in) {
+       const Tensor out = in.tensor();
+       const Tensor self = in.tensor();
+       const auto bins = in.int64();
+       const auto min = in.scalar();
+       const auto max = in.scalar();
+       use_result(in, kiln::histc_out(out, self, bins, min, max));
+     }},
+    {"searchsorted.Tensor",
+     [](FuzzInput& in) {
+       const Tensor sorted_sequence = in.tensor();
+       const Tensor self = in.tensor();
+       const auto out_int32 = in.boolean();
+       const auto right = in.boolean();
+       const auto side = in.optional_string();
+       const Tensor sorter = in.optional_tensor();
+       use_result(in, kiln::searchsorted(sorted_sequence, self, out_int32, right, side, sorter));
+     }},
+    {"searchsorted.out",
+     [](FuzzInput& in) {
+       const Tensor out = in.tensor();
+       const Tensor sorted_sequence = in.tensor();
+       const Tensor self = in.tensor();
+       const auto out_int32 = in.boolean();
+       const auto right = in.boolean();
+       const auto side = in.optional_string();
+       const Tensor sorter = in.optional_tensor();
+       use_result(in, kiln::searchsorted_out(out, sorted_sequence, self, out_int32, right, side, sorter));
+     }},
+    {"searchsorted.Scalar",
+     [](FuzzInput& in) {
+       const Tensor sorted_sequence = in.tensor();
+       const auto self = in.scalar();
+       const auto out_int32 = in.boolean();
+       const auto right = in.boolean();
+       const auto side = in.optional_string();
+       const Tensor sorter = in.optional_tensor();
+       use_result(in, kiln::searchsorted(sorted_sequence, self, out_int32, right, side, sorter));
+     }},
+    {"bucketize.Tensor",
+     [](FuzzInput& in) {
+       const Tensor self = in.tensor();
+       const Tensor boundaries = in.tensor();
+       const auto out_int32 = in.boolean();
+       const auto right = in.boolean();
+       use_result(in, kiln::bucketize(self, boundaries, out_int32, right));
+     }},
+    {"bucketize.out",
+     [](FuzzInput& in) {
+       const Tensor out = in.tensor();
+       const Tensor self = in.tensor();
+       const Tensor boundaries = in.tensor();
+       const auto out_int32 = in.boolean();
+       const auto right = in.boolean();
+       use_result(in, kiln::bucketize_out(out, self, boundaries, out_int32, right));
+     }},
+    {"bucketize.Scalar",
+     [](FuzzInput& in) {
+       const auto self = in.scalar();
+       const Tensor boundaries = in.tensor();
+       const auto out_int32 = in.boolean();
+       const auto right = in.boolean();
+       use_result(in, kiln::bucketize(self, boundaries, out_int32, right));
+     }},
+    {"isin.Tensor_Tensor",
+     [](FuzzInput& in) {
+       const Tensor elements = in.tensor();
+       const Tensor test_elements = in.tensor();
+       const auto assume_unique = in.boolean();
+       const auto invert = in.boolean();
+       use_result(in, kiln::isin(elements, test_elements, assume_unique, invert));
+     }},
+    {"isin.Tensor_Tensor_out",
+     [](FuzzInput& in) {
+       const Tensor out = in.tensor();
+       const Tensor elements = in.tensor();
+       const Tensor test_elements = in.tensor();
+       const auto assume_unique = in.boolean();
+       const auto invert = in.boolean();
+       use_result(in, kiln::isin_out(out, elements, test_elements, assume_unique, invert));
+     }},
+    {"isin.Tensor_Scalar",
+     [](FuzzInput& in) {
+       const Tensor elements = in.tensor();
+       const auto test_element = in.scalar();
+       const auto assume_unique = in.boolean();
+       const auto invert = in.boolean();
+       use_result(in, kiln::isin(elements, test_element, assume_unique, invert));
+     }},
+    {"isin.Scalar_Tensor",
+     [](FuzzInput& in) {
+       const auto element = in.scalar();
+       const Tensor test_elements = in.tensor();
+       const auto assume_unique = in.boolean();
+       const auto invert = in.boolean();
+       use_result(in, kiln::isin(element, test_elements, assume_unique, invert));
+     }},
+    {"_unique2",
+     [](FuzzInput& in) {
+       const Tensor self = in.tensor();
+       const auto sorted = in.boolean();
+       const auto return_inverse = in.boolean();
+       const auto return_counts = in.boolean();
+       use_result(in, kiln::_unique2(self, sorted, return_inverse, return_counts));
+     }},
+    {"_unique_dim",
+     [](FuzzInput& in) {
+       const Tensor self = in.tensor();
+       const auto dim = in.int64();
+       const auto sorted = in.boolean();
+       const auto return_inverse = in.boolean();
+       const auto return_counts = in.boolean();
+       use_result(in, kiln::_unique_dim(self, dim, sorted, return_inverse, return_counts));
+     }},
+    {"_unique_consecutive",
+     [](FuzzInput& in) {
+       const Tensor self = in.tensor();
+       const auto return_inverse = in.boolean();
+       const auto return_counts = in.boolean();
+       const auto dim = in.optional_int64();
+       use_result(in, kiln::_unique_consecutive(self, return_inverse, return_counts, dim));
+     }},
+    {"cdist",
+     [](FuzzInput& in) {
+       const Tensor x1 = in.tensor();
+       const Tensor x2 = in.tensor();
+       const auto p = in.float64();
+       const auto compute_mode = in.optional_int64();
+       use_result(in, kiln::cdist(x1, x2, p, compute_mode));
+     }},
+    {"_cdist_forward",
+     [](FuzzInput& in) {
+       const Tensor x1 = in.tensor();
+       const Tensor x2 = in.tensor();
+       const auto p = in.float64();
+       const auto compute_mode = in.optional_int64();
+       use_result(in, kiln::_cdist_forward(x1, x2, p, compute_mode));
+     }},
+    {"_cdist_backward",
+     [](FuzzInput& in) {
+       const Tensor grad = in.tensor();
+       const Tensor x1 = in.tensor();
+       const Tensor x2 = in.tensor();
+       const auto p = in.float64();
+       const Tensor cdist = in.tensor();
+       use_result(in, kiln::_cdist_backward(grad, x1, x2, p, cdist));
+     }},
 };
 
 const size_t kNumFuzzOps = sizeof(kFuzzOps) / sizeof(kFuzzOps[0]);

@@ -219,6 +219,20 @@ PyObject* fn_dot(PyObject* module, PyObject* args, PyObject* kwargs);
 PyObject* fn_mv(PyObject* module, PyObject* args, PyObject* kwargs);
 PyObject* fn_outer(PyObject* module, PyObject* args, PyObject* kwargs);
 PyObject* fn_addmm(PyObject* module, PyObject* args, PyObject* kwargs);
+PyObject* fn_cummax(PyObject* module, PyObject* args, PyObject* kwargs);
+PyObject* fn_cummin(PyObject* module, PyObject* args, PyObject* kwargs);
+PyObject* fn_logcumsumexp(PyObject* module, PyObject* args, PyObject* kwargs);
+PyObject* fn_bincount(PyObject* module, PyObject* args, PyObject* kwargs);
+PyObject* fn_histc(PyObject* module, PyObject* args, PyObject* kwargs);
+PyObject* fn_searchsorted(PyObject* module, PyObject* args, PyObject* kwargs);
+PyObject* fn_bucketize(PyObject* module, PyObject* args, PyObject* kwargs);
+PyObject* fn_isin(PyObject* module, PyObject* args, PyObject* kwargs);
+PyObject* fn__unique2(PyObject* module, PyObject* args, PyObject* kwargs);
+PyObject* fn__unique_dim(PyObject* module, PyObject* args, PyObject* kwargs);
+PyObject* fn__unique_consecutive(PyObject* module, PyObject* args, PyObject* kwargs);
+PyObject* fn_cdist(PyObject* module, PyObject* args, PyObject* kwargs);
+PyObject* fn__cdist_forward(PyObject* module, PyObject* args, PyObject* kwargs);
+PyObject* fn__cdist_backward(PyObject* module, PyObject* args, PyObject* kwargs);
 PyObject* method_fill_(PyObject* self, PyObject* args, PyObject* kwargs);
 PyObject* method_zero_(PyObject* self, PyObject* args, PyObject* kwargs);
 PyObject* method_uniform_(PyObject* self, PyObject* args, PyObject* kwargs);
@@ -405,6 +419,11 @@ PyObject* method_dot(PyObject* self, PyObject* args, PyObject* kwargs);
 PyObject* method_mv(PyObject* self, PyObject* args, PyObject* kwargs);
 PyObject* method_outer(PyObject* self, PyObject* args, PyObject* kwargs);
 PyObject* method_addmm(PyObject* self, PyObject* args, PyObject* kwargs);
+PyObject* method_cummax(PyObject* self, PyObject* args, PyObject* kwargs);
+PyObject* method_cummin(PyObject* self, PyObject* args, PyObject* kwargs);
+PyObject* method_logcumsumexp(PyObject* self, PyObject* args, PyObject* kwargs);
+PyObject* method_bincount(PyObject* self, PyObject* args, PyObject* kwargs);
+PyObject* method_histc(PyObject* self, PyObject* args, PyObject* kwargs);
 
 #define KILN_BINDING(name, fn) {name, reinterpret_cast<PyCFunction>(reinterpret_cast<void (*)(void)>(fn)), METH_VARARGS | METH_KEYWORDS, nullptr}
 
@@ -621,6 +640,20 @@ PyMethodDef generated_functions[] = {
     KILN_BINDING("mv", fn_mv),
     KILN_BINDING("outer", fn_outer),
     KILN_BINDING("addmm", fn_addmm),
+    KILN_BINDING("cummax", fn_cummax),
+    KILN_BINDING("cummin", fn_cummin),
+    KILN_BINDING("logcumsumexp", fn_logcumsumexp),
+    KILN_BINDING("bincount", fn_bincount),
+    KILN_BINDING("histc", fn_histc),
+    KILN_BINDING("searchsorted", fn_searchsorted),
+    KILN_BINDING("bucketize", fn_bucketize),
+    KILN_BINDING("isin", fn_isin),
+    KILN_BINDING("_unique2", fn__unique2),
+    KILN_BINDING("_unique_dim", fn__unique_dim),
+    KILN_BINDING("_unique_consecutive", fn__unique_consecutive),
+    KILN_BINDING("cdist", fn_cdist),
+    KILN_BINDING("_cdist_forward", fn__cdist_forward),
+    KILN_BINDING("_cdist_backward", fn__cdist_backward),
     {nullptr, nullptr, 0, nullptr},
 };
 
@@ -811,6 +844,11 @@ PyMethodDef generated_methods[] = {
     KILN_BINDING("mv", method_mv),
     KILN_BINDING("outer", method_outer),
     KILN_BINDING("addmm", method_addmm),
+    KILN_BINDING("cummax", method_cummax),
+    KILN_BINDING("cummin", method_cummin),
+    KILN_BINDING("logcumsumexp", method_logcumsumexp),
+    KILN_BINDING("bincount", method_bincount),
+    KILN_BINDING("histc", method_histc),
     {nullptr, nullptr, 0, nullptr},
 };
 

@@ -24,6 +24,7 @@ from ._tensor_str import set_printoptions
 from ._einsum import einsum
 from ._broadcast import broadcast_shapes, broadcast_tensors
 from ._linalg_norm import norm
+from ._functional import cdist, unique, unique_consecutive
 from ._creation import (BoolTensor, DoubleTensor, FloatTensor, IntTensor, LongTensor,  # noqa: F401
                         as_tensor, tensor)
 from .autograd.grad_mode import enable_grad, inference_mode, no_grad, set_grad_enabled
@@ -148,5 +149,5 @@ __all__ = [
     "get_deterministic_debug_mode", "set_deterministic_debug_mode", "is_autocast_cpu_enabled",
     "get_autocast_gpu_dtype", "get_autocast_cpu_dtype", "is_autocast_cache_enabled",
     "set_autocast_cpu_enabled", "set_autocast_cpu_dtype",
-    "concat", "clip", "normal", "einsum", "broadcast_shapes", "broadcast_tensors", "embedding", "norm", "nonzero", "where", "equal", "ravel", "numel", "is_floating_point", "as_tensor", "threshold_", "rrelu", "rrelu_", "FloatTensor", "DoubleTensor", "LongTensor", "IntTensor", "BoolTensor",
+    "concat", "clip", "normal", "einsum", "broadcast_shapes", "broadcast_tensors", "embedding", "norm", "cdist", "unique", "unique_consecutive", "nonzero", "where", "equal", "ravel", "numel", "is_floating_point", "as_tensor", "threshold_", "rrelu", "rrelu_", "FloatTensor", "DoubleTensor", "LongTensor", "IntTensor", "BoolTensor",
 ]

@@ -130,6 +130,15 @@ class Tensor(_C.TensorBase):
     def where(self, condition, other):
         return _C.where(condition, self, other)
 
+    def unique(self, sorted=True, return_inverse=False, return_counts=False, dim=None):
+        """torch.unique: the unique elements (or slices along dim), with the outputs asked for."""
+        from ._functional import unique
+        return unique(self, sorted, return_inverse, return_counts, dim)
+
+    def unique_consecutive(self, return_inverse=False, return_counts=False, dim=None):
+        from ._functional import unique_consecutive
+        return unique_consecutive(self, return_inverse, return_counts, dim)
+
     def norm(self, p="fro", dim=None, keepdim=False, dtype=None):
         """torch.norm: the p-norm over dim (all dims when None); 'fro' is the 2-norm."""
         from ._linalg_norm import norm

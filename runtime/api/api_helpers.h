@@ -22,5 +22,8 @@ inline std::vector<Tensor> to_api(std::vector<TensorBase>&& v) {
 inline std::tuple<Tensor, Tensor> to_api(std::tuple<TensorBase, TensorBase>&& t) {
   return {Tensor(std::move(std::get<0>(t))), Tensor(std::move(std::get<1>(t)))};
 }
+inline std::tuple<Tensor, Tensor, Tensor> to_api(std::tuple<TensorBase, TensorBase, TensorBase>&& t) {
+  return {Tensor(std::move(std::get<0>(t))), Tensor(std::move(std::get<1>(t))), Tensor(std::move(std::get<2>(t)))};
+}
 
 }  // namespace kiln

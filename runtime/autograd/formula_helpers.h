@@ -78,6 +78,10 @@ Tensor adaptive_avg_pool_double_backward(const Tensor& grad, IntArrayRef grad_ou
 Tensor cumsum_backward(const Tensor& grad, int64_t dim);
 // Gradient of cumprod along dim, exact when self holds zeros.
 Tensor cumprod_backward(const Tensor& grad, const Tensor& self, int64_t dim, const Tensor& result);
+// Gradient of cummax/cummin: grad scattered (added) to the positions in indices.
+Tensor cummaxmin_backward(const Tensor& grad, const Tensor& self, const Tensor& indices, int64_t dim);
+// Gradient of logcumsumexp along dim (torch's overflow-free formula).
+Tensor logcumsumexp_backward(const Tensor& grad, const Tensor& self, const Tensor& result, int64_t dim);
 
 // Indexing (indexing_formula_helpers.cc). Gradient of masked_select: grad put back at the mask's
 // true positions of the broadcast shape, summed to self's sizes.

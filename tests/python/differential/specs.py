@@ -1184,3 +1184,8 @@ def g_clamp_ties(g: G):
 
 
 SPECS.append(Spec("clamp_ties", g_clamp_ties, template="LIB.clamp({0}, min={1})", dtypes=("float64",), n=4))
+
+# scans with indices, searching, counting, unique and cdist
+from .specs_search import SPECS as _SEARCH_SPECS  # noqa: E402
+
+SPECS.extend(_SEARCH_SPECS)

@@ -1,0 +1,130 @@
+// unique (flat or along a dim) and unique_consecutive. All three group the "rows" of the tensor
+// along one dim (single elements when flat): unique sorts the rows stably, lexicographically, NaN
+// last, and merges equal neighbours; unique_consecutive merges equal neighbours in place. Rows
+// compare with ==, so NaNs never merge (each NaN is its own value, as torch 2) and -0 joins 0.
+#include <algorithm>
+#include <numeric>
+#include <tuple>
+#include <type_traits>
+#include <vector>
+
+#include "generated/kernels/_unique2.h"
+#include "generated/kernels/_unique_consecutive.h"
+#include "generated/kernels/_unique_dim.h"
+#include "runtime/kernels/cpu/cpu_tensors.h"
+#include "runtime/kernels/reduction_plan.h"
+#include "runtime/kernels/tensor_memory.h"
+
+namespace kiln {
+namespace cpu {
+namespace {
+
+template <typename T>
+using compare_t = std::conditional_t<is_reduced_float_v<T>, float, T>;
+
+using Outputs = std::tuple<TensorBase, TensorBase, TensorBase>;
+
+// Row k of a contiguous tensor split around a dim: the elements (o, k, i) for every outer o and
+// inner i. `sorted`: order rows first; then groups of equal neighbours.
+template <typename T>
+Outputs group_rows(const TensorBase& x, const DimSplit& split, DimVector out_shape, IntArrayRef inverse_shape,
+                   bool sorted, bool return_inverse, bool return_counts) {
+  using C = compare_t<T>;
+  const T* p = static_cast<const T*>(x.data_ptr());
+  const int64_t n = split.n, inner = split.inner, outer = split.outer;
+  auto at = [&](int64_t k, int64_t o, int64_t i) { return static_cast<C>(p[(o * n + k) * inner + i]); };
+  // -1, 0, 1 as row a sorts before, with, after row b (NaN after every number, NaNs alike).
+  auto compare = [&](int64_t a, int64_t b) {
+    for (int64_t o = 0; o < outer; ++o) {
+      for (int64_t i = 0; i < inner; ++i) {
+        const C u = at(a, o, i), v = at(b, o, i);
+        const bool un = is_nan(u), vn = is_nan(v);
+        if (un != vn) return un ? 1 : -1;
+        if (!un && u != v) return u < v ? -1 : 1;
+      }
+    }
+    return 0;
+  };
+  auto equal = [&](int64_t a, int64_t b) {
+    for (int64_t o = 0; o < outer; ++o) {
+      for (int64_t i = 0; i < inner; ++i) {
+        if (!(at(a, o, i) == at(b, o, i))) return false;
+      }
+    }
+    return true;
+  };
+  std::vector<int64_t> order(static_cast<size_t>(n));
+  std::iota(order.begin(), order.end(), int64_t{0});
+  if (sorted) std::stable_sort(order.begin(), order.end(), [&](int64_t a, int64_t b) { return compare(a, b) < 0; });
+  std::vector<int64_t> firsts, counts, inverse(static_cast<size_t>(n));
+  for (int64_t j = 0; j < n; ++j) {
+    const int64_t row = order[static_cast<size_t>(j)];
+    if (firsts.empty() || !equal(firsts.back(), row)) {
+      firsts.push_back(row);
+      counts.push_back(0);
+    }
+    ++counts.back();
+    inverse[static_cast<size_t>(row)] = static_cast<int64_t>(firsts.size()) - 1;
+  }
+  const int64_t groups = static_cast<int64_t>(firsts.size());
+  out_shape[static_cast<size_t>(split.dim)] = groups;
+  TensorBase values = empty_cpu(out_shape, x.dtype());
+  T* vp = static_cast<T*>(values.data_ptr());
+  for (int64_t o = 0; o < outer; ++o) {
+    for (int64_t g = 0; g < groups; ++g) {
+      const T* src = p + (o * n + firsts[static_cast<size_t>(g)]) * inner;
+      std::copy(src, src + inner, vp + (o * groups + g) * inner);
+    }
+  }
+  TensorBase inv = empty_cpu(return_inverse ? inverse_shape : IntArrayRef({0}), ScalarType::Int64);
+  if (return_inverse) std::copy(inverse.begin(), inverse.end(), static_cast<int64_t*>(inv.data_ptr()));
+  TensorBase cnt = empty_cpu({return_counts ? groups : 0}, ScalarType::Int64);
+  if (return_counts) std::copy(counts.begin(), counts.end(), static_cast<int64_t*>(cnt.data_ptr()));
+  return {values, inv, cnt};
+}
+
+Outputs unique_flat(const TensorBase& self, bool sorted, bool return_inverse, bool return_counts, const char* op) {
+  const TensorBase x = contiguous_cpu(self);
+  Outputs result;
+  KILN_DISPATCH_ALL_TYPES_AND_REDUCED(x.dtype(), op, [&] {
+    result = group_rows<scalar_t>(x, {1, self.numel(), 1, 0}, DimVector({0}), self.sizes(), sorted, return_inverse,
+                                  return_counts);
+  });
+  return result;
+}
+
+Outputs unique_along(const TensorBase& self, int64_t dim, bool sorted, bool return_inverse, bool return_counts,
+                     const char* op) {
+  KILN_CHECK_INDEX(self.dim() > 0, "Dimension specified as ", dim, " but tensor has no dimensions");
+  const DimSplit split = DimSplit::around(self.sizes(), dim, op);
+  if (split.n > 0) {
+    KILN_CHECK(self.numel() > 0, op, ": there are 0 sized dimensions, and they aren't selected, so unique cannot be applied");
+  }
+  const TensorBase x = contiguous_cpu(self);
+  Outputs result;
+  KILN_DISPATCH_ALL_TYPES_AND_REDUCED(x.dtype(), op, [&] {
+    result = group_rows<scalar_t>(x, split, DimVector(self.sizes().begin(), self.sizes().end()), DimVector({split.n}), sorted, return_inverse, return_counts);
+  });
+  return result;
+}
+
+}  // namespace
+
+Outputs unique2(const TensorBase& self, bool sorted, bool return_inverse, bool return_counts) {
+  (void)sorted;  // always sorted: torch allows any order for sorted=False
+  return unique_flat(self, /*sorted=*/true, return_inverse, return_counts, "unique");
+}
+
+Outputs unique_dim(const TensorBase& self, int64_t dim, bool sorted, bool return_inverse, bool return_counts) {
+  (void)sorted;
+  return unique_along(self, dim, /*sorted=*/true, return_inverse, return_counts, "unique");
+}
+
+Outputs unique_consecutive(const TensorBase& self, bool return_inverse, bool return_counts,
+                           const std::optional<int64_t>& dim) {
+  if (dim) return unique_along(self, *dim, /*sorted=*/false, return_inverse, return_counts, "unique_consecutive");
+  return unique_flat(self, /*sorted=*/false, return_inverse, return_counts, "unique_consecutive");
+}
+
+}  // namespace cpu
+}  // namespace kiln
