@@ -589,8 +589,15 @@ def _autograd(n: Node, names: List[str], scalars: List[str], choice_of: Dict[int
     if k == "const":
         return (str(int(n.value)) if n.is_int else repr(n.value)), False
     c = [_autograd(ch, names, scalars, choice_of) for ch in n.children]
+
+    def as_double(text: str, node: Node) -> str:  # a Scalar (argument or Scalar arithmetic) as double
+        return text if node.kind == "const" else f"{text}.to_double()"
+
     if k == "neg":
-        return (f"neg({c[0][0]})", True) if c[0][1] else (f"-{c[0][0]}", False)
+        if c[0][1]:
+            return f"neg({c[0][0]})", True
+        return (f"-{c[0][0]}", False) if n.children[0].kind == "const" else \
+            (f"Scalar(-{as_double(c[0][0], n.children[0])})", False)
     if k in BITWISE.values() or k == "bitnot":
         raise bad("bitwise operators have no derivative")
     if k in CXX_BINARY_CALLS:
@@ -600,11 +607,9 @@ def _autograd(n: Node, names: List[str], scalars: List[str], choice_of: Dict[int
     if k in CXX_BINARY:
         (a, ta), (b, tb) = c
         if not ta and not tb:
-            if "scalar" not in (n.children[0].kind, n.children[1].kind) or k not in ("add", "sub", "mul", "div"):
+            if (n.children[0].kind == "const" and n.children[1].kind == "const") or k not in ("add", "sub", "mul", "div"):
                 raise bad("arithmetic of constants alone: fold it into one literal")
-            # Scalar arithmetic (1 - weight): a Scalar computed in double
-            def as_double(text: str, node: Node) -> str:
-                return f"{text}.to_double()" if node.kind == "scalar" else text
+            # Scalar arithmetic (1 - weight, alpha * scale): a Scalar computed in double
             return (f"Scalar({as_double(a, n.children[0])} {CXX_BINARY[k]} {as_double(b, n.children[1])})",
                     False)
         if ta and tb:

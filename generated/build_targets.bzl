@@ -505,7 +505,7 @@ KILN_FILES = {
     "generated/autograd/softmax.h": (["generated/api/tensor.h"], []),
     "generated/autograd/softplus.cc": (["generated/api/add.h", "generated/api/div.h", "generated/api/exp.h", "generated/api/gt.h", "generated/api/mul.h", "generated/api/softplus.h", "generated/api/where.h", "generated/autograd/softplus.h", "runtime/autograd/formula_helpers.h", "runtime/autograd/node.h", "runtime/autograd/saved_variable.h", "runtime/dispatch/dispatcher.h"], []),
     "generated/autograd/softplus.h": (["generated/api/tensor.h"], []),
-    "generated/autograd/softshrink.cc": (["generated/api/le.h", "generated/api/logical_and.h", "generated/api/masked_fill.h", "generated/api/neg.h", "generated/api/softshrink.h", "generated/autograd/softshrink.h", "runtime/autograd/formula_helpers.h", "runtime/autograd/node.h", "runtime/autograd/saved_variable.h", "runtime/dispatch/dispatcher.h"], []),
+    "generated/autograd/softshrink.cc": (["generated/api/ge.h", "generated/api/le.h", "generated/api/logical_and.h", "generated/api/masked_fill.h", "generated/api/softshrink.h", "generated/autograd/softshrink.h", "runtime/autograd/formula_helpers.h", "runtime/autograd/node.h", "runtime/autograd/saved_variable.h", "runtime/dispatch/dispatcher.h"], []),
     "generated/autograd/softshrink.h": (["generated/api/tensor.h"], []),
     "generated/autograd/sort.cc": (["generated/api/scatter.h", "generated/api/sort.h", "generated/api/zeros.h", "generated/autograd/sort.h", "runtime/autograd/formula_helpers.h", "runtime/autograd/node.h", "runtime/autograd/saved_variable.h", "runtime/dispatch/dispatcher.h"], []),
     "generated/autograd/sort.h": (["generated/api/tensor.h"], []),

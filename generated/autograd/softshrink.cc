@@ -5,10 +5,10 @@
 #include <algorithm>
 
 #include "generated/api/softshrink.h"
+#include "generated/api/ge.h"
 #include "generated/api/le.h"
 #include "generated/api/logical_and.h"
 #include "generated/api/masked_fill.h"
-#include "generated/api/neg.h"
 #include "runtime/autograd/formula_helpers.h"
 #include "runtime/autograd/node.h"
 #include "runtime/autograd/saved_variable.h"
@@ -18,7 +18,7 @@ namespace kiln {
 namespace autograd {
 
 // softshrink
-//   self: masked_fill(grad, logical_and(le(neg(self), lambd), le(self, lambd)), 0)
+//   self: masked_fill(grad, logical_and(ge(self, Scalar(-lambd.to_double())), le(self, lambd)), 0)
 struct SoftshrinkBackward0 final : Node {
   SavedVariable self_;
   Scalar lambd;
@@ -30,7 +30,7 @@ struct SoftshrinkBackward0 final : Node {
     const Tensor grad(grads[0]);
     if (!grad.defined()) return grad_inputs;
     const Tensor self(self_.unpack());
-    if (next_edges()[0].is_valid()) grad_inputs[0] = masked_fill(grad, logical_and(le(neg(self), lambd), le(self, lambd)), 0);
+    if (next_edges()[0].is_valid()) grad_inputs[0] = masked_fill(grad, logical_and(ge(self, Scalar(-lambd.to_double())), le(self, lambd)), 0);
     return grad_inputs;
   }
 

@@ -1536,14 +1536,14 @@ const FormulaNode log_sigmoid_self_grad_nodes[] = {
     {FormulaOp::Select, 2, 17, 30, -1, 0.0},
 };
 
-// dsoftshrink/dself: 0 if (-self <= lambd and self <= lambd) else grad
+// dsoftshrink/dself: 0 if (self >= -lambd and self <= lambd) else grad
 const char* const softshrink_self_grad_args[] = {"grad", "result", "self"};
 const char* const softshrink_self_grad_scalars[] = {"lambd"};
 const FormulaNode softshrink_self_grad_nodes[] = {
     {FormulaOp::Arg, -1, -1, -1, 2, 0.0},
-    {FormulaOp::Neg, 0, -1, -1, -1, 0.0},
     {FormulaOp::Scalar, -1, -1, -1, 0, 0.0},
-    {FormulaOp::Le, 1, 2, -1, -1, 0.0},
+    {FormulaOp::Neg, 1, -1, -1, -1, 0.0},
+    {FormulaOp::Ge, 0, 2, -1, -1, 0.0},
     {FormulaOp::Arg, -1, -1, -1, 2, 0.0},
     {FormulaOp::Scalar, -1, -1, -1, 0, 0.0},
     {FormulaOp::Le, 4, 5, -1, -1, 0.0},
@@ -2083,7 +2083,7 @@ const PointwiseFormula kPointwiseDerivatives[] = {
     {"log_sigmoid", "self", "log_sigmoid", "grad * (1 - exp(-abs(self)) / (1 + exp(-abs(self)))) if self < 0 else grad * (exp(-abs(self)) / (1 + exp(-abs(self))))", log_sigmoid_self_grad_args, 3,
      nullptr, 0,
      log_sigmoid_self_grad_nodes, 32, FormulaDtypes::floating, false, false, false},
-    {"softshrink", "self", "softshrink", "0 if (-self <= lambd and self <= lambd) else grad", softshrink_self_grad_args, 3,
+    {"softshrink", "self", "softshrink", "0 if (self >= -lambd and self <= lambd) else grad", softshrink_self_grad_args, 3,
      softshrink_self_grad_scalars, 1,
      softshrink_self_grad_nodes, 11, FormulaDtypes::floating, false, false, false},
     {"hardshrink", "self", "hardshrink", "0 if (-self <= lambd and self <= lambd) else grad", hardshrink_self_grad_args, 3,
