@@ -573,7 +573,7 @@ def render_all(schema_dir: str) -> Dict[str, str]:
         by_py_name: "OrderedDict[tuple, List[NativeFunction]]" = OrderedDict()
         for nf in funcs:
             if "function" in nf.variants or nf.family_role == "out":
-                if not nf.schema.name.startswith("_") or nf.schema.name == "_to_copy":
+                if not nf.schema.name.startswith("_") or nf.schema.name in ("_to_copy", "_nan_to_num"):
                     by_py_name.setdefault((nf.schema.name, False), []).append(nf)
             if "method" in nf.variants:
                 by_py_name.setdefault((nf.schema.name, True), []).append(nf)

@@ -80,6 +80,16 @@
 #include "generated/api/round.h"
 #include "generated/api/clip.h"
 #include "generated/api/logical_not.h"
+#include "generated/api/clamp_min.h"
+#include "generated/api/clamp_max.h"
+#include "generated/api/logaddexp.h"
+#include "generated/api/heaviside.h"
+#include "generated/api/frac.h"
+#include "generated/api/xlogy.h"
+#include "generated/api/nan_to_num.h"
+#include "generated/api/_nan_to_num.h"
+#include "generated/api/addcmul.h"
+#include "generated/api/addcdiv.h"
 #include "generated/api/eq.h"
 #include "generated/api/ne.h"
 #include "generated/api/lt.h"
@@ -567,6 +577,78 @@ class Tensor : public kiln::Tensor {
   }
   const Tensor& logical_not_() const {
     return to_api(kiln::logical_not_(*this));
+  }
+  Tensor clamp_min(const Scalar& min) const {
+    return to_api(kiln::clamp_min(*this, min));
+  }
+  const Tensor& clamp_min_(const Scalar& min) const {
+    return to_api(kiln::clamp_min_(*this, min));
+  }
+  Tensor clamp_min(const Tensor& min) const {
+    return to_api(kiln::clamp_min(*this, min));
+  }
+  const Tensor& clamp_min_(const Tensor& min) const {
+    return to_api(kiln::clamp_min_(*this, min));
+  }
+  Tensor clamp_max(const Scalar& max) const {
+    return to_api(kiln::clamp_max(*this, max));
+  }
+  const Tensor& clamp_max_(const Scalar& max) const {
+    return to_api(kiln::clamp_max_(*this, max));
+  }
+  Tensor clamp_max(const Tensor& max) const {
+    return to_api(kiln::clamp_max(*this, max));
+  }
+  const Tensor& clamp_max_(const Tensor& max) const {
+    return to_api(kiln::clamp_max_(*this, max));
+  }
+  Tensor logaddexp(const Tensor& other) const {
+    return to_api(kiln::logaddexp(*this, other));
+  }
+  Tensor heaviside(const Tensor& values) const {
+    return to_api(kiln::heaviside(*this, values));
+  }
+  const Tensor& heaviside_(const Tensor& values) const {
+    return to_api(kiln::heaviside_(*this, values));
+  }
+  Tensor frac() const {
+    return to_api(kiln::frac(*this));
+  }
+  const Tensor& frac_() const {
+    return to_api(kiln::frac_(*this));
+  }
+  Tensor xlogy(const Tensor& other) const {
+    return to_api(kiln::xlogy(*this, other));
+  }
+  const Tensor& xlogy_(const Tensor& other) const {
+    return to_api(kiln::xlogy_(*this, other));
+  }
+  Tensor xlogy(const Scalar& other) const {
+    return to_api(kiln::xlogy(*this, other));
+  }
+  const Tensor& xlogy_(const Scalar& other) const {
+    return to_api(kiln::xlogy_(*this, other));
+  }
+  Tensor nan_to_num(const std::optional<double>& nan = std::nullopt, const std::optional<double>& posinf = std::nullopt, const std::optional<double>& neginf = std::nullopt) const {
+    return to_api(kiln::nan_to_num(*this, nan, posinf, neginf));
+  }
+  const Tensor& nan_to_num_(const std::optional<double>& nan = std::nullopt, const std::optional<double>& posinf = std::nullopt, const std::optional<double>& neginf = std::nullopt) const {
+    return to_api(kiln::nan_to_num_(*this, nan, posinf, neginf));
+  }
+  const Tensor& _nan_to_num_(const Scalar& nan, const Scalar& posinf, const Scalar& neginf) const {
+    return to_api(kiln::_nan_to_num_(*this, nan, posinf, neginf));
+  }
+  Tensor addcmul(const Tensor& tensor1, const Tensor& tensor2, const Scalar& value = 1) const {
+    return to_api(kiln::addcmul(*this, tensor1, tensor2, value));
+  }
+  const Tensor& addcmul_(const Tensor& tensor1, const Tensor& tensor2, const Scalar& value = 1) const {
+    return to_api(kiln::addcmul_(*this, tensor1, tensor2, value));
+  }
+  Tensor addcdiv(const Tensor& tensor1, const Tensor& tensor2, const Scalar& value = 1) const {
+    return to_api(kiln::addcdiv(*this, tensor1, tensor2, value));
+  }
+  const Tensor& addcdiv_(const Tensor& tensor1, const Tensor& tensor2, const Scalar& value = 1) const {
+    return to_api(kiln::addcdiv_(*this, tensor1, tensor2, value));
   }
   Tensor eq(const Tensor& other) const {
     return to_api(kiln::eq(*this, other));
@@ -1579,6 +1661,141 @@ inline Tensor logical_not(const Tensor& self) {
 // logical_not.out(Tensor self, *, Tensor(a!) out) -> Tensor(a!)
 inline const Tensor& logical_not_out(const Tensor& out, const Tensor& self) {
   return to_api(kiln::logical_not_out(out, self));
+}
+
+// clamp_min(Tensor self, Scalar min) -> Tensor
+inline Tensor clamp_min(const Tensor& self, const Scalar& min) {
+  return to_api(kiln::clamp_min(self, min));
+}
+
+// clamp_min.out(Tensor self, Scalar min, *, Tensor(a!) out) -> Tensor(a!)
+inline const Tensor& clamp_min_out(const Tensor& out, const Tensor& self, const Scalar& min) {
+  return to_api(kiln::clamp_min_out(out, self, min));
+}
+
+// clamp_min.Tensor(Tensor self, Tensor min) -> Tensor
+inline Tensor clamp_min(const Tensor& self, const Tensor& min) {
+  return to_api(kiln::clamp_min(self, min));
+}
+
+// clamp_min.Tensor_out(Tensor self, Tensor min, *, Tensor(a!) out) -> Tensor(a!)
+inline const Tensor& clamp_min_out(const Tensor& out, const Tensor& self, const Tensor& min) {
+  return to_api(kiln::clamp_min_out(out, self, min));
+}
+
+// clamp_max(Tensor self, Scalar max) -> Tensor
+inline Tensor clamp_max(const Tensor& self, const Scalar& max) {
+  return to_api(kiln::clamp_max(self, max));
+}
+
+// clamp_max.out(Tensor self, Scalar max, *, Tensor(a!) out) -> Tensor(a!)
+inline const Tensor& clamp_max_out(const Tensor& out, const Tensor& self, const Scalar& max) {
+  return to_api(kiln::clamp_max_out(out, self, max));
+}
+
+// clamp_max.Tensor(Tensor self, Tensor max) -> Tensor
+inline Tensor clamp_max(const Tensor& self, const Tensor& max) {
+  return to_api(kiln::clamp_max(self, max));
+}
+
+// clamp_max.Tensor_out(Tensor self, Tensor max, *, Tensor(a!) out) -> Tensor(a!)
+inline const Tensor& clamp_max_out(const Tensor& out, const Tensor& self, const Tensor& max) {
+  return to_api(kiln::clamp_max_out(out, self, max));
+}
+
+// logaddexp(Tensor self, Tensor other) -> Tensor
+inline Tensor logaddexp(const Tensor& self, const Tensor& other) {
+  return to_api(kiln::logaddexp(self, other));
+}
+
+// logaddexp.out(Tensor self, Tensor other, *, Tensor(a!) out) -> Tensor(a!)
+inline const Tensor& logaddexp_out(const Tensor& out, const Tensor& self, const Tensor& other) {
+  return to_api(kiln::logaddexp_out(out, self, other));
+}
+
+// heaviside(Tensor self, Tensor values) -> Tensor
+inline Tensor heaviside(const Tensor& self, const Tensor& values) {
+  return to_api(kiln::heaviside(self, values));
+}
+
+// heaviside.out(Tensor self, Tensor values, *, Tensor(a!) out) -> Tensor(a!)
+inline const Tensor& heaviside_out(const Tensor& out, const Tensor& self, const Tensor& values) {
+  return to_api(kiln::heaviside_out(out, self, values));
+}
+
+// frac(Tensor self) -> Tensor
+inline Tensor frac(const Tensor& self) {
+  return to_api(kiln::frac(self));
+}
+
+// frac.out(Tensor self, *, Tensor(a!) out) -> Tensor(a!)
+inline const Tensor& frac_out(const Tensor& out, const Tensor& self) {
+  return to_api(kiln::frac_out(out, self));
+}
+
+// xlogy.Tensor(Tensor self, Tensor other) -> Tensor
+inline Tensor xlogy(const Tensor& self, const Tensor& other) {
+  return to_api(kiln::xlogy(self, other));
+}
+
+// xlogy.out(Tensor self, Tensor other, *, Tensor(a!) out) -> Tensor(a!)
+inline const Tensor& xlogy_out(const Tensor& out, const Tensor& self, const Tensor& other) {
+  return to_api(kiln::xlogy_out(out, self, other));
+}
+
+// xlogy.Scalar_Self(Scalar self, Tensor other) -> Tensor
+inline Tensor xlogy(const Scalar& self, const Tensor& other) {
+  return to_api(kiln::xlogy(self, other));
+}
+
+// xlogy.Scalar_Other(Tensor self, Scalar other) -> Tensor
+inline Tensor xlogy(const Tensor& self, const Scalar& other) {
+  return to_api(kiln::xlogy(self, other));
+}
+
+// nan_to_num(Tensor self, float? nan=None, float? posinf=None, float? neginf=None) -> Tensor
+inline Tensor nan_to_num(const Tensor& self, const std::optional<double>& nan = std::nullopt, const std::optional<double>& posinf = std::nullopt, const std::optional<double>& neginf = std::nullopt) {
+  return to_api(kiln::nan_to_num(self, nan, posinf, neginf));
+}
+
+// nan_to_num.out(Tensor self, float? nan=None, float? posinf=None, float? neginf=None, *, Tensor(a!) out) -> Tensor(a!)
+inline const Tensor& nan_to_num_out(const Tensor& out, const Tensor& self, const std::optional<double>& nan = std::nullopt, const std::optional<double>& posinf = std::nullopt, const std::optional<double>& neginf = std::nullopt) {
+  return to_api(kiln::nan_to_num_out(out, self, nan, posinf, neginf));
+}
+
+// nan_to_num_(Tensor(a!) self, float? nan=None, float? posinf=None, float? neginf=None) -> Tensor(a!)
+inline const Tensor& nan_to_num_(const Tensor& self, const std::optional<double>& nan = std::nullopt, const std::optional<double>& posinf = std::nullopt, const std::optional<double>& neginf = std::nullopt) {
+  return to_api(kiln::nan_to_num_(self, nan, posinf, neginf));
+}
+
+// _nan_to_num(Tensor self, Scalar nan, Scalar posinf, Scalar neginf) -> Tensor
+inline Tensor _nan_to_num(const Tensor& self, const Scalar& nan, const Scalar& posinf, const Scalar& neginf) {
+  return to_api(kiln::_nan_to_num(self, nan, posinf, neginf));
+}
+
+// _nan_to_num.out(Tensor self, Scalar nan, Scalar posinf, Scalar neginf, *, Tensor(a!) out) -> Tensor(a!)
+inline const Tensor& _nan_to_num_out(const Tensor& out, const Tensor& self, const Scalar& nan, const Scalar& posinf, const Scalar& neginf) {
+  return to_api(kiln::_nan_to_num_out(out, self, nan, posinf, neginf));
+}
+
+// addcmul(Tensor self, Tensor tensor1, Tensor tensor2, *, Scalar value=1) -> Tensor
+inline Tensor addcmul(const Tensor& self, const Tensor& tensor1, const Tensor& tensor2, const Scalar& value = 1) {
+  return to_api(kiln::addcmul(self, tensor1, tensor2, value));
+}
+
+// addcmul.out(Tensor self, Tensor tensor1, Tensor tensor2, *, Scalar value=1, Tensor(a!) out) -> Tensor(a!)
+inline const Tensor& addcmul_out(const Tensor& out, const Tensor& self, const Tensor& tensor1, const Tensor& tensor2, const Scalar& value = 1) {
+  return to_api(kiln::addcmul_out(out, self, tensor1, tensor2, value));
+}
+
+// addcdiv(Tensor self, Tensor tensor1, Tensor tensor2, *, Scalar value=1) -> Tensor
+inline Tensor addcdiv(const Tensor& self, const Tensor& tensor1, const Tensor& tensor2, const Scalar& value = 1) {
+  return to_api(kiln::addcdiv(self, tensor1, tensor2, value));
+}
+
+// addcdiv.out(Tensor self, Tensor tensor1, Tensor tensor2, *, Scalar value=1, Tensor(a!) out) -> Tensor(a!)
+inline const Tensor& addcdiv_out(const Tensor& out, const Tensor& self, const Tensor& tensor1, const Tensor& tensor2, const Scalar& value = 1) {
+  return to_api(kiln::addcdiv_out(out, self, tensor1, tensor2, value));
 }
 
 // eq.Tensor(Tensor self, Tensor other) -> Tensor

@@ -1144,6 +1144,267 @@ const FuzzOp kFuzzOps[] = {
        const Tensor self = in.tensor();
        use_result(in, kiln::logical_not_out(out, self));
      }},
+    {"clamp_min",
+     [](FuzzInput& in) {
+       const Tensor self = in.tensor();
+       const auto min = in.scalar();
+       use_result(in, kiln::clamp_min(self, min));
+     }},
+    {"clamp_min_",
+     [](FuzzInput& in) {
+       const Tensor self = in.tensor();
+       const auto min = in.scalar();
+       use_result(in, kiln::clamp_min_(self, min));
+     }},
+    {"clamp_min.out",
+     [](FuzzInput& in) {
+       const Tensor out = in.tensor();
+       const Tensor self = in.tensor();
+       const auto min = in.scalar();
+       use_result(in, kiln::clamp_min_out(out, self, min));
+     }},
+    {"clamp_min.Tensor",
+     [](FuzzInput& in) {
+       const Tensor self = in.tensor();
+       const Tensor min = in.tensor();
+       use_result(in, kiln::clamp_min(self, min));
+     }},
+    {"clamp_min_.Tensor",
+     [](FuzzInput& in) {
+       const Tensor self = in.tensor();
+       const Tensor min = in.tensor();
+       use_result(in, kiln::clamp_min_(self, min));
+     }},
+    {"clamp_min.Tensor_out",
+     [](FuzzInput& in) {
+       const Tensor out = in.tensor();
+       const Tensor self = in.tensor();
+       const Tensor min = in.tensor();
+       use_result(in, kiln::clamp_min_out(out, self, min));
+     }},
+    {"clamp_max",
+     [](FuzzInput& in) {
+       const Tensor self = in.tensor();
+       const auto max = in.scalar();
+       use_result(in, kiln::clamp_max(self, max));
+     }},
+    {"clamp_max_",
+     [](FuzzInput& in) {
+       const Tensor self = in.tensor();
+       const auto max = in.scalar();
+       use_result(in, kiln::clamp_max_(self, max));
+     }},
+    {"clamp_max.out",
+     [](FuzzInput& in) {
+       const Tensor out = in.tensor();
+       const Tensor self = in.tensor();
+       const auto max = in.scalar();
+       use_result(in, kiln::clamp_max_out(out, self, max));
+     }},
+    {"clamp_max.Tensor",
+     [](FuzzInput& in) {
+       const Tensor self = in.tensor();
+       const Tensor max = in.tensor();
+       use_result(in, kiln::clamp_max(self, max));
+     }},
+    {"clamp_max_.Tensor",
+     [](FuzzInput& in) {
+       const Tensor self = in.tensor();
+       const Tensor max = in.tensor();
+       use_result(in, kiln::clamp_max_(self, max));
+     }},
+    {"clamp_max.Tensor_out",
+     [](FuzzInput& in) {
+       const Tensor out = in.tensor();
+       const Tensor self = in.tensor();
+       const Tensor max = in.tensor();
+       use_result(in, kiln::clamp_max_out(out, self, max));
+     }},
+    {"logaddexp",
+     [](FuzzInput& in) {
+       const Tensor self = in.tensor();
+       const Tensor other = in.tensor();
+       use_result(in, kiln::logaddexp(self, other));
+     }},
+    {"logaddexp.out",
+     [](FuzzInput& in) {
+       const Tensor out = in.tensor();
+       const Tensor self = in.tensor();
+       const Tensor other = in.tensor();
+       use_result(in, kiln::logaddexp_out(out, self, other));
+     }},
+    {"heaviside",
+     [](FuzzInput& in) {
+       const Tensor self = in.tensor();
+       const Tensor values = in.tensor();
+       use_result(in, kiln::heaviside(self, values));
+     }},
+    {"heaviside_",
+     [](FuzzInput& in) {
+       const Tensor self = in.tensor();
+       const Tensor values = in.tensor();
+       use_result(in, kiln::heaviside_(self, values));
+     }},
+    {"heaviside.out",
+     [](FuzzInput& in) {
+       const Tensor out = in.tensor();
+       const Tensor self = in.tensor();
+       const Tensor values = in.tensor();
+       use_result(in, kiln::heaviside_out(out, self, values));
+     }},
+    {"frac",
+     [](FuzzInput& in) {
+       const Tensor self = in.tensor();
+       use_result(in, kiln::frac(self));
+     }},
+    {"frac_",
+     [](FuzzInput& in) {
+       const Tensor self = in.tensor();
+       use_result(in, kiln::frac_(self));
+     }},
+    {"frac.out",
+     [](FuzzInput& in) {
+       const Tensor out = in.tensor();
+       const Tensor self = in.tensor();
+       use_result(in, kiln::frac_out(out, self));
+     }},
+    {"xlogy.Tensor",
+     [](FuzzInput& in) {
+       const Tensor self = in.tensor();
+       const Tensor other = in.tensor();
+       use_result(in, kiln::xlogy(self, other));
+     }},
+    {"xlogy_.Tensor",
+     [](FuzzInput& in) {
+       const Tensor self = in.tensor();
+       const Tensor other = in.tensor();
+       use_result(in, kiln::xlogy_(self, other));
+     }},
+    {"xlogy.out",
+     [](FuzzInput& in) {
+       const Tensor out = in.tensor();
+       const Tensor self = in.tensor();
+       const Tensor other = in.tensor();
+       use_result(in, kiln::xlogy_out(out, self, other));
+     }},
+    {"xlogy.Scalar_Self",
+     [](FuzzInput& in) {
+       const auto self = in.scalar();
+       const Tensor other = in.tensor();
+       use_result(in, kiln::xlogy(self, other));
+     }},
+    {"xlogy.Scalar_Other",
+     [](FuzzInput& in) {
+       const Tensor self = in.tensor();
+       const auto other = in.scalar();
+       use_result(in, kiln::xlogy(self, other));
+     }},
+    {"xlogy_.Scalar_Other",
+     [](FuzzInput& in) {
+       const Tensor self = in.tensor();
+       const auto other = in.scalar();
+       use_result(in, kiln::xlogy_(self, other));
+     }},
+    {"nan_to_num",
+     [](FuzzInput& in) {
+       const Tensor self = in.tensor();
+       const auto nan = in.optional_float64();
+       const auto posinf = in.optional_float64();
+       const auto neginf = in.optional_float64();
+       use_result(in, kiln::nan_to_num(self, nan, posinf, neginf));
+     }},
+    {"nan_to_num.out",
+     [](FuzzInput& in) {
+       const Tensor out = in.tensor();
+       const Tensor self = in.tensor();
+       const auto nan = in.optional_float64();
+       const auto posinf = in.optional_float64();
+       const auto neginf = in.optional_float64();
+       use_result(in, kiln::nan_to_num_out(out, self, nan, posinf, neginf));
+     }},
+    {"nan_to_num_",
+     [](FuzzInput& in) {
+       const Tensor self = in.tensor();
+       const auto nan = in.optional_float64();
+       const auto posinf = in.optional_float64();
+       const auto neginf = in.optional_float64();
+       use_result(in, kiln::nan_to_num_(self, nan, posinf, neginf));
+     }},
+    {"_nan_to_num",
+     [](FuzzInput& in) {
+       const Tensor self = in.tensor();
+       const auto nan = in.scalar();
+       const auto posinf = in.scalar();
+       const auto neginf = in.scalar();
+       use_result(in, kiln::_nan_to_num(self, nan, posinf, neginf));
+     }},
+    {"_nan_to_num_",
+     [](FuzzInput& in) {
+       const Tensor self = in.tensor();
+       const auto nan = in.scalar();
+       const auto posinf = in.scalar();
+       const auto neginf = in.scalar();
+       use_result(in, kiln::_nan_to_num_(self, nan, posinf, neginf));
+     }},
+    {"_nan_to_num.out",
+     [](FuzzInput& in) {
+       const Tensor out = in.tensor();
+       const Tensor self = in.tensor();
+       const auto nan = in.scalar();
+       const auto posinf = in.scalar();
+       const auto neginf = in.scalar();
+       use_result(in, kiln::_nan_to_num_out(out, self, nan, posinf, neginf));
+     }},
+    {"addcmul",
+     [](FuzzInput& in) {
+       const Tensor self = in.tensor();
+       const Tensor tensor1 = in.tensor();
+       const Tensor tensor2 = in.tensor();
+       const auto value = in.scalar();
+       use_result(in, kiln::addcmul(self, tensor1, tensor2, value));
+     }},
+    {"addcmul_",
+     [](FuzzInput& in) {
+       const Tensor self = in.tensor();
+       const Tensor tensor1 = in.tensor();
+       const Tensor tensor2 = in.tensor();
+       const auto value = in.scalar();
+       use_result(in, kiln::addcmul_(self, tensor1, tensor2, value));
+     }},
+    {"addcmul.out",
+     [](FuzzInput& in) {
+       const Tensor out = in.tensor();
+       const Tensor self = in.tensor();
+       const Tensor tensor1 = in.tensor();
+       const Tensor tensor2 = in.tensor();
+       const auto value = in.scalar();
+       use_result(in, kiln::addcmul_out(out, self, tensor1, tensor2, value));
+     }},
+    {"addcdiv",
+     [](FuzzInput& in) {
+       const Tensor self = in.tensor();
+       const Tensor tensor1 = in.tensor();
+       const Tensor tensor2 = in.tensor();
+       const auto value = in.scalar();
+       use_result(in, kiln::addcdiv(self, tensor1, tensor2, value));
+     }},
+    {"addcdiv_",
+     [](FuzzInput& in) {
+       const Tensor self = in.tensor();
+       const Tensor tensor1 = in.tensor();
+       const Tensor tensor2 = in.tensor();
+       const auto value = in.scalar();
+       use_result(in, kiln::addcdiv_(self, tensor1, tensor2, value));
+     }},
+    {"addcdiv.out",
+     [](FuzzInput& in) {
+       const Tensor out = in.tensor();
+       const Tensor self = in.tensor();
+       const Tensor tensor1 = in.tensor();
+       const Tensor tensor2 = in.tensor();
+       const auto value = in.scalar();
+       use_result(in, kiln::addcdiv_out(out, self, tensor1, tensor2, value));
+     }},
     {"eq.Tensor",
      [](FuzzInput& in) {
        const Tensor self = in.tensor();

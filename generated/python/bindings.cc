@@ -77,6 +77,17 @@ PyObject* fn_trunc(PyObject* module, PyObject* args, PyObject* kwargs);
 PyObject* fn_round(PyObject* module, PyObject* args, PyObject* kwargs);
 PyObject* fn_clip(PyObject* module, PyObject* args, PyObject* kwargs);
 PyObject* fn_logical_not(PyObject* module, PyObject* args, PyObject* kwargs);
+PyObject* fn_clamp_min(PyObject* module, PyObject* args, PyObject* kwargs);
+PyObject* fn_clamp_max(PyObject* module, PyObject* args, PyObject* kwargs);
+PyObject* fn_logaddexp(PyObject* module, PyObject* args, PyObject* kwargs);
+PyObject* fn_heaviside(PyObject* module, PyObject* args, PyObject* kwargs);
+PyObject* fn_frac(PyObject* module, PyObject* args, PyObject* kwargs);
+PyObject* fn_xlogy(PyObject* module, PyObject* args, PyObject* kwargs);
+PyObject* fn_nan_to_num(PyObject* module, PyObject* args, PyObject* kwargs);
+PyObject* fn_nan_to_num_(PyObject* module, PyObject* args, PyObject* kwargs);
+PyObject* fn__nan_to_num(PyObject* module, PyObject* args, PyObject* kwargs);
+PyObject* fn_addcmul(PyObject* module, PyObject* args, PyObject* kwargs);
+PyObject* fn_addcdiv(PyObject* module, PyObject* args, PyObject* kwargs);
 PyObject* fn_eq(PyObject* module, PyObject* args, PyObject* kwargs);
 PyObject* fn_ne(PyObject* module, PyObject* args, PyObject* kwargs);
 PyObject* fn_lt(PyObject* module, PyObject* args, PyObject* kwargs);
@@ -270,6 +281,24 @@ PyObject* method_round_(PyObject* self, PyObject* args, PyObject* kwargs);
 PyObject* method_clip(PyObject* self, PyObject* args, PyObject* kwargs);
 PyObject* method_logical_not(PyObject* self, PyObject* args, PyObject* kwargs);
 PyObject* method_logical_not_(PyObject* self, PyObject* args, PyObject* kwargs);
+PyObject* method_clamp_min(PyObject* self, PyObject* args, PyObject* kwargs);
+PyObject* method_clamp_min_(PyObject* self, PyObject* args, PyObject* kwargs);
+PyObject* method_clamp_max(PyObject* self, PyObject* args, PyObject* kwargs);
+PyObject* method_clamp_max_(PyObject* self, PyObject* args, PyObject* kwargs);
+PyObject* method_logaddexp(PyObject* self, PyObject* args, PyObject* kwargs);
+PyObject* method_heaviside(PyObject* self, PyObject* args, PyObject* kwargs);
+PyObject* method_heaviside_(PyObject* self, PyObject* args, PyObject* kwargs);
+PyObject* method_frac(PyObject* self, PyObject* args, PyObject* kwargs);
+PyObject* method_frac_(PyObject* self, PyObject* args, PyObject* kwargs);
+PyObject* method_xlogy(PyObject* self, PyObject* args, PyObject* kwargs);
+PyObject* method_xlogy_(PyObject* self, PyObject* args, PyObject* kwargs);
+PyObject* method_nan_to_num(PyObject* self, PyObject* args, PyObject* kwargs);
+PyObject* method_nan_to_num_(PyObject* self, PyObject* args, PyObject* kwargs);
+PyObject* method__nan_to_num_(PyObject* self, PyObject* args, PyObject* kwargs);
+PyObject* method_addcmul(PyObject* self, PyObject* args, PyObject* kwargs);
+PyObject* method_addcmul_(PyObject* self, PyObject* args, PyObject* kwargs);
+PyObject* method_addcdiv(PyObject* self, PyObject* args, PyObject* kwargs);
+PyObject* method_addcdiv_(PyObject* self, PyObject* args, PyObject* kwargs);
 PyObject* method_eq(PyObject* self, PyObject* args, PyObject* kwargs);
 PyObject* method_ne(PyObject* self, PyObject* args, PyObject* kwargs);
 PyObject* method_lt(PyObject* self, PyObject* args, PyObject* kwargs);
@@ -433,6 +462,17 @@ PyMethodDef generated_functions[] = {
     KILN_BINDING("round", fn_round),
     KILN_BINDING("clip", fn_clip),
     KILN_BINDING("logical_not", fn_logical_not),
+    KILN_BINDING("clamp_min", fn_clamp_min),
+    KILN_BINDING("clamp_max", fn_clamp_max),
+    KILN_BINDING("logaddexp", fn_logaddexp),
+    KILN_BINDING("heaviside", fn_heaviside),
+    KILN_BINDING("frac", fn_frac),
+    KILN_BINDING("xlogy", fn_xlogy),
+    KILN_BINDING("nan_to_num", fn_nan_to_num),
+    KILN_BINDING("nan_to_num_", fn_nan_to_num_),
+    KILN_BINDING("_nan_to_num", fn__nan_to_num),
+    KILN_BINDING("addcmul", fn_addcmul),
+    KILN_BINDING("addcdiv", fn_addcdiv),
     KILN_BINDING("eq", fn_eq),
     KILN_BINDING("ne", fn_ne),
     KILN_BINDING("lt", fn_lt),
@@ -630,6 +670,24 @@ PyMethodDef generated_methods[] = {
     KILN_BINDING("clip", method_clip),
     KILN_BINDING("logical_not", method_logical_not),
     KILN_BINDING("logical_not_", method_logical_not_),
+    KILN_BINDING("clamp_min", method_clamp_min),
+    KILN_BINDING("clamp_min_", method_clamp_min_),
+    KILN_BINDING("clamp_max", method_clamp_max),
+    KILN_BINDING("clamp_max_", method_clamp_max_),
+    KILN_BINDING("logaddexp", method_logaddexp),
+    KILN_BINDING("heaviside", method_heaviside),
+    KILN_BINDING("heaviside_", method_heaviside_),
+    KILN_BINDING("frac", method_frac),
+    KILN_BINDING("frac_", method_frac_),
+    KILN_BINDING("xlogy", method_xlogy),
+    KILN_BINDING("xlogy_", method_xlogy_),
+    KILN_BINDING("nan_to_num", method_nan_to_num),
+    KILN_BINDING("nan_to_num_", method_nan_to_num_),
+    KILN_BINDING("_nan_to_num_", method__nan_to_num_),
+    KILN_BINDING("addcmul", method_addcmul),
+    KILN_BINDING("addcmul_", method_addcmul_),
+    KILN_BINDING("addcdiv", method_addcdiv),
+    KILN_BINDING("addcdiv_", method_addcdiv_),
     KILN_BINDING("eq", method_eq),
     KILN_BINDING("ne", method_ne),
     KILN_BINDING("lt", method_lt),

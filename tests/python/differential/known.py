@@ -36,6 +36,12 @@ KNOWN_DIVERGENCES = [
     Known('clamp_tie_grad', 'clamp with tensor bounds, backward where input == bound: torch gives the gradient to the input, kiln splits it 0.5/0.5',
           ids=ids(
           'clamp_ties#5')),
+    Known('addcmul_fma', "torch's addcmul loop fuses self + value * t1 * t2 into a multiply-add, so a product beyond the dtype's range added to inf stays inf; kiln rounds the product first (inf + -inf: nan)",
+          ids=ids(
+          'addcmul#5')),
+    Known('xlogy_reduced_rounding', "xlogy in bfloat16: torch rounds log(other) to bfloat16 before the multiply, kiln computes in float32 and rounds once (1 ulp)",
+          ids=ids(
+          'xlogy#21')),
     Known('max_nan_grad', 'max(a, b)/maximum backward with nan',
           ids=ids(
           'max_binary#7')),

@@ -1026,3 +1026,5 @@ def g_clamp_ties(g: G):
 
 
 SPECS.append(Spec("clamp_ties", g_clamp_ties, template="LIB.clamp({0}, min={1})", dtypes=("float64",), n=4))
+
+from . import specs_more  # noqa: E402,F401  (adds its specs to SPECS)
