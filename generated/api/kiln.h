@@ -200,6 +200,25 @@
 #include "generated/api/mv.h"
 #include "generated/api/outer.h"
 #include "generated/api/addmm.h"
+#include "generated/api/diag.h"
+#include "generated/api/diag_embed.h"
+#include "generated/api/trace.h"
+#include "generated/api/cross.h"
+#include "generated/api/linalg_cross.h"
+#include "generated/api/kron.h"
+#include "generated/api/tensordot.h"
+#include "generated/api/baddbmm.h"
+#include "generated/api/addbmm.h"
+#include "generated/api/meshgrid.h"
+#include "generated/api/fliplr.h"
+#include "generated/api/flipud.h"
+#include "generated/api/rot90.h"
+#include "generated/api/tile.h"
+#include "generated/api/repeat_interleave.h"
+#include "generated/api/index_add.h"
+#include "generated/api/index_copy.h"
+#include "generated/api/index_fill.h"
+#include "generated/api/masked_scatter.h"
 
 
 namespace kiln {
@@ -1006,6 +1025,81 @@ class Tensor : public kiln::Tensor {
   }
   Tensor addmm(const Tensor& mat1, const Tensor& mat2, const Scalar& beta = 1, const Scalar& alpha = 1) const {
     return to_api(kiln::addmm(*this, mat1, mat2, beta, alpha));
+  }
+  Tensor diag(int64_t diagonal = 0) const {
+    return to_api(kiln::diag(*this, diagonal));
+  }
+  Tensor diag_embed(int64_t offset = 0, int64_t dim1 = -2, int64_t dim2 = -1) const {
+    return to_api(kiln::diag_embed(*this, offset, dim1, dim2));
+  }
+  Tensor trace() const {
+    return to_api(kiln::trace(*this));
+  }
+  Tensor cross(const Tensor& other, const std::optional<int64_t>& dim = std::nullopt) const {
+    return to_api(kiln::cross(*this, other, dim));
+  }
+  Tensor kron(const Tensor& other) const {
+    return to_api(kiln::kron(*this, other));
+  }
+  Tensor baddbmm(const Tensor& batch1, const Tensor& batch2, const Scalar& beta = 1, const Scalar& alpha = 1) const {
+    return to_api(kiln::baddbmm(*this, batch1, batch2, beta, alpha));
+  }
+  const Tensor& baddbmm_(const Tensor& batch1, const Tensor& batch2, const Scalar& beta = 1, const Scalar& alpha = 1) const {
+    return to_api(kiln::baddbmm_(*this, batch1, batch2, beta, alpha));
+  }
+  Tensor addbmm(const Tensor& batch1, const Tensor& batch2, const Scalar& beta = 1, const Scalar& alpha = 1) const {
+    return to_api(kiln::addbmm(*this, batch1, batch2, beta, alpha));
+  }
+  const Tensor& addbmm_(const Tensor& batch1, const Tensor& batch2, const Scalar& beta = 1, const Scalar& alpha = 1) const {
+    return to_api(kiln::addbmm_(*this, batch1, batch2, beta, alpha));
+  }
+  Tensor fliplr() const {
+    return to_api(kiln::fliplr(*this));
+  }
+  Tensor flipud() const {
+    return to_api(kiln::flipud(*this));
+  }
+  Tensor rot90(int64_t k = 1, IntArrayRef dims = IntArrayRef({0,1})) const {
+    return to_api(kiln::rot90(*this, k, dims));
+  }
+  Tensor tile(IntArrayRef dims) const {
+    return to_api(kiln::tile(*this, dims));
+  }
+  Tensor repeat_interleave(const Tensor& repeats, const std::optional<int64_t>& dim = std::nullopt, const std::optional<int64_t>& output_size = std::nullopt) const {
+    return to_api(kiln::repeat_interleave(*this, repeats, dim, output_size));
+  }
+  Tensor repeat_interleave(int64_t repeats, const std::optional<int64_t>& dim = std::nullopt, const std::optional<int64_t>& output_size = std::nullopt) const {
+    return to_api(kiln::repeat_interleave(*this, repeats, dim, output_size));
+  }
+  Tensor index_add(int64_t dim, const Tensor& index, const Tensor& source, const Scalar& alpha = 1) const {
+    return to_api(kiln::index_add(*this, dim, index, source, alpha));
+  }
+  const Tensor& index_add_(int64_t dim, const Tensor& index, const Tensor& source, const Scalar& alpha = 1) const {
+    return to_api(kiln::index_add_(*this, dim, index, source, alpha));
+  }
+  Tensor index_copy(int64_t dim, const Tensor& index, const Tensor& source) const {
+    return to_api(kiln::index_copy(*this, dim, index, source));
+  }
+  const Tensor& index_copy_(int64_t dim, const Tensor& index, const Tensor& source) const {
+    return to_api(kiln::index_copy_(*this, dim, index, source));
+  }
+  Tensor index_fill(int64_t dim, const Tensor& index, const Scalar& value) const {
+    return to_api(kiln::index_fill(*this, dim, index, value));
+  }
+  const Tensor& index_fill_(int64_t dim, const Tensor& index, const Scalar& value) const {
+    return to_api(kiln::index_fill_(*this, dim, index, value));
+  }
+  Tensor index_fill(int64_t dim, const Tensor& index, const Tensor& value) const {
+    return to_api(kiln::index_fill(*this, dim, index, value));
+  }
+  const Tensor& index_fill_(int64_t dim, const Tensor& index, const Tensor& value) const {
+    return to_api(kiln::index_fill_(*this, dim, index, value));
+  }
+  Tensor masked_scatter(const Tensor& mask, const Tensor& source) const {
+    return to_api(kiln::masked_scatter(*this, mask, source));
+  }
+  const Tensor& masked_scatter_(const Tensor& mask, const Tensor& source) const {
+    return to_api(kiln::masked_scatter_(*this, mask, source));
   }
 };
 
@@ -2626,6 +2720,161 @@ inline Tensor addmm(const Tensor& self, const Tensor& mat1, const Tensor& mat2, 
 // addmm.out(Tensor self, Tensor mat1, Tensor mat2, *, Scalar beta=1, Scalar alpha=1, Tensor(a!) out) -> Tensor(a!)
 inline const Tensor& addmm_out(const Tensor& out, const Tensor& self, const Tensor& mat1, const Tensor& mat2, const Scalar& beta = 1, const Scalar& alpha = 1) {
   return to_api(kiln::addmm_out(out, self, mat1, mat2, beta, alpha));
+}
+
+// diag(Tensor self, int diagonal=0) -> Tensor
+inline Tensor diag(const Tensor& self, int64_t diagonal = 0) {
+  return to_api(kiln::diag(self, diagonal));
+}
+
+// diag.out(Tensor self, int diagonal=0, *, Tensor(a!) out) -> Tensor(a!)
+inline const Tensor& diag_out(const Tensor& out, const Tensor& self, int64_t diagonal = 0) {
+  return to_api(kiln::diag_out(out, self, diagonal));
+}
+
+// diag_embed(Tensor self, int offset=0, int dim1=-2, int dim2=-1) -> Tensor
+inline Tensor diag_embed(const Tensor& self, int64_t offset = 0, int64_t dim1 = -2, int64_t dim2 = -1) {
+  return to_api(kiln::diag_embed(self, offset, dim1, dim2));
+}
+
+// trace(Tensor self) -> Tensor
+inline Tensor trace(const Tensor& self) {
+  return to_api(kiln::trace(self));
+}
+
+// cross(Tensor self, Tensor other, int? dim=None) -> Tensor
+inline Tensor cross(const Tensor& self, const Tensor& other, const std::optional<int64_t>& dim = std::nullopt) {
+  return to_api(kiln::cross(self, other, dim));
+}
+
+// cross.out(Tensor self, Tensor other, int? dim=None, *, Tensor(a!) out) -> Tensor(a!)
+inline const Tensor& cross_out(const Tensor& out, const Tensor& self, const Tensor& other, const std::optional<int64_t>& dim = std::nullopt) {
+  return to_api(kiln::cross_out(out, self, other, dim));
+}
+
+// linalg_cross(Tensor self, Tensor other, *, int dim=-1) -> Tensor
+inline Tensor linalg_cross(const Tensor& self, const Tensor& other, int64_t dim = -1) {
+  return to_api(kiln::linalg_cross(self, other, dim));
+}
+
+// linalg_cross.out(Tensor self, Tensor other, *, int dim=-1, Tensor(a!) out) -> Tensor(a!)
+inline const Tensor& linalg_cross_out(const Tensor& out, const Tensor& self, const Tensor& other, int64_t dim = -1) {
+  return to_api(kiln::linalg_cross_out(out, self, other, dim));
+}
+
+// kron(Tensor self, Tensor other) -> Tensor
+inline Tensor kron(const Tensor& self, const Tensor& other) {
+  return to_api(kiln::kron(self, other));
+}
+
+// kron.out(Tensor self, Tensor other, *, Tensor(a!) out) -> Tensor(a!)
+inline const Tensor& kron_out(const Tensor& out, const Tensor& self, const Tensor& other) {
+  return to_api(kiln::kron_out(out, self, other));
+}
+
+// tensordot(Tensor self, Tensor other, int[] dims_self, int[] dims_other) -> Tensor
+inline Tensor tensordot(const Tensor& self, const Tensor& other, IntArrayRef dims_self, IntArrayRef dims_other) {
+  return to_api(kiln::tensordot(self, other, dims_self, dims_other));
+}
+
+// tensordot.out(Tensor self, Tensor other, int[] dims_self, int[] dims_other, *, Tensor(a!) out) -> Tensor(a!)
+inline const Tensor& tensordot_out(const Tensor& out, const Tensor& self, const Tensor& other, IntArrayRef dims_self, IntArrayRef dims_other) {
+  return to_api(kiln::tensordot_out(out, self, other, dims_self, dims_other));
+}
+
+// baddbmm(Tensor self, Tensor batch1, Tensor batch2, *, Scalar beta=1, Scalar alpha=1) -> Tensor
+inline Tensor baddbmm(const Tensor& self, const Tensor& batch1, const Tensor& batch2, const Scalar& beta = 1, const Scalar& alpha = 1) {
+  return to_api(kiln::baddbmm(self, batch1, batch2, beta, alpha));
+}
+
+// baddbmm.out(Tensor self, Tensor batch1, Tensor batch2, *, Scalar beta=1, Scalar alpha=1, Tensor(a!) out) -> Tensor(a!)
+inline const Tensor& baddbmm_out(const Tensor& out, const Tensor& self, const Tensor& batch1, const Tensor& batch2, const Scalar& beta = 1, const Scalar& alpha = 1) {
+  return to_api(kiln::baddbmm_out(out, self, batch1, batch2, beta, alpha));
+}
+
+// addbmm(Tensor self, Tensor batch1, Tensor batch2, *, Scalar beta=1, Scalar alpha=1) -> Tensor
+inline Tensor addbmm(const Tensor& self, const Tensor& batch1, const Tensor& batch2, const Scalar& beta = 1, const Scalar& alpha = 1) {
+  return to_api(kiln::addbmm(self, batch1, batch2, beta, alpha));
+}
+
+// addbmm.out(Tensor self, Tensor batch1, Tensor batch2, *, Scalar beta=1, Scalar alpha=1, Tensor(a!) out) -> Tensor(a!)
+inline const Tensor& addbmm_out(const Tensor& out, const Tensor& self, const Tensor& batch1, const Tensor& batch2, const Scalar& beta = 1, const Scalar& alpha = 1) {
+  return to_api(kiln::addbmm_out(out, self, batch1, batch2, beta, alpha));
+}
+
+// meshgrid(Tensor[] tensors, *, str indexing='ij') -> Tensor[]
+inline std::vector<Tensor> meshgrid(const std::vector<Tensor>& tensors, const std::string& indexing = "ij") {
+  return to_api(kiln::meshgrid(to_runtime(tensors), indexing));
+}
+
+// fliplr(Tensor self) -> Tensor
+inline Tensor fliplr(const Tensor& self) {
+  return to_api(kiln::fliplr(self));
+}
+
+// flipud(Tensor self) -> Tensor
+inline Tensor flipud(const Tensor& self) {
+  return to_api(kiln::flipud(self));
+}
+
+// rot90(Tensor self, int k=1, int[] dims=[0,1]) -> Tensor
+inline Tensor rot90(const Tensor& self, int64_t k = 1, IntArrayRef dims = IntArrayRef({0,1})) {
+  return to_api(kiln::rot90(self, k, dims));
+}
+
+// tile(Tensor self, int[] dims) -> Tensor
+inline Tensor tile(const Tensor& self, IntArrayRef dims) {
+  return to_api(kiln::tile(self, dims));
+}
+
+// repeat_interleave.self_Tensor(Tensor self, Tensor repeats, int? dim=None, *, int? output_size=None) -> Tensor
+inline Tensor repeat_interleave(const Tensor& self, const Tensor& repeats, const std::optional<int64_t>& dim = std::nullopt, const std::optional<int64_t>& output_size = std::nullopt) {
+  return to_api(kiln::repeat_interleave(self, repeats, dim, output_size));
+}
+
+// repeat_interleave.self_int(Tensor self, int repeats, int? dim=None, *, int? output_size=None) -> Tensor
+inline Tensor repeat_interleave(const Tensor& self, int64_t repeats, const std::optional<int64_t>& dim = std::nullopt, const std::optional<int64_t>& output_size = std::nullopt) {
+  return to_api(kiln::repeat_interleave(self, repeats, dim, output_size));
+}
+
+// repeat_interleave.Tensor(Tensor repeats, *, int? output_size=None) -> Tensor
+inline Tensor repeat_interleave(const Tensor& repeats, const std::optional<int64_t>& output_size = std::nullopt) {
+  return to_api(kiln::repeat_interleave(repeats, output_size));
+}
+
+// index_add(Tensor self, int dim, Tensor index, Tensor source, *, Scalar alpha=1) -> Tensor
+inline Tensor index_add(const Tensor& self, int64_t dim, const Tensor& index, const Tensor& source, const Scalar& alpha = 1) {
+  return to_api(kiln::index_add(self, dim, index, source, alpha));
+}
+
+// index_add.out(Tensor self, int dim, Tensor index, Tensor source, *, Scalar alpha=1, Tensor(a!) out) -> Tensor(a!)
+inline const Tensor& index_add_out(const Tensor& out, const Tensor& self, int64_t dim, const Tensor& index, const Tensor& source, const Scalar& alpha = 1) {
+  return to_api(kiln::index_add_out(out, self, dim, index, source, alpha));
+}
+
+// index_copy(Tensor self, int dim, Tensor index, Tensor source) -> Tensor
+inline Tensor index_copy(const Tensor& self, int64_t dim, const Tensor& index, const Tensor& source) {
+  return to_api(kiln::index_copy(self, dim, index, source));
+}
+
+// index_copy.out(Tensor self, int dim, Tensor index, Tensor source, *, Tensor(a!) out) -> Tensor(a!)
+inline const Tensor& index_copy_out(const Tensor& out, const Tensor& self, int64_t dim, const Tensor& index, const Tensor& source) {
+  return to_api(kiln::index_copy_out(out, self, dim, index, source));
+}
+
+// index_fill.int_Scalar(Tensor self, int dim, Tensor index, Scalar value) -> Tensor
+inline Tensor index_fill(const Tensor& self, int64_t dim, const Tensor& index, const Scalar& value) {
+  return to_api(kiln::index_fill(self, dim, index, value));
+}
+
+// index_fill.int_Tensor(Tensor self, int dim, Tensor index, Tensor value) -> Tensor
+inline Tensor index_fill(const Tensor& self, int64_t dim, const Tensor& index, const Tensor& value) {
+  return to_api(kiln::index_fill(self, dim, index, value));
+}
+
+// masked_scatter(Tensor self, Tensor mask, Tensor source) -> Tensor
+inline Tensor masked_scatter(const Tensor& self, const Tensor& mask, const Tensor& source) {
+  return to_api(kiln::masked_scatter(self, mask, source));
 }
 
 // C++ operators (a + b, a * 2, -a, a += b), as libtorch has them.

@@ -191,6 +191,25 @@ PyObject* fn_dot(PyObject* module, PyObject* args, PyObject* kwargs);
 PyObject* fn_mv(PyObject* module, PyObject* args, PyObject* kwargs);
 PyObject* fn_outer(PyObject* module, PyObject* args, PyObject* kwargs);
 PyObject* fn_addmm(PyObject* module, PyObject* args, PyObject* kwargs);
+PyObject* fn_diag(PyObject* module, PyObject* args, PyObject* kwargs);
+PyObject* fn_diag_embed(PyObject* module, PyObject* args, PyObject* kwargs);
+PyObject* fn_trace(PyObject* module, PyObject* args, PyObject* kwargs);
+PyObject* fn_cross(PyObject* module, PyObject* args, PyObject* kwargs);
+PyObject* fn_linalg_cross(PyObject* module, PyObject* args, PyObject* kwargs);
+PyObject* fn_kron(PyObject* module, PyObject* args, PyObject* kwargs);
+PyObject* fn_tensordot(PyObject* module, PyObject* args, PyObject* kwargs);
+PyObject* fn_baddbmm(PyObject* module, PyObject* args, PyObject* kwargs);
+PyObject* fn_addbmm(PyObject* module, PyObject* args, PyObject* kwargs);
+PyObject* fn_meshgrid(PyObject* module, PyObject* args, PyObject* kwargs);
+PyObject* fn_fliplr(PyObject* module, PyObject* args, PyObject* kwargs);
+PyObject* fn_flipud(PyObject* module, PyObject* args, PyObject* kwargs);
+PyObject* fn_rot90(PyObject* module, PyObject* args, PyObject* kwargs);
+PyObject* fn_tile(PyObject* module, PyObject* args, PyObject* kwargs);
+PyObject* fn_repeat_interleave(PyObject* module, PyObject* args, PyObject* kwargs);
+PyObject* fn_index_add(PyObject* module, PyObject* args, PyObject* kwargs);
+PyObject* fn_index_copy(PyObject* module, PyObject* args, PyObject* kwargs);
+PyObject* fn_index_fill(PyObject* module, PyObject* args, PyObject* kwargs);
+PyObject* fn_masked_scatter(PyObject* module, PyObject* args, PyObject* kwargs);
 PyObject* method_fill_(PyObject* self, PyObject* args, PyObject* kwargs);
 PyObject* method_zero_(PyObject* self, PyObject* args, PyObject* kwargs);
 PyObject* method_uniform_(PyObject* self, PyObject* args, PyObject* kwargs);
@@ -388,6 +407,28 @@ PyObject* method_dot(PyObject* self, PyObject* args, PyObject* kwargs);
 PyObject* method_mv(PyObject* self, PyObject* args, PyObject* kwargs);
 PyObject* method_outer(PyObject* self, PyObject* args, PyObject* kwargs);
 PyObject* method_addmm(PyObject* self, PyObject* args, PyObject* kwargs);
+PyObject* method_diag(PyObject* self, PyObject* args, PyObject* kwargs);
+PyObject* method_diag_embed(PyObject* self, PyObject* args, PyObject* kwargs);
+PyObject* method_trace(PyObject* self, PyObject* args, PyObject* kwargs);
+PyObject* method_cross(PyObject* self, PyObject* args, PyObject* kwargs);
+PyObject* method_kron(PyObject* self, PyObject* args, PyObject* kwargs);
+PyObject* method_baddbmm(PyObject* self, PyObject* args, PyObject* kwargs);
+PyObject* method_baddbmm_(PyObject* self, PyObject* args, PyObject* kwargs);
+PyObject* method_addbmm(PyObject* self, PyObject* args, PyObject* kwargs);
+PyObject* method_addbmm_(PyObject* self, PyObject* args, PyObject* kwargs);
+PyObject* method_fliplr(PyObject* self, PyObject* args, PyObject* kwargs);
+PyObject* method_flipud(PyObject* self, PyObject* args, PyObject* kwargs);
+PyObject* method_rot90(PyObject* self, PyObject* args, PyObject* kwargs);
+PyObject* method_tile(PyObject* self, PyObject* args, PyObject* kwargs);
+PyObject* method_repeat_interleave(PyObject* self, PyObject* args, PyObject* kwargs);
+PyObject* method_index_add(PyObject* self, PyObject* args, PyObject* kwargs);
+PyObject* method_index_add_(PyObject* self, PyObject* args, PyObject* kwargs);
+PyObject* method_index_copy(PyObject* self, PyObject* args, PyObject* kwargs);
+PyObject* method_index_copy_(PyObject* self, PyObject* args, PyObject* kwargs);
+PyObject* method_index_fill(PyObject* self, PyObject* args, PyObject* kwargs);
+PyObject* method_index_fill_(PyObject* self, PyObject* args, PyObject* kwargs);
+PyObject* method_masked_scatter(PyObject* self, PyObject* args, PyObject* kwargs);
+PyObject* method_masked_scatter_(PyObject* self, PyObject* args, PyObject* kwargs);
 
 #define KILN_BINDING(name, fn) {name, reinterpret_cast<PyCFunction>(reinterpret_cast<void (*)(void)>(fn)), METH_VARARGS | METH_KEYWORDS, nullptr}
 
@@ -576,6 +617,25 @@ PyMethodDef generated_functions[] = {
     KILN_BINDING("mv", fn_mv),
     KILN_BINDING("outer", fn_outer),
     KILN_BINDING("addmm", fn_addmm),
+    KILN_BINDING("diag", fn_diag),
+    KILN_BINDING("diag_embed", fn_diag_embed),
+    KILN_BINDING("trace", fn_trace),
+    KILN_BINDING("cross", fn_cross),
+    KILN_BINDING("linalg_cross", fn_linalg_cross),
+    KILN_BINDING("kron", fn_kron),
+    KILN_BINDING("tensordot", fn_tensordot),
+    KILN_BINDING("baddbmm", fn_baddbmm),
+    KILN_BINDING("addbmm", fn_addbmm),
+    KILN_BINDING("meshgrid", fn_meshgrid),
+    KILN_BINDING("fliplr", fn_fliplr),
+    KILN_BINDING("flipud", fn_flipud),
+    KILN_BINDING("rot90", fn_rot90),
+    KILN_BINDING("tile", fn_tile),
+    KILN_BINDING("repeat_interleave", fn_repeat_interleave),
+    KILN_BINDING("index_add", fn_index_add),
+    KILN_BINDING("index_copy", fn_index_copy),
+    KILN_BINDING("index_fill", fn_index_fill),
+    KILN_BINDING("masked_scatter", fn_masked_scatter),
     {nullptr, nullptr, 0, nullptr},
 };
 
@@ -777,6 +837,28 @@ PyMethodDef generated_methods[] = {
     KILN_BINDING("mv", method_mv),
     KILN_BINDING("outer", method_outer),
     KILN_BINDING("addmm", method_addmm),
+    KILN_BINDING("diag", method_diag),
+    KILN_BINDING("diag_embed", method_diag_embed),
+    KILN_BINDING("trace", method_trace),
+    KILN_BINDING("cross", method_cross),
+    KILN_BINDING("kron", method_kron),
+    KILN_BINDING("baddbmm", method_baddbmm),
+    KILN_BINDING("baddbmm_", method_baddbmm_),
+    KILN_BINDING("addbmm", method_addbmm),
+    KILN_BINDING("addbmm_", method_addbmm_),
+    KILN_BINDING("fliplr", method_fliplr),
+    KILN_BINDING("flipud", method_flipud),
+    KILN_BINDING("rot90", method_rot90),
+    KILN_BINDING("tile", method_tile),
+    KILN_BINDING("repeat_interleave", method_repeat_interleave),
+    KILN_BINDING("index_add", method_index_add),
+    KILN_BINDING("index_add_", method_index_add_),
+    KILN_BINDING("index_copy", method_index_copy),
+    KILN_BINDING("index_copy_", method_index_copy_),
+    KILN_BINDING("index_fill", method_index_fill),
+    KILN_BINDING("index_fill_", method_index_fill_),
+    KILN_BINDING("masked_scatter", method_masked_scatter),
+    KILN_BINDING("masked_scatter_", method_masked_scatter_),
     {nullptr, nullptr, 0, nullptr},
 };
 
