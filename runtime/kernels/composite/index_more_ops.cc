@@ -79,6 +79,12 @@ Tensor fill_value(const Tensor& self, const Tensor& value) {
   return value.to(self.dtype());
 }
 
+// As torch: an in-place write into a tensor whose elements share memory is refused.
+void check_not_expanded(const Tensor& self, const char* op) {
+  KILN_CHECK(!is_expanded(self), op, "(): unsupported operation: more than one element of the written-to tensor "
+             "refers to a single memory location. Please clone() the tensor before performing the operation.");
+}
+
 Tensor back_to(const Tensor& result, const Tensor& self) {
   return self.dim() ? result : kiln::reshape(result, {});
 }
@@ -103,6 +109,7 @@ Tensor index_add(const Tensor& self, int64_t dim, const Tensor& index, const Ten
 
 const Tensor& index_add_(const Tensor& self, int64_t dim, const Tensor& index, const Tensor& source,
                          const Scalar& alpha) {
+  check_not_expanded(self, "index_add_");
   AlongDim a = along_dim(self, dim, index, "index_add_", false);
   const Tensor src = checked_source(self, dim, index, source, "index_add_");
   a.self.index_put_(a.indices, scaled_source(src, alpha), /*accumulate=*/true);
@@ -116,6 +123,7 @@ Tensor index_copy(const Tensor& self, int64_t dim, const Tensor& index, const Te
 }
 
 const Tensor& index_copy_(const Tensor& self, int64_t dim, const Tensor& index, const Tensor& source) {
+  check_not_expanded(self, "index_copy_");
   AlongDim a = along_dim(self, dim, index, "index_copy_", true);
   const Tensor src = checked_source(self, dim, index, source, "index_copy_");
   a.self.index_put_(a.indices, src);
@@ -128,6 +136,7 @@ Tensor index_fill(const Tensor& self, int64_t dim, const Tensor& index, const Sc
 }
 
 const Tensor& index_fill_(const Tensor& self, int64_t dim, const Tensor& index, const Scalar& value) {
+  check_not_expanded(self, "index_fill_");
   AlongDim a = along_dim(self, dim, index, "index_fill_", true);
   a.self.index_put_(a.indices, fill_value(self, value));
   return self;
@@ -139,6 +148,7 @@ Tensor index_fill_tensor(const Tensor& self, int64_t dim, const Tensor& index, c
 }
 
 const Tensor& index_fill__tensor(const Tensor& self, int64_t dim, const Tensor& index, const Tensor& value) {
+  check_not_expanded(self, "index_fill_");
   AlongDim a = along_dim(self, dim, index, "index_fill_", true);
   a.self.index_put_(a.indices, fill_value(self, value));
   return self;
@@ -146,7 +156,10 @@ const Tensor& index_fill__tensor(const Tensor& self, int64_t dim, const Tensor& 
 
 Tensor masked_scatter(const Tensor& self, const Tensor& mask, const Tensor& source) {
   const DimVector shape = broadcast_shapes(self.sizes(), mask.sizes(), "masked_scatter");
-  const Tensor values = scattered_values(self, mask, source);
+  if (shape.empty()) {  // index_put takes no 0-dim mask: the 1-element view instead
+    return kiln::reshape(masked_scatter(kiln::reshape(self, {1}), kiln::reshape(mask, {1}), source), {});
+  }
+  const Tensor values = scattered_values(self, mask.expand(shape), source);
   // A broadcast self is materialized first: index_put's copy of it must not share elements.
   const Tensor base = IntArrayRef(shape) == self.sizes() ? self : kiln::contiguous(self.expand(shape));
   return kiln::index_put(base, {mask.expand(shape)}, values);
@@ -156,7 +169,12 @@ const Tensor& masked_scatter_(const Tensor& self, const Tensor& mask, const Tens
   const DimVector shape = broadcast_shapes(self.sizes(), mask.sizes(), "masked_scatter_");
   KILN_CHECK(IntArrayRef(shape) == self.sizes(), "masked_scatter_: mask of shape ", shape_str(mask.sizes()),
              " cannot be broadcast to self's shape ", shape_str(self.sizes()));
-  return self.index_put_({mask.expand(shape)}, scattered_values(self, mask, source));
+  if (shape.empty()) {
+    masked_scatter_(kiln::reshape(self, {1}), kiln::reshape(mask, {1}), source);
+    return self;
+  }
+  check_not_expanded(self, "masked_scatter_");
+  return self.index_put_({mask.expand(shape)}, scattered_values(self, mask.expand(shape), source));
 }
 
 }  // namespace composite_implicit

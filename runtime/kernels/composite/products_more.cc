@@ -173,6 +173,8 @@ Tensor baddbmm(const Tensor& self, const Tensor& batch1, const Tensor& batch2, c
 const Tensor& baddbmm_(const Tensor& self, const Tensor& batch1, const Tensor& batch2, const Scalar& beta,
                        const Scalar& alpha) {
   const Tensor result = baddbmm(self, batch1, batch2, beta, alpha);
+  KILN_CHECK(!is_expanded(self), "baddbmm_(): unsupported operation: more than one element of the written-to tensor "
+             "refers to a single memory location. Please clone() the tensor before performing the operation.");
   KILN_CHECK(result.sizes() == self.sizes(), "baddbmm_(): the result's shape ", shape_str(result.sizes()),
              " does not match self's ", shape_str(self.sizes()));
   return self.copy_(result);
@@ -187,6 +189,8 @@ Tensor addbmm(const Tensor& self, const Tensor& batch1, const Tensor& batch2, co
 const Tensor& addbmm_(const Tensor& self, const Tensor& batch1, const Tensor& batch2, const Scalar& beta,
                       const Scalar& alpha) {
   const Tensor result = addbmm(self, batch1, batch2, beta, alpha);
+  KILN_CHECK(!is_expanded(self), "addbmm_(): unsupported operation: more than one element of the written-to tensor "
+             "refers to a single memory location. Please clone() the tensor before performing the operation.");
   KILN_CHECK(result.sizes() == self.sizes(), "addbmm_(): the result's shape ", shape_str(result.sizes()),
              " does not match self's ", shape_str(self.sizes()));
   return self.copy_(result);

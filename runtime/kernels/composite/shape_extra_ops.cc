@@ -95,7 +95,7 @@ Tensor tile(const Tensor& self, IntArrayRef dims) {
 Tensor repeat_interleave(const Tensor& repeats, const std::optional<int64_t>& output_size) {
   KILN_CHECK(repeats.dim() == 1, "repeat_interleave only accept 1D vector as repeat");
   KILN_CHECK(repeats.dtype() == ScalarType::Int64 || repeats.dtype() == ScalarType::Int32,
-             "repeats has to be Long or Int tensor");
+             "repeat_interleave: repeats has to be Long or Int tensor");
   const Tensor counts = repeats.to(ScalarType::Int64);
   if (counts.numel() > 0) KILN_CHECK(kiln::min(counts).item<int64_t>() >= 0, "repeats can not be negative");
   const Tensor ends = kiln::cumsum(counts, 0);
