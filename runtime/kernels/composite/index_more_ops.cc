@@ -136,7 +136,6 @@ Tensor index_fill(const Tensor& self, int64_t dim, const Tensor& index, const Sc
 }
 
 const Tensor& index_fill_(const Tensor& self, int64_t dim, const Tensor& index, const Scalar& value) {
-  check_not_expanded(self, "index_fill_");
   AlongDim a = along_dim(self, dim, index, "index_fill_", true);
   a.self.index_put_(a.indices, fill_value(self, value));
   return self;
@@ -148,7 +147,6 @@ Tensor index_fill_tensor(const Tensor& self, int64_t dim, const Tensor& index, c
 }
 
 const Tensor& index_fill__tensor(const Tensor& self, int64_t dim, const Tensor& index, const Tensor& value) {
-  check_not_expanded(self, "index_fill_");
   AlongDim a = along_dim(self, dim, index, "index_fill_", true);
   a.self.index_put_(a.indices, fill_value(self, value));
   return self;

@@ -51,12 +51,14 @@ DimVector cross_shape(const Tensor& self, const Tensor& other) {
   KILN_CHECK(self.dtype() == other.dtype(), "linalg.cross: expected input and other to have the same dtype, but got ",
              scalar_type_name(self.dtype()), " and ", scalar_type_name(other.dtype()));
   KILN_CHECK(self.dtype() != ScalarType::Bool, "linalg.cross: \"cross\" not implemented for 'bool'");
+  // torch 1.13 broadcasts every dim but the cross product's, and only between tensors of one rank.
+  KILN_CHECK(self.dim() == other.dim(), "linalg.cross: inputs must have the same number of dimensions.");
   return broadcast_shapes(self.sizes(), other.sizes(), "linalg.cross");
 }
 
 Tensor cross_of(const Tensor& self, const Tensor& other, const DimVector& shape, int64_t d) {
-  KILN_CHECK(shape[d] == 3, "linalg.cross: inputs dimension ", d, " must have length 3. Got ", self.sizes()[d],
-             " and ", other.sizes()[d]);
+  KILN_CHECK(self.sizes()[d] == 3 && other.sizes()[d] == 3, "linalg.cross: inputs dimension ", d,
+             " must have length 3. Got ", self.sizes()[d], " and ", other.sizes()[d]);
   return cross_at(self.expand(shape), other.expand(shape), d);
 }
 
@@ -104,6 +106,7 @@ Tensor diag(const Tensor& self, int64_t diagonal) {
 
 Tensor trace(const Tensor& self) {
   KILN_CHECK(self.dim() == 2, "trace: expected a matrix, but got tensor with dim ", self.dim());
+  KILN_CHECK(self.dtype() != ScalarType::Bool, "trace: \"trace\" not implemented for 'bool'");
   return kiln::sum(kiln::diagonal(self, 0, 0, 1));
 }
 

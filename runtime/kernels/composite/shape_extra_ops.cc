@@ -109,7 +109,8 @@ Tensor repeat_interleave(const Tensor& repeats, const std::optional<int64_t>& ou
 
 Tensor repeat_interleave_self_tensor(const Tensor& self, const Tensor& repeats, const std::optional<int64_t>& dim,
                                      const std::optional<int64_t>& output_size) {
-  const Tensor input = dim ? (self.dim() ? self : kiln::reshape(self, {1})) : kiln::reshape(self, {-1});
+  // dim=None repeats the flattened tensor; a dim must exist (a 0-dim tensor has none: IndexError).
+  const Tensor input = dim ? self : kiln::reshape(self, {-1});
   const int64_t d = dim ? wrap_existing_dim(*dim, input.dim(), "repeat_interleave") : 0;
   const int64_t size = input.sizes()[d];
   KILN_CHECK(repeats.dim() <= 1, "repeats must be 0-dim or 1-dim tensor");
@@ -125,7 +126,8 @@ Tensor repeat_interleave_self_tensor(const Tensor& self, const Tensor& repeats, 
 Tensor repeat_interleave_self_int(const Tensor& self, int64_t repeats, const std::optional<int64_t>& dim,
                                   const std::optional<int64_t>& output_size) {
   KILN_CHECK(repeats >= 0, "repeats can not be negative");
-  const Tensor input = dim ? (self.dim() ? self : kiln::reshape(self, {1})) : kiln::reshape(self, {-1});
+  // dim=None repeats the flattened tensor; a dim must exist (a 0-dim tensor has none: IndexError).
+  const Tensor input = dim ? self : kiln::reshape(self, {-1});
   const int64_t d = dim ? wrap_existing_dim(*dim, input.dim(), "repeat_interleave") : 0;
   const int64_t total = input.sizes()[d] * repeats;
   KILN_CHECK(!output_size || *output_size == total, "repeat_interleave: output_size ", output_size.value_or(0),
@@ -133,7 +135,8 @@ Tensor repeat_interleave_self_int(const Tensor& self, int64_t repeats, const std
   // Each slice along d, expanded `repeats` times next to itself, then the two dims merged.
   DimVector sizes(input.sizes().begin(), input.sizes().end());
   sizes.insert(sizes.begin() + d + 1, repeats);
-  return kiln::flatten(kiln::unsqueeze(input, d + 1).expand(sizes), d, d + 1).contiguous();
+  // A copy always (repeats=1 would otherwise be a view of self), as torch.
+  return kiln::clone(kiln::contiguous(kiln::flatten(kiln::unsqueeze(input, d + 1).expand(sizes), d, d + 1)));
 }
 
 }  // namespace composite_implicit
