@@ -17,6 +17,7 @@
 #include "generated/api/stack.h"
 #include "generated/api/sub.h"
 #include "generated/api/sum.h"
+#include "generated/api/to.h"
 #include "generated/api/zeros.h"
 #include "generated/kernels/composite/addbmm.h"
 #include "generated/kernels/composite/baddbmm.h"
@@ -59,6 +60,11 @@ DimVector cross_shape(const Tensor& self, const Tensor& other) {
 Tensor cross_of(const Tensor& self, const Tensor& other, const DimVector& shape, int64_t d) {
   KILN_CHECK(self.sizes()[d] == 3 && other.sizes()[d] == 3, "linalg.cross: inputs dimension ", d,
              " must have length 3. Got ", self.sizes()[d], " and ", other.sizes()[d]);
+  if (is_reduced_floating_type(self.dtype())) {
+    // float16/bfloat16: in float32, rounded once (as addmm), not after every product.
+    const ScalarType f32 = ScalarType::Float32;
+    return cross_at(self.to(f32).expand(shape), other.to(f32).expand(shape), d).to(self.dtype());
+  }
   return cross_at(self.expand(shape), other.expand(shape), d);
 }
 

@@ -45,9 +45,6 @@ KNOWN_DIVERGENCES = [
     Known('bmm_unused_input_grad', "baddbmm/addbmm: an input that cannot change the result (self at beta=0, batches with an empty inner dim) gets a zero gradient in torch and none in kiln (as kiln's addmm)",
           ids=ids(
           'baddbmm#7', 'addbmm#3')),
-    Known('cross_reduced_rounding', 'cross in float16: torch rounds each product to float16 before the subtraction, kiln computes a1*b2 - a2*b1 with float32 intermediates per op',
-          ids=ids(
-          'cross#15')),
     Known('diag_offset_overflow', 'diag of a transposed bfloat16 matrix with an offset past its columns: torch 1.13 raises "numel: integer multiplication overflow" (its bug), kiln returns the empty diagonal',
           ids=ids(
           'diag#11')),
