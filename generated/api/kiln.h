@@ -80,6 +80,16 @@
 #include "generated/api/round.h"
 #include "generated/api/clip.h"
 #include "generated/api/logical_not.h"
+#include "generated/api/clamp_min.h"
+#include "generated/api/clamp_max.h"
+#include "generated/api/logaddexp.h"
+#include "generated/api/heaviside.h"
+#include "generated/api/frac.h"
+#include "generated/api/xlogy.h"
+#include "generated/api/nan_to_num.h"
+#include "generated/api/_nan_to_num.h"
+#include "generated/api/addcmul.h"
+#include "generated/api/addcdiv.h"
 #include "generated/api/eq.h"
 #include "generated/api/ne.h"
 #include "generated/api/lt.h"
@@ -241,6 +251,25 @@
 #include "generated/api/cdist.h"
 #include "generated/api/_cdist_forward.h"
 #include "generated/api/_cdist_backward.h"
+#include "generated/api/diag.h"
+#include "generated/api/diag_embed.h"
+#include "generated/api/trace.h"
+#include "generated/api/cross.h"
+#include "generated/api/linalg_cross.h"
+#include "generated/api/kron.h"
+#include "generated/api/tensordot.h"
+#include "generated/api/baddbmm.h"
+#include "generated/api/addbmm.h"
+#include "generated/api/meshgrid.h"
+#include "generated/api/fliplr.h"
+#include "generated/api/flipud.h"
+#include "generated/api/rot90.h"
+#include "generated/api/tile.h"
+#include "generated/api/repeat_interleave.h"
+#include "generated/api/index_add.h"
+#include "generated/api/index_copy.h"
+#include "generated/api/index_fill.h"
+#include "generated/api/masked_scatter.h"
 
 
 namespace kiln {
@@ -618,6 +647,78 @@ class Tensor : public kiln::Tensor {
   }
   const Tensor& logical_not_() const {
     return to_api(kiln::logical_not_(*this));
+  }
+  Tensor clamp_min(const Scalar& min) const {
+    return to_api(kiln::clamp_min(*this, min));
+  }
+  const Tensor& clamp_min_(const Scalar& min) const {
+    return to_api(kiln::clamp_min_(*this, min));
+  }
+  Tensor clamp_min(const Tensor& min) const {
+    return to_api(kiln::clamp_min(*this, min));
+  }
+  const Tensor& clamp_min_(const Tensor& min) const {
+    return to_api(kiln::clamp_min_(*this, min));
+  }
+  Tensor clamp_max(const Scalar& max) const {
+    return to_api(kiln::clamp_max(*this, max));
+  }
+  const Tensor& clamp_max_(const Scalar& max) const {
+    return to_api(kiln::clamp_max_(*this, max));
+  }
+  Tensor clamp_max(const Tensor& max) const {
+    return to_api(kiln::clamp_max(*this, max));
+  }
+  const Tensor& clamp_max_(const Tensor& max) const {
+    return to_api(kiln::clamp_max_(*this, max));
+  }
+  Tensor logaddexp(const Tensor& other) const {
+    return to_api(kiln::logaddexp(*this, other));
+  }
+  Tensor heaviside(const Tensor& values) const {
+    return to_api(kiln::heaviside(*this, values));
+  }
+  const Tensor& heaviside_(const Tensor& values) const {
+    return to_api(kiln::heaviside_(*this, values));
+  }
+  Tensor frac() const {
+    return to_api(kiln::frac(*this));
+  }
+  const Tensor& frac_() const {
+    return to_api(kiln::frac_(*this));
+  }
+  Tensor xlogy(const Tensor& other) const {
+    return to_api(kiln::xlogy(*this, other));
+  }
+  const Tensor& xlogy_(const Tensor& other) const {
+    return to_api(kiln::xlogy_(*this, other));
+  }
+  Tensor xlogy(const Scalar& other) const {
+    return to_api(kiln::xlogy(*this, other));
+  }
+  const Tensor& xlogy_(const Scalar& other) const {
+    return to_api(kiln::xlogy_(*this, other));
+  }
+  Tensor nan_to_num(const std::optional<double>& nan = std::nullopt, const std::optional<double>& posinf = std::nullopt, const std::optional<double>& neginf = std::nullopt) const {
+    return to_api(kiln::nan_to_num(*this, nan, posinf, neginf));
+  }
+  const Tensor& nan_to_num_(const std::optional<double>& nan = std::nullopt, const std::optional<double>& posinf = std::nullopt, const std::optional<double>& neginf = std::nullopt) const {
+    return to_api(kiln::nan_to_num_(*this, nan, posinf, neginf));
+  }
+  const Tensor& _nan_to_num_(const Scalar& nan, const Scalar& posinf, const Scalar& neginf) const {
+    return to_api(kiln::_nan_to_num_(*this, nan, posinf, neginf));
+  }
+  Tensor addcmul(const Tensor& tensor1, const Tensor& tensor2, const Scalar& value = 1) const {
+    return to_api(kiln::addcmul(*this, tensor1, tensor2, value));
+  }
+  const Tensor& addcmul_(const Tensor& tensor1, const Tensor& tensor2, const Scalar& value = 1) const {
+    return to_api(kiln::addcmul_(*this, tensor1, tensor2, value));
+  }
+  Tensor addcdiv(const Tensor& tensor1, const Tensor& tensor2, const Scalar& value = 1) const {
+    return to_api(kiln::addcdiv(*this, tensor1, tensor2, value));
+  }
+  const Tensor& addcdiv_(const Tensor& tensor1, const Tensor& tensor2, const Scalar& value = 1) const {
+    return to_api(kiln::addcdiv_(*this, tensor1, tensor2, value));
   }
   Tensor eq(const Tensor& other) const {
     return to_api(kiln::eq(*this, other));
@@ -1011,6 +1112,81 @@ class Tensor : public kiln::Tensor {
   }
   Tensor histc(int64_t bins = 100, const Scalar& min = 0, const Scalar& max = 0) const {
     return to_api(kiln::histc(*this, bins, min, max));
+  }
+  Tensor diag(int64_t diagonal = 0) const {
+    return to_api(kiln::diag(*this, diagonal));
+  }
+  Tensor diag_embed(int64_t offset = 0, int64_t dim1 = -2, int64_t dim2 = -1) const {
+    return to_api(kiln::diag_embed(*this, offset, dim1, dim2));
+  }
+  Tensor trace() const {
+    return to_api(kiln::trace(*this));
+  }
+  Tensor cross(const Tensor& other, const std::optional<int64_t>& dim = std::nullopt) const {
+    return to_api(kiln::cross(*this, other, dim));
+  }
+  Tensor kron(const Tensor& other) const {
+    return to_api(kiln::kron(*this, other));
+  }
+  Tensor baddbmm(const Tensor& batch1, const Tensor& batch2, const Scalar& beta = 1, const Scalar& alpha = 1) const {
+    return to_api(kiln::baddbmm(*this, batch1, batch2, beta, alpha));
+  }
+  const Tensor& baddbmm_(const Tensor& batch1, const Tensor& batch2, const Scalar& beta = 1, const Scalar& alpha = 1) const {
+    return to_api(kiln::baddbmm_(*this, batch1, batch2, beta, alpha));
+  }
+  Tensor addbmm(const Tensor& batch1, const Tensor& batch2, const Scalar& beta = 1, const Scalar& alpha = 1) const {
+    return to_api(kiln::addbmm(*this, batch1, batch2, beta, alpha));
+  }
+  const Tensor& addbmm_(const Tensor& batch1, const Tensor& batch2, const Scalar& beta = 1, const Scalar& alpha = 1) const {
+    return to_api(kiln::addbmm_(*this, batch1, batch2, beta, alpha));
+  }
+  Tensor fliplr() const {
+    return to_api(kiln::fliplr(*this));
+  }
+  Tensor flipud() const {
+    return to_api(kiln::flipud(*this));
+  }
+  Tensor rot90(int64_t k = 1, IntArrayRef dims = IntArrayRef({0,1})) const {
+    return to_api(kiln::rot90(*this, k, dims));
+  }
+  Tensor tile(IntArrayRef dims) const {
+    return to_api(kiln::tile(*this, dims));
+  }
+  Tensor repeat_interleave(const Tensor& repeats, const std::optional<int64_t>& dim = std::nullopt, const std::optional<int64_t>& output_size = std::nullopt) const {
+    return to_api(kiln::repeat_interleave(*this, repeats, dim, output_size));
+  }
+  Tensor repeat_interleave(int64_t repeats, const std::optional<int64_t>& dim = std::nullopt, const std::optional<int64_t>& output_size = std::nullopt) const {
+    return to_api(kiln::repeat_interleave(*this, repeats, dim, output_size));
+  }
+  Tensor index_add(int64_t dim, const Tensor& index, const Tensor& source, const Scalar& alpha = 1) const {
+    return to_api(kiln::index_add(*this, dim, index, source, alpha));
+  }
+  const Tensor& index_add_(int64_t dim, const Tensor& index, const Tensor& source, const Scalar& alpha = 1) const {
+    return to_api(kiln::index_add_(*this, dim, index, source, alpha));
+  }
+  Tensor index_copy(int64_t dim, const Tensor& index, const Tensor& source) const {
+    return to_api(kiln::index_copy(*this, dim, index, source));
+  }
+  const Tensor& index_copy_(int64_t dim, const Tensor& index, const Tensor& source) const {
+    return to_api(kiln::index_copy_(*this, dim, index, source));
+  }
+  Tensor index_fill(int64_t dim, const Tensor& index, const Scalar& value) const {
+    return to_api(kiln::index_fill(*this, dim, index, value));
+  }
+  const Tensor& index_fill_(int64_t dim, const Tensor& index, const Scalar& value) const {
+    return to_api(kiln::index_fill_(*this, dim, index, value));
+  }
+  Tensor index_fill(int64_t dim, const Tensor& index, const Tensor& value) const {
+    return to_api(kiln::index_fill(*this, dim, index, value));
+  }
+  const Tensor& index_fill_(int64_t dim, const Tensor& index, const Tensor& value) const {
+    return to_api(kiln::index_fill_(*this, dim, index, value));
+  }
+  Tensor masked_scatter(const Tensor& mask, const Tensor& source) const {
+    return to_api(kiln::masked_scatter(*this, mask, source));
+  }
+  const Tensor& masked_scatter_(const Tensor& mask, const Tensor& source) const {
+    return to_api(kiln::masked_scatter_(*this, mask, source));
   }
 };
 
@@ -1666,6 +1842,141 @@ inline Tensor logical_not(const Tensor& self) {
 // logical_not.out(Tensor self, *, Tensor(a!) out) -> Tensor(a!)
 inline const Tensor& logical_not_out(const Tensor& out, const Tensor& self) {
   return to_api(kiln::logical_not_out(out, self));
+}
+
+// clamp_min(Tensor self, Scalar min) -> Tensor
+inline Tensor clamp_min(const Tensor& self, const Scalar& min) {
+  return to_api(kiln::clamp_min(self, min));
+}
+
+// clamp_min.out(Tensor self, Scalar min, *, Tensor(a!) out) -> Tensor(a!)
+inline const Tensor& clamp_min_out(const Tensor& out, const Tensor& self, const Scalar& min) {
+  return to_api(kiln::clamp_min_out(out, self, min));
+}
+
+// clamp_min.Tensor(Tensor self, Tensor min) -> Tensor
+inline Tensor clamp_min(const Tensor& self, const Tensor& min) {
+  return to_api(kiln::clamp_min(self, min));
+}
+
+// clamp_min.Tensor_out(Tensor self, Tensor min, *, Tensor(a!) out) -> Tensor(a!)
+inline const Tensor& clamp_min_out(const Tensor& out, const Tensor& self, const Tensor& min) {
+  return to_api(kiln::clamp_min_out(out, self, min));
+}
+
+// clamp_max(Tensor self, Scalar max) -> Tensor
+inline Tensor clamp_max(const Tensor& self, const Scalar& max) {
+  return to_api(kiln::clamp_max(self, max));
+}
+
+// clamp_max.out(Tensor self, Scalar max, *, Tensor(a!) out) -> Tensor(a!)
+inline const Tensor& clamp_max_out(const Tensor& out, const Tensor& self, const Scalar& max) {
+  return to_api(kiln::clamp_max_out(out, self, max));
+}
+
+// clamp_max.Tensor(Tensor self, Tensor max) -> Tensor
+inline Tensor clamp_max(const Tensor& self, const Tensor& max) {
+  return to_api(kiln::clamp_max(self, max));
+}
+
+// clamp_max.Tensor_out(Tensor self, Tensor max, *, Tensor(a!) out) -> Tensor(a!)
+inline const Tensor& clamp_max_out(const Tensor& out, const Tensor& self, const Tensor& max) {
+  return to_api(kiln::clamp_max_out(out, self, max));
+}
+
+// logaddexp(Tensor self, Tensor other) -> Tensor
+inline Tensor logaddexp(const Tensor& self, const Tensor& other) {
+  return to_api(kiln::logaddexp(self, other));
+}
+
+// logaddexp.out(Tensor self, Tensor other, *, Tensor(a!) out) -> Tensor(a!)
+inline const Tensor& logaddexp_out(const Tensor& out, const Tensor& self, const Tensor& other) {
+  return to_api(kiln::logaddexp_out(out, self, other));
+}
+
+// heaviside(Tensor self, Tensor values) -> Tensor
+inline Tensor heaviside(const Tensor& self, const Tensor& values) {
+  return to_api(kiln::heaviside(self, values));
+}
+
+// heaviside.out(Tensor self, Tensor values, *, Tensor(a!) out) -> Tensor(a!)
+inline const Tensor& heaviside_out(const Tensor& out, const Tensor& self, const Tensor& values) {
+  return to_api(kiln::heaviside_out(out, self, values));
+}
+
+// frac(Tensor self) -> Tensor
+inline Tensor frac(const Tensor& self) {
+  return to_api(kiln::frac(self));
+}
+
+// frac.out(Tensor self, *, Tensor(a!) out) -> Tensor(a!)
+inline const Tensor& frac_out(const Tensor& out, const Tensor& self) {
+  return to_api(kiln::frac_out(out, self));
+}
+
+// xlogy.Tensor(Tensor self, Tensor other) -> Tensor
+inline Tensor xlogy(const Tensor& self, const Tensor& other) {
+  return to_api(kiln::xlogy(self, other));
+}
+
+// xlogy.out(Tensor self, Tensor other, *, Tensor(a!) out) -> Tensor(a!)
+inline const Tensor& xlogy_out(const Tensor& out, const Tensor& self, const Tensor& other) {
+  return to_api(kiln::xlogy_out(out, self, other));
+}
+
+// xlogy.Scalar_Self(Scalar self, Tensor other) -> Tensor
+inline Tensor xlogy(const Scalar& self, const Tensor& other) {
+  return to_api(kiln::xlogy(self, other));
+}
+
+// xlogy.Scalar_Other(Tensor self, Scalar other) -> Tensor
+inline Tensor xlogy(const Tensor& self, const Scalar& other) {
+  return to_api(kiln::xlogy(self, other));
+}
+
+// nan_to_num(Tensor self, float? nan=None, float? posinf=None, float? neginf=None) -> Tensor
+inline Tensor nan_to_num(const Tensor& self, const std::optional<double>& nan = std::nullopt, const std::optional<double>& posinf = std::nullopt, const std::optional<double>& neginf = std::nullopt) {
+  return to_api(kiln::nan_to_num(self, nan, posinf, neginf));
+}
+
+// nan_to_num.out(Tensor self, float? nan=None, float? posinf=None, float? neginf=None, *, Tensor(a!) out) -> Tensor(a!)
+inline const Tensor& nan_to_num_out(const Tensor& out, const Tensor& self, const std::optional<double>& nan = std::nullopt, const std::optional<double>& posinf = std::nullopt, const std::optional<double>& neginf = std::nullopt) {
+  return to_api(kiln::nan_to_num_out(out, self, nan, posinf, neginf));
+}
+
+// nan_to_num_(Tensor(a!) self, float? nan=None, float? posinf=None, float? neginf=None) -> Tensor(a!)
+inline const Tensor& nan_to_num_(const Tensor& self, const std::optional<double>& nan = std::nullopt, const std::optional<double>& posinf = std::nullopt, const std::optional<double>& neginf = std::nullopt) {
+  return to_api(kiln::nan_to_num_(self, nan, posinf, neginf));
+}
+
+// _nan_to_num(Tensor self, Scalar nan, Scalar posinf, Scalar neginf) -> Tensor
+inline Tensor _nan_to_num(const Tensor& self, const Scalar& nan, const Scalar& posinf, const Scalar& neginf) {
+  return to_api(kiln::_nan_to_num(self, nan, posinf, neginf));
+}
+
+// _nan_to_num.out(Tensor self, Scalar nan, Scalar posinf, Scalar neginf, *, Tensor(a!) out) -> Tensor(a!)
+inline const Tensor& _nan_to_num_out(const Tensor& out, const Tensor& self, const Scalar& nan, const Scalar& posinf, const Scalar& neginf) {
+  return to_api(kiln::_nan_to_num_out(out, self, nan, posinf, neginf));
+}
+
+// addcmul(Tensor self, Tensor tensor1, Tensor tensor2, *, Scalar value=1) -> Tensor
+inline Tensor addcmul(const Tensor& self, const Tensor& tensor1, const Tensor& tensor2, const Scalar& value = 1) {
+  return to_api(kiln::addcmul(self, tensor1, tensor2, value));
+}
+
+// addcmul.out(Tensor self, Tensor tensor1, Tensor tensor2, *, Scalar value=1, Tensor(a!) out) -> Tensor(a!)
+inline const Tensor& addcmul_out(const Tensor& out, const Tensor& self, const Tensor& tensor1, const Tensor& tensor2, const Scalar& value = 1) {
+  return to_api(kiln::addcmul_out(out, self, tensor1, tensor2, value));
+}
+
+// addcdiv(Tensor self, Tensor tensor1, Tensor tensor2, *, Scalar value=1) -> Tensor
+inline Tensor addcdiv(const Tensor& self, const Tensor& tensor1, const Tensor& tensor2, const Scalar& value = 1) {
+  return to_api(kiln::addcdiv(self, tensor1, tensor2, value));
+}
+
+// addcdiv.out(Tensor self, Tensor tensor1, Tensor tensor2, *, Scalar value=1, Tensor(a!) out) -> Tensor(a!)
+inline const Tensor& addcdiv_out(const Tensor& out, const Tensor& self, const Tensor& tensor1, const Tensor& tensor2, const Scalar& value = 1) {
+  return to_api(kiln::addcdiv_out(out, self, tensor1, tensor2, value));
 }
 
 // eq.Tensor(Tensor self, Tensor other) -> Tensor
@@ -2866,6 +3177,161 @@ inline Tensor _cdist_forward(const Tensor& x1, const Tensor& x2, double p, const
 // _cdist_backward(Tensor grad, Tensor x1, Tensor x2, float p, Tensor cdist) -> Tensor
 inline Tensor _cdist_backward(const Tensor& grad, const Tensor& x1, const Tensor& x2, double p, const Tensor& cdist) {
   return to_api(kiln::_cdist_backward(grad, x1, x2, p, cdist));
+}
+
+// diag(Tensor self, int diagonal=0) -> Tensor
+inline Tensor diag(const Tensor& self, int64_t diagonal = 0) {
+  return to_api(kiln::diag(self, diagonal));
+}
+
+// diag.out(Tensor self, int diagonal=0, *, Tensor(a!) out) -> Tensor(a!)
+inline const Tensor& diag_out(const Tensor& out, const Tensor& self, int64_t diagonal = 0) {
+  return to_api(kiln::diag_out(out, self, diagonal));
+}
+
+// diag_embed(Tensor self, int offset=0, int dim1=-2, int dim2=-1) -> Tensor
+inline Tensor diag_embed(const Tensor& self, int64_t offset = 0, int64_t dim1 = -2, int64_t dim2 = -1) {
+  return to_api(kiln::diag_embed(self, offset, dim1, dim2));
+}
+
+// trace(Tensor self) -> Tensor
+inline Tensor trace(const Tensor& self) {
+  return to_api(kiln::trace(self));
+}
+
+// cross(Tensor self, Tensor other, int? dim=None) -> Tensor
+inline Tensor cross(const Tensor& self, const Tensor& other, const std::optional<int64_t>& dim = std::nullopt) {
+  return to_api(kiln::cross(self, other, dim));
+}
+
+// cross.out(Tensor self, Tensor other, int? dim=None, *, Tensor(a!) out) -> Tensor(a!)
+inline const Tensor& cross_out(const Tensor& out, const Tensor& self, const Tensor& other, const std::optional<int64_t>& dim = std::nullopt) {
+  return to_api(kiln::cross_out(out, self, other, dim));
+}
+
+// linalg_cross(Tensor self, Tensor other, *, int dim=-1) -> Tensor
+inline Tensor linalg_cross(const Tensor& self, const Tensor& other, int64_t dim = -1) {
+  return to_api(kiln::linalg_cross(self, other, dim));
+}
+
+// linalg_cross.out(Tensor self, Tensor other, *, int dim=-1, Tensor(a!) out) -> Tensor(a!)
+inline const Tensor& linalg_cross_out(const Tensor& out, const Tensor& self, const Tensor& other, int64_t dim = -1) {
+  return to_api(kiln::linalg_cross_out(out, self, other, dim));
+}
+
+// kron(Tensor self, Tensor other) -> Tensor
+inline Tensor kron(const Tensor& self, const Tensor& other) {
+  return to_api(kiln::kron(self, other));
+}
+
+// kron.out(Tensor self, Tensor other, *, Tensor(a!) out) -> Tensor(a!)
+inline const Tensor& kron_out(const Tensor& out, const Tensor& self, const Tensor& other) {
+  return to_api(kiln::kron_out(out, self, other));
+}
+
+// tensordot(Tensor self, Tensor other, int[] dims_self, int[] dims_other) -> Tensor
+inline Tensor tensordot(const Tensor& self, const Tensor& other, IntArrayRef dims_self, IntArrayRef dims_other) {
+  return to_api(kiln::tensordot(self, other, dims_self, dims_other));
+}
+
+// tensordot.out(Tensor self, Tensor other, int[] dims_self, int[] dims_other, *, Tensor(a!) out) -> Tensor(a!)
+inline const Tensor& tensordot_out(const Tensor& out, const Tensor& self, const Tensor& other, IntArrayRef dims_self, IntArrayRef dims_other) {
+  return to_api(kiln::tensordot_out(out, self, other, dims_self, dims_other));
+}
+
+// baddbmm(Tensor self, Tensor batch1, Tensor batch2, *, Scalar beta=1, Scalar alpha=1) -> Tensor
+inline Tensor baddbmm(const Tensor& self, const Tensor& batch1, const Tensor& batch2, const Scalar& beta = 1, const Scalar& alpha = 1) {
+  return to_api(kiln::baddbmm(self, batch1, batch2, beta, alpha));
+}
+
+// baddbmm.out(Tensor self, Tensor batch1, Tensor batch2, *, Scalar beta=1, Scalar alpha=1, Tensor(a!) out) -> Tensor(a!)
+inline const Tensor& baddbmm_out(const Tensor& out, const Tensor& self, const Tensor& batch1, const Tensor& batch2, const Scalar& beta = 1, const Scalar& alpha = 1) {
+  return to_api(kiln::baddbmm_out(out, self, batch1, batch2, beta, alpha));
+}
+
+// addbmm(Tensor self, Tensor batch1, Tensor batch2, *, Scalar beta=1, Scalar alpha=1) -> Tensor
+inline Tensor addbmm(const Tensor& self, const Tensor& batch1, const Tensor& batch2, const Scalar& beta = 1, const Scalar& alpha = 1) {
+  return to_api(kiln::addbmm(self, batch1, batch2, beta, alpha));
+}
+
+// addbmm.out(Tensor self, Tensor batch1, Tensor batch2, *, Scalar beta=1, Scalar alpha=1, Tensor(a!) out) -> Tensor(a!)
+inline const Tensor& addbmm_out(const Tensor& out, const Tensor& self, const Tensor& batch1, const Tensor& batch2, const Scalar& beta = 1, const Scalar& alpha = 1) {
+  return to_api(kiln::addbmm_out(out, self, batch1, batch2, beta, alpha));
+}
+
+// meshgrid(Tensor[] tensors, *, str indexing='ij') -> Tensor[]
+inline std::vector<Tensor> meshgrid(const std::vector<Tensor>& tensors, const std::string& indexing = "ij") {
+  return to_api(kiln::meshgrid(to_runtime(tensors), indexing));
+}
+
+// fliplr(Tensor self) -> Tensor
+inline Tensor fliplr(const Tensor& self) {
+  return to_api(kiln::fliplr(self));
+}
+
+// flipud(Tensor self) -> Tensor
+inline Tensor flipud(const Tensor& self) {
+  return to_api(kiln::flipud(self));
+}
+
+// rot90(Tensor self, int k=1, int[] dims=[0,1]) -> Tensor
+inline Tensor rot90(const Tensor& self, int64_t k = 1, IntArrayRef dims = IntArrayRef({0,1})) {
+  return to_api(kiln::rot90(self, k, dims));
+}
+
+// tile(Tensor self, int[] dims) -> Tensor
+inline Tensor tile(const Tensor& self, IntArrayRef dims) {
+  return to_api(kiln::tile(self, dims));
+}
+
+// repeat_interleave.self_Tensor(Tensor self, Tensor repeats, int? dim=None, *, int? output_size=None) -> Tensor
+inline Tensor repeat_interleave(const Tensor& self, const Tensor& repeats, const std::optional<int64_t>& dim = std::nullopt, const std::optional<int64_t>& output_size = std::nullopt) {
+  return to_api(kiln::repeat_interleave(self, repeats, dim, output_size));
+}
+
+// repeat_interleave.self_int(Tensor self, int repeats, int? dim=None, *, int? output_size=None) -> Tensor
+inline Tensor repeat_interleave(const Tensor& self, int64_t repeats, const std::optional<int64_t>& dim = std::nullopt, const std::optional<int64_t>& output_size = std::nullopt) {
+  return to_api(kiln::repeat_interleave(self, repeats, dim, output_size));
+}
+
+// repeat_interleave.Tensor(Tensor repeats, *, int? output_size=None) -> Tensor
+inline Tensor repeat_interleave(const Tensor& repeats, const std::optional<int64_t>& output_size = std::nullopt) {
+  return to_api(kiln::repeat_interleave(repeats, output_size));
+}
+
+// index_add(Tensor self, int dim, Tensor index, Tensor source, *, Scalar alpha=1) -> Tensor
+inline Tensor index_add(const Tensor& self, int64_t dim, const Tensor& index, const Tensor& source, const Scalar& alpha = 1) {
+  return to_api(kiln::index_add(self, dim, index, source, alpha));
+}
+
+// index_add.out(Tensor self, int dim, Tensor index, Tensor source, *, Scalar alpha=1, Tensor(a!) out) -> Tensor(a!)
+inline const Tensor& index_add_out(const Tensor& out, const Tensor& self, int64_t dim, const Tensor& index, const Tensor& source, const Scalar& alpha = 1) {
+  return to_api(kiln::index_add_out(out, self, dim, index, source, alpha));
+}
+
+// index_copy(Tensor self, int dim, Tensor index, Tensor source) -> Tensor
+inline Tensor index_copy(const Tensor& self, int64_t dim, const Tensor& index, const Tensor& source) {
+  return to_api(kiln::index_copy(self, dim, index, source));
+}
+
+// index_copy.out(Tensor self, int dim, Tensor index, Tensor source, *, Tensor(a!) out) -> Tensor(a!)
+inline const Tensor& index_copy_out(const Tensor& out, const Tensor& self, int64_t dim, const Tensor& index, const Tensor& source) {
+  return to_api(kiln::index_copy_out(out, self, dim, index, source));
+}
+
+// index_fill.int_Scalar(Tensor self, int dim, Tensor index, Scalar value) -> Tensor
+inline Tensor index_fill(const Tensor& self, int64_t dim, const Tensor& index, const Scalar& value) {
+  return to_api(kiln::index_fill(self, dim, index, value));
+}
+
+// index_fill.int_Tensor(Tensor self, int dim, Tensor index, Tensor value) -> Tensor
+inline Tensor index_fill(const Tensor& self, int64_t dim, const Tensor& index, const Tensor& value) {
+  return to_api(kiln::index_fill(self, dim, index, value));
+}
+
+// masked_scatter(Tensor self, Tensor mask, Tensor source) -> Tensor
+inline Tensor masked_scatter(const Tensor& self, const Tensor& mask, const Tensor& source) {
+  return to_api(kiln::masked_scatter(self, mask, source));
 }
 
 // C++ operators (a + b, a * 2, -a, a += b), as libtorch has them.

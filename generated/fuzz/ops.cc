@@ -1144,6 +1144,267 @@ const FuzzOp kFuzzOps[] = {
        const Tensor self = in.tensor();
        use_result(in, kiln::logical_not_out(out, self));
      }},
+    {"clamp_min",
+     [](FuzzInput& in) {
+       const Tensor self = in.tensor();
+       const auto min = in.scalar();
+       use_result(in, kiln::clamp_min(self, min));
+     }},
+    {"clamp_min_",
+     [](FuzzInput& in) {
+       const Tensor self = in.tensor();
+       const auto min = in.scalar();
+       use_result(in, kiln::clamp_min_(self, min));
+     }},
+    {"clamp_min.out",
+     [](FuzzInput& in) {
+       const Tensor out = in.tensor();
+       const Tensor self = in.tensor();
+       const auto min = in.scalar();
+       use_result(in, kiln::clamp_min_out(out, self, min));
+     }},
+    {"clamp_min.Tensor",
+     [](FuzzInput& in) {
+       const Tensor self = in.tensor();
+       const Tensor min = in.tensor();
+       use_result(in, kiln::clamp_min(self, min));
+     }},
+    {"clamp_min_.Tensor",
+     [](FuzzInput& in) {
+       const Tensor self = in.tensor();
+       const Tensor min = in.tensor();
+       use_result(in, kiln::clamp_min_(self, min));
+     }},
+    {"clamp_min.Tensor_out",
+     [](FuzzInput& in) {
+       const Tensor out = in.tensor();
+       const Tensor self = in.tensor();
+       const Tensor min = in.tensor();
+       use_result(in, kiln::clamp_min_out(out, self, min));
+     }},
+    {"clamp_max",
+     [](FuzzInput& in) {
+       const Tensor self = in.tensor();
+       const auto max = in.scalar();
+       use_result(in, kiln::clamp_max(self, max));
+     }},
+    {"clamp_max_",
+     [](FuzzInput& in) {
+       const Tensor self = in.tensor();
+       const auto max = in.scalar();
+       use_result(in, kiln::clamp_max_(self, max));
+     }},
+    {"clamp_max.out",
+     [](FuzzInput& in) {
+       const Tensor out = in.tensor();
+       const Tensor self = in.tensor();
+       const auto max = in.scalar();
+       use_result(in, kiln::clamp_max_out(out, self, max));
+     }},
+    {"clamp_max.Tensor",
+     [](FuzzInput& in) {
+       const Tensor self = in.tensor();
+       const Tensor max = in.tensor();
+       use_result(in, kiln::clamp_max(self, max));
+     }},
+    {"clamp_max_.Tensor",
+     [](FuzzInput& in) {
+       const Tensor self = in.tensor();
+       const Tensor max = in.tensor();
+       use_result(in, kiln::clamp_max_(self, max));
+     }},
+    {"clamp_max.Tensor_out",
+     [](FuzzInput& in) {
+       const Tensor out = in.tensor();
+       const Tensor self = in.tensor();
+       const Tensor max = in.tensor();
+       use_result(in, kiln::clamp_max_out(out, self, max));
+     }},
+    {"logaddexp",
+     [](FuzzInput& in) {
+       const Tensor self = in.tensor();
+       const Tensor other = in.tensor();
+       use_result(in, kiln::logaddexp(self, other));
+     }},
+    {"logaddexp.out",
+     [](FuzzInput& in) {
+       const Tensor out = in.tensor();
+       const Tensor self = in.tensor();
+       const Tensor other = in.tensor();
+       use_result(in, kiln::logaddexp_out(out, self, other));
+     }},
+    {"heaviside",
+     [](FuzzInput& in) {
+       const Tensor self = in.tensor();
+       const Tensor values = in.tensor();
+       use_result(in, kiln::heaviside(self, values));
+     }},
+    {"heaviside_",
+     [](FuzzInput& in) {
+       const Tensor self = in.tensor();
+       const Tensor values = in.tensor();
+       use_result(in, kiln::heaviside_(self, values));
+     }},
+    {"heaviside.out",
+     [](FuzzInput& in) {
+       const Tensor out = in.tensor();
+       const Tensor self = in.tensor();
+       const Tensor values = in.tensor();
+       use_result(in, kiln::heaviside_out(out, self, values));
+     }},
+    {"frac",
+     [](FuzzInput& in) {
+       const Tensor self = in.tensor();
+       use_result(in, kiln::frac(self));
+     }},
+    {"frac_",
+     [](FuzzInput& in) {
+       const Tensor self = in.tensor();
+       use_result(in, kiln::frac_(self));
+     }},
+    {"frac.out",
+     [](FuzzInput& in) {
+       const Tensor out = in.tensor();
+       const Tensor self = in.tensor();
+       use_result(in, kiln::frac_out(out, self));
+     }},
+    {"xlogy.Tensor",
+     [](FuzzInput& in) {
+       const Tensor self = in.tensor();
+       const Tensor other = in.tensor();
+       use_result(in, kiln::xlogy(self, other));
+     }},
+    {"xlogy_.Tensor",
+     [](FuzzInput& in) {
+       const Tensor self = in.tensor();
+       const Tensor other = in.tensor();
+       use_result(in, kiln::xlogy_(self, other));
+     }},
+    {"xlogy.out",
+     [](FuzzInput& in) {
+       const Tensor out = in.tensor();
+       const Tensor self = in.tensor();
+       const Tensor other = in.tensor();
+       use_result(in, kiln::xlogy_out(out, self, other));
+     }},
+    {"xlogy.Scalar_Self",
+     [](FuzzInput& in) {
+       const auto self = in.scalar();
+       const Tensor other = in.tensor();
+       use_result(in, kiln::xlogy(self, other));
+     }},
+    {"xlogy.Scalar_Other",
+     [](FuzzInput& in) {
+       const Tensor self = in.tensor();
+       const auto other = in.scalar();
+       use_result(in, kiln::xlogy(self, other));
+     }},
+    {"xlogy_.Scalar_Other",
+     [](FuzzInput& in) {
+       const Tensor self = in.tensor();
+       const auto other = in.scalar();
+       use_result(in, kiln::xlogy_(self, other));
+     }},
+    {"nan_to_num",
+     [](FuzzInput& in) {
+       const Tensor self = in.tensor();
+       const auto nan = in.optional_float64();
+       const auto posinf = in.optional_float64();
+       const auto neginf = in.optional_float64();
+       use_result(in, kiln::nan_to_num(self, nan, posinf, neginf));
+     }},
+    {"nan_to_num.out",
+     [](FuzzInput& in) {
+       const Tensor out = in.tensor();
+       const Tensor self = in.tensor();
+       const auto nan = in.optional_float64();
+       const auto posinf = in.optional_float64();
+       const auto neginf = in.optional_float64();
+       use_result(in, kiln::nan_to_num_out(out, self, nan, posinf, neginf));
+     }},
+    {"nan_to_num_",
+     [](FuzzInput& in) {
+       const Tensor self = in.tensor();
+       const auto nan = in.optional_float64();
+       const auto posinf = in.optional_float64();
+       const auto neginf = in.optional_float64();
+       use_result(in, kiln::nan_to_num_(self, nan, posinf, neginf));
+     }},
+    {"_nan_to_num",
+     [](FuzzInput& in) {
+       const Tensor self = in.tensor();
+       const auto nan = in.scalar();
+       const auto posinf = in.scalar();
+       const auto neginf = in.scalar();
+       use_result(in, kiln::_nan_to_num(self, nan, posinf, neginf));
+     }},
+    {"_nan_to_num_",
+     [](FuzzInput& in) {
+       const Tensor self = in.tensor();
+       const auto nan = in.scalar();
+       const auto posinf = in.scalar();
+       const auto neginf = in.scalar();
+       use_result(in, kiln::_nan_to_num_(self, nan, posinf, neginf));
+     }},
+    {"_nan_to_num.out",
+     [](FuzzInput& in) {
+       const Tensor out = in.tensor();
+       const Tensor self = in.tensor();
+       const auto nan = in.scalar();
+       const auto posinf = in.scalar();
+       const auto neginf = in.scalar();
+       use_result(in, kiln::_nan_to_num_out(out, self, nan, posinf, neginf));
+     }},
+    {"addcmul",
+     [](FuzzInput& in) {
+       const Tensor self = in.tensor();
+       const Tensor tensor1 = in.tensor();
+       const Tensor tensor2 = in.tensor();
+       const auto value = in.scalar();
+       use_result(in, kiln::addcmul(self, tensor1, tensor2, value));
+     }},
+    {"addcmul_",
+     [](FuzzInput& in) {
+       const Tensor self = in.tensor();
+       const Tensor tensor1 = in.tensor();
+       const Tensor tensor2 = in.tensor();
+       const auto value = in.scalar();
+       use_result(in, kiln::addcmul_(self, tensor1, tensor2, value));
+     }},
+    {"addcmul.out",
+     [](FuzzInput& in) {
+       const Tensor out = in.tensor();
+       const Tensor self = in.tensor();
+       const Tensor tensor1 = in.tensor();
+       const Tensor tensor2 = in.tensor();
+       const auto value = in.scalar();
+       use_result(in, kiln::addcmul_out(out, self, tensor1, tensor2, value));
+     }},
+    {"addcdiv",
+     [](FuzzInput& in) {
+       const Tensor self = in.tensor();
+       const Tensor tensor1 = in.tensor();
+       const Tensor tensor2 = in.tensor();
+       const auto value = in.scalar();
+       use_result(in, kiln::addcdiv(self, tensor1, tensor2, value));
+     }},
+    {"addcdiv_",
+     [](FuzzInput& in) {
+       const Tensor self = in.tensor();
+       const Tensor tensor1 = in.tensor();
+       const Tensor tensor2 = in.tensor();
+       const auto value = in.scalar();
+       use_result(in, kiln::addcdiv_(self, tensor1, tensor2, value));
+     }},
+    {"addcdiv.out",
+     [](FuzzInput& in) {
+       const Tensor out = in.tensor();
+       const Tensor self = in.tensor();
+       const Tensor tensor1 = in.tensor();
+       const Tensor tensor2 = in.tensor();
+       const auto value = in.scalar();
+       use_result(in, kiln::addcdiv_out(out, self, tensor1, tensor2, value));
+     }},
     {"eq.Tensor",
      [](FuzzInput& in) {
        const Tensor self = in.tensor();
@@ -3156,6 +3417,298 @@ const FuzzOp kFuzzOps[] = {
        const auto p = in.float64();
        const Tensor cdist = in.tensor();
        use_result(in, kiln::_cdist_backward(grad, x1, x2, p, cdist));
+     }},
+    {"diag",
+     [](FuzzInput& in) {
+       const Tensor self = in.tensor();
+       const auto diagonal = in.int64();
+       use_result(in, kiln::diag(self, diagonal));
+     }},
+    {"diag.out",
+     [](FuzzInput& in) {
+       const Tensor out = in.tensor();
+       const Tensor self = in.tensor();
+       const auto diagonal = in.int64();
+       use_result(in, kiln::diag_out(out, self, diagonal));
+     }},
+    {"diag_embed",
+     [](FuzzInput& in) {
+       const Tensor self = in.tensor();
+       const auto offset = in.int64();
+       const auto dim1 = in.int64();
+       const auto dim2 = in.int64();
+       use_result(in, kiln::diag_embed(self, offset, dim1, dim2));
+     }},
+    {"trace",
+     [](FuzzInput& in) {
+       const Tensor self = in.tensor();
+       use_result(in, kiln::trace(self));
+     }},
+    {"cross",
+     [](FuzzInput& in) {
+       const Tensor self = in.tensor();
+       const Tensor other = in.tensor();
+       const auto dim = in.optional_int64();
+       use_result(in, kiln::cross(self, other, dim));
+     }},
+    {"cross.out",
+     [](FuzzInput& in) {
+       const Tensor out = in.tensor();
+       const Tensor self = in.tensor();
+       const Tensor other = in.tensor();
+       const auto dim = in.optional_int64();
+       use_result(in, kiln::cross_out(out, self, other, dim));
+     }},
+    {"linalg_cross",
+     [](FuzzInput& in) {
+       const Tensor self = in.tensor();
+       const Tensor other = in.tensor();
+       const auto dim = in.int64();
+       use_result(in, kiln::linalg_cross(self, other, dim));
+     }},
+    {"linalg_cross.out",
+     [](FuzzInput& in) {
+       const Tensor out = in.tensor();
+       const Tensor self = in.tensor();
+       const Tensor other = in.tensor();
+       const auto dim = in.int64();
+       use_result(in, kiln::linalg_cross_out(out, self, other, dim));
+     }},
+    {"kron",
+     [](FuzzInput& in) {
+       const Tensor self = in.tensor();
+       const Tensor other = in.tensor();
+       use_result(in, kiln::kron(self, other));
+     }},
+    {"kron.out",
+     [](FuzzInput& in) {
+       const Tensor out = in.tensor();
+       const Tensor self = in.tensor();
+       const Tensor other = in.tensor();
+       use_result(in, kiln::kron_out(out, self, other));
+     }},
+    {"tensordot",
+     [](FuzzInput& in) {
+       const Tensor self = in.tensor();
+       const Tensor other = in.tensor();
+       const std::vector<int64_t> dims_self = in.int_list();
+       const std::vector<int64_t> dims_other = in.int_list();
+       use_result(in, kiln::tensordot(self, other, dims_self, dims_other));
+     }},
+    {"tensordot.out",
+     [](FuzzInput& in) {
+       const Tensor out = in.tensor();
+       const Tensor self = in.tensor();
+       const Tensor other = in.tensor();
+       const std::vector<int64_t> dims_self = in.int_list();
+       const std::vector<int64_t> dims_other = in.int_list();
+       use_result(in, kiln::tensordot_out(out, self, other, dims_self, dims_other));
+     }},
+    {"baddbmm",
+     [](FuzzInput& in) {
+       const Tensor self = in.tensor();
+       const Tensor batch1 = in.tensor();
+       const Tensor batch2 = in.tensor();
+       const auto beta = in.scalar();
+       const auto alpha = in.scalar();
+       use_result(in, kiln::baddbmm(self, batch1, batch2, beta, alpha));
+     }},
+    {"baddbmm.out",
+     [](FuzzInput& in) {
+       const Tensor out = in.tensor();
+       const Tensor self = in.tensor();
+       const Tensor batch1 = in.tensor();
+       const Tensor batch2 = in.tensor();
+       const auto beta = in.scalar();
+       const auto alpha = in.scalar();
+       use_result(in, kiln::baddbmm_out(out, self, batch1, batch2, beta, alpha));
+     }},
+    {"baddbmm_",
+     [](FuzzInput& in) {
+       const Tensor self = in.tensor();
+       const Tensor batch1 = in.tensor();
+       const Tensor batch2 = in.tensor();
+       const auto beta = in.scalar();
+       const auto alpha = in.scalar();
+       use_result(in, kiln::baddbmm_(self, batch1, batch2, beta, alpha));
+     }},
+    {"addbmm",
+     [](FuzzInput& in) {
+       const Tensor self = in.tensor();
+       const Tensor batch1 = in.tensor();
+       const Tensor batch2 = in.tensor();
+       const auto beta = in.scalar();
+       const auto alpha = in.scalar();
+       use_result(in, kiln::addbmm(self, batch1, batch2, beta, alpha));
+     }},
+    {"addbmm.out",
+     [](FuzzInput& in) {
+       const Tensor out = in.tensor();
+       const Tensor self = in.tensor();
+       const Tensor batch1 = in.tensor();
+       const Tensor batch2 = in.tensor();
+       const auto beta = in.scalar();
+       const auto alpha = in.scalar();
+       use_result(in, kiln::addbmm_out(out, self, batch1, batch2, beta, alpha));
+     }},
+    {"addbmm_",
+     [](FuzzInput& in) {
+       const Tensor self = in.tensor();
+       const Tensor batch1 = in.tensor();
+       const Tensor batch2 = in.tensor();
+       const auto beta = in.scalar();
+       const auto alpha = in.scalar();
+       use_result(in, kiln::addbmm_(self, batch1, batch2, beta, alpha));
+     }},
+    {"meshgrid",
+     [](FuzzInput& in) {
+       const std::vector<Tensor> tensors = in.tensor_list();
+       const auto indexing = in.string();
+       use_result(in, kiln::meshgrid(tensors, indexing));
+     }},
+    {"fliplr",
+     [](FuzzInput& in) {
+       const Tensor self = in.tensor();
+       use_result(in, kiln::fliplr(self));
+     }},
+    {"flipud",
+     [](FuzzInput& in) {
+       const Tensor self = in.tensor();
+       use_result(in, kiln::flipud(self));
+     }},
+    {"rot90",
+     [](FuzzInput& in) {
+       const Tensor self = in.tensor();
+       const auto k = in.int64();
+       const std::vector<int64_t> dims = in.int_list();
+       use_result(in, kiln::rot90(self, k, dims));
+     }},
+    {"tile",
+     [](FuzzInput& in) {
+       const Tensor self = in.tensor();
+       const std::vector<int64_t> dims = in.int_list();
+       use_result(in, kiln::tile(self, dims));
+     }},
+    {"repeat_interleave.self_Tensor",
+     [](FuzzInput& in) {
+       const Tensor self = in.tensor();
+       const Tensor repeats = in.tensor();
+       const auto dim = in.optional_int64();
+       const auto output_size = in.optional_int64();
+       use_result(in, kiln::repeat_interleave(self, repeats, dim, output_size));
+     }},
+    {"repeat_interleave.self_int",
+     [](FuzzInput& in) {
+       const Tensor self = in.tensor();
+       const auto repeats = in.int64();
+       const auto dim = in.optional_int64();
+       const auto output_size = in.optional_int64();
+       use_result(in, kiln::repeat_interleave(self, repeats, dim, output_size));
+     }},
+    {"repeat_interleave.Tensor",
+     [](FuzzInput& in) {
+       const Tensor repeats = in.tensor();
+       const auto output_size = in.optional_int64();
+       use_result(in, kiln::repeat_interleave(repeats, output_size));
+     }},
+    {"index_add",
+     [](FuzzInput& in) {
+       const Tensor self = in.tensor();
+       const auto dim = in.int64();
+       const Tensor index = in.tensor();
+       const Tensor source = in.tensor();
+       const auto alpha = in.scalar();
+       use_result(in, kiln::index_add(self, dim, index, source, alpha));
+     }},
+    {"index_add.out",
+     [](FuzzInput& in) {
+       const Tensor out = in.tensor();
+       const Tensor self = in.tensor();
+       const auto dim = in.int64();
+       const Tensor index = in.tensor();
+       const Tensor source = in.tensor();
+       const auto alpha = in.scalar();
+       use_result(in, kiln::index_add_out(out, self, dim, index, source, alpha));
+     }},
+    {"index_add_",
+     [](FuzzInput& in) {
+       const Tensor self = in.tensor();
+       const auto dim = in.int64();
+       const Tensor index = in.tensor();
+       const Tensor source = in.tensor();
+       const auto alpha = in.scalar();
+       use_result(in, kiln::index_add_(self, dim, index, source, alpha));
+     }},
+    {"index_copy",
+     [](FuzzInput& in) {
+       const Tensor self = in.tensor();
+       const auto dim = in.int64();
+       const Tensor index = in.tensor();
+       const Tensor source = in.tensor();
+       use_result(in, kiln::index_copy(self, dim, index, source));
+     }},
+    {"index_copy.out",
+     [](FuzzInput& in) {
+       const Tensor out = in.tensor();
+       const Tensor self = in.tensor();
+       const auto dim = in.int64();
+       const Tensor index = in.tensor();
+       const Tensor source = in.tensor();
+       use_result(in, kiln::index_copy_out(out, self, dim, index, source));
+     }},
+    {"index_copy_",
+     [](FuzzInput& in) {
+       const Tensor self = in.tensor();
+       const auto dim = in.int64();
+       const Tensor index = in.tensor();
+       const Tensor source = in.tensor();
+       use_result(in, kiln::index_copy_(self, dim, index, source));
+     }},
+    {"index_fill.int_Scalar",
+     [](FuzzInput& in) {
+       const Tensor self = in.tensor();
+       const auto dim = in.int64();
+       const Tensor index = in.tensor();
+       const auto value = in.scalar();
+       use_result(in, kiln::index_fill(self, dim, index, value));
+     }},
+    {"index_fill_.int_Scalar",
+     [](FuzzInput& in) {
+       const Tensor self = in.tensor();
+       const auto dim = in.int64();
+       const Tensor index = in.tensor();
+       const auto value = in.scalar();
+       use_result(in, kiln::index_fill_(self, dim, index, value));
+     }},
+    {"index_fill.int_Tensor",
+     [](FuzzInput& in) {
+       const Tensor self = in.tensor();
+       const auto dim = in.int64();
+       const Tensor index = in.tensor();
+       const Tensor value = in.tensor();
+       use_result(in, kiln::index_fill(self, dim, index, value));
+     }},
+    {"index_fill_.int_Tensor",
+     [](FuzzInput& in) {
+       const Tensor self = in.tensor();
+       const auto dim = in.int64();
+       const Tensor index = in.tensor();
+       const Tensor value = in.tensor();
+       use_result(in, kiln::index_fill_(self, dim, index, value));
+     }},
+    {"masked_scatter",
+     [](FuzzInput& in) {
+       const Tensor self = in.tensor();
+       const Tensor mask = in.tensor();
+       const Tensor source = in.tensor();
+       use_result(in, kiln::masked_scatter(self, mask, source));
+     }},
+    {"masked_scatter_",
+     [](FuzzInput& in) {
+       const Tensor self = in.tensor();
+       const Tensor mask = in.tensor();
+       const Tensor source = in.tensor();
+       use_result(in, kiln::masked_scatter_(self, mask, source));
      }},
 };
 

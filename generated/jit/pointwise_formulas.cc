@@ -389,6 +389,181 @@ const FormulaNode logical_not_nodes[] = {
     {FormulaOp::Not, 0, -1, -1, -1, 0.0},
 };
 
+// clamp_min: min if (self < min or min != min) else self
+const char* const clamp_min__args[] = {"self"};
+const char* const clamp_min__scalars[] = {"min"};
+const FormulaNode clamp_min__nodes[] = {
+    {FormulaOp::Arg, -1, -1, -1, 0, 0.0},
+    {FormulaOp::Scalar, -1, -1, -1, 0, 0.0},
+    {FormulaOp::Lt, 0, 1, -1, -1, 0.0},
+    {FormulaOp::Scalar, -1, -1, -1, 0, 0.0},
+    {FormulaOp::Scalar, -1, -1, -1, 0, 0.0},
+    {FormulaOp::Ne, 3, 4, -1, -1, 0.0},
+    {FormulaOp::Or, 2, 5, -1, -1, 0.0},
+    {FormulaOp::Scalar, -1, -1, -1, 0, 0.0},
+    {FormulaOp::Arg, -1, -1, -1, 0, 0.0},
+    {FormulaOp::Select, 6, 7, 8, -1, 0.0},
+};
+
+// clamp_min: min if (self < min or min != min) else self
+const char* const clamp_min_tensor_args[] = {"self", "min"};
+const FormulaNode clamp_min_tensor_nodes[] = {
+    {FormulaOp::Arg, -1, -1, -1, 0, 0.0},
+    {FormulaOp::Arg, -1, -1, -1, 1, 0.0},
+    {FormulaOp::Lt, 0, 1, -1, -1, 0.0},
+    {FormulaOp::Arg, -1, -1, -1, 1, 0.0},
+    {FormulaOp::Arg, -1, -1, -1, 1, 0.0},
+    {FormulaOp::Ne, 3, 4, -1, -1, 0.0},
+    {FormulaOp::Or, 2, 5, -1, -1, 0.0},
+    {FormulaOp::Arg, -1, -1, -1, 1, 0.0},
+    {FormulaOp::Arg, -1, -1, -1, 0, 0.0},
+    {FormulaOp::Select, 6, 7, 8, -1, 0.0},
+};
+
+// clamp_max: max if (self > max or max != max) else self
+const char* const clamp_max__args[] = {"self"};
+const char* const clamp_max__scalars[] = {"max"};
+const FormulaNode clamp_max__nodes[] = {
+    {FormulaOp::Arg, -1, -1, -1, 0, 0.0},
+    {FormulaOp::Scalar, -1, -1, -1, 0, 0.0},
+    {FormulaOp::Gt, 0, 1, -1, -1, 0.0},
+    {FormulaOp::Scalar, -1, -1, -1, 0, 0.0},
+    {FormulaOp::Scalar, -1, -1, -1, 0, 0.0},
+    {FormulaOp::Ne, 3, 4, -1, -1, 0.0},
+    {FormulaOp::Or, 2, 5, -1, -1, 0.0},
+    {FormulaOp::Scalar, -1, -1, -1, 0, 0.0},
+    {FormulaOp::Arg, -1, -1, -1, 0, 0.0},
+    {FormulaOp::Select, 6, 7, 8, -1, 0.0},
+};
+
+// clamp_max: max if (self > max or max != max) else self
+const char* const clamp_max_tensor_args[] = {"self", "max"};
+const FormulaNode clamp_max_tensor_nodes[] = {
+    {FormulaOp::Arg, -1, -1, -1, 0, 0.0},
+    {FormulaOp::Arg, -1, -1, -1, 1, 0.0},
+    {FormulaOp::Gt, 0, 1, -1, -1, 0.0},
+    {FormulaOp::Arg, -1, -1, -1, 1, 0.0},
+    {FormulaOp::Arg, -1, -1, -1, 1, 0.0},
+    {FormulaOp::Ne, 3, 4, -1, -1, 0.0},
+    {FormulaOp::Or, 2, 5, -1, -1, 0.0},
+    {FormulaOp::Arg, -1, -1, -1, 1, 0.0},
+    {FormulaOp::Arg, -1, -1, -1, 0, 0.0},
+    {FormulaOp::Select, 6, 7, 8, -1, 0.0},
+};
+
+// logaddexp: self if (isinf(self) and self == other) else maximum(self, other) + log1p(exp(-abs(self - other)))
+const char* const logaddexp_args[] = {"self", "other"};
+const FormulaNode logaddexp_nodes[] = {
+    {FormulaOp::Arg, -1, -1, -1, 0, 0.0},
+    {FormulaOp::Isinf, 0, -1, -1, -1, 0.0},
+    {FormulaOp::Arg, -1, -1, -1, 0, 0.0},
+    {FormulaOp::Arg, -1, -1, -1, 1, 0.0},
+    {FormulaOp::Eq, 2, 3, -1, -1, 0.0},
+    {FormulaOp::And, 1, 4, -1, -1, 0.0},
+    {FormulaOp::Arg, -1, -1, -1, 0, 0.0},
+    {FormulaOp::Arg, -1, -1, -1, 0, 0.0},
+    {FormulaOp::Arg, -1, -1, -1, 1, 0.0},
+    {FormulaOp::Maximum, 7, 8, -1, -1, 0.0},
+    {FormulaOp::Arg, -1, -1, -1, 0, 0.0},
+    {FormulaOp::Arg, -1, -1, -1, 1, 0.0},
+    {FormulaOp::Sub, 10, 11, -1, -1, 0.0},
+    {FormulaOp::Abs, 12, -1, -1, -1, 0.0},
+    {FormulaOp::Neg, 13, -1, -1, -1, 0.0},
+    {FormulaOp::Exp, 14, -1, -1, -1, 0.0},
+    {FormulaOp::Log1p, 15, -1, -1, -1, 0.0},
+    {FormulaOp::Add, 9, 16, -1, -1, 0.0},
+    {FormulaOp::Select, 5, 6, 17, -1, 0.0},
+};
+
+// heaviside: values if self == 0 else self > 0
+const char* const heaviside_args[] = {"self", "values"};
+const FormulaNode heaviside_nodes[] = {
+    {FormulaOp::Arg, -1, -1, -1, 0, 0.0},
+    {FormulaOp::Const, -1, -1, -1, -1, 0.0},
+    {FormulaOp::Eq, 0, 1, -1, -1, 0.0},
+    {FormulaOp::Arg, -1, -1, -1, 1, 0.0},
+    {FormulaOp::Arg, -1, -1, -1, 0, 0.0},
+    {FormulaOp::Const, -1, -1, -1, -1, 0.0},
+    {FormulaOp::Gt, 4, 5, -1, -1, 0.0},
+    {FormulaOp::Select, 2, 3, 6, -1, 0.0},
+};
+
+// frac: self - trunc(self)
+const char* const frac_args[] = {"self"};
+const FormulaNode frac_nodes[] = {
+    {FormulaOp::Arg, -1, -1, -1, 0, 0.0},
+    {FormulaOp::Arg, -1, -1, -1, 0, 0.0},
+    {FormulaOp::Trunc, 1, -1, -1, -1, 0.0},
+    {FormulaOp::Sub, 0, 2, -1, -1, 0.0},
+};
+
+// xlogy: other if isnan(other) else (0 if self == 0 else self * log(other))
+const char* const xlogy_args[] = {"self", "other"};
+const FormulaNode xlogy_nodes[] = {
+    {FormulaOp::Arg, -1, -1, -1, 1, 0.0},
+    {FormulaOp::Isnan, 0, -1, -1, -1, 0.0},
+    {FormulaOp::Arg, -1, -1, -1, 1, 0.0},
+    {FormulaOp::Arg, -1, -1, -1, 0, 0.0},
+    {FormulaOp::Const, -1, -1, -1, -1, 0.0},
+    {FormulaOp::Eq, 3, 4, -1, -1, 0.0},
+    {FormulaOp::Const, -1, -1, -1, -1, 0.0},
+    {FormulaOp::Arg, -1, -1, -1, 0, 0.0},
+    {FormulaOp::Arg, -1, -1, -1, 1, 0.0},
+    {FormulaOp::Log, 8, -1, -1, -1, 0.0},
+    {FormulaOp::Mul, 7, 9, -1, -1, 0.0},
+    {FormulaOp::Select, 5, 6, 10, -1, 0.0},
+    {FormulaOp::Select, 1, 2, 11, -1, 0.0},
+};
+
+// _nan_to_num: nan if isnan(self) else (posinf if (isinf(self) and self > 0) else (neginf if isinf(self) else self))
+const char* const _nan_to_num_args[] = {"self"};
+const char* const _nan_to_num_scalars[] = {"nan", "posinf", "neginf"};
+const FormulaNode _nan_to_num_nodes[] = {
+    {FormulaOp::Arg, -1, -1, -1, 0, 0.0},
+    {FormulaOp::Isnan, 0, -1, -1, -1, 0.0},
+    {FormulaOp::Scalar, -1, -1, -1, 0, 0.0},
+    {FormulaOp::Arg, -1, -1, -1, 0, 0.0},
+    {FormulaOp::Isinf, 3, -1, -1, -1, 0.0},
+    {FormulaOp::Arg, -1, -1, -1, 0, 0.0},
+    {FormulaOp::Const, -1, -1, -1, -1, 0.0},
+    {FormulaOp::Gt, 5, 6, -1, -1, 0.0},
+    {FormulaOp::And, 4, 7, -1, -1, 0.0},
+    {FormulaOp::Scalar, -1, -1, -1, 1, 0.0},
+    {FormulaOp::Arg, -1, -1, -1, 0, 0.0},
+    {FormulaOp::Isinf, 10, -1, -1, -1, 0.0},
+    {FormulaOp::Scalar, -1, -1, -1, 2, 0.0},
+    {FormulaOp::Arg, -1, -1, -1, 0, 0.0},
+    {FormulaOp::Select, 11, 12, 13, -1, 0.0},
+    {FormulaOp::Select, 8, 9, 14, -1, 0.0},
+    {FormulaOp::Select, 1, 2, 15, -1, 0.0},
+};
+
+// addcmul: self + value * tensor1 * tensor2
+const char* const addcmul_args[] = {"self", "tensor1", "tensor2"};
+const char* const addcmul_scalars[] = {"value"};
+const FormulaNode addcmul_nodes[] = {
+    {FormulaOp::Arg, -1, -1, -1, 0, 0.0},
+    {FormulaOp::Scalar, -1, -1, -1, 0, 0.0},
+    {FormulaOp::Arg, -1, -1, -1, 1, 0.0},
+    {FormulaOp::Mul, 1, 2, -1, -1, 0.0},
+    {FormulaOp::Arg, -1, -1, -1, 2, 0.0},
+    {FormulaOp::Mul, 3, 4, -1, -1, 0.0},
+    {FormulaOp::Add, 0, 5, -1, -1, 0.0},
+};
+
+// addcdiv: self + value * tensor1 / tensor2
+const char* const addcdiv_args[] = {"self", "tensor1", "tensor2"};
+const char* const addcdiv_scalars[] = {"value"};
+const FormulaNode addcdiv_nodes[] = {
+    {FormulaOp::Arg, -1, -1, -1, 0, 0.0},
+    {FormulaOp::Scalar, -1, -1, -1, 0, 0.0},
+    {FormulaOp::Arg, -1, -1, -1, 1, 0.0},
+    {FormulaOp::Mul, 1, 2, -1, -1, 0.0},
+    {FormulaOp::Arg, -1, -1, -1, 2, 0.0},
+    {FormulaOp::Div, 3, 4, -1, -1, 0.0},
+    {FormulaOp::Add, 0, 5, -1, -1, 0.0},
+};
+
 // eq: self == other
 const char* const eq_args[] = {"self", "other"};
 const FormulaNode eq_nodes[] = {
@@ -1227,6 +1402,217 @@ const FormulaNode round_self_grad_nodes[] = {
     {FormulaOp::Const, -1, -1, -1, -1, 0.0},
 };
 
+// dclamp_min/dself: grad if self >= min else 0
+const char* const clamp_min__self_grad_args[] = {"grad", "result", "self"};
+const char* const clamp_min__self_grad_scalars[] = {"min"};
+const FormulaNode clamp_min__self_grad_nodes[] = {
+    {FormulaOp::Arg, -1, -1, -1, 2, 0.0},
+    {FormulaOp::Scalar, -1, -1, -1, 0, 0.0},
+    {FormulaOp::Ge, 0, 1, -1, -1, 0.0},
+    {FormulaOp::Arg, -1, -1, -1, 0, 0.0},
+    {FormulaOp::Const, -1, -1, -1, -1, 0.0},
+    {FormulaOp::Select, 2, 3, 4, -1, 0.0},
+};
+
+// dclamp_min.Tensor/dself: grad if self >= min else 0
+const char* const clamp_min_tensor_self_grad_args[] = {"grad", "result", "self", "min"};
+const FormulaNode clamp_min_tensor_self_grad_nodes[] = {
+    {FormulaOp::Arg, -1, -1, -1, 2, 0.0},
+    {FormulaOp::Arg, -1, -1, -1, 3, 0.0},
+    {FormulaOp::Ge, 0, 1, -1, -1, 0.0},
+    {FormulaOp::Arg, -1, -1, -1, 0, 0.0},
+    {FormulaOp::Const, -1, -1, -1, -1, 0.0},
+    {FormulaOp::Select, 2, 3, 4, -1, 0.0},
+};
+
+// dclamp_min.Tensor/dmin: grad if self < min else 0
+const char* const clamp_min_tensor_min_grad_args[] = {"grad", "result", "self", "min"};
+const FormulaNode clamp_min_tensor_min_grad_nodes[] = {
+    {FormulaOp::Arg, -1, -1, -1, 2, 0.0},
+    {FormulaOp::Arg, -1, -1, -1, 3, 0.0},
+    {FormulaOp::Lt, 0, 1, -1, -1, 0.0},
+    {FormulaOp::Arg, -1, -1, -1, 0, 0.0},
+    {FormulaOp::Const, -1, -1, -1, -1, 0.0},
+    {FormulaOp::Select, 2, 3, 4, -1, 0.0},
+};
+
+// dclamp_max/dself: grad if self <= max else 0
+const char* const clamp_max__self_grad_args[] = {"grad", "result", "self"};
+const char* const clamp_max__self_grad_scalars[] = {"max"};
+const FormulaNode clamp_max__self_grad_nodes[] = {
+    {FormulaOp::Arg, -1, -1, -1, 2, 0.0},
+    {FormulaOp::Scalar, -1, -1, -1, 0, 0.0},
+    {FormulaOp::Le, 0, 1, -1, -1, 0.0},
+    {FormulaOp::Arg, -1, -1, -1, 0, 0.0},
+    {FormulaOp::Const, -1, -1, -1, -1, 0.0},
+    {FormulaOp::Select, 2, 3, 4, -1, 0.0},
+};
+
+// dclamp_max.Tensor/dself: grad if self <= max else 0
+const char* const clamp_max_tensor_self_grad_args[] = {"grad", "result", "self", "max"};
+const FormulaNode clamp_max_tensor_self_grad_nodes[] = {
+    {FormulaOp::Arg, -1, -1, -1, 2, 0.0},
+    {FormulaOp::Arg, -1, -1, -1, 3, 0.0},
+    {FormulaOp::Le, 0, 1, -1, -1, 0.0},
+    {FormulaOp::Arg, -1, -1, -1, 0, 0.0},
+    {FormulaOp::Const, -1, -1, -1, -1, 0.0},
+    {FormulaOp::Select, 2, 3, 4, -1, 0.0},
+};
+
+// dclamp_max.Tensor/dmax: grad if self > max else 0
+const char* const clamp_max_tensor_max_grad_args[] = {"grad", "result", "self", "max"};
+const FormulaNode clamp_max_tensor_max_grad_nodes[] = {
+    {FormulaOp::Arg, -1, -1, -1, 2, 0.0},
+    {FormulaOp::Arg, -1, -1, -1, 3, 0.0},
+    {FormulaOp::Gt, 0, 1, -1, -1, 0.0},
+    {FormulaOp::Arg, -1, -1, -1, 0, 0.0},
+    {FormulaOp::Const, -1, -1, -1, -1, 0.0},
+    {FormulaOp::Select, 2, 3, 4, -1, 0.0},
+};
+
+// dlogaddexp/dself: grad / (1 + exp(other - self))
+const char* const logaddexp_self_grad_args[] = {"grad", "result", "self", "other"};
+const FormulaNode logaddexp_self_grad_nodes[] = {
+    {FormulaOp::Arg, -1, -1, -1, 0, 0.0},
+    {FormulaOp::Const, -1, -1, -1, -1, 1.0},
+    {FormulaOp::Arg, -1, -1, -1, 3, 0.0},
+    {FormulaOp::Arg, -1, -1, -1, 2, 0.0},
+    {FormulaOp::Sub, 2, 3, -1, -1, 0.0},
+    {FormulaOp::Exp, 4, -1, -1, -1, 0.0},
+    {FormulaOp::Add, 1, 5, -1, -1, 0.0},
+    {FormulaOp::Div, 0, 6, -1, -1, 0.0},
+};
+
+// dlogaddexp/dother: grad / (1 + exp(self - other))
+const char* const logaddexp_other_grad_args[] = {"grad", "result", "self", "other"};
+const FormulaNode logaddexp_other_grad_nodes[] = {
+    {FormulaOp::Arg, -1, -1, -1, 0, 0.0},
+    {FormulaOp::Const, -1, -1, -1, -1, 1.0},
+    {FormulaOp::Arg, -1, -1, -1, 2, 0.0},
+    {FormulaOp::Arg, -1, -1, -1, 3, 0.0},
+    {FormulaOp::Sub, 2, 3, -1, -1, 0.0},
+    {FormulaOp::Exp, 4, -1, -1, -1, 0.0},
+    {FormulaOp::Add, 1, 5, -1, -1, 0.0},
+    {FormulaOp::Div, 0, 6, -1, -1, 0.0},
+};
+
+// dfrac/dself: grad
+const char* const frac_self_grad_args[] = {"grad", "result", "self"};
+const FormulaNode frac_self_grad_nodes[] = {
+    {FormulaOp::Arg, -1, -1, -1, 0, 0.0},
+};
+
+// dxlogy.Tensor/dself: 0 if (self == 0 and other <= 0) else (other if isnan(other) else (0 if grad == 0 else grad * log(other)))
+const char* const xlogy_self_grad_args[] = {"grad", "result", "self", "other"};
+const FormulaNode xlogy_self_grad_nodes[] = {
+    {FormulaOp::Arg, -1, -1, -1, 2, 0.0},
+    {FormulaOp::Const, -1, -1, -1, -1, 0.0},
+    {FormulaOp::Eq, 0, 1, -1, -1, 0.0},
+    {FormulaOp::Arg, -1, -1, -1, 3, 0.0},
+    {FormulaOp::Const, -1, -1, -1, -1, 0.0},
+    {FormulaOp::Le, 3, 4, -1, -1, 0.0},
+    {FormulaOp::And, 2, 5, -1, -1, 0.0},
+    {FormulaOp::Const, -1, -1, -1, -1, 0.0},
+    {FormulaOp::Arg, -1, -1, -1, 3, 0.0},
+    {FormulaOp::Isnan, 8, -1, -1, -1, 0.0},
+    {FormulaOp::Arg, -1, -1, -1, 3, 0.0},
+    {FormulaOp::Arg, -1, -1, -1, 0, 0.0},
+    {FormulaOp::Const, -1, -1, -1, -1, 0.0},
+    {FormulaOp::Eq, 11, 12, -1, -1, 0.0},
+    {FormulaOp::Const, -1, -1, -1, -1, 0.0},
+    {FormulaOp::Arg, -1, -1, -1, 0, 0.0},
+    {FormulaOp::Arg, -1, -1, -1, 3, 0.0},
+    {FormulaOp::Log, 16, -1, -1, -1, 0.0},
+    {FormulaOp::Mul, 15, 17, -1, -1, 0.0},
+    {FormulaOp::Select, 13, 14, 18, -1, 0.0},
+    {FormulaOp::Select, 9, 10, 19, -1, 0.0},
+    {FormulaOp::Select, 6, 7, 20, -1, 0.0},
+};
+
+// dxlogy.Tensor/dother: grad * self / other
+const char* const xlogy_other_grad_args[] = {"grad", "result", "self", "other"};
+const FormulaNode xlogy_other_grad_nodes[] = {
+    {FormulaOp::Arg, -1, -1, -1, 0, 0.0},
+    {FormulaOp::Arg, -1, -1, -1, 2, 0.0},
+    {FormulaOp::Mul, 0, 1, -1, -1, 0.0},
+    {FormulaOp::Arg, -1, -1, -1, 3, 0.0},
+    {FormulaOp::Div, 2, 3, -1, -1, 0.0},
+};
+
+// d_nan_to_num/dself: grad if isfinite(self) else 0
+const char* const _nan_to_num_self_grad_args[] = {"grad", "result", "self"};
+const char* const _nan_to_num_self_grad_scalars[] = {"nan", "posinf", "neginf"};
+const FormulaNode _nan_to_num_self_grad_nodes[] = {
+    {FormulaOp::Arg, -1, -1, -1, 2, 0.0},
+    {FormulaOp::Isfinite, 0, -1, -1, -1, 0.0},
+    {FormulaOp::Arg, -1, -1, -1, 0, 0.0},
+    {FormulaOp::Const, -1, -1, -1, -1, 0.0},
+    {FormulaOp::Select, 1, 2, 3, -1, 0.0},
+};
+
+// daddcmul/dself: grad
+const char* const addcmul_self_grad_args[] = {"grad", "result", "self", "tensor1", "tensor2"};
+const char* const addcmul_self_grad_scalars[] = {"value"};
+const FormulaNode addcmul_self_grad_nodes[] = {
+    {FormulaOp::Arg, -1, -1, -1, 0, 0.0},
+};
+
+// daddcmul/dtensor1: grad * tensor2 * value
+const char* const addcmul_tensor1_grad_args[] = {"grad", "result", "self", "tensor1", "tensor2"};
+const char* const addcmul_tensor1_grad_scalars[] = {"value"};
+const FormulaNode addcmul_tensor1_grad_nodes[] = {
+    {FormulaOp::Arg, -1, -1, -1, 0, 0.0},
+    {FormulaOp::Arg, -1, -1, -1, 4, 0.0},
+    {FormulaOp::Mul, 0, 1, -1, -1, 0.0},
+    {FormulaOp::Scalar, -1, -1, -1, 0, 0.0},
+    {FormulaOp::Mul, 2, 3, -1, -1, 0.0},
+};
+
+// daddcmul/dtensor2: grad * tensor1 * value
+const char* const addcmul_tensor2_grad_args[] = {"grad", "result", "self", "tensor1", "tensor2"};
+const char* const addcmul_tensor2_grad_scalars[] = {"value"};
+const FormulaNode addcmul_tensor2_grad_nodes[] = {
+    {FormulaOp::Arg, -1, -1, -1, 0, 0.0},
+    {FormulaOp::Arg, -1, -1, -1, 3, 0.0},
+    {FormulaOp::Mul, 0, 1, -1, -1, 0.0},
+    {FormulaOp::Scalar, -1, -1, -1, 0, 0.0},
+    {FormulaOp::Mul, 2, 3, -1, -1, 0.0},
+};
+
+// daddcdiv/dself: grad
+const char* const addcdiv_self_grad_args[] = {"grad", "result", "self", "tensor1", "tensor2"};
+const char* const addcdiv_self_grad_scalars[] = {"value"};
+const FormulaNode addcdiv_self_grad_nodes[] = {
+    {FormulaOp::Arg, -1, -1, -1, 0, 0.0},
+};
+
+// daddcdiv/dtensor1: grad * value / tensor2
+const char* const addcdiv_tensor1_grad_args[] = {"grad", "result", "self", "tensor1", "tensor2"};
+const char* const addcdiv_tensor1_grad_scalars[] = {"value"};
+const FormulaNode addcdiv_tensor1_grad_nodes[] = {
+    {FormulaOp::Arg, -1, -1, -1, 0, 0.0},
+    {FormulaOp::Scalar, -1, -1, -1, 0, 0.0},
+    {FormulaOp::Mul, 0, 1, -1, -1, 0.0},
+    {FormulaOp::Arg, -1, -1, -1, 4, 0.0},
+    {FormulaOp::Div, 2, 3, -1, -1, 0.0},
+};
+
+// daddcdiv/dtensor2: -grad * value * tensor1 / (tensor2 * tensor2)
+const char* const addcdiv_tensor2_grad_args[] = {"grad", "result", "self", "tensor1", "tensor2"};
+const char* const addcdiv_tensor2_grad_scalars[] = {"value"};
+const FormulaNode addcdiv_tensor2_grad_nodes[] = {
+    {FormulaOp::Arg, -1, -1, -1, 0, 0.0},
+    {FormulaOp::Neg, 0, -1, -1, -1, 0.0},
+    {FormulaOp::Scalar, -1, -1, -1, 0, 0.0},
+    {FormulaOp::Mul, 1, 2, -1, -1, 0.0},
+    {FormulaOp::Arg, -1, -1, -1, 3, 0.0},
+    {FormulaOp::Mul, 3, 4, -1, -1, 0.0},
+    {FormulaOp::Arg, -1, -1, -1, 4, 0.0},
+    {FormulaOp::Arg, -1, -1, -1, 4, 0.0},
+    {FormulaOp::Mul, 6, 7, -1, -1, 0.0},
+    {FormulaOp::Div, 5, 8, -1, -1, 0.0},
+};
+
 // dgelu/dself: grad * (0.5 * (1 + tanh(0.7978845608028654 * (self + 0.044715 * (self * self * self)))) + 0.5 * self * (1 - tanh(0.7978845608028654 * (self + 0.044715 * (self * self * self))) * tanh(0.7978845608028654 * (self + 0.044715 * (self * self * self)))) * 0.7978845608028654 * (1 + 0.134145 * (self * self))) if approximate == 'tanh' else grad * (0.5 * (1 + erf(self * 0.7071067811865476)) + self * (exp(-0.5 * (self * self)) * 0.3989422804014327))
 const char* const gelu_self_grad_args[] = {"grad", "result", "self"};
 const char* const gelu_self_grad_scalars[] = {"approximate"};
@@ -1827,6 +2213,50 @@ const PointwiseFormula kPointwiseFormulas[] = {
      nullptr, 0, logical_not_nodes, 2,
      FormulaDtypes::all, false, true,
      false},
+    {"clamp_min", "clamp_min", "clamp_min_", "min if (self < min or min != min) else self", clamp_min__args, 1,
+     clamp_min__scalars, 1, clamp_min__nodes, 10,
+     FormulaDtypes::all, false, false,
+     true},
+    {"clamp_min", "clamp_min.Tensor", "clamp_min_tensor", "min if (self < min or min != min) else self", clamp_min_tensor_args, 2,
+     nullptr, 0, clamp_min_tensor_nodes, 10,
+     FormulaDtypes::all, false, false,
+     false},
+    {"clamp_max", "clamp_max", "clamp_max_", "max if (self > max or max != max) else self", clamp_max__args, 1,
+     clamp_max__scalars, 1, clamp_max__nodes, 10,
+     FormulaDtypes::all, false, false,
+     true},
+    {"clamp_max", "clamp_max.Tensor", "clamp_max_tensor", "max if (self > max or max != max) else self", clamp_max_tensor_args, 2,
+     nullptr, 0, clamp_max_tensor_nodes, 10,
+     FormulaDtypes::all, false, false,
+     false},
+    {"logaddexp", "logaddexp", "logaddexp", "self if (isinf(self) and self == other) else maximum(self, other) + log1p(exp(-abs(self - other)))", logaddexp_args, 2,
+     nullptr, 0, logaddexp_nodes, 19,
+     FormulaDtypes::floating, false, false,
+     false},
+    {"heaviside", "heaviside", "heaviside", "values if self == 0 else self > 0", heaviside_args, 2,
+     nullptr, 0, heaviside_nodes, 8,
+     FormulaDtypes::all, false, false,
+     false},
+    {"frac", "frac", "frac", "self - trunc(self)", frac_args, 1,
+     nullptr, 0, frac_nodes, 4,
+     FormulaDtypes::floating, false, false,
+     false},
+    {"xlogy", "xlogy.Tensor", "xlogy", "other if isnan(other) else (0 if self == 0 else self * log(other))", xlogy_args, 2,
+     nullptr, 0, xlogy_nodes, 13,
+     FormulaDtypes::floating, true, false,
+     false},
+    {"_nan_to_num", "_nan_to_num", "_nan_to_num", "nan if isnan(self) else (posinf if (isinf(self) and self > 0) else (neginf if isinf(self) else self))", _nan_to_num_args, 1,
+     _nan_to_num_scalars, 3, _nan_to_num_nodes, 17,
+     FormulaDtypes::all, false, false,
+     false},
+    {"addcmul", "addcmul", "addcmul", "self + value * tensor1 * tensor2", addcmul_args, 3,
+     addcmul_scalars, 1, addcmul_nodes, 7,
+     FormulaDtypes::numeric, false, false,
+     false},
+    {"addcdiv", "addcdiv", "addcdiv", "self + value * tensor1 / tensor2", addcdiv_args, 3,
+     addcdiv_scalars, 1, addcdiv_nodes, 7,
+     FormulaDtypes::floating, false, false,
+     false},
     {"eq", "eq.Tensor", "eq", "self == other", eq_args, 2,
      nullptr, 0, eq_nodes, 3,
      FormulaDtypes::all, false, true,
@@ -1916,7 +2346,7 @@ const PointwiseFormula kPointwiseFormulas[] = {
      FormulaDtypes::all, false, false,
      false},
 };
-const int kNumPointwiseFormulas = 66;
+const int kNumPointwiseFormulas = 77;
 
 // op: the op; overload: the input whose gradient the row computes; args: grad, result, then the
 // op's tensors.
@@ -2053,6 +2483,60 @@ const PointwiseFormula kPointwiseDerivatives[] = {
     {"round", "self", "round", "0", round_self_grad_args, 3,
      nullptr, 0,
      round_self_grad_nodes, 1, FormulaDtypes::floating, false, false, false},
+    {"clamp_min", "self", "clamp_min_", "grad if self >= min else 0", clamp_min__self_grad_args, 3,
+     clamp_min__self_grad_scalars, 1,
+     clamp_min__self_grad_nodes, 6, FormulaDtypes::floating, false, false, false},
+    {"clamp_min.Tensor", "self", "clamp_min_tensor", "grad if self >= min else 0", clamp_min_tensor_self_grad_args, 4,
+     nullptr, 0,
+     clamp_min_tensor_self_grad_nodes, 6, FormulaDtypes::floating, false, false, false},
+    {"clamp_min.Tensor", "min", "clamp_min_tensor", "grad if self < min else 0", clamp_min_tensor_min_grad_args, 4,
+     nullptr, 0,
+     clamp_min_tensor_min_grad_nodes, 6, FormulaDtypes::floating, false, false, false},
+    {"clamp_max", "self", "clamp_max_", "grad if self <= max else 0", clamp_max__self_grad_args, 3,
+     clamp_max__self_grad_scalars, 1,
+     clamp_max__self_grad_nodes, 6, FormulaDtypes::floating, false, false, false},
+    {"clamp_max.Tensor", "self", "clamp_max_tensor", "grad if self <= max else 0", clamp_max_tensor_self_grad_args, 4,
+     nullptr, 0,
+     clamp_max_tensor_self_grad_nodes, 6, FormulaDtypes::floating, false, false, false},
+    {"clamp_max.Tensor", "max", "clamp_max_tensor", "grad if self > max else 0", clamp_max_tensor_max_grad_args, 4,
+     nullptr, 0,
+     clamp_max_tensor_max_grad_nodes, 6, FormulaDtypes::floating, false, false, false},
+    {"logaddexp", "self", "logaddexp", "grad / (1 + exp(other - self))", logaddexp_self_grad_args, 4,
+     nullptr, 0,
+     logaddexp_self_grad_nodes, 8, FormulaDtypes::floating, false, false, false},
+    {"logaddexp", "other", "logaddexp", "grad / (1 + exp(self - other))", logaddexp_other_grad_args, 4,
+     nullptr, 0,
+     logaddexp_other_grad_nodes, 8, FormulaDtypes::floating, false, false, false},
+    {"frac", "self", "frac", "grad", frac_self_grad_args, 3,
+     nullptr, 0,
+     frac_self_grad_nodes, 1, FormulaDtypes::floating, false, false, false},
+    {"xlogy.Tensor", "self", "xlogy", "0 if (self == 0 and other <= 0) else (other if isnan(other) else (0 if grad == 0 else grad * log(other)))", xlogy_self_grad_args, 4,
+     nullptr, 0,
+     xlogy_self_grad_nodes, 22, FormulaDtypes::floating, false, false, false},
+    {"xlogy.Tensor", "other", "xlogy", "grad * self / other", xlogy_other_grad_args, 4,
+     nullptr, 0,
+     xlogy_other_grad_nodes, 5, FormulaDtypes::floating, false, false, false},
+    {"_nan_to_num", "self", "_nan_to_num", "grad if isfinite(self) else 0", _nan_to_num_self_grad_args, 3,
+     _nan_to_num_self_grad_scalars, 3,
+     _nan_to_num_self_grad_nodes, 5, FormulaDtypes::floating, false, false, false},
+    {"addcmul", "self", "addcmul", "grad", addcmul_self_grad_args, 5,
+     addcmul_self_grad_scalars, 1,
+     addcmul_self_grad_nodes, 1, FormulaDtypes::floating, false, false, false},
+    {"addcmul", "tensor1", "addcmul", "grad * tensor2 * value", addcmul_tensor1_grad_args, 5,
+     addcmul_tensor1_grad_scalars, 1,
+     addcmul_tensor1_grad_nodes, 5, FormulaDtypes::floating, false, false, false},
+    {"addcmul", "tensor2", "addcmul", "grad * tensor1 * value", addcmul_tensor2_grad_args, 5,
+     addcmul_tensor2_grad_scalars, 1,
+     addcmul_tensor2_grad_nodes, 5, FormulaDtypes::floating, false, false, false},
+    {"addcdiv", "self", "addcdiv", "grad", addcdiv_self_grad_args, 5,
+     addcdiv_self_grad_scalars, 1,
+     addcdiv_self_grad_nodes, 1, FormulaDtypes::floating, false, false, false},
+    {"addcdiv", "tensor1", "addcdiv", "grad * value / tensor2", addcdiv_tensor1_grad_args, 5,
+     addcdiv_tensor1_grad_scalars, 1,
+     addcdiv_tensor1_grad_nodes, 5, FormulaDtypes::floating, false, false, false},
+    {"addcdiv", "tensor2", "addcdiv", "-grad * value * tensor1 / (tensor2 * tensor2)", addcdiv_tensor2_grad_args, 5,
+     addcdiv_tensor2_grad_scalars, 1,
+     addcdiv_tensor2_grad_nodes, 10, FormulaDtypes::floating, false, false, false},
     {"gelu", "self", "gelu", "grad * (0.5 * (1 + tanh(0.7978845608028654 * (self + 0.044715 * (self * self * self)))) + 0.5 * self * (1 - tanh(0.7978845608028654 * (self + 0.044715 * (self * self * self))) * tanh(0.7978845608028654 * (self + 0.044715 * (self * self * self)))) * 0.7978845608028654 * (1 + 0.134145 * (self * self))) if approximate == 'tanh' else grad * (0.5 * (1 + erf(self * 0.7071067811865476)) + self * (exp(-0.5 * (self * self)) * 0.3989422804014327))", gelu_self_grad_args, 3,
      gelu_self_grad_scalars, 1,
      gelu_self_grad_nodes, 85, FormulaDtypes::floating, false, false, false},
@@ -2114,7 +2598,7 @@ const PointwiseFormula kPointwiseDerivatives[] = {
      nullptr, 0,
      where_other_grad_nodes, 4, FormulaDtypes::floating, false, false, false},
 };
-const int kNumPointwiseDerivatives = 64;
+const int kNumPointwiseDerivatives = 82;
 
 }  // namespace jit
 }  // namespace kiln

@@ -77,6 +77,17 @@ PyObject* fn_trunc(PyObject* module, PyObject* args, PyObject* kwargs);
 PyObject* fn_round(PyObject* module, PyObject* args, PyObject* kwargs);
 PyObject* fn_clip(PyObject* module, PyObject* args, PyObject* kwargs);
 PyObject* fn_logical_not(PyObject* module, PyObject* args, PyObject* kwargs);
+PyObject* fn_clamp_min(PyObject* module, PyObject* args, PyObject* kwargs);
+PyObject* fn_clamp_max(PyObject* module, PyObject* args, PyObject* kwargs);
+PyObject* fn_logaddexp(PyObject* module, PyObject* args, PyObject* kwargs);
+PyObject* fn_heaviside(PyObject* module, PyObject* args, PyObject* kwargs);
+PyObject* fn_frac(PyObject* module, PyObject* args, PyObject* kwargs);
+PyObject* fn_xlogy(PyObject* module, PyObject* args, PyObject* kwargs);
+PyObject* fn_nan_to_num(PyObject* module, PyObject* args, PyObject* kwargs);
+PyObject* fn_nan_to_num_(PyObject* module, PyObject* args, PyObject* kwargs);
+PyObject* fn__nan_to_num(PyObject* module, PyObject* args, PyObject* kwargs);
+PyObject* fn_addcmul(PyObject* module, PyObject* args, PyObject* kwargs);
+PyObject* fn_addcdiv(PyObject* module, PyObject* args, PyObject* kwargs);
 PyObject* fn_eq(PyObject* module, PyObject* args, PyObject* kwargs);
 PyObject* fn_ne(PyObject* module, PyObject* args, PyObject* kwargs);
 PyObject* fn_lt(PyObject* module, PyObject* args, PyObject* kwargs);
@@ -233,6 +244,25 @@ PyObject* fn__unique_consecutive(PyObject* module, PyObject* args, PyObject* kwa
 PyObject* fn_cdist(PyObject* module, PyObject* args, PyObject* kwargs);
 PyObject* fn__cdist_forward(PyObject* module, PyObject* args, PyObject* kwargs);
 PyObject* fn__cdist_backward(PyObject* module, PyObject* args, PyObject* kwargs);
+PyObject* fn_diag(PyObject* module, PyObject* args, PyObject* kwargs);
+PyObject* fn_diag_embed(PyObject* module, PyObject* args, PyObject* kwargs);
+PyObject* fn_trace(PyObject* module, PyObject* args, PyObject* kwargs);
+PyObject* fn_cross(PyObject* module, PyObject* args, PyObject* kwargs);
+PyObject* fn_linalg_cross(PyObject* module, PyObject* args, PyObject* kwargs);
+PyObject* fn_kron(PyObject* module, PyObject* args, PyObject* kwargs);
+PyObject* fn_tensordot(PyObject* module, PyObject* args, PyObject* kwargs);
+PyObject* fn_baddbmm(PyObject* module, PyObject* args, PyObject* kwargs);
+PyObject* fn_addbmm(PyObject* module, PyObject* args, PyObject* kwargs);
+PyObject* fn_meshgrid(PyObject* module, PyObject* args, PyObject* kwargs);
+PyObject* fn_fliplr(PyObject* module, PyObject* args, PyObject* kwargs);
+PyObject* fn_flipud(PyObject* module, PyObject* args, PyObject* kwargs);
+PyObject* fn_rot90(PyObject* module, PyObject* args, PyObject* kwargs);
+PyObject* fn_tile(PyObject* module, PyObject* args, PyObject* kwargs);
+PyObject* fn_repeat_interleave(PyObject* module, PyObject* args, PyObject* kwargs);
+PyObject* fn_index_add(PyObject* module, PyObject* args, PyObject* kwargs);
+PyObject* fn_index_copy(PyObject* module, PyObject* args, PyObject* kwargs);
+PyObject* fn_index_fill(PyObject* module, PyObject* args, PyObject* kwargs);
+PyObject* fn_masked_scatter(PyObject* module, PyObject* args, PyObject* kwargs);
 PyObject* method_fill_(PyObject* self, PyObject* args, PyObject* kwargs);
 PyObject* method_zero_(PyObject* self, PyObject* args, PyObject* kwargs);
 PyObject* method_uniform_(PyObject* self, PyObject* args, PyObject* kwargs);
@@ -323,6 +353,24 @@ PyObject* method_round_(PyObject* self, PyObject* args, PyObject* kwargs);
 PyObject* method_clip(PyObject* self, PyObject* args, PyObject* kwargs);
 PyObject* method_logical_not(PyObject* self, PyObject* args, PyObject* kwargs);
 PyObject* method_logical_not_(PyObject* self, PyObject* args, PyObject* kwargs);
+PyObject* method_clamp_min(PyObject* self, PyObject* args, PyObject* kwargs);
+PyObject* method_clamp_min_(PyObject* self, PyObject* args, PyObject* kwargs);
+PyObject* method_clamp_max(PyObject* self, PyObject* args, PyObject* kwargs);
+PyObject* method_clamp_max_(PyObject* self, PyObject* args, PyObject* kwargs);
+PyObject* method_logaddexp(PyObject* self, PyObject* args, PyObject* kwargs);
+PyObject* method_heaviside(PyObject* self, PyObject* args, PyObject* kwargs);
+PyObject* method_heaviside_(PyObject* self, PyObject* args, PyObject* kwargs);
+PyObject* method_frac(PyObject* self, PyObject* args, PyObject* kwargs);
+PyObject* method_frac_(PyObject* self, PyObject* args, PyObject* kwargs);
+PyObject* method_xlogy(PyObject* self, PyObject* args, PyObject* kwargs);
+PyObject* method_xlogy_(PyObject* self, PyObject* args, PyObject* kwargs);
+PyObject* method_nan_to_num(PyObject* self, PyObject* args, PyObject* kwargs);
+PyObject* method_nan_to_num_(PyObject* self, PyObject* args, PyObject* kwargs);
+PyObject* method__nan_to_num_(PyObject* self, PyObject* args, PyObject* kwargs);
+PyObject* method_addcmul(PyObject* self, PyObject* args, PyObject* kwargs);
+PyObject* method_addcmul_(PyObject* self, PyObject* args, PyObject* kwargs);
+PyObject* method_addcdiv(PyObject* self, PyObject* args, PyObject* kwargs);
+PyObject* method_addcdiv_(PyObject* self, PyObject* args, PyObject* kwargs);
 PyObject* method_eq(PyObject* self, PyObject* args, PyObject* kwargs);
 PyObject* method_ne(PyObject* self, PyObject* args, PyObject* kwargs);
 PyObject* method_lt(PyObject* self, PyObject* args, PyObject* kwargs);
@@ -424,6 +472,28 @@ PyObject* method_cummin(PyObject* self, PyObject* args, PyObject* kwargs);
 PyObject* method_logcumsumexp(PyObject* self, PyObject* args, PyObject* kwargs);
 PyObject* method_bincount(PyObject* self, PyObject* args, PyObject* kwargs);
 PyObject* method_histc(PyObject* self, PyObject* args, PyObject* kwargs);
+PyObject* method_diag(PyObject* self, PyObject* args, PyObject* kwargs);
+PyObject* method_diag_embed(PyObject* self, PyObject* args, PyObject* kwargs);
+PyObject* method_trace(PyObject* self, PyObject* args, PyObject* kwargs);
+PyObject* method_cross(PyObject* self, PyObject* args, PyObject* kwargs);
+PyObject* method_kron(PyObject* self, PyObject* args, PyObject* kwargs);
+PyObject* method_baddbmm(PyObject* self, PyObject* args, PyObject* kwargs);
+PyObject* method_baddbmm_(PyObject* self, PyObject* args, PyObject* kwargs);
+PyObject* method_addbmm(PyObject* self, PyObject* args, PyObject* kwargs);
+PyObject* method_addbmm_(PyObject* self, PyObject* args, PyObject* kwargs);
+PyObject* method_fliplr(PyObject* self, PyObject* args, PyObject* kwargs);
+PyObject* method_flipud(PyObject* self, PyObject* args, PyObject* kwargs);
+PyObject* method_rot90(PyObject* self, PyObject* args, PyObject* kwargs);
+PyObject* method_tile(PyObject* self, PyObject* args, PyObject* kwargs);
+PyObject* method_repeat_interleave(PyObject* self, PyObject* args, PyObject* kwargs);
+PyObject* method_index_add(PyObject* self, PyObject* args, PyObject* kwargs);
+PyObject* method_index_add_(PyObject* self, PyObject* args, PyObject* kwargs);
+PyObject* method_index_copy(PyObject* self, PyObject* args, PyObject* kwargs);
+PyObject* method_index_copy_(PyObject* self, PyObject* args, PyObject* kwargs);
+PyObject* method_index_fill(PyObject* self, PyObject* args, PyObject* kwargs);
+PyObject* method_index_fill_(PyObject* self, PyObject* args, PyObject* kwargs);
+PyObject* method_masked_scatter(PyObject* self, PyObject* args, PyObject* kwargs);
+PyObject* method_masked_scatter_(PyObject* self, PyObject* args, PyObject* kwargs);
 
 #define KILN_BINDING(name, fn) {name, reinterpret_cast<PyCFunction>(reinterpret_cast<void (*)(void)>(fn)), METH_VARARGS | METH_KEYWORDS, nullptr}
 
@@ -498,6 +568,17 @@ PyMethodDef generated_functions[] = {
     KILN_BINDING("round", fn_round),
     KILN_BINDING("clip", fn_clip),
     KILN_BINDING("logical_not", fn_logical_not),
+    KILN_BINDING("clamp_min", fn_clamp_min),
+    KILN_BINDING("clamp_max", fn_clamp_max),
+    KILN_BINDING("logaddexp", fn_logaddexp),
+    KILN_BINDING("heaviside", fn_heaviside),
+    KILN_BINDING("frac", fn_frac),
+    KILN_BINDING("xlogy", fn_xlogy),
+    KILN_BINDING("nan_to_num", fn_nan_to_num),
+    KILN_BINDING("nan_to_num_", fn_nan_to_num_),
+    KILN_BINDING("_nan_to_num", fn__nan_to_num),
+    KILN_BINDING("addcmul", fn_addcmul),
+    KILN_BINDING("addcdiv", fn_addcdiv),
     KILN_BINDING("eq", fn_eq),
     KILN_BINDING("ne", fn_ne),
     KILN_BINDING("lt", fn_lt),
@@ -654,6 +735,25 @@ PyMethodDef generated_functions[] = {
     KILN_BINDING("cdist", fn_cdist),
     KILN_BINDING("_cdist_forward", fn__cdist_forward),
     KILN_BINDING("_cdist_backward", fn__cdist_backward),
+    KILN_BINDING("diag", fn_diag),
+    KILN_BINDING("diag_embed", fn_diag_embed),
+    KILN_BINDING("trace", fn_trace),
+    KILN_BINDING("cross", fn_cross),
+    KILN_BINDING("linalg_cross", fn_linalg_cross),
+    KILN_BINDING("kron", fn_kron),
+    KILN_BINDING("tensordot", fn_tensordot),
+    KILN_BINDING("baddbmm", fn_baddbmm),
+    KILN_BINDING("addbmm", fn_addbmm),
+    KILN_BINDING("meshgrid", fn_meshgrid),
+    KILN_BINDING("fliplr", fn_fliplr),
+    KILN_BINDING("flipud", fn_flipud),
+    KILN_BINDING("rot90", fn_rot90),
+    KILN_BINDING("tile", fn_tile),
+    KILN_BINDING("repeat_interleave", fn_repeat_interleave),
+    KILN_BINDING("index_add", fn_index_add),
+    KILN_BINDING("index_copy", fn_index_copy),
+    KILN_BINDING("index_fill", fn_index_fill),
+    KILN_BINDING("masked_scatter", fn_masked_scatter),
     {nullptr, nullptr, 0, nullptr},
 };
 
@@ -748,6 +848,24 @@ PyMethodDef generated_methods[] = {
     KILN_BINDING("clip", method_clip),
     KILN_BINDING("logical_not", method_logical_not),
     KILN_BINDING("logical_not_", method_logical_not_),
+    KILN_BINDING("clamp_min", method_clamp_min),
+    KILN_BINDING("clamp_min_", method_clamp_min_),
+    KILN_BINDING("clamp_max", method_clamp_max),
+    KILN_BINDING("clamp_max_", method_clamp_max_),
+    KILN_BINDING("logaddexp", method_logaddexp),
+    KILN_BINDING("heaviside", method_heaviside),
+    KILN_BINDING("heaviside_", method_heaviside_),
+    KILN_BINDING("frac", method_frac),
+    KILN_BINDING("frac_", method_frac_),
+    KILN_BINDING("xlogy", method_xlogy),
+    KILN_BINDING("xlogy_", method_xlogy_),
+    KILN_BINDING("nan_to_num", method_nan_to_num),
+    KILN_BINDING("nan_to_num_", method_nan_to_num_),
+    KILN_BINDING("_nan_to_num_", method__nan_to_num_),
+    KILN_BINDING("addcmul", method_addcmul),
+    KILN_BINDING("addcmul_", method_addcmul_),
+    KILN_BINDING("addcdiv", method_addcdiv),
+    KILN_BINDING("addcdiv_", method_addcdiv_),
     KILN_BINDING("eq", method_eq),
     KILN_BINDING("ne", method_ne),
     KILN_BINDING("lt", method_lt),
@@ -849,6 +967,28 @@ PyMethodDef generated_methods[] = {
     KILN_BINDING("logcumsumexp", method_logcumsumexp),
     KILN_BINDING("bincount", method_bincount),
     KILN_BINDING("histc", method_histc),
+    KILN_BINDING("diag", method_diag),
+    KILN_BINDING("diag_embed", method_diag_embed),
+    KILN_BINDING("trace", method_trace),
+    KILN_BINDING("cross", method_cross),
+    KILN_BINDING("kron", method_kron),
+    KILN_BINDING("baddbmm", method_baddbmm),
+    KILN_BINDING("baddbmm_", method_baddbmm_),
+    KILN_BINDING("addbmm", method_addbmm),
+    KILN_BINDING("addbmm_", method_addbmm_),
+    KILN_BINDING("fliplr", method_fliplr),
+    KILN_BINDING("flipud", method_flipud),
+    KILN_BINDING("rot90", method_rot90),
+    KILN_BINDING("tile", method_tile),
+    KILN_BINDING("repeat_interleave", method_repeat_interleave),
+    KILN_BINDING("index_add", method_index_add),
+    KILN_BINDING("index_add_", method_index_add_),
+    KILN_BINDING("index_copy", method_index_copy),
+    KILN_BINDING("index_copy_", method_index_copy_),
+    KILN_BINDING("index_fill", method_index_fill),
+    KILN_BINDING("index_fill_", method_index_fill_),
+    KILN_BINDING("masked_scatter", method_masked_scatter),
+    KILN_BINDING("masked_scatter_", method_masked_scatter_),
     {nullptr, nullptr, 0, nullptr},
 };
 

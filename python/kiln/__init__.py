@@ -12,6 +12,7 @@ import builtins
 
 from . import _C
 from ._C import *  # noqa: F401,F403  (operators and dtypes)
+from ._C import _nan_to_num  # noqa: F401  (nan_to_num's formula: the formula tests look it up here)
 from ._C import (bfloat16, bool, double, dtype, float, float16, float32, float64, half, int, int32,  # noqa: A004
                  int64, long, from_numpy, get_default_dtype, get_num_threads, is_grad_enabled, set_default_dtype, set_num_threads)
 from .random import (Generator, default_generator, get_rng_state, initial_seed, manual_seed, seed,  # noqa: F401
@@ -25,6 +26,7 @@ from ._einsum import einsum
 from ._broadcast import broadcast_shapes, broadcast_tensors
 from ._linalg_norm import norm
 from ._functional import cdist, unique, unique_consecutive
+from ._functional_more import meshgrid, tensordot
 from ._creation import (BoolTensor, DoubleTensor, FloatTensor, IntTensor, LongTensor,  # noqa: F401
                         as_tensor, tensor)
 from .autograd.grad_mode import enable_grad, inference_mode, no_grad, set_grad_enabled
@@ -36,7 +38,7 @@ from . import nn, optim, utils  # noqa: E402  (they use the registered classes)
 from .serialization import load, load_file, save, save_file  # noqa: E402
 # The namespaces scripts touch on every machine (torch.cuda, torch.backends, ...), answered as torch
 # without a GPU answers them.
-from . import amp, backends, cpu, cuda, distributed, onnx, version  # noqa: E402
+from . import amp, backends, cpu, cuda, distributed, linalg, onnx, version  # noqa: E402
 from .version import __version__  # noqa: E402,F401
 from .amp.autocast_mode import (autocast, get_autocast_cpu_dtype, get_autocast_gpu_dtype,  # noqa: E402
                                 is_autocast_cache_enabled, is_autocast_cpu_enabled, is_autocast_enabled,
@@ -149,5 +151,5 @@ __all__ = [
     "get_deterministic_debug_mode", "set_deterministic_debug_mode", "is_autocast_cpu_enabled",
     "get_autocast_gpu_dtype", "get_autocast_cpu_dtype", "is_autocast_cache_enabled",
     "set_autocast_cpu_enabled", "set_autocast_cpu_dtype",
-    "concat", "clip", "normal", "einsum", "broadcast_shapes", "broadcast_tensors", "embedding", "norm", "cdist", "unique", "unique_consecutive", "nonzero", "where", "equal", "ravel", "numel", "is_floating_point", "as_tensor", "threshold_", "rrelu", "rrelu_", "FloatTensor", "DoubleTensor", "LongTensor", "IntTensor", "BoolTensor",
+    "concat", "clip", "normal", "meshgrid", "tensordot", "linalg", "einsum", "broadcast_shapes", "broadcast_tensors", "embedding", "norm", "cdist", "unique", "unique_consecutive", "nonzero", "where", "equal", "ravel", "numel", "is_floating_point", "as_tensor", "threshold_", "rrelu", "rrelu_", "FloatTensor", "DoubleTensor", "LongTensor", "IntTensor", "BoolTensor",
 ]

@@ -195,18 +195,67 @@ TensorIterator pow_scalar_meta(const TensorBase& self, const Scalar& exponent, c
   return it;
 }
 
-TensorIterator clamp_meta(const TensorBase& self, const std::optional<Scalar>& min, const std::optional<Scalar>& max,
-                          const TensorBase& out) {
-  KILN_CHECK(min || max, "clamp(): At least one of 'min' or 'max' must not be None");
+namespace {
+// clamp, clamp_min and clamp_max: self and the Scalar bounds promote together.
+TensorIterator clamp_bounds_meta(const char* op, const TensorBase& self, const std::optional<Scalar>& min,
+                                 const std::optional<Scalar>& max, const TensorBase& out) {
   std::vector<TensorBase> operands = {self};
   if (min) operands.push_back(wrap_scalar(*min));
   if (max) operands.push_back(wrap_scalar(*max));
   const ScalarType compute = result_type(operands);
-  if (min) check_scalar_fits(*min, compute, "clamp");
-  if (max) check_scalar_fits(*max, compute, "clamp");
-  IteratorConfig c = IteratorConfig::unary("clamp", self, out);
+  if (min) check_scalar_fits(*min, compute, op);
+  if (max) check_scalar_fits(*max, compute, op);
+  IteratorConfig c = IteratorConfig::unary(op, self, out);
   c.compute_dtype = compute;
   return TensorIterator(std::move(c));
+}
+}  // namespace
+
+TensorIterator clamp_meta(const TensorBase& self, const std::optional<Scalar>& min, const std::optional<Scalar>& max,
+                          const TensorBase& out) {
+  KILN_CHECK(min || max, "clamp(): At least one of 'min' or 'max' must not be None");
+  return clamp_bounds_meta("clamp", self, min, max, out);
+}
+
+TensorIterator clamp_min_meta(const TensorBase& self, const Scalar& min, const TensorBase& out) {
+  return clamp_bounds_meta("clamp_min", self, min, std::nullopt, out);
+}
+
+TensorIterator clamp_max_meta(const TensorBase& self, const Scalar& max, const TensorBase& out) {
+  return clamp_bounds_meta("clamp_max", self, std::nullopt, max, out);
+}
+
+TensorIterator heaviside_meta(const TensorBase& self, const TensorBase& values, const TensorBase& out) {
+  KILN_CHECK(self.dtype() == values.dtype(), "heaviside is not yet implemented for tensors with different dtypes.");
+  return TensorIterator(IteratorConfig::binary("heaviside", self, values, out));
+}
+
+namespace {
+IteratorConfig ternary(const char* op, const TensorBase& a, const TensorBase& b, const TensorBase& c,
+                       const TensorBase& out) {
+  IteratorConfig config = IteratorConfig::ternary_float(op, a, b, c, out);
+  config.int_to_float = false;  // integers stay integers (value is converted to them)
+  return config;
+}
+}  // namespace
+
+TensorIterator addcmul_meta(const TensorBase& self, const TensorBase& tensor1, const TensorBase& tensor2,
+                            const Scalar& value, const TensorBase& out) {
+  (void)value;
+  return TensorIterator(ternary("addcmul", self, tensor1, tensor2, out));
+}
+
+TensorIterator addcdiv_meta(const TensorBase& self, const TensorBase& tensor1, const TensorBase& tensor2,
+                            const Scalar& value, const TensorBase& out) {
+  (void)value;
+  KILN_CHECK(!is_integral_type(tensor1.dtype(), /*include_bool=*/true) ||
+                 !is_integral_type(tensor2.dtype(), /*include_bool=*/true),
+             "Integer division with addcdiv is no longer supported, and in a future release addcdiv will perform "
+             "a true division of tensor1 and tensor2. The historic addcdiv behavior can be implemented as "
+             "(input + value * torch.trunc(tensor1 / tensor2)).to(input.dtype) for integer inputs and as "
+             "(input + value * tensor1 / tensor2) for float inputs. The future addcdiv behavior is just the latter "
+             "implementation: (input + value * tensor1 / tensor2), for all dtypes.");
+  return TensorIterator(ternary("addcdiv", self, tensor1, tensor2, out));
 }
 
 }  // namespace kiln

@@ -57,4 +57,16 @@ TensorIterator softshrink_meta(const TensorBase& self, const Scalar& lambd, cons
 // "gelu(): approximate argument must be either none or tanh, got 'x'".
 int choice_index(const char* op, const char* arg, const std::string& value, std::initializer_list<const char*> allowed);
 
+// clamp with one Scalar bound: clamp_meta's dtype rule and checks.
+TensorIterator clamp_min_meta(const TensorBase& self, const Scalar& min, const TensorBase& out);
+TensorIterator clamp_max_meta(const TensorBase& self, const Scalar& max, const TensorBase& out);
+// heaviside: self and values of one dtype (torch does not promote them).
+TensorIterator heaviside_meta(const TensorBase& self, const TensorBase& values, const TensorBase& out);
+// addcmul: the promoted dtype of the three tensors; addcdiv: the same, but tensor1 / tensor2 of
+// integers is refused (torch's historic integer division).
+TensorIterator addcmul_meta(const TensorBase& self, const TensorBase& tensor1, const TensorBase& tensor2,
+                            const Scalar& value, const TensorBase& out);
+TensorIterator addcdiv_meta(const TensorBase& self, const TensorBase& tensor1, const TensorBase& tensor2,
+                            const Scalar& value, const TensorBase& out);
+
 }  // namespace kiln

@@ -81,7 +81,8 @@ def test_bad_sizes(case, bad):
 
 # Filling writes one value to every element, so torch allows an expanded self there; masked_fill_
 # and index_put_ only warn in torch (a deprecation) and write (test_torch_defects compares them).
-_FILLS = {"fill_.Scalar", "zero_", "masked_fill_.Scalar", "masked_fill_.Tensor", "index_put"}
+_FILLS = {"fill_.Scalar", "zero_", "masked_fill_.Scalar", "masked_fill_.Tensor", "index_put",
+          "index_fill_.int_Scalar", "index_fill_.int_Tensor"}  # torch writes the filled positions of an expanded self
 
 
 def _inplace_forms():

@@ -36,6 +36,18 @@ KNOWN_DIVERGENCES = [
     Known('clamp_tie_grad', 'clamp with tensor bounds, backward where input == bound: torch gives the gradient to the input, kiln splits it 0.5/0.5',
           ids=ids(
           'clamp_ties#5')),
+    Known('addcmul_fma', "torch's addcmul loop fuses self + value * t1 * t2 into a multiply-add, so a product beyond the dtype's range added to inf stays inf; kiln rounds the product first (inf + -inf: nan)",
+          ids=ids(
+          'addcmul#5')),
+    Known('xlogy_reduced_rounding', "xlogy in bfloat16: torch rounds log(other) to bfloat16 before the multiply, kiln computes in float32 and rounds once (1 ulp)",
+          ids=ids(
+          'xlogy#21')),
+    Known('bmm_unused_input_grad', "baddbmm/addbmm: an input that cannot change the result (self at beta=0, batches with an empty inner dim) gets a zero gradient in torch and none in kiln (as kiln's addmm)",
+          ids=ids(
+          'baddbmm#7', 'addbmm#3')),
+    Known('diag_offset_overflow', 'diag of a transposed bfloat16 matrix with an offset past its columns: torch 1.13 raises "numel: integer multiplication overflow" (its bug), kiln returns the empty diagonal',
+          ids=ids(
+          'diag#11')),
     Known('max_nan_grad', 'max(a, b)/maximum backward with nan',
           ids=ids(
           'max_binary#7')),

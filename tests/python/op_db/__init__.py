@@ -4,11 +4,13 @@ Each family file (pointwise.py, reduction.py, ...) lists the records of its ops;
 the schema name ('add.Tensor') to its record. tests/python/test_op_records.py fails when an op
 has no record, so a new op cannot land untested.
 """
-from . import (attention, comparison, factory, indexing, indexing_more, linalg, nn, nn_layers, nn_losses, pointwise,
-               reduction, rnn, sampling, scan_distance, search_count, shape, shape_more, statistics, tensor_ops)
+from . import (attention, comparison, composites_more, factory, indexing, indexing_more, linalg, nn, nn_layers,
+               nn_losses, pointwise, pointwise_more, reduction, rnn, sampling, scan_distance, search_count, shape,
+               shape_more, statistics, tensor_ops)
 
 FAMILIES = [pointwise, comparison, reduction, shape, shape_more, indexing, factory, sampling, tensor_ops, linalg, nn,
-            nn_layers, nn_losses, statistics, indexing_more, rnn, attention, search_count, scan_distance]
+            nn_layers, nn_losses, statistics, indexing_more, rnn, attention, search_count, scan_distance,
+            pointwise_more, composites_more]
 
 
 def _collect():

@@ -1,0 +1,179 @@
+// index_add / index_copy / index_fill along one dim and masked_scatter, written with index_put
+// (which checks every index against its dim: IndexError) after torch's argument checks.
+#include <string>
+
+#include "generated/api/contiguous.h"
+#include "generated/api/copy.h"
+#include "generated/api/expand.h"
+#include "generated/api/index_put.h"
+#include "generated/api/mul.h"
+#include "generated/api/narrow.h"
+#include "generated/api/reshape.h"
+#include "generated/api/sum.h"
+#include "generated/api/to.h"
+#include "generated/kernels/composite/index_add.h"
+#include "generated/kernels/composite/index_copy.h"
+#include "generated/kernels/composite/index_fill.h"
+#include "generated/kernels/composite/masked_scatter.h"
+#include "runtime/kernels/scalar_convert.h"
+#include "runtime/kernels/shape_rules.h"
+#include "runtime/kernels/tensor_memory.h"
+#include "runtime/kernels/type_promotion.h"
+
+namespace kiln {
+namespace composite_implicit {
+namespace {
+// The index_put arguments that select `index` along `dim` of `self` (a 0-dim self is read as 1-D).
+struct AlongDim {
+  Tensor self;                  // self, or its 1-D view
+  std::vector<Tensor> indices;  // undefined (whole dims) up to dim, then the index
+};
+
+AlongDim along_dim(const Tensor& self, int64_t dim, const Tensor& index, const char* op, bool int64_only) {
+  const Tensor target = self.dim() ? self : kiln::reshape(self, {1});
+  const int64_t d = wrap_dim(dim, self.dim(), op);
+  KILN_CHECK_INDEX(index.dim() <= 1, op, "(): Index is supposed to be a vector");
+  if (int64_only) {
+    KILN_CHECK_INDEX(index.dtype() == ScalarType::Int64, op, "(): Expected dtype int64 for index, but got ",
+                     scalar_type_name(index.dtype()));
+  } else {
+    KILN_CHECK_INDEX(index.dtype() == ScalarType::Int64 || index.dtype() == ScalarType::Int32, op,
+                     "(): Expected dtype int32/int64 for index, but got ", scalar_type_name(index.dtype()));
+  }
+  std::vector<Tensor> indices(d);
+  indices.push_back(kiln::reshape(index, {-1}));
+  return {target, indices};
+}
+
+// source must be self's shape with index.numel() at dim; returned as the indexed region's shape.
+Tensor checked_source(const Tensor& self, int64_t dim, const Tensor& index, const Tensor& source, const char* op) {
+  KILN_CHECK(self.dtype() == source.dtype(), op, "(): self (", scalar_type_name(self.dtype()), ") and source (",
+             scalar_type_name(source.dtype()), ") must have the same scalar type");
+  const int64_t d = wrap_dim(dim, self.dim(), op);
+  const Tensor src = source.dim() ? source : kiln::reshape(source, {1});
+  const IntArrayRef self_sizes = self.dim() ? self.sizes() : IntArrayRef({1});
+  KILN_CHECK_INDEX(src.sizes()[d < src.dim() ? d : 0] == index.numel() || src.dim() <= d, op,
+                   "(): Number of indices (", index.numel(), ") should be equal to source.size(dim)");
+  bool same = src.dim() == static_cast<int64_t>(self_sizes.size()) && src.sizes()[d] == index.numel();
+  for (int64_t i = 0; same && i < src.dim(); ++i) same = i == d || src.sizes()[i] == self_sizes[i];
+  KILN_CHECK(same, op, "(): source tensor shape must match self tensor shape, excluding the specified dimension. "
+             "Got self.shape = ", shape_str(self.sizes()), " source.shape = ", shape_str(source.sizes()),
+             " and ", index.numel(), " indices");
+  return src;
+}
+
+Tensor scaled_source(const Tensor& src, const Scalar& alpha) {
+  if (alpha.equal(1)) return src;
+  const bool integral = is_integral_type(src.dtype(), /*include_bool=*/true);
+  return kiln::mul(src, integral ? Scalar(alpha.to_long()) : alpha);
+}
+
+Tensor fill_value(const Tensor& self, const Scalar& value) {
+  check_scalar_fits(value, self.dtype(), "index_fill");
+  return Tensor(cast_to(wrap_scalar(value), self.dtype()));
+}
+
+Tensor fill_value(const Tensor& self, const Tensor& value) {
+  KILN_CHECK(value.dim() == 0, "index_fill_ only supports a 0-dimensional value tensor, but got tensor with ",
+             value.dim(), " dimension(s).");
+  return value.to(self.dtype());
+}
+
+// As torch: an in-place write into a tensor whose elements share memory is refused.
+void check_not_expanded(const Tensor& self, const char* op) {
+  KILN_CHECK(!is_expanded(self), op, "(): unsupported operation: more than one element of the written-to tensor "
+             "refers to a single memory location. Please clone() the tensor before performing the operation.");
+}
+
+Tensor back_to(const Tensor& result, const Tensor& self) {
+  return self.dim() ? result : kiln::reshape(result, {});
+}
+
+// masked_scatter's source values: its first mask.sum() elements, in order.
+Tensor scattered_values(const Tensor& self, const Tensor& mask, const Tensor& source) {
+  KILN_CHECK(mask.dtype() == ScalarType::Bool, "masked_scatter_ only supports boolean masks, but got mask with dtype ",
+             scalar_type_name(mask.dtype()));
+  KILN_CHECK(self.dtype() == source.dtype(), "masked_scatter: expected self and source to have same dtypes but got ",
+             scalar_type_name(self.dtype()), " and ", scalar_type_name(source.dtype()));
+  const int64_t n = kiln::sum(mask).item<int64_t>();
+  KILN_CHECK(source.numel() >= n, "masked_scatter: Number of elements of source < number of ones in mask");
+  return kiln::narrow(kiln::reshape(source, {-1}), 0, 0, n);
+}
+}  // namespace
+
+Tensor index_add(const Tensor& self, int64_t dim, const Tensor& index, const Tensor& source, const Scalar& alpha) {
+  AlongDim a = along_dim(self, dim, index, "index_add", false);
+  const Tensor src = checked_source(self, dim, index, source, "index_add");
+  return back_to(kiln::index_put(a.self, a.indices, scaled_source(src, alpha), /*accumulate=*/true), self);
+}
+
+const Tensor& index_add_(const Tensor& self, int64_t dim, const Tensor& index, const Tensor& source,
+                         const Scalar& alpha) {
+  check_not_expanded(self, "index_add_");
+  AlongDim a = along_dim(self, dim, index, "index_add_", false);
+  const Tensor src = checked_source(self, dim, index, source, "index_add_");
+  a.self.index_put_(a.indices, scaled_source(src, alpha), /*accumulate=*/true);
+  return self;
+}
+
+Tensor index_copy(const Tensor& self, int64_t dim, const Tensor& index, const Tensor& source) {
+  AlongDim a = along_dim(self, dim, index, "index_copy", true);
+  const Tensor src = checked_source(self, dim, index, source, "index_copy");
+  return back_to(kiln::index_put(a.self, a.indices, src), self);
+}
+
+const Tensor& index_copy_(const Tensor& self, int64_t dim, const Tensor& index, const Tensor& source) {
+  check_not_expanded(self, "index_copy_");
+  AlongDim a = along_dim(self, dim, index, "index_copy_", true);
+  const Tensor src = checked_source(self, dim, index, source, "index_copy_");
+  a.self.index_put_(a.indices, src);
+  return self;
+}
+
+Tensor index_fill(const Tensor& self, int64_t dim, const Tensor& index, const Scalar& value) {
+  AlongDim a = along_dim(self, dim, index, "index_fill", true);
+  return back_to(kiln::index_put(a.self, a.indices, fill_value(self, value)), self);
+}
+
+const Tensor& index_fill_(const Tensor& self, int64_t dim, const Tensor& index, const Scalar& value) {
+  AlongDim a = along_dim(self, dim, index, "index_fill_", true);
+  a.self.index_put_(a.indices, fill_value(self, value));
+  return self;
+}
+
+Tensor index_fill_tensor(const Tensor& self, int64_t dim, const Tensor& index, const Tensor& value) {
+  AlongDim a = along_dim(self, dim, index, "index_fill", true);
+  return back_to(kiln::index_put(a.self, a.indices, fill_value(self, value)), self);
+}
+
+const Tensor& index_fill__tensor(const Tensor& self, int64_t dim, const Tensor& index, const Tensor& value) {
+  AlongDim a = along_dim(self, dim, index, "index_fill_", true);
+  a.self.index_put_(a.indices, fill_value(self, value));
+  return self;
+}
+
+Tensor masked_scatter(const Tensor& self, const Tensor& mask, const Tensor& source) {
+  const DimVector shape = broadcast_shapes(self.sizes(), mask.sizes(), "masked_scatter");
+  if (shape.empty()) {  // index_put takes no 0-dim mask: the 1-element view instead
+    return kiln::reshape(masked_scatter(kiln::reshape(self, {1}), kiln::reshape(mask, {1}), source), {});
+  }
+  const Tensor values = scattered_values(self, mask.expand(shape), source);
+  // A broadcast self is materialized first: index_put's copy of it must not share elements.
+  const Tensor base = IntArrayRef(shape) == self.sizes() ? self : kiln::contiguous(self.expand(shape));
+  return kiln::index_put(base, {mask.expand(shape)}, values);
+}
+
+const Tensor& masked_scatter_(const Tensor& self, const Tensor& mask, const Tensor& source) {
+  const DimVector shape = broadcast_shapes(self.sizes(), mask.sizes(), "masked_scatter_");
+  KILN_CHECK(IntArrayRef(shape) == self.sizes(), "masked_scatter_: mask of shape ", shape_str(mask.sizes()),
+             " cannot be broadcast to self's shape ", shape_str(self.sizes()));
+  if (shape.empty()) {
+    masked_scatter_(kiln::reshape(self, {1}), kiln::reshape(mask, {1}), source);
+    return self;
+  }
+  check_not_expanded(self, "masked_scatter_");
+  return self.index_put_({mask.expand(shape)}, scattered_values(self, mask.expand(shape), source));
+}
+
+}  // namespace composite_implicit
+}  // namespace kiln
