@@ -35,6 +35,9 @@ ROOT = os.path.dirname(HERE)
 # Generated files that are not per-op: an op with one of these names would overwrite them.
 RESERVED_FILE_NAMES = {"tensor", "kiln", "bindings"}
 BACKEND_NS = {"CPU": "cpu", "CUDA": "cuda", "CompositeExplicit": "composite_explicit"}
+# Ops named with a leading underscore get no Python function, except these (torch exports them
+# too: torch._to_copy, torch._softmax_backward_data, torch._log_softmax_backward_data).
+PRIVATE_BOUND = {"_to_copy", "_softmax_backward_data", "_log_softmax_backward_data"}
 
 
 # ----------------------------------------------------------------------------- C++ API + dispatch
@@ -573,7 +576,7 @@ def render_all(schema_dir: str) -> Dict[str, str]:
         by_py_name: "OrderedDict[tuple, List[NativeFunction]]" = OrderedDict()
         for nf in funcs:
             if "function" in nf.variants or nf.family_role == "out":
-                if not nf.schema.name.startswith("_") or nf.schema.name == "_to_copy":
+                if not nf.schema.name.startswith("_") or nf.schema.name in PRIVATE_BOUND:
                     by_py_name.setdefault((nf.schema.name, False), []).append(nf)
             if "method" in nf.variants:
                 by_py_name.setdefault((nf.schema.name, True), []).append(nf)
