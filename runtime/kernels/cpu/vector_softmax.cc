@@ -24,11 +24,13 @@ constexpr int64_t kSoftmaxChunk = 1024;
 // Columns a softmax_columns call takes at most (for_each_column_chunk's kColumnChunk).
 constexpr int64_t kColumnWidth = 1024;
 
-#if HWY_TARGET == HWY_SCALAR || HWY_TARGET == HWY_EMU128
-// Highway's portable baseline (kv::Exp's float lanes are Sleef's, which it lacks): scalar loops,
-// exp in double.
+// Scalar loops, exp in double: Highway's portable baseline (kv::Exp's float lanes are Sleef's, which
+// it lacks) and, on every target, lines shorter than kShortLine (a padded vector's exp and the
+// chunk machinery cost more than the scalar exps there).
+constexpr int64_t kShortLine = 8;
+
 template <bool kLog>
-void SoftmaxRow(const float* x, float* y, int64_t n) {
+HWY_INLINE void ScalarSoftmaxRow(const float* x, float* y, int64_t n) {
   float max = x[0];
   for (int64_t k = 1; k < n; ++k) max = std::isnan(x[k]) || x[k] > max ? x[k] : max;
   double sum = 0;
@@ -42,7 +44,7 @@ void SoftmaxRow(const float* x, float* y, int64_t n) {
 }
 
 template <bool kLog>
-void SoftmaxColumns(const float* x, float* y, int64_t n, int64_t inner, int64_t width) {
+HWY_INLINE void ScalarSoftmaxColumns(const float* x, float* y, int64_t n, int64_t inner, int64_t width) {
   for (int64_t c = 0; c < width; ++c) {
     float max = x[c];
     for (int64_t k = 1; k < n; ++k) max = std::isnan(x[k * inner + c]) || x[k * inner + c] > max ? x[k * inner + c] : max;
@@ -57,11 +59,25 @@ void SoftmaxColumns(const float* x, float* y, int64_t n, int64_t inner, int64_t 
 }
 
 template <bool kLog>
-void SoftmaxBackwardRow(const float* g, const float* o, float* gi, int64_t n) {
+HWY_INLINE void ScalarSoftmaxBackwardRow(const float* g, const float* o, float* gi, int64_t n) {
   double sum = 0;
   for (int64_t k = 0; k < n; ++k) sum += kLog ? static_cast<double>(g[k]) : static_cast<double>(g[k] * o[k]);
   const float s = static_cast<float>(sum);
   for (int64_t k = 0; k < n; ++k) gi[k] = kLog ? g[k] - std::exp(o[k]) * s : o[k] * (g[k] - s);
+}
+
+#if HWY_TARGET == HWY_SCALAR || HWY_TARGET == HWY_EMU128
+template <bool kLog>
+void SoftmaxRow(const float* x, float* y, int64_t n) {
+  ScalarSoftmaxRow<kLog>(x, y, n);
+}
+template <bool kLog>
+void SoftmaxColumns(const float* x, float* y, int64_t n, int64_t inner, int64_t width) {
+  ScalarSoftmaxColumns<kLog>(x, y, n, inner, width);
+}
+template <bool kLog>
+void SoftmaxBackwardRow(const float* g, const float* o, float* gi, int64_t n) {
+  ScalarSoftmaxBackwardRow<kLog>(g, o, gi, n);
 }
 
 #else
@@ -111,6 +127,7 @@ HWY_INLINE void StorePartial(D d, hn::Vec<D> v, float* p, int64_t m) {
 // - log(sum). The max is NaN if the row holds one (ExtremeRun), so is everything after.
 template <bool kLog>
 void SoftmaxRow(const float* x, float* y, int64_t n) {
+  if (n < kShortLine) return ScalarSoftmaxRow<kLog>(x, y, n);
   const hn::ScalableTag<float> d;
   const int64_t N = static_cast<int64_t>(hn::Lanes(d));
   const float max = ExtremeRun<true>(x, n);
@@ -188,6 +205,7 @@ void SoftmaxColumns(const float* x, float* y, int64_t n, int64_t inner, int64_t 
 // softmax: gi = o * (g - sum(g * o)); log_softmax: gi = g - exp(o) * sum(g).
 template <bool kLog>
 void SoftmaxBackwardRow(const float* g, const float* o, float* gi, int64_t n) {
+  if (n < kShortLine) return ScalarSoftmaxBackwardRow<kLog>(g, o, gi, n);
   const hn::ScalableTag<float> d;
   const int64_t N = static_cast<int64_t>(hn::Lanes(d));
   const auto term = [&](auto vg, auto vo) { return kLog ? vg : hn::Mul(vg, vo); };
