@@ -132,6 +132,8 @@
 #include "generated/api/lerp.h"
 #include "generated/api/softmax.h"
 #include "generated/api/log_softmax.h"
+#include "generated/api/_softmax_backward_data.h"
+#include "generated/api/_log_softmax_backward_data.h"
 #include "generated/api/nll_loss.h"
 #include "generated/api/nll_loss_backward.h"
 #include "generated/api/conv2d.h"
@@ -2447,6 +2449,16 @@ inline Tensor softmax(const Tensor& self, int64_t dim, const std::optional<Scala
 // log_softmax.int(Tensor self, int dim, ScalarType? dtype=None) -> Tensor
 inline Tensor log_softmax(const Tensor& self, int64_t dim, const std::optional<ScalarType>& dtype = std::nullopt) {
   return to_api(kiln::log_softmax(self, dim, dtype));
+}
+
+// _softmax_backward_data(Tensor grad_output, Tensor output, int dim, ScalarType input_dtype) -> Tensor
+inline Tensor _softmax_backward_data(const Tensor& grad_output, const Tensor& output, int64_t dim, ScalarType input_dtype) {
+  return to_api(kiln::_softmax_backward_data(grad_output, output, dim, input_dtype));
+}
+
+// _log_softmax_backward_data(Tensor grad_output, Tensor output, int dim, ScalarType input_dtype) -> Tensor
+inline Tensor _log_softmax_backward_data(const Tensor& grad_output, const Tensor& output, int64_t dim, ScalarType input_dtype) {
+  return to_api(kiln::_log_softmax_backward_data(grad_output, output, dim, input_dtype));
 }
 
 // nll_loss(Tensor self, Tensor target, Tensor? weight=None, int reduction=1, int ignore_index=-100) -> Tensor

@@ -5,10 +5,7 @@
 #include <algorithm>
 
 #include "generated/api/log_softmax.h"
-#include "generated/api/exp.h"
-#include "generated/api/mul.h"
-#include "generated/api/sub.h"
-#include "generated/api/sum.h"
+#include "generated/api/_log_softmax_backward_data.h"
 #include "runtime/autograd/formula_helpers.h"
 #include "runtime/autograd/node.h"
 #include "runtime/autograd/saved_variable.h"
@@ -18,9 +15,10 @@ namespace kiln {
 namespace autograd {
 
 // log_softmax.int
-//   self: sub(grad, mul(exp(result), sum(grad, dim, true)))
+//   self: _log_softmax_backward_data(grad, result, dim, self.scalar_type())
 struct LogSoftmaxBackward0 final : Node {
   int64_t dim;
+  ScalarType self_scalar_type;
   SavedVariable result_;
 
   std::string name() const override { return "LogSoftmaxBackward0"; }
@@ -30,7 +28,7 @@ struct LogSoftmaxBackward0 final : Node {
     const Tensor grad(grads[0]);
     if (!grad.defined()) return grad_inputs;
     const Tensor result(result_.unpack(shared_from_this()));
-    if (next_edges()[0].is_valid()) grad_inputs[0] = sub(grad, mul(exp(result), sum(grad, dim, true)));
+    if (next_edges()[0].is_valid()) grad_inputs[0] = _log_softmax_backward_data(grad, result, dim, self_scalar_type);
     return grad_inputs;
   }
 
@@ -50,6 +48,7 @@ Tensor log_softmax_int(const Tensor& self, int64_t dim, const std::optional<Scal
     node = make_node<LogSoftmaxBackward0>();
     node->add_next_edge(gradient_edge(self));
     node->dim = dim;
+    node->self_scalar_type = self.scalar_type();
     if (explain_enabled()) explain_log("autograd", "LogSoftmaxBackward0", "recorded");
   }
   Tensor result;

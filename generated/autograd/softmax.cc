@@ -5,9 +5,7 @@
 #include <algorithm>
 
 #include "generated/api/softmax.h"
-#include "generated/api/mul.h"
-#include "generated/api/sub.h"
-#include "generated/api/sum.h"
+#include "generated/api/_softmax_backward_data.h"
 #include "runtime/autograd/formula_helpers.h"
 #include "runtime/autograd/node.h"
 #include "runtime/autograd/saved_variable.h"
@@ -17,9 +15,10 @@ namespace kiln {
 namespace autograd {
 
 // softmax.int
-//   self: mul(result, sub(grad, sum(mul(grad, result), dim, true)))
+//   self: _softmax_backward_data(grad, result, dim, self.scalar_type())
 struct SoftmaxBackward0 final : Node {
   int64_t dim;
+  ScalarType self_scalar_type;
   SavedVariable result_;
 
   std::string name() const override { return "SoftmaxBackward0"; }
@@ -29,7 +28,7 @@ struct SoftmaxBackward0 final : Node {
     const Tensor grad(grads[0]);
     if (!grad.defined()) return grad_inputs;
     const Tensor result(result_.unpack(shared_from_this()));
-    if (next_edges()[0].is_valid()) grad_inputs[0] = mul(result, sub(grad, sum(mul(grad, result), dim, true)));
+    if (next_edges()[0].is_valid()) grad_inputs[0] = _softmax_backward_data(grad, result, dim, self_scalar_type);
     return grad_inputs;
   }
 
@@ -49,6 +48,7 @@ Tensor softmax_int(const Tensor& self, int64_t dim, const std::optional<ScalarTy
     node = make_node<SoftmaxBackward0>();
     node->add_next_edge(gradient_edge(self));
     node->dim = dim;
+    node->self_scalar_type = self.scalar_type();
     if (explain_enabled()) explain_log("autograd", "SoftmaxBackward0", "recorded");
   }
   Tensor result;

@@ -2113,6 +2113,22 @@ const FuzzOp kFuzzOps[] = {
        const auto dtype = in.optional_dtype();
        use_result(in, kiln::log_softmax(self, dim, dtype));
      }},
+    {"_softmax_backward_data",
+     [](FuzzInput& in) {
+       const Tensor grad_output = in.tensor();
+       const Tensor output = in.tensor();
+       const auto dim = in.int64();
+       const auto input_dtype = in.dtype();
+       use_result(in, kiln::_softmax_backward_data(grad_output, output, dim, input_dtype));
+     }},
+    {"_log_softmax_backward_data",
+     [](FuzzInput& in) {
+       const Tensor grad_output = in.tensor();
+       const Tensor output = in.tensor();
+       const auto dim = in.int64();
+       const auto input_dtype = in.dtype();
+       use_result(in, kiln::_log_softmax_backward_data(grad_output, output, dim, input_dtype));
+     }},
     {"nll_loss",
      [](FuzzInput& in) {
        const Tensor self = in.tensor();

@@ -132,6 +132,8 @@ PyObject* fn_glu(PyObject* module, PyObject* args, PyObject* kwargs);
 PyObject* fn_lerp(PyObject* module, PyObject* args, PyObject* kwargs);
 PyObject* fn_softmax(PyObject* module, PyObject* args, PyObject* kwargs);
 PyObject* fn_log_softmax(PyObject* module, PyObject* args, PyObject* kwargs);
+PyObject* fn__softmax_backward_data(PyObject* module, PyObject* args, PyObject* kwargs);
+PyObject* fn__log_softmax_backward_data(PyObject* module, PyObject* args, PyObject* kwargs);
 PyObject* fn_nll_loss(PyObject* module, PyObject* args, PyObject* kwargs);
 PyObject* fn_nll_loss_backward(PyObject* module, PyObject* args, PyObject* kwargs);
 PyObject* fn_conv2d(PyObject* module, PyObject* args, PyObject* kwargs);
@@ -623,6 +625,8 @@ PyMethodDef generated_functions[] = {
     KILN_BINDING("lerp", fn_lerp),
     KILN_BINDING("softmax", fn_softmax),
     KILN_BINDING("log_softmax", fn_log_softmax),
+    KILN_BINDING("_softmax_backward_data", fn__softmax_backward_data),
+    KILN_BINDING("_log_softmax_backward_data", fn__log_softmax_backward_data),
     KILN_BINDING("nll_loss", fn_nll_loss),
     KILN_BINDING("nll_loss_backward", fn_nll_loss_backward),
     KILN_BINDING("conv2d", fn_conv2d),

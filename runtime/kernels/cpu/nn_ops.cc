@@ -1,19 +1,82 @@
-// softmax, log_softmax (numerically stable: the row max is subtracted first) and
-// nll_loss with its backward.
+// softmax, log_softmax (numerically stable: the line's max is subtracted first), their gradients
+// (_softmax_backward_data, _log_softmax_backward_data: one pass per line) and nll_loss with its
+// backward. float32 and the 16-bit floats run the vector loops of vector_softmax.h; float64 the
+// scalar loops here.
 #include <cmath>
 #include <cstring>
+#include <vector>
 
+#include "generated/kernels/_log_softmax_backward_data.h"
+#include "generated/kernels/_softmax_backward_data.h"
 #include "generated/kernels/log_softmax.h"
 #include "generated/kernels/nll_loss.h"
 #include "generated/kernels/nll_loss_backward.h"
 #include "generated/kernels/softmax.h"
 #include "runtime/kernels/cpu/cpu_tensors.h"
+#include "runtime/kernels/cpu/reduced_float_convert.h"
 #include "runtime/kernels/cpu/reduction_loops.h"
+#include "runtime/kernels/cpu/vector_softmax.h"
 #include "runtime/kernels/tensor_memory.h"
 
 namespace kiln {
 namespace cpu {
 namespace {
+
+// `t` as a contiguous tensor of dtype `dt` (itself when it already is one).
+TensorBase contiguous_as(const TensorBase& t, ScalarType dt) {
+  if (t.dtype() == dt) return contiguous_cpu(t);
+  TensorBase out = empty_cpu(t.sizes(), dt);
+  copy_into(out, t, "contiguous");
+  return out;
+}
+
+// A per-thread float32 buffer of at least n elements (the 16-bit floats' rows, widened).
+float* row_buffer(int which, int64_t n) {
+  thread_local std::vector<float> buffers[3];
+  std::vector<float>& b = buffers[which];
+  if (static_cast<int64_t>(b.size()) < n) b.resize(static_cast<size_t>(n));
+  return b.data();
+}
+
+// softmax / log_softmax of the contiguous x (dtype float32, float16 or bfloat16) along the split's
+// dim into out (contiguous, x's dtype), in float32 vector loops (runtime/kernels/cpu/vector_softmax.h):
+// lines along a last dim (inner 1) one at a time, the 16-bit floats widened to a float32 row and
+// rounded once; other dims as columns of float32 blocks.
+TensorBase softmax_vector(const TensorBase& x, const DimSplit& split, bool log) {
+  const ScalarType dt = x.dtype();
+  if (split.inner != 1 && dt != ScalarType::Float32) {
+    return cast_to(softmax_vector(contiguous_as(x, ScalarType::Float32), split, log), dt);
+  }
+  TensorBase out = empty_cpu(x.sizes(), dt);
+  const int64_t n = split.n;
+  if (split.inner != 1) {
+    const float* xp = static_cast<const float*>(x.data_ptr());
+    float* yp = static_cast<float*>(out.data_ptr());
+    const int64_t inner = split.inner;
+    for_each_column_chunk(split, [&](int64_t o, int64_t c, int64_t width) {
+      const int64_t at = o * n * inner + c;
+      vec::softmax_columns(xp + at, yp + at, n, inner, width, log);
+    });
+    return out;
+  }
+  if (dt == ScalarType::Float32) {
+    const float* xp = static_cast<const float*>(x.data_ptr());
+    float* yp = static_cast<float*>(out.data_ptr());
+    for_each_line(split, [=](int64_t, int64_t start) { vec::softmax_row(xp + start, yp + start, n, log); });
+    return out;
+  }
+  KILN_DISPATCH_SWITCH(dt, "softmax", false, KILN_REDUCED_FLOATING_CASES([&] {
+    const scalar_t* xp = static_cast<const scalar_t*>(x.data_ptr());
+    scalar_t* yp = static_cast<scalar_t*>(out.data_ptr());
+    for_each_line(split, [=](int64_t, int64_t start) {
+      float* row = row_buffer(0, n);
+      convert_run(xp + start, row, n);
+      vec::softmax_row(row, row, n, log);
+      convert_run(row, yp + start, n);
+    });
+  }));
+  return out;
+}
 
 TensorBase softmax_impl(const TensorBase& self, int64_t dim, const std::optional<ScalarType>& dtype, bool log,
                         const char* name) {
@@ -22,11 +85,11 @@ TensorBase softmax_impl(const TensorBase& self, int64_t dim, const std::optional
   // As torch: an empty input is returned in any dtype; the dtype is checked by the kernel.
   if (self.numel() == 0) return empty_cpu(self.sizes(), dt);
   KILN_CHECK(is_floating_type(dt), name, "(): expected a floating point dtype, got ", scalar_type_name(dt));
-  const ScalarType compute = opmath_type(dt);  // float16/bfloat16: computed in float32, rounded once
-  TensorBase out = empty_cpu(self.sizes(), compute);
+  if (dt != ScalarType::Float64) return softmax_vector(contiguous_as(self, dt), split, log);
+  // float64: scalar loops, in place on a copy.
+  TensorBase out = empty_cpu(self.sizes(), dt);
   copy_into(out, self, name);
-  if (out.numel() == 0) return cast_to(out, dt);
-  KILN_DISPATCH_FLOATING_TYPES(compute, name, [&] {
+  KILN_DISPATCH_FLOATING_TYPES(dt, name, [&] {
     scalar_t* data = static_cast<scalar_t*>(out.data_ptr());
     const int64_t n = split.n, stride = split.inner;
     for_each_line(split, [&](int64_t, int64_t start) {
@@ -38,11 +101,78 @@ TensorBase softmax_impl(const TensorBase& self, int64_t dim, const std::optional
       double sum = 0;
       for (int64_t k = 0; k < n; ++k) sum += std::exp(static_cast<double>(x[k * stride] - max));
       if (log_result) {
-        const scalar_t shift = max + static_cast<scalar_t>(std::log(sum));
-        for (int64_t k = 0; k < n; ++k) x[k * stride] -= shift;
+        const scalar_t log_sum = static_cast<scalar_t>(std::log(sum));
+        for (int64_t k = 0; k < n; ++k) x[k * stride] = (x[k * stride] - max) - log_sum;
       } else {
         for (int64_t k = 0; k < n; ++k)
           x[k * stride] = static_cast<scalar_t>(std::exp(static_cast<double>(x[k * stride] - max)) / sum);
+      }
+    });
+  });
+  return out;
+}
+
+// softmax's (log: log_softmax's) gradient from grad_output and the forward's output, along dim, in
+// their dtype. As torch's CPU kernels, the result has output's dtype whatever input_dtype says (the
+// autograd engine casts it to the input's).
+TensorBase softmax_backward_impl(const TensorBase& grad_output, const TensorBase& output, int64_t dim,
+                                 ScalarType input_dtype, bool log, const char* name) {
+  KILN_CHECK(grad_output.sizes() == output.sizes(), name, "(): grad_output of shape ", shape_str(grad_output.sizes()),
+             " does not match output of shape ", shape_str(output.sizes()));
+  const ScalarType dt = output.dtype();
+  KILN_CHECK(grad_output.dtype() == dt, name, "(): expected grad_output of output's dtype ", scalar_type_name(dt),
+             ", got ", scalar_type_name(grad_output.dtype()));
+  KILN_CHECK(is_floating_type(dt) && is_floating_type(input_dtype), name,
+             "(): expected floating point dtypes, got output ", scalar_type_name(dt), " and input_dtype ",
+             scalar_type_name(input_dtype));
+  const DimSplit split = DimSplit::around(output.sizes(), dim, name);
+  if (output.numel() == 0) return empty_cpu(output.sizes(), dt);
+  if (dt != ScalarType::Float64 && split.inner == 1) {
+    const TensorBase g = contiguous_cpu(grad_output), o = contiguous_cpu(output);
+    TensorBase out = empty_cpu(output.sizes(), dt);
+    const int64_t n = split.n;
+    KILN_DISPATCH_SWITCH(dt, name, false, KILN_DTYPE_CASE(Float32, float, [&] {
+      const float* gp = static_cast<const float*>(g.data_ptr());
+      const float* op = static_cast<const float*>(o.data_ptr());
+      float* ip = static_cast<float*>(out.data_ptr());
+      for_each_line(split, [=](int64_t, int64_t start) {
+        vec::softmax_backward_row(gp + start, op + start, ip + start, n, log);
+      });
+    }) KILN_REDUCED_FLOATING_CASES([&] {
+      const scalar_t* gp = static_cast<const scalar_t*>(g.data_ptr());
+      const scalar_t* op = static_cast<const scalar_t*>(o.data_ptr());
+      scalar_t* ip = static_cast<scalar_t*>(out.data_ptr());
+      for_each_line(split, [=](int64_t, int64_t start) {
+        float* gr = row_buffer(0, n);
+        float* orow = row_buffer(1, n);
+        convert_run(gp + start, gr, n);
+        convert_run(op + start, orow, n);
+        vec::softmax_backward_row(gr, orow, gr, n, log);
+        convert_run(gr, ip + start, n);
+      });
+    }));
+    return out;
+  }
+  // Other dims, and float64: scalar loops in the compute dtype, sums in double.
+  const ScalarType compute = opmath_type(dt);
+  const TensorBase g = contiguous_as(grad_output, compute), o = contiguous_as(output, compute);
+  TensorBase out = empty_cpu(output.sizes(), compute);
+  KILN_DISPATCH_FLOATING_TYPES(compute, name, [&] {
+    const scalar_t* gp = static_cast<const scalar_t*>(g.data_ptr());
+    const scalar_t* op = static_cast<const scalar_t*>(o.data_ptr());
+    scalar_t* ip = static_cast<scalar_t*>(out.data_ptr());
+    const int64_t n = split.n, stride = split.inner;
+    for_each_line(split, [=](int64_t, int64_t start) {
+      const scalar_t* gl = gp + start;
+      const scalar_t* ol = op + start;
+      scalar_t* il = ip + start;
+      double sum = 0;
+      for (int64_t k = 0; k < n; ++k)
+        sum += log ? static_cast<double>(gl[k * stride]) : static_cast<double>(gl[k * stride] * ol[k * stride]);
+      const scalar_t s = static_cast<scalar_t>(sum);
+      for (int64_t k = 0; k < n; ++k) {
+        const scalar_t gv = gl[k * stride], ov = ol[k * stride];
+        il[k * stride] = log ? gv - std::exp(ov) * s : ov * (gv - s);
       }
     });
   });
@@ -97,33 +227,50 @@ TensorBase log_softmax(const TensorBase& self, int64_t dim, const std::optional<
   return softmax_impl(self, dim, dtype, true, "log_softmax");
 }
 
+TensorBase softmax_backward_data(const TensorBase& grad_output, const TensorBase& output, int64_t dim,
+                                 ScalarType input_dtype) {
+  return softmax_backward_impl(grad_output, output, dim, input_dtype, false, "_softmax_backward_data");
+}
+
+TensorBase log_softmax_backward_data(const TensorBase& grad_output, const TensorBase& output, int64_t dim,
+                                     ScalarType input_dtype) {
+  return softmax_backward_impl(grad_output, output, dim, input_dtype, true, "_log_softmax_backward_data");
+}
+
+// The input is read where it lies, in its own dtype (element (i, c) at i * strides[0] + c *
+// strides[-1]), the loss accumulated in double and rounded once to the input's dtype.
 TensorBase nll_loss(const TensorBase& self, const TensorBase& target, const TensorBase& weight, int64_t reduction,
                     int64_t ignore_index) {
   NllShape s = check_nll(self, target, weight, reduction);
   KILN_CHECK(self.is_floating_point(), "nll_loss(): expected a floating point input, got ",
              scalar_type_name(self.dtype()));
-  TensorBase x = cast_to(contiguous_cpu(self), ScalarType::Float64);
-  const double* xp = static_cast<const double*>(x.data_ptr());
+  const int64_t row_stride = s.batched ? self.strides()[0] : 0, class_stride = self.strides()[self.dim() - 1];
   TensorBase result;
-  if (reduction == 0) {
-    result = empty_cpu(s.batched ? DimVector{s.batch} : DimVector{}, ScalarType::Float64);
-    double* rp = static_cast<double*>(result.data_ptr());
-    for (int64_t i = 0; i < s.batch; ++i) rp[i] = 0;
-    for_each_sample(target, weight, s, ignore_index,
-                    [&](int64_t i, int64_t c, double w) { rp[i] = -w * xp[i * s.classes + c]; });
-  } else {
-    double total = 0, weight_sum = 0;
-    for_each_sample(target, weight, s, ignore_index, [&](int64_t i, int64_t c, double w) {
-      total -= w * xp[i * s.classes + c];
-      weight_sum += w;
-    });
-    result = empty_cpu({}, ScalarType::Float64);
-    // mean over no (non-ignored) samples is nan, as in PyTorch.
-    *static_cast<double*>(result.data_ptr()) = reduction == 1 ? total / weight_sum : total;
-  }
-  return cast_to(result, self.dtype());
+  KILN_DISPATCH_FLOATING_TYPES_AND_REDUCED(self.dtype(), "nll_loss", [&] {
+    const scalar_t* xp = static_cast<const scalar_t*>(self.data_ptr());
+    const auto x = [&](int64_t i, int64_t c) { return static_cast<double>(xp[i * row_stride + c * class_stride]); };
+    if (reduction == 0) {
+      result = empty_cpu(s.batched ? DimVector{s.batch} : DimVector{}, self.dtype());
+      scalar_t* rp = static_cast<scalar_t*>(result.data_ptr());
+      for (int64_t i = 0; i < s.batch; ++i) rp[i] = scalar_t(0);
+      for_each_sample(target, weight, s, ignore_index,
+                      [&](int64_t i, int64_t c, double w) { rp[i] = static_cast<scalar_t>(-w * x(i, c)); });
+    } else {
+      double total = 0, weight_sum = 0;
+      for_each_sample(target, weight, s, ignore_index, [&](int64_t i, int64_t c, double w) {
+        total -= w * x(i, c);
+        weight_sum += w;
+      });
+      result = empty_cpu({}, self.dtype());
+      // mean over no (non-ignored) samples is nan, as in PyTorch.
+      *static_cast<scalar_t*>(result.data_ptr()) = static_cast<scalar_t>(reduction == 1 ? total / weight_sum : total);
+    }
+  });
+  return result;
 }
 
+// grad_input in the input's dtype: zeros, and -w * grad_output (/ the weight sum for a mean) at
+// each sample's target class.
 TensorBase nll_loss_backward(const TensorBase& grad_output, const TensorBase& self, const TensorBase& target,
                              const TensorBase& weight, int64_t reduction, int64_t ignore_index) {
   NllShape s = check_nll(self, target, weight, reduction);
@@ -133,18 +280,22 @@ TensorBase nll_loss_backward(const TensorBase& grad_output, const TensorBase& se
   const DimVector loss_shape = reduction == 0 && s.batched ? DimVector{s.batch} : DimVector{};
   KILN_CHECK(grad_output.sizes() == IntArrayRef(loss_shape), "nll_loss_backward(): expected grad_output of shape ",
              shape_str(loss_shape), ", got ", shape_str(grad_output.sizes()));
+  // One value per sample at most: small.
   TensorBase g = cast_to(contiguous_cpu(grad_output), ScalarType::Float64);
   const double* gp = static_cast<const double*>(g.data_ptr());
-  TensorBase grad_input = empty_cpu(self.sizes(), ScalarType::Float64);
-  double* out = static_cast<double*>(grad_input.data_ptr());
-  std::memset(out, 0, static_cast<size_t>(grad_input.numel()) * sizeof(double));
+  TensorBase grad_input = empty_cpu(self.sizes(), self.dtype());
+  // +0 is all zero bits in every floating dtype.
+  std::memset(grad_input.data_ptr(), 0, static_cast<size_t>(grad_input.numel()) * element_size(self.dtype()));
   double weight_sum = 0;
   if (reduction == 1) for_each_sample(target, weight, s, ignore_index, [&](int64_t, int64_t, double w) { weight_sum += w; });
-  for_each_sample(target, weight, s, ignore_index, [&](int64_t i, int64_t c, double w) {
-    const double go = reduction == 0 ? gp[i] : gp[0];
-    out[i * s.classes + c] = reduction == 1 ? -w * go / weight_sum : -w * go;
+  KILN_DISPATCH_FLOATING_TYPES_AND_REDUCED(self.dtype(), "nll_loss_backward", [&] {
+    scalar_t* out = static_cast<scalar_t*>(grad_input.data_ptr());
+    for_each_sample(target, weight, s, ignore_index, [&](int64_t i, int64_t c, double w) {
+      const double go = reduction == 0 ? gp[i] : gp[0];
+      out[i * s.classes + c] = static_cast<scalar_t>(reduction == 1 ? -w * go / weight_sum : -w * go);
+    });
   });
-  return cast_to(grad_input, self.dtype());
+  return grad_input;
 }
 
 }  // namespace cpu

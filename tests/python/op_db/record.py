@@ -101,6 +101,9 @@ class OpRecord:
     no_self_broadcast: Optional[str] = None   # why no sample broadcasts self (in-place refusal)
     # out= takes the dtype of out, as torch's sum/prod: any out dtype is accepted.
     out_sets_dtype: bool = False
+    # A dtype argument of the samples is the result's dtype (sum's dtype=); False where it is not
+    # (_softmax_backward_data's input_dtype: the result has its inputs' dtype, as torch's CPU kernels).
+    dtype_arg_sets_result: bool = True
     # A CompositeImplicit op is differentiable when the ops it calls are; one that is not
     # (eq.Scalar calls eq.Tensor) says so here. Checked both ways by the generated tests.
     differentiable: Optional[bool] = None

@@ -1,5 +1,6 @@
 """Records of the reductions: amax/amin, max/min (full, over a dim, of two tensors), prod, all/any,
-sum, mean, argmax/argmin, and softmax/log_softmax (reductions along a dim, same-shape result).
+sum, mean, argmax/argmin, softmax/log_softmax (reductions along a dim, same-shape result) and their
+gradients _softmax_backward_data/_log_softmax_backward_data.
 
 Result dtypes follow PyTorch: sum and prod of bool or integers give int64, mean needs a floating
 input (or dtype=), all/any give bool, argmax/argmin and the indices of max.dim/min.dim int64; an
@@ -509,12 +510,75 @@ def _softmax_samples(d):
         out += [Sample((values((3, 4), "int64"), 1), {"dtype": DType("float64")}, note="int64 input, dtype=float64"),
                 Sample((values((3, 4), "int32"), 0), {"dtype": DType("float32")}, note="int32 input, dtype=float32")]
     out += _expanded_single(d)
+    out += _long_lines(d)
     if d in FLOATS:
         inf, nan = np.inf, np.nan
         special = np.array([[-inf, 1.0, 2.0], [-inf, -inf, -inf], [nan, 1.0, 2.0], [1e30, 1.0, -1e30],
                             [inf, 1.0, 2.0]], dtype=d)
         out.append(Sample((special, 1), note="NaN / inf rows (a row with +inf is all NaN, as in PyTorch)"))
+        # The same lines, longer than a vector (the specials in the vector part, then in the tail).
+        wide = np.concatenate([np.tile(special[:, :1], (1, 37)), np.tile(special[:, 1:], (1, 20))], axis=1)
+        out.append(Sample((wide, 1), note="NaN / inf rows of 77, specials first"))
+        out.append(Sample((wide[:, ::-1].copy(), 1), note="NaN / inf rows of 77, specials last"))
+        out.append(Sample((wide.T.copy(), 0), note="NaN / inf columns of 77"))
     return out
+
+
+def _long_lines(d):
+    """Lines longer than the vector loops' vectors, unrolled groups and 1024-element chunks, along
+    the last dim (rows) and an outer one (columns, more of them than a vector holds)."""
+    return [Sample((values((3, 70), d, seed=5) * 4, 1), note="rows of 70"),
+            Sample((values((2, 1100), d, seed=5) * 4, -1), note="rows of 1100 (two chunks)"),
+            Sample((values((6, 37, 2), d, seed=5) * 4, 0), note="lines of 6 down 74 columns"),
+            Sample((values((2, 40, 3), d, seed=5) * 4, 1), note="lines of 40 down 3 columns")]
+
+
+# -------- _softmax_backward_data / _log_softmax_backward_data
+def _softmax_backward_samples(log):
+    """(grad_output, output, dim, input_dtype): output is the forward's result on a softmax sample
+    (its input's lines, long ones included; no NaN: the gradient is the forward's business)."""
+    forward = _softmax_ref(log)
+
+    def samples(d):
+        out = []
+        for s in _single_dim_samples(d, zero_size_dim=True, keepdim=False) + _long_lines(d):
+            x, dim = s.args
+            o = np.asarray(forward(x, dim)).astype(d)
+            g = values(x.shape, d, seed=3)
+            out.append(Sample((g, o, dim, DType(d)), note=s.note))
+        x = values((3, 4), d, seed=2)
+        o = np.asarray(forward(x, 1)).astype(d)
+        out.append(Sample((np.broadcast_to(values((4,), d, seed=3), (3, 4)), o, 1, DType(d)),
+                          note="expanded grad_output"))
+        out.append(Sample((values((3, 4), d, seed=3), o, -1, DType("float64" if d == "float32" else "float32")),
+                          note="input_dtype other than output's (the result keeps output's dtype, as torch's CPU)"))
+        return out
+    return samples
+
+
+def _softmax_backward_ref(log):
+    def ref(grad, output, dim, input_dtype):
+        g, o = np.asarray(grad, dtype=np.float64), np.asarray(output, dtype=np.float64)
+        if o.size == 0:
+            return o.copy()
+        axis = _axes(o, dim)
+        if log:
+            return g - np.exp(o) * np.sum(g, axis=axis, keepdims=True)
+        return o * (g - np.sum(g * o, axis=axis, keepdims=True))
+    return ref
+
+
+def _softmax_backward_errors(name):
+    return lambda: [
+        ErrorInput(lambda k: getattr(k, name)(k.ones(2, 3), k.ones(3, 3), 1, k.float32), RuntimeError,
+                   "does not match output", f"{name}: grad_output of another shape"),
+        ErrorInput(lambda k: getattr(k, name)(k.ones(2, 3, dtype=k.float64), k.ones(2, 3), 1, k.float32),
+                   RuntimeError, "expected grad_output of output's dtype", f"{name}: grad_output of another dtype"),
+        ErrorInput(lambda k: getattr(k, name)(k.ones(2, 3), k.ones(2, 3), 2, k.float32), IndexError,
+                   "Dimension out of range", f"{name}: dim out of range"),
+        ErrorInput(lambda k: getattr(k, name)(k.ones(2, 3, dtype=k.int64), k.ones(2, 3, dtype=k.int64), 1, k.int64),
+                   RuntimeError, "floating point", f"{name} of int64 tensors"),
+    ]
 
 
 def _softmax_errors(name):
@@ -603,6 +667,12 @@ RECORDS = [
     OpRecord("log_softmax.int", FAMILY, FLOATS, _softmax_samples, ref=_softmax_ref(log=True),
              result_dtype=_dtype_or_input, grad_samples=_grad(_softmax_samples),
              error_inputs=_softmax_errors("log_softmax")),
+    OpRecord("_softmax_backward_data", FAMILY, FLOATS, _softmax_backward_samples(log=False),
+             ref=_softmax_backward_ref(log=False), grad_samples=_grad(_softmax_backward_samples(log=False)),
+             error_inputs=_softmax_backward_errors("_softmax_backward_data"), dtype_arg_sets_result=False),
+    OpRecord("_log_softmax_backward_data", FAMILY, FLOATS, _softmax_backward_samples(log=True),
+             ref=_softmax_backward_ref(log=True), grad_samples=_grad(_softmax_backward_samples(log=True)),
+             error_inputs=_softmax_backward_errors("_log_softmax_backward_data"), dtype_arg_sets_result=False),
 ]
 
 # binary() writes pointwise's family name; these two are reductions' overloads.
