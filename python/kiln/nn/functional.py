@@ -516,6 +516,9 @@ def _pad_indexed(input, pad, mode):
     dim with the source index of every output position (negative padding crops), so the gradient
     (and its gradient) flows through index_select."""
     k = len(pad) // 2
+    if len(pad) > 2 * input.dim():
+        raise RuntimeError(f"Padding length should be less than or equal to two times the input dimension but got "
+                           f"padding length {len(pad)} and input of dimension {input.dim()}")
     if len(pad) % 2 or not 1 <= k <= 3 or not k + 1 <= input.dim() <= k + 2:
         raise NotImplementedError("Only 2D, 3D, 4D, 5D padding with non-constant padding are supported for now")
     out = input
