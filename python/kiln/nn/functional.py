@@ -502,9 +502,51 @@ def adaptive_avg_pool2d(input, output_size):
 
 def pad(input, pad, mode="constant", value=None):
     """Pads the last len(pad) // 2 dims: pad = (left, right, top, bottom, ...); negative values crop."""
-    if mode != "constant":
-        raise NotImplementedError(f"pad: mode '{mode}' is not supported by kiln yet (only 'constant')")
-    return kiln.constant_pad_nd(input, list(pad), 0 if value is None else value)
+    if mode == "constant":
+        return kiln.constant_pad_nd(input, list(pad), 0 if value is None else value)
+    if mode not in ("reflect", "replicate", "circular"):
+        raise NotImplementedError(f"Unrecognised padding mode {mode}")
+    if value is not None and value != 0:
+        raise RuntimeError(f'Padding mode "{mode}" doesn\'t take in value argument')
+    return _pad_indexed(input, list(pad), mode)
+
+
+def _pad_indexed(input, pad, mode):
+    """reflect / replicate / circular padding of the last len(pad) // 2 dims: index_select of each
+    dim with the source index of every output position (negative padding crops), so the gradient
+    (and its gradient) flows through index_select."""
+    k = len(pad) // 2
+    if len(pad) > 2 * input.dim():
+        raise RuntimeError(f"Padding length should be less than or equal to two times the input dimension but got "
+                           f"padding length {len(pad)} and input of dimension {input.dim()}")
+    if len(pad) % 2 or not 1 <= k <= 3 or not k + 1 <= input.dim() <= k + 2:
+        raise NotImplementedError("Only 2D, 3D, 4D, 5D padding with non-constant padding are supported for now")
+    out = input
+    for i in range(k):
+        dim = input.dim() - 1 - i
+        left, right = int(pad[2 * i]), int(pad[2 * i + 1])
+        n = input.shape[dim]
+        if mode == "reflect" and (left >= n or right >= n):
+            raise RuntimeError(f"Argument #4: Padding size should be less than the corresponding input dimension, "
+                               f"but got: padding ({left}, {right}) at dimension {dim} of input {list(input.shape)}")
+        if mode == "circular" and (left > n or right > n):
+            raise RuntimeError("Padding value causes wrapping around more than once.")
+        if n == 0 and (left > 0 or right > 0):
+            raise RuntimeError(f"{mode}_pad(): input of size {list(input.shape)} has an empty dimension {dim} to pad")
+        if n + left + right < 0 or (n + left + right == 0 and n > 0 and mode != "circular"):
+            raise RuntimeError(f"{mode}_pad(): input (size {n} at dimension {dim}) is too small for padding "
+                               f"({left}, {right})")
+        src = []
+        for j in range(-left, n + right):
+            if mode == "reflect":
+                j = -j if j < 0 else (2 * (n - 1) - j if j >= n else j)
+            elif mode == "replicate":
+                j = min(max(j, 0), n - 1)
+            else:
+                j %= n
+            src.append(j)
+        out = out.index_select(dim, kiln.tensor(src, dtype=kiln.int64).reshape(len(src)))
+    return out
 
 
 # ---------------------------------------------------------------- normalization, dropout, embedding
@@ -584,3 +626,391 @@ def cosine_similarity(x1, x2, dim=1, eps=1e-8):
     squared1 = (x1 * x1).sum(dim, keepdim=True).clamp(min=eps * eps)
     squared2 = (x2 * x2).sum(dim, keepdim=True).clamp(min=eps * eps)
     return (x1 * x2).sum(dim) * (squared1 * squared2).rsqrt().squeeze(dim)
+
+
+# ---------------------------------------------------------------- 1-D/3-D and transposed convolutions
+# Composites over conv2d and its backward ops (whose derivatives give double backward): conv1d is
+# conv2d with a unit height, conv3d sums one conv2d per kernel depth over depth slices folded into
+# the batch, and a transposed convolution is conv2d_backward_input (the adjoint of conv2d).
+def _ntuple(v, n, name="", op=""):
+    if isinstance(v, (tuple, list)):
+        if len(v) == 1 and n > 1:
+            return tuple(v) * n
+        if len(v) != n:
+            raise RuntimeError(f"{op}: expected {name} to be a single integer value or a list of {n} values "
+                               f"to match the convolution dimensions, but got {name}={list(v)}")
+        return tuple(int(x) for x in v)
+    return (int(v),) * n
+
+
+def _shape_str(t):
+    return "[" + ", ".join(str(s) for s in t.shape) + "]"
+
+
+def _conv_check(op, input, weight, bias, stride, padding, dilation, groups, nd, transposed=False,
+                output_padding=None):
+    """torch's convolution argument checks (RuntimeError, naming the op and the argument)."""
+    if not isinstance(input, kiln.Tensor) or not isinstance(weight, kiln.Tensor):
+        raise TypeError(f"{op}(): argument 'input' and 'weight' must be Tensor")
+    if input.dim() not in (nd + 1, nd + 2):
+        raise RuntimeError(f"Expected {nd + 1}D (unbatched) or {nd + 2}D (batched) input to {op}, but got input "
+                           f"of size: {_shape_str(input)}")
+    if weight.dim() != nd + 2:
+        raise RuntimeError(f"{op}(): Expected {nd + 2}-dimensional weight for {nd + 2}-dimensional input "
+                           f"{_shape_str(input)}, but got {weight.dim()}-dimensional weight of size "
+                           f"{_shape_str(weight)} instead")
+    if any(s <= 0 for s in stride):
+        raise RuntimeError(f"{op}(): non-positive stride is not supported, got stride={list(stride)}")
+    if any(p < 0 for p in padding):
+        raise RuntimeError(f"{op}(): negative padding is not supported, got padding={list(padding)}")
+    if any(d <= 0 for d in dilation):
+        raise RuntimeError(f"{op}(): dilation should be greater than zero, got dilation={list(dilation)}")
+    if groups <= 0:
+        raise RuntimeError(f"{op}(): non-positive groups is not supported, got groups={groups}")
+    if not input.is_floating_point() or input.dtype != weight.dtype:
+        raise RuntimeError(f"{op}(): expected input and weight of the same floating point dtype, got "
+                           f"{input.dtype} and {weight.dtype}")
+    channels = input.shape[0 if input.dim() == nd + 1 else 1]
+    if transposed:
+        if weight.shape[0] != channels:
+            raise RuntimeError(f"{op}(): Given transposed=1, weight of size {_shape_str(weight)}, expected input"
+                               f"{_shape_str(input)} to have {weight.shape[0]} channels, but got {channels} "
+                               "channels instead")
+        if weight.shape[0] % groups:
+            raise RuntimeError(f"{op}(): Given groups={groups}, expected weight to be divisible by {groups} at "
+                               f"dimension 0, but got weight of size {_shape_str(weight)} instead")
+        out_channels = weight.shape[1] * groups
+        if any(op_ >= max(s, d) or op_ < 0 for op_, s, d in zip(output_padding, stride, dilation)):
+            raise RuntimeError(f"{op}(): output padding must be smaller than either stride or dilation, but got "
+                               f"output_padding={list(output_padding)}, stride={list(stride)}, "
+                               f"dilation={list(dilation)}")
+    else:
+        if weight.shape[0] % groups:
+            raise RuntimeError(f"{op}(): Given groups={groups}, expected weight to be divisible by {groups} at "
+                               f"dimension 0, but got weight of size {_shape_str(weight)} instead")
+        if weight.shape[1] * groups != channels:
+            raise RuntimeError(f"{op}(): Given groups={groups}, weight of size {_shape_str(weight)}, expected input"
+                               f"{_shape_str(input)} to have {weight.shape[1] * groups} channels, but got "
+                               f"{channels} channels instead")
+        out_channels = weight.shape[0]
+        spatial = input.shape[-nd:]
+        padded = [s + 2 * p for s, p in zip(spatial, padding)]
+        eff = [d * (k - 1) + 1 for d, k in zip(dilation, weight.shape[2:])]
+        if any(p < e for p, e in zip(padded, eff)):
+            raise RuntimeError(f"{op}(): Calculated padded input size per channel: ({' x '.join(map(str, padded))}). "
+                               f"Kernel size: ({' x '.join(map(str, eff))}). Kernel size can't be greater than "
+                               "actual input size")
+    if bias is not None and (bias.dim() != 1 or bias.shape[0] != out_channels):
+        raise RuntimeError(f"{op}(): Given weight of size {_shape_str(weight)}, expected bias to be 1-dimensional "
+                           f"with {out_channels} elements, but got bias of size {_shape_str(bias)} instead")
+
+
+def _same_padding(op, input, weight, stride, dilation, nd):
+    """padding='same': (input, symmetric padding), the odd extra element padded last beforehand."""
+    if any(s != 1 for s in stride):
+        raise RuntimeError(f"{op}(): padding='same' is not supported for strided convolutions")
+    total = [d * (k - 1) for d, k in zip(dilation, weight.shape[2:])]
+    if any(t % 2 for t in total):
+        extra = []
+        for t in reversed(total):
+            extra += [0, t % 2]
+        input = pad(input, extra)
+    return input, tuple(t // 2 for t in total)
+
+
+def _conv_padding(op, input, weight, stride, padding, dilation, nd):
+    if isinstance(padding, str):
+        if padding == "valid":
+            return input, (0,) * nd
+        if padding == "same":
+            if input.dim() not in (nd + 1, nd + 2) or weight.dim() != nd + 2:
+                return input, (0,) * nd   # the shape checks report it
+            return _same_padding(op, input, weight, stride, dilation, nd)
+        raise RuntimeError(f"Invalid padding string: '{padding}'")
+    return input, _ntuple(padding, nd, "padding", op)
+
+
+def conv1d(input, weight, bias=None, stride=1, padding=0, dilation=1, groups=1):
+    """1-D convolution of (N, C, L) or (C, L) input with weight (O, C / groups, k): conv2d over a unit
+    height. padding may be 'valid' or 'same'."""
+    stride, dilation = _ntuple(stride, 1, "stride", "conv1d"), _ntuple(dilation, 1, "dilation", "conv1d")
+    input, padding = _conv_padding("conv1d", input, weight, stride, padding, dilation, 1)
+    _conv_check("conv1d", input, weight, bias, stride, padding, dilation, groups, 1)
+    out = kiln.conv2d(input.unsqueeze(-2), weight.unsqueeze(-2), bias, [1, stride[0]], [0, padding[0]],
+                      [1, dilation[0]], groups)
+    return out.squeeze(-2)
+
+
+def conv3d(input, weight, bias=None, stride=1, padding=0, dilation=1, groups=1):
+    """3-D convolution of (N, C, D, H, W) or (C, D, H, W) input with weight (O, C / groups, kD, kH, kW):
+    for each kernel depth, one conv2d of the depth slices it meets (folded into the batch), summed."""
+    stride, dilation = _ntuple(stride, 3, "stride", "conv3d"), _ntuple(dilation, 3, "dilation", "conv3d")
+    input, padding = _conv_padding("conv3d", input, weight, stride, padding, dilation, 3)
+    _conv_check("conv3d", input, weight, bias, stride, padding, dilation, groups, 3)
+    unbatched = input.dim() == 4
+    if unbatched:
+        input = input.unsqueeze(0)
+    if padding[0]:
+        input = kiln.constant_pad_nd(input, [0, 0, 0, 0, padding[0], padding[0]], 0)
+    n, c, depth = input.shape[0], input.shape[1], input.shape[2]
+    kd = weight.shape[2]
+    out_d = (depth - dilation[0] * (kd - 1) - 1) // stride[0] + 1
+    out = None
+    for k in range(kd):
+        start = k * dilation[0]
+        sl = input[:, :, start:start + (out_d - 1) * stride[0] + 1:stride[0]]
+        sl = sl.transpose(1, 2).reshape(n * out_d, c, input.shape[3], input.shape[4])
+        y = kiln.conv2d(sl, weight[:, :, k], None, list(stride[1:]), list(padding[1:]), list(dilation[1:]), groups)
+        out = y if out is None else out + y
+    out = out.reshape(n, out_d, out.shape[1], out.shape[2], out.shape[3]).transpose(1, 2)
+    if bias is not None:
+        out = out + bias.reshape(-1, 1, 1, 1)
+    out = out.contiguous()
+    return out.squeeze(0) if unbatched else out
+
+
+def _conv_transpose2d_core(input, weight, bias, stride, padding, output_padding, groups, dilation):
+    """(N, C, H, W) input: conv2d_backward_input onto the output size, as torch's formula."""
+    n, h, w = input.shape[0], input.shape[2], input.shape[3]
+    kh, kw = weight.shape[2], weight.shape[3]
+    out_h = (h - 1) * stride[0] - 2 * padding[0] + dilation[0] * (kh - 1) + output_padding[0] + 1
+    out_w = (w - 1) * stride[1] - 2 * padding[1] + dilation[1] * (kw - 1) + output_padding[1] + 1
+    if out_h <= 0 or out_w <= 0:
+        raise RuntimeError(f"conv_transpose2d(): Given input size per channel: ({h} x {w}). Calculated output "
+                           f"size per channel: ({out_h} x {out_w}). Output size is too small")
+    # an output_padding of dilation or more makes the output one a conv2d maps to more than h rows:
+    # those extra rows of the input are zeros
+    conv_h = (out_h + 2 * padding[0] - dilation[0] * (kh - 1) - 1) // stride[0] + 1
+    conv_w = (out_w + 2 * padding[1] - dilation[1] * (kw - 1) - 1) // stride[1] + 1
+    if conv_h != h or conv_w != w:
+        input = kiln.constant_pad_nd(input, [0, conv_w - w, 0, conv_h - h], 0)
+    out = kiln.conv2d_backward_input(input, [n, weight.shape[1] * groups, out_h, out_w], weight, list(stride),
+                                     list(padding), list(dilation), groups)
+    if bias is not None:
+        out = out + bias.reshape(-1, 1, 1)
+    return out
+
+
+def conv_transpose2d(input, weight, bias=None, stride=1, padding=0, output_padding=0, groups=1, dilation=1):
+    """Transposed 2-D convolution ("deconvolution") of (N, C_in, H, W) or (C_in, H, W) input with weight
+    (C_in, C_out / groups, kH, kW): the gradient of conv2d with respect to its input."""
+    op = "conv_transpose2d"
+    if isinstance(padding, str):
+        raise TypeError(f"{op}() received an invalid combination of arguments: padding must be a tuple of ints, "
+                        f"not str")
+    stride, padding = _ntuple(stride, 2, "stride", op), _ntuple(padding, 2, "padding", op)
+    output_padding, dilation = _ntuple(output_padding, 2, "output_padding", op), _ntuple(dilation, 2, "dilation", op)
+    _conv_check(op, input, weight, bias, stride, padding, dilation, groups, 2, True, output_padding)
+    unbatched = input.dim() == 3
+    out = _conv_transpose2d_core(input.unsqueeze(0) if unbatched else input, weight, bias, stride, padding,
+                                 output_padding, groups, dilation)
+    return out.squeeze(0) if unbatched else out
+
+
+def conv_transpose1d(input, weight, bias=None, stride=1, padding=0, output_padding=0, groups=1, dilation=1):
+    """Transposed 1-D convolution of (N, C_in, L) or (C_in, L) input with weight (C_in, C_out / groups, k)."""
+    op = "conv_transpose1d"
+    if isinstance(padding, str):
+        raise TypeError(f"{op}() received an invalid combination of arguments: padding must be a tuple of ints, "
+                        f"not str")
+    stride, padding = _ntuple(stride, 1, "stride", op), _ntuple(padding, 1, "padding", op)
+    output_padding, dilation = _ntuple(output_padding, 1, "output_padding", op), _ntuple(dilation, 1, "dilation", op)
+    _conv_check(op, input, weight, bias, stride, padding, dilation, groups, 1, True, output_padding)
+    unbatched = input.dim() == 2
+    x = (input.unsqueeze(0) if unbatched else input).unsqueeze(-2)
+    out = _conv_transpose2d_core(x, weight.unsqueeze(-2), bias, (1,) + stride, (0,) + padding,
+                                 (0,) + output_padding, groups, (1,) + dilation).squeeze(-2)
+    return out.squeeze(0) if unbatched else out
+
+
+# ---------------------------------------------------------------- group and instance normalization
+def _verify_batch_size(size):
+    prod = 1
+    for s in [size[0]] + list(size[2:]):
+        prod *= s
+    if prod == 1:
+        raise ValueError(f"Expected more than 1 value per channel when training, got input size {size}")
+
+
+def group_norm(input, num_groups, weight=None, bias=None, eps=1e-5):
+    """Normalizes each of num_groups channel groups of each sample (mean 0, variance 1, biased), then
+    scales and shifts each channel: layer_norm over the group's elements."""
+    if input.dim() < 2:
+        raise RuntimeError(f"Expected at least 2 dimensions for input tensor but received {input.dim()}")
+    n, c = input.shape[0], input.shape[1]
+    if num_groups <= 0 or c % num_groups:
+        raise RuntimeError(f"group_norm(): Expected number of channels in input to be divisible by num_groups, but "
+                           f"got input of shape {_shape_str(input)} and num_groups={num_groups}")
+    _verify_batch_size([n * c // num_groups, num_groups] + list(input.shape[2:]))
+    for name, t in (("weight", weight), ("bias", bias)):
+        if t is not None and (t.dim() != 1 or t.numel() != c):
+            raise RuntimeError(f"group_norm(): Expected {name} to be a vector of size equal to the number of "
+                               f"channels in input, but got {name} of shape {_shape_str(t)} and input of shape "
+                               f"{_shape_str(input)}")
+    per_group = input.numel() // max(n * num_groups, 1)
+    out = kiln.layer_norm(input.reshape(n, num_groups, per_group), [per_group], None, None, eps).reshape(input.shape)
+    shape = [c] + [1] * (input.dim() - 2)
+    if weight is not None:
+        out = out * weight.reshape(shape)
+    if bias is not None:
+        out = out + bias.reshape(shape)
+    return out
+
+
+def instance_norm(input, running_mean=None, running_var=None, weight=None, bias=None, use_input_stats=True,
+                  momentum=0.1, eps=1e-5):
+    """Normalizes each channel of each sample over its spatial dims: batch_norm of the input viewed as
+    (1, N * C, ...), with the running statistics (when given) averaged over the batch, as torch."""
+    if input.dim() < 3:
+        raise ValueError(f"instance_norm(): expected an input of at least 3 dimensions (N, C, ...), got "
+                         f"{input.dim()}D input")
+    if use_input_stats:
+        spatial = 1
+        for s in input.shape[2:]:
+            spatial *= s
+        if spatial == 1:
+            raise ValueError(f"Expected more than 1 spatial element when training, got input size "
+                             f"{list(input.shape)}")
+    n, c = input.shape[0], input.shape[1]
+    for name, t in (("weight", weight), ("bias", bias), ("running_mean", running_mean), ("running_var", running_var)):
+        if t is not None and t.numel() != c:
+            raise RuntimeError(f"instance_norm(): expected {name} to have {c} elements (the input's channels), "
+                               f"got {name} of shape {_shape_str(t)}")
+    rm = running_mean.repeat(n) if running_mean is not None else None
+    rv = running_var.repeat(n) if running_var is not None else None
+    w = weight.repeat(n) if weight is not None else None
+    b = bias.repeat(n) if bias is not None else None
+    x = input.reshape([1, n * c] + list(input.shape[2:]))
+    out = kiln.batch_norm(x, w, b, rm, rv, use_input_stats, momentum, eps, False)
+    if use_input_stats:
+        with kiln.no_grad():
+            if running_mean is not None:
+                running_mean.copy_(rm.reshape(n, c).mean(0))
+            if running_var is not None:
+                running_var.copy_(rv.reshape(n, c).mean(0))
+    return out.reshape(input.shape)
+
+
+# ---------------------------------------------------------------- bilinear and embedding_bag
+def bilinear(input1, input2, weight, bias=None):
+    """y[..., o] = sum_ij input1[..., i] weight[o, i, j] input2[..., j] (+ bias[o])."""
+    if input1.dim() != input2.dim():
+        raise RuntimeError(f"bilinear(): input dimensions do not match: got {input1.dim()} and {input2.dim()}")
+    if list(input1.shape[:-1]) != list(input2.shape[:-1]):
+        raise RuntimeError(f"bilinear(): input batch dimensions do not match: got {_shape_str(input1)} and "
+                           f"{_shape_str(input2)}")
+    if weight.dim() != 3:
+        raise RuntimeError(f"bilinear(): weight must be three-dimensional, got {weight.dim()}")
+    out_f, in1, in2 = weight.shape
+    if input1.dim() == 0 or input1.shape[-1] != in1:
+        raise RuntimeError(f"bilinear(): input1 size does not match weight size: got {input1.shape[-1] if input1.dim() else 0} "
+                           f"but expected {in1}")
+    if input2.shape[-1] != in2:
+        raise RuntimeError(f"bilinear(): input2 size does not match weight size: got {input2.shape[-1]} but "
+                           f"expected {in2}")
+    if bias is not None and (bias.dim() != 1 or bias.shape[0] != out_f):
+        raise RuntimeError(f"bilinear(): bias size does not match weight size: got {bias.shape[-1] if bias.dim() else 0} "
+                           f"but expected {out_f}")
+    batch = list(input1.shape[:-1])
+    x1, x2 = input1.reshape(-1, in1), input2.reshape(-1, in2)
+    t = kiln.matmul(x1, weight.transpose(0, 1).reshape(in1, out_f * in2)).reshape(-1, out_f, in2)
+    out = (t * x2.unsqueeze(1)).sum(-1)
+    if bias is not None:
+        out = out + bias
+    return out.reshape(batch + [out_f])
+
+
+def embedding_bag(input, weight, offsets=None, max_norm=None, norm_type=2, scale_grad_by_freq=False, mode="mean",
+                  sparse=False, per_sample_weights=None, include_last_offset=False, padding_idx=None):
+    """Sums, means or maxima of bags of embedding rows, without the (bags, length, dim) tensor in the
+    user's hands: input 2-D (each row one bag) or 1-D with offsets (bag starts). Entries equal to
+    padding_idx are left out of their bag; an empty bag gives zeros."""
+    if max_norm is not None or scale_grad_by_freq or sparse:
+        raise NotImplementedError("embedding_bag: max_norm, scale_grad_by_freq and sparse are not supported by "
+                                  "kiln yet")
+    if weight.dtype == input.dtype and not input.is_floating_point():
+        raise RuntimeError("embedding_bag(): the input and the weight are swapped? weight must be floating point")
+    if input.is_floating_point() or input.dtype == kiln.bool:
+        raise RuntimeError("embedding_bag(): Expected tensor for argument #1 'indices' to have one of the following "
+                           f"scalar types: Long, Int; but got {input.dtype} instead")
+    if weight.dim() != 2:
+        raise ValueError(f"weight has to be a 2D Tensor, but got Tensor of dimension {weight.dim()}")
+    if mode not in ("sum", "mean", "max"):
+        raise ValueError(f"mode has to be one of sum, mean or max")
+    if per_sample_weights is not None and list(input.shape) != list(per_sample_weights.shape):
+        raise ValueError(f"embedding_bag: If per_sample_weights ({list(per_sample_weights.shape)}) is not None, then "
+                         f"it must have the same shape as the input ({list(input.shape)})")
+    if per_sample_weights is not None and mode != "sum":
+        raise NotImplementedError(f"embedding_bag: per_sample_weights was not None. per_sample_weights is only "
+                                  f"supported for mode='sum' (got mode='{mode}'). Please open a feature request "
+                                  "on GitHub.")
+    num = weight.shape[0]
+    if padding_idx is not None:
+        if not -num <= padding_idx < num:
+            raise AssertionError("padding_idx must be within the number of embeddings")
+        padding_idx %= num
+    if input.dim() == 2:
+        if offsets is not None:
+            raise ValueError("if input is 2D, then offsets has to be None, as input is treated is a mini-batch of "
+                             "fixed length sequences. However, found offsets of type Tensor")
+        bags, length = input.shape
+        idx = input.long()
+        valid = kiln.ones(bags, length, dtype=kiln.bool)
+        psw = per_sample_weights
+    elif input.dim() == 1:
+        if offsets is None:
+            raise ValueError("offsets has to be a 1D Tensor but got None")
+        if offsets.dim() != 1:
+            raise ValueError("offsets has to be a 1D Tensor")
+        if offsets.is_floating_point() or offsets.dtype == kiln.bool:
+            raise RuntimeError("embedding_bag(): Expected tensor for argument #2 'offsets' to have one of the "
+                               f"following scalar types: Long, Int; but got {offsets.dtype} instead")
+        starts = [int(v) for v in offsets.tolist()]
+        total = input.shape[0]
+        if include_last_offset:
+            if not starts:
+                raise RuntimeError("embedding_bag(): offsets must have at least one element with "
+                                   "include_last_offset=True")
+            ends, starts = starts[1:], starts[:-1]
+        else:
+            ends = starts[1:] + [total]
+        if starts and starts[0] != 0:
+            raise RuntimeError(f"embedding_bag(): offsets[0] has to be 0, i.e., the first sequence in the mini-batch "
+                               f"has to start from position 0. However, got {starts[0]}")
+        if any(e > total for e in ends) or any(s > e for s, e in zip(starts, ends)):
+            raise RuntimeError(f"embedding_bag(): offsets must be non-decreasing and at most the input's length "
+                               f"{total}, got {starts}")
+        bags = len(starts)
+        length = max([e - s for s, e in zip(starts, ends)] + [0])
+        pos = [[s + j for j in range(length)] for s in starts]
+        valid = kiln.tensor([[s + j < e for j in range(length)] for s, e in zip(starts, ends)],
+                            dtype=kiln.bool).reshape(bags, length)
+        flat = kiln.tensor([min(p, max(total - 1, 0)) for row in pos for p in row], dtype=kiln.int64)
+        idx = (input.long()[flat] if total else kiln.zeros(bags * length, dtype=kiln.int64)).reshape(bags, length)
+        idx = kiln.where(valid, idx, kiln.zeros_like(idx))
+        psw = None
+        if per_sample_weights is not None:
+            psw = per_sample_weights[flat].reshape(bags, length) if total else \
+                kiln.zeros(bags, length, dtype=per_sample_weights.dtype)
+    else:
+        raise ValueError(f"input has to be 1D or 2D Tensor, but got Tensor of dimension {input.dim()}")
+    if idx.numel() and (int(idx.min().item()) < 0 or int(idx.max().item()) >= num):
+        raise IndexError(f"embedding_bag(): index out of range in self (num_embeddings={num})")
+    if padding_idx is not None:
+        valid = valid & (idx != padding_idx)
+    dim = weight.shape[1]
+    rows = weight.index_select(0, idx.reshape(-1)).reshape(bags, length, dim)
+    mask = valid.unsqueeze(-1)
+    if mode == "max":
+        neg = kiln.full([], float("-inf"), dtype=weight.dtype)
+        m = kiln.where(mask, rows, neg).amax(1) if length else kiln.zeros(bags, dim, dtype=weight.dtype)
+        nonempty = valid.any(1, keepdim=True) if length else kiln.zeros(bags, 1, dtype=kiln.bool)
+        return kiln.where(nonempty, m, kiln.zeros([], dtype=weight.dtype))
+    rows = rows * mask.to(weight.dtype)
+    if psw is not None:
+        rows = rows * psw.unsqueeze(-1)
+    out = rows.sum(1)
+    if mode == "mean":
+        count = valid.sum(1, keepdim=True).clamp(min=1).to(weight.dtype)
+        out = out / count
+    return out

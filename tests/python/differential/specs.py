@@ -770,6 +770,116 @@ def g_conv2d(g: G):
 Fadd("conv2d", extremes=False, gen=g_conv2d, dtypes=("float32", "float64"), n=14, tol=10)
 
 
+def g_conv1d3d(g: G, nd):
+    n, c = g.int(1, 2), g.int(1, 3)
+    groups = g.pick([1, 1, c]) if c > 1 else 1
+    o = groups * g.int(1, 2)
+    spatial = tuple(g.int(3, 5 if nd == 1 else 4) for _ in range(nd))
+    ks = tuple(g.int(1, 3) for _ in range(nd))
+    x = g.t((n, c) + spatial if g.p(0.9) else (c,) + spatial)
+    wt = g.t((o, c // groups if g.p(0.95) else c // groups + 1) + ks)
+    kwargs = {}
+    if g.p(0.5):
+        kwargs["stride"] = g.pick([1, 2] + ([(1, 2, 1)] if nd == 3 else [(2,)]))
+    if g.p(0.5):
+        kwargs["padding"] = g.pick([0, 1, "same", "valid"] + ([(1, 0, 1)] if nd == 3 else []))
+    if g.p(0.3):
+        kwargs["dilation"] = g.pick([1, 2])
+    if groups > 1:
+        kwargs["groups"] = groups
+    b = g.t((o,)) if g.p(0.6) else None
+    return (x, wt, b), kwargs
+
+
+Fadd("conv1d", extremes=False, gen=lambda g: g_conv1d3d(g, 1), dtypes=("float32", "float64"), n=12, tol=10)
+Fadd("conv3d", extremes=False, gen=lambda g: g_conv1d3d(g, 3), dtypes=("float32", "float64"), n=10, tol=10)
+
+
+def g_conv_transpose(g: G, nd):
+    n, c = g.int(1, 2), g.int(1, 3)
+    groups = g.pick([1, 1, c]) if c > 1 else 1
+    o = groups * g.int(1, 2)
+    spatial = tuple(g.int(1, 4) for _ in range(nd))
+    ks = tuple(g.int(1, 3) for _ in range(nd))
+    x = g.t((n, c) + spatial if g.p(0.9) else (c,) + spatial)
+    wt = g.t((c if g.p(0.95) else c + 1, o // groups) + ks)
+    stride = g.pick([1, 2, 3])
+    dilation = g.pick([1, 1, 2])
+    kwargs = {"stride": stride, "dilation": dilation}
+    if g.p(0.5):
+        kwargs["padding"] = g.pick([0, 1])
+    if g.p(0.5):
+        kwargs["output_padding"] = g.int(0, max(stride, dilation) - 1) if g.p(0.95) else max(stride, dilation)
+    if groups > 1:
+        kwargs["groups"] = groups
+    b = g.t((o,)) if g.p(0.6) else None
+    return (x, wt, b), kwargs
+
+
+Fadd("conv_transpose1d", extremes=False, gen=lambda g: g_conv_transpose(g, 1), dtypes=("float32", "float64"), n=12, tol=10)
+Fadd("conv_transpose2d", extremes=False, gen=lambda g: g_conv_transpose(g, 2), dtypes=("float32", "float64"), n=12, tol=10)
+
+
+def g_group_norm(g: G):
+    groups = g.int(1, 3)
+    c = groups * g.int(1, 2) if g.p(0.95) else groups + 1 + (groups == 1)
+    x = g.t(g.pick([(2, c), (g.int(1, 2), c, g.int(2, 4)), (2, c, 2, 3)]))
+    w = g.t((c,)) if g.p(0.6) else None
+    # a bias without a weight: torch 1.13's backward raises 'tensor does not have a device'
+    b = g.t((c,)) if w is not None and g.p(0.7) else None
+    return (x, groups, w, b), {"eps": g.pick([1e-5, 0.1])}
+
+
+Fadd("group_norm", extremes=False, gen=g_group_norm, dtypes=("float32", "float64"), n=12, tol=10)
+
+
+def g_instance_norm(g: G):
+    c = g.int(1, 3)
+    x = g.t(g.pick([(g.int(1, 3), c, g.int(2, 4)), (2, c, 2, 3)]))
+    rm = g.t((c,), grad=False, layout=False, edge=False) if g.p(0.5) else None
+    rv = g.t((c,), grad=False, layout=False, lo=0.25, hi=2.0) if rm is not None else None
+    w = g.t((c,), layout=False) if g.p(0.5) else None
+    b = g.t((c,), layout=False) if w is not None and g.p(0.7) else None
+    use = g.p(0.8) or rm is None
+    return (x, rm, rv, w, b), {"use_input_stats": use, "momentum": g.pick([0.1, 0.5]), "eps": g.pick([1e-5, 0.1])}
+
+
+Fadd("instance_norm", extremes=False, gen=g_instance_norm, dtypes=("float32", "float64"), n=12, tol=10)
+
+
+def g_bilinear(g: G):
+    i1, i2, o = g.int(1, 3), g.int(1, 3), g.int(1, 3)
+    batch = g.pick([(2,), (3,), (2, 2), (0,)])
+    x1, x2 = g.t(batch + (i1,)), g.t(batch + (i2 if g.p(0.95) else i2 + 1,))
+    return ((x1, x2, g.t((o, i1, i2))) + ((g.t((o,)),) if g.p(0.6) else ())), {}
+
+
+Fadd("bilinear", extremes=False, gen=g_bilinear, dtypes=("float32", "float64"), n=10, tol=10)
+
+
+def g_embedding_bag(g: G):
+    n, d = g.int(1, 5), g.int(1, 3)
+    mode = g.pick(["sum", "mean", "max"])
+    kw = {"mode": mode}
+    if g.p(0.5):
+        idx = g.index(n, (g.int(1, 3), g.int(1, 3)), oob_p=0.0, neg=False)
+        offsets = None
+    else:
+        length = g.int(1, 6)
+        idx = g.index(n, (length,), oob_p=0.0, neg=False)
+        starts = sorted(g.int(0, length) for _ in range(g.int(0, 2)))
+        offsets = T(np.array([0] + starts, np.int64), "int64", (), False)
+    if mode == "sum" and g.p(0.4):
+        kw["per_sample_weights"] = g.t(tuple(idx.shape))
+    if g.p(0.3):
+        kw["padding_idx"] = g.int(0, n - 1)
+    args = (idx, g.t((n, d), layout=False))
+    return (args + (offsets,)) if offsets is not None else args, kw
+
+
+Fadd("embedding_bag", extremes=False, gen=g_embedding_bag, dtypes=("float32", "float64"), n=12)
+
+
 def g_pool(g: G, avg=False):
     x = g.t((g.int(1, 2), g.int(1, 2), g.int(2, 5), g.int(2, 5)) if g.p(0.85) else (g.int(1, 2), g.int(2, 4), g.int(2, 4)),
             unique=not avg, layout=True if avg else "noexpand")
@@ -844,7 +954,7 @@ def g_pad(g: G):
     nd = len(x.shape)
     k = g.int(1, min(nd, 3))
     pad = tuple(g.int(-1, 2) for _ in range(2 * k))
-    mode = "constant"   # kiln has no reflect/replicate padding yet (NotImplementedError): not generated
+    mode = "constant"
     kw = {"mode": mode}
     if mode == "constant" and g.p(0.5):
         kw["value"] = g.pick([0.0, 1.5, -2])
@@ -852,6 +962,20 @@ def g_pad(g: G):
 
 
 Fadd("pad", g_pad, n=14)
+
+
+def g_pad_modes(g: G):
+    # torch 1.13's non-constant modes: k padded dims of a (k+1)- or (k+2)-dim input (circular:
+    # batched only), each pad at most size - 1 (reflect needs less than the size) and not negative
+    mode = g.pick(["reflect", "replicate", "circular"])
+    k = g.int(1, 3)
+    x = g.t(tuple(g.int(1, 4) for _ in range(k + (2 if mode == "circular" or g.p(0.5) else 1))))
+    dims = list(x.shape)[-k:][::-1]
+    pad = tuple(g.int(0, max(dims[i // 2] - 1, 0)) for i in range(2 * k))
+    return (x, pad), {"mode": mode}
+
+
+Fadd("pad_modes", g_pad_modes, func="nn.functional.pad", dtypes=("float32", "float64"), n=12)
 Fadd("normalize", extremes=False, gen=lambda g: (lambda x: ((x,), {"p": g.pick([2, 1, inf] if 0 not in x.shape else [2, 1]), "dim": g.dim(len(x.shape))} if g.p(0.7) else {}))(g.t(g.shape(1, 3))),
      dtypes=FLOATS, n=10)
 

@@ -1,15 +1,16 @@
 from .module import Module
-from .linear import Identity, Linear
+from .linear import Bilinear, Identity, Linear
 from .activation import (CELU, ELU, GELU, GLU, SELU, Hardshrink, Hardsigmoid, Hardswish, Hardtanh, LeakyReLU,
                          LogSigmoid, LogSoftmax, Mish, PReLU, ReLU, RReLU, Sigmoid, SiLU, Softmax, Softplus, Softshrink,
                          Softsign, Tanh, Tanhshrink, Threshold)
 from .container import ModuleDict, ModuleList, ParameterDict, ParameterList, Sequential
-from .conv import Conv2d
+from .conv import Conv1d, Conv2d, Conv3d, ConvTranspose1d, ConvTranspose2d
 from .pooling import AdaptiveAvgPool2d, AvgPool2d, MaxPool2d
 from .batchnorm import BatchNorm1d, BatchNorm2d
-from .normalization import LayerNorm
+from .normalization import GroupNorm, LayerNorm
+from .instancenorm import InstanceNorm1d, InstanceNorm2d, InstanceNorm3d
 from .dropout import Dropout
-from .sparse import Embedding
+from .sparse import Embedding, EmbeddingBag
 from .flatten import Flatten, Unflatten
 from .rnn import GRU, GRUCell, LSTM, LSTMCell, RNN, RNNBase, RNNCell, RNNCellBase
 from .loss import (BCELoss, BCEWithLogitsLoss, CosineEmbeddingLoss, CrossEntropyLoss, GaussianNLLLoss, HuberLoss,
@@ -19,7 +20,7 @@ from .loss import (BCELoss, BCEWithLogitsLoss, CosineEmbeddingLoss, CrossEntropy
 __all__ = ["Module", "Identity", "Linear", "ReLU", "Tanh", "Sigmoid", "Softmax", "LogSoftmax",
            "GELU", "SiLU", "LeakyReLU", "Hardtanh", "Softplus", "ELU", "SELU", "CELU", "Mish", "Hardswish", "Hardsigmoid",
            "GLU", "LogSigmoid", "Softsign", "Tanhshrink", "Softshrink", "Hardshrink", "Threshold", "PReLU", "RReLU",
-           "Sequential", "ModuleList", "ModuleDict", "ParameterList", "ParameterDict", "Conv2d", "MaxPool2d", "AvgPool2d", "AdaptiveAvgPool2d",
+           "Sequential", "ModuleList", "ModuleDict", "ParameterList", "ParameterDict", "Conv1d", "Conv2d", "Conv3d", "ConvTranspose1d", "ConvTranspose2d", "Bilinear", "GroupNorm", "InstanceNorm1d", "InstanceNorm2d", "InstanceNorm3d", "EmbeddingBag", "MaxPool2d", "AvgPool2d", "AdaptiveAvgPool2d",
            "BatchNorm1d", "BatchNorm2d", "LayerNorm", "Dropout", "Embedding", "Flatten", "Unflatten",
            "RNNBase", "RNN", "LSTM", "GRU", "RNNCellBase", "RNNCell", "LSTMCell", "GRUCell",
            "MSELoss", "L1Loss", "BCELoss", "BCEWithLogitsLoss", "NLLLoss", "CrossEntropyLoss",
