@@ -45,3 +45,8 @@ class Linear(Module):
 
     def extra_repr(self):
         return f"in_features={self.in_features}, out_features={self.out_features}, bias={self.bias is not None}"
+
+
+class NonDynamicallyQuantizableLinear(Linear):
+    """A Linear under another name (torch's MultiheadAttention.out_proj; torch keeps it apart from
+    Linear for its quantization tools, kiln for the same class name and repr)."""
