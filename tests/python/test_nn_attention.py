@@ -333,7 +333,8 @@ def test_mha_dtype_argument():
     m = knn.MultiheadAttention(8, 2, kdim=4, add_bias_kv=True, dtype=kiln.float64)
     assert {p.dtype for p in m.parameters()} == {kiln.float64}
     x = kiln.randn(3, 2, 8, dtype=kiln.float64)
-    assert m(x, kiln.randn(5, 2, 4, dtype=kiln.float64), kiln.randn(5, 2, 8, dtype=kiln.float64))[0].dtype == kiln.float64
+    key, value = kiln.randn(5, 2, 4, dtype=kiln.float64), kiln.randn(5, 2, 8, dtype=kiln.float64)
+    assert m(x, key, value)[0].dtype == kiln.float64
 
 
 @pytest.mark.parametrize("mask", ["none", "attn2d", "attn3d", "kpm", "both"])
@@ -562,7 +563,8 @@ def test_decoder_layer_matches_torch(dtype, batch_first, norm_first, masks):
 def test_layers_unbatched_match_torch():
     torch.manual_seed(23)
     tm, km = paired(lambda: enc_layer(tnn, TF), lambda: enc_layer(knn, KF))
-    compare(tm, km, (rand(5, 8),), dict(src_mask=causal_bool(5), src_key_padding_mask=torch.tensor([0, 0, 0, 1, 1]) > 0))
+    kpm = torch.tensor([0, 0, 0, 1, 1]) > 0
+    compare(tm, km, (rand(5, 8),), dict(src_mask=causal_bool(5), src_key_padding_mask=kpm))
     tm, km = paired(lambda: dec_layer(tnn, TF, batch_first=True), lambda: dec_layer(knn, KF, batch_first=True))
     compare(tm, km, (rand(4, 8), rand(5, 8)), dict(tgt_mask=as_float(causal_bool(4), torch.float64),
                                                    memory_key_padding_mask=torch.tensor([0, 1, 0, 0, 1]) > 0))
@@ -817,7 +819,7 @@ def test_transformer_custom_encoder_decoder_and_errors():
         tm(torch.randn(5, 3, 8), torch.randn(4, 2, 8))
 
 
-def _seq2seq(nn, F, torch_like):
+def _seq2seq(nn, F):
     """A model as a torch user writes one: subclasses nn.Transformer and overrides forward."""
 
     class Seq2Seq(nn.Transformer):
@@ -839,34 +841,32 @@ def _seq2seq(nn, F, torch_like):
     return Seq2Seq(11, 8)
 
 
-class _EncoderLayerWithExtraResidual:
-    @staticmethod
-    def make(nn, F):
-        class Layer(nn.TransformerEncoderLayer):
-            def forward(self, src, src_mask=None, src_key_padding_mask=None, **kwargs):
-                out = super().forward(src, src_mask=src_mask, src_key_padding_mask=src_key_padding_mask)
-                return out + 0.5 * F.gelu(src)
+def _encoder_of_custom_layers(nn, F):
+    """A TransformerEncoderLayer subclass whose forward adds a term, stacked by TransformerEncoder."""
 
-        return nn.TransformerEncoder(Layer(8, 2, 16, dropout=0.0), 2)
+    class Layer(nn.TransformerEncoderLayer):
+        def forward(self, src, src_mask=None, src_key_padding_mask=None, **kwargs):
+            out = super().forward(src, src_mask=src_mask, src_key_padding_mask=src_key_padding_mask)
+            return out + 0.5 * F.gelu(src)
+
+    return nn.TransformerEncoder(Layer(8, 2, 16, dropout=0.0), 2)
 
 
 def test_subclasses_overriding_forward_match_torch():
     torch.manual_seed(36)
-    tm, km = paired(lambda: _seq2seq(tnn, TF, True), lambda: _seq2seq(knn, KF, False))
+    tm, km = paired(lambda: _seq2seq(tnn, TF), lambda: _seq2seq(knn, KF))
     assert isinstance(km, knn.Transformer)
     src = torch.tensor([[3, 4, 5, 0, 0], [1, 2, 3, 4, 5]])
     tgt = torch.tensor([[1, 7, 8, 9], [1, 2, 2, 10]])
-    t_out, k_out = compare(tm, km, (src, tgt), {})
-    # and a training step moves both alike
-    tm, km = paired(lambda: _EncoderLayerWithExtraResidual.make(tnn, TF),
-                    lambda: _EncoderLayerWithExtraResidual.make(knn, KF))
+    compare(tm, km, (src, tgt), {})
+    tm, km = paired(lambda: _encoder_of_custom_layers(tnn, TF), lambda: _encoder_of_custom_layers(knn, KF))
     assert type(km.layers[1]).__name__ == "Layer" and km.layers[0] is not km.layers[1]
     compare(tm, km, (rand(5, 3, 8),), dict(mask=causal_bool(5), src_key_padding_mask=padding_bool(3, 5)))
 
 
 def test_training_step_matches_torch():
     torch.manual_seed(37)
-    tm, km = paired(lambda: _seq2seq(tnn, TF, True), lambda: _seq2seq(knn, KF, False))
+    tm, km = paired(lambda: _seq2seq(tnn, TF), lambda: _seq2seq(knn, KF))
     t_opt = torch.optim.Adam(tm.parameters(), lr=1e-2)
     k_opt = kiln.optim.Adam(km.parameters(), lr=1e-2)
     src = torch.tensor([[3, 4, 5, 0, 0], [1, 2, 3, 4, 5]])

@@ -1,9 +1,8 @@
 from .module import Module
 from .linear import Identity, Linear
 from .activation import (CELU, ELU, GELU, GLU, SELU, Hardshrink, Hardsigmoid, Hardswish, Hardtanh, LeakyReLU,
-                         LogSigmoid, LogSoftmax, Mish, MultiheadAttention, PReLU, ReLU, RReLU, Sigmoid, SiLU, Softmax, Softplus,
-                         Softshrink,
-                         Softsign, Tanh, Tanhshrink, Threshold)
+                         LogSigmoid, LogSoftmax, Mish, MultiheadAttention, PReLU, ReLU, RReLU, Sigmoid, SiLU, Softmax,
+                         Softplus, Softshrink, Softsign, Tanh, Tanhshrink, Threshold)
 from .container import ModuleDict, ModuleList, ParameterDict, ParameterList, Sequential
 from .conv import Conv2d
 from .pooling import AdaptiveAvgPool2d, AvgPool2d, MaxPool2d
@@ -21,7 +20,8 @@ from .loss import (BCELoss, BCEWithLogitsLoss, CosineEmbeddingLoss, CrossEntropy
 
 __all__ = ["Module", "Identity", "Linear", "ReLU", "Tanh", "Sigmoid", "Softmax", "LogSoftmax",
            "GELU", "SiLU", "LeakyReLU", "Hardtanh", "Softplus", "ELU", "SELU", "CELU", "Mish", "Hardswish", "Hardsigmoid",
-           "GLU", "LogSigmoid", "Softsign", "Tanhshrink", "Softshrink", "Hardshrink", "Threshold", "PReLU", "RReLU", "MultiheadAttention",
+           "GLU", "LogSigmoid", "Softsign", "Tanhshrink", "Softshrink", "Hardshrink", "Threshold", "PReLU", "RReLU",
+           "MultiheadAttention",
            "Sequential", "ModuleList", "ModuleDict", "ParameterList", "ParameterDict", "Conv2d", "MaxPool2d", "AvgPool2d", "AdaptiveAvgPool2d",
            "BatchNorm1d", "BatchNorm2d", "LayerNorm", "Dropout", "Embedding", "Flatten", "Unflatten",
            "Transformer", "TransformerEncoder", "TransformerDecoder", "TransformerEncoderLayer",
