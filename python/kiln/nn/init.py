@@ -85,7 +85,8 @@ def kaiming_normal_(tensor, a=0.0, mode="fan_in", nonlinearity="leaky_relu", gen
 def xavier_uniform_(tensor, gain=1.0, generator=None):
     """U(-a, a) with a = gain * sqrt(6 / (fan_in + fan_out)) (Glorot & Bengio)."""
     fan_in, fan_out = _calculate_fan_in_and_fan_out(tensor)
-    bound = gain * math.sqrt(6.0 / (fan_in + fan_out)) if fan_in + fan_out > 0 else 0.0
+    std = gain * math.sqrt(2.0 / (fan_in + fan_out)) if fan_in + fan_out > 0 else 0.0
+    bound = math.sqrt(3.0) * std  # as torch computes it: the same float64 bound, bit for bit
     return uniform_(tensor, -bound, bound, generator)
 
 

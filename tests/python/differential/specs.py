@@ -1273,6 +1273,9 @@ NOT_GENERATED = {
     **{name: "recurrent layers and cells: their op records (torch's own torch.lstm etc. as the reference) and "
              "tests/python/test_nn_rnn.py (modules with torch's weights, forward and backward)"
        for name in ("lstm", "gru", "rnn_tanh", "rnn_relu", "lstm_cell", "gru_cell", "rnn_tanh_cell", "rnn_relu_cell")},
+    "nn.functional.multi_head_attention_forward": "a composite of kiln ops taking 13 weights and flags: "
+                                                  "tests/python/test_nn_attention.py (against torch's, with "
+                                                  "gradients, and through nn.MultiheadAttention)",
 }
 
 

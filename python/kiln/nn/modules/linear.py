@@ -74,3 +74,8 @@ class Bilinear(Module):
     def extra_repr(self):
         return (f"in1_features={self.in1_features}, in2_features={self.in2_features}, "
                 f"out_features={self.out_features}, bias={self.bias is not None}")
+
+
+class NonDynamicallyQuantizableLinear(Linear):
+    """A Linear under another name (torch's MultiheadAttention.out_proj; torch keeps it apart from
+    Linear for its quantization tools, kiln for the same class name and repr)."""
