@@ -24,7 +24,7 @@ FORMULA_HELPERS = {
     "binary_cross_entropy_with_logits_backward", "binary_cross_entropy_with_logits_target_backward",
     "conv_bias_backward", "max_pool_double_backward", "adaptive_avg_pool_double_backward",
     "cumsum_backward", "cumprod_backward", "masked_select_backward", "take_backward",
-    "value_or_lowest", "value_or_highest", "cummaxmin_backward", "logcumsumexp_backward",
+    "value_or_lowest", "value_or_highest", "cummaxmin_backward", "logcumsumexp_backward", "layer_norm_backward",
 }
 # Metadata calls on an argument saved as values instead of the tensor (DESIGN.md).
 METADATA_CALLS = {

@@ -148,6 +148,8 @@
 #include "generated/api/adaptive_avg_pool2d_backward.h"
 #include "generated/api/batch_norm.h"
 #include "generated/api/layer_norm.h"
+#include "generated/api/native_layer_norm.h"
+#include "generated/api/native_layer_norm_backward.h"
 #include "generated/api/dropout.h"
 #include "generated/api/lstm.h"
 #include "generated/api/gru.h"
@@ -2529,6 +2531,16 @@ inline Tensor batch_norm(const Tensor& input, const Tensor& weight, const Tensor
 // layer_norm(Tensor input, int[] normalized_shape, Tensor? weight=None, Tensor? bias=None, float eps=1e-05, bool cudnn_enable=True) -> Tensor
 inline Tensor layer_norm(const Tensor& input, IntArrayRef normalized_shape, const Tensor& weight = {}, const Tensor& bias = {}, double eps = 1e-05, bool cudnn_enable = true) {
   return to_api(kiln::layer_norm(input, normalized_shape, weight, bias, eps, cudnn_enable));
+}
+
+// native_layer_norm(Tensor input, int[] normalized_shape, Tensor? weight, Tensor? bias, float eps) -> (Tensor output, Tensor mean, Tensor rstd)
+inline std::tuple<Tensor, Tensor, Tensor> native_layer_norm(const Tensor& input, IntArrayRef normalized_shape, const Tensor& weight, const Tensor& bias, double eps) {
+  return to_api(kiln::native_layer_norm(input, normalized_shape, weight, bias, eps));
+}
+
+// native_layer_norm_backward(Tensor grad_out, Tensor input, int[] normalized_shape, Tensor mean, Tensor rstd, Tensor? weight, Tensor? bias) -> Tensor[]
+inline std::vector<Tensor> native_layer_norm_backward(const Tensor& grad_out, const Tensor& input, IntArrayRef normalized_shape, const Tensor& mean, const Tensor& rstd, const Tensor& weight, const Tensor& bias) {
+  return to_api(kiln::native_layer_norm_backward(grad_out, input, normalized_shape, mean, rstd, weight, bias));
 }
 
 // dropout(Tensor input, float p, bool train) -> Tensor

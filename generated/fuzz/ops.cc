@@ -2271,6 +2271,26 @@ const FuzzOp kFuzzOps[] = {
        const auto cudnn_enable = in.boolean();
        use_result(in, kiln::layer_norm(input, normalized_shape, weight, bias, eps, cudnn_enable));
      }},
+    {"native_layer_norm",
+     [](FuzzInput& in) {
+       const Tensor input = in.tensor();
+       const std::vector<int64_t> normalized_shape = in.int_list();
+       const Tensor weight = in.optional_tensor();
+       const Tensor bias = in.optional_tensor();
+       const auto eps = in.float64();
+       use_result(in, kiln::native_layer_norm(input, normalized_shape, weight, bias, eps));
+     }},
+    {"native_layer_norm_backward",
+     [](FuzzInput& in) {
+       const Tensor grad_out = in.tensor();
+       const Tensor input = in.tensor();
+       const std::vector<int64_t> normalized_shape = in.int_list();
+       const Tensor mean = in.tensor();
+       const Tensor rstd = in.tensor();
+       const Tensor weight = in.optional_tensor();
+       const Tensor bias = in.optional_tensor();
+       use_result(in, kiln::native_layer_norm_backward(grad_out, input, normalized_shape, mean, rstd, weight, bias));
+     }},
     {"dropout",
      [](FuzzInput& in) {
        const Tensor input = in.tensor();

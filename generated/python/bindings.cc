@@ -148,6 +148,8 @@ PyObject* fn_adaptive_avg_pool2d(PyObject* module, PyObject* args, PyObject* kwa
 PyObject* fn_adaptive_avg_pool2d_backward(PyObject* module, PyObject* args, PyObject* kwargs);
 PyObject* fn_batch_norm(PyObject* module, PyObject* args, PyObject* kwargs);
 PyObject* fn_layer_norm(PyObject* module, PyObject* args, PyObject* kwargs);
+PyObject* fn_native_layer_norm(PyObject* module, PyObject* args, PyObject* kwargs);
+PyObject* fn_native_layer_norm_backward(PyObject* module, PyObject* args, PyObject* kwargs);
 PyObject* fn_dropout(PyObject* module, PyObject* args, PyObject* kwargs);
 PyObject* fn_lstm(PyObject* module, PyObject* args, PyObject* kwargs);
 PyObject* fn_gru(PyObject* module, PyObject* args, PyObject* kwargs);
@@ -641,6 +643,8 @@ PyMethodDef generated_functions[] = {
     KILN_BINDING("adaptive_avg_pool2d_backward", fn_adaptive_avg_pool2d_backward),
     KILN_BINDING("batch_norm", fn_batch_norm),
     KILN_BINDING("layer_norm", fn_layer_norm),
+    KILN_BINDING("native_layer_norm", fn_native_layer_norm),
+    KILN_BINDING("native_layer_norm_backward", fn_native_layer_norm_backward),
     KILN_BINDING("dropout", fn_dropout),
     KILN_BINDING("lstm", fn_lstm),
     KILN_BINDING("gru", fn_gru),

@@ -58,6 +58,12 @@ void resolve_slice(int64_t size, std::optional<int64_t> start, std::optional<int
 
 // nn (nn_formula_helpers.cc). conv2d's bias gradient: grad summed over all but the channel dim.
 Tensor conv_bias_backward(const Tensor& grad);
+// native_layer_norm's gradients (input, weight, bias; undefined where that input is None): the
+// fused kernel (native_layer_norm_backward), or, while a graph of the gradient is built
+// (create_graph), the same math with ops from the input alone, so second derivatives work.
+std::vector<Tensor> layer_norm_backward(const Tensor& grad, const Tensor& input, IntArrayRef normalized_shape,
+                                        const Tensor& mean, const Tensor& rstd, const Tensor& weight,
+                                        const Tensor& bias, double eps);
 // Gradient of max_pool2d_with_indices_backward w.r.t. grad_output: grad read at `indices`.
 Tensor max_pool_double_backward(const Tensor& grad, const Tensor& indices);
 // Gradient of adaptive_avg_pool2d_backward w.r.t. grad_output (whose sizes are given).

@@ -8,15 +8,37 @@
 #include "generated/api/div.h"
 #include "generated/api/index_select.h"
 #include "generated/api/log.h"
+#include "generated/api/mean.h"
 #include "generated/api/mul.h"
+#include "generated/api/native_layer_norm_backward.h"
 #include "generated/api/neg.h"
+#include "generated/api/rsqrt.h"
 #include "generated/api/sigmoid.h"
 #include "generated/api/softplus.h"
 #include "generated/api/sub.h"
 #include "generated/api/sum.h"
 #include "runtime/autograd/formula_helpers.h"
+#include "runtime/dispatch/grad_mode.h"
 
 namespace kiln {
+
+std::vector<Tensor> layer_norm_backward(const Tensor& grad, const Tensor& input, IntArrayRef normalized_shape,
+                                        const Tensor& mean, const Tensor& rstd, const Tensor& weight,
+                                        const Tensor& bias, double eps) {
+  if (!GradMode::is_enabled()) return kiln::native_layer_norm_backward(grad, input, normalized_shape, mean, rstd, weight, bias);
+  // With ops: x^ = (x - mu) * rstd, g = grad * w, dx = rstd * (g - mean(g) - x^ * mean(g * x^)).
+  std::vector<int64_t> dims;
+  for (int64_t d = input.dim() - static_cast<int64_t>(normalized_shape.size()); d < input.dim(); ++d) dims.push_back(d);
+  const IntArrayRef over(dims);
+  const Tensor centered = kiln::sub(input, kiln::mean(input, over, true));
+  const Tensor inv_std = kiln::rsqrt(kiln::add(kiln::mean(kiln::mul(centered, centered), over, true), eps));
+  const Tensor xhat = kiln::mul(centered, inv_std);
+  const Tensor g = weight.defined() ? kiln::mul(grad, weight) : grad;
+  const Tensor dx = kiln::mul(inv_std, kiln::sub(kiln::sub(g, kiln::mean(g, over, true)),
+                                                 kiln::mul(xhat, kiln::mean(kiln::mul(g, xhat), over, true))));
+  return {dx, weight.defined() ? sum_to(kiln::mul(grad, xhat), weight.sizes()) : Tensor(),
+          bias.defined() ? sum_to(grad, bias.sizes()) : Tensor()};
+}
 
 Tensor conv_bias_backward(const Tensor& grad) {
   // (N, C, H, W) or unbatched (C, H, W): keep the channel dim.

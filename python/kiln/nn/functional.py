@@ -190,6 +190,11 @@ def linear(input, weight, bias=None):
         raise RuntimeError("linear(): input must have at least 1 dimension")
     if input.dim() == 2 and bias is not None:
         return kiln.addmm(bias, input, weight.t())  # one fused op, as torch (one rounding in float16)
+    if input.dim() > 2 and bias is not None and input.is_contiguous():
+        # [..., in] as one [rows, in] matrix (a view): one addmm, as torch folds it, instead of a
+        # matmul and a broadcast add (and the add's gradient, a sum over every row, for the bias).
+        out = kiln.addmm(bias, input.reshape(-1, input.size(-1)), weight.t())
+        return out.view(*input.shape[:-1], out.size(-1))
     out = kiln.matmul(input, weight.t())
     return out if bias is None else out + bias
 

@@ -16,6 +16,7 @@
 #include "generated/api/mean.h"
 #include "generated/api/mul.h"
 #include "generated/api/narrow.h"
+#include "generated/api/native_layer_norm.h"
 #include "generated/api/neg.h"
 #include "generated/api/rsqrt.h"
 #include "generated/api/sub.h"
@@ -107,27 +108,11 @@ Tensor batch_norm(const Tensor& input, const Tensor& weight, const Tensor& bias,
   return out;
 }
 
+// One kernel forward (native_layer_norm) and one backward; with create_graph, the backward is
+// written with ops (layer_norm_backward in the formula helpers), so second derivatives work.
 Tensor layer_norm(const Tensor& input, IntArrayRef normalized_shape, const Tensor& weight, const Tensor& bias,
                   double eps, bool cudnn_enable) {
-  check_floating(input, "layer_norm", "input");
-  const int64_t k = static_cast<int64_t>(normalized_shape.size()), nd = input.dim();
-  bool matches = k >= 1 && k <= nd;
-  for (int64_t i = 0; matches && i < k; ++i) matches = input.sizes()[nd - k + i] == normalized_shape[i];
-  KILN_CHECK(matches, "layer_norm(): Given normalized_shape=", shape_str(normalized_shape),
-             ", expected input with shape [*, ", shape_str(normalized_shape).substr(1), ", but got input of size",
-             shape_str(input.sizes()));
-  for (const Tensor* t : {&weight, &bias})
-    KILN_CHECK(!t->defined() || t->sizes() == normalized_shape, "layer_norm(): expected ",
-               t == &weight ? "weight" : "bias", " of shape ", shape_str(normalized_shape), ", got ",
-               shape_str(t->sizes()));
-  std::vector<int64_t> dims;
-  for (int64_t d = nd - k; d < nd; ++d) dims.push_back(d);
-  const Tensor centered = kiln::sub(input, kiln::mean(input, IntArrayRef(dims), true));
-  const Tensor var = kiln::mean(kiln::mul(centered, centered), IntArrayRef(dims), true);
-  Tensor out = kiln::mul(centered, kiln::rsqrt(kiln::add(var, eps)));
-  if (weight.defined()) out = kiln::mul(out, weight);
-  if (bias.defined()) out = kiln::add(out, bias);
-  return out;
+  return std::get<0>(kiln::native_layer_norm(input, normalized_shape, weight, bias, eps));
 }
 
 // Zeroes each element with probability p and scales the rest by 1 / (1 - p), as torch's CPU

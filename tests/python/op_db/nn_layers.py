@@ -476,6 +476,44 @@ def _ln_errors():
     ]
 
 
+def _native_ln_samples(d):
+    return [Sample((x, shape, w, b, 1e-5 if len(rest) == 0 else rest[0]), note=s.note)
+            for s in _ln_samples(d) for x, shape, w, b, *rest in [tuple(s.args) + (None,) * (4 - len(s.args))]]
+
+
+def _native_ln_ref(x, normalized_shape, w, b, eps):
+    dims = tuple(range(x.ndim - len(normalized_shape), x.ndim))
+    x64 = np.asarray(x, np.float64)
+    mean = x64.mean(axis=dims, keepdims=True) if x.size else np.zeros(x.shape[:x.ndim - len(dims)] + (1,) * len(dims))
+    var = x64.var(axis=dims, keepdims=True) if x.size else np.zeros_like(mean)
+    return _ln_ref(x64, normalized_shape, w, b, eps), mean, 1 / np.sqrt(var + eps)
+
+
+def _native_ln_backward_samples(d):
+    out = []
+    for s in _native_ln_samples(d):
+        x, shape, w, b, eps = s.args
+        _, mean, rstd = _native_ln_ref(x, shape, w, b, eps)
+        out.append(Sample((values(x.shape, d, seed=5), x, shape, mean.astype(x.dtype), rstd.astype(x.dtype), w, b),
+                          note=s.note))
+    return out
+
+
+def _native_ln_backward_ref(grad, x, normalized_shape, mean, rstd, w, b):
+    """dx = rstd (g - mean(g) - x^ mean(g x^)), g = grad * w, x^ = (x - mean) rstd; dw, db summed over rows."""
+    dims = tuple(range(x.ndim - len(normalized_shape), x.ndim))
+    outer = tuple(range(x.ndim - len(dims)))
+    x, grad = np.asarray(x, np.float64), np.asarray(grad, np.float64)
+    mean, rstd = np.asarray(mean, np.float64), np.asarray(rstd, np.float64)
+    xhat = (x - mean) * rstd
+    g = grad * w if w is not None else grad
+    if x.size:
+        dx = rstd * (g - g.mean(axis=dims, keepdims=True) - xhat * (g * xhat).mean(axis=dims, keepdims=True))
+    else:
+        dx = g
+    return dx, None if w is None else (grad * xhat).sum(axis=outer), None if b is None else grad.sum(axis=outer)
+
+
 # ----------------------------------------------------------------------------- dropout
 def _dropout_samples(d):
     return [Sample((values((40, 50), d), 0.3, True), note="train, p=0.3"),
@@ -670,6 +708,13 @@ RECORDS = [
              tol={"float32": {"rtol": 1e-4, "atol": 1e-4}}),
     OpRecord("layer_norm", FAMILY, FLOATS, _ln_samples, ref=_ln_ref, error_inputs=_ln_errors,
              no_zero_dim="normalizes over at least one dim", tol={"float32": {"rtol": 1e-4, "atol": 1e-4}}),
+    OpRecord("native_layer_norm", FAMILY, FLOATS, _native_ln_samples, ref=_native_ln_ref, api="_C.native_layer_norm",
+             no_zero_dim="normalizes over at least one dim", tol={"float32": {"rtol": 1e-4, "atol": 1e-4}}),
+    OpRecord("native_layer_norm_backward", FAMILY, FLOATS, _native_ln_backward_samples, ref=_native_ln_backward_ref,
+             api="_C.native_layer_norm_backward", no_zero_dim="normalizes over at least one dim",
+             derivative_not_implemented="layer_norm's second derivative is written with ops (create_graph takes "
+                                        "the op-composed path), so its fused backward kernel has none",
+             tol={"float32": {"rtol": 1e-4, "atol": 1e-4}}),
     OpRecord("dropout", FAMILY, FLOATS, _dropout_samples, check=_dropout_check, error_inputs=_dropout_errors,
              grad_samples=_dropout_grad_samples),
     OpRecord("constant_pad_nd", FAMILY, ALL, _pad_samples, ref=_pad_ref, error_inputs=_pad_errors),

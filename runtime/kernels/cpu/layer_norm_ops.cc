@@ -1,0 +1,157 @@
+// native_layer_norm and its backward on the CPU: rows of N = prod(normalized_shape) elements,
+// each normalized by its own mean and 1 / sqrt(var + eps) (biased variance, two passes, summed in
+// double), then scaled and shifted by weight and bias over the row. float16 and bfloat16 compute
+// in float32; mean and rstd come back in that dtype.
+#include <cmath>
+#include <vector>
+
+#include "generated/kernels/native_layer_norm.h"
+#include "generated/kernels/native_layer_norm_backward.h"
+#include "runtime/kernels/cpu/cpu_tensors.h"
+
+namespace kiln {
+namespace cpu {
+namespace {
+
+// The rows (M) and row length (N) of input against normalized_shape, checked as torch's layer_norm.
+std::pair<int64_t, int64_t> rows_of(const char* op, const TensorBase& input, IntArrayRef normalized_shape,
+                                    const TensorBase& weight, const TensorBase& bias) {
+  const int64_t k = static_cast<int64_t>(normalized_shape.size()), nd = input.dim();
+  bool matches = k >= 1 && k <= nd;
+  for (int64_t i = 0; matches && i < k; ++i) matches = input.sizes()[nd - k + i] == normalized_shape[i];
+  KILN_CHECK(matches, op, "(): Given normalized_shape=", shape_str(normalized_shape),
+             ", expected input with shape [*, ", shape_str(normalized_shape).substr(1), ", but got input of size",
+             shape_str(input.sizes()));
+  for (const TensorBase* t : {&weight, &bias})
+    KILN_CHECK(!t->defined() || t->sizes() == normalized_shape, op, "(): expected ", t == &weight ? "weight" : "bias",
+               " of shape ", shape_str(normalized_shape), ", got ", shape_str(t->sizes()));
+  KILN_CHECK(input.is_floating_point(), op, "(): expected a floating point input, got ",
+             scalar_type_name(input.dtype()));
+  int64_t n = 1;
+  for (int64_t s : normalized_shape) n *= s;
+  return {n == 0 ? 0 : input.numel() / n, n};
+}
+
+DimVector stats_shape(const TensorBase& input, int64_t k) {
+  DimVector shape(input.sizes().begin(), input.sizes().end());
+  for (int64_t i = 0; i < k; ++i) shape[shape.size() - 1 - i] = 1;
+  return shape;
+}
+
+template <typename T>
+const T* data_or_null(const TensorBase& t) {
+  return t.defined() ? static_cast<const T*>(t.data_ptr()) : nullptr;
+}
+
+template <typename T>
+void forward_rows(const T* x, const T* w, const T* b, T* y, T* mean, T* rstd, int64_t m, int64_t n, double eps) {
+#pragma omp parallel for if (m * n > 65536) schedule(static)
+  for (int64_t r = 0; r < m; ++r) {
+    const T* xr = x + r * n;
+    double sum = 0;
+    for (int64_t j = 0; j < n; ++j) sum += xr[j];
+    const double mu = n > 0 ? sum / static_cast<double>(n) : 0.0;
+    double sq = 0;
+    for (int64_t j = 0; j < n; ++j) sq += (xr[j] - mu) * (xr[j] - mu);
+    const double inv = 1.0 / std::sqrt(sq / static_cast<double>(n) + eps);
+    mean[r] = static_cast<T>(mu);
+    rstd[r] = static_cast<T>(inv);
+    const T a = static_cast<T>(inv), c = static_cast<T>(-mu * inv);  // y = x * a + c, then * w + b
+    T* yr = y + r * n;
+#pragma omp simd
+    for (int64_t j = 0; j < n; ++j) {
+      const T v = xr[j] * a + c;
+      yr[j] = (w ? v * w[j] : v) + (b ? b[j] : T(0));
+    }
+  }
+}
+
+// dx = rstd * (g - mean(g) - x^ * mean(g * x^)) with g = grad * w and x^ = (x - mean) * rstd; dw
+// and db summed over the rows (serially: one accumulator per column).
+template <typename T>
+void backward_rows(const T* gy, const T* x, const T* mean, const T* rstd, const T* w, T* dx, T* dw, T* db, int64_t m,
+                   int64_t n) {
+  if (dx) {
+#pragma omp parallel for if (m * n > 65536) schedule(static)
+    for (int64_t r = 0; r < m; ++r) {
+      const T* g = gy + r * n;
+      const T* xr = x + r * n;
+      const T mu = mean[r], inv = rstd[r];
+      double sum_g = 0, sum_gx = 0;
+      for (int64_t j = 0; j < n; ++j) {
+        const T gw = w ? g[j] * w[j] : g[j];
+        sum_g += gw;
+        sum_gx += gw * ((xr[j] - mu) * inv);
+      }
+      const T a = static_cast<T>(sum_g / static_cast<double>(n)), c = static_cast<T>(sum_gx / static_cast<double>(n));
+      T* out = dx + r * n;
+#pragma omp simd
+      for (int64_t j = 0; j < n; ++j) {
+        const T gw = w ? g[j] * w[j] : g[j];
+        out[j] = inv * (gw - a - (xr[j] - mu) * inv * c);
+      }
+    }
+  }
+  if (dw || db) {
+    std::vector<double> sw(dw ? static_cast<size_t>(n) : 0), sb(db ? static_cast<size_t>(n) : 0);
+    for (int64_t r = 0; r < m; ++r) {
+      const T* g = gy + r * n;
+      const T* xr = x + r * n;
+      const T mu = mean[r], inv = rstd[r];
+      for (int64_t j = 0; j < n; ++j) {
+        if (dw) sw[j] += g[j] * ((xr[j] - mu) * inv);
+        if (db) sb[j] += g[j];
+      }
+    }
+    for (int64_t j = 0; j < n; ++j) {
+      if (dw) dw[j] = static_cast<T>(sw[j]);
+      if (db) db[j] = static_cast<T>(sb[j]);
+    }
+  }
+}
+
+}  // namespace
+
+std::tuple<TensorBase, TensorBase, TensorBase> native_layer_norm(const TensorBase& input, IntArrayRef normalized_shape,
+                                                                 const TensorBase& weight, const TensorBase& bias,
+                                                                 double eps) {
+  const auto [m, n] = rows_of("native_layer_norm", input, normalized_shape, weight, bias);
+  const ScalarType compute = opmath_type(input.dtype());
+  const auto in = [&](const TensorBase& t) { return t.defined() ? contiguous_cpu(cast_to(t, compute)) : t; };
+  const TensorBase x = in(input), w = in(weight), b = in(bias);
+  TensorBase y = empty_cpu(input.sizes(), compute);
+  const DimVector stats = stats_shape(input, static_cast<int64_t>(normalized_shape.size()));
+  TensorBase mean = empty_cpu(stats, compute), rstd = empty_cpu(stats, compute);
+  KILN_DISPATCH_FLOATING_TYPES(compute, "native_layer_norm", [&] {
+    forward_rows<scalar_t>(data_or_null<scalar_t>(x), data_or_null<scalar_t>(w), data_or_null<scalar_t>(b),
+                           static_cast<scalar_t*>(y.data_ptr()), static_cast<scalar_t*>(mean.data_ptr()),
+                           static_cast<scalar_t*>(rstd.data_ptr()), m, n, eps);
+  });
+  return {cast_to(y, input.dtype()), mean, rstd};
+}
+
+std::vector<TensorBase> native_layer_norm_backward(const TensorBase& grad_out, const TensorBase& input,
+                                                   IntArrayRef normalized_shape, const TensorBase& mean,
+                                                   const TensorBase& rstd, const TensorBase& weight,
+                                                   const TensorBase& bias) {
+  const auto [m, n] = rows_of("native_layer_norm_backward", input, normalized_shape, weight, bias);
+  KILN_CHECK(grad_out.sizes() == input.sizes() && mean.numel() == m && rstd.numel() == m,
+             "native_layer_norm_backward(): expected grad_out of the input's shape ", shape_str(input.sizes()),
+             " and a mean and rstd per row");
+  const ScalarType compute = opmath_type(input.dtype());
+  const auto in = [&](const TensorBase& t) { return t.defined() ? contiguous_cpu(cast_to(t, compute)) : t; };
+  const TensorBase g = in(grad_out), x = in(input), mu = in(mean), inv = in(rstd), w = in(weight);
+  TensorBase dx = empty_cpu(input.sizes(), compute);
+  TensorBase dw = weight.defined() ? empty_cpu(weight.sizes(), compute) : TensorBase();
+  TensorBase db = bias.defined() ? empty_cpu(bias.sizes(), compute) : TensorBase();
+  KILN_DISPATCH_FLOATING_TYPES(compute, "native_layer_norm_backward", [&] {
+    const auto out = [](const TensorBase& t) { return t.defined() ? static_cast<scalar_t*>(t.data_ptr()) : nullptr; };
+    backward_rows<scalar_t>(data_or_null<scalar_t>(g), data_or_null<scalar_t>(x), data_or_null<scalar_t>(mu),
+                            data_or_null<scalar_t>(inv), data_or_null<scalar_t>(w), out(dx), out(dw), out(db), m, n);
+  });
+  return {cast_to(dx, input.dtype()), dw.defined() ? cast_to(dw, weight.dtype()) : dw,
+          db.defined() ? cast_to(db, bias.dtype()) : db};
+}
+
+}  // namespace cpu
+}  // namespace kiln
