@@ -115,7 +115,8 @@ void backward_rows(const T* gy, const T* x, const T* mean, const T* rstd, const 
 std::tuple<TensorBase, TensorBase, TensorBase> native_layer_norm(const TensorBase& input, IntArrayRef normalized_shape,
                                                                  const TensorBase& weight, const TensorBase& bias,
                                                                  double eps) {
-  const auto [m, n] = rows_of("native_layer_norm", input, normalized_shape, weight, bias);
+  const auto shape = rows_of("native_layer_norm", input, normalized_shape, weight, bias);
+  const int64_t m = shape.first, n = shape.second;  // (not a structured binding: lambdas below use them)
   const ScalarType compute = opmath_type(input.dtype());
   const auto in = [&](const TensorBase& t) { return t.defined() ? contiguous_cpu(cast_to(t, compute)) : t; };
   const TensorBase x = in(input), w = in(weight), b = in(bias);
@@ -134,7 +135,8 @@ std::vector<TensorBase> native_layer_norm_backward(const TensorBase& grad_out, c
                                                    IntArrayRef normalized_shape, const TensorBase& mean,
                                                    const TensorBase& rstd, const TensorBase& weight,
                                                    const TensorBase& bias) {
-  const auto [m, n] = rows_of("native_layer_norm_backward", input, normalized_shape, weight, bias);
+  const auto shape = rows_of("native_layer_norm_backward", input, normalized_shape, weight, bias);
+  const int64_t m = shape.first, n = shape.second;
   KILN_CHECK(grad_out.sizes() == input.sizes() && mean.numel() == m && rstd.numel() == m,
              "native_layer_norm_backward(): expected grad_out of the input's shape ", shape_str(input.sizes()),
              " and a mean and rstd per row");
