@@ -73,7 +73,7 @@ Tensor pixel_unshuffle(const Tensor& self, int64_t downscale_factor) {
 
 Tensor affine_grid_generator(const Tensor& theta, IntArrayRef size, bool align_corners) {
   KILN_CHECK(size.size() == 4 || size.size() == 5,
-             "affine_grid_generator: AffineGridGenerator needs 4d (spatial) or 5d (volumetric) inputs, got size ",
+             "affine_grid_generator: invalid size: AffineGridGenerator needs 4d (spatial) or 5d (volumetric) inputs, got size ",
              shape_str(size));
   const bool two_d = size.size() == 4;
   const int64_t rows = two_d ? 2 : 3;

@@ -80,6 +80,8 @@ TensorBase im2col(const TensorBase& self, IntArrayRef kernel_size, IntArrayRef d
              shape_str(self.sizes()));
   KILN_CHECK(is_floating_type(self.dtype()), "im2col(): \"im2col\" not implemented for '", scalar_type_name(self.dtype()),
              "'");
+  if (self.dtype() == ScalarType::Float16 || self.dtype() == ScalarType::BFloat16)
+    return cast_to(im2col(cast_to(self, ScalarType::Float32), kernel_size, dilation, padding, stride), self.dtype());
   const bool batched = nd == 4;
   const int64_t N = batched ? self.sizes()[0] : 1, C = self.sizes()[nd - 3], H = self.sizes()[nd - 2],
                 W = self.sizes()[nd - 1];
@@ -118,6 +120,9 @@ TensorBase col2im(const TensorBase& self, IntArrayRef output_size, IntArrayRef k
              "dimensions for input, but got: ", shape_str(self.sizes()));
   KILN_CHECK(is_floating_type(self.dtype()), "col2im(): \"col2im\" not implemented for '", scalar_type_name(self.dtype()),
              "'");
+  if (self.dtype() == ScalarType::Float16 || self.dtype() == ScalarType::BFloat16)
+    return cast_to(col2im(cast_to(self, ScalarType::Float32), output_size, kernel_size, dilation, padding, stride),
+                   self.dtype());
   const bool batched = nd == 3;
   const int64_t N = batched ? self.sizes()[0] : 1, planes = self.sizes()[nd - 2], L = self.sizes()[nd - 1];
   KILN_CHECK(planes % (g.kh * g.kw) == 0, "col2im(): Expected size of input's dimension 1 to be divisible by the "

@@ -180,6 +180,9 @@ void each_point(const Dims& d, const T* g, F point) {
 TensorBase grid_sampler_2d(const TensorBase& input, const TensorBase& grid, int64_t interpolation_mode,
                            int64_t padding_mode, bool align_corners) {
   const Dims d = check("grid_sampler_2d", input, grid, interpolation_mode, padding_mode);
+  if (input.dtype() == ScalarType::Float16 || input.dtype() == ScalarType::BFloat16)
+    return cast_to(grid_sampler_2d(cast_to(input, ScalarType::Float32), cast_to(grid, ScalarType::Float32),
+                                   interpolation_mode, padding_mode, align_corners), input.dtype());
   TensorBase result = zeros_cpu({d.N, d.C, d.OH, d.OW}, input.dtype());
   if (result.numel() == 0) return result;
   const TensorBase in = contiguous_cpu(input), gr = contiguous_cpu(grid);
@@ -248,6 +251,12 @@ std::vector<TensorBase> grid_sampler_2d_backward(const TensorBase& grad_output, 
              shape_str(want), ", got ", shape_str(grad_output.sizes()));
   KILN_CHECK(grad_output.dtype() == input.dtype(), "grid_sampler_2d_backward(): expected grad_output of dtype ",
              scalar_type_name(input.dtype()), ", got ", scalar_type_name(grad_output.dtype()));
+  if (input.dtype() == ScalarType::Float16 || input.dtype() == ScalarType::BFloat16) {
+    const ScalarType f = ScalarType::Float32;
+    std::vector<TensorBase> r = grid_sampler_2d_backward(cast_to(grad_output, f), cast_to(input, f), cast_to(grid, f),
+                                                         interpolation_mode, padding_mode, align_corners);
+    return {cast_to(r[0], input.dtype()), cast_to(r[1], input.dtype())};
+  }
   TensorBase grad_input = zeros_cpu(input.sizes(), input.dtype());
   TensorBase grad_grid = zeros_cpu(grid.sizes(), grid.dtype());
   if (grad_output.numel() == 0) return {grad_input, grad_grid};

@@ -201,6 +201,9 @@ TensorBase upsample_forward(const char* op, Mode mode, const TensorBase& self, I
                             bool align_corners, const Scales& scales) {
   const size_t d = scales.size();
   check_input(op, d, self, output_size);
+  if (self.dtype() == ScalarType::Float16 || self.dtype() == ScalarType::BFloat16)
+    return cast_to(upsample_forward(op, mode, cast_to(self, ScalarType::Float32), output_size, align_corners, scales),
+                   self.dtype());
   DimVector shape(self.sizes().begin(), self.sizes().end());
   for (size_t i = 0; i < d; ++i) shape[i + 2] = output_size[i];
   TensorBase result = empty_cpu(shape, self.dtype());
@@ -238,6 +241,9 @@ TensorBase upsample_backward(const char* op, Mode mode, const TensorBase& grad_o
     KILN_CHECK(grad_output.sizes()[i] == want, op, "(): Expected grad_output to have the same shape as output; output.size(",
                i, ") = ", want, " but got grad_output.size(", i, ") = ", grad_output.sizes()[i]);
   }
+  if (grad_output.dtype() == ScalarType::Float16 || grad_output.dtype() == ScalarType::BFloat16)
+    return cast_to(upsample_backward(op, mode, cast_to(grad_output, ScalarType::Float32), output_size, input_size,
+                                     align_corners, scales), grad_output.dtype());
   TensorBase result = zeros_cpu(input_size, grad_output.dtype());
   if (result.numel() == 0) return result;
   TensorBase cur = contiguous_cpu(grad_output);

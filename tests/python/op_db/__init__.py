@@ -5,10 +5,11 @@ the schema name ('add.Tensor') to its record. tests/python/test_op_records.py fa
 has no record, so a new op cannot land untested.
 """
 from . import (attention, comparison, factory, indexing, indexing_more, linalg, nn, nn_layers, nn_losses, pointwise,
-               reduction, rnn, sampling, scan_distance, search_count, shape, shape_more, statistics, tensor_ops)
+               reduction, resampling, rnn, sampling, scan_distance, search_count, shape, shape_more, statistics, tensor_ops)
 
 FAMILIES = [pointwise, comparison, reduction, shape, shape_more, indexing, factory, sampling, tensor_ops, linalg, nn,
-            nn_layers, nn_losses, statistics, indexing_more, rnn, attention, search_count, scan_distance]
+            nn_layers, nn_losses, statistics, indexing_more, rnn, attention, search_count, scan_distance,
+            resampling]
 
 
 def _collect():
