@@ -1,6 +1,7 @@
 // pixel_shuffle / pixel_unshuffle (reshapes around a permute, torch's checks and messages) and
 // affine_grid_generator (a base grid of normalized output coordinates times theta^T, so autograd
 // gives theta's gradient through matmul).
+#include "generated/api/clone.h"
 #include "generated/api/expand.h"
 #include "generated/api/linspace.h"
 #include "generated/api/matmul.h"
@@ -37,6 +38,11 @@ Tensor linspace_from_neg_one(const Tensor& theta, int64_t steps, bool align_corn
   return range;
 }
 
+// torch's pixel_shuffle always returns a new tensor: a reshape that stayed a view is copied
+Tensor fresh(const Tensor& y, const Tensor& self) {
+  return y.numel() > 0 && y.data_ptr() == self.data_ptr() ? kiln::clone(y) : y;
+}
+
 }  // namespace
 
 Tensor pixel_shuffle(const Tensor& self, int64_t upscale_factor) {
@@ -51,7 +57,8 @@ Tensor pixel_shuffle(const Tensor& self, int64_t upscale_factor) {
   const int64_t b = static_cast<int64_t>(split.size());
   for (int64_t v : {c / (r * r), r, r, h, w}) split.push_back(v);
   for (int64_t v : {c / (r * r), h * r, w * r}) out.push_back(v);
-  return kiln::reshape(kiln::permute(kiln::reshape(self, split), permutation(b, {0, 3, 1, 4, 2})), out);
+  Tensor y = kiln::reshape(kiln::permute(kiln::reshape(self, split), permutation(b, {0, 3, 1, 4, 2})), out);
+  return fresh(y, self);
 }
 
 Tensor pixel_unshuffle(const Tensor& self, int64_t downscale_factor) {
@@ -68,7 +75,8 @@ Tensor pixel_unshuffle(const Tensor& self, int64_t downscale_factor) {
   const int64_t b = static_cast<int64_t>(split.size());
   for (int64_t v : {c, h / r, r, w / r, r}) split.push_back(v);
   for (int64_t v : {c * r * r, h / r, w / r}) out.push_back(v);
-  return kiln::reshape(kiln::permute(kiln::reshape(self, split), permutation(b, {0, 2, 4, 1, 3})), out);
+  Tensor y = kiln::reshape(kiln::permute(kiln::reshape(self, split), permutation(b, {0, 2, 4, 1, 3})), out);
+  return fresh(y, self);
 }
 
 Tensor affine_grid_generator(const Tensor& theta, IntArrayRef size, bool align_corners) {

@@ -4,6 +4,7 @@
 // 2 reflection. The coordinate arithmetic is torch's (aten/src/ATen/native/GridSampler.h) and so
 // is the backward: grad_input scattered through the same weights, grad_grid the derivative of
 // the weights times the chain factor of unnormalize / clip / reflect.
+#include <algorithm>
 #include <cmath>
 #include <limits>
 #include <vector>
@@ -32,6 +33,7 @@ T unnormalize(T coord, int64_t size, bool align_corners, T* grad) {
 
 template <typename T>
 T clip(T in, int64_t limit, T* grad) {
+  if (!grad) return std::min(static_cast<T>(limit - 1), std::max(in, static_cast<T>(0)));  // torch's: NaN -> limit - 1
   if (in <= static_cast<T>(0)) {
     if (grad) *grad = 0;
     return 0;
@@ -82,11 +84,11 @@ template <typename T>
 T pad_coordinate(T coord, int64_t size, int64_t padding_mode, bool align_corners, T* grad) {
   T g = 1;
   if (padding_mode == kBorder) {
-    coord = clip(coord, size, &g);
+    coord = clip(coord, size, grad ? &g : nullptr);
   } else if (padding_mode == kReflection) {
-    T gr, gc;
+    T gr = 1, gc = 1;
     coord = align_corners ? reflect(coord, 0, 2 * (size - 1), &gr) : reflect(coord, -1, 2 * size - 1, &gr);
-    coord = clip(coord, size, &gc);
+    coord = clip(coord, size, grad ? &gc : nullptr);
     g = gr * gc;
   }
   if (grad) *grad = g;
@@ -97,8 +99,8 @@ template <typename T>
 T source_index(T coord, int64_t size, int64_t padding_mode, bool align_corners, T* grad) {
   T gu;
   coord = unnormalize(coord, size, align_corners, &gu);
-  T gp;
-  coord = pad_coordinate(coord, size, padding_mode, align_corners, &gp);
+  T gp = 1;
+  coord = pad_coordinate(coord, size, padding_mode, align_corners, grad ? &gp : nullptr);
   if (grad) *grad = gu * gp;
   return coord;
 }
