@@ -142,7 +142,7 @@ ERRORS = [
     (lambda f, x: f.pixel_unshuffle(x, 3), RuntimeError, "height to be divisible by downscale_factor"),
     (lambda f, x: f.unfold(x, 5), RuntimeError, "must be at least one"),
     (lambda f, x: f.unfold(x[0, 0], 2), RuntimeError, "Expected 3D or 4D"),
-    (lambda f, x: f.fold(x[0, :3], (4, 4), 2), RuntimeError, "Expected size of input's dimension 1 to be divisible"),
+    (lambda f, x: f.fold(x[0, :, :3], (4, 4), 2), RuntimeError, "Expected size of input's dimension 1 to be divisible"),
     (lambda f, x: f.grid_sample(x, x, mode="cubic"), ValueError, "expected mode to be"),
     (lambda f, x: f.grid_sample(x, x, padding_mode="wrap"), ValueError, "expected padding_mode to be"),
     (lambda f, x: f.grid_sample(x, x[:1, ..., :2], align_corners=False), RuntimeError, "same batch size"),
