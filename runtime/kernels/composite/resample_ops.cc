@@ -51,6 +51,7 @@ Tensor pixel_shuffle(const Tensor& self, int64_t upscale_factor) {
   KILN_CHECK(upscale_factor > 0, "pixel_shuffle expects a positive upscale_factor, but got ", upscale_factor);
   const int64_t r = upscale_factor, c = self.sizes()[self.dim() - 3], h = self.sizes()[self.dim() - 2],
                 w = self.sizes()[self.dim() - 1];
+  KILN_CHECK(r <= (int64_t{1} << 31), "pixel_shuffle: invalid upscale_factor (too large): ", r);
   KILN_CHECK(c % (r * r) == 0, "pixel_shuffle expects its input's 'channel' dimension to be divisible by the square "
              "of upscale_factor, but input.size(-3)=", c, " is not divisible by ", r * r);
   DimVector split = batch_dims(self), out = batch_dims(self);
@@ -67,6 +68,7 @@ Tensor pixel_unshuffle(const Tensor& self, int64_t downscale_factor) {
   KILN_CHECK(downscale_factor > 0, "pixel_unshuffle expects a positive downscale_factor, but got ", downscale_factor);
   const int64_t r = downscale_factor, c = self.sizes()[self.dim() - 3], h = self.sizes()[self.dim() - 2],
                 w = self.sizes()[self.dim() - 1];
+  KILN_CHECK(r <= (int64_t{1} << 31), "pixel_unshuffle: invalid downscale_factor (too large): ", r);
   KILN_CHECK(h % r == 0, "pixel_unshuffle expects height to be divisible by downscale_factor, but input.size(-2)=", h,
              " is not divisible by ", r);
   KILN_CHECK(w % r == 0, "pixel_unshuffle expects width to be divisible by downscale_factor, but input.size(-1)=", w,

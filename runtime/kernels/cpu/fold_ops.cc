@@ -29,6 +29,9 @@ Geometry geometry(const char* op, IntArrayRef kernel_size, IntArrayRef dilation,
   std::tie(g.dh, g.dw) = two(dilation, "dilation", op);
   std::tie(g.ph, g.pw) = two(padding, "padding", op);
   std::tie(g.sh, g.sw) = two(stride, "stride", op);
+  for (int64_t v : {g.kh, g.kw, g.dh, g.dw, g.ph, g.pw, g.sh, g.sw})
+    KILN_CHECK(v <= (int64_t{1} << 30) && v >= -(int64_t{1} << 30), op,
+               "(): invalid kernel_size, dilation, padding or stride (too large): ", v);
   KILN_CHECK(g.kh > 0 && g.kw > 0, op, "(): kernel size should be greater than zero, but got kernel_height: ", g.kh,
              " kernel_width: ", g.kw);
   KILN_CHECK(g.dh > 0 && g.dw > 0, op, "(): dilation should be greater than zero, but got dilation_height: ", g.dh,
@@ -86,6 +89,8 @@ TensorBase im2col(const TensorBase& self, IntArrayRef kernel_size, IntArrayRef d
   const int64_t N = batched ? self.sizes()[0] : 1, C = self.sizes()[nd - 3], H = self.sizes()[nd - 2],
                 W = self.sizes()[nd - 1];
   const int64_t bh = blocks(H, g.ph, g.dh, g.kh, g.sh), bw = blocks(W, g.pw, g.dw, g.kw, g.sw);
+  int64_t planes = 0;
+  KILN_CHECK(!__builtin_mul_overflow(C, g.kh * g.kw, &planes), "im2col(): invalid sizes: C * kh * kw overflows");
   KILN_CHECK(bh >= 1 && bw >= 1, "im2col(): Given input with spatial size (", H, ", ", W, "), kernel_size=(", g.kh,
              ", ", g.kw, "), dilation=(", g.dh, ", ", g.dw, "), padding=(", g.ph, ", ", g.pw,
              "), calculated shape of the array of sliding blocks as (", bh, ", ", bw,
@@ -111,6 +116,8 @@ TensorBase col2im(const TensorBase& self, IntArrayRef output_size, IntArrayRef k
   int64_t H, W;
   std::tie(H, W) = two(output_size, "output_size", "col2im");
   const Geometry g = geometry("col2im", kernel_size, dilation, padding, stride);
+  KILN_CHECK(H <= (int64_t{1} << 40) && W <= (int64_t{1} << 40), "col2im(): invalid output_size (too large): (", H,
+             ", ", W, ")");
   KILN_CHECK(H >= 1 && W >= 1, "col2im(): Expected output spatial size to be positive, but got: output_size=(", H,
              ", ", W, ")");
   const int64_t nd = self.dim();

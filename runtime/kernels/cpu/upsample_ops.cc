@@ -66,7 +66,9 @@ T source_index(T scale, int64_t dst, bool align_corners, bool cubic) {
 
 template <typename T>
 void guard_index_and_lambda(T real, int64_t in, int64_t& index, T& lambda) {
-  index = std::min(static_cast<int64_t>(std::floor(real)), in - 1);
+  const T f = std::floor(real);
+  // a NaN or out-of-range coordinate (from a huge or tiny scale) is clamped, not cast (undefined)
+  index = !(f >= T(-2)) ? -2 : f >= static_cast<T>(in) ? in - 1 : std::min(static_cast<int64_t>(f), in - 1);
   lambda = std::min(std::max(real - static_cast<T>(index), T(0)), T(1));
 }
 
@@ -74,6 +76,13 @@ template <typename T>
 T cubic1(T x, T a) { return ((a + 2) * x - (a + 3)) * x * x + 1; }
 template <typename T>
 T cubic2(T x, T a) { return ((a * x - 5 * a) * x + 8 * a) * x - 4 * a; }
+
+// floor(o * scale) as an index of the input: min(., in - 1), NaN / negative -> 0
+inline int64_t bounded_index(float f, int64_t in) {
+  if (!(f >= 0.0f)) return 0;
+  if (f >= static_cast<float>(in)) return in - 1;
+  return std::min(static_cast<int64_t>(f), in - 1);
+}
 
 template <typename T>
 Taps<T> make_taps(Mode mode, int64_t in, int64_t out, bool align_corners, const std::optional<double>& scale) {
@@ -92,11 +101,11 @@ Taps<T> make_taps(Mode mode, int64_t in, int64_t out, bool align_corners, const 
       if (mode == Mode::kNearest) {
         if (out == in) i = o;
         else if (out == 2 * in) i = o >> 1;
-        else i = std::min(static_cast<int64_t>(std::floor(static_cast<float>(o) * s)), in - 1);
+        else i = bounded_index(std::floor(static_cast<float>(o) * s), in);
       } else {
-        i = std::min(static_cast<int64_t>(std::floor((static_cast<float>(o) + 0.5f) * s)), in - 1);
+        i = bounded_index(std::floor((static_cast<float>(o) + 0.5f) * s), in);
       }
-      t.index[o] = i;
+      t.index[o] = std::max<int64_t>(i, 0);  // a NaN / inf coordinate (a huge or tiny scale) stays in the input
       t.weight[o] = T(1);
     }
     return t;
@@ -112,6 +121,7 @@ Taps<T> make_taps(Mode mode, int64_t in, int64_t out, bool align_corners, const 
         l1 = 0;
       } else {
         guard_index_and_lambda(source_index<T>(s, o, align_corners, false), in, i0, l1);
+        i0 = std::max<int64_t>(i0, 0);
         i1 = i0 + (i0 < in - 1 ? 1 : 0);
         l0 = T(1) - l1;
       }
@@ -123,6 +133,7 @@ Taps<T> make_taps(Mode mode, int64_t in, int64_t out, bool align_corners, const 
       int64_t i;
       T x;
       guard_index_and_lambda(source_index<T>(s, o, align_corners, true), in, i, x);
+      i = std::max<int64_t>(i, -1);
       const T a = T(-0.75);
       const T c[4] = {cubic2<T>(x + 1, a), cubic1<T>(x, a), cubic1<T>(1 - x, a), cubic2<T>(2 - x, a)};
       for (int j = 0; j < 4; ++j) {

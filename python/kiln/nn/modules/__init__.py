@@ -11,8 +11,9 @@ from .normalization import LayerNorm
 from .dropout import Dropout
 from .sparse import Embedding
 from .flatten import Flatten, Unflatten
-from .resampling import (Fold, PixelShuffle, PixelUnshuffle, Unfold, Upsample, UpsamplingBilinear2d,
-                         UpsamplingNearest2d)
+from .upsampling import Upsample, UpsamplingBilinear2d, UpsamplingNearest2d
+from .pixelshuffle import PixelShuffle, PixelUnshuffle
+from .fold import Fold, Unfold
 from .rnn import GRU, GRUCell, LSTM, LSTMCell, RNN, RNNBase, RNNCell, RNNCellBase
 from .loss import (BCELoss, BCEWithLogitsLoss, CosineEmbeddingLoss, CrossEntropyLoss, GaussianNLLLoss, HuberLoss,
                    KLDivLoss, L1Loss, MarginRankingLoss, MSELoss, MultiLabelSoftMarginLoss, NLLLoss, PoissonNLLLoss,
