@@ -274,6 +274,33 @@
 #include "generated/api/index_copy.h"
 #include "generated/api/index_fill.h"
 #include "generated/api/masked_scatter.h"
+#include "generated/api/upsample_nearest1d.h"
+#include "generated/api/upsample_nearest1d_backward.h"
+#include "generated/api/upsample_nearest2d.h"
+#include "generated/api/upsample_nearest2d_backward.h"
+#include "generated/api/upsample_nearest3d.h"
+#include "generated/api/upsample_nearest3d_backward.h"
+#include "generated/api/_upsample_nearest_exact1d.h"
+#include "generated/api/_upsample_nearest_exact1d_backward.h"
+#include "generated/api/_upsample_nearest_exact2d.h"
+#include "generated/api/_upsample_nearest_exact2d_backward.h"
+#include "generated/api/_upsample_nearest_exact3d.h"
+#include "generated/api/_upsample_nearest_exact3d_backward.h"
+#include "generated/api/upsample_linear1d.h"
+#include "generated/api/upsample_linear1d_backward.h"
+#include "generated/api/upsample_bilinear2d.h"
+#include "generated/api/upsample_bilinear2d_backward.h"
+#include "generated/api/upsample_bicubic2d.h"
+#include "generated/api/upsample_bicubic2d_backward.h"
+#include "generated/api/upsample_trilinear3d.h"
+#include "generated/api/upsample_trilinear3d_backward.h"
+#include "generated/api/pixel_shuffle.h"
+#include "generated/api/pixel_unshuffle.h"
+#include "generated/api/im2col.h"
+#include "generated/api/col2im.h"
+#include "generated/api/affine_grid_generator.h"
+#include "generated/api/grid_sampler_2d.h"
+#include "generated/api/grid_sampler_2d_backward.h"
 
 
 namespace kiln {
@@ -3356,6 +3383,141 @@ inline Tensor index_fill(const Tensor& self, int64_t dim, const Tensor& index, c
 // masked_scatter(Tensor self, Tensor mask, Tensor source) -> Tensor
 inline Tensor masked_scatter(const Tensor& self, const Tensor& mask, const Tensor& source) {
   return to_api(kiln::masked_scatter(self, mask, source));
+}
+
+// upsample_nearest1d(Tensor self, int[1] output_size, float? scales=None) -> Tensor
+inline Tensor upsample_nearest1d(const Tensor& self, IntArrayRef output_size, const std::optional<double>& scales = std::nullopt) {
+  return to_api(kiln::upsample_nearest1d(self, output_size, scales));
+}
+
+// upsample_nearest1d_backward(Tensor grad_output, int[1] output_size, int[3] input_size, float? scales=None) -> Tensor
+inline Tensor upsample_nearest1d_backward(const Tensor& grad_output, IntArrayRef output_size, IntArrayRef input_size, const std::optional<double>& scales = std::nullopt) {
+  return to_api(kiln::upsample_nearest1d_backward(grad_output, output_size, input_size, scales));
+}
+
+// upsample_nearest2d(Tensor self, int[2] output_size, float? scales_h=None, float? scales_w=None) -> Tensor
+inline Tensor upsample_nearest2d(const Tensor& self, IntArrayRef output_size, const std::optional<double>& scales_h = std::nullopt, const std::optional<double>& scales_w = std::nullopt) {
+  return to_api(kiln::upsample_nearest2d(self, output_size, scales_h, scales_w));
+}
+
+// upsample_nearest2d_backward(Tensor grad_output, int[2] output_size, int[4] input_size, float? scales_h=None, float? scales_w=None) -> Tensor
+inline Tensor upsample_nearest2d_backward(const Tensor& grad_output, IntArrayRef output_size, IntArrayRef input_size, const std::optional<double>& scales_h = std::nullopt, const std::optional<double>& scales_w = std::nullopt) {
+  return to_api(kiln::upsample_nearest2d_backward(grad_output, output_size, input_size, scales_h, scales_w));
+}
+
+// upsample_nearest3d(Tensor self, int[3] output_size, float? scales_d=None, float? scales_h=None, float? scales_w=None) -> Tensor
+inline Tensor upsample_nearest3d(const Tensor& self, IntArrayRef output_size, const std::optional<double>& scales_d = std::nullopt, const std::optional<double>& scales_h = std::nullopt, const std::optional<double>& scales_w = std::nullopt) {
+  return to_api(kiln::upsample_nearest3d(self, output_size, scales_d, scales_h, scales_w));
+}
+
+// upsample_nearest3d_backward(Tensor grad_output, int[3] output_size, int[5] input_size, float? scales_d=None, float? scales_h=None, float? scales_w=None) -> Tensor
+inline Tensor upsample_nearest3d_backward(const Tensor& grad_output, IntArrayRef output_size, IntArrayRef input_size, const std::optional<double>& scales_d = std::nullopt, const std::optional<double>& scales_h = std::nullopt, const std::optional<double>& scales_w = std::nullopt) {
+  return to_api(kiln::upsample_nearest3d_backward(grad_output, output_size, input_size, scales_d, scales_h, scales_w));
+}
+
+// _upsample_nearest_exact1d(Tensor self, int[1] output_size, float? scales=None) -> Tensor
+inline Tensor _upsample_nearest_exact1d(const Tensor& self, IntArrayRef output_size, const std::optional<double>& scales = std::nullopt) {
+  return to_api(kiln::_upsample_nearest_exact1d(self, output_size, scales));
+}
+
+// _upsample_nearest_exact1d_backward(Tensor grad_output, int[1] output_size, int[3] input_size, float? scales=None) -> Tensor
+inline Tensor _upsample_nearest_exact1d_backward(const Tensor& grad_output, IntArrayRef output_size, IntArrayRef input_size, const std::optional<double>& scales = std::nullopt) {
+  return to_api(kiln::_upsample_nearest_exact1d_backward(grad_output, output_size, input_size, scales));
+}
+
+// _upsample_nearest_exact2d(Tensor self, int[2] output_size, float? scales_h=None, float? scales_w=None) -> Tensor
+inline Tensor _upsample_nearest_exact2d(const Tensor& self, IntArrayRef output_size, const std::optional<double>& scales_h = std::nullopt, const std::optional<double>& scales_w = std::nullopt) {
+  return to_api(kiln::_upsample_nearest_exact2d(self, output_size, scales_h, scales_w));
+}
+
+// _upsample_nearest_exact2d_backward(Tensor grad_output, int[2] output_size, int[4] input_size, float? scales_h=None, float? scales_w=None) -> Tensor
+inline Tensor _upsample_nearest_exact2d_backward(const Tensor& grad_output, IntArrayRef output_size, IntArrayRef input_size, const std::optional<double>& scales_h = std::nullopt, const std::optional<double>& scales_w = std::nullopt) {
+  return to_api(kiln::_upsample_nearest_exact2d_backward(grad_output, output_size, input_size, scales_h, scales_w));
+}
+
+// _upsample_nearest_exact3d(Tensor self, int[3] output_size, float? scales_d=None, float? scales_h=None, float? scales_w=None) -> Tensor
+inline Tensor _upsample_nearest_exact3d(const Tensor& self, IntArrayRef output_size, const std::optional<double>& scales_d = std::nullopt, const std::optional<double>& scales_h = std::nullopt, const std::optional<double>& scales_w = std::nullopt) {
+  return to_api(kiln::_upsample_nearest_exact3d(self, output_size, scales_d, scales_h, scales_w));
+}
+
+// _upsample_nearest_exact3d_backward(Tensor grad_output, int[3] output_size, int[5] input_size, float? scales_d=None, float? scales_h=None, float? scales_w=None) -> Tensor
+inline Tensor _upsample_nearest_exact3d_backward(const Tensor& grad_output, IntArrayRef output_size, IntArrayRef input_size, const std::optional<double>& scales_d = std::nullopt, const std::optional<double>& scales_h = std::nullopt, const std::optional<double>& scales_w = std::nullopt) {
+  return to_api(kiln::_upsample_nearest_exact3d_backward(grad_output, output_size, input_size, scales_d, scales_h, scales_w));
+}
+
+// upsample_linear1d(Tensor self, int[1] output_size, bool align_corners, float? scales=None) -> Tensor
+inline Tensor upsample_linear1d(const Tensor& self, IntArrayRef output_size, bool align_corners, const std::optional<double>& scales = std::nullopt) {
+  return to_api(kiln::upsample_linear1d(self, output_size, align_corners, scales));
+}
+
+// upsample_linear1d_backward(Tensor grad_output, int[1] output_size, int[3] input_size, bool align_corners, float? scales=None) -> Tensor
+inline Tensor upsample_linear1d_backward(const Tensor& grad_output, IntArrayRef output_size, IntArrayRef input_size, bool align_corners, const std::optional<double>& scales = std::nullopt) {
+  return to_api(kiln::upsample_linear1d_backward(grad_output, output_size, input_size, align_corners, scales));
+}
+
+// upsample_bilinear2d(Tensor self, int[2] output_size, bool align_corners, float? scales_h=None, float? scales_w=None) -> Tensor
+inline Tensor upsample_bilinear2d(const Tensor& self, IntArrayRef output_size, bool align_corners, const std::optional<double>& scales_h = std::nullopt, const std::optional<double>& scales_w = std::nullopt) {
+  return to_api(kiln::upsample_bilinear2d(self, output_size, align_corners, scales_h, scales_w));
+}
+
+// upsample_bilinear2d_backward(Tensor grad_output, int[2] output_size, int[4] input_size, bool align_corners, float? scales_h=None, float? scales_w=None) -> Tensor
+inline Tensor upsample_bilinear2d_backward(const Tensor& grad_output, IntArrayRef output_size, IntArrayRef input_size, bool align_corners, const std::optional<double>& scales_h = std::nullopt, const std::optional<double>& scales_w = std::nullopt) {
+  return to_api(kiln::upsample_bilinear2d_backward(grad_output, output_size, input_size, align_corners, scales_h, scales_w));
+}
+
+// upsample_bicubic2d(Tensor self, int[2] output_size, bool align_corners, float? scales_h=None, float? scales_w=None) -> Tensor
+inline Tensor upsample_bicubic2d(const Tensor& self, IntArrayRef output_size, bool align_corners, const std::optional<double>& scales_h = std::nullopt, const std::optional<double>& scales_w = std::nullopt) {
+  return to_api(kiln::upsample_bicubic2d(self, output_size, align_corners, scales_h, scales_w));
+}
+
+// upsample_bicubic2d_backward(Tensor grad_output, int[2] output_size, int[4] input_size, bool align_corners, float? scales_h=None, float? scales_w=None) -> Tensor
+inline Tensor upsample_bicubic2d_backward(const Tensor& grad_output, IntArrayRef output_size, IntArrayRef input_size, bool align_corners, const std::optional<double>& scales_h = std::nullopt, const std::optional<double>& scales_w = std::nullopt) {
+  return to_api(kiln::upsample_bicubic2d_backward(grad_output, output_size, input_size, align_corners, scales_h, scales_w));
+}
+
+// upsample_trilinear3d(Tensor self, int[3] output_size, bool align_corners, float? scales_d=None, float? scales_h=None, float? scales_w=None) -> Tensor
+inline Tensor upsample_trilinear3d(const Tensor& self, IntArrayRef output_size, bool align_corners, const std::optional<double>& scales_d = std::nullopt, const std::optional<double>& scales_h = std::nullopt, const std::optional<double>& scales_w = std::nullopt) {
+  return to_api(kiln::upsample_trilinear3d(self, output_size, align_corners, scales_d, scales_h, scales_w));
+}
+
+// upsample_trilinear3d_backward(Tensor grad_output, int[3] output_size, int[5] input_size, bool align_corners, float? scales_d=None, float? scales_h=None, float? scales_w=None) -> Tensor
+inline Tensor upsample_trilinear3d_backward(const Tensor& grad_output, IntArrayRef output_size, IntArrayRef input_size, bool align_corners, const std::optional<double>& scales_d = std::nullopt, const std::optional<double>& scales_h = std::nullopt, const std::optional<double>& scales_w = std::nullopt) {
+  return to_api(kiln::upsample_trilinear3d_backward(grad_output, output_size, input_size, align_corners, scales_d, scales_h, scales_w));
+}
+
+// pixel_shuffle(Tensor self, int upscale_factor) -> Tensor
+inline Tensor pixel_shuffle(const Tensor& self, int64_t upscale_factor) {
+  return to_api(kiln::pixel_shuffle(self, upscale_factor));
+}
+
+// pixel_unshuffle(Tensor self, int downscale_factor) -> Tensor
+inline Tensor pixel_unshuffle(const Tensor& self, int64_t downscale_factor) {
+  return to_api(kiln::pixel_unshuffle(self, downscale_factor));
+}
+
+// im2col(Tensor self, int[2] kernel_size, int[2] dilation, int[2] padding, int[2] stride) -> Tensor
+inline Tensor im2col(const Tensor& self, IntArrayRef kernel_size, IntArrayRef dilation, IntArrayRef padding, IntArrayRef stride) {
+  return to_api(kiln::im2col(self, kernel_size, dilation, padding, stride));
+}
+
+// col2im(Tensor self, int[2] output_size, int[2] kernel_size, int[2] dilation, int[2] padding, int[2] stride) -> Tensor
+inline Tensor col2im(const Tensor& self, IntArrayRef output_size, IntArrayRef kernel_size, IntArrayRef dilation, IntArrayRef padding, IntArrayRef stride) {
+  return to_api(kiln::col2im(self, output_size, kernel_size, dilation, padding, stride));
+}
+
+// affine_grid_generator(Tensor theta, int[] size, bool align_corners) -> Tensor
+inline Tensor affine_grid_generator(const Tensor& theta, IntArrayRef size, bool align_corners) {
+  return to_api(kiln::affine_grid_generator(theta, size, align_corners));
+}
+
+// grid_sampler_2d(Tensor input, Tensor grid, int interpolation_mode, int padding_mode, bool align_corners) -> Tensor
+inline Tensor grid_sampler_2d(const Tensor& input, const Tensor& grid, int64_t interpolation_mode, int64_t padding_mode, bool align_corners) {
+  return to_api(kiln::grid_sampler_2d(input, grid, interpolation_mode, padding_mode, align_corners));
+}
+
+// grid_sampler_2d_backward(Tensor grad_output, Tensor input, Tensor grid, int interpolation_mode, int padding_mode, bool align_corners) -> Tensor[]
+inline std::vector<Tensor> grid_sampler_2d_backward(const Tensor& grad_output, const Tensor& input, const Tensor& grid, int64_t interpolation_mode, int64_t padding_mode, bool align_corners) {
+  return to_api(kiln::grid_sampler_2d_backward(grad_output, input, grid, interpolation_mode, padding_mode, align_corners));
 }
 
 // C++ operators (a + b, a * 2, -a, a += b), as libtorch has them.

@@ -3746,6 +3746,241 @@ const FuzzOp kFuzzOps[] = {
        const Tensor source = in.tensor();
        use_result(in, kiln::masked_scatter_(self, mask, source));
      }},
+    {"upsample_nearest1d",
+     [](FuzzInput& in) {
+       const Tensor self = in.tensor();
+       const std::vector<int64_t> output_size = in.int_list();
+       const auto scales = in.optional_float64();
+       use_result(in, kiln::upsample_nearest1d(self, output_size, scales));
+     }},
+    {"upsample_nearest1d_backward",
+     [](FuzzInput& in) {
+       const Tensor grad_output = in.tensor();
+       const std::vector<int64_t> output_size = in.int_list();
+       const std::vector<int64_t> input_size = in.int_list();
+       const auto scales = in.optional_float64();
+       use_result(in, kiln::upsample_nearest1d_backward(grad_output, output_size, input_size, scales));
+     }},
+    {"upsample_nearest2d",
+     [](FuzzInput& in) {
+       const Tensor self = in.tensor();
+       const std::vector<int64_t> output_size = in.int_list();
+       const auto scales_h = in.optional_float64();
+       const auto scales_w = in.optional_float64();
+       use_result(in, kiln::upsample_nearest2d(self, output_size, scales_h, scales_w));
+     }},
+    {"upsample_nearest2d_backward",
+     [](FuzzInput& in) {
+       const Tensor grad_output = in.tensor();
+       const std::vector<int64_t> output_size = in.int_list();
+       const std::vector<int64_t> input_size = in.int_list();
+       const auto scales_h = in.optional_float64();
+       const auto scales_w = in.optional_float64();
+       use_result(in, kiln::upsample_nearest2d_backward(grad_output, output_size, input_size, scales_h, scales_w));
+     }},
+    {"upsample_nearest3d",
+     [](FuzzInput& in) {
+       const Tensor self = in.tensor();
+       const std::vector<int64_t> output_size = in.int_list();
+       const auto scales_d = in.optional_float64();
+       const auto scales_h = in.optional_float64();
+       const auto scales_w = in.optional_float64();
+       use_result(in, kiln::upsample_nearest3d(self, output_size, scales_d, scales_h, scales_w));
+     }},
+    {"upsample_nearest3d_backward",
+     [](FuzzInput& in) {
+       const Tensor grad_output = in.tensor();
+       const std::vector<int64_t> output_size = in.int_list();
+       const std::vector<int64_t> input_size = in.int_list();
+       const auto scales_d = in.optional_float64();
+       const auto scales_h = in.optional_float64();
+       const auto scales_w = in.optional_float64();
+       use_result(in, kiln::upsample_nearest3d_backward(grad_output, output_size, input_size, scales_d, scales_h, scales_w));
+     }},
+    {"_upsample_nearest_exact1d",
+     [](FuzzInput& in) {
+       const Tensor self = in.tensor();
+       const std::vector<int64_t> output_size = in.int_list();
+       const auto scales = in.optional_float64();
+       use_result(in, kiln::_upsample_nearest_exact1d(self, output_size, scales));
+     }},
+    {"_upsample_nearest_exact1d_backward",
+     [](FuzzInput& in) {
+       const Tensor grad_output = in.tensor();
+       const std::vector<int64_t> output_size = in.int_list();
+       const std::vector<int64_t> input_size = in.int_list();
+       const auto scales = in.optional_float64();
+       use_result(in, kiln::_upsample_nearest_exact1d_backward(grad_output, output_size, input_size, scales));
+     }},
+    {"_upsample_nearest_exact2d",
+     [](FuzzInput& in) {
+       const Tensor self = in.tensor();
+       const std::vector<int64_t> output_size = in.int_list();
+       const auto scales_h = in.optional_float64();
+       const auto scales_w = in.optional_float64();
+       use_result(in, kiln::_upsample_nearest_exact2d(self, output_size, scales_h, scales_w));
+     }},
+    {"_upsample_nearest_exact2d_backward",
+     [](FuzzInput& in) {
+       const Tensor grad_output = in.tensor();
+       const std::vector<int64_t> output_size = in.int_list();
+       const std::vector<int64_t> input_size = in.int_list();
+       const auto scales_h = in.optional_float64();
+       const auto scales_w = in.optional_float64();
+       use_result(in, kiln::_upsample_nearest_exact2d_backward(grad_output, output_size, input_size, scales_h, scales_w));
+     }},
+    {"_upsample_nearest_exact3d",
+     [](FuzzInput& in) {
+       const Tensor self = in.tensor();
+       const std::vector<int64_t> output_size = in.int_list();
+       const auto scales_d = in.optional_float64();
+       const auto scales_h = in.optional_float64();
+       const auto scales_w = in.optional_float64();
+       use_result(in, kiln::_upsample_nearest_exact3d(self, output_size, scales_d, scales_h, scales_w));
+     }},
+    {"_upsample_nearest_exact3d_backward",
+     [](FuzzInput& in) {
+       const Tensor grad_output = in.tensor();
+       const std::vector<int64_t> output_size = in.int_list();
+       const std::vector<int64_t> input_size = in.int_list();
+       const auto scales_d = in.optional_float64();
+       const auto scales_h = in.optional_float64();
+       const auto scales_w = in.optional_float64();
+       use_result(in, kiln::_upsample_nearest_exact3d_backward(grad_output, output_size, input_size, scales_d, scales_h, scales_w));
+     }},
+    {"upsample_linear1d",
+     [](FuzzInput& in) {
+       const Tensor self = in.tensor();
+       const std::vector<int64_t> output_size = in.int_list();
+       const auto align_corners = in.boolean();
+       const auto scales = in.optional_float64();
+       use_result(in, kiln::upsample_linear1d(self, output_size, align_corners, scales));
+     }},
+    {"upsample_linear1d_backward",
+     [](FuzzInput& in) {
+       const Tensor grad_output = in.tensor();
+       const std::vector<int64_t> output_size = in.int_list();
+       const std::vector<int64_t> input_size = in.int_list();
+       const auto align_corners = in.boolean();
+       const auto scales = in.optional_float64();
+       use_result(in, kiln::upsample_linear1d_backward(grad_output, output_size, input_size, align_corners, scales));
+     }},
+    {"upsample_bilinear2d",
+     [](FuzzInput& in) {
+       const Tensor self = in.tensor();
+       const std::vector<int64_t> output_size = in.int_list();
+       const auto align_corners = in.boolean();
+       const auto scales_h = in.optional_float64();
+       const auto scales_w = in.optional_float64();
+       use_result(in, kiln::upsample_bilinear2d(self, output_size, align_corners, scales_h, scales_w));
+     }},
+    {"upsample_bilinear2d_backward",
+     [](FuzzInput& in) {
+       const Tensor grad_output = in.tensor();
+       const std::vector<int64_t> output_size = in.int_list();
+       const std::vector<int64_t> input_size = in.int_list();
+       const auto align_corners = in.boolean();
+       const auto scales_h = in.optional_float64();
+       const auto scales_w = in.optional_float64();
+       use_result(in, kiln::upsample_bilinear2d_backward(grad_output, output_size, input_size, align_corners, scales_h, scales_w));
+     }},
+    {"upsample_bicubic2d",
+     [](FuzzInput& in) {
+       const Tensor self = in.tensor();
+       const std::vector<int64_t> output_size = in.int_list();
+       const auto align_corners = in.boolean();
+       const auto scales_h = in.optional_float64();
+       const auto scales_w = in.optional_float64();
+       use_result(in, kiln::upsample_bicubic2d(self, output_size, align_corners, scales_h, scales_w));
+     }},
+    {"upsample_bicubic2d_backward",
+     [](FuzzInput& in) {
+       const Tensor grad_output = in.tensor();
+       const std::vector<int64_t> output_size = in.int_list();
+       const std::vector<int64_t> input_size = in.int_list();
+       const auto align_corners = in.boolean();
+       const auto scales_h = in.optional_float64();
+       const auto scales_w = in.optional_float64();
+       use_result(in, kiln::upsample_bicubic2d_backward(grad_output, output_size, input_size, align_corners, scales_h, scales_w));
+     }},
+    {"upsample_trilinear3d",
+     [](FuzzInput& in) {
+       const Tensor self = in.tensor();
+       const std::vector<int64_t> output_size = in.int_list();
+       const auto align_corners = in.boolean();
+       const auto scales_d = in.optional_float64();
+       const auto scales_h = in.optional_float64();
+       const auto scales_w = in.optional_float64();
+       use_result(in, kiln::upsample_trilinear3d(self, output_size, align_corners, scales_d, scales_h, scales_w));
+     }},
+    {"upsample_trilinear3d_backward",
+     [](FuzzInput& in) {
+       const Tensor grad_output = in.tensor();
+       const std::vector<int64_t> output_size = in.int_list();
+       const std::vector<int64_t> input_size = in.int_list();
+       const auto align_corners = in.boolean();
+       const auto scales_d = in.optional_float64();
+       const auto scales_h = in.optional_float64();
+       const auto scales_w = in.optional_float64();
+       use_result(in, kiln::upsample_trilinear3d_backward(grad_output, output_size, input_size, align_corners, scales_d, scales_h, scales_w));
+     }},
+    {"pixel_shuffle",
+     [](FuzzInput& in) {
+       const Tensor self = in.tensor();
+       const auto upscale_factor = in.int64();
+       use_result(in, kiln::pixel_shuffle(self, upscale_factor));
+     }},
+    {"pixel_unshuffle",
+     [](FuzzInput& in) {
+       const Tensor self = in.tensor();
+       const auto downscale_factor = in.int64();
+       use_result(in, kiln::pixel_unshuffle(self, downscale_factor));
+     }},
+    {"im2col",
+     [](FuzzInput& in) {
+       const Tensor self = in.tensor();
+       const std::vector<int64_t> kernel_size = in.int_list();
+       const std::vector<int64_t> dilation = in.int_list();
+       const std::vector<int64_t> padding = in.int_list();
+       const std::vector<int64_t> stride = in.int_list();
+       use_result(in, kiln::im2col(self, kernel_size, dilation, padding, stride));
+     }},
+    {"col2im",
+     [](FuzzInput& in) {
+       const Tensor self = in.tensor();
+       const std::vector<int64_t> output_size = in.int_list();
+       const std::vector<int64_t> kernel_size = in.int_list();
+       const std::vector<int64_t> dilation = in.int_list();
+       const std::vector<int64_t> padding = in.int_list();
+       const std::vector<int64_t> stride = in.int_list();
+       use_result(in, kiln::col2im(self, output_size, kernel_size, dilation, padding, stride));
+     }},
+    {"affine_grid_generator",
+     [](FuzzInput& in) {
+       const Tensor theta = in.tensor();
+       const std::vector<int64_t> size = in.int_list();
+       const auto align_corners = in.boolean();
+       use_result(in, kiln::affine_grid_generator(theta, size, align_corners));
+     }},
+    {"grid_sampler_2d",
+     [](FuzzInput& in) {
+       const Tensor input = in.tensor();
+       const Tensor grid = in.tensor();
+       const auto interpolation_mode = in.int64();
+       const auto padding_mode = in.int64();
+       const auto align_corners = in.boolean();
+       use_result(in, kiln::grid_sampler_2d(input, grid, interpolation_mode, padding_mode, align_corners));
+     }},
+    {"grid_sampler_2d_backward",
+     [](FuzzInput& in) {
+       const Tensor grad_output = in.tensor();
+       const Tensor input = in.tensor();
+       const Tensor grid = in.tensor();
+       const auto interpolation_mode = in.int64();
+       const auto padding_mode = in.int64();
+       const auto align_corners = in.boolean();
+       use_result(in, kiln::grid_sampler_2d_backward(grad_output, input, grid, interpolation_mode, padding_mode, align_corners));
+     }},
 };
 
 const size_t kNumFuzzOps = sizeof(kFuzzOps) / sizeof(kFuzzOps[0]);

@@ -267,6 +267,33 @@ PyObject* fn_index_add(PyObject* module, PyObject* args, PyObject* kwargs);
 PyObject* fn_index_copy(PyObject* module, PyObject* args, PyObject* kwargs);
 PyObject* fn_index_fill(PyObject* module, PyObject* args, PyObject* kwargs);
 PyObject* fn_masked_scatter(PyObject* module, PyObject* args, PyObject* kwargs);
+PyObject* fn_upsample_nearest1d(PyObject* module, PyObject* args, PyObject* kwargs);
+PyObject* fn_upsample_nearest1d_backward(PyObject* module, PyObject* args, PyObject* kwargs);
+PyObject* fn_upsample_nearest2d(PyObject* module, PyObject* args, PyObject* kwargs);
+PyObject* fn_upsample_nearest2d_backward(PyObject* module, PyObject* args, PyObject* kwargs);
+PyObject* fn_upsample_nearest3d(PyObject* module, PyObject* args, PyObject* kwargs);
+PyObject* fn_upsample_nearest3d_backward(PyObject* module, PyObject* args, PyObject* kwargs);
+PyObject* fn__upsample_nearest_exact1d(PyObject* module, PyObject* args, PyObject* kwargs);
+PyObject* fn__upsample_nearest_exact1d_backward(PyObject* module, PyObject* args, PyObject* kwargs);
+PyObject* fn__upsample_nearest_exact2d(PyObject* module, PyObject* args, PyObject* kwargs);
+PyObject* fn__upsample_nearest_exact2d_backward(PyObject* module, PyObject* args, PyObject* kwargs);
+PyObject* fn__upsample_nearest_exact3d(PyObject* module, PyObject* args, PyObject* kwargs);
+PyObject* fn__upsample_nearest_exact3d_backward(PyObject* module, PyObject* args, PyObject* kwargs);
+PyObject* fn_upsample_linear1d(PyObject* module, PyObject* args, PyObject* kwargs);
+PyObject* fn_upsample_linear1d_backward(PyObject* module, PyObject* args, PyObject* kwargs);
+PyObject* fn_upsample_bilinear2d(PyObject* module, PyObject* args, PyObject* kwargs);
+PyObject* fn_upsample_bilinear2d_backward(PyObject* module, PyObject* args, PyObject* kwargs);
+PyObject* fn_upsample_bicubic2d(PyObject* module, PyObject* args, PyObject* kwargs);
+PyObject* fn_upsample_bicubic2d_backward(PyObject* module, PyObject* args, PyObject* kwargs);
+PyObject* fn_upsample_trilinear3d(PyObject* module, PyObject* args, PyObject* kwargs);
+PyObject* fn_upsample_trilinear3d_backward(PyObject* module, PyObject* args, PyObject* kwargs);
+PyObject* fn_pixel_shuffle(PyObject* module, PyObject* args, PyObject* kwargs);
+PyObject* fn_pixel_unshuffle(PyObject* module, PyObject* args, PyObject* kwargs);
+PyObject* fn_im2col(PyObject* module, PyObject* args, PyObject* kwargs);
+PyObject* fn_col2im(PyObject* module, PyObject* args, PyObject* kwargs);
+PyObject* fn_affine_grid_generator(PyObject* module, PyObject* args, PyObject* kwargs);
+PyObject* fn_grid_sampler_2d(PyObject* module, PyObject* args, PyObject* kwargs);
+PyObject* fn_grid_sampler_2d_backward(PyObject* module, PyObject* args, PyObject* kwargs);
 PyObject* method_fill_(PyObject* self, PyObject* args, PyObject* kwargs);
 PyObject* method_zero_(PyObject* self, PyObject* args, PyObject* kwargs);
 PyObject* method_uniform_(PyObject* self, PyObject* args, PyObject* kwargs);
@@ -762,6 +789,33 @@ PyMethodDef generated_functions[] = {
     KILN_BINDING("index_copy", fn_index_copy),
     KILN_BINDING("index_fill", fn_index_fill),
     KILN_BINDING("masked_scatter", fn_masked_scatter),
+    KILN_BINDING("upsample_nearest1d", fn_upsample_nearest1d),
+    KILN_BINDING("upsample_nearest1d_backward", fn_upsample_nearest1d_backward),
+    KILN_BINDING("upsample_nearest2d", fn_upsample_nearest2d),
+    KILN_BINDING("upsample_nearest2d_backward", fn_upsample_nearest2d_backward),
+    KILN_BINDING("upsample_nearest3d", fn_upsample_nearest3d),
+    KILN_BINDING("upsample_nearest3d_backward", fn_upsample_nearest3d_backward),
+    KILN_BINDING("_upsample_nearest_exact1d", fn__upsample_nearest_exact1d),
+    KILN_BINDING("_upsample_nearest_exact1d_backward", fn__upsample_nearest_exact1d_backward),
+    KILN_BINDING("_upsample_nearest_exact2d", fn__upsample_nearest_exact2d),
+    KILN_BINDING("_upsample_nearest_exact2d_backward", fn__upsample_nearest_exact2d_backward),
+    KILN_BINDING("_upsample_nearest_exact3d", fn__upsample_nearest_exact3d),
+    KILN_BINDING("_upsample_nearest_exact3d_backward", fn__upsample_nearest_exact3d_backward),
+    KILN_BINDING("upsample_linear1d", fn_upsample_linear1d),
+    KILN_BINDING("upsample_linear1d_backward", fn_upsample_linear1d_backward),
+    KILN_BINDING("upsample_bilinear2d", fn_upsample_bilinear2d),
+    KILN_BINDING("upsample_bilinear2d_backward", fn_upsample_bilinear2d_backward),
+    KILN_BINDING("upsample_bicubic2d", fn_upsample_bicubic2d),
+    KILN_BINDING("upsample_bicubic2d_backward", fn_upsample_bicubic2d_backward),
+    KILN_BINDING("upsample_trilinear3d", fn_upsample_trilinear3d),
+    KILN_BINDING("upsample_trilinear3d_backward", fn_upsample_trilinear3d_backward),
+    KILN_BINDING("pixel_shuffle", fn_pixel_shuffle),
+    KILN_BINDING("pixel_unshuffle", fn_pixel_unshuffle),
+    KILN_BINDING("im2col", fn_im2col),
+    KILN_BINDING("col2im", fn_col2im),
+    KILN_BINDING("affine_grid_generator", fn_affine_grid_generator),
+    KILN_BINDING("grid_sampler_2d", fn_grid_sampler_2d),
+    KILN_BINDING("grid_sampler_2d_backward", fn_grid_sampler_2d_backward),
     {nullptr, nullptr, 0, nullptr},
 };
 

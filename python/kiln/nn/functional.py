@@ -1276,3 +1276,181 @@ def multi_head_attention_forward(query, key, value, embed_dim_to_check, num_head
     if not is_batched:
         out = out.squeeze(1)
     return out, None
+
+
+# ----------------------------------------------------------------------------- resampling
+def _is_integer(x):
+    return isinstance(x, int) and not isinstance(x, bool) or type(x).__name__ in ("int64", "int32")
+
+
+_UPSAMPLE = {
+    (3, "nearest"): "upsample_nearest1d", (4, "nearest"): "upsample_nearest2d", (5, "nearest"): "upsample_nearest3d",
+    (3, "nearest-exact"): "_upsample_nearest_exact1d", (4, "nearest-exact"): "_upsample_nearest_exact2d",
+    (5, "nearest-exact"): "_upsample_nearest_exact3d",
+    (3, "linear"): "upsample_linear1d", (4, "bilinear"): "upsample_bilinear2d", (4, "bicubic"): "upsample_bicubic2d",
+    (5, "trilinear"): "upsample_trilinear3d",
+}
+_MODE_DIMS = {"linear": 3, "bilinear": 4, "bicubic": 4, "trilinear": 5}
+
+
+def interpolate(input, size=None, scale_factor=None, mode="nearest", align_corners=None, recompute_scale_factor=None,
+                antialias=False):
+    """torch 2.x's F.interpolate: resize the spatial dims of a (N, C, *spatial) input to `size`, or by
+    `scale_factor` (output size floor(in * scale); unless recompute_scale_factor, the scale itself sets
+    the coordinate map, as torch)."""
+    if mode in ("nearest", "area", "nearest-exact"):
+        if align_corners is not None:
+            raise ValueError("align_corners option can only be set with the interpolating modes: "
+                             "linear | bilinear | bicubic | trilinear")
+    elif align_corners is None:
+        align_corners = False
+    dim = input.dim() - 2
+    if size is not None and scale_factor is not None:
+        raise ValueError("only one of size or scale_factor should be defined")
+    elif size is not None:
+        scale_factors = None
+        if isinstance(size, (list, tuple)):
+            if len(size) != dim:
+                raise ValueError("Input and output must have the same number of spatial dimensions, but got input with "
+                                 f"spatial dimensions of {list(input.shape[2:])} and output size of {size}. Please "
+                                 "provide input tensor in (N, C, d1, d2, ...,dK) format and output size in "
+                                 "(o1, o2, ...,oK) format.")
+            if not all(_is_integer(x) for x in size):
+                raise TypeError("expected size to be one of int or Tuple[int] or Tuple[int, int] or "
+                                f"Tuple[int, int, int], but got size with types {[type(x) for x in size]}")
+            output_size = [int(s) for s in size]
+        else:
+            if not _is_integer(size):
+                raise TypeError(f"interpolate(): expected size to be an int or a tuple of ints, got {type(size).__name__}")
+            output_size = [int(size)] * dim
+    elif scale_factor is not None:
+        output_size = None
+        if isinstance(scale_factor, (list, tuple)):
+            if len(scale_factor) != dim:
+                raise ValueError("Input and scale_factor must have the same number of spatial dimensions, but got "
+                                 f"input with spatial dimensions of {list(input.shape[2:])} and scale_factor of shape "
+                                 f"{scale_factor}. Please provide input tensor in (N, C, d1, d2, ...,dK) format and "
+                                 "scale_factor in (s1, s2, ...,sK) format.")
+            scale_factors = [float(s) for s in scale_factor]
+        else:
+            scale_factors = [float(scale_factor)] * dim
+    else:
+        raise ValueError("either size or scale_factor should be defined")
+
+    if recompute_scale_factor is not None and recompute_scale_factor and size is not None:
+        raise ValueError("recompute_scale_factor is not meaningful with an explicit size.")
+    if mode == "area" and output_size is None:
+        recompute_scale_factor = True
+    if recompute_scale_factor is not None and recompute_scale_factor:
+        output_size = [math.floor(float(input.size(i + 2)) * scale_factors[i]) for i in range(dim)]
+        scale_factors = None
+    if antialias and not (mode in ("bilinear", "bicubic") and input.dim() == 4):
+        raise ValueError("Anti-alias option is only supported for bilinear and bicubic modes")
+    if antialias:
+        raise NotImplementedError("interpolate(): antialias=True is not implemented in kiln")
+
+    name = _UPSAMPLE.get((input.dim(), mode))
+    if name is not None:
+        if output_size is None:  # torch's compute_output_size: in * scale, truncated
+            output_size = [int(float(input.size(i + 2)) * scale_factors[i]) for i in range(dim)]
+        scales = list(scale_factors) if scale_factors is not None else [None] * dim
+        op = getattr(kiln, name) if hasattr(kiln, name) else getattr(kiln._C, name)
+        if mode in _MODE_DIMS:
+            return op(input, output_size, align_corners, *scales)
+        return op(input, output_size, *scales)
+    if mode == "area" and input.dim() in (3, 4):
+        if input.dim() == 3:
+            return adaptive_avg_pool2d(input.unsqueeze(-2), [1, output_size[0]]).squeeze(-2)
+        return adaptive_avg_pool2d(input, output_size)
+    if mode == "area" and input.dim() == 5:
+        raise NotImplementedError("interpolate(): mode 'area' on 5-D input (adaptive_avg_pool3d) is not implemented "
+                                  "in kiln")
+    need = _MODE_DIMS.get(mode)
+    if need is not None and input.dim() in (3, 4, 5):
+        raise NotImplementedError(f"Got {input.dim()}D input, but {mode} mode needs {need}D input")
+    raise NotImplementedError(f"Input Error: Only 3D, 4D and 5D input Tensors supported (got {input.dim()}D) for the "
+                              "modes: nearest | linear | bilinear | bicubic | trilinear | area | nearest-exact "
+                              f"(got {mode})")
+
+
+def upsample(input, size=None, scale_factor=None, mode="nearest", align_corners=None):
+    warnings.warn("nn.functional.upsample is deprecated. Use nn.functional.interpolate instead.")
+    return interpolate(input, size, scale_factor, mode, align_corners)
+
+
+def upsample_nearest(input, size=None, scale_factor=None):
+    warnings.warn("nn.functional.upsample_nearest is deprecated. Use nn.functional.interpolate instead.")
+    return interpolate(input, size, scale_factor, mode="nearest")
+
+
+def upsample_bilinear(input, size=None, scale_factor=None):
+    warnings.warn("nn.functional.upsample_bilinear is deprecated. Use nn.functional.interpolate instead.")
+    return interpolate(input, size, scale_factor, mode="bilinear", align_corners=True)
+
+
+def pixel_shuffle(input, upscale_factor):
+    return kiln.pixel_shuffle(input, upscale_factor)
+
+
+def pixel_unshuffle(input, downscale_factor):
+    return kiln.pixel_unshuffle(input, downscale_factor)
+
+
+def unfold(input, kernel_size, dilation=1, padding=0, stride=1):
+    """Sliding blocks of a (N, C, H, W) or (C, H, W) input as columns (N, C * kh * kw, L) (torch's im2col)."""
+    return kiln.im2col(input, _pair(kernel_size), _pair(dilation), _pair(padding), _pair(stride))
+
+
+def fold(input, output_size, kernel_size, dilation=1, padding=0, stride=1):
+    """Sums columns (N, C * kh * kw, L) back into a (N, C, *output_size) image (torch's col2im)."""
+    return kiln.col2im(input, _pair(output_size), _pair(kernel_size), _pair(dilation), _pair(padding), _pair(stride))
+
+
+_ALIGN_WARNING = ("Default grid_sample and affine_grid behavior has changed to align_corners=False since 1.3.0. Please "
+                  "specify align_corners=True if the old behavior is desired. See the documentation of grid_sample "
+                  "for details.")
+
+
+def affine_grid(theta, size, align_corners=None):
+    if align_corners is None:
+        warnings.warn(_ALIGN_WARNING)
+        align_corners = False
+    if not theta.is_floating_point():
+        raise ValueError(f"Expected theta to have floating point type, but got {theta.dtype}")
+    size = list(size)
+    if len(size) == 4:
+        if theta.dim() != 3 or theta.shape[-2] != 2 or theta.shape[-1] != 3:
+            raise ValueError(f"Expected a batch of 2D affine matrices of shape Nx2x3 for size {size}. "
+                             f"Got {theta.shape}.")
+        spatial_size = size[-2:]
+    elif len(size) == 5:
+        if theta.dim() != 3 or theta.shape[-2] != 3 or theta.shape[-1] != 4:
+            raise ValueError(f"Expected a batch of 3D affine matrices of shape Nx3x4 for size {size}. "
+                             f"Got {theta.shape}.")
+        spatial_size = size[-3:]
+    else:
+        raise NotImplementedError("affine_grid only supports 4D and 5D sizes, for 2D and 3D affine transforms, "
+                                  f"respectively. Got size {size}.")
+    if align_corners and min(spatial_size) == 1:
+        warnings.warn("Since version 1.3.0, affine_grid behavior has changed for unit-size grids when "
+                      "align_corners=True. This is not an issue for standard usage.")
+    elif min(size) <= 0:
+        raise ValueError(f"Expected non-zero, positive output size. Got {size}")
+    return kiln.affine_grid_generator(theta, size, align_corners)
+
+
+def grid_sample(input, grid, mode="bilinear", padding_mode="zeros", align_corners=None):
+    if mode not in ("bilinear", "nearest", "bicubic"):
+        raise ValueError("nn.functional.grid_sample(): expected mode to be 'bilinear', 'nearest' or 'bicubic', "
+                         f"but got: '{mode}'")
+    if padding_mode not in ("zeros", "border", "reflection"):
+        raise ValueError("nn.functional.grid_sample(): expected padding_mode to be 'zeros', 'border', or "
+                         f"'reflection', but got: '{padding_mode}'")
+    mode_enum = {"bilinear": 0, "nearest": 1, "bicubic": 2}[mode]
+    padding_enum = {"zeros": 0, "border": 1, "reflection": 2}[padding_mode]
+    if align_corners is None:
+        warnings.warn(_ALIGN_WARNING)
+        align_corners = False
+    if input.dim() == 5 and grid.dim() == 5:
+        raise NotImplementedError("grid_sample(): 5-D (volumetric) input is not implemented in kiln")
+    return kiln.grid_sampler_2d(input, grid, mode_enum, padding_enum, align_corners)

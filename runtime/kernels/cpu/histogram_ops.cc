@@ -3,6 +3,7 @@
 // histc: the input's dtype).
 #include <algorithm>
 #include <cmath>
+#include <limits>
 #include <type_traits>
 
 #include "generated/kernels/bincount.h"
@@ -41,7 +42,11 @@ TensorBase bincount(const TensorBase& self, const TensorBase& weights, int64_t m
                one_d ? ", with a negative value)" : ")");
     KILN_CHECK(!weights.defined() || (weights.dim() == 1 && weights.sizes()[0] == n),
                "bincount: weights should be 1-d and have the same length as input");
-    const int64_t bins = std::max<int64_t>(static_cast<int64_t>(*std::max_element(xp, xp + n)) + 1, minlength);
+    const int64_t top = static_cast<int64_t>(*std::max_element(xp, xp + n));
+    // the largest int64 has no bin count that fits (top + 1 would wrap to a negative size)
+    KILN_CHECK(top < std::numeric_limits<int64_t>::max(), "bincount: invalid input: the value ", top,
+               " needs more bins than an int64 can count");
+    const int64_t bins = std::max<int64_t>(top + 1, minlength);
     if (!weights.defined()) {
       result = zeros_cpu({bins}, ScalarType::Int64);
       int64_t* out = static_cast<int64_t*>(result.data_ptr());

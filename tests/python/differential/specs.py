@@ -1242,7 +1242,104 @@ add("torch.batch_norm", extremes=False, gen=lambda g: (lambda r: ((r[0][0], r[0]
 add("torch.binary_cross_entropy_with_logits", lambda g: (lambda r: ((r[0][0], r[0][1], None, None, 1), {}))(g_bce(g, True)),
     func="binary_cross_entropy_with_logits", method=None, dtypes=FLOATS, n=4)
 
+
+# --------------------------------------------------------------------------- resampling
+_INTERP_MODES = {3: ["nearest", "nearest-exact", "linear", "area"], 4: ["nearest", "nearest-exact", "bilinear", "bicubic", "area"],
+                 5: ["nearest", "nearest-exact", "trilinear"]}
+
+
+def g_interpolate(g: G):
+    nd = g.pick([3, 4, 4, 5])
+    x = g.t((g.int(1, 2), g.int(1, 2)) + tuple(g.int(1, 4) for _ in range(nd - 2)))
+    mode = g.pick(_INTERP_MODES[nd])
+    kw = {"mode": mode}
+    if g.p(0.5):
+        kw["size"] = g.pick([g.int(1, 6), tuple(g.int(1, 6) for _ in range(nd - 2))])
+    else:
+        kw["scale_factor"] = g.pick([2, 1.5, 0.75, 2.3, tuple(g.pick([0.6, 1.0, 1.7, 3]) for _ in range(nd - 2))])
+        if g.p(0.3):
+            kw["recompute_scale_factor"] = g.p(0.5)
+    if mode in ("linear", "bilinear", "bicubic", "trilinear") and g.p(0.6):
+        kw["align_corners"] = g.p(0.5)
+    return (x,), kw
+
+
+Fadd("interpolate", g_interpolate, dtypes=FLOATS, n=24, extremes=False)
+
+
+def g_pixel_shuffle(g: G):
+    r = g.int(1, 3)
+    return (g.t((g.int(1, 2), g.int(1, 2) * r * r, g.int(1, 3), g.int(1, 3))), r), {}
+
+
+def g_pixel_unshuffle(g: G):
+    r = g.int(1, 2)
+    return (g.t((g.int(1, 2), g.int(1, 2), g.int(1, 2) * r, g.int(1, 3) * r)), r), {}
+
+
+Fadd("pixel_shuffle", g_pixel_shuffle, n=8)
+Fadd("pixel_unshuffle", g_pixel_unshuffle, n=8)
+add("pixel_shuffle", g_pixel_shuffle, method=None, n=4)
+add("pixel_unshuffle", g_pixel_unshuffle, method=None, n=4)
+
+
+def _fold_geometry(g: G):
+    return {"kernel_size": g.pick([1, 2, (2, 3)]), "dilation": g.pick([1, 2, (1, 2)]), "padding": g.pick([0, 1, (1, 0)]),
+            "stride": g.pick([1, 2, (2, 1)])}
+
+
+def _blocks(n, k, d, p, s):
+    return (n + 2 * p - (d * (k - 1) + 1)) // s + 1
+
+
+def _two(v):
+    return v if isinstance(v, tuple) else (v, v)
+
+
+def g_unfold(g: G):
+    return (g.t((g.int(1, 2), g.int(1, 3), g.int(3, 5), g.int(3, 5))),), _fold_geometry(g)
+
+
+def g_fold(g: G):
+    kw = _fold_geometry(g)
+    size = (g.int(3, 5), g.int(3, 5))
+    k, d, p, s = (_two(kw[n]) for n in ("kernel_size", "dilation", "padding", "stride"))
+    L = _blocks(size[0], k[0], d[0], p[0], s[0]) * _blocks(size[1], k[1], d[1], p[1], s[1])
+    return (g.t((g.int(1, 2), g.int(1, 2) * k[0] * k[1], L)), size), kw
+
+
+Fadd("unfold", g_unfold, dtypes=FLOATS, n=10)
+Fadd("fold", g_fold, dtypes=FLOATS, n=10)
+
+
+def g_affine_grid(g: G):
+    if g.p(0.6):
+        return (g.t((2, 2, 3)), [2, 1, g.int(1, 4), g.int(1, 4)]), {"align_corners": g.p(0.5)}
+    return (g.t((1, 3, 4)), [1, 1, g.int(1, 3), g.int(1, 3), g.int(1, 3)]), {"align_corners": g.p(0.5)}
+
+
+def g_grid_sample(g: G):
+    n = g.int(1, 2)
+    # finite values: torch's vectorized and scalar CPU paths disagree with each other on NaN / inf grid points
+    x = g.t((n, g.int(1, 2), g.int(1, 4), g.int(1, 4)), edge=0)
+    grid = g.t((n, g.int(1, 3), g.int(1, 3), 2), edge=0)
+    return (x, grid), {"mode": g.pick(["bilinear", "nearest", "bicubic"]),
+                       "padding_mode": g.pick(["zeros", "border", "reflection"]), "align_corners": g.p(0.5)}
+
+
+Fadd("affine_grid", g_affine_grid, dtypes=FLOATS, n=8, extremes=False)
+# nearest's output jumps where a grid point crosses a half pixel: no gradient comparison
+# torch 1.13 has no float16/bfloat16 grid_sampler on CPU (kiln computes them in float32)
+Fadd("grid_sample", g_grid_sample, dtypes=("float32", "float64"), n=14, extremes=False, tol=10)
+add("affine_grid_generator", lambda g: (lambda r: ((r[0][0], r[0][1], r[1]["align_corners"]), {}))(g_affine_grid(g)),
+    method=None, dtypes=FLOATS, n=4, extremes=False)
+add("grid_sampler_2d", lambda g: (lambda r: ((r[0][0], r[0][1], g.int(0, 2), g.int(0, 2), r[1]["align_corners"]), {}))(
+    g_grid_sample(g)), method=None, dtypes=("float32", "float64"), n=6, extremes=False, tol=10)
+
 NOT_GENERATED = {
+    "nn.functional.upsample": "deprecated alias of F.interpolate that warns (tests/python/test_nn_resampling.py)",
+    "nn.functional.upsample_bilinear": "deprecated alias of F.interpolate that warns (tests/python/test_nn_resampling.py)",
+    "nn.functional.upsample_nearest": "deprecated alias of F.interpolate that warns (tests/python/test_nn_resampling.py)",
     "Tensor.backward": "autograd machinery: every gradient case calls it",
     "Tensor.register_hook": "autograd machinery (tests/python/test_autograd_engine.py)",
     "Tensor.retain_grad": "autograd machinery (tests/python/test_autograd_engine.py)",

@@ -1,0 +1,358 @@
+// Resampling for F.interpolate: torch's upsample ops (nearest, nearest-exact, linear, bilinear,
+// bicubic, trilinear) and their backward ops. Every mode is separable: an output point is a sum
+// over per-dim taps (index, weight), so the forward resamples one spatial dim at a time (the
+// last first) and the backward scatters grad_output through the same taps in the reverse order.
+// The taps follow torch's CPU kernels (aten/src/ATen/native/UpSample.h): the scale of the
+// coordinate map is the user's scale_factor when one is given (1 / scale), else input / output;
+// align_corners maps the corner pixels' centres onto each other; bicubic uses A = -0.75 and
+// clamps its four taps to the edge.
+#include <algorithm>
+#include <cmath>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "generated/kernels/_upsample_nearest_exact1d.h"
+#include "generated/kernels/_upsample_nearest_exact1d_backward.h"
+#include "generated/kernels/_upsample_nearest_exact2d.h"
+#include "generated/kernels/_upsample_nearest_exact2d_backward.h"
+#include "generated/kernels/_upsample_nearest_exact3d.h"
+#include "generated/kernels/_upsample_nearest_exact3d_backward.h"
+#include "generated/kernels/upsample_bicubic2d.h"
+#include "generated/kernels/upsample_bicubic2d_backward.h"
+#include "generated/kernels/upsample_bilinear2d.h"
+#include "generated/kernels/upsample_bilinear2d_backward.h"
+#include "generated/kernels/upsample_linear1d.h"
+#include "generated/kernels/upsample_linear1d_backward.h"
+#include "generated/kernels/upsample_nearest1d.h"
+#include "generated/kernels/upsample_nearest1d_backward.h"
+#include "generated/kernels/upsample_nearest2d.h"
+#include "generated/kernels/upsample_nearest2d_backward.h"
+#include "generated/kernels/upsample_nearest3d.h"
+#include "generated/kernels/upsample_nearest3d_backward.h"
+#include "generated/kernels/upsample_trilinear3d.h"
+#include "generated/kernels/upsample_trilinear3d_backward.h"
+#include "runtime/kernels/cpu/cpu_tensors.h"
+#include "runtime/kernels/tensor_memory.h"
+
+namespace kiln {
+namespace cpu {
+namespace {
+
+enum class Mode { kNearest, kNearestExact, kLinear, kCubic };
+
+using Scales = std::vector<std::optional<double>>;
+
+// The taps of one spatial dim: for output position o, `k` (index, weight) pairs.
+template <typename T>
+struct Taps {
+  int64_t in = 0, out = 0, k = 1;
+  std::vector<int64_t> index;
+  std::vector<T> weight;
+};
+
+template <typename T>
+T area_scale(int64_t in, int64_t out, bool align_corners, const std::optional<double>& scale) {
+  if (align_corners) return out > 1 ? static_cast<T>(in - 1) / static_cast<T>(out - 1) : T(0);
+  return scale.has_value() && *scale > 0 ? static_cast<T>(1.0 / *scale) : static_cast<T>(in) / static_cast<T>(out);
+}
+
+template <typename T>
+T source_index(T scale, int64_t dst, bool align_corners, bool cubic) {
+  if (align_corners) return scale * static_cast<T>(dst);
+  const T src = scale * (static_cast<T>(dst) + T(0.5)) - T(0.5);
+  return (!cubic && src < 0) ? T(0) : src;
+}
+
+template <typename T>
+void guard_index_and_lambda(T real, int64_t in, int64_t& index, T& lambda) {
+  const T f = std::floor(real);
+  // a NaN or out-of-range coordinate (from a huge or tiny scale) is clamped, not cast (undefined)
+  index = !(f >= T(-2)) ? -2 : f >= static_cast<T>(in) ? in - 1 : std::min(static_cast<int64_t>(f), in - 1);
+  lambda = std::min(std::max(real - static_cast<T>(index), T(0)), T(1));
+}
+
+template <typename T>
+T cubic1(T x, T a) { return ((a + 2) * x - (a + 3)) * x * x + 1; }
+template <typename T>
+T cubic2(T x, T a) { return ((a * x - 5 * a) * x + 8 * a) * x - 4 * a; }
+
+// floor(o * scale) as an index of the input: min(., in - 1), NaN / negative -> 0
+inline int64_t bounded_index(float f, int64_t in) {
+  if (!(f >= 0.0f)) return 0;
+  if (f >= static_cast<float>(in)) return in - 1;
+  return std::min(static_cast<int64_t>(f), in - 1);
+}
+
+template <typename T>
+Taps<T> make_taps(Mode mode, int64_t in, int64_t out, bool align_corners, const std::optional<double>& scale) {
+  Taps<T> t;
+  t.in = in;
+  t.out = out;
+  t.k = mode == Mode::kLinear ? 2 : mode == Mode::kCubic ? 4 : 1;
+  t.index.resize(out * t.k);
+  t.weight.resize(out * t.k);
+  if (mode == Mode::kNearest || mode == Mode::kNearestExact) {
+    // torch computes the nearest scale in float whatever the dtype
+    const float s = scale.has_value() && *scale > 0 ? static_cast<float>(1.0 / *scale)
+                                                     : static_cast<float>(in) / static_cast<float>(out);
+    for (int64_t o = 0; o < out; ++o) {
+      int64_t i;
+      if (mode == Mode::kNearest) {
+        if (out == in) i = o;
+        else if (out == 2 * in) i = o >> 1;
+        else i = bounded_index(std::floor(static_cast<float>(o) * s), in);
+      } else {
+        i = bounded_index(std::floor((static_cast<float>(o) + 0.5f) * s), in);
+      }
+      t.index[o] = std::max<int64_t>(i, 0);  // a NaN / inf coordinate (a huge or tiny scale) stays in the input
+      t.weight[o] = T(1);
+    }
+    return t;
+  }
+  const T s = area_scale<T>(in, out, align_corners, scale);
+  for (int64_t o = 0; o < out; ++o) {
+    if (mode == Mode::kLinear) {
+      int64_t i0, i1;
+      T l0, l1;
+      if (out == in) {
+        i0 = i1 = o;
+        l0 = 1;
+        l1 = 0;
+      } else {
+        guard_index_and_lambda(source_index<T>(s, o, align_corners, false), in, i0, l1);
+        i0 = std::max<int64_t>(i0, 0);
+        i1 = i0 + (i0 < in - 1 ? 1 : 0);
+        l0 = T(1) - l1;
+      }
+      t.index[2 * o] = i0;
+      t.index[2 * o + 1] = i1;
+      t.weight[2 * o] = l0;
+      t.weight[2 * o + 1] = l1;
+    } else {
+      int64_t i;
+      T x;
+      guard_index_and_lambda(source_index<T>(s, o, align_corners, true), in, i, x);
+      i = std::max<int64_t>(i, -1);
+      const T a = T(-0.75);
+      const T c[4] = {cubic2<T>(x + 1, a), cubic1<T>(x, a), cubic1<T>(1 - x, a), cubic2<T>(2 - x, a)};
+      for (int j = 0; j < 4; ++j) {
+        t.index[4 * o + j] = std::max<int64_t>(std::min<int64_t>(i - 1 + j, in - 1), 0);
+        t.weight[4 * o + j] = c[j];
+      }
+    }
+  }
+  return t;
+}
+
+// (outer, in, inner) -> (outer, out, inner) through one dim's taps.
+template <typename T>
+void resample_dim(const T* x, T* y, int64_t outer, int64_t inner, const Taps<T>& t) {
+  for (int64_t a = 0; a < outer; ++a) {
+    const T* xa = x + a * t.in * inner;
+    T* ya = y + a * t.out * inner;
+    for (int64_t o = 0; o < t.out; ++o) {
+      T* yo = ya + o * inner;
+      for (int64_t b = 0; b < inner; ++b) {
+        T acc = 0;
+        for (int64_t j = 0; j < t.k; ++j) acc += t.weight[o * t.k + j] * xa[t.index[o * t.k + j] * inner + b];
+        yo[b] = acc;
+      }
+    }
+  }
+}
+
+// The transpose: (outer, out, inner) -> (outer, in, inner), scattered through the taps.
+template <typename T>
+void scatter_dim(const T* g, T* gx, int64_t outer, int64_t inner, const Taps<T>& t) {
+  std::fill(gx, gx + outer * t.in * inner, T(0));
+  for (int64_t a = 0; a < outer; ++a) {
+    const T* ga = g + a * t.out * inner;
+    T* gxa = gx + a * t.in * inner;
+    for (int64_t o = 0; o < t.out; ++o) {
+      const T* go = ga + o * inner;
+      for (int64_t j = 0; j < t.k; ++j) {
+        const T w = t.weight[o * t.k + j];
+        T* dst = gxa + t.index[o * t.k + j] * inner;
+        for (int64_t b = 0; b < inner; ++b) dst[b] += w * go[b];
+      }
+    }
+  }
+}
+
+// torch's upsample_Nd_common_check: sizes of the right lengths, every input and output
+// spatial size positive.
+void check_sizes(const char* op, size_t d, IntArrayRef output_size, IntArrayRef input_size) {
+  KILN_CHECK(output_size.size() == d, op, "(): It is expected output_size equals to ", d, ", but got size ",
+             output_size.size());
+  KILN_CHECK(input_size.size() == d + 2, op, "(): It is expected input_size equals to ", d + 2, ", but got size ",
+             input_size.size());
+  bool ok = true;
+  for (size_t i = 0; i < d; ++i) ok = ok && input_size[i + 2] > 0 && output_size[i] > 0;
+  KILN_CHECK(ok, op, "(): Input and output sizes should be greater than 0, but got input spatial sizes ",
+             shape_str(IntArrayRef(input_size.data() + 2, d)), " and output_size ", shape_str(output_size));
+}
+
+void check_input(const char* op, size_t d, const TensorBase& self, IntArrayRef output_size) {
+  KILN_CHECK(self.dim() == static_cast<int64_t>(d + 2), op, "(): Non-empty ", d + 2,
+             "D data tensor expected but got a tensor with sizes ", shape_str(self.sizes()));
+  KILN_CHECK(is_floating_type(self.dtype()), op, "(): \"", op, "\" not implemented for '",
+             scalar_type_name(self.dtype()), "'");
+  check_sizes(op, d, output_size, self.sizes());
+}
+
+template <typename T>
+std::vector<Taps<T>> all_taps(Mode mode, IntArrayRef in, IntArrayRef out, bool align_corners, const Scales& scales) {
+  std::vector<Taps<T>> taps;
+  for (size_t i = 0; i < out.size(); ++i) taps.push_back(make_taps<T>(mode, in[i + 2], out[i], align_corners, scales[i]));
+  return taps;
+}
+
+TensorBase upsample_forward(const char* op, Mode mode, const TensorBase& self, IntArrayRef output_size,
+                            bool align_corners, const Scales& scales) {
+  const size_t d = scales.size();
+  check_input(op, d, self, output_size);
+  if (self.dtype() == ScalarType::Float16 || self.dtype() == ScalarType::BFloat16)
+    return cast_to(upsample_forward(op, mode, cast_to(self, ScalarType::Float32), output_size, align_corners, scales),
+                   self.dtype());
+  DimVector shape(self.sizes().begin(), self.sizes().end());
+  for (size_t i = 0; i < d; ++i) shape[i + 2] = output_size[i];
+  TensorBase result = empty_cpu(shape, self.dtype());
+  if (result.numel() == 0) return result;
+  TensorBase cur = contiguous_cpu(self);
+  KILN_DISPATCH_FLOATING_TYPES(self.dtype(), op, [&] {
+    const auto taps = all_taps<scalar_t>(mode, self.sizes(), output_size, align_corners, scales);
+    DimVector cur_shape(self.sizes().begin(), self.sizes().end());
+    for (size_t j = d; j-- > 0;) {  // the last spatial dim first
+      DimVector next_shape = cur_shape;
+      next_shape[j + 2] = output_size[j];
+      TensorBase next = j == 0 ? result : empty_cpu(next_shape, self.dtype());
+      int64_t outer = 1, inner = 1;
+      for (size_t q = 0; q < j + 2; ++q) outer *= cur_shape[q];
+      for (size_t q = j + 3; q < cur_shape.size(); ++q) inner *= cur_shape[q];
+      resample_dim(static_cast<const scalar_t*>(cur.data_ptr()), static_cast<scalar_t*>(next.data_ptr()), outer,
+                   inner, taps[j]);
+      cur = next;
+      cur_shape = next_shape;
+    }
+  });
+  return result;
+}
+
+TensorBase upsample_backward(const char* op, Mode mode, const TensorBase& grad_output, IntArrayRef output_size,
+                             IntArrayRef input_size, bool align_corners, const Scales& scales) {
+  const size_t d = scales.size();
+  check_sizes(op, d, output_size, input_size);
+  KILN_CHECK(is_floating_type(grad_output.dtype()), op, "(): \"", op, "\" not implemented for '",
+             scalar_type_name(grad_output.dtype()), "'");
+  KILN_CHECK(grad_output.dim() == static_cast<int64_t>(d + 2), op, "(): Expected grad_output to be a tensor of dimension ",
+             d + 2, " but got: dimension ", grad_output.dim());
+  for (size_t i = 0; i < d + 2; ++i) {
+    const int64_t want = i < 2 ? input_size[i] : output_size[i - 2];
+    KILN_CHECK(grad_output.sizes()[i] == want, op, "(): Expected grad_output to have the same shape as output; output.size(",
+               i, ") = ", want, " but got grad_output.size(", i, ") = ", grad_output.sizes()[i]);
+  }
+  if (grad_output.dtype() == ScalarType::Float16 || grad_output.dtype() == ScalarType::BFloat16)
+    return cast_to(upsample_backward(op, mode, cast_to(grad_output, ScalarType::Float32), output_size, input_size,
+                                     align_corners, scales), grad_output.dtype());
+  TensorBase result = zeros_cpu(input_size, grad_output.dtype());
+  if (result.numel() == 0) return result;
+  TensorBase cur = contiguous_cpu(grad_output);
+  KILN_DISPATCH_FLOATING_TYPES(grad_output.dtype(), op, [&] {
+    const auto taps = all_taps<scalar_t>(mode, input_size, output_size, align_corners, scales);
+    DimVector cur_shape(grad_output.sizes().begin(), grad_output.sizes().end());
+    for (size_t j = 0; j < d; ++j) {  // the forward's passes in reverse: the first spatial dim first
+      DimVector next_shape = cur_shape;
+      next_shape[j + 2] = input_size[j + 2];
+      TensorBase next = j + 1 == d ? result : empty_cpu(next_shape, grad_output.dtype());
+      int64_t outer = 1, inner = 1;
+      for (size_t q = 0; q < j + 2; ++q) outer *= cur_shape[q];
+      for (size_t q = j + 3; q < cur_shape.size(); ++q) inner *= cur_shape[q];
+      scatter_dim(static_cast<const scalar_t*>(cur.data_ptr()), static_cast<scalar_t*>(next.data_ptr()), outer, inner,
+                  taps[j]);
+      cur = next;
+      cur_shape = next_shape;
+    }
+  });
+  return result;
+}
+
+}  // namespace
+
+#define KILN_NEAREST_OPS(NAME, MODE)                                                                                  \
+  TensorBase NAME##1d(const TensorBase& self, IntArrayRef output_size, const std::optional<double>& scales) {          \
+    return upsample_forward(#NAME "1d", MODE, self, output_size, false, {scales});                                    \
+  }                                                                                                                   \
+  TensorBase NAME##1d_backward(const TensorBase& grad_output, IntArrayRef output_size, IntArrayRef input_size,       \
+                               const std::optional<double>& scales) {                                                 \
+    return upsample_backward(#NAME "1d_backward", MODE, grad_output, output_size, input_size, false, {scales});      \
+  }                                                                                                                   \
+  TensorBase NAME##2d(const TensorBase& self, IntArrayRef output_size, const std::optional<double>& scales_h,         \
+                      const std::optional<double>& scales_w) {                                                        \
+    return upsample_forward(#NAME "2d", MODE, self, output_size, false, {scales_h, scales_w});                        \
+  }                                                                                                                   \
+  TensorBase NAME##2d_backward(const TensorBase& grad_output, IntArrayRef output_size, IntArrayRef input_size,       \
+                               const std::optional<double>& scales_h, const std::optional<double>& scales_w) {        \
+    return upsample_backward(#NAME "2d_backward", MODE, grad_output, output_size, input_size, false,                  \
+                             {scales_h, scales_w});                                                                   \
+  }                                                                                                                   \
+  TensorBase NAME##3d(const TensorBase& self, IntArrayRef output_size, const std::optional<double>& scales_d,         \
+                      const std::optional<double>& scales_h, const std::optional<double>& scales_w) {                 \
+    return upsample_forward(#NAME "3d", MODE, self, output_size, false, {scales_d, scales_h, scales_w});              \
+  }                                                                                                                   \
+  TensorBase NAME##3d_backward(const TensorBase& grad_output, IntArrayRef output_size, IntArrayRef input_size,       \
+                               const std::optional<double>& scales_d, const std::optional<double>& scales_h,         \
+                               const std::optional<double>& scales_w) {                                               \
+    return upsample_backward(#NAME "3d_backward", MODE, grad_output, output_size, input_size, false,                  \
+                             {scales_d, scales_h, scales_w});                                                         \
+  }
+
+KILN_NEAREST_OPS(upsample_nearest, Mode::kNearest)
+KILN_NEAREST_OPS(upsample_nearest_exact, Mode::kNearestExact)
+#undef KILN_NEAREST_OPS
+
+TensorBase upsample_linear1d(const TensorBase& self, IntArrayRef output_size, bool align_corners,
+                             const std::optional<double>& scales) {
+  return upsample_forward("upsample_linear1d", Mode::kLinear, self, output_size, align_corners, {scales});
+}
+TensorBase upsample_linear1d_backward(const TensorBase& grad_output, IntArrayRef output_size, IntArrayRef input_size,
+                                      bool align_corners, const std::optional<double>& scales) {
+  return upsample_backward("upsample_linear1d_backward", Mode::kLinear, grad_output, output_size, input_size,
+                           align_corners, {scales});
+}
+TensorBase upsample_bilinear2d(const TensorBase& self, IntArrayRef output_size, bool align_corners,
+                               const std::optional<double>& scales_h, const std::optional<double>& scales_w) {
+  return upsample_forward("upsample_bilinear2d", Mode::kLinear, self, output_size, align_corners, {scales_h, scales_w});
+}
+TensorBase upsample_bilinear2d_backward(const TensorBase& grad_output, IntArrayRef output_size, IntArrayRef input_size,
+                                        bool align_corners, const std::optional<double>& scales_h,
+                                        const std::optional<double>& scales_w) {
+  return upsample_backward("upsample_bilinear2d_backward", Mode::kLinear, grad_output, output_size, input_size,
+                           align_corners, {scales_h, scales_w});
+}
+TensorBase upsample_bicubic2d(const TensorBase& self, IntArrayRef output_size, bool align_corners,
+                              const std::optional<double>& scales_h, const std::optional<double>& scales_w) {
+  return upsample_forward("upsample_bicubic2d", Mode::kCubic, self, output_size, align_corners, {scales_h, scales_w});
+}
+TensorBase upsample_bicubic2d_backward(const TensorBase& grad_output, IntArrayRef output_size, IntArrayRef input_size,
+                                       bool align_corners, const std::optional<double>& scales_h,
+                                       const std::optional<double>& scales_w) {
+  return upsample_backward("upsample_bicubic2d_backward", Mode::kCubic, grad_output, output_size, input_size,
+                           align_corners, {scales_h, scales_w});
+}
+TensorBase upsample_trilinear3d(const TensorBase& self, IntArrayRef output_size, bool align_corners,
+                                const std::optional<double>& scales_d, const std::optional<double>& scales_h,
+                                const std::optional<double>& scales_w) {
+  return upsample_forward("upsample_trilinear3d", Mode::kLinear, self, output_size, align_corners,
+                          {scales_d, scales_h, scales_w});
+}
+TensorBase upsample_trilinear3d_backward(const TensorBase& grad_output, IntArrayRef output_size,
+                                         IntArrayRef input_size, bool align_corners,
+                                         const std::optional<double>& scales_d, const std::optional<double>& scales_h,
+                                         const std::optional<double>& scales_w) {
+  return upsample_backward("upsample_trilinear3d_backward", Mode::kLinear, grad_output, output_size, input_size,
+                           align_corners, {scales_d, scales_h, scales_w});
+}
+
+}  // namespace cpu
+}  // namespace kiln
