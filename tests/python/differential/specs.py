@@ -1367,6 +1367,7 @@ NOT_GENERATED = {
     "initial_seed": "generator state", "manual_seed": "generator state", "seed": "generator state",
     "is_grad_enabled": "global state",
     "load": "kiln saves safetensors, torch pickles: by design", "save": "kiln saves safetensors, torch pickles: by design",
+    "native_layer_norm": "layer_norm's kernel: its op record (NumPy reference) and the layer_norm specs, which run it",
     **{name: "recurrent layers and cells: their op records (torch's own torch.lstm etc. as the reference) and "
              "tests/python/test_nn_rnn.py (modules with torch's weights, forward and backward)"
        for name in ("lstm", "gru", "rnn_tanh", "rnn_relu", "lstm_cell", "gru_cell", "rnn_tanh_cell", "rnn_relu_cell")},
