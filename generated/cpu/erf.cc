@@ -10,9 +10,9 @@
 // functor.
 // The formula has an intrinsic of SLEEF_INTRINSICS (codegen/pointwise.py: exp, log, log1p, sin,
 // cos, erf), so the vector loop evaluates it in float lanes with Sleef's functions (those torch
-// calls; in double on SSE4, erf excepted), rounding after every step as torch does: never more
-// ulps off than torch on the same inputs (tests/python/test_vector_formulas.py), at full float32
-// width.
+// calls; in double on SSE4, erf excepted; erf is kiln's own on AVX2 and AVX3, vector_erf-inl.h),
+// rounding after every step as torch does: never more ulps off than torch on the same inputs
+// (tests/python/test_vector_formulas.py), at full float32 width.
 // hwy/foreach_target.h compiles this file once per target (runtime/kernels/cpu/vector_targets.h);
 // the kernel itself, under HWY_ONCE, is compiled once.
 #undef HWY_TARGET_INCLUDE

@@ -3,7 +3,8 @@
 // a contiguous float32 run, in one of three kinds of lanes (codegen/pointwise.py, vector_kind):
 //
 // * float lanes on Sleef, for formulas with exp, log, log1p, sin, cos or erf: the intrinsics are
-//   Sleef's u10 float functions (vector_sleef-inl.h), the ones torch's CPU kernels call, at full
+//   Sleef's u10 float functions (vector_sleef-inl.h; erf on AVX2 and AVX3 is kiln's own,
+//   vector_erf-inl.h), the ones torch's CPU kernels call, at full
 //   float32 width; the formula is rounded after every step, as torch does. Double lanes lost to
 //   torch on speed there (docs/ARCHITECTURE.md: exp 24.9 ms against torch's 13.6), and torch is
 //   the accuracy bar (tests/python/test_vector_formulas.py: never more ulps than torch on the same
