@@ -218,3 +218,19 @@ def test_padding_an_empty_tensor_by_a_huge_amount_gives_an_empty_tensor():
     # As torch: only the padded dims must keep an element; the result is empty, nothing is copied.
     got = kiln.nn.functional.pad(kiln.ones(0, 3), (2 ** 61, 5))
     assert tuple(got.shape) == (0, 3 + 2 ** 61 + 5)
+
+
+def test_histc_over_a_range_its_dtype_cannot_span_bins_every_value():
+    # (v - min) * bins / (max - min) overflows float32 here (tools/fuzz.sh found the cast of inf to
+    # an integer); the bins are then computed wider: -3e38 in the first, 0 in the third, 3e38 in
+    # the last of four bins over [-3.4e38, 3.4e38] (hand-computed).
+    got = kiln.histc(kiln.tensor([-3e38, 0.0, 3e38]), bins=4, min=-3.4e38, max=3.4e38)
+    assert got.tolist() == [1.0, 0.0, 1.0, 1.0]
+
+
+def test_diag_embed_with_a_huge_offset_raises_or_is_empty():
+    # The fuzzer's input: an empty input and an offset near 2^62 made a diagonal view whose storage
+    # offset overflowed. An empty result is returned as it is; an offset past 2^62 is refused.
+    assert tuple(kiln.diag_embed(kiln.zeros(0, 3), offset=2 ** 62 - 5).shape) == (0, 2 ** 62 - 2, 2 ** 62 - 2)
+    with pytest.raises(RuntimeError, match="diag_embed.*offset"):
+        kiln.diag_embed(kiln.zeros(2, 3), offset=2 ** 62)

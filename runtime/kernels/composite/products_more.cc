@@ -94,11 +94,15 @@ Tensor diag_embed(const Tensor& self, int64_t offset, int64_t dim1, int64_t dim2
   const int64_t d1 = wrap_dim(dim1, nd, "diag_embed"), d2 = wrap_dim(dim2, nd, "diag_embed");
   KILN_CHECK(d1 != d2, "diagonal dimensions cannot be identical ", dim1, ", ", dim2);
   KILN_CHECK(self.dim() >= 1, "diag_embed(): expected at least a 1-dimensional input");
+  // An offset beyond any tensor's size would overflow the size (and a view's storage offset).
+  KILN_CHECK(offset > -(int64_t(1) << 62) && offset < (int64_t(1) << 62), "diag_embed(): offset ", offset,
+             " is out of range");
   const int64_t n = self.sizes()[self.dim() - 1] + (offset < 0 ? -offset : offset);
   DimVector sizes;
   int64_t next = 0;
   for (int64_t i = 0; i < nd; ++i) sizes.push_back(i == d1 || i == d2 ? n : self.sizes()[next++]);
   Tensor result = kiln::zeros(sizes, self.dtype());
+  if (result.numel() == 0) return result;  // (a diagonal view of it could start past its storage)
   // diagonal() puts the diagonal last and keeps the other dims in order: self's layout.
   kiln::diagonal(result, offset, d1, d2).copy_(self);
   return result;

@@ -105,8 +105,14 @@ TensorBase histc_out(const TensorBase& self, int64_t bins, const Scalar& min, co
     for (int64_t k = 0; k < n; ++k) {
       const T v = static_cast<T>(xp[k]);
       if (!(v >= left && v <= right)) continue;  // outside, or NaN
-      int64_t pos = static_cast<int64_t>((v - left) * static_cast<T>(bins) / (right - left));
-      pos = std::min(pos, bins - 1);
+      // In T as torch; where T overflows (a range or bin count past its largest value), in long
+      // double, whose range holds any double's square.
+      const T p = (v - left) * static_cast<T>(bins) / (right - left);
+      const long double at =
+          std::isfinite(static_cast<double>(p))
+              ? static_cast<long double>(p)
+              : (static_cast<long double>(v) - lo) * static_cast<long double>(bins) / (static_cast<long double>(hi) - lo);
+      const int64_t pos = at >= static_cast<long double>(bins) ? bins - 1 : at > 0 ? static_cast<int64_t>(at) : 0;
       ++hist[pos];
     }
     counts = empty_cpu({bins}, self.dtype());
