@@ -234,3 +234,15 @@ def test_diag_embed_with_a_huge_offset_raises_or_is_empty():
     assert tuple(kiln.diag_embed(kiln.zeros(0, 3), offset=2 ** 62 - 5).shape) == (0, 2 ** 62 - 2, 2 ** 62 - 2)
     with pytest.raises(RuntimeError, match="diag_embed.*offset"):
         kiln.diag_embed(kiln.zeros(2, 3), offset=2 ** 62)
+
+
+def test_layer_norm_over_an_empty_normalized_shape():
+    # Rows of zero elements (the differential test's seed 11): still one mean and rstd per row,
+    # and gradients of the input's shape, as torch gives.
+    x = kiln.empty((3, 2, 0), dtype=kiln.float64).requires_grad_()
+    b = kiln.empty((3, 2, 0), dtype=kiln.float64).requires_grad_()
+    y = kiln.layer_norm(x, (3, 2, 0), None, b)
+    y.sum().backward()
+    assert tuple(y.shape) == (3, 2, 0) and tuple(x.grad.shape) == (3, 2, 0) and tuple(b.grad.shape) == (3, 2, 0)
+    z = kiln.layer_norm(kiln.ones(4, 0), (0,))
+    assert tuple(z.shape) == (4, 0)

@@ -27,9 +27,10 @@ std::pair<int64_t, int64_t> rows_of(const char* op, const TensorBase& input, Int
                " of shape ", shape_str(normalized_shape), ", got ", shape_str(t->sizes()));
   KILN_CHECK(input.is_floating_point(), op, "(): expected a floating point input, got ",
              scalar_type_name(input.dtype()));
-  int64_t n = 1;
+  int64_t rows = 1, n = 1;  // (rows from the outer dims: with an empty row there are still rows)
+  for (int64_t d = 0; d < nd - k; ++d) rows *= input.sizes()[d];
   for (int64_t s : normalized_shape) n *= s;
-  return {n == 0 ? 0 : input.numel() / n, n};
+  return {rows, n};
 }
 
 DimVector stats_shape(const TensorBase& input, int64_t k) {

@@ -1304,6 +1304,8 @@ def g_fold(g: G):
     kw = _fold_geometry(g)
     size = (g.int(3, 5), g.int(3, 5))
     k, d, p, s = (_two(kw[n]) for n in ("kernel_size", "dilation", "padding", "stride"))
+    # An output too small for one dilated kernel has no blocks: grow it to hold one.
+    size = tuple(max(n, di * (ki - 1) + 1 - 2 * pi) for n, ki, di, pi in zip(size, k, d, p))
     L = _blocks(size[0], k[0], d[0], p[0], s[0]) * _blocks(size[1], k[1], d[1], p[1], s[1])
     return (g.t((g.int(1, 2), g.int(1, 2) * k[0] * k[1], L)), size), kw
 
