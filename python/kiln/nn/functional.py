@@ -210,17 +210,10 @@ def scaled_dot_product_attention(query, key, value, attn_mask=None, dropout_p=0.
         if query.size(-3) % key.size(-3) or query.size(-3) % value.size(-3):
             raise RuntimeError("scaled_dot_product_attention: the number of query heads must be a multiple of "
                                "the number of key and value heads when enable_gqa=True")
-        key = _repeat_heads(key, query.size(-3) // key.size(-3))
-        value = _repeat_heads(value, query.size(-3) // value.size(-3))
+        key = key.repeat_interleave(query.size(-3) // key.size(-3), dim=-3)
+        value = value.repeat_interleave(query.size(-3) // value.size(-3), dim=-3)
     return kiln._C.scaled_dot_product_attention(query, key, value, attn_mask, float(dropout_p), bool(is_causal),
                                                 scale=scale)
-
-
-def _repeat_heads(t, times):
-    """Each head (dim -3) repeated `times` times in place, as repeat_interleave(times, dim=-3)."""
-    shape = list(t.shape)
-    expanded = t.unsqueeze(-3).expand(*shape[:-2], times, *shape[-2:])
-    return expanded.reshape(*shape[:-3], shape[-3] * times, *shape[-2:])
 
 
 def softmax(input, dim=None, _stacklevel=3, dtype=None):
