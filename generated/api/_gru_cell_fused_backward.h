@@ -9,8 +9,8 @@ namespace kiln {
 // from a user's call with a kiln::ScalarType argument does not find it beside kiln::api's.
 namespace ops {
 
-// _gru_cell_fused_backward(Tensor grad, Tensor input_gates, Tensor hidden_gates, Tensor hx, int wrt) -> Tensor
-Tensor _gru_cell_fused_backward(const Tensor& grad, const Tensor& input_gates, const Tensor& hidden_gates, const Tensor& hx, int64_t wrt);
+// _gru_cell_fused_backward(Tensor grad, Tensor input_gates, Tensor hidden_gates, Tensor hx) -> Tensor[]
+std::vector<Tensor> _gru_cell_fused_backward(const Tensor& grad, const Tensor& input_gates, const Tensor& hidden_gates, const Tensor& hx);
 
 }  // namespace ops
 using namespace ops;

@@ -9,8 +9,8 @@ namespace kiln {
 // from a user's call with a kiln::ScalarType argument does not find it beside kiln::api's.
 namespace ops {
 
-// _lstm_cell_fused_backward(Tensor grad, Tensor gates, Tensor cx, Tensor state, bool for_cx) -> Tensor
-Tensor _lstm_cell_fused_backward(const Tensor& grad, const Tensor& gates, const Tensor& cx, const Tensor& state, bool for_cx);
+// _lstm_cell_fused_backward(Tensor grad, Tensor gates, Tensor cx, Tensor state) -> Tensor[]
+std::vector<Tensor> _lstm_cell_fused_backward(const Tensor& grad, const Tensor& gates, const Tensor& cx, const Tensor& state);
 
 }  // namespace ops
 using namespace ops;

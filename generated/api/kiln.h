@@ -2640,9 +2640,9 @@ inline Tensor _lstm_cell_fused(const Tensor& gates, const Tensor& cx) {
   return to_api(kiln::_lstm_cell_fused(gates, cx));
 }
 
-// _lstm_cell_fused_backward(Tensor grad, Tensor gates, Tensor cx, Tensor state, bool for_cx) -> Tensor
-inline Tensor _lstm_cell_fused_backward(const Tensor& grad, const Tensor& gates, const Tensor& cx, const Tensor& state, bool for_cx) {
-  return to_api(kiln::_lstm_cell_fused_backward(grad, gates, cx, state, for_cx));
+// _lstm_cell_fused_backward(Tensor grad, Tensor gates, Tensor cx, Tensor state) -> Tensor[]
+inline std::vector<Tensor> _lstm_cell_fused_backward(const Tensor& grad, const Tensor& gates, const Tensor& cx, const Tensor& state) {
+  return to_api(kiln::_lstm_cell_fused_backward(grad, gates, cx, state));
 }
 
 // scaled_dot_product_attention(Tensor query, Tensor key, Tensor value, Tensor? attn_mask=None, float dropout_p=0.0, bool is_causal=False, *, float? scale=None) -> Tensor
@@ -2675,9 +2675,9 @@ inline Tensor _gru_cell_fused(const Tensor& input_gates, const Tensor& hidden_ga
   return to_api(kiln::_gru_cell_fused(input_gates, hidden_gates, hx));
 }
 
-// _gru_cell_fused_backward(Tensor grad, Tensor input_gates, Tensor hidden_gates, Tensor hx, int wrt) -> Tensor
-inline Tensor _gru_cell_fused_backward(const Tensor& grad, const Tensor& input_gates, const Tensor& hidden_gates, const Tensor& hx, int64_t wrt) {
-  return to_api(kiln::_gru_cell_fused_backward(grad, input_gates, hidden_gates, hx, wrt));
+// _gru_cell_fused_backward(Tensor grad, Tensor input_gates, Tensor hidden_gates, Tensor hx) -> Tensor[]
+inline std::vector<Tensor> _gru_cell_fused_backward(const Tensor& grad, const Tensor& input_gates, const Tensor& hidden_gates, const Tensor& hx) {
+  return to_api(kiln::_gru_cell_fused_backward(grad, input_gates, hidden_gates, hx));
 }
 
 // constant_pad_nd(Tensor self, int[] pad, Scalar value=0) -> Tensor

@@ -17,14 +17,14 @@ namespace autograd {
 namespace autograd_kernels {
 using namespace autograd;
 
-// _gru_cell_fused_backward(Tensor grad, Tensor input_gates, Tensor hidden_gates, Tensor hx, int wrt) -> Tensor
-Tensor _gru_cell_fused_backward(const Tensor& grad, const Tensor& input_gates, const Tensor& hidden_gates, const Tensor& hx, int64_t wrt) {
-  Tensor result;
+// _gru_cell_fused_backward(Tensor grad, Tensor input_gates, Tensor hidden_gates, Tensor hx) -> Tensor[]
+std::vector<Tensor> _gru_cell_fused_backward(const Tensor& grad, const Tensor& input_gates, const Tensor& hidden_gates, const Tensor& hx) {
+  std::vector<Tensor> result;
   {
     BelowAutogradGuard below;
-    result = kiln::_gru_cell_fused_backward(grad, input_gates, hidden_gates, hx, wrt);
+    result = kiln::_gru_cell_fused_backward(grad, input_gates, hidden_gates, hx);
   }
-  KILN_CHECK_NOT_IMPLEMENTED(!result.is_floating_point(), "the derivative for '_gru_cell_fused_backward' is not implemented.");
+  KILN_CHECK_NOT_IMPLEMENTED(std::none_of(result.begin(), result.end(), [](const Tensor& t) { return t.defined() && t.is_floating_point(); }), "the derivative for '_gru_cell_fused_backward' is not implemented.");
   return result;
 }
 

@@ -6,6 +6,6 @@
 
 namespace kiln {
 namespace autograd_kernels {
-Tensor _gru_cell_fused_backward(const Tensor& grad, const Tensor& input_gates, const Tensor& hidden_gates, const Tensor& hx, int64_t wrt);
+std::vector<Tensor> _gru_cell_fused_backward(const Tensor& grad, const Tensor& input_gates, const Tensor& hidden_gates, const Tensor& hx);
 }  // namespace autograd_kernels
 }  // namespace kiln

@@ -15,8 +15,7 @@ namespace kiln {
 namespace autograd {
 
 // _lstm_cell_fused
-//   gates: _lstm_cell_fused_backward(grad, gates, cx, result, false)
-//   cx: _lstm_cell_fused_backward(grad, gates, cx, result, true)
+//   gates, cx: _lstm_cell_fused_backward(grad, gates, cx, result)
 struct LstmCellFusedBackward0 final : Node {
   SavedVariable gates_;
   SavedVariable cx_;
@@ -31,8 +30,7 @@ struct LstmCellFusedBackward0 final : Node {
     const Tensor gates(gates_.unpack());
     const Tensor cx(cx_.unpack());
     const Tensor result(result_.unpack(shared_from_this()));
-    if (next_edges()[0].is_valid()) grad_inputs[0] = _lstm_cell_fused_backward(grad, gates, cx, result, false);
-    if (next_edges()[1].is_valid()) grad_inputs[1] = _lstm_cell_fused_backward(grad, gates, cx, result, true);
+    if (next_edges()[0].is_valid() || next_edges()[1].is_valid()) { const auto grads_ = _lstm_cell_fused_backward(grad, gates, cx, result); if (next_edges()[0].is_valid()) grad_inputs[0] = pick_grad<0>(grads_); if (next_edges()[1].is_valid()) grad_inputs[1] = pick_grad<1>(grads_); }
     return grad_inputs;
   }
 

@@ -17,14 +17,14 @@ namespace autograd {
 namespace autograd_kernels {
 using namespace autograd;
 
-// _lstm_cell_fused_backward(Tensor grad, Tensor gates, Tensor cx, Tensor state, bool for_cx) -> Tensor
-Tensor _lstm_cell_fused_backward(const Tensor& grad, const Tensor& gates, const Tensor& cx, const Tensor& state, bool for_cx) {
-  Tensor result;
+// _lstm_cell_fused_backward(Tensor grad, Tensor gates, Tensor cx, Tensor state) -> Tensor[]
+std::vector<Tensor> _lstm_cell_fused_backward(const Tensor& grad, const Tensor& gates, const Tensor& cx, const Tensor& state) {
+  std::vector<Tensor> result;
   {
     BelowAutogradGuard below;
-    result = kiln::_lstm_cell_fused_backward(grad, gates, cx, state, for_cx);
+    result = kiln::_lstm_cell_fused_backward(grad, gates, cx, state);
   }
-  KILN_CHECK_NOT_IMPLEMENTED(!result.is_floating_point(), "the derivative for '_lstm_cell_fused_backward' is not implemented.");
+  KILN_CHECK_NOT_IMPLEMENTED(std::none_of(result.begin(), result.end(), [](const Tensor& t) { return t.defined() && t.is_floating_point(); }), "the derivative for '_lstm_cell_fused_backward' is not implemented.");
   return result;
 }
 

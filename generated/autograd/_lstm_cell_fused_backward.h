@@ -6,6 +6,6 @@
 
 namespace kiln {
 namespace autograd_kernels {
-Tensor _lstm_cell_fused_backward(const Tensor& grad, const Tensor& gates, const Tensor& cx, const Tensor& state, bool for_cx);
+std::vector<Tensor> _lstm_cell_fused_backward(const Tensor& grad, const Tensor& gates, const Tensor& cx, const Tensor& state);
 }  // namespace autograd_kernels
 }  // namespace kiln

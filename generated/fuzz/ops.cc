@@ -2454,8 +2454,7 @@ const FuzzOp kFuzzOps[] = {
        const Tensor gates = in.tensor();
        const Tensor cx = in.tensor();
        const Tensor state = in.tensor();
-       const auto for_cx = in.boolean();
-       use_result(in, kiln::_lstm_cell_fused_backward(grad, gates, cx, state, for_cx));
+       use_result(in, kiln::_lstm_cell_fused_backward(grad, gates, cx, state));
      }},
     {"scaled_dot_product_attention",
      [](FuzzInput& in) {
@@ -2528,8 +2527,7 @@ const FuzzOp kFuzzOps[] = {
        const Tensor input_gates = in.tensor();
        const Tensor hidden_gates = in.tensor();
        const Tensor hx = in.tensor();
-       const auto wrt = in.int64();
-       use_result(in, kiln::_gru_cell_fused_backward(grad, input_gates, hidden_gates, hx, wrt));
+       use_result(in, kiln::_gru_cell_fused_backward(grad, input_gates, hidden_gates, hx));
      }},
     {"constant_pad_nd",
      [](FuzzInput& in) {

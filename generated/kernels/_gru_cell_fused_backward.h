@@ -13,6 +13,6 @@ namespace kiln {
 
 class Generator;
 namespace cpu {
-TensorBase gru_cell_fused_backward(const TensorBase& grad, const TensorBase& input_gates, const TensorBase& hidden_gates, const TensorBase& hx, int64_t wrt);
+std::vector<TensorBase> gru_cell_fused_backward(const TensorBase& grad, const TensorBase& input_gates, const TensorBase& hidden_gates, const TensorBase& hx);
 }  // namespace cpu
 }  // namespace kiln

@@ -13,6 +13,6 @@ namespace kiln {
 
 class Generator;
 namespace cpu {
-TensorBase lstm_cell_fused_backward(const TensorBase& grad, const TensorBase& gates, const TensorBase& cx, const TensorBase& state, bool for_cx);
+std::vector<TensorBase> lstm_cell_fused_backward(const TensorBase& grad, const TensorBase& gates, const TensorBase& cx, const TensorBase& state);
 }  // namespace cpu
 }  // namespace kiln

@@ -10,25 +10,25 @@
 
 namespace kiln {
 
-// ---- _gru_cell_fused_backward(Tensor grad, Tensor input_gates, Tensor hidden_gates, Tensor hx, int wrt) -> Tensor
+// ---- _gru_cell_fused_backward(Tensor grad, Tensor input_gates, Tensor hidden_gates, Tensor hx) -> Tensor[]
 namespace {
-Tensor _gru_cell_fused_backward_CPU(const Tensor& grad, const Tensor& input_gates, const Tensor& hidden_gates, const Tensor& hx, int64_t wrt) {
+std::vector<Tensor> _gru_cell_fused_backward_CPU(const Tensor& grad, const Tensor& input_gates, const Tensor& hidden_gates, const Tensor& hx) {
   if (explain_enabled()) explain_log("kernel", "cpu::gru_cell_fused_backward", "");
-  return Tensor(cpu::gru_cell_fused_backward(grad, input_gates, hidden_gates, hx, wrt));
+  return to_api(cpu::gru_cell_fused_backward(grad, input_gates, hidden_gates, hx));
 }
 }  // namespace
 
-Operator<Tensor(const Tensor&, const Tensor&, const Tensor&, const Tensor&, int64_t)> _gru_cell_fused_backward_op = {"_gru_cell_fused_backward", {
+Operator<std::vector<Tensor>(const Tensor&, const Tensor&, const Tensor&, const Tensor&)> _gru_cell_fused_backward_op = {"_gru_cell_fused_backward", {
     /*CPU=*/&_gru_cell_fused_backward_CPU,
     /*CUDA=*/nullptr,
     /*Autograd=*/&autograd_kernels::_gru_cell_fused_backward,
 }};
 
 
-Tensor ops::_gru_cell_fused_backward(const Tensor& grad, const Tensor& input_gates, const Tensor& hidden_gates, const Tensor& hx, int64_t wrt) {
+std::vector<Tensor> ops::_gru_cell_fused_backward(const Tensor& grad, const Tensor& input_gates, const Tensor& hidden_gates, const Tensor& hx) {
   const DispatchKeySet keys = dispatch_keys(backend_key({&grad, &input_gates, &hidden_gates, &hx}), records_autograd({&grad, &input_gates, &hidden_gates, &hx}));
   if (explain_enabled()) explain_log("dispatch", "_gru_cell_fused_backward", keys.str().c_str());
-  return _gru_cell_fused_backward_op.lookup(keys)(grad, input_gates, hidden_gates, hx, wrt);
+  return _gru_cell_fused_backward_op.lookup(keys)(grad, input_gates, hidden_gates, hx);
 }
 
 }  // namespace kiln

@@ -10,25 +10,25 @@
 
 namespace kiln {
 
-// ---- _lstm_cell_fused_backward(Tensor grad, Tensor gates, Tensor cx, Tensor state, bool for_cx) -> Tensor
+// ---- _lstm_cell_fused_backward(Tensor grad, Tensor gates, Tensor cx, Tensor state) -> Tensor[]
 namespace {
-Tensor _lstm_cell_fused_backward_CPU(const Tensor& grad, const Tensor& gates, const Tensor& cx, const Tensor& state, bool for_cx) {
+std::vector<Tensor> _lstm_cell_fused_backward_CPU(const Tensor& grad, const Tensor& gates, const Tensor& cx, const Tensor& state) {
   if (explain_enabled()) explain_log("kernel", "cpu::lstm_cell_fused_backward", "");
-  return Tensor(cpu::lstm_cell_fused_backward(grad, gates, cx, state, for_cx));
+  return to_api(cpu::lstm_cell_fused_backward(grad, gates, cx, state));
 }
 }  // namespace
 
-Operator<Tensor(const Tensor&, const Tensor&, const Tensor&, const Tensor&, bool)> _lstm_cell_fused_backward_op = {"_lstm_cell_fused_backward", {
+Operator<std::vector<Tensor>(const Tensor&, const Tensor&, const Tensor&, const Tensor&)> _lstm_cell_fused_backward_op = {"_lstm_cell_fused_backward", {
     /*CPU=*/&_lstm_cell_fused_backward_CPU,
     /*CUDA=*/nullptr,
     /*Autograd=*/&autograd_kernels::_lstm_cell_fused_backward,
 }};
 
 
-Tensor ops::_lstm_cell_fused_backward(const Tensor& grad, const Tensor& gates, const Tensor& cx, const Tensor& state, bool for_cx) {
+std::vector<Tensor> ops::_lstm_cell_fused_backward(const Tensor& grad, const Tensor& gates, const Tensor& cx, const Tensor& state) {
   const DispatchKeySet keys = dispatch_keys(backend_key({&grad, &gates, &cx, &state}), records_autograd({&grad, &gates, &cx, &state}));
   if (explain_enabled()) explain_log("dispatch", "_lstm_cell_fused_backward", keys.str().c_str());
-  return _lstm_cell_fused_backward_op.lookup(keys)(grad, gates, cx, state, for_cx);
+  return _lstm_cell_fused_backward_op.lookup(keys)(grad, gates, cx, state);
 }
 
 }  // namespace kiln

@@ -4,6 +4,7 @@
 
 #include "generated/api/_gru_cell_fused_backward.h"
 #include "runtime/python/arg_parser.h"
+#include "runtime/python/return_types.h"
 #include "runtime/python/tensor_object.h"
 
 namespace kiln {
@@ -13,7 +14,7 @@ namespace python {
 PyObject* fn__gru_cell_fused_backward(PyObject* /*module*/, PyObject* args, PyObject* kwargs) {
   KILN_PY_BEGIN
   static PythonArgParser parser({
-      "_gru_cell_fused_backward(Tensor grad, Tensor input_gates, Tensor hidden_gates, Tensor hx, int wrt)",
+      "_gru_cell_fused_backward(Tensor grad, Tensor input_gates, Tensor hidden_gates, Tensor hx)",
   }, false);
   ParsedArgs r = parser.parse(args, kwargs);
   switch (r.index) {
@@ -22,8 +23,7 @@ PyObject* fn__gru_cell_fused_backward(PyObject* /*module*/, PyObject* args, PyOb
       const Tensor input_gates = r.tensor(1);
       const Tensor hidden_gates = r.tensor(2);
       const Tensor hx = r.tensor(3);
-      const auto wrt = r.int64(4);
-      return wrap(without_gil([&] { return kiln::_gru_cell_fused_backward(grad, input_gates, hidden_gates, hx, wrt); }));
+      return wrap(without_gil([&] { return kiln::_gru_cell_fused_backward(grad, input_gates, hidden_gates, hx); }));
     }
   }
   Py_RETURN_NONE;

@@ -4,6 +4,7 @@
 
 #include "generated/api/_lstm_cell_fused_backward.h"
 #include "runtime/python/arg_parser.h"
+#include "runtime/python/return_types.h"
 #include "runtime/python/tensor_object.h"
 
 namespace kiln {
@@ -13,7 +14,7 @@ namespace python {
 PyObject* fn__lstm_cell_fused_backward(PyObject* /*module*/, PyObject* args, PyObject* kwargs) {
   KILN_PY_BEGIN
   static PythonArgParser parser({
-      "_lstm_cell_fused_backward(Tensor grad, Tensor gates, Tensor cx, Tensor state, bool for_cx)",
+      "_lstm_cell_fused_backward(Tensor grad, Tensor gates, Tensor cx, Tensor state)",
   }, false);
   ParsedArgs r = parser.parse(args, kwargs);
   switch (r.index) {
@@ -22,8 +23,7 @@ PyObject* fn__lstm_cell_fused_backward(PyObject* /*module*/, PyObject* args, PyO
       const Tensor gates = r.tensor(1);
       const Tensor cx = r.tensor(2);
       const Tensor state = r.tensor(3);
-      const auto for_cx = r.to_bool(4);
-      return wrap(without_gil([&] { return kiln::_lstm_cell_fused_backward(grad, gates, cx, state, for_cx); }));
+      return wrap(without_gil([&] { return kiln::_lstm_cell_fused_backward(grad, gates, cx, state); }));
     }
   }
   Py_RETURN_NONE;

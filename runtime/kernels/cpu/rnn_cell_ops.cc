@@ -110,28 +110,26 @@ void GruForward(const T* ig, const T* hg, const T* hx, T* out, int64_t batch, in
   }
 }
 
-// grad (B, H) -> d input_gates (wrt 0, B x 3H), d hidden_gates (1, B x 3H) or d hx (2, B x H).
+// grad (B, H) -> the gradients of input_gates (dig, B x 3H), hidden_gates (dhg, B x 3H) and hx
+// (dhx, B x H), in one pass.
 template <typename T>
-void GruBackward(const T* grad, const T* ig, const T* hg, const T* hx, T* out, int64_t batch, int64_t h, int64_t wrt) {
+void GruBackward(const T* grad, const T* ig, const T* hg, const T* hx, T* dig, T* dhg, T* dhx, int64_t batch,
+                 int64_t h) {
   for (int64_t b = 0; b < batch; ++b) {
     const T* i = ig + b * 3 * h;
     const T* g = hg + b * 3 * h;
-    const T* const in[8] = {grad + b * h, i, i + h, i + 2 * h, g, g + h, g + 2 * h, hx + b * h};
-    const auto grads = [](const auto& m, const auto* x) {
-      return rnn_math::gru_backward(m, x[0], x[1], x[2], x[3], x[4], x[5], x[6], x[7]);
-    };
-    if (wrt == 2) {
-      run_columns<T, 8, 1>(h, in, {out + b * h}, [&](const auto& m, const auto* x, auto* y) { y[0] = grads(m, x).dhx; });
-    } else {
-      T* o = out + b * 3 * h;
-      const bool hidden = wrt == 1;
-      run_columns<T, 8, 3>(h, in, {o, o + h, o + 2 * h}, [&](const auto& m, const auto* x, auto* y) {
-        const auto r = grads(m, x);
-        y[0] = r.dr;
-        y[1] = r.dz;
-        y[2] = hidden ? r.dn_hidden : r.dn;
-      });
-    }
+    T* di = dig + b * 3 * h;
+    T* dg = dhg + b * 3 * h;
+    run_columns<T, 8, 7>(h, {grad + b * h, i, i + h, i + 2 * h, g, g + h, g + 2 * h, hx + b * h},
+                         {di, di + h, di + 2 * h, dg, dg + h, dg + 2 * h, dhx + b * h},
+                         [](const auto& m, const auto* x, auto* y) {
+                           const auto r = rnn_math::gru_backward(m, x[0], x[1], x[2], x[3], x[4], x[5], x[6], x[7]);
+                           y[0] = y[3] = r.dr;
+                           y[1] = y[4] = r.dz;
+                           y[2] = r.dn;
+                           y[5] = r.dn_hidden;
+                           y[6] = r.dhx;
+                         });
   }
 }
 
@@ -149,9 +147,9 @@ void GruBackward(const T* grad, const T* ig, const T* hg, const T* hx, T* out, i
   void gru_forward_##suffix(const T* i, const T* g, const T* x, T* o, int64_t b, int64_t h) {                        \
     GruForward(i, g, x, o, b, h);                                                                                  \
   }                                                                                                                \
-  void gru_backward_##suffix(const T* d, const T* i, const T* g, const T* x, T* o, int64_t b, int64_t h,             \
-                             int64_t w) {                                                                          \
-    GruBackward(d, i, g, x, o, b, h, w);                                                                           \
+  void gru_backward_##suffix(const T* d, const T* i, const T* g, const T* x, T* di, T* dg, T* dx, int64_t b,        \
+                             int64_t h) {                                                                          \
+    GruBackward(d, i, g, x, di, dg, dx, b, h);                                                                     \
   }
 KILN_RNN_CELL_ENTRIES(float, f32)
 KILN_RNN_CELL_ENTRIES(double, f64)
@@ -251,8 +249,8 @@ TensorBase lstm_cell_fused(const TensorBase& gates, const TensorBase& cx) {
   return cast_to(out, c.dtype);
 }
 
-TensorBase lstm_cell_fused_backward(const TensorBase& grad, const TensorBase& gates, const TensorBase& cx,
-                                    const TensorBase& state, bool for_cx) {
+std::vector<TensorBase> lstm_cell_fused_backward(const TensorBase& grad, const TensorBase& gates, const TensorBase& cx,
+                                                 const TensorBase& state) {
   const CellOperands c =
       cell_operands("_lstm_cell_fused_backward", {{&grad, 2}, {&gates, 4}, {&state, 2}, {&cx, 1}});
   TensorBase dgates = empty_cpu({c.batch, 4 * c.h}, c.compute);
@@ -263,11 +261,11 @@ TensorBase lstm_cell_fused_backward(const TensorBase& grad, const TensorBase& ga
     const TensorBase acts = lstm_step<scalar_t>(c, 1, 3, scratch);
     const scalar_t* dy = data<scalar_t>(c, 0);
     lstm_rows_backward(static_cast<const scalar_t*>(acts.data_ptr()), 4 * c.h, data<scalar_t>(c, 3), c.h,
-                                 data<scalar_t>(c, 2) + c.h, 2 * c.h, dy, 2 * c.h, dy + c.h, 2 * c.h,
-                                 static_cast<scalar_t*>(dgates.data_ptr()), 4 * c.h,
-                                 static_cast<scalar_t*>(dcx.data_ptr()), c.h, c.batch, c.h);
+                       data<scalar_t>(c, 2) + c.h, 2 * c.h, dy, 2 * c.h, dy + c.h, 2 * c.h,
+                       static_cast<scalar_t*>(dgates.data_ptr()), 4 * c.h, static_cast<scalar_t*>(dcx.data_ptr()),
+                       c.h, c.batch, c.h);
   });
-  return cast_to(for_cx ? dcx : dgates, c.dtype);
+  return {cast_to(dgates, c.dtype), cast_to(dcx, c.dtype)};
 }
 
 TensorBase gru_cell_fused(const TensorBase& input_gates, const TensorBase& hidden_gates, const TensorBase& hx) {
@@ -283,22 +281,24 @@ TensorBase gru_cell_fused(const TensorBase& input_gates, const TensorBase& hidde
   return cast_to(out, c.dtype);
 }
 
-TensorBase gru_cell_fused_backward(const TensorBase& grad, const TensorBase& input_gates,
-                                   const TensorBase& hidden_gates, const TensorBase& hx, int64_t wrt) {
-  KILN_CHECK(wrt >= 0 && wrt <= 2, "_gru_cell_fused_backward(): wrt must be 0, 1 or 2, got ", wrt);
+std::vector<TensorBase> gru_cell_fused_backward(const TensorBase& grad, const TensorBase& input_gates,
+                                                const TensorBase& hidden_gates, const TensorBase& hx) {
   const CellOperands c = cell_operands("_gru_cell_fused_backward",
                                        {{&grad, 1}, {&input_gates, 3}, {&hidden_gates, 3}, {&hx, 1}});
-  TensorBase out = empty_cpu({c.batch, (wrt == 2 ? 1 : 3) * c.h}, c.compute);
+  TensorBase dig = empty_cpu({c.batch, 3 * c.h}, c.compute), dhg = empty_cpu({c.batch, 3 * c.h}, c.compute);
+  TensorBase dhx = empty_cpu({c.batch, c.h}, c.compute);
   if (c.compute == ScalarType::Float32) {
     HWY_DYNAMIC_DISPATCH(gru_backward_f32)(data<float>(c, 0), data<float>(c, 1), data<float>(c, 2),
-                                           data<float>(c, 3), static_cast<float*>(out.data_ptr()), c.batch, c.h,
-                                           wrt);
+                                           data<float>(c, 3), static_cast<float*>(dig.data_ptr()),
+                                           static_cast<float*>(dhg.data_ptr()), static_cast<float*>(dhx.data_ptr()),
+                                           c.batch, c.h);
   } else {
     HWY_DYNAMIC_DISPATCH(gru_backward_f64)(data<double>(c, 0), data<double>(c, 1), data<double>(c, 2),
-                                           data<double>(c, 3), static_cast<double*>(out.data_ptr()), c.batch, c.h,
-                                           wrt);
+                                           data<double>(c, 3), static_cast<double*>(dig.data_ptr()),
+                                           static_cast<double*>(dhg.data_ptr()), static_cast<double*>(dhx.data_ptr()),
+                                           c.batch, c.h);
   }
-  return cast_to(out, c.dtype);
+  return {cast_to(dig, c.dtype), cast_to(dhg, c.dtype), cast_to(dhx, c.dtype)};
 }
 
 }  // namespace cpu
