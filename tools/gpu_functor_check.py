@@ -1,0 +1,318 @@
+#!/usr/bin/python3
+"""Runs every generated pointwise functor (generated/pointwise/<name>.h) on a real GPU, compiled by
+NVRTC as the CUDA JIT will compile it, and compares its results with the formula interpreter's on
+the host (runtime/jit/formula_interpreter.h, the table the JIT reads) and, for float32 unary ops,
+its accuracy with torch's own CUDA kernels on the same inputs.
+
+It runs in two steps because the GPU machine lends no Bazel and a different Python:
+
+  /usr/bin/python3 tools/gpu_functor_check.py dump .gpu    # here: inputs + the interpreter's results
+  python3 tools/gpu_functor_check.py run .gpu OUTDIR       # on the GPU machine (needs libcuda, NVRTC, torch)
+
+`run` exits 1 when a functor differs from the interpreter where it must not: by any bit for a
+formula of exact operations (compiled with --fmad=false, as the host compiles it: one rounding per
+operation), or by more than TRANSCENDENTAL_ULP_BOUND float32 ulps from the correctly rounded float64
+formula where it calls CUDA's math library (whose float functions are 1-4 ulp, CUDA C Programming
+Guide, "Mathematical Functions"). The report lists every functor with its largest difference.
+"""
+import json
+import os
+import sys
+
+import numpy as np
+
+REPO = os.path.abspath(os.path.join(os.path.dirname(os.path.abspath(__file__)), ".."))
+N = 4096
+# CUDA's documented float32 bounds are at most 4 ulp for the functions the formulas call (erff 2,
+# expf 2, logf 1, tanhf 2, sinf/cosf 2, log1pf 1, expm1f 1, atan2f 3, powf 4); a formula composes a
+# few of them, and its own arithmetic rounds again.
+TRANSCENDENTAL_ULP_BOUND = 8
+# The functors that call CUDA's math library (the rest use IEEE operations only: + - * /, sqrt,
+# fmod, floor, comparisons, which NVRTC rounds as the host does with --fmad=false).
+TRANSCENDENTAL = {"exp", "log", "tanh", "sigmoid", "rsqrt", "sin", "cos", "erf", "pow_tensor_scalar",
+                  "pow_tensor_tensor", "atan2", "expm1", "log1p", "softplus", "gelu", "silu", "mish",
+                  "elu", "logaddexp", "xlogy", "log_sigmoid"}
+# As the host computes: one rounding per operation (no contraction into FMA), subnormals kept
+# (NVRTC's documented default is --ftz=false; it is named so no caller's default can change it),
+# IEEE division and square root.
+NVRTC_OPTIONS = ("--std=c++17", "--fmad=false", "--ftz=false", "--prec-div=true", "--prec-sqrt=true")
+NUMPY_DTYPES = {"float32": np.float32, "float64": np.float64, "int32": np.int32, "int64": np.int64}
+CTYPES = {"float32": "float", "float64": "double", "int32": "int", "int64": "long long"}
+# torch's function for float32 unary formulas without Scalars, to compare accuracy on the GPU.
+TORCH_UNARY = {"exp": "exp", "log": "log", "tanh": "tanh", "sigmoid": "sigmoid", "sqrt": "sqrt",
+               "rsqrt": "rsqrt", "log1p": "log1p", "expm1": "expm1", "sin": "sin", "cos": "cos",
+               "erf": "erf", "reciprocal": "reciprocal", "silu": "nn.functional.silu",
+               "mish": "nn.functional.mish", "log_sigmoid": "nn.functional.logsigmoid",
+               "hardswish": "nn.functional.hardswish", "hardsigmoid": "nn.functional.hardsigmoid",
+               "frac": "frac"}
+
+
+def float_samples(rng, dtype, n):
+    info = np.finfo(dtype)
+    edges = np.array([0.0, -0.0, np.inf, -np.inf, np.nan, 1.0, -1.0, 0.5, -0.5, 2.0, 3.0, -3.0,
+                      info.tiny, -info.tiny, info.tiny / 4, info.max, -info.max, 88.5, -88.5, 710.0,
+                      -710.0, 1e-8, -1e-8, 20.0, -20.0, 0.9185, 4.0], dtype)
+    body = np.concatenate([rng.standard_normal(n // 2) * 3, rng.uniform(-30, 30, n // 4),
+                           np.exp(rng.uniform(-40, 40, n - n // 2 - n // 4)) * rng.choice([-1, 1], n - n // 2 - n // 4)])
+    return np.concatenate([edges, body.astype(dtype)])[:n]
+
+
+def int_samples(rng, dtype, n, nonzero, nonnegative):
+    x = rng.integers(-20, 21, n).astype(dtype)
+    if nonnegative:
+        x = np.abs(x) % 6
+    if nonzero:
+        x[x == 0] = 3
+    return x
+
+
+def dump(outdir):
+    import kiln
+    os.makedirs(outdir, exist_ok=True)
+    rng = np.random.default_rng(15)
+    cases, arrays = [], {}
+    for op, overload, formula, tensors, scalars, dtypes, functor in kiln._C._pointwise_formulas():
+        kinds = {"floating": ["float32", "float64"], "integral": ["int32", "int64"]}.get(
+            dtypes, ["float32", "float64", "int32", "int64"])
+        for dtype in kinds:
+            for scalar_value in (1, 2):
+                key = f"{functor}.{dtype}.{scalar_value}"
+                if dtype.startswith("float"):
+                    inputs = [float_samples(rng, NUMPY_DTYPES[dtype], N) for _ in tensors]
+                    for x in inputs[1:]:
+                        rng.shuffle(x)
+                else:
+                    inputs = [int_samples(rng, NUMPY_DTYPES[dtype], N, nonzero=i > 0, nonnegative=i > 0 and "pow" in functor)
+                              for i in range(len(tensors))]
+                    if "pow" in functor:
+                        inputs[0] = np.clip(inputs[0], -9, 9)
+                try:
+                    want = kiln._C._evaluate_formula(overload, [kiln.from_numpy(x) for x in inputs],
+                                                     [scalar_value] * len(scalars)).double().numpy()
+                except Exception as e:  # the interpreter refuses this dtype: say so in the report
+                    cases.append({"key": key, "functor": functor, "dtype": dtype, "skipped": f"{type(e).__name__}: {e}"})
+                    continue
+                reference = None
+                if dtype == "float32":  # the formula in float64 on the same float32 inputs
+                    reference = kiln._C._evaluate_formula(
+                        overload, [kiln.from_numpy(x.astype(np.float64)) for x in inputs],
+                        [scalar_value] * len(scalars)).double().numpy()
+                    arrays[key + ".reference"] = reference
+                for i, x in enumerate(inputs):
+                    arrays[f"{key}.in{i}"] = x
+                arrays[key + ".want"] = want
+                cases.append({"key": key, "functor": functor, "op": op, "dtype": dtype, "tensors": len(tensors),
+                              "scalars": [scalar_value] * len(scalars), "formula": formula})
+    np.savez_compressed(os.path.join(outdir, "functors.npz"), **arrays)
+    with open(os.path.join(outdir, "functors.json"), "w") as f:
+        json.dump(cases, f, indent=1)
+    print(f"{len(cases)} cases for {len({c['functor'] for c in cases})} functors -> {outdir}")
+
+
+def ulp_distance(a, b, dtype):
+    """Elementwise ulps between a and b in dtype, from their bits ordered like the values
+    (NaN == NaN; NaN against a number counts 2**62)."""
+    a, b = np.asarray(a, dtype), np.asarray(b, dtype)
+    as_int, magnitude = (np.int32, 0x7FFFFFFF) if dtype == np.float32 else (np.int64, 0x7FFFFFFFFFFFFFFF)
+
+    def key(x):
+        bits = x.view(as_int).astype(np.int64)
+        return np.where(bits < 0, -(bits & magnitude), bits)
+
+    ka, kb = key(a), key(b)
+    # Exact in int64 where the signs agree (no overflow); across zero the float sum is close enough.
+    same_sign = (ka >= 0) == (kb >= 0)
+    d = np.where(same_sign, np.abs(np.where(same_sign, ka - kb, 0)).astype(np.float64),
+                 np.abs(ka.astype(np.float64)) + np.abs(kb.astype(np.float64)))
+    na, nb = np.isnan(a), np.isnan(b)
+    d[na & nb] = 0
+    d[na != nb] = 2.0**62
+    return d
+
+
+def kernel_source(cases):
+    headers = sorted({c["functor"] for c in cases if "skipped" not in c})
+    lines = [f'#include "generated/pointwise/{h}.h"' for h in headers]
+    for i, c in enumerate(cases):
+        if "skipped" in c:
+            continue
+        t = CTYPES[c["dtype"]]
+        params = ", ".join(f"const {t}* x{j}" for j in range(c["tensors"]))
+        args = ", ".join(f"x{j}[i]" for j in range(c["tensors"]))
+        scalars = ", ".join(f"static_cast<{t}>({s})" for s in c["scalars"])
+        lines.append(f'extern "C" __global__ void case{i}({params}, double* y, int n) {{\n'
+                     f'  const int i = blockIdx.x * blockDim.x + threadIdx.x;\n'
+                     f'  if (i < n) y[i] = static_cast<double>(kiln::formulas::{c["functor"]}<{t}>{{{scalars}}}({args}));\n'
+                     '}')
+    return "\n".join(lines) + "\n"
+
+
+class Gpu:
+    """The CUDA driver API and NVRTC through ctypes, as kiln's CUDA JIT will call them (no CuPy: on
+    the H100 its RawModule flushed float32 subnormals to zero even when given --ftz=false)."""
+
+    def __init__(self):
+        import ctypes
+        self.ct = ctypes
+        self.cuda = ctypes.CDLL("libcuda.so.1")
+        self.nvrtc = self._load_nvrtc()
+        self.check(self.cuda.cuInit(0), "cuInit")
+        dev, self.ctx = ctypes.c_int(), ctypes.c_void_p()
+        self.check(self.cuda.cuDeviceGet(ctypes.byref(dev), 0), "cuDeviceGet")
+        name = ctypes.create_string_buffer(256)
+        self.cuda.cuDeviceGetName(name, 256, dev)
+        self.name = name.value.decode()
+        major, minor = ctypes.c_int(), ctypes.c_int()
+        self.cuda.cuDeviceGetAttribute(ctypes.byref(major), 75, dev)  # COMPUTE_CAPABILITY_MAJOR
+        self.cuda.cuDeviceGetAttribute(ctypes.byref(minor), 76, dev)  # COMPUTE_CAPABILITY_MINOR
+        self.arch = f"sm_{major.value}{minor.value}"
+        self.check(self.cuda.cuDevicePrimaryCtxRetain(ctypes.byref(self.ctx), dev), "cuDevicePrimaryCtxRetain")
+        self.check(self.cuda.cuCtxSetCurrent(self.ctx), "cuCtxSetCurrent")
+        self.cuda.cuMemAlloc_v2.argtypes = [ctypes.POINTER(ctypes.c_uint64), ctypes.c_size_t]
+        self.cuda.cuMemcpyHtoD_v2.argtypes = [ctypes.c_uint64, ctypes.c_void_p, ctypes.c_size_t]
+        self.cuda.cuMemcpyDtoH_v2.argtypes = [ctypes.c_void_p, ctypes.c_uint64, ctypes.c_size_t]
+        self.cuda.cuMemFree_v2.argtypes = [ctypes.c_uint64]
+
+    def _load_nvrtc(self):
+        import glob
+        candidates = ["libnvrtc.so", "libnvrtc.so.13", "/usr/local/cuda/lib64/libnvrtc.so"]
+        candidates += sorted(glob.glob("/usr/local/cuda*/lib64/libnvrtc.so*"))
+        for path in candidates:
+            try:
+                return self.ct.CDLL(path)
+            except OSError:
+                continue
+        raise OSError("libnvrtc not found")
+
+    def check(self, status, what):
+        if status != 0:
+            raise RuntimeError(f"{what} failed with CUDA status {status}")
+
+    def compile(self, source, options):
+        """NVRTC -> cubin for this GPU -> a loaded module."""
+        ct = self.ct
+        prog = ct.c_void_p()
+        assert self.nvrtc.nvrtcCreateProgram(ct.byref(prog), source.encode(), b"functors.cu", 0, None, None) == 0
+        opts = [o.encode() for o in options] + [f"--gpu-architecture={self.arch}".encode()]
+        status = self.nvrtc.nvrtcCompileProgram(prog, len(opts), (ct.c_char_p * len(opts))(*opts))
+        size = ct.c_size_t()
+        self.nvrtc.nvrtcGetProgramLogSize(prog, ct.byref(size))
+        log = ct.create_string_buffer(size.value)
+        self.nvrtc.nvrtcGetProgramLog(prog, log)
+        if status != 0:
+            raise RuntimeError("NVRTC: " + log.value.decode(errors="replace"))
+        self.nvrtc.nvrtcGetCUBINSize(prog, ct.byref(size))
+        cubin = ct.create_string_buffer(size.value)
+        self.nvrtc.nvrtcGetCUBIN(prog, cubin)
+        module = ct.c_void_p()
+        self.check(self.cuda.cuModuleLoadData(ct.byref(module), cubin), "cuModuleLoadData")
+        return module
+
+    def to_device(self, array):
+        ptr = self.ct.c_uint64()
+        self.check(self.cuda.cuMemAlloc_v2(self.ct.byref(ptr), max(array.nbytes, 1)), "cuMemAlloc")
+        self.check(self.cuda.cuMemcpyHtoD_v2(ptr.value, array.ctypes.data, array.nbytes), "cuMemcpyHtoD")
+        return ptr
+
+    def launch(self, module, name, pointers, n):
+        """name(pointers..., y, n) over n threads; returns y (float64) from the device."""
+        ct = self.ct
+        fn = ct.c_void_p()
+        self.check(self.cuda.cuModuleGetFunction(ct.byref(fn), module, name.encode()), "cuModuleGetFunction")
+        out = np.zeros(n, np.float64)
+        y = self.to_device(out)
+        count = ct.c_int(n)
+        args = [ct.byref(p) for p in pointers] + [ct.byref(y), ct.byref(count)]
+        params = (ct.c_void_p * len(args))(*[ct.cast(a, ct.c_void_p) for a in args])
+        self.check(self.cuda.cuLaunchKernel(fn, (n + 255) // 256, 1, 1, 256, 1, 1, 0, None, params, None), "cuLaunchKernel")
+        self.check(self.cuda.cuCtxSynchronize(), "kernel")
+        self.check(self.cuda.cuMemcpyDtoH_v2(out.ctypes.data, y.value, out.nbytes), "cuMemcpyDtoH")
+        for p in list(pointers) + [y]:
+            self.cuda.cuMemFree_v2(p.value)
+        return out
+
+
+def run(indir, outdir):
+    import torch
+    with open(os.path.join(indir, "functors.json")) as f:
+        cases = json.load(f)
+    data = np.load(os.path.join(indir, "functors.npz"))
+    gpu = Gpu()
+    module = gpu.compile(kernel_source(cases), NVRTC_OPTIONS + (f"-I{REPO}",))
+    device = f"{gpu.name} ({gpu.arch})"
+    report, failures = [f"# Generated pointwise functors on {device}, NVRTC {' '.join(NVRTC_OPTIONS)}, {N} inputs each", ""], []
+    report.append("| functor | dtype | scalars | max ulp vs interpreter | float32: max ulp from the float64 formula: GPU functor / host functor / torch GPU | largest difference |")
+    report.append("|---|---|---|---|---|---|")
+    for i, c in enumerate(cases):
+        if "skipped" in c:
+            report.append(f"| {c['functor']} | {c['dtype']} | | not run: {c['skipped'][:80]} | | |")
+            continue
+        dtype = NUMPY_DTYPES[c["dtype"]]
+        inputs = [gpu.to_device(np.ascontiguousarray(data[f"{c['key']}.in{j}"])) for j in range(c["tensors"])]
+        got = gpu.launch(module, f"case{i}", inputs, N)
+        want = data[c["key"] + ".want"]
+        if dtype in (np.float32, np.float64):
+            diff = ulp_distance(got.astype(dtype), want.astype(dtype), dtype)
+        else:
+            diff = np.where(got == want, 0.0, np.inf)
+        exact = c["functor"] not in TRANSCENDENTAL
+        accuracy, bad, where = "", exact and diff.max() > 0, int(np.argmax(diff))
+        if c["dtype"] == "float32":
+            # Against the float64 formula: the GPU's float32 functor may lose no more than
+            # TRANSCENDENTAL_ULP_BOUND beyond what the host's float32 functor loses on each input.
+            reference = data[c["key"] + ".reference"]
+            with np.errstate(over="ignore"):
+                reference = reference.astype(np.float32)
+            gpu_err = ulp_distance(got.astype(np.float32), reference, np.float32)
+            host_err = ulp_distance(want.astype(np.float32), reference, np.float32)
+            accuracy = f"{gpu_err.max():.0f} / {host_err.max():.0f}"
+            torch_name = TORCH_UNARY.get(c["functor"])
+            if torch_name:
+                fn = torch
+                for part in torch_name.split("."):
+                    fn = getattr(fn, part)
+                torch_got = fn(torch.from_numpy(data[f"{c['key']}.in0"]).cuda()).cpu().numpy()
+                accuracy += f" / {ulp_distance(torch_got, reference, np.float32).max():.0f}"
+            # Where the formula cancels (logaddexp near 0), a last-bit difference in one math function
+            # is many ulps of the result: measure the difference in ulps of the smallest input too.
+            smallest_input = np.min([np.abs(data[f"{c['key']}.in{j}"]) for j in range(c["tensors"])], axis=0)
+            input_ulp = np.spacing(np.maximum(smallest_input, np.finfo(np.float32).tiny).astype(np.float32)).astype(np.float64)
+            with np.errstate(invalid="ignore"):
+                scaled = np.abs(got - want) / input_ulp
+            excess = np.minimum(gpu_err - host_err, np.where(np.isnan(scaled), np.inf, scaled))
+            if not exact and excess.max() > TRANSCENDENTAL_ULP_BOUND:
+                bad, where = True, int(np.argmax(excess))
+        if c["dtype"] == "float64" and not exact:
+            # No float64 reference beyond the host's own: the two must agree within the bound, in
+            # ulps of the result or (where the formula cancels) of the smallest input.
+            smallest_input = np.min([np.abs(data[f"{c['key']}.in{j}"]) for j in range(c["tensors"])], axis=0)
+            with np.errstate(invalid="ignore"):
+                scaled = np.abs(got - want) / np.spacing(np.maximum(smallest_input, np.finfo(np.float64).tiny))
+            excess = np.minimum(diff, np.where(np.isnan(scaled), np.inf, scaled))
+            if excess.max() > TRANSCENDENTAL_ULP_BOUND:
+                bad, where = True, int(np.argmax(excess))
+        worst = diff.max()
+        detail = ""
+        if worst > 0:
+            at = where if bad else int(np.argmax(diff))
+            args = ", ".join(repr(float(data[f"{c['key']}.in{j}"][at])) for j in range(c["tensors"]))
+            detail = f"at ({args}): GPU {got[at]!r}, host {want[at]!r}"
+            if bad:
+                failures.append(f"{c['key']} scalars {c['scalars']}: {detail}")
+        report.append(f"| {c['functor']} | {c['dtype']} | {c['scalars']} | {worst:.0f}{' (exact formula)' if exact else ''}"
+                      f"{' **FAIL**' if bad else ''} | {accuracy} | {detail} |")
+    report += ["", f"{len(failures)} failures"] + failures
+    os.makedirs(outdir, exist_ok=True)
+    with open(os.path.join(outdir, "gpu_functors.md"), "w") as f:
+        f.write("\n".join(report) + "\n")
+    print("\n".join(report[-(len(failures) + 2):]))
+    return 1 if failures else 0
+
+
+if __name__ == "__main__":
+    if len(sys.argv) >= 3 and sys.argv[1] == "dump":
+        dump(sys.argv[2])
+    elif len(sys.argv) >= 4 and sys.argv[1] == "run":
+        sys.exit(run(sys.argv[2], sys.argv[3]))
+    else:
+        sys.exit(__doc__)
