@@ -306,6 +306,9 @@ def node_view(d: Derivative) -> Dict:
             formulas.append({"input": ", ".join(fm.inputs), "valid": " || ".join(x["valid"] for x in edges),
                              "assign": f"{{ const auto grads_ = {expr}; {picks} }}", "yaml": fm.expression})
             continue
+        if fm.fused_op:
+            # No graph is built for this backward pass: the derivative's fused kernel, one pass.
+            expr = f"(GradMode::is_enabled() ? {expr} : {fm.fused_op}({', '.join(fm.fused_args)}))"
         assign = (f"assign_grads(grad_inputs, {e['first']}, {expr});" if e["arg"].type.is_list
                   else f"grad_inputs[{e['first']}] = {expr};")
         formulas.append({"input": e["arg"].name, "valid": e["valid"], "assign": assign, "yaml": fm.expression})
@@ -421,6 +424,8 @@ def formula_ops(d: Derivative, op_names) -> List[str]:
         for m in re.finditer(r"([A-Za-z_][A-Za-z0-9_]*)\s*\(", fm.expression):
             if m.group(1) in op_names:
                 names.add(m.group(1))
+        if fm.fused_op:
+            names.add(fm.fused_op)
     return sorted(names)
 
 
@@ -613,7 +618,10 @@ def render_all(schema_dir: str) -> Dict[str, str]:
         name, base = nf.schema.name, nf.schema.base_name
         op = pointwise.formula_key(name, nf.schema.overload, formula_names)
         params = ", ".join(f"T {a}" for a in f.args)
-        emit(f"pointwise/{op}.h", "pointwise_functor.h.j2", op=op, formula=f.text, params=params,
+        source = "schema/derivatives.yaml" if nf.fused_backward_of else "schema/native_functions.yaml"
+        fused_of = f"{nf.fused_backward_of[0]}'s derivative for {nf.fused_backward_of[1]}" if nf.fused_backward_of else ""
+        emit(f"pointwise/{op}.h", "pointwise_functor.h.j2", op=op, formula=f.text, params=params, source=source,
+             fused_of=fused_of,
              body=pointwise.render_body(f), returns_bool=f.returns_bool, scalars=f.scalars)
         signature = next(d for ns, d in kernel_decls(nf) if ns == "cpu").rstrip(";")
         has_out = nf.dispatch["CPU"].endswith("_out")
@@ -626,7 +634,8 @@ def render_all(schema_dir: str) -> Dict[str, str]:
         # float32 runs get a vector loop (Highway, dispatched at run time) when the formula has one.
         scalar_why = pointwise.vector_unsupported(f)
         emit(f"cpu/{op}.cc", "pointwise_kernel.cc.j2", op=op, name=name, base=base, formula=f.text, signature=signature,
-             config=pointwise.iterator_config(f, op, f.args, "out" if "const TensorBase& out" in signature else "TensorBase()"),
+             source=source, fused_of=fused_of,
+             config=pointwise.iterator_config(f, op, f.args, "out" if re.search(r"const TensorBase& out\b", signature) else "TensorBase()"),
              dispatch=pointwise.DTYPE_SETS[f.dtypes], loop=loop, loop_types=", ".join(loop_types), has_out=has_out,
              returns_bool=f.returns_bool, meta=f.meta or f.choices,
              scalar_values=", ".join(pointwise.scalar_value(f, s, name) for s in f.scalars),

@@ -12,7 +12,7 @@ import yaml
 
 from model import (BACKEND_KEYS, DISPATCH_KEYS, Argument, Annotation, CodegenError, Derivative, Formula,
                    FunctionSchema, NativeFunction, Return, Type)
-from pointwise import DERIVATIVE_NAMES, parse_derivative, parse_formula, render_autograd
+from pointwise import DERIVATIVE_NAMES, _nodes, parse_derivative, parse_formula, render_autograd
 from schema_parser import parse_schema
 
 # Functions a formula may call besides the ops themselves (runtime/autograd/formula_helpers.h).
@@ -326,6 +326,49 @@ def _node_names(derivatives: List[Derivative]) -> None:
         d.node_name = f"{camel}Backward{n}"
 
 
+# A pointwise derivative of at least this many operations gets a fused backward op: run as separate
+# ops, each would read and write a full-size tensor (gelu's is 13 ops).
+FUSED_BACKWARD_MIN_OPS = 2
+
+
+def _fused_backward(d: Derivative) -> List[NativeFunction]:
+    """For each expression-language derivative of the formula op `d` worth fusing, an op whose
+    pointwise formula is that derivative: `_<op>[_<overload>]_<input>_backward(Tensor grad, <the
+    tensors it reads>, [Tensor result], <the Scalars it reads>) -> Tensor`. Its kernel is generated
+    like any formula op's (vector loops included); the Node calls it when no graph is being built
+    for the backward pass (torch's gelu_backward, tanh_backward... written once, as data)."""
+    f, schema = d.function.pointwise, d.function.schema
+    made = []
+    for fm in d.formulas:
+        if fm.tree is None:
+            continue
+        nodes = _nodes(fm.tree)
+        names = DERIVATIVE_NAMES + f.args
+        used = {names[n.arg] for n in nodes if n.kind == "arg"}
+        operations = [n for n in nodes if n.kind not in ("arg", "const", "scalar")]
+        tensors = ["grad"] + [a for a in f.args if a in used] + (["result"] if "result" in used else [])
+        # grad alone (times Scalars) is one op already; the generated loops take three tensors at most.
+        if len(operations) < FUSED_BACKWARD_MIN_OPS or "grad" not in used or not 2 <= len(tensors) <= 3:
+            continue
+        scalars = [f.scalars[i] for i in sorted({n.arg for n in nodes if n.kind == "scalar"})]
+        types = {s: schema.argument(s).type for s in scalars}
+        # The forward's `result` is the op's `output` (`result` names what an op returns).
+        params = ["output" if t == "result" else t for t in tensors]
+        name = f"_{schema.name.lstrip('_')}{'_' + schema.overload.lower() if schema.overload else ''}_{fm.inputs[0]}_backward"
+        args = [f"Tensor {t}" for t in params] + [f"{types[s]} {s}" for s in scalars]
+        nf = NativeFunction(parse_schema(f"{name}({', '.join(args)}) -> Tensor"), ["function"],
+                            {"CPU": f"{name}_kernel"}, d.file, fm.line)
+        nf.pointwise = parse_formula(
+            {"formula": re.sub(r"\bresult\b", "output", fm.source), "dtypes": "floating", "promote": "none",
+             "absent": {s: f.absent[s] for s in scalars if s in f.absent},
+             "choices": {s: f.choices[s] for s in scalars if s in f.choices}},
+            params, scalars, [s for s in scalars if types[s].optional], [s for s in scalars if types[s].base == "str"])
+        nf.fused_backward_of = (d.name, fm.inputs[0])
+        fm.fused_op, fm.fused_args = name, tensors + scalars
+        made.append(nf)
+    return made
+
+
 def load(native_path: str, derivatives_path: str, native_display: str, derivatives_display: str):
     functions: List[NativeFunction] = []
     by_name: Dict[str, NativeFunction] = {}
@@ -360,4 +403,8 @@ def load(native_path: str, derivatives_path: str, native_display: str, derivativ
     for d in derivatives:
         _analyse(d, op_names)
     _node_names(derivatives)
+    for d in derivatives:
+        if d.function.pointwise is not None:
+            with _located(d.where):
+                functions += _fused_backward(d)
     return functions, derivatives

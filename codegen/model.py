@@ -5,7 +5,7 @@ Everything the templates see is one of these objects; nothing downstream reads Y
 from __future__ import annotations
 
 from dataclasses import dataclass, field
-from typing import Dict, List, Optional
+from typing import Dict, List, Optional, Tuple
 
 # Base types of the func: grammar (PyTorch's names).
 BASE_TYPES = ("Tensor", "Scalar", "int", "float", "bool", "str", "ScalarType", "Device", "Generator")
@@ -168,6 +168,9 @@ class NativeFunction:
     autocast: Optional[str] = None
     # `pointwise:`: the op's scalar formula (codegen/pointwise.py); its CPU kernel is generated.
     pointwise: Optional[object] = None
+    # A fused backward op made from a pointwise derivative (loader._fused_backward): the forward
+    # overload and the input whose gradient it computes. It is declared in no YAML file.
+    fused_backward_of: Optional[Tuple[str, str]] = None
 
     @property
     def where(self) -> str:
@@ -200,6 +203,10 @@ class Formula:
     # expression above is rendered from it) and the text as written.
     tree: Optional[object] = None
     source: str = ""
+    # Its fused backward op (the tree as one pointwise kernel), called when no graph is built for
+    # the backward pass, and that op's arguments as the Node names them.
+    fused_op: Optional[str] = None
+    fused_args: List[str] = field(default_factory=list)
 
 
 @dataclass

@@ -515,10 +515,10 @@ def iterator_config(f: PointwiseFormula, op: str, arg_exprs: List[str], out: str
         if len(arg_exprs) != 2:
             raise CodegenError("pointwise: a bool-valued formula of one or two tensor arguments")
         return f'IteratorConfig::comparison("{op}", {inputs}, {out})'
-    kind = {1: "unary", 2: "binary"}.get(len(arg_exprs))
-    if kind is None:
-        raise CodegenError("pointwise: a formula of three tensor arguments needs a meta function")
+    kind = {1: "unary", 2: "binary", 3: "ternary"}.get(len(arg_exprs))
     suffix = "_float" if f.promote == "int_to_float" else ""
+    if kind is None:
+        raise CodegenError("pointwise: a formula of more than three tensor arguments needs a meta function")
     return f'IteratorConfig::{kind}{suffix}("{op}", {inputs}, {out})'
 
 

@@ -301,6 +301,60 @@
 #include "generated/api/affine_grid_generator.h"
 #include "generated/api/grid_sampler_2d.h"
 #include "generated/api/grid_sampler_2d_backward.h"
+#include "generated/api/_div_tensor_other_backward.h"
+#include "generated/api/_tanh_self_backward.h"
+#include "generated/api/_sigmoid_self_backward.h"
+#include "generated/api/_abs_self_backward.h"
+#include "generated/api/_sqrt_self_backward.h"
+#include "generated/api/_relu_self_backward.h"
+#include "generated/api/_pow_tensor_tensor_self_backward.h"
+#include "generated/api/_maximum_self_backward.h"
+#include "generated/api/_maximum_other_backward.h"
+#include "generated/api/_minimum_self_backward.h"
+#include "generated/api/_minimum_other_backward.h"
+#include "generated/api/_clamp_self_backward.h"
+#include "generated/api/_reciprocal_self_backward.h"
+#include "generated/api/_fmod_tensor_other_backward.h"
+#include "generated/api/_atan2_self_backward.h"
+#include "generated/api/_atan2_other_backward.h"
+#include "generated/api/_remainder_tensor_other_backward.h"
+#include "generated/api/_pow_tensor_scalar_self_backward.h"
+#include "generated/api/_rsqrt_self_backward.h"
+#include "generated/api/_log1p_self_backward.h"
+#include "generated/api/_expm1_self_backward.h"
+#include "generated/api/_sin_self_backward.h"
+#include "generated/api/_cos_self_backward.h"
+#include "generated/api/_erf_self_backward.h"
+#include "generated/api/_gelu_self_backward.h"
+#include "generated/api/_silu_self_backward.h"
+#include "generated/api/_leaky_relu_self_backward.h"
+#include "generated/api/_hardtanh_self_backward.h"
+#include "generated/api/_softplus_self_backward.h"
+#include "generated/api/_elu_self_backward.h"
+#include "generated/api/_mish_self_backward.h"
+#include "generated/api/_hardswish_self_backward.h"
+#include "generated/api/_hardsigmoid_self_backward.h"
+#include "generated/api/_log_sigmoid_self_backward.h"
+#include "generated/api/_softshrink_self_backward.h"
+#include "generated/api/_hardshrink_self_backward.h"
+#include "generated/api/_threshold_self_backward.h"
+#include "generated/api/_lerp_tensor_self_backward.h"
+#include "generated/api/_lerp_tensor_weight_backward.h"
+#include "generated/api/_clamp_min_self_backward.h"
+#include "generated/api/_clamp_min_tensor_self_backward.h"
+#include "generated/api/_clamp_min_tensor_min_backward.h"
+#include "generated/api/_clamp_max_self_backward.h"
+#include "generated/api/_clamp_max_tensor_self_backward.h"
+#include "generated/api/_clamp_max_tensor_max_backward.h"
+#include "generated/api/_logaddexp_self_backward.h"
+#include "generated/api/_logaddexp_other_backward.h"
+#include "generated/api/_xlogy_tensor_self_backward.h"
+#include "generated/api/_xlogy_tensor_other_backward.h"
+#include "generated/api/_nan_to_num_self_backward.h"
+#include "generated/api/_addcmul_tensor1_backward.h"
+#include "generated/api/_addcmul_tensor2_backward.h"
+#include "generated/api/_addcdiv_tensor1_backward.h"
+#include "generated/api/_addcdiv_tensor2_backward.h"
 
 
 namespace kiln {
@@ -3518,6 +3572,276 @@ inline Tensor grid_sampler_2d(const Tensor& input, const Tensor& grid, int64_t i
 // grid_sampler_2d_backward(Tensor grad_output, Tensor input, Tensor grid, int interpolation_mode, int padding_mode, bool align_corners) -> Tensor[]
 inline std::vector<Tensor> grid_sampler_2d_backward(const Tensor& grad_output, const Tensor& input, const Tensor& grid, int64_t interpolation_mode, int64_t padding_mode, bool align_corners) {
   return to_api(kiln::grid_sampler_2d_backward(grad_output, input, grid, interpolation_mode, padding_mode, align_corners));
+}
+
+// _div_tensor_other_backward(Tensor grad, Tensor self, Tensor other) -> Tensor
+inline Tensor _div_tensor_other_backward(const Tensor& grad, const Tensor& self, const Tensor& other) {
+  return to_api(kiln::_div_tensor_other_backward(grad, self, other));
+}
+
+// _tanh_self_backward(Tensor grad, Tensor output) -> Tensor
+inline Tensor _tanh_self_backward(const Tensor& grad, const Tensor& output) {
+  return to_api(kiln::_tanh_self_backward(grad, output));
+}
+
+// _sigmoid_self_backward(Tensor grad, Tensor output) -> Tensor
+inline Tensor _sigmoid_self_backward(const Tensor& grad, const Tensor& output) {
+  return to_api(kiln::_sigmoid_self_backward(grad, output));
+}
+
+// _abs_self_backward(Tensor grad, Tensor self) -> Tensor
+inline Tensor _abs_self_backward(const Tensor& grad, const Tensor& self) {
+  return to_api(kiln::_abs_self_backward(grad, self));
+}
+
+// _sqrt_self_backward(Tensor grad, Tensor output) -> Tensor
+inline Tensor _sqrt_self_backward(const Tensor& grad, const Tensor& output) {
+  return to_api(kiln::_sqrt_self_backward(grad, output));
+}
+
+// _relu_self_backward(Tensor grad, Tensor output) -> Tensor
+inline Tensor _relu_self_backward(const Tensor& grad, const Tensor& output) {
+  return to_api(kiln::_relu_self_backward(grad, output));
+}
+
+// _pow_tensor_tensor_self_backward(Tensor grad, Tensor self, Tensor exponent) -> Tensor
+inline Tensor _pow_tensor_tensor_self_backward(const Tensor& grad, const Tensor& self, const Tensor& exponent) {
+  return to_api(kiln::_pow_tensor_tensor_self_backward(grad, self, exponent));
+}
+
+// _maximum_self_backward(Tensor grad, Tensor self, Tensor other) -> Tensor
+inline Tensor _maximum_self_backward(const Tensor& grad, const Tensor& self, const Tensor& other) {
+  return to_api(kiln::_maximum_self_backward(grad, self, other));
+}
+
+// _maximum_other_backward(Tensor grad, Tensor self, Tensor other) -> Tensor
+inline Tensor _maximum_other_backward(const Tensor& grad, const Tensor& self, const Tensor& other) {
+  return to_api(kiln::_maximum_other_backward(grad, self, other));
+}
+
+// _minimum_self_backward(Tensor grad, Tensor self, Tensor other) -> Tensor
+inline Tensor _minimum_self_backward(const Tensor& grad, const Tensor& self, const Tensor& other) {
+  return to_api(kiln::_minimum_self_backward(grad, self, other));
+}
+
+// _minimum_other_backward(Tensor grad, Tensor self, Tensor other) -> Tensor
+inline Tensor _minimum_other_backward(const Tensor& grad, const Tensor& self, const Tensor& other) {
+  return to_api(kiln::_minimum_other_backward(grad, self, other));
+}
+
+// _clamp_self_backward(Tensor grad, Tensor self, Scalar? min, Scalar? max) -> Tensor
+inline Tensor _clamp_self_backward(const Tensor& grad, const Tensor& self, const std::optional<Scalar>& min, const std::optional<Scalar>& max) {
+  return to_api(kiln::_clamp_self_backward(grad, self, min, max));
+}
+
+// _reciprocal_self_backward(Tensor grad, Tensor output) -> Tensor
+inline Tensor _reciprocal_self_backward(const Tensor& grad, const Tensor& output) {
+  return to_api(kiln::_reciprocal_self_backward(grad, output));
+}
+
+// _fmod_tensor_other_backward(Tensor grad, Tensor self, Tensor other) -> Tensor
+inline Tensor _fmod_tensor_other_backward(const Tensor& grad, const Tensor& self, const Tensor& other) {
+  return to_api(kiln::_fmod_tensor_other_backward(grad, self, other));
+}
+
+// _atan2_self_backward(Tensor grad, Tensor self, Tensor other) -> Tensor
+inline Tensor _atan2_self_backward(const Tensor& grad, const Tensor& self, const Tensor& other) {
+  return to_api(kiln::_atan2_self_backward(grad, self, other));
+}
+
+// _atan2_other_backward(Tensor grad, Tensor self, Tensor other) -> Tensor
+inline Tensor _atan2_other_backward(const Tensor& grad, const Tensor& self, const Tensor& other) {
+  return to_api(kiln::_atan2_other_backward(grad, self, other));
+}
+
+// _remainder_tensor_other_backward(Tensor grad, Tensor self, Tensor other) -> Tensor
+inline Tensor _remainder_tensor_other_backward(const Tensor& grad, const Tensor& self, const Tensor& other) {
+  return to_api(kiln::_remainder_tensor_other_backward(grad, self, other));
+}
+
+// _pow_tensor_scalar_self_backward(Tensor grad, Tensor self, Scalar exponent) -> Tensor
+inline Tensor _pow_tensor_scalar_self_backward(const Tensor& grad, const Tensor& self, const Scalar& exponent) {
+  return to_api(kiln::_pow_tensor_scalar_self_backward(grad, self, exponent));
+}
+
+// _rsqrt_self_backward(Tensor grad, Tensor output) -> Tensor
+inline Tensor _rsqrt_self_backward(const Tensor& grad, const Tensor& output) {
+  return to_api(kiln::_rsqrt_self_backward(grad, output));
+}
+
+// _log1p_self_backward(Tensor grad, Tensor self) -> Tensor
+inline Tensor _log1p_self_backward(const Tensor& grad, const Tensor& self) {
+  return to_api(kiln::_log1p_self_backward(grad, self));
+}
+
+// _expm1_self_backward(Tensor grad, Tensor output) -> Tensor
+inline Tensor _expm1_self_backward(const Tensor& grad, const Tensor& output) {
+  return to_api(kiln::_expm1_self_backward(grad, output));
+}
+
+// _sin_self_backward(Tensor grad, Tensor self) -> Tensor
+inline Tensor _sin_self_backward(const Tensor& grad, const Tensor& self) {
+  return to_api(kiln::_sin_self_backward(grad, self));
+}
+
+// _cos_self_backward(Tensor grad, Tensor self) -> Tensor
+inline Tensor _cos_self_backward(const Tensor& grad, const Tensor& self) {
+  return to_api(kiln::_cos_self_backward(grad, self));
+}
+
+// _erf_self_backward(Tensor grad, Tensor self) -> Tensor
+inline Tensor _erf_self_backward(const Tensor& grad, const Tensor& self) {
+  return to_api(kiln::_erf_self_backward(grad, self));
+}
+
+// _gelu_self_backward(Tensor grad, Tensor self, str approximate) -> Tensor
+inline Tensor _gelu_self_backward(const Tensor& grad, const Tensor& self, const std::string& approximate) {
+  return to_api(kiln::_gelu_self_backward(grad, self, approximate));
+}
+
+// _silu_self_backward(Tensor grad, Tensor self) -> Tensor
+inline Tensor _silu_self_backward(const Tensor& grad, const Tensor& self) {
+  return to_api(kiln::_silu_self_backward(grad, self));
+}
+
+// _leaky_relu_self_backward(Tensor grad, Tensor self, Scalar negative_slope) -> Tensor
+inline Tensor _leaky_relu_self_backward(const Tensor& grad, const Tensor& self, const Scalar& negative_slope) {
+  return to_api(kiln::_leaky_relu_self_backward(grad, self, negative_slope));
+}
+
+// _hardtanh_self_backward(Tensor grad, Tensor self, Scalar min_val, Scalar max_val) -> Tensor
+inline Tensor _hardtanh_self_backward(const Tensor& grad, const Tensor& self, const Scalar& min_val, const Scalar& max_val) {
+  return to_api(kiln::_hardtanh_self_backward(grad, self, min_val, max_val));
+}
+
+// _softplus_self_backward(Tensor grad, Tensor self, Scalar beta, Scalar threshold) -> Tensor
+inline Tensor _softplus_self_backward(const Tensor& grad, const Tensor& self, const Scalar& beta, const Scalar& threshold) {
+  return to_api(kiln::_softplus_self_backward(grad, self, beta, threshold));
+}
+
+// _elu_self_backward(Tensor grad, Tensor self, Scalar alpha, Scalar scale, Scalar input_scale) -> Tensor
+inline Tensor _elu_self_backward(const Tensor& grad, const Tensor& self, const Scalar& alpha, const Scalar& scale, const Scalar& input_scale) {
+  return to_api(kiln::_elu_self_backward(grad, self, alpha, scale, input_scale));
+}
+
+// _mish_self_backward(Tensor grad, Tensor self) -> Tensor
+inline Tensor _mish_self_backward(const Tensor& grad, const Tensor& self) {
+  return to_api(kiln::_mish_self_backward(grad, self));
+}
+
+// _hardswish_self_backward(Tensor grad, Tensor self) -> Tensor
+inline Tensor _hardswish_self_backward(const Tensor& grad, const Tensor& self) {
+  return to_api(kiln::_hardswish_self_backward(grad, self));
+}
+
+// _hardsigmoid_self_backward(Tensor grad, Tensor self) -> Tensor
+inline Tensor _hardsigmoid_self_backward(const Tensor& grad, const Tensor& self) {
+  return to_api(kiln::_hardsigmoid_self_backward(grad, self));
+}
+
+// _log_sigmoid_self_backward(Tensor grad, Tensor self) -> Tensor
+inline Tensor _log_sigmoid_self_backward(const Tensor& grad, const Tensor& self) {
+  return to_api(kiln::_log_sigmoid_self_backward(grad, self));
+}
+
+// _softshrink_self_backward(Tensor grad, Tensor self, Scalar lambd) -> Tensor
+inline Tensor _softshrink_self_backward(const Tensor& grad, const Tensor& self, const Scalar& lambd) {
+  return to_api(kiln::_softshrink_self_backward(grad, self, lambd));
+}
+
+// _hardshrink_self_backward(Tensor grad, Tensor self, Scalar lambd) -> Tensor
+inline Tensor _hardshrink_self_backward(const Tensor& grad, const Tensor& self, const Scalar& lambd) {
+  return to_api(kiln::_hardshrink_self_backward(grad, self, lambd));
+}
+
+// _threshold_self_backward(Tensor grad, Tensor self, Scalar threshold) -> Tensor
+inline Tensor _threshold_self_backward(const Tensor& grad, const Tensor& self, const Scalar& threshold) {
+  return to_api(kiln::_threshold_self_backward(grad, self, threshold));
+}
+
+// _lerp_tensor_self_backward(Tensor grad, Tensor weight) -> Tensor
+inline Tensor _lerp_tensor_self_backward(const Tensor& grad, const Tensor& weight) {
+  return to_api(kiln::_lerp_tensor_self_backward(grad, weight));
+}
+
+// _lerp_tensor_weight_backward(Tensor grad, Tensor self, Tensor end) -> Tensor
+inline Tensor _lerp_tensor_weight_backward(const Tensor& grad, const Tensor& self, const Tensor& end) {
+  return to_api(kiln::_lerp_tensor_weight_backward(grad, self, end));
+}
+
+// _clamp_min_self_backward(Tensor grad, Tensor self, Scalar min) -> Tensor
+inline Tensor _clamp_min_self_backward(const Tensor& grad, const Tensor& self, const Scalar& min) {
+  return to_api(kiln::_clamp_min_self_backward(grad, self, min));
+}
+
+// _clamp_min_tensor_self_backward(Tensor grad, Tensor self, Tensor min) -> Tensor
+inline Tensor _clamp_min_tensor_self_backward(const Tensor& grad, const Tensor& self, const Tensor& min) {
+  return to_api(kiln::_clamp_min_tensor_self_backward(grad, self, min));
+}
+
+// _clamp_min_tensor_min_backward(Tensor grad, Tensor self, Tensor min) -> Tensor
+inline Tensor _clamp_min_tensor_min_backward(const Tensor& grad, const Tensor& self, const Tensor& min) {
+  return to_api(kiln::_clamp_min_tensor_min_backward(grad, self, min));
+}
+
+// _clamp_max_self_backward(Tensor grad, Tensor self, Scalar max) -> Tensor
+inline Tensor _clamp_max_self_backward(const Tensor& grad, const Tensor& self, const Scalar& max) {
+  return to_api(kiln::_clamp_max_self_backward(grad, self, max));
+}
+
+// _clamp_max_tensor_self_backward(Tensor grad, Tensor self, Tensor max) -> Tensor
+inline Tensor _clamp_max_tensor_self_backward(const Tensor& grad, const Tensor& self, const Tensor& max) {
+  return to_api(kiln::_clamp_max_tensor_self_backward(grad, self, max));
+}
+
+// _clamp_max_tensor_max_backward(Tensor grad, Tensor self, Tensor max) -> Tensor
+inline Tensor _clamp_max_tensor_max_backward(const Tensor& grad, const Tensor& self, const Tensor& max) {
+  return to_api(kiln::_clamp_max_tensor_max_backward(grad, self, max));
+}
+
+// _logaddexp_self_backward(Tensor grad, Tensor self, Tensor other) -> Tensor
+inline Tensor _logaddexp_self_backward(const Tensor& grad, const Tensor& self, const Tensor& other) {
+  return to_api(kiln::_logaddexp_self_backward(grad, self, other));
+}
+
+// _logaddexp_other_backward(Tensor grad, Tensor self, Tensor other) -> Tensor
+inline Tensor _logaddexp_other_backward(const Tensor& grad, const Tensor& self, const Tensor& other) {
+  return to_api(kiln::_logaddexp_other_backward(grad, self, other));
+}
+
+// _xlogy_tensor_self_backward(Tensor grad, Tensor self, Tensor other) -> Tensor
+inline Tensor _xlogy_tensor_self_backward(const Tensor& grad, const Tensor& self, const Tensor& other) {
+  return to_api(kiln::_xlogy_tensor_self_backward(grad, self, other));
+}
+
+// _xlogy_tensor_other_backward(Tensor grad, Tensor self, Tensor other) -> Tensor
+inline Tensor _xlogy_tensor_other_backward(const Tensor& grad, const Tensor& self, const Tensor& other) {
+  return to_api(kiln::_xlogy_tensor_other_backward(grad, self, other));
+}
+
+// _nan_to_num_self_backward(Tensor grad, Tensor self) -> Tensor
+inline Tensor _nan_to_num_self_backward(const Tensor& grad, const Tensor& self) {
+  return to_api(kiln::_nan_to_num_self_backward(grad, self));
+}
+
+// _addcmul_tensor1_backward(Tensor grad, Tensor tensor2, Scalar value) -> Tensor
+inline Tensor _addcmul_tensor1_backward(const Tensor& grad, const Tensor& tensor2, const Scalar& value) {
+  return to_api(kiln::_addcmul_tensor1_backward(grad, tensor2, value));
+}
+
+// _addcmul_tensor2_backward(Tensor grad, Tensor tensor1, Scalar value) -> Tensor
+inline Tensor _addcmul_tensor2_backward(const Tensor& grad, const Tensor& tensor1, const Scalar& value) {
+  return to_api(kiln::_addcmul_tensor2_backward(grad, tensor1, value));
+}
+
+// _addcdiv_tensor1_backward(Tensor grad, Tensor tensor2, Scalar value) -> Tensor
+inline Tensor _addcdiv_tensor1_backward(const Tensor& grad, const Tensor& tensor2, const Scalar& value) {
+  return to_api(kiln::_addcdiv_tensor1_backward(grad, tensor2, value));
+}
+
+// _addcdiv_tensor2_backward(Tensor grad, Tensor tensor1, Tensor tensor2, Scalar value) -> Tensor
+inline Tensor _addcdiv_tensor2_backward(const Tensor& grad, const Tensor& tensor1, const Tensor& tensor2, const Scalar& value) {
+  return to_api(kiln::_addcdiv_tensor2_backward(grad, tensor1, tensor2, value));
 }
 
 // C++ operators (a + b, a * 2, -a, a += b), as libtorch has them.

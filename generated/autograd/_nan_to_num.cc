@@ -5,6 +5,7 @@
 #include <algorithm>
 
 #include "generated/api/_nan_to_num.h"
+#include "generated/api/_nan_to_num_self_backward.h"
 #include "generated/api/isfinite.h"
 #include "generated/api/logical_not.h"
 #include "generated/api/masked_fill.h"
@@ -28,7 +29,7 @@ struct NanToNumBackward0 final : Node {
     const Tensor grad(grads[0]);
     if (!grad.defined()) return grad_inputs;
     const Tensor self(self_.unpack());
-    if (next_edges()[0].is_valid()) grad_inputs[0] = masked_fill(grad, logical_not(isfinite(self)), 0);
+    if (next_edges()[0].is_valid()) grad_inputs[0] = (GradMode::is_enabled() ? masked_fill(grad, logical_not(isfinite(self)), 0) : _nan_to_num_self_backward(grad, self));
     return grad_inputs;
   }
 

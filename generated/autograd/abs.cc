@@ -5,6 +5,7 @@
 #include <algorithm>
 
 #include "generated/api/abs.h"
+#include "generated/api/_abs_self_backward.h"
 #include "generated/api/mul.h"
 #include "generated/api/sign.h"
 #include "runtime/autograd/formula_helpers.h"
@@ -27,7 +28,7 @@ struct AbsBackward0 final : Node {
     const Tensor grad(grads[0]);
     if (!grad.defined()) return grad_inputs;
     const Tensor self(self_.unpack());
-    if (next_edges()[0].is_valid()) grad_inputs[0] = mul(grad, sign(self));
+    if (next_edges()[0].is_valid()) grad_inputs[0] = (GradMode::is_enabled() ? mul(grad, sign(self)) : _abs_self_backward(grad, self));
     return grad_inputs;
   }
 

@@ -5,6 +5,8 @@
 #include <algorithm>
 
 #include "generated/api/addcmul.h"
+#include "generated/api/_addcmul_tensor1_backward.h"
+#include "generated/api/_addcmul_tensor2_backward.h"
 #include "generated/api/mul.h"
 #include "runtime/autograd/formula_helpers.h"
 #include "runtime/autograd/node.h"
@@ -32,8 +34,8 @@ struct AddcmulBackward0 final : Node {
     const Tensor tensor1(tensor1_.unpack());
     const Tensor tensor2(tensor2_.unpack());
     if (next_edges()[0].is_valid()) grad_inputs[0] = grad;
-    if (next_edges()[1].is_valid()) grad_inputs[1] = maybe_multiply(mul(grad, tensor2), value);
-    if (next_edges()[2].is_valid()) grad_inputs[2] = maybe_multiply(mul(grad, tensor1), value);
+    if (next_edges()[1].is_valid()) grad_inputs[1] = (GradMode::is_enabled() ? maybe_multiply(mul(grad, tensor2), value) : _addcmul_tensor1_backward(grad, tensor2, value));
+    if (next_edges()[2].is_valid()) grad_inputs[2] = (GradMode::is_enabled() ? maybe_multiply(mul(grad, tensor1), value) : _addcmul_tensor2_backward(grad, tensor1, value));
     return grad_inputs;
   }
 

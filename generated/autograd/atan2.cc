@@ -5,6 +5,8 @@
 #include <algorithm>
 
 #include "generated/api/atan2.h"
+#include "generated/api/_atan2_other_backward.h"
+#include "generated/api/_atan2_self_backward.h"
 #include "generated/api/add.h"
 #include "generated/api/div.h"
 #include "generated/api/mul.h"
@@ -32,8 +34,8 @@ struct Atan2Backward0 final : Node {
     if (!grad.defined()) return grad_inputs;
     const Tensor self(self_.unpack());
     const Tensor other(other_.unpack());
-    if (next_edges()[0].is_valid()) grad_inputs[0] = div(mul(grad, other), add(mul(self, self), mul(other, other)));
-    if (next_edges()[1].is_valid()) grad_inputs[1] = div(mul(neg(grad), self), add(mul(self, self), mul(other, other)));
+    if (next_edges()[0].is_valid()) grad_inputs[0] = (GradMode::is_enabled() ? div(mul(grad, other), add(mul(self, self), mul(other, other))) : _atan2_self_backward(grad, self, other));
+    if (next_edges()[1].is_valid()) grad_inputs[1] = (GradMode::is_enabled() ? div(mul(neg(grad), self), add(mul(self, self), mul(other, other))) : _atan2_other_backward(grad, self, other));
     return grad_inputs;
   }
 

@@ -5,6 +5,7 @@
 #include <algorithm>
 
 #include "generated/api/clamp.h"
+#include "generated/api/_clamp_self_backward.h"
 #include "generated/api/ge.h"
 #include "generated/api/le.h"
 #include "generated/api/logical_and.h"
@@ -32,7 +33,7 @@ struct ClampBackward0 final : Node {
     const Tensor grad(grads[0]);
     if (!grad.defined()) return grad_inputs;
     const Tensor self(self_.unpack());
-    if (next_edges()[0].is_valid()) grad_inputs[0] = masked_fill(grad, logical_not(logical_and(ge(self, value_or_lowest(min)), le(self, value_or_highest(max)))), 0);
+    if (next_edges()[0].is_valid()) grad_inputs[0] = (GradMode::is_enabled() ? masked_fill(grad, logical_not(logical_and(ge(self, value_or_lowest(min)), le(self, value_or_highest(max)))), 0) : _clamp_self_backward(grad, self, min, max));
     return grad_inputs;
   }
 

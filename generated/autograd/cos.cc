@@ -5,6 +5,7 @@
 #include <algorithm>
 
 #include "generated/api/cos.h"
+#include "generated/api/_cos_self_backward.h"
 #include "generated/api/mul.h"
 #include "generated/api/neg.h"
 #include "generated/api/sin.h"
@@ -28,7 +29,7 @@ struct CosBackward0 final : Node {
     const Tensor grad(grads[0]);
     if (!grad.defined()) return grad_inputs;
     const Tensor self(self_.unpack());
-    if (next_edges()[0].is_valid()) grad_inputs[0] = neg(mul(grad, sin(self)));
+    if (next_edges()[0].is_valid()) grad_inputs[0] = (GradMode::is_enabled() ? neg(mul(grad, sin(self))) : _cos_self_backward(grad, self));
     return grad_inputs;
   }
 

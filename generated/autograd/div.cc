@@ -5,6 +5,7 @@
 #include <algorithm>
 
 #include "generated/api/div.h"
+#include "generated/api/_div_tensor_other_backward.h"
 #include "generated/api/mul.h"
 #include "generated/api/neg.h"
 #include "runtime/autograd/formula_helpers.h"
@@ -31,7 +32,7 @@ struct DivBackward0 final : Node {
     const Tensor self(self_.unpack());
     const Tensor other(other_.unpack());
     if (next_edges()[0].is_valid()) grad_inputs[0] = div(grad, other);
-    if (next_edges()[1].is_valid()) grad_inputs[1] = neg(div(div(mul(grad, self), other), other));
+    if (next_edges()[1].is_valid()) grad_inputs[1] = (GradMode::is_enabled() ? neg(div(div(mul(grad, self), other), other)) : _div_tensor_other_backward(grad, self, other));
     return grad_inputs;
   }
 

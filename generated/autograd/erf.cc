@@ -5,6 +5,7 @@
 #include <algorithm>
 
 #include "generated/api/erf.h"
+#include "generated/api/_erf_self_backward.h"
 #include "generated/api/exp.h"
 #include "generated/api/mul.h"
 #include "generated/api/neg.h"
@@ -28,7 +29,7 @@ struct ErfBackward0 final : Node {
     const Tensor grad(grads[0]);
     if (!grad.defined()) return grad_inputs;
     const Tensor self(self_.unpack());
-    if (next_edges()[0].is_valid()) grad_inputs[0] = mul(mul(grad, exp(neg(mul(self, self)))), 1.1283791670955126);
+    if (next_edges()[0].is_valid()) grad_inputs[0] = (GradMode::is_enabled() ? mul(mul(grad, exp(neg(mul(self, self)))), 1.1283791670955126) : _erf_self_backward(grad, self));
     return grad_inputs;
   }
 

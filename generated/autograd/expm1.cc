@@ -5,6 +5,7 @@
 #include <algorithm>
 
 #include "generated/api/expm1.h"
+#include "generated/api/_expm1_self_backward.h"
 #include "generated/api/add.h"
 #include "generated/api/mul.h"
 #include "runtime/autograd/formula_helpers.h"
@@ -27,7 +28,7 @@ struct Expm1Backward0 final : Node {
     const Tensor grad(grads[0]);
     if (!grad.defined()) return grad_inputs;
     const Tensor result(result_.unpack(shared_from_this()));
-    if (next_edges()[0].is_valid()) grad_inputs[0] = mul(grad, add(result, 1));
+    if (next_edges()[0].is_valid()) grad_inputs[0] = (GradMode::is_enabled() ? mul(grad, add(result, 1)) : _expm1_self_backward(grad, result));
     return grad_inputs;
   }
 

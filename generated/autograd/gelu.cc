@@ -5,6 +5,7 @@
 #include <algorithm>
 
 #include "generated/api/gelu.h"
+#include "generated/api/_gelu_self_backward.h"
 #include "generated/api/add.h"
 #include "generated/api/erf.h"
 #include "generated/api/exp.h"
@@ -32,7 +33,7 @@ struct GeluBackward0 final : Node {
     const Tensor grad(grads[0]);
     if (!grad.defined()) return grad_inputs;
     const Tensor self(self_.unpack());
-    if (next_edges()[0].is_valid()) grad_inputs[0] = ((approximate == "tanh") ? mul(grad, add(mul(add(tanh(mul(add(self, mul(mul(mul(self, self), self), 0.044715)), 0.7978845608028654)), 1), 0.5), mul(mul(mul(mul(self, 0.5), add(neg(mul(tanh(mul(add(self, mul(mul(mul(self, self), self), 0.044715)), 0.7978845608028654)), tanh(mul(add(self, mul(mul(mul(self, self), self), 0.044715)), 0.7978845608028654)))), 1)), 0.7978845608028654), add(mul(mul(self, self), 0.134145), 1)))) : mul(grad, add(mul(add(erf(mul(self, 0.7071067811865476)), 1), 0.5), mul(self, mul(exp(mul(mul(self, self), -0.5)), 0.3989422804014327)))));
+    if (next_edges()[0].is_valid()) grad_inputs[0] = (GradMode::is_enabled() ? ((approximate == "tanh") ? mul(grad, add(mul(add(tanh(mul(add(self, mul(mul(mul(self, self), self), 0.044715)), 0.7978845608028654)), 1), 0.5), mul(mul(mul(mul(self, 0.5), add(neg(mul(tanh(mul(add(self, mul(mul(mul(self, self), self), 0.044715)), 0.7978845608028654)), tanh(mul(add(self, mul(mul(mul(self, self), self), 0.044715)), 0.7978845608028654)))), 1)), 0.7978845608028654), add(mul(mul(self, self), 0.134145), 1)))) : mul(grad, add(mul(add(erf(mul(self, 0.7071067811865476)), 1), 0.5), mul(self, mul(exp(mul(mul(self, self), -0.5)), 0.3989422804014327))))) : _gelu_self_backward(grad, self, approximate));
     return grad_inputs;
   }
 

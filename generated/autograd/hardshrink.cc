@@ -5,6 +5,7 @@
 #include <algorithm>
 
 #include "generated/api/hardshrink.h"
+#include "generated/api/_hardshrink_self_backward.h"
 #include "generated/api/le.h"
 #include "generated/api/logical_and.h"
 #include "generated/api/masked_fill.h"
@@ -30,7 +31,7 @@ struct HardshrinkBackward0 final : Node {
     const Tensor grad(grads[0]);
     if (!grad.defined()) return grad_inputs;
     const Tensor self(self_.unpack());
-    if (next_edges()[0].is_valid()) grad_inputs[0] = masked_fill(grad, logical_and(le(neg(self), lambd), le(self, lambd)), 0);
+    if (next_edges()[0].is_valid()) grad_inputs[0] = (GradMode::is_enabled() ? masked_fill(grad, logical_and(le(neg(self), lambd), le(self, lambd)), 0) : _hardshrink_self_backward(grad, self, lambd));
     return grad_inputs;
   }
 

@@ -5,6 +5,7 @@
 #include <algorithm>
 
 #include "generated/api/hardsigmoid.h"
+#include "generated/api/_hardsigmoid_self_backward.h"
 #include "generated/api/gt.h"
 #include "generated/api/logical_and.h"
 #include "generated/api/logical_not.h"
@@ -31,7 +32,7 @@ struct HardsigmoidBackward0 final : Node {
     const Tensor grad(grads[0]);
     if (!grad.defined()) return grad_inputs;
     const Tensor self(self_.unpack());
-    if (next_edges()[0].is_valid()) grad_inputs[0] = masked_fill(mul(grad, 0.1666666716337204), logical_not(logical_and(gt(self, -3), lt(self, 3))), 0);
+    if (next_edges()[0].is_valid()) grad_inputs[0] = (GradMode::is_enabled() ? masked_fill(mul(grad, 0.1666666716337204), logical_not(logical_and(gt(self, -3), lt(self, 3))), 0) : _hardsigmoid_self_backward(grad, self));
     return grad_inputs;
   }
 

@@ -5,6 +5,7 @@
 #include <algorithm>
 
 #include "generated/api/hardswish.h"
+#include "generated/api/_hardswish_self_backward.h"
 #include "generated/api/add.h"
 #include "generated/api/div.h"
 #include "generated/api/lt.h"
@@ -31,7 +32,7 @@ struct HardswishBackward0 final : Node {
     const Tensor grad(grads[0]);
     if (!grad.defined()) return grad_inputs;
     const Tensor self(self_.unpack());
-    if (next_edges()[0].is_valid()) grad_inputs[0] = masked_fill(where(lt(self, 3), mul(grad, add(div(self, 3), 0.5)), grad), lt(self, -3), 0);
+    if (next_edges()[0].is_valid()) grad_inputs[0] = (GradMode::is_enabled() ? masked_fill(where(lt(self, 3), mul(grad, add(div(self, 3), 0.5)), grad), lt(self, -3), 0) : _hardswish_self_backward(grad, self));
     return grad_inputs;
   }
 

@@ -5,6 +5,8 @@
 #include <algorithm>
 
 #include "generated/api/lerp.h"
+#include "generated/api/_lerp_tensor_self_backward.h"
+#include "generated/api/_lerp_tensor_weight_backward.h"
 #include "generated/api/add.h"
 #include "generated/api/mul.h"
 #include "generated/api/neg.h"
@@ -53,9 +55,9 @@ struct LerpBackward1 final : Node {
     const Tensor self(self_.unpack());
     const Tensor end(end_.unpack());
     const Tensor weight(weight_.unpack());
-    if (next_edges()[0].is_valid()) grad_inputs[0] = mul(grad, add(neg(weight), 1));
+    if (next_edges()[0].is_valid()) grad_inputs[0] = (GradMode::is_enabled() ? mul(grad, add(neg(weight), 1)) : _lerp_tensor_self_backward(grad, weight));
     if (next_edges()[1].is_valid()) grad_inputs[1] = mul(grad, weight);
-    if (next_edges()[2].is_valid()) grad_inputs[2] = mul(grad, sub(end, self));
+    if (next_edges()[2].is_valid()) grad_inputs[2] = (GradMode::is_enabled() ? mul(grad, sub(end, self)) : _lerp_tensor_weight_backward(grad, self, end));
     return grad_inputs;
   }
 

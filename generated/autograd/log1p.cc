@@ -5,6 +5,7 @@
 #include <algorithm>
 
 #include "generated/api/log1p.h"
+#include "generated/api/_log1p_self_backward.h"
 #include "generated/api/add.h"
 #include "generated/api/div.h"
 #include "runtime/autograd/formula_helpers.h"
@@ -27,7 +28,7 @@ struct Log1pBackward0 final : Node {
     const Tensor grad(grads[0]);
     if (!grad.defined()) return grad_inputs;
     const Tensor self(self_.unpack());
-    if (next_edges()[0].is_valid()) grad_inputs[0] = div(grad, add(self, 1));
+    if (next_edges()[0].is_valid()) grad_inputs[0] = (GradMode::is_enabled() ? div(grad, add(self, 1)) : _log1p_self_backward(grad, self));
     return grad_inputs;
   }
 

@@ -5,6 +5,7 @@
 #include <algorithm>
 
 #include "generated/api/log_sigmoid.h"
+#include "generated/api/_log_sigmoid_self_backward.h"
 #include "generated/api/abs.h"
 #include "generated/api/add.h"
 #include "generated/api/div.h"
@@ -33,7 +34,7 @@ struct LogSigmoidBackward0 final : Node {
     const Tensor grad(grads[0]);
     if (!grad.defined()) return grad_inputs;
     const Tensor self(self_.unpack());
-    if (next_edges()[0].is_valid()) grad_inputs[0] = where(lt(self, 0), mul(grad, add(neg(div(exp(neg(abs(self))), add(exp(neg(abs(self))), 1))), 1)), mul(grad, div(exp(neg(abs(self))), add(exp(neg(abs(self))), 1))));
+    if (next_edges()[0].is_valid()) grad_inputs[0] = (GradMode::is_enabled() ? where(lt(self, 0), mul(grad, add(neg(div(exp(neg(abs(self))), add(exp(neg(abs(self))), 1))), 1)), mul(grad, div(exp(neg(abs(self))), add(exp(neg(abs(self))), 1)))) : _log_sigmoid_self_backward(grad, self));
     return grad_inputs;
   }
 

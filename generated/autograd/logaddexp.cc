@@ -5,6 +5,8 @@
 #include <algorithm>
 
 #include "generated/api/logaddexp.h"
+#include "generated/api/_logaddexp_other_backward.h"
+#include "generated/api/_logaddexp_self_backward.h"
 #include "generated/api/add.h"
 #include "generated/api/div.h"
 #include "generated/api/exp.h"
@@ -32,8 +34,8 @@ struct LogaddexpBackward0 final : Node {
     if (!grad.defined()) return grad_inputs;
     const Tensor self(self_.unpack());
     const Tensor other(other_.unpack());
-    if (next_edges()[0].is_valid()) grad_inputs[0] = div(grad, add(exp(sub(other, self)), 1));
-    if (next_edges()[1].is_valid()) grad_inputs[1] = div(grad, add(exp(sub(self, other)), 1));
+    if (next_edges()[0].is_valid()) grad_inputs[0] = (GradMode::is_enabled() ? div(grad, add(exp(sub(other, self)), 1)) : _logaddexp_self_backward(grad, self, other));
+    if (next_edges()[1].is_valid()) grad_inputs[1] = (GradMode::is_enabled() ? div(grad, add(exp(sub(self, other)), 1)) : _logaddexp_other_backward(grad, self, other));
     return grad_inputs;
   }
 

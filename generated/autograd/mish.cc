@@ -5,6 +5,7 @@
 #include <algorithm>
 
 #include "generated/api/mish.h"
+#include "generated/api/_mish_self_backward.h"
 #include "generated/api/add.h"
 #include "generated/api/exp.h"
 #include "generated/api/log1p.h"
@@ -32,7 +33,7 @@ struct MishBackward0 final : Node {
     const Tensor grad(grads[0]);
     if (!grad.defined()) return grad_inputs;
     const Tensor self(self_.unpack());
-    if (next_edges()[0].is_valid()) grad_inputs[0] = mul(grad, add(tanh(log1p(exp(self))), mul(mul(self, reciprocal(add(exp(neg(self)), 1))), add(neg(mul(tanh(log1p(exp(self))), tanh(log1p(exp(self))))), 1))));
+    if (next_edges()[0].is_valid()) grad_inputs[0] = (GradMode::is_enabled() ? mul(grad, add(tanh(log1p(exp(self))), mul(mul(self, reciprocal(add(exp(neg(self)), 1))), add(neg(mul(tanh(log1p(exp(self))), tanh(log1p(exp(self))))), 1)))) : _mish_self_backward(grad, self));
     return grad_inputs;
   }
 

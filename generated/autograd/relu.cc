@@ -5,6 +5,7 @@
 #include <algorithm>
 
 #include "generated/api/relu.h"
+#include "generated/api/_relu_self_backward.h"
 #include "generated/api/le.h"
 #include "generated/api/masked_fill.h"
 #include "runtime/autograd/formula_helpers.h"
@@ -27,7 +28,7 @@ struct ReluBackward0 final : Node {
     const Tensor grad(grads[0]);
     if (!grad.defined()) return grad_inputs;
     const Tensor result(result_.unpack(shared_from_this()));
-    if (next_edges()[0].is_valid()) grad_inputs[0] = masked_fill(grad, le(result, 0), 0);
+    if (next_edges()[0].is_valid()) grad_inputs[0] = (GradMode::is_enabled() ? masked_fill(grad, le(result, 0), 0) : _relu_self_backward(grad, result));
     return grad_inputs;
   }
 

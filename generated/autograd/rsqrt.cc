@@ -5,6 +5,7 @@
 #include <algorithm>
 
 #include "generated/api/rsqrt.h"
+#include "generated/api/_rsqrt_self_backward.h"
 #include "generated/api/mul.h"
 #include "runtime/autograd/formula_helpers.h"
 #include "runtime/autograd/node.h"
@@ -26,7 +27,7 @@ struct RsqrtBackward0 final : Node {
     const Tensor grad(grads[0]);
     if (!grad.defined()) return grad_inputs;
     const Tensor result(result_.unpack(shared_from_this()));
-    if (next_edges()[0].is_valid()) grad_inputs[0] = mul(mul(grad, mul(mul(result, result), result)), -0.5);
+    if (next_edges()[0].is_valid()) grad_inputs[0] = (GradMode::is_enabled() ? mul(mul(grad, mul(mul(result, result), result)), -0.5) : _rsqrt_self_backward(grad, result));
     return grad_inputs;
   }
 

@@ -5,6 +5,7 @@
 #include <algorithm>
 
 #include "generated/api/sigmoid.h"
+#include "generated/api/_sigmoid_self_backward.h"
 #include "generated/api/add.h"
 #include "generated/api/mul.h"
 #include "generated/api/neg.h"
@@ -28,7 +29,7 @@ struct SigmoidBackward0 final : Node {
     const Tensor grad(grads[0]);
     if (!grad.defined()) return grad_inputs;
     const Tensor result(result_.unpack(shared_from_this()));
-    if (next_edges()[0].is_valid()) grad_inputs[0] = mul(grad, mul(result, add(neg(result), 1)));
+    if (next_edges()[0].is_valid()) grad_inputs[0] = (GradMode::is_enabled() ? mul(grad, mul(result, add(neg(result), 1))) : _sigmoid_self_backward(grad, result));
     return grad_inputs;
   }
 

@@ -5,6 +5,7 @@
 #include <algorithm>
 
 #include "generated/api/silu.h"
+#include "generated/api/_silu_self_backward.h"
 #include "generated/api/add.h"
 #include "generated/api/exp.h"
 #include "generated/api/mul.h"
@@ -30,7 +31,7 @@ struct SiluBackward0 final : Node {
     const Tensor grad(grads[0]);
     if (!grad.defined()) return grad_inputs;
     const Tensor self(self_.unpack());
-    if (next_edges()[0].is_valid()) grad_inputs[0] = mul(grad, mul(reciprocal(add(exp(neg(self)), 1)), add(mul(self, add(neg(reciprocal(add(exp(neg(self)), 1))), 1)), 1)));
+    if (next_edges()[0].is_valid()) grad_inputs[0] = (GradMode::is_enabled() ? mul(grad, mul(reciprocal(add(exp(neg(self)), 1)), add(mul(self, add(neg(reciprocal(add(exp(neg(self)), 1))), 1)), 1))) : _silu_self_backward(grad, self));
     return grad_inputs;
   }
 

@@ -5,6 +5,7 @@
 #include <algorithm>
 
 #include "generated/api/sin.h"
+#include "generated/api/_sin_self_backward.h"
 #include "generated/api/cos.h"
 #include "generated/api/mul.h"
 #include "runtime/autograd/formula_helpers.h"
@@ -27,7 +28,7 @@ struct SinBackward0 final : Node {
     const Tensor grad(grads[0]);
     if (!grad.defined()) return grad_inputs;
     const Tensor self(self_.unpack());
-    if (next_edges()[0].is_valid()) grad_inputs[0] = mul(grad, cos(self));
+    if (next_edges()[0].is_valid()) grad_inputs[0] = (GradMode::is_enabled() ? mul(grad, cos(self)) : _sin_self_backward(grad, self));
     return grad_inputs;
   }
 

@@ -5,6 +5,7 @@
 #include <algorithm>
 
 #include "generated/api/softplus.h"
+#include "generated/api/_softplus_self_backward.h"
 #include "generated/api/add.h"
 #include "generated/api/div.h"
 #include "generated/api/exp.h"
@@ -33,7 +34,7 @@ struct SoftplusBackward0 final : Node {
     const Tensor grad(grads[0]);
     if (!grad.defined()) return grad_inputs;
     const Tensor self(self_.unpack());
-    if (next_edges()[0].is_valid()) grad_inputs[0] = where(gt(maybe_multiply(self, beta), threshold), grad, div(mul(grad, exp(maybe_multiply(self, beta))), add(exp(maybe_multiply(self, beta)), 1)));
+    if (next_edges()[0].is_valid()) grad_inputs[0] = (GradMode::is_enabled() ? where(gt(maybe_multiply(self, beta), threshold), grad, div(mul(grad, exp(maybe_multiply(self, beta))), add(exp(maybe_multiply(self, beta)), 1))) : _softplus_self_backward(grad, self, beta, threshold));
     return grad_inputs;
   }
 

@@ -5,6 +5,7 @@
 #include <algorithm>
 
 #include "generated/api/softshrink.h"
+#include "generated/api/_softshrink_self_backward.h"
 #include "generated/api/ge.h"
 #include "generated/api/le.h"
 #include "generated/api/logical_and.h"
@@ -30,7 +31,7 @@ struct SoftshrinkBackward0 final : Node {
     const Tensor grad(grads[0]);
     if (!grad.defined()) return grad_inputs;
     const Tensor self(self_.unpack());
-    if (next_edges()[0].is_valid()) grad_inputs[0] = masked_fill(grad, logical_and(ge(self, Scalar(-lambd.to_double())), le(self, lambd)), 0);
+    if (next_edges()[0].is_valid()) grad_inputs[0] = (GradMode::is_enabled() ? masked_fill(grad, logical_and(ge(self, Scalar(-lambd.to_double())), le(self, lambd)), 0) : _softshrink_self_backward(grad, self, lambd));
     return grad_inputs;
   }
 

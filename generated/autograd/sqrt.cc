@@ -5,6 +5,7 @@
 #include <algorithm>
 
 #include "generated/api/sqrt.h"
+#include "generated/api/_sqrt_self_backward.h"
 #include "generated/api/div.h"
 #include "generated/api/mul.h"
 #include "runtime/autograd/formula_helpers.h"
@@ -27,7 +28,7 @@ struct SqrtBackward0 final : Node {
     const Tensor grad(grads[0]);
     if (!grad.defined()) return grad_inputs;
     const Tensor result(result_.unpack(shared_from_this()));
-    if (next_edges()[0].is_valid()) grad_inputs[0] = div(grad, mul(result, 2));
+    if (next_edges()[0].is_valid()) grad_inputs[0] = (GradMode::is_enabled() ? div(grad, mul(result, 2)) : _sqrt_self_backward(grad, result));
     return grad_inputs;
   }
 

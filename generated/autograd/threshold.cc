@@ -5,6 +5,7 @@
 #include <algorithm>
 
 #include "generated/api/threshold.h"
+#include "generated/api/_threshold_self_backward.h"
 #include "generated/api/le.h"
 #include "generated/api/masked_fill.h"
 #include "runtime/autograd/formula_helpers.h"
@@ -28,7 +29,7 @@ struct ThresholdBackward0 final : Node {
     const Tensor grad(grads[0]);
     if (!grad.defined()) return grad_inputs;
     const Tensor self(self_.unpack());
-    if (next_edges()[0].is_valid()) grad_inputs[0] = masked_fill(grad, le(self, threshold), 0);
+    if (next_edges()[0].is_valid()) grad_inputs[0] = (GradMode::is_enabled() ? masked_fill(grad, le(self, threshold), 0) : _threshold_self_backward(grad, self, threshold));
     return grad_inputs;
   }
 

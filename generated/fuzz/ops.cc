@@ -3979,6 +3979,371 @@ const FuzzOp kFuzzOps[] = {
        const auto align_corners = in.boolean();
        use_result(in, kiln::grid_sampler_2d_backward(grad_output, input, grid, interpolation_mode, padding_mode, align_corners));
      }},
+    {"_div_tensor_other_backward",
+     [](FuzzInput& in) {
+       const Tensor grad = in.tensor();
+       const Tensor self = in.tensor();
+       const Tensor other = in.tensor();
+       use_result(in, kiln::_div_tensor_other_backward(grad, self, other));
+     }},
+    {"_tanh_self_backward",
+     [](FuzzInput& in) {
+       const Tensor grad = in.tensor();
+       const Tensor output = in.tensor();
+       use_result(in, kiln::_tanh_self_backward(grad, output));
+     }},
+    {"_sigmoid_self_backward",
+     [](FuzzInput& in) {
+       const Tensor grad = in.tensor();
+       const Tensor output = in.tensor();
+       use_result(in, kiln::_sigmoid_self_backward(grad, output));
+     }},
+    {"_abs_self_backward",
+     [](FuzzInput& in) {
+       const Tensor grad = in.tensor();
+       const Tensor self = in.tensor();
+       use_result(in, kiln::_abs_self_backward(grad, self));
+     }},
+    {"_sqrt_self_backward",
+     [](FuzzInput& in) {
+       const Tensor grad = in.tensor();
+       const Tensor output = in.tensor();
+       use_result(in, kiln::_sqrt_self_backward(grad, output));
+     }},
+    {"_relu_self_backward",
+     [](FuzzInput& in) {
+       const Tensor grad = in.tensor();
+       const Tensor output = in.tensor();
+       use_result(in, kiln::_relu_self_backward(grad, output));
+     }},
+    {"_pow_tensor_tensor_self_backward",
+     [](FuzzInput& in) {
+       const Tensor grad = in.tensor();
+       const Tensor self = in.tensor();
+       const Tensor exponent = in.tensor();
+       use_result(in, kiln::_pow_tensor_tensor_self_backward(grad, self, exponent));
+     }},
+    {"_maximum_self_backward",
+     [](FuzzInput& in) {
+       const Tensor grad = in.tensor();
+       const Tensor self = in.tensor();
+       const Tensor other = in.tensor();
+       use_result(in, kiln::_maximum_self_backward(grad, self, other));
+     }},
+    {"_maximum_other_backward",
+     [](FuzzInput& in) {
+       const Tensor grad = in.tensor();
+       const Tensor self = in.tensor();
+       const Tensor other = in.tensor();
+       use_result(in, kiln::_maximum_other_backward(grad, self, other));
+     }},
+    {"_minimum_self_backward",
+     [](FuzzInput& in) {
+       const Tensor grad = in.tensor();
+       const Tensor self = in.tensor();
+       const Tensor other = in.tensor();
+       use_result(in, kiln::_minimum_self_backward(grad, self, other));
+     }},
+    {"_minimum_other_backward",
+     [](FuzzInput& in) {
+       const Tensor grad = in.tensor();
+       const Tensor self = in.tensor();
+       const Tensor other = in.tensor();
+       use_result(in, kiln::_minimum_other_backward(grad, self, other));
+     }},
+    {"_clamp_self_backward",
+     [](FuzzInput& in) {
+       const Tensor grad = in.tensor();
+       const Tensor self = in.tensor();
+       const auto min = in.optional_scalar();
+       const auto max = in.optional_scalar();
+       use_result(in, kiln::_clamp_self_backward(grad, self, min, max));
+     }},
+    {"_reciprocal_self_backward",
+     [](FuzzInput& in) {
+       const Tensor grad = in.tensor();
+       const Tensor output = in.tensor();
+       use_result(in, kiln::_reciprocal_self_backward(grad, output));
+     }},
+    {"_fmod_tensor_other_backward",
+     [](FuzzInput& in) {
+       const Tensor grad = in.tensor();
+       const Tensor self = in.tensor();
+       const Tensor other = in.tensor();
+       use_result(in, kiln::_fmod_tensor_other_backward(grad, self, other));
+     }},
+    {"_atan2_self_backward",
+     [](FuzzInput& in) {
+       const Tensor grad = in.tensor();
+       const Tensor self = in.tensor();
+       const Tensor other = in.tensor();
+       use_result(in, kiln::_atan2_self_backward(grad, self, other));
+     }},
+    {"_atan2_other_backward",
+     [](FuzzInput& in) {
+       const Tensor grad = in.tensor();
+       const Tensor self = in.tensor();
+       const Tensor other = in.tensor();
+       use_result(in, kiln::_atan2_other_backward(grad, self, other));
+     }},
+    {"_remainder_tensor_other_backward",
+     [](FuzzInput& in) {
+       const Tensor grad = in.tensor();
+       const Tensor self = in.tensor();
+       const Tensor other = in.tensor();
+       use_result(in, kiln::_remainder_tensor_other_backward(grad, self, other));
+     }},
+    {"_pow_tensor_scalar_self_backward",
+     [](FuzzInput& in) {
+       const Tensor grad = in.tensor();
+       const Tensor self = in.tensor();
+       const auto exponent = in.scalar();
+       use_result(in, kiln::_pow_tensor_scalar_self_backward(grad, self, exponent));
+     }},
+    {"_rsqrt_self_backward",
+     [](FuzzInput& in) {
+       const Tensor grad = in.tensor();
+       const Tensor output = in.tensor();
+       use_result(in, kiln::_rsqrt_self_backward(grad, output));
+     }},
+    {"_log1p_self_backward",
+     [](FuzzInput& in) {
+       const Tensor grad = in.tensor();
+       const Tensor self = in.tensor();
+       use_result(in, kiln::_log1p_self_backward(grad, self));
+     }},
+    {"_expm1_self_backward",
+     [](FuzzInput& in) {
+       const Tensor grad = in.tensor();
+       const Tensor output = in.tensor();
+       use_result(in, kiln::_expm1_self_backward(grad, output));
+     }},
+    {"_sin_self_backward",
+     [](FuzzInput& in) {
+       const Tensor grad = in.tensor();
+       const Tensor self = in.tensor();
+       use_result(in, kiln::_sin_self_backward(grad, self));
+     }},
+    {"_cos_self_backward",
+     [](FuzzInput& in) {
+       const Tensor grad = in.tensor();
+       const Tensor self = in.tensor();
+       use_result(in, kiln::_cos_self_backward(grad, self));
+     }},
+    {"_erf_self_backward",
+     [](FuzzInput& in) {
+       const Tensor grad = in.tensor();
+       const Tensor self = in.tensor();
+       use_result(in, kiln::_erf_self_backward(grad, self));
+     }},
+    {"_gelu_self_backward",
+     [](FuzzInput& in) {
+       const Tensor grad = in.tensor();
+       const Tensor self = in.tensor();
+       const auto approximate = in.string();
+       use_result(in, kiln::_gelu_self_backward(grad, self, approximate));
+     }},
+    {"_silu_self_backward",
+     [](FuzzInput& in) {
+       const Tensor grad = in.tensor();
+       const Tensor self = in.tensor();
+       use_result(in, kiln::_silu_self_backward(grad, self));
+     }},
+    {"_leaky_relu_self_backward",
+     [](FuzzInput& in) {
+       const Tensor grad = in.tensor();
+       const Tensor self = in.tensor();
+       const auto negative_slope = in.scalar();
+       use_result(in, kiln::_leaky_relu_self_backward(grad, self, negative_slope));
+     }},
+    {"_hardtanh_self_backward",
+     [](FuzzInput& in) {
+       const Tensor grad = in.tensor();
+       const Tensor self = in.tensor();
+       const auto min_val = in.scalar();
+       const auto max_val = in.scalar();
+       use_result(in, kiln::_hardtanh_self_backward(grad, self, min_val, max_val));
+     }},
+    {"_softplus_self_backward",
+     [](FuzzInput& in) {
+       const Tensor grad = in.tensor();
+       const Tensor self = in.tensor();
+       const auto beta = in.scalar();
+       const auto threshold = in.scalar();
+       use_result(in, kiln::_softplus_self_backward(grad, self, beta, threshold));
+     }},
+    {"_elu_self_backward",
+     [](FuzzInput& in) {
+       const Tensor grad = in.tensor();
+       const Tensor self = in.tensor();
+       const auto alpha = in.scalar();
+       const auto scale = in.scalar();
+       const auto input_scale = in.scalar();
+       use_result(in, kiln::_elu_self_backward(grad, self, alpha, scale, input_scale));
+     }},
+    {"_mish_self_backward",
+     [](FuzzInput& in) {
+       const Tensor grad = in.tensor();
+       const Tensor self = in.tensor();
+       use_result(in, kiln::_mish_self_backward(grad, self));
+     }},
+    {"_hardswish_self_backward",
+     [](FuzzInput& in) {
+       const Tensor grad = in.tensor();
+       const Tensor self = in.tensor();
+       use_result(in, kiln::_hardswish_self_backward(grad, self));
+     }},
+    {"_hardsigmoid_self_backward",
+     [](FuzzInput& in) {
+       const Tensor grad = in.tensor();
+       const Tensor self = in.tensor();
+       use_result(in, kiln::_hardsigmoid_self_backward(grad, self));
+     }},
+    {"_log_sigmoid_self_backward",
+     [](FuzzInput& in) {
+       const Tensor grad = in.tensor();
+       const Tensor self = in.tensor();
+       use_result(in, kiln::_log_sigmoid_self_backward(grad, self));
+     }},
+    {"_softshrink_self_backward",
+     [](FuzzInput& in) {
+       const Tensor grad = in.tensor();
+       const Tensor self = in.tensor();
+       const auto lambd = in.scalar();
+       use_result(in, kiln::_softshrink_self_backward(grad, self, lambd));
+     }},
+    {"_hardshrink_self_backward",
+     [](FuzzInput& in) {
+       const Tensor grad = in.tensor();
+       const Tensor self = in.tensor();
+       const auto lambd = in.scalar();
+       use_result(in, kiln::_hardshrink_self_backward(grad, self, lambd));
+     }},
+    {"_threshold_self_backward",
+     [](FuzzInput& in) {
+       const Tensor grad = in.tensor();
+       const Tensor self = in.tensor();
+       const auto threshold = in.scalar();
+       use_result(in, kiln::_threshold_self_backward(grad, self, threshold));
+     }},
+    {"_lerp_tensor_self_backward",
+     [](FuzzInput& in) {
+       const Tensor grad = in.tensor();
+       const Tensor weight = in.tensor();
+       use_result(in, kiln::_lerp_tensor_self_backward(grad, weight));
+     }},
+    {"_lerp_tensor_weight_backward",
+     [](FuzzInput& in) {
+       const Tensor grad = in.tensor();
+       const Tensor self = in.tensor();
+       const Tensor end = in.tensor();
+       use_result(in, kiln::_lerp_tensor_weight_backward(grad, self, end));
+     }},
+    {"_clamp_min_self_backward",
+     [](FuzzInput& in) {
+       const Tensor grad = in.tensor();
+       const Tensor self = in.tensor();
+       const auto min = in.scalar();
+       use_result(in, kiln::_clamp_min_self_backward(grad, self, min));
+     }},
+    {"_clamp_min_tensor_self_backward",
+     [](FuzzInput& in) {
+       const Tensor grad = in.tensor();
+       const Tensor self = in.tensor();
+       const Tensor min = in.tensor();
+       use_result(in, kiln::_clamp_min_tensor_self_backward(grad, self, min));
+     }},
+    {"_clamp_min_tensor_min_backward",
+     [](FuzzInput& in) {
+       const Tensor grad = in.tensor();
+       const Tensor self = in.tensor();
+       const Tensor min = in.tensor();
+       use_result(in, kiln::_clamp_min_tensor_min_backward(grad, self, min));
+     }},
+    {"_clamp_max_self_backward",
+     [](FuzzInput& in) {
+       const Tensor grad = in.tensor();
+       const Tensor self = in.tensor();
+       const auto max = in.scalar();
+       use_result(in, kiln::_clamp_max_self_backward(grad, self, max));
+     }},
+    {"_clamp_max_tensor_self_backward",
+     [](FuzzInput& in) {
+       const Tensor grad = in.tensor();
+       const Tensor self = in.tensor();
+       const Tensor max = in.tensor();
+       use_result(in, kiln::_clamp_max_tensor_self_backward(grad, self, max));
+     }},
+    {"_clamp_max_tensor_max_backward",
+     [](FuzzInput& in) {
+       const Tensor grad = in.tensor();
+       const Tensor self = in.tensor();
+       const Tensor max = in.tensor();
+       use_result(in, kiln::_clamp_max_tensor_max_backward(grad, self, max));
+     }},
+    {"_logaddexp_self_backward",
+     [](FuzzInput& in) {
+       const Tensor grad = in.tensor();
+       const Tensor self = in.tensor();
+       const Tensor other = in.tensor();
+       use_result(in, kiln::_logaddexp_self_backward(grad, self, other));
+     }},
+    {"_logaddexp_other_backward",
+     [](FuzzInput& in) {
+       const Tensor grad = in.tensor();
+       const Tensor self = in.tensor();
+       const Tensor other = in.tensor();
+       use_result(in, kiln::_logaddexp_other_backward(grad, self, other));
+     }},
+    {"_xlogy_tensor_self_backward",
+     [](FuzzInput& in) {
+       const Tensor grad = in.tensor();
+       const Tensor self = in.tensor();
+       const Tensor other = in.tensor();
+       use_result(in, kiln::_xlogy_tensor_self_backward(grad, self, other));
+     }},
+    {"_xlogy_tensor_other_backward",
+     [](FuzzInput& in) {
+       const Tensor grad = in.tensor();
+       const Tensor self = in.tensor();
+       const Tensor other = in.tensor();
+       use_result(in, kiln::_xlogy_tensor_other_backward(grad, self, other));
+     }},
+    {"_nan_to_num_self_backward",
+     [](FuzzInput& in) {
+       const Tensor grad = in.tensor();
+       const Tensor self = in.tensor();
+       use_result(in, kiln::_nan_to_num_self_backward(grad, self));
+     }},
+    {"_addcmul_tensor1_backward",
+     [](FuzzInput& in) {
+       const Tensor grad = in.tensor();
+       const Tensor tensor2 = in.tensor();
+       const auto value = in.scalar();
+       use_result(in, kiln::_addcmul_tensor1_backward(grad, tensor2, value));
+     }},
+    {"_addcmul_tensor2_backward",
+     [](FuzzInput& in) {
+       const Tensor grad = in.tensor();
+       const Tensor tensor1 = in.tensor();
+       const auto value = in.scalar();
+       use_result(in, kiln::_addcmul_tensor2_backward(grad, tensor1, value));
+     }},
+    {"_addcdiv_tensor1_backward",
+     [](FuzzInput& in) {
+       const Tensor grad = in.tensor();
+       const Tensor tensor2 = in.tensor();
+       const auto value = in.scalar();
+       use_result(in, kiln::_addcdiv_tensor1_backward(grad, tensor2, value));
+     }},
+    {"_addcdiv_tensor2_backward",
+     [](FuzzInput& in) {
+       const Tensor grad = in.tensor();
+       const Tensor tensor1 = in.tensor();
+       const Tensor tensor2 = in.tensor();
+       const auto value = in.scalar();
+       use_result(in, kiln::_addcdiv_tensor2_backward(grad, tensor1, tensor2, value));
+     }},
 };
 
 const size_t kNumFuzzOps = sizeof(kFuzzOps) / sizeof(kFuzzOps[0]);

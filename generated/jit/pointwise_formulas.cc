@@ -926,6 +926,893 @@ const FormulaNode where_nodes[] = {
     {FormulaOp::Select, 0, 1, 2, -1, 0.0},
 };
 
+// _div_tensor_other_backward: -(grad * self / other / other)
+const char* const _div_tensor_other_backward_args[] = {"grad", "self", "other"};
+const FormulaNode _div_tensor_other_backward_nodes[] = {
+    {FormulaOp::Arg, -1, -1, -1, 0, 0.0},
+    {FormulaOp::Arg, -1, -1, -1, 1, 0.0},
+    {FormulaOp::Mul, 0, 1, -1, -1, 0.0},
+    {FormulaOp::Arg, -1, -1, -1, 2, 0.0},
+    {FormulaOp::Div, 2, 3, -1, -1, 0.0},
+    {FormulaOp::Arg, -1, -1, -1, 2, 0.0},
+    {FormulaOp::Div, 4, 5, -1, -1, 0.0},
+    {FormulaOp::Neg, 6, -1, -1, -1, 0.0},
+};
+
+// _tanh_self_backward: grad * (-(output * output) + 1)
+const char* const _tanh_self_backward_args[] = {"grad", "output"};
+const FormulaNode _tanh_self_backward_nodes[] = {
+    {FormulaOp::Arg, -1, -1, -1, 0, 0.0},
+    {FormulaOp::Arg, -1, -1, -1, 1, 0.0},
+    {FormulaOp::Arg, -1, -1, -1, 1, 0.0},
+    {FormulaOp::Mul, 1, 2, -1, -1, 0.0},
+    {FormulaOp::Neg, 3, -1, -1, -1, 0.0},
+    {FormulaOp::Const, -1, -1, -1, -1, 1.0},
+    {FormulaOp::Add, 4, 5, -1, -1, 0.0},
+    {FormulaOp::Mul, 0, 6, -1, -1, 0.0},
+};
+
+// _sigmoid_self_backward: grad * (output * (-output + 1))
+const char* const _sigmoid_self_backward_args[] = {"grad", "output"};
+const FormulaNode _sigmoid_self_backward_nodes[] = {
+    {FormulaOp::Arg, -1, -1, -1, 0, 0.0},
+    {FormulaOp::Arg, -1, -1, -1, 1, 0.0},
+    {FormulaOp::Arg, -1, -1, -1, 1, 0.0},
+    {FormulaOp::Neg, 2, -1, -1, -1, 0.0},
+    {FormulaOp::Const, -1, -1, -1, -1, 1.0},
+    {FormulaOp::Add, 3, 4, -1, -1, 0.0},
+    {FormulaOp::Mul, 1, 5, -1, -1, 0.0},
+    {FormulaOp::Mul, 0, 6, -1, -1, 0.0},
+};
+
+// _abs_self_backward: grad * sign(self)
+const char* const _abs_self_backward_args[] = {"grad", "self"};
+const FormulaNode _abs_self_backward_nodes[] = {
+    {FormulaOp::Arg, -1, -1, -1, 0, 0.0},
+    {FormulaOp::Arg, -1, -1, -1, 1, 0.0},
+    {FormulaOp::Sign, 1, -1, -1, -1, 0.0},
+    {FormulaOp::Mul, 0, 2, -1, -1, 0.0},
+};
+
+// _sqrt_self_backward: grad / (output * 2)
+const char* const _sqrt_self_backward_args[] = {"grad", "output"};
+const FormulaNode _sqrt_self_backward_nodes[] = {
+    {FormulaOp::Arg, -1, -1, -1, 0, 0.0},
+    {FormulaOp::Arg, -1, -1, -1, 1, 0.0},
+    {FormulaOp::Const, -1, -1, -1, -1, 2.0},
+    {FormulaOp::Mul, 1, 2, -1, -1, 0.0},
+    {FormulaOp::Div, 0, 3, -1, -1, 0.0},
+};
+
+// _relu_self_backward: 0 if output <= 0 else grad
+const char* const _relu_self_backward_args[] = {"grad", "output"};
+const FormulaNode _relu_self_backward_nodes[] = {
+    {FormulaOp::Arg, -1, -1, -1, 1, 0.0},
+    {FormulaOp::Const, -1, -1, -1, -1, 0.0},
+    {FormulaOp::Le, 0, 1, -1, -1, 0.0},
+    {FormulaOp::Const, -1, -1, -1, -1, 0.0},
+    {FormulaOp::Arg, -1, -1, -1, 0, 0.0},
+    {FormulaOp::Select, 2, 3, 4, -1, 0.0},
+};
+
+// _pow_tensor_tensor_self_backward: grad * (0 if exponent == 0 else exponent * pow(self, exponent - 1))
+const char* const _pow_tensor_tensor_self_backward_args[] = {"grad", "self", "exponent"};
+const FormulaNode _pow_tensor_tensor_self_backward_nodes[] = {
+    {FormulaOp::Arg, -1, -1, -1, 0, 0.0},
+    {FormulaOp::Arg, -1, -1, -1, 2, 0.0},
+    {FormulaOp::Const, -1, -1, -1, -1, 0.0},
+    {FormulaOp::Eq, 1, 2, -1, -1, 0.0},
+    {FormulaOp::Const, -1, -1, -1, -1, 0.0},
+    {FormulaOp::Arg, -1, -1, -1, 2, 0.0},
+    {FormulaOp::Arg, -1, -1, -1, 1, 0.0},
+    {FormulaOp::Arg, -1, -1, -1, 2, 0.0},
+    {FormulaOp::Const, -1, -1, -1, -1, 1.0},
+    {FormulaOp::Sub, 7, 8, -1, -1, 0.0},
+    {FormulaOp::Pow, 6, 9, -1, -1, 0.0},
+    {FormulaOp::Mul, 5, 10, -1, -1, 0.0},
+    {FormulaOp::Select, 3, 4, 11, -1, 0.0},
+    {FormulaOp::Mul, 0, 12, -1, -1, 0.0},
+};
+
+// _maximum_self_backward: grad * ((self > other) + (self == other) * 0.5)
+const char* const _maximum_self_backward_args[] = {"grad", "self", "other"};
+const FormulaNode _maximum_self_backward_nodes[] = {
+    {FormulaOp::Arg, -1, -1, -1, 0, 0.0},
+    {FormulaOp::Arg, -1, -1, -1, 1, 0.0},
+    {FormulaOp::Arg, -1, -1, -1, 2, 0.0},
+    {FormulaOp::Gt, 1, 2, -1, -1, 0.0},
+    {FormulaOp::Arg, -1, -1, -1, 1, 0.0},
+    {FormulaOp::Arg, -1, -1, -1, 2, 0.0},
+    {FormulaOp::Eq, 4, 5, -1, -1, 0.0},
+    {FormulaOp::Const, -1, -1, -1, -1, 0.5},
+    {FormulaOp::Mul, 6, 7, -1, -1, 0.0},
+    {FormulaOp::Add, 3, 8, -1, -1, 0.0},
+    {FormulaOp::Mul, 0, 9, -1, -1, 0.0},
+};
+
+// _maximum_other_backward: grad * ((self < other) + (self == other) * 0.5)
+const char* const _maximum_other_backward_args[] = {"grad", "self", "other"};
+const FormulaNode _maximum_other_backward_nodes[] = {
+    {FormulaOp::Arg, -1, -1, -1, 0, 0.0},
+    {FormulaOp::Arg, -1, -1, -1, 1, 0.0},
+    {FormulaOp::Arg, -1, -1, -1, 2, 0.0},
+    {FormulaOp::Lt, 1, 2, -1, -1, 0.0},
+    {FormulaOp::Arg, -1, -1, -1, 1, 0.0},
+    {FormulaOp::Arg, -1, -1, -1, 2, 0.0},
+    {FormulaOp::Eq, 4, 5, -1, -1, 0.0},
+    {FormulaOp::Const, -1, -1, -1, -1, 0.5},
+    {FormulaOp::Mul, 6, 7, -1, -1, 0.0},
+    {FormulaOp::Add, 3, 8, -1, -1, 0.0},
+    {FormulaOp::Mul, 0, 9, -1, -1, 0.0},
+};
+
+// _minimum_self_backward: grad * ((self < other) + (self == other) * 0.5)
+const char* const _minimum_self_backward_args[] = {"grad", "self", "other"};
+const FormulaNode _minimum_self_backward_nodes[] = {
+    {FormulaOp::Arg, -1, -1, -1, 0, 0.0},
+    {FormulaOp::Arg, -1, -1, -1, 1, 0.0},
+    {FormulaOp::Arg, -1, -1, -1, 2, 0.0},
+    {FormulaOp::Lt, 1, 2, -1, -1, 0.0},
+    {FormulaOp::Arg, -1, -1, -1, 1, 0.0},
+    {FormulaOp::Arg, -1, -1, -1, 2, 0.0},
+    {FormulaOp::Eq, 4, 5, -1, -1, 0.0},
+    {FormulaOp::Const, -1, -1, -1, -1, 0.5},
+    {FormulaOp::Mul, 6, 7, -1, -1, 0.0},
+    {FormulaOp::Add, 3, 8, -1, -1, 0.0},
+    {FormulaOp::Mul, 0, 9, -1, -1, 0.0},
+};
+
+// _minimum_other_backward: grad * ((self > other) + (self == other) * 0.5)
+const char* const _minimum_other_backward_args[] = {"grad", "self", "other"};
+const FormulaNode _minimum_other_backward_nodes[] = {
+    {FormulaOp::Arg, -1, -1, -1, 0, 0.0},
+    {FormulaOp::Arg, -1, -1, -1, 1, 0.0},
+    {FormulaOp::Arg, -1, -1, -1, 2, 0.0},
+    {FormulaOp::Gt, 1, 2, -1, -1, 0.0},
+    {FormulaOp::Arg, -1, -1, -1, 1, 0.0},
+    {FormulaOp::Arg, -1, -1, -1, 2, 0.0},
+    {FormulaOp::Eq, 4, 5, -1, -1, 0.0},
+    {FormulaOp::Const, -1, -1, -1, -1, 0.5},
+    {FormulaOp::Mul, 6, 7, -1, -1, 0.0},
+    {FormulaOp::Add, 3, 8, -1, -1, 0.0},
+    {FormulaOp::Mul, 0, 9, -1, -1, 0.0},
+};
+
+// _clamp_self_backward: grad if (self >= min and self <= max) else 0
+const char* const _clamp_self_backward_args[] = {"grad", "self"};
+const char* const _clamp_self_backward_scalars[] = {"min", "max"};
+const FormulaNode _clamp_self_backward_nodes[] = {
+    {FormulaOp::Arg, -1, -1, -1, 1, 0.0},
+    {FormulaOp::Scalar, -1, -1, -1, 0, 0.0},
+    {FormulaOp::Ge, 0, 1, -1, -1, 0.0},
+    {FormulaOp::Arg, -1, -1, -1, 1, 0.0},
+    {FormulaOp::Scalar, -1, -1, -1, 1, 0.0},
+    {FormulaOp::Le, 3, 4, -1, -1, 0.0},
+    {FormulaOp::And, 2, 5, -1, -1, 0.0},
+    {FormulaOp::Arg, -1, -1, -1, 0, 0.0},
+    {FormulaOp::Const, -1, -1, -1, -1, 0.0},
+    {FormulaOp::Select, 6, 7, 8, -1, 0.0},
+};
+
+// _reciprocal_self_backward: -grad * (output * output)
+const char* const _reciprocal_self_backward_args[] = {"grad", "output"};
+const FormulaNode _reciprocal_self_backward_nodes[] = {
+    {FormulaOp::Arg, -1, -1, -1, 0, 0.0},
+    {FormulaOp::Neg, 0, -1, -1, -1, 0.0},
+    {FormulaOp::Arg, -1, -1, -1, 1, 0.0},
+    {FormulaOp::Arg, -1, -1, -1, 1, 0.0},
+    {FormulaOp::Mul, 2, 3, -1, -1, 0.0},
+    {FormulaOp::Mul, 1, 4, -1, -1, 0.0},
+};
+
+// _fmod_tensor_other_backward: -grad * trunc(self / other)
+const char* const _fmod_tensor_other_backward_args[] = {"grad", "self", "other"};
+const FormulaNode _fmod_tensor_other_backward_nodes[] = {
+    {FormulaOp::Arg, -1, -1, -1, 0, 0.0},
+    {FormulaOp::Neg, 0, -1, -1, -1, 0.0},
+    {FormulaOp::Arg, -1, -1, -1, 1, 0.0},
+    {FormulaOp::Arg, -1, -1, -1, 2, 0.0},
+    {FormulaOp::Div, 2, 3, -1, -1, 0.0},
+    {FormulaOp::Trunc, 4, -1, -1, -1, 0.0},
+    {FormulaOp::Mul, 1, 5, -1, -1, 0.0},
+};
+
+// _atan2_self_backward: grad * other / (self * self + other * other)
+const char* const _atan2_self_backward_args[] = {"grad", "self", "other"};
+const FormulaNode _atan2_self_backward_nodes[] = {
+    {FormulaOp::Arg, -1, -1, -1, 0, 0.0},
+    {FormulaOp::Arg, -1, -1, -1, 2, 0.0},
+    {FormulaOp::Mul, 0, 1, -1, -1, 0.0},
+    {FormulaOp::Arg, -1, -1, -1, 1, 0.0},
+    {FormulaOp::Arg, -1, -1, -1, 1, 0.0},
+    {FormulaOp::Mul, 3, 4, -1, -1, 0.0},
+    {FormulaOp::Arg, -1, -1, -1, 2, 0.0},
+    {FormulaOp::Arg, -1, -1, -1, 2, 0.0},
+    {FormulaOp::Mul, 6, 7, -1, -1, 0.0},
+    {FormulaOp::Add, 5, 8, -1, -1, 0.0},
+    {FormulaOp::Div, 2, 9, -1, -1, 0.0},
+};
+
+// _atan2_other_backward: -grad * self / (self * self + other * other)
+const char* const _atan2_other_backward_args[] = {"grad", "self", "other"};
+const FormulaNode _atan2_other_backward_nodes[] = {
+    {FormulaOp::Arg, -1, -1, -1, 0, 0.0},
+    {FormulaOp::Neg, 0, -1, -1, -1, 0.0},
+    {FormulaOp::Arg, -1, -1, -1, 1, 0.0},
+    {FormulaOp::Mul, 1, 2, -1, -1, 0.0},
+    {FormulaOp::Arg, -1, -1, -1, 1, 0.0},
+    {FormulaOp::Arg, -1, -1, -1, 1, 0.0},
+    {FormulaOp::Mul, 4, 5, -1, -1, 0.0},
+    {FormulaOp::Arg, -1, -1, -1, 2, 0.0},
+    {FormulaOp::Arg, -1, -1, -1, 2, 0.0},
+    {FormulaOp::Mul, 7, 8, -1, -1, 0.0},
+    {FormulaOp::Add, 6, 9, -1, -1, 0.0},
+    {FormulaOp::Div, 3, 10, -1, -1, 0.0},
+};
+
+// _remainder_tensor_other_backward: -grad * (self // other)
+const char* const _remainder_tensor_other_backward_args[] = {"grad", "self", "other"};
+const FormulaNode _remainder_tensor_other_backward_nodes[] = {
+    {FormulaOp::Arg, -1, -1, -1, 0, 0.0},
+    {FormulaOp::Neg, 0, -1, -1, -1, 0.0},
+    {FormulaOp::Arg, -1, -1, -1, 1, 0.0},
+    {FormulaOp::Arg, -1, -1, -1, 2, 0.0},
+    {FormulaOp::Floordiv, 2, 3, -1, -1, 0.0},
+    {FormulaOp::Mul, 1, 4, -1, -1, 0.0},
+};
+
+// _pow_tensor_scalar_self_backward: 0 if exponent == 0 else grad * (exponent * pow_scalar(self, exponent - 1))
+const char* const _pow_tensor_scalar_self_backward_args[] = {"grad", "self"};
+const char* const _pow_tensor_scalar_self_backward_scalars[] = {"exponent"};
+const FormulaNode _pow_tensor_scalar_self_backward_nodes[] = {
+    {FormulaOp::Scalar, -1, -1, -1, 0, 0.0},
+    {FormulaOp::Const, -1, -1, -1, -1, 0.0},
+    {FormulaOp::Eq, 0, 1, -1, -1, 0.0},
+    {FormulaOp::Const, -1, -1, -1, -1, 0.0},
+    {FormulaOp::Arg, -1, -1, -1, 0, 0.0},
+    {FormulaOp::Scalar, -1, -1, -1, 0, 0.0},
+    {FormulaOp::Arg, -1, -1, -1, 1, 0.0},
+    {FormulaOp::Scalar, -1, -1, -1, 0, 0.0},
+    {FormulaOp::Const, -1, -1, -1, -1, 1.0},
+    {FormulaOp::Sub, 7, 8, -1, -1, 0.0},
+    {FormulaOp::Pow_scalar, 6, 9, -1, -1, 0.0},
+    {FormulaOp::Mul, 5, 10, -1, -1, 0.0},
+    {FormulaOp::Mul, 4, 11, -1, -1, 0.0},
+    {FormulaOp::Select, 2, 3, 12, -1, 0.0},
+};
+
+// _rsqrt_self_backward: grad * (output * output * output) * -0.5
+const char* const _rsqrt_self_backward_args[] = {"grad", "output"};
+const FormulaNode _rsqrt_self_backward_nodes[] = {
+    {FormulaOp::Arg, -1, -1, -1, 0, 0.0},
+    {FormulaOp::Arg, -1, -1, -1, 1, 0.0},
+    {FormulaOp::Arg, -1, -1, -1, 1, 0.0},
+    {FormulaOp::Mul, 1, 2, -1, -1, 0.0},
+    {FormulaOp::Arg, -1, -1, -1, 1, 0.0},
+    {FormulaOp::Mul, 3, 4, -1, -1, 0.0},
+    {FormulaOp::Mul, 0, 5, -1, -1, 0.0},
+    {FormulaOp::Const, -1, -1, -1, -1, -0.5},
+    {FormulaOp::Mul, 6, 7, -1, -1, 0.0},
+};
+
+// _log1p_self_backward: grad / (self + 1)
+const char* const _log1p_self_backward_args[] = {"grad", "self"};
+const FormulaNode _log1p_self_backward_nodes[] = {
+    {FormulaOp::Arg, -1, -1, -1, 0, 0.0},
+    {FormulaOp::Arg, -1, -1, -1, 1, 0.0},
+    {FormulaOp::Const, -1, -1, -1, -1, 1.0},
+    {FormulaOp::Add, 1, 2, -1, -1, 0.0},
+    {FormulaOp::Div, 0, 3, -1, -1, 0.0},
+};
+
+// _expm1_self_backward: grad * (output + 1)
+const char* const _expm1_self_backward_args[] = {"grad", "output"};
+const FormulaNode _expm1_self_backward_nodes[] = {
+    {FormulaOp::Arg, -1, -1, -1, 0, 0.0},
+    {FormulaOp::Arg, -1, -1, -1, 1, 0.0},
+    {FormulaOp::Const, -1, -1, -1, -1, 1.0},
+    {FormulaOp::Add, 1, 2, -1, -1, 0.0},
+    {FormulaOp::Mul, 0, 3, -1, -1, 0.0},
+};
+
+// _sin_self_backward: grad * cos(self)
+const char* const _sin_self_backward_args[] = {"grad", "self"};
+const FormulaNode _sin_self_backward_nodes[] = {
+    {FormulaOp::Arg, -1, -1, -1, 0, 0.0},
+    {FormulaOp::Arg, -1, -1, -1, 1, 0.0},
+    {FormulaOp::Cos, 1, -1, -1, -1, 0.0},
+    {FormulaOp::Mul, 0, 2, -1, -1, 0.0},
+};
+
+// _cos_self_backward: -(grad * sin(self))
+const char* const _cos_self_backward_args[] = {"grad", "self"};
+const FormulaNode _cos_self_backward_nodes[] = {
+    {FormulaOp::Arg, -1, -1, -1, 0, 0.0},
+    {FormulaOp::Arg, -1, -1, -1, 1, 0.0},
+    {FormulaOp::Sin, 1, -1, -1, -1, 0.0},
+    {FormulaOp::Mul, 0, 2, -1, -1, 0.0},
+    {FormulaOp::Neg, 3, -1, -1, -1, 0.0},
+};
+
+// _erf_self_backward: grad * exp(-(self * self)) * 1.1283791670955126
+const char* const _erf_self_backward_args[] = {"grad", "self"};
+const FormulaNode _erf_self_backward_nodes[] = {
+    {FormulaOp::Arg, -1, -1, -1, 0, 0.0},
+    {FormulaOp::Arg, -1, -1, -1, 1, 0.0},
+    {FormulaOp::Arg, -1, -1, -1, 1, 0.0},
+    {FormulaOp::Mul, 1, 2, -1, -1, 0.0},
+    {FormulaOp::Neg, 3, -1, -1, -1, 0.0},
+    {FormulaOp::Exp, 4, -1, -1, -1, 0.0},
+    {FormulaOp::Mul, 0, 5, -1, -1, 0.0},
+    {FormulaOp::Const, -1, -1, -1, -1, 1.1283791670955126},
+    {FormulaOp::Mul, 6, 7, -1, -1, 0.0},
+};
+
+// _gelu_self_backward: grad * (0.5 * (1 + tanh(0.7978845608028654 * (self + 0.044715 * (self * self * self)))) + 0.5 * self * (1 - tanh(0.7978845608028654 * (self + 0.044715 * (self * self * self))) * tanh(0.7978845608028654 * (self + 0.044715 * (self * self * self)))) * 0.7978845608028654 * (1 + 0.134145 * (self * self))) if approximate == 'tanh' else grad * (0.5 * (1 + erf(self * 0.7071067811865476)) + self * (exp(-0.5 * (self * self)) * 0.3989422804014327))
+const char* const _gelu_self_backward_args[] = {"grad", "self"};
+const char* const _gelu_self_backward_scalars[] = {"approximate"};
+const FormulaNode _gelu_self_backward_nodes[] = {
+    {FormulaOp::Scalar, -1, -1, -1, 0, 0.0},
+    {FormulaOp::Const, -1, -1, -1, -1, 1.0},
+    {FormulaOp::Eq, 0, 1, -1, -1, 0.0},
+    {FormulaOp::Arg, -1, -1, -1, 0, 0.0},
+    {FormulaOp::Const, -1, -1, -1, -1, 0.5},
+    {FormulaOp::Const, -1, -1, -1, -1, 1.0},
+    {FormulaOp::Const, -1, -1, -1, -1, 0.7978845608028654},
+    {FormulaOp::Arg, -1, -1, -1, 1, 0.0},
+    {FormulaOp::Const, -1, -1, -1, -1, 0.044715},
+    {FormulaOp::Arg, -1, -1, -1, 1, 0.0},
+    {FormulaOp::Arg, -1, -1, -1, 1, 0.0},
+    {FormulaOp::Mul, 9, 10, -1, -1, 0.0},
+    {FormulaOp::Arg, -1, -1, -1, 1, 0.0},
+    {FormulaOp::Mul, 11, 12, -1, -1, 0.0},
+    {FormulaOp::Mul, 8, 13, -1, -1, 0.0},
+    {FormulaOp::Add, 7, 14, -1, -1, 0.0},
+    {FormulaOp::Mul, 6, 15, -1, -1, 0.0},
+    {FormulaOp::Tanh, 16, -1, -1, -1, 0.0},
+    {FormulaOp::Add, 5, 17, -1, -1, 0.0},
+    {FormulaOp::Mul, 4, 18, -1, -1, 0.0},
+    {FormulaOp::Const, -1, -1, -1, -1, 0.5},
+    {FormulaOp::Arg, -1, -1, -1, 1, 0.0},
+    {FormulaOp::Mul, 20, 21, -1, -1, 0.0},
+    {FormulaOp::Const, -1, -1, -1, -1, 1.0},
+    {FormulaOp::Const, -1, -1, -1, -1, 0.7978845608028654},
+    {FormulaOp::Arg, -1, -1, -1, 1, 0.0},
+    {FormulaOp::Const, -1, -1, -1, -1, 0.044715},
+    {FormulaOp::Arg, -1, -1, -1, 1, 0.0},
+    {FormulaOp::Arg, -1, -1, -1, 1, 0.0},
+    {FormulaOp::Mul, 27, 28, -1, -1, 0.0},
+    {FormulaOp::Arg, -1, -1, -1, 1, 0.0},
+    {FormulaOp::Mul, 29, 30, -1, -1, 0.0},
+    {FormulaOp::Mul, 26, 31, -1, -1, 0.0},
+    {FormulaOp::Add, 25, 32, -1, -1, 0.0},
+    {FormulaOp::Mul, 24, 33, -1, -1, 0.0},
+    {FormulaOp::Tanh, 34, -1, -1, -1, 0.0},
+    {FormulaOp::Const, -1, -1, -1, -1, 0.7978845608028654},
+    {FormulaOp::Arg, -1, -1, -1, 1, 0.0},
+    {FormulaOp::Const, -1, -1, -1, -1, 0.044715},
+    {FormulaOp::Arg, -1, -1, -1, 1, 0.0},
+    {FormulaOp::Arg, -1, -1, -1, 1, 0.0},
+    {FormulaOp::Mul, 39, 40, -1, -1, 0.0},
+    {FormulaOp::Arg, -1, -1, -1, 1, 0.0},
+    {FormulaOp::Mul, 41, 42, -1, -1, 0.0},
+    {FormulaOp::Mul, 38, 43, -1, -1, 0.0},
+    {FormulaOp::Add, 37, 44, -1, -1, 0.0},
+    {FormulaOp::Mul, 36, 45, -1, -1, 0.0},
+    {FormulaOp::Tanh, 46, -1, -1, -1, 0.0},
+    {FormulaOp::Mul, 35, 47, -1, -1, 0.0},
+    {FormulaOp::Sub, 23, 48, -1, -1, 0.0},
+    {FormulaOp::Mul, 22, 49, -1, -1, 0.0},
+    {FormulaOp::Const, -1, -1, -1, -1, 0.7978845608028654},
+    {FormulaOp::Mul, 50, 51, -1, -1, 0.0},
+    {FormulaOp::Const, -1, -1, -1, -1, 1.0},
+    {FormulaOp::Const, -1, -1, -1, -1, 0.134145},
+    {FormulaOp::Arg, -1, -1, -1, 1, 0.0},
+    {FormulaOp::Arg, -1, -1, -1, 1, 0.0},
+    {FormulaOp::Mul, 55, 56, -1, -1, 0.0},
+    {FormulaOp::Mul, 54, 57, -1, -1, 0.0},
+    {FormulaOp::Add, 53, 58, -1, -1, 0.0},
+    {FormulaOp::Mul, 52, 59, -1, -1, 0.0},
+    {FormulaOp::Add, 19, 60, -1, -1, 0.0},
+    {FormulaOp::Mul, 3, 61, -1, -1, 0.0},
+    {FormulaOp::Arg, -1, -1, -1, 0, 0.0},
+    {FormulaOp::Const, -1, -1, -1, -1, 0.5},
+    {FormulaOp::Const, -1, -1, -1, -1, 1.0},
+    {FormulaOp::Arg, -1, -1, -1, 1, 0.0},
+    {FormulaOp::Const, -1, -1, -1, -1, 0.7071067811865476},
+    {FormulaOp::Mul, 66, 67, -1, -1, 0.0},
+    {FormulaOp::Erf, 68, -1, -1, -1, 0.0},
+    {FormulaOp::Add, 65, 69, -1, -1, 0.0},
+    {FormulaOp::Mul, 64, 70, -1, -1, 0.0},
+    {FormulaOp::Arg, -1, -1, -1, 1, 0.0},
+    {FormulaOp::Const, -1, -1, -1, -1, -0.5},
+    {FormulaOp::Arg, -1, -1, -1, 1, 0.0},
+    {FormulaOp::Arg, -1, -1, -1, 1, 0.0},
+    {FormulaOp::Mul, 74, 75, -1, -1, 0.0},
+    {FormulaOp::Mul, 73, 76, -1, -1, 0.0},
+    {FormulaOp::Exp, 77, -1, -1, -1, 0.0},
+    {FormulaOp::Const, -1, -1, -1, -1, 0.3989422804014327},
+    {FormulaOp::Mul, 78, 79, -1, -1, 0.0},
+    {FormulaOp::Mul, 72, 80, -1, -1, 0.0},
+    {FormulaOp::Add, 71, 81, -1, -1, 0.0},
+    {FormulaOp::Mul, 63, 82, -1, -1, 0.0},
+    {FormulaOp::Select, 2, 62, 83, -1, 0.0},
+};
+
+// _silu_self_backward: grad * ((1 / (1 + exp(-self))) * (1 + self * (1 - 1 / (1 + exp(-self)))))
+const char* const _silu_self_backward_args[] = {"grad", "self"};
+const FormulaNode _silu_self_backward_nodes[] = {
+    {FormulaOp::Arg, -1, -1, -1, 0, 0.0},
+    {FormulaOp::Const, -1, -1, -1, -1, 1.0},
+    {FormulaOp::Const, -1, -1, -1, -1, 1.0},
+    {FormulaOp::Arg, -1, -1, -1, 1, 0.0},
+    {FormulaOp::Neg, 3, -1, -1, -1, 0.0},
+    {FormulaOp::Exp, 4, -1, -1, -1, 0.0},
+    {FormulaOp::Add, 2, 5, -1, -1, 0.0},
+    {FormulaOp::Div, 1, 6, -1, -1, 0.0},
+    {FormulaOp::Const, -1, -1, -1, -1, 1.0},
+    {FormulaOp::Arg, -1, -1, -1, 1, 0.0},
+    {FormulaOp::Const, -1, -1, -1, -1, 1.0},
+    {FormulaOp::Const, -1, -1, -1, -1, 1.0},
+    {FormulaOp::Const, -1, -1, -1, -1, 1.0},
+    {FormulaOp::Arg, -1, -1, -1, 1, 0.0},
+    {FormulaOp::Neg, 13, -1, -1, -1, 0.0},
+    {FormulaOp::Exp, 14, -1, -1, -1, 0.0},
+    {FormulaOp::Add, 12, 15, -1, -1, 0.0},
+    {FormulaOp::Div, 11, 16, -1, -1, 0.0},
+    {FormulaOp::Sub, 10, 17, -1, -1, 0.0},
+    {FormulaOp::Mul, 9, 18, -1, -1, 0.0},
+    {FormulaOp::Add, 8, 19, -1, -1, 0.0},
+    {FormulaOp::Mul, 7, 20, -1, -1, 0.0},
+    {FormulaOp::Mul, 0, 21, -1, -1, 0.0},
+};
+
+// _leaky_relu_self_backward: grad if self > 0 else grad * negative_slope
+const char* const _leaky_relu_self_backward_args[] = {"grad", "self"};
+const char* const _leaky_relu_self_backward_scalars[] = {"negative_slope"};
+const FormulaNode _leaky_relu_self_backward_nodes[] = {
+    {FormulaOp::Arg, -1, -1, -1, 1, 0.0},
+    {FormulaOp::Const, -1, -1, -1, -1, 0.0},
+    {FormulaOp::Gt, 0, 1, -1, -1, 0.0},
+    {FormulaOp::Arg, -1, -1, -1, 0, 0.0},
+    {FormulaOp::Arg, -1, -1, -1, 0, 0.0},
+    {FormulaOp::Scalar, -1, -1, -1, 0, 0.0},
+    {FormulaOp::Mul, 4, 5, -1, -1, 0.0},
+    {FormulaOp::Select, 2, 3, 6, -1, 0.0},
+};
+
+// _hardtanh_self_backward: 0 if (self <= min_val or self >= max_val) else grad
+const char* const _hardtanh_self_backward_args[] = {"grad", "self"};
+const char* const _hardtanh_self_backward_scalars[] = {"min_val", "max_val"};
+const FormulaNode _hardtanh_self_backward_nodes[] = {
+    {FormulaOp::Arg, -1, -1, -1, 1, 0.0},
+    {FormulaOp::Scalar, -1, -1, -1, 0, 0.0},
+    {FormulaOp::Le, 0, 1, -1, -1, 0.0},
+    {FormulaOp::Arg, -1, -1, -1, 1, 0.0},
+    {FormulaOp::Scalar, -1, -1, -1, 1, 0.0},
+    {FormulaOp::Ge, 3, 4, -1, -1, 0.0},
+    {FormulaOp::Or, 2, 5, -1, -1, 0.0},
+    {FormulaOp::Const, -1, -1, -1, -1, 0.0},
+    {FormulaOp::Arg, -1, -1, -1, 0, 0.0},
+    {FormulaOp::Select, 6, 7, 8, -1, 0.0},
+};
+
+// _softplus_self_backward: grad if self * beta > threshold else grad * exp(self * beta) / (exp(self * beta) + 1)
+const char* const _softplus_self_backward_args[] = {"grad", "self"};
+const char* const _softplus_self_backward_scalars[] = {"beta", "threshold"};
+const FormulaNode _softplus_self_backward_nodes[] = {
+    {FormulaOp::Arg, -1, -1, -1, 1, 0.0},
+    {FormulaOp::Scalar, -1, -1, -1, 0, 0.0},
+    {FormulaOp::Mul, 0, 1, -1, -1, 0.0},
+    {FormulaOp::Scalar, -1, -1, -1, 1, 0.0},
+    {FormulaOp::Gt, 2, 3, -1, -1, 0.0},
+    {FormulaOp::Arg, -1, -1, -1, 0, 0.0},
+    {FormulaOp::Arg, -1, -1, -1, 0, 0.0},
+    {FormulaOp::Arg, -1, -1, -1, 1, 0.0},
+    {FormulaOp::Scalar, -1, -1, -1, 0, 0.0},
+    {FormulaOp::Mul, 7, 8, -1, -1, 0.0},
+    {FormulaOp::Exp, 9, -1, -1, -1, 0.0},
+    {FormulaOp::Mul, 6, 10, -1, -1, 0.0},
+    {FormulaOp::Arg, -1, -1, -1, 1, 0.0},
+    {FormulaOp::Scalar, -1, -1, -1, 0, 0.0},
+    {FormulaOp::Mul, 12, 13, -1, -1, 0.0},
+    {FormulaOp::Exp, 14, -1, -1, -1, 0.0},
+    {FormulaOp::Const, -1, -1, -1, -1, 1.0},
+    {FormulaOp::Add, 15, 16, -1, -1, 0.0},
+    {FormulaOp::Div, 11, 17, -1, -1, 0.0},
+    {FormulaOp::Select, 4, 5, 18, -1, 0.0},
+};
+
+// _elu_self_backward: grad * input_scale * alpha * scale * exp(self * input_scale) if self <= 0 else grad * scale
+const char* const _elu_self_backward_args[] = {"grad", "self"};
+const char* const _elu_self_backward_scalars[] = {"alpha", "scale", "input_scale"};
+const FormulaNode _elu_self_backward_nodes[] = {
+    {FormulaOp::Arg, -1, -1, -1, 1, 0.0},
+    {FormulaOp::Const, -1, -1, -1, -1, 0.0},
+    {FormulaOp::Le, 0, 1, -1, -1, 0.0},
+    {FormulaOp::Arg, -1, -1, -1, 0, 0.0},
+    {FormulaOp::Scalar, -1, -1, -1, 2, 0.0},
+    {FormulaOp::Mul, 3, 4, -1, -1, 0.0},
+    {FormulaOp::Scalar, -1, -1, -1, 0, 0.0},
+    {FormulaOp::Mul, 5, 6, -1, -1, 0.0},
+    {FormulaOp::Scalar, -1, -1, -1, 1, 0.0},
+    {FormulaOp::Mul, 7, 8, -1, -1, 0.0},
+    {FormulaOp::Arg, -1, -1, -1, 1, 0.0},
+    {FormulaOp::Scalar, -1, -1, -1, 2, 0.0},
+    {FormulaOp::Mul, 10, 11, -1, -1, 0.0},
+    {FormulaOp::Exp, 12, -1, -1, -1, 0.0},
+    {FormulaOp::Mul, 9, 13, -1, -1, 0.0},
+    {FormulaOp::Arg, -1, -1, -1, 0, 0.0},
+    {FormulaOp::Scalar, -1, -1, -1, 1, 0.0},
+    {FormulaOp::Mul, 15, 16, -1, -1, 0.0},
+    {FormulaOp::Select, 2, 14, 17, -1, 0.0},
+};
+
+// _mish_self_backward: grad * (tanh(log1p(exp(self))) + self * (1 / (1 + exp(-self))) * (1 - tanh(log1p(exp(self))) * tanh(log1p(exp(self)))))
+const char* const _mish_self_backward_args[] = {"grad", "self"};
+const FormulaNode _mish_self_backward_nodes[] = {
+    {FormulaOp::Arg, -1, -1, -1, 0, 0.0},
+    {FormulaOp::Arg, -1, -1, -1, 1, 0.0},
+    {FormulaOp::Exp, 1, -1, -1, -1, 0.0},
+    {FormulaOp::Log1p, 2, -1, -1, -1, 0.0},
+    {FormulaOp::Tanh, 3, -1, -1, -1, 0.0},
+    {FormulaOp::Arg, -1, -1, -1, 1, 0.0},
+    {FormulaOp::Const, -1, -1, -1, -1, 1.0},
+    {FormulaOp::Const, -1, -1, -1, -1, 1.0},
+    {FormulaOp::Arg, -1, -1, -1, 1, 0.0},
+    {FormulaOp::Neg, 8, -1, -1, -1, 0.0},
+    {FormulaOp::Exp, 9, -1, -1, -1, 0.0},
+    {FormulaOp::Add, 7, 10, -1, -1, 0.0},
+    {FormulaOp::Div, 6, 11, -1, -1, 0.0},
+    {FormulaOp::Mul, 5, 12, -1, -1, 0.0},
+    {FormulaOp::Const, -1, -1, -1, -1, 1.0},
+    {FormulaOp::Arg, -1, -1, -1, 1, 0.0},
+    {FormulaOp::Exp, 15, -1, -1, -1, 0.0},
+    {FormulaOp::Log1p, 16, -1, -1, -1, 0.0},
+    {FormulaOp::Tanh, 17, -1, -1, -1, 0.0},
+    {FormulaOp::Arg, -1, -1, -1, 1, 0.0},
+    {FormulaOp::Exp, 19, -1, -1, -1, 0.0},
+    {FormulaOp::Log1p, 20, -1, -1, -1, 0.0},
+    {FormulaOp::Tanh, 21, -1, -1, -1, 0.0},
+    {FormulaOp::Mul, 18, 22, -1, -1, 0.0},
+    {FormulaOp::Sub, 14, 23, -1, -1, 0.0},
+    {FormulaOp::Mul, 13, 24, -1, -1, 0.0},
+    {FormulaOp::Add, 4, 25, -1, -1, 0.0},
+    {FormulaOp::Mul, 0, 26, -1, -1, 0.0},
+};
+
+// _hardswish_self_backward: 0 if self < -3 else (grad * (self / 3 + 0.5) if self < 3 else grad)
+const char* const _hardswish_self_backward_args[] = {"grad", "self"};
+const FormulaNode _hardswish_self_backward_nodes[] = {
+    {FormulaOp::Arg, -1, -1, -1, 1, 0.0},
+    {FormulaOp::Const, -1, -1, -1, -1, -3.0},
+    {FormulaOp::Lt, 0, 1, -1, -1, 0.0},
+    {FormulaOp::Const, -1, -1, -1, -1, 0.0},
+    {FormulaOp::Arg, -1, -1, -1, 1, 0.0},
+    {FormulaOp::Const, -1, -1, -1, -1, 3.0},
+    {FormulaOp::Lt, 4, 5, -1, -1, 0.0},
+    {FormulaOp::Arg, -1, -1, -1, 0, 0.0},
+    {FormulaOp::Arg, -1, -1, -1, 1, 0.0},
+    {FormulaOp::Const, -1, -1, -1, -1, 3.0},
+    {FormulaOp::Div, 8, 9, -1, -1, 0.0},
+    {FormulaOp::Const, -1, -1, -1, -1, 0.5},
+    {FormulaOp::Add, 10, 11, -1, -1, 0.0},
+    {FormulaOp::Mul, 7, 12, -1, -1, 0.0},
+    {FormulaOp::Arg, -1, -1, -1, 0, 0.0},
+    {FormulaOp::Select, 6, 13, 14, -1, 0.0},
+    {FormulaOp::Select, 2, 3, 15, -1, 0.0},
+};
+
+// _hardsigmoid_self_backward: grad * 0.1666666716337204 if (self > -3 and self < 3) else 0
+const char* const _hardsigmoid_self_backward_args[] = {"grad", "self"};
+const FormulaNode _hardsigmoid_self_backward_nodes[] = {
+    {FormulaOp::Arg, -1, -1, -1, 1, 0.0},
+    {FormulaOp::Const, -1, -1, -1, -1, -3.0},
+    {FormulaOp::Gt, 0, 1, -1, -1, 0.0},
+    {FormulaOp::Arg, -1, -1, -1, 1, 0.0},
+    {FormulaOp::Const, -1, -1, -1, -1, 3.0},
+    {FormulaOp::Lt, 3, 4, -1, -1, 0.0},
+    {FormulaOp::And, 2, 5, -1, -1, 0.0},
+    {FormulaOp::Arg, -1, -1, -1, 0, 0.0},
+    {FormulaOp::Const, -1, -1, -1, -1, 0.1666666716337204},
+    {FormulaOp::Mul, 7, 8, -1, -1, 0.0},
+    {FormulaOp::Const, -1, -1, -1, -1, 0.0},
+    {FormulaOp::Select, 6, 9, 10, -1, 0.0},
+};
+
+// _log_sigmoid_self_backward: grad * (1 - exp(-abs(self)) / (1 + exp(-abs(self)))) if self < 0 else grad * (exp(-abs(self)) / (1 + exp(-abs(self))))
+const char* const _log_sigmoid_self_backward_args[] = {"grad", "self"};
+const FormulaNode _log_sigmoid_self_backward_nodes[] = {
+    {FormulaOp::Arg, -1, -1, -1, 1, 0.0},
+    {FormulaOp::Const, -1, -1, -1, -1, 0.0},
+    {FormulaOp::Lt, 0, 1, -1, -1, 0.0},
+    {FormulaOp::Arg, -1, -1, -1, 0, 0.0},
+    {FormulaOp::Const, -1, -1, -1, -1, 1.0},
+    {FormulaOp::Arg, -1, -1, -1, 1, 0.0},
+    {FormulaOp::Abs, 5, -1, -1, -1, 0.0},
+    {FormulaOp::Neg, 6, -1, -1, -1, 0.0},
+    {FormulaOp::Exp, 7, -1, -1, -1, 0.0},
+    {FormulaOp::Const, -1, -1, -1, -1, 1.0},
+    {FormulaOp::Arg, -1, -1, -1, 1, 0.0},
+    {FormulaOp::Abs, 10, -1, -1, -1, 0.0},
+    {FormulaOp::Neg, 11, -1, -1, -1, 0.0},
+    {FormulaOp::Exp, 12, -1, -1, -1, 0.0},
+    {FormulaOp::Add, 9, 13, -1, -1, 0.0},
+    {FormulaOp::Div, 8, 14, -1, -1, 0.0},
+    {FormulaOp::Sub, 4, 15, -1, -1, 0.0},
+    {FormulaOp::Mul, 3, 16, -1, -1, 0.0},
+    {FormulaOp::Arg, -1, -1, -1, 0, 0.0},
+    {FormulaOp::Arg, -1, -1, -1, 1, 0.0},
+    {FormulaOp::Abs, 19, -1, -1, -1, 0.0},
+    {FormulaOp::Neg, 20, -1, -1, -1, 0.0},
+    {FormulaOp::Exp, 21, -1, -1, -1, 0.0},
+    {FormulaOp::Const, -1, -1, -1, -1, 1.0},
+    {FormulaOp::Arg, -1, -1, -1, 1, 0.0},
+    {FormulaOp::Abs, 24, -1, -1, -1, 0.0},
+    {FormulaOp::Neg, 25, -1, -1, -1, 0.0},
+    {FormulaOp::Exp, 26, -1, -1, -1, 0.0},
+    {FormulaOp::Add, 23, 27, -1, -1, 0.0},
+    {FormulaOp::Div, 22, 28, -1, -1, 0.0},
+    {FormulaOp::Mul, 18, 29, -1, -1, 0.0},
+    {FormulaOp::Select, 2, 17, 30, -1, 0.0},
+};
+
+// _softshrink_self_backward: 0 if (self >= -lambd and self <= lambd) else grad
+const char* const _softshrink_self_backward_args[] = {"grad", "self"};
+const char* const _softshrink_self_backward_scalars[] = {"lambd"};
+const FormulaNode _softshrink_self_backward_nodes[] = {
+    {FormulaOp::Arg, -1, -1, -1, 1, 0.0},
+    {FormulaOp::Scalar, -1, -1, -1, 0, 0.0},
+    {FormulaOp::Neg, 1, -1, -1, -1, 0.0},
+    {FormulaOp::Ge, 0, 2, -1, -1, 0.0},
+    {FormulaOp::Arg, -1, -1, -1, 1, 0.0},
+    {FormulaOp::Scalar, -1, -1, -1, 0, 0.0},
+    {FormulaOp::Le, 4, 5, -1, -1, 0.0},
+    {FormulaOp::And, 3, 6, -1, -1, 0.0},
+    {FormulaOp::Const, -1, -1, -1, -1, 0.0},
+    {FormulaOp::Arg, -1, -1, -1, 0, 0.0},
+    {FormulaOp::Select, 7, 8, 9, -1, 0.0},
+};
+
+// _hardshrink_self_backward: 0 if (-self <= lambd and self <= lambd) else grad
+const char* const _hardshrink_self_backward_args[] = {"grad", "self"};
+const char* const _hardshrink_self_backward_scalars[] = {"lambd"};
+const FormulaNode _hardshrink_self_backward_nodes[] = {
+    {FormulaOp::Arg, -1, -1, -1, 1, 0.0},
+    {FormulaOp::Neg, 0, -1, -1, -1, 0.0},
+    {FormulaOp::Scalar, -1, -1, -1, 0, 0.0},
+    {FormulaOp::Le, 1, 2, -1, -1, 0.0},
+    {FormulaOp::Arg, -1, -1, -1, 1, 0.0},
+    {FormulaOp::Scalar, -1, -1, -1, 0, 0.0},
+    {FormulaOp::Le, 4, 5, -1, -1, 0.0},
+    {FormulaOp::And, 3, 6, -1, -1, 0.0},
+    {FormulaOp::Const, -1, -1, -1, -1, 0.0},
+    {FormulaOp::Arg, -1, -1, -1, 0, 0.0},
+    {FormulaOp::Select, 7, 8, 9, -1, 0.0},
+};
+
+// _threshold_self_backward: 0 if self <= threshold else grad
+const char* const _threshold_self_backward_args[] = {"grad", "self"};
+const char* const _threshold_self_backward_scalars[] = {"threshold"};
+const FormulaNode _threshold_self_backward_nodes[] = {
+    {FormulaOp::Arg, -1, -1, -1, 1, 0.0},
+    {FormulaOp::Scalar, -1, -1, -1, 0, 0.0},
+    {FormulaOp::Le, 0, 1, -1, -1, 0.0},
+    {FormulaOp::Const, -1, -1, -1, -1, 0.0},
+    {FormulaOp::Arg, -1, -1, -1, 0, 0.0},
+    {FormulaOp::Select, 2, 3, 4, -1, 0.0},
+};
+
+// _lerp_tensor_self_backward: grad * (1 - weight)
+const char* const _lerp_tensor_self_backward_args[] = {"grad", "weight"};
+const FormulaNode _lerp_tensor_self_backward_nodes[] = {
+    {FormulaOp::Arg, -1, -1, -1, 0, 0.0},
+    {FormulaOp::Const, -1, -1, -1, -1, 1.0},
+    {FormulaOp::Arg, -1, -1, -1, 1, 0.0},
+    {FormulaOp::Sub, 1, 2, -1, -1, 0.0},
+    {FormulaOp::Mul, 0, 3, -1, -1, 0.0},
+};
+
+// _lerp_tensor_weight_backward: grad * (end - self)
+const char* const _lerp_tensor_weight_backward_args[] = {"grad", "self", "end"};
+const FormulaNode _lerp_tensor_weight_backward_nodes[] = {
+    {FormulaOp::Arg, -1, -1, -1, 0, 0.0},
+    {FormulaOp::Arg, -1, -1, -1, 2, 0.0},
+    {FormulaOp::Arg, -1, -1, -1, 1, 0.0},
+    {FormulaOp::Sub, 1, 2, -1, -1, 0.0},
+    {FormulaOp::Mul, 0, 3, -1, -1, 0.0},
+};
+
+// _clamp_min_self_backward: grad if self >= min else 0
+const char* const _clamp_min_self_backward_args[] = {"grad", "self"};
+const char* const _clamp_min_self_backward_scalars[] = {"min"};
+const FormulaNode _clamp_min_self_backward_nodes[] = {
+    {FormulaOp::Arg, -1, -1, -1, 1, 0.0},
+    {FormulaOp::Scalar, -1, -1, -1, 0, 0.0},
+    {FormulaOp::Ge, 0, 1, -1, -1, 0.0},
+    {FormulaOp::Arg, -1, -1, -1, 0, 0.0},
+    {FormulaOp::Const, -1, -1, -1, -1, 0.0},
+    {FormulaOp::Select, 2, 3, 4, -1, 0.0},
+};
+
+// _clamp_min_tensor_self_backward: grad if self >= min else 0
+const char* const _clamp_min_tensor_self_backward_args[] = {"grad", "self", "min"};
+const FormulaNode _clamp_min_tensor_self_backward_nodes[] = {
+    {FormulaOp::Arg, -1, -1, -1, 1, 0.0},
+    {FormulaOp::Arg, -1, -1, -1, 2, 0.0},
+    {FormulaOp::Ge, 0, 1, -1, -1, 0.0},
+    {FormulaOp::Arg, -1, -1, -1, 0, 0.0},
+    {FormulaOp::Const, -1, -1, -1, -1, 0.0},
+    {FormulaOp::Select, 2, 3, 4, -1, 0.0},
+};
+
+// _clamp_min_tensor_min_backward: grad if self < min else 0
+const char* const _clamp_min_tensor_min_backward_args[] = {"grad", "self", "min"};
+const FormulaNode _clamp_min_tensor_min_backward_nodes[] = {
+    {FormulaOp::Arg, -1, -1, -1, 1, 0.0},
+    {FormulaOp::Arg, -1, -1, -1, 2, 0.0},
+    {FormulaOp::Lt, 0, 1, -1, -1, 0.0},
+    {FormulaOp::Arg, -1, -1, -1, 0, 0.0},
+    {FormulaOp::Const, -1, -1, -1, -1, 0.0},
+    {FormulaOp::Select, 2, 3, 4, -1, 0.0},
+};
+
+// _clamp_max_self_backward: grad if self <= max else 0
+const char* const _clamp_max_self_backward_args[] = {"grad", "self"};
+const char* const _clamp_max_self_backward_scalars[] = {"max"};
+const FormulaNode _clamp_max_self_backward_nodes[] = {
+    {FormulaOp::Arg, -1, -1, -1, 1, 0.0},
+    {FormulaOp::Scalar, -1, -1, -1, 0, 0.0},
+    {FormulaOp::Le, 0, 1, -1, -1, 0.0},
+    {FormulaOp::Arg, -1, -1, -1, 0, 0.0},
+    {FormulaOp::Const, -1, -1, -1, -1, 0.0},
+    {FormulaOp::Select, 2, 3, 4, -1, 0.0},
+};
+
+// _clamp_max_tensor_self_backward: grad if self <= max else 0
+const char* const _clamp_max_tensor_self_backward_args[] = {"grad", "self", "max"};
+const FormulaNode _clamp_max_tensor_self_backward_nodes[] = {
+    {FormulaOp::Arg, -1, -1, -1, 1, 0.0},
+    {FormulaOp::Arg, -1, -1, -1, 2, 0.0},
+    {FormulaOp::Le, 0, 1, -1, -1, 0.0},
+    {FormulaOp::Arg, -1, -1, -1, 0, 0.0},
+    {FormulaOp::Const, -1, -1, -1, -1, 0.0},
+    {FormulaOp::Select, 2, 3, 4, -1, 0.0},
+};
+
+// _clamp_max_tensor_max_backward: grad if self > max else 0
+const char* const _clamp_max_tensor_max_backward_args[] = {"grad", "self", "max"};
+const FormulaNode _clamp_max_tensor_max_backward_nodes[] = {
+    {FormulaOp::Arg, -1, -1, -1, 1, 0.0},
+    {FormulaOp::Arg, -1, -1, -1, 2, 0.0},
+    {FormulaOp::Gt, 0, 1, -1, -1, 0.0},
+    {FormulaOp::Arg, -1, -1, -1, 0, 0.0},
+    {FormulaOp::Const, -1, -1, -1, -1, 0.0},
+    {FormulaOp::Select, 2, 3, 4, -1, 0.0},
+};
+
+// _logaddexp_self_backward: grad / (1 + exp(other - self))
+const char* const _logaddexp_self_backward_args[] = {"grad", "self", "other"};
+const FormulaNode _logaddexp_self_backward_nodes[] = {
+    {FormulaOp::Arg, -1, -1, -1, 0, 0.0},
+    {FormulaOp::Const, -1, -1, -1, -1, 1.0},
+    {FormulaOp::Arg, -1, -1, -1, 2, 0.0},
+    {FormulaOp::Arg, -1, -1, -1, 1, 0.0},
+    {FormulaOp::Sub, 2, 3, -1, -1, 0.0},
+    {FormulaOp::Exp, 4, -1, -1, -1, 0.0},
+    {FormulaOp::Add, 1, 5, -1, -1, 0.0},
+    {FormulaOp::Div, 0, 6, -1, -1, 0.0},
+};
+
+// _logaddexp_other_backward: grad / (1 + exp(self - other))
+const char* const _logaddexp_other_backward_args[] = {"grad", "self", "other"};
+const FormulaNode _logaddexp_other_backward_nodes[] = {
+    {FormulaOp::Arg, -1, -1, -1, 0, 0.0},
+    {FormulaOp::Const, -1, -1, -1, -1, 1.0},
+    {FormulaOp::Arg, -1, -1, -1, 1, 0.0},
+    {FormulaOp::Arg, -1, -1, -1, 2, 0.0},
+    {FormulaOp::Sub, 2, 3, -1, -1, 0.0},
+    {FormulaOp::Exp, 4, -1, -1, -1, 0.0},
+    {FormulaOp::Add, 1, 5, -1, -1, 0.0},
+    {FormulaOp::Div, 0, 6, -1, -1, 0.0},
+};
+
+// _xlogy_tensor_self_backward: 0 if (self == 0 and other <= 0) else (other if isnan(other) else (0 if grad == 0 else grad * log(other)))
+const char* const _xlogy_tensor_self_backward_args[] = {"grad", "self", "other"};
+const FormulaNode _xlogy_tensor_self_backward_nodes[] = {
+    {FormulaOp::Arg, -1, -1, -1, 1, 0.0},
+    {FormulaOp::Const, -1, -1, -1, -1, 0.0},
+    {FormulaOp::Eq, 0, 1, -1, -1, 0.0},
+    {FormulaOp::Arg, -1, -1, -1, 2, 0.0},
+    {FormulaOp::Const, -1, -1, -1, -1, 0.0},
+    {FormulaOp::Le, 3, 4, -1, -1, 0.0},
+    {FormulaOp::And, 2, 5, -1, -1, 0.0},
+    {FormulaOp::Const, -1, -1, -1, -1, 0.0},
+    {FormulaOp::Arg, -1, -1, -1, 2, 0.0},
+    {FormulaOp::Isnan, 8, -1, -1, -1, 0.0},
+    {FormulaOp::Arg, -1, -1, -1, 2, 0.0},
+    {FormulaOp::Arg, -1, -1, -1, 0, 0.0},
+    {FormulaOp::Const, -1, -1, -1, -1, 0.0},
+    {FormulaOp::Eq, 11, 12, -1, -1, 0.0},
+    {FormulaOp::Const, -1, -1, -1, -1, 0.0},
+    {FormulaOp::Arg, -1, -1, -1, 0, 0.0},
+    {FormulaOp::Arg, -1, -1, -1, 2, 0.0},
+    {FormulaOp::Log, 16, -1, -1, -1, 0.0},
+    {FormulaOp::Mul, 15, 17, -1, -1, 0.0},
+    {FormulaOp::Select, 13, 14, 18, -1, 0.0},
+    {FormulaOp::Select, 9, 10, 19, -1, 0.0},
+    {FormulaOp::Select, 6, 7, 20, -1, 0.0},
+};
+
+// _xlogy_tensor_other_backward: grad * self / other
+const char* const _xlogy_tensor_other_backward_args[] = {"grad", "self", "other"};
+const FormulaNode _xlogy_tensor_other_backward_nodes[] = {
+    {FormulaOp::Arg, -1, -1, -1, 0, 0.0},
+    {FormulaOp::Arg, -1, -1, -1, 1, 0.0},
+    {FormulaOp::Mul, 0, 1, -1, -1, 0.0},
+    {FormulaOp::Arg, -1, -1, -1, 2, 0.0},
+    {FormulaOp::Div, 2, 3, -1, -1, 0.0},
+};
+
+// _nan_to_num_self_backward: grad if isfinite(self) else 0
+const char* const _nan_to_num_self_backward_args[] = {"grad", "self"};
+const FormulaNode _nan_to_num_self_backward_nodes[] = {
+    {FormulaOp::Arg, -1, -1, -1, 1, 0.0},
+    {FormulaOp::Isfinite, 0, -1, -1, -1, 0.0},
+    {FormulaOp::Arg, -1, -1, -1, 0, 0.0},
+    {FormulaOp::Const, -1, -1, -1, -1, 0.0},
+    {FormulaOp::Select, 1, 2, 3, -1, 0.0},
+};
+
+// _addcmul_tensor1_backward: grad * tensor2 * value
+const char* const _addcmul_tensor1_backward_args[] = {"grad", "tensor2"};
+const char* const _addcmul_tensor1_backward_scalars[] = {"value"};
+const FormulaNode _addcmul_tensor1_backward_nodes[] = {
+    {FormulaOp::Arg, -1, -1, -1, 0, 0.0},
+    {FormulaOp::Arg, -1, -1, -1, 1, 0.0},
+    {FormulaOp::Mul, 0, 1, -1, -1, 0.0},
+    {FormulaOp::Scalar, -1, -1, -1, 0, 0.0},
+    {FormulaOp::Mul, 2, 3, -1, -1, 0.0},
+};
+
+// _addcmul_tensor2_backward: grad * tensor1 * value
+const char* const _addcmul_tensor2_backward_args[] = {"grad", "tensor1"};
+const char* const _addcmul_tensor2_backward_scalars[] = {"value"};
+const FormulaNode _addcmul_tensor2_backward_nodes[] = {
+    {FormulaOp::Arg, -1, -1, -1, 0, 0.0},
+    {FormulaOp::Arg, -1, -1, -1, 1, 0.0},
+    {FormulaOp::Mul, 0, 1, -1, -1, 0.0},
+    {FormulaOp::Scalar, -1, -1, -1, 0, 0.0},
+    {FormulaOp::Mul, 2, 3, -1, -1, 0.0},
+};
+
+// _addcdiv_tensor1_backward: grad * value / tensor2
+const char* const _addcdiv_tensor1_backward_args[] = {"grad", "tensor2"};
+const char* const _addcdiv_tensor1_backward_scalars[] = {"value"};
+const FormulaNode _addcdiv_tensor1_backward_nodes[] = {
+    {FormulaOp::Arg, -1, -1, -1, 0, 0.0},
+    {FormulaOp::Scalar, -1, -1, -1, 0, 0.0},
+    {FormulaOp::Mul, 0, 1, -1, -1, 0.0},
+    {FormulaOp::Arg, -1, -1, -1, 1, 0.0},
+    {FormulaOp::Div, 2, 3, -1, -1, 0.0},
+};
+
+// _addcdiv_tensor2_backward: -grad * value * tensor1 / (tensor2 * tensor2)
+const char* const _addcdiv_tensor2_backward_args[] = {"grad", "tensor1", "tensor2"};
+const char* const _addcdiv_tensor2_backward_scalars[] = {"value"};
+const FormulaNode _addcdiv_tensor2_backward_nodes[] = {
+    {FormulaOp::Arg, -1, -1, -1, 0, 0.0},
+    {FormulaOp::Neg, 0, -1, -1, -1, 0.0},
+    {FormulaOp::Scalar, -1, -1, -1, 0, 0.0},
+    {FormulaOp::Mul, 1, 2, -1, -1, 0.0},
+    {FormulaOp::Arg, -1, -1, -1, 1, 0.0},
+    {FormulaOp::Mul, 3, 4, -1, -1, 0.0},
+    {FormulaOp::Arg, -1, -1, -1, 2, 0.0},
+    {FormulaOp::Arg, -1, -1, -1, 2, 0.0},
+    {FormulaOp::Mul, 6, 7, -1, -1, 0.0},
+    {FormulaOp::Div, 5, 8, -1, -1, 0.0},
+};
+
 // dadd.Tensor/dself: grad
 const char* const add_self_grad_args[] = {"grad", "result", "self", "other"};
 const char* const add_self_grad_scalars[] = {"alpha"};
@@ -2345,8 +3232,224 @@ const PointwiseFormula kPointwiseFormulas[] = {
      nullptr, 0, where_nodes, 4,
      FormulaDtypes::all, false, false,
      false},
+    {"_div_tensor_other_backward", "_div_tensor_other_backward", "_div_tensor_other_backward", "-(grad * self / other / other)", _div_tensor_other_backward_args, 3,
+     nullptr, 0, _div_tensor_other_backward_nodes, 8,
+     FormulaDtypes::floating, false, false,
+     false},
+    {"_tanh_self_backward", "_tanh_self_backward", "_tanh_self_backward", "grad * (-(output * output) + 1)", _tanh_self_backward_args, 2,
+     nullptr, 0, _tanh_self_backward_nodes, 8,
+     FormulaDtypes::floating, false, false,
+     false},
+    {"_sigmoid_self_backward", "_sigmoid_self_backward", "_sigmoid_self_backward", "grad * (output * (-output + 1))", _sigmoid_self_backward_args, 2,
+     nullptr, 0, _sigmoid_self_backward_nodes, 8,
+     FormulaDtypes::floating, false, false,
+     false},
+    {"_abs_self_backward", "_abs_self_backward", "_abs_self_backward", "grad * sign(self)", _abs_self_backward_args, 2,
+     nullptr, 0, _abs_self_backward_nodes, 4,
+     FormulaDtypes::floating, false, false,
+     false},
+    {"_sqrt_self_backward", "_sqrt_self_backward", "_sqrt_self_backward", "grad / (output * 2)", _sqrt_self_backward_args, 2,
+     nullptr, 0, _sqrt_self_backward_nodes, 5,
+     FormulaDtypes::floating, false, false,
+     false},
+    {"_relu_self_backward", "_relu_self_backward", "_relu_self_backward", "0 if output <= 0 else grad", _relu_self_backward_args, 2,
+     nullptr, 0, _relu_self_backward_nodes, 6,
+     FormulaDtypes::floating, false, false,
+     false},
+    {"_pow_tensor_tensor_self_backward", "_pow_tensor_tensor_self_backward", "_pow_tensor_tensor_self_backward", "grad * (0 if exponent == 0 else exponent * pow(self, exponent - 1))", _pow_tensor_tensor_self_backward_args, 3,
+     nullptr, 0, _pow_tensor_tensor_self_backward_nodes, 14,
+     FormulaDtypes::floating, false, false,
+     false},
+    {"_maximum_self_backward", "_maximum_self_backward", "_maximum_self_backward", "grad * ((self > other) + (self == other) * 0.5)", _maximum_self_backward_args, 3,
+     nullptr, 0, _maximum_self_backward_nodes, 11,
+     FormulaDtypes::floating, false, false,
+     false},
+    {"_maximum_other_backward", "_maximum_other_backward", "_maximum_other_backward", "grad * ((self < other) + (self == other) * 0.5)", _maximum_other_backward_args, 3,
+     nullptr, 0, _maximum_other_backward_nodes, 11,
+     FormulaDtypes::floating, false, false,
+     false},
+    {"_minimum_self_backward", "_minimum_self_backward", "_minimum_self_backward", "grad * ((self < other) + (self == other) * 0.5)", _minimum_self_backward_args, 3,
+     nullptr, 0, _minimum_self_backward_nodes, 11,
+     FormulaDtypes::floating, false, false,
+     false},
+    {"_minimum_other_backward", "_minimum_other_backward", "_minimum_other_backward", "grad * ((self > other) + (self == other) * 0.5)", _minimum_other_backward_args, 3,
+     nullptr, 0, _minimum_other_backward_nodes, 11,
+     FormulaDtypes::floating, false, false,
+     false},
+    {"_clamp_self_backward", "_clamp_self_backward", "_clamp_self_backward", "grad if (self >= min and self <= max) else 0", _clamp_self_backward_args, 2,
+     _clamp_self_backward_scalars, 2, _clamp_self_backward_nodes, 10,
+     FormulaDtypes::floating, false, false,
+     false},
+    {"_reciprocal_self_backward", "_reciprocal_self_backward", "_reciprocal_self_backward", "-grad * (output * output)", _reciprocal_self_backward_args, 2,
+     nullptr, 0, _reciprocal_self_backward_nodes, 6,
+     FormulaDtypes::floating, false, false,
+     false},
+    {"_fmod_tensor_other_backward", "_fmod_tensor_other_backward", "_fmod_tensor_other_backward", "-grad * trunc(self / other)", _fmod_tensor_other_backward_args, 3,
+     nullptr, 0, _fmod_tensor_other_backward_nodes, 7,
+     FormulaDtypes::floating, false, false,
+     false},
+    {"_atan2_self_backward", "_atan2_self_backward", "_atan2_self_backward", "grad * other / (self * self + other * other)", _atan2_self_backward_args, 3,
+     nullptr, 0, _atan2_self_backward_nodes, 11,
+     FormulaDtypes::floating, false, false,
+     false},
+    {"_atan2_other_backward", "_atan2_other_backward", "_atan2_other_backward", "-grad * self / (self * self + other * other)", _atan2_other_backward_args, 3,
+     nullptr, 0, _atan2_other_backward_nodes, 12,
+     FormulaDtypes::floating, false, false,
+     false},
+    {"_remainder_tensor_other_backward", "_remainder_tensor_other_backward", "_remainder_tensor_other_backward", "-grad * (self // other)", _remainder_tensor_other_backward_args, 3,
+     nullptr, 0, _remainder_tensor_other_backward_nodes, 6,
+     FormulaDtypes::floating, false, false,
+     false},
+    {"_pow_tensor_scalar_self_backward", "_pow_tensor_scalar_self_backward", "_pow_tensor_scalar_self_backward", "0 if exponent == 0 else grad * (exponent * pow_scalar(self, exponent - 1))", _pow_tensor_scalar_self_backward_args, 2,
+     _pow_tensor_scalar_self_backward_scalars, 1, _pow_tensor_scalar_self_backward_nodes, 14,
+     FormulaDtypes::floating, false, false,
+     false},
+    {"_rsqrt_self_backward", "_rsqrt_self_backward", "_rsqrt_self_backward", "grad * (output * output * output) * -0.5", _rsqrt_self_backward_args, 2,
+     nullptr, 0, _rsqrt_self_backward_nodes, 9,
+     FormulaDtypes::floating, false, false,
+     false},
+    {"_log1p_self_backward", "_log1p_self_backward", "_log1p_self_backward", "grad / (self + 1)", _log1p_self_backward_args, 2,
+     nullptr, 0, _log1p_self_backward_nodes, 5,
+     FormulaDtypes::floating, false, false,
+     false},
+    {"_expm1_self_backward", "_expm1_self_backward", "_expm1_self_backward", "grad * (output + 1)", _expm1_self_backward_args, 2,
+     nullptr, 0, _expm1_self_backward_nodes, 5,
+     FormulaDtypes::floating, false, false,
+     false},
+    {"_sin_self_backward", "_sin_self_backward", "_sin_self_backward", "grad * cos(self)", _sin_self_backward_args, 2,
+     nullptr, 0, _sin_self_backward_nodes, 4,
+     FormulaDtypes::floating, false, false,
+     false},
+    {"_cos_self_backward", "_cos_self_backward", "_cos_self_backward", "-(grad * sin(self))", _cos_self_backward_args, 2,
+     nullptr, 0, _cos_self_backward_nodes, 5,
+     FormulaDtypes::floating, false, false,
+     false},
+    {"_erf_self_backward", "_erf_self_backward", "_erf_self_backward", "grad * exp(-(self * self)) * 1.1283791670955126", _erf_self_backward_args, 2,
+     nullptr, 0, _erf_self_backward_nodes, 9,
+     FormulaDtypes::floating, false, false,
+     false},
+    {"_gelu_self_backward", "_gelu_self_backward", "_gelu_self_backward", "grad * (0.5 * (1 + tanh(0.7978845608028654 * (self + 0.044715 * (self * self * self)))) + 0.5 * self * (1 - tanh(0.7978845608028654 * (self + 0.044715 * (self * self * self))) * tanh(0.7978845608028654 * (self + 0.044715 * (self * self * self)))) * 0.7978845608028654 * (1 + 0.134145 * (self * self))) if approximate == 'tanh' else grad * (0.5 * (1 + erf(self * 0.7071067811865476)) + self * (exp(-0.5 * (self * self)) * 0.3989422804014327))", _gelu_self_backward_args, 2,
+     _gelu_self_backward_scalars, 1, _gelu_self_backward_nodes, 85,
+     FormulaDtypes::floating, false, false,
+     false},
+    {"_silu_self_backward", "_silu_self_backward", "_silu_self_backward", "grad * ((1 / (1 + exp(-self))) * (1 + self * (1 - 1 / (1 + exp(-self)))))", _silu_self_backward_args, 2,
+     nullptr, 0, _silu_self_backward_nodes, 23,
+     FormulaDtypes::floating, false, false,
+     false},
+    {"_leaky_relu_self_backward", "_leaky_relu_self_backward", "_leaky_relu_self_backward", "grad if self > 0 else grad * negative_slope", _leaky_relu_self_backward_args, 2,
+     _leaky_relu_self_backward_scalars, 1, _leaky_relu_self_backward_nodes, 8,
+     FormulaDtypes::floating, false, false,
+     false},
+    {"_hardtanh_self_backward", "_hardtanh_self_backward", "_hardtanh_self_backward", "0 if (self <= min_val or self >= max_val) else grad", _hardtanh_self_backward_args, 2,
+     _hardtanh_self_backward_scalars, 2, _hardtanh_self_backward_nodes, 10,
+     FormulaDtypes::floating, false, false,
+     false},
+    {"_softplus_self_backward", "_softplus_self_backward", "_softplus_self_backward", "grad if self * beta > threshold else grad * exp(self * beta) / (exp(self * beta) + 1)", _softplus_self_backward_args, 2,
+     _softplus_self_backward_scalars, 2, _softplus_self_backward_nodes, 20,
+     FormulaDtypes::floating, false, false,
+     false},
+    {"_elu_self_backward", "_elu_self_backward", "_elu_self_backward", "grad * input_scale * alpha * scale * exp(self * input_scale) if self <= 0 else grad * scale", _elu_self_backward_args, 2,
+     _elu_self_backward_scalars, 3, _elu_self_backward_nodes, 19,
+     FormulaDtypes::floating, false, false,
+     false},
+    {"_mish_self_backward", "_mish_self_backward", "_mish_self_backward", "grad * (tanh(log1p(exp(self))) + self * (1 / (1 + exp(-self))) * (1 - tanh(log1p(exp(self))) * tanh(log1p(exp(self)))))", _mish_self_backward_args, 2,
+     nullptr, 0, _mish_self_backward_nodes, 28,
+     FormulaDtypes::floating, false, false,
+     false},
+    {"_hardswish_self_backward", "_hardswish_self_backward", "_hardswish_self_backward", "0 if self < -3 else (grad * (self / 3 + 0.5) if self < 3 else grad)", _hardswish_self_backward_args, 2,
+     nullptr, 0, _hardswish_self_backward_nodes, 17,
+     FormulaDtypes::floating, false, false,
+     false},
+    {"_hardsigmoid_self_backward", "_hardsigmoid_self_backward", "_hardsigmoid_self_backward", "grad * 0.1666666716337204 if (self > -3 and self < 3) else 0", _hardsigmoid_self_backward_args, 2,
+     nullptr, 0, _hardsigmoid_self_backward_nodes, 12,
+     FormulaDtypes::floating, false, false,
+     false},
+    {"_log_sigmoid_self_backward", "_log_sigmoid_self_backward", "_log_sigmoid_self_backward", "grad * (1 - exp(-abs(self)) / (1 + exp(-abs(self)))) if self < 0 else grad * (exp(-abs(self)) / (1 + exp(-abs(self))))", _log_sigmoid_self_backward_args, 2,
+     nullptr, 0, _log_sigmoid_self_backward_nodes, 32,
+     FormulaDtypes::floating, false, false,
+     false},
+    {"_softshrink_self_backward", "_softshrink_self_backward", "_softshrink_self_backward", "0 if (self >= -lambd and self <= lambd) else grad", _softshrink_self_backward_args, 2,
+     _softshrink_self_backward_scalars, 1, _softshrink_self_backward_nodes, 11,
+     FormulaDtypes::floating, false, false,
+     false},
+    {"_hardshrink_self_backward", "_hardshrink_self_backward", "_hardshrink_self_backward", "0 if (-self <= lambd and self <= lambd) else grad", _hardshrink_self_backward_args, 2,
+     _hardshrink_self_backward_scalars, 1, _hardshrink_self_backward_nodes, 11,
+     FormulaDtypes::floating, false, false,
+     false},
+    {"_threshold_self_backward", "_threshold_self_backward", "_threshold_self_backward", "0 if self <= threshold else grad", _threshold_self_backward_args, 2,
+     _threshold_self_backward_scalars, 1, _threshold_self_backward_nodes, 6,
+     FormulaDtypes::floating, false, false,
+     false},
+    {"_lerp_tensor_self_backward", "_lerp_tensor_self_backward", "_lerp_tensor_self_backward", "grad * (1 - weight)", _lerp_tensor_self_backward_args, 2,
+     nullptr, 0, _lerp_tensor_self_backward_nodes, 5,
+     FormulaDtypes::floating, false, false,
+     false},
+    {"_lerp_tensor_weight_backward", "_lerp_tensor_weight_backward", "_lerp_tensor_weight_backward", "grad * (end - self)", _lerp_tensor_weight_backward_args, 3,
+     nullptr, 0, _lerp_tensor_weight_backward_nodes, 5,
+     FormulaDtypes::floating, false, false,
+     false},
+    {"_clamp_min_self_backward", "_clamp_min_self_backward", "_clamp_min_self_backward", "grad if self >= min else 0", _clamp_min_self_backward_args, 2,
+     _clamp_min_self_backward_scalars, 1, _clamp_min_self_backward_nodes, 6,
+     FormulaDtypes::floating, false, false,
+     false},
+    {"_clamp_min_tensor_self_backward", "_clamp_min_tensor_self_backward", "_clamp_min_tensor_self_backward", "grad if self >= min else 0", _clamp_min_tensor_self_backward_args, 3,
+     nullptr, 0, _clamp_min_tensor_self_backward_nodes, 6,
+     FormulaDtypes::floating, false, false,
+     false},
+    {"_clamp_min_tensor_min_backward", "_clamp_min_tensor_min_backward", "_clamp_min_tensor_min_backward", "grad if self < min else 0", _clamp_min_tensor_min_backward_args, 3,
+     nullptr, 0, _clamp_min_tensor_min_backward_nodes, 6,
+     FormulaDtypes::floating, false, false,
+     false},
+    {"_clamp_max_self_backward", "_clamp_max_self_backward", "_clamp_max_self_backward", "grad if self <= max else 0", _clamp_max_self_backward_args, 2,
+     _clamp_max_self_backward_scalars, 1, _clamp_max_self_backward_nodes, 6,
+     FormulaDtypes::floating, false, false,
+     false},
+    {"_clamp_max_tensor_self_backward", "_clamp_max_tensor_self_backward", "_clamp_max_tensor_self_backward", "grad if self <= max else 0", _clamp_max_tensor_self_backward_args, 3,
+     nullptr, 0, _clamp_max_tensor_self_backward_nodes, 6,
+     FormulaDtypes::floating, false, false,
+     false},
+    {"_clamp_max_tensor_max_backward", "_clamp_max_tensor_max_backward", "_clamp_max_tensor_max_backward", "grad if self > max else 0", _clamp_max_tensor_max_backward_args, 3,
+     nullptr, 0, _clamp_max_tensor_max_backward_nodes, 6,
+     FormulaDtypes::floating, false, false,
+     false},
+    {"_logaddexp_self_backward", "_logaddexp_self_backward", "_logaddexp_self_backward", "grad / (1 + exp(other - self))", _logaddexp_self_backward_args, 3,
+     nullptr, 0, _logaddexp_self_backward_nodes, 8,
+     FormulaDtypes::floating, false, false,
+     false},
+    {"_logaddexp_other_backward", "_logaddexp_other_backward", "_logaddexp_other_backward", "grad / (1 + exp(self - other))", _logaddexp_other_backward_args, 3,
+     nullptr, 0, _logaddexp_other_backward_nodes, 8,
+     FormulaDtypes::floating, false, false,
+     false},
+    {"_xlogy_tensor_self_backward", "_xlogy_tensor_self_backward", "_xlogy_tensor_self_backward", "0 if (self == 0 and other <= 0) else (other if isnan(other) else (0 if grad == 0 else grad * log(other)))", _xlogy_tensor_self_backward_args, 3,
+     nullptr, 0, _xlogy_tensor_self_backward_nodes, 22,
+     FormulaDtypes::floating, false, false,
+     false},
+    {"_xlogy_tensor_other_backward", "_xlogy_tensor_other_backward", "_xlogy_tensor_other_backward", "grad * self / other", _xlogy_tensor_other_backward_args, 3,
+     nullptr, 0, _xlogy_tensor_other_backward_nodes, 5,
+     FormulaDtypes::floating, false, false,
+     false},
+    {"_nan_to_num_self_backward", "_nan_to_num_self_backward", "_nan_to_num_self_backward", "grad if isfinite(self) else 0", _nan_to_num_self_backward_args, 2,
+     nullptr, 0, _nan_to_num_self_backward_nodes, 5,
+     FormulaDtypes::floating, false, false,
+     false},
+    {"_addcmul_tensor1_backward", "_addcmul_tensor1_backward", "_addcmul_tensor1_backward", "grad * tensor2 * value", _addcmul_tensor1_backward_args, 2,
+     _addcmul_tensor1_backward_scalars, 1, _addcmul_tensor1_backward_nodes, 5,
+     FormulaDtypes::floating, false, false,
+     false},
+    {"_addcmul_tensor2_backward", "_addcmul_tensor2_backward", "_addcmul_tensor2_backward", "grad * tensor1 * value", _addcmul_tensor2_backward_args, 2,
+     _addcmul_tensor2_backward_scalars, 1, _addcmul_tensor2_backward_nodes, 5,
+     FormulaDtypes::floating, false, false,
+     false},
+    {"_addcdiv_tensor1_backward", "_addcdiv_tensor1_backward", "_addcdiv_tensor1_backward", "grad * value / tensor2", _addcdiv_tensor1_backward_args, 2,
+     _addcdiv_tensor1_backward_scalars, 1, _addcdiv_tensor1_backward_nodes, 5,
+     FormulaDtypes::floating, false, false,
+     false},
+    {"_addcdiv_tensor2_backward", "_addcdiv_tensor2_backward", "_addcdiv_tensor2_backward", "-grad * value * tensor1 / (tensor2 * tensor2)", _addcdiv_tensor2_backward_args, 3,
+     _addcdiv_tensor2_backward_scalars, 1, _addcdiv_tensor2_backward_nodes, 10,
+     FormulaDtypes::floating, false, false,
+     false},
 };
-const int kNumPointwiseFormulas = 77;
+const int kNumPointwiseFormulas = 131;
 
 // op: the op; overload: the input whose gradient the row computes; args: grad, result, then the
 // op's tensors.

@@ -294,6 +294,60 @@ PyObject* fn_col2im(PyObject* module, PyObject* args, PyObject* kwargs);
 PyObject* fn_affine_grid_generator(PyObject* module, PyObject* args, PyObject* kwargs);
 PyObject* fn_grid_sampler_2d(PyObject* module, PyObject* args, PyObject* kwargs);
 PyObject* fn_grid_sampler_2d_backward(PyObject* module, PyObject* args, PyObject* kwargs);
+PyObject* fn__div_tensor_other_backward(PyObject* module, PyObject* args, PyObject* kwargs);
+PyObject* fn__tanh_self_backward(PyObject* module, PyObject* args, PyObject* kwargs);
+PyObject* fn__sigmoid_self_backward(PyObject* module, PyObject* args, PyObject* kwargs);
+PyObject* fn__abs_self_backward(PyObject* module, PyObject* args, PyObject* kwargs);
+PyObject* fn__sqrt_self_backward(PyObject* module, PyObject* args, PyObject* kwargs);
+PyObject* fn__relu_self_backward(PyObject* module, PyObject* args, PyObject* kwargs);
+PyObject* fn__pow_tensor_tensor_self_backward(PyObject* module, PyObject* args, PyObject* kwargs);
+PyObject* fn__maximum_self_backward(PyObject* module, PyObject* args, PyObject* kwargs);
+PyObject* fn__maximum_other_backward(PyObject* module, PyObject* args, PyObject* kwargs);
+PyObject* fn__minimum_self_backward(PyObject* module, PyObject* args, PyObject* kwargs);
+PyObject* fn__minimum_other_backward(PyObject* module, PyObject* args, PyObject* kwargs);
+PyObject* fn__clamp_self_backward(PyObject* module, PyObject* args, PyObject* kwargs);
+PyObject* fn__reciprocal_self_backward(PyObject* module, PyObject* args, PyObject* kwargs);
+PyObject* fn__fmod_tensor_other_backward(PyObject* module, PyObject* args, PyObject* kwargs);
+PyObject* fn__atan2_self_backward(PyObject* module, PyObject* args, PyObject* kwargs);
+PyObject* fn__atan2_other_backward(PyObject* module, PyObject* args, PyObject* kwargs);
+PyObject* fn__remainder_tensor_other_backward(PyObject* module, PyObject* args, PyObject* kwargs);
+PyObject* fn__pow_tensor_scalar_self_backward(PyObject* module, PyObject* args, PyObject* kwargs);
+PyObject* fn__rsqrt_self_backward(PyObject* module, PyObject* args, PyObject* kwargs);
+PyObject* fn__log1p_self_backward(PyObject* module, PyObject* args, PyObject* kwargs);
+PyObject* fn__expm1_self_backward(PyObject* module, PyObject* args, PyObject* kwargs);
+PyObject* fn__sin_self_backward(PyObject* module, PyObject* args, PyObject* kwargs);
+PyObject* fn__cos_self_backward(PyObject* module, PyObject* args, PyObject* kwargs);
+PyObject* fn__erf_self_backward(PyObject* module, PyObject* args, PyObject* kwargs);
+PyObject* fn__gelu_self_backward(PyObject* module, PyObject* args, PyObject* kwargs);
+PyObject* fn__silu_self_backward(PyObject* module, PyObject* args, PyObject* kwargs);
+PyObject* fn__leaky_relu_self_backward(PyObject* module, PyObject* args, PyObject* kwargs);
+PyObject* fn__hardtanh_self_backward(PyObject* module, PyObject* args, PyObject* kwargs);
+PyObject* fn__softplus_self_backward(PyObject* module, PyObject* args, PyObject* kwargs);
+PyObject* fn__elu_self_backward(PyObject* module, PyObject* args, PyObject* kwargs);
+PyObject* fn__mish_self_backward(PyObject* module, PyObject* args, PyObject* kwargs);
+PyObject* fn__hardswish_self_backward(PyObject* module, PyObject* args, PyObject* kwargs);
+PyObject* fn__hardsigmoid_self_backward(PyObject* module, PyObject* args, PyObject* kwargs);
+PyObject* fn__log_sigmoid_self_backward(PyObject* module, PyObject* args, PyObject* kwargs);
+PyObject* fn__softshrink_self_backward(PyObject* module, PyObject* args, PyObject* kwargs);
+PyObject* fn__hardshrink_self_backward(PyObject* module, PyObject* args, PyObject* kwargs);
+PyObject* fn__threshold_self_backward(PyObject* module, PyObject* args, PyObject* kwargs);
+PyObject* fn__lerp_tensor_self_backward(PyObject* module, PyObject* args, PyObject* kwargs);
+PyObject* fn__lerp_tensor_weight_backward(PyObject* module, PyObject* args, PyObject* kwargs);
+PyObject* fn__clamp_min_self_backward(PyObject* module, PyObject* args, PyObject* kwargs);
+PyObject* fn__clamp_min_tensor_self_backward(PyObject* module, PyObject* args, PyObject* kwargs);
+PyObject* fn__clamp_min_tensor_min_backward(PyObject* module, PyObject* args, PyObject* kwargs);
+PyObject* fn__clamp_max_self_backward(PyObject* module, PyObject* args, PyObject* kwargs);
+PyObject* fn__clamp_max_tensor_self_backward(PyObject* module, PyObject* args, PyObject* kwargs);
+PyObject* fn__clamp_max_tensor_max_backward(PyObject* module, PyObject* args, PyObject* kwargs);
+PyObject* fn__logaddexp_self_backward(PyObject* module, PyObject* args, PyObject* kwargs);
+PyObject* fn__logaddexp_other_backward(PyObject* module, PyObject* args, PyObject* kwargs);
+PyObject* fn__xlogy_tensor_self_backward(PyObject* module, PyObject* args, PyObject* kwargs);
+PyObject* fn__xlogy_tensor_other_backward(PyObject* module, PyObject* args, PyObject* kwargs);
+PyObject* fn__nan_to_num_self_backward(PyObject* module, PyObject* args, PyObject* kwargs);
+PyObject* fn__addcmul_tensor1_backward(PyObject* module, PyObject* args, PyObject* kwargs);
+PyObject* fn__addcmul_tensor2_backward(PyObject* module, PyObject* args, PyObject* kwargs);
+PyObject* fn__addcdiv_tensor1_backward(PyObject* module, PyObject* args, PyObject* kwargs);
+PyObject* fn__addcdiv_tensor2_backward(PyObject* module, PyObject* args, PyObject* kwargs);
 PyObject* method_fill_(PyObject* self, PyObject* args, PyObject* kwargs);
 PyObject* method_zero_(PyObject* self, PyObject* args, PyObject* kwargs);
 PyObject* method_uniform_(PyObject* self, PyObject* args, PyObject* kwargs);
@@ -816,6 +870,60 @@ PyMethodDef generated_functions[] = {
     KILN_BINDING("affine_grid_generator", fn_affine_grid_generator),
     KILN_BINDING("grid_sampler_2d", fn_grid_sampler_2d),
     KILN_BINDING("grid_sampler_2d_backward", fn_grid_sampler_2d_backward),
+    KILN_BINDING("_div_tensor_other_backward", fn__div_tensor_other_backward),
+    KILN_BINDING("_tanh_self_backward", fn__tanh_self_backward),
+    KILN_BINDING("_sigmoid_self_backward", fn__sigmoid_self_backward),
+    KILN_BINDING("_abs_self_backward", fn__abs_self_backward),
+    KILN_BINDING("_sqrt_self_backward", fn__sqrt_self_backward),
+    KILN_BINDING("_relu_self_backward", fn__relu_self_backward),
+    KILN_BINDING("_pow_tensor_tensor_self_backward", fn__pow_tensor_tensor_self_backward),
+    KILN_BINDING("_maximum_self_backward", fn__maximum_self_backward),
+    KILN_BINDING("_maximum_other_backward", fn__maximum_other_backward),
+    KILN_BINDING("_minimum_self_backward", fn__minimum_self_backward),
+    KILN_BINDING("_minimum_other_backward", fn__minimum_other_backward),
+    KILN_BINDING("_clamp_self_backward", fn__clamp_self_backward),
+    KILN_BINDING("_reciprocal_self_backward", fn__reciprocal_self_backward),
+    KILN_BINDING("_fmod_tensor_other_backward", fn__fmod_tensor_other_backward),
+    KILN_BINDING("_atan2_self_backward", fn__atan2_self_backward),
+    KILN_BINDING("_atan2_other_backward", fn__atan2_other_backward),
+    KILN_BINDING("_remainder_tensor_other_backward", fn__remainder_tensor_other_backward),
+    KILN_BINDING("_pow_tensor_scalar_self_backward", fn__pow_tensor_scalar_self_backward),
+    KILN_BINDING("_rsqrt_self_backward", fn__rsqrt_self_backward),
+    KILN_BINDING("_log1p_self_backward", fn__log1p_self_backward),
+    KILN_BINDING("_expm1_self_backward", fn__expm1_self_backward),
+    KILN_BINDING("_sin_self_backward", fn__sin_self_backward),
+    KILN_BINDING("_cos_self_backward", fn__cos_self_backward),
+    KILN_BINDING("_erf_self_backward", fn__erf_self_backward),
+    KILN_BINDING("_gelu_self_backward", fn__gelu_self_backward),
+    KILN_BINDING("_silu_self_backward", fn__silu_self_backward),
+    KILN_BINDING("_leaky_relu_self_backward", fn__leaky_relu_self_backward),
+    KILN_BINDING("_hardtanh_self_backward", fn__hardtanh_self_backward),
+    KILN_BINDING("_softplus_self_backward", fn__softplus_self_backward),
+    KILN_BINDING("_elu_self_backward", fn__elu_self_backward),
+    KILN_BINDING("_mish_self_backward", fn__mish_self_backward),
+    KILN_BINDING("_hardswish_self_backward", fn__hardswish_self_backward),
+    KILN_BINDING("_hardsigmoid_self_backward", fn__hardsigmoid_self_backward),
+    KILN_BINDING("_log_sigmoid_self_backward", fn__log_sigmoid_self_backward),
+    KILN_BINDING("_softshrink_self_backward", fn__softshrink_self_backward),
+    KILN_BINDING("_hardshrink_self_backward", fn__hardshrink_self_backward),
+    KILN_BINDING("_threshold_self_backward", fn__threshold_self_backward),
+    KILN_BINDING("_lerp_tensor_self_backward", fn__lerp_tensor_self_backward),
+    KILN_BINDING("_lerp_tensor_weight_backward", fn__lerp_tensor_weight_backward),
+    KILN_BINDING("_clamp_min_self_backward", fn__clamp_min_self_backward),
+    KILN_BINDING("_clamp_min_tensor_self_backward", fn__clamp_min_tensor_self_backward),
+    KILN_BINDING("_clamp_min_tensor_min_backward", fn__clamp_min_tensor_min_backward),
+    KILN_BINDING("_clamp_max_self_backward", fn__clamp_max_self_backward),
+    KILN_BINDING("_clamp_max_tensor_self_backward", fn__clamp_max_tensor_self_backward),
+    KILN_BINDING("_clamp_max_tensor_max_backward", fn__clamp_max_tensor_max_backward),
+    KILN_BINDING("_logaddexp_self_backward", fn__logaddexp_self_backward),
+    KILN_BINDING("_logaddexp_other_backward", fn__logaddexp_other_backward),
+    KILN_BINDING("_xlogy_tensor_self_backward", fn__xlogy_tensor_self_backward),
+    KILN_BINDING("_xlogy_tensor_other_backward", fn__xlogy_tensor_other_backward),
+    KILN_BINDING("_nan_to_num_self_backward", fn__nan_to_num_self_backward),
+    KILN_BINDING("_addcmul_tensor1_backward", fn__addcmul_tensor1_backward),
+    KILN_BINDING("_addcmul_tensor2_backward", fn__addcmul_tensor2_backward),
+    KILN_BINDING("_addcdiv_tensor1_backward", fn__addcdiv_tensor1_backward),
+    KILN_BINDING("_addcdiv_tensor2_backward", fn__addcdiv_tensor2_backward),
     {nullptr, nullptr, 0, nullptr},
 };
 

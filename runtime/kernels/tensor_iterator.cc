@@ -55,13 +55,19 @@ IteratorConfig IteratorConfig::select(const char* op, const TensorBase& conditio
   return c;
 }
 
-IteratorConfig IteratorConfig::ternary_float(const char* op, const TensorBase& a, const TensorBase& b,
-                                             const TensorBase& c3, const TensorBase& out) {
+IteratorConfig IteratorConfig::ternary(const char* op, const TensorBase& a, const TensorBase& b, const TensorBase& c3,
+                                       const TensorBase& out) {
   IteratorConfig c;
   c.op_name = op;
   c.out = out;
   c.inputs = {a, b, c3};
   c.inplace = out.defined() && out.is_same(a);
+  return c;
+}
+
+IteratorConfig IteratorConfig::ternary_float(const char* op, const TensorBase& a, const TensorBase& b,
+                                             const TensorBase& c3, const TensorBase& out) {
+  IteratorConfig c = ternary(op, a, b, c3, out);
   c.int_to_float = true;
   return c;
 }

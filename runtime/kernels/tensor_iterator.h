@@ -57,6 +57,9 @@ struct IteratorConfig {
   // The promoted dtype of self and other, chosen by a bool condition read as bool: where.
   static IteratorConfig select(const char* op, const TensorBase& condition, const TensorBase& self,
                                const TensorBase& other, const TensorBase& out);
+  // The promoted dtype of three inputs: the fused backward ops (loader._fused_backward).
+  static IteratorConfig ternary(const char* op, const TensorBase& a, const TensorBase& b, const TensorBase& c,
+                                const TensorBase& out);
   // The promoted dtype of three inputs, integers as the default float dtype: lerp.
   static IteratorConfig ternary_float(const char* op, const TensorBase& a, const TensorBase& b, const TensorBase& c,
                                       const TensorBase& out);

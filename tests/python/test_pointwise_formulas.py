@@ -52,8 +52,15 @@ def scalar_functors():
 def test_the_table_has_every_formula_op_of_the_schema():
     assert sorted(FORMULAS) == sorted(SCHEMA)
     for overload, op in FORMULAS.items():
-        assert callable(getattr(kiln, op)), op
+        assert callable(getattr(kiln, op, None) or getattr(kiln._C, op)), op
         assert overload in RECORDS, f"{overload} has a formula but no op record"
+
+
+def op_function(overload):
+    """The kiln function of a formula overload: kiln.<op>, or kiln._C.<op> for the private fused
+    backward ops (_gelu_self_backward), which kiln does not export, as torch does not."""
+    name = FORMULAS[overload]
+    return getattr(kiln, name, None) or getattr(kiln._C, name)
 
 
 def formula_scalar(overload, name, value, dtype):
@@ -139,6 +146,29 @@ def as_torch(value):
     return torch.from_numpy(value.contiguous().numpy()) if isinstance(value, kiln.Tensor) else value
 
 
+# The fused backward ops (codegen/loader.py, _fused_backward) -> (forward overload, input).
+FUSED_BACKWARD = {nf.schema.full_name: nf.fused_backward_of for nf in load_schema()[0] if nf.fused_backward_of}
+FORWARD_SCHEMA = {nf.schema.full_name: nf.schema for nf in load_schema()[0]}
+
+
+def torch_backward(op, args, kwargs):
+    """What torch's own backward kernel gives for a fused backward op's call: the gradient of the
+    forward aten op, through torch's autograd, for the same grad and inputs."""
+    import torch
+    forward, wrt = FUSED_BACKWARD[op]
+    named = dict(zip([a.name for a in SCHEMA[op].arguments], args), **kwargs)
+    x = as_torch(named[wrt]).requires_grad_()
+    positional, keywords = [], {}
+    for a in FORWARD_SCHEMA[forward].arguments:
+        value = x if a.name == wrt else as_torch(named[a.name])
+        if a.kwarg_only:
+            keywords[a.name] = value
+        else:
+            positional.append(value)
+    y = getattr(torch.ops.aten, FORWARD_SCHEMA[forward].name)(*positional, **keywords)
+    return torch.autograd.grad(y, x, as_torch(named["grad"]))[0].numpy()
+
+
 def check_sleef_kernel(op, got, inputs, scalars, what, call):
     """A Sleef-lane kernel: its float32 result on the inputs as float32, as the kernel computes
     (float16, bfloat16 and integers are widened), rounded once to got's dtype, and that float32
@@ -147,18 +177,27 @@ def check_sleef_kernel(op, got, inputs, scalars, what, call):
     args, kwargs = call
     args32 = [as_float32(a) for a in args]
     kwargs32 = {k: as_float32(v) for k, v in kwargs.items()}
-    got32 = getattr(kiln, FORMULAS[op])(*args32, **kwargs32)
+    got32 = op_function(op)(*args32, **kwargs32)
     assert np.all(same_bits_each(got.to(kiln.float64), got32.to(got.dtype).to(kiln.float64))), what
     reference = kiln._C._evaluate_formula(op, [t.to(kiln.float32).to(kiln.float64) for t in inputs], scalars).numpy()
     err = ulp_error(got32.numpy(), reference)
     with np.errstate(all="ignore"):
-        theirs = torch_function(FORMULAS[op])(*[as_torch(a) for a in args32], **{k: as_torch(v) for k, v in kwargs32.items()}).numpy()
+        if op in FUSED_BACKWARD:
+            theirs = torch_backward(op, args32, kwargs32)
+        else:
+            theirs = torch_function(FORMULAS[op])(*[as_torch(a) for a in args32],
+                                                  **{k: as_torch(v) for k, v in kwargs32.items()}).numpy()
     theirs_err = ulp_error(theirs, reference)
     bar = theirs_err.max()
     # A few samples are too few to compare maxima of formulas that round several times (softplus:
     # exp, then log1p): there each element may be at most 1 ulp further off than torch's.
     # tests/python/test_vector_formulas.py compares their maxima on large samples.
-    assert err.max() <= max(bar, VECTOR_ULP_BOUND) or np.all(err <= np.maximum(theirs_err, VECTOR_ULP_BOUND) + 1), \
+    # A fused backward formula cancels where the derivative crosses zero (gelu's near x = -0.75):
+    # there any float32 evaluation is thousands of ulps off, and two evaluation orders (kiln's tree,
+    # torch's hand-written kernel) differ by their rounding sequence. It must stay within twice
+    # torch's worst error on the sample.
+    factor = 2 if op in FUSED_BACKWARD else 1
+    assert err.max() <= max(factor * bar, VECTOR_ULP_BOUND) or np.all(err <= np.maximum(theirs_err, VECTOR_ULP_BOUND) + 1), \
         f"{what}: {err.max():.4g} ulp from the float64 formula, torch {bar:.4g}"
 
 
@@ -172,7 +211,7 @@ def test_interpreter_agrees_with_the_generated_kernel_on_the_op_records(op, dtyp
     for sample in rec.samples(dtype):
         for layout in LAYOUTS:
             args, kwargs = kiln_args(sample, layout)
-            got = getattr(kiln, FORMULAS[op])(*args, **kwargs)
+            got = op_function(op)(*args, **kwargs)
             tensors, scalars = formula_inputs(op, args, kwargs, got.dtype)
             if not all(isinstance(t, kiln.Tensor) for t in tensors):
                 continue  # a Python number for a tensor: the Scalar overload's business
@@ -225,12 +264,12 @@ def test_interpreter_agrees_with_the_generated_kernel_on_edge_values(op, dtype, 
     choices = [POINTWISE[op].choices.get(a.name) for a in others]
     for choice in ([None] if not any(choices) else [c for cs in choices if cs for c in cs]):
         kw = {a.name: (choice if cs else 2 if dtype != kiln.bool else True) for a, cs in zip(others, choices)}
-        got = getattr(kiln, FORMULAS[op])(*tensors, **kw)
+        got = op_function(op)(*tensors, **kw)
         scalars = [formula_scalar(op, a.name, kw[a.name], got.dtype) for a in others]
         check_kernel(op, kernels, got, tensors, scalars, f"{op}({dtype}, {kw})", (tensors, kw))
         if op in HAS_OUT:  # out of place and out= run the same kernel
             out = kiln.empty(0, dtype=got.dtype)
-            assert same_bits(getattr(kiln, FORMULAS[op])(*tensors, **kw, out=out).to(kiln.float64),
+            assert same_bits(op_function(op)(*tensors, **kw, out=out).to(kiln.float64),
                              got.to(kiln.float64))
 
 
@@ -302,7 +341,7 @@ def test_derivative_tree_agrees_with_autograd(op, inp, dtype, scalar_functors):
             choices = POINTWISE[op].choices.get(a.name)
             kw[a.name] = choices[-1] if choices else -0.5 if a.name == "min" else 0.5
     scalars = [formula_scalar(op, name, value, dtype) for name, value in kw.items()]
-    result = getattr(kiln, FORMULAS[op])(*tensors, **kw)
+    result = op_function(op)(*tensors, **kw)
     grad = kiln.randn(64, dtype=dtype)
     want, = kiln.autograd.grad([result], [tensors[names.index(inp)]], [grad])
     got = kiln._C._evaluate_derivative(op, inp, [grad, result.detach()] + [t.detach() for t in tensors], scalars)

@@ -4,7 +4,7 @@ Each family file (pointwise.py, reduction.py, ...) lists the records of its ops;
 the schema name ('add.Tensor') to its record. tests/python/test_op_records.py fails when an op
 has no record, so a new op cannot land untested.
 """
-from . import (attention, comparison, composites_more, factory, indexing, indexing_more, linalg, nn, nn_layers,
+from . import (attention, comparison, composites_more, factory, fused_backward, indexing, indexing_more, linalg, nn, nn_layers,
                nn_losses, pointwise, pointwise_more, reduction, resampling, rnn, sampling, scan_distance, search_count,
                shape, shape_more, statistics, tensor_ops)
 
@@ -19,6 +19,9 @@ def _collect():
         for rec in family.RECORDS:
             assert rec.name not in records, f"two records for {rec.name}"
             records[rec.name] = rec
+    # The fused backward ops' records are made from their forward ops' records.
+    for rec in fused_backward.records(records):
+        records[rec.name] = rec
     return records
 
 
