@@ -178,12 +178,15 @@ KILN_HOST_DEVICE inline bool pow(bool base, bool exponent) { return !exponent ||
 
 // x ** e as torch computes a tensor to a Python number's power: its special exponents as products,
 // square roots and reciprocals (rounded as torch's are: x ** 3 is x * x * x, x ** 0.5 is sqrt(x)
-// and so -0 at -0 and NaN at -inf), else pow. Integers: pow.
+// and so -0 at -0 and NaN at -inf), else pow. 1 and 0 give pow's own values (x, and 1 even at NaN)
+// without calling it: a derivative's pow(x, exponent - 1) is pow(x, 1) for x ** 2. Integers: pow.
 template <typename T>
 KILN_HOST_DEVICE inline T pow_scalar(T base, T exponent) { return pow(base, exponent); }
 #define KILN_PM_POW_SCALAR(T, SQRT, POW)                                               \
   KILN_HOST_DEVICE inline T pow_scalar(T x, T e) {                                     \
     if (e == T(2)) return x * x;                                                       \
+    if (e == T(1)) return x;                                                           \
+    if (e == T(0)) return T(1);                                                        \
     if (e == T(3)) return x * x * x;                                                   \
     if (e == T(0.5)) return SQRT(x);                                                   \
     if (e == T(-0.5)) return T(1) / SQRT(x);                                           \

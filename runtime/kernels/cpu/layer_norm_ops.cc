@@ -44,64 +44,114 @@ const T* data_or_null(const TensorBase& t) {
   return t.defined() ? static_cast<const T*>(t.data_ptr()) : nullptr;
 }
 
+// The row sums below are in double, over SIMD lanes (`omp simd reduction`: the lanes' partial
+// sums added at the end, not one long dependency chain).
+template <typename T>
+double row_sum(const T* x, int64_t n) {
+  double sum = 0;
+#pragma omp simd reduction(+ : sum)
+  for (int64_t j = 0; j < n; ++j) sum += x[j];
+  return sum;
+}
+
+template <typename T>
+double row_squares_about(const T* x, double mu, int64_t n) {
+  double sq = 0;
+#pragma omp simd reduction(+ : sq)
+  for (int64_t j = 0; j < n; ++j) sq += (x[j] - mu) * (x[j] - mu);
+  return sq;
+}
+
 template <typename T>
 void forward_rows(const T* x, const T* w, const T* b, T* y, T* mean, T* rstd, int64_t m, int64_t n, double eps) {
 #pragma omp parallel for if (m * n > 65536) schedule(static)
   for (int64_t r = 0; r < m; ++r) {
     const T* xr = x + r * n;
-    double sum = 0;
-    for (int64_t j = 0; j < n; ++j) sum += xr[j];
-    const double mu = n > 0 ? sum / static_cast<double>(n) : 0.0;
-    double sq = 0;
-    for (int64_t j = 0; j < n; ++j) sq += (xr[j] - mu) * (xr[j] - mu);
-    const double inv = 1.0 / std::sqrt(sq / static_cast<double>(n) + eps);
+    const double mu = n > 0 ? row_sum(xr, n) / static_cast<double>(n) : 0.0;
+    const double inv = 1.0 / std::sqrt(row_squares_about(xr, mu, n) / static_cast<double>(n) + eps);
     mean[r] = static_cast<T>(mu);
     rstd[r] = static_cast<T>(inv);
     const T a = static_cast<T>(inv), c = static_cast<T>(-mu * inv);  // y = x * a + c, then * w + b
     T* yr = y + r * n;
+    if (w && b) {
 #pragma omp simd
-    for (int64_t j = 0; j < n; ++j) {
-      const T v = xr[j] * a + c;
-      yr[j] = (w ? v * w[j] : v) + (b ? b[j] : T(0));
+      for (int64_t j = 0; j < n; ++j) yr[j] = (xr[j] * a + c) * w[j] + b[j];
+    } else {
+#pragma omp simd
+      for (int64_t j = 0; j < n; ++j) {
+        const T v = xr[j] * a + c;
+        yr[j] = (w ? v * w[j] : v) + (b ? b[j] : T(0));
+      }
     }
   }
 }
 
 // dx = rstd * (g - mean(g) - x^ * mean(g * x^)) with g = grad * w and x^ = (x - mean) * rstd; dw
 // and db summed over the rows (serially: one accumulator per column).
+template <typename T, bool kWeighted>
+void backward_input_rows(const T* gy, const T* x, const T* mean, const T* rstd, const T* w, T* dx, int64_t m,
+                         int64_t n) {
+#pragma omp parallel for if (m * n > 65536) schedule(static)
+  for (int64_t r = 0; r < m; ++r) {
+    const T* g = gy + r * n;
+    const T* xr = x + r * n;
+    const T mu = mean[r], inv = rstd[r];
+    double sum_g = 0, sum_gx = 0;
+#pragma omp simd reduction(+ : sum_g, sum_gx)
+    for (int64_t j = 0; j < n; ++j) {
+      const T gw = kWeighted ? g[j] * w[j] : g[j];
+      sum_g += gw;
+      sum_gx += gw * ((xr[j] - mu) * inv);
+    }
+    const T a = static_cast<T>(sum_g / static_cast<double>(n)), c = static_cast<T>(sum_gx / static_cast<double>(n));
+    T* out = dx + r * n;
+#pragma omp simd
+    for (int64_t j = 0; j < n; ++j) {
+      const T gw = kWeighted ? g[j] * w[j] : g[j];
+      out[j] = inv * (gw - a - (xr[j] - mu) * inv * c);
+    }
+  }
+}
+
+// dx = rstd * (g - mean(g) - x^ * mean(g * x^)) with g = grad * w and x^ = (x - mean) * rstd; dw
+// and db summed over the rows (serially: one accumulator per column, the columns in SIMD lanes).
 template <typename T>
 void backward_rows(const T* gy, const T* x, const T* mean, const T* rstd, const T* w, T* dx, T* dw, T* db, int64_t m,
                    int64_t n) {
   if (dx) {
-#pragma omp parallel for if (m * n > 65536) schedule(static)
-    for (int64_t r = 0; r < m; ++r) {
-      const T* g = gy + r * n;
-      const T* xr = x + r * n;
-      const T mu = mean[r], inv = rstd[r];
-      double sum_g = 0, sum_gx = 0;
-      for (int64_t j = 0; j < n; ++j) {
-        const T gw = w ? g[j] * w[j] : g[j];
-        sum_g += gw;
-        sum_gx += gw * ((xr[j] - mu) * inv);
-      }
-      const T a = static_cast<T>(sum_g / static_cast<double>(n)), c = static_cast<T>(sum_gx / static_cast<double>(n));
-      T* out = dx + r * n;
-#pragma omp simd
-      for (int64_t j = 0; j < n; ++j) {
-        const T gw = w ? g[j] * w[j] : g[j];
-        out[j] = inv * (gw - a - (xr[j] - mu) * inv * c);
-      }
+    if (w) {
+      backward_input_rows<T, true>(gy, x, mean, rstd, w, dx, m, n);
+    } else {
+      backward_input_rows<T, false>(gy, x, mean, rstd, w, dx, m, n);
     }
   }
   if (dw || db) {
-    std::vector<double> sw(dw ? static_cast<size_t>(n) : 0), sb(db ? static_cast<size_t>(n) : 0);
-    for (int64_t r = 0; r < m; ++r) {
+    std::vector<double> sw(static_cast<size_t>(n)), sb(static_cast<size_t>(n));
+    double* pw = sw.data();
+    double* pb = sb.data();
+    // Four rows at a time: each column's four terms are added in T, then once into its double.
+    int64_t r = 0;
+    for (; r + 4 <= m; r += 4) {
+      const T* g = gy + r * n;
+      const T* xr = x + r * n;
+      const T m0 = mean[r], m1 = mean[r + 1], m2 = mean[r + 2], m3 = mean[r + 3];
+      const T i0 = rstd[r], i1 = rstd[r + 1], i2 = rstd[r + 2], i3 = rstd[r + 3];
+#pragma omp simd
+      for (int64_t j = 0; j < n; ++j) {
+        const T g0 = g[j], g1 = g[n + j], g2 = g[2 * n + j], g3 = g[3 * n + j];
+        pw[j] += (g0 * ((xr[j] - m0) * i0) + g1 * ((xr[n + j] - m1) * i1)) +
+                 (g2 * ((xr[2 * n + j] - m2) * i2) + g3 * ((xr[3 * n + j] - m3) * i3));
+        pb[j] += (g0 + g1) + (g2 + g3);
+      }
+    }
+    for (; r < m; ++r) {
       const T* g = gy + r * n;
       const T* xr = x + r * n;
       const T mu = mean[r], inv = rstd[r];
+#pragma omp simd
       for (int64_t j = 0; j < n; ++j) {
-        if (dw) sw[j] += g[j] * ((xr[j] - mu) * inv);
-        if (db) sb[j] += g[j];
+        pw[j] += g[j] * ((xr[j] - mu) * inv);
+        pb[j] += g[j];
       }
     }
     for (int64_t j = 0; j < n; ++j) {

@@ -231,7 +231,7 @@ HWY_INLINE V Erf(D d, V x) {
 #endif
 }
 
-// pow in float lanes: torch's special exponents (pm::pow_scalar: 2 and 3 as products, +-0.5
+// pow in float lanes: torch's special exponents (pm::pow_scalar: 2 and 3 as products, 1 and 0, +-0.5
 // through sqrt, -1 and -2 as reciprocals) with exact operations, the scalar functor's bits; any
 // other exponent lane by lane with the C library's powf (within an ulp, as torch's SLEEF powf).
 // SLEEF's vector powf is not called: clang 14 passed its second vector argument so that only lane
@@ -259,6 +259,8 @@ HWY_INLINE V PowScalar(D d, V x, V e) {
   const V one = hn::Set(d, 1.0f), square = hn::Mul(x, x), root = hn::Sqrt(x);
   V r = PowGeneral(d, x, e);
   r = hn::IfThenElse(hn::Eq(e, hn::Set(d, 2.0f)), square, r);
+  r = hn::IfThenElse(hn::Eq(e, hn::Set(d, 1.0f)), x, r);
+  r = hn::IfThenElse(hn::Eq(e, hn::Set(d, 0.0f)), one, r);
   r = hn::IfThenElse(hn::Eq(e, hn::Set(d, 3.0f)), hn::Mul(square, x), r);
   r = hn::IfThenElse(hn::Eq(e, hn::Set(d, 0.5f)), root, r);
   r = hn::IfThenElse(hn::Eq(e, hn::Set(d, -0.5f)), hn::Div(one, root), r);
@@ -271,6 +273,8 @@ template <class D, class V>
 HWY_INLINE V PowUniform(D d, V x, float e) {
   const V one = hn::Set(d, 1.0f);
   if (e == 2.0f) return hn::Mul(x, x);
+  if (e == 1.0f) return x;
+  if (e == 0.0f) return one;
   if (e == 3.0f) return hn::Mul(hn::Mul(x, x), x);
   if (e == 0.5f) return hn::Sqrt(x);
   if (e == -0.5f) return hn::Div(one, hn::Sqrt(x));
