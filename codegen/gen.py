@@ -187,6 +187,7 @@ def function_view(nf: NativeFunction) -> Dict:
         # Outputs of differentiable view ops remember their base (for in-place on views).
         "marks_view": s.is_view and not nf.is_composite_implicit and
         not (nf.derivative is not None and not nf.derivative.differentiable),
+        "marks_views": returns_list(s),
         "adapters": [],
     }
     v["user_call_args"] = ", ".join(_to_runtime(a) for a in args)
@@ -313,7 +314,12 @@ def node_view(d: Derivative) -> Dict:
                   else f"grad_inputs[{e['first']}] = {expr};")
         formulas.append({"input": e["arg"].name, "valid": e["valid"], "assign": assign, "yaml": fm.expression})
     return {"name": d.node_name, "op": d.name, "fields": fields, "unpack": unpack, "releases": releases,
-            "formulas": formulas, "multi_output": len(s.returns) > 1}
+            "formulas": formulas, "multi_output": len(s.returns) > 1, "list_output": returns_list(s)}
+
+
+def returns_list(s) -> bool:
+    """The op returns one Tensor[] (split_with_sizes, unbind): its node has one input per element."""
+    return len(s.returns) == 1 and s.returns[0].type.is_tensor_list
 
 
 def save_lines(d: Derivative, inplace: bool) -> List[str]:
@@ -364,13 +370,15 @@ def output_views(nf: NativeFunction, d: Derivative) -> List[Dict]:
     and the node field it is saved in (if a formula uses it)."""
     s = nf.schema
     outs = []
+    if returns_list(s):  # each element is an output of the node (no formula saves them)
+        return [{"expr": "result", "differentiable": d.output_is_differentiable(0), "save": None, "list": True}]
     for i, r in enumerate(s.returns):
         expr = "result" if len(s.returns) == 1 else f"std::get<{i}>(result)"
         name = "result" if len(s.returns) == 1 else r.name
         diff = d.output_is_differentiable(i)
         save = f"node->{name}_ = SavedVariable({expr}, {'true' if diff else 'false'});" \
             if name in d.saved_outputs else None
-        outs.append({"expr": expr, "differentiable": diff, "save": save})
+        outs.append({"expr": expr, "differentiable": diff, "save": save, "list": False})
     return outs
 
 

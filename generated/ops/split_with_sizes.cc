@@ -2,18 +2,39 @@
 // `split_with_sizes`: dispatch tables, backend adapters, and the C++ API entry points.
 #include "generated/api/split_with_sizes.h"
 
-#include "generated/kernels/composite/split_with_sizes.h"
+#include "generated/autograd/split_with_sizes.h"
+#include "generated/kernels/split_with_sizes.h"
 #include "runtime/autograd/view_tracking.h"
 #include "runtime/api/api_helpers.h"
 #include "runtime/dispatch/dispatcher.h"
 
 namespace kiln {
 
-// ---- split_with_sizes(Tensor(a) self, int[] split_sizes, int dim=0) -> Tensor(a)[]  (CompositeImplicit)
+// ---- split_with_sizes(Tensor(a) self, int[] split_sizes, int dim=0) -> Tensor(a)[]
+namespace {
+std::vector<Tensor> split_with_sizes_CPU(const Tensor& self, IntArrayRef split_sizes, int64_t dim) {
+  if (explain_enabled()) explain_log("kernel", "composite_explicit::split_with_sizes", "");
+  return to_api(composite_explicit::split_with_sizes(self, split_sizes, dim));
+}
+std::vector<Tensor> split_with_sizes_CUDA(const Tensor& self, IntArrayRef split_sizes, int64_t dim) {
+  if (explain_enabled()) explain_log("kernel", "composite_explicit::split_with_sizes", "");
+  return to_api(composite_explicit::split_with_sizes(self, split_sizes, dim));
+}
+}  // namespace
+
+Operator<std::vector<Tensor>(const Tensor&, IntArrayRef, int64_t)> split_with_sizes_op = {"split_with_sizes", {
+    /*CPU=*/&split_with_sizes_CPU,
+    /*CUDA=*/&split_with_sizes_CUDA,
+    /*Autograd=*/&autograd_kernels::split_with_sizes,
+}};
+
 
 std::vector<Tensor> ops::split_with_sizes(const Tensor& self, IntArrayRef split_sizes, int64_t dim) {
-  if (explain_enabled()) explain_log("composite", "split_with_sizes", "");
-  return composite_implicit::split_with_sizes(self, split_sizes, dim);
+  const DispatchKeySet keys = dispatch_keys(backend_key({&self}), records_autograd({&self}));
+  if (explain_enabled()) explain_log("dispatch", "split_with_sizes", keys.str().c_str());
+  std::vector<Tensor> result = split_with_sizes_op.lookup(keys)(self, split_sizes, dim);
+  for (Tensor& t : result) mark_view(t, self);
+  return result;
 }
 
 }  // namespace kiln

@@ -2,18 +2,39 @@
 // `unbind`: dispatch tables, backend adapters, and the C++ API entry points.
 #include "generated/api/unbind.h"
 
-#include "generated/kernels/composite/unbind.h"
+#include "generated/autograd/unbind.h"
+#include "generated/kernels/unbind.h"
 #include "runtime/autograd/view_tracking.h"
 #include "runtime/api/api_helpers.h"
 #include "runtime/dispatch/dispatcher.h"
 
 namespace kiln {
 
-// ---- unbind.int(Tensor(a) self, int dim=0) -> Tensor(a)[]  (CompositeImplicit)
+// ---- unbind.int(Tensor(a) self, int dim=0) -> Tensor(a)[]
+namespace {
+std::vector<Tensor> unbind_int_CPU(const Tensor& self, int64_t dim) {
+  if (explain_enabled()) explain_log("kernel", "composite_explicit::unbind", "");
+  return to_api(composite_explicit::unbind(self, dim));
+}
+std::vector<Tensor> unbind_int_CUDA(const Tensor& self, int64_t dim) {
+  if (explain_enabled()) explain_log("kernel", "composite_explicit::unbind", "");
+  return to_api(composite_explicit::unbind(self, dim));
+}
+}  // namespace
+
+Operator<std::vector<Tensor>(const Tensor&, int64_t)> unbind_int_op = {"unbind.int", {
+    /*CPU=*/&unbind_int_CPU,
+    /*CUDA=*/&unbind_int_CUDA,
+    /*Autograd=*/&autograd_kernels::unbind_int,
+}};
+
 
 std::vector<Tensor> ops::unbind(const Tensor& self, int64_t dim) {
-  if (explain_enabled()) explain_log("composite", "unbind.int", "");
-  return composite_implicit::unbind(self, dim);
+  const DispatchKeySet keys = dispatch_keys(backend_key({&self}), records_autograd({&self}));
+  if (explain_enabled()) explain_log("dispatch", "unbind.int", keys.str().c_str());
+  std::vector<Tensor> result = unbind_int_op.lookup(keys)(self, dim);
+  for (Tensor& t : result) mark_view(t, self);
+  return result;
 }
 
 }  // namespace kiln

@@ -1,11 +1,13 @@
 #include "runtime/autograd/formula_helpers.h"
 
 #include <algorithm>
+#include <functional>
 #include <limits>
 
 #include "generated/api/add.h"
 #include "generated/api/amax.h"
 #include "generated/api/arange.h"
+#include "generated/api/cat.h"
 #include "generated/api/clamp.h"
 #include "generated/api/diagonal.h"
 #include "generated/api/div.h"
@@ -28,6 +30,7 @@
 #include "generated/api/prod.h"
 #include "generated/api/slice.h"
 #include "generated/api/slice_backward.h"
+#include "generated/api/stack.h"
 #include "generated/api/sum.h"
 #include "generated/api/unsqueeze.h"
 #include "generated/api/where.h"
@@ -161,6 +164,40 @@ std::vector<Tensor> cat_tensors_backward(const Tensor& grad, const std::vector<s
     offset += s[d];
   }
   return grads;
+}
+
+namespace {
+// grads[i], or zeros of `shape` in the dtype and device of a defined gradient (there is one: the
+// node runs only then) where view i got no gradient.
+std::vector<Tensor> grads_or_zeros(const std::vector<TensorBase>& grads,
+                                   const std::function<std::vector<int64_t>(size_t)>& shape) {
+  const TensorBase* like = nullptr;
+  for (const TensorBase& g : grads)
+    if (g.defined()) like = &g;
+  std::vector<Tensor> filled;
+  filled.reserve(grads.size());
+  for (size_t i = 0; i < grads.size(); ++i)
+    filled.push_back(grads[i].defined() ? Tensor(grads[i]) : kiln::zeros(shape(i), like->dtype(), like->device()));
+  return filled;
+}
+}  // namespace
+
+Tensor split_with_sizes_backward(const std::vector<TensorBase>& grads, IntArrayRef split_sizes, int64_t dim,
+                                 IntArrayRef input_sizes) {
+  const int64_t d = wrap_dim(dim, static_cast<int64_t>(input_sizes.size()), "split_with_sizes");
+  return kiln::cat(grads_or_zeros(grads, [&](size_t i) {
+                     std::vector<int64_t> shape = input_sizes.vec();
+                     shape[d] = split_sizes[i];
+                     return shape;
+                   }),
+                   d);
+}
+
+Tensor unbind_backward(const std::vector<TensorBase>& grads, int64_t dim, IntArrayRef input_sizes) {
+  const int64_t d = wrap_dim(dim, static_cast<int64_t>(input_sizes.size()), "unbind");
+  std::vector<int64_t> shape = input_sizes.vec();
+  shape.erase(shape.begin() + d);
+  return kiln::stack(grads_or_zeros(grads, [&](size_t) { return shape; }), d);
 }
 
 namespace {

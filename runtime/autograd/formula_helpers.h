@@ -36,6 +36,12 @@ Tensor prod_backward(const Tensor& grad, const Tensor& self, const Tensor& resul
 // Gradient of cat: grad cut back into the inputs' pieces along `dim`.
 std::vector<Tensor> cat_tensors_backward(const Tensor& grad, const std::vector<std::vector<int64_t>>& sizes,
                                          int64_t dim);
+// Gradient of split_with_sizes: the views' gradients concatenated along `dim` (zeros for views
+// that got none); `grads` holds one per view.
+Tensor split_with_sizes_backward(const std::vector<TensorBase>& grads, IntArrayRef split_sizes, int64_t dim,
+                                 IntArrayRef input_sizes);
+// Gradient of unbind: the views' gradients stacked along `dim` (zeros for views that got none).
+Tensor unbind_backward(const std::vector<TensorBase>& grads, int64_t dim, IntArrayRef input_sizes);
 // Gradient of as_strided: grad summed into the storage positions the view covers
 // (overlapping views accumulate), then read back at the input's own positions, shared evenly
 // where the input itself overlaps (an expanded input), as torch.

@@ -1,5 +1,5 @@
-// split, split_with_sizes, chunk, unbind (lists of narrow/select views), flip (index_select with reversed indices), roll (cat of two narrows
-// per dim) and repeat (expand + copy). Written over differentiable ops: autograd and view
+// split and chunk (through split_with_sizes, runtime/kernels/split_views.cc), flip (index_select
+// with reversed indices), roll (cat of two narrows per dim) and repeat (expand + copy). Written over differentiable ops: autograd and view
 // semantics (shared storage, in-place writes through a view) come from the ops they call.
 #include <string>
 
@@ -10,14 +10,13 @@
 #include "generated/api/narrow.h"
 #include "generated/api/reshape.h"
 #include "generated/api/select.h"
+#include "generated/api/split_with_sizes.h"
 #include "generated/api/view.h"
 #include "generated/kernels/composite/chunk.h"
 #include "generated/kernels/composite/flip.h"
 #include "generated/kernels/composite/repeat.h"
 #include "generated/kernels/composite/roll.h"
 #include "generated/kernels/composite/split.h"
-#include "generated/kernels/composite/split_with_sizes.h"
-#include "generated/kernels/composite/unbind.h"
 #include "runtime/core/allocation_limit.h"
 #include "runtime/kernels/view_utils.h"
 
@@ -57,39 +56,13 @@ std::vector<Tensor> split(const Tensor& self, int64_t split_size, int64_t dim) {
   int64_t num_splits = 1;
   if (split_size != 0) num_splits = std::max<int64_t>((dim_size + split_size - 1) / split_size, 1);
   check_outputs(num_splits, "split");
-  std::vector<Tensor> parts;
-  parts.reserve(num_splits);
-  for (int64_t i = 0; i < num_splits; ++i) {
-    const int64_t start = i * split_size;
-    parts.push_back(kiln::narrow(self, d, start, std::min(split_size, dim_size - start)));
-  }
-  return parts;
-}
-
-std::vector<Tensor> split_with_sizes(const Tensor& self, IntArrayRef split_sizes, int64_t dim) {
-  KILN_CHECK(self.dim() != 0, "split expects at least a 1-dimensional tensor");
-  const int64_t d = wrap_dim(dim, self.dim(), "split_with_sizes");
-  const int64_t dim_size = self.sizes()[d];
-  int64_t total = 0;
-  for (int64_t s : split_sizes) {
-    KILN_CHECK(s >= 0, "split_with_sizes expects split_sizes have only non-negative entries, but got split_sizes=",
-               list_str(split_sizes));
-    total += s;
-  }
-  KILN_CHECK(total == dim_size, "split_with_sizes expects split_sizes to sum exactly to ", dim_size,
-             " (input tensor's size at dimension ", d, "), but got split_sizes=", list_str(split_sizes));
-  std::vector<Tensor> parts;
-  parts.reserve(split_sizes.size());  // as long as an argument list: no check needed
-  int64_t start = 0;
-  for (int64_t s : split_sizes) {
-    parts.push_back(kiln::narrow(self, d, start, s));
-    start += s;
-  }
-  return parts;
+  std::vector<int64_t> sizes(num_splits, split_size);
+  sizes.back() = dim_size - split_size * (num_splits - 1);
+  return kiln::split_with_sizes(self, sizes, d);
 }
 
 std::vector<Tensor> split_sizes(const Tensor& self, IntArrayRef split_size, int64_t dim) {
-  return split_with_sizes(self, split_size, dim);
+  return kiln::split_with_sizes(self, split_size, dim);
 }
 
 std::vector<Tensor> chunk(const Tensor& self, int64_t chunks, int64_t dim) {
@@ -101,19 +74,9 @@ std::vector<Tensor> chunk(const Tensor& self, int64_t chunks, int64_t dim) {
   if (split_size == 0 && dim_size == 0) {
     check_outputs(chunks, "chunk");
     std::vector<int64_t> sizes(chunks, 0);
-    return split_with_sizes(self, sizes, d);
+    return kiln::split_with_sizes(self, sizes, d);
   }
   return split(self, split_size, d);
-}
-
-std::vector<Tensor> unbind(const Tensor& self, int64_t dim) {
-  KILN_CHECK_INDEX(self.dim() > 0, "Dimension specified as ", dim, " but tensor has no dimensions");
-  const int64_t d = wrap_dim(dim, self.dim(), "unbind");
-  check_outputs(self.sizes()[d], "unbind");
-  std::vector<Tensor> parts;
-  parts.reserve(self.sizes()[d]);
-  for (int64_t i = 0; i < self.sizes()[d]; ++i) parts.push_back(kiln::select(self, d, i));
-  return parts;
 }
 
 Tensor flip(const Tensor& self, IntArrayRef dims) {
