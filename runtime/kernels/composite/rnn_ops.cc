@@ -24,6 +24,7 @@
 #include "generated/api/relu.h"
 #include "generated/api/reshape.h"
 #include "generated/api/select.h"
+#include "generated/api/split_with_sizes.h"
 #include "generated/api/stack.h"
 #include "generated/api/t.h"
 #include "generated/api/tanh.h"
@@ -163,9 +164,10 @@ std::pair<Tensor, State> run_direction(const Config& cfg, const Tensor& x, const
             {kiln::narrow(last, 1, 0, cfg.out_size), kiln::narrow(last, 1, cfg.out_size, cfg.hidden)}};
   }
   const int64_t steps = static_cast<int64_t>(batch_sizes.size());
-  std::vector<int64_t> offsets(static_cast<size_t>(steps) + 1, 0);
-  for (int64_t t = 0; t < steps; ++t) offsets[t + 1] = offsets[t] + batch_sizes[t];
   std::vector<Tensor> outputs(static_cast<size_t>(steps));
+  // Each step's rows of the projection: one split (one backward node concatenating the steps'
+  // gradients), not a narrow per step whose gradient would be all of xp.
+  const std::vector<Tensor> step_inputs = kiln::split_with_sizes(xp, batch_sizes, 0);
   if (!reverse) {
     State s = h0;
     int64_t live = batch_sizes.empty() ? 0 : batch_sizes[0];
@@ -177,7 +179,7 @@ std::pair<Tensor, State> run_direction(const Config& cfg, const Tensor& x, const
         s = rows(s, 0, b);
         live = b;
       }
-      s = step(cfg, kiln::narrow(xp, 0, offsets[t], b), s, w);
+      s = step(cfg, step_inputs[t], s, w);
       outputs[t] = s.h;
     }
     std::vector<State> parts{s};
@@ -193,7 +195,7 @@ std::pair<Tensor, State> run_direction(const Config& cfg, const Tensor& x, const
       s = join({s, rows(h0, live, b - live)});
       live = b;
     }
-    s = step(cfg, kiln::narrow(xp, 0, offsets[t], b), s, w);
+    s = step(cfg, step_inputs[t], s, w);
     outputs[t] = s.h;
   }
   return {kiln::cat(outputs, 0), s};
