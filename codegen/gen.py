@@ -309,7 +309,8 @@ def node_view(d: Derivative) -> Dict:
             continue
         if fm.fused_op:
             # No graph is built for this backward pass: the derivative's fused kernel, one pass.
-            expr = f"(GradMode::is_enabled() ? {expr} : {fm.fused_op}({', '.join(fm.fused_args)}))"
+            tensors = ", ".join(f"&{a}" for a in fm.fused_args if a in fm.fused_tensors)
+            expr = f"(fused_backward_applies({{{tensors}}}) ? {fm.fused_op}({', '.join(fm.fused_args)}) : {expr})"
         assign = (f"assign_grads(grad_inputs, {e['first']}, {expr});" if e["arg"].type.is_list
                   else f"grad_inputs[{e['first']}] = {expr};")
         formulas.append({"input": e["arg"].name, "valid": e["valid"], "assign": assign, "yaml": fm.expression})

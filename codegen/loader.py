@@ -365,7 +365,7 @@ def _fused_backward(d: Derivative) -> List[NativeFunction]:
              "choices": {s: f.choices[s] for s in scalars if s in f.choices}},
             params, scalars, [s for s in scalars if types[s].optional], [s for s in scalars if types[s].base == "str"])
         nf.fused_backward_of = (d.name, fm.inputs[0])
-        fm.fused_op, fm.fused_args = name, tensors + scalars
+        fm.fused_op, fm.fused_args, fm.fused_tensors = name, tensors + scalars, tensors
         made.append(nf)
     return made
 

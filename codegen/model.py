@@ -207,6 +207,7 @@ class Formula:
     # the backward pass, and that op's arguments as the Node names them.
     fused_op: Optional[str] = None
     fused_args: List[str] = field(default_factory=list)
+    fused_tensors: List[str] = field(default_factory=list)  # the tensors among fused_args
 
 
 @dataclass

@@ -29,7 +29,7 @@ struct NanToNumBackward0 final : Node {
     const Tensor grad(grads[0]);
     if (!grad.defined()) return grad_inputs;
     const Tensor self(self_.unpack());
-    if (next_edges()[0].is_valid()) grad_inputs[0] = (GradMode::is_enabled() ? masked_fill(grad, logical_not(isfinite(self)), 0) : _nan_to_num_self_backward(grad, self));
+    if (next_edges()[0].is_valid()) grad_inputs[0] = (fused_backward_applies({&grad, &self}) ? _nan_to_num_self_backward(grad, self) : masked_fill(grad, logical_not(isfinite(self)), 0));
     return grad_inputs;
   }
 

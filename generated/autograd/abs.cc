@@ -28,7 +28,7 @@ struct AbsBackward0 final : Node {
     const Tensor grad(grads[0]);
     if (!grad.defined()) return grad_inputs;
     const Tensor self(self_.unpack());
-    if (next_edges()[0].is_valid()) grad_inputs[0] = (GradMode::is_enabled() ? mul(grad, sign(self)) : _abs_self_backward(grad, self));
+    if (next_edges()[0].is_valid()) grad_inputs[0] = (fused_backward_applies({&grad, &self}) ? _abs_self_backward(grad, self) : mul(grad, sign(self)));
     return grad_inputs;
   }
 

@@ -36,8 +36,8 @@ struct AddcdivBackward0 final : Node {
     const Tensor tensor1(tensor1_.unpack());
     const Tensor tensor2(tensor2_.unpack());
     if (next_edges()[0].is_valid()) grad_inputs[0] = grad;
-    if (next_edges()[1].is_valid()) grad_inputs[1] = (GradMode::is_enabled() ? div(maybe_multiply(grad, value), tensor2) : _addcdiv_tensor1_backward(grad, tensor2, value));
-    if (next_edges()[2].is_valid()) grad_inputs[2] = (GradMode::is_enabled() ? div(mul(maybe_multiply(neg(grad), value), tensor1), mul(tensor2, tensor2)) : _addcdiv_tensor2_backward(grad, tensor1, tensor2, value));
+    if (next_edges()[1].is_valid()) grad_inputs[1] = (fused_backward_applies({&grad, &tensor2}) ? _addcdiv_tensor1_backward(grad, tensor2, value) : div(maybe_multiply(grad, value), tensor2));
+    if (next_edges()[2].is_valid()) grad_inputs[2] = (fused_backward_applies({&grad, &tensor1, &tensor2}) ? _addcdiv_tensor2_backward(grad, tensor1, tensor2, value) : div(mul(maybe_multiply(neg(grad), value), tensor1), mul(tensor2, tensor2)));
     return grad_inputs;
   }
 

@@ -34,8 +34,8 @@ struct Atan2Backward0 final : Node {
     if (!grad.defined()) return grad_inputs;
     const Tensor self(self_.unpack());
     const Tensor other(other_.unpack());
-    if (next_edges()[0].is_valid()) grad_inputs[0] = (GradMode::is_enabled() ? div(mul(grad, other), add(mul(self, self), mul(other, other))) : _atan2_self_backward(grad, self, other));
-    if (next_edges()[1].is_valid()) grad_inputs[1] = (GradMode::is_enabled() ? div(mul(neg(grad), self), add(mul(self, self), mul(other, other))) : _atan2_other_backward(grad, self, other));
+    if (next_edges()[0].is_valid()) grad_inputs[0] = (fused_backward_applies({&grad, &self, &other}) ? _atan2_self_backward(grad, self, other) : div(mul(grad, other), add(mul(self, self), mul(other, other))));
+    if (next_edges()[1].is_valid()) grad_inputs[1] = (fused_backward_applies({&grad, &self, &other}) ? _atan2_other_backward(grad, self, other) : div(mul(neg(grad), self), add(mul(self, self), mul(other, other))));
     return grad_inputs;
   }
 

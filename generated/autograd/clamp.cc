@@ -33,7 +33,7 @@ struct ClampBackward0 final : Node {
     const Tensor grad(grads[0]);
     if (!grad.defined()) return grad_inputs;
     const Tensor self(self_.unpack());
-    if (next_edges()[0].is_valid()) grad_inputs[0] = (GradMode::is_enabled() ? masked_fill(grad, logical_not(logical_and(ge(self, value_or_lowest(min)), le(self, value_or_highest(max)))), 0) : _clamp_self_backward(grad, self, min, max));
+    if (next_edges()[0].is_valid()) grad_inputs[0] = (fused_backward_applies({&grad, &self}) ? _clamp_self_backward(grad, self, min, max) : masked_fill(grad, logical_not(logical_and(ge(self, value_or_lowest(min)), le(self, value_or_highest(max)))), 0));
     return grad_inputs;
   }
 

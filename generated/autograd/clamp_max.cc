@@ -33,7 +33,7 @@ struct ClampMaxBackward0 final : Node {
     const Tensor grad(grads[0]);
     if (!grad.defined()) return grad_inputs;
     const Tensor self(self_.unpack());
-    if (next_edges()[0].is_valid()) grad_inputs[0] = (GradMode::is_enabled() ? masked_fill(grad, logical_not(le(self, max)), 0) : _clamp_max_self_backward(grad, self, max));
+    if (next_edges()[0].is_valid()) grad_inputs[0] = (fused_backward_applies({&grad, &self}) ? _clamp_max_self_backward(grad, self, max) : masked_fill(grad, logical_not(le(self, max)), 0));
     return grad_inputs;
   }
 
@@ -57,8 +57,8 @@ struct ClampMaxBackward1 final : Node {
     if (!grad.defined()) return grad_inputs;
     const Tensor self(self_.unpack());
     const Tensor max(max_.unpack());
-    if (next_edges()[0].is_valid()) grad_inputs[0] = (GradMode::is_enabled() ? masked_fill(grad, logical_not(le(self, max)), 0) : _clamp_max_tensor_self_backward(grad, self, max));
-    if (next_edges()[1].is_valid()) grad_inputs[1] = (GradMode::is_enabled() ? masked_fill(grad, logical_not(gt(self, max)), 0) : _clamp_max_tensor_max_backward(grad, self, max));
+    if (next_edges()[0].is_valid()) grad_inputs[0] = (fused_backward_applies({&grad, &self, &max}) ? _clamp_max_tensor_self_backward(grad, self, max) : masked_fill(grad, logical_not(le(self, max)), 0));
+    if (next_edges()[1].is_valid()) grad_inputs[1] = (fused_backward_applies({&grad, &self, &max}) ? _clamp_max_tensor_max_backward(grad, self, max) : masked_fill(grad, logical_not(gt(self, max)), 0));
     return grad_inputs;
   }
 

@@ -33,7 +33,7 @@ struct ClampMinBackward0 final : Node {
     const Tensor grad(grads[0]);
     if (!grad.defined()) return grad_inputs;
     const Tensor self(self_.unpack());
-    if (next_edges()[0].is_valid()) grad_inputs[0] = (GradMode::is_enabled() ? masked_fill(grad, logical_not(ge(self, min)), 0) : _clamp_min_self_backward(grad, self, min));
+    if (next_edges()[0].is_valid()) grad_inputs[0] = (fused_backward_applies({&grad, &self}) ? _clamp_min_self_backward(grad, self, min) : masked_fill(grad, logical_not(ge(self, min)), 0));
     return grad_inputs;
   }
 
@@ -57,8 +57,8 @@ struct ClampMinBackward1 final : Node {
     if (!grad.defined()) return grad_inputs;
     const Tensor self(self_.unpack());
     const Tensor min(min_.unpack());
-    if (next_edges()[0].is_valid()) grad_inputs[0] = (GradMode::is_enabled() ? masked_fill(grad, logical_not(ge(self, min)), 0) : _clamp_min_tensor_self_backward(grad, self, min));
-    if (next_edges()[1].is_valid()) grad_inputs[1] = (GradMode::is_enabled() ? masked_fill(grad, logical_not(lt(self, min)), 0) : _clamp_min_tensor_min_backward(grad, self, min));
+    if (next_edges()[0].is_valid()) grad_inputs[0] = (fused_backward_applies({&grad, &self, &min}) ? _clamp_min_tensor_self_backward(grad, self, min) : masked_fill(grad, logical_not(ge(self, min)), 0));
+    if (next_edges()[1].is_valid()) grad_inputs[1] = (fused_backward_applies({&grad, &self, &min}) ? _clamp_min_tensor_min_backward(grad, self, min) : masked_fill(grad, logical_not(lt(self, min)), 0));
     return grad_inputs;
   }
 

@@ -29,7 +29,7 @@ struct CosBackward0 final : Node {
     const Tensor grad(grads[0]);
     if (!grad.defined()) return grad_inputs;
     const Tensor self(self_.unpack());
-    if (next_edges()[0].is_valid()) grad_inputs[0] = (GradMode::is_enabled() ? neg(mul(grad, sin(self))) : _cos_self_backward(grad, self));
+    if (next_edges()[0].is_valid()) grad_inputs[0] = (fused_backward_applies({&grad, &self}) ? _cos_self_backward(grad, self) : neg(mul(grad, sin(self))));
     return grad_inputs;
   }
 

@@ -33,7 +33,7 @@ struct EluBackward0 final : Node {
     const Tensor grad(grads[0]);
     if (!grad.defined()) return grad_inputs;
     const Tensor self(self_.unpack());
-    if (next_edges()[0].is_valid()) grad_inputs[0] = (GradMode::is_enabled() ? where(le(self, 0), mul(maybe_multiply(maybe_multiply(maybe_multiply(grad, input_scale), alpha), scale), exp(maybe_multiply(self, input_scale))), maybe_multiply(grad, scale)) : _elu_self_backward(grad, self, alpha, scale, input_scale));
+    if (next_edges()[0].is_valid()) grad_inputs[0] = (fused_backward_applies({&grad, &self}) ? _elu_self_backward(grad, self, alpha, scale, input_scale) : where(le(self, 0), mul(maybe_multiply(maybe_multiply(maybe_multiply(grad, input_scale), alpha), scale), exp(maybe_multiply(self, input_scale))), maybe_multiply(grad, scale)));
     return grad_inputs;
   }
 

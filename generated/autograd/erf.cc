@@ -29,7 +29,7 @@ struct ErfBackward0 final : Node {
     const Tensor grad(grads[0]);
     if (!grad.defined()) return grad_inputs;
     const Tensor self(self_.unpack());
-    if (next_edges()[0].is_valid()) grad_inputs[0] = (GradMode::is_enabled() ? mul(mul(grad, exp(neg(mul(self, self)))), 1.1283791670955126) : _erf_self_backward(grad, self));
+    if (next_edges()[0].is_valid()) grad_inputs[0] = (fused_backward_applies({&grad, &self}) ? _erf_self_backward(grad, self) : mul(mul(grad, exp(neg(mul(self, self)))), 1.1283791670955126));
     return grad_inputs;
   }
 

@@ -28,7 +28,7 @@ struct Expm1Backward0 final : Node {
     const Tensor grad(grads[0]);
     if (!grad.defined()) return grad_inputs;
     const Tensor result(result_.unpack(shared_from_this()));
-    if (next_edges()[0].is_valid()) grad_inputs[0] = (GradMode::is_enabled() ? mul(grad, add(result, 1)) : _expm1_self_backward(grad, result));
+    if (next_edges()[0].is_valid()) grad_inputs[0] = (fused_backward_applies({&grad, &result}) ? _expm1_self_backward(grad, result) : mul(grad, add(result, 1)));
     return grad_inputs;
   }
 

@@ -33,7 +33,7 @@ struct GeluBackward0 final : Node {
     const Tensor grad(grads[0]);
     if (!grad.defined()) return grad_inputs;
     const Tensor self(self_.unpack());
-    if (next_edges()[0].is_valid()) grad_inputs[0] = (GradMode::is_enabled() ? ((approximate == "tanh") ? mul(grad, add(mul(add(tanh(mul(add(self, mul(mul(mul(self, self), self), 0.044715)), 0.7978845608028654)), 1), 0.5), mul(mul(mul(mul(self, 0.5), add(neg(mul(tanh(mul(add(self, mul(mul(mul(self, self), self), 0.044715)), 0.7978845608028654)), tanh(mul(add(self, mul(mul(mul(self, self), self), 0.044715)), 0.7978845608028654)))), 1)), 0.7978845608028654), add(mul(mul(self, self), 0.134145), 1)))) : mul(grad, add(mul(add(erf(mul(self, 0.7071067811865476)), 1), 0.5), mul(self, mul(exp(mul(mul(self, self), -0.5)), 0.3989422804014327))))) : _gelu_self_backward(grad, self, approximate));
+    if (next_edges()[0].is_valid()) grad_inputs[0] = (fused_backward_applies({&grad, &self}) ? _gelu_self_backward(grad, self, approximate) : ((approximate == "tanh") ? mul(grad, add(mul(add(tanh(mul(add(self, mul(mul(mul(self, self), self), 0.044715)), 0.7978845608028654)), 1), 0.5), mul(mul(mul(mul(self, 0.5), add(neg(mul(tanh(mul(add(self, mul(mul(mul(self, self), self), 0.044715)), 0.7978845608028654)), tanh(mul(add(self, mul(mul(mul(self, self), self), 0.044715)), 0.7978845608028654)))), 1)), 0.7978845608028654), add(mul(mul(self, self), 0.134145), 1)))) : mul(grad, add(mul(add(erf(mul(self, 0.7071067811865476)), 1), 0.5), mul(self, mul(exp(mul(mul(self, self), -0.5)), 0.3989422804014327))))));
     return grad_inputs;
   }
 

@@ -32,7 +32,7 @@ struct HardsigmoidBackward0 final : Node {
     const Tensor grad(grads[0]);
     if (!grad.defined()) return grad_inputs;
     const Tensor self(self_.unpack());
-    if (next_edges()[0].is_valid()) grad_inputs[0] = (GradMode::is_enabled() ? masked_fill(mul(grad, 0.1666666716337204), logical_not(logical_and(gt(self, -3), lt(self, 3))), 0) : _hardsigmoid_self_backward(grad, self));
+    if (next_edges()[0].is_valid()) grad_inputs[0] = (fused_backward_applies({&grad, &self}) ? _hardsigmoid_self_backward(grad, self) : masked_fill(mul(grad, 0.1666666716337204), logical_not(logical_and(gt(self, -3), lt(self, 3))), 0));
     return grad_inputs;
   }
 

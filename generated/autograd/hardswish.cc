@@ -32,7 +32,7 @@ struct HardswishBackward0 final : Node {
     const Tensor grad(grads[0]);
     if (!grad.defined()) return grad_inputs;
     const Tensor self(self_.unpack());
-    if (next_edges()[0].is_valid()) grad_inputs[0] = (GradMode::is_enabled() ? masked_fill(where(lt(self, 3), mul(grad, add(div(self, 3), 0.5)), grad), lt(self, -3), 0) : _hardswish_self_backward(grad, self));
+    if (next_edges()[0].is_valid()) grad_inputs[0] = (fused_backward_applies({&grad, &self}) ? _hardswish_self_backward(grad, self) : masked_fill(where(lt(self, 3), mul(grad, add(div(self, 3), 0.5)), grad), lt(self, -3), 0));
     return grad_inputs;
   }
 

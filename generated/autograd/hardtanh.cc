@@ -32,7 +32,7 @@ struct HardtanhBackward0 final : Node {
     const Tensor grad(grads[0]);
     if (!grad.defined()) return grad_inputs;
     const Tensor self(self_.unpack());
-    if (next_edges()[0].is_valid()) grad_inputs[0] = (GradMode::is_enabled() ? masked_fill(grad, logical_or(le(self, min_val), ge(self, max_val)), 0) : _hardtanh_self_backward(grad, self, min_val, max_val));
+    if (next_edges()[0].is_valid()) grad_inputs[0] = (fused_backward_applies({&grad, &self}) ? _hardtanh_self_backward(grad, self, min_val, max_val) : masked_fill(grad, logical_or(le(self, min_val), ge(self, max_val)), 0));
     return grad_inputs;
   }
 

@@ -29,7 +29,7 @@ struct LeakyReluBackward0 final : Node {
     const Tensor grad(grads[0]);
     if (!grad.defined()) return grad_inputs;
     const Tensor self(self_.unpack());
-    if (next_edges()[0].is_valid()) grad_inputs[0] = (GradMode::is_enabled() ? where(gt(self, 0), grad, maybe_multiply(grad, negative_slope)) : _leaky_relu_self_backward(grad, self, negative_slope));
+    if (next_edges()[0].is_valid()) grad_inputs[0] = (fused_backward_applies({&grad, &self}) ? _leaky_relu_self_backward(grad, self, negative_slope) : where(gt(self, 0), grad, maybe_multiply(grad, negative_slope)));
     return grad_inputs;
   }
 

@@ -55,9 +55,9 @@ struct LerpBackward1 final : Node {
     const Tensor self(self_.unpack());
     const Tensor end(end_.unpack());
     const Tensor weight(weight_.unpack());
-    if (next_edges()[0].is_valid()) grad_inputs[0] = (GradMode::is_enabled() ? mul(grad, add(neg(weight), 1)) : _lerp_tensor_self_backward(grad, weight));
+    if (next_edges()[0].is_valid()) grad_inputs[0] = (fused_backward_applies({&grad, &weight}) ? _lerp_tensor_self_backward(grad, weight) : mul(grad, add(neg(weight), 1)));
     if (next_edges()[1].is_valid()) grad_inputs[1] = mul(grad, weight);
-    if (next_edges()[2].is_valid()) grad_inputs[2] = (GradMode::is_enabled() ? mul(grad, sub(end, self)) : _lerp_tensor_weight_backward(grad, self, end));
+    if (next_edges()[2].is_valid()) grad_inputs[2] = (fused_backward_applies({&grad, &self, &end}) ? _lerp_tensor_weight_backward(grad, self, end) : mul(grad, sub(end, self)));
     return grad_inputs;
   }
 

@@ -28,7 +28,7 @@ struct Log1pBackward0 final : Node {
     const Tensor grad(grads[0]);
     if (!grad.defined()) return grad_inputs;
     const Tensor self(self_.unpack());
-    if (next_edges()[0].is_valid()) grad_inputs[0] = (GradMode::is_enabled() ? div(grad, add(self, 1)) : _log1p_self_backward(grad, self));
+    if (next_edges()[0].is_valid()) grad_inputs[0] = (fused_backward_applies({&grad, &self}) ? _log1p_self_backward(grad, self) : div(grad, add(self, 1)));
     return grad_inputs;
   }
 

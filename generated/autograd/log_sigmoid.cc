@@ -34,7 +34,7 @@ struct LogSigmoidBackward0 final : Node {
     const Tensor grad(grads[0]);
     if (!grad.defined()) return grad_inputs;
     const Tensor self(self_.unpack());
-    if (next_edges()[0].is_valid()) grad_inputs[0] = (GradMode::is_enabled() ? where(lt(self, 0), mul(grad, add(neg(div(exp(neg(abs(self))), add(exp(neg(abs(self))), 1))), 1)), mul(grad, div(exp(neg(abs(self))), add(exp(neg(abs(self))), 1)))) : _log_sigmoid_self_backward(grad, self));
+    if (next_edges()[0].is_valid()) grad_inputs[0] = (fused_backward_applies({&grad, &self}) ? _log_sigmoid_self_backward(grad, self) : where(lt(self, 0), mul(grad, add(neg(div(exp(neg(abs(self))), add(exp(neg(abs(self))), 1))), 1)), mul(grad, div(exp(neg(abs(self))), add(exp(neg(abs(self))), 1)))));
     return grad_inputs;
   }
 

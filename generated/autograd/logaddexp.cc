@@ -34,8 +34,8 @@ struct LogaddexpBackward0 final : Node {
     if (!grad.defined()) return grad_inputs;
     const Tensor self(self_.unpack());
     const Tensor other(other_.unpack());
-    if (next_edges()[0].is_valid()) grad_inputs[0] = (GradMode::is_enabled() ? div(grad, add(exp(sub(other, self)), 1)) : _logaddexp_self_backward(grad, self, other));
-    if (next_edges()[1].is_valid()) grad_inputs[1] = (GradMode::is_enabled() ? div(grad, add(exp(sub(self, other)), 1)) : _logaddexp_other_backward(grad, self, other));
+    if (next_edges()[0].is_valid()) grad_inputs[0] = (fused_backward_applies({&grad, &self, &other}) ? _logaddexp_self_backward(grad, self, other) : div(grad, add(exp(sub(other, self)), 1)));
+    if (next_edges()[1].is_valid()) grad_inputs[1] = (fused_backward_applies({&grad, &self, &other}) ? _logaddexp_other_backward(grad, self, other) : div(grad, add(exp(sub(self, other)), 1)));
     return grad_inputs;
   }
 

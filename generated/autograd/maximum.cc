@@ -35,8 +35,8 @@ struct MaximumBackward0 final : Node {
     if (!grad.defined()) return grad_inputs;
     const Tensor self(self_.unpack());
     const Tensor other(other_.unpack());
-    if (next_edges()[0].is_valid()) grad_inputs[0] = (GradMode::is_enabled() ? mul(grad, add(gt(self, other), mul(eq(self, other), 0.5))) : _maximum_self_backward(grad, self, other));
-    if (next_edges()[1].is_valid()) grad_inputs[1] = (GradMode::is_enabled() ? mul(grad, add(lt(self, other), mul(eq(self, other), 0.5))) : _maximum_other_backward(grad, self, other));
+    if (next_edges()[0].is_valid()) grad_inputs[0] = (fused_backward_applies({&grad, &self, &other}) ? _maximum_self_backward(grad, self, other) : mul(grad, add(gt(self, other), mul(eq(self, other), 0.5))));
+    if (next_edges()[1].is_valid()) grad_inputs[1] = (fused_backward_applies({&grad, &self, &other}) ? _maximum_other_backward(grad, self, other) : mul(grad, add(lt(self, other), mul(eq(self, other), 0.5))));
     return grad_inputs;
   }
 

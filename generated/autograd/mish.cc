@@ -33,7 +33,7 @@ struct MishBackward0 final : Node {
     const Tensor grad(grads[0]);
     if (!grad.defined()) return grad_inputs;
     const Tensor self(self_.unpack());
-    if (next_edges()[0].is_valid()) grad_inputs[0] = (GradMode::is_enabled() ? mul(grad, add(tanh(log1p(exp(self))), mul(mul(self, reciprocal(add(exp(neg(self)), 1))), add(neg(mul(tanh(log1p(exp(self))), tanh(log1p(exp(self))))), 1)))) : _mish_self_backward(grad, self));
+    if (next_edges()[0].is_valid()) grad_inputs[0] = (fused_backward_applies({&grad, &self}) ? _mish_self_backward(grad, self) : mul(grad, add(tanh(log1p(exp(self))), mul(mul(self, reciprocal(add(exp(neg(self)), 1))), add(neg(mul(tanh(log1p(exp(self))), tanh(log1p(exp(self))))), 1)))));
     return grad_inputs;
   }
 

@@ -36,7 +36,7 @@ struct PowBackward1 final : Node {
     const Tensor grad(grads[0]);
     if (!grad.defined()) return grad_inputs;
     const Tensor self(self_.unpack());
-    if (next_edges()[0].is_valid()) grad_inputs[0] = (GradMode::is_enabled() ? ((exponent.to_double() == 0) ? zeros_like(grad) : mul(grad, maybe_multiply(pow(self, Scalar(exponent.to_double() - 1)), exponent))) : _pow_tensor_scalar_self_backward(grad, self, exponent));
+    if (next_edges()[0].is_valid()) grad_inputs[0] = (fused_backward_applies({&grad, &self}) ? _pow_tensor_scalar_self_backward(grad, self, exponent) : ((exponent.to_double() == 0) ? zeros_like(grad) : mul(grad, maybe_multiply(pow(self, Scalar(exponent.to_double() - 1)), exponent))));
     return grad_inputs;
   }
 
@@ -62,7 +62,7 @@ struct PowBackward0 final : Node {
     const Tensor self(self_.unpack());
     const Tensor exponent(exponent_.unpack());
     const Tensor result(result_.unpack(shared_from_this()));
-    if (next_edges()[0].is_valid()) grad_inputs[0] = (GradMode::is_enabled() ? mul(grad, masked_fill(mul(exponent, pow(self, sub(exponent, 1))), eq(exponent, 0), 0)) : _pow_tensor_tensor_self_backward(grad, self, exponent));
+    if (next_edges()[0].is_valid()) grad_inputs[0] = (fused_backward_applies({&grad, &self, &exponent}) ? _pow_tensor_tensor_self_backward(grad, self, exponent) : mul(grad, masked_fill(mul(exponent, pow(self, sub(exponent, 1))), eq(exponent, 0), 0)));
     if (next_edges()[1].is_valid()) grad_inputs[1] = mul(grad, masked_fill(mul(result, log(self)), logical_and(eq(self, 0), ge(exponent, 0)), 0));
     return grad_inputs;
   }

@@ -28,7 +28,7 @@ struct ReciprocalBackward0 final : Node {
     const Tensor grad(grads[0]);
     if (!grad.defined()) return grad_inputs;
     const Tensor result(result_.unpack(shared_from_this()));
-    if (next_edges()[0].is_valid()) grad_inputs[0] = (GradMode::is_enabled() ? mul(neg(grad), mul(result, result)) : _reciprocal_self_backward(grad, result));
+    if (next_edges()[0].is_valid()) grad_inputs[0] = (fused_backward_applies({&grad, &result}) ? _reciprocal_self_backward(grad, result) : mul(neg(grad), mul(result, result)));
     return grad_inputs;
   }
 

@@ -28,7 +28,7 @@ struct ReluBackward0 final : Node {
     const Tensor grad(grads[0]);
     if (!grad.defined()) return grad_inputs;
     const Tensor result(result_.unpack(shared_from_this()));
-    if (next_edges()[0].is_valid()) grad_inputs[0] = (GradMode::is_enabled() ? masked_fill(grad, le(result, 0), 0) : _relu_self_backward(grad, result));
+    if (next_edges()[0].is_valid()) grad_inputs[0] = (fused_backward_applies({&grad, &result}) ? _relu_self_backward(grad, result) : masked_fill(grad, le(result, 0), 0));
     return grad_inputs;
   }
 

@@ -33,7 +33,7 @@ struct RemainderBackward0 final : Node {
     const Tensor self(self_.unpack());
     const Tensor other(other_.unpack());
     if (next_edges()[0].is_valid()) grad_inputs[0] = grad;
-    if (next_edges()[1].is_valid()) grad_inputs[1] = (GradMode::is_enabled() ? mul(neg(grad), floor_divide(self, other)) : _remainder_tensor_other_backward(grad, self, other));
+    if (next_edges()[1].is_valid()) grad_inputs[1] = (fused_backward_applies({&grad, &self, &other}) ? _remainder_tensor_other_backward(grad, self, other) : mul(neg(grad), floor_divide(self, other)));
     return grad_inputs;
   }
 

@@ -27,7 +27,7 @@ struct RsqrtBackward0 final : Node {
     const Tensor grad(grads[0]);
     if (!grad.defined()) return grad_inputs;
     const Tensor result(result_.unpack(shared_from_this()));
-    if (next_edges()[0].is_valid()) grad_inputs[0] = (GradMode::is_enabled() ? mul(mul(grad, mul(mul(result, result), result)), -0.5) : _rsqrt_self_backward(grad, result));
+    if (next_edges()[0].is_valid()) grad_inputs[0] = (fused_backward_applies({&grad, &result}) ? _rsqrt_self_backward(grad, result) : mul(mul(grad, mul(mul(result, result), result)), -0.5));
     return grad_inputs;
   }
 

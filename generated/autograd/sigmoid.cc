@@ -29,7 +29,7 @@ struct SigmoidBackward0 final : Node {
     const Tensor grad(grads[0]);
     if (!grad.defined()) return grad_inputs;
     const Tensor result(result_.unpack(shared_from_this()));
-    if (next_edges()[0].is_valid()) grad_inputs[0] = (GradMode::is_enabled() ? mul(grad, mul(result, add(neg(result), 1))) : _sigmoid_self_backward(grad, result));
+    if (next_edges()[0].is_valid()) grad_inputs[0] = (fused_backward_applies({&grad, &result}) ? _sigmoid_self_backward(grad, result) : mul(grad, mul(result, add(neg(result), 1))));
     return grad_inputs;
   }
 

@@ -31,7 +31,7 @@ struct SiluBackward0 final : Node {
     const Tensor grad(grads[0]);
     if (!grad.defined()) return grad_inputs;
     const Tensor self(self_.unpack());
-    if (next_edges()[0].is_valid()) grad_inputs[0] = (GradMode::is_enabled() ? mul(grad, mul(reciprocal(add(exp(neg(self)), 1)), add(mul(self, add(neg(reciprocal(add(exp(neg(self)), 1))), 1)), 1))) : _silu_self_backward(grad, self));
+    if (next_edges()[0].is_valid()) grad_inputs[0] = (fused_backward_applies({&grad, &self}) ? _silu_self_backward(grad, self) : mul(grad, mul(reciprocal(add(exp(neg(self)), 1)), add(mul(self, add(neg(reciprocal(add(exp(neg(self)), 1))), 1)), 1))));
     return grad_inputs;
   }
 

@@ -34,7 +34,7 @@ struct SoftplusBackward0 final : Node {
     const Tensor grad(grads[0]);
     if (!grad.defined()) return grad_inputs;
     const Tensor self(self_.unpack());
-    if (next_edges()[0].is_valid()) grad_inputs[0] = (GradMode::is_enabled() ? where(gt(maybe_multiply(self, beta), threshold), grad, div(mul(grad, exp(maybe_multiply(self, beta))), add(exp(maybe_multiply(self, beta)), 1))) : _softplus_self_backward(grad, self, beta, threshold));
+    if (next_edges()[0].is_valid()) grad_inputs[0] = (fused_backward_applies({&grad, &self}) ? _softplus_self_backward(grad, self, beta, threshold) : where(gt(maybe_multiply(self, beta), threshold), grad, div(mul(grad, exp(maybe_multiply(self, beta))), add(exp(maybe_multiply(self, beta)), 1))));
     return grad_inputs;
   }
 

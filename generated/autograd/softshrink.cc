@@ -31,7 +31,7 @@ struct SoftshrinkBackward0 final : Node {
     const Tensor grad(grads[0]);
     if (!grad.defined()) return grad_inputs;
     const Tensor self(self_.unpack());
-    if (next_edges()[0].is_valid()) grad_inputs[0] = (GradMode::is_enabled() ? masked_fill(grad, logical_and(ge(self, Scalar(-lambd.to_double())), le(self, lambd)), 0) : _softshrink_self_backward(grad, self, lambd));
+    if (next_edges()[0].is_valid()) grad_inputs[0] = (fused_backward_applies({&grad, &self}) ? _softshrink_self_backward(grad, self, lambd) : masked_fill(grad, logical_and(ge(self, Scalar(-lambd.to_double())), le(self, lambd)), 0));
     return grad_inputs;
   }
 

@@ -29,7 +29,7 @@ struct ThresholdBackward0 final : Node {
     const Tensor grad(grads[0]);
     if (!grad.defined()) return grad_inputs;
     const Tensor self(self_.unpack());
-    if (next_edges()[0].is_valid()) grad_inputs[0] = (GradMode::is_enabled() ? masked_fill(grad, le(self, threshold), 0) : _threshold_self_backward(grad, self, threshold));
+    if (next_edges()[0].is_valid()) grad_inputs[0] = (fused_backward_applies({&grad, &self}) ? _threshold_self_backward(grad, self, threshold) : masked_fill(grad, le(self, threshold), 0));
     return grad_inputs;
   }
 

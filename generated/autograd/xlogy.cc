@@ -39,8 +39,8 @@ struct XlogyBackward0 final : Node {
     if (!grad.defined()) return grad_inputs;
     const Tensor self(self_.unpack());
     const Tensor other(other_.unpack());
-    if (next_edges()[0].is_valid()) grad_inputs[0] = (GradMode::is_enabled() ? masked_fill(where(isnan(other), other, masked_fill(mul(grad, log(other)), eq(grad, 0), 0)), logical_and(eq(self, 0), le(other, 0)), 0) : _xlogy_tensor_self_backward(grad, self, other));
-    if (next_edges()[1].is_valid()) grad_inputs[1] = (GradMode::is_enabled() ? div(mul(grad, self), other) : _xlogy_tensor_other_backward(grad, self, other));
+    if (next_edges()[0].is_valid()) grad_inputs[0] = (fused_backward_applies({&grad, &self, &other}) ? _xlogy_tensor_self_backward(grad, self, other) : masked_fill(where(isnan(other), other, masked_fill(mul(grad, log(other)), eq(grad, 0), 0)), logical_and(eq(self, 0), le(other, 0)), 0));
+    if (next_edges()[1].is_valid()) grad_inputs[1] = (fused_backward_applies({&grad, &self, &other}) ? _xlogy_tensor_other_backward(grad, self, other) : div(mul(grad, self), other));
     return grad_inputs;
   }
 

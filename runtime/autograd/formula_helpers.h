@@ -3,12 +3,14 @@
 // FORMULA_HELPERS); keep the two in sync.
 #pragma once
 
+#include <initializer_list>
 #include <optional>
 #include <tuple>
 #include <vector>
 
 #include "generated/api/tensor.h"
 #include "runtime/autograd/saved_variable.h"
+#include "runtime/dispatch/grad_mode.h"
 
 namespace kiln {
 
@@ -36,6 +38,16 @@ Tensor prod_backward(const Tensor& grad, const Tensor& self, const Tensor& resul
 // Gradient of cat: grad cut back into the inputs' pieces along `dim`.
 std::vector<Tensor> cat_tensors_backward(const Tensor& grad, const std::vector<std::vector<int64_t>>& sizes,
                                          int64_t dim);
+// Whether a fused backward op (codegen/loader.py, _fused_backward) computes this derivative: no
+// graph is being built for the backward pass, and every tensor it reads is floating (with an
+// integer or bool one, the derivative's ops apply their own promotion and errors, as torch's
+// formulas do: pow's `exponent - 1` refuses a bool exponent).
+inline bool fused_backward_applies(std::initializer_list<const TensorBase*> tensors) {
+  if (GradMode::is_enabled()) return false;
+  for (const TensorBase* t : tensors)
+    if (!t->is_floating_point()) return false;
+  return true;
+}
 // Gradient of split_with_sizes: the views' gradients concatenated along `dim` (zeros for views
 // that got none); `grads` holds one per view.
 Tensor split_with_sizes_backward(const std::vector<TensorBase>& grads, IntArrayRef split_sizes, int64_t dim,
