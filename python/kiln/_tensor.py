@@ -226,6 +226,32 @@ class Tensor(_C.TensorBase):
     def is_same_size(self, other):
         return list(self.shape) == list(other.shape)
 
+    # The deprecated add(Number alpha, Tensor other) / sub(...) overloads of old scripts
+    # (`p.data.add_(-lr, p.grad.data)`), which torch 1.13 still takes with a warning.
+    def add(self, *args, **kwargs):
+        try:
+            return _C.TensorBase.add(self, *args, **kwargs)
+        except TypeError:
+            return _deprecated_alpha_first(self, "add", args, kwargs)
+
+    def add_(self, *args, **kwargs):
+        try:
+            return _C.TensorBase.add_(self, *args, **kwargs)
+        except TypeError:
+            return _deprecated_alpha_first(self, "add_", args, kwargs)
+
+    def sub(self, *args, **kwargs):
+        try:
+            return _C.TensorBase.sub(self, *args, **kwargs)
+        except TypeError:
+            return _deprecated_alpha_first(self, "sub", args, kwargs)
+
+    def sub_(self, *args, **kwargs):
+        try:
+            return _C.TensorBase.sub_(self, *args, **kwargs)
+        except TypeError:
+            return _deprecated_alpha_first(self, "sub_", args, kwargs)
+
     def multiply(self, other):
         return self.mul(other)
 
@@ -676,3 +702,22 @@ def _count_nonzero(input, dim=None):
     if dim is None:
         return nz.sum()
     return nz.sum(list(dim) if isinstance(dim, (list, tuple)) else dim)
+
+
+_warned_overloads = set()
+
+
+def _deprecated_alpha_first(self, name, args, kwargs):
+    """add_(Number alpha, Tensor other) as add_(other, alpha=alpha), with torch's one-time warning; any other
+    bad call raises the parser's TypeError again."""
+    import numbers
+    import warnings
+    if (len(args) == 2 and not kwargs and isinstance(args[0], numbers.Number) and not isinstance(args[0], bool)
+            and isinstance(args[1], _C.TensorBase)):
+        if name not in _warned_overloads:
+            _warned_overloads.add(name)
+            warnings.warn(f"This overload of {name} is deprecated:\n\t{name}(Number alpha, Tensor other)\n"
+                          f"Consider using one of the following signatures instead:\n"
+                          f"\t{name}(Tensor other, *, Number alpha)", UserWarning, stacklevel=3)
+        return getattr(_C.TensorBase, name)(self, args[1], alpha=args[0])
+    raise

@@ -352,3 +352,26 @@ def test_tensor_aliases_and_utils_match_torch():
         with pytest.warns(UserWarning, match="clip_grad_norm is now deprecated"):
             L.nn.utils.clip_grad_norm(lin.parameters(), 0.1)
     np.testing.assert_allclose(lin_k.weight.grad.numpy(), lin_t.weight.grad.numpy(), rtol=1e-6)
+
+
+def test_old_script_idioms_match_torch():
+    """Pre-0.4 LM scripts: Variable(...), p.data.add_(-lr, p.grad.data) (deprecated overloads, warned)."""
+    out = {}
+    for L in (torch, kiln):
+        V = L.autograd.Variable
+        x = V(L.ones(3) * 2, requires_grad=True)
+        assert isinstance(x, V) and isinstance(L.zeros(1), V) and x.requires_grad and x.is_leaf
+        p = L.ones(3)
+        g = L.tensor([1.0, 2.0, 3.0])
+        with pytest.warns(UserWarning, match="This overload of add_ is deprecated"):
+            p.add_(-0.5, g)
+        with warnings.catch_warnings():
+            warnings.simplefilter("ignore")
+            q = p.sub(2, g)
+            r = p.add(g, alpha=2)
+        out[L.__name__] = [p.tolist(), q.tolist(), r.tolist()]
+        with pytest.raises(TypeError):
+            p.add_("a", g)
+        with pytest.raises(TypeError):
+            V([1.0])
+    assert out["kiln"] == out["torch"]
