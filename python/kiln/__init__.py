@@ -135,6 +135,35 @@ def rrelu_(input, lower=1.0 / 8, upper=1.0 / 3, training=False, generator=None):
     return nn.functional._rrelu(input, lower, upper, training, True, generator)
 
 
+import math as _math  # noqa: E402
+
+inf, nan, pi, e = _math.inf, _math.nan, _math.pi, _math.e
+
+
+def square(input):
+    return input.square()
+
+
+def count_nonzero(input, dim=None):
+    return input.count_nonzero(dim)
+
+
+def _alias(method):
+    def fn(input, *args, **kwargs):
+        return getattr(Tensor, method)(input, *args, **kwargs)
+    fn.__name__ = fn.__qualname__ = method
+    fn.__doc__ = f"torch.{method}: see Tensor.{method}."
+    return fn
+
+
+multiply, subtract, divide, true_divide, negative, absolute = (
+    _alias(n) for n in ("multiply", "subtract", "divide", "true_divide", "negative", "absolute"))
+greater, greater_equal, less, less_equal, not_equal = (
+    _alias(n) for n in ("greater", "greater_equal", "less", "less_equal", "not_equal"))
+swapaxes, swapdims, is_same_size, is_signed = (_alias(n) for n in ("swapaxes", "swapdims", "is_same_size",
+                                                                    "is_signed"))
+
+
 def explain(enabled=True):
     """Prints every step of each call (binding, dispatch key, autograd node, kernel) to stderr."""
     _C._explain(enabled)
@@ -153,4 +182,7 @@ __all__ = [
     "get_autocast_gpu_dtype", "get_autocast_cpu_dtype", "is_autocast_cache_enabled",
     "set_autocast_cpu_enabled", "set_autocast_cpu_dtype",
     "concat", "clip", "normal", "meshgrid", "tensordot", "linalg", "einsum", "broadcast_shapes", "broadcast_tensors", "embedding", "norm", "cdist", "unique", "unique_consecutive", "nonzero", "where", "equal", "ravel", "numel", "is_floating_point", "as_tensor", "threshold_", "rrelu", "rrelu_", "FloatTensor", "DoubleTensor", "LongTensor", "IntTensor", "BoolTensor",
+    "inf", "nan", "pi", "e", "square", "count_nonzero", "multiply", "subtract", "divide", "true_divide", "negative",
+    "absolute", "greater", "greater_equal", "less", "less_equal", "not_equal", "swapaxes", "swapdims",
+    "is_same_size", "is_signed",
 ]

@@ -187,6 +187,125 @@ class Tensor(_C.TensorBase):
         from ._creation import tensor
         return tensor(data, dtype=dtype or self.dtype, requires_grad=requires_grad)
 
+    def new(self, *args, **kwargs):
+        """The legacy constructor: new() an empty tensor, new(*sizes) / new(Size) uninitialised, new(data) a
+        tensor of `data`, new(tensor) an alias of it; self's dtype unless dtype= is given."""
+        dtype = kwargs.pop("dtype", None) or self.dtype
+        kwargs.pop("device", None)
+        if kwargs:
+            raise TypeError(f"new() got unexpected keyword arguments {sorted(kwargs)}")
+        if not args:
+            return _C.empty([0], dtype=dtype)
+        if len(args) == 1 and isinstance(args[0], _C.TensorBase):
+            return args[0]
+        if len(args) == 1 and isinstance(args[0], (list, tuple)) and not isinstance(args[0], _size_type()):
+            from ._creation import tensor
+            return tensor(args[0], dtype=dtype)
+        return _C.empty(_sizes(args), dtype=dtype)
+
+    def type_as(self, other):
+        """self converted to other's dtype (self when it already has it)."""
+        return self.to(other.dtype)
+
+    def square(self):
+        return _C.pow(self, 2)
+
+    def square_(self):
+        return self.pow_(2)
+
+    @property
+    def is_cpu(self):
+        return True
+
+    def is_signed(self):
+        return self.dtype != _C.bool
+
+    def get_device(self):
+        return -1  # torch's answer for a CPU tensor
+
+    def is_same_size(self, other):
+        return list(self.shape) == list(other.shape)
+
+    # The deprecated add(Number alpha, Tensor other) / sub(...) overloads of old scripts
+    # (`p.data.add_(-lr, p.grad.data)`), which torch 1.13 still takes with a warning.
+    def add(self, *args, **kwargs):
+        try:
+            return _C.TensorBase.add(self, *args, **kwargs)
+        except TypeError:
+            return _deprecated_alpha_first(self, "add", args, kwargs)
+
+    def add_(self, *args, **kwargs):
+        try:
+            return _C.TensorBase.add_(self, *args, **kwargs)
+        except TypeError:
+            return _deprecated_alpha_first(self, "add_", args, kwargs)
+
+    def sub(self, *args, **kwargs):
+        try:
+            return _C.TensorBase.sub(self, *args, **kwargs)
+        except TypeError:
+            return _deprecated_alpha_first(self, "sub", args, kwargs)
+
+    def sub_(self, *args, **kwargs):
+        try:
+            return _C.TensorBase.sub_(self, *args, **kwargs)
+        except TypeError:
+            return _deprecated_alpha_first(self, "sub_", args, kwargs)
+
+    def multiply(self, other):
+        return self.mul(other)
+
+    def multiply_(self, other):
+        return self.mul_(other)
+
+    def subtract(self, other, *, alpha=1):
+        return self.sub(other, alpha=alpha)
+
+    def subtract_(self, other, *, alpha=1):
+        return self.sub_(other, alpha=alpha)
+
+    def divide(self, other, *, rounding_mode=None):
+        return self.div(other, rounding_mode=rounding_mode)
+
+    def divide_(self, other, *, rounding_mode=None):
+        return self.div_(other, rounding_mode=rounding_mode)
+
+    def true_divide(self, other):
+        return self.div(other)
+
+    def true_divide_(self, other):
+        return self.div_(other)
+
+    def negative(self):
+        return self.neg()
+
+    def negative_(self):
+        return self.neg_()
+
+    def absolute(self):
+        return self.abs()
+
+    def absolute_(self):
+        return self.abs_()
+
+    def greater(self, other):
+        return self.gt(other)
+
+    def greater_equal(self, other):
+        return self.ge(other)
+
+    def less(self, other):
+        return self.lt(other)
+
+    def less_equal(self, other):
+        return self.le(other)
+
+    def not_equal(self, other):
+        return self.ne(other)
+
+    def count_nonzero(self, dim=None):
+        return _count_nonzero(self, dim)
+
     def type(self, dtype=None):
         """With no argument, the legacy type name ('kiln.FloatTensor'); else a conversion."""
         if dtype is None:
@@ -570,3 +689,35 @@ def _resolve_index(t, index):
     while entries and entries[-1] is None:
         entries.pop()
     return view, entries
+
+
+def _size_type():
+    from ._size import Size
+    return Size
+
+
+def _count_nonzero(input, dim=None):
+    """torch.count_nonzero: the number of non-zero elements (over `dim`: an int or a tuple of ints), int64."""
+    nz = input.ne(0)
+    if dim is None:
+        return nz.sum()
+    return nz.sum(list(dim) if isinstance(dim, (list, tuple)) else dim)
+
+
+_warned_overloads = set()
+
+
+def _deprecated_alpha_first(self, name, args, kwargs):
+    """add_(Number alpha, Tensor other) as add_(other, alpha=alpha), with torch's one-time warning; any other
+    bad call raises the parser's TypeError again."""
+    import numbers
+    import warnings
+    if (len(args) == 2 and not kwargs and isinstance(args[0], numbers.Number) and not isinstance(args[0], bool)
+            and isinstance(args[1], _C.TensorBase)):
+        if name not in _warned_overloads:
+            _warned_overloads.add(name)
+            warnings.warn(f"This overload of {name} is deprecated:\n\t{name}(Number alpha, Tensor other)\n"
+                          f"Consider using one of the following signatures instead:\n"
+                          f"\t{name}(Tensor other, *, Number alpha)", UserWarning, stacklevel=3)
+        return getattr(_C.TensorBase, name)(self, args[1], alpha=args[0])
+    raise

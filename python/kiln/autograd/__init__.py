@@ -40,4 +40,25 @@ def grad(outputs, inputs, grad_outputs=None, retain_graph=None, create_graph=Fal
     return _C._grad(outputs, inputs, grads, bool(retain_graph), bool(create_graph), bool(allow_unused))
 
 
-__all__ = ["Function", "backward", "grad", "no_grad", "enable_grad", "set_grad_enabled", "gradcheck", "gradgradcheck"]
+class _VariableMeta(type):
+    def __instancecheck__(cls, other):
+        return isinstance(other, _C.TensorBase)
+
+
+class Variable(metaclass=_VariableMeta):
+    """torch.autograd.Variable, kept for old scripts as torch keeps it: Variable(t) is t detached (sharing
+    its data) with requires_grad set; every tensor is an instance of Variable."""
+
+    def __new__(cls, data=None, requires_grad=False, volatile=False):
+        if volatile:
+            import warnings
+            warnings.warn("volatile was removed and now has no effect. Use `with torch.no_grad():` instead.",
+                          stacklevel=2)
+        if data is None:
+            return _C.empty([0]).requires_grad_(requires_grad)
+        if not isinstance(data, _C.TensorBase):
+            raise TypeError(f"Variable data has to be a tensor, but got {type(data).__name__}")
+        return data.detach().requires_grad_(requires_grad)
+
+
+__all__ = ["Variable", "Function", "backward", "grad", "no_grad", "enable_grad", "set_grad_enabled", "gradcheck", "gradgradcheck"]

@@ -95,3 +95,63 @@ def xavier_normal_(tensor, gain=1.0, generator=None):
     fan_in, fan_out = _calculate_fan_in_and_fan_out(tensor)
     std = gain * math.sqrt(2.0 / (fan_in + fan_out)) if fan_in + fan_out > 0 else 0.0
     return normal_(tensor, 0.0, std, generator)
+
+
+def eye_(tensor):
+    """Fills a 2-D tensor with the identity matrix."""
+    if tensor.dim() != 2:
+        raise ValueError("Only tensors with 2 dimensions are supported")
+    with kiln.no_grad():
+        return tensor.copy_(kiln.eye(tensor.shape[0], tensor.shape[1], dtype=tensor.dtype))
+
+
+def orthogonal_(tensor, gain=1, generator=None):
+    """Fills `tensor` (flattened to rows x cols) with a (semi-)orthogonal matrix, as torch: the Q of the QR
+    decomposition of a standard normal matrix, its columns' signs set by R's diagonal, times `gain`. The normal
+    draws are torch's; the decomposition is LAPACK's (through NumPy, in float64), so values agree with torch's
+    to float32 rounding."""
+    import numpy as np
+
+    if tensor.dim() < 2:
+        raise ValueError("Only tensors with 2 or more dimensions are supported")
+    if tensor.numel() == 0:
+        return tensor
+    rows = tensor.shape[0]
+    cols = tensor.numel() // rows
+    with kiln.no_grad():
+        flattened = kiln.empty(rows, cols, dtype=tensor.dtype).normal_(0, 1, generator=generator)
+        a = flattened.double().numpy()
+        if rows < cols:
+            a = a.T
+        q, r = np.linalg.qr(a)
+        q = q * np.sign(np.diag(r))
+        if rows < cols:
+            q = q.T
+        q = kiln.from_numpy(np.ascontiguousarray(q)).to(tensor.dtype)
+        tensor.view_as(q).copy_(q)
+        tensor.mul_(gain)
+    return tensor
+
+
+def _deprecated(new):
+    name = new.__name__[:-1]
+
+    def old(*args, **kwargs):
+        import warnings
+        warnings.warn(f"nn.init.{name} is now deprecated in favor of nn.init.{new.__name__}.", stacklevel=2)
+        return new(*args, **kwargs)
+
+    old.__name__ = old.__qualname__ = name
+    old.__doc__ = f"Deprecated: use {new.__name__}."
+    return old
+
+
+uniform = _deprecated(uniform_)
+normal = _deprecated(normal_)
+constant = _deprecated(constant_)
+eye = _deprecated(eye_)
+xavier_uniform = _deprecated(xavier_uniform_)
+xavier_normal = _deprecated(xavier_normal_)
+kaiming_uniform = _deprecated(kaiming_uniform_)
+kaiming_normal = _deprecated(kaiming_normal_)
+orthogonal = _deprecated(orthogonal_)

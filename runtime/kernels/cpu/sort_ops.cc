@@ -1,9 +1,14 @@
-// sort and topk along one dim. Both sort stably (ties keep their order, descending too) and put
-// NaN above every other value, as torch.
+// sort and topk along one dim. NaN sorts above every other value, as torch. sort(stable=True) and
+// topk keep ties in their order; sort(stable=False) orders ties as torch's CPU kernel does: std::sort
+// (libstdc++'s introsort, whose order is fixed by the algorithm) over (value, index) pairs with
+// torch's comparators, so the indices of equal values match torch's (pack_padded_sequence with
+// enforce_sorted=False sorts lengths this way, and the order of the packed rows decides which
+// dropout draw each row gets).
 #include <algorithm>
 #include <cmath>
 #include <numeric>
 #include <type_traits>
+#include <utility>
 
 #include "generated/kernels/sort.h"
 #include "generated/kernels/topk.h"
@@ -23,12 +28,33 @@ bool less_nan_last(T a, T b) {
 // The lines of a contiguous tensor split by `split`, sorted; the first k of each written to
 // values and indices, contiguous tensors split alike but with lines of k elements.
 template <typename T>
-void sort_lines_typed(const T* src, T* vp, int64_t* ip, const DimSplit& split, int64_t k, bool descending) {
+void sort_lines_typed(const T* src, T* vp, int64_t* ip, const DimSplit& split, int64_t k, bool descending,
+                      bool stable) {
   DimSplit out = split;
   out.n = k;
   const int64_t n = split.n, inner = split.inner;
   for_each_line(split, [&](int64_t line, int64_t start) {
     const T* in = src + start;
+    const int64_t base = out.line_start(line);
+    if (!stable) {
+      // torch's KeyValueCompAsc / KeyValueCompDesc under std::sort, on (value, index) pairs.
+      std::vector<std::pair<T, int64_t>> kv(static_cast<size_t>(n));
+      for (int64_t j = 0; j < n; ++j) kv[static_cast<size_t>(j)] = {in[j * inner], j};
+      if (descending) {
+        std::sort(kv.begin(), kv.end(), [](const std::pair<T, int64_t>& a, const std::pair<T, int64_t>& b) {
+          return (is_nan(a.first) && !is_nan(b.first)) || a.first > b.first;
+        });
+      } else {
+        std::sort(kv.begin(), kv.end(), [](const std::pair<T, int64_t>& a, const std::pair<T, int64_t>& b) {
+          return (!is_nan(a.first) && is_nan(b.first)) || a.first < b.first;
+        });
+      }
+      for (int64_t j = 0; j < k; ++j) {
+        vp[base + j * inner] = kv[static_cast<size_t>(j)].first;
+        ip[base + j * inner] = kv[static_cast<size_t>(j)].second;
+      }
+      return;
+    }
     std::vector<int64_t> perm(n);
     std::iota(perm.begin(), perm.end(), int64_t{0});
     if (descending) {
@@ -38,7 +64,6 @@ void sort_lines_typed(const T* src, T* vp, int64_t* ip, const DimSplit& split, i
       std::stable_sort(perm.begin(), perm.end(),
                        [&](int64_t a, int64_t b) { return less_nan_last(in[a * inner], in[b * inner]); });
     }
-    const int64_t base = out.line_start(line);
     for (int64_t j = 0; j < k; ++j) {
       vp[base + j * inner] = in[perm[j] * inner];
       ip[base + j * inner] = perm[j];
@@ -49,24 +74,23 @@ void sort_lines_typed(const T* src, T* vp, int64_t* ip, const DimSplit& split, i
 // Sorts every line of `self` (split by `split`) and writes the first `k` of each (values and
 // positions) into `values`/`indices`, contiguous tensors whose split dim has size k.
 void sort_lines(const TensorBase& self, const DimSplit& split, bool descending, int64_t k, const TensorBase& values,
-                const TensorBase& indices, const char* name) {
+                const TensorBase& indices, const char* name, bool stable = true) {
   const TensorBase x = contiguous_cpu(self);
   if (split.numel() == 0 || k == 0) return;
   int64_t* ip = static_cast<int64_t*>(indices.data_ptr());
   KILN_DISPATCH_ALL_TYPES_AND_REDUCED(x.dtype(), name, [&] {
     sort_lines_typed(static_cast<const scalar_t*>(x.data_ptr()), static_cast<scalar_t*>(values.data_ptr()), ip,
-                     split, k, descending);
+                     split, k, descending, stable);
   });
 }
 
 }  // namespace
 
 std::tuple<TensorBase, TensorBase> sort(const TensorBase& self, int64_t dim, bool descending, bool stable) {
-  (void)stable;  // always stable
   const DimSplit split = DimSplit::around(self.sizes(), dim, "sort");
   TensorBase values = empty_cpu(self.sizes(), self.dtype());
   TensorBase indices = empty_cpu(self.sizes(), ScalarType::Int64);
-  sort_lines(self, split, descending, split.n, values, indices, "sort");
+  sort_lines(self, split, descending, split.n, values, indices, "sort", stable);
   return {values, indices};
 }
 

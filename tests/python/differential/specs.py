@@ -65,6 +65,16 @@ for name in ["add", "sub", "mul", "div", "atan2", "eq", "ne", "lt", "le", "gt", 
     # bitwise ops: mostly integral dtypes (floats only check the error)
     dts = INTEGRAL + ("float32",) if name.startswith("bitwise") else DTYPES
     add(name, lambda g, sc=sc, dts=dts: g_binary(g, sc, dts), inplace=name + "_", out=True, grad=grad, n=16, dtypes=dts)
+# torch's alias names (python/kiln/_tensor.py): the same cases as the ops they name
+for name, inplace in [("multiply", "multiply_"), ("subtract", "subtract_"), ("divide", "divide_"),
+                      ("true_divide", "true_divide_"), ("greater", None), ("greater_equal", None), ("less", None),
+                      ("less_equal", None), ("not_equal", None)]:
+    add(name, lambda g: g_binary(g, 0.25), inplace=inplace, n=6,
+        grad=name in ("multiply", "subtract", "divide", "true_divide"))
+for name in ["square", "negative", "absolute"]:
+    add(name, g_unary, inplace=name + "_", n=6)
+add("count_nonzero", lambda g: (lambda a: ((a,), {}) if g.p(0.4) else ((a, g.dim(max(len(a.shape), 1))), {}))(g.t()),
+    grad=False, n=8)
 add("add_alpha", lambda g: (g_binary(g, 0.2)[0], {"alpha": g.pick([2, -1, 0.5, True])}),
     func="add", method="add", inplace="add_", out=True, n=10)
 add("sub_alpha", lambda g: (g_binary(g, 0.2)[0], {"alpha": g.pick([2, -1, 0.5])}),
@@ -348,8 +358,8 @@ def g_permute(g: G):
 
 add("permute", g_permute, n=10)
 add("transpose", lambda g: (lambda a: ((a, g.dim(len(a.shape)), g.dim(len(a.shape))), {}))(g.t()), n=10)
-add("swapaxes", lambda g: (lambda a: ((a, g.dim(len(a.shape)), g.dim(len(a.shape))), {}))(g.t()), func=None, n=4)
-add("swapdims", lambda g: (lambda a: ((a, g.dim(len(a.shape)), g.dim(len(a.shape))), {}))(g.t()), func=None, n=4)
+add("swapaxes", lambda g: (lambda a: ((a, g.dim(len(a.shape)), g.dim(len(a.shape))), {}))(g.t()), n=4)
+add("swapdims", lambda g: (lambda a: ((a, g.dim(len(a.shape)), g.dim(len(a.shape))), {}))(g.t()), n=4)
 add("t", lambda g: ((g.t(g.shape(0, 3)),), {}), n=8)
 SPECS.append(Spec("x.T", lambda g: ((g.t(g.shape(0, 2)),), {}), template="{0}.T", n=6))
 SPECS.append(Spec("x.mT", lambda g: ((g.t(g.shape(0, 3)),), {}), template="{0}.mT", n=6))
@@ -1347,6 +1357,13 @@ NOT_GENERATED = {
     "Tensor.retain_grad": "autograd machinery (tests/python/test_autograd_engine.py)",
     "Tensor.requires_grad_": "the harness makes every gradient leaf with it",
     "Tensor.cpu": "kiln has one device",
+    "Tensor.get_device": "kiln has one device: -1 as torch's CPU tensors (tests/python/test_programs_lm.py)",
+    "Tensor.new": "the legacy constructor: uninitialized values (tests/python/test_programs_lm.py)",
+    "Tensor.type_as": "a dtype conversion, as .to(other.dtype) (tests/python/test_programs_lm.py)",
+    "Tensor.is_same_size": "a shape query (tests/python/test_programs_lm.py)",
+    "is_same_size": "a shape query (tests/python/test_programs_lm.py)",
+    "Tensor.is_signed": "a dtype query (tests/python/test_programs_lm.py)",
+    "is_signed": "a dtype query (tests/python/test_programs_lm.py)",
     "Tensor.cuda": "no CUDA backend yet: AssertionError as torch's CPU-only builds (tests/python/test_hostile_calls.py)",
     "Tensor.data_ptr": "addresses differ by nature; the harness compares aliasing with it",
     "Tensor.numpy": "the harness converts every result with it",

@@ -27,10 +27,38 @@ def clip_grad_norm_(parameters, max_norm, norm_type=2.0, error_if_nonfinite=Fals
             raise RuntimeError(f"The total norm of order {norm_type} for gradients from `parameters` is non-finite, "
                                "so it cannot be clipped. To disable this error and scale the gradients by the "
                                "non-finite norm anyway, set `error_if_nonfinite=False`")
-        coef = min(float(max_norm) / (total.item() + 1e-6), 1.0)
+        # as torch: the coefficient is a float32 tensor, max_norm / (norm + 1e-6) clamped to 1
+        coef = (float(max_norm) / (total + 1e-6)).clamp(max=1.0)
         for g in grads:
             g.mul_(coef)
     return total
+
+
+def clip_grad_norm(parameters, max_norm, norm_type=2.0, error_if_nonfinite=False, foreach=None):
+    """Deprecated alias of clip_grad_norm_ (torch warns the same way)."""
+    import warnings
+    warnings.warn("torch.nn.utils.clip_grad_norm is now deprecated in favor of torch.nn.utils.clip_grad_norm_.",
+                  stacklevel=2)
+    return clip_grad_norm_(parameters, max_norm, norm_type, error_if_nonfinite, foreach)
+
+
+def parameters_to_vector(parameters):
+    """Flattens and concatenates the parameters into one 1-D tensor (differentiable, as torch)."""
+    vec = []
+    for param in parameters:
+        vec.append(param.view(-1))
+    return kiln.cat(vec)
+
+
+def vector_to_parameters(vec, parameters):
+    """Copies slices of the 1-D tensor `vec` into the parameters' .data, in order."""
+    if not isinstance(vec, kiln.Tensor):
+        raise TypeError(f"expected torch.Tensor, but got: {type(vec).__name__}")
+    pointer = 0
+    for param in parameters:
+        n = param.numel()
+        param.data = vec[pointer:pointer + n].view_as(param).data
+        pointer += n
 
 
 def clip_grad_value_(parameters, clip_value, foreach=None):
@@ -40,6 +68,6 @@ def clip_grad_value_(parameters, clip_value, foreach=None):
             g.clamp_(-clip_value, clip_value)
 
 
-__all__ = ["clip_grad_norm_", "clip_grad_value_"]
+__all__ = ["clip_grad_norm_", "clip_grad_norm", "clip_grad_value_", "parameters_to_vector", "vector_to_parameters"]
 
 from . import rnn  # noqa: E402  (after the functions above: rnn imports kiln, which imports this package)

@@ -79,9 +79,10 @@ def pack_padded_sequence(input, lengths, batch_first=False, enforce_sorted=True)
                                "to sidestep this requirement if you do not need ONNX exportability.")
         sorted_indices = None
     else:
-        order = sorted(range(len(lengths)), key=lambda i: -lengths[i])  # stable, as torch's sort
-        sorted_indices = kiln.tensor(order, dtype=kiln.int64)
-        lengths = [lengths[i] for i in order]
+        # torch.sort(lengths, descending=True): its (unstable) order of equal lengths decides the row
+        # order of the packed data, and so which dropout draws each sequence gets in a multi-layer RNN
+        sorted_lengths, sorted_indices = kiln.sort(kiln.tensor(lengths, dtype=kiln.int64), descending=True)
+        lengths = sorted_lengths.tolist()
         input = input.index_select(0 if batch_first else 1, sorted_indices)
     if batch_first:
         input = input.transpose(0, 1)

@@ -1,0 +1,64 @@
+"""kiln.optim.Adagrad: torch.optim.Adagrad's update rule (lr decay, weight decay, initial accumulator)."""
+from .. import _C
+from ..autograd.grad_mode import enable_grad, no_grad
+from .optimizer import Optimizer
+
+
+class Adagrad(Optimizer):
+    """Per parameter p with gradient g at step t (from 1; g = -g with maximize):
+
+        g = g + weight_decay * p
+        clr = lr / (1 + (t - 1) * lr_decay)
+        sum += g * g
+        p -= clr * g / (sqrt(sum) + eps)
+    The state (step, sum = initial_accumulator_value) is made in the constructor, as torch does.
+    """
+
+    def __init__(self, params, lr=1e-2, lr_decay=0, weight_decay=0, initial_accumulator_value=0, eps=1e-10,
+                 foreach=None, *, maximize=False, differentiable=False):
+        if not 0.0 <= lr:
+            raise ValueError(f"Invalid learning rate: {lr}")
+        if not 0.0 <= lr_decay:
+            raise ValueError(f"Invalid lr_decay value: {lr_decay}")
+        if not 0.0 <= weight_decay:
+            raise ValueError(f"Invalid weight_decay value: {weight_decay}")
+        if not 0.0 <= initial_accumulator_value:
+            raise ValueError(f"Invalid initial_accumulator_value value: {initial_accumulator_value}")
+        if not 0.0 <= eps:
+            raise ValueError(f"Invalid epsilon value: {eps}")
+        super().__init__(params, dict(lr=lr, lr_decay=lr_decay, eps=eps, weight_decay=weight_decay,
+                                      initial_accumulator_value=initial_accumulator_value, foreach=foreach,
+                                      maximize=maximize, differentiable=differentiable))
+        for group in self.param_groups:
+            for p in group["params"]:
+                state = self.state[p]
+                state["step"] = _C.zeros([], dtype=_C.float32)
+                state["sum"] = p.detach().clone().fill_(group["initial_accumulator_value"])
+
+    def share_memory(self):
+        pass
+
+    def step(self, closure=None):
+        """One update of every parameter that has a .grad; returns closure() (re-evaluated with grad) if given."""
+        loss = None
+        if closure is not None:
+            with enable_grad():
+                loss = closure()
+        with no_grad():
+            for group in self.param_groups:
+                for p in group["params"]:
+                    if p.grad is not None:
+                        self._update(p, group)
+        return loss
+
+    def _update(self, p, group):
+        state = self.state[p]
+        g = -p.grad if group["maximize"] else p.grad
+        state["step"] = state["step"] + 1
+        t = float(state["step"])
+        if group["weight_decay"] != 0:
+            g = g.add(p, alpha=group["weight_decay"])
+        clr = group["lr"] / (1 + (t - 1) * group["lr_decay"])
+        state["sum"].addcmul_(g, g, value=1)
+        std = state["sum"].sqrt().add_(group["eps"])
+        p.addcdiv_(g, std, value=-clr)
