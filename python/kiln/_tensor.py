@@ -195,6 +195,12 @@ class Tensor(_C.TensorBase):
             dtype = next(getattr(_C, d) for d, n in _LEGACY_DTYPES.items() if dtype.endswith(n + "Tensor"))
         return self.to(dtype)
 
+    def type_as(self, other):
+        """This tensor cast to other's type (torch: self.type(other.type()))."""
+        if not isinstance(other, _C.TensorBase):
+            raise TypeError(f"type_as(): argument 'other' (position 1) must be Tensor, not {type(other).__name__}")
+        return self.to(other.dtype)
+
     def __index__(self):
         if self.numel() != 1 or self.is_floating_point() or self.dtype == _C.bool:
             raise TypeError("only integer tensors of a single element can be converted to an index")
