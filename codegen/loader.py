@@ -25,7 +25,7 @@ FORMULA_HELPERS = {
     "conv_bias_backward", "max_pool_double_backward", "adaptive_avg_pool_double_backward",
     "cumsum_backward", "cumprod_backward", "masked_select_backward", "take_backward",
     "value_or_lowest", "value_or_highest", "cummaxmin_backward", "logcumsumexp_backward", "layer_norm_backward",
-    "split_with_sizes_backward", "unbind_backward",
+    "split_with_sizes_backward", "unbind_backward", "scatter_reduce_backward_self", "scatter_reduce_backward_src",
 }
 # Metadata calls on an argument saved as values instead of the tensor (DESIGN.md).
 METADATA_CALLS = {

@@ -188,6 +188,7 @@
 #include "generated/api/gather.h"
 #include "generated/api/scatter.h"
 #include "generated/api/scatter_add.h"
+#include "generated/api/scatter_reduce.h"
 #include "generated/api/sort.h"
 #include "generated/api/argsort.h"
 #include "generated/api/topk.h"
@@ -1011,6 +1012,12 @@ class Tensor : public kiln::Tensor {
   }
   const Tensor& scatter_add_(int64_t dim, const Tensor& index, const Tensor& src) const {
     return to_api(kiln::scatter_add_(*this, dim, index, src));
+  }
+  Tensor scatter_reduce(int64_t dim, const Tensor& index, const Tensor& src, const std::string& reduce, bool include_self = true) const {
+    return to_api(kiln::scatter_reduce(*this, dim, index, src, reduce, include_self));
+  }
+  const Tensor& scatter_reduce_(int64_t dim, const Tensor& index, const Tensor& src, const std::string& reduce, bool include_self = true) const {
+    return to_api(kiln::scatter_reduce_(*this, dim, index, src, reduce, include_self));
   }
   std::tuple<Tensor, Tensor> sort(int64_t dim = -1, bool descending = false, bool stable = false) const {
     return to_api(kiln::sort(*this, dim, descending, stable));
@@ -2847,6 +2854,11 @@ inline Tensor scatter(const Tensor& self, int64_t dim, const Tensor& index, cons
 // scatter_add(Tensor self, int dim, Tensor index, Tensor src) -> Tensor
 inline Tensor scatter_add(const Tensor& self, int64_t dim, const Tensor& index, const Tensor& src) {
   return to_api(kiln::scatter_add(self, dim, index, src));
+}
+
+// scatter_reduce.two(Tensor self, int dim, Tensor index, Tensor src, str reduce, *, bool include_self=True) -> Tensor
+inline Tensor scatter_reduce(const Tensor& self, int64_t dim, const Tensor& index, const Tensor& src, const std::string& reduce, bool include_self = true) {
+  return to_api(kiln::scatter_reduce(self, dim, index, src, reduce, include_self));
 }
 
 // sort(Tensor self, int dim=-1, bool descending=False, *, bool stable=False) -> (Tensor values, Tensor indices)

@@ -2738,6 +2738,26 @@ const FuzzOp kFuzzOps[] = {
        const Tensor src = in.tensor();
        use_result(in, kiln::scatter_add_(self, dim, index, src));
      }},
+    {"scatter_reduce.two",
+     [](FuzzInput& in) {
+       const Tensor self = in.tensor();
+       const auto dim = in.int64();
+       const Tensor index = in.tensor();
+       const Tensor src = in.tensor();
+       const auto reduce = in.string();
+       const auto include_self = in.boolean();
+       use_result(in, kiln::scatter_reduce(self, dim, index, src, reduce, include_self));
+     }},
+    {"scatter_reduce_.two",
+     [](FuzzInput& in) {
+       const Tensor self = in.tensor();
+       const auto dim = in.int64();
+       const Tensor index = in.tensor();
+       const Tensor src = in.tensor();
+       const auto reduce = in.string();
+       const auto include_self = in.boolean();
+       use_result(in, kiln::scatter_reduce_(self, dim, index, src, reduce, include_self));
+     }},
     {"sort",
      [](FuzzInput& in) {
        const Tensor self = in.tensor();

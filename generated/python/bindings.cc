@@ -188,6 +188,7 @@ PyObject* fn_index_select_backward(PyObject* module, PyObject* args, PyObject* k
 PyObject* fn_gather(PyObject* module, PyObject* args, PyObject* kwargs);
 PyObject* fn_scatter(PyObject* module, PyObject* args, PyObject* kwargs);
 PyObject* fn_scatter_add(PyObject* module, PyObject* args, PyObject* kwargs);
+PyObject* fn_scatter_reduce(PyObject* module, PyObject* args, PyObject* kwargs);
 PyObject* fn_sort(PyObject* module, PyObject* args, PyObject* kwargs);
 PyObject* fn_argsort(PyObject* module, PyObject* args, PyObject* kwargs);
 PyObject* fn_topk(PyObject* module, PyObject* args, PyObject* kwargs);
@@ -501,6 +502,8 @@ PyObject* method_scatter(PyObject* self, PyObject* args, PyObject* kwargs);
 PyObject* method_scatter_(PyObject* self, PyObject* args, PyObject* kwargs);
 PyObject* method_scatter_add(PyObject* self, PyObject* args, PyObject* kwargs);
 PyObject* method_scatter_add_(PyObject* self, PyObject* args, PyObject* kwargs);
+PyObject* method_scatter_reduce(PyObject* self, PyObject* args, PyObject* kwargs);
+PyObject* method_scatter_reduce_(PyObject* self, PyObject* args, PyObject* kwargs);
 PyObject* method_sort(PyObject* self, PyObject* args, PyObject* kwargs);
 PyObject* method_argsort(PyObject* self, PyObject* args, PyObject* kwargs);
 PyObject* method_topk(PyObject* self, PyObject* args, PyObject* kwargs);
@@ -764,6 +767,7 @@ PyMethodDef generated_functions[] = {
     KILN_BINDING("gather", fn_gather),
     KILN_BINDING("scatter", fn_scatter),
     KILN_BINDING("scatter_add", fn_scatter_add),
+    KILN_BINDING("scatter_reduce", fn_scatter_reduce),
     KILN_BINDING("sort", fn_sort),
     KILN_BINDING("argsort", fn_argsort),
     KILN_BINDING("topk", fn_topk),
@@ -1081,6 +1085,8 @@ PyMethodDef generated_methods[] = {
     KILN_BINDING("scatter_", method_scatter_),
     KILN_BINDING("scatter_add", method_scatter_add),
     KILN_BINDING("scatter_add_", method_scatter_add_),
+    KILN_BINDING("scatter_reduce", method_scatter_reduce),
+    KILN_BINDING("scatter_reduce_", method_scatter_reduce_),
     KILN_BINDING("sort", method_sort),
     KILN_BINDING("argsort", method_argsort),
     KILN_BINDING("topk", method_topk),

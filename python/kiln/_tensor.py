@@ -203,10 +203,6 @@ class Tensor(_C.TensorBase):
             return tensor(args[0], dtype=dtype)
         return _C.empty(_sizes(args), dtype=dtype)
 
-    def type_as(self, other):
-        """self converted to other's dtype (self when it already has it)."""
-        return self.to(other.dtype)
-
     def square(self):
         return _C.pow(self, 2)
 
@@ -313,6 +309,12 @@ class Tensor(_C.TensorBase):
         if isinstance(dtype, str):
             dtype = next(getattr(_C, d) for d, n in _LEGACY_DTYPES.items() if dtype.endswith(n + "Tensor"))
         return self.to(dtype)
+
+    def type_as(self, other):
+        """This tensor cast to other's type (torch: self.type(other.type()))."""
+        if not isinstance(other, _C.TensorBase):
+            raise TypeError(f"type_as(): argument 'other' (position 1) must be Tensor, not {type(other).__name__}")
+        return self.to(other.dtype)
 
     def __index__(self):
         if self.numel() != 1 or self.is_floating_point() or self.dtype == _C.bool:

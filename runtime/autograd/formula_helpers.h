@@ -5,6 +5,7 @@
 
 #include <initializer_list>
 #include <optional>
+#include <string>
 #include <tuple>
 #include <vector>
 
@@ -112,6 +113,13 @@ Tensor logcumsumexp_backward(const Tensor& grad, const Tensor& self, const Tenso
 Tensor masked_select_backward(const Tensor& grad, IntArrayRef self_sizes, const Tensor& mask);
 // Gradient of take: grad added into self's flat positions (repeated indices accumulate).
 Tensor take_backward(const Tensor& grad, IntArrayRef self_sizes, const Tensor& index);
+// Gradients of scatter_reduce (torch's formulas) for self and for src.
+Tensor scatter_reduce_backward_self(const Tensor& grad, const Tensor& self, int64_t dim, const Tensor& index,
+                                    const Tensor& src, const std::string& reduce, bool include_self,
+                                    const Tensor& result);
+Tensor scatter_reduce_backward_src(const Tensor& grad, const Tensor& self, int64_t dim, const Tensor& index,
+                                   const Tensor& src, const std::string& reduce, bool include_self,
+                                   const Tensor& result);
 
 // Tensor[] inputs (cat's `tensors`): saved element-wise, and one gradient per element.
 std::vector<Tensor> unpack_list(const std::vector<SavedVariable>& saved);

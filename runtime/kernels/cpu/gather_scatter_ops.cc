@@ -1,11 +1,16 @@
-// gather, scatter (src and value), scatter_add, masked_select and take. Every index is
+// gather, scatter (src and value), scatter_add, scatter_reduce, masked_select and take. Every index is
 // validated before anything is written, so bad input raises and never writes out of bounds.
+#include <cmath>
 #include <cstring>
+#include <limits>
+#include <string>
+#include <type_traits>
 
 #include "generated/kernels/gather.h"
 #include "generated/kernels/masked_select.h"
 #include "generated/kernels/scatter.h"
 #include "generated/kernels/scatter_add.h"
+#include "generated/kernels/scatter_reduce.h"
 #include "generated/kernels/take.h"
 #include "runtime/kernels/cpu/loops.h"
 
@@ -167,6 +172,92 @@ TensorBase scatter_value(const TensorBase& self, int64_t dim, const TensorBase& 
 TensorBase scatter_add(const TensorBase& self, int64_t dim, const TensorBase& index, const TensorBase& src,
                        const TensorBase& out) {
   return scatter_impl("scatter_add", self, dim, index, &src, Scalar(), ScatterMode::kAdd, out);
+}
+
+// torch's scatter_reduce: include_self=False first sets every position something is scattered to
+// to the reduction's identity; "mean" then divides by the number of values reduced (self counting
+// one when included), flooring for integers; amax/amin propagate NaN.
+TensorBase scatter_reduce_two(const TensorBase& self, int64_t dim, const TensorBase& index, const TensorBase& src,
+                              const std::string& reduce, bool include_self, const TensorBase& out) {
+  enum class R { kSum, kProd, kMean, kMax, kMin };
+  R r = R::kSum;
+  if (reduce == "sum") r = R::kSum;
+  else if (reduce == "prod") r = R::kProd;
+  else if (reduce == "mean") r = R::kMean;
+  else if (reduce == "amax") r = R::kMax;
+  else if (reduce == "amin") r = R::kMin;
+  else KILN_CHECK(false, "reduce argument must be either sum, prod, mean, amax or amin, got ", reduce);
+  const char* name = "scatter_reduce";
+  KILN_CHECK(!(r == R::kMean && self.dtype() == ScalarType::Bool),
+             "\"scatter_gather_tensor_cpu_reduce_mean\" not implemented for 'Bool'");
+  KILN_CHECK(src.dtype() == self.dtype(), name, "(): Expected self.dtype to be equal to src.dtype");
+  const IndexPlan p = plan_scatter_gather(name, self, dim, index, &src);
+  if (out.defined()) check_no_internal_overlap(out, name);
+  TensorBase target = out;
+  if (!target.defined()) {
+    target = empty_like_cpu(self, self.dtype());
+    copy_into(target, self, name);
+  }
+  TensorBase s = empty_cpu(src.sizes(), src.dtype());
+  copy_into(s, src, name);
+  const DimVector t_strides = nonempty_strides(target);
+  const DimVector s_strides = nonempty_strides(s);
+  // Row-major positions of self's elements, for the counts of "mean".
+  const DimVector self_s = nonempty_sizes(self);
+  DimVector dense_strides(self_s.size(), 1);
+  for (int64_t i = static_cast<int64_t>(self_s.size()) - 2; i >= 0; --i) dense_strides[i] = dense_strides[i + 1] * self_s[i + 1];
+  std::vector<int64_t> count;
+  if (r == R::kMean) count.assign(static_cast<size_t>(std::max<int64_t>(self.numel(), 1)), include_self ? 1 : 0);
+  KILN_DISPATCH_ALL_TYPES_AND_REDUCED(self.dtype(), name, [&] {
+    using C = std::conditional_t<is_reduced_float_v<scalar_t>, float, scalar_t>;
+    scalar_t* dst = static_cast<scalar_t*>(target.data_ptr());
+    const scalar_t* sp = static_cast<const scalar_t*>(s.data_ptr());
+    if (!include_self) {
+      C identity;
+      if (r == R::kProd) {
+        identity = C(1);
+      } else if (r == R::kMax || r == R::kMin) {
+        if constexpr (std::is_floating_point_v<C>)
+          identity = r == R::kMax ? -std::numeric_limits<C>::infinity() : std::numeric_limits<C>::infinity();
+        else
+          identity = r == R::kMax ? std::numeric_limits<C>::lowest() : std::numeric_limits<C>::max();
+      } else {
+        identity = C(0);
+      }
+      for_each_position(p.shape, [&](int64_t k, const DimVector& pos) {
+        dst[offset_of(pos, t_strides, p.d, p.idx[k])] = static_cast<scalar_t>(identity);
+      });
+    }
+    for_each_position(p.shape, [&](int64_t k, const DimVector& pos) {
+      scalar_t& at = dst[offset_of(pos, t_strides, p.d, p.idx[k])];
+      const C a = static_cast<C>(at), x = static_cast<C>(sp[offset_of(pos, s_strides, -1, 0)]);
+      C v;
+      switch (r) {
+        case R::kSum:
+        case R::kMean:
+          v = static_cast<C>(a + x);
+          if (r == R::kMean) ++count[offset_of(pos, dense_strides, p.d, p.idx[k])];
+          break;
+        case R::kProd: v = static_cast<C>(a * x); break;
+        case R::kMax: v = (x != x || x > a) ? x : a; break;  // NOLINT: x != x is isnan for every C
+        default: v = (x != x || x < a) ? x : a; break;
+      }
+      at = static_cast<scalar_t>(v);
+    });
+    if (r == R::kMean && self.numel() > 0) {
+      for_each_position(self_s, [&](int64_t k, const DimVector& pos) {
+        const int64_t c = std::max<int64_t>(count[k], 1);
+        scalar_t& at = dst[offset_of(pos, t_strides, -1, 0)];
+        if constexpr (std::is_floating_point_v<C>) {
+          at = static_cast<scalar_t>(static_cast<C>(at) / static_cast<C>(c));
+        } else if constexpr (!std::is_same_v<C, bool>) {  // bool was refused above
+          const int64_t v = static_cast<int64_t>(at), q = v / c;
+          at = static_cast<scalar_t>((v % c != 0 && v < 0) ? q - 1 : q);
+        }
+      });
+    }
+  });
+  return target;
 }
 
 TensorBase masked_select_out(const TensorBase& self, const TensorBase& mask, const TensorBase& out) {

@@ -578,6 +578,17 @@ def g_scatter(g: G, add_=False):
 
 add("scatter", g_scatter, inplace="scatter_", n=12)
 add("scatter_add", lambda g: g_scatter(g, True), inplace="scatter_add_", n=10)
+
+
+def g_scatter_reduce(g: G):
+    (a, d, idx, src), _ = g_scatter(g, True)
+    if not hasattr(src, "shape"):
+        src = g.t(tuple(idx.shape))
+    reduce = g.pick(["sum", "prod", "mean", "amax", "amin"])
+    return (a, d, idx, src, reduce), ({"include_self": g.p(0.5)} if g.p(0.7) else {})
+
+
+add("scatter_reduce", g_scatter_reduce, inplace="scatter_reduce_", n=14)
 add("take", lambda g: (lambda a: ((a, g.index(max(int(__import__("numpy").prod(a.shape)), 0), (g.int(0, 4),), neg=True)), {}))(g.t()), out=True, n=10)
 
 
@@ -1235,6 +1246,7 @@ add("result_type", lambda g: ((g.t(g.pick([(), (2,)]), grad=False), g.scalar() i
     method=None, grad=False, n=12)
 add("type", lambda g: ((g.t(),) + ((g.pick([D("float32"), D("int64"), D("float64"), D("bool")]),) if g.p(0.6) else ()), {}),
     func=None, grad=False, n=8)
+add("type_as", lambda g: ((g.t(), g.t(g.pick([(), (2,)]), g.other_dtype(0.7), grad=False)), {}), func=None, n=8)
 for name, lo in [("uniform_", None), ("normal_", None), ("random_", None), ("bernoulli_", None)]:
     add(name, lambda g: ((g.t(grad=False),), {}), func=None, dtypes=FLOATS, grad=False, values=False, n=3)
 add("normal", lambda g: ((g.t(grad=False, dtype=g.pick(FLOATS)), g.pick([1.0, 0.5])), {}), method=None, grad=False, values=False, n=3)

@@ -1,4 +1,4 @@
-"""Records of gather, scatter (src and value; scatter_ through the schema), scatter_add, sort,
+"""Records of gather, scatter (src and value; scatter_ through the schema), scatter_add, scatter_reduce, sort,
 argsort, topk, masked_select and take.
 
 gather/scatter index tensors are int64 with self's number of dims (a 0-dim tensor counts as 1-D),
@@ -157,6 +157,84 @@ def _scatter_add_ref(a, dim, index, src):
     out = _nonempty(a).copy()
     np.add.at(out, coords, _nonempty(src)[tuple(slice(0, n) for n in shape)])  # bool: or
     return out.reshape(a.shape)
+
+
+_REDUCTIONS = ("sum", "prod", "mean", "amax", "amin")
+
+
+def _scatter_reduce_samples(dtype):
+    """(self, dim, index, src, reduce) with include_self both ways; positions repeat, and some
+    positions nothing is scattered to. bool has no "mean" (torch refuses it)."""
+    out = []
+    for reduce in _REDUCTIONS:
+        if dtype == "bool" and reduce == "mean":
+            continue
+        for include_self in (True, False):
+            kw = {} if include_self else {"include_self": False}
+            note = f"{reduce}, include_self={include_self}"
+            out += [
+                Sample((values((3, 4), dtype), 0, _rand_index((5, 4), 3, 7), values((5, 4), dtype, seed=9), reduce),
+                       dict(kw), note=note + ", repeats"),
+                Sample((values((2, 5, 3), dtype), 1, _rand_index((2, 4, 3), 3, 8), values((2, 4, 4), dtype, seed=3),
+                        reduce), dict(kw), note=note + ", positions never hit, src bigger than index"),
+            ]
+    out += [
+        Sample((values((), dtype), 0, np.array(0, dtype=np.int64), values((), dtype, seed=1), "amax"),
+               note="0-dim"),
+        Sample((values((3, 4), dtype), 0, np.zeros((0, 4), dtype=np.int64), values((2, 4), dtype), "sum"),
+               {"include_self": False}, note="empty index"),
+    ]
+    if dtype in ("int32", "int64"):
+        out.append(Sample((np.array([1, 2, 3], dtype=dtype), 0, _i(0, 0), np.array([-4, -5], dtype=dtype), "mean"),
+                          note="integer mean floors"))
+    if dtype in ("float32", "float64"):
+        out.append(Sample((np.array([1.0, 2.0], dtype=dtype), 0, _i(0, 1), np.array([np.nan, 5.0], dtype=dtype),
+                           "amax"), note="NaN wins amax"))
+    return out
+
+
+def _scatter_reduce_ref(a, dim, index, src, reduce, include_self=True):
+    coords, shape = _coords(index, dim)
+    out = _nonempty(a).copy()
+    vals = _nonempty(src)[tuple(slice(0, n) for n in shape)]
+    hit = np.zeros(out.shape, dtype=bool)
+    hit[coords] = True
+    flat = np.ravel_multi_index(coords, out.shape).ravel()
+    groups = {}
+    for pos, v in zip(flat, vals.ravel()):
+        groups.setdefault(int(pos), []).append(v)
+    res = out.ravel()
+    for pos, vs in groups.items():
+        vs = ([res[pos]] if include_self else []) + vs
+        arr = np.array(vs, dtype=out.dtype)
+        if reduce == "sum":
+            r = np.any(arr) if out.dtype == bool else arr.sum(dtype=out.dtype)
+        elif reduce == "prod":
+            r = np.all(arr) if out.dtype == bool else arr.prod(dtype=out.dtype)
+        elif reduce == "mean":
+            r = arr.sum(dtype=out.dtype) // len(arr) if out.dtype.kind in "iu" else arr.sum(dtype=out.dtype) / len(arr)
+        elif reduce == "amax":
+            r = np.max(arr)
+        else:
+            r = np.min(arr)
+        res[pos] = r
+    return res.reshape(out.shape).reshape(a.shape)
+
+
+def _scatter_reduce_errors():
+    return [
+        ErrorInput(lambda k: k.scatter_reduce(k.zeros(3), 0, k.tensor([0]), k.ones(1), "max"), RuntimeError,
+                   "reduce argument must be either sum, prod, mean, amax or amin, got max", "unknown reduction"),
+        ErrorInput(lambda k: k.zeros(3, dtype=k.bool).scatter_reduce(0, k.tensor([0]), k.ones(1, dtype=k.bool),
+                                                                      "mean"), RuntimeError,
+                   "not implemented for 'Bool'", "bool mean"),
+        ErrorInput(lambda k: k.zeros(3).scatter_reduce_(0, k.tensor([3]), k.ones(1), "sum"), RuntimeError,
+                   "index 3 is out of bounds for dimension 0 with size 3", "in place, index == size"),
+        ErrorInput(lambda k: k.scatter_reduce(k.zeros(3), 0, k.tensor([0]), k.ones(1, dtype=k.float64), "sum"),
+                   RuntimeError, r"Expected self.dtype to be equal to src.dtype", "src of another dtype"),
+        ErrorInput(lambda k: k.scatter_reduce(k.zeros(3, 4), 0, k.tensor([0]), k.ones(1), "sum"), RuntimeError,
+                   "Index tensor must have the same number of dimensions as input tensor", "1-D index of 2-D self"),
+    ]
 
 
 def _scatter_grad_samples(samples_fn):
@@ -380,6 +458,11 @@ RECORDS = [
              no_self_broadcast=_SELF_SHAPE, error_inputs=_scatter_value_errors),
     OpRecord("scatter_add", FAMILY, ALL, _scatter_add_samples, ref=_scatter_add_ref, no_self_broadcast=_SELF_SHAPE,
              grad_samples=_scatter_grad_samples(_scatter_add_samples), error_inputs=_scatter_errors("scatter_add")),
+    OpRecord("scatter_reduce.two", FAMILY, ALL, _scatter_reduce_samples, ref=_scatter_reduce_ref,
+             no_self_broadcast=_SELF_SHAPE,
+             grad_samples=_scatter_grad_samples(lambda dt: [s for s in _scatter_reduce_samples(dt)
+                                                             if "NaN" not in s.note]),
+             error_inputs=_scatter_reduce_errors),
     OpRecord("sort", FAMILY, ALL, _sort_samples, ref=_sort_ref, result_dtype=_values_and_indices,
              grad_samples=_distinct_grad_samples(_sort_samples), error_inputs=_sort_errors("sort")),
     OpRecord("argsort", FAMILY, ALL, _sort_samples, ref=_argsort_ref, result_dtype=always("int64"),
