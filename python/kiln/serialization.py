@@ -11,6 +11,7 @@ plus optional str -> str metadata, in the safetensors format (checked in C++,
 runtime/serialization/). ``load`` also reads safetensors files, including those older kiln
 versions wrote with ``save`` (the nesting kept in the metadata entry ``kiln.structure``).
 """
+import hashlib
 import io
 import json
 import os
@@ -60,13 +61,15 @@ def save(obj, f, pickle_module=pickle, pickle_protocol=2, _use_new_zipfile_seria
     Tensors become torch's storage records (views of one tensor share one record, as in
     torch); nn.Parameter and requires_grad are kept; dtypes, devices and kiln.Size are written
     under torch's names. Any other object is pickled by name (its class's ``__module__``), so
-    a whole nn.Module round-trips through ``load(f, weights_only=False)``.
+    a whole nn.Module round-trips through ``load(f)`` in this process (load trusts the pickles
+    this process wrote), or ``load(f, weights_only=False)`` in another.
     """
     if pickle_module is not pickle:
         raise TypeError("save(): kiln writes with its own pickler; pickle_module must be the pickle module")
     if not _use_new_zipfile_serialization:
         raise NotImplementedError("save(): kiln writes only the zip format (_use_new_zipfile_serialization=True)")
     data_pkl, storages = _torch_pickle.pickle_checkpoint(obj, pickle_protocol)  # before f is touched
+    _pickles_written.add(hashlib.sha256(data_pkl).digest())
     if _is_path(f):
         path = os.fsdecode(os.fspath(f))
         archive = os.path.splitext(os.path.basename(path))[0] or "archive"  # torch names it after the file
@@ -78,26 +81,27 @@ def save(obj, f, pickle_module=pickle, pickle_protocol=2, _use_new_zipfile_seria
         raise TypeError(f"save(): f must be a path or a binary file object, got {type(f).__name__}")
 
 
-def load(f, map_location=None, pickle_module=None, *, weights_only=True, mmap=None, **pickle_load_args):
+def load(f, map_location=None, pickle_module=None, *, weights_only=None, mmap=None, **pickle_load_args):
     """Loads a checkpoint written by torch.save or kiln.save, or a safetensors file, from a path
     or a binary file object (the format is told by the file's first bytes).
 
-    weights_only=True (the default, None too, as in torch >= 2.6) rebuilds only tensors,
-    dicts / lists / tuples / sets, plain values, dtypes, devices, torch.Size and the globals
-    allowed with ``add_safe_globals``; any other global raises pickle.UnpicklingError and
-    nothing from the file runs. weights_only=False unpickles anything (only for trusted files),
-    with torch's class names mapped to kiln's (``torch.nn.modules.linear.Linear`` ->
-    ``kiln.nn.modules.linear.Linear``).
+    weights_only=True rebuilds only tensors, dicts / lists / tuples / sets, plain values, dtypes,
+    devices, torch.Size and the globals allowed with ``add_safe_globals``; any other global
+    raises pickle.UnpicklingError and nothing from the file runs. weights_only=False unpickles
+    anything (only for trusted files), with torch's class names mapped to kiln's
+    (``torch.nn.modules.linear.Linear`` -> ``kiln.nn.modules.linear.Linear``).
+    weights_only=None (the default) is True, as in torch >= 2.6, except for a pickle this
+    process wrote itself with kiln.save (the same bytes: their SHA-256 is kept in memory): it
+    names only what this process pickled, so ``kiln.save(model, f)`` then ``kiln.load(f)``
+    returns the model, as torch 1.13 does, while any other file's objects stay refused.
 
     map_location: None, "cpu", a kiln.device, a dict {saved location: new location} or a
     callable(storage, location) returning a tensor or None, as in torch.load. kiln has only the
     CPU, so a storage saved on another device must be mapped to "cpu" (RuntimeError otherwise).
     `mmap` is accepted and ignored: the file is read into memory.
     """
-    if weights_only is None:
-        weights_only = True
     if pickle_module is not None and pickle_module is not pickle:
-        if weights_only:
+        if weights_only or weights_only is None:
             raise RuntimeError("Can not safely load weights when explicit pickle_module is specified")
         raise TypeError("load(): kiln reads with its own unpickler; pickle_module must be the pickle module")
     restore = _restorer(map_location)
@@ -153,7 +157,10 @@ def _load_zip(fh, where, restore, weights_only, pickle_load_args):
     with _torch_pickle.open_archive(fh, where) as (zf, archive_size):
         prefix = _torch_pickle.find_archive(zf, where)
         byteorder = _torch_pickle.read_byteorder(zf, prefix, where)
-        data_pkl = io.BytesIO(_torch_pickle.read_record(zf, prefix + "data.pkl", where))
+        data = _torch_pickle.read_record(zf, prefix + "data.pkl", where)
+        if weights_only is None:
+            weights_only = hashlib.sha256(data).digest() not in _pickles_written
+        data_pkl = io.BytesIO(data)
         reader = _torch_pickle.Reader(zf, prefix, byteorder, restore, where, archive_size)
         table = _torch_pickle.torch_globals()
         if not weights_only:
@@ -163,6 +170,10 @@ def _load_zip(fh, where, restore, weights_only, pickle_load_args):
             return unpickler.load()
         except pickle.UnpicklingError as e:
             raise pickle.UnpicklingError(_WEIGHTS_ONLY_HELP + str(e)) from None
+
+
+# The SHA-256 of every data.pkl kiln.save wrote in this process: load's default unpickles those in full.
+_pickles_written = set()
 
 
 # ---- weights_only allowlist (torch.serialization.add_safe_globals and friends) ----

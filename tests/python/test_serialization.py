@@ -594,11 +594,41 @@ def test_save_pickles_other_values(tmp_path):
     for k, v in obj.items():
         if not isinstance(v, kiln.Tensor):
             assert back[k] == v and type(back[k]) is type(v), k
-    # an object of some other class is pickled by name: weights_only refuses it, False loads it
+    # an object of some other class is pickled by name: weights_only refuses it, False loads it,
+    # and so does the default, since this process wrote those bytes itself
     kiln.save({"o": OrderedDict, "d": pathlib.PurePosixPath("/x")}, tmp_path / "o.pt")
     with pytest.raises(pickle.UnpicklingError, match="Unsupported global: GLOBAL pathlib.PurePosixPath"):
-        kiln.load(tmp_path / "o.pt")
+        kiln.load(tmp_path / "o.pt", weights_only=True)
     assert kiln.load(tmp_path / "o.pt", weights_only=False)["d"] == pathlib.PurePosixPath("/x")
+    assert kiln.load(tmp_path / "o.pt")["d"] == pathlib.PurePosixPath("/x")
+
+
+def test_default_load_trusts_only_pickles_this_process_wrote(tmp_path):
+    """kiln.save(model) then kiln.load(f) returns the model (torch 1.13's default, which
+    pytorch/examples' word language model relies on); the same objects saved by torch, or kiln's
+    file with one byte of its pickle changed, are refused without weights_only=False."""
+    import torch
+    model = kiln.nn.Sequential(kiln.nn.Linear(3, 2), kiln.nn.ReLU())
+    kiln.save(model, tmp_path / "m.pt")
+    back = kiln.load(tmp_path / "m.pt")
+    assert isinstance(back, kiln.nn.Sequential) and back[0].weight.tolist() == model[0].weight.tolist()
+    torch.save(torch.nn.Sequential(torch.nn.Linear(3, 2)), tmp_path / "t.pt")
+    with pytest.raises(pickle.UnpicklingError, match="Unsupported global"):
+        kiln.load(tmp_path / "t.pt")
+    assert isinstance(kiln.load(tmp_path / "t.pt", weights_only=False), kiln.nn.Sequential)
+    # The same archive with its pickle altered (a protocol-2 pickle ends with b"."; a no-op opcode
+    # b"N0" (push None, pop) before it changes the bytes, not the objects)
+    import zipfile
+    with zipfile.ZipFile(tmp_path / "m.pt") as z:
+        records = {n: z.read(n) for n in z.namelist()}
+    pkl = next(n for n in records if n.endswith("data.pkl"))
+    records[pkl] = records[pkl][:-1] + b"N0."
+    with zipfile.ZipFile(tmp_path / "m2.pt", "w", zipfile.ZIP_STORED) as z:
+        for n, data in records.items():
+            z.writestr(n, data)
+    with pytest.raises(pickle.UnpicklingError, match="Unsupported global"):
+        kiln.load(tmp_path / "m2.pt")
+    assert isinstance(kiln.load(tmp_path / "m2.pt", weights_only=False), kiln.nn.Sequential)
 
 
 def test_save_keeps_plain_values_of_a_checkpoint(tmp_path):

@@ -319,11 +319,12 @@ def test_a_kiln_module_round_trips(tmp_path):
     x = kiln.ones(2, 3)
     kiln.save(model, tmp_path / "m.pt")
     with pytest.raises(pickle.UnpicklingError, match="kiln.nn.modules.container.Sequential"):
-        kiln.load(tmp_path / "m.pt")
+        kiln.load(tmp_path / "m.pt", weights_only=True)
     back = kiln.load(tmp_path / "m.pt", weights_only=False)
     assert kiln.equal(back(x), model(x)) and isinstance(back[0].weight, nn.Parameter)
+    assert kiln.equal(kiln.load(tmp_path / "m.pt")(x), model(x))  # this process wrote it
     add_safe_globals([nn.Sequential, nn.Linear, nn.ReLU])
-    back = kiln.load(tmp_path / "m.pt")
+    back = kiln.load(tmp_path / "m.pt", weights_only=True)
     assert kiln.equal(back(x), model(x))
     assert back[0].weight.requires_grad and back[0].weight.is_leaf
 
