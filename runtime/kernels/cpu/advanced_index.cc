@@ -144,14 +144,26 @@ IndexPlan plan_index(const char* name, const TensorBase& self, const std::vector
   return plan;
 }
 
-// Calls f(self_offset, result_position) for every element of the indexing result.
+// Calls f(self_offset, result_position, n) for every run of n elements of the indexing result
+// that are n consecutive elements of self too: the kept dims after B are one run when they are
+// contiguous in self (x[idx] of a contiguous x copies whole rows), else each element is a run.
 template <typename F>
-void for_each_indexed(const IndexPlan& plan, F&& f) {
+void for_each_indexed_run(const IndexPlan& plan, F&& f) {
   if (plan.indexed.empty() || plan.before.empty() || plan.after.empty()) return;
+  const int64_t n = static_cast<int64_t>(plan.after.size());
+  bool contiguous = true;
+  for (int64_t i = 0; i < n && contiguous; ++i) contiguous = plan.after[i] == i;
   int64_t pos = 0;
-  for (int64_t b0 : plan.before)
-    for (int64_t bi : plan.indexed)
-      for (int64_t a : plan.after) f(b0 + bi + a, pos++);
+  for (int64_t b0 : plan.before) {
+    for (int64_t bi : plan.indexed) {
+      if (contiguous) {
+        f(b0 + bi, pos, n);
+        pos += n;
+      } else {
+        for (int64_t a : plan.after) f(b0 + bi + a, pos++, int64_t{1});
+      }
+    }
+  }
 }
 
 }  // namespace
@@ -182,10 +194,17 @@ TensorBase index(const TensorBase& self, const std::vector<TensorBase>& indices)
   KILN_CHECK(self.is_cpu(), "index(): expected a CPU tensor");
   const IndexPlan plan = plan_index("index", self, indices);
   TensorBase out = empty_cpu(plan.result_shape, self.dtype());
-  const size_t item = element_size(self.dtype());
-  const char* src = static_cast<const char*>(self.data_ptr());
-  char* dst = static_cast<char*>(out.data_ptr());
-  for_each_indexed(plan, [&](int64_t from, int64_t to) { std::memcpy(dst + to * item, src + from * item, item); });
+  KILN_DISPATCH_ALL_TYPES_AND_REDUCED(self.dtype(), "index", [&] {
+    const scalar_t* src = static_cast<const scalar_t*>(self.data_ptr());
+    scalar_t* dst = static_cast<scalar_t*>(out.data_ptr());
+    for_each_indexed_run(plan, [&](int64_t from, int64_t to, int64_t n) {
+      if (n == 1) {
+        dst[to] = src[from];
+      } else {
+        std::memcpy(dst + to, src + from, sizeof(scalar_t) * n);
+      }
+    });
+  });
   return out;
 }
 
@@ -212,16 +231,28 @@ TensorBase index_put(const TensorBase& self, const std::vector<TensorBase>& indi
                " cannot be broadcast to indexing result of shape ", shape_str(shape));
     vstrides[lead + i] = s == 1 ? 0 : values.strides()[i];
   }
-  const TensorBase expanded(Ref<TensorImpl>::make(*values.impl(), shape, vstrides, values.storage_offset()));
-  TensorBase vals = empty_cpu(shape, target.dtype());
-  copy_into(vals, expanded, "index_put_");
+  // Read in place when already laid out as the result and apart from the target (the backward of
+  // x[idx] puts a whole gradient), else copied (broadcast, strided, or aliasing self).
+  TensorBase vals = values;
+  if (values.sizes() != shape || !values.is_contiguous() ||
+      values.impl()->storage().get() == target.impl()->storage().get()) {
+    const TensorBase expanded(Ref<TensorImpl>::make(*values.impl(), shape, vstrides, values.storage_offset()));
+    vals = empty_cpu(shape, target.dtype());
+    copy_into(vals, expanded, "index_put_");
+  }
   KILN_DISPATCH_ALL_TYPES_AND_REDUCED(target.dtype(), "index_put_", [&] {
     scalar_t* dst = static_cast<scalar_t*>(target.data_ptr());
     const scalar_t* v = static_cast<const scalar_t*>(vals.data_ptr());
     if (accumulate) {
-      for_each_indexed(plan, [&](int64_t at, int64_t i) { dst[at] = static_cast<scalar_t>(dst[at] + v[i]); });
+      for_each_indexed_run(plan, [&](int64_t at, int64_t i, int64_t n) {
+        scalar_t* d = dst + at;
+        const scalar_t* x = v + i;  // never the target's memory (copied above if it was)
+        _Pragma("omp simd") for (int64_t j = 0; j < n; ++j) d[j] = static_cast<scalar_t>(d[j] + x[j]);
+      });
     } else {
-      for_each_indexed(plan, [&](int64_t at, int64_t i) { dst[at] = v[i]; });
+      for_each_indexed_run(plan, [&](int64_t at, int64_t i, int64_t n) {
+        for (int64_t j = 0; j < n; ++j) dst[at + j] = v[i + j];
+      });
     }
   });
   return target;

@@ -1,6 +1,7 @@
 // empty, fill_, arange.
 #include <algorithm>
 #include <cmath>
+#include <cstring>
 #include <limits>
 
 #include "generated/kernels/arange.h"
@@ -37,6 +38,16 @@ TensorBase fill_(const TensorBase& self, const Scalar& value) {
   TensorIterator it(IteratorConfig::nullary("fill_", self));
   KILN_DISPATCH_ALL_TYPES_AND_REDUCED(self.dtype(), "fill_", [&] {
     const scalar_t v = checked_convert<scalar_t>(value, "fill_");
+    if (self.is_contiguous()) {  // one run (zeros, ones, full): memset for all-zero bits, else a plain fill
+      scalar_t* p = static_cast<scalar_t*>(self.data_ptr());
+      const scalar_t zero{};
+      if (std::memcmp(&v, &zero, sizeof(scalar_t)) == 0) {
+        std::memset(p, 0, sizeof(scalar_t) * static_cast<size_t>(self.numel()));
+      } else {
+        std::fill_n(p, self.numel(), v);
+      }
+      return;
+    }
     nullary_kernel<scalar_t>(it, [v] { return v; });
   });
   return self;

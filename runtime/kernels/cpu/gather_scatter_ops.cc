@@ -26,11 +26,36 @@ DimVector nonempty_strides(const TensorBase& t) {
   return t.dim() == 0 ? DimVector{0} : DimVector(t.strides().begin(), t.strides().end());
 }
 
-// The checked index of gather/scatter: its values (row-major over `shape`), all in [0, size of dim).
+// Calls f(k, pos) for every position of `shape` in row-major order (k counts them).
+template <typename F>
+void for_each_position(IntArrayRef shape, F f) {
+  int64_t n = 1;
+  for (int64_t s : shape) n *= s;
+  if (n == 0) return;
+  DimVector pos(shape.size(), 0);
+  for (int64_t k = 0; k < n; ++k) {
+    f(k, pos);
+    for (int64_t i = static_cast<int64_t>(shape.size()) - 1; i >= 0; --i) {
+      if (++pos[i] < shape[i]) break;
+      pos[i] = 0;
+    }
+  }
+}
+
+int64_t offset_of(const DimVector& pos, const DimVector& strides, int64_t d, int64_t at_d) {
+  int64_t off = 0;
+  for (size_t i = 0; i < pos.size(); ++i) off += (static_cast<int64_t>(i) == d ? at_d : pos[i]) * strides[i];
+  return off;
+}
+
+// The checked index of gather/scatter, read in place through its strides (an expanded index is
+// not copied out), every value in [0, size of dim).
 struct IndexPlan {
   int64_t d = 0;
   DimVector shape;
-  std::vector<int64_t> idx;
+  TensorBase index;
+  const int64_t* idx = nullptr;
+  DimVector idx_strides;
 };
 
 IndexPlan plan_scatter_gather(const char* name, const TensorBase& self, int64_t dim, const TensorBase& index,
@@ -56,36 +81,56 @@ IndexPlan plan_scatter_gather(const char* name, const TensorBase& self, int64_t 
     }
   }
   p.shape = index_s;
-  const TensorBase idx = contiguous_cpu(index);
-  const int64_t* v = static_cast<const int64_t*>(idx.data_ptr());
-  p.idx.assign(v, v + idx.numel());
+  p.index = index;
+  p.idx = static_cast<const int64_t*>(index.data_ptr());
+  p.idx_strides = nonempty_strides(index);
   const int64_t size = self_s[p.d];
   // RuntimeError, as torch (its gather/scatter kernels use TORCH_CHECK, unlike index_select).
-  for (int64_t i : p.idx)
+  // Each stored value once: a dim of stride 0 repeats the same ones.
+  DimVector distinct = p.shape;
+  for (size_t i = 0; i < distinct.size(); ++i)
+    if (p.idx_strides[i] == 0) distinct[i] = std::min<int64_t>(distinct[i], 1);
+  for_each_position(distinct, [&](int64_t, const DimVector& pos) {
+    const int64_t i = p.idx[offset_of(pos, p.idx_strides, -1, 0)];
     KILN_CHECK(i >= 0 && i < size, "index ", i, " is out of bounds for dimension ", p.d, " with size ", size);
+  });
   return p;
 }
 
-// Calls f(k, pos) for every position of `shape` in row-major order (k counts them).
+// The element offsets of a gather/scatter walk over the index's positions, one row (the index's
+// last dim) at a time: `indexed` is the tensor addressed through the index along dim d (gather's
+// self, scatter's target), `plain` the one addressed by the position itself (gather's result,
+// scatter's src). f(k, j, at, from) gets the element's number k, its position j in the row, and
+// its two offsets; the index is read once per element, not a coordinate walk per element.
 template <typename F>
-void for_each_position(IntArrayRef shape, F f) {
+void for_each_indexed_element(const IndexPlan& p, const DimVector& indexed, const DimVector& plain, F f) {
+  const int64_t nd = static_cast<int64_t>(p.shape.size()), last = nd - 1;
   int64_t n = 1;
-  for (int64_t s : shape) n *= s;
+  for (int64_t s : p.shape) n *= s;
   if (n == 0) return;
-  DimVector pos(shape.size(), 0);
-  for (int64_t k = 0; k < n; ++k) {
-    f(k, pos);
-    for (int64_t i = static_cast<int64_t>(shape.size()) - 1; i >= 0; --i) {
-      if (++pos[i] < shape[i]) break;
+  const int64_t len = p.shape[last];
+  const int64_t step_indexed = last == p.d ? 0 : indexed[last], step_plain = plain[last];
+  const int64_t step_idx = p.idx_strides[last];
+  DimVector pos(nd, 0);
+  int64_t base_indexed = 0, base_plain = 0, base_idx = 0;  // the row's start (dim d not counted on the indexed side)
+  for (int64_t k = 0; k < n; k += len) {
+    const int64_t* idx = p.idx + base_idx;
+    for (int64_t j = 0; j < len; ++j)
+      f(k + j, j, base_indexed + j * step_indexed + idx[j * step_idx] * indexed[p.d], base_plain + j * step_plain);
+    for (int64_t i = last - 1; i >= 0; --i) {
+      const int64_t si = i == p.d ? 0 : indexed[i];
+      if (++pos[i] < p.shape[i]) {
+        base_indexed += si;
+        base_plain += plain[i];
+        base_idx += p.idx_strides[i];
+        break;
+      }
+      base_indexed -= si * (p.shape[i] - 1);
+      base_plain -= plain[i] * (p.shape[i] - 1);
+      base_idx -= p.idx_strides[i] * (p.shape[i] - 1);
       pos[i] = 0;
     }
   }
-}
-
-int64_t offset_of(const DimVector& pos, const DimVector& strides, int64_t d, int64_t at_d) {
-  int64_t off = 0;
-  for (size_t i = 0; i < pos.size(); ++i) off += (static_cast<int64_t>(i) == d ? at_d : pos[i]) * strides[i];
-  return off;
 }
 
 enum class ScatterMode { kSrc, kValue, kAdd };
@@ -101,11 +146,15 @@ TensorBase scatter_impl(const char* name, const TensorBase& self, int64_t dim, c
     target = empty_like_cpu(self, self.dtype());
     copy_into(target, self, name);
   }
-  // src is copied first: it may share memory with self (x.scatter_(0, i, x)).
+  // In place, src is copied first when it shares memory with the target (x.scatter_(0, i, x)); a
+  // fresh target cannot.
   TensorBase s;
   if (src) {
-    s = empty_cpu(src->sizes(), src->dtype());
-    copy_into(s, *src, name);
+    s = *src;
+    if (out.defined() && src->impl()->storage().get() == out.impl()->storage().get()) {
+      s = empty_cpu(src->sizes(), src->dtype());
+      copy_into(s, *src, name);
+    }
   }
   const DimVector t_strides = nonempty_strides(target);
   const DimVector s_strides = src ? nonempty_strides(s) : DimVector{};
@@ -113,12 +162,13 @@ TensorBase scatter_impl(const char* name, const TensorBase& self, int64_t dim, c
     scalar_t* dst = static_cast<scalar_t*>(target.data_ptr());
     const scalar_t* sp = src ? static_cast<const scalar_t*>(s.data_ptr()) : nullptr;
     const scalar_t v = value.to<scalar_t>();
-    for_each_position(p.shape, [&](int64_t k, const DimVector& pos) {
-      scalar_t& at = dst[offset_of(pos, t_strides, p.d, p.idx[k])];
+    const DimVector& plain = src ? s_strides : t_strides;  // (unused without src)
+    for_each_indexed_element(p, t_strides, plain, [&](int64_t, int64_t, int64_t at_off, int64_t from) {
+      scalar_t& at = dst[at_off];
       if (mode == ScatterMode::kValue) {
         at = v;
       } else {
-        const scalar_t x = sp[offset_of(pos, s_strides, -1, 0)];
+        const scalar_t x = sp[from];
         at = mode == ScatterMode::kAdd ? static_cast<scalar_t>(at + x) : x;
       }
     });
@@ -152,8 +202,8 @@ TensorBase gather_out(const TensorBase& self, int64_t dim, const TensorBase& ind
   KILN_DISPATCH_ALL_TYPES_AND_REDUCED(self.dtype(), "gather", [&] {
     const scalar_t* src = static_cast<const scalar_t*>(self.data_ptr());
     scalar_t* dst = static_cast<scalar_t*>(result.data_ptr());
-    for_each_position(p.shape, [&](int64_t k, const DimVector& pos) {
-      dst[k] = src[offset_of(pos, x_strides, p.d, p.idx[k])];
+    for_each_indexed_element(p, x_strides, x_strides, [&](int64_t k, int64_t, int64_t from, int64_t) {
+      dst[k] = src[from];
     });
   });
   return finish_out(result, out, "gather");
@@ -198,8 +248,11 @@ TensorBase scatter_reduce_two(const TensorBase& self, int64_t dim, const TensorB
     target = empty_like_cpu(self, self.dtype());
     copy_into(target, self, name);
   }
-  TensorBase s = empty_cpu(src.sizes(), src.dtype());
-  copy_into(s, src, name);
+  TensorBase s = src;  // copied first only when it shares memory with an in-place target
+  if (out.defined() && src.impl()->storage().get() == out.impl()->storage().get()) {
+    s = empty_cpu(src.sizes(), src.dtype());
+    copy_into(s, src, name);
+  }
   const DimVector t_strides = nonempty_strides(target);
   const DimVector s_strides = nonempty_strides(s);
   // Row-major positions of self's elements, for the counts of "mean".
@@ -224,19 +277,23 @@ TensorBase scatter_reduce_two(const TensorBase& self, int64_t dim, const TensorB
       } else {
         identity = C(0);
       }
-      for_each_position(p.shape, [&](int64_t k, const DimVector& pos) {
-        dst[offset_of(pos, t_strides, p.d, p.idx[k])] = static_cast<scalar_t>(identity);
+      for_each_indexed_element(p, t_strides, s_strides, [&](int64_t, int64_t, int64_t at, int64_t) {
+        dst[at] = static_cast<scalar_t>(identity);
       });
     }
-    for_each_position(p.shape, [&](int64_t k, const DimVector& pos) {
-      scalar_t& at = dst[offset_of(pos, t_strides, p.d, p.idx[k])];
-      const C a = static_cast<C>(at), x = static_cast<C>(sp[offset_of(pos, s_strides, -1, 0)]);
+    if (r == R::kMean) {  // how many values each position of self receives
+      for_each_indexed_element(p, dense_strides, s_strides, [&](int64_t, int64_t, int64_t at, int64_t) {
+        ++count[at];
+      });
+    }
+    for_each_indexed_element(p, t_strides, s_strides, [&](int64_t, int64_t, int64_t at_off, int64_t from) {
+      scalar_t& at = dst[at_off];
+      const C a = static_cast<C>(at), x = static_cast<C>(sp[from]);
       C v;
       switch (r) {
         case R::kSum:
         case R::kMean:
           v = static_cast<C>(a + x);
-          if (r == R::kMean) ++count[offset_of(pos, dense_strides, p.d, p.idx[k])];
           break;
         case R::kProd: v = static_cast<C>(a * x); break;
         case R::kMax: v = (x != x || x > a) ? x : a; break;  // NOLINT: x != x is isnan for every C

@@ -1371,7 +1371,6 @@ NOT_GENERATED = {
     "Tensor.cpu": "kiln has one device",
     "Tensor.get_device": "kiln has one device: -1 as torch's CPU tensors (tests/python/test_programs_lm.py)",
     "Tensor.new": "the legacy constructor: uninitialized values (tests/python/test_programs_lm.py)",
-    "Tensor.type_as": "a dtype conversion, as .to(other.dtype) (tests/python/test_programs_lm.py)",
     "Tensor.is_same_size": "a shape query (tests/python/test_programs_lm.py)",
     "is_same_size": "a shape query (tests/python/test_programs_lm.py)",
     "Tensor.is_signed": "a dtype query (tests/python/test_programs_lm.py)",
