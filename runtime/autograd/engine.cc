@@ -53,6 +53,15 @@ TensorBase validate_grad(const TensorBase& grad, const InputMetadata& meta, cons
   return g;
 }
 
+// Whether a gradient arriving for a slot that already holds one can be added into it in place,
+// as torch's InputBuffer does: no graph is being built, and nothing else holds the slot's tensor or
+// its memory (a gradient a node returned twice, a view, one a hook kept: those are added out of
+// place). Saves a full-size allocation per extra gradient (a weight used at every step of a loop).
+bool accumulates_in_place(const TensorBase& slot, const TensorBase& g) {
+  return !GradMode::is_enabled() && slot.use_count() == 1 && slot.impl()->storage()->use_count() == 1 &&
+         slot.sizes() == g.sizes() && slot.dtype() == g.dtype() && slot.is_contiguous() && !slot.requires_grad();
+}
+
 void run_hooks(Node& node, variable_list& grads) {
   for (const auto& [nr, hook] : node.pre_hooks()) {
     if (nr < grads.size() && grads[nr].defined()) {
@@ -141,7 +150,13 @@ variable_list execute(const std::vector<Edge>& roots, variable_list root_grads, 
       if (outputs[i].defined()) {
         TensorBase g = validate_grad(outputs[i], next->input_metadata(e.input_nr), *node);
         TensorBase& slot = buf[e.input_nr];
-        slot = slot.defined() ? ops_seam::add(slot, g) : g;
+        if (!slot.defined()) {
+          slot = g;
+        } else if (accumulates_in_place(slot, g)) {
+          ops_seam::add_(slot, g);
+        } else {
+          slot = ops_seam::add(slot, g);
+        }
       }
       if (--dependencies[next] == 0) ready.push(next);
     }

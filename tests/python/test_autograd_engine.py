@@ -927,3 +927,33 @@ def test_inplace_op_with_itself_as_argument():
     del a, x, y
     gc.collect()
     assert _live() == base
+
+
+def test_gradients_accumulated_in_place_match_torch_and_spare_what_others_hold():
+    """The engine adds a second gradient into the first in place when nothing else holds it
+    (torch's InputBuffer): a weight used at every step, a tensor used twice by one op (its node
+    returns one gradient object twice), and gradients a hook kept must all come out as torch's."""
+    import numpy as np
+    import torch
+    rng = np.random.default_rng(3)
+    w0, x0, v0 = rng.standard_normal((4, 4)), rng.standard_normal((3, 4)), rng.standard_normal(4)
+    results = {}
+    for lib in (torch, kiln):
+        w = lib.tensor(w0, requires_grad=True)
+        v = lib.tensor(v0, requires_grad=True)
+        h = lib.tensor(x0)
+        kept = []
+        for _ in range(5):  # w's gradient arrives once per step
+            h = lib.tanh(h @ w + v)
+            h.register_hook(lambda g: kept.append(g))
+        u = h * 1.0
+        (u + u).sum().backward()  # AddBackward hands u's node the same gradient twice
+        results[lib.__name__] = (w.grad.numpy().copy(), v.grad.numpy().copy(),
+                                 [g.numpy().copy() for g in kept])
+    tw, tv, tk = results["torch"]
+    kw, kv, kk = results["kiln"]
+    np.testing.assert_allclose(kw, tw, rtol=1e-12, atol=1e-12)
+    np.testing.assert_allclose(kv, tv, rtol=1e-12, atol=1e-12)
+    assert len(kk) == len(tk)
+    for a, b in zip(kk, tk):
+        np.testing.assert_allclose(a, b, rtol=1e-12, atol=1e-12)
