@@ -164,3 +164,52 @@ def test_lbfgs_rejects_param_groups_and_needs_a_closure():
             L.optim.LBFGS([{"params": [p]}, {"params": [q]}])
         with pytest.raises(TypeError):
             L.optim.LBFGS([p]).step()
+
+
+def _cyclic_run(L, opt_name, opt_kwargs, sched_kwargs, steps):
+    p = L.nn.Parameter(L.zeros(2))
+    q = L.nn.Parameter(L.zeros(2))
+    opt = getattr(L.optim, opt_name)([{"params": [p]}, {"params": [q]}], **opt_kwargs)
+    sched = L.optim.lr_scheduler.CyclicLR(opt, **sched_kwargs)
+    out = []
+    for _ in range(steps):
+        opt.step()
+        sched.step()
+        g = opt.param_groups
+        out.append([(grp["lr"], grp.get("momentum"), grp.get("betas")) for grp in g] + [sched.get_last_lr()])
+    return out
+
+
+@pytest.mark.parametrize("kwargs", [
+    dict(base_lr=0.01, max_lr=0.1, step_size_up=4),
+    dict(base_lr=0.01, max_lr=0.1, step_size_up=3, step_size_down=5, mode="triangular2"),
+    dict(base_lr=[0.01, 0.02], max_lr=[0.1, 0.3], step_size_up=4, mode="exp_range", gamma=0.9),
+    dict(base_lr=0.01, max_lr=0.1, step_size_up=2, scale_fn=lambda x: 0.5 ** x, scale_mode="iterations"),
+    dict(base_lr=0.01, max_lr=0.1, step_size_up=2, base_momentum=0.7, max_momentum=0.95),
+    dict(base_lr=0.01, max_lr=0.1, step_size_up=2, cycle_momentum=False),
+])
+def test_cyclic_lr_matches_torch(kwargs):
+    want = _cyclic_run(torch, "SGD", dict(lr=0.5, momentum=0.9), kwargs, 20)
+    got = _cyclic_run(kiln, "SGD", dict(lr=0.5, momentum=0.9), kwargs, 20)
+    np.testing.assert_allclose(np.array([[r[0] for r in s[:2]] + s[2] for s in got]),
+                               np.array([[r[0] for r in s[:2]] + s[2] for s in want]), rtol=1e-12)
+    np.testing.assert_allclose(np.array([[r[1] for r in s[:2]] for s in got], dtype=float),
+                               np.array([[r[1] for r in s[:2]] for s in want], dtype=float), rtol=1e-12)
+
+
+def test_cyclic_lr_errors_and_adam_without_momentum():
+    for L in (torch, kiln):
+        opt = L.optim.SGD([L.nn.Parameter(L.zeros(1))], lr=0.1, momentum=0.9)
+        with pytest.raises(ValueError, match="mode is invalid"):
+            L.optim.lr_scheduler.CyclicLR(opt, 0.01, 0.1, mode="bogus")
+        with pytest.raises(ValueError, match="expected 1 values for base_lr"):
+            L.optim.lr_scheduler.CyclicLR(opt, [0.01, 0.02], 0.1)
+        with pytest.raises(TypeError, match="is not an Optimizer"):
+            L.optim.lr_scheduler.CyclicLR(object(), 0.01, 0.1)
+        rms = L.optim.Adagrad([L.nn.Parameter(L.zeros(1))])
+        with pytest.raises(ValueError, match="optimizer must support momentum"):
+            L.optim.lr_scheduler.CyclicLR(rms, 0.01, 0.1)
+    # Adam with cycle_momentum=False runs in torch 1.13 and kiln alike
+    want = _cyclic_run(torch, "Adam", {}, dict(base_lr=0.01, max_lr=0.1, step_size_up=3, cycle_momentum=False), 8)
+    got = _cyclic_run(kiln, "Adam", {}, dict(base_lr=0.01, max_lr=0.1, step_size_up=3, cycle_momentum=False), 8)
+    np.testing.assert_allclose([s[2] for s in got], [s[2] for s in want], rtol=1e-12)
