@@ -106,6 +106,10 @@
 #include "generated/api/isclose.h"
 #include "generated/api/sum.h"
 #include "generated/api/mean.h"
+#include "generated/api/median.h"
+#include "generated/api/nanmedian.h"
+#include "generated/api/nansum.h"
+#include "generated/api/nanmean.h"
 #include "generated/api/var.h"
 #include "generated/api/std.h"
 #include "generated/api/logsumexp.h"
@@ -230,6 +234,11 @@
 #include "generated/api/triu.h"
 #include "generated/api/cat.h"
 #include "generated/api/stack.h"
+#include "generated/api/hstack.h"
+#include "generated/api/vstack.h"
+#include "generated/api/row_stack.h"
+#include "generated/api/dstack.h"
+#include "generated/api/column_stack.h"
 #include "generated/api/contiguous.h"
 #include "generated/api/clone.h"
 #include "generated/api/copy.h"
@@ -898,6 +907,24 @@ class Tensor : public kiln::Tensor {
   }
   Tensor mean(const std::optional<IntArrayRef>& dim, bool keepdim = false, const std::optional<ScalarType>& dtype = std::nullopt) const {
     return to_api(kiln::mean(*this, dim, keepdim, dtype));
+  }
+  Tensor median() const {
+    return to_api(kiln::median(*this));
+  }
+  std::tuple<Tensor, Tensor> median(int64_t dim, bool keepdim = false) const {
+    return to_api(kiln::median(*this, dim, keepdim));
+  }
+  Tensor nanmedian() const {
+    return to_api(kiln::nanmedian(*this));
+  }
+  std::tuple<Tensor, Tensor> nanmedian(int64_t dim, bool keepdim = false) const {
+    return to_api(kiln::nanmedian(*this, dim, keepdim));
+  }
+  Tensor nansum(const std::optional<IntArrayRef>& dim = std::nullopt, bool keepdim = false, const std::optional<ScalarType>& dtype = std::nullopt) const {
+    return to_api(kiln::nansum(*this, dim, keepdim, dtype));
+  }
+  Tensor nanmean(const std::optional<IntArrayRef>& dim = std::nullopt, bool keepdim = false, const std::optional<ScalarType>& dtype = std::nullopt) const {
+    return to_api(kiln::nanmean(*this, dim, keepdim, dtype));
   }
   Tensor var(bool unbiased = true) const {
     return to_api(kiln::var(*this, unbiased));
@@ -2281,6 +2308,46 @@ inline const Tensor& mean_out(const Tensor& out, const Tensor& self, const std::
   return to_api(kiln::mean_out(out, self, dim, keepdim, dtype));
 }
 
+// median(Tensor self) -> Tensor
+inline Tensor median(const Tensor& self) {
+  return to_api(kiln::median(self));
+}
+
+// median.dim(Tensor self, int dim, bool keepdim=False) -> (Tensor values, Tensor indices)
+inline std::tuple<Tensor, Tensor> median(const Tensor& self, int64_t dim, bool keepdim = false) {
+  return to_api(kiln::median(self, dim, keepdim));
+}
+
+// nanmedian(Tensor self) -> Tensor
+inline Tensor nanmedian(const Tensor& self) {
+  return to_api(kiln::nanmedian(self));
+}
+
+// nanmedian.dim(Tensor self, int dim, bool keepdim=False) -> (Tensor values, Tensor indices)
+inline std::tuple<Tensor, Tensor> nanmedian(const Tensor& self, int64_t dim, bool keepdim = false) {
+  return to_api(kiln::nanmedian(self, dim, keepdim));
+}
+
+// nansum(Tensor self, int[1]? dim=None, bool keepdim=False, *, ScalarType? dtype=None) -> Tensor
+inline Tensor nansum(const Tensor& self, const std::optional<IntArrayRef>& dim = std::nullopt, bool keepdim = false, const std::optional<ScalarType>& dtype = std::nullopt) {
+  return to_api(kiln::nansum(self, dim, keepdim, dtype));
+}
+
+// nansum.out(Tensor self, int[1]? dim=None, bool keepdim=False, *, ScalarType? dtype=None, Tensor(a!) out) -> Tensor(a!)
+inline const Tensor& nansum_out(const Tensor& out, const Tensor& self, const std::optional<IntArrayRef>& dim = std::nullopt, bool keepdim = false, const std::optional<ScalarType>& dtype = std::nullopt) {
+  return to_api(kiln::nansum_out(out, self, dim, keepdim, dtype));
+}
+
+// nanmean(Tensor self, int[1]? dim=None, bool keepdim=False, *, ScalarType? dtype=None) -> Tensor
+inline Tensor nanmean(const Tensor& self, const std::optional<IntArrayRef>& dim = std::nullopt, bool keepdim = false, const std::optional<ScalarType>& dtype = std::nullopt) {
+  return to_api(kiln::nanmean(self, dim, keepdim, dtype));
+}
+
+// nanmean.out(Tensor self, int[1]? dim=None, bool keepdim=False, *, ScalarType? dtype=None, Tensor(a!) out) -> Tensor(a!)
+inline const Tensor& nanmean_out(const Tensor& out, const Tensor& self, const std::optional<IntArrayRef>& dim = std::nullopt, bool keepdim = false, const std::optional<ScalarType>& dtype = std::nullopt) {
+  return to_api(kiln::nanmean_out(out, self, dim, keepdim, dtype));
+}
+
 // var(Tensor self, bool unbiased=True) -> Tensor
 inline Tensor var(const Tensor& self, bool unbiased = true) {
   return to_api(kiln::var(self, unbiased));
@@ -3099,6 +3166,56 @@ inline Tensor stack(const std::vector<Tensor>& tensors, int64_t dim = 0) {
 // stack.out(Tensor[] tensors, int dim=0, *, Tensor(a!) out) -> Tensor(a!)
 inline const Tensor& stack_out(const Tensor& out, const std::vector<Tensor>& tensors, int64_t dim = 0) {
   return to_api(kiln::stack_out(out, to_runtime(tensors), dim));
+}
+
+// hstack(Tensor[] tensors) -> Tensor
+inline Tensor hstack(const std::vector<Tensor>& tensors) {
+  return to_api(kiln::hstack(to_runtime(tensors)));
+}
+
+// hstack.out(Tensor[] tensors, *, Tensor(a!) out) -> Tensor(a!)
+inline const Tensor& hstack_out(const Tensor& out, const std::vector<Tensor>& tensors) {
+  return to_api(kiln::hstack_out(out, to_runtime(tensors)));
+}
+
+// vstack(Tensor[] tensors) -> Tensor
+inline Tensor vstack(const std::vector<Tensor>& tensors) {
+  return to_api(kiln::vstack(to_runtime(tensors)));
+}
+
+// vstack.out(Tensor[] tensors, *, Tensor(a!) out) -> Tensor(a!)
+inline const Tensor& vstack_out(const Tensor& out, const std::vector<Tensor>& tensors) {
+  return to_api(kiln::vstack_out(out, to_runtime(tensors)));
+}
+
+// row_stack(Tensor[] tensors) -> Tensor
+inline Tensor row_stack(const std::vector<Tensor>& tensors) {
+  return to_api(kiln::row_stack(to_runtime(tensors)));
+}
+
+// row_stack.out(Tensor[] tensors, *, Tensor(a!) out) -> Tensor(a!)
+inline const Tensor& row_stack_out(const Tensor& out, const std::vector<Tensor>& tensors) {
+  return to_api(kiln::row_stack_out(out, to_runtime(tensors)));
+}
+
+// dstack(Tensor[] tensors) -> Tensor
+inline Tensor dstack(const std::vector<Tensor>& tensors) {
+  return to_api(kiln::dstack(to_runtime(tensors)));
+}
+
+// dstack.out(Tensor[] tensors, *, Tensor(a!) out) -> Tensor(a!)
+inline const Tensor& dstack_out(const Tensor& out, const std::vector<Tensor>& tensors) {
+  return to_api(kiln::dstack_out(out, to_runtime(tensors)));
+}
+
+// column_stack(Tensor[] tensors) -> Tensor
+inline Tensor column_stack(const std::vector<Tensor>& tensors) {
+  return to_api(kiln::column_stack(to_runtime(tensors)));
+}
+
+// column_stack.out(Tensor[] tensors, *, Tensor(a!) out) -> Tensor(a!)
+inline const Tensor& column_stack_out(const Tensor& out, const std::vector<Tensor>& tensors) {
+  return to_api(kiln::column_stack_out(out, to_runtime(tensors)));
 }
 
 // clone(Tensor self) -> Tensor

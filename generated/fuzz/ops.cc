@@ -1691,6 +1691,68 @@ const FuzzOp kFuzzOps[] = {
        const auto dtype = in.optional_dtype();
        use_result(in, kiln::mean_out(out, self, dim, keepdim, dtype));
      }},
+    {"median",
+     [](FuzzInput& in) {
+       const Tensor self = in.tensor();
+       use_result(in, kiln::median(self));
+     }},
+    {"median.dim",
+     [](FuzzInput& in) {
+       const Tensor self = in.tensor();
+       const auto dim = in.int64();
+       const auto keepdim = in.boolean();
+       use_result(in, kiln::median(self, dim, keepdim));
+     }},
+    {"nanmedian",
+     [](FuzzInput& in) {
+       const Tensor self = in.tensor();
+       use_result(in, kiln::nanmedian(self));
+     }},
+    {"nanmedian.dim",
+     [](FuzzInput& in) {
+       const Tensor self = in.tensor();
+       const auto dim = in.int64();
+       const auto keepdim = in.boolean();
+       use_result(in, kiln::nanmedian(self, dim, keepdim));
+     }},
+    {"nansum",
+     [](FuzzInput& in) {
+       const Tensor self = in.tensor();
+       const auto dim_values = in.optional_int_list();
+       const std::optional<IntArrayRef> dim = dim_values ? std::optional<IntArrayRef>(*dim_values) : std::nullopt;
+       const auto keepdim = in.boolean();
+       const auto dtype = in.optional_dtype();
+       use_result(in, kiln::nansum(self, dim, keepdim, dtype));
+     }},
+    {"nansum.out",
+     [](FuzzInput& in) {
+       const Tensor out = in.tensor();
+       const Tensor self = in.tensor();
+       const auto dim_values = in.optional_int_list();
+       const std::optional<IntArrayRef> dim = dim_values ? std::optional<IntArrayRef>(*dim_values) : std::nullopt;
+       const auto keepdim = in.boolean();
+       const auto dtype = in.optional_dtype();
+       use_result(in, kiln::nansum_out(out, self, dim, keepdim, dtype));
+     }},
+    {"nanmean",
+     [](FuzzInput& in) {
+       const Tensor self = in.tensor();
+       const auto dim_values = in.optional_int_list();
+       const std::optional<IntArrayRef> dim = dim_values ? std::optional<IntArrayRef>(*dim_values) : std::nullopt;
+       const auto keepdim = in.boolean();
+       const auto dtype = in.optional_dtype();
+       use_result(in, kiln::nanmean(self, dim, keepdim, dtype));
+     }},
+    {"nanmean.out",
+     [](FuzzInput& in) {
+       const Tensor out = in.tensor();
+       const Tensor self = in.tensor();
+       const auto dim_values = in.optional_int_list();
+       const std::optional<IntArrayRef> dim = dim_values ? std::optional<IntArrayRef>(*dim_values) : std::nullopt;
+       const auto keepdim = in.boolean();
+       const auto dtype = in.optional_dtype();
+       use_result(in, kiln::nanmean_out(out, self, dim, keepdim, dtype));
+     }},
     {"var",
      [](FuzzInput& in) {
        const Tensor self = in.tensor();
@@ -3154,6 +3216,61 @@ const FuzzOp kFuzzOps[] = {
        const std::vector<Tensor> tensors = in.tensor_list();
        const auto dim = in.int64();
        use_result(in, kiln::stack_out(out, tensors, dim));
+     }},
+    {"hstack",
+     [](FuzzInput& in) {
+       const std::vector<Tensor> tensors = in.tensor_list();
+       use_result(in, kiln::hstack(tensors));
+     }},
+    {"hstack.out",
+     [](FuzzInput& in) {
+       const Tensor out = in.tensor();
+       const std::vector<Tensor> tensors = in.tensor_list();
+       use_result(in, kiln::hstack_out(out, tensors));
+     }},
+    {"vstack",
+     [](FuzzInput& in) {
+       const std::vector<Tensor> tensors = in.tensor_list();
+       use_result(in, kiln::vstack(tensors));
+     }},
+    {"vstack.out",
+     [](FuzzInput& in) {
+       const Tensor out = in.tensor();
+       const std::vector<Tensor> tensors = in.tensor_list();
+       use_result(in, kiln::vstack_out(out, tensors));
+     }},
+    {"row_stack",
+     [](FuzzInput& in) {
+       const std::vector<Tensor> tensors = in.tensor_list();
+       use_result(in, kiln::row_stack(tensors));
+     }},
+    {"row_stack.out",
+     [](FuzzInput& in) {
+       const Tensor out = in.tensor();
+       const std::vector<Tensor> tensors = in.tensor_list();
+       use_result(in, kiln::row_stack_out(out, tensors));
+     }},
+    {"dstack",
+     [](FuzzInput& in) {
+       const std::vector<Tensor> tensors = in.tensor_list();
+       use_result(in, kiln::dstack(tensors));
+     }},
+    {"dstack.out",
+     [](FuzzInput& in) {
+       const Tensor out = in.tensor();
+       const std::vector<Tensor> tensors = in.tensor_list();
+       use_result(in, kiln::dstack_out(out, tensors));
+     }},
+    {"column_stack",
+     [](FuzzInput& in) {
+       const std::vector<Tensor> tensors = in.tensor_list();
+       use_result(in, kiln::column_stack(tensors));
+     }},
+    {"column_stack.out",
+     [](FuzzInput& in) {
+       const Tensor out = in.tensor();
+       const std::vector<Tensor> tensors = in.tensor_list();
+       use_result(in, kiln::column_stack_out(out, tensors));
      }},
     {"contiguous",
      [](FuzzInput& in) {

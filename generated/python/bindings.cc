@@ -104,6 +104,10 @@ PyObject* fn_any(PyObject* module, PyObject* args, PyObject* kwargs);
 PyObject* fn_isclose(PyObject* module, PyObject* args, PyObject* kwargs);
 PyObject* fn_sum(PyObject* module, PyObject* args, PyObject* kwargs);
 PyObject* fn_mean(PyObject* module, PyObject* args, PyObject* kwargs);
+PyObject* fn_median(PyObject* module, PyObject* args, PyObject* kwargs);
+PyObject* fn_nanmedian(PyObject* module, PyObject* args, PyObject* kwargs);
+PyObject* fn_nansum(PyObject* module, PyObject* args, PyObject* kwargs);
+PyObject* fn_nanmean(PyObject* module, PyObject* args, PyObject* kwargs);
 PyObject* fn_var(PyObject* module, PyObject* args, PyObject* kwargs);
 PyObject* fn_std(PyObject* module, PyObject* args, PyObject* kwargs);
 PyObject* fn_logsumexp(PyObject* module, PyObject* args, PyObject* kwargs);
@@ -226,6 +230,11 @@ PyObject* fn_tril(PyObject* module, PyObject* args, PyObject* kwargs);
 PyObject* fn_triu(PyObject* module, PyObject* args, PyObject* kwargs);
 PyObject* fn_cat(PyObject* module, PyObject* args, PyObject* kwargs);
 PyObject* fn_stack(PyObject* module, PyObject* args, PyObject* kwargs);
+PyObject* fn_hstack(PyObject* module, PyObject* args, PyObject* kwargs);
+PyObject* fn_vstack(PyObject* module, PyObject* args, PyObject* kwargs);
+PyObject* fn_row_stack(PyObject* module, PyObject* args, PyObject* kwargs);
+PyObject* fn_dstack(PyObject* module, PyObject* args, PyObject* kwargs);
+PyObject* fn_column_stack(PyObject* module, PyObject* args, PyObject* kwargs);
 PyObject* fn_clone(PyObject* module, PyObject* args, PyObject* kwargs);
 PyObject* fn__to_copy(PyObject* module, PyObject* args, PyObject* kwargs);
 PyObject* fn_matmul(PyObject* module, PyObject* args, PyObject* kwargs);
@@ -473,6 +482,10 @@ PyObject* method_any(PyObject* self, PyObject* args, PyObject* kwargs);
 PyObject* method_isclose(PyObject* self, PyObject* args, PyObject* kwargs);
 PyObject* method_sum(PyObject* self, PyObject* args, PyObject* kwargs);
 PyObject* method_mean(PyObject* self, PyObject* args, PyObject* kwargs);
+PyObject* method_median(PyObject* self, PyObject* args, PyObject* kwargs);
+PyObject* method_nanmedian(PyObject* self, PyObject* args, PyObject* kwargs);
+PyObject* method_nansum(PyObject* self, PyObject* args, PyObject* kwargs);
+PyObject* method_nanmean(PyObject* self, PyObject* args, PyObject* kwargs);
 PyObject* method_var(PyObject* self, PyObject* args, PyObject* kwargs);
 PyObject* method_std(PyObject* self, PyObject* args, PyObject* kwargs);
 PyObject* method_logsumexp(PyObject* self, PyObject* args, PyObject* kwargs);
@@ -683,6 +696,10 @@ PyMethodDef generated_functions[] = {
     KILN_BINDING("isclose", fn_isclose),
     KILN_BINDING("sum", fn_sum),
     KILN_BINDING("mean", fn_mean),
+    KILN_BINDING("median", fn_median),
+    KILN_BINDING("nanmedian", fn_nanmedian),
+    KILN_BINDING("nansum", fn_nansum),
+    KILN_BINDING("nanmean", fn_nanmean),
     KILN_BINDING("var", fn_var),
     KILN_BINDING("std", fn_std),
     KILN_BINDING("logsumexp", fn_logsumexp),
@@ -805,6 +822,11 @@ PyMethodDef generated_functions[] = {
     KILN_BINDING("triu", fn_triu),
     KILN_BINDING("cat", fn_cat),
     KILN_BINDING("stack", fn_stack),
+    KILN_BINDING("hstack", fn_hstack),
+    KILN_BINDING("vstack", fn_vstack),
+    KILN_BINDING("row_stack", fn_row_stack),
+    KILN_BINDING("dstack", fn_dstack),
+    KILN_BINDING("column_stack", fn_column_stack),
     KILN_BINDING("clone", fn_clone),
     KILN_BINDING("_to_copy", fn__to_copy),
     KILN_BINDING("matmul", fn_matmul),
@@ -1056,6 +1078,10 @@ PyMethodDef generated_methods[] = {
     KILN_BINDING("isclose", method_isclose),
     KILN_BINDING("sum", method_sum),
     KILN_BINDING("mean", method_mean),
+    KILN_BINDING("median", method_median),
+    KILN_BINDING("nanmedian", method_nanmedian),
+    KILN_BINDING("nansum", method_nansum),
+    KILN_BINDING("nanmean", method_nanmean),
     KILN_BINDING("var", method_var),
     KILN_BINDING("std", method_std),
     KILN_BINDING("logsumexp", method_logsumexp),

@@ -113,6 +113,10 @@ Tensor extremum_backward(const Tensor& grad, const Tensor& self, const Tensor& r
   return kiln::mul(share, mask);
 }
 
+Tensor evenly_distribute_backward(const Tensor& grad, const Tensor& self, const Tensor& result) {
+  return extremum_backward(grad, self, result, {}, /*keepdim=*/false);
+}
+
 Tensor value_selecting_reduction_backward(const Tensor& grad, int64_t dim, const Tensor& indices, IntArrayRef sizes,
                                           bool keepdim) {
   if (sizes.empty()) return grad;  // a 0-dim input: its one element was selected

@@ -31,6 +31,9 @@ Tensor slice_backward_wrapper(const Tensor& grad, IntArrayRef sizes, int64_t dim
 Tensor unsqueeze_to(const Tensor& grad, int64_t dim, IntArrayRef sizes);
 // Gradient of amax/amin: split evenly among the elements equal to the extremum.
 Tensor extremum_backward(const Tensor& grad, const Tensor& self, const Tensor& result, IntArrayRef dim, bool keepdim);
+// Gradient of median()/nanmedian() (torch's evenly_distribute_backward): split evenly among the
+// elements equal to the result (the NaNs when it is NaN).
+Tensor evenly_distribute_backward(const Tensor& grad, const Tensor& self, const Tensor& result);
 // Gradient of max.dim/min.dim: grad placed at `indices` along `dim`, zeros elsewhere.
 Tensor value_selecting_reduction_backward(const Tensor& grad, int64_t dim, const Tensor& indices, IntArrayRef sizes,
                                           bool keepdim);

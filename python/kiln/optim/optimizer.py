@@ -95,7 +95,9 @@ class Optimizer:
                 p = param_of[k]
                 self.state[p] = {name: _copy_value(v) for name, v in s.items()}
                 for name, v in self.state[p].items():
-                    if isinstance(v, _C.TensorBase) and v.is_floating_point() and v.dtype != p.dtype:
+                    # as torch: floating state takes the parameter's dtype, except the step count
+                    if name != "step" and isinstance(v, _C.TensorBase) and v.is_floating_point() \
+                            and v.dtype != p.dtype:
                         self.state[p][name] = v.to(p.dtype)
         self.param_groups = [dict(s, params=g["params"]) for s, g in zip(saved, self.param_groups)]
 

@@ -169,6 +169,24 @@ def g_reduce(g: G, dims_tuple=True, dtype_kw=False, need_dim=False):
 add("sum", extremes=False, gen=lambda g: g_reduce(g, True, True), out=True, n=20)
 add("mean", extremes=False, gen=lambda g: g_reduce(g, True, True), out=True, n=16)
 add("prod", lambda g: g_reduce(g, False, True), out=True, n=14)
+
+
+def g_median(g: G):
+    a = g.t()   # ties and NaNs included: kiln picks torch's index among equal values
+    kw = {}
+    if g.p(0.7):
+        kw["dim"] = g.dim(len(a.shape))
+        if g.p(0.5):
+            kw["keepdim"] = g.p(0.5)
+    return (a,), kw
+
+
+# torch 1.13 has no float16/bfloat16 median on the CPU: compared without.
+_NO_REDUCED = ("bool", "int32", "int64", "float32", "float64")
+add("median", g_median, n=16, dtypes=_NO_REDUCED)
+add("nanmedian", g_median, n=14, dtypes=_NO_REDUCED)
+add("nansum", lambda g: g_reduce(g, True, True), out=True, n=14, dtypes=_NO_REDUCED)
+add("nanmean", lambda g: g_reduce(g, True, True), out=True, n=12, dtypes=_NO_REDUCED)
 add("amax", lambda g: g_reduce(g, True), out=True, n=12)
 add("amin", lambda g: g_reduce(g, True), out=True, n=12)
 add("max_dim", lambda g: g_reduce(g, False, need_dim=g.p(0.6)), func="max", method="max", n=14)
@@ -528,6 +546,21 @@ def g_stack(g: G):
 
 
 add("stack", g_stack, method=None, out=True, n=10)
+
+
+def g_joined(g: G):
+    """Parts of ranks 0 to 3 sharing their leading sizes, so most lists join (some do not)."""
+    base = g.shape(2, 3)
+    ts = []
+    for _ in range(g.int(1, 3)):
+        nd = g.int(0, 3)
+        s = tuple(base[:nd]) if g.p(0.85) else g.shape(nd, nd)
+        ts.append(g.t(s, g.other_dtype(0.8)))
+    return (ts,), {}
+
+
+for _name in ("hstack", "vstack", "row_stack", "dstack", "column_stack"):
+    add(_name, g_joined, method=None, out=True, n=12)
 
 
 # --------------------------------------------------------------------------- indexing

@@ -608,6 +608,129 @@ def _other(name, ref):
     return rec
 
 
+
+# -------- median / nanmedian / nansum / nanmean
+def _median_position(row, ignore_nan):
+    """Index into `row` (1-D, non-empty) of torch's median: the lower median's position in a stable
+    sort (torch breaks ties by index); a row with a NaN gives its first NaN unless ignore_nan, which
+    takes the lower median of the non-NaN values (all-NaN rows are not sampled here: see
+    test_median_ops.py, which compares them with torch)."""
+    nan = np.isnan(row) if row.dtype.kind == "f" else np.zeros(row.shape, bool)
+    if nan.any() and not ignore_nan:
+        return int(np.argmax(nan))
+    k = int((~nan).sum())
+    order = np.argsort(row, kind="stable")  # NaNs last
+    return int(order[max(k - 1, 0) // 2])
+
+
+def _median_dim_ref(ignore_nan):
+    def ref(x, dim, keepdim=False):
+        if x.ndim == 0:
+            return x.copy(), np.zeros((), dtype=np.int64)
+        axis = dim % x.ndim
+        moved = np.moveaxis(x, axis, -1)
+        flat = moved.reshape(-1, moved.shape[-1])
+        idx = np.array([_median_position(r, ignore_nan) for r in flat], dtype=np.int64).reshape(moved.shape[:-1])
+        vals = np.take_along_axis(moved, idx[..., None], axis=-1)[..., 0]
+        if keepdim:
+            idx, vals = np.expand_dims(idx, axis), np.expand_dims(vals, axis)
+        return vals, idx
+    return ref
+
+
+def _median_full_ref(ignore_nan):
+    def ref(x):
+        if x.size == 0:  # torch's NaN; in an integral dtype the value its conversion gives (the lowest)
+            return np.asarray(np.nan if x.dtype.kind == "f" else np.iinfo(x.dtype).min, dtype=x.dtype)
+        flat = x.reshape(-1)
+        return np.asarray(flat[_median_position(flat, ignore_nan)])
+    return ref
+
+
+def _median_full_samples(d):
+    out = _full_samples(d)
+    out.append(Sample((_ties(d),), note="ties"))
+    out.append(Sample((values((6,), d, seed=3),), note="even count: the lower median"))
+    out += [Sample((x,), note="NaN") for x in _specials(d)]
+    out.append(Sample((_expanded(d),), note="expanded input"))
+    return out
+
+
+def _median_dim_samples(d):
+    out = _max_dim_samples(d)
+    out.append(Sample((values((3, 6), d, seed=3), 1), note="even count: the lower median"))
+    if d in FLOATS:  # the NaN rows' medians: nanmedian skips them (no all-NaN row)
+        x = _nans(d)
+        out += [Sample((x, 1, True), note="NaN rows, keepdim")]
+    return out
+
+
+def _median_errors(name):
+    return lambda: [
+        ErrorInput(lambda k: getattr(k, name)(k.ones(2, 0, 3), 1), IndexError,
+                   r"median\(\): Expected reduction dim 1 to have non-zero size", f"{name} over an empty dim"),
+        ErrorInput(lambda k: getattr(k, name)(k.ones(3), 1), IndexError, "Dimension out of range",
+                   f"{name} with dim out of range"),
+        ErrorInput(lambda k: getattr(k, name)(k.ones(3, dtype=k.bool), 0), RuntimeError, "not implemented for",
+                   f"{name} of a bool tensor"),
+    ]
+
+
+def _no_nan(x):
+    return np.where(np.isnan(x), 0, x) if x.dtype.kind == "f" else x
+
+
+def _nansum_ref(x, dim=None, keepdim=False, dtype=None):
+    return _sum_ref(_no_nan(x), dim, keepdim, dtype)
+
+
+def _nanmean_ref(x, dim=None, keepdim=False, dtype=None):
+    x = _cast(x, dtype)
+    with warnings.catch_warnings():  # an empty or all-NaN slice is NaN, with a RuntimeWarning
+        warnings.simplefilter("ignore", RuntimeWarning)
+        return np.asarray(np.nanmean(x, axis=_axes(x, dim), keepdims=keepdim), dtype=x.dtype)
+
+
+def _nan_reduction_samples(d, dtypes):
+    out = _multi_dim_samples(d, none_dim=True)
+    out += _with_dtype_kwarg([Sample((values((2, 3, 4), d), (0, -1), True), note="shape (2, 3, 4)")], dtypes)
+    out += [Sample((x, 1), note="NaN rows") for x in _specials(d)]
+    out += [Sample((x, None, True), note="NaN, all dims, keepdim") for x in _specials(d)]
+    if d in FLOATS:
+        x = _nans(d).copy()
+        x[1, :] = np.nan
+        out.append(Sample((x, 1), note="an all-NaN row"))
+        out.append(Sample((x,), note="NaN, dim default (all)"))
+    out += _expanded_multi(d)
+    return out
+
+
+def _nansum_samples(d):
+    # A floating input's dtype= must be floating (torch's kernel): see _nansum_errors.
+    return _nan_reduction_samples(d, ["float64"] + (["float32"] if d != "float64" else [])
+                                  + (["int64"] if d not in FLOATS else []))
+
+
+def _nansum_errors():
+    return _sum_like_errors("nansum")() + [
+        ErrorInput(lambda k: k.nansum(k.ones(2, 3), 1, dtype=k.int64), RuntimeError, "not implemented for",
+                   "a floating input summed in an integral dtype="),
+    ]
+
+
+def _nanmean_samples(d):
+    return _nan_reduction_samples(d, ["float64"] + (["float32"] if d != "float64" else []))
+
+
+def _nanmean_errors():
+    return [
+        ErrorInput(lambda k: k.nanmean(k.ones(2, 3, dtype=k.int64)), RuntimeError,
+                   "nanmean\\(\\): expected input to have floating point dtype", "nanmean of an integral tensor"),
+        ErrorInput(lambda k: k.nanmean(k.ones(2, 3, dtype=k.int64), 0, dtype=k.float32), RuntimeError,
+                   "floating point dtype", "nanmean of an integral tensor with dtype="),
+    ]
+
+
 def _grad(samples_fn):
     return lambda: _for_gradcheck(samples_fn("float64"))
 
@@ -656,6 +779,21 @@ RECORDS = [
     OpRecord("mean.dim", FAMILY, FLOATS, _mean_dim_samples, ref=_mean_ref, result_dtype=_dtype_or_input,
              grad_samples=_grad(_mean_dim_samples),
              error_inputs=lambda: _sum_like_errors("mean")() + _mean_errors()),
+    OpRecord("median", FAMILY, NUMERIC, _median_full_samples, ref=_median_full_ref(False),
+             grad_samples=_grad(_median_full_samples), error_inputs=lambda: _median_errors("median")()[2:]),
+    OpRecord("median.dim", FAMILY, NUMERIC, _median_dim_samples, ref=_median_dim_ref(False),
+             result_dtype=_values_and_indices, grad_samples=_grad(_median_dim_samples),
+             error_inputs=_median_errors("median")),
+    OpRecord("nanmedian", FAMILY, NUMERIC, _median_full_samples, ref=_median_full_ref(True),
+             grad_samples=_grad(_median_full_samples), error_inputs=lambda: _median_errors("nanmedian")()[2:]),
+    OpRecord("nanmedian.dim", FAMILY, NUMERIC, _median_dim_samples, ref=_median_dim_ref(True),
+             result_dtype=_values_and_indices, grad_samples=_grad(_median_dim_samples),
+             error_inputs=_median_errors("nanmedian")),
+    OpRecord("nansum", FAMILY, ALL, _nansum_samples, ref=_nansum_ref, result_dtype=_sum_result,
+             grad_samples=_grad(_nansum_samples), error_inputs=_nansum_errors),
+    OpRecord("nanmean", FAMILY, FLOATS, _nanmean_samples, ref=_nanmean_ref, result_dtype=_dtype_or_input,
+             grad_samples=_grad(_nanmean_samples),
+             error_inputs=lambda: _sum_like_errors("nanmean")() + _nanmean_errors()),
     # PyTorch 1.13 refuses bool inputs ("argmax_cpu" not implemented for 'Bool'); kiln accepts them.
     OpRecord("argmax", FAMILY, NUMERIC, _arg_samples, ref=_arg_ref(np.argmax), result_dtype=always("int64"),
              error_inputs=_arg_errors("argmax")),

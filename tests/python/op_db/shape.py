@@ -471,6 +471,52 @@ def _stack_errors():
     ]
 
 
+
+# ----------------------------------------------------------------------------- hstack, vstack, dstack, column_stack
+# Parts of mixed ranks each op joins (besides the equal-shape parts every one of them joins).
+_JOINED_MIXED = {
+    "hstack": [[(), (2,), ()], [(2, 3), (2, 1)], [(2, 1, 3), (2, 2, 3)]],
+    "vstack": [[(3,), (2, 3)], [(1, 3), (3,)], [(), (1, 1)]],
+    "dstack": [[(2, 3), (2, 3, 2)], [(3,), (1, 3, 2)], [(), (1, 1, 3)]],
+    "column_stack": [[(), (1,), (1, 2)], [(3,), (3, 2)], [(2, 2, 3), (2, 1, 3)]],
+}
+_JOINED_MIXED["row_stack"] = _JOINED_MIXED["vstack"]
+
+
+def _joined_stack_samples(name):
+    """Lists of parts: each op raises them to at least 1, 2 or 3 dims first."""
+    def samples(dtype):
+        v = lambda shape, seed=0, d=dtype: values(shape, d, seed=seed)  # noqa: E731
+        out = [Sample(([v(s), v(s, 1)],), note=f"two parts of shape {s}") for s in [(3,), (), (2, 3), (2, 3, 4)]]
+        out += [Sample(([v((4,))],), note="one part"),
+                Sample(([v((2, 0)), v((2, 0), 1)],), note="zero-size parts"),
+                Sample(([_expanded(dtype, (3, 1), (3, 2)), v((3, 2), 1)],), note="an expanded part")]
+        out += [Sample(([v(s, i) for i, s in enumerate(shapes)],), note=f"parts of shapes {shapes}")
+                for shapes in _JOINED_MIXED[name]]
+        for d2 in ALL:
+            if d2 != dtype:
+                out.append(Sample(([v((3,)), v((3,), 1, d2)],), note=f"{dtype} with {d2}"))
+        return out
+    return samples
+
+
+def _joined_ref(fn):
+    def ref(tensors):
+        return fn(list(tensors))
+    return ref
+
+
+def _joined_errors(name, message_name=None):
+    shown = message_name or name
+    return lambda: [
+        ErrorInput(lambda k: getattr(k, name)([]), RuntimeError, f"{shown} expects a non-empty TensorList",
+                   "empty list"),
+        ErrorInput(lambda k: getattr(k, name)([k.ones(2, 3, 4), k.ones(3, 4, 5)]), RuntimeError,
+                   "Sizes of tensors must match", "parts whose sizes differ off the join dim"),
+        ErrorInput(lambda k: getattr(k, name)(k.ones(2, 3)), TypeError, "", "a tensor, not a list of tensors"),
+    ]
+
+
 # ----------------------------------------------------------------------------- detach, contiguous
 def _one_tensor_samples(dtype):
     out = [Sample((values(s, dtype),), note=f"shape {s}") for s in SHAPES]
@@ -591,6 +637,16 @@ RECORDS = [
              "inputs"),
     OpRecord("stack", FAMILY, ALL, _stack_samples, ref=_stack_ref, result_dtype=_list_result,
              error_inputs=_stack_errors),
+    OpRecord("hstack", FAMILY, ALL, _joined_stack_samples("hstack"), ref=_joined_ref(np.hstack), result_dtype=_list_result,
+             error_inputs=_joined_errors("hstack")),
+    OpRecord("vstack", FAMILY, ALL, _joined_stack_samples("vstack"), ref=_joined_ref(np.vstack), result_dtype=_list_result,
+             error_inputs=_joined_errors("vstack")),
+    OpRecord("row_stack", FAMILY, ALL, _joined_stack_samples("row_stack"), ref=_joined_ref(np.vstack), result_dtype=_list_result,
+             error_inputs=_joined_errors("row_stack", "vstack")),
+    OpRecord("dstack", FAMILY, ALL, _joined_stack_samples("dstack"), ref=_joined_ref(np.dstack), result_dtype=_list_result,
+             error_inputs=_joined_errors("dstack")),
+    OpRecord("column_stack", FAMILY, ALL, _joined_stack_samples("column_stack"), ref=_joined_ref(np.column_stack),
+             result_dtype=_list_result, error_inputs=_joined_errors("column_stack")),
     OpRecord("contiguous", FAMILY, ALL, _one_tensor_samples, check=_check_contiguous),
     OpRecord("select_backward", FAMILY, ALL, _select_backward_samples, ref=_select_backward_ref,
              error_inputs=_select_backward_errors),

@@ -52,6 +52,26 @@ def zero_grads(params, set_to_none):
                 p.grad.requires_grad_(False)
             p.grad.zero_()
 
+class RemovableHandle:
+    """The handle register_forward_hook/register_forward_pre_hook return (torch.utils.hooks.RemovableHandle)."""
+    next_id = 0
+
+    def __init__(self, hooks_dict, hook):
+        self.hooks_dict_ref = hooks_dict
+        self.id = RemovableHandle.next_id
+        RemovableHandle.next_id += 1
+        hooks_dict[self.id] = hook
+
+    def remove(self):
+        self.hooks_dict_ref.pop(self.id, None)
+
+    def __enter__(self):
+        return self
+
+    def __exit__(self, *exc):
+        self.remove()
+
+
 class Module:
     """Base class for neural-network modules; subclasses define forward()."""
 
@@ -63,12 +83,45 @@ class Module:
         object.__setattr__(self, "_buffers", OrderedDict())
         object.__setattr__(self, "_non_persistent_buffers_set", set())
         object.__setattr__(self, "_modules", OrderedDict())
+        object.__setattr__(self, "_forward_pre_hooks", OrderedDict())
+        object.__setattr__(self, "_forward_hooks", OrderedDict())
 
     def forward(self, *args, **kwargs):
         raise NotImplementedError(f'Module [{type(self).__name__}] is missing the required "forward" function')
 
     def __call__(self, *args, **kwargs):
-        return self.forward(*args, **kwargs)
+        d = self.__dict__
+        pre, post = d.get("_forward_pre_hooks"), d.get("_forward_hooks")
+        if not pre and not post:
+            return self.forward(*args, **kwargs)
+        # torch's order: pre-hooks may replace the positional inputs, forward hooks the output
+        for hook in list(pre.values()) if pre else ():
+            result = hook(self, args)
+            if result is not None:
+                args = result if isinstance(result, tuple) else (result,)
+        output = self.forward(*args, **kwargs)
+        for hook in list(post.values()) if post else ():
+            result = hook(self, args, output)
+            if result is not None:
+                output = result
+        return output
+
+    # ---- hooks ----
+    def _hook_dict(self, name):
+        hooks = self.__dict__.get(name)
+        if hooks is None:
+            hooks = OrderedDict()
+            object.__setattr__(self, name, hooks)
+        return hooks
+
+    def register_forward_pre_hook(self, hook):
+        """hook(module, args) runs before forward(); a non-None result replaces args (a tuple, or one value).
+        Returns a handle whose remove() unregisters it."""
+        return RemovableHandle(self._hook_dict("_forward_pre_hooks"), hook)
+
+    def register_forward_hook(self, hook):
+        """hook(module, args, output) runs after forward(); a non-None result replaces the output."""
+        return RemovableHandle(self._hook_dict("_forward_hooks"), hook)
 
     # ---- registration ----
     def _check_name(self, kind, name, store):

@@ -1,4 +1,5 @@
-"""kiln.nn.utils: gradient clipping and (kiln.nn.utils.rnn) packed sequences, as torch.nn.utils."""
+"""kiln.nn.utils: gradient clipping, weight and spectral normalization and (kiln.nn.utils.rnn) packed
+sequences, as torch.nn.utils."""
 import math
 
 import kiln
@@ -68,6 +69,9 @@ def clip_grad_value_(parameters, clip_value, foreach=None):
             g.clamp_(-clip_value, clip_value)
 
 
-__all__ = ["clip_grad_norm_", "clip_grad_norm", "clip_grad_value_", "parameters_to_vector", "vector_to_parameters"]
+__all__ = ["clip_grad_norm_", "clip_grad_norm", "clip_grad_value_", "parameters_to_vector", "vector_to_parameters",
+           "weight_norm", "remove_weight_norm", "spectral_norm", "remove_spectral_norm"]
 
+from .spectral_norm import remove_spectral_norm, spectral_norm  # noqa: E402
+from .weight_norm import remove_weight_norm, weight_norm  # noqa: E402
 from . import rnn  # noqa: E402  (after the functions above: rnn imports kiln, which imports this package)
