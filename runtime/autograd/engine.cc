@@ -59,7 +59,8 @@ TensorBase validate_grad(const TensorBase& grad, const InputMetadata& meta, cons
 // place). Saves a full-size allocation per extra gradient (a weight used at every step of a loop).
 bool accumulates_in_place(const TensorBase& slot, const TensorBase& g) {
   return !GradMode::is_enabled() && slot.use_count() == 1 && slot.impl()->storage()->use_count() == 1 &&
-         slot.sizes() == g.sizes() && slot.dtype() == g.dtype() && slot.is_contiguous() && !slot.requires_grad();
+         slot.sizes() == g.sizes() && slot.dtype() == g.dtype() && slot.numel() > 0 && slot.is_contiguous() &&
+         !slot.requires_grad();  // (an empty tensor counts as contiguous whatever its strides)
 }
 
 void run_hooks(Node& node, variable_list& grads) {
