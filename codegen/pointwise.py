@@ -42,6 +42,9 @@ INTRINSICS: Dict[str, Tuple[int, bool]] = {
     "abs": (1, False), "floor": (1, False), "ceil": (1, False), "trunc": (1, False), "round": (1, False),
     "minimum": (2, False), "maximum": (2, False), "sign": (1, False),
     "pow": (2, False), "pow_scalar": (2, False), "fmod": (2, False), "isnan": (1, False), "isinf": (1, False), "isfinite": (1, False),
+    "log2": (1, True), "log10": (1, True), "exp2": (1, True), "asin": (1, True), "acos": (1, True), "atan": (1, True),
+    "sinh": (1, True), "cosh": (1, True), "tan": (1, True), "asinh": (1, True), "acosh": (1, True), "atanh": (1, True),
+    "erfc": (1, True), "erfinv": (1, True), "hypot": (2, True), "copysign": (2, True),
 }
 # Intrinsics whose value is a bool (as comparisons are).
 BOOL_INTRINSICS = {"isnan", "isinf", "isfinite"}

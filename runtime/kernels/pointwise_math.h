@@ -33,6 +33,19 @@ KILN_PM_UNARY(cos)
 KILN_PM_UNARY(tanh)
 KILN_PM_UNARY(erf)
 KILN_PM_UNARY(sqrt)
+KILN_PM_UNARY(log2)
+KILN_PM_UNARY(log10)
+KILN_PM_UNARY(exp2)
+KILN_PM_UNARY(asin)
+KILN_PM_UNARY(acos)
+KILN_PM_UNARY(atan)
+KILN_PM_UNARY(sinh)
+KILN_PM_UNARY(cosh)
+KILN_PM_UNARY(tan)
+KILN_PM_UNARY(asinh)
+KILN_PM_UNARY(acosh)
+KILN_PM_UNARY(atanh)
+KILN_PM_UNARY(erfc)
 
 #undef KILN_PM_UNARY
 
@@ -85,6 +98,47 @@ KILN_HOST_DEVICE inline float minimum(float a, float b) { return a != a ? a : b 
 KILN_HOST_DEVICE inline double minimum(double a, double b) { return a != a ? a : b != b ? b : a < b ? a : b; }
 
 KILN_PM_FLOAT2(atan2, atan2f, atan2)
+KILN_PM_FLOAT2(hypot, hypotf, hypot)
+// copysign(a, b): a's magnitude with b's sign bit (NaN's sign bit included), as torch.copysign.
+KILN_PM_FLOAT2(copysign, copysignf, copysign)
+
+// The inverse error function. On the host, torch's CPU algorithm (calc_erfinv, ATen's Math.h):
+// a rational approximation, then two Newton steps with the C library's erf and exp, all in T (so
+// float32 gives torch's bits on the same C library); NaN outside [-1, 1], +-inf at +-1. On a GPU,
+// CUDA's erfinv (which torch's CUDA kernel calls).
+#if defined(__CUDA_ARCH__) || defined(__CUDACC_RTC__)
+KILN_HOST_DEVICE inline float erfinv(float y) { return ::erfinvf(y); }
+KILN_HOST_DEVICE inline double erfinv(double y) { return ::erfinv(y); }
+#else
+template <typename T>
+inline T erfinv_impl(T y) {
+  const T a[4] = {T(0.886226899), T(-1.645349621), T(0.914624893), T(-0.140543331)};
+  const T b[4] = {T(-2.118377725), T(1.442710462), T(-0.329097515), T(0.012229801)};
+  const T c[4] = {T(-1.970840454), T(-1.624906493), T(3.429567803), T(1.641345311)};
+  const T d[2] = {T(3.543889200), T(1.637067800)};
+  const T y_abs = abs(y);
+  if (y_abs > T(1)) return T(0) * (T(1) / T(0));  // NaN
+  if (y_abs == T(1)) return copysign(T(1) / T(0), y);
+  T x, z, num, dem;
+  if (y_abs <= T(0.7)) {
+    z = y * y;
+    num = (((a[3] * z + a[2]) * z + a[1]) * z + a[0]);
+    dem = ((((b[3] * z + b[2]) * z + b[1]) * z + b[0]) * z + T(1));
+    x = y * num / dem;
+  } else {
+    z = sqrt(-log((T(1) - y_abs) / T(2)));
+    num = ((c[3] * z + c[2]) * z + c[1]) * z + c[0];
+    dem = (d[1] * z + d[0]) * z + T(1);
+    x = copysign(num, y) / dem;
+  }
+  const T two_over_sqrt_pi = T(2) / T(1.7724538509055159);  // 2 / sqrt(pi), as torch rounds it
+  x = x - (erf(x) - y) / (two_over_sqrt_pi * exp(-x * x));
+  x = x - (erf(x) - y) / (two_over_sqrt_pi * exp(-x * x));
+  return x;
+}
+inline float erfinv(float y) { return erfinv_impl<float>(y); }
+inline double erfinv(double y) { return erfinv_impl<double>(y); }
+#endif
 
 // ~x of an integer; of a bool, its negation (~true would be -2, which is true again).
 template <typename T>
