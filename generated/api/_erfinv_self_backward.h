@@ -9,8 +9,8 @@ namespace kiln {
 // from a user's call with a kiln::ScalarType argument does not find it beside kiln::api's.
 namespace ops {
 
-// _erfinv_self_backward(Tensor grad, Tensor output) -> Tensor
-Tensor _erfinv_self_backward(const Tensor& grad, const Tensor& output);
+// _erfinv_self_backward(Tensor grad, Tensor self) -> Tensor
+Tensor _erfinv_self_backward(const Tensor& grad, const Tensor& self);
 
 }  // namespace ops
 using namespace ops;

@@ -4106,9 +4106,9 @@ inline Tensor _erfc_self_backward(const Tensor& grad, const Tensor& self) {
   return to_api(kiln::_erfc_self_backward(grad, self));
 }
 
-// _erfinv_self_backward(Tensor grad, Tensor output) -> Tensor
-inline Tensor _erfinv_self_backward(const Tensor& grad, const Tensor& output) {
-  return to_api(kiln::_erfinv_self_backward(grad, output));
+// _erfinv_self_backward(Tensor grad, Tensor self) -> Tensor
+inline Tensor _erfinv_self_backward(const Tensor& grad, const Tensor& self) {
+  return to_api(kiln::_erfinv_self_backward(grad, self));
 }
 
 // _logit_self_backward(Tensor grad, Tensor self, Scalar? eps) -> Tensor

@@ -17,12 +17,12 @@ namespace autograd {
 namespace autograd_kernels {
 using namespace autograd;
 
-// _erfinv_self_backward(Tensor grad, Tensor output) -> Tensor
-Tensor _erfinv_self_backward(const Tensor& grad, const Tensor& output) {
+// _erfinv_self_backward(Tensor grad, Tensor self) -> Tensor
+Tensor _erfinv_self_backward(const Tensor& grad, const Tensor& self) {
   Tensor result;
   {
     BelowAutogradGuard below;
-    result = kiln::_erfinv_self_backward(grad, output);
+    result = kiln::_erfinv_self_backward(grad, self);
   }
   KILN_CHECK_NOT_IMPLEMENTED(!result.is_floating_point(), "the derivative for '_erfinv_self_backward' is not implemented.");
   return result;

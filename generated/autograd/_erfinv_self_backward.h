@@ -6,6 +6,6 @@
 
 namespace kiln {
 namespace autograd_kernels {
-Tensor _erfinv_self_backward(const Tensor& grad, const Tensor& output);
+Tensor _erfinv_self_backward(const Tensor& grad, const Tensor& self);
 }  // namespace autograd_kernels
 }  // namespace kiln

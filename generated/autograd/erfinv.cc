@@ -17,9 +17,9 @@ namespace kiln {
 namespace autograd {
 
 // erfinv
-//   self: mul(grad, mul(exp(mul(result, result)), 0.886226925452758))
+//   self: mul(grad, mul(exp(mul(erfinv(self), erfinv(self))), 0.886226925452758))
 struct ErfinvBackward0 final : Node {
-  SavedVariable result_;
+  SavedVariable self_;
 
   std::string name() const override { return "ErfinvBackward0"; }
 
@@ -27,13 +27,13 @@ struct ErfinvBackward0 final : Node {
     variable_list grad_inputs(num_outputs());
     const Tensor grad(grads[0]);
     if (!grad.defined()) return grad_inputs;
-    const Tensor result(result_.unpack(shared_from_this()));
-    if (next_edges()[0].is_valid()) grad_inputs[0] = (fused_backward_applies({&grad, &result}) ? _erfinv_self_backward(grad, result) : mul(grad, mul(exp(mul(result, result)), 0.886226925452758)));
+    const Tensor self(self_.unpack());
+    if (next_edges()[0].is_valid()) grad_inputs[0] = (fused_backward_applies({&grad, &self}) ? _erfinv_self_backward(grad, self) : mul(grad, mul(exp(mul(erfinv(self), erfinv(self))), 0.886226925452758)));
     return grad_inputs;
   }
 
   void release_variables() override {
-    result_.reset_data();
+    self_.reset_data();
   }
 };
 }  // namespace autograd
@@ -47,6 +47,7 @@ Tensor erfinv(const Tensor& self) {
   if (any_requires_grad({&self})) {
     node = make_node<ErfinvBackward0>();
     node->add_next_edge(gradient_edge(self));
+    if (node->next_edges()[0].is_valid()) node->self_ = SavedVariable(self, false);
     if (explain_enabled()) explain_log("autograd", "ErfinvBackward0", "recorded");
   }
   Tensor result;
@@ -56,7 +57,6 @@ Tensor erfinv(const Tensor& self) {
   }
   if (node && result.is_floating_point()) {
     set_history(result, node);
-    node->result_ = SavedVariable(result, true);
   }
   return result;
 }
@@ -68,6 +68,7 @@ const Tensor& erfinv_(const Tensor& self) {
   if (any_requires_grad({&self})) {
     node = make_node<ErfinvBackward0>();
     node->add_next_edge(gradient_edge(self));
+    if (node->next_edges()[0].is_valid()) node->self_ = SavedVariable(self.clone(), false);
     if (explain_enabled()) explain_log("autograd", "ErfinvBackward0", "recorded");
   }
   {
@@ -76,7 +77,6 @@ const Tensor& erfinv_(const Tensor& self) {
   }
   if (node && self.is_floating_point()) {
     rebase_history(self, node, "erfinv_");
-    node->result_ = SavedVariable(self, true);
   }
   return self;
 }

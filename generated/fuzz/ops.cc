@@ -4535,8 +4535,8 @@ const FuzzOp kFuzzOps[] = {
     {"_erfinv_self_backward",
      [](FuzzInput& in) {
        const Tensor grad = in.tensor();
-       const Tensor output = in.tensor();
-       use_result(in, kiln::_erfinv_self_backward(grad, output));
+       const Tensor self = in.tensor();
+       use_result(in, kiln::_erfinv_self_backward(grad, self));
      }},
     {"_logit_self_backward",
      [](FuzzInput& in) {

@@ -1495,17 +1495,19 @@ const FormulaNode _erfc_self_backward_nodes[] = {
     {FormulaOp::Mul, 0, 7, -1, -1, 0.0},
 };
 
-// _erfinv_self_backward: grad * (exp(output * output) * 0.886226925452758)
-const char* const _erfinv_self_backward_args[] = {"grad", "output"};
+// _erfinv_self_backward: grad * (exp(erfinv(self) * erfinv(self)) * 0.886226925452758)
+const char* const _erfinv_self_backward_args[] = {"grad", "self"};
 const FormulaNode _erfinv_self_backward_nodes[] = {
     {FormulaOp::Arg, -1, -1, -1, 0, 0.0},
     {FormulaOp::Arg, -1, -1, -1, 1, 0.0},
+    {FormulaOp::Erfinv, 1, -1, -1, -1, 0.0},
     {FormulaOp::Arg, -1, -1, -1, 1, 0.0},
-    {FormulaOp::Mul, 1, 2, -1, -1, 0.0},
-    {FormulaOp::Exp, 3, -1, -1, -1, 0.0},
+    {FormulaOp::Erfinv, 3, -1, -1, -1, 0.0},
+    {FormulaOp::Mul, 2, 4, -1, -1, 0.0},
+    {FormulaOp::Exp, 5, -1, -1, -1, 0.0},
     {FormulaOp::Const, -1, -1, -1, -1, 0.886226925452758},
-    {FormulaOp::Mul, 4, 5, -1, -1, 0.0},
-    {FormulaOp::Mul, 0, 6, -1, -1, 0.0},
+    {FormulaOp::Mul, 6, 7, -1, -1, 0.0},
+    {FormulaOp::Mul, 0, 8, -1, -1, 0.0},
 };
 
 // _logit_self_backward: 0 if (self < eps or self > 1 - eps) else grad / (self * (1 - self))
@@ -2851,17 +2853,19 @@ const FormulaNode erfc_self_grad_nodes[] = {
     {FormulaOp::Mul, 0, 7, -1, -1, 0.0},
 };
 
-// derfinv/dself: grad * (exp(result * result) * 0.886226925452758)
+// derfinv/dself: grad * (exp(erfinv(self) * erfinv(self)) * 0.886226925452758)
 const char* const erfinv_self_grad_args[] = {"grad", "result", "self"};
 const FormulaNode erfinv_self_grad_nodes[] = {
     {FormulaOp::Arg, -1, -1, -1, 0, 0.0},
-    {FormulaOp::Arg, -1, -1, -1, 1, 0.0},
-    {FormulaOp::Arg, -1, -1, -1, 1, 0.0},
-    {FormulaOp::Mul, 1, 2, -1, -1, 0.0},
-    {FormulaOp::Exp, 3, -1, -1, -1, 0.0},
+    {FormulaOp::Arg, -1, -1, -1, 2, 0.0},
+    {FormulaOp::Erfinv, 1, -1, -1, -1, 0.0},
+    {FormulaOp::Arg, -1, -1, -1, 2, 0.0},
+    {FormulaOp::Erfinv, 3, -1, -1, -1, 0.0},
+    {FormulaOp::Mul, 2, 4, -1, -1, 0.0},
+    {FormulaOp::Exp, 5, -1, -1, -1, 0.0},
     {FormulaOp::Const, -1, -1, -1, -1, 0.886226925452758},
-    {FormulaOp::Mul, 4, 5, -1, -1, 0.0},
-    {FormulaOp::Mul, 0, 6, -1, -1, 0.0},
+    {FormulaOp::Mul, 6, 7, -1, -1, 0.0},
+    {FormulaOp::Mul, 0, 8, -1, -1, 0.0},
 };
 
 // ddeg2rad/dself: grad * 0.017453292519943295
@@ -4134,8 +4138,8 @@ const PointwiseFormula kPointwiseFormulas[] = {
      nullptr, 0, _erfc_self_backward_nodes, 9,
      FormulaDtypes::floating, false, false,
      false},
-    {"_erfinv_self_backward", "_erfinv_self_backward", "_erfinv_self_backward", "grad * (exp(output * output) * 0.886226925452758)", _erfinv_self_backward_args, 2,
-     nullptr, 0, _erfinv_self_backward_nodes, 8,
+    {"_erfinv_self_backward", "_erfinv_self_backward", "_erfinv_self_backward", "grad * (exp(erfinv(self) * erfinv(self)) * 0.886226925452758)", _erfinv_self_backward_args, 2,
+     nullptr, 0, _erfinv_self_backward_nodes, 10,
      FormulaDtypes::floating, false, false,
      false},
     {"_logit_self_backward", "_logit_self_backward", "_logit_self_backward", "0 if (self < eps or self > 1 - eps) else grad / (self * (1 - self))", _logit_self_backward_args, 2,
@@ -4475,9 +4479,9 @@ const PointwiseFormula kPointwiseDerivatives[] = {
     {"erfc", "self", "erfc", "grad * (exp(-(self * self)) * -1.1283791670955126)", erfc_self_grad_args, 3,
      nullptr, 0,
      erfc_self_grad_nodes, 9, FormulaDtypes::floating, false, false, false},
-    {"erfinv", "self", "erfinv", "grad * (exp(result * result) * 0.886226925452758)", erfinv_self_grad_args, 3,
+    {"erfinv", "self", "erfinv", "grad * (exp(erfinv(self) * erfinv(self)) * 0.886226925452758)", erfinv_self_grad_args, 3,
      nullptr, 0,
-     erfinv_self_grad_nodes, 8, FormulaDtypes::floating, false, false, false},
+     erfinv_self_grad_nodes, 10, FormulaDtypes::floating, false, false, false},
     {"deg2rad", "self", "deg2rad", "grad * 0.017453292519943295", deg2rad_self_grad_args, 3,
      nullptr, 0,
      deg2rad_self_grad_nodes, 3, FormulaDtypes::floating, false, false, false},

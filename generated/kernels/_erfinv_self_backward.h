@@ -13,6 +13,6 @@ namespace kiln {
 
 class Generator;
 namespace cpu {
-TensorBase _erfinv_self_backward_kernel(const TensorBase& grad, const TensorBase& output);
+TensorBase _erfinv_self_backward_kernel(const TensorBase& grad, const TensorBase& self);
 }  // namespace cpu
 }  // namespace kiln

@@ -10,11 +10,11 @@
 
 namespace kiln {
 
-// ---- _erfinv_self_backward(Tensor grad, Tensor output) -> Tensor
+// ---- _erfinv_self_backward(Tensor grad, Tensor self) -> Tensor
 namespace {
-Tensor _erfinv_self_backward_CPU(const Tensor& grad, const Tensor& output) {
+Tensor _erfinv_self_backward_CPU(const Tensor& grad, const Tensor& self) {
   if (explain_enabled()) explain_log("kernel", "cpu::_erfinv_self_backward_kernel", "");
-  return Tensor(cpu::_erfinv_self_backward_kernel(grad, output));
+  return Tensor(cpu::_erfinv_self_backward_kernel(grad, self));
 }
 }  // namespace
 
@@ -25,10 +25,10 @@ Operator<Tensor(const Tensor&, const Tensor&)> _erfinv_self_backward_op = {"_erf
 }};
 
 
-Tensor ops::_erfinv_self_backward(const Tensor& grad, const Tensor& output) {
-  const DispatchKeySet keys = dispatch_keys(backend_key({&grad, &output}), records_autograd({&grad, &output}));
+Tensor ops::_erfinv_self_backward(const Tensor& grad, const Tensor& self) {
+  const DispatchKeySet keys = dispatch_keys(backend_key({&grad, &self}), records_autograd({&grad, &self}));
   if (explain_enabled()) explain_log("dispatch", "_erfinv_self_backward", keys.str().c_str());
-  return _erfinv_self_backward_op.lookup(keys)(grad, output);
+  return _erfinv_self_backward_op.lookup(keys)(grad, self);
 }
 
 }  // namespace kiln

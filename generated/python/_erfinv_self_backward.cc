@@ -13,14 +13,14 @@ namespace python {
 PyObject* fn__erfinv_self_backward(PyObject* /*module*/, PyObject* args, PyObject* kwargs) {
   KILN_PY_BEGIN
   static PythonArgParser parser({
-      "_erfinv_self_backward(Tensor grad, Tensor output)",
+      "_erfinv_self_backward(Tensor grad, Tensor input)",
   }, false);
   ParsedArgs r = parser.parse(args, kwargs);
   switch (r.index) {
     case 0: {
       const Tensor grad = r.tensor(0);
-      const Tensor output = r.tensor(1);
-      return wrap(without_gil([&] { return kiln::_erfinv_self_backward(grad, output); }));
+      const Tensor self = r.tensor(1);
+      return wrap(without_gil([&] { return kiln::_erfinv_self_backward(grad, self); }));
     }
   }
   Py_RETURN_NONE;
