@@ -15,6 +15,8 @@ and never evaluated:
     select       x if cond else y
     intrinsics   exp(x), expm1(x), log(x), log1p(x), sin(x), cos(x), tanh(x), erf(x), sqrt(x),
                  atan2(y, x)                                   (floating compute dtypes only)
+                 log2 log10 exp2 asin acos atan sinh cosh tan asinh acosh atanh erfc erfinv (x),
+                 hypot(a, b) copysign(a, b)                    (floating compute dtypes only)
                  abs(x), floor(x), ceil(x), trunc(x), round(x) (half to even; integers unchanged)
                  minimum(a, b), maximum(a, b)                  (a NaN operand wins)
                  sign(x)                                       (-1, 0 or 1; 0 for NaN)

@@ -5,7 +5,7 @@ import math
 
 import numpy as np
 
-from .record import ALL, FLOATS, OpRecord, Sample, promoted_float, shape_samples
+from .record import ALL, FLOATS, ErrorInput, OpRecord, Sample, promoted_float, shape_samples
 from .pointwise import _f, binary, scalar_other, unary
 
 FAMILY = "pointwise_math"
@@ -66,13 +66,21 @@ RECORDS = [
     unary("acosh", _f(np.arccosh), result=promoted_float, domain="above one"),
     unary("atanh", _f(np.arctanh), result=promoted_float, domain="unit"),
     unary("erfc", _f(_erfc), result=promoted_float),
-    unary("erfinv", _f(_erfinv), result=promoted_float, domain="unit"),
+    unary("erfinv", _f(_erfinv), result=promoted_float, domain="unit",
+          error_inputs=lambda: [ErrorInput(lambda k: k.ones(2, dtype=k.int64).erfinv_(), RuntimeError, "",
+                                           "an int64 tensor cannot hold erfinv's float result")]),
     unary("deg2rad", _f(np.deg2rad), result=promoted_float),
     unary("rad2deg", _f(np.rad2deg), result=promoted_float),
     unary("sgn", _sgn_ref, dtypes=ALL),
     OpRecord("logit", FAMILY, ALL, _logit_samples, ref=_f(_logit_ref), result_dtype=promoted_float,
-             domain="probability"),
-    binary("hypot", np.hypot, dtypes=FLOATS),
+             domain="probability",
+             error_inputs=lambda: [ErrorInput(lambda k: k.ones(2, dtype=k.int64).logit_(), RuntimeError, "",
+                                              "an int64 tensor cannot hold logit's float result"),
+                                   ErrorInput(lambda k: k.logit(k.ones(2), eps="a"), TypeError, "",
+                                              "eps must be a number")]),
+    binary("hypot", np.hypot, dtypes=FLOATS,
+           error_inputs=lambda: [ErrorInput(lambda k: k.hypot(k.ones(2), k.ones(3)), RuntimeError, "size",
+                                            "shapes that do not broadcast")]),
     binary("copysign.Tensor", _f(np.copysign), result=promoted_float),
     scalar_other("copysign.Scalar", _f(np.copysign), result=promoted_float, scalars=(-2, 2.5)),
 ]
