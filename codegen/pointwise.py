@@ -15,6 +15,8 @@ and never evaluated:
     select       x if cond else y
     intrinsics   exp(x), expm1(x), log(x), log1p(x), sin(x), cos(x), tanh(x), erf(x), sqrt(x),
                  atan2(y, x)                                   (floating compute dtypes only)
+                 log2 log10 exp2 asin acos atan sinh cosh tan asinh acosh atanh erfc erfinv (x),
+                 hypot(a, b) copysign(a, b)                    (floating compute dtypes only)
                  abs(x), floor(x), ceil(x), trunc(x), round(x) (half to even; integers unchanged)
                  minimum(a, b), maximum(a, b)                  (a NaN operand wins)
                  sign(x)                                       (-1, 0 or 1; 0 for NaN)
@@ -42,6 +44,9 @@ INTRINSICS: Dict[str, Tuple[int, bool]] = {
     "abs": (1, False), "floor": (1, False), "ceil": (1, False), "trunc": (1, False), "round": (1, False),
     "minimum": (2, False), "maximum": (2, False), "sign": (1, False),
     "pow": (2, False), "pow_scalar": (2, False), "fmod": (2, False), "isnan": (1, False), "isinf": (1, False), "isfinite": (1, False),
+    "log2": (1, True), "log10": (1, True), "exp2": (1, True), "asin": (1, True), "acos": (1, True), "atan": (1, True),
+    "sinh": (1, True), "cosh": (1, True), "tan": (1, True), "asinh": (1, True), "acosh": (1, True), "atanh": (1, True),
+    "erfc": (1, True), "erfinv": (1, True), "hypot": (2, True), "copysign": (2, True),
 }
 # Intrinsics whose value is a bool (as comparisons are).
 BOOL_INTRINSICS = {"isnan", "isinf", "isfinite"}

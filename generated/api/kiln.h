@@ -67,6 +67,26 @@
 #include "generated/api/remainder.h"
 #include "generated/api/fmod.h"
 #include "generated/api/atan2.h"
+#include "generated/api/log2.h"
+#include "generated/api/log10.h"
+#include "generated/api/exp2.h"
+#include "generated/api/asin.h"
+#include "generated/api/acos.h"
+#include "generated/api/atan.h"
+#include "generated/api/sinh.h"
+#include "generated/api/cosh.h"
+#include "generated/api/tan.h"
+#include "generated/api/asinh.h"
+#include "generated/api/acosh.h"
+#include "generated/api/atanh.h"
+#include "generated/api/erfc.h"
+#include "generated/api/erfinv.h"
+#include "generated/api/deg2rad.h"
+#include "generated/api/rad2deg.h"
+#include "generated/api/sgn.h"
+#include "generated/api/logit.h"
+#include "generated/api/hypot.h"
+#include "generated/api/copysign.h"
 #include "generated/api/logical_and.h"
 #include "generated/api/logical_or.h"
 #include "generated/api/logical_xor.h"
@@ -327,6 +347,25 @@
 #include "generated/api/_fmod_tensor_other_backward.h"
 #include "generated/api/_atan2_self_backward.h"
 #include "generated/api/_atan2_other_backward.h"
+#include "generated/api/_log2_self_backward.h"
+#include "generated/api/_log10_self_backward.h"
+#include "generated/api/_exp2_self_backward.h"
+#include "generated/api/_asin_self_backward.h"
+#include "generated/api/_acos_self_backward.h"
+#include "generated/api/_atan_self_backward.h"
+#include "generated/api/_sinh_self_backward.h"
+#include "generated/api/_cosh_self_backward.h"
+#include "generated/api/_tan_self_backward.h"
+#include "generated/api/_asinh_self_backward.h"
+#include "generated/api/_acosh_self_backward.h"
+#include "generated/api/_atanh_self_backward.h"
+#include "generated/api/_erfc_self_backward.h"
+#include "generated/api/_erfinv_self_backward.h"
+#include "generated/api/_logit_self_backward.h"
+#include "generated/api/_hypot_self_backward.h"
+#include "generated/api/_hypot_other_backward.h"
+#include "generated/api/_copysign_tensor_self_backward.h"
+#include "generated/api/_copysign_scalar_self_backward.h"
 #include "generated/api/_remainder_tensor_other_backward.h"
 #include "generated/api/_pow_tensor_scalar_self_backward.h"
 #include "generated/api/_rsqrt_self_backward.h"
@@ -661,6 +700,132 @@ class Tensor : public kiln::Tensor {
   }
   const Tensor& atan2_(const Tensor& other) const {
     return to_api(kiln::atan2_(*this, other));
+  }
+  Tensor log2() const {
+    return to_api(kiln::log2(*this));
+  }
+  const Tensor& log2_() const {
+    return to_api(kiln::log2_(*this));
+  }
+  Tensor log10() const {
+    return to_api(kiln::log10(*this));
+  }
+  const Tensor& log10_() const {
+    return to_api(kiln::log10_(*this));
+  }
+  Tensor exp2() const {
+    return to_api(kiln::exp2(*this));
+  }
+  const Tensor& exp2_() const {
+    return to_api(kiln::exp2_(*this));
+  }
+  Tensor asin() const {
+    return to_api(kiln::asin(*this));
+  }
+  const Tensor& asin_() const {
+    return to_api(kiln::asin_(*this));
+  }
+  Tensor acos() const {
+    return to_api(kiln::acos(*this));
+  }
+  const Tensor& acos_() const {
+    return to_api(kiln::acos_(*this));
+  }
+  Tensor atan() const {
+    return to_api(kiln::atan(*this));
+  }
+  const Tensor& atan_() const {
+    return to_api(kiln::atan_(*this));
+  }
+  Tensor sinh() const {
+    return to_api(kiln::sinh(*this));
+  }
+  const Tensor& sinh_() const {
+    return to_api(kiln::sinh_(*this));
+  }
+  Tensor cosh() const {
+    return to_api(kiln::cosh(*this));
+  }
+  const Tensor& cosh_() const {
+    return to_api(kiln::cosh_(*this));
+  }
+  Tensor tan() const {
+    return to_api(kiln::tan(*this));
+  }
+  const Tensor& tan_() const {
+    return to_api(kiln::tan_(*this));
+  }
+  Tensor asinh() const {
+    return to_api(kiln::asinh(*this));
+  }
+  const Tensor& asinh_() const {
+    return to_api(kiln::asinh_(*this));
+  }
+  Tensor acosh() const {
+    return to_api(kiln::acosh(*this));
+  }
+  const Tensor& acosh_() const {
+    return to_api(kiln::acosh_(*this));
+  }
+  Tensor atanh() const {
+    return to_api(kiln::atanh(*this));
+  }
+  const Tensor& atanh_() const {
+    return to_api(kiln::atanh_(*this));
+  }
+  Tensor erfc() const {
+    return to_api(kiln::erfc(*this));
+  }
+  const Tensor& erfc_() const {
+    return to_api(kiln::erfc_(*this));
+  }
+  Tensor erfinv() const {
+    return to_api(kiln::erfinv(*this));
+  }
+  const Tensor& erfinv_() const {
+    return to_api(kiln::erfinv_(*this));
+  }
+  Tensor deg2rad() const {
+    return to_api(kiln::deg2rad(*this));
+  }
+  const Tensor& deg2rad_() const {
+    return to_api(kiln::deg2rad_(*this));
+  }
+  Tensor rad2deg() const {
+    return to_api(kiln::rad2deg(*this));
+  }
+  const Tensor& rad2deg_() const {
+    return to_api(kiln::rad2deg_(*this));
+  }
+  Tensor sgn() const {
+    return to_api(kiln::sgn(*this));
+  }
+  const Tensor& sgn_() const {
+    return to_api(kiln::sgn_(*this));
+  }
+  Tensor logit(const std::optional<Scalar>& eps = std::nullopt) const {
+    return to_api(kiln::logit(*this, eps));
+  }
+  const Tensor& logit_(const std::optional<Scalar>& eps = std::nullopt) const {
+    return to_api(kiln::logit_(*this, eps));
+  }
+  Tensor hypot(const Tensor& other) const {
+    return to_api(kiln::hypot(*this, other));
+  }
+  const Tensor& hypot_(const Tensor& other) const {
+    return to_api(kiln::hypot_(*this, other));
+  }
+  Tensor copysign(const Tensor& other) const {
+    return to_api(kiln::copysign(*this, other));
+  }
+  const Tensor& copysign_(const Tensor& other) const {
+    return to_api(kiln::copysign_(*this, other));
+  }
+  Tensor copysign(const Scalar& other) const {
+    return to_api(kiln::copysign(*this, other));
+  }
+  const Tensor& copysign_(const Scalar& other) const {
+    return to_api(kiln::copysign_(*this, other));
   }
   Tensor logical_and(const Tensor& other) const {
     return to_api(kiln::logical_and(*this, other));
@@ -1831,6 +1996,216 @@ inline Tensor atan2(const Tensor& self, const Tensor& other) {
 // atan2.out(Tensor self, Tensor other, *, Tensor(a!) out) -> Tensor(a!)
 inline const Tensor& atan2_out(const Tensor& out, const Tensor& self, const Tensor& other) {
   return to_api(kiln::atan2_out(out, self, other));
+}
+
+// log2(Tensor self) -> Tensor
+inline Tensor log2(const Tensor& self) {
+  return to_api(kiln::log2(self));
+}
+
+// log2.out(Tensor self, *, Tensor(a!) out) -> Tensor(a!)
+inline const Tensor& log2_out(const Tensor& out, const Tensor& self) {
+  return to_api(kiln::log2_out(out, self));
+}
+
+// log10(Tensor self) -> Tensor
+inline Tensor log10(const Tensor& self) {
+  return to_api(kiln::log10(self));
+}
+
+// log10.out(Tensor self, *, Tensor(a!) out) -> Tensor(a!)
+inline const Tensor& log10_out(const Tensor& out, const Tensor& self) {
+  return to_api(kiln::log10_out(out, self));
+}
+
+// exp2(Tensor self) -> Tensor
+inline Tensor exp2(const Tensor& self) {
+  return to_api(kiln::exp2(self));
+}
+
+// exp2.out(Tensor self, *, Tensor(a!) out) -> Tensor(a!)
+inline const Tensor& exp2_out(const Tensor& out, const Tensor& self) {
+  return to_api(kiln::exp2_out(out, self));
+}
+
+// asin(Tensor self) -> Tensor
+inline Tensor asin(const Tensor& self) {
+  return to_api(kiln::asin(self));
+}
+
+// asin.out(Tensor self, *, Tensor(a!) out) -> Tensor(a!)
+inline const Tensor& asin_out(const Tensor& out, const Tensor& self) {
+  return to_api(kiln::asin_out(out, self));
+}
+
+// acos(Tensor self) -> Tensor
+inline Tensor acos(const Tensor& self) {
+  return to_api(kiln::acos(self));
+}
+
+// acos.out(Tensor self, *, Tensor(a!) out) -> Tensor(a!)
+inline const Tensor& acos_out(const Tensor& out, const Tensor& self) {
+  return to_api(kiln::acos_out(out, self));
+}
+
+// atan(Tensor self) -> Tensor
+inline Tensor atan(const Tensor& self) {
+  return to_api(kiln::atan(self));
+}
+
+// atan.out(Tensor self, *, Tensor(a!) out) -> Tensor(a!)
+inline const Tensor& atan_out(const Tensor& out, const Tensor& self) {
+  return to_api(kiln::atan_out(out, self));
+}
+
+// sinh(Tensor self) -> Tensor
+inline Tensor sinh(const Tensor& self) {
+  return to_api(kiln::sinh(self));
+}
+
+// sinh.out(Tensor self, *, Tensor(a!) out) -> Tensor(a!)
+inline const Tensor& sinh_out(const Tensor& out, const Tensor& self) {
+  return to_api(kiln::sinh_out(out, self));
+}
+
+// cosh(Tensor self) -> Tensor
+inline Tensor cosh(const Tensor& self) {
+  return to_api(kiln::cosh(self));
+}
+
+// cosh.out(Tensor self, *, Tensor(a!) out) -> Tensor(a!)
+inline const Tensor& cosh_out(const Tensor& out, const Tensor& self) {
+  return to_api(kiln::cosh_out(out, self));
+}
+
+// tan(Tensor self) -> Tensor
+inline Tensor tan(const Tensor& self) {
+  return to_api(kiln::tan(self));
+}
+
+// tan.out(Tensor self, *, Tensor(a!) out) -> Tensor(a!)
+inline const Tensor& tan_out(const Tensor& out, const Tensor& self) {
+  return to_api(kiln::tan_out(out, self));
+}
+
+// asinh(Tensor self) -> Tensor
+inline Tensor asinh(const Tensor& self) {
+  return to_api(kiln::asinh(self));
+}
+
+// asinh.out(Tensor self, *, Tensor(a!) out) -> Tensor(a!)
+inline const Tensor& asinh_out(const Tensor& out, const Tensor& self) {
+  return to_api(kiln::asinh_out(out, self));
+}
+
+// acosh(Tensor self) -> Tensor
+inline Tensor acosh(const Tensor& self) {
+  return to_api(kiln::acosh(self));
+}
+
+// acosh.out(Tensor self, *, Tensor(a!) out) -> Tensor(a!)
+inline const Tensor& acosh_out(const Tensor& out, const Tensor& self) {
+  return to_api(kiln::acosh_out(out, self));
+}
+
+// atanh(Tensor self) -> Tensor
+inline Tensor atanh(const Tensor& self) {
+  return to_api(kiln::atanh(self));
+}
+
+// atanh.out(Tensor self, *, Tensor(a!) out) -> Tensor(a!)
+inline const Tensor& atanh_out(const Tensor& out, const Tensor& self) {
+  return to_api(kiln::atanh_out(out, self));
+}
+
+// erfc(Tensor self) -> Tensor
+inline Tensor erfc(const Tensor& self) {
+  return to_api(kiln::erfc(self));
+}
+
+// erfc.out(Tensor self, *, Tensor(a!) out) -> Tensor(a!)
+inline const Tensor& erfc_out(const Tensor& out, const Tensor& self) {
+  return to_api(kiln::erfc_out(out, self));
+}
+
+// erfinv(Tensor self) -> Tensor
+inline Tensor erfinv(const Tensor& self) {
+  return to_api(kiln::erfinv(self));
+}
+
+// erfinv.out(Tensor self, *, Tensor(a!) out) -> Tensor(a!)
+inline const Tensor& erfinv_out(const Tensor& out, const Tensor& self) {
+  return to_api(kiln::erfinv_out(out, self));
+}
+
+// deg2rad(Tensor self) -> Tensor
+inline Tensor deg2rad(const Tensor& self) {
+  return to_api(kiln::deg2rad(self));
+}
+
+// deg2rad.out(Tensor self, *, Tensor(a!) out) -> Tensor(a!)
+inline const Tensor& deg2rad_out(const Tensor& out, const Tensor& self) {
+  return to_api(kiln::deg2rad_out(out, self));
+}
+
+// rad2deg(Tensor self) -> Tensor
+inline Tensor rad2deg(const Tensor& self) {
+  return to_api(kiln::rad2deg(self));
+}
+
+// rad2deg.out(Tensor self, *, Tensor(a!) out) -> Tensor(a!)
+inline const Tensor& rad2deg_out(const Tensor& out, const Tensor& self) {
+  return to_api(kiln::rad2deg_out(out, self));
+}
+
+// sgn(Tensor self) -> Tensor
+inline Tensor sgn(const Tensor& self) {
+  return to_api(kiln::sgn(self));
+}
+
+// sgn.out(Tensor self, *, Tensor(a!) out) -> Tensor(a!)
+inline const Tensor& sgn_out(const Tensor& out, const Tensor& self) {
+  return to_api(kiln::sgn_out(out, self));
+}
+
+// logit(Tensor self, Scalar? eps=None) -> Tensor
+inline Tensor logit(const Tensor& self, const std::optional<Scalar>& eps = std::nullopt) {
+  return to_api(kiln::logit(self, eps));
+}
+
+// logit.out(Tensor self, Scalar? eps=None, *, Tensor(a!) out) -> Tensor(a!)
+inline const Tensor& logit_out(const Tensor& out, const Tensor& self, const std::optional<Scalar>& eps = std::nullopt) {
+  return to_api(kiln::logit_out(out, self, eps));
+}
+
+// hypot(Tensor self, Tensor other) -> Tensor
+inline Tensor hypot(const Tensor& self, const Tensor& other) {
+  return to_api(kiln::hypot(self, other));
+}
+
+// hypot.out(Tensor self, Tensor other, *, Tensor(a!) out) -> Tensor(a!)
+inline const Tensor& hypot_out(const Tensor& out, const Tensor& self, const Tensor& other) {
+  return to_api(kiln::hypot_out(out, self, other));
+}
+
+// copysign.Tensor(Tensor self, Tensor other) -> Tensor
+inline Tensor copysign(const Tensor& self, const Tensor& other) {
+  return to_api(kiln::copysign(self, other));
+}
+
+// copysign.out(Tensor self, Tensor other, *, Tensor(a!) out) -> Tensor(a!)
+inline const Tensor& copysign_out(const Tensor& out, const Tensor& self, const Tensor& other) {
+  return to_api(kiln::copysign_out(out, self, other));
+}
+
+// copysign.Scalar(Tensor self, Scalar other) -> Tensor
+inline Tensor copysign(const Tensor& self, const Scalar& other) {
+  return to_api(kiln::copysign(self, other));
+}
+
+// copysign.Scalar_out(Tensor self, Scalar other, *, Tensor(a!) out) -> Tensor(a!)
+inline const Tensor& copysign_out(const Tensor& out, const Tensor& self, const Scalar& other) {
+  return to_api(kiln::copysign_out(out, self, other));
 }
 
 // logical_and(Tensor self, Tensor other) -> Tensor
@@ -3781,6 +4156,101 @@ inline Tensor _atan2_self_backward(const Tensor& grad, const Tensor& self, const
 // _atan2_other_backward(Tensor grad, Tensor self, Tensor other) -> Tensor
 inline Tensor _atan2_other_backward(const Tensor& grad, const Tensor& self, const Tensor& other) {
   return to_api(kiln::_atan2_other_backward(grad, self, other));
+}
+
+// _log2_self_backward(Tensor grad, Tensor self) -> Tensor
+inline Tensor _log2_self_backward(const Tensor& grad, const Tensor& self) {
+  return to_api(kiln::_log2_self_backward(grad, self));
+}
+
+// _log10_self_backward(Tensor grad, Tensor self) -> Tensor
+inline Tensor _log10_self_backward(const Tensor& grad, const Tensor& self) {
+  return to_api(kiln::_log10_self_backward(grad, self));
+}
+
+// _exp2_self_backward(Tensor grad, Tensor output) -> Tensor
+inline Tensor _exp2_self_backward(const Tensor& grad, const Tensor& output) {
+  return to_api(kiln::_exp2_self_backward(grad, output));
+}
+
+// _asin_self_backward(Tensor grad, Tensor self) -> Tensor
+inline Tensor _asin_self_backward(const Tensor& grad, const Tensor& self) {
+  return to_api(kiln::_asin_self_backward(grad, self));
+}
+
+// _acos_self_backward(Tensor grad, Tensor self) -> Tensor
+inline Tensor _acos_self_backward(const Tensor& grad, const Tensor& self) {
+  return to_api(kiln::_acos_self_backward(grad, self));
+}
+
+// _atan_self_backward(Tensor grad, Tensor self) -> Tensor
+inline Tensor _atan_self_backward(const Tensor& grad, const Tensor& self) {
+  return to_api(kiln::_atan_self_backward(grad, self));
+}
+
+// _sinh_self_backward(Tensor grad, Tensor self) -> Tensor
+inline Tensor _sinh_self_backward(const Tensor& grad, const Tensor& self) {
+  return to_api(kiln::_sinh_self_backward(grad, self));
+}
+
+// _cosh_self_backward(Tensor grad, Tensor self) -> Tensor
+inline Tensor _cosh_self_backward(const Tensor& grad, const Tensor& self) {
+  return to_api(kiln::_cosh_self_backward(grad, self));
+}
+
+// _tan_self_backward(Tensor grad, Tensor output) -> Tensor
+inline Tensor _tan_self_backward(const Tensor& grad, const Tensor& output) {
+  return to_api(kiln::_tan_self_backward(grad, output));
+}
+
+// _asinh_self_backward(Tensor grad, Tensor self) -> Tensor
+inline Tensor _asinh_self_backward(const Tensor& grad, const Tensor& self) {
+  return to_api(kiln::_asinh_self_backward(grad, self));
+}
+
+// _acosh_self_backward(Tensor grad, Tensor self) -> Tensor
+inline Tensor _acosh_self_backward(const Tensor& grad, const Tensor& self) {
+  return to_api(kiln::_acosh_self_backward(grad, self));
+}
+
+// _atanh_self_backward(Tensor grad, Tensor self) -> Tensor
+inline Tensor _atanh_self_backward(const Tensor& grad, const Tensor& self) {
+  return to_api(kiln::_atanh_self_backward(grad, self));
+}
+
+// _erfc_self_backward(Tensor grad, Tensor self) -> Tensor
+inline Tensor _erfc_self_backward(const Tensor& grad, const Tensor& self) {
+  return to_api(kiln::_erfc_self_backward(grad, self));
+}
+
+// _erfinv_self_backward(Tensor grad, Tensor self) -> Tensor
+inline Tensor _erfinv_self_backward(const Tensor& grad, const Tensor& self) {
+  return to_api(kiln::_erfinv_self_backward(grad, self));
+}
+
+// _logit_self_backward(Tensor grad, Tensor self, Scalar? eps) -> Tensor
+inline Tensor _logit_self_backward(const Tensor& grad, const Tensor& self, const std::optional<Scalar>& eps) {
+  return to_api(kiln::_logit_self_backward(grad, self, eps));
+}
+
+// _hypot_self_backward(Tensor grad, Tensor self, Tensor output) -> Tensor
+inline Tensor _hypot_self_backward(const Tensor& grad, const Tensor& self, const Tensor& output) {
+  return to_api(kiln::_hypot_self_backward(grad, self, output));
+}
+
+// _hypot_other_backward(Tensor grad, Tensor other, Tensor output) -> Tensor
+inline Tensor _hypot_other_backward(const Tensor& grad, const Tensor& other, const Tensor& output) {
+  return to_api(kiln::_hypot_other_backward(grad, other, output));
+}
+
+// _copysign_tensor_self_backward(Tensor grad, Tensor self, Tensor output) -> Tensor
+inline Tensor _copysign_tensor_self_backward(const Tensor& grad, const Tensor& self, const Tensor& output) {
+  return to_api(kiln::_copysign_tensor_self_backward(grad, self, output));
+}
+
+// _copysign_scalar_self_backward(Tensor grad, Tensor self, Tensor output) -> Tensor
+inline Tensor _copysign_scalar_self_backward(const Tensor& grad, const Tensor& self, const Tensor& output) {
+  return to_api(kiln::_copysign_scalar_self_backward(grad, self, output));
 }
 
 // _remainder_tensor_other_backward(Tensor grad, Tensor self, Tensor other) -> Tensor

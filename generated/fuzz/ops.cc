@@ -864,6 +864,354 @@ const FuzzOp kFuzzOps[] = {
        const Tensor other = in.tensor();
        use_result(in, kiln::atan2_out(out, self, other));
      }},
+    {"log2",
+     [](FuzzInput& in) {
+       const Tensor self = in.tensor();
+       use_result(in, kiln::log2(self));
+     }},
+    {"log2_",
+     [](FuzzInput& in) {
+       const Tensor self = in.tensor();
+       use_result(in, kiln::log2_(self));
+     }},
+    {"log2.out",
+     [](FuzzInput& in) {
+       const Tensor out = in.tensor();
+       const Tensor self = in.tensor();
+       use_result(in, kiln::log2_out(out, self));
+     }},
+    {"log10",
+     [](FuzzInput& in) {
+       const Tensor self = in.tensor();
+       use_result(in, kiln::log10(self));
+     }},
+    {"log10_",
+     [](FuzzInput& in) {
+       const Tensor self = in.tensor();
+       use_result(in, kiln::log10_(self));
+     }},
+    {"log10.out",
+     [](FuzzInput& in) {
+       const Tensor out = in.tensor();
+       const Tensor self = in.tensor();
+       use_result(in, kiln::log10_out(out, self));
+     }},
+    {"exp2",
+     [](FuzzInput& in) {
+       const Tensor self = in.tensor();
+       use_result(in, kiln::exp2(self));
+     }},
+    {"exp2_",
+     [](FuzzInput& in) {
+       const Tensor self = in.tensor();
+       use_result(in, kiln::exp2_(self));
+     }},
+    {"exp2.out",
+     [](FuzzInput& in) {
+       const Tensor out = in.tensor();
+       const Tensor self = in.tensor();
+       use_result(in, kiln::exp2_out(out, self));
+     }},
+    {"asin",
+     [](FuzzInput& in) {
+       const Tensor self = in.tensor();
+       use_result(in, kiln::asin(self));
+     }},
+    {"asin_",
+     [](FuzzInput& in) {
+       const Tensor self = in.tensor();
+       use_result(in, kiln::asin_(self));
+     }},
+    {"asin.out",
+     [](FuzzInput& in) {
+       const Tensor out = in.tensor();
+       const Tensor self = in.tensor();
+       use_result(in, kiln::asin_out(out, self));
+     }},
+    {"acos",
+     [](FuzzInput& in) {
+       const Tensor self = in.tensor();
+       use_result(in, kiln::acos(self));
+     }},
+    {"acos_",
+     [](FuzzInput& in) {
+       const Tensor self = in.tensor();
+       use_result(in, kiln::acos_(self));
+     }},
+    {"acos.out",
+     [](FuzzInput& in) {
+       const Tensor out = in.tensor();
+       const Tensor self = in.tensor();
+       use_result(in, kiln::acos_out(out, self));
+     }},
+    {"atan",
+     [](FuzzInput& in) {
+       const Tensor self = in.tensor();
+       use_result(in, kiln::atan(self));
+     }},
+    {"atan_",
+     [](FuzzInput& in) {
+       const Tensor self = in.tensor();
+       use_result(in, kiln::atan_(self));
+     }},
+    {"atan.out",
+     [](FuzzInput& in) {
+       const Tensor out = in.tensor();
+       const Tensor self = in.tensor();
+       use_result(in, kiln::atan_out(out, self));
+     }},
+    {"sinh",
+     [](FuzzInput& in) {
+       const Tensor self = in.tensor();
+       use_result(in, kiln::sinh(self));
+     }},
+    {"sinh_",
+     [](FuzzInput& in) {
+       const Tensor self = in.tensor();
+       use_result(in, kiln::sinh_(self));
+     }},
+    {"sinh.out",
+     [](FuzzInput& in) {
+       const Tensor out = in.tensor();
+       const Tensor self = in.tensor();
+       use_result(in, kiln::sinh_out(out, self));
+     }},
+    {"cosh",
+     [](FuzzInput& in) {
+       const Tensor self = in.tensor();
+       use_result(in, kiln::cosh(self));
+     }},
+    {"cosh_",
+     [](FuzzInput& in) {
+       const Tensor self = in.tensor();
+       use_result(in, kiln::cosh_(self));
+     }},
+    {"cosh.out",
+     [](FuzzInput& in) {
+       const Tensor out = in.tensor();
+       const Tensor self = in.tensor();
+       use_result(in, kiln::cosh_out(out, self));
+     }},
+    {"tan",
+     [](FuzzInput& in) {
+       const Tensor self = in.tensor();
+       use_result(in, kiln::tan(self));
+     }},
+    {"tan_",
+     [](FuzzInput& in) {
+       const Tensor self = in.tensor();
+       use_result(in, kiln::tan_(self));
+     }},
+    {"tan.out",
+     [](FuzzInput& in) {
+       const Tensor out = in.tensor();
+       const Tensor self = in.tensor();
+       use_result(in, kiln::tan_out(out, self));
+     }},
+    {"asinh",
+     [](FuzzInput& in) {
+       const Tensor self = in.tensor();
+       use_result(in, kiln::asinh(self));
+     }},
+    {"asinh_",
+     [](FuzzInput& in) {
+       const Tensor self = in.tensor();
+       use_result(in, kiln::asinh_(self));
+     }},
+    {"asinh.out",
+     [](FuzzInput& in) {
+       const Tensor out = in.tensor();
+       const Tensor self = in.tensor();
+       use_result(in, kiln::asinh_out(out, self));
+     }},
+    {"acosh",
+     [](FuzzInput& in) {
+       const Tensor self = in.tensor();
+       use_result(in, kiln::acosh(self));
+     }},
+    {"acosh_",
+     [](FuzzInput& in) {
+       const Tensor self = in.tensor();
+       use_result(in, kiln::acosh_(self));
+     }},
+    {"acosh.out",
+     [](FuzzInput& in) {
+       const Tensor out = in.tensor();
+       const Tensor self = in.tensor();
+       use_result(in, kiln::acosh_out(out, self));
+     }},
+    {"atanh",
+     [](FuzzInput& in) {
+       const Tensor self = in.tensor();
+       use_result(in, kiln::atanh(self));
+     }},
+    {"atanh_",
+     [](FuzzInput& in) {
+       const Tensor self = in.tensor();
+       use_result(in, kiln::atanh_(self));
+     }},
+    {"atanh.out",
+     [](FuzzInput& in) {
+       const Tensor out = in.tensor();
+       const Tensor self = in.tensor();
+       use_result(in, kiln::atanh_out(out, self));
+     }},
+    {"erfc",
+     [](FuzzInput& in) {
+       const Tensor self = in.tensor();
+       use_result(in, kiln::erfc(self));
+     }},
+    {"erfc_",
+     [](FuzzInput& in) {
+       const Tensor self = in.tensor();
+       use_result(in, kiln::erfc_(self));
+     }},
+    {"erfc.out",
+     [](FuzzInput& in) {
+       const Tensor out = in.tensor();
+       const Tensor self = in.tensor();
+       use_result(in, kiln::erfc_out(out, self));
+     }},
+    {"erfinv",
+     [](FuzzInput& in) {
+       const Tensor self = in.tensor();
+       use_result(in, kiln::erfinv(self));
+     }},
+    {"erfinv_",
+     [](FuzzInput& in) {
+       const Tensor self = in.tensor();
+       use_result(in, kiln::erfinv_(self));
+     }},
+    {"erfinv.out",
+     [](FuzzInput& in) {
+       const Tensor out = in.tensor();
+       const Tensor self = in.tensor();
+       use_result(in, kiln::erfinv_out(out, self));
+     }},
+    {"deg2rad",
+     [](FuzzInput& in) {
+       const Tensor self = in.tensor();
+       use_result(in, kiln::deg2rad(self));
+     }},
+    {"deg2rad_",
+     [](FuzzInput& in) {
+       const Tensor self = in.tensor();
+       use_result(in, kiln::deg2rad_(self));
+     }},
+    {"deg2rad.out",
+     [](FuzzInput& in) {
+       const Tensor out = in.tensor();
+       const Tensor self = in.tensor();
+       use_result(in, kiln::deg2rad_out(out, self));
+     }},
+    {"rad2deg",
+     [](FuzzInput& in) {
+       const Tensor self = in.tensor();
+       use_result(in, kiln::rad2deg(self));
+     }},
+    {"rad2deg_",
+     [](FuzzInput& in) {
+       const Tensor self = in.tensor();
+       use_result(in, kiln::rad2deg_(self));
+     }},
+    {"rad2deg.out",
+     [](FuzzInput& in) {
+       const Tensor out = in.tensor();
+       const Tensor self = in.tensor();
+       use_result(in, kiln::rad2deg_out(out, self));
+     }},
+    {"sgn",
+     [](FuzzInput& in) {
+       const Tensor self = in.tensor();
+       use_result(in, kiln::sgn(self));
+     }},
+    {"sgn_",
+     [](FuzzInput& in) {
+       const Tensor self = in.tensor();
+       use_result(in, kiln::sgn_(self));
+     }},
+    {"sgn.out",
+     [](FuzzInput& in) {
+       const Tensor out = in.tensor();
+       const Tensor self = in.tensor();
+       use_result(in, kiln::sgn_out(out, self));
+     }},
+    {"logit",
+     [](FuzzInput& in) {
+       const Tensor self = in.tensor();
+       const auto eps = in.optional_scalar();
+       use_result(in, kiln::logit(self, eps));
+     }},
+    {"logit_",
+     [](FuzzInput& in) {
+       const Tensor self = in.tensor();
+       const auto eps = in.optional_scalar();
+       use_result(in, kiln::logit_(self, eps));
+     }},
+    {"logit.out",
+     [](FuzzInput& in) {
+       const Tensor out = in.tensor();
+       const Tensor self = in.tensor();
+       const auto eps = in.optional_scalar();
+       use_result(in, kiln::logit_out(out, self, eps));
+     }},
+    {"hypot",
+     [](FuzzInput& in) {
+       const Tensor self = in.tensor();
+       const Tensor other = in.tensor();
+       use_result(in, kiln::hypot(self, other));
+     }},
+    {"hypot_",
+     [](FuzzInput& in) {
+       const Tensor self = in.tensor();
+       const Tensor other = in.tensor();
+       use_result(in, kiln::hypot_(self, other));
+     }},
+    {"hypot.out",
+     [](FuzzInput& in) {
+       const Tensor out = in.tensor();
+       const Tensor self = in.tensor();
+       const Tensor other = in.tensor();
+       use_result(in, kiln::hypot_out(out, self, other));
+     }},
+    {"copysign.Tensor",
+     [](FuzzInput& in) {
+       const Tensor self = in.tensor();
+       const Tensor other = in.tensor();
+       use_result(in, kiln::copysign(self, other));
+     }},
+    {"copysign_.Tensor",
+     [](FuzzInput& in) {
+       const Tensor self = in.tensor();
+       const Tensor other = in.tensor();
+       use_result(in, kiln::copysign_(self, other));
+     }},
+    {"copysign.out",
+     [](FuzzInput& in) {
+       const Tensor out = in.tensor();
+       const Tensor self = in.tensor();
+       const Tensor other = in.tensor();
+       use_result(in, kiln::copysign_out(out, self, other));
+     }},
+    {"copysign.Scalar",
+     [](FuzzInput& in) {
+       const Tensor self = in.tensor();
+       const auto other = in.scalar();
+       use_result(in, kiln::copysign(self, other));
+     }},
+    {"copysign_.Scalar",
+     [](FuzzInput& in) {
+       const Tensor self = in.tensor();
+       const auto other = in.scalar();
+       use_result(in, kiln::copysign_(self, other));
+     }},
+    {"copysign.Scalar_out",
+     [](FuzzInput& in) {
+       const Tensor out = in.tensor();
+       const Tensor self = in.tensor();
+       const auto other = in.scalar();
+       use_result(in, kiln::copysign_out(out, self, other));
+     }},
     {"logical_and",
      [](FuzzInput& in) {
        const Tensor self = in.tensor();
@@ -4222,6 +4570,125 @@ const FuzzOp kFuzzOps[] = {
        const Tensor self = in.tensor();
        const Tensor other = in.tensor();
        use_result(in, kiln::_atan2_other_backward(grad, self, other));
+     }},
+    {"_log2_self_backward",
+     [](FuzzInput& in) {
+       const Tensor grad = in.tensor();
+       const Tensor self = in.tensor();
+       use_result(in, kiln::_log2_self_backward(grad, self));
+     }},
+    {"_log10_self_backward",
+     [](FuzzInput& in) {
+       const Tensor grad = in.tensor();
+       const Tensor self = in.tensor();
+       use_result(in, kiln::_log10_self_backward(grad, self));
+     }},
+    {"_exp2_self_backward",
+     [](FuzzInput& in) {
+       const Tensor grad = in.tensor();
+       const Tensor output = in.tensor();
+       use_result(in, kiln::_exp2_self_backward(grad, output));
+     }},
+    {"_asin_self_backward",
+     [](FuzzInput& in) {
+       const Tensor grad = in.tensor();
+       const Tensor self = in.tensor();
+       use_result(in, kiln::_asin_self_backward(grad, self));
+     }},
+    {"_acos_self_backward",
+     [](FuzzInput& in) {
+       const Tensor grad = in.tensor();
+       const Tensor self = in.tensor();
+       use_result(in, kiln::_acos_self_backward(grad, self));
+     }},
+    {"_atan_self_backward",
+     [](FuzzInput& in) {
+       const Tensor grad = in.tensor();
+       const Tensor self = in.tensor();
+       use_result(in, kiln::_atan_self_backward(grad, self));
+     }},
+    {"_sinh_self_backward",
+     [](FuzzInput& in) {
+       const Tensor grad = in.tensor();
+       const Tensor self = in.tensor();
+       use_result(in, kiln::_sinh_self_backward(grad, self));
+     }},
+    {"_cosh_self_backward",
+     [](FuzzInput& in) {
+       const Tensor grad = in.tensor();
+       const Tensor self = in.tensor();
+       use_result(in, kiln::_cosh_self_backward(grad, self));
+     }},
+    {"_tan_self_backward",
+     [](FuzzInput& in) {
+       const Tensor grad = in.tensor();
+       const Tensor output = in.tensor();
+       use_result(in, kiln::_tan_self_backward(grad, output));
+     }},
+    {"_asinh_self_backward",
+     [](FuzzInput& in) {
+       const Tensor grad = in.tensor();
+       const Tensor self = in.tensor();
+       use_result(in, kiln::_asinh_self_backward(grad, self));
+     }},
+    {"_acosh_self_backward",
+     [](FuzzInput& in) {
+       const Tensor grad = in.tensor();
+       const Tensor self = in.tensor();
+       use_result(in, kiln::_acosh_self_backward(grad, self));
+     }},
+    {"_atanh_self_backward",
+     [](FuzzInput& in) {
+       const Tensor grad = in.tensor();
+       const Tensor self = in.tensor();
+       use_result(in, kiln::_atanh_self_backward(grad, self));
+     }},
+    {"_erfc_self_backward",
+     [](FuzzInput& in) {
+       const Tensor grad = in.tensor();
+       const Tensor self = in.tensor();
+       use_result(in, kiln::_erfc_self_backward(grad, self));
+     }},
+    {"_erfinv_self_backward",
+     [](FuzzInput& in) {
+       const Tensor grad = in.tensor();
+       const Tensor self = in.tensor();
+       use_result(in, kiln::_erfinv_self_backward(grad, self));
+     }},
+    {"_logit_self_backward",
+     [](FuzzInput& in) {
+       const Tensor grad = in.tensor();
+       const Tensor self = in.tensor();
+       const auto eps = in.optional_scalar();
+       use_result(in, kiln::_logit_self_backward(grad, self, eps));
+     }},
+    {"_hypot_self_backward",
+     [](FuzzInput& in) {
+       const Tensor grad = in.tensor();
+       const Tensor self = in.tensor();
+       const Tensor output = in.tensor();
+       use_result(in, kiln::_hypot_self_backward(grad, self, output));
+     }},
+    {"_hypot_other_backward",
+     [](FuzzInput& in) {
+       const Tensor grad = in.tensor();
+       const Tensor other = in.tensor();
+       const Tensor output = in.tensor();
+       use_result(in, kiln::_hypot_other_backward(grad, other, output));
+     }},
+    {"_copysign_tensor_self_backward",
+     [](FuzzInput& in) {
+       const Tensor grad = in.tensor();
+       const Tensor self = in.tensor();
+       const Tensor output = in.tensor();
+       use_result(in, kiln::_copysign_tensor_self_backward(grad, self, output));
+     }},
+    {"_copysign_scalar_self_backward",
+     [](FuzzInput& in) {
+       const Tensor grad = in.tensor();
+       const Tensor self = in.tensor();
+       const Tensor output = in.tensor();
+       use_result(in, kiln::_copysign_scalar_self_backward(grad, self, output));
      }},
     {"_remainder_tensor_other_backward",
      [](FuzzInput& in) {

@@ -295,6 +295,197 @@ const FormulaNode atan2_nodes[] = {
     {FormulaOp::Atan2, 0, 1, -1, -1, 0.0},
 };
 
+// log2: log2(self)
+const char* const log2_args[] = {"self"};
+const FormulaNode log2_nodes[] = {
+    {FormulaOp::Arg, -1, -1, -1, 0, 0.0},
+    {FormulaOp::Log2, 0, -1, -1, -1, 0.0},
+};
+
+// log10: log10(self)
+const char* const log10_args[] = {"self"};
+const FormulaNode log10_nodes[] = {
+    {FormulaOp::Arg, -1, -1, -1, 0, 0.0},
+    {FormulaOp::Log10, 0, -1, -1, -1, 0.0},
+};
+
+// exp2: exp2(self)
+const char* const exp2_args[] = {"self"};
+const FormulaNode exp2_nodes[] = {
+    {FormulaOp::Arg, -1, -1, -1, 0, 0.0},
+    {FormulaOp::Exp2, 0, -1, -1, -1, 0.0},
+};
+
+// asin: asin(self)
+const char* const asin_args[] = {"self"};
+const FormulaNode asin_nodes[] = {
+    {FormulaOp::Arg, -1, -1, -1, 0, 0.0},
+    {FormulaOp::Asin, 0, -1, -1, -1, 0.0},
+};
+
+// acos: acos(self)
+const char* const acos_args[] = {"self"};
+const FormulaNode acos_nodes[] = {
+    {FormulaOp::Arg, -1, -1, -1, 0, 0.0},
+    {FormulaOp::Acos, 0, -1, -1, -1, 0.0},
+};
+
+// atan: atan(self)
+const char* const atan_args[] = {"self"};
+const FormulaNode atan_nodes[] = {
+    {FormulaOp::Arg, -1, -1, -1, 0, 0.0},
+    {FormulaOp::Atan, 0, -1, -1, -1, 0.0},
+};
+
+// sinh: sinh(self)
+const char* const sinh_args[] = {"self"};
+const FormulaNode sinh_nodes[] = {
+    {FormulaOp::Arg, -1, -1, -1, 0, 0.0},
+    {FormulaOp::Sinh, 0, -1, -1, -1, 0.0},
+};
+
+// cosh: cosh(self)
+const char* const cosh_args[] = {"self"};
+const FormulaNode cosh_nodes[] = {
+    {FormulaOp::Arg, -1, -1, -1, 0, 0.0},
+    {FormulaOp::Cosh, 0, -1, -1, -1, 0.0},
+};
+
+// tan: tan(self)
+const char* const tan_args[] = {"self"};
+const FormulaNode tan_nodes[] = {
+    {FormulaOp::Arg, -1, -1, -1, 0, 0.0},
+    {FormulaOp::Tan, 0, -1, -1, -1, 0.0},
+};
+
+// asinh: asinh(self)
+const char* const asinh_args[] = {"self"};
+const FormulaNode asinh_nodes[] = {
+    {FormulaOp::Arg, -1, -1, -1, 0, 0.0},
+    {FormulaOp::Asinh, 0, -1, -1, -1, 0.0},
+};
+
+// acosh: acosh(self)
+const char* const acosh_args[] = {"self"};
+const FormulaNode acosh_nodes[] = {
+    {FormulaOp::Arg, -1, -1, -1, 0, 0.0},
+    {FormulaOp::Acosh, 0, -1, -1, -1, 0.0},
+};
+
+// atanh: atanh(self)
+const char* const atanh_args[] = {"self"};
+const FormulaNode atanh_nodes[] = {
+    {FormulaOp::Arg, -1, -1, -1, 0, 0.0},
+    {FormulaOp::Atanh, 0, -1, -1, -1, 0.0},
+};
+
+// erfc: erfc(self)
+const char* const erfc_args[] = {"self"};
+const FormulaNode erfc_nodes[] = {
+    {FormulaOp::Arg, -1, -1, -1, 0, 0.0},
+    {FormulaOp::Erfc, 0, -1, -1, -1, 0.0},
+};
+
+// erfinv: erfinv(self)
+const char* const erfinv_args[] = {"self"};
+const FormulaNode erfinv_nodes[] = {
+    {FormulaOp::Arg, -1, -1, -1, 0, 0.0},
+    {FormulaOp::Erfinv, 0, -1, -1, -1, 0.0},
+};
+
+// deg2rad: self * 0.017453292519943295
+const char* const deg2rad_args[] = {"self"};
+const FormulaNode deg2rad_nodes[] = {
+    {FormulaOp::Arg, -1, -1, -1, 0, 0.0},
+    {FormulaOp::Const, -1, -1, -1, -1, 0.017453292519943295},
+    {FormulaOp::Mul, 0, 1, -1, -1, 0.0},
+};
+
+// rad2deg: self * 57.29577951308232
+const char* const rad2deg_args[] = {"self"};
+const FormulaNode rad2deg_nodes[] = {
+    {FormulaOp::Arg, -1, -1, -1, 0, 0.0},
+    {FormulaOp::Const, -1, -1, -1, -1, 57.29577951308232},
+    {FormulaOp::Mul, 0, 1, -1, -1, 0.0},
+};
+
+// sgn: (self > 0) - (self < 0)
+const char* const sgn_args[] = {"self"};
+const FormulaNode sgn_nodes[] = {
+    {FormulaOp::Arg, -1, -1, -1, 0, 0.0},
+    {FormulaOp::Const, -1, -1, -1, -1, 0.0},
+    {FormulaOp::Gt, 0, 1, -1, -1, 0.0},
+    {FormulaOp::Arg, -1, -1, -1, 0, 0.0},
+    {FormulaOp::Const, -1, -1, -1, -1, 0.0},
+    {FormulaOp::Lt, 3, 4, -1, -1, 0.0},
+    {FormulaOp::Sub, 2, 5, -1, -1, 0.0},
+};
+
+// logit: log((eps if self < eps else ((1 - eps) if self > 1 - eps else self)) / (1 - (eps if self < eps else ((1 - eps) if self > 1 - eps else self))))
+const char* const logit_args[] = {"self"};
+const char* const logit_scalars[] = {"eps"};
+const FormulaNode logit_nodes[] = {
+    {FormulaOp::Arg, -1, -1, -1, 0, 0.0},
+    {FormulaOp::Scalar, -1, -1, -1, 0, 0.0},
+    {FormulaOp::Lt, 0, 1, -1, -1, 0.0},
+    {FormulaOp::Scalar, -1, -1, -1, 0, 0.0},
+    {FormulaOp::Arg, -1, -1, -1, 0, 0.0},
+    {FormulaOp::Const, -1, -1, -1, -1, 1.0},
+    {FormulaOp::Scalar, -1, -1, -1, 0, 0.0},
+    {FormulaOp::Sub, 5, 6, -1, -1, 0.0},
+    {FormulaOp::Gt, 4, 7, -1, -1, 0.0},
+    {FormulaOp::Const, -1, -1, -1, -1, 1.0},
+    {FormulaOp::Scalar, -1, -1, -1, 0, 0.0},
+    {FormulaOp::Sub, 9, 10, -1, -1, 0.0},
+    {FormulaOp::Arg, -1, -1, -1, 0, 0.0},
+    {FormulaOp::Select, 8, 11, 12, -1, 0.0},
+    {FormulaOp::Select, 2, 3, 13, -1, 0.0},
+    {FormulaOp::Const, -1, -1, -1, -1, 1.0},
+    {FormulaOp::Arg, -1, -1, -1, 0, 0.0},
+    {FormulaOp::Scalar, -1, -1, -1, 0, 0.0},
+    {FormulaOp::Lt, 16, 17, -1, -1, 0.0},
+    {FormulaOp::Scalar, -1, -1, -1, 0, 0.0},
+    {FormulaOp::Arg, -1, -1, -1, 0, 0.0},
+    {FormulaOp::Const, -1, -1, -1, -1, 1.0},
+    {FormulaOp::Scalar, -1, -1, -1, 0, 0.0},
+    {FormulaOp::Sub, 21, 22, -1, -1, 0.0},
+    {FormulaOp::Gt, 20, 23, -1, -1, 0.0},
+    {FormulaOp::Const, -1, -1, -1, -1, 1.0},
+    {FormulaOp::Scalar, -1, -1, -1, 0, 0.0},
+    {FormulaOp::Sub, 25, 26, -1, -1, 0.0},
+    {FormulaOp::Arg, -1, -1, -1, 0, 0.0},
+    {FormulaOp::Select, 24, 27, 28, -1, 0.0},
+    {FormulaOp::Select, 18, 19, 29, -1, 0.0},
+    {FormulaOp::Sub, 15, 30, -1, -1, 0.0},
+    {FormulaOp::Div, 14, 31, -1, -1, 0.0},
+    {FormulaOp::Log, 32, -1, -1, -1, 0.0},
+};
+
+// hypot: hypot(self, other)
+const char* const hypot_args[] = {"self", "other"};
+const FormulaNode hypot_nodes[] = {
+    {FormulaOp::Arg, -1, -1, -1, 0, 0.0},
+    {FormulaOp::Arg, -1, -1, -1, 1, 0.0},
+    {FormulaOp::Hypot, 0, 1, -1, -1, 0.0},
+};
+
+// copysign: copysign(self, other)
+const char* const copysign_tensor_args[] = {"self", "other"};
+const FormulaNode copysign_tensor_nodes[] = {
+    {FormulaOp::Arg, -1, -1, -1, 0, 0.0},
+    {FormulaOp::Arg, -1, -1, -1, 1, 0.0},
+    {FormulaOp::Copysign, 0, 1, -1, -1, 0.0},
+};
+
+// copysign: copysign(self, other)
+const char* const copysign_scalar_args[] = {"self"};
+const char* const copysign_scalar_scalars[] = {"other"};
+const FormulaNode copysign_scalar_nodes[] = {
+    {FormulaOp::Arg, -1, -1, -1, 0, 0.0},
+    {FormulaOp::Scalar, -1, -1, -1, 0, 0.0},
+    {FormulaOp::Copysign, 0, 1, -1, -1, 0.0},
+};
+
 // logical_and: self and other
 const char* const logical_and_args[] = {"self", "other"};
 const FormulaNode logical_and_nodes[] = {
@@ -1148,6 +1339,273 @@ const FormulaNode _atan2_other_backward_nodes[] = {
     {FormulaOp::Mul, 7, 8, -1, -1, 0.0},
     {FormulaOp::Add, 6, 9, -1, -1, 0.0},
     {FormulaOp::Div, 3, 10, -1, -1, 0.0},
+};
+
+// _log2_self_backward: grad / (self * 0.6931471805599453)
+const char* const _log2_self_backward_args[] = {"grad", "self"};
+const FormulaNode _log2_self_backward_nodes[] = {
+    {FormulaOp::Arg, -1, -1, -1, 0, 0.0},
+    {FormulaOp::Arg, -1, -1, -1, 1, 0.0},
+    {FormulaOp::Const, -1, -1, -1, -1, 0.6931471805599453},
+    {FormulaOp::Mul, 1, 2, -1, -1, 0.0},
+    {FormulaOp::Div, 0, 3, -1, -1, 0.0},
+};
+
+// _log10_self_backward: grad / (self * 2.302585092994046)
+const char* const _log10_self_backward_args[] = {"grad", "self"};
+const FormulaNode _log10_self_backward_nodes[] = {
+    {FormulaOp::Arg, -1, -1, -1, 0, 0.0},
+    {FormulaOp::Arg, -1, -1, -1, 1, 0.0},
+    {FormulaOp::Const, -1, -1, -1, -1, 2.302585092994046},
+    {FormulaOp::Mul, 1, 2, -1, -1, 0.0},
+    {FormulaOp::Div, 0, 3, -1, -1, 0.0},
+};
+
+// _exp2_self_backward: grad * (output * 0.6931471805599453)
+const char* const _exp2_self_backward_args[] = {"grad", "output"};
+const FormulaNode _exp2_self_backward_nodes[] = {
+    {FormulaOp::Arg, -1, -1, -1, 0, 0.0},
+    {FormulaOp::Arg, -1, -1, -1, 1, 0.0},
+    {FormulaOp::Const, -1, -1, -1, -1, 0.6931471805599453},
+    {FormulaOp::Mul, 1, 2, -1, -1, 0.0},
+    {FormulaOp::Mul, 0, 3, -1, -1, 0.0},
+};
+
+// _asin_self_backward: grad / sqrt(-(self * self) + 1)
+const char* const _asin_self_backward_args[] = {"grad", "self"};
+const FormulaNode _asin_self_backward_nodes[] = {
+    {FormulaOp::Arg, -1, -1, -1, 0, 0.0},
+    {FormulaOp::Arg, -1, -1, -1, 1, 0.0},
+    {FormulaOp::Arg, -1, -1, -1, 1, 0.0},
+    {FormulaOp::Mul, 1, 2, -1, -1, 0.0},
+    {FormulaOp::Neg, 3, -1, -1, -1, 0.0},
+    {FormulaOp::Const, -1, -1, -1, -1, 1.0},
+    {FormulaOp::Add, 4, 5, -1, -1, 0.0},
+    {FormulaOp::Sqrt, 6, -1, -1, -1, 0.0},
+    {FormulaOp::Div, 0, 7, -1, -1, 0.0},
+};
+
+// _acos_self_backward: -grad / sqrt(-(self * self) + 1)
+const char* const _acos_self_backward_args[] = {"grad", "self"};
+const FormulaNode _acos_self_backward_nodes[] = {
+    {FormulaOp::Arg, -1, -1, -1, 0, 0.0},
+    {FormulaOp::Neg, 0, -1, -1, -1, 0.0},
+    {FormulaOp::Arg, -1, -1, -1, 1, 0.0},
+    {FormulaOp::Arg, -1, -1, -1, 1, 0.0},
+    {FormulaOp::Mul, 2, 3, -1, -1, 0.0},
+    {FormulaOp::Neg, 4, -1, -1, -1, 0.0},
+    {FormulaOp::Const, -1, -1, -1, -1, 1.0},
+    {FormulaOp::Add, 5, 6, -1, -1, 0.0},
+    {FormulaOp::Sqrt, 7, -1, -1, -1, 0.0},
+    {FormulaOp::Div, 1, 8, -1, -1, 0.0},
+};
+
+// _atan_self_backward: grad / (self * self + 1)
+const char* const _atan_self_backward_args[] = {"grad", "self"};
+const FormulaNode _atan_self_backward_nodes[] = {
+    {FormulaOp::Arg, -1, -1, -1, 0, 0.0},
+    {FormulaOp::Arg, -1, -1, -1, 1, 0.0},
+    {FormulaOp::Arg, -1, -1, -1, 1, 0.0},
+    {FormulaOp::Mul, 1, 2, -1, -1, 0.0},
+    {FormulaOp::Const, -1, -1, -1, -1, 1.0},
+    {FormulaOp::Add, 3, 4, -1, -1, 0.0},
+    {FormulaOp::Div, 0, 5, -1, -1, 0.0},
+};
+
+// _sinh_self_backward: grad * cosh(self)
+const char* const _sinh_self_backward_args[] = {"grad", "self"};
+const FormulaNode _sinh_self_backward_nodes[] = {
+    {FormulaOp::Arg, -1, -1, -1, 0, 0.0},
+    {FormulaOp::Arg, -1, -1, -1, 1, 0.0},
+    {FormulaOp::Cosh, 1, -1, -1, -1, 0.0},
+    {FormulaOp::Mul, 0, 2, -1, -1, 0.0},
+};
+
+// _cosh_self_backward: grad * sinh(self)
+const char* const _cosh_self_backward_args[] = {"grad", "self"};
+const FormulaNode _cosh_self_backward_nodes[] = {
+    {FormulaOp::Arg, -1, -1, -1, 0, 0.0},
+    {FormulaOp::Arg, -1, -1, -1, 1, 0.0},
+    {FormulaOp::Sinh, 1, -1, -1, -1, 0.0},
+    {FormulaOp::Mul, 0, 2, -1, -1, 0.0},
+};
+
+// _tan_self_backward: grad * (output * output + 1)
+const char* const _tan_self_backward_args[] = {"grad", "output"};
+const FormulaNode _tan_self_backward_nodes[] = {
+    {FormulaOp::Arg, -1, -1, -1, 0, 0.0},
+    {FormulaOp::Arg, -1, -1, -1, 1, 0.0},
+    {FormulaOp::Arg, -1, -1, -1, 1, 0.0},
+    {FormulaOp::Mul, 1, 2, -1, -1, 0.0},
+    {FormulaOp::Const, -1, -1, -1, -1, 1.0},
+    {FormulaOp::Add, 3, 4, -1, -1, 0.0},
+    {FormulaOp::Mul, 0, 5, -1, -1, 0.0},
+};
+
+// _asinh_self_backward: grad / sqrt(self * self + 1)
+const char* const _asinh_self_backward_args[] = {"grad", "self"};
+const FormulaNode _asinh_self_backward_nodes[] = {
+    {FormulaOp::Arg, -1, -1, -1, 0, 0.0},
+    {FormulaOp::Arg, -1, -1, -1, 1, 0.0},
+    {FormulaOp::Arg, -1, -1, -1, 1, 0.0},
+    {FormulaOp::Mul, 1, 2, -1, -1, 0.0},
+    {FormulaOp::Const, -1, -1, -1, -1, 1.0},
+    {FormulaOp::Add, 3, 4, -1, -1, 0.0},
+    {FormulaOp::Sqrt, 5, -1, -1, -1, 0.0},
+    {FormulaOp::Div, 0, 6, -1, -1, 0.0},
+};
+
+// _acosh_self_backward: grad / sqrt(self * self - 1)
+const char* const _acosh_self_backward_args[] = {"grad", "self"};
+const FormulaNode _acosh_self_backward_nodes[] = {
+    {FormulaOp::Arg, -1, -1, -1, 0, 0.0},
+    {FormulaOp::Arg, -1, -1, -1, 1, 0.0},
+    {FormulaOp::Arg, -1, -1, -1, 1, 0.0},
+    {FormulaOp::Mul, 1, 2, -1, -1, 0.0},
+    {FormulaOp::Const, -1, -1, -1, -1, 1.0},
+    {FormulaOp::Sub, 3, 4, -1, -1, 0.0},
+    {FormulaOp::Sqrt, 5, -1, -1, -1, 0.0},
+    {FormulaOp::Div, 0, 6, -1, -1, 0.0},
+};
+
+// _atanh_self_backward: grad / (-(self * self) + 1)
+const char* const _atanh_self_backward_args[] = {"grad", "self"};
+const FormulaNode _atanh_self_backward_nodes[] = {
+    {FormulaOp::Arg, -1, -1, -1, 0, 0.0},
+    {FormulaOp::Arg, -1, -1, -1, 1, 0.0},
+    {FormulaOp::Arg, -1, -1, -1, 1, 0.0},
+    {FormulaOp::Mul, 1, 2, -1, -1, 0.0},
+    {FormulaOp::Neg, 3, -1, -1, -1, 0.0},
+    {FormulaOp::Const, -1, -1, -1, -1, 1.0},
+    {FormulaOp::Add, 4, 5, -1, -1, 0.0},
+    {FormulaOp::Div, 0, 6, -1, -1, 0.0},
+};
+
+// _erfc_self_backward: grad * (exp(-(self * self)) * -1.1283791670955126)
+const char* const _erfc_self_backward_args[] = {"grad", "self"};
+const FormulaNode _erfc_self_backward_nodes[] = {
+    {FormulaOp::Arg, -1, -1, -1, 0, 0.0},
+    {FormulaOp::Arg, -1, -1, -1, 1, 0.0},
+    {FormulaOp::Arg, -1, -1, -1, 1, 0.0},
+    {FormulaOp::Mul, 1, 2, -1, -1, 0.0},
+    {FormulaOp::Neg, 3, -1, -1, -1, 0.0},
+    {FormulaOp::Exp, 4, -1, -1, -1, 0.0},
+    {FormulaOp::Const, -1, -1, -1, -1, -1.1283791670955126},
+    {FormulaOp::Mul, 5, 6, -1, -1, 0.0},
+    {FormulaOp::Mul, 0, 7, -1, -1, 0.0},
+};
+
+// _erfinv_self_backward: grad * (exp(erfinv(self) * erfinv(self)) * 0.886226925452758)
+const char* const _erfinv_self_backward_args[] = {"grad", "self"};
+const FormulaNode _erfinv_self_backward_nodes[] = {
+    {FormulaOp::Arg, -1, -1, -1, 0, 0.0},
+    {FormulaOp::Arg, -1, -1, -1, 1, 0.0},
+    {FormulaOp::Erfinv, 1, -1, -1, -1, 0.0},
+    {FormulaOp::Arg, -1, -1, -1, 1, 0.0},
+    {FormulaOp::Erfinv, 3, -1, -1, -1, 0.0},
+    {FormulaOp::Mul, 2, 4, -1, -1, 0.0},
+    {FormulaOp::Exp, 5, -1, -1, -1, 0.0},
+    {FormulaOp::Const, -1, -1, -1, -1, 0.886226925452758},
+    {FormulaOp::Mul, 6, 7, -1, -1, 0.0},
+    {FormulaOp::Mul, 0, 8, -1, -1, 0.0},
+};
+
+// _logit_self_backward: (0 if (self < eps or self > 1 - eps) else grad / (self * (1 - self))) if eps >= 0 else (grad / (self * (1 - self)) if (self >= 0 and self <= 1) else (self - self) / 0)
+const char* const _logit_self_backward_args[] = {"grad", "self"};
+const char* const _logit_self_backward_scalars[] = {"eps"};
+const FormulaNode _logit_self_backward_nodes[] = {
+    {FormulaOp::Scalar, -1, -1, -1, 0, 0.0},
+    {FormulaOp::Const, -1, -1, -1, -1, 0.0},
+    {FormulaOp::Ge, 0, 1, -1, -1, 0.0},
+    {FormulaOp::Arg, -1, -1, -1, 1, 0.0},
+    {FormulaOp::Scalar, -1, -1, -1, 0, 0.0},
+    {FormulaOp::Lt, 3, 4, -1, -1, 0.0},
+    {FormulaOp::Arg, -1, -1, -1, 1, 0.0},
+    {FormulaOp::Const, -1, -1, -1, -1, 1.0},
+    {FormulaOp::Scalar, -1, -1, -1, 0, 0.0},
+    {FormulaOp::Sub, 7, 8, -1, -1, 0.0},
+    {FormulaOp::Gt, 6, 9, -1, -1, 0.0},
+    {FormulaOp::Or, 5, 10, -1, -1, 0.0},
+    {FormulaOp::Const, -1, -1, -1, -1, 0.0},
+    {FormulaOp::Arg, -1, -1, -1, 0, 0.0},
+    {FormulaOp::Arg, -1, -1, -1, 1, 0.0},
+    {FormulaOp::Const, -1, -1, -1, -1, 1.0},
+    {FormulaOp::Arg, -1, -1, -1, 1, 0.0},
+    {FormulaOp::Sub, 15, 16, -1, -1, 0.0},
+    {FormulaOp::Mul, 14, 17, -1, -1, 0.0},
+    {FormulaOp::Div, 13, 18, -1, -1, 0.0},
+    {FormulaOp::Select, 11, 12, 19, -1, 0.0},
+    {FormulaOp::Arg, -1, -1, -1, 1, 0.0},
+    {FormulaOp::Const, -1, -1, -1, -1, 0.0},
+    {FormulaOp::Ge, 21, 22, -1, -1, 0.0},
+    {FormulaOp::Arg, -1, -1, -1, 1, 0.0},
+    {FormulaOp::Const, -1, -1, -1, -1, 1.0},
+    {FormulaOp::Le, 24, 25, -1, -1, 0.0},
+    {FormulaOp::And, 23, 26, -1, -1, 0.0},
+    {FormulaOp::Arg, -1, -1, -1, 0, 0.0},
+    {FormulaOp::Arg, -1, -1, -1, 1, 0.0},
+    {FormulaOp::Const, -1, -1, -1, -1, 1.0},
+    {FormulaOp::Arg, -1, -1, -1, 1, 0.0},
+    {FormulaOp::Sub, 30, 31, -1, -1, 0.0},
+    {FormulaOp::Mul, 29, 32, -1, -1, 0.0},
+    {FormulaOp::Div, 28, 33, -1, -1, 0.0},
+    {FormulaOp::Arg, -1, -1, -1, 1, 0.0},
+    {FormulaOp::Arg, -1, -1, -1, 1, 0.0},
+    {FormulaOp::Sub, 35, 36, -1, -1, 0.0},
+    {FormulaOp::Const, -1, -1, -1, -1, 0.0},
+    {FormulaOp::Div, 37, 38, -1, -1, 0.0},
+    {FormulaOp::Select, 27, 34, 39, -1, 0.0},
+    {FormulaOp::Select, 2, 20, 40, -1, 0.0},
+};
+
+// _hypot_self_backward: grad * self / output
+const char* const _hypot_self_backward_args[] = {"grad", "self", "output"};
+const FormulaNode _hypot_self_backward_nodes[] = {
+    {FormulaOp::Arg, -1, -1, -1, 0, 0.0},
+    {FormulaOp::Arg, -1, -1, -1, 1, 0.0},
+    {FormulaOp::Mul, 0, 1, -1, -1, 0.0},
+    {FormulaOp::Arg, -1, -1, -1, 2, 0.0},
+    {FormulaOp::Div, 2, 3, -1, -1, 0.0},
+};
+
+// _hypot_other_backward: grad * other / output
+const char* const _hypot_other_backward_args[] = {"grad", "other", "output"};
+const FormulaNode _hypot_other_backward_nodes[] = {
+    {FormulaOp::Arg, -1, -1, -1, 0, 0.0},
+    {FormulaOp::Arg, -1, -1, -1, 1, 0.0},
+    {FormulaOp::Mul, 0, 1, -1, -1, 0.0},
+    {FormulaOp::Arg, -1, -1, -1, 2, 0.0},
+    {FormulaOp::Div, 2, 3, -1, -1, 0.0},
+};
+
+// _copysign_tensor_self_backward: grad * (0 if self == 0 else output / self)
+const char* const _copysign_tensor_self_backward_args[] = {"grad", "self", "output"};
+const FormulaNode _copysign_tensor_self_backward_nodes[] = {
+    {FormulaOp::Arg, -1, -1, -1, 0, 0.0},
+    {FormulaOp::Arg, -1, -1, -1, 1, 0.0},
+    {FormulaOp::Const, -1, -1, -1, -1, 0.0},
+    {FormulaOp::Eq, 1, 2, -1, -1, 0.0},
+    {FormulaOp::Const, -1, -1, -1, -1, 0.0},
+    {FormulaOp::Arg, -1, -1, -1, 2, 0.0},
+    {FormulaOp::Arg, -1, -1, -1, 1, 0.0},
+    {FormulaOp::Div, 5, 6, -1, -1, 0.0},
+    {FormulaOp::Select, 3, 4, 7, -1, 0.0},
+    {FormulaOp::Mul, 0, 8, -1, -1, 0.0},
+};
+
+// _copysign_scalar_self_backward: grad * (0 if self == 0 else output / self)
+const char* const _copysign_scalar_self_backward_args[] = {"grad", "self", "output"};
+const FormulaNode _copysign_scalar_self_backward_nodes[] = {
+    {FormulaOp::Arg, -1, -1, -1, 0, 0.0},
+    {FormulaOp::Arg, -1, -1, -1, 1, 0.0},
+    {FormulaOp::Const, -1, -1, -1, -1, 0.0},
+    {FormulaOp::Eq, 1, 2, -1, -1, 0.0},
+    {FormulaOp::Const, -1, -1, -1, -1, 0.0},
+    {FormulaOp::Arg, -1, -1, -1, 2, 0.0},
+    {FormulaOp::Arg, -1, -1, -1, 1, 0.0},
+    {FormulaOp::Div, 5, 6, -1, -1, 0.0},
+    {FormulaOp::Select, 3, 4, 7, -1, 0.0},
+    {FormulaOp::Mul, 0, 8, -1, -1, 0.0},
 };
 
 // _remainder_tensor_other_backward: -grad * (self // other)
@@ -2265,6 +2723,302 @@ const FormulaNode atan2_other_grad_nodes[] = {
     {FormulaOp::Div, 3, 10, -1, -1, 0.0},
 };
 
+// dlog2/dself: grad / (self * 0.6931471805599453)
+const char* const log2_self_grad_args[] = {"grad", "result", "self"};
+const FormulaNode log2_self_grad_nodes[] = {
+    {FormulaOp::Arg, -1, -1, -1, 0, 0.0},
+    {FormulaOp::Arg, -1, -1, -1, 2, 0.0},
+    {FormulaOp::Const, -1, -1, -1, -1, 0.6931471805599453},
+    {FormulaOp::Mul, 1, 2, -1, -1, 0.0},
+    {FormulaOp::Div, 0, 3, -1, -1, 0.0},
+};
+
+// dlog10/dself: grad / (self * 2.302585092994046)
+const char* const log10_self_grad_args[] = {"grad", "result", "self"};
+const FormulaNode log10_self_grad_nodes[] = {
+    {FormulaOp::Arg, -1, -1, -1, 0, 0.0},
+    {FormulaOp::Arg, -1, -1, -1, 2, 0.0},
+    {FormulaOp::Const, -1, -1, -1, -1, 2.302585092994046},
+    {FormulaOp::Mul, 1, 2, -1, -1, 0.0},
+    {FormulaOp::Div, 0, 3, -1, -1, 0.0},
+};
+
+// dexp2/dself: grad * (result * 0.6931471805599453)
+const char* const exp2_self_grad_args[] = {"grad", "result", "self"};
+const FormulaNode exp2_self_grad_nodes[] = {
+    {FormulaOp::Arg, -1, -1, -1, 0, 0.0},
+    {FormulaOp::Arg, -1, -1, -1, 1, 0.0},
+    {FormulaOp::Const, -1, -1, -1, -1, 0.6931471805599453},
+    {FormulaOp::Mul, 1, 2, -1, -1, 0.0},
+    {FormulaOp::Mul, 0, 3, -1, -1, 0.0},
+};
+
+// dasin/dself: grad / sqrt(-(self * self) + 1)
+const char* const asin_self_grad_args[] = {"grad", "result", "self"};
+const FormulaNode asin_self_grad_nodes[] = {
+    {FormulaOp::Arg, -1, -1, -1, 0, 0.0},
+    {FormulaOp::Arg, -1, -1, -1, 2, 0.0},
+    {FormulaOp::Arg, -1, -1, -1, 2, 0.0},
+    {FormulaOp::Mul, 1, 2, -1, -1, 0.0},
+    {FormulaOp::Neg, 3, -1, -1, -1, 0.0},
+    {FormulaOp::Const, -1, -1, -1, -1, 1.0},
+    {FormulaOp::Add, 4, 5, -1, -1, 0.0},
+    {FormulaOp::Sqrt, 6, -1, -1, -1, 0.0},
+    {FormulaOp::Div, 0, 7, -1, -1, 0.0},
+};
+
+// dacos/dself: -grad / sqrt(-(self * self) + 1)
+const char* const acos_self_grad_args[] = {"grad", "result", "self"};
+const FormulaNode acos_self_grad_nodes[] = {
+    {FormulaOp::Arg, -1, -1, -1, 0, 0.0},
+    {FormulaOp::Neg, 0, -1, -1, -1, 0.0},
+    {FormulaOp::Arg, -1, -1, -1, 2, 0.0},
+    {FormulaOp::Arg, -1, -1, -1, 2, 0.0},
+    {FormulaOp::Mul, 2, 3, -1, -1, 0.0},
+    {FormulaOp::Neg, 4, -1, -1, -1, 0.0},
+    {FormulaOp::Const, -1, -1, -1, -1, 1.0},
+    {FormulaOp::Add, 5, 6, -1, -1, 0.0},
+    {FormulaOp::Sqrt, 7, -1, -1, -1, 0.0},
+    {FormulaOp::Div, 1, 8, -1, -1, 0.0},
+};
+
+// datan/dself: grad / (self * self + 1)
+const char* const atan_self_grad_args[] = {"grad", "result", "self"};
+const FormulaNode atan_self_grad_nodes[] = {
+    {FormulaOp::Arg, -1, -1, -1, 0, 0.0},
+    {FormulaOp::Arg, -1, -1, -1, 2, 0.0},
+    {FormulaOp::Arg, -1, -1, -1, 2, 0.0},
+    {FormulaOp::Mul, 1, 2, -1, -1, 0.0},
+    {FormulaOp::Const, -1, -1, -1, -1, 1.0},
+    {FormulaOp::Add, 3, 4, -1, -1, 0.0},
+    {FormulaOp::Div, 0, 5, -1, -1, 0.0},
+};
+
+// dsinh/dself: grad * cosh(self)
+const char* const sinh_self_grad_args[] = {"grad", "result", "self"};
+const FormulaNode sinh_self_grad_nodes[] = {
+    {FormulaOp::Arg, -1, -1, -1, 0, 0.0},
+    {FormulaOp::Arg, -1, -1, -1, 2, 0.0},
+    {FormulaOp::Cosh, 1, -1, -1, -1, 0.0},
+    {FormulaOp::Mul, 0, 2, -1, -1, 0.0},
+};
+
+// dcosh/dself: grad * sinh(self)
+const char* const cosh_self_grad_args[] = {"grad", "result", "self"};
+const FormulaNode cosh_self_grad_nodes[] = {
+    {FormulaOp::Arg, -1, -1, -1, 0, 0.0},
+    {FormulaOp::Arg, -1, -1, -1, 2, 0.0},
+    {FormulaOp::Sinh, 1, -1, -1, -1, 0.0},
+    {FormulaOp::Mul, 0, 2, -1, -1, 0.0},
+};
+
+// dtan/dself: grad * (result * result + 1)
+const char* const tan_self_grad_args[] = {"grad", "result", "self"};
+const FormulaNode tan_self_grad_nodes[] = {
+    {FormulaOp::Arg, -1, -1, -1, 0, 0.0},
+    {FormulaOp::Arg, -1, -1, -1, 1, 0.0},
+    {FormulaOp::Arg, -1, -1, -1, 1, 0.0},
+    {FormulaOp::Mul, 1, 2, -1, -1, 0.0},
+    {FormulaOp::Const, -1, -1, -1, -1, 1.0},
+    {FormulaOp::Add, 3, 4, -1, -1, 0.0},
+    {FormulaOp::Mul, 0, 5, -1, -1, 0.0},
+};
+
+// dasinh/dself: grad / sqrt(self * self + 1)
+const char* const asinh_self_grad_args[] = {"grad", "result", "self"};
+const FormulaNode asinh_self_grad_nodes[] = {
+    {FormulaOp::Arg, -1, -1, -1, 0, 0.0},
+    {FormulaOp::Arg, -1, -1, -1, 2, 0.0},
+    {FormulaOp::Arg, -1, -1, -1, 2, 0.0},
+    {FormulaOp::Mul, 1, 2, -1, -1, 0.0},
+    {FormulaOp::Const, -1, -1, -1, -1, 1.0},
+    {FormulaOp::Add, 3, 4, -1, -1, 0.0},
+    {FormulaOp::Sqrt, 5, -1, -1, -1, 0.0},
+    {FormulaOp::Div, 0, 6, -1, -1, 0.0},
+};
+
+// dacosh/dself: grad / sqrt(self * self - 1)
+const char* const acosh_self_grad_args[] = {"grad", "result", "self"};
+const FormulaNode acosh_self_grad_nodes[] = {
+    {FormulaOp::Arg, -1, -1, -1, 0, 0.0},
+    {FormulaOp::Arg, -1, -1, -1, 2, 0.0},
+    {FormulaOp::Arg, -1, -1, -1, 2, 0.0},
+    {FormulaOp::Mul, 1, 2, -1, -1, 0.0},
+    {FormulaOp::Const, -1, -1, -1, -1, 1.0},
+    {FormulaOp::Sub, 3, 4, -1, -1, 0.0},
+    {FormulaOp::Sqrt, 5, -1, -1, -1, 0.0},
+    {FormulaOp::Div, 0, 6, -1, -1, 0.0},
+};
+
+// datanh/dself: grad / (-(self * self) + 1)
+const char* const atanh_self_grad_args[] = {"grad", "result", "self"};
+const FormulaNode atanh_self_grad_nodes[] = {
+    {FormulaOp::Arg, -1, -1, -1, 0, 0.0},
+    {FormulaOp::Arg, -1, -1, -1, 2, 0.0},
+    {FormulaOp::Arg, -1, -1, -1, 2, 0.0},
+    {FormulaOp::Mul, 1, 2, -1, -1, 0.0},
+    {FormulaOp::Neg, 3, -1, -1, -1, 0.0},
+    {FormulaOp::Const, -1, -1, -1, -1, 1.0},
+    {FormulaOp::Add, 4, 5, -1, -1, 0.0},
+    {FormulaOp::Div, 0, 6, -1, -1, 0.0},
+};
+
+// derfc/dself: grad * (exp(-(self * self)) * -1.1283791670955126)
+const char* const erfc_self_grad_args[] = {"grad", "result", "self"};
+const FormulaNode erfc_self_grad_nodes[] = {
+    {FormulaOp::Arg, -1, -1, -1, 0, 0.0},
+    {FormulaOp::Arg, -1, -1, -1, 2, 0.0},
+    {FormulaOp::Arg, -1, -1, -1, 2, 0.0},
+    {FormulaOp::Mul, 1, 2, -1, -1, 0.0},
+    {FormulaOp::Neg, 3, -1, -1, -1, 0.0},
+    {FormulaOp::Exp, 4, -1, -1, -1, 0.0},
+    {FormulaOp::Const, -1, -1, -1, -1, -1.1283791670955126},
+    {FormulaOp::Mul, 5, 6, -1, -1, 0.0},
+    {FormulaOp::Mul, 0, 7, -1, -1, 0.0},
+};
+
+// derfinv/dself: grad * (exp(erfinv(self) * erfinv(self)) * 0.886226925452758)
+const char* const erfinv_self_grad_args[] = {"grad", "result", "self"};
+const FormulaNode erfinv_self_grad_nodes[] = {
+    {FormulaOp::Arg, -1, -1, -1, 0, 0.0},
+    {FormulaOp::Arg, -1, -1, -1, 2, 0.0},
+    {FormulaOp::Erfinv, 1, -1, -1, -1, 0.0},
+    {FormulaOp::Arg, -1, -1, -1, 2, 0.0},
+    {FormulaOp::Erfinv, 3, -1, -1, -1, 0.0},
+    {FormulaOp::Mul, 2, 4, -1, -1, 0.0},
+    {FormulaOp::Exp, 5, -1, -1, -1, 0.0},
+    {FormulaOp::Const, -1, -1, -1, -1, 0.886226925452758},
+    {FormulaOp::Mul, 6, 7, -1, -1, 0.0},
+    {FormulaOp::Mul, 0, 8, -1, -1, 0.0},
+};
+
+// ddeg2rad/dself: grad * 0.017453292519943295
+const char* const deg2rad_self_grad_args[] = {"grad", "result", "self"};
+const FormulaNode deg2rad_self_grad_nodes[] = {
+    {FormulaOp::Arg, -1, -1, -1, 0, 0.0},
+    {FormulaOp::Const, -1, -1, -1, -1, 0.017453292519943295},
+    {FormulaOp::Mul, 0, 1, -1, -1, 0.0},
+};
+
+// drad2deg/dself: grad * 57.29577951308232
+const char* const rad2deg_self_grad_args[] = {"grad", "result", "self"};
+const FormulaNode rad2deg_self_grad_nodes[] = {
+    {FormulaOp::Arg, -1, -1, -1, 0, 0.0},
+    {FormulaOp::Const, -1, -1, -1, -1, 57.29577951308232},
+    {FormulaOp::Mul, 0, 1, -1, -1, 0.0},
+};
+
+// dsgn/dself: 0
+const char* const sgn_self_grad_args[] = {"grad", "result", "self"};
+const FormulaNode sgn_self_grad_nodes[] = {
+    {FormulaOp::Const, -1, -1, -1, -1, 0.0},
+};
+
+// dlogit/dself: (0 if (self < eps or self > 1 - eps) else grad / (self * (1 - self))) if eps >= 0 else (grad / (self * (1 - self)) if (self >= 0 and self <= 1) else (self - self) / 0)
+const char* const logit_self_grad_args[] = {"grad", "result", "self"};
+const char* const logit_self_grad_scalars[] = {"eps"};
+const FormulaNode logit_self_grad_nodes[] = {
+    {FormulaOp::Scalar, -1, -1, -1, 0, 0.0},
+    {FormulaOp::Const, -1, -1, -1, -1, 0.0},
+    {FormulaOp::Ge, 0, 1, -1, -1, 0.0},
+    {FormulaOp::Arg, -1, -1, -1, 2, 0.0},
+    {FormulaOp::Scalar, -1, -1, -1, 0, 0.0},
+    {FormulaOp::Lt, 3, 4, -1, -1, 0.0},
+    {FormulaOp::Arg, -1, -1, -1, 2, 0.0},
+    {FormulaOp::Const, -1, -1, -1, -1, 1.0},
+    {FormulaOp::Scalar, -1, -1, -1, 0, 0.0},
+    {FormulaOp::Sub, 7, 8, -1, -1, 0.0},
+    {FormulaOp::Gt, 6, 9, -1, -1, 0.0},
+    {FormulaOp::Or, 5, 10, -1, -1, 0.0},
+    {FormulaOp::Const, -1, -1, -1, -1, 0.0},
+    {FormulaOp::Arg, -1, -1, -1, 0, 0.0},
+    {FormulaOp::Arg, -1, -1, -1, 2, 0.0},
+    {FormulaOp::Const, -1, -1, -1, -1, 1.0},
+    {FormulaOp::Arg, -1, -1, -1, 2, 0.0},
+    {FormulaOp::Sub, 15, 16, -1, -1, 0.0},
+    {FormulaOp::Mul, 14, 17, -1, -1, 0.0},
+    {FormulaOp::Div, 13, 18, -1, -1, 0.0},
+    {FormulaOp::Select, 11, 12, 19, -1, 0.0},
+    {FormulaOp::Arg, -1, -1, -1, 2, 0.0},
+    {FormulaOp::Const, -1, -1, -1, -1, 0.0},
+    {FormulaOp::Ge, 21, 22, -1, -1, 0.0},
+    {FormulaOp::Arg, -1, -1, -1, 2, 0.0},
+    {FormulaOp::Const, -1, -1, -1, -1, 1.0},
+    {FormulaOp::Le, 24, 25, -1, -1, 0.0},
+    {FormulaOp::And, 23, 26, -1, -1, 0.0},
+    {FormulaOp::Arg, -1, -1, -1, 0, 0.0},
+    {FormulaOp::Arg, -1, -1, -1, 2, 0.0},
+    {FormulaOp::Const, -1, -1, -1, -1, 1.0},
+    {FormulaOp::Arg, -1, -1, -1, 2, 0.0},
+    {FormulaOp::Sub, 30, 31, -1, -1, 0.0},
+    {FormulaOp::Mul, 29, 32, -1, -1, 0.0},
+    {FormulaOp::Div, 28, 33, -1, -1, 0.0},
+    {FormulaOp::Arg, -1, -1, -1, 2, 0.0},
+    {FormulaOp::Arg, -1, -1, -1, 2, 0.0},
+    {FormulaOp::Sub, 35, 36, -1, -1, 0.0},
+    {FormulaOp::Const, -1, -1, -1, -1, 0.0},
+    {FormulaOp::Div, 37, 38, -1, -1, 0.0},
+    {FormulaOp::Select, 27, 34, 39, -1, 0.0},
+    {FormulaOp::Select, 2, 20, 40, -1, 0.0},
+};
+
+// dhypot/dself: grad * self / result
+const char* const hypot_self_grad_args[] = {"grad", "result", "self", "other"};
+const FormulaNode hypot_self_grad_nodes[] = {
+    {FormulaOp::Arg, -1, -1, -1, 0, 0.0},
+    {FormulaOp::Arg, -1, -1, -1, 2, 0.0},
+    {FormulaOp::Mul, 0, 1, -1, -1, 0.0},
+    {FormulaOp::Arg, -1, -1, -1, 1, 0.0},
+    {FormulaOp::Div, 2, 3, -1, -1, 0.0},
+};
+
+// dhypot/dother: grad * other / result
+const char* const hypot_other_grad_args[] = {"grad", "result", "self", "other"};
+const FormulaNode hypot_other_grad_nodes[] = {
+    {FormulaOp::Arg, -1, -1, -1, 0, 0.0},
+    {FormulaOp::Arg, -1, -1, -1, 3, 0.0},
+    {FormulaOp::Mul, 0, 1, -1, -1, 0.0},
+    {FormulaOp::Arg, -1, -1, -1, 1, 0.0},
+    {FormulaOp::Div, 2, 3, -1, -1, 0.0},
+};
+
+// dcopysign.Tensor/dself: grad * (0 if self == 0 else result / self)
+const char* const copysign_tensor_self_grad_args[] = {"grad", "result", "self", "other"};
+const FormulaNode copysign_tensor_self_grad_nodes[] = {
+    {FormulaOp::Arg, -1, -1, -1, 0, 0.0},
+    {FormulaOp::Arg, -1, -1, -1, 2, 0.0},
+    {FormulaOp::Const, -1, -1, -1, -1, 0.0},
+    {FormulaOp::Eq, 1, 2, -1, -1, 0.0},
+    {FormulaOp::Const, -1, -1, -1, -1, 0.0},
+    {FormulaOp::Arg, -1, -1, -1, 1, 0.0},
+    {FormulaOp::Arg, -1, -1, -1, 2, 0.0},
+    {FormulaOp::Div, 5, 6, -1, -1, 0.0},
+    {FormulaOp::Select, 3, 4, 7, -1, 0.0},
+    {FormulaOp::Mul, 0, 8, -1, -1, 0.0},
+};
+
+// dcopysign.Tensor/dother: 0
+const char* const copysign_tensor_other_grad_args[] = {"grad", "result", "self", "other"};
+const FormulaNode copysign_tensor_other_grad_nodes[] = {
+    {FormulaOp::Const, -1, -1, -1, -1, 0.0},
+};
+
+// dcopysign.Scalar/dself: grad * (0 if self == 0 else result / self)
+const char* const copysign_scalar_self_grad_args[] = {"grad", "result", "self"};
+const char* const copysign_scalar_self_grad_scalars[] = {"other"};
+const FormulaNode copysign_scalar_self_grad_nodes[] = {
+    {FormulaOp::Arg, -1, -1, -1, 0, 0.0},
+    {FormulaOp::Arg, -1, -1, -1, 2, 0.0},
+    {FormulaOp::Const, -1, -1, -1, -1, 0.0},
+    {FormulaOp::Eq, 1, 2, -1, -1, 0.0},
+    {FormulaOp::Const, -1, -1, -1, -1, 0.0},
+    {FormulaOp::Arg, -1, -1, -1, 1, 0.0},
+    {FormulaOp::Arg, -1, -1, -1, 2, 0.0},
+    {FormulaOp::Div, 5, 6, -1, -1, 0.0},
+    {FormulaOp::Select, 3, 4, 7, -1, 0.0},
+    {FormulaOp::Mul, 0, 8, -1, -1, 0.0},
+};
+
 // dfloor/dself: 0
 const char* const floor_self_grad_args[] = {"grad", "result", "self"};
 const FormulaNode floor_self_grad_nodes[] = {
@@ -3052,6 +3806,90 @@ const PointwiseFormula kPointwiseFormulas[] = {
      nullptr, 0, atan2_nodes, 3,
      FormulaDtypes::floating, true, false,
      false},
+    {"log2", "log2", "log2", "log2(self)", log2_args, 1,
+     nullptr, 0, log2_nodes, 2,
+     FormulaDtypes::floating, true, false,
+     false},
+    {"log10", "log10", "log10", "log10(self)", log10_args, 1,
+     nullptr, 0, log10_nodes, 2,
+     FormulaDtypes::floating, true, false,
+     false},
+    {"exp2", "exp2", "exp2", "exp2(self)", exp2_args, 1,
+     nullptr, 0, exp2_nodes, 2,
+     FormulaDtypes::floating, true, false,
+     false},
+    {"asin", "asin", "asin", "asin(self)", asin_args, 1,
+     nullptr, 0, asin_nodes, 2,
+     FormulaDtypes::floating, true, false,
+     false},
+    {"acos", "acos", "acos", "acos(self)", acos_args, 1,
+     nullptr, 0, acos_nodes, 2,
+     FormulaDtypes::floating, true, false,
+     false},
+    {"atan", "atan", "atan", "atan(self)", atan_args, 1,
+     nullptr, 0, atan_nodes, 2,
+     FormulaDtypes::floating, true, false,
+     false},
+    {"sinh", "sinh", "sinh", "sinh(self)", sinh_args, 1,
+     nullptr, 0, sinh_nodes, 2,
+     FormulaDtypes::floating, true, false,
+     false},
+    {"cosh", "cosh", "cosh", "cosh(self)", cosh_args, 1,
+     nullptr, 0, cosh_nodes, 2,
+     FormulaDtypes::floating, true, false,
+     false},
+    {"tan", "tan", "tan", "tan(self)", tan_args, 1,
+     nullptr, 0, tan_nodes, 2,
+     FormulaDtypes::floating, true, false,
+     false},
+    {"asinh", "asinh", "asinh", "asinh(self)", asinh_args, 1,
+     nullptr, 0, asinh_nodes, 2,
+     FormulaDtypes::floating, true, false,
+     false},
+    {"acosh", "acosh", "acosh", "acosh(self)", acosh_args, 1,
+     nullptr, 0, acosh_nodes, 2,
+     FormulaDtypes::floating, true, false,
+     false},
+    {"atanh", "atanh", "atanh", "atanh(self)", atanh_args, 1,
+     nullptr, 0, atanh_nodes, 2,
+     FormulaDtypes::floating, true, false,
+     false},
+    {"erfc", "erfc", "erfc", "erfc(self)", erfc_args, 1,
+     nullptr, 0, erfc_nodes, 2,
+     FormulaDtypes::floating, true, false,
+     false},
+    {"erfinv", "erfinv", "erfinv", "erfinv(self)", erfinv_args, 1,
+     nullptr, 0, erfinv_nodes, 2,
+     FormulaDtypes::floating, true, false,
+     false},
+    {"deg2rad", "deg2rad", "deg2rad", "self * 0.017453292519943295", deg2rad_args, 1,
+     nullptr, 0, deg2rad_nodes, 3,
+     FormulaDtypes::floating, true, false,
+     false},
+    {"rad2deg", "rad2deg", "rad2deg", "self * 57.29577951308232", rad2deg_args, 1,
+     nullptr, 0, rad2deg_nodes, 3,
+     FormulaDtypes::floating, true, false,
+     false},
+    {"sgn", "sgn", "sgn", "(self > 0) - (self < 0)", sgn_args, 1,
+     nullptr, 0, sgn_nodes, 7,
+     FormulaDtypes::all, false, false,
+     false},
+    {"logit", "logit", "logit", "log((eps if self < eps else ((1 - eps) if self > 1 - eps else self)) / (1 - (eps if self < eps else ((1 - eps) if self > 1 - eps else self))))", logit_args, 1,
+     logit_scalars, 1, logit_nodes, 34,
+     FormulaDtypes::floating, true, false,
+     false},
+    {"hypot", "hypot", "hypot", "hypot(self, other)", hypot_args, 2,
+     nullptr, 0, hypot_nodes, 3,
+     FormulaDtypes::floating, false, false,
+     false},
+    {"copysign", "copysign.Tensor", "copysign_tensor", "copysign(self, other)", copysign_tensor_args, 2,
+     nullptr, 0, copysign_tensor_nodes, 3,
+     FormulaDtypes::floating, true, false,
+     false},
+    {"copysign", "copysign.Scalar", "copysign_scalar", "copysign(self, other)", copysign_scalar_args, 1,
+     copysign_scalar_scalars, 1, copysign_scalar_nodes, 3,
+     FormulaDtypes::floating, true, false,
+     false},
     {"logical_and", "logical_and", "logical_and", "self and other", logical_and_args, 2,
      nullptr, 0, logical_and_nodes, 3,
      FormulaDtypes::all, false, true,
@@ -3296,6 +4134,82 @@ const PointwiseFormula kPointwiseFormulas[] = {
      nullptr, 0, _atan2_other_backward_nodes, 12,
      FormulaDtypes::floating, false, false,
      false},
+    {"_log2_self_backward", "_log2_self_backward", "_log2_self_backward", "grad / (self * 0.6931471805599453)", _log2_self_backward_args, 2,
+     nullptr, 0, _log2_self_backward_nodes, 5,
+     FormulaDtypes::floating, false, false,
+     false},
+    {"_log10_self_backward", "_log10_self_backward", "_log10_self_backward", "grad / (self * 2.302585092994046)", _log10_self_backward_args, 2,
+     nullptr, 0, _log10_self_backward_nodes, 5,
+     FormulaDtypes::floating, false, false,
+     false},
+    {"_exp2_self_backward", "_exp2_self_backward", "_exp2_self_backward", "grad * (output * 0.6931471805599453)", _exp2_self_backward_args, 2,
+     nullptr, 0, _exp2_self_backward_nodes, 5,
+     FormulaDtypes::floating, false, false,
+     false},
+    {"_asin_self_backward", "_asin_self_backward", "_asin_self_backward", "grad / sqrt(-(self * self) + 1)", _asin_self_backward_args, 2,
+     nullptr, 0, _asin_self_backward_nodes, 9,
+     FormulaDtypes::floating, false, false,
+     false},
+    {"_acos_self_backward", "_acos_self_backward", "_acos_self_backward", "-grad / sqrt(-(self * self) + 1)", _acos_self_backward_args, 2,
+     nullptr, 0, _acos_self_backward_nodes, 10,
+     FormulaDtypes::floating, false, false,
+     false},
+    {"_atan_self_backward", "_atan_self_backward", "_atan_self_backward", "grad / (self * self + 1)", _atan_self_backward_args, 2,
+     nullptr, 0, _atan_self_backward_nodes, 7,
+     FormulaDtypes::floating, false, false,
+     false},
+    {"_sinh_self_backward", "_sinh_self_backward", "_sinh_self_backward", "grad * cosh(self)", _sinh_self_backward_args, 2,
+     nullptr, 0, _sinh_self_backward_nodes, 4,
+     FormulaDtypes::floating, false, false,
+     false},
+    {"_cosh_self_backward", "_cosh_self_backward", "_cosh_self_backward", "grad * sinh(self)", _cosh_self_backward_args, 2,
+     nullptr, 0, _cosh_self_backward_nodes, 4,
+     FormulaDtypes::floating, false, false,
+     false},
+    {"_tan_self_backward", "_tan_self_backward", "_tan_self_backward", "grad * (output * output + 1)", _tan_self_backward_args, 2,
+     nullptr, 0, _tan_self_backward_nodes, 7,
+     FormulaDtypes::floating, false, false,
+     false},
+    {"_asinh_self_backward", "_asinh_self_backward", "_asinh_self_backward", "grad / sqrt(self * self + 1)", _asinh_self_backward_args, 2,
+     nullptr, 0, _asinh_self_backward_nodes, 8,
+     FormulaDtypes::floating, false, false,
+     false},
+    {"_acosh_self_backward", "_acosh_self_backward", "_acosh_self_backward", "grad / sqrt(self * self - 1)", _acosh_self_backward_args, 2,
+     nullptr, 0, _acosh_self_backward_nodes, 8,
+     FormulaDtypes::floating, false, false,
+     false},
+    {"_atanh_self_backward", "_atanh_self_backward", "_atanh_self_backward", "grad / (-(self * self) + 1)", _atanh_self_backward_args, 2,
+     nullptr, 0, _atanh_self_backward_nodes, 8,
+     FormulaDtypes::floating, false, false,
+     false},
+    {"_erfc_self_backward", "_erfc_self_backward", "_erfc_self_backward", "grad * (exp(-(self * self)) * -1.1283791670955126)", _erfc_self_backward_args, 2,
+     nullptr, 0, _erfc_self_backward_nodes, 9,
+     FormulaDtypes::floating, false, false,
+     false},
+    {"_erfinv_self_backward", "_erfinv_self_backward", "_erfinv_self_backward", "grad * (exp(erfinv(self) * erfinv(self)) * 0.886226925452758)", _erfinv_self_backward_args, 2,
+     nullptr, 0, _erfinv_self_backward_nodes, 10,
+     FormulaDtypes::floating, false, false,
+     false},
+    {"_logit_self_backward", "_logit_self_backward", "_logit_self_backward", "(0 if (self < eps or self > 1 - eps) else grad / (self * (1 - self))) if eps >= 0 else (grad / (self * (1 - self)) if (self >= 0 and self <= 1) else (self - self) / 0)", _logit_self_backward_args, 2,
+     _logit_self_backward_scalars, 1, _logit_self_backward_nodes, 42,
+     FormulaDtypes::floating, false, false,
+     false},
+    {"_hypot_self_backward", "_hypot_self_backward", "_hypot_self_backward", "grad * self / output", _hypot_self_backward_args, 3,
+     nullptr, 0, _hypot_self_backward_nodes, 5,
+     FormulaDtypes::floating, false, false,
+     false},
+    {"_hypot_other_backward", "_hypot_other_backward", "_hypot_other_backward", "grad * other / output", _hypot_other_backward_args, 3,
+     nullptr, 0, _hypot_other_backward_nodes, 5,
+     FormulaDtypes::floating, false, false,
+     false},
+    {"_copysign_tensor_self_backward", "_copysign_tensor_self_backward", "_copysign_tensor_self_backward", "grad * (0 if self == 0 else output / self)", _copysign_tensor_self_backward_args, 3,
+     nullptr, 0, _copysign_tensor_self_backward_nodes, 10,
+     FormulaDtypes::floating, false, false,
+     false},
+    {"_copysign_scalar_self_backward", "_copysign_scalar_self_backward", "_copysign_scalar_self_backward", "grad * (0 if self == 0 else output / self)", _copysign_scalar_self_backward_args, 3,
+     nullptr, 0, _copysign_scalar_self_backward_nodes, 10,
+     FormulaDtypes::floating, false, false,
+     false},
     {"_remainder_tensor_other_backward", "_remainder_tensor_other_backward", "_remainder_tensor_other_backward", "-grad * (self // other)", _remainder_tensor_other_backward_args, 3,
      nullptr, 0, _remainder_tensor_other_backward_nodes, 6,
      FormulaDtypes::floating, false, false,
@@ -3449,7 +4363,7 @@ const PointwiseFormula kPointwiseFormulas[] = {
      FormulaDtypes::floating, false, false,
      false},
 };
-const int kNumPointwiseFormulas = 131;
+const int kNumPointwiseFormulas = 171;
 
 // op: the op; overload: the input whose gradient the row computes; args: grad, result, then the
 // op's tensors.
@@ -3574,6 +4488,75 @@ const PointwiseFormula kPointwiseDerivatives[] = {
     {"atan2", "other", "atan2", "-grad * self / (self * self + other * other)", atan2_other_grad_args, 4,
      nullptr, 0,
      atan2_other_grad_nodes, 12, FormulaDtypes::floating, false, false, false},
+    {"log2", "self", "log2", "grad / (self * 0.6931471805599453)", log2_self_grad_args, 3,
+     nullptr, 0,
+     log2_self_grad_nodes, 5, FormulaDtypes::floating, false, false, false},
+    {"log10", "self", "log10", "grad / (self * 2.302585092994046)", log10_self_grad_args, 3,
+     nullptr, 0,
+     log10_self_grad_nodes, 5, FormulaDtypes::floating, false, false, false},
+    {"exp2", "self", "exp2", "grad * (result * 0.6931471805599453)", exp2_self_grad_args, 3,
+     nullptr, 0,
+     exp2_self_grad_nodes, 5, FormulaDtypes::floating, false, false, false},
+    {"asin", "self", "asin", "grad / sqrt(-(self * self) + 1)", asin_self_grad_args, 3,
+     nullptr, 0,
+     asin_self_grad_nodes, 9, FormulaDtypes::floating, false, false, false},
+    {"acos", "self", "acos", "-grad / sqrt(-(self * self) + 1)", acos_self_grad_args, 3,
+     nullptr, 0,
+     acos_self_grad_nodes, 10, FormulaDtypes::floating, false, false, false},
+    {"atan", "self", "atan", "grad / (self * self + 1)", atan_self_grad_args, 3,
+     nullptr, 0,
+     atan_self_grad_nodes, 7, FormulaDtypes::floating, false, false, false},
+    {"sinh", "self", "sinh", "grad * cosh(self)", sinh_self_grad_args, 3,
+     nullptr, 0,
+     sinh_self_grad_nodes, 4, FormulaDtypes::floating, false, false, false},
+    {"cosh", "self", "cosh", "grad * sinh(self)", cosh_self_grad_args, 3,
+     nullptr, 0,
+     cosh_self_grad_nodes, 4, FormulaDtypes::floating, false, false, false},
+    {"tan", "self", "tan", "grad * (result * result + 1)", tan_self_grad_args, 3,
+     nullptr, 0,
+     tan_self_grad_nodes, 7, FormulaDtypes::floating, false, false, false},
+    {"asinh", "self", "asinh", "grad / sqrt(self * self + 1)", asinh_self_grad_args, 3,
+     nullptr, 0,
+     asinh_self_grad_nodes, 8, FormulaDtypes::floating, false, false, false},
+    {"acosh", "self", "acosh", "grad / sqrt(self * self - 1)", acosh_self_grad_args, 3,
+     nullptr, 0,
+     acosh_self_grad_nodes, 8, FormulaDtypes::floating, false, false, false},
+    {"atanh", "self", "atanh", "grad / (-(self * self) + 1)", atanh_self_grad_args, 3,
+     nullptr, 0,
+     atanh_self_grad_nodes, 8, FormulaDtypes::floating, false, false, false},
+    {"erfc", "self", "erfc", "grad * (exp(-(self * self)) * -1.1283791670955126)", erfc_self_grad_args, 3,
+     nullptr, 0,
+     erfc_self_grad_nodes, 9, FormulaDtypes::floating, false, false, false},
+    {"erfinv", "self", "erfinv", "grad * (exp(erfinv(self) * erfinv(self)) * 0.886226925452758)", erfinv_self_grad_args, 3,
+     nullptr, 0,
+     erfinv_self_grad_nodes, 10, FormulaDtypes::floating, false, false, false},
+    {"deg2rad", "self", "deg2rad", "grad * 0.017453292519943295", deg2rad_self_grad_args, 3,
+     nullptr, 0,
+     deg2rad_self_grad_nodes, 3, FormulaDtypes::floating, false, false, false},
+    {"rad2deg", "self", "rad2deg", "grad * 57.29577951308232", rad2deg_self_grad_args, 3,
+     nullptr, 0,
+     rad2deg_self_grad_nodes, 3, FormulaDtypes::floating, false, false, false},
+    {"sgn", "self", "sgn", "0", sgn_self_grad_args, 3,
+     nullptr, 0,
+     sgn_self_grad_nodes, 1, FormulaDtypes::floating, false, false, false},
+    {"logit", "self", "logit", "(0 if (self < eps or self > 1 - eps) else grad / (self * (1 - self))) if eps >= 0 else (grad / (self * (1 - self)) if (self >= 0 and self <= 1) else (self - self) / 0)", logit_self_grad_args, 3,
+     logit_self_grad_scalars, 1,
+     logit_self_grad_nodes, 42, FormulaDtypes::floating, false, false, false},
+    {"hypot", "self", "hypot", "grad * self / result", hypot_self_grad_args, 4,
+     nullptr, 0,
+     hypot_self_grad_nodes, 5, FormulaDtypes::floating, false, false, false},
+    {"hypot", "other", "hypot", "grad * other / result", hypot_other_grad_args, 4,
+     nullptr, 0,
+     hypot_other_grad_nodes, 5, FormulaDtypes::floating, false, false, false},
+    {"copysign.Tensor", "self", "copysign_tensor", "grad * (0 if self == 0 else result / self)", copysign_tensor_self_grad_args, 4,
+     nullptr, 0,
+     copysign_tensor_self_grad_nodes, 10, FormulaDtypes::floating, false, false, false},
+    {"copysign.Tensor", "other", "copysign_tensor", "0", copysign_tensor_other_grad_args, 4,
+     nullptr, 0,
+     copysign_tensor_other_grad_nodes, 1, FormulaDtypes::floating, false, false, false},
+    {"copysign.Scalar", "self", "copysign_scalar", "grad * (0 if self == 0 else result / self)", copysign_scalar_self_grad_args, 3,
+     copysign_scalar_self_grad_scalars, 1,
+     copysign_scalar_self_grad_nodes, 10, FormulaDtypes::floating, false, false, false},
     {"floor", "self", "floor", "0", floor_self_grad_args, 3,
      nullptr, 0,
      floor_self_grad_nodes, 1, FormulaDtypes::floating, false, false, false},
@@ -3701,7 +4684,7 @@ const PointwiseFormula kPointwiseDerivatives[] = {
      nullptr, 0,
      where_other_grad_nodes, 4, FormulaDtypes::floating, false, false, false},
 };
-const int kNumPointwiseDerivatives = 82;
+const int kNumPointwiseDerivatives = 105;
 
 }  // namespace jit
 }  // namespace kiln

@@ -64,6 +64,26 @@ PyObject* fn_floor_divide(PyObject* module, PyObject* args, PyObject* kwargs);
 PyObject* fn_remainder(PyObject* module, PyObject* args, PyObject* kwargs);
 PyObject* fn_fmod(PyObject* module, PyObject* args, PyObject* kwargs);
 PyObject* fn_atan2(PyObject* module, PyObject* args, PyObject* kwargs);
+PyObject* fn_log2(PyObject* module, PyObject* args, PyObject* kwargs);
+PyObject* fn_log10(PyObject* module, PyObject* args, PyObject* kwargs);
+PyObject* fn_exp2(PyObject* module, PyObject* args, PyObject* kwargs);
+PyObject* fn_asin(PyObject* module, PyObject* args, PyObject* kwargs);
+PyObject* fn_acos(PyObject* module, PyObject* args, PyObject* kwargs);
+PyObject* fn_atan(PyObject* module, PyObject* args, PyObject* kwargs);
+PyObject* fn_sinh(PyObject* module, PyObject* args, PyObject* kwargs);
+PyObject* fn_cosh(PyObject* module, PyObject* args, PyObject* kwargs);
+PyObject* fn_tan(PyObject* module, PyObject* args, PyObject* kwargs);
+PyObject* fn_asinh(PyObject* module, PyObject* args, PyObject* kwargs);
+PyObject* fn_acosh(PyObject* module, PyObject* args, PyObject* kwargs);
+PyObject* fn_atanh(PyObject* module, PyObject* args, PyObject* kwargs);
+PyObject* fn_erfc(PyObject* module, PyObject* args, PyObject* kwargs);
+PyObject* fn_erfinv(PyObject* module, PyObject* args, PyObject* kwargs);
+PyObject* fn_deg2rad(PyObject* module, PyObject* args, PyObject* kwargs);
+PyObject* fn_rad2deg(PyObject* module, PyObject* args, PyObject* kwargs);
+PyObject* fn_sgn(PyObject* module, PyObject* args, PyObject* kwargs);
+PyObject* fn_logit(PyObject* module, PyObject* args, PyObject* kwargs);
+PyObject* fn_hypot(PyObject* module, PyObject* args, PyObject* kwargs);
+PyObject* fn_copysign(PyObject* module, PyObject* args, PyObject* kwargs);
 PyObject* fn_logical_and(PyObject* module, PyObject* args, PyObject* kwargs);
 PyObject* fn_logical_or(PyObject* module, PyObject* args, PyObject* kwargs);
 PyObject* fn_logical_xor(PyObject* module, PyObject* args, PyObject* kwargs);
@@ -320,6 +340,25 @@ PyObject* fn__reciprocal_self_backward(PyObject* module, PyObject* args, PyObjec
 PyObject* fn__fmod_tensor_other_backward(PyObject* module, PyObject* args, PyObject* kwargs);
 PyObject* fn__atan2_self_backward(PyObject* module, PyObject* args, PyObject* kwargs);
 PyObject* fn__atan2_other_backward(PyObject* module, PyObject* args, PyObject* kwargs);
+PyObject* fn__log2_self_backward(PyObject* module, PyObject* args, PyObject* kwargs);
+PyObject* fn__log10_self_backward(PyObject* module, PyObject* args, PyObject* kwargs);
+PyObject* fn__exp2_self_backward(PyObject* module, PyObject* args, PyObject* kwargs);
+PyObject* fn__asin_self_backward(PyObject* module, PyObject* args, PyObject* kwargs);
+PyObject* fn__acos_self_backward(PyObject* module, PyObject* args, PyObject* kwargs);
+PyObject* fn__atan_self_backward(PyObject* module, PyObject* args, PyObject* kwargs);
+PyObject* fn__sinh_self_backward(PyObject* module, PyObject* args, PyObject* kwargs);
+PyObject* fn__cosh_self_backward(PyObject* module, PyObject* args, PyObject* kwargs);
+PyObject* fn__tan_self_backward(PyObject* module, PyObject* args, PyObject* kwargs);
+PyObject* fn__asinh_self_backward(PyObject* module, PyObject* args, PyObject* kwargs);
+PyObject* fn__acosh_self_backward(PyObject* module, PyObject* args, PyObject* kwargs);
+PyObject* fn__atanh_self_backward(PyObject* module, PyObject* args, PyObject* kwargs);
+PyObject* fn__erfc_self_backward(PyObject* module, PyObject* args, PyObject* kwargs);
+PyObject* fn__erfinv_self_backward(PyObject* module, PyObject* args, PyObject* kwargs);
+PyObject* fn__logit_self_backward(PyObject* module, PyObject* args, PyObject* kwargs);
+PyObject* fn__hypot_self_backward(PyObject* module, PyObject* args, PyObject* kwargs);
+PyObject* fn__hypot_other_backward(PyObject* module, PyObject* args, PyObject* kwargs);
+PyObject* fn__copysign_tensor_self_backward(PyObject* module, PyObject* args, PyObject* kwargs);
+PyObject* fn__copysign_scalar_self_backward(PyObject* module, PyObject* args, PyObject* kwargs);
 PyObject* fn__remainder_tensor_other_backward(PyObject* module, PyObject* args, PyObject* kwargs);
 PyObject* fn__pow_tensor_scalar_self_backward(PyObject* module, PyObject* args, PyObject* kwargs);
 PyObject* fn__rsqrt_self_backward(PyObject* module, PyObject* args, PyObject* kwargs);
@@ -423,6 +462,46 @@ PyObject* method_fmod(PyObject* self, PyObject* args, PyObject* kwargs);
 PyObject* method_fmod_(PyObject* self, PyObject* args, PyObject* kwargs);
 PyObject* method_atan2(PyObject* self, PyObject* args, PyObject* kwargs);
 PyObject* method_atan2_(PyObject* self, PyObject* args, PyObject* kwargs);
+PyObject* method_log2(PyObject* self, PyObject* args, PyObject* kwargs);
+PyObject* method_log2_(PyObject* self, PyObject* args, PyObject* kwargs);
+PyObject* method_log10(PyObject* self, PyObject* args, PyObject* kwargs);
+PyObject* method_log10_(PyObject* self, PyObject* args, PyObject* kwargs);
+PyObject* method_exp2(PyObject* self, PyObject* args, PyObject* kwargs);
+PyObject* method_exp2_(PyObject* self, PyObject* args, PyObject* kwargs);
+PyObject* method_asin(PyObject* self, PyObject* args, PyObject* kwargs);
+PyObject* method_asin_(PyObject* self, PyObject* args, PyObject* kwargs);
+PyObject* method_acos(PyObject* self, PyObject* args, PyObject* kwargs);
+PyObject* method_acos_(PyObject* self, PyObject* args, PyObject* kwargs);
+PyObject* method_atan(PyObject* self, PyObject* args, PyObject* kwargs);
+PyObject* method_atan_(PyObject* self, PyObject* args, PyObject* kwargs);
+PyObject* method_sinh(PyObject* self, PyObject* args, PyObject* kwargs);
+PyObject* method_sinh_(PyObject* self, PyObject* args, PyObject* kwargs);
+PyObject* method_cosh(PyObject* self, PyObject* args, PyObject* kwargs);
+PyObject* method_cosh_(PyObject* self, PyObject* args, PyObject* kwargs);
+PyObject* method_tan(PyObject* self, PyObject* args, PyObject* kwargs);
+PyObject* method_tan_(PyObject* self, PyObject* args, PyObject* kwargs);
+PyObject* method_asinh(PyObject* self, PyObject* args, PyObject* kwargs);
+PyObject* method_asinh_(PyObject* self, PyObject* args, PyObject* kwargs);
+PyObject* method_acosh(PyObject* self, PyObject* args, PyObject* kwargs);
+PyObject* method_acosh_(PyObject* self, PyObject* args, PyObject* kwargs);
+PyObject* method_atanh(PyObject* self, PyObject* args, PyObject* kwargs);
+PyObject* method_atanh_(PyObject* self, PyObject* args, PyObject* kwargs);
+PyObject* method_erfc(PyObject* self, PyObject* args, PyObject* kwargs);
+PyObject* method_erfc_(PyObject* self, PyObject* args, PyObject* kwargs);
+PyObject* method_erfinv(PyObject* self, PyObject* args, PyObject* kwargs);
+PyObject* method_erfinv_(PyObject* self, PyObject* args, PyObject* kwargs);
+PyObject* method_deg2rad(PyObject* self, PyObject* args, PyObject* kwargs);
+PyObject* method_deg2rad_(PyObject* self, PyObject* args, PyObject* kwargs);
+PyObject* method_rad2deg(PyObject* self, PyObject* args, PyObject* kwargs);
+PyObject* method_rad2deg_(PyObject* self, PyObject* args, PyObject* kwargs);
+PyObject* method_sgn(PyObject* self, PyObject* args, PyObject* kwargs);
+PyObject* method_sgn_(PyObject* self, PyObject* args, PyObject* kwargs);
+PyObject* method_logit(PyObject* self, PyObject* args, PyObject* kwargs);
+PyObject* method_logit_(PyObject* self, PyObject* args, PyObject* kwargs);
+PyObject* method_hypot(PyObject* self, PyObject* args, PyObject* kwargs);
+PyObject* method_hypot_(PyObject* self, PyObject* args, PyObject* kwargs);
+PyObject* method_copysign(PyObject* self, PyObject* args, PyObject* kwargs);
+PyObject* method_copysign_(PyObject* self, PyObject* args, PyObject* kwargs);
 PyObject* method_logical_and(PyObject* self, PyObject* args, PyObject* kwargs);
 PyObject* method_logical_and_(PyObject* self, PyObject* args, PyObject* kwargs);
 PyObject* method_logical_or(PyObject* self, PyObject* args, PyObject* kwargs);
@@ -656,6 +735,26 @@ PyMethodDef generated_functions[] = {
     KILN_BINDING("remainder", fn_remainder),
     KILN_BINDING("fmod", fn_fmod),
     KILN_BINDING("atan2", fn_atan2),
+    KILN_BINDING("log2", fn_log2),
+    KILN_BINDING("log10", fn_log10),
+    KILN_BINDING("exp2", fn_exp2),
+    KILN_BINDING("asin", fn_asin),
+    KILN_BINDING("acos", fn_acos),
+    KILN_BINDING("atan", fn_atan),
+    KILN_BINDING("sinh", fn_sinh),
+    KILN_BINDING("cosh", fn_cosh),
+    KILN_BINDING("tan", fn_tan),
+    KILN_BINDING("asinh", fn_asinh),
+    KILN_BINDING("acosh", fn_acosh),
+    KILN_BINDING("atanh", fn_atanh),
+    KILN_BINDING("erfc", fn_erfc),
+    KILN_BINDING("erfinv", fn_erfinv),
+    KILN_BINDING("deg2rad", fn_deg2rad),
+    KILN_BINDING("rad2deg", fn_rad2deg),
+    KILN_BINDING("sgn", fn_sgn),
+    KILN_BINDING("logit", fn_logit),
+    KILN_BINDING("hypot", fn_hypot),
+    KILN_BINDING("copysign", fn_copysign),
     KILN_BINDING("logical_and", fn_logical_and),
     KILN_BINDING("logical_or", fn_logical_or),
     KILN_BINDING("logical_xor", fn_logical_xor),
@@ -912,6 +1011,25 @@ PyMethodDef generated_functions[] = {
     KILN_BINDING("_fmod_tensor_other_backward", fn__fmod_tensor_other_backward),
     KILN_BINDING("_atan2_self_backward", fn__atan2_self_backward),
     KILN_BINDING("_atan2_other_backward", fn__atan2_other_backward),
+    KILN_BINDING("_log2_self_backward", fn__log2_self_backward),
+    KILN_BINDING("_log10_self_backward", fn__log10_self_backward),
+    KILN_BINDING("_exp2_self_backward", fn__exp2_self_backward),
+    KILN_BINDING("_asin_self_backward", fn__asin_self_backward),
+    KILN_BINDING("_acos_self_backward", fn__acos_self_backward),
+    KILN_BINDING("_atan_self_backward", fn__atan_self_backward),
+    KILN_BINDING("_sinh_self_backward", fn__sinh_self_backward),
+    KILN_BINDING("_cosh_self_backward", fn__cosh_self_backward),
+    KILN_BINDING("_tan_self_backward", fn__tan_self_backward),
+    KILN_BINDING("_asinh_self_backward", fn__asinh_self_backward),
+    KILN_BINDING("_acosh_self_backward", fn__acosh_self_backward),
+    KILN_BINDING("_atanh_self_backward", fn__atanh_self_backward),
+    KILN_BINDING("_erfc_self_backward", fn__erfc_self_backward),
+    KILN_BINDING("_erfinv_self_backward", fn__erfinv_self_backward),
+    KILN_BINDING("_logit_self_backward", fn__logit_self_backward),
+    KILN_BINDING("_hypot_self_backward", fn__hypot_self_backward),
+    KILN_BINDING("_hypot_other_backward", fn__hypot_other_backward),
+    KILN_BINDING("_copysign_tensor_self_backward", fn__copysign_tensor_self_backward),
+    KILN_BINDING("_copysign_scalar_self_backward", fn__copysign_scalar_self_backward),
     KILN_BINDING("_remainder_tensor_other_backward", fn__remainder_tensor_other_backward),
     KILN_BINDING("_pow_tensor_scalar_self_backward", fn__pow_tensor_scalar_self_backward),
     KILN_BINDING("_rsqrt_self_backward", fn__rsqrt_self_backward),
@@ -1019,6 +1137,46 @@ PyMethodDef generated_methods[] = {
     KILN_BINDING("fmod_", method_fmod_),
     KILN_BINDING("atan2", method_atan2),
     KILN_BINDING("atan2_", method_atan2_),
+    KILN_BINDING("log2", method_log2),
+    KILN_BINDING("log2_", method_log2_),
+    KILN_BINDING("log10", method_log10),
+    KILN_BINDING("log10_", method_log10_),
+    KILN_BINDING("exp2", method_exp2),
+    KILN_BINDING("exp2_", method_exp2_),
+    KILN_BINDING("asin", method_asin),
+    KILN_BINDING("asin_", method_asin_),
+    KILN_BINDING("acos", method_acos),
+    KILN_BINDING("acos_", method_acos_),
+    KILN_BINDING("atan", method_atan),
+    KILN_BINDING("atan_", method_atan_),
+    KILN_BINDING("sinh", method_sinh),
+    KILN_BINDING("sinh_", method_sinh_),
+    KILN_BINDING("cosh", method_cosh),
+    KILN_BINDING("cosh_", method_cosh_),
+    KILN_BINDING("tan", method_tan),
+    KILN_BINDING("tan_", method_tan_),
+    KILN_BINDING("asinh", method_asinh),
+    KILN_BINDING("asinh_", method_asinh_),
+    KILN_BINDING("acosh", method_acosh),
+    KILN_BINDING("acosh_", method_acosh_),
+    KILN_BINDING("atanh", method_atanh),
+    KILN_BINDING("atanh_", method_atanh_),
+    KILN_BINDING("erfc", method_erfc),
+    KILN_BINDING("erfc_", method_erfc_),
+    KILN_BINDING("erfinv", method_erfinv),
+    KILN_BINDING("erfinv_", method_erfinv_),
+    KILN_BINDING("deg2rad", method_deg2rad),
+    KILN_BINDING("deg2rad_", method_deg2rad_),
+    KILN_BINDING("rad2deg", method_rad2deg),
+    KILN_BINDING("rad2deg_", method_rad2deg_),
+    KILN_BINDING("sgn", method_sgn),
+    KILN_BINDING("sgn_", method_sgn_),
+    KILN_BINDING("logit", method_logit),
+    KILN_BINDING("logit_", method_logit_),
+    KILN_BINDING("hypot", method_hypot),
+    KILN_BINDING("hypot_", method_hypot_),
+    KILN_BINDING("copysign", method_copysign),
+    KILN_BINDING("copysign_", method_copysign_),
     KILN_BINDING("logical_and", method_logical_and),
     KILN_BINDING("logical_and_", method_logical_and_),
     KILN_BINDING("logical_or", method_logical_or),

@@ -39,7 +39,7 @@ from . import nn, optim, utils  # noqa: E402  (they use the registered classes)
 from .serialization import load, load_file, save, save_file  # noqa: E402
 # The namespaces scripts touch on every machine (torch.cuda, torch.backends, ...), answered as torch
 # without a GPU answers them.
-from . import amp, backends, cpu, cuda, distributed, linalg, onnx, version  # noqa: E402
+from . import amp, backends, cpu, cuda, distributed, linalg, onnx, special, version  # noqa: E402
 from .version import __version__  # noqa: E402,F401
 from .amp.autocast_mode import (autocast, get_autocast_cpu_dtype, get_autocast_gpu_dtype,  # noqa: E402
                                 is_autocast_cache_enabled, is_autocast_cpu_enabled, is_autocast_enabled,
@@ -160,6 +160,8 @@ multiply, subtract, divide, true_divide, negative, absolute = (
     _alias(n) for n in ("multiply", "subtract", "divide", "true_divide", "negative", "absolute"))
 greater, greater_equal, less, less_equal, not_equal = (
     _alias(n) for n in ("greater", "greater_equal", "less", "less_equal", "not_equal"))
+arcsin, arccos, arctan, arcsinh, arccosh, arctanh = (
+    _alias(n) for n in ("arcsin", "arccos", "arctan", "arcsinh", "arccosh", "arctanh"))
 swapaxes, swapdims, is_same_size, is_signed = (_alias(n) for n in ("swapaxes", "swapdims", "is_same_size",
                                                                     "is_signed"))
 
@@ -184,5 +186,5 @@ __all__ = [
     "concat", "clip", "normal", "meshgrid", "tensordot", "linalg", "einsum", "broadcast_shapes", "broadcast_tensors", "embedding", "norm", "cdist", "unique", "unique_consecutive", "nonzero", "where", "equal", "ravel", "numel", "is_floating_point", "as_tensor", "threshold_", "rrelu", "rrelu_", "FloatTensor", "DoubleTensor", "LongTensor", "IntTensor", "BoolTensor",
     "inf", "nan", "pi", "e", "square", "count_nonzero", "multiply", "subtract", "divide", "true_divide", "negative",
     "absolute", "greater", "greater_equal", "less", "less_equal", "not_equal", "swapaxes", "swapdims",
-    "is_same_size", "is_signed",
+    "is_same_size", "is_signed", "special", "arcsin", "arccos", "arctan", "arcsinh", "arccosh", "arctanh",
 ]

@@ -281,6 +281,42 @@ class Tensor(_C.TensorBase):
     def absolute(self):
         return self.abs()
 
+    def arcsin(self):
+        return self.asin()
+
+    def arcsin_(self):
+        return self.asin_()
+
+    def arccos(self):
+        return self.acos()
+
+    def arccos_(self):
+        return self.acos_()
+
+    def arctan(self):
+        return self.atan()
+
+    def arctan_(self):
+        return self.atan_()
+
+    def arcsinh(self):
+        return self.asinh()
+
+    def arcsinh_(self):
+        return self.asinh_()
+
+    def arccosh(self):
+        return self.acosh()
+
+    def arccosh_(self):
+        return self.acosh_()
+
+    def arctanh(self):
+        return self.atanh()
+
+    def arctanh_(self):
+        return self.atanh_()
+
     def absolute_(self):
         return self.abs_()
 

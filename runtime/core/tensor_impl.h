@@ -52,8 +52,11 @@ class TensorImpl : public RefCounted {
   bool is_contiguous() const { return is_contiguous_; }
   const Storage& storage() const { return storage_; }
 
-  // Address of element 0 (storage data + offset).
+  // Address of element 0 (storage data + offset). An empty tensor has no element 0: its address
+  // is the storage's, since a view of one may carry any offset (select_backward into [N, 0] with
+  // a huge N: offset * element size overflowed, found by the fuzzer).
   void* data() const {
+    if (numel_ == 0) return storage_->data();
     return static_cast<char*>(storage_->data()) + storage_offset_ * element_size(dtype_);
   }
 

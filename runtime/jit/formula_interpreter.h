@@ -31,6 +31,22 @@ T apply_intrinsic(FormulaOp op, T a, T b) {
       case FormulaOp::Erf: return pm::erf(a);
       case FormulaOp::Sqrt: return pm::sqrt(a);
       case FormulaOp::Atan2: return pm::atan2(a, b);
+      case FormulaOp::Log2: return pm::log2(a);
+      case FormulaOp::Log10: return pm::log10(a);
+      case FormulaOp::Exp2: return pm::exp2(a);
+      case FormulaOp::Asin: return pm::asin(a);
+      case FormulaOp::Acos: return pm::acos(a);
+      case FormulaOp::Atan: return pm::atan(a);
+      case FormulaOp::Sinh: return pm::sinh(a);
+      case FormulaOp::Cosh: return pm::cosh(a);
+      case FormulaOp::Tan: return pm::tan(a);
+      case FormulaOp::Asinh: return pm::asinh(a);
+      case FormulaOp::Acosh: return pm::acosh(a);
+      case FormulaOp::Atanh: return pm::atanh(a);
+      case FormulaOp::Erfc: return pm::erfc(a);
+      case FormulaOp::Erfinv: return pm::erfinv(a);
+      case FormulaOp::Hypot: return pm::hypot(a, b);
+      case FormulaOp::Copysign: return pm::copysign(a, b);
       default: break;
     }
   }

@@ -9,6 +9,11 @@
 #define KILN_HOST_DEVICE
 #endif
 
+#if !defined(__CUDACC_RTC__) && !defined(__CUDA_ARCH__)
+#include <cstdlib>  // erfinv's ATEN_CPU_CAPABILITY (host only)
+#include <cstring>
+#endif
+
 namespace kiln {
 namespace pm {
 
@@ -33,8 +38,39 @@ KILN_PM_UNARY(cos)
 KILN_PM_UNARY(tanh)
 KILN_PM_UNARY(erf)
 KILN_PM_UNARY(sqrt)
+KILN_PM_UNARY(exp2)
 
 #undef KILN_PM_UNARY
+
+// Intrinsics whose float32 version the host computes in double, rounded once: the C library's
+// float functions are up to 1.75 ulps off for these (sinh, log10; erfc 2.6), more than torch's
+// SLEEF kernels, while its double functions rounded to float are within 0.5 ulp plus a double
+// rounding's 2^-29 (tests/python/test_vector_formulas.py holds them to torch). On a GPU, CUDA's
+// float functions (torch's CUDA kernels call the same).
+#if defined(__CUDA_ARCH__) || defined(__CUDACC_RTC__)
+#define KILN_PM_UNARY_WIDE(name)                                                      \
+  KILN_HOST_DEVICE inline float name(float x) { return ::name##f(x); }                \
+  KILN_HOST_DEVICE inline double name(double x) { return ::name(x); }
+#else
+#define KILN_PM_UNARY_WIDE(name)                                                                     \
+  KILN_HOST_DEVICE inline float name(float x) { return static_cast<float>(__builtin_##name(static_cast<double>(x))); } \
+  KILN_HOST_DEVICE inline double name(double x) { return __builtin_##name(x); }
+#endif
+
+KILN_PM_UNARY_WIDE(log2)
+KILN_PM_UNARY_WIDE(log10)
+KILN_PM_UNARY_WIDE(asin)
+KILN_PM_UNARY_WIDE(acos)
+KILN_PM_UNARY_WIDE(atan)
+KILN_PM_UNARY_WIDE(sinh)
+KILN_PM_UNARY_WIDE(cosh)
+KILN_PM_UNARY_WIDE(tan)
+KILN_PM_UNARY_WIDE(asinh)
+KILN_PM_UNARY_WIDE(acosh)
+KILN_PM_UNARY_WIDE(atanh)
+KILN_PM_UNARY_WIDE(erfc)
+
+#undef KILN_PM_UNARY_WIDE
 
 #if defined(__CUDA_ARCH__) || defined(__CUDACC_RTC__)
 #define KILN_PM_FLOAT(name, f32, f64)                                                  \
@@ -85,6 +121,66 @@ KILN_HOST_DEVICE inline float minimum(float a, float b) { return a != a ? a : b 
 KILN_HOST_DEVICE inline double minimum(double a, double b) { return a != a ? a : b != b ? b : a < b ? a : b; }
 
 KILN_PM_FLOAT2(atan2, atan2f, atan2)
+KILN_PM_FLOAT2(hypot, hypotf, hypot)
+// copysign(a, b): a's magnitude with b's sign bit (NaN's sign bit included), as torch.copysign.
+KILN_PM_FLOAT2(copysign, copysignf, copysign)
+
+// The inverse error function. On the host, torch's CPU algorithm (calc_erfinv, ATen's Math.h):
+// a rational approximation, then two Newton steps with the C library's erf and exp, all in T (so
+// float32 gives torch's bits on the same C library); NaN outside [-1, 1], +-inf at +-1. On a GPU,
+// CUDA's erfinv (which torch's CUDA kernel calls).
+#if defined(__CUDA_ARCH__) || defined(__CUDACC_RTC__)
+KILN_HOST_DEVICE inline float erfinv(float y) { return ::erfinvf(y); }
+KILN_HOST_DEVICE inline double erfinv(double y) { return ::erfinv(y); }
+#else
+// Whether torch runs its AVX2 kernels here (the CPU has AVX2 and FMA, and ATEN_CPU_CAPABILITY is
+// not "default"; as runtime/kernels/cpu/random_utils.h's torch_kernels_use_fma): GCC compiled them
+// with contraction, so each `a * b + c` of calc_erfinv's polynomials is one fused multiply-add.
+inline bool erfinv_fused() {
+  static const bool fused = [] {
+    const char* cap = std::getenv("ATEN_CPU_CAPABILITY");
+    if (cap && std::strcmp(cap, "default") == 0) return false;
+#if defined(__x86_64__) || defined(__i386__)
+    return __builtin_cpu_supports("avx2") && __builtin_cpu_supports("fma");
+#else
+    return false;
+#endif
+  }();
+  return fused;
+}
+inline float erfinv_madd(float a, float b, float c, bool fused) { return fused ? __builtin_fmaf(a, b, c) : a * b + c; }
+inline double erfinv_madd(double a, double b, double c, bool fused) { return fused ? __builtin_fma(a, b, c) : a * b + c; }
+
+template <typename T>
+inline T erfinv_impl(T y) {
+  const T a[4] = {T(0.886226899), T(-1.645349621), T(0.914624893), T(-0.140543331)};
+  const T b[4] = {T(-2.118377725), T(1.442710462), T(-0.329097515), T(0.012229801)};
+  const T c[4] = {T(-1.970840454), T(-1.624906493), T(3.429567803), T(1.641345311)};
+  const T d[2] = {T(3.543889200), T(1.637067800)};
+  const bool f = erfinv_fused();
+  const T y_abs = abs(y);
+  if (y_abs > T(1)) return T(0) * (T(1) / T(0));  // NaN
+  if (y_abs == T(1)) return copysign(T(1) / T(0), y);
+  T x, z, num, dem;
+  if (y_abs <= T(0.7)) {
+    z = y * y;
+    num = erfinv_madd(erfinv_madd(erfinv_madd(a[3], z, a[2], f), z, a[1], f), z, a[0], f);
+    dem = erfinv_madd(erfinv_madd(erfinv_madd(erfinv_madd(b[3], z, b[2], f), z, b[1], f), z, b[0], f), z, T(1), f);
+    x = y * num / dem;
+  } else {
+    z = sqrt(-log((T(1) - y_abs) / T(2)));
+    num = erfinv_madd(erfinv_madd(erfinv_madd(c[3], z, c[2], f), z, c[1], f), z, c[0], f);
+    dem = erfinv_madd(erfinv_madd(d[1], z, d[0], f), z, T(1), f);
+    x = copysign(num, y) / dem;
+  }
+  const T two_over_sqrt_pi = T(2) / T(1.7724538509055159);  // 2 / sqrt(pi), as torch rounds it
+  x = x - (erf(x) - y) / (two_over_sqrt_pi * exp(-x * x));
+  x = x - (erf(x) - y) / (two_over_sqrt_pi * exp(-x * x));
+  return x;
+}
+inline float erfinv(float y) { return erfinv_impl<float>(y); }
+inline double erfinv(double y) { return erfinv_impl<double>(y); }
+#endif
 
 // ~x of an integer; of a bool, its negation (~true would be -2, which is true again).
 template <typename T>

@@ -246,3 +246,13 @@ def test_layer_norm_over_an_empty_normalized_shape():
     assert tuple(y.shape) == (3, 2, 0) and tuple(x.grad.shape) == (3, 2, 0) and tuple(b.grad.shape) == (3, 2, 0)
     z = kiln.layer_norm(kiln.ones(4, 0), (0,))
     assert tuple(z.shape) == (4, 0)
+
+
+def test_views_of_empty_tensors_with_huge_offsets_touch_no_address():
+    """select_backward into a [huge, 0] gradient selects a view whose storage offset times the
+    element size overflows int64 (UBSAN under tools/fuzz.sh): an empty tensor's address is its
+    storage's, whatever its offset."""
+    huge = 5770259099913046086
+    g = kiln._C.select_backward(kiln.empty(0), [huge, 0], 0, huge - 1)
+    assert tuple(g.shape) == (huge, 0) and g.numel() == 0
+    assert tuple(kiln.empty(huge, 0).select(0, huge - 1).shape) == (0,)

@@ -298,3 +298,12 @@ FIXED = {  # torch 1.13.1's output
     "bernoulli": [0.0, 0.0, 1.0, 0.0, 0.0, 0.0, 1.0, 1.0, 0.0, 1.0, 1.0, 1.0],
     "random_": 900450186894289455,
 }
+
+
+@needs_torch
+@pytest.mark.parametrize("n", (1, 16, 1000))
+def test_trunc_normal_matches_torch(n):
+    """nn.init.trunc_normal_ is torch 1.13's algorithm (uniform_, then erfinv_): the same draws, and
+    erfinv rounded as torch's CPU kernel rounds it, so the same values bit for bit."""
+    check_same(lambda m, F, D: m.nn.init.trunc_normal_(m.empty(n), 0.5, 2.0, -1.0, 3.0), seeds=(0, 1))
+    check_same(lambda m, F, D: m.nn.init.trunc_normal_(m.empty(n, 3, dtype=m.float64), std=0.02), seeds=(0,))

@@ -1,6 +1,7 @@
 """kiln.nn.init: in-place initialisers (under no_grad), like torch.nn.init. Those that draw
 random numbers take generator= (a kiln.Generator; None: the default generator), as torch 2.x."""
 import math
+import warnings
 
 import kiln
 
@@ -15,6 +16,27 @@ def normal_(tensor, mean=0.0, std=1.0, generator=None):
     """Fills `tensor` with values drawn from N(mean, std^2)."""
     with kiln.no_grad():
         return tensor.normal_(mean, std, generator=generator)
+
+
+def trunc_normal_(tensor, mean=0.0, std=1.0, a=-2.0, b=2.0, generator=None):
+    """Fills `tensor` from N(mean, std^2) truncated to [a, b], by torch 1.13's algorithm (uniform
+    values between the bounds' normal CDFs mapped through erfinv), so after the same seed kiln
+    draws torch's values."""
+    def norm_cdf(x):
+        return (1.0 + math.erf(x / math.sqrt(2.0))) / 2.0
+
+    if (mean < a - 2 * std) or (mean > b + 2 * std):
+        warnings.warn("mean is more than 2 std from [a, b] in nn.init.trunc_normal_. "
+                      "The distribution of values may be incorrect.", stacklevel=2)
+    with kiln.no_grad():
+        low = norm_cdf((a - mean) / std)
+        high = norm_cdf((b - mean) / std)
+        tensor.uniform_(2 * low - 1, 2 * high - 1, generator=generator)
+        tensor.erfinv_()
+        tensor.mul_(std * math.sqrt(2.0))
+        tensor.add_(mean)
+        tensor.clamp_(min=a, max=b)
+        return tensor
 
 
 def constant_(tensor, val):

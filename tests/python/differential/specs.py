@@ -73,6 +73,16 @@ for name, inplace in [("multiply", "multiply_"), ("subtract", "subtract_"), ("di
         grad=name in ("multiply", "subtract", "divide", "true_divide"))
 for name in ["square", "negative", "absolute"]:
     add(name, g_unary, inplace=name + "_", n=6)
+# the math formula ops (schema: log2 ... copysign) and torch's arc* aliases of them
+for name in ["log2", "log10", "exp2", "asin", "acos", "atan", "sinh", "cosh", "tan", "asinh", "acosh", "atanh",
+             "erfc", "erfinv", "sgn", "deg2rad", "rad2deg", "logit"]:
+    add(name, g_unary, inplace=name + "_", out=True, n=10)
+for name in ["arcsin", "arccos", "arctan", "arcsinh", "arccosh", "arctanh"]:
+    add(name, g_unary, inplace=name + "_", n=6)
+add("logit_eps", lambda g: ((g.t(),), {"eps": g.pick([0.0, 1e-3, 0.25])}), func="logit", method="logit",
+    inplace="logit_", n=8)
+for name in ["hypot", "copysign"]:
+    add(name, lambda g, sc=(0.25 if name == "copysign" else 0.0): g_binary(g, sc), inplace=name + "_", out=True, n=10)
 add("count_nonzero", lambda g: (lambda a: ((a,), {}) if g.p(0.4) else ((a, g.dim(max(len(a.shape), 1))), {}))(g.t()),
     grad=False, n=8)
 add("add_alpha", lambda g: (g_binary(g, 0.2)[0], {"alpha": g.pick([2, -1, 0.5, True])}),

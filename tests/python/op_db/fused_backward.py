@@ -29,6 +29,15 @@ INVERSES = {
     "rsqrt": lambda y: 1 / (y * y),
     "reciprocal": lambda y: 1 / y,
     "expm1": np.log1p,
+    "exp2": np.log2,
+    "tan": np.arctan,
+}
+# The forward inputs a derivative does not read but whose value matters, from the forward result
+# and the inputs it does read: (op, input) -> f(output, {input: value}).
+RECOVERED = {
+    ("hypot", "other"): lambda out, t: np.sqrt(np.maximum(out * out - t["self"] * t["self"], 0)),
+    ("hypot", "self"): lambda out, t: np.sqrt(np.maximum(out * out - t["other"] * t["other"], 0)),
+    ("copysign", "other"): lambda out, t: out,  # only its sign matters
 }
 # Where a forward input must be drawn away from a pole or a domain edge.
 INPUT_DOMAINS = {
@@ -36,6 +45,9 @@ INPUT_DOMAINS = {
     ("addcdiv", "tensor2"): "nonzero", ("xlogy", "other"): "positive", ("pow", "self"): "positive",
     ("log1p", "self"): "positive", ("sqrt", "self"): "positive", ("rsqrt", "self"): "positive",
     ("reciprocal", "self"): "nonzero", ("sigmoid", "self"): "unit", ("tanh", "self"): "unit",
+    ("log2", "self"): "positive", ("log10", "self"): "positive", ("asin", "self"): "unit", ("acos", "self"): "unit",
+    ("atanh", "self"): "unit", ("erfinv", "self"): "unit", ("tan", "self"): "unit", ("acosh", "self"): "above one",
+    ("logit", "self"): "probability", ("hypot", "other"): "nonzero",
 }
 # Derivatives of ops with jumps (fmod and remainder jump where self / other is an integer, which
 # rounded reduced-precision samples hit): the derivative by hand, not a difference across the jump.
@@ -45,7 +57,7 @@ BY_HAND = {
 }
 # Values for Scalar arguments without a default (or defaulting to None).
 SCALARS = {"min": -0.5, "max": 0.5, "exponent": 2.5, "threshold": 0.5, "value": 0.5, "weight": 0.25,
-           "nan": 0.0, "posinf": 1.0, "neginf": -1.0}
+           "nan": 0.0, "posinf": 1.0, "neginf": -1.0, "eps": 0.2, "other": -1.5}
 TOL = {"float32": dict(rtol=1e-4, atol=1e-5), "float64": dict(rtol=1e-6, atol=1e-7)}
 
 
@@ -96,8 +108,13 @@ def _record(nf, forward, forward_rec) -> OpRecord:
             elif "output" in named and t == wrt:
                 with np.errstate(all="ignore"):
                     tensors[t] = INVERSES[op](np.asarray(named["output"], np.float64))
+            elif "output" in named and (op, t) in RECOVERED:
+                continue
             else:  # an input the derivative does not read: its value cannot matter
                 tensors[t] = np.zeros((), np.float64)
+        for t in fwd_tensors:
+            if t not in tensors:
+                tensors[t] = RECOVERED[(op, t)](np.asarray(named["output"], np.float64), tensors)
         grad = np.asarray(named["grad"], np.float64)
         shape = np.broadcast_shapes(grad.shape, *[v.shape for v in tensors.values()])
         tensors = {k: np.broadcast_to(v, shape).copy() for k, v in tensors.items()}

@@ -29,6 +29,8 @@ DOMAINS = {
     "positive": (0.25, 4.0),      # log, sqrt, rsqrt: away from the pole at 0
     "nonzero": (0.5, 4.0),        # denominators; drawn with random signs
     "unit": (-0.9, 0.9),
+    "above one": (1.25, 4.0),     # acosh: away from its branch point at 1
+    "probability": (0.05, 0.95),  # logit
 }
 
 

@@ -1,0 +1,67 @@
+"""torch.special: the aliases of kiln's ops torch 1.13 puts there (special.erfinv is torch.erfinv,
+special.expit is torch.sigmoid, ...)."""
+from .. import _C
+
+__all__ = ["erf", "erfc", "erfinv", "expit", "exp2", "expm1", "log1p", "logit", "xlogy", "logsumexp",
+           "softmax", "log_softmax", "round"]
+
+
+def _out(result, out):
+    if out is None:
+        return result
+    return out.resize_(result.shape).copy_(result) if out.shape != result.shape else out.copy_(result)
+
+
+def erf(input, *, out=None):
+    return _C.erf(input) if out is None else _C.erf(input, out=out)
+
+
+def erfc(input, *, out=None):
+    return _C.erfc(input) if out is None else _C.erfc(input, out=out)
+
+
+def erfinv(input, *, out=None):
+    return _C.erfinv(input) if out is None else _C.erfinv(input, out=out)
+
+
+def expit(input, *, out=None):
+    """The logistic sigmoid (torch.sigmoid)."""
+    return _C.sigmoid(input) if out is None else _C.sigmoid(input, out=out)
+
+
+def exp2(input, *, out=None):
+    return _C.exp2(input) if out is None else _C.exp2(input, out=out)
+
+
+def expm1(input, *, out=None):
+    return _C.expm1(input) if out is None else _C.expm1(input, out=out)
+
+
+def log1p(input, *, out=None):
+    return _C.log1p(input) if out is None else _C.log1p(input, out=out)
+
+
+def logit(input, eps=None, *, out=None):
+    return _C.logit(input, eps) if out is None else _C.logit(input, eps, out=out)
+
+
+def xlogy(input, other, *, out=None):
+    return _C.xlogy(input, other) if out is None else _C.xlogy(input, other, out=out)
+
+
+def logsumexp(input, dim, keepdim=False, *, out=None):
+    return _out(_C.logsumexp(input, dim, keepdim), out)
+
+
+def softmax(input, dim, *, dtype=None):
+    from ..nn import functional as F
+    return F.softmax(input, dim, dtype=dtype)
+
+
+def log_softmax(input, dim, *, dtype=None):
+    from ..nn import functional as F
+    return F.log_softmax(input, dim, dtype=dtype)
+
+
+def round(input, *, decimals=0, out=None):  # noqa: A001  (torch's name)
+    return _out(_C.round(input, decimals=decimals), out)
