@@ -11,6 +11,7 @@
 #include "generated/api/ge.h"
 #include "generated/api/gt.h"
 #include "generated/api/le.h"
+#include "generated/api/log.h"
 #include "generated/api/logical_and.h"
 #include "generated/api/logical_or.h"
 #include "generated/api/lt.h"
@@ -28,7 +29,7 @@ namespace kiln {
 namespace autograd {
 
 // logit
-//   self: ((value_or_lowest(eps).to_double() >= 0) ? masked_fill(div(grad, mul(self, add(neg(self), 1))), logical_or(lt(self, value_or_lowest(eps)), gt(self, Scalar(1 - value_or_lowest(eps).to_double()))), 0) : where(logical_and(ge(self, 0), le(self, 1)), div(grad, mul(self, add(neg(self), 1))), div(sub(self, self), 0)))
+//   self: ((value_or_lowest(eps).to_double() >= 0) ? masked_fill(div(grad, mul(self, add(neg(self), 1))), logical_or(lt(self, value_or_lowest(eps)), gt(self, Scalar(1 - value_or_lowest(eps).to_double()))), 0) : where(logical_and(ge(self, 0), le(self, 1)), div(grad, mul(self, add(neg(self), 1))), log(sub(sub(self, self), 1))))
 struct LogitBackward0 final : Node {
   SavedVariable self_;
   std::optional<Scalar> eps;
@@ -40,7 +41,7 @@ struct LogitBackward0 final : Node {
     const Tensor grad(grads[0]);
     if (!grad.defined()) return grad_inputs;
     const Tensor self(self_.unpack());
-    if (next_edges()[0].is_valid()) grad_inputs[0] = (fused_backward_applies({&grad, &self}) ? _logit_self_backward(grad, self, eps) : ((value_or_lowest(eps).to_double() >= 0) ? masked_fill(div(grad, mul(self, add(neg(self), 1))), logical_or(lt(self, value_or_lowest(eps)), gt(self, Scalar(1 - value_or_lowest(eps).to_double()))), 0) : where(logical_and(ge(self, 0), le(self, 1)), div(grad, mul(self, add(neg(self), 1))), div(sub(self, self), 0))));
+    if (next_edges()[0].is_valid()) grad_inputs[0] = (fused_backward_applies({&grad, &self}) ? _logit_self_backward(grad, self, eps) : ((value_or_lowest(eps).to_double() >= 0) ? masked_fill(div(grad, mul(self, add(neg(self), 1))), logical_or(lt(self, value_or_lowest(eps)), gt(self, Scalar(1 - value_or_lowest(eps).to_double()))), 0) : where(logical_and(ge(self, 0), le(self, 1)), div(grad, mul(self, add(neg(self), 1))), log(sub(sub(self, self), 1)))));
     return grad_inputs;
   }
 

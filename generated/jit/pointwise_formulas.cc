@@ -1510,7 +1510,7 @@ const FormulaNode _erfinv_self_backward_nodes[] = {
     {FormulaOp::Mul, 0, 8, -1, -1, 0.0},
 };
 
-// _logit_self_backward: (0 if (self < eps or self > 1 - eps) else grad / (self * (1 - self))) if eps >= 0 else (grad / (self * (1 - self)) if (self >= 0 and self <= 1) else (self - self) / 0)
+// _logit_self_backward: (0 if (self < eps or self > 1 - eps) else grad / (self * (1 - self))) if eps >= 0 else (grad / (self * (1 - self)) if (self >= 0 and self <= 1) else log(self - self - 1))
 const char* const _logit_self_backward_args[] = {"grad", "self"};
 const char* const _logit_self_backward_scalars[] = {"eps"};
 const FormulaNode _logit_self_backward_nodes[] = {
@@ -1552,10 +1552,11 @@ const FormulaNode _logit_self_backward_nodes[] = {
     {FormulaOp::Arg, -1, -1, -1, 1, 0.0},
     {FormulaOp::Arg, -1, -1, -1, 1, 0.0},
     {FormulaOp::Sub, 35, 36, -1, -1, 0.0},
-    {FormulaOp::Const, -1, -1, -1, -1, 0.0},
-    {FormulaOp::Div, 37, 38, -1, -1, 0.0},
-    {FormulaOp::Select, 27, 34, 39, -1, 0.0},
-    {FormulaOp::Select, 2, 20, 40, -1, 0.0},
+    {FormulaOp::Const, -1, -1, -1, -1, 1.0},
+    {FormulaOp::Sub, 37, 38, -1, -1, 0.0},
+    {FormulaOp::Log, 39, -1, -1, -1, 0.0},
+    {FormulaOp::Select, 27, 34, 40, -1, 0.0},
+    {FormulaOp::Select, 2, 20, 41, -1, 0.0},
 };
 
 // _hypot_self_backward: grad * self / output
@@ -2914,7 +2915,7 @@ const FormulaNode sgn_self_grad_nodes[] = {
     {FormulaOp::Const, -1, -1, -1, -1, 0.0},
 };
 
-// dlogit/dself: (0 if (self < eps or self > 1 - eps) else grad / (self * (1 - self))) if eps >= 0 else (grad / (self * (1 - self)) if (self >= 0 and self <= 1) else (self - self) / 0)
+// dlogit/dself: (0 if (self < eps or self > 1 - eps) else grad / (self * (1 - self))) if eps >= 0 else (grad / (self * (1 - self)) if (self >= 0 and self <= 1) else log(self - self - 1))
 const char* const logit_self_grad_args[] = {"grad", "result", "self"};
 const char* const logit_self_grad_scalars[] = {"eps"};
 const FormulaNode logit_self_grad_nodes[] = {
@@ -2956,10 +2957,11 @@ const FormulaNode logit_self_grad_nodes[] = {
     {FormulaOp::Arg, -1, -1, -1, 2, 0.0},
     {FormulaOp::Arg, -1, -1, -1, 2, 0.0},
     {FormulaOp::Sub, 35, 36, -1, -1, 0.0},
-    {FormulaOp::Const, -1, -1, -1, -1, 0.0},
-    {FormulaOp::Div, 37, 38, -1, -1, 0.0},
-    {FormulaOp::Select, 27, 34, 39, -1, 0.0},
-    {FormulaOp::Select, 2, 20, 40, -1, 0.0},
+    {FormulaOp::Const, -1, -1, -1, -1, 1.0},
+    {FormulaOp::Sub, 37, 38, -1, -1, 0.0},
+    {FormulaOp::Log, 39, -1, -1, -1, 0.0},
+    {FormulaOp::Select, 27, 34, 40, -1, 0.0},
+    {FormulaOp::Select, 2, 20, 41, -1, 0.0},
 };
 
 // dhypot/dself: grad * self / result
@@ -4190,8 +4192,8 @@ const PointwiseFormula kPointwiseFormulas[] = {
      nullptr, 0, _erfinv_self_backward_nodes, 10,
      FormulaDtypes::floating, false, false,
      false},
-    {"_logit_self_backward", "_logit_self_backward", "_logit_self_backward", "(0 if (self < eps or self > 1 - eps) else grad / (self * (1 - self))) if eps >= 0 else (grad / (self * (1 - self)) if (self >= 0 and self <= 1) else (self - self) / 0)", _logit_self_backward_args, 2,
-     _logit_self_backward_scalars, 1, _logit_self_backward_nodes, 42,
+    {"_logit_self_backward", "_logit_self_backward", "_logit_self_backward", "(0 if (self < eps or self > 1 - eps) else grad / (self * (1 - self))) if eps >= 0 else (grad / (self * (1 - self)) if (self >= 0 and self <= 1) else log(self - self - 1))", _logit_self_backward_args, 2,
+     _logit_self_backward_scalars, 1, _logit_self_backward_nodes, 43,
      FormulaDtypes::floating, false, false,
      false},
     {"_hypot_self_backward", "_hypot_self_backward", "_hypot_self_backward", "grad * self / output", _hypot_self_backward_args, 3,
@@ -4539,9 +4541,9 @@ const PointwiseFormula kPointwiseDerivatives[] = {
     {"sgn", "self", "sgn", "0", sgn_self_grad_args, 3,
      nullptr, 0,
      sgn_self_grad_nodes, 1, FormulaDtypes::floating, false, false, false},
-    {"logit", "self", "logit", "(0 if (self < eps or self > 1 - eps) else grad / (self * (1 - self))) if eps >= 0 else (grad / (self * (1 - self)) if (self >= 0 and self <= 1) else (self - self) / 0)", logit_self_grad_args, 3,
+    {"logit", "self", "logit", "(0 if (self < eps or self > 1 - eps) else grad / (self * (1 - self))) if eps >= 0 else (grad / (self * (1 - self)) if (self >= 0 and self <= 1) else log(self - self - 1))", logit_self_grad_args, 3,
      logit_self_grad_scalars, 1,
-     logit_self_grad_nodes, 42, FormulaDtypes::floating, false, false, false},
+     logit_self_grad_nodes, 43, FormulaDtypes::floating, false, false, false},
     {"hypot", "self", "hypot", "grad * self / result", hypot_self_grad_args, 4,
      nullptr, 0,
      hypot_self_grad_nodes, 5, FormulaDtypes::floating, false, false, false},
