@@ -31,6 +31,8 @@ class TensorBase {
   TensorImpl* impl() const { return impl_.get(); }
   const Ref<TensorImpl>& impl_ref() const { return impl_; }
   bool is_same(const TensorBase& o) const { return impl_ == o.impl_; }
+  // Whether both view one storage (torch's is_alias_of): writing one may change the other.
+  bool is_alias_of(const TensorBase& o) const { return impl_->storage().get() == o.impl_->storage().get(); }
   int64_t use_count() const { return impl_ ? impl_->use_count() : 0; }
   void reset() { impl_.reset(); }
 

@@ -56,7 +56,7 @@ const Tensor& div__mode(const Tensor& self, const Tensor& other, const std::opti
   // divisor sharing self's memory (x.div_(x), or a view of x) is cloned too: saved as it is, it
   // would hold self, whose new grad_fn leads back to the division: a reference cycle, leaked
   // (found by tools/fuzz.sh).
-  const bool divisor_aliases_self = other.impl()->storage().get() == self.impl()->storage().get();
+  const bool divisor_aliases_self = other.is_alias_of(self);
   const Tensor result = div_mode(self.clone(), divisor_aliases_self ? other.clone() : other, rounding_mode);
   check_castable(result, self, "div_");
   KILN_CHECK(result.sizes() == self.sizes(), "div_(): output with shape ", shape_str(self.sizes()),

@@ -235,7 +235,7 @@ TensorBase index_put(const TensorBase& self, const std::vector<TensorBase>& indi
   // x[idx] puts a whole gradient), else copied (broadcast, strided, or aliasing self).
   TensorBase vals = values;
   if (values.sizes() != shape || !values.is_contiguous() ||
-      values.impl()->storage().get() == target.impl()->storage().get()) {
+      values.is_alias_of(target)) {
     const TensorBase expanded(Ref<TensorImpl>::make(*values.impl(), shape, vstrides, values.storage_offset()));
     vals = empty_cpu(shape, target.dtype());
     copy_into(vals, expanded, "index_put_");

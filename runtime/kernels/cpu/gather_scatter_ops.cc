@@ -6,6 +6,9 @@
 #include <string>
 #include <type_traits>
 
+#include <tuple>
+#include <utility>
+
 #include "generated/kernels/gather.h"
 #include "generated/kernels/masked_select.h"
 #include "generated/kernels/scatter.h"
@@ -133,6 +136,26 @@ void for_each_indexed_element(const IndexPlan& p, const DimVector& indexed, cons
   }
 }
 
+// The tensor a scatter writes (out, in place; else a copy of self) and its src as read: copied
+// first only when it shares memory with an in-place target (x.scatter_(0, i, x)); a fresh target
+// cannot.
+std::pair<TensorBase, TensorBase> scatter_operands(const char* name, const TensorBase& self, const TensorBase* src,
+                                                   const TensorBase& out) {
+  if (out.defined()) check_no_internal_overlap(out, name);
+  TensorBase target = out;
+  if (!target.defined()) {
+    target = empty_like_cpu(self, self.dtype());
+    copy_into(target, self, name);
+  }
+  if (!src) return {target, TensorBase()};
+  TensorBase s = *src;
+  if (out.defined() && src->is_alias_of(out)) {
+    s = empty_cpu(src->sizes(), src->dtype());
+    copy_into(s, *src, name);
+  }
+  return {target, s};
+}
+
 enum class ScatterMode { kSrc, kValue, kAdd };
 
 TensorBase scatter_impl(const char* name, const TensorBase& self, int64_t dim, const TensorBase& index,
@@ -140,22 +163,8 @@ TensorBase scatter_impl(const char* name, const TensorBase& self, int64_t dim, c
   if (src)
     KILN_CHECK(src->dtype() == self.dtype(), name, "(): Expected self.dtype to be equal to src.dtype");
   const IndexPlan p = plan_scatter_gather(name, self, dim, index, src);
-  if (out.defined()) check_no_internal_overlap(out, name);
-  TensorBase target = out;
-  if (!target.defined()) {
-    target = empty_like_cpu(self, self.dtype());
-    copy_into(target, self, name);
-  }
-  // In place, src is copied first when it shares memory with the target (x.scatter_(0, i, x)); a
-  // fresh target cannot.
-  TensorBase s;
-  if (src) {
-    s = *src;
-    if (out.defined() && src->impl()->storage().get() == out.impl()->storage().get()) {
-      s = empty_cpu(src->sizes(), src->dtype());
-      copy_into(s, *src, name);
-    }
-  }
+  TensorBase target, s;  // (not a structured binding: the dispatch lambda below captures them)
+  std::tie(target, s) = scatter_operands(name, self, src, out);
   const DimVector t_strides = nonempty_strides(target);
   const DimVector s_strides = src ? nonempty_strides(s) : DimVector{};
   KILN_DISPATCH_ALL_TYPES_AND_REDUCED(self.dtype(), name, [&] {
@@ -242,17 +251,8 @@ TensorBase scatter_reduce_two(const TensorBase& self, int64_t dim, const TensorB
              "\"scatter_gather_tensor_cpu_reduce_mean\" not implemented for 'Bool'");
   KILN_CHECK(src.dtype() == self.dtype(), name, "(): Expected self.dtype to be equal to src.dtype");
   const IndexPlan p = plan_scatter_gather(name, self, dim, index, &src);
-  if (out.defined()) check_no_internal_overlap(out, name);
-  TensorBase target = out;
-  if (!target.defined()) {
-    target = empty_like_cpu(self, self.dtype());
-    copy_into(target, self, name);
-  }
-  TensorBase s = src;  // copied first only when it shares memory with an in-place target
-  if (out.defined() && src.impl()->storage().get() == out.impl()->storage().get()) {
-    s = empty_cpu(src.sizes(), src.dtype());
-    copy_into(s, src, name);
-  }
+  TensorBase target, s;
+  std::tie(target, s) = scatter_operands(name, self, &src, out);
   const DimVector t_strides = nonempty_strides(target);
   const DimVector s_strides = nonempty_strides(s);
   // Row-major positions of self's elements, for the counts of "mean".
