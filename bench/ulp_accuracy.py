@@ -21,7 +21,8 @@ try:
 except ImportError:
     torch = None
 
-OPS = ["exp", "expm1", "log", "log1p", "sin", "cos", "tanh", "sqrt", "rsqrt", "sigmoid", "erf"]
+OPS = ["exp", "expm1", "log", "log1p", "sin", "cos", "tanh", "sqrt", "rsqrt", "sigmoid", "erf", "log2", "log10", "exp2",
+       "asin", "acos", "atan", "sinh", "cosh", "tan", "asinh", "acosh", "atanh", "erfc"]
 SPECIAL = np.array([0.0, -0.0, 1e-45, -1e-45, 1.1754942e-38, 1.1754944e-38, 3.4028235e38, -3.4028235e38, np.inf,
                     -np.inf, np.nan, 1.0, -1.0, 0.5, 88.72283, 88.72284, -87.33654, -103.97207, -103.97208, -104.0,
                     39000.0, -39000.0, 39001.0, 1e6, 1e30, np.pi, np.pi / 2, 9.01, -9.01, 1 - 2 ** -24,

@@ -342,17 +342,30 @@ VECTOR_INTRINSICS: Dict[str, str] = {
     "cos": "kv::Cos", "tanh": "kv::Tanh", "erf": "kv::Erf", "sqrt": "kv::Sqrt",
     "abs": "kv::Abs", "floor": "kv::Floor", "ceil": "kv::Ceil", "trunc": "kv::Trunc", "round": "kv::Round",
     "minimum": "kv::Minimum", "maximum": "kv::Maximum", "pow": "kv::Pow", "pow_scalar": "kv::PowScalar",
+    "log2": "kv::Log2", "log10": "kv::Log10", "exp2": "kv::Exp2", "asin": "kv::Asin", "acos": "kv::Acos",
+    "atan": "kv::Atan", "sinh": "kv::Sinh", "cosh": "kv::Cosh", "tan": "kv::Tan", "asinh": "kv::Asinh",
+    "acosh": "kv::Acosh", "atanh": "kv::Atanh", "erfc": "kv::Erfc",
+    "hypot": "kv::Hypot", "atan2": "kv::Atan2", "copysign": "kv::CopySign",
 }
+# (erfinv has none: torch's CPU kernel is scalar, and kiln's gives its bits with the C library's
+# erf and exp, which no vector version would.)
 # Intrinsics IEEE rounds exactly (like + - * /): a formula using no others is computed in float
 # lanes, bit for bit as its scalar functor.
 # (pow and pow_scalar: their vector forms are the scalar functor's bits, vector_formula-inl.h.)
-EXACT_INTRINSICS = {"sqrt", "abs", "floor", "ceil", "trunc", "round", "minimum", "maximum", "pow", "pow_scalar"}
+EXACT_INTRINSICS = {"sqrt", "abs", "floor", "ceil", "trunc", "round", "minimum", "maximum", "pow", "pow_scalar",
+                    "copysign"}
 # Intrinsics whose formulas run in float lanes on Sleef, torch's own functions: in double lanes
 # they were slower than torch (16M float32, one thread, AVX-512: exp 24.9 ms against 13.6, log 26.0
 # against 24.1, log1p 30.3 against 24.3, sin 25.3 against 20.4, cos 26.0 against 25.0; erf has no
 # Highway version). A formula with any other inexact intrinsic (expm1, tanh: as fast as torch in
 # double lanes) and none of these runs in double lanes, rounded once: correctly rounded.
-SLEEF_INTRINSICS = {"exp", "log", "log1p", "sin", "cos", "erf"}
+# The others here have a Sleef (float lanes) version only, the u10 functions torch's kernels call
+# (erfc: u15, as torch; asinh, acosh and atanh: torch calls the C library's float functions, which
+# are no more accurate on the test sample).
+SLEEF_INTRINSICS = {"exp", "log", "log1p", "sin", "cos", "erf", "log2", "log10", "asin", "acos", "atan",
+                    "sinh", "cosh", "tan", "asinh", "acosh", "atanh", "erfc"}
+# Intrinsics with a double-lane version only (vector_formula-inl.h: exact but for one rounding there).
+DOUBLE_ONLY_INTRINSICS = {"hypot", "atan2"}
 VECTOR_BINARY = {"add": "hn::Add", "sub": "hn::Sub", "mul": "hn::Mul", "div": "hn::Div"}
 # != is kv::Ne: Highway's Ne is an ordered compare on AVX2/AVX3 (NaN != x false there), C++'s is not.
 VECTOR_COMPARE = {"lt": "hn::Lt", "le": "hn::Le", "gt": "hn::Gt", "ge": "hn::Ge", "eq": "hn::Eq", "ne": "kv::Ne"}
@@ -394,6 +407,10 @@ def vector_unsupported(f: PointwiseFormula) -> Optional[str]:
         return f"no vector {missing[0]}()"
     if any(n.kind in CXX_BINARY_CALLS for n in nodes):
         return "no vector // or % (x86 has no vector integer division)"
+    kinds = {n.kind for n in nodes}
+    if kinds & DOUBLE_ONLY_INTRINSICS and kinds & SLEEF_INTRINSICS:
+        return (f"{sorted(kinds & DOUBLE_ONLY_INTRINSICS)[0]}() runs in double lanes, "
+                f"{sorted(kinds & SLEEF_INTRINSICS)[0]}() in float lanes")
     if len(f.args) == 3 and vector_kind(f) != "exact":
         # Strided runs of three tensors take the scalar functor, which only exact operations
         # make agree with the vector loop to the bit.

@@ -9,9 +9,10 @@
 // (runtime/kernels/cpu/vector_formula-inl.h); strided runs reach it through a buffer
 // (runtime/kernels/cpu/loops.h), so the layout never changes a result. float64 runs the scalar
 // functor.
-// The formula has an intrinsic of SLEEF_INTRINSICS (codegen/pointwise.py: exp, log, log1p, sin,
-// cos, erf), so the vector loop evaluates it in float lanes with Sleef's functions (those torch
-// calls; in double on SSE4, erf excepted; erf is kiln's own on AVX2 and AVX3, vector_erf-inl.h),
+// The formula has an intrinsic of SLEEF_INTRINSICS (codegen/pointwise.py: exp, log, erf, the
+// trigonometric and hyperbolic functions, ...), so the vector loop evaluates it in float lanes with
+// Sleef's functions (those torch calls; on SSE4 in double, erf excepted; erf is kiln's own on AVX2
+// and AVX3, vector_erf-inl.h),
 // rounding after every step as torch does: never more ulps off than torch on the same inputs
 // (tests/python/test_vector_formulas.py), at full float32 width.
 // hwy/foreach_target.h compiles this file once per target (runtime/kernels/cpu/vector_targets.h);

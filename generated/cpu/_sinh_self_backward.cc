@@ -2,21 +2,95 @@
 // The fused backward op of sinh's derivative for self (codegen/loader.py, _fused_backward).
 // The CPU kernel of `_sinh_self_backward` (it has no out= form), from its formula:
 //   grad * cosh(self)
-// Scalar only: no vector cosh().
-#include "generated/kernels/_sinh_self_backward.h"
+//
+// float32 (float16 and integer inputs reach the loop as float32 runs too; bfloat16 ones too, or
+// as bfloat16 runs when every operand is bfloat16) goes to a vector loop compiled for several
+// instruction sets, picked at run time for this CPU by Highway's dynamic dispatch
+// (runtime/kernels/cpu/vector_formula-inl.h); strided runs reach it through a buffer
+// (runtime/kernels/cpu/loops.h), so the layout never changes a result. float64 runs the scalar
+// functor.
+// The formula has an intrinsic of SLEEF_INTRINSICS (codegen/pointwise.py: exp, log, erf, the
+// trigonometric and hyperbolic functions, ...), so the vector loop evaluates it in float lanes with
+// Sleef's functions (those torch calls; on SSE4 in double, erf excepted; erf is kiln's own on AVX2
+// and AVX3, vector_erf-inl.h),
+// rounding after every step as torch does: never more ulps off than torch on the same inputs
+// (tests/python/test_vector_formulas.py), at full float32 width.
+// hwy/foreach_target.h compiles this file once per target (runtime/kernels/cpu/vector_targets.h);
+// the kernel itself, under HWY_ONCE, is compiled once.
+#undef HWY_TARGET_INCLUDE
+#define HWY_TARGET_INCLUDE "generated/cpu/_sinh_self_backward.cc"
+#include "runtime/kernels/cpu/vector_targets.h"
+#include <hwy/foreach_target.h>  // IWYU pragma: keep
+#include <hwy/highway.h>
+
 #include "generated/pointwise/_sinh_self_backward.h"
+#include "runtime/kernels/cpu/vector_formula-inl.h"
+
+HWY_BEFORE_NAMESPACE();
+namespace kiln {
+namespace cpu {
+namespace HWY_NAMESPACE {
+
+// grad * cosh(self), over vectors of float.
+struct _sinh_self_backward_vector {
+  template <class D, class V>
+  HWY_INLINE V operator()(D d, V grad, V self) const {
+    return hn::Mul(grad, kv::Cosh(d, self));
+  }
+};
+
+void _sinh_self_backward_float32(const formulas::_sinh_self_backward<float>& f, const float* a, int64_t a_step, const float* b,
+                                 int64_t b_step, float* out, int64_t n) {
+  binary_float_run<float>(_sinh_self_backward_vector{}, f, a, a_step, b, b_step, out, n);
+}
+void _sinh_self_backward_bfloat16(const formulas::_sinh_self_backward<float>& f, const BFloat16* a, int64_t a_step, const BFloat16* b,
+                                  int64_t b_step, BFloat16* out, int64_t n) {
+  binary_float_run<float>(_sinh_self_backward_vector{}, f, a, a_step, b, b_step, out, n);
+}
+
+}  // namespace HWY_NAMESPACE
+}  // namespace cpu
+}  // namespace kiln
+HWY_AFTER_NAMESPACE();
+
+#if HWY_ONCE
+#include "generated/kernels/_sinh_self_backward.h"
 #include "runtime/kernels/cpu/loops.h"
 
 namespace kiln {
 namespace cpu {
 
+HWY_EXPORT(_sinh_self_backward_float32);
+HWY_EXPORT(_sinh_self_backward_bfloat16);
+
+// The loop over the iterator in compute dtype T: the scalar functor, and for float32 the vector
+// loop for the best target this CPU supports (chosen on the first call); when every operand is
+// bfloat16, its bfloat16 form, which widens and rounds in registers.
+template <typename T>
+static void _sinh_self_backward_loop(const TensorIterator& it, const formulas::_sinh_self_backward<T>& f) {
+  binary_kernel<T, T>(it, f);
+}
+
+template <>
+void _sinh_self_backward_loop<float>(const TensorIterator& it, const formulas::_sinh_self_backward<float>& f) {
+  binary_kernel<float, float>(
+      it, f,
+      [&f](const float* a, int64_t a_step, const float* b, int64_t b_step, float* out, int64_t n) {
+        HWY_DYNAMIC_DISPATCH(_sinh_self_backward_float32)(f, a, a_step, b, b_step, out, n);
+      },
+      [&f](const BFloat16* a, int64_t a_step, const BFloat16* b, int64_t b_step, BFloat16* out, int64_t n) {
+        HWY_DYNAMIC_DISPATCH(_sinh_self_backward_bfloat16)(f, a, a_step, b, b_step, out, n);
+      });
+}
+
 TensorBase _sinh_self_backward_kernel(const TensorBase& grad, const TensorBase& self) {
   TensorIterator it(IteratorConfig::binary("_sinh_self_backward", grad, self, TensorBase()));
   KILN_DISPATCH_FLOATING_TYPES(it.compute_dtype(), "_sinh_self_backward", [&] {
-    binary_kernel<scalar_t, scalar_t>(it, formulas::_sinh_self_backward<scalar_t>{});
+    _sinh_self_backward_loop<scalar_t>(it, formulas::_sinh_self_backward<scalar_t>{});
   });
   return it.output();
 }
 
 }  // namespace cpu
 }  // namespace kiln
+#endif  // HWY_ONCE

@@ -2,7 +2,9 @@
 // the formula intrinsics over vectors (kv::Exp, kv::Log, ...) and the loop that runs a formula over
 // a contiguous float32 run, in one of three kinds of lanes (codegen/pointwise.py, vector_kind):
 //
-// * float lanes on Sleef, for formulas with exp, log, log1p, sin, cos or erf: the intrinsics are
+// * float lanes on Sleef, for formulas with exp, log, log1p, sin, cos, erf or another of
+//   SLEEF_INTRINSICS (codegen/pointwise.py: the trigonometric, hyperbolic, log2/log10/exp2 and erfc
+//   functions torch's CPU kernels take from Sleef, and asinh/acosh/atanh): the intrinsics are
 //   Sleef's u10 float functions (vector_sleef-inl.h; erf on AVX2 and AVX3 is kiln's own,
 //   vector_erf-inl.h), the ones torch's CPU kernels call, at full
 //   float32 width; the formula is rounded after every step, as torch does. Double lanes lost to
@@ -10,7 +12,8 @@
 //   the accuracy bar (tests/python/test_vector_formulas.py: never more ulps than torch on the same
 //   inputs). On SSE4 (no FMA, where Sleef's builds are less accurate than torch's) they compute in
 //   double instead: FloatLanes below.
-// * double lanes, for formulas with another transcendental intrinsic (expm1, tanh), where they are
+// * double lanes, for formulas with another transcendental intrinsic (expm1, tanh; hypot and atan2
+//   run in double lanes only), where they are
 //   faster than torch: each input is widened, the whole formula is evaluated in double with
 //   Highway's vector math, and the result is rounded to float32 once. Highway's float32 functions
 //   are 1 to 4 ulp off (tanh measured 2.7 ulp); in double they are ~1e-15 off, so the float32
@@ -199,6 +202,19 @@ HWY_INLINE V Cos(D d, V x) {
   }
 }
 
+// exp2 in double lanes: exp(x log 2), whose product is off by 2^-53 relatively, far below float's
+// last bit (and exact at integers, as a power of two must be). Float lanes (a formula with a Sleef
+// intrinsic too): Sleef's exp2f, 0.85 ulp off where the C library's exp2f, torch's here, is
+// correctly rounded.
+template <class D, class V>
+HWY_INLINE V Exp2(D d, V x) {
+  if constexpr (kFloatLanes<D>) {
+    return FloatLanes(d, x, [](V v) { return sleef::exp2(v); }, [](auto dd, auto w) { return kv::Exp2(dd, w); });
+  } else {
+    return kv::Exp(d, hn::Mul(x, hn::Set(d, 0.6931471805599453)));
+  }
+}
+
 // Highway's is valid on every double, infinities and NaN included (tanh(+-inf) = +-1).
 template <class D, class V>
 HWY_INLINE V Tanh(D d, V x) {
@@ -229,6 +245,131 @@ HWY_INLINE V Erf(D d, V x) {
 #else
   return FusedErf(d, x);
 #endif
+}
+
+// Intrinsics that run on Sleef in float lanes only, the same u10 functions torch's CPU kernels
+// call (erfc: u15, torch's too). On SSE4, whose Sleef builds lack FMA, lane by lane with the
+// scalar functor's function (the C library's double function, rounded once).
+#define KILN_KV_SLEEF_ONLY(Name, fn)                                                                  \
+  template <class D, class V>                                                                         \
+  HWY_INLINE V Name(D d, V x) {                                                                       \
+    static_assert(kFloatLanes<D>, #fn " runs in float lanes (codegen/pointwise.py, SLEEF_INTRINSICS)"); \
+    if constexpr (HWY_TARGET == HWY_SSE4) {                                                           \
+      return LaneByLane(d, x, [](float v) { return pm::fn(v); });                                     \
+    } else {                                                                                          \
+      return sleef::fn(x);                                                                            \
+    }                                                                                                 \
+  }
+KILN_KV_SLEEF_ONLY(Log2, log2)
+KILN_KV_SLEEF_ONLY(Log10, log10)
+KILN_KV_SLEEF_ONLY(Asin, asin)
+KILN_KV_SLEEF_ONLY(Acos, acos)
+KILN_KV_SLEEF_ONLY(Atan, atan)
+KILN_KV_SLEEF_ONLY(SleefSinh, sinh)
+KILN_KV_SLEEF_ONLY(SleefCosh, cosh)
+KILN_KV_SLEEF_ONLY(Tan, tan)
+KILN_KV_SLEEF_ONLY(SleefAsinh, asinh)
+KILN_KV_SLEEF_ONLY(SleefAcosh, acosh)
+KILN_KV_SLEEF_ONLY(Atanh, atanh)
+KILN_KV_SLEEF_ONLY(Erfc, erfc)
+#undef KILN_KV_SLEEF_ONLY
+
+// Sleef's asinhf and acoshf overflow to inf from 2^64 up (they square x). Beyond 2^62,
+// asinh(x) = sign(x) (log|x| + log 2) and acosh(x) = log x + log 2 to far beyond float precision.
+constexpr float kArcHyperbolicLarge = 0x1p62f;
+constexpr float kLog2f = 0.693147182f;
+
+template <class D, class V>
+HWY_INLINE V Asinh(D d, V x) {
+  const V y = SleefAsinh(d, x);
+  if constexpr (HWY_TARGET == HWY_SSE4) return y;  // lane by lane there: right at every x
+  const auto large = hn::Gt(hn::Abs(x), hn::Set(d, kArcHyperbolicLarge));  // NaN: false
+  if (HWY_LIKELY(hn::AllFalse(d, large))) return y;
+  return hn::IfThenElse(large, hn::CopySign(hn::Add(kv::Log(d, hn::Abs(x)), hn::Set(d, kLog2f)), x), y);
+}
+
+template <class D, class V>
+HWY_INLINE V Acosh(D d, V x) {
+  const V y = SleefAcosh(d, x);
+  if constexpr (HWY_TARGET == HWY_SSE4) return y;
+  const auto large = hn::Gt(x, hn::Set(d, kArcHyperbolicLarge));
+  if (HWY_LIKELY(hn::AllFalse(d, large))) return y;
+  return hn::IfThenElse(large, hn::Add(kv::Log(d, x), hn::Set(d, kLog2f)), y);
+}
+
+// Sleef's sinhf and coshf (torch's too) overflow from |x| = 88.72, where exp(x) does, though the
+// result is finite up to 89.41: vectors with such a lane (or an infinite or NaN one) go lane by
+// lane with the scalar functor's function.
+constexpr float kHyperbolicLarge = 88.5f;
+
+template <class D, class V>
+HWY_INLINE V Sinh(D d, V x) {
+  if (HWY_UNLIKELY(!hn::AllTrue(d, hn::Lt(hn::Abs(x), hn::Set(d, kHyperbolicLarge))))) {
+    return LaneByLane(d, x, [](float v) { return pm::sinh(v); });
+  }
+  return SleefSinh(d, x);
+}
+
+template <class D, class V>
+HWY_INLINE V Cosh(D d, V x) {
+  if (HWY_UNLIKELY(!hn::AllTrue(d, hn::Lt(hn::Abs(x), hn::Set(d, kHyperbolicLarge))))) {
+    return LaneByLane(d, x, [](float v) { return pm::cosh(v); });
+  }
+  return SleefCosh(d, x);
+}
+
+template <class D, class V, class F>
+HWY_NOINLINE V LaneByLane2(D d, V a, V b, F f) {
+  HWY_ALIGN hn::TFromD<D> as[hn::MaxLanes(d)];
+  HWY_ALIGN hn::TFromD<D> bs[hn::MaxLanes(d)];
+  hn::Store(a, d, as);
+  hn::Store(b, d, bs);
+  for (size_t i = 0; i < hn::Lanes(d); ++i) as[i] = f(as[i], bs[i]);
+  return hn::Load(d, as);
+}
+
+// The two-argument intrinsics in double lanes (codegen/pointwise.py, DOUBLE_ONLY_INTRINSICS):
+// float32 inputs widened to double make them nearly exact there, so the float32 result is the
+// correctly rounded one (torch's Sleef hypotf is 0.5 ulp, its atan2f 1 ulp). A vector with a lane
+// outside the range the shortcut covers (infinities, NaN, zeros, magnitudes whose squares or
+// quotients would leave double's range) is computed lane by lane with the C library's double
+// function: rare, and the IEEE answers (hypot(inf, nan) = inf, atan2's signed zeros) are its.
+constexpr double kWideTiny = 1e-150, kWideHuge = 1e150;
+
+template <class D, class V>
+HWY_INLINE V Hypot(D d, V x, V y) {
+  static_assert(!kFloatLanes<D>, "hypot runs in double lanes (codegen/pointwise.py, DOUBLE_ONLY_INTRINSICS)");
+  const V big = hn::Max(hn::Abs(x), hn::Abs(y));
+  const auto usual = hn::Or(hn::And(hn::Gt(big, hn::Set(d, kWideTiny)), hn::Lt(big, hn::Set(d, kWideHuge))),
+                            hn::Eq(big, hn::Zero(d)));  // NaN: false
+  if (HWY_UNLIKELY(!hn::AllTrue(d, usual))) {
+    return LaneByLane2(d, x, y, [](double a, double b) { return pm::hypot(a, b); });
+  }
+  // The smaller square may underflow only where it is below the larger's last bit.
+  return hn::Sqrt(hn::Add(hn::Mul(x, x), hn::Mul(y, y)));
+}
+
+// atan2(y, x): atan(y / x), plus pi with y's sign in the left half plane.
+template <class D, class V>
+HWY_INLINE V Atan2(D d, V y, V x) {
+  static_assert(!kFloatLanes<D>, "atan2 runs in double lanes (codegen/pointwise.py, DOUBLE_ONLY_INTRINSICS)");
+  const V q = hn::Div(y, x);
+  const V aq = hn::Abs(q);
+  const auto finite = hn::And(hn::IsFinite(x), hn::IsFinite(y));
+  const auto nonzero = hn::And(hn::Ne(x, hn::Zero(d)), hn::Ne(y, hn::Zero(d)));
+  const auto in_range = hn::And(hn::Gt(aq, hn::Set(d, kWideTiny)), hn::Lt(aq, hn::Set(d, kWideHuge)));
+  if (HWY_UNLIKELY(!hn::AllTrue(d, hn::And(hn::And(finite, nonzero), in_range)))) {
+    return LaneByLane2(d, y, x, [](double a, double b) { return pm::atan2(a, b); });
+  }
+  const V r = hn::Atan(d, q);
+  const V pi = hn::CopySign(hn::Set(d, 3.141592653589793), y);
+  return hn::IfThenElse(hn::Lt(x, hn::Zero(d)), hn::Add(r, pi), r);
+}
+
+// copysign(a, b): a's magnitude, b's sign bit (NaN's included): exact in either lanes.
+template <class D, class V>
+HWY_INLINE V CopySign(D, V a, V b) {
+  return hn::CopySign(a, b);
 }
 
 // pow in float lanes: torch's special exponents (pm::pow_scalar: 2 and 3 as products, 1 and 0, +-0.5

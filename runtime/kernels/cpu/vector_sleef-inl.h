@@ -1,7 +1,7 @@
 // Sleef's vector math (libsleef, the library torch's CPU kernels call) for the Highway target being
 // compiled: sleef::exp(v) etc. on a full Highway vector of float, calling the Sleef function
 // written for the target's instruction set (Sleef_expf16_u10avx512f on AVX3, Sleef_expf8_u10avx2
-// on AVX2, Sleef_expf4_u10sse4 on SSE4). All are the u10 versions, which torch calls: about 1 ulp
+// on AVX2, Sleef_expf4_u10sse4 on SSE4). All are the u10 versions (erfc: u15), which torch calls: about 1 ulp
 // from the exact result at most, with IEEE answers at infinities, NaN and zeros. Included by vector_formula-inl.h, once per target (hence no #pragma once).
 //
 // <sleef.h> declares the AVX and AVX-512 functions only when the whole file is compiled for them
@@ -22,13 +22,13 @@
 #endif
 
 #if HWY_TARGET == HWY_AVX3 || HWY_TARGET == HWY_AVX3_DL
-#define KILN_SLEEF_F(fn) Sleef_##fn##f16_u10avx512f
+#define KILN_SLEEF_F(fn, u) Sleef_##fn##f16_##u##avx512f
 #define KILN_SLEEF_VF __m512
 #elif HWY_TARGET == HWY_AVX2
-#define KILN_SLEEF_F(fn) Sleef_##fn##f8_u10avx2
+#define KILN_SLEEF_F(fn, u) Sleef_##fn##f8_##u##avx2
 #define KILN_SLEEF_VF __m256
 #elif HWY_TARGET == HWY_SSE4
-#define KILN_SLEEF_F(fn) Sleef_##fn##f4_u10sse4
+#define KILN_SLEEF_F(fn, u) Sleef_##fn##f4_##u##sse4
 #define KILN_SLEEF_VF __m128
 #endif
 
@@ -40,24 +40,26 @@ namespace hn = hwy::HWY_NAMESPACE;
 namespace sleef {
 
 #ifdef KILN_SLEEF_F
-// fn(v): Sleef's function on a full vector of float (a partial one does not compile). The
-// declaration is <sleef.h>'s to the letter (a const return type: clang tells them apart).
-#define KILN_SLEEF_UNARY(fn)                                      \
-  extern "C" const KILN_SLEEF_VF KILN_SLEEF_F(fn)(KILN_SLEEF_VF); \
-  template <class V>                                              \
-  HWY_INLINE V fn(V x) {                                          \
-    static_assert(sizeof(hn::TFromV<V>) == 4, "float");           \
-    return V{KILN_SLEEF_F(fn)(x.raw)};                            \
+// fn(v): Sleef's function of accuracy u (u10: 1.0 ulp) on a full vector of float (a partial one
+// does not compile). The declaration is <sleef.h>'s to the letter (a const return type: clang
+// tells them apart).
+#define KILN_SLEEF_UNARY_U(fn, u)                                    \
+  extern "C" const KILN_SLEEF_VF KILN_SLEEF_F(fn, u)(KILN_SLEEF_VF); \
+  template <class V>                                                 \
+  HWY_INLINE V fn(V x) {                                             \
+    static_assert(sizeof(hn::TFromV<V>) == 4, "float");              \
+    return V{KILN_SLEEF_F(fn, u)(x.raw)};                            \
   }
 #else
 // Highway's baseline (SCALAR, EMU128): the formula loops run the scalar functors there, so these
 // only need to compile.
-#define KILN_SLEEF_UNARY(fn) \
-  template <class V>         \
-  HWY_INLINE V fn(V x) {     \
-    return x;                \
+#define KILN_SLEEF_UNARY_U(fn, u) \
+  template <class V>              \
+  HWY_INLINE V fn(V x) {          \
+    return x;                     \
   }
 #endif
+#define KILN_SLEEF_UNARY(fn) KILN_SLEEF_UNARY_U(fn, u10)
 
 KILN_SLEEF_UNARY(exp)
 KILN_SLEEF_UNARY(expm1)
@@ -67,8 +69,22 @@ KILN_SLEEF_UNARY(sin)
 KILN_SLEEF_UNARY(cos)
 KILN_SLEEF_UNARY(tanh)
 KILN_SLEEF_UNARY(erf)
+KILN_SLEEF_UNARY(log2)
+KILN_SLEEF_UNARY(log10)
+KILN_SLEEF_UNARY(exp2)
+KILN_SLEEF_UNARY(asin)
+KILN_SLEEF_UNARY(acos)
+KILN_SLEEF_UNARY(atan)
+KILN_SLEEF_UNARY(sinh)
+KILN_SLEEF_UNARY(cosh)
+KILN_SLEEF_UNARY(tan)
+KILN_SLEEF_UNARY(asinh)
+KILN_SLEEF_UNARY(acosh)
+KILN_SLEEF_UNARY(atanh)
+KILN_SLEEF_UNARY_U(erfc, u15)  // torch calls the u15 (1.5 ulp) erfc: Sleef has no u10 one
 
 #undef KILN_SLEEF_UNARY
+#undef KILN_SLEEF_UNARY_U
 
 }  // namespace sleef
 }  // namespace HWY_NAMESPACE
