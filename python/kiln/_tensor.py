@@ -3,6 +3,7 @@
 import numbers
 
 from . import _C
+from . import _inplace_views
 from ._tensor_str import tensor_repr
 
 
@@ -154,6 +155,15 @@ class Tensor(_C.TensorBase):
         return self.transpose(axis0, axis1)
 
     swapdims = swapaxes
+
+    # In-place view methods: self takes the view's geometry and history (python/kiln/_inplace_views.py).
+    t_ = _inplace_views.t_
+    transpose_ = swapdims_ = swapaxes_ = _inplace_views.transpose_
+    unsqueeze_ = _inplace_views.unsqueeze_
+    squeeze_ = _inplace_views.squeeze_
+    as_strided_ = _inplace_views.as_strided_
+    resize_ = _inplace_views.resize_
+    resize_as_ = _inplace_views.resize_as_
 
     def ravel(self):
         """A 1-D view when the tensor is contiguous, else a contiguous copy (torch.ravel)."""
