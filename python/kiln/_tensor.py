@@ -3,7 +3,7 @@
 import numbers
 
 from . import _C
-from . import _inplace_views
+from . import _inplace_views, _layout
 from ._tensor_str import tensor_repr
 
 
@@ -222,6 +222,18 @@ class Tensor(_C.TensorBase):
     @property
     def is_cpu(self):
         return True
+
+    # ---- layout: a dense tensor is strided; sparse COO tensors are kiln.sparse.SparseCooTensor ----
+    layout = _layout.strided
+    is_sparse = False
+
+    def to_sparse(self, sparse_dim=None):
+        """A sparse COO copy of the nonzero elements (differentiable)."""
+        from .sparse import to_sparse
+        return to_sparse(self, sparse_dim)
+
+    def to_dense(self):
+        return self
 
     def is_signed(self):
         return self.dtype != _C.bool
