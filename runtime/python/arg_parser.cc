@@ -444,9 +444,15 @@ ParsedArgs PythonArgParser::parse(PyObject* args, PyObject* kwargs) const {
 namespace {
 
 // A kiln sparse COO tensor is a Python type (python/kiln/sparse/_coo.py, docs/ARCHITECTURE.md "Sparse
-// COO tensors") with an `is_sparse` attribute that is true; operators only take strided tensors.
+// COO tensors") with an `is_sparse` attribute that is true; operators only take strided tensors. A list
+// or tuple argument (cat's tensors) counts when one of its elements is one.
 bool is_sparse_tensor(PyObject* o) {
-  if (is_tensor(o)) return false;
+  if (is_tensor(o) || PyUnicode_Check(o)) return false;
+  if (PyList_Check(o) || PyTuple_Check(o)) {
+    for (Py_ssize_t i = 0; i < PySequence_Fast_GET_SIZE(o); ++i)
+      if (is_sparse_tensor(PySequence_Fast_GET_ITEM(o, i))) return true;
+    return false;
+  }
   PyObject* flag = PyObject_GetAttrString(o, "is_sparse");
   if (!flag) {
     PyErr_Clear();

@@ -47,7 +47,7 @@ class SparseCooTensor:
         self._indices_t = indices
         self._values_t = values
         self._size = Size(size)
-        self._coalesced = bool(coalesced)
+        self._coalesced = bool(coalesced) or values.shape[0] <= 1  # as torch: nothing to sum or sort
 
     # ---- what it is ----
     @property
@@ -140,9 +140,17 @@ class SparseCooTensor:
 
     @property
     def grad(self):
-        """The gradient of a leaf: sparse, with this tensor's indices (torch.sparse.mm's rule)."""
+        """The gradient of a leaf: sparse, with this tensor's pattern (torch.sparse.mm's rule), coalesced.
+        Duplicates of one index got one gradient each, the same (the gradient at that position), so the
+        pattern keeps one of them rather than their sum."""
         g = self._values_t.grad
-        return None if g is None else SparseCooTensor(self._indices_t, g, self._size, self._coalesced)
+        if g is None:
+            return None
+        if self._coalesced:
+            return SparseCooTensor(self._indices_t, g, self._size, True)
+        positions, inverse = _unique_positions(self)
+        values = _C.zeros([positions.shape[0]] + list(g.shape[1:]), dtype=g.dtype).index_copy(0, inverse, g)
+        return SparseCooTensor(_unravel(positions, self._sparse_sizes()), values, self._size, True)
 
     @grad.setter
     def grad(self, value):
@@ -159,7 +167,7 @@ class SparseCooTensor:
     # ---- conversions ----
     def to_dense(self):
         """The dense tensor: duplicates add up (differentiable in the values)."""
-        sparse_sizes = list(self._size[:self.sparse_dim()])
+        sparse_sizes = self._sparse_sizes()
         flat = _C.zeros([_prod(sparse_sizes)] + list(self._size[self.sparse_dim():]), dtype=self.dtype)
         if self._nnz():
             flat = flat.index_add(0, _linear_index(self._indices_t, sparse_sizes), self._values_t)
@@ -169,14 +177,13 @@ class SparseCooTensor:
         """One entry per index, sorted (row-major), duplicates summed; self when it is coalesced already."""
         if self._coalesced:
             return self
-        sparse_sizes = list(self._size[:self.sparse_dim()])
-        if self._nnz() == 0:
-            return SparseCooTensor(self._indices_t, self._values_t, self._size, True)
-        from .._functional import unique
-        positions, inverse = unique(_linear_index(self._indices_t, sparse_sizes), sorted=True, return_inverse=True)
+        positions, inverse = _unique_positions(self)
         values = _C.zeros([positions.shape[0]] + list(self._values_t.shape[1:]), dtype=self.dtype)
         values = values.index_add(0, inverse, self._values_t)
-        return SparseCooTensor(_unravel(positions, sparse_sizes), values, self._size, True)
+        return SparseCooTensor(_unravel(positions, self._sparse_sizes()), values, self._size, True)
+
+    def _sparse_sizes(self):
+        return list(self._size[:self.sparse_dim()])
 
     def to(self, *args, **kwargs):
         """to(dtype) / to(device='cpu') / to(other): the values converted."""
@@ -224,26 +231,24 @@ class SparseCooTensor:
 
     # ---- shape ----
     def transpose(self, dim0, dim1):
-        """Swaps two sparse dims (rows of indices) or two dense dims (dims of values), as torch."""
+        """Swaps two sparse dims (two rows of indices); the result is not coalesced (torch's rules)."""
         n, sd = self.dim(), self.sparse_dim()
         d0, d1 = _wrap_dim(dim0, n, "transpose"), _wrap_dim(dim1, n, "transpose")
-        if (d0 < sd) != (d1 < sd):
-            raise RuntimeError(f"transpose(): can't transpose a sparse dim with a dense dim (sparse_dim={sd}, "
-                               f"got dims {dim0} and {dim1})")
-        size = list(self._size)
-        size[d0], size[d1] = size[d1], size[d0]
+        if d0 >= sd or d1 >= sd:
+            raise RuntimeError(f"sparse transpose: transposed dimensions must be sparse Got sparse_dim: {sd}, "
+                               f"d0: {d0}, d1: {d1}")
         if d0 == d1:
             return self
-        if d0 < sd:
-            order = list(range(sd))
-            order[d0], order[d1] = order[d1], order[d0]
-            return SparseCooTensor(self._indices_t[order], self._values_t, size, False)
-        return SparseCooTensor(self._indices_t, self._values_t.transpose(d0 - sd + 1, d1 - sd + 1), size,
-                               self._coalesced)
+        size = list(self._size)
+        size[d0], size[d1] = size[d1], size[d0]
+        order = list(range(sd))
+        order[d0], order[d1] = order[d1], order[d0]
+        return SparseCooTensor(self._indices_t[order], self._values_t, size, False)
 
     def t(self):
-        if self.dim() > 2:
-            raise RuntimeError(f"t() expects a tensor with <= 2 dimensions, but self is {self.dim()}D")
+        if self.sparse_dim() > 2 or self.dense_dim() > 0:
+            raise RuntimeError(f"t() expects a tensor with <= 2 sparse and 0 dense dimensions, but got "
+                               f"{self.sparse_dim()} sparse and {self.dense_dim()} dense dimensions")
         return self if self.dim() < 2 else self.transpose(0, 1)
 
     @property
@@ -470,6 +475,12 @@ def sparse_sum(input, dim=None, dtype=None):
 
 
 # ---------------------------------------------------------------- helpers
+
+def _unique_positions(s):
+    """The distinct row-major positions of s's entries (sorted) and, per entry, the number of its own."""
+    from .._functional import unique
+    return unique(_linear_index(s._indices_t, s._sparse_sizes()), sorted=True, return_inverse=True)
+
 
 def _prod(sizes):
     n = 1
