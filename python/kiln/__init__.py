@@ -40,6 +40,10 @@ from .serialization import load, load_file, save, save_file  # noqa: E402
 # The namespaces scripts touch on every machine (torch.cuda, torch.backends, ...), answered as torch
 # without a GPU answers them.
 from . import amp, backends, cpu, cuda, distributed, linalg, onnx, special, version  # noqa: E402
+# Sparse COO tensors (a Python type: kiln/sparse/_coo.py); mm and matmul take a sparse first operand.
+from . import sparse  # noqa: E402
+from ._layout import layout, sparse_coo, strided  # noqa: E402
+from .sparse import sparse_coo_tensor  # noqa: E402
 from .version import __version__  # noqa: E402,F401
 from .amp.autocast_mode import (autocast, get_autocast_cpu_dtype, get_autocast_gpu_dtype,  # noqa: E402
                                 is_autocast_cache_enabled, is_autocast_cpu_enabled, is_autocast_enabled,
@@ -119,7 +123,21 @@ def is_floating_point(input):
 
 
 def is_tensor(obj):
-    return isinstance(obj, Tensor)
+    return isinstance(obj, (Tensor, sparse.SparseCooTensor))
+
+
+def mm(input, mat2, *, out=None):
+    """Matrix product; input may be a sparse COO matrix (kiln.sparse.mm)."""
+    if out is None:
+        return sparse.mm(input, mat2)
+    return _C.mm(input, mat2, out=out)
+
+
+def matmul(input, other, *, out=None):
+    """Matrix product with broadcasting; input may be a sparse COO matrix (kiln.sparse.matmul)."""
+    if out is None:
+        return sparse.matmul(input, other)
+    return _C.matmul(input, other, out=out)
 
 
 def threshold_(input, threshold, value):
@@ -186,5 +204,6 @@ __all__ = [
     "concat", "clip", "normal", "meshgrid", "tensordot", "linalg", "einsum", "broadcast_shapes", "broadcast_tensors", "embedding", "norm", "cdist", "unique", "unique_consecutive", "nonzero", "where", "equal", "ravel", "numel", "is_floating_point", "as_tensor", "threshold_", "rrelu", "rrelu_", "FloatTensor", "DoubleTensor", "LongTensor", "IntTensor", "BoolTensor",
     "inf", "nan", "pi", "e", "square", "count_nonzero", "multiply", "subtract", "divide", "true_divide", "negative",
     "absolute", "greater", "greater_equal", "less", "less_equal", "not_equal", "swapaxes", "swapdims",
-    "is_same_size", "is_signed", "special", "arcsin", "arccos", "arctan", "arcsinh", "arccosh", "arctanh",
+    "is_same_size", "is_signed", "special", "sparse", "sparse_coo_tensor", "layout", "strided", "sparse_coo",
+    "mm", "matmul", "arcsin", "arccos", "arctan", "arcsinh", "arccosh", "arctanh",
 ]

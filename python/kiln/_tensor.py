@@ -3,6 +3,7 @@
 import numbers
 
 from . import _C
+from . import _inplace_views, _layout
 from ._tensor_str import tensor_repr
 
 
@@ -155,6 +156,15 @@ class Tensor(_C.TensorBase):
 
     swapdims = swapaxes
 
+    # In-place view methods: self takes the view's geometry and history (python/kiln/_inplace_views.py).
+    t_ = _inplace_views.t_
+    transpose_ = swapdims_ = swapaxes_ = _inplace_views.transpose_
+    unsqueeze_ = _inplace_views.unsqueeze_
+    squeeze_ = _inplace_views.squeeze_
+    as_strided_ = _inplace_views.as_strided_
+    resize_ = _inplace_views.resize_
+    resize_as_ = _inplace_views.resize_as_
+
     def ravel(self):
         """A 1-D view when the tensor is contiguous, else a contiguous copy (torch.ravel)."""
         return self.contiguous().view([-1])
@@ -212,6 +222,18 @@ class Tensor(_C.TensorBase):
     @property
     def is_cpu(self):
         return True
+
+    # ---- layout: a dense tensor is strided; sparse COO tensors are kiln.sparse.SparseCooTensor ----
+    layout = _layout.strided
+    is_sparse = False
+
+    def to_sparse(self, sparse_dim=None):
+        """A sparse COO copy of the nonzero elements (differentiable)."""
+        from .sparse import to_sparse
+        return to_sparse(self, sparse_dim)
+
+    def to_dense(self):
+        return self
 
     def is_signed(self):
         return self.dtype != _C.bool

@@ -158,16 +158,18 @@ def _tensor_str(t, indent):
     return _array_str(a, indent, summarize, fmt)
 
 
-def _add_suffixes(text, suffixes, indent):
-    """Appends ", suffix" for each suffix, moving one to its own line when it would pass linewidth."""
+def _add_suffixes(text, suffixes, indent, force_newline=False):
+    """Appends ", suffix" for each suffix, moving one to its own line when it would pass linewidth (the
+    first one always, with force_newline: torch's layout of a sparse tensor)."""
     # torch counts 2 more than the last line holds (it measures from the "\n" and adds 1).
     last_line_len = len(text) - text.rfind("\n") + 1
     parts = [text]
     for suffix in suffixes:
         width = _torch_width(suffix)
-        if last_line_len + width + 2 > PRINT_OPTS.linewidth:
+        if force_newline or last_line_len + width + 2 > PRINT_OPTS.linewidth:
             parts.append(",\n" + " " * indent + suffix)
             last_line_len = indent + width
+            force_newline = False
         else:
             parts.append(", " + suffix)
             last_line_len += width + 2
@@ -211,3 +213,27 @@ def tensor_repr(t):
     elif t.requires_grad:
         suffixes.append("requires_grad=True")
     return _add_suffixes(prefix + text, suffixes, indent)
+
+
+def sparse_repr(s):
+    """A sparse COO tensor as torch prints one: its indices and values, then size, nnz, the dtype when it
+    is not a default one, the layout and the autograd suffix."""
+    indent = len("tensor(")
+    default_dtype = _C.get_default_dtype()
+
+    def part(name, t):
+        prefix = name + "=tensor("
+        text = _tensor_str(t, indent + len(prefix)) if t.numel() else "[]"
+        if t.numel() == 0:
+            text += f", size={tuple(t.shape)}"
+        return prefix + text + ")"
+    text = part("indices", s._indices().detach()) + ",\n" + " " * indent + part("values", s._values().detach())
+    suffixes = [f"size={tuple(s.shape)}", f"nnz={s._nnz()}"]
+    if s.dtype not in (default_dtype, _C.int64, _C.bool):
+        suffixes.append(f"dtype={s.dtype}")
+    suffixes.append(f"layout={s.layout}")
+    if s.grad_fn is not None:
+        suffixes.append(f"grad_fn=<{s.grad_fn.name()}>")
+    elif s.requires_grad:
+        suffixes.append("requires_grad=True")
+    return _add_suffixes("tensor(" + text, suffixes, indent, force_newline=True)

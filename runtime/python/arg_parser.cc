@@ -441,7 +441,46 @@ ParsedArgs PythonArgParser::parse(PyObject* args, PyObject* kwargs) const {
   raise_no_match(args, kwargs);
 }
 
+namespace {
+
+// A kiln sparse COO tensor is a Python type (python/kiln/sparse/_coo.py, docs/ARCHITECTURE.md "Sparse
+// COO tensors") with an `is_sparse` attribute that is true; operators only take strided tensors. A list
+// or tuple argument (cat's tensors) counts when one of its elements is one.
+bool is_sparse_tensor(PyObject* o) {
+  if (is_tensor(o) || PyUnicode_Check(o)) return false;
+  if (PyList_Check(o) || PyTuple_Check(o)) {
+    for (Py_ssize_t i = 0; i < PySequence_Fast_GET_SIZE(o); ++i)
+      if (is_sparse_tensor(PySequence_Fast_GET_ITEM(o, i))) return true;
+    return false;
+  }
+  PyObject* flag = PyObject_GetAttrString(o, "is_sparse");
+  if (!flag) {
+    PyErr_Clear();
+    return false;
+  }
+  const bool sparse = flag == Py_True;
+  Py_DECREF(flag);
+  return sparse;
+}
+
+// An operator given a sparse tensor raises torch's NotImplementedError naming the layout, rather than
+// a TypeError about the argument's type.
+void check_no_sparse_argument(const std::string& name, PyObject* args, PyObject* kwargs) {
+  const Py_ssize_t nargs = args ? PyTuple_GET_SIZE(args) : 0;
+  bool sparse = false;
+  for (Py_ssize_t k = 0; k < nargs && !sparse; ++k) sparse = is_sparse_tensor(PyTuple_GET_ITEM(args, k));
+  PyObject *key, *value;
+  Py_ssize_t pos = 0;
+  while (kwargs && !sparse && PyDict_Next(kwargs, &pos, &key, &value)) sparse = is_sparse_tensor(value);
+  KILN_CHECK_NOT_IMPLEMENTED(!sparse, "Could not run '", name, "' with arguments from the 'SparseCPU' backend: ",
+                             "kiln's sparse_coo layout supports only the operations of kiln.sparse ",
+                             "(docs/ARCHITECTURE.md, \"Sparse COO tensors\"); call .to_dense() first");
+}
+
+}  // namespace
+
 void PythonArgParser::raise_no_match(PyObject* args, PyObject* kwargs) const {
+  check_no_sparse_argument(signatures_[0].name, args, kwargs);
   auto type_name = [](PyObject* o) -> std::string {
     if (is_tensor(o)) return "Tensor";
     return Py_TYPE(o)->tp_name;

@@ -6,6 +6,7 @@
 
 #include "runtime/python/binding_tables.h"
 #include "runtime/autograd/engine.h"
+#include "runtime/autograd/inplace_view.h"
 #include "runtime/dispatch/grad_mode.h"
 #include "runtime/core/allocator.h"
 #include "runtime/dispatch/autocast_state.h"
@@ -169,11 +170,35 @@ PyObject* py_from_numpy(PyObject*, PyObject* arg) {
   KILN_PY_END
 }
 
+// Tensor.t_(), transpose_(), ... (python/kiln/_inplace_views.py): self takes the geometry and history
+// of `view`, the out-of-place view op's result (runtime/autograd/inplace_view.h).
+PyObject* py_adopt_view_geometry(PyObject*, PyObject* args) {
+  KILN_PY_BEGIN
+  PyObject *self, *view;
+  const char* op_name;
+  if (!PyArg_ParseTuple(args, "OOs", &self, &view, &op_name)) return nullptr;
+  KILN_CHECK_TYPE(is_tensor(self) && is_tensor(view), "_adopt_view_geometry(): expected two Tensors");
+  adopt_view_geometry(unpack_tensor(self), unpack_tensor(view), op_name);
+  return new_reference(self);
+  KILN_PY_END
+}
+
+PyObject* py_resize_(PyObject*, PyObject* args) {
+  KILN_PY_BEGIN
+  static PythonArgParser parser({"resize_(Tensor input, int[] size)"}, false);
+  ParsedArgs r = parser.parse(args, nullptr);
+  resize_in_place(r.tensor(0), r.intlist(1));
+  return new_reference(PyTuple_GET_ITEM(args, 0));
+  KILN_PY_END
+}
+
 #define KILN_FN(name, fn, flags) {name, reinterpret_cast<PyCFunction>(reinterpret_cast<void (*)(void)>(fn)), flags, nullptr}
 
 PyMethodDef hand_functions[] = {
     KILN_FN("_register_classes", register_classes, METH_VARARGS | METH_KEYWORDS),
     KILN_FN("_backward", py_backward, METH_VARARGS),
+    KILN_FN("_adopt_view_geometry", py_adopt_view_geometry, METH_VARARGS),
+    KILN_FN("_resize_", py_resize_, METH_VARARGS),
     KILN_FN("_grad", py_grad, METH_VARARGS),
     KILN_FN("is_grad_enabled", py_is_grad_enabled, METH_NOARGS),
     KILN_FN("_set_grad_enabled", py_set_grad_enabled, METH_O),

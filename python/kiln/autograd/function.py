@@ -30,9 +30,10 @@ class FunctionCtx:
     def save_for_backward(self, *tensors):
         """Saves tensors (or None) for backward, read back as ctx.saved_tensors.
 
-        Saved tensors are checked: modifying one in place before backward raises there.
+        Saved tensors are checked: modifying one in place before backward raises there. A sparse COO
+        tensor is saved as its indices and values (the node saves dense tensors only) and rebuilt.
         """
-        self.to_save = tensors
+        self.to_save, self._sparse_saved = _split_sparse(tensors)
 
     def mark_dirty(self, *tensors):
         """Declares the inputs forward modified in place (they must be returned as outputs)."""
@@ -53,6 +54,36 @@ class BackwardCFunction(_C._FunctionBase, FunctionCtx):
 
     def apply(self, *grad_outputs):
         return self._forward_cls.backward(self, *grad_outputs)
+
+    @property
+    def saved_tensors(self):
+        saved = _C._FunctionBase.saved_tensors.__get__(self)
+        sparse = getattr(self, "_sparse_saved", None)
+        return _join_sparse(saved, sparse) if sparse else saved
+
+
+def _split_sparse(tensors):
+    """save_for_backward's tensors with each sparse one replaced by its indices and values, and what
+    rebuilds it: (position in the saved list, size, coalesced) per sparse tensor."""
+    from ..sparse import SparseCooTensor
+    flat, sparse = [], []
+    for t in tensors:
+        if isinstance(t, SparseCooTensor):
+            sparse.append((len(flat), t.shape, t.is_coalesced()))
+            flat += [t._indices(), t._values()]
+        else:
+            flat.append(t)
+    return tuple(flat), sparse
+
+
+def _join_sparse(saved, sparse):
+    from ..sparse import SparseCooTensor
+    out, start = [], 0
+    for pos, size, coalesced in sparse:
+        out += saved[start:pos]
+        out.append(SparseCooTensor(saved[pos], saved[pos + 1], size, coalesced))
+        start = pos + 2
+    return tuple(out + list(saved[start:]))
 
 
 class FunctionMeta(type):
