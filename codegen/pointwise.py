@@ -362,7 +362,7 @@ EXACT_INTRINSICS = {"sqrt", "abs", "floor", "ceil", "trunc", "round", "minimum",
 # The others here have a Sleef (float lanes) version only, the u10 functions torch's kernels call
 # (erfc: u15, as torch; asinh, acosh and atanh: torch calls the C library's float functions, which
 # are no more accurate on the test sample).
-SLEEF_INTRINSICS = {"exp", "log", "log1p", "sin", "cos", "erf", "log2", "log10", "asin", "acos", "atan",
+SLEEF_INTRINSICS = {"exp", "log", "log1p", "sin", "cos", "erf", "tanh", "log2", "log10", "asin", "acos", "atan",
                     "sinh", "cosh", "tan", "asinh", "acosh", "atanh", "erfc"}
 # Intrinsics with a double-lane version only (vector_formula-inl.h: exact but for one rounding there).
 DOUBLE_ONLY_INTRINSICS = {"hypot", "atan2"}

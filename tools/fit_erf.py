@@ -24,9 +24,9 @@ def chebyshev_nodes(lo, hi, n=4000):
     return np.cos(np.linspace(0, np.pi, n)) * (hi - lo) / 2 + (hi + lo) / 2
 
 
-def minimax(xs, f, powers_of, weight, iterations=200):
+def minimax(xs, f, powers_of, weight, iterations=200, degree=DEGREE):
     """Coefficients c (lowest first) minimising max |weight * (sum c_k powers_of(x)^k - f)|."""
-    basis = np.stack([powers_of(xs) ** k for k in range(DEGREE + 1)], 1)
+    basis = np.stack([powers_of(xs) ** k for k in range(degree + 1)], 1)
     lawson = np.full_like(xs, 1 / len(xs))
     for _ in range(iterations):
         w = np.sqrt(lawson) * weight

@@ -8,10 +8,12 @@
 // (runtime/kernels/cpu/vector_formula-inl.h); strided runs reach it through a buffer
 // (runtime/kernels/cpu/loops.h), so the layout never changes a result. float64 runs the scalar
 // functor.
-// The formula has a transcendental intrinsic, so the vector loop evaluates it in double lanes and
-// rounds once, to within 0.501 ulp of the float64 formula (tests/python/test_vector_formulas.py),
-// where the scalar functor (the C library's float32 functions, rounding after every step) can be
-// an ulp or more off.
+// The formula has an intrinsic of SLEEF_INTRINSICS (codegen/pointwise.py: exp, log, erf, the
+// trigonometric and hyperbolic functions, ...), so the vector loop evaluates it in float lanes with
+// Sleef's functions (those torch calls; on SSE4 in double, erf excepted; erf is kiln's own on AVX2
+// and AVX3, vector_erf-inl.h),
+// rounding after every step as torch does: never more ulps off than torch on the same inputs
+// (tests/python/test_vector_formulas.py), at full float32 width.
 // hwy/foreach_target.h compiles this file once per target (runtime/kernels/cpu/vector_targets.h);
 // the kernel itself, under HWY_ONCE, is compiled once.
 #undef HWY_TARGET_INCLUDE
@@ -28,7 +30,7 @@ namespace kiln {
 namespace cpu {
 namespace HWY_NAMESPACE {
 
-// tanh(self), over vectors of double.
+// tanh(self), over vectors of float.
 struct tanh_vector {
   template <class D, class V>
   HWY_INLINE V operator()(D d, V self) const {
@@ -37,10 +39,10 @@ struct tanh_vector {
 };
 
 void tanh_float32(const formulas::tanh<float>& f, const float* in, float* out, int64_t n) {
-  unary_float_run<double>(tanh_vector{}, f, in, out, n);
+  unary_float_run<float>(tanh_vector{}, f, in, out, n);
 }
 void tanh_bfloat16(const formulas::tanh<float>& f, const BFloat16* in, BFloat16* out, int64_t n) {
-  unary_float_run<double>(tanh_vector{}, f, in, out, n);
+  unary_float_run<float>(tanh_vector{}, f, in, out, n);
 }
 
 }  // namespace HWY_NAMESPACE

@@ -45,6 +45,7 @@
 
 #include "runtime/kernels/cpu/vector_erf-inl.h"
 #include "runtime/kernels/cpu/vector_sleef-inl.h"
+#include "runtime/kernels/cpu/vector_tanh-inl.h"
 #include "runtime/core/half.h"
 #include "runtime/kernels/pointwise_math.h"
 
@@ -215,11 +216,13 @@ HWY_INLINE V Exp2(D d, V x) {
   }
 }
 
-// Highway's is valid on every double, infinities and NaN included (tanh(+-inf) = +-1).
+// Float lanes: kiln's FusedTanh (vector_tanh-inl.h; Sleef's tanhf, torch's, computes in
+// double-float pairs and was no faster than double lanes). Double lanes: Highway's, valid on every
+// double, infinities and NaN included (tanh(+-inf) = +-1).
 template <class D, class V>
 HWY_INLINE V Tanh(D d, V x) {
   if constexpr (kFloatLanes<D>) {
-    return FloatLanes(d, x, [](V v) { return sleef::tanh(v); }, [](auto dd, auto w) { return kv::Tanh(dd, w); });
+    return FloatLanes(d, x, [d](V v) { return FusedTanh(d, v); }, [](auto dd, auto w) { return kv::Tanh(dd, w); });
   } else {
     return hn::Tanh(d, x);
   }
