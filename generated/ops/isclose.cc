@@ -2,33 +2,18 @@
 // `isclose`: dispatch tables, backend adapters, and the C++ API entry points.
 #include "generated/api/isclose.h"
 
-#include "generated/autograd/isclose.h"
-#include "generated/kernels/isclose.h"
+#include "generated/kernels/composite/isclose.h"
 #include "runtime/autograd/view_tracking.h"
 #include "runtime/api/api_helpers.h"
 #include "runtime/dispatch/dispatcher.h"
 
 namespace kiln {
 
-// ---- isclose(Tensor self, Tensor other, float rtol=1e-05, float atol=1e-08, bool equal_nan=False) -> Tensor
-namespace {
-Tensor isclose_CPU(const Tensor& self, const Tensor& other, double rtol, double atol, bool equal_nan) {
-  if (explain_enabled()) explain_log("kernel", "cpu::isclose", "");
-  return Tensor(cpu::isclose(self, other, rtol, atol, equal_nan));
-}
-}  // namespace
-
-Operator<Tensor(const Tensor&, const Tensor&, double, double, bool)> isclose_op = {"isclose", {
-    /*CPU=*/&isclose_CPU,
-    /*CUDA=*/nullptr,
-    /*Autograd=*/&autograd_kernels::isclose,
-}};
-
+// ---- isclose(Tensor self, Tensor other, float rtol=1e-05, float atol=1e-08, bool equal_nan=False) -> Tensor  (CompositeImplicit)
 
 Tensor ops::isclose(const Tensor& self, const Tensor& other, double rtol, double atol, bool equal_nan) {
-  const DispatchKeySet keys = dispatch_keys(backend_key({&self, &other}), records_autograd({&self, &other}));
-  if (explain_enabled()) explain_log("dispatch", "isclose", keys.str().c_str());
-  return isclose_op.lookup(keys)(self, other, rtol, atol, equal_nan);
+  if (explain_enabled()) explain_log("composite", "isclose", "");
+  return composite_implicit::isclose(self, other, rtol, atol, equal_nan);
 }
 
 }  // namespace kiln

@@ -166,20 +166,6 @@ TensorIterator softshrink_meta(const TensorBase& self, const Scalar& lambd, cons
   return TensorIterator(IteratorConfig::unary("softshrink", self, out));
 }
 
-TensorIterator isclose_meta(const TensorBase& self, const TensorBase& other, double rtol, double atol, bool equal_nan) {
-  KILN_CHECK(self.dtype() == other.dtype(), "isclose(): expected both inputs to have the same dtype, but got ",
-             scalar_type_name(self.dtype()), " and ", scalar_type_name(other.dtype()));
-  KILN_CHECK(rtol >= 0 && atol >= 0, "isclose(): rtol and atol must be non-negative, got rtol=", rtol,
-             " atol=", atol);
-  if (equal_nan && is_floating_type(self.dtype())) {
-    // torch computes self.isnan().__iand__(other.isnan()): in place, into self's shape
-    const DimVector shape = broadcast_shapes(self.sizes(), other.sizes(), "isclose");
-    KILN_CHECK(IntArrayRef(shape) == self.sizes(), "output with shape ", shape_str(self.sizes()),
-               " doesn't match the broadcast shape ", shape_str(shape));
-  }
-  return TensorIterator(IteratorConfig::comparison("isclose", self, other, TensorBase()));
-}
-
 TensorIterator pow_scalar_meta(const TensorBase& self, const Scalar& exponent, const TensorBase& out) {
   // One input, computed in the dtype it promotes to with the exponent (int ** 2.5 is float): the
   // exponent is the functor's, not an operand the loop would convert a chunk at a time.

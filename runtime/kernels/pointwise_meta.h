@@ -27,9 +27,6 @@ TensorIterator bitwise_or_meta(const TensorBase& self, const TensorBase& other, 
 TensorIterator bitwise_xor_meta(const TensorBase& self, const TensorBase& other, const TensorBase& out);
 // neg: bool refused (torch points to `~` / logical_not).
 TensorIterator neg_meta(const TensorBase& self, const TensorBase& out);
-// isclose: one dtype for both, non-negative tolerances; equal_nan's in-place isnan() needs the
-// broadcast shape to be self's, as torch's.
-TensorIterator isclose_meta(const TensorBase& self, const TensorBase& other, double rtol, double atol, bool equal_nan);
 // pow(Tensor, Scalar): a Python number exponent, integers refuse negative ones.
 TensorIterator pow_scalar_meta(const TensorBase& self, const Scalar& exponent, const TensorBase& out);
 // clamp(Tensor, Scalar? min, Scalar? max): one bound at least, each fitting the result dtype

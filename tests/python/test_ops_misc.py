@@ -129,3 +129,28 @@ def test_out_that_is_also_an_input_is_refused_where_it_would_be_read_after_writi
     np.testing.assert_array_equal(x.numpy(), np.ones((3, 4)))
     kiln.add(x, x, out=x)  # same shape, element by element: fine
     np.testing.assert_array_equal(x.numpy(), np.full((3, 4), 2.0))
+
+
+def test_isclose_is_torchs_composition():
+    # torch computes |a - b| <= atol + |rtol * b| in the tensors' dtype (float32 rounding included),
+    # integers and bool in the default dtype after an exact equality test: compare edge cases.
+    torch = pytest.importorskip("torch")
+    cases = [
+        ([2 ** 40, 5, -7], [2 ** 40 + 1, 5, -8], "int64", dict(rtol=0, atol=0.5)),
+        ([2 ** 40, 5, -7], [2 ** 40 + 1, 5, -8], "int64", dict(rtol=0, atol=0)),
+        ([100, 2 ** 31 - 1], [-2 ** 31 + 100, 2 ** 31 - 2], "int32", dict(atol=10)),
+        ([True, False, True], [True, True, False], "bool", dict(atol=1)),
+        ([3e38, 1e-45, float("inf"), 1.0, float("nan"), 1e10], [-3e38, 0.0, float("inf"), 1.0000001, float("nan"),
+                                                               1.00001e10], "float32", dict(equal_nan=True)),
+        ([1.0, 0.0, 1e-3], [1.001, 1e-8, 1.1e-3], "float16", dict(rtol=1e-3, atol=1e-8)),
+        ([1.0, 2.0], [1.0 + 1e-12, 2.0 + 1e-8], "float64", dict(rtol=1e-9, atol=0)),
+    ]
+    for a, b, dtype, kwargs in cases:
+        got = kiln.isclose(kiln.tensor(a, dtype=getattr(kiln, dtype)), kiln.tensor(b, dtype=getattr(kiln, dtype)), **kwargs)
+        want = torch.isclose(torch.tensor(a, dtype=getattr(torch, dtype)), torch.tensor(b, dtype=getattr(torch, dtype)),
+                             **kwargs)
+        assert got.dtype == kiln.bool and got.tolist() == want.tolist(), (a, b, dtype, kwargs)
+    with pytest.raises(RuntimeError, match=r"doesn't match the broadcast shape \[2, 3\]"):
+        kiln.isclose(kiln.ones(1), kiln.ones(2, 3), equal_nan=True)
+    with pytest.raises(RuntimeError, match="non-negative"):
+        kiln.isclose(kiln.ones(1), kiln.ones(1), rtol=-1)

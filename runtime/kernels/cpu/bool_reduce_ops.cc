@@ -1,12 +1,8 @@
-// all / any (bool results; any dtype is read as "nonzero") and isclose. Contiguous lines of
+// all / any (bool results; any dtype is read as "nonzero"). Contiguous lines of
 // float32, float64, int32 and int64 are scanned by the vector loops, stopping at the answer.
-#include <cmath>
-
 #include "generated/kernels/all.h"
 #include "generated/kernels/any.h"
-#include "generated/kernels/isclose.h"
 #include "runtime/kernels/cpu/loops.h"
-#include "runtime/kernels/pointwise_meta.h"
 #include "runtime/kernels/cpu/reduction_loops.h"
 #include "runtime/kernels/cpu/vector_reductions.h"
 
@@ -68,20 +64,6 @@ TensorBase all_dim(const TensorBase& self, int64_t dim, bool keepdim) {
 TensorBase any(const TensorBase& self) { return bool_reduce(self, std::nullopt, false, false, "any"); }
 TensorBase any_dim(const TensorBase& self, int64_t dim, bool keepdim) {
   return bool_reduce(self, dim, keepdim, false, "any");
-}
-
-TensorBase isclose(const TensorBase& self, const TensorBase& other, double rtol, double atol, bool equal_nan) {
-  TensorIterator it = isclose_meta(self, other, rtol, atol, equal_nan);
-  KILN_DISPATCH_ALL_TYPES(it.compute_dtype(), "isclose", [&] {
-    binary_kernel<bool, scalar_t>(it, [rtol, atol, equal_nan](scalar_t a, scalar_t b) {
-      if (a == b) return true;  // also equal infinities
-      const double x = static_cast<double>(a), y = static_cast<double>(b);
-      if (std::isnan(x) || std::isnan(y)) return equal_nan && std::isnan(x) && std::isnan(y);
-      if (std::isinf(x) || std::isinf(y)) return false;
-      return std::fabs(x - y) <= atol + rtol * std::fabs(y);
-    });
-  });
-  return it.output();
 }
 
 }  // namespace cpu
