@@ -3,6 +3,7 @@
 Assigning a Parameter, a Module or (to a registered name) a buffer to an attribute
 registers it; parameters(), state_dict() and friends walk the registered tree.
 """
+import functools
 from collections import OrderedDict, namedtuple
 from collections.abc import Mapping
 
@@ -122,6 +123,14 @@ class Module:
     def register_forward_hook(self, hook):
         """hook(module, args, output) runs after forward(); a non-None result replaces the output."""
         return RemovableHandle(self._hook_dict("_forward_hooks"), hook)
+
+    def _register_load_state_dict_pre_hook(self, hook, with_module=False):
+        """hook(state_dict, prefix, local_metadata, strict, missing_keys, unexpected_keys, error_msgs)
+        runs before this module loads its entries and may rename them (torch's private hook, which
+        parametrizations.weight_norm uses to read old `weight_g`/`weight_v` checkpoints)."""
+        if with_module:
+            hook = functools.partial(hook, self)
+        return RemovableHandle(self._hook_dict("_load_state_dict_pre_hooks"), hook)
 
     # ---- registration ----
     def _check_name(self, kind, name, store):
@@ -418,7 +427,10 @@ class Module:
         if not isinstance(state_dict, Mapping):
             raise TypeError(f"Expected state_dict to be dict-like, got {type(state_dict)}.")
         missing, unexpected, errors = [], [], []
+        state_dict = OrderedDict(state_dict)  # a copy: pre-hooks may rename its keys
         for prefix, module in self.named_modules(remove_duplicate=False):
+            for hook in module.__dict__.get("_load_state_dict_pre_hooks", {}).values():
+                hook(state_dict, prefix + "." if prefix else "", {}, strict, missing, unexpected, errors)
             module._load_from_state_dict(state_dict, prefix + "." if prefix else "", missing, unexpected, errors)
         if strict:
             if unexpected:

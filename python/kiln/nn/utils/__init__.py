@@ -75,3 +75,5 @@ __all__ = ["clip_grad_norm_", "clip_grad_norm", "clip_grad_value_", "parameters_
 from .spectral_norm import remove_spectral_norm, spectral_norm  # noqa: E402
 from .weight_norm import remove_weight_norm, weight_norm  # noqa: E402
 from . import rnn  # noqa: E402  (after the functions above: rnn imports kiln, which imports this package)
+from . import parametrize  # noqa: E402
+from . import parametrizations  # noqa: E402

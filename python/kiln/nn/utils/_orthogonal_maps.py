@@ -1,0 +1,70 @@
+"""The matrix functions parametrizations.orthogonal needs, as compositions of kiln's differentiable
+ops (kiln has no linalg.matrix_exp, householder_product or geqrf ops yet). Their gradients are
+those of the composition, so they also support double backward. Sizes in orthogonal layers are
+small (a weight matrix), where Python-level loops over columns are cheap enough.
+
+The QR factorizations used only to initialize a parametrization (under no_grad, never
+differentiated) call NumPy's LAPACK, which gives the same reflectors as torch.geqrf."""
+import math
+
+import numpy as np
+
+import kiln
+
+
+def matrix_exp(A):
+    """exp(A) for a (batch of) square matrices: scaling and squaring around a degree-18 Taylor
+    polynomial. A is scaled by 2^-s so that its 1-norm is at most 1/2; the truncation error is then
+    below 0.5^19 / 19! (~1e-23), under float64's rounding."""
+    n = A.size(-1)
+    with kiln.no_grad():
+        norm = A.detach().abs().sum(-2).max().item() if A.numel() else 0.0
+    s = max(0, math.ceil(math.log2(norm / 0.5))) if norm > 0.5 else 0
+    X = A / (2.0 ** s)
+    eye = kiln.eye(n, dtype=A.dtype).expand(A.shape)
+    result, term = eye, eye
+    for k in range(1, 19):
+        term = kiln.matmul(term, X) / k
+        result = result + term
+    for _ in range(s):
+        result = kiln.matmul(result, result)
+    return result
+
+
+def householder_product(A, tau):
+    """torch.linalg.householder_product: the first k columns of H_1 ... H_k, H_i = I - tau_i v_i v_i^T,
+    v_i = (0, ..., 0, 1, A[i+1:, i]) for A of shape (..., n, k)."""
+    n, k = A.size(-2), A.size(-1)
+    batch = A.shape[:-2]
+    Q = kiln.eye(n, dtype=A.dtype).expand(*batch, n, n)
+    for i in range(k):
+        head = kiln.cat([kiln.zeros(*batch, i, dtype=A.dtype), kiln.ones(*batch, 1, dtype=A.dtype)], dim=-1)
+        v = kiln.cat([head, A[..., i + 1:, i]], dim=-1).unsqueeze(-1)  # (..., n, 1)
+        Q = Q - (kiln.matmul(Q, v) * tau[..., i, None, None]) * v.transpose(-2, -1)
+    return Q[..., :, :k]
+
+
+def _numpy(t):
+    return np.array(t.detach().tolist(), dtype=np.float64 if t.dtype == kiln.float64 else np.float32)
+
+
+def geqrf(A):
+    """torch.geqrf (no gradient): the reflectors below R's diagonal and R on and above it, and tau."""
+    a = _numpy(A)
+    batch = a.shape[:-2]
+    flat = a.reshape(-1, *a.shape[-2:])
+    hs, taus = [], []
+    for m in flat:
+        h, tau = np.linalg.qr(m, mode="raw")  # LAPACK's geqrf, h transposed
+        hs.append(h.T)
+        taus.append(tau)
+    h = np.stack(hs).reshape(*batch, *a.shape[-2:])
+    tau = np.stack(taus).reshape(*batch, -1)
+    return kiln.tensor(h.tolist(), dtype=A.dtype), kiln.tensor(tau.tolist(), dtype=A.dtype)
+
+
+def make_orthogonal(A):
+    """The Q of A = QR (A tall) with R's diagonal made non-negative, as torch's _make_orthogonal."""
+    X, tau = geqrf(A)
+    Q = householder_product(X, tau)
+    return Q * X.diagonal(dim1=-2, dim2=-1).sign().unsqueeze(-2)
