@@ -28,7 +28,7 @@ import fuzz_table  # noqa: E402
 import pointwise  # noqa: E402
 import gen_build  # noqa: E402  (tools/gen_build.py)
 import python_sig  # noqa: E402
-from loader import FORMULA_HELPERS, METADATA_CALLS, load  # noqa: E402
+from loader import FORMULA_HELPERS, FUSED_BACKWARD_HELPERS, METADATA_CALLS, load  # noqa: E402
 from model import BACKEND_KEYS, Argument, CodegenError, Derivative, NativeFunction, Type  # noqa: E402
 
 ROOT = os.path.dirname(HERE)
@@ -438,6 +438,12 @@ def formula_ops(d: Derivative, op_names) -> List[str]:
     return sorted(names)
 
 
+def calls_fused_backward_helper(d: Derivative) -> bool:
+    """Whether a formula calls a helper of runtime/autograd/fused_backward_helpers.h."""
+    return any(m.group(1) in FUSED_BACKWARD_HELPERS
+               for fm in d.formulas for m in re.finditer(r"([A-Za-z_][A-Za-z0-9_]*)\s*\(", fm.expression))
+
+
 # ----------------------------------------------------------------------------- Python bindings
 
 def binding_overloads(funcs: List[NativeFunction], method: bool):
@@ -596,7 +602,8 @@ def render_all(schema_dir: str) -> Dict[str, str]:
         if autograd:
             emit(f"autograd/{base}.h", "autograd.h.j2", base=base, wrappers=autograd)
             emit(f"autograd/{base}.cc", "autograd.cc.j2", base=base, wrappers=autograd, nodes=nodes,
-                 headers=needed_headers)
+                 headers=needed_headers,
+                 fused_helpers=any(nf.derivative and calls_fused_backward_helper(nf.derivative) for nf in funcs))
         # Python: functions and methods named after this group.
         bindings = []
         by_py_name: "OrderedDict[tuple, List[NativeFunction]]" = OrderedDict()

@@ -27,6 +27,14 @@ FORMULA_HELPERS = {
     "value_or_lowest", "value_or_highest", "cummaxmin_backward", "logcumsumexp_backward", "layer_norm_backward",
     "split_with_sizes_backward", "unbind_backward", "scatter_reduce_backward_self", "scatter_reduce_backward_src",
 }
+# Helpers declared in runtime/autograd/fused_backward_helpers.h: the gradients of fused kernels whose
+# backward kernel has no derivative (the kernel, or with create_graph a differentiable composition).
+# Only the autograd files whose formulas call one include that header.
+FUSED_BACKWARD_HELPERS = {
+    "gru_cell_fused_backward", "lstm_cell_fused_backward", "lstm_layer_backward",
+    "scaled_dot_product_attention_backward",
+}
+FORMULA_HELPERS |= FUSED_BACKWARD_HELPERS
 # Metadata calls on an argument saved as values instead of the tensor (DESIGN.md).
 METADATA_CALLS = {
     "sizes": "std::vector<int64_t>", "strides": "std::vector<int64_t>", "dim": "int64_t", "numel": "int64_t",

@@ -5,8 +5,8 @@
 #include <algorithm>
 
 #include "generated/api/_gru_cell_fused.h"
-#include "generated/api/_gru_cell_fused_backward.h"
 #include "runtime/autograd/formula_helpers.h"
+#include "runtime/autograd/fused_backward_helpers.h"
 #include "runtime/autograd/node.h"
 #include "runtime/autograd/saved_variable.h"
 #include "runtime/dispatch/dispatcher.h"
@@ -15,7 +15,7 @@ namespace kiln {
 namespace autograd {
 
 // _gru_cell_fused
-//   input_gates, hidden_gates, hx: _gru_cell_fused_backward(grad, input_gates, hidden_gates, hx)
+//   input_gates, hidden_gates, hx: gru_cell_fused_backward(grad, input_gates, hidden_gates, hx)
 struct GruCellFusedBackward0 final : Node {
   SavedVariable input_gates_;
   SavedVariable hidden_gates_;
@@ -30,7 +30,7 @@ struct GruCellFusedBackward0 final : Node {
     const Tensor input_gates(input_gates_.unpack());
     const Tensor hidden_gates(hidden_gates_.unpack());
     const Tensor hx(hx_.unpack());
-    if (next_edges()[0].is_valid() || next_edges()[1].is_valid() || next_edges()[2].is_valid()) { const auto grads_ = _gru_cell_fused_backward(grad, input_gates, hidden_gates, hx); if (next_edges()[0].is_valid()) grad_inputs[0] = pick_grad<0>(grads_); if (next_edges()[1].is_valid()) grad_inputs[1] = pick_grad<1>(grads_); if (next_edges()[2].is_valid()) grad_inputs[2] = pick_grad<2>(grads_); }
+    if (next_edges()[0].is_valid() || next_edges()[1].is_valid() || next_edges()[2].is_valid()) { const auto grads_ = gru_cell_fused_backward(grad, input_gates, hidden_gates, hx); if (next_edges()[0].is_valid()) grad_inputs[0] = pick_grad<0>(grads_); if (next_edges()[1].is_valid()) grad_inputs[1] = pick_grad<1>(grads_); if (next_edges()[2].is_valid()) grad_inputs[2] = pick_grad<2>(grads_); }
     return grad_inputs;
   }
 

@@ -5,8 +5,8 @@
 #include <algorithm>
 
 #include "generated/api/_lstm_cell_fused.h"
-#include "generated/api/_lstm_cell_fused_backward.h"
 #include "runtime/autograd/formula_helpers.h"
+#include "runtime/autograd/fused_backward_helpers.h"
 #include "runtime/autograd/node.h"
 #include "runtime/autograd/saved_variable.h"
 #include "runtime/dispatch/dispatcher.h"
@@ -15,7 +15,7 @@ namespace kiln {
 namespace autograd {
 
 // _lstm_cell_fused
-//   gates, cx: _lstm_cell_fused_backward(grad, gates, cx, result)
+//   gates, cx: lstm_cell_fused_backward(grad, gates, cx, result)
 struct LstmCellFusedBackward0 final : Node {
   SavedVariable gates_;
   SavedVariable cx_;
@@ -30,7 +30,7 @@ struct LstmCellFusedBackward0 final : Node {
     const Tensor gates(gates_.unpack());
     const Tensor cx(cx_.unpack());
     const Tensor result(result_.unpack(shared_from_this()));
-    if (next_edges()[0].is_valid() || next_edges()[1].is_valid()) { const auto grads_ = _lstm_cell_fused_backward(grad, gates, cx, result); if (next_edges()[0].is_valid()) grad_inputs[0] = pick_grad<0>(grads_); if (next_edges()[1].is_valid()) grad_inputs[1] = pick_grad<1>(grads_); }
+    if (next_edges()[0].is_valid() || next_edges()[1].is_valid()) { const auto grads_ = lstm_cell_fused_backward(grad, gates, cx, result); if (next_edges()[0].is_valid()) grad_inputs[0] = pick_grad<0>(grads_); if (next_edges()[1].is_valid()) grad_inputs[1] = pick_grad<1>(grads_); }
     return grad_inputs;
   }
 

@@ -5,8 +5,8 @@
 #include <algorithm>
 
 #include "generated/api/_lstm_layer.h"
-#include "generated/api/_lstm_layer_backward.h"
 #include "runtime/autograd/formula_helpers.h"
+#include "runtime/autograd/fused_backward_helpers.h"
 #include "runtime/autograd/node.h"
 #include "runtime/autograd/saved_variable.h"
 #include "runtime/dispatch/dispatcher.h"
@@ -15,7 +15,7 @@ namespace kiln {
 namespace autograd {
 
 // _lstm_layer
-//   input_gates, h0, c0, w_hh, w_hr: _lstm_layer_backward(grad, input_gates, h0, c0, w_hh, w_hr, batch_sizes, reverse, result)
+//   input_gates, h0, c0, w_hh, w_hr: lstm_layer_backward(grad, input_gates, h0, c0, w_hh, w_hr, batch_sizes, reverse, result)
 struct LstmLayerBackward0 final : Node {
   SavedVariable input_gates_;
   SavedVariable h0_;
@@ -38,7 +38,7 @@ struct LstmLayerBackward0 final : Node {
     const Tensor w_hh(w_hh_.unpack());
     const Tensor w_hr(w_hr_.unpack());
     const Tensor result(result_.unpack(shared_from_this()));
-    if (next_edges()[0].is_valid() || next_edges()[1].is_valid() || next_edges()[2].is_valid() || next_edges()[3].is_valid() || next_edges()[4].is_valid()) { const auto grads_ = _lstm_layer_backward(grad, input_gates, h0, c0, w_hh, w_hr, batch_sizes, reverse, result); if (next_edges()[0].is_valid()) grad_inputs[0] = pick_grad<0>(grads_); if (next_edges()[1].is_valid()) grad_inputs[1] = pick_grad<1>(grads_); if (next_edges()[2].is_valid()) grad_inputs[2] = pick_grad<2>(grads_); if (next_edges()[3].is_valid()) grad_inputs[3] = pick_grad<3>(grads_); if (next_edges()[4].is_valid()) grad_inputs[4] = pick_grad<4>(grads_); }
+    if (next_edges()[0].is_valid() || next_edges()[1].is_valid() || next_edges()[2].is_valid() || next_edges()[3].is_valid() || next_edges()[4].is_valid()) { const auto grads_ = lstm_layer_backward(grad, input_gates, h0, c0, w_hh, w_hr, batch_sizes, reverse, result); if (next_edges()[0].is_valid()) grad_inputs[0] = pick_grad<0>(grads_); if (next_edges()[1].is_valid()) grad_inputs[1] = pick_grad<1>(grads_); if (next_edges()[2].is_valid()) grad_inputs[2] = pick_grad<2>(grads_); if (next_edges()[3].is_valid()) grad_inputs[3] = pick_grad<3>(grads_); if (next_edges()[4].is_valid()) grad_inputs[4] = pick_grad<4>(grads_); }
     return grad_inputs;
   }
 

@@ -5,8 +5,8 @@
 #include <algorithm>
 
 #include "generated/api/_scaled_dot_product_attention.h"
-#include "generated/api/_scaled_dot_product_attention_backward.h"
 #include "runtime/autograd/formula_helpers.h"
+#include "runtime/autograd/fused_backward_helpers.h"
 #include "runtime/autograd/node.h"
 #include "runtime/autograd/saved_variable.h"
 #include "runtime/dispatch/dispatcher.h"
@@ -15,7 +15,7 @@ namespace kiln {
 namespace autograd {
 
 // _scaled_dot_product_attention
-//   query, key, value: _scaled_dot_product_attention_backward(grad, query, key, value, attn_mask, is_causal, scale, output, logsumexp)
+//   query, key, value: scaled_dot_product_attention_backward(grad, query, key, value, attn_mask, is_causal, scale, output, logsumexp)
 struct ScaledDotProductAttentionBackward0 final : Node {
   SavedVariable query_;
   SavedVariable key_;
@@ -38,7 +38,7 @@ struct ScaledDotProductAttentionBackward0 final : Node {
     const Tensor attn_mask(attn_mask_.unpack());
     const Tensor output(output_.unpack(shared_from_this()));
     const Tensor logsumexp(logsumexp_.unpack());
-    if (next_edges()[0].is_valid() || next_edges()[1].is_valid() || next_edges()[2].is_valid()) { const auto grads_ = _scaled_dot_product_attention_backward(grad, query, key, value, attn_mask, is_causal, scale, output, logsumexp); if (next_edges()[0].is_valid()) grad_inputs[0] = pick_grad<0>(grads_); if (next_edges()[1].is_valid()) grad_inputs[1] = pick_grad<1>(grads_); if (next_edges()[2].is_valid()) grad_inputs[2] = pick_grad<2>(grads_); }
+    if (next_edges()[0].is_valid() || next_edges()[1].is_valid() || next_edges()[2].is_valid()) { const auto grads_ = scaled_dot_product_attention_backward(grad, query, key, value, attn_mask, is_causal, scale, output, logsumexp); if (next_edges()[0].is_valid()) grad_inputs[0] = pick_grad<0>(grads_); if (next_edges()[1].is_valid()) grad_inputs[1] = pick_grad<1>(grads_); if (next_edges()[2].is_valid()) grad_inputs[2] = pick_grad<2>(grads_); }
     return grad_inputs;
   }
 
