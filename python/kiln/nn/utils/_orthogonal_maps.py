@@ -45,7 +45,7 @@ def householder_product(A, tau):
 
 
 def _numpy(t):
-    return np.array(t.detach().tolist(), dtype=np.float64 if t.dtype == kiln.float64 else np.float32)
+    return np.array(t.detach().float().numpy() if t.dtype not in (kiln.float32, kiln.float64) else t.detach().numpy())
 
 
 def geqrf(A):
@@ -60,7 +60,7 @@ def geqrf(A):
         taus.append(tau)
     h = np.stack(hs).reshape(*batch, *a.shape[-2:])
     tau = np.stack(taus).reshape(*batch, -1)
-    return kiln.tensor(h.tolist(), dtype=A.dtype), kiln.tensor(tau.tolist(), dtype=A.dtype)
+    return kiln.tensor(h, dtype=A.dtype), kiln.tensor(tau, dtype=A.dtype)
 
 
 def make_orthogonal(A):
