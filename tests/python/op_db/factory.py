@@ -190,7 +190,9 @@ def _ones_ref(size, dtype=np.float32, **_):
 
 def _fill_values(d):
     """Fill values for dtype d, including ones of another kind (2.5 into an int truncates)."""
-    return {"bool": (True, False, 3), "int32": (3, -2, 2.5, True), "int64": (-7, 2 ** 40, -2.5),
+    # (The first value fits every dtype: it is also the fill of the dtype= samples.)
+    return {"bool": (True, False, 3), "uint8": (3, 200, -1, 2.5, True), "int8": (5, -128, 127, -2.5),
+            "int16": (7, -300, 2.5, True), "int32": (3, -2, 2.5, True), "int64": (-7, 2 ** 40, -2.5),
             "float32": (2.5, -1, True), "float64": (-1.25, 3, 1e300)}[d]
 
 
@@ -389,7 +391,7 @@ def _normal_check(kiln, result, sample):
 
 
 def _int_range(d):
-    return (0, 2) if d == "bool" else (-3, 4)
+    return (0, 2) if d == "bool" else (1, 8) if d == "uint8" else (-3, 4)
 
 
 def _random_samples(d):
@@ -399,7 +401,7 @@ def _random_samples(d):
     if d != "bool":
         out.append(Sample((np.zeros(LARGE, dtype=NP_DTYPE[d]), 10, 13), note="large, [10, 13)"))
         out.append(Sample((values((3, 4), d), 7, 8), note="one value: [7, 8)"))
-    big = {"int32": (-2 ** 31, 2 ** 31 - 1), "int64": (-2 ** 62, 2 ** 62), "float32": (-2 ** 24, 2 ** 24),
+    big = {"uint8": (0, 255), "int8": (-128, 127), "int16": (-2 ** 15, 2 ** 15 - 1), "int32": (-2 ** 31, 2 ** 31 - 1), "int64": (-2 ** 62, 2 ** 62), "float32": (-2 ** 24, 2 ** 24),
            "float64": (-2 ** 53, 2 ** 53)}
     if d in big:
         out.append(Sample((np.zeros(LARGE, dtype=NP_DTYPE[d]),) + big[d], note="large, the dtype's exact range"))
@@ -442,7 +444,7 @@ def _random_to_check(kiln, result, sample):
 
 
 # random_() without bounds draws from [0, top]: torch's uniform_int (2^mantissa for floats).
-_RANDOM_TOP = {"bool": 1, "int32": 2 ** 31 - 1, "int64": 2 ** 63 - 1, "float32": 2 ** 24, "float64": 2 ** 53}
+_RANDOM_TOP = {"bool": 1, "uint8": 255, "int8": 127, "int16": 2 ** 15 - 1, "int32": 2 ** 31 - 1, "int64": 2 ** 63 - 1, "float32": 2 ** 24, "float64": 2 ** 53}
 
 
 def _random_full_samples(d):
