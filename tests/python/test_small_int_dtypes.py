@@ -305,6 +305,8 @@ def test_factories(dtype):
               lambda m: m.arange(2, 90, 7, dtype=getattr(m, dtype)), lambda m: m.zeros_like(m.ones(3), dtype=getattr(m, dtype)),
               lambda m: m.full((3,), 7).to(getattr(m, dtype)), lambda m: m.eye(3, dtype=getattr(m, dtype)),
               lambda m: m.ones(3, dtype=getattr(m, dtype)).fill_(-1),
+              lambda m: m.linspace(-10, 10, 4, dtype=getattr(m, dtype)),
+              lambda m: m.linspace(3, -2, 6, dtype=getattr(m, dtype)),
               lambda m: m.empty(0, dtype=getattr(m, dtype))):
         assert_same(f(kiln), f(torch))
 
@@ -367,6 +369,22 @@ def test_fill_values_follow_torchs_range_rule():
                 fill(kiln)
             continue
         assert_same(fill(kiln), want)
+
+
+def test_refusals_of_small_int_inputs_as_torch():
+    for call in (lambda m: m.linspace(0, 300, 3, dtype=m.uint8), lambda m: m.linspace(-200, 1, 3, dtype=m.int8),
+                 lambda m: m.nn.functional.one_hot(m.tensor([1, 2], dtype=m.uint8)),
+                 lambda m: m.nn.functional.one_hot(m.tensor([1, 2], dtype=m.int32)),
+                 lambda m: m.nn.functional.hardtanh(m.ones(2, dtype=m.uint8)),
+                 lambda m: m.zeros(2, dtype=m.uint8).mean(), lambda m: m.zeros(3, dtype=m.int8).var(),
+                 lambda m: m.nn.functional.softmax(m.zeros(2, dtype=m.int16), 0),
+                 lambda m: m.zeros(2, dtype=m.int16).exp_(), lambda m: m.zeros(2, dtype=m.uint8).normal_(),
+                 lambda m: m.zeros(2, dtype=m.uint8).bitwise_and(m.ones(2)),
+                 lambda m: m.full((2,), 256, dtype=m.uint8), lambda m: m.zeros(2, dtype=m.int8).fill_(200)):
+        with pytest.raises(RuntimeError):
+            call(torch)
+        with pytest.raises(RuntimeError):
+            call(kiln)
 
 
 # ---- NumPy ----

@@ -193,7 +193,7 @@ def _fill_values(d):
     # (The first value fits every dtype: it is also the fill of the dtype= samples.)
     return {"bool": (True, False, 3), "uint8": (3, 200, -1, 2.5, True), "int8": (5, -128, 127, -2.5),
             "int16": (7, -300, 2.5, True), "int32": (3, -2, 2.5, True), "int64": (-7, 2 ** 40, -2.5),
-            "float32": (2.5, -1, True), "float64": (-1.25, 3, 1e300)}[d]
+            "float32": (2.5, -1, True), "float64": (2.25, -1.25, 3, 1e300)}[d]
 
 
 def _inferred(value):
@@ -296,6 +296,8 @@ def _linspace_samples(d):
 
 
 def _linspace_ref(start, end, steps, dtype=None, **_):
+    if dtype is not None and np.dtype(dtype).kind == "u":  # the bounds wrap into uint8 first, as torch's
+        start, end = (int(np.array(v, dtype=np.int64).astype(dtype)) for v in (start, end))
     v = np.linspace(start, end, steps, dtype=np.float64)
     return v.astype(dtype or NP_DTYPE[DEFAULT_FLOAT])   # float -> int truncates, as kiln and torch
 
