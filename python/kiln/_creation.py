@@ -92,11 +92,11 @@ def _as_array(data, dtype=None):
         if target.kind in "iu" and arr.dtype.kind in "fiu" and arr.size:
             info = np.iinfo(target)
             if arr.dtype.kind == "f" and not np.isfinite(arr).all():
-                raise RuntimeError(f"value cannot be converted to type {dtype} without overflow")
+                raise RuntimeError(f"value cannot be converted to type {str(dtype).split('.')[1]} without overflow")
             # As torch: an unsigned type takes negative ints down to -max, wrapping (uint8 -1 -> 255).
             lowest = -info.max if target.kind == "u" and arr.dtype.kind != "f" else info.min
             if arr.min() < lowest or arr.max() > info.max:
-                raise RuntimeError(f"value cannot be converted to type {dtype} without overflow")
+                raise RuntimeError(f"value cannot be converted to type {str(dtype).split('.')[1]} without overflow")
         return arr.astype(target) if target.kind != "u" else arr.astype(np.int64).astype(target)
     if _from_numpy_values(data):
         return arr
