@@ -6,7 +6,7 @@ from typing import List, Optional
 
 from model import Argument, FunctionSchema, NativeFunction, Type
 
-_DTYPE_CPP = {"bool": "Bool", "int32": "Int32", "int": "Int32", "int64": "Int64", "long": "Int64",
+_DTYPE_CPP = {"bool": "Bool", "uint8": "UInt8", "int8": "Int8", "int16": "Int16", "short": "Int16", "int32": "Int32", "int": "Int32", "int64": "Int64", "long": "Int64",
               "float32": "Float32", "float": "Float32", "float64": "Float64", "double": "Float64",
               "float16": "Float16", "half": "Float16", "bfloat16": "BFloat16"}
 

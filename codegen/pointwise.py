@@ -10,6 +10,7 @@ and never evaluated:
     literals     1, 0.5, True, False
     arithmetic   a + b, a - b, a * b, a / b, -a
     bitwise      a & b, a | b, a ^ b, ~a                       (dtypes: integral; ~ of a bool is not)
+    shifts       a << b, a >> b                                (dtypes: integral; torch's out-of-range counts)
     comparisons  a < b, a <= b, a > b, a >= b, a == b, a != b   (one comparison per operator)
     logic        a and b, a or b, not a
     select       x if cond else y
@@ -55,12 +56,15 @@ MAX_NODES = 128  # the most nodes of a tree: runtime/jit/formula_interpreter.h k
 
 # Tree node kinds, shared with runtime/jit/formula.h (FormulaOp): the order is the enum's.
 BINARY = {ast.Add: "add", ast.Sub: "sub", ast.Mult: "mul", ast.Div: "div", ast.FloorDiv: "floordiv", ast.Mod: "mod"}
-BITWISE = {ast.BitAnd: "bitand", ast.BitOr: "bitor", ast.BitXor: "bitxor"}
+BITWISE = {ast.BitAnd: "bitand", ast.BitOr: "bitor", ast.BitXor: "bitxor", ast.LShift: "lshift",
+           ast.RShift: "rshift"}
 COMPARE = {ast.Lt: "lt", ast.LtE: "le", ast.Gt: "gt", ast.GtE: "ge", ast.Eq: "eq", ast.NotEq: "ne"}
 NODE_KINDS: List[str] = (["arg", "scalar", "const", "neg", "not", "and", "or", "select"] + list(BINARY.values())
                          + list(COMPARE.values()) + list(INTRINSICS) + list(BITWISE.values()) + ["bitnot"])
 
 CXX_BINARY = {"add": "+", "sub": "-", "mul": "*", "div": "/", "bitand": "&", "bitor": "|", "bitxor": "^"}
+# Shifts as pm:: functions: C++'s << and >> are undefined for counts out of range, torch's are not.
+CXX_SHIFTS = {"lshift": "pm::left_shift", "rshift": "pm::right_shift"}
 # Python's // and % (floor division, the remainder with the divisor's sign), as pm:: functions.
 CXX_BINARY_CALLS = {"floordiv": "pm::floor_divide", "mod": "pm::remainder"}
 CXX_COMPARE = {"lt": "<", "le": "<=", "gt": ">", "ge": ">=", "eq": "==", "ne": "!="}
@@ -298,6 +302,8 @@ def render_cxx(n: Node, args: List[str], scalars: List[str]) -> str:
         return f"!{_paren(n.children[0], c[0])}"
     if k == "bitnot":
         return f"pm::bit_not({c[0]})"
+    if k in CXX_SHIFTS:
+        return f"{CXX_SHIFTS[k]}({c[0]}, {c[1]})"
     if k in ("and", "or"):
         return f"({c[0]} {'&&' if k == 'and' else '||'} {c[1]})"
     if k == "select":

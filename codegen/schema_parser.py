@@ -15,7 +15,7 @@ _NAME = re.compile(r"^[A-Za-z_][A-Za-z0-9_]*$")
 _TYPE = re.compile(r"^(?P<base>[A-Za-z]+)(?:\((?P<alias>[a-z])(?P<write>!)?\))?(?P<elemopt>\?)?(?P<list>\[(?P<size>\d*)\])?(?P<opt>\?)?$")
 _INT = re.compile(r"^-?\d+$")
 _FLOAT = re.compile(r"^-?(\d+\.\d*|\.\d+|\d+)([eE][-+]?\d+)?$|^-?inf$|^nan$")
-_SCALAR_TYPES = ("bool", "int32", "int64", "float32", "float64", "long", "int", "float", "double")
+_SCALAR_TYPES = ("bool", "uint8", "int8", "int16", "short", "int32", "int64", "float32", "float64", "long", "int", "float", "double")
 
 
 def split_top_level(text: str, sep: str = ",") -> List[str]:

@@ -17,7 +17,7 @@ from op_db.record import ALL  # noqa: E402
 from op_db.schema_facts import FACTS  # noqa: E402
 
 OUTPUT = os.path.join(REPO, "docs", "OP_COVERAGE.md")
-SHORT = {"bool": "bool", "int32": "i32", "int64": "i64", "float32": "f32", "float64": "f64"}
+SHORT = {"bool": "bool", "uint8": "u8", "int8": "i8", "int16": "i16", "int32": "i32", "int64": "i64", "float32": "f32", "float64": "f64"}
 
 HEADER = """# Op coverage
 

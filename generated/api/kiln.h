@@ -93,6 +93,8 @@
 #include "generated/api/bitwise_and.h"
 #include "generated/api/bitwise_or.h"
 #include "generated/api/bitwise_xor.h"
+#include "generated/api/bitwise_left_shift.h"
+#include "generated/api/bitwise_right_shift.h"
 #include "generated/api/bitwise_not.h"
 #include "generated/api/floor.h"
 #include "generated/api/ceil.h"
@@ -862,6 +864,18 @@ class Tensor : public kiln::Tensor {
   }
   const Tensor& bitwise_xor_(const Tensor& other) const {
     return to_api(kiln::bitwise_xor_(*this, other));
+  }
+  Tensor bitwise_left_shift(const Tensor& other) const {
+    return to_api(kiln::bitwise_left_shift(*this, other));
+  }
+  const Tensor& bitwise_left_shift_(const Tensor& other) const {
+    return to_api(kiln::bitwise_left_shift_(*this, other));
+  }
+  Tensor bitwise_right_shift(const Tensor& other) const {
+    return to_api(kiln::bitwise_right_shift(*this, other));
+  }
+  const Tensor& bitwise_right_shift_(const Tensor& other) const {
+    return to_api(kiln::bitwise_right_shift_(*this, other));
   }
   Tensor bitwise_not() const {
     return to_api(kiln::bitwise_not(*this));
@@ -2266,6 +2280,26 @@ inline Tensor bitwise_xor(const Tensor& self, const Tensor& other) {
 // bitwise_xor.out(Tensor self, Tensor other, *, Tensor(a!) out) -> Tensor(a!)
 inline const Tensor& bitwise_xor_out(const Tensor& out, const Tensor& self, const Tensor& other) {
   return to_api(kiln::bitwise_xor_out(out, self, other));
+}
+
+// bitwise_left_shift.Tensor(Tensor self, Tensor other) -> Tensor
+inline Tensor bitwise_left_shift(const Tensor& self, const Tensor& other) {
+  return to_api(kiln::bitwise_left_shift(self, other));
+}
+
+// bitwise_left_shift.out(Tensor self, Tensor other, *, Tensor(a!) out) -> Tensor(a!)
+inline const Tensor& bitwise_left_shift_out(const Tensor& out, const Tensor& self, const Tensor& other) {
+  return to_api(kiln::bitwise_left_shift_out(out, self, other));
+}
+
+// bitwise_right_shift.Tensor(Tensor self, Tensor other) -> Tensor
+inline Tensor bitwise_right_shift(const Tensor& self, const Tensor& other) {
+  return to_api(kiln::bitwise_right_shift(self, other));
+}
+
+// bitwise_right_shift.out(Tensor self, Tensor other, *, Tensor(a!) out) -> Tensor(a!)
+inline const Tensor& bitwise_right_shift_out(const Tensor& out, const Tensor& self, const Tensor& other) {
+  return to_api(kiln::bitwise_right_shift_out(out, self, other));
 }
 
 // bitwise_not(Tensor self) -> Tensor

@@ -51,6 +51,7 @@ HWY_AFTER_NAMESPACE();
 #if HWY_ONCE
 #include "generated/kernels/hardtanh.h"
 #include "runtime/kernels/cpu/loops.h"
+#include "runtime/kernels/pointwise_meta.h"
 #include "runtime/kernels/scalar_convert.h"
 
 namespace kiln {
@@ -75,7 +76,7 @@ void hardtanh_loop<float>(const TensorIterator& it, const formulas::hardtanh<flo
 }
 
 TensorBase hardtanh_out(const TensorBase& self, const Scalar& min_val, const Scalar& max_val, const TensorBase& out) {
-  TensorIterator it(IteratorConfig::unary("hardtanh", self, out));
+  TensorIterator it(hardtanh_meta(self, min_val, max_val, out));
   KILN_DISPATCH_NUMERIC_TYPES(it.compute_dtype(), "hardtanh", [&] {
     hardtanh_loop<scalar_t>(it, formulas::hardtanh<scalar_t>{checked_convert<scalar_t>(min_val, "hardtanh"), checked_convert<scalar_t>(max_val, "hardtanh")});
   });

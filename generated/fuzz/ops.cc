@@ -1326,6 +1326,44 @@ const FuzzOp kFuzzOps[] = {
        const Tensor other = in.tensor();
        use_result(in, kiln::bitwise_xor_out(out, self, other));
      }},
+    {"bitwise_left_shift.Tensor",
+     [](FuzzInput& in) {
+       const Tensor self = in.tensor();
+       const Tensor other = in.tensor();
+       use_result(in, kiln::bitwise_left_shift(self, other));
+     }},
+    {"bitwise_left_shift_.Tensor",
+     [](FuzzInput& in) {
+       const Tensor self = in.tensor();
+       const Tensor other = in.tensor();
+       use_result(in, kiln::bitwise_left_shift_(self, other));
+     }},
+    {"bitwise_left_shift.out",
+     [](FuzzInput& in) {
+       const Tensor out = in.tensor();
+       const Tensor self = in.tensor();
+       const Tensor other = in.tensor();
+       use_result(in, kiln::bitwise_left_shift_out(out, self, other));
+     }},
+    {"bitwise_right_shift.Tensor",
+     [](FuzzInput& in) {
+       const Tensor self = in.tensor();
+       const Tensor other = in.tensor();
+       use_result(in, kiln::bitwise_right_shift(self, other));
+     }},
+    {"bitwise_right_shift_.Tensor",
+     [](FuzzInput& in) {
+       const Tensor self = in.tensor();
+       const Tensor other = in.tensor();
+       use_result(in, kiln::bitwise_right_shift_(self, other));
+     }},
+    {"bitwise_right_shift.out",
+     [](FuzzInput& in) {
+       const Tensor out = in.tensor();
+       const Tensor self = in.tensor();
+       const Tensor other = in.tensor();
+       use_result(in, kiln::bitwise_right_shift_out(out, self, other));
+     }},
     {"bitwise_not",
      [](FuzzInput& in) {
        const Tensor self = in.tensor();

@@ -71,6 +71,8 @@ enum class FormulaOp : int8_t {
   Bitand,
   Bitor,
   Bitxor,
+  Lshift,
+  Rshift,
   Bitnot,
 };
 

@@ -538,6 +538,22 @@ const FormulaNode bitwise_xor_nodes[] = {
     {FormulaOp::Bitxor, 0, 1, -1, -1, 0.0},
 };
 
+// bitwise_left_shift: self << other
+const char* const bitwise_left_shift_args[] = {"self", "other"};
+const FormulaNode bitwise_left_shift_nodes[] = {
+    {FormulaOp::Arg, -1, -1, -1, 0, 0.0},
+    {FormulaOp::Arg, -1, -1, -1, 1, 0.0},
+    {FormulaOp::Lshift, 0, 1, -1, -1, 0.0},
+};
+
+// bitwise_right_shift: self >> other
+const char* const bitwise_right_shift_args[] = {"self", "other"};
+const FormulaNode bitwise_right_shift_nodes[] = {
+    {FormulaOp::Arg, -1, -1, -1, 0, 0.0},
+    {FormulaOp::Arg, -1, -1, -1, 1, 0.0},
+    {FormulaOp::Rshift, 0, 1, -1, -1, 0.0},
+};
+
 // bitwise_not: ~self
 const char* const bitwise_not_args[] = {"self"};
 const FormulaNode bitwise_not_nodes[] = {
@@ -3916,6 +3932,14 @@ const PointwiseFormula kPointwiseFormulas[] = {
      nullptr, 0, bitwise_xor_nodes, 3,
      FormulaDtypes::integral, false, false,
      false},
+    {"bitwise_left_shift", "bitwise_left_shift.Tensor", "bitwise_left_shift", "self << other", bitwise_left_shift_args, 2,
+     nullptr, 0, bitwise_left_shift_nodes, 3,
+     FormulaDtypes::integral, false, false,
+     false},
+    {"bitwise_right_shift", "bitwise_right_shift.Tensor", "bitwise_right_shift", "self >> other", bitwise_right_shift_args, 2,
+     nullptr, 0, bitwise_right_shift_nodes, 3,
+     FormulaDtypes::integral, false, false,
+     false},
     {"bitwise_not", "bitwise_not", "bitwise_not", "~self", bitwise_not_args, 1,
      nullptr, 0, bitwise_not_nodes, 2,
      FormulaDtypes::integral, false, false,
@@ -4365,7 +4389,7 @@ const PointwiseFormula kPointwiseFormulas[] = {
      FormulaDtypes::floating, false, false,
      false},
 };
-const int kNumPointwiseFormulas = 171;
+const int kNumPointwiseFormulas = 173;
 
 // op: the op; overload: the input whose gradient the row computes; args: grad, result, then the
 // op's tensors.

@@ -90,6 +90,8 @@ PyObject* fn_logical_xor(PyObject* module, PyObject* args, PyObject* kwargs);
 PyObject* fn_bitwise_and(PyObject* module, PyObject* args, PyObject* kwargs);
 PyObject* fn_bitwise_or(PyObject* module, PyObject* args, PyObject* kwargs);
 PyObject* fn_bitwise_xor(PyObject* module, PyObject* args, PyObject* kwargs);
+PyObject* fn_bitwise_left_shift(PyObject* module, PyObject* args, PyObject* kwargs);
+PyObject* fn_bitwise_right_shift(PyObject* module, PyObject* args, PyObject* kwargs);
 PyObject* fn_bitwise_not(PyObject* module, PyObject* args, PyObject* kwargs);
 PyObject* fn_floor(PyObject* module, PyObject* args, PyObject* kwargs);
 PyObject* fn_ceil(PyObject* module, PyObject* args, PyObject* kwargs);
@@ -514,6 +516,10 @@ PyObject* method_bitwise_or(PyObject* self, PyObject* args, PyObject* kwargs);
 PyObject* method_bitwise_or_(PyObject* self, PyObject* args, PyObject* kwargs);
 PyObject* method_bitwise_xor(PyObject* self, PyObject* args, PyObject* kwargs);
 PyObject* method_bitwise_xor_(PyObject* self, PyObject* args, PyObject* kwargs);
+PyObject* method_bitwise_left_shift(PyObject* self, PyObject* args, PyObject* kwargs);
+PyObject* method_bitwise_left_shift_(PyObject* self, PyObject* args, PyObject* kwargs);
+PyObject* method_bitwise_right_shift(PyObject* self, PyObject* args, PyObject* kwargs);
+PyObject* method_bitwise_right_shift_(PyObject* self, PyObject* args, PyObject* kwargs);
 PyObject* method_bitwise_not(PyObject* self, PyObject* args, PyObject* kwargs);
 PyObject* method_bitwise_not_(PyObject* self, PyObject* args, PyObject* kwargs);
 PyObject* method_floor(PyObject* self, PyObject* args, PyObject* kwargs);
@@ -761,6 +767,8 @@ PyMethodDef generated_functions[] = {
     KILN_BINDING("bitwise_and", fn_bitwise_and),
     KILN_BINDING("bitwise_or", fn_bitwise_or),
     KILN_BINDING("bitwise_xor", fn_bitwise_xor),
+    KILN_BINDING("bitwise_left_shift", fn_bitwise_left_shift),
+    KILN_BINDING("bitwise_right_shift", fn_bitwise_right_shift),
     KILN_BINDING("bitwise_not", fn_bitwise_not),
     KILN_BINDING("floor", fn_floor),
     KILN_BINDING("ceil", fn_ceil),
@@ -1189,6 +1197,10 @@ PyMethodDef generated_methods[] = {
     KILN_BINDING("bitwise_or_", method_bitwise_or_),
     KILN_BINDING("bitwise_xor", method_bitwise_xor),
     KILN_BINDING("bitwise_xor_", method_bitwise_xor_),
+    KILN_BINDING("bitwise_left_shift", method_bitwise_left_shift),
+    KILN_BINDING("bitwise_left_shift_", method_bitwise_left_shift_),
+    KILN_BINDING("bitwise_right_shift", method_bitwise_right_shift),
+    KILN_BINDING("bitwise_right_shift_", method_bitwise_right_shift_),
     KILN_BINDING("bitwise_not", method_bitwise_not),
     KILN_BINDING("bitwise_not_", method_bitwise_not_),
     KILN_BINDING("floor", method_floor),

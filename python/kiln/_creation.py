@@ -4,8 +4,12 @@ import numpy as np
 from . import _C
 
 # The 16-bit floats are built in float32 and rounded by kiln, once from float32 as torch does.
-_NUMPY_OF = {"bool": np.bool_, "int32": np.int32, "int64": np.int64, "float32": np.float32, "float64": np.float64,
-             "float16": np.float32, "bfloat16": np.float32}
+_NUMPY_OF = {"bool": np.bool_, "uint8": np.uint8, "int8": np.int8, "int16": np.int16, "int32": np.int32,
+             "int64": np.int64, "float32": np.float32, "float64": np.float64, "float16": np.float32,
+             "bfloat16": np.float32}
+# The NumPy dtypes kiln.from_numpy shares.
+_SHARED_NUMPY = tuple(np.dtype(t) for t in (np.bool_, np.uint8, np.int8, np.int16, np.int32, np.int64, np.float16,
+                                             np.float32, np.float64))
 
 
 def _from_numpy_values(data):
@@ -63,7 +67,7 @@ def _as_array(data, dtype=None):
         if arr.dtype.kind in "USV":
             raise ValueError(f"too many dimensions '{arr.dtype.kind == 'U' and 'str' or arr.dtype}'")
         # Python ints beyond int64: torch reads them as doubles for a floating or bool dtype
-        big_ints_ok = dtype is not None and str(dtype).split(".")[1] not in ("int32", "int64")
+        big_ints_ok = dtype is not None and str(dtype).split(".")[1] not in ("uint8", "int8", "int16", "int32", "int64")
         if arr.dtype == object:
             flat = [data] if not isinstance(data, (list, tuple)) else list(np.ravel(np.array(data, dtype=object)))
             bad = next((d for d in flat if not isinstance(d, (int, float, bool))), _NUMBERS_ONLY)
@@ -81,13 +85,19 @@ def _as_array(data, dtype=None):
             arr = arr.astype(np.float64)
     if dtype is not None:  # convert once, straight from the values
         target = np.dtype(_NUMPY_OF[str(dtype).split(".")[1]])
+        if isinstance(data, np.ndarray) and target.kind in "iu" and arr.dtype in _SHARED_NUMPY:
+            # torch converts a whole array without range checks, as Tensor.to does (300 -> uint8 44):
+            # kiln's cast after from_numpy gives the same values (NumPy's astype differs out of range).
+            return arr
         if target.kind in "iu" and arr.dtype.kind in "fiu" and arr.size:
             info = np.iinfo(target)
             if arr.dtype.kind == "f" and not np.isfinite(arr).all():
-                raise RuntimeError(f"value cannot be converted to type {dtype} without overflow")
-            if arr.min() < info.min or arr.max() > info.max:
-                raise RuntimeError(f"value cannot be converted to type {dtype} without overflow")
-        return arr.astype(target)
+                raise RuntimeError(f"value cannot be converted to type {str(dtype).split('.')[1]} without overflow")
+            # As torch: an unsigned type takes negative ints down to -max, wrapping (uint8 -1 -> 255).
+            lowest = -info.max if target.kind == "u" and arr.dtype.kind != "f" else info.min
+            if arr.min() < lowest or arr.max() > info.max:
+                raise RuntimeError(f"value cannot be converted to type {str(dtype).split('.')[1]} without overflow")
+        return arr.astype(target) if target.kind != "u" else arr.astype(np.int64).astype(target)
     if _from_numpy_values(data):
         return arr
     # Python numbers follow torch's rules: float -> default dtype, int -> int64.
@@ -121,9 +131,7 @@ def as_tensor(data, dtype=None, device=None):
     from ._tensor import Tensor
     if isinstance(data, Tensor):
         return data if dtype is None or data.dtype == dtype else data.to(dtype)
-    if isinstance(data, np.ndarray) and data.flags.c_contiguous and data.dtype.kind in "bif" \
-            and data.dtype.itemsize in ((2, 4, 8) if data.dtype.kind == "f" else (1, 4, 8)) \
-            and data.dtype.byteorder in "=|":
+    if isinstance(data, np.ndarray) and data.flags.c_contiguous and data.dtype in _SHARED_NUMPY:
         t = _C.from_numpy(data)
         return t if dtype is None or t.dtype == dtype else t.to(dtype)
     return tensor(data, dtype=dtype, device=device)
@@ -143,4 +151,7 @@ FloatTensor = _legacy_constructor(_C.float32, "FloatTensor")
 DoubleTensor = _legacy_constructor(_C.float64, "DoubleTensor")
 LongTensor = _legacy_constructor(_C.int64, "LongTensor")
 IntTensor = _legacy_constructor(_C.int32, "IntTensor")
+ShortTensor = _legacy_constructor(_C.int16, "ShortTensor")
+CharTensor = _legacy_constructor(_C.int8, "CharTensor")
+ByteTensor = _legacy_constructor(_C.uint8, "ByteTensor")
 BoolTensor = _legacy_constructor(_C.bool, "BoolTensor")

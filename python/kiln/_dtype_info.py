@@ -7,7 +7,7 @@ from . import _C
 # (bits, mantissa bits without the implicit one, minimum normal exponent) of each float dtype.
 _FLOAT_LAYOUT = {"float16": (16, 10, -14), "bfloat16": (16, 7, -126), "float32": (32, 23, -126),
                  "float64": (64, 52, -1022)}
-_INT_BITS = {"int32": 32, "int64": 64, "bool": 8}
+_INT_BITS = {"uint8": 8, "int8": 8, "int16": 16, "int32": 32, "int64": 64, "bool": 8}
 
 
 def _name(dtype):
@@ -49,7 +49,10 @@ class iinfo:
             raise TypeError(f"iinfo(): requires an integer input type, got {type}")
         self.dtype = name
         self.bits = _INT_BITS[name]
-        self.min, self.max = (0, 1) if name == "bool" else (-2 ** (self.bits - 1), 2 ** (self.bits - 1) - 1)
+        if name in ("bool", "uint8"):
+            self.min, self.max = 0, 2 ** self.bits - 1 if name == "uint8" else 1
+        else:
+            self.min, self.max = -2 ** (self.bits - 1), 2 ** (self.bits - 1) - 1
 
     def __repr__(self):
         return f"iinfo(min={self.min}, max={self.max}, dtype={self.dtype})"

@@ -121,7 +121,7 @@ class Tensor(_C.TensorBase):
         if tuple(result.shape) != tuple(self.shape):
             raise RuntimeError(f"output with shape {list(self.shape)} doesn't match the broadcast shape "
                                f"{list(result.shape)}")
-        kind = {"bool": 0, "int32": 1, "int64": 1}
+        kind = {"bool": 0, "uint8": 1, "int8": 1, "int16": 1, "int32": 1, "int64": 1}
         src, dst = str(result.dtype).split(".")[1], str(self.dtype).split(".")[1]
         if kind.get(src, 2) > kind.get(dst, 2):
             raise RuntimeError(f"result type {_LEGACY_DTYPES[src]} can't be cast to the desired output type "
@@ -236,7 +236,7 @@ class Tensor(_C.TensorBase):
         return self
 
     def is_signed(self):
-        return self.dtype != _C.bool
+        return self.dtype not in (_C.bool, _C.uint8)
 
     def get_device(self):
         return -1  # torch's answer for a CPU tensor
@@ -442,6 +442,15 @@ class Tensor(_C.TensorBase):
     def int(self):
         return self.to(_C.int32)
 
+    def short(self):
+        return self.to(_C.int16)
+
+    def char(self):
+        return self.to(_C.int8)
+
+    def byte(self):
+        return self.to(_C.uint8)
+
     def bool(self):
         return self.to(_C.bool)
 
@@ -567,6 +576,24 @@ class Tensor(_C.TensorBase):
 
     __rand__, __ror__, __rxor__ = __and__, __or__, __xor__
 
+    def __lshift__(self, other):
+        return _C.bitwise_left_shift(self, other)
+
+    def __rshift__(self, other):
+        return _C.bitwise_right_shift(self, other)
+
+    def __rlshift__(self, other):
+        return _C.bitwise_left_shift(_wrap(other), self)
+
+    def __rrshift__(self, other):
+        return _C.bitwise_right_shift(_wrap(other), self)
+
+    def __ilshift__(self, other):
+        return self.bitwise_left_shift_(other)
+
+    def __irshift__(self, other):
+        return self.bitwise_right_shift_(other)
+
     def __iand__(self, other):
         return self.bitwise_and_(other)
 
@@ -621,7 +648,7 @@ class Tensor(_C.TensorBase):
 
 
 _LEGACY_DTYPES = {"float32": "Float", "float64": "Double", "float16": "Half", "bfloat16": "BFloat16",
-                  "int64": "Long", "int32": "Int", "bool": "Bool"}
+                  "int64": "Long", "int32": "Int", "int16": "Short", "int8": "Char", "uint8": "Byte", "bool": "Bool"}
 _LEGACY_NAMES = {"kiln." + d: n for d, n in _LEGACY_DTYPES.items()}
 
 
@@ -692,12 +719,31 @@ def _as_index_tensor(i):
     return None
 
 
+_INDEX_INTEGERS = (_C.int64, _C.int32, _C.int16, _C.int8)  # 0-dim tensors of these index as ints
+
+
+def _byte_mask_as_bool(i):
+    """torch 1.13 still reads a uint8 tensor index as a bool mask, with a deprecation warning; an
+    int8 or int16 tensor with dims is no index at all (0-dim ones are integers, as torch's)."""
+    if not isinstance(i, _C.TensorBase):
+        return i
+    if i.dtype == _C.uint8:
+        import warnings
+        warnings.warn("indexing with dtype kiln.uint8 is now deprecated, please use a dtype kiln.bool instead.",
+                      UserWarning, stacklevel=5)
+        return i.to(_C.bool)
+    if i.dtype in (_C.int8, _C.int16) and i.dim() > 0:
+        raise IndexError("tensors used as indices must be long, int, byte or bool tensors")
+    return i
+
+
 def _resolve_index(t, index):
     """PyTorch's indexing rules. Ints, slices, None and ... are applied as views; what remains
     is one entry per dim of that view: None (kept whole) or an index tensor / bool mask.
     Returns (view, entries), entries None when there is no advanced index."""
     if not isinstance(index, tuple):
         index = (index,)
+    index = tuple(_byte_mask_as_bool(i) for i in index)
     if sum(1 for i in index if i is Ellipsis) > 1:
         raise IndexError("an index can only have a single ellipsis ('...')")
 
@@ -728,7 +774,7 @@ def _resolve_index(t, index):
                               None if i.stop is None else int(i.stop), step)
             entries.append(None)
             dim += 1
-        elif _is_integer(i) or (isinstance(i, _C.TensorBase) and i.dim() == 0 and i.dtype in (_C.int64, _C.int32)):
+        elif _is_integer(i) or (isinstance(i, _C.TensorBase) and i.dim() == 0 and i.dtype in _INDEX_INTEGERS):
             view = view.select(dim, int(i))
         elif isinstance(i, bool) or (isinstance(i, _C.TensorBase) and i.dim() == 0 and i.dtype == _C.bool):
             # x[True] adds a dim of size 1, x[False] one of size 0.

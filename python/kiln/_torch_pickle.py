@@ -42,6 +42,9 @@ from . import _C
 # bfloat16 has no NumPy type: its bytes are read and written as uint16 bit patterns.
 _STORAGES = {
     "BoolStorage": ("bool", "|u1"),
+    "ByteStorage": ("uint8", "|u1"),
+    "CharStorage": ("int8", "|i1"),
+    "ShortStorage": ("int16", "<i2"),
     "IntStorage": ("int32", "<i4"),
     "LongStorage": ("int64", "<i8"),
     "HalfStorage": ("float16", "<f2"),
@@ -51,7 +54,6 @@ _STORAGES = {
 }
 # Storages torch has and kiln cannot hold (named in the TypeError).
 _UNSUPPORTED_STORAGES = {
-    "ByteStorage": "torch.uint8", "CharStorage": "torch.int8", "ShortStorage": "torch.int16",
     "ComplexHalfStorage": "torch.complex32", "ComplexFloatStorage": "torch.complex64",
     "ComplexDoubleStorage": "torch.complex128", "QUInt8Storage": "torch.quint8", "QInt8Storage": "torch.qint8",
     "QInt32Storage": "torch.qint32", "QUInt4x2Storage": "torch.quint4x2", "QUInt2x4Storage": "torch.quint2x4",
@@ -64,12 +66,12 @@ _STORAGE_OF = {_KILN_DTYPES[kiln_name]: (storage, np_dtype) for storage, (kiln_n
 
 # torch dtype names (canonical and aliases, as `torch.<name>` globals in a pickle) -> kiln dtype
 _TORCH_DTYPES = {
-    "bool": "bool", "int32": "int32", "int": "int32", "int64": "int64", "long": "int64",
+    "bool": "bool", "uint8": "uint8", "int8": "int8", "int16": "int16", "short": "int16", "int32": "int32", "int": "int32", "int64": "int64", "long": "int64",
     "float16": "float16", "half": "float16", "bfloat16": "bfloat16", "float32": "float32",
     "float": "float32", "float64": "float64", "double": "float64",
 }
 _UNSUPPORTED_DTYPES = {
-    "uint8", "int8", "int16", "short", "uint16", "uint32", "uint64", "complex32", "chalf", "complex64", "cfloat",
+    "uint16", "uint32", "uint64", "complex32", "chalf", "complex64", "cfloat",
     "complex128", "cdouble", "quint8", "qint8", "qint32", "quint4x2", "quint2x4", "float8_e5m2", "float8_e4m3fn",
     "float8_e5m2fnuz", "float8_e4m3fnuz", "bits8", "bits16", "bits1x8", "bits2x4", "bits4x2",
 } | {f"uint{n}" for n in range(1, 8)} | {f"int{n}" for n in range(1, 8)}

@@ -6,16 +6,15 @@ kiln's CPU generator is torch's: the same 32-bit Mersenne Twister, seeded the sa
 random op draws from it as torch's CPU kernels do, so ``kiln.manual_seed(s)`` followed by the same
 calls gives the numbers ``torch.manual_seed(s)`` gives (torch 1.13 on the CPU; see README).
 
-A generator's state is torch's state byte for byte: torch's ``get_rng_state()`` is a uint8 tensor of
-5056 bytes (the seed, the Mersenne Twister's 624 words and position, the cached normal values); kiln
-has no uint8 dtype, so its state is a 1-D int64 tensor holding those 5056 byte values (0 to 255) in
-torch's order. The two convert without loss::
+A generator's state is torch's state byte for byte: ``get_rng_state()`` is a uint8 tensor of 5056
+bytes (the seed, the Mersenne Twister's 624 words and position, the cached normal values), as
+torch's, so states move between the two directly::
 
-    torch.set_rng_state(torch.tensor(kiln.get_rng_state().tolist(), dtype=torch.uint8))
-    kiln.set_rng_state(kiln.tensor(torch.get_rng_state().tolist()))
+    torch.set_rng_state(torch.from_numpy(kiln.get_rng_state().numpy()))
+    kiln.set_rng_state(kiln.from_numpy(torch.get_rng_state().numpy()))
 
-set_state checks what torch checks (5056 values, a valid engine position), plus that every value is
-a byte.
+set_state checks what torch checks (5056 values, a valid engine position). It also takes the int64
+tensor of the same byte values that kiln returned before it had uint8, so saved states still load.
 """
 from ._C import Generator, default_generator
 
@@ -40,7 +39,7 @@ def initial_seed():
 
 
 def get_rng_state():
-    """The default generator's state: torch's 5056 state bytes, as an int64 tensor."""
+    """The default generator's state: torch's 5056 state bytes, as a uint8 tensor."""
     return default_generator.get_state()
 
 

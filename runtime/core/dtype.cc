@@ -7,6 +7,9 @@ namespace kiln {
 const char* scalar_type_name(ScalarType t) {
   switch (t) {
     case ScalarType::Bool: return "bool";
+    case ScalarType::UInt8: return "uint8";
+    case ScalarType::Int8: return "int8";
+    case ScalarType::Int16: return "int16";
     case ScalarType::Int32: return "int32";
     case ScalarType::Int64: return "int64";
     case ScalarType::Float16: return "float16";
@@ -25,9 +28,11 @@ void throw_unsupported_dtype(const std::string& op_name, ScalarType t, bool not_
 ScalarType promote_types(ScalarType a, ScalarType b) {
   if (a == ScalarType::Undefined) return b;
   if (b == ScalarType::Undefined) return a;
-  // The enum is ordered along the lattice, a chain except for the two 16-bit floats,
-  // neither of which holds the other.
+  // The enum is ordered along the lattice, a chain except for two pairs neither of which holds
+  // the other: uint8 and int8 (int16 holds both), and the two 16-bit floats (float32 holds both).
   if (is_reduced_floating_type(a) && is_reduced_floating_type(b) && a != b) return ScalarType::Float32;
+  const bool small_ints = (a == ScalarType::UInt8 || a == ScalarType::Int8) && (b == ScalarType::UInt8 || b == ScalarType::Int8);
+  if (small_ints && a != b) return ScalarType::Int16;
   return static_cast<int>(a) >= static_cast<int>(b) ? a : b;
 }
 

@@ -8,8 +8,13 @@
 
 namespace kiln {
 
+// In the order of the promotion lattice (promote_types): bool, then the integers by width (uint8 and
+// int8 side by side: neither holds the other, both fit in int16), then the floats.
 enum class ScalarType : int8_t {
   Bool = 0,
+  UInt8,
+  Int8,
+  Int16,
   Int32,
   Int64,
   Float16,
@@ -18,11 +23,14 @@ enum class ScalarType : int8_t {
   Float64,
   Undefined,
 };
-constexpr int kNumScalarTypes = 7;
+constexpr int kNumScalarTypes = 10;
 
 inline constexpr int64_t element_size(ScalarType t) {
   switch (t) {
     case ScalarType::Bool: return 1;
+    case ScalarType::UInt8: return 1;
+    case ScalarType::Int8: return 1;
+    case ScalarType::Int16: return 2;
     case ScalarType::Int32: return 4;
     case ScalarType::Int64: return 8;
     case ScalarType::Float16: return 2;
@@ -45,8 +53,31 @@ inline constexpr ScalarType opmath_type(ScalarType t) {
   return is_reduced_floating_type(t) ? ScalarType::Float32 : t;
 }
 inline constexpr bool is_integral_type(ScalarType t, bool include_bool) {
-  return t == ScalarType::Int32 || t == ScalarType::Int64 || (include_bool && t == ScalarType::Bool);
+  return (t >= ScalarType::UInt8 && t <= ScalarType::Int64) || (include_bool && t == ScalarType::Bool);
 }
+// The largest and smallest values of an integer type (bool: 1 and 0; other types: 0).
+inline constexpr int64_t integer_type_max(ScalarType t) {
+  switch (t) {
+    case ScalarType::Bool: return 1;
+    case ScalarType::UInt8: return 255;
+    case ScalarType::Int8: return 127;
+    case ScalarType::Int16: return 32767;
+    case ScalarType::Int32: return 2147483647;
+    case ScalarType::Int64: return 9223372036854775807;
+    default: return 0;
+  }
+}
+inline constexpr int64_t integer_type_min(ScalarType t) {
+  switch (t) {
+    case ScalarType::Int8: return -128;
+    case ScalarType::Int16: return -32768;
+    case ScalarType::Int32: return -2147483647 - 1;
+    case ScalarType::Int64: return -9223372036854775807 - 1;
+    default: return 0;
+  }
+}
+// The integer types an index tensor may have (index_select, index_add, ...): int32 and int64.
+inline constexpr bool is_index_type(ScalarType t) { return t == ScalarType::Int32 || t == ScalarType::Int64; }
 
 // "float32" etc., as in kiln.float32 / torch.float32.
 const char* scalar_type_name(ScalarType t);
@@ -72,6 +103,9 @@ void set_default_dtype(ScalarType t);
   }
 
 #define KILN_INTEGER_CASES(...)                       \
+  KILN_DTYPE_CASE(UInt8, uint8_t, __VA_ARGS__)        \
+  KILN_DTYPE_CASE(Int8, int8_t, __VA_ARGS__)          \
+  KILN_DTYPE_CASE(Int16, int16_t, __VA_ARGS__)        \
   KILN_DTYPE_CASE(Int32, int32_t, __VA_ARGS__)        \
   KILN_DTYPE_CASE(Int64, int64_t, __VA_ARGS__)
 #define KILN_FLOATING_CASES(...)                      \
@@ -123,6 +157,9 @@ void set_default_dtype(ScalarType t);
 template <typename T>
 struct CppTypeToScalarType;
 template <> struct CppTypeToScalarType<bool> { static constexpr ScalarType value = ScalarType::Bool; };
+template <> struct CppTypeToScalarType<uint8_t> { static constexpr ScalarType value = ScalarType::UInt8; };
+template <> struct CppTypeToScalarType<int8_t> { static constexpr ScalarType value = ScalarType::Int8; };
+template <> struct CppTypeToScalarType<int16_t> { static constexpr ScalarType value = ScalarType::Int16; };
 template <> struct CppTypeToScalarType<int32_t> { static constexpr ScalarType value = ScalarType::Int32; };
 template <> struct CppTypeToScalarType<int64_t> { static constexpr ScalarType value = ScalarType::Int64; };
 template <> struct CppTypeToScalarType<Half> { static constexpr ScalarType value = ScalarType::Float16; };

@@ -23,6 +23,9 @@ Scalar TensorBase::item() const {
   const void* p = impl_->data();
   switch (dtype()) {
     case ScalarType::Bool: return Scalar(*static_cast<const bool*>(p));
+    case ScalarType::UInt8: return Scalar(int64_t(*static_cast<const uint8_t*>(p)));
+    case ScalarType::Int8: return Scalar(int64_t(*static_cast<const int8_t*>(p)));
+    case ScalarType::Int16: return Scalar(int64_t(*static_cast<const int16_t*>(p)));
     case ScalarType::Int32: return Scalar(int64_t(*static_cast<const int32_t*>(p)));
     case ScalarType::Int64: return Scalar(*static_cast<const int64_t*>(p));
     case ScalarType::Float16: return Scalar(double(float(*static_cast<const Half*>(p))));

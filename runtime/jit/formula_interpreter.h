@@ -80,6 +80,8 @@ T apply_bitwise(FormulaOp op, T a, T b) {
       case FormulaOp::Bitor: return T(a | b);
       case FormulaOp::Bitxor: return T(a ^ b);
       case FormulaOp::Bitnot: return pm::bit_not(a);
+      case FormulaOp::Lshift: return pm::left_shift(a, b);
+      case FormulaOp::Rshift: return pm::right_shift(a, b);
       default: break;
     }
   }
@@ -117,6 +119,8 @@ T evaluate(const PointwiseFormula& f, const T* args, const T* scalars) {
       case FormulaOp::Bitand:
       case FormulaOp::Bitor:
       case FormulaOp::Bitxor:
+      case FormulaOp::Lshift:
+      case FormulaOp::Rshift:
       case FormulaOp::Bitnot: v[i] = apply_bitwise(n.op, a, b); break;
       default: v[i] = apply_intrinsic(n.op, a, b); break;
     }

@@ -200,6 +200,24 @@ template <typename T>
 KILN_HOST_DEVICE inline T bit_not(T x) { return T(~x); }
 KILN_HOST_DEVICE inline bool bit_not(bool x) { return !x; }
 
+// a << b and a >> b as torch's kernels: a count below 0 or beyond the type's bits shifts everything
+// out (0; a signed >> fills with the sign bit); a << works on the unsigned bits, so it wraps.
+template <typename T>
+KILN_HOST_DEVICE inline T left_shift(T a, T b) {
+  constexpr long long bits = sizeof(T) * 8;
+  const long long n = static_cast<long long>(b);
+  if (n < 0 || n >= bits) return T(0);
+  return T(static_cast<unsigned long long>(a) << n);
+}
+template <typename T>
+KILN_HOST_DEVICE inline T right_shift(T a, T b) {
+  constexpr long long max_shift = sizeof(T) * 8 - (T(-1) < T(0) ? 1 : 0);
+  const long long n = static_cast<long long>(b);
+  return T(a >> ((n < 0 || n >= max_shift) ? max_shift : n));
+}
+KILN_HOST_DEVICE inline bool left_shift(bool a, bool) { return a; }  // never reached: bool is refused
+KILN_HOST_DEVICE inline bool right_shift(bool a, bool) { return a; }
+
 // -1, 0 or 1 in x's type (0 for NaN, as torch's sign).
 template <typename T>
 KILN_HOST_DEVICE inline T sign(T x) { return T((x > T(0)) - (x < T(0))); }

@@ -147,6 +147,23 @@ TensorIterator bitwise_xor_meta(const TensorBase& self, const TensorBase& other,
   return bitwise_meta("bitwise_xor", self, other, out);
 }
 
+// torch names its shift kernels lshift / rshift, and has none for bool.
+TensorIterator shift_meta(const char* op, const char* kernel, const TensorBase& self, const TensorBase& other,
+                          const TensorBase& out) {
+  TensorIterator it(IteratorConfig::binary(op, self, other, out));
+  check_integral(kernel, it.compute_dtype());
+  KILN_CHECK(it.compute_dtype() != ScalarType::Bool, "\"", kernel, "_cpu\" not implemented for 'bool'");
+  return it;
+}
+
+TensorIterator bitwise_left_shift_meta(const TensorBase& self, const TensorBase& other, const TensorBase& out) {
+  return shift_meta("bitwise_left_shift", "lshift", self, other, out);
+}
+
+TensorIterator bitwise_right_shift_meta(const TensorBase& self, const TensorBase& other, const TensorBase& out) {
+  return shift_meta("bitwise_right_shift", "rshift", self, other, out);
+}
+
 TensorIterator bitwise_not_meta(const TensorBase& self, const TensorBase& out) {
   TensorIterator it(IteratorConfig::unary("bitwise_not", self, out));
   check_integral("bitwise_not", it.compute_dtype());
@@ -205,6 +222,14 @@ TensorIterator clamp_meta(const TensorBase& self, const std::optional<Scalar>& m
 
 TensorIterator clamp_min_meta(const TensorBase& self, const Scalar& min, const TensorBase& out) {
   return clamp_bounds_meta("clamp_min", self, min, std::nullopt, out);
+}
+
+TensorIterator hardtanh_meta(const TensorBase& self, const Scalar& min_val, const Scalar& max_val,
+                             const TensorBase& out) {
+  TensorIterator it(IteratorConfig::unary("hardtanh", self, out));
+  KILN_CHECK(it.compute_dtype() != ScalarType::UInt8 || (min_val.to_double() >= 0 && max_val.to_double() >= 0),
+             "cannot do hardtanh on an unsigned type with negative limits");
+  return it;
 }
 
 TensorIterator clamp_max_meta(const TensorBase& self, const Scalar& max, const TensorBase& out) {

@@ -22,6 +22,9 @@ TensorIterator sub_meta(const TensorBase& self, const TensorBase& other, const S
 // bitwise_and / or / xor: bool and integer dtypes only.
 TensorIterator bitwise_meta(const char* op, const TensorBase& self, const TensorBase& other, const TensorBase& out);
 TensorIterator bitwise_not_meta(const TensorBase& self, const TensorBase& out);
+// bitwise_left_shift / bitwise_right_shift: integer dtypes, not bool (torch's lshift/rshift kernels).
+TensorIterator bitwise_left_shift_meta(const TensorBase& self, const TensorBase& other, const TensorBase& out);
+TensorIterator bitwise_right_shift_meta(const TensorBase& self, const TensorBase& other, const TensorBase& out);
 TensorIterator bitwise_and_meta(const TensorBase& self, const TensorBase& other, const TensorBase& out);
 TensorIterator bitwise_or_meta(const TensorBase& self, const TensorBase& other, const TensorBase& out);
 TensorIterator bitwise_xor_meta(const TensorBase& self, const TensorBase& other, const TensorBase& out);
@@ -56,6 +59,9 @@ int choice_index(const char* op, const char* arg, const std::string& value, std:
 
 // clamp with one Scalar bound: clamp_meta's dtype rule and checks.
 TensorIterator clamp_min_meta(const TensorBase& self, const Scalar& min, const TensorBase& out);
+// hardtanh: a uint8 input takes no negative limit (torch's rule; clamp would wrap it to 255).
+TensorIterator hardtanh_meta(const TensorBase& self, const Scalar& min_val, const Scalar& max_val,
+                             const TensorBase& out);
 TensorIterator clamp_max_meta(const TensorBase& self, const Scalar& max, const TensorBase& out);
 // heaviside: self and values of one dtype (torch does not promote them).
 TensorIterator heaviside_meta(const TensorBase& self, const TensorBase& values, const TensorBase& out);

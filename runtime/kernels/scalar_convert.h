@@ -30,8 +30,11 @@ inline T checked_convert(const Scalar& value, const char* op_name) {
            v <= static_cast<double>(std::numeric_limits<T>::max());
     } else {
       const int64_t v = value.to_long();
-      ok = v >= static_cast<int64_t>(std::numeric_limits<T>::min()) &&
-           v <= static_cast<int64_t>(std::numeric_limits<T>::max());
+      // An unsigned type takes negative integers down to -max, wrapping (torch: uint8 fill_(-1) is
+      // 255, so that a - b can be a + 255 * b).
+      const int64_t lo = std::is_unsigned_v<T> ? -static_cast<int64_t>(std::numeric_limits<T>::max())
+                                               : static_cast<int64_t>(std::numeric_limits<T>::min());
+      ok = v >= lo && v <= static_cast<int64_t>(std::numeric_limits<T>::max());
     }
     KILN_CHECK(ok, op_name, "(): value cannot be converted to type ", scalar_type_name(CppTypeToScalarType<T>::value),
                " without overflow");

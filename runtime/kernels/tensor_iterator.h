@@ -51,7 +51,7 @@ struct IteratorConfig {
   // The promoted dtype, integers as the default float dtype: div, atan2.
   static IteratorConfig binary_float(const char* op, const TensorBase& self, const TensorBase& other,
                                      const TensorBase& out);
-  // Computes in the promoted dtype, writes bool: eq, lt, logical_and, isclose.
+  // Computes in the promoted dtype, writes bool: eq, lt, logical_and.
   static IteratorConfig comparison(const char* op, const TensorBase& self, const TensorBase& other,
                                    const TensorBase& out);
   // The promoted dtype of self and other, chosen by a bool condition read as bool: where.

@@ -64,7 +64,9 @@ bool add_dtypes(PyObject* module) {
   struct Alias {
     const char* name;
     ScalarType type;
-  } names[] = {{"bool", ScalarType::Bool},       {"int32", ScalarType::Int32},     {"int", ScalarType::Int32},
+  } names[] = {{"bool", ScalarType::Bool},       {"uint8", ScalarType::UInt8},     {"int8", ScalarType::Int8},
+               {"int16", ScalarType::Int16},     {"short", ScalarType::Int16},
+               {"int32", ScalarType::Int32},     {"int", ScalarType::Int32},
                {"int64", ScalarType::Int64},     {"long", ScalarType::Int64},      {"float32", ScalarType::Float32},
                {"float", ScalarType::Float32},   {"float64", ScalarType::Float64}, {"double", ScalarType::Float64},
                {"float16", ScalarType::Float16}, {"half", ScalarType::Float16},    {"bfloat16", ScalarType::BFloat16}};

@@ -86,25 +86,26 @@ PyObject* generator_initial_seed(PyObject* self, PyObject*) {
   return PyLong_FromUnsignedLongLong(gen_of(self).initial_seed());
 }
 
-// The state as a 1-D int64 tensor (kiln has no uint8 dtype): see Generator::get_state.
+// The state as torch's: a 1-D uint8 tensor of the state's bytes (Generator::get_state).
 PyObject* generator_get_state(PyObject* self, PyObject*) {
   KILN_PY_BEGIN
   const std::vector<int64_t> state = gen_of(self).get_state();
-  TensorBase t = empty_tensor({static_cast<int64_t>(state.size())}, ScalarType::Int64, Device(DeviceType::CPU));
-  std::copy(state.begin(), state.end(), static_cast<int64_t*>(t.data_ptr()));  // a host tensor, made above
+  TensorBase t = empty_tensor({static_cast<int64_t>(state.size())}, ScalarType::UInt8, Device(DeviceType::CPU));
+  std::copy(state.begin(), state.end(), static_cast<uint8_t*>(t.data_ptr()));  // a host tensor, made above
   return wrap(t);
   KILN_PY_END
 }
 
+// Restores a state: torch's uint8 bytes, or the int64 tensor of the same byte values that kiln's
+// get_state() returned before kiln had uint8 (so saved states keep working).
 PyObject* generator_set_state(PyObject* self, PyObject* arg) {
   KILN_PY_BEGIN
-  KILN_CHECK_TYPE(is_tensor(arg), "set_state(): expected a kiln.Tensor (from get_state()), got ",
-                  Py_TYPE(arg)->tp_name);
+  KILN_CHECK_TYPE(is_tensor(arg), "RNG state must be a kiln.ByteTensor, got ", Py_TYPE(arg)->tp_name);
   const Tensor& t = unpack_tensor(arg);
-  KILN_CHECK_TYPE(t.dtype() == ScalarType::Int64, "set_state(): expected an int64 tensor (from get_state()), got ",
-                  scalar_type_name(t.dtype()));
+  KILN_CHECK_TYPE(t.dtype() == ScalarType::UInt8 || t.dtype() == ScalarType::Int64,
+                  "RNG state must be a kiln.ByteTensor (got ", scalar_type_name(t.dtype()), ")");
   KILN_CHECK(t.dim() == 1, "set_state(): expected a 1-D state tensor (from get_state()), got ", t.dim(), " dims");
-  const TensorBase state = contiguous_tensor(t);
+  const TensorBase state = cast_to(contiguous_tensor(t), ScalarType::Int64);
   gen_of(self).set_state(static_cast<const int64_t*>(state.data_ptr()), state.numel());
   return new_reference(self);
   KILN_PY_END
@@ -116,7 +117,7 @@ PyMethodDef generator_methods[] = {
     {"manual_seed", generator_manual_seed, METH_O, "Seeds the generator and returns it."},
     {"seed", generator_seed, METH_NOARGS, "Seeds with a non-deterministic random number and returns it."},
     {"initial_seed", generator_initial_seed, METH_NOARGS, "The seed the generator was last seeded with."},
-    {"get_state", generator_get_state, METH_NOARGS, "The state as an int64 tensor (for set_state)."},
+    {"get_state", generator_get_state, METH_NOARGS, "The state as torch's uint8 tensor of 5056 bytes (for set_state)."},
     {"set_state", generator_set_state, METH_O, "Restores a state from get_state() and returns the generator."},
     {nullptr, nullptr, 0, nullptr},
 };

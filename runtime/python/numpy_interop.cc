@@ -26,6 +26,9 @@ ScalarType dtype_from_format(const char* format, Py_ssize_t itemsize, PyObject* 
   if (f == "e" && itemsize == 2) return ScalarType::Float16;
   if (f == "f" && itemsize == 4) return ScalarType::Float32;
   if (f == "d" && itemsize == 8) return ScalarType::Float64;
+  if (f == "B" && itemsize == 1) return ScalarType::UInt8;
+  if (f == "b" && itemsize == 1) return ScalarType::Int8;
+  if (f == "h" && itemsize == 2) return ScalarType::Int16;
   if ((f == "i" || f == "l" || f == "q") && itemsize == 4) return ScalarType::Int32;
   if ((f == "l" || f == "q") && itemsize == 8) return ScalarType::Int64;
   PyObject* dt = PyObject_GetAttrString(array, "dtype");
@@ -38,7 +41,7 @@ ScalarType dtype_from_format(const char* format, Py_ssize_t itemsize, PyObject* 
   }
   PyErr_Clear();
   throw TypeError("can't convert np.ndarray of type numpy." + name +
-                  ". The only supported types are: float64, float32, float16, int64, int32, and bool.");
+                  ". The only supported types are: float64, float32, float16, int64, int32, int16, int8, uint8, and bool.");
 }
 
 }  // namespace

@@ -161,6 +161,9 @@ int set_data(PyObject* self, PyObject* value, void*) {
 const char* typestr(ScalarType t) {
   switch (t) {
     case ScalarType::Bool: return "|b1";
+    case ScalarType::UInt8: return "|u1";
+    case ScalarType::Int8: return "|i1";
+    case ScalarType::Int16: return "<i2";
     case ScalarType::Int32: return "<i4";
     case ScalarType::Int64: return "<i8";
     case ScalarType::Float16: return "<f2";

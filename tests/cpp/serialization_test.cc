@@ -242,19 +242,32 @@ TEST(Safetensors, MalformedFiles) {
 }
 
 TEST(Safetensors, KnownDtypeKilnCannotHoldIsATypeError) {
-  const std::string f = file_of("{\"h\":{\"dtype\":\"I16\",\"shape\":[2],\"data_offsets\":[0,4]}}", "abcd");
+  const std::string f = file_of("{\"h\":{\"dtype\":\"U16\",\"shape\":[2],\"data_offsets\":[0,4]}}", "abcd");
   try {
     kiln::load_bytes(f, "f.safetensors");
     FAIL() << "no error";
   } catch (const kiln::TypeError& e) {
     EXPECT_EQ(std::string(e.what()),
-              "load_bytes: f.safetensors: tensor 'h' has dtype I16, which kiln does not support yet "
-              "(supported: BOOL, F16, BF16, I32, F32, F64, I64)");
+              "load_bytes: f.safetensors: tensor 'h' has dtype U16, which kiln does not support yet "
+              "(supported: BOOL, U8, I8, I16, F16, BF16, I32, F32, F64, I64)");
   }
   // A damaged file says so even when it also holds a dtype kiln cannot hold.
-  EXPECT_NE(load_error(file_of("{\"h\":{\"dtype\":\"I16\",\"shape\":[2],\"data_offsets\":[0,4]}}", "abc"))
+  EXPECT_NE(load_error(file_of("{\"h\":{\"dtype\":\"U16\",\"shape\":[2],\"data_offsets\":[0,4]}}", "abc"))
                 .find("run past the end of the data buffer"),
             std::string::npos);
+}
+
+TEST(Safetensors, SmallIntegerDtypes) {
+  // U8, I8 and I16 load as uint8, int8 and int16, little-endian.
+  kiln::SafetensorsFile f = kiln::load_bytes(file_of(
+      "{\"u\":{\"dtype\":\"U8\",\"shape\":[2],\"data_offsets\":[0,2]},"
+      "\"i\":{\"dtype\":\"I8\",\"shape\":[1],\"data_offsets\":[2,3]},"
+      "\"s\":{\"dtype\":\"I16\",\"shape\":[1],\"data_offsets\":[3,5]}}",
+      std::string("\xff\x01\x80\x00\x80", 5)));
+  EXPECT_EQ(f.find("u")->dtype(), kiln::ScalarType::UInt8);
+  EXPECT_EQ(bytes_of(*f.find("u")), std::string("\xff\x01", 2));
+  EXPECT_EQ(f.find("i")->item<int64_t>(), -128);
+  EXPECT_EQ(f.find("s")->item<int64_t>(), -32768);
 }
 
 TEST(Safetensors, LimitsAndOddButValidFiles) {

@@ -222,10 +222,15 @@ def test_generator_api_and_state_bytes_match_torch():
     # A state moves between the libraries, cached normal value included.
     torch.manual_seed(11)
     torch.randn(5)
-    kiln.set_rng_state(kiln.tensor(torch.get_rng_state().tolist()))
+    kiln.set_rng_state(kiln.from_numpy(torch.get_rng_state().numpy()))  # torch's uint8 tensor as it is
     np.testing.assert_array_equal(kiln.randn(9, dtype=kiln.float64).numpy(),
                                   torch.randn(9, dtype=torch.float64).numpy())
     kiln.manual_seed(12)
+    kiln.randn(5)
+    assert kiln.get_rng_state().dtype == kiln.uint8
+    torch.set_rng_state(torch.from_numpy(kiln.get_rng_state().numpy()))
+    np.testing.assert_array_equal(kiln.randn(9).numpy(), torch.randn(9).numpy())
+    kiln.manual_seed(13)
     kiln.randn(5)
     torch.set_rng_state(torch.tensor(kiln.get_rng_state().tolist(), dtype=torch.uint8))
     np.testing.assert_array_equal(kiln.randn(9).numpy(), torch.randn(9).numpy())

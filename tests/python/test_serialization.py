@@ -23,10 +23,11 @@ from kiln import nn
 
 # The reference writer lays tensors out by descending position of their dtype in its `Dtype`
 # enum (BOOL < ... < I32 < ... < F32 < ... < F64 < I64 < ...), then by name.
-REF_RANK = {"BOOL": 0, "F16": 13, "BF16": 14, "I32": 15, "F32": 17, "F64": 19, "I64": 20}
-CODE = {np.dtype(np.bool_): "BOOL", np.dtype("<i4"): "I32", np.dtype("<i8"): "I64", np.dtype("<f4"): "F32",
+REF_RANK = {"BOOL": 0, "U8": 4, "I8": 5, "I16": 11, "F16": 13, "BF16": 14, "I32": 15, "F32": 17, "F64": 19, "I64": 20}
+CODE = {np.dtype(np.bool_): "BOOL", np.dtype(np.uint8): "U8", np.dtype(np.int8): "I8", np.dtype("<i2"): "I16",
+        np.dtype("<i4"): "I32", np.dtype("<i8"): "I64", np.dtype("<f4"): "F32",
         np.dtype("<f8"): "F64", np.dtype("<f2"): "F16"}
-KILN_DTYPES = {"BOOL": kiln.bool, "I32": kiln.int32, "I64": kiln.int64, "F32": kiln.float32, "F64": kiln.float64,
+KILN_DTYPES = {"BOOL": kiln.bool, "U8": kiln.uint8, "I8": kiln.int8, "I16": kiln.int16, "I32": kiln.int32, "I64": kiln.int64, "F32": kiln.float32, "F64": kiln.float64,
                "F16": kiln.float16, "BF16": kiln.bfloat16}
 
 
@@ -88,6 +89,9 @@ def sample_arrays():
         "i32": np.array([[-(2 ** 31), 2 ** 31 - 1]], dtype=np.int32),
         "i64": np.array(-(2 ** 63), dtype=np.int64),  # 0-dim
         "bool": np.array([True, False, True]),
+        "u8": np.array([0, 1, 254, 255], dtype=np.uint8),
+        "i8": np.array([[-128], [127]], dtype=np.int8),
+        "i16": np.array([-(2 ** 15), 2 ** 15 - 1, 7], dtype=np.int16),
         "empty": np.zeros((0, 5), dtype=np.float32),
     }
 
@@ -355,9 +359,10 @@ MALFORMED = [
     ("long hostile name", file_of({"x" * 5000: entry(dtype="F3")}), RuntimeError, r"tensor 'x{100}'\.\.\. \(5000 bytes\)"),
     ("name with a newline", file_of({"a\nb": entry(dtype="?")}), RuntimeError, r"tensor 'a\\nb'"),
     # known dtypes kiln cannot hold: TypeError, after every other check passed
-    ("U8", file_of(W(dtype="U8", shape=(4,)), F4), TypeError,
-     r"tensor 'w' has dtype U8, which kiln does not support yet \(supported: BOOL, F16, BF16, I32, F32, F64, I64\)"),
-    ("I16", file_of(W(dtype="I16", shape=(2,)), F4), TypeError, "has dtype I16, which kiln does not support yet"),
+    ("U16", file_of(W(dtype="U16", shape=(2,)), F4), TypeError,
+     r"tensor 'w' has dtype U16, which kiln does not support yet \(supported: BOOL, U8, I8, I16, F16, BF16, I32, "
+     r"F32, F64, I64\)"),
+    ("U32", file_of(W(dtype="U32", shape=(1,)), F4), TypeError, "has dtype U32, which kiln does not support yet"),
     ("F8_E4M3", file_of(W(dtype="F8_E4M3", shape=(4,)), F4), TypeError, "has dtype F8_E4M3"),
     ("U64", file_of(W(dtype="U64", shape=(0,), offsets=(0, 0))), TypeError, "has dtype U64"),
     ("damaged file with BF16", file_of(W(dtype="BF16", shape=(2,)), b"abc"), RuntimeError, "run past the end"),

@@ -153,7 +153,7 @@ def test_kiln_loads_parameters_requires_grad_and_plain_values(tmp_path):
     assert back["nested"][0]["deep"][0].tolist() == [1]
 
 
-@pytest.mark.parametrize("dtype", ["uint8", "int8", "int16", "complex64"])
+@pytest.mark.parametrize("dtype", ["complex64", "complex128"])
 def test_dtypes_kiln_lacks_raise_type_error_naming_them(tmp_path, dtype):
     torch = torch_or_skip()
     torch.save({"x": torch.zeros(2, dtype=getattr(torch, dtype))}, tmp_path / "u.pt")
@@ -531,8 +531,8 @@ BAD_TENSORS = [
     ("missing record", dict(drop_record=True), RuntimeError, "has no record 'archive/data/0'"),
     ("int tensor requiring grad", dict(array=np.arange(4, dtype=np.int64), storage_type="LongStorage",
                                        requires_grad=True), RuntimeError, "floating point"),
-    ("uint8 storage", dict(array=np.zeros(4, np.uint8), storage_type="ByteStorage"), TypeError,
-     "dtype torch.uint8, which kiln does not support"),
+    ("complex storage", dict(array=np.zeros(4, np.complex64), storage_type="ComplexFloatStorage"), TypeError,
+     "dtype torch.complex64, which kiln does not support"),
     ("bad byteorder", dict(extra_records={"byteorder": b"middle"}), ValueError, "Unknown endianness type: middle"),
 ]
 

@@ -595,7 +595,7 @@ def embedding(input, weight, padding_idx=None, max_norm=None, norm_type=2.0, sca
 # ---------------------------------------------------------------- small helpers torch has
 def one_hot(tensor, num_classes=-1):
     """int64 tensor of shape tensor.shape + (num_classes,), 1 at each class index."""
-    if tensor.is_floating_point() or tensor.dtype == kiln.bool:
+    if tensor.dtype != kiln.int64:  # torch: int64 only (int32 and uint8 too are refused)
         raise RuntimeError("one_hot is only applicable to index tensor.")
     if tensor.numel() and tensor.min().item() < 0:
         raise RuntimeError("Class values must be non-negative.")

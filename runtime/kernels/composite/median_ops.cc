@@ -98,11 +98,14 @@ std::tuple<TensorBase, TensorBase> median_with_indices(const Tensor& self_in, in
 
 TensorBase median_all(const Tensor& self, bool ignore_nan, const char* op) {
   if (self.numel() == 0) {
-    // torch's NaN, converted to an integer dtype as its kernel does (the lowest value).
+    // torch's NaN, converted to an integer dtype as its kernel does.
     if (self.is_floating_point()) return kiln::full({}, Scalar(std::numeric_limits<double>::quiet_NaN()), self.scalar_type());
-    const int64_t lowest = self.scalar_type() == ScalarType::Int32 ? std::numeric_limits<int32_t>::min()
-                                                                   : std::numeric_limits<int64_t>::min();
-    return kiln::full({}, Scalar(lowest), self.scalar_type());
+    // NaN converts to int32's and int64's lowest value, and to 0 in the narrower types (convert.h).
+    int64_t nan_as_int = 0;
+    KILN_DISPATCH_INTEGRAL_TYPES(self.scalar_type(), "median", [&] {
+      nan_as_int = static_cast<int64_t>(convert<scalar_t>(std::numeric_limits<double>::quiet_NaN()));
+    });
+    return kiln::full({}, Scalar(nan_as_int), self.scalar_type());
   }
   return std::get<0>(median_with_indices(kiln::reshape(self, {-1}), 0, false, ignore_nan, op));
 }

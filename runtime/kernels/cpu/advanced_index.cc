@@ -62,7 +62,8 @@ IndexPlan plan_index(const char* name, const TensorBase& self, const std::vector
       continue;
     }
     KILN_CHECK(t.is_cpu(), name, "(): indices must be CPU tensors");
-    if (t.dtype() == ScalarType::Bool) {
+    // A uint8 tensor is a mask too, as in torch 1.13 (deprecated there; Python's [] warns).
+    if (t.dtype() == ScalarType::Bool || t.dtype() == ScalarType::UInt8) {
       KILN_CHECK_INDEX(t.dim() > 0, name, "(): 0-dim bool indices are not supported here; index with None first");
       const int64_t at = static_cast<int64_t>(indices.size());
       KILN_CHECK_INDEX(at + t.dim() <= self.dim(), "too many indices for tensor of dimension ", self.dim());
@@ -78,7 +79,7 @@ IndexPlan plan_index(const char* name, const TensorBase& self, const std::vector
       }
       continue;
     }
-    KILN_CHECK_INDEX(is_integral_type(t.dtype(), false), "tensors used as indices must be long, int or bool tensors");
+    KILN_CHECK_INDEX(is_index_type(t.dtype()), "tensors used as indices must be long, int or bool tensors");
     indices.push_back(t);
   }
   KILN_CHECK_INDEX(static_cast<int64_t>(indices.size()) <= self.dim(), "too many indices for tensor of dimension ",

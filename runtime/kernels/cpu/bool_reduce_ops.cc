@@ -1,5 +1,6 @@
-// all / any (bool results; any dtype is read as "nonzero"). Contiguous lines of
-// float32, float64, int32 and int64 are scanned by the vector loops, stopping at the answer.
+// all / any (bool results, uint8 for a uint8 input as torch; any dtype is read as "nonzero").
+// Contiguous lines of float32, float64, int32 and int64 are scanned by the vector loops, stopping
+// at the answer.
 #include "generated/kernels/all.h"
 #include "generated/kernels/any.h"
 #include "runtime/kernels/cpu/loops.h"
@@ -55,15 +56,22 @@ TensorBase bool_reduce(const TensorBase& self, std::optional<int64_t> dim, bool 
   return out;
 }
 
+// torch keeps uint8 for all/any of a uint8 tensor (from the days masks were uint8), 0 or 1.
+TensorBase bool_reduce_result(const TensorBase& self, std::optional<int64_t> dim, bool keepdim, bool is_all,
+                              const char* name) {
+  TensorBase out = bool_reduce(self, dim, keepdim, is_all, name);
+  return self.dtype() == ScalarType::UInt8 ? cast_to(out, ScalarType::UInt8) : out;
+}
+
 }  // namespace
 
-TensorBase all(const TensorBase& self) { return bool_reduce(self, std::nullopt, false, true, "all"); }
+TensorBase all(const TensorBase& self) { return bool_reduce_result(self, std::nullopt, false, true, "all"); }
 TensorBase all_dim(const TensorBase& self, int64_t dim, bool keepdim) {
-  return bool_reduce(self, dim, keepdim, true, "all");
+  return bool_reduce_result(self, dim, keepdim, true, "all");
 }
-TensorBase any(const TensorBase& self) { return bool_reduce(self, std::nullopt, false, false, "any"); }
+TensorBase any(const TensorBase& self) { return bool_reduce_result(self, std::nullopt, false, false, "any"); }
 TensorBase any_dim(const TensorBase& self, int64_t dim, bool keepdim) {
-  return bool_reduce(self, dim, keepdim, false, "any");
+  return bool_reduce_result(self, dim, keepdim, false, "any");
 }
 
 }  // namespace cpu

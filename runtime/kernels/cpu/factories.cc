@@ -72,9 +72,15 @@ TensorBase linspace(const Scalar& start, const Scalar& end, int64_t steps, const
   KILN_CHECK(!device || device->is_cpu(), "linspace(): device ", device ? device->str() : "", " is not available");
   KILN_CHECK(steps >= 0, "linspace(): number of steps must be non-negative");
   TensorBase t = empty_cpu({steps}, dtype.value_or(default_dtype()));
-  const double a = start.to_double(), b = end.to_double();
-  const double step = steps > 1 ? (b - a) / static_cast<double>(steps - 1) : 0.0;
+  if (is_integral_type(t.dtype(), /*include_bool=*/false)) {
+    check_scalar_fits(start, t.dtype(), "linspace");
+    check_scalar_fits(end, t.dtype(), "linspace");
+  }
   KILN_DISPATCH_NUMERIC_TYPES_AND_REDUCED(t.dtype(), "linspace", [&] {
+    // An integer result takes its bounds in its own dtype first, as torch (uint8 -10 is 246).
+    const double a = is_floating_v<scalar_t> ? start.to_double() : static_cast<double>(start.to<scalar_t>());
+    const double b = is_floating_v<scalar_t> ? end.to_double() : static_cast<double>(end.to<scalar_t>());
+    const double step = steps > 1 ? (b - a) / static_cast<double>(steps - 1) : 0.0;
     scalar_t* p = static_cast<scalar_t*>(t.data_ptr());
     // Symmetric from both ends, as PyTorch, so the last value is exactly `end`.
     for (int64_t i = 0; i < steps; ++i)

@@ -14,7 +14,7 @@ namespace {
 // range, as in torch's index_select (only indexing with [] counts from the end).
 std::vector<int64_t> checked_indices(const TensorBase& index, int64_t size, const char* name) {
   KILN_CHECK(index.dim() <= 1, name, "(): index should have 1 or 0 dimensions, got ", index.dim());
-  KILN_CHECK(is_integral_type(index.dtype(), false), name, "(): Expected dtype int32/int64 for index, got ",
+  KILN_CHECK(is_index_type(index.dtype()), name, "(): Expected dtype int32/int64 for index, got ",
              scalar_type_name(index.dtype()));
   TensorBase idx = cast_to(contiguous_cpu(index), ScalarType::Int64);
   const int64_t* p = static_cast<const int64_t*>(idx.data_ptr());

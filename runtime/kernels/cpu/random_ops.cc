@@ -52,14 +52,18 @@ namespace {
 // The largest integer n such that every integer up to n is exact in `dtype` (random_'s bounds).
 int64_t exact_int_limit(ScalarType dtype) {
   switch (dtype) {
-    case ScalarType::Bool: return 1;
-    case ScalarType::Int32: return std::numeric_limits<int32_t>::max();
     case ScalarType::Float16: return int64_t{1} << 11;
     case ScalarType::BFloat16: return int64_t{1} << 8;
     case ScalarType::Float32: return int64_t{1} << 24;
     case ScalarType::Float64: return int64_t{1} << 53;
-    default: return std::numeric_limits<int64_t>::max();
+    default: return integer_type_max(dtype);  // bool and the integers
   }
+}
+
+// The smallest value random_(from, to) may start at: an integer type's minimum (0 for bool and
+// uint8), the negated exact limit of a floating one.
+int64_t lowest_random_value(ScalarType dtype) {
+  return is_integral_type(dtype, /*include_bool=*/true) ? integer_type_min(dtype) : -exact_int_limit(dtype);
 }
 
 }  // namespace
@@ -125,8 +129,7 @@ TensorBase random_from(const TensorBase& self, int64_t from, const std::optional
   KILN_CHECK(from <= last, "random_(): expects 'from' to be at most ", last, " for ", scalar_type_name(dtype),
              ", but got from=", from);
   // As torch: both ends of [from, last] must fit the dtype, never wrap.
-  const int64_t lowest = dtype == ScalarType::Bool ? 0 : dtype == ScalarType::Int32
-                             ? std::numeric_limits<int32_t>::min() : -exact_int_limit(dtype);
+  const int64_t lowest = lowest_random_value(dtype);
   KILN_CHECK(last <= exact_int_limit(dtype), "random_(): to - 1 is out of bounds for ", scalar_type_name(dtype),
              " (got to=", last + 1, ")");
   KILN_CHECK(from >= lowest, "random_(): from is out of bounds for ", scalar_type_name(dtype), " (got from=", from,

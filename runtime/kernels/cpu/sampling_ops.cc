@@ -157,7 +157,7 @@ TensorBase randperm(int64_t n, Generator* generator, const std::optional<ScalarT
   KILN_CHECK(n >= 0, "randperm(): n must be non-negative, got ", n);
   const ScalarType t = dtype.value_or(ScalarType::Int64);  // torch: int64 whatever the default dtype
   // Every value up to n - 1 must be exact in the result's dtype.
-  KILN_CHECK(t != ScalarType::Int32 || n - 1 <= std::numeric_limits<int32_t>::max(),
+  KILN_CHECK(!is_integral_type(t, /*include_bool=*/false) || n - 1 <= integer_type_max(t),
              "randperm(): n is too large for result tensor type: '", scalar_type_name(t), "'");
   KILN_CHECK(t != ScalarType::Float32 || n <= (int64_t{1} << 24) + 1,
              "randperm(): n cannot be greater than 2^24+1 for Float type.");

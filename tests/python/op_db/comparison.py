@@ -11,7 +11,7 @@ import operator
 import numpy as np
 
 from .pointwise import binary, scalar_other
-from .record import ALL, FLOATS, ErrorInput, Sample, always, values
+from .record import ALL, FLOATS, ErrorInput, Sample, always, values, wrap_int_scalar
 
 FAMILY = "comparison"
 
@@ -78,7 +78,7 @@ def _scalar_errors(name):
 def comparison(base, ref, op):
     """The Tensor and Scalar overloads of one comparison."""
     tensor = binary(f"{base}.Tensor", ref, dtypes=ALL, result=always("bool"), operator=op)
-    scalar = scalar_other(f"{base}.Scalar", ref, dtypes=ALL, result=always("bool"), operator=op,
+    scalar = scalar_other(f"{base}.Scalar", lambda a, c: ref(a, wrap_int_scalar(a, c)), dtypes=ALL, result=always("bool"), operator=op,
                           error_inputs=_scalar_errors(base), differentiable=False)  # composite of .Tensor
     return [_extend(tensor, _extra_tensor_samples), _extend(scalar, _extra_scalar_samples)]
 

@@ -2,7 +2,7 @@
 addbmm, meshgrid, fliplr/flipud/rot90, tile, repeat_interleave, index_add/copy/fill, masked_scatter."""
 import numpy as np
 
-from .record import ALL, FLOATS, NUMERIC, ErrorInput, OpRecord, Sample, always, values
+from .record import ALL, FLOATS, INTEGRAL, NUMERIC, ErrorInput, OpRecord, Sample, always, values
 
 FAMILY = "composites_more"
 _NO_0DIM = "needs at least one (or two) dims: a 0-dim input raises, as torch (error inputs)"
@@ -187,7 +187,7 @@ RECORDS = [
                               _err(lambda k: k.diag_embed(k.ones(2), 0, 0, 3), IndexError, "out of range", "dim out of range")]),
     OpRecord("trace", FAMILY, NUMERIC, lambda d: [Sample((_v((3, 4), d),), note="3x4"), Sample((_v((0, 2), d),), note="empty"),
                                               Sample((_t(_v((4, 3), d)),), note="transposed")],
-             ref=_trace_ref, result_dtype=lambda s, d: "int64" if d in ("bool", "int32", "int64") else d, no_zero_dim=_NO_0DIM,
+             ref=_trace_ref, result_dtype=lambda s, d: "int64" if d in INTEGRAL else d, no_zero_dim=_NO_0DIM,
              error_inputs=lambda: [_err(lambda k: k.trace(k.ones(2, 2, 2)), RuntimeError, "expected a matrix", "3-D input")]),
     OpRecord("cross", FAMILY, NUMERIC, lambda d: [
         Sample((_v((4, 3), d), _v((4, 3), d, 1)), note="first size-3 dim"), Sample((_v((3, 2), d), _v((3, 2), d, 1)), {"dim": 0}, note="dim 0"),

@@ -190,8 +190,10 @@ def _ones_ref(size, dtype=np.float32, **_):
 
 def _fill_values(d):
     """Fill values for dtype d, including ones of another kind (2.5 into an int truncates)."""
-    return {"bool": (True, False, 3), "int32": (3, -2, 2.5, True), "int64": (-7, 2 ** 40, -2.5),
-            "float32": (2.5, -1, True), "float64": (-1.25, 3, 1e300)}[d]
+    # (The first value fits every dtype: it is also the fill of the dtype= samples.)
+    return {"bool": (True, False, 3), "uint8": (3, 200, -1, 2.5, True), "int8": (5, -128, 127, -2.5),
+            "int16": (7, -300, 2.5, True), "int32": (3, -2, 2.5, True), "int64": (-7, 2 ** 40, -2.5),
+            "float32": (2.5, -1, True), "float64": (2.25, -1.25, 3, 1e300)}[d]
 
 
 def _inferred(value):
@@ -294,6 +296,8 @@ def _linspace_samples(d):
 
 
 def _linspace_ref(start, end, steps, dtype=None, **_):
+    if dtype is not None and np.dtype(dtype).kind == "u":  # the bounds wrap into uint8 first, as torch's
+        start, end = (int(np.array(v, dtype=np.int64).astype(dtype)) for v in (start, end))
     v = np.linspace(start, end, steps, dtype=np.float64)
     return v.astype(dtype or NP_DTYPE[DEFAULT_FLOAT])   # float -> int truncates, as kiln and torch
 
@@ -389,7 +393,7 @@ def _normal_check(kiln, result, sample):
 
 
 def _int_range(d):
-    return (0, 2) if d == "bool" else (-3, 4)
+    return (0, 2) if d == "bool" else (1, 8) if d == "uint8" else (-3, 4)
 
 
 def _random_samples(d):
@@ -399,7 +403,7 @@ def _random_samples(d):
     if d != "bool":
         out.append(Sample((np.zeros(LARGE, dtype=NP_DTYPE[d]), 10, 13), note="large, [10, 13)"))
         out.append(Sample((values((3, 4), d), 7, 8), note="one value: [7, 8)"))
-    big = {"int32": (-2 ** 31, 2 ** 31 - 1), "int64": (-2 ** 62, 2 ** 62), "float32": (-2 ** 24, 2 ** 24),
+    big = {"uint8": (0, 255), "int8": (-128, 127), "int16": (-2 ** 15, 2 ** 15 - 1), "int32": (-2 ** 31, 2 ** 31 - 1), "int64": (-2 ** 62, 2 ** 62), "float32": (-2 ** 24, 2 ** 24),
            "float64": (-2 ** 53, 2 ** 53)}
     if d in big:
         out.append(Sample((np.zeros(LARGE, dtype=NP_DTYPE[d]),) + big[d], note="large, the dtype's exact range"))
@@ -442,7 +446,7 @@ def _random_to_check(kiln, result, sample):
 
 
 # random_() without bounds draws from [0, top]: torch's uniform_int (2^mantissa for floats).
-_RANDOM_TOP = {"bool": 1, "int32": 2 ** 31 - 1, "int64": 2 ** 63 - 1, "float32": 2 ** 24, "float64": 2 ** 53}
+_RANDOM_TOP = {"bool": 1, "uint8": 255, "int8": 127, "int16": 2 ** 15 - 1, "int32": 2 ** 31 - 1, "int64": 2 ** 63 - 1, "float32": 2 ** 24, "float64": 2 ** 53}
 
 
 def _random_full_samples(d):

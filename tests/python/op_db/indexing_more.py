@@ -122,7 +122,7 @@ def _scatter_ref(a, dim, index, src):
 
 
 def _scatter_value(dtype):
-    return {"bool": True, "int32": 3, "int64": -3, "float32": 2.5, "float64": -1.5}[dtype]
+    return {"bool": True, "uint8": 200, "int8": -100, "int16": -300, "int32": 3, "int64": -3, "float32": 2.5, "float64": -1.5}[dtype]
 
 
 def _scatter_value_samples(dtype):

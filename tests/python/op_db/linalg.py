@@ -117,7 +117,7 @@ RECORDS = [
 ]
 
 # ----------------------------------------------------------------------------- dot, mv, outer, addmm
-NUMERIC_LINALG = ("int32", "int64", "float32", "float64")
+NUMERIC_LINALG = ("uint8", "int8", "int16", "int32", "int64", "float32", "float64")
 
 
 def _vector_samples(d):

@@ -5,7 +5,7 @@ import operator
 
 import numpy as np
 
-from .record import (ALL, FLOATS, INTEGRAL, NUMERIC, ErrorInput, OpRecord, Sample, always, promoted,
+from .record import (ALL, FLOATS, INTEGRAL, INTS, NUMERIC, wrap_int_scalar, ErrorInput, OpRecord, Sample, always, promoted,
                      promoted_float, same_dtype, shape_samples, values)
 
 FAMILY = "pointwise"
@@ -57,6 +57,25 @@ def _shape_mismatch(name):
                                "must match the size", "shapes (2,3) and (4,) do not broadcast")]
 
 
+
+def _shift_operands(a, b):
+    dt = np.result_type(a, b)
+    return np.asarray(a).astype(dt), np.asarray(b).astype(dt), dt, dt.itemsize * 8
+
+
+def _left_shift_ref(a, b):
+    """torch's <<: counts below 0 or of the type's width and more give 0; the bits wrap."""
+    a, b, dt, bits = _shift_operands(a, b)
+    inside = (b >= 0) & (b < bits)
+    return np.where(inside, np.left_shift(a, np.where(inside, b, 0)), 0).astype(dt)
+
+
+def _right_shift_ref(a, b):
+    """torch's >>: counts out of range shift by the width (less the sign bit: -1 or 0 remains)."""
+    a, b, dt, bits = _shift_operands(a, b)
+    most = bits - (1 if dt.kind == "i" else 0)
+    return np.right_shift(a, np.where((b >= 0) & (b < most), b, most).astype(dt)).astype(dt)
+
 def unary(name, ref, dtypes=ALL, result=same_dtype, domain="real", **kw):
     return OpRecord(name, FAMILY, dtypes, lambda d: shape_samples(d, 1, domain), ref=ref, result_dtype=result,
                     domain=domain, **kw)
@@ -88,6 +107,7 @@ def _floor_div_ref(a, b):
 
 
 def _div_mode_ref(a, b, rounding_mode=None):
+    b = wrap_int_scalar(a, b)
     if rounding_mode is None:
         return np.true_divide(a, b)
     if rounding_mode == "floor":
@@ -178,6 +198,7 @@ def _clamp_samples(d):
 
 
 def _clamp_ref(x, min=None, max=None):
+    min, max = wrap_int_scalar(x, min), wrap_int_scalar(x, max)
     if min is not None:
         x = np.maximum(x, min)
     if max is not None:
@@ -357,9 +378,13 @@ RECORDS = [
     OpRecord("silu", FAMILY, FLOATS, _with_kwargs({}), ref=lambda x: x / (1 + np.exp(-x))),
     OpRecord("leaky_relu", FAMILY, FLOATS, _with_kwargs({}, {"negative_slope": 0.2}),
              ref=lambda x, negative_slope=0.01: np.where(x > 0, x, x * negative_slope)),
-    OpRecord("hardtanh", FAMILY, NUMERIC, lambda d: _with_kwargs({})(d) + (
+    OpRecord("hardtanh", FAMILY, NUMERIC, lambda d: (_with_kwargs({})(d) if d != "uint8" else
+                                                     _with_kwargs({"min_val": 1, "max_val": 3})(d)) + (
         _with_kwargs({"min_val": -2.5, "max_val": 0.5})(d) if d in FLOATS else []),
-        ref=lambda x, min_val=-1, max_val=1: np.clip(x, min_val, max_val)),
+        ref=lambda x, min_val=-1, max_val=1: np.clip(x, min_val, max_val),
+        error_inputs=lambda: [ErrorInput(lambda k: k.hardtanh(k.ones(2, dtype=k.uint8)), RuntimeError,
+                                         "cannot do hardtanh on an unsigned type with negative limits",
+                                         "uint8 with the default limits")]),
     OpRecord("softplus", FAMILY, FLOATS, _with_kwargs({}, {"beta": 2, "threshold": 1}), ref=_softplus_ref),
     OpRecord("elu", FAMILY, FLOATS, _with_kwargs({}, {"alpha": 0.5, "scale": 2.0, "input_scale": 1.5}), ref=_elu_ref),
     *[OpRecord(name, FAMILY, FLOATS, _with_kwargs({}), ref=lambda x: _elu_ref(x, _SELU_ALPHA, _SELU_SCALE))
@@ -413,6 +438,8 @@ RECORDS = [
     binary("bitwise_or.Tensor", np.bitwise_or, dtypes=INTEGRAL, operator=operator.or_),
     binary("bitwise_xor.Tensor", np.bitwise_xor, dtypes=INTEGRAL, operator=operator.xor),
     unary("bitwise_not", np.invert, dtypes=INTEGRAL, operator=operator.invert),
+    binary("bitwise_left_shift.Tensor", _left_shift_ref, dtypes=INTS, operator=operator.lshift),
+    binary("bitwise_right_shift.Tensor", _right_shift_ref, dtypes=INTS, operator=operator.rshift),
     # selection
     OpRecord("where.self", FAMILY, ALL, _where_samples, ref=np.where, result_dtype=_where_result),
     OpRecord("masked_fill.Scalar", FAMILY, ALL, _masked_fill_samples, ref=_masked_fill_ref),

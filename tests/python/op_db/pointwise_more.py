@@ -97,8 +97,10 @@ RECORDS = [
     OpRecord("nan_to_num", FAMILY, ALL, _nan_to_num_samples, ref=_nan_to_num_ref),
     OpRecord("nan_to_num_", FAMILY, ALL, _nan_to_num_samples, ref=_nan_to_num_ref),
     OpRecord("_nan_to_num", FAMILY, ALL,
-             lambda d: [Sample((_special(d) if d in FLOATS else values((5,), d), 0.5, 9.0, -9.0), note="special")] +
-             [Sample((s.args[0], 0.5, 9.0, -9.0), note=s.note) for s in shape_samples(d)],
+             # (uint8 takes no negative float: torch refuses -9.0 as a uint8 Scalar)
+             lambda d: [Sample((_special(d) if d in FLOATS else values((5,), d), 0.5, 9.0,
+                                -9.0 if d != "uint8" else 1.0), note="special")] +
+             [Sample((s.args[0], 0.5, 9.0, -9.0 if d != "uint8" else 1.0), note=s.note) for s in shape_samples(d)],
              ref=lambda x, n, p, m: np.nan_to_num(x, nan=n, posinf=p, neginf=m) if x.dtype.kind == "f" else x.copy(),
              api="_C._nan_to_num"),
     OpRecord("addcmul", FAMILY, NUMERIC, lambda d: _addc_samples(d, False), ref=_addcmul_ref, result_dtype=promoted),

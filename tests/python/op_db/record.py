@@ -14,14 +14,16 @@ from typing import Any, Callable, Dict, List, Optional, Sequence, Tuple
 import numpy as np
 
 # kiln's dtypes, by name (kiln.<name>), and the NumPy dtype holding the same values.
-ALL = ("bool", "int32", "int64", "float32", "float64")
-NUMERIC = ("int32", "int64", "float32", "float64")
-INTEGRAL = ("bool", "int32", "int64")
-INTS = ("int32", "int64")
+ALL = ("bool", "uint8", "int8", "int16", "int32", "int64", "float32", "float64")
+NUMERIC = ("uint8", "int8", "int16", "int32", "int64", "float32", "float64")
+INTEGRAL = ("bool", "uint8", "int8", "int16", "int32", "int64")
+INTS = ("uint8", "int8", "int16", "int32", "int64")
+SMALL_INTS = ("uint8", "int8", "int16")  # torch's narrow integers: arithmetic wraps around in them
 FLOATS = ("float32", "float64")
-NP_DTYPE = {"bool": np.bool_, "int32": np.int32, "int64": np.int64, "float32": np.float32, "float64": np.float64}
-CATEGORY = {"bool": 0, "int32": 1, "int64": 1, "float32": 2, "float64": 2}
-_ORDER = {"bool": 0, "int32": 1, "int64": 2, "float32": 3, "float64": 4}
+NP_DTYPE = {"bool": np.bool_, "uint8": np.uint8, "int8": np.int8, "int16": np.int16, "int32": np.int32,
+            "int64": np.int64, "float32": np.float32, "float64": np.float64}
+CATEGORY = {"bool": 0, "uint8": 1, "int8": 1, "int16": 1, "int32": 1, "int64": 1, "float32": 2, "float64": 2}
+_ORDER = {"bool": 0, "uint8": 1, "int8": 1, "int16": 2, "int32": 3, "int64": 4, "float32": 5, "float64": 6}
 
 # Domains (for the coverage table and the sample makers): where sample values are drawn from.
 DOMAINS = {
@@ -139,8 +141,10 @@ def values(shape, dtype: str, domain: str = "real", seed: int = 0) -> np.ndarray
         return np.asarray(rng.random(shape) < 0.5)
     if dtype in INTS:
         ilo, ihi = (1, 5) if domain in ("positive", "nonzero") else (int(lo), int(hi))
+        if dtype == "uint8":  # no negative values to draw: the domain's non-negative part
+            ilo, ihi = max(ilo, 0), max(ihi, 1)
         v = rng.integers(ilo, ihi + 1, size=shape)
-        if domain == "nonzero":
+        if domain == "nonzero" and dtype != "uint8":
             v = v * rng.choice([-1, 1], size=shape)
         return np.asarray(v, dtype=NP_DTYPE[dtype])
     v = rng.uniform(lo, hi, size=shape)
@@ -176,11 +180,22 @@ def shape_samples(dtype: str, nargs: int = 1, domain: str = "real", extra=(), kw
     return out
 
 
+def wrap_int_scalar(a, c):
+    """A Python int operand as torch uses it with an integer tensor `a`: converted to a's dtype,
+    wrapping (uint8 with -1 compares, divides and clamps as with 255)."""
+    if isinstance(c, (int, np.integer)) and not isinstance(c, (bool, np.bool_)) and \
+            isinstance(a, np.ndarray) and a.dtype.kind in "iu":
+        return np.array(c, dtype=np.int64).astype(a.dtype)[()]
+    return c
+
+
 # ----------------------------------------------------------------------------- result dtypes
 def promote(a: str, b: str) -> str:
     """PyTorch's promote_types on kiln's dtypes."""
     if CATEGORY[a] != CATEGORY[b]:
         return a if CATEGORY[a] > CATEGORY[b] else b
+    if {a, b} == {"uint8", "int8"}:  # neither holds the other
+        return "int16"
     return a if _ORDER[a] >= _ORDER[b] else b
 
 

@@ -351,6 +351,11 @@ def _arg_errors(name):
     ]
 
 
+
+def _bool_or_byte(sample, dtype):
+    """all / any: bool, but uint8 for a uint8 input (torch's legacy masks)."""
+    return "uint8" if dtype == "uint8" else "bool"
+
 # -------- prod
 def _large_ints(d):
     """Integers whose product / sum does not fit in int32 (the result is int64)."""
@@ -640,8 +645,11 @@ def _median_dim_ref(ignore_nan):
 
 def _median_full_ref(ignore_nan):
     def ref(x):
-        if x.size == 0:  # torch's NaN; in an integral dtype the value its conversion gives (the lowest)
-            return np.asarray(np.nan if x.dtype.kind == "f" else np.iinfo(x.dtype).min, dtype=x.dtype)
+        if x.size == 0:  # torch's NaN; in an integral dtype the value its conversion gives: the
+            # lowest for int32 and int64, 0 for the narrower types (they keep that int32's low bits)
+            if x.dtype.kind == "f":
+                return np.asarray(np.nan, dtype=x.dtype)
+            return np.asarray(np.iinfo(x.dtype).min if x.dtype.itemsize >= 4 else 0, dtype=x.dtype)
         flat = x.reshape(-1)
         return np.asarray(flat[_median_position(flat, ignore_nan)])
     return ref
@@ -765,10 +773,10 @@ RECORDS = [
     OpRecord("prod.dim_int", FAMILY, ALL, _prod_dim_samples, ref=_prod_dim_ref, result_dtype=_sum_result,
              domain="nonzero", grad_samples=_grad(_prod_dim_samples), out_sets_dtype=True,
              gradgrad=_PROD_GRADGRAD),
-    OpRecord("all", FAMILY, ALL, _all_full_samples, ref=_full_ref(np.all), result_dtype=always("bool")),
-    OpRecord("all.dim", FAMILY, ALL, _all_dim_samples, ref=_bool_ref(np.all), result_dtype=always("bool")),
-    OpRecord("any", FAMILY, ALL, _all_full_samples, ref=_full_ref(np.any), result_dtype=always("bool")),
-    OpRecord("any.dim", FAMILY, ALL, _all_dim_samples, ref=_bool_ref(np.any), result_dtype=always("bool")),
+    OpRecord("all", FAMILY, ALL, _all_full_samples, ref=_full_ref(np.all), result_dtype=_bool_or_byte),
+    OpRecord("all.dim", FAMILY, ALL, _all_dim_samples, ref=_bool_ref(np.all), result_dtype=_bool_or_byte),
+    OpRecord("any", FAMILY, ALL, _all_full_samples, ref=_full_ref(np.any), result_dtype=_bool_or_byte),
+    OpRecord("any.dim", FAMILY, ALL, _all_dim_samples, ref=_bool_ref(np.any), result_dtype=_bool_or_byte),
     OpRecord("sum", FAMILY, ALL, _sum_full_samples, ref=_sum_ref, result_dtype=_sum_result,
              grad_samples=_grad(_sum_full_samples), error_inputs=_sum_dtype_errors),
     OpRecord("sum.dim_IntList", FAMILY, ALL, _sum_dim_samples, ref=_sum_ref, result_dtype=_sum_result,

@@ -115,6 +115,7 @@ def _view_dtype_samples(dtype):
     # (float32 arrives at the reference as float64, so its samples view it as itself; int32 covers
     # the 4-byte reinterpretation.)
     same_size = {"float32": "float32", "int32": "float32", "float64": "int64", "int64": "float64",
+                 "uint8": "int8", "int8": "bool", "int16": "int16",
                  "float16": "float16", "bfloat16": "bfloat16", "bool": "bool"}
     other = same_size[dtype]
     out = [Sample((values(s, dtype), DType(other)), note=f"shape {s} as {other}") for s in [(), (0,), (3, 4)]]

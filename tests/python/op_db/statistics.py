@@ -6,7 +6,7 @@ cumsum and cumprod of bool and integers accumulate in int64 (the result dtype), 
 """
 import numpy as np
 
-from .record import FLOATS, NUMERIC, SHAPES, DType, ErrorInput, OpRecord, Sample, always, values
+from .record import FLOATS, INTEGRAL, NUMERIC, SHAPES, DType, ErrorInput, OpRecord, Sample, always, values
 from .reduction import _axes, _multi_dim_samples
 
 FAMILY = "statistics"
@@ -126,7 +126,7 @@ def _cumsum_samples(d):
 def _cumsum_result(sample, dtype):
     if "dtype" in sample.kwargs:
         return str(sample.kwargs["dtype"])
-    return "int64" if dtype in ("bool", "int32", "int64") else dtype
+    return "int64" if dtype in INTEGRAL else dtype
 
 
 RECORDS = [
