@@ -9,7 +9,7 @@ cd "$(dirname "$0")/.."
 seconds="${1:-600}"
 workers="${2:-1}"
 bash tools/setup.sh
-bazel_fuzz=(bazel --output_base="$HOME/.cache/kiln-bazel-fuzz")
+bazel_fuzz=(bazel --output_base="${KILN_FUZZ_OUTPUT_BASE:-$HOME/.cache/kiln-bazel-fuzz}")
 "${bazel_fuzz[@]}" build --config=fuzz --symlink_prefix=/ //tests:kiln_fuzzer
 fuzzer="$("${bazel_fuzz[@]}" info --config=fuzz bazel-bin)/tests/kiln_fuzzer"
 repo="$PWD"
