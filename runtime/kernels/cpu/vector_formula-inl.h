@@ -2,17 +2,17 @@
 // the formula intrinsics over vectors (kv::Exp, kv::Log, ...) and the loop that runs a formula over
 // a contiguous float32 run, in one of three kinds of lanes (codegen/pointwise.py, vector_kind):
 //
-// * float lanes on Sleef, for formulas with exp, log, log1p, sin, cos, erf or another of
-//   SLEEF_INTRINSICS (codegen/pointwise.py: the trigonometric, hyperbolic, log2/log10/exp2 and erfc
+// * float lanes on Sleef, for formulas with exp, log, log1p, sin, cos, erf, tanh or another of
+//   SLEEF_INTRINSICS (codegen/pointwise.py: the trigonometric, hyperbolic, log2/log10 and erfc
 //   functions torch's CPU kernels take from Sleef, and asinh/acosh/atanh): the intrinsics are
-//   Sleef's u10 float functions (vector_sleef-inl.h; erf on AVX2 and AVX3 is kiln's own,
-//   vector_erf-inl.h), the ones torch's CPU kernels call, at full
+//   Sleef's u10 float functions (vector_sleef-inl.h; erf and tanh on AVX2 and AVX3 are kiln's own,
+//   vector_erf-inl.h, vector_tanh-inl.h), the ones torch's CPU kernels call, at full
 //   float32 width; the formula is rounded after every step, as torch does. Double lanes lost to
 //   torch on speed there (docs/ARCHITECTURE.md: exp 24.9 ms against torch's 13.6), and torch is
 //   the accuracy bar (tests/python/test_vector_formulas.py: never more ulps than torch on the same
 //   inputs). On SSE4 (no FMA, where Sleef's builds are less accurate than torch's) they compute in
 //   double instead: FloatLanes below.
-// * double lanes, for formulas with another transcendental intrinsic (expm1, tanh; hypot and atan2
+// * double lanes, for formulas with another transcendental intrinsic (expm1, exp2; hypot and atan2
 //   run in double lanes only), where they are
 //   faster than torch: each input is widened, the whole formula is evaluated in double with
 //   Highway's vector math, and the result is rounded to float32 once. Highway's float32 functions
