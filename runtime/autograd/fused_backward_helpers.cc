@@ -3,9 +3,7 @@
 // differentiable ops (fused_backward_helpers.h).
 #include "runtime/autograd/fused_backward_helpers.h"
 
-#include <cmath>
 #include <functional>
-#include <limits>
 
 #include "generated/api/_gru_cell_fused_backward.h"
 #include "generated/api/_lstm_cell_fused_backward.h"
@@ -13,21 +11,17 @@
 #include "generated/api/_scaled_dot_product_attention_backward.h"
 #include "generated/api/add.h"
 #include "generated/api/cat.h"
-#include "generated/api/logical_not.h"
-#include "generated/api/masked_fill.h"
 #include "generated/api/matmul.h"
 #include "generated/api/mm.h"
 #include "generated/api/mul.h"
 #include "generated/api/narrow.h"
-#include "generated/api/ones.h"
 #include "generated/api/sigmoid.h"
 #include "generated/api/softmax.h"
 #include "generated/api/sub.h"
 #include "generated/api/t.h"
 #include "generated/api/tanh.h"
-#include "generated/api/transpose.h"
-#include "generated/api/tril.h"
 #include "generated/api/zeros.h"
+#include "runtime/api/attention_scores.h"
 #include "runtime/autograd/engine.h"
 #include "runtime/dispatch/grad_mode.h"
 
@@ -125,18 +119,7 @@ Tensor lstm_layer(const std::vector<Tensor>& x, IntArrayRef batch_sizes, bool re
 // _scaled_dot_product_attention's output: softmax(q k^T scale + mask) v (torch's math path).
 Tensor attention(const std::vector<Tensor>& x, const Tensor& attn_mask, bool is_causal,
                  const std::optional<double>& scale) {
-  const Tensor &query = x[0], &key = x[1], &value = x[2];
-  const int64_t L = query.sizes()[query.dim() - 2], S = key.sizes()[key.dim() - 2];
-  const double factor = scale.has_value() ? *scale : 1.0 / std::sqrt(static_cast<double>(query.sizes().back()));
-  Tensor scores = kiln::mul(kiln::matmul(query, kiln::transpose(key, -2, -1)), factor);
-  const double minus_inf = -std::numeric_limits<double>::infinity();
-  if (is_causal) {
-    scores = kiln::masked_fill(scores, kiln::logical_not(kiln::tril(kiln::ones({L, S}, ScalarType::Bool))), minus_inf);
-  } else if (attn_mask.defined()) {
-    scores = attn_mask.dtype() == ScalarType::Bool ? kiln::masked_fill(scores, kiln::logical_not(attn_mask), minus_inf)
-                                                   : kiln::add(scores, attn_mask);
-  }
-  return kiln::matmul(kiln::softmax(scores, -1), value);
+  return kiln::matmul(kiln::softmax(masked_attention_scores(x[0], x[1], attn_mask, is_causal, scale), -1), x[2]);
 }
 
 }  // namespace

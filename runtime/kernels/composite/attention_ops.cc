@@ -2,22 +2,14 @@
 // runtime/kernels/cpu/attention_ops.cc) unless dropout is asked for or a float mask needs a gradient;
 // then torch 2.x's math path (softmax of the masked scores, dropout on the weights, times value),
 // whose random draws are torch's.
-#include <cmath>
-#include <limits>
 #include <tuple>
 
 #include "generated/api/_scaled_dot_product_attention.h"
-#include "generated/api/add.h"
 #include "generated/api/dropout.h"
-#include "generated/api/logical_not.h"
-#include "generated/api/masked_fill.h"
 #include "generated/api/matmul.h"
-#include "generated/api/mul.h"
-#include "generated/api/ones.h"
 #include "generated/api/softmax.h"
-#include "generated/api/transpose.h"
-#include "generated/api/tril.h"
 #include "generated/kernels/composite/scaled_dot_product_attention.h"
+#include "runtime/api/attention_scores.h"
 
 namespace kiln {
 namespace composite_implicit {
@@ -34,17 +26,7 @@ Tensor scaled_dot_product_attention(const Tensor& query, const Tensor& key, cons
   KILN_CHECK(query.dim() >= 2 && key.dim() >= 2, "scaled_dot_product_attention(): expected query and key of at least 2 dims");
   KILN_CHECK(!(is_causal && attn_mask.defined()),
              "scaled_dot_product_attention(): Explicit attn_mask should not be set when is_causal=True");
-  const int64_t L = query.sizes()[query.dim() - 2], S = key.sizes()[key.dim() - 2];
-  const double factor = scale.has_value() ? *scale : 1.0 / std::sqrt(static_cast<double>(query.sizes().back()));
-  Tensor scores = kiln::mul(kiln::matmul(query, kiln::transpose(key, -2, -1)), factor);
-  const double minus_inf = -std::numeric_limits<double>::infinity();
-  if (is_causal) {
-    const Tensor keep = kiln::tril(kiln::ones({L, S}, ScalarType::Bool));
-    scores = kiln::masked_fill(scores, kiln::logical_not(keep), minus_inf);
-  } else if (attn_mask.defined()) {
-    scores = attn_mask.dtype() == ScalarType::Bool ? kiln::masked_fill(scores, kiln::logical_not(attn_mask), minus_inf)
-                                                   : kiln::add(scores, attn_mask);
-  }
+  const Tensor scores = masked_attention_scores(query, key, attn_mask, is_causal, scale);
   const Tensor weights = kiln::dropout(kiln::softmax(scores, -1), dropout_p, true);
   return kiln::matmul(weights, value);
 }

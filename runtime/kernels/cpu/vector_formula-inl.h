@@ -305,20 +305,22 @@ HWY_INLINE V Acosh(D d, V x) {
 // lane with the scalar functor's function.
 constexpr float kHyperbolicLarge = 88.5f;
 
+template <class D, class V, class SleefF, class ScalarF>
+HWY_INLINE V HyperbolicBelowOverflow(D d, V x, SleefF sleef_f, ScalarF scalar_f) {
+  if (HWY_UNLIKELY(!hn::AllTrue(d, hn::Lt(hn::Abs(x), hn::Set(d, kHyperbolicLarge))))) {
+    return LaneByLane(d, x, scalar_f);
+  }
+  return sleef_f(d, x);
+}
+
 template <class D, class V>
 HWY_INLINE V Sinh(D d, V x) {
-  if (HWY_UNLIKELY(!hn::AllTrue(d, hn::Lt(hn::Abs(x), hn::Set(d, kHyperbolicLarge))))) {
-    return LaneByLane(d, x, [](float v) { return pm::sinh(v); });
-  }
-  return SleefSinh(d, x);
+  return HyperbolicBelowOverflow(d, x, [](D dd, V v) { return SleefSinh(dd, v); }, [](float v) { return pm::sinh(v); });
 }
 
 template <class D, class V>
 HWY_INLINE V Cosh(D d, V x) {
-  if (HWY_UNLIKELY(!hn::AllTrue(d, hn::Lt(hn::Abs(x), hn::Set(d, kHyperbolicLarge))))) {
-    return LaneByLane(d, x, [](float v) { return pm::cosh(v); });
-  }
-  return SleefCosh(d, x);
+  return HyperbolicBelowOverflow(d, x, [](D dd, V v) { return SleefCosh(dd, v); }, [](float v) { return pm::cosh(v); });
 }
 
 template <class D, class V, class F>
