@@ -637,8 +637,16 @@ def render_all(schema_dir: str) -> Dict[str, str]:
         source = "schema/derivatives.yaml" if nf.fused_backward_of else "schema/native_functions.yaml"
         fused_of = f"{nf.fused_backward_of[0]}'s derivative for {nf.fused_backward_of[1]}" if nf.fused_backward_of else ""
         emit(f"pointwise/{op}.h", "pointwise_functor.h.j2", op=op, formula=f.text, params=params, source=source,
-             fused_of=fused_of,
+             fused_of=fused_of, cast_to=f.cast_to,
              body=pointwise.render_body(f), returns_bool=f.returns_bool, scalars=f.scalars)
+        row = dict(op=name, key=op, overload=nf.schema.full_name, text=c_string_body(f.text),
+                   args=[f'"{a}"' for a in f.args], scalars=[f'"{a}"' for a in f.scalars],
+                   nodes=pointwise.table_rows(f.root),
+                   dtypes=f.dtypes, int_to_float=f.promote == "int_to_float", returns_bool=f.returns_bool,
+                   scalars_promote=f.promote == "scalars", cast_to=f'"{f.cast_to}"' if f.cast_to else "nullptr")
+        formulas.append(row)
+        if f.cast_to:  # its kernel is the conversion loop its dispatch: names (element_convert.cc)
+            continue
         signature = next(d for ns, d in kernel_decls(nf) if ns == "cpu").rstrip(";")
         has_out = nf.dispatch["CPU"].endswith("_out")
         loop = {1: "unary_kernel", 2: "binary_kernel", 3: "ternary_kernel"}[len(f.args)]
@@ -660,15 +668,10 @@ def render_all(schema_dir: str) -> Dict[str, str]:
              vector_params=", ".join(f"V {a}" for a in f.args),
              vector_body=None if scalar_why else pointwise.render_vector(f.root, f.args, f.scalars),
              lanes=pointwise.vector_lanes(f), kind=pointwise.vector_kind(f))
-        formulas.append(dict(op=name, key=op, overload=nf.schema.full_name, text=c_string_body(f.text),
-                             args=[f'"{a}"' for a in f.args], scalars=[f'"{a}"' for a in f.scalars],
-                             nodes=pointwise.table_rows(f.root),
-                             dtypes=f.dtypes, int_to_float=f.promote == "int_to_float", returns_bool=f.returns_bool,
-                             scalars_promote=f.promote == "scalars"))
     # Their derivatives, one row per input: the trees of derivatives.yaml's expression-language entries.
     derivatives = []
     for nf in functions:
-        if nf.pointwise is None or nf.derivative is None:
+        if nf.pointwise is None or nf.derivative is None or nf.pointwise.cast_to:
             continue
         key = pointwise.formula_key(nf.schema.name, nf.schema.overload, formula_names)
         for fm in nf.derivative.formulas:

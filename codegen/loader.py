@@ -130,21 +130,33 @@ def _native_function(entry: dict, display: str) -> List[NativeFunction]:
         dispatch = entry.get("dispatch")
         formula = None
         if "pointwise" in entry:
-            # The kernel is generated from the formula: the family's shared out= kernel on the CPU.
-            if dispatch is not None:
-                raise CodegenError("an op with 'pointwise:' gets its kernels from the formula; drop 'dispatch:'")
+            # The kernel is generated from the formula: the family's shared out= kernel on the CPU;
+            # a cast formula's is the runtime's conversion loop, which its dispatch: names.
             others = [a for a in schema.arguments if not a.type.is_tensor]
             tensors = [a for a in schema.arguments if a.type.is_tensor]
-            if [a for a in others if a.type.base not in ("Scalar", "str") or a.type.is_list
+            dtype_args = [a for a in others if a.type.base == "ScalarType" and not a.type.is_list]
+            devices = [a for a in others if a.type.base == "Device" and a.type.optional]
+            values = [a for a in others if a not in dtype_args and a not in devices]
+            if [a for a in values if a.type.base not in ("Scalar", "str") or a.type.is_list
                     or (a.type.optional and a.type.base != "Scalar")] or [a for a in tensors if a.type.optional]:
-                raise CodegenError("pointwise: formulas take Tensor, Scalar, Scalar? and str arguments")
-            formula = parse_formula(entry["pointwise"], [a.name for a in tensors], [a.name for a in others],
-                                    [a.name for a in others if a.type.optional],
-                                    [a.name for a in others if a.type.base == "str"])
-            # The generated kernel is the family's shared out= kernel, or the op's own kernel when
-            # it has no out= form (isnan).
-            has_out = "out" in _parse_list(entry.get("family", []), "family")
-            dispatch = {"CPU": f"{schema.name}_out" if has_out else f"{schema.name}_kernel"}
+                raise CodegenError("pointwise: formulas take Tensor, Scalar, Scalar? and str arguments "
+                                   "(and a cast formula ScalarType and Device? ones)")
+            formula = parse_formula(entry["pointwise"], [a.name for a in tensors], [a.name for a in values],
+                                    [a.name for a in values if a.type.optional],
+                                    [a.name for a in values if a.type.base == "str"],
+                                    [a.name for a in dtype_args])
+            if formula.cast_to is None:
+                if dtype_args or devices:
+                    raise CodegenError("pointwise: ScalarType and Device arguments belong to cast formulas "
+                                       "(cast(self, dtype))")
+                if dispatch is not None:
+                    raise CodegenError("an op with 'pointwise:' gets its kernels from the formula; drop 'dispatch:'")
+                # The generated kernel is the family's shared out= kernel, or the op's own kernel
+                # when it has no out= form (isnan).
+                has_out = "out" in _parse_list(entry.get("family", []), "family")
+                dispatch = {"CPU": f"{schema.name}_out" if has_out else f"{schema.name}_kernel"}
+            elif dispatch is None:
+                raise CodegenError("pointwise: a cast formula's kernel is the conversion loop: name it in 'dispatch:'")
         if not isinstance(dispatch, dict) or not [k for k in dispatch if k != "__line__"]:
             raise CodegenError("missing 'dispatch:' (which kernel runs this op?)")
         dispatch = {k: v for k, v in dispatch.items() if k != "__line__"}
@@ -267,7 +279,9 @@ def _derivative(entry: dict, display: str, functions: Dict[str, NativeFunction])
                 value = str(value)  # `self: 0`: YAML reads the formula as a number
             if not isinstance(value, str) or not value.strip():
                 raise CodegenError(f"formula for '{inputs[0]}' must be a C++ expression string")
-            if f.pointwise is not None:  # the expression language, rendered into kiln ops
+            # The expression language, rendered into kiln ops (a cast's derivative converts back to
+            # self's dtype, which the language cannot say: it stays C++).
+            if f.pointwise is not None and f.pointwise.cast_to is None:
                 tree = parse_derivative(value, f.pointwise)
                 names = DERIVATIVE_NAMES + f.pointwise.args
                 formulas.append(Formula(inputs, render_autograd(tree, names, f.pointwise.scalars, f.pointwise.absent,
@@ -413,7 +427,7 @@ def load(native_path: str, derivatives_path: str, native_display: str, derivativ
         _analyse(d, op_names)
     _node_names(derivatives)
     for d in derivatives:
-        if d.function.pointwise is not None:
+        if d.function.pointwise is not None and d.function.pointwise.cast_to is None:
             with _located(d.where):
                 functions += _fused_backward(d)
     return functions, derivatives

@@ -24,6 +24,8 @@ and never evaluated:
                  pow(a, b), pow_scalar(a, b), fmod(a, b)      (pow_scalar: torch's special exponents)
                  isnan(x), isinf(x), isfinite(x)               (bool)
     floor division and remainder: a // b, a % b                (Python's: the divisor's sign)
+    cast         cast(x, dtype)                                (the whole formula only: x converted to
+                                                                the op's ScalarType argument `dtype`)
 
 Arithmetic happens in the op's compute dtype (float32 for float16/bfloat16 inputs); Scalars are
 converted to it; comparisons and logic are bool. `/` and the floating intrinsics need a floating
@@ -60,7 +62,7 @@ BITWISE = {ast.BitAnd: "bitand", ast.BitOr: "bitor", ast.BitXor: "bitxor", ast.L
            ast.RShift: "rshift"}
 COMPARE = {ast.Lt: "lt", ast.LtE: "le", ast.Gt: "gt", ast.GtE: "ge", ast.Eq: "eq", ast.NotEq: "ne"}
 NODE_KINDS: List[str] = (["arg", "scalar", "const", "neg", "not", "and", "or", "select"] + list(BINARY.values())
-                         + list(COMPARE.values()) + list(INTRINSICS) + list(BITWISE.values()) + ["bitnot"])
+                         + list(COMPARE.values()) + list(INTRINSICS) + list(BITWISE.values()) + ["bitnot", "cast"])
 
 CXX_BINARY = {"add": "+", "sub": "-", "mul": "*", "div": "/", "bitand": "&", "bitor": "|", "bitxor": "^"}
 # Shifts as pm:: functions: C++'s << and >> are undefined for counts out of range, torch's are not.
@@ -108,6 +110,9 @@ class PointwiseFormula:
     # Tensor arguments the kernel reads as bool (where's condition): the meta function checks
     # their dtype, and the loop reads them unconverted.
     bool_args: List[str] = field(default_factory=list)
+    # A cast formula (`cast(self, dtype)`): the ScalarType argument naming the result dtype. Its
+    # kernel is the runtime's conversion loop, which calls the same pm::cast.
+    cast_to: Optional[str] = None
 
 
 SPEC_KEYS = ("absent", "bool_args", "choices", "dtypes", "formula", "meta", "promote")
@@ -115,8 +120,8 @@ ABSENT_VALUES = ("lowest", "highest")
 
 
 def parse_formula(spec: object, tensor_args: List[str], scalar_args: Optional[List[str]] = None,
-                  optional_scalars: Optional[List[str]] = None, string_args: Optional[List[str]] = None
-                  ) -> PointwiseFormula:
+                  optional_scalars: Optional[List[str]] = None, string_args: Optional[List[str]] = None,
+                  dtype_args: Optional[List[str]] = None) -> PointwiseFormula:
     """The `pointwise:` entry of an op ({formula, dtypes, promote, meta, absent, choices, bool_args}),
     checked; errors say what is wrong. `scalar_args` are the op's non-tensor arguments in order (each
     a Scalar, a Scalar? named in `optional_scalars`, or a str named in `string_args`)."""
@@ -165,7 +170,15 @@ def parse_formula(spec: object, tensor_args: List[str], scalar_args: Optional[Li
         tree = ast.parse(text.strip(), mode="eval")
     except SyntaxError as e:
         raise CodegenError(f"pointwise: formula '{text}': syntax error at column {e.offset}")
-    root = _check_size(_convert(tree.body, tensor_args, scalar_args, text, choices), text)
+    dtype_args = dtype_args or []
+    root = _check_size(_convert(tree.body, tensor_args, scalar_args, text, choices, dtype_args), text)
+    casts = [n for n in _nodes(root) if n.kind == "cast"]
+    if casts and (root.kind != "cast" or len(casts) > 1):
+        raise CodegenError(f"pointwise: formula '{text}': cast() must be the whole formula (a formula "
+                           "computes in one dtype; its result is what cast() converts)")
+    if casts and (promote != "none" or dtypes != "all" or len(tensor_args) != 1):
+        raise CodegenError(f"pointwise: formula '{text}': a cast formula takes one tensor, in any dtype "
+                           "(dtypes: all, promote: none)")
     used = {n.arg for n in _nodes(root) if n.kind == "arg"}
     missing = [a for i, a in enumerate(tensor_args) if i not in used]
     if missing:
@@ -183,7 +196,8 @@ def parse_formula(spec: object, tensor_args: List[str], scalar_args: Optional[Li
         raise CodegenError("pointwise: bool_args need a meta function (it checks their dtype)")
     returns_bool = root.kind in _BOOL_KINDS
     return PointwiseFormula(text.strip(), list(tensor_args), list(scalar_args), root, dtypes, promote, returns_bool,
-                            meta, absent, {k: list(v) for k, v in choices.items()}, list(bool_args))
+                            meta, absent, {k: list(v) for k, v in choices.items()}, list(bool_args),
+                            dtype_args[root.arg] if root.kind == "cast" else None)
 
 
 def _name_map(value: object, key: str) -> Dict[str, object]:
@@ -204,16 +218,19 @@ def _nodes(n: Node) -> List[Node]:
 
 
 def _convert(e: ast.AST, args: List[str], scalars: List[str], text: str,
-             choices: Optional[Dict[str, List[str]]] = None) -> Node:
+             choices: Optional[Dict[str, List[str]]] = None, dtype_args: Optional[List[str]] = None) -> Node:
     choices = choices or {}
+    dtype_args = dtype_args or []
 
     def bad(what: str) -> CodegenError:
         return CodegenError(f"pointwise: formula '{text}': {what}")
 
     def sub(x: ast.AST) -> Node:
-        return _convert(x, args, scalars, text, choices)
+        return _convert(x, args, scalars, text, choices, dtype_args)
 
     if isinstance(e, ast.Name):
+        if e.id in dtype_args:
+            raise bad(f"the ScalarType argument '{e.id}' is only the target of cast(x, {e.id})")
         if e.id in choices:
             raise bad(f"the str argument '{e.id}' is only compared with a literal ({e.id} == '{choices[e.id][-1]}')")
         if e.id in scalars:
@@ -269,6 +286,11 @@ def _convert(e: ast.AST, args: List[str], scalars: List[str], text: str,
     if isinstance(e, ast.Call):
         if not isinstance(e.func, ast.Name) or e.keywords:
             raise bad("calls are intrinsic names with positional arguments, e.g. exp(self)")
+        if e.func.id == "cast":
+            if len(e.args) != 2 or not isinstance(e.args[1], ast.Name) or e.args[1].id not in dtype_args:
+                raise bad("cast(x, dtype) takes a value and a ScalarType argument of the op"
+                          + (f" ({', '.join(dtype_args)})" if dtype_args else " (the op has none)"))
+            return Node("cast", [sub(e.args[0])], arg=dtype_args.index(e.args[1].id))
         arity = INTRINSICS.get(e.func.id, (None,))[0]
         if arity is None:
             raise bad(f"unknown intrinsic '{e.func.id}' (known: {', '.join(INTRINSICS)})")
@@ -314,6 +336,8 @@ def render_cxx(n: Node, args: List[str], scalars: List[str]) -> str:
         return f"{CXX_BINARY_CALLS[k]}({c[0]}, {c[1]})"
     if k in CXX_COMPARE:
         return f"({c[0]} {CXX_COMPARE[k]} {c[1]})"
+    if k == "cast":
+        return f"pm::cast<To>({c[0]})"
     return f"pm::{k}({', '.join(c)})"
 
 
@@ -398,6 +422,8 @@ def vector_unsupported(f: PointwiseFormula) -> Optional[str]:
     """Why the formula has no vector kernel (None when it has one). Vectorized: formulas of one to
     three tensors with a floating result whose per-element intrinsics all have a vector version;
     Scalars and whatever depends on Scalars alone are computed once, in C++."""
+    if f.cast_to:
+        return "a cast's kernel is the conversion loop (element_convert.cc)"
     if len(f.args) > 3:
         return "vector kernels take formulas of one to three tensors"
     if f.returns_bool:

@@ -19,7 +19,8 @@ from typing import Dict, List, Optional, Tuple
 # Order: a path goes to the first layer with a matching prefix ("folder/*" owns the files directly
 # in that folder, not its subfolders; "folder/*.h" only its headers).
 LAYERS: List[Tuple[str, List[str], List[str]]] = [
-    ("core", ["runtime/core/"], []),
+    # Element conversion (runtime/core/convert.h) is the formulas' cast, from the math layer.
+    ("core", ["runtime/core/"], ["math"]),
     ("dispatch", ["runtime/dispatch/"], ["core"]),
     # The scalar math of pointwise formulas: host, nvcc and NVRTC code, no includes at all.
     ("math", ["runtime/kernels/pointwise_math.h", "generated/pointwise/"], []),

@@ -74,6 +74,7 @@ enum class FormulaOp : int8_t {
   Lshift,
   Rshift,
   Bitnot,
+  Cast,
 };
 
 }  // namespace jit

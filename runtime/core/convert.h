@@ -1,8 +1,7 @@
-// Element conversion with a defined result for every input. C++ leaves float -> integer
-// undefined for NaN, infinities and out-of-range values; here they give the integer type's
-// minimum, which is what x86 (and so PyTorch on CPU) produces; the types narrower than int32 take
-// the low bits of that int32 (of that int64 for uint8). Conversions to bool test != 0.
-// float16 and bfloat16 convert through float.
+// Element conversion with a defined result for every input: the formulas' `cast`
+// (pm::cast, runtime/kernels/pointwise_math.h: float -> integer out of range gives the integer
+// type's minimum, as x86 and so torch's CPU kernels; to bool tests != 0), and float16 and
+// bfloat16 through float.
 #pragma once
 
 #include <cmath>
@@ -11,6 +10,7 @@
 #include <type_traits>
 
 #include "runtime/core/half.h"
+#include "runtime/kernels/pointwise_math.h"
 
 namespace kiln {
 
@@ -45,23 +45,8 @@ inline To convert(From v) {
     return convert<To>(static_cast<float>(v));  // exact, then the float rules
   } else if constexpr (is_reduced_float_v<To>) {
     return To(static_cast<float>(v));  // through float, as torch (one rounding from float)
-  } else if constexpr (std::is_same_v<To, bool>) {
-    return v != From(0);
-  } else if constexpr (std::is_integral_v<To> && sizeof(To) < 4 && std::is_floating_point_v<From>) {
-    // uint8, int8, int16: x86 has no narrower conversion, so torch's CPU kernels (as GCC compiles
-    // them) convert to int32 and keep the low bits (-1.0 -> 255, 300.0 -> 44 as uint8; 1e10 ->
-    // int32's minimum -> 0), except to uint8, which goes through int64 (2^40 + 5.0 -> 5; for float
-    // inputs the two ways agree, their low 8 bits beyond int32's range being 0).
-    using Wide = std::conditional_t<std::is_unsigned_v<To>, int64_t, int32_t>;
-    return static_cast<To>(convert<Wide>(v));
-  } else if constexpr (std::is_integral_v<To> && std::is_floating_point_v<From>) {
-    // The bounds as From: 2^63 is exact in double; the upper end is exclusive.
-    constexpr From lo = static_cast<From>(std::numeric_limits<To>::min());
-    constexpr From hi = -static_cast<From>(std::numeric_limits<To>::min());
-    if (!(v >= lo && v < hi)) return std::numeric_limits<To>::min();  // NaN fails both tests
-    return static_cast<To>(v);
   } else {
-    return static_cast<To>(v);
+    return pm::cast<To>(v);  // the formulas' cast: one definition of the rules
   }
 }
 

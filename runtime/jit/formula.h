@@ -36,6 +36,9 @@ struct PointwiseFormula {
   bool int_to_float;    // integer inputs compute in the default float dtype
   bool returns_bool;
   bool scalars_promote; // the Scalar arguments take part in type promotion (clamp, pow's exponent)
+  // A cast formula (its root a Cast node): the ScalarType argument naming the result dtype; its
+  // argument computes in the input's dtype. nullptr for every other formula.
+  const char* cast_to;
 };
 
 extern const PointwiseFormula kPointwiseFormulas[];

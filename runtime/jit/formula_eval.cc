@@ -1,5 +1,8 @@
 #include "runtime/jit/formula_eval.h"
 
+#include <type_traits>
+
+#include "runtime/core/convert.h"
 #include "runtime/core/error.h"
 #include "runtime/jit/formula_interpreter.h"
 #include "runtime/kernels/cpu/parallel_loop.h"
@@ -43,6 +46,36 @@ void run(const PointwiseFormula& f, const TensorIterator& it, const std::vector<
   });
 }
 
+// A cast formula: its argument evaluated in the input's dtype From (float16 and bfloat16 widened
+// exactly to float32, as they compute), converted to To.
+template <typename From, typename To>
+void run_cast(const PointwiseFormula& f, const TensorIterator& it) {
+  using Compute = std::conditional_t<is_reduced_float_v<From>, float, From>;
+  cpu::for_each(it, [&f](char** data, const int64_t* strides, int64_t n) {
+    for (int64_t i = 0; i < n; ++i) {
+      const Compute x = static_cast<Compute>(*reinterpret_cast<const From*>(data[1] + i * strides[1]));
+      *reinterpret_cast<To*>(data[0] + i * strides[0]) = convert<To>(evaluate<Compute>(f, &x, nullptr));
+    }
+  });
+}
+
+TensorBase evaluate_cast(const PointwiseFormula& f, const TensorBase& input, std::optional<ScalarType> dtype) {
+  IteratorConfig c = IteratorConfig::unary(f.op, input, TensorBase());
+  c.promote_inputs = false;
+  c.out_same_dtype = false;
+  c.compute_dtype = input.dtype();
+  c.out_dtype = dtype.value_or(input.dtype());
+  c.reduced_float_as_float32 = false;
+  TensorIterator it(std::move(c));
+  KILN_DISPATCH_ALL_TYPES_AND_REDUCED(it.loop_dtype(0), f.op, [&] {
+    using To = scalar_t;
+    KILN_DISPATCH_ALL_TYPES_AND_REDUCED(it.compute_dtype(), f.op, [&] {
+      run_cast<scalar_t, To>(f, it);
+    });
+  });
+  return it.output();
+}
+
 void check_arity(const PointwiseFormula& f, const std::vector<TensorBase>& inputs, const std::vector<Scalar>& scalars) {
   KILN_CHECK(static_cast<int>(inputs.size()) == f.nargs, f.op, "(): the formula takes ", f.nargs,
              " tensors, got ", inputs.size());
@@ -68,8 +101,10 @@ TensorBase evaluate_derivative(const PointwiseFormula& d, const std::vector<Tens
 }
 
 TensorBase evaluate_formula(const PointwiseFormula& f, const std::vector<TensorBase>& inputs,
-                            const std::vector<Scalar>& scalars) {
+                            const std::vector<Scalar>& scalars, std::optional<ScalarType> dtype) {
   check_arity(f, inputs, scalars);
+  KILN_CHECK(f.cast_to || !dtype, f.op, "(): only a cast formula takes a dtype");
+  if (f.cast_to) return evaluate_cast(f, inputs[0], dtype);
   KILN_CHECK(f.nargs <= 3, f.op, "(): formulas of up to three tensors");
   IteratorConfig config = config_of(f, inputs);
   if (f.scalars_promote) {

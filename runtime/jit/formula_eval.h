@@ -3,6 +3,7 @@
 // the reference that kernel is tested against (kiln._C._evaluate_formula).
 #pragma once
 
+#include <optional>
 #include <vector>
 
 #include "runtime/core/scalar.h"
@@ -12,8 +13,9 @@
 namespace kiln {
 namespace jit {
 
+// A cast formula (f.cast_to) converts to `dtype` (None: the input's), through kiln::convert.
 TensorBase evaluate_formula(const PointwiseFormula& f, const std::vector<TensorBase>& inputs,
-                            const std::vector<Scalar>& scalars);
+                            const std::vector<Scalar>& scalars, std::optional<ScalarType> dtype = std::nullopt);
 // A derivative row (kPointwiseDerivatives) over grad, result and the op's tensors, of one shape,
 // computing in grad's dtype.
 TensorBase evaluate_derivative(const PointwiseFormula& d, const std::vector<TensorBase>& inputs,

@@ -106,6 +106,7 @@ T evaluate(const PointwiseFormula& f, const T* args, const T* scalars) {
       case FormulaOp::And: v[i] = T(a && b); break;
       case FormulaOp::Or: v[i] = T(a || b); break;
       case FormulaOp::Select: v[i] = a ? b : c; break;
+      case FormulaOp::Cast: v[i] = a; break;  // the value before conversion: the caller converts it
       case FormulaOp::Add: v[i] = T(a + b); break;
       case FormulaOp::Sub: v[i] = T(a - b); break;
       case FormulaOp::Mul: v[i] = T(a * b); break;

@@ -370,6 +370,52 @@ KILN_HOST_DEVICE inline double lowest<double>() { return -1.0 / 0.0; }
 template <>
 KILN_HOST_DEVICE inline double highest<double>() { return 1.0 / 0.0; }
 
+// ---- casts: the `cast` of formulas (to(dtype), copy_) and every conversion a kernel's loop makes ----
+// C++ leaves float -> integer undefined for NaN, infinities and out-of-range values; here they
+// give the integer type's minimum, which is what x86 (and so torch's CPU kernels) produces. Types
+// narrower than int32 take the low bits of that int32 (uint8: of that int64, as GCC compiles
+// torch's kernels: -1.0 -> 255, 300.0 -> 44; 1e10 -> 0). To bool tests != 0 (NaN is true).
+// float16 and bfloat16 are not here: they convert through float (runtime/core/convert.h).
+namespace cast_detail {
+template <typename T>
+struct IsFloating { static constexpr bool value = false; };
+template <>
+struct IsFloating<float> { static constexpr bool value = true; };
+template <>
+struct IsFloating<double> { static constexpr bool value = true; };
+template <typename A, typename B>
+struct IsSame { static constexpr bool value = false; };
+template <typename A>
+struct IsSame<A, A> { static constexpr bool value = true; };
+template <bool kFirst, typename A, typename B>
+struct Choose { using type = A; };
+template <typename A, typename B>
+struct Choose<false, A, B> { using type = B; };
+
+// A float to int32 or int64: the minimum outside [min, -min) (both bounds exact in From).
+template <typename To, typename From>
+KILN_HOST_DEVICE inline To float_to_int(From v) {
+  const From lo = static_cast<From>(lowest<To>());
+  return v >= lo && v < -lo ? static_cast<To>(v) : lowest<To>();  // NaN fails both tests
+}
+}  // namespace cast_detail
+
+template <typename To, typename From>
+KILN_HOST_DEVICE inline To cast(From v) {
+  if constexpr (cast_detail::IsSame<To, bool>::value) {
+    return v != From(0);
+  } else if constexpr (cast_detail::IsFloating<From>::value && !cast_detail::IsFloating<To>::value) {
+    if constexpr (sizeof(To) < 4) {
+      using Wide = typename cast_detail::Choose<(To(-1) > To(0)), long long, int>::type;
+      return static_cast<To>(cast_detail::float_to_int<Wide>(v));
+    } else {
+      return cast_detail::float_to_int<To>(v);
+    }
+  } else {
+    return static_cast<To>(v);
+  }
+}
+
 #undef KILN_PM_FLOAT
 #undef KILN_PM_FLOAT2
 #undef KILN_PM_FLOOR_DIVIDE

@@ -1,5 +1,6 @@
 #include "runtime/python/formula_functions.h"
 
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -8,6 +9,7 @@
 #include "runtime/jit/formula_eval.h"
 #include "runtime/kernels/cpu/vector_dispatch.h"
 #include "runtime/python/arg_parser.h"
+#include "runtime/python/dtype_object.h"
 #include "runtime/python/tensor_object.h"
 
 namespace kiln {
@@ -43,7 +45,7 @@ PyObject* py_pointwise_formulas(PyObject*, PyObject*) {
 namespace {
 
 // The formula (or, with `input`, the derivative row) evaluated on tensors and numbers.
-PyObject* evaluate(const char* op, const char* input, PyObject* seq, PyObject* numbers) {
+PyObject* evaluate(const char* op, const char* input, PyObject* seq, PyObject* numbers, PyObject* dtype_obj = nullptr) {
   const jit::PointwiseFormula* f = input ? jit::find_derivative(op, input) : jit::find_formula(op);
   KILN_CHECK_VALUE(f != nullptr, "_evaluate_formula(): no pointwise formula for '", op, "'",
                    input ? std::string(" (derivative for '") + input + "')" : std::string());
@@ -73,8 +75,13 @@ PyObject* evaluate(const char* op, const char* input, PyObject* seq, PyObject* n
     }
     Py_DECREF(nums);
   }
+  std::optional<ScalarType> dtype;
+  if (dtype_obj && dtype_obj != Py_None) {
+    KILN_CHECK_TYPE(is_dtype(dtype_obj), "_evaluate_formula(): dtype must be a kiln.dtype, got ", Py_TYPE(dtype_obj)->tp_name);
+    dtype = dtype_value(dtype_obj);
+  }
   return wrap(without_gil([&] {
-    return input ? jit::evaluate_derivative(*f, inputs, scalars) : jit::evaluate_formula(*f, inputs, scalars);
+    return input ? jit::evaluate_derivative(*f, inputs, scalars) : jit::evaluate_formula(*f, inputs, scalars, dtype);
   }));
 }
 
@@ -85,8 +92,9 @@ PyObject* py_evaluate_formula(PyObject*, PyObject* args) {
   const char* op;
   PyObject* seq;
   PyObject* numbers = nullptr;
-  if (!PyArg_ParseTuple(args, "sO|O", &op, &seq, &numbers)) return nullptr;
-  return evaluate(op, nullptr, seq, numbers);
+  PyObject* dtype = nullptr;  // a cast formula's target
+  if (!PyArg_ParseTuple(args, "sO|OO", &op, &seq, &numbers, &dtype)) return nullptr;
+  return evaluate(op, nullptr, seq, numbers, dtype);
   KILN_PY_END
 }
 

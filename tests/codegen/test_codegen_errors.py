@@ -435,3 +435,40 @@ def test_scalars_alone_are_computed_once_in_cxx():
     assert pointwise.vector_unsupported(f) is None  # abs(w) is uniform: C++, not a vector abs
     assert pointwise.render_vector(f.root, f.args, f.scalars) == (
         "((s.mode == T(1)) ? hn::Mul(self, kv::Uniform(d, (T(1) - s.w))) : hn::Mul(other, kv::Uniform(d, pm::abs(s.w))))")
+
+
+CAST_NATIVE = """\
+- func: castx(Tensor self, *, ScalarType? dtype=None, Device? device=None) -> Tensor
+  DISPATCH
+  pointwise: {formula: "FORMULA", dtypes: DTYPES}
+"""
+
+
+@pytest.mark.parametrize("formula, dtypes, dispatch, fragment", [
+    ("cast(self, dtype) + 1", "all", "dispatch: {CPU: castx}", r"cast\(\) must be the whole formula"),
+    ("cast(cast(self, dtype), dtype)", "all", "dispatch: {CPU: castx}", r"cast\(\) must be the whole formula"),
+    ("cast(self, device)", "all", "dispatch: {CPU: castx}", r"cast\(x, dtype\) takes a value and a ScalarType"),
+    ("cast(self)", "all", "dispatch: {CPU: castx}", r"cast\(x, dtype\) takes a value and a ScalarType"),
+    ("self + dtype", "all", "dispatch: {CPU: castx}", "the ScalarType argument 'dtype' is only the target of cast"),
+    ("cast(self, dtype)", "floating", "dispatch: {CPU: castx}", "a cast formula takes one tensor, in any dtype"),
+    ("cast(self, dtype)", "all", "variants: function", "name it in 'dispatch:'"),
+    ("abs(self)", "all", "variants: function", "ScalarType and Device arguments belong to cast formulas"),
+])
+def test_bad_cast_formula(tmp_path, formula, dtypes, dispatch, fragment):
+    native = CAST_NATIVE.replace("FORMULA", formula).replace("DTYPES", dtypes).replace("DISPATCH", dispatch)
+    proc, schema = run_codegen(tmp_path, native, "")
+    assert_located(proc, f"{schema}/native_functions.yaml", 1, "castx", fragment)
+
+
+def test_a_cast_formula_gets_a_functor_and_a_table_row_but_no_kernel(tmp_path):
+    native = CAST_NATIVE.replace("FORMULA", "cast(self, dtype)").replace("DTYPES", "all").replace(
+        "DISPATCH", "dispatch: {CPU: castx}")
+    proc, _ = run_codegen(tmp_path, native, "")
+    assert proc.returncode == 0, proc.stderr
+    functor = (tmp_path / "out" / "pointwise" / "castx.h").read_text()
+    assert "template <typename T, typename To>" in functor
+    assert "To operator()(T self) const { return pm::cast<To>(self); }" in functor
+    assert not (tmp_path / "out" / "cpu" / "castx.cc").exists()
+    table = (tmp_path / "out" / "jit" / "pointwise_formulas.cc").read_text()
+    assert "{FormulaOp::Cast, 0, -1, -1, 0," in table
+    assert '"dtype"}' in table

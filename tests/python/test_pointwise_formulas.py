@@ -87,7 +87,7 @@ def formula_inputs(overload, args, kwargs, dtype):
     tensors = [named[a.name] for a in schema.arguments if a.type.is_tensor]
     scalars = []
     for a in schema.arguments:
-        if a.type.is_tensor:
+        if a.type.is_tensor or a.type.base in ("ScalarType", "Device"):  # a cast's target: not in the tree
             continue
         if a.name in named:
             value = named[a.name]
@@ -119,7 +119,8 @@ def check_kernel(op, kernels, got, inputs, scalars, what, call):
     """got (the generated kernel's result) against the interpreter: to the bit, except where a vector
     loop may have run, where it must be within VECTOR_ULP_BOUND of the formula in float64 (double
     lanes), or no further from it than torch (Sleef lanes)."""
-    want = kiln._C._evaluate_formula(op, inputs, scalars)
+    cast_to = [got.dtype] if POINTWISE[op].cast_to else []  # a cast formula converts to the result's dtype
+    want = kiln._C._evaluate_formula(op, inputs, scalars, *cast_to)
     assert got.dtype == want.dtype, what
     widen = (lambda t: t.to(kiln.float64)) if got.dtype in (kiln.float16, kiln.bfloat16) else (lambda t: t)
     agree = same_bits_each(widen(got), widen(want))
@@ -251,9 +252,10 @@ def accepts(op, dtype):
     return dtype in [getattr(kiln, d) for d in RECORDS[op].dtypes]
 
 
+# (Cast formulas have their own test below, over every pair of dtypes.)
 EDGE_CASES = [(op, dt) for op in sorted(FORMULAS)
               for dt in (kiln.float32, kiln.float64, kiln.bfloat16, kiln.float16, kiln.int64, kiln.int32, kiln.bool)
-              if accepts(op, dt)]
+              if accepts(op, dt) and not POINTWISE[op].cast_to]
 
 
 @pytest.mark.parametrize("op, dtype", EDGE_CASES, ids=[f"{o}-{d}" for o, d in EDGE_CASES])
@@ -346,3 +348,75 @@ def test_derivative_tree_agrees_with_autograd(op, inp, dtype, scalar_functors):
     want, = kiln.autograd.grad([result], [tensors[names.index(inp)]], [grad])
     got = kiln._C._evaluate_derivative(op, inp, [grad, result.detach()] + [t.detach() for t in tensors], scalars)
     assert same_bits(got, want), (got, want)
+
+
+# ---- the cast formula (`_to_copy`: cast(self, dtype)) ----
+
+CAST_DTYPES = ["bool", "uint8", "int8", "int16", "int32", "int64", "float16", "bfloat16", "float32", "float64"]
+# Values that probe each conversion's rules: signed zero, fractions either side of a tie, the
+# integer types' edges and just past them, float16/bfloat16 rounding ties, overflow to inf,
+# subnormals, infinities and NaN.
+CAST_FLOATS = [0.0, -0.0, 0.5, -0.5, 1.5, -1.5, 2.5, 0.7, -0.7, 1.0, -1.0, 127.0, 128.0, -128.0, -129.0, 255.0,
+               255.9, 256.0, 300.0, -300.0, 32767.0, 32768.0, -32769.0, 65504.0, 65520.0, 2049.0, 257.0,
+               2.0 ** 31 - 128, -2.0 ** 31, 2.0 ** 31, 2.0 ** 40 + 5, -2.0 ** 63, 2.0 ** 63, 1e10, -1e10, 3.4e38,
+               1e-40, -1e-45, 6e-8, float("inf"), float("-inf"), float("nan")]
+CAST_INTS = [0, 1, -1, 2, 127, 128, 255, 256, -128, -129, 32767, -32768, 65535, 2 ** 24 + 1, 2 ** 31 - 1,
+             -2 ** 31, 2 ** 53 + 1, 2 ** 62, -2 ** 63, 2 ** 63 - 1]
+
+
+def cast_source(name):
+    """The edge values `name` can hold, as a kiln tensor and a torch tensor of the same bits."""
+    import torch
+    if name == "bool":
+        values = np.array([False, True, True, False])
+    elif name.startswith("float") or name == "bfloat16":
+        t = torch.tensor(CAST_FLOATS, dtype=torch.float64).to(getattr(torch, name))
+        return kiln.from_numpy(t.to(torch.float64).numpy()).to(getattr(kiln, name)), t
+    else:
+        info = np.iinfo(name)
+        values = np.array([v for v in CAST_INTS if info.min <= v <= info.max], dtype=name)
+    return kiln.from_numpy(values.copy()), torch.from_numpy(values.copy())
+
+
+def same_cast_bits(a, b):
+    """same_bits, float16 and bfloat16 widened exactly (NumPy has no bfloat16)."""
+    if a.dtype != b.dtype:
+        return False
+    if a.dtype in (kiln.float16, kiln.bfloat16):
+        a, b = a.to(kiln.float64), b.to(kiln.float64)
+    return same_bits(a, b)
+
+
+@pytest.mark.parametrize("source", CAST_DTYPES)
+def test_cast_formula_is_the_conversion_of_every_dtype_pair(source):
+    """_to_copy's formula, interpreted (kiln::convert: pm::cast, float16/bfloat16 through float), gives
+    what kiln's conversion loop gives (to(dtype), strided copy_ too), and torch's bits."""
+    import torch
+    x, tx = cast_source(source)
+    for target in CAST_DTYPES:
+        dt = getattr(kiln, target)
+        want = kiln._C._evaluate_formula("_to_copy", [x], [], dt)
+        assert want.dtype == dt
+        got = x.to(dt)
+        assert same_cast_bits(got, want), (source, target, x, got, want)
+        strided = kiln.empty(2 * x.numel(), dtype=dt)[::2]
+        strided.copy_(x)  # the conversion loop's strided path
+        assert same_cast_bits(strided.contiguous(), want), (source, target)
+        theirs = tx.to(getattr(torch, target))
+        ours = want.to(kiln.float64).numpy() if target in ("float16", "bfloat16") else want.numpy()
+        ref = theirs.to(torch.float64).numpy() if target in ("float16", "bfloat16") else theirs.numpy()
+        same = (ours == ref) | (np.isnan(ours.astype(np.float64)) & np.isnan(ref.astype(np.float64))) \
+            if ours.dtype.kind == "f" else ours == ref
+        assert np.all(same), (source, target, x, ours, ref)
+        if ours.dtype.kind == "f":  # the sign of zeros (a NaN's sign is no value: torch's AVX-512 bfloat16 NaN is negative)
+            numbers = ~np.isnan(ref)
+            assert np.array_equal(np.signbit(ours)[numbers], np.signbit(ref)[numbers]), (source, target)
+
+
+def test_cast_formula_takes_its_target_dtype_only():
+    x = kiln.tensor([1.5, -2.5])
+    assert kiln._C._evaluate_formula("_to_copy", [x], []).dtype == kiln.float32  # None: the input's dtype
+    with pytest.raises(RuntimeError, match="only a cast formula takes a dtype"):
+        kiln._C._evaluate_formula("exp", [x], [], kiln.float64)
+    with pytest.raises(TypeError, match="dtype must be a kiln.dtype"):
+        kiln._C._evaluate_formula("_to_copy", [x], [], "float64")

@@ -3,12 +3,23 @@
 #include <cstring>
 #include <type_traits>
 
+#include "generated/pointwise/_to_copy.h"
 #include "runtime/core/convert.h"
 #include "runtime/kernels/cpu/reduced_float_convert.h"
 
 namespace kiln {
 namespace cpu {
 namespace {
+
+// One element: the cast formula's functor (schema `_to_copy`), float16 and bfloat16 through float.
+template <typename To, typename From>
+inline To cast_element(From v) {
+  if constexpr (is_reduced_float_v<To> || is_reduced_float_v<From>) {
+    return convert<To>(v);
+  } else {
+    return formulas::_to_copy<From, To>()(v);
+  }
+}
 
 template <typename To, typename From>
 void convert_typed(const char* src, int64_t src_stride, char* dst, int64_t dst_stride, int64_t n) {
@@ -21,11 +32,11 @@ void convert_typed(const char* src, int64_t src_stride, char* dst, int64_t dst_s
                          (is_reduced_float_v<To> && std::is_same_v<From, float>)) {
       convert_run(x, o, n);  // the 16-bit floats' way in and out of float32, vectorized
     } else {
-      for (int64_t i = 0; i < n; ++i) o[i] = convert<To>(x[i]);
+      for (int64_t i = 0; i < n; ++i) o[i] = cast_element<To>(x[i]);
     }
   } else {
     for (int64_t i = 0; i < n; ++i)
-      *reinterpret_cast<To*>(dst + i * dst_stride) = convert<To>(*reinterpret_cast<const From*>(src + i * src_stride));
+      *reinterpret_cast<To*>(dst + i * dst_stride) = cast_element<To>(*reinterpret_cast<const From*>(src + i * src_stride));
   }
 }
 
