@@ -85,6 +85,18 @@ def dump(outdir, n=N):
     for op, overload, formula, tensors, scalars, dtypes, functor in kiln._C._pointwise_formulas():
         kinds = {"floating": ["float32", "float64"], "integral": ["int32", "int64"]}.get(
             dtypes, ["float32", "float64", "int32", "int64"])
+        if formula.startswith("cast("):  # a cast: every pair of dtypes, its functor <From, To>
+            for source in kinds:
+                x = (float_samples(rng, NUMPY_DTYPES[source], n) if source.startswith("float") else
+                     int_samples(rng, NUMPY_DTYPES[source], n, nonzero=False, nonnegative=False))
+                for target in kinds:
+                    key = f"{functor}.{source}.{target}"
+                    arrays[key + ".in0"] = x
+                    arrays[key + ".want"] = kiln._C._evaluate_formula(
+                        overload, [kiln.from_numpy(x)], [], getattr(kiln, target)).double().numpy()
+                    cases.append({"key": key, "functor": functor, "op": op, "dtype": source, "to": target,
+                                  "tensors": 1, "scalars": [], "formula": formula})
+            continue
         for dtype in kinds:
             for scalar_value in (1, 2):
                 key = f"{functor}.{dtype}.{scalar_value}"
@@ -158,9 +170,10 @@ def kernel_source(cases):
         params = ", ".join(f"const {t}* x{j}" for j in range(c["tensors"]))
         args = ", ".join(f"x{j}[i]" for j in range(c["tensors"]))
         scalars = ", ".join(f"static_cast<{t}>({s})" for s in c["scalars"])
+        types = f"{t}, {CTYPES[c['to']]}" if "to" in c else t  # a cast's functor: <From, To>
         lines.append(f'extern "C" __global__ void case{i}({params}, double* y, int n) {{\n'
                      f'  const int i = blockIdx.x * blockDim.x + threadIdx.x;\n'
-                     f'  if (i < n) y[i] = static_cast<double>(kiln::formulas::{c["functor"]}<{t}>{{{scalars}}}({args}));\n'
+                     f'  if (i < n) y[i] = static_cast<double>(kiln::formulas::{c["functor"]}<{types}>{{{scalars}}}({args}));\n'
                      '}')
     return "\n".join(lines) + "\n"
 
@@ -264,9 +277,9 @@ def run(indir, outdir):
     report.append("|---|---|---|---|---|---|")
     for i, c in enumerate(cases):
         if "skipped" in c:
-            report.append(f"| {c['functor']} | {c['dtype']} | | not run: {c['skipped'][:80]} | | |")
+            report.append(f"| {c['functor']} | {c['dtype'] + ' -> ' + c['to'] if 'to' in c else c['dtype']} | | not run: {c['skipped'][:80]} | | |")
             continue
-        dtype = NUMPY_DTYPES[c["dtype"]]
+        dtype = NUMPY_DTYPES[c.get("to", c["dtype"])]  # the result's (a cast's target)
         arrays = [np.ascontiguousarray(data[f"{c['key']}.in{j}"]) for j in range(c["tensors"])]
         got = gpu.launch(module, f"case{i}", [gpu.to_device(a) for a in arrays], arrays[0].size)
         want = data[c["key"] + ".want"]
@@ -276,7 +289,7 @@ def run(indir, outdir):
             diff = np.where(got == want, 0.0, np.inf)
         exact = not calls_math_library(c["formula"]) or not c["dtype"].startswith("float")  # integer math is exact
         accuracy, bad, where = "", exact and diff.max() > 0, int(np.argmax(diff))
-        if c["dtype"] == "float32":
+        if c["dtype"] == "float32" and "to" not in c:
             # Against the float64 formula: the GPU's float32 functor may lose no more than
             # TRANSCENDENTAL_ULP_BOUND beyond what the host's float32 functor loses on each input.
             reference = data[c["key"] + ".reference"]
@@ -317,7 +330,7 @@ def run(indir, outdir):
             detail = f"at ({args}): GPU {got[at]!r}, host {want[at]!r}"
             if bad:
                 failures.append(f"{c['key']} scalars {c['scalars']}: {detail}")
-        report.append(f"| {c['functor']} | {c['dtype']} | {c['scalars']} | {worst:.0f}{' (exact formula)' if exact else ''}"
+        report.append(f"| {c['functor']} | {c['dtype'] + ' -> ' + c['to'] if 'to' in c else c['dtype']} | {c['scalars']} | {worst:.0f}{' (exact formula)' if exact else ''}"
                       f"{' **FAIL**' if bad else ''} | {accuracy} | {detail} |")
     report += ["", f"{len(failures)} failures"] + failures
     os.makedirs(outdir, exist_ok=True)

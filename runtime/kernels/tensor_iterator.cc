@@ -202,16 +202,20 @@ void TensorIterator::build(IteratorConfig& c) {
              "(): internal error: reduction accumulators of dtype ", scalar_type_name(out.dtype()), " for a kernel writing ",
              scalar_type_name(kernel_out_dtype));
 
-  operands_.push_back(out);
-  loop_dtypes_.push_back(kernel_out_dtype);
-  for (const TensorBase& t : c.inputs) {
-    const bool condition = c.condition_first && operands_.size() == 1;
-    operands_.push_back(t);
-    loop_dtypes_.push_back(c.cast_inputs && !condition ? compute_dtype_ : t.dtype());
+  KILN_CHECK(c.inputs.size() < static_cast<size_t>(kMaxOperands), c.op_name, "(): internal error: ",
+             c.inputs.size(), " inputs, more than an iterator takes");
+  ntensors_ = static_cast<int>(c.inputs.size()) + 1;
+  operands_[0] = out;
+  loop_dtypes_[0] = kernel_out_dtype;
+  for (size_t i = 0; i < c.inputs.size(); ++i) {
+    const TensorBase& t = c.inputs[i];
+    const bool condition = c.condition_first && i == 0;
+    operands_[i + 1] = t;
+    loop_dtypes_[i + 1] = c.cast_inputs && !condition ? compute_dtype_ : t.dtype();
   }
-  for (size_t k = 0; k < operands_.size(); ++k) {
-    stored_dtypes_.push_back(operands_[k].dtype());
-    data_.push_back(static_cast<char*>(operands_[k].data_ptr()));
+  for (int k = 0; k < ntensors_; ++k) {
+    stored_dtypes_[k] = operands_[k].dtype();
+    data_[k] = static_cast<char*>(operands_[k].data_ptr());
     converts_ = converts_ || stored_dtypes_[k] != loop_dtypes_[k];
   }
   converts_ = converts_ || round_to_ != ScalarType::Undefined;
@@ -221,8 +225,8 @@ void TensorIterator::build(IteratorConfig& c) {
   numel_ = 1;
   for (int64_t s : shape_) numel_ *= s;
   const size_t nd = shape_.size();
-  strides_.assign(operands_.size(), DimVector(nd, 0));
-  for (size_t k = 0; k < operands_.size(); ++k) {
+  for (int k = 0; k < ntensors_; ++k) strides_[k].assign(nd, 0);
+  for (int k = 0; k < ntensors_; ++k) {
     const TensorBase& t = operands_[k];
     size_t offset = nd - t.dim();
     for (int64_t d = 0; d < t.dim(); ++d) {
@@ -237,53 +241,56 @@ void TensorIterator::coalesce() {
   // contiguous one: by the output's strides, or by the first input's when the output
   // broadcasts (reductions write accumulators with stride 0).
   const size_t nd = shape_.size();
+  const size_t nt = static_cast<size_t>(ntensors_);
   size_t ref = 0;
   for (size_t d = 0; d < nd; ++d)
-    if (strides_[0][d] == 0 && shape_[d] > 1 && strides_.size() > 1) ref = 1;
-  std::vector<size_t> perm(nd);
+    if (strides_[0][d] == 0 && shape_[d] > 1 && nt > 1) ref = 1;
+  // A stable insertion sort (dims are few; std::stable_sort would allocate a buffer).
+  DimVector perm(nd);
   std::iota(perm.begin(), perm.end(), 0);
-  std::stable_sort(perm.begin(), perm.end(), [&](size_t a, size_t b) {
+  auto before = [&](int64_t a, int64_t b) {
     int64_t sa = strides_[ref][a], sb = strides_[ref][b];
-    if (sa == 0 || sb == 0) return false;
-    return sa > sb;
-  });
+    return sa != 0 && sb != 0 && sa > sb;
+  };
+  for (size_t i = 1; i < nd; ++i)
+    for (size_t j = i; j > 0 && before(perm[j], perm[j - 1]); --j) std::swap(perm[j], perm[j - 1]);
   DimVector shape;
-  std::vector<DimVector> strides(strides_.size());
-  for (size_t i : perm) {
+  std::array<DimVector, kMaxOperands> strides;
+  for (int64_t i : perm) {
     if (shape_[i] == 1) continue;
     shape.push_back(shape_[i]);
-    for (size_t k = 0; k < strides_.size(); ++k) strides[k].push_back(strides_[k][i]);
+    for (size_t k = 0; k < nt; ++k) strides[k].push_back(strides_[k][i]);
   }
   // Merge an outer dim into the next inner one when every operand is contiguous across them.
   DimVector cshape;
-  std::vector<DimVector> cstrides(strides.size());
+  std::array<DimVector, kMaxOperands> cstrides;
   for (size_t i = 0; i < shape.size(); ++i) {
     if (!cshape.empty()) {
       bool can_merge = true;
-      for (size_t k = 0; k < strides.size() && can_merge; ++k)
-        can_merge = cstrides[k].back() == strides[k][i] * shape[i];
+      for (size_t k = 0; k < nt && can_merge; ++k) can_merge = cstrides[k].back() == strides[k][i] * shape[i];
       if (can_merge) {
         cshape.back() *= shape[i];
-        for (size_t k = 0; k < strides.size(); ++k) cstrides[k].back() = strides[k][i];
+        for (size_t k = 0; k < nt; ++k) cstrides[k].back() = strides[k][i];
         continue;
       }
     }
     cshape.push_back(shape[i]);
-    for (size_t k = 0; k < strides.size(); ++k) cstrides[k].push_back(strides[k][i]);
+    for (size_t k = 0; k < nt; ++k) cstrides[k].push_back(strides[k][i]);
   }
   if (cshape.empty()) {  // 0-dim: one element
     cshape.push_back(1);
-    for (auto& s : cstrides) s.push_back(0);
+    for (size_t k = 0; k < nt; ++k) cstrides[k].push_back(0);
   }
   shape_ = std::move(cshape);
-  strides_ = std::move(cstrides);
+  for (size_t k = 0; k < nt; ++k) strides_[k] = std::move(cstrides[k]);
 }
 
 // ---- 32-bit pieces ----
 
 bool TensorIterator::can_use_32bit_indexing() const {
   if (numel_ > INT32_MAX) return false;
-  for (const DimVector& st : strides_) {
+  for (int k = 0; k < ntensors_; ++k) {
+    const DimVector& st = strides_[k];
     int64_t furthest = 0;  // the largest byte offset an element of this operand has
     for (size_t d = 0; d < shape_.size(); ++d) furthest += (shape_[d] - 1) * std::abs(st[d]);
     if (furthest > INT32_MAX) return false;
@@ -302,7 +309,7 @@ void TensorIterator::for_each_32bit_piece(const std::function<void(const TensorI
   for (size_t d = 0; d < shape_.size(); ++d) {
     if (shape_[d] < 2) continue;
     int64_t span = shape_[d];
-    for (const DimVector& st : strides_) span = std::max(span, shape_[d] * std::abs(st[d]));
+    for (int k = 0; k < ntensors_; ++k) span = std::max(span, shape_[d] * std::abs(strides_[k][d]));
     if (span > widest) {
       widest = span;
       split = d;
@@ -312,7 +319,7 @@ void TensorIterator::for_each_32bit_piece(const std::function<void(const TensorI
   TensorIterator low = *this, high = *this;
   low.shape_[split] = half;
   high.shape_[split] = shape_[split] - half;
-  for (size_t k = 0; k < data_.size(); ++k) high.data_[k] += half * strides_[k][split];
+  for (int k = 0; k < ntensors_; ++k) high.data_[k] += half * strides_[k][split];
   low.numel_ = numel_ / shape_[split] * half;
   high.numel_ = numel_ - low.numel_;
   low.for_each_32bit_piece(fn);

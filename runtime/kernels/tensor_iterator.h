@@ -10,6 +10,7 @@
 // so no full-size temporary is made.
 #pragma once
 
+#include <array>
 #include <functional>
 #include <vector>
 
@@ -76,13 +77,17 @@ struct IteratorConfig {
 
 class TensorIterator {
  public:
+  // The most operands (the output and the inputs) an iterator takes: its arrays live inline, so
+  // building one allocates nothing but the result (a small op's cost is mostly such overhead).
+  static constexpr int kMaxOperands = 8;
+
   explicit TensorIterator(IteratorConfig config);
 
   const char* op_name() const { return op_name_; }
   Device device() const { return device_; }
   ScalarType compute_dtype() const { return compute_dtype_; }
   int64_t numel() const { return numel_; }
-  int ntensors() const { return static_cast<int>(data_.size()); }
+  int ntensors() const { return ntensors_; }
   // The iteration space after coalescing: innermost dim last, strides in bytes per operand.
   const DimVector& shape() const { return shape_; }
   const DimVector& strides(int k) const { return strides_[k]; }
@@ -111,15 +116,16 @@ class TensorIterator {
 
   const char* op_name_ = "op";
   Device device_;
-  std::vector<TensorBase> operands_;  // keeps the memory behind data_ alive
-  std::vector<char*> data_;           // per operand: the first element of this (piece of the) space
-  std::vector<ScalarType> stored_dtypes_, loop_dtypes_;
+  int ntensors_ = 0;
+  std::array<TensorBase, kMaxOperands> operands_;  // keeps the memory behind data_ alive
+  std::array<char*, kMaxOperands> data_{};         // per operand: the first element of this (piece of the) space
+  std::array<ScalarType, kMaxOperands> stored_dtypes_{}, loop_dtypes_{};
   bool converts_ = false;
   TensorBase result_;                 // what the caller gets back
   ScalarType round_to_ = ScalarType::Undefined;  // see output_rounds_through()
   ScalarType compute_dtype_ = ScalarType::Undefined;
   DimVector shape_;                   // iteration shape (innermost last)
-  std::vector<DimVector> strides_;    // byte strides per operand, aligned with shape_
+  std::array<DimVector, kMaxOperands> strides_;  // byte strides per operand, aligned with shape_
   int64_t numel_ = 0;
 };
 

@@ -8,6 +8,7 @@ import os
 import pytest
 
 import kiln
+from op_db.schema_facts import _load as load_schema
 
 REPO = os.path.abspath(os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", ".."))
 NVRTC_PATHS = ["/usr/local/cuda/lib64/libnvrtc.so.13", "/usr/local/cuda/lib64/libnvrtc.so", "libnvrtc.so"]
@@ -56,7 +57,9 @@ def compile_ptx(source, headers):
 # By functor name (generated/pointwise/<name>.h): the op's, or its overload's where it has several.
 FORMULAS = {functor: (tensors, scalars, dtypes)
             for _, _, _, tensors, scalars, dtypes, functor in kiln._C._pointwise_formulas()}
-OPS = sorted(FORMULAS)
+# Cast formulas' functors take the input's and the result's types (test below).
+CASTS = sorted(nf.schema.name for nf in load_schema()[0] if nf.pointwise is not None and nf.pointwise.cast_to)
+OPS = sorted(set(FORMULAS) - set(CASTS))
 
 
 @pytest.mark.skipif(NVRTC is None, reason="libnvrtc (CUDA toolkit) not found at /usr/local/cuda/lib64")
@@ -74,6 +77,26 @@ def test_functor_compiles_to_ptx_with_nvrtc(op):
               f'  y[i] = kiln::formulas::{op}<{narrow}>{{{twos}}}({xs});\n'
               f'  v[i] = kiln::formulas::{op}<{wide}>{{{twos}}}({us});\n'
               '}\n')
+    headers = {header: read(header), "runtime/kernels/pointwise_math.h": read("runtime/kernels/pointwise_math.h")}
+    ok, log, ptx = compile_ptx(source, headers)
+    assert ok, log
+    assert b".entry k" in ptx
+
+
+CAST_TYPES = ["bool", "unsigned char", "signed char", "short", "int", "long long", "float", "double"]
+
+
+@pytest.mark.skipif(NVRTC is None, reason="libnvrtc (CUDA toolkit) not found at /usr/local/cuda/lib64")
+@pytest.mark.parametrize("op", CASTS)
+def test_cast_functor_compiles_to_ptx_for_every_pair_of_types(op):
+    header = f"generated/pointwise/{op}.h"
+    lines = [f'#include "{header}"', 'extern "C" __global__ void k(const void* x, void* y) {',
+             '  const int i = blockIdx.x * blockDim.x + threadIdx.x;']
+    for a, frm in enumerate(CAST_TYPES):
+        for b, to in enumerate(CAST_TYPES):
+            lines.append(f'  static_cast<{to}*>(y)[i * {len(CAST_TYPES) ** 2} + {a * len(CAST_TYPES) + b}] = '
+                         f'kiln::formulas::{op}<{frm}, {to}>{{}}(static_cast<const {frm}*>(x)[i]);')
+    source = "\n".join(lines + ["}", ""])
     headers = {header: read(header), "runtime/kernels/pointwise_math.h": read("runtime/kernels/pointwise_math.h")}
     ok, log, ptx = compile_ptx(source, headers)
     assert ok, log
