@@ -326,6 +326,10 @@
 #include "generated/api/upsample_bicubic2d_backward.h"
 #include "generated/api/upsample_trilinear3d.h"
 #include "generated/api/upsample_trilinear3d_backward.h"
+#include "generated/api/_upsample_bilinear2d_aa.h"
+#include "generated/api/_upsample_bilinear2d_aa_backward.h"
+#include "generated/api/_upsample_bicubic2d_aa.h"
+#include "generated/api/_upsample_bicubic2d_aa_backward.h"
 #include "generated/api/pixel_shuffle.h"
 #include "generated/api/pixel_unshuffle.h"
 #include "generated/api/im2col.h"
@@ -4075,6 +4079,26 @@ inline Tensor upsample_trilinear3d(const Tensor& self, IntArrayRef output_size, 
 // upsample_trilinear3d_backward(Tensor grad_output, int[3] output_size, int[5] input_size, bool align_corners, float? scales_d=None, float? scales_h=None, float? scales_w=None) -> Tensor
 inline Tensor upsample_trilinear3d_backward(const Tensor& grad_output, IntArrayRef output_size, IntArrayRef input_size, bool align_corners, const std::optional<double>& scales_d = std::nullopt, const std::optional<double>& scales_h = std::nullopt, const std::optional<double>& scales_w = std::nullopt) {
   return to_api(kiln::upsample_trilinear3d_backward(grad_output, output_size, input_size, align_corners, scales_d, scales_h, scales_w));
+}
+
+// _upsample_bilinear2d_aa(Tensor self, int[2] output_size, bool align_corners, float? scales_h=None, float? scales_w=None) -> Tensor
+inline Tensor _upsample_bilinear2d_aa(const Tensor& self, IntArrayRef output_size, bool align_corners, const std::optional<double>& scales_h = std::nullopt, const std::optional<double>& scales_w = std::nullopt) {
+  return to_api(kiln::_upsample_bilinear2d_aa(self, output_size, align_corners, scales_h, scales_w));
+}
+
+// _upsample_bilinear2d_aa_backward(Tensor grad_output, int[2] output_size, int[4] input_size, bool align_corners, float? scales_h=None, float? scales_w=None) -> Tensor
+inline Tensor _upsample_bilinear2d_aa_backward(const Tensor& grad_output, IntArrayRef output_size, IntArrayRef input_size, bool align_corners, const std::optional<double>& scales_h = std::nullopt, const std::optional<double>& scales_w = std::nullopt) {
+  return to_api(kiln::_upsample_bilinear2d_aa_backward(grad_output, output_size, input_size, align_corners, scales_h, scales_w));
+}
+
+// _upsample_bicubic2d_aa(Tensor self, int[2] output_size, bool align_corners, float? scales_h=None, float? scales_w=None) -> Tensor
+inline Tensor _upsample_bicubic2d_aa(const Tensor& self, IntArrayRef output_size, bool align_corners, const std::optional<double>& scales_h = std::nullopt, const std::optional<double>& scales_w = std::nullopt) {
+  return to_api(kiln::_upsample_bicubic2d_aa(self, output_size, align_corners, scales_h, scales_w));
+}
+
+// _upsample_bicubic2d_aa_backward(Tensor grad_output, int[2] output_size, int[4] input_size, bool align_corners, float? scales_h=None, float? scales_w=None) -> Tensor
+inline Tensor _upsample_bicubic2d_aa_backward(const Tensor& grad_output, IntArrayRef output_size, IntArrayRef input_size, bool align_corners, const std::optional<double>& scales_h = std::nullopt, const std::optional<double>& scales_w = std::nullopt) {
+  return to_api(kiln::_upsample_bicubic2d_aa_backward(grad_output, output_size, input_size, align_corners, scales_h, scales_w));
 }
 
 // pixel_shuffle(Tensor self, int upscale_factor) -> Tensor

@@ -4445,6 +4445,44 @@ const FuzzOp kFuzzOps[] = {
        const auto scales_w = in.optional_float64();
        use_result(in, kiln::upsample_trilinear3d_backward(grad_output, output_size, input_size, align_corners, scales_d, scales_h, scales_w));
      }},
+    {"_upsample_bilinear2d_aa",
+     [](FuzzInput& in) {
+       const Tensor self = in.tensor();
+       const std::vector<int64_t> output_size = in.int_list();
+       const auto align_corners = in.boolean();
+       const auto scales_h = in.optional_float64();
+       const auto scales_w = in.optional_float64();
+       use_result(in, kiln::_upsample_bilinear2d_aa(self, output_size, align_corners, scales_h, scales_w));
+     }},
+    {"_upsample_bilinear2d_aa_backward",
+     [](FuzzInput& in) {
+       const Tensor grad_output = in.tensor();
+       const std::vector<int64_t> output_size = in.int_list();
+       const std::vector<int64_t> input_size = in.int_list();
+       const auto align_corners = in.boolean();
+       const auto scales_h = in.optional_float64();
+       const auto scales_w = in.optional_float64();
+       use_result(in, kiln::_upsample_bilinear2d_aa_backward(grad_output, output_size, input_size, align_corners, scales_h, scales_w));
+     }},
+    {"_upsample_bicubic2d_aa",
+     [](FuzzInput& in) {
+       const Tensor self = in.tensor();
+       const std::vector<int64_t> output_size = in.int_list();
+       const auto align_corners = in.boolean();
+       const auto scales_h = in.optional_float64();
+       const auto scales_w = in.optional_float64();
+       use_result(in, kiln::_upsample_bicubic2d_aa(self, output_size, align_corners, scales_h, scales_w));
+     }},
+    {"_upsample_bicubic2d_aa_backward",
+     [](FuzzInput& in) {
+       const Tensor grad_output = in.tensor();
+       const std::vector<int64_t> output_size = in.int_list();
+       const std::vector<int64_t> input_size = in.int_list();
+       const auto align_corners = in.boolean();
+       const auto scales_h = in.optional_float64();
+       const auto scales_w = in.optional_float64();
+       use_result(in, kiln::_upsample_bicubic2d_aa_backward(grad_output, output_size, input_size, align_corners, scales_h, scales_w));
+     }},
     {"pixel_shuffle",
      [](FuzzInput& in) {
        const Tensor self = in.tensor();

@@ -319,6 +319,10 @@ PyObject* fn_upsample_bicubic2d(PyObject* module, PyObject* args, PyObject* kwar
 PyObject* fn_upsample_bicubic2d_backward(PyObject* module, PyObject* args, PyObject* kwargs);
 PyObject* fn_upsample_trilinear3d(PyObject* module, PyObject* args, PyObject* kwargs);
 PyObject* fn_upsample_trilinear3d_backward(PyObject* module, PyObject* args, PyObject* kwargs);
+PyObject* fn__upsample_bilinear2d_aa(PyObject* module, PyObject* args, PyObject* kwargs);
+PyObject* fn__upsample_bilinear2d_aa_backward(PyObject* module, PyObject* args, PyObject* kwargs);
+PyObject* fn__upsample_bicubic2d_aa(PyObject* module, PyObject* args, PyObject* kwargs);
+PyObject* fn__upsample_bicubic2d_aa_backward(PyObject* module, PyObject* args, PyObject* kwargs);
 PyObject* fn_pixel_shuffle(PyObject* module, PyObject* args, PyObject* kwargs);
 PyObject* fn_pixel_unshuffle(PyObject* module, PyObject* args, PyObject* kwargs);
 PyObject* fn_im2col(PyObject* module, PyObject* args, PyObject* kwargs);
@@ -996,6 +1000,10 @@ PyMethodDef generated_functions[] = {
     KILN_BINDING("upsample_bicubic2d_backward", fn_upsample_bicubic2d_backward),
     KILN_BINDING("upsample_trilinear3d", fn_upsample_trilinear3d),
     KILN_BINDING("upsample_trilinear3d_backward", fn_upsample_trilinear3d_backward),
+    KILN_BINDING("_upsample_bilinear2d_aa", fn__upsample_bilinear2d_aa),
+    KILN_BINDING("_upsample_bilinear2d_aa_backward", fn__upsample_bilinear2d_aa_backward),
+    KILN_BINDING("_upsample_bicubic2d_aa", fn__upsample_bicubic2d_aa),
+    KILN_BINDING("_upsample_bicubic2d_aa_backward", fn__upsample_bicubic2d_aa_backward),
     KILN_BINDING("pixel_shuffle", fn_pixel_shuffle),
     KILN_BINDING("pixel_unshuffle", fn_pixel_unshuffle),
     KILN_BINDING("im2col", fn_im2col),

@@ -44,12 +44,58 @@ INTERP = [
     ((1, 1, 3, 4, 2), dict(size=(5, 2, 3), mode="nearest")), ((1, 1, 3, 4, 2), dict(scale_factor=1.5, mode="trilinear")),
     ((1, 1, 3, 4, 2), dict(scale_factor=(0.7, 2, 1.2), mode="trilinear", align_corners=True)),
     ((1, 1, 3, 4, 2), dict(scale_factor=2.5, mode="nearest-exact")),
+    # torch 1.13's nearest forward maps o -> floor(o / 1.1) even where the size is unchanged (5 * 1.1 -> 5);
+    # its nearest backward and its bicubic backward treat that size as a copy instead
+    ((2, 3, 5), dict(scale_factor=1.1, mode="nearest")), ((1, 2, 5, 7), dict(scale_factor=1.1, mode="nearest")),
+    ((1, 2, 5, 7), dict(scale_factor=(2.1, 1.1), mode="nearest")),
+    ((1, 2, 5, 7), dict(scale_factor=1.1, mode="bicubic")), ((1, 2, 5, 7), dict(scale_factor=(1.1, 0.5), mode="bicubic")),
 ]
+
+# antialias=True (bilinear / bicubic on 4-D): downsampling widens the filter by the scale
+AA = [dict(size=(3, 4)), dict(size=(2, 1)), dict(size=(17, 5)), dict(scale_factor=0.3), dict(scale_factor=(0.45, 2.5)),
+      dict(scale_factor=0.3, recompute_scale_factor=True), dict(scale_factor=1.1), dict(scale_factor=(1.1, 0.5)),
+      dict(size=(1, 1)), dict(size=(11, 9))]
 
 
 @pytest.mark.parametrize("shape,kw", INTERP, ids=[f"{kw['mode']}-{i}" for i, (_, kw) in enumerate(INTERP)])
 def test_interpolate_matches_torch(shape, kw):
     _check(lambda x: F.interpolate(x, **kw), lambda x: TF.interpolate(x, **kw), shape)
+
+
+@pytest.mark.parametrize("mode", ["bilinear", "bicubic"])
+@pytest.mark.parametrize("align", [False, True])
+@pytest.mark.parametrize("kw", AA, ids=[str(i) for i in range(len(AA))])
+def test_antialias_matches_torch(mode, align, kw):
+    kw = dict(kw, mode=mode, align_corners=align, antialias=True)
+    _check(lambda x: F.interpolate(x, **kw), lambda x: TF.interpolate(x, **kw), (2, 3, 11, 9))
+
+
+@pytest.mark.parametrize("mode", ["bilinear", "bicubic"])
+def test_antialias_float32_and_zero_batch(mode):
+    x = np.random.default_rng(3).uniform(-1, 1, size=(2, 3, 19, 13)).astype(np.float32)
+    kx, tx = kiln.tensor(x, requires_grad=True), torch.tensor(x, requires_grad=True)
+    ko = F.interpolate(kx, size=(5, 6), mode=mode, antialias=True)
+    to = TF.interpolate(tx, size=(5, 6), mode=mode, antialias=True)
+    assert ko.dtype == kiln.float32
+    np.testing.assert_allclose(ko.detach().numpy(), to.detach().numpy(), rtol=1e-5, atol=1e-6)
+    ko.sum().backward()
+    to.sum().backward()
+    np.testing.assert_allclose(kx.grad.numpy(), tx.grad.numpy(), rtol=1e-5, atol=1e-6)
+    empty = kiln.zeros(0, 2, 8, 8, requires_grad=True)
+    out = F.interpolate(empty, size=3, mode=mode, antialias=True)
+    assert tuple(out.shape) == (0, 2, 3, 3)
+    out.sum().backward()
+    assert tuple(empty.grad.shape) == (0, 2, 8, 8)
+
+
+def test_antialias_rejects_what_torch_rejects():
+    for dtype in (kiln.float16, kiln.int64):
+        with pytest.raises(RuntimeError, match="_upsample_bilinear2d_aa.*not implemented for"):
+            F.interpolate(kiln.zeros(1, 1, 4, 4, dtype=dtype), size=2, mode="bilinear", antialias=True)
+    with pytest.raises(ValueError, match="Anti-alias option is only supported for bilinear and bicubic"):
+        F.interpolate(kiln.zeros(1, 1, 4, 4, 4), size=2, mode="trilinear", antialias=True)
+    with pytest.raises(ValueError, match="Anti-alias option"):
+        F.interpolate(kiln.zeros(1, 1, 4), size=2, mode="bilinear", antialias=True)
 
 
 def test_scale_factor_sets_the_coordinate_map():
@@ -166,11 +212,6 @@ def test_errors_match_torch(call, exc, match):
             return
         with pytest.raises(exc):
             call(TF, torch.tensor(x))
-
-
-def test_antialias_is_refused_not_ignored():
-    with pytest.raises(NotImplementedError, match="antialias"):
-        F.interpolate(kiln.zeros(1, 1, 4, 4), size=2, mode="bilinear", antialias=True)
 
 
 def test_deprecated_aliases_warn_and_match():

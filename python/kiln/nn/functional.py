@@ -1339,10 +1339,10 @@ def interpolate(input, size=None, scale_factor=None, mode="nearest", align_corne
         scale_factors = None
     if antialias and not (mode in ("bilinear", "bicubic") and input.dim() == 4):
         raise ValueError("Anti-alias option is only supported for bilinear and bicubic modes")
-    if antialias:
-        raise NotImplementedError("interpolate(): antialias=True is not implemented in kiln")
 
     name = _UPSAMPLE.get((input.dim(), mode))
+    if antialias:
+        name = {"bilinear": "_upsample_bilinear2d_aa", "bicubic": "_upsample_bicubic2d_aa"}[mode]
     if name is not None:
         if output_size is None:  # torch's compute_output_size: in * scale, truncated
             output_size = [int(float(input.size(i + 2)) * scale_factors[i]) for i in range(dim)]

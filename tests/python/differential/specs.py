@@ -1326,6 +1326,8 @@ def g_interpolate(g: G):
             kw["recompute_scale_factor"] = g.p(0.5)
     if mode in ("linear", "bilinear", "bicubic", "trilinear") and g.p(0.6):
         kw["align_corners"] = g.p(0.5)
+    if mode in ("bilinear", "bicubic") and g.p(0.4):
+        kw["antialias"] = True
     return (x,), kw
 
 

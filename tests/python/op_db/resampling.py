@@ -1,4 +1,4 @@
-"""Records of the resampling ops: the upsample family (F.interpolate), pixel_shuffle/unshuffle,
+"""Records of the resampling ops: the upsample family (F.interpolate, antialias too), pixel_shuffle/unshuffle,
 im2col/col2im (F.unfold/F.fold), affine_grid_generator and grid_sampler_2d.
 
 The oracle is torch (1.13, whose upsample, im2col, affine_grid and grid_sampler kernels compute what
@@ -44,7 +44,8 @@ _CASES = {
         ((0, 2, 4), [6], [None], "zero batch")],
     2: [((2, 2, 4, 5), [7, 3], [None, None], "up/down"), ((1, 3, 3, 3), [6, 6], [None, None], "2x"),
         ((1, 2, 4, 5), [10, 7], [2.5, 1.5], "scales"), ((1, 1, 5, 4), [3, 3], [0.6, 0.8], "scales < 1"),
-        ((1, 1, 1, 3), [4, 5], [None, None], "from 1"), ((0, 2, 3, 3), [5, 5], [None, None], "zero batch")],
+        ((1, 1, 1, 3), [4, 5], [None, None], "from 1"), ((0, 2, 3, 3), [5, 5], [None, None], "zero batch"),
+        ((1, 2, 11, 9), [3, 2], [None, None], "down 3.7x / 4.5x"), ((1, 1, 10, 7), [3, 5], [0.35, 0.8], "down, scales")],
     3: [((1, 2, 3, 4, 2), [5, 3, 4], [None, None, None], "mixed"),
         ((1, 1, 2, 3, 4), [4, 7, 3], [2.0, 2.5, 0.8], "scales"), ((0, 1, 2, 2, 2), [3, 3, 3], [None] * 3, "zero batch")],
 }
@@ -88,7 +89,11 @@ def _up_errors(name, d, linear, api):
               "output_size too long"),
             e(lambda k: fn(k)(k.zeros(shape, dtype=k.int64), [2] * d, *extra), RuntimeError, "not implemented for",
               "int64 input"),
-        ]
+            e(lambda k: fn(k)(k.zeros([1, 0] + [4] * d), [2] * d, *extra), RuntimeError, f"Non-empty {d + 2}D data tensor",
+              "no channels"),
+        ] + ([e(lambda k: fn(k)(k.zeros(shape, dtype=k.float16), [2] * d, *extra), RuntimeError,
+                "not implemented for 'Half'", "float16 input (antialias has float32 / float64 kernels only)")]
+             if name.endswith("_aa") else [])
     return errors
 
 
@@ -107,7 +112,8 @@ def _upsample_records():
                             ("upsample_nearest3d", 3, False), ("_upsample_nearest_exact1d", 1, False),
                             ("_upsample_nearest_exact2d", 2, False), ("_upsample_nearest_exact3d", 3, False),
                             ("upsample_linear1d", 1, True), ("upsample_bilinear2d", 2, True),
-                            ("upsample_bicubic2d", 2, True), ("upsample_trilinear3d", 3, True)]:
+                            ("upsample_bicubic2d", 2, True), ("upsample_trilinear3d", 3, True),
+                            ("_upsample_bilinear2d_aa", 2, True), ("_upsample_bicubic2d_aa", 2, True)]:
         api = "_C." + base if base.startswith("_") else None
         fwd = _up_samples(d, linear)
         bwd = _up_backward_samples(base, d, linear)

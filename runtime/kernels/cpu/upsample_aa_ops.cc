@@ -1,0 +1,158 @@
+// F.interpolate(antialias=True) for bilinear and bicubic: torch's _upsample_bilinear2d_aa and
+// _upsample_bicubic2d_aa (aten/src/ATen/native/cpu/UpSampleKernel.cpp, PIL's resampling). Each
+// output position o of a dim averages the inputs whose centres lie within `support` of its centre
+// scale * (o + 0.5), weighted by the filter (triangle, or Keys cubic with a = -0.5) evaluated at
+// the distance divided by the scale when downsampling (so the support widens with the scale), the
+// weights normalized to sum to one. Upsampling keeps the filter's own support (1 or 2 inputs).
+//
+// As torch 1.13: the forward resamples the last dim, then the first, and the backward scatters
+// back through the same taps. A dim of unchanged size is resampled too: with no scale_factor its
+// taps are the identity, with one (5 * 1.1 -> 5) they are not (torch 2.x skips such a dim).
+#include <algorithm>
+#include <cmath>
+#include <optional>
+#include <vector>
+
+#include "generated/kernels/_upsample_bicubic2d_aa.h"
+#include "generated/kernels/_upsample_bicubic2d_aa_backward.h"
+#include "generated/kernels/_upsample_bilinear2d_aa.h"
+#include "generated/kernels/_upsample_bilinear2d_aa_backward.h"
+#include "runtime/kernels/cpu/cpu_tensors.h"
+#include "runtime/kernels/cpu/resample_taps.h"
+#include "runtime/kernels/cpu/upsample_checks.h"
+
+namespace kiln {
+namespace cpu {
+namespace {
+
+using Scales = std::vector<std::optional<double>>;
+
+template <typename T>
+T linear_filter(T x) {
+  if (x < T(0)) x = -x;
+  return x < T(1) ? T(1) - x : T(0);
+}
+
+template <typename T>
+T cubic_filter(T x) {
+  const T a = T(-0.5);  // PIL's (and torch's antialias) Keys constant; plain bicubic uses -0.75
+  x = std::abs(x);
+  if (x < T(1)) return ((a + 2) * x - (a + 3)) * x * x + 1;
+  if (x < T(2)) return ((a * x - 5 * a) * x + 8 * a) * x - 4 * a;
+  return T(0);
+}
+
+// torch's area_pixel_compute_scale: input / output, or 1 / scale_factor when one is given.
+template <typename T>
+T pixel_scale(int64_t in, int64_t out, bool align_corners, const std::optional<double>& scale) {
+  if (align_corners) return out > 1 ? static_cast<T>(in - 1) / static_cast<T>(out - 1) : T(0);
+  return scale.has_value() && *scale > 0 ? static_cast<T>(1.0 / *scale) : static_cast<T>(in) / static_cast<T>(out);
+}
+
+// The mixed float/double arithmetic below is torch's, so float32 weights round as torch's do.
+template <typename T>
+Taps<T> aa_taps(bool cubic, int64_t in, int64_t out, bool align_corners, const std::optional<double>& scale_factor) {
+  const int interp_size = cubic ? 4 : 2;
+  const T scale = pixel_scale<T>(in, out, align_corners, scale_factor);
+  const T support = static_cast<T>(scale >= 1.0 ? (interp_size * 0.5) * scale : interp_size * 0.5);
+  const T invscale = static_cast<T>(scale >= 1.0 ? 1.0 / scale : 1.0);
+  Taps<T> t;
+  t.in = in;
+  t.out = out;
+  t.k = static_cast<int64_t>(std::ceil(static_cast<float>(support))) * 2 + 1;
+  t.index.assign(out * t.k, 0);
+  t.weight.assign(out * t.k, T(0));
+  t.counts.assign(out, 0);
+  for (int64_t o = 0; o < out; ++o) {
+    const T center = static_cast<T>(scale * (o + 0.5));
+    const int64_t xmin = std::max(static_cast<int64_t>(center - support + 0.5), int64_t{0});
+    const int64_t xsize =
+        std::clamp(std::min(static_cast<int64_t>(center + support + 0.5), in) - xmin, int64_t{0}, t.k);
+    T total = 0;
+    for (int64_t j = 0; j < xsize; ++j) {
+      const T x = static_cast<T>((static_cast<T>(j + xmin) - center + 0.5) * invscale);
+      const T w = cubic ? cubic_filter(x) : linear_filter(x);
+      t.index[o * t.k + j] = xmin + j;
+      t.weight[o * t.k + j] = w;
+      total += w;
+    }
+    if (total != T(0))
+      for (int64_t j = 0; j < xsize; ++j) t.weight[o * t.k + j] /= total;
+    t.counts[o] = xsize;
+  }
+  return t;
+}
+
+void check_aa_dtype(const char* op, ScalarType dtype) {
+  // torch computes the weights in the input's dtype and has no half-precision kernel
+  KILN_CHECK(dtype == ScalarType::Float32 || dtype == ScalarType::Float64, op, "(): \"", op,
+             "\" not implemented for '", scalar_type_name(dtype), "'");
+}
+
+TensorBase aa_forward(const char* op, bool cubic, const TensorBase& self, IntArrayRef output_size, bool align_corners,
+                      const Scales& scales) {
+  upsample::check_input(op, 2, self, output_size);
+  check_aa_dtype(op, self.dtype());
+  DimVector shape(self.sizes().begin(), self.sizes().end());
+  for (size_t i = 0; i < 2; ++i) shape[i + 2] = output_size[i];
+  TensorBase result = empty_cpu(shape, self.dtype());
+  if (result.numel() == 0) return result;
+  const TensorBase x = contiguous_cpu(self);
+  KILN_DISPATCH_FLOATING_TYPES(self.dtype(), op, [&] {
+    const auto rows = aa_taps<scalar_t>(cubic, self.sizes()[2], output_size[0], align_corners, scales[0]);
+    const auto cols = aa_taps<scalar_t>(cubic, self.sizes()[3], output_size[1], align_corners, scales[1]);
+    resample_separable(static_cast<const scalar_t*>(x.data_ptr()), static_cast<scalar_t*>(result.data_ptr()),
+                       std::vector<int64_t>(self.sizes().begin(), self.sizes().end()), {&rows, &cols});
+  });
+  return result;
+}
+
+TensorBase aa_backward(const char* op, bool cubic, const TensorBase& grad_output, IntArrayRef output_size,
+                       IntArrayRef input_size, bool align_corners, const Scales& scales) {
+  upsample::check_grad_output(op, 2, grad_output, output_size, input_size);
+  check_aa_dtype(op, grad_output.dtype());
+  TensorBase result = zeros_cpu(input_size, grad_output.dtype());
+  if (result.numel() == 0) return result;
+  const TensorBase g = contiguous_cpu(grad_output);
+  KILN_DISPATCH_FLOATING_TYPES(grad_output.dtype(), op, [&] {
+    // grad (N, C, oh, ow) -> (N, C, ih, ow) through the rows' taps, then -> (N, C, ih, iw)
+    const int64_t planes = input_size[0] * input_size[1];
+    const auto rows = aa_taps<scalar_t>(cubic, input_size[2], output_size[0], align_corners, scales[0]);
+    const auto cols = aa_taps<scalar_t>(cubic, input_size[3], output_size[1], align_corners, scales[1]);
+    std::vector<scalar_t> mid(planes * input_size[2] * output_size[1]);
+    scatter_dim(static_cast<const scalar_t*>(g.data_ptr()), mid.data(), planes, output_size[1], rows);
+    scatter_dim(mid.data(), static_cast<scalar_t*>(result.data_ptr()), planes * input_size[2], 1, cols);
+  });
+  return result;
+}
+
+}  // namespace
+
+TensorBase upsample_bilinear2d_aa(const TensorBase& self, IntArrayRef output_size, bool align_corners,
+                                  const std::optional<double>& scales_h, const std::optional<double>& scales_w) {
+  return aa_forward("_upsample_bilinear2d_aa", false, self, output_size, align_corners, {scales_h, scales_w});
+}
+
+TensorBase upsample_bilinear2d_aa_backward(const TensorBase& grad_output, IntArrayRef output_size,
+                                           IntArrayRef input_size, bool align_corners,
+                                           const std::optional<double>& scales_h,
+                                           const std::optional<double>& scales_w) {
+  return aa_backward("_upsample_bilinear2d_aa_backward", false, grad_output, output_size, input_size, align_corners,
+                     {scales_h, scales_w});
+}
+
+TensorBase upsample_bicubic2d_aa(const TensorBase& self, IntArrayRef output_size, bool align_corners,
+                                 const std::optional<double>& scales_h, const std::optional<double>& scales_w) {
+  return aa_forward("_upsample_bicubic2d_aa", true, self, output_size, align_corners, {scales_h, scales_w});
+}
+
+TensorBase upsample_bicubic2d_aa_backward(const TensorBase& grad_output, IntArrayRef output_size,
+                                          IntArrayRef input_size, bool align_corners,
+                                          const std::optional<double>& scales_h,
+                                          const std::optional<double>& scales_w) {
+  return aa_backward("_upsample_bicubic2d_aa_backward", true, grad_output, output_size, input_size, align_corners,
+                     {scales_h, scales_w});
+}
+
+}  // namespace cpu
+}  // namespace kiln
