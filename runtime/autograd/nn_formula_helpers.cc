@@ -2,6 +2,7 @@
 #include <vector>
 
 #include "generated/api/adaptive_avg_pool2d.h"
+#include "generated/api/adaptive_avg_pool3d.h"
 #include "generated/api/add.h"
 #include "generated/api/arange.h"
 #include "generated/api/clamp.h"
@@ -61,6 +62,11 @@ Tensor max_pool_double_backward(const Tensor& grad, const Tensor& indices) {
 Tensor adaptive_avg_pool_double_backward(const Tensor& grad, IntArrayRef grad_output_sizes) {
   const size_t nd = grad_output_sizes.size();
   return kiln::adaptive_avg_pool2d(grad, {grad_output_sizes[nd - 2], grad_output_sizes[nd - 1]});
+}
+
+Tensor adaptive_avg_pool3d_double_backward(const Tensor& grad, IntArrayRef grad_output_sizes) {
+  const size_t nd = grad_output_sizes.size();
+  return kiln::adaptive_avg_pool3d(grad, {grad_output_sizes[nd - 3], grad_output_sizes[nd - 2], grad_output_sizes[nd - 1]});
 }
 
 namespace {

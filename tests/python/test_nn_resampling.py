@@ -41,6 +41,7 @@ INTERP = [
     ((1, 2, 4, 5), dict(size=(9, 2), mode="bilinear", align_corners=True)),
     ((1, 2, 4, 5), dict(scale_factor=2.3, mode="bicubic")), ((1, 2, 6, 5), dict(size=(3, 8), mode="bicubic", align_corners=True)),
     ((1, 2, 6, 4), dict(size=(3, 2), mode="area")), ((1, 2, 6), dict(scale_factor=0.5, mode="area")),
+    ((2, 1, 5, 6, 4), dict(size=(2, 4, 3), mode="area")), ((1, 2, 5, 6, 4), dict(scale_factor=(0.5, 1.7, 1), mode="area")),
     ((1, 1, 3, 4, 2), dict(size=(5, 2, 3), mode="nearest")), ((1, 1, 3, 4, 2), dict(scale_factor=1.5, mode="trilinear")),
     ((1, 1, 3, 4, 2), dict(scale_factor=(0.7, 2, 1.2), mode="trilinear", align_corners=True)),
     ((1, 1, 3, 4, 2), dict(scale_factor=2.5, mode="nearest-exact")),

@@ -498,6 +498,55 @@ def adaptive_avg_pool2d(input, output_size):
     return kiln.adaptive_avg_pool2d(input, size)
 
 
+def _adaptive_size(input, output_size, n):
+    """output_size as n ints (an int repeated); a None entry keeps the input's size there (torch's
+    _list_with_default)."""
+    size = list(output_size) if isinstance(output_size, (list, tuple)) else [output_size] * n
+    if len(size) != n:  # the op names the error (torch's message)
+        return [s for s in size]
+    return [input.shape[input.dim() - n + i] if s is None else s for i, s in enumerate(size)]
+
+
+def _single_size(output_size, op):
+    size = list(output_size) if isinstance(output_size, (list, tuple)) else [output_size]
+    if len(size) != 1:
+        raise RuntimeError(f"{op}() argument 'output_size' should contain one int (got {len(size)})")
+    return size
+
+
+def _check_1d_input(input, op):
+    if input.dim() not in (2, 3):
+        raise RuntimeError(f"Expected 2 to 3 dimensions, but got {input.dim()}-dimensional tensor for argument #1 "
+                           f"'self' (while checking arguments for {op})")
+
+
+def adaptive_avg_pool1d(input, output_size):
+    """Average pooling of (N, C, L) or (C, L) to output_size bins (adaptive_avg_pool2d over a unit height)."""
+    size = _single_size(output_size, "adaptive_avg_pool1d")
+    _check_1d_input(input, "adaptive_avg_pool1d")
+    return kiln.adaptive_avg_pool2d(input.unsqueeze(-2), [1, size[0]]).squeeze(-2)
+
+
+def adaptive_avg_pool3d(input, output_size):
+    """Average pooling of (N, C, D, H, W) or (C, D, H, W) to output_size; None keeps the input's size."""
+    return kiln.adaptive_avg_pool3d(input, _adaptive_size(input, output_size, 3))
+
+
+def adaptive_max_pool2d(input, output_size, return_indices=False):
+    """Max pooling to output_size bins; with return_indices also the argmax (flat in each H*W plane)."""
+    out, indices = kiln.adaptive_max_pool2d(input, _adaptive_size(input, output_size, 2))
+    return (out, indices) if return_indices else out
+
+
+def adaptive_max_pool1d(input, output_size, return_indices=False):
+    """Max pooling of (N, C, L) or (C, L) to output_size bins; indices are positions along L."""
+    size = _single_size(output_size, "adaptive_max_pool1d")
+    _check_1d_input(input, "adaptive_max_pool1d")
+    out, indices = kiln.adaptive_max_pool2d(input.unsqueeze(-2), [1, size[0]])
+    out, indices = out.squeeze(-2), indices.squeeze(-2)
+    return (out, indices) if return_indices else out
+
+
 def pad(input, pad, mode="constant", value=None):
     """Pads the last len(pad) // 2 dims: pad = (left, right, top, bottom, ...); negative values crop."""
     if mode == "constant":
@@ -1351,13 +1400,8 @@ def interpolate(input, size=None, scale_factor=None, mode="nearest", align_corne
         if mode in _MODE_DIMS:
             return op(input, output_size, align_corners, *scales)
         return op(input, output_size, *scales)
-    if mode == "area" and input.dim() in (3, 4):
-        if input.dim() == 3:
-            return adaptive_avg_pool2d(input.unsqueeze(-2), [1, output_size[0]]).squeeze(-2)
-        return adaptive_avg_pool2d(input, output_size)
-    if mode == "area" and input.dim() == 5:
-        raise NotImplementedError("interpolate(): mode 'area' on 5-D input (adaptive_avg_pool3d) is not implemented "
-                                  "in kiln")
+    if mode == "area" and input.dim() in (3, 4, 5):
+        return {3: adaptive_avg_pool1d, 4: adaptive_avg_pool2d, 5: adaptive_avg_pool3d}[input.dim()](input, output_size)
     need = _MODE_DIMS.get(mode)
     if need is not None and input.dim() in (3, 4, 5):
         raise NotImplementedError(f"Got {input.dim()}D input, but {mode} mode needs {need}D input")

@@ -968,6 +968,14 @@ Fadd("max_pool2d", g_pool, dtypes=FLOATS, n=12)
 Fadd("avg_pool2d", extremes=False, gen=lambda g: g_pool(g, True), dtypes=FLOATS, n=12)
 Fadd("adaptive_avg_pool2d", extremes=False, gen=lambda g: ((g.t((1, g.int(1, 2), g.int(1, 5), g.int(1, 5))), g.pick([1, 2, (2, 3), 3, (None, 2)])), {}),
      dtypes=FLOATS, n=10)
+Fadd("adaptive_avg_pool1d", extremes=False, gen=lambda g: ((g.t((g.int(1, 2), g.int(1, 3), g.int(1, 7))), g.pick([1, 2, 3, 5])), {}),
+     dtypes=FLOATS, n=6)
+Fadd("adaptive_avg_pool3d", extremes=False, gen=lambda g: ((g.t((1, g.int(1, 2), g.int(1, 4), g.int(1, 4), g.int(1, 4))), g.pick([1, 2, (2, 3, 1), (None, 2, 3)])), {}),
+     dtypes=FLOATS, n=8)
+Fadd("adaptive_max_pool1d", gen=lambda g: ((g.t((g.int(1, 2), g.int(1, 3), g.int(1, 7))), g.pick([1, 2, 3, 5])), {}),
+     dtypes=FLOATS, n=6)
+Fadd("adaptive_max_pool2d", gen=lambda g: ((g.t((1, g.int(1, 2), g.int(1, 5), g.int(1, 5))), g.pick([1, 2, (2, 3), 3, (None, 2)])), {}),
+     dtypes=FLOATS, n=8)
 
 
 def g_batch_norm(g: G):
@@ -1310,7 +1318,7 @@ add("torch.binary_cross_entropy_with_logits", lambda g: (lambda r: ((r[0][0], r[
 
 # --------------------------------------------------------------------------- resampling
 _INTERP_MODES = {3: ["nearest", "nearest-exact", "linear", "area"], 4: ["nearest", "nearest-exact", "bilinear", "bicubic", "area"],
-                 5: ["nearest", "nearest-exact", "trilinear"]}
+                 5: ["nearest", "nearest-exact", "trilinear", "area"]}
 
 
 def g_interpolate(g: G):

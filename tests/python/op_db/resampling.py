@@ -1,4 +1,5 @@
-"""Records of the resampling ops: the upsample family (F.interpolate, antialias too), pixel_shuffle/unshuffle,
+"""Records of the resampling ops: the upsample family (F.interpolate, antialias too), adaptive_avg_pool3d and
+adaptive_max_pool2d, pixel_shuffle/unshuffle,
 im2col/col2im (F.unfold/F.fold), affine_grid_generator and grid_sampler_2d.
 
 The oracle is torch (1.13, whose upsample, im2col, affine_grid and grid_sampler kernels compute what
@@ -124,6 +125,87 @@ def _upsample_records():
                             api=None if api is None else api + "_backward", no_zero_dim=NO_ZERO_DIM, tol=tol,
                             grad_samples=_small(bwd), error_inputs=_up_backward_errors(base + "_backward", d, linear)))
     return out
+
+
+# ----------------------------------------------------------------------------- adaptive pooling
+# adaptive_avg_pool3d (interpolate's 'area' on 5-D input) and adaptive_max_pool2d
+_POOL3D = [((2, 3, 5, 7, 4), [2, 3, 4], "down"), ((1, 2, 3, 4, 2), [5, 6, 3], "up, overlapping bins"),
+           ((2, 3, 4, 5), [2, 2, 2], "unbatched"), ((1, 1, 3, 3, 3), [3, 3, 3], "same size"),
+           ((1, 1, 3, 3, 3), [1, 0, 2], "an empty output dim"), ((0, 2, 3, 3, 3), [2, 2, 2], "zero batch")]
+_POOL2D = [((2, 3, 7, 5), [3, 2], "down"), ((1, 2, 3, 4), [5, 6], "up, overlapping bins"),
+           ((3, 7, 5), [2, 4], "unbatched"), ((1, 1, 4, 4), [4, 4], "same size"), ((0, 2, 3, 3), [2, 2], "zero batch")]
+
+
+def _pool_samples(cases):
+    return lambda dtype: [Sample((values(shape, dtype, seed=i), size), note=note)
+                          for i, (shape, size, note) in enumerate(cases)]
+
+
+def _pool_backward_samples(cases, name):
+    def samples(dtype):
+        out = []
+        for s in _pool_samples(cases)(dtype):
+            res = _nn(name)(s.args[0].astype("float64"), s.args[1])  # the shapes (and argmax) of any dtype
+            vals = res[0] if isinstance(res, tuple) else res
+            extra = (res[1],) if isinstance(res, tuple) else ()
+            out.append(Sample((values(vals.shape, dtype, seed=5), s.args[0]) + extra, note=s.note))
+        return out
+    return samples
+
+
+def _avg3d_backward_ref(go, x):
+    # torch's op of this name is out= only: the gradient through autograd instead
+    torch = _torch()
+    xt = _t(x).clone().requires_grad_()
+    out = torch.nn.functional.adaptive_avg_pool3d(xt, list(go.shape[-3:]))
+    return torch.autograd.grad(out, xt, _t(go))[0].numpy()
+
+
+def _pool3d_errors():
+    e = ErrorInput
+    return [
+        e(lambda k: k.adaptive_avg_pool3d(k.zeros([3, 4, 5]), [2, 2, 2]), RuntimeError, "Expected 4D or 5D tensor",
+          "3-D input"),
+        e(lambda k: k.adaptive_avg_pool3d(k.zeros([1, 0, 3, 3, 3]), [2, 2, 2]), RuntimeError, "non-zero size",
+          "no channels"),
+        e(lambda k: k.adaptive_avg_pool3d(k.zeros([1, 1, 3, 3, 3]), [2, 2, -1]), RuntimeError,
+          "greater than or equal to 0", "negative output size"),
+        e(lambda k: k.adaptive_avg_pool3d(k.zeros([1, 1, 3, 3, 3], dtype=k.int64), [2, 2, 2]), RuntimeError,
+          "not implemented for 'Long'", "int64 input"),
+        e(lambda k: k.adaptive_avg_pool3d_backward(k.zeros([1, 1, 2, 2]), k.zeros([1, 1, 3, 3, 3])), RuntimeError,
+          "grad_output", "grad_output of fewer dims"),
+    ]
+
+
+def _max_pool_errors():
+    e = ErrorInput
+    return [
+        e(lambda k: k.adaptive_max_pool2d(k.zeros([7, 5]), [2, 2]), RuntimeError, "Expected 3D or 4D tensor",
+          "2-D input"),
+        e(lambda k: k.adaptive_max_pool2d(k.zeros([2, 0, 7, 5]), [2, 2]), RuntimeError, "non-zero size",
+          "no channels"),
+        e(lambda k: k.adaptive_max_pool2d(k.zeros([1, 1, 4, 4], dtype=k.int64), [2, 2]), RuntimeError,
+          "not implemented for 'Long'", "int64 input"),
+        e(lambda k: k.adaptive_max_pool2d_backward(k.zeros([1, 1, 3, 3]), k.zeros([1, 1, 4, 4]),
+                                                   k.zeros([1, 1, 2, 2], dtype=k.int64)), RuntimeError,
+          "indices of shape", "indices of another shape"),
+    ]
+
+
+def _pool_records():
+    tol = {"float32": dict(rtol=1e-5, atol=1e-6)}
+    fwd3, bwd3 = _pool_samples(_POOL3D), _pool_backward_samples(_POOL3D, "adaptive_avg_pool3d")
+    fwd2, bwd2 = _pool_samples(_POOL2D), _pool_backward_samples(_POOL2D, "adaptive_max_pool2d")
+    return [
+        OpRecord("adaptive_avg_pool3d", FAMILY, FLOATS, fwd3, ref=_nn("adaptive_avg_pool3d"), tol=tol,
+                 no_zero_dim=NO_ZERO_DIM, grad_samples=_small(fwd3), error_inputs=_pool3d_errors),
+        OpRecord("adaptive_avg_pool3d_backward", FAMILY, FLOATS, bwd3, ref=_avg3d_backward_ref,
+                 tol=tol, no_zero_dim=NO_ZERO_DIM, grad_samples=_small(bwd3)),
+        OpRecord("adaptive_max_pool2d", FAMILY, FLOATS, fwd2, ref=_nn("adaptive_max_pool2d"), no_zero_dim=NO_ZERO_DIM,
+                 grad_samples=_small(fwd2), error_inputs=_max_pool_errors),
+        OpRecord("adaptive_max_pool2d_backward", FAMILY, FLOATS, bwd2, ref=_nn("adaptive_max_pool2d_backward"),
+                 no_zero_dim=NO_ZERO_DIM, grad_samples=_small(bwd2)),
+    ]
 
 
 # ----------------------------------------------------------------------------- pixel shuffle
@@ -335,7 +417,7 @@ def _grid_backward_ref(go, x, g, mode, pad, align):
 
 _TOL = {"float32": dict(rtol=1e-4, atol=1e-5)}
 
-RECORDS = _upsample_records() + [
+RECORDS = _upsample_records() + _pool_records() + [
     OpRecord("pixel_shuffle", FAMILY, ALL, _shuffle_samples, ref=_shuffle_ref,
              error_inputs=_shuffle_errors, grad_samples=lambda: _shuffle_samples("float64"),
              no_zero_dim="takes (*, C, H, W) tensors"),
