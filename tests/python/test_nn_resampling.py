@@ -99,6 +99,21 @@ def test_antialias_rejects_what_torch_rejects():
         F.interpolate(kiln.zeros(1, 1, 4), size=2, mode="bilinear", antialias=True)
 
 
+@pytest.mark.parametrize("mode", ["nearest", "nearest-exact"])
+@pytest.mark.parametrize("shape", [(2, 3, 5), (1, 2, 4, 5), (1, 2, 3, 4, 2)])
+def test_nearest_takes_uint8_as_torch(shape, mode):
+    a = np.random.default_rng(0).integers(0, 256, size=shape).astype(np.uint8)
+    for kw in (dict(scale_factor=1.7), dict(size=3)):
+        k = F.interpolate(kiln.tensor(a), mode=mode, **kw)
+        assert k.dtype == kiln.uint8
+        np.testing.assert_array_equal(k.numpy(), TF.interpolate(torch.tensor(a), mode=mode, **kw).numpy())
+    for bad in (kiln.int64, kiln.int32):  # only uint8, as torch
+        with pytest.raises(RuntimeError, match="not implemented for"):
+            F.interpolate(kiln.zeros(shape, dtype=bad), mode=mode, size=3)
+    with pytest.raises(RuntimeError, match="not implemented for"):
+        F.interpolate(kiln.tensor(a), mode="bilinear" if len(shape) == 4 else "area", size=3)
+
+
 def test_scale_factor_sets_the_coordinate_map():
     # 5 * 2.3 = 11.5 -> 11 outputs; the map uses 1 / 2.3, not 5 / 11, unless recompute_scale_factor
     x = kiln.arange(5.0).reshape(1, 1, 5)

@@ -24,7 +24,9 @@ inline void check_sizes(const char* op, size_t d, IntArrayRef output_size, IntAr
              shape_str(IntArrayRef(input_size.data() + 2, d)), " and output_size ", shape_str(output_size));
 }
 
-inline void check_input(const char* op, size_t d, const TensorBase& self, IntArrayRef output_size) {
+// `uint8_ok`: nearest modes, which also take uint8 input.
+inline void check_input(const char* op, size_t d, const TensorBase& self, IntArrayRef output_size,
+                        bool uint8_ok = false) {
   KILN_CHECK(self.dim() == static_cast<int64_t>(d + 2), op, "(): Non-empty ", d + 2,
              "D data tensor expected but got a tensor with sizes ", shape_str(self.sizes()));
   check_sizes(op, d, output_size, self.sizes());
@@ -33,8 +35,8 @@ inline void check_input(const char* op, size_t d, const TensorBase& self, IntArr
   for (size_t i = 1; i < d + 2; ++i) per_sample *= self.sizes()[i];
   KILN_CHECK(per_sample != 0, op, "(): Non-empty ", d + 2, "D data tensor expected but got a tensor with sizes ",
              shape_str(self.sizes()));
-  KILN_CHECK(is_floating_type(self.dtype()), op, "(): \"", op, "\" not implemented for '",
-             scalar_type_name(self.dtype()), "'");
+  KILN_CHECK(is_floating_type(self.dtype()) || (uint8_ok && self.dtype() == ScalarType::UInt8), op, "(): \"", op,
+             "\" not implemented for '", scalar_type_name(self.dtype()), "'");
 }
 
 // A backward op's grad_output: floating, the output's shape (N and C of input_size).

@@ -10,6 +10,7 @@
 #include <cmath>
 #include <optional>
 #include <string>
+#include <type_traits>
 #include <vector>
 
 #include "generated/kernels/_upsample_nearest_exact1d.h"
@@ -162,10 +163,28 @@ bool bicubic_backward_copies(Mode mode, IntArrayRef in, IntArrayRef out) {
   return true;
 }
 
+template <typename T>
+void resample_all(Mode mode, const TensorBase& x, TensorBase& result, IntArrayRef output_size, bool align_corners,
+                  const Scales& scales) {
+  std::vector<Taps<T>> taps;
+  if constexpr (std::is_same_v<T, uint8_t>) {  // nearest on uint8: the float taps' indices, weight 1
+    for (const auto& f : all_taps<float>(mode, x.sizes(), output_size, align_corners, scales))
+      taps.push_back(Taps<T>{f.in, f.out, f.k, f.index, std::vector<T>(f.weight.size(), T(1)), {}});
+  } else {
+    taps = all_taps<T>(mode, x.sizes(), output_size, align_corners, scales);
+  }
+  std::vector<const Taps<T>*> dims;
+  for (const auto& t : taps) dims.push_back(&t);
+  resample_separable(static_cast<const T*>(x.data_ptr()), static_cast<T*>(result.data_ptr()),
+                     std::vector<int64_t>(x.sizes().begin(), x.sizes().end()), dims);
+}
+
 TensorBase upsample_forward(const char* op, Mode mode, const TensorBase& self, IntArrayRef output_size,
                             bool align_corners, const Scales& scales) {
   const size_t d = scales.size();
-  check_input(op, d, self, output_size);
+  // nearest copies values, so (as torch) it also takes uint8 images
+  const bool nearest = mode == Mode::kNearest || mode == Mode::kNearestExact;
+  check_input(op, d, self, output_size, nearest);
   if (self.dtype() == ScalarType::Float16 || self.dtype() == ScalarType::BFloat16)
     return cast_to(upsample_forward(op, mode, cast_to(self, ScalarType::Float32), output_size, align_corners, scales),
                    self.dtype());
@@ -173,23 +192,14 @@ TensorBase upsample_forward(const char* op, Mode mode, const TensorBase& self, I
   for (size_t i = 0; i < d; ++i) shape[i + 2] = output_size[i];
   TensorBase result = empty_cpu(shape, self.dtype());
   if (result.numel() == 0) return result;
-  TensorBase cur = contiguous_cpu(self);
-  KILN_DISPATCH_FLOATING_TYPES(self.dtype(), op, [&] {
-    const auto taps = all_taps<scalar_t>(mode, self.sizes(), output_size, align_corners, scales);
-    DimVector cur_shape(self.sizes().begin(), self.sizes().end());
-    for (size_t j = d; j-- > 0;) {  // the last spatial dim first
-      DimVector next_shape = cur_shape;
-      next_shape[j + 2] = output_size[j];
-      TensorBase next = j == 0 ? result : empty_cpu(next_shape, self.dtype());
-      int64_t outer = 1, inner = 1;
-      for (size_t q = 0; q < j + 2; ++q) outer *= cur_shape[q];
-      for (size_t q = j + 3; q < cur_shape.size(); ++q) inner *= cur_shape[q];
-      resample_dim(static_cast<const scalar_t*>(cur.data_ptr()), static_cast<scalar_t*>(next.data_ptr()), outer,
-                   inner, taps[j]);
-      cur = next;
-      cur_shape = next_shape;
-    }
-  });
+  const TensorBase x = contiguous_cpu(self);
+  if (self.dtype() == ScalarType::UInt8) {
+    resample_all<uint8_t>(mode, x, result, output_size, align_corners, scales);
+  } else {
+    KILN_DISPATCH_FLOATING_TYPES(self.dtype(), op, [&] {
+      resample_all<scalar_t>(mode, x, result, output_size, align_corners, scales);
+    });
+  }
   return result;
 }
 
