@@ -119,7 +119,8 @@ def _upsample_records():
         fwd = _up_samples(d, linear)
         bwd = _up_backward_samples(base, d, linear)
         tol = {"float32": dict(rtol=1e-5, atol=1e-5)}
-        out.append(OpRecord(base, FAMILY, FLOATS, fwd, ref=_nn(base), api=api, no_zero_dim=NO_ZERO_DIM, tol=tol,
+        dtypes = ("uint8",) + FLOATS if "nearest" in base else FLOATS  # nearest copies values: uint8 images too
+        out.append(OpRecord(base, FAMILY, dtypes, fwd, ref=_nn(base), api=api, no_zero_dim=NO_ZERO_DIM, tol=tol,
                             grad_samples=_small(fwd), error_inputs=_up_errors(base, d, linear, base)))
         out.append(OpRecord(base + "_backward", FAMILY, FLOATS, bwd, ref=_nn(base + "_backward"),
                             api=None if api is None else api + "_backward", no_zero_dim=NO_ZERO_DIM, tol=tol,
