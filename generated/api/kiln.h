@@ -341,6 +341,8 @@
 #include "generated/api/affine_grid_generator.h"
 #include "generated/api/grid_sampler_2d.h"
 #include "generated/api/grid_sampler_2d_backward.h"
+#include "generated/api/grid_sampler_3d.h"
+#include "generated/api/grid_sampler_3d_backward.h"
 #include "generated/api/_div_tensor_other_backward.h"
 #include "generated/api/_tanh_self_backward.h"
 #include "generated/api/_sigmoid_self_backward.h"
@@ -4158,6 +4160,16 @@ inline Tensor grid_sampler_2d(const Tensor& input, const Tensor& grid, int64_t i
 // grid_sampler_2d_backward(Tensor grad_output, Tensor input, Tensor grid, int interpolation_mode, int padding_mode, bool align_corners) -> Tensor[]
 inline std::vector<Tensor> grid_sampler_2d_backward(const Tensor& grad_output, const Tensor& input, const Tensor& grid, int64_t interpolation_mode, int64_t padding_mode, bool align_corners) {
   return to_api(kiln::grid_sampler_2d_backward(grad_output, input, grid, interpolation_mode, padding_mode, align_corners));
+}
+
+// grid_sampler_3d(Tensor input, Tensor grid, int interpolation_mode, int padding_mode, bool align_corners) -> Tensor
+inline Tensor grid_sampler_3d(const Tensor& input, const Tensor& grid, int64_t interpolation_mode, int64_t padding_mode, bool align_corners) {
+  return to_api(kiln::grid_sampler_3d(input, grid, interpolation_mode, padding_mode, align_corners));
+}
+
+// grid_sampler_3d_backward(Tensor grad_output, Tensor input, Tensor grid, int interpolation_mode, int padding_mode, bool align_corners) -> Tensor[]
+inline std::vector<Tensor> grid_sampler_3d_backward(const Tensor& grad_output, const Tensor& input, const Tensor& grid, int64_t interpolation_mode, int64_t padding_mode, bool align_corners) {
+  return to_api(kiln::grid_sampler_3d_backward(grad_output, input, grid, interpolation_mode, padding_mode, align_corners));
 }
 
 // _div_tensor_other_backward(Tensor grad, Tensor self, Tensor other) -> Tensor

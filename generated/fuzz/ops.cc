@@ -4565,6 +4565,25 @@ const FuzzOp kFuzzOps[] = {
        const auto align_corners = in.boolean();
        use_result(in, kiln::grid_sampler_2d_backward(grad_output, input, grid, interpolation_mode, padding_mode, align_corners));
      }},
+    {"grid_sampler_3d",
+     [](FuzzInput& in) {
+       const Tensor input = in.tensor();
+       const Tensor grid = in.tensor();
+       const auto interpolation_mode = in.int64();
+       const auto padding_mode = in.int64();
+       const auto align_corners = in.boolean();
+       use_result(in, kiln::grid_sampler_3d(input, grid, interpolation_mode, padding_mode, align_corners));
+     }},
+    {"grid_sampler_3d_backward",
+     [](FuzzInput& in) {
+       const Tensor grad_output = in.tensor();
+       const Tensor input = in.tensor();
+       const Tensor grid = in.tensor();
+       const auto interpolation_mode = in.int64();
+       const auto padding_mode = in.int64();
+       const auto align_corners = in.boolean();
+       use_result(in, kiln::grid_sampler_3d_backward(grad_output, input, grid, interpolation_mode, padding_mode, align_corners));
+     }},
     {"_div_tensor_other_backward",
      [](FuzzInput& in) {
        const Tensor grad = in.tensor();

@@ -334,6 +334,8 @@ PyObject* fn_col2im(PyObject* module, PyObject* args, PyObject* kwargs);
 PyObject* fn_affine_grid_generator(PyObject* module, PyObject* args, PyObject* kwargs);
 PyObject* fn_grid_sampler_2d(PyObject* module, PyObject* args, PyObject* kwargs);
 PyObject* fn_grid_sampler_2d_backward(PyObject* module, PyObject* args, PyObject* kwargs);
+PyObject* fn_grid_sampler_3d(PyObject* module, PyObject* args, PyObject* kwargs);
+PyObject* fn_grid_sampler_3d_backward(PyObject* module, PyObject* args, PyObject* kwargs);
 PyObject* fn__div_tensor_other_backward(PyObject* module, PyObject* args, PyObject* kwargs);
 PyObject* fn__tanh_self_backward(PyObject* module, PyObject* args, PyObject* kwargs);
 PyObject* fn__sigmoid_self_backward(PyObject* module, PyObject* args, PyObject* kwargs);
@@ -1019,6 +1021,8 @@ PyMethodDef generated_functions[] = {
     KILN_BINDING("affine_grid_generator", fn_affine_grid_generator),
     KILN_BINDING("grid_sampler_2d", fn_grid_sampler_2d),
     KILN_BINDING("grid_sampler_2d_backward", fn_grid_sampler_2d_backward),
+    KILN_BINDING("grid_sampler_3d", fn_grid_sampler_3d),
+    KILN_BINDING("grid_sampler_3d_backward", fn_grid_sampler_3d_backward),
     KILN_BINDING("_div_tensor_other_backward", fn__div_tensor_other_backward),
     KILN_BINDING("_tanh_self_backward", fn__tanh_self_backward),
     KILN_BINDING("_sigmoid_self_backward", fn__sigmoid_self_backward),

@@ -175,6 +175,27 @@ def test_grid_sample_matches_torch(mode, padding_mode, align):
     _check(k, t, (2, 3, 4, 5), (2, 3, 6, 2), atol=1e-9)
 
 
+@pytest.mark.parametrize("mode", ["bilinear", "nearest"])
+@pytest.mark.parametrize("padding_mode", ["zeros", "border", "reflection"])
+@pytest.mark.parametrize("align", [False, True])
+def test_grid_sample_5d_matches_torch(mode, padding_mode, align):
+    # points out to 1.6 so every padding mode matters (reflection folds some more than once)
+    def k(x, g):
+        return F.grid_sample(x, g * 1.6, mode=mode, padding_mode=padding_mode, align_corners=align)
+
+    def t(x, g):
+        return TF.grid_sample(x, g * 1.6, mode=mode, padding_mode=padding_mode, align_corners=align)
+    _check(k, t, (2, 3, 4, 3, 5), (2, 2, 3, 4, 3), atol=1e-9)
+
+
+def test_affine_grid_then_grid_sample_5d():
+    theta = np.random.default_rng(4).uniform(-1, 1, size=(2, 3, 4))
+    _check(lambda x: F.grid_sample(x, F.affine_grid(kiln.tensor(theta), [2, 2, 3, 4, 5], align_corners=True),
+                                   align_corners=True),
+           lambda x: TF.grid_sample(x, TF.affine_grid(torch.tensor(theta), [2, 2, 3, 4, 5], align_corners=True),
+                                    align_corners=True), (2, 2, 3, 4, 5))
+
+
 def test_affine_grid_then_grid_sample_rotates():
     c, s = np.cos(0.3), np.sin(0.3)
     theta = np.array([[[c, -s, 0.1], [s, c, -0.2]]])
@@ -208,6 +229,10 @@ ERRORS = [
     (lambda f, x: f.grid_sample(x, x, mode="cubic"), ValueError, "expected mode to be"),
     (lambda f, x: f.grid_sample(x, x, padding_mode="wrap"), ValueError, "expected padding_mode to be"),
     (lambda f, x: f.grid_sample(x, x[:1, ..., :2], align_corners=False), RuntimeError, "same batch size"),
+    (lambda f, x: f.grid_sample(x[..., None], x[:, :2, :2, :2, None].expand(2, 2, 2, 2, 3), mode="bicubic",
+                                align_corners=False), RuntimeError, "bicubic interpolation only supports 4D input"),
+    (lambda f, x: f.grid_sample(x[..., None], x[:, :2, :2, :2], align_corners=False), RuntimeError, "expected 5D input"),
+    (lambda f, x: f.grid_sample(x[0], x[0, :2, :2, :2], align_corners=False), RuntimeError, "expected 5D input"),
     (lambda f, x: f.affine_grid(x[0], [1, 2, 3, 3], align_corners=False), ValueError, "Nx2x3"),
     (lambda f, x: f.affine_grid(x[0, :, :2, :3], [1, 2, 3], align_corners=False), NotImplementedError,
      "only supports 4D and 5D sizes"),

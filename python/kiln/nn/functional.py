@@ -1488,6 +1488,6 @@ def grid_sample(input, grid, mode="bilinear", padding_mode="zeros", align_corner
     if align_corners is None:
         warnings.warn(_ALIGN_WARNING)
         align_corners = False
-    if input.dim() == 5 and grid.dim() == 5:
-        raise NotImplementedError("grid_sample(): 5-D (volumetric) input is not implemented in kiln")
-    return kiln.grid_sampler_2d(input, grid, mode_enum, padding_enum, align_corners)
+    # torch.grid_sampler: 4-D input is sampled in 2-D, anything else in 3-D (whose checks name the rank)
+    op = kiln.grid_sampler_2d if input.dim() == 4 else kiln.grid_sampler_3d
+    return op(input, grid, mode_enum, padding_enum, align_corners)

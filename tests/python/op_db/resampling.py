@@ -1,6 +1,6 @@
 """Records of the resampling ops: the upsample family (F.interpolate, antialias too), adaptive_avg_pool3d and
 adaptive_max_pool2d, pixel_shuffle/unshuffle,
-im2col/col2im (F.unfold/F.fold), affine_grid_generator and grid_sampler_2d.
+im2col/col2im (F.unfold/F.fold), affine_grid_generator and grid_sampler_2d/3d.
 
 The oracle is torch (1.13, whose upsample, im2col, affine_grid and grid_sampler kernels compute what
 torch 2.x's do), imported inside the references and run in the sample's dtype."""
@@ -10,7 +10,7 @@ from .record import ALL, FLOATS, ErrorInput, OpRecord, Sample, values
 
 FAMILY = "resampling"
 NO_ZERO_DIM = "takes (N, C, *spatial) tensors"
-NO_GRADGRAD_GRID = "grid_sampler_2d_backward has no derivative (torch's CPU kernel neither)"
+NO_GRADGRAD_GRID = "grid_sampler_2d/3d_backward have no derivative (torch's CPU kernels neither)"
 
 
 def _torch():
@@ -416,6 +416,56 @@ def _grid_backward_ref(go, x, g, mode, pad, align):
     return (gx.numpy(), (gg if gg is not None else torch.zeros_like(gt)).numpy())
 
 
+def _grid3d_samples(dtype):
+    out = []
+    i = 0
+    for mode in (0, 1):
+        for pad in (0, 1, 2):
+            for align in (False, True):
+                i += 1
+                x = values((2, 2, 3, 4, 2), dtype, seed=i)
+                out.append(Sample((x, _grid((2, 2, 3, 2, 3), dtype, i), mode, pad, align),
+                                  note=f"mode {mode}, padding {pad}, align {align}"))
+    out.append(Sample((values((0, 2, 2, 2, 2), dtype), _grid((0, 1, 2, 2, 3), dtype, 0), 0, 0, False),
+                      note="zero batch"))
+    return out
+
+
+def _grid3d_backward_samples(dtype):
+    out = []
+    for s in _grid3d_samples(dtype):
+        x, g = s.args[0], s.args[1]
+        go = values((x.shape[0], x.shape[1]) + g.shape[1:4], dtype, seed=5)
+        out.append(Sample((go,) + s.args, note=s.note))
+    return out
+
+
+def _grid3d_backward_ref(go, x, g, mode, pad, align):
+    torch = _torch()
+    xt, gt = _t(x).clone().requires_grad_(), _t(g).clone().requires_grad_()
+    out = torch.grid_sampler_3d(xt, gt, mode, pad, align)
+    gx, gg = torch.autograd.grad(out, (xt, gt), _t(go), allow_unused=True)
+    return (gx.numpy(), (gg if gg is not None else torch.zeros_like(gt)).numpy())
+
+
+def _grid3d_errors():
+    e = ErrorInput
+    return [
+        e(lambda k: k.grid_sampler_3d(k.zeros(1, 1, 3, 3, 3), k.zeros(1, 2, 2, 2, 3), 2, 0, False), RuntimeError,
+          "bicubic interpolation only supports 4D input", "bicubic"),
+        e(lambda k: k.grid_sampler_3d(k.zeros(1, 1, 3, 3), k.zeros(1, 2, 2, 3), 0, 0, False), RuntimeError,
+          "expected 5D input", "4-D input"),
+        e(lambda k: k.grid_sampler_3d(k.zeros(1, 1, 3, 3, 3), k.zeros(1, 2, 2, 2, 2), 0, 0, False), RuntimeError,
+          "size 3 in last dimension", "grid of 2 coords"),
+        e(lambda k: k.grid_sampler_3d(k.zeros(2, 1, 3, 3, 3), k.zeros(1, 2, 2, 2, 3), 0, 0, False), RuntimeError,
+          "same batch size", "batch differs"),
+        e(lambda k: k.grid_sampler_3d(k.zeros(1, 1, 0, 3, 3), k.zeros(1, 2, 2, 2, 3), 0, 0, False), RuntimeError,
+          "non-empty spatial dimensions", "empty depth"),
+        e(lambda k: k.grid_sampler_3d(k.zeros(1, 1, 3, 3, 3), k.zeros(1, 2, 2, 2, 3, dtype=k.float64), 0, 0, False),
+          RuntimeError, "same dtype", "dtypes differ"),
+    ]
+
+
 _TOL = {"float32": dict(rtol=1e-4, atol=1e-5)}
 
 RECORDS = _upsample_records() + _pool_records() + [
@@ -434,6 +484,11 @@ RECORDS = _upsample_records() + _pool_records() + [
     OpRecord("grid_sampler_2d", FAMILY, FLOATS, _grid_samples, ref=_nn("grid_sampler_2d"), error_inputs=_grid_errors,
              grad_samples=_grid_grad_samples, gradgrad=NO_GRADGRAD_GRID, no_zero_dim=NO_ZERO_DIM, tol=_TOL),
     OpRecord("grid_sampler_2d_backward", FAMILY, FLOATS, _grid_backward_samples, ref=_grid_backward_ref,
+             no_zero_dim=NO_ZERO_DIM, tol=_TOL),
+    OpRecord("grid_sampler_3d", FAMILY, FLOATS, _grid3d_samples, ref=_nn("grid_sampler_3d"), error_inputs=_grid3d_errors,
+             grad_samples=lambda: _grid3d_samples("float64"), gradgrad=NO_GRADGRAD_GRID, no_zero_dim=NO_ZERO_DIM,
+             tol=_TOL),
+    OpRecord("grid_sampler_3d_backward", FAMILY, FLOATS, _grid3d_backward_samples, ref=_grid3d_backward_ref,
              no_zero_dim=NO_ZERO_DIM, tol=_TOL),
 ]
 
