@@ -188,6 +188,19 @@ def test_grid_sample_5d_matches_torch(mode, padding_mode, align):
     _check(k, t, (2, 3, 4, 3, 5), (2, 2, 3, 4, 3), atol=1e-9)
 
 
+@pytest.mark.parametrize("padding_mode", ["zeros", "border", "reflection"])
+def test_grid_sample_nearest_ties_as_torch(padding_mode):
+    # grid points on exact half pixels: torch 1.13 rounds them half to even in 2-D, away from zero in 3-D
+    rng = np.random.default_rng(5)
+    for shape, grid in [((1, 2, 3, 2), (1, 4, 5, 2)), ((1, 2, 2, 3, 2), (1, 2, 4, 5, 3))]:
+        x = rng.uniform(-2, 2, size=shape)
+        g = rng.integers(-40, 40, size=grid) / 16
+        for align in (False, True):
+            kw = dict(mode="nearest", padding_mode=padding_mode, align_corners=align)
+            np.testing.assert_array_equal(F.grid_sample(kiln.tensor(x), kiln.tensor(g), **kw).numpy(),
+                                          TF.grid_sample(torch.tensor(x), torch.tensor(g), **kw).numpy())
+
+
 def test_affine_grid_then_grid_sample_5d():
     theta = np.random.default_rng(4).uniform(-1, 1, size=(2, 3, 4))
     _check(lambda x: F.grid_sample(x, F.affine_grid(kiln.tensor(theta), [2, 2, 3, 4, 5], align_corners=True),

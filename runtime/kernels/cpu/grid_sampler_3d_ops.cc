@@ -1,6 +1,7 @@
 // grid_sampler_3d and its backward (F.grid_sample on (N, C, D, H, W) inputs): each output point
 // (n, d, h, w) reads input[n] at grid[n, d, h, w] = (x, y, z) in [-1, 1] (x along W, z along D).
-// Modes: 0 trilinear ('bilinear'), 1 nearest (round half to even); torch has no bicubic for 5-D.
+// Modes: 0 trilinear ('bilinear'), 1 nearest (round half away from zero, as torch 1.13's 3-D
+// kernel); torch has no bicubic for 5-D.
 // Padding modes and coordinates as grid_sampler_2d (grid_sample_coords.h). The backward scatters
 // grad_output through the same 8 weights into grad_input; grad_grid is the derivative of the
 // weights along each axis times the coordinate's chain factor (zero for nearest, as torch).
@@ -84,8 +85,9 @@ int64_t nearest_offset(const Dims3& d, const T* p, int64_t padding_mode, bool al
   const T ix = grid::source_index(p[0], d.W, padding_mode, align_corners, static_cast<T*>(nullptr));
   const T iy = grid::source_index(p[1], d.H, padding_mode, align_corners, static_cast<T*>(nullptr));
   const T iz = grid::source_index(p[2], d.D, padding_mode, align_corners, static_cast<T*>(nullptr));
-  const int64_t x = static_cast<int64_t>(std::nearbyint(ix)), y = static_cast<int64_t>(std::nearbyint(iy)),
-                z = static_cast<int64_t>(std::nearbyint(iz));
+  // torch 1.13's 3-D kernel rounds half away from zero (std::round), its 2-D one half to even
+  const int64_t x = static_cast<int64_t>(std::round(ix)), y = static_cast<int64_t>(std::round(iy)),
+                z = static_cast<int64_t>(std::round(iz));
   return d.inside(z, y, x) ? (z * d.H + y) * d.W + x : -1;
 }
 
