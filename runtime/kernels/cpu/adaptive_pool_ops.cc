@@ -206,16 +206,14 @@ TensorBase adaptive_max_pool2d_backward(const TensorBase& grad_output, const Ten
   const int64_t plane_in = self.sizes()[self.dim() - 2] * self.sizes()[self.dim() - 1];
   const int64_t plane_out = out_size[0] * out_size[1];
   const TensorBase g = contiguous_cpu(grad_output), ix = contiguous_cpu(indices);
+  const int64_t* id = static_cast<const int64_t*>(ix.data_ptr());
+  for (int64_t i = 0; i < ix.numel(); ++i)  // checked before the parallel loop, which must not throw
+    KILN_CHECK(id[i] >= 0 && id[i] < plane_in, op, "(): index ", id[i], " is out of the input plane of ", plane_in);
   KILN_DISPATCH_FLOATING_TYPES(self.dtype(), op, [&] {
     const scalar_t* go = static_cast<const scalar_t*>(g.data_ptr());
-    const int64_t* id = static_cast<const int64_t*>(ix.data_ptr());
     scalar_t* gi = static_cast<scalar_t*>(grad_input.data_ptr());
     for_each_plane(self.numel() / plane_in, grad_output.numel(), [&](int64_t plane) {
-      for (int64_t i = 0; i < plane_out; ++i) {
-        const int64_t at = id[plane * plane_out + i];
-        KILN_CHECK(at >= 0 && at < plane_in, op, "(): index ", at, " is out of the input plane of ", plane_in);
-        gi[plane * plane_in + at] += go[plane * plane_out + i];
-      }
+      for (int64_t i = 0; i < plane_out; ++i) gi[plane * plane_in + id[plane * plane_out + i]] += go[plane * plane_out + i];
     });
   });
   return grad_input;

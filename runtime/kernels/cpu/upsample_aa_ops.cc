@@ -49,6 +49,14 @@ T pixel_scale(int64_t in, int64_t out, bool align_corners, const std::optional<d
   return scale.has_value() && *scale > 0 ? static_cast<T>(1.0 / *scale) : static_cast<T>(in) / static_cast<T>(out);
 }
 
+// v truncated toward zero as an int64 in [lo, hi]; NaN -> lo (a huge scale_factor must not make
+// the cast undefined).
+inline int64_t trunc_within(double v, int64_t lo, int64_t hi) {
+  if (!(v > static_cast<double>(lo))) return lo;
+  if (v >= static_cast<double>(hi)) return hi;
+  return std::clamp(static_cast<int64_t>(v), lo, hi);
+}
+
 // The mixed float/double arithmetic below is torch's, so float32 weights round as torch's do.
 template <typename T>
 Taps<T> aa_taps(bool cubic, int64_t in, int64_t out, bool align_corners, const std::optional<double>& scale_factor) {
@@ -59,15 +67,15 @@ Taps<T> aa_taps(bool cubic, int64_t in, int64_t out, bool align_corners, const s
   Taps<T> t;
   t.in = in;
   t.out = out;
-  t.k = static_cast<int64_t>(std::ceil(static_cast<float>(support))) * 2 + 1;
+  // at most `in` taps can be inside the input, whatever the support
+  t.k = std::min(trunc_within(std::ceil(static_cast<float>(support)), 0, in) * 2 + 1, in);
   t.index.assign(out * t.k, 0);
   t.weight.assign(out * t.k, T(0));
   t.counts.assign(out, 0);
   for (int64_t o = 0; o < out; ++o) {
     const T center = static_cast<T>(scale * (o + 0.5));
-    const int64_t xmin = std::max(static_cast<int64_t>(center - support + 0.5), int64_t{0});
-    const int64_t xsize =
-        std::clamp(std::min(static_cast<int64_t>(center + support + 0.5), in) - xmin, int64_t{0}, t.k);
+    const int64_t xmin = trunc_within(center - support + 0.5, 0, in);
+    const int64_t xsize = std::clamp(trunc_within(center + support + 0.5, 0, in) - xmin, int64_t{0}, t.k);
     T total = 0;
     for (int64_t j = 0; j < xsize; ++j) {
       const T x = static_cast<T>((static_cast<T>(j + xmin) - center + 0.5) * invscale);
