@@ -1,6 +1,6 @@
-"""F.interpolate / nn.Upsample*, pixel_shuffle, fold/unfold, affine_grid and grid_sample against torch
-(Debian's 1.13: its kernels and Python rules for these match torch 2.x's, except where noted),
-forward and backward in float64."""
+"""F.interpolate (antialias too) / nn.Upsample*, pixel_shuffle, fold/unfold, affine_grid and grid_sample
+(4-D and 5-D) against torch (Debian's 1.13, whose CPU kernels are the oracle, quirks included; its Python
+rules match torch 2.x's except where noted), forward and backward in float64."""
 import warnings
 
 import numpy as np
@@ -260,9 +260,9 @@ def test_errors_match_torch(call, exc, match):
         warnings.simplefilter("ignore")
         with pytest.raises(exc, match=match):
             call(F, kiln.tensor(x))
-        if "Anti-alias" in match or "expected size" in match or "Expected 3D or 4D" in match:
-            # 2.x behaviours 1.13 lacks: the antialias check, the integer-size TypeError, im2col's own
-            # check of a 2-D input (1.13's F.unfold raises IndexError first)
+        if "expected size" in match or "Expected 3D or 4D" in match:
+            # 2.x behaviours 1.13 lacks: the integer-size TypeError, im2col's own check of a 2-D input
+            # (1.13's F.unfold raises IndexError first)
             return
         with pytest.raises(exc):
             call(TF, torch.tensor(x))
