@@ -33,12 +33,14 @@ T linear_filter(T x) {
   return x < T(1) ? T(1) - x : T(0);
 }
 
+// PIL's bicubic filter (Keys, a = -0.5; plain bicubic uses -0.75) as torch 1.13 writes it: the
+// inner branch in double, the outer one in T, which float32 results follow to the bit.
 template <typename T>
 T cubic_filter(T x) {
-  const T a = T(-0.5);  // PIL's (and torch's antialias) Keys constant; plain bicubic uses -0.75
-  x = std::abs(x);
-  if (x < T(1)) return ((a + 2) * x - (a + 3)) * x * x + 1;
-  if (x < T(2)) return ((a * x - 5 * a) * x + 8 * a) * x - 4 * a;
+  constexpr double a = -0.5;
+  if (x < T(0)) x = -x;
+  if (x < T(1)) return static_cast<T>(((a + 2.0) * x - (a + 3.0)) * x * x + 1);
+  if (x < T(2)) return static_cast<T>((((x - 5) * x + 8) * x - 4) * a);
   return T(0);
 }
 
