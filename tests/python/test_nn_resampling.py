@@ -89,6 +89,30 @@ def test_antialias_float32_and_zero_batch(mode):
     assert tuple(empty.grad.shape) == (0, 2, 8, 8)
 
 
+_BIT_EXACT = """
+import numpy as np, torch, kiln
+import kiln.nn.functional as F
+rng = np.random.default_rng(0)
+for mode in ("bilinear", "bicubic"):
+    for size in ((3, 4), (17, 5), (40, 33), (7, 2)):
+        for align in (False, True):
+            x = rng.uniform(-1, 1, size=(2, 3, 23, 19)).astype(np.float32)
+            a = F.interpolate(kiln.tensor(x), size=size, mode=mode, antialias=True, align_corners=align).numpy()
+            b = torch.nn.functional.interpolate(torch.tensor(x), size=size, mode=mode, antialias=True,
+                                                align_corners=align).numpy()
+            assert (a == b).all(), (mode, size, align, abs(a - b).max())
+"""
+
+
+def test_antialias_float32_equals_torch_to_the_bit():
+    # against torch's kernel without fused multiply-adds (its AVX2 build contracts them: ~1 ulp apart)
+    import os
+    import subprocess
+    import sys
+    env = dict(os.environ, ATEN_CPU_CAPABILITY="default", PYTHONPATH=os.pathsep.join(sys.path))
+    subprocess.run([sys.executable, "-c", _BIT_EXACT], env=env, check=True)
+
+
 def test_antialias_rejects_what_torch_rejects():
     for dtype in (kiln.float16, kiln.int64):
         with pytest.raises(RuntimeError, match="_upsample_bilinear2d_aa.*not implemented for"):
