@@ -50,6 +50,10 @@ INTERP = [
     ((2, 3, 5), dict(scale_factor=1.1, mode="nearest")), ((1, 2, 5, 7), dict(scale_factor=1.1, mode="nearest")),
     ((1, 2, 5, 7), dict(scale_factor=(2.1, 1.1), mode="nearest")),
     ((1, 2, 5, 7), dict(scale_factor=1.1, mode="bicubic")), ((1, 2, 5, 7), dict(scale_factor=(1.1, 0.5), mode="bicubic")),
+    # one channel: the input is channels-last contiguous too, so torch's forward takes its channels-last
+    # kernel, which has the copy and the halving (1-D input has no such kernel)
+    ((2, 1, 5, 7), dict(scale_factor=1.1, mode="nearest")), ((1, 1, 3, 4, 2), dict(scale_factor=(1.2, 2.1, 1), mode="nearest")),
+    ((1, 1, 5), dict(scale_factor=1.1, mode="nearest")),
 ]
 
 # antialias=True (bilinear / bicubic on 4-D): downsampling widens the filter by the scale
@@ -121,6 +125,17 @@ def test_antialias_rejects_what_torch_rejects():
         F.interpolate(kiln.zeros(1, 1, 4, 4, 4), size=2, mode="trilinear", antialias=True)
     with pytest.raises(ValueError, match="Anti-alias option"):
         F.interpolate(kiln.zeros(1, 1, 4), size=2, mode="bilinear", antialias=True)
+
+
+def test_nearest_follows_the_input_strides_as_torch():
+    # torch picks its nearest kernel by the input's memory format: channels-last strides, channels-last kernel
+    a = np.random.default_rng(2).uniform(size=(2, 3, 5, 7))
+    k = kiln.tensor(a).permute(0, 2, 3, 1).contiguous().permute(0, 3, 1, 2)
+    t = torch.tensor(a).contiguous(memory_format=torch.channels_last)
+    for sf in (1.1, (2.1, 1.1)):
+        np.testing.assert_array_equal(F.interpolate(k, scale_factor=sf).numpy(), TF.interpolate(t, scale_factor=sf).numpy())
+        np.testing.assert_array_equal(F.interpolate(kiln.tensor(a), scale_factor=sf).numpy(),
+                                      TF.interpolate(torch.tensor(a), scale_factor=sf).numpy())
 
 
 @pytest.mark.parametrize("mode", ["nearest", "nearest-exact"])

@@ -46,7 +46,9 @@ using upsample::check_input;
 
 // kNearestBackward is kNearest as torch 1.13's backward computes it (nearest_idx): an output as
 // large as the input, or twice as large, maps o -> o and o -> o / 2 whatever the scale_factor,
-// where the forward (its generic kernel) always maps o -> floor(o * scale).
+// where the forward's generic kernel always maps o -> floor(o * scale). The forward's channels-last
+// kernel uses nearest_idx too, and torch takes it for every 4-D / 5-D input whose strides are also
+// channels-last contiguous: one channel, for instance.
 enum class Mode { kNearest, kNearestBackward, kNearestExact, kLinear, kCubic };
 
 using Scales = std::vector<std::optional<double>>;
@@ -179,11 +181,27 @@ void resample_all(Mode mode, const TensorBase& x, TensorBase& result, IntArrayRe
                      std::vector<int64_t>(x.sizes().begin(), x.sizes().end()), dims);
 }
 
+// torch's is_contiguous(ChannelsLast / ChannelsLast3d): C innermost, then W, H (D), N, ignoring
+// dims of size 1.
+bool channels_last_contiguous(const TensorBase& t) {
+  if (t.dim() != 4 && t.dim() != 5) return false;
+  const std::vector<int64_t> order = t.dim() == 4 ? std::vector<int64_t>{1, 3, 2, 0}
+                                                  : std::vector<int64_t>{1, 4, 3, 2, 0};
+  int64_t expected = 1;
+  for (int64_t d : order) {
+    if (t.sizes()[d] == 1) continue;
+    if (t.strides()[d] != expected) return false;
+    expected *= t.sizes()[d];
+  }
+  return true;
+}
+
 TensorBase upsample_forward(const char* op, Mode mode, const TensorBase& self, IntArrayRef output_size,
                             bool align_corners, const Scales& scales) {
   const size_t d = scales.size();
+  if (mode == Mode::kNearest && channels_last_contiguous(self)) mode = Mode::kNearestBackward;
   // nearest copies values, so (as torch) it also takes uint8 images
-  const bool nearest = mode == Mode::kNearest || mode == Mode::kNearestExact;
+  const bool nearest = mode == Mode::kNearest || mode == Mode::kNearestBackward || mode == Mode::kNearestExact;
   check_input(op, d, self, output_size, nearest);
   if (self.dtype() == ScalarType::Float16 || self.dtype() == ScalarType::BFloat16)
     return cast_to(upsample_forward(op, mode, cast_to(self, ScalarType::Float32), output_size, align_corners, scales),
