@@ -87,5 +87,25 @@ void resample_separable(const T* x, T* y, std::vector<int64_t> shape, const std:
   }
 }
 
+// The transpose of resample_separable: contiguous `g` of the output's `shape` scattered back through
+// taps[j], the first spatial dim first, into `gx` (sized by the caller to the input's shape).
+template <typename T>
+void scatter_separable(const T* g, T* gx, std::vector<int64_t> shape, const std::vector<const Taps<T>*>& taps) {
+  std::vector<T> buffers[2];
+  const T* cur = g;
+  for (size_t j = 0; j < taps.size(); ++j) {
+    int64_t outer, inner;
+    split_at_dim(shape, j, outer, inner);
+    shape[j + 2] = taps[j]->in;
+    T* dst = gx;
+    if (j + 1 < taps.size()) {
+      buffers[j % 2].assign(outer * taps[j]->in * inner, T(0));
+      dst = buffers[j % 2].data();
+    }
+    scatter_dim(cur, dst, outer, inner, *taps[j]);
+    cur = dst;
+  }
+}
+
 }  // namespace cpu
 }  // namespace kiln

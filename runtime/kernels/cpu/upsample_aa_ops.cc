@@ -125,13 +125,10 @@ TensorBase aa_backward(const char* op, bool cubic, const TensorBase& grad_output
   if (result.numel() == 0) return result;
   const TensorBase g = contiguous_cpu(grad_output);
   KILN_DISPATCH_FLOATING_TYPES(grad_output.dtype(), op, [&] {
-    // grad (N, C, oh, ow) -> (N, C, ih, ow) through the rows' taps, then -> (N, C, ih, iw)
-    const int64_t planes = input_size[0] * input_size[1];
     const auto rows = aa_taps<scalar_t>(cubic, input_size[2], output_size[0], align_corners, scales[0]);
     const auto cols = aa_taps<scalar_t>(cubic, input_size[3], output_size[1], align_corners, scales[1]);
-    std::vector<scalar_t> mid(planes * input_size[2] * output_size[1]);
-    scatter_dim(static_cast<const scalar_t*>(g.data_ptr()), mid.data(), planes, output_size[1], rows);
-    scatter_dim(mid.data(), static_cast<scalar_t*>(result.data_ptr()), planes * input_size[2], 1, cols);
+    scatter_separable(static_cast<const scalar_t*>(g.data_ptr()), static_cast<scalar_t*>(result.data_ptr()),
+                      std::vector<int64_t>(g.sizes().begin(), g.sizes().end()), {&rows, &cols});
   });
   return result;
 }

@@ -230,23 +230,14 @@ TensorBase upsample_backward(const char* op, Mode mode, const TensorBase& grad_o
                                      align_corners, scales), grad_output.dtype());
   TensorBase result = zeros_cpu(input_size, grad_output.dtype());
   if (result.numel() == 0) return result;
-  TensorBase cur = contiguous_cpu(grad_output);
+  const TensorBase g = contiguous_cpu(grad_output);
   KILN_DISPATCH_FLOATING_TYPES(grad_output.dtype(), op, [&] {
     const Mode taps_mode = bicubic_backward_copies(mode, input_size, output_size) ? Mode::kNearestBackward : mode;
     const auto taps = all_taps<scalar_t>(taps_mode, input_size, output_size, align_corners, scales);
-    DimVector cur_shape(grad_output.sizes().begin(), grad_output.sizes().end());
-    for (size_t j = 0; j < d; ++j) {  // the forward's passes in reverse: the first spatial dim first
-      DimVector next_shape = cur_shape;
-      next_shape[j + 2] = input_size[j + 2];
-      TensorBase next = j + 1 == d ? result : empty_cpu(next_shape, grad_output.dtype());
-      int64_t outer = 1, inner = 1;
-      for (size_t q = 0; q < j + 2; ++q) outer *= cur_shape[q];
-      for (size_t q = j + 3; q < cur_shape.size(); ++q) inner *= cur_shape[q];
-      scatter_dim(static_cast<const scalar_t*>(cur.data_ptr()), static_cast<scalar_t*>(next.data_ptr()), outer, inner,
-                  taps[j]);
-      cur = next;
-      cur_shape = next_shape;
-    }
+    std::vector<const Taps<scalar_t>*> dims;
+    for (const auto& t : taps) dims.push_back(&t);
+    scatter_separable(static_cast<const scalar_t*>(g.data_ptr()), static_cast<scalar_t*>(result.data_ptr()),
+                      std::vector<int64_t>(g.sizes().begin(), g.sizes().end()), dims);
   });
   return result;
 }
