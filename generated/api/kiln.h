@@ -176,6 +176,8 @@
 #include "generated/api/adaptive_avg_pool3d_backward.h"
 #include "generated/api/adaptive_max_pool2d.h"
 #include "generated/api/adaptive_max_pool2d_backward.h"
+#include "generated/api/adaptive_max_pool3d.h"
+#include "generated/api/adaptive_max_pool3d_backward.h"
 #include "generated/api/batch_norm.h"
 #include "generated/api/layer_norm.h"
 #include "generated/api/native_layer_norm.h"
@@ -3115,6 +3117,16 @@ inline std::tuple<Tensor, Tensor> adaptive_max_pool2d(const Tensor& self, IntArr
 // adaptive_max_pool2d_backward(Tensor grad_output, Tensor self, Tensor indices) -> Tensor
 inline Tensor adaptive_max_pool2d_backward(const Tensor& grad_output, const Tensor& self, const Tensor& indices) {
   return to_api(kiln::adaptive_max_pool2d_backward(grad_output, self, indices));
+}
+
+// adaptive_max_pool3d(Tensor self, int[3] output_size) -> (Tensor output, Tensor indices)
+inline std::tuple<Tensor, Tensor> adaptive_max_pool3d(const Tensor& self, IntArrayRef output_size) {
+  return to_api(kiln::adaptive_max_pool3d(self, output_size));
+}
+
+// adaptive_max_pool3d_backward(Tensor grad_output, Tensor self, Tensor indices) -> Tensor
+inline Tensor adaptive_max_pool3d_backward(const Tensor& grad_output, const Tensor& self, const Tensor& indices) {
+  return to_api(kiln::adaptive_max_pool3d_backward(grad_output, self, indices));
 }
 
 // batch_norm(Tensor input, Tensor? weight, Tensor? bias, Tensor? running_mean, Tensor? running_var, bool training, float momentum, float eps, bool cudnn_enabled) -> Tensor

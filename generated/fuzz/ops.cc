@@ -2721,6 +2721,19 @@ const FuzzOp kFuzzOps[] = {
        const Tensor indices = in.tensor();
        use_result(in, kiln::adaptive_max_pool2d_backward(grad_output, self, indices));
      }},
+    {"adaptive_max_pool3d",
+     [](FuzzInput& in) {
+       const Tensor self = in.tensor();
+       const std::vector<int64_t> output_size = in.int_list();
+       use_result(in, kiln::adaptive_max_pool3d(self, output_size));
+     }},
+    {"adaptive_max_pool3d_backward",
+     [](FuzzInput& in) {
+       const Tensor grad_output = in.tensor();
+       const Tensor self = in.tensor();
+       const Tensor indices = in.tensor();
+       use_result(in, kiln::adaptive_max_pool3d_backward(grad_output, self, indices));
+     }},
     {"batch_norm",
      [](FuzzInput& in) {
        const Tensor input = in.tensor();

@@ -1,4 +1,4 @@
-"""F.adaptive_avg_pool1d/3d, F.adaptive_max_pool1d/2d and their modules against torch 1.13: values,
+"""F.adaptive_avg_pool1d/3d, F.adaptive_max_pool1d/2d/3d and their modules against torch 1.13: values,
 indices, gradients (float64) and torch's errors."""
 import warnings
 
@@ -33,6 +33,8 @@ CASES = [
     ("adaptive_max_pool1d", (2, 3, 7), 3), ("adaptive_max_pool1d", (3, 4), 7),
     ("adaptive_max_pool2d", (2, 3, 7, 5), (3, None)), ("adaptive_max_pool2d", (3, 4, 5), 6),
     ("adaptive_max_pool2d", (0, 3, 4, 5), 2),
+    ("adaptive_max_pool3d", (2, 3, 5, 7, 4), (2, 3, 3)), ("adaptive_max_pool3d", (2, 3, 4, 2), (5, None, 3)),
+    ("adaptive_max_pool3d", (0, 2, 3, 3, 3), 2),
 ]
 
 
@@ -42,7 +44,8 @@ def test_matches_torch(name, shape, size):
     _check(lambda x: getattr(F, name)(x, size), lambda x: getattr(TF, name)(x, size), shape, np.float32, 1e-5)
 
 
-@pytest.mark.parametrize("name,shape", [("adaptive_max_pool1d", (2, 3, 9)), ("adaptive_max_pool2d", (2, 3, 7, 5))])
+@pytest.mark.parametrize("name,shape", [("adaptive_max_pool1d", (2, 3, 9)), ("adaptive_max_pool2d", (2, 3, 7, 5)),
+                                        ("adaptive_max_pool3d", (2, 3, 4, 7, 5))])
 def test_max_pool_indices_match_torch(name, shape):
     a = np.random.default_rng(0).uniform(size=shape)
     a.reshape(-1)[::5] = np.nan  # torch's scan: a NaN beats every number, a later NaN the earlier one
@@ -55,6 +58,7 @@ def test_max_pool_indices_match_torch(name, shape):
 @pytest.mark.parametrize("make,shape", [
     (lambda m: m.AdaptiveAvgPool1d(3), (2, 3, 8)), (lambda m: m.AdaptiveAvgPool3d((2, None, 3)), (1, 2, 4, 5, 6)),
     (lambda m: m.AdaptiveMaxPool1d(4), (2, 3, 9)), (lambda m: m.AdaptiveMaxPool2d((3, 2)), (1, 2, 7, 5)),
+    (lambda m: m.AdaptiveMaxPool3d((2, None, 3)), (1, 2, 4, 5, 6)),
 ])
 def test_modules_match_torch(make, shape):
     km, tm = make(kiln.nn), make(torch.nn)
@@ -81,6 +85,9 @@ ERRORS = [
     (lambda f, m: f.adaptive_max_pool2d(m.zeros(7, 5), 3), RuntimeError, "Expected 3D or 4D tensor"),
     (lambda f, m: f.adaptive_max_pool2d(m.zeros(2, 0, 7, 5), 3), RuntimeError, "non-zero size for non-batch"),
     (lambda f, m: f.adaptive_max_pool2d(m.zeros(2, 3, 7, 5, dtype=m.int64), 3), RuntimeError, "not implemented for"),
+    (lambda f, m: f.adaptive_max_pool3d(m.zeros(3, 4, 5), 2), RuntimeError, "Expected 4D or 5D tensor"),
+    (lambda f, m: f.adaptive_max_pool3d(m.zeros(1, 2, 3, 4, 5), (2, 2)), RuntimeError, "output_size.size.. must be 3"),
+    (lambda f, m: f.adaptive_max_pool3d(m.zeros(1, 0, 3, 4, 5), 2), RuntimeError, "non-zero size for non-batch"),
 ]
 
 

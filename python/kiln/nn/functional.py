@@ -538,6 +538,12 @@ def adaptive_max_pool2d(input, output_size, return_indices=False):
     return (out, indices) if return_indices else out
 
 
+def adaptive_max_pool3d(input, output_size, return_indices=False):
+    """Max pooling of (N, C, D, H, W) or (C, D, H, W) to output_size bins; indices flat in each D*H*W volume."""
+    out, indices = kiln.adaptive_max_pool3d(input, _adaptive_size(input, output_size, 3))
+    return (out, indices) if return_indices else out
+
+
 def adaptive_max_pool1d(input, output_size, return_indices=False):
     """Max pooling of (N, C, L) or (C, L) to output_size bins; indices are positions along L."""
     size = _single_size(output_size, "adaptive_max_pool1d")

@@ -1,5 +1,6 @@
 // Adaptive pooling beyond adaptive_avg_pool2d (pool_ops.cc): adaptive_avg_pool3d on (N, C, D, H, W)
-// or (C, D, H, W) and adaptive_max_pool2d on (N, C, H, W) or (C, H, W), each with its backward.
+// or (C, D, H, W) and adaptive_max_pool2d/3d on (N, C, *spatial) or (C, *spatial), each with its
+// backward.
 // Output bin o of a dim of input size `in` and output size `out` covers the inputs
 // floor(o * in / out) .. ceil((o + 1) * in / out) - 1 (torch's), so bins may overlap. Every
 // (n, c) plane is pooled independently.
@@ -10,6 +11,8 @@
 #include "generated/kernels/adaptive_avg_pool3d_backward.h"
 #include "generated/kernels/adaptive_max_pool2d.h"
 #include "generated/kernels/adaptive_max_pool2d_backward.h"
+#include "generated/kernels/adaptive_max_pool3d.h"
+#include "generated/kernels/adaptive_max_pool3d_backward.h"
 #include "runtime/kernels/cpu/cpu_tensors.h"
 #include "runtime/kernels/tensor_memory.h"
 
@@ -138,73 +141,80 @@ TensorBase adaptive_avg_pool3d_backward(const TensorBase& grad_output, const Ten
   return grad_input;
 }
 
-std::tuple<TensorBase, TensorBase> adaptive_max_pool2d(const TensorBase& self, IntArrayRef output_size) {
-  const char* op = "adaptive_max_pool2d";
-  KILN_CHECK(output_size.size() == 2, op, "(): internal error: output_size.size() must be 2");
-  check_adaptive_input(self, 2, op);
+namespace {
+
+// The last `spatial` (2 or 3) dims as a volume: 2-D pooling is 3-D pooling of depth 1.
+Bins3d spatial_bins(IntArrayRef in, IntArrayRef out, int64_t spatial) {
+  const int64_t n = static_cast<int64_t>(in.size());
+  return {spatial == 3 ? in[n - 3] : 1, in[n - 2], in[n - 1], spatial == 3 ? out[0] : 1, out[spatial - 2],
+          out[spatial - 1]};
+}
+
+std::tuple<TensorBase, TensorBase> adaptive_max(const char* op, const TensorBase& self, IntArrayRef output_size,
+                                                int64_t spatial) {
+  KILN_CHECK(static_cast<int64_t>(output_size.size()) == spatial, op, "(): internal error: output_size.size() must be ",
+             spatial);
+  check_adaptive_input(self, spatial, op);
   for (int64_t s : output_size)
     KILN_CHECK(s >= 0, op, "(): elements of output_size must be greater than or equal to 0 but received ",
                shape_str(output_size));
   if (is_reduced_floating_type(self.dtype())) {
-    auto [values, indices] = adaptive_max_pool2d(to_opmath(self), output_size);
+    auto [values, indices] = adaptive_max(op, to_opmath(self), output_size, spatial);
     return {cast_to(values, self.dtype()), indices};
   }
   const DimVector shape = with_spatial(self.sizes(), output_size);
   TensorBase out = empty_cpu(shape, self.dtype());
   TensorBase idx = empty_cpu(shape, ScalarType::Int64);
   if (out.numel() == 0) return {out, idx};
-  const int64_t H = self.sizes()[self.dim() - 2], W = self.sizes()[self.dim() - 1];
-  const int64_t oH = output_size[0], oW = output_size[1];
+  const Bins3d b = spatial_bins(self.sizes(), output_size, spatial);
+  const int64_t plane_in = b.D * b.H * b.W, plane_out = b.oD * b.oH * b.oW;
   const TensorBase x = contiguous_cpu(self);
   KILN_DISPATCH_FLOATING_TYPES(self.dtype(), op, [&] {
     const scalar_t* in = static_cast<const scalar_t*>(x.data_ptr());
     scalar_t* o = static_cast<scalar_t*>(out.data_ptr());
     int64_t* ix = static_cast<int64_t*>(idx.data_ptr());
-    for_each_plane(self.numel() / (H * W), self.numel(), [&](int64_t plane) {
-      const scalar_t* src = in + plane * H * W;
-      for (int64_t oh = 0; oh < oH; ++oh) {
-        const int64_t h0 = bin_start(oh, oH, H), h1 = bin_end(oh, oH, H);
-        for (int64_t ow = 0; ow < oW; ++ow) {
-          const int64_t w0 = bin_start(ow, oW, W), w1 = bin_end(ow, oW, W);
-          // torch's scan: the first maximum wins, and every NaN beats what came before (the last NaN wins)
-          int64_t best = h0 * W + w0;
-          scalar_t best_value = -std::numeric_limits<scalar_t>::infinity();
+    for_each_plane(self.numel() / plane_in, self.numel(), [&](int64_t plane) {
+      const scalar_t* src = in + plane * plane_in;
+      b.each([&](int64_t at, int64_t d0, int64_t d1, int64_t h0, int64_t h1, int64_t w0, int64_t w1) {
+        // torch's scan: the first maximum wins, and every NaN beats what came before (the last NaN wins)
+        int64_t best = (d0 * b.H + h0) * b.W + w0;
+        scalar_t best_value = -std::numeric_limits<scalar_t>::infinity();
+        for (int64_t d = d0; d < d1; ++d)
           for (int64_t h = h0; h < h1; ++h)
             for (int64_t w = w0; w < w1; ++w) {
-              const scalar_t v = src[h * W + w];
+              const scalar_t v = src[(d * b.H + h) * b.W + w];
               if (v > best_value || std::isnan(v)) {
                 best_value = v;
-                best = h * W + w;
+                best = (d * b.H + h) * b.W + w;
               }
             }
-          o[(plane * oH + oh) * oW + ow] = best_value;
-          ix[(plane * oH + oh) * oW + ow] = best;
-        }
-      }
+        o[plane * plane_out + at] = best_value;
+        ix[plane * plane_out + at] = best;
+      });
     });
   });
   return {out, idx};
 }
 
-TensorBase adaptive_max_pool2d_backward(const TensorBase& grad_output, const TensorBase& self,
-                                        const TensorBase& indices) {
-  const char* op = "adaptive_max_pool2d_backward";
-  check_adaptive_input(self, 2, op);
+TensorBase adaptive_max_backward(const char* op, const TensorBase& grad_output, const TensorBase& self,
+                                 const TensorBase& indices, int64_t spatial) {
+  check_adaptive_input(self, spatial, op);
   KILN_CHECK(indices.dtype() == ScalarType::Int64, op, "(): expected indices of dtype int64, got ",
              scalar_type_name(indices.dtype()));
   KILN_CHECK(grad_output.dim() == self.dim(), op, "(): expected grad_output of ", self.dim(), " dims, got ",
              shape_str(grad_output.sizes()));
-  const IntArrayRef out_size(grad_output.sizes().data() + self.dim() - 2, 2);
+  const IntArrayRef out_size(grad_output.sizes().data() + self.dim() - spatial, spatial);
   const DimVector shape = with_spatial(self.sizes(), out_size);
   check_grad_output(grad_output, self, shape, op);
   KILN_CHECK(indices.sizes() == IntArrayRef(shape), op, "(): expected indices of shape ", shape_str(shape), ", got ",
              shape_str(indices.sizes()));
   if (is_reduced_floating_type(self.dtype()))
-    return cast_to(adaptive_max_pool2d_backward(to_opmath(grad_output), to_opmath(self), indices), self.dtype());
+    return cast_to(adaptive_max_backward(op, to_opmath(grad_output), to_opmath(self), indices, spatial),
+                   self.dtype());
   TensorBase grad_input = zeros_cpu(self.sizes(), self.dtype());
   if (grad_output.numel() == 0) return grad_input;
-  const int64_t plane_in = self.sizes()[self.dim() - 2] * self.sizes()[self.dim() - 1];
-  const int64_t plane_out = out_size[0] * out_size[1];
+  const Bins3d b = spatial_bins(self.sizes(), out_size, spatial);
+  const int64_t plane_in = b.D * b.H * b.W, plane_out = b.oD * b.oH * b.oW;
   const TensorBase g = contiguous_cpu(grad_output), ix = contiguous_cpu(indices);
   const int64_t* id = static_cast<const int64_t*>(ix.data_ptr());
   for (int64_t i = 0; i < ix.numel(); ++i)  // checked before the parallel loop, which must not throw
@@ -217,6 +227,26 @@ TensorBase adaptive_max_pool2d_backward(const TensorBase& grad_output, const Ten
     });
   });
   return grad_input;
+}
+
+}  // namespace
+
+std::tuple<TensorBase, TensorBase> adaptive_max_pool2d(const TensorBase& self, IntArrayRef output_size) {
+  return adaptive_max("adaptive_max_pool2d", self, output_size, 2);
+}
+
+TensorBase adaptive_max_pool2d_backward(const TensorBase& grad_output, const TensorBase& self,
+                                        const TensorBase& indices) {
+  return adaptive_max_backward("adaptive_max_pool2d_backward", grad_output, self, indices, 2);
+}
+
+std::tuple<TensorBase, TensorBase> adaptive_max_pool3d(const TensorBase& self, IntArrayRef output_size) {
+  return adaptive_max("adaptive_max_pool3d", self, output_size, 3);
+}
+
+TensorBase adaptive_max_pool3d_backward(const TensorBase& grad_output, const TensorBase& self,
+                                        const TensorBase& indices) {
+  return adaptive_max_backward("adaptive_max_pool3d_backward", grad_output, self, indices, 3);
 }
 
 }  // namespace cpu

@@ -976,6 +976,8 @@ Fadd("adaptive_max_pool1d", gen=lambda g: ((g.t((g.int(1, 2), g.int(1, 3), g.int
      dtypes=FLOATS, n=6)
 Fadd("adaptive_max_pool2d", gen=lambda g: ((g.t((1, g.int(1, 2), g.int(1, 5), g.int(1, 5))), g.pick([1, 2, (2, 3), 3, (None, 2)])), {}),
      dtypes=FLOATS, n=8)
+Fadd("adaptive_max_pool3d", gen=lambda g: ((g.t((1, g.int(1, 2), g.int(1, 4), g.int(1, 4), g.int(1, 4))), g.pick([1, 2, (2, 3, 1), (None, 2, 3)])), {}),
+     dtypes=FLOATS, n=8)
 
 
 def g_batch_norm(g: G):

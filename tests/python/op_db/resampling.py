@@ -162,6 +162,29 @@ def _avg3d_backward_ref(go, x):
     return torch.autograd.grad(out, xt, _t(go))[0].numpy()
 
 
+def _max3d_backward_ref(go, x, indices):
+    # torch's op of this name is out= only: the gradient through autograd instead
+    torch = _torch()
+    xt = _t(x).clone().requires_grad_()
+    out, _ = torch.nn.functional.adaptive_max_pool3d(xt, list(go.shape[-3:]), return_indices=True)
+    return torch.autograd.grad(out, xt, _t(go))[0].numpy()
+
+
+def _max_pool3d_errors():
+    e = ErrorInput
+    return [
+        e(lambda k: k.adaptive_max_pool3d(k.zeros([3, 4, 5]), [2, 2, 2]), RuntimeError, "Expected 4D or 5D tensor",
+          "3-D input"),
+        e(lambda k: k.adaptive_max_pool3d(k.zeros([1, 0, 3, 3, 3]), [2, 2, 2]), RuntimeError, "non-zero size",
+          "no channels"),
+        e(lambda k: k.adaptive_max_pool3d(k.zeros([1, 1, 3, 3, 3], dtype=k.int64), [2, 2, 2]), RuntimeError,
+          "not implemented for 'Long'", "int64 input"),
+        e(lambda k: k.adaptive_max_pool3d_backward(k.zeros([1, 1, 2, 2, 2]), k.zeros([1, 1, 3, 3, 3]),
+                                                   k.full([1, 1, 2, 2, 2], 27, dtype=k.int64)), RuntimeError,
+          "out of the input plane", "index past the volume"),
+    ]
+
+
 def _pool3d_errors():
     e = ErrorInput
     return [
@@ -197,6 +220,7 @@ def _pool_records():
     tol = {"float32": dict(rtol=1e-5, atol=1e-6)}
     fwd3, bwd3 = _pool_samples(_POOL3D), _pool_backward_samples(_POOL3D, "adaptive_avg_pool3d")
     fwd2, bwd2 = _pool_samples(_POOL2D), _pool_backward_samples(_POOL2D, "adaptive_max_pool2d")
+    bwdm3 = _pool_backward_samples(_POOL3D, "adaptive_max_pool3d")
     return [
         OpRecord("adaptive_avg_pool3d", FAMILY, FLOATS, fwd3, ref=_nn("adaptive_avg_pool3d"), tol=tol,
                  no_zero_dim=NO_ZERO_DIM, grad_samples=_small(fwd3), error_inputs=_pool3d_errors),
@@ -206,6 +230,10 @@ def _pool_records():
                  grad_samples=_small(fwd2), error_inputs=_max_pool_errors),
         OpRecord("adaptive_max_pool2d_backward", FAMILY, FLOATS, bwd2, ref=_nn("adaptive_max_pool2d_backward"),
                  no_zero_dim=NO_ZERO_DIM, grad_samples=_small(bwd2)),
+        OpRecord("adaptive_max_pool3d", FAMILY, FLOATS, fwd3, ref=_nn("adaptive_max_pool3d"), no_zero_dim=NO_ZERO_DIM,
+                 grad_samples=_small(fwd3), error_inputs=_max_pool3d_errors),
+        OpRecord("adaptive_max_pool3d_backward", FAMILY, FLOATS, bwdm3, ref=_max3d_backward_ref,
+                 no_zero_dim=NO_ZERO_DIM, grad_samples=_small(bwdm3)),
     ]
 
 

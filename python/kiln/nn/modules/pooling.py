@@ -1,4 +1,4 @@
-"""Pooling modules: MaxPool2d, AvgPool2d, AdaptiveAvgPool1d/2d/3d, AdaptiveMaxPool1d/2d."""
+"""Pooling modules: MaxPool2d, AvgPool2d, AdaptiveAvgPool1d/2d/3d, AdaptiveMaxPool1d/2d/3d."""
 from .. import functional as F
 from .module import Module
 
@@ -79,3 +79,8 @@ class AdaptiveMaxPool1d(_AdaptiveMaxPoolNd):
 class AdaptiveMaxPool2d(_AdaptiveMaxPoolNd):
     def forward(self, input):
         return F.adaptive_max_pool2d(input, self.output_size, self.return_indices)
+
+
+class AdaptiveMaxPool3d(_AdaptiveMaxPoolNd):
+    def forward(self, input):
+        return F.adaptive_max_pool3d(input, self.output_size, self.return_indices)
