@@ -20,6 +20,7 @@
 #include "runtime/kernels/cpu/cpu_tensors.h"
 #include "runtime/kernels/cpu/resample_taps.h"
 #include "runtime/kernels/cpu/upsample_checks.h"
+#include "runtime/kernels/tensor_memory.h"
 
 namespace kiln {
 namespace cpu {
@@ -93,16 +94,13 @@ Taps<T> aa_taps(bool cubic, int64_t in, int64_t out, bool align_corners, const s
   return t;
 }
 
-void check_aa_dtype(const char* op, ScalarType dtype) {
-  // torch computes the weights in the input's dtype and has no half-precision kernel
-  KILN_CHECK(dtype == ScalarType::Float32 || dtype == ScalarType::Float64, op, "(): \"", op,
-             "\" not implemented for '", scalar_type_name(dtype), "'");
-}
-
 TensorBase aa_forward(const char* op, bool cubic, const TensorBase& self, IntArrayRef output_size, bool align_corners,
                       const Scales& scales) {
   upsample::check_input(op, 2, self, output_size);
-  check_aa_dtype(op, self.dtype());
+  // float16 / bfloat16 (which torch 1.13's CPU kernel refuses) are computed in float32, as kiln's other upsample ops
+  if (self.dtype() == ScalarType::Float16 || self.dtype() == ScalarType::BFloat16)
+    return cast_to(aa_forward(op, cubic, cast_to(self, ScalarType::Float32), output_size, align_corners, scales),
+                   self.dtype());
   DimVector shape(self.sizes().begin(), self.sizes().end());
   for (size_t i = 0; i < 2; ++i) shape[i + 2] = output_size[i];
   TensorBase result = empty_cpu(shape, self.dtype());
@@ -120,7 +118,9 @@ TensorBase aa_forward(const char* op, bool cubic, const TensorBase& self, IntArr
 TensorBase aa_backward(const char* op, bool cubic, const TensorBase& grad_output, IntArrayRef output_size,
                        IntArrayRef input_size, bool align_corners, const Scales& scales) {
   upsample::check_grad_output(op, 2, grad_output, output_size, input_size);
-  check_aa_dtype(op, grad_output.dtype());
+  if (grad_output.dtype() == ScalarType::Float16 || grad_output.dtype() == ScalarType::BFloat16)
+    return cast_to(aa_backward(op, cubic, cast_to(grad_output, ScalarType::Float32), output_size, input_size,
+                               align_corners, scales), grad_output.dtype());
   TensorBase result = zeros_cpu(input_size, grad_output.dtype());
   if (result.numel() == 0) return result;
   const TensorBase g = contiguous_cpu(grad_output);
