@@ -6,10 +6,19 @@
 
 #include <algorithm>
 #include <cstdint>
+#include <optional>
 #include <vector>
 
 namespace kiln {
 namespace cpu {
+
+// torch's area_pixel_compute_scale: the input step per output step, (in - 1) / (out - 1) with
+// align_corners, else 1 / scale_factor when one is given, else in / out.
+template <typename T>
+T pixel_scale(int64_t in, int64_t out, bool align_corners, const std::optional<double>& scale) {
+  if (align_corners) return out > 1 ? static_cast<T>(in - 1) / static_cast<T>(out - 1) : T(0);
+  return scale.has_value() && *scale > 0 ? static_cast<T>(1.0 / *scale) : static_cast<T>(in) / static_cast<T>(out);
+}
 
 // The taps of one spatial dim: for output position o, taps o * k .. o * k + count(o) - 1.
 template <typename T>

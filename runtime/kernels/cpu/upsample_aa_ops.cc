@@ -45,13 +45,6 @@ T cubic_filter(T x) {
   return T(0);
 }
 
-// torch's area_pixel_compute_scale: input / output, or 1 / scale_factor when one is given.
-template <typename T>
-T pixel_scale(int64_t in, int64_t out, bool align_corners, const std::optional<double>& scale) {
-  if (align_corners) return out > 1 ? static_cast<T>(in - 1) / static_cast<T>(out - 1) : T(0);
-  return scale.has_value() && *scale > 0 ? static_cast<T>(1.0 / *scale) : static_cast<T>(in) / static_cast<T>(out);
-}
-
 // v truncated toward zero as an int64 in [lo, hi]; NaN -> lo (a huge scale_factor must not make
 // the cast undefined).
 inline int64_t trunc_within(double v, int64_t lo, int64_t hi) {

@@ -53,11 +53,6 @@ enum class Mode { kNearest, kNearestBackward, kNearestExact, kLinear, kCubic };
 
 using Scales = std::vector<std::optional<double>>;
 
-template <typename T>
-T area_scale(int64_t in, int64_t out, bool align_corners, const std::optional<double>& scale) {
-  if (align_corners) return out > 1 ? static_cast<T>(in - 1) / static_cast<T>(out - 1) : T(0);
-  return scale.has_value() && *scale > 0 ? static_cast<T>(1.0 / *scale) : static_cast<T>(in) / static_cast<T>(out);
-}
 
 template <typename T>
 T source_index(T scale, int64_t dst, bool align_corners, bool cubic) {
@@ -114,7 +109,7 @@ Taps<T> make_taps(Mode mode, int64_t in, int64_t out, bool align_corners, const 
     }
     return t;
   }
-  const T s = area_scale<T>(in, out, align_corners, scale);
+  const T s = pixel_scale<T>(in, out, align_corners, scale);
   for (int64_t o = 0; o < out; ++o) {
     if (mode == Mode::kLinear) {
       int64_t i0, i1;
