@@ -41,7 +41,7 @@ Dims3 check(const char* op, const TensorBase& input, const TensorBase& grid, int
   for (int64_t i = 2; i < 5; ++i)
     KILN_CHECK(input.sizes()[i] > 0, op, "(): expected input to have non-empty spatial dimensions, but input has sizes ",
                shape_str(input.sizes()), " with dimension ", i, " being empty");
-  KILN_CHECK(mode != grid::kBicubic, op, "(): grid_sampler(): bicubic interpolation only supports 4D input");
+  KILN_CHECK(mode != grid::kBicubic, op, "(): bicubic interpolation only supports 4D input");
   KILN_CHECK(mode == grid::kBilinear || mode == grid::kNearest, op,
              "(): interpolation_mode must be 0 (bilinear) or 1 (nearest), got ", mode);
   KILN_CHECK(padding_mode >= 0 && padding_mode <= 2, op,
