@@ -491,24 +491,28 @@ def avg_pool2d(input, kernel_size, stride=None, padding=0, ceil_mode=False, coun
                            divisor_override)
 
 
+def _adaptive_size(input, output_size, n):
+    """torch's _list_with_default: an int stands for n of it; a None entry of a sequence keeps the
+    input's size there (the sequence's length is the op's to check)."""
+    if _is_integer(output_size):
+        return [int(output_size)] * n
+    if input.dim() <= len(output_size):
+        raise ValueError(f"Input dimension should be at least {len(output_size) + 1}")
+    dims = input.shape[input.dim() - len(output_size):]
+    return [d if s is None else s for s, d in zip(output_size, dims)]
+
+
 def adaptive_avg_pool2d(input, output_size):
     """Average pooling to output_size; a None entry keeps the input's size there."""
-    size = _pair(output_size)
-    size = [input.shape[-2 + i] if s is None else s for i, s in enumerate(size)]
-    return kiln.adaptive_avg_pool2d(input, size)
-
-
-def _adaptive_size(input, output_size, n):
-    """output_size as n ints (an int repeated); a None entry keeps the input's size there (torch's
-    _list_with_default)."""
-    size = list(output_size) if isinstance(output_size, (list, tuple)) else [output_size] * n
-    if len(size) != n:  # the op names the error (torch's message)
-        return [s for s in size]
-    return [input.shape[input.dim() - n + i] if s is None else s for i, s in enumerate(size)]
+    return kiln.adaptive_avg_pool2d(input, _adaptive_size(input, output_size, 2))
 
 
 def _single_size(output_size, op):
     size = list(output_size) if isinstance(output_size, (list, tuple)) else [output_size]
+    for i, s in enumerate(size):  # torch's argument parser (int[1])
+        if not _is_integer(s):
+            raise TypeError(f"{op}(): argument 'output_size' must be tuple of ints, but found element of type "
+                            f"{type(s).__name__} at pos {i}")
     if len(size) != 1:
         raise RuntimeError(f"{op}() argument 'output_size' should contain one int (got {len(size)})")
     return size

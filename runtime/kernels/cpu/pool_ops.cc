@@ -276,9 +276,9 @@ TensorBase avg_pool2d_backward(const TensorBase& grad_output, const TensorBase& 
 
 TensorBase adaptive_avg_pool2d(const TensorBase& self, IntArrayRef output_size) {
   const char* op = "adaptive_avg_pool2d";
-  KILN_CHECK(output_size.size() == 1 || output_size.size() == 2, op,
-             "(): output_size must be 2, got ", shape_str(output_size));
-  const int64_t out_h = output_size[0], out_w = output_size[output_size.size() - 1];
+  // an int is expanded by the binding; a list must have two entries (torch's check)
+  KILN_CHECK(output_size.size() == 2, op, "(): output_size must be 2, got ", shape_str(output_size));
+  const int64_t out_h = output_size[0], out_w = output_size[1];
   KILN_CHECK(out_h >= 0 && out_w >= 0, op, "(): elements of output_size must be greater than or equal to 0 but received ",
              shape_str(output_size));
   check_pool_input(self, op, 2);
