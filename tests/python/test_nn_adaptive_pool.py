@@ -96,6 +96,21 @@ ERRORS = [
 ]
 
 
+@pytest.mark.parametrize("name,ok", [("adaptive_avg_pool2d", False), ("adaptive_max_pool2d", False),
+                                     ("adaptive_avg_pool3d", True), ("adaptive_max_pool3d", True)])
+def test_gradient_of_an_empty_output_as_torch(name, ok):
+    # torch's 2-D backward kernels refuse a grad_output with an empty spatial dim, its 3-D ones do not
+    for m, f in ((kiln, F), (torch, TF)):
+        x = m.ones((1, 2, 3, 4) if "2d" in name else (1, 2, 3, 4, 2), requires_grad=True)
+        out = getattr(f, name)(x, (0, 2) if "2d" in name else (0, 2, 1))
+        if ok:
+            out.sum().backward()
+            assert float(x.grad.abs().sum()) == 0
+        else:
+            with pytest.raises(RuntimeError, match="non-zero size for non-batch dimensions"):
+                out.sum().backward()
+
+
 @pytest.mark.parametrize("call,exc,match", ERRORS, ids=[f"error-{i}" for i in range(len(ERRORS))])
 def test_errors_match_torch(call, exc, match):
     with warnings.catch_warnings():

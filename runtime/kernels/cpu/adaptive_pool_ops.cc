@@ -208,6 +208,11 @@ TensorBase adaptive_max_backward(const char* op, const TensorBase& grad_output, 
   check_grad_output(grad_output, self, shape, op);
   KILN_CHECK(indices.sizes() == IntArrayRef(shape), op, "(): expected indices of shape ", shape_str(shape), ", got ",
              shape_str(indices.sizes()));
+  if (spatial == 2)  // torch's 2-D backward refuses the gradient of an empty output (its 3-D one does not)
+    for (int64_t d = 1; d < grad_output.dim(); ++d)
+      KILN_CHECK(grad_output.sizes()[d] > 0, op,
+                 "(): Expected grad_output to have non-zero size for non-batch dimensions, but grad_output has sizes ",
+                 shape_str(grad_output.sizes()), " with dimension ", d, " being empty");
   if (is_reduced_floating_type(self.dtype()))
     return cast_to(adaptive_max_backward(op, to_opmath(grad_output), to_opmath(self), indices, spatial),
                    self.dtype());

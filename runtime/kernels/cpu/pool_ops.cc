@@ -317,6 +317,11 @@ TensorBase adaptive_avg_pool2d_backward(const TensorBase& grad_output, const Ten
   const int64_t nd = self.dim();
   const int64_t out_h = grad_output.sizes()[nd - 2], out_w = grad_output.sizes()[nd - 1];
   check_grad(grad_output, self, pooled_shape(self, out_h, out_w), op);
+  // torch refuses the gradient of an empty output (the forward allows it)
+  for (int64_t d = 1; d < nd; ++d)
+    KILN_CHECK(grad_output.sizes()[d] > 0, op,
+               "(): Expected grad_output to have non-zero size for non-batch dimensions, but grad_output has sizes ",
+               shape_str(grad_output.sizes()), " with dimension ", d, " being empty");
   if (is_reduced_floating_type(self.dtype()))
     return cast_to(adaptive_avg_pool2d_backward(to_opmath(grad_output), to_opmath(self)), self.dtype());
   TensorBase grad_input = zeros_cpu(self.sizes(), self.dtype());
