@@ -23,6 +23,7 @@ FORMULA_HELPERS = {
     "diagonal_backward", "unfold_backward", "binary_cross_entropy_backward", "binary_cross_entropy_target_backward",
     "binary_cross_entropy_with_logits_backward", "binary_cross_entropy_with_logits_target_backward",
     "conv_bias_backward", "max_pool_double_backward", "adaptive_avg_pool_double_backward",
+    "adaptive_avg_pool3d_double_backward", "max_pool3d_double_backward",
     "cumsum_backward", "cumprod_backward", "masked_select_backward", "take_backward",
     "value_or_lowest", "value_or_highest", "cummaxmin_backward", "logcumsumexp_backward", "layer_norm_backward",
     "split_with_sizes_backward", "unbind_backward", "scatter_reduce_backward_self", "scatter_reduce_backward_src",

@@ -172,6 +172,12 @@
 #include "generated/api/avg_pool2d_backward.h"
 #include "generated/api/adaptive_avg_pool2d.h"
 #include "generated/api/adaptive_avg_pool2d_backward.h"
+#include "generated/api/adaptive_avg_pool3d.h"
+#include "generated/api/adaptive_avg_pool3d_backward.h"
+#include "generated/api/adaptive_max_pool2d.h"
+#include "generated/api/adaptive_max_pool2d_backward.h"
+#include "generated/api/adaptive_max_pool3d.h"
+#include "generated/api/adaptive_max_pool3d_backward.h"
 #include "generated/api/batch_norm.h"
 #include "generated/api/layer_norm.h"
 #include "generated/api/native_layer_norm.h"
@@ -326,6 +332,10 @@
 #include "generated/api/upsample_bicubic2d_backward.h"
 #include "generated/api/upsample_trilinear3d.h"
 #include "generated/api/upsample_trilinear3d_backward.h"
+#include "generated/api/_upsample_bilinear2d_aa.h"
+#include "generated/api/_upsample_bilinear2d_aa_backward.h"
+#include "generated/api/_upsample_bicubic2d_aa.h"
+#include "generated/api/_upsample_bicubic2d_aa_backward.h"
 #include "generated/api/pixel_shuffle.h"
 #include "generated/api/pixel_unshuffle.h"
 #include "generated/api/im2col.h"
@@ -333,6 +343,8 @@
 #include "generated/api/affine_grid_generator.h"
 #include "generated/api/grid_sampler_2d.h"
 #include "generated/api/grid_sampler_2d_backward.h"
+#include "generated/api/grid_sampler_3d.h"
+#include "generated/api/grid_sampler_3d_backward.h"
 #include "generated/api/_div_tensor_other_backward.h"
 #include "generated/api/_tanh_self_backward.h"
 #include "generated/api/_sigmoid_self_backward.h"
@@ -3087,6 +3099,36 @@ inline Tensor adaptive_avg_pool2d_backward(const Tensor& grad_output, const Tens
   return to_api(kiln::adaptive_avg_pool2d_backward(grad_output, self));
 }
 
+// adaptive_avg_pool3d(Tensor self, int[3] output_size) -> Tensor
+inline Tensor adaptive_avg_pool3d(const Tensor& self, IntArrayRef output_size) {
+  return to_api(kiln::adaptive_avg_pool3d(self, output_size));
+}
+
+// adaptive_avg_pool3d_backward(Tensor grad_output, Tensor self) -> Tensor
+inline Tensor adaptive_avg_pool3d_backward(const Tensor& grad_output, const Tensor& self) {
+  return to_api(kiln::adaptive_avg_pool3d_backward(grad_output, self));
+}
+
+// adaptive_max_pool2d(Tensor self, int[2] output_size) -> (Tensor output, Tensor indices)
+inline std::tuple<Tensor, Tensor> adaptive_max_pool2d(const Tensor& self, IntArrayRef output_size) {
+  return to_api(kiln::adaptive_max_pool2d(self, output_size));
+}
+
+// adaptive_max_pool2d_backward(Tensor grad_output, Tensor self, Tensor indices) -> Tensor
+inline Tensor adaptive_max_pool2d_backward(const Tensor& grad_output, const Tensor& self, const Tensor& indices) {
+  return to_api(kiln::adaptive_max_pool2d_backward(grad_output, self, indices));
+}
+
+// adaptive_max_pool3d(Tensor self, int[3] output_size) -> (Tensor output, Tensor indices)
+inline std::tuple<Tensor, Tensor> adaptive_max_pool3d(const Tensor& self, IntArrayRef output_size) {
+  return to_api(kiln::adaptive_max_pool3d(self, output_size));
+}
+
+// adaptive_max_pool3d_backward(Tensor grad_output, Tensor self, Tensor indices) -> Tensor
+inline Tensor adaptive_max_pool3d_backward(const Tensor& grad_output, const Tensor& self, const Tensor& indices) {
+  return to_api(kiln::adaptive_max_pool3d_backward(grad_output, self, indices));
+}
+
 // batch_norm(Tensor input, Tensor? weight, Tensor? bias, Tensor? running_mean, Tensor? running_var, bool training, float momentum, float eps, bool cudnn_enabled) -> Tensor
 inline Tensor batch_norm(const Tensor& input, const Tensor& weight, const Tensor& bias, const Tensor& running_mean, const Tensor& running_var, bool training, double momentum, double eps, bool cudnn_enabled) {
   return to_api(kiln::batch_norm(input, weight, bias, running_mean, running_var, training, momentum, eps, cudnn_enabled));
@@ -4077,6 +4119,26 @@ inline Tensor upsample_trilinear3d_backward(const Tensor& grad_output, IntArrayR
   return to_api(kiln::upsample_trilinear3d_backward(grad_output, output_size, input_size, align_corners, scales_d, scales_h, scales_w));
 }
 
+// _upsample_bilinear2d_aa(Tensor self, int[2] output_size, bool align_corners, float? scales_h=None, float? scales_w=None) -> Tensor
+inline Tensor _upsample_bilinear2d_aa(const Tensor& self, IntArrayRef output_size, bool align_corners, const std::optional<double>& scales_h = std::nullopt, const std::optional<double>& scales_w = std::nullopt) {
+  return to_api(kiln::_upsample_bilinear2d_aa(self, output_size, align_corners, scales_h, scales_w));
+}
+
+// _upsample_bilinear2d_aa_backward(Tensor grad_output, int[2] output_size, int[4] input_size, bool align_corners, float? scales_h=None, float? scales_w=None) -> Tensor
+inline Tensor _upsample_bilinear2d_aa_backward(const Tensor& grad_output, IntArrayRef output_size, IntArrayRef input_size, bool align_corners, const std::optional<double>& scales_h = std::nullopt, const std::optional<double>& scales_w = std::nullopt) {
+  return to_api(kiln::_upsample_bilinear2d_aa_backward(grad_output, output_size, input_size, align_corners, scales_h, scales_w));
+}
+
+// _upsample_bicubic2d_aa(Tensor self, int[2] output_size, bool align_corners, float? scales_h=None, float? scales_w=None) -> Tensor
+inline Tensor _upsample_bicubic2d_aa(const Tensor& self, IntArrayRef output_size, bool align_corners, const std::optional<double>& scales_h = std::nullopt, const std::optional<double>& scales_w = std::nullopt) {
+  return to_api(kiln::_upsample_bicubic2d_aa(self, output_size, align_corners, scales_h, scales_w));
+}
+
+// _upsample_bicubic2d_aa_backward(Tensor grad_output, int[2] output_size, int[4] input_size, bool align_corners, float? scales_h=None, float? scales_w=None) -> Tensor
+inline Tensor _upsample_bicubic2d_aa_backward(const Tensor& grad_output, IntArrayRef output_size, IntArrayRef input_size, bool align_corners, const std::optional<double>& scales_h = std::nullopt, const std::optional<double>& scales_w = std::nullopt) {
+  return to_api(kiln::_upsample_bicubic2d_aa_backward(grad_output, output_size, input_size, align_corners, scales_h, scales_w));
+}
+
 // pixel_shuffle(Tensor self, int upscale_factor) -> Tensor
 inline Tensor pixel_shuffle(const Tensor& self, int64_t upscale_factor) {
   return to_api(kiln::pixel_shuffle(self, upscale_factor));
@@ -4110,6 +4172,16 @@ inline Tensor grid_sampler_2d(const Tensor& input, const Tensor& grid, int64_t i
 // grid_sampler_2d_backward(Tensor grad_output, Tensor input, Tensor grid, int interpolation_mode, int padding_mode, bool align_corners) -> Tensor[]
 inline std::vector<Tensor> grid_sampler_2d_backward(const Tensor& grad_output, const Tensor& input, const Tensor& grid, int64_t interpolation_mode, int64_t padding_mode, bool align_corners) {
   return to_api(kiln::grid_sampler_2d_backward(grad_output, input, grid, interpolation_mode, padding_mode, align_corners));
+}
+
+// grid_sampler_3d(Tensor input, Tensor grid, int interpolation_mode, int padding_mode, bool align_corners) -> Tensor
+inline Tensor grid_sampler_3d(const Tensor& input, const Tensor& grid, int64_t interpolation_mode, int64_t padding_mode, bool align_corners) {
+  return to_api(kiln::grid_sampler_3d(input, grid, interpolation_mode, padding_mode, align_corners));
+}
+
+// grid_sampler_3d_backward(Tensor grad_output, Tensor input, Tensor grid, int interpolation_mode, int padding_mode, bool align_corners) -> Tensor[]
+inline std::vector<Tensor> grid_sampler_3d_backward(const Tensor& grad_output, const Tensor& input, const Tensor& grid, int64_t interpolation_mode, int64_t padding_mode, bool align_corners) {
+  return to_api(kiln::grid_sampler_3d_backward(grad_output, input, grid, interpolation_mode, padding_mode, align_corners));
 }
 
 // _div_tensor_other_backward(Tensor grad, Tensor self, Tensor other) -> Tensor

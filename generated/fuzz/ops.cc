@@ -2696,6 +2696,44 @@ const FuzzOp kFuzzOps[] = {
        const Tensor self = in.tensor();
        use_result(in, kiln::adaptive_avg_pool2d_backward(grad_output, self));
      }},
+    {"adaptive_avg_pool3d",
+     [](FuzzInput& in) {
+       const Tensor self = in.tensor();
+       const std::vector<int64_t> output_size = in.int_list();
+       use_result(in, kiln::adaptive_avg_pool3d(self, output_size));
+     }},
+    {"adaptive_avg_pool3d_backward",
+     [](FuzzInput& in) {
+       const Tensor grad_output = in.tensor();
+       const Tensor self = in.tensor();
+       use_result(in, kiln::adaptive_avg_pool3d_backward(grad_output, self));
+     }},
+    {"adaptive_max_pool2d",
+     [](FuzzInput& in) {
+       const Tensor self = in.tensor();
+       const std::vector<int64_t> output_size = in.int_list();
+       use_result(in, kiln::adaptive_max_pool2d(self, output_size));
+     }},
+    {"adaptive_max_pool2d_backward",
+     [](FuzzInput& in) {
+       const Tensor grad_output = in.tensor();
+       const Tensor self = in.tensor();
+       const Tensor indices = in.tensor();
+       use_result(in, kiln::adaptive_max_pool2d_backward(grad_output, self, indices));
+     }},
+    {"adaptive_max_pool3d",
+     [](FuzzInput& in) {
+       const Tensor self = in.tensor();
+       const std::vector<int64_t> output_size = in.int_list();
+       use_result(in, kiln::adaptive_max_pool3d(self, output_size));
+     }},
+    {"adaptive_max_pool3d_backward",
+     [](FuzzInput& in) {
+       const Tensor grad_output = in.tensor();
+       const Tensor self = in.tensor();
+       const Tensor indices = in.tensor();
+       use_result(in, kiln::adaptive_max_pool3d_backward(grad_output, self, indices));
+     }},
     {"batch_norm",
      [](FuzzInput& in) {
        const Tensor input = in.tensor();
@@ -4445,6 +4483,44 @@ const FuzzOp kFuzzOps[] = {
        const auto scales_w = in.optional_float64();
        use_result(in, kiln::upsample_trilinear3d_backward(grad_output, output_size, input_size, align_corners, scales_d, scales_h, scales_w));
      }},
+    {"_upsample_bilinear2d_aa",
+     [](FuzzInput& in) {
+       const Tensor self = in.tensor();
+       const std::vector<int64_t> output_size = in.int_list();
+       const auto align_corners = in.boolean();
+       const auto scales_h = in.optional_float64();
+       const auto scales_w = in.optional_float64();
+       use_result(in, kiln::_upsample_bilinear2d_aa(self, output_size, align_corners, scales_h, scales_w));
+     }},
+    {"_upsample_bilinear2d_aa_backward",
+     [](FuzzInput& in) {
+       const Tensor grad_output = in.tensor();
+       const std::vector<int64_t> output_size = in.int_list();
+       const std::vector<int64_t> input_size = in.int_list();
+       const auto align_corners = in.boolean();
+       const auto scales_h = in.optional_float64();
+       const auto scales_w = in.optional_float64();
+       use_result(in, kiln::_upsample_bilinear2d_aa_backward(grad_output, output_size, input_size, align_corners, scales_h, scales_w));
+     }},
+    {"_upsample_bicubic2d_aa",
+     [](FuzzInput& in) {
+       const Tensor self = in.tensor();
+       const std::vector<int64_t> output_size = in.int_list();
+       const auto align_corners = in.boolean();
+       const auto scales_h = in.optional_float64();
+       const auto scales_w = in.optional_float64();
+       use_result(in, kiln::_upsample_bicubic2d_aa(self, output_size, align_corners, scales_h, scales_w));
+     }},
+    {"_upsample_bicubic2d_aa_backward",
+     [](FuzzInput& in) {
+       const Tensor grad_output = in.tensor();
+       const std::vector<int64_t> output_size = in.int_list();
+       const std::vector<int64_t> input_size = in.int_list();
+       const auto align_corners = in.boolean();
+       const auto scales_h = in.optional_float64();
+       const auto scales_w = in.optional_float64();
+       use_result(in, kiln::_upsample_bicubic2d_aa_backward(grad_output, output_size, input_size, align_corners, scales_h, scales_w));
+     }},
     {"pixel_shuffle",
      [](FuzzInput& in) {
        const Tensor self = in.tensor();
@@ -4501,6 +4577,25 @@ const FuzzOp kFuzzOps[] = {
        const auto padding_mode = in.int64();
        const auto align_corners = in.boolean();
        use_result(in, kiln::grid_sampler_2d_backward(grad_output, input, grid, interpolation_mode, padding_mode, align_corners));
+     }},
+    {"grid_sampler_3d",
+     [](FuzzInput& in) {
+       const Tensor input = in.tensor();
+       const Tensor grid = in.tensor();
+       const auto interpolation_mode = in.int64();
+       const auto padding_mode = in.int64();
+       const auto align_corners = in.boolean();
+       use_result(in, kiln::grid_sampler_3d(input, grid, interpolation_mode, padding_mode, align_corners));
+     }},
+    {"grid_sampler_3d_backward",
+     [](FuzzInput& in) {
+       const Tensor grad_output = in.tensor();
+       const Tensor input = in.tensor();
+       const Tensor grid = in.tensor();
+       const auto interpolation_mode = in.int64();
+       const auto padding_mode = in.int64();
+       const auto align_corners = in.boolean();
+       use_result(in, kiln::grid_sampler_3d_backward(grad_output, input, grid, interpolation_mode, padding_mode, align_corners));
      }},
     {"_div_tensor_other_backward",
      [](FuzzInput& in) {

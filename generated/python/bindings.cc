@@ -172,6 +172,12 @@ PyObject* fn_avg_pool2d(PyObject* module, PyObject* args, PyObject* kwargs);
 PyObject* fn_avg_pool2d_backward(PyObject* module, PyObject* args, PyObject* kwargs);
 PyObject* fn_adaptive_avg_pool2d(PyObject* module, PyObject* args, PyObject* kwargs);
 PyObject* fn_adaptive_avg_pool2d_backward(PyObject* module, PyObject* args, PyObject* kwargs);
+PyObject* fn_adaptive_avg_pool3d(PyObject* module, PyObject* args, PyObject* kwargs);
+PyObject* fn_adaptive_avg_pool3d_backward(PyObject* module, PyObject* args, PyObject* kwargs);
+PyObject* fn_adaptive_max_pool2d(PyObject* module, PyObject* args, PyObject* kwargs);
+PyObject* fn_adaptive_max_pool2d_backward(PyObject* module, PyObject* args, PyObject* kwargs);
+PyObject* fn_adaptive_max_pool3d(PyObject* module, PyObject* args, PyObject* kwargs);
+PyObject* fn_adaptive_max_pool3d_backward(PyObject* module, PyObject* args, PyObject* kwargs);
 PyObject* fn_batch_norm(PyObject* module, PyObject* args, PyObject* kwargs);
 PyObject* fn_layer_norm(PyObject* module, PyObject* args, PyObject* kwargs);
 PyObject* fn_native_layer_norm(PyObject* module, PyObject* args, PyObject* kwargs);
@@ -319,6 +325,10 @@ PyObject* fn_upsample_bicubic2d(PyObject* module, PyObject* args, PyObject* kwar
 PyObject* fn_upsample_bicubic2d_backward(PyObject* module, PyObject* args, PyObject* kwargs);
 PyObject* fn_upsample_trilinear3d(PyObject* module, PyObject* args, PyObject* kwargs);
 PyObject* fn_upsample_trilinear3d_backward(PyObject* module, PyObject* args, PyObject* kwargs);
+PyObject* fn__upsample_bilinear2d_aa(PyObject* module, PyObject* args, PyObject* kwargs);
+PyObject* fn__upsample_bilinear2d_aa_backward(PyObject* module, PyObject* args, PyObject* kwargs);
+PyObject* fn__upsample_bicubic2d_aa(PyObject* module, PyObject* args, PyObject* kwargs);
+PyObject* fn__upsample_bicubic2d_aa_backward(PyObject* module, PyObject* args, PyObject* kwargs);
 PyObject* fn_pixel_shuffle(PyObject* module, PyObject* args, PyObject* kwargs);
 PyObject* fn_pixel_unshuffle(PyObject* module, PyObject* args, PyObject* kwargs);
 PyObject* fn_im2col(PyObject* module, PyObject* args, PyObject* kwargs);
@@ -326,6 +336,8 @@ PyObject* fn_col2im(PyObject* module, PyObject* args, PyObject* kwargs);
 PyObject* fn_affine_grid_generator(PyObject* module, PyObject* args, PyObject* kwargs);
 PyObject* fn_grid_sampler_2d(PyObject* module, PyObject* args, PyObject* kwargs);
 PyObject* fn_grid_sampler_2d_backward(PyObject* module, PyObject* args, PyObject* kwargs);
+PyObject* fn_grid_sampler_3d(PyObject* module, PyObject* args, PyObject* kwargs);
+PyObject* fn_grid_sampler_3d_backward(PyObject* module, PyObject* args, PyObject* kwargs);
 PyObject* fn__div_tensor_other_backward(PyObject* module, PyObject* args, PyObject* kwargs);
 PyObject* fn__tanh_self_backward(PyObject* module, PyObject* args, PyObject* kwargs);
 PyObject* fn__sigmoid_self_backward(PyObject* module, PyObject* args, PyObject* kwargs);
@@ -849,6 +861,12 @@ PyMethodDef generated_functions[] = {
     KILN_BINDING("avg_pool2d_backward", fn_avg_pool2d_backward),
     KILN_BINDING("adaptive_avg_pool2d", fn_adaptive_avg_pool2d),
     KILN_BINDING("adaptive_avg_pool2d_backward", fn_adaptive_avg_pool2d_backward),
+    KILN_BINDING("adaptive_avg_pool3d", fn_adaptive_avg_pool3d),
+    KILN_BINDING("adaptive_avg_pool3d_backward", fn_adaptive_avg_pool3d_backward),
+    KILN_BINDING("adaptive_max_pool2d", fn_adaptive_max_pool2d),
+    KILN_BINDING("adaptive_max_pool2d_backward", fn_adaptive_max_pool2d_backward),
+    KILN_BINDING("adaptive_max_pool3d", fn_adaptive_max_pool3d),
+    KILN_BINDING("adaptive_max_pool3d_backward", fn_adaptive_max_pool3d_backward),
     KILN_BINDING("batch_norm", fn_batch_norm),
     KILN_BINDING("layer_norm", fn_layer_norm),
     KILN_BINDING("native_layer_norm", fn_native_layer_norm),
@@ -996,6 +1014,10 @@ PyMethodDef generated_functions[] = {
     KILN_BINDING("upsample_bicubic2d_backward", fn_upsample_bicubic2d_backward),
     KILN_BINDING("upsample_trilinear3d", fn_upsample_trilinear3d),
     KILN_BINDING("upsample_trilinear3d_backward", fn_upsample_trilinear3d_backward),
+    KILN_BINDING("_upsample_bilinear2d_aa", fn__upsample_bilinear2d_aa),
+    KILN_BINDING("_upsample_bilinear2d_aa_backward", fn__upsample_bilinear2d_aa_backward),
+    KILN_BINDING("_upsample_bicubic2d_aa", fn__upsample_bicubic2d_aa),
+    KILN_BINDING("_upsample_bicubic2d_aa_backward", fn__upsample_bicubic2d_aa_backward),
     KILN_BINDING("pixel_shuffle", fn_pixel_shuffle),
     KILN_BINDING("pixel_unshuffle", fn_pixel_unshuffle),
     KILN_BINDING("im2col", fn_im2col),
@@ -1003,6 +1025,8 @@ PyMethodDef generated_functions[] = {
     KILN_BINDING("affine_grid_generator", fn_affine_grid_generator),
     KILN_BINDING("grid_sampler_2d", fn_grid_sampler_2d),
     KILN_BINDING("grid_sampler_2d_backward", fn_grid_sampler_2d_backward),
+    KILN_BINDING("grid_sampler_3d", fn_grid_sampler_3d),
+    KILN_BINDING("grid_sampler_3d_backward", fn_grid_sampler_3d_backward),
     KILN_BINDING("_div_tensor_other_backward", fn__div_tensor_other_backward),
     KILN_BINDING("_tanh_self_backward", fn__tanh_self_backward),
     KILN_BINDING("_sigmoid_self_backward", fn__sigmoid_self_backward),

@@ -101,6 +101,8 @@ Tensor binary_cross_entropy_with_logits_target_backward(const Tensor& grad, cons
                                                         const Tensor& weight, const Tensor& pos_weight,
                                                         int64_t reduction);
 Tensor adaptive_avg_pool_double_backward(const Tensor& grad, IntArrayRef grad_output_sizes);
+Tensor adaptive_avg_pool3d_double_backward(const Tensor& grad, IntArrayRef grad_output_sizes);
+Tensor max_pool3d_double_backward(const Tensor& grad, const Tensor& indices);
 
 // Gradient of cumsum along dim: the running sum of grad from the end (reduction_formula_helpers.cc).
 Tensor cumsum_backward(const Tensor& grad, int64_t dim);

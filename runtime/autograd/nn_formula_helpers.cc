@@ -2,6 +2,7 @@
 #include <vector>
 
 #include "generated/api/adaptive_avg_pool2d.h"
+#include "generated/api/adaptive_avg_pool3d.h"
 #include "generated/api/add.h"
 #include "generated/api/arange.h"
 #include "generated/api/clamp.h"
@@ -61,6 +62,21 @@ Tensor max_pool_double_backward(const Tensor& grad, const Tensor& indices) {
 Tensor adaptive_avg_pool_double_backward(const Tensor& grad, IntArrayRef grad_output_sizes) {
   const size_t nd = grad_output_sizes.size();
   return kiln::adaptive_avg_pool2d(grad, {grad_output_sizes[nd - 2], grad_output_sizes[nd - 1]});
+}
+
+// indices flat in each D * H * W volume: max_pool_double_backward over volumes flattened to one row.
+Tensor max_pool3d_double_backward(const Tensor& grad, const Tensor& indices) {
+  const int64_t nd = indices.dim();
+  std::vector<int64_t> g_rows(grad.sizes().begin(), grad.sizes().end() - 3), i_rows(indices.sizes().begin(),
+                                                                                    indices.sizes().end() - 3);
+  g_rows.insert(g_rows.end(), {1, grad.sizes()[nd - 3] * grad.sizes()[nd - 2] * grad.sizes()[nd - 1]});
+  i_rows.insert(i_rows.end(), {1, indices.sizes()[nd - 3] * indices.sizes()[nd - 2] * indices.sizes()[nd - 1]});
+  return max_pool_double_backward(grad.reshape(g_rows), indices.reshape(i_rows)).reshape(indices.sizes());
+}
+
+Tensor adaptive_avg_pool3d_double_backward(const Tensor& grad, IntArrayRef grad_output_sizes) {
+  const size_t nd = grad_output_sizes.size();
+  return kiln::adaptive_avg_pool3d(grad, {grad_output_sizes[nd - 3], grad_output_sizes[nd - 2], grad_output_sizes[nd - 1]});
 }
 
 namespace {

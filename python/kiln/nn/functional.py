@@ -491,11 +491,70 @@ def avg_pool2d(input, kernel_size, stride=None, padding=0, ceil_mode=False, coun
                            divisor_override)
 
 
+def _adaptive_size(input, output_size, n):
+    """torch's _list_with_default: an int stands for n of it; a None entry of a sequence keeps the
+    input's size there (the sequence's length is the op's to check)."""
+    if _is_integer(output_size):
+        return [int(output_size)] * n
+    if input.dim() <= len(output_size):
+        raise ValueError(f"Input dimension should be at least {len(output_size) + 1}")
+    dims = input.shape[input.dim() - len(output_size):]
+    return [d if s is None else s for s, d in zip(output_size, dims)]
+
+
 def adaptive_avg_pool2d(input, output_size):
     """Average pooling to output_size; a None entry keeps the input's size there."""
-    size = _pair(output_size)
-    size = [input.shape[-2 + i] if s is None else s for i, s in enumerate(size)]
-    return kiln.adaptive_avg_pool2d(input, size)
+    return kiln.adaptive_avg_pool2d(input, _adaptive_size(input, output_size, 2))
+
+
+def _single_size(output_size, op):
+    size = list(output_size) if isinstance(output_size, (list, tuple)) else [output_size]
+    for i, s in enumerate(size):  # torch's argument parser (int[1])
+        if not _is_integer(s):
+            raise TypeError(f"{op}(): argument 'output_size' must be tuple of ints, but found element of type "
+                            f"{type(s).__name__} at pos {i}")
+    if len(size) != 1:
+        raise RuntimeError(f"{op}() argument 'output_size' should contain one int (got {len(size)})")
+    return size
+
+
+def _check_1d_input(input, op):
+    if input.dim() not in (2, 3):
+        raise RuntimeError(f"Expected 2 to 3 dimensions, but got {input.dim()}-dimensional tensor for argument #1 "
+                           f"'self' (while checking arguments for {op})")
+
+
+def adaptive_avg_pool1d(input, output_size):
+    """Average pooling of (N, C, L) or (C, L) to output_size bins (adaptive_avg_pool2d over a unit height)."""
+    size = _single_size(output_size, "adaptive_avg_pool1d")
+    _check_1d_input(input, "adaptive_avg_pool1d")
+    return kiln.adaptive_avg_pool2d(input.unsqueeze(-2), [1, size[0]]).squeeze(-2)
+
+
+def adaptive_avg_pool3d(input, output_size):
+    """Average pooling of (N, C, D, H, W) or (C, D, H, W) to output_size; None keeps the input's size."""
+    return kiln.adaptive_avg_pool3d(input, _adaptive_size(input, output_size, 3))
+
+
+def adaptive_max_pool2d(input, output_size, return_indices=False):
+    """Max pooling to output_size bins; with return_indices also the argmax (flat in each H*W plane)."""
+    out, indices = kiln.adaptive_max_pool2d(input, _adaptive_size(input, output_size, 2))
+    return (out, indices) if return_indices else out
+
+
+def adaptive_max_pool3d(input, output_size, return_indices=False):
+    """Max pooling of (N, C, D, H, W) or (C, D, H, W) to output_size bins; indices flat in each D*H*W volume."""
+    out, indices = kiln.adaptive_max_pool3d(input, _adaptive_size(input, output_size, 3))
+    return (out, indices) if return_indices else out
+
+
+def adaptive_max_pool1d(input, output_size, return_indices=False):
+    """Max pooling of (N, C, L) or (C, L) to output_size bins; indices are positions along L."""
+    size = _single_size(output_size, "adaptive_max_pool1d")
+    _check_1d_input(input, "adaptive_max_pool1d")
+    out, indices = kiln.adaptive_max_pool2d(input.unsqueeze(-2), [1, size[0]])
+    out, indices = out.squeeze(-2), indices.squeeze(-2)
+    return (out, indices) if return_indices else out
 
 
 def pad(input, pad, mode="constant", value=None):
@@ -1339,10 +1398,10 @@ def interpolate(input, size=None, scale_factor=None, mode="nearest", align_corne
         scale_factors = None
     if antialias and not (mode in ("bilinear", "bicubic") and input.dim() == 4):
         raise ValueError("Anti-alias option is only supported for bilinear and bicubic modes")
-    if antialias:
-        raise NotImplementedError("interpolate(): antialias=True is not implemented in kiln")
 
     name = _UPSAMPLE.get((input.dim(), mode))
+    if antialias:
+        name = {"bilinear": "_upsample_bilinear2d_aa", "bicubic": "_upsample_bicubic2d_aa"}[mode]
     if name is not None:
         if output_size is None:  # torch's compute_output_size: in * scale, truncated
             output_size = [int(float(input.size(i + 2)) * scale_factors[i]) for i in range(dim)]
@@ -1351,13 +1410,8 @@ def interpolate(input, size=None, scale_factor=None, mode="nearest", align_corne
         if mode in _MODE_DIMS:
             return op(input, output_size, align_corners, *scales)
         return op(input, output_size, *scales)
-    if mode == "area" and input.dim() in (3, 4):
-        if input.dim() == 3:
-            return adaptive_avg_pool2d(input.unsqueeze(-2), [1, output_size[0]]).squeeze(-2)
-        return adaptive_avg_pool2d(input, output_size)
-    if mode == "area" and input.dim() == 5:
-        raise NotImplementedError("interpolate(): mode 'area' on 5-D input (adaptive_avg_pool3d) is not implemented "
-                                  "in kiln")
+    if mode == "area" and input.dim() in (3, 4, 5):
+        return {3: adaptive_avg_pool1d, 4: adaptive_avg_pool2d, 5: adaptive_avg_pool3d}[input.dim()](input, output_size)
     need = _MODE_DIMS.get(mode)
     if need is not None and input.dim() in (3, 4, 5):
         raise NotImplementedError(f"Got {input.dim()}D input, but {mode} mode needs {need}D input")
@@ -1444,6 +1498,6 @@ def grid_sample(input, grid, mode="bilinear", padding_mode="zeros", align_corner
     if align_corners is None:
         warnings.warn(_ALIGN_WARNING)
         align_corners = False
-    if input.dim() == 5 and grid.dim() == 5:
-        raise NotImplementedError("grid_sample(): 5-D (volumetric) input is not implemented in kiln")
-    return kiln.grid_sampler_2d(input, grid, mode_enum, padding_enum, align_corners)
+    # torch.grid_sampler: 4-D input is sampled in 2-D, anything else in 3-D (whose checks name the rank)
+    op = kiln.grid_sampler_2d if input.dim() == 4 else kiln.grid_sampler_3d
+    return op(input, grid, mode_enum, padding_enum, align_corners)

@@ -39,11 +39,12 @@ int64_t pooled_size(int64_t in, int64_t kernel, int64_t pad, int64_t stride, int
   return out;
 }
 
-void check_pool_input(const TensorBase& self, const char* op) {
+// `nonempty_dims`: the trailing dims that must not be empty (torch's adaptive_avg_pool2d allows no channels).
+void check_pool_input(const TensorBase& self, const char* op, int64_t nonempty_dims = 3) {
   KILN_CHECK(self.dim() == 3 || self.dim() == 4, op,
              "(): non-empty 3D or 4D (batch mode) tensor expected for input, got a ", self.dim(),
              "-D tensor of size ", shape_str(self.sizes()));
-  for (int64_t d = self.dim() - 3; d < self.dim(); ++d)
+  for (int64_t d = self.dim() - nonempty_dims; d < self.dim(); ++d)
     KILN_CHECK(self.sizes()[d] > 0, op, "(): Expected input to have non-zero size for non-batch dimensions, but input has sizes ",
                shape_str(self.sizes()), " with dimension ", d, " being empty");
   KILN_CHECK(self.is_floating_point(), op, "(): \"", op, "\" not implemented for '", scalar_type_name(self.dtype()),
@@ -275,12 +276,12 @@ TensorBase avg_pool2d_backward(const TensorBase& grad_output, const TensorBase& 
 
 TensorBase adaptive_avg_pool2d(const TensorBase& self, IntArrayRef output_size) {
   const char* op = "adaptive_avg_pool2d";
-  KILN_CHECK(output_size.size() == 1 || output_size.size() == 2, op,
-             "(): output_size must be 2, got ", shape_str(output_size));
-  const int64_t out_h = output_size[0], out_w = output_size[output_size.size() - 1];
+  // an int is expanded by the binding; a list must have two entries (torch's check)
+  KILN_CHECK(output_size.size() == 2, op, "(): output_size must be 2, got ", shape_str(output_size));
+  const int64_t out_h = output_size[0], out_w = output_size[1];
   KILN_CHECK(out_h >= 0 && out_w >= 0, op, "(): elements of output_size must be greater than or equal to 0 but received ",
              shape_str(output_size));
-  check_pool_input(self, op);
+  check_pool_input(self, op, 2);
   if (is_reduced_floating_type(self.dtype()))
     return cast_to(adaptive_avg_pool2d(to_opmath(self), output_size), self.dtype());
   const int64_t H = self.sizes()[self.dim() - 2], W = self.sizes()[self.dim() - 1];
@@ -310,12 +311,17 @@ TensorBase adaptive_avg_pool2d(const TensorBase& self, IntArrayRef output_size) 
 
 TensorBase adaptive_avg_pool2d_backward(const TensorBase& grad_output, const TensorBase& self) {
   const char* op = "adaptive_avg_pool2d_backward";
-  check_pool_input(self, op);
+  check_pool_input(self, op, 2);
   KILN_CHECK(grad_output.dim() == self.dim(), op, "(): expected grad_output of ", self.dim(), " dims, got ",
              shape_str(grad_output.sizes()));
   const int64_t nd = self.dim();
   const int64_t out_h = grad_output.sizes()[nd - 2], out_w = grad_output.sizes()[nd - 1];
   check_grad(grad_output, self, pooled_shape(self, out_h, out_w), op);
+  // torch refuses the gradient of an empty output (the forward allows it)
+  for (int64_t d = 1; d < nd; ++d)
+    KILN_CHECK(grad_output.sizes()[d] > 0, op,
+               "(): Expected grad_output to have non-zero size for non-batch dimensions, but grad_output has sizes ",
+               shape_str(grad_output.sizes()), " with dimension ", d, " being empty");
   if (is_reduced_floating_type(self.dtype()))
     return cast_to(adaptive_avg_pool2d_backward(to_opmath(grad_output), to_opmath(self)), self.dtype());
   TensorBase grad_input = zeros_cpu(self.sizes(), self.dtype());

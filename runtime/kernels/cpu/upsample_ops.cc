@@ -10,6 +10,7 @@
 #include <cmath>
 #include <optional>
 #include <string>
+#include <type_traits>
 #include <vector>
 
 #include "generated/kernels/_upsample_nearest_exact1d.h"
@@ -33,29 +34,25 @@
 #include "generated/kernels/upsample_trilinear3d.h"
 #include "generated/kernels/upsample_trilinear3d_backward.h"
 #include "runtime/kernels/cpu/cpu_tensors.h"
+#include "runtime/kernels/cpu/resample_taps.h"
+#include "runtime/kernels/cpu/upsample_checks.h"
 #include "runtime/kernels/tensor_memory.h"
 
 namespace kiln {
 namespace cpu {
 namespace {
 
-enum class Mode { kNearest, kNearestExact, kLinear, kCubic };
+using upsample::check_input;
+
+// kNearestBackward is kNearest as torch 1.13's backward computes it (nearest_idx): an output as
+// large as the input, or twice as large, maps o -> o and o -> o / 2 whatever the scale_factor,
+// where the forward's generic kernel always maps o -> floor(o * scale). The forward's channels-last
+// kernel uses nearest_idx too, and torch takes it for every 4-D / 5-D input whose strides are also
+// channels-last contiguous: one channel, for instance.
+enum class Mode { kNearest, kNearestBackward, kNearestExact, kLinear, kCubic };
 
 using Scales = std::vector<std::optional<double>>;
 
-// The taps of one spatial dim: for output position o, `k` (index, weight) pairs.
-template <typename T>
-struct Taps {
-  int64_t in = 0, out = 0, k = 1;
-  std::vector<int64_t> index;
-  std::vector<T> weight;
-};
-
-template <typename T>
-T area_scale(int64_t in, int64_t out, bool align_corners, const std::optional<double>& scale) {
-  if (align_corners) return out > 1 ? static_cast<T>(in - 1) / static_cast<T>(out - 1) : T(0);
-  return scale.has_value() && *scale > 0 ? static_cast<T>(1.0 / *scale) : static_cast<T>(in) / static_cast<T>(out);
-}
 
 template <typename T>
 T source_index(T scale, int64_t dst, bool align_corners, bool cubic) {
@@ -92,13 +89,15 @@ Taps<T> make_taps(Mode mode, int64_t in, int64_t out, bool align_corners, const 
   t.k = mode == Mode::kLinear ? 2 : mode == Mode::kCubic ? 4 : 1;
   t.index.resize(out * t.k);
   t.weight.resize(out * t.k);
-  if (mode == Mode::kNearest || mode == Mode::kNearestExact) {
+  if (mode == Mode::kNearest || mode == Mode::kNearestBackward || mode == Mode::kNearestExact) {
     // torch computes the nearest scale in float whatever the dtype
     const float s = scale.has_value() && *scale > 0 ? static_cast<float>(1.0 / *scale)
                                                      : static_cast<float>(in) / static_cast<float>(out);
     for (int64_t o = 0; o < out; ++o) {
       int64_t i;
       if (mode == Mode::kNearest) {
+        i = bounded_index(std::floor(static_cast<float>(o) * s), in);
+      } else if (mode == Mode::kNearestBackward) {
         if (out == in) i = o;
         else if (out == 2 * in) i = o >> 1;
         else i = bounded_index(std::floor(static_cast<float>(o) * s), in);
@@ -110,7 +109,7 @@ Taps<T> make_taps(Mode mode, int64_t in, int64_t out, bool align_corners, const 
     }
     return t;
   }
-  const T s = area_scale<T>(in, out, align_corners, scale);
+  const T s = pixel_scale<T>(in, out, align_corners, scale);
   for (int64_t o = 0; o < out; ++o) {
     if (mode == Mode::kLinear) {
       int64_t i0, i1;
@@ -145,62 +144,6 @@ Taps<T> make_taps(Mode mode, int64_t in, int64_t out, bool align_corners, const 
   return t;
 }
 
-// (outer, in, inner) -> (outer, out, inner) through one dim's taps.
-template <typename T>
-void resample_dim(const T* x, T* y, int64_t outer, int64_t inner, const Taps<T>& t) {
-  for (int64_t a = 0; a < outer; ++a) {
-    const T* xa = x + a * t.in * inner;
-    T* ya = y + a * t.out * inner;
-    for (int64_t o = 0; o < t.out; ++o) {
-      T* yo = ya + o * inner;
-      for (int64_t b = 0; b < inner; ++b) {
-        T acc = 0;
-        for (int64_t j = 0; j < t.k; ++j) acc += t.weight[o * t.k + j] * xa[t.index[o * t.k + j] * inner + b];
-        yo[b] = acc;
-      }
-    }
-  }
-}
-
-// The transpose: (outer, out, inner) -> (outer, in, inner), scattered through the taps.
-template <typename T>
-void scatter_dim(const T* g, T* gx, int64_t outer, int64_t inner, const Taps<T>& t) {
-  std::fill(gx, gx + outer * t.in * inner, T(0));
-  for (int64_t a = 0; a < outer; ++a) {
-    const T* ga = g + a * t.out * inner;
-    T* gxa = gx + a * t.in * inner;
-    for (int64_t o = 0; o < t.out; ++o) {
-      const T* go = ga + o * inner;
-      for (int64_t j = 0; j < t.k; ++j) {
-        const T w = t.weight[o * t.k + j];
-        T* dst = gxa + t.index[o * t.k + j] * inner;
-        for (int64_t b = 0; b < inner; ++b) dst[b] += w * go[b];
-      }
-    }
-  }
-}
-
-// torch's upsample_Nd_common_check: sizes of the right lengths, every input and output
-// spatial size positive.
-void check_sizes(const char* op, size_t d, IntArrayRef output_size, IntArrayRef input_size) {
-  KILN_CHECK(output_size.size() == d, op, "(): It is expected output_size equals to ", d, ", but got size ",
-             output_size.size());
-  KILN_CHECK(input_size.size() == d + 2, op, "(): It is expected input_size equals to ", d + 2, ", but got size ",
-             input_size.size());
-  bool ok = true;
-  for (size_t i = 0; i < d; ++i) ok = ok && input_size[i + 2] > 0 && output_size[i] > 0;
-  KILN_CHECK(ok, op, "(): Input and output sizes should be greater than 0, but got input spatial sizes ",
-             shape_str(IntArrayRef(input_size.data() + 2, d)), " and output_size ", shape_str(output_size));
-}
-
-void check_input(const char* op, size_t d, const TensorBase& self, IntArrayRef output_size) {
-  KILN_CHECK(self.dim() == static_cast<int64_t>(d + 2), op, "(): Non-empty ", d + 2,
-             "D data tensor expected but got a tensor with sizes ", shape_str(self.sizes()));
-  KILN_CHECK(is_floating_type(self.dtype()), op, "(): \"", op, "\" not implemented for '",
-             scalar_type_name(self.dtype()), "'");
-  check_sizes(op, d, output_size, self.sizes());
-}
-
 template <typename T>
 std::vector<Taps<T>> all_taps(Mode mode, IntArrayRef in, IntArrayRef out, bool align_corners, const Scales& scales) {
   std::vector<Taps<T>> taps;
@@ -208,10 +151,53 @@ std::vector<Taps<T>> all_taps(Mode mode, IntArrayRef in, IntArrayRef out, bool a
   return taps;
 }
 
+// torch 1.13's bicubic backward copies grad_output when every spatial size is unchanged, even
+// where a scale_factor made the forward's taps something else (5 * 1.1 -> 5).
+bool bicubic_backward_copies(Mode mode, IntArrayRef in, IntArrayRef out) {
+  if (mode != Mode::kCubic) return false;
+  for (size_t i = 0; i < out.size(); ++i)
+    if (in[i + 2] != out[i]) return false;
+  return true;
+}
+
+template <typename T>
+void resample_all(Mode mode, const TensorBase& x, TensorBase& result, IntArrayRef output_size, bool align_corners,
+                  const Scales& scales) {
+  std::vector<Taps<T>> taps;
+  if constexpr (std::is_same_v<T, uint8_t>) {  // nearest on uint8: the float taps' indices, weight 1
+    for (const auto& f : all_taps<float>(mode, x.sizes(), output_size, align_corners, scales))
+      taps.push_back(Taps<T>{f.in, f.out, f.k, f.index, std::vector<T>(f.weight.size(), T(1)), {}});
+  } else {
+    taps = all_taps<T>(mode, x.sizes(), output_size, align_corners, scales);
+  }
+  std::vector<const Taps<T>*> dims;
+  for (const auto& t : taps) dims.push_back(&t);
+  resample_separable(static_cast<const T*>(x.data_ptr()), static_cast<T*>(result.data_ptr()),
+                     std::vector<int64_t>(x.sizes().begin(), x.sizes().end()), dims);
+}
+
+// torch's is_contiguous(ChannelsLast / ChannelsLast3d): C innermost, then W, H (D), N, ignoring
+// dims of size 1.
+bool channels_last_contiguous(const TensorBase& t) {
+  if (t.dim() != 4 && t.dim() != 5) return false;
+  const std::vector<int64_t> order = t.dim() == 4 ? std::vector<int64_t>{1, 3, 2, 0}
+                                                  : std::vector<int64_t>{1, 4, 3, 2, 0};
+  int64_t expected = 1;
+  for (int64_t d : order) {
+    if (t.sizes()[d] == 1) continue;
+    if (t.strides()[d] != expected) return false;
+    expected *= t.sizes()[d];
+  }
+  return true;
+}
+
 TensorBase upsample_forward(const char* op, Mode mode, const TensorBase& self, IntArrayRef output_size,
                             bool align_corners, const Scales& scales) {
   const size_t d = scales.size();
-  check_input(op, d, self, output_size);
+  if (mode == Mode::kNearest && channels_last_contiguous(self)) mode = Mode::kNearestBackward;
+  // nearest copies values, so (as torch) it also takes uint8 images
+  const bool nearest = mode == Mode::kNearest || mode == Mode::kNearestBackward || mode == Mode::kNearestExact;
+  check_input(op, d, self, output_size, nearest);
   if (self.dtype() == ScalarType::Float16 || self.dtype() == ScalarType::BFloat16)
     return cast_to(upsample_forward(op, mode, cast_to(self, ScalarType::Float32), output_size, align_corners, scales),
                    self.dtype());
@@ -219,73 +205,47 @@ TensorBase upsample_forward(const char* op, Mode mode, const TensorBase& self, I
   for (size_t i = 0; i < d; ++i) shape[i + 2] = output_size[i];
   TensorBase result = empty_cpu(shape, self.dtype());
   if (result.numel() == 0) return result;
-  TensorBase cur = contiguous_cpu(self);
-  KILN_DISPATCH_FLOATING_TYPES(self.dtype(), op, [&] {
-    const auto taps = all_taps<scalar_t>(mode, self.sizes(), output_size, align_corners, scales);
-    DimVector cur_shape(self.sizes().begin(), self.sizes().end());
-    for (size_t j = d; j-- > 0;) {  // the last spatial dim first
-      DimVector next_shape = cur_shape;
-      next_shape[j + 2] = output_size[j];
-      TensorBase next = j == 0 ? result : empty_cpu(next_shape, self.dtype());
-      int64_t outer = 1, inner = 1;
-      for (size_t q = 0; q < j + 2; ++q) outer *= cur_shape[q];
-      for (size_t q = j + 3; q < cur_shape.size(); ++q) inner *= cur_shape[q];
-      resample_dim(static_cast<const scalar_t*>(cur.data_ptr()), static_cast<scalar_t*>(next.data_ptr()), outer,
-                   inner, taps[j]);
-      cur = next;
-      cur_shape = next_shape;
-    }
-  });
+  const TensorBase x = contiguous_cpu(self);
+  if (self.dtype() == ScalarType::UInt8) {
+    resample_all<uint8_t>(mode, x, result, output_size, align_corners, scales);
+  } else {
+    KILN_DISPATCH_FLOATING_TYPES(self.dtype(), op, [&] {
+      resample_all<scalar_t>(mode, x, result, output_size, align_corners, scales);
+    });
+  }
   return result;
 }
 
 TensorBase upsample_backward(const char* op, Mode mode, const TensorBase& grad_output, IntArrayRef output_size,
                              IntArrayRef input_size, bool align_corners, const Scales& scales) {
   const size_t d = scales.size();
-  check_sizes(op, d, output_size, input_size);
-  KILN_CHECK(is_floating_type(grad_output.dtype()), op, "(): \"", op, "\" not implemented for '",
-             scalar_type_name(grad_output.dtype()), "'");
-  KILN_CHECK(grad_output.dim() == static_cast<int64_t>(d + 2), op, "(): Expected grad_output to be a tensor of dimension ",
-             d + 2, " but got: dimension ", grad_output.dim());
-  for (size_t i = 0; i < d + 2; ++i) {
-    const int64_t want = i < 2 ? input_size[i] : output_size[i - 2];
-    KILN_CHECK(grad_output.sizes()[i] == want, op, "(): Expected grad_output to have the same shape as output; output.size(",
-               i, ") = ", want, " but got grad_output.size(", i, ") = ", grad_output.sizes()[i]);
-  }
+  upsample::check_grad_output(op, d, grad_output, output_size, input_size);
   if (grad_output.dtype() == ScalarType::Float16 || grad_output.dtype() == ScalarType::BFloat16)
     return cast_to(upsample_backward(op, mode, cast_to(grad_output, ScalarType::Float32), output_size, input_size,
                                      align_corners, scales), grad_output.dtype());
   TensorBase result = zeros_cpu(input_size, grad_output.dtype());
   if (result.numel() == 0) return result;
-  TensorBase cur = contiguous_cpu(grad_output);
+  const TensorBase g = contiguous_cpu(grad_output);
   KILN_DISPATCH_FLOATING_TYPES(grad_output.dtype(), op, [&] {
-    const auto taps = all_taps<scalar_t>(mode, input_size, output_size, align_corners, scales);
-    DimVector cur_shape(grad_output.sizes().begin(), grad_output.sizes().end());
-    for (size_t j = 0; j < d; ++j) {  // the forward's passes in reverse: the first spatial dim first
-      DimVector next_shape = cur_shape;
-      next_shape[j + 2] = input_size[j + 2];
-      TensorBase next = j + 1 == d ? result : empty_cpu(next_shape, grad_output.dtype());
-      int64_t outer = 1, inner = 1;
-      for (size_t q = 0; q < j + 2; ++q) outer *= cur_shape[q];
-      for (size_t q = j + 3; q < cur_shape.size(); ++q) inner *= cur_shape[q];
-      scatter_dim(static_cast<const scalar_t*>(cur.data_ptr()), static_cast<scalar_t*>(next.data_ptr()), outer, inner,
-                  taps[j]);
-      cur = next;
-      cur_shape = next_shape;
-    }
+    const Mode taps_mode = bicubic_backward_copies(mode, input_size, output_size) ? Mode::kNearestBackward : mode;
+    const auto taps = all_taps<scalar_t>(taps_mode, input_size, output_size, align_corners, scales);
+    std::vector<const Taps<scalar_t>*> dims;
+    for (const auto& t : taps) dims.push_back(&t);
+    scatter_separable(static_cast<const scalar_t*>(g.data_ptr()), static_cast<scalar_t*>(result.data_ptr()),
+                      std::vector<int64_t>(g.sizes().begin(), g.sizes().end()), dims);
   });
   return result;
 }
 
 }  // namespace
 
-#define KILN_NEAREST_OPS(NAME, MODE)                                                                                  \
+#define KILN_NEAREST_OPS(NAME, MODE, BACKWARD_MODE)                                                                                 \
   TensorBase NAME##1d(const TensorBase& self, IntArrayRef output_size, const std::optional<double>& scales) {          \
     return upsample_forward(#NAME "1d", MODE, self, output_size, false, {scales});                                    \
   }                                                                                                                   \
   TensorBase NAME##1d_backward(const TensorBase& grad_output, IntArrayRef output_size, IntArrayRef input_size,       \
                                const std::optional<double>& scales) {                                                 \
-    return upsample_backward(#NAME "1d_backward", MODE, grad_output, output_size, input_size, false, {scales});      \
+    return upsample_backward(#NAME "1d_backward", BACKWARD_MODE, grad_output, output_size, input_size, false, {scales});      \
   }                                                                                                                   \
   TensorBase NAME##2d(const TensorBase& self, IntArrayRef output_size, const std::optional<double>& scales_h,         \
                       const std::optional<double>& scales_w) {                                                        \
@@ -293,7 +253,7 @@ TensorBase upsample_backward(const char* op, Mode mode, const TensorBase& grad_o
   }                                                                                                                   \
   TensorBase NAME##2d_backward(const TensorBase& grad_output, IntArrayRef output_size, IntArrayRef input_size,       \
                                const std::optional<double>& scales_h, const std::optional<double>& scales_w) {        \
-    return upsample_backward(#NAME "2d_backward", MODE, grad_output, output_size, input_size, false,                  \
+    return upsample_backward(#NAME "2d_backward", BACKWARD_MODE, grad_output, output_size, input_size, false,                  \
                              {scales_h, scales_w});                                                                   \
   }                                                                                                                   \
   TensorBase NAME##3d(const TensorBase& self, IntArrayRef output_size, const std::optional<double>& scales_d,         \
@@ -303,12 +263,12 @@ TensorBase upsample_backward(const char* op, Mode mode, const TensorBase& grad_o
   TensorBase NAME##3d_backward(const TensorBase& grad_output, IntArrayRef output_size, IntArrayRef input_size,       \
                                const std::optional<double>& scales_d, const std::optional<double>& scales_h,         \
                                const std::optional<double>& scales_w) {                                               \
-    return upsample_backward(#NAME "3d_backward", MODE, grad_output, output_size, input_size, false,                  \
+    return upsample_backward(#NAME "3d_backward", BACKWARD_MODE, grad_output, output_size, input_size, false,                  \
                              {scales_d, scales_h, scales_w});                                                         \
   }
 
-KILN_NEAREST_OPS(upsample_nearest, Mode::kNearest)
-KILN_NEAREST_OPS(upsample_nearest_exact, Mode::kNearestExact)
+KILN_NEAREST_OPS(upsample_nearest, Mode::kNearest, Mode::kNearestBackward)
+KILN_NEAREST_OPS(upsample_nearest_exact, Mode::kNearestExact, Mode::kNearestExact)
 #undef KILN_NEAREST_OPS
 
 TensorBase upsample_linear1d(const TensorBase& self, IntArrayRef output_size, bool align_corners,

@@ -968,6 +968,16 @@ Fadd("max_pool2d", g_pool, dtypes=FLOATS, n=12)
 Fadd("avg_pool2d", extremes=False, gen=lambda g: g_pool(g, True), dtypes=FLOATS, n=12)
 Fadd("adaptive_avg_pool2d", extremes=False, gen=lambda g: ((g.t((1, g.int(1, 2), g.int(1, 5), g.int(1, 5))), g.pick([1, 2, (2, 3), 3, (None, 2)])), {}),
      dtypes=FLOATS, n=10)
+Fadd("adaptive_avg_pool1d", extremes=False, gen=lambda g: ((g.t((g.int(1, 2), g.int(1, 3), g.int(1, 7))), g.pick([1, 2, 3, 5])), {}),
+     dtypes=FLOATS, n=6)
+Fadd("adaptive_avg_pool3d", extremes=False, gen=lambda g: ((g.t((1, g.int(1, 2), g.int(1, 4), g.int(1, 4), g.int(1, 4))), g.pick([1, 2, (2, 3, 1), (None, 2, 3)])), {}),
+     dtypes=FLOATS, n=8)
+Fadd("adaptive_max_pool1d", gen=lambda g: ((g.t((g.int(1, 2), g.int(1, 3), g.int(1, 7))), g.pick([1, 2, 3, 5])), {}),
+     dtypes=FLOATS, n=6)
+Fadd("adaptive_max_pool2d", gen=lambda g: ((g.t((1, g.int(1, 2), g.int(1, 5), g.int(1, 5))), g.pick([1, 2, (2, 3), 3, (None, 2)])), {}),
+     dtypes=FLOATS, n=8)
+Fadd("adaptive_max_pool3d", gen=lambda g: ((g.t((1, g.int(1, 2), g.int(1, 4), g.int(1, 4), g.int(1, 4))), g.pick([1, 2, (2, 3, 1), (None, 2, 3)])), {}),
+     dtypes=FLOATS, n=8)
 
 
 def g_batch_norm(g: G):
@@ -1310,7 +1320,7 @@ add("torch.binary_cross_entropy_with_logits", lambda g: (lambda r: ((r[0][0], r[
 
 # --------------------------------------------------------------------------- resampling
 _INTERP_MODES = {3: ["nearest", "nearest-exact", "linear", "area"], 4: ["nearest", "nearest-exact", "bilinear", "bicubic", "area"],
-                 5: ["nearest", "nearest-exact", "trilinear"]}
+                 5: ["nearest", "nearest-exact", "trilinear", "area"]}
 
 
 def g_interpolate(g: G):
@@ -1326,6 +1336,8 @@ def g_interpolate(g: G):
             kw["recompute_scale_factor"] = g.p(0.5)
     if mode in ("linear", "bilinear", "bicubic", "trilinear") and g.p(0.6):
         kw["align_corners"] = g.p(0.5)
+    if mode in ("bilinear", "bicubic") and g.p(0.4):
+        kw["antialias"] = True
     return (x,), kw
 
 
@@ -1385,23 +1397,27 @@ def g_affine_grid(g: G):
     return (g.t((1, 3, 4)), [1, 1, g.int(1, 3), g.int(1, 3), g.int(1, 3)]), {"align_corners": g.p(0.5)}
 
 
-def g_grid_sample(g: G):
+def g_grid_sample(g: G, volumetric=False):
     n = g.int(1, 2)
     # finite values: torch's vectorized and scalar CPU paths disagree with each other on NaN / inf grid points
-    x = g.t((n, g.int(1, 2), g.int(1, 4), g.int(1, 4)), edge=0)
-    grid = g.t((n, g.int(1, 3), g.int(1, 3), 2), edge=0)
-    return (x, grid), {"mode": g.pick(["bilinear", "nearest", "bicubic"]),
+    spatial = 3 if volumetric else 2
+    x = g.t((n, g.int(1, 2)) + tuple(g.int(1, 4) for _ in range(spatial)), edge=0)
+    grid = g.t((n,) + tuple(g.int(1, 3) for _ in range(spatial)) + (spatial,), edge=0)
+    modes = ["bilinear", "nearest"] if volumetric else ["bilinear", "nearest", "bicubic"]  # no 5-D bicubic in torch
+    return (x, grid), {"mode": g.pick(modes),
                        "padding_mode": g.pick(["zeros", "border", "reflection"]), "align_corners": g.p(0.5)}
 
 
 Fadd("affine_grid", g_affine_grid, dtypes=FLOATS, n=8, extremes=False)
 # nearest's output jumps where a grid point crosses a half pixel: no gradient comparison
 # torch 1.13 has no float16/bfloat16 grid_sampler on CPU (kiln computes them in float32)
-Fadd("grid_sample", g_grid_sample, dtypes=("float32", "float64"), n=14, extremes=False, tol=10)
+Fadd("grid_sample", lambda g: g_grid_sample(g, g.p(0.3)), dtypes=("float32", "float64"), n=18, extremes=False, tol=10)
 add("affine_grid_generator", lambda g: (lambda r: ((r[0][0], r[0][1], r[1]["align_corners"]), {}))(g_affine_grid(g)),
     method=None, dtypes=FLOATS, n=4, extremes=False)
 add("grid_sampler_2d", lambda g: (lambda r: ((r[0][0], r[0][1], g.int(0, 2), g.int(0, 2), r[1]["align_corners"]), {}))(
     g_grid_sample(g)), method=None, dtypes=("float32", "float64"), n=6, extremes=False, tol=10)
+add("grid_sampler_3d", lambda g: (lambda r: ((r[0][0], r[0][1], g.int(0, 1), g.int(0, 2), r[1]["align_corners"]), {}))(
+    g_grid_sample(g, True)), method=None, dtypes=("float32", "float64"), n=6, extremes=False, tol=10)
 
 NOT_GENERATED = {
     # torch's shifts by counts beyond the type's width are undefined behaviour in its kernels (the

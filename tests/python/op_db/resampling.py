@@ -1,5 +1,6 @@
-"""Records of the resampling ops: the upsample family (F.interpolate), pixel_shuffle/unshuffle,
-im2col/col2im (F.unfold/F.fold), affine_grid_generator and grid_sampler_2d.
+"""Records of the resampling ops: the upsample family (F.interpolate, antialias too), adaptive_avg_pool3d and
+adaptive_max_pool2d, pixel_shuffle/unshuffle,
+im2col/col2im (F.unfold/F.fold), affine_grid_generator and grid_sampler_2d/3d.
 
 The oracle is torch (1.13, whose upsample, im2col, affine_grid and grid_sampler kernels compute what
 torch 2.x's do), imported inside the references and run in the sample's dtype."""
@@ -9,7 +10,7 @@ from .record import ALL, FLOATS, ErrorInput, OpRecord, Sample, values
 
 FAMILY = "resampling"
 NO_ZERO_DIM = "takes (N, C, *spatial) tensors"
-NO_GRADGRAD_GRID = "grid_sampler_2d_backward has no derivative (torch's CPU kernel neither)"
+NO_GRADGRAD_GRID = "grid_sampler_2d/3d_backward have no derivative (torch's CPU kernels neither)"
 
 
 def _torch():
@@ -44,7 +45,8 @@ _CASES = {
         ((0, 2, 4), [6], [None], "zero batch")],
     2: [((2, 2, 4, 5), [7, 3], [None, None], "up/down"), ((1, 3, 3, 3), [6, 6], [None, None], "2x"),
         ((1, 2, 4, 5), [10, 7], [2.5, 1.5], "scales"), ((1, 1, 5, 4), [3, 3], [0.6, 0.8], "scales < 1"),
-        ((1, 1, 1, 3), [4, 5], [None, None], "from 1"), ((0, 2, 3, 3), [5, 5], [None, None], "zero batch")],
+        ((1, 1, 1, 3), [4, 5], [None, None], "from 1"), ((0, 2, 3, 3), [5, 5], [None, None], "zero batch"),
+        ((1, 2, 11, 9), [3, 2], [None, None], "down 3.7x / 4.5x"), ((1, 1, 10, 7), [3, 5], [0.35, 0.8], "down, scales")],
     3: [((1, 2, 3, 4, 2), [5, 3, 4], [None, None, None], "mixed"),
         ((1, 1, 2, 3, 4), [4, 7, 3], [2.0, 2.5, 0.8], "scales"), ((0, 1, 2, 2, 2), [3, 3, 3], [None] * 3, "zero batch")],
 }
@@ -88,6 +90,8 @@ def _up_errors(name, d, linear, api):
               "output_size too long"),
             e(lambda k: fn(k)(k.zeros(shape, dtype=k.int64), [2] * d, *extra), RuntimeError, "not implemented for",
               "int64 input"),
+            e(lambda k: fn(k)(k.zeros([1, 0] + [4] * d), [2] * d, *extra), RuntimeError, f"Non-empty {d + 2}D data tensor",
+              "no channels"),
         ]
     return errors
 
@@ -107,17 +111,128 @@ def _upsample_records():
                             ("upsample_nearest3d", 3, False), ("_upsample_nearest_exact1d", 1, False),
                             ("_upsample_nearest_exact2d", 2, False), ("_upsample_nearest_exact3d", 3, False),
                             ("upsample_linear1d", 1, True), ("upsample_bilinear2d", 2, True),
-                            ("upsample_bicubic2d", 2, True), ("upsample_trilinear3d", 3, True)]:
+                            ("upsample_bicubic2d", 2, True), ("upsample_trilinear3d", 3, True),
+                            ("_upsample_bilinear2d_aa", 2, True), ("_upsample_bicubic2d_aa", 2, True)]:
         api = "_C." + base if base.startswith("_") else None
         fwd = _up_samples(d, linear)
         bwd = _up_backward_samples(base, d, linear)
         tol = {"float32": dict(rtol=1e-5, atol=1e-5)}
-        out.append(OpRecord(base, FAMILY, FLOATS, fwd, ref=_nn(base), api=api, no_zero_dim=NO_ZERO_DIM, tol=tol,
+        dtypes = ("uint8",) + FLOATS if "nearest" in base else FLOATS  # nearest copies values: uint8 images too
+        out.append(OpRecord(base, FAMILY, dtypes, fwd, ref=_nn(base), api=api, no_zero_dim=NO_ZERO_DIM, tol=tol,
                             grad_samples=_small(fwd), error_inputs=_up_errors(base, d, linear, base)))
         out.append(OpRecord(base + "_backward", FAMILY, FLOATS, bwd, ref=_nn(base + "_backward"),
                             api=None if api is None else api + "_backward", no_zero_dim=NO_ZERO_DIM, tol=tol,
                             grad_samples=_small(bwd), error_inputs=_up_backward_errors(base + "_backward", d, linear)))
     return out
+
+
+# ----------------------------------------------------------------------------- adaptive pooling
+# adaptive_avg_pool3d (interpolate's 'area' on 5-D input) and adaptive_max_pool2d
+_POOL3D = [((2, 3, 5, 7, 4), [2, 3, 4], "down"), ((1, 2, 3, 4, 2), [5, 6, 3], "up, overlapping bins"),
+           ((2, 3, 4, 5), [2, 2, 2], "unbatched"), ((1, 1, 3, 3, 3), [3, 3, 3], "same size"),
+           ((1, 1, 3, 3, 3), [1, 0, 2], "an empty output dim"), ((0, 2, 3, 3, 3), [2, 2, 2], "zero batch")]
+_POOL2D = [((2, 3, 7, 5), [3, 2], "down"), ((1, 2, 3, 4), [5, 6], "up, overlapping bins"),
+           ((3, 7, 5), [2, 4], "unbatched"), ((1, 1, 4, 4), [4, 4], "same size"), ((0, 2, 3, 3), [2, 2], "zero batch")]
+
+
+def _pool_samples(cases):
+    return lambda dtype: [Sample((values(shape, dtype, seed=i), size), note=note)
+                          for i, (shape, size, note) in enumerate(cases)]
+
+
+def _pool_backward_samples(cases, name):
+    def samples(dtype):
+        out = []
+        for s in _pool_samples(cases)(dtype):
+            res = _nn(name)(s.args[0].astype("float64"), s.args[1])  # the shapes (and argmax) of any dtype
+            vals = res[0] if isinstance(res, tuple) else res
+            extra = (res[1],) if isinstance(res, tuple) else ()
+            out.append(Sample((values(vals.shape, dtype, seed=5), s.args[0]) + extra, note=s.note))
+        return out
+    return samples
+
+
+def _avg3d_backward_ref(go, x):
+    # torch's op of this name is out= only: the gradient through autograd instead
+    torch = _torch()
+    xt = _t(x).clone().requires_grad_()
+    out = torch.nn.functional.adaptive_avg_pool3d(xt, list(go.shape[-3:]))
+    return torch.autograd.grad(out, xt, _t(go))[0].numpy()
+
+
+def _max3d_backward_ref(go, x, indices):
+    # torch's op of this name is out= only: the gradient through autograd instead
+    torch = _torch()
+    xt = _t(x).clone().requires_grad_()
+    out, _ = torch.nn.functional.adaptive_max_pool3d(xt, list(go.shape[-3:]), return_indices=True)
+    return torch.autograd.grad(out, xt, _t(go))[0].numpy()
+
+
+def _max_pool3d_errors():
+    e = ErrorInput
+    return [
+        e(lambda k: k.adaptive_max_pool3d(k.zeros([3, 4, 5]), [2, 2, 2]), RuntimeError, "Expected 4D or 5D tensor",
+          "3-D input"),
+        e(lambda k: k.adaptive_max_pool3d(k.zeros([1, 0, 3, 3, 3]), [2, 2, 2]), RuntimeError, "non-zero size",
+          "no channels"),
+        e(lambda k: k.adaptive_max_pool3d(k.zeros([1, 1, 3, 3, 3], dtype=k.int64), [2, 2, 2]), RuntimeError,
+          "not implemented for 'int64'", "int64 input"),
+        e(lambda k: k.adaptive_max_pool3d_backward(k.zeros([1, 1, 2, 2, 2]), k.zeros([1, 1, 3, 3, 3]),
+                                                   k.full([1, 1, 2, 2, 2], 27, dtype=k.int64)), RuntimeError,
+          "out of the input plane", "index past the volume"),
+    ]
+
+
+def _pool3d_errors():
+    e = ErrorInput
+    return [
+        e(lambda k: k.adaptive_avg_pool3d(k.zeros([3, 4, 5]), [2, 2, 2]), RuntimeError, "Expected 4D or 5D tensor",
+          "3-D input"),
+        e(lambda k: k.adaptive_avg_pool3d(k.zeros([1, 0, 3, 3, 3]), [2, 2, 2]), RuntimeError, "non-zero size",
+          "no channels"),
+        e(lambda k: k.adaptive_avg_pool3d(k.zeros([1, 1, 3, 3, 3]), [2, 2, -1]), RuntimeError,
+          "greater than or equal to 0", "negative output size"),
+        e(lambda k: k.adaptive_avg_pool3d(k.zeros([1, 1, 3, 3, 3], dtype=k.int64), [2, 2, 2]), RuntimeError,
+          "not implemented for 'int64'", "int64 input"),
+        e(lambda k: k.adaptive_avg_pool3d_backward(k.zeros([1, 1, 2, 2]), k.zeros([1, 1, 3, 3, 3])), RuntimeError,
+          "grad_output", "grad_output of fewer dims"),
+    ]
+
+
+def _max_pool_errors():
+    e = ErrorInput
+    return [
+        e(lambda k: k.adaptive_max_pool2d(k.zeros([7, 5]), [2, 2]), RuntimeError, "Expected 3D or 4D tensor",
+          "2-D input"),
+        e(lambda k: k.adaptive_max_pool2d(k.zeros([2, 0, 7, 5]), [2, 2]), RuntimeError, "non-zero size",
+          "no channels"),
+        e(lambda k: k.adaptive_max_pool2d(k.zeros([1, 1, 4, 4], dtype=k.int64), [2, 2]), RuntimeError,
+          "not implemented for 'int64'", "int64 input"),
+        e(lambda k: k.adaptive_max_pool2d_backward(k.zeros([1, 1, 3, 3]), k.zeros([1, 1, 4, 4]),
+                                                   k.zeros([1, 1, 2, 2], dtype=k.int64)), RuntimeError,
+          "indices of shape", "indices of another shape"),
+    ]
+
+
+def _pool_records():
+    tol = {"float32": dict(rtol=1e-5, atol=1e-6)}
+    fwd3, bwd3 = _pool_samples(_POOL3D), _pool_backward_samples(_POOL3D, "adaptive_avg_pool3d")
+    fwd2, bwd2 = _pool_samples(_POOL2D), _pool_backward_samples(_POOL2D, "adaptive_max_pool2d")
+    bwdm3 = _pool_backward_samples(_POOL3D, "adaptive_max_pool3d")
+    return [
+        OpRecord("adaptive_avg_pool3d", FAMILY, FLOATS, fwd3, ref=_nn("adaptive_avg_pool3d"), tol=tol,
+                 no_zero_dim=NO_ZERO_DIM, grad_samples=_small(fwd3), error_inputs=_pool3d_errors),
+        OpRecord("adaptive_avg_pool3d_backward", FAMILY, FLOATS, bwd3, ref=_avg3d_backward_ref,
+                 tol=tol, no_zero_dim=NO_ZERO_DIM, grad_samples=_small(bwd3)),
+        OpRecord("adaptive_max_pool2d", FAMILY, FLOATS, fwd2, ref=_nn("adaptive_max_pool2d"), no_zero_dim=NO_ZERO_DIM,
+                 grad_samples=_small(fwd2), error_inputs=_max_pool_errors),
+        OpRecord("adaptive_max_pool2d_backward", FAMILY, FLOATS, bwd2, ref=_nn("adaptive_max_pool2d_backward"),
+                 no_zero_dim=NO_ZERO_DIM, grad_samples=_small(bwd2)),
+        OpRecord("adaptive_max_pool3d", FAMILY, FLOATS, fwd3, ref=_nn("adaptive_max_pool3d"), no_zero_dim=NO_ZERO_DIM,
+                 grad_samples=_small(fwd3), error_inputs=_max_pool3d_errors),
+        OpRecord("adaptive_max_pool3d_backward", FAMILY, FLOATS, bwdm3, ref=_max3d_backward_ref,
+                 no_zero_dim=NO_ZERO_DIM, grad_samples=_small(bwdm3)),
+    ]
 
 
 # ----------------------------------------------------------------------------- pixel shuffle
@@ -327,9 +442,59 @@ def _grid_backward_ref(go, x, g, mode, pad, align):
     return (gx.numpy(), (gg if gg is not None else torch.zeros_like(gt)).numpy())
 
 
+def _grid3d_samples(dtype):
+    out = []
+    i = 0
+    for mode in (0, 1):
+        for pad in (0, 1, 2):
+            for align in (False, True):
+                i += 1
+                x = values((2, 2, 3, 4, 2), dtype, seed=i)
+                out.append(Sample((x, _grid((2, 2, 3, 2, 3), dtype, i), mode, pad, align),
+                                  note=f"mode {mode}, padding {pad}, align {align}"))
+    out.append(Sample((values((0, 2, 2, 2, 2), dtype), _grid((0, 1, 2, 2, 3), dtype, 0), 0, 0, False),
+                      note="zero batch"))
+    return out
+
+
+def _grid3d_backward_samples(dtype):
+    out = []
+    for s in _grid3d_samples(dtype):
+        x, g = s.args[0], s.args[1]
+        go = values((x.shape[0], x.shape[1]) + g.shape[1:4], dtype, seed=5)
+        out.append(Sample((go,) + s.args, note=s.note))
+    return out
+
+
+def _grid3d_backward_ref(go, x, g, mode, pad, align):
+    torch = _torch()
+    xt, gt = _t(x).clone().requires_grad_(), _t(g).clone().requires_grad_()
+    out = torch.grid_sampler_3d(xt, gt, mode, pad, align)
+    gx, gg = torch.autograd.grad(out, (xt, gt), _t(go), allow_unused=True)
+    return (gx.numpy(), (gg if gg is not None else torch.zeros_like(gt)).numpy())
+
+
+def _grid3d_errors():
+    e = ErrorInput
+    return [
+        e(lambda k: k.grid_sampler_3d(k.zeros(1, 1, 3, 3, 3), k.zeros(1, 2, 2, 2, 3), 2, 0, False), RuntimeError,
+          "bicubic interpolation only supports 4D input", "bicubic"),
+        e(lambda k: k.grid_sampler_3d(k.zeros(1, 1, 3, 3), k.zeros(1, 2, 2, 3), 0, 0, False), RuntimeError,
+          "expected 5D input", "4-D input"),
+        e(lambda k: k.grid_sampler_3d(k.zeros(1, 1, 3, 3, 3), k.zeros(1, 2, 2, 2, 2), 0, 0, False), RuntimeError,
+          "size 3 in last dimension", "grid of 2 coords"),
+        e(lambda k: k.grid_sampler_3d(k.zeros(2, 1, 3, 3, 3), k.zeros(1, 2, 2, 2, 3), 0, 0, False), RuntimeError,
+          "same batch size", "batch differs"),
+        e(lambda k: k.grid_sampler_3d(k.zeros(1, 1, 0, 3, 3), k.zeros(1, 2, 2, 2, 3), 0, 0, False), RuntimeError,
+          "non-empty spatial dimensions", "empty depth"),
+        e(lambda k: k.grid_sampler_3d(k.zeros(1, 1, 3, 3, 3), k.zeros(1, 2, 2, 2, 3, dtype=k.float64), 0, 0, False),
+          RuntimeError, "same dtype", "dtypes differ"),
+    ]
+
+
 _TOL = {"float32": dict(rtol=1e-4, atol=1e-5)}
 
-RECORDS = _upsample_records() + [
+RECORDS = _upsample_records() + _pool_records() + [
     OpRecord("pixel_shuffle", FAMILY, ALL, _shuffle_samples, ref=_shuffle_ref,
              error_inputs=_shuffle_errors, grad_samples=lambda: _shuffle_samples("float64"),
              no_zero_dim="takes (*, C, H, W) tensors"),
@@ -345,6 +510,11 @@ RECORDS = _upsample_records() + [
     OpRecord("grid_sampler_2d", FAMILY, FLOATS, _grid_samples, ref=_nn("grid_sampler_2d"), error_inputs=_grid_errors,
              grad_samples=_grid_grad_samples, gradgrad=NO_GRADGRAD_GRID, no_zero_dim=NO_ZERO_DIM, tol=_TOL),
     OpRecord("grid_sampler_2d_backward", FAMILY, FLOATS, _grid_backward_samples, ref=_grid_backward_ref,
+             no_zero_dim=NO_ZERO_DIM, tol=_TOL),
+    OpRecord("grid_sampler_3d", FAMILY, FLOATS, _grid3d_samples, ref=_nn("grid_sampler_3d"), error_inputs=_grid3d_errors,
+             grad_samples=lambda: _grid3d_samples("float64"), gradgrad=NO_GRADGRAD_GRID, no_zero_dim=NO_ZERO_DIM,
+             tol=_TOL),
+    OpRecord("grid_sampler_3d_backward", FAMILY, FLOATS, _grid3d_backward_samples, ref=_grid3d_backward_ref,
              no_zero_dim=NO_ZERO_DIM, tol=_TOL),
 ]
 
