@@ -333,6 +333,14 @@
 #include "generated/api/affine_grid_generator.h"
 #include "generated/api/grid_sampler_2d.h"
 #include "generated/api/grid_sampler_2d_backward.h"
+#include "generated/api/linalg_solve.h"
+#include "generated/api/linalg_inv.h"
+#include "generated/api/inverse.h"
+#include "generated/api/linalg_det.h"
+#include "generated/api/det.h"
+#include "generated/api/linalg_slogdet.h"
+#include "generated/api/slogdet.h"
+#include "generated/api/logdet.h"
 #include "generated/api/_div_tensor_other_backward.h"
 #include "generated/api/_tanh_self_backward.h"
 #include "generated/api/_sigmoid_self_backward.h"
@@ -1485,6 +1493,18 @@ class Tensor : public kiln::Tensor {
   }
   const Tensor& masked_scatter_(const Tensor& mask, const Tensor& source) const {
     return to_api(kiln::masked_scatter_(*this, mask, source));
+  }
+  Tensor inverse() const {
+    return to_api(kiln::inverse(*this));
+  }
+  Tensor det() const {
+    return to_api(kiln::det(*this));
+  }
+  std::tuple<Tensor, Tensor> slogdet() const {
+    return to_api(kiln::slogdet(*this));
+  }
+  Tensor logdet() const {
+    return to_api(kiln::logdet(*this));
   }
 };
 
@@ -4110,6 +4130,46 @@ inline Tensor grid_sampler_2d(const Tensor& input, const Tensor& grid, int64_t i
 // grid_sampler_2d_backward(Tensor grad_output, Tensor input, Tensor grid, int interpolation_mode, int padding_mode, bool align_corners) -> Tensor[]
 inline std::vector<Tensor> grid_sampler_2d_backward(const Tensor& grad_output, const Tensor& input, const Tensor& grid, int64_t interpolation_mode, int64_t padding_mode, bool align_corners) {
   return to_api(kiln::grid_sampler_2d_backward(grad_output, input, grid, interpolation_mode, padding_mode, align_corners));
+}
+
+// linalg_solve(Tensor A, Tensor B, *, bool left=True) -> Tensor
+inline Tensor linalg_solve(const Tensor& A, const Tensor& B, bool left = true) {
+  return to_api(kiln::linalg_solve(A, B, left));
+}
+
+// linalg_inv(Tensor A) -> Tensor
+inline Tensor linalg_inv(const Tensor& A) {
+  return to_api(kiln::linalg_inv(A));
+}
+
+// inverse(Tensor self) -> Tensor
+inline Tensor inverse(const Tensor& self) {
+  return to_api(kiln::inverse(self));
+}
+
+// linalg_det(Tensor A) -> Tensor
+inline Tensor linalg_det(const Tensor& A) {
+  return to_api(kiln::linalg_det(A));
+}
+
+// det(Tensor self) -> Tensor
+inline Tensor det(const Tensor& self) {
+  return to_api(kiln::det(self));
+}
+
+// linalg_slogdet(Tensor A) -> (Tensor sign, Tensor logabsdet)
+inline std::tuple<Tensor, Tensor> linalg_slogdet(const Tensor& A) {
+  return to_api(kiln::linalg_slogdet(A));
+}
+
+// slogdet(Tensor self) -> (Tensor sign, Tensor logabsdet)
+inline std::tuple<Tensor, Tensor> slogdet(const Tensor& self) {
+  return to_api(kiln::slogdet(self));
+}
+
+// logdet(Tensor self) -> Tensor
+inline Tensor logdet(const Tensor& self) {
+  return to_api(kiln::logdet(self));
 }
 
 // _div_tensor_other_backward(Tensor grad, Tensor self, Tensor other) -> Tensor

@@ -4502,6 +4502,48 @@ const FuzzOp kFuzzOps[] = {
        const auto align_corners = in.boolean();
        use_result(in, kiln::grid_sampler_2d_backward(grad_output, input, grid, interpolation_mode, padding_mode, align_corners));
      }},
+    {"linalg_solve",
+     [](FuzzInput& in) {
+       const Tensor A = in.tensor();
+       const Tensor B = in.tensor();
+       const auto left = in.boolean();
+       use_result(in, kiln::linalg_solve(A, B, left));
+     }},
+    {"linalg_inv",
+     [](FuzzInput& in) {
+       const Tensor A = in.tensor();
+       use_result(in, kiln::linalg_inv(A));
+     }},
+    {"inverse",
+     [](FuzzInput& in) {
+       const Tensor self = in.tensor();
+       use_result(in, kiln::inverse(self));
+     }},
+    {"linalg_det",
+     [](FuzzInput& in) {
+       const Tensor A = in.tensor();
+       use_result(in, kiln::linalg_det(A));
+     }},
+    {"det",
+     [](FuzzInput& in) {
+       const Tensor self = in.tensor();
+       use_result(in, kiln::det(self));
+     }},
+    {"linalg_slogdet",
+     [](FuzzInput& in) {
+       const Tensor A = in.tensor();
+       use_result(in, kiln::linalg_slogdet(A));
+     }},
+    {"slogdet",
+     [](FuzzInput& in) {
+       const Tensor self = in.tensor();
+       use_result(in, kiln::slogdet(self));
+     }},
+    {"logdet",
+     [](FuzzInput& in) {
+       const Tensor self = in.tensor();
+       use_result(in, kiln::logdet(self));
+     }},
     {"_div_tensor_other_backward",
      [](FuzzInput& in) {
        const Tensor grad = in.tensor();

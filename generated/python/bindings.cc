@@ -326,6 +326,14 @@ PyObject* fn_col2im(PyObject* module, PyObject* args, PyObject* kwargs);
 PyObject* fn_affine_grid_generator(PyObject* module, PyObject* args, PyObject* kwargs);
 PyObject* fn_grid_sampler_2d(PyObject* module, PyObject* args, PyObject* kwargs);
 PyObject* fn_grid_sampler_2d_backward(PyObject* module, PyObject* args, PyObject* kwargs);
+PyObject* fn_linalg_solve(PyObject* module, PyObject* args, PyObject* kwargs);
+PyObject* fn_linalg_inv(PyObject* module, PyObject* args, PyObject* kwargs);
+PyObject* fn_inverse(PyObject* module, PyObject* args, PyObject* kwargs);
+PyObject* fn_linalg_det(PyObject* module, PyObject* args, PyObject* kwargs);
+PyObject* fn_det(PyObject* module, PyObject* args, PyObject* kwargs);
+PyObject* fn_linalg_slogdet(PyObject* module, PyObject* args, PyObject* kwargs);
+PyObject* fn_slogdet(PyObject* module, PyObject* args, PyObject* kwargs);
+PyObject* fn_logdet(PyObject* module, PyObject* args, PyObject* kwargs);
 PyObject* fn__div_tensor_other_backward(PyObject* module, PyObject* args, PyObject* kwargs);
 PyObject* fn__tanh_self_backward(PyObject* module, PyObject* args, PyObject* kwargs);
 PyObject* fn__sigmoid_self_backward(PyObject* module, PyObject* args, PyObject* kwargs);
@@ -680,6 +688,10 @@ PyObject* method_index_fill(PyObject* self, PyObject* args, PyObject* kwargs);
 PyObject* method_index_fill_(PyObject* self, PyObject* args, PyObject* kwargs);
 PyObject* method_masked_scatter(PyObject* self, PyObject* args, PyObject* kwargs);
 PyObject* method_masked_scatter_(PyObject* self, PyObject* args, PyObject* kwargs);
+PyObject* method_inverse(PyObject* self, PyObject* args, PyObject* kwargs);
+PyObject* method_det(PyObject* self, PyObject* args, PyObject* kwargs);
+PyObject* method_slogdet(PyObject* self, PyObject* args, PyObject* kwargs);
+PyObject* method_logdet(PyObject* self, PyObject* args, PyObject* kwargs);
 
 #define KILN_BINDING(name, fn) {name, reinterpret_cast<PyCFunction>(reinterpret_cast<void (*)(void)>(fn)), METH_VARARGS | METH_KEYWORDS, nullptr}
 
@@ -1003,6 +1015,14 @@ PyMethodDef generated_functions[] = {
     KILN_BINDING("affine_grid_generator", fn_affine_grid_generator),
     KILN_BINDING("grid_sampler_2d", fn_grid_sampler_2d),
     KILN_BINDING("grid_sampler_2d_backward", fn_grid_sampler_2d_backward),
+    KILN_BINDING("linalg_solve", fn_linalg_solve),
+    KILN_BINDING("linalg_inv", fn_linalg_inv),
+    KILN_BINDING("inverse", fn_inverse),
+    KILN_BINDING("linalg_det", fn_linalg_det),
+    KILN_BINDING("det", fn_det),
+    KILN_BINDING("linalg_slogdet", fn_linalg_slogdet),
+    KILN_BINDING("slogdet", fn_slogdet),
+    KILN_BINDING("logdet", fn_logdet),
     KILN_BINDING("_div_tensor_other_backward", fn__div_tensor_other_backward),
     KILN_BINDING("_tanh_self_backward", fn__tanh_self_backward),
     KILN_BINDING("_sigmoid_self_backward", fn__sigmoid_self_backward),
@@ -1361,6 +1381,10 @@ PyMethodDef generated_methods[] = {
     KILN_BINDING("index_fill_", method_index_fill_),
     KILN_BINDING("masked_scatter", method_masked_scatter),
     KILN_BINDING("masked_scatter_", method_masked_scatter_),
+    KILN_BINDING("inverse", method_inverse),
+    KILN_BINDING("det", method_det),
+    KILN_BINDING("slogdet", method_slogdet),
+    KILN_BINDING("logdet", method_logdet),
     {nullptr, nullptr, 0, nullptr},
 };
 
