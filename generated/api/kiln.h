@@ -341,6 +341,16 @@
 #include "generated/api/linalg_slogdet.h"
 #include "generated/api/slogdet.h"
 #include "generated/api/logdet.h"
+#include "generated/api/linalg_cholesky.h"
+#include "generated/api/cholesky.h"
+#include "generated/api/cholesky_solve.h"
+#include "generated/api/linalg_eigh.h"
+#include "generated/api/linalg_eigvalsh.h"
+#include "generated/api/linalg_svd.h"
+#include "generated/api/linalg_svdvals.h"
+#include "generated/api/svd.h"
+#include "generated/api/linalg_qr.h"
+#include "generated/api/qr.h"
 #include "generated/api/_div_tensor_other_backward.h"
 #include "generated/api/_tanh_self_backward.h"
 #include "generated/api/_sigmoid_self_backward.h"
@@ -1505,6 +1515,18 @@ class Tensor : public kiln::Tensor {
   }
   Tensor logdet() const {
     return to_api(kiln::logdet(*this));
+  }
+  Tensor cholesky(bool upper = false) const {
+    return to_api(kiln::cholesky(*this, upper));
+  }
+  Tensor cholesky_solve(const Tensor& input2, bool upper = false) const {
+    return to_api(kiln::cholesky_solve(*this, input2, upper));
+  }
+  std::tuple<Tensor, Tensor, Tensor> svd(bool some = true, bool compute_uv = true) const {
+    return to_api(kiln::svd(*this, some, compute_uv));
+  }
+  std::tuple<Tensor, Tensor> qr(bool some = true) const {
+    return to_api(kiln::qr(*this, some));
   }
 };
 
@@ -4170,6 +4192,56 @@ inline std::tuple<Tensor, Tensor> slogdet(const Tensor& self) {
 // logdet(Tensor self) -> Tensor
 inline Tensor logdet(const Tensor& self) {
   return to_api(kiln::logdet(self));
+}
+
+// linalg_cholesky(Tensor A, *, bool upper=False) -> Tensor
+inline Tensor linalg_cholesky(const Tensor& A, bool upper = false) {
+  return to_api(kiln::linalg_cholesky(A, upper));
+}
+
+// cholesky(Tensor self, bool upper=False) -> Tensor
+inline Tensor cholesky(const Tensor& self, bool upper = false) {
+  return to_api(kiln::cholesky(self, upper));
+}
+
+// cholesky_solve(Tensor self, Tensor input2, bool upper=False) -> Tensor
+inline Tensor cholesky_solve(const Tensor& self, const Tensor& input2, bool upper = false) {
+  return to_api(kiln::cholesky_solve(self, input2, upper));
+}
+
+// linalg_eigh(Tensor A, str UPLO='L') -> (Tensor eigenvalues, Tensor eigenvectors)
+inline std::tuple<Tensor, Tensor> linalg_eigh(const Tensor& A, const std::string& UPLO = "L") {
+  return to_api(kiln::linalg_eigh(A, UPLO));
+}
+
+// linalg_eigvalsh(Tensor A, str UPLO='L') -> Tensor
+inline Tensor linalg_eigvalsh(const Tensor& A, const std::string& UPLO = "L") {
+  return to_api(kiln::linalg_eigvalsh(A, UPLO));
+}
+
+// linalg_svd(Tensor A, bool full_matrices=True, *, str? driver=None) -> (Tensor U, Tensor S, Tensor Vh)
+inline std::tuple<Tensor, Tensor, Tensor> linalg_svd(const Tensor& A, bool full_matrices = true, const std::optional<std::string>& driver = std::nullopt) {
+  return to_api(kiln::linalg_svd(A, full_matrices, driver));
+}
+
+// linalg_svdvals(Tensor A, *, str? driver=None) -> Tensor
+inline Tensor linalg_svdvals(const Tensor& A, const std::optional<std::string>& driver = std::nullopt) {
+  return to_api(kiln::linalg_svdvals(A, driver));
+}
+
+// svd(Tensor self, bool some=True, bool compute_uv=True) -> (Tensor U, Tensor S, Tensor V)
+inline std::tuple<Tensor, Tensor, Tensor> svd(const Tensor& self, bool some = true, bool compute_uv = true) {
+  return to_api(kiln::svd(self, some, compute_uv));
+}
+
+// linalg_qr(Tensor A, str mode='reduced') -> (Tensor Q, Tensor R)
+inline std::tuple<Tensor, Tensor> linalg_qr(const Tensor& A, const std::string& mode = "reduced") {
+  return to_api(kiln::linalg_qr(A, mode));
+}
+
+// qr(Tensor self, bool some=True) -> (Tensor Q, Tensor R)
+inline std::tuple<Tensor, Tensor> qr(const Tensor& self, bool some = true) {
+  return to_api(kiln::qr(self, some));
 }
 
 // _div_tensor_other_backward(Tensor grad, Tensor self, Tensor other) -> Tensor

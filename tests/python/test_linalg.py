@@ -253,3 +253,234 @@ def test_det_errors_match_torch(call):
     with pytest.raises(RuntimeError) as k:
         call(kiln)
     assert str(k.value) == str(t.value)
+
+
+# ----------------------------------------------------------------------------- cholesky
+def spd(shape, dtype, seed=0):
+    a = np.random.default_rng(seed).standard_normal(shape)
+    n = shape[-1]
+    return (a @ np.swapaxes(a, -1, -2) + n * np.eye(n)).astype(dtype)
+
+
+def sym_grad(fn):
+    """fn of (A + A^T) / 2: finite differences then see the symmetric gradient torch returns for
+    ops that read one triangle (cholesky, eigh)."""
+    return lambda x, *rest: fn((x + x.transpose(-2, -1)) / 2, *rest)
+
+
+@pytest.mark.parametrize("dtype", FLOATS)
+@pytest.mark.parametrize("shape", [(3, 3), (1, 1), (2, 4, 4), (2, 1, 3, 3), (0, 2, 2)], ids=str)
+@pytest.mark.parametrize("upper", [False, True])
+def test_cholesky_values_and_gradients(shape, dtype, upper):
+    a = spd(shape, dtype)
+    grads_close(lambda x: kiln.linalg.cholesky(x, upper=upper), lambda x: torch.linalg.cholesky(x, upper=upper),
+                [a], dtype)
+    grads_close(lambda x: kiln.cholesky(x, upper), lambda x: torch.cholesky(x, upper), [a], dtype)
+
+
+def test_cholesky_reads_the_lower_triangle_only():
+    a = spd((3, 3), "float64")
+    junk = a + np.triu(np.full((3, 3), 100.0), 1)
+    close(kiln.linalg.cholesky(kiln.from_numpy(junk)), torch.linalg.cholesky(torch.from_numpy(junk)), "float64")
+
+
+@pytest.mark.parametrize("upper", [False, True])
+def test_cholesky_solve_matches_torch(upper):
+    a, b = spd((2, 3, 3), "float64"), rand((2, 3, 2), "float64")
+    factor = np.linalg.cholesky(a)
+    factor = np.swapaxes(factor, -1, -2) if upper else factor
+    grads_close(lambda x, f: kiln.cholesky_solve(x, f, upper), lambda x, f: torch.cholesky_solve(x, f, upper),
+                [b, factor], "float64")
+
+
+def test_cholesky_gradcheck_and_gradgradcheck():
+    a = kiln.from_numpy(spd((2, 3, 3), "float64")).requires_grad_()
+    for upper in (False, True):
+        fn = sym_grad(lambda x: kiln.linalg.cholesky(x, upper=upper))
+        assert gradcheck(fn, (a,))
+        assert gradgradcheck(fn, (a,))
+
+
+def test_cholesky_not_positive_definite_raises_linalg_error():
+    for shape, a in [((2, 2), -np.eye(2)), ((3, 2, 2), np.stack([np.eye(2), np.eye(2), np.diag([1.0, -1.0])]))]:
+        with pytest.raises(torch.linalg.LinAlgError) as t:
+            torch.linalg.cholesky(torch.from_numpy(a))
+        with pytest.raises(kiln.linalg.LinAlgError) as k:
+            kiln.linalg.cholesky(kiln.from_numpy(a))
+        assert str(k.value) == str(t.value)
+
+
+# ----------------------------------------------------------------------------- eigh
+@pytest.mark.parametrize("dtype", FLOATS)
+@pytest.mark.parametrize("shape", [(3, 3), (1, 1), (2, 4, 4), (0, 2, 2)], ids=str)
+@pytest.mark.parametrize("UPLO", ["L", "U"])
+def test_eigh_values_and_gradients(shape, dtype, UPLO):
+    a = rand(shape, dtype, seed=3)  # not symmetric: only the UPLO triangle counts
+    # Eigenvectors are unique up to sign: the loss sees them through V * V (sign-free).
+    grads_close(lambda x: (lambda r: (r.eigenvalues, r.eigenvectors * r.eigenvectors))(kiln.linalg.eigh(x, UPLO)),
+                lambda x: (lambda r: (r.eigenvalues, r.eigenvectors * r.eigenvectors))(torch.linalg.eigh(x, UPLO)),
+                [a], dtype)
+    grads_close(lambda x: kiln.linalg.eigvalsh(x, UPLO), lambda x: torch.linalg.eigvalsh(x, UPLO), [a], dtype)
+
+
+def test_eigh_named_tuple_and_gradcheck():
+    out = kiln.linalg.eigh(kiln.from_numpy(spd((3, 3), "float64")))
+    assert type(out).__name__ == "linalg_eigh" and out.eigenvalues.shape == (3,)
+    a = kiln.from_numpy(spd((2, 3, 3), "float64")).requires_grad_()
+    assert gradcheck(sym_grad(kiln.linalg.eigh), (a,))
+    assert gradgradcheck(sym_grad(kiln.linalg.eigh), (a,))
+    assert gradcheck(sym_grad(lambda x: kiln.linalg.eigh(x)[1]), (a,))  # eigenvectors alone
+    assert gradcheck(sym_grad(kiln.linalg.eigvalsh), (a,))
+
+
+# ----------------------------------------------------------------------------- svd
+SVD_SHAPES = [(3, 3), (4, 3), (3, 4), (2, 3, 2), (2, 1, 2, 4), (0, 3, 2), (3, 0)]
+
+
+def sign_free_svd(lib, full_matrices):
+    """U, S, Vh with U's columns and Vh's rows multiplied by each other's sign pattern (U u_i v_i^T is
+    sign-free): the loss sees U * U, S and Vh * Vh."""
+    def fn(x):
+        U, S, Vh = lib.linalg.svd(x, full_matrices=full_matrices)
+        return U * U, S, Vh * Vh
+    return fn
+
+
+@pytest.mark.parametrize("dtype", FLOATS)
+@pytest.mark.parametrize("shape", SVD_SHAPES, ids=str)
+@pytest.mark.parametrize("full_matrices", [True, False])
+def test_svd_values_and_gradients(shape, dtype, full_matrices):
+    a = rand(shape, dtype, seed=3)
+    if full_matrices and shape[-1] != shape[-2]:
+        # torch drops the gradient of the undetermined extra columns: compare values, and S's gradient
+        (k,), (t,) = pair(a)
+        for x, y in zip(sign_free_svd(kiln, True)(k), sign_free_svd(torch, True)(t)):
+            close(x, y, dtype)
+        grads_close(lambda x: kiln.linalg.svd(x)[1], lambda x: torch.linalg.svd(x)[1], [a], dtype)
+        return
+    grads_close(sign_free_svd(kiln, full_matrices), sign_free_svd(torch, full_matrices), [a], dtype)
+    grads_close(kiln.linalg.svdvals, torch.linalg.svdvals, [a], dtype)
+
+
+@pytest.mark.parametrize("some", [True, False])
+@pytest.mark.parametrize("compute_uv", [True, False])
+def test_legacy_svd_returns_v(some, compute_uv):
+    a = rand((2, 4, 3), "float64", seed=3)
+    (k,), (t,) = pair(a)
+    ku, ks, kv = kiln.svd(k, some=some, compute_uv=compute_uv)
+    tu, ts, tv = torch.svd(t, some=some, compute_uv=compute_uv)
+    close(ks, ts, "float64")
+    close(ku.abs(), tu.abs(), "float64")
+    close(kv.abs(), tv.abs(), "float64")
+    close(k.svd()[2].abs(), t.svd()[2].abs(), "float64")
+
+
+def test_svd_gradcheck_and_gradgradcheck():
+    for shape in [(3, 3), (4, 3), (2, 4)]:
+        a = kiln.from_numpy(rand(shape, "float64", seed=3)).requires_grad_()
+        fn = lambda x: kiln.linalg.svd(x, full_matrices=False)  # noqa: E731
+        assert gradcheck(fn, (a,))
+        assert gradgradcheck(fn, (a,))
+        assert gradcheck(kiln.linalg.svdvals, (a,))
+
+
+# ----------------------------------------------------------------------------- qr
+@pytest.mark.parametrize("dtype", FLOATS)
+@pytest.mark.parametrize("shape", [(3, 3), (4, 3), (3, 4), (2, 3, 2), (0, 3, 3), (3, 0)], ids=str)
+@pytest.mark.parametrize("mode", ["reduced", "complete", "r"])
+def test_qr_values_and_gradients(shape, dtype, mode):
+    a = rand(shape, dtype, seed=3)
+    differentiable = mode == "reduced" or (mode == "complete" and shape[-2] <= shape[-1])
+    if not differentiable:
+        (k,), (t,) = pair(a)
+        for x, y in zip(kiln.linalg.qr(k, mode), torch.linalg.qr(t, mode)):
+            close(x, y, dtype)
+        return
+    grads_close(lambda x: tuple(kiln.linalg.qr(x, mode)), lambda x: tuple(torch.linalg.qr(x, mode)), [a], dtype)
+
+
+def test_qr_legacy_and_errors():
+    a = rand((4, 3), "float64", seed=3)
+    (k,), (t,) = pair(a)
+    for some in (True, False):
+        for x, y in zip(kiln.qr(k, some), torch.qr(t, some)):
+            close(x, y, "float64")
+    out = kiln.linalg.qr(k)
+    assert type(out).__name__ == "linalg_qr" and out.Q.shape == (4, 3) and out.R.shape == (3, 3)
+    for mode, match in [("r", "mode='r'"), ("complete", "mode='complete' and nrows > ncols")]:
+        x = kiln.from_numpy(a).requires_grad_()
+        Q, R = kiln.linalg.qr(x, mode)
+        with pytest.raises(RuntimeError, match=match):
+            R.sum().backward()
+    with pytest.raises(RuntimeError, match="qr received unrecognized mode 'x'"):
+        kiln.linalg.qr(k, "x")
+
+
+def test_qr_gradcheck_and_gradgradcheck():
+    for shape in [(3, 3), (4, 3), (3, 4)]:
+        a = kiln.from_numpy(rand(shape, "float64", seed=3)).requires_grad_()
+        assert gradcheck(kiln.linalg.qr, (a,))
+        assert gradgradcheck(kiln.linalg.qr, (a,))
+
+
+@pytest.mark.parametrize("call", [
+    lambda k: k.linalg.cholesky(k.ones(2, 3)),
+    lambda k: k.linalg.cholesky(k.ones(2, 2, dtype=k.int64)),
+    lambda k: k.linalg.eigh(k.ones(2, 3)),
+    lambda k: k.linalg.eigh(k.ones(2, 2), UPLO="X"),
+    lambda k: k.linalg.eigvalsh(k.ones(3)),
+    lambda k: k.linalg.svd(k.ones(2, dtype=k.float64)),
+    lambda k: k.linalg.svdvals(k.ones(2, 2, dtype=k.int32)),
+    lambda k: k.linalg.qr(k.ones(2, 2), mode="x"),
+    lambda k: k.linalg.qr(k.ones(3)),
+])
+def test_factorization_errors_match_torch(call):
+    with pytest.raises(RuntimeError) as t:
+        call(torch)
+    with pytest.raises(RuntimeError) as k:
+        call(kiln)
+    assert str(k.value) == str(t.value)
+
+
+# ----------------------------------------------------------------------------- norms, exports
+NORM_ORDS = ["fro", "nuc", 2, -2, 1, -1, float("inf"), -float("inf")]
+
+
+@pytest.mark.parametrize("ord", NORM_ORDS, ids=str)
+@pytest.mark.parametrize("dim", [(-2, -1), (0, 2), (2, 1)], ids=str)
+@pytest.mark.parametrize("keepdim", [False, True])
+def test_matrix_norm_matches_torch(ord, dim, keepdim):
+    a = rand((2, 3, 4), "float64", seed=4)
+    grads_close(lambda x: kiln.linalg.matrix_norm(x, ord, dim, keepdim),
+                lambda x: torch.linalg.matrix_norm(x, ord, dim, keepdim), [a], "float64")
+
+
+@pytest.mark.parametrize("ord", [2, 1, 3.5, float("inf"), -float("inf"), 0], ids=str)
+@pytest.mark.parametrize("dim", [None, 1, (0, 2)], ids=str)
+def test_vector_norm_matches_torch(ord, dim):
+    a = rand((2, 3, 4), "float64", seed=4)
+    if ord == 0:  # no gradient to compare
+        close(kiln.linalg.vector_norm(kiln.from_numpy(a), ord, dim), torch.linalg.vector_norm(torch.from_numpy(a), ord, dim),
+              "float64")
+        return
+    grads_close(lambda x: kiln.linalg.vector_norm(x, ord, dim), lambda x: torch.linalg.vector_norm(x, ord, dim),
+                [a], "float64")
+
+
+@pytest.mark.parametrize("args", [dict(), dict(ord=1), dict(ord="nuc"), dict(dim=1), dict(dim=(0, 1), ord=-1),
+                                  dict(ord=float("inf"), keepdim=True)], ids=str)
+def test_linalg_norm_matches_torch(args):
+    for shape in [(3, 4), (4,)] if "nuc" not in str(args) and "dim" not in str(args) else [(3, 4)]:
+        a = rand(shape, "float64", seed=4)
+        grads_close(lambda x: kiln.linalg.norm(x, **args), lambda x: torch.linalg.norm(x, **args), [a], "float64")
+    with pytest.raises(RuntimeError, match="input must be 1D or 2D"):
+        kiln.linalg.norm(kiln.ones(2, 2, 2), ord=2)
+
+
+def test_linalg_exports_match_torch():
+    names = ["solve", "inv", "det", "slogdet", "cholesky", "qr", "eigh", "eigvalsh", "svd", "svdvals", "norm",
+             "vector_norm", "matrix_norm", "LinAlgError", "matrix_exp", "householder_product", "cross"]
+    for n in names:
+        assert hasattr(torch.linalg, n) and hasattr(kiln.linalg, n), n
+    a = rand((3, 3), "float64", seed=4)
+    close(kiln.linalg.matrix_exp(kiln.from_numpy(a)), torch.linalg.matrix_exp(torch.from_numpy(a)), "float64")

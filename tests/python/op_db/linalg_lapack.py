@@ -1,4 +1,5 @@
-"""Records of the LAPACK-backed linalg ops (solve, inv, det, slogdet and their legacy names).
+"""Records of the LAPACK-backed linalg ops (solve, inv, det, slogdet, cholesky, eigh, svd, qr and
+their legacy names).
 
 They take float32/float64 matrices only (torch refuses integer and half inputs, with messages
 naming linalg.<op>; tests/python/test_linalg.py checks those against torch), so the samples of
@@ -106,6 +107,183 @@ RECORDS = [
     _record("slogdet", _negative_det_samples, _slogdet_ref, result_dtype=_pair),
     _record("logdet", _negative_det_samples, _logdet_ref,
             grad_samples=lambda: [s for s in _square_samples("float64") if s.args[0].size <= 24]),
+]
+
+
+
+# ----------------------------------------------------------------------------- factorizations
+def spd(shape, d, seed=0):
+    """Symmetric positive-definite matrices (A A^T + n I)."""
+    a = values(shape, d, seed=seed).astype(np.float64)
+    n = shape[-1]
+    return (a @ np.swapaxes(a, -1, -2) + n * np.eye(n)).astype(d)
+
+
+def symmetrize(x):
+    return (x + x.transpose(-2, -1)) / 2
+
+
+def _spd_samples(d):
+    shapes = [((3, 3), "3 x 3"), ((1, 1), "1 x 1"), ((2, 4, 4), "batch 2"), ((0, 2, 2), "zero batch")]
+    return [Sample((spd(s, d),), note=note) for s, note in shapes]
+
+
+def _cholesky_samples(d):
+    return _spd_samples(d) + [Sample((spd((2, 3, 3), d),), {"upper": True}, note="upper")]
+
+
+def _cholesky_ref(a, upper=False):
+    L = np.linalg.cholesky(a.astype(np.float64))
+    return np.swapaxes(L, -1, -2) if upper else L
+
+
+def _cholesky_solve_samples(d):
+    out = []
+    for upper in (False, True):
+        L = _cholesky_ref(spd((3, 3), d), upper).astype(d)
+        out.append(Sample((values((3, 2), d, seed=1), L, upper), note=f"upper={upper}"))
+    L = _cholesky_ref(spd((2, 3, 3), d)).astype(d)
+    out.append(Sample((values((3, 1), d, seed=1), L), note="B broadcast over the factor's batch"))
+    out.append(Sample((values((0, 3, 2), d, seed=1), np.zeros((0, 3, 3), d) + np.eye(3, dtype=d)), note="zero batch"))
+    return out
+
+
+def _cholesky_solve_ref(b, factor, upper=False):
+    f = factor.astype(np.float64)
+    a = np.swapaxes(f, -1, -2) @ f if upper else f @ np.swapaxes(f, -1, -2)
+    batch = np.broadcast_shapes(a.shape[:-2], b.shape[:-2])
+    return np.linalg.solve(np.broadcast_to(a, batch + a.shape[-2:]), np.broadcast_to(b, batch + b.shape[-2:]))
+
+
+def _eigh_samples(d):
+    out = [Sample((spd(s, d) - 2 * np.eye(s[-1], dtype=d),), note=note)
+           for s, note in [((3, 3), "3 x 3"), ((2, 4, 4), "batch 2"), ((1, 1), "1 x 1"), ((0, 2, 2), "zero batch")]]
+    a = values((3, 3), d, seed=2)
+    out.append(Sample((a,), {"UPLO": "U"}, note="upper triangle of a non-symmetric matrix"))
+    return out
+
+
+def _sym_from(a, UPLO="L"):
+    t = np.tril(a) if UPLO == "L" else np.triu(a)
+    return t + np.swapaxes(t, -1, -2) - t * np.eye(a.shape[-1])
+
+
+def _eigh_check(k, result, sample):
+    a = sample.args[0].astype(np.float64)
+    sym = _sym_from(a, sample.kwargs.get("UPLO", "L"))
+    L, V = (r.numpy().astype(np.float64) for r in result)
+    tol = 1e-4 if sample.args[0].dtype == np.float32 else 1e-10
+    np.testing.assert_allclose(L, np.linalg.eigvalsh(sym), rtol=tol, atol=tol * 10)
+    np.testing.assert_allclose(V @ (L[..., None] * np.swapaxes(V, -1, -2)), sym, rtol=tol, atol=tol * 100)
+    np.testing.assert_allclose(np.swapaxes(V, -1, -2) @ V, np.broadcast_to(np.eye(a.shape[-1]), V.shape),
+                               atol=tol * 10)
+    assert all(r.dtype == k.from_numpy(sample.args[0]).dtype for r in result)
+
+
+def _eigvalsh_ref(a, UPLO="L"):
+    return np.linalg.eigvalsh(_sym_from(a.astype(np.float64), UPLO))
+
+
+def _general_samples(d):
+    shapes = [((3, 3), "3 x 3"), ((4, 3), "tall"), ((3, 4), "wide"), ((2, 3, 2), "batch 2, tall"),
+              ((0, 3, 3), "zero batch")]
+    return [Sample((values(s, d, seed=3),), note=note) for s, note in shapes]
+
+
+def _svd_samples(d):
+    return _general_samples(d) + [Sample((values((4, 3), d, seed=3),), {"full_matrices": False}, note="reduced"),
+                                  Sample((values((2, 2, 3), d, seed=3), False), note="reduced, batch")]
+
+
+def _svd_grad_samples():
+    return [Sample((values(s, "float64", seed=3), False), note=f"{s} reduced")
+            for s in [(3, 3), (4, 3), (2, 3, 2), (2, 4)]]
+
+
+def _svd_check(k, result, sample, legacy=False):
+    a = sample.args[0].astype(np.float64)
+    U, S, V = (r.numpy().astype(np.float64) for r in result)
+    Vh = np.swapaxes(V, -1, -2) if legacy else V
+    tol = 1e-4 if sample.args[0].dtype == np.float32 else 1e-10
+    kdim = min(a.shape[-2:])
+    np.testing.assert_allclose(S, np.linalg.svd(a, compute_uv=False), rtol=tol, atol=tol * 10)
+    if legacy and not sample.kwargs.get("compute_uv", True):
+        assert not U.any() and not V.any()
+        return
+    rebuilt = (U[..., :, :kdim] * S[..., None, :]) @ Vh[..., :kdim, :]
+    np.testing.assert_allclose(rebuilt, a, rtol=tol, atol=tol * 100)
+    for Q in (U, np.swapaxes(Vh, -1, -2)):  # orthonormal columns
+        np.testing.assert_allclose(np.swapaxes(Q, -1, -2) @ Q, np.broadcast_to(np.eye(Q.shape[-1]),
+                                   Q.shape[:-2] + (Q.shape[-1],) * 2), atol=tol * 10)
+
+
+def _legacy_svd_samples(d):
+    a = values((4, 3), d, seed=3)
+    return [Sample((a,), note="some=True"), Sample((a,), {"some": False}, note="some=False"),
+            Sample((values((2, 3, 4), d, seed=3),), {"compute_uv": False}, note="compute_uv=False"),
+            Sample((values((0, 3, 3), d, seed=3),), note="zero batch")]
+
+
+def _qr_samples(d):
+    out = _general_samples(d)
+    a = values((4, 3), d, seed=3)
+    out += [Sample((a, "complete"), note="complete, tall"), Sample((a, "r"), note="r"),
+            Sample((values((3, 4), d, seed=3), "complete"), note="complete, wide")]
+    return out
+
+
+def _qr_ref(a, mode="reduced"):
+    if mode == "r":
+        return np.zeros((0,), a.dtype), np.linalg.qr(a.astype(np.float64), mode="r")
+    return np.linalg.qr(a.astype(np.float64), mode=mode)
+
+
+def _qr_grad_samples():
+    return [Sample((values(s, "float64", seed=3),), note=str(s)) for s in [(3, 3), (4, 3), (3, 4), (2, 3, 2)]] + \
+           [Sample((values((3, 4), "float64", seed=3), "complete"), note="complete, wide")]
+
+
+def _legacy_qr_samples(d):
+    a = values((4, 3), d, seed=3)
+    return [Sample((a,), note="some=True"), Sample((a, False), note="some=False"),
+            Sample((values((0, 3, 3), d, seed=3),), note="zero batch")]
+
+
+def _legacy_qr_ref(a, some=True):
+    return _qr_ref(a, "reduced" if some else "complete")
+
+
+def _factorization_errors():
+    e = ErrorInput
+    return [
+        e(lambda k: k.linalg_cholesky(-k.eye(2)), RuntimeError, "not positive-definite", "cholesky: -I"),
+        e(lambda k: k.linalg_cholesky(k.ones([2, 3])), RuntimeError, "square matrices", "cholesky: 2 x 3"),
+        e(lambda k: k.linalg_eigh(k.eye(2), "X"), RuntimeError, "UPLO argument to be 'L' or 'U'", "eigh: UPLO"),
+        e(lambda k: k.linalg_svd(k.ones([3])), RuntimeError, "at least 2 dimensions", "svd: 1-D"),
+        e(lambda k: k.linalg_qr(k.ones([2, 2]), "x"), RuntimeError, "unrecognized mode", "qr: mode"),
+        e(lambda k: k.linalg_qr(k.ones([2, 2], dtype=k.int64)), RuntimeError, "Expected a floating point",
+          "qr: int64"),
+    ]
+
+
+def _triple(s, d):
+    return (d, d, d)
+
+
+RECORDS += [
+    _record("linalg_cholesky", _cholesky_samples, _cholesky_ref, gradcheck_wrapper=symmetrize,
+            error_inputs=_factorization_errors),
+    _record("cholesky", _cholesky_samples, _cholesky_ref, gradcheck_wrapper=symmetrize),
+    _record("cholesky_solve", _cholesky_solve_samples, _cholesky_solve_ref),
+    _record("linalg_eigh", _eigh_samples, None, check=_eigh_check, gradcheck_wrapper=symmetrize,
+            grad_samples=lambda: [s for s in _eigh_samples("float64") if 0 < s.args[0].size <= 16]),
+    _record("linalg_eigvalsh", _eigh_samples, _eigvalsh_ref, gradcheck_wrapper=symmetrize),
+    _record("linalg_svd", _svd_samples, None, check=_svd_check, grad_samples=_svd_grad_samples),
+    _record("linalg_svdvals", _general_samples, lambda a: np.linalg.svd(a.astype(np.float64), compute_uv=False)),
+    _record("svd", _legacy_svd_samples, None, check=lambda k, r, s: _svd_check(k, r, s, legacy=True),
+            grad_samples=lambda: [s for s in _legacy_svd_samples("float64") if s.note != "some=False"]),
+    _record("linalg_qr", _qr_samples, _qr_ref, result_dtype=_pair, grad_samples=_qr_grad_samples),
+    _record("qr", _legacy_qr_samples, _legacy_qr_ref, result_dtype=_pair, grad_samples=lambda: _legacy_qr_samples("float64")[:1]),
 ]
 
 assert all(isinstance(r, OpRecord) and r.family == FAMILY for r in RECORDS)
