@@ -1,25 +1,36 @@
 // Formula helpers of the linalg derivatives (torch's FunctionsManual.cpp formulas for real
 // matrices), written with ops so that second derivatives work.
+#include <limits>
 #include <tuple>
+#include <vector>
 
+#include "generated/api/abs.h"
 #include "generated/api/add.h"
+#include "generated/api/any.h"
 #include "generated/api/cat.h"
 #include "generated/api/diag_embed.h"
 #include "generated/api/div.h"
+#include "generated/api/eq.h"
 #include "generated/api/eye.h"
+#include "generated/api/linalg_det.h"
 #include "generated/api/linalg_inv.h"
 #include "generated/api/linalg_solve.h"
+#include "generated/api/linalg_svd.h"
+#include "generated/api/lt.h"
 #include "generated/api/matmul.h"
 #include "generated/api/mul.h"
 #include "generated/api/narrow.h"
 #include "generated/api/neg.h"
+#include "generated/api/ones_like.h"
 #include "generated/api/squeeze.h"
 #include "generated/api/sub.h"
 #include "generated/api/transpose.h"
 #include "generated/api/tril.h"
 #include "generated/api/triu.h"
 #include "generated/api/unsqueeze.h"
+#include "generated/api/where.h"
 #include "generated/api/zeros.h"
+#include "generated/api/zeros_like.h"
 #include "runtime/autograd/formula_helpers.h"
 #include "runtime/autograd/linalg_formula_helpers.h"
 
@@ -41,9 +52,47 @@ std::tuple<Tensor, Tensor> linalg_solve_backward(const Tensor& grad, const Tenso
   return {sum_to(gA, A.sizes()), sum_to(vector_case ? kiln::squeeze(gB, -1) : gB, B.sizes())};
 }
 
+// The gradient of prod(S) over the last dim without dividing by S (zeros allowed): the product
+// of the entries before each one times the product of those after it (torch's
+// prod_safe_zeros_backward), as running products of multiplications only, so that its own
+// gradient stays exact at tiny singular values (cumprod's divides by them).
+static Tensor prod_safe_zeros_backward(const Tensor& grad, const Tensor& S) {
+  const int64_t k = S.sizes().back();
+  if (k == 0) return kiln::zeros_like(S);
+  auto entry = [&](int64_t i) { return kiln::narrow(S, -1, i, 1); };
+  std::vector<Tensor> before(k), after(k), others(k);
+  before[0] = kiln::ones_like(entry(0));
+  for (int64_t i = 1; i < k; ++i) before[i] = kiln::mul(before[i - 1], entry(i - 1));
+  after[k - 1] = kiln::ones_like(entry(0));
+  for (int64_t i = k - 2; i >= 0; --i) after[i] = kiln::mul(after[i + 1], entry(i + 1));
+  for (int64_t i = 0; i < k; ++i) others[i] = kiln::mul(before[i], after[i]);
+  return kiln::mul(grad, kiln::cat(others, -1));
+}
+
+// As torch: grad * det * A^{-T} for an invertible A. An exactly singular A (a zero pivot, det 0)
+// gets 0 in a plain backward pass (torch's lu_solve of d = grad * det = 0); while a graph is built
+// (create_graph), matrices with |det| < 100 eps get the adjugate from the SVD instead,
+// U diag(prod_{j != i} S_j) Vh * det(U) det(Vh) * grad, so second derivatives exist there too.
 Tensor linalg_det_backward(const Tensor& grad, const Tensor& A, const Tensor& det) {
+  if (A.numel() == 0) return kiln::zeros_like(A);
+  const int64_t n = A.sizes().back();
+  const Tensor eye = kiln::eye(n, std::nullopt, A.scalar_type());
+  const double eps = A.scalar_type() == ScalarType::Float32 ? double(std::numeric_limits<float>::epsilon())
+                                                            : std::numeric_limits<double>::epsilon();
+  const bool graph = GradMode::is_enabled();
+  const Tensor singular = graph ? kiln::lt(kiln::abs(det), 100 * eps) : kiln::eq(det, 0);
+  const Tensor singular_m = kiln::unsqueeze(kiln::unsqueeze(singular, -1), -1);
   const Tensor d = kiln::unsqueeze(kiln::unsqueeze(kiln::mul(grad, det), -1), -1);
-  return kiln::mul(d, mT(kiln::linalg_inv(A)));
+  if (!kiln::any(singular).item().to_bool()) return kiln::mul(d, mT(kiln::linalg_inv(A)));
+  // Invert the others only (identity in the singular places, whose result is replaced).
+  const Tensor safe = kiln::where(singular_m, eye, A);
+  const Tensor regular = kiln::mul(d, mT(kiln::linalg_inv(safe)));
+  if (!graph) return kiln::where(singular_m, kiln::zeros_like(regular), regular);
+  auto [U, S, Vh] = kiln::linalg_svd(A, false, std::nullopt);
+  const Tensor alpha = kiln::mul(kiln::mul(kiln::linalg_det(U), kiln::linalg_det(Vh)), grad);
+  const Tensor D = prod_safe_zeros_backward(kiln::unsqueeze(alpha, -1), S);
+  const Tensor adjugate = kiln::matmul(kiln::mul(U, kiln::unsqueeze(D, -2)), Vh);
+  return kiln::where(singular_m, adjugate, regular);
 }
 
 Tensor linalg_slogdet_backward(const Tensor& grad, const Tensor& A) {

@@ -15,7 +15,8 @@ namespace kiln {
 // the batch dims that broadcasting added.
 std::tuple<Tensor, Tensor> linalg_solve_backward(const Tensor& grad, const Tensor& A, const Tensor& B,
                                                  const Tensor& result, bool left);
-// det: grad * det * A^{-T}.
+// det: grad * det * A^{-T}; singular matrices as torch (0 in a plain backward pass, the adjugate
+// through the SVD while a graph is built).
 Tensor linalg_det_backward(const Tensor& grad, const Tensor& A, const Tensor& det);
 // slogdet's logabsdet: grad * A^{-T}.
 Tensor linalg_slogdet_backward(const Tensor& grad, const Tensor& A);
