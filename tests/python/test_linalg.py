@@ -501,3 +501,29 @@ def test_linalg_exports_match_torch():
         assert hasattr(torch.linalg, n) and hasattr(kiln.linalg, n), n
     a = rand((3, 3), "float64", seed=4)
     close(kiln.linalg.matrix_exp(kiln.from_numpy(a)), torch.linalg.matrix_exp(torch.from_numpy(a)), "float64")
+
+
+@pytest.mark.parametrize("name", ["solve", "inv", "det", "slogdet", "cholesky", "eigh", "svd", "qr"])
+@pytest.mark.parametrize("bad", [float("nan"), float("inf")], ids=["nan", "inf"])
+def test_non_finite_inputs_behave_as_torch(name, bad):
+    """Same values (NaN where torch has NaN) or the same error as torch."""
+    a = np.array([[[1.0, bad], [bad, 2.0]], [[2.0, 0.0], [0.0, 3.0]]])
+    results = []
+    for lib in (kiln, torch):
+        A = lib.from_numpy(a.copy())
+        fn = getattr(lib.linalg, name)
+        try:
+            out = fn(A, lib.ones(2, 2, dtype=lib.float64)) if name == "solve" else fn(A)
+            out = out if isinstance(out, tuple) else (out,)
+            results.append([o.numpy() for o in out])
+        except RuntimeError as e:
+            results.append((type(e).__name__, str(e)))
+    k, t = results
+    if isinstance(t, tuple) or isinstance(k, tuple):
+        assert k == t
+        return
+    if name == "svd" and bad == float("inf"):  # LAPACK's answer for inf is garbage in both: shapes only
+        assert [x.shape for x in k] == [x.shape for x in t]
+        return
+    for x, y in zip(k, t):
+        np.testing.assert_allclose(x, y, equal_nan=True)

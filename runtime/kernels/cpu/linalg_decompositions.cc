@@ -147,6 +147,9 @@ std::tuple<TensorBase, TensorBase, TensorBase> linalg_svd(const TensorBase& A_in
       std::vector<scalar_t> work(std::max<int64_t>(static_cast<int64_t>(work_size), 1));
       lapack::gesdd(jobz, mi, ni, a.data(), ps + b * k, u.data(), ldu, vt.data(), ldvt, work.data(),
                     static_cast<int>(work.size()), iwork.data(), &info);
+      // gesdd refuses a NaN entry as an illegal A (info -4); torch reports it as below.
+      KILN_CHECK_LINALG(info != -4, op, ": ", batch_prefix(A_in, b),
+                        "The algorithm failed to converge because the input matrix contained non-finite values.");
       KILN_CHECK(info >= 0, "gesdd: illegal argument ", -info);
       KILN_CHECK_LINALG(info == 0, op, ": ", batch_prefix(A_in, b),
                         "The algorithm failed to converge because the input matrix is ill-conditioned or has too "

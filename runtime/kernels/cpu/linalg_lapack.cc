@@ -3,7 +3,6 @@
 #include "runtime/kernels/cpu/linalg_lapack.h"
 
 #include <cmath>
-#include <limits>
 #include <vector>
 
 #include "generated/kernels/linalg_det.h"
@@ -228,11 +227,11 @@ std::tuple<TensorBase, TensorBase> linalg_slogdet(const TensorBase& A_in) {
       scalar_t sg = swaps % 2 ? scalar_t(-1) : scalar_t(1), acc = 0;
       for (int64_t i = 0; i < n; ++i) {
         const scalar_t u = lu[i * n + i];
-        sg = u < 0 ? -sg : (u == 0 ? scalar_t(0) : sg);
-        acc += std::log(std::abs(u));
+        sg = u < 0 ? -sg : (u > 0 ? sg : scalar_t(0));  // a zero or NaN pivot: sign 0, as torch
+        acc += std::log(std::abs(u));                    // -inf for a zero pivot, NaN for a NaN one
       }
       s[b] = sg;
-      l[b] = sg == 0 ? -std::numeric_limits<scalar_t>::infinity() : acc;
+      l[b] = acc;
     });
   });
   return {sign, logabs};
