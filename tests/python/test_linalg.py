@@ -496,7 +496,8 @@ def test_linalg_norm_matches_torch(args):
 
 def test_linalg_exports_match_torch():
     names = ["solve", "inv", "det", "slogdet", "cholesky", "qr", "eigh", "eigvalsh", "svd", "svdvals", "norm",
-             "vector_norm", "matrix_norm", "LinAlgError", "matrix_exp", "householder_product", "cross"]
+             "vector_norm", "matrix_norm", "LinAlgError", "matrix_exp", "householder_product", "cross", "matrix_power",
+             "multi_dot", "solve_triangular", "pinv", "matrix_rank", "cond", "diagonal", "vecdot"]
     for n in names:
         assert hasattr(torch.linalg, n) and hasattr(kiln.linalg, n), n
     a = rand((3, 3), "float64", seed=4)
@@ -527,3 +528,68 @@ def test_non_finite_inputs_behave_as_torch(name, bad):
         return
     for x, y in zip(k, t):
         np.testing.assert_allclose(x, y, equal_nan=True)
+
+
+# ----------------------------------------------------------------------------- Python compositions
+@pytest.mark.parametrize("n", [0, 1, 2, 3, 5, -1, -3])
+def test_matrix_power_matches_torch(n):
+    a = well_conditioned((2, 3, 3), "float64") / 3
+    grads_close(lambda x: kiln.linalg.matrix_power(x, n), lambda x: torch.linalg.matrix_power(x, n), [a], "float64")
+
+
+@pytest.mark.parametrize("shapes", [[(3,), (3, 4), (4,)], [(2, 3), (3, 4), (4, 5)], [(3,), (3,)],
+                                    [(2, 3), (3,)]], ids=str)
+def test_multi_dot_matches_torch(shapes):
+    arrays = [rand(s, "float64", seed=i) for i, s in enumerate(shapes)]
+    grads_close(lambda *xs: kiln.linalg.multi_dot(list(xs)), lambda *xs: torch.linalg.multi_dot(list(xs)), arrays,
+                "float64")
+
+
+@pytest.mark.parametrize("upper", [False, True])
+@pytest.mark.parametrize("left", [True, False])
+@pytest.mark.parametrize("unitriangular", [False, True])
+@pytest.mark.parametrize("shapes", [((3, 3), (3, 3)), ((2, 3, 3), (3, 3)), ((3, 3), (2, 3, 3))], ids=str)
+def test_solve_triangular_matches_torch(upper, left, unitriangular, shapes):
+    a, b = well_conditioned(shapes[0], "float64"), rand(shapes[1], "float64")
+    grads_close(lambda x, y: kiln.linalg.solve_triangular(x, y, upper=upper, left=left, unitriangular=unitriangular),
+                lambda x, y: torch.linalg.solve_triangular(x, y, upper=upper, left=left, unitriangular=unitriangular),
+                [a, b], "float64")
+
+
+@pytest.mark.parametrize("shape", [(3, 3), (4, 3), (2, 3, 5)], ids=str)
+@pytest.mark.parametrize("kwargs", [{}, {"rtol": 0.3}, {"atol": 1.0}], ids=str)
+def test_pinv_and_matrix_rank_match_torch(shape, kwargs):
+    a = rand(shape, "float64", seed=3)
+    grads_close(lambda x: kiln.linalg.pinv(x, **kwargs), lambda x: torch.linalg.pinv(x, **kwargs), [a], "float64")
+    close(kiln.linalg.matrix_rank(kiln.from_numpy(a), **kwargs), torch.linalg.matrix_rank(torch.from_numpy(a), **kwargs),
+          "float64")
+    low_rank = rand(shape[:-1] + (1,), "float64") @ rand((1, shape[-1]), "float64", seed=2)
+    close(kiln.linalg.matrix_rank(kiln.from_numpy(low_rank)), torch.linalg.matrix_rank(torch.from_numpy(low_rank)),
+          "float64")
+    s = spd(shape[:-2] + (3, 3), "float64")
+    grads_close(lambda x: kiln.linalg.pinv(x, hermitian=True, **kwargs),
+                lambda x: torch.linalg.pinv(x, hermitian=True, **kwargs), [s], "float64")
+
+
+def test_pinv_gradcheck_and_gradgradcheck():
+    a = kiln.from_numpy(rand((4, 3), "float64", seed=3)).requires_grad_()
+    assert gradcheck(kiln.linalg.pinv, (a,))
+    assert gradgradcheck(kiln.linalg.pinv, (a,))
+    assert gradcheck(lambda x: kiln.linalg.pinv(x.transpose(0, 1)), (a,))
+
+
+@pytest.mark.parametrize("p", [None, 2, -2, 1, -1, float("inf"), "fro", "nuc"], ids=str)
+def test_cond_matches_torch(p):
+    a = well_conditioned((2, 3, 3), "float64")
+    if p not in (None, 2, -2):  # torch 1.13's backward of these fails (an in-place op on inv's output)
+        close(kiln.linalg.cond(kiln.from_numpy(a), p), torch.linalg.cond(torch.from_numpy(a), p), "float64")
+        return
+    grads_close(lambda x: kiln.linalg.cond(x, p), lambda x: torch.linalg.cond(x, p), [a], "float64")
+
+
+def test_diagonal_and_vecdot_match_torch():
+    a, b = rand((2, 3, 4), "float64"), rand((2, 3, 4), "float64", seed=2)
+    grads_close(lambda x: kiln.linalg.diagonal(x, offset=1), lambda x: torch.linalg.diagonal(x, offset=1), [a],
+                "float64")
+    grads_close(lambda x, y: kiln.linalg.vecdot(x, y, dim=1), lambda x, y: torch.linalg.vecdot(x, y, dim=1), [a, b],
+                "float64")
