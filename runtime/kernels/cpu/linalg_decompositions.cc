@@ -1,6 +1,8 @@
 // The factorization kernels: linalg_cholesky (potrf), linalg_eigh (syevd), linalg_svd (gesdd),
 // linalg_qr (geqrf + orgqr), each on a column-major copy of every matrix of the batch.
 #include <algorithm>
+#include <cmath>
+#include <limits>
 #include <string>
 #include <vector>
 
@@ -26,6 +28,17 @@ DimVector with_vector(IntArrayRef batch, int64_t n) {
   DimVector s(batch.begin(), batch.end());
   s.push_back(n);
   return s;
+}
+
+// An infinite entry and no NaN (gesdd reports a NaN itself, as an illegal argument).
+template <typename T>
+bool has_infinity(const std::vector<T>& a) {
+  bool inf = false;
+  for (T v : a) {
+    if (std::isnan(v)) return false;
+    inf = inf || std::isinf(v);
+  }
+  return inf;
 }
 
 const char* uplo_checked(const std::string& UPLO) {
@@ -140,6 +153,13 @@ std::tuple<TensorBase, TensorBase, TensorBase> linalg_svd(const TensorBase& A_in
     const int mi = static_cast<int>(m), ni = static_cast<int>(n), ldu = mi, ldvt = static_cast<int>(vrows);
     for (int64_t b = 0; b < nbatch; ++b) {
       to_colmajor(pa + b * m * n, m, n, a.data());
+      if (has_infinity(a)) {  // gesdd never returns on an infinite entry (torch's svd hangs): NaNs, as svdvals
+        const scalar_t nan = std::numeric_limits<scalar_t>::quiet_NaN();
+        std::fill(ps + b * k, ps + (b + 1) * k, nan);
+        std::fill(pu + b * m * ucols, pu + (b + 1) * m * ucols, nan);
+        std::fill(pv + b * vrows * n, pv + (b + 1) * vrows * n, nan);
+        continue;
+      }
       int info = 0;
       scalar_t work_size = 0;
       lapack::gesdd(jobz, mi, ni, a.data(), ps + b * k, u.data(), ldu, vt.data(), ldvt, &work_size, -1, iwork.data(),
