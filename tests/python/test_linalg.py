@@ -310,6 +310,15 @@ def test_cholesky_solve_matches_torch(upper):
                 [b, factor], "float64")
 
 
+@pytest.mark.parametrize("upper", [False, True])
+def test_cholesky_solve_reads_one_triangle_of_the_factor(upper):
+    """torch reads the factor's triangle only (potrs): same values and B gradient. (torch's factor
+    gradient multiplies by the whole, non-triangular matrix; kiln's differentiates what is read.)"""
+    b, factor = rand((3, 2), "float64"), well_conditioned((3, 3), "float64")
+    grads_close(lambda x: kiln.cholesky_solve(x, kiln.from_numpy(factor), upper),
+                lambda x: torch.cholesky_solve(x, torch.from_numpy(factor), upper), [b], "float64")
+
+
 def test_cholesky_gradcheck_and_gradgradcheck():
     a = kiln.from_numpy(spd((2, 3, 3), "float64")).requires_grad_()
     for upper in (False, True):

@@ -201,7 +201,7 @@ def _grad_fn(rec, facts, sample, positions):
         call = [list(a) if isinstance(a, list) else a for a in args]
         for (i, j), x in zip(positions, xs):
             if rec.gradcheck_wrapper is not None:
-                x = rec.gradcheck_wrapper(x)
+                x = rec.gradcheck_wrapper(i, x)
             if j is None:
                 call[i] = x
             else:

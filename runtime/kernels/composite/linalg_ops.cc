@@ -4,6 +4,7 @@
 #include <limits>
 #include <vector>
 
+#include "generated/api/detach.h"
 #include "generated/api/linalg_cholesky.h"
 #include "generated/api/linalg_det.h"
 #include "generated/api/linalg_eigh.h"
@@ -15,7 +16,10 @@
 #include "generated/api/linalg_svdvals.h"
 #include "generated/api/lt.h"
 #include "generated/api/masked_fill.h"
+#include "generated/api/sub.h"
 #include "generated/api/transpose.h"
+#include "generated/api/tril.h"
+#include "generated/api/triu.h"
 #include "generated/api/zeros.h"
 #include "generated/kernels/composite/cholesky.h"
 #include "generated/kernels/composite/cholesky_solve.h"
@@ -50,7 +54,12 @@ Tensor cholesky_solve(const Tensor& self, const Tensor& input2, bool upper) {
   KILN_CHECK(self.dim() >= 2, "b should have at least 2 dimensions, but has ", self.dim(), " dimensions instead");
   KILN_CHECK(input2.dim() >= 2, "u should have at least 2 dimensions, but has ", input2.dim(),
              " dimensions instead");
-  const Tensor lower = upper ? kiln::transpose(input2, -2, -1) : input2;
+  // The value reads the factor's triangle only (torch's potrs); the gradient is torch's formula,
+  // which treats the factor as a full matrix (the same thing for a triangular factor): the other
+  // triangle enters detached.
+  const Tensor other = upper ? kiln::tril(input2, -1) : kiln::triu(input2, 1);
+  const Tensor factor = kiln::sub(input2, kiln::detach(other));
+  const Tensor lower = upper ? kiln::transpose(factor, -2, -1) : factor;
   const Tensor y = kiln::linalg_solve(lower, self, true);
   return kiln::linalg_solve(kiln::transpose(lower, -2, -1), y, true);
 }

@@ -123,8 +123,14 @@ def spd(shape, d, seed=0):
     return (a @ np.swapaxes(a, -1, -2) + n * np.eye(n)).astype(d)
 
 
-def symmetrize(x):
+def symmetrize(i, x):
     return (x + x.transpose(-2, -1)) / 2
+
+
+def lower_factor(i, x):
+    """cholesky_solve reads the factor's lower triangle (upper=False) and differentiates it as a
+    full matrix, as torch: gradcheck it on triangular factors."""
+    return x.tril() if i == 1 else x
 
 
 def _spd_samples(d):
@@ -278,7 +284,8 @@ RECORDS += [
     _record("linalg_cholesky", _cholesky_samples, _cholesky_ref, gradcheck_wrapper=symmetrize,
             error_inputs=_factorization_errors),
     _record("cholesky", _cholesky_samples, _cholesky_ref, gradcheck_wrapper=symmetrize),
-    _record("cholesky_solve", _cholesky_solve_samples, _cholesky_solve_ref),
+    _record("cholesky_solve", _cholesky_solve_samples, _cholesky_solve_ref, gradcheck_wrapper=lower_factor,
+            grad_samples=lambda: [s for s in _cholesky_solve_samples("float64") if len(s.args) < 3 or not s.args[2]]),
     _record("linalg_eigh", _eigh_samples, None, check=_eigh_check, gradcheck_wrapper=symmetrize,
             grad_samples=lambda: [s for s in _eigh_samples("float64") if 0 < s.args[0].size <= 16]),
     _record("linalg_eigvalsh", _eigh_samples, _eigvalsh_ref, gradcheck_wrapper=symmetrize),

@@ -93,10 +93,10 @@ class OpRecord:
     tol: Dict[str, Dict[str, float]] = field(default_factory=dict)  # dtype -> rtol/atol override
     grad_samples: Optional[Callable[[], List[Sample]]] = None  # float64 samples for gradcheck
     gradgrad: Any = True                          # True, or a string saying why not
-    # Applied to each differentiable input inside gradcheck (torch's OpInfo gradcheck_wrapper): an op
-    # that reads only part of its input (eigh: one triangle) is checked on x + x^T, where finite
-    # differences see the whole gradient.
-    gradcheck_wrapper: Optional[Callable[[Any], Any]] = None
+    # wrapper(argument index, x) is applied to each differentiable input inside gradcheck (torch's
+    # OpInfo gradcheck_wrapper): an op that reads only part of its input (eigh: one triangle) is
+    # checked on (x + x^T) / 2, where finite differences see the whole gradient.
+    gradcheck_wrapper: Optional[Callable[[int, Any], Any]] = None
     error_inputs: Callable[[], List[ErrorInput]] = lambda: []
     undeclared_error: Tuple[type, ...] = (TypeError, RuntimeError)
     # Reads the input's bytes as another dtype (view(dtype)): its float32 samples mean nothing in
