@@ -15,7 +15,7 @@ namespace kiln {
 namespace autograd {
 
 // linalg_slogdet
-//   A: linalg_slogdet_backward(grad, A)
+//   A: linalg_slogdet_backward(grads, A)
 struct LinalgSlogdetBackward0 final : Node {
   SavedVariable A_;
 
@@ -23,10 +23,10 @@ struct LinalgSlogdetBackward0 final : Node {
 
   variable_list apply(variable_list&& grads) override {
     variable_list grad_inputs(num_outputs());
-    const Tensor grad(grads[0]);
-    if (!grad.defined()) return grad_inputs;
+    // One input per element of the op's Tensor[]: some may have no gradient.
+    if (std::none_of(grads.begin(), grads.end(), [](const TensorBase& g) { return g.defined(); })) return grad_inputs;
     const Tensor A(A_.unpack());
-    if (next_edges()[0].is_valid()) grad_inputs[0] = linalg_slogdet_backward(grad, A);
+    if (next_edges()[0].is_valid()) grad_inputs[0] = linalg_slogdet_backward(grads, A);
     return grad_inputs;
   }
 
@@ -54,6 +54,7 @@ std::tuple<Tensor, Tensor> linalg_slogdet(const Tensor& A) {
     result = kiln::linalg_slogdet(A);
   }
   if (node) {
+    if (std::get<0>(result).is_floating_point()) set_history(std::get<0>(result), node);
     if (std::get<1>(result).is_floating_point()) set_history(std::get<1>(result), node);
   }
   return result;

@@ -74,7 +74,7 @@ static Tensor prod_safe_zeros_backward(const Tensor& grad, const Tensor& S) {
 // (create_graph), matrices with |det| < 100 eps get the adjugate from the SVD instead,
 // U diag(prod_{j != i} S_j) Vh * det(U) det(Vh) * grad, so second derivatives exist there too.
 Tensor linalg_det_backward(const Tensor& grad, const Tensor& A, const Tensor& det) {
-  if (A.numel() == 0) return kiln::zeros_like(A);
+  if (A.numel() == 0) return Tensor();  // no gradient, as torch
   const int64_t n = A.sizes().back();
   const Tensor eye = kiln::eye(n, std::nullopt, A.scalar_type());
   const double eps = A.scalar_type() == ScalarType::Float32 ? double(std::numeric_limits<float>::epsilon())
@@ -95,7 +95,9 @@ Tensor linalg_det_backward(const Tensor& grad, const Tensor& A, const Tensor& de
   return kiln::where(singular_m, adjugate, regular);
 }
 
-Tensor linalg_slogdet_backward(const Tensor& grad, const Tensor& A) {
+Tensor linalg_slogdet_backward(const std::vector<TensorBase>& grads, const Tensor& A) {
+  const Tensor grad(grads.size() > 1 ? grads[1] : TensorBase());
+  if (!grad.defined()) return Tensor();
   return kiln::mul(kiln::unsqueeze(kiln::unsqueeze(grad, -1), -1), mT(kiln::linalg_inv(A)));
 }
 

@@ -18,8 +18,8 @@ std::tuple<Tensor, Tensor> linalg_solve_backward(const Tensor& grad, const Tenso
 // det: grad * det * A^{-T}; singular matrices as torch (0 in a plain backward pass, the adjugate
 // through the SVD while a graph is built).
 Tensor linalg_det_backward(const Tensor& grad, const Tensor& A, const Tensor& det);
-// slogdet's logabsdet: grad * A^{-T}.
-Tensor linalg_slogdet_backward(const Tensor& grad, const Tensor& A);
+// slogdet: grads = (sign, logabsdet); sign's is ignored (zero for real matrices), logabsdet's * A^{-T}.
+Tensor linalg_slogdet_backward(const std::vector<TensorBase>& grads, const Tensor& A);
 // cholesky: gA = L^{-T} Phi(L^T gL) L^{-1} (Phi: the lower triangle, diagonal halved, symmetrized).
 Tensor linalg_cholesky_backward(const Tensor& grad, bool upper, const Tensor& result);
 // eigh: grads = (eigenvalues, eigenvectors), either undefined.
