@@ -28,7 +28,7 @@ import fuzz_table  # noqa: E402
 import pointwise  # noqa: E402
 import gen_build  # noqa: E402  (tools/gen_build.py)
 import python_sig  # noqa: E402
-from loader import FORMULA_HELPERS, FUSED_BACKWARD_HELPERS, METADATA_CALLS, load  # noqa: E402
+from loader import FORMULA_HELPERS, FUSED_BACKWARD_HELPERS, LINALG_HELPERS, METADATA_CALLS, load  # noqa: E402
 from model import BACKEND_KEYS, Argument, CodegenError, Derivative, NativeFunction, Type  # noqa: E402
 
 ROOT = os.path.dirname(HERE)
@@ -315,7 +315,10 @@ def node_view(d: Derivative) -> Dict:
                   else f"grad_inputs[{e['first']}] = {expr};")
         formulas.append({"input": e["arg"].name, "valid": e["valid"], "assign": assign, "yaml": fm.expression})
     return {"name": d.node_name, "op": d.name, "fields": fields, "unpack": unpack, "releases": releases,
-            "formulas": formulas, "multi_output": len(s.returns) > 1, "list_output": returns_list(s)}
+            "formulas": formulas, "multi_output": len(s.returns) > 1, "list_output": returns_list(s),
+            # Several differentiable outputs (eigh, svd, qr): the formula reads `grads`, one per
+            # output, any of which may be undefined, so the node runs when any is defined.
+            "multi_grads": len(s.returns) > 1 and any(re.search(r"\bgrads\b", fm.expression) for fm in d.formulas)}
 
 
 def returns_list(s) -> bool:
@@ -436,6 +439,12 @@ def formula_ops(d: Derivative, op_names) -> List[str]:
         if fm.fused_op:
             names.add(fm.fused_op)
     return sorted(names)
+
+
+def calls_linalg_helper(d: Derivative) -> bool:
+    """Whether a formula calls a helper of runtime/autograd/linalg_formula_helpers.h."""
+    return any(m.group(1) in LINALG_HELPERS
+               for fm in d.formulas for m in re.finditer(r"([A-Za-z_][A-Za-z0-9_]*)\s*\(", fm.expression))
 
 
 def calls_fused_backward_helper(d: Derivative) -> bool:
@@ -603,7 +612,8 @@ def render_all(schema_dir: str) -> Dict[str, str]:
             emit(f"autograd/{base}.h", "autograd.h.j2", base=base, wrappers=autograd)
             emit(f"autograd/{base}.cc", "autograd.cc.j2", base=base, wrappers=autograd, nodes=nodes,
                  headers=needed_headers,
-                 fused_helpers=any(nf.derivative and calls_fused_backward_helper(nf.derivative) for nf in funcs))
+                 fused_helpers=any(nf.derivative and calls_fused_backward_helper(nf.derivative) for nf in funcs),
+                 linalg_helpers=any(nf.derivative and calls_linalg_helper(nf.derivative) for nf in funcs))
         # Python: functions and methods named after this group.
         bindings = []
         by_py_name: "OrderedDict[tuple, List[NativeFunction]]" = OrderedDict()

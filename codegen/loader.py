@@ -36,6 +36,13 @@ FUSED_BACKWARD_HELPERS = {
     "scaled_dot_product_attention_backward",
 }
 FORMULA_HELPERS |= FUSED_BACKWARD_HELPERS
+# Helpers declared in runtime/autograd/linalg_formula_helpers.h (the linalg derivatives), included
+# only by the autograd files whose formulas call one, so editing them rebuilds only those.
+LINALG_HELPERS = {
+    "linalg_solve_backward", "linalg_det_backward", "linalg_slogdet_backward", "linalg_cholesky_backward",
+    "linalg_eigh_backward", "linalg_svd_backward", "linalg_qr_backward",
+}
+FORMULA_HELPERS |= LINALG_HELPERS
 # Metadata calls on an argument saved as values instead of the tensor (DESIGN.md).
 METADATA_CALLS = {
     "sizes": "std::vector<int64_t>", "strides": "std::vector<int64_t>", "dim": "int64_t", "numel": "int64_t",

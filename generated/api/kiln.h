@@ -345,6 +345,24 @@
 #include "generated/api/grid_sampler_2d_backward.h"
 #include "generated/api/grid_sampler_3d.h"
 #include "generated/api/grid_sampler_3d_backward.h"
+#include "generated/api/linalg_solve.h"
+#include "generated/api/linalg_inv.h"
+#include "generated/api/inverse.h"
+#include "generated/api/linalg_det.h"
+#include "generated/api/det.h"
+#include "generated/api/linalg_slogdet.h"
+#include "generated/api/slogdet.h"
+#include "generated/api/logdet.h"
+#include "generated/api/linalg_cholesky.h"
+#include "generated/api/cholesky.h"
+#include "generated/api/cholesky_solve.h"
+#include "generated/api/linalg_eigh.h"
+#include "generated/api/linalg_eigvalsh.h"
+#include "generated/api/linalg_svd.h"
+#include "generated/api/linalg_svdvals.h"
+#include "generated/api/svd.h"
+#include "generated/api/linalg_qr.h"
+#include "generated/api/qr.h"
 #include "generated/api/_div_tensor_other_backward.h"
 #include "generated/api/_tanh_self_backward.h"
 #include "generated/api/_sigmoid_self_backward.h"
@@ -1497,6 +1515,30 @@ class Tensor : public kiln::Tensor {
   }
   const Tensor& masked_scatter_(const Tensor& mask, const Tensor& source) const {
     return to_api(kiln::masked_scatter_(*this, mask, source));
+  }
+  Tensor inverse() const {
+    return to_api(kiln::inverse(*this));
+  }
+  Tensor det() const {
+    return to_api(kiln::det(*this));
+  }
+  std::tuple<Tensor, Tensor> slogdet() const {
+    return to_api(kiln::slogdet(*this));
+  }
+  Tensor logdet() const {
+    return to_api(kiln::logdet(*this));
+  }
+  Tensor cholesky(bool upper = false) const {
+    return to_api(kiln::cholesky(*this, upper));
+  }
+  Tensor cholesky_solve(const Tensor& input2, bool upper = false) const {
+    return to_api(kiln::cholesky_solve(*this, input2, upper));
+  }
+  std::tuple<Tensor, Tensor, Tensor> svd(bool some = true, bool compute_uv = true) const {
+    return to_api(kiln::svd(*this, some, compute_uv));
+  }
+  std::tuple<Tensor, Tensor> qr(bool some = true) const {
+    return to_api(kiln::qr(*this, some));
   }
 };
 
@@ -4182,6 +4224,96 @@ inline Tensor grid_sampler_3d(const Tensor& input, const Tensor& grid, int64_t i
 // grid_sampler_3d_backward(Tensor grad_output, Tensor input, Tensor grid, int interpolation_mode, int padding_mode, bool align_corners) -> Tensor[]
 inline std::vector<Tensor> grid_sampler_3d_backward(const Tensor& grad_output, const Tensor& input, const Tensor& grid, int64_t interpolation_mode, int64_t padding_mode, bool align_corners) {
   return to_api(kiln::grid_sampler_3d_backward(grad_output, input, grid, interpolation_mode, padding_mode, align_corners));
+}
+
+// linalg_solve(Tensor A, Tensor B, *, bool left=True) -> Tensor
+inline Tensor linalg_solve(const Tensor& A, const Tensor& B, bool left = true) {
+  return to_api(kiln::linalg_solve(A, B, left));
+}
+
+// linalg_inv(Tensor A) -> Tensor
+inline Tensor linalg_inv(const Tensor& A) {
+  return to_api(kiln::linalg_inv(A));
+}
+
+// inverse(Tensor self) -> Tensor
+inline Tensor inverse(const Tensor& self) {
+  return to_api(kiln::inverse(self));
+}
+
+// linalg_det(Tensor A) -> Tensor
+inline Tensor linalg_det(const Tensor& A) {
+  return to_api(kiln::linalg_det(A));
+}
+
+// det(Tensor self) -> Tensor
+inline Tensor det(const Tensor& self) {
+  return to_api(kiln::det(self));
+}
+
+// linalg_slogdet(Tensor A) -> (Tensor sign, Tensor logabsdet)
+inline std::tuple<Tensor, Tensor> linalg_slogdet(const Tensor& A) {
+  return to_api(kiln::linalg_slogdet(A));
+}
+
+// slogdet(Tensor self) -> (Tensor sign, Tensor logabsdet)
+inline std::tuple<Tensor, Tensor> slogdet(const Tensor& self) {
+  return to_api(kiln::slogdet(self));
+}
+
+// logdet(Tensor self) -> Tensor
+inline Tensor logdet(const Tensor& self) {
+  return to_api(kiln::logdet(self));
+}
+
+// linalg_cholesky(Tensor A, *, bool upper=False) -> Tensor
+inline Tensor linalg_cholesky(const Tensor& A, bool upper = false) {
+  return to_api(kiln::linalg_cholesky(A, upper));
+}
+
+// cholesky(Tensor self, bool upper=False) -> Tensor
+inline Tensor cholesky(const Tensor& self, bool upper = false) {
+  return to_api(kiln::cholesky(self, upper));
+}
+
+// cholesky_solve(Tensor self, Tensor input2, bool upper=False) -> Tensor
+inline Tensor cholesky_solve(const Tensor& self, const Tensor& input2, bool upper = false) {
+  return to_api(kiln::cholesky_solve(self, input2, upper));
+}
+
+// linalg_eigh(Tensor A, str UPLO='L') -> (Tensor eigenvalues, Tensor eigenvectors)
+inline std::tuple<Tensor, Tensor> linalg_eigh(const Tensor& A, const std::string& UPLO = "L") {
+  return to_api(kiln::linalg_eigh(A, UPLO));
+}
+
+// linalg_eigvalsh(Tensor A, str UPLO='L') -> Tensor
+inline Tensor linalg_eigvalsh(const Tensor& A, const std::string& UPLO = "L") {
+  return to_api(kiln::linalg_eigvalsh(A, UPLO));
+}
+
+// linalg_svd(Tensor A, bool full_matrices=True, *, str? driver=None) -> (Tensor U, Tensor S, Tensor Vh)
+inline std::tuple<Tensor, Tensor, Tensor> linalg_svd(const Tensor& A, bool full_matrices = true, const std::optional<std::string>& driver = std::nullopt) {
+  return to_api(kiln::linalg_svd(A, full_matrices, driver));
+}
+
+// linalg_svdvals(Tensor A, *, str? driver=None) -> Tensor
+inline Tensor linalg_svdvals(const Tensor& A, const std::optional<std::string>& driver = std::nullopt) {
+  return to_api(kiln::linalg_svdvals(A, driver));
+}
+
+// svd(Tensor self, bool some=True, bool compute_uv=True) -> (Tensor U, Tensor S, Tensor V)
+inline std::tuple<Tensor, Tensor, Tensor> svd(const Tensor& self, bool some = true, bool compute_uv = true) {
+  return to_api(kiln::svd(self, some, compute_uv));
+}
+
+// linalg_qr(Tensor A, str mode='reduced') -> (Tensor Q, Tensor R)
+inline std::tuple<Tensor, Tensor> linalg_qr(const Tensor& A, const std::string& mode = "reduced") {
+  return to_api(kiln::linalg_qr(A, mode));
+}
+
+// qr(Tensor self, bool some=True) -> (Tensor Q, Tensor R)
+inline std::tuple<Tensor, Tensor> qr(const Tensor& self, bool some = true) {
+  return to_api(kiln::qr(self, some));
 }
 
 // _div_tensor_other_backward(Tensor grad, Tensor self, Tensor other) -> Tensor

@@ -4597,6 +4597,111 @@ const FuzzOp kFuzzOps[] = {
        const auto align_corners = in.boolean();
        use_result(in, kiln::grid_sampler_3d_backward(grad_output, input, grid, interpolation_mode, padding_mode, align_corners));
      }},
+    {"linalg_solve",
+     [](FuzzInput& in) {
+       const Tensor A = in.tensor();
+       const Tensor B = in.tensor();
+       const auto left = in.boolean();
+       use_result(in, kiln::linalg_solve(A, B, left));
+     }},
+    {"linalg_inv",
+     [](FuzzInput& in) {
+       const Tensor A = in.tensor();
+       use_result(in, kiln::linalg_inv(A));
+     }},
+    {"inverse",
+     [](FuzzInput& in) {
+       const Tensor self = in.tensor();
+       use_result(in, kiln::inverse(self));
+     }},
+    {"linalg_det",
+     [](FuzzInput& in) {
+       const Tensor A = in.tensor();
+       use_result(in, kiln::linalg_det(A));
+     }},
+    {"det",
+     [](FuzzInput& in) {
+       const Tensor self = in.tensor();
+       use_result(in, kiln::det(self));
+     }},
+    {"linalg_slogdet",
+     [](FuzzInput& in) {
+       const Tensor A = in.tensor();
+       use_result(in, kiln::linalg_slogdet(A));
+     }},
+    {"slogdet",
+     [](FuzzInput& in) {
+       const Tensor self = in.tensor();
+       use_result(in, kiln::slogdet(self));
+     }},
+    {"logdet",
+     [](FuzzInput& in) {
+       const Tensor self = in.tensor();
+       use_result(in, kiln::logdet(self));
+     }},
+    {"linalg_cholesky",
+     [](FuzzInput& in) {
+       const Tensor A = in.tensor();
+       const auto upper = in.boolean();
+       use_result(in, kiln::linalg_cholesky(A, upper));
+     }},
+    {"cholesky",
+     [](FuzzInput& in) {
+       const Tensor self = in.tensor();
+       const auto upper = in.boolean();
+       use_result(in, kiln::cholesky(self, upper));
+     }},
+    {"cholesky_solve",
+     [](FuzzInput& in) {
+       const Tensor self = in.tensor();
+       const Tensor input2 = in.tensor();
+       const auto upper = in.boolean();
+       use_result(in, kiln::cholesky_solve(self, input2, upper));
+     }},
+    {"linalg_eigh",
+     [](FuzzInput& in) {
+       const Tensor A = in.tensor();
+       const auto UPLO = in.string();
+       use_result(in, kiln::linalg_eigh(A, UPLO));
+     }},
+    {"linalg_eigvalsh",
+     [](FuzzInput& in) {
+       const Tensor A = in.tensor();
+       const auto UPLO = in.string();
+       use_result(in, kiln::linalg_eigvalsh(A, UPLO));
+     }},
+    {"linalg_svd",
+     [](FuzzInput& in) {
+       const Tensor A = in.tensor();
+       const auto full_matrices = in.boolean();
+       const auto driver = in.optional_string();
+       use_result(in, kiln::linalg_svd(A, full_matrices, driver));
+     }},
+    {"linalg_svdvals",
+     [](FuzzInput& in) {
+       const Tensor A = in.tensor();
+       const auto driver = in.optional_string();
+       use_result(in, kiln::linalg_svdvals(A, driver));
+     }},
+    {"svd",
+     [](FuzzInput& in) {
+       const Tensor self = in.tensor();
+       const auto some = in.boolean();
+       const auto compute_uv = in.boolean();
+       use_result(in, kiln::svd(self, some, compute_uv));
+     }},
+    {"linalg_qr",
+     [](FuzzInput& in) {
+       const Tensor A = in.tensor();
+       const auto mode = in.string();
+       use_result(in, kiln::linalg_qr(A, mode));
+     }},
+    {"qr",
+     [](FuzzInput& in) {
+       const Tensor self = in.tensor();
+       const auto some = in.boolean();
+       use_result(in, kiln::qr(self, some));
+     }},
     {"_div_tensor_other_backward",
      [](FuzzInput& in) {
        const Tensor grad = in.tensor();

@@ -338,6 +338,24 @@ PyObject* fn_grid_sampler_2d(PyObject* module, PyObject* args, PyObject* kwargs)
 PyObject* fn_grid_sampler_2d_backward(PyObject* module, PyObject* args, PyObject* kwargs);
 PyObject* fn_grid_sampler_3d(PyObject* module, PyObject* args, PyObject* kwargs);
 PyObject* fn_grid_sampler_3d_backward(PyObject* module, PyObject* args, PyObject* kwargs);
+PyObject* fn_linalg_solve(PyObject* module, PyObject* args, PyObject* kwargs);
+PyObject* fn_linalg_inv(PyObject* module, PyObject* args, PyObject* kwargs);
+PyObject* fn_inverse(PyObject* module, PyObject* args, PyObject* kwargs);
+PyObject* fn_linalg_det(PyObject* module, PyObject* args, PyObject* kwargs);
+PyObject* fn_det(PyObject* module, PyObject* args, PyObject* kwargs);
+PyObject* fn_linalg_slogdet(PyObject* module, PyObject* args, PyObject* kwargs);
+PyObject* fn_slogdet(PyObject* module, PyObject* args, PyObject* kwargs);
+PyObject* fn_logdet(PyObject* module, PyObject* args, PyObject* kwargs);
+PyObject* fn_linalg_cholesky(PyObject* module, PyObject* args, PyObject* kwargs);
+PyObject* fn_cholesky(PyObject* module, PyObject* args, PyObject* kwargs);
+PyObject* fn_cholesky_solve(PyObject* module, PyObject* args, PyObject* kwargs);
+PyObject* fn_linalg_eigh(PyObject* module, PyObject* args, PyObject* kwargs);
+PyObject* fn_linalg_eigvalsh(PyObject* module, PyObject* args, PyObject* kwargs);
+PyObject* fn_linalg_svd(PyObject* module, PyObject* args, PyObject* kwargs);
+PyObject* fn_linalg_svdvals(PyObject* module, PyObject* args, PyObject* kwargs);
+PyObject* fn_svd(PyObject* module, PyObject* args, PyObject* kwargs);
+PyObject* fn_linalg_qr(PyObject* module, PyObject* args, PyObject* kwargs);
+PyObject* fn_qr(PyObject* module, PyObject* args, PyObject* kwargs);
 PyObject* fn__div_tensor_other_backward(PyObject* module, PyObject* args, PyObject* kwargs);
 PyObject* fn__tanh_self_backward(PyObject* module, PyObject* args, PyObject* kwargs);
 PyObject* fn__sigmoid_self_backward(PyObject* module, PyObject* args, PyObject* kwargs);
@@ -692,6 +710,14 @@ PyObject* method_index_fill(PyObject* self, PyObject* args, PyObject* kwargs);
 PyObject* method_index_fill_(PyObject* self, PyObject* args, PyObject* kwargs);
 PyObject* method_masked_scatter(PyObject* self, PyObject* args, PyObject* kwargs);
 PyObject* method_masked_scatter_(PyObject* self, PyObject* args, PyObject* kwargs);
+PyObject* method_inverse(PyObject* self, PyObject* args, PyObject* kwargs);
+PyObject* method_det(PyObject* self, PyObject* args, PyObject* kwargs);
+PyObject* method_slogdet(PyObject* self, PyObject* args, PyObject* kwargs);
+PyObject* method_logdet(PyObject* self, PyObject* args, PyObject* kwargs);
+PyObject* method_cholesky(PyObject* self, PyObject* args, PyObject* kwargs);
+PyObject* method_cholesky_solve(PyObject* self, PyObject* args, PyObject* kwargs);
+PyObject* method_svd(PyObject* self, PyObject* args, PyObject* kwargs);
+PyObject* method_qr(PyObject* self, PyObject* args, PyObject* kwargs);
 
 #define KILN_BINDING(name, fn) {name, reinterpret_cast<PyCFunction>(reinterpret_cast<void (*)(void)>(fn)), METH_VARARGS | METH_KEYWORDS, nullptr}
 
@@ -1027,6 +1053,24 @@ PyMethodDef generated_functions[] = {
     KILN_BINDING("grid_sampler_2d_backward", fn_grid_sampler_2d_backward),
     KILN_BINDING("grid_sampler_3d", fn_grid_sampler_3d),
     KILN_BINDING("grid_sampler_3d_backward", fn_grid_sampler_3d_backward),
+    KILN_BINDING("linalg_solve", fn_linalg_solve),
+    KILN_BINDING("linalg_inv", fn_linalg_inv),
+    KILN_BINDING("inverse", fn_inverse),
+    KILN_BINDING("linalg_det", fn_linalg_det),
+    KILN_BINDING("det", fn_det),
+    KILN_BINDING("linalg_slogdet", fn_linalg_slogdet),
+    KILN_BINDING("slogdet", fn_slogdet),
+    KILN_BINDING("logdet", fn_logdet),
+    KILN_BINDING("linalg_cholesky", fn_linalg_cholesky),
+    KILN_BINDING("cholesky", fn_cholesky),
+    KILN_BINDING("cholesky_solve", fn_cholesky_solve),
+    KILN_BINDING("linalg_eigh", fn_linalg_eigh),
+    KILN_BINDING("linalg_eigvalsh", fn_linalg_eigvalsh),
+    KILN_BINDING("linalg_svd", fn_linalg_svd),
+    KILN_BINDING("linalg_svdvals", fn_linalg_svdvals),
+    KILN_BINDING("svd", fn_svd),
+    KILN_BINDING("linalg_qr", fn_linalg_qr),
+    KILN_BINDING("qr", fn_qr),
     KILN_BINDING("_div_tensor_other_backward", fn__div_tensor_other_backward),
     KILN_BINDING("_tanh_self_backward", fn__tanh_self_backward),
     KILN_BINDING("_sigmoid_self_backward", fn__sigmoid_self_backward),
@@ -1385,6 +1429,14 @@ PyMethodDef generated_methods[] = {
     KILN_BINDING("index_fill_", method_index_fill_),
     KILN_BINDING("masked_scatter", method_masked_scatter),
     KILN_BINDING("masked_scatter_", method_masked_scatter_),
+    KILN_BINDING("inverse", method_inverse),
+    KILN_BINDING("det", method_det),
+    KILN_BINDING("slogdet", method_slogdet),
+    KILN_BINDING("logdet", method_logdet),
+    KILN_BINDING("cholesky", method_cholesky),
+    KILN_BINDING("cholesky_solve", method_cholesky_solve),
+    KILN_BINDING("svd", method_svd),
+    KILN_BINDING("qr", method_qr),
     {nullptr, nullptr, 0, nullptr},
 };
 

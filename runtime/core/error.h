@@ -2,7 +2,8 @@
 // The Python layer maps each type to the exception PyTorch raises:
 //   Error -> RuntimeError, ValueError -> ValueError, IndexError -> IndexError,
 //   TypeError -> TypeError, NotImplementedError -> NotImplementedError,
-//   DeviceUnavailableError -> AssertionError (torch's "not compiled with CUDA enabled").
+//   DeviceUnavailableError -> AssertionError (torch's "not compiled with CUDA enabled"),
+//   LinAlgError -> kiln.linalg.LinAlgError (a RuntimeError, as torch.linalg.LinAlgError).
 #pragma once
 
 #include <stdexcept>
@@ -28,6 +29,12 @@ class TypeError : public Error {
   using Error::Error;
 };
 class NotImplementedError : public Error {
+ public:
+  using Error::Error;
+};
+
+// A matrix the factorization cannot handle (singular, not positive-definite, no convergence).
+class LinAlgError : public Error {
  public:
   using Error::Error;
 };
@@ -75,4 +82,5 @@ std::string str_cat(const Args&... args) {
 #define KILN_CHECK_VALUE(cond, ...) KILN_CHECK_TYPED(ValueError, cond, __VA_ARGS__)
 #define KILN_CHECK_INDEX(cond, ...) KILN_CHECK_TYPED(IndexError, cond, __VA_ARGS__)
 #define KILN_CHECK_TYPE(cond, ...) KILN_CHECK_TYPED(TypeError, cond, __VA_ARGS__)
+#define KILN_CHECK_LINALG(cond, ...) KILN_CHECK_TYPED(LinAlgError, cond, __VA_ARGS__)
 #define KILN_CHECK_NOT_IMPLEMENTED(cond, ...) KILN_CHECK_TYPED(NotImplementedError, cond, __VA_ARGS__)

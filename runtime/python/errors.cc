@@ -31,6 +31,21 @@ void PythonError::restore() {
   type_ = value_ = traceback_ = nullptr;
 }
 
+namespace {
+PyObject* linalg_error_type = nullptr;
+}  // namespace
+
+bool add_linalg_error(PyObject* m) {
+  linalg_error_type = PyErr_NewExceptionWithDoc(
+      "kiln._C._LinAlgError",
+      "Error raised by kiln.linalg functions when the matrix is singular, not positive-definite or a "
+      "factorization does not converge.",
+      PyExc_RuntimeError, nullptr);
+  if (linalg_error_type == nullptr) return false;
+  Py_INCREF(linalg_error_type);  // the module's reference; this file keeps its own
+  return PyModule_AddObject(m, "_LinAlgError", linalg_error_type) == 0;
+}
+
 PyObject* set_python_error() {
   try {
     throw;
@@ -52,6 +67,8 @@ PyObject* set_python_error() {
     PyErr_SetString(PyExc_TypeError, e.what());
   } catch (const DeviceUnavailableError& e) {
     PyErr_SetString(PyExc_AssertionError, e.what());
+  } catch (const LinAlgError& e) {
+    PyErr_SetString(linalg_error_type ? linalg_error_type : PyExc_RuntimeError, e.what());
   } catch (const NotImplementedError& e) {
     PyErr_SetString(PyExc_NotImplementedError, e.what());
   } catch (const Error& e) {

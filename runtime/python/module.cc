@@ -266,7 +266,7 @@ PyMODINIT_FUNC PyInit__C() {
   PyObject* m = PyModule_Create(&module_def);
   if (!m) return nullptr;
   if (!add_dtypes(m) || !add_tensor_type(m) || !add_node_type(m) || !add_function_type(m) ||
-      !add_generator_type(m)) {
+      !add_generator_type(m) || !add_linalg_error(m)) {
     Py_DECREF(m);
     return nullptr;
   }

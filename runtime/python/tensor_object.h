@@ -68,6 +68,9 @@ class PythonError : public std::exception {
 
 // Sets the Python exception for the active C++ exception; always returns nullptr.
 PyObject* set_python_error();
+// Creates kiln._C._LinAlgError (a RuntimeError subclass, torch._C._LinAlgError's counterpart) in `m`;
+// set_python_error raises it for a kiln::LinAlgError.
+bool add_linalg_error(PyObject* m);
 // Adds TensorBase to the module.
 bool add_tensor_type(PyObject* module);
 

@@ -58,7 +58,20 @@ def has_float_inputs(sample):
 
 # Ops with a NumPy reference that take floating tensors (factories have no inputs to round).
 CASES = [rec for rec in RECORDS.values() if "float32" in rec.dtypes and rec.ref is not None and not rec.reinterprets_bytes
-         and any(has_float_inputs(s) for s in rec.samples("float32"))]
+         and rec.no_reduced_precision is None and any(has_float_inputs(s) for s in rec.samples("float32"))]
+REFUSING = [rec for rec in RECORDS.values() if rec.no_reduced_precision is not None]
+
+
+@pytest.mark.parametrize("dtype", REDUCED)
+@pytest.mark.parametrize("rec", REFUSING, ids=lambda r: r.name)
+def test_record_refuses_reduced_precision(rec, dtype):
+    """Ops that refuse 16-bit floats (as torch's CPU LAPACK ops) raise a clean RuntimeError."""
+    kdtype = getattr(kiln, dtype)
+    sample = next(s for s in rec.samples("float32") if has_float_inputs(s))
+    args = [to_kiln(a, kdtype) for a in sample.args]
+    kwargs = {k: to_kiln(v, kdtype) for k, v in sample.kwargs.items()}
+    with pytest.raises(RuntimeError, match="not supported|not implemented"):
+        call_any(rec, FACTS[rec.name], args, kwargs)
 
 
 @pytest.mark.parametrize("dtype", REDUCED)

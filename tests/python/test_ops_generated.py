@@ -200,6 +200,8 @@ def _grad_fn(rec, facts, sample, positions):
     def fn(*xs):
         call = [list(a) if isinstance(a, list) else a for a in args]
         for (i, j), x in zip(positions, xs):
+            if rec.gradcheck_wrapper is not None:
+                x = rec.gradcheck_wrapper(i, x)
             if j is None:
                 call[i] = x
             else:

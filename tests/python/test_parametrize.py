@@ -314,7 +314,8 @@ def test_spectral_norm_1d_and_errors():
 # ---- orthogonal ----
 ORTH_CASES = [((4, 4), "matrix_exp"), ((5, 3), "matrix_exp"), ((3, 5), "matrix_exp"),
               ((5, 3), "householder"), ((3, 5), "householder"), ((4, 4), "householder"),
-              ((2, 4, 3), "matrix_exp")]
+              ((2, 4, 3), "matrix_exp"), ((4, 4), "cayley"), ((5, 3), "cayley"), ((3, 5), "cayley"),
+              ((2, 4, 3), "cayley")]
 
 
 def _orth_module(L, shape):
@@ -397,9 +398,23 @@ def test_orthogonal_matrix_exp_hand_value():
                                [[np.cos(a), -np.sin(a)], [np.sin(a), np.cos(a)]], rtol=1e-6, atol=1e-7)
 
 
+def test_orthogonal_cayley_hand_value():
+    # the Cayley map of A = [[0, -a], [a, 0]], (I - A/2)^{-1} (I + A/2), is the rotation by 2 atan(a / 2)
+    a = 0.7
+    k = kiln.nn.Module()
+    k.weight = kiln.nn.Parameter(kiln.zeros(2, 2))
+    kP.orthogonal(k, orthogonal_map="cayley", use_trivialization=False)
+    with kiln.no_grad():
+        k.parametrizations.weight.original.copy_(kiln.tensor([[0.0, 0.0], [a, 0.0]]))
+    t = 2 * np.arctan(a / 2)
+    np.testing.assert_allclose(k.weight.detach().numpy(),
+                               [[np.cos(t), -np.sin(t)], [np.sin(t), np.cos(t)]], rtol=1e-6, atol=1e-7)
+
+
 def test_orthogonal_errors():
-    with pytest.raises(NotImplementedError, match="cayley"):
-        kP.orthogonal(kiln.nn.Linear(3, 3), orthogonal_map="cayley")
+    m = kP.orthogonal(kiln.nn.Linear(3, 3), orthogonal_map="cayley", use_trivialization=False)
+    with pytest.raises(NotImplementedError, match="Cayley parametrizations when use_trivialization=False"):
+        m.weight = kiln.eye(3)
     with pytest.raises(ValueError, match="orthogonal_map has to be one of"):
         kP.orthogonal(kiln.nn.Linear(3, 3), orthogonal_map="qr")
     k = kiln.nn.Module()

@@ -1419,6 +1419,51 @@ add("grid_sampler_2d", lambda g: (lambda r: ((r[0][0], r[0][1], g.int(0, 2), g.i
 add("grid_sampler_3d", lambda g: (lambda r: ((r[0][0], r[0][1], g.int(0, 1), g.int(0, 2), r[1]["align_corners"]), {}))(
     g_grid_sample(g, True)), method=None, dtypes=("float32", "float64"), n=6, extremes=False, tol=10)
 
+# --------------------------------------------------------------------------- linear algebra (LAPACK)
+# No special values: torch.linalg.svd never returns on some infinite inputs (kiln gives NaNs;
+# tests/python/test_linalg.py). Square matrices, sometimes batched, sometimes not square; the
+# other dtypes raise in both (16-bit floats are left out: torch's legacy qr/svd accept some of them on
+# some paths, kiln's LAPACK ops refuse them all, as torch.linalg's).
+LAPACK_DTYPES = ("float32", "float64", "int64")
+
+
+def g_square(g: G):
+    n = g.int(0, 4)
+    shape = g.pick([(n, n), (g.int(0, 2), n, n)])
+    if g.p(0.06):
+        shape = (n, n + 1)
+    return (g.t(shape, edge=False),), {}
+
+
+def g_spd(g: G, batch=True):
+    """A symmetric positive-definite matrix (batch) for float dtypes, else any square matrix."""
+    if g.dtype not in ("float32", "float64"):
+        return g.t((3, 3), edge=False)
+    n = g.int(1, 4)
+    lead = g.pick([(), (2,)]) if batch else ()
+    a = g.values(lead + (n, n), "float64", edge=False)
+    m = a @ np.swapaxes(a, -1, -2) + n * np.eye(n)
+    return T(m.astype(np.float32 if g.dtype == "float32" else np.float64), g.dtype, (), g.grad and g.dtype == "float64")
+
+
+def g_cholesky_solve(g: G):
+    factor = g_spd(g, batch=False)
+    if g.dtype in ("float32", "float64"):  # a lower triangular factor
+        factor = T(np.linalg.cholesky(factor.base).astype(factor.base.dtype), g.dtype, (), factor.grad)
+    n = factor.base.shape[-1]
+    return (g.t((n, g.int(1, 3)), edge=False), factor), {}
+
+
+for name in ["det", "inverse", "slogdet", "logdet"]:
+    add(name, g_square, dtypes=LAPACK_DTYPES, n=10, extremes=False)
+add("svd", lambda g: ((g.t((g.int(0, 3), g.int(0, 3)), edge=False),), {"some": g.p(0.5)}), dtypes=LAPACK_DTYPES,
+    n=10, extremes=False)
+add("qr", lambda g: ((g.t((g.int(1, 3), g.int(1, 3)), edge=False),), {"some": g.p(0.7)}), dtypes=LAPACK_DTYPES,
+    n=8, extremes=False)
+add("cholesky", lambda g: ((g_spd(g),), {"upper": g.p(0.5)}), dtypes=LAPACK_DTYPES, n=8, extremes=False)
+add("cholesky_solve", g_cholesky_solve, dtypes=("float32", "float64"), n=6, extremes=False)
+
+
 NOT_GENERATED = {
     # torch's shifts by counts beyond the type's width are undefined behaviour in its kernels (the
     # scalar and vector loops disagree); in-range counts, every integer dtype: test_small_int_dtypes.py

@@ -93,11 +93,18 @@ class OpRecord:
     tol: Dict[str, Dict[str, float]] = field(default_factory=dict)  # dtype -> rtol/atol override
     grad_samples: Optional[Callable[[], List[Sample]]] = None  # float64 samples for gradcheck
     gradgrad: Any = True                          # True, or a string saying why not
+    # wrapper(argument index, x) is applied to each differentiable input inside gradcheck (torch's
+    # OpInfo gradcheck_wrapper): an op that reads only part of its input (eigh: one triangle) is
+    # checked on (x + x^T) / 2, where finite differences see the whole gradient.
+    gradcheck_wrapper: Optional[Callable[[int, Any], Any]] = None
     error_inputs: Callable[[], List[ErrorInput]] = lambda: []
     undeclared_error: Tuple[type, ...] = (TypeError, RuntimeError)
     # Reads the input's bytes as another dtype (view(dtype)): its float32 samples mean nothing in
     # float16/bfloat16, so the reduced-precision rerun skips it (its own samples cover them).
     reinterprets_bytes: bool = False
+    # Why the op refuses float16/bfloat16 (torch's CPU LAPACK ops do), so the reduced-precision rerun
+    # of its float32 samples (test_op_records_reduced.py) expects that error instead.
+    no_reduced_precision: Optional[str] = None
     # Why the op has no 0-dim / zero-size / non-contiguous sample (None: it must have them).
     no_zero_dim: Optional[str] = None
     no_zero_size: Optional[str] = None

@@ -148,11 +148,16 @@ class _Orthogonal(Module):
             X = X.transpose(-2, -1)
             n, k = k, n
         # X is tall here
-        if self.orthogonal_map == _OrthMaps.matrix_exp:
+        if self.orthogonal_map in (_OrthMaps.matrix_exp, _OrthMaps.cayley):
             X = X.tril()
             if n != k:  # embed into a square matrix
                 X = kiln.cat([X, X.new_zeros(n, n - k).expand(*X.shape[:-2], -1, -1)], dim=-1)
-            Q = maps.matrix_exp(X - X.transpose(-2, -1))
+            A = X - X.transpose(-2, -1)  # skew-symmetric
+            if self.orthogonal_map == _OrthMaps.matrix_exp:
+                Q = maps.matrix_exp(A)
+            else:  # the Cayley retraction (I - A/2)^{-1} (I + A/2)
+                Id = kiln.eye(n, dtype=A.dtype)
+                Q = kiln.linalg.solve(kiln.add(Id, A, alpha=-0.5), kiln.add(Id, A, alpha=0.5))
             if n != k:
                 Q = Q[..., :k]
         else:
@@ -185,7 +190,7 @@ class _Orthogonal(Module):
         if "base" not in self._buffers:
             # without trivialization only the Householder map can be inverted (torch's note
             # [right_inverse expm cayley]): the reflectors of Q's QR, R's diagonal signs on the diagonal
-            if self.orthogonal_map == _OrthMaps.matrix_exp:
+            if self.orthogonal_map in (_OrthMaps.matrix_exp, _OrthMaps.cayley):
                 raise NotImplementedError("It is not possible to assign to the matrix exponential "
                                           "or the Cayley parametrizations when use_trivialization=False.")
             A, tau = maps.geqrf(Q)
@@ -209,8 +214,8 @@ class _Orthogonal(Module):
 def orthogonal(module, name="weight", orthogonal_map=None, *, use_trivialization=True):
     """Makes module.<name> (a matrix or batch of matrices) orthogonal: orthonormal columns when it is
     tall, rows when it is wide. orthogonal_map: "matrix_exp" (default for square matrices) or
-    "householder" (default otherwise); "cayley" needs linalg.solve, which kiln lacks, and raises
-    NotImplementedError."""
+    "householder" (default otherwise) or "cayley" ((I - A/2)^{-1} (I + A/2) through linalg.solve, A
+    skew-symmetric), as torch."""
     weight = getattr(module, name, None)
     if not isinstance(weight, kiln.Tensor):
         raise ValueError(f"Module '{module}' has no parameter or buffer with name '{name}'")
@@ -222,10 +227,6 @@ def orthogonal(module, name="weight", orthogonal_map=None, *, use_trivialization
     if orth_enum is None:
         raise ValueError('orthogonal_map has to be one of "matrix_exp", "cayley", "householder". '
                          f"Got: {orthogonal_map}")
-    if orth_enum == _OrthMaps.cayley:
-        raise NotImplementedError("orthogonal_map='cayley' is not implemented in kiln: the Cayley map needs "
-                                  "torch.linalg.solve, which kiln does not have yet; use 'matrix_exp' or "
-                                  "'householder'")
     orth = _Orthogonal(weight, orth_enum, use_trivialization=use_trivialization)
     parametrize.register_parametrization(module, name, orth, unsafe=True)
     return module
