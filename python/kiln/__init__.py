@@ -134,6 +134,11 @@ def mm(input, mat2, *, out=None):
     return _C.mm(input, mat2, out=out)
 
 
+def spmm(input, mat2):
+    """torch.spmm (pygcn's GraphConvolution): sparse COO x dense as kiln.sparse.mm, dense x dense as mm."""
+    return sparse.mm(input, mat2)
+
+
 def matmul(input, other, *, out=None):
     """Matrix product with broadcasting; input may be a sparse COO matrix (kiln.sparse.matmul)."""
     if out is None:
@@ -206,5 +211,5 @@ __all__ = [
     "inf", "nan", "pi", "e", "square", "count_nonzero", "multiply", "subtract", "divide", "true_divide", "negative",
     "absolute", "greater", "greater_equal", "less", "less_equal", "not_equal", "swapaxes", "swapdims",
     "is_same_size", "is_signed", "special", "sparse", "sparse_coo_tensor", "layout", "strided", "sparse_coo",
-    "mm", "matmul", "arcsin", "arccos", "arctan", "arcsinh", "arccosh", "arctanh",
+    "mm", "spmm", "matmul", "arcsin", "arccos", "arctan", "arcsinh", "arccosh", "arctanh",
 ]
