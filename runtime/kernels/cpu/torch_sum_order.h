@@ -23,22 +23,26 @@ namespace torch_order {
 template <typename T>
 constexpr int kLanes = sizeof(T) == 4 ? 8 : 4;
 
-// One Vectorized<T>: L lanes added lane by lane (the compiler vectorizes the loops).
+// One Vectorized<T>: L lanes added lane by lane, held as 16-byte vector types (SSE registers on the
+// baseline x86-64 build; one 32-byte vector type would be spilled to the stack there).
 template <typename T, int L>
 struct Lanes {
-  T v[L];
+  typedef T Raw __attribute__((vector_size(16)));
+  static constexpr int kPer = 16 / sizeof(T), kParts = L / kPer;
+  Raw part[kParts];
   static Lanes zero() {
     Lanes r;
-    for (int l = 0; l < L; ++l) r.v[l] = T(0);
+    for (int p = 0; p < kParts; ++p) r.part[p] = Raw{};
     return r;
   }
-  static Lanes load(const T* p) {
+  static Lanes load(const T* x) {
     Lanes r;
-    for (int l = 0; l < L; ++l) r.v[l] = p[l];
+    for (int p = 0; p < kParts; ++p) __builtin_memcpy(&r.part[p], x + p * kPer, 16);
     return r;
   }
+  T lane(int l) const { return part[l / kPer][l % kPer]; }
   Lanes& operator+=(const Lanes& o) {
-    for (int l = 0; l < L; ++l) v[l] += o.v[l];
+    for (int p = 0; p < kParts; ++p) part[p] += o.part[p];
     return *this;
   }
 };
@@ -76,8 +80,16 @@ std::array<Acc, nrows> multi_row_sum(int64_t size, Load&& load) {
     for (int64_t k = 0; k < nrows; ++k) acc[j][k] = zero_of<Acc>();
   int64_t i = 0;
   for (; i + level_step <= size;) {
-    for (int64_t j = 0; j < level_step; ++j, ++i)
-      for (int64_t k = 0; k < nrows; ++k) acc[0][k] += load(i, k);
+    // level 0 in locals, so that its accumulators stay in registers
+    Acc a[nrows];
+#pragma GCC unroll 4
+    for (int64_t k = 0; k < nrows; ++k) a[k] = acc[0][k];
+    for (int64_t j = 0; j < level_step; ++j, ++i) {
+#pragma GCC unroll 4
+      for (int64_t k = 0; k < nrows; ++k) a[k] += load(i, k);
+    }
+#pragma GCC unroll 4
+    for (int64_t k = 0; k < nrows; ++k) acc[0][k] = a[k];
     for (int64_t j = 1; j < num_levels; ++j) {
       for (int64_t k = 0; k < nrows; ++k) {
         acc[j][k] += acc[j - 1][k];
@@ -119,7 +131,7 @@ T inner_sum(const T* x, int64_t n) {
     const V vec_acc = row_sum<V>(vec_size, [&](int64_t i) { return V::load(x + i * L); });
     T final_acc = 0;
     for (int64_t k = vec_size * L; k < n; ++k) final_acc += x[k];
-    for (int l = 0; l < L; ++l) final_acc += vec_acc.v[l];
+    for (int l = 0; l < L; ++l) final_acc += vec_acc.lane(l);
     return T(0) + final_acc;
   }
   return T(0) + row_sum<T>(n, [&](int64_t i) { return x[i]; });
@@ -157,11 +169,11 @@ void outer_sum(const T* x, int64_t n, int64_t inner, int64_t j0, int64_t j1, T* 
     for (; j + 4 * L <= j1; j += 4 * L) {
       const auto sums = multi_row_sum<V, 4>(n, [&](int64_t i, int64_t k) { return V::load(x + i * inner + j + k * L); });
       for (int k = 0; k < 4; ++k)
-        for (int l = 0; l < L; ++l) out[j - j0 + k * L + l] = T(0) + sums[k].v[l];
+        for (int l = 0; l < L; ++l) out[j - j0 + k * L + l] = T(0) + sums[k].lane(l);
     }
     for (; j + L <= j1; j += L) {
       const V sums = row_sum<V>(n, [&](int64_t i) { return V::load(x + i * inner + j); });
-      for (int l = 0; l < L; ++l) out[j - j0 + l] = T(0) + sums.v[l];
+      for (int l = 0; l < L; ++l) out[j - j0 + l] = T(0) + sums.lane(l);
     }
   } else {
     for (; j + 3 < j1; j += 4) {
