@@ -28,11 +28,14 @@ from ._broadcast import broadcast_shapes, broadcast_tensors
 from ._linalg_norm import norm
 from ._functional import cdist, unique, unique_consecutive
 from ._functional_more import meshgrid, tensordot
+from ._functional_extra import (aminmax, compile, diff, randint_like, std_mean, tril_indices,  # noqa: A004
+                                triu_indices, var_mean)
 from ._creation import (BoolTensor, ByteTensor, CharTensor, DoubleTensor, FloatTensor, IntTensor,  # noqa: F401
                         LongTensor, ShortTensor,
                         as_tensor, tensor)
 from .autograd.grad_mode import enable_grad, inference_mode, no_grad, set_grad_enabled
 from . import autograd
+from .autograd.anomaly_mode import is_anomaly_enabled  # noqa: E402
 
 _C._register_classes(tensor=Tensor, size=Size, device=device)
 
@@ -211,5 +214,6 @@ __all__ = [
     "inf", "nan", "pi", "e", "square", "count_nonzero", "multiply", "subtract", "divide", "true_divide", "negative",
     "absolute", "greater", "greater_equal", "less", "less_equal", "not_equal", "swapaxes", "swapdims",
     "is_same_size", "is_signed", "special", "sparse", "sparse_coo_tensor", "layout", "strided", "sparse_coo",
-    "mm", "spmm", "matmul", "arcsin", "arccos", "arctan", "arcsinh", "arccosh", "arctanh",
+    "mm", "spmm", "matmul", "diff", "aminmax", "var_mean", "std_mean", "randint_like", "tril_indices", "triu_indices",
+    "compile", "is_anomaly_enabled", "arcsin", "arccos", "arctan", "arcsinh", "arccosh", "arctanh",
 ]

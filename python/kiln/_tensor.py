@@ -104,6 +104,28 @@ class Tensor(_C.TensorBase):
         return new
 
     # ---- torch's small conveniences ----
+    def diff(self, n=1, dim=-1, prepend=None, append=None):
+        from ._functional_extra import diff
+        return diff(self, n, dim, prepend, append)
+
+    def aminmax(self, *, dim=None, keepdim=False):
+        from ._functional_extra import aminmax
+        return aminmax(self, dim=dim, keepdim=keepdim)
+
+    @property
+    def nbytes(self):
+        return self.numel() * self.element_size()
+
+    # CPU tensors: never pinned; shared memory is a no-op (DataLoader workers get pickled copies).
+    def is_pinned(self, device=None):
+        return False
+
+    def is_shared(self):
+        return False
+
+    def share_memory_(self):
+        return self
+
     def clip(self, min=None, max=None):
         """Alias of clamp (bounds may be numbers or tensors)."""
         return self.clamp(min, max)
