@@ -1,10 +1,11 @@
 // sum and mean over dims (all dims when `dim` is empty or None).
 //
 // Fast paths, on a contiguous input: the reduced dims are the innermost ones (full reductions
-// included): each output is the sum of one contiguous block, computed in independent lanes
-// (vector loops for floating types), in parallel; or they are adjacent dims with kept
-// dims after them: each output sums a column, whole rows of columns at a time. Otherwise the
-// iteration helper adds each element into its output's accumulator.
+// included): each output is the sum of one contiguous block; or they are adjacent dims with kept
+// dims after them: each output sums a column, whole rows of columns at a time. float32 and float64
+// take torch's order and accumulator type there (torch_sum_order.h: a loss's mean rounds as
+// torch's); the 16-bit floats the vector loops (lanes, chunk totals in double); integers
+// independent lanes. Otherwise the iteration helper adds each element into its output's accumulator.
 #include <omp.h>
 
 #include <algorithm>
