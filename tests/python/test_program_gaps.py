@@ -272,3 +272,52 @@ def test_tensor_memory_properties():
         assert x.is_pinned() is False and x.is_shared() is False
         assert x.share_memory_() is x
     assert kiln.ones(3, 4, dtype=kiln.float64).nbytes == 96  # torch 2.x's property
+
+
+# ---- cross_entropy: log_softmax over the last dim and nll_loss's reduction, torch's bits -----------
+TORCH_LANES = kiln._C._simd_target() in ("AVX2", "AVX3", "AVX3_DL", "AVX3_ZEN4", "AVX3_SPR")
+
+
+def same_or_close(got, want):
+    """Bit for bit where kiln takes torch's order (AVX2/AVX-512 targets), else within float rounding."""
+    if TORCH_LANES:
+        same(got, want)
+    else:
+        np.testing.assert_allclose(got.detach().numpy(), want.detach().numpy(), rtol=1e-6, atol=1e-6)
+
+
+@pytest.mark.parametrize("classes", list(range(1, 20)) + [31, 32, 33, 100, 1000, 10007])
+def test_softmax_rows_are_torchs(classes):
+    torch.manual_seed(classes)
+    x = torch.randn(9, classes) * 3
+    for fn in ("softmax", "log_softmax"):
+        same_or_close(getattr(k(x), fn)(1), getattr(x, fn)(1))
+        same_or_close(getattr(k(x), fn)(-1), getattr(x, fn)(-1))
+
+
+@pytest.mark.parametrize("batch", [1, 5, 16, 17, 100, 1000, 70000])
+def test_nll_loss_and_cross_entropy_are_torchs(batch):
+    torch.manual_seed(batch)
+    logits = torch.randn(batch, 7)
+    target = torch.randint(7, (batch,))
+    target[::6] = 3
+    w = torch.rand(7)
+    F, KF = torch.nn.functional, kiln.nn.functional
+    for kw in ({}, {"reduction": "sum"}, {"weight": w}, {"ignore_index": 3}, {"weight": w, "ignore_index": 3,
+                                                                                "reduction": "sum"}):
+        kkw = {key: (k(v) if isinstance(v, torch.Tensor) else v) for key, v in kw.items()}
+        same_or_close(KF.cross_entropy(k(logits), k(target), **kkw), F.cross_entropy(logits, target, **kw))
+        logp = logits.log_softmax(1)
+        same(KF.nll_loss(k(logp), k(target), **kkw), F.nll_loss(logp, target, **kw))  # NaN when all are ignored
+        dkw = {key: (v.double() if isinstance(v, torch.Tensor) else v) for key, v in kw.items()}
+        kdkw = {key: (k(v) if isinstance(v, torch.Tensor) else v) for key, v in dkw.items()}
+        same(KF.nll_loss(k(logp.double()), k(target), **kdkw), F.nll_loss(logp.double(), target, **dkw))
+
+
+def test_cross_entropy_over_spatial_dims_is_torchs():
+    torch.manual_seed(0)
+    x, t = torch.randn(3, 5, 4, 6), torch.randint(5, (3, 4, 6))
+    assert kiln.nn.functional.nll_loss(k(x), k(t)).item() == torch.nn.functional.nll_loss(x, t).item()
+    got = kiln.nn.functional.cross_entropy(k(x), k(t))
+    np.testing.assert_allclose(got.item(), torch.nn.functional.cross_entropy(x, t).item(), rtol=1e-6)
+    assert kiln.nn.functional.nll_loss(k(x[:0]), k(t[:0])).isnan().item()
