@@ -382,7 +382,7 @@ def main(argv=None):
         coeff = 0.5 * (1.0 + math.cos(math.pi * decay_ratio))  # coeff ranges 0..1
         return args.min_lr + coeff * (args.learning_rate - args.min_lr)
 
-    step_losses, evals = [], []
+    step_losses, evals, step_times = [], [], []
 
     def train_loop(model, optimizer, iter_num, best_val_loss, max_iters):
         X, Y = get_batch('train')  # fetch the very first batch
@@ -425,6 +425,7 @@ def main(argv=None):
             t0 = t1
             lossf = loss.item() * args.gradient_accumulation_steps
             step_losses.append(lossf)
+            step_times.append(dt)
             log(f"iter {iter_num}: loss {lossf:.4f}, time {dt * 1000:.2f}ms")
             iter_num += 1
             if iter_num > max_iters:
@@ -472,6 +473,7 @@ def main(argv=None):
                 log('---------------')
     tmp.cleanup()
     return {"initial_state": initial_state, "step_losses": step_losses, "evals": evals, "samples": samples,
+            "step_times": step_times,
             "n_params": model.n_params, "num_params": model.num_params}
 
 
