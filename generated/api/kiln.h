@@ -273,6 +273,7 @@
 #include "generated/api/mv.h"
 #include "generated/api/outer.h"
 #include "generated/api/addmm.h"
+#include "generated/api/_addmm_into.h"
 #include "generated/api/cummax.h"
 #include "generated/api/cummin.h"
 #include "generated/api/logcumsumexp.h"
@@ -3705,6 +3706,11 @@ inline Tensor addmm(const Tensor& self, const Tensor& mat1, const Tensor& mat2, 
 // addmm.out(Tensor self, Tensor mat1, Tensor mat2, *, Scalar beta=1, Scalar alpha=1, Tensor(a!) out) -> Tensor(a!)
 inline const Tensor& addmm_out(const Tensor& out, const Tensor& self, const Tensor& mat1, const Tensor& mat2, const Scalar& beta = 1, const Scalar& alpha = 1) {
   return to_api(kiln::addmm_out(out, self, mat1, mat2, beta, alpha));
+}
+
+// _addmm_into(Tensor self, Tensor mat1, Tensor mat2) -> Tensor
+inline Tensor _addmm_into(const Tensor& self, const Tensor& mat1, const Tensor& mat2) {
+  return to_api(kiln::_addmm_into(self, mat1, mat2));
 }
 
 // cummax(Tensor self, int dim) -> (Tensor values, Tensor indices)
