@@ -274,6 +274,7 @@
 #include "generated/api/outer.h"
 #include "generated/api/addmm.h"
 #include "generated/api/_addmm_into.h"
+#include "generated/api/_fma.h"
 #include "generated/api/cummax.h"
 #include "generated/api/cummin.h"
 #include "generated/api/logcumsumexp.h"
@@ -3711,6 +3712,11 @@ inline const Tensor& addmm_out(const Tensor& out, const Tensor& self, const Tens
 // _addmm_into(Tensor self, Tensor mat1, Tensor mat2) -> Tensor
 inline Tensor _addmm_into(const Tensor& self, const Tensor& mat1, const Tensor& mat2) {
   return to_api(kiln::_addmm_into(self, mat1, mat2));
+}
+
+// _fma(Tensor self, Tensor tensor1, Tensor tensor2) -> Tensor
+inline Tensor _fma(const Tensor& self, const Tensor& tensor1, const Tensor& tensor2) {
+  return to_api(kiln::_fma(self, tensor1, tensor2));
 }
 
 // cummax(Tensor self, int dim) -> (Tensor values, Tensor indices)

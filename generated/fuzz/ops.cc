@@ -3794,6 +3794,13 @@ const FuzzOp kFuzzOps[] = {
        const Tensor mat2 = in.tensor();
        use_result(in, kiln::_addmm_into(self, mat1, mat2));
      }},
+    {"_fma",
+     [](FuzzInput& in) {
+       const Tensor self = in.tensor();
+       const Tensor tensor1 = in.tensor();
+       const Tensor tensor2 = in.tensor();
+       use_result(in, kiln::_fma(self, tensor1, tensor2));
+     }},
     {"cummax",
      [](FuzzInput& in) {
        const Tensor self = in.tensor();

@@ -268,25 +268,47 @@ class Tensor(_C.TensorBase):
 
     # The deprecated add(Number alpha, Tensor other) / sub(...) overloads of old scripts
     # (`p.data.add_(-lr, p.grad.data)`), which torch 1.13 still takes with a warning.
+    # With alpha != 1 (optimizers, `p.data.add_(p.grad, alpha=-lr)`) they round as torch's fused
+    # multiply-add where torch fuses it (_fused_alpha).
     def add(self, *args, **kwargs):
+        fused = _fused_alpha(self, args, kwargs, 1)
+        if fused is not None:
+            return fused
         try:
             return _C.TensorBase.add(self, *args, **kwargs)
         except TypeError:
             return _deprecated_alpha_first(self, "add", args, kwargs)
 
     def add_(self, *args, **kwargs):
+        fused = _fused_alpha(self, args, kwargs, 1)
+        if fused is not None:
+            return self.copy_(fused)
         try:
             return _C.TensorBase.add_(self, *args, **kwargs)
         except TypeError:
             return _deprecated_alpha_first(self, "add_", args, kwargs)
 
     def sub(self, *args, **kwargs):
+        fused = _fused_alpha(self, args, kwargs, -1)
+        if fused is not None:
+            return fused
         try:
             return _C.TensorBase.sub(self, *args, **kwargs)
         except TypeError:
             return _deprecated_alpha_first(self, "sub", args, kwargs)
 
+    def addcmul(self, tensor1, tensor2, *, value=1):
+        fused = _fused_addcmul(self, tensor1, tensor2, value)
+        return fused if fused is not None else _C.TensorBase.addcmul(self, tensor1, tensor2, value=value)
+
+    def addcmul_(self, tensor1, tensor2, *, value=1):
+        fused = _fused_addcmul(self, tensor1, tensor2, value)
+        return self.copy_(fused) if fused is not None else _C.TensorBase.addcmul_(self, tensor1, tensor2, value=value)
+
     def sub_(self, *args, **kwargs):
+        fused = _fused_alpha(self, args, kwargs, -1)
+        if fused is not None:
+            return self.copy_(fused)
         try:
             return _C.TensorBase.sub_(self, *args, **kwargs)
         except TypeError:
@@ -833,6 +855,38 @@ def _count_nonzero(input, dim=None):
 
 
 _warned_overloads = set()
+
+
+def _fusable(*tensors):
+    """float32/float64 tensors of one dtype and shape, none of them recording a gradient: what _fma takes."""
+    first = tensors[0]
+    if first.dtype not in (_C.float32, _C.float64):
+        return False
+    if any(not isinstance(t, _C.TensorBase) or t.dtype != first.dtype or t.shape != first.shape for t in tensors):
+        return False
+    return not (_C.is_grad_enabled() and any(t.requires_grad for t in tensors))
+
+
+def _fused_alpha(self, args, kwargs, sign):
+    """self + sign * alpha * other as torch's add/sub kernel computes it on AVX2 + FMA CPUs (vec::fmadd:
+    one rounding), through _fma, when alpha != 1 and no gradient is recorded; None otherwise (the
+    formula op then runs: alpha == 1 is a plain add there too)."""
+    if len(args) != 1 or set(kwargs) != {"alpha"}:
+        return None
+    alpha, other = kwargs["alpha"], args[0]
+    if isinstance(alpha, bool) or not isinstance(alpha, (int, float)) or alpha == 1:
+        return None
+    if not isinstance(other, _C.TensorBase) or not _fusable(self, other):
+        return None
+    return _C._fma(self, other, _C.full([], sign * alpha, dtype=self.dtype))
+
+
+def _fused_addcmul(self, tensor1, tensor2, value):
+    """torch's addcmul as its CPU kernel computes it on AVX2 + FMA CPUs, (value * tensor1) * tensor2 + self
+    with the last two fused, when no gradient is recorded; None otherwise."""
+    if isinstance(value, bool) or not isinstance(value, (int, float)) or not _fusable(self, tensor1, tensor2):
+        return None
+    return _C._fma(self, tensor1 * value if value != 1 else tensor1, tensor2)
 
 
 def _deprecated_alpha_first(self, name, args, kwargs):

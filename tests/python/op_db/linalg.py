@@ -195,7 +195,34 @@ def _addmm_into_errors():
     ]
 
 
+def _fma_samples(d):
+    return [Sample((values((3, 4), d), values((3, 4), d, seed=1), values((3, 4), d, seed=2)), note="(3, 4)"),
+            Sample((values((5,), d), values((5,), d, seed=1), values((), d, seed=2)), note="one-element tensor2"),
+            Sample((values((2, 3), d), values((3, 2), d, seed=1).T, values((1,), d, seed=2)),
+                   note="transposed tensor1, (1,) tensor2"),
+            Sample((values((0, 2), d), values((0, 2), d), values((0, 2), d)), note="empty")]
+
+
+def _fma_ref(a, x, b):
+    return (a.astype(np.float64) + x.astype(np.float64) * b.astype(np.float64)).astype(a.dtype)
+
+
+def _fma_errors():
+    e = ErrorInput
+    return [
+        e(lambda k: k._fma(k.ones([2, 2]), k.ones([2, 3]), k.ones([2, 2])), RuntimeError, "tensor1 of shape",
+          "_fma tensor1 of another shape"),
+        e(lambda k: k._fma(k.ones([2, 2]), k.ones([2, 2]), k.ones([2])), RuntimeError, "must match",
+          "_fma tensor2 of another shape"),
+        e(lambda k: k._fma(k.ones([2]), k.ones([2], dtype=k.float64), k.ones([2])), RuntimeError, "of one dtype",
+          "_fma of mixed dtypes"),
+    ]
+
+
 RECORDS += [
+    # not a product, but a multiply-add: torch's fused add/sub with alpha and addcmul (schema comment)
+    OpRecord("_fma", FAMILY, ("float32", "float64"), _fma_samples, ref=_fma_ref,
+             no_zero_dim="_fma's samples name their shapes", error_inputs=_fma_errors),
     OpRecord("_addmm_into", FAMILY, ("float32", "float64"), _addmm_into_samples, ref=_addmm_ref,
              no_zero_dim="_addmm_into takes matrices", error_inputs=_addmm_into_errors),
     _numeric_record("dot", _vector_samples, lambda a, b: np.asarray(np.dot(a, b)), "dot takes 1-D tensors"),
