@@ -321,3 +321,56 @@ def test_cross_entropy_over_spatial_dims_is_torchs():
     got = kiln.nn.functional.cross_entropy(k(x), k(t))
     np.testing.assert_allclose(got.item(), torch.nn.functional.cross_entropy(x, t).item(), rtol=1e-6)
     assert kiln.nn.functional.nll_loss(k(x[:0]), k(t[:0])).isnan().item()
+
+
+# ---- optimizer steps: torch's fused multiply-adds ----------------------------------------------------
+FMA = kiln._C._simd_target() in ("AVX2", "AVX3", "AVX3_DL", "AVX3_ZEN4", "AVX3_SPR")  # torch's AVX2 kernels
+
+
+@pytest.mark.parametrize("n", [3, 16, 40, 4099])
+@pytest.mark.parametrize("dtype", [torch.float32, torch.float64])
+def test_add_sub_with_alpha_and_addcmul_round_as_torchs(n, dtype):
+    torch.manual_seed(n)
+    a, b, c = torch.randn(n, dtype=dtype), torch.randn(n, dtype=dtype), torch.randn(n, dtype=dtype)
+    check = same_or_close if not FMA else same
+    check(k(a).add(k(b), alpha=-0.013), a.add(b, alpha=-0.013))
+    check(k(a).sub(k(b), alpha=0.37), a.sub(b, alpha=0.37))
+    check(k(a).add_(k(b), alpha=2.5), a.clone().add_(b, alpha=2.5))
+    check(k(a).sub_(k(b), alpha=-3), a.clone().sub_(b, alpha=-3))
+    check(k(a).addcmul(k(b), k(c), value=0.001), a.addcmul(b, c, value=0.001))
+    check(k(a).addcmul_(k(b), k(c)), a.clone().addcmul_(b, c))
+    # the deprecated alpha-first overload and broadcasting keep working
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        same_or_close(k(a).add_(-0.5, k(b)), a.clone().add_(-0.5, b))
+    same_or_close(k(a).add(k(b[:1]), alpha=0.5), a.add(b[:1], alpha=0.5))
+
+
+def test_alpha_adds_under_autograd_keep_gradients():
+    a = torch.randn(5, requires_grad=True)
+    b = torch.randn(5, requires_grad=True)
+    ka, kb = k(a).requires_grad_(), k(b).requires_grad_()
+    y, ky = a.add(b, alpha=-2.0).addcmul(a, b, value=0.5), ka.add(kb, alpha=-2.0).addcmul(ka, kb, value=0.5)
+    np.testing.assert_allclose(ky.detach().numpy(), y.detach().numpy(), rtol=1e-6)
+    y.sum().backward()
+    ky.sum().backward()
+    np.testing.assert_allclose(ka.grad.numpy(), a.grad.numpy(), rtol=1e-6)
+    np.testing.assert_allclose(kb.grad.numpy(), b.grad.numpy(), rtol=1e-6)
+
+
+@pytest.mark.parametrize("name,kw", [("SGD", {"lr": 0.1}), ("SGD", {"lr": 0.1, "momentum": 0.9, "dampening": 0.1,
+                                                                      "weight_decay": 1e-2}),
+                                     ("Adam", {"lr": 1e-3}), ("AdamW", {"lr": 5e-4, "betas": (0.9, 0.95)}),
+                                     ("Adam", {"lr": 1e-2, "weight_decay": 0.1, "amsgrad": True})])
+def test_optimizer_steps_are_torchs(name, kw):
+    torch.manual_seed(0)
+    p = torch.randn(4099)
+    tp, kp = p.clone().requires_grad_(), k(p).requires_grad_()
+    to, ko = getattr(torch.optim, name)([tp], **kw), getattr(kiln.optim, name)([kp], **kw)
+    for step in range(5):
+        g = torch.randn(4099) * 0.1
+        tp.grad, kp.grad = g.clone(), k(g)
+        to.step()
+        ko.step()
+        same_or_close(kp, tp) if FMA else np.testing.assert_allclose(kp.detach().numpy(), tp.detach().numpy(),
+                                                                     rtol=1e-5, atol=1e-7)
