@@ -19,6 +19,19 @@ import pytest
 from programs.swap import load_program
 
 
+@pytest.fixture(autouse=True)
+def restore_backend_flags():
+    """nanoGPT's train.py turns TF32 on (global flags of torch and of kiln): put them back for the
+    tests that run after these in the same process."""
+    import torch
+    import kiln
+    saved = [(lib, lib.backends.cuda.matmul.allow_tf32, lib.backends.cudnn.allow_tf32) for lib in (torch, kiln)]
+    yield
+    for lib, matmul, cudnn in saved:
+        lib.backends.cuda.matmul.allow_tf32 = matmul
+        lib.backends.cudnn.allow_tf32 = cudnn
+
+
 def run_both(name, argv):
     results = []
     for lib in ("torch", "kiln"):
