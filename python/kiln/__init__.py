@@ -23,6 +23,7 @@ from ._device import device
 from ._size import Size
 from ._dtype_info import finfo, iinfo, promote_types, result_type
 from ._tensor import Tensor
+from . import _tensor as _tensor_mod
 from ._tensor_str import set_printoptions
 from ._einsum import einsum
 from ._broadcast import broadcast_shapes, broadcast_tensors
@@ -136,6 +137,34 @@ def mm(input, mat2, *, out=None):
     if out is None:
         return sparse.mm(input, mat2)
     return _C.mm(input, mat2, out=out)
+
+
+# add/sub with alpha and addcmul round as torch's CPU kernels do (one fused multiply-add on AVX2 +
+# FMA CPUs) when no gradient is recorded: the functions as the Tensor methods (kiln/_tensor.py).
+def _fused_or(name, fused, out, call):
+    if fused is None:
+        return call()
+    if out is None:
+        return fused
+    return call().copy_(fused)  # out='s checks and resizing, then the fused values
+
+
+def add(input, other, *, alpha=1, out=None):
+    fused = _tensor_mod._fused_alpha(input, (other,), {"alpha": alpha}, 1) if isinstance(input, Tensor) else None
+    kw = {} if out is None else {"out": out}
+    return _fused_or("add", fused, out, lambda: _C.add(input, other, alpha=alpha, **kw))
+
+
+def sub(input, other, *, alpha=1, out=None):
+    fused = _tensor_mod._fused_alpha(input, (other,), {"alpha": alpha}, -1) if isinstance(input, Tensor) else None
+    kw = {} if out is None else {"out": out}
+    return _fused_or("sub", fused, out, lambda: _C.sub(input, other, alpha=alpha, **kw))
+
+
+def addcmul(input, tensor1, tensor2, *, value=1, out=None):
+    fused = _tensor_mod._fused_addcmul(input, tensor1, tensor2, value) if isinstance(input, Tensor) else None
+    kw = {} if out is None else {"out": out}
+    return _fused_or("addcmul", fused, out, lambda: _C.addcmul(input, tensor1, tensor2, value=value, **kw))
 
 
 def spmm(input, mat2):

@@ -280,7 +280,8 @@ class Tensor(_C.TensorBase):
             return _deprecated_alpha_first(self, "add", args, kwargs)
 
     def add_(self, *args, **kwargs):
-        fused = _fused_alpha(self, args, kwargs, 1)
+        # (an expanded self raises in the op itself, as torch)
+        fused = _fused_alpha(self, args, kwargs, 1) if not _expanded(self) else None
         if fused is not None:
             return self.copy_(fused)
         try:
@@ -302,11 +303,11 @@ class Tensor(_C.TensorBase):
         return fused if fused is not None else _C.TensorBase.addcmul(self, tensor1, tensor2, value=value)
 
     def addcmul_(self, tensor1, tensor2, *, value=1):
-        fused = _fused_addcmul(self, tensor1, tensor2, value)
+        fused = _fused_addcmul(self, tensor1, tensor2, value) if not _expanded(self) else None
         return self.copy_(fused) if fused is not None else _C.TensorBase.addcmul_(self, tensor1, tensor2, value=value)
 
     def sub_(self, *args, **kwargs):
-        fused = _fused_alpha(self, args, kwargs, -1)
+        fused = _fused_alpha(self, args, kwargs, -1) if not _expanded(self) else None
         if fused is not None:
             return self.copy_(fused)
         try:
@@ -857,28 +858,45 @@ def _count_nonzero(input, dim=None):
 _warned_overloads = set()
 
 
-def _fusable(*tensors):
+_FLOATS = (_C.float32, _C.float64)
+
+
+def _expanded(t):
+    """Whether elements of t share memory (a zero stride over a dim of 2 or more): in-place ops raise there."""
+    return not t.is_contiguous() and any(st == 0 and n > 1 for st, n in zip(t.stride(), t.shape))
+_alpha_tensors = {}  # (alpha, dtype) -> its 0-dim tensor: an optimizer's few alphas, made once
+
+
+def _alpha_tensor(alpha, dtype):
+    key = (alpha, dtype)
+    t = _alpha_tensors.get(key)
+    if t is None:
+        if len(_alpha_tensors) > 256:
+            _alpha_tensors.clear()
+        t = _alpha_tensors[key] = _C.full([], alpha, dtype=dtype)
+    return t
+
+
+def _fusable(a, b, c=None):
     """float32/float64 tensors of one dtype and shape, none of them recording a gradient: what _fma takes."""
-    first = tensors[0]
-    if first.dtype not in (_C.float32, _C.float64):
+    dt = a.dtype
+    if dt not in _FLOATS or not isinstance(b, _C.TensorBase) or b.dtype != dt or b.shape != a.shape:
         return False
-    if any(not isinstance(t, _C.TensorBase) or t.dtype != first.dtype or t.shape != first.shape for t in tensors):
+    if c is not None and (not isinstance(c, _C.TensorBase) or c.dtype != dt or c.shape != a.shape):
         return False
-    return not (_C.is_grad_enabled() and any(t.requires_grad for t in tensors))
+    return not (_C.is_grad_enabled() and (a.requires_grad or b.requires_grad or (c is not None and c.requires_grad)))
 
 
 def _fused_alpha(self, args, kwargs, sign):
     """self + sign * alpha * other as torch's add/sub kernel computes it on AVX2 + FMA CPUs (vec::fmadd:
     one rounding), through _fma, when alpha != 1 and no gradient is recorded; None otherwise (the
     formula op then runs: alpha == 1 is a plain add there too)."""
-    if len(args) != 1 or set(kwargs) != {"alpha"}:
+    if len(args) != 1 or len(kwargs) != 1 or "alpha" not in kwargs:
         return None
-    alpha, other = kwargs["alpha"], args[0]
-    if isinstance(alpha, bool) or not isinstance(alpha, (int, float)) or alpha == 1:
+    alpha = kwargs["alpha"]
+    if alpha == 1 or isinstance(alpha, bool) or not isinstance(alpha, (int, float)) or not _fusable(self, args[0]):
         return None
-    if not isinstance(other, _C.TensorBase) or not _fusable(self, other):
-        return None
-    return _C._fma(self, other, _C.full([], sign * alpha, dtype=self.dtype))
+    return _C._fma(self, args[0], _alpha_tensor(sign * alpha, self.dtype))
 
 
 def _fused_addcmul(self, tensor1, tensor2, value):
