@@ -141,30 +141,32 @@ def mm(input, mat2, *, out=None):
 
 # add/sub with alpha and addcmul round as torch's CPU kernels do (one fused multiply-add on AVX2 +
 # FMA CPUs) when no gradient is recorded: the functions as the Tensor methods (kiln/_tensor.py).
-def _fused_or(name, fused, out, call):
+# Any other call form goes to the binding as it is (its overloads and errors).
+def _fused_call(name, fused_of, args, kwargs, keys, scalar):
+    fused = None
+    if len(args) == len(keys) and isinstance(args[0], Tensor) and set(kwargs) <= {scalar, "out"}:
+        fused = fused_of(*args, **{k: v for k, v in kwargs.items() if k != "out"})
     if fused is None:
-        return call()
+        return getattr(_C, name)(*args, **kwargs)
+    out = kwargs.get("out")
     if out is None:
         return fused
-    return call().copy_(fused)  # out='s checks and resizing, then the fused values
+    return getattr(_C, name)(*args, **kwargs).copy_(fused)  # out='s checks and resizing, then the fused values
 
 
-def add(input, other, *, alpha=1, out=None):
-    fused = _tensor_mod._fused_alpha(input, (other,), {"alpha": alpha}, 1) if isinstance(input, Tensor) else None
-    kw = {} if out is None else {"out": out}
-    return _fused_or("add", fused, out, lambda: _C.add(input, other, alpha=alpha, **kw))
+def add(*args, **kwargs):
+    return _fused_call("add", lambda input, other, alpha=1: _tensor_mod._fused_alpha(input, (other,), {"alpha": alpha}, 1),
+                       args, kwargs, ("input", "other"), "alpha")
 
 
-def sub(input, other, *, alpha=1, out=None):
-    fused = _tensor_mod._fused_alpha(input, (other,), {"alpha": alpha}, -1) if isinstance(input, Tensor) else None
-    kw = {} if out is None else {"out": out}
-    return _fused_or("sub", fused, out, lambda: _C.sub(input, other, alpha=alpha, **kw))
+def sub(*args, **kwargs):
+    return _fused_call("sub", lambda input, other, alpha=1: _tensor_mod._fused_alpha(input, (other,), {"alpha": alpha}, -1),
+                       args, kwargs, ("input", "other"), "alpha")
 
 
-def addcmul(input, tensor1, tensor2, *, value=1, out=None):
-    fused = _tensor_mod._fused_addcmul(input, tensor1, tensor2, value) if isinstance(input, Tensor) else None
-    kw = {} if out is None else {"out": out}
-    return _fused_or("addcmul", fused, out, lambda: _C.addcmul(input, tensor1, tensor2, value=value, **kw))
+def addcmul(*args, **kwargs):
+    return _fused_call("addcmul", lambda input, t1, t2, value=1: _tensor_mod._fused_addcmul(input, t1, t2, value),
+                       args, kwargs, ("input", "tensor1", "tensor2"), "value")
 
 
 def spmm(input, mat2):
