@@ -57,10 +57,13 @@ def test_the_table_has_every_formula_op_of_the_schema():
 
 
 def op_function(overload):
-    """The generated function of a formula overload: kiln._C.<op> (kiln.add, sub and addcmul are Python
-    functions that may take _fma instead: torch's fused multiply-add), or kiln.<op>."""
+    """The kiln function of a formula overload: kiln.<op>, or kiln._C.<op> for the private fused
+    backward ops (_gelu_self_backward), which kiln does not export, as torch does not, and for add,
+    sub and addcmul, whose kiln functions may take _fma instead (torch's fused multiply-add)."""
     name = FORMULAS[overload]
-    return getattr(kiln._C, name, None) or getattr(kiln, name)
+    if name in ("add", "sub", "addcmul"):
+        return getattr(kiln._C, name)
+    return getattr(kiln, name, None) or getattr(kiln._C, name)
 
 
 def formula_scalar(overload, name, value, dtype):
