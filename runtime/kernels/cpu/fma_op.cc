@@ -50,6 +50,10 @@ TensorBase fused_multiply_add(const TensorBase& self, const TensorBase& tensor1,
   KILN_CHECK(self.dtype() == tensor1.dtype() && self.dtype() == tensor2.dtype(),
              "_fma(): expected self, tensor1 and tensor2 of one dtype, got ", scalar_type_name(self.dtype()), ", ",
              scalar_type_name(tensor1.dtype()), " and ", scalar_type_name(tensor2.dtype()));
+  if (is_reduced_floating_type(self.dtype())) {  // float16/bfloat16: in float32, rounded once
+    const ScalarType f32 = ScalarType::Float32;
+    return cast_to(fused_multiply_add(cast_to(self, f32), cast_to(tensor1, f32), cast_to(tensor2, f32)), self.dtype());
+  }
   KILN_CHECK(self.dtype() == ScalarType::Float32 || self.dtype() == ScalarType::Float64,
              "_fma(): \"fma\" not implemented for '", scalar_type_name(self.dtype()), "'");
   KILN_CHECK(tensor1.sizes() == self.sizes(), "_fma(): tensor1 of shape ", shape_str(tensor1.sizes()),

@@ -114,6 +114,10 @@ TensorBase addmm_into(const TensorBase& self, const TensorBase& mat1, const Tens
              mat1.sizes()[0], "x", mat1.sizes()[1], " and ", mat2.sizes()[0], "x", mat2.sizes()[1], ")");
   check_same_dtype("_addmm_into", mat1, mat2);
   check_same_dtype("_addmm_into", self, mat1);
+  if (is_reduced_floating_type(mat1.dtype())) {  // float16/bfloat16: in float32, rounded once
+    const ScalarType f32 = ScalarType::Float32;
+    return cast_to(addmm_into(cast_to(self, f32), cast_to(mat1, f32), cast_to(mat2, f32)), mat1.dtype());
+  }
   KILN_CHECK(mat1.dtype() == ScalarType::Float32 || mat1.dtype() == ScalarType::Float64,
              "_addmm_into(): \"addmm_impl_cpu_\" not implemented for '", scalar_type_name(mat1.dtype()), "'");
   const int64_t n = mat1.sizes()[0], m = mat2.sizes()[1];
