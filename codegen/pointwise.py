@@ -381,9 +381,7 @@ VECTOR_INTRINSICS: Dict[str, str] = {
 # erf and exp, which no vector version would.)
 # Intrinsics IEEE rounds exactly (like + - * /): a formula using no others is computed in float
 # lanes, bit for bit as its scalar functor.
-# (pow and pow_scalar: their vector forms are the scalar functor's bits, vector_formula-inl.h.)
-EXACT_INTRINSICS = {"sqrt", "abs", "floor", "ceil", "trunc", "round", "minimum", "maximum", "pow", "pow_scalar",
-                    "copysign"}
+EXACT_INTRINSICS = {"sqrt", "abs", "floor", "ceil", "trunc", "round", "minimum", "maximum", "copysign"}
 # Intrinsics whose formulas run in float lanes on Sleef, torch's own functions: in double lanes
 # they were slower than torch (16M float32, one thread, AVX-512: exp 24.9 ms against 13.6, log 26.0
 # against 24.1, log1p 30.3 against 24.3, sin 25.3 against 20.4, cos 26.0 against 25.0; erf has no
@@ -391,9 +389,11 @@ EXACT_INTRINSICS = {"sqrt", "abs", "floor", "ceil", "trunc", "round", "minimum",
 # double lanes) and none of these runs in double lanes, rounded once: correctly rounded.
 # The others here have a Sleef (float lanes) version only, the u10 functions torch's kernels call
 # (erfc: u15, as torch; asinh, acosh and atanh: torch calls the C library's float functions, which
-# are no more accurate on the test sample).
+# are no more accurate on the test sample). pow and pow_scalar: Sleef's powf (torch's
+# Vectorized<float>::pow) on AVX2/AVX-512, so x ** 4 rounds as torch's; the special exponents
+# (2, 3, +-0.5, -1, -2) stay exact operations (vector_formula-inl.h).
 SLEEF_INTRINSICS = {"exp", "log", "log1p", "sin", "cos", "erf", "tanh", "log2", "log10", "asin", "acos", "atan",
-                    "sinh", "cosh", "tan", "asinh", "acosh", "atanh", "erfc"}
+                    "sinh", "cosh", "tan", "asinh", "acosh", "atanh", "erfc", "pow", "pow_scalar"}
 # Intrinsics with a double-lane version only (vector_formula-inl.h: exact but for one rounding there).
 DOUBLE_ONLY_INTRINSICS = {"hypot", "atan2"}
 VECTOR_BINARY = {"add": "hn::Add", "sub": "hn::Sub", "mul": "hn::Mul", "div": "hn::Div"}

@@ -279,6 +279,8 @@
 #include "generated/api/mv.h"
 #include "generated/api/outer.h"
 #include "generated/api/addmm.h"
+#include "generated/api/_addmm_into.h"
+#include "generated/api/_fma.h"
 #include "generated/api/cummax.h"
 #include "generated/api/cummin.h"
 #include "generated/api/logcumsumexp.h"
@@ -3789,6 +3791,16 @@ inline Tensor addmm(const Tensor& self, const Tensor& mat1, const Tensor& mat2, 
 // addmm.out(Tensor self, Tensor mat1, Tensor mat2, *, Scalar beta=1, Scalar alpha=1, Tensor(a!) out) -> Tensor(a!)
 inline const Tensor& addmm_out(const Tensor& out, const Tensor& self, const Tensor& mat1, const Tensor& mat2, const Scalar& beta = 1, const Scalar& alpha = 1) {
   return to_api(kiln::addmm_out(out, self, mat1, mat2, beta, alpha));
+}
+
+// _addmm_into(Tensor self, Tensor mat1, Tensor mat2) -> Tensor
+inline Tensor _addmm_into(const Tensor& self, const Tensor& mat1, const Tensor& mat2) {
+  return to_api(kiln::_addmm_into(self, mat1, mat2));
+}
+
+// _fma(Tensor self, Tensor tensor1, Tensor tensor2) -> Tensor
+inline Tensor _fma(const Tensor& self, const Tensor& tensor1, const Tensor& tensor2) {
+  return to_api(kiln::_fma(self, tensor1, tensor2));
 }
 
 // cummax(Tensor self, int dim) -> (Tensor values, Tensor indices)

@@ -2,81 +2,21 @@
 // The fused backward op of pow.Tensor_Tensor's derivative for self (codegen/loader.py, _fused_backward).
 // The CPU kernel of `_pow_tensor_tensor_self_backward` (it has no out= form), from its formula:
 //   grad * (0 if exponent == 0 else exponent * pow(self, exponent - 1))
-//
-// float32 (float16 and integer inputs reach the loop as float32 runs too; bfloat16 ones too, or
-// as bfloat16 runs when every operand is bfloat16) goes to a vector loop compiled for several
-// instruction sets, picked at run time for this CPU by Highway's dynamic dispatch
-// (runtime/kernels/cpu/vector_formula-inl.h); strided runs reach it through a buffer
-// (runtime/kernels/cpu/loops.h), so the layout never changes a result. float64 runs the scalar
-// functor.
-// The formula has exact operations only, so the vector loop evaluates it in float lanes: the
-// scalar functor's bits, a whole vector at a time.
-// hwy/foreach_target.h compiles this file once per target (runtime/kernels/cpu/vector_targets.h);
-// the kernel itself, under HWY_ONCE, is compiled once.
-#undef HWY_TARGET_INCLUDE
-#define HWY_TARGET_INCLUDE "generated/cpu/_pow_tensor_tensor_self_backward.cc"
-#include "runtime/kernels/cpu/vector_targets.h"
-#include <hwy/foreach_target.h>  // IWYU pragma: keep
-#include <hwy/highway.h>
-
-#include "generated/pointwise/_pow_tensor_tensor_self_backward.h"
-#include "runtime/kernels/cpu/vector_formula-inl.h"
-
-HWY_BEFORE_NAMESPACE();
-namespace kiln {
-namespace cpu {
-namespace HWY_NAMESPACE {
-
-// grad * (0 if exponent == 0 else exponent * pow(self, exponent - 1)), over vectors of float.
-struct _pow_tensor_tensor_self_backward_vector {
-  template <class D, class V>
-  HWY_INLINE V operator()(D d, V grad, V self, V exponent) const {
-    return hn::Mul(grad, hn::IfThenElse(hn::Eq(exponent, kv::Literal(d, 0)), kv::Literal(d, 0), hn::Mul(exponent, kv::Pow(d, self, hn::Sub(exponent, kv::Literal(d, 1))))));
-  }
-};
-
-void _pow_tensor_tensor_self_backward_float32(const formulas::_pow_tensor_tensor_self_backward<float>& f, const float* a, int64_t a_step, const float* b,
-                                                int64_t b_step, const float* c, int64_t c_step, float* out, int64_t n) {
-  ternary_float_run(_pow_tensor_tensor_self_backward_vector{}, f, a, a_step, b, b_step, c, c_step, out, n);
-}
-
-}  // namespace HWY_NAMESPACE
-}  // namespace cpu
-}  // namespace kiln
-HWY_AFTER_NAMESPACE();
-
-#if HWY_ONCE
+// Scalar only: three-tensor formulas vectorize with exact operations only.
 #include "generated/kernels/_pow_tensor_tensor_self_backward.h"
+#include "generated/pointwise/_pow_tensor_tensor_self_backward.h"
 #include "runtime/kernels/cpu/loops.h"
 
 namespace kiln {
 namespace cpu {
 
-HWY_EXPORT(_pow_tensor_tensor_self_backward_float32);
-
-// The loop over the iterator in compute dtype T: the scalar functor, and for float32 the vector
-// loop for the best target this CPU supports (chosen on the first call).
-template <typename T>
-static void _pow_tensor_tensor_self_backward_loop(const TensorIterator& it, const formulas::_pow_tensor_tensor_self_backward<T>& f) {
-  ternary_kernel<T, T, T, T>(it, f);
-}
-
-template <>
-void _pow_tensor_tensor_self_backward_loop<float>(const TensorIterator& it, const formulas::_pow_tensor_tensor_self_backward<float>& f) {
-  ternary_kernel<float, float, float, float>(it, f, [&f](const float* a, int64_t a_step, const float* b, int64_t b_step,
-                                      const float* c, int64_t c_step, float* out, int64_t n) {
-    HWY_DYNAMIC_DISPATCH(_pow_tensor_tensor_self_backward_float32)(f, a, a_step, b, b_step, c, c_step, out, n);
-  });
-}
-
 TensorBase _pow_tensor_tensor_self_backward_kernel(const TensorBase& grad, const TensorBase& self, const TensorBase& exponent) {
   TensorIterator it(IteratorConfig::ternary("_pow_tensor_tensor_self_backward", grad, self, exponent, TensorBase()));
   KILN_DISPATCH_FLOATING_TYPES(it.compute_dtype(), "_pow_tensor_tensor_self_backward", [&] {
-    _pow_tensor_tensor_self_backward_loop<scalar_t>(it, formulas::_pow_tensor_tensor_self_backward<scalar_t>{});
+    ternary_kernel<scalar_t, scalar_t, scalar_t, scalar_t>(it, formulas::_pow_tensor_tensor_self_backward<scalar_t>{});
   });
   return it.output();
 }
 
 }  // namespace cpu
 }  // namespace kiln
-#endif  // HWY_ONCE

@@ -8,8 +8,12 @@
 // (runtime/kernels/cpu/vector_formula-inl.h); strided runs reach it through a buffer
 // (runtime/kernels/cpu/loops.h), so the layout never changes a result. float64 runs the scalar
 // functor.
-// The formula has exact operations only, so the vector loop evaluates it in float lanes: the
-// scalar functor's bits, a whole vector at a time.
+// The formula has an intrinsic of SLEEF_INTRINSICS (codegen/pointwise.py: exp, log, erf, the
+// trigonometric and hyperbolic functions, ...), so the vector loop evaluates it in float lanes with
+// Sleef's functions (those torch calls; on SSE4 in double, erf excepted; erf is kiln's own on AVX2
+// and AVX3, vector_erf-inl.h),
+// rounding after every step as torch does: never more ulps off than torch on the same inputs
+// (tests/python/test_vector_formulas.py), at full float32 width.
 // hwy/foreach_target.h compiles this file once per target (runtime/kernels/cpu/vector_targets.h);
 // the kernel itself, under HWY_ONCE, is compiled once.
 #undef HWY_TARGET_INCLUDE

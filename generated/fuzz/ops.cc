@@ -3825,6 +3825,20 @@ const FuzzOp kFuzzOps[] = {
        const auto alpha = in.scalar();
        use_result(in, kiln::addmm_out(out, self, mat1, mat2, beta, alpha));
      }},
+    {"_addmm_into",
+     [](FuzzInput& in) {
+       const Tensor self = in.tensor();
+       const Tensor mat1 = in.tensor();
+       const Tensor mat2 = in.tensor();
+       use_result(in, kiln::_addmm_into(self, mat1, mat2));
+     }},
+    {"_fma",
+     [](FuzzInput& in) {
+       const Tensor self = in.tensor();
+       const Tensor tensor1 = in.tensor();
+       const Tensor tensor2 = in.tensor();
+       use_result(in, kiln::_fma(self, tensor1, tensor2));
+     }},
     {"cummax",
      [](FuzzInput& in) {
        const Tensor self = in.tensor();

@@ -937,7 +937,7 @@ const FormulaNode softplus_nodes[] = {
     {FormulaOp::Select, 4, 5, 12, -1, 0.0},
 };
 
-// elu: expm1(self * input_scale) * (alpha * scale) if self <= 0 else self * scale
+// elu: (exp(self * input_scale) - 1) * (alpha * scale) if self <= 0 else self * scale
 const char* const elu_args[] = {"self"};
 const char* const elu_scalars[] = {"alpha", "scale", "input_scale"};
 const FormulaNode elu_nodes[] = {
@@ -947,15 +947,17 @@ const FormulaNode elu_nodes[] = {
     {FormulaOp::Arg, -1, -1, -1, 0, 0.0},
     {FormulaOp::Scalar, -1, -1, -1, 2, 0.0},
     {FormulaOp::Mul, 3, 4, -1, -1, 0.0},
-    {FormulaOp::Expm1, 5, -1, -1, -1, 0.0},
+    {FormulaOp::Exp, 5, -1, -1, -1, 0.0},
+    {FormulaOp::Const, -1, -1, -1, -1, 1.0},
+    {FormulaOp::Sub, 6, 7, -1, -1, 0.0},
     {FormulaOp::Scalar, -1, -1, -1, 0, 0.0},
     {FormulaOp::Scalar, -1, -1, -1, 1, 0.0},
-    {FormulaOp::Mul, 7, 8, -1, -1, 0.0},
-    {FormulaOp::Mul, 6, 9, -1, -1, 0.0},
+    {FormulaOp::Mul, 9, 10, -1, -1, 0.0},
+    {FormulaOp::Mul, 8, 11, -1, -1, 0.0},
     {FormulaOp::Arg, -1, -1, -1, 0, 0.0},
     {FormulaOp::Scalar, -1, -1, -1, 1, 0.0},
-    {FormulaOp::Mul, 11, 12, -1, -1, 0.0},
-    {FormulaOp::Select, 2, 10, 13, -1, 0.0},
+    {FormulaOp::Mul, 13, 14, -1, -1, 0.0},
+    {FormulaOp::Select, 2, 12, 15, -1, 0.0},
 };
 
 // mish: self * tanh(log1p(exp(self)))
@@ -4059,8 +4061,8 @@ const PointwiseFormula kPointwiseFormulas[] = {
      softplus_scalars, 2, softplus_nodes, 14,
      FormulaDtypes::floating, false, false,
      false, nullptr},
-    {"elu", "elu", "elu", "expm1(self * input_scale) * (alpha * scale) if self <= 0 else self * scale", elu_args, 1,
-     elu_scalars, 3, elu_nodes, 15,
+    {"elu", "elu", "elu", "(exp(self * input_scale) - 1) * (alpha * scale) if self <= 0 else self * scale", elu_args, 1,
+     elu_scalars, 3, elu_nodes, 17,
      FormulaDtypes::floating, false, false,
      false, nullptr},
     {"mish", "mish", "mish", "self * tanh(log1p(exp(self)))", mish_args, 1,

@@ -13,6 +13,7 @@ import builtins
 from . import _C
 from ._C import *  # noqa: F401,F403  (operators and dtypes)
 from ._C import _nan_to_num  # noqa: F401  (nan_to_num's formula: the formula tests look it up here)
+from ._C import _addmm_into, _fma  # noqa: F401  (torch-rounded addmm and fused multiply-add; op tests look them up here)
 from ._C import _log_softmax_backward_data, _softmax_backward_data  # noqa: F401  (torch's names)
 from ._C import (bfloat16, bool, double, dtype, float, float16, float32, float64, half, int, int8,  # noqa: A004
                  int16, int32, int64, long, short, uint8, from_numpy, get_default_dtype, get_num_threads, is_grad_enabled, set_default_dtype, set_num_threads)
@@ -22,17 +23,21 @@ from ._device import device
 from ._size import Size
 from ._dtype_info import finfo, iinfo, promote_types, result_type
 from ._tensor import Tensor
+from . import _tensor as _tensor_mod
 from ._tensor_str import set_printoptions
 from ._einsum import einsum
 from ._broadcast import broadcast_shapes, broadcast_tensors
 from ._linalg_norm import norm
 from ._functional import cdist, unique, unique_consecutive
 from ._functional_more import meshgrid, tensordot
+from ._functional_extra import (aminmax, compile, diff, randint_like, std_mean, tril_indices,  # noqa: A004
+                                triu_indices, var_mean)
 from ._creation import (BoolTensor, ByteTensor, CharTensor, DoubleTensor, FloatTensor, IntTensor,  # noqa: F401
                         LongTensor, ShortTensor,
                         as_tensor, tensor)
 from .autograd.grad_mode import enable_grad, inference_mode, no_grad, set_grad_enabled
 from . import autograd
+from .autograd.anomaly_mode import is_anomaly_enabled  # noqa: E402
 
 _C._register_classes(tensor=Tensor, size=Size, device=device)
 
@@ -134,6 +139,41 @@ def mm(input, mat2, *, out=None):
     return _C.mm(input, mat2, out=out)
 
 
+# add/sub with alpha and addcmul round as torch's CPU kernels do (one fused multiply-add on AVX2 +
+# FMA CPUs) when no gradient is recorded: the functions as the Tensor methods (kiln/_tensor.py).
+# Any other call form goes to the binding as it is (its overloads and errors).
+def _fused_call(name, fused_of, args, kwargs, keys, scalar):
+    fused = None
+    if len(args) == len(keys) and isinstance(args[0], Tensor) and set(kwargs) <= {scalar, "out"}:
+        fused = fused_of(*args, **{k: v for k, v in kwargs.items() if k != "out"})
+    if fused is None:
+        return getattr(_C, name)(*args, **kwargs)
+    out = kwargs.get("out")
+    if out is None:
+        return fused
+    return getattr(_C, name)(*args, **kwargs).copy_(fused)  # out='s checks and resizing, then the fused values
+
+
+def add(*args, **kwargs):
+    return _fused_call("add", lambda input, other, alpha=1: _tensor_mod._fused_alpha(input, (other,), {"alpha": alpha}, 1),
+                       args, kwargs, ("input", "other"), "alpha")
+
+
+def sub(*args, **kwargs):
+    return _fused_call("sub", lambda input, other, alpha=1: _tensor_mod._fused_alpha(input, (other,), {"alpha": alpha}, -1),
+                       args, kwargs, ("input", "other"), "alpha")
+
+
+def addcmul(*args, **kwargs):
+    return _fused_call("addcmul", lambda input, t1, t2, value=1: _tensor_mod._fused_addcmul(input, t1, t2, value),
+                       args, kwargs, ("input", "tensor1", "tensor2"), "value")
+
+
+def spmm(input, mat2):
+    """torch.spmm (pygcn's GraphConvolution): sparse COO x dense as kiln.sparse.mm, dense x dense as mm."""
+    return sparse.mm(input, mat2)
+
+
 def matmul(input, other, *, out=None):
     """Matrix product with broadcasting; input may be a sparse COO matrix (kiln.sparse.matmul)."""
     if out is None:
@@ -206,5 +246,6 @@ __all__ = [
     "inf", "nan", "pi", "e", "square", "count_nonzero", "multiply", "subtract", "divide", "true_divide", "negative",
     "absolute", "greater", "greater_equal", "less", "less_equal", "not_equal", "swapaxes", "swapdims",
     "is_same_size", "is_signed", "special", "sparse", "sparse_coo_tensor", "layout", "strided", "sparse_coo",
-    "mm", "matmul", "arcsin", "arccos", "arctan", "arcsinh", "arccosh", "arctanh",
+    "mm", "spmm", "matmul", "diff", "aminmax", "var_mean", "std_mean", "randint_like", "tril_indices", "triu_indices",
+    "compile", "is_anomaly_enabled", "arcsin", "arccos", "arctan", "arcsinh", "arccosh", "arctanh",
 ]

@@ -104,6 +104,28 @@ class Tensor(_C.TensorBase):
         return new
 
     # ---- torch's small conveniences ----
+    def diff(self, n=1, dim=-1, prepend=None, append=None):
+        from ._functional_extra import diff
+        return diff(self, n, dim, prepend, append)
+
+    def aminmax(self, *, dim=None, keepdim=False):
+        from ._functional_extra import aminmax
+        return aminmax(self, dim=dim, keepdim=keepdim)
+
+    @property
+    def nbytes(self):
+        return self.numel() * self.element_size()
+
+    # CPU tensors: never pinned; shared memory is a no-op (DataLoader workers get pickled copies).
+    def is_pinned(self, device=None):
+        return False
+
+    def is_shared(self):
+        return False
+
+    def share_memory_(self):
+        return self
+
     def clip(self, min=None, max=None):
         """Alias of clamp (bounds may be numbers or tensors)."""
         return self.clamp(min, max)
@@ -246,25 +268,48 @@ class Tensor(_C.TensorBase):
 
     # The deprecated add(Number alpha, Tensor other) / sub(...) overloads of old scripts
     # (`p.data.add_(-lr, p.grad.data)`), which torch 1.13 still takes with a warning.
+    # With alpha != 1 (optimizers, `p.data.add_(p.grad, alpha=-lr)`) they round as torch's fused
+    # multiply-add where torch fuses it (_fused_alpha).
     def add(self, *args, **kwargs):
+        fused = _fused_alpha(self, args, kwargs, 1)
+        if fused is not None:
+            return fused
         try:
             return _C.TensorBase.add(self, *args, **kwargs)
         except TypeError:
             return _deprecated_alpha_first(self, "add", args, kwargs)
 
     def add_(self, *args, **kwargs):
+        # (an expanded self raises in the op itself, as torch)
+        fused = _fused_alpha(self, args, kwargs, 1) if not _expanded(self) else None
+        if fused is not None:
+            return self.copy_(fused)
         try:
             return _C.TensorBase.add_(self, *args, **kwargs)
         except TypeError:
             return _deprecated_alpha_first(self, "add_", args, kwargs)
 
     def sub(self, *args, **kwargs):
+        fused = _fused_alpha(self, args, kwargs, -1)
+        if fused is not None:
+            return fused
         try:
             return _C.TensorBase.sub(self, *args, **kwargs)
         except TypeError:
             return _deprecated_alpha_first(self, "sub", args, kwargs)
 
+    def addcmul(self, tensor1, tensor2, *, value=1):
+        fused = _fused_addcmul(self, tensor1, tensor2, value)
+        return fused if fused is not None else _C.TensorBase.addcmul(self, tensor1, tensor2, value=value)
+
+    def addcmul_(self, tensor1, tensor2, *, value=1):
+        fused = _fused_addcmul(self, tensor1, tensor2, value) if not _expanded(self) else None
+        return self.copy_(fused) if fused is not None else _C.TensorBase.addcmul_(self, tensor1, tensor2, value=value)
+
     def sub_(self, *args, **kwargs):
+        fused = _fused_alpha(self, args, kwargs, -1) if not _expanded(self) else None
+        if fused is not None:
+            return self.copy_(fused)
         try:
             return _C.TensorBase.sub_(self, *args, **kwargs)
         except TypeError:
@@ -811,6 +856,55 @@ def _count_nonzero(input, dim=None):
 
 
 _warned_overloads = set()
+
+
+_FLOATS = (_C.float32, _C.float64)
+
+
+def _expanded(t):
+    """Whether elements of t share memory (a zero stride over a dim of 2 or more): in-place ops raise there."""
+    return not t.is_contiguous() and any(st == 0 and n > 1 for st, n in zip(t.stride(), t.shape))
+_alpha_tensors = {}  # (alpha, dtype) -> its 0-dim tensor: an optimizer's few alphas, made once
+
+
+def _alpha_tensor(alpha, dtype):
+    key = (alpha, dtype)
+    t = _alpha_tensors.get(key)
+    if t is None:
+        if len(_alpha_tensors) > 256:
+            _alpha_tensors.clear()
+        t = _alpha_tensors[key] = _C.full([], alpha, dtype=dtype)
+    return t
+
+
+def _fusable(a, b, c=None):
+    """float32/float64 tensors of one dtype and shape, none of them recording a gradient: what _fma takes."""
+    dt = a.dtype
+    if dt not in _FLOATS or not isinstance(b, _C.TensorBase) or b.dtype != dt or b.shape != a.shape:
+        return False
+    if c is not None and (not isinstance(c, _C.TensorBase) or c.dtype != dt or c.shape != a.shape):
+        return False
+    return not (_C.is_grad_enabled() and (a.requires_grad or b.requires_grad or (c is not None and c.requires_grad)))
+
+
+def _fused_alpha(self, args, kwargs, sign):
+    """self + sign * alpha * other as torch's add/sub kernel computes it on AVX2 + FMA CPUs (vec::fmadd:
+    one rounding), through _fma, when alpha != 1 and no gradient is recorded; None otherwise (the
+    formula op then runs: alpha == 1 is a plain add there too)."""
+    if len(args) != 1 or len(kwargs) != 1 or "alpha" not in kwargs:
+        return None
+    alpha = kwargs["alpha"]
+    if alpha == 1 or isinstance(alpha, bool) or not isinstance(alpha, (int, float)) or not _fusable(self, args[0]):
+        return None
+    return _C._fma(self, args[0], _alpha_tensor(sign * alpha, self.dtype))
+
+
+def _fused_addcmul(self, tensor1, tensor2, value):
+    """torch's addcmul as its CPU kernel computes it on AVX2 + FMA CPUs, (value * tensor1) * tensor2 + self
+    with the last two fused, when no gradient is recorded; None otherwise."""
+    if isinstance(value, bool) or not isinstance(value, (int, float)) or not _fusable(self, tensor1, tensor2):
+        return None
+    return _C._fma(self, tensor1 * value if value != 1 else tensor1, tensor2)
 
 
 def _deprecated_alpha_first(self, name, args, kwargs):

@@ -58,8 +58,11 @@ def test_the_table_has_every_formula_op_of_the_schema():
 
 def op_function(overload):
     """The kiln function of a formula overload: kiln.<op>, or kiln._C.<op> for the private fused
-    backward ops (_gelu_self_backward), which kiln does not export, as torch does not."""
+    backward ops (_gelu_self_backward), which kiln does not export, as torch does not, and for add,
+    sub and addcmul, whose kiln functions may take _fma instead (torch's fused multiply-add)."""
     name = FORMULAS[overload]
+    if name in ("add", "sub", "addcmul"):
+        return getattr(kiln._C, name)
     return getattr(kiln, name, None) or getattr(kiln._C, name)
 
 

@@ -83,7 +83,10 @@ def test_word_lm_transformer(model):
                                               "--clip", "0.5", "--dropout", "0.1"])
     check_same_start(rt, rk)
     check_training(rt, rk, first=10)
-    assert rk["test_ppl"] == pytest.approx(rt["test_ppl"], rel=2e-3)
+    # An ulp apart, a pre-activation of the feed-forward ReLU can land on the other side of 0 in one
+    # of them: that step's gradient then differs by ~1e-3, and the perplexity 2 epochs later by up to
+    # ~2.5e-3 (seen with seeds 1 and 2 of these arguments, before and after sums took torch's order).
+    assert rk["test_ppl"] == pytest.approx(rt["test_ppl"], rel=5e-3)
     assert rk["words"] == rt["words"]
 
 

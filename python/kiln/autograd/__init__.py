@@ -4,6 +4,7 @@ from . import function
 from .function import Function
 from .grad_mode import enable_grad, no_grad, set_grad_enabled
 from .gradcheck import gradcheck, gradgradcheck
+from .anomaly_mode import detect_anomaly, is_anomaly_enabled, set_detect_anomaly
 
 
 def _tensors(x):
@@ -61,4 +62,5 @@ class Variable(metaclass=_VariableMeta):
         return data.detach().requires_grad_(requires_grad)
 
 
-__all__ = ["Variable", "Function", "backward", "grad", "no_grad", "enable_grad", "set_grad_enabled", "gradcheck", "gradgradcheck"]
+__all__ = ["Variable", "Function", "backward", "grad", "no_grad", "enable_grad", "set_grad_enabled", "gradcheck", "gradgradcheck",
+           "detect_anomaly", "set_detect_anomaly", "is_anomaly_enabled"]

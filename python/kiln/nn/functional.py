@@ -64,6 +64,10 @@ def hardtanh(input, min_val=-1.0, max_val=1.0, inplace=False):
     return _maybe_inplace(kiln.hardtanh, input, inplace, min_val, max_val)
 
 
+def relu6(input, inplace=False):
+    return hardtanh(input, 0.0, 6.0, inplace)
+
+
 def softplus(input, beta=1, threshold=20):
     return kiln.softplus(input, beta, threshold)
 
@@ -232,6 +236,14 @@ def log_softmax(input, dim=None, _stacklevel=3, dtype=None):
     if dtype is not None:
         return kiln.log_softmax(input.to(dtype), dim)
     return kiln.log_softmax(input, dim)
+
+
+def softmin(input, dim=None, _stacklevel=3, dtype=None):
+    """softmax(-input) along `dim` (torch's implicit dim when None)."""
+    dim = _default_dim(input, dim)
+    if dtype is not None:
+        input = input.to(dtype)
+    return kiln.softmax(-input, dim)
 
 
 def _default_dim(input, dim):
@@ -627,6 +639,87 @@ def dropout(input, p=0.5, training=True, inplace=False):
     kiln.dropout raises ValueError for p outside [0, 1]."""
     result = kiln.dropout(input, p, training)
     return input.copy_(result) if inplace and result is not input else result
+
+
+def _feature_dropout(input, p, training, inplace):
+    """Whole channels zeroed (torch's feature_dropout): a bernoulli(1 - p) draw of shape
+    (N, C, 1, ...) from kiln's generator, as torch draws it, divided by 1 - p and multiplied in."""
+    if p < 0 or p > 1:
+        raise ValueError(f"dropout probability has to be between 0 and 1, but got {p}")
+    if p == 0 or not training or input.numel() == 0:
+        return input
+    if p == 1:
+        return input.mul_(0) if inplace else input * kiln.zeros([], dtype=input.dtype)
+    noise = kiln.empty(list(input.shape[:2]) + [1] * (input.dim() - 2), dtype=input.dtype)
+    noise.bernoulli_(1 - p)
+    noise.div_(1 - p)
+    return input.mul_(noise) if inplace else input * noise
+
+
+def _channel_dropout(name, input, p, training, inplace, dims):
+    if p < 0.0 or p > 1.0:
+        raise ValueError(f"dropout probability has to be between 0 and 1, but got {p}")
+    if input.dim() not in dims:
+        raise RuntimeError(f"{name}: Expected {dims[0]}D or {dims[1]}D input, but received a {input.dim()}D input. "
+                           f"Note that {name} exists to provide channel-wise dropout on inputs with {dims[0] - 1} "
+                           "spatial dimension" + ("s" if dims[0] > 2 else "") + ", a channel dimension, and an "
+                           f"optional batch dimension (i.e. {dims[0]}D or {dims[1]}D inputs).")
+    batched = input.dim() == dims[1]
+    if not batched:
+        input = input.unsqueeze_(0) if inplace else input.unsqueeze(0)
+    result = _feature_dropout(input, p, training, inplace)
+    if not batched:
+        result = result.squeeze_(0) if inplace else result.squeeze(0)
+    return result
+
+
+def dropout1d(input, p=0.5, training=True, inplace=False):
+    """Zeroes whole channels of (N, C, L) or (C, L) inputs."""
+    return _channel_dropout("dropout1d", input, p, training, inplace, (2, 3))
+
+
+def dropout2d(input, p=0.5, training=True, inplace=False):
+    """Zeroes whole channels of (N, C, H, W) inputs (a 3-D input as (N, C, L), with torch's warning)."""
+    if p < 0.0 or p > 1.0:
+        raise ValueError(f"dropout probability has to be between 0 and 1, but got {p}")
+    if input.dim() not in (3, 4):
+        warnings.warn(f"dropout2d: Received a {input.dim()}-D input to dropout2d, which is deprecated and will "
+                      "result in an error in a future release. To retain the behavior and silence this warning, "
+                      "please use dropout instead. Note that dropout2d exists to provide channel-wise dropout on "
+                      "inputs with 2 spatial dimensions, a channel dimension, and an optional batch dimension "
+                      "(i.e. 3D or 4D inputs).")
+    if input.dim() == 3:
+        warnings.warn("dropout2d: Received a 3D input to dropout2d and assuming that channel-wise 1D dropout "
+                      "behavior is desired - input is interpreted as shape (N, C, L), where C is the channel dim. "
+                      "This behavior will change in a future release to interpret the input as one without a "
+                      "batch dimension, i.e. shape (C, H, W). To maintain the 1D channel-wise dropout behavior, "
+                      "please switch to using dropout1d instead.")
+    return _feature_dropout(input, p, training, inplace)
+
+
+def dropout3d(input, p=0.5, training=True, inplace=False):
+    """Zeroes whole channels of (N, C, D, H, W) or (C, D, H, W) inputs."""
+    if p < 0.0 or p > 1.0:
+        raise ValueError(f"dropout probability has to be between 0 and 1, but got {p}")
+    if input.dim() not in (4, 5):
+        warnings.warn(f"dropout3d: Received a {input.dim()}-D input to dropout3d, which is deprecated and will "
+                      "result in an error in a future release. To retain the behavior and silence this warning, "
+                      "please use dropout instead. Note that dropout3d exists to provide channel-wise dropout on "
+                      "inputs with 3 spatial dimensions, a channel dimension, and an optional batch dimension "
+                      "(i.e. 4D or 5D inputs).")
+    batched = input.dim() == 5
+    if not batched:
+        input = input.unsqueeze_(0) if inplace else input.unsqueeze(0)
+    result = _feature_dropout(input, p, training, inplace)
+    if not batched:
+        result = result.squeeze_(0) if inplace else result.squeeze(0)
+    return result
+
+
+def pairwise_distance(x1, x2, p=2.0, eps=1e-6, keepdim=False):
+    """||x1 - x2 + eps||_p over the last dim (torch's formula, eps added before the norm)."""
+    dim = max(x1.dim(), x2.dim()) - 1
+    return kiln.norm(x1 - x2 + eps, p, dim, keepdim=keepdim)
 
 
 def embedding(input, weight, padding_idx=None, max_norm=None, norm_type=2.0, scale_grad_by_freq=False,

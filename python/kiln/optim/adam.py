@@ -69,13 +69,14 @@ class Adam(Optimizer):
         state["step"] = state["step"] + 1
         t = float(state["step"])
         m, v = state["exp_avg"], state["exp_avg_sq"]
+        # torch's single-tensor Adam, op for op, so the roundings are its own
         m.mul_(beta1).add_(g, alpha=1 - beta1)
-        v.mul_(beta2).add_(g * g, alpha=1 - beta2)
+        v.mul_(beta2).addcmul_(g, g, value=1 - beta2)
         if group["amsgrad"]:
             v = state["max_exp_avg_sq"].copy_(state["max_exp_avg_sq"].maximum(v))
         step_size = lr / (1 - beta1 ** t)
         denom = (v.sqrt() / math.sqrt(1 - beta2 ** t)).add_(eps)
-        p.add_(m / denom, alpha=-step_size)
+        p.addcdiv_(m, denom, value=-step_size)
 
 
 class AdamW(Adam):

@@ -1,5 +1,6 @@
 // dot, mv, outer and addmm: shape checks as torch's, then mm / mul (BLAS for floats), so
 // their gradients come from those ops' formulas.
+#include "generated/api/_addmm_into.h"
 #include "generated/api/add.h"
 #include "generated/api/mm.h"
 #include "generated/api/mul.h"
@@ -60,6 +61,20 @@ Tensor addmm(const Tensor& self, const Tensor& mat1, const Tensor& mat2, const S
     // torch's fused addmm); the casts carry the gradients.
     const ScalarType f32 = ScalarType::Float32;
     return addmm(self.to(f32), mat1.to(f32), mat2.to(f32), beta, alpha).to(mat1.dtype());
+  }
+  // float32/float64 with beta = alpha = 1 (nn.Linear): the product accumulated into self by BLAS,
+  // as torch's addmm rounds it (self before the product's K-blocks).
+  const ScalarType dt = mat1.dtype();
+  if ((dt == ScalarType::Float32 || dt == ScalarType::Float64) && mat2.dtype() == dt && beta.equal(1) &&
+      alpha.equal(1) && mat1.sizes()[1] == mat2.sizes()[0] && self.dim() <= 2) {
+    const int64_t rows = mat1.sizes()[0], cols = mat2.sizes()[1];
+    const int64_t pad = 2 - self.dim();
+    bool broadcasts = true;
+    for (int64_t d = 0; d < self.dim(); ++d) {
+      const int64_t size = self.sizes()[d], want = pad + d == 0 ? rows : cols;
+      broadcasts = broadcasts && (size == want || size == 1);
+    }
+    if (broadcasts) return kiln::_addmm_into(self, mat1, mat2);
   }
   Tensor product = kiln::mm(mat1, mat2);
   // self must broadcast to the product's shape (not the other way round).

@@ -1,6 +1,8 @@
-// mm and bmm through OpenBLAS (float32/float64); a plain loop for integer dtypes.
+// mm and bmm through OpenBLAS (float32/float64); a plain loop for integer dtypes. _addmm_into:
+// addmm's product accumulated into its broadcast self (BLAS beta = 1), as torch's addmm.
 #include <cblas.h>
 
+#include "generated/kernels/_addmm_into.h"
 #include "generated/kernels/bmm.h"
 #include "generated/kernels/mm.h"
 #include "runtime/kernels/cpu/cpu_tensors.h"
@@ -27,8 +29,9 @@ BlasMatrix as_blas(const TensorBase& m) {
   return {c, false, std::max<int64_t>(cols, 1)};
 }
 
-// dst (n x m, contiguous) = a (n x k) @ b (k x m).
-void gemm(const TensorBase& a, const TensorBase& b, const TensorBase& dst) {
+// dst (n x m, contiguous) = a (n x k) @ b (k x m), or dst += a @ b when accumulate (float32/float64
+// only: BLAS's beta = 1).
+void gemm(const TensorBase& a, const TensorBase& b, const TensorBase& dst, bool accumulate = false) {
   const int64_t n = a.sizes()[0], k = a.sizes()[1], m = b.sizes()[1];
   if (n * m == 0) return;
   const ScalarType dt = a.dtype();
@@ -39,6 +42,7 @@ void gemm(const TensorBase& a, const TensorBase& b, const TensorBase& dst) {
     return;
   }
   if (k == 0) {
+    if (accumulate) return;  // dst += an empty product
     KILN_DISPATCH_ALL_TYPES(dt, "mm", [&] {
       scalar_t* p = static_cast<scalar_t*>(dst.data_ptr());
       for (int64_t i = 0; i < n * m; ++i) p[i] = scalar_t(0);
@@ -48,12 +52,12 @@ void gemm(const TensorBase& a, const TensorBase& b, const TensorBase& dst) {
     auto tx = x.trans ? CblasTrans : CblasNoTrans, ty = y.trans ? CblasTrans : CblasNoTrans;
     if (dt == ScalarType::Float32) {
       cblas_sgemm(CblasRowMajor, tx, ty, n, m, k, 1.0f, static_cast<const float*>(x.t.data_ptr()), x.ld,
-                  static_cast<const float*>(y.t.data_ptr()), y.ld, 0.0f, static_cast<float*>(dst.data_ptr()),
-                  std::max<int64_t>(m, 1));
+                  static_cast<const float*>(y.t.data_ptr()), y.ld, accumulate ? 1.0f : 0.0f,
+                  static_cast<float*>(dst.data_ptr()), std::max<int64_t>(m, 1));
     } else {
       cblas_dgemm(CblasRowMajor, tx, ty, n, m, k, 1.0, static_cast<const double*>(x.t.data_ptr()), x.ld,
-                  static_cast<const double*>(y.t.data_ptr()), y.ld, 0.0, static_cast<double*>(dst.data_ptr()),
-                  std::max<int64_t>(m, 1));
+                  static_cast<const double*>(y.t.data_ptr()), y.ld, accumulate ? 1.0 : 0.0,
+                  static_cast<double*>(dst.data_ptr()), std::max<int64_t>(m, 1));
     }
   } else {
     KILN_DISPATCH_ALL_TYPES(dt, "mm", [&] {
@@ -100,6 +104,39 @@ TensorBase mm_out(const TensorBase& self, const TensorBase& mat2, const TensorBa
   TensorBase dst = result.is_contiguous() ? result : empty_cpu({n, m}, self.dtype());
   gemm(self, mat2, dst);
   if (!dst.is_same(result)) copy_into(result, dst, "mm");
+  return result;
+}
+
+TensorBase addmm_into(const TensorBase& self, const TensorBase& mat1, const TensorBase& mat2) {
+  KILN_CHECK(mat1.dim() == 2 && mat2.dim() == 2, "_addmm_into(): expected 2D matrices, got ", mat1.dim(), "D and ",
+             mat2.dim(), "D tensors");
+  KILN_CHECK(mat1.sizes()[1] == mat2.sizes()[0], "_addmm_into(): mat1 and mat2 shapes cannot be multiplied (",
+             mat1.sizes()[0], "x", mat1.sizes()[1], " and ", mat2.sizes()[0], "x", mat2.sizes()[1], ")");
+  check_same_dtype("_addmm_into", mat1, mat2);
+  check_same_dtype("_addmm_into", self, mat1);
+  if (is_reduced_floating_type(mat1.dtype())) {  // float16/bfloat16: in float32, rounded once
+    const ScalarType f32 = ScalarType::Float32;
+    return cast_to(addmm_into(cast_to(self, f32), cast_to(mat1, f32), cast_to(mat2, f32)), mat1.dtype());
+  }
+  KILN_CHECK(mat1.dtype() == ScalarType::Float32 || mat1.dtype() == ScalarType::Float64,
+             "_addmm_into(): \"addmm_impl_cpu_\" not implemented for '", scalar_type_name(mat1.dtype()), "'");
+  const int64_t n = mat1.sizes()[0], m = mat2.sizes()[1];
+  // self broadcast to [n, m] (a view with zero strides), as torch's expand.
+  KILN_CHECK(self.dim() <= 2, "_addmm_into(): self must have at most 2 dims, got ", self.dim());
+  DimVector strides{0, 0};
+  const int64_t pad = 2 - self.dim();
+  const int64_t out_sizes[2] = {n, m};
+  for (int64_t d = 0; d < self.dim(); ++d) {
+    const int64_t size = self.sizes()[d];
+    KILN_CHECK(size == out_sizes[pad + d] || size == 1, "_addmm_into(): self of shape ", shape_str(self.sizes()),
+               " cannot be broadcast to the product's shape [", n, ", ", m, "]");
+    strides[pad + d] = size == 1 ? 0 : self.strides()[d];
+  }
+  const TensorBase expanded(
+      Ref<TensorImpl>::make(self.impl()->storage(), self.dtype(), IntArrayRef{n, m}, strides, self.storage_offset()));
+  TensorBase result = empty_cpu({n, m}, self.dtype());
+  copy_into(result, expanded, "_addmm_into");
+  gemm(mat1, mat2, result, /*accumulate=*/true);
   return result;
 }
 

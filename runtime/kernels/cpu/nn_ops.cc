@@ -217,6 +217,61 @@ void for_each_sample(const TensorBase& target, const TensorBase& weight, const N
   }
 }
 
+// The mean or sum of a float32/float64 nll_loss as torch 1.13's nll_loss_out_frame computes it, so
+// a cross-entropy loss prints as torch's: in the input's type, -x (or -x * w) added into 8 partial
+// sums that cascade every 2^level_power samples (level_power = max(4, ceil(log2 batch) / 8)), the
+// partials then added in order; the mean divides by the weight sum (or the count of samples not
+// ignored). 0 / 0 (every sample ignored) is NaN, as torch's.
+template <typename T>
+T nll_reduce_in_torch_order(const T* xp, int64_t row_stride, int64_t class_stride, const TensorBase& target,
+                            const TensorBase& weight, const NllShape& s, int64_t reduction, int64_t ignore_index) {
+  constexpr int64_t kLevels = 8;
+  int64_t ceil_log2 = 1;  // c10::utils::CeilLog2: 1 up to 2
+  if (s.batch > 2) {
+    ceil_log2 = 0;
+    for (uint64_t v = static_cast<uint64_t>(s.batch) - 1; v; v >>= 1) ++ceil_log2;
+  }
+  const int64_t level_power = std::max<int64_t>(4, ceil_log2 / kLevels);
+  const int64_t level_mask = (int64_t(1) << level_power) - 1;
+  TensorBase w = weight.defined() ? cast_to(contiguous_cpu(weight), CppTypeToScalarType<T>::value) : TensorBase();
+  const T* wp = w.defined() ? static_cast<const T*>(w.data_ptr()) : nullptr;
+  T loss_sums[kLevels] = {}, weight_sums[kLevels] = {};
+  int64_t ignored = 0;
+  TensorBase t = cast_to(contiguous_cpu(target), ScalarType::Int64);
+  const int64_t* tp = static_cast<const int64_t*>(t.data_ptr());
+  for (int64_t b = 0; b < s.batch; ++b) {
+    const int64_t c = tp[b];
+    if (c == ignore_index) {
+      ++ignored;
+      continue;
+    }
+    KILN_CHECK_INDEX(c >= 0 && c < s.classes, "nll_loss(): target ", c, " is out of bounds (", s.classes,
+                     " classes)");
+    const T data = xp[b * row_stride + c * class_stride];
+    if (wp) {
+      loss_sums[0] -= data * wp[c];
+      weight_sums[0] += wp[c];
+    } else {
+      loss_sums[0] -= data;
+    }
+    for (int64_t j = 0; j + 1 < kLevels; ++j) {
+      if ((b & (level_mask << (j * level_power))) != 0) break;
+      weight_sums[j + 1] += weight_sums[j];
+      loss_sums[j + 1] += loss_sums[j];
+      weight_sums[j] = 0;
+      loss_sums[j] = 0;
+    }
+  }
+  T total_weight = 0, total = 0;
+  if (wp) {
+    for (T v : weight_sums) total_weight += v;
+  } else {
+    total_weight = static_cast<T>(s.batch - ignored);
+  }
+  for (T v : loss_sums) total += v;
+  return reduction == 1 ? total / total_weight : total;
+}
+
 }  // namespace
 
 TensorBase softmax(const TensorBase& self, int64_t dim, const std::optional<ScalarType>& dtype) {
@@ -238,7 +293,8 @@ TensorBase log_softmax_backward_data(const TensorBase& grad_output, const Tensor
 }
 
 // The input is read where it lies, in its own dtype (element (i, c) at i * strides[0] + c *
-// strides[-1]), the loss accumulated in double and rounded once to the input's dtype.
+// strides[-1]); float32/float64 reduce in torch's order and type (nll_reduce_in_torch_order), the
+// 16-bit floats accumulate in double, rounded once to the input's dtype.
 TensorBase nll_loss(const TensorBase& self, const TensorBase& target, const TensorBase& weight, int64_t reduction,
                     int64_t ignore_index) {
   NllShape s = check_nll(self, target, weight, reduction);
@@ -255,6 +311,10 @@ TensorBase nll_loss(const TensorBase& self, const TensorBase& target, const Tens
       for (int64_t i = 0; i < s.batch; ++i) rp[i] = scalar_t(0);
       for_each_sample(target, weight, s, ignore_index,
                       [&](int64_t i, int64_t c, double w) { rp[i] = static_cast<scalar_t>(-w * x(i, c)); });
+    } else if constexpr (std::is_same_v<scalar_t, float> || std::is_same_v<scalar_t, double>) {
+      result = empty_cpu({}, self.dtype());
+      *static_cast<scalar_t*>(result.data_ptr()) =
+          nll_reduce_in_torch_order<scalar_t>(xp, row_stride, class_stride, target, weight, s, reduction, ignore_index);
     } else {
       double total = 0, weight_sum = 0;
       for_each_sample(target, weight, s, ignore_index, [&](int64_t i, int64_t c, double w) {

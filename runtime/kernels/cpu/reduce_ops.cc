@@ -1,10 +1,11 @@
 // sum and mean over dims (all dims when `dim` is empty or None).
 //
 // Fast paths, on a contiguous input: the reduced dims are the innermost ones (full reductions
-// included): each output is the sum of one contiguous block, computed in independent lanes
-// (vector loops for floating types), in parallel; or they are adjacent dims with kept
-// dims after them: each output sums a column, whole rows of columns at a time. Otherwise the
-// iteration helper adds each element into its output's accumulator.
+// included): each output is the sum of one contiguous block; or they are adjacent dims with kept
+// dims after them: each output sums a column, whole rows of columns at a time. float32 and float64
+// take torch's order and accumulator type there (torch_sum_order.h: a loss's mean rounds as
+// torch's); the 16-bit floats the vector loops (lanes, chunk totals in double); integers
+// independent lanes. Otherwise the iteration helper adds each element into its output's accumulator.
 #include <omp.h>
 
 #include <algorithm>
@@ -15,6 +16,7 @@
 #include "generated/kernels/sum.h"
 #include "runtime/kernels/cpu/loops.h"
 #include "runtime/kernels/cpu/reduction_loops.h"
+#include "runtime/kernels/cpu/torch_sum_order.h"
 #include "runtime/kernels/cpu/vector_reductions.h"
 #include "runtime/kernels/reduction_meta.h"
 
@@ -48,10 +50,41 @@ accumulate_t<T> block_sum(const T* x, int64_t n) {
 }
 
 // Sums `x` (of dtype T) into `acc` (contiguous, shape keep_shape, acc dtype).
+// float32/float64 on a contiguous input, in torch's order and type (torch_sum_order.h): each line
+// of a run, or each column of a block. False for the other cases (the caller's loops then).
+template <typename T>
+bool sum_in_torch_order(const TensorBase& x, const ReductionPlan& r, accumulate_t<T>* acc) {
+  if constexpr (std::is_same_v<T, float> || std::is_same_v<T, double>) {
+    if (!x.is_contiguous() || !(r.reduced_suffix || r.reduced_block)) return false;
+    const T* p = static_cast<const T*>(x.data_ptr());
+    if (r.reduced_suffix) {
+      const DimSplit rows = r.rows();
+      if (rows.lines() == 1) {
+        acc[0] = torch_order::full_sum(p, rows.n, omp_get_max_threads(), [](int64_t parts, auto&& part) {
+#pragma omp parallel for num_threads(static_cast<int>(parts)) schedule(static, 1)
+          for (int64_t t = 0; t < parts; ++t) part(t);
+        });
+      } else {
+        for_each_line(rows, [&](int64_t o, int64_t start) { acc[o] = torch_order::inner_sum(p + start, rows.n); });
+      }
+      return true;
+    }
+    const DimSplit block = r.block();
+    for_each_column_chunk(block, [&](int64_t o, int64_t c, int64_t width) {
+      T out[kColumnChunk];
+      torch_order::outer_sum(p + o * block.n * block.inner, block.n, block.inner, c, c + width, out);
+      for (int64_t j = 0; j < width; ++j) acc[o * block.inner + c + j] = out[j];
+    });
+    return true;
+  }
+  return false;
+}
+
 template <typename T>
 void sum_into(const TensorBase& x, const ReductionPlan& r, accumulate_t<T>* acc) {
   using acc_t = accumulate_t<T>;
   using loop_t = std::conditional_t<is_reduced_float_v<T>, float, T>;  // what the iterator's loop reads
+  if (sum_in_torch_order<T>(x, r, acc)) return;
   if (r.reduced_suffix && x.is_contiguous()) {
     // Each output sums one contiguous row; one big output is split across threads.
     const T* p = static_cast<const T*>(x.data_ptr());
@@ -129,7 +162,10 @@ TensorBase reduce(const char* name, const TensorBase& self, const std::optional<
     TensorBase acc_view = empty_cpu(r.out_shape, compute);
     scalar_t* dst = static_cast<scalar_t*>(acc_view.data_ptr());
     for (int64_t i = 0; i < n_out; ++i) {
-      if (mean) {
+      if (mean && is_floating_v<scalar_t>) {
+        // torch: sum_out(...).div_(count), a division in the result's type
+        dst[i] = static_cast<scalar_t>(static_cast<scalar_t>(acc[i]) / static_cast<scalar_t>(r.count));
+      } else if (mean) {
         dst[i] = static_cast<scalar_t>(static_cast<double>(acc[i]) / static_cast<double>(r.count));
       } else {
         dst[i] = static_cast<scalar_t>(acc[i]);

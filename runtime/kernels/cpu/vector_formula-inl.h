@@ -379,12 +379,17 @@ HWY_INLINE V CopySign(D, V a, V b) {
 
 // pow in float lanes: torch's special exponents (pm::pow_scalar: 2 and 3 as products, 1 and 0, +-0.5
 // through sqrt, -1 and -2 as reciprocals) with exact operations, the scalar functor's bits; any
-// other exponent lane by lane with the C library's powf (within an ulp, as torch's SLEEF powf).
-// SLEEF's vector powf is not called: clang 14 passed its second vector argument so that only lane
-// 0 arrived (the sanitizer build), which GCC does not; the unary SLEEF calls are unaffected.
+// other exponent as torch's Vectorized<float>::pow: SLEEF's vector powf on AVX2 and AVX-512 (x ** 4
+// gives torch's bits: pytorch/examples regression/main.py's features), the C library's powf lane
+// by lane elsewhere (torch's default build maps std::pow). Under clang the C library's too: clang
+// 14 passed SLEEF's second vector argument so that only lane 0 arrived (the sanitizer build), which
+// GCC does not; the unary SLEEF calls are unaffected.
 template <class D, class V>
 HWY_INLINE V PowGeneral(D d, V x, V e) {
   static_assert(kFloatLanes<D>, "pow runs in float lanes (codegen/pointwise.py, SLEEF_INTRINSICS)");
+#if !defined(__clang__) && (HWY_TARGET == HWY_AVX2 || HWY_TARGET == HWY_AVX3 || HWY_TARGET == HWY_AVX3_DL)
+  return sleef::pow(x, e);
+#endif
   HWY_ALIGN float xs[hn::MaxLanes(d)];
   HWY_ALIGN float es[hn::MaxLanes(d)];
   hn::Store(x, d, xs);

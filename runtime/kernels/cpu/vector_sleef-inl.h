@@ -83,6 +83,22 @@ KILN_SLEEF_UNARY(acosh)
 KILN_SLEEF_UNARY(atanh)
 KILN_SLEEF_UNARY_U(erfc, u15)  // torch calls the u15 (1.5 ulp) erfc: Sleef has no u10 one
 
+// pow(x, e) lane by lane: Sleef's powf, which torch's Vectorized<float>::pow calls (so
+// pow(Tensor, Tensor) and x ** 4 round as torch's vector loop does).
+#ifdef KILN_SLEEF_F
+extern "C" const KILN_SLEEF_VF KILN_SLEEF_F(pow, u10)(KILN_SLEEF_VF, KILN_SLEEF_VF);
+template <class V>
+HWY_INLINE V pow(V x, V e) {
+  static_assert(sizeof(hn::TFromV<V>) == 4, "float");
+  return V{KILN_SLEEF_F(pow, u10)(x.raw, e.raw)};
+}
+#else
+template <class V>
+HWY_INLINE V pow(V x, V e) {
+  return x;
+}
+#endif
+
 #undef KILN_SLEEF_UNARY
 #undef KILN_SLEEF_UNARY_U
 

@@ -123,6 +123,58 @@ HWY_INLINE void StorePartial(D d, hn::Vec<D> v, float* p, int64_t m) {
   for (int64_t k = 0; k < m; ++k) p[k] = buffer[k];
 }
 
+#if HWY_TARGET == HWY_AVX2 || HWY_TARGET == HWY_AVX3 || HWY_TARGET == HWY_AVX3_DL
+// Where kv::Exp and kv::Log are Sleef's float functions, a row is torch 1.13's float32 softmax /
+// log_softmax over the last dim (_vec_softmax_lastdim, _vec_log_softmax_lastdim as AVX2 builds
+// them), so that cross_entropy's log-probabilities, and the gradients they feed, are torch's bits:
+// e = exp(x - max); their sum in 8 lanes (element i in lane i % 8, in order), the lanes folded as
+// AVX2's shuffles fold them, ((l0 + l4) + (l2 + l6)) + ((l1 + l5) + (l3 + l7)), or under 8
+// elements added in order; then y = e * (1 / sum), or y = (x - max) - log(sum). x may be y.
+template <bool kLog>
+void SoftmaxRow(const float* x, float* y, int64_t n) {
+  const hn::ScalableTag<float> d;
+  const int64_t N = static_cast<int64_t>(hn::Lanes(d));  // 8 or 16
+  const float max = ExtremeRun<true>(x, n);
+  const auto vmax = hn::Set(d, max);
+  HWY_ALIGN float e[hn::MaxLanes(d)];
+  float acc[8] = {0, 0, 0, 0, 0, 0, 0, 0};
+  int64_t i = 0;
+  for (; i + N <= n; i += N) {
+    const auto v = kv::Exp(d, hn::Sub(hn::LoadU(d, x + i), vmax));
+    hn::Store(v, d, e);
+    if (!kLog) hn::StoreU(v, d, y + i);
+    for (int64_t g = 0; g < N; g += 8)
+      for (int l = 0; l < 8; ++l) acc[l] += e[g + l];
+  }
+  if (i < n) {
+    const int64_t m = n - i;
+    hn::Store(kv::Exp(d, hn::Sub(LoadPartial(d, x + i, m, max), vmax)), d, e);
+    for (int64_t k = 0; k < m; ++k) {
+      acc[k % 8] += e[k];  // i is a multiple of 8
+      if (!kLog) y[i + k] = e[k];
+    }
+  }
+  float sum;
+  if (n < 8) {
+    sum = acc[0];
+    for (int64_t k = 1; k < n; ++k) sum += acc[k];
+  } else {
+    sum = ((acc[0] + acc[4]) + (acc[2] + acc[6])) + ((acc[1] + acc[5]) + (acc[3] + acc[7]));
+  }
+  i = 0;
+  if (kLog) {
+    const float log_sum = hn::GetLane(kv::Log(d, hn::Set(d, sum)));
+    const auto vlog = hn::Set(d, log_sum);
+    for (; i + N <= n; i += N) hn::StoreU(hn::Sub(hn::Sub(hn::LoadU(d, x + i), vmax), vlog), d, y + i);
+    for (; i < n; ++i) y[i] = (x[i] - max) - log_sum;
+  } else {
+    const float scale = 1.0f / sum;
+    const auto vscale = hn::Set(d, scale);
+    for (; i + N <= n; i += N) hn::StoreU(hn::Mul(hn::LoadU(d, y + i), vscale), d, y + i);
+    for (; i < n; ++i) y[i] *= scale;
+  }
+}
+#else
 // softmax: y = exp(x - max) (written during the sum), then y *= 1 / sum; log_softmax: y = (x - max)
 // - log(sum). The max is NaN if the row holds one (ExtremeRun), so is everything after.
 template <bool kLog>
@@ -158,6 +210,7 @@ void SoftmaxRow(const float* x, float* y, int64_t n) {
     for (; i < n; ++i) y[i] *= scale;
   }
 }
+#endif
 
 // The same down the columns of a [n, inner] block, a whole row of lanes at a time; a column's sum
 // in float, rows in order (torch's order).

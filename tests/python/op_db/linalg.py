@@ -170,7 +170,61 @@ def _numeric_record(name, samples, ref, no_zero_dim, dtypes=NUMERIC_LINALG):
                     error_inputs=lambda: [e for e in _product_errors() if e.note.startswith(name)])
 
 
+def _addmm_into_samples(d):
+    m1, m2 = values((3, 4), d, seed=1), values((4, 2), d, seed=2)
+    return [Sample((values((3, 2), d), m1, m2), note="self (3, 2)"),
+            Sample((values((2,), d), m1, m2), note="broadcast row"),
+            Sample((values((3, 1), d), m1, m2), note="broadcast column"),
+            Sample((values((), d), m1, m2), note="0-dim self"),
+            Sample((values((0, 2), d), values((0, 4), d), m2), note="no rows"),
+            Sample((values((3, 2), d), values((3, 0), d), values((0, 2), d)), note="empty inner dim: self"),
+            Sample((values((3, 2), d), values((4, 3), d, seed=1).T, values((2, 4), d, seed=2).T),
+                   note="transposed operands")]
+
+
+def _addmm_into_errors():
+    e = ErrorInput
+    return [
+        e(lambda k: k._addmm_into(k.ones([3, 3]), k.ones([3, 4]), k.ones([4, 2])), RuntimeError,
+          "cannot be broadcast", "_addmm_into self of another shape"),
+        e(lambda k: k._addmm_into(k.ones([3, 2]), k.ones([3, 4]), k.ones([5, 2])), RuntimeError,
+          "shapes cannot be multiplied", "_addmm_into inner dim mismatch"),
+        e(lambda k: k._addmm_into(k.ones([2], dtype=k.int64), k.ones([3, 4], dtype=k.int64),
+                                  k.ones([4, 2], dtype=k.int64)), RuntimeError, "not implemented for",
+          "_addmm_into of int64"),
+    ]
+
+
+def _fma_samples(d):
+    return [Sample((values((3, 4), d), values((3, 4), d, seed=1), values((3, 4), d, seed=2)), note="(3, 4)"),
+            Sample((values((5,), d), values((5,), d, seed=1), values((), d, seed=2)), note="one-element tensor2"),
+            Sample((values((2, 3), d), values((3, 2), d, seed=1).T, values((1,), d, seed=2)),
+                   note="transposed tensor1, (1,) tensor2"),
+            Sample((values((0, 2), d), values((0, 2), d), values((0, 2), d)), note="empty")]
+
+
+def _fma_ref(a, x, b):
+    return (a.astype(np.float64) + x.astype(np.float64) * b.astype(np.float64)).astype(a.dtype)
+
+
+def _fma_errors():
+    e = ErrorInput
+    return [
+        e(lambda k: k._fma(k.ones([2, 2]), k.ones([2, 3]), k.ones([2, 2])), RuntimeError, "tensor1 of shape",
+          "_fma tensor1 of another shape"),
+        e(lambda k: k._fma(k.ones([2, 2]), k.ones([2, 2]), k.ones([2])), RuntimeError, "must match",
+          "_fma tensor2 of another shape"),
+        e(lambda k: k._fma(k.ones([2]), k.ones([2], dtype=k.float64), k.ones([2])), RuntimeError, "of one dtype",
+          "_fma of mixed dtypes"),
+    ]
+
+
 RECORDS += [
+    # not a product, but a multiply-add: torch's fused add/sub with alpha and addcmul (schema comment)
+    OpRecord("_fma", FAMILY, ("float32", "float64"), _fma_samples, ref=_fma_ref,
+             no_zero_dim="_fma's samples name their shapes", error_inputs=_fma_errors),
+    OpRecord("_addmm_into", FAMILY, ("float32", "float64"), _addmm_into_samples, ref=_addmm_ref,
+             no_zero_dim="_addmm_into takes matrices", error_inputs=_addmm_into_errors),
     _numeric_record("dot", _vector_samples, lambda a, b: np.asarray(np.dot(a, b)), "dot takes 1-D tensors"),
     _numeric_record("mv", _mv_samples, lambda a, b: a @ b, "mv takes a matrix and a vector"),
     _numeric_record("outer", _outer_samples, np.outer, "outer takes 1-D tensors", ALL),

@@ -49,6 +49,8 @@ def torch_function(op: str):
     """torch's function named `op`: torch.<op>, or torch.nn.functional.<op> (silu, gelu live there;
     the aten op log_sigmoid is F.logsigmoid)."""
     import torch
+    if op == "elu":  # the aten op (alpha, scale, input_scale): torch.elu takes alpha alone
+        return torch._C._nn.elu
     op = {"log_sigmoid": "logsigmoid"}.get(op, op)
     return getattr(torch, op, None) or getattr(torch.nn.functional, op)
 

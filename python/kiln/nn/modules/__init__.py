@@ -1,8 +1,8 @@
 from .module import Module
 from .linear import Bilinear, Identity, Linear
 from .activation import (CELU, ELU, GELU, GLU, SELU, Hardshrink, Hardsigmoid, Hardswish, Hardtanh, LeakyReLU,
-                         LogSigmoid, LogSoftmax, Mish, MultiheadAttention, PReLU, ReLU, RReLU, Sigmoid, SiLU, Softmax,
-                         Softplus, Softshrink, Softsign, Tanh, Tanhshrink, Threshold)
+                         LogSigmoid, LogSoftmax, Mish, MultiheadAttention, PReLU, ReLU, ReLU6, RReLU, Sigmoid, SiLU, Softmax,
+                         Softmin, Softplus, Softshrink, Softsign, Tanh, Tanhshrink, Threshold)
 from .container import ModuleDict, ModuleList, ParameterDict, ParameterList, Sequential
 from .conv import Conv1d, Conv2d, Conv3d, ConvTranspose1d, ConvTranspose2d
 from .pooling import (AdaptiveAvgPool1d, AdaptiveAvgPool2d, AdaptiveAvgPool3d, AdaptiveMaxPool1d, AdaptiveMaxPool2d,
@@ -10,7 +10,10 @@ from .pooling import (AdaptiveAvgPool1d, AdaptiveAvgPool2d, AdaptiveAvgPool3d, A
 from .batchnorm import BatchNorm1d, BatchNorm2d
 from .normalization import GroupNorm, LayerNorm
 from .instancenorm import InstanceNorm1d, InstanceNorm2d, InstanceNorm3d
-from .dropout import Dropout
+from .dropout import Dropout, Dropout1d, Dropout2d, Dropout3d
+from .distance import CosineSimilarity, PairwiseDistance
+from .padding import (ConstantPad1d, ConstantPad2d, ConstantPad3d, ReflectionPad1d, ReflectionPad2d, ReflectionPad3d,
+                      ReplicationPad1d, ReplicationPad2d, ReplicationPad3d, ZeroPad2d)
 from .sparse import Embedding, EmbeddingBag
 from .flatten import Flatten, Unflatten
 from .upsampling import Upsample, UpsamplingBilinear2d, UpsamplingNearest2d
@@ -24,6 +27,9 @@ from .loss import (BCELoss, BCEWithLogitsLoss, CosineEmbeddingLoss, CrossEntropy
                    SmoothL1Loss, SoftMarginLoss, TripletMarginLoss)
 
 __all__ = ["Module", "Identity", "Linear", "ReLU", "Tanh", "Sigmoid", "Softmax", "LogSoftmax",
+           "ReLU6", "Softmin", "Dropout1d", "Dropout2d", "Dropout3d", "CosineSimilarity", "PairwiseDistance",
+           "ConstantPad1d", "ConstantPad2d", "ConstantPad3d", "ZeroPad2d", "ReflectionPad1d", "ReflectionPad2d",
+           "ReflectionPad3d", "ReplicationPad1d", "ReplicationPad2d", "ReplicationPad3d",
            "GELU", "SiLU", "LeakyReLU", "Hardtanh", "Softplus", "ELU", "SELU", "CELU", "Mish", "Hardswish", "Hardsigmoid",
            "GLU", "LogSigmoid", "Softsign", "Tanhshrink", "Softshrink", "Hardshrink", "Threshold", "PReLU", "RReLU",
            "MultiheadAttention",

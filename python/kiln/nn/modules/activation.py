@@ -78,6 +78,16 @@ class Hardtanh(Module):
         return f"min_val={self.min_val}, max_val={self.max_val}" + (", inplace=True" if self.inplace else "")
 
 
+class ReLU6(Hardtanh):
+    """min(max(0, x), 6): hardtanh between 0 and 6, as torch's."""
+
+    def __init__(self, inplace=False):
+        super().__init__(0.0, 6.0, inplace)
+
+    def extra_repr(self):
+        return "inplace=True" if self.inplace else ""
+
+
 class Softplus(Module):
     def __init__(self, beta=1, threshold=20):
         super().__init__()
@@ -91,7 +101,7 @@ class Softplus(Module):
 
 
 class Softmax(Module):
-    def __init__(self, dim):
+    def __init__(self, dim=None):  # None: torch's implicit dim (old scripts: nn.LogSoftmax())
         super().__init__()
         self.dim = dim
 
@@ -105,6 +115,11 @@ class Softmax(Module):
 class LogSoftmax(Softmax):
     def forward(self, input):
         return F.log_softmax(input, self.dim)
+
+
+class Softmin(Softmax):
+    def forward(self, input):
+        return F.softmin(input, self.dim)
 
 
 def _inplace_str(inplace):

@@ -17,3 +17,23 @@ class Dropout(Module):
 
     def extra_repr(self):
         return f"p={self.p}, inplace={self.inplace}"
+
+
+class _DropoutNd(Dropout):
+    def forward(self, input):
+        return self._fn(input, self.p, self.training, self.inplace)
+
+
+class Dropout1d(_DropoutNd):
+    """Zeroes whole channels of (N, C, L) or (C, L) inputs while training."""
+    _fn = staticmethod(F.dropout1d)
+
+
+class Dropout2d(_DropoutNd):
+    """Zeroes whole channels of (N, C, H, W) inputs while training."""
+    _fn = staticmethod(F.dropout2d)
+
+
+class Dropout3d(_DropoutNd):
+    """Zeroes whole channels of (N, C, D, H, W) inputs while training."""
+    _fn = staticmethod(F.dropout3d)

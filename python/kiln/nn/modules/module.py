@@ -240,6 +240,26 @@ class Module:
             mod = mod._modules[item]
         return mod
 
+    def get_parameter(self, target):
+        """The parameter at dotted path `target` (module path, then the parameter's name)."""
+        module_path, _, name = target.rpartition(".")
+        mod = self.get_submodule(module_path)
+        if not hasattr(mod, name):
+            raise AttributeError(mod._get_name() + " has no attribute `" + name + "`")
+        if name not in mod._parameters:
+            raise AttributeError("`" + name + "` is not an nn.Parameter")
+        return mod._parameters[name]
+
+    def get_buffer(self, target):
+        """The buffer at dotted path `target` (module path, then the buffer's name)."""
+        module_path, _, name = target.rpartition(".")
+        mod = self.get_submodule(module_path)
+        if not hasattr(mod, name):
+            raise AttributeError(mod._get_name() + " has no attribute `" + name + "`")
+        if name not in mod._buffers:
+            raise AttributeError("`" + name + "` is not a buffer")
+        return mod._buffers[name]
+
     # ---- iteration ----
     def named_modules(self, memo=None, prefix="", remove_duplicate=True):
         """Yields (dotted name, module) for self and all descendants, each module once."""

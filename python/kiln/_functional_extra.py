@@ -1,0 +1,101 @@
+"""torch functions training scripts reach for that kiln builds from its ops in Python: diff,
+aminmax, var_mean/std_mean, randint_like, tril_indices/triu_indices, and torch.compile (an
+identity: kiln has no graph compiler, so the model runs as written)."""
+import collections
+
+from . import _C
+
+aminmax_result = collections.namedtuple("aminmax", ["min", "max"])
+
+
+def diff(input, n=1, dim=-1, prepend=None, append=None):
+    """The n-th forward difference along `dim` (a logical xor for bool), after concatenating
+    prepend and append there."""
+    if input.dim() == 0:
+        raise RuntimeError("diff expects input to be at least one-dimensional")
+    if n < 0:
+        raise RuntimeError(f"order must be non-negative but got {n}")
+    parts = [t for t in (prepend, input, append) if t is not None]
+    if len(parts) > 1:
+        parts = [t if isinstance(t, _C.TensorBase) else _C.tensor(t) for t in parts]
+        parts = [t.expand(*[s if d != dim % input.dim() else t.shape[d] for d, s in enumerate(input.shape)])
+                 if t.dim() == input.dim() else t for t in parts]
+        input = _C.cat(parts, dim)
+    for _ in range(n):
+        length = input.shape[dim]
+        if length == 0:
+            break
+        after, before = input.narrow(dim, 1, length - 1), input.narrow(dim, 0, length - 1)
+        input = after.logical_xor(before) if input.dtype == _C.bool else after - before
+    return input
+
+
+def aminmax(input, *, dim=None, keepdim=False):
+    """(min, max) in one call, as torch.aminmax (a namedtuple with fields min and max)."""
+    if input.numel() == 0 and dim is None:
+        raise RuntimeError("aminmax(): cannot compute aminmax over an empty dimension as the operation has no "
+                           "identity.")
+    if dim is None:
+        lo, hi = _C.amin(input), _C.amax(input)
+        if keepdim:
+            lo, hi = lo.reshape([1] * input.dim()), hi.reshape([1] * input.dim())
+        return aminmax_result(lo, hi)
+    return aminmax_result(_C.amin(input, dim, keepdim), _C.amax(input, dim, keepdim))
+
+
+def _unbiased(unbiased, correction):
+    if correction is not None:
+        if correction not in (0, 1):
+            raise NotImplementedError("var_mean/std_mean: kiln takes correction 0 or 1 only")
+        return bool(correction)
+    return unbiased
+
+
+def var_mean(input, dim=None, unbiased=True, keepdim=False, *, correction=None):
+    """(var, mean) over dim (every dim when None)."""
+    u = _unbiased(unbiased, correction)
+    if dim is None:
+        return _C.var(input, unbiased=u), _C.mean(input)
+    return _C.var(input, dim, unbiased=u, keepdim=keepdim), _C.mean(input, dim, keepdim=keepdim)
+
+
+def std_mean(input, dim=None, unbiased=True, keepdim=False, *, correction=None):
+    """(std, mean) over dim (every dim when None)."""
+    u = _unbiased(unbiased, correction)
+    if dim is None:
+        return _C.std(input, unbiased=u), _C.mean(input)
+    return _C.std(input, dim, unbiased=u, keepdim=keepdim), _C.mean(input, dim, keepdim=keepdim)
+
+
+def randint_like(input, low=0, high=None, *, dtype=None, generator=None, **kwargs):
+    """randint(low, high, input.shape) of input's dtype (randint_like(input, high) as torch's)."""
+    if high is None:
+        low, high = 0, low
+    kw = {} if generator is None else {"generator": generator}
+    return _C.randint(low, high, list(input.shape), dtype=dtype or input.dtype, **kw)
+
+
+def _triangle_indices(row, col, offset, dtype, lower):
+    r = _C.arange(row).unsqueeze(1)
+    c = _C.arange(col).unsqueeze(0)
+    mask = (c - r <= offset) if lower else (c - r >= offset)
+    return mask.nonzero().t().contiguous().to(dtype)
+
+
+def tril_indices(row, col, offset=0, *, dtype=None, device=None, layout=None):
+    """2 x N (row, column) indices of the lower triangle, in row-major order."""
+    return _triangle_indices(row, col, offset, dtype or _C.int64, True)
+
+
+def triu_indices(row, col, offset=0, *, dtype=None, device=None, layout=None):
+    """2 x N (row, column) indices of the upper triangle, in row-major order."""
+    return _triangle_indices(row, col, offset, dtype or _C.int64, False)
+
+
+def compile(model=None, *, fullgraph=False, dynamic=None, backend="inductor", mode=None, options=None,  # noqa: A001
+            disable=False):
+    """torch.compile's signature; kiln runs the model (or function) as it is: returned unchanged,
+    or a decorator that returns its argument."""
+    if model is None:
+        return lambda m: m
+    return model
