@@ -142,7 +142,9 @@ def mm(input, mat2, *, out=None):
 # add/sub with alpha and addcmul round as torch's CPU kernels do (one fused multiply-add on AVX2 +
 # FMA CPUs) when no gradient is recorded: the functions as the Tensor methods (kiln/_tensor.py).
 # Any other call form goes to the binding as it is (its overloads and errors).
-def _fused_call(name, fused_of, args, kwargs, keys, scalar):
+def _fused_call(name, fused_of, args, kwargs, keys, scalar, plain_without_keywords=False):
+    if plain_without_keywords and not kwargs:  # add/sub without alpha: the binding itself, no fusing
+        return getattr(_C, name)(*args)
     fused = None
     if len(args) == len(keys) and isinstance(args[0], Tensor) and set(kwargs) <= {scalar, "out"}:
         fused = fused_of(*args, **{k: v for k, v in kwargs.items() if k != "out"})
@@ -156,12 +158,12 @@ def _fused_call(name, fused_of, args, kwargs, keys, scalar):
 
 def add(*args, **kwargs):
     return _fused_call("add", lambda input, other, alpha=1: _tensor_mod._fused_alpha(input, (other,), {"alpha": alpha}, 1),
-                       args, kwargs, ("input", "other"), "alpha")
+                       args, kwargs, ("input", "other"), "alpha", plain_without_keywords=True)
 
 
 def sub(*args, **kwargs):
     return _fused_call("sub", lambda input, other, alpha=1: _tensor_mod._fused_alpha(input, (other,), {"alpha": alpha}, -1),
-                       args, kwargs, ("input", "other"), "alpha")
+                       args, kwargs, ("input", "other"), "alpha", plain_without_keywords=True)
 
 
 def addcmul(*args, **kwargs):

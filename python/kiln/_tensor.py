@@ -271,7 +271,7 @@ class Tensor(_C.TensorBase):
     # With alpha != 1 (optimizers, `p.data.add_(p.grad, alpha=-lr)`) they round as torch's fused
     # multiply-add where torch fuses it (_fused_alpha).
     def add(self, *args, **kwargs):
-        fused = _fused_alpha(self, args, kwargs, 1)
+        fused = _fused_alpha(self, args, kwargs, 1) if kwargs else None  # (no keyword: no alpha)
         if fused is not None:
             return fused
         try:
@@ -281,8 +281,8 @@ class Tensor(_C.TensorBase):
 
     def add_(self, *args, **kwargs):
         # (an expanded self raises in the op itself, as torch)
-        fused = _fused_alpha(self, args, kwargs, 1) if not _expanded(self) else None
-        if fused is not None:
+        fused = _fused_alpha(self, args, kwargs, 1) if kwargs else None
+        if fused is not None and not _expanded(self):
             return self.copy_(fused)
         try:
             return _C.TensorBase.add_(self, *args, **kwargs)
@@ -290,7 +290,7 @@ class Tensor(_C.TensorBase):
             return _deprecated_alpha_first(self, "add_", args, kwargs)
 
     def sub(self, *args, **kwargs):
-        fused = _fused_alpha(self, args, kwargs, -1)
+        fused = _fused_alpha(self, args, kwargs, -1) if kwargs else None
         if fused is not None:
             return fused
         try:
@@ -307,8 +307,8 @@ class Tensor(_C.TensorBase):
         return self.copy_(fused) if fused is not None else _C.TensorBase.addcmul_(self, tensor1, tensor2, value=value)
 
     def sub_(self, *args, **kwargs):
-        fused = _fused_alpha(self, args, kwargs, -1) if not _expanded(self) else None
-        if fused is not None:
+        fused = _fused_alpha(self, args, kwargs, -1) if kwargs else None
+        if fused is not None and not _expanded(self):
             return self.copy_(fused)
         try:
             return _C.TensorBase.sub_(self, *args, **kwargs)

@@ -51,7 +51,8 @@ Tensor checked_source(const Tensor& self, int64_t dim, const Tensor& index, cons
              scalar_type_name(source.dtype()), ") must have the same scalar type");
   const int64_t d = wrap_dim(dim, self.dim(), op);
   const Tensor src = source.dim() ? source : kiln::reshape(source, {1});
-  const IntArrayRef self_sizes = self.dim() ? self.sizes() : IntArrayRef({1});
+  const int64_t one = 1;  // a 0-dim self counts as shape [1] (the braced list would dangle)
+  const IntArrayRef self_sizes = self.dim() ? self.sizes() : IntArrayRef(one);
   KILN_CHECK_INDEX(src.sizes()[d < src.dim() ? d : 0] == index.numel() || src.dim() <= d, op,
                    "(): Number of indices (", index.numel(), ") should be equal to source.size(dim)");
   bool same = src.dim() == static_cast<int64_t>(self_sizes.size()) && src.sizes()[d] == index.numel();
