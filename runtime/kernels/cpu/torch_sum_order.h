@@ -7,7 +7,7 @@
 // input's own type, Vectorized<T> of 8 floats / 4 doubles (the AVX2 and default builds' width),
 // 4 interleaved accumulators (row_sum), and a 4-level cascade that adds a level into the next every
 // 2^level_power rows (multi_row_sum). The names below are torch's; each mirrors its function.
-// tests/python/test_torch_sum_order.py checks the bits against torch.
+// tests/python/test_vector_reductions.py checks the bits against torch.
 #pragma once
 
 #include <algorithm>
@@ -23,12 +23,14 @@ namespace torch_order {
 template <typename T>
 constexpr int kLanes = sizeof(T) == 4 ? 8 : 4;
 
-// One Vectorized<T>: L lanes added lane by lane, held as 16-byte vector types (SSE registers on the
-// baseline x86-64 build; one 32-byte vector type would be spilled to the stack there).
-template <typename T, int L>
+// One Vectorized<T>: L lanes added lane by lane, held as vector types of kBytes: 16 (SSE registers
+// on the baseline x86-64 build, where one 32-byte vector type would be spilled to the stack) or 32
+// (one AVX2 register, as torch's AVX2 kernels hold it: code compiled for AVX2). The lanes and their
+// order are the same either way, so are the bits.
+template <typename T, int L, int kBytes = 16>
 struct Lanes {
-  typedef T Raw __attribute__((vector_size(16)));
-  static constexpr int kPer = 16 / sizeof(T), kParts = L / kPer;
+  typedef T Raw __attribute__((vector_size(kBytes)));
+  static constexpr int kPer = kBytes / sizeof(T), kParts = L / kPer;
   Raw part[kParts];
   static Lanes zero() {
     Lanes r;
@@ -37,7 +39,7 @@ struct Lanes {
   }
   static Lanes load(const T* x) {
     Lanes r;
-    for (int p = 0; p < kParts; ++p) __builtin_memcpy(&r.part[p], x + p * kPer, 16);
+    for (int p = 0; p < kParts; ++p) __builtin_memcpy(&r.part[p], x + p * kPer, kBytes);
     return r;
   }
   T lane(int l) const { return part[l / kPer][l % kPer]; }
@@ -121,11 +123,11 @@ Acc row_sum(int64_t size, Load&& load) {
 }
 
 // One contiguous line: vectorized_inner_sum (n >= lanes) or scalar_inner_sum, stored as
-// `0 + sum` (the output is zero-filled, then accumulated into).
-template <typename T>
+// `0 + sum` (the output is zero-filled, then accumulated into). kBytes: see Lanes.
+template <typename T, int kBytes = 16>
 T inner_sum(const T* x, int64_t n) {
   constexpr int L = kLanes<T>;
-  using V = Lanes<T, L>;
+  using V = Lanes<T, L, kBytes>;
   if (n >= L) {
     const int64_t vec_size = n / L;
     const V vec_acc = row_sum<V>(vec_size, [&](int64_t i) { return V::load(x + i * L); });
@@ -141,18 +143,19 @@ T inner_sum(const T* x, int64_t n) {
 // TensorIterator's two_pass_reduction: at::parallel_for's chunks (one per thread, of
 // divup(n, threads used) elements), each thread's total in a buffer of max_threads zeros, and
 // the buffer summed as a line.
-template <typename T, typename ParallelFor>
-T full_sum(const T* x, int64_t n, int threads, ParallelFor&& parallel_for) {
+// `line(x, n)` is inner_sum (or a build of it for the CPU at hand).
+template <typename T, typename ParallelFor, typename Line>
+T full_sum(const T* x, int64_t n, int threads, ParallelFor&& parallel_for, Line&& line) {
   constexpr int64_t kGrainSize = 32768;
-  if (n < kGrainSize || threads <= 1) return inner_sum(x, n);
+  if (n < kGrainSize || threads <= 1) return line(x, n);
   const int64_t used = std::min<int64_t>(threads, (n + kGrainSize - 1) / kGrainSize);
   const int64_t chunk = (n + used - 1) / used;
   std::vector<T> buffer(threads, T(0));
   parallel_for(used, [&](int64_t t) {
     const int64_t begin = t * chunk, end = std::min(n, begin + chunk);
-    if (begin < end) buffer[t] = T(0) + inner_sum(x + begin, end - begin);
+    if (begin < end) buffer[t] = T(0) + line(x + begin, end - begin);
   });
-  return inner_sum(buffer.data(), static_cast<int64_t>(buffer.size()));
+  return line(buffer.data(), static_cast<int64_t>(buffer.size()));
 }
 
 // Columns [j0, j1) of an [n, inner] block (row stride `inner`), each summed down its n rows into
