@@ -18,6 +18,7 @@ and never evaluated:
                  atan2(y, x)                                   (floating compute dtypes only)
                  log2 log10 exp2 asin acos atan sinh cosh tan asinh acosh atanh erfc erfinv (x),
                  hypot(a, b) copysign(a, b)                    (floating compute dtypes only)
+                 fma(a, b, c)                                  (a * b + c rounded once; floating only)
                  abs(x), floor(x), ceil(x), trunc(x), round(x) (half to even; integers unchanged)
                  minimum(a, b), maximum(a, b)                  (a NaN operand wins)
                  sign(x)                                       (-1, 0 or 1; 0 for NaN)
@@ -49,7 +50,7 @@ INTRINSICS: Dict[str, Tuple[int, bool]] = {
     "pow": (2, False), "pow_scalar": (2, False), "fmod": (2, False), "isnan": (1, False), "isinf": (1, False), "isfinite": (1, False),
     "log2": (1, True), "log10": (1, True), "exp2": (1, True), "asin": (1, True), "acos": (1, True), "atan": (1, True),
     "sinh": (1, True), "cosh": (1, True), "tan": (1, True), "asinh": (1, True), "acosh": (1, True), "atanh": (1, True),
-    "erfc": (1, True), "erfinv": (1, True), "hypot": (2, True), "copysign": (2, True),
+    "erfc": (1, True), "erfinv": (1, True), "hypot": (2, True), "copysign": (2, True), "fma": (3, True),
 }
 # Intrinsics whose value is a bool (as comparisons are).
 BOOL_INTRINSICS = {"isnan", "isinf", "isfinite"}
@@ -375,13 +376,13 @@ VECTOR_INTRINSICS: Dict[str, str] = {
     "log2": "kv::Log2", "log10": "kv::Log10", "exp2": "kv::Exp2", "asin": "kv::Asin", "acos": "kv::Acos",
     "atan": "kv::Atan", "sinh": "kv::Sinh", "cosh": "kv::Cosh", "tan": "kv::Tan", "asinh": "kv::Asinh",
     "acosh": "kv::Acosh", "atanh": "kv::Atanh", "erfc": "kv::Erfc",
-    "hypot": "kv::Hypot", "atan2": "kv::Atan2", "copysign": "kv::CopySign",
+    "hypot": "kv::Hypot", "atan2": "kv::Atan2", "copysign": "kv::CopySign", "fma": "kv::Fma",
 }
 # (erfinv has none: torch's CPU kernel is scalar, and kiln's gives its bits with the C library's
 # erf and exp, which no vector version would.)
 # Intrinsics IEEE rounds exactly (like + - * /): a formula using no others is computed in float
 # lanes, bit for bit as its scalar functor.
-EXACT_INTRINSICS = {"sqrt", "abs", "floor", "ceil", "trunc", "round", "minimum", "maximum", "copysign"}
+EXACT_INTRINSICS = {"sqrt", "abs", "floor", "ceil", "trunc", "round", "minimum", "maximum", "copysign", "fma"}
 # Intrinsics whose formulas run in float lanes on Sleef, torch's own functions: in double lanes
 # they were slower than torch (16M float32, one thread, AVX-512: exp 24.9 ms against 13.6, log 26.0
 # against 24.1, log1p 30.3 against 24.3, sin 25.3 against 20.4, cos 26.0 against 25.0; erf has no
@@ -707,6 +708,10 @@ def _autograd(n: Node, names: List[str], scalars: List[str], choice_of: Dict[int
         if ta:
             return f"masked_fill({a}, logical_not({cond}), {b})", True
         raise bad("a select of constants alone")
+    if k == "fma":  # the private op of the same math: _fma(self, tensor1, tensor2) = tensor1 * tensor2 + self
+        if not all(t for _, t in c):
+            raise bad("fma() of tensors only")
+        return f"_fma({c[2][0]}, {c[0][0]}, {c[1][0]})", True
     if not c[0][1] or (not all(t for _, t in c) and k not in ("pow", "pow_scalar", "fmod")):
         raise bad(f"{k}() of a constant: fold it into a literal")
     op = "pow" if k == "pow_scalar" else k  # kiln.pow(Tensor, Scalar) is pow_scalar

@@ -16,13 +16,11 @@ namespace autograd {
 
 // _fma
 //   self: grad
-//   tensor1: sum_to(mul(grad, tensor2), tensor1.sizes())
-//   tensor2: sum_to(mul(grad, tensor1), tensor2.sizes())
+//   tensor1: mul(grad, tensor2)
+//   tensor2: mul(grad, tensor1)
 struct FmaBackward0 final : Node {
   SavedVariable tensor1_;
   SavedVariable tensor2_;
-  std::vector<int64_t> tensor1_sizes;
-  std::vector<int64_t> tensor2_sizes;
 
   std::string name() const override { return "FmaBackward0"; }
 
@@ -33,8 +31,8 @@ struct FmaBackward0 final : Node {
     const Tensor tensor1(tensor1_.unpack());
     const Tensor tensor2(tensor2_.unpack());
     if (next_edges()[0].is_valid()) grad_inputs[0] = grad;
-    if (next_edges()[1].is_valid()) grad_inputs[1] = sum_to(mul(grad, tensor2), tensor1_sizes);
-    if (next_edges()[2].is_valid()) grad_inputs[2] = sum_to(mul(grad, tensor1), tensor2_sizes);
+    if (next_edges()[1].is_valid()) grad_inputs[1] = mul(grad, tensor2);
+    if (next_edges()[2].is_valid()) grad_inputs[2] = mul(grad, tensor1);
     return grad_inputs;
   }
 
@@ -56,10 +54,8 @@ Tensor _fma(const Tensor& self, const Tensor& tensor1, const Tensor& tensor2) {
     node->add_next_edge(gradient_edge(self));
     node->add_next_edge(gradient_edge(tensor1));
     node->add_next_edge(gradient_edge(tensor2));
-    if (node->next_edges()[1].is_valid() || node->next_edges()[2].is_valid()) node->tensor1_ = SavedVariable(tensor1, false);
-    if (node->next_edges()[1].is_valid() || node->next_edges()[2].is_valid()) node->tensor2_ = SavedVariable(tensor2, false);
-    node->tensor1_sizes = tensor1.sizes().vec();
-    node->tensor2_sizes = tensor2.sizes().vec();
+    if (node->next_edges()[2].is_valid()) node->tensor1_ = SavedVariable(tensor1, false);
+    if (node->next_edges()[1].is_valid()) node->tensor2_ = SavedVariable(tensor2, false);
     if (explain_enabled()) explain_log("autograd", "FmaBackward0", "recorded");
   }
   Tensor result;

@@ -68,6 +68,7 @@ enum class FormulaOp : int8_t {
   Erfinv,
   Hypot,
   Copysign,
+  Fma,
   Bitand,
   Bitor,
   Bitxor,

@@ -1142,6 +1142,15 @@ const FormulaNode _to_copy_nodes[] = {
     {FormulaOp::Cast, 0, -1, -1, 0, 0.0},
 };
 
+// _fma: fma(tensor1, tensor2, self)
+const char* const _fma_args[] = {"self", "tensor1", "tensor2"};
+const FormulaNode _fma_nodes[] = {
+    {FormulaOp::Arg, -1, -1, -1, 1, 0.0},
+    {FormulaOp::Arg, -1, -1, -1, 2, 0.0},
+    {FormulaOp::Arg, -1, -1, -1, 0, 0.0},
+    {FormulaOp::Fma, 0, 1, 2, -1, 0.0},
+};
+
 // _div_tensor_other_backward: -(grad * self / other / other)
 const char* const _div_tensor_other_backward_args[] = {"grad", "self", "other"};
 const FormulaNode _div_tensor_other_backward_nodes[] = {
@@ -3702,6 +3711,28 @@ const FormulaNode where_other_grad_nodes[] = {
     {FormulaOp::Select, 0, 1, 2, -1, 0.0},
 };
 
+// d_fma/dself: grad
+const char* const _fma_self_grad_args[] = {"grad", "result", "self", "tensor1", "tensor2"};
+const FormulaNode _fma_self_grad_nodes[] = {
+    {FormulaOp::Arg, -1, -1, -1, 0, 0.0},
+};
+
+// d_fma/dtensor1: grad * tensor2
+const char* const _fma_tensor1_grad_args[] = {"grad", "result", "self", "tensor1", "tensor2"};
+const FormulaNode _fma_tensor1_grad_nodes[] = {
+    {FormulaOp::Arg, -1, -1, -1, 0, 0.0},
+    {FormulaOp::Arg, -1, -1, -1, 4, 0.0},
+    {FormulaOp::Mul, 0, 1, -1, -1, 0.0},
+};
+
+// d_fma/dtensor2: grad * tensor1
+const char* const _fma_tensor2_grad_args[] = {"grad", "result", "self", "tensor1", "tensor2"};
+const FormulaNode _fma_tensor2_grad_nodes[] = {
+    {FormulaOp::Arg, -1, -1, -1, 0, 0.0},
+    {FormulaOp::Arg, -1, -1, -1, 3, 0.0},
+    {FormulaOp::Mul, 0, 1, -1, -1, 0.0},
+};
+
 }  // namespace
 
 const PointwiseFormula kPointwiseFormulas[] = {
@@ -4109,6 +4140,10 @@ const PointwiseFormula kPointwiseFormulas[] = {
      nullptr, 0, _to_copy_nodes, 2,
      FormulaDtypes::all, false, false,
      false, "dtype"},
+    {"_fma", "_fma", "_fma", "fma(tensor1, tensor2, self)", _fma_args, 3,
+     nullptr, 0, _fma_nodes, 4,
+     FormulaDtypes::floating, false, false,
+     false, nullptr},
     {"_div_tensor_other_backward", "_div_tensor_other_backward", "_div_tensor_other_backward", "-(grad * self / other / other)", _div_tensor_other_backward_args, 3,
      nullptr, 0, _div_tensor_other_backward_nodes, 8,
      FormulaDtypes::floating, false, false,
@@ -4402,7 +4437,7 @@ const PointwiseFormula kPointwiseFormulas[] = {
      FormulaDtypes::floating, false, false,
      false, nullptr},
 };
-const int kNumPointwiseFormulas = 174;
+const int kNumPointwiseFormulas = 175;
 
 // op: the op; overload: the input whose gradient the row computes; args: grad, result, then the
 // op's tensors.
@@ -4722,8 +4757,17 @@ const PointwiseFormula kPointwiseDerivatives[] = {
     {"where.self", "other", "where", "0 if condition else grad", where_other_grad_args, 5,
      nullptr, 0,
      where_other_grad_nodes, 4, FormulaDtypes::floating, false, false, false, nullptr},
+    {"_fma", "self", "_fma", "grad", _fma_self_grad_args, 5,
+     nullptr, 0,
+     _fma_self_grad_nodes, 1, FormulaDtypes::floating, false, false, false, nullptr},
+    {"_fma", "tensor1", "_fma", "grad * tensor2", _fma_tensor1_grad_args, 5,
+     nullptr, 0,
+     _fma_tensor1_grad_nodes, 3, FormulaDtypes::floating, false, false, false, nullptr},
+    {"_fma", "tensor2", "_fma", "grad * tensor1", _fma_tensor2_grad_args, 5,
+     nullptr, 0,
+     _fma_tensor2_grad_nodes, 3, FormulaDtypes::floating, false, false, false, nullptr},
 };
-const int kNumPointwiseDerivatives = 105;
+const int kNumPointwiseDerivatives = 108;
 
 }  // namespace jit
 }  // namespace kiln

@@ -13,8 +13,8 @@ namespace kiln {
 // ---- _fma(Tensor self, Tensor tensor1, Tensor tensor2) -> Tensor
 namespace {
 Tensor _fma_CPU(const Tensor& self, const Tensor& tensor1, const Tensor& tensor2) {
-  if (explain_enabled()) explain_log("kernel", "cpu::fused_multiply_add", "");
-  return Tensor(cpu::fused_multiply_add(self, tensor1, tensor2));
+  if (explain_enabled()) explain_log("kernel", "cpu::_fma_kernel", "");
+  return Tensor(cpu::_fma_kernel(self, tensor1, tensor2));
 }
 }  // namespace
 

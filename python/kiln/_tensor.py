@@ -859,6 +859,9 @@ _warned_overloads = set()
 
 
 _FLOATS = (_C.float32, _C.float64)
+# Whether torch's CPU kernels fuse `a * b + c` on this CPU (AVX2 + FMA, ATEN_CPU_CAPABILITY not
+# "default"): only then do add/sub with alpha and addcmul take _fma; elsewhere torch rounds twice too.
+_TORCH_FUSES = _C._torch_kernels_use_fma()
 
 
 def _expanded(t):
@@ -878,9 +881,10 @@ def _alpha_tensor(alpha, dtype):
 
 
 def _fusable(a, b, c=None):
-    """float32/float64 tensors of one dtype and shape, none of them recording a gradient: what _fma takes."""
+    """float32/float64 tensors of one dtype and shape, none of them recording a gradient, on a CPU where
+    torch fuses: where kiln's add/sub/addcmul take _fma."""
     dt = a.dtype
-    if dt not in _FLOATS or not isinstance(b, _C.TensorBase) or b.dtype != dt or b.shape != a.shape:
+    if not _TORCH_FUSES or dt not in _FLOATS or not isinstance(b, _C.TensorBase) or b.dtype != dt or b.shape != a.shape:
         return False
     if c is not None and (not isinstance(c, _C.TensorBase) or c.dtype != dt or c.shape != a.shape):
         return False

@@ -15,8 +15,8 @@ namespace jit {
 // The most nodes a tree may have (codegen/pointwise.py MAX_NODES refuses bigger ones).
 constexpr int kMaxFormulaNodes = 128;
 
-// One intrinsic (or // and %) on one (a) or two (a, b) values. The floating-only ones are never reached for
-// integer T: the code generator refuses them there.
+// One intrinsic (or // and %) on one (a) or two (a, b) values (fma, of three: evaluate below). The
+// floating-only ones are never reached for integer T: the code generator refuses them there.
 template <typename T>
 T apply_intrinsic(FormulaOp op, T a, T b) {
   if constexpr (std::is_floating_point_v<T>) {
@@ -123,6 +123,13 @@ T evaluate(const PointwiseFormula& f, const T* args, const T* scalars) {
       case FormulaOp::Lshift:
       case FormulaOp::Rshift:
       case FormulaOp::Bitnot: v[i] = apply_bitwise(n.op, a, b); break;
+      case FormulaOp::Fma:  // floating only (the code generator checks)
+        if constexpr (std::is_floating_point_v<T>) {
+          v[i] = pm::fma(a, b, c);
+        } else {
+          v[i] = T(a * b + c);
+        }
+        break;
       default: v[i] = apply_intrinsic(n.op, a, b); break;
     }
   }

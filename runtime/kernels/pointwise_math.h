@@ -138,6 +138,17 @@ KILN_HOST_DEVICE inline double hypot(double x, double y) { return __builtin_hypo
 // copysign(a, b): a's magnitude with b's sign bit (NaN's sign bit included), as torch.copysign.
 KILN_PM_FLOAT2(copysign, copysignf, copysign)
 
+// fma(a, b, c): a * b + c rounded once (IEEE fusedMultiplyAdd), what torch's CPU kernels compute
+// where GCC contracted `a * b + c` (its AVX2 + FMA builds) and what CUDA's fma computes. On the
+// host the C library's fma (the FMA instruction where the CPU has one, exact software otherwise).
+#if defined(__CUDA_ARCH__) || defined(__CUDACC_RTC__)
+KILN_HOST_DEVICE inline float fma(float a, float b, float c) { return ::fmaf(a, b, c); }
+KILN_HOST_DEVICE inline double fma(double a, double b, double c) { return ::fma(a, b, c); }
+#else
+KILN_HOST_DEVICE inline float fma(float a, float b, float c) { return __builtin_fmaf(a, b, c); }
+KILN_HOST_DEVICE inline double fma(double a, double b, double c) { return __builtin_fma(a, b, c); }
+#endif
+
 // The inverse error function. On the host, torch's CPU algorithm (calc_erfinv, ATen's Math.h):
 // a rational approximation, then two Newton steps with the C library's erf and exp, all in T (so
 // float32 gives torch's bits on the same C library); NaN outside [-1, 1], +-inf at +-1. On a GPU,
@@ -146,10 +157,11 @@ KILN_PM_FLOAT2(copysign, copysignf, copysign)
 KILN_HOST_DEVICE inline float erfinv(float y) { return ::erfinvf(y); }
 KILN_HOST_DEVICE inline double erfinv(double y) { return ::erfinv(y); }
 #else
-// Whether torch runs its AVX2 kernels here (the CPU has AVX2 and FMA, and ATEN_CPU_CAPABILITY is
-// not "default"; as runtime/kernels/cpu/random_utils.h's torch_kernels_use_fma): GCC compiled them
-// with contraction, so each `a * b + c` of calc_erfinv's polynomials is one fused multiply-add.
-inline bool erfinv_fused() {
+// Whether torch runs its AVX2 (or AVX-512) kernels on this CPU: it does when the CPU has AVX2 and
+// FMA, unless ATEN_CPU_CAPABILITY=default says otherwise. GCC compiled those kernels with -mfma and
+// contraction, so each `a * b + c` in them (calc_erfinv's polynomials, add with alpha, addcmul,
+// normal_'s transformation) is one fused multiply-add; kiln fuses the same ones here (host only).
+inline bool torch_kernels_use_fma() {
   static const bool fused = [] {
     const char* cap = std::getenv("ATEN_CPU_CAPABILITY");
     if (cap && std::strcmp(cap, "default") == 0) return false;
@@ -161,8 +173,8 @@ inline bool erfinv_fused() {
   }();
   return fused;
 }
-inline float erfinv_madd(float a, float b, float c, bool fused) { return fused ? __builtin_fmaf(a, b, c) : a * b + c; }
-inline double erfinv_madd(double a, double b, double c, bool fused) { return fused ? __builtin_fma(a, b, c) : a * b + c; }
+template <typename T>
+inline T erfinv_madd(T a, T b, T c, bool fused) { return fused ? fma(a, b, c) : a * b + c; }
 
 template <typename T>
 inline T erfinv_impl(T y) {
@@ -170,7 +182,7 @@ inline T erfinv_impl(T y) {
   const T b[4] = {T(-2.118377725), T(1.442710462), T(-0.329097515), T(0.012229801)};
   const T c[4] = {T(-1.970840454), T(-1.624906493), T(3.429567803), T(1.641345311)};
   const T d[2] = {T(3.543889200), T(1.637067800)};
-  const bool f = erfinv_fused();
+  const bool f = torch_kernels_use_fma();
   const T y_abs = abs(y);
   if (y_abs > T(1)) return T(0) * (T(1) / T(0));  // NaN
   if (y_abs == T(1)) return copysign(T(1) / T(0), y);

@@ -158,5 +158,11 @@ PyObject* py_simd_use_target(PyObject*, PyObject* name) {
   KILN_PY_END
 }
 
+PyObject* py_torch_kernels_use_fma(PyObject*, PyObject*) {
+  KILN_PY_BEGIN
+  return PyBool_FromLong(cpu::torch_fuses_multiply_add());
+  KILN_PY_END
+}
+
 }  // namespace python
 }  // namespace kiln

@@ -21,6 +21,8 @@ PyObject* py_evaluate_derivative(PyObject* module, PyObject* args);
 PyObject* py_simd_target(PyObject* module, PyObject* unused);
 PyObject* py_simd_targets(PyObject* module, PyObject* unused);
 PyObject* py_simd_use_target(PyObject* module, PyObject* name);
+// _torch_kernels_use_fma() -> whether torch's CPU kernels fuse `a * b + c` on this CPU
+PyObject* py_torch_kernels_use_fma(PyObject* module, PyObject* unused);
 
 }  // namespace python
 }  // namespace kiln

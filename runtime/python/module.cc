@@ -217,6 +217,7 @@ PyMethodDef hand_functions[] = {
     KILN_FN("_evaluate_derivative", py_evaluate_derivative, METH_VARARGS),
     KILN_FN("_simd_target", py_simd_target, METH_NOARGS),
     KILN_FN("_simd_targets", py_simd_targets, METH_NOARGS),
+    KILN_FN("_torch_kernels_use_fma", py_torch_kernels_use_fma, METH_NOARGS),
     KILN_FN("_simd_use_target", py_simd_use_target, METH_O),
     KILN_FN("_allocator_stats", py_allocator_stats, METH_NOARGS),
     KILN_FN("_empty_cache", py_empty_cache, METH_NOARGS),

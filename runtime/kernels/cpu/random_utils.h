@@ -23,22 +23,9 @@ namespace cpu {
 // The generator an op was given, or the default one (generator=None).
 inline Generator& generator_or_default(Generator* g) { return g ? *g : default_generator(); }
 
-// Whether torch runs its AVX2 (or AVX-512) kernels on this CPU: it does when the CPU has AVX2
-// and FMA, unless ATEN_CPU_CAPABILITY=default says otherwise. GCC compiled those kernels with
-// -mfma and floating-point contraction, so `a * b + c` in them is one fused multiply-add;
-// mul_add repeats that, so that kiln rounds where torch rounds.
-inline bool torch_kernels_use_fma() {
-  static const bool fma = [] {
-    const char* cap = std::getenv("ATEN_CPU_CAPABILITY");
-    if (cap && std::strcmp(cap, "default") == 0) return false;
-#if defined(__x86_64__) || defined(__i386__)
-    return __builtin_cpu_supports("avx2") && __builtin_cpu_supports("fma");
-#else
-    return false;
-#endif
-  }();
-  return fma;
-}
+// Whether torch's CPU kernels fuse `a * b + c` here (pointwise_math.h); mul_add rounds where
+// torch's random transformations round.
+using pm::torch_kernels_use_fma;
 
 template <typename T>
 inline T mul_add(T a, T b, T c) {

@@ -5,6 +5,7 @@
 #include "runtime/kernels/cpu/vector_dispatch.h"
 
 #include "runtime/kernels/cpu/vector_targets.h"
+#include "runtime/kernels/pointwise_math.h"
 #include <hwy/targets.h>
 
 namespace kiln {
@@ -44,6 +45,8 @@ bool use_vector_target(const std::string& target) {
   hwy::GetChosenTarget().Update(hwy::SupportedTargets());
   return true;
 }
+
+bool torch_fuses_multiply_add() { return pm::torch_kernels_use_fma(); }
 
 }  // namespace cpu
 }  // namespace kiln

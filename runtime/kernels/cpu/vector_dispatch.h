@@ -20,5 +20,9 @@ std::vector<std::string> vector_targets_available();
 // from now on, in every thread; "" goes back to the best. Returns false for any other name.
 bool use_vector_target(const std::string& target);
 
+// Whether torch's CPU kernels fuse `a * b + c` on this CPU (pm::torch_kernels_use_fma): kiln's
+// Python add/sub with alpha and addcmul take the fused _fma only then, as torch rounds.
+bool torch_fuses_multiply_add();
+
 }  // namespace cpu
 }  // namespace kiln

@@ -377,6 +377,26 @@ HWY_INLINE V CopySign(D, V a, V b) {
   return hn::CopySign(a, b);
 }
 
+// fma(a, b, c): a * b + c rounded once, exact in either lanes. Targets without the FMA instruction
+// (SSE4, the emulated baseline) have Highway's MulAdd round twice, so there it is the C library's
+// fma lane by lane: the scalar functor's bits on every target.
+template <class D, class V>
+HWY_INLINE V Fma(D d, V a, V b, V c) {
+#if HWY_NATIVE_FMA
+  (void)d;
+  return hn::MulAdd(a, b, c);
+#else
+  HWY_ALIGN hn::TFromD<D> as[hn::MaxLanes(d)];
+  HWY_ALIGN hn::TFromD<D> bs[hn::MaxLanes(d)];
+  HWY_ALIGN hn::TFromD<D> cs[hn::MaxLanes(d)];
+  hn::Store(a, d, as);
+  hn::Store(b, d, bs);
+  hn::Store(c, d, cs);
+  for (size_t i = 0; i < hn::Lanes(d); ++i) as[i] = pm::fma(as[i], bs[i], cs[i]);
+  return hn::Load(d, as);
+#endif
+}
+
 // pow in float lanes: torch's special exponents (pm::pow_scalar: 2 and 3 as products, 1 and 0, +-0.5
 // through sqrt, -1 and -2 as reciprocals) with exact operations, the scalar functor's bits; any
 // other exponent as torch's Vectorized<float>::pow: SLEEF's vector powf on AVX2 and AVX-512 (x ** 4

@@ -210,12 +210,10 @@ def _fma_ref(a, x, b):
 def _fma_errors():
     e = ErrorInput
     return [
-        e(lambda k: k._fma(k.ones([2, 2]), k.ones([2, 3]), k.ones([2, 2])), RuntimeError, "tensor1 of shape",
-          "_fma tensor1 of another shape"),
-        e(lambda k: k._fma(k.ones([2, 2]), k.ones([2, 2]), k.ones([2])), RuntimeError, "must match",
-          "_fma tensor2 of another shape"),
-        e(lambda k: k._fma(k.ones([2]), k.ones([2], dtype=k.float64), k.ones([2])), RuntimeError, "of one dtype",
-          "_fma of mixed dtypes"),
+        e(lambda k: k._fma(k.ones([2, 2]), k.ones([2, 3]), k.ones([2, 2])), RuntimeError, "must match",
+          "_fma of shapes that do not broadcast"),
+        e(lambda k: k._fma(k.ones([2], dtype=k.int64), k.ones([2], dtype=k.int64), k.ones([2], dtype=k.int64)),
+          RuntimeError, "not implemented for 'int64'", "_fma of integers"),
     ]
 
 
