@@ -65,8 +65,10 @@ std::string FuzzInput::string() {
 
 ScalarType FuzzInput::dtype() {
   static const ScalarType kTypes[] = {ScalarType::Float32, ScalarType::Float64, ScalarType::Int64,
-                                      ScalarType::Int32, ScalarType::Bool};
-  return kTypes[below(5)];
+                                      ScalarType::Int32,   ScalarType::Bool,    ScalarType::UInt8,
+                                      ScalarType::Int8,    ScalarType::Int16,   ScalarType::Float16,
+                                      ScalarType::BFloat16};
+  return kTypes[below(10)];
 }
 
 Device FuzzInput::device() { return below(8) == 7 ? Device(DeviceType::CUDA, 0) : Device(); }
@@ -93,9 +95,14 @@ Tensor FuzzInput::fresh_tensor() {
     for (int64_t s : sizes) n *= s;
     base_sizes = {n + 3};
   }
-  Tensor base = kiln::empty(base_sizes, dt);
+  // The small integer and 16-bit float dtypes are drawn as int64 / float64 values and converted
+  // (wrapping, rounding, overflowing to inf as a conversion does).
+  const bool converted = dt == ScalarType::UInt8 || dt == ScalarType::Int8 || dt == ScalarType::Int16 ||
+                         dt == ScalarType::Float16 || dt == ScalarType::BFloat16;
+  const ScalarType drawn = !converted ? dt : is_floating_type(dt) ? ScalarType::Float64 : ScalarType::Int64;
+  Tensor base = kiln::empty(base_sizes, drawn);
   const int64_t n = base.numel();
-  switch (dt) {
+  switch (drawn) {
     case ScalarType::Float32:
       for (int64_t i = 0; i < n; ++i) static_cast<float*>(base.data_ptr())[i] = static_cast<float>(float64());
       break;
@@ -111,6 +118,7 @@ Tensor FuzzInput::fresh_tensor() {
     default:
       for (int64_t i = 0; i < n; ++i) static_cast<bool*>(base.data_ptr())[i] = boolean();
   }
+  if (converted) base = base.to(dt);
   if (base.is_floating_point() && below(3) == 0) base.set_requires_grad(true);
   if (layout == 1 && nd >= 2) return kiln::transpose(base, 0, 1);
   if (layout == 2 && nd >= 1) return base.slice(0, 0, std::nullopt, 2);
