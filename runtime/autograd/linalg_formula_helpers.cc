@@ -101,11 +101,13 @@ Tensor linalg_det_backward(const Tensor& grad, const Tensor& A, const Tensor& de
 Tensor linalg_slogdet_backward(const std::vector<TensorBase>& grads, const Tensor& A) {
   const Tensor grad(grads.size() > 1 ? grads[1] : TensorBase());
   if (!grad.defined()) return Tensor();
-  // g A^{-T} as torch computes it, lu_solve(A's LU, diag(g), adjoint): at a singular A (a zero
-  // pivot) getrs's division by it gives torch's infinities and NaNs instead of an error.
-  auto [LU, pivots, info] = kiln::linalg_lu_factor_ex(A, true, false);
+  // g A^{-T} as torch computes it: lu_solve with the LU of A^T when A is contiguous (torch's
+  // slogdet factors A^T then, det(A^T) = det(A)), of A with adjoint otherwise. At a singular A (a
+  // zero pivot) getrs's division by it gives torch's infinities and NaNs instead of an error.
+  const bool use_A_T = A.is_contiguous();
+  auto [LU, pivots, info] = kiln::linalg_lu_factor_ex(use_A_T ? mT(A) : A, true, false);
   const Tensor d = kiln::diag_embed(kiln::expand(kiln::unsqueeze(grad, -1), pivots.sizes()));
-  return kiln::linalg_lu_solve(LU, pivots, d, true, true);
+  return kiln::linalg_lu_solve(LU, pivots, d, true, !use_A_T);
 }
 
 // L = chol(A) (torch's cholesky_backward, Murray 2016): Phi = tril(L^T gL) with its diagonal

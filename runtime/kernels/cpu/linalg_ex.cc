@@ -1,5 +1,6 @@
 // The *_ex kernels: linalg_inv_ex, linalg_solve_ex (getrf + getrs, as torch's: a singular matrix
-// gives infinities/NaNs and info > 0) and linalg_cholesky_ex (potrf); info is int32 of the batch
+// gives infinities/NaNs and info > 0; a contiguous A is factored as A^T and solved with the
+// adjoint, as torch does, so those NaNs and info are torch's too) and linalg_cholesky_ex (potrf); info is int32 of the batch
 // shape, and check_errors=True raises as the plain ops do.
 #include <vector>
 
@@ -37,13 +38,14 @@ TensorBase identity_like(const TensorBase& A) {
 
 std::tuple<TensorBase, TensorBase> linalg_inv_ex(const TensorBase& A, bool check_errors) {
   check_square(A, "linalg.inv");
-  LuFactors f = lu_factor_batched(A);
+  const bool use_A_T = A.is_contiguous();
+  LuFactors f = lu_factor_batched(use_A_T ? transpose_last(A) : A);
   if (check_errors)
     raise_on_info(f.info, [&](int64_t b, int info) {
       return detail::str_cat("linalg.inv_ex: ", batch_prefix(A, b), "The diagonal element ", info,
                              " is zero, the inversion could not be completed because the input matrix is singular.");
     });
-  TensorBase inverse = lu_solve_batched(f.LU, f.pivots, identity_like(A), true, false, "linalg.inv");
+  TensorBase inverse = lu_solve_batched(f.LU, f.pivots, identity_like(A), true, use_A_T, "linalg.inv");
   return {inverse, f.info};
 }
 
@@ -68,13 +70,14 @@ std::tuple<TensorBase, TensorBase> linalg_solve_ex(const TensorBase& A, const Te
   const int64_t brows = B.sizes()[B.dim() - 2], bcols = B.sizes()[B.dim() - 1];
   KILN_CHECK((left ? brows : bcols) == n, op, ": Incompatible shapes of A and B for the equation ",
              left ? "AX = B" : "XA = B", " (", n, "x", n, " and ", brows, "x", bcols, ")");
-  LuFactors f = lu_factor_batched(A);
+  const bool use_A_T = A.is_contiguous();
+  LuFactors f = lu_factor_batched(use_A_T ? transpose_last(A) : A);
   if (check_errors)
     raise_on_info(f.info, [&](int64_t b, int) {
       return detail::str_cat("torch.linalg.solve_ex: ", batch_prefix(A, b),
                              "The solver failed because the input matrix is singular.");
     });
-  TensorBase X = lu_solve_batched(f.LU, f.pivots, B, left, false, op);
+  TensorBase X = lu_solve_batched(f.LU, f.pivots, B, left, use_A_T, op);
   if (vector_case) {
     X = view_as_shape(X, IntArrayRef(X.sizes().data(), X.dim() - 1));
   }
