@@ -12,19 +12,6 @@
 
 namespace kiln {
 namespace autograd {
-
-// _lu_pivots_to_permutation
-struct LuPivotsToPermutationBackward0 final : Node {
-
-  std::string name() const override { return "LuPivotsToPermutationBackward0"; }
-
-  variable_list apply(variable_list&& grads) override {
-    variable_list grad_inputs(num_outputs());
-    const Tensor grad(grads[0]);
-    if (!grad.defined()) return grad_inputs;
-    return grad_inputs;
-  }
-};
 }  // namespace autograd
 
 namespace autograd_kernels {
@@ -32,19 +19,12 @@ using namespace autograd;
 
 // _lu_pivots_to_permutation(Tensor pivots, int m, ScalarType dtype) -> Tensor
 Tensor _lu_pivots_to_permutation(const Tensor& pivots, int64_t m, ScalarType dtype) {
-  std::shared_ptr<LuPivotsToPermutationBackward0> node;
-  if (any_requires_grad({})) {
-    node = make_node<LuPivotsToPermutationBackward0>();
-    if (explain_enabled()) explain_log("autograd", "LuPivotsToPermutationBackward0", "recorded");
-  }
   Tensor result;
   {
     BelowAutogradGuard below;
     result = kiln::_lu_pivots_to_permutation(pivots, m, dtype);
   }
-  if (node && result.is_floating_point()) {
-    set_history(result, node);
-  }
+  KILN_CHECK_NOT_IMPLEMENTED(!result.is_floating_point(), "the derivative for '_lu_pivots_to_permutation' is not implemented.");
   return result;
 }
 

@@ -49,7 +49,7 @@ std::tuple<Tensor, Tensor, Tensor> lu_unpack(const Tensor& LU, const Tensor& piv
   const int64_t m = LU.sizes()[LU.dim() - 2], n = LU.sizes().back(), k = std::min(m, n);
   Tensor P, L, U;
   if (unpack_pivots) {
-    KILN_CHECK(pivots.scalar_type() == ScalarType::Int32 && pivots.is_contiguous(),
+    KILN_CHECK(pivots.scalar_type() == ScalarType::Int32,  // (torch also refuses non-contiguous pivots)
                "torch.lu_unpack: LU_pivots is expected to be a contiguous tensor of torch.int32 dtype.\n"
                "Note: this function is intended to be used with the output produced by torch.linalg.lu_factor");
     KILN_CHECK(pivots.dim() == LU.dim() - 1 && pivots.sizes().back() == k, "torch.lu_unpack: expected pivots of shape ",

@@ -145,7 +145,7 @@ TensorBase lu_pivots_to_permutation(const TensorBase& pivots_in, int64_t m, Scal
   TensorBase P = zeros_cpu(with_last(batch, {m, m}), dtype);
   const int32_t* pp = static_cast<const int32_t*>(pivots.data_ptr());
   std::vector<int64_t> perm(m);
-  KILN_DISPATCH_FLOATING_TYPES(dtype, "lu_unpack", [&] {
+  KILN_DISPATCH_FLOATING_TYPES_AND_REDUCED(dtype, "lu_unpack", [&] {
     scalar_t* po = static_cast<scalar_t*>(P.data_ptr());
     for (int64_t b = 0; b < batch_numel(batch); ++b) {
       std::iota(perm.begin(), perm.end(), 0);
