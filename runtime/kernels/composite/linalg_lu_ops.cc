@@ -70,6 +70,8 @@ std::tuple<Tensor, Tensor, Tensor> lu_unpack(const Tensor& LU, const Tensor& piv
 }
 
 std::tuple<Tensor, Tensor, Tensor> linalg_lu(const Tensor& A, bool pivot) {
+  KILN_CHECK(A.dim() >= 2, "linalg.lu: Expected tensor with 2 or more dimensions. Got size: ", shape_str(A.sizes()),
+             " instead");
   auto [LU, pivots, info] = kiln::linalg_lu_factor_ex(A, pivot, false);
   return kiln::lu_unpack(LU, pivots, true, true);
 }
