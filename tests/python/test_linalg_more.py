@@ -234,3 +234,150 @@ def test_legacy_lu_and_lu_solve():
     close(kiln.lu_solve(kb, kLU, kpiv), tsol, "float64")
     close(kb.lu_solve(kLU, kpiv), tsol, "float64")
     identical(kiln.lu(kiln.zeros(2, 2))[0], torch.lu(torch.zeros(2, 2))[0])  # no error, as torch
+
+
+# ----------------------------------------------------------------------------- lstsq
+DRIVERS = [None, "gels", "gelsy", "gelsd", "gelss"]
+LSTSQ_SHAPES = [((5, 3), (5, 2)), ((3, 5), (3, 2)), ((4, 4), (4, 1)), ((5, 3), (5,)), ((2, 5, 3), (2, 5)),
+                ((2, 5, 3), (1, 5, 2)), ((3, 1, 4, 2), (1, 2, 4, 3)), ((0, 4, 3), (0, 4, 2)), ((5, 3), (5, 0))]
+
+
+def lstsq_close(k, t, dtype, rank_deficient=False):
+    assert type(k).__name__ == "linalg_lstsq" and k._fields == ("solution", "residuals", "rank", "singular_values")
+    close(k.solution, t.solution, dtype) if not rank_deficient else np.testing.assert_allclose(
+        k.solution.numpy(), t.solution.numpy(), rtol=1e-3, atol=1e-4)
+    for name in ("residuals", "singular_values"):
+        a, b = getattr(k, name), getattr(t, name)
+        assert tuple(a.shape) == tuple(b.shape), name
+        np.testing.assert_allclose(a.numpy(), b.numpy(), rtol=1e-4, atol=1e-4 if rank_deficient else 1e-5)
+    identical(k.rank, t.rank)
+
+
+@pytest.mark.parametrize("dtype", FLOATS)
+@pytest.mark.parametrize("driver", DRIVERS)
+@pytest.mark.parametrize("shapes", LSTSQ_SHAPES, ids=str)
+def test_lstsq_matches_torch(shapes, driver, dtype):
+    if shapes[1][-1] == 0 and driver in ("gelsd", "gelss"):
+        pytest.skip("torch 1.13 crashes on an empty right-hand side with gelsd/gelss")
+    (ka, kb), (ta, tb) = pair(rand(shapes[0], dtype, seed=8), rand(shapes[1], dtype, seed=9))
+    lstsq_close(kiln.linalg.lstsq(ka, kb, driver=driver), torch.linalg.lstsq(ta, tb, driver=driver), dtype)
+
+
+@pytest.mark.parametrize("driver", ["gelsy", "gelsd", "gelss"])
+@pytest.mark.parametrize("rcond", [None, 1e-3, 0.5])
+def test_lstsq_rank_deficient(driver, rcond):
+    """Rank 2 (two equal columns): the minimum-norm solution. torch's gelsy leaves LAPACK's column
+    pivots uninitialized (its rank of such a matrix changes with rcond at random), so gelsy is
+    held to torch's gelsd."""
+    a = np.ones((5, 3), "float64")
+    a[:, 2] = np.arange(5)
+    (ka, kb), (ta, tb) = pair(a, rand((5, 2), "float64", seed=3))
+    k = kiln.linalg.lstsq(ka, kb, rcond, driver=driver)
+    t = torch.linalg.lstsq(ta, tb, rcond, driver="gelsd" if driver == "gelsy" else driver)
+    if driver == "gelsy":  # (cut to rank 1 by rcond=0.5, QR and SVD truncate differently: the rank only)
+        if rcond != 0.5:
+            np.testing.assert_allclose(k.solution.numpy(), t.solution.numpy(), rtol=1e-6, atol=1e-8)
+        identical(k.rank, t.rank)
+        assert k.singular_values.numel() == 0
+    else:
+        lstsq_close(k, t, "float64", rank_deficient=True)
+    assert k.residuals.numel() == 0  # rank < n: no residuals, as torch
+
+
+@pytest.mark.parametrize("shapes", [((5, 3), (5, 2)), ((3, 5), (3, 2)), ((2, 4, 4), (2, 4)), ((5, 3), (5,))], ids=str)
+def test_lstsq_gradients(shapes):
+    a, b = rand(shapes[0], "float64", seed=1), rand(shapes[1], "float64", seed=2)
+    vector = len(shapes[1]) == len(shapes[0]) - 1
+
+    def t(x, y):  # torch 1.13's backward fails on a vector B; torch 2's treats it as a column
+        return torch.linalg.lstsq(x, y.unsqueeze(-1)).solution.squeeze(-1) if vector else torch.linalg.lstsq(x, y).solution
+
+    grads_close(lambda x, y: kiln.linalg.lstsq(x, y).solution, t, [a, b], "float64")
+    xs = [kiln.from_numpy(a).requires_grad_(), kiln.from_numpy(b).requires_grad_()]
+    assert gradgradcheck(lambda x, y: kiln.linalg.lstsq(x, y).solution, xs)
+    r = kiln.linalg.lstsq(*xs, driver="gelsd")
+    assert r.solution.requires_grad and not r.residuals.requires_grad and not r.singular_values.requires_grad
+
+
+@pytest.mark.parametrize("call", [
+    lambda m: m.linalg.lstsq(m.ones(5, 3), m.ones(5, 2), driver="foo"),
+    lambda m: m.linalg.lstsq(m.ones(5, 3), m.ones(4, 2)),
+    lambda m: m.linalg.lstsq(m.ones(5, 3), m.ones(5, 2, dtype=m.float64)),
+    lambda m: m.linalg.lstsq(m.ones(5), m.ones(5, 2)),
+    lambda m: m.linalg.lstsq(m.ones(2, 5, 3), m.ones(5, 2)),
+    lambda m: m.linalg.lstsq(m.ones(5, 3), m.ones(1, 1, 5, 2)),
+    lambda m: m.linalg.lstsq(m.ones(5, 3, dtype=m.int64), m.ones(5, 2, dtype=m.int64)),
+])
+def test_lstsq_bad_input(call):
+    same_error(lambda: call(kiln), lambda: call(torch))
+
+
+# ----------------------------------------------------------------------------- *_ex
+@pytest.mark.parametrize("dtype", FLOATS)
+@pytest.mark.parametrize("shape", [(3, 3), (2, 4, 4), (0, 2, 2)], ids=str)
+def test_ex_variants_match_torch(shape, dtype):
+    a, b = well_conditioned(shape, dtype), rand(shape[:-1], dtype)
+    spd = a @ np.swapaxes(a, -1, -2)
+    for fk, ft, args in [(kiln.linalg.inv_ex, torch.linalg.inv_ex, [a]),
+                         (kiln.linalg.solve_ex, torch.linalg.solve_ex, [a, b]),
+                         (kiln.linalg.cholesky_ex, torch.linalg.cholesky_ex, [spd])]:
+        ks, ts = pair(*args)
+        k, t = fk(*ks), ft(*ts)
+        assert type(k).__name__ == type(t).__name__ and k._fields == t._fields if hasattr(k, "_fields") else True
+        close(k[0], t[0], dtype)
+        identical(k.info, t.info)
+    ks, ts = pair(spd)
+    close(kiln.linalg.cholesky_ex(ks[0], upper=True).L, torch.linalg.cholesky_ex(ts[0], upper=True).L, dtype)
+
+
+SINGULAR_BATCH = np.stack([np.eye(2), np.zeros((2, 2)), [[1.0, 2.0], [2.0, 4.0]], [[0.0, 1.0], [0.0, 1.0]]])
+
+
+@pytest.mark.parametrize("layout", ["contiguous", "transposed"])
+def test_ex_variants_on_singular_matrices(layout):
+    """info > 0 and torch's infinities/NaNs where a pivot is zero (contiguous inputs are factored
+    as A^T by torch, others as A), no error."""
+    (k,), (t,) = pair(SINGULAR_BATCH)
+    if layout == "transposed":
+        k, t = k.mT.contiguous().mT, t.mT.contiguous().mT
+    for x, y in zip(kiln.linalg.inv_ex(k), torch.linalg.inv_ex(t)):
+        identical(x, y)
+    kb, tb = kiln.ones(4, 2, dtype=kiln.float64), torch.ones(4, 2, dtype=torch.float64)
+    for x, y in zip(kiln.linalg.solve_ex(k, kb), torch.linalg.solve_ex(t, tb)):
+        identical(x, y)
+    not_pd = np.stack([np.eye(3), -np.eye(3), np.diag([1.0, -1.0, 1.0])])
+    (k,), (t,) = pair(not_pd)
+    for x, y in zip(kiln.linalg.cholesky_ex(k), torch.linalg.cholesky_ex(t)):
+        identical(x, y)
+
+
+@pytest.mark.parametrize("call", [
+    lambda m: m.linalg.inv_ex(m.zeros(2, 2), check_errors=True),
+    lambda m: m.linalg.inv_ex(m.stack([m.eye(2), m.zeros(2, 2)]), check_errors=True),
+    lambda m: m.linalg.solve_ex(m.zeros(2, 2), m.ones(2), check_errors=True),
+    lambda m: m.linalg.solve_ex(m.zeros(3, 2, 2), m.ones(2), check_errors=True),
+    lambda m: m.linalg.cholesky_ex(-m.eye(2), check_errors=True),
+    lambda m: m.linalg.cholesky_ex(m.stack([m.eye(2), -m.eye(2)]), check_errors=True),
+    lambda m: m.linalg.inv_ex(m.ones(2, 3)),
+    lambda m: m.linalg.inv_ex(m.ones(3)),
+    lambda m: m.linalg.inv_ex(m.ones(2, 2, dtype=m.int64)),
+    lambda m: m.linalg.solve_ex(m.eye(2), m.ones(3)),
+    lambda m: m.linalg.solve_ex(m.eye(2), m.ones(2), left=False),
+    lambda m: m.linalg.solve_ex(m.eye(2), m.ones(2, dtype=m.float64)),
+    lambda m: m.linalg.cholesky_ex(m.ones(2, 3)),
+    lambda m: m.linalg.cholesky_ex(m.ones(2, 2, dtype=m.int32)),
+])
+def test_ex_variants_errors(call):
+    same_error(lambda: call(kiln), lambda: call(torch))
+
+
+def test_ex_variants_gradients():
+    a, b = well_conditioned((2, 3, 3), "float64"), rand((2, 3, 2), "float64")
+    spd = a @ np.swapaxes(a, -1, -2)
+    grads_close(lambda x: kiln.linalg.inv_ex(x).inverse, lambda x: torch.linalg.inv_ex(x).inverse, [a], "float64")
+    grads_close(lambda x, y: kiln.linalg.solve_ex(x, y).result, lambda x, y: torch.linalg.solve_ex(x, y).result,
+                [a, b], "float64")
+    grads_close(lambda x: kiln.linalg.cholesky_ex(x).L, lambda x: torch.linalg.cholesky_ex(x).L, [spd], "float64")
+    x = kiln.from_numpy(a).requires_grad_()
+    assert not kiln.linalg.inv_ex(x).info.requires_grad
+    assert gradgradcheck(lambda y: kiln.linalg.inv_ex(y).inverse, [x])

@@ -64,6 +64,22 @@ int solve_one(const std::string& driver, int m, int n, int k, T* a, T* b, int ld
   return rank;
 }
 
+// `full` (the broadcast batch, then `tail` dims) seen over A's own batch, as torch returns rank
+// and singular values (the broadcast copies of a matrix give the same ones).
+TensorBase to_input_batch(const TensorBase& full, IntArrayRef batch, IntArrayRef a_batch, int64_t tail) {
+  DimVector a_shape(a_batch.begin(), a_batch.end());
+  if (tail >= 0) a_shape.push_back(tail);
+  if (IntArrayRef(a_batch) == batch) return full;
+  if (full.numel() == 0) return zeros_cpu(a_shape, full.dtype());
+  DimVector sizes;
+  for (size_t i = a_batch.size(); i < batch.size(); ++i) sizes.push_back(1);
+  for (int64_t v : a_batch) sizes.push_back(v);
+  if (tail >= 0) sizes.push_back(tail);
+  const TensorBase view(Ref<TensorImpl>::make(full.impl()->storage(), full.dtype(), sizes, full.strides(),
+                                              full.storage_offset()));
+  return view_as_shape(contiguous_cpu(view), a_shape);
+}
+
 }  // namespace
 
 std::vector<TensorBase> linalg_lstsq(const TensorBase& A_in, const TensorBase& B_in, const std::optional<double>& rcond_in,
@@ -113,6 +129,7 @@ std::vector<TensorBase> linalg_lstsq(const TensorBase& A_in, const TensorBase& B
     scalar_t* ps = has_sv ? static_cast<scalar_t*>(sv.data_ptr()) : nullptr;
     int64_t* prank = has_rank ? static_cast<int64_t*>(rank.data_ptr()) : nullptr;
     std::vector<scalar_t> a(std::max<int64_t>(m * n, 1)), b(ldb * std::max<int64_t>(k, 1)), s(std::max<int64_t>(mn, 1));
+    std::fill(s.begin(), s.end(), scalar_t(0));
     for (int64_t i = 0; i < nbatch; ++i) {
       std::fill(b.begin(), b.end(), scalar_t(0));
       for (int64_t r = 0; r < m; ++r)
@@ -122,12 +139,7 @@ std::vector<TensorBase> linalg_lstsq(const TensorBase& A_in, const TensorBase& B
         to_colmajor(pa + i * m * n, m, n, a.data());
         r = solve_one<scalar_t>(driver, static_cast<int>(m), static_cast<int>(n), static_cast<int>(k), a.data(),
                                 b.data(), static_cast<int>(ldb), s.data(), rcond, i, A_in);
-      } else if (mn > 0 && has_rank) {  // no right-hand side: the rank is still computed
-        to_colmajor(pa + i * m * n, m, n, a.data());
-        std::vector<scalar_t> one(ldb, scalar_t(0));
-        r = solve_one<scalar_t>(driver, static_cast<int>(m), static_cast<int>(n), 1, a.data(), one.data(),
-                                static_cast<int>(ldb), s.data(), rcond, i, A_in);
-      }
+      }  // an empty problem (no right-hand side included) calls no LAPACK: rank 0, as torch
       if (has_rank) prank[i] = r;
       full_rank = full_rank && r == n;
       if (has_sv)
@@ -144,6 +156,9 @@ std::vector<TensorBase> linalg_lstsq(const TensorBase& A_in, const TensorBase& B
   const bool residuals_defined = m > n && driver != "gelsy" && (driver == "gels" || full_rank);
   if (!residuals_defined) residuals = empty_cpu({0}, dt);
   if (vector_case) solution = view_as_shape(solution, with_last(batch, {n}));
+  const DimVector a_batch = batch_shape(A_in);
+  if (has_rank) rank = to_input_batch(rank, batch, a_batch, -1);
+  if (has_sv) sv = to_input_batch(sv, batch, a_batch, mn);
   return {solution, residuals, rank, sv};
 }
 
