@@ -381,3 +381,133 @@ def test_ex_variants_gradients():
     x = kiln.from_numpy(a).requires_grad_()
     assert not kiln.linalg.inv_ex(x).info.requires_grad
     assert gradgradcheck(lambda y: kiln.linalg.inv_ex(y).inverse, [x])
+
+
+# ----------------------------------------------------------------------------- out=
+def _spd(m):
+    return m.tensor(well_conditioned((3, 3), "float32") @ well_conditioned((3, 3), "float32").T)
+
+
+def _lu(m):
+    return m.linalg.lu_factor(m.tensor(well_conditioned((3, 3), "float32")))
+
+
+# (name, call(module, **out)): every function with out= in torch, results of one or several tensors.
+OUT_CASES = [
+    ("solve", lambda m, **o: m.linalg.solve(m.tensor(well_conditioned((3, 3), "float32")), m.ones(3, 2), **o)),
+    ("inv", lambda m, **o: m.linalg.inv(m.tensor(well_conditioned((2, 3, 3), "float32")), **o)),
+    ("det", lambda m, **o: m.linalg.det(m.tensor(well_conditioned((2, 3, 3), "float32")), **o)),
+    ("slogdet", lambda m, **o: m.linalg.slogdet(m.tensor(well_conditioned((3, 3), "float32")), **o)),
+    ("cholesky", lambda m, **o: m.linalg.cholesky(_spd(m), **o)),
+    ("eigh", lambda m, **o: m.linalg.eigh(_spd(m), **o)),
+    ("eigvalsh", lambda m, **o: m.linalg.eigvalsh(_spd(m), **o)),
+    ("svd", lambda m, **o: m.linalg.svd(m.tensor(rand((4, 3), "float32")), full_matrices=False, **o)),
+    ("svdvals", lambda m, **o: m.linalg.svdvals(m.tensor(rand((4, 3), "float32")), **o)),
+    ("qr", lambda m, **o: m.linalg.qr(m.tensor(rand((4, 3), "float32")), **o)),
+    ("lu_factor", lambda m, **o: m.linalg.lu_factor(m.tensor(rand((3, 4), "float32")), **o)),
+    ("lu_factor_ex", lambda m, **o: m.linalg.lu_factor_ex(m.tensor(rand((3, 4), "float32")), **o)),
+    ("lu", lambda m, **o: m.linalg.lu(m.tensor(rand((3, 4), "float32")), **o)),
+    ("lu_solve", lambda m, **o: m.linalg.lu_solve(*_lu(m), m.ones(3, 2), **o)),
+    ("inv_ex", lambda m, **o: m.linalg.inv_ex(m.tensor(well_conditioned((3, 3), "float32")), **o)),
+    ("solve_ex", lambda m, **o: m.linalg.solve_ex(m.tensor(well_conditioned((3, 3), "float32")), m.ones(3), **o)),
+    ("cholesky_ex", lambda m, **o: m.linalg.cholesky_ex(_spd(m), **o)),
+    ("lstsq", lambda m, **o: m.linalg.lstsq(m.tensor(rand((5, 3), "float32")), m.ones(5, 2), driver="gelsd", **o)),
+]
+
+
+def _empties(m, result):
+    results = result if isinstance(result, tuple) else (result,)
+    outs = tuple(m.empty(0, dtype=r.dtype) for r in results)
+    return outs if isinstance(result, tuple) else outs[0]
+
+
+@pytest.mark.parametrize("name,call", OUT_CASES, ids=[c[0] for c in OUT_CASES])
+def test_out_resizes_and_returns_the_outs(name, call):
+    kres, tres = call(kiln), call(torch)
+    kout, tout = _empties(kiln, kres), _empties(torch, tres)
+    kgot, tgot = call(kiln, out=kout), call(torch, out=tout)
+    if isinstance(kres, tuple):
+        assert type(kgot).__name__ == type(tgot).__name__
+        assert all(g is o for g, o in zip(kgot, kout))
+        for g, r, t in zip(kgot, kres, tgot):
+            assert tuple(g.shape) == tuple(t.shape) and g.dtype == r.dtype
+            np.testing.assert_array_equal(g.numpy(), r.numpy())
+    else:
+        assert kgot is kout and tuple(kout.shape) == tuple(tout.shape)
+        np.testing.assert_array_equal(kout.numpy(), kres.numpy())
+
+
+@pytest.mark.parametrize("name,call", OUT_CASES, ids=[c[0] for c in OUT_CASES])
+def test_out_errors_match_torch(name, call):
+    kres, tres = call(kiln), call(torch)
+    several = isinstance(kres, tuple)
+
+    def wrong_dtype(m, res):  # the first float output of the exact dtype rule given as float64
+        outs = list(_empties(m, res)) if several else [_empties(m, res)]
+        outs[1 if name == "lstsq" else 0] = m.empty(0, dtype=m.float64)
+        return tuple(outs) if several else outs[0]
+
+    same_error(lambda: call(kiln, out=wrong_dtype(kiln, kres)), lambda: call(torch, out=wrong_dtype(torch, tres)))
+    if several:  # a tuple one short, and a plain tensor
+        same_error(lambda: call(kiln, out=_empties(kiln, kres)[:-1]), lambda: call(torch, out=_empties(torch, tres)[:-1]))
+        same_error(lambda: call(kiln, out=kiln.empty(0)), lambda: call(torch, out=torch.empty(0)), exact=False)
+
+
+def test_lstsq_out_casts_solution_and_rank():
+    """lstsq's solution and rank may be written to any dtype they cast to safely, as torch."""
+    A, B = rand((5, 3), "float32"), rand((5, 2), "float32")
+
+    def call(m, s_dtype, r_dtype):
+        outs = (m.empty(0, dtype=s_dtype), m.empty(0), m.empty(0, dtype=r_dtype), m.empty(0))
+        return m.linalg.lstsq(m.from_numpy(A), m.from_numpy(B), driver="gelsd", out=outs)
+
+    k, t = call(kiln, kiln.float64, kiln.float32), call(torch, torch.float64, torch.float32)
+    assert type(k).__name__ == type(t).__name__ == "linalg_lstsq_out"
+    for x, y in zip(k, t):
+        close(x, y, "float64" if x.dtype == kiln.float64 else "float32")
+    same_error(lambda: call(kiln, kiln.int32, kiln.int64), lambda: call(torch, torch.int32, torch.int64))
+    same_error(lambda: call(kiln, kiln.float32, kiln.bool), lambda: call(torch, torch.float32, torch.bool))
+
+
+def test_out_refuses_autograd_and_warns_on_resizing():
+    a = well_conditioned((3, 3), "float32")
+    (k,), (t,) = pair(a, requires_grad=True)
+    same_error(lambda: kiln.linalg.inv(k, out=kiln.empty(0)), lambda: torch.linalg.inv(t, out=torch.empty(0)))
+    with pytest.warns(UserWarning, match="was resized since it had shape \\[2, 2\\]"):
+        out = kiln.linalg.inv(k.detach(), out=kiln.empty(2, 2))
+    assert tuple(out.shape) == (3, 3)
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")
+        kiln.linalg.inv(k.detach(), out=kiln.empty(3, 3))  # the right shape: no warning
+    with torch.no_grad(), kiln.no_grad():
+        close(kiln.linalg.inv(k, out=kiln.empty(0)), torch.linalg.inv(t, out=torch.empty(0)), "float32")
+
+
+# ----------------------------------------------------------------------------- slogdet at singular matrices
+@pytest.mark.parametrize("layout", ["contiguous", "transposed"])
+@pytest.mark.parametrize("i", range(len(SINGULAR)))
+def test_slogdet_gradient_at_a_singular_matrix(i, layout):
+    """torch returns infinities and NaNs (lu_solve with the zero pivot), never an error."""
+    for fk, ft in [(lambda x: kiln.linalg.slogdet(x)[1], lambda x: torch.linalg.slogdet(x)[1]),
+                   (lambda x: kiln.slogdet(x)[1], lambda x: torch.slogdet(x)[1]), (kiln.logdet, torch.logdet)]:
+        (k,), (t,) = pair(SINGULAR[i], requires_grad=True)
+        kx, tx = (k.mT.contiguous().mT, t.mT.contiguous().mT) if layout == "transposed" else (k, t)
+        fk(kx).backward()
+        ft(tx).backward()
+        identical(k.grad, t.grad)
+
+
+def test_slogdet_gradient_batch_with_a_singular_matrix():
+    (k,), (t,) = pair(SINGULAR_BATCH, requires_grad=True)
+    kiln.linalg.slogdet(k)[1].sum().backward()
+    torch.linalg.slogdet(t)[1].sum().backward()
+    identical(k.grad, t.grad)
+
+
+@pytest.mark.parametrize("dtype", FLOATS)
+def test_slogdet_gradient_regular_matrices_unchanged(dtype):
+    a = well_conditioned((2, 3, 3), dtype)
+    grads_close(lambda x: tuple(kiln.linalg.slogdet(x)), lambda x: tuple(torch.linalg.slogdet(x)), [a], dtype)
+    grads_close(kiln.logdet, torch.logdet, [np.abs(a) + 3 * np.eye(3, dtype=dtype)], dtype)
+    x = kiln.from_numpy(well_conditioned((3, 3), "float64")).requires_grad_()
+    assert gradgradcheck(lambda y: kiln.linalg.slogdet(y)[1], [x])

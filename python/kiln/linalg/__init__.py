@@ -29,11 +29,12 @@ eigvalsh = with_out(_C.linalg_eigvalsh, "linalg_eigvalsh")
 svd = with_out(_C.linalg_svd, "linalg_svd", 3)
 svdvals = with_out(_C.linalg_svdvals, "linalg_svdvals")
 qr = with_out(_C.linalg_qr, "linalg_qr", 2)
-lu_factor = with_out(_C.linalg_lu_factor, "linalg_lu_factor_ex", 2)
+lu_factor = with_out(_C.linalg_lu_factor, "linalg_lu_factor", 2)
 lu_factor_ex = with_out(_C.linalg_lu_factor_ex, "linalg_lu_factor_ex", 3)
 lu = with_out(_C.linalg_lu, "linalg_lu", 3)
 lu_solve = with_out(_C.linalg_lu_solve, "linalg_lu_solve")
-lstsq = with_out(_lstsq, "linalg_lstsq", 4)
+lstsq = with_out(_lstsq, "linalg_lstsq", 4, castable=[("torch.linalg.lstsq", "solution"), None,
+                                                       ("torch.linalg.lstsq", "rank"), None])
 
 __all__ = ["LinAlgError", "cholesky", "cholesky_ex", "cond", "cross", "det", "diagonal", "eigh", "eigvalsh",
            "householder_product", "inv", "inv_ex", "lstsq", "lu", "lu_factor", "lu_factor_ex", "lu_solve",
