@@ -152,6 +152,13 @@ def test_lu_unpack_bad_pivots(pivots):
                lambda: torch.lu_unpack(torch.from_numpy(a), torch.from_numpy(pivots)))
 
 
+@pytest.mark.parametrize("shapes", [((2, 3, 3), (5, 3)), ((3, 3), (2,)), ((3, 3), ()), ((3,), (3,))], ids=str)
+def test_lu_unpack_wrong_shapes_raise(shapes):
+    """torch lets some of these through or reads out of bounds; kiln raises a RuntimeError naming lu_unpack."""
+    with pytest.raises(RuntimeError, match="lu_unpack"):
+        kiln.lu_unpack(kiln.randn(shapes[0]), kiln.ones(shapes[1], dtype=kiln.int32))
+
+
 # ----------------------------------------------------------------------------- lu_solve
 SOLVE_CASES = [((3, 3), (3, 2)), ((2, 4, 4), (2, 4, 3)), ((3, 3), (2, 3, 1)), ((2, 3, 3), (3, 2)), ((0, 2, 2), (0, 2, 1))]
 

@@ -52,8 +52,10 @@ std::tuple<Tensor, Tensor, Tensor> lu_unpack(const Tensor& LU, const Tensor& piv
     KILN_CHECK(pivots.scalar_type() == ScalarType::Int32,  // (torch also refuses non-contiguous pivots)
                "torch.lu_unpack: LU_pivots is expected to be a contiguous tensor of torch.int32 dtype.\n"
                "Note: this function is intended to be used with the output produced by torch.linalg.lu_factor");
-    KILN_CHECK(pivots.dim() == LU.dim() - 1 && pivots.sizes().back() == k, "torch.lu_unpack: expected pivots of shape ",
-               "LU.shape[:-2] + [min(m, n)], got ", shape_str(pivots.sizes()));
+    std::vector<int64_t> want(LU.sizes().begin(), LU.sizes().end() - 2);
+    want.push_back(k);
+    KILN_CHECK(pivots.sizes() == IntArrayRef(want), "torch.lu_unpack: expected pivots of shape ",
+               "LU.shape[:-2] + [min(m, n)] = ", shape_str(want), ", got ", shape_str(pivots.sizes()));
     P = kiln::_lu_pivots_to_permutation(pivots, m, LU.scalar_type());
   } else {
     P = kiln::empty({0}, LU.scalar_type());
