@@ -102,7 +102,7 @@ std::vector<TensorBase> linalg_lstsq(const TensorBase& A_in, const TensorBase& B
   KILN_CHECK(A_in.sizes()[A_in.dim() - 2] == B.sizes()[B.dim() - 2], op,
              vector_case ? ": input.size(-2) should match other.size(-1)" : ": input.size(-2) should match other.size(-2)");
   KILN_CHECK(A_in.dtype() == ScalarType::Float32 || A_in.dtype() == ScalarType::Float64,
-             "This function doesn't handle types other than float and double");
+             op, ": This function doesn't handle types other than float and double");  // torch's, op named
   KILN_CHECK(A_in.is_cpu() && B_in.is_cpu(), op, ": expected CPU tensors");
   const std::string driver = driver_in.value_or("gelsy");
   KILN_CHECK(driver == "gels" || driver == "gelsy" || driver == "gelsd" || driver == "gelss", op,

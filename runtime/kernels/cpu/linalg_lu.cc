@@ -24,12 +24,13 @@ DimVector with_last(IntArrayRef batch, std::initializer_list<int64_t> last) {
   return s;
 }
 
-// torch's checks of lu_factor's input ("lu_cpu" names its CPU kernel's dtype dispatch).
+// torch's checks of lu_factor's input ("lu_cpu" names its CPU kernel's dtype dispatch; torch's
+// dtype message has no op name, kiln's starts with it).
 void check_lu_input(const TensorBase& A, const char* op) {
   KILN_CHECK(A.dim() >= 2, op, ": Expected tensor with 2 or more dimensions. Got size: ", shape_str(A.sizes()),
              " instead");
-  KILN_CHECK(A.dtype() == ScalarType::Float32 || A.dtype() == ScalarType::Float64, "\"lu_cpu\" not implemented for '",
-             torch_dtype_name(A.dtype()), "'");
+  KILN_CHECK(A.dtype() == ScalarType::Float32 || A.dtype() == ScalarType::Float64, op,
+             ": \"lu_cpu\" not implemented for '", torch_dtype_name(A.dtype()), "'");
   KILN_CHECK(A.is_cpu(), op, ": expected a CPU tensor");
 }
 
