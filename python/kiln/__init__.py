@@ -30,7 +30,7 @@ from ._broadcast import broadcast_shapes, broadcast_tensors
 from ._linalg_norm import norm
 from ._functional import cdist, unique, unique_consecutive
 from ._functional_more import meshgrid, tensordot
-from ._lu_legacy import lu
+from ._lu_legacy import lu, lu_unpack
 from ._functional_extra import (aminmax, compile, diff, randint_like, std_mean, tril_indices,  # noqa: A004
                                 triu_indices, var_mean)
 from ._creation import (BoolTensor, ByteTensor, CharTensor, DoubleTensor, FloatTensor, IntTensor,  # noqa: F401

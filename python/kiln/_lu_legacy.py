@@ -1,6 +1,10 @@
 """torch.lu (deprecated, Python in torch too): linalg.lu_factor_ex's LU and pivots, its info
-with get_infos=True. A singular matrix does not raise either way, as torch."""
+with get_infos=True. A singular matrix does not raise either way, as torch. And torch.lu_unpack
+with its out=."""
 from . import _C
+from .linalg._out import with_out
+
+lu_unpack = with_out(_C.lu_unpack, "lu_unpack", 3)
 
 
 def lu(A, pivot=True, get_infos=False, out=None):

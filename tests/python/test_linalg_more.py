@@ -420,6 +420,7 @@ OUT_CASES = [
     ("inv_ex", lambda m, **o: m.linalg.inv_ex(m.tensor(well_conditioned((3, 3), "float32")), **o)),
     ("solve_ex", lambda m, **o: m.linalg.solve_ex(m.tensor(well_conditioned((3, 3), "float32")), m.ones(3), **o)),
     ("cholesky_ex", lambda m, **o: m.linalg.cholesky_ex(_spd(m), **o)),
+    ("lu_unpack", lambda m, **o: m.lu_unpack(*_lu(m), **o)),
     ("lstsq", lambda m, **o: m.linalg.lstsq(m.tensor(rand((5, 3), "float32")), m.ones(5, 2), driver="gelsd", **o)),
 ]
 
