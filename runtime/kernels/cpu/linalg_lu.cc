@@ -125,9 +125,8 @@ TensorBase linalg_lu_solve(const TensorBase& LU, const TensorBase& pivots, const
   KILN_CHECK(pivots.sizes() == IntArrayRef(LU.sizes().data(), LU.dim() - 1), op,
              ": Expected LU.shape[:-1] and pivots.shape to be the same, but got pivots with shape ",
              shape_str(pivots.sizes()), " instead");
-  const int32_t* pp = nullptr;
   const TensorBase pc = contiguous_cpu(pivots);
-  pp = static_cast<const int32_t*>(pc.data_ptr());
+  const int32_t* pp = static_cast<const int32_t*>(pc.data_ptr());
   for (int64_t i = 0; i < pc.numel(); ++i)  // getrs would read out of bounds
     KILN_CHECK(pp[i] >= 1 && pp[i] <= n, op, ": pivots must be between 1 and LU.size(-2) inclusive (got ", pp[i],
                "). Did you properly pass the result of lu_factor?");
