@@ -108,6 +108,12 @@ def test_lu_factor_bad_input(call):
     same_error(lambda: call(kiln, kiln), lambda: call(torch, torch))
 
 
+@pytest.mark.parametrize("shape", [(3, 3), (3, 5), (5, 3), (2, 4, 4)], ids=str)
+def test_lu_factor_gradients_float32(shape):
+    a = well_conditioned(shape, "float32") if shape[-1] == shape[-2] else rand(shape, "float32", seed=3)
+    grads_close(lambda x: kiln.linalg.lu_factor(x)[0], lambda x: torch.linalg.lu_factor(x)[0], [a], "float32")
+
+
 @pytest.mark.parametrize("shape", [(3, 3), (3, 5), (5, 3), (2, 3, 3)], ids=str)
 def test_lu_factor_gradients(shape):
     a = rand(shape, "float64", seed=3)
@@ -200,6 +206,15 @@ def test_lu_solve_gradients(left, adjoint):
     xs = [kiln.from_numpy(a).requires_grad_(), kiln.from_numpy(b).requires_grad_()]
     assert gradcheck(k, xs)
     assert gradgradcheck(k, xs)
+
+
+@pytest.mark.parametrize("dtype", FLOATS)
+@pytest.mark.parametrize("shapes", [((2, 3, 3), (3, 2)), ((2, 1, 3, 3), (4, 3, 1)), ((3, 3), (2, 3, 2))], ids=str)
+def test_lu_solve_gradients_broadcast(shapes, dtype):
+    """Gradients summed back over the batch dims broadcasting added (to LU's or to B's)."""
+    a, b = well_conditioned(shapes[0], dtype), rand(shapes[1], dtype, seed=4)
+    grads_close(lambda x, y: kiln.linalg.lu_solve(*kiln.linalg.lu_factor(x), y),
+                lambda x, y: torch.linalg.lu_solve(*torch.linalg.lu_factor(x), y), [a, b], dtype)
 
 
 def test_lu_solve_singular_gives_torchs_infinities():
