@@ -40,7 +40,8 @@ FORMULA_HELPERS |= FUSED_BACKWARD_HELPERS
 # only by the autograd files whose formulas call one, so editing them rebuilds only those.
 LINALG_HELPERS = {
     "linalg_solve_backward", "linalg_det_backward", "linalg_slogdet_backward", "linalg_cholesky_backward",
-    "linalg_eigh_backward", "linalg_svd_backward", "linalg_qr_backward",
+    "linalg_eigh_backward", "linalg_svd_backward", "linalg_qr_backward", "linalg_lu_factor_ex_backward",
+    "linalg_lu_solve_LU",
 }
 FORMULA_HELPERS |= LINALG_HELPERS
 # Metadata calls on an argument saved as values instead of the tensor (DESIGN.md).

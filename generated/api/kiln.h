@@ -365,6 +365,17 @@
 #include "generated/api/svd.h"
 #include "generated/api/linalg_qr.h"
 #include "generated/api/qr.h"
+#include "generated/api/linalg_lu_factor_ex.h"
+#include "generated/api/linalg_lu_factor.h"
+#include "generated/api/linalg_lu_solve.h"
+#include "generated/api/_lu_pivots_to_permutation.h"
+#include "generated/api/lu_unpack.h"
+#include "generated/api/linalg_lu.h"
+#include "generated/api/lu_solve.h"
+#include "generated/api/linalg_inv_ex.h"
+#include "generated/api/linalg_solve_ex.h"
+#include "generated/api/linalg_cholesky_ex.h"
+#include "generated/api/_linalg_lstsq.h"
 #include "generated/api/_div_tensor_other_backward.h"
 #include "generated/api/_tanh_self_backward.h"
 #include "generated/api/_sigmoid_self_backward.h"
@@ -1541,6 +1552,9 @@ class Tensor : public kiln::Tensor {
   }
   std::tuple<Tensor, Tensor> qr(bool some = true) const {
     return to_api(kiln::qr(*this, some));
+  }
+  Tensor lu_solve(const Tensor& LU_data, const Tensor& LU_pivots) const {
+    return to_api(kiln::lu_solve(*this, LU_data, LU_pivots));
   }
 };
 
@@ -4326,6 +4340,61 @@ inline std::tuple<Tensor, Tensor> linalg_qr(const Tensor& A, const std::string& 
 // qr(Tensor self, bool some=True) -> (Tensor Q, Tensor R)
 inline std::tuple<Tensor, Tensor> qr(const Tensor& self, bool some = true) {
   return to_api(kiln::qr(self, some));
+}
+
+// linalg_lu_factor_ex(Tensor A, *, bool pivot=True, bool check_errors=False) -> (Tensor LU, Tensor pivots, Tensor info)
+inline std::tuple<Tensor, Tensor, Tensor> linalg_lu_factor_ex(const Tensor& A, bool pivot = true, bool check_errors = false) {
+  return to_api(kiln::linalg_lu_factor_ex(A, pivot, check_errors));
+}
+
+// linalg_lu_factor(Tensor A, *, bool pivot=True) -> (Tensor LU, Tensor pivots)
+inline std::tuple<Tensor, Tensor> linalg_lu_factor(const Tensor& A, bool pivot = true) {
+  return to_api(kiln::linalg_lu_factor(A, pivot));
+}
+
+// linalg_lu_solve(Tensor LU, Tensor pivots, Tensor B, *, bool left=True, bool adjoint=False) -> Tensor
+inline Tensor linalg_lu_solve(const Tensor& LU, const Tensor& pivots, const Tensor& B, bool left = true, bool adjoint = false) {
+  return to_api(kiln::linalg_lu_solve(LU, pivots, B, left, adjoint));
+}
+
+// _lu_pivots_to_permutation(Tensor pivots, int m, ScalarType dtype) -> Tensor
+inline Tensor _lu_pivots_to_permutation(const Tensor& pivots, int64_t m, ScalarType dtype) {
+  return to_api(kiln::_lu_pivots_to_permutation(pivots, m, dtype));
+}
+
+// lu_unpack(Tensor LU_data, Tensor LU_pivots, bool unpack_data=True, bool unpack_pivots=True) -> (Tensor P, Tensor L, Tensor U)
+inline std::tuple<Tensor, Tensor, Tensor> lu_unpack(const Tensor& LU_data, const Tensor& LU_pivots, bool unpack_data = true, bool unpack_pivots = true) {
+  return to_api(kiln::lu_unpack(LU_data, LU_pivots, unpack_data, unpack_pivots));
+}
+
+// linalg_lu(Tensor A, *, bool pivot=True) -> (Tensor P, Tensor L, Tensor U)
+inline std::tuple<Tensor, Tensor, Tensor> linalg_lu(const Tensor& A, bool pivot = true) {
+  return to_api(kiln::linalg_lu(A, pivot));
+}
+
+// lu_solve(Tensor self, Tensor LU_data, Tensor LU_pivots) -> Tensor
+inline Tensor lu_solve(const Tensor& self, const Tensor& LU_data, const Tensor& LU_pivots) {
+  return to_api(kiln::lu_solve(self, LU_data, LU_pivots));
+}
+
+// linalg_inv_ex(Tensor A, *, bool check_errors=False) -> (Tensor inverse, Tensor info)
+inline std::tuple<Tensor, Tensor> linalg_inv_ex(const Tensor& A, bool check_errors = false) {
+  return to_api(kiln::linalg_inv_ex(A, check_errors));
+}
+
+// linalg_solve_ex(Tensor A, Tensor B, *, bool left=True, bool check_errors=False) -> (Tensor result, Tensor info)
+inline std::tuple<Tensor, Tensor> linalg_solve_ex(const Tensor& A, const Tensor& B, bool left = true, bool check_errors = false) {
+  return to_api(kiln::linalg_solve_ex(A, B, left, check_errors));
+}
+
+// linalg_cholesky_ex(Tensor A, *, bool upper=False, bool check_errors=False) -> (Tensor L, Tensor info)
+inline std::tuple<Tensor, Tensor> linalg_cholesky_ex(const Tensor& A, bool upper = false, bool check_errors = false) {
+  return to_api(kiln::linalg_cholesky_ex(A, upper, check_errors));
+}
+
+// _linalg_lstsq(Tensor self, Tensor b, float? rcond=None, str? driver=None) -> Tensor[]
+inline std::vector<Tensor> _linalg_lstsq(const Tensor& self, const Tensor& b, const std::optional<double>& rcond = std::nullopt, const std::optional<std::string>& driver = std::nullopt) {
+  return to_api(kiln::_linalg_lstsq(self, b, rcond, driver));
 }
 
 // _div_tensor_other_backward(Tensor grad, Tensor self, Tensor other) -> Tensor

@@ -4716,6 +4716,85 @@ const FuzzOp kFuzzOps[] = {
        const auto some = in.boolean();
        use_result(in, kiln::qr(self, some));
      }},
+    {"linalg_lu_factor_ex",
+     [](FuzzInput& in) {
+       const Tensor A = in.tensor();
+       const auto pivot = in.boolean();
+       const auto check_errors = in.boolean();
+       use_result(in, kiln::linalg_lu_factor_ex(A, pivot, check_errors));
+     }},
+    {"linalg_lu_factor",
+     [](FuzzInput& in) {
+       const Tensor A = in.tensor();
+       const auto pivot = in.boolean();
+       use_result(in, kiln::linalg_lu_factor(A, pivot));
+     }},
+    {"linalg_lu_solve",
+     [](FuzzInput& in) {
+       const Tensor LU = in.tensor();
+       const Tensor pivots = in.tensor();
+       const Tensor B = in.tensor();
+       const auto left = in.boolean();
+       const auto adjoint = in.boolean();
+       use_result(in, kiln::linalg_lu_solve(LU, pivots, B, left, adjoint));
+     }},
+    {"_lu_pivots_to_permutation",
+     [](FuzzInput& in) {
+       const Tensor pivots = in.tensor();
+       const auto m = in.int64();
+       const auto dtype = in.dtype();
+       use_result(in, kiln::_lu_pivots_to_permutation(pivots, m, dtype));
+     }},
+    {"lu_unpack",
+     [](FuzzInput& in) {
+       const Tensor LU_data = in.tensor();
+       const Tensor LU_pivots = in.tensor();
+       const auto unpack_data = in.boolean();
+       const auto unpack_pivots = in.boolean();
+       use_result(in, kiln::lu_unpack(LU_data, LU_pivots, unpack_data, unpack_pivots));
+     }},
+    {"linalg_lu",
+     [](FuzzInput& in) {
+       const Tensor A = in.tensor();
+       const auto pivot = in.boolean();
+       use_result(in, kiln::linalg_lu(A, pivot));
+     }},
+    {"lu_solve",
+     [](FuzzInput& in) {
+       const Tensor self = in.tensor();
+       const Tensor LU_data = in.tensor();
+       const Tensor LU_pivots = in.tensor();
+       use_result(in, kiln::lu_solve(self, LU_data, LU_pivots));
+     }},
+    {"linalg_inv_ex",
+     [](FuzzInput& in) {
+       const Tensor A = in.tensor();
+       const auto check_errors = in.boolean();
+       use_result(in, kiln::linalg_inv_ex(A, check_errors));
+     }},
+    {"linalg_solve_ex",
+     [](FuzzInput& in) {
+       const Tensor A = in.tensor();
+       const Tensor B = in.tensor();
+       const auto left = in.boolean();
+       const auto check_errors = in.boolean();
+       use_result(in, kiln::linalg_solve_ex(A, B, left, check_errors));
+     }},
+    {"linalg_cholesky_ex",
+     [](FuzzInput& in) {
+       const Tensor A = in.tensor();
+       const auto upper = in.boolean();
+       const auto check_errors = in.boolean();
+       use_result(in, kiln::linalg_cholesky_ex(A, upper, check_errors));
+     }},
+    {"_linalg_lstsq",
+     [](FuzzInput& in) {
+       const Tensor self = in.tensor();
+       const Tensor b = in.tensor();
+       const auto rcond = in.optional_float64();
+       const auto driver = in.optional_string();
+       use_result(in, kiln::_linalg_lstsq(self, b, rcond, driver));
+     }},
     {"_div_tensor_other_backward",
      [](FuzzInput& in) {
        const Tensor grad = in.tensor();

@@ -358,6 +358,17 @@ PyObject* fn_linalg_svdvals(PyObject* module, PyObject* args, PyObject* kwargs);
 PyObject* fn_svd(PyObject* module, PyObject* args, PyObject* kwargs);
 PyObject* fn_linalg_qr(PyObject* module, PyObject* args, PyObject* kwargs);
 PyObject* fn_qr(PyObject* module, PyObject* args, PyObject* kwargs);
+PyObject* fn_linalg_lu_factor_ex(PyObject* module, PyObject* args, PyObject* kwargs);
+PyObject* fn_linalg_lu_factor(PyObject* module, PyObject* args, PyObject* kwargs);
+PyObject* fn_linalg_lu_solve(PyObject* module, PyObject* args, PyObject* kwargs);
+PyObject* fn__lu_pivots_to_permutation(PyObject* module, PyObject* args, PyObject* kwargs);
+PyObject* fn_lu_unpack(PyObject* module, PyObject* args, PyObject* kwargs);
+PyObject* fn_linalg_lu(PyObject* module, PyObject* args, PyObject* kwargs);
+PyObject* fn_lu_solve(PyObject* module, PyObject* args, PyObject* kwargs);
+PyObject* fn_linalg_inv_ex(PyObject* module, PyObject* args, PyObject* kwargs);
+PyObject* fn_linalg_solve_ex(PyObject* module, PyObject* args, PyObject* kwargs);
+PyObject* fn_linalg_cholesky_ex(PyObject* module, PyObject* args, PyObject* kwargs);
+PyObject* fn__linalg_lstsq(PyObject* module, PyObject* args, PyObject* kwargs);
 PyObject* fn__div_tensor_other_backward(PyObject* module, PyObject* args, PyObject* kwargs);
 PyObject* fn__tanh_self_backward(PyObject* module, PyObject* args, PyObject* kwargs);
 PyObject* fn__sigmoid_self_backward(PyObject* module, PyObject* args, PyObject* kwargs);
@@ -720,6 +731,7 @@ PyObject* method_cholesky(PyObject* self, PyObject* args, PyObject* kwargs);
 PyObject* method_cholesky_solve(PyObject* self, PyObject* args, PyObject* kwargs);
 PyObject* method_svd(PyObject* self, PyObject* args, PyObject* kwargs);
 PyObject* method_qr(PyObject* self, PyObject* args, PyObject* kwargs);
+PyObject* method_lu_solve(PyObject* self, PyObject* args, PyObject* kwargs);
 
 #define KILN_BINDING(name, fn) {name, reinterpret_cast<PyCFunction>(reinterpret_cast<void (*)(void)>(fn)), METH_VARARGS | METH_KEYWORDS, nullptr}
 
@@ -1075,6 +1087,17 @@ PyMethodDef generated_functions[] = {
     KILN_BINDING("svd", fn_svd),
     KILN_BINDING("linalg_qr", fn_linalg_qr),
     KILN_BINDING("qr", fn_qr),
+    KILN_BINDING("linalg_lu_factor_ex", fn_linalg_lu_factor_ex),
+    KILN_BINDING("linalg_lu_factor", fn_linalg_lu_factor),
+    KILN_BINDING("linalg_lu_solve", fn_linalg_lu_solve),
+    KILN_BINDING("_lu_pivots_to_permutation", fn__lu_pivots_to_permutation),
+    KILN_BINDING("lu_unpack", fn_lu_unpack),
+    KILN_BINDING("linalg_lu", fn_linalg_lu),
+    KILN_BINDING("lu_solve", fn_lu_solve),
+    KILN_BINDING("linalg_inv_ex", fn_linalg_inv_ex),
+    KILN_BINDING("linalg_solve_ex", fn_linalg_solve_ex),
+    KILN_BINDING("linalg_cholesky_ex", fn_linalg_cholesky_ex),
+    KILN_BINDING("_linalg_lstsq", fn__linalg_lstsq),
     KILN_BINDING("_div_tensor_other_backward", fn__div_tensor_other_backward),
     KILN_BINDING("_tanh_self_backward", fn__tanh_self_backward),
     KILN_BINDING("_sigmoid_self_backward", fn__sigmoid_self_backward),
@@ -1441,6 +1464,7 @@ PyMethodDef generated_methods[] = {
     KILN_BINDING("cholesky_solve", method_cholesky_solve),
     KILN_BINDING("svd", method_svd),
     KILN_BINDING("qr", method_qr),
+    KILN_BINDING("lu_solve", method_lu_solve),
     {nullptr, nullptr, 0, nullptr},
 };
 

@@ -30,6 +30,7 @@ from ._broadcast import broadcast_shapes, broadcast_tensors
 from ._linalg_norm import norm
 from ._functional import cdist, unique, unique_consecutive
 from ._functional_more import meshgrid, tensordot
+from ._lu_legacy import lu, lu_unpack
 from ._functional_extra import (aminmax, compile, diff, randint_like, std_mean, tril_indices,  # noqa: A004
                                 triu_indices, var_mean)
 from ._creation import (BoolTensor, ByteTensor, CharTensor, DoubleTensor, FloatTensor, IntTensor,  # noqa: F401
@@ -244,7 +245,7 @@ __all__ = [
     "get_deterministic_debug_mode", "set_deterministic_debug_mode", "is_autocast_cpu_enabled",
     "get_autocast_gpu_dtype", "get_autocast_cpu_dtype", "is_autocast_cache_enabled",
     "set_autocast_cpu_enabled", "set_autocast_cpu_dtype",
-    "concat", "clip", "normal", "meshgrid", "tensordot", "linalg", "einsum", "broadcast_shapes", "broadcast_tensors", "embedding", "norm", "cdist", "unique", "unique_consecutive", "nonzero", "where", "equal", "ravel", "numel", "is_floating_point", "as_tensor", "threshold_", "rrelu", "rrelu_", "FloatTensor", "DoubleTensor", "LongTensor", "IntTensor", "ShortTensor", "CharTensor", "ByteTensor", "BoolTensor",
+    "concat", "clip", "normal", "meshgrid", "tensordot", "lu", "linalg", "einsum", "broadcast_shapes", "broadcast_tensors", "embedding", "norm", "cdist", "unique", "unique_consecutive", "nonzero", "where", "equal", "ravel", "numel", "is_floating_point", "as_tensor", "threshold_", "rrelu", "rrelu_", "FloatTensor", "DoubleTensor", "LongTensor", "IntTensor", "ShortTensor", "CharTensor", "ByteTensor", "BoolTensor",
     "inf", "nan", "pi", "e", "square", "count_nonzero", "multiply", "subtract", "divide", "true_divide", "negative",
     "absolute", "greater", "greater_equal", "less", "less_equal", "not_equal", "swapaxes", "swapdims",
     "is_same_size", "is_signed", "special", "sparse", "sparse_coo_tensor", "layout", "strided", "sparse_coo",

@@ -162,6 +162,11 @@ class Tensor(_C.TensorBase):
         from ._functional import unique_consecutive
         return unique_consecutive(self, return_inverse, return_counts, dim)
 
+    def lu(self, pivot=True, get_infos=False):
+        """torch.Tensor.lu (deprecated): torch.lu of self."""
+        from ._lu_legacy import lu
+        return lu(self, pivot, get_infos)
+
     def norm(self, p="fro", dim=None, keepdim=False, dtype=None):
         """torch.norm: the p-norm over dim (all dims when None); 'fro' is the 2-norm."""
         from ._linalg_norm import norm

@@ -11,9 +11,12 @@
 #include "generated/api/diag_embed.h"
 #include "generated/api/div.h"
 #include "generated/api/eq.h"
+#include "generated/api/expand.h"
 #include "generated/api/eye.h"
 #include "generated/api/linalg_det.h"
 #include "generated/api/linalg_inv.h"
+#include "generated/api/linalg_lu_factor_ex.h"
+#include "generated/api/linalg_lu_solve.h"
 #include "generated/api/linalg_solve.h"
 #include "generated/api/linalg_svd.h"
 #include "generated/api/lt.h"
@@ -98,7 +101,13 @@ Tensor linalg_det_backward(const Tensor& grad, const Tensor& A, const Tensor& de
 Tensor linalg_slogdet_backward(const std::vector<TensorBase>& grads, const Tensor& A) {
   const Tensor grad(grads.size() > 1 ? grads[1] : TensorBase());
   if (!grad.defined()) return Tensor();
-  return kiln::mul(kiln::unsqueeze(kiln::unsqueeze(grad, -1), -1), mT(kiln::linalg_inv(A)));
+  // g A^{-T} as torch computes it: lu_solve with the LU of A^T when A is contiguous (torch's
+  // slogdet factors A^T then, det(A^T) = det(A)), of A with adjoint otherwise. At a singular A (a
+  // zero pivot) getrs's division by it gives torch's infinities and NaNs instead of an error.
+  const bool use_A_T = A.is_contiguous();
+  auto [LU, pivots, info] = kiln::linalg_lu_factor_ex(use_A_T ? mT(A) : A, true, false);
+  const Tensor d = kiln::diag_embed(kiln::expand(kiln::unsqueeze(grad, -1), pivots.sizes()));
+  return kiln::linalg_lu_solve(LU, pivots, d, true, !use_A_T);
 }
 
 // L = chol(A) (torch's cholesky_backward, Murray 2016): Phi = tril(L^T gL) with its diagonal

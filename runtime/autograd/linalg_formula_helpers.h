@@ -31,4 +31,11 @@ Tensor linalg_svd_backward(const std::vector<TensorBase>& grads, const Tensor& U
 Tensor linalg_qr_backward(const std::vector<TensorBase>& grads, const Tensor& Q, const Tensor& R,
                           const std::string& mode);
 
+// lu_factor_ex: the packed LU's gradient through A = P L U (torch's linalg_lu_backward with
+// gL = tril(grad, -1), gU = triu(grad)), square, wide and tall (linalg_lu_formula_helpers.cc).
+Tensor linalg_lu_factor_ex_backward(const Tensor& grad, const Tensor& LU, const Tensor& pivots);
+// lu_solve's LU gradient: op(A)'s gradient from X and B's gradient, then through A = P L U.
+Tensor linalg_lu_solve_LU(const Tensor& grad, const Tensor& LU, const Tensor& pivots, const Tensor& X, bool left,
+                          bool adjoint);
+
 }  // namespace kiln

@@ -17,6 +17,26 @@ void sgesv_(const int* n, const int* nrhs, float* a, const int* lda, int* ipiv, 
 void dgesv_(const int* n, const int* nrhs, double* a, const int* lda, int* ipiv, double* b, const int* ldb, int* info);
 void sgetrf_(const int* m, const int* n, float* a, const int* lda, int* ipiv, int* info);
 void dgetrf_(const int* m, const int* n, double* a, const int* lda, int* ipiv, int* info);
+void sgetrs_(const char* trans, const int* n, const int* nrhs, const float* a, const int* lda, const int* ipiv, float* b,
+             const int* ldb, int* info, size_t);
+void dgetrs_(const char* trans, const int* n, const int* nrhs, const double* a, const int* lda, const int* ipiv,
+             double* b, const int* ldb, int* info, size_t);
+void sgels_(const char* trans, const int* m, const int* n, const int* nrhs, float* a, const int* lda, float* b,
+            const int* ldb, float* work, const int* lwork, int* info, size_t);
+void dgels_(const char* trans, const int* m, const int* n, const int* nrhs, double* a, const int* lda, double* b,
+            const int* ldb, double* work, const int* lwork, int* info, size_t);
+void sgelsy_(const int* m, const int* n, const int* nrhs, float* a, const int* lda, float* b, const int* ldb, int* jpvt,
+             const float* rcond, int* rank, float* work, const int* lwork, int* info);
+void dgelsy_(const int* m, const int* n, const int* nrhs, double* a, const int* lda, double* b, const int* ldb,
+             int* jpvt, const double* rcond, int* rank, double* work, const int* lwork, int* info);
+void sgelsd_(const int* m, const int* n, const int* nrhs, float* a, const int* lda, float* b, const int* ldb, float* s,
+             const float* rcond, int* rank, float* work, const int* lwork, int* iwork, int* info);
+void dgelsd_(const int* m, const int* n, const int* nrhs, double* a, const int* lda, double* b, const int* ldb,
+             double* s, const double* rcond, int* rank, double* work, const int* lwork, int* iwork, int* info);
+void sgelss_(const int* m, const int* n, const int* nrhs, float* a, const int* lda, float* b, const int* ldb, float* s,
+             const float* rcond, int* rank, float* work, const int* lwork, int* info);
+void dgelss_(const int* m, const int* n, const int* nrhs, double* a, const int* lda, double* b, const int* ldb,
+             double* s, const double* rcond, int* rank, double* work, const int* lwork, int* info);
 void spotrf_(const char* uplo, const int* n, float* a, const int* lda, int* info, size_t);
 void dpotrf_(const char* uplo, const int* n, double* a, const int* lda, int* info, size_t);
 void ssyevd_(const char* jobz, const char* uplo, const int* n, float* a, const int* lda, float* w, float* work,
@@ -44,6 +64,48 @@ inline void gesv(int n, int nrhs, float* a, int* ipiv, float* b, int* info) { sg
 inline void gesv(int n, int nrhs, double* a, int* ipiv, double* b, int* info) { dgesv_(&n, &nrhs, a, &n, ipiv, b, &n, info); }
 inline void getrf(int n, float* a, int* ipiv, int* info) { sgetrf_(&n, &n, a, &n, ipiv, info); }
 inline void getrf(int n, double* a, int* ipiv, int* info) { dgetrf_(&n, &n, a, &n, ipiv, info); }
+// (m x n) LU, leading dimension m.
+inline void getrf(int m, int n, float* a, int* ipiv, int* info) { sgetrf_(&m, &n, a, &m, ipiv, info); }
+inline void getrf(int m, int n, double* a, int* ipiv, int* info) { dgetrf_(&m, &n, a, &m, ipiv, info); }
+inline void getrs(char trans, int n, int nrhs, const float* a, const int* ipiv, float* b, int* info) {
+  sgetrs_(&trans, &n, &nrhs, a, &n, ipiv, b, &n, info, 1);
+}
+inline void getrs(char trans, int n, int nrhs, const double* a, const int* ipiv, double* b, int* info) {
+  dgetrs_(&trans, &n, &nrhs, a, &n, ipiv, b, &n, info, 1);
+}
+// Least squares: a is m x n (lda m), b is ldb x nrhs; lwork -1 asks for the work size.
+inline void gels(int m, int n, int nrhs, float* a, float* b, int ldb, float* work, int lwork, int* info) {
+  const char t = 'N';
+  sgels_(&t, &m, &n, &nrhs, a, &m, b, &ldb, work, &lwork, info, 1);
+}
+inline void gels(int m, int n, int nrhs, double* a, double* b, int ldb, double* work, int lwork, int* info) {
+  const char t = 'N';
+  dgels_(&t, &m, &n, &nrhs, a, &m, b, &ldb, work, &lwork, info, 1);
+}
+inline void gelsy(int m, int n, int nrhs, float* a, float* b, int ldb, int* jpvt, float rcond, int* rank, float* work,
+                  int lwork, int* info) {
+  sgelsy_(&m, &n, &nrhs, a, &m, b, &ldb, jpvt, &rcond, rank, work, &lwork, info);
+}
+inline void gelsy(int m, int n, int nrhs, double* a, double* b, int ldb, int* jpvt, double rcond, int* rank,
+                  double* work, int lwork, int* info) {
+  dgelsy_(&m, &n, &nrhs, a, &m, b, &ldb, jpvt, &rcond, rank, work, &lwork, info);
+}
+inline void gelsd(int m, int n, int nrhs, float* a, float* b, int ldb, float* s, float rcond, int* rank, float* work,
+                  int lwork, int* iwork, int* info) {
+  sgelsd_(&m, &n, &nrhs, a, &m, b, &ldb, s, &rcond, rank, work, &lwork, iwork, info);
+}
+inline void gelsd(int m, int n, int nrhs, double* a, double* b, int ldb, double* s, double rcond, int* rank,
+                  double* work, int lwork, int* iwork, int* info) {
+  dgelsd_(&m, &n, &nrhs, a, &m, b, &ldb, s, &rcond, rank, work, &lwork, iwork, info);
+}
+inline void gelss(int m, int n, int nrhs, float* a, float* b, int ldb, float* s, float rcond, int* rank, float* work,
+                  int lwork, int* info) {
+  sgelss_(&m, &n, &nrhs, a, &m, b, &ldb, s, &rcond, rank, work, &lwork, info);
+}
+inline void gelss(int m, int n, int nrhs, double* a, double* b, int ldb, double* s, double rcond, int* rank,
+                  double* work, int lwork, int* info) {
+  dgelss_(&m, &n, &nrhs, a, &m, b, &ldb, s, &rcond, rank, work, &lwork, info);
+}
 inline void potrf(char uplo, int n, float* a, int* info) { spotrf_(&uplo, &n, a, &n, info, 1); }
 inline void potrf(char uplo, int n, double* a, int* info) { dpotrf_(&uplo, &n, a, &n, info, 1); }
 inline void syevd(char jobz, char uplo, int n, float* a, float* w, float* work, int lwork, int* iwork, int liwork,

@@ -1465,6 +1465,10 @@ add("cholesky_solve", g_cholesky_solve, dtypes=("float32", "float64"), n=6, extr
 
 
 NOT_GENERATED = {
+    # The LU family takes factors an earlier call made (LU, int32 pivots), not random tensors:
+    # against torch on values, pivots, infos, gradients and errors in tests/python/test_linalg_more.py.
+    **{name: "LU factors as input: tests/python/test_linalg_more.py" for name in (
+        "lu", "Tensor.lu", "lu_solve", "Tensor.lu_solve", "lu_unpack")},
     # What the public training scripts of tests/python/programs/ found missing: each against torch,
     # values, gradients, random streams and errors, in tests/python/test_program_gaps.py.
     **{name: "added for the training programs: tests/python/test_program_gaps.py" for name in (

@@ -1,0 +1,101 @@
+"""out= for the kiln.linalg functions, with torch's rules: out must have the result's dtype
+(torch's C++ type names in the message; lstsq's solution and rank only one they can be cast to),
+a wrongly shaped out is resized (with torch's warning when it had elements), no input may
+require grad, and an op with several results takes a tuple of that many tensors and returns
+them in torch's `<op>_out` named tuple."""
+import collections
+import functools
+import warnings
+
+import kiln
+
+_CPP_NAMES = {kiln.float32: "float", kiln.float64: "double", kiln.int32: "int", kiln.int64: "long int",
+              kiln.int16: "short int", kiln.int8: "signed char", kiln.uint8: "unsigned char", kiln.bool: "bool",
+              kiln.float16: "c10::Half", kiln.bfloat16: "c10::BFloat16"}
+
+
+_TORCH_NAMES = {kiln.float32: "Float", kiln.float64: "Double", kiln.int32: "Int", kiln.int64: "Long",
+                kiln.int16: "Short", kiln.int8: "Char", kiln.uint8: "Byte", kiln.bool: "Bool", kiln.float16: "Half",
+                kiln.bfloat16: "BFloat16"}
+_OUT_TYPES = {}
+
+
+def _kind(dtype):
+    return 0 if dtype == kiln.bool else 2 if dtype.is_floating_point else 1
+
+
+def _can_cast(src, dst):
+    """torch.can_cast: never to a lower kind (float -> int -> bool); any width within a kind."""
+    return _kind(dst) >= _kind(src)
+
+
+def _cpp(dtype):
+    return _CPP_NAMES.get(dtype, str(dtype))
+
+
+def _out_type(result):
+    """torch.return_types.<op>_out: the result's fields under the name torch gives out= results."""
+    name = type(result).__name__ + "_out"
+    if name not in _OUT_TYPES:
+        fields = getattr(type(result), "_fields", None) or type(result).__match_args__
+        _OUT_TYPES[name] = collections.namedtuple(name, fields)
+        _OUT_TYPES[name].__module__ = "kiln.return_types"
+    return _OUT_TYPES[name]
+
+
+def _write(out, result, castable=None):
+    """castable: (op, field) where out may be any dtype the result casts to safely."""
+    if castable is not None:
+        if not _can_cast(result.dtype, out.dtype):
+            op, field = castable
+            raise RuntimeError(f"{op}: Expected {field} to be safely castable from {_TORCH_NAMES[result.dtype]} dtype, "
+                               f"but got {field} with dtype {_TORCH_NAMES[out.dtype]}")
+    elif out.dtype != result.dtype:
+        raise RuntimeError(f"Expected out tensor to have dtype {_cpp(result.dtype)}, but got {_cpp(out.dtype)} instead")
+    if tuple(out.shape) != tuple(result.shape):
+        if out.numel() != 0:
+            warnings.warn(f"An output with one or more elements was resized since it had shape {list(out.shape)}, "
+                          f"which does not match the required output shape {list(result.shape)}. This behavior is "
+                          "deprecated, and in a future PyTorch release outputs will not be resized unless they have "
+                          "zero elements. You can explicitly reuse an out tensor t by resizing it, inplace, to zero "
+                          "elements with t.resize_(0).", UserWarning, stacklevel=4)
+        out.resize_(result.shape)
+    with kiln.no_grad():
+        out.copy_(result)
+
+
+def _check_outs(name, out, n):
+    if n == 1:
+        if not isinstance(out, kiln.Tensor):
+            raise TypeError(f"{name}(): argument 'out' must be Tensor, not {type(out).__name__}")
+        return [out]
+    if not isinstance(out, (tuple, list)):
+        raise TypeError(f"{name}(): argument 'out' must be tuple of Tensors, not {type(out).__name__}")
+    if len(out) != n:
+        raise TypeError(f"expected tuple of {n} elements but got {len(out)}")
+    for t in out:
+        if not isinstance(t, kiln.Tensor):
+            raise TypeError(f"{name}(): argument 'out' must be tuple of Tensors, not {type(t).__name__}")
+    return list(out)
+
+
+def with_out(fn, name, n_outputs=1, castable=None):
+    """fn with an out= keyword; `name` is the op's name in torch's messages (linalg_inv_ex...);
+    castable: per output, None (its exact dtype) or (op, field) (any dtype it casts to)."""
+
+    @functools.wraps(fn)
+    def wrapper(*args, out=None, **kwargs):
+        if out is None:
+            return fn(*args, **kwargs)
+        outs = _check_outs(name, out, n_outputs)
+        inputs = [a for a in list(args) + list(kwargs.values()) if isinstance(a, kiln.Tensor)]
+        if kiln.is_grad_enabled() and any(t.requires_grad for t in inputs + outs):
+            raise RuntimeError(f"{name}(): functions with out=... arguments don't support automatic differentiation, "
+                               "but one of the arguments requires grad.")
+        result = fn(*args, **kwargs)
+        results = [result] if n_outputs == 1 else list(result)
+        for i, (o, r) in enumerate(zip(outs, results)):
+            _write(o, r, castable[i] if castable else None)
+        return outs[0] if n_outputs == 1 else _out_type(result)(*outs)
+
+    return wrapper
