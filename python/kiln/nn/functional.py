@@ -1268,8 +1268,9 @@ def multi_head_attention_forward(query, key, value, embed_dim_to_check, num_head
                                  is_causal=False):
     """torch 2.x's multi-head attention over sequence-first inputs: query [L, N, E] (or [L, E]),
     key [S, N, kdim], value [S, N, vdim]. Returns (output [L, N, E], weights) where weights are
-    [N, L, S] (averaged over heads), [N, num_heads, L, S], or None when need_weights is False (then
-    the attention runs through scaled_dot_product_attention).
+    [N, L, S] (averaged over heads), [N, num_heads, L, S], or None when need_weights is False. The
+    attention is computed as torch 1.13 computes it (the math path, not scaled_dot_product_attention),
+    so results agree with it to the bit.
 
     Masks: attn_mask [L, S] or [N*num_heads, L, S], key_padding_mask [N, S]; bool masks mean True =
     masked (not attended), float masks are added to the scores. is_causal is a hint that attn_mask
@@ -1289,12 +1290,8 @@ def multi_head_attention_forward(query, key, value, embed_dim_to_check, num_head
     if is_causal and attn_mask is None:
         raise RuntimeError("Need attn_mask if specifying the is_causal hint. You may use the Transformer module "
                            "method `generate_square_subsequent_mask` to create this mask.")
-    if is_causal and key_padding_mask is None and not need_weights:
-        attn_mask = None  # scaled_dot_product_attention applies the causal mask itself
-    else:
-        attn_mask = _canonical_mask(attn_mask, "attn_mask", None, "", query.dtype, check_other=False)
-        if key_padding_mask is not None:
-            is_causal = False  # the merged mask is no longer the causal one
+    # is_causal is only a hint (the mask is the causal one): the math below applies the mask itself
+    attn_mask = _canonical_mask(attn_mask, "attn_mask", None, "", query.dtype, check_other=False)
 
     assert embed_dim == embed_dim_to_check, \
         f"was expecting embedding dimension of {embed_dim_to_check}, but got {embed_dim}"
@@ -1385,42 +1382,28 @@ def multi_head_attention_forward(query, key, value, embed_dim_to_check, num_head
     if not training:
         dropout_p = 0.0
 
-    if need_weights:
-        assert not (is_causal and attn_mask is None), "FIXME: is_causal not implemented for need_weights"
-        q_scaled = q * math.sqrt(1.0 / float(q.size(-1)))
-        weights = kiln.bmm(q_scaled, k.transpose(-2, -1))
-        if attn_mask is not None:
-            weights = attn_mask + weights  # torch's baddbmm(attn_mask, q, k^T)
-        weights = softmax(weights, dim=-1)
-        if dropout_p > 0.0:
-            weights = dropout(weights, p=dropout_p)
-        out = kiln.bmm(weights, v)
-        out = out.transpose(0, 1).contiguous().reshape(tgt_len * bsz, embed_dim)
-        out = linear(out, out_proj_weight, out_proj_bias)
-        out = out.reshape(tgt_len, bsz, out.size(1))
-        weights = weights.reshape(bsz, num_heads, tgt_len, src_len)
-        if average_attn_weights:
-            weights = weights.mean(dim=1)
-        if not is_batched:
-            out, weights = out.squeeze(1), weights.squeeze(0)
-        return out, weights
-
-    # attn_mask [1, L, S] broadcasts over (N, heads); [N*num_heads, L, S] splits into them
+    # torch 1.13's math, need_weights or not (the torch this library is checked against, to the
+    # bit): q / sqrt(E), baddbmm(attn_mask, q, k^T), softmax, dropout, bmm by v; weights averaged
+    # as sum(dim=1) / num_heads.
+    q_scaled = q / math.sqrt(q.size(-1))
+    weights = kiln.bmm(q_scaled, k.transpose(-2, -1))
     if attn_mask is not None:
-        if attn_mask.size(0) == 1 and attn_mask.dim() == 3:
-            attn_mask = attn_mask.unsqueeze(0)
-        else:
-            attn_mask = attn_mask.reshape(bsz, num_heads, -1, src_len)
-    q = q.reshape(bsz, num_heads, tgt_len, head_dim)
-    k = k.reshape(bsz, num_heads, src_len, head_dim)
-    v = v.reshape(bsz, num_heads, src_len, head_dim)
-    out = scaled_dot_product_attention(q, k, v, attn_mask, dropout_p, is_causal)
-    out = out.permute(2, 0, 1, 3).contiguous().reshape(bsz * tgt_len, embed_dim)
+        weights = attn_mask + weights  # torch's baddbmm(attn_mask, q, k^T): the same sums, then the mask
+    weights = softmax(weights, dim=-1)
+    if dropout_p > 0.0:
+        weights = dropout(weights, p=dropout_p)
+    out = kiln.bmm(weights, v)
+    out = out.transpose(0, 1).contiguous().reshape(tgt_len * bsz, embed_dim)
     out = linear(out, out_proj_weight, out_proj_bias)
     out = out.reshape(tgt_len, bsz, out.size(1))
+    if not need_weights:
+        return (out.squeeze(1) if not is_batched else out), None
+    weights = weights.reshape(bsz, num_heads, tgt_len, src_len)
+    if average_attn_weights:
+        weights = weights.sum(dim=1) / num_heads
     if not is_batched:
-        out = out.squeeze(1)
-    return out, None
+        out, weights = out.squeeze(1), weights.squeeze(0)
+    return out, weights
 
 
 # ----------------------------------------------------------------------------- resampling

@@ -1,0 +1,117 @@
+"""PyTorch tutorials and pytorch/examples scripts (tests/python/programs/), run as written under
+torch 1.13 and with their torch imports pointed at kiln (programs/swap.py), with the same seeds and
+arguments: both start from the same weights (checked bit for bit) and see the same batches,
+shuffles, dropout masks and noise, so every step's loss must agree with torch's, and so must
+what the scripts compute at the end.
+
+- transformer_tutorial: "Language Modeling with nn.Transformer" (TransformerEncoder, PositionalEncoding
+  buffer, square subsequent mask, clip_grad_norm_, StepLR, copy.deepcopy of the best model)
+- text_classification: "Text classification with torchtext" (EmbeddingBag with offsets, collate_fn,
+  random_split, SGD + StepLR)
+- stn: "Spatial Transformer Networks" (affine_grid, grid_sample, Dropout2d, fc_loc identity init)
+- vae: pytorch/examples vae (binary_cross_entropy(reduction='sum'), randn_like, Adam)
+- dcgan: pytorch/examples dcgan (ConvTranspose2d, BatchNorm2d, BCELoss, weights_init, Adam betas)
+- mnist_cnn: pytorch/examples mnist (Conv2d, Dropout, nll_loss, Adadelta + StepLR(gamma=0.7))
+"""
+import warnings
+
+import numpy as np
+
+from programs.swap import load_program
+
+
+def run_both(name, argv):
+    results = []
+    for lib in ("torch", "kiln"):
+        mod = load_program(name, lib)
+        with warnings.catch_warnings():
+            warnings.simplefilter("ignore")
+            results.append(mod.main(list(argv) + ["--quiet"]))
+    return results
+
+
+def to_np(t):
+    return np.asarray(t.detach().numpy() if hasattr(t, "numpy") else t)
+
+
+def check_same_start(rt, rk):
+    assert list(rk["initial_state"]) == list(rt["initial_state"])
+    for name, v in rt["initial_state"].items():
+        np.testing.assert_array_equal(to_np(rk["initial_state"][name]), to_np(v), err_msg=name)
+
+
+def check_steps(rt, rk, n_min, rtol, learns=True):
+    lt, lk = np.array(rt["step_losses"]), np.array(rk["step_losses"])
+    assert len(lk) == len(lt) and len(lt) >= n_min
+    np.testing.assert_allclose(lk, lt, rtol=rtol)
+    if learns:
+        assert lk[-3:].mean() < lk[:3].mean()
+
+
+def test_transformer_language_modeling_tutorial():
+    rt, rk = run_both("transformer_tutorial", ["--epochs", "3", "--lines", "600", "--emsize", "32", "--d_hid", "64",
+                                               "--bptt", "16", "--batch_size", "8"])
+    check_same_start(rt, rk)
+    assert rk["pe_in_state"] and rt["pe_in_state"]
+    check_steps(rt, rk, 60, rtol=2e-6)
+    np.testing.assert_allclose(rk["val_losses"], rt["val_losses"], rtol=2e-6)
+    np.testing.assert_allclose(rk["test_loss"], rt["test_loss"], rtol=2e-6)
+    assert rk["lrs"] == rt["lrs"]
+    assert rk["ntokens"] == rt["ntokens"]
+    assert not rk["best_shares_storage"]  # deepcopy made new parameters
+
+
+def test_text_classification_embedding_bag_tutorial():
+    rt, rk = run_both("text_classification", ["--epochs", "4", "--train-size", "1200", "--test-size", "128",
+                                              "--batch-size", "16", "--emsize", "16"])
+    check_same_start(rt, rk)
+    check_steps(rt, rk, 4 * 72, rtol=2e-6)
+    assert rk["val_accs"] == rt["val_accs"] and rk["accu_test"] == rt["accu_test"]
+    assert rk["lrs"] == rt["lrs"]
+    assert rk["predicted"] == rt["predicted"]
+
+
+def test_spatial_transformer_tutorial():
+    rt, rk = run_both("stn", ["--epochs", "3", "--train-size", "256", "--test-size", "64", "--batch-size", "32"])
+    check_same_start(rt, rk)
+    check_steps(rt, rk, 24, rtol=2e-6, learns=False)
+    assert np.mean(rk["step_losses"][-8:]) < np.mean(rk["step_losses"][:8])
+    assert [c for _, c in rk["tests"]] == [c for _, c in rt["tests"]]
+    np.testing.assert_allclose([l for l, _ in rk["tests"]], [l for l, _ in rt["tests"]], rtol=2e-6)
+    np.testing.assert_array_equal(rk["in_grid"], rt["in_grid"])
+    np.testing.assert_allclose(rk["out_grid"], rt["out_grid"], rtol=1e-5, atol=1e-5)
+
+
+def test_vae_example():
+    rt, rk = run_both("vae", ["--epochs", "2", "--train-size", "256", "--test-size", "64", "--batch-size", "32"])
+    check_same_start(rt, rk)
+    check_steps(rt, rk, 16, rtol=1e-6)
+    np.testing.assert_allclose(rk["epoch_losses"], rt["epoch_losses"], rtol=1e-6)
+    np.testing.assert_allclose(rk["test_losses"], rt["test_losses"], rtol=1e-6)
+    for a, b in zip(rk["comparisons"] + rk["samples"], rt["comparisons"] + rt["samples"]):
+        np.testing.assert_allclose(a, b, rtol=1e-5, atol=1e-6)
+
+
+def test_dcgan_example():
+    rt, rk = run_both("dcgan", ["--batchSize", "8", "--nz", "8", "--ngf", "4", "--ndf", "4", "--niter", "2",
+                                "--size", "32", "--manualSeed", "5"])
+    check_same_start(rt, rk)
+    check_steps(rt, rk, 16, rtol=2e-6, learns=False)  # errD and errG of every step: a GAN's losses need not fall
+    np.testing.assert_allclose(rk["stats"], rt["stats"], rtol=2e-6)
+    assert rk["reload_same"] and rt["reload_same"]
+    for a, b in zip(rk["fixed_fakes"], rt["fixed_fakes"]):
+        np.testing.assert_allclose(a, b, rtol=1e-5, atol=1e-6)
+    np.testing.assert_allclose(rk["running_var"], rt["running_var"], rtol=1e-6)
+
+
+def test_mnist_example():
+    rt, rk = run_both("mnist_cnn", ["--epochs", "2", "--train-size", "256", "--test-size", "128", "--batch-size", "32",
+                                    "--test-batch-size", "64", "--save-model"])
+    check_same_start(rt, rk)
+    check_steps(rt, rk, 16, rtol=2e-6)
+    assert [c for _, c in rk["tests"]] == [c for _, c in rt["tests"]]
+    np.testing.assert_allclose([l for l, _ in rk["tests"]], [l for l, _ in rt["tests"]], rtol=2e-6)
+    np.testing.assert_allclose(rk["lrs"], rt["lrs"], rtol=1e-15)
+    assert list(rk["saved"]) == list(rt["saved"])
+    for name, v in rk["final_state"].items():
+        np.testing.assert_array_equal(to_np(rk["saved"][name]), to_np(v))
