@@ -211,6 +211,12 @@ std::vector<TensorBase> native_layer_norm_backward(const TensorBase& grad_out, c
   TensorBase db = bias.defined() ? empty_cpu(bias.sizes(), compute) : TensorBase();
   KILN_DISPATCH_FLOATING_TYPES(compute, "native_layer_norm_backward", [&] {
     const auto out = [](const TensorBase& t) { return t.defined() ? static_cast<scalar_t*>(t.data_ptr()) : nullptr; };
+    if (compute == input.dtype() && n > 0) {  // float32 and float64: torch's kernel, to the bit
+      torch_layer_norm::backward_rows<scalar_t>(data_or_null<scalar_t>(g), data_or_null<scalar_t>(x),
+                                                data_or_null<scalar_t>(mu), data_or_null<scalar_t>(inv),
+                                                data_or_null<scalar_t>(w), out(dx), out(dw), out(db), m, n);
+      return;
+    }
     backward_rows<scalar_t>(data_or_null<scalar_t>(g), data_or_null<scalar_t>(x), data_or_null<scalar_t>(mu),
                             data_or_null<scalar_t>(inv), data_or_null<scalar_t>(w), out(dx), out(dw), out(db), m, n);
   });
