@@ -543,7 +543,11 @@ class Tensor(_C.TensorBase):
         return _C.div(self, other)
 
     def __rtruediv__(self, other):
-        return _C.div(_wrap(other), self)
+        # as torch's Tensor.__rdiv__: self.reciprocal() * other, two roundings (max_norm / (norm + 1e-6)
+        # in clip_grad_norm_ gets torch's coefficient)
+        return _C.mul(self.reciprocal(), _wrap(other))
+
+    __rdiv__ = __rtruediv__
 
     def __itruediv__(self, other):
         return self.div_(other)

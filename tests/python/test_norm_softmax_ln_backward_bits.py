@@ -1,6 +1,6 @@
 """torch 1.13's bits for what a transformer's training step adds after its forward pass:
-softmax's backward (sum(g * o) as vec::map2_reduce_all, multiply-adds fused, lanes by AVX2's
-shuffle tree), layer_norm's backward (the same reductions, dw/db in per-thread buffers) and the
+softmax's and log_softmax's backward (sum(g * o) or sum(g) as vec::map2_reduce_all / reduce_all,
+multiply-adds fused, lanes by AVX2's shuffle tree; log_softmax's g - exp(o) * sum fused too), layer_norm's backward (the same reductions, dw/db in per-thread buffers) and the
 whole-tensor 2-norm of clip_grad_norm_ (vectors of squares, lanes in order, then the tail).
 Before, the transformer tutorial's gradients and clip coefficients were an ulp off, and its losses
 parted from torch's after a few steps."""
@@ -11,7 +11,8 @@ import torch
 import kiln
 
 
-def test_softmax_backward_bits():
+@pytest.mark.parametrize("fn", ["softmax", "log_softmax"])
+def test_softmax_backward_bits(fn):
     rng = np.random.RandomState(0)
     for n in list(range(1, 40)) + [64, 100, 1000]:
         s = (rng.randn(7, n) * 3).astype(np.float32)
@@ -19,9 +20,20 @@ def test_softmax_backward_bits():
         out = []
         for lib in (torch, kiln):
             x = lib.tensor(s, requires_grad=True)
-            lib.softmax(x, -1).backward(lib.tensor(g))
+            getattr(lib, fn)(x, -1).backward(lib.tensor(g))
             out.append(x.grad.numpy())
         np.testing.assert_array_equal(out[1], out[0], err_msg=str(n))
+
+
+def test_cross_entropy_gradient_bits():
+    rng = np.random.RandomState(2)
+    logits, labels = rng.randn(40, 4).astype(np.float32), rng.randint(0, 4, size=40)
+    out = []
+    for lib in (torch, kiln):
+        x = lib.tensor(logits, requires_grad=True)
+        lib.nn.CrossEntropyLoss()(x, lib.tensor(labels)).backward()
+        out.append(x.grad.numpy())
+    np.testing.assert_array_equal(out[1], out[0])
 
 
 @pytest.mark.parametrize("dtype", ["float32", "float64"])

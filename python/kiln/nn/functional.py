@@ -1159,7 +1159,15 @@ def embedding_bag(input, weight, offsets=None, max_norm=None, norm_type=2, scale
     rows = rows * mask.to(weight.dtype)
     if psw is not None:
         rows = rows * psw.unsqueeze(-1)
-    out = rows.sum(1)
+        out = rows.sum(1)
+    elif length:
+        # torch adds a bag's rows one after another (axpy into the bag's output): the same order
+        # here, a position at a time (the padding rows are zeros)
+        out = rows[:, 0]
+        for j in range(1, length):
+            out = out + rows[:, j]
+    else:
+        out = rows.sum(1)
     if mode == "mean":
         count = valid.sum(1, keepdim=True).clamp(min=1).to(weight.dtype)
         out = out / count
