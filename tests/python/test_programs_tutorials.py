@@ -16,6 +16,7 @@ what the scripts compute at the end.
 import warnings
 
 import numpy as np
+import pytest
 
 from programs.swap import load_program
 
@@ -48,14 +49,20 @@ def check_steps(rt, rk, n_min, rtol, learns=True):
         assert lk[-3:].mean() < lk[:3].mean()
 
 
-def test_transformer_language_modeling_tutorial():
-    rt, rk = run_both("transformer_tutorial", ["--epochs", "3", "--lines", "600", "--emsize", "32", "--d_hid", "64",
-                                               "--bptt", "16", "--batch_size", "8"])
+@pytest.mark.parametrize("argv,n_min", [
+    (["--epochs", "3", "--lines", "600", "--emsize", "32", "--d_hid", "64", "--bptt", "16", "--batch_size", "8"], 60),
+    # the tutorial's own sizes (emsize 200, 2 heads of 100, d_hid 200, bptt 35, batch 20), a short corpus
+    (["--epochs", "2", "--lines", "800"], 16),
+])
+def test_transformer_language_modeling_tutorial(argv, n_min):
+    rt, rk = run_both("transformer_tutorial", argv)
     check_same_start(rt, rk)
     assert rk["pe_in_state"] and rt["pe_in_state"]
-    check_steps(rt, rk, 60, rtol=2e-6)
-    np.testing.assert_allclose(rk["val_losses"], rt["val_losses"], rtol=2e-6)
-    np.testing.assert_allclose(rk["test_loss"], rt["test_loss"], rtol=2e-6)
+    # attention, layer_norm, softmax and clip_grad_norm_ give torch's bits (one step is exact); a
+    # gradient norm's last ulp still parts them after some steps
+    check_steps(rt, rk, n_min, rtol=1e-6)
+    np.testing.assert_allclose(rk["val_losses"], rt["val_losses"], rtol=1e-6)
+    np.testing.assert_allclose(rk["test_loss"], rt["test_loss"], rtol=1e-6)
     assert rk["lrs"] == rt["lrs"]
     assert rk["ntokens"] == rt["ntokens"]
     assert not rk["best_shares_storage"]  # deepcopy made new parameters
@@ -65,7 +72,7 @@ def test_text_classification_embedding_bag_tutorial():
     rt, rk = run_both("text_classification", ["--epochs", "4", "--train-size", "1200", "--test-size", "128",
                                               "--batch-size", "16", "--emsize", "16"])
     check_same_start(rt, rk)
-    check_steps(rt, rk, 4 * 72, rtol=2e-6)
+    check_steps(rt, rk, 4 * 72, rtol=2e-6)  # EmbeddingBag's weight gradient: not torch's order yet
     assert rk["val_accs"] == rt["val_accs"] and rk["accu_test"] == rt["accu_test"]
     assert rk["lrs"] == rt["lrs"]
     assert rk["predicted"] == rt["predicted"]
@@ -74,10 +81,10 @@ def test_text_classification_embedding_bag_tutorial():
 def test_spatial_transformer_tutorial():
     rt, rk = run_both("stn", ["--epochs", "3", "--train-size", "256", "--test-size", "64", "--batch-size", "32"])
     check_same_start(rt, rk)
-    check_steps(rt, rk, 24, rtol=2e-6, learns=False)
+    check_steps(rt, rk, 24, rtol=1e-6, learns=False)
     assert np.mean(rk["step_losses"][-8:]) < np.mean(rk["step_losses"][:8])
     assert [c for _, c in rk["tests"]] == [c for _, c in rt["tests"]]
-    np.testing.assert_allclose([l for l, _ in rk["tests"]], [l for l, _ in rt["tests"]], rtol=2e-6)
+    np.testing.assert_allclose([l for l, _ in rk["tests"]], [l for l, _ in rt["tests"]], rtol=1e-6)
     np.testing.assert_array_equal(rk["in_grid"], rt["in_grid"])
     np.testing.assert_allclose(rk["out_grid"], rt["out_grid"], rtol=1e-5, atol=1e-5)
 
@@ -96,8 +103,8 @@ def test_dcgan_example():
     rt, rk = run_both("dcgan", ["--batchSize", "8", "--nz", "8", "--ngf", "4", "--ndf", "4", "--niter", "2",
                                 "--size", "32", "--manualSeed", "5"])
     check_same_start(rt, rk)
-    check_steps(rt, rk, 16, rtol=2e-6, learns=False)  # errD and errG of every step: a GAN's losses need not fall
-    np.testing.assert_allclose(rk["stats"], rt["stats"], rtol=2e-6)
+    check_steps(rt, rk, 16, rtol=1e-6, learns=False)  # errD and errG of every step: a GAN's losses need not fall
+    np.testing.assert_allclose(rk["stats"], rt["stats"], rtol=1e-6)
     assert rk["reload_same"] and rt["reload_same"]
     for a, b in zip(rk["fixed_fakes"], rt["fixed_fakes"]):
         np.testing.assert_allclose(a, b, rtol=1e-5, atol=1e-6)
@@ -108,9 +115,9 @@ def test_mnist_example():
     rt, rk = run_both("mnist_cnn", ["--epochs", "2", "--train-size", "256", "--test-size", "128", "--batch-size", "32",
                                     "--test-batch-size", "64", "--save-model"])
     check_same_start(rt, rk)
-    check_steps(rt, rk, 16, rtol=2e-6)
+    check_steps(rt, rk, 16, rtol=1e-6)
     assert [c for _, c in rk["tests"]] == [c for _, c in rt["tests"]]
-    np.testing.assert_allclose([l for l, _ in rk["tests"]], [l for l, _ in rt["tests"]], rtol=2e-6)
+    np.testing.assert_allclose([l for l, _ in rk["tests"]], [l for l, _ in rt["tests"]], rtol=1e-6)
     np.testing.assert_allclose(rk["lrs"], rt["lrs"], rtol=1e-15)
     assert list(rk["saved"]) == list(rt["saved"])
     for name, v in rk["final_state"].items():
