@@ -12,6 +12,8 @@ what the scripts compute at the end.
 - vae: pytorch/examples vae (binary_cross_entropy(reduction='sum'), randn_like, Adam)
 - dcgan: pytorch/examples dcgan (ConvTranspose2d, BatchNorm2d, BCELoss, weights_init, Adam betas)
 - mnist_cnn: pytorch/examples mnist (Conv2d, Dropout, nll_loss, Adadelta + StepLR(gamma=0.7))
+- learning_with_examples: "Learning PyTorch with Examples" (sin fit on linspace; tensors, autograd,
+  a custom autograd.Function, nn, RMSprop, a custom Module, DynamicNet with SGD momentum)
 """
 import warnings
 
@@ -122,3 +124,16 @@ def test_mnist_example():
     assert list(rk["saved"]) == list(rt["saved"])
     for name, v in rk["final_state"].items():
         np.testing.assert_array_equal(to_np(rk["saved"][name]), to_np(v))
+
+
+def test_learning_pytorch_with_examples():
+    rt, rk = run_both("learning_with_examples", ["--steps", "300"])
+    check_same_start(rt, rk)
+    check_steps(rt, rk, 300 * 21, rtol=1e-6, learns=False)
+    for key, lt in rt["losses"].items():
+        lk = rk["losses"][key]
+        assert np.mean(lk[-10:]) < np.mean(lk[:10]), key
+    # DynamicNet: random.randint control flow, an unreached parameter kept moving by momentum
+    # (zero_grad() leaves zeros, torch 1.13's default)
+    assert rk["losses"]["dynamic"] == rt["losses"]["dynamic"]
+    assert rk["results"] == rt["results"]
