@@ -14,6 +14,8 @@ what the scripts compute at the end.
 - mnist_cnn: pytorch/examples mnist (Conv2d, Dropout, nll_loss, Adadelta + StepLR(gamma=0.7))
 - learning_with_examples: "Learning PyTorch with Examples" (sin fit on linspace; tensors, autograd,
   a custom autograd.Function, nn, RMSprop, a custom Module, DynamicNet with SGD momentum)
+- nn_tutorial: "What is torch.nn really?" (from-scratch logistic regression with x[range(n), y],
+  then nn.Module, DataLoader, fit/loss_batch, CNNs with a Lambda module and AdaptiveAvgPool2d)
 """
 import warnings
 
@@ -137,3 +139,11 @@ def test_learning_pytorch_with_examples():
     # (zero_grad() leaves zeros, torch 1.13's default)
     assert rk["losses"]["dynamic"] == rt["losses"]["dynamic"]
     assert rk["results"] == rt["results"]
+
+
+def test_what_is_torch_nn_really_tutorial():
+    rt, rk = run_both("nn_tutorial", ["--n-train", "640", "--n-valid", "256", "--epochs", "2"])
+    check_same_start(rt, rk)
+    check_steps(rt, rk, 100, rtol=1e-6, learns=False)
+    assert rk["first"] == rt["first"] and rk["scratch"] == rt["scratch"]  # x[range(n), target] indexing
+    np.testing.assert_allclose(rk["val_history"], rt["val_history"], rtol=1e-6)
