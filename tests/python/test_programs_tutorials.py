@@ -18,6 +18,8 @@ what the scripts compute at the end.
   then nn.Module, DataLoader, fit/loss_batch, CNNs with a Lambda module and AdaptiveAvgPool2d)
 - super_resolution: pytorch/examples super_resolution (PixelShuffle, init.orthogonal_, Adam, PSNR,
   torch.save of the whole model)
+- cifar10_tutorial: "Training a Classifier" (LeNet on CIFAR-10, SGD momentum, save/load_state_dict,
+  overall and per-class accuracy)
 """
 import warnings
 
@@ -159,3 +161,13 @@ def test_super_resolution_example():
     check_steps(rt, rk, 12, rtol=3e-6)
     np.testing.assert_allclose(rk["psnrs"], rt["psnrs"], rtol=3e-6)
     assert rk["reloaded_same"] and rk["reloaded_type"] == rt["reloaded_type"] == "Net"
+
+
+def test_cifar10_classifier_tutorial():
+    rt, rk = run_both("cifar10_tutorial", ["--n-train", "800", "--n-test", "200", "--batch_size", "8",
+                                           "--print-every", "20", "--epochs", "2"])
+    check_same_start(rt, rk)
+    check_steps(rt, rk, 200, rtol=1e-6, learns=False)
+    np.testing.assert_allclose(rk["running"], rt["running"], rtol=1e-6)
+    assert rk["labels"] == rt["labels"]  # classes[label] with 0-dim tensor labels
+    assert rk["correct"] == rt["correct"] and rk["per_class"] == rt["per_class"]
