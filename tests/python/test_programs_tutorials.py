@@ -20,6 +20,8 @@ what the scripts compute at the end.
   torch.save of the whole model)
 - cifar10_tutorial: "Training a Classifier" (LeNet on CIFAR-10, SGD momentum, save/load_state_dict,
   overall and per-class accuracy)
+- mnist_rnn: pytorch/examples mnist_rnn (LSTM batch_first over image rows, BatchNorm1d, Dropout2d
+  on 2-D activations, Adadelta + StepLR)
 """
 import warnings
 
@@ -171,3 +173,14 @@ def test_cifar10_classifier_tutorial():
     np.testing.assert_allclose(rk["running"], rt["running"], rtol=1e-6)
     assert rk["labels"] == rt["labels"]  # classes[label] with 0-dim tensor labels
     assert rk["correct"] == rt["correct"] and rk["per_class"] == rt["per_class"]
+
+
+def test_mnist_rnn_example():
+    rt, rk = run_both("mnist_rnn", ["--epochs", "2", "--train-size", "512", "--test-size", "128", "--batch-size", "32",
+                                    "--test-batch-size", "64", "--lr", "1.0", "--save-model"])
+    check_same_start(rt, rk)
+    check_steps(rt, rk, 32, rtol=1e-6, learns=False)
+    assert [c for _, c in rk["tests"]] == [c for _, c in rt["tests"]]
+    np.testing.assert_allclose([l for l, _ in rk["tests"]], [l for l, _ in rt["tests"]], rtol=1e-6)
+    for name, v in rk["final_state"].items():  # BatchNorm1d's running stats included
+        np.testing.assert_allclose(to_np(v), to_np(rt["final_state"][name]), rtol=1e-5, atol=1e-6, err_msg=name)
