@@ -1,5 +1,7 @@
-"""EmbeddingBag's sum/mean forward and `number / tensor` give torch 1.13's bits: torch adds a bag's
-rows one after another (axpy into the bag's output, then a division by the bag's size), and its
+"""EmbeddingBag's sum/mean forward and weight gradient and `number / tensor` give torch 1.13's bits:
+torch adds a bag's rows one after another (axpy into the bag's output, then a division by the bag's
+size); its weight gradient visits the indices in torch.sort's order and adds each bag gradient,
+scaled by (float)(1.0 / bag_size), by a fused multiply-add; and its
 Tensor.__rdiv__ is self.reciprocal() * other, two roundings (clip_grad_norm_'s coefficient
 max_norm / (total_norm + 1e-6) is one). The text classification tutorial's logits and clip
 coefficients were an ulp off."""
@@ -25,6 +27,27 @@ def test_embedding_bag_offsets_forward_bits(mode):
             bag.weight.copy_(lib.tensor(w))
         out.append(bag(lib.tensor(text), lib.tensor(offsets)).detach().numpy())
     np.testing.assert_array_equal(out[1], out[0])
+
+
+@pytest.mark.parametrize("mode", ["sum", "mean"])
+def test_embedding_bag_weight_gradient_bits(mode):
+    rng = np.random.RandomState(0)
+    text = rng.randint(0, 50, size=300)  # many repeated indices
+    lens = rng.randint(1, 14, size=30)
+    lens[-1] = 300 - lens[:-1].sum()
+    offsets = np.concatenate([[0], np.cumsum(lens[:-1])])
+    w = rng.uniform(-0.5, 0.5, size=(50, 16)).astype(np.float32)
+    g = rng.randn(30, 16).astype(np.float32)
+    out = []
+    for lib in (torch, kiln):
+        bag = lib.nn.EmbeddingBag(50, 16, mode=mode)
+        with torch.no_grad(), kiln.no_grad():
+            bag.weight.copy_(lib.tensor(w))
+        y = bag(lib.tensor(text), lib.tensor(offsets))
+        y.backward(lib.tensor(g))
+        out.append((y.detach().numpy(), bag.weight.grad.numpy()))
+    np.testing.assert_array_equal(out[1][0], out[0][0])
+    np.testing.assert_array_equal(out[1][1], out[0][1])
 
 
 def test_embedding_bag_2d_input_and_gradient_flows():

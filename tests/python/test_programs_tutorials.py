@@ -82,7 +82,7 @@ def test_text_classification_embedding_bag_tutorial():
     rt, rk = run_both("text_classification", ["--epochs", "4", "--train-size", "1200", "--test-size", "128",
                                               "--batch-size", "16", "--emsize", "16"])
     check_same_start(rt, rk)
-    check_steps(rt, rk, 4 * 72, rtol=2e-6)  # EmbeddingBag's weight gradient: not torch's order yet
+    check_steps(rt, rk, 4 * 72, rtol=2e-6)  # lr 5: an ulp in a 3-element norm (clip) grows to ~1e-6
     assert rk["val_accs"] == rt["val_accs"] and rk["accu_test"] == rt["accu_test"]
     assert rk["lrs"] == rt["lrs"]
     assert rk["predicted"] == rt["predicted"]

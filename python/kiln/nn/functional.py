@@ -1156,6 +1156,11 @@ def embedding_bag(input, weight, offsets=None, max_norm=None, norm_type=2, scale
         m = kiln.where(mask, rows, neg).amax(1) if length else kiln.zeros(bags, dim, dtype=weight.dtype)
         nonempty = valid.any(1, keepdim=True) if length else kiln.zeros(bags, 1, dtype=kiln.bool)
         return kiln.where(nonempty, m, kiln.zeros([], dtype=weight.dtype))
+    if (psw is None and padding_idx is None and length and weight.requires_grad and kiln.is_grad_enabled()
+            and weight.dtype in (kiln.float32, kiln.float64)):
+        flat_valid = valid.reshape(-1)
+        bag_of = kiln.arange(bags).unsqueeze(1).expand(bags, length).reshape(-1)[flat_valid]
+        return _EmbeddingBagTorchGrad.apply(weight, rows, valid, idx.reshape(-1)[flat_valid], bag_of, mode)
     rows = rows * mask.to(weight.dtype)
     if psw is not None:
         rows = rows * psw.unsqueeze(-1)
@@ -1172,6 +1177,62 @@ def embedding_bag(input, weight, offsets=None, max_norm=None, norm_type=2, scale
         count = valid.sum(1, keepdim=True).clamp(min=1).to(weight.dtype)
         out = out / count
     return out
+
+
+def _bag_sums(rows, valid, mode):
+    """torch's embedding_bag forward: a bag's rows added one after another, then (mean) / its size."""
+    rows = rows * valid.unsqueeze(-1).to(rows.dtype)
+    out = rows[:, 0]
+    for j in range(1, rows.shape[1]):
+        out = out + rows[:, j]
+    if mode == "mean":
+        out = out / valid.sum(1, keepdim=True).clamp(min=1).to(rows.dtype)
+    return out
+
+
+class _EmbeddingBagTorchGrad(kiln.autograd.Function):
+    """embedding_bag (sum or mean, no per_sample_weights or padding_idx) whose weight gradient is
+    torch 1.13's _embedding_bag_dense_backward_cpu_sum_mean, to the bit: the indices sorted as torch
+    sorts them (kiln.sort's order of equal indices is torch's), each occurrence's bag gradient scaled
+    by (float)(1.0 / bag_size) (mean) and accumulated into its weight row by a fused multiply-add
+    (BLAS axpy), in that order. Only the weight gets a gradient (the indices have none)."""
+
+    @staticmethod
+    def forward(ctx, weight, rows, valid, indices, bag_of, mode):
+        ctx.num_weights = weight.shape[0]
+        ctx.mode = mode
+        ctx.save_for_backward(valid, indices, bag_of)
+        return _bag_sums(rows.detach(), valid, mode)
+
+    @staticmethod
+    def backward(ctx, grad):
+        valid, indices, bag_of = ctx.saved_tensors
+        dim = grad.shape[1]
+        weight_grad = kiln.zeros(ctx.num_weights, dim, dtype=grad.dtype)
+        if indices.numel() == 0:
+            return weight_grad, None, None, None, None, None
+        sorted_idx, order = indices.sort()
+        bags = bag_of[order]
+        if ctx.mode == "mean":
+            sizes = valid.sum(1).to(kiln.float64)
+            scale = (1.0 / sizes.clamp(min=1))[bags].to(grad.dtype)
+        else:
+            scale = kiln.ones(bags.shape[0], dtype=grad.dtype)
+        # the k-th occurrence of each index, k = 0, 1, ...: one fused multiply-add per row and rank
+        keys = sorted_idx.tolist()
+        ranks, prev, r = [], None, 0
+        for key in keys:
+            r = r + 1 if key == prev else 0
+            ranks.append(r)
+            prev = key
+        ranks = kiln.tensor(ranks, dtype=kiln.int64)
+        grad = grad.contiguous()
+        for k in range(int(ranks.max().item()) + 1):
+            sel = ranks == k
+            rows_k, bags_k = sorted_idx[sel], bags[sel]
+            acc = weight_grad[rows_k]
+            weight_grad[rows_k] = kiln._fma(acc, grad[bags_k], scale[sel].unsqueeze(1).expand(-1, dim).contiguous())
+        return weight_grad, None, None, None, None, None
 
 
 # ---------------------------------------------------------------- attention
