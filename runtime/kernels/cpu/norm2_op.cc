@@ -31,8 +31,8 @@ T norm2_of(const T* x, int64_t n) {
 }  // namespace
 
 TensorBase norm2_torch_order(const TensorBase& self) {
-  KILN_CHECK(self.dtype() == ScalarType::Float32, "_norm2(): expected a float32 tensor, got ",
-             scalar_type_name(self.dtype()));
+  KILN_CHECK(self.dtype() == ScalarType::Float32, "_norm2(): not implemented for '", scalar_type_name(self.dtype()),
+             "' (torch's order is reproduced for float32 only)");
   const TensorBase x = contiguous_cpu(self);
   TensorBase out = empty_cpu({}, self.dtype());
   *static_cast<float*>(out.data_ptr()) = norm2_of(static_cast<const float*>(x.data_ptr()), x.numel());
