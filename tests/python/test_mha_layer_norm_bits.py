@@ -29,6 +29,7 @@ def test_mha_bits(embed, heads, need_weights):
     np.testing.assert_array_equal(out[1][0], out[0][0])
     if need_weights:
         np.testing.assert_array_equal(out[1][1], out[0][1])
+    np.testing.assert_array_equal(out[1][2], out[0][2])  # the input's gradient (softmax backward: torch's order)
 
 
 @pytest.mark.parametrize("dtype", ["float32", "float64"])
