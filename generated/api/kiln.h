@@ -136,6 +136,7 @@
 #include "generated/api/std.h"
 #include "generated/api/logsumexp.h"
 #include "generated/api/norm.h"
+#include "generated/api/_norm2.h"
 #include "generated/api/cumsum.h"
 #include "generated/api/cumprod.h"
 #include "generated/api/gelu.h"
@@ -2875,6 +2876,11 @@ inline Tensor norm(const Tensor& self, const Scalar& p = 2) {
 // norm.ScalarOpt_dim(Tensor self, Scalar? p, int[1] dim, bool keepdim=False) -> Tensor
 inline Tensor norm(const Tensor& self, const std::optional<Scalar>& p, IntArrayRef dim, bool keepdim = false) {
   return to_api(kiln::norm(self, p, dim, keepdim));
+}
+
+// _norm2(Tensor self) -> Tensor
+inline Tensor _norm2(const Tensor& self) {
+  return to_api(kiln::_norm2(self));
 }
 
 // cumsum(Tensor self, int dim, *, ScalarType? dtype=None) -> Tensor

@@ -2216,6 +2216,11 @@ const FuzzOp kFuzzOps[] = {
        const auto keepdim = in.boolean();
        use_result(in, kiln::norm(self, p, dim, keepdim));
      }},
+    {"_norm2",
+     [](FuzzInput& in) {
+       const Tensor self = in.tensor();
+       use_result(in, kiln::_norm2(self));
+     }},
     {"cumsum",
      [](FuzzInput& in) {
        const Tensor self = in.tensor();

@@ -548,7 +548,11 @@ class Tensor(_C.TensorBase):
         return _C.div(self, other)
 
     def __rtruediv__(self, other):
-        return _C.div(_wrap(other), self)
+        # as torch's Tensor.__rdiv__: self.reciprocal() * other, two roundings (max_norm / (norm + 1e-6)
+        # in clip_grad_norm_ gets torch's coefficient)
+        return _C.mul(self.reciprocal(), _wrap(other))
+
+    __rdiv__ = __rtruediv__
 
     def __itruediv__(self, other):
         return self.div_(other)
@@ -757,6 +761,10 @@ def _as_index_tensor(i):
     """A list/tuple of ints or bools (nested too) or a tensor as an index tensor; None if `i` isn't one."""
     if isinstance(i, _C.TensorBase):
         return i if (i.dtype in (_C.int64, _C.int32, _C.bool) and i.dim() > 0) else None
+    if isinstance(i, range):  # a sequence to torch, as a list (x[range(n), target] in the nn tutorial)
+        i = list(i)
+    if type(i).__module__ == "numpy" and getattr(i, "ndim", 0) > 0:  # an integer or bool ndarray
+        i = i.tolist()
     if isinstance(i, (list, tuple)):
         from ._creation import tensor
         if not i:

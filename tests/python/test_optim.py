@@ -166,8 +166,27 @@ def test_zero_grad():
     g = p.grad
     opt.zero_grad(set_to_none=False)
     assert p.grad is g and not np.any(g.numpy())
-    opt.zero_grad()
+    opt.zero_grad()  # torch 1.13's default: zeros in place
+    assert p.grad is g and not np.any(g.numpy())
+    opt.zero_grad(set_to_none=True)
     assert p.grad is None
+
+
+def test_zero_grad_default_keeps_momentum_on_unreached_parameters_as_torch():
+    """torch 1.13's zero_grad() leaves zeros: SGD's momentum still moves a parameter that a step does
+    not reach (the DynamicNet of "Learning PyTorch with Examples")."""
+    import torch
+    out = []
+    for lib in (torch, kiln):
+        a, e = lib.nn.Parameter(lib.tensor([1.0])), lib.nn.Parameter(lib.tensor([2.0]))
+        opt = lib.optim.SGD([a, e], lr=0.1, momentum=0.9)
+        for step in range(4):
+            loss = (a * a).sum() + ((e * e).sum() if step == 0 else 0)
+            opt.zero_grad()
+            loss.backward()
+            opt.step()
+        out.append((a.item(), e.item()))
+    assert out[1] == out[0]
 
 
 def test_closure_runs_with_grad_enabled():

@@ -1156,14 +1156,83 @@ def embedding_bag(input, weight, offsets=None, max_norm=None, norm_type=2, scale
         m = kiln.where(mask, rows, neg).amax(1) if length else kiln.zeros(bags, dim, dtype=weight.dtype)
         nonempty = valid.any(1, keepdim=True) if length else kiln.zeros(bags, 1, dtype=kiln.bool)
         return kiln.where(nonempty, m, kiln.zeros([], dtype=weight.dtype))
+    if (psw is None and padding_idx is None and length and weight.requires_grad and kiln.is_grad_enabled()
+            and weight.dtype in (kiln.float32, kiln.float64)):
+        flat_valid = valid.reshape(-1)
+        bag_of = kiln.arange(bags).unsqueeze(1).expand(bags, length).reshape(-1)[flat_valid]
+        return _EmbeddingBagTorchGrad.apply(weight, rows, valid, idx.reshape(-1)[flat_valid], bag_of, mode)
     rows = rows * mask.to(weight.dtype)
     if psw is not None:
         rows = rows * psw.unsqueeze(-1)
-    out = rows.sum(1)
+        out = rows.sum(1)
+    elif length:
+        # torch adds a bag's rows one after another (axpy into the bag's output): the same order
+        # here, a position at a time (the padding rows are zeros)
+        out = rows[:, 0]
+        for j in range(1, length):
+            out = out + rows[:, j]
+    else:
+        out = rows.sum(1)
     if mode == "mean":
         count = valid.sum(1, keepdim=True).clamp(min=1).to(weight.dtype)
         out = out / count
     return out
+
+
+def _bag_sums(rows, valid, mode):
+    """torch's embedding_bag forward: a bag's rows added one after another, then (mean) / its size."""
+    rows = rows * valid.unsqueeze(-1).to(rows.dtype)
+    out = rows[:, 0]
+    for j in range(1, rows.shape[1]):
+        out = out + rows[:, j]
+    if mode == "mean":
+        out = out / valid.sum(1, keepdim=True).clamp(min=1).to(rows.dtype)
+    return out
+
+
+class _EmbeddingBagTorchGrad(kiln.autograd.Function):
+    """embedding_bag (sum or mean, no per_sample_weights or padding_idx) whose weight gradient is
+    torch 1.13's _embedding_bag_dense_backward_cpu_sum_mean, to the bit: the indices sorted as torch
+    sorts them (kiln.sort's order of equal indices is torch's), each occurrence's bag gradient scaled
+    by (float)(1.0 / bag_size) (mean) and accumulated into its weight row by a fused multiply-add
+    (BLAS axpy), in that order. Only the weight gets a gradient (the indices have none)."""
+
+    @staticmethod
+    def forward(ctx, weight, rows, valid, indices, bag_of, mode):
+        ctx.num_weights = weight.shape[0]
+        ctx.mode = mode
+        ctx.save_for_backward(valid, indices, bag_of)
+        return _bag_sums(rows.detach(), valid, mode)
+
+    @staticmethod
+    def backward(ctx, grad):
+        valid, indices, bag_of = ctx.saved_tensors
+        dim = grad.shape[1]
+        weight_grad = kiln.zeros(ctx.num_weights, dim, dtype=grad.dtype)
+        if indices.numel() == 0:
+            return weight_grad, None, None, None, None, None
+        sorted_idx, order = indices.sort()
+        bags = bag_of[order]
+        if ctx.mode == "mean":
+            sizes = valid.sum(1).to(kiln.float64)
+            scale = (1.0 / sizes.clamp(min=1))[bags].to(grad.dtype)
+        else:
+            scale = kiln.ones(bags.shape[0], dtype=grad.dtype)
+        # the k-th occurrence of each index, k = 0, 1, ...: one fused multiply-add per row and rank
+        keys = sorted_idx.tolist()
+        ranks, prev, r = [], None, 0
+        for key in keys:
+            r = r + 1 if key == prev else 0
+            ranks.append(r)
+            prev = key
+        ranks = kiln.tensor(ranks, dtype=kiln.int64)
+        grad = grad.contiguous()
+        for k in range(int(ranks.max().item()) + 1):
+            sel = ranks == k
+            rows_k, bags_k = sorted_idx[sel], bags[sel]
+            acc = weight_grad[rows_k]
+            weight_grad[rows_k] = kiln._fma(acc, grad[bags_k], scale[sel].unsqueeze(1).expand(-1, dim).contiguous())
+        return weight_grad, None, None, None, None, None
 
 
 # ---------------------------------------------------------------- attention
@@ -1268,8 +1337,9 @@ def multi_head_attention_forward(query, key, value, embed_dim_to_check, num_head
                                  is_causal=False):
     """torch 2.x's multi-head attention over sequence-first inputs: query [L, N, E] (or [L, E]),
     key [S, N, kdim], value [S, N, vdim]. Returns (output [L, N, E], weights) where weights are
-    [N, L, S] (averaged over heads), [N, num_heads, L, S], or None when need_weights is False (then
-    the attention runs through scaled_dot_product_attention).
+    [N, L, S] (averaged over heads), [N, num_heads, L, S], or None when need_weights is False. The
+    attention is computed as torch 1.13 computes it (the math path, not scaled_dot_product_attention),
+    so results agree with it to the bit.
 
     Masks: attn_mask [L, S] or [N*num_heads, L, S], key_padding_mask [N, S]; bool masks mean True =
     masked (not attended), float masks are added to the scores. is_causal is a hint that attn_mask
@@ -1289,12 +1359,8 @@ def multi_head_attention_forward(query, key, value, embed_dim_to_check, num_head
     if is_causal and attn_mask is None:
         raise RuntimeError("Need attn_mask if specifying the is_causal hint. You may use the Transformer module "
                            "method `generate_square_subsequent_mask` to create this mask.")
-    if is_causal and key_padding_mask is None and not need_weights:
-        attn_mask = None  # scaled_dot_product_attention applies the causal mask itself
-    else:
-        attn_mask = _canonical_mask(attn_mask, "attn_mask", None, "", query.dtype, check_other=False)
-        if key_padding_mask is not None:
-            is_causal = False  # the merged mask is no longer the causal one
+    # is_causal is only a hint (the mask is the causal one): the math below applies the mask itself
+    attn_mask = _canonical_mask(attn_mask, "attn_mask", None, "", query.dtype, check_other=False)
 
     assert embed_dim == embed_dim_to_check, \
         f"was expecting embedding dimension of {embed_dim_to_check}, but got {embed_dim}"
@@ -1385,42 +1451,28 @@ def multi_head_attention_forward(query, key, value, embed_dim_to_check, num_head
     if not training:
         dropout_p = 0.0
 
-    if need_weights:
-        assert not (is_causal and attn_mask is None), "FIXME: is_causal not implemented for need_weights"
-        q_scaled = q * math.sqrt(1.0 / float(q.size(-1)))
-        weights = kiln.bmm(q_scaled, k.transpose(-2, -1))
-        if attn_mask is not None:
-            weights = attn_mask + weights  # torch's baddbmm(attn_mask, q, k^T)
-        weights = softmax(weights, dim=-1)
-        if dropout_p > 0.0:
-            weights = dropout(weights, p=dropout_p)
-        out = kiln.bmm(weights, v)
-        out = out.transpose(0, 1).contiguous().reshape(tgt_len * bsz, embed_dim)
-        out = linear(out, out_proj_weight, out_proj_bias)
-        out = out.reshape(tgt_len, bsz, out.size(1))
-        weights = weights.reshape(bsz, num_heads, tgt_len, src_len)
-        if average_attn_weights:
-            weights = weights.mean(dim=1)
-        if not is_batched:
-            out, weights = out.squeeze(1), weights.squeeze(0)
-        return out, weights
-
-    # attn_mask [1, L, S] broadcasts over (N, heads); [N*num_heads, L, S] splits into them
+    # torch 1.13's math, need_weights or not (the torch this library is checked against, to the
+    # bit): q / sqrt(E), baddbmm(attn_mask, q, k^T), softmax, dropout, bmm by v; weights averaged
+    # as sum(dim=1) / num_heads.
+    q_scaled = q / math.sqrt(q.size(-1))
+    weights = kiln.bmm(q_scaled, k.transpose(-2, -1))
     if attn_mask is not None:
-        if attn_mask.size(0) == 1 and attn_mask.dim() == 3:
-            attn_mask = attn_mask.unsqueeze(0)
-        else:
-            attn_mask = attn_mask.reshape(bsz, num_heads, -1, src_len)
-    q = q.reshape(bsz, num_heads, tgt_len, head_dim)
-    k = k.reshape(bsz, num_heads, src_len, head_dim)
-    v = v.reshape(bsz, num_heads, src_len, head_dim)
-    out = scaled_dot_product_attention(q, k, v, attn_mask, dropout_p, is_causal)
-    out = out.permute(2, 0, 1, 3).contiguous().reshape(bsz * tgt_len, embed_dim)
+        weights = attn_mask + weights  # torch's baddbmm(attn_mask, q, k^T): the same sums, then the mask
+    weights = softmax(weights, dim=-1)
+    if dropout_p > 0.0:
+        weights = dropout(weights, p=dropout_p)
+    out = kiln.bmm(weights, v)
+    out = out.transpose(0, 1).contiguous().reshape(tgt_len * bsz, embed_dim)
     out = linear(out, out_proj_weight, out_proj_bias)
     out = out.reshape(tgt_len, bsz, out.size(1))
+    if not need_weights:
+        return (out.squeeze(1) if not is_batched else out), None
+    weights = weights.reshape(bsz, num_heads, tgt_len, src_len)
+    if average_attn_weights:
+        weights = weights.sum(dim=1) / num_heads
     if not is_batched:
-        out = out.squeeze(1)
-    return out, None
+        out, weights = out.squeeze(1), weights.squeeze(0)
+    return out, weights
 
 
 # ----------------------------------------------------------------------------- resampling

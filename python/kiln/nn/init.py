@@ -128,16 +128,27 @@ def eye_(tensor):
 
 
 def orthogonal_(tensor, gain=1, generator=None):
-    """Fills `tensor` (flattened to rows x cols) with a (semi-)orthogonal matrix, as torch: the Q of the QR
-    decomposition of a standard normal matrix, its columns' signs set by R's diagonal, times `gain`. The normal
-    draws are torch's; the decomposition is LAPACK's (through NumPy, in float64), so values agree with torch's
-    to float32 rounding."""
-    import numpy as np
-
+    """Fills `tensor` (flattened to rows x cols) with a (semi-)orthogonal matrix, as torch 1.13: the Q of
+    kiln.linalg.qr of a standard normal matrix (transposed when rows < cols), its columns' signs set by R's
+    diagonal, times `gain`: torch's draws and torch's LAPACK calls, so torch's bits."""
     if tensor.dim() < 2:
         raise ValueError("Only tensors with 2 or more dimensions are supported")
     if tensor.numel() == 0:
         return tensor
+    rows = tensor.shape[0]
+    cols = tensor.numel() // rows
+    with kiln.no_grad():
+        flattened = kiln.empty(rows, cols, dtype=tensor.dtype).normal_(0, 1, generator=generator)
+        if rows < cols:
+            flattened = flattened.t()
+        q, r = kiln.linalg.qr(flattened)
+        ph = kiln.diag(r, 0).sign()
+        q *= ph
+        if rows < cols:
+            q = q.t()
+        tensor.view_as(q).copy_(q)
+        tensor.mul_(gain)
+    return tensor
     rows = tensor.shape[0]
     cols = tensor.numel() // rows
     with kiln.no_grad():

@@ -1,10 +1,12 @@
 // pixel_shuffle / pixel_unshuffle (reshapes around a permute, torch's checks and messages) and
-// affine_grid_generator (a base grid of normalized output coordinates times theta^T, so autograd
-// gives theta's gradient through matmul).
+// affine_grid_generator (torch's: a base grid of normalized output coordinates for each of the N
+// matrices, bmm by theta^T, so autograd gives theta's gradient through bmm, with torch's bits).
+#include "generated/api/bmm.h"
 #include "generated/api/clone.h"
+#include "generated/api/contiguous.h"
+#include "generated/api/div.h"
 #include "generated/api/expand.h"
 #include "generated/api/linspace.h"
-#include "generated/api/matmul.h"
 #include "generated/api/mul.h"
 #include "generated/api/ones.h"
 #include "generated/api/permute.h"
@@ -34,7 +36,8 @@ DimVector permutation(int64_t batch, std::initializer_list<int64_t> tail) {
 Tensor linspace_from_neg_one(const Tensor& theta, int64_t steps, bool align_corners) {
   if (steps <= 1) return kiln::zeros({1}, theta.scalar_type());
   Tensor range = kiln::linspace(-1, 1, steps, theta.scalar_type());
-  if (!align_corners) range = kiln::mul(range, static_cast<double>(steps - 1) / static_cast<double>(steps));
+  // as torch: range * (steps - 1) / steps, two roundings
+  if (!align_corners) range = kiln::div(kiln::mul(range, steps - 1), steps);
   return range;
 }
 
@@ -108,8 +111,13 @@ Tensor affine_grid_generator(const Tensor& theta, IntArrayRef size, bool align_c
   coords.push_back(kiln::ones(spatial, theta.scalar_type()));
   int64_t points = 1;
   for (int64_t s : spatial) points *= s;
-  const Tensor base = kiln::reshape(kiln::stack(coords, -1), {points, nd + 1});
-  const Tensor grid = kiln::matmul(base, kiln::transpose(theta, 1, 2));  // (N, points, nd)
+  // torch's make_base_grid: one (spatial..., nd + 1) grid for each matrix, then a bmm
+  DimVector batched{size[0]};
+  for (int64_t s : spatial) batched.push_back(s);
+  batched.push_back(nd + 1);
+  const Tensor base = kiln::reshape(kiln::contiguous(kiln::expand(kiln::stack(coords, -1), batched)),
+                                    {size[0], points, nd + 1});
+  const Tensor grid = kiln::bmm(base, kiln::transpose(theta, 1, 2));  // (N, points, nd)
   DimVector out{size[0]};
   for (int64_t s : spatial) out.push_back(s);
   out.push_back(nd);

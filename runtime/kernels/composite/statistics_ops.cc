@@ -4,6 +4,7 @@
 #include <cmath>
 #include <vector>
 
+#include "generated/api/_norm2.h"
 #include "generated/api/add.h"
 #include "generated/api/abs.h"
 #include "generated/api/amax.h"
@@ -28,6 +29,7 @@
 #include "generated/kernels/composite/norm.h"
 #include "generated/kernels/composite/std.h"
 #include "generated/kernels/composite/var.h"
+#include "runtime/dispatch/grad_mode.h"
 #include "runtime/kernels/shape_rules.h"
 
 namespace kiln {
@@ -140,7 +142,13 @@ Tensor p_norm(const Tensor& self, double p, IntArrayRef dim, bool keepdim) {
 }
 }  // namespace
 
-Tensor norm(const Tensor& self, const Scalar& p) { return p_norm(self, p.to_double(), {}, false); }
+Tensor norm(const Tensor& self, const Scalar& p) {
+  // torch's own 2-norm of a whole contiguous float32 tensor, where no gradient is recorded
+  if (p.to_double() == 2.0 && self.scalar_type() == ScalarType::Float32 && self.is_contiguous() &&
+      (!GradMode::is_enabled() || !self.requires_grad()))
+    return kiln::_norm2(self);
+  return p_norm(self, p.to_double(), {}, false);
+}
 
 Tensor norm_dim(const Tensor& self, const std::optional<Scalar>& p, IntArrayRef dim, bool keepdim) {
   return p_norm(self, p ? p->to_double() : 2.0, dim, keepdim);

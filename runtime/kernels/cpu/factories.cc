@@ -4,6 +4,8 @@
 #include <cstring>
 #include <limits>
 
+#include <omp.h>
+
 #include "generated/kernels/arange.h"
 #include "generated/kernels/empty.h"
 #include "generated/kernels/empty_strided.h"
@@ -11,6 +13,7 @@
 #include "generated/kernels/fill.h"
 #include "generated/kernels/linspace.h"
 #include "runtime/kernels/cpu/loops.h"
+#include "runtime/kernels/cpu/random_utils.h"
 #include "runtime/kernels/scalar_convert.h"
 
 namespace kiln {
@@ -67,6 +70,50 @@ TensorBase eye(int64_t n, const std::optional<int64_t>& m, const std::optional<S
   return t;
 }
 
+namespace {
+
+// torch's linspace_kernel for float and double, to the bit: step = (end - start) / (steps - 1) in
+// T; element i below steps / 2 is start + step * i, the others end - step * (steps - 1 - i), each
+// one multiply-add, fused where torch's AVX2 kernels fuse (mul_add). at::parallel_for's chunks
+// (GRAIN_SIZE 32768, one per thread) each write their run two 32-byte vectors at a time, a vector
+// from its first element's value b as b + j * step (j * step rounded first: Vectorized::arange),
+// then the tail element by element.
+template <typename T>
+void torch_linspace(T* p, T start, T end, int64_t steps) {
+  constexpr int64_t kLanes = 32 / sizeof(T), kGrainSize = 32768;
+  const T step = (end - start) / static_cast<T>(steps - 1);
+  const int64_t halfway = steps / 2;
+  auto value = [&](int64_t idx) {
+    return idx < halfway ? mul_add(step, static_cast<T>(idx), start)
+                         : mul_add(-step, static_cast<T>(steps - idx - 1), end);
+  };
+  auto run = [&](int64_t begin, int64_t end_idx) {
+    int64_t i = begin;
+    for (; i + 2 * kLanes <= end_idx; i += 2 * kLanes) {
+      for (int64_t first = i; first < i + 2 * kLanes; first += kLanes) {
+        const T base = value(first);
+        p[first] = base;
+        for (int64_t j = 1; j < kLanes; ++j) p[first + j] = base + static_cast<T>(j) * step;
+      }
+    }
+    for (; i < end_idx; ++i) p[i] = value(i);
+  };
+  const int threads = omp_get_max_threads();
+  if (steps < kGrainSize || threads <= 1) {
+    run(0, steps);
+    return;
+  }
+  const int64_t used = std::min<int64_t>(threads, (steps + kGrainSize - 1) / kGrainSize);
+  const int64_t chunk = (steps + used - 1) / used;
+#pragma omp parallel for num_threads(used)
+  for (int64_t t = 0; t < used; ++t) {
+    const int64_t b = t * chunk;
+    if (b < steps) run(b, std::min(steps, b + chunk));
+  }
+}
+
+}  // namespace
+
 TensorBase linspace(const Scalar& start, const Scalar& end, int64_t steps, const std::optional<ScalarType>& dtype,
                     const std::optional<Device>& device, bool /*requires_grad*/) {
   KILN_CHECK(!device || device->is_cpu(), "linspace(): device ", device ? device->str() : "", " is not available");
@@ -75,6 +122,14 @@ TensorBase linspace(const Scalar& start, const Scalar& end, int64_t steps, const
   if (is_integral_type(t.dtype(), /*include_bool=*/false)) {
     check_scalar_fits(start, t.dtype(), "linspace");
     check_scalar_fits(end, t.dtype(), "linspace");
+  }
+  if (steps > 1 && (t.dtype() == ScalarType::Float32 || t.dtype() == ScalarType::Float64)) {
+    if (t.dtype() == ScalarType::Float32) {
+      torch_linspace(static_cast<float*>(t.data_ptr()), start.to<float>(), end.to<float>(), steps);
+    } else {
+      torch_linspace(static_cast<double*>(t.data_ptr()), start.to_double(), end.to_double(), steps);
+    }
+    return t;
   }
   KILN_DISPATCH_NUMERIC_TYPES_AND_REDUCED(t.dtype(), "linspace", [&] {
     // An integer result takes its bounds in its own dtype first, as torch (uint8 -10 is 246).

@@ -1,6 +1,7 @@
 // native_layer_norm and its backward on the CPU: rows of N = prod(normalized_shape) elements,
-// each normalized by its own mean and 1 / sqrt(var + eps) (biased variance, two passes, summed in
-// double), then scaled and shifted by weight and bias over the row. float16 and bfloat16 compute
+// each normalized by its own mean and 1 / sqrt(var + eps) (biased variance: float32 and float64
+// inputs as torch's kernel computes it, torch_layer_norm.h; float16/bfloat16 in two passes summed
+// in double), then scaled and shifted by weight and bias over the row. float16 and bfloat16 compute
 // in float32; mean and rstd come back in that dtype.
 #include <cmath>
 #include <vector>
@@ -8,6 +9,7 @@
 #include "generated/kernels/native_layer_norm.h"
 #include "generated/kernels/native_layer_norm_backward.h"
 #include "runtime/kernels/cpu/cpu_tensors.h"
+#include "runtime/kernels/cpu/torch_layer_norm.h"
 
 namespace kiln {
 namespace cpu {
@@ -175,6 +177,16 @@ std::tuple<TensorBase, TensorBase, TensorBase> native_layer_norm(const TensorBas
   const DimVector stats = stats_shape(input, static_cast<int64_t>(normalized_shape.size()));
   TensorBase mean = empty_cpu(stats, compute), rstd = empty_cpu(stats, compute);
   KILN_DISPATCH_FLOATING_TYPES(compute, "native_layer_norm", [&] {
+    if (compute == input.dtype() && n > 0) {  // float32 and float64: torch's kernel, to the bit
+      const scalar_t* xp = data_or_null<scalar_t>(x);
+      const scalar_t* wp = data_or_null<scalar_t>(w);
+      const scalar_t* bp = data_or_null<scalar_t>(b);
+      scalar_t* yp = static_cast<scalar_t*>(y.data_ptr());
+      scalar_t* mp = static_cast<scalar_t*>(mean.data_ptr());
+      scalar_t* rp = static_cast<scalar_t*>(rstd.data_ptr());
+      torch_layer_norm::forward_rows(xp, wp, bp, yp, mp, rp, m, n, eps);
+      return;
+    }
     forward_rows<scalar_t>(data_or_null<scalar_t>(x), data_or_null<scalar_t>(w), data_or_null<scalar_t>(b),
                            static_cast<scalar_t*>(y.data_ptr()), static_cast<scalar_t*>(mean.data_ptr()),
                            static_cast<scalar_t*>(rstd.data_ptr()), m, n, eps);
@@ -199,6 +211,12 @@ std::vector<TensorBase> native_layer_norm_backward(const TensorBase& grad_out, c
   TensorBase db = bias.defined() ? empty_cpu(bias.sizes(), compute) : TensorBase();
   KILN_DISPATCH_FLOATING_TYPES(compute, "native_layer_norm_backward", [&] {
     const auto out = [](const TensorBase& t) { return t.defined() ? static_cast<scalar_t*>(t.data_ptr()) : nullptr; };
+    if (compute == input.dtype() && n > 0) {  // float32 and float64: torch's kernel, to the bit
+      torch_layer_norm::backward_rows<scalar_t>(data_or_null<scalar_t>(g), data_or_null<scalar_t>(x),
+                                                data_or_null<scalar_t>(mu), data_or_null<scalar_t>(inv),
+                                                data_or_null<scalar_t>(w), out(dx), out(dw), out(db), m, n);
+      return;
+    }
     backward_rows<scalar_t>(data_or_null<scalar_t>(g), data_or_null<scalar_t>(x), data_or_null<scalar_t>(mu),
                             data_or_null<scalar_t>(inv), data_or_null<scalar_t>(w), out(dx), out(dw), out(db), m, n);
   });

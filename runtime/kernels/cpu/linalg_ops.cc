@@ -2,6 +2,8 @@
 // addmm's product accumulated into its broadcast self (BLAS beta = 1), as torch's addmm.
 #include <cblas.h>
 
+#include <type_traits>
+
 #include "generated/kernels/_addmm_into.h"
 #include "generated/kernels/bmm.h"
 #include "generated/kernels/mm.h"
@@ -87,6 +89,32 @@ void check_same_dtype(const char* name, const TensorBase& a, const TensorBase& b
   KILN_CHECK(a.is_cpu() && b.is_cpu(), name, "(): expected CPU tensors");
 }
 
+// torch's baddbmm_cpu_kernel (bmm of matrices with k * n * m < 400): each element summed over k
+// in order in the tensors' dtype (a bfloat16 product and every partial sum rounded to bfloat16, as
+// torch 1.13). dst contiguous.
+void small_bmm(const TensorBase& self, const TensorBase& mat2, const TensorBase& dst) {
+  const int64_t b = self.sizes()[0], n = self.sizes()[1], k = self.sizes()[2], m = mat2.sizes()[2];
+  const int64_t a0 = self.strides()[0], a1 = self.strides()[1], a2 = self.strides()[2];
+  const int64_t b0 = mat2.strides()[0], b1 = mat2.strides()[1], b2 = mat2.strides()[2];
+  KILN_DISPATCH_FLOATING_TYPES_AND_REDUCED(self.dtype(), "bmm", [&] {
+    using op_t = std::conditional_t<std::is_same_v<scalar_t, double>, double, float>;
+    const scalar_t* A = static_cast<const scalar_t*>(self.data_ptr());
+    const scalar_t* B = static_cast<const scalar_t*>(mat2.data_ptr());
+    scalar_t* C = static_cast<scalar_t*>(dst.data_ptr());
+    for (int64_t bi = 0; bi < b; ++bi)
+      for (int64_t i = 0; i < n; ++i)
+        for (int64_t j = 0; j < m; ++j) {
+          scalar_t acc = scalar_t(0);
+          for (int64_t p = 0; p < k; ++p) {
+            const scalar_t prod = static_cast<scalar_t>(static_cast<op_t>(A[bi * a0 + i * a1 + p * a2]) *
+                                                        static_cast<op_t>(B[bi * b0 + p * b1 + j * b2]));
+            acc = static_cast<scalar_t>(static_cast<op_t>(acc) + static_cast<op_t>(prod));
+          }
+          C[(bi * n + i) * m + j] = acc;
+        }
+  });
+}
+
 }  // namespace
 
 TensorBase mm_out(const TensorBase& self, const TensorBase& mat2, const TensorBase& out) {
@@ -153,7 +181,11 @@ TensorBase bmm_out(const TensorBase& self, const TensorBase& mat2, const TensorB
   check_same_dtype("bmm", self, mat2);
   TensorBase result = resized_out(out, {b, n, m}, self.dtype(), "bmm");
   TensorBase dst = result.is_contiguous() ? result : empty_cpu({b, n, m}, self.dtype());
-  for (int64_t i = 0; i < b; ++i) gemm(matrix_at(self, i), matrix_at(mat2, i), matrix_at(dst, i));
+  if (k * n * m < 400 && is_floating_type(self.dtype())) {
+    small_bmm(self, mat2, dst);  // torch's own loop below 400 multiply-adds per matrix, not BLAS
+  } else {
+    for (int64_t i = 0; i < b; ++i) gemm(matrix_at(self, i), matrix_at(mat2, i), matrix_at(dst, i));
+  }
   if (!dst.is_same(result)) copy_into(result, dst, "bmm");
   return result;
 }

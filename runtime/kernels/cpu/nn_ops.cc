@@ -15,6 +15,7 @@
 #include "runtime/kernels/cpu/cpu_tensors.h"
 #include "runtime/kernels/cpu/reduced_float_convert.h"
 #include "runtime/kernels/cpu/reduction_loops.h"
+#include "runtime/kernels/cpu/torch_vec_reduce.h"
 #include "runtime/kernels/cpu/vector_softmax.h"
 #include "runtime/kernels/tensor_memory.h"
 
@@ -136,7 +137,14 @@ TensorBase softmax_backward_impl(const TensorBase& grad_output, const TensorBase
       const float* op = static_cast<const float*>(o.data_ptr());
       float* ip = static_cast<float*>(out.data_ptr());
       for_each_line(split, [=](int64_t, int64_t start) {
-        vec::softmax_backward_row(gp + start, op + start, ip + start, n, log);
+        // torch's _vec_host_softmax_backward_lastdim: sum(g * o) by map2_reduce_all (log: sum(g) by
+        // reduce_all), then (g - sum) * o (log: g - exp(o) * sum)
+        const float* gl = gp + start;
+        const float* ol = op + start;
+        const float s = log ? torch_vec::product_sum(gl, static_cast<const float*>(nullptr),
+                                                     static_cast<const float*>(nullptr), n)
+                            : torch_vec::product_sum(gl, ol, static_cast<const float*>(nullptr), n);
+        vec::softmax_backward_row_given_sum(gl, ol, ip + start, n, log, s);
       });
     }) KILN_REDUCED_FLOATING_CASES([&] {
       const scalar_t* gp = static_cast<const scalar_t*>(g.data_ptr());

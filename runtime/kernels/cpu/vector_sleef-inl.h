@@ -65,8 +65,30 @@ KILN_SLEEF_UNARY(exp)
 KILN_SLEEF_UNARY(expm1)
 KILN_SLEEF_UNARY(log)
 KILN_SLEEF_UNARY(log1p)
+#if HWY_TARGET == HWY_AVX3 || HWY_TARGET == HWY_AVX3_DL
+// sin, cos and tan: Sleef's u10 float functions take their slower argument reduction (rempif) for
+// a whole vector when any lane is beyond 125 (vtestallones), which rounds the vector's other lanes
+// differently (sin(4.11f) beside a 5000 is 1 ulp off the Cody-Waite result). torch's AVX2 kernels
+// decide it per 8 lanes, so AVX3 computes them as two AVX2 halves: torch's bits, whatever the
+// neighbouring values (the transformer tutorial's positional-encoding table).
+#define KILN_SLEEF_UNARY_HALVES(fn)                                                          \
+  extern "C" const __m256 Sleef_##fn##f8_u10avx2(__m256);                                   \
+  template <class V>                                                                         \
+  HWY_INLINE V fn(V x) {                                                                     \
+    static_assert(sizeof(hn::TFromV<V>) == 4, "float");                                      \
+    const __m256 lo = Sleef_##fn##f8_u10avx2(_mm512_castps512_ps256(x.raw));                 \
+    const __m256 hi = Sleef_##fn##f8_u10avx2(_mm512_extractf32x8_ps(x.raw, 1));              \
+    return V{_mm512_insertf32x8(_mm512_castps256_ps512(lo), hi, 1)};                         \
+  }
+KILN_SLEEF_UNARY_HALVES(sin)
+KILN_SLEEF_UNARY_HALVES(cos)
+KILN_SLEEF_UNARY_HALVES(tan)
+#undef KILN_SLEEF_UNARY_HALVES
+#else
 KILN_SLEEF_UNARY(sin)
 KILN_SLEEF_UNARY(cos)
+KILN_SLEEF_UNARY(tan)
+#endif
 KILN_SLEEF_UNARY(tanh)
 KILN_SLEEF_UNARY(erf)
 KILN_SLEEF_UNARY(log2)
@@ -77,7 +99,6 @@ KILN_SLEEF_UNARY(acos)
 KILN_SLEEF_UNARY(atan)
 KILN_SLEEF_UNARY(sinh)
 KILN_SLEEF_UNARY(cosh)
-KILN_SLEEF_UNARY(tan)
 KILN_SLEEF_UNARY(asinh)
 KILN_SLEEF_UNARY(acosh)
 KILN_SLEEF_UNARY(atanh)

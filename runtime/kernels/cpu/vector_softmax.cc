@@ -79,6 +79,10 @@ template <bool kLog>
 void SoftmaxBackwardRow(const float* g, const float* o, float* gi, int64_t n) {
   ScalarSoftmaxBackwardRow<kLog>(g, o, gi, n);
 }
+template <bool kLog>
+void SoftmaxBackwardRowSum(const float* g, const float* o, float* gi, int64_t n, float s) {
+  for (int64_t k = 0; k < n; ++k) gi[k] = kLog ? g[k] - std::exp(o[k]) * s : (g[k] - s) * o[k];
+}
 
 #else
 namespace hn = hwy::HWY_NAMESPACE;
@@ -274,6 +278,22 @@ void SoftmaxBackwardRow(const float* g, const float* o, float* gi, int64_t n) {
   for (; i + N <= n; i += N) hn::StoreU(one(hn::LoadU(d, g + i), hn::LoadU(d, o + i)), d, gi + i);
   if (i < n) StorePartial(d, one(LoadPartial(d, g + i, n - i, 0.0f), LoadPartial(d, o + i, n - i, 0.0f)), gi + i, n - i);
 }
+
+// The elementwise half of torch's _vec_host_softmax_backward_lastdim, given its sum s (computed in
+// torch's order by the caller): softmax (g - s) * o; log_softmax g - exp(o) * s, one fused
+// multiply-add as torch's AVX2 build (NegMulAdd), exp Sleef's.
+template <bool kLog>
+void SoftmaxBackwardRowSum(const float* g, const float* o, float* gi, int64_t n, float s) {
+  const hn::ScalableTag<float> d;
+  const int64_t N = static_cast<int64_t>(hn::Lanes(d));
+  const auto vs = hn::Set(d, s);
+  const auto one = [&](auto vg, auto vo) {
+    return kLog ? hn::NegMulAdd(kv::Exp(d, vo), vs, vg) : hn::Mul(hn::Sub(vg, vs), vo);
+  };
+  int64_t i = 0;
+  for (; i + N <= n; i += N) hn::StoreU(one(hn::LoadU(d, g + i), hn::LoadU(d, o + i)), d, gi + i);
+  if (i < n) StorePartial(d, one(LoadPartial(d, g + i, n - i, 0.0f), LoadPartial(d, o + i, n - i, 0.0f)), gi + i, n - i);
+}
 #endif
 
 void SoftmaxRowF32(const float* x, float* y, int64_t n, bool log) {
@@ -284,6 +304,9 @@ void SoftmaxColumnsF32(const float* x, float* y, int64_t n, int64_t inner, int64
 }
 void SoftmaxBackwardRowF32(const float* g, const float* o, float* gi, int64_t n, bool log) {
   log ? SoftmaxBackwardRow<true>(g, o, gi, n) : SoftmaxBackwardRow<false>(g, o, gi, n);
+}
+void SoftmaxBackwardRowSumF32(const float* g, const float* o, float* gi, int64_t n, bool log, float s) {
+  log ? SoftmaxBackwardRowSum<true>(g, o, gi, n, s) : SoftmaxBackwardRowSum<false>(g, o, gi, n, s);
 }
 
 }  // namespace HWY_NAMESPACE
@@ -300,6 +323,7 @@ namespace cpu {
 HWY_EXPORT(SoftmaxRowF32);
 HWY_EXPORT(SoftmaxColumnsF32);
 HWY_EXPORT(SoftmaxBackwardRowF32);
+HWY_EXPORT(SoftmaxBackwardRowSumF32);
 
 namespace vec {
 
@@ -309,6 +333,9 @@ void softmax_columns(const float* x, float* y, int64_t n, int64_t inner, int64_t
 }
 void softmax_backward_row(const float* g, const float* o, float* gi, int64_t n, bool log) {
   HWY_DYNAMIC_DISPATCH(SoftmaxBackwardRowF32)(g, o, gi, n, log);
+}
+void softmax_backward_row_given_sum(const float* g, const float* o, float* gi, int64_t n, bool log, float sum) {
+  HWY_DYNAMIC_DISPATCH(SoftmaxBackwardRowSumF32)(g, o, gi, n, log, sum);
 }
 
 }  // namespace vec

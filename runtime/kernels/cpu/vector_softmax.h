@@ -28,6 +28,9 @@ void softmax_columns(const float* x, float* y, int64_t n, int64_t inner, int64_t
 // softmax's gradient along one row of n contiguous floats, from the incoming gradient g and the
 // forward's output o: gi = o * (g - sum(g * o)); log: gi = g - exp(o) * sum(g). gi may be g.
 void softmax_backward_row(const float* g, const float* o, float* gi, int64_t n, bool log);
+// The same given sum(g * o) (log: sum(g)), computed by the caller in torch's order: gi = (g - sum) * o;
+// log: gi = g - exp(o) * sum fused as torch's AVX2 build (torch 1.13's bits).
+void softmax_backward_row_given_sum(const float* g, const float* o, float* gi, int64_t n, bool log, float sum);
 
 }  // namespace vec
 }  // namespace cpu

@@ -217,7 +217,27 @@ def _fma_errors():
     ]
 
 
+def _norm2_samples(d):
+    return [Sample((values((3, 4), d),), note="(3, 4)"), Sample((values((37,), d),), note="a tail of 5"),
+            Sample((values((), d),), note="0-dim"), Sample((values((0, 3), d),), note="empty"),
+            Sample((values((4, 3), d).T,), note="transposed: copied first")]
+
+
+def _norm2_ref(a):
+    return np.asarray(np.sqrt((a.astype(np.float64) ** 2).sum())).astype(a.dtype)
+
+
+def _norm2_errors():
+    return [ErrorInput(lambda k: k._norm2(k.ones([2], dtype=k.int64)), RuntimeError, "not implemented for",
+                       "_norm2 of int64")]
+
+
 RECORDS += [
+    # torch's vectorized whole-tensor 2-norm (schema comment): norm(x) takes it without a gradient
+    OpRecord("_norm2", FAMILY, ("float32",), _norm2_samples, ref=_norm2_ref,
+             no_zero_dim="_norm2's samples name their shapes", error_inputs=_norm2_errors,
+             derivative_not_implemented="norm(x) calls it only when no gradient is recorded",
+             no_reduced_precision="float32 only: norm() of 16-bit floats keeps its own sum"),
     # not a product, but a multiply-add: torch's fused add/sub with alpha and addcmul (schema comment)
     OpRecord("_fma", FAMILY, ("float32", "float64"), _fma_samples, ref=_fma_ref,
              no_zero_dim="_fma's samples name their shapes", error_inputs=_fma_errors),
