@@ -62,10 +62,10 @@ class Optimizer:
             raise ValueError("some parameters appear in more than one parameter group")
         self.param_groups.append(group)
 
-    def zero_grad(self, set_to_none=False):
-        """Resets the .grad of every parameter: to zeros in place, or (set_to_none=True) to None. The
-        default is torch 1.13's: a parameter a step does not reach keeps a zero gradient, so SGD's
-        momentum and Adam's moments still move it (torch 2.x's default, None, skips it)."""
+    def zero_grad(self, set_to_none=True):
+        """Resets the .grad of every parameter: to None (torch 2.x's default: a parameter a step does
+        not reach then keeps None, and the optimizers skip it), or (set_to_none=False, torch 1.13's
+        default) to zeros in place, which SGD's momentum and Adam's moments still move."""
         zero_grads((p for group in self.param_groups for p in group["params"]), set_to_none)
 
     def step(self, closure=None):

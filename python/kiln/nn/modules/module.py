@@ -332,9 +332,9 @@ class Module:
             p.requires_grad_(requires_grad)
         return self
 
-    def zero_grad(self, set_to_none=False):
-        """Resets the .grad of every parameter: to zeros in place, or (set_to_none=True) to None
-        (torch 1.13's default, as Optimizer.zero_grad)."""
+    def zero_grad(self, set_to_none=True):
+        """Resets the .grad of every parameter: to None (torch 2.x's default, as Optimizer.zero_grad),
+        or (set_to_none=False) to zeros in place."""
         zero_grads(self.parameters(), set_to_none)
 
     def apply(self, fn):
