@@ -2,7 +2,7 @@
 // order in torch, not reproduced: norm() keeps its own sum there). torch reduces a
 // contiguous tensor's elements as one last dim (norm_kernel_tensor_iterator_impl): each 32-byte
 // vector's squares accumulated into a vector by multiply-adds (fused where torch's AVX2 kernels
-// fuse: mul_add), the lanes summed in order, then the tail's squares added one at a time, and sqrt.
+// fuse: torch_vec::madd, compiled for AVX2 + FMA there), the lanes summed in order, then the tail's squares added one at a time, and sqrt.
 // Exact for every length that is a multiple of 8 (tested); with a tail of 4 to 7 elements torch
 // rounds differently about one time in 30 (its order there is not reproduced).
 #include <cmath>
@@ -10,22 +10,27 @@
 #include "generated/kernels/_norm2.h"
 #include "runtime/kernels/cpu/cpu_tensors.h"
 #include "runtime/kernels/cpu/random_utils.h"
+#include "runtime/kernels/cpu/torch_vec_reduce.h"
 
 namespace kiln {
 namespace cpu {
 namespace {
 
-template <typename T>
+template <bool kFused, typename T>
 T norm2_of(const T* x, int64_t n) {
   constexpr int64_t L = 32 / static_cast<int64_t>(sizeof(T));
   T acc[L] = {};
   int64_t d = 0;
   for (; d < n - n % L; d += L)
-    for (int64_t l = 0; l < L; ++l) acc[l] = mul_add(x[d + l], x[d + l], acc[l]);
+    for (int64_t l = 0; l < L; ++l) acc[l] = torch_vec::madd<kFused>(x[d + l], x[d + l], acc[l]);
   T sum = acc[0];
   for (int64_t l = 1; l < L; ++l) sum = sum + acc[l];
-  for (; d < n; ++d) sum = mul_add(x[d], x[d], sum);
+  for (; d < n; ++d) sum = torch_vec::madd<kFused>(x[d], x[d], sum);
   return std::sqrt(sum);
+}
+
+[[gnu::flatten]] __attribute__((target("avx2,fma"))) float norm2_fma(const float* x, int64_t n) {
+  return norm2_of<true>(x, n);
 }
 
 }  // namespace
@@ -35,7 +40,8 @@ TensorBase norm2_torch_order(const TensorBase& self) {
              "' (torch's order is reproduced for float32 only)");
   const TensorBase x = contiguous_cpu(self);
   TensorBase out = empty_cpu({}, self.dtype());
-  *static_cast<float*>(out.data_ptr()) = norm2_of(static_cast<const float*>(x.data_ptr()), x.numel());
+  const float* p = static_cast<const float*>(x.data_ptr());
+  *static_cast<float*>(out.data_ptr()) = torch_kernels_use_fma() ? norm2_fma(p, x.numel()) : norm2_of<false>(p, x.numel());
   return out;
 }
 

@@ -3,7 +3,7 @@
 // forward: each row's moments by utils::RowwiseMoments (Welford over 32-byte vectors in chunks of
 // 16, the chunks merged by a cascade, the tail serially, the lanes merged last; nothing fused),
 // rstd = 1 / sqrt(var + eps), then y = (x * rstd + (-rstd * mean)) * w + b with both multiply-adds
-// fused where torch's AVX2 kernels fuse them (mul_add).
+// fused where torch's AVX2 kernels fuse them (torch_vec::madd).
 //
 // backward (LayerNormBackwardKernelImplInternal): per row, ds = sum(dy * x * w) and db = sum(dy * w)
 // as vec::map{2,3}_reduce_all (a vector accumulator, each product added by a fused multiply-add,
@@ -105,36 +105,60 @@ std::pair<T, T> rowwise_moments(const T* x, int64_t N) {
 }
 
 // One row: y, and the row's mean and rstd.
-template <typename T>
+template <bool kFused, typename T>
 void forward_row(const T* x, const T* w, const T* b, T* y, T* mean, T* rstd, int64_t n, double eps) {
   const std::pair<T, T> mv = rowwise_moments(x, n);
   const T inv = T(1) / std::sqrt(mv.second + static_cast<T>(eps));
   const T scale = inv, shift = -inv * mv.first;
+#pragma omp simd  // elementwise: vectorized at -O2 too, the same bits
   for (int64_t j = 0; j < n; ++j)
-    y[j] = mul_add(mul_add(x[j], scale, shift), w ? w[j] : T(1), b ? b[j] : T(0));
+    y[j] = torch_vec::madd<kFused>(torch_vec::madd<kFused>(x[j], scale, shift), w ? w[j] : T(1), b ? b[j] : T(0));
   *mean = mv.first;
   *rstd = inv;
 }
 
 // One row of the backward pass (layer_norm_backward_frame); dgamma/dbeta: this thread's buffers.
-template <typename T>
+template <bool kFused, typename T>
 void backward_row(const T* dy, const T* x, T mean, T rstd, const T* w, T* dx, T* dgamma, T* dbeta, int64_t n) {
   const T a = rstd;
   if (dgamma) {
     const T b = -a * mean;
-    for (int64_t j = 0; j < n; ++j) dgamma[j] = mul_add(dy[j], mul_add(a, x[j], b), dgamma[j]);
+#pragma omp simd  // elementwise: vectorized at -O2 too, the same bits
+    for (int64_t j = 0; j < n; ++j) dgamma[j] = torch_vec::madd<kFused>(dy[j], torch_vec::madd<kFused>(a, x[j], b), dgamma[j]);
   }
-  if (dbeta)
+  if (dbeta) {
+#pragma omp simd  // elementwise: vectorized at -O2 too, the same bits
     for (int64_t j = 0; j < n; ++j) dbeta[j] = dbeta[j] + dy[j];
+  }
   if (dx) {
     const T scale = T(1) / static_cast<T>(n);
-    const T ds = w ? torch_vec::product_sum(dy, x, w, n) : torch_vec::product_sum(dy, x, static_cast<const T*>(nullptr), n);
-    const T db = w ? torch_vec::product_sum(dy, w, static_cast<const T*>(nullptr), n)
-                   : torch_vec::product_sum(dy, static_cast<const T*>(nullptr), static_cast<const T*>(nullptr), n);
-    const T b = mul_add(db, mean, -ds) * a * a * a * scale;
-    const T c = mul_add(-b, mean, -(db * a * scale));
-    for (int64_t j = 0; j < n; ++j) dx[j] = mul_add(b, x[j], w ? a * dy[j] * w[j] : a * dy[j]) + c;
+    const T* none = nullptr;
+    const T ds = w ? torch_vec::product_sum_impl<kFused>(dy, x, w, n) : torch_vec::product_sum_impl<kFused>(dy, x, none, n);
+    const T db = w ? torch_vec::product_sum_impl<kFused>(dy, w, none, n)
+                   : torch_vec::product_sum_impl<kFused>(dy, none, none, n);
+    const T b = torch_vec::madd<kFused>(db, mean, -ds) * a * a * a * scale;
+    const T c = torch_vec::madd<kFused>(-b, mean, -(db * a * scale));
+    if (w) {
+#pragma omp simd  // elementwise: vectorized at -O2 too, the same bits
+      for (int64_t j = 0; j < n; ++j) dx[j] = torch_vec::madd<kFused>(b, x[j], a * dy[j] * w[j]) + c;
+    } else {
+#pragma omp simd
+      for (int64_t j = 0; j < n; ++j) dx[j] = torch_vec::madd<kFused>(b, x[j], a * dy[j]) + c;
+    }
   }
+}
+
+// The rows where torch fuses, compiled for AVX2 + FMA (torch_vec_reduce.h).
+template <typename T>
+[[gnu::flatten]] __attribute__((target("avx2,fma"))) void forward_row_fma(const T* x, const T* w, const T* b, T* y,
+                                                                         T* mean, T* rstd, int64_t n, double eps) {
+  forward_row<true>(x, w, b, y, mean, rstd, n, eps);
+}
+template <typename T>
+[[gnu::flatten]] __attribute__((target("avx2,fma"))) void backward_row_fma(const T* dy, const T* x, T mean, T rstd,
+                                                                          const T* w, T* dx, T* dgamma, T* dbeta,
+                                                                          int64_t n) {
+  backward_row<true>(dy, x, mean, rstd, w, dx, dgamma, dbeta, n);
 }
 
 // All m rows: dx (when not null), dw and db (when not null) as torch's two passes.
@@ -142,7 +166,7 @@ template <typename T>
 void backward_rows(const T* dy, const T* x, const T* mean, const T* rstd, const T* w, T* dx, T* dw, T* db, int64_t m,
                    int64_t n) {
   const int64_t threads = std::max(1, omp_get_max_threads());
-  const bool sums = dw || db;
+  const bool sums = dw || db, fused = torch_kernels_use_fma();
   std::vector<T> buffer(sums ? static_cast<size_t>(2 * threads * n) : 0, T(0));
   const int64_t used = std::max<int64_t>(1, std::min<int64_t>(threads, m));
   const int64_t chunk = m > 0 ? (m + used - 1) / used : 0;
@@ -150,8 +174,14 @@ void backward_rows(const T* dy, const T* x, const T* mean, const T* rstd, const 
   for (int64_t t = 0; t < used; ++t) {
     T* gbuf = dw ? buffer.data() + t * n : nullptr;
     T* bbuf = db ? buffer.data() + (threads + t) * n : nullptr;
-    for (int64_t r = t * chunk; r < std::min(m, (t + 1) * chunk); ++r)
-      backward_row(dy + r * n, x + r * n, mean[r], rstd[r], w, dx ? dx + r * n : nullptr, gbuf, bbuf, n);
+    for (int64_t r = t * chunk; r < std::min(m, (t + 1) * chunk); ++r) {
+      T* dxr = dx ? dx + r * n : nullptr;
+      if (fused) {
+        backward_row_fma(dy + r * n, x + r * n, mean[r], rstd[r], w, dxr, gbuf, bbuf, n);
+      } else {
+        backward_row<false>(dy + r * n, x + r * n, mean[r], rstd[r], w, dxr, gbuf, bbuf, n);
+      }
+    }
   }
   if (!sums) return;
   for (int64_t j = 0; j < n; ++j) {
@@ -167,8 +197,15 @@ void backward_rows(const T* dy, const T* x, const T* mean, const T* rstd, const 
 
 template <typename T>
 void forward_rows(const T* x, const T* w, const T* b, T* y, T* mean, T* rstd, int64_t m, int64_t n, double eps) {
+  const bool fused = torch_kernels_use_fma();
 #pragma omp parallel for if (m * n > 65536) schedule(static)
-  for (int64_t r = 0; r < m; ++r) forward_row(x + r * n, w, b, y + r * n, mean + r, rstd + r, n, eps);
+  for (int64_t r = 0; r < m; ++r) {
+    if (fused) {
+      forward_row_fma(x + r * n, w, b, y + r * n, mean + r, rstd + r, n, eps);
+    } else {
+      forward_row<false>(x + r * n, w, b, y + r * n, mean + r, rstd + r, n, eps);
+    }
+  }
 }
 
 }  // namespace torch_layer_norm
