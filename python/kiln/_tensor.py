@@ -670,13 +670,15 @@ class Tensor(_C.TensorBase):
             self.masked_fill_(index, value)  # the common x[x < 0] = 0, without materialising indices
             return
         view, indices = _resolve_index(self, index)
+        # torch's copy_to fills only for a value that is 0-dim before its leading 1s are dropped
+        # (a (1,)-shaped value is copied: into an expanded view that raises)
+        value_0dim = isinstance(value, _C.TensorBase) and value.dim() == 0
         if isinstance(value, _C.TensorBase) and value.dim() and value.shape[0] == 1:
             # torch drops the value's leading size-1 dims (x[0] = t of shape (1, n) fills a row)
             k = next((i for i, n in enumerate(value.shape) if n != 1), value.dim())
             value = value.reshape(tuple(value.shape[k:]))
         if indices is None:
-            if isinstance(value, _C.TensorBase) and value.dim() == 0 and view.dim() != 0 \
-                    and not value.requires_grad:
+            if value_0dim and view.dim() != 0 and not value.requires_grad:
                 view.fill_(value)  # as torch's copy_to: a 0-dim value fills (an expanded view too)
             elif isinstance(value, _C.TensorBase):
                 view.copy_(value)
@@ -687,8 +689,12 @@ class Tensor(_C.TensorBase):
             return
         if not isinstance(value, _C.TensorBase):
             value = _as_value_tensor(value, self)
-        elif value.dtype != self.dtype:
-            value = value.to(self.dtype)  # assignment converts, as torch (index_put_ itself does not)
+        elif value.dtype != self.dtype and value.numel() == 1 and _one_bool_mask(indices):
+            value = value.to(self.dtype)  # torch's index_put_ takes masked_fill_(mask, value.item()) here
+        elif value.dtype != self.dtype:  # torch 1.13: an advanced-index assignment does not convert
+            raise RuntimeError("Index put requires the source and destination dtypes match, got "
+                               f"{str(self.dtype).split('.')[-1]} for the destination and "
+                               f"{str(value.dtype).split('.')[-1]} for the source.")
         view.index_put_(indices, value)
 
 
@@ -751,7 +757,7 @@ def _is_integer(i):
 def _as_index_tensor(i):
     """A list/tuple of ints or bools (nested too) or a tensor as an index tensor; None if `i` isn't one."""
     if isinstance(i, _C.TensorBase):
-        return i if (i.dtype in (_C.int64, _C.int32, _C.bool) and i.dim() > 0) else None
+        return i if (i.dtype in (_C.int64, _C.bool) and i.dim() > 0) else None
     if isinstance(i, (list, tuple)):
         from ._creation import tensor
         if not i:
@@ -777,9 +783,23 @@ def _byte_mask_as_bool(i):
         warnings.warn("indexing with dtype kiln.uint8 is now deprecated, please use a dtype kiln.bool instead.",
                       UserWarning, stacklevel=5)
         return i.to(_C.bool)
-    if i.dtype in (_C.int8, _C.int16) and i.dim() > 0:
-        raise IndexError("tensors used as indices must be long, int, byte or bool tensors")
+    if i.dtype in (_C.int8, _C.int16, _C.int32) and i.dim() > 0:  # torch 1.13 takes no int32 index either
+        raise IndexError("tensors used as indices must be long, byte or bool tensors")
     return i
+
+
+def _one_bool_mask(indices):
+    """Whether the advanced index is one bool mask (other dims whole): torch's canDispatchToMaskedFill."""
+    given = [e for e in indices if e is not None]
+    return len(given) == 1 and given[0].dtype == _C.bool
+
+
+def _sequence_as_tuple(index):
+    """torch's (and NumPy's legacy) treatSequenceAsTuple: a list shorter than 32 holding a tensor, a
+    sequence, a slice, ... or None is read as a tuple of indices (x[[[0, 1]]] is x[[0, 1]])."""
+    if not isinstance(index, list) or len(index) >= 32:
+        return False
+    return any(isinstance(i, (_C.TensorBase, list, tuple, slice, str)) or i is Ellipsis or i is None for i in index)
 
 
 def _resolve_index(t, index):
@@ -787,7 +807,7 @@ def _resolve_index(t, index):
     is one entry per dim of that view: None (kept whole) or an index tensor / bool mask.
     Returns (view, entries), entries None when there is no advanced index."""
     if not isinstance(index, tuple):
-        index = (index,)
+        index = tuple(index) if _sequence_as_tuple(index) else (index,)
     index = tuple(_byte_mask_as_bool(i) for i in index)
     if sum(1 for i in index if i is Ellipsis) > 1:
         raise IndexError("an index can only have a single ellipsis ('...')")

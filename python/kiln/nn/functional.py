@@ -197,7 +197,8 @@ def linear(input, weight, bias=None):
     if input.dim() > 2 and bias is not None and input.is_contiguous():
         # [..., in] as one [rows, in] matrix (a view): one addmm, as torch folds it, instead of a
         # matmul and a broadcast add (and the add's gradient, a sum over every row, for the bias).
-        out = kiln.addmm(bias, input.reshape(-1, input.size(-1)), weight.t())
+        rows = math.prod(input.shape[:-1])  # not -1: ambiguous when in_features is 0
+        out = kiln.addmm(bias, input.reshape(rows, input.size(-1)), weight.t())
         return out.view(*input.shape[:-1], out.size(-1))
     out = kiln.matmul(input, weight.t())
     return out if bias is None else out + bias

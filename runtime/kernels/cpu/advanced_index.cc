@@ -212,6 +212,16 @@ TensorBase index(const TensorBase& self, const std::vector<TensorBase>& indices)
 TensorBase index_put(const TensorBase& self, const std::vector<TensorBase>& indices, const TensorBase& values,
                      bool accumulate, const TensorBase& out) {
   KILN_CHECK(self.is_cpu() && values.is_cpu(), "index_put_(): expected CPU tensors");
+  // torch's canDispatchToMaskedFill: one bool mask (other dims whole) and a one-element value is
+  // masked_fill_(mask, value.item()), which converts the value.
+  int64_t n_given = 0, n_masks = 0;
+  for (const TensorBase& i : indices) {
+    if (!i.defined()) continue;
+    ++n_given;
+    if (i.dtype() == ScalarType::Bool || i.dtype() == ScalarType::UInt8) ++n_masks;
+  }
+  if (values.dtype() != self.dtype() && !accumulate && values.numel() == 1 && n_given == 1 && n_masks == 1)
+    return index_put(self, indices, cast_to(values, self.dtype()), accumulate, out);
   KILN_CHECK(values.dtype() == self.dtype(), "Index put requires the source and destination dtypes match, got ",
              scalar_type_name(self.dtype()), " for the destination and ", scalar_type_name(values.dtype()),
              " for the source.");

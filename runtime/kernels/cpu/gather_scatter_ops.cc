@@ -340,6 +340,9 @@ TensorBase masked_select_out(const TensorBase& self, const TensorBase& mask, con
 TensorBase take_out(const TensorBase& self, const TensorBase& index, const TensorBase& out) {
   KILN_CHECK(index.dtype() == ScalarType::Int64, "take(): Expected a long tensor for index, but got ",
              scalar_type_name(index.dtype()));
+  KILN_CHECK(!out.defined() || out.dtype() == self.dtype(),  // torch: before the indices are looked at
+             "take(): self and out expected to have the same dtype, but got self.dtype = ",
+             scalar_type_name(self.dtype()), " and out.dtype = ", scalar_type_name(out.dtype()));
   const int64_t n = self.numel();
   KILN_CHECK_INDEX(!(n == 0 && index.numel() != 0), "take(): tried to take from an empty tensor");
   const TensorBase idx = contiguous_cpu(index);

@@ -67,15 +67,9 @@ KNOWN_DIVERGENCES = [
     Known('max_nan_grad', 'max(a, b)/maximum backward with nan',
           ids=ids(
           'max_binary#7')),
-    Known('out_dtype_rules', "out= dtype checks differ from torch's (which out dtypes an op may write)",
-          ids=ids(
-          'take#9')),
     Known('pow_scalar_base_grad', 'scalar ** tensor gradient where the power underflows',
           ids=ids(
           's**x#4')),
-    Known('setitem_index_put_dtype', 'x[index_tensor] = value of another dtype: torch 1.13 raises, kiln converts',
-          ids=ids(
-          'setitem#10')),
     Known('softshrink_nan', "softshrink(nan): torch 1.13 gives 0, torch 2.x and kiln give nan",
           ids=ids(
           'F.softshrink#3')),
