@@ -590,10 +590,12 @@ class Tensor(_C.TensorBase):
         return self.pow_(exponent)
 
     def __floordiv__(self, other):
-        return _C.floor_divide(self, other)
+        from ._no_derivative import without_derivative  # torch 1.13: floor_divide has no derivative
+        return without_derivative("floor_divide", _C.floor_divide, self, other)
 
     def __rfloordiv__(self, other):
-        return _C.floor_divide(_wrap(other), self)
+        from ._no_derivative import without_derivative
+        return without_derivative("floor_divide", _C.floor_divide, _wrap(other), self)
 
     def __ifloordiv__(self, other):
         return self.floor_divide_(other)
@@ -602,7 +604,8 @@ class Tensor(_C.TensorBase):
         return _C.remainder(self, other)
 
     def __rmod__(self, other):
-        return _C.remainder(_wrap(other), self)
+        from ._no_derivative import without_derivative  # torch 1.13: remainder.Scalar_Tensor has none
+        return without_derivative("remainder", _C.remainder, _wrap(other), self)
 
     def __imod__(self, other):
         return self.remainder_(other)

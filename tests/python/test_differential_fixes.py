@@ -77,6 +77,32 @@ CASES = [
     "x = torch.zeros(3); x.index_put_((torch.tensor([0]),), torch.tensor(1)); r = x",
     "x = torch.zeros(3).expand(2, 3); x[...] = torch.tensor([5.]); r = x",
     "x = torch.zeros(3).expand(2, 3); x[...] = torch.tensor(5.); r = x",
+    # argmax/argmin of bool: torch answers a reduced dim of size 1 without its kernel (dim checked first)
+    "r = torch.argmax(torch.tensor([False]), dim=-1)",
+    "r = torch.argmin(torch.tensor([[True], [False], [False], [True]])[::2], dim=-1, keepdim=True)",
+    "r = torch.argmax(torch.tensor([[False, True]]), dim=0)",
+    "r = torch.argmax(torch.tensor([[False, True]]), dim=1)",
+    "r = torch.argmax(torch.tensor([[False, True]]), dim=-3)",
+    "r = torch.argmax(torch.tensor(True), 0)",
+    # unfold: torch's block count rounds toward -inf (a kernel wider than the input gives 0: an error)
+    "r = torch.nn.functional.unfold(torch.ones(1, 2, 4, 4), kernel_size=(2, 3), dilation=(1, 2), stride=2)",
+    "r = torch.nn.functional.unfold(torch.ones(1, 2, 5, 5, dtype=torch.float16), kernel_size=(2, 3), dilation=(1, 2), stride=2)",
+    "r = torch.nn.functional.unfold(torch.ones(1, 2, 5, 5), kernel_size=(2, 3), dilation=(1, 2), padding=1, stride=2)",
+    # amax/amin's gradient: a NaN result selects nothing (NaN row); max()/min() select the NaNs
+    ("x = torch.tensor([[nan, 0.5, 1.0], [1., 2., 2.]], dtype=torch.float64, requires_grad=True); "
+     "torch.amin(x, 1).sum().backward(); r = x.grad"),
+    ("x = torch.tensor([[nan, 0.5, 1.0], [1., 2., 2.]], dtype=torch.float64, requires_grad=True); "
+     "torch.amax(x, (0, 1)).backward(); r = x.grad"),
+    ("x = torch.tensor([[nan, 0.5, nan], [1., 2., 2.]], dtype=torch.float64, requires_grad=True); "
+     "torch.max(x).backward(); r = x.grad"),
+    ("x = torch.tensor([[1., 0.5, 0.5], [1., 2., 2.]], dtype=torch.float64, requires_grad=True); "
+     "x.min().backward(); r = x.grad"),
+    # floor_divide and scalar % tensor have no derivative in torch 1.13: backward raises
+    "x = torch.tensor([1.5, 2.5], requires_grad=True); (2 // x).sum().backward(); r = x.grad",
+    "x = torch.tensor([1.5, 2.5], requires_grad=True); (x // 2).sum().backward(); r = x.grad",
+    "x = torch.tensor([1.5, 2.5], requires_grad=True); (2 % x).sum().backward(); r = x.grad",
+    "x = torch.tensor([1.5, 2.5], requires_grad=True); (x % 2).sum().backward(); r = x.grad",
+    "x = torch.tensor([1.5, -2.5], requires_grad=True); r = (2 // x, 2 % x)",
     # linear of an input with no features, batch_norm's running_var from one value per channel
     "r = torch.nn.functional.linear(torch.empty(2, 1, 0), torch.empty(2, 0), torch.tensor([1., 2.]))",
     ("rv = torch.tensor([1.5, 2.]); rm = torch.zeros(2); "
