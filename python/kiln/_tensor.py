@@ -611,6 +611,8 @@ class Tensor(_C.TensorBase):
         return self.remainder_(other)
 
     def __invert__(self):
+        if self.is_floating_point():  # torch's Tensor.__invert__ checks before the op
+            raise TypeError("~ (operator.invert) is only implemented on integer and Boolean-type tensors")
         return _C.bitwise_not(self)
 
     def __and__(self, other):

@@ -103,6 +103,24 @@ CASES = [
     "x = torch.tensor([1.5, 2.5], requires_grad=True); (2 % x).sum().backward(); r = x.grad",
     "x = torch.tensor([1.5, 2.5], requires_grad=True); (x % 2).sum().backward(); r = x.grad",
     "x = torch.tensor([1.5, -2.5], requires_grad=True); r = (2 // x, 2 % x)",
+    # ~ of a float tensor is a TypeError (Tensor.__invert__)
+    "r = ~torch.tensor([1.])",
+    "r = ~torch.tensor([1, 2], dtype=torch.uint8)",
+    # nll_loss / cross_entropy argument checks: exception classes in torch 1.13's order
+    "r = torch.nn.functional.nll_loss(torch.tensor([-1., -2., -3.]), torch.tensor([1]))",
+    "r = torch.nn.functional.nll_loss(torch.ones(2, 3, 4), torch.tensor([[0, 1, 2], [2, 2, 2]]))",
+    "r = torch.nn.functional.nll_loss(torch.ones(2, 3, 4), torch.tensor([[0, 1, 2, 1]]))",
+    "r = torch.nn.functional.nll_loss(torch.ones(2, 3), torch.tensor([0, 1, 2]))",
+    "r = torch.nn.functional.nll_loss(torch.ones(2, 3), torch.tensor([[0, 1], [1, 1]]))",
+    "r = torch.nn.functional.nll_loss(torch.ones(2, 3), torch.tensor(1))",
+    "r = torch.nn.functional.nll_loss(torch.tensor(1.), torch.tensor(0))",
+    "r = torch.nn.functional.nll_loss(torch.ones(2, 3), torch.tensor([0, 1, 1], dtype=torch.int32))",
+    ("r = torch.nn.functional.nll_loss(torch.tensor([[-1., -2., -3.]], dtype=torch.float64), torch.tensor([1]), "
+     "weight=torch.tensor([1., 1., 1.]))"),
+    "r = torch.nn.functional.cross_entropy(torch.tensor([[1., 2., 3.], [1., 2., 3.]]), torch.tensor([0, 1]), label_smoothing=1.5)",
+    ("r = torch.nn.functional.cross_entropy(torch.tensor([[1., 2., 3.], [1., 2., 3.]]), torch.tensor([0, 1]), "
+     "label_smoothing=-0.1, reduction='none')"),
+    "r = torch.nn.functional.cross_entropy(torch.tensor([[1., 2., 3.]]), torch.tensor([[1, 0, 0]]))",
     # linear of an input with no features, batch_norm's running_var from one value per channel
     "r = torch.nn.functional.linear(torch.empty(2, 1, 0), torch.empty(2, 0), torch.tensor([1., 2.]))",
     ("rv = torch.tensor([1.5, 2.]); rm = torch.zeros(2); "
