@@ -121,6 +121,22 @@ CASES = [
     ("r = torch.nn.functional.cross_entropy(torch.tensor([[1., 2., 3.], [1., 2., 3.]]), torch.tensor([0, 1]), "
      "label_smoothing=-0.1, reduction='none')"),
     "r = torch.nn.functional.cross_entropy(torch.tensor([[1., 2., 3.]]), torch.tensor([[1, 0, 0]]))",
+    # an int scalar beside an integer tensor must fit its dtype (scatter's value, where's operands)
+    "r = torch.ones(3, dtype=torch.int8).scatter(0, torch.tensor([0]), 300)",
+    "r = torch.ones(3, dtype=torch.int8).scatter(0, torch.tensor([5]), 300)",
+    "r = torch.ones(3, dtype=torch.uint8).scatter(0, torch.tensor([0]), -1)",
+    "r = torch.ones(3, dtype=torch.float16).scatter(0, torch.tensor([0]), 1e10)",
+    "r = torch.where(torch.tensor([True]), torch.ones(1, dtype=torch.int8), 300)",
+    "r = torch.where(torch.tensor([[False]]), 2147483648, torch.tensor([[7]], dtype=torch.int32))",
+    "r = torch.where(torch.tensor([True]), torch.ones(1, dtype=torch.int8), 2.5)",
+    # normal with a tensor std below 0 (or NaN); group_norm's Python-level errors; einsum's class
+    "r = torch.normal(torch.tensor([0.]), torch.tensor([-1.]))",
+    "r = torch.normal(0., torch.tensor([nan]))",
+    "r = torch.nn.functional.group_norm(torch.ones(2, 3, 4), 0)",
+    "r = torch.nn.functional.group_norm(torch.ones(1, 2), 2)",
+    "r = torch.einsum('ij,kl', torch.ones(2, 3))",
+    "r = torch.einsum('ij->k', torch.ones(2, 3))",
+    "r = torch.einsum('ij->jj', torch.ones(2, 3))",
     # linear of an input with no features, batch_norm's running_var from one value per channel
     "r = torch.nn.functional.linear(torch.empty(2, 1, 0), torch.empty(2, 0), torch.tensor([1., 2.]))",
     ("rv = torch.tensor([1.5, 2.]); rm = torch.zeros(2); "

@@ -1008,9 +1008,10 @@ def _verify_batch_size(size):
 def group_norm(input, num_groups, weight=None, bias=None, eps=1e-5):
     """Normalizes each of num_groups channel groups of each sample (mean 0, variance 1, biased), then
     scales and shifts each channel: layer_norm over the group's elements."""
-    if input.dim() < 2:
+    if input.dim() < 2:  # (torch 2.x's check; 1.13 raises IndexError: test_torch2_behaviour_torch_113_lacks)
         raise RuntimeError(f"Expected at least 2 dimensions for input tensor but received {input.dim()}")
     n, c = input.shape[0], input.shape[1]
+    _ = n * c // num_groups  # torch's Python wrapper divides first: num_groups=0 is a ZeroDivisionError
     if num_groups <= 0 or c % num_groups:
         raise RuntimeError(f"group_norm(): Expected number of channels in input to be divisible by num_groups, but "
                            f"got input of shape {_shape_str(input)} and num_groups={num_groups}")

@@ -16,6 +16,7 @@
 #include "generated/kernels/scatter_reduce.h"
 #include "generated/kernels/take.h"
 #include "runtime/kernels/cpu/loops.h"
+#include "runtime/kernels/scalar_convert.h"
 
 namespace kiln {
 namespace cpu {
@@ -163,6 +164,8 @@ TensorBase scatter_impl(const char* name, const TensorBase& self, int64_t dim, c
   if (src)
     KILN_CHECK(src->dtype() == self.dtype(), name, "(): Expected self.dtype to be equal to src.dtype");
   const IndexPlan p = plan_scatter_gather(name, self, dim, index, src);
+  // torch converts the value (with its overflow check) when its kernel runs, after the index checks
+  if (!src && index.numel() > 0) check_scalar_fits(value, self.dtype(), name);
   TensorBase target, s;  // (not a structured binding: the dispatch lambda below captures them)
   std::tie(target, s) = scatter_operands(name, self, src, out);
   const DimVector t_strides = nonempty_strides(target);
