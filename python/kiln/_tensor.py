@@ -1,6 +1,7 @@
 """kiln.Tensor: the C++ TensorBase plus the parts that are clearer in Python
 (operators, indexing, repr, NumPy conversion, backward)."""
 import numbers
+import operator
 
 from . import _C
 from . import _inplace_views, _layout
@@ -759,6 +760,14 @@ def _is_integer(i):
     return isinstance(i, numbers.Integral) and not isinstance(i, bool)
 
 
+def _slice_index(v):
+    """A slice bound as an int: Python's rule (an int, or an object with __index__), as torch's."""
+    try:
+        return operator.index(v)
+    except TypeError:
+        raise TypeError("slice indices must be integers or None or have an __index__ method") from None
+
+
 def _as_index_tensor(i):
     """A list/tuple of ints or bools (nested too) or a tensor as an index tensor; None if `i` isn't one."""
     if isinstance(i, _C.TensorBase):
@@ -799,9 +808,29 @@ def _one_bool_mask(indices):
     return len(given) == 1 and given[0].dtype == _C.bool
 
 
+def _sequence_index(i):
+    """A range or a NumPy array (with dims) indexes as the tensor of its values, as in torch."""
+    if isinstance(i, range):
+        from ._creation import tensor
+        return tensor(list(i), dtype=_C.int64)
+    if _is_ndarray(i):
+        if i.ndim == 0 and i.dtype.kind in "iu":
+            return int(i)  # a 0-dim integer array is an integer (its __index__)
+        if i.ndim > 0:
+            from ._creation import tensor
+            return tensor(i)
+    return i
+
+
+def _is_ndarray(i):
+    return type(i).__module__ == "numpy" and type(i).__name__ == "ndarray"
+
+
 def _sequence_as_tuple(index):
     """torch's (and NumPy's legacy) treatSequenceAsTuple: a list shorter than 32 holding a tensor, a
     sequence, a slice, ... or None is read as a tuple of indices (x[[[0, 1]]] is x[[0, 1]])."""
+    if _is_ndarray(index):  # an array is a sequence too: its rows are sequences when it has 2+ dims
+        return index.ndim >= 2 and len(index) < 32
     if not isinstance(index, list) or len(index) >= 32:
         return False
     return any(isinstance(i, (_C.TensorBase, list, tuple, slice, str)) or i is Ellipsis or i is None for i in index)
@@ -813,7 +842,7 @@ def _resolve_index(t, index):
     Returns (view, entries), entries None when there is no advanced index."""
     if not isinstance(index, tuple):
         index = tuple(index) if _sequence_as_tuple(index) else (index,)
-    index = tuple(_byte_mask_as_bool(i) for i in index)
+    index = tuple(_byte_mask_as_bool(_sequence_index(i)) for i in index)
     if sum(1 for i in index if i is Ellipsis) > 1:
         raise IndexError("an index can only have a single ellipsis ('...')")
 
@@ -837,11 +866,11 @@ def _resolve_index(t, index):
             entries.append(None)
             dim += 1
         elif isinstance(i, slice):
-            step = 1 if i.step is None else int(i.step)
+            step = 1 if i.step is None else _slice_index(i.step)
             if step <= 0:
                 raise ValueError("step must be greater than zero")
-            view = view.slice(dim, None if i.start is None else int(i.start),
-                              None if i.stop is None else int(i.stop), step)
+            view = view.slice(dim, None if i.start is None else _slice_index(i.start),
+                              None if i.stop is None else _slice_index(i.stop), step)
             entries.append(None)
             dim += 1
         elif _is_integer(i) or (isinstance(i, _C.TensorBase) and i.dim() == 0 and i.dtype in _INDEX_INTEGERS):

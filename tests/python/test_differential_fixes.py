@@ -65,6 +65,17 @@ CASES = [
     "r = torch.arange(6).reshape(2, 3)[[[0, 1], [1, 2]]]",
     "r = torch.arange(6).reshape(2, 3)[[0, slice(None)]]",
     "r = torch.arange(6).reshape(2, 3)[[0, 1]]",
+    # NumPy arrays and ranges index as tensors (a 2-D array as a tuple of rows, a 0-dim one as an int);
+    # slice bounds need __index__
+    "import numpy as np; r = torch.ones(2, 3)[np.array([True, False])]",
+    "import numpy as np; r = torch.arange(6).reshape(2, 3)[np.array([1, 0]), np.array([2, 2])]",
+    "import numpy as np; r = torch.arange(6).reshape(2, 3)[np.array([[True, False, True], [False, False, True]])]",
+    "import numpy as np; r = torch.arange(6).reshape(2, 3)[np.array(1)]",
+    "r = torch.arange(6).reshape(2, 3)[:, range(1, 3)]",
+    "r = torch.arange(6).reshape(2, 3)[range(0)]",
+    "x = torch.zeros(2, 3); x[range(1)] = 1.; r = x",
+    "r = torch.ones(2, 3)[slice(0.5, None)]",
+    "r = torch.arange(6)[slice(torch.tensor(1), torch.tensor(4))]",
     # assignment: no conversion of a tensor value for an advanced index, except one bool mask with
     # a one-element value (torch's masked_fill_ path); a (1,) value into an expanded view raises
     "x = torch.zeros(3); x[torch.tensor([0])] = torch.tensor(5); r = x",
