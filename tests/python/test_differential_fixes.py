@@ -48,6 +48,19 @@ CASES = [
     "r = torch.empty(0).index_fill(0, torch.tensor([0, 0]), 7.)",
     "r = torch.empty(0, 1, 4).index_fill(0, torch.tensor([0]), 7.)",
     "r = torch.empty(2, 0).index_fill(0, torch.tensor([0]), 7.)",
+    # index_add/index_copy take no negative index (index_fill does); index_add checks even empty slices;
+    # x[idx] of an empty result checks no index
+    "r = torch.zeros(3).index_add(0, torch.tensor([-1]), torch.tensor([1.]))",
+    "r = torch.zeros(2, 3).index_add(1, torch.tensor([-1]), torch.ones(2, 1))",
+    "r = torch.tensor(0.).index_add(0, torch.tensor([-1]), torch.tensor(1.))",
+    "r = torch.empty((2, 0)).index_add(0, torch.tensor([5]), torch.empty(1, 0))",
+    "r = torch.zeros(3).index_copy(0, torch.tensor([-1]), torch.tensor([1.]))",
+    "r = torch.empty((2, 0)).index_copy(0, torch.tensor([5]), torch.empty(1, 0))",
+    "r = torch.zeros(2, 3).index_fill(1, torch.tensor([-1]), 1.)",
+    "r = torch.empty((1, 4, 0), dtype=torch.int32)[(torch.tensor([1, 0, 0]), slice(None), slice(None))]",
+    "r = torch.empty((0, 4))[:, torch.tensor([5])]",
+    "x = torch.empty((2, 0)); x[torch.tensor([5])] = 1.; r = x",
+    "r = torch.empty(0)[torch.tensor([0])]",
     # index_fill with a tensor value: a repeated index counts once in the value's gradient
     ("w = torch.tensor(0., dtype=torch.float64, requires_grad=True); "
      "x = torch.ones(2, 3, dtype=torch.float64, requires_grad=True); "

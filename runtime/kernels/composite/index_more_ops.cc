@@ -3,6 +3,8 @@
 #include <string>
 
 #include "generated/api/_unique2.h"
+#include "generated/api/amax.h"
+#include "generated/api/amin.h"
 #include "generated/api/contiguous.h"
 #include "generated/api/copy.h"
 #include "generated/api/expand.h"
@@ -60,6 +62,23 @@ AlongDim along_dim(const Tensor& self, int64_t dim, const Tensor& index, const c
                    " of a tensor of shape ", shape_str(self.sizes()), " is out of bounds for storage of size 0");
       }
       break;
+  }
+  // torch's index_add and index_copy loops take no negative index (index_put would count it from
+  // the end); index_add checks every index, index_copy only where its loop reads (a slice with elements).
+  if (kind != IndexOp::Fill && index.numel() > 0) {
+    const int64_t size = target.size(d);
+    const int64_t slice_numel = size == 0 ? 0 : target.numel() / size;
+    if (kind == IndexOp::Add || slice_numel > 0) {
+      const Tensor idx = index.to(ScalarType::Int64);
+      const int64_t lo = kiln::amin(idx).item<int64_t>(), hi = kiln::amax(idx).item<int64_t>();
+      const int64_t bad = lo < 0 ? lo : hi;
+      if (kind == IndexOp::Add) {
+        KILN_CHECK_INDEX(lo >= 0 && hi < size, "index out of range in self");
+      } else {
+        KILN_CHECK_INDEX(lo >= 0 && hi < size, op, "(): index ", bad, " is out of bounds for dimension ", d,
+                         " with size ", size);
+      }
+    }
   }
   std::vector<Tensor> indices(d);
   indices.push_back(kiln::reshape(index, {-1}));
