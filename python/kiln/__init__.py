@@ -98,11 +98,11 @@ def nonzero(input, *, as_tuple=False):
 
 
 def _where_scalar_fits(scalar, t):
-    """torch converts an int scalar beside an integer tensor to that tensor's dtype, with its overflow
-    check (RuntimeError); _C.full makes the same conversion."""
-    if isinstance(scalar, builtins.int) and not isinstance(scalar, builtins.bool) and isinstance(t, Tensor) \
-            and not t.is_floating_point() and t.dtype != bool:  # (kiln.bool: the dtype, shadowing builtins)
-        _C.full([], scalar, dtype=t.dtype)
+    """torch converts a number beside a tensor to their result dtype, with its overflow check
+    (RuntimeError: 70000 into float16, 1e300 into float32); _C.full makes the same conversion."""
+    if isinstance(scalar, (builtins.int, builtins.float)) and not isinstance(scalar, builtins.bool) \
+            and isinstance(t, Tensor):
+        _C.full([], scalar, dtype=result_type(t, scalar))
 
 
 def where(condition, input=None, other=None, *, out=None):

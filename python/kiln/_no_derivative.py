@@ -27,3 +27,25 @@ def without_derivative(name, fn, *args):
     if not result.is_floating_point():
         return result
     return _NoDerivative.apply(name, [result], *tensors)
+
+
+class _NoGradient(Function):
+    @staticmethod
+    def forward(ctx, holder, *inputs):
+        ctx.n = len(inputs)
+        return holder[0]
+
+    @staticmethod
+    def backward(ctx, *grad_outputs):
+        return (None,) * (1 + ctx.n)
+
+
+def with_undefined_gradient(fn, *args):
+    """fn(*args), whose result records a gradient but gives its inputs none (their .grad stays None):
+    torch's norm_backward for p = 0."""
+    tensors = [a for a in args if isinstance(a, _C.TensorBase) and a.requires_grad]
+    if not (tensors and _C.is_grad_enabled()):
+        return fn(*args)
+    with no_grad():
+        result = fn(*args)
+    return _NoGradient.apply([result], *tensors)

@@ -153,6 +153,16 @@ CASES = [
     "r = torch.where(torch.tensor([True]), torch.ones(1, dtype=torch.int8), 300)",
     "r = torch.where(torch.tensor([[False]]), 2147483648, torch.tensor([[7]], dtype=torch.int32))",
     "r = torch.where(torch.tensor([True]), torch.ones(1, dtype=torch.int8), 2.5)",
+    "r = torch.where(torch.tensor([True, False]), torch.ones(2, dtype=torch.float16), 70000)",
+    "r = torch.where(torch.tensor([True, False]), torch.ones(2), 1e300)",
+    "r = torch.where(torch.tensor([True, False]), -2 ** 40, torch.ones(2, dtype=torch.float16))",
+    "r = torch.where(torch.tensor([True, False]), torch.ones(2, dtype=torch.float16), inf)",
+    # norm with p = 0: NaN counts; the result requires grad but gives its input none (None)
+    "r = torch.tensor([[3., 0.], [nan, -0.0]]).norm(p=0, dim=1)",
+    ("x = torch.tensor([3., 0., inf, -2.], dtype=torch.float64, requires_grad=True); y = x.norm(p=0); "
+     "y.backward(); r = (y, x.grad, torch.tensor(y.requires_grad))"),
+    ("x = torch.tensor([3., 0.], dtype=torch.float64, requires_grad=True); y = torch.linalg.vector_norm(x, 0) + x.sum(); "
+     "y.backward(); r = (y, x.grad)"),
     # normal with a tensor std below 0 (or NaN); group_norm's Python-level errors; einsum's class
     "r = torch.normal(torch.tensor([0.]), torch.tensor([-1.]))",
     "r = torch.normal(0., torch.tensor([nan]))",
