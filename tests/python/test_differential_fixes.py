@@ -171,6 +171,12 @@ CASES = [
     "r = torch.einsum('ij,kl', torch.ones(2, 3))",
     "r = torch.einsum('ij->k', torch.ones(2, 3))",
     "r = torch.einsum('ij->jj', torch.ones(2, 3))",
+    # cumsum/cumprod into bool: no kernel in torch, but a 0-dim or empty self is copied
+    "r = torch.cumsum(torch.tensor(2.5), 0, dtype=torch.bool)",
+    "r = torch.cumsum(torch.tensor([2.5]), 0, dtype=torch.bool)",
+    "r = torch.cumprod(torch.empty(0, 1, dtype=torch.float16), -2, dtype=torch.bool)",
+    "r = torch.cumprod(torch.tensor(True), dim=0, dtype=torch.bool, out=torch.full((), 7, dtype=torch.bool))",
+    "r = torch.cumsum(torch.tensor([2]), 0, out=torch.empty(1, dtype=torch.bool))",
     # linear of an input with no features, batch_norm's running_var from one value per channel
     "r = torch.nn.functional.linear(torch.empty(2, 1, 0), torch.empty(2, 0), torch.tensor([1., 2.]))",
     ("rv = torch.tensor([1.5, 2.]); rm = torch.zeros(2); "
