@@ -177,6 +177,14 @@ CASES = [
     "r = torch.cumprod(torch.empty(0, 1, dtype=torch.float16), -2, dtype=torch.bool)",
     "r = torch.cumprod(torch.tensor(True), dim=0, dtype=torch.bool, out=torch.full((), 7, dtype=torch.bool))",
     "r = torch.cumsum(torch.tensor([2]), 0, out=torch.empty(1, dtype=torch.bool))",
+    # dims checked as torch: flatten of 0-dim checks both dims, roll of an empty tensor none,
+    # scatter the dim before the dtypes
+    "r = torch.flatten(torch.tensor(4, dtype=torch.int32), start_dim=1, end_dim=-1)",
+    "r = torch.tensor(3.5).flatten(-1, 0)",
+    "r = torch.roll(torch.empty((2, 0)), (1, -3), (0, -3))",
+    "r = torch.roll(torch.ones(2, 1), 1, 5)",
+    "r = torch.ones(2, 3, dtype=torch.int32).scatter_add(3, torch.tensor([[0]]), torch.ones(1, 1))",
+    "r = torch.ones(2, 3, dtype=torch.int32).scatter(1, torch.tensor([[0]]), torch.ones(1, 1))",
     # linear of an input with no features, batch_norm's running_var from one value per channel
     "r = torch.nn.functional.linear(torch.empty(2, 1, 0), torch.empty(2, 0), torch.tensor([1., 2.]))",
     ("rv = torch.tensor([1.5, 2.]); rm = torch.zeros(2); "

@@ -161,6 +161,7 @@ enum class ScatterMode { kSrc, kValue, kAdd };
 
 TensorBase scatter_impl(const char* name, const TensorBase& self, int64_t dim, const TensorBase& index,
                         const TensorBase* src, const Scalar& value, ScatterMode mode, const TensorBase& out) {
+  wrap_dim(dim, self.dim(), name);  // torch checks the dim first (IndexError), then the dtypes
   if (src)
     KILN_CHECK(src->dtype() == self.dtype(), name, "(): Expected self.dtype to be equal to src.dtype");
   const IndexPlan p = plan_scatter_gather(name, self, dim, index, src);
