@@ -185,6 +185,13 @@ CASES = [
     "r = torch.roll(torch.ones(2, 1), 1, 5)",
     "r = torch.ones(2, 3, dtype=torch.int32).scatter_add(3, torch.tensor([[0]]), torch.ones(1, 1))",
     "r = torch.ones(2, 3, dtype=torch.int32).scatter(1, torch.tensor([[0]]), torch.ones(1, 1))",
+    # smooth_l1/huber gradients at infinite and NaN differences (one piece per element, as torch)
+    ("x = torch.tensor([nan, 0.5, 3., inf, -inf, -3.], dtype=torch.float64, requires_grad=True); "
+     "y = torch.tensor([1., inf, 1., inf, 0., 0.], dtype=torch.float64, requires_grad=True); "
+     "l = torch.nn.functional.smooth_l1_loss(x, y, reduction='none', beta=0.5); l.sum().backward(); r = (l, x.grad, y.grad)"),
+    ("x = torch.tensor([nan, 0.5, 3., inf, -inf, -3.], dtype=torch.float64, requires_grad=True); "
+     "y = torch.tensor([1., inf, 1., inf, 0., 0.], dtype=torch.float64, requires_grad=True); "
+     "l = torch.nn.functional.huber_loss(x, y, reduction='sum', delta=2.); l.backward(); r = (l, x.grad, y.grad)"),
     # linear of an input with no features, batch_norm's running_var from one value per channel
     "r = torch.nn.functional.linear(torch.empty(2, 1, 0), torch.empty(2, 0), torch.tensor([1., 2.]))",
     ("rv = torch.tensor([1.5, 2.]); rm = torch.zeros(2); "
