@@ -192,6 +192,13 @@ CASES = [
     ("x = torch.tensor([nan, 0.5, 3., inf, -inf, -3.], dtype=torch.float64, requires_grad=True); "
      "y = torch.tensor([1., inf, 1., inf, 0., 0.], dtype=torch.float64, requires_grad=True); "
      "l = torch.nn.functional.huber_loss(x, y, reduction='sum', delta=2.); l.backward(); r = (l, x.grad, y.grad)"),
+    # median of bool: an empty self needs no kernel (NaN as True); the empty reduced dim is checked first
+    "r = torch.median(torch.empty((0, 4), dtype=torch.bool))",
+    "r = torch.nanmedian(torch.empty((0, 4), dtype=torch.bool))",
+    "r = torch.median(torch.tensor([True, False]))",
+    "r = torch.median(torch.empty((0,), dtype=torch.bool), dim=0)",
+    "r = torch.empty((2, 0), dtype=torch.bool).nanmedian(dim=1)",
+    "r = torch.median(torch.empty((2, 0), dtype=torch.bool), 0)",
     # linear of an input with no features, batch_norm's running_var from one value per channel
     "r = torch.nn.functional.linear(torch.empty(2, 1, 0), torch.empty(2, 0), torch.tensor([1., 2.]))",
     ("rv = torch.tensor([1.5, 2.]); rm = torch.zeros(2); "
