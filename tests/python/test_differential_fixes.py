@@ -199,6 +199,9 @@ CASES = [
     "r = torch.median(torch.empty((0,), dtype=torch.bool), dim=0)",
     "r = torch.empty((2, 0), dtype=torch.bool).nanmedian(dim=1)",
     "r = torch.median(torch.empty((2, 0), dtype=torch.bool), 0)",
+    # diff with n <= 0: the input (with prepend/append) in torch 1.13
+    "r = torch.diff(torch.tensor([3, 1, 2]), n=-1, prepend=torch.tensor([5]))",
+    "r = torch.diff(torch.tensor(3), n=0)",
     # linear of an input with no features, batch_norm's running_var from one value per channel
     "r = torch.nn.functional.linear(torch.empty(2, 1, 0), torch.empty(2, 0), torch.tensor([1., 2.]))",
     ("rv = torch.tensor([1.5, 2.]); rm = torch.zeros(2); "
