@@ -202,6 +202,12 @@ CASES = [
     # diff with n <= 0: the input (with prepend/append) in torch 1.13
     "r = torch.diff(torch.tensor([3, 1, 2]), n=-1, prepend=torch.tensor([5]))",
     "r = torch.diff(torch.tensor(3), n=0)",
+    # pow's Scalar exponent is converted to a float16/bfloat16/integer result dtype with torch's check
+    "x = torch.tensor([-1.5625], dtype=torch.float16); x **= 2147483648; r = x",
+    "r = torch.tensor([-1.5625], dtype=torch.float16).pow(70000.)",
+    "r = torch.tensor([1.5], dtype=torch.bfloat16).pow(1e300)",
+    "r = torch.tensor([1.5], dtype=torch.float16).pow(2.5)",
+    "r = torch.tensor([3], dtype=torch.int32).pow(2 ** 31)",
     # linear of an input with no features, batch_norm's running_var from one value per channel
     "r = torch.nn.functional.linear(torch.empty(2, 1, 0), torch.empty(2, 0), torch.tensor([1., 2.]))",
     ("rv = torch.tensor([1.5, 2.]); rm = torch.zeros(2); "
