@@ -208,6 +208,14 @@ CASES = [
     "r = torch.tensor([1.5], dtype=torch.bfloat16).pow(1e300)",
     "r = torch.tensor([1.5], dtype=torch.float16).pow(2.5)",
     "r = torch.tensor([3], dtype=torch.int32).pow(2 ** 31)",
+    # torch.tensor of a list holding one-element tensors: numbers, of the promoted dtype
+    "r = torch.tensor([torch.tensor([1.]), torch.tensor([2.])])",
+    "r = torch.tensor([torch.tensor(1., dtype=torch.float64), 2.5])",
+    "r = torch.tensor([[torch.tensor(1.)], [torch.tensor(2, dtype=torch.int8)]])",
+    "r = torch.tensor([torch.tensor([[1.]])])",
+    "r = torch.tensor([torch.tensor(1., dtype=torch.float16)])",
+    "r = torch.tensor([torch.ones(2), torch.ones(2)])",
+    "r = torch.tensor([torch.tensor(1.5), 2], dtype=torch.int64)",
     # linear of an input with no features, batch_norm's running_var from one value per channel
     "r = torch.nn.functional.linear(torch.empty(2, 1, 0), torch.empty(2, 0), torch.tensor([1., 2.]))",
     ("rv = torch.tensor([1.5, 2.]); rm = torch.zeros(2); "
