@@ -14,7 +14,7 @@ namespace kiln {
 namespace autograd {
 
 // amax
-//   self: extremum_backward(grad, self, result, dim, keepdim)
+//   self: extremum_backward(grad, self, result, dim, keepdim, false)
 struct AmaxBackward0 final : Node {
   SavedVariable self_;
   std::vector<int64_t> dim;
@@ -29,7 +29,7 @@ struct AmaxBackward0 final : Node {
     if (!grad.defined()) return grad_inputs;
     const Tensor self(self_.unpack());
     const Tensor result(result_.unpack(shared_from_this()));
-    if (next_edges()[0].is_valid()) grad_inputs[0] = extremum_backward(grad, self, result, dim, keepdim);
+    if (next_edges()[0].is_valid()) grad_inputs[0] = extremum_backward(grad, self, result, dim, keepdim, false);
     return grad_inputs;
   }
 

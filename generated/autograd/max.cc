@@ -13,6 +13,30 @@
 namespace kiln {
 namespace autograd {
 
+// max
+//   self: evenly_distribute_backward(grad, self, result)
+struct MaxBackward1 final : Node {
+  SavedVariable self_;
+  SavedVariable result_;
+
+  std::string name() const override { return "MaxBackward1"; }
+
+  variable_list apply(variable_list&& grads) override {
+    variable_list grad_inputs(num_outputs());
+    const Tensor grad(grads[0]);
+    if (!grad.defined()) return grad_inputs;
+    const Tensor self(self_.unpack());
+    const Tensor result(result_.unpack(shared_from_this()));
+    if (next_edges()[0].is_valid()) grad_inputs[0] = evenly_distribute_backward(grad, self, result);
+    return grad_inputs;
+  }
+
+  void release_variables() override {
+    self_.reset_data();
+    result_.reset_data();
+  }
+};
+
 // max.dim
 //   self: value_selecting_reduction_backward(grad, dim, indices, self.sizes(), keepdim)
 struct MaxBackward0 final : Node {
@@ -40,6 +64,27 @@ struct MaxBackward0 final : Node {
 
 namespace autograd_kernels {
 using namespace autograd;
+
+// max(Tensor self) -> Tensor
+Tensor max(const Tensor& self) {
+  std::shared_ptr<MaxBackward1> node;
+  if (any_requires_grad({&self})) {
+    node = make_node<MaxBackward1>();
+    node->add_next_edge(gradient_edge(self));
+    if (node->next_edges()[0].is_valid()) node->self_ = SavedVariable(self, false);
+    if (explain_enabled()) explain_log("autograd", "MaxBackward1", "recorded");
+  }
+  Tensor result;
+  {
+    BelowAutogradGuard below;
+    result = kiln::max(self);
+  }
+  if (node && result.is_floating_point()) {
+    set_history(result, node);
+    node->result_ = SavedVariable(result, true);
+  }
+  return result;
+}
 
 // max.dim(Tensor self, int dim, bool keepdim=False) -> (Tensor values, Tensor indices)
 std::tuple<Tensor, Tensor> max_dim(const Tensor& self, int64_t dim, bool keepdim) {

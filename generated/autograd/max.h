@@ -6,6 +6,7 @@
 
 namespace kiln {
 namespace autograd_kernels {
+Tensor max(const Tensor& self);
 std::tuple<Tensor, Tensor> max_dim(const Tensor& self, int64_t dim, bool keepdim);
 }  // namespace autograd_kernels
 }  // namespace kiln

@@ -12,6 +12,9 @@
 namespace kiln {
 
 class Generator;
+namespace composite_explicit {
+TensorBase max(const TensorBase& self);
+}  // namespace composite_explicit
 namespace cpu {
 std::tuple<TensorBase, TensorBase> max_dim(const TensorBase& self, int64_t dim, bool keepdim);
 }  // namespace cpu

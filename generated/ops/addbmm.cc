@@ -21,7 +21,7 @@ Tensor ops::addbmm(const Tensor& self, const Tensor& batch1, const Tensor& batch
 
 const Tensor& ops::addbmm_out(const Tensor& out, const Tensor& self, const Tensor& batch1, const Tensor& batch2, const Scalar& beta, const Scalar& alpha) {
   if (explain_enabled()) explain_log("composite", "addbmm.out", "");
-  return write_out(out, kiln::addbmm(self, batch1, batch2, beta, alpha), "addbmm");
+  return write_out(out, kiln::addbmm(self, batch1, batch2, beta, alpha), "addbmm", OutDtype::Exact);
 }
 
 // ---- addbmm_(Tensor(a!) self, Tensor batch1, Tensor batch2, *, Scalar beta=1, Scalar alpha=1) -> Tensor(a!)  (CompositeImplicit)

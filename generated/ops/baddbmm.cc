@@ -21,7 +21,7 @@ Tensor ops::baddbmm(const Tensor& self, const Tensor& batch1, const Tensor& batc
 
 const Tensor& ops::baddbmm_out(const Tensor& out, const Tensor& self, const Tensor& batch1, const Tensor& batch2, const Scalar& beta, const Scalar& alpha) {
   if (explain_enabled()) explain_log("composite", "baddbmm.out", "");
-  return write_out(out, kiln::baddbmm(self, batch1, batch2, beta, alpha), "baddbmm");
+  return write_out(out, kiln::baddbmm(self, batch1, batch2, beta, alpha), "baddbmm", OutDtype::Exact);
 }
 
 // ---- baddbmm_(Tensor(a!) self, Tensor batch1, Tensor batch2, *, Scalar beta=1, Scalar alpha=1) -> Tensor(a!)  (CompositeImplicit)

@@ -21,7 +21,7 @@ Tensor ops::cross(const Tensor& self, const Tensor& other, const std::optional<i
 
 const Tensor& ops::cross_out(const Tensor& out, const Tensor& self, const Tensor& other, const std::optional<int64_t>& dim) {
   if (explain_enabled()) explain_log("composite", "cross.out", "");
-  return write_out(out, kiln::cross(self, other, dim), "cross");
+  return write_out(out, kiln::cross(self, other, dim), "cross", OutDtype::Exact);
 }
 
 }  // namespace kiln

@@ -21,7 +21,7 @@ Tensor ops::linalg_cross(const Tensor& self, const Tensor& other, int64_t dim) {
 
 const Tensor& ops::linalg_cross_out(const Tensor& out, const Tensor& self, const Tensor& other, int64_t dim) {
   if (explain_enabled()) explain_log("composite", "linalg_cross.out", "");
-  return write_out(out, kiln::linalg_cross(self, other, dim), "linalg_cross");
+  return write_out(out, kiln::linalg_cross(self, other, dim), "linalg_cross", OutDtype::Exact);
 }
 
 }  // namespace kiln

@@ -11,6 +11,31 @@
 
 namespace kiln {
 
+// ---- max(Tensor self) -> Tensor
+namespace {
+Tensor max_CPU(const Tensor& self) {
+  if (explain_enabled()) explain_log("kernel", "composite_explicit::max", "");
+  return Tensor(composite_explicit::max(self));
+}
+Tensor max_CUDA(const Tensor& self) {
+  if (explain_enabled()) explain_log("kernel", "composite_explicit::max", "");
+  return Tensor(composite_explicit::max(self));
+}
+}  // namespace
+
+Operator<Tensor(const Tensor&)> max_op = {"max", {
+    /*CPU=*/&max_CPU,
+    /*CUDA=*/&max_CUDA,
+    /*Autograd=*/&autograd_kernels::max,
+}};
+
+
+Tensor ops::max(const Tensor& self) {
+  const DispatchKeySet keys = dispatch_keys(backend_key({&self}), records_autograd({&self}));
+  if (explain_enabled()) explain_log("dispatch", "max", keys.str().c_str());
+  return max_op.lookup(keys)(self);
+}
+
 // ---- max.dim(Tensor self, int dim, bool keepdim=False) -> (Tensor values, Tensor indices)
 namespace {
 std::tuple<Tensor, Tensor> max_dim_CPU(const Tensor& self, int64_t dim, bool keepdim) {
@@ -30,13 +55,6 @@ std::tuple<Tensor, Tensor> ops::max(const Tensor& self, int64_t dim, bool keepdi
   const DispatchKeySet keys = dispatch_keys(backend_key({&self}), records_autograd({&self}));
   if (explain_enabled()) explain_log("dispatch", "max.dim", keys.str().c_str());
   return max_dim_op.lookup(keys)(self, dim, keepdim);
-}
-
-// ---- max(Tensor self) -> Tensor  (CompositeImplicit)
-
-Tensor ops::max(const Tensor& self) {
-  if (explain_enabled()) explain_log("composite", "max", "");
-  return composite_implicit::max(self);
 }
 
 // ---- max.other(Tensor self, Tensor other) -> Tensor  (CompositeImplicit)

@@ -11,6 +11,31 @@
 
 namespace kiln {
 
+// ---- min(Tensor self) -> Tensor
+namespace {
+Tensor min_CPU(const Tensor& self) {
+  if (explain_enabled()) explain_log("kernel", "composite_explicit::min", "");
+  return Tensor(composite_explicit::min(self));
+}
+Tensor min_CUDA(const Tensor& self) {
+  if (explain_enabled()) explain_log("kernel", "composite_explicit::min", "");
+  return Tensor(composite_explicit::min(self));
+}
+}  // namespace
+
+Operator<Tensor(const Tensor&)> min_op = {"min", {
+    /*CPU=*/&min_CPU,
+    /*CUDA=*/&min_CUDA,
+    /*Autograd=*/&autograd_kernels::min,
+}};
+
+
+Tensor ops::min(const Tensor& self) {
+  const DispatchKeySet keys = dispatch_keys(backend_key({&self}), records_autograd({&self}));
+  if (explain_enabled()) explain_log("dispatch", "min", keys.str().c_str());
+  return min_op.lookup(keys)(self);
+}
+
 // ---- min.dim(Tensor self, int dim, bool keepdim=False) -> (Tensor values, Tensor indices)
 namespace {
 std::tuple<Tensor, Tensor> min_dim_CPU(const Tensor& self, int64_t dim, bool keepdim) {
@@ -30,13 +55,6 @@ std::tuple<Tensor, Tensor> ops::min(const Tensor& self, int64_t dim, bool keepdi
   const DispatchKeySet keys = dispatch_keys(backend_key({&self}), records_autograd({&self}));
   if (explain_enabled()) explain_log("dispatch", "min.dim", keys.str().c_str());
   return min_dim_op.lookup(keys)(self, dim, keepdim);
-}
-
-// ---- min(Tensor self) -> Tensor  (CompositeImplicit)
-
-Tensor ops::min(const Tensor& self) {
-  if (explain_enabled()) explain_log("composite", "min", "");
-  return composite_implicit::min(self);
 }
 
 // ---- min.other(Tensor self, Tensor other) -> Tensor  (CompositeImplicit)

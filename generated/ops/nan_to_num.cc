@@ -21,7 +21,7 @@ Tensor ops::nan_to_num(const Tensor& self, const std::optional<double>& nan, con
 
 const Tensor& ops::nan_to_num_out(const Tensor& out, const Tensor& self, const std::optional<double>& nan, const std::optional<double>& posinf, const std::optional<double>& neginf) {
   if (explain_enabled()) explain_log("composite", "nan_to_num.out", "");
-  return write_out(out, kiln::nan_to_num(self, nan, posinf, neginf), "nan_to_num");
+  return write_out(out, kiln::nan_to_num(self, nan, posinf, neginf), "nan_to_num", OutDtype::Exact);
 }
 
 // ---- nan_to_num_(Tensor(a!) self, float? nan=None, float? posinf=None, float? neginf=None) -> Tensor(a!)  (CompositeImplicit)

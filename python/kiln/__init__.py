@@ -80,6 +80,8 @@ def normal(mean, std=1.0, size=None, *, generator=None, out=None, **kwargs):
         raise RuntimeError(f"normal expects floating point tensors, got {ref.dtype}")
     if isinstance(std, Tensor):
         shape = broadcast_shapes(mean.shape, std.shape) if isinstance(mean, Tensor) else std.shape
+        if std.numel() and not builtins.bool(std.min() >= 0):  # as torch's check (a NaN fails it too)
+            raise RuntimeError("normal expects all elements of std >= 0.0")
     else:
         if std < 0:
             raise RuntimeError(f"normal expects std >= 0.0, but found std {std}")
@@ -96,10 +98,20 @@ def nonzero(input, *, as_tuple=False):
     return input.nonzero(as_tuple=as_tuple)
 
 
+def _where_scalar_fits(scalar, t):
+    """torch converts a number beside a tensor to their result dtype, with its overflow check
+    (RuntimeError: 70000 into float16, 1e300 into float32); _C.full makes the same conversion."""
+    if isinstance(scalar, (builtins.int, builtins.float)) and not isinstance(scalar, builtins.bool) \
+            and isinstance(t, Tensor):
+        _C.full([], scalar, dtype=result_type(t, scalar))
+
+
 def where(condition, input=None, other=None, *, out=None):
     """where(c, x, y) picks from x where c holds, else from y; where(c) is nonzero(c, as_tuple=True)."""
     if input is None and other is None:
         return nonzero(condition, as_tuple=True)
+    _where_scalar_fits(input, other)
+    _where_scalar_fits(other, input)
     if out is not None:
         return _C.where(condition, input, other, out=out)
     return _C.where(condition, input, other)

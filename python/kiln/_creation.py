@@ -116,6 +116,9 @@ def tensor(data, *, dtype=None, device=None, requires_grad=False):
     if isinstance(data, Tensor):
         t = data.detach().clone()
     else:
+        if isinstance(data, (list, tuple)):
+            data, inferred = _tensor_leaves_as_numbers(data, dtype)
+            dtype = dtype if dtype is not None or inferred is None else inferred
         t = _C.from_numpy(np.asarray(_as_array(data, dtype), order="C")).clone()
     if dtype is not None and t.dtype != dtype:
         t = t.to(dtype)
@@ -124,6 +127,40 @@ def tensor(data, *, dtype=None, device=None, requires_grad=False):
     if requires_grad:
         t.requires_grad_(True)
     return t
+
+
+_FLOATING = (_C.float16, _C.bfloat16, _C.float32, _C.float64)
+
+
+def _tensor_leaves_as_numbers(data, target=None):
+    """torch.tensor([t0, t1]) reads one-element tensors inside a list as numbers (a ValueError for
+    others), and the dtype as the promotion of theirs with the numbers' (int64, the default float,
+    bool). Returns (data with numbers for tensors, that dtype or None when no tensor was found)."""
+    from ._dtype_info import promote_types
+    from ._tensor import Tensor
+    found, kinds = [], set()
+
+    def convert(x):
+        if isinstance(x, Tensor):
+            if x.numel() != 1:
+                raise ValueError("only one element tensors can be converted to Python scalars")
+            found.append(x.dtype)
+            if target is not None and target not in _FLOATING and target != _C.bool and x.dtype in _FLOATING:
+                raise TypeError("only integer tensors of a single element can be converted to an index")
+            return x.item()
+        if isinstance(x, (list, tuple)):
+            return [convert(e) for e in x]
+        kinds.add(_C.bool if isinstance(x, bool) else _C.int64 if isinstance(x, int) else
+                  _C.get_default_dtype() if isinstance(x, float) else None)
+        return x
+
+    converted = convert(data)
+    if not found:
+        return data, None
+    result = found[0]
+    for d in found[1:] + [k for k in kinds if k is not None]:
+        result = promote_types(result, d)
+    return converted, result
 
 
 def as_tensor(data, dtype=None, device=None):

@@ -19,13 +19,13 @@ def _parse(equation, operands):
     lhs, arrow, rhs = eq.partition("->")
     terms = lhs.split(",")
     if len(terms) != len(operands):
-        raise ValueError(f"einsum(): {len(terms)} operands in the equation '{equation}', but {len(operands)} given")
+        raise RuntimeError(f"einsum(): {len(terms)} operands in the equation '{equation}', but {len(operands)} given")
     ell_letters = [c for c in string.ascii_letters if c not in eq][::-1]  # stand-ins for '...' dims
     max_ell = 0
     parsed = []
     for term, op in zip(terms, operands):
         if term.count("...") > 1 or term.replace("...", "").count(".") or not set(term.replace("...", "")) <= _LETTERS:
-            raise ValueError(f"einsum(): invalid subscript '{term}' in '{equation}'")
+            raise RuntimeError(f"einsum(): invalid subscript '{term}' in '{equation}'")
         named = len(term.replace("...", ""))
         if "..." in term:
             n_ell = op.dim() - named
@@ -46,13 +46,13 @@ def _parse(equation, operands):
         expanded.append(term)
     if arrow:
         if rhs.count("...") > 1 or not set(rhs.replace("...", "")) <= _LETTERS:
-            raise ValueError(f"einsum(): invalid output subscript '{rhs}'")
+            raise RuntimeError(f"einsum(): invalid output subscript '{rhs}'")
         out = rhs.replace("...", ell)
         for c in out:
             if out.count(c) > 1:
-                raise ValueError(f"einsum(): output subscript {c} appears more than once in the output")
+                raise RuntimeError(f"einsum(): output subscript {c} appears more than once in the output")
             if not any(c in t for t in expanded):
-                raise ValueError(f"einsum(): output subscript {c} does not appear in the equation for any input operand")
+                raise RuntimeError(f"einsum(): output subscript {c} does not appear in the equation for any input operand")
     else:  # implicit: '...' first, then the letters used exactly once, in alphabetical order
         counts = {}
         for t in expanded:

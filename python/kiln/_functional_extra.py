@@ -13,8 +13,7 @@ def diff(input, n=1, dim=-1, prepend=None, append=None):
     prepend and append there."""
     if input.dim() == 0:
         raise RuntimeError("diff expects input to be at least one-dimensional")
-    if n < 0:
-        raise RuntimeError(f"order must be non-negative but got {n}")
+    # (torch 1.13 takes n <= 0 as no difference: the input with prepend/append; torch 2 raises for n < 0)
     parts = [t for t in (prepend, input, append) if t is not None]
     if len(parts) > 1:
         parts = [t if isinstance(t, _C.TensorBase) else _C.tensor(t) for t in parts]

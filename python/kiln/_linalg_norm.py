@@ -13,6 +13,13 @@ def norm(input, p="fro", dim=None, keepdim=False, dtype=None):
         raise NotImplementedError("norm(): the nuclear norm (p='nuc') is not supported by kiln yet")
     elif isinstance(p, str):
         raise RuntimeError(f"norm(): unknown p '{p}'")
+    if p == 0:  # torch's norm_backward gives p = 0 no gradient (None), though the result requires one
+        from ._no_derivative import with_undefined_gradient
+        return with_undefined_gradient(lambda x: _norm(x, 0, dim, keepdim), input)
+    return _norm(input, p, dim, keepdim)
+
+
+def _norm(input, p, dim, keepdim):
     if dim is None:
         result = _C.norm(input, p)
         if keepdim:

@@ -1,6 +1,7 @@
 """kiln.Tensor: the C++ TensorBase plus the parts that are clearer in Python
 (operators, indexing, repr, NumPy conversion, backward)."""
 import numbers
+import operator
 
 from . import _C
 from . import _inplace_views, _layout
@@ -599,10 +600,12 @@ class Tensor(_C.TensorBase):
         return self.pow_(exponent)
 
     def __floordiv__(self, other):
-        return _C.floor_divide(self, other)
+        from ._no_derivative import without_derivative  # torch 1.13: floor_divide has no derivative
+        return without_derivative("floor_divide", _C.floor_divide, self, other)
 
     def __rfloordiv__(self, other):
-        return _C.floor_divide(_wrap(other), self)
+        from ._no_derivative import without_derivative
+        return without_derivative("floor_divide", _C.floor_divide, _wrap(other), self)
 
     def __ifloordiv__(self, other):
         return self.floor_divide_(other)
@@ -611,12 +614,15 @@ class Tensor(_C.TensorBase):
         return _C.remainder(self, other)
 
     def __rmod__(self, other):
-        return _C.remainder(_wrap(other), self)
+        from ._no_derivative import without_derivative  # torch 1.13: remainder.Scalar_Tensor has none
+        return without_derivative("remainder", _C.remainder, _wrap(other), self)
 
     def __imod__(self, other):
         return self.remainder_(other)
 
     def __invert__(self):
+        if self.is_floating_point():  # torch's Tensor.__invert__ checks before the op
+            raise TypeError("~ (operator.invert) is only implemented on integer and Boolean-type tensors")
         return _C.bitwise_not(self)
 
     def __and__(self, other):
@@ -679,13 +685,15 @@ class Tensor(_C.TensorBase):
             self.masked_fill_(index, value)  # the common x[x < 0] = 0, without materialising indices
             return
         view, indices = _resolve_index(self, index)
+        # torch's copy_to fills only for a value that is 0-dim before its leading 1s are dropped
+        # (a (1,)-shaped value is copied: into an expanded view that raises)
+        value_0dim = isinstance(value, _C.TensorBase) and value.dim() == 0
         if isinstance(value, _C.TensorBase) and value.dim() and value.shape[0] == 1:
             # torch drops the value's leading size-1 dims (x[0] = t of shape (1, n) fills a row)
             k = next((i for i, n in enumerate(value.shape) if n != 1), value.dim())
             value = value.reshape(tuple(value.shape[k:]))
         if indices is None:
-            if isinstance(value, _C.TensorBase) and value.dim() == 0 and view.dim() != 0 \
-                    and not value.requires_grad:
+            if value_0dim and view.dim() != 0 and not value.requires_grad:
                 view.fill_(value)  # as torch's copy_to: a 0-dim value fills (an expanded view too)
             elif isinstance(value, _C.TensorBase):
                 view.copy_(value)
@@ -696,8 +704,12 @@ class Tensor(_C.TensorBase):
             return
         if not isinstance(value, _C.TensorBase):
             value = _as_value_tensor(value, self)
-        elif value.dtype != self.dtype:
-            value = value.to(self.dtype)  # assignment converts, as torch (index_put_ itself does not)
+        elif value.dtype != self.dtype and value.numel() == 1 and _one_bool_mask(indices):
+            value = value.to(self.dtype)  # torch's index_put_ takes masked_fill_(mask, value.item()) here
+        elif value.dtype != self.dtype:  # torch 1.13: an advanced-index assignment does not convert
+            raise RuntimeError("Index put requires the source and destination dtypes match, got "
+                               f"{str(self.dtype).split('.')[-1]} for the destination and "
+                               f"{str(value.dtype).split('.')[-1]} for the source.")
         view.index_put_(indices, value)
 
 
@@ -757,14 +769,18 @@ def _is_integer(i):
     return isinstance(i, numbers.Integral) and not isinstance(i, bool)
 
 
+def _slice_index(v):
+    """A slice bound as an int: Python's rule (an int, or an object with __index__), as torch's."""
+    try:
+        return operator.index(v)
+    except TypeError:
+        raise TypeError("slice indices must be integers or None or have an __index__ method") from None
+
+
 def _as_index_tensor(i):
     """A list/tuple of ints or bools (nested too) or a tensor as an index tensor; None if `i` isn't one."""
     if isinstance(i, _C.TensorBase):
-        return i if (i.dtype in (_C.int64, _C.int32, _C.bool) and i.dim() > 0) else None
-    if isinstance(i, range):  # a sequence to torch, as a list (x[range(n), target] in the nn tutorial)
-        i = list(i)
-    if type(i).__module__ == "numpy" and getattr(i, "ndim", 0) > 0:  # an integer or bool ndarray
-        i = i.tolist()
+        return i if (i.dtype in (_C.int64, _C.bool) and i.dim() > 0) else None
     if isinstance(i, (list, tuple)):
         from ._creation import tensor
         if not i:
@@ -790,9 +806,43 @@ def _byte_mask_as_bool(i):
         warnings.warn("indexing with dtype kiln.uint8 is now deprecated, please use a dtype kiln.bool instead.",
                       UserWarning, stacklevel=5)
         return i.to(_C.bool)
-    if i.dtype in (_C.int8, _C.int16) and i.dim() > 0:
-        raise IndexError("tensors used as indices must be long, int, byte or bool tensors")
+    if i.dtype in (_C.int8, _C.int16, _C.int32) and i.dim() > 0:  # torch 1.13 takes no int32 index either
+        raise IndexError("tensors used as indices must be long, byte or bool tensors")
     return i
+
+
+def _one_bool_mask(indices):
+    """Whether the advanced index is one bool mask (other dims whole): torch's canDispatchToMaskedFill."""
+    given = [e for e in indices if e is not None]
+    return len(given) == 1 and given[0].dtype == _C.bool
+
+
+def _sequence_index(i):
+    """A range or a NumPy array (with dims) indexes as the tensor of its values, as in torch."""
+    if isinstance(i, range):
+        from ._creation import tensor
+        return tensor(list(i), dtype=_C.int64)
+    if _is_ndarray(i):
+        if i.ndim == 0 and i.dtype.kind in "iu":
+            return int(i)  # a 0-dim integer array is an integer (its __index__)
+        if i.ndim > 0:
+            from ._creation import tensor
+            return tensor(i)
+    return i
+
+
+def _is_ndarray(i):
+    return type(i).__module__ == "numpy" and type(i).__name__ == "ndarray"
+
+
+def _sequence_as_tuple(index):
+    """torch's (and NumPy's legacy) treatSequenceAsTuple: a list shorter than 32 holding a tensor, a
+    sequence, a slice, ... or None is read as a tuple of indices (x[[[0, 1]]] is x[[0, 1]])."""
+    if _is_ndarray(index):  # an array is a sequence too: its rows are sequences when it has 2+ dims
+        return index.ndim >= 2 and len(index) < 32
+    if not isinstance(index, list) or len(index) >= 32:
+        return False
+    return any(isinstance(i, (_C.TensorBase, list, tuple, slice, str)) or i is Ellipsis or i is None for i in index)
 
 
 def _resolve_index(t, index):
@@ -800,8 +850,8 @@ def _resolve_index(t, index):
     is one entry per dim of that view: None (kept whole) or an index tensor / bool mask.
     Returns (view, entries), entries None when there is no advanced index."""
     if not isinstance(index, tuple):
-        index = (index,)
-    index = tuple(_byte_mask_as_bool(i) for i in index)
+        index = tuple(index) if _sequence_as_tuple(index) else (index,)
+    index = tuple(_byte_mask_as_bool(_sequence_index(i)) for i in index)
     if sum(1 for i in index if i is Ellipsis) > 1:
         raise IndexError("an index can only have a single ellipsis ('...')")
 
@@ -825,11 +875,11 @@ def _resolve_index(t, index):
             entries.append(None)
             dim += 1
         elif isinstance(i, slice):
-            step = 1 if i.step is None else int(i.step)
+            step = 1 if i.step is None else _slice_index(i.step)
             if step <= 0:
                 raise ValueError("step must be greater than zero")
-            view = view.slice(dim, None if i.start is None else int(i.start),
-                              None if i.stop is None else int(i.stop), step)
+            view = view.slice(dim, None if i.start is None else _slice_index(i.start),
+                              None if i.stop is None else _slice_index(i.stop), step)
             entries.append(None)
             dim += 1
         elif _is_integer(i) or (isinstance(i, _C.TensorBase) and i.dim() == 0 and i.dtype in _INDEX_INTEGERS):

@@ -102,12 +102,13 @@ Tensor unsqueeze_to(const Tensor& grad, int64_t dim, IntArrayRef sizes) {
 }
 
 Tensor extremum_backward(const Tensor& grad, const Tensor& self, const Tensor& result, IntArrayRef dim,
-                         bool keepdim) {
+                         bool keepdim, bool nan_selects) {
   const std::optional<std::vector<int64_t>> dims = dim.vec();
   Tensor expanded_result = sum_backward(result, self.sizes(), dims, keepdim);
   // The selected elements: equal to the result, or NaN where the result is NaN (NaN != NaN).
-  Tensor mask = kiln::logical_or(kiln::eq(self, expanded_result),
-                                 kiln::logical_and(kiln::ne(self, self), kiln::ne(expanded_result, expanded_result)));
+  Tensor mask = kiln::eq(self, expanded_result);
+  if (nan_selects)
+    mask = kiln::logical_or(mask, kiln::logical_and(kiln::ne(self, self), kiln::ne(expanded_result, expanded_result)));
   Tensor count = kiln::sum(mask, dim, /*keepdim=*/true);
   Tensor share = kiln::div(sum_backward(grad, self.sizes(), dims, keepdim), count);
   return kiln::mul(share, mask);

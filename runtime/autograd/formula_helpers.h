@@ -30,7 +30,10 @@ Tensor slice_backward_wrapper(const Tensor& grad, IntArrayRef sizes, int64_t dim
 // Gradient of squeeze(dim): grad with `dim` put back when the input had size 1 there.
 Tensor unsqueeze_to(const Tensor& grad, int64_t dim, IntArrayRef sizes);
 // Gradient of amax/amin: split evenly among the elements equal to the extremum.
-Tensor extremum_backward(const Tensor& grad, const Tensor& self, const Tensor& result, IntArrayRef dim, bool keepdim);
+// nan_selects: a NaN result selects the NaN elements (max()/min()); torch 1.13's amax/amin do not
+// (their mask is result == self: a NaN row's gradient is grad / 0 * 0, NaN everywhere).
+Tensor extremum_backward(const Tensor& grad, const Tensor& self, const Tensor& result, IntArrayRef dim, bool keepdim,
+                         bool nan_selects = true);
 // Gradient of median()/nanmedian() (torch's evenly_distribute_backward): split evenly among the
 // elements equal to the result (the NaNs when it is NaN).
 Tensor evenly_distribute_backward(const Tensor& grad, const Tensor& self, const Tensor& result);

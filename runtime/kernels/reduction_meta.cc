@@ -14,7 +14,7 @@ ScalarType accumulating_result_dtype(const TensorBase& self, const std::optional
 ScalarType scan_result_dtype(const TensorBase& self, const std::optional<ScalarType>& dtype, const TensorBase& out,
                              const char* op_name) {
   const ScalarType result = accumulating_result_dtype(self, dtype, out);
-  KILN_CHECK(result != ScalarType::Bool, op_name, "(): bool is not a valid result dtype");
+  KILN_CHECK(result != ScalarType::Bool, "\"", op_name, "_out_cpu\" not implemented for 'Bool'");  // (torch has no bool scan)
   return result;
 }
 

@@ -510,7 +510,7 @@ def test_nll_loss_errors():
     logp = t64(rand((2, 3)))
     with pytest.raises(IndexError, match="out of bounds"):
         F.nll_loss(logp, kiln.tensor([0, 3]))
-    with pytest.raises(ValueError, match="Expected target size"):
+    with pytest.raises(ValueError, match="to match target batch_size"):  # torch 1.13: a ValueError
         F.nll_loss(logp, kiln.tensor([0, 1, 2]))
     with pytest.raises(RuntimeError, match="integer target of dtype int64"):
         F.nll_loss(logp, kiln.tensor([0.0, 1.0]))
@@ -604,5 +604,5 @@ def test_legacy_size_average_and_reduce_flags():
     assert F.mse_loss(x, y, size_average=False).item() == 21.0
     np.testing.assert_array_equal(F.mse_loss(x, y, reduce=False).numpy(), [1.0, 4.0, 16.0])
     assert F.mse_loss(x, y).item() == 7.0
-    with pytest.raises(ValueError, match="label_smoothing"):
+    with pytest.raises(RuntimeError, match="label_smoothing"):
         F.cross_entropy(t64(np.zeros((2, 3))), kiln.tensor([0, 1]), label_smoothing=1.5)

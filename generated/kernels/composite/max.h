@@ -9,7 +9,6 @@
 
 namespace kiln {
 namespace composite_implicit {
-Tensor max(const Tensor& self);
 Tensor max_other(const Tensor& self, const Tensor& other);
 }  // namespace composite_implicit
 }  // namespace kiln

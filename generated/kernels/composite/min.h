@@ -9,7 +9,6 @@
 
 namespace kiln {
 namespace composite_implicit {
-Tensor min(const Tensor& self);
 Tensor min_other(const Tensor& self, const Tensor& other);
 }  // namespace composite_implicit
 }  // namespace kiln

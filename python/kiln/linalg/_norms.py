@@ -12,6 +12,21 @@ def vector_norm(x, ord=2, dim=None, keepdim=False, *, dtype=None):
         raise RuntimeError(f"linalg.vector_norm: Expected a floating point or complex tensor as input. Got {x.dtype}")
     if isinstance(ord, str):
         raise RuntimeError(f"linalg.vector_norm: ord must be a number, got '{ord}'")
+    if x.numel() == 0 and (ord < 0 or ord == math.inf):  # no identity (kiln.norm gives 0, as torch.norm)
+        if dim is None:
+            raise RuntimeError(f"linalg.vector_norm cannot compute the {ord} norm on an empty tensor because "
+                               "the operation does not have an identity")
+        for d in ([dim] if isinstance(dim, int) else list(dim)):
+            if x.shape[d] == 0:
+                raise RuntimeError(f"linalg.vector_norm cannot compute the {ord} norm on the dimension {d} "
+                                   "because this dimension is empty and the operation does not have an identity")
+    if ord == 0:  # torch's norm_backward gives ord = 0 no gradient (None)
+        from .._no_derivative import with_undefined_gradient
+        return with_undefined_gradient(lambda t: _vector_norm(t, 0, dim, keepdim), x)
+    return _vector_norm(x, ord, dim, keepdim)
+
+
+def _vector_norm(x, ord, dim, keepdim):
     if dim is None:
         result = _C.norm(x, ord)
         return result.reshape([1] * x.dim()) if keepdim else result

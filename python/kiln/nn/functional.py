@@ -197,7 +197,8 @@ def linear(input, weight, bias=None):
     if input.dim() > 2 and bias is not None and input.is_contiguous():
         # [..., in] as one [rows, in] matrix (a view): one addmm, as torch folds it, instead of a
         # matmul and a broadcast add (and the add's gradient, a sum over every row, for the bias).
-        out = kiln.addmm(bias, input.reshape(-1, input.size(-1)), weight.t())
+        rows = math.prod(input.shape[:-1])  # not -1: ambiguous when in_features is 0
+        out = kiln.addmm(bias, input.reshape(rows, input.size(-1)), weight.t())
         return out.view(*input.shape[:-1], out.size(-1))
     out = kiln.matmul(input, weight.t())
     return out if bias is None else out + bias
@@ -254,21 +255,39 @@ def _default_dim(input, dim):
 
 
 # ---------------------------------------------------------------- losses
+_LEGACY = {"kiln.float32": "Float", "kiln.float64": "Double", "kiln.float16": "Half", "kiln.bfloat16": "BFloat16",
+           "kiln.int64": "Long", "kiln.int32": "Int", "kiln.int16": "Short", "kiln.int8": "Char",
+           "kiln.uint8": "Byte", "kiln.bool": "Bool"}  # torch's names of the dtypes in its messages
+
 def nll_loss(input, target, weight=None, size_average=None, ignore_index=-100, reduce=None, reduction="mean"):
     """Negative log-likelihood: -input[n, target[n], ...] * weight[target[n]], averaged over the weights.
 
     input is [N, C, d1, ...] (or [C]) log-probabilities; target is [N, d1, ...] (or []) class indices.
     """
     reduction = _reduction(reduction, size_average, reduce)
+    # torch 1.13's nll_loss_nd: the dims and the batch size are ValueErrors, the other shape checks,
+    # the target's and the weight's dtypes RuntimeErrors (in that order)
+    if input.dim() < 1:
+        raise ValueError(f"Expected 1 or more dimensions (got {input.dim()})")
+    if input.dim() != 1 and (target.dim() == 0 or input.shape[0] != target.shape[0]):
+        n = target.shape[0] if target.dim() else 0  # torch reads a 0-dim target's batch size as 0
+        raise ValueError(f"Expected input batch_size ({input.shape[0]}) to match target batch_size ({n}).")
+    if input.dim() == 1 and target.dim() != 0:
+        if target.dim() > 1:
+            raise RuntimeError("0D or 1D target tensor expected, multi-target not supported")
+        raise RuntimeError(f"size mismatch (got input: {list(input.shape)}, target: {list(target.shape)})")
+    if input.dim() == 2 and target.dim() != 1:
+        raise RuntimeError("0D or 1D target tensor expected, multi-target not supported")
+    if input.dim() > 2 and tuple(target.shape) != (input.shape[0],) + tuple(input.shape[2:]):
+        raise RuntimeError(f"Expected target size {[input.shape[0]] + list(input.shape[2:])}, got {list(target.shape)}")
     if target.dtype != kiln.int64:
         raise RuntimeError(f"nll_loss: expected an integer target of dtype int64 (Long), got {target.dtype}")
+    if weight is not None and weight.dtype != input.dtype:
+        raise RuntimeError(f"expected scalar type {_LEGACY.get(str(input.dtype), input.dtype)} but found "
+                           f"{_LEGACY.get(str(weight.dtype), weight.dtype)}")
     unbatched = input.dim() == 1
     if unbatched:
         input, target = input.unsqueeze(0), target.unsqueeze(0)
-    if input.dim() < 2:
-        raise ValueError(f"nll_loss: expected input with at least 1 dimension, got {input.dim()}")
-    if tuple(target.shape) != (input.shape[0],) + tuple(input.shape[2:]):
-        raise ValueError(f"Expected target size {[input.shape[0]] + list(input.shape[2:])}, got {list(target.shape)}")
     # kiln.nll_loss takes [N, C]: [N, C, d1, ...] is moved to [N, d1, ..., C] and flattened.
     spatial = list(target.shape)
     if input.dim() > 2:
@@ -285,8 +304,12 @@ def cross_entropy(input, target, weight=None, size_average=None, ignore_index=-1
     """log_softmax over the class dim, then nll_loss; a floating target of input's shape holds class
     probabilities. label_smoothing mixes the target with the uniform distribution, as torch does."""
     reduction = _reduction(reduction, size_average, reduce)
-    if not 0.0 <= label_smoothing <= 1.0:
-        raise ValueError(f"label_smoothing must be between 0.0 and 1.0. Got: {label_smoothing}")
+    if label_smoothing > 1.0:  # torch 1.13 checks only the upper bound (a RuntimeError)
+        raise RuntimeError(f"label_smoothing must be between 0.0 and 1.0. Got: {label_smoothing}")
+    if tuple(target.shape) == tuple(input.shape) and not target.is_floating_point():
+        # torch reads a target of input's shape as class probabilities whatever its dtype
+        raise RuntimeError(f"Expected floating point type for target with class probabilities, got "
+                           f"{_LEGACY.get(str(target.dtype), target.dtype)}")
     class_dim = 0 if input.dim() == 1 else 1
     n_classes = input.shape[class_dim]
     logp = log_softmax(input, class_dim)
@@ -298,7 +321,7 @@ def cross_entropy(input, target, weight=None, size_average=None, ignore_index=-1
         weighted_logp = logp
     if not target.is_floating_point():
         loss = nll_loss(logp, target, weight=weight, ignore_index=ignore_index, reduction=reduction)
-        if label_smoothing == 0.0:
+        if label_smoothing <= 0.0:  # torch smooths only for a positive label_smoothing
             return loss
         # The uniform part: -sum_c w_c logp_c / C per sample, 0 where the target is ignored.
         smooth = -weighted_logp.sum(class_dim)
@@ -985,9 +1008,10 @@ def _verify_batch_size(size):
 def group_norm(input, num_groups, weight=None, bias=None, eps=1e-5):
     """Normalizes each of num_groups channel groups of each sample (mean 0, variance 1, biased), then
     scales and shifts each channel: layer_norm over the group's elements."""
-    if input.dim() < 2:
+    if input.dim() < 2:  # (torch 2.x's check; 1.13 raises IndexError: test_torch2_behaviour_torch_113_lacks)
         raise RuntimeError(f"Expected at least 2 dimensions for input tensor but received {input.dim()}")
     n, c = input.shape[0], input.shape[1]
+    _ = n * c // num_groups  # torch's Python wrapper divides first: num_groups=0 is a ZeroDivisionError
     if num_groups <= 0 or c % num_groups:
         raise RuntimeError(f"group_norm(): Expected number of channels in input to be divisible by num_groups, but "
                            f"got input of shape {_shape_str(input)} and num_groups={num_groups}")

@@ -11,6 +11,7 @@
 #include "generated/api/div.h"
 #include "generated/api/eq.h"
 #include "generated/api/exp.h"
+#include "generated/api/isnan.h"
 #include "generated/api/l1_loss.h"
 #include "generated/api/le.h"
 #include "generated/api/log.h"
@@ -56,24 +57,44 @@ Tensor pairwise_distance(const Tensor& x1, const Tensor& x2, double p, double ep
 }  // namespace
 
 // 0.5 z^2 / beta for z = |x - y| < beta, z - 0.5 beta beyond; beta 0 is l1_loss, as torch.
+namespace {
+// x where `keep`, else 0: the quadratic piece is differentiated only where it is taken (an infinite
+// difference would give the other piece's 0 * inf = NaN; torch's backward takes one piece per element).
+Tensor guarded(const Tensor& keep, const Tensor& x) { return kiln::where(keep, x, kiln::zeros_like(x)); }
+
+// 0 (NaN where d is NaN) whose gradient is NaN where d is NaN: torch's smooth_l1/huber backward
+// gives a NaN difference a NaN gradient, which abs's (0 at NaN) would not.
+Tensor nan_gradient(const Tensor& d) {
+  const Tensor u = guarded(kiln::isnan(d), d);
+  return kiln::mul(kiln::mul(u, u), 0.0);
+}
+}  // namespace
+
 Tensor smooth_l1_loss(const Tensor& self, const Tensor& target, int64_t reduction, double beta) {
   check_floating(self, "smooth_l1_loss", "input");
   KILN_CHECK(beta >= 0, "smooth_l1_loss(): smooth_l1_loss does not support negative values for beta, got ", beta);
   check_loss_reduction(reduction, "smooth_l1_loss");
   if (beta == 0) return kiln::l1_loss(self, target, reduction);
-  const Tensor z = kiln::abs(kiln::sub(self, target));
-  const Tensor quad = kiln::div(kiln::mul(kiln::mul(z, 0.5), z), beta);
-  return reduce_loss(kiln::where(kiln::lt(z, beta), quad, kiln::sub(z, 0.5 * beta)), reduction, "smooth_l1_loss");
+  const Tensor d = kiln::sub(self, target);
+  const Tensor z = kiln::abs(d);
+  const Tensor near = kiln::lt(z, beta);
+  const Tensor dq = guarded(near, d);
+  const Tensor quad = kiln::div(kiln::mul(kiln::mul(dq, 0.5), dq), beta);
+  return reduce_loss(kiln::add(kiln::where(near, quad, kiln::sub(z, 0.5 * beta)), nan_gradient(d)), reduction,
+                     "smooth_l1_loss");
 }
 
 // 0.5 z^2 for z = |x - y| < delta, delta (z - 0.5 delta) beyond.
 Tensor huber_loss(const Tensor& self, const Tensor& target, int64_t reduction, double delta) {
   check_floating(self, "huber_loss", "input");
   KILN_CHECK(delta > 0, "huber_loss(): huber_loss does not support non-positive values for delta, got ", delta);
-  const Tensor z = kiln::abs(kiln::sub(self, target));
-  const Tensor quad = kiln::mul(kiln::mul(z, 0.5), z);
+  const Tensor d = kiln::sub(self, target);
+  const Tensor z = kiln::abs(d);
+  const Tensor near = kiln::lt(z, delta);
+  const Tensor dq = guarded(near, d);
+  const Tensor quad = kiln::mul(kiln::mul(dq, 0.5), dq);
   const Tensor lin = kiln::mul(kiln::sub(z, 0.5 * delta), delta);
-  return reduce_loss(kiln::where(kiln::lt(z, delta), quad, lin), reduction, "huber_loss");
+  return reduce_loss(kiln::add(kiln::where(near, quad, lin), nan_gradient(d)), reduction, "huber_loss");
 }
 
 // target (log target - input), 0 where target is 0 (torch's xlogy); with log_target,

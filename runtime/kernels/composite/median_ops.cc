@@ -44,6 +44,13 @@ void check_median_dtype(const Tensor& self, const char* kernel) {
   KILN_CHECK(self.scalar_type() != ScalarType::Bool, "\"", kernel, "\" not implemented for 'bool'");
 }
 
+// torch checks the reduced dim's size (IndexError) before its kernel's dtype.
+void check_median_dim(const Tensor& self, int64_t dim) {
+  const int64_t d = wrap_dim(dim, self.dim(), "median");
+  KILN_CHECK_INDEX(self.dim() == 0 || self.size(d) > 0, "median(): Expected reduction dim ", d,
+                   " to have non-zero size.");
+}
+
 // The index torch's nanmedian reports for a row of `size` NaNs: where std::nth_element(first,
 // first, last) leaves an element when no element orders before another.
 int64_t all_equivalent_nth(int64_t size) {
@@ -114,24 +121,26 @@ TensorBase median_all(const Tensor& self, bool ignore_nan, const char* op) {
 
 TensorBase median(const TensorBase& self_) {
   const Tensor self(self_);
-  check_median_dtype(self, "median_cpu");
+  if (self.numel() > 0) check_median_dtype(self, "median_cpu");  // an empty self gives NaN without its kernel
   return median_all(self, /*ignore_nan=*/false, "median");
 }
 
 std::tuple<TensorBase, TensorBase> median_dim(const TensorBase& self_, int64_t dim, bool keepdim) {
   const Tensor self(self_);
+  check_median_dim(self, dim);
   check_median_dtype(self, "median_out");
   return median_with_indices(self, dim, keepdim, /*ignore_nan=*/false, "median");
 }
 
 TensorBase nanmedian(const TensorBase& self_) {
   const Tensor self(self_);
-  check_median_dtype(self, "nanmedian_cpu");
+  if (self.numel() > 0) check_median_dtype(self, "nanmedian_cpu");  // an empty self gives NaN without its kernel
   return median_all(self, /*ignore_nan=*/true, "nanmedian");
 }
 
 std::tuple<TensorBase, TensorBase> nanmedian_dim(const TensorBase& self_, int64_t dim, bool keepdim) {
   const Tensor self(self_);
+  check_median_dim(self, dim);
   check_median_dtype(self, "nanmedian_out");
   return median_with_indices(self, dim, keepdim, /*ignore_nan=*/true, "nanmedian");
 }

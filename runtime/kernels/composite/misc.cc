@@ -20,6 +20,8 @@
 #include "generated/kernels/composite/squeeze.h"
 #include "generated/kernels/composite/sum.h"
 #include "generated/kernels/composite/to.h"
+#include "generated/kernels/max.h"
+#include "generated/kernels/min.h"
 
 namespace kiln {
 namespace composite_implicit {
@@ -32,17 +34,6 @@ Tensor mean(const Tensor& self, const std::optional<ScalarType>& dtype) {
   return kiln::mean(self, IntArrayRef(), false, dtype);
 }
 
-Tensor max(const Tensor& self) {
-  KILN_CHECK(self.numel() > 0, "max(): Expected reduction dim to be specified for input.numel() == 0. Specify the "
-             "reduction dim with the 'dim' argument.");
-  return kiln::amax(self);
-}
-
-Tensor min(const Tensor& self) {
-  KILN_CHECK(self.numel() > 0, "min(): Expected reduction dim to be specified for input.numel() == 0. Specify the "
-             "reduction dim with the 'dim' argument.");
-  return kiln::amin(self);
-}
 
 Tensor max_other(const Tensor& self, const Tensor& other) { return kiln::maximum(self, other); }
 
@@ -73,4 +64,24 @@ Tensor to_dtype(const Tensor& self, ScalarType dtype, bool /*non_blocking*/, boo
 }
 
 }  // namespace composite_implicit
+
+// max()/min() run below autograd: their derivative (evenly_distribute_backward) lets a NaN result
+// select the NaNs, which amax/amin's does not.
+namespace composite_explicit {
+
+TensorBase max(const TensorBase& self_) {
+  const Tensor self(self_);
+  KILN_CHECK(self.numel() > 0, "max(): Expected reduction dim to be specified for input.numel() == 0. Specify the "
+             "reduction dim with the 'dim' argument.");
+  return kiln::amax(self);
+}
+
+TensorBase min(const TensorBase& self_) {
+  const Tensor self(self_);
+  KILN_CHECK(self.numel() > 0, "min(): Expected reduction dim to be specified for input.numel() == 0. Specify the "
+             "reduction dim with the 'dim' argument.");
+  return kiln::amin(self);
+}
+
+}  // namespace composite_explicit
 }  // namespace kiln

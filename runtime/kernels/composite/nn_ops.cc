@@ -96,7 +96,7 @@ Tensor batch_norm(const Tensor& input, const Tensor& weight, const Tensor& bias,
       if (running_mean.defined())
         running_mean.copy_(kiln::add(kiln::mul(running_mean, 1 - momentum),
                                      kiln::mul(mean.reshape({channels}), momentum)));
-      if (running_var.defined() && n > 1)
+      if (running_var.defined() && n > 0)  // n = 1: 0 * inf = nan, as torch's var_sum / (n - 1)
         running_var.copy_(kiln::add(kiln::mul(running_var, 1 - momentum),
                                     kiln::mul(var.reshape({channels}), momentum * n / (n - 1))));
     }

@@ -106,8 +106,8 @@ Tensor roll(const Tensor& self, IntArrayRef shifts, IntArrayRef dims) {
   }
   KILN_CHECK(shifts.size() == dims.size(), "shifts and dimensions must align. shifts: ", shifts.size(),
              ", dims:", dims.size());
+  if (self.numel() == 0) return kiln::clone(self);  // torch returns before it reads any dim
   for (int64_t dim : dims) wrap_existing_dim(dim, self.dim(), "roll");
-  if (self.numel() == 0) return kiln::clone(self);
   Tensor result = self;
   for (size_t i = 0; i < dims.size(); ++i) result = roll_one(result, shifts[i], dims[i]);
   return result;

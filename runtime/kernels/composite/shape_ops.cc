@@ -38,7 +38,11 @@ Tensor reshape(const Tensor& self, IntArrayRef shape) {
 }
 
 Tensor flatten(const Tensor& self, int64_t start_dim, int64_t end_dim) {
-  if (self.dim() == 0) return self.reshape({1});
+  if (self.dim() == 0) {  // torch still checks both dims (against [-1, 0])
+    wrap_dim(start_dim, 0, "flatten");
+    wrap_dim(end_dim, 0, "flatten");
+    return self.reshape({1});
+  }
   const int64_t s = wrap_dim(start_dim, self.dim(), "flatten"), e = wrap_dim(end_dim, self.dim(), "flatten");
   KILN_CHECK(s <= e, "flatten() has invalid args: start_dim cannot come after end_dim");
   std::vector<int64_t> shape(self.sizes().begin(), self.sizes().begin() + s);

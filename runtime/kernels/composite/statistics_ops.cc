@@ -14,11 +14,14 @@
 #include "generated/api/eq.h"
 #include "generated/api/exp.h"
 #include "generated/api/isinf.h"
+#include "generated/api/isnan.h"
 #include "generated/api/log.h"
 #include "generated/api/mean.h"
 #include "generated/api/mul.h"
 #include "generated/api/ne.h"
+#include "generated/api/ones_like.h"
 #include "generated/api/pow.h"
+#include "generated/api/sign.h"
 #include "generated/api/sqrt.h"
 #include "generated/api/squeeze.h"
 #include "generated/api/sub.h"
@@ -126,11 +129,16 @@ Tensor p_norm(const Tensor& self, double p, IntArrayRef dim, bool keepdim) {
   check_unique_dims(dim, self.dim(), "norm");
   const Tensor a = kiln::abs(self);
   if (std::isinf(p)) {
-    KILN_CHECK(self.numel() > 0 || !dim.empty(), "norm(): Expected a non-empty tensor for the infinity norm");
+    // torch 1.13's norm of an empty tensor is 0 for p = +-inf too (over any dims; linalg.vector_norm
+    // raises instead, in Python): a sum of the empty |x| gives those zeros, in the result's shape.
+    if (self.numel() == 0) return kiln::sum(a, std::optional<IntArrayRef>(dim), keepdim);
     return p > 0 ? kiln::amax(a, dim, keepdim) : kiln::amin(a, dim, keepdim);
   }
   const std::optional<IntArrayRef> dims = dim;
-  if (p == 0) return kiln::sum(kiln::ne(self, 0), dims, keepdim, self.dtype());
+  // p = 0: the count of non-zeros (NaN counts), differentiable with a zero gradient as torch's: sign's
+  // derivative is 0 (a bool count would leave the result without a gradient)
+  if (p == 0)
+    return kiln::sum(kiln::where(kiln::isnan(self), kiln::ones_like(self), kiln::sign(a)), dims, keepdim);
   if (p == 1) return kiln::sum(a, dims, keepdim);
   // |x|^p with a zero gradient at x = 0 (as torch's norm backward): for p < 1 the plain power's
   // derivative is infinite there, and 0 * inf = nan. The detached power keeps the value at 0.

@@ -119,6 +119,11 @@ IndexPlan plan_index(const char* name, const TensorBase& self, const std::vector
   for (int64_t s : bshape) nb *= s;
   plan.indexed.assign(nb, 0);
   DimVector before_sizes, before_strides, after_sizes, after_strides;
+  // torch checks the indices as its loop reads them: with an empty kept dim (an empty result) none is
+  // read, so none is checked (and no element is visited here either).
+  int64_t kept = 1;
+  for (int64_t k = 0; k < self.dim(); ++k)
+    if (!(k < static_cast<int64_t>(indices.size()) && indices[k].defined())) kept *= self.sizes()[k];
   for (int64_t k = 0; k < self.dim(); ++k) {
     const bool is_indexed = k < static_cast<int64_t>(indices.size()) && indices[k].defined();
     if (is_indexed) {
@@ -126,7 +131,7 @@ IndexPlan plan_index(const char* name, const TensorBase& self, const std::vector
       std::vector<int64_t> v = broadcast_values(indices[k], bshape);
       for (int64_t b = 0; b < nb; ++b) {
         int64_t i = v[b];
-        KILN_CHECK_INDEX(i >= -size && i < size, "index ", i, " is out of bounds for dimension ", k, " with size ",
+        KILN_CHECK_INDEX(kept == 0 || (i >= -size && i < size), "index ", i, " is out of bounds for dimension ", k, " with size ",
                          size);
         plan.indexed[b] += (i < 0 ? i + size : i) * stride;
       }
@@ -212,6 +217,16 @@ TensorBase index(const TensorBase& self, const std::vector<TensorBase>& indices)
 TensorBase index_put(const TensorBase& self, const std::vector<TensorBase>& indices, const TensorBase& values,
                      bool accumulate, const TensorBase& out) {
   KILN_CHECK(self.is_cpu() && values.is_cpu(), "index_put_(): expected CPU tensors");
+  // torch's canDispatchToMaskedFill: one bool mask (other dims whole) and a one-element value is
+  // masked_fill_(mask, value.item()), which converts the value.
+  int64_t n_given = 0, n_masks = 0;
+  for (const TensorBase& i : indices) {
+    if (!i.defined()) continue;
+    ++n_given;
+    if (i.dtype() == ScalarType::Bool || i.dtype() == ScalarType::UInt8) ++n_masks;
+  }
+  if (values.dtype() != self.dtype() && !accumulate && values.numel() == 1 && n_given == 1 && n_masks == 1)
+    return index_put(self, indices, cast_to(values, self.dtype()), accumulate, out);
   KILN_CHECK(values.dtype() == self.dtype(), "Index put requires the source and destination dtypes match, got ",
              scalar_type_name(self.dtype()), " for the destination and ", scalar_type_name(values.dtype()),
              " for the source.");

@@ -103,6 +103,14 @@ std::tuple<TensorBase, TensorBase> extreme_with_index(const char* name, const Te
   return {std::move(values), std::move(indices)};
 }
 
+// Whether `dim` (checked first: IndexError) is a dim of size 1: torch 1.13 answers index 0 there
+// without its kernel, so a bool self raises nothing.
+bool size_one_dim(const TensorBase& self, const std::optional<int64_t>& dim, const char* name) {
+  if (!dim) return false;
+  const int64_t d = wrap_dim(*dim, self.dim(), name);
+  return self.dim() > 0 && self.size(d) == 1;
+}
+
 }  // namespace
 
 std::tuple<TensorBase, TensorBase> max_dim(const TensorBase& self, int64_t dim, bool keepdim) {
@@ -114,12 +122,12 @@ std::tuple<TensorBase, TensorBase> min_dim(const TensorBase& self, int64_t dim, 
 }
 
 TensorBase argmax(const TensorBase& self, const std::optional<int64_t>& dim, bool keepdim) {
-  check_arg_reduce_dtype(self, "argmax");
+  if (!size_one_dim(self, dim, "argmax")) check_arg_reduce_dtype(self, "argmax");
   return arg_reduce("argmax", self, dim, keepdim, true);
 }
 
 TensorBase argmin(const TensorBase& self, const std::optional<int64_t>& dim, bool keepdim) {
-  check_arg_reduce_dtype(self, "argmin");
+  if (!size_one_dim(self, dim, "argmin")) check_arg_reduce_dtype(self, "argmin");
   return arg_reduce("argmin", self, dim, keepdim, false);
 }
 

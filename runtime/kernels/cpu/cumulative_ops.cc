@@ -36,6 +36,15 @@ TensorBase running_out(const TensorBase& self, int64_t dim, const std::optional<
   const DimSplit split = DimSplit::around(self.sizes(), dim, op);  // 0-dim: 0 or -1, one line of one element
   // Integral (and bool) inputs accumulate in int64 unless a dtype or an out= is given, as torch
   // (an out= of another dtype is computed in that dtype: cumsum(int64, out=float32) is fine).
+  // A bool result: torch has no bool kernel, but a 0-dim or empty self is copied without one.
+  if (accumulating_result_dtype(self, dtype, out) == ScalarType::Bool && (self.dim() == 0 || self.numel() == 0)) {
+    check_out_is_not_an_input(out, {&self}, op);
+    const TensorBase result = cast_to(contiguous_cpu(self), ScalarType::Bool);
+    if (!out.defined()) return result;
+    TensorBase dst = resized_out(out, self.sizes(), ScalarType::Bool, op);
+    copy_into(dst, result, op);
+    return dst;
+  }
   const ScalarType result_dtype = scan_result_dtype(self, dtype, out, op);
   check_out_is_not_an_input(out, {&self}, op);
   const ScalarType compute = opmath_type(result_dtype);  // float16 runs in float32, rounded per element

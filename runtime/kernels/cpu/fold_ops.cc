@@ -43,8 +43,13 @@ Geometry geometry(const char* op, IntArrayRef kernel_size, IntArrayRef dilation,
   return g;
 }
 
+// torch's div_rtn: the division rounds toward -inf, so a kernel wider than the padded input gives
+// 0 blocks (an error), not the 1 that truncation would.
 int64_t blocks(int64_t size, int64_t pad, int64_t dil, int64_t k, int64_t stride) {
-  return (size + 2 * pad - (dil * (k - 1) + 1)) / stride + 1;
+  const int64_t span = size + 2 * pad - (dil * (k - 1) + 1);
+  int64_t q = span / stride;
+  if ((span % stride != 0) && ((span < 0) != (stride < 0))) --q;
+  return q + 1;
 }
 
 // One item: image (C, H, W) <-> columns (C kh kw, bh bw). Forward copies, backward adds.

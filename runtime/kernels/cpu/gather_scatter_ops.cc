@@ -16,6 +16,7 @@
 #include "generated/kernels/scatter_reduce.h"
 #include "generated/kernels/take.h"
 #include "runtime/kernels/cpu/loops.h"
+#include "runtime/kernels/scalar_convert.h"
 
 namespace kiln {
 namespace cpu {
@@ -160,9 +161,12 @@ enum class ScatterMode { kSrc, kValue, kAdd };
 
 TensorBase scatter_impl(const char* name, const TensorBase& self, int64_t dim, const TensorBase& index,
                         const TensorBase* src, const Scalar& value, ScatterMode mode, const TensorBase& out) {
+  wrap_dim(dim, self.dim(), name);  // torch checks the dim first (IndexError), then the dtypes
   if (src)
     KILN_CHECK(src->dtype() == self.dtype(), name, "(): Expected self.dtype to be equal to src.dtype");
   const IndexPlan p = plan_scatter_gather(name, self, dim, index, src);
+  // torch converts the value (with its overflow check) when its kernel runs, after the index checks
+  if (!src && index.numel() > 0) check_scalar_fits(value, self.dtype(), name);
   TensorBase target, s;  // (not a structured binding: the dispatch lambda below captures them)
   std::tie(target, s) = scatter_operands(name, self, src, out);
   const DimVector t_strides = nonempty_strides(target);
@@ -340,6 +344,9 @@ TensorBase masked_select_out(const TensorBase& self, const TensorBase& mask, con
 TensorBase take_out(const TensorBase& self, const TensorBase& index, const TensorBase& out) {
   KILN_CHECK(index.dtype() == ScalarType::Int64, "take(): Expected a long tensor for index, but got ",
              scalar_type_name(index.dtype()));
+  KILN_CHECK(!out.defined() || out.dtype() == self.dtype(),  // torch: before the indices are looked at
+             "take(): self and out expected to have the same dtype, but got self.dtype = ",
+             scalar_type_name(self.dtype()), " and out.dtype = ", scalar_type_name(out.dtype()));
   const int64_t n = self.numel();
   KILN_CHECK_INDEX(!(n == 0 && index.numel() != 0), "take(): tried to take from an empty tensor");
   const TensorBase idx = contiguous_cpu(index);

@@ -11,17 +11,25 @@ namespace cpu {
 namespace {
 
 // The index tensor as validated int64 positions into a dim of `size`. Negative ones are out of
-// range, as in torch's index_select (only indexing with [] counts from the end).
-std::vector<int64_t> checked_indices(const TensorBase& index, int64_t size, const char* name) {
+// range, as in torch's index_select (only indexing with [] counts from the end). An index out of
+// range is an IndexError, or a RuntimeError where torch 1.13 takes its caffe2-derived range check
+// (`range_is_runtime_error`).
+std::vector<int64_t> checked_indices(const TensorBase& index, int64_t size, const char* name,
+                                     bool range_is_runtime_error = false) {
   KILN_CHECK(index.dim() <= 1, name, "(): index should have 1 or 0 dimensions, got ", index.dim());
   KILN_CHECK(is_index_type(index.dtype()), name, "(): Expected dtype int32/int64 for index, got ",
              scalar_type_name(index.dtype()));
   TensorBase idx = cast_to(contiguous_cpu(index), ScalarType::Int64);
   const int64_t* p = static_cast<const int64_t*>(idx.data_ptr());
   std::vector<int64_t> out(p, p + idx.numel());
-  for (int64_t i : out)
-    KILN_CHECK_INDEX(i >= 0 && i < size, name, "(): index out of range in self (index ", i,
-                     " for a dimension of size ", size, ")");
+  for (int64_t i : out) {
+    if (range_is_runtime_error) {
+      KILN_CHECK(i >= 0 && i < size, "INDICES element is out of DATA bounds, id=", i, " axis_dim=", size);
+    } else {
+      KILN_CHECK_INDEX(i >= 0 && i < size, name, "(): index out of range in self (index ", i,
+                       " for a dimension of size ", size, ")");
+    }
+  }
   return out;
 }
 
@@ -30,7 +38,20 @@ std::vector<int64_t> checked_indices(const TensorBase& index, int64_t size, cons
 TensorBase index_select(const TensorBase& self, int64_t dim, const TensorBase& index, const TensorBase& out_arg) {
   // The rows [outer, n, inner] of a contiguous self; index picks m of the n.
   const DimSplit r = DimSplit::around(self.sizes(), dim, "index_select");
-  std::vector<int64_t> idx = checked_indices(index, r.n, "index_select");
+  KILN_CHECK_INDEX(index.dim() <= 1, "index_select(): Index is supposed to be a vector");
+  KILN_CHECK(is_index_type(index.dtype()), "index_select(): Expected dtype int32 or int64 for index");
+  // torch checks out='s dtype before the indices' range
+  KILN_CHECK(!out_arg.defined() || out_arg.dtype() == self.dtype(),
+             "index_select(): self and result must have the same scalar type");
+  // torch 1.13 checks the range of a self of 2+ dims with a RuntimeError where it is empty or where
+  // it selects along dim 1 into a contiguous result (index_select_out_cpu_dim1_; an out= of another
+  // shape is resized, so contiguous); else IndexError.
+  const bool caffe2_check = self.dim() > 1 && index.numel() > 0 &&
+                            (self.numel() == 0 || (r.dim == 1 && (!out_arg.defined() || out_arg.is_contiguous() ||
+                                                 out_arg.sizes() != IntArrayRef(r.resized_shape(self.sizes(), index.numel())))));
+  KILN_CHECK(!(caffe2_check && self.numel() == 0 && r.n == 0),
+             "index_select(): self indexing axis dim should be positive");
+  std::vector<int64_t> idx = checked_indices(index, r.n, "index_select", caffe2_check);
   // A 0-dim self has one element and gives a 0-dim result: one index fits (helper-found overflow).
   KILN_CHECK_INDEX(self.dim() > 0 || idx.size() == 1, "index_select(): Index to scalar can have only 1 value, got ",
                    idx.size(), " value(s)");

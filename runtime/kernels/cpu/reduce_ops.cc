@@ -178,8 +178,14 @@ TensorBase reduce(const char* name, const TensorBase& self, const std::optional<
     scalar_t* dst = static_cast<scalar_t*>(acc_view.data_ptr());
     for (int64_t i = 0; i < n_out; ++i) {
       if (mean && is_floating_v<scalar_t>) {
-        // torch: sum_out(...).div_(count), a division in the result's type
-        dst[i] = static_cast<scalar_t>(static_cast<scalar_t>(acc[i]) / static_cast<scalar_t>(r.count));
+        // torch: sum_out(...).div_(count), a division in the result's type; a float16/bfloat16
+        // sum is rounded to that type first (60000 + 60000 in float16 is inf, and so its mean)
+        scalar_t s = static_cast<scalar_t>(acc[i]);
+        if constexpr (std::is_same_v<scalar_t, float>) {
+          if (out_dtype == ScalarType::Float16) s = static_cast<float>(Half(s));
+          else if (out_dtype == ScalarType::BFloat16) s = static_cast<float>(BFloat16(s));
+        }
+        dst[i] = static_cast<scalar_t>(s / static_cast<scalar_t>(r.count));
       } else if (mean) {
         dst[i] = static_cast<scalar_t>(static_cast<double>(acc[i]) / static_cast<double>(r.count));
       } else {

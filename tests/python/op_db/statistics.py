@@ -197,7 +197,8 @@ def _norm_grad(samples_of):
 def _norm_errors():
     e = ErrorInput
     return [e(lambda k: k.norm(k.ones([3], dtype=k.int64)), RuntimeError, "floating point", "norm of int64"),
-            e(lambda k: k.norm(k.ones([0]), float("inf")), RuntimeError, "non-empty", "infinity norm of nothing")]
+            e(lambda k: k.linalg.vector_norm(k.ones([0]), float("inf")), RuntimeError, "identity",
+              "infinity norm of nothing (torch.norm gives 0)")]
 
 
 RECORDS += [
