@@ -114,9 +114,12 @@ class PointwiseFormula:
     # A cast formula (`cast(self, dtype)`): the ScalarType argument naming the result dtype. Its
     # kernel is the runtime's conversion loop, which calls the same pm::cast.
     cast_to: Optional[str] = None
+    # Scalar arguments the meta function checks itself: the kernel converts them as a cast does
+    # instead of refusing a value the compute dtype cannot hold (float32 ** 1e300 is inf in torch).
+    unchecked: List[str] = field(default_factory=list)
 
 
-SPEC_KEYS = ("absent", "bool_args", "choices", "dtypes", "formula", "meta", "promote")
+SPEC_KEYS = ("absent", "bool_args", "choices", "dtypes", "formula", "meta", "promote", "unchecked")
 ABSENT_VALUES = ("lowest", "highest")
 
 
@@ -195,10 +198,16 @@ def parse_formula(spec: object, tensor_args: List[str], scalar_args: Optional[Li
         raise CodegenError(f"pointwise: formula '{text}': bitwise operators need dtypes: integral")
     if bool_args and not meta:
         raise CodegenError("pointwise: bool_args need a meta function (it checks their dtype)")
+    unchecked = spec.get("unchecked", [])
+    if not isinstance(unchecked, list) or [a for a in unchecked if a not in scalar_args or a in string_args
+                                           or a in optional_scalars]:
+        raise CodegenError("pointwise: unchecked must list Scalar arguments of the op (not Scalar? or str)")
+    if unchecked and not meta:
+        raise CodegenError("pointwise: unchecked Scalars need a meta function (it checks them)")
     returns_bool = root.kind in _BOOL_KINDS
     return PointwiseFormula(text.strip(), list(tensor_args), list(scalar_args), root, dtypes, promote, returns_bool,
                             meta, absent, {k: list(v) for k, v in choices.items()}, list(bool_args),
-                            dtype_args[root.arg] if root.kind == "cast" else None)
+                            dtype_args[root.arg] if root.kind == "cast" else None, list(unchecked))
 
 
 def _name_map(value: object, key: str) -> Dict[str, object]:
@@ -551,6 +560,8 @@ def scalar_value(f: PointwiseFormula, name: str, op: str) -> str:
     does (add(int32, alpha=2**40))."""
     if name in f.absent:
         return f'{name} ? checked_convert<scalar_t>(*{name}, "{op}") : pm::{f.absent[name]}<scalar_t>()'
+    if name in f.unchecked:
+        return f"{name}.to<scalar_t>()"
     if name in f.choices:
         values = ", ".join(f'"{v}"' for v in f.choices[name])
         return f'scalar_t(choice_index("{op}", "{name}", {name}, {{{values}}}))'

@@ -84,7 +84,7 @@ void pow_tensor_scalar_loop<float>(const TensorIterator& it, const formulas::pow
 TensorBase pow_out(const TensorBase& self, const Scalar& exponent, const TensorBase& out) {
   TensorIterator it(pow_scalar_meta(self, exponent, out));
   KILN_DISPATCH_ALL_TYPES(it.compute_dtype(), "pow", [&] {
-    pow_tensor_scalar_loop<scalar_t>(it, formulas::pow_tensor_scalar<scalar_t>{checked_convert<scalar_t>(exponent, "pow")});
+    pow_tensor_scalar_loop<scalar_t>(it, formulas::pow_tensor_scalar<scalar_t>{exponent.to<scalar_t>()});
   });
   return it.output();
 }

@@ -317,6 +317,8 @@ CLAMP_NATIVE = """\
     ("self if mode < 'a' else min", "absent: {min: lowest}, choices: {mode: [a, b]}", "compare 'mode' with =="),
     ("self", "absent: {min: lowest}, choices: {mode: [a]}, bool_args: [other]", "bool_args must list Tensor"),
     ("self", "absent: {min: lowest}, choices: {mode: [a]}, bool_args: [self]", "bool_args need a meta function"),
+    ("self", "absent: {min: lowest}, choices: {mode: [a]}, unchecked: [mode]", "unchecked must list Scalar"),
+    ("self", "absent: {min: lowest}, choices: {mode: [a]}, unchecked: [min]", "unchecked must list Scalar"),
 ])
 def test_bad_optional_and_str_formula_arguments(tmp_path, formula, extra, fragment):
     native = CLAMP_NATIVE.replace("FORMULA", formula).replace("EXTRA", extra)

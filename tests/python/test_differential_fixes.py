@@ -254,3 +254,20 @@ def test_matches_torch(src):
             continue
         assert a[:2] == b[:2], f"kiln {a[:2]}, torch {b[:2]}"
         np.testing.assert_allclose(a[2], b[2], rtol=1e-6, atol=1e-6, equal_nan=True)
+
+
+@pytest.mark.parametrize("base, exponent", [(1.0, 1e300), (0.5, 1e300), (2.0, -1e300), (2.0, 1e300)])
+def test_float32_pow_of_an_exponent_beyond_float_is_computed_as_torch(base, exponent):
+    """torch's float32/float64 kernels take a double exponent: no overflow error, inf where it says."""
+    import torch
+    got = kiln.tensor([base]).pow(exponent)
+    want = torch.tensor([base]).pow(exponent)
+    np.testing.assert_array_equal(got.numpy(), want.numpy())
+
+
+def test_float16_pow_of_an_exponent_beyond_float16_raises_as_torch():
+    import torch
+    with pytest.raises(RuntimeError, match="without overflow"):
+        torch.ones(2, dtype=torch.float16).pow(70000.0)
+    with pytest.raises(RuntimeError, match="without overflow"):
+        kiln.ones(2, dtype=kiln.float16).pow(70000.0)
