@@ -13,15 +13,39 @@
 namespace kiln {
 namespace autograd {
 
+// prod
+//   self: prod_full_backward(grad, self, result)
+struct ProdBackward0 final : Node {
+  SavedVariable self_;
+  SavedVariable result_;
+
+  std::string name() const override { return "ProdBackward0"; }
+
+  variable_list apply(variable_list&& grads) override {
+    variable_list grad_inputs(num_outputs());
+    const Tensor grad(grads[0]);
+    if (!grad.defined()) return grad_inputs;
+    const Tensor self(self_.unpack());
+    const Tensor result(result_.unpack(shared_from_this()));
+    if (next_edges()[0].is_valid()) grad_inputs[0] = prod_full_backward(grad, self, result);
+    return grad_inputs;
+  }
+
+  void release_variables() override {
+    self_.reset_data();
+    result_.reset_data();
+  }
+};
+
 // prod.dim_int
 //   self: prod_backward(grad, self, result, dim, keepdim)
-struct ProdBackward0 final : Node {
+struct ProdBackward1 final : Node {
   SavedVariable self_;
   int64_t dim;
   bool keepdim;
   SavedVariable result_;
 
-  std::string name() const override { return "ProdBackward0"; }
+  std::string name() const override { return "ProdBackward1"; }
 
   variable_list apply(variable_list&& grads) override {
     variable_list grad_inputs(num_outputs());
@@ -43,16 +67,37 @@ struct ProdBackward0 final : Node {
 namespace autograd_kernels {
 using namespace autograd;
 
-// prod.dim_int(Tensor self, int dim, bool keepdim=False, *, ScalarType? dtype=None) -> Tensor
-Tensor prod_dim_int(const Tensor& self, int64_t dim, bool keepdim, const std::optional<ScalarType>& dtype) {
+// prod(Tensor self, *, ScalarType? dtype=None) -> Tensor
+Tensor prod(const Tensor& self, const std::optional<ScalarType>& dtype) {
   std::shared_ptr<ProdBackward0> node;
   if (any_requires_grad({&self})) {
     node = make_node<ProdBackward0>();
     node->add_next_edge(gradient_edge(self));
     if (node->next_edges()[0].is_valid()) node->self_ = SavedVariable(self, false);
+    if (explain_enabled()) explain_log("autograd", "ProdBackward0", "recorded");
+  }
+  Tensor result;
+  {
+    BelowAutogradGuard below;
+    result = kiln::prod(self, dtype);
+  }
+  if (node && result.is_floating_point()) {
+    set_history(result, node);
+    node->result_ = SavedVariable(result, true);
+  }
+  return result;
+}
+
+// prod.dim_int(Tensor self, int dim, bool keepdim=False, *, ScalarType? dtype=None) -> Tensor
+Tensor prod_dim_int(const Tensor& self, int64_t dim, bool keepdim, const std::optional<ScalarType>& dtype) {
+  std::shared_ptr<ProdBackward1> node;
+  if (any_requires_grad({&self})) {
+    node = make_node<ProdBackward1>();
+    node->add_next_edge(gradient_edge(self));
+    if (node->next_edges()[0].is_valid()) node->self_ = SavedVariable(self, false);
     node->dim = dim;
     node->keepdim = keepdim;
-    if (explain_enabled()) explain_log("autograd", "ProdBackward0", "recorded");
+    if (explain_enabled()) explain_log("autograd", "ProdBackward1", "recorded");
   }
   Tensor result;
   {

@@ -6,6 +6,7 @@
 
 namespace kiln {
 namespace autograd_kernels {
+Tensor prod(const Tensor& self, const std::optional<ScalarType>& dtype);
 Tensor prod_dim_int(const Tensor& self, int64_t dim, bool keepdim, const std::optional<ScalarType>& dtype);
 const Tensor& prod_dim_int_out(const Tensor& out, const Tensor& self, int64_t dim, bool keepdim, const std::optional<ScalarType>& dtype);
 }  // namespace autograd_kernels

@@ -12,6 +12,9 @@
 namespace kiln {
 
 class Generator;
+namespace composite_explicit {
+TensorBase prod(const TensorBase& self, const std::optional<ScalarType>& dtype);
+}  // namespace composite_explicit
 namespace cpu {
 TensorBase prod_out(const TensorBase& self, int64_t dim, bool keepdim, const std::optional<ScalarType>& dtype, const TensorBase& out);
 }  // namespace cpu

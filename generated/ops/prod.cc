@@ -4,7 +4,6 @@
 
 #include "generated/autograd/prod.h"
 #include "generated/kernels/prod.h"
-#include "generated/kernels/composite/prod.h"
 #include "runtime/autograd/view_tracking.h"
 #include "runtime/api/api_helpers.h"
 #include "runtime/dispatch/dispatcher.h"
@@ -12,6 +11,41 @@
 #include "runtime/dispatch/autocast_state.h"
 
 namespace kiln {
+
+// ---- prod(Tensor self, *, ScalarType? dtype=None) -> Tensor
+namespace {
+Tensor prod_CPU(const Tensor& self, const std::optional<ScalarType>& dtype) {
+  if (explain_enabled()) explain_log("kernel", "composite_explicit::prod", "");
+  return Tensor(composite_explicit::prod(self, dtype));
+}
+Tensor prod_CUDA(const Tensor& self, const std::optional<ScalarType>& dtype) {
+  if (explain_enabled()) explain_log("kernel", "composite_explicit::prod", "");
+  return Tensor(composite_explicit::prod(self, dtype));
+}
+}  // namespace
+
+Operator<Tensor(const Tensor&, const std::optional<ScalarType>&)> prod_op = {"prod", {
+    /*CPU=*/&prod_CPU,
+    /*CUDA=*/&prod_CUDA,
+    /*Autograd=*/&autograd_kernels::prod,
+}};
+
+
+// Autocast kernel: torch's CPU autocast policy `fp32`, then the op below Autocast.
+namespace {
+Tensor prod_autocast(const Tensor& self, const std::optional<ScalarType>& dtype) {
+  ExcludeDispatchKeyGuard below_autocast(DispatchKey::Autocast);
+  if (explain_enabled()) explain_log("autocast", "prod", "fp32");
+  return ops::prod(autocast::to_fp32(self), dtype);
+}
+}  // namespace
+
+Tensor ops::prod(const Tensor& self, const std::optional<ScalarType>& dtype) {
+  if (autocast::active()) return prod_autocast(self, dtype);
+  const DispatchKeySet keys = dispatch_keys(backend_key({&self}), records_autograd({&self}));
+  if (explain_enabled()) explain_log("dispatch", "prod", keys.str().c_str());
+  return prod_op.lookup(keys)(self, dtype);
+}
 
 // ---- prod.dim_int(Tensor self, int dim, bool keepdim=False, *, ScalarType? dtype=None) -> Tensor
 namespace {
@@ -65,23 +99,6 @@ const Tensor& ops::prod_out(const Tensor& out, const Tensor& self, int64_t dim, 
   const DispatchKeySet keys = dispatch_keys(backend_key({&self, &out}), records_autograd({&self, &out}));
   if (explain_enabled()) explain_log("dispatch", "prod.dim_int_out", keys.str().c_str());
   return prod_dim_int_out_op.lookup(keys)(out, self, dim, keepdim, dtype);
-}
-
-// ---- prod(Tensor self, *, ScalarType? dtype=None) -> Tensor  (CompositeImplicit)
-
-// Autocast kernel: torch's CPU autocast policy `fp32`, then the op below Autocast.
-namespace {
-Tensor prod_autocast(const Tensor& self, const std::optional<ScalarType>& dtype) {
-  ExcludeDispatchKeyGuard below_autocast(DispatchKey::Autocast);
-  if (explain_enabled()) explain_log("autocast", "prod", "fp32");
-  return ops::prod(autocast::to_fp32(self), dtype);
-}
-}  // namespace
-
-Tensor ops::prod(const Tensor& self, const std::optional<ScalarType>& dtype) {
-  if (autocast::active()) return prod_autocast(self, dtype);
-  if (explain_enabled()) explain_log("composite", "prod", "");
-  return composite_implicit::prod(self, dtype);
 }
 
 }  // namespace kiln

@@ -9,10 +9,12 @@
 #include "generated/api/arange.h"
 #include "generated/api/cat.h"
 #include "generated/api/clamp.h"
+#include "generated/api/cumprod.h"
 #include "generated/api/diagonal.h"
 #include "generated/api/div.h"
 #include "generated/api/empty.h"
 #include "generated/api/eq.h"
+#include "generated/api/flip.h"
 #include "generated/api/full.h"
 #include "generated/api/ge.h"
 #include "generated/api/gt.h"
@@ -24,8 +26,10 @@
 #include "generated/api/max.h"
 #include "generated/api/movedim.h"
 #include "generated/api/mul.h"
+#include "generated/api/narrow.h"
 #include "generated/api/ne.h"
 #include "generated/api/ones.h"
+#include "generated/api/ones_like.h"
 #include "generated/api/pow.h"
 #include "generated/api/prod.h"
 #include "generated/api/slice.h"
@@ -137,21 +141,28 @@ Tensor prod_backward(const Tensor& grad, const Tensor& self, const Tensor& resul
   const int64_t d = wrap_dim(dim, self.dim(), "prod");
   const Tensor g = keepdim ? grad : grad.unsqueeze(d);
   const Tensor r = keepdim ? result : result.unsqueeze(d);
-  const Tensor zero = kiln::zeros({}, self.scalar_type());
-  const Tensor is_zero = kiln::eq(self, 0);
-  const Tensor zeros_in_line = kiln::sum(is_zero, IntArrayRef(d), /*keepdim=*/true);
-  // No zero in the line: d prod / d x_i = prod / x_i.
-  const Tensor safe_self = kiln::where(is_zero, kiln::ones({}, self.scalar_type()), self);
-  const Tensor no_zero = kiln::div(r, safe_self);
-  // Exactly one zero z: it gets the product of the others; every other element i gets
-  // z * others / x_i, which is 0 but keeps the right second derivative (d/dz = others / x_i).
-  // Two or more zeros: all 0.
-  const Tensor others = kiln::prod(safe_self, d, /*keepdim=*/true);
-  const Tensor zero_value = kiln::sum(kiln::where(is_zero, self, zero), IntArrayRef(d), /*keepdim=*/true);
-  const Tensor one_zero = kiln::where(is_zero, others, kiln::div(kiln::mul(zero_value, others), safe_self));
-  const Tensor local = kiln::where(kiln::eq(zeros_in_line, 0), no_zero,
-                                   kiln::where(kiln::eq(zeros_in_line, 1), one_zero, zero));
-  return kiln::mul(g, local);
+  const int64_t n = self.sizes()[d];
+  if (self.numel() == 0) return kiln::mul(g, kiln::zeros_like(self));
+  // As torch's prod_backward: with no zero anywhere, d prod / d x_i = prod / x_i. Otherwise every
+  // line takes prod_safe_zeros_backward: each element's gradient is the product of the others,
+  // the exclusive products from the front and from the back multiplied (0 where the others hold a
+  // zero; NaN from 0 * inf exactly where torch's is), with cumprod's second derivative.
+  if (!kiln::eq(self, 0).any().item().to_bool()) return kiln::mul(g, kiln::div(r, self));
+  const Tensor one = kiln::ones_like(kiln::narrow(self, d, 0, 1));
+  const Tensor before = kiln::cumprod(kiln::cat({one, kiln::narrow(self, d, 0, n - 1)}, d), d);
+  const Tensor reversed = kiln::flip(self, IntArrayRef(d));
+  const Tensor after = kiln::flip(kiln::cumprod(kiln::cat({one, kiln::narrow(reversed, d, 0, n - 1)}, d), d),
+                                  IntArrayRef(d));
+  return kiln::mul(g, kiln::mul(before, after));
+}
+
+Tensor prod_full_backward(const Tensor& grad, const Tensor& self, const Tensor& result) {
+  const Tensor g = grad.to(self.scalar_type()), r = result.to(self.scalar_type());
+  if (self.dim() == 0) return g;
+  const int64_t zeros = kiln::sum(kiln::eq(self, 0)).item().to<int64_t>();
+  if (zeros == 0) return kiln::mul(g, kiln::div(r, self));
+  if (zeros > 1) return kiln::zeros_like(self);
+  return prod_backward(g, self.reshape({-1}), r, 0, false).reshape(self.sizes());
 }
 
 std::vector<Tensor> cat_tensors_backward(const Tensor& grad, const std::vector<std::vector<int64_t>>& sizes,

@@ -42,6 +42,8 @@ Tensor value_selecting_reduction_backward(const Tensor& grad, int64_t dim, const
                                           bool keepdim);
 // Gradient of prod over `dim`, exact when self holds zeros (no division by them).
 Tensor prod_backward(const Tensor& grad, const Tensor& self, const Tensor& result, int64_t dim, bool keepdim);
+// The whole tensor's product (torch's full prod_backward: two zeros or more give zeros).
+Tensor prod_full_backward(const Tensor& grad, const Tensor& self, const Tensor& result);
 // Gradient of cat: grad cut back into the inputs' pieces along `dim`.
 std::vector<Tensor> cat_tensors_backward(const Tensor& grad, const std::vector<std::vector<int64_t>>& sizes,
                                          int64_t dim);

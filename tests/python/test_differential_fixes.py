@@ -271,3 +271,20 @@ def test_float16_pow_of_an_exponent_beyond_float16_raises_as_torch():
         torch.ones(2, dtype=torch.float16).pow(70000.0)
     with pytest.raises(RuntimeError, match="without overflow"):
         kiln.ones(2, dtype=kiln.float16).pow(70000.0)
+
+
+@pytest.mark.parametrize("values", [[0.0, 2.0, float("inf")], [3.0, 0.0, -2.0, 5.0], [0.0, 0.0, 4.0],
+                                    [2.0, float("inf"), 0.5], [float("nan"), 0.0, 1.0], [0.0]])
+@pytest.mark.parametrize("dim", [None, 0, 1])
+def test_prod_gradient_with_zeros_and_infinities_is_torchs(values, dim):
+    """One zero in a line: each element's gradient is the product of the others as torch forms it
+    (exclusive products from both ends), so inf * 0 becomes NaN only where torch's does."""
+    import torch
+    base = np.array([values, values[::-1]], dtype=np.float64)
+    out = []
+    for lib in (torch, kiln):
+        x = lib.tensor(base, requires_grad=True)
+        y = x.prod() if dim is None else x.prod(dim)
+        y.backward(lib.ones_like(y))
+        out.append(x.grad.numpy())
+    np.testing.assert_array_equal(out[1], out[0])

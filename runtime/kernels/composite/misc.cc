@@ -16,12 +16,12 @@
 #include "generated/kernels/composite/max.h"
 #include "generated/kernels/composite/mean.h"
 #include "generated/kernels/composite/min.h"
-#include "generated/kernels/composite/prod.h"
 #include "generated/kernels/composite/squeeze.h"
 #include "generated/kernels/composite/sum.h"
 #include "generated/kernels/composite/to.h"
 #include "generated/kernels/max.h"
 #include "generated/kernels/min.h"
+#include "generated/kernels/prod.h"
 
 namespace kiln {
 namespace composite_implicit {
@@ -39,9 +39,6 @@ Tensor max_other(const Tensor& self, const Tensor& other) { return kiln::maximum
 
 Tensor min_other(const Tensor& self, const Tensor& other) { return kiln::minimum(self, other); }
 
-Tensor prod(const Tensor& self, const std::optional<ScalarType>& dtype) {
-  return kiln::prod(kiln::reshape(self, {-1}), 0, /*keepdim=*/false, dtype);
-}
 
 // Every size-1 dim removed, as a chain of views.
 Tensor squeeze(const Tensor& self) {
@@ -81,6 +78,12 @@ TensorBase min(const TensorBase& self_) {
   KILN_CHECK(self.numel() > 0, "min(): Expected reduction dim to be specified for input.numel() == 0. Specify the "
              "reduction dim with the 'dim' argument.");
   return kiln::amin(self);
+}
+
+// The product of every element, through the one-dim op (its derivative is prod_full_backward:
+// torch's rule for two zeros or more differs from a line's).
+TensorBase prod(const TensorBase& self, const std::optional<ScalarType>& dtype) {
+  return kiln::prod(kiln::reshape(Tensor(self), {-1}), 0, /*keepdim=*/false, dtype);
 }
 
 }  // namespace composite_explicit
