@@ -60,6 +60,8 @@
 #include "generated/api/sign.h"
 #include "generated/api/pow.h"
 #include "generated/api/maximum.h"
+#include "generated/api/fmax.h"
+#include "generated/api/fmin.h"
 #include "generated/api/minimum.h"
 #include "generated/api/clamp.h"
 #include "generated/api/reciprocal.h"
@@ -386,6 +388,10 @@
 #include "generated/api/_pow_tensor_tensor_self_backward.h"
 #include "generated/api/_maximum_self_backward.h"
 #include "generated/api/_maximum_other_backward.h"
+#include "generated/api/_fmax_self_backward.h"
+#include "generated/api/_fmax_other_backward.h"
+#include "generated/api/_fmin_self_backward.h"
+#include "generated/api/_fmin_other_backward.h"
 #include "generated/api/_minimum_self_backward.h"
 #include "generated/api/_minimum_other_backward.h"
 #include "generated/api/_clamp_self_backward.h"
@@ -701,6 +707,12 @@ class Tensor : public kiln::Tensor {
   }
   Tensor maximum(const Tensor& other) const {
     return to_api(kiln::maximum(*this, other));
+  }
+  Tensor fmax(const Tensor& other) const {
+    return to_api(kiln::fmax(*this, other));
+  }
+  Tensor fmin(const Tensor& other) const {
+    return to_api(kiln::fmin(*this, other));
   }
   Tensor minimum(const Tensor& other) const {
     return to_api(kiln::minimum(*this, other));
@@ -1996,6 +2008,26 @@ inline Tensor maximum(const Tensor& self, const Tensor& other) {
 // maximum.out(Tensor self, Tensor other, *, Tensor(a!) out) -> Tensor(a!)
 inline const Tensor& maximum_out(const Tensor& out, const Tensor& self, const Tensor& other) {
   return to_api(kiln::maximum_out(out, self, other));
+}
+
+// fmax(Tensor self, Tensor other) -> Tensor
+inline Tensor fmax(const Tensor& self, const Tensor& other) {
+  return to_api(kiln::fmax(self, other));
+}
+
+// fmax.out(Tensor self, Tensor other, *, Tensor(a!) out) -> Tensor(a!)
+inline const Tensor& fmax_out(const Tensor& out, const Tensor& self, const Tensor& other) {
+  return to_api(kiln::fmax_out(out, self, other));
+}
+
+// fmin(Tensor self, Tensor other) -> Tensor
+inline Tensor fmin(const Tensor& self, const Tensor& other) {
+  return to_api(kiln::fmin(self, other));
+}
+
+// fmin.out(Tensor self, Tensor other, *, Tensor(a!) out) -> Tensor(a!)
+inline const Tensor& fmin_out(const Tensor& out, const Tensor& self, const Tensor& other) {
+  return to_api(kiln::fmin_out(out, self, other));
 }
 
 // minimum(Tensor self, Tensor other) -> Tensor
@@ -4446,6 +4478,26 @@ inline Tensor _maximum_self_backward(const Tensor& grad, const Tensor& self, con
 // _maximum_other_backward(Tensor grad, Tensor self, Tensor other) -> Tensor
 inline Tensor _maximum_other_backward(const Tensor& grad, const Tensor& self, const Tensor& other) {
   return to_api(kiln::_maximum_other_backward(grad, self, other));
+}
+
+// _fmax_self_backward(Tensor grad, Tensor self, Tensor other) -> Tensor
+inline Tensor _fmax_self_backward(const Tensor& grad, const Tensor& self, const Tensor& other) {
+  return to_api(kiln::_fmax_self_backward(grad, self, other));
+}
+
+// _fmax_other_backward(Tensor grad, Tensor self, Tensor other) -> Tensor
+inline Tensor _fmax_other_backward(const Tensor& grad, const Tensor& self, const Tensor& other) {
+  return to_api(kiln::_fmax_other_backward(grad, self, other));
+}
+
+// _fmin_self_backward(Tensor grad, Tensor self, Tensor other) -> Tensor
+inline Tensor _fmin_self_backward(const Tensor& grad, const Tensor& self, const Tensor& other) {
+  return to_api(kiln::_fmin_self_backward(grad, self, other));
+}
+
+// _fmin_other_backward(Tensor grad, Tensor self, Tensor other) -> Tensor
+inline Tensor _fmin_other_backward(const Tensor& grad, const Tensor& self, const Tensor& other) {
+  return to_api(kiln::_fmin_other_backward(grad, self, other));
 }
 
 // _minimum_self_backward(Tensor grad, Tensor self, Tensor other) -> Tensor

@@ -731,6 +731,32 @@ const FuzzOp kFuzzOps[] = {
        const Tensor other = in.tensor();
        use_result(in, kiln::maximum_out(out, self, other));
      }},
+    {"fmax",
+     [](FuzzInput& in) {
+       const Tensor self = in.tensor();
+       const Tensor other = in.tensor();
+       use_result(in, kiln::fmax(self, other));
+     }},
+    {"fmax.out",
+     [](FuzzInput& in) {
+       const Tensor out = in.tensor();
+       const Tensor self = in.tensor();
+       const Tensor other = in.tensor();
+       use_result(in, kiln::fmax_out(out, self, other));
+     }},
+    {"fmin",
+     [](FuzzInput& in) {
+       const Tensor self = in.tensor();
+       const Tensor other = in.tensor();
+       use_result(in, kiln::fmin(self, other));
+     }},
+    {"fmin.out",
+     [](FuzzInput& in) {
+       const Tensor out = in.tensor();
+       const Tensor self = in.tensor();
+       const Tensor other = in.tensor();
+       use_result(in, kiln::fmin_out(out, self, other));
+     }},
     {"minimum",
      [](FuzzInput& in) {
        const Tensor self = in.tensor();
@@ -4857,6 +4883,34 @@ const FuzzOp kFuzzOps[] = {
        const Tensor self = in.tensor();
        const Tensor other = in.tensor();
        use_result(in, kiln::_maximum_other_backward(grad, self, other));
+     }},
+    {"_fmax_self_backward",
+     [](FuzzInput& in) {
+       const Tensor grad = in.tensor();
+       const Tensor self = in.tensor();
+       const Tensor other = in.tensor();
+       use_result(in, kiln::_fmax_self_backward(grad, self, other));
+     }},
+    {"_fmax_other_backward",
+     [](FuzzInput& in) {
+       const Tensor grad = in.tensor();
+       const Tensor self = in.tensor();
+       const Tensor other = in.tensor();
+       use_result(in, kiln::_fmax_other_backward(grad, self, other));
+     }},
+    {"_fmin_self_backward",
+     [](FuzzInput& in) {
+       const Tensor grad = in.tensor();
+       const Tensor self = in.tensor();
+       const Tensor other = in.tensor();
+       use_result(in, kiln::_fmin_self_backward(grad, self, other));
+     }},
+    {"_fmin_other_backward",
+     [](FuzzInput& in) {
+       const Tensor grad = in.tensor();
+       const Tensor self = in.tensor();
+       const Tensor other = in.tensor();
+       use_result(in, kiln::_fmin_other_backward(grad, self, other));
      }},
     {"_minimum_self_backward",
      [](FuzzInput& in) {

@@ -213,6 +213,42 @@ const FormulaNode maximum_nodes[] = {
     {FormulaOp::Maximum, 0, 1, -1, -1, 0.0},
 };
 
+// fmax: other if self != self else (self if other != other else maximum(self, other))
+const char* const fmax_args[] = {"self", "other"};
+const FormulaNode fmax_nodes[] = {
+    {FormulaOp::Arg, -1, -1, -1, 0, 0.0},
+    {FormulaOp::Arg, -1, -1, -1, 0, 0.0},
+    {FormulaOp::Ne, 0, 1, -1, -1, 0.0},
+    {FormulaOp::Arg, -1, -1, -1, 1, 0.0},
+    {FormulaOp::Arg, -1, -1, -1, 1, 0.0},
+    {FormulaOp::Arg, -1, -1, -1, 1, 0.0},
+    {FormulaOp::Ne, 4, 5, -1, -1, 0.0},
+    {FormulaOp::Arg, -1, -1, -1, 0, 0.0},
+    {FormulaOp::Arg, -1, -1, -1, 0, 0.0},
+    {FormulaOp::Arg, -1, -1, -1, 1, 0.0},
+    {FormulaOp::Maximum, 8, 9, -1, -1, 0.0},
+    {FormulaOp::Select, 6, 7, 10, -1, 0.0},
+    {FormulaOp::Select, 2, 3, 11, -1, 0.0},
+};
+
+// fmin: other if self != self else (self if other != other else minimum(self, other))
+const char* const fmin_args[] = {"self", "other"};
+const FormulaNode fmin_nodes[] = {
+    {FormulaOp::Arg, -1, -1, -1, 0, 0.0},
+    {FormulaOp::Arg, -1, -1, -1, 0, 0.0},
+    {FormulaOp::Ne, 0, 1, -1, -1, 0.0},
+    {FormulaOp::Arg, -1, -1, -1, 1, 0.0},
+    {FormulaOp::Arg, -1, -1, -1, 1, 0.0},
+    {FormulaOp::Arg, -1, -1, -1, 1, 0.0},
+    {FormulaOp::Ne, 4, 5, -1, -1, 0.0},
+    {FormulaOp::Arg, -1, -1, -1, 0, 0.0},
+    {FormulaOp::Arg, -1, -1, -1, 0, 0.0},
+    {FormulaOp::Arg, -1, -1, -1, 1, 0.0},
+    {FormulaOp::Minimum, 8, 9, -1, -1, 0.0},
+    {FormulaOp::Select, 6, 7, 10, -1, 0.0},
+    {FormulaOp::Select, 2, 3, 11, -1, 0.0},
+};
+
 // minimum: minimum(self, other)
 const char* const minimum_args[] = {"self", "other"};
 const FormulaNode minimum_nodes[] = {
@@ -1269,6 +1305,66 @@ const FormulaNode _maximum_other_backward_nodes[] = {
     {FormulaOp::Mul, 6, 7, -1, -1, 0.0},
     {FormulaOp::Add, 3, 8, -1, -1, 0.0},
     {FormulaOp::Mul, 0, 9, -1, -1, 0.0},
+};
+
+// _fmax_self_backward: grad if (self >= other or other != other) else 0
+const char* const _fmax_self_backward_args[] = {"grad", "self", "other"};
+const FormulaNode _fmax_self_backward_nodes[] = {
+    {FormulaOp::Arg, -1, -1, -1, 1, 0.0},
+    {FormulaOp::Arg, -1, -1, -1, 2, 0.0},
+    {FormulaOp::Ge, 0, 1, -1, -1, 0.0},
+    {FormulaOp::Arg, -1, -1, -1, 2, 0.0},
+    {FormulaOp::Arg, -1, -1, -1, 2, 0.0},
+    {FormulaOp::Ne, 3, 4, -1, -1, 0.0},
+    {FormulaOp::Or, 2, 5, -1, -1, 0.0},
+    {FormulaOp::Arg, -1, -1, -1, 0, 0.0},
+    {FormulaOp::Const, -1, -1, -1, -1, 0.0},
+    {FormulaOp::Select, 6, 7, 8, -1, 0.0},
+};
+
+// _fmax_other_backward: 0 if (self >= other or other != other) else grad
+const char* const _fmax_other_backward_args[] = {"grad", "self", "other"};
+const FormulaNode _fmax_other_backward_nodes[] = {
+    {FormulaOp::Arg, -1, -1, -1, 1, 0.0},
+    {FormulaOp::Arg, -1, -1, -1, 2, 0.0},
+    {FormulaOp::Ge, 0, 1, -1, -1, 0.0},
+    {FormulaOp::Arg, -1, -1, -1, 2, 0.0},
+    {FormulaOp::Arg, -1, -1, -1, 2, 0.0},
+    {FormulaOp::Ne, 3, 4, -1, -1, 0.0},
+    {FormulaOp::Or, 2, 5, -1, -1, 0.0},
+    {FormulaOp::Const, -1, -1, -1, -1, 0.0},
+    {FormulaOp::Arg, -1, -1, -1, 0, 0.0},
+    {FormulaOp::Select, 6, 7, 8, -1, 0.0},
+};
+
+// _fmin_self_backward: grad if (self <= other or other != other) else 0
+const char* const _fmin_self_backward_args[] = {"grad", "self", "other"};
+const FormulaNode _fmin_self_backward_nodes[] = {
+    {FormulaOp::Arg, -1, -1, -1, 1, 0.0},
+    {FormulaOp::Arg, -1, -1, -1, 2, 0.0},
+    {FormulaOp::Le, 0, 1, -1, -1, 0.0},
+    {FormulaOp::Arg, -1, -1, -1, 2, 0.0},
+    {FormulaOp::Arg, -1, -1, -1, 2, 0.0},
+    {FormulaOp::Ne, 3, 4, -1, -1, 0.0},
+    {FormulaOp::Or, 2, 5, -1, -1, 0.0},
+    {FormulaOp::Arg, -1, -1, -1, 0, 0.0},
+    {FormulaOp::Const, -1, -1, -1, -1, 0.0},
+    {FormulaOp::Select, 6, 7, 8, -1, 0.0},
+};
+
+// _fmin_other_backward: 0 if (self <= other or other != other) else grad
+const char* const _fmin_other_backward_args[] = {"grad", "self", "other"};
+const FormulaNode _fmin_other_backward_nodes[] = {
+    {FormulaOp::Arg, -1, -1, -1, 1, 0.0},
+    {FormulaOp::Arg, -1, -1, -1, 2, 0.0},
+    {FormulaOp::Le, 0, 1, -1, -1, 0.0},
+    {FormulaOp::Arg, -1, -1, -1, 2, 0.0},
+    {FormulaOp::Arg, -1, -1, -1, 2, 0.0},
+    {FormulaOp::Ne, 3, 4, -1, -1, 0.0},
+    {FormulaOp::Or, 2, 5, -1, -1, 0.0},
+    {FormulaOp::Const, -1, -1, -1, -1, 0.0},
+    {FormulaOp::Arg, -1, -1, -1, 0, 0.0},
+    {FormulaOp::Select, 6, 7, 8, -1, 0.0},
 };
 
 // _minimum_self_backward: grad * ((self < other) + (self == other) * 0.5)
@@ -2619,6 +2715,66 @@ const FormulaNode maximum_other_grad_nodes[] = {
     {FormulaOp::Mul, 0, 9, -1, -1, 0.0},
 };
 
+// dfmax/dself: grad if (self >= other or other != other) else 0
+const char* const fmax_self_grad_args[] = {"grad", "result", "self", "other"};
+const FormulaNode fmax_self_grad_nodes[] = {
+    {FormulaOp::Arg, -1, -1, -1, 2, 0.0},
+    {FormulaOp::Arg, -1, -1, -1, 3, 0.0},
+    {FormulaOp::Ge, 0, 1, -1, -1, 0.0},
+    {FormulaOp::Arg, -1, -1, -1, 3, 0.0},
+    {FormulaOp::Arg, -1, -1, -1, 3, 0.0},
+    {FormulaOp::Ne, 3, 4, -1, -1, 0.0},
+    {FormulaOp::Or, 2, 5, -1, -1, 0.0},
+    {FormulaOp::Arg, -1, -1, -1, 0, 0.0},
+    {FormulaOp::Const, -1, -1, -1, -1, 0.0},
+    {FormulaOp::Select, 6, 7, 8, -1, 0.0},
+};
+
+// dfmax/dother: 0 if (self >= other or other != other) else grad
+const char* const fmax_other_grad_args[] = {"grad", "result", "self", "other"};
+const FormulaNode fmax_other_grad_nodes[] = {
+    {FormulaOp::Arg, -1, -1, -1, 2, 0.0},
+    {FormulaOp::Arg, -1, -1, -1, 3, 0.0},
+    {FormulaOp::Ge, 0, 1, -1, -1, 0.0},
+    {FormulaOp::Arg, -1, -1, -1, 3, 0.0},
+    {FormulaOp::Arg, -1, -1, -1, 3, 0.0},
+    {FormulaOp::Ne, 3, 4, -1, -1, 0.0},
+    {FormulaOp::Or, 2, 5, -1, -1, 0.0},
+    {FormulaOp::Const, -1, -1, -1, -1, 0.0},
+    {FormulaOp::Arg, -1, -1, -1, 0, 0.0},
+    {FormulaOp::Select, 6, 7, 8, -1, 0.0},
+};
+
+// dfmin/dself: grad if (self <= other or other != other) else 0
+const char* const fmin_self_grad_args[] = {"grad", "result", "self", "other"};
+const FormulaNode fmin_self_grad_nodes[] = {
+    {FormulaOp::Arg, -1, -1, -1, 2, 0.0},
+    {FormulaOp::Arg, -1, -1, -1, 3, 0.0},
+    {FormulaOp::Le, 0, 1, -1, -1, 0.0},
+    {FormulaOp::Arg, -1, -1, -1, 3, 0.0},
+    {FormulaOp::Arg, -1, -1, -1, 3, 0.0},
+    {FormulaOp::Ne, 3, 4, -1, -1, 0.0},
+    {FormulaOp::Or, 2, 5, -1, -1, 0.0},
+    {FormulaOp::Arg, -1, -1, -1, 0, 0.0},
+    {FormulaOp::Const, -1, -1, -1, -1, 0.0},
+    {FormulaOp::Select, 6, 7, 8, -1, 0.0},
+};
+
+// dfmin/dother: 0 if (self <= other or other != other) else grad
+const char* const fmin_other_grad_args[] = {"grad", "result", "self", "other"};
+const FormulaNode fmin_other_grad_nodes[] = {
+    {FormulaOp::Arg, -1, -1, -1, 2, 0.0},
+    {FormulaOp::Arg, -1, -1, -1, 3, 0.0},
+    {FormulaOp::Le, 0, 1, -1, -1, 0.0},
+    {FormulaOp::Arg, -1, -1, -1, 3, 0.0},
+    {FormulaOp::Arg, -1, -1, -1, 3, 0.0},
+    {FormulaOp::Ne, 3, 4, -1, -1, 0.0},
+    {FormulaOp::Or, 2, 5, -1, -1, 0.0},
+    {FormulaOp::Const, -1, -1, -1, -1, 0.0},
+    {FormulaOp::Arg, -1, -1, -1, 0, 0.0},
+    {FormulaOp::Select, 6, 7, 8, -1, 0.0},
+};
+
 // dminimum/dself: grad * ((self < other) + (self == other) * 0.5)
 const char* const minimum_self_grad_args[] = {"grad", "result", "self", "other"};
 const FormulaNode minimum_self_grad_nodes[] = {
@@ -3836,6 +3992,14 @@ const PointwiseFormula kPointwiseFormulas[] = {
      nullptr, 0, maximum_nodes, 3,
      FormulaDtypes::all, false, false,
      false, nullptr},
+    {"fmax", "fmax", "fmax", "other if self != self else (self if other != other else maximum(self, other))", fmax_args, 2,
+     nullptr, 0, fmax_nodes, 13,
+     FormulaDtypes::all, false, false,
+     false, nullptr},
+    {"fmin", "fmin", "fmin", "other if self != self else (self if other != other else minimum(self, other))", fmin_args, 2,
+     nullptr, 0, fmin_nodes, 13,
+     FormulaDtypes::all, false, false,
+     false, nullptr},
     {"minimum", "minimum", "minimum", "minimum(self, other)", minimum_args, 2,
      nullptr, 0, minimum_nodes, 3,
      FormulaDtypes::all, false, false,
@@ -4180,6 +4344,22 @@ const PointwiseFormula kPointwiseFormulas[] = {
      nullptr, 0, _maximum_other_backward_nodes, 11,
      FormulaDtypes::floating, false, false,
      false, nullptr},
+    {"_fmax_self_backward", "_fmax_self_backward", "_fmax_self_backward", "grad if (self >= other or other != other) else 0", _fmax_self_backward_args, 3,
+     nullptr, 0, _fmax_self_backward_nodes, 10,
+     FormulaDtypes::floating, false, false,
+     false, nullptr},
+    {"_fmax_other_backward", "_fmax_other_backward", "_fmax_other_backward", "0 if (self >= other or other != other) else grad", _fmax_other_backward_args, 3,
+     nullptr, 0, _fmax_other_backward_nodes, 10,
+     FormulaDtypes::floating, false, false,
+     false, nullptr},
+    {"_fmin_self_backward", "_fmin_self_backward", "_fmin_self_backward", "grad if (self <= other or other != other) else 0", _fmin_self_backward_args, 3,
+     nullptr, 0, _fmin_self_backward_nodes, 10,
+     FormulaDtypes::floating, false, false,
+     false, nullptr},
+    {"_fmin_other_backward", "_fmin_other_backward", "_fmin_other_backward", "0 if (self <= other or other != other) else grad", _fmin_other_backward_args, 3,
+     nullptr, 0, _fmin_other_backward_nodes, 10,
+     FormulaDtypes::floating, false, false,
+     false, nullptr},
     {"_minimum_self_backward", "_minimum_self_backward", "_minimum_self_backward", "grad * ((self < other) + (self == other) * 0.5)", _minimum_self_backward_args, 3,
      nullptr, 0, _minimum_self_backward_nodes, 11,
      FormulaDtypes::floating, false, false,
@@ -4437,7 +4617,7 @@ const PointwiseFormula kPointwiseFormulas[] = {
      FormulaDtypes::floating, false, false,
      false, nullptr},
 };
-const int kNumPointwiseFormulas = 175;
+const int kNumPointwiseFormulas = 181;
 
 // op: the op; overload: the input whose gradient the row computes; args: grad, result, then the
 // op's tensors.
@@ -4526,6 +4706,18 @@ const PointwiseFormula kPointwiseDerivatives[] = {
     {"maximum", "other", "maximum", "grad * ((self < other) + (self == other) * 0.5)", maximum_other_grad_args, 4,
      nullptr, 0,
      maximum_other_grad_nodes, 11, FormulaDtypes::floating, false, false, false, nullptr},
+    {"fmax", "self", "fmax", "grad if (self >= other or other != other) else 0", fmax_self_grad_args, 4,
+     nullptr, 0,
+     fmax_self_grad_nodes, 10, FormulaDtypes::floating, false, false, false, nullptr},
+    {"fmax", "other", "fmax", "0 if (self >= other or other != other) else grad", fmax_other_grad_args, 4,
+     nullptr, 0,
+     fmax_other_grad_nodes, 10, FormulaDtypes::floating, false, false, false, nullptr},
+    {"fmin", "self", "fmin", "grad if (self <= other or other != other) else 0", fmin_self_grad_args, 4,
+     nullptr, 0,
+     fmin_self_grad_nodes, 10, FormulaDtypes::floating, false, false, false, nullptr},
+    {"fmin", "other", "fmin", "0 if (self <= other or other != other) else grad", fmin_other_grad_args, 4,
+     nullptr, 0,
+     fmin_other_grad_nodes, 10, FormulaDtypes::floating, false, false, false, nullptr},
     {"minimum", "self", "minimum", "grad * ((self < other) + (self == other) * 0.5)", minimum_self_grad_args, 4,
      nullptr, 0,
      minimum_self_grad_nodes, 11, FormulaDtypes::floating, false, false, false, nullptr},
@@ -4767,7 +4959,7 @@ const PointwiseFormula kPointwiseDerivatives[] = {
      nullptr, 0,
      _fma_tensor2_grad_nodes, 3, FormulaDtypes::floating, false, false, false, nullptr},
 };
-const int kNumPointwiseDerivatives = 108;
+const int kNumPointwiseDerivatives = 112;
 
 }  // namespace jit
 }  // namespace kiln

@@ -57,6 +57,8 @@ PyObject* fn_isfinite(PyObject* module, PyObject* args, PyObject* kwargs);
 PyObject* fn_sign(PyObject* module, PyObject* args, PyObject* kwargs);
 PyObject* fn_pow(PyObject* module, PyObject* args, PyObject* kwargs);
 PyObject* fn_maximum(PyObject* module, PyObject* args, PyObject* kwargs);
+PyObject* fn_fmax(PyObject* module, PyObject* args, PyObject* kwargs);
+PyObject* fn_fmin(PyObject* module, PyObject* args, PyObject* kwargs);
 PyObject* fn_minimum(PyObject* module, PyObject* args, PyObject* kwargs);
 PyObject* fn_clamp(PyObject* module, PyObject* args, PyObject* kwargs);
 PyObject* fn_reciprocal(PyObject* module, PyObject* args, PyObject* kwargs);
@@ -379,6 +381,10 @@ PyObject* fn__relu_self_backward(PyObject* module, PyObject* args, PyObject* kwa
 PyObject* fn__pow_tensor_tensor_self_backward(PyObject* module, PyObject* args, PyObject* kwargs);
 PyObject* fn__maximum_self_backward(PyObject* module, PyObject* args, PyObject* kwargs);
 PyObject* fn__maximum_other_backward(PyObject* module, PyObject* args, PyObject* kwargs);
+PyObject* fn__fmax_self_backward(PyObject* module, PyObject* args, PyObject* kwargs);
+PyObject* fn__fmax_other_backward(PyObject* module, PyObject* args, PyObject* kwargs);
+PyObject* fn__fmin_self_backward(PyObject* module, PyObject* args, PyObject* kwargs);
+PyObject* fn__fmin_other_backward(PyObject* module, PyObject* args, PyObject* kwargs);
 PyObject* fn__minimum_self_backward(PyObject* module, PyObject* args, PyObject* kwargs);
 PyObject* fn__minimum_other_backward(PyObject* module, PyObject* args, PyObject* kwargs);
 PyObject* fn__clamp_self_backward(PyObject* module, PyObject* args, PyObject* kwargs);
@@ -495,6 +501,8 @@ PyObject* method_sign_(PyObject* self, PyObject* args, PyObject* kwargs);
 PyObject* method_pow(PyObject* self, PyObject* args, PyObject* kwargs);
 PyObject* method_pow_(PyObject* self, PyObject* args, PyObject* kwargs);
 PyObject* method_maximum(PyObject* self, PyObject* args, PyObject* kwargs);
+PyObject* method_fmax(PyObject* self, PyObject* args, PyObject* kwargs);
+PyObject* method_fmin(PyObject* self, PyObject* args, PyObject* kwargs);
 PyObject* method_minimum(PyObject* self, PyObject* args, PyObject* kwargs);
 PyObject* method_clamp(PyObject* self, PyObject* args, PyObject* kwargs);
 PyObject* method_clamp_(PyObject* self, PyObject* args, PyObject* kwargs);
@@ -787,6 +795,8 @@ PyMethodDef generated_functions[] = {
     KILN_BINDING("sign", fn_sign),
     KILN_BINDING("pow", fn_pow),
     KILN_BINDING("maximum", fn_maximum),
+    KILN_BINDING("fmax", fn_fmax),
+    KILN_BINDING("fmin", fn_fmin),
     KILN_BINDING("minimum", fn_minimum),
     KILN_BINDING("clamp", fn_clamp),
     KILN_BINDING("reciprocal", fn_reciprocal),
@@ -1109,6 +1119,10 @@ PyMethodDef generated_functions[] = {
     KILN_BINDING("_pow_tensor_tensor_self_backward", fn__pow_tensor_tensor_self_backward),
     KILN_BINDING("_maximum_self_backward", fn__maximum_self_backward),
     KILN_BINDING("_maximum_other_backward", fn__maximum_other_backward),
+    KILN_BINDING("_fmax_self_backward", fn__fmax_self_backward),
+    KILN_BINDING("_fmax_other_backward", fn__fmax_other_backward),
+    KILN_BINDING("_fmin_self_backward", fn__fmin_self_backward),
+    KILN_BINDING("_fmin_other_backward", fn__fmin_other_backward),
     KILN_BINDING("_minimum_self_backward", fn__minimum_self_backward),
     KILN_BINDING("_minimum_other_backward", fn__minimum_other_backward),
     KILN_BINDING("_clamp_self_backward", fn__clamp_self_backward),
@@ -1229,6 +1243,8 @@ PyMethodDef generated_methods[] = {
     KILN_BINDING("pow", method_pow),
     KILN_BINDING("pow_", method_pow_),
     KILN_BINDING("maximum", method_maximum),
+    KILN_BINDING("fmax", method_fmax),
+    KILN_BINDING("fmin", method_fmin),
     KILN_BINDING("minimum", method_minimum),
     KILN_BINDING("clamp", method_clamp),
     KILN_BINDING("clamp_", method_clamp_),

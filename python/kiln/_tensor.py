@@ -988,3 +988,15 @@ def _deprecated_alpha_first(self, name, args, kwargs):
                           f"\t{name}(Tensor other, *, Number alpha)", UserWarning, stacklevel=3)
         return getattr(_C.TensorBase, name)(self, args[1], alpha=args[0])
     raise
+
+
+def _attach_composed_methods():
+    """Tensor methods of the composed functions (python/kiln/_composed_ops.py), as torch has them."""
+    from . import _composed_ops as ops
+    for name in ("tensor_split", "hsplit", "vsplit", "dsplit", "take_along_dim", "msort", "argwhere", "kthvalue",
+                 "dist", "inner", "addr", "addmv", "diagflat"):
+        if not hasattr(Tensor, name):
+            setattr(Tensor, name, getattr(ops, name))
+
+
+_attach_composed_methods()

@@ -284,6 +284,36 @@ def g_topk(g: G):
 add("topk", g_topk, n=12)
 
 
+def g_kthvalue(g: G):
+    a = g.t(unique=True, layout="noexpand")
+    nd = len(a.shape)
+    d = g.dim(nd, 0.03)
+    size = a.shape[d] if nd and -nd <= d < nd else 1
+    k = g.int(1, size) if (g.p(0.95) and size > 0) else size + 1
+    kw = {"dim": d}
+    if g.p(0.5):
+        kw["keepdim"] = g.p(0.5)
+    return (a, k), kw
+
+
+add("kthvalue", g_kthvalue, n=10)
+add("msort", lambda g: ((g.t(unique=True, layout="noexpand"),), {}), n=6)
+
+
+def g_tensor_split(g: G):
+    a = g.t()
+    nd = len(a.shape)
+    d = g.dim(nd, 0.05)
+    if g.p(0.5):
+        return (a, g.int(0, 4)), {"dim": d}
+    return (a, sorted(g.int(-3, 5) for _ in range(g.int(0, 3)))), {"dim": d}
+
+
+add("tensor_split", g_tensor_split, grad=False, n=10)
+for name in ("fmax", "fmin"):
+    add(name, lambda g: g_binary(g, 0.0), out=True, n=12)
+
+
 # --------------------------------------------------------------------------- linear algebra
 def g_mm(g: G):
     n, k, m = g.int(0, 4), g.int(0, 4), g.int(0, 4)
@@ -1465,6 +1495,13 @@ add("cholesky_solve", g_cholesky_solve, dtypes=("float32", "float64"), n=6, extr
 
 
 NOT_GENERATED = {
+    # Composed in Python from ops the generator covers (python/kiln/_composed_ops.py): against torch
+    # on values, views, gradients and errors in tests/python/test_composed_ops.py.
+    **{name: "composed in Python: tests/python/test_composed_ops.py" for name in (
+        "Tensor.addmv", "Tensor.addr", "Tensor.argwhere", "Tensor.diagflat", "Tensor.dist", "Tensor.dsplit",
+        "Tensor.hsplit", "Tensor.inner", "Tensor.take_along_dim", "Tensor.vsplit", "addmv", "addr", "argwhere",
+        "atleast_1d", "atleast_2d", "atleast_3d", "block_diag", "cartesian_prod", "diagflat", "dist", "dsplit",
+        "hsplit", "inner", "take_along_dim", "trapezoid", "trapz", "vsplit")},
     # The LU family takes factors an earlier call made (LU, int32 pivots), not random tensors:
     # against torch on values, pivots, infos, gradients and errors in tests/python/test_linalg_more.py.
     **{name: "LU factors as input: tests/python/test_linalg_more.py" for name in (

@@ -425,6 +425,8 @@ RECORDS = [
              operator=operator.pow),
     # extrema and clamping
     binary("maximum", np.maximum),
+    binary("fmax", np.fmax),
+    binary("fmin", np.fmin),
     binary("minimum", np.minimum),
     OpRecord("clamp", FAMILY, NUMERIC, _clamp_samples, ref=_clamp_ref, result_dtype=promoted),
     OpRecord("clip", FAMILY, NUMERIC, _clamp_samples, ref=_clamp_ref, result_dtype=promoted),

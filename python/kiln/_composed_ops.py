@@ -1,0 +1,261 @@
+"""torch functions that are compositions of kiln's ops, written as torch documents them (the
+argument forms, the views they return, the errors): splitting (tensor_split, hsplit, vsplit,
+dsplit), shaping (atleast_1d/2d/3d, block_diag, cartesian_prod, diagflat), selecting
+(take_along_dim, kthvalue, msort, argwhere) and small products (inner, addr, addmv, dist,
+trapezoid). tests/python/test_composed_ops.py compares each with torch."""
+import collections
+import numbers
+
+from . import _C
+
+KthvalueResult = collections.namedtuple("kthvalue", ["values", "indices"])
+
+
+def _kiln():
+    import kiln
+    return kiln
+
+
+def _dim(dim, ndim, name):
+    if not -max(ndim, 1) <= dim < max(ndim, 1):
+        raise IndexError(f"{name}(): Dimension out of range (expected to be in range of "
+                         f"[{-max(ndim, 1)}, {max(ndim, 1) - 1}], but got {dim})")
+    return dim % max(ndim, 1)
+
+
+def tensor_split(input, indices_or_sections, dim=0):
+    """Views of `input` along dim: n nearly equal parts (the first size % n one longer), or the
+    pieces between the given indices (clamped to the size, as Python slicing)."""
+    if input.dim() == 0:
+        raise RuntimeError("tensor_split expected at least a 1-dimensional tensor, but got a tensor with 0 dims")
+    d = _dim(dim, input.dim(), "tensor_split")
+    size = input.shape[d]
+    if isinstance(indices_or_sections, _C.TensorBase):
+        if indices_or_sections.dtype != _C.int64 or indices_or_sections.dim() > 1:
+            raise RuntimeError("tensor_split expected tensor_indices_or_sections to have a single dimension and "
+                               "be of type long")
+        indices_or_sections = (indices_or_sections.item() if indices_or_sections.dim() == 0
+                               else indices_or_sections.tolist())
+    if isinstance(indices_or_sections, numbers.Integral) and not isinstance(indices_or_sections, bool):
+        n = int(indices_or_sections)
+        if n <= 0:
+            raise RuntimeError(f"number of sections must be larger than 0, got {n}")
+        small, extra = divmod(size, n)
+        bounds, start = [], 0
+        for i in range(n):
+            length = small + (1 if i < extra else 0)
+            bounds.append((start, start + length))
+            start += length
+    else:
+        points = [int(i) for i in indices_or_sections]
+        edges = [0] + points + [size]
+        bounds = []
+        for a, b in zip(edges[:-1], edges[1:]):
+            a = min(max(a + size if a < 0 else a, 0), size)
+            b = min(max(b + size if b < 0 else b, 0), size)
+            bounds.append((a, max(a, b)))
+    return tuple(input.narrow(d, a, b - a) for a, b in bounds)
+
+
+def _split_along(name, input, indices_or_sections, dim, min_dims):
+    if input.dim() < min_dims:
+        raise RuntimeError(f"torch.{name} requires a tensor with at least {min_dims} dimension, but got a tensor "
+                           f"with {input.dim()} dimensions!")
+    if isinstance(indices_or_sections, numbers.Integral) and not isinstance(indices_or_sections, bool):
+        if indices_or_sections == 0 or input.shape[dim] % indices_or_sections != 0:
+            raise RuntimeError(f"torch.{name} attempted to split along dimension {dim}, but the size of the "
+                               f"dimension {input.shape[dim]} is not divisible by the split_size "
+                               f"{indices_or_sections}!")
+    return tensor_split(input, indices_or_sections, dim)
+
+
+def hsplit(input, indices_or_sections):
+    return _split_along("hsplit", input, indices_or_sections, 0 if input.dim() == 1 else 1, 1)
+
+
+def vsplit(input, indices_or_sections):
+    return _split_along("vsplit", input, indices_or_sections, 0, 2)
+
+
+def dsplit(input, indices_or_sections):
+    return _split_along("dsplit", input, indices_or_sections, 2, 3)
+
+
+def _atleast(n, tensors):
+    if len(tensors) == 1 and isinstance(tensors[0], (list, tuple)):
+        tensors = tuple(tensors[0])
+        many = True
+    else:
+        many = len(tensors) != 1
+    out = []
+    for t in tensors:
+        if t.dim() == 0:
+            t = t.reshape([1] * n)
+        elif n >= 2 and t.dim() == 1:
+            t = t.unsqueeze(0) if n == 2 else t.unsqueeze(0).unsqueeze(-1)
+        elif n == 3 and t.dim() == 2:
+            t = t.unsqueeze(-1)
+        out.append(t)
+    return tuple(out) if many else out[0]
+
+
+def atleast_1d(*tensors):
+    return _atleast(1, tensors)
+
+
+def atleast_2d(*tensors):
+    return _atleast(2, tensors)
+
+
+def atleast_3d(*tensors):
+    return _atleast(3, tensors)
+
+
+def take_along_dim(input, indices, dim=None):
+    """input's values at `indices` along dim (gather after broadcasting all dims but dim); with no
+    dim, over the flattened input."""
+    if indices.dtype != _C.int64:
+        raise RuntimeError(f"torch.take_along_dim(): dtype of indices should be Long but got "
+                           f"{str(indices.dtype).split('.')[-1].capitalize()}")
+    if dim is None:
+        return input.reshape(-1).gather(0, indices.reshape(-1))
+    if input.dim() != indices.dim():
+        raise RuntimeError("torch.take_along_dim(): input and indices should have the same number of dimensions, "
+                           f"but got {input.dim()} dimensions for input, and {indices.dim()} dimensions for indices")
+    d = _dim(dim, input.dim(), "take_along_dim")
+    shape_in, shape_ix = list(input.shape), list(indices.shape)
+    shape_in[d] = shape_ix[d] = 1
+    common = list(_kiln().broadcast_shapes(shape_in, shape_ix))
+    want_in, want_ix = list(common), list(common)
+    want_in[d], want_ix[d] = input.shape[d], indices.shape[d]
+    return input.broadcast_to(want_in).gather(d, indices.broadcast_to(want_ix))
+
+
+def msort(input):
+    return input.sort(dim=0).values
+
+
+def argwhere(input):
+    return input.nonzero()
+
+
+def kthvalue(input, k, dim=-1, keepdim=False):
+    """The k-th smallest value along dim (NaN is the largest) and its index; torch's order of checks
+    (the dim, then a 0-dim input is its own answer, then an empty dim, then the dtype, then k)."""
+    d = _dim(dim, input.dim(), "kthvalue")
+    size = input.shape[d] if input.dim() > 0 else 1
+    if size == 0:
+        raise IndexError(f"kthvalue(): Expected reduction dim {d} to have non-zero size.")
+    if input.dim() > 0 and input.dtype == _C.bool:
+        raise RuntimeError("\"kthvalue_cpu\" not implemented for 'Bool'")
+    if not 1 <= k <= size:
+        raise RuntimeError(f"kthvalue(): selected number k out of range for dimension {d}")
+    if input.dim() == 0:
+        return KthvalueResult(input.clone(), _C.zeros([], dtype=_C.int64))
+    values, indices = input.sort(dim=d, stable=True)
+    v = values.narrow(d, k - 1, 1)
+    i = indices.narrow(d, k - 1, 1)
+    if not keepdim:
+        v, i = v.squeeze(d), i.squeeze(d)
+    return KthvalueResult(v, i)
+
+
+def dist(input, other, p=2):
+    return (input - other).norm(p)
+
+
+def inner(input, other):
+    if input.dim() == 0 or other.dim() == 0:
+        return input * other
+    if input.shape[-1] != other.shape[-1]:
+        raise RuntimeError(f"inner() the last dimension must match on both input tensors but got shapes "
+                           f"{list(input.shape)} and {list(other.shape)}")
+    return _kiln().tensordot(input, other, dims=([input.dim() - 1], [other.dim() - 1]))
+
+
+def _scaled(t, factor):
+    return t if factor == 1 else t * factor
+
+
+def addr(input, vec1, vec2, *, beta=1, alpha=1):
+    """beta * input + alpha * outer(vec1, vec2); beta = 0 ignores input (NaN included)."""
+    if vec1.dim() != 1 or vec2.dim() != 1:
+        raise RuntimeError(f"addr: Expected 1-D argument vec1, but got {vec1.dim()}-D" if vec1.dim() != 1 else
+                           f"addr: Expected 1-D argument vec2, but got {vec2.dim()}-D")
+    product = _scaled(_kiln().outer(vec1, vec2), alpha)
+    if beta == 0:
+        return product + _kiln().zeros_like(input).broadcast_to(product.shape)
+    return _scaled(input, beta) + product
+
+
+def addmv(input, mat, vec, *, beta=1, alpha=1):
+    """beta * input + alpha * (mat @ vec); beta = 0 ignores input (NaN included)."""
+    product = _scaled(_kiln().mv(mat, vec), alpha)
+    if beta == 0:
+        return product + _kiln().zeros_like(input).broadcast_to(product.shape)
+    return _scaled(input, beta) + product
+
+
+def diagflat(input, offset=0):
+    return _kiln().diag(input.reshape(-1), offset)
+
+
+def block_diag(*tensors):
+    """The tensors (0-, 1- or 2-D) along the diagonal of one matrix, zeros elsewhere."""
+    k = _kiln()
+    mats = []
+    for i, t in enumerate(tensors):
+        if t.dim() > 2:
+            raise RuntimeError(f"torch.block_diag: Input tensors must have 2 or fewer dimensions. Input {i} has "
+                               f"{t.dim()} dimensions")
+        mats.append(t.reshape(1, -1) if t.dim() < 2 else t)
+    if not mats:
+        return k.zeros(1, 0)
+    dtype = mats[0].dtype
+    for m in mats[1:]:
+        dtype = k.promote_types(dtype, m.dtype)
+    cols = sum(m.shape[1] for m in mats)
+    rows, before = [], 0
+    for m in mats:
+        left = k.zeros(m.shape[0], before, dtype=dtype)
+        right = k.zeros(m.shape[0], cols - before - m.shape[1], dtype=dtype)
+        rows.append(k.cat([left, m.to(dtype), right], dim=1))
+        before += m.shape[1]
+    return k.cat(rows, dim=0)
+
+
+def cartesian_prod(*tensors):
+    """Every combination of the 1-D tensors' elements, one per row (itertools.product's order)."""
+    k = _kiln()
+    for t in tensors:
+        if t.dim() != 1:
+            raise RuntimeError(f"Expect a 1D vector, but got shape {list(t.shape)}")
+    if len(tensors) == 1:
+        return tensors[0]
+    grids = k.meshgrid(*tensors, indexing="ij")
+    return k.stack([g.reshape(-1) for g in grids], dim=1)
+
+
+def trapezoid(y, x=None, *, dx=None, dim=-1):
+    """The trapezoid rule along dim, rounded as torch's: with a spacing dx (default 1),
+    (sum - (first + last) / 2) * dx; with sample points x, sum(diff(x) * (left + right)) / 2."""
+    d = _dim(dim, y.dim(), "trapezoid")
+    n = y.shape[d]
+    if n == 0:
+        return y.sum(d) * 0
+    if x is None:
+        return (y.sum(d) - (y.select(d, 0) + y.select(d, -1)) * 0.5) * (1 if dx is None else dx)
+    left, right = y.narrow(d, 0, n - 1), y.narrow(d, 1, n - 1)
+    if x.dim() == 1:
+        if x.shape[0] != n:
+            raise RuntimeError("trapezoid: There must be one `x` value for each sample point")
+        shape = [1] * y.dim()
+        shape[d] = n - 1
+        spacing = (x[1:] - x[:-1]).reshape(shape)
+    else:
+        spacing = x.narrow(d, 1, n - 1) - x.narrow(d, 0, n - 1)
+    return (spacing * (right + left)).sum(d) / 2
+
+
+def trapz(y, x=None, *, dx=None, dim=-1):
+    return trapezoid(y, x, dx=dx, dim=dim)
