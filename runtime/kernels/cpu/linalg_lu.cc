@@ -138,11 +138,13 @@ TensorBase lu_pivots_to_permutation(const TensorBase& pivots_in, int64_t m, Scal
   KILN_CHECK(pivots_in.dtype() == ScalarType::Int32 && pivots_in.dim() >= 1,
              "torch.lu_unpack: LU_pivots is expected to be a contiguous tensor of torch.int32 dtype.\n"
              "Note: this function is intended to be used with the output produced by torch.linalg.lu_factor");
+  KILN_CHECK(m >= 0, "torch.lu_unpack: expected a non-negative LU.size(-2), got ", m);
   const TensorBase pivots = contiguous_cpu(pivots_in);
   const int64_t k = pivots.sizes()[pivots.dim() - 1];
   KILN_CHECK(k <= m, "torch.lu_unpack: expected at most LU.size(-2) = ", m, " pivots per matrix, got ", k);
   const DimVector batch(pivots.sizes().begin(), pivots.sizes().end() - 1);
   TensorBase P = zeros_cpu(with_last(batch, {m, m}), dtype);
+  if (P.numel() == 0) return P;  // (m itself may be absurd when the batch is empty)
   const int32_t* pp = static_cast<const int32_t*>(pivots.data_ptr());
   std::vector<int64_t> perm(m);
   KILN_DISPATCH_FLOATING_TYPES_AND_REDUCED(dtype, "lu_unpack", [&] {
