@@ -1,8 +1,8 @@
 """torch functions that are compositions of kiln's ops, written as torch documents them (the
 argument forms, the views they return, the errors): splitting (tensor_split, hsplit, vsplit,
 dsplit), shaping (atleast_1d/2d/3d, block_diag, cartesian_prod, diagflat), selecting
-(take_along_dim, kthvalue, msort, argwhere) and small products (inner, addr, addmv, dist,
-trapezoid). tests/python/test_composed_ops.py compares each with torch."""
+(take_along_dim, kthvalue, msort, argwhere), quantile/nanquantile, and small products (inner, addr,
+addmv, dist, trapezoid). tests/python/test_composed_ops.py compares each with torch."""
 import collections
 import numbers
 
@@ -259,3 +259,76 @@ def trapezoid(y, x=None, *, dx=None, dim=-1):
 
 def trapz(y, x=None, *, dx=None, dim=-1):
     return trapezoid(y, x, dx=dx, dim=dim)
+
+
+_QUANTILE_MODES = ("linear", "lower", "higher", "midpoint", "nearest")
+
+
+def _quantile(name, input, q, dim, keepdim, interpolation, ignore_nan):
+    """torch's quantile_compute: the sorted values along dim, the rank q * (n - 1) (of the non-NaN
+    count for nanquantile; a row holding NaN takes the last, NaN, value for quantile), adjusted by
+    the interpolation mode, and lerp between the neighbours."""
+    k = _kiln()
+    if input.dtype not in (_C.float32, _C.float64):
+        raise RuntimeError(f"{name}() input tensor must be either float or double dtype")
+    if isinstance(q, _C.TensorBase):
+        if q.dtype != input.dtype:
+            raise RuntimeError(f"{name}() q tensor must be same dtype as the input tensor")
+        if q.dim() > 1:
+            raise RuntimeError(f"{name}() q must be a scalar or 1D tensor")
+        qt = q
+    else:
+        if not 0 <= q <= 1:
+            raise RuntimeError(f"{name}() q must be in the range [0, 1] but got {q}")
+        qt = k.tensor(float(q), dtype=input.dtype)
+    if interpolation not in _QUANTILE_MODES:
+        raise RuntimeError(f"{name}() interpolation must be one of linear, lower, higher, midpoint or nearest. "
+                           f"Got {interpolation}")
+    if qt.numel() and bool(((qt < 0) | (qt > 1)).any()):
+        raise RuntimeError(f"{name}() q values must be in the range [0, 1]")
+    if dim is None:
+        x = input.reshape(-1)
+    else:
+        d = _dim(dim, input.dim(), name)
+        x = input.reshape(1) if input.dim() == 0 else input.movedim(d, -1)
+    if x.shape[-1] == 0:
+        raise RuntimeError(f"{name}() input tensor must be non-empty")
+    sorted_ = x.sort(-1).values
+    n = sorted_.shape[-1]
+    qq = qt.reshape(-1)
+    lead = list(sorted_.shape[:-1])
+    if ignore_nan:
+        count = (~sorted_.isnan()).sum(-1, keepdim=True)
+        ranks = qq * (count - 1).to(input.dtype)
+        ranks = ranks.masked_fill(ranks < 0, n - 1)
+    else:
+        ranks = (qq * (n - 1)).expand(lead + [qq.shape[0]])
+        ranks = ranks.masked_fill(sorted_.isnan().any(-1, keepdim=True), n - 1)
+    if interpolation == "lower":
+        ranks = ranks.floor()
+    elif interpolation == "higher":
+        ranks = ranks.ceil()
+    elif interpolation == "nearest":
+        ranks = ranks.round()
+    below = ranks.to(_C.int64)
+    values = sorted_.gather(-1, below)
+    if interpolation in ("linear", "midpoint"):
+        weights = k.full_like(ranks, 0.5) if interpolation == "midpoint" else ranks - below.to(ranks.dtype)
+        values = values.lerp(sorted_.gather(-1, ranks.ceil().to(_C.int64)), weights)
+    if keepdim:
+        if dim is None:
+            values = values.reshape([1] * input.dim() + [qq.shape[0]])
+        elif input.dim() > 0:
+            values = values.unsqueeze(-2).movedim(-2, d)
+    values = values.squeeze(-1) if qt.dim() == 0 else values.movedim(-1, 0)
+    return values
+
+
+def quantile(input, q, dim=None, keepdim=False, *, interpolation="linear", out=None):
+    result = _quantile("quantile", input, q, dim, keepdim, interpolation, ignore_nan=False)
+    return result if out is None else out.resize_(result.shape).copy_(result)
+
+
+def nanquantile(input, q, dim=None, keepdim=False, *, interpolation="linear", out=None):
+    result = _quantile("nanquantile", input, q, dim, keepdim, interpolation, ignore_nan=True)
+    return result if out is None else out.resize_(result.shape).copy_(result)

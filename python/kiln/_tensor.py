@@ -994,7 +994,7 @@ def _attach_composed_methods():
     """Tensor methods of the composed functions (python/kiln/_composed_ops.py), as torch has them."""
     from . import _composed_ops as ops
     for name in ("tensor_split", "hsplit", "vsplit", "dsplit", "take_along_dim", "msort", "argwhere", "kthvalue",
-                 "dist", "inner", "addr", "addmv", "diagflat"):
+                 "dist", "inner", "addr", "addmv", "diagflat", "quantile", "nanquantile"):
         if not hasattr(Tensor, name):
             setattr(Tensor, name, getattr(ops, name))
 

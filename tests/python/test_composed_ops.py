@@ -160,3 +160,39 @@ def test_trapezoid(form):
     else:
         got, want = kiln.trapezoid(ky, dim=0), torch.trapezoid(ty, dim=0)
     np.testing.assert_allclose(got.numpy(), want.numpy(), rtol=1e-6, atol=1e-6)
+
+
+@pytest.mark.parametrize("name", ["quantile", "nanquantile"])
+@pytest.mark.parametrize("q", [0.3, 0.0, 1.0, [0.25, 0.5, 0.9]])
+@pytest.mark.parametrize("dim, keepdim", [(None, False), (None, True), (1, False), (0, True), (-1, True)])
+@pytest.mark.parametrize("interpolation", ["linear", "lower", "higher", "midpoint", "nearest"])
+def test_quantile_and_nanquantile(name, q, dim, keepdim, interpolation):
+    rng = np.random.default_rng(4)
+    a = rng.standard_normal((3, 5, 4))
+    a[0, 1, 2] = np.nan
+    a[2, :, 3] = np.nan
+    k, t = pair(a)
+    kq, tq = (kiln.tensor(q, dtype=kiln.float64), torch.tensor(q, dtype=torch.float64)) if isinstance(q, list) else (q, q)
+    got = getattr(kiln, name)(k, kq, dim=dim, keepdim=keepdim, interpolation=interpolation)
+    want = getattr(torch, name)(t, tq, dim=dim, keepdim=keepdim, interpolation=interpolation)
+    assert tuple(got.shape) == tuple(want.shape)
+    np.testing.assert_allclose(got.numpy(), want.numpy(), rtol=1e-12, atol=0)
+
+
+def test_quantile_gradient_and_errors_match_torch():
+    a = np.array([[3.0, 1.0, 4.0, 1.5], [5.0, 9.0, 2.0, 6.0]])
+    k = kiln.tensor(a, requires_grad=True)
+    t = torch.tensor(a, requires_grad=True)
+    kiln.quantile(k, kiln.tensor([0.2, 0.7], dtype=kiln.float64), dim=1).sum().backward()
+    torch.quantile(t, torch.tensor([0.2, 0.7], dtype=torch.float64), dim=1).sum().backward()
+    np.testing.assert_allclose(k.grad.numpy(), t.grad.numpy(), rtol=1e-12)
+    for bad in (lambda m: m.quantile(m.ones(3, dtype=m.int64), 0.5), lambda m: m.quantile(m.ones(3), 1.5),
+                lambda m: m.quantile(m.ones(3), m.tensor([0.5], dtype=m.float64)),
+                lambda m: m.quantile(m.ones(3), m.tensor([[0.5]])), lambda m: m.quantile(m.ones(3), m.tensor([-0.1])),
+                lambda m: m.quantile(m.ones(3), 0.5, interpolation="cubic"),
+                lambda m: m.quantile(m.ones(3), 0.5, dim=2), lambda m: m.quantile(m.ones(0), 0.5)):
+        with pytest.raises(Exception) as terr:
+            bad(torch)
+        with pytest.raises(Exception) as kerr:
+            bad(kiln)
+        assert kerr.type is terr.type, (kerr.value, terr.value)

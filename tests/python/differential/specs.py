@@ -1501,7 +1501,8 @@ NOT_GENERATED = {
         "Tensor.addmv", "Tensor.addr", "Tensor.argwhere", "Tensor.diagflat", "Tensor.dist", "Tensor.dsplit",
         "Tensor.hsplit", "Tensor.inner", "Tensor.take_along_dim", "Tensor.vsplit", "addmv", "addr", "argwhere",
         "atleast_1d", "atleast_2d", "atleast_3d", "block_diag", "cartesian_prod", "diagflat", "dist", "dsplit",
-        "hsplit", "inner", "take_along_dim", "trapezoid", "trapz", "vsplit")},
+        "hsplit", "inner", "take_along_dim", "trapezoid", "trapz", "vsplit", "quantile", "nanquantile",
+        "Tensor.quantile", "Tensor.nanquantile")},
     # The LU family takes factors an earlier call made (LU, int32 pivots), not random tensors:
     # against torch on values, pivots, infos, gradients and errors in tests/python/test_linalg_more.py.
     **{name: "LU factors as input: tests/python/test_linalg_more.py" for name in (
