@@ -269,23 +269,25 @@ def _quantile(name, input, q, dim, keepdim, interpolation, ignore_nan):
     count for nanquantile; a row holding NaN takes the last, NaN, value for quantile), adjusted by
     the interpolation mode, and lerp between the neighbours."""
     k = _kiln()
+    # torch's order: a number q's range, the interpolation, then the tensors
+    scalar_q = not isinstance(q, _C.TensorBase)
+    if scalar_q and not 0 <= q <= 1:
+        raise RuntimeError(f"{name}() q must be in the range [0, 1] but got {q}")
+    if interpolation not in _QUANTILE_MODES:
+        raise RuntimeError(f"{name}() interpolation must be one of linear, lower, higher, midpoint or nearest, "
+                           f"but got {interpolation}")
     if input.dtype not in (_C.float32, _C.float64):
         raise RuntimeError(f"{name}() input tensor must be either float or double dtype")
-    if isinstance(q, _C.TensorBase):
+    if scalar_q:
+        qt = k.tensor(float(q), dtype=input.dtype)
+    else:
         if q.dtype != input.dtype:
             raise RuntimeError(f"{name}() q tensor must be same dtype as the input tensor")
         if q.dim() > 1:
             raise RuntimeError(f"{name}() q must be a scalar or 1D tensor")
+        if q.numel() and bool(((q < 0) | (q > 1)).any()):
+            raise RuntimeError(f"{name}() q values must be in the range [0, 1]")
         qt = q
-    else:
-        if not 0 <= q <= 1:
-            raise RuntimeError(f"{name}() q must be in the range [0, 1] but got {q}")
-        qt = k.tensor(float(q), dtype=input.dtype)
-    if interpolation not in _QUANTILE_MODES:
-        raise RuntimeError(f"{name}() interpolation must be one of linear, lower, higher, midpoint or nearest. "
-                           f"Got {interpolation}")
-    if qt.numel() and bool(((qt < 0) | (qt > 1)).any()):
-        raise RuntimeError(f"{name}() q values must be in the range [0, 1]")
     if dim is None:
         x = input.reshape(-1)
     else:

@@ -196,3 +196,11 @@ def test_quantile_gradient_and_errors_match_torch():
         with pytest.raises(Exception) as kerr:
             bad(kiln)
         assert kerr.type is terr.type, (kerr.value, terr.value)
+    # torch checks the interpolation before the tensors
+    for bad in (lambda m: m.quantile(m.ones(3, dtype=m.int64), 0.5, interpolation="cubic"),
+                lambda m: m.quantile(m.ones(3), m.tensor([1.5]), interpolation="cubic")):
+        with pytest.raises(RuntimeError) as terr:
+            bad(torch)
+        with pytest.raises(RuntimeError) as kerr:
+            bad(kiln)
+        assert str(kerr.value) == str(terr.value)
