@@ -12,6 +12,12 @@ namespace ops {
 // _fma(Tensor self, Tensor tensor1, Tensor tensor2) -> Tensor
 Tensor _fma(const Tensor& self, const Tensor& tensor1, const Tensor& tensor2);
 
+// _fma_(Tensor(a!) self, Tensor tensor1, Tensor tensor2) -> Tensor(a!)
+const Tensor& _fma_(const Tensor& self, const Tensor& tensor1, const Tensor& tensor2);
+
+// _fma.out(Tensor self, Tensor tensor1, Tensor tensor2, *, Tensor(a!) out) -> Tensor(a!)
+const Tensor& _fma_out(const Tensor& out, const Tensor& self, const Tensor& tensor1, const Tensor& tensor2);
+
 }  // namespace ops
 using namespace ops;
 }  // namespace kiln

@@ -1452,6 +1452,9 @@ class Tensor : public kiln::Tensor {
   Tensor addmm(const Tensor& mat1, const Tensor& mat2, const Scalar& beta = 1, const Scalar& alpha = 1) const {
     return to_api(kiln::addmm(*this, mat1, mat2, beta, alpha));
   }
+  const Tensor& _fma_(const Tensor& tensor1, const Tensor& tensor2) const {
+    return to_api(kiln::_fma_(*this, tensor1, tensor2));
+  }
   std::tuple<Tensor, Tensor> cummax(int64_t dim) const {
     return to_api(kiln::cummax(*this, dim));
   }
@@ -3853,6 +3856,11 @@ inline Tensor _addmm_into(const Tensor& self, const Tensor& mat1, const Tensor& 
 // _fma(Tensor self, Tensor tensor1, Tensor tensor2) -> Tensor
 inline Tensor _fma(const Tensor& self, const Tensor& tensor1, const Tensor& tensor2) {
   return to_api(kiln::_fma(self, tensor1, tensor2));
+}
+
+// _fma.out(Tensor self, Tensor tensor1, Tensor tensor2, *, Tensor(a!) out) -> Tensor(a!)
+inline const Tensor& _fma_out(const Tensor& out, const Tensor& self, const Tensor& tensor1, const Tensor& tensor2) {
+  return to_api(kiln::_fma_out(out, self, tensor1, tensor2));
 }
 
 // cummax(Tensor self, int dim) -> (Tensor values, Tensor indices)

@@ -69,5 +69,33 @@ Tensor _fma(const Tensor& self, const Tensor& tensor1, const Tensor& tensor2) {
   return result;
 }
 
+// _fma_(Tensor(a!) self, Tensor tensor1, Tensor tensor2) -> Tensor(a!)
+const Tensor& _fma_(const Tensor& self, const Tensor& tensor1, const Tensor& tensor2) {
+  check_inplace(self, "_fma_");
+  std::shared_ptr<FmaBackward0> node;
+  if (any_requires_grad({&self, &tensor1, &tensor2})) {
+    node = make_node<FmaBackward0>();
+    node->add_next_edge(gradient_edge(self));
+    node->add_next_edge(gradient_edge(tensor1));
+    node->add_next_edge(gradient_edge(tensor2));
+    if (node->next_edges()[2].is_valid()) node->tensor1_ = SavedVariable(tensor1, tensor1.is_same(self));
+    if (node->next_edges()[1].is_valid()) node->tensor2_ = SavedVariable(tensor2, tensor2.is_same(self));
+    if (explain_enabled()) explain_log("autograd", "FmaBackward0", "recorded");
+  }
+  {
+    BelowAutogradGuard below;
+    kiln::_fma_(self, tensor1, tensor2);
+  }
+  if (node && self.is_floating_point()) {
+    rebase_history(self, node, "_fma_");
+  }
+  return self;
+}
+
+// _fma.out(Tensor self, Tensor tensor1, Tensor tensor2, *, Tensor(a!) out) -> Tensor(a!)
+const Tensor& _fma_out(const Tensor& out, const Tensor& self, const Tensor& tensor1, const Tensor& tensor2) {
+  throw Error("_fma(): functions with out=... arguments don't support automatic differentiation, but one of the arguments requires grad.");
+}
+
 }  // namespace autograd_kernels
 }  // namespace kiln

@@ -7,5 +7,7 @@
 namespace kiln {
 namespace autograd_kernels {
 Tensor _fma(const Tensor& self, const Tensor& tensor1, const Tensor& tensor2);
+const Tensor& _fma_(const Tensor& self, const Tensor& tensor1, const Tensor& tensor2);
+const Tensor& _fma_out(const Tensor& out, const Tensor& self, const Tensor& tensor1, const Tensor& tensor2);
 }  // namespace autograd_kernels
 }  // namespace kiln

@@ -3870,6 +3870,21 @@ const FuzzOp kFuzzOps[] = {
        const Tensor tensor2 = in.tensor();
        use_result(in, kiln::_fma(self, tensor1, tensor2));
      }},
+    {"_fma_",
+     [](FuzzInput& in) {
+       const Tensor self = in.tensor();
+       const Tensor tensor1 = in.tensor();
+       const Tensor tensor2 = in.tensor();
+       use_result(in, kiln::_fma_(self, tensor1, tensor2));
+     }},
+    {"_fma.out",
+     [](FuzzInput& in) {
+       const Tensor out = in.tensor();
+       const Tensor self = in.tensor();
+       const Tensor tensor1 = in.tensor();
+       const Tensor tensor2 = in.tensor();
+       use_result(in, kiln::_fma_out(out, self, tensor1, tensor2));
+     }},
     {"cummax",
      [](FuzzInput& in) {
        const Tensor self = in.tensor();

@@ -13,6 +13,6 @@ namespace kiln {
 
 class Generator;
 namespace cpu {
-TensorBase _fma_kernel(const TensorBase& self, const TensorBase& tensor1, const TensorBase& tensor2);
+TensorBase _fma_out(const TensorBase& self, const TensorBase& tensor1, const TensorBase& tensor2, const TensorBase& out);
 }  // namespace cpu
 }  // namespace kiln

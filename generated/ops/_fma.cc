@@ -13,8 +13,8 @@ namespace kiln {
 // ---- _fma(Tensor self, Tensor tensor1, Tensor tensor2) -> Tensor
 namespace {
 Tensor _fma_CPU(const Tensor& self, const Tensor& tensor1, const Tensor& tensor2) {
-  if (explain_enabled()) explain_log("kernel", "cpu::_fma_kernel", "");
-  return Tensor(cpu::_fma_kernel(self, tensor1, tensor2));
+  if (explain_enabled()) explain_log("kernel", "cpu::_fma_out", "");
+  return Tensor(cpu::_fma_out(self, tensor1, tensor2, TensorBase()));
 }
 }  // namespace
 
@@ -29,6 +29,52 @@ Tensor ops::_fma(const Tensor& self, const Tensor& tensor1, const Tensor& tensor
   const DispatchKeySet keys = dispatch_keys(backend_key({&self, &tensor1, &tensor2}), records_autograd({&self, &tensor1, &tensor2}));
   if (explain_enabled()) explain_log("dispatch", "_fma", keys.str().c_str());
   return _fma_op.lookup(keys)(self, tensor1, tensor2);
+}
+
+// ---- _fma_(Tensor(a!) self, Tensor tensor1, Tensor tensor2) -> Tensor(a!)
+namespace {
+const Tensor& _fma__CPU(const Tensor& self, const Tensor& tensor1, const Tensor& tensor2) {
+  if (explain_enabled()) explain_log("kernel", "cpu::_fma_out", "");
+  cpu::_fma_out(self, tensor1, tensor2, self);
+  self.bump_version();
+  return self;
+}
+}  // namespace
+
+Operator<const Tensor&(const Tensor&, const Tensor&, const Tensor&)> _fma__op = {"_fma_", {
+    /*CPU=*/&_fma__CPU,
+    /*CUDA=*/nullptr,
+    /*Autograd=*/&autograd_kernels::_fma_,
+}};
+
+
+const Tensor& ops::_fma_(const Tensor& self, const Tensor& tensor1, const Tensor& tensor2) {
+  const DispatchKeySet keys = dispatch_keys(backend_key({&self, &tensor1, &tensor2}), records_autograd({&self, &tensor1, &tensor2}));
+  if (explain_enabled()) explain_log("dispatch", "_fma_", keys.str().c_str());
+  return _fma__op.lookup(keys)(self, tensor1, tensor2);
+}
+
+// ---- _fma.out(Tensor self, Tensor tensor1, Tensor tensor2, *, Tensor(a!) out) -> Tensor(a!)
+namespace {
+const Tensor& _fma_out_CPU(const Tensor& out, const Tensor& self, const Tensor& tensor1, const Tensor& tensor2) {
+  if (explain_enabled()) explain_log("kernel", "cpu::_fma_out", "");
+  cpu::_fma_out(self, tensor1, tensor2, out);
+  out.bump_version();
+  return out;
+}
+}  // namespace
+
+Operator<const Tensor&(const Tensor&, const Tensor&, const Tensor&, const Tensor&)> _fma_out_op = {"_fma.out", {
+    /*CPU=*/&_fma_out_CPU,
+    /*CUDA=*/nullptr,
+    /*Autograd=*/&autograd_kernels::_fma_out,
+}};
+
+
+const Tensor& ops::_fma_out(const Tensor& out, const Tensor& self, const Tensor& tensor1, const Tensor& tensor2) {
+  const DispatchKeySet keys = dispatch_keys(backend_key({&self, &tensor1, &tensor2, &out}), records_autograd({&self, &tensor1, &tensor2, &out}));
+  if (explain_enabled()) explain_log("dispatch", "_fma.out", keys.str().c_str());
+  return _fma_out_op.lookup(keys)(out, self, tensor1, tensor2);
 }
 
 }  // namespace kiln

@@ -13,7 +13,7 @@ namespace python {
 PyObject* fn__fma(PyObject* /*module*/, PyObject* args, PyObject* kwargs) {
   KILN_PY_BEGIN
   static PythonArgParser parser({
-      "_fma(Tensor input, Tensor tensor1, Tensor tensor2)",
+      "_fma(Tensor input, Tensor tensor1, Tensor tensor2, *, Tensor? out=None)",
   }, false);
   ParsedArgs r = parser.parse(args, kwargs);
   switch (r.index) {
@@ -21,7 +21,32 @@ PyObject* fn__fma(PyObject* /*module*/, PyObject* args, PyObject* kwargs) {
       const Tensor self = r.tensor(0);
       const Tensor tensor1 = r.tensor(1);
       const Tensor tensor2 = r.tensor(2);
-      return wrap(without_gil([&] { return kiln::_fma(self, tensor1, tensor2); }));
+      if (r.is_none(3)) {
+        return wrap(without_gil([&] { return kiln::_fma(self, tensor1, tensor2); }));
+      }
+      const Tensor out = r.tensor(3);
+      without_gil([&] { kiln::_fma_out(out, self, tensor1, tensor2); });
+      return new_reference(r.object(3));
+    }
+  }
+  Py_RETURN_NONE;
+  KILN_PY_END
+}
+
+// Tensor._fma_
+PyObject* method__fma_(PyObject* py_self, PyObject* args, PyObject* kwargs) {
+  KILN_PY_BEGIN
+  static PythonArgParser parser({
+      "_fma_(Tensor tensor1, Tensor tensor2)",
+  }, true);
+  ParsedArgs r = parser.parse(args, kwargs);
+  switch (r.index) {
+    case 0: {
+      const Tensor& self = unpack_tensor(py_self);
+      const Tensor tensor1 = r.tensor(0);
+      const Tensor tensor2 = r.tensor(1);
+      without_gil([&] { kiln::_fma_(self, tensor1, tensor2); });
+      return new_reference(py_self);
     }
   }
   Py_RETURN_NONE;

@@ -705,6 +705,7 @@ PyObject* method_dot(PyObject* self, PyObject* args, PyObject* kwargs);
 PyObject* method_mv(PyObject* self, PyObject* args, PyObject* kwargs);
 PyObject* method_outer(PyObject* self, PyObject* args, PyObject* kwargs);
 PyObject* method_addmm(PyObject* self, PyObject* args, PyObject* kwargs);
+PyObject* method__fma_(PyObject* self, PyObject* args, PyObject* kwargs);
 PyObject* method_cummax(PyObject* self, PyObject* args, PyObject* kwargs);
 PyObject* method_cummin(PyObject* self, PyObject* args, PyObject* kwargs);
 PyObject* method_logcumsumexp(PyObject* self, PyObject* args, PyObject* kwargs);
@@ -1447,6 +1448,7 @@ PyMethodDef generated_methods[] = {
     KILN_BINDING("mv", method_mv),
     KILN_BINDING("outer", method_outer),
     KILN_BINDING("addmm", method_addmm),
+    KILN_BINDING("_fma_", method__fma_),
     KILN_BINDING("cummax", method_cummax),
     KILN_BINDING("cummin", method_cummin),
     KILN_BINDING("logcumsumexp", method_logcumsumexp),

@@ -159,8 +159,9 @@ def mm(input, mat2, *, out=None):
 # FMA CPUs) when no gradient is recorded: the functions as the Tensor methods (kiln/_tensor.py).
 # Any other call form goes to the binding as it is (its overloads and errors).
 def _fused_call(name, fused_of, args, kwargs, keys, scalar, plain_without_keywords=False):
-    if plain_without_keywords and not kwargs:  # add/sub without alpha: the binding itself, no fusing
-        return getattr(_C, name)(*args)
+    if plain_without_keywords and (not kwargs or (len(kwargs) == 1 and "out" in kwargs)):
+        # add/sub without alpha: the binding itself, no fusing
+        return getattr(_C, name)(*args, **kwargs)
     fused = None
     if len(args) == len(keys) and isinstance(args[0], Tensor) and set(kwargs) <= {scalar, "out"}:
         fused = fused_of(*args, **{k: v for k, v in kwargs.items() if k != "out"})

@@ -287,9 +287,8 @@ class Tensor(_C.TensorBase):
 
     def add_(self, *args, **kwargs):
         # (an expanded self raises in the op itself, as torch)
-        fused = _fused_alpha(self, args, kwargs, 1) if kwargs else None
-        if fused is not None and not _expanded(self):
-            return self.copy_(fused)
+        if kwargs and not _expanded(self) and _fused_in_place(_fused_alpha, self, args, kwargs, 1):
+            return self
         try:
             return _C.TensorBase.add_(self, *args, **kwargs)
         except TypeError:
@@ -309,13 +308,13 @@ class Tensor(_C.TensorBase):
         return fused if fused is not None else _C.TensorBase.addcmul(self, tensor1, tensor2, value=value)
 
     def addcmul_(self, tensor1, tensor2, *, value=1):
-        fused = _fused_addcmul(self, tensor1, tensor2, value) if not _expanded(self) else None
-        return self.copy_(fused) if fused is not None else _C.TensorBase.addcmul_(self, tensor1, tensor2, value=value)
+        if not _expanded(self) and _fused_in_place(_fused_addcmul, self, tensor1, tensor2, value):
+            return self
+        return _C.TensorBase.addcmul_(self, tensor1, tensor2, value=value)
 
     def sub_(self, *args, **kwargs):
-        fused = _fused_alpha(self, args, kwargs, -1) if kwargs else None
-        if fused is not None and not _expanded(self):
-            return self.copy_(fused)
+        if kwargs and not _expanded(self) and _fused_in_place(_fused_alpha, self, args, kwargs, -1):
+            return self
         try:
             return _C.TensorBase.sub_(self, *args, **kwargs)
         except TypeError:
@@ -676,6 +675,9 @@ class Tensor(_C.TensorBase):
 
     # ---- indexing: ints, slices, None, ..., bool masks, integer lists/tensors (see _resolve_index) ----
     def __getitem__(self, index):
+        view = _basic_view(self, index)
+        if view is not None:
+            return view
         view, indices = _resolve_index(self, index)
         return view if indices is None else _C.index(view, indices)
 
@@ -684,7 +686,8 @@ class Tensor(_C.TensorBase):
                 and tuple(index.shape) == tuple(self.shape):
             self.masked_fill_(index, value)  # the common x[x < 0] = 0, without materialising indices
             return
-        view, indices = _resolve_index(self, index)
+        view = _basic_view(self, index)
+        view, indices = (view, None) if view is not None else _resolve_index(self, index)
         # torch's copy_to fills only for a value that is 0-dim before its leading 1s are dropped
         # (a (1,)-shaped value is copied: into an expanded view that raises)
         value_0dim = isinstance(value, _C.TensorBase) and value.dim() == 0
@@ -845,6 +848,30 @@ def _sequence_as_tuple(index):
     return any(isinstance(i, (_C.TensorBase, list, tuple, slice, str)) or i is Ellipsis or i is None for i in index)
 
 
+def _basic_view(t, index):
+    """x[i], x[a:b:c] and x[i, j, a:b] (Python ints and slices of ints, at most one entry per dim): the
+    view _resolve_index would make, without its general pass (which costs microseconds a call); None
+    for any other index."""
+    if type(index) is not tuple:
+        index = (index,)
+    if len(index) > t.dim():
+        return None  # 0-dim tensors and too many indices: _resolve_index's errors
+    view, dim = t, 0
+    for i in index:
+        if type(i) is int:
+            view = view.select(dim, i)
+        elif type(i) is slice and type(i.start) in _INT_OR_NONE and type(i.stop) in _INT_OR_NONE \
+                and (i.step is None or (type(i.step) is int and i.step > 0)):
+            view = view.slice(dim, i.start, i.stop, 1 if i.step is None else i.step)
+            dim += 1
+        else:
+            return None
+    return view
+
+
+_INT_OR_NONE = (int, type(None))
+
+
 def _resolve_index(t, index):
     """PyTorch's indexing rules. Ints, slices, None and ... are applied as views; what remains
     is one entry per dim of that view: None (kept whole) or an index tensor / bool mask.
@@ -954,24 +981,33 @@ def _fusable(a, b, c=None):
     return not (_C.is_grad_enabled() and (a.requires_grad or b.requires_grad or (c is not None and c.requires_grad)))
 
 
-def _fused_alpha(self, args, kwargs, sign):
+def _fused_alpha(self, args, kwargs, sign, fma=_C._fma):
     """self + sign * alpha * other as torch's add/sub kernel computes it on AVX2 + FMA CPUs (vec::fmadd:
-    one rounding), through _fma, when alpha != 1 and no gradient is recorded; None otherwise (the
-    formula op then runs: alpha == 1 is a plain add there too)."""
+    one rounding), through _fma (or _fma_, into self, for add_/sub_), when alpha != 1 and no gradient is
+    recorded; None otherwise (the formula op then runs: alpha == 1 is a plain add there too)."""
     if len(args) != 1 or len(kwargs) != 1 or "alpha" not in kwargs:
         return None
     alpha = kwargs["alpha"]
     if alpha == 1 or isinstance(alpha, bool) or not isinstance(alpha, (int, float)) or not _fusable(self, args[0]):
         return None
-    return _C._fma(self, args[0], _alpha_tensor(sign * alpha, self.dtype))
+    return fma(self, args[0], _alpha_tensor(sign * alpha, self.dtype))
 
 
-def _fused_addcmul(self, tensor1, tensor2, value):
+def _fused_in_place(fused, self, *args):
+    """fused(self, *args) into self by _fma_; False where it does not apply, or raises (an overlap of self
+    and an operand): the plain in-place op then runs and raises with its own name."""
+    try:
+        return fused(self, *args, fma=_C.TensorBase._fma_) is not None
+    except RuntimeError:
+        return False
+
+
+def _fused_addcmul(self, tensor1, tensor2, value, fma=_C._fma):
     """torch's addcmul as its CPU kernel computes it on AVX2 + FMA CPUs, (value * tensor1) * tensor2 + self
-    with the last two fused, when no gradient is recorded; None otherwise."""
+    with the last two fused (by _fma, or _fma_ into self), when no gradient is recorded; None otherwise."""
     if isinstance(value, bool) or not isinstance(value, (int, float)) or not _fusable(self, tensor1, tensor2):
         return None
-    return _C._fma(self, tensor1 * value if value != 1 else tensor1, tensor2)
+    return fma(self, tensor1 * value if value != 1 else tensor1, tensor2)
 
 
 def _deprecated_alpha_first(self, name, args, kwargs):

@@ -200,6 +200,8 @@ def _fma_samples(d):
             Sample((values((5,), d), values((5,), d, seed=1), values((), d, seed=2)), note="one-element tensor2"),
             Sample((values((2, 3), d), values((3, 2), d, seed=1).T, values((1,), d, seed=2)),
                    note="transposed tensor1, (1,) tensor2"),
+            Sample((values((3, 1), d), values((3, 4), d, seed=1), values((4,), d, seed=2)),
+                   note="(3, 1) self: broadcast, so _fma_ refuses it"),
             Sample((values((0, 2), d), values((0, 2), d), values((0, 2), d)), note="empty")]
 
 
