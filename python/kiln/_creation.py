@@ -110,8 +110,29 @@ def _as_array(data, dtype=None):
     return arr
 
 
+def _flat_numbers(data):
+    """The tensor torch.tensor makes of a flat list of Python floats and ints (no bools, tensors or
+    nesting: the common `torch.tensor([ix[w] for w in words])`) without tensor()'s general pass;
+    None for anything else."""
+    kinds = set(map(type, data))
+    if kinds == {int}:
+        try:
+            return _C.from_numpy(np.array(data, dtype=np.int64)).clone()
+        except OverflowError:
+            return None  # an int beyond int64: the general path's error
+    if kinds and kinds <= {float, int}:
+        default = _C.get_default_dtype()
+        if default in (_C.float32, _C.float64):  # a copy in the default dtype, rounded once from the doubles
+            return _C.TensorBase.to(_C.from_numpy(np.array(data, dtype=np.float64)), default, False, True)
+    return None
+
+
 def tensor(data, *, dtype=None, device=None, requires_grad=False):
     """Like torch.tensor: always copies `data`."""
+    if type(data) is list and dtype is None and device is None:
+        t = _flat_numbers(data)
+        if t is not None:
+            return t.requires_grad_(True) if requires_grad else t
     from ._tensor import Tensor
     if isinstance(data, Tensor):
         t = data.detach().clone()

@@ -25,13 +25,6 @@ class Tensor(_C.TensorBase):
         import numpy as np
         return np.asarray(self)
 
-    def tolist(self):
-        if self.dim() == 0:
-            return self.item()
-        if self.dtype == _C.bfloat16:  # NumPy has no bfloat16; float32 holds every value
-            return self.detach().float().numpy().tolist()
-        return self.detach().numpy().tolist()
-
     def __len__(self):
         if self.dim() == 0:
             raise TypeError("len() of a 0-d tensor")
@@ -434,6 +427,8 @@ class Tensor(_C.TensorBase):
     # ---- conversions ----
     def to(self, *args, **kwargs):
         """to(dtype), to(device), to(device, dtype), to(other_tensor); copy=False returns self when nothing changes."""
+        if not kwargs and len(args) == 1 and type(args[0]) is _C.dtype:
+            return _C.TensorBase.to(self, args[0], False, False)  # the common to(dtype)
         from ._device import device as _device
         dtype, dev = kwargs.pop("dtype", None), kwargs.pop("device", None)
         copy = kwargs.pop("copy", False)
@@ -475,34 +470,34 @@ class Tensor(_C.TensorBase):
         return self.transpose(-2, -1)
 
     def float(self):
-        return self.to(_C.float32)
+        return _C.TensorBase.to(self, _C.float32, False, False)
 
     def double(self):
-        return self.to(_C.float64)
+        return _C.TensorBase.to(self, _C.float64, False, False)
 
     def half(self):
-        return self.to(_C.float16)
+        return _C.TensorBase.to(self, _C.float16, False, False)
 
     def bfloat16(self):
-        return self.to(_C.bfloat16)
+        return _C.TensorBase.to(self, _C.bfloat16, False, False)
 
     def long(self):
-        return self.to(_C.int64)
+        return _C.TensorBase.to(self, _C.int64, False, False)
 
     def int(self):
-        return self.to(_C.int32)
+        return _C.TensorBase.to(self, _C.int32, False, False)
 
     def short(self):
-        return self.to(_C.int16)
+        return _C.TensorBase.to(self, _C.int16, False, False)
 
     def char(self):
-        return self.to(_C.int8)
+        return _C.TensorBase.to(self, _C.int8, False, False)
 
     def byte(self):
-        return self.to(_C.uint8)
+        return _C.TensorBase.to(self, _C.uint8, False, False)
 
     def bool(self):
-        return self.to(_C.bool)
+        return _C.TensorBase.to(self, _C.bool, False, False)
 
     # ---- autograd ----
     def backward(self, gradient=None, retain_graph=None, create_graph=False, inputs=None):
@@ -675,6 +670,8 @@ class Tensor(_C.TensorBase):
 
     # ---- indexing: ints, slices, None, ..., bool masks, integer lists/tensors (see _resolve_index) ----
     def __getitem__(self, index):
+        if isinstance(index, _C.TensorBase) and index.dtype in _INDEX_TENSORS and index.dim() and self.dim():
+            return _C.index(self, [index])  # x[idx], x[mask]: the one advanced index, no general pass
         view = _basic_view(self, index)
         if view is not None:
             return view
@@ -797,6 +794,7 @@ def _as_index_tensor(i):
 
 
 _INDEX_INTEGERS = (_C.int64, _C.int32, _C.int16, _C.int8)  # 0-dim tensors of these index as ints
+_INDEX_TENSORS = (_C.int64, _C.bool)  # tensors with dims of these index as they are
 
 
 def _byte_mask_as_bool(i):

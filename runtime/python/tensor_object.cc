@@ -12,6 +12,7 @@
 #include "runtime/python/node_object.h"
 #include "runtime/python/python_function.h"
 #include "runtime/python/registered_classes.h"
+#include "runtime/python/tensor_to_list.h"
 
 namespace kiln {
 namespace python {
@@ -340,6 +341,7 @@ PyMethodDef hand_methods[] = {
     KILN_METHOD("is_floating_point", m_is_floating_point, METH_NOARGS),
     KILN_METHOD("data_ptr", m_data_ptr, METH_NOARGS),
     KILN_METHOD("item", m_item, METH_NOARGS),
+    KILN_METHOD("tolist", m_tolist, METH_NOARGS),
     KILN_METHOD("requires_grad_", m_requires_grad_, METH_VARARGS | METH_KEYWORDS),
     KILN_METHOD("retain_grad", m_retain_grad, METH_NOARGS),
     KILN_METHOD("_register_hook", m_register_hook, METH_O),
