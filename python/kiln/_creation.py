@@ -65,7 +65,15 @@ def _as_array(data, dtype=None):
             _check_ragged(data)
             raise ValueError(f"tensor(): could not build a tensor from the data: {e}") from None
         if arr.dtype.kind in "USV":
-            raise ValueError(f"too many dimensions '{arr.dtype.kind == 'U' and 'str' or arr.dtype}'")
+            # torch takes its shape from the first elements: a str there is one dim too many, a str
+            # anywhere else an element of a type it cannot store
+            first = data
+            while isinstance(first, (list, tuple)) and first:
+                first = first[0]
+            if isinstance(first, (str, bytes)):
+                raise ValueError(f"too many dimensions '{type(first).__name__}'")
+            bad = next(x for x in np.ravel(np.array(data, dtype=object)) if isinstance(x, (str, bytes)))
+            raise TypeError(f"new(): invalid data type '{type(bad).__name__}'")
         # Python ints beyond int64: torch reads them as doubles for a floating or bool dtype
         big_ints_ok = dtype is not None and str(dtype).split(".")[1] not in ("uint8", "int8", "int16", "int32", "int64")
         if arr.dtype == object:
