@@ -10,6 +10,8 @@ torch has them without a GPU.
 """
 import builtins
 
+import os as _os
+
 from . import _C
 from ._C import *  # noqa: F401,F403  (operators and dtypes)
 from ._C import _nan_to_num  # noqa: F401  (nan_to_num's formula: the formula tests look it up here)
@@ -268,3 +270,9 @@ __all__ = [
     "mm", "spmm", "matmul", "diff", "aminmax", "var_mean", "std_mean", "randint_like", "tril_indices", "triu_indices",
     "compile", "is_anomaly_enabled", "arcsin", "arccos", "arctan", "arcsinh", "arccosh", "arctanh",
 ]
+
+
+# A process forked after kiln's OpenMP kernels ran hangs in its first parallel region (libgomp's
+# thread pool does not survive fork; torch's children hang the same way): forked children (hogwild
+# training under the fork start method, DataLoader workers) run single-threaded instead.
+_os.register_at_fork(after_in_child=lambda: _C.set_num_threads(1))

@@ -4,7 +4,7 @@ import numbers
 import operator
 
 from . import _C
-from . import _inplace_views, _layout
+from . import _inplace_views, _layout, _shared_memory
 from ._tensor_str import tensor_repr
 
 
@@ -115,10 +115,11 @@ class Tensor(_C.TensorBase):
         return False
 
     def is_shared(self):
-        return False
+        return _shared_memory.is_shared(self)
 
     def share_memory_(self):
-        return self
+        """Moves the elements into shared memory (kiln/_shared_memory.py); a no-op when they are there."""
+        return _shared_memory.share(self)
 
     def clip(self, min=None, max=None):
         """Alias of clamp (bounds may be numbers or tensors)."""

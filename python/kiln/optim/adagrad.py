@@ -36,7 +36,10 @@ class Adagrad(Optimizer):
                 state["sum"] = p.detach().clone().fill_(group["initial_accumulator_value"])
 
     def share_memory(self):
-        pass
+        """Moves each parameter's running sum into shared memory (hogwild training), as torch's."""
+        for group in self.param_groups:
+            for p in group["params"]:
+                self.state[p]["sum"].share_memory_()
 
     def step(self, closure=None):
         """One update of every parameter that has a .grad; returns closure() (re-evaluated with grad) if given."""

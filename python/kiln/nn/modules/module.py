@@ -337,6 +337,13 @@ class Module:
         or (set_to_none=False) to zeros in place."""
         zero_grads(self.parameters(), set_to_none)
 
+    def share_memory(self):
+        """Moves every parameter and buffer into shared memory (Tensor.share_memory_), for hogwild
+        training in several processes; returns self."""
+        for t in list(self.parameters()) + list(self.buffers()):
+            t.share_memory_()
+        return self
+
     def apply(self, fn):
         """Calls fn on every child (recursively), then on self; returns self."""
         for m in self.children():
