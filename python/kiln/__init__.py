@@ -276,3 +276,9 @@ __all__ = [
 # thread pool does not survive fork; torch's children hang the same way): forked children (hogwild
 # training under the fork start method, DataLoader workers) run single-threaded instead.
 _os.register_at_fork(after_in_child=lambda: _C.set_num_threads(1))
+
+
+# Python-level functions raise torch's TypeError for an argument of the wrong type (_arg_errors.py).
+from ._arg_errors import type_methods as _type_methods, type_namespace as _type_namespace  # noqa: E402
+_type_namespace(globals(), list(globals()))
+_type_methods(Tensor)  # again: methods other modules attached after _tensor.py

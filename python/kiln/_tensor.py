@@ -4,7 +4,7 @@ import numbers
 import operator
 
 from . import _C
-from . import _inplace_views, _layout, _shared_memory
+from . import _arg_errors, _inplace_views, _layout, _shared_memory
 from ._tensor_str import tensor_repr
 
 
@@ -1035,3 +1035,6 @@ def _attach_composed_methods():
 
 
 _attach_composed_methods()
+
+
+_arg_errors.type_methods(Tensor)  # torch's TypeError for an argument of the wrong type

@@ -47,10 +47,12 @@ def test_hogwild_one_process_matches_torch(tmp_path):
 
 @pytest.mark.parametrize("method", ["spawn", "fork"])
 def test_hogwild_two_processes_train_the_parents_model(tmp_path, method):
-    k = run_script(tmp_path, "kiln", ARGS + ["--num-processes", "2", "--start-method", method])
+    # lr 0.05 on 1280 images: hogwild's races leave the result varying, but far from chance (2.3 nats)
+    args = ["--epochs", "2", "--lr", "0.05", "--samples", "1280", "--log-interval", "10"]
+    k = run_script(tmp_path, "kiln", args + ["--num-processes", "2", "--start-method", method])
     assert k["exitcodes"] == [0, 0] and k["shared"]
     assert k["moved"] > 0
-    assert k["test_loss"] < 2.0 and k["correct"] > 60  # of 200; chance: 20 right, 2.3 nats
+    assert k["test_loss"] < 0.5 and k["correct"] > 180  # of 200
 
 
 @pytest.mark.parametrize("method", ["fork", "spawn", "forkserver"])

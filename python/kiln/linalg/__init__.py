@@ -40,3 +40,8 @@ __all__ = ["LinAlgError", "cholesky", "cholesky_ex", "cond", "cross", "det", "di
            "householder_product", "inv", "inv_ex", "lstsq", "lu", "lu_factor", "lu_factor_ex", "lu_solve",
            "matrix_exp", "matrix_norm", "matrix_power", "matrix_rank", "multi_dot", "norm", "pinv", "qr", "slogdet",
            "solve", "solve_ex", "solve_triangular", "svd", "svdvals", "vecdot", "vector_norm"]
+
+
+# Python-level functions raise torch's TypeError for an argument of the wrong type (_arg_errors.py).
+from .._arg_errors import type_namespace as _type_namespace  # noqa: E402
+_type_namespace(globals(), list(globals()))

@@ -1670,3 +1670,8 @@ def grid_sample(input, grid, mode="bilinear", padding_mode="zeros", align_corner
     # torch.grid_sampler: 4-D input is sampled in 2-D, anything else in 3-D (whose checks name the rank)
     op = kiln.grid_sampler_2d if input.dim() == 4 else kiln.grid_sampler_3d
     return op(input, grid, mode_enum, padding_enum, align_corners)
+
+
+# Python-level functions raise torch's TypeError for an argument of the wrong type (_arg_errors.py).
+from .._arg_errors import type_namespace as _type_namespace  # noqa: E402
+_type_namespace(globals(), list(globals()))

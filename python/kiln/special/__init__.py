@@ -65,3 +65,8 @@ def log_softmax(input, dim, *, dtype=None):
 
 def round(input, *, decimals=0, out=None):  # noqa: A001  (torch's name)
     return _out(_C.round(input, decimals=decimals), out)
+
+
+# Python-level functions raise torch's TypeError for an argument of the wrong type (_arg_errors.py).
+from .._arg_errors import type_namespace as _type_namespace  # noqa: E402
+_type_namespace(globals(), list(globals()))
