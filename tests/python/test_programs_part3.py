@@ -1,0 +1,73 @@
+"""More public PyTorch programs (tests/python/programs/), run as written under torch 1.13 and with their
+torch imports pointed at kiln (programs/swap.py), with the same seeds and arguments: both start from the
+same weights (checked bit for bit) and every step's loss must agree with torch's.
+
+- gat_example: pytorch/examples gat/main.py (2023): per-head attention with self.a[:, :n_hidden, :] and
+  .mT, torch.where(adj_mat > 0, e, -9e16 * ones_like(e)), load_cora's torch.diag(v).to_sparse() @
+  features and torch.eye(V) + sparse int64 adjacency (dense + sparse), randperm split, Adam
+"""
+import warnings
+
+import numpy as np
+import pytest
+
+from programs.swap import load_program
+
+
+def run_both(name, argv):
+    results = []
+    for lib in ("torch", "kiln"):
+        mod = load_program(name, lib)
+        with warnings.catch_warnings():
+            warnings.simplefilter("ignore")
+            results.append(mod.main(list(argv) + ["--quiet"]))
+    return results
+
+
+def to_np(t):
+    return np.asarray(t.detach().numpy() if hasattr(t, "numpy") else t)
+
+
+def check_same_start(rt, rk):
+    assert list(rk["initial_state"]) == list(rt["initial_state"])
+    for name, v in rt["initial_state"].items():
+        np.testing.assert_array_equal(to_np(rk["initial_state"][name]), to_np(v), err_msg=name)
+
+
+def check_steps(rt, rk, n_min, rtol, learns=True):
+    lt, lk = np.array(rt["step_losses"]), np.array(rk["step_losses"])
+    assert len(lk) == len(lt) and len(lt) >= n_min
+    np.testing.assert_allclose(lk, lt, rtol=rtol)
+    if learns:
+        assert lk[-3:].mean() < lk[:3].mean()
+
+
+@pytest.mark.parametrize("extra", [[], ["--concat-heads"]])
+def test_pytorch_examples_gat(extra):
+    rt, rk = run_both("gat_example", ["--epochs", "20", "--n-nodes", "160", "--n-feats", "80", "--n-test", "40",
+                                      "--n-val", "30", "--hidden-dim", "16", "--num-heads", "4"] + extra)
+    check_same_start(rt, rk)  # xavier_normal_ on nn.Parameter(torch.empty(...)) of 2-D and 3-D shapes
+    for key in ("features", "adj_mat", "labels", "idx"):  # load_cora's sparse steps and the randperm split
+        np.testing.assert_array_equal(to_np(rk[key]), to_np(rt[key]), err_msg=key)
+        assert str(rk[key].dtype)[5:] == str(rt[key].dtype)[6:] and not rk[key].is_sparse, key
+    check_steps(rt, rk, 20, rtol=1e-6)
+    np.testing.assert_allclose(rk["record"], rt["record"], rtol=1e-6)
+    assert rk["acc_test"] == rt["acc_test"]
+    np.testing.assert_allclose(rk["loss_test"], rt["loss_test"], rtol=1e-6)
+
+
+def test_dense_plus_sparse_is_dense():
+    import kiln
+    import torch
+    i = [[0, 1, 1, 2], [2, 0, 0, 1]]
+    for m in (torch, kiln):
+        s = m.sparse_coo_tensor(i, m.ones(4), (3, 3), dtype=m.int64)
+        a, b, c = m.eye(3) + s, m.eye(3).double() + s, m.ones(3, 3) - s
+        if m is torch:
+            want = [x.numpy() for x in (a, b, c)]
+        else:
+            for got, w in zip((a, b, c), want):
+                assert str(got.dtype)[5:] == str(w.dtype) and not got.is_sparse
+                np.testing.assert_array_equal(got.numpy(), w)
+    with pytest.raises(NotImplementedError):
+        kiln.eye(3) * kiln.sparse_coo_tensor(i, kiln.ones(4), (3, 3))  # still refused, as documented
