@@ -5,6 +5,8 @@ same weights (checked bit for bit) and every step's loss must agree with torch's
 - gat_example: pytorch/examples gat/main.py (2023): per-head attention with self.a[:, :n_hidden, :] and
   .mT, torch.where(adj_mat > 0, e, -9e16 * ones_like(e)), load_cora's torch.diag(v).to_sparse() @
   features and torch.eye(V) + sparse int64 adjacency (dense + sparse), randperm split, Adam
+- nlp_lstm_tagger, nlp_bilstm_crf, nlp_word_embeddings: "Deep Learning for NLP with PyTorch" (the LSTM
+  part-of-speech tagger, the Bi-LSTM CRF with log_sum_exp and viterbi decode, N-gram and CBOW embeddings)
 """
 import warnings
 
@@ -71,3 +73,39 @@ def test_dense_plus_sparse_is_dense():
                 np.testing.assert_array_equal(got.numpy(), w)
     with pytest.raises(NotImplementedError):
         kiln.eye(3) * kiln.sparse_coo_tensor(i, kiln.ones(4), (3, 3))  # still refused, as documented
+
+
+def test_nlp_lstm_pos_tagger_tutorial():
+    rt, rk = run_both("nlp_lstm_tagger", ["--epochs", "150"])
+    check_same_start(rt, rk)
+    check_steps(rt, rk, 300, rtol=1e-6)
+    # nn.LSTM(3, 3) stepped with a carried (h, c), then the whole sequence at once
+    for key in ("stepped", "whole"):
+        out_t, (h_t, c_t) = rt[key]
+        out_k, (h_k, c_k) = rk[key]
+        for a, b in ((out_k, out_t), (h_k, h_t), (c_k, c_t)):
+            np.testing.assert_allclose(to_np(a), to_np(b), rtol=1e-6, atol=1e-7)
+    np.testing.assert_allclose(to_np(rk["before"]), to_np(rt["before"]), rtol=1e-6)
+    np.testing.assert_allclose(to_np(rk["after"]), to_np(rt["after"]), rtol=1e-5, atol=1e-6)
+    assert rk["predicted"] == rt["predicted"] == [0, 1, 2, 0, 1]
+
+
+def test_nlp_bilstm_crf_tutorial():
+    rt, rk = run_both("nlp_bilstm_crf", ["--epochs", "40"])
+    check_same_start(rt, rk)  # transitions' START row / STOP column written through .data
+    check_steps(rt, rk, 80, rtol=1e-6)
+    assert rk["before"][1] == rt["before"][1] and rk["after"][1] == rt["after"][1]  # viterbi paths
+    np.testing.assert_allclose([rk["before"][0], rk["after"][0], rk["before_nll"]],
+                               [rt["before"][0], rt["after"][0], rt["before_nll"]], rtol=1e-6)
+
+
+def test_nlp_word_embeddings_tutorial():
+    rt, rk = run_both("nlp_word_embeddings", ["--epochs", "3", "--cbow-epochs", "5"])
+    check_same_start(rt, rk)
+    check_steps(rt, rk, 3 * 113, rtol=1e-6, learns=False)
+    assert rk["epoch_losses"][-1] < rk["epoch_losses"][0]
+    np.testing.assert_allclose(rk["epoch_losses"], rt["epoch_losses"], rtol=1e-6)
+    np.testing.assert_array_equal(to_np(rk["hello"]), to_np(rt["hello"]))
+    np.testing.assert_allclose(to_np(rk["beauty"]), to_np(rt["beauty"]), rtol=1e-6)
+    np.testing.assert_allclose(rk["cbow_losses"], rt["cbow_losses"], rtol=1e-6)
+    assert np.mean(rk["cbow_losses"][-20:]) < np.mean(rk["cbow_losses"][:20])
