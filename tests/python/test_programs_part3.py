@@ -7,6 +7,8 @@ same weights (checked bit for bit) and every step's loss must agree with torch's
   features and torch.eye(V) + sparse int64 adjacency (dense + sparse), randperm split, Adam
 - nlp_lstm_tagger, nlp_bilstm_crf, nlp_word_embeddings: "Deep Learning for NLP with PyTorch" (the LSTM
   part-of-speech tagger, the Bi-LSTM CRF with log_sum_exp and viterbi decode, N-gram and CBOW embeddings)
+- chatbot: the Chatbot tutorial (packed bidirectional GRU encoder, Luong attention dot/general/concat,
+  maskNLLLoss with gather/masked_select, teacher forcing, clip_grad_norm_, checkpoint, greedy search)
 """
 import warnings
 
@@ -109,3 +111,19 @@ def test_nlp_word_embeddings_tutorial():
     np.testing.assert_allclose(to_np(rk["beauty"]), to_np(rt["beauty"]), rtol=1e-6)
     np.testing.assert_allclose(rk["cbow_losses"], rt["cbow_losses"], rtol=1e-6)
     assert np.mean(rk["cbow_losses"][-20:]) < np.mean(rk["cbow_losses"][:20])
+
+
+@pytest.mark.parametrize("attn,tf", [("dot", "1.0"), ("general", "0.5"), ("concat", "0.0")])
+def test_chatbot_tutorial(attn, tf):
+    rt, rk = run_both("chatbot", ["--attn-model", attn, "--teacher-forcing-ratio", tf, "--hidden-size", "16",
+                                  "--batch-size", "8", "--n-iteration", "24", "--save-every", "10",
+                                  "--n-pairs", "300", "--learning-rate", "0.002"])
+    check_same_start(rt, rk)
+    assert rk["voc_words"] == rt["voc_words"] and rk["n_pairs"] == rt["n_pairs"]
+    # packed bidirectional GRU with inter-layer dropout, masked NLL, clip_grad_norm_, two Adams
+    check_steps(rt, rk, 24, rtol=1e-6)
+    assert rk["checkpoint_iteration"] == rt["checkpoint_iteration"] == 20
+    np.testing.assert_allclose(rk["checkpoint_loss"], rt["checkpoint_loss"], rtol=1e-6)
+    for a, b in zip(rk["replies"], rt["replies"]):  # greedy decoding from the reloaded checkpoint
+        assert a[0] == b[0]
+        np.testing.assert_allclose(a[1], b[1], rtol=1e-5)
