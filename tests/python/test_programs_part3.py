@@ -9,6 +9,8 @@ same weights (checked bit for bit) and every step's loss must agree with torch's
   part-of-speech tagger, the Bi-LSTM CRF with log_sum_exp and viterbi decode, N-gram and CBOW embeddings)
 - chatbot: the Chatbot tutorial (packed bidirectional GRU encoder, Luong attention dot/general/concat,
   maskNLLLoss with gather/masked_select, teacher forcing, clip_grad_norm_, checkpoint, greedy search)
+- siamese_network: pytorch/examples siamese_network (torchvision's ResNet-18 copied in, pairs drawn with
+  random.randint, BCELoss, torch.where(outputs > 0.5, 1, 0), Adadelta + StepLR)
 """
 import warnings
 
@@ -127,3 +129,16 @@ def test_chatbot_tutorial(attn, tf):
     for a, b in zip(rk["replies"], rt["replies"]):  # greedy decoding from the reloaded checkpoint
         assert a[0] == b[0]
         np.testing.assert_allclose(a[1], b[1], rtol=1e-5)
+
+
+def test_siamese_network_example():
+    rt, rk = run_both("siamese_network", ["--epochs", "2", "--train-size", "24", "--test-size", "20",
+                                          "--batch-size", "8", "--test-batch-size", "20", "--lr", "0.01",
+                                          "--gamma", "0.5"])
+    check_same_start(rt, rk)  # kaiming_normal_(fan_out), xavier_uniform_ through Module.apply, fill_(0.01)
+    # The convolutions give torch's bits, but kiln's BatchNorm2d (batch statistics in float32, two
+    # roundings for x * alpha + beta) is an ulp from torch's (sums in double, fused multiply-adds) in
+    # some elements, and ResNet-18's 20 BatchNorm layers grow that to ~1e-5 within a few steps.
+    check_steps(rt, rk, 6, rtol=2e-5, learns=False)
+    assert [c for _, c in rk["tests"]] == [c for _, c in rt["tests"]]  # torch.where(outputs > 0.5, 1, 0)
+    np.testing.assert_allclose([l for l, _ in rk["tests"]], [l for l, _ in rt["tests"]], rtol=2e-5)
