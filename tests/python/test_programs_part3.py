@@ -11,6 +11,8 @@ same weights (checked bit for bit) and every step's loss must agree with torch's
   maskNLLLoss with gather/masked_select, teacher forcing, clip_grad_norm_, checkpoint, greedy search)
 - siamese_network: pytorch/examples siamese_network (torchvision's ResNet-18 copied in, pairs drawn with
   random.randint, BCELoss, torch.where(outputs > 0.5, 1, 0), Adadelta + StepLR)
+- mnist_forward_forward: pytorch/examples mnist_forward_forward (nn.Linear subclass with its own Adam and
+  train(), goodness losses, overlay_y_on_x's x_[range(n), y] = x.max(), get_y_neg)
 """
 import warnings
 
@@ -142,3 +144,16 @@ def test_siamese_network_example():
     check_steps(rt, rk, 6, rtol=2e-5, learns=False)
     assert [c for _, c in rk["tests"]] == [c for _, c in rt["tests"]]  # torch.where(outputs > 0.5, 1, 0)
     np.testing.assert_allclose([l for l, _ in rk["tests"]], [l for l, _ in rt["tests"]], rtol=2e-5)
+
+
+def test_mnist_forward_forward_example():
+    rt, rk = run_both("mnist_forward_forward", ["--epochs", "60", "--train_size", "300", "--test_size", "100",
+                                                "--dims", "784", "64", "64"])
+    check_same_start(rt, rk)
+    assert rk["y_neg"] == rt["y_neg"]  # torch.randint draws, one per sample
+    assert rk["net_state"] == rt["net_state"] == []  # the layers live in a Python list
+    # each layer trains on its own (60 Adam steps, then the next layer on its detached outputs)
+    check_steps(rt, rk, 120, rtol=1e-6, learns=False)
+    for lt, lk in ((rt["step_losses"][:60], rk["step_losses"][:60]), (rt["step_losses"][60:], rk["step_losses"][60:])):
+        assert lk[-1] < lk[0]
+    assert rk["train_error"] == rt["train_error"] and rk["test_error"] == rt["test_error"]
