@@ -148,6 +148,11 @@ def is_tensor(obj):
     return isinstance(obj, (Tensor, sparse.SparseCooTensor))
 
 
+def _assert(condition, message):
+    """torch._assert: Python's assert as a function (torchvision's models call it)."""
+    assert condition, message
+
+
 def mm(input, mat2, *, out=None):
     """Matrix product; input may be a sparse COO matrix (kiln.sparse.mm)."""
     if out is None:

@@ -13,6 +13,8 @@ same weights (checked bit for bit) and every step's loss must agree with torch's
   random.randint, BCELoss, torch.where(outputs > 0.5, 1, 0), Adadelta + StepLR)
 - mnist_forward_forward: pytorch/examples mnist_forward_forward (nn.Linear subclass with its own Adam and
   train(), goodness losses, overlay_y_on_x's x_[range(n), y] = x.max(), get_y_neg)
+- vision_transformer: torchvision's VisionTransformer copied in (torch._assert, class token expand + cat,
+  nn.MultiheadAttention) and a from-scratch ViT (Tensor.unfold or F.unfold patches, nn.TransformerEncoder)
 """
 import warnings
 
@@ -154,6 +156,27 @@ def test_mnist_forward_forward_example():
     assert rk["net_state"] == rt["net_state"] == []  # the layers live in a Python list
     # each layer trains on its own (60 Adam steps, then the next layer on its detached outputs)
     check_steps(rt, rk, 120, rtol=1e-6, learns=False)
-    for lt, lk in ((rt["step_losses"][:60], rk["step_losses"][:60]), (rt["step_losses"][60:], rk["step_losses"][60:])):
+    for lk in (rk["step_losses"][:60], rk["step_losses"][60:]):
         assert lk[-1] < lk[0]
     assert rk["train_error"] == rt["train_error"] and rk["test_error"] == rt["test_error"]
+
+
+@pytest.mark.parametrize("extra", [["--model", "torchvision"], ["--model", "simple"],
+                                   ["--model", "simple", "--patchify", "F.unfold"]])
+def test_vision_transformer(extra):
+    rt, rk = run_both("vision_transformer", extra + ["--image-size", "16", "--dim", "32", "--depth", "2",
+                                                     "--epochs", "3", "--n-train", "256", "--n-test", "64",
+                                                     "--batch-size", "32"])
+    check_same_start(rt, rk)  # trunc_normal_, normal_(std=0.02) on torch.empty, xavier_uniform_
+    check_steps(rt, rk, 24, rtol=1e-6)
+    assert rk["accs"] == rt["accs"]
+
+
+def test_torch_assert():
+    import kiln
+    import torch
+    for m in (torch, kiln):
+        m._assert(True, "unused")
+        m._assert(m.tensor(1.0) > 0, "unused")
+        with pytest.raises(AssertionError, match="Wrong image height"):
+            m._assert(m.tensor([3]) == 4, "Wrong image height")
