@@ -15,6 +15,8 @@ same weights (checked bit for bit) and every step's loss must agree with torch's
   train(), goodness losses, overlay_y_on_x's x_[range(n), y] = x.max(), get_y_neg)
 - vision_transformer: torchvision's VisionTransformer copied in (torch._assert, class token expand + cat,
   nn.MultiheadAttention) and a from-scratch ViT (Tensor.unfold or F.unfold patches, nn.TransformerEncoder)
+- reinforce: pytorch/examples reinforcement_learning reinforce.py and actor_critic.py (torch.distributions
+  .Categorical, returns normalised with std, smooth_l1_loss) on CartPole-v1's dynamics written inline
 """
 import warnings
 
@@ -180,3 +182,30 @@ def test_torch_assert():
         m._assert(m.tensor(1.0) > 0, "unused")
         with pytest.raises(AssertionError, match="Wrong image height"):
             m._assert(m.tensor([3]) == 4, "Wrong image height")
+
+
+@pytest.mark.parametrize("algo", ["reinforce", "actor_critic"])
+def test_reinforcement_learning_examples(algo):
+    rt, rk = run_both("reinforce", ["--algo", algo, "--episodes", "30"])
+    check_same_start(rt, rk)
+    # Categorical.sample draws torch's actions, so the CartPole episodes are the same ones
+    assert rk["actions"] == rt["actions"] and rk["ep_rewards"] == rt["ep_rewards"]
+    # a policy loss sums terms of both signs (normalised returns): compare it against its terms' scale
+    scale = np.abs(rt["step_losses"]).mean()
+    np.testing.assert_allclose(rk["step_losses"], rt["step_losses"], rtol=1e-6, atol=1e-6 * scale)
+    assert rk["running_reward"] == rt["running_reward"]
+
+
+def test_std_var_float32_round_as_torch():
+    """torch accumulates float32 std/var in double and rounds once at the end; kiln does too, so
+    (returns - returns.mean()) / (returns.std() + eps) is torch's, for every length."""
+    import kiln
+    import torch
+    rng = np.random.default_rng(0)
+    for n in list(range(1, 120)) + [1000, 40000]:
+        x = (rng.standard_normal(n) * 10 + 3).astype(np.float32)
+        for f in (lambda m, t: t.std(), lambda m, t: t.var(unbiased=False), lambda m, t: m.std_mean(t)[0],
+                  lambda m, t: t.view(1, -1).std(1, keepdim=True), lambda m, t: m.cat([t, 2 * t]).view(2, -1).var(1)):
+            a, b = f(torch, torch.tensor(x)), f(kiln, kiln.tensor(x))
+            assert str(b.dtype) == "kiln.float32"
+            np.testing.assert_array_equal(b.numpy(), a.numpy(), err_msg=str(n))
