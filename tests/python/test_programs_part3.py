@@ -17,6 +17,8 @@ same weights (checked bit for bit) and every step's loss must agree with torch's
   nn.MultiheadAttention) and a from-scratch ViT (Tensor.unfold or F.unfold patches, nn.TransformerEncoder)
 - reinforce: pytorch/examples reinforcement_learning reinforce.py and actor_critic.py (torch.distributions
   .Categorical, returns normalised with std, smooth_l1_loss) on CartPole-v1's dynamics written inline
+- translation_transformer: "Language Translation with nn.Transformer" (masks, pad_sequence collate,
+  ignore_index, greedy decoding) on a synthetic German-English corpus
 """
 import warnings
 
@@ -209,3 +211,15 @@ def test_std_var_float32_round_as_torch():
             a, b = f(torch, torch.tensor(x)), f(kiln, kiln.tensor(x))
             assert str(b.dtype) == "kiln.float32"
             np.testing.assert_array_equal(b.numpy(), a.numpy(), err_msg=str(n))
+
+
+def test_translation_transformer_tutorial():
+    rt, rk = run_both("translation_transformer", ["--emb-size", "32", "--nhead", "4", "--ffn-hid-dim", "64",
+                                                  "--batch-size", "32", "--num-encoder-layers", "2",
+                                                  "--num-decoder-layers", "2", "--num-epochs", "3",
+                                                  "--n-train", "320", "--n-val", "64"])
+    check_same_start(rt, rk)  # xavier_uniform_ on every matrix, the PositionalEncoding buffer
+    # nn.Transformer with float causal masks and bool key padding masks, ignore_index, Adam
+    check_steps(rt, rk, 30, rtol=1e-6)
+    np.testing.assert_allclose(rk["val_losses"], rt["val_losses"], rtol=1e-6)
+    assert rk["translation"] == rt["translation"]  # greedy_decode with a bool tgt_mask
