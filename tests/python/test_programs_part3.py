@@ -19,6 +19,8 @@ same weights (checked bit for bit) and every step's loss must agree with torch's
   .Categorical, returns normalised with std, smooth_l1_loss) on CartPole-v1's dynamics written inline
 - translation_transformer: "Language Translation with nn.Transformer" (masks, pad_sequence collate,
   ignore_index, greedy decoding) on a synthetic German-English corpus
+- dqn_tutorial: "Reinforcement Learning (DQN) Tutorial" (replay memory, gather, masked max, SmoothL1Loss,
+  clip_grad_value_, AdamW amsgrad, soft target updates through state_dict) on the inline CartPole
 """
 import warnings
 
@@ -223,3 +225,12 @@ def test_translation_transformer_tutorial():
     check_steps(rt, rk, 30, rtol=1e-6)
     np.testing.assert_allclose(rk["val_losses"], rt["val_losses"], rtol=1e-6)
     assert rk["translation"] == rt["translation"]  # greedy_decode with a bool tgt_mask
+
+
+def test_dqn_tutorial():
+    rt, rk = run_both("dqn_tutorial", ["--batch-size", "16", "--num-episodes", "12"])
+    check_same_start(rt, rk)
+    assert rk["durations"] == rt["durations"]  # the same greedy actions (max(1)[1]) and episodes
+    check_steps(rt, rk, 100, rtol=1e-6)
+    for name, v in rt["target_state"].items():  # soft updates through state_dict arithmetic
+        np.testing.assert_allclose(to_np(rk["target_state"][name]), to_np(v), rtol=1e-6, atol=1e-7, err_msg=name)
