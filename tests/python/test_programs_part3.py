@@ -72,23 +72,6 @@ def test_pytorch_examples_gat(extra):
     np.testing.assert_allclose(rk["loss_test"], rt["loss_test"], rtol=1e-6)
 
 
-def test_dense_plus_sparse_is_dense():
-    import kiln
-    import torch
-    i = [[0, 1, 1, 2], [2, 0, 0, 1]]
-    for m in (torch, kiln):
-        s = m.sparse_coo_tensor(i, m.ones(4), (3, 3), dtype=m.int64)
-        a, b, c = m.eye(3) + s, m.eye(3).double() + s, m.ones(3, 3) - s
-        if m is torch:
-            want = [x.numpy() for x in (a, b, c)]
-        else:
-            for got, w in zip((a, b, c), want):
-                assert str(got.dtype)[5:] == str(w.dtype) and not got.is_sparse
-                np.testing.assert_array_equal(got.numpy(), w)
-    with pytest.raises(NotImplementedError):
-        kiln.eye(3) * kiln.sparse_coo_tensor(i, kiln.ones(4), (3, 3))  # still refused, as documented
-
-
 def test_nlp_lstm_pos_tagger_tutorial():
     rt, rk = run_both("nlp_lstm_tagger", ["--epochs", "150"])
     check_same_start(rt, rk)
