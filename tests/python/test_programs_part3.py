@@ -21,6 +21,8 @@ same weights (checked bit for bit) and every step's loss must agree with torch's
   ignore_index, greedy decoding) on a synthetic German-English corpus
 - dqn_tutorial: "Reinforcement Learning (DQN) Tutorial" (replay memory, gather, masked max, SmoothL1Loss,
   clip_grad_value_, AdamW amsgrad, soft target updates through state_dict) on the inline CartPole
+- fgsm_tutorial: "Adversarial Example Generation" (data.requires_grad = True, data.grad.data.sign(),
+  clamp, denorm, Normalize re-applied, a pretrained LeNet loaded with map_location)
 """
 import warnings
 
@@ -217,3 +219,17 @@ def test_dqn_tutorial():
     check_steps(rt, rk, 100, rtol=1e-6)
     for name, v in rt["target_state"].items():  # soft updates through state_dict arithmetic
         np.testing.assert_allclose(to_np(rk["target_state"][name]), to_np(v), rtol=1e-6, atol=1e-7, err_msg=name)
+
+
+def test_fgsm_adversarial_tutorial():
+    rt, rk = run_both("fgsm_tutorial", ["--epsilons", "0", "0.25", "--n-test", "40", "--pretrain-steps", "5"])
+    check_same_start(rt, rk)
+    check_steps(rt, rk, 5, rtol=1e-6)
+    # the same shuffled single images, the same attacks flip the same predictions
+    assert rk["accuracies"] == rt["accuracies"] and rt["accuracies"][1] < rt["accuracies"][0]
+    assert [[e[:2] for e in ex] for ex in rk["examples"]] == [[e[:2] for e in ex] for ex in rt["examples"]]
+    for ek, et in zip(rk["examples"], rt["examples"]):  # perturbed images: sign(data.grad) agrees
+        for a, b in zip(ek, et):
+            np.testing.assert_array_equal(a[2], b[2])
+    # sum |d loss / d image|: convolutions with 32 input channels are an ulp from oneDNN's
+    np.testing.assert_allclose(rk["grads"], rt["grads"], rtol=1e-4)
