@@ -121,3 +121,47 @@ def test_validation_errors():
         with pytest.raises(ValueError):
             D.Bernoulli(probs=m.tensor([0.5, 1.5]))
         D.Normal(m.zeros(2), m.tensor([1.0, -1.0]), validate_args=False)  # not checked when told so
+
+
+def test_uniform():
+    def run(m):
+        low = m.tensor([0.0, -1.0, 2.0], requires_grad=True)
+        high = m.tensor([1.0, 3.0, 2.5], requires_grad=True)
+        d = m.distributions.Uniform(low, high)
+        s, r = d.sample((4,)), d.rsample((2,))
+        lp = d.log_prob(r)
+        (lp.sum() + d.entropy().sum() + r.sum()).backward()
+        return [s, r, lp, d.entropy(), d.cdf(s), d.mean, d.stddev, d.variance, low.grad, high.grad,
+                m.distributions.Uniform(0.0, 2.0).sample((3,))]
+
+    rt, rk = both(run)
+    for a, b in zip(rt[:2], rk[:2]):
+        assert_same(a, b)
+    for a, b in zip(rt[2:], rk[2:]):
+        assert_same(a, b, exact=False)
+    for m in (torch, kiln):
+        with pytest.raises(ValueError):
+            m.distributions.Uniform(m.tensor([1.0]), m.tensor([0.5]))
+
+
+def test_kl_divergence():
+    def run(m):
+        D = m.distributions
+        loc = m.tensor([0.5, -1.0], requires_grad=True)
+        out = [D.kl_divergence(D.Normal(loc, m.tensor([1.0, 0.5])), D.Normal(m.zeros(2), m.ones(2)))]
+        p = m.tensor([[0.2, 0.8, 0.0], [0.3, 0.3, 0.4]])
+        q = m.tensor([[0.5, 0.5, 0.0], [0.1, 0.0, 0.9]])
+        out.append(D.kl_divergence(D.Categorical(probs=p), D.Categorical(probs=q)))
+        out.append(D.kl_divergence(D.Bernoulli(probs=m.tensor([0.3, 0.0, 1.0])),
+                                   D.Bernoulli(probs=m.tensor([0.6, 0.5, 0.5]))))
+        out.append(D.kl_divergence(D.Uniform(m.tensor([0.0, 0.0]), m.tensor([1.0, 2.0])),
+                                   D.Uniform(m.tensor([-1.0, 0.5]), m.tensor([2.0, 3.0]))))
+        out[0].sum().backward()
+        out.append(loc.grad)
+        with pytest.raises(NotImplementedError):
+            D.kl_divergence(D.Normal(0.0, 1.0), D.Bernoulli(probs=m.tensor(0.5)))
+        return out
+
+    rt, rk = both(run)
+    for a, b in zip(rt, rk):
+        assert_same(a, b, exact=False)

@@ -70,3 +70,26 @@ boolean = _Boolean()
 simplex = _Simplex()
 real_vector = _IndependentReal()
 integer_interval = _IntegerInterval
+
+
+class _Dependent(Constraint):
+    """A constraint that depends on other parameters (Uniform's low/high): not checked on its own."""
+
+    def check(self, value):
+        raise ValueError("Cannot determine validity of dependent constraint")
+
+
+class _Interval(Constraint):
+    def __init__(self, lower_bound, upper_bound):
+        self.lower_bound = lower_bound
+        self.upper_bound = upper_bound
+
+    def check(self, value):
+        return (self.lower_bound <= value) & (value <= self.upper_bound)
+
+    def __repr__(self):
+        return f"Interval(lower_bound={self.lower_bound}, upper_bound={self.upper_bound})"
+
+
+dependent = _Dependent()
+interval = _Interval

@@ -1,6 +1,7 @@
 """torch.distributions.Distribution: shapes, argument and sample validation (on by default, as torch)."""
 import kiln
 
+from . import constraints as _constraints
 from .utils import lazy_property
 
 
@@ -24,6 +25,8 @@ class Distribution:
             self._validate_args = validate_args
         if self._validate_args:
             for param, constraint in self.arg_constraints.items():
+                if isinstance(constraint, _constraints._Dependent):
+                    continue  # checked by the distribution itself (Uniform: low < high)
                 if param not in self.__dict__ and isinstance(getattr(type(self), param, None), lazy_property):
                     continue  # a lazily computed parameter
                 value = getattr(self, param)
