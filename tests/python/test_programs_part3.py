@@ -131,9 +131,10 @@ def test_siamese_network_example():
                                           "--batch-size", "8", "--test-batch-size", "20", "--lr", "0.01",
                                           "--gamma", "0.5"])
     check_same_start(rt, rk)  # kaiming_normal_(fan_out), xavier_uniform_ through Module.apply, fill_(0.01)
-    # The convolutions give torch's bits, but kiln's BatchNorm2d (batch statistics in float32, two
-    # roundings for x * alpha + beta) is an ulp from torch's (sums in double, fused multiply-adds) in
-    # some elements, and ResNet-18's 20 BatchNorm layers grow that to ~1e-5 within a few steps.
+    # conv1 (one input channel) gives torch's bits, but the 64- to 512-channel convolutions are an ulp
+    # from oneDNN's in most elements, and kiln's BatchNorm2d (batch statistics in float32, two roundings
+    # for x * alpha + beta) from torch's (sums in double, fused multiply-adds): ResNet-18's 20 layers
+    # grow that to ~1e-5 within a few steps.
     check_steps(rt, rk, 6, rtol=2e-5, learns=False)
     assert [c for _, c in rk["tests"]] == [c for _, c in rt["tests"]]  # torch.where(outputs > 0.5, 1, 0)
     np.testing.assert_allclose([l for l, _ in rk["tests"]], [l for l, _ in rt["tests"]], rtol=2e-5)
