@@ -17,7 +17,7 @@ from schema_parser import parse_schema
 
 # Functions a formula may call besides the ops themselves (runtime/autograd/formula_helpers.h).
 FORMULA_HELPERS = {
-    "maybe_multiply", "sum_to", "sum_backward", "mean_backward", "slice_backward_wrapper",
+    "maybe_multiply", "mm_mat2_backward", "sum_to", "sum_backward", "mean_backward", "slice_backward_wrapper",
     "unsqueeze_to", "inverse_permutation", "extremum_backward", "evenly_distribute_backward", "prod_full_backward",
     "value_selecting_reduction_backward", "prod_backward", "cat_tensors_backward", "as_strided_backward",
     "diagonal_backward", "unfold_backward", "binary_cross_entropy_backward", "binary_cross_entropy_target_backward",

@@ -18,11 +18,13 @@ namespace autograd {
 // _addmm_into
 //   self: sum_to(grad, self.sizes())
 //   mat1: mm(grad, transpose(mat2, 0, 1))
-//   mat2: mm(transpose(mat1, 0, 1), grad)
+//   mat2: mm_mat2_backward(grad, mat1, mat2.sizes(), mat2.strides())
 struct AddmmIntoBackward0 final : Node {
   SavedVariable mat1_;
   SavedVariable mat2_;
   std::vector<int64_t> self_sizes;
+  std::vector<int64_t> mat2_sizes;
+  std::vector<int64_t> mat2_strides;
 
   std::string name() const override { return "AddmmIntoBackward0"; }
 
@@ -34,7 +36,7 @@ struct AddmmIntoBackward0 final : Node {
     const Tensor mat2(mat2_.unpack());
     if (next_edges()[0].is_valid()) grad_inputs[0] = sum_to(grad, self_sizes);
     if (next_edges()[1].is_valid()) grad_inputs[1] = mm(grad, transpose(mat2, 0, 1));
-    if (next_edges()[2].is_valid()) grad_inputs[2] = mm(transpose(mat1, 0, 1), grad);
+    if (next_edges()[2].is_valid()) grad_inputs[2] = mm_mat2_backward(grad, mat1, mat2_sizes, mat2_strides);
     return grad_inputs;
   }
 
@@ -57,8 +59,10 @@ Tensor _addmm_into(const Tensor& self, const Tensor& mat1, const Tensor& mat2) {
     node->add_next_edge(gradient_edge(mat1));
     node->add_next_edge(gradient_edge(mat2));
     if (node->next_edges()[2].is_valid()) node->mat1_ = SavedVariable(mat1, false);
-    if (node->next_edges()[1].is_valid()) node->mat2_ = SavedVariable(mat2, false);
+    if (node->next_edges()[1].is_valid() || node->next_edges()[2].is_valid()) node->mat2_ = SavedVariable(mat2, false);
     node->self_sizes = self.sizes().vec();
+    node->mat2_sizes = mat2.sizes().vec();
+    node->mat2_strides = mat2.strides().vec();
     if (explain_enabled()) explain_log("autograd", "AddmmIntoBackward0", "recorded");
   }
   Tensor result;

@@ -16,10 +16,12 @@ namespace autograd {
 
 // mm
 //   self: mm(grad, transpose(mat2, 0, 1))
-//   mat2: mm(transpose(self, 0, 1), grad)
+//   mat2: mm_mat2_backward(grad, self, mat2.sizes(), mat2.strides())
 struct MmBackward0 final : Node {
   SavedVariable self_;
   SavedVariable mat2_;
+  std::vector<int64_t> mat2_sizes;
+  std::vector<int64_t> mat2_strides;
 
   std::string name() const override { return "MmBackward0"; }
 
@@ -30,7 +32,7 @@ struct MmBackward0 final : Node {
     const Tensor self(self_.unpack());
     const Tensor mat2(mat2_.unpack());
     if (next_edges()[0].is_valid()) grad_inputs[0] = mm(grad, transpose(mat2, 0, 1));
-    if (next_edges()[1].is_valid()) grad_inputs[1] = mm(transpose(self, 0, 1), grad);
+    if (next_edges()[1].is_valid()) grad_inputs[1] = mm_mat2_backward(grad, self, mat2_sizes, mat2_strides);
     return grad_inputs;
   }
 
@@ -52,7 +54,9 @@ Tensor mm(const Tensor& self, const Tensor& mat2) {
     node->add_next_edge(gradient_edge(self));
     node->add_next_edge(gradient_edge(mat2));
     if (node->next_edges()[1].is_valid()) node->self_ = SavedVariable(self, false);
-    if (node->next_edges()[0].is_valid()) node->mat2_ = SavedVariable(mat2, false);
+    if (node->next_edges()[0].is_valid() || node->next_edges()[1].is_valid()) node->mat2_ = SavedVariable(mat2, false);
+    node->mat2_sizes = mat2.sizes().vec();
+    node->mat2_strides = mat2.strides().vec();
     if (explain_enabled()) explain_log("autograd", "MmBackward0", "recorded");
   }
   Tensor result;

@@ -52,6 +52,7 @@ from .serialization import load, load_file, save, save_file  # noqa: E402
 # The namespaces scripts touch on every machine (torch.cuda, torch.backends, ...), answered as torch
 # without a GPU answers them.
 from . import amp, backends, cpu, cuda, distributed, linalg, onnx, special, version  # noqa: E402
+from . import distributions  # noqa: E402
 # Sparse COO tensors (a Python type: kiln/sparse/_coo.py); mm and matmul take a sparse first operand.
 from . import sparse  # noqa: E402
 from ._layout import layout, sparse_coo, strided  # noqa: E402
@@ -148,6 +149,11 @@ def is_floating_point(input):
 
 def is_tensor(obj):
     return isinstance(obj, (Tensor, sparse.SparseCooTensor))
+
+
+def _assert(condition, message):
+    """torch._assert: Python's assert as a function (torchvision's models call it)."""
+    assert condition, message
 
 
 def mm(input, mat2, *, out=None):

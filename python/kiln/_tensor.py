@@ -516,7 +516,14 @@ class Tensor(_C.TensorBase):
 
     # ---- operators ----
     def __add__(self, other):
-        return _C.add(self, other)
+        try:
+            return _C.add(self, other)
+        except NotImplementedError:
+            # dense + sparse_coo is dense, as torch (`torch.eye(V) + adj` in pytorch/examples gat);
+            # the sparse tensor is a Python type the C++ op refuses
+            if getattr(other, "is_sparse", False):
+                return other.add(self)
+            raise
 
     __radd__ = __add__
 
@@ -524,7 +531,12 @@ class Tensor(_C.TensorBase):
         return self.add_(other)
 
     def __sub__(self, other):
-        return _C.sub(self, other)
+        try:
+            return _C.sub(self, other)
+        except NotImplementedError:
+            if getattr(other, "is_sparse", False):  # dense - sparse_coo: dense, as __add__
+                return _C.sub(self, other.to_dense())
+            raise
 
     def __rsub__(self, other):
         return _C.sub(_wrap(other), self)

@@ -24,6 +24,7 @@
 #include "generated/api/logical_and.h"
 #include "generated/api/logical_or.h"
 #include "generated/api/max.h"
+#include "generated/api/mm.h"
 #include "generated/api/movedim.h"
 #include "generated/api/mul.h"
 #include "generated/api/narrow.h"
@@ -36,6 +37,7 @@
 #include "generated/api/slice_backward.h"
 #include "generated/api/stack.h"
 #include "generated/api/sum.h"
+#include "generated/api/transpose.h"
 #include "generated/api/unsqueeze.h"
 #include "generated/api/where.h"
 #include "generated/api/zeros.h"
@@ -47,6 +49,12 @@ namespace kiln {
 Tensor maybe_multiply(const Tensor& grad, const Scalar& alpha) {
   if (alpha.equal(1)) return grad;
   return kiln::mul(grad, alpha);
+}
+
+Tensor mm_mat2_backward(const Tensor& grad, const Tensor& mat1, IntArrayRef sizes, IntArrayRef strides) {
+  if (sizes.size() == 2 && strides[0] == 1 && strides[1] == sizes[0])
+    return kiln::transpose(kiln::mm(kiln::transpose(grad, 0, 1), mat1), 0, 1);
+  return kiln::mm(kiln::transpose(mat1, 0, 1), grad);
 }
 
 Tensor sum_to(const Tensor& t, IntArrayRef shape) {

@@ -17,6 +17,10 @@ namespace kiln {
 
 // grad * alpha, skipping the multiplication when alpha is 1.
 Tensor maybe_multiply(const Tensor& grad, const Scalar& alpha);
+// Gradient of mm/addmm's mat2 (sizes, strides: mat2's): mat1^T @ grad, or (grad^T @ mat1)^T when mat2
+// is a transposed contiguous matrix (nn.Linear's weight.t()), as torch's mm_mat2_backward: the weight's
+// gradient then comes out contiguous, with no transposing copy in AccumulateGrad.
+Tensor mm_mat2_backward(const Tensor& grad, const Tensor& mat1, IntArrayRef sizes, IntArrayRef strides);
 // Sums `t` over the dims that broadcasting expanded, giving it `shape`.
 Tensor sum_to(const Tensor& t, IntArrayRef shape);
 // Gradient of sum over `dim` (all dims when empty): grad expanded back to `sizes`.

@@ -366,9 +366,25 @@ def test_unsupported_ops_raise_not_implemented_like_torch(name):
             UNSUPPORTED[name](lib, make(lib))
 
 
+def test_dense_plus_sparse_is_dense():
+    """dense + sparse_coo and dense - sparse_coo are dense, promoted as torch (pytorch/examples gat's
+    torch.eye(V) + adj_mat with an int64 adjacency)."""
+    i = [[0, 1, 1, 2], [2, 0, 0, 1]]
+    for m in (torch, kiln):
+        s = m.sparse_coo_tensor(i, m.ones(4), (3, 3), dtype=m.int64)
+        a, b, c = m.eye(3) + s, m.eye(3).double() + s, m.ones(3, 3) - s
+        if m is torch:
+            want = [x.numpy() for x in (a, b, c)]
+        else:
+            for got, w in zip((a, b, c), want):
+                assert str(got.dtype)[5:] == str(w.dtype) and not got.is_sparse
+                np.testing.assert_array_equal(got.numpy(), w)
+    with pytest.raises(NotImplementedError):
+        kiln.eye(3) * kiln.sparse_coo_tensor(i, kiln.ones(4), (3, 3))  # still refused, as documented
+
+
 KILN_ONLY_UNSUPPORTED = {
     # torch supports these; kiln refuses them clearly rather than computing something else
-    "dense_plus_sparse": lambda s: kiln.ones(3, 3) + s,
     "select": lambda s: s[0],
     "cat": lambda s: kiln.cat([s, s]),
     "dense_matmul_sparse": lambda s: kiln.ones(3, 3).matmul(s),

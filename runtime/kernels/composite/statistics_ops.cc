@@ -39,7 +39,15 @@ namespace kiln {
 namespace composite_implicit {
 namespace {
 
-// sum((x - mean)^2) / max(N - correction, 0) over `dim` (every dim when absent or empty).
+// torch's CPU std/var of float32 accumulate in double and round to float32 only at the end (after
+// the square root for std): reduced to one element (std_var_all_cpu), the float32 mean and then
+// sum((x - mean)^2) in double; per dim, Welford's updates in double. Both are exact to ~1e-16 before
+// that rounding, so kiln's two passes in double (about the float32 mean) round to torch's float32
+// bits: `(x - x.mean()) / (x.std() + eps)` (normalised returns) is torch's. float64 stays in float64.
+bool in_double(const Tensor& self) { return self.dtype() == ScalarType::Float32; }
+
+// sum((x - mean)^2) / max(N - correction, 0) over `dim` (every dim when absent or empty); in double
+// for float32 (in_double: the caller rounds it to the input's dtype).
 Tensor variance(const Tensor& self, const std::optional<IntArrayRef>& dim, double correction, bool keepdim,
                 const char* op) {
   KILN_CHECK(self.is_floating_point(), op, "(): std and var only support floating point and complex dtypes, got ",
@@ -54,7 +62,9 @@ Tensor variance(const Tensor& self, const std::optional<IntArrayRef>& dim, doubl
   int64_t n = 1;
   if (self.dim() > 0)  // a 0-dim tensor is one element whatever the dims
     for (int64_t d : dims) n *= self.sizes()[wrap_dim(d, self.dim(), op)];
-  const Tensor centered = kiln::sub(self, kiln::mean(self, IntArrayRef(dims), /*keepdim=*/true));
+  const Tensor mean = kiln::mean(self, IntArrayRef(dims), /*keepdim=*/true);
+  const Tensor centered = in_double(self) ? kiln::sub(self.to(ScalarType::Float64), mean.to(ScalarType::Float64))
+                                    : kiln::sub(self, mean);
   const Tensor squares = kiln::sum(kiln::mul(centered, centered), IntArrayRef(dims), keepdim);
   return kiln::div(squares, std::max(static_cast<double>(n) - correction, 0.0));
 }
@@ -73,28 +83,30 @@ double correction_of(const std::optional<Scalar>& correction) {
 
 }  // namespace
 
-Tensor var(const Tensor& self, bool unbiased) { return variance(self, std::nullopt, unbiased ? 1 : 0, false, "var"); }
+Tensor var(const Tensor& self, bool unbiased) {
+  return variance(self, std::nullopt, unbiased ? 1 : 0, false, "var").to(self.dtype());
+}
 
 Tensor var_dim(const Tensor& self, const std::optional<IntArrayRef>& dim, bool unbiased, bool keepdim) {
-  return variance(self, dim, unbiased ? 1 : 0, keepdim, "var");
+  return variance(self, dim, unbiased ? 1 : 0, keepdim, "var").to(self.dtype());
 }
 
 Tensor var_correction(const Tensor& self, const std::optional<IntArrayRef>& dim,
                       const std::optional<Scalar>& correction, bool keepdim) {
-  return variance(self, dim, correction_of(correction), keepdim, "var");
+  return variance(self, dim, correction_of(correction), keepdim, "var").to(self.dtype());
 }
 
 Tensor std(const Tensor& self, bool unbiased) {
-  return std_of(variance(self, std::nullopt, unbiased ? 1 : 0, false, "std"));
+  return std_of(variance(self, std::nullopt, unbiased ? 1 : 0, false, "std")).to(self.dtype());
 }
 
 Tensor std_dim(const Tensor& self, const std::optional<IntArrayRef>& dim, bool unbiased, bool keepdim) {
-  return std_of(variance(self, dim, unbiased ? 1 : 0, keepdim, "std"));
+  return std_of(variance(self, dim, unbiased ? 1 : 0, keepdim, "std")).to(self.dtype());
 }
 
 Tensor std_correction(const Tensor& self, const std::optional<IntArrayRef>& dim,
                       const std::optional<Scalar>& correction, bool keepdim) {
-  return std_of(variance(self, dim, correction_of(correction), keepdim, "std"));
+  return std_of(variance(self, dim, correction_of(correction), keepdim, "std")).to(self.dtype());
 }
 
 // max + log(sum(exp(x - max))): the max is detached (the result does not depend on it) and

@@ -1,6 +1,8 @@
 // The CPU in the device registry (runtime/core/device_backend.h): host memory from the caching
 // allocator, bytes moved with memcpy, elements cast and filled by the CPU kernels. Registered
 // when the library loads.
+#include <algorithm>
+#include <cstdint>
 #include <cstring>
 
 #include "generated/kernels/fill.h"
@@ -11,6 +13,40 @@
 namespace kiln {
 namespace cpu {
 namespace {
+
+// dst[i][j] = src[i][j] for a contiguous dst and a src that is a contiguous matrix transposed (strides
+// (1, rows)), in square tiles: element by element, every read of the src would be a cache miss (a
+// Linear weight's gradient, mm(x.t(), grad).t(), into AccumulateGrad's contiguous copy). torch's
+// copy_ takes the same path (copy_same_type_transpose_, 60 x 60 blocks, from 3600 elements).
+template <typename T>
+void transpose_tiles(const T* src, T* dst, int64_t rows, int64_t cols) {
+  constexpr int64_t kTile = 64;
+  for (int64_t i0 = 0; i0 < rows; i0 += kTile)
+    for (int64_t j0 = 0; j0 < cols; j0 += kTile) {
+      const int64_t i1 = std::min(i0 + kTile, rows), j1 = std::min(j0 + kTile, cols);
+      for (int64_t i = i0; i < i1; ++i)
+        for (int64_t j = j0; j < j1; ++j) dst[i * cols + j] = src[j * rows + i];
+    }
+}
+
+bool copy_transposed(const TensorBase& dst, const TensorBase& src) {
+  if (dst.dim() != 2 || src.dtype() != dst.dtype() || dst.numel() < 3600 || !dst.is_contiguous()) return false;
+  const int64_t rows = dst.sizes()[0], cols = dst.sizes()[1];
+  if (src.sizes() != dst.sizes() || src.strides()[0] != 1 || src.strides()[1] != rows) return false;
+  // both span rows * cols elements from their data pointer: overlapping ones (x.copy_(x.t())) go the
+  // element-wise way
+  const auto* d = static_cast<const char*>(dst.data_ptr());
+  const auto* s = static_cast<const char*>(src.data_ptr());
+  const int64_t bytes = dst.numel() * dst.element_size();
+  if (d < s + bytes && s < d + bytes) return false;
+  switch (dst.element_size()) {  // the bytes move as they are, whatever the dtype
+    case 1: transpose_tiles(static_cast<const uint8_t*>(src.data_ptr()), static_cast<uint8_t*>(dst.data_ptr()), rows, cols); return true;
+    case 2: transpose_tiles(static_cast<const uint16_t*>(src.data_ptr()), static_cast<uint16_t*>(dst.data_ptr()), rows, cols); return true;
+    case 4: transpose_tiles(static_cast<const uint32_t*>(src.data_ptr()), static_cast<uint32_t*>(dst.data_ptr()), rows, cols); return true;
+    case 8: transpose_tiles(static_cast<const uint64_t*>(src.data_ptr()), static_cast<uint64_t*>(dst.data_ptr()), rows, cols); return true;
+    default: return false;
+  }
+}
 
 class CpuBackend final : public DeviceBackend {
  public:
@@ -25,6 +61,7 @@ class CpuBackend final : public DeviceBackend {
   }
 
   void copy_elements(const TensorBase& dst, const TensorBase& src, const char* op_name) override {
+    if (copy_transposed(dst, src)) return;
     TensorIterator it(IteratorConfig::copy(op_name, dst, src));
     const ScalarType from = src.dtype(), to = dst.dtype();
     for_each(it, [from, to](char** data, const int64_t* strides, int64_t n) {

@@ -1,0 +1,58 @@
+"""torch.distributions.utils: broadcast_all, logits <-> probs, lazy_property."""
+from numbers import Number
+
+import kiln
+import kiln.nn.functional as F
+
+
+def broadcast_all(*values):
+    """Numbers become tensors of the default dtype (or the dtype of the tensors given), then all are
+    broadcast to one shape."""
+    if not all(isinstance(v, (kiln.Tensor, Number)) for v in values):
+        raise ValueError("Input arguments must all be instances of numbers.Number or torch.tensor.")
+    if not all(isinstance(v, kiln.Tensor) for v in values):
+        dtype = kiln.get_default_dtype()
+        for v in values:
+            if isinstance(v, kiln.Tensor):
+                dtype = v.dtype
+                break
+        values = [v if isinstance(v, kiln.Tensor) else kiln.tensor(v, dtype=dtype) for v in values]
+    return kiln.broadcast_tensors(*values)
+
+
+def _standard_normal(shape, dtype, device):
+    return kiln.empty(shape, dtype=dtype, device=device).normal_()
+
+
+def logits_to_probs(logits, is_binary=False):
+    if is_binary:
+        return kiln.sigmoid(logits)
+    return F.softmax(logits, dim=-1)
+
+
+def clamp_probs(probs):
+    eps = kiln.finfo(probs.dtype).eps
+    return probs.clamp(min=eps, max=1 - eps)
+
+
+def probs_to_logits(probs, is_binary=False):
+    ps_clamped = clamp_probs(probs)
+    if is_binary:
+        return kiln.log(ps_clamped) - kiln.log1p(-ps_clamped)
+    return kiln.log(ps_clamped)
+
+
+class lazy_property:
+    """Computed on first access, then stored on the instance (as torch's)."""
+
+    def __init__(self, wrapped):
+        self.wrapped = wrapped
+        self.__doc__ = wrapped.__doc__
+
+    def __get__(self, instance, obj_type=None):
+        if instance is None:
+            return self
+        with kiln.enable_grad():
+            value = self.wrapped(instance)
+        setattr(instance, self.wrapped.__name__, value)
+        return value
