@@ -110,13 +110,24 @@ void for_each_chunk(const ConvGeometry& g, F f) {
 // Calls f(n0, nb, width, group, cols, m) for every chunk of images and every group, with
 // scratch buffers for the chunk: cols (rows() x width) and m (group_out() x width), where
 // width = nb * OH * OW.
+// The buffers come from the caching allocator, not zeroed: every element is written before it is
+// read (im2col / the GEMM with beta 0 / gather_group), and a fresh 16 MB std::vector cost a memset
+// and page faults per call (a tenth of a small-image convolution's time).
 template <typename T, typename F>
-void for_each_group_chunk(const ConvGeometry& g, F f) {
+void for_each_group_chunk(const ConvGeometry& g, ScalarType dtype, F f) {
   for_each_chunk(g, [&](int64_t n0, int64_t nb) {
     const int64_t width = nb * g.plane_out();
-    std::vector<T> cols(static_cast<size_t>(g.rows() * width)), m(static_cast<size_t>(g.group_out() * width));
-    for (int64_t group = 0; group < g.groups; ++group) f(n0, nb, width, group, cols.data(), m.data());
+    const TensorBase cols = empty_cpu({g.rows() * width}, dtype), m = empty_cpu({g.group_out() * width}, dtype);
+    for (int64_t group = 0; group < g.groups; ++group)
+      f(n0, nb, width, group, static_cast<T*>(cols.data_ptr()), static_cast<T*>(m.data_ptr()));
   });
+}
+
+// The output columns [lo, hi) of a row whose input column ow + shift lies inside [0, width): the
+// run a stride-1 row copies (or accumulates) as a whole.
+inline std::pair<int64_t, int64_t> inside_run(int64_t shift, int64_t width, int64_t out_w) {
+  const int64_t lo = std::clamp<int64_t>(-shift, 0, out_w);
+  return {lo, std::clamp<int64_t>(width - shift, lo, out_w)};
 }
 
 // Input position (ih, iw) that output (oh, ow) reads through kernel tap (kh, kw).
@@ -136,10 +147,20 @@ void im2col(const ConvGeometry& g, const T* x, int64_t n0, int64_t nb, int64_t g
       T* dst = row + b * L;
       for (int64_t oh = 0; oh < g.out_h; ++oh) {
         const int64_t ih = in_row(g, oh, kh);
-        for (int64_t ow = 0; ow < g.out_w; ++ow) {
-          const int64_t iw = in_col(g, ow, kw);
-          const bool inside = ih >= 0 && ih < g.height && iw >= 0 && iw < g.width;
-          dst[oh * g.out_w + ow] = inside ? plane[ih * g.width + iw] : T(0);
+        T* out = dst + oh * g.out_w;
+        if (ih < 0 || ih >= g.height) {
+          std::fill(out, out + g.out_w, T(0));
+        } else if (g.stride_w == 1) {  // a run of the input row, zeros where the kernel hangs over the edge
+          const int64_t shift = kw * g.dil_w - g.pad_w;
+          const auto [lo, hi] = inside_run(shift, g.width, g.out_w);
+          std::fill(out, out + lo, T(0));
+          std::memcpy(out + lo, plane + ih * g.width + lo + shift, sizeof(T) * (hi - lo));
+          std::fill(out + hi, out + g.out_w, T(0));
+        } else {
+          for (int64_t ow = 0; ow < g.out_w; ++ow) {
+            const int64_t iw = in_col(g, ow, kw);
+            out[ow] = iw >= 0 && iw < g.width ? plane[ih * g.width + iw] : T(0);
+          }
         }
       }
     }
@@ -161,6 +182,15 @@ void col2im(const ConvGeometry& g, const T* cols, int64_t n0, int64_t nb, int64_
         for (int64_t oh = 0; oh < g.out_h; ++oh) {
           const int64_t ih = in_row(g, oh, kh);
           if (ih < 0 || ih >= g.height) continue;
+          if (g.stride_w == 1) {  // one run, added element by element in the same order
+            const int64_t shift = kw * g.dil_w - g.pad_w;
+            const auto [lo, hi] = inside_run(shift, g.width, g.out_w);
+            T* __restrict to = plane + ih * g.width + lo + shift;
+            const T* __restrict from = src + oh * g.out_w + lo;
+#pragma omp simd
+            for (int64_t j = 0; j < hi - lo; ++j) to[j] += from[j];
+            continue;
+          }
           for (int64_t ow = 0; ow < g.out_w; ++ow) {
             const int64_t iw = in_col(g, ow, kw);
             if (iw >= 0 && iw < g.width) plane[ih * g.width + iw] += src[oh * g.out_w + ow];
@@ -180,16 +210,8 @@ void gather_group(const ConvGeometry& g, const T* y, int64_t n0, int64_t nb, int
 }
 
 template <typename T>
-void scatter_group(const ConvGeometry& g, const T* m, const T* bias, int64_t n0, int64_t nb, int64_t group, T* y) {
-  const int64_t L = g.plane_out(), Og = g.group_out();
-  for (int64_t o = 0; o < Og; ++o) {
-    const T add = bias ? bias[group * Og + o] : T(0);
-    for (int64_t b = 0; b < nb; ++b) {
-      const T* src = m + (o * nb + b) * L;
-      T* dst = y + ((n0 + b) * g.out_channels + group * Og + o) * L;
-      for (int64_t l = 0; l < L; ++l) dst[l] = src[l] + add;
-    }
-  }
+void add_to_row(T* row, T value, int64_t n) {
+  for (int64_t l = 0; l < n; ++l) row[l] += value;
 }
 
 }  // namespace
@@ -212,16 +234,25 @@ TensorBase conv2d(const TensorBase& input, const TensorBase& weight, const Tenso
   const TensorBase x = contiguous_cpu(input), w = contiguous_cpu(weight);
   const TensorBase b = bias.defined() ? contiguous_cpu(bias) : TensorBase();
   KILN_DISPATCH_FLOATING_TYPES(input.dtype(), "conv2d", [&] {
-    const int64_t R = g.rows(), Og = g.group_out();
-    for_each_group_chunk<scalar_t>(g, [&](int64_t n0, int64_t nb, int64_t width, int64_t group, scalar_t* cols,
-                                          scalar_t* m) {
-      im2col(g, static_cast<const scalar_t*>(x.data_ptr()), n0, nb, group, cols);
-      // m (Og, width) = w_group (Og, R) @ cols (R, width)
-      blas_gemm<scalar_t>(false, false, Og, width, R, scalar_t(1),
-                          static_cast<const scalar_t*>(w.data_ptr()) + group * Og * R, R, cols, width,
-                          scalar_t(0), m, width);
-      scatter_group(g, m, b.defined() ? static_cast<const scalar_t*>(b.data_ptr()) : nullptr, n0, nb,
-                    group, static_cast<scalar_t*>(out.data_ptr()));
+    const int64_t R = g.rows(), Og = g.group_out(), L = g.plane_out();
+    const scalar_t* bias_data = b.defined() ? static_cast<const scalar_t*>(b.data_ptr()) : nullptr;
+    scalar_t* y = static_cast<scalar_t*>(out.data_ptr());
+    for_each_chunk(g, [&](int64_t n0, int64_t nb) {
+      const TensorBase cols_buffer = empty_cpu({R * nb * L}, input.dtype());  // written whole by im2col
+      scalar_t* cols = static_cast<scalar_t*>(cols_buffer.data_ptr());
+      for (int64_t group = 0; group < g.groups; ++group) {
+        im2col(g, static_cast<const scalar_t*>(x.data_ptr()), n0, nb, group, cols);
+        for (int64_t i = 0; i < nb; ++i) {
+          // y[n0 + i][group's channels] (Og, L) = w_group (Og, R) @ image i's columns of cols (R, L):
+          // straight into the output, which has that layout
+          scalar_t* y_group = y + ((n0 + i) * g.out_channels + group * Og) * L;
+          blas_gemm<scalar_t>(false, false, Og, L, R, scalar_t(1),
+                              static_cast<const scalar_t*>(w.data_ptr()) + group * Og * R, R, cols + i * L, nb * L,
+                              scalar_t(0), y_group, L);
+          if (bias_data)
+            for (int64_t o = 0; o < Og; ++o) add_to_row(y_group + o * L, bias_data[group * Og + o], L);
+        }
+      }
     });
   });
   return out;
@@ -250,8 +281,8 @@ TensorBase conv2d_backward_input(const TensorBase& grad_output, IntArrayRef inpu
   const TensorBase go = contiguous_cpu(grad_output), w = contiguous_cpu(weight);
   KILN_DISPATCH_FLOATING_TYPES(grad_output.dtype(), op, [&] {
     const int64_t R = g.rows(), Og = g.group_out();
-    for_each_group_chunk<scalar_t>(g, [&](int64_t n0, int64_t nb, int64_t width, int64_t group, scalar_t* cols,
-                                          scalar_t* m) {
+    for_each_group_chunk<scalar_t>(g, grad_output.dtype(), [&](int64_t n0, int64_t nb, int64_t width,
+                                                                int64_t group, scalar_t* cols, scalar_t* m) {
       gather_group(g, static_cast<const scalar_t*>(go.data_ptr()), n0, nb, group, m);
       // cols (R, width) = w_group^T (R, Og) @ m (Og, width)
       blas_gemm<scalar_t>(true, false, R, width, Og, scalar_t(1),
@@ -279,8 +310,8 @@ TensorBase conv2d_backward_weight(const TensorBase& grad_output, const TensorBas
   const TensorBase go = contiguous_cpu(grad_output), x = contiguous_cpu(input);
   KILN_DISPATCH_FLOATING_TYPES(grad_output.dtype(), op, [&] {
     const int64_t R = g.rows(), Og = g.group_out();
-    for_each_group_chunk<scalar_t>(g, [&](int64_t n0, int64_t nb, int64_t width, int64_t group, scalar_t* cols,
-                                          scalar_t* m) {
+    for_each_group_chunk<scalar_t>(g, grad_output.dtype(), [&](int64_t n0, int64_t nb, int64_t width,
+                                                                int64_t group, scalar_t* cols, scalar_t* m) {
       im2col(g, static_cast<const scalar_t*>(x.data_ptr()), n0, nb, group, cols);
       gather_group(g, static_cast<const scalar_t*>(go.data_ptr()), n0, nb, group, m);
       // gw_group (Og, R) += m (Og, width) @ cols^T (width, R)

@@ -155,25 +155,62 @@ std::tuple<TensorBase, TensorBase> max_pool2d_with_indices(const TensorBase& sel
     const scalar_t* in = static_cast<const scalar_t*>(x.data_ptr());
     scalar_t* o = static_cast<scalar_t*>(out.data_ptr());
     int64_t* idx = static_cast<int64_t*>(indices.data_ptr());
+    // Every window inside the input (no padding, no window cut by ceil_mode): the taps of a whole
+    // output row are taken tap by tap across the row, a loop that vectorizes.
+    const bool interior = p.pad_h == 0 && p.pad_w == 0 &&
+                          (p.out_h - 1) * p.stride_h + (p.kernel_h - 1) * p.dil_h < p.height &&
+                          (p.out_w - 1) * p.stride_w + (p.kernel_w - 1) * p.dil_w < p.width;
+    if (interior) {
+      for_each_plane(p.planes, out.numel() * p.kernel_h * p.kernel_w, [&](int64_t plane) {
+        const scalar_t* src = in + plane * p.height * p.width;
+        for (int64_t oh = 0; oh < p.out_h; ++oh) {
+          scalar_t* best = o + (plane * p.out_h + oh) * p.out_w;
+          int64_t* best_at = idx + (plane * p.out_h + oh) * p.out_w;
+          for (int64_t kh = 0; kh < p.kernel_h; ++kh) {
+            const int64_t ih = oh * p.stride_h + kh * p.dil_h;
+            for (int64_t kw = 0; kw < p.kernel_w; ++kw) {
+              const scalar_t* row = src + ih * p.width + kw * p.dil_w;
+              const int64_t at0 = ih * p.width + kw * p.dil_w;
+              if (kh == 0 && kw == 0) {
+                for (int64_t ow = 0; ow < p.out_w; ++ow) {
+                  best[ow] = row[ow * p.stride_w];
+                  best_at[ow] = at0 + ow * p.stride_w;
+                }
+                continue;
+              }
+              // As below: greater or NaN; bitwise, without branches (v != v: NaN).
+              _Pragma("omp simd")  // (a #pragma cannot stand inside the dispatch macro's argument)
+              for (int64_t ow = 0; ow < p.out_w; ++ow) {
+                const scalar_t v = row[ow * p.stride_w], b = best[ow];
+                const bool take = (v > b) | (v != v);
+                best[ow] = take ? v : b;
+                best_at[ow] = take ? at0 + ow * p.stride_w : best_at[ow];
+              }
+            }
+          }
+        }
+      });
+      return;
+    }
     for_each_plane(p.planes, out.numel() * p.kernel_h * p.kernel_w, [&](int64_t plane) {
       const scalar_t* src = in + plane * p.height * p.width;
       for (int64_t oh = 0; oh < p.out_h; ++oh)
         for (int64_t ow = 0; ow < p.out_w; ++ow) {
-          // NaN wins and ends the search (as torch); a window entirely in the padding
-          // gives -inf at index 0.
+          // A tap replaces the best when it is greater or NaN, so the last NaN wins (torch's
+          // cpu_max_pool); a window entirely in the padding gives -inf at index 0. Branch-free: the
+          // data-dependent `if` mispredicted about every other tap.
           scalar_t best = -std::numeric_limits<scalar_t>::infinity();
           int64_t best_at = -1;
-          for (int64_t kh = 0; kh < p.kernel_h && !std::isnan(best); ++kh) {
+          for (int64_t kh = 0; kh < p.kernel_h; ++kh) {
             const int64_t ih = oh * p.stride_h - p.pad_h + kh * p.dil_h;
             if (ih < 0 || ih >= p.height) continue;
-            for (int64_t kw = 0; kw < p.kernel_w && !std::isnan(best); ++kw) {
+            for (int64_t kw = 0; kw < p.kernel_w; ++kw) {
               const int64_t iw = ow * p.stride_w - p.pad_w + kw * p.dil_w;
               if (iw < 0 || iw >= p.width) continue;
               const scalar_t v = src[ih * p.width + iw];
-              if (best_at < 0 || v > best || std::isnan(v)) {
-                best = v;
-                best_at = ih * p.width + iw;
-              }
+              const bool take = best_at < 0 || v > best || std::isnan(v);
+              best = take ? v : best;
+              best_at = take ? ih * p.width + iw : best_at;
             }
           }
           const int64_t at = (plane * p.out_h + oh) * p.out_w + ow;
