@@ -186,8 +186,9 @@ TensorIterator softshrink_meta(const TensorBase& self, const Scalar& lambd, cons
 TensorIterator pow_scalar_meta(const TensorBase& self, const Scalar& exponent, const TensorBase& out) {
   // One input, computed in the dtype it promotes to with the exponent (int ** 2.5 is float): the
   // exponent is the functor's, not an operand the loop would convert a chunk at a time.
+  // out= takes exactly that dtype, as torch's pow.Tensor_Scalar_out (int64 ** 2 into float32 raises;
+  // the Tensor-Tensor forms cast).
   IteratorConfig c = IteratorConfig::unary("pow", self, out);
-  c.out_same_dtype = false;
   const ScalarType common = result_type({self, wrap_scalar(exponent)});
   c.compute_dtype = common;
   TensorIterator it(std::move(c));
@@ -224,6 +225,14 @@ TensorIterator clamp_meta(const TensorBase& self, const std::optional<Scalar>& m
 
 TensorIterator clamp_min_meta(const TensorBase& self, const Scalar& min, const TensorBase& out) {
   return clamp_bounds_meta("clamp_min", self, min, std::nullopt, out);
+}
+
+TensorIterator threshold_meta(const TensorBase& self, const Scalar& threshold, const Scalar& value,
+                              const TensorBase& out) {
+  (void)threshold, (void)value;
+  IteratorConfig c = IteratorConfig::unary("threshold", self, out);
+  c.idempotent_inplace = true;  // torch's threshold skips the overlap check (threshold_ of an expanded x)
+  return TensorIterator(std::move(c));
 }
 
 TensorIterator hardtanh_meta(const TensorBase& self, const Scalar& min_val, const Scalar& max_val,

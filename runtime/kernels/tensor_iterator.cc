@@ -184,7 +184,8 @@ void TensorIterator::build(IteratorConfig& c) {
       for (const TensorBase& t : c.inputs) check_out_is_not_an_input(c.out, {&t}, c.op_name);
       c.out.impl()->set_sizes_contiguous(shape);
     }
-    if (!c.reduction && !c.same_value_everywhere) check_no_internal_overlap(c.out, c.op_name);
+    if (!c.reduction && !c.same_value_everywhere && !(c.inplace && c.idempotent_inplace))
+      check_no_internal_overlap(c.out, c.op_name);
     for (const TensorBase& t : c.inputs) check_no_partial_overlap(c.out, t, c.op_name);
     result_ = c.out;
   } else {
