@@ -215,7 +215,8 @@ def _native_function(entry: dict, display: str) -> List[NativeFunction]:
                                    "(kernels check their out= dtype themselves)")
             if out_dtype == "as_dtype" and schema.argument("dtype") is None:
                 raise CodegenError("'out_dtype: as_dtype' needs a ScalarType? dtype argument")
-            result[-1].out_exact_dtype = out_dtype == "exact"
+            # as_dtype: the result has out's dtype unless dtype= differs, which torch refuses
+            result[-1].out_exact_dtype = True
             result[-1].out_as_dtype = out_dtype == "as_dtype"
     return result
 

@@ -21,7 +21,7 @@ Tensor ops::nansum(const Tensor& self, const std::optional<IntArrayRef>& dim, bo
 
 const Tensor& ops::nansum_out(const Tensor& out, const Tensor& self, const std::optional<IntArrayRef>& dim, bool keepdim, const std::optional<ScalarType>& dtype) {
   if (explain_enabled()) explain_log("composite", "nansum.out", "");
-  return write_out(out, kiln::nansum(self, dim, keepdim, dtype ? dtype : std::optional<ScalarType>(out.scalar_type())), "nansum");
+  return write_out(out, kiln::nansum(self, dim, keepdim, dtype ? dtype : std::optional<ScalarType>(out.scalar_type())), "nansum", OutDtype::Exact);
 }
 
 }  // namespace kiln

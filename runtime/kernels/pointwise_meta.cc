@@ -30,7 +30,9 @@ void check_no_integer_zero(const TensorIterator& it, const TensorBase& other, co
   for (int64_t k = 0; k < other.dim(); ++k)
     if (other.strides()[k] == 0) sizes[k] = std::min<int64_t>(sizes[k], 1);
   const TensorBase stored(Ref<TensorImpl>(new TensorImpl(*other.impl(), sizes, other.strides(), other.storage_offset())));
-  const TensorBase d = contiguous_tensor(cast_to(stored, ScalarType::Int64));
+  // Read in the compute dtype first: an int64 number wraps there as torch converts it (int32 // 2**32
+  // divides by 0: ZeroDivisionError).
+  const TensorBase d = contiguous_tensor(cast_to(cast_to(stored, it.compute_dtype()), ScalarType::Int64));
   const int64_t* p = static_cast<const int64_t*>(d.data_ptr());
   for (int64_t i = 0; i < d.numel(); ++i)
     KILN_CHECK(p[i] != 0, "ZeroDivisionError: ", op, "(): integer division by zero");
@@ -191,6 +193,7 @@ TensorIterator pow_scalar_meta(const TensorBase& self, const Scalar& exponent, c
   IteratorConfig c = IteratorConfig::unary("pow", self, out);
   const ScalarType common = result_type({self, wrap_scalar(exponent)});
   c.compute_dtype = common;
+  KILN_CHECK(common != ScalarType::Bool, "\"pow\" not implemented for 'Bool'");  // bool ** True, as torch
   TensorIterator it(std::move(c));
   KILN_CHECK(!is_integral_type(it.compute_dtype(), /*include_bool=*/true) || exponent.to_long() >= 0,
              "pow(): Integers to negative integer powers are not allowed.");

@@ -33,6 +33,10 @@ CASES = [
     "r = torch.nansum(torch.tensor([1., 2.]), out=torch.empty((), dtype=torch.int64))",
     "r = torch.nansum(torch.tensor([1e30, nan, 1e30, -1e30]), out=torch.empty((), dtype=torch.float64))",
     "r = torch.nansum(torch.tensor([3, 4]), out=torch.empty((), dtype=torch.float16))",
+    # ... a dtype= other than out's is refused; an empty floating input runs no kernel (any dtype=)
+    "r = torch.nansum(torch.tensor([[False, True], [True, False]]).t(), dtype=torch.int32, out=torch.empty((), dtype=torch.float64))",
+    "r = torch.nansum(torch.tensor([1., 2.]), dtype=torch.float64, out=torch.empty((), dtype=torch.float32))",
+    "r = torch.nansum(torch.empty((2, 2, 0), dtype=torch.float64), dim=(0, 1, -1), dtype=torch.int64)",
     # pow(Tensor, Scalar, out=) takes exactly the result dtype; the Tensor-Tensor forms cast
     "r = torch.pow(torch.tensor([1, 2]), 2, out=torch.empty(2))",
     "r = torch.pow(torch.tensor([1., 2.]), 2, out=torch.empty(2, dtype=torch.float64))",
@@ -71,6 +75,29 @@ CASES = [
     ("A = torch.tensor([[1., 0.], [1., 0.]], dtype=torch.float64, requires_grad=True); "
      "B = torch.tensor([[1.], [1.]], dtype=torch.float64, requires_grad=True); "
      "y = torch.linalg.solve_triangular(A, B, upper=False); y.sum().backward(); r = (y, A.grad, B.grad)"),
+    # no bool kernel: pow of bool by a bool, clamp with two bool tensor bounds, clamp_min/clamp_max
+    # with a Scalar bound (one tensor bound is maximum/minimum, which has one)
+    "r = torch.tensor([True]).expand(3).pow(True)",
+    "r = torch.tensor([True]) ** True",
+    "r = torch.tensor([True]) ** 2",
+    "r = torch.tensor(False).clamp(min=torch.tensor(True), max=torch.tensor(False))",
+    "r = torch.tensor([False, True]).clamp(min=torch.tensor(True))",
+    "r = torch.tensor([1., 2.]).clamp(min=torch.tensor([True]), max=torch.tensor([False]))",
+    "r = torch.tensor([False, True]).clamp_min(True)",
+    "r = torch.tensor([False, True]).clamp_max(True)",
+    "r = torch.tensor([False, True]).clamp_min(torch.tensor(True))",
+    # an integer divisor is read in the compute dtype: int32 by 2**32 divides by 0 (ZeroDivisionError)
+    "r = torch.tensor(-2147483648, dtype=torch.int32).fmod(-1099511627776)",
+    "r = torch.tensor([5], dtype=torch.int32).remainder(2**32)",
+    "r = torch.tensor([5], dtype=torch.int32) // (2**32)",
+    "r = torch.tensor([5], dtype=torch.int32).div(2**32, rounding_mode='trunc')",
+    "r = torch.tensor([5], dtype=torch.int32) % 4294967297",
+    "r = torch.tensor([5], dtype=torch.int32) // torch.tensor(2**32)",
+    # where of two numbers: both are converted to their result dtype (1e300 does not fit float32)
+    "r = torch.where(torch.tensor([[[False]]]), 1e300, True)",
+    "r = torch.where(torch.tensor([False]), 1e300, 1)",
+    "r = torch.where(torch.tensor([True]), 2**40, True)",
+    "r = torch.where(torch.tensor([True]), 1.5, 2)",
 ]
 
 
