@@ -251,7 +251,8 @@ TensorIterator clamp_max_meta(const TensorBase& self, const Scalar& max, const T
 }
 
 TensorIterator heaviside_meta(const TensorBase& self, const TensorBase& values, const TensorBase& out) {
-  KILN_CHECK(self.dtype() == values.dtype(), "heaviside is not yet implemented for tensors with different dtypes.");
+  KILN_CHECK(self.dtype() == values.dtype() && (!out.defined() || out.dtype() == self.dtype()),
+             "heaviside is not yet implemented for tensors with different dtypes.");  // out= too, as torch
   return TensorIterator(IteratorConfig::binary("heaviside", self, values, out));
 }
 

@@ -98,6 +98,22 @@ CASES = [
     "r = torch.where(torch.tensor([False]), 1e300, 1)",
     "r = torch.where(torch.tensor([True]), 2**40, True)",
     "r = torch.where(torch.tensor([True]), 1.5, 2)",
+    # heaviside: out= of another dtype is refused too; addmm checks mat1/mat2 dtypes even when empty
+    # (F.linear's path); constant padding to an empty result keeps self in the graph; index_add_/
+    # index_copy_ check the dim before the overlap of an expanded self, and the overlap before indices
+    "r = torch.heaviside(torch.tensor(1), torch.tensor([0]), out=torch.empty(1, dtype=torch.float64))",
+    "r = torch.heaviside(torch.tensor([1, 2]), torch.tensor([0]), out=torch.empty(2, dtype=torch.int64))",
+    "r = torch.addmm(torch.tensor([2.5]), torch.empty((0, 3)), torch.ones(3, 1, dtype=torch.float64))",
+    ("r = torch.nn.functional.linear(torch.empty((0, 3)), torch.tensor([[-1.25, -3.75, 0.5]], dtype=torch.float64), "
+     "torch.tensor([2.5]))"),
+    "r = torch.mm(torch.empty((0, 3)), torch.ones(3, 1, dtype=torch.float64))",
+    ("x = torch.tensor([[1.5], [-1.0], [4.0], [2.0]], dtype=torch.float64, requires_grad=True); "
+     "y = torch.nn.functional.pad(x[::2], (0, -1), mode='constant', value=0.0); (y.sum() + x.sum()).backward(); "
+     "r = (y, torch.tensor(y.requires_grad), x.grad)"),
+    "r = torch.constant_pad_nd(torch.ones(2, 1, dtype=torch.bool), (0, -1))",
+    "r = torch.tensor([8]).expand(2).index_add_(3, torch.tensor([0]), torch.tensor([-5, 3]))",
+    "r = torch.tensor([8]).expand(2).index_copy_(3, torch.tensor([0]), torch.tensor([-5]))",
+    "r = torch.tensor([8]).expand(2).index_add_(0, torch.tensor([5]), torch.tensor([-5]))",
 ]
 
 

@@ -156,7 +156,9 @@ Tensor constant_pad_nd(const Tensor& self, IntArrayRef pad, const Scalar& value)
   Tensor out = kiln::full(shape, value, self.dtype());
   // Nothing to copy into an empty result, whose padded dims may be huge (an empty input padded by
   // 2^62): narrowing it there would put a view's offset past int64 (found by tools/fuzz.sh).
-  if (out.numel() == 0) return out;
+  // Its graph still reaches self (an empty cropped part, summed to a 0-dim zero), as torch's
+  // result requires grad and gives self a zero gradient.
+  if (out.numel() == 0) return cropped.requires_grad() ? kiln::add(out, kiln::sum(cropped, self.dtype())) : out;
   Tensor inner = out;
   for (int64_t k = 0; k < n / 2; ++k) {
     const int64_t d = nd - 1 - k;
