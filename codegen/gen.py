@@ -203,6 +203,7 @@ def function_view(nf: NativeFunction) -> Dict:
             call_args = re.sub(r"\bdtype\b", "dtype ? dtype : std::optional<ScalarType>(out.scalar_type())", call_args)
         v["write_out_call"] = f"kiln::{cpp.api_name(head)}({call_args})"
         v["out_exact_dtype"] = nf.out_exact_dtype
+        v["out_as_dtype"] = nf.out_as_dtype
         v["implicit_kernel"] = None
     elif nf.is_composite_implicit:
         v["implicit_kernel"] = nf.dispatch["CompositeImplicit"]

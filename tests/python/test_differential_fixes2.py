@@ -37,6 +37,14 @@ CASES = [
     "r = torch.nansum(torch.tensor([[False, True], [True, False]]).t(), dtype=torch.int32, out=torch.empty((), dtype=torch.float64))",
     "r = torch.nansum(torch.tensor([1., 2.]), dtype=torch.float64, out=torch.empty((), dtype=torch.float32))",
     "r = torch.nansum(torch.empty((2, 2, 0), dtype=torch.float64), dim=(0, 1, -1), dtype=torch.int64)",
+    # nanmean(out=) likewise (it is torch's nansum_out divided); the dtype= check comes before the dim's
+    ("r = torch.nanmean(torch.tensor([[1., 2.], [3., nan]], dtype=torch.float64), dtype=torch.float32, "
+     "out=torch.empty((), dtype=torch.float16))"),
+    "r = torch.nanmean(torch.tensor([[1e30, 3e38], [3e38, nan]]), out=torch.empty((), dtype=torch.float64))",
+    "r = torch.nanmean(torch.tensor([[1., 2.], [3., nan]]), 1, out=torch.empty(2, dtype=torch.int64))",
+    "r = torch.nanmean(torch.empty((3, 1, 0)), dim=-1, keepdim=True, dtype=torch.int32)",
+    ("r = torch.nansum(torch.tensor([-2.5], dtype=torch.float64), dim=1, dtype=torch.float32, "
+     "out=torch.empty((), dtype=torch.float16))"),
     # pow(Tensor, Scalar, out=) takes exactly the result dtype; the Tensor-Tensor forms cast
     "r = torch.pow(torch.tensor([1, 2]), 2, out=torch.empty(2))",
     "r = torch.pow(torch.tensor([1., 2.]), 2, out=torch.empty(2, dtype=torch.float64))",
