@@ -122,7 +122,44 @@ CASES = [
     "r = torch.tensor([8]).expand(2).index_add_(3, torch.tensor([0]), torch.tensor([-5, 3]))",
     "r = torch.tensor([8]).expand(2).index_copy_(3, torch.tensor([0]), torch.tensor([-5]))",
     "r = torch.tensor([8]).expand(2).index_add_(0, torch.tensor([5]), torch.tensor([-5]))",
+    # repeat_interleave: the dim first, and a negative count only where something is repeated
+    "r = torch.repeat_interleave(torch.empty((0, 2)), -1, dim=-2)",
+    "r = torch.repeat_interleave(torch.tensor(-2.5), -1, dim=0)",
+    "r = torch.repeat_interleave(torch.tensor([-6]).expand(2, 1), -1, dim=-3)",
+    "r = torch.repeat_interleave(torch.tensor([1, 2]), -1)",
 ]
+
+# group_norm's values are torch's kernel's to the bit (a constant group is 0; with an affine,
+# scale * x + (-scale * mean + b), fused where torch's build fuses it); gradients as before.
+GROUP_NORM = [
+    ("torch.full((2, 4, 3), 0.1)", 2, None, None),
+    ("torch.full((2, 4, 3), -3.7, dtype=torch.float64)", 1, None, None),
+    ("torch.full((2, 2, 5), 7.77, dtype=torch.float64)", 2, "torch.tensor([0.5, 2.], dtype=torch.float64)", None),
+    ("torch.full((1, 2, 3), 0.3)", 2, "torch.tensor([0.5, 2.])", "torch.tensor([1., -1.])"),
+    ("torch.tensor([[0.9375, -1.40625], [-3.375, 3.03125]], dtype=torch.float64)", 2,
+     "torch.tensor([0.71875, inf], dtype=torch.float64)", None),
+    # (a bias without a weight: torch 1.13's backward raises "tensor does not have a device", its bug)
+    ("torch.tensor([[[1., inf, 2.], [3., 4., 5.]]])", 1, "torch.tensor([3., 2.])", "torch.tensor([1., 2.])"),
+    ("torch.linspace(-3, 5, 24).reshape(2, 4, 3)", 2, "torch.linspace(-1, 1, 4)", "torch.linspace(0, 1, 4)"),
+    ("torch.linspace(-3, 5, 48, dtype=torch.float64).reshape(2, 4, 6) ** 3", 4, "torch.linspace(-1, 1, 4, dtype=torch.float64)",
+     "torch.linspace(0, 1, 4, dtype=torch.float64)"),
+]
+
+
+@pytest.mark.parametrize("x, groups, w, b", GROUP_NORM)
+def test_group_norm_values_and_gradients_match_torch(x, groups, w, b):
+    out = []
+    for lib in (torch_ref, kiln):
+        env = {"torch": lib, "inf": math.inf}
+        xs = eval(x, env).requires_grad_()
+        ws = eval(w, env).requires_grad_() if w else None
+        bs = eval(b, env).requires_grad_() if b else None
+        y = lib.nn.functional.group_norm(xs, groups, ws, bs)
+        (y * lib.arange(y.numel(), dtype=y.dtype).reshape(y.shape)).sum().backward()
+        out.append([y.detach().numpy()] + [t.grad.numpy() for t in (xs, ws, bs) if t is not None])
+    np.testing.assert_array_equal(out[1][0], out[0][0])  # the values, to the bit
+    for got, want in zip(out[1][1:], out[0][1:]):
+        np.testing.assert_allclose(got, want, rtol=1e-5, atol=1e-5, equal_nan=True)
 
 
 def _run(lib, src):
