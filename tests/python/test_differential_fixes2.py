@@ -162,6 +162,50 @@ def test_group_norm_values_and_gradients_match_torch(x, groups, w, b):
         np.testing.assert_allclose(got, want, rtol=1e-5, atol=1e-5, equal_nan=True)
 
 
+# batch_norm / instance_norm values are torch's kernel's: alpha = invstd * w, beta = b - mean * alpha,
+# y = x * alpha + beta (fused where torch fuses), statistics accumulated in double. So a constant
+# channel gives torch's residue, an infinite weight torch's inf - inf; gradients as before.
+BATCH_NORM = [
+    "torch.nn.functional.batch_norm(X(torch.full((2, 2, 3), 1e10)), None, None, training=True)",
+    "torch.nn.functional.batch_norm(X(torch.full((2, 2, 3), -3.7)), None, None, torch.tensor([2., 3.]), training=True)",
+    "torch.nn.functional.instance_norm(X(torch.full((2, 2, 3), 0.3)))",
+    "torch.nn.functional.instance_norm(X(torch.full((2, 2, 5), 7.77, dtype=torch.float64)))",
+    ("torch.nn.functional.instance_norm(torch.tensor([[[-3.875, nan]], [[-0.3125, 3.65625]], [[3.625, 0.9375]]], "
+     "dtype=torch.float64).transpose(0, 1), torch.tensor([-3.28125, -4.0, 2.3125], dtype=torch.float64), "
+     "torch.tensor([0.46875, 0.71875, 1.21875], dtype=torch.float64), torch.tensor([0.4375, -2.25, inf], "
+     "dtype=torch.float64), None, use_input_stats=True, momentum=0.1, eps=0.1)"),
+    ("torch.nn.functional.batch_norm(torch.tensor([[[[-0.875, -1.8125], [1.59375, -0.0]], [[nan, -1.0], [-0.53125, "
+     "1.21875]]], [[[-1.59375, 1.625], [0.0, 1.1754943508222875e-38]], [[-2.0, 2.96875], [1.0, 3.53125]]]]), "
+     "torch.tensor([-3.9375, -1.625]), torch.tensor([0.65625, 0.46875]), torch.tensor([inf, -4.0]), None, "
+     "training=False, momentum=0.5, eps=0.1)"),
+    ("torch.nn.functional.batch_norm(X(torch.linspace(-3, 7, 30).reshape(3, 2, 5) ** 2), torch.zeros(2), torch.ones(2), "
+     "W(torch.tensor([0.5, -2.])), W(torch.tensor([1., 0.25])), training=True, momentum=0.3)"),
+    ("torch.nn.functional.batch_norm(X(torch.linspace(-3, 7, 30, dtype=torch.float64).reshape(3, 2, 5) ** 3), "
+     "torch.tensor([0.5, -1.], dtype=torch.float64), torch.tensor([2., 0.5], dtype=torch.float64), "
+     "W(torch.tensor([0.5, -2.], dtype=torch.float64)), W(torch.tensor([1., 0.25], dtype=torch.float64)))"),
+    "torch.nn.functional.batch_norm(torch.full((4, 3), 2.5), None, None, training=True, eps=0.)",  # torch's invstd 0
+]
+
+
+@pytest.mark.parametrize("src", BATCH_NORM)
+def test_batch_norm_values_and_gradients_match_torch(src):
+    out = []
+    for lib in (torch_ref, kiln):
+        leaves = []
+        def leaf(t):
+            leaves.append(t.requires_grad_())
+            return t
+        y = eval(src, {"torch": lib, "inf": math.inf, "nan": math.nan, "X": leaf, "W": leaf})
+        grads = []
+        if leaves:
+            (y * lib.arange(y.numel(), dtype=y.dtype).reshape(y.shape)).sum().backward()
+            grads = [t.grad.numpy() for t in leaves]
+        out.append([y.detach().numpy()] + grads)
+    np.testing.assert_array_equal(out[1][0], out[0][0])  # the values, to the bit
+    for got, want in zip(out[1][1:], out[0][1:]):
+        np.testing.assert_allclose(got, want, rtol=1e-4, atol=1e-4, equal_nan=True)
+
+
 def _run(lib, src):
     env = {"torch": lib, "inf": math.inf, "nan": math.nan}
     try:
