@@ -129,6 +129,47 @@ CASES = [
     "r = torch.repeat_interleave(torch.tensor([1, 2]), -1)",
 ]
 
+# out= of another shape with elements: resized with torch's deprecation warning (UserWarning), or
+# raised where a filter makes warnings errors; an empty or right-shaped out is silent. (With the
+# error filter torch raises after the op, kiln before the resize: out's shape then differs.)
+RESIZE = [
+    "torch.add(torch.ones(2), 1, out=o)",
+    "torch.sum(torch.ones(2, 2), 0, out=o)",
+    "torch.cat([torch.ones(2), torch.ones(2)], out=o)",
+    "torch.mm(torch.ones(2, 2), torch.ones(2, 2), out=o)",
+    "torch.matmul(torch.ones(2, 2), torch.ones(2), out=o)",
+    "torch.nansum(torch.ones(2, 2), 0, out=o)",
+    "torch.clamp(torch.ones(2), 0, 1, out=o)",
+    "torch.index_select(torch.ones(4), 0, torch.tensor([0, 1]), out=o)",
+]
+
+
+@pytest.mark.parametrize("call", RESIZE)
+@pytest.mark.parametrize("out", ["torch.ones(3)", "torch.ones(2, 1)", "torch.empty(0)", "torch.ones(9)[::3]"])
+def test_out_resize_warns_as_torch(call, out):
+    import warnings
+    got = []
+    for lib in (torch_ref, kiln):
+        env = {"torch": lib}
+        o = eval(out, env)
+        env["o"] = o
+        with warnings.catch_warnings(record=True) as w:
+            warnings.simplefilter("always")
+            eval(call, env)
+        resized = [str(x.message) for x in w if "was resized" in str(x.message)]
+        o2 = eval(out, env)
+        env["o"] = o2
+        with warnings.catch_warnings():
+            warnings.simplefilter("error")
+            try:
+                eval(call, env)
+                raised = False
+            except UserWarning:
+                raised = True
+        got.append((tuple(o.shape), [m.split(". This")[0] for m in resized], raised))
+    assert got[1] == got[0]
+
+
 # group_norm's values are torch's kernel's to the bit (a constant group is 0; with an affine,
 # scale * x + (-scale * mean + b), fused where torch's build fuses it); gradients as before.
 GROUP_NORM = [
