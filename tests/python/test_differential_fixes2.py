@@ -122,6 +122,16 @@ CASES = [
     "r = torch.tensor([8]).expand(2).index_add_(3, torch.tensor([0]), torch.tensor([-5, 3]))",
     "r = torch.tensor([8]).expand(2).index_copy_(3, torch.tensor([0]), torch.tensor([-5]))",
     "r = torch.tensor([8]).expand(2).index_add_(0, torch.tensor([5]), torch.tensor([-5]))",
+    # binary_cross_entropy_with_logits: torch computes in place on (1 - target), so a weight or
+    # pos_weight that broadcasts to a bigger shape raises; F's size check is a ValueError
+    ("r = torch.nn.functional.binary_cross_entropy_with_logits(torch.tensor([-0.28, 1.375]), torch.tensor([0.7, 0.6]), "
+     "weight=torch.tensor([[1.9, 0.2], [0.1, 0.1]]))"),
+    ("r = torch.nn.functional.binary_cross_entropy_with_logits(torch.tensor([-0.28, 1.375]), torch.tensor([0.7, 0.6]), "
+     "pos_weight=torch.tensor([[1.9, 0.2], [0.1, 0.1]]))"),
+    "r = torch.nn.functional.binary_cross_entropy_with_logits(torch.tensor(1.), torch.tensor(0.5), pos_weight=torch.tensor([2.]))",
+    ("r = torch.nn.functional.binary_cross_entropy_with_logits(torch.tensor([1., 2.]), torch.tensor([0.5, 0.1]), "
+     "weight=torch.tensor([2.]), pos_weight=torch.tensor(3.), reduction='none')"),
+    "r = torch.nn.functional.binary_cross_entropy_with_logits(torch.tensor([[1., 2.]]), torch.tensor([0.5, 0.1]))",
     # repeat_interleave: the dim first, and a negative count only where something is repeated
     "r = torch.repeat_interleave(torch.empty((0, 2)), -1, dim=-2)",
     "r = torch.repeat_interleave(torch.tensor(-2.5), -1, dim=0)",

@@ -355,6 +355,8 @@ def binary_cross_entropy_with_logits(input, target, weight=None, size_average=No
                                      pos_weight=None):
     """Binary cross entropy of sigmoid(input) against target, computed stably from the logits."""
     code = _REDUCTIONS.index(_reduction(reduction, size_average, reduce))
+    if tuple(target.shape) != tuple(input.shape):  # torch's Python check: a ValueError
+        raise ValueError(f"Target size ({target.shape}) must be the same as input size ({input.shape})")
     return kiln.binary_cross_entropy_with_logits(input, target, weight, pos_weight, code)
 
 
