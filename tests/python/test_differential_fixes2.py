@@ -132,6 +132,21 @@ CASES = [
     ("r = torch.nn.functional.binary_cross_entropy_with_logits(torch.tensor([1., 2.]), torch.tensor([0.5, 0.1]), "
      "weight=torch.tensor([2.]), pos_weight=torch.tensor(3.), reduction='none')"),
     "r = torch.nn.functional.binary_cross_entropy_with_logits(torch.tensor([[1., 2.]]), torch.tensor([0.5, 0.1]))",
+    # embedding_bag: left-out positions (padding_idx, past a bag's end) are skipped, not multiplied by
+    # 0 (an inf row there changes nothing); max keeps torch's first-then-greater order (NaN first stays)
+    ("r = torch.nn.functional.embedding_bag(torch.tensor([0, 0, 0, 0, 0]), torch.tensor([[-0.90625, inf, -3.0625]]), "
+     "torch.tensor([0, 1]), mode='sum')"),
+    ("r = torch.nn.functional.embedding_bag(torch.tensor([0]), torch.tensor([[inf, -0.71875], [-2.0625, 1.5]], "
+     "dtype=torch.float64), torch.tensor([0]), mode='sum', padding_idx=0)"),
+    ("r = torch.nn.functional.embedding_bag(torch.tensor([[1, 1, 3], [2, 1, 2], [1, 0, 2]]), torch.tensor([[-2.5, 1.5, "
+     "3.84375], [2.0, -0.0, nan], [3.40625, -1.03125, 2.40625], [0.5, inf, -3.53125]]), mode='mean', padding_idx=1)"),
+    ("w = torch.tensor([[-3.53125, 1.5]], dtype=torch.float64, requires_grad=True); "
+     "p = torch.tensor([-1.0, 0.0, inf, -inf, -3.9375, -3.0625], dtype=torch.float64, requires_grad=True); "
+     "y = torch.nn.functional.embedding_bag(torch.tensor([0, 0, 0, 0, 0, 0]), w, torch.tensor([0, 4]), mode='sum', "
+     "per_sample_weights=p, padding_idx=0); y.sum().backward(); r = (y, w.grad, p.grad)"),
+    ("w = torch.tensor([[-0.40625, nan, -1.875], [-2.9375, -1.375, -1.3125]], dtype=torch.float64, requires_grad=True); "
+     "y = torch.nn.functional.embedding_bag(torch.tensor([[0, 1], [1, 0]]), w, mode='max'); "
+     "(y * torch.tensor([[1., 2., 3.], [4., 5., 6.]], dtype=torch.float64)).sum().backward(); r = (y, w.grad)"),
     # repeat_interleave: the dim first, and a negative count only where something is repeated
     "r = torch.repeat_interleave(torch.empty((0, 2)), -1, dim=-2)",
     "r = torch.repeat_interleave(torch.tensor(-2.5), -1, dim=0)",

@@ -1211,18 +1211,26 @@ def embedding_bag(input, weight, offsets=None, max_norm=None, norm_type=2, scale
     rows = weight.index_select(0, idx.reshape(-1)).reshape(bags, length, dim)
     mask = valid.unsqueeze(-1)
     if mode == "max":
-        neg = kiln.full([], float("-inf"), dtype=weight.dtype)
-        m = kiln.where(mask, rows, neg).amax(1) if length else kiln.zeros(bags, dim, dtype=weight.dtype)
-        nonempty = valid.any(1, keepdim=True) if length else kiln.zeros(bags, 1, dtype=kiln.bool)
-        return kiln.where(nonempty, m, kiln.zeros([], dtype=weight.dtype))
+        # torch's loop: a bag's first row, then each later row where it is greater (so a NaN first
+        # stays, a later NaN is skipped), the gradient to that one row; an empty bag gives zeros
+        m = kiln.zeros(bags, dim, dtype=weight.dtype)
+        seen = kiln.zeros(bags, 1, dtype=kiln.bool)
+        for j in range(length):
+            v = valid[:, j:j + 1]
+            m = kiln.where(v & (~seen | (rows[:, j] > m)), rows[:, j], m)
+            seen = seen | v
+        return m
     if (psw is None and padding_idx is None and length and weight.requires_grad and kiln.is_grad_enabled()
             and weight.dtype in (kiln.float32, kiln.float64)):
         flat_valid = valid.reshape(-1)
         bag_of = kiln.arange(bags).unsqueeze(1).expand(bags, length).reshape(-1)[flat_valid]
         return _EmbeddingBagTorchGrad.apply(weight, rows, valid, idx.reshape(-1)[flat_valid], bag_of, mode)
-    rows = rows * mask.to(weight.dtype)
+    # left-out positions (padding, past a bag's end) selected away, not multiplied by 0: torch skips
+    # them, so an inf or NaN row or weight there changes nothing (nor any gradient)
+    zero = kiln.zeros([], dtype=rows.dtype)
+    rows = kiln.where(mask, rows, zero)
     if psw is not None:
-        rows = rows * psw.unsqueeze(-1)
+        rows = rows * kiln.where(valid, psw, kiln.zeros([], dtype=psw.dtype)).unsqueeze(-1)
         out = rows.sum(1)
     elif length:
         # torch adds a bag's rows one after another (axpy into the bag's output): the same order
@@ -1240,7 +1248,7 @@ def embedding_bag(input, weight, offsets=None, max_norm=None, norm_type=2, scale
 
 def _bag_sums(rows, valid, mode):
     """torch's embedding_bag forward: a bag's rows added one after another, then (mean) / its size."""
-    rows = rows * valid.unsqueeze(-1).to(rows.dtype)
+    rows = kiln.where(valid.unsqueeze(-1), rows, kiln.zeros([], dtype=rows.dtype))  # skipped, as torch
     out = rows[:, 0]
     for j in range(1, rows.shape[1]):
         out = out + rows[:, j]
