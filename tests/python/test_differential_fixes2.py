@@ -147,6 +147,11 @@ CASES = [
     ("w = torch.tensor([[-0.40625, nan, -1.875], [-2.9375, -1.375, -1.3125]], dtype=torch.float64, requires_grad=True); "
      "y = torch.nn.functional.embedding_bag(torch.tensor([[0, 1], [1, 0]]), w, mode='max'); "
      "(y * torch.tensor([[1., 2., 3.], [4., 5., 6.]], dtype=torch.float64)).sum().backward(); r = (y, w.grad)"),
+    # norm with p='fro' (the default) over more than 2 dims raises (torch's matrix norm)
+    "r = torch.norm(torch.ones(2, 3, 4), dim=(1, 2, 0), p='fro')",
+    "r = torch.ones(2, 3, 4).norm(dim=(0, 1, -1))",
+    "r = torch.ones(2, 3, 4).norm(p=2, dim=(0, 1, 2))",
+    "r = torch.ones(2, 3, 4).norm(dim=(0, 1))",
     # repeat_interleave: the dim first, and a negative count only where something is repeated
     "r = torch.repeat_interleave(torch.empty((0, 2)), -1, dim=-2)",
     "r = torch.repeat_interleave(torch.tensor(-2.5), -1, dim=0)",
