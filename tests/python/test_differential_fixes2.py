@@ -147,6 +147,10 @@ CASES = [
     ("w = torch.tensor([[-0.40625, nan, -1.875], [-2.9375, -1.375, -1.3125]], dtype=torch.float64, requires_grad=True); "
      "y = torch.nn.functional.embedding_bag(torch.tensor([[0, 1], [1, 0]]), w, mode='max'); "
      "(y * torch.tensor([[1., 2., 3.], [4., 5., 6.]], dtype=torch.float64)).sum().backward(); r = (y, w.grad)"),
+    # diag_embed / diag of an empty input requiring grad: the (empty) result is in its graph
+    ("x = torch.empty((0,), dtype=torch.float64, requires_grad=True); y = torch.diag_embed(x); "
+     "(y.sum() + x.sum()).backward(); r = (y, torch.tensor(y.requires_grad), x.grad)"),
+    "x = torch.empty((0,), dtype=torch.float64, requires_grad=True); y = torch.diag(x); r = (y, torch.tensor(y.requires_grad))",
     # norm with p='fro' (the default) over more than 2 dims raises (torch's matrix norm)
     "r = torch.norm(torch.ones(2, 3, 4), dim=(1, 2, 0), p='fro')",
     "r = torch.ones(2, 3, 4).norm(dim=(0, 1, -1))",
