@@ -1024,13 +1024,15 @@ def group_norm(input, num_groups, weight=None, bias=None, eps=1e-5):
                                f"channels in input, but got {name} of shape {_shape_str(t)} and input of shape "
                                f"{_shape_str(input)}")
     per_group = input.numel() // max(n * num_groups, 1)
-    exact = _group_norm_values(input, num_groups, per_group, weight, bias, eps)
+    # One layer_norm pass gives the group statistics (and, with a graph, the gradient's path).
+    normed, mean, rstd = kiln.native_layer_norm(input.reshape(n, num_groups, per_group), [per_group], None, None, eps)
+    exact = _group_norm_values(input, num_groups, per_group, weight, bias, eps, mean, rstd)
     if not (kiln.is_grad_enabled() and any(t is not None and t.requires_grad for t in (input, weight, bias))):
         return exact
     # The gradient through layer_norm and the affine ops (none of which saves its result), the
     # values torch's kernel gives, written in without a graph (they differ by roundings: a constant
     # group is exactly 0 in torch).
-    out = kiln.layer_norm(input.reshape(n, num_groups, per_group), [per_group], None, None, eps).reshape(input.shape)
+    out = normed.reshape(input.shape)
     shape = [c] + [1] * (input.dim() - 2)
     if weight is not None:
         out = out * weight.reshape(shape)
@@ -1041,18 +1043,19 @@ def group_norm(input, num_groups, weight=None, bias=None, eps=1e-5):
     return out
 
 
-def _group_norm_values(input, num_groups, per_group, weight, bias, eps):
+def _group_norm_values(input, num_groups, per_group, weight, bias, eps, mean, rstd):
     """torch 1.13's CPU group_norm, without a graph: each group's mean and rstd as layer_norm's
-    (RowwiseMoments), then (x - mean) * rstd without an affine; with one, per channel
+    (RowwiseMoments: given), then (x - mean) * rstd without an affine; with one, per channel
     scale = rstd * w, shift = -scale * mean + b, y = scale * x + shift with that multiply-add fused
     where torch's AVX2 kernel fuses it."""
-    if input.dtype in (kiln.float16, kiln.bfloat16):  # in float32, rounded once
-        f32 = lambda t: t if t is None else t.float()  # noqa: E731
-        return _group_norm_values(input.float(), num_groups, per_group, f32(weight), f32(bias), eps).to(input.dtype)
+    n, c = input.shape[0], input.shape[1]
     with kiln.no_grad():
-        n, c = input.shape[0], input.shape[1]
+        if input.dtype in (kiln.float16, kiln.bfloat16):  # in float32 (its own statistics), rounded once
+            f32 = lambda t: t if t is None else t.float()  # noqa: E731
+            x = input.float()
+            _, mean, rstd = kiln.native_layer_norm(x.reshape(n, num_groups, per_group), [per_group], None, None, eps)
+            return _group_norm_values(x, num_groups, per_group, f32(weight), f32(bias), eps, mean, rstd).to(input.dtype)
         x = input.reshape(n, num_groups, per_group)
-        _, mean, rstd = kiln.native_layer_norm(x, [per_group], None, None, eps)
         if weight is None and bias is None:
             return ((x - mean) * rstd).reshape(input.shape)
         d = c // num_groups
