@@ -151,6 +151,15 @@ CASES = [
     ("x = torch.empty((0,), dtype=torch.float64, requires_grad=True); y = torch.diag_embed(x); "
      "(y.sum() + x.sum()).backward(); r = (y, torch.tensor(y.requires_grad), x.grad)"),
     "x = torch.empty((0,), dtype=torch.float64, requires_grad=True); y = torch.diag(x); r = (y, torch.tensor(y.requires_grad))",
+    # constant padding: every negative pad narrows first (an IndexError for a start past the dim),
+    # then the sizes are checked
+    "r = torch.nn.functional.pad(torch.empty((3, 0, 4)), (0, -1, -1, 0, 0, 1), mode='constant', value=1.5)",
+    "r = torch.constant_pad_nd(torch.empty((4, 0), dtype=torch.int32), (2, 1, -1, 1, 2, 0), value=1.5)",
+    "r = torch.constant_pad_nd(torch.empty((4, 0)), (-1, 1))",
+    "r = torch.constant_pad_nd(torch.ones((4, 2)), (-3, 1))",
+    "r = torch.constant_pad_nd(torch.ones((4, 2)), (-2, 1))",
+    "r = torch.constant_pad_nd(torch.ones((4, 2)), (1, -3))",
+    "r = torch.constant_pad_nd(torch.ones((4, 2)), (0, 0, -5, 2))",
     # norm with p='fro' (the default) over more than 2 dims raises (torch's matrix norm)
     "r = torch.norm(torch.ones(2, 3, 4), dim=(1, 2, 0), p='fro')",
     "r = torch.ones(2, 3, 4).norm(dim=(0, 1, -1))",

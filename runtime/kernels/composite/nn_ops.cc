@@ -151,20 +151,25 @@ Tensor constant_pad_nd(const Tensor& self, IntArrayRef pad, const Scalar& value)
   // As torch: pure cropping may leave a dim empty, but once anything is padded every padded dim
   // must keep at least one element.
   const bool pads = std::any_of(pad.begin(), pad.end(), [](int64_t p) { return p > 0; });
+  // Hostile pads (found by tools/fuzz.sh) must not overflow: -INT64_MIN, or a size past int64.
+  for (int64_t p : pad) KILN_CHECK(p != INT64_MIN, "constant_pad_nd(): padding ", p, " overflows");
+  // As torch: every negative pad narrows first (narrow's own errors: an IndexError for a start
+  // past the dim), then the sizes are checked.
   Tensor cropped = self;
   for (int64_t k = 0; k < n / 2; ++k) {
     const int64_t d = nd - 1 - k, left = pad[2 * k], right = pad[2 * k + 1];
-    // Hostile pads (found by tools/fuzz.sh) must not overflow: -INT64_MIN, or a size past int64.
+    if (left < 0) cropped = kiln::narrow(cropped, d, -left, cropped.sizes()[d] + left);
+    if (right < 0) cropped = kiln::narrow(cropped, d, 0, cropped.sizes()[d] + right);
+  }
+  for (int64_t k = 0; k < n / 2; ++k) {
+    const int64_t d = nd - 1 - k, left = pad[2 * k], right = pad[2 * k + 1];
     int64_t size = 0;
-    KILN_CHECK(left != INT64_MIN && right != INT64_MIN && !__builtin_add_overflow(shape[d], left, &size) &&
-                   !__builtin_add_overflow(size, right, &size),
+    KILN_CHECK(!__builtin_add_overflow(shape[d], left, &size) && !__builtin_add_overflow(size, right, &size),
                "constant_pad_nd(): padding (", left, ", ", right, ") of dimension ", d, " overflows its size");
     KILN_CHECK(size > 0 || (size == 0 && !pads), "constant_pad_nd(): The input size ", shape[d], ", plus negative padding ", left, " and ",
                right, " resulted in a negative output size, which is invalid. Check dimension ", d,
                " of your input.");
     shape[d] = size;
-    if (left < 0) cropped = kiln::narrow(cropped, d, -left, cropped.sizes()[d] + left);
-    if (right < 0) cropped = kiln::narrow(cropped, d, 0, cropped.sizes()[d] + right);
   }
   Tensor out = kiln::full(shape, value, self.dtype());
   // Nothing to copy into an empty result, whose padded dims may be huge (an empty input padded by
