@@ -198,8 +198,12 @@ def function_view(nf: NativeFunction) -> Dict:
     v["fn_type"] = f"{v['ret']}({fn_type_params})"
     if writes_functional_result(nf):
         head = nf.family_head
-        v["write_out_call"] = f"kiln::{cpp.api_name(head)}({cpp.call_args(cpp.api_args(head))})"
+        call_args = cpp.call_args(cpp.api_args(head))
+        if nf.out_as_dtype:  # out's dtype stands for an absent dtype=
+            call_args = re.sub(r"\bdtype\b", "dtype ? dtype : std::optional<ScalarType>(out.scalar_type())", call_args)
+        v["write_out_call"] = f"kiln::{cpp.api_name(head)}({call_args})"
         v["out_exact_dtype"] = nf.out_exact_dtype
+        v["out_as_dtype"] = nf.out_as_dtype
         v["implicit_kernel"] = None
     elif nf.is_composite_implicit:
         v["implicit_kernel"] = nf.dispatch["CompositeImplicit"]

@@ -207,13 +207,17 @@ def _native_function(entry: dict, display: str) -> List[NativeFunction]:
                                    "neither in-place nor out= forms)")
             head.autocast = autocast
         out_dtype = entry.get("out_dtype", "castable")
-        if out_dtype not in ("castable", "exact"):
-            raise CodegenError(f"out_dtype: expected castable or exact, got '{out_dtype}'")
-        if out_dtype == "exact":
+        if out_dtype not in ("castable", "exact", "as_dtype"):
+            raise CodegenError(f"out_dtype: expected castable, exact or as_dtype, got '{out_dtype}'")
+        if out_dtype != "castable":
             if "out" not in family or "CompositeImplicit" not in dispatch:
-                raise CodegenError("'out_dtype: exact' belongs on a CompositeImplicit op with 'family: [out]' "
+                raise CodegenError(f"'out_dtype: {out_dtype}' belongs on a CompositeImplicit op with 'family: [out]' "
                                    "(kernels check their out= dtype themselves)")
+            if out_dtype == "as_dtype" and schema.argument("dtype") is None:
+                raise CodegenError("'out_dtype: as_dtype' needs a ScalarType? dtype argument")
+            # as_dtype: the result has out's dtype unless dtype= differs, which torch refuses
             result[-1].out_exact_dtype = True
+            result[-1].out_as_dtype = out_dtype == "as_dtype"
     return result
 
 

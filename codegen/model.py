@@ -164,6 +164,10 @@ class NativeFunction:
     # `out_dtype: exact` on a CompositeImplicit op's family: its out= takes only the result's dtype
     # (torch's mm/addmm/dot/mv), not any dtype the result casts to safely.
     out_exact_dtype: bool = False
+    # `out_dtype: as_dtype`: out's dtype is the op's dtype= when that is None, and a dtype= other
+    # than out's is refused (torch's get_dtype_from_result: nansum(int, out=bool) sums into bool,
+    # nansum(float, out=int64) has no kernel).
+    out_as_dtype: bool = False
     # `autocast:` (lower_precision | fp32 | promote): torch's CPU autocast policy for this op.
     autocast: Optional[str] = None
     # `pointwise:`: the op's scalar formula (codegen/pointwise.py); its CPU kernel is generated.

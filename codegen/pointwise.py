@@ -117,9 +117,13 @@ class PointwiseFormula:
     # Scalar arguments the meta function checks itself: the kernel converts them as a cast does
     # instead of refusing a value the compute dtype cannot hold (float32 ** 1e300 is inf in torch).
     unchecked: List[str] = field(default_factory=list)
+    # The forward kernel takes a NaN Scalar? given while every other absent-able one is absent as
+    # absent (torch's one-bound clamp loop, std::max(a, min), ignores a NaN bound; with both bounds a
+    # NaN gives NaN). The derivative still compares with the NaN, as torch's clamp_backward.
+    lone_nan_absent: bool = False
 
 
-SPEC_KEYS = ("absent", "bool_args", "choices", "dtypes", "formula", "meta", "promote", "unchecked")
+SPEC_KEYS = ("absent", "bool_args", "choices", "dtypes", "formula", "lone_nan_absent", "meta", "promote", "unchecked")
 ABSENT_VALUES = ("lowest", "highest")
 
 
@@ -204,10 +208,13 @@ def parse_formula(spec: object, tensor_args: List[str], scalar_args: Optional[Li
         raise CodegenError("pointwise: unchecked must list Scalar arguments of the op (not Scalar? or str)")
     if unchecked and not meta:
         raise CodegenError("pointwise: unchecked Scalars need a meta function (it checks them)")
+    lone_nan_absent = spec.get("lone_nan_absent", False)
+    if lone_nan_absent not in (True, False) or (lone_nan_absent and len(absent) < 2):
+        raise CodegenError("pointwise: lone_nan_absent must be true or false, and needs two absent: Scalar? arguments")
     returns_bool = root.kind in _BOOL_KINDS
     return PointwiseFormula(text.strip(), list(tensor_args), list(scalar_args), root, dtypes, promote, returns_bool,
                             meta, absent, {k: list(v) for k, v in choices.items()}, list(bool_args),
-                            dtype_args[root.arg] if root.kind == "cast" else None, list(unchecked))
+                            dtype_args[root.arg] if root.kind == "cast" else None, list(unchecked), lone_nan_absent)
 
 
 def _name_map(value: object, key: str) -> Dict[str, object]:
@@ -558,6 +565,10 @@ def scalar_value(f: PointwiseFormula, name: str, op: str) -> str:
     """The C++ value of a Scalar, Scalar? or str argument in the compute dtype (scalar_t), as the
     generated kernel hands it to the functor: a Scalar the dtype cannot hold is refused, as torch
     does (add(int32, alpha=2**40))."""
+    if name in f.absent and f.lone_nan_absent:
+        others = ", ".join(o for o in f.absent if o != name)
+        return (f'{name} && !lone_nan({name}, {{{others}}}) ? checked_convert<scalar_t>(*{name}, "{op}") : '
+                f'pm::{f.absent[name]}<scalar_t>()')
     if name in f.absent:
         return f'{name} ? checked_convert<scalar_t>(*{name}, "{op}") : pm::{f.absent[name]}<scalar_t>()'
     if name in f.unchecked:

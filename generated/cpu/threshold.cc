@@ -51,6 +51,7 @@ HWY_AFTER_NAMESPACE();
 #if HWY_ONCE
 #include "generated/kernels/threshold.h"
 #include "runtime/kernels/cpu/loops.h"
+#include "runtime/kernels/pointwise_meta.h"
 #include "runtime/kernels/scalar_convert.h"
 
 namespace kiln {
@@ -75,7 +76,7 @@ void threshold_loop<float>(const TensorIterator& it, const formulas::threshold<f
 }
 
 TensorBase threshold_out(const TensorBase& self, const Scalar& threshold, const Scalar& value, const TensorBase& out) {
-  TensorIterator it(IteratorConfig::unary("threshold", self, out));
+  TensorIterator it(threshold_meta(self, threshold, value, out));
   KILN_DISPATCH_NUMERIC_TYPES(it.compute_dtype(), "threshold", [&] {
     threshold_loop<scalar_t>(it, formulas::threshold<scalar_t>{checked_convert<scalar_t>(threshold, "threshold"), checked_convert<scalar_t>(value, "threshold")});
   });

@@ -21,7 +21,10 @@ Tensor ops::nanmean(const Tensor& self, const std::optional<IntArrayRef>& dim, b
 
 const Tensor& ops::nanmean_out(const Tensor& out, const Tensor& self, const std::optional<IntArrayRef>& dim, bool keepdim, const std::optional<ScalarType>& dtype) {
   if (explain_enabled()) explain_log("composite", "nanmean.out", "");
-  return write_out(out, kiln::nanmean(self, dim, keepdim, dtype), "nanmean");
+  // out's dtype is the dtype=; another one is refused before any work, as torch's get_dtype_from_result
+  KILN_CHECK(!dtype || *dtype == out.scalar_type(), "nanmean: provided dtype must match dtype of result. Got ",
+             dtype ? scalar_type_name(*dtype) : "", " and ", scalar_type_name(out.scalar_type()), ".");
+  return write_out(out, kiln::nanmean(self, dim, keepdim, dtype ? dtype : std::optional<ScalarType>(out.scalar_type())), "nanmean", OutDtype::Exact);
 }
 
 }  // namespace kiln

@@ -21,7 +21,10 @@ Tensor ops::nansum(const Tensor& self, const std::optional<IntArrayRef>& dim, bo
 
 const Tensor& ops::nansum_out(const Tensor& out, const Tensor& self, const std::optional<IntArrayRef>& dim, bool keepdim, const std::optional<ScalarType>& dtype) {
   if (explain_enabled()) explain_log("composite", "nansum.out", "");
-  return write_out(out, kiln::nansum(self, dim, keepdim, dtype), "nansum");
+  // out's dtype is the dtype=; another one is refused before any work, as torch's get_dtype_from_result
+  KILN_CHECK(!dtype || *dtype == out.scalar_type(), "nansum: provided dtype must match dtype of result. Got ",
+             dtype ? scalar_type_name(*dtype) : "", " and ", scalar_type_name(out.scalar_type()), ".");
+  return write_out(out, kiln::nansum(self, dim, keepdim, dtype ? dtype : std::optional<ScalarType>(out.scalar_type())), "nansum", OutDtype::Exact);
 }
 
 }  // namespace kiln

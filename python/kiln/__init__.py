@@ -107,9 +107,13 @@ def nonzero(input, *, as_tuple=False):
 def _where_scalar_fits(scalar, t):
     """torch converts a number beside a tensor to their result dtype, with its overflow check
     (RuntimeError: 70000 into float16, 1e300 into float32); _C.full makes the same conversion."""
-    if isinstance(scalar, (builtins.int, builtins.float)) and not isinstance(scalar, builtins.bool) \
-            and isinstance(t, Tensor):
+    if not isinstance(scalar, (builtins.int, builtins.float)) or isinstance(scalar, builtins.bool):
+        return
+    if isinstance(t, Tensor):
         _C.full([], scalar, dtype=result_type(t, scalar))
+    elif isinstance(t, (builtins.int, builtins.float)):  # two numbers: where(c, 1e300, True) is float32
+        floating = isinstance(scalar, builtins.float) or isinstance(t, builtins.float)
+        _C.full([], scalar, dtype=get_default_dtype() if floating else int64)
 
 
 def where(condition, input=None, other=None, *, out=None):

@@ -8,6 +8,9 @@ def norm(input, p="fro", dim=None, keepdim=False, dtype=None):
     if dtype is not None:
         input = input.to(dtype)
     if p == "fro":
+        # torch takes the Frobenius norm over at most 2 dims (more go to its matrix norm, which refuses)
+        if dim is not None and not isinstance(dim, int) and len(dim) > 2:
+            raise RuntimeError(f"Expected at most 2 dimensions, but got {len(dim)} dimensions instead.")
         p = 2
     elif p == "nuc":
         raise NotImplementedError("norm(): the nuclear norm (p='nuc') is not supported by kiln yet")

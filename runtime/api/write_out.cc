@@ -3,6 +3,7 @@
 #include "generated/api/copy.h"
 #include "runtime/dispatch/grad_mode.h"
 #include "runtime/core/error.h"
+#include "runtime/core/warning.h"
 
 namespace kiln {
 
@@ -15,6 +16,7 @@ const Tensor& write_out(const Tensor& out, const Tensor& result, const char* op_
              scalar_type_name(out.dtype()), " instead");
   KILN_CHECK(can_cast(result.dtype(), out.dtype()), op_name, "(): result type ", scalar_type_name(result.dtype()),
              " can't be cast to the desired output type ", scalar_type_name(out.dtype()));
+  warn_if_out_resized(out.sizes(), result.sizes());
   if (!(out.sizes() == result.sizes())) out.impl()->set_sizes_contiguous(result.sizes());
   NoGradGuard no_grad;
   out.copy_(result);

@@ -1,6 +1,7 @@
 #include "runtime/kernels/out_checks.h"
 
 #include "runtime/core/error.h"
+#include "runtime/core/warning.h"
 #include "runtime/kernels/shape_rules.h"
 #include "runtime/kernels/tensor_memory.h"
 
@@ -42,6 +43,7 @@ TensorBase resized_out(const TensorBase& out, IntArrayRef shape, ScalarType dtyp
   if (!out.defined()) return empty_tensor(shape, dtype, device);
   KILN_CHECK(out.dtype() == dtype, op_name, "(): Expected out tensor to have dtype ", scalar_type_name(dtype),
              ", but got ", scalar_type_name(out.dtype()), " instead");
+  warn_if_out_resized(out.sizes(), shape);
   if (!(out.sizes() == shape)) out.impl()->set_sizes_contiguous(shape);
   return out;
 }

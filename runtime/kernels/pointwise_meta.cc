@@ -30,7 +30,9 @@ void check_no_integer_zero(const TensorIterator& it, const TensorBase& other, co
   for (int64_t k = 0; k < other.dim(); ++k)
     if (other.strides()[k] == 0) sizes[k] = std::min<int64_t>(sizes[k], 1);
   const TensorBase stored(Ref<TensorImpl>(new TensorImpl(*other.impl(), sizes, other.strides(), other.storage_offset())));
-  const TensorBase d = contiguous_tensor(cast_to(stored, ScalarType::Int64));
+  // Read in the compute dtype first: an int64 number wraps there as torch converts it (int32 // 2**32
+  // divides by 0: ZeroDivisionError).
+  const TensorBase d = contiguous_tensor(cast_to(cast_to(stored, it.compute_dtype()), ScalarType::Int64));
   const int64_t* p = static_cast<const int64_t*>(d.data_ptr());
   for (int64_t i = 0; i < d.numel(); ++i)
     KILN_CHECK(p[i] != 0, "ZeroDivisionError: ", op, "(): integer division by zero");
@@ -186,10 +188,12 @@ TensorIterator softshrink_meta(const TensorBase& self, const Scalar& lambd, cons
 TensorIterator pow_scalar_meta(const TensorBase& self, const Scalar& exponent, const TensorBase& out) {
   // One input, computed in the dtype it promotes to with the exponent (int ** 2.5 is float): the
   // exponent is the functor's, not an operand the loop would convert a chunk at a time.
+  // out= takes exactly that dtype, as torch's pow.Tensor_Scalar_out (int64 ** 2 into float32 raises;
+  // the Tensor-Tensor forms cast).
   IteratorConfig c = IteratorConfig::unary("pow", self, out);
-  c.out_same_dtype = false;
   const ScalarType common = result_type({self, wrap_scalar(exponent)});
   c.compute_dtype = common;
+  KILN_CHECK(common != ScalarType::Bool, "\"pow\" not implemented for 'Bool'");  // bool ** True, as torch
   TensorIterator it(std::move(c));
   KILN_CHECK(!is_integral_type(it.compute_dtype(), /*include_bool=*/true) || exponent.to_long() >= 0,
              "pow(): Integers to negative integer powers are not allowed.");
@@ -226,6 +230,14 @@ TensorIterator clamp_min_meta(const TensorBase& self, const Scalar& min, const T
   return clamp_bounds_meta("clamp_min", self, min, std::nullopt, out);
 }
 
+TensorIterator threshold_meta(const TensorBase& self, const Scalar& threshold, const Scalar& value,
+                              const TensorBase& out) {
+  (void)threshold, (void)value;
+  IteratorConfig c = IteratorConfig::unary("threshold", self, out);
+  c.idempotent_inplace = true;  // torch's threshold skips the overlap check (threshold_ of an expanded x)
+  return TensorIterator(std::move(c));
+}
+
 TensorIterator hardtanh_meta(const TensorBase& self, const Scalar& min_val, const Scalar& max_val,
                              const TensorBase& out) {
   TensorIterator it(IteratorConfig::unary("hardtanh", self, out));
@@ -239,7 +251,8 @@ TensorIterator clamp_max_meta(const TensorBase& self, const Scalar& max, const T
 }
 
 TensorIterator heaviside_meta(const TensorBase& self, const TensorBase& values, const TensorBase& out) {
-  KILN_CHECK(self.dtype() == values.dtype(), "heaviside is not yet implemented for tensors with different dtypes.");
+  KILN_CHECK(self.dtype() == values.dtype() && (!out.defined() || out.dtype() == self.dtype()),
+             "heaviside is not yet implemented for tensors with different dtypes.");  // out= too, as torch
   return TensorIterator(IteratorConfig::binary("heaviside", self, values, out));
 }
 

@@ -60,6 +60,8 @@ int choice_index(const char* op, const char* arg, const std::string& value, std:
 // clamp with one Scalar bound: clamp_meta's dtype rule and checks.
 TensorIterator clamp_min_meta(const TensorBase& self, const Scalar& min, const TensorBase& out);
 // hardtanh: a uint8 input takes no negative limit (torch's rule; clamp would wrap it to 255).
+TensorIterator threshold_meta(const TensorBase& self, const Scalar& threshold, const Scalar& value,
+                              const TensorBase& out);
 TensorIterator hardtanh_meta(const TensorBase& self, const Scalar& min_val, const Scalar& max_val,
                              const TensorBase& out);
 TensorIterator clamp_max_meta(const TensorBase& self, const Scalar& max, const TensorBase& out);

@@ -3,7 +3,10 @@
 #pragma once
 
 #include <cmath>
+#include <initializer_list>
 #include <limits>
+#include <optional>
+#include <functional>
 #include <type_traits>
 
 #include "runtime/core/error.h"
@@ -40,6 +43,16 @@ inline T checked_convert(const Scalar& value, const char* op_name) {
                " without overflow");
     return value.to<T>();
   }
+}
+
+// A Scalar? that is NaN while every other one of `others` is absent (torch's one-bound clamp loop
+// ignores a NaN bound: clamp(x, min=nan) is x; with both bounds, a NaN gives NaN).
+inline bool lone_nan(const std::optional<Scalar>& value,
+                     std::initializer_list<std::reference_wrapper<const std::optional<Scalar>>> others) {
+  if (!value || !value->is_floating_point() || !std::isnan(value->to_double())) return false;
+  for (const std::optional<Scalar>& o : others)
+    if (o) return false;
+  return true;
 }
 
 // Throws unless `value` fits in `dtype`.

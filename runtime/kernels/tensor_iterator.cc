@@ -6,6 +6,7 @@
 #include <numeric>
 
 #include "runtime/core/error.h"
+#include "runtime/core/warning.h"
 
 namespace kiln {
 
@@ -182,9 +183,11 @@ void TensorIterator::build(IteratorConfig& c) {
                  " doesn't match the broadcast shape ", shape_str(shape));
       // Resizing an out that is also an input would change the input under the kernel.
       for (const TensorBase& t : c.inputs) check_out_is_not_an_input(c.out, {&t}, c.op_name);
+      warn_if_out_resized(c.out.sizes(), shape);
       c.out.impl()->set_sizes_contiguous(shape);
     }
-    if (!c.reduction && !c.same_value_everywhere) check_no_internal_overlap(c.out, c.op_name);
+    if (!c.reduction && !c.same_value_everywhere && !(c.inplace && c.idempotent_inplace))
+      check_no_internal_overlap(c.out, c.op_name);
     for (const TensorBase& t : c.inputs) check_no_partial_overlap(c.out, t, c.op_name);
     result_ = c.out;
   } else {

@@ -35,6 +35,8 @@ struct IteratorConfig {
                                      // (torch's unary ops that keep their dtype: neg, abs, floor...)
   bool reduction = false;            // out has stride 0 over reduced dims (accumulators)
   bool same_value_everywhere = false;  // every element gets one value (fill_): an expanded out is fine
+  bool idempotent_inplace = false;   // in-place f with f(f(x)) == f(x): an expanded self gets the same
+                                     // values in any order, and torch writes it (threshold_, tril_)
   bool cast_inputs = true;           // false: the kernel reads each input in its own dtype
   bool reduced_float_as_float32 = true;  // float16/bfloat16 compute in float32, rounded once on
                                          // the write-back (false: the kernel moves raw elements)

@@ -2,8 +2,11 @@
 #include <errno.h>
 
 #include <new>
+#include <string>
+#include <utility>
 
 #include "runtime/core/os_error.h"
+#include "runtime/core/warning.h"
 #include "runtime/python/tensor_object.h"
 
 namespace kiln {
@@ -45,6 +48,22 @@ bool add_linalg_error(PyObject* m) {
   Py_INCREF(linalg_error_type);  // the module's reference; this file keeps its own
   return PyModule_AddObject(m, "_LinAlgError", linalg_error_type) == 0;
 }
+
+namespace {
+// kiln::warn from an op: a Python UserWarning, attributed to the calling Python frame. The op runs
+// with the GIL released, so it is taken here; a filter that makes the warning an error throws it
+// through the op as a PythonError (restored by set_python_error), as torch's warnings do.
+void python_warning(const std::string& message) {
+  PyGILState_STATE gil = PyGILState_Ensure();
+  if (PyErr_WarnEx(PyExc_UserWarning, message.c_str(), 1) < 0) {
+    PythonError error;
+    PyGILState_Release(gil);
+    throw std::move(error);
+  }
+  PyGILState_Release(gil);
+}
+const bool warning_handler_installed = (set_warning_handler(python_warning), true);
+}  // namespace
 
 PyObject* set_python_error() {
   try {

@@ -60,7 +60,27 @@ def solve_triangular(A, B, *, upper, left=True, unitriangular=False):
         T = T + kiln.eye(A.size(-1), dtype=A.dtype)
     if B.dim() == A.dim() - 1:  # a matrix B broadcast over A's batch, never linalg.solve's vector case
         B = B.unsqueeze(0)
-    return _C.linalg_solve(T, B, left=left)
+    try:
+        return _C.linalg_solve(T, B, left=left)
+    except _C._LinAlgError:
+        # torch's trsm checks no pivot: a zero on the diagonal gives inf/nan, not an error
+        if left:
+            return _substitute(T, B, upper)
+        return _substitute(T.transpose(-2, -1), B.transpose(-2, -1), not upper).transpose(-2, -1)
+
+
+def _substitute(T, B, upper):
+    """X with T @ X = B by forward (lower) or back (upper) substitution, one row at a time, as
+    BLAS's trsm: no pivoting, so a zero pivot divides by zero. Only singular triangles come here."""
+    n = T.size(-1)
+    rows = [None] * n
+    for i in (reversed(range(n)) if upper else range(n)):
+        lo, hi = (i + 1, n) if upper else (0, i)
+        b = B[..., i:i + 1, :]
+        if hi > lo:
+            b = b - kiln.matmul(T[..., i:i + 1, lo:hi], kiln.cat(rows[lo:hi], dim=-2))
+        rows[i] = b / T[..., i:i + 1, i:i + 1]
+    return kiln.cat(rows, dim=-2)
 
 
 def _tolerance(S, A, atol, rtol):

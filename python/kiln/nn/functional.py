@@ -355,6 +355,8 @@ def binary_cross_entropy_with_logits(input, target, weight=None, size_average=No
                                      pos_weight=None):
     """Binary cross entropy of sigmoid(input) against target, computed stably from the logits."""
     code = _REDUCTIONS.index(_reduction(reduction, size_average, reduce))
+    if tuple(target.shape) != tuple(input.shape):  # torch's Python check: a ValueError
+        raise ValueError(f"Target size ({target.shape}) must be the same as input size ({input.shape})")
     return kiln.binary_cross_entropy_with_logits(input, target, weight, pos_weight, code)
 
 
@@ -1022,13 +1024,49 @@ def group_norm(input, num_groups, weight=None, bias=None, eps=1e-5):
                                f"channels in input, but got {name} of shape {_shape_str(t)} and input of shape "
                                f"{_shape_str(input)}")
     per_group = input.numel() // max(n * num_groups, 1)
-    out = kiln.layer_norm(input.reshape(n, num_groups, per_group), [per_group], None, None, eps).reshape(input.shape)
+    # One layer_norm pass gives the group statistics (and, with a graph, the gradient's path).
+    normed, mean, rstd = kiln.native_layer_norm(input.reshape(n, num_groups, per_group), [per_group], None, None, eps)
+    exact = _group_norm_values(input, num_groups, per_group, weight, bias, eps, mean, rstd)
+    if not (kiln.is_grad_enabled() and any(t is not None and t.requires_grad for t in (input, weight, bias))):
+        return exact
+    # The gradient through layer_norm and the affine ops (none of which saves its result), the
+    # values torch's kernel gives, written in without a graph (they differ by roundings: a constant
+    # group is exactly 0 in torch).
+    out = normed.reshape(input.shape)
     shape = [c] + [1] * (input.dim() - 2)
     if weight is not None:
         out = out * weight.reshape(shape)
     if bias is not None:
         out = out + bias.reshape(shape)
+    with kiln.no_grad():
+        out.copy_(exact)
     return out
+
+
+def _group_norm_values(input, num_groups, per_group, weight, bias, eps, mean, rstd):
+    """torch 1.13's CPU group_norm, without a graph: each group's mean and rstd as layer_norm's
+    (RowwiseMoments: given), then (x - mean) * rstd without an affine; with one, per channel
+    scale = rstd * w, shift = -scale * mean + b, y = scale * x + shift with that multiply-add fused
+    where torch's AVX2 kernel fuses it."""
+    n, c = input.shape[0], input.shape[1]
+    with kiln.no_grad():
+        if input.dtype in (kiln.float16, kiln.bfloat16):  # in float32 (its own statistics), rounded once
+            f32 = lambda t: t if t is None else t.float()  # noqa: E731
+            x = input.float()
+            _, mean, rstd = kiln.native_layer_norm(x.reshape(n, num_groups, per_group), [per_group], None, None, eps)
+            return _group_norm_values(x, num_groups, per_group, f32(weight), f32(bias), eps, mean, rstd).to(input.dtype)
+        x = input.reshape(n, num_groups, per_group)
+        if weight is None and bias is None:
+            return ((x - mean) * rstd).reshape(input.shape)
+        d = c // num_groups
+        x = input.reshape(n, num_groups, d, per_group // max(d, 1))
+        mean, rstd = mean.unsqueeze(-1), rstd.unsqueeze(-1)
+        scale = rstd * weight.reshape(1, num_groups, d, 1) if weight is not None else rstd.expand(n, num_groups, d, 1)
+        shift = -scale * mean
+        if bias is not None:
+            shift = shift + bias.reshape(1, num_groups, d, 1)
+        y = kiln._fma(shift, scale, x) if kiln._C._torch_kernels_use_fma() else scale * x + shift
+        return y.reshape(input.shape)
 
 
 def instance_norm(input, running_mean=None, running_var=None, weight=None, bias=None, use_input_stats=True,
@@ -1176,18 +1214,26 @@ def embedding_bag(input, weight, offsets=None, max_norm=None, norm_type=2, scale
     rows = weight.index_select(0, idx.reshape(-1)).reshape(bags, length, dim)
     mask = valid.unsqueeze(-1)
     if mode == "max":
-        neg = kiln.full([], float("-inf"), dtype=weight.dtype)
-        m = kiln.where(mask, rows, neg).amax(1) if length else kiln.zeros(bags, dim, dtype=weight.dtype)
-        nonempty = valid.any(1, keepdim=True) if length else kiln.zeros(bags, 1, dtype=kiln.bool)
-        return kiln.where(nonempty, m, kiln.zeros([], dtype=weight.dtype))
+        # torch's loop: a bag's first row, then each later row where it is greater (so a NaN first
+        # stays, a later NaN is skipped), the gradient to that one row; an empty bag gives zeros
+        m = kiln.zeros(bags, dim, dtype=weight.dtype)
+        seen = kiln.zeros(bags, 1, dtype=kiln.bool)
+        for j in range(length):
+            v = valid[:, j:j + 1]
+            m = kiln.where(v & (~seen | (rows[:, j] > m)), rows[:, j], m)
+            seen = seen | v
+        return m
     if (psw is None and padding_idx is None and length and weight.requires_grad and kiln.is_grad_enabled()
             and weight.dtype in (kiln.float32, kiln.float64)):
         flat_valid = valid.reshape(-1)
         bag_of = kiln.arange(bags).unsqueeze(1).expand(bags, length).reshape(-1)[flat_valid]
         return _EmbeddingBagTorchGrad.apply(weight, rows, valid, idx.reshape(-1)[flat_valid], bag_of, mode)
-    rows = rows * mask.to(weight.dtype)
+    # left-out positions (padding, past a bag's end) selected away, not multiplied by 0: torch skips
+    # them, so an inf or NaN row or weight there changes nothing (nor any gradient)
+    zero = kiln.zeros([], dtype=rows.dtype)
+    rows = kiln.where(mask, rows, zero)
     if psw is not None:
-        rows = rows * psw.unsqueeze(-1)
+        rows = rows * kiln.where(valid, psw, kiln.zeros([], dtype=psw.dtype)).unsqueeze(-1)
         out = rows.sum(1)
     elif length:
         # torch adds a bag's rows one after another (axpy into the bag's output): the same order
@@ -1205,7 +1251,7 @@ def embedding_bag(input, weight, offsets=None, max_norm=None, norm_type=2, scale
 
 def _bag_sums(rows, valid, mode):
     """torch's embedding_bag forward: a bag's rows added one after another, then (mean) / its size."""
-    rows = rows * valid.unsqueeze(-1).to(rows.dtype)
+    rows = kiln.where(valid.unsqueeze(-1), rows, kiln.zeros([], dtype=rows.dtype))  # skipped, as torch
     out = rows[:, 0]
     for j in range(1, rows.shape[1]):
         out = out + rows[:, j]

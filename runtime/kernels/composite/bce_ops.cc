@@ -18,6 +18,7 @@
 #include "generated/kernels/binary_cross_entropy_with_logits.h"
 #include "runtime/kernels/composite/reduce_loss.h"
 #include "runtime/kernels/composite/softplus_exact.h"
+#include "runtime/kernels/shape_rules.h"
 
 namespace kiln {
 namespace composite_explicit {
@@ -59,6 +60,13 @@ TensorBase binary_cross_entropy_with_logits(const TensorBase& self_, const Tenso
   const Tensor self(self_), target(target_), weight(weight_), pos_weight(pos_weight_);
   const char* op = "binary_cross_entropy_with_logits";
   check_loss_inputs(self, target, reduction, op);
+  // torch computes in place on (1 - target): input, pos_weight and weight may not broadcast it bigger
+  for (const Tensor* t : {&self, &pos_weight, &weight}) {
+    if (!t->defined()) continue;
+    const DimVector shape = broadcast_shapes(target.sizes(), t->sizes(), op);
+    KILN_CHECK(IntArrayRef(shape) == target.sizes(), "output with shape ", shape_str(target.sizes()),
+               " doesn't match the broadcast shape ", shape_str(shape));
+  }
   Tensor soft = composite_implicit::softplus_exact(kiln::neg(self));
   if (pos_weight.defined()) soft = kiln::mul(soft, kiln::add(kiln::mul(kiln::sub(pos_weight, 1), target), 1));
   Tensor loss = kiln::add(kiln::mul(kiln::add(kiln::neg(target), 1), self), soft);

@@ -165,7 +165,8 @@ Tensor index_add(const Tensor& self, int64_t dim, const Tensor& index, const Ten
 
 const Tensor& index_add_(const Tensor& self, int64_t dim, const Tensor& index, const Tensor& source,
                          const Scalar& alpha) {
-  check_not_expanded(self, "index_add_");
+  wrap_dim(dim, self.dim(), "index_add_");  // a bad dim is an IndexError before the overlap, as torch's meta
+  check_not_expanded(self, "index_add_");     // before the index values, as torch's kernel
   AlongDim a = along_dim(self, dim, index, "index_add_", IndexOp::Add);
   const Tensor src = checked_source(self, dim, index, source, "index_add_", IndexOp::Add);
   a.self.index_put_(a.indices, scaled_source(src, alpha), /*accumulate=*/true);
@@ -179,7 +180,8 @@ Tensor index_copy(const Tensor& self, int64_t dim, const Tensor& index, const Te
 }
 
 const Tensor& index_copy_(const Tensor& self, int64_t dim, const Tensor& index, const Tensor& source) {
-  check_not_expanded(self, "index_copy_");
+  wrap_dim(dim, self.dim(), "index_copy_");  // a bad dim is an IndexError before the overlap, as torch's meta
+  check_not_expanded(self, "index_copy_");     // before the index values, as torch's kernel
   AlongDim a = along_dim(self, dim, index, "index_copy_", IndexOp::Copy);
   const Tensor src = checked_source(self, dim, index, source, "index_copy_", IndexOp::Copy);
   a.self.index_put_(a.indices, src);

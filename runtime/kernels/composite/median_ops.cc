@@ -154,8 +154,9 @@ Tensor nansum(const Tensor& self, const std::optional<IntArrayRef>& dim, bool ke
   const Tensor x =
       self.is_floating_point() ? kiln::where(kiln::isnan(self), kiln::zeros({}, self.scalar_type()), self) : self;
   Tensor result = kiln::sum(x, dim, keepdim, dtype);  // checks the dims first, as torch
-  // torch sums a floating input in dtype= with a floating-only kernel.
-  KILN_CHECK(!self.is_floating_point() || !dtype || is_floating_type(*dtype), "\"nansum_cpu\" not implemented for '",
+  // torch sums a floating input in dtype= with a floating-only kernel (not run for an empty input).
+  KILN_CHECK(!self.is_floating_point() || !dtype || is_floating_type(*dtype) || self.numel() == 0,
+             "\"nansum_cpu\" not implemented for '",
              dtype ? scalar_type_name(*dtype) : "", "'");
   return result;
 }

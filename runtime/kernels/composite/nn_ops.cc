@@ -6,21 +6,25 @@
 #include <string>
 #include <vector>
 
+#include "generated/api/_fma.h"
 #include "generated/api/abs.h"
 #include "generated/api/add.h"
 #include "generated/api/div.h"
 #include "generated/api/empty.h"
+#include "generated/api/eq.h"
 #include "generated/api/full.h"
 #include "generated/api/lt.h"
 #include "generated/api/max_pool2d_with_indices.h"
-#include "generated/api/mean.h"
 #include "generated/api/mul.h"
 #include "generated/api/narrow.h"
 #include "generated/api/native_layer_norm.h"
 #include "generated/api/neg.h"
-#include "generated/api/rsqrt.h"
+#include "generated/api/reciprocal.h"
+#include "generated/api/sqrt.h"
 #include "generated/api/sub.h"
 #include "generated/api/sum.h"
+#include "generated/api/where.h"
+#include "generated/api/zeros.h"
 #include "generated/kernels/composite/batch_norm.h"
 #include "generated/kernels/composite/constant_pad_nd.h"
 #include "generated/kernels/composite/dropout.h"
@@ -28,6 +32,7 @@
 #include "generated/kernels/composite/layer_norm.h"
 #include "generated/kernels/composite/max_pool2d.h"
 #include "generated/kernels/composite/mse_loss.h"
+#include "runtime/core/convert.h"  // pm::torch_kernels_use_fma
 #include "runtime/dispatch/grad_mode.h"
 #include "runtime/kernels/composite/reduce_loss.h"
 #include "runtime/kernels/composite/softplus_exact.h"
@@ -46,12 +51,6 @@ Tensor per_channel(const Tensor& t, int64_t ndim) {
   std::vector<int64_t> shape(static_cast<size_t>(ndim), 1);
   shape[1] = t.numel();
   return t.reshape(shape);
-}
-
-// The per-channel factor 1 / sqrt(var + eps), times the weight when there is one: folding the
-// weight into the (1, C, 1, ...) factor saves a pass over the input, forward and backward.
-Tensor affine_scale(const Tensor& inv_std, const Tensor& weight, int64_t ndim) {
-  return weight.defined() ? kiln::mul(inv_std, per_channel(weight, ndim)) : inv_std;
 }
 
 void check_channel_vector(const Tensor& t, int64_t channels, const char* what) {
@@ -84,13 +83,23 @@ Tensor batch_norm(const Tensor& input, const Tensor& weight, const Tensor& bias,
   std::vector<int64_t> dims;
   for (int64_t d = 0; d < nd; ++d)
     if (d != 1) dims.push_back(d);
-  Tensor out;
+  // torch 1.13's CPU kernel, rounding for rounding: the batch's mean and sum of squared deviations
+  // accumulated in double, invstd = 1 / sqrt(var + eps) (in double when training), then per channel
+  // alpha = invstd * w and beta = b - mean * alpha, and y = x * alpha + beta, both multiply-adds
+  // fused where torch's AVX2 build fuses them. So a constant channel gives torch's residue and an
+  // infinite weight torch's inf - inf. float16/bfloat16 compute in float32, rounded once.
+  const ScalarType dt = input.scalar_type();
+  const ScalarType ct = is_reduced_floating_type(dt) ? ScalarType::Float32 : dt;
+  const Tensor x = input.to(ct);
+  Tensor mean, invstd;
   if (training) {
-    const Tensor mean = kiln::mean(input, IntArrayRef(dims), /*keepdim=*/true);
-    const Tensor centered = kiln::sub(input, mean);
-    const Tensor var = kiln::mean(kiln::mul(centered, centered), IntArrayRef(dims), /*keepdim=*/true);
-    out = kiln::mul(centered, affine_scale(kiln::rsqrt(kiln::add(var, eps)), weight, nd));
     const int64_t n = channels == 0 ? 0 : input.numel() / channels;
+    mean = kiln::div(kiln::sum(x, IntArrayRef(dims), /*keepdim=*/true, ScalarType::Float64), n).to(ct);
+    const Tensor centered = kiln::sub(x, mean);
+    const Tensor var = kiln::div(
+        kiln::sum(kiln::mul(centered, centered), IntArrayRef(dims), /*keepdim=*/true, ScalarType::Float64).to(ct), n);
+    invstd = kiln::reciprocal(kiln::sqrt(kiln::add(var.to(ScalarType::Float64), eps))).to(ct);
+    if (eps == 0) invstd = kiln::where(kiln::eq(var, 0), kiln::zeros({}, ct), invstd);  // torch's InvStd
     if (running_mean.defined() || running_var.defined()) {
       NoGradGuard no_grad;
       if (running_mean.defined())
@@ -101,11 +110,15 @@ Tensor batch_norm(const Tensor& input, const Tensor& weight, const Tensor& bias,
                                     kiln::mul(var.reshape({channels}), momentum * n / (n - 1))));
     }
   } else {
-    out = kiln::mul(kiln::sub(input, per_channel(running_mean, nd)),
-                    affine_scale(kiln::rsqrt(kiln::add(per_channel(running_var, nd), eps)), weight, nd));
+    mean = per_channel(running_mean, nd).to(ct);
+    invstd = kiln::reciprocal(kiln::sqrt(kiln::add(per_channel(running_var, nd).to(ct), eps)));
   }
-  if (bias.defined()) out = kiln::add(out, per_channel(bias, nd));
-  return out;
+  const Tensor alpha = weight.defined() ? kiln::mul(invstd, per_channel(weight, nd).to(ct)) : invstd;
+  const Tensor shift = bias.defined() ? per_channel(bias, nd).to(ct) : kiln::zeros({}, ct);
+  const bool fused = pm::torch_kernels_use_fma();
+  const Tensor beta = fused ? kiln::_fma(shift, kiln::neg(mean), alpha) : kiln::sub(shift, kiln::mul(mean, alpha));
+  const Tensor out = fused ? kiln::_fma(beta, x, alpha) : kiln::add(kiln::mul(x, alpha), beta);
+  return out.to(dt);
 }
 
 // One kernel forward (native_layer_norm) and one backward; with create_graph, the backward is
@@ -138,25 +151,32 @@ Tensor constant_pad_nd(const Tensor& self, IntArrayRef pad, const Scalar& value)
   // As torch: pure cropping may leave a dim empty, but once anything is padded every padded dim
   // must keep at least one element.
   const bool pads = std::any_of(pad.begin(), pad.end(), [](int64_t p) { return p > 0; });
+  // Hostile pads (found by tools/fuzz.sh) must not overflow: -INT64_MIN, or a size past int64.
+  for (int64_t p : pad) KILN_CHECK(p != INT64_MIN, "constant_pad_nd(): padding ", p, " overflows");
+  // As torch: every negative pad narrows first (narrow's own errors: an IndexError for a start
+  // past the dim), then the sizes are checked.
   Tensor cropped = self;
   for (int64_t k = 0; k < n / 2; ++k) {
     const int64_t d = nd - 1 - k, left = pad[2 * k], right = pad[2 * k + 1];
-    // Hostile pads (found by tools/fuzz.sh) must not overflow: -INT64_MIN, or a size past int64.
+    if (left < 0) cropped = kiln::narrow(cropped, d, -left, cropped.sizes()[d] + left);
+    if (right < 0) cropped = kiln::narrow(cropped, d, 0, cropped.sizes()[d] + right);
+  }
+  for (int64_t k = 0; k < n / 2; ++k) {
+    const int64_t d = nd - 1 - k, left = pad[2 * k], right = pad[2 * k + 1];
     int64_t size = 0;
-    KILN_CHECK(left != INT64_MIN && right != INT64_MIN && !__builtin_add_overflow(shape[d], left, &size) &&
-                   !__builtin_add_overflow(size, right, &size),
+    KILN_CHECK(!__builtin_add_overflow(shape[d], left, &size) && !__builtin_add_overflow(size, right, &size),
                "constant_pad_nd(): padding (", left, ", ", right, ") of dimension ", d, " overflows its size");
     KILN_CHECK(size > 0 || (size == 0 && !pads), "constant_pad_nd(): The input size ", shape[d], ", plus negative padding ", left, " and ",
                right, " resulted in a negative output size, which is invalid. Check dimension ", d,
                " of your input.");
     shape[d] = size;
-    if (left < 0) cropped = kiln::narrow(cropped, d, -left, cropped.sizes()[d] + left);
-    if (right < 0) cropped = kiln::narrow(cropped, d, 0, cropped.sizes()[d] + right);
   }
   Tensor out = kiln::full(shape, value, self.dtype());
   // Nothing to copy into an empty result, whose padded dims may be huge (an empty input padded by
   // 2^62): narrowing it there would put a view's offset past int64 (found by tools/fuzz.sh).
-  if (out.numel() == 0) return out;
+  // Its graph still reaches self (an empty cropped part, summed to a 0-dim zero), as torch's
+  // result requires grad and gives self a zero gradient.
+  if (out.numel() == 0) return cropped.requires_grad() ? kiln::add(out, kiln::sum(cropped, self.dtype())) : out;
   Tensor inner = out;
   for (int64_t k = 0; k < n / 2; ++k) {
     const int64_t d = nd - 1 - k;

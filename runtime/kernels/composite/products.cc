@@ -53,6 +53,7 @@ Tensor addmm(const Tensor& self, const Tensor& mat1, const Tensor& mat2, const S
   KILN_CHECK(mat1.dim() == 2 && mat2.dim() == 2, "addmm(): expected 2D matrices, got ", mat1.dim(), "D and ",
              mat2.dim(), "D tensors");
   check_same_dtype(mat1, self, "addmm");
+  check_same_dtype(mat1, mat2, "addmm");  // even for an empty product, as torch (mm alone skips it)
   // As torch: bool only where the product is empty.
   KILN_CHECK(self.dtype() != ScalarType::Bool || mat1.numel() == 0 || mat2.numel() == 0,
              "addmm(): \"addmm\" not implemented for 'bool'");

@@ -102,7 +102,9 @@ Tensor diag_embed(const Tensor& self, int64_t offset, int64_t dim1, int64_t dim2
   int64_t next = 0;
   for (int64_t i = 0; i < nd; ++i) sizes.push_back(i == d1 || i == d2 ? n : self.sizes()[next++]);
   Tensor result = kiln::zeros(sizes, self.dtype());
-  if (result.numel() == 0) return result;  // (a diagonal view of it could start past its storage)
+  // (a diagonal view of it could start past its storage) Still in self's graph (a 0-dim zero added),
+  // as torch's result requires grad.
+  if (result.numel() == 0) return self.requires_grad() ? kiln::add(result, kiln::sum(self, self.scalar_type())) : result;
   // diagonal() puts the diagonal last and keeps the other dims in order: self's layout.
   kiln::diagonal(result, offset, d1, d2).copy_(self);
   return result;

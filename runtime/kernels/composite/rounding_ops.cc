@@ -108,6 +108,9 @@ Tensor clamp_tensor(const Tensor& self, const Tensor& min, const Tensor& max) {
   };
   if (min.defined()) out = kiln::where(kiln::logical_or(kiln::lt(out, min), nan_bound(min)), min, out);
   if (max.defined()) out = kiln::where(kiln::logical_or(kiln::gt(out, max), nan_bound(max)), max, out);
+  // torch's two-bound kernel has no bool form (one bound is maximum/minimum, which has)
+  KILN_CHECK(!(min.defined() && max.defined()) || out.scalar_type() != ScalarType::Bool,
+             "\"clamp_cpu\" not implemented for 'Bool'");
   return out;
 }
 

@@ -125,10 +125,13 @@ Tensor repeat_interleave_self_tensor(const Tensor& self, const Tensor& repeats, 
 
 Tensor repeat_interleave_self_int(const Tensor& self, int64_t repeats, const std::optional<int64_t>& dim,
                                   const std::optional<int64_t>& output_size) {
-  KILN_CHECK(repeats >= 0, "repeats can not be negative");
   // dim=None repeats the flattened tensor; a dim must exist (a 0-dim tensor has none: IndexError).
   const Tensor input = dim ? self : kiln::reshape(self, {-1});
   const int64_t d = dim ? wrap_existing_dim(*dim, input.dim(), "repeat_interleave") : 0;
+  // After the dim, and only where there is something to repeat: torch expands the count over the dim
+  // and checks the (empty) counts
+  KILN_CHECK(repeats >= 0 || input.sizes()[d] == 0, "repeats can not be negative");
+  if (repeats < 0) repeats = 0;
   const int64_t total = input.sizes()[d] * repeats;
   KILN_CHECK(!output_size || *output_size == total, "repeat_interleave: output_size ", output_size.value_or(0),
              " does not match the sum of repeats ", total);

@@ -1,6 +1,7 @@
 // cat: inputs copied side by side along one dim into a result of their promoted dtype.
 // As in PyTorch, 1-D empty tensors (shape [0]) are skipped whatever the other shapes are.
 #include "generated/kernels/cat.h"
+#include "runtime/core/warning.h"
 #include "runtime/kernels/cpu/cpu_tensors.h"
 #include "runtime/kernels/tensor_memory.h"
 
@@ -51,6 +52,7 @@ TensorBase cat_out(const std::vector<TensorBase>& tensors, int64_t dim, const Te
                scalar_type_name(result.dtype()));
     for (const TensorBase& t : tensors)
       KILN_CHECK(!t.is_same(result), "torch.cat(): unsupported operation: the out tensor is also an input");
+    warn_if_out_resized(result.sizes(), shape);
     if (!(result.sizes() == IntArrayRef(shape))) result.impl()->set_sizes_contiguous(shape);
   } else {
     result = empty_cpu(shape, dtype);

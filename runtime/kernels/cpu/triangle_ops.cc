@@ -9,6 +9,19 @@ namespace kiln {
 namespace cpu {
 namespace {
 
+// torch's checkTrilTriuBatchContiguous(self, allow_zero_stride=true).
+bool batch_writable_in_place(const TensorBase& self) {
+  const int64_t n = self.dim();
+  if (n <= 3) return true;
+  int64_t expected = self.sizes()[n - 1] * self.sizes()[n - 2];
+  for (int64_t i = n - 3; i >= 0; --i) {
+    if (i == 0 && (self.strides()[i] == 0 || self.sizes()[i] == 1)) continue;
+    if (self.strides()[i] != expected) return false;
+    expected *= self.sizes()[i];
+  }
+  return true;
+}
+
 TensorBase triangle_out(const TensorBase& self, int64_t diagonal, const TensorBase& out, bool lower,
                         const char* op_name) {
   // IndexError, as torch's (it wraps dim -2 of a tensor with fewer dims); torch returns an empty
@@ -20,7 +33,12 @@ TensorBase triangle_out(const TensorBase& self, int64_t diagonal, const TensorBa
   KILN_CHECK(!out.defined() || out.is_same(self) || out.dtype() == self.dtype(), op_name,
              "(): Expected out tensor to have dtype ", scalar_type_name(self.dtype()), ", but got ",
              scalar_type_name(out.dtype()), " instead");
-  TensorIterator it(IteratorConfig::unary(op_name, self, out));
+  IteratorConfig c = IteratorConfig::unary(op_name, self, out);
+  // In place, torch zeroes self's elements where they lie (writing zeros is order-independent, so
+  // an expanded self is fine) when it has at most 3 dims or its batch dims are packed
+  // (checkTrilTriuBatchContiguous); otherwise it copies back into self, which refuses an overlap.
+  c.idempotent_inplace = c.inplace && batch_writable_in_place(self);
+  TensorIterator it(std::move(c));
   KILN_DISPATCH_ALL_TYPES(it.compute_dtype(), op_name, [&] {
     unary_kernel<scalar_t, scalar_t>(it, [](scalar_t v) { return v; });
   });

@@ -74,10 +74,6 @@ KNOWN_DIVERGENCES = [
     Known('softshrink_nan', "softshrink(nan): torch 1.13 gives 0, torch 2.x and kiln give nan",
           ids=ids(
           'F.softshrink#3')),
-    Known('threshold_expanded', "threshold_ into an expanded tensor: torch's kernel skips the memory-overlap check, "
-          'kiln refuses the write as for every other in-place op',
-          ids=ids(
-          'F.threshold_#7')),
     Known('topk_0dim_bool', 'topk of a 0-dim bool tensor: torch 1.13 returns it (its dim-0 shortcut skips the dtype check), kiln raises',
           ids=ids(
           'topk#17')),

@@ -797,9 +797,12 @@ RECORDS = [
     OpRecord("nanmedian.dim", FAMILY, NUMERIC, _median_dim_samples, ref=_median_dim_ref(True),
              result_dtype=_values_and_indices, grad_samples=_grad(_median_dim_samples),
              error_inputs=_median_errors("nanmedian")),
+    # out= sums in out's dtype (torch's get_dtype_from_result): an integral input into any dtype, a
+    # floating one into a floating dtype only (no kernel otherwise)
     OpRecord("nansum", FAMILY, ALL, _nansum_samples, ref=_nansum_ref, result_dtype=_sum_result,
-             grad_samples=_grad(_nansum_samples), error_inputs=_nansum_errors),
-    OpRecord("nanmean", FAMILY, FLOATS, _nanmean_samples, ref=_nanmean_ref, result_dtype=_dtype_or_input,
+             grad_samples=_grad(_nansum_samples), error_inputs=_nansum_errors, out_sets_dtype=True),
+    # out= takes its dtype as nansum's (torch's nanmean_out is nansum_out divided)
+    OpRecord("nanmean", FAMILY, FLOATS, _nanmean_samples, out_sets_dtype=True, ref=_nanmean_ref, result_dtype=_dtype_or_input,
              grad_samples=_grad(_nanmean_samples),
              error_inputs=lambda: _sum_like_errors("nanmean")() + _nanmean_errors()),
     # PyTorch 1.13 refuses bool inputs ("argmax_cpu" not implemented for 'Bool'); kiln accepts them.
