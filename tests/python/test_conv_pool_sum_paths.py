@@ -74,3 +74,19 @@ def test_sum_keeping_middle_dims(case, dtype):
         np.testing.assert_allclose(k.numpy(), t.numpy(), rtol=1e-12)
     else:
         np.testing.assert_array_equal(k.numpy(), t.numpy())
+
+
+@pytest.mark.parametrize("layout", ["expanded", "transposed", "sliced"])
+def test_big_strided_sums_match_torch(layout):
+    # a broadcast gradient summed back to a per-channel shape (autograd's sum_to) and other big
+    # strided inputs: summed from a contiguous copy
+    x = np.random.default_rng(4).standard_normal((16, 8, 12, 20)).astype(np.float32)
+
+    def make(lib):
+        t = lib.tensor(x)
+        return {"expanded": t[:1].expand(16, 8, 12, 20), "transposed": t.transpose(1, 3),
+                "sliced": t[:, :, ::2]}[layout]
+    for dims in [(0, 2, 3), (0,), (1, 3), None]:
+        k = make(kiln).sum(dims) if dims else make(kiln).sum()
+        t = make(torch).sum(dims) if dims else make(torch).sum()
+        np.testing.assert_allclose(k.numpy(), t.numpy(), rtol=1e-5, atol=1e-4)

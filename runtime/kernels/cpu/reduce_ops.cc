@@ -151,6 +151,12 @@ void sum_into(const TensorBase& x, const ReductionPlan& r, accumulate_t<T>* acc)
       return;
     }
   }
+  if (!x.is_contiguous() && x.numel() >= kLineGrainSize) {
+    // A big strided or expanded input (a broadcast gradient summed back to its shape): copying it
+    // once costs less than the element-by-element loop below, and the copy takes the paths above.
+    sum_into<T>(contiguous_cpu(x), r, acc);
+    return;
+  }
   // General case: the iteration helper walks x (in the output's memory order) with
   // the accumulators as its output, broadcast with stride 0 over the reduced dims.
   // Serial, because several elements of x add into the same accumulator.
