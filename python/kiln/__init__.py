@@ -288,6 +288,27 @@ __all__ = [
 _os.register_at_fork(after_in_child=lambda: _C.set_num_threads(1))
 
 
+# out= for the functions returning named tuples (and argmax/argmin), which the bindings take without it.
+from ._out_tuples import with_out as _with_out  # noqa: E402
+for _name in ("sort", "topk", "max", "min", "argmax", "argmin", "kthvalue", "mode", "median", "nanmedian",
+              "cummax", "cummin", "aminmax", "var_mean", "std_mean"):
+    if _name in globals():
+        globals()[_name] = _with_out(_name, globals()[_name])
+from ._composed_ops import logspace, triangular_solve  # noqa: E402,F401
+
+
+def relu_(input):
+    return input.relu_()
+
+
+def sigmoid_(input):
+    return input.sigmoid_()
+
+
+def tanh_(input):
+    return input.tanh_()
+
+
 # Python-level functions raise torch's TypeError for an argument of the wrong type (_arg_errors.py).
 from ._arg_errors import type_methods as _type_methods, type_namespace as _type_namespace  # noqa: E402
 _type_namespace(globals(), list(globals()))

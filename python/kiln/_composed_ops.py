@@ -334,3 +334,45 @@ def quantile(input, q, dim=None, keepdim=False, *, interpolation="linear", out=N
 def nanquantile(input, q, dim=None, keepdim=False, *, interpolation="linear", out=None):
     result = _quantile("nanquantile", input, q, dim, keepdim, interpolation, ignore_nan=True)
     return result if out is None else out.resize_(result.shape).copy_(result)
+
+
+TriangularSolveResult = collections.namedtuple("triangular_solve", ["solution", "cloned_coefficient"])
+
+
+def triangular_solve(input, A, upper=True, transpose=False, unitriangular=False, *, out=None):
+    """The deprecated torch.triangular_solve: X with A X = input (A^T X = input with transpose), as
+    linalg.solve_triangular(A, input); returns (X, a clone of A)."""
+    k = _kiln()
+    if not isinstance(input, _C.TensorBase) or not isinstance(A, _C.TensorBase):
+        bad = input if not isinstance(input, _C.TensorBase) else A
+        raise TypeError(f"triangular_solve(): argument 'A' must be Tensor, not {type(bad).__name__}")
+    if input.dim() < 2 or A.dim() < 2:
+        raise RuntimeError(f"torch.triangular_solve: Expected b to have at least 2 dimensions, but it has "
+                           f"{input.dim()} dimensions instead" if input.dim() < 2 else
+                           f"torch.triangular_solve: Expected A to have at least 2 dimensions, but it has "
+                           f"{A.dim()} dimensions instead")
+    coefficient = A.mT if transpose else A
+    solution = k.linalg.solve_triangular(coefficient, input, upper=upper != transpose, unitriangular=unitriangular)
+    result = TriangularSolveResult(solution, A.clone())
+    if out is not None:
+        from ._out_tuples import _write
+        return TriangularSolveResult(_write(result[0], out[0]), _write(result[1], out[1]))
+    return result
+
+
+def logspace(start, end, steps, base=10.0, *, out=None, dtype=None, layout=None, device=None, requires_grad=False):
+    """base ** linspace(start, end, steps): the exponents as torch's linspace spaces them, the powers
+    taken in double and rounded once to the result's dtype (the default dtype, or int64 ... as given)."""
+    k = _kiln()
+    if not isinstance(steps, numbers.Integral) or isinstance(steps, bool):
+        raise TypeError(f"logspace(): argument 'steps' must be int, not {type(steps).__name__}")
+    if steps < 0:
+        raise RuntimeError("number of steps must be non-negative")
+    result_dtype = dtype if dtype is not None else (out.dtype if out is not None else _C.get_default_dtype())
+    exponents = k.linspace(start, end, steps, dtype=_C.float64)
+    values = k.pow(k.full([], float(base), dtype=_C.float64), exponents)
+    values = values.to(result_dtype) if result_dtype.is_floating_point else values.trunc().to(result_dtype)
+    if out is not None:
+        from ._out_tuples import _write
+        return _write(values, out)
+    return values.requires_grad_(True) if requires_grad else values

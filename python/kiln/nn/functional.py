@@ -34,6 +34,18 @@ def relu(input, inplace=False):
     return input.relu_() if inplace else kiln.relu(input)
 
 
+def relu_(input):
+    return input.relu_()
+
+
+def leaky_relu_(input, negative_slope=0.01):
+    return input.leaky_relu_(negative_slope)
+
+
+def hardtanh_(input, min_val=-1.0, max_val=1.0):
+    return input.hardtanh_(min_val, max_val)
+
+
 def tanh(input):
     return kiln.tanh(input)
 
