@@ -1670,3 +1670,8 @@ def grid_sample(input, grid, mode="bilinear", padding_mode="zeros", align_corner
     # torch.grid_sampler: 4-D input is sampled in 2-D, anything else in 3-D (whose checks name the rank)
     op = kiln.grid_sampler_2d if input.dim() == 4 else kiln.grid_sampler_3d
     return op(input, grid, mode_enum, padding_enum, align_corners)
+
+
+# the margin losses composed in Python (nn/_losses_more.py)
+from ._losses_more import (hinge_embedding_loss, multi_margin_loss, multilabel_margin_loss,  # noqa: E402,F401
+                           triplet_margin_with_distance_loss)
