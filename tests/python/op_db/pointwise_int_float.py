@@ -20,6 +20,14 @@ def _ldexp_result(sample, dtype):
     return strong if strong in FLOATS or weak not in FLOATS else promote(strong, weak)
 
 
+def _ldexp_reduced_result(sample, dtype):
+    """torch's ldexp dtype with the sample's float32 arrays in float16/bfloat16 `dtype`."""
+    import torch
+    a, b = (torch.zeros(x.shape, dtype=getattr(torch, dtype if x.dtype.name == "float32" else x.dtype.name))
+            for x in sample.args[:2])
+    return str(torch.ldexp(a, b).dtype).replace("torch.", "")
+
+
 def _ldexp_samples(d):
     # exponents as small integers in any dtype, so 2 ** other is exact and finite
     out = []
@@ -52,10 +60,11 @@ RECORDS = [
              error_inputs=lambda: [ErrorInput(lambda k: k.lcm(k.ones(2, dtype=k.bool), k.ones(2, dtype=k.bool)),
                                               RuntimeError, "not implemented for 'Bool'", "bool tensors")]),
     binary("nextafter", np.nextafter, dtypes=FLOATS,
+           no_reduced_precision="float16/bfloat16 would compute in float32, whose neighbours are not theirs",
            error_inputs=lambda: [ErrorInput(lambda k: k.nextafter(k.ones(2, dtype=k.int64), k.ones(2, dtype=k.int64)),
                                             RuntimeError, "not implemented for 'Long'", "int64 tensors")]),
     OpRecord("ldexp.Tensor", FAMILY, ALL, _ldexp_samples, ref=_f(lambda x, e: x * np.exp2(e)),
-             result_dtype=_ldexp_result,
+             result_dtype=_ldexp_result, reduced_result_dtype=_ldexp_reduced_result,
              error_inputs=lambda: [ErrorInput(lambda k: k.ones(2, dtype=k.int64).ldexp_(k.ones(2, dtype=k.int64)),
                                               RuntimeError, "can't be cast", "an int64 self cannot hold the float result")]),
     OpRecord("float_power.Tensor_Tensor", FAMILY, ALL, lambda d: shape_samples(d, 2, "positive"),
