@@ -19,6 +19,9 @@ and never evaluated:
                  log2 log10 exp2 asin acos atan sinh cosh tan asinh acosh atanh erfc erfinv (x),
                  hypot(a, b) copysign(a, b)                    (floating compute dtypes only)
                  fma(a, b, c)                                  (a * b + c rounded once; floating only)
+                 nextafter(a, b)                               (floating only)
+                 gcd(a, b), lcm(a, b)                          (integers only: dtypes integral and a meta
+                                                                function refusing bool)
                  abs(x), floor(x), ceil(x), trunc(x), round(x) (half to even; integers unchanged)
                  minimum(a, b), maximum(a, b)                  (a NaN operand wins)
                  sign(x)                                       (-1, 0 or 1; 0 for NaN)
@@ -51,7 +54,11 @@ INTRINSICS: Dict[str, Tuple[int, bool]] = {
     "log2": (1, True), "log10": (1, True), "exp2": (1, True), "asin": (1, True), "acos": (1, True), "atan": (1, True),
     "sinh": (1, True), "cosh": (1, True), "tan": (1, True), "asinh": (1, True), "acosh": (1, True), "atanh": (1, True),
     "erfc": (1, True), "erfinv": (1, True), "hypot": (2, True), "copysign": (2, True), "fma": (3, True),
+    "nextafter": (2, True), "gcd": (2, False), "lcm": (2, False),
 }
+# Intrinsics of integer compute dtypes only (not bool): a formula using one needs a meta function
+# refusing the others (gcd_meta).
+INTEGER_INTRINSICS = {"gcd", "lcm"}
 # Intrinsics whose value is a bool (as comparisons are).
 BOOL_INTRINSICS = {"isnan", "isinf", "isfinite"}
 
@@ -197,6 +204,10 @@ def parse_formula(spec: object, tensor_args: List[str], scalar_args: Optional[Li
         what = "'/'" if floating_only[0] == "div" else f"{floating_only[0]}()"
         raise CodegenError(f"pointwise: formula '{text}': {what} needs a floating compute dtype "
                            "(dtypes: floating, or promote: int_to_float)")
+    integer_only = [n.kind for n in _nodes(root) if n.kind in INTEGER_INTRINSICS]
+    if integer_only and (dtypes != "integral" or not meta):
+        raise CodegenError(f"pointwise: formula '{text}': {integer_only[0]}() needs dtypes: integral and a meta "
+                           "function refusing bool")
     bitwise = [n.kind for n in _nodes(root) if n.kind in BITWISE.values() or n.kind == "bitnot"]
     if bitwise and dtypes != "integral":
         raise CodegenError(f"pointwise: formula '{text}': bitwise operators need dtypes: integral")

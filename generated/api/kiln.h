@@ -107,6 +107,12 @@
 #include "generated/api/clamp_min.h"
 #include "generated/api/clamp_max.h"
 #include "generated/api/logaddexp.h"
+#include "generated/api/logaddexp2.h"
+#include "generated/api/gcd.h"
+#include "generated/api/lcm.h"
+#include "generated/api/nextafter.h"
+#include "generated/api/ldexp.h"
+#include "generated/api/float_power.h"
 #include "generated/api/heaviside.h"
 #include "generated/api/frac.h"
 #include "generated/api/xlogy.h"
@@ -449,6 +455,12 @@
 #include "generated/api/_clamp_max_tensor_max_backward.h"
 #include "generated/api/_logaddexp_self_backward.h"
 #include "generated/api/_logaddexp_other_backward.h"
+#include "generated/api/_logaddexp2_self_backward.h"
+#include "generated/api/_logaddexp2_other_backward.h"
+#include "generated/api/_ldexp_tensor_self_backward.h"
+#include "generated/api/_ldexp_tensor_other_backward.h"
+#include "generated/api/_float_power_tensor_tensor_self_backward.h"
+#include "generated/api/_float_power_tensor_scalar_self_backward.h"
 #include "generated/api/_xlogy_tensor_self_backward.h"
 #include "generated/api/_xlogy_tensor_other_backward.h"
 #include "generated/api/_nan_to_num_self_backward.h"
@@ -1004,6 +1016,45 @@ class Tensor : public kiln::Tensor {
   }
   Tensor logaddexp(const Tensor& other) const {
     return to_api(kiln::logaddexp(*this, other));
+  }
+  Tensor logaddexp2(const Tensor& other) const {
+    return to_api(kiln::logaddexp2(*this, other));
+  }
+  Tensor gcd(const Tensor& other) const {
+    return to_api(kiln::gcd(*this, other));
+  }
+  const Tensor& gcd_(const Tensor& other) const {
+    return to_api(kiln::gcd_(*this, other));
+  }
+  Tensor lcm(const Tensor& other) const {
+    return to_api(kiln::lcm(*this, other));
+  }
+  const Tensor& lcm_(const Tensor& other) const {
+    return to_api(kiln::lcm_(*this, other));
+  }
+  Tensor nextafter(const Tensor& other) const {
+    return to_api(kiln::nextafter(*this, other));
+  }
+  const Tensor& nextafter_(const Tensor& other) const {
+    return to_api(kiln::nextafter_(*this, other));
+  }
+  Tensor ldexp(const Tensor& other) const {
+    return to_api(kiln::ldexp(*this, other));
+  }
+  const Tensor& ldexp_(const Tensor& other) const {
+    return to_api(kiln::ldexp_(*this, other));
+  }
+  Tensor float_power(const Tensor& exponent) const {
+    return to_api(kiln::float_power(*this, exponent));
+  }
+  const Tensor& float_power_(const Tensor& exponent) const {
+    return to_api(kiln::float_power_(*this, exponent));
+  }
+  Tensor float_power(const Scalar& exponent) const {
+    return to_api(kiln::float_power(*this, exponent));
+  }
+  const Tensor& float_power_(const Scalar& exponent) const {
+    return to_api(kiln::float_power_(*this, exponent));
   }
   Tensor heaviside(const Tensor& values) const {
     return to_api(kiln::heaviside(*this, values));
@@ -2526,6 +2577,76 @@ inline Tensor logaddexp(const Tensor& self, const Tensor& other) {
 // logaddexp.out(Tensor self, Tensor other, *, Tensor(a!) out) -> Tensor(a!)
 inline const Tensor& logaddexp_out(const Tensor& out, const Tensor& self, const Tensor& other) {
   return to_api(kiln::logaddexp_out(out, self, other));
+}
+
+// logaddexp2(Tensor self, Tensor other) -> Tensor
+inline Tensor logaddexp2(const Tensor& self, const Tensor& other) {
+  return to_api(kiln::logaddexp2(self, other));
+}
+
+// logaddexp2.out(Tensor self, Tensor other, *, Tensor(a!) out) -> Tensor(a!)
+inline const Tensor& logaddexp2_out(const Tensor& out, const Tensor& self, const Tensor& other) {
+  return to_api(kiln::logaddexp2_out(out, self, other));
+}
+
+// gcd(Tensor self, Tensor other) -> Tensor
+inline Tensor gcd(const Tensor& self, const Tensor& other) {
+  return to_api(kiln::gcd(self, other));
+}
+
+// gcd.out(Tensor self, Tensor other, *, Tensor(a!) out) -> Tensor(a!)
+inline const Tensor& gcd_out(const Tensor& out, const Tensor& self, const Tensor& other) {
+  return to_api(kiln::gcd_out(out, self, other));
+}
+
+// lcm(Tensor self, Tensor other) -> Tensor
+inline Tensor lcm(const Tensor& self, const Tensor& other) {
+  return to_api(kiln::lcm(self, other));
+}
+
+// lcm.out(Tensor self, Tensor other, *, Tensor(a!) out) -> Tensor(a!)
+inline const Tensor& lcm_out(const Tensor& out, const Tensor& self, const Tensor& other) {
+  return to_api(kiln::lcm_out(out, self, other));
+}
+
+// nextafter(Tensor self, Tensor other) -> Tensor
+inline Tensor nextafter(const Tensor& self, const Tensor& other) {
+  return to_api(kiln::nextafter(self, other));
+}
+
+// nextafter.out(Tensor self, Tensor other, *, Tensor(a!) out) -> Tensor(a!)
+inline const Tensor& nextafter_out(const Tensor& out, const Tensor& self, const Tensor& other) {
+  return to_api(kiln::nextafter_out(out, self, other));
+}
+
+// ldexp.Tensor(Tensor self, Tensor other) -> Tensor
+inline Tensor ldexp(const Tensor& self, const Tensor& other) {
+  return to_api(kiln::ldexp(self, other));
+}
+
+// ldexp.out(Tensor self, Tensor other, *, Tensor(a!) out) -> Tensor(a!)
+inline const Tensor& ldexp_out(const Tensor& out, const Tensor& self, const Tensor& other) {
+  return to_api(kiln::ldexp_out(out, self, other));
+}
+
+// float_power.Tensor_Tensor(Tensor self, Tensor exponent) -> Tensor
+inline Tensor float_power(const Tensor& self, const Tensor& exponent) {
+  return to_api(kiln::float_power(self, exponent));
+}
+
+// float_power.Tensor_Tensor_out(Tensor self, Tensor exponent, *, Tensor(a!) out) -> Tensor(a!)
+inline const Tensor& float_power_out(const Tensor& out, const Tensor& self, const Tensor& exponent) {
+  return to_api(kiln::float_power_out(out, self, exponent));
+}
+
+// float_power.Tensor_Scalar(Tensor self, Scalar exponent) -> Tensor
+inline Tensor float_power(const Tensor& self, const Scalar& exponent) {
+  return to_api(kiln::float_power(self, exponent));
+}
+
+// float_power.Tensor_Scalar_out(Tensor self, Scalar exponent, *, Tensor(a!) out) -> Tensor(a!)
+inline const Tensor& float_power_out(const Tensor& out, const Tensor& self, const Scalar& exponent) {
+  return to_api(kiln::float_power_out(out, self, exponent));
 }
 
 // heaviside(Tensor self, Tensor values) -> Tensor
@@ -4791,6 +4912,36 @@ inline Tensor _logaddexp_self_backward(const Tensor& grad, const Tensor& self, c
 // _logaddexp_other_backward(Tensor grad, Tensor self, Tensor other) -> Tensor
 inline Tensor _logaddexp_other_backward(const Tensor& grad, const Tensor& self, const Tensor& other) {
   return to_api(kiln::_logaddexp_other_backward(grad, self, other));
+}
+
+// _logaddexp2_self_backward(Tensor grad, Tensor self, Tensor other) -> Tensor
+inline Tensor _logaddexp2_self_backward(const Tensor& grad, const Tensor& self, const Tensor& other) {
+  return to_api(kiln::_logaddexp2_self_backward(grad, self, other));
+}
+
+// _logaddexp2_other_backward(Tensor grad, Tensor self, Tensor other) -> Tensor
+inline Tensor _logaddexp2_other_backward(const Tensor& grad, const Tensor& self, const Tensor& other) {
+  return to_api(kiln::_logaddexp2_other_backward(grad, self, other));
+}
+
+// _ldexp_tensor_self_backward(Tensor grad, Tensor other) -> Tensor
+inline Tensor _ldexp_tensor_self_backward(const Tensor& grad, const Tensor& other) {
+  return to_api(kiln::_ldexp_tensor_self_backward(grad, other));
+}
+
+// _ldexp_tensor_other_backward(Tensor grad, Tensor self, Tensor other) -> Tensor
+inline Tensor _ldexp_tensor_other_backward(const Tensor& grad, const Tensor& self, const Tensor& other) {
+  return to_api(kiln::_ldexp_tensor_other_backward(grad, self, other));
+}
+
+// _float_power_tensor_tensor_self_backward(Tensor grad, Tensor self, Tensor exponent) -> Tensor
+inline Tensor _float_power_tensor_tensor_self_backward(const Tensor& grad, const Tensor& self, const Tensor& exponent) {
+  return to_api(kiln::_float_power_tensor_tensor_self_backward(grad, self, exponent));
+}
+
+// _float_power_tensor_scalar_self_backward(Tensor grad, Tensor self, Scalar exponent) -> Tensor
+inline Tensor _float_power_tensor_scalar_self_backward(const Tensor& grad, const Tensor& self, const Scalar& exponent) {
+  return to_api(kiln::_float_power_tensor_scalar_self_backward(grad, self, exponent));
 }
 
 // _xlogy_tensor_self_backward(Tensor grad, Tensor self, Tensor other) -> Tensor

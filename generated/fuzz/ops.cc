@@ -1645,6 +1645,133 @@ const FuzzOp kFuzzOps[] = {
        const Tensor other = in.tensor();
        use_result(in, kiln::logaddexp_out(out, self, other));
      }},
+    {"logaddexp2",
+     [](FuzzInput& in) {
+       const Tensor self = in.tensor();
+       const Tensor other = in.tensor();
+       use_result(in, kiln::logaddexp2(self, other));
+     }},
+    {"logaddexp2.out",
+     [](FuzzInput& in) {
+       const Tensor out = in.tensor();
+       const Tensor self = in.tensor();
+       const Tensor other = in.tensor();
+       use_result(in, kiln::logaddexp2_out(out, self, other));
+     }},
+    {"gcd",
+     [](FuzzInput& in) {
+       const Tensor self = in.tensor();
+       const Tensor other = in.tensor();
+       use_result(in, kiln::gcd(self, other));
+     }},
+    {"gcd_",
+     [](FuzzInput& in) {
+       const Tensor self = in.tensor();
+       const Tensor other = in.tensor();
+       use_result(in, kiln::gcd_(self, other));
+     }},
+    {"gcd.out",
+     [](FuzzInput& in) {
+       const Tensor out = in.tensor();
+       const Tensor self = in.tensor();
+       const Tensor other = in.tensor();
+       use_result(in, kiln::gcd_out(out, self, other));
+     }},
+    {"lcm",
+     [](FuzzInput& in) {
+       const Tensor self = in.tensor();
+       const Tensor other = in.tensor();
+       use_result(in, kiln::lcm(self, other));
+     }},
+    {"lcm_",
+     [](FuzzInput& in) {
+       const Tensor self = in.tensor();
+       const Tensor other = in.tensor();
+       use_result(in, kiln::lcm_(self, other));
+     }},
+    {"lcm.out",
+     [](FuzzInput& in) {
+       const Tensor out = in.tensor();
+       const Tensor self = in.tensor();
+       const Tensor other = in.tensor();
+       use_result(in, kiln::lcm_out(out, self, other));
+     }},
+    {"nextafter",
+     [](FuzzInput& in) {
+       const Tensor self = in.tensor();
+       const Tensor other = in.tensor();
+       use_result(in, kiln::nextafter(self, other));
+     }},
+    {"nextafter_",
+     [](FuzzInput& in) {
+       const Tensor self = in.tensor();
+       const Tensor other = in.tensor();
+       use_result(in, kiln::nextafter_(self, other));
+     }},
+    {"nextafter.out",
+     [](FuzzInput& in) {
+       const Tensor out = in.tensor();
+       const Tensor self = in.tensor();
+       const Tensor other = in.tensor();
+       use_result(in, kiln::nextafter_out(out, self, other));
+     }},
+    {"ldexp.Tensor",
+     [](FuzzInput& in) {
+       const Tensor self = in.tensor();
+       const Tensor other = in.tensor();
+       use_result(in, kiln::ldexp(self, other));
+     }},
+    {"ldexp_.Tensor",
+     [](FuzzInput& in) {
+       const Tensor self = in.tensor();
+       const Tensor other = in.tensor();
+       use_result(in, kiln::ldexp_(self, other));
+     }},
+    {"ldexp.out",
+     [](FuzzInput& in) {
+       const Tensor out = in.tensor();
+       const Tensor self = in.tensor();
+       const Tensor other = in.tensor();
+       use_result(in, kiln::ldexp_out(out, self, other));
+     }},
+    {"float_power.Tensor_Tensor",
+     [](FuzzInput& in) {
+       const Tensor self = in.tensor();
+       const Tensor exponent = in.tensor();
+       use_result(in, kiln::float_power(self, exponent));
+     }},
+    {"float_power_.Tensor_Tensor",
+     [](FuzzInput& in) {
+       const Tensor self = in.tensor();
+       const Tensor exponent = in.tensor();
+       use_result(in, kiln::float_power_(self, exponent));
+     }},
+    {"float_power.Tensor_Tensor_out",
+     [](FuzzInput& in) {
+       const Tensor out = in.tensor();
+       const Tensor self = in.tensor();
+       const Tensor exponent = in.tensor();
+       use_result(in, kiln::float_power_out(out, self, exponent));
+     }},
+    {"float_power.Tensor_Scalar",
+     [](FuzzInput& in) {
+       const Tensor self = in.tensor();
+       const auto exponent = in.scalar();
+       use_result(in, kiln::float_power(self, exponent));
+     }},
+    {"float_power_.Tensor_Scalar",
+     [](FuzzInput& in) {
+       const Tensor self = in.tensor();
+       const auto exponent = in.scalar();
+       use_result(in, kiln::float_power_(self, exponent));
+     }},
+    {"float_power.Tensor_Scalar_out",
+     [](FuzzInput& in) {
+       const Tensor out = in.tensor();
+       const Tensor self = in.tensor();
+       const auto exponent = in.scalar();
+       use_result(in, kiln::float_power_out(out, self, exponent));
+     }},
     {"heaviside",
      [](FuzzInput& in) {
        const Tensor self = in.tensor();
@@ -5303,6 +5430,47 @@ const FuzzOp kFuzzOps[] = {
        const Tensor self = in.tensor();
        const Tensor other = in.tensor();
        use_result(in, kiln::_logaddexp_other_backward(grad, self, other));
+     }},
+    {"_logaddexp2_self_backward",
+     [](FuzzInput& in) {
+       const Tensor grad = in.tensor();
+       const Tensor self = in.tensor();
+       const Tensor other = in.tensor();
+       use_result(in, kiln::_logaddexp2_self_backward(grad, self, other));
+     }},
+    {"_logaddexp2_other_backward",
+     [](FuzzInput& in) {
+       const Tensor grad = in.tensor();
+       const Tensor self = in.tensor();
+       const Tensor other = in.tensor();
+       use_result(in, kiln::_logaddexp2_other_backward(grad, self, other));
+     }},
+    {"_ldexp_tensor_self_backward",
+     [](FuzzInput& in) {
+       const Tensor grad = in.tensor();
+       const Tensor other = in.tensor();
+       use_result(in, kiln::_ldexp_tensor_self_backward(grad, other));
+     }},
+    {"_ldexp_tensor_other_backward",
+     [](FuzzInput& in) {
+       const Tensor grad = in.tensor();
+       const Tensor self = in.tensor();
+       const Tensor other = in.tensor();
+       use_result(in, kiln::_ldexp_tensor_other_backward(grad, self, other));
+     }},
+    {"_float_power_tensor_tensor_self_backward",
+     [](FuzzInput& in) {
+       const Tensor grad = in.tensor();
+       const Tensor self = in.tensor();
+       const Tensor exponent = in.tensor();
+       use_result(in, kiln::_float_power_tensor_tensor_self_backward(grad, self, exponent));
+     }},
+    {"_float_power_tensor_scalar_self_backward",
+     [](FuzzInput& in) {
+       const Tensor grad = in.tensor();
+       const Tensor self = in.tensor();
+       const auto exponent = in.scalar();
+       use_result(in, kiln::_float_power_tensor_scalar_self_backward(grad, self, exponent));
      }},
     {"_xlogy_tensor_self_backward",
      [](FuzzInput& in) {

@@ -718,6 +718,83 @@ const FormulaNode logaddexp_nodes[] = {
     {FormulaOp::Select, 5, 6, 17, -1, 0.0},
 };
 
+// logaddexp2: self if (isinf(self) and self == other) else maximum(self, other) + log1p(exp2(-abs(self - other))) * 1.4426950408889634
+const char* const logaddexp2_args[] = {"self", "other"};
+const FormulaNode logaddexp2_nodes[] = {
+    {FormulaOp::Arg, -1, -1, -1, 0, 0.0},
+    {FormulaOp::Isinf, 0, -1, -1, -1, 0.0},
+    {FormulaOp::Arg, -1, -1, -1, 0, 0.0},
+    {FormulaOp::Arg, -1, -1, -1, 1, 0.0},
+    {FormulaOp::Eq, 2, 3, -1, -1, 0.0},
+    {FormulaOp::And, 1, 4, -1, -1, 0.0},
+    {FormulaOp::Arg, -1, -1, -1, 0, 0.0},
+    {FormulaOp::Arg, -1, -1, -1, 0, 0.0},
+    {FormulaOp::Arg, -1, -1, -1, 1, 0.0},
+    {FormulaOp::Maximum, 7, 8, -1, -1, 0.0},
+    {FormulaOp::Arg, -1, -1, -1, 0, 0.0},
+    {FormulaOp::Arg, -1, -1, -1, 1, 0.0},
+    {FormulaOp::Sub, 10, 11, -1, -1, 0.0},
+    {FormulaOp::Abs, 12, -1, -1, -1, 0.0},
+    {FormulaOp::Neg, 13, -1, -1, -1, 0.0},
+    {FormulaOp::Exp2, 14, -1, -1, -1, 0.0},
+    {FormulaOp::Log1p, 15, -1, -1, -1, 0.0},
+    {FormulaOp::Const, -1, -1, -1, -1, 1.4426950408889634},
+    {FormulaOp::Mul, 16, 17, -1, -1, 0.0},
+    {FormulaOp::Add, 9, 18, -1, -1, 0.0},
+    {FormulaOp::Select, 5, 6, 19, -1, 0.0},
+};
+
+// gcd: gcd(self, other)
+const char* const gcd_args[] = {"self", "other"};
+const FormulaNode gcd_nodes[] = {
+    {FormulaOp::Arg, -1, -1, -1, 0, 0.0},
+    {FormulaOp::Arg, -1, -1, -1, 1, 0.0},
+    {FormulaOp::Gcd, 0, 1, -1, -1, 0.0},
+};
+
+// lcm: lcm(self, other)
+const char* const lcm_args[] = {"self", "other"};
+const FormulaNode lcm_nodes[] = {
+    {FormulaOp::Arg, -1, -1, -1, 0, 0.0},
+    {FormulaOp::Arg, -1, -1, -1, 1, 0.0},
+    {FormulaOp::Lcm, 0, 1, -1, -1, 0.0},
+};
+
+// nextafter: nextafter(self, other)
+const char* const nextafter_args[] = {"self", "other"};
+const FormulaNode nextafter_nodes[] = {
+    {FormulaOp::Arg, -1, -1, -1, 0, 0.0},
+    {FormulaOp::Arg, -1, -1, -1, 1, 0.0},
+    {FormulaOp::Nextafter, 0, 1, -1, -1, 0.0},
+};
+
+// ldexp: self * pow(2, other)
+const char* const ldexp_args[] = {"self", "other"};
+const FormulaNode ldexp_nodes[] = {
+    {FormulaOp::Arg, -1, -1, -1, 0, 0.0},
+    {FormulaOp::Const, -1, -1, -1, -1, 2.0},
+    {FormulaOp::Arg, -1, -1, -1, 1, 0.0},
+    {FormulaOp::Pow, 1, 2, -1, -1, 0.0},
+    {FormulaOp::Mul, 0, 3, -1, -1, 0.0},
+};
+
+// float_power: pow(self, exponent)
+const char* const float_power_tensor_tensor_args[] = {"self", "exponent"};
+const FormulaNode float_power_tensor_tensor_nodes[] = {
+    {FormulaOp::Arg, -1, -1, -1, 0, 0.0},
+    {FormulaOp::Arg, -1, -1, -1, 1, 0.0},
+    {FormulaOp::Pow, 0, 1, -1, -1, 0.0},
+};
+
+// float_power: pow_scalar(self, exponent)
+const char* const float_power_tensor_scalar_args[] = {"self"};
+const char* const float_power_tensor_scalar_scalars[] = {"exponent"};
+const FormulaNode float_power_tensor_scalar_nodes[] = {
+    {FormulaOp::Arg, -1, -1, -1, 0, 0.0},
+    {FormulaOp::Scalar, -1, -1, -1, 0, 0.0},
+    {FormulaOp::Pow_scalar, 0, 1, -1, -1, 0.0},
+};
+
 // heaviside: values if self == 0 else self > 0
 const char* const heaviside_args[] = {"self", "values"};
 const FormulaNode heaviside_nodes[] = {
@@ -2306,6 +2383,93 @@ const FormulaNode _logaddexp_other_backward_nodes[] = {
     {FormulaOp::Div, 0, 6, -1, -1, 0.0},
 };
 
+// _logaddexp2_self_backward: grad / (1 + exp2(other - self))
+const char* const _logaddexp2_self_backward_args[] = {"grad", "self", "other"};
+const FormulaNode _logaddexp2_self_backward_nodes[] = {
+    {FormulaOp::Arg, -1, -1, -1, 0, 0.0},
+    {FormulaOp::Const, -1, -1, -1, -1, 1.0},
+    {FormulaOp::Arg, -1, -1, -1, 2, 0.0},
+    {FormulaOp::Arg, -1, -1, -1, 1, 0.0},
+    {FormulaOp::Sub, 2, 3, -1, -1, 0.0},
+    {FormulaOp::Exp2, 4, -1, -1, -1, 0.0},
+    {FormulaOp::Add, 1, 5, -1, -1, 0.0},
+    {FormulaOp::Div, 0, 6, -1, -1, 0.0},
+};
+
+// _logaddexp2_other_backward: grad / (1 + exp2(self - other))
+const char* const _logaddexp2_other_backward_args[] = {"grad", "self", "other"};
+const FormulaNode _logaddexp2_other_backward_nodes[] = {
+    {FormulaOp::Arg, -1, -1, -1, 0, 0.0},
+    {FormulaOp::Const, -1, -1, -1, -1, 1.0},
+    {FormulaOp::Arg, -1, -1, -1, 1, 0.0},
+    {FormulaOp::Arg, -1, -1, -1, 2, 0.0},
+    {FormulaOp::Sub, 2, 3, -1, -1, 0.0},
+    {FormulaOp::Exp2, 4, -1, -1, -1, 0.0},
+    {FormulaOp::Add, 1, 5, -1, -1, 0.0},
+    {FormulaOp::Div, 0, 6, -1, -1, 0.0},
+};
+
+// _ldexp_tensor_self_backward: grad * exp2(other)
+const char* const _ldexp_tensor_self_backward_args[] = {"grad", "other"};
+const FormulaNode _ldexp_tensor_self_backward_nodes[] = {
+    {FormulaOp::Arg, -1, -1, -1, 0, 0.0},
+    {FormulaOp::Arg, -1, -1, -1, 1, 0.0},
+    {FormulaOp::Exp2, 1, -1, -1, -1, 0.0},
+    {FormulaOp::Mul, 0, 2, -1, -1, 0.0},
+};
+
+// _ldexp_tensor_other_backward: grad * self * exp2(other) * 0.6931471805599453
+const char* const _ldexp_tensor_other_backward_args[] = {"grad", "self", "other"};
+const FormulaNode _ldexp_tensor_other_backward_nodes[] = {
+    {FormulaOp::Arg, -1, -1, -1, 0, 0.0},
+    {FormulaOp::Arg, -1, -1, -1, 1, 0.0},
+    {FormulaOp::Mul, 0, 1, -1, -1, 0.0},
+    {FormulaOp::Arg, -1, -1, -1, 2, 0.0},
+    {FormulaOp::Exp2, 3, -1, -1, -1, 0.0},
+    {FormulaOp::Mul, 2, 4, -1, -1, 0.0},
+    {FormulaOp::Const, -1, -1, -1, -1, 0.6931471805599453},
+    {FormulaOp::Mul, 5, 6, -1, -1, 0.0},
+};
+
+// _float_power_tensor_tensor_self_backward: grad * (0 if exponent == 0 else exponent * pow(self, exponent - 1))
+const char* const _float_power_tensor_tensor_self_backward_args[] = {"grad", "self", "exponent"};
+const FormulaNode _float_power_tensor_tensor_self_backward_nodes[] = {
+    {FormulaOp::Arg, -1, -1, -1, 0, 0.0},
+    {FormulaOp::Arg, -1, -1, -1, 2, 0.0},
+    {FormulaOp::Const, -1, -1, -1, -1, 0.0},
+    {FormulaOp::Eq, 1, 2, -1, -1, 0.0},
+    {FormulaOp::Const, -1, -1, -1, -1, 0.0},
+    {FormulaOp::Arg, -1, -1, -1, 2, 0.0},
+    {FormulaOp::Arg, -1, -1, -1, 1, 0.0},
+    {FormulaOp::Arg, -1, -1, -1, 2, 0.0},
+    {FormulaOp::Const, -1, -1, -1, -1, 1.0},
+    {FormulaOp::Sub, 7, 8, -1, -1, 0.0},
+    {FormulaOp::Pow, 6, 9, -1, -1, 0.0},
+    {FormulaOp::Mul, 5, 10, -1, -1, 0.0},
+    {FormulaOp::Select, 3, 4, 11, -1, 0.0},
+    {FormulaOp::Mul, 0, 12, -1, -1, 0.0},
+};
+
+// _float_power_tensor_scalar_self_backward: 0 if exponent == 0 else grad * (exponent * pow_scalar(self, exponent - 1))
+const char* const _float_power_tensor_scalar_self_backward_args[] = {"grad", "self"};
+const char* const _float_power_tensor_scalar_self_backward_scalars[] = {"exponent"};
+const FormulaNode _float_power_tensor_scalar_self_backward_nodes[] = {
+    {FormulaOp::Scalar, -1, -1, -1, 0, 0.0},
+    {FormulaOp::Const, -1, -1, -1, -1, 0.0},
+    {FormulaOp::Eq, 0, 1, -1, -1, 0.0},
+    {FormulaOp::Const, -1, -1, -1, -1, 0.0},
+    {FormulaOp::Arg, -1, -1, -1, 0, 0.0},
+    {FormulaOp::Scalar, -1, -1, -1, 0, 0.0},
+    {FormulaOp::Arg, -1, -1, -1, 1, 0.0},
+    {FormulaOp::Scalar, -1, -1, -1, 0, 0.0},
+    {FormulaOp::Const, -1, -1, -1, -1, 1.0},
+    {FormulaOp::Sub, 7, 8, -1, -1, 0.0},
+    {FormulaOp::Pow_scalar, 6, 9, -1, -1, 0.0},
+    {FormulaOp::Mul, 5, 10, -1, -1, 0.0},
+    {FormulaOp::Mul, 4, 11, -1, -1, 0.0},
+    {FormulaOp::Select, 2, 3, 12, -1, 0.0},
+};
+
 // _xlogy_tensor_self_backward: 0 if (self == 0 and other <= 0) else (other if isnan(other) else (0 if grad == 0 else grad * log(other)))
 const char* const _xlogy_tensor_self_backward_args[] = {"grad", "self", "other"};
 const FormulaNode _xlogy_tensor_self_backward_nodes[] = {
@@ -3329,6 +3493,113 @@ const FormulaNode logaddexp_other_grad_nodes[] = {
     {FormulaOp::Div, 0, 6, -1, -1, 0.0},
 };
 
+// dlogaddexp2/dself: grad / (1 + exp2(other - self))
+const char* const logaddexp2_self_grad_args[] = {"grad", "result", "self", "other"};
+const FormulaNode logaddexp2_self_grad_nodes[] = {
+    {FormulaOp::Arg, -1, -1, -1, 0, 0.0},
+    {FormulaOp::Const, -1, -1, -1, -1, 1.0},
+    {FormulaOp::Arg, -1, -1, -1, 3, 0.0},
+    {FormulaOp::Arg, -1, -1, -1, 2, 0.0},
+    {FormulaOp::Sub, 2, 3, -1, -1, 0.0},
+    {FormulaOp::Exp2, 4, -1, -1, -1, 0.0},
+    {FormulaOp::Add, 1, 5, -1, -1, 0.0},
+    {FormulaOp::Div, 0, 6, -1, -1, 0.0},
+};
+
+// dlogaddexp2/dother: grad / (1 + exp2(self - other))
+const char* const logaddexp2_other_grad_args[] = {"grad", "result", "self", "other"};
+const FormulaNode logaddexp2_other_grad_nodes[] = {
+    {FormulaOp::Arg, -1, -1, -1, 0, 0.0},
+    {FormulaOp::Const, -1, -1, -1, -1, 1.0},
+    {FormulaOp::Arg, -1, -1, -1, 2, 0.0},
+    {FormulaOp::Arg, -1, -1, -1, 3, 0.0},
+    {FormulaOp::Sub, 2, 3, -1, -1, 0.0},
+    {FormulaOp::Exp2, 4, -1, -1, -1, 0.0},
+    {FormulaOp::Add, 1, 5, -1, -1, 0.0},
+    {FormulaOp::Div, 0, 6, -1, -1, 0.0},
+};
+
+// dldexp.Tensor/dself: grad * exp2(other)
+const char* const ldexp_self_grad_args[] = {"grad", "result", "self", "other"};
+const FormulaNode ldexp_self_grad_nodes[] = {
+    {FormulaOp::Arg, -1, -1, -1, 0, 0.0},
+    {FormulaOp::Arg, -1, -1, -1, 3, 0.0},
+    {FormulaOp::Exp2, 1, -1, -1, -1, 0.0},
+    {FormulaOp::Mul, 0, 2, -1, -1, 0.0},
+};
+
+// dldexp.Tensor/dother: grad * self * exp2(other) * 0.6931471805599453
+const char* const ldexp_other_grad_args[] = {"grad", "result", "self", "other"};
+const FormulaNode ldexp_other_grad_nodes[] = {
+    {FormulaOp::Arg, -1, -1, -1, 0, 0.0},
+    {FormulaOp::Arg, -1, -1, -1, 2, 0.0},
+    {FormulaOp::Mul, 0, 1, -1, -1, 0.0},
+    {FormulaOp::Arg, -1, -1, -1, 3, 0.0},
+    {FormulaOp::Exp2, 3, -1, -1, -1, 0.0},
+    {FormulaOp::Mul, 2, 4, -1, -1, 0.0},
+    {FormulaOp::Const, -1, -1, -1, -1, 0.6931471805599453},
+    {FormulaOp::Mul, 5, 6, -1, -1, 0.0},
+};
+
+// dfloat_power.Tensor_Tensor/dself: grad * (0 if exponent == 0 else exponent * pow(self, exponent - 1))
+const char* const float_power_tensor_tensor_self_grad_args[] = {"grad", "result", "self", "exponent"};
+const FormulaNode float_power_tensor_tensor_self_grad_nodes[] = {
+    {FormulaOp::Arg, -1, -1, -1, 0, 0.0},
+    {FormulaOp::Arg, -1, -1, -1, 3, 0.0},
+    {FormulaOp::Const, -1, -1, -1, -1, 0.0},
+    {FormulaOp::Eq, 1, 2, -1, -1, 0.0},
+    {FormulaOp::Const, -1, -1, -1, -1, 0.0},
+    {FormulaOp::Arg, -1, -1, -1, 3, 0.0},
+    {FormulaOp::Arg, -1, -1, -1, 2, 0.0},
+    {FormulaOp::Arg, -1, -1, -1, 3, 0.0},
+    {FormulaOp::Const, -1, -1, -1, -1, 1.0},
+    {FormulaOp::Sub, 7, 8, -1, -1, 0.0},
+    {FormulaOp::Pow, 6, 9, -1, -1, 0.0},
+    {FormulaOp::Mul, 5, 10, -1, -1, 0.0},
+    {FormulaOp::Select, 3, 4, 11, -1, 0.0},
+    {FormulaOp::Mul, 0, 12, -1, -1, 0.0},
+};
+
+// dfloat_power.Tensor_Tensor/dexponent: grad * (0 if (self == 0 and exponent >= 0) else result * log(self))
+const char* const float_power_tensor_tensor_exponent_grad_args[] = {"grad", "result", "self", "exponent"};
+const FormulaNode float_power_tensor_tensor_exponent_grad_nodes[] = {
+    {FormulaOp::Arg, -1, -1, -1, 0, 0.0},
+    {FormulaOp::Arg, -1, -1, -1, 2, 0.0},
+    {FormulaOp::Const, -1, -1, -1, -1, 0.0},
+    {FormulaOp::Eq, 1, 2, -1, -1, 0.0},
+    {FormulaOp::Arg, -1, -1, -1, 3, 0.0},
+    {FormulaOp::Const, -1, -1, -1, -1, 0.0},
+    {FormulaOp::Ge, 4, 5, -1, -1, 0.0},
+    {FormulaOp::And, 3, 6, -1, -1, 0.0},
+    {FormulaOp::Const, -1, -1, -1, -1, 0.0},
+    {FormulaOp::Arg, -1, -1, -1, 1, 0.0},
+    {FormulaOp::Arg, -1, -1, -1, 2, 0.0},
+    {FormulaOp::Log, 10, -1, -1, -1, 0.0},
+    {FormulaOp::Mul, 9, 11, -1, -1, 0.0},
+    {FormulaOp::Select, 7, 8, 12, -1, 0.0},
+    {FormulaOp::Mul, 0, 13, -1, -1, 0.0},
+};
+
+// dfloat_power.Tensor_Scalar/dself: 0 if exponent == 0 else grad * (exponent * pow_scalar(self, exponent - 1))
+const char* const float_power_tensor_scalar_self_grad_args[] = {"grad", "result", "self"};
+const char* const float_power_tensor_scalar_self_grad_scalars[] = {"exponent"};
+const FormulaNode float_power_tensor_scalar_self_grad_nodes[] = {
+    {FormulaOp::Scalar, -1, -1, -1, 0, 0.0},
+    {FormulaOp::Const, -1, -1, -1, -1, 0.0},
+    {FormulaOp::Eq, 0, 1, -1, -1, 0.0},
+    {FormulaOp::Const, -1, -1, -1, -1, 0.0},
+    {FormulaOp::Arg, -1, -1, -1, 0, 0.0},
+    {FormulaOp::Scalar, -1, -1, -1, 0, 0.0},
+    {FormulaOp::Arg, -1, -1, -1, 2, 0.0},
+    {FormulaOp::Scalar, -1, -1, -1, 0, 0.0},
+    {FormulaOp::Const, -1, -1, -1, -1, 1.0},
+    {FormulaOp::Sub, 7, 8, -1, -1, 0.0},
+    {FormulaOp::Pow_scalar, 6, 9, -1, -1, 0.0},
+    {FormulaOp::Mul, 5, 10, -1, -1, 0.0},
+    {FormulaOp::Mul, 4, 11, -1, -1, 0.0},
+    {FormulaOp::Select, 2, 3, 12, -1, 0.0},
+};
+
 // dfrac/dself: grad
 const char* const frac_self_grad_args[] = {"grad", "result", "self"};
 const FormulaNode frac_self_grad_nodes[] = {
@@ -4188,6 +4459,34 @@ const PointwiseFormula kPointwiseFormulas[] = {
      nullptr, 0, logaddexp_nodes, 19,
      FormulaDtypes::floating, false, false,
      false, nullptr},
+    {"logaddexp2", "logaddexp2", "logaddexp2", "self if (isinf(self) and self == other) else maximum(self, other) + log1p(exp2(-abs(self - other))) * 1.4426950408889634", logaddexp2_args, 2,
+     nullptr, 0, logaddexp2_nodes, 21,
+     FormulaDtypes::floating, false, false,
+     false, nullptr},
+    {"gcd", "gcd", "gcd", "gcd(self, other)", gcd_args, 2,
+     nullptr, 0, gcd_nodes, 3,
+     FormulaDtypes::integral, false, false,
+     false, nullptr},
+    {"lcm", "lcm", "lcm", "lcm(self, other)", lcm_args, 2,
+     nullptr, 0, lcm_nodes, 3,
+     FormulaDtypes::integral, false, false,
+     false, nullptr},
+    {"nextafter", "nextafter", "nextafter", "nextafter(self, other)", nextafter_args, 2,
+     nullptr, 0, nextafter_nodes, 3,
+     FormulaDtypes::floating, false, false,
+     false, nullptr},
+    {"ldexp", "ldexp.Tensor", "ldexp", "self * pow(2, other)", ldexp_args, 2,
+     nullptr, 0, ldexp_nodes, 5,
+     FormulaDtypes::floating, false, false,
+     false, nullptr},
+    {"float_power", "float_power.Tensor_Tensor", "float_power_tensor_tensor", "pow(self, exponent)", float_power_tensor_tensor_args, 2,
+     nullptr, 0, float_power_tensor_tensor_nodes, 3,
+     FormulaDtypes::floating, false, false,
+     false, nullptr},
+    {"float_power", "float_power.Tensor_Scalar", "float_power_tensor_scalar", "pow_scalar(self, exponent)", float_power_tensor_scalar_args, 1,
+     float_power_tensor_scalar_scalars, 1, float_power_tensor_scalar_nodes, 3,
+     FormulaDtypes::floating, false, false,
+     false, nullptr},
     {"heaviside", "heaviside", "heaviside", "values if self == 0 else self > 0", heaviside_args, 2,
      nullptr, 0, heaviside_nodes, 8,
      FormulaDtypes::all, false, false,
@@ -4588,6 +4887,30 @@ const PointwiseFormula kPointwiseFormulas[] = {
      nullptr, 0, _logaddexp_other_backward_nodes, 8,
      FormulaDtypes::floating, false, false,
      false, nullptr},
+    {"_logaddexp2_self_backward", "_logaddexp2_self_backward", "_logaddexp2_self_backward", "grad / (1 + exp2(other - self))", _logaddexp2_self_backward_args, 3,
+     nullptr, 0, _logaddexp2_self_backward_nodes, 8,
+     FormulaDtypes::floating, false, false,
+     false, nullptr},
+    {"_logaddexp2_other_backward", "_logaddexp2_other_backward", "_logaddexp2_other_backward", "grad / (1 + exp2(self - other))", _logaddexp2_other_backward_args, 3,
+     nullptr, 0, _logaddexp2_other_backward_nodes, 8,
+     FormulaDtypes::floating, false, false,
+     false, nullptr},
+    {"_ldexp_tensor_self_backward", "_ldexp_tensor_self_backward", "_ldexp_tensor_self_backward", "grad * exp2(other)", _ldexp_tensor_self_backward_args, 2,
+     nullptr, 0, _ldexp_tensor_self_backward_nodes, 4,
+     FormulaDtypes::floating, false, false,
+     false, nullptr},
+    {"_ldexp_tensor_other_backward", "_ldexp_tensor_other_backward", "_ldexp_tensor_other_backward", "grad * self * exp2(other) * 0.6931471805599453", _ldexp_tensor_other_backward_args, 3,
+     nullptr, 0, _ldexp_tensor_other_backward_nodes, 8,
+     FormulaDtypes::floating, false, false,
+     false, nullptr},
+    {"_float_power_tensor_tensor_self_backward", "_float_power_tensor_tensor_self_backward", "_float_power_tensor_tensor_self_backward", "grad * (0 if exponent == 0 else exponent * pow(self, exponent - 1))", _float_power_tensor_tensor_self_backward_args, 3,
+     nullptr, 0, _float_power_tensor_tensor_self_backward_nodes, 14,
+     FormulaDtypes::floating, false, false,
+     false, nullptr},
+    {"_float_power_tensor_scalar_self_backward", "_float_power_tensor_scalar_self_backward", "_float_power_tensor_scalar_self_backward", "0 if exponent == 0 else grad * (exponent * pow_scalar(self, exponent - 1))", _float_power_tensor_scalar_self_backward_args, 2,
+     _float_power_tensor_scalar_self_backward_scalars, 1, _float_power_tensor_scalar_self_backward_nodes, 14,
+     FormulaDtypes::floating, false, false,
+     false, nullptr},
     {"_xlogy_tensor_self_backward", "_xlogy_tensor_self_backward", "_xlogy_tensor_self_backward", "0 if (self == 0 and other <= 0) else (other if isnan(other) else (0 if grad == 0 else grad * log(other)))", _xlogy_tensor_self_backward_args, 3,
      nullptr, 0, _xlogy_tensor_self_backward_nodes, 22,
      FormulaDtypes::floating, false, false,
@@ -4617,7 +4940,7 @@ const PointwiseFormula kPointwiseFormulas[] = {
      FormulaDtypes::floating, false, false,
      false, nullptr},
 };
-const int kNumPointwiseFormulas = 181;
+const int kNumPointwiseFormulas = 194;
 
 // op: the op; overload: the input whose gradient the row computes; args: grad, result, then the
 // op's tensors.
@@ -4859,6 +5182,27 @@ const PointwiseFormula kPointwiseDerivatives[] = {
     {"logaddexp", "other", "logaddexp", "grad / (1 + exp(self - other))", logaddexp_other_grad_args, 4,
      nullptr, 0,
      logaddexp_other_grad_nodes, 8, FormulaDtypes::floating, false, false, false, nullptr},
+    {"logaddexp2", "self", "logaddexp2", "grad / (1 + exp2(other - self))", logaddexp2_self_grad_args, 4,
+     nullptr, 0,
+     logaddexp2_self_grad_nodes, 8, FormulaDtypes::floating, false, false, false, nullptr},
+    {"logaddexp2", "other", "logaddexp2", "grad / (1 + exp2(self - other))", logaddexp2_other_grad_args, 4,
+     nullptr, 0,
+     logaddexp2_other_grad_nodes, 8, FormulaDtypes::floating, false, false, false, nullptr},
+    {"ldexp.Tensor", "self", "ldexp", "grad * exp2(other)", ldexp_self_grad_args, 4,
+     nullptr, 0,
+     ldexp_self_grad_nodes, 4, FormulaDtypes::floating, false, false, false, nullptr},
+    {"ldexp.Tensor", "other", "ldexp", "grad * self * exp2(other) * 0.6931471805599453", ldexp_other_grad_args, 4,
+     nullptr, 0,
+     ldexp_other_grad_nodes, 8, FormulaDtypes::floating, false, false, false, nullptr},
+    {"float_power.Tensor_Tensor", "self", "float_power_tensor_tensor", "grad * (0 if exponent == 0 else exponent * pow(self, exponent - 1))", float_power_tensor_tensor_self_grad_args, 4,
+     nullptr, 0,
+     float_power_tensor_tensor_self_grad_nodes, 14, FormulaDtypes::floating, false, false, false, nullptr},
+    {"float_power.Tensor_Tensor", "exponent", "float_power_tensor_tensor", "grad * (0 if (self == 0 and exponent >= 0) else result * log(self))", float_power_tensor_tensor_exponent_grad_args, 4,
+     nullptr, 0,
+     float_power_tensor_tensor_exponent_grad_nodes, 15, FormulaDtypes::floating, false, false, false, nullptr},
+    {"float_power.Tensor_Scalar", "self", "float_power_tensor_scalar", "0 if exponent == 0 else grad * (exponent * pow_scalar(self, exponent - 1))", float_power_tensor_scalar_self_grad_args, 3,
+     float_power_tensor_scalar_self_grad_scalars, 1,
+     float_power_tensor_scalar_self_grad_nodes, 14, FormulaDtypes::floating, false, false, false, nullptr},
     {"frac", "self", "frac", "grad", frac_self_grad_args, 3,
      nullptr, 0,
      frac_self_grad_nodes, 1, FormulaDtypes::floating, false, false, false, nullptr},
@@ -4959,7 +5303,7 @@ const PointwiseFormula kPointwiseDerivatives[] = {
      nullptr, 0,
      _fma_tensor2_grad_nodes, 3, FormulaDtypes::floating, false, false, false, nullptr},
 };
-const int kNumPointwiseDerivatives = 112;
+const int kNumPointwiseDerivatives = 119;
 
 }  // namespace jit
 }  // namespace kiln

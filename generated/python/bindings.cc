@@ -104,6 +104,12 @@ PyObject* fn_logical_not(PyObject* module, PyObject* args, PyObject* kwargs);
 PyObject* fn_clamp_min(PyObject* module, PyObject* args, PyObject* kwargs);
 PyObject* fn_clamp_max(PyObject* module, PyObject* args, PyObject* kwargs);
 PyObject* fn_logaddexp(PyObject* module, PyObject* args, PyObject* kwargs);
+PyObject* fn_logaddexp2(PyObject* module, PyObject* args, PyObject* kwargs);
+PyObject* fn_gcd(PyObject* module, PyObject* args, PyObject* kwargs);
+PyObject* fn_lcm(PyObject* module, PyObject* args, PyObject* kwargs);
+PyObject* fn_nextafter(PyObject* module, PyObject* args, PyObject* kwargs);
+PyObject* fn_ldexp(PyObject* module, PyObject* args, PyObject* kwargs);
+PyObject* fn_float_power(PyObject* module, PyObject* args, PyObject* kwargs);
 PyObject* fn_heaviside(PyObject* module, PyObject* args, PyObject* kwargs);
 PyObject* fn_frac(PyObject* module, PyObject* args, PyObject* kwargs);
 PyObject* fn_xlogy(PyObject* module, PyObject* args, PyObject* kwargs);
@@ -442,6 +448,12 @@ PyObject* fn__clamp_max_tensor_self_backward(PyObject* module, PyObject* args, P
 PyObject* fn__clamp_max_tensor_max_backward(PyObject* module, PyObject* args, PyObject* kwargs);
 PyObject* fn__logaddexp_self_backward(PyObject* module, PyObject* args, PyObject* kwargs);
 PyObject* fn__logaddexp_other_backward(PyObject* module, PyObject* args, PyObject* kwargs);
+PyObject* fn__logaddexp2_self_backward(PyObject* module, PyObject* args, PyObject* kwargs);
+PyObject* fn__logaddexp2_other_backward(PyObject* module, PyObject* args, PyObject* kwargs);
+PyObject* fn__ldexp_tensor_self_backward(PyObject* module, PyObject* args, PyObject* kwargs);
+PyObject* fn__ldexp_tensor_other_backward(PyObject* module, PyObject* args, PyObject* kwargs);
+PyObject* fn__float_power_tensor_tensor_self_backward(PyObject* module, PyObject* args, PyObject* kwargs);
+PyObject* fn__float_power_tensor_scalar_self_backward(PyObject* module, PyObject* args, PyObject* kwargs);
 PyObject* fn__xlogy_tensor_self_backward(PyObject* module, PyObject* args, PyObject* kwargs);
 PyObject* fn__xlogy_tensor_other_backward(PyObject* module, PyObject* args, PyObject* kwargs);
 PyObject* fn__nan_to_num_self_backward(PyObject* module, PyObject* args, PyObject* kwargs);
@@ -590,6 +602,17 @@ PyObject* method_clamp_min_(PyObject* self, PyObject* args, PyObject* kwargs);
 PyObject* method_clamp_max(PyObject* self, PyObject* args, PyObject* kwargs);
 PyObject* method_clamp_max_(PyObject* self, PyObject* args, PyObject* kwargs);
 PyObject* method_logaddexp(PyObject* self, PyObject* args, PyObject* kwargs);
+PyObject* method_logaddexp2(PyObject* self, PyObject* args, PyObject* kwargs);
+PyObject* method_gcd(PyObject* self, PyObject* args, PyObject* kwargs);
+PyObject* method_gcd_(PyObject* self, PyObject* args, PyObject* kwargs);
+PyObject* method_lcm(PyObject* self, PyObject* args, PyObject* kwargs);
+PyObject* method_lcm_(PyObject* self, PyObject* args, PyObject* kwargs);
+PyObject* method_nextafter(PyObject* self, PyObject* args, PyObject* kwargs);
+PyObject* method_nextafter_(PyObject* self, PyObject* args, PyObject* kwargs);
+PyObject* method_ldexp(PyObject* self, PyObject* args, PyObject* kwargs);
+PyObject* method_ldexp_(PyObject* self, PyObject* args, PyObject* kwargs);
+PyObject* method_float_power(PyObject* self, PyObject* args, PyObject* kwargs);
+PyObject* method_float_power_(PyObject* self, PyObject* args, PyObject* kwargs);
 PyObject* method_heaviside(PyObject* self, PyObject* args, PyObject* kwargs);
 PyObject* method_heaviside_(PyObject* self, PyObject* args, PyObject* kwargs);
 PyObject* method_frac(PyObject* self, PyObject* args, PyObject* kwargs);
@@ -843,6 +866,12 @@ PyMethodDef generated_functions[] = {
     KILN_BINDING("clamp_min", fn_clamp_min),
     KILN_BINDING("clamp_max", fn_clamp_max),
     KILN_BINDING("logaddexp", fn_logaddexp),
+    KILN_BINDING("logaddexp2", fn_logaddexp2),
+    KILN_BINDING("gcd", fn_gcd),
+    KILN_BINDING("lcm", fn_lcm),
+    KILN_BINDING("nextafter", fn_nextafter),
+    KILN_BINDING("ldexp", fn_ldexp),
+    KILN_BINDING("float_power", fn_float_power),
     KILN_BINDING("heaviside", fn_heaviside),
     KILN_BINDING("frac", fn_frac),
     KILN_BINDING("xlogy", fn_xlogy),
@@ -1181,6 +1210,12 @@ PyMethodDef generated_functions[] = {
     KILN_BINDING("_clamp_max_tensor_max_backward", fn__clamp_max_tensor_max_backward),
     KILN_BINDING("_logaddexp_self_backward", fn__logaddexp_self_backward),
     KILN_BINDING("_logaddexp_other_backward", fn__logaddexp_other_backward),
+    KILN_BINDING("_logaddexp2_self_backward", fn__logaddexp2_self_backward),
+    KILN_BINDING("_logaddexp2_other_backward", fn__logaddexp2_other_backward),
+    KILN_BINDING("_ldexp_tensor_self_backward", fn__ldexp_tensor_self_backward),
+    KILN_BINDING("_ldexp_tensor_other_backward", fn__ldexp_tensor_other_backward),
+    KILN_BINDING("_float_power_tensor_tensor_self_backward", fn__float_power_tensor_tensor_self_backward),
+    KILN_BINDING("_float_power_tensor_scalar_self_backward", fn__float_power_tensor_scalar_self_backward),
     KILN_BINDING("_xlogy_tensor_self_backward", fn__xlogy_tensor_self_backward),
     KILN_BINDING("_xlogy_tensor_other_backward", fn__xlogy_tensor_other_backward),
     KILN_BINDING("_nan_to_num_self_backward", fn__nan_to_num_self_backward),
@@ -1333,6 +1368,17 @@ PyMethodDef generated_methods[] = {
     KILN_BINDING("clamp_max", method_clamp_max),
     KILN_BINDING("clamp_max_", method_clamp_max_),
     KILN_BINDING("logaddexp", method_logaddexp),
+    KILN_BINDING("logaddexp2", method_logaddexp2),
+    KILN_BINDING("gcd", method_gcd),
+    KILN_BINDING("gcd_", method_gcd_),
+    KILN_BINDING("lcm", method_lcm),
+    KILN_BINDING("lcm_", method_lcm_),
+    KILN_BINDING("nextafter", method_nextafter),
+    KILN_BINDING("nextafter_", method_nextafter_),
+    KILN_BINDING("ldexp", method_ldexp),
+    KILN_BINDING("ldexp_", method_ldexp_),
+    KILN_BINDING("float_power", method_float_power),
+    KILN_BINDING("float_power_", method_float_power_),
     KILN_BINDING("heaviside", method_heaviside),
     KILN_BINDING("heaviside_", method_heaviside_),
     KILN_BINDING("frac", method_frac),

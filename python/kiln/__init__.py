@@ -36,6 +36,8 @@ from ._lu_legacy import lu, lu_unpack
 from ._composed_ops import (addmv, addr, argwhere, atleast_1d, atleast_2d, atleast_3d, block_diag,  # noqa: F401
                             cartesian_prod, diagflat, dist, dsplit, hsplit, inner, kthvalue, msort, nanquantile,
                             quantile, take_along_dim, tensor_split, trapezoid, trapz, vsplit)
+from ._composed_ops_more import (combinations, corrcoef, cov, float_power, histogram, index_reduce, mode,  # noqa: F401
+                                 renorm, scatter, vander)
 from ._functional_extra import (aminmax, compile, diff, randint_like, std_mean, tril_indices,  # noqa: A004
                                 triu_indices, var_mean)
 from ._creation import (BoolTensor, ByteTensor, CharTensor, DoubleTensor, FloatTensor, IntTensor,  # noqa: F401

@@ -1044,6 +1044,12 @@ def _attach_composed_methods():
                  "dist", "inner", "addr", "addmv", "diagflat", "quantile", "nanquantile"):
         if not hasattr(Tensor, name):
             setattr(Tensor, name, getattr(ops, name))
+    from . import _composed_ops_more as more
+    for name in ("mode", "renorm", "index_reduce", "index_reduce_", "scatter", "scatter_"):
+        # scatter / scatter_ replace the bindings' methods: reduce= goes to the composite
+        if name in ("scatter", "scatter_") or not hasattr(Tensor, name):
+            setattr(Tensor, name, getattr(more, name))
+    Tensor.float_power = more._float_power_method  # float64 inputs where a gradient is needed, as torch
 
 
 _attach_composed_methods()

@@ -47,6 +47,14 @@ T apply_intrinsic(FormulaOp op, T a, T b) {
       case FormulaOp::Erfinv: return pm::erfinv(a);
       case FormulaOp::Hypot: return pm::hypot(a, b);
       case FormulaOp::Copysign: return pm::copysign(a, b);
+      case FormulaOp::Nextafter: return pm::nextafter(a, b);
+      default: break;
+    }
+  }
+  if constexpr (std::is_integral_v<T> && !std::is_same_v<T, bool>) {  // integers only
+    switch (op) {
+      case FormulaOp::Gcd: return pm::gcd(a, b);
+      case FormulaOp::Lcm: return pm::lcm(a, b);
       default: break;
     }
   }

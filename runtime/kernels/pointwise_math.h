@@ -354,6 +354,35 @@ KILN_PM_POW_SCALAR(double, __builtin_sqrt, __builtin_pow)
 KILN_PM_REMAINDER(float)
 KILN_PM_REMAINDER(double)
 
+// ---- gcd and lcm of integers (torch's calc_gcd / calc_lcm, ATen's Math.h) ----
+// W is the type C++ computes `T * T` in (int for int8/int16/uint8, as torch's ::abs and `a / g * b`
+// promote them), so a result outside T wraps as torch's does. abs(INT_MIN) stays INT_MIN.
+template <typename T>
+KILN_HOST_DEVICE inline T gcd(T a_in, T b_in) {
+  using W = decltype(a_in * b_in);
+  T a = T(W(a_in) < W(0) ? wrapping_neg(W(a_in)) : W(a_in));
+  T b = T(W(b_in) < W(0) ? wrapping_neg(W(b_in)) : W(b_in));
+  while (a != T(0)) {
+    const T c = a;
+    a = fmod(b, a);  // b % a, without INT_MIN % -1's trap
+    b = c;
+  }
+  return b;
+}
+// 0 where the gcd is 0, else |a / g * b| (wrapping). g is -1 for gcd(INT_MIN, INT_MAX): a / g goes
+// through floor_divide (exact here), which wraps INT_MIN / -1 where C++'s division would trap.
+template <typename T>
+KILN_HOST_DEVICE inline T lcm(T a, T b) {
+  using W = decltype(a * b);
+  const T g = gcd(a, b);
+  if (g == T(0)) return T(0);
+  const W p = wrapping_mul(floor_divide(W(a), W(g)), W(b));
+  return T(p < W(0) ? wrapping_neg(p) : p);
+}
+
+// nextafter(a, b): the next representable value after a toward b (the C library's; NaN if either is).
+KILN_PM_FLOAT2(nextafter, nextafterf, nextafter)
+
 // ---- classification (bool results); integers hold no NaN or infinity ----
 template <typename T>
 KILN_HOST_DEVICE inline bool isnan(T x) { return x != x; }

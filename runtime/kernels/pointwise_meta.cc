@@ -4,6 +4,7 @@
 
 #include "runtime/core/error.h"
 #include "runtime/kernels/scalar_convert.h"
+#include "runtime/kernels/type_promotion.h"
 
 namespace kiln {
 namespace {
@@ -282,6 +283,85 @@ TensorIterator addcdiv_meta(const TensorBase& self, const TensorBase& tensor1, c
              "(input + value * tensor1 / tensor2) for float inputs. The future addcdiv behavior is just the latter "
              "implementation: (input + value * tensor1 / tensor2), for all dtypes.");
   return TensorIterator(ternary("addcdiv", self, tensor1, tensor2, out));
+}
+
+namespace {
+// torch's names of the dtypes, as its "..._cpu" not implemented for 'Float' messages give them.
+const char* torch_name(ScalarType t) {
+  switch (t) {
+    case ScalarType::Bool: return "Bool";
+    case ScalarType::UInt8: return "Byte";
+    case ScalarType::Int8: return "Char";
+    case ScalarType::Int16: return "Short";
+    case ScalarType::Int32: return "Int";
+    case ScalarType::Int64: return "Long";
+    case ScalarType::Float16: return "Half";
+    case ScalarType::BFloat16: return "BFloat16";
+    case ScalarType::Float32: return "Float";
+    case ScalarType::Float64: return "Double";
+    default: return "Undefined";
+  }
+}
+
+TensorIterator integer_only_meta(const char* op, const TensorBase& self, const TensorBase& other,
+                                 const TensorBase& out) {
+  TensorIterator it(IteratorConfig::binary(op, self, other, out));
+  KILN_CHECK(is_integral_type(it.compute_dtype(), /*include_bool=*/false), "\"", op, "_cpu\" not implemented for '",
+             torch_name(it.compute_dtype()), "'");
+  return it;
+}
+
+// The output dtype float_power requires: float64, also of an out= or of float_power_'s self.
+void check_float_power_out(const TensorBase& self, const TensorBase& out) {
+  if (!out.defined()) return;
+  KILN_CHECK(out.dtype() == ScalarType::Float64, "the ", out.is_same(self) ? "base given to float_power_" :
+             "output given to float_power", " has dtype ", torch_name(out.dtype()),
+             " but the operation's result requires dtype Double");
+}
+}  // namespace
+
+TensorIterator gcd_meta(const TensorBase& self, const TensorBase& other, const TensorBase& out) {
+  return integer_only_meta("gcd", self, other, out);
+}
+
+TensorIterator lcm_meta(const TensorBase& self, const TensorBase& other, const TensorBase& out) {
+  return integer_only_meta("lcm", self, other, out);
+}
+
+TensorIterator nextafter_meta(const TensorBase& self, const TensorBase& other, const TensorBase& out) {
+  const ScalarType dtype = result_type({self, other});
+  KILN_CHECK(dtype == ScalarType::Float32 || dtype == ScalarType::Float64, "\"nextafter_cpu\" not implemented for '",
+             torch_name(dtype), "'");
+  return TensorIterator(IteratorConfig::binary("nextafter", self, other, out));
+}
+
+TensorIterator ldexp_meta(const TensorBase& self, const TensorBase& other, const TensorBase& out) {
+  // pow(2.0, other) has other's dims and dtype (the default float dtype for an integer other); mul
+  // then promotes as result_type does: dims > 0 beat 0-dim unless the weaker is of a higher category.
+  const ScalarType p = is_floating_type(other.dtype()) ? other.dtype() : default_dtype();
+  ScalarType dtype = promote_types(self.dtype(), p);
+  if ((self.dim() == 0) != (other.dim() == 0)) {
+    const ScalarType strong = self.dim() == 0 ? p : self.dtype(), weak = self.dim() == 0 ? self.dtype() : p;
+    dtype = is_floating_type(strong) || !is_floating_type(weak) ? strong : promote_types(strong, weak);
+  }
+  IteratorConfig config = IteratorConfig::binary("ldexp", self, other, out);
+  config.compute_dtype = dtype;
+  return TensorIterator(config);
+}
+
+TensorIterator float_power_meta(const TensorBase& self, const TensorBase& exponent, const TensorBase& out) {
+  check_float_power_out(self, out);
+  IteratorConfig config = IteratorConfig::binary("float_power", self, exponent, out);
+  config.compute_dtype = ScalarType::Float64;
+  return TensorIterator(config);
+}
+
+TensorIterator float_power_scalar_meta(const TensorBase& self, const Scalar& exponent, const TensorBase& out) {
+  (void)exponent;
+  check_float_power_out(self, out);
+  IteratorConfig config = IteratorConfig::unary("float_power", self, out);
+  config.compute_dtype = ScalarType::Float64;
+  return TensorIterator(config);
 }
 
 }  // namespace kiln

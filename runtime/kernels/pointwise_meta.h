@@ -74,4 +74,17 @@ TensorIterator addcmul_meta(const TensorBase& self, const TensorBase& tensor1, c
 TensorIterator addcdiv_meta(const TensorBase& self, const TensorBase& tensor1, const TensorBase& tensor2,
                             const Scalar& value, const TensorBase& out);
 
+// gcd / lcm: integer dtypes, not bool (torch's gcd_cpu / lcm_cpu kernels).
+TensorIterator gcd_meta(const TensorBase& self, const TensorBase& other, const TensorBase& out);
+TensorIterator lcm_meta(const TensorBase& self, const TensorBase& other, const TensorBase& out);
+// nextafter: float32 and float64 (float16/bfloat16 would compute in float32, whose neighbours are
+// not theirs).
+TensorIterator nextafter_meta(const TensorBase& self, const TensorBase& other, const TensorBase& out);
+// ldexp: the dtype of torch's mul(self, pow(2.0, other)), pow's being other's, or the default
+// float dtype for an integer other.
+TensorIterator ldexp_meta(const TensorBase& self, const TensorBase& other, const TensorBase& out);
+// float_power: float64 always; an out= (or the self of float_power_) of another dtype is refused.
+TensorIterator float_power_meta(const TensorBase& self, const TensorBase& exponent, const TensorBase& out);
+TensorIterator float_power_scalar_meta(const TensorBase& self, const Scalar& exponent, const TensorBase& out);
+
 }  // namespace kiln

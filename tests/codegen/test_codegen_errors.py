@@ -275,6 +275,8 @@ def pointwise_schema(formula, dtypes="floating", promote="int_to_float"):
     ("exp(self)", "all", "none", r"exp\(\) needs a floating compute dtype"),
     ("exp(self)", "complex", "none", "dtypes must be one of floating, numeric, all"),
     ("exp(self)", "floating", "always", "promote must be one of int_to_float, scalars, none"),
+    ("gcd(self, self)", "floating", "none", r"gcd\(\) needs dtypes: integral and a meta function"),
+    ("lcm(self, self)", "integral", "none", r"lcm\(\) needs dtypes: integral and a meta function"),
 ])
 def test_bad_pointwise_formula(tmp_path, formula, dtypes, promote, fragment):
     native = pointwise_schema(formula, dtypes, promote)

@@ -96,6 +96,8 @@ def test_record_in_reduced_precision(rec, dtype):
         where = f"{rec.name} [{sample.note}] in {dtype}"
         for g, e, want in zip(got, expected, expected_dtypes(rec, sample, "float32")):
             want = dtype if want == "float32" and not asked_float32 else want
+            if rec.reduced_result_dtype is not None:
+                want = rec.reduced_result_dtype(sample, dtype)
             assert str(g.dtype) == f"kiln.{want}", f"{where}: dtype {g.dtype}, expected {want}"
             values = (g.detach().float() if g.dtype == kiln.bfloat16 else g.detach()).numpy()
             e = np.asarray(e)

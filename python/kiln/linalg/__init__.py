@@ -9,6 +9,7 @@ from ..nn.utils._orthogonal_maps import householder_product, matrix_exp  # noqa:
 from ._lstsq import lstsq as _lstsq
 from ._more import cond, diagonal, matrix_power, matrix_rank, multi_dot, pinv, solve_triangular, vecdot  # noqa: F401
 from ._norms import matrix_norm, norm, vector_norm  # noqa: F401
+from .._composed_ops_more import linalg_vander as vander  # noqa: E402,F401
 from ._out import with_out
 
 # torch.linalg.LinAlgError (torch._C._LinAlgError): a RuntimeError subclass raised for singular
@@ -39,7 +40,7 @@ lstsq = with_out(_lstsq, "linalg_lstsq", 4, castable=[("torch.linalg.lstsq", "so
 __all__ = ["LinAlgError", "cholesky", "cholesky_ex", "cond", "cross", "det", "diagonal", "eigh", "eigvalsh",
            "householder_product", "inv", "inv_ex", "lstsq", "lu", "lu_factor", "lu_factor_ex", "lu_solve",
            "matrix_exp", "matrix_norm", "matrix_power", "matrix_rank", "multi_dot", "norm", "pinv", "qr", "slogdet",
-           "solve", "solve_ex", "solve_triangular", "svd", "svdvals", "vecdot", "vector_norm"]
+           "solve", "solve_ex", "solve_triangular", "svd", "svdvals", "vander", "vecdot", "vector_norm"]
 
 
 # Python-level functions raise torch's TypeError for an argument of the wrong type (_arg_errors.py).

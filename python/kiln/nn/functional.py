@@ -1730,6 +1730,11 @@ def grid_sample(input, grid, mode="bilinear", padding_mode="zeros", align_corner
     return op(input, grid, mode_enum, padding_enum, align_corners)
 
 
+# the margin losses composed in Python (nn/_losses_more.py)
+from ._losses_more import (hinge_embedding_loss, multi_margin_loss, multilabel_margin_loss,  # noqa: E402,F401
+                           triplet_margin_with_distance_loss)
+
+
 # Python-level functions raise torch's TypeError for an argument of the wrong type (_arg_errors.py).
 from .._arg_errors import type_namespace as _type_namespace  # noqa: E402
 _type_namespace(globals(), list(globals()))

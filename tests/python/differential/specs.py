@@ -1503,6 +1503,13 @@ NOT_GENERATED = {
         "atleast_1d", "atleast_2d", "atleast_3d", "block_diag", "cartesian_prod", "diagflat", "dist", "dsplit",
         "hsplit", "inner", "take_along_dim", "trapezoid", "trapz", "vsplit", "quantile", "nanquantile",
         "Tensor.quantile", "Tensor.nanquantile")},
+    # Composed in Python (python/kiln/_composed_ops_more.py, nn/_losses_more.py): against torch on values,
+    # dtypes, gradients and errors in tests/python/test_ops_part2_more.py.
+    **{name: "composed in Python: tests/python/test_ops_part2_more.py" for name in (
+        "mode", "Tensor.mode", "renorm", "Tensor.renorm", "combinations", "cov", "corrcoef", "histogram", "vander",
+        "index_reduce", "Tensor.index_reduce", "Tensor.index_reduce_", "nn.functional.multi_margin_loss",
+        "nn.functional.multilabel_margin_loss", "nn.functional.hinge_embedding_loss",
+        "nn.functional.triplet_margin_with_distance_loss")},
     # The LU family takes factors an earlier call made (LU, int32 pivots), not random tensors:
     # against torch on values, pivots, infos, gradients and errors in tests/python/test_linalg_more.py.
     **{name: "LU factors as input: tests/python/test_linalg_more.py" for name in (
@@ -1614,3 +1621,4 @@ from .specs_search import SPECS as _SEARCH_SPECS  # noqa: E402
 
 SPECS.extend(_SEARCH_SPECS)
 from . import specs_more  # noqa: E402,F401  (adds its specs to SPECS)
+from . import specs_part2  # noqa: E402,F401  (adds its specs to SPECS)

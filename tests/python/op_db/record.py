@@ -112,6 +112,12 @@ class OpRecord:
     no_self_broadcast: Optional[str] = None   # why no sample broadcasts self (in-place refusal)
     # out= takes the dtype of out, as torch's sum/prod: any out dtype is accepted.
     out_sets_dtype: bool = False
+    # The in-place form needs self of the result's dtype, even where a cast would be safe
+    # (float_power_: "the base given to float_power_ has dtype Float but ... requires dtype Double").
+    inplace_needs_result_dtype: bool = False
+    # The result dtype of a sample rerun with its float32 arrays in float16/bfloat16 `dtype`, where
+    # it is not `dtype` itself (ldexp: an integer exponent makes float32): (sample, dtype) -> dtype.
+    reduced_result_dtype: Optional[Callable[[Sample, str], str]] = None
     # A dtype argument of the samples is the result's dtype (sum's dtype=); False where it is not
     # (_softmax_backward_data's input_dtype: the result has its inputs' dtype, as torch's CPU kernels).
     dtype_arg_sets_result: bool = True

@@ -24,7 +24,8 @@ from .transformer import (Transformer, TransformerDecoder, TransformerDecoderLay
                           TransformerEncoderLayer)
 from .loss import (BCELoss, BCEWithLogitsLoss, CosineEmbeddingLoss, CrossEntropyLoss, GaussianNLLLoss, HuberLoss,
                    KLDivLoss, L1Loss, MarginRankingLoss, MSELoss, MultiLabelSoftMarginLoss, NLLLoss, PoissonNLLLoss,
-                   SmoothL1Loss, SoftMarginLoss, TripletMarginLoss)
+                   SmoothL1Loss, SoftMarginLoss, TripletMarginLoss, MultiMarginLoss, MultiLabelMarginLoss,
+                   HingeEmbeddingLoss, TripletMarginWithDistanceLoss)
 
 __all__ = ["Module", "Identity", "Linear", "ReLU", "Tanh", "Sigmoid", "Softmax", "LogSoftmax",
            "ReLU6", "Softmin", "Dropout1d", "Dropout2d", "Dropout3d", "CosineSimilarity", "PairwiseDistance",
@@ -41,4 +42,5 @@ __all__ = ["Module", "Identity", "Linear", "ReLU", "Tanh", "Sigmoid", "Softmax",
            "PixelUnshuffle", "Fold", "Unfold", "RNNBase", "RNN", "LSTM", "GRU", "RNNCellBase", "RNNCell", "LSTMCell", "GRUCell",
            "MSELoss", "L1Loss", "BCELoss", "BCEWithLogitsLoss", "NLLLoss", "CrossEntropyLoss",
            "SmoothL1Loss", "HuberLoss", "KLDivLoss", "SoftMarginLoss", "MarginRankingLoss", "CosineEmbeddingLoss",
-           "TripletMarginLoss", "PoissonNLLLoss", "GaussianNLLLoss", "MultiLabelSoftMarginLoss"]
+           "TripletMarginLoss", "PoissonNLLLoss", "GaussianNLLLoss", "MultiLabelSoftMarginLoss",
+           "MultiMarginLoss", "MultiLabelMarginLoss", "HingeEmbeddingLoss", "TripletMarginWithDistanceLoss"]
