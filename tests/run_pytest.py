@@ -24,7 +24,10 @@ sys.path.insert(0, os.path.join(repo, "tests", "python"))
 if "TEST_SRCDIR" not in os.environ:  # run by hand: use the package under bazel-bin
     sys.path.insert(0, os.path.join(repo, "bazel-bin"))
 
-# Paths are relative to the repository root; options (-x, -k expr) pass through.
-args = ["-q", "-p", "no:cacheprovider", "-rs"] + [a if a.startswith("-") or (i > 1 and sys.argv[i - 1] == "-k")
-                                                   else os.path.join(repo, a) for i, a in enumerate(sys.argv) if i]
-sys.exit(pytest.main(args))
+# Only as the main script: a process started with multiprocessing's spawn or forkserver method
+# imports this file again (as __mp_main__), and must get the paths above without running the suite.
+if __name__ == "__main__":
+    # Paths are relative to the repository root; options (-x, -k expr) pass through.
+    args = ["-q", "-p", "no:cacheprovider", "-rs"] + [a if a.startswith("-") or (i > 1 and sys.argv[i - 1] == "-k")
+                                                       else os.path.join(repo, a) for i, a in enumerate(sys.argv) if i]
+    sys.exit(pytest.main(args))

@@ -125,7 +125,9 @@ def test_mnist_example():
     rt, rk = run_both("mnist_cnn", ["--epochs", "2", "--train-size", "256", "--test-size", "128", "--batch-size", "32",
                                     "--test-batch-size", "64", "--save-model"])
     check_same_start(rt, rk)
-    check_steps(rt, rk, 16, rtol=1e-6)
+    # 2e-6: torch's convolutions are oneDNN's (most elements an ulp from kiln's im2col + GEMM), and
+    # kiln's bias gradient sums closer to the exact sum than torch's: late steps drift by ~1.5e-6
+    check_steps(rt, rk, 16, rtol=2e-6)
     assert [c for _, c in rk["tests"]] == [c for _, c in rt["tests"]]
     np.testing.assert_allclose([l for l, _ in rk["tests"]], [l for l, _ in rt["tests"]], rtol=1e-6)
     np.testing.assert_allclose(rk["lrs"], rt["lrs"], rtol=1e-15)
