@@ -94,7 +94,7 @@ def test_spatial_transformer_tutorial():
     check_steps(rt, rk, 24, rtol=1e-6, learns=False)
     assert np.mean(rk["step_losses"][-8:]) < np.mean(rk["step_losses"][:8])
     assert [c for _, c in rk["tests"]] == [c for _, c in rt["tests"]]
-    np.testing.assert_allclose([l for l, _ in rk["tests"]], [l for l, _ in rt["tests"]], rtol=1e-6)
+    np.testing.assert_allclose([l for l, _ in rk["tests"]], [l for l, _ in rt["tests"]], rtol=2e-6)
     np.testing.assert_array_equal(rk["in_grid"], rt["in_grid"])
     np.testing.assert_allclose(rk["out_grid"], rt["out_grid"], rtol=1e-5, atol=1e-5)
 
@@ -129,7 +129,7 @@ def test_mnist_example():
     # kiln's bias gradient sums closer to the exact sum than torch's: late steps drift by ~1.5e-6
     check_steps(rt, rk, 16, rtol=2e-6)
     assert [c for _, c in rk["tests"]] == [c for _, c in rt["tests"]]
-    np.testing.assert_allclose([l for l, _ in rk["tests"]], [l for l, _ in rt["tests"]], rtol=1e-6)
+    np.testing.assert_allclose([l for l, _ in rk["tests"]], [l for l, _ in rt["tests"]], rtol=2e-6)
     np.testing.assert_allclose(rk["lrs"], rt["lrs"], rtol=1e-15)
     assert list(rk["saved"]) == list(rt["saved"])
     for name, v in rk["final_state"].items():
@@ -183,6 +183,6 @@ def test_mnist_rnn_example():
     check_same_start(rt, rk)
     check_steps(rt, rk, 32, rtol=1e-6, learns=False)
     assert [c for _, c in rk["tests"]] == [c for _, c in rt["tests"]]
-    np.testing.assert_allclose([l for l, _ in rk["tests"]], [l for l, _ in rt["tests"]], rtol=1e-6)
+    np.testing.assert_allclose([l for l, _ in rk["tests"]], [l for l, _ in rt["tests"]], rtol=2e-6)
     for name, v in rk["final_state"].items():  # BatchNorm1d's running stats included
         np.testing.assert_allclose(to_np(v), to_np(rt["final_state"][name]), rtol=1e-5, atol=1e-6, err_msg=name)
