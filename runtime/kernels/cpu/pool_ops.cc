@@ -155,8 +155,8 @@ std::tuple<TensorBase, TensorBase> max_pool2d_with_indices(const TensorBase& sel
     const scalar_t* in = static_cast<const scalar_t*>(x.data_ptr());
     scalar_t* o = static_cast<scalar_t*>(out.data_ptr());
     int64_t* idx = static_cast<int64_t*>(indices.data_ptr());
-    // Every window inside the input (no padding, no window cut by ceil_mode): the taps of a whole
-    // output row are taken tap by tap across the row, a loop that vectorizes.
+    // Every window inside the input (no padding, no window cut by ceil_mode): no bounds checks, and
+    // each tap is taken across a whole output row with a select instead of a data-dependent branch.
     const bool interior = p.pad_h == 0 && p.pad_w == 0 &&
                           (p.out_h - 1) * p.stride_h + (p.kernel_h - 1) * p.dil_h < p.height &&
                           (p.out_w - 1) * p.stride_w + (p.kernel_w - 1) * p.dil_w < p.width;
@@ -197,8 +197,8 @@ std::tuple<TensorBase, TensorBase> max_pool2d_with_indices(const TensorBase& sel
       for (int64_t oh = 0; oh < p.out_h; ++oh)
         for (int64_t ow = 0; ow < p.out_w; ++ow) {
           // A tap replaces the best when it is greater or NaN, so the last NaN wins (torch's
-          // cpu_max_pool); a window entirely in the padding gives -inf at index 0. Branch-free: the
-          // data-dependent `if` mispredicted about every other tap.
+          // cpu_max_pool); a window entirely in the padding gives -inf at index 0. Selects, not an
+          // `if`: the data-dependent branch mispredicted about every other tap.
           scalar_t best = -std::numeric_limits<scalar_t>::infinity();
           int64_t best_at = -1;
           for (int64_t kh = 0; kh < p.kernel_h; ++kh) {
