@@ -355,8 +355,8 @@ def triangular_solve(input, A, upper=True, transpose=False, unitriangular=False,
     solution = k.linalg.solve_triangular(coefficient, input, upper=upper != transpose, unitriangular=unitriangular)
     result = TriangularSolveResult(solution, A.clone())
     if out is not None:
-        from ._out_tuples import _write
-        return TriangularSolveResult(_write(result[0], out[0]), _write(result[1], out[1]))
+        from .linalg._out import _write
+        return TriangularSolveResult(_write(out[0], result[0]), _write(out[1], result[1]))
     return result
 
 
@@ -373,6 +373,6 @@ def logspace(start, end, steps, base=10.0, *, out=None, dtype=None, layout=None,
     values = k.pow(k.full([], float(base), dtype=_C.float64), exponents)
     values = values.to(result_dtype) if result_dtype.is_floating_point else values.trunc().to(result_dtype)
     if out is not None:
-        from ._out_tuples import _write
-        return _write(values, out)
+        from .linalg._out import _write
+        return _write(out, values)
     return values.requires_grad_(True) if requires_grad else values

@@ -1,13 +1,18 @@
-"""out= for the kiln.linalg functions, with torch's rules: out must have the result's dtype
-(torch's C++ type names in the message; lstsq's solution and rank only one they can be cast to),
-a wrongly shaped out is resized (with torch's warning when it had elements), no input may
-require grad, and an op with several results takes a tuple of that many tensors and returns
+"""out= for the kiln.linalg functions, and for the kiln functions whose bindings take none (sort,
+topk, max/min over a dim, kthvalue, ...: kiln/__init__.py), with torch's rules: out must have the
+result's dtype (torch's C++ type names in the message; lstsq's solution and rank only one they can
+be cast to), a wrongly shaped out is resized (with torch's warning when it had elements), no input
+may require grad, and an op with several results takes a tuple of that many tensors and returns
 them in torch's `<op>_out` named tuple."""
 import collections
 import functools
+import os
+import sys
 import warnings
 
 import kiln
+
+_PACKAGE_DIR = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))  # kiln's
 
 _CPP_NAMES = {kiln.float32: "float", kiln.float64: "double", kiln.int32: "int", kiln.int64: "long int",
               kiln.int16: "short int", kiln.int8: "signed char", kiln.uint8: "unsigned char", kiln.bool: "bool",
@@ -43,6 +48,16 @@ def _out_type(result):
     return _OUT_TYPES[name]
 
 
+def _caller_stacklevel():
+    """The stacklevel of the first frame outside kiln's package: the warning names the user's line,
+    however many of kiln's wrappers lie between."""
+    level, frame = 1, sys._getframe(1)
+    while frame is not None and os.path.abspath(frame.f_code.co_filename).startswith(_PACKAGE_DIR):
+        frame = frame.f_back
+        level += 1
+    return level
+
+
 def _write(out, result, castable=None):
     """castable: (op, field) where out may be any dtype the result casts to safely."""
     if castable is not None:
@@ -58,10 +73,11 @@ def _write(out, result, castable=None):
                           f"which does not match the required output shape {list(result.shape)}. This behavior is "
                           "deprecated, and in a future PyTorch release outputs will not be resized unless they have "
                           "zero elements. You can explicitly reuse an out tensor t by resizing it, inplace, to zero "
-                          "elements with t.resize_(0).", UserWarning, stacklevel=4)
+                          "elements with t.resize_(0).", UserWarning, stacklevel=_caller_stacklevel())
         out.resize_(result.shape)
     with kiln.no_grad():
         out.copy_(result)
+    return out
 
 
 def _check_outs(name, out, n):
@@ -81,21 +97,27 @@ def _check_outs(name, out, n):
 
 def with_out(fn, name, n_outputs=1, castable=None):
     """fn with an out= keyword; `name` is the op's name in torch's messages (linalg_inv_ex...);
-    castable: per output, None (its exact dtype) or (op, field) (any dtype it casts to)."""
+    n_outputs None: the result decides (max(x, dim) is a pair, max(x) one tensor), and out is checked
+    against it after the op ran; castable: per output, None (its exact dtype) or (op, field) (any
+    dtype it casts to)."""
 
     @functools.wraps(fn)
     def wrapper(*args, out=None, **kwargs):
         if out is None:
             return fn(*args, **kwargs)
-        outs = _check_outs(name, out, n_outputs)
+        outs = _check_outs(name, out, n_outputs) if n_outputs is not None else \
+            [o for o in (out if isinstance(out, (tuple, list)) else [out]) if isinstance(o, kiln.Tensor)]
         inputs = [a for a in list(args) + list(kwargs.values()) if isinstance(a, kiln.Tensor)]
         if kiln.is_grad_enabled() and any(t.requires_grad for t in inputs + outs):
             raise RuntimeError(f"{name}(): functions with out=... arguments don't support automatic differentiation, "
                                "but one of the arguments requires grad.")
         result = fn(*args, **kwargs)
-        results = [result] if n_outputs == 1 else list(result)
+        n = n_outputs if n_outputs is not None else (len(result) if isinstance(result, tuple) else 1)
+        if n_outputs is None:
+            outs = _check_outs(name, out, n)
+        results = [result] if n == 1 else list(result)
         for i, (o, r) in enumerate(zip(outs, results)):
             _write(o, r, castable[i] if castable else None)
-        return outs[0] if n_outputs == 1 else _out_type(result)(*outs)
+        return outs[0] if n == 1 else _out_type(result)(*outs)
 
     return wrapper
