@@ -14,24 +14,10 @@ import pytest
 import torch
 
 import kiln
+from programs.compare import run_both, to_np
 from programs.swap import load_program
 
 STEP_RTOL = 1e-4
-
-
-def run_both(name, argv):
-    """(torch result, kiln result) of program `name`'s main(argv)."""
-    results = []
-    for lib in ("torch", "kiln"):
-        mod = load_program(name, lib)
-        with warnings.catch_warnings():
-            warnings.simplefilter("ignore")
-            results.append(mod.main(list(argv) + ["--quiet"]))
-    return results
-
-
-def to_np(t):
-    return np.asarray(t.detach().cpu().numpy() if hasattr(t, "numpy") else t)
 
 
 def check_same_start(rt, rk, atol=1.2e-7):

@@ -11,13 +11,11 @@ step's loss must then agree with torch's, and so must what the scripts print at 
 - poly_regression: pytorch/examples regression/main.py (smooth_l1_loss, manual SGD)
 - pygcn: tkipf/pygcn (torch.spmm over torch.sparse.FloatTensor, Adam, nll_loss)
 """
-import warnings
-
 import numpy as np
 import pytest
 
 import kiln
-from programs.swap import load_program
+from programs.compare import check_same_start, check_steps, run_both
 
 
 @pytest.fixture(autouse=True)
@@ -31,37 +29,6 @@ def restore_backend_flags():
     for lib, matmul, cudnn in saved:
         lib.backends.cuda.matmul.allow_tf32 = matmul
         lib.backends.cudnn.allow_tf32 = cudnn
-
-
-def run_both(name, argv):
-    results = []
-    for lib in ("torch", "kiln"):
-        mod = load_program(name, lib)
-        with warnings.catch_warnings():
-            warnings.simplefilter("ignore")
-            results.append(mod.main(list(argv) + ["--quiet"]))
-    return results
-
-
-def to_np(t):
-    return np.asarray(t.detach().numpy() if hasattr(t, "numpy") else t)
-
-
-def check_same_start(rt, rk, skip=()):
-    """Bit for bit; `skip`: state_dict entries only one of them has."""
-    names = [n for n in rt["initial_state"] if not n.endswith(skip)]
-    assert names == [n for n in rk["initial_state"] if not n.endswith(skip)]
-    for name in names:
-        v = rt["initial_state"][name]
-        np.testing.assert_array_equal(to_np(rk["initial_state"][name]), to_np(v), err_msg=name)
-
-
-def check_steps(rt, rk, n_min, rtol=1e-5, learns=True):
-    lt, lk = np.array(rt["step_losses"]), np.array(rk["step_losses"])
-    assert len(lk) == len(lt) and len(lt) >= n_min
-    np.testing.assert_allclose(lk, lt, rtol=rtol)
-    if learns:
-        assert lk[-3:].mean() < lk[:3].mean()
 
 
 def test_time_sequence_prediction_lbfgs_double():

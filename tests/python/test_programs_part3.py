@@ -24,40 +24,10 @@ same weights (checked bit for bit) and every step's loss must agree with torch's
 - fgsm_tutorial: "Adversarial Example Generation" (data.requires_grad = True, data.grad.data.sign(),
   clamp, denorm, Normalize re-applied, a pretrained LeNet loaded with map_location)
 """
-import warnings
-
 import numpy as np
 import pytest
 
-from programs.swap import load_program
-
-
-def run_both(name, argv):
-    results = []
-    for lib in ("torch", "kiln"):
-        mod = load_program(name, lib)
-        with warnings.catch_warnings():
-            warnings.simplefilter("ignore")
-            results.append(mod.main(list(argv) + ["--quiet"]))
-    return results
-
-
-def to_np(t):
-    return np.asarray(t.detach().numpy() if hasattr(t, "numpy") else t)
-
-
-def check_same_start(rt, rk):
-    assert list(rk["initial_state"]) == list(rt["initial_state"])
-    for name, v in rt["initial_state"].items():
-        np.testing.assert_array_equal(to_np(rk["initial_state"][name]), to_np(v), err_msg=name)
-
-
-def check_steps(rt, rk, n_min, rtol, learns=True):
-    lt, lk = np.array(rt["step_losses"]), np.array(rk["step_losses"])
-    assert len(lk) == len(lt) and len(lt) >= n_min
-    np.testing.assert_allclose(lk, lt, rtol=rtol)
-    if learns:
-        assert lk[-3:].mean() < lk[:3].mean()
+from programs.compare import check_same_start, check_steps, run_both, to_np
 
 
 @pytest.mark.parametrize("extra", [[], ["--concat-heads"]])

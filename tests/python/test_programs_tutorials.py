@@ -23,40 +23,10 @@ what the scripts compute at the end.
 - mnist_rnn: pytorch/examples mnist_rnn (LSTM batch_first over image rows, BatchNorm1d, Dropout2d
   on 2-D activations, Adadelta + StepLR)
 """
-import warnings
-
 import numpy as np
 import pytest
 
-from programs.swap import load_program
-
-
-def run_both(name, argv):
-    results = []
-    for lib in ("torch", "kiln"):
-        mod = load_program(name, lib)
-        with warnings.catch_warnings():
-            warnings.simplefilter("ignore")
-            results.append(mod.main(list(argv) + ["--quiet"]))
-    return results
-
-
-def to_np(t):
-    return np.asarray(t.detach().numpy() if hasattr(t, "numpy") else t)
-
-
-def check_same_start(rt, rk):
-    assert list(rk["initial_state"]) == list(rt["initial_state"])
-    for name, v in rt["initial_state"].items():
-        np.testing.assert_array_equal(to_np(rk["initial_state"][name]), to_np(v), err_msg=name)
-
-
-def check_steps(rt, rk, n_min, rtol, learns=True):
-    lt, lk = np.array(rt["step_losses"]), np.array(rk["step_losses"])
-    assert len(lk) == len(lt) and len(lt) >= n_min
-    np.testing.assert_allclose(lk, lt, rtol=rtol)
-    if learns:
-        assert lk[-3:].mean() < lk[:3].mean()
+from programs.compare import check_same_start, check_steps, run_both, to_np
 
 
 @pytest.mark.parametrize("argv,n_min", [
