@@ -7,10 +7,7 @@ import functools
 import inspect
 import types
 
-
-def _tensor_type():
-    from ._C import TensorBase
-    return TensorBase
+from ._C import TensorBase
 
 
 def _argument_name(fn, args, kwargs, obj, method):
@@ -43,7 +40,7 @@ def typed(fn, method=False):
             obj = getattr(e, "obj", None)
             if obj is None and "'NoneType'" not in str(e):
                 raise
-            if isinstance(obj, (_tensor_type(), types.ModuleType, type)):
+            if isinstance(obj, (TensorBase, types.ModuleType, type)):
                 raise  # a tensor without that attribute: a real AttributeError
             found = _argument_name(fn, args, kwargs, obj, method)
             if found is None:

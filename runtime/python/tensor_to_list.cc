@@ -6,20 +6,19 @@ namespace kiln {
 namespace python {
 namespace {
 
-// A Python number for one element, as torch's tolist: bool, int, or float (16-bit floats widened).
+// A Python number for one element, as torch's tolist: bool, int, or float (16-bit floats widened
+// through float32, their arithmetic type).
 template <typename T>
 PyObject* element(const T* p) {
   if constexpr (std::is_same_v<T, bool>) {
     return PyBool_FromLong(*p);
   } else if constexpr (std::is_integral_v<T>) {
     return PyLong_FromLongLong(static_cast<long long>(*p));
+  } else if constexpr (std::is_same_v<T, double>) {
+    return PyFloat_FromDouble(*p);
   } else {
     return PyFloat_FromDouble(static_cast<double>(static_cast<float>(*p)));
   }
-}
-template <>
-PyObject* element(const double* p) {
-  return PyFloat_FromDouble(*p);
 }
 
 // The list for dims [d, dim) of the elements starting at p; null with a Python error set.

@@ -1,6 +1,7 @@
 """How multiprocessing pickles kiln tensors: a tensor in shared memory goes as its memfd (DupFd, the
 way torch's file_descriptor strategy sends storages) with its dtype, shape, strides and offset, so
 the other process maps the same memory; any other tensor goes by value (its usual pickle)."""
+import pickle
 from multiprocessing.reduction import DupFd, ForkingPickler
 
 from .. import _shared_memory
@@ -17,7 +18,7 @@ def rebuild_shared(dup_fd, nbytes, dtype, size, stride, offset, requires_grad, p
 def reduce_tensor(t):
     h = _shared_memory.handle(t)
     if h is None:
-        return t.__reduce_ex__(ForkingPickler.HIGHEST_PROTOCOL if hasattr(ForkingPickler, "HIGHEST_PROTOCOL") else 4)
+        return t.__reduce_ex__(pickle.DEFAULT_PROTOCOL)  # by value (Tensor's own pickling ignores the protocol)
     if t.requires_grad and not t.is_leaf:
         raise RuntimeError("Cowardly refusing to serialize non-leaf tensor which requires_grad, since autograd does "
                            "not support crossing process boundaries.  If you just want to transfer the data, call "
