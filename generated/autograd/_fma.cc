@@ -74,6 +74,7 @@ const Tensor& _fma_(const Tensor& self, const Tensor& tensor1, const Tensor& ten
   check_inplace(self, "_fma_");
   std::shared_ptr<FmaBackward0> node;
   if (any_requires_grad({&self, &tensor1, &tensor2})) {
+    check_view_rebase(self);
     node = make_node<FmaBackward0>();
     node->add_next_edge(gradient_edge(self));
     node->add_next_edge(gradient_edge(tensor1));

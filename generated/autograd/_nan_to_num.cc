@@ -67,6 +67,7 @@ const Tensor& _nan_to_num_(const Tensor& self, const Scalar& nan, const Scalar& 
   check_inplace(self, "_nan_to_num_");
   std::shared_ptr<NanToNumBackward0> node;
   if (any_requires_grad({&self})) {
+    check_view_rebase(self);
     node = make_node<NanToNumBackward0>();
     node->add_next_edge(gradient_edge(self));
     if (node->next_edges()[0].is_valid()) node->self_ = SavedVariable(self.clone(), false);

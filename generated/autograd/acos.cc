@@ -69,6 +69,7 @@ const Tensor& acos_(const Tensor& self) {
   check_inplace(self, "acos_");
   std::shared_ptr<AcosBackward0> node;
   if (any_requires_grad({&self})) {
+    check_view_rebase(self);
     node = make_node<AcosBackward0>();
     node->add_next_edge(gradient_edge(self));
     if (node->next_edges()[0].is_valid()) node->self_ = SavedVariable(self.clone(), false);

@@ -61,6 +61,7 @@ const Tensor& add__Tensor(const Tensor& self, const Tensor& other, const Scalar&
   check_inplace(self, "add_");
   std::shared_ptr<AddBackward0> node;
   if (any_requires_grad({&self, &other})) {
+    check_view_rebase(self);
     node = make_node<AddBackward0>();
     node->add_next_edge(gradient_edge(self));
     node->add_next_edge(gradient_edge(other));

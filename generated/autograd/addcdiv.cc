@@ -80,6 +80,7 @@ const Tensor& addcdiv_(const Tensor& self, const Tensor& tensor1, const Tensor& 
   check_inplace(self, "addcdiv_");
   std::shared_ptr<AddcdivBackward0> node;
   if (any_requires_grad({&self, &tensor1, &tensor2})) {
+    check_view_rebase(self);
     node = make_node<AddcdivBackward0>();
     node->add_next_edge(gradient_edge(self));
     node->add_next_edge(gradient_edge(tensor1));

@@ -78,6 +78,7 @@ const Tensor& addcmul_(const Tensor& self, const Tensor& tensor1, const Tensor& 
   check_inplace(self, "addcmul_");
   std::shared_ptr<AddcmulBackward0> node;
   if (any_requires_grad({&self, &tensor1, &tensor2})) {
+    check_view_rebase(self);
     node = make_node<AddcmulBackward0>();
     node->add_next_edge(gradient_edge(self));
     node->add_next_edge(gradient_edge(tensor1));

@@ -69,6 +69,7 @@ const Tensor& asin_(const Tensor& self) {
   check_inplace(self, "asin_");
   std::shared_ptr<AsinBackward0> node;
   if (any_requires_grad({&self})) {
+    check_view_rebase(self);
     node = make_node<AsinBackward0>();
     node->add_next_edge(gradient_edge(self));
     if (node->next_edges()[0].is_valid()) node->self_ = SavedVariable(self.clone(), false);

@@ -68,6 +68,7 @@ const Tensor& asinh_(const Tensor& self) {
   check_inplace(self, "asinh_");
   std::shared_ptr<AsinhBackward0> node;
   if (any_requires_grad({&self})) {
+    check_view_rebase(self);
     node = make_node<AsinhBackward0>();
     node->add_next_edge(gradient_edge(self));
     if (node->next_edges()[0].is_valid()) node->self_ = SavedVariable(self.clone(), false);

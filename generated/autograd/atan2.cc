@@ -76,6 +76,7 @@ const Tensor& atan2_(const Tensor& self, const Tensor& other) {
   check_inplace(self, "atan2_");
   std::shared_ptr<Atan2Backward0> node;
   if (any_requires_grad({&self, &other})) {
+    check_view_rebase(self);
     node = make_node<Atan2Backward0>();
     node->add_next_edge(gradient_edge(self));
     node->add_next_edge(gradient_edge(other));

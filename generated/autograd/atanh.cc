@@ -68,6 +68,7 @@ const Tensor& atanh_(const Tensor& self) {
   check_inplace(self, "atanh_");
   std::shared_ptr<AtanhBackward0> node;
   if (any_requires_grad({&self})) {
+    check_view_rebase(self);
     node = make_node<AtanhBackward0>();
     node->add_next_edge(gradient_edge(self));
     if (node->next_edges()[0].is_valid()) node->self_ = SavedVariable(self.clone(), false);

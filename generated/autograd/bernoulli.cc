@@ -129,6 +129,7 @@ const Tensor& bernoulli__Tensor(const Tensor& self, const Tensor& p, Generator* 
   check_inplace(self, "bernoulli_");
   std::shared_ptr<BernoulliBackward2> node;
   if (any_requires_grad({&self, &p})) {
+    check_view_rebase(self);
     node = make_node<BernoulliBackward2>();
     node->add_next_edge(gradient_edge(self));
     node->add_next_edge(gradient_edge(p));
@@ -150,6 +151,7 @@ const Tensor& bernoulli__float(const Tensor& self, double p, Generator* generato
   check_inplace(self, "bernoulli_");
   std::shared_ptr<BernoulliBackward3> node;
   if (any_requires_grad({&self})) {
+    check_view_rebase(self);
     node = make_node<BernoulliBackward3>();
     node->add_next_edge(gradient_edge(self));
     if (explain_enabled()) explain_log("autograd", "BernoulliBackward3", "recorded");

@@ -57,6 +57,7 @@ const Tensor& ceil_(const Tensor& self) {
   check_inplace(self, "ceil_");
   std::shared_ptr<CeilBackward0> node;
   if (any_requires_grad({&self})) {
+    check_view_rebase(self);
     node = make_node<CeilBackward0>();
     node->add_next_edge(gradient_edge(self));
     if (explain_enabled()) explain_log("autograd", "CeilBackward0", "recorded");

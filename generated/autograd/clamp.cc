@@ -73,6 +73,7 @@ const Tensor& clamp_(const Tensor& self, const std::optional<Scalar>& min, const
   check_inplace(self, "clamp_");
   std::shared_ptr<ClampBackward0> node;
   if (any_requires_grad({&self})) {
+    check_view_rebase(self);
     node = make_node<ClampBackward0>();
     node->add_next_edge(gradient_edge(self));
     if (node->next_edges()[0].is_valid()) node->self_ = SavedVariable(self.clone(), false);

@@ -98,6 +98,7 @@ const Tensor& clamp_max_(const Tensor& self, const Scalar& max) {
   check_inplace(self, "clamp_max_");
   std::shared_ptr<ClampMaxBackward0> node;
   if (any_requires_grad({&self})) {
+    check_view_rebase(self);
     node = make_node<ClampMaxBackward0>();
     node->add_next_edge(gradient_edge(self));
     if (node->next_edges()[0].is_valid()) node->self_ = SavedVariable(self.clone(), false);
@@ -146,6 +147,7 @@ const Tensor& clamp_max__Tensor(const Tensor& self, const Tensor& max) {
   check_inplace(self, "clamp_max_");
   std::shared_ptr<ClampMaxBackward1> node;
   if (any_requires_grad({&self, &max})) {
+    check_view_rebase(self);
     node = make_node<ClampMaxBackward1>();
     node->add_next_edge(gradient_edge(self));
     node->add_next_edge(gradient_edge(max));

@@ -98,6 +98,7 @@ const Tensor& clamp_min_(const Tensor& self, const Scalar& min) {
   check_inplace(self, "clamp_min_");
   std::shared_ptr<ClampMinBackward0> node;
   if (any_requires_grad({&self})) {
+    check_view_rebase(self);
     node = make_node<ClampMinBackward0>();
     node->add_next_edge(gradient_edge(self));
     if (node->next_edges()[0].is_valid()) node->self_ = SavedVariable(self.clone(), false);
@@ -146,6 +147,7 @@ const Tensor& clamp_min__Tensor(const Tensor& self, const Tensor& min) {
   check_inplace(self, "clamp_min_");
   std::shared_ptr<ClampMinBackward1> node;
   if (any_requires_grad({&self, &min})) {
+    check_view_rebase(self);
     node = make_node<ClampMinBackward1>();
     node->add_next_edge(gradient_edge(self));
     node->add_next_edge(gradient_edge(min));

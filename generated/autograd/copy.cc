@@ -40,6 +40,7 @@ const Tensor& copy_(const Tensor& self, const Tensor& src, bool non_blocking) {
   check_inplace(self, "copy_");
   std::shared_ptr<CopyBackward0> node;
   if (any_requires_grad({&self, &src})) {
+    check_view_rebase(self);
     node = make_node<CopyBackward0>();
     node->add_next_edge(gradient_edge(self));
     node->add_next_edge(gradient_edge(src));

@@ -101,6 +101,7 @@ const Tensor& copysign__Tensor(const Tensor& self, const Tensor& other) {
   check_inplace(self, "copysign_");
   std::shared_ptr<CopysignBackward0> node;
   if (any_requires_grad({&self, &other})) {
+    check_view_rebase(self);
     node = make_node<CopysignBackward0>();
     node->add_next_edge(gradient_edge(self));
     node->add_next_edge(gradient_edge(other));
@@ -149,6 +150,7 @@ const Tensor& copysign__Scalar(const Tensor& self, const Scalar& other) {
   check_inplace(self, "copysign_");
   std::shared_ptr<CopysignBackward1> node;
   if (any_requires_grad({&self})) {
+    check_view_rebase(self);
     node = make_node<CopysignBackward1>();
     node->add_next_edge(gradient_edge(self));
     if (node->next_edges()[0].is_valid()) node->self_ = SavedVariable(self.clone(), false);

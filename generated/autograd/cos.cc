@@ -67,6 +67,7 @@ const Tensor& cos_(const Tensor& self) {
   check_inplace(self, "cos_");
   std::shared_ptr<CosBackward0> node;
   if (any_requires_grad({&self})) {
+    check_view_rebase(self);
     node = make_node<CosBackward0>();
     node->add_next_edge(gradient_edge(self));
     if (node->next_edges()[0].is_valid()) node->self_ = SavedVariable(self.clone(), false);

@@ -57,6 +57,7 @@ const Tensor& deg2rad_(const Tensor& self) {
   check_inplace(self, "deg2rad_");
   std::shared_ptr<Deg2radBackward0> node;
   if (any_requires_grad({&self})) {
+    check_view_rebase(self);
     node = make_node<Deg2radBackward0>();
     node->add_next_edge(gradient_edge(self));
     if (explain_enabled()) explain_log("autograd", "Deg2radBackward0", "recorded");

@@ -73,6 +73,7 @@ const Tensor& div__Tensor(const Tensor& self, const Tensor& other) {
   check_inplace(self, "div_");
   std::shared_ptr<DivBackward0> node;
   if (any_requires_grad({&self, &other})) {
+    check_view_rebase(self);
     node = make_node<DivBackward0>();
     node->add_next_edge(gradient_edge(self));
     node->add_next_edge(gradient_edge(other));

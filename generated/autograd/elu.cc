@@ -74,6 +74,7 @@ const Tensor& elu_(const Tensor& self, const Scalar& alpha, const Scalar& scale,
   check_inplace(self, "elu_");
   std::shared_ptr<EluBackward0> node;
   if (any_requires_grad({&self})) {
+    check_view_rebase(self);
     node = make_node<EluBackward0>();
     node->add_next_edge(gradient_edge(self));
     if (node->next_edges()[0].is_valid()) node->self_ = SavedVariable(self.clone(), false);

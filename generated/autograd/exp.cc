@@ -64,6 +64,7 @@ const Tensor& exp_(const Tensor& self) {
   check_inplace(self, "exp_");
   std::shared_ptr<ExpBackward0> node;
   if (any_requires_grad({&self})) {
+    check_view_rebase(self);
     node = make_node<ExpBackward0>();
     node->add_next_edge(gradient_edge(self));
     if (explain_enabled()) explain_log("autograd", "ExpBackward0", "recorded");

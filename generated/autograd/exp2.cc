@@ -65,6 +65,7 @@ const Tensor& exp2_(const Tensor& self) {
   check_inplace(self, "exp2_");
   std::shared_ptr<Exp2Backward0> node;
   if (any_requires_grad({&self})) {
+    check_view_rebase(self);
     node = make_node<Exp2Backward0>();
     node->add_next_edge(gradient_edge(self));
     if (explain_enabled()) explain_log("autograd", "Exp2Backward0", "recorded");

@@ -66,6 +66,7 @@ const Tensor& expm1_(const Tensor& self) {
   check_inplace(self, "expm1_");
   std::shared_ptr<Expm1Backward0> node;
   if (any_requires_grad({&self})) {
+    check_view_rebase(self);
     node = make_node<Expm1Backward0>();
     node->add_next_edge(gradient_edge(self));
     if (explain_enabled()) explain_log("autograd", "Expm1Backward0", "recorded");

@@ -38,6 +38,7 @@ const Tensor& fill__Scalar(const Tensor& self, const Scalar& value) {
   check_inplace(self, "fill_");
   std::shared_ptr<FillBackward0> node;
   if (any_requires_grad({&self})) {
+    check_view_rebase(self);
     node = make_node<FillBackward0>();
     node->add_next_edge(gradient_edge(self));
     if (explain_enabled()) explain_log("autograd", "FillBackward0", "recorded");

@@ -107,6 +107,7 @@ const Tensor& float_power__Tensor_Tensor(const Tensor& self, const Tensor& expon
   check_inplace(self, "float_power_");
   std::shared_ptr<FloatPowerBackward0> node;
   if (any_requires_grad({&self, &exponent})) {
+    check_view_rebase(self);
     node = make_node<FloatPowerBackward0>();
     node->add_next_edge(gradient_edge(self));
     node->add_next_edge(gradient_edge(exponent));
@@ -156,6 +157,7 @@ const Tensor& float_power__Tensor_Scalar(const Tensor& self, const Scalar& expon
   check_inplace(self, "float_power_");
   std::shared_ptr<FloatPowerBackward1> node;
   if (any_requires_grad({&self})) {
+    check_view_rebase(self);
     node = make_node<FloatPowerBackward1>();
     node->add_next_edge(gradient_edge(self));
     if (node->next_edges()[0].is_valid()) node->self_ = SavedVariable(self.clone(), false);

@@ -57,6 +57,7 @@ const Tensor& floor_(const Tensor& self) {
   check_inplace(self, "floor_");
   std::shared_ptr<FloorBackward0> node;
   if (any_requires_grad({&self})) {
+    check_view_rebase(self);
     node = make_node<FloorBackward0>();
     node->add_next_edge(gradient_edge(self));
     if (explain_enabled()) explain_log("autograd", "FloorBackward0", "recorded");

@@ -60,6 +60,7 @@ const Tensor& floor_divide_(const Tensor& self, const Tensor& other) {
   check_inplace(self, "floor_divide_");
   std::shared_ptr<FloorDivideBackward0> node;
   if (any_requires_grad({&self, &other})) {
+    check_view_rebase(self);
     node = make_node<FloorDivideBackward0>();
     node->add_next_edge(gradient_edge(self));
     node->add_next_edge(gradient_edge(other));

@@ -75,6 +75,7 @@ const Tensor& fmod__Tensor(const Tensor& self, const Tensor& other) {
   check_inplace(self, "fmod_");
   std::shared_ptr<FmodBackward0> node;
   if (any_requires_grad({&self, &other})) {
+    check_view_rebase(self);
     node = make_node<FmodBackward0>();
     node->add_next_edge(gradient_edge(self));
     node->add_next_edge(gradient_edge(other));

@@ -56,6 +56,7 @@ const Tensor& frac_(const Tensor& self) {
   check_inplace(self, "frac_");
   std::shared_ptr<FracBackward0> node;
   if (any_requires_grad({&self})) {
+    check_view_rebase(self);
     node = make_node<FracBackward0>();
     node->add_next_edge(gradient_edge(self));
     if (explain_enabled()) explain_log("autograd", "FracBackward0", "recorded");

@@ -72,6 +72,7 @@ const Tensor& gelu_(const Tensor& self, const std::string& approximate) {
   check_inplace(self, "gelu_");
   std::shared_ptr<GeluBackward0> node;
   if (any_requires_grad({&self})) {
+    check_view_rebase(self);
     node = make_node<GeluBackward0>();
     node->add_next_edge(gradient_edge(self));
     if (node->next_edges()[0].is_valid()) node->self_ = SavedVariable(self.clone(), false);

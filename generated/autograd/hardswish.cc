@@ -70,6 +70,7 @@ const Tensor& hardswish_(const Tensor& self) {
   check_inplace(self, "hardswish_");
   std::shared_ptr<HardswishBackward0> node;
   if (any_requires_grad({&self})) {
+    check_view_rebase(self);
     node = make_node<HardswishBackward0>();
     node->add_next_edge(gradient_edge(self));
     if (node->next_edges()[0].is_valid()) node->self_ = SavedVariable(self.clone(), false);

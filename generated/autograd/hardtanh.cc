@@ -72,6 +72,7 @@ const Tensor& hardtanh_(const Tensor& self, const Scalar& min_val, const Scalar&
   check_inplace(self, "hardtanh_");
   std::shared_ptr<HardtanhBackward0> node;
   if (any_requires_grad({&self})) {
+    check_view_rebase(self);
     node = make_node<HardtanhBackward0>();
     node->add_next_edge(gradient_edge(self));
     if (node->next_edges()[0].is_valid()) node->self_ = SavedVariable(self.clone(), false);

@@ -78,6 +78,7 @@ const Tensor& hypot_(const Tensor& self, const Tensor& other) {
   check_inplace(self, "hypot_");
   std::shared_ptr<HypotBackward0> node;
   if (any_requires_grad({&self, &other})) {
+    check_view_rebase(self);
     node = make_node<HypotBackward0>();
     node->add_next_edge(gradient_edge(self));
     node->add_next_edge(gradient_edge(other));

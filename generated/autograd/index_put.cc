@@ -76,6 +76,7 @@ const Tensor& index_put_(const Tensor& self, const std::vector<Tensor>& indices,
   check_inplace(self, "index_put_");
   std::shared_ptr<IndexPutBackward0> node;
   if (any_requires_grad({&self, &values})) {
+    check_view_rebase(self);
     node = make_node<IndexPutBackward0>();
     node->add_next_edge(gradient_edge(self));
     node->add_next_edge(gradient_edge(values));

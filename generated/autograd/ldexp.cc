@@ -74,6 +74,7 @@ const Tensor& ldexp__Tensor(const Tensor& self, const Tensor& other) {
   check_inplace(self, "ldexp_");
   std::shared_ptr<LdexpBackward0> node;
   if (any_requires_grad({&self, &other})) {
+    check_view_rebase(self);
     node = make_node<LdexpBackward0>();
     node->add_next_edge(gradient_edge(self));
     node->add_next_edge(gradient_edge(other));

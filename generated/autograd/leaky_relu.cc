@@ -68,6 +68,7 @@ const Tensor& leaky_relu_(const Tensor& self, const Scalar& negative_slope) {
   check_inplace(self, "leaky_relu_");
   std::shared_ptr<LeakyReluBackward0> node;
   if (any_requires_grad({&self})) {
+    check_view_rebase(self);
     node = make_node<LeakyReluBackward0>();
     node->add_next_edge(gradient_edge(self));
     if (node->next_edges()[0].is_valid()) node->self_ = SavedVariable(self.clone(), false);

@@ -98,6 +98,7 @@ const Tensor& lerp__Scalar(const Tensor& self, const Tensor& end, const Scalar& 
   check_inplace(self, "lerp_");
   std::shared_ptr<LerpBackward0> node;
   if (any_requires_grad({&self, &end})) {
+    check_view_rebase(self);
     node = make_node<LerpBackward0>();
     node->add_next_edge(gradient_edge(self));
     node->add_next_edge(gradient_edge(end));
@@ -148,6 +149,7 @@ const Tensor& lerp__Tensor(const Tensor& self, const Tensor& end, const Tensor& 
   check_inplace(self, "lerp_");
   std::shared_ptr<LerpBackward1> node;
   if (any_requires_grad({&self, &end, &weight})) {
+    check_view_rebase(self);
     node = make_node<LerpBackward1>();
     node->add_next_edge(gradient_edge(self));
     node->add_next_edge(gradient_edge(end));

@@ -64,6 +64,7 @@ const Tensor& log_(const Tensor& self) {
   check_inplace(self, "log_");
   std::shared_ptr<LogBackward0> node;
   if (any_requires_grad({&self})) {
+    check_view_rebase(self);
     node = make_node<LogBackward0>();
     node->add_next_edge(gradient_edge(self));
     if (node->next_edges()[0].is_valid()) node->self_ = SavedVariable(self.clone(), false);

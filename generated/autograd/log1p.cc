@@ -66,6 +66,7 @@ const Tensor& log1p_(const Tensor& self) {
   check_inplace(self, "log1p_");
   std::shared_ptr<Log1pBackward0> node;
   if (any_requires_grad({&self})) {
+    check_view_rebase(self);
     node = make_node<Log1pBackward0>();
     node->add_next_edge(gradient_edge(self));
     if (node->next_edges()[0].is_valid()) node->self_ = SavedVariable(self.clone(), false);

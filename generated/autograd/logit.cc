@@ -80,6 +80,7 @@ const Tensor& logit_(const Tensor& self, const std::optional<Scalar>& eps) {
   check_inplace(self, "logit_");
   std::shared_ptr<LogitBackward0> node;
   if (any_requires_grad({&self})) {
+    check_view_rebase(self);
     node = make_node<LogitBackward0>();
     node->add_next_edge(gradient_edge(self));
     if (node->next_edges()[0].is_valid()) node->self_ = SavedVariable(self.clone(), false);

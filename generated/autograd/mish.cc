@@ -71,6 +71,7 @@ const Tensor& mish_(const Tensor& self) {
   check_inplace(self, "mish_");
   std::shared_ptr<MishBackward0> node;
   if (any_requires_grad({&self})) {
+    check_view_rebase(self);
     node = make_node<MishBackward0>();
     node->add_next_edge(gradient_edge(self));
     if (node->next_edges()[0].is_valid()) node->self_ = SavedVariable(self.clone(), false);

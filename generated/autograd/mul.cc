@@ -70,6 +70,7 @@ const Tensor& mul__Tensor(const Tensor& self, const Tensor& other) {
   check_inplace(self, "mul_");
   std::shared_ptr<MulBackward0> node;
   if (any_requires_grad({&self, &other})) {
+    check_view_rebase(self);
     node = make_node<MulBackward0>();
     node->add_next_edge(gradient_edge(self));
     node->add_next_edge(gradient_edge(other));

@@ -56,6 +56,7 @@ const Tensor& neg_(const Tensor& self) {
   check_inplace(self, "neg_");
   std::shared_ptr<NegBackward0> node;
   if (any_requires_grad({&self})) {
+    check_view_rebase(self);
     node = make_node<NegBackward0>();
     node->add_next_edge(gradient_edge(self));
     if (explain_enabled()) explain_log("autograd", "NegBackward0", "recorded");

@@ -38,6 +38,7 @@ const Tensor& normal_(const Tensor& self, double mean, double std, Generator* ge
   check_inplace(self, "normal_");
   std::shared_ptr<NormalBackward0> node;
   if (any_requires_grad({&self})) {
+    check_view_rebase(self);
     node = make_node<NormalBackward0>();
     node->add_next_edge(gradient_edge(self));
     if (explain_enabled()) explain_log("autograd", "NormalBackward0", "recorded");

@@ -104,6 +104,7 @@ const Tensor& pow__Tensor_Scalar(const Tensor& self, const Scalar& exponent) {
   check_inplace(self, "pow_");
   std::shared_ptr<PowBackward1> node;
   if (any_requires_grad({&self})) {
+    check_view_rebase(self);
     node = make_node<PowBackward1>();
     node->add_next_edge(gradient_edge(self));
     if (node->next_edges()[0].is_valid()) node->self_ = SavedVariable(self.clone(), false);
@@ -153,6 +154,7 @@ const Tensor& pow__Tensor_Tensor(const Tensor& self, const Tensor& exponent) {
   check_inplace(self, "pow_");
   std::shared_ptr<PowBackward0> node;
   if (any_requires_grad({&self, &exponent})) {
+    check_view_rebase(self);
     node = make_node<PowBackward0>();
     node->add_next_edge(gradient_edge(self));
     node->add_next_edge(gradient_edge(exponent));

@@ -57,6 +57,7 @@ const Tensor& rad2deg_(const Tensor& self) {
   check_inplace(self, "rad2deg_");
   std::shared_ptr<Rad2degBackward0> node;
   if (any_requires_grad({&self})) {
+    check_view_rebase(self);
     node = make_node<Rad2degBackward0>();
     node->add_next_edge(gradient_edge(self));
     if (explain_enabled()) explain_log("autograd", "Rad2degBackward0", "recorded");

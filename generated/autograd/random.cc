@@ -68,6 +68,7 @@ const Tensor& random__to(const Tensor& self, int64_t to, Generator* generator) {
   check_inplace(self, "random_");
   std::shared_ptr<RandomBackward1> node;
   if (any_requires_grad({&self})) {
+    check_view_rebase(self);
     node = make_node<RandomBackward1>();
     node->add_next_edge(gradient_edge(self));
     if (explain_enabled()) explain_log("autograd", "RandomBackward1", "recorded");
@@ -87,6 +88,7 @@ const Tensor& random__from(const Tensor& self, int64_t from, const std::optional
   check_inplace(self, "random_");
   std::shared_ptr<RandomBackward0> node;
   if (any_requires_grad({&self})) {
+    check_view_rebase(self);
     node = make_node<RandomBackward0>();
     node->add_next_edge(gradient_edge(self));
     if (explain_enabled()) explain_log("autograd", "RandomBackward0", "recorded");
@@ -106,6 +108,7 @@ const Tensor& random_(const Tensor& self, Generator* generator) {
   check_inplace(self, "random_");
   std::shared_ptr<RandomBackward2> node;
   if (any_requires_grad({&self})) {
+    check_view_rebase(self);
     node = make_node<RandomBackward2>();
     node->add_next_edge(gradient_edge(self));
     if (explain_enabled()) explain_log("autograd", "RandomBackward2", "recorded");

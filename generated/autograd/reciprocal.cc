@@ -66,6 +66,7 @@ const Tensor& reciprocal_(const Tensor& self) {
   check_inplace(self, "reciprocal_");
   std::shared_ptr<ReciprocalBackward0> node;
   if (any_requires_grad({&self})) {
+    check_view_rebase(self);
     node = make_node<ReciprocalBackward0>();
     node->add_next_edge(gradient_edge(self));
     if (explain_enabled()) explain_log("autograd", "ReciprocalBackward0", "recorded");

@@ -66,6 +66,7 @@ const Tensor& relu_(const Tensor& self) {
   check_inplace(self, "relu_");
   std::shared_ptr<ReluBackward0> node;
   if (any_requires_grad({&self})) {
+    check_view_rebase(self);
     node = make_node<ReluBackward0>();
     node->add_next_edge(gradient_edge(self));
     if (explain_enabled()) explain_log("autograd", "ReluBackward0", "recorded");

@@ -74,6 +74,7 @@ const Tensor& remainder__Tensor(const Tensor& self, const Tensor& other) {
   check_inplace(self, "remainder_");
   std::shared_ptr<RemainderBackward0> node;
   if (any_requires_grad({&self, &other})) {
+    check_view_rebase(self);
     node = make_node<RemainderBackward0>();
     node->add_next_edge(gradient_edge(self));
     node->add_next_edge(gradient_edge(other));

@@ -57,6 +57,7 @@ const Tensor& round_(const Tensor& self) {
   check_inplace(self, "round_");
   std::shared_ptr<RoundBackward0> node;
   if (any_requires_grad({&self})) {
+    check_view_rebase(self);
     node = make_node<RoundBackward0>();
     node->add_next_edge(gradient_edge(self));
     if (explain_enabled()) explain_log("autograd", "RoundBackward0", "recorded");

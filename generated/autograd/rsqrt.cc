@@ -65,6 +65,7 @@ const Tensor& rsqrt_(const Tensor& self) {
   check_inplace(self, "rsqrt_");
   std::shared_ptr<RsqrtBackward0> node;
   if (any_requires_grad({&self})) {
+    check_view_rebase(self);
     node = make_node<RsqrtBackward0>();
     node->add_next_edge(gradient_edge(self));
     if (explain_enabled()) explain_log("autograd", "RsqrtBackward0", "recorded");

@@ -91,6 +91,7 @@ const Tensor& scatter__src(const Tensor& self, int64_t dim, const Tensor& index,
   check_inplace(self, "scatter_");
   std::shared_ptr<ScatterBackward0> node;
   if (any_requires_grad({&self, &src})) {
+    check_view_rebase(self);
     node = make_node<ScatterBackward0>();
     node->add_next_edge(gradient_edge(self));
     node->add_next_edge(gradient_edge(src));
@@ -134,6 +135,7 @@ const Tensor& scatter__value(const Tensor& self, int64_t dim, const Tensor& inde
   check_inplace(self, "scatter_");
   std::shared_ptr<ScatterBackward1> node;
   if (any_requires_grad({&self})) {
+    check_view_rebase(self);
     node = make_node<ScatterBackward1>();
     node->add_next_edge(gradient_edge(self));
     node->dim = dim;

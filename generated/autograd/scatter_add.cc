@@ -69,6 +69,7 @@ const Tensor& scatter_add_(const Tensor& self, int64_t dim, const Tensor& index,
   check_inplace(self, "scatter_add_");
   std::shared_ptr<ScatterAddBackward0> node;
   if (any_requires_grad({&self, &src})) {
+    check_view_rebase(self);
     node = make_node<ScatterAddBackward0>();
     node->add_next_edge(gradient_edge(self));
     node->add_next_edge(gradient_edge(src));

@@ -84,6 +84,7 @@ const Tensor& scatter_reduce__two(const Tensor& self, int64_t dim, const Tensor&
   check_inplace(self, "scatter_reduce_");
   std::shared_ptr<ScatterReduceBackward0> node;
   if (any_requires_grad({&self, &src})) {
+    check_view_rebase(self);
     node = make_node<ScatterReduceBackward0>();
     node->add_next_edge(gradient_edge(self));
     node->add_next_edge(gradient_edge(src));

@@ -57,6 +57,7 @@ const Tensor& sgn_(const Tensor& self) {
   check_inplace(self, "sgn_");
   std::shared_ptr<SgnBackward0> node;
   if (any_requires_grad({&self})) {
+    check_view_rebase(self);
     node = make_node<SgnBackward0>();
     node->add_next_edge(gradient_edge(self));
     if (explain_enabled()) explain_log("autograd", "SgnBackward0", "recorded");

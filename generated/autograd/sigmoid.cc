@@ -67,6 +67,7 @@ const Tensor& sigmoid_(const Tensor& self) {
   check_inplace(self, "sigmoid_");
   std::shared_ptr<SigmoidBackward0> node;
   if (any_requires_grad({&self})) {
+    check_view_rebase(self);
     node = make_node<SigmoidBackward0>();
     node->add_next_edge(gradient_edge(self));
     if (explain_enabled()) explain_log("autograd", "SigmoidBackward0", "recorded");

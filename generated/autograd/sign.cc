@@ -57,6 +57,7 @@ const Tensor& sign_(const Tensor& self) {
   check_inplace(self, "sign_");
   std::shared_ptr<SignBackward0> node;
   if (any_requires_grad({&self})) {
+    check_view_rebase(self);
     node = make_node<SignBackward0>();
     node->add_next_edge(gradient_edge(self));
     if (explain_enabled()) explain_log("autograd", "SignBackward0", "recorded");

@@ -66,6 +66,7 @@ const Tensor& sinh_(const Tensor& self) {
   check_inplace(self, "sinh_");
   std::shared_ptr<SinhBackward0> node;
   if (any_requires_grad({&self})) {
+    check_view_rebase(self);
     node = make_node<SinhBackward0>();
     node->add_next_edge(gradient_edge(self));
     if (node->next_edges()[0].is_valid()) node->self_ = SavedVariable(self.clone(), false);

@@ -66,6 +66,7 @@ const Tensor& sqrt_(const Tensor& self) {
   check_inplace(self, "sqrt_");
   std::shared_ptr<SqrtBackward0> node;
   if (any_requires_grad({&self})) {
+    check_view_rebase(self);
     node = make_node<SqrtBackward0>();
     node->add_next_edge(gradient_edge(self));
     if (explain_enabled()) explain_log("autograd", "SqrtBackward0", "recorded");

@@ -62,6 +62,7 @@ const Tensor& sub__Tensor(const Tensor& self, const Tensor& other, const Scalar&
   check_inplace(self, "sub_");
   std::shared_ptr<SubBackward0> node;
   if (any_requires_grad({&self, &other})) {
+    check_view_rebase(self);
     node = make_node<SubBackward0>();
     node->add_next_edge(gradient_edge(self));
     node->add_next_edge(gradient_edge(other));

@@ -66,6 +66,7 @@ const Tensor& tan_(const Tensor& self) {
   check_inplace(self, "tan_");
   std::shared_ptr<TanBackward0> node;
   if (any_requires_grad({&self})) {
+    check_view_rebase(self);
     node = make_node<TanBackward0>();
     node->add_next_edge(gradient_edge(self));
     if (explain_enabled()) explain_log("autograd", "TanBackward0", "recorded");

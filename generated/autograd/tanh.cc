@@ -67,6 +67,7 @@ const Tensor& tanh_(const Tensor& self) {
   check_inplace(self, "tanh_");
   std::shared_ptr<TanhBackward0> node;
   if (any_requires_grad({&self})) {
+    check_view_rebase(self);
     node = make_node<TanhBackward0>();
     node->add_next_edge(gradient_edge(self));
     if (explain_enabled()) explain_log("autograd", "TanhBackward0", "recorded");

@@ -68,6 +68,7 @@ const Tensor& threshold_(const Tensor& self, const Scalar& threshold, const Scal
   check_inplace(self, "threshold_");
   std::shared_ptr<ThresholdBackward0> node;
   if (any_requires_grad({&self})) {
+    check_view_rebase(self);
     node = make_node<ThresholdBackward0>();
     node->add_next_edge(gradient_edge(self));
     if (node->next_edges()[0].is_valid()) node->self_ = SavedVariable(self.clone(), false);

@@ -58,6 +58,7 @@ const Tensor& triu_(const Tensor& self, int64_t diagonal) {
   check_inplace(self, "triu_");
   std::shared_ptr<TriuBackward0> node;
   if (any_requires_grad({&self})) {
+    check_view_rebase(self);
     node = make_node<TriuBackward0>();
     node->add_next_edge(gradient_edge(self));
     node->diagonal = diagonal;

@@ -57,6 +57,7 @@ const Tensor& trunc_(const Tensor& self) {
   check_inplace(self, "trunc_");
   std::shared_ptr<TruncBackward0> node;
   if (any_requires_grad({&self})) {
+    check_view_rebase(self);
     node = make_node<TruncBackward0>();
     node->add_next_edge(gradient_edge(self));
     if (explain_enabled()) explain_log("autograd", "TruncBackward0", "recorded");

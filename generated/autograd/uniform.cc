@@ -38,6 +38,7 @@ const Tensor& uniform_(const Tensor& self, double from, double to, Generator* ge
   check_inplace(self, "uniform_");
   std::shared_ptr<UniformBackward0> node;
   if (any_requires_grad({&self})) {
+    check_view_rebase(self);
     node = make_node<UniformBackward0>();
     node->add_next_edge(gradient_edge(self));
     if (explain_enabled()) explain_log("autograd", "UniformBackward0", "recorded");

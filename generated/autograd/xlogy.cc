@@ -81,6 +81,7 @@ const Tensor& xlogy__Tensor(const Tensor& self, const Tensor& other) {
   check_inplace(self, "xlogy_");
   std::shared_ptr<XlogyBackward0> node;
   if (any_requires_grad({&self, &other})) {
+    check_view_rebase(self);
     node = make_node<XlogyBackward0>();
     node->add_next_edge(gradient_edge(self));
     node->add_next_edge(gradient_edge(other));

@@ -33,7 +33,7 @@ std::vector<Tensor> ops::split_with_sizes(const Tensor& self, IntArrayRef split_
   const DispatchKeySet keys = dispatch_keys(backend_key({&self}), records_autograd({&self}));
   if (explain_enabled()) explain_log("dispatch", "split_with_sizes", keys.str().c_str());
   std::vector<Tensor> result = split_with_sizes_op.lookup(keys)(self, split_sizes, dim);
-  for (Tensor& t : result) mark_view(t, self);
+  for (Tensor& t : result) mark_view(t, self, /*multi_output=*/true);
   return result;
 }
 

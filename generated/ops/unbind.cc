@@ -33,7 +33,7 @@ std::vector<Tensor> ops::unbind(const Tensor& self, int64_t dim) {
   const DispatchKeySet keys = dispatch_keys(backend_key({&self}), records_autograd({&self}));
   if (explain_enabled()) explain_log("dispatch", "unbind.int", keys.str().c_str());
   std::vector<Tensor> result = unbind_int_op.lookup(keys)(self, dim);
-  for (Tensor& t : result) mark_view(t, self);
+  for (Tensor& t : result) mark_view(t, self, /*multi_output=*/true);
   return result;
 }
 

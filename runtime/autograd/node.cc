@@ -48,6 +48,28 @@ std::shared_ptr<Node> grad_accumulator(const TensorBase& leaf) {
 }
 
 namespace {
+// torch's handle_view_on_rebase: the message for writing in place into a view whose creation
+// forbids it; `indirect` when the write went through its base or another view.
+[[noreturn]] void refuse_view_rebase(const AutogradMeta& meta, bool indirect) {
+  const char* modified = indirect ? "its base or another view of its base has been" : "is being";
+  std::string msg;
+  if (meta.view_creation == ViewCreation::kNoGrad || !meta.grad_fn) {
+    msg = detail::str_cat("A view was created in no_grad mode and ", modified, " modified inplace with grad mode enabled.");
+  } else {
+    msg = detail::str_cat("Output ", meta.output_nr, " of ", meta.grad_fn->name(), " is a view and ", modified,
+              " modified inplace.");
+  }
+  if (meta.view_creation == ViewCreation::kMultiOutput) {
+    msg += " This view is the output of a function that returns multiple views. Such functions do not allow the"
+           " output views to be modified inplace. You should replace the inplace operation by an out-of-place one.";
+  } else {
+    msg += " Given that this use case is ambiguous and error-prone, it is forbidden. You can clarify your code by"
+           " moving both the view and the inplace either both inside the no_grad block (if you don't want the"
+           " inplace to be tracked) or both outside (if you want the inplace to be tracked).";
+  }
+  throw Error(msg);
+}
+
 // A view whose base changed in place (through another view) since its grad_fn
 // was set: its gradient now flows through the base's current history.
 void refresh_view_grad_fn(const TensorBase& t, AutogradMeta& meta) {
@@ -56,16 +78,37 @@ void refresh_view_grad_fn(const TensorBase& t, AutogradMeta& meta) {
   meta.output_nr = fn->add_input_metadata(t);
   meta.attr_version = t._version();
 }
+
+// The same, when due: the view's base was modified in place since its grad_fn was set.
+void refresh_if_base_modified(const TensorBase& t, AutogradMeta& meta) {
+  if (!meta.is_view || meta.attr_version == t._version() || !meta.base.requires_grad()) return;
+  if (meta.view_creation != ViewCreation::kDefault) refuse_view_rebase(meta, /*indirect=*/true);
+  refresh_view_grad_fn(t, meta);
+}
 }  // namespace
+
+void check_view_rebase(const TensorBase& t) {
+  AutogradMeta* meta = t.impl()->autograd_meta();
+  if (meta && meta->is_view && meta->view_creation != ViewCreation::kDefault && GradMode::is_enabled())
+    refuse_view_rebase(*meta, /*indirect=*/false);
+}
+
+std::shared_ptr<Node> current_grad_fn(const TensorBase& t) {
+  AutogradMeta* meta = t.defined() ? t.impl()->autograd_meta() : nullptr;
+  if (!meta) return nullptr;
+  refresh_if_base_modified(t, *meta);
+  return meta->grad_fn;
+}
 
 Edge gradient_edge(const TensorBase& t) {
   if (!t.defined()) return Edge();
   AutogradMeta* meta = t.impl()->autograd_meta();
-  if (meta && meta->is_view && meta->attr_version != t._version() && meta->base.requires_grad())
-    refresh_view_grad_fn(t, *meta);
-  const auto& fn = t.grad_fn();
-  if (fn) return Edge(fn, t.output_nr());
-  if (t.requires_grad()) return Edge(grad_accumulator(t), 0);
+  if (!meta) return Edge();
+  refresh_if_base_modified(t, *meta);
+  if (meta->grad_fn) return Edge(meta->grad_fn, meta->output_nr);
+  // A view made in no-grad mode requires grad through its base but has no history: its gradient
+  // goes nowhere, as in torch.
+  if (meta->requires_grad) return Edge(grad_accumulator(t), 0);
   return Edge();
 }
 
@@ -80,6 +123,8 @@ void check_inplace(const TensorBase& t, const char* op_name) {
   AutogradMeta* meta = t.impl()->autograd_meta();
   if (!meta) return;
   if (meta->is_view && meta->base.defined()) {
+    if (meta->view_creation != ViewCreation::kDefault && t.requires_grad())
+      refuse_view_rebase(*meta, /*indirect=*/false);  // torch checks this first
     KILN_CHECK(!(meta->base.is_leaf() && meta->base.requires_grad()), op_name,
                "(): a view of a leaf Variable that requires grad is being used in an in-place operation.");
   }
@@ -102,13 +147,22 @@ void rebase_history(const TensorBase& t, const std::shared_ptr<Node>& fn, const 
   set_history(t, fn);
 }
 
-void mark_view(const TensorBase& view, const TensorBase& base) {
-  if (!GradMode::is_enabled()) return;  // as in PyTorch, such views do not require grad
+void mark_view(const TensorBase& view, const TensorBase& base, bool multi_output) {
+  AutogradMeta* base_meta = base.impl()->autograd_meta();
+  const bool base_is_view = base_meta && base_meta->is_view;
+  const TensorBase& root = base_is_view ? base_meta->base : base;
+  ViewCreation creation = multi_output ? ViewCreation::kMultiOutput : ViewCreation::kDefault;
+  if (!GradMode::is_enabled()) {
+    if (!root.requires_grad()) return;
+    creation = ViewCreation::kNoGrad;
+  }
   AutogradMeta& meta = view.impl()->ensure_autograd_meta();
   if (meta.is_view) return;
   meta.is_view = true;
-  AutogradMeta* base_meta = base.impl()->autograd_meta();
-  meta.base = (base_meta && base_meta->is_view) ? base_meta->base : base;
+  meta.base = root;
+  // A view of a restricted view keeps the restriction (torch's propagate_creation_meta).
+  if (base_is_view && base_meta->view_creation != ViewCreation::kDefault) creation = base_meta->view_creation;
+  meta.view_creation = creation;
   meta.attr_version = view._version();
 }
 

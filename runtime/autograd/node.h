@@ -103,6 +103,12 @@ void set_history(const TensorBase& t, const std::shared_ptr<Node>& fn);
 void rebase_history(const TensorBase& t, const std::shared_ptr<Node>& fn, const char* op_name);
 // Before an in-place op: throws if modifying `t` would make gradients wrong.
 void check_inplace(const TensorBase& t, const char* op_name);
+// Before recording an in-place op on `t`: throws, as torch, when `t` is a view that may not be
+// modified in place (an output of unbind/split, or made in no-grad mode; see ViewCreation).
+void check_view_rebase(const TensorBase& t);
+// t.grad_fn, rebuilt first when `t` is a view whose base was modified in place since (torch's
+// grad_fn getter): what Python's Tensor.grad_fn shows.
+std::shared_ptr<Node> current_grad_fn(const TensorBase& t);
 // Whether autograd must record an op with these inputs.
 template <typename Range>  // TensorRefs for ops with Tensor[] inputs
 bool any_requires_grad(const Range& tensors) {

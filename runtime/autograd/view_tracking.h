@@ -7,8 +7,10 @@
 
 namespace kiln {
 
-// Records that `view` (an output of a view op) shares memory with `base`'s root.
-// No-op in no-grad mode: such views never require grad, as in PyTorch.
-void mark_view(const TensorBase& view, const TensorBase& base);
+// Records that `view` (an output of a view op) shares memory with `base`'s root; `multi_output`
+// for the outputs of an op that returns several views. In no-grad mode only views of a tensor that
+// requires grad are recorded: the only ones where it changes anything (they require grad, as in
+// PyTorch, and may not be written in place once grad mode is back).
+void mark_view(const TensorBase& view, const TensorBase& base, bool multi_output = false);
 
 }  // namespace kiln

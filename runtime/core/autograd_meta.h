@@ -10,6 +10,11 @@ namespace kiln {
 
 class Node;
 
+// How a view was made, for torch's rule on in-place writes (its CreationMeta): the outputs of an op
+// that returns several views (unbind, split), and views made in no-grad mode of a tensor that
+// requires grad, may not be modified in place while autograd records, directly or through their base.
+enum class ViewCreation : uint8_t { kDefault, kMultiOutput, kNoGrad };
+
 // A gradient hook: returns a replacement gradient, or an undefined tensor to keep it.
 // (A small interface instead of std::function keeps <functional> out of every file
 // that includes autograd headers.)
@@ -44,6 +49,7 @@ struct AutogradMeta {
   std::vector<GradHook> leaf_hooks;
   // Set when this tensor is a view of `base` created while autograd was recording.
   bool is_view = false;
+  ViewCreation view_creation = ViewCreation::kDefault;
   TensorBase base;
   // The version at which grad_fn was last set: a view whose base was modified
   // since (through another view) gets a fresh grad_fn when next used.

@@ -132,7 +132,17 @@ int set_grad(PyObject* self, PyObject* value, void*) {
     return -1;
   }
 }
-PyObject* get_grad_fn(PyObject* self, void*) { return wrap_node(self_tensor(self).grad_fn()); }
+PyObject* get_grad_fn(PyObject* self, void*) {
+  KILN_PY_BEGIN
+  return wrap_node(current_grad_fn(self_tensor(self)));
+  KILN_PY_END
+}
+// The tensor a view shares memory with (the root of a chain of views), or None: torch's Tensor._base.
+PyObject* get_base(PyObject* self, void*) {
+  const AutogradMeta* meta = self_tensor(self).impl()->autograd_meta();
+  if (!meta || !meta->is_view) Py_RETURN_NONE;
+  return wrap(Tensor(meta->base));
+}
 PyObject* get_is_leaf(PyObject* self, void*) { return PyBool_FromLong(self_tensor(self).is_leaf()); }
 PyObject* get_version(PyObject* self, void*) { return PyLong_FromLong(self_tensor(self)._version()); }
 PyObject* get_output_nr(PyObject* self, void*) { return PyLong_FromLong(self_tensor(self).output_nr()); }
@@ -204,6 +214,7 @@ PyGetSetDef tensor_getset[] = {
     {"is_leaf", get_is_leaf, nullptr, nullptr, nullptr},
     {"data", get_data, set_data, nullptr, nullptr},
     {"_version", get_version, nullptr, nullptr, nullptr},
+    {"_base", get_base, nullptr, nullptr, nullptr},
     {"output_nr", get_output_nr, nullptr, nullptr, nullptr},
     {"retains_grad", get_retains_grad, nullptr, nullptr, nullptr},
     {"is_cuda", get_is_cuda, nullptr, nullptr, nullptr},
@@ -236,6 +247,10 @@ PyObject* m_numel(PyObject* self, PyObject*) { return PyLong_FromLongLong(self_t
 PyObject* m_element_size(PyObject* self, PyObject*) { return PyLong_FromLongLong(self_tensor(self).element_size()); }
 PyObject* m_storage_offset(PyObject* self, PyObject*) { return PyLong_FromLongLong(self_tensor(self).storage_offset()); }
 PyObject* m_is_contiguous(PyObject* self, PyObject*) { return PyBool_FromLong(self_tensor(self).is_contiguous()); }
+PyObject* m_is_view(PyObject* self, PyObject*) {
+  const AutogradMeta* meta = self_tensor(self).impl()->autograd_meta();
+  return PyBool_FromLong(meta && meta->is_view);
+}
 PyObject* m_is_floating_point(PyObject* self, PyObject*) {
   return PyBool_FromLong(self_tensor(self).is_floating_point());
 }
@@ -339,6 +354,7 @@ PyMethodDef hand_methods[] = {
     KILN_METHOD("storage_offset", m_storage_offset, METH_NOARGS),
     KILN_METHOD("is_contiguous", m_is_contiguous, METH_NOARGS),
     KILN_METHOD("is_floating_point", m_is_floating_point, METH_NOARGS),
+    KILN_METHOD("_is_view", m_is_view, METH_NOARGS),
     KILN_METHOD("data_ptr", m_data_ptr, METH_NOARGS),
     KILN_METHOD("item", m_item, METH_NOARGS),
     KILN_METHOD("tolist", m_tolist, METH_NOARGS),

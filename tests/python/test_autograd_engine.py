@@ -320,18 +320,22 @@ def test_set_grad_enabled_as_decorator():
     assert kiln.is_grad_enabled()
 
 
-def test_views_made_under_no_grad_do_not_require_grad():
-    # PyTorch: under no_grad every result (views included) has requires_grad=False.
-    x = t([1.0, 2.0, 3.0])
-    with kiln.no_grad():
-        views = {"slice": x[1:], "select": x[0], "view": x.view(3, 1),
-                 "transpose": x.view(3, 1).transpose(0, 1), "expand": x.expand(2, 3)}
-    for name, v in views.items():
-        assert not v.requires_grad, f"{name} created under no_grad requires grad"
-    with kiln.no_grad():
-        w = x[1:]
-    with pytest.raises(RuntimeError, match="does not require grad"):
-        (w * 2).sum().backward()
+def test_views_made_under_no_grad_of_a_tensor_that_requires_grad():
+    # As torch: such a view requires grad through its base, has no history (is a leaf), and its
+    # gradient goes nowhere; results of other ops under no_grad do not require grad.
+    import torch
+    for lib in (torch, kiln):
+        x = lib.tensor([1.0, 2.0, 3.0], dtype=lib.float64, requires_grad=True)
+        with lib.no_grad():
+            views = {"slice": x[1:], "select": x[0], "view": x.view(3, 1),
+                     "transpose": x.view(3, 1).transpose(0, 1), "expand": x.expand(2, 3)}
+            other = x * 2
+        for name, v in views.items():
+            assert v.requires_grad and v.is_leaf and v.grad_fn is None, (lib.__name__, name)
+            assert v._is_view() and v._base is x, (lib.__name__, name)
+        assert not other.requires_grad
+        (views["slice"] * 2).sum().backward()
+        assert x.grad is None and views["slice"].grad is None, lib.__name__
 
 
 # ---------------------------------------------------------------- detach / requires_grad_

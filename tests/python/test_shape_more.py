@@ -68,10 +68,12 @@ def test_split_outputs_share_storage_with_self():
     np.testing.assert_array_equal(x.numpy(), [0, 1, 20, 30, 4, 5])
 
 
-def test_inplace_on_a_split_output_with_autograd():
+def test_inplace_on_a_tensor_split_output_with_autograd():
+    # tensor_split's outputs are ordinary slices (split's refuse in-place writes under autograd, as
+    # torch: tests/python/test_view_creation_rules.py).
     x = leaf(np.arange(8.0).reshape(4, 2))
     y = x.clone()
-    a, b = y.split(2)
+    a, b = y.tensor_split(2)
     a.mul_(3)  # y's history becomes a CopySlices node
     np.testing.assert_array_equal(y.detach().numpy()[:2], np.arange(4.0).reshape(2, 2) * 3)
     y.sum().backward()
@@ -82,7 +84,7 @@ def test_inplace_on_a_split_output_with_autograd():
     # only its own rows' gradient.
     x.grad = None
     y = x.clone()
-    a, b = y.split(2)
+    a, b = y.tensor_split(2)
     a.mul_(3)
     (b * 2 + a.sum()).sum().backward()
     want = np.full((4, 2), 2.0)
