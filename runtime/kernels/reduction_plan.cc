@@ -42,17 +42,29 @@ ReductionPlan ReductionPlan::over_dims(IntArrayRef sizes, std::optional<IntArray
     }
   }
   bool seen_reduced = false;
-  enum { kBefore, kIn, kAfter } block_part = kBefore;  // where dim i is around the reduced block
+  // Where dim i is around the block of reduced dims, and around the block of kept dims.
+  enum Part { kBefore, kIn, kAfter };
+  Part reduced_part = kBefore, kept_part = kBefore;
   for (int64_t i = 0; i < nd; ++i) {
     if (sizes[i] != 1) {  // a size-1 dim changes no layout
       if (p.reduced[i]) {
-        if (block_part == kAfter) p.reduced_block = false;
-        block_part = kIn;
-      } else if (block_part == kBefore) {
-        p.outer *= sizes[i];
+        if (reduced_part == kAfter) p.reduced_block = false;
+        reduced_part = kIn;
+        if (kept_part == kBefore) {
+          p.reduced_outer *= sizes[i];
+        } else {
+          kept_part = kAfter;
+          p.reduced_inner *= sizes[i];
+        }
       } else {
-        block_part = kAfter;
-        p.inner *= sizes[i];
+        if (kept_part == kAfter) p.kept_block = false;
+        kept_part = kIn;
+        if (reduced_part == kBefore) {
+          p.outer *= sizes[i];
+        } else {
+          reduced_part = kAfter;
+          p.inner *= sizes[i];
+        }
       }
     }
     if (p.reduced[i]) {

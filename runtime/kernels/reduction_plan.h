@@ -59,6 +59,12 @@ struct ReductionPlan {
   // reduced_suffix is the case inner == 1.
   bool reduced_block = true;
   int64_t outer = 1, inner = 1;  // kept elements before and after the reduced dims (when reduced_block)
+  // The other way round: the kept dims are adjacent (size-1 dims aside), reduced ones before and
+  // after them (an (N, C, H, W) tensor summed over all but C: a convolution's bias gradient). A
+  // contiguous input is then [reduced_outer, n_out, reduced_inner]: output k adds the reduced_outer
+  // contiguous lines of reduced_inner elements that start at (o * n_out + k) * reduced_inner.
+  bool kept_block = true;
+  int64_t reduced_outer = 1, reduced_inner = 1;
 
   // Reduces `dims` of a tensor of `sizes`; none or empty reduces every dim, as torch.
   // Errors (an out-of-range dim, a dim named twice) name op_name, as torch's.

@@ -123,7 +123,9 @@ TEST(ReductionPlan, RowsMatchCoordinates) {
     // as it is. (It may say no where that holds anyway: reduced dims of size 1.)
     // reduced_block promises: every element of output o is on line o of block() (its start plus
     // k * inner, k < count), read in place.
-    bool suffix = true, block = true;
+    // kept_block promises: every element of output o is on one of the lines
+    // (k * n_out + o) * reduced_inner, k < reduced_outer, of reduced_inner elements.
+    bool suffix = true, block = true, kept_lines = true;
     const DimSplit b = p.block();
     for_each_coord(sizes, [&](const Coords& c) {
       Coords kept;
@@ -134,6 +136,8 @@ TEST(ReductionPlan, RowsMatchCoordinates) {
       if (off / p.rows().n != row) suffix = false;
       const int64_t from_line = off - b.line_start(row);
       if (from_line < 0 || from_line % b.inner != 0 || from_line / b.inner >= count) block = false;
+      const int64_t line = off / p.reduced_inner;
+      if (line % n_out != row || line / n_out >= p.reduced_outer) kept_lines = false;
     });
     if (p.reduced_suffix) EXPECT_TRUE(suffix);
     if (p.reduced_block) {
@@ -141,6 +145,10 @@ TEST(ReductionPlan, RowsMatchCoordinates) {
       if (n_out > 0 && count > 0) EXPECT_EQ(b.lines(), n_out);
     }
     if (p.reduced_suffix) EXPECT_TRUE(p.reduced_block);
+    if (p.kept_block && n_out > 0) {
+      EXPECT_TRUE(kept_lines);
+      EXPECT_EQ(p.reduced_outer * p.reduced_inner, count);
+    }
     EXPECT_EQ(p.rows().lines(), n_out);
   }
 }
@@ -198,4 +206,18 @@ TEST(ReductionPlan, ParallelismChoice) {
   EXPECT_EQ(kiln::choose_parallelism(DimSplit::rows(1, big - 1), 4, true), LineParallelism::kSerial);
   EXPECT_EQ(kiln::choose_parallelism(DimSplit::rows(2, kiln::kLineGrainSize / 2), 4), LineParallelism::kOverLines);
   EXPECT_EQ(kiln::choose_parallelism(DimSplit::rows(2, 100), 4), LineParallelism::kSerial);
+}
+
+TEST(ReductionPlan, KeptBlock) {
+  auto plan = [](std::vector<int64_t> sizes, std::vector<int64_t> dims) {
+    return ReductionPlan::over_dims(sizes, IntArrayRef(dims), false, "test");
+  };
+  const ReductionPlan bias = plan({8, 16, 5, 5}, {0, 2, 3});  // a conv bias gradient
+  EXPECT_TRUE(bias.kept_block);
+  EXPECT_EQ(bias.reduced_outer, 8);
+  EXPECT_EQ(bias.reduced_inner, 25);
+  EXPECT_TRUE(plan({2, 3, 1, 4}, {0, 2}).kept_block);  // a size-1 reduced dim between is no gap
+  EXPECT_FALSE(plan({2, 3, 4, 5}, {0, 2}).kept_block);
+  EXPECT_TRUE(plan({2, 3, 4}, {0}).kept_block);
+  EXPECT_EQ(plan({2, 3, 4}, {0}).reduced_inner, 1);
 }

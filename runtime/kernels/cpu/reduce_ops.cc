@@ -124,32 +124,19 @@ void sum_into(const TensorBase& x, const ReductionPlan& r, accumulate_t<T>* acc)
       return;
     }
   }
-  if (x.is_contiguous()) {
+  if (r.kept_block && x.is_contiguous()) {
     // The kept dims in the middle, reduced ones before and after ((N, C, H, W) summed over all but C:
-    // a convolution's bias gradient, batch statistics): x is [outer, n_out, inner]; each output
-    // adds its contiguous lines of `inner`, each summed as a row is, in outer order.
-    const std::vector<bool>& red = r.reduced;
-    int64_t first = 0, last = static_cast<int64_t>(red.size()) - 1;
-    while (first <= last && red[first]) ++first;
-    while (last >= first && red[last]) --last;
-    bool middle = first <= last;
-    int64_t outer = 1, inner = 1;
-    for (int64_t d = 0; d < static_cast<int64_t>(red.size()); ++d) {
-      if (d >= first && d <= last) middle = middle && !red[d];
-      else if (d < first) outer *= x.sizes()[d];
-      else inner *= x.sizes()[d];
-    }
-    if (middle) {
-      const T* p = static_cast<const T*>(x.data_ptr());
-      const int64_t n_out = r.n_out;
+    // a convolution's bias gradient, batch statistics): each output adds its contiguous lines, each
+    // summed as a row is, in order.
+    const T* p = static_cast<const T*>(x.data_ptr());
+    const int64_t n_out = r.n_out, outer = r.reduced_outer, inner = r.reduced_inner;
 #pragma omp parallel for if (x.numel() > kLineGrainSize)
-      for (int64_t k = 0; k < n_out; ++k) {
-        acc_t total = 0;
-        for (int64_t o = 0; o < outer; ++o) total += block_sum(p + (o * n_out + k) * inner, inner);
-        acc[k] = total;
-      }
-      return;
+    for (int64_t k = 0; k < n_out; ++k) {
+      acc_t total = 0;
+      for (int64_t o = 0; o < outer; ++o) total += block_sum(p + (o * n_out + k) * inner, inner);
+      acc[k] = total;
     }
+    return;
   }
   if (!x.is_contiguous() && x.numel() >= kLineGrainSize) {
     // A big strided or expanded input (a broadcast gradient summed back to its shape): copying it
