@@ -17,5 +17,7 @@ void warn(const std::string& message);
 // torch's resize_output: an out= that has elements and the wrong shape is resized with this
 // deprecation warning (an empty one silently).
 void warn_if_out_resized(IntArrayRef out_shape, IntArrayRef shape);
+// That warning's text (also issued from Python: python/kiln/linalg/_out.py).
+std::string out_resized_message(IntArrayRef out_shape, IntArrayRef shape);
 
 }  // namespace kiln

@@ -9,6 +9,7 @@
 #include "runtime/autograd/inplace_view.h"
 #include "runtime/dispatch/grad_mode.h"
 #include "runtime/core/allocator.h"
+#include "runtime/core/warning.h"
 #include "runtime/dispatch/autocast_state.h"
 #include "runtime/dispatch/dispatcher.h"
 #include "runtime/kernels/type_promotion.h"
@@ -192,6 +193,16 @@ PyObject* py_resize_(PyObject*, PyObject* args) {
   KILN_PY_END
 }
 
+// The out= resize warning's text, for the out= wrappers written in Python (linalg/_out.py).
+PyObject* py_out_resized_message(PyObject*, PyObject* args) {
+  KILN_PY_BEGIN
+  static PythonArgParser parser({"_out_resized_message(int[] out_shape, int[] shape)"}, false);
+  ParsedArgs r = parser.parse(args, nullptr);
+  const std::string message = out_resized_message(r.intlist(0), r.intlist(1));
+  return PyUnicode_FromStringAndSize(message.data(), static_cast<Py_ssize_t>(message.size()));
+  KILN_PY_END
+}
+
 #define KILN_FN(name, fn, flags) {name, reinterpret_cast<PyCFunction>(reinterpret_cast<void (*)(void)>(fn)), flags, nullptr}
 
 PyMethodDef hand_functions[] = {
@@ -199,6 +210,7 @@ PyMethodDef hand_functions[] = {
     KILN_FN("_backward", py_backward, METH_VARARGS),
     KILN_FN("_adopt_view_geometry", py_adopt_view_geometry, METH_VARARGS),
     KILN_FN("_resize_", py_resize_, METH_VARARGS),
+    KILN_FN("_out_resized_message", py_out_resized_message, METH_VARARGS),
     KILN_FN("_grad", py_grad, METH_VARARGS),
     KILN_FN("is_grad_enabled", py_is_grad_enabled, METH_NOARGS),
     KILN_FN("_set_grad_enabled", py_set_grad_enabled, METH_O),

@@ -69,11 +69,8 @@ def _write(out, result, castable=None):
         raise RuntimeError(f"Expected out tensor to have dtype {_cpp(result.dtype)}, but got {_cpp(out.dtype)} instead")
     if tuple(out.shape) != tuple(result.shape):
         if out.numel() != 0:
-            warnings.warn(f"An output with one or more elements was resized since it had shape {list(out.shape)}, "
-                          f"which does not match the required output shape {list(result.shape)}. This behavior is "
-                          "deprecated, and in a future PyTorch release outputs will not be resized unless they have "
-                          "zero elements. You can explicitly reuse an out tensor t by resizing it, inplace, to zero "
-                          "elements with t.resize_(0).", UserWarning, stacklevel=_caller_stacklevel())
+            warnings.warn(kiln._C._out_resized_message(list(out.shape), list(result.shape)), UserWarning,
+                          stacklevel=_caller_stacklevel())
         out.resize_(result.shape)
     with kiln.no_grad():
         out.copy_(result)
