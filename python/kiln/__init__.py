@@ -293,7 +293,7 @@ _os.register_at_fork(after_in_child=lambda: _C.set_num_threads(1))
 # out= for the functions returning named tuples (and argmax/argmin), which the bindings take without it.
 from .linalg._out import with_out as _with_out  # noqa: E402
 for _name in ("sort", "topk", "max", "min", "argmax", "argmin", "kthvalue", "mode", "median", "nanmedian",
-              "cummax", "cummin", "aminmax", "var_mean", "std_mean"):
+              "cummax", "cummin", "aminmax", "var_mean", "std_mean", "histogram"):
     globals()[_name] = _with_out(globals()[_name], _name, n_outputs=None)
 from ._composed_ops import logspace, triangular_solve  # noqa: E402,F401
 

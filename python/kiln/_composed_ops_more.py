@@ -159,12 +159,11 @@ def corrcoef(input):
     return _C.clip(c, -1, 1)
 
 
-def histogram(input, bins, *, range=None, weight=None, density=False, out=None):
+def histogram(input, bins, *, range=None, weight=None, density=False):
     """Counts (or summed weights) of input's elements in bins: `bins` equal ones over `range` (default:
     input's min and max, widened by 0.5 each way when equal) or the edges a 1-D tensor gives. Elements
-    outside the edges are left out; the last bin includes its right edge (torch's histogramdd)."""
-    if out is not None:
-        raise TypeError("histogram(): out= is not supported by kiln")
+    outside the edges are left out; the last bin includes its right edge (torch's histogramdd). out=
+    (hist, bin_edges): kiln/__init__.py wraps it."""
     if not _is_floating(input) or input.dtype in (_C.float16, _C.bfloat16):
         raise RuntimeError(f"\"histogramdd\" not implemented for '{_name(input.dtype)}'")
     if weight is not None and (weight.dtype != input.dtype or list(weight.shape) != list(input.shape)):

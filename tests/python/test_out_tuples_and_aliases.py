@@ -49,6 +49,27 @@ def test_argmax_out(name):
     np.testing.assert_array_equal(got[1], got[0])
 
 
+def test_histogram_out():
+    got = []
+    for L in (torch, kiln):
+        x = L.tensor(X)
+        hist, edges = L.empty(3), L.empty(4)
+        r = L.histogram(x, 3, range=(0.0, 8.0), out=(hist, edges))
+        assert r.hist is hist and r.bin_edges is edges and type(r).__name__ == "histogram_out"
+        h2, e2 = L.empty(5), L.empty(0)  # resized: with the warning for the one that had elements
+        with warnings.catch_warnings(record=True) as caught:
+            warnings.simplefilter("always")
+            L.histogram(x, L.tensor([0.0, 1.5, 4.0]), weight=x, out=(h2, e2))
+        assert sum("was resized" in str(w.message) for w in caught) == 1
+        with pytest.raises(RuntimeError):
+            L.histogram(x, 3, out=(L.empty(3, dtype=L.int64), L.empty(4)))
+        with pytest.raises(TypeError):
+            L.histogram(x, 3, out=hist)
+        got.append([t.numpy() for t in (hist, edges, h2, e2)])
+    for k, t in zip(got[1], got[0]):
+        np.testing.assert_allclose(k, t, rtol=1e-6)
+
+
 def test_out_errors_match_torch():
     for L in (torch, kiln):
         x = L.tensor(X)
