@@ -16,10 +16,12 @@ torch's, so states move between the two directly::
 set_state checks what torch checks (5056 values, a valid engine position). It also takes the int64
 tensor of the same byte values that kiln returned before it had uint8, so saved states still load.
 """
+import contextlib
+
 from ._C import Generator, default_generator
 
 __all__ = ["Generator", "default_generator", "manual_seed", "seed", "initial_seed", "get_rng_state",
-           "set_rng_state"]
+           "set_rng_state", "fork_rng"]
 
 
 def manual_seed(seed):
@@ -46,3 +48,22 @@ def get_rng_state():
 def set_rng_state(new_state):
     """Restores the default generator's state from get_rng_state() (or torch's state bytes)."""
     default_generator.set_state(new_state)
+
+
+@contextlib.contextmanager
+def fork_rng(devices=None, enabled=True, _caller="fork_rng", _devices_kw="devices"):
+    """Restores the default generator's state on leaving the block, as torch.random.fork_rng.
+    `devices` names CUDA devices whose generators are forked too (kiln.cuda's, when it has any)."""
+    if not enabled:
+        yield
+        return
+    devices = [] if devices is None else list(devices)
+    from . import cuda
+    cpu_state = get_rng_state()
+    cuda_states = [cuda.get_rng_state(d) for d in devices]
+    try:
+        yield
+    finally:
+        set_rng_state(cpu_state)
+        for d, state in zip(devices, cuda_states):
+            cuda.set_rng_state(state, d)

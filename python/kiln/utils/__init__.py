@@ -1,4 +1,4 @@
 """kiln.utils: data loading (kiln.utils.data), as torch.utils."""
-from . import data
+from . import checkpoint, data
 
-__all__ = ["data"]
+__all__ = ["checkpoint", "data"]
