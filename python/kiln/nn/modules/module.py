@@ -9,6 +9,7 @@ from collections.abc import Mapping
 
 from ... import _C
 from ..._device import device
+from ..._device import device as kiln_device
 from ..._tensor import Tensor
 from ...autograd.grad_mode import no_grad
 from ..parameter import Parameter
@@ -93,18 +94,49 @@ class Module:
     def __call__(self, *args, **kwargs):
         d = self.__dict__
         pre, post = d.get("_forward_pre_hooks"), d.get("_forward_hooks")
-        if not pre and not post:
+        bw, bw_pre = d.get("_backward_hooks"), d.get("_backward_pre_hooks")
+        if not pre and not post and not bw and not bw_pre:
             return self.forward(*args, **kwargs)
-        # torch's order: pre-hooks may replace the positional inputs, forward hooks the output
-        for hook in list(pre.values()) if pre else ():
-            result = hook(self, args)
-            if result is not None:
-                args = result if isinstance(result, tuple) else (result,)
-        output = self.forward(*args, **kwargs)
-        for hook in list(post.values()) if post else ():
-            result = hook(self, args, output)
+        return self._call_with_hooks(pre, post, bw, bw_pre, args, kwargs)
+
+    def _call_with_hooks(self, pre, post, bw, bw_pre, args, kwargs):
+        # torch's order: forward pre-hooks may replace the inputs, forward hooks the output; backward
+        # hooks wrap the (final) inputs and the output (_backward_hooks.py).
+        with_kwargs = self.__dict__.get("_hooks_with_kwargs", ())
+        for hook_id, hook in list(pre.items()) if pre else ():
+            if hook_id in with_kwargs:
+                result = hook(self, args, kwargs)
+                if result is not None:
+                    if not (isinstance(result, tuple) and len(result) == 2):
+                        raise RuntimeError("forward pre-hook must return None or a tuple of (new_args, new_kwargs), "
+                                           f"but got {result}.")
+                    args, kwargs = result
+            else:
+                result = hook(self, args)
+                if result is not None:
+                    args = result if isinstance(result, tuple) else (result,)
+        backward_hook = None
+        if bw or bw_pre:
+            from ._backward_hooks import BackwardHook
+            backward_hook = BackwardHook(self, list(bw.values()) if bw else [], list(bw_pre.values()) if bw_pre else [])
+            args = backward_hook.setup_input_hook(args)
+        always = self.__dict__.get("_forward_hooks_always_called", ())
+        try:
+            output = self.forward(*args, **kwargs)
+        except Exception:
+            for hook_id, hook in list(post.items()) if post else ():
+                if hook_id in always:
+                    try:
+                        hook(self, args, kwargs, None) if hook_id in with_kwargs else hook(self, args, None)
+                    except Exception:  # noqa: BLE001 - the forward's error is the one raised, as torch
+                        pass
+            raise
+        for hook_id, hook in list(post.items()) if post else ():
+            result = hook(self, args, kwargs, output) if hook_id in with_kwargs else hook(self, args, output)
             if result is not None:
                 output = result
+        if backward_hook is not None:
+            output = backward_hook.setup_output_hook(output)
         return output
 
     # ---- hooks ----
@@ -115,14 +147,59 @@ class Module:
             object.__setattr__(self, name, hooks)
         return hooks
 
-    def register_forward_pre_hook(self, hook):
-        """hook(module, args) runs before forward(); a non-None result replaces args (a tuple, or one value).
-        Returns a handle whose remove() unregisters it."""
-        return RemovableHandle(self._hook_dict("_forward_pre_hooks"), hook)
+    def _add_hook(self, store, hook, prepend=False, with_kwargs=False, always_call=False):
+        handle = RemovableHandle(self._hook_dict(store), hook)
+        if prepend:
+            self._hook_dict(store).move_to_end(handle.id, last=False)
+        for flag, name in ((with_kwargs, "_hooks_with_kwargs"), (always_call, "_forward_hooks_always_called")):
+            if flag:
+                if name not in self.__dict__:
+                    object.__setattr__(self, name, set())
+                self.__dict__[name].add(handle.id)
+        return handle
 
-    def register_forward_hook(self, hook):
-        """hook(module, args, output) runs after forward(); a non-None result replaces the output."""
-        return RemovableHandle(self._hook_dict("_forward_hooks"), hook)
+    def register_forward_pre_hook(self, hook, *, prepend=False, with_kwargs=False):
+        """hook(module, args) runs before forward(); a non-None result replaces args (a tuple, or one
+        value). With with_kwargs: hook(module, args, kwargs), returning None or (args, kwargs).
+        prepend: run before the hooks already registered. Returns a handle whose remove() unregisters it."""
+        return self._add_hook("_forward_pre_hooks", hook, prepend, with_kwargs)
+
+    def register_forward_hook(self, hook, *, prepend=False, with_kwargs=False, always_call=False):
+        """hook(module, args, output) runs after forward(); a non-None result replaces the output. With
+        with_kwargs: hook(module, args, kwargs, output); always_call: also when forward raised (output None)."""
+        return self._add_hook("_forward_hooks", hook, prepend, with_kwargs, always_call)
+
+    def register_full_backward_hook(self, hook, prepend=False):
+        """hook(module, grad_input, grad_output) runs when the gradients with respect to the module's
+        positional tensor inputs are computed; a non-None result replaces grad_input."""
+        return self._add_hook("_backward_hooks", hook, prepend)
+
+    def register_full_backward_pre_hook(self, hook, prepend=False):
+        """hook(module, grad_output) runs when the gradients of the module's outputs are computed; a
+        non-None result replaces grad_output."""
+        return self._add_hook("_backward_pre_hooks", hook, prepend)
+
+    def register_state_dict_pre_hook(self, hook):
+        """hook(module, prefix, keep_vars) runs before state_dict() collects this module's entries."""
+        return self._add_hook("_state_dict_pre_hooks", hook)
+
+    def register_state_dict_post_hook(self, hook):
+        """hook(module, state_dict, prefix, local_metadata) runs after this module's entries are in."""
+        return self._add_hook("_state_dict_hooks", hook)
+
+    def _register_state_dict_hook(self, hook):
+        """torch's older form: hook(module, state_dict, prefix, local_metadata) may return a new state_dict."""
+        return self._add_hook("_state_dict_hooks", hook)
+
+    def register_load_state_dict_pre_hook(self, hook):
+        """hook(module, state_dict, prefix, local_metadata, strict, missing_keys, unexpected_keys,
+        error_msgs) runs before this module loads its entries (it may change state_dict)."""
+        return self._register_load_state_dict_pre_hook(hook, with_module=True)
+
+    def register_load_state_dict_post_hook(self, hook):
+        """hook(module, incompatible_keys) runs after load_state_dict loaded everything, before strict
+        checks; it may edit incompatible_keys.missing_keys / unexpected_keys in place."""
+        return self._add_hook("_load_state_dict_post_hooks", hook)
 
     def _register_load_state_dict_pre_hook(self, hook, with_module=False):
         """hook(state_dict, prefix, local_metadata, strict, missing_keys, unexpected_keys, error_msgs)
@@ -351,6 +428,23 @@ class Module:
         fn(self)
         return self
 
+    def to_empty(self, *, device=None, recurse=True):
+        """Gives every parameter and buffer uninitialised memory of its shape and dtype on `device`
+        (a parameter keeps its identity, as torch's param.data swap; a buffer is a new tensor);
+        returns self."""
+        if device is not None and kiln_device(device).type != "cpu":
+            raise AssertionError("kiln not compiled with CUDA enabled")  # torch's CPU-only builds
+        modules = self.modules() if recurse else [self]
+        with no_grad():
+            for m in modules:
+                for name, p in m._parameters.items():
+                    if p is not None:
+                        p.data = _C.empty_like(p)
+                for name, b in m._buffers.items():
+                    if b is not None:
+                        m._buffers[name] = _C.empty_like(b)
+        return self
+
     def to(self, *args, **kwargs):
         """to(dtype), to(device), to(device, dtype), to(tensor) or keywords, as torch: converts
         floating-point parameters and buffers to the dtype (changed parameters become new
@@ -404,10 +498,14 @@ class Module:
         return self._apply_dtype(_C.bfloat16)
 
     # ---- state dict ----
-    def state_dict(self, *, destination=None, prefix="", keep_vars=False):
+    def state_dict(self, *args, destination=None, prefix="", keep_vars=False):
         """OrderedDict of dotted name -> tensor (detached unless keep_vars) for parameters and persistent buffers."""
+        if args:  # torch's deprecated positional form state_dict(destination, prefix, keep_vars)
+            destination, prefix, keep_vars = (list(args) + [destination, prefix, keep_vars][len(args):])[:3]
         if destination is None:
             destination = OrderedDict()
+        for hook in self.__dict__.get("_state_dict_pre_hooks", {}).values():
+            hook(self, prefix, keep_vars)
         for name, p in self._parameters.items():
             if p is not None:
                 destination[prefix + name] = p if keep_vars else p.detach()
@@ -417,6 +515,10 @@ class Module:
         for name, m in self._modules.items():
             if m is not None:
                 m.state_dict(destination=destination, prefix=prefix + name + ".", keep_vars=keep_vars)
+        for hook in self.__dict__.get("_state_dict_hooks", {}).values():
+            result = hook(self, destination, prefix, {})
+            if result is not None:
+                destination = result
         return destination
 
     def _load_from_state_dict(self, state_dict, prefix, missing_keys, unexpected_keys, error_msgs):
@@ -460,6 +562,12 @@ class Module:
             for hook in module.__dict__.get("_load_state_dict_pre_hooks", {}).values():
                 hook(state_dict, prefix + "." if prefix else "", {}, strict, missing, unexpected, errors)
             module._load_from_state_dict(state_dict, prefix + "." if prefix else "", missing, unexpected, errors)
+        incompatible = _IncompatibleKeys(missing, unexpected)
+        for _, module in self.named_modules(remove_duplicate=False):
+            for hook in module.__dict__.get("_load_state_dict_post_hooks", {}).values():
+                if hook(module, incompatible) is not None:
+                    raise RuntimeError("load_state_dict post hooks should return None; modify incompatible_keys in "
+                                       "place instead")
         if strict:
             if unexpected:
                 errors.insert(0, f"Unexpected key(s) in state_dict: {_quoted(unexpected)}. ")
@@ -468,7 +576,7 @@ class Module:
         if errors:
             details = "\n\t".join(errors)
             raise RuntimeError(f"Error(s) in loading state_dict for {self._get_name()}:\n\t{details}")
-        return _IncompatibleKeys(missing, unexpected)
+        return incompatible
 
     # ---- repr ----
     def _get_name(self):
