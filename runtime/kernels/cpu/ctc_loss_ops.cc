@@ -76,7 +76,7 @@ CtcTargets check_ctc(const char* op, const TensorBase& log_probs, const TensorBa
     KILN_CHECK(input_lengths[b] >= 0, op, "(): expected input_lengths to have value at least 0, but got value ",
                input_lengths[b], " (sample ", b, ")");
     KILN_CHECK(input_lengths[b] <= T, op, "(): expected input_lengths to have value at most ", T,
-               " (the input's length), but got value ", input_lengths[b], " (sample ", b, ")");
+               ", but got value ", input_lengths[b], " (sample ", b, "; log_probs has ", T, " time steps)");
   }
   out.labels = cast_to(contiguous_cpu(targets), ScalarType::Int64);
   const int64_t* lab = static_cast<const int64_t*>(out.labels.data_ptr());
