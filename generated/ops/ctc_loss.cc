@@ -6,19 +6,41 @@
 #include "runtime/autograd/view_tracking.h"
 #include "runtime/api/api_helpers.h"
 #include "runtime/dispatch/dispatcher.h"
+#include "runtime/api/autocast_casts.h"
+#include "runtime/dispatch/autocast_state.h"
 
 namespace kiln {
 
 // ---- ctc_loss.IntList(Tensor log_probs, Tensor targets, int[] input_lengths, int[] target_lengths, int blank=0, int reduction=1, bool zero_infinity=False) -> Tensor  (CompositeImplicit)
 
+// Autocast kernel: torch's CPU autocast policy `fp32`, then the op below Autocast.
+namespace {
+Tensor ctc_loss_IntList_autocast(const Tensor& log_probs, const Tensor& targets, IntArrayRef input_lengths, IntArrayRef target_lengths, int64_t blank, int64_t reduction, bool zero_infinity) {
+  ExcludeDispatchKeyGuard below_autocast(DispatchKey::Autocast);
+  if (explain_enabled()) explain_log("autocast", "ctc_loss.IntList", "fp32");
+  return ops::ctc_loss(autocast::to_fp32(log_probs), autocast::to_fp32(targets), input_lengths, target_lengths, blank, reduction, zero_infinity);
+}
+}  // namespace
+
 Tensor ops::ctc_loss(const Tensor& log_probs, const Tensor& targets, IntArrayRef input_lengths, IntArrayRef target_lengths, int64_t blank, int64_t reduction, bool zero_infinity) {
+  if (autocast::active()) return ctc_loss_IntList_autocast(log_probs, targets, input_lengths, target_lengths, blank, reduction, zero_infinity);
   if (explain_enabled()) explain_log("composite", "ctc_loss.IntList", "");
   return composite_implicit::ctc_loss(log_probs, targets, input_lengths, target_lengths, blank, reduction, zero_infinity);
 }
 
 // ---- ctc_loss.Tensor(Tensor log_probs, Tensor targets, Tensor input_lengths, Tensor target_lengths, int blank=0, int reduction=1, bool zero_infinity=False) -> Tensor  (CompositeImplicit)
 
+// Autocast kernel: torch's CPU autocast policy `fp32`, then the op below Autocast.
+namespace {
+Tensor ctc_loss_Tensor_autocast(const Tensor& log_probs, const Tensor& targets, const Tensor& input_lengths, const Tensor& target_lengths, int64_t blank, int64_t reduction, bool zero_infinity) {
+  ExcludeDispatchKeyGuard below_autocast(DispatchKey::Autocast);
+  if (explain_enabled()) explain_log("autocast", "ctc_loss.Tensor", "fp32");
+  return ops::ctc_loss(autocast::to_fp32(log_probs), autocast::to_fp32(targets), autocast::to_fp32(input_lengths), autocast::to_fp32(target_lengths), blank, reduction, zero_infinity);
+}
+}  // namespace
+
 Tensor ops::ctc_loss(const Tensor& log_probs, const Tensor& targets, const Tensor& input_lengths, const Tensor& target_lengths, int64_t blank, int64_t reduction, bool zero_infinity) {
+  if (autocast::active()) return ctc_loss_Tensor_autocast(log_probs, targets, input_lengths, target_lengths, blank, reduction, zero_infinity);
   if (explain_enabled()) explain_log("composite", "ctc_loss.Tensor", "");
   return composite_implicit::ctc_loss_tensor(log_probs, targets, input_lengths, target_lengths, blank, reduction, zero_infinity);
 }

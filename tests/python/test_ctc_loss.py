@@ -366,3 +366,19 @@ def test_second_derivative_raises():
         kiln.autograd.grad([loss], [x], create_graph=True)
     (g,) = kiln.autograd.grad([loss], [x])   # the first derivative alone is fine
     assert g.shape == x.shape
+
+
+def test_autocast_runs_in_float32():
+    """As torch's CPU autocast (ctc_loss is on its fp32 list): bfloat16 log_probs are computed in
+    float32, and the gradient comes back in bfloat16."""
+    lp = log_softmax((5, 2, 4), "float32", 18)
+    targets = np.array([[1, 2], [3, 3]])
+    want = F.ctc_loss(torch.tensor(lp), torch.tensor(targets), [5, 5], [2, 2])
+    x = kiln.tensor(lp).bfloat16().requires_grad_(True)
+    with kiln.autocast("cpu", dtype=kiln.bfloat16):
+        for il, tl in (([5, 5], [2, 2]), (kiln.tensor([5, 5]), kiln.tensor([2, 2]))):
+            loss = KF.ctc_loss(x, kiln.tensor(targets), il, tl)
+            assert loss.dtype == kiln.float32
+            np.testing.assert_allclose(loss.item(), want.item(), rtol=2e-2)
+    loss.backward()
+    assert x.grad.dtype == kiln.bfloat16
