@@ -58,7 +58,7 @@ CtcTargets check_ctc(const char* op, const TensorBase& log_probs, const TensorBa
   for (int64_t b = 0; b < N; ++b) {
     KILN_CHECK(target_lengths[b] >= 0, op, "(): expected target_lengths to have value at least 0, but got value ",
                target_lengths[b], " (sample ", b, ")");
-    out.offsets[b] = targets.dim() == 1 ? pos : b * (targets.dim() == 2 ? targets.sizes()[1] : 0);
+    out.offsets[b] = targets.dim() == 1 ? pos : b * targets.sizes()[1];
     pos += target_lengths[b];
     out.max_target_length = std::max(out.max_target_length, target_lengths[b]);
   }
