@@ -222,6 +222,9 @@
 #include "generated/api/poisson_nll_loss.h"
 #include "generated/api/binary_cross_entropy_with_logits.h"
 #include "generated/api/binary_cross_entropy.h"
+#include "generated/api/_ctc_loss.h"
+#include "generated/api/_ctc_loss_backward.h"
+#include "generated/api/ctc_loss.h"
 #include "generated/api/argmax.h"
 #include "generated/api/argmin.h"
 #include "generated/api/index_select.h"
@@ -3542,6 +3545,26 @@ inline Tensor binary_cross_entropy_with_logits(const Tensor& self, const Tensor&
 // binary_cross_entropy(Tensor self, Tensor target, Tensor? weight=None, int reduction=1) -> Tensor
 inline Tensor binary_cross_entropy(const Tensor& self, const Tensor& target, const Tensor& weight = {}, int64_t reduction = 1) {
   return to_api(kiln::binary_cross_entropy(self, target, weight, reduction));
+}
+
+// _ctc_loss(Tensor log_probs, Tensor targets, int[] input_lengths, int[] target_lengths, int blank=0, bool zero_infinity=False) -> (Tensor neg_log_likelihood, Tensor log_alpha)
+inline std::tuple<Tensor, Tensor> _ctc_loss(const Tensor& log_probs, const Tensor& targets, IntArrayRef input_lengths, IntArrayRef target_lengths, int64_t blank = 0, bool zero_infinity = false) {
+  return to_api(kiln::_ctc_loss(log_probs, targets, input_lengths, target_lengths, blank, zero_infinity));
+}
+
+// _ctc_loss_backward(Tensor grad, Tensor log_probs, Tensor targets, int[] input_lengths, int[] target_lengths, Tensor neg_log_likelihood, Tensor log_alpha, int blank, bool zero_infinity=False) -> Tensor
+inline Tensor _ctc_loss_backward(const Tensor& grad, const Tensor& log_probs, const Tensor& targets, IntArrayRef input_lengths, IntArrayRef target_lengths, const Tensor& neg_log_likelihood, const Tensor& log_alpha, int64_t blank, bool zero_infinity = false) {
+  return to_api(kiln::_ctc_loss_backward(grad, log_probs, targets, input_lengths, target_lengths, neg_log_likelihood, log_alpha, blank, zero_infinity));
+}
+
+// ctc_loss.IntList(Tensor log_probs, Tensor targets, int[] input_lengths, int[] target_lengths, int blank=0, int reduction=1, bool zero_infinity=False) -> Tensor
+inline Tensor ctc_loss(const Tensor& log_probs, const Tensor& targets, IntArrayRef input_lengths, IntArrayRef target_lengths, int64_t blank = 0, int64_t reduction = 1, bool zero_infinity = false) {
+  return to_api(kiln::ctc_loss(log_probs, targets, input_lengths, target_lengths, blank, reduction, zero_infinity));
+}
+
+// ctc_loss.Tensor(Tensor log_probs, Tensor targets, Tensor input_lengths, Tensor target_lengths, int blank=0, int reduction=1, bool zero_infinity=False) -> Tensor
+inline Tensor ctc_loss(const Tensor& log_probs, const Tensor& targets, const Tensor& input_lengths, const Tensor& target_lengths, int64_t blank = 0, int64_t reduction = 1, bool zero_infinity = false) {
+  return to_api(kiln::ctc_loss(log_probs, targets, input_lengths, target_lengths, blank, reduction, zero_infinity));
 }
 
 // argmax(Tensor self, int? dim=None, bool keepdim=False) -> Tensor

@@ -3282,6 +3282,51 @@ const FuzzOp kFuzzOps[] = {
        const auto reduction = in.int64();
        use_result(in, kiln::binary_cross_entropy(self, target, weight, reduction));
      }},
+    {"_ctc_loss",
+     [](FuzzInput& in) {
+       const Tensor log_probs = in.tensor();
+       const Tensor targets = in.tensor();
+       const std::vector<int64_t> input_lengths = in.int_list();
+       const std::vector<int64_t> target_lengths = in.int_list();
+       const auto blank = in.int64();
+       const auto zero_infinity = in.boolean();
+       use_result(in, kiln::_ctc_loss(log_probs, targets, input_lengths, target_lengths, blank, zero_infinity));
+     }},
+    {"_ctc_loss_backward",
+     [](FuzzInput& in) {
+       const Tensor grad = in.tensor();
+       const Tensor log_probs = in.tensor();
+       const Tensor targets = in.tensor();
+       const std::vector<int64_t> input_lengths = in.int_list();
+       const std::vector<int64_t> target_lengths = in.int_list();
+       const Tensor neg_log_likelihood = in.tensor();
+       const Tensor log_alpha = in.tensor();
+       const auto blank = in.int64();
+       const auto zero_infinity = in.boolean();
+       use_result(in, kiln::_ctc_loss_backward(grad, log_probs, targets, input_lengths, target_lengths, neg_log_likelihood, log_alpha, blank, zero_infinity));
+     }},
+    {"ctc_loss.IntList",
+     [](FuzzInput& in) {
+       const Tensor log_probs = in.tensor();
+       const Tensor targets = in.tensor();
+       const std::vector<int64_t> input_lengths = in.int_list();
+       const std::vector<int64_t> target_lengths = in.int_list();
+       const auto blank = in.int64();
+       const auto reduction = in.int64();
+       const auto zero_infinity = in.boolean();
+       use_result(in, kiln::ctc_loss(log_probs, targets, input_lengths, target_lengths, blank, reduction, zero_infinity));
+     }},
+    {"ctc_loss.Tensor",
+     [](FuzzInput& in) {
+       const Tensor log_probs = in.tensor();
+       const Tensor targets = in.tensor();
+       const Tensor input_lengths = in.tensor();
+       const Tensor target_lengths = in.tensor();
+       const auto blank = in.int64();
+       const auto reduction = in.int64();
+       const auto zero_infinity = in.boolean();
+       use_result(in, kiln::ctc_loss(log_probs, targets, input_lengths, target_lengths, blank, reduction, zero_infinity));
+     }},
     {"argmax",
      [](FuzzInput& in) {
        const Tensor self = in.tensor();

@@ -222,6 +222,9 @@ PyObject* fn_triplet_margin_loss(PyObject* module, PyObject* args, PyObject* kwa
 PyObject* fn_poisson_nll_loss(PyObject* module, PyObject* args, PyObject* kwargs);
 PyObject* fn_binary_cross_entropy_with_logits(PyObject* module, PyObject* args, PyObject* kwargs);
 PyObject* fn_binary_cross_entropy(PyObject* module, PyObject* args, PyObject* kwargs);
+PyObject* fn__ctc_loss(PyObject* module, PyObject* args, PyObject* kwargs);
+PyObject* fn__ctc_loss_backward(PyObject* module, PyObject* args, PyObject* kwargs);
+PyObject* fn_ctc_loss(PyObject* module, PyObject* args, PyObject* kwargs);
 PyObject* fn_argmax(PyObject* module, PyObject* args, PyObject* kwargs);
 PyObject* fn_argmin(PyObject* module, PyObject* args, PyObject* kwargs);
 PyObject* fn_index_select(PyObject* module, PyObject* args, PyObject* kwargs);
@@ -984,6 +987,9 @@ PyMethodDef generated_functions[] = {
     KILN_BINDING("poisson_nll_loss", fn_poisson_nll_loss),
     KILN_BINDING("binary_cross_entropy_with_logits", fn_binary_cross_entropy_with_logits),
     KILN_BINDING("binary_cross_entropy", fn_binary_cross_entropy),
+    KILN_BINDING("_ctc_loss", fn__ctc_loss),
+    KILN_BINDING("_ctc_loss_backward", fn__ctc_loss_backward),
+    KILN_BINDING("ctc_loss", fn_ctc_loss),
     KILN_BINDING("argmax", fn_argmax),
     KILN_BINDING("argmin", fn_argmin),
     KILN_BINDING("index_select", fn_index_select),

@@ -486,6 +486,21 @@ def gaussian_nll_loss(input, target, var, full=False, eps=1e-6, reduction="mean"
     return _reduce(loss, reduction)
 
 
+def ctc_loss(log_probs, targets, input_lengths, target_lengths, blank=0, reduction="mean", zero_infinity=False):
+    """Connectionist temporal classification loss: -log of the summed probability of every
+    alignment of the target to the input (blanks between and around the labels, repeats merged).
+
+    log_probs is (T, N, C) log-probabilities (or unbatched (T, C)); targets are padded (N, S) or
+    concatenated (sum(target_lengths)) class indices; input_lengths and target_lengths are one per
+    sample, as int lists/tuples or integer tensors. 'mean' divides each loss by its target length
+    before averaging over the batch; zero_infinity zeroes impossible alignments' losses and
+    gradients. The recursion and its gradient are the C++ ops _ctc_loss/_ctc_loss_backward."""
+    if reduction not in _REDUCTIONS:   # torch's _Reduction.get_enum
+        raise ValueError(f"{reduction} is not a valid value for reduction")
+    return kiln.ctc_loss(log_probs, targets, input_lengths, target_lengths, blank, _REDUCTIONS.index(reduction),
+                         zero_infinity)
+
+
 def multilabel_soft_margin_loss(input, target, weight=None, size_average=None, reduce=None, reduction="mean"):
     """-(target log sigmoid(x) + (1 - target) log sigmoid(-x)), averaged over the classes (last dim)."""
     if size_average is not None or reduce is not None:

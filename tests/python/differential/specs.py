@@ -1128,6 +1128,46 @@ Fadd("nll_loss", extremes=False, gen=g_class_loss, dtypes=FLOATS, n=12)
 Fadd("cross_entropy", extremes=False, gen=lambda g: g_class_loss(g, ce=True), dtypes=FLOATS, n=16)
 
 
+
+def g_ctc(g: G, positional=False):
+    """ctc_loss: (T, N, C) or unbatched (T, C) scores (not normalized: the gradient formula is the
+    same in both), padded or concatenated targets (sometimes the blank itself), lengths as lists,
+    tuples or int tensors. Input lengths from 1 (torch 1.13 reads out of range at 0; torch 2.x's
+    rule is tested in tests/python/test_ctc_loss.py), target lengths up to T + 1 (inf losses)."""
+    steps, c = g.int(1, 6), g.int(2, 5)
+    batched = g.p(0.8)
+    n = g.int(1, 3) if batched else 1
+    blank = g.int(0, c - 1)
+    s = g.int(1, steps + 1)
+    il = [g.int(1, steps) for _ in range(n)]
+    tl = [g.int(0, s) for _ in range(n)]
+    labels = g.rng.integers(0, c, size=(n, s))
+    if g.p(0.9):
+        labels = np.where(labels == blank, (labels + 1) % c, labels)
+    if g.p(0.5):
+        targets = labels
+    else:
+        targets = np.concatenate([labels[b, :tl[b]] for b in range(n)])
+    x = g.t((steps, n, c) if batched else (steps, c))
+    tg = T(targets.astype(np.int64), "int64", (), False)
+    how = g.pick(["list", "tuple", "tensor"])
+    if how == "tensor":
+        il, tl = (T(np.array(v, dtype=np.int64), "int64", (), False) for v in (il, tl))
+    elif how == "tuple":
+        il, tl = tuple(il), tuple(tl)
+    zero_infinity = g.p(0.5)
+    if positional:   # torch.ctc_loss: blank, reduction (an int) and zero_infinity positional
+        return (x, tg, il, tl, blank, g.pick([0, 1, 2]), zero_infinity), {}
+    kw = dict(g_reduction(g), zero_infinity=zero_infinity)
+    if blank or g.p(0.5):
+        kw["blank"] = blank
+    return (x, tg, il, tl), kw
+
+
+Fadd("ctc_loss", extremes=False, gen=g_ctc, dtypes=("float32", "float64", "int64"), n=16)
+add("torch.ctc_loss", extremes=False, gen=lambda g: g_ctc(g, positional=True), func="ctc_loss", method=None,
+    dtypes=("float32", "float64"), n=6)
+
 def g_bce(g: G, logits=False):
     x = g.t(lo=None if logits else 0.0, hi=None if logits else 1.0)
     y = g.t(x.shape, lo=0.0, hi=1.0, grad=False)

@@ -215,3 +215,8 @@ RECORDS = [
 ]
 
 assert all(isinstance(r, OpRecord) and r.family == FAMILY for r in RECORDS)
+
+# CTC loss, with its kernels (op_db/ctc_loss.py).
+from .ctc_loss import RECORDS as _CTC_RECORDS  # noqa: E402
+
+RECORDS += _CTC_RECORDS
