@@ -253,7 +253,9 @@ def test_state_dict_round_trip_continues_identically():
 
 def test_repr():
     opt = optim.SGD([param([1.0])], lr=0.1, momentum=0.9)
-    assert repr(opt) == ("SGD (\nParameter Group 0\n    dampening: 0\n    lr: 0.1\n    maximize: False\n"
+    # torch 2.x's SGD options, sorted (1.13 lacks fused)
+    assert repr(opt) == ("SGD (\nParameter Group 0\n    dampening: 0\n    differentiable: False\n    foreach: None\n"
+                         "    fused: None\n    lr: 0.1\n    maximize: False\n"
                          "    momentum: 0.9\n    nesterov: False\n    weight_decay: 0\n)")
 
 

@@ -59,8 +59,10 @@ def test_matches_numpy(opt_class, options):
 
 def test_defaults_are_torchs():
     p = kiln.zeros(2, requires_grad=True)
+    # torch 2.x's (1.13 lacks fused)
     assert Adam([p]).defaults == dict(lr=1e-3, betas=(0.9, 0.999), eps=1e-8, weight_decay=0, amsgrad=False,
-                                      maximize=False)
+                                      maximize=False, foreach=None, capturable=False, differentiable=False,
+                                      fused=None)
     assert AdamW([p]).defaults["weight_decay"] == 1e-2
 
 
@@ -107,3 +109,22 @@ def test_cosine_annealing_closed_form_and_restart():
     # torch's recurrence follows the cosine down to eta_min and back up, period 2 T
     want = [eta + (0.5 - eta) * (1 + math.cos(math.pi * e / T)) / 2 for e in range(13)]
     np.testing.assert_allclose(lrs, want, rtol=1e-12, atol=1e-15)
+
+
+def test_implementation_flags_as_torch():
+    # foreach / fused / capturable pick an implementation in torch 2.x: the same update here; the
+    # combinations torch 2.x refuses are refused, with its message (1.13's fused is CUDA-only)
+    with pytest.raises(RuntimeError, match="`fused` and `foreach` cannot be `True` together"):
+        Adam([kiln.zeros(2, requires_grad=True)], foreach=True, fused=True)
+    steps = []
+    for kw in ({}, dict(foreach=True), dict(fused=True), dict(capturable=True)):
+        p = kiln.tensor([1.0, -2.0], requires_grad=True)
+        opt = AdamW([p], lr=0.1, **kw)
+        for _ in range(3):
+            p.grad = kiln.tensor([0.5, 0.25])
+            opt.step()
+        steps.append(p.detach().numpy())
+    for s in steps[1:]:
+        np.testing.assert_array_equal(s, steps[0])
+    with pytest.raises(NotImplementedError, match="differentiable=True"):
+        Adam([kiln.zeros(2, requires_grad=True)], differentiable=True)

@@ -18,10 +18,24 @@ def _copy_value(v):
     return v.detach().clone() if isinstance(v, _C.TensorBase) else v
 
 
+def _check_implementation_flags(defaults):
+    """torch 2.x's foreach / fused / capturable choose how an update is computed, not what it computes:
+    kiln's single implementation serves them all. differentiable=True (autograd through the update
+    itself) is not built."""
+    if defaults.get("fused") and defaults.get("foreach"):
+        raise RuntimeError("`fused` and `foreach` cannot be `True` together.")
+    if defaults.get("fused") and defaults.get("differentiable"):
+        raise RuntimeError("`fused` does not support `differentiable`")
+    if defaults.get("differentiable"):
+        raise NotImplementedError("kiln's optimizers do not support differentiable=True (autograd through the "
+                                  "optimizer step)")
+
+
 class Optimizer:
     """Base class: `params` is an iterable of tensors or of dicts (parameter groups, each with its own options)."""
 
     def __init__(self, params, defaults):
+        _check_implementation_flags(defaults)
         self.defaults = defaults
         self.state = defaultdict(dict)  # parameter -> its state (e.g. momentum_buffer)
         self.param_groups = []

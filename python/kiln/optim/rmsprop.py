@@ -15,7 +15,7 @@ class RMSprop(Optimizer):
     """
 
     def __init__(self, params, lr=1e-2, alpha=0.99, eps=1e-8, weight_decay=0, momentum=0, centered=False,
-                 foreach=None, maximize=False, differentiable=False):
+                 capturable=False, foreach=None, maximize=False, differentiable=False):
         if not 0.0 <= lr:
             raise ValueError(f"Invalid learning rate: {lr}")
         if not 0.0 <= eps:
@@ -27,8 +27,8 @@ class RMSprop(Optimizer):
         if not 0.0 <= alpha:
             raise ValueError(f"Invalid alpha value: {alpha}")
         super().__init__(params, dict(lr=lr, momentum=momentum, alpha=alpha, eps=eps, centered=centered,
-                                      weight_decay=weight_decay, foreach=foreach, maximize=maximize,
-                                      differentiable=differentiable))
+                                      weight_decay=weight_decay, capturable=capturable, foreach=foreach,
+                                      maximize=maximize, differentiable=differentiable))
 
     def step(self, closure=None):
         """One update of every parameter that has a .grad; returns closure() (re-evaluated with grad) if given."""
