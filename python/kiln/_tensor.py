@@ -20,10 +20,11 @@ class Tensor(_C.TensorBase):
     def __repr__(self):
         return tensor_repr(self)
 
-    def numpy(self):
-        """A NumPy array sharing this tensor's memory (CPU tensors that don't require grad)."""
+    def numpy(self, *, force=False):
+        """A NumPy array sharing this tensor's memory (CPU tensors that don't require grad). force=True:
+        of self.detach() (torch's force also copies off the GPU and resolves conjugation)."""
         import numpy as np
-        return np.asarray(self)
+        return np.asarray(self.detach() if force else self)
 
     def __len__(self):
         if self.dim() == 0:

@@ -686,6 +686,25 @@ def layer_norm(input, normalized_shape, weight=None, bias=None, eps=1e-5):
     return kiln.layer_norm(input, shape, weight, bias, eps)
 
 
+def rms_norm(input, normalized_shape, weight=None, eps=None):
+    """torch 2.4's rms_norm: input / sqrt(mean(input**2 over the last len(normalized_shape) dims) + eps),
+    times weight; float16/bfloat16 computed in float32; eps None: the computing type's epsilon."""
+    shape = [normalized_shape] if isinstance(normalized_shape, int) else list(normalized_shape)
+    n = len(shape)
+    if n == 0 or input.dim() < n or list(input.shape[input.dim() - n:]) != shape:
+        raise RuntimeError(f"Given normalized_shape={shape}, expected input with shape [*, "
+                           f"{', '.join(map(str, shape))}], but got input of size{list(input.shape)}")
+    if weight is not None and list(weight.shape) != shape:
+        raise RuntimeError(f"Expected weight to be of same shape as normalized_shape, but got weight of shape "
+                           f"{list(weight.shape)} and normalized_shape = {shape}")
+    wide = input.float() if input.dtype in (kiln.float16, kiln.bfloat16) else input
+    if eps is None:
+        eps = kiln.finfo(wide.dtype).eps
+    dims = list(range(input.dim() - n, input.dim()))
+    result = (wide * kiln.rsqrt(wide.pow(2).mean(dims, keepdim=True) + eps)).type_as(input)
+    return result * weight if weight is not None else result
+
+
 def dropout(input, p=0.5, training=True, inplace=False):
     """Zeroes elements with probability p (drawn from kiln's generator) and scales the rest by 1/(1-p).
     kiln.dropout raises ValueError for p outside [0, 1]."""
@@ -777,12 +796,16 @@ def pairwise_distance(x1, x2, p=2.0, eps=1e-6, keepdim=False):
 def embedding(input, weight, padding_idx=None, max_norm=None, norm_type=2.0, scale_grad_by_freq=False,
               sparse=False):
     """Rows of `weight` picked by the integer tensor `input`: shape input.shape + (embedding_dim,).
-    The row at padding_idx gets no gradient (as torch)."""
-    if max_norm is not None or scale_grad_by_freq or sparse:
-        raise NotImplementedError("embedding: max_norm, scale_grad_by_freq and sparse are not supported by kiln yet")
+    The row at padding_idx gets no gradient (as torch). max_norm: the rows input picks are first
+    renormalised in place to that norm where longer (torch's embedding_renorm_); scale_grad_by_freq:
+    each row's gradient is divided by how often input picks it."""
+    if sparse:
+        raise NotImplementedError("embedding: sparse gradients (sparse=True) are not supported by kiln")
     if input.is_floating_point() or input.dtype == kiln.bool:
         raise RuntimeError("embedding(): Expected tensor for argument #1 'indices' to have one of the following "
                            f"scalar types: Long, Int; but got {input.dtype} instead")
+    if max_norm is not None:
+        _embedding_renorm_(weight, input, max_norm, norm_type)
     if padding_idx is not None:
         num = weight.shape[0]
         if not -num <= padding_idx < num:
@@ -792,8 +815,26 @@ def embedding(input, weight, padding_idx=None, max_norm=None, norm_type=2.0, sca
             # Same values, but the padding row reads a detached copy, so it gets no gradient.
             row = (kiln.arange(num) == padding_idx).reshape(num, 1)
             weight = kiln.where(row, weight.detach(), weight)
-    rows = weight.index_select(0, input.reshape(-1))
+    flat = input.reshape(-1)
+    rows = weight.index_select(0, flat)
+    if scale_grad_by_freq and rows.requires_grad:
+        counts = kiln.bincount(flat, minlength=weight.shape[0]).index_select(0, flat).reshape(-1, 1)
+        rows.register_hook(lambda grad: grad / counts.to(grad.dtype))
     return rows.reshape(list(input.shape) + [weight.shape[1]])
+
+
+def _embedding_renorm_(weight, input, max_norm, norm_type):
+    """torch.embedding_renorm_: each row `input` picks whose norm exceeds max_norm is scaled in place by
+    max_norm / (norm + 1e-7) (the norm rounded to weight's dtype, the factor in double, as torch)."""
+    with kiln.no_grad():
+        idx = input.reshape(-1).unique()
+        if idx.numel() and (int(idx.min()) < 0 or int(idx.max()) >= weight.shape[0]):
+            raise IndexError(f"embedding_renorm_(): index out of range in self")
+        rows = weight.index_select(0, idx)
+        norms = kiln.linalg.vector_norm(rows, norm_type, dim=1).double()
+        scale = kiln.where(norms > max_norm, max_norm / (norms + 1e-7), kiln.ones_like(norms))
+        weight.index_copy_(0, idx, rows * scale.to(weight.dtype).reshape(-1, 1))
+    return weight
 
 
 # ---------------------------------------------------------------- small helpers torch has
@@ -1164,9 +1205,8 @@ def embedding_bag(input, weight, offsets=None, max_norm=None, norm_type=2, scale
     """Sums, means or maxima of bags of embedding rows, without the (bags, length, dim) tensor in the
     user's hands: input 2-D (each row one bag) or 1-D with offsets (bag starts). Entries equal to
     padding_idx are left out of their bag; an empty bag gives zeros."""
-    if max_norm is not None or scale_grad_by_freq or sparse:
-        raise NotImplementedError("embedding_bag: max_norm, scale_grad_by_freq and sparse are not supported by "
-                                  "kiln yet")
+    if scale_grad_by_freq or sparse:
+        raise NotImplementedError("embedding_bag: scale_grad_by_freq and sparse are not supported by kiln yet")
     if weight.dtype == input.dtype and not input.is_floating_point():
         raise RuntimeError("embedding_bag(): the input and the weight are swapped? weight must be floating point")
     if input.is_floating_point() or input.dtype == kiln.bool:
@@ -1188,6 +1228,8 @@ def embedding_bag(input, weight, offsets=None, max_norm=None, norm_type=2, scale
         if not -num <= padding_idx < num:
             raise AssertionError("padding_idx must be within the number of embeddings")
         padding_idx %= num
+    if max_norm is not None:
+        _embedding_renorm_(weight, input, max_norm, norm_type)
     if input.dim() == 2:
         if offsets is not None:
             raise ValueError("if input is 2D, then offsets has to be None, as input is treated is a mini-batch of "

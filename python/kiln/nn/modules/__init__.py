@@ -1,4 +1,5 @@
 from .module import Module
+from . import utils  # noqa: F401  (torch.nn.modules.utils: _pair, _single, ...)
 from .linear import Bilinear, Identity, Linear
 from .activation import (CELU, ELU, GELU, GLU, SELU, Hardshrink, Hardsigmoid, Hardswish, Hardtanh, LeakyReLU,
                          LogSigmoid, LogSoftmax, Mish, MultiheadAttention, PReLU, ReLU, ReLU6, RReLU, Sigmoid, SiLU, Softmax,
@@ -8,7 +9,7 @@ from .conv import Conv1d, Conv2d, Conv3d, ConvTranspose1d, ConvTranspose2d
 from .pooling import (AdaptiveAvgPool1d, AdaptiveAvgPool2d, AdaptiveAvgPool3d, AdaptiveMaxPool1d, AdaptiveMaxPool2d,
                       AdaptiveMaxPool3d, AvgPool2d, MaxPool2d)
 from .batchnorm import BatchNorm1d, BatchNorm2d
-from .normalization import GroupNorm, LayerNorm
+from .normalization import GroupNorm, LayerNorm, RMSNorm
 from .instancenorm import InstanceNorm1d, InstanceNorm2d, InstanceNorm3d
 from .dropout import Dropout, Dropout1d, Dropout2d, Dropout3d
 from .distance import CosineSimilarity, PairwiseDistance
@@ -36,7 +37,7 @@ __all__ = ["Module", "Identity", "Linear", "ReLU", "Tanh", "Sigmoid", "Softmax",
            "MultiheadAttention",
            "Sequential", "ModuleList", "ModuleDict", "ParameterList", "ParameterDict", "Conv1d", "Conv2d", "Conv3d", "ConvTranspose1d", "ConvTranspose2d", "Bilinear", "GroupNorm", "InstanceNorm1d", "InstanceNorm2d", "InstanceNorm3d", "EmbeddingBag", "MaxPool2d", "AvgPool2d", "AdaptiveAvgPool1d", "AdaptiveAvgPool2d", "AdaptiveAvgPool3d",
            "AdaptiveMaxPool1d", "AdaptiveMaxPool2d", "AdaptiveMaxPool3d",
-           "BatchNorm1d", "BatchNorm2d", "LayerNorm", "Dropout", "Embedding", "Flatten", "Unflatten",
+           "BatchNorm1d", "BatchNorm2d", "LayerNorm", "RMSNorm", "Dropout", "Embedding", "Flatten", "Unflatten",
            "Transformer", "TransformerEncoder", "TransformerDecoder", "TransformerEncoderLayer",
            "TransformerDecoderLayer", "Upsample", "UpsamplingNearest2d", "UpsamplingBilinear2d", "PixelShuffle",
            "PixelUnshuffle", "Fold", "Unfold", "RNNBase", "RNN", "LSTM", "GRU", "RNNCellBase", "RNNCell", "LSTMCell", "GRUCell",

@@ -36,6 +36,31 @@ class LayerNorm(Module):
         return f"{self.normalized_shape}, eps={self.eps}, elementwise_affine={self.elementwise_affine}"
 
 
+class RMSNorm(Module):
+    """torch 2.4's RMSNorm: divides by the root mean square over the last len(normalized_shape) dims,
+    times an elementwise weight (ones) when elementwise_affine."""
+
+    def __init__(self, normalized_shape, eps=None, elementwise_affine=True, device=None, dtype=None):
+        super().__init__()
+        shape = (normalized_shape,) if isinstance(normalized_shape, int) else tuple(normalized_shape)
+        self.normalized_shape, self.eps, self.elementwise_affine = shape, eps, elementwise_affine
+        kw = {"dtype": dtype} if dtype is not None else {}
+        if elementwise_affine:
+            self.weight = Parameter(_C.ones(list(shape), **kw))
+        else:
+            self.register_parameter("weight", None)
+
+    def reset_parameters(self):
+        if self.elementwise_affine:
+            init.ones_(self.weight)
+
+    def forward(self, x):
+        return F.rms_norm(x, self.normalized_shape, self.weight, self.eps)
+
+    def extra_repr(self):
+        return f"{self.normalized_shape}, eps={self.eps}, elementwise_affine={self.elementwise_affine}"
+
+
 class GroupNorm(Module):
     """Normalizes each of num_groups groups of channels per sample; per-channel affine weight (ones)
     and bias (zeros) when affine."""

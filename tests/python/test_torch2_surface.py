@@ -1,0 +1,103 @@
+"""Smaller pieces of torch's API that programs reach for: F.embedding's max_norm and
+scale_grad_by_freq (against torch 1.13, bit for bit), torch 2.4's RMSNorm / F.rms_norm (against a
+float64 NumPy reference and finite differences), torch.nn.modules.utils' _pair & co and
+torch.nn.common_types (against torch's), Tensor.numpy(force=True)."""
+import numpy as np
+import pytest
+import torch
+
+import kiln
+
+W = np.random.default_rng(0).standard_normal((6, 4)).astype(np.float32) * 2
+I = np.array([[0, 2, 2], [5, 0, 1]])
+
+
+@pytest.mark.parametrize("kw", [dict(max_norm=1.0), dict(max_norm=1.5, norm_type=1.0), dict(scale_grad_by_freq=True),
+                                dict(max_norm=1.0, scale_grad_by_freq=True, padding_idx=2)])
+def test_embedding_max_norm_and_scale_grad_by_freq(kw):
+    res = []
+    for lib in (torch, kiln):
+        w = lib.tensor(W, requires_grad=True)
+        y = lib.nn.functional.embedding(lib.tensor(I), w, **kw)
+        (y * lib.arange(4.0)).sum().backward()
+        res.append([y.detach().numpy().copy(), w.detach().numpy().copy(), w.grad.numpy().copy()])
+    for a, b in zip(res[1], res[0]):
+        np.testing.assert_array_equal(a, b)
+
+
+def test_embedding_module_and_bag_renorm_in_place():
+    res = []
+    for lib in (torch, kiln):
+        m = lib.nn.Embedding(6, 4, max_norm=1.0)
+        with lib.no_grad():
+            m.weight.copy_(lib.tensor(W))
+        m(lib.tensor(I))
+        wb = lib.tensor(W, requires_grad=True)
+        yb = lib.nn.functional.embedding_bag(lib.tensor(I), wb, max_norm=1.0, mode="sum")
+        yb.sum().backward()
+        res.append([m.weight.detach().numpy().copy(), yb.detach().numpy(), wb.grad.numpy()])
+    for a, b in zip(res[1], res[0]):
+        np.testing.assert_array_equal(a, b)
+    with pytest.raises(NotImplementedError, match="sparse"):
+        kiln.nn.functional.embedding(kiln.tensor(I), kiln.tensor(W), sparse=True)
+
+
+def _rms_ref(x, shape, w, eps):
+    dims = tuple(range(x.ndim - len(shape), x.ndim))
+    y = x / np.sqrt((x * x).mean(axis=dims, keepdims=True) + eps)
+    return y * w if w is not None else y
+
+
+@pytest.mark.parametrize("shape", [(5,), (3, 5)])
+def test_rms_norm_against_numpy(shape):
+    x = np.random.default_rng(1).standard_normal((2, 3, 5))
+    w = np.random.default_rng(2).standard_normal(shape)
+    for eps in (None, 1e-3):
+        ref_eps = np.finfo(np.float64).eps if eps is None else eps
+        got = kiln.nn.functional.rms_norm(kiln.tensor(x), shape, kiln.tensor(w), eps)
+        np.testing.assert_allclose(got.numpy(), _rms_ref(x, shape, w, ref_eps), rtol=1e-12)
+    m = kiln.nn.RMSNorm(shape, eps=1e-6)
+    assert [n for n, _ in m.named_parameters()] == ["weight"] and float(m.weight.sum()) == np.prod(shape)
+    np.testing.assert_allclose(m(kiln.tensor(x)).detach().numpy(), _rms_ref(x, shape, 1.0, 1e-6), rtol=1e-12)
+    assert kiln.nn.RMSNorm(5, elementwise_affine=False).weight is None
+    # float32 in, float32 out; bfloat16 computed in float32 and rounded once
+    xf = kiln.tensor(x, dtype=kiln.float32)
+    assert kiln.nn.functional.rms_norm(xf, shape).dtype == kiln.float32
+    xb = xf.bfloat16()
+    got = kiln.nn.functional.rms_norm(xb, shape)
+    want = kiln.tensor(_rms_ref(xb.double().numpy(), shape, None, np.finfo(np.float32).eps)).bfloat16()
+    assert got.dtype == kiln.bfloat16 and (got.float() - want.float()).abs().max().item() <= 2 ** -7
+
+
+def test_rms_norm_gradients_by_finite_differences():
+    x = kiln.tensor(np.random.default_rng(3).standard_normal((2, 4)), requires_grad=True)
+    w = kiln.tensor(np.random.default_rng(4).standard_normal(4), requires_grad=True)
+    assert kiln.autograd.gradcheck(lambda a, b: kiln.nn.functional.rms_norm(a, [4], b, 1e-5), (x, w))
+
+
+def test_rms_norm_errors():
+    with pytest.raises(RuntimeError, match=r"Given normalized_shape=\[4\], expected input with shape \[\*, 4\]"):
+        kiln.nn.functional.rms_norm(kiln.ones(2, 3), [4])
+    with pytest.raises(RuntimeError, match="Expected weight to be of same shape as normalized_shape"):
+        kiln.nn.functional.rms_norm(kiln.ones(2, 4), [4], kiln.ones(3))
+
+
+def test_modules_utils_and_common_types_as_torch():
+    from torch.nn.modules import utils as tu
+    from kiln.nn.modules import utils as ku
+    for name in ("_single", "_pair", "_triple", "_quadruple"):
+        for v in (3, (1, 2), [4, 5, 6]):
+            assert getattr(ku, name)(v) == getattr(tu, name)(v)
+    assert ku._reverse_repeat_tuple((1, 2, 3), 2) == tu._reverse_repeat_tuple((1, 2, 3), 2)
+    assert ku._ntuple(5)(7) == tu._ntuple(5)(7)
+    import kiln.nn.common_types as kt
+    import torch.nn.common_types as tt
+    assert {n for n in dir(tt) if n.startswith("_size")} <= {n for n in dir(kt) if n.startswith("_size")}
+
+
+def test_numpy_force():
+    for lib in (torch, kiln):
+        t = lib.ones(2, requires_grad=True)
+        with pytest.raises(RuntimeError):
+            t.numpy()
+        np.testing.assert_array_equal(t.numpy(force=True), [1.0, 1.0])
