@@ -203,14 +203,29 @@ def as_tensor(data, dtype=None, device=None):
     return tensor(data, dtype=dtype, device=device)
 
 
-def _legacy_constructor(dtype, name):
-    def construct(*args):
-        """Tensor(2, 3): uninitialised of that shape; Tensor([1, 2]): a copy of the data."""
+class _LegacyTensorType(type):
+    """torch's legacy tensor types (torch.FloatTensor, ...): FloatTensor(2, 3) is uninitialised of that
+    shape, FloatTensor([1, 2]) a copy of the data; isinstance(t, FloatTensor) asks t's dtype;
+    t.type(FloatTensor) converts."""
+
+    def __call__(cls, *args):
         if len(args) == 1 and not isinstance(args[0], int):
-            return tensor(args[0], dtype=dtype)
-        return _C.empty(list(args) if args else [0], dtype=dtype)
-    construct.__name__ = construct.__qualname__ = name
-    return construct
+            return tensor(args[0], dtype=cls.dtype)
+        for i, a in enumerate(args):
+            if not isinstance(a, int) or isinstance(a, bool):
+                raise TypeError(f"new(): argument 'size' must be tuple of ints, but found element of type "
+                                f"{type(a).__name__} at pos {i + 1}")
+        return _C.empty(list(args) if args else [0], dtype=cls.dtype)
+
+    def __instancecheck__(cls, obj):
+        return isinstance(obj, _C.TensorBase) and obj.dtype == cls.dtype
+
+    def __repr__(cls):
+        return f"<class 'kiln.{cls.__name__}'>"
+
+
+def _legacy_constructor(dtype, name):
+    return _LegacyTensorType(name, (), {"dtype": dtype, "is_sparse": False, "is_cuda": False, "__module__": "kiln"})
 
 
 FloatTensor = _legacy_constructor(_C.float32, "FloatTensor")

@@ -411,6 +411,10 @@ class Tensor(_C.TensorBase):
             return "kiln." + _LEGACY_NAMES[str(self.dtype)] + "Tensor"
         if isinstance(dtype, str):
             dtype = next(getattr(_C, d) for d, n in _LEGACY_DTYPES.items() if dtype.endswith(n + "Tensor"))
+        elif isinstance(dtype, type):  # kiln.FloatTensor, ...; kiln.cuda.FloatTensor raises (no CUDA)
+            if not isinstance(getattr(dtype, "dtype", None), _C.dtype):
+                dtype()
+            dtype = dtype.dtype
         return self.to(dtype)
 
     def type_as(self, other):

@@ -101,3 +101,18 @@ def test_numpy_force():
         with pytest.raises(RuntimeError):
             t.numpy()
         np.testing.assert_array_equal(t.numpy(force=True), [1.0, 1.0])
+
+
+def test_legacy_tensor_types():
+    for lib in (torch, kiln):
+        x = lib.ones(2)
+        assert isinstance(x, lib.FloatTensor) and not isinstance(x, lib.DoubleTensor)
+        assert isinstance(lib.tensor([1, 2]), lib.LongTensor) and not isinstance(3, lib.FloatTensor)
+        assert lib.FloatTensor.dtype == lib.float32 and lib.ByteTensor.dtype == lib.uint8
+        assert x.type(lib.DoubleTensor).dtype == lib.float64 and x.type(lib.LongTensor).dtype == lib.int64
+        assert tuple(lib.FloatTensor().shape) == (0,) and tuple(lib.LongTensor(2, 3).shape) == (2, 3)
+        np.testing.assert_array_equal(lib.IntTensor([1, 2]).numpy(), np.array([1, 2], np.int32))
+        with pytest.raises(TypeError, match="argument 'size' must be tuple of ints"):
+            lib.FloatTensor(2, 3.0)
+    with pytest.raises(TypeError, match="not available"):
+        kiln.ones(2).type(kiln.cuda.FloatTensor)
