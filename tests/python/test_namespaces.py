@@ -392,11 +392,11 @@ def test_every_nn_class_resolves_at_its_module_path():
         kiln.nn.Linear, kiln.nn.Dropout, kiln.nn.Embedding, kiln.nn.BatchNorm2d, kiln.nn.Flatten)
 
 
-@needs_torch
 # Modules torch 1.13 lacks (added in 2.x), with the module torch 2.x defines them in.
 TORCH2_CLASS_MODULES = {"RMSNorm": "kiln.nn.modules.normalization"}
 
 
+@needs_torch
 def test_nn_class_paths_match_torch():
     for name in kiln.nn.modules.__all__ + ["Parameter"]:
         if not hasattr(torch.nn, name):
