@@ -173,3 +173,27 @@ def test_random_split_subset_and_concat():
     assert len(sub + ds) == 12
     xs = [x for x, _ in DataLoader(both, batch_size=5)]
     assert [len(x) for x in xs] == [5, 5, 2]
+
+
+def test_stack_dataset_and_collate_paths():
+    # torch 2.2's StackDataset (1.13 lacks it): hand-checked
+    from kiln.utils.data import StackDataset, TensorDataset
+    a, b = kiln.arange(4.0), kiln.arange(4) * 10
+    s = StackDataset(TensorDataset(a), b)
+    assert len(s) == 4 and float(s[2][0][0]) == 2.0 and int(s[2][1]) == 20
+    d = StackDataset(x=a, y=b)
+    assert set(d[1]) == {"x", "y"} and int(d[1]["y"]) == 10
+    with pytest.raises(ValueError, match="Size mismatch"):
+        StackDataset(a, kiln.arange(3))
+    with pytest.raises(ValueError, match="both types are given"):
+        StackDataset(a, y=b)
+    with pytest.raises(ValueError, match="At least one dataset"):
+        StackDataset()
+    from kiln.utils.data._utils.collate import default_collate
+    import torch
+    import torch.utils.data._utils.collate as tc
+    got = default_collate([(kiln.ones(2), 1), (kiln.zeros(2), 2)])
+    want = tc.default_collate([(torch.ones(2), 1), (torch.zeros(2), 2)])
+    assert type(got) is type(want)
+    np.testing.assert_array_equal(got[0].numpy(), want[0].numpy())
+    np.testing.assert_array_equal(got[1].numpy(), want[1].numpy())
