@@ -1,5 +1,5 @@
 """kiln.optim: optimizers and learning-rate schedulers, mirroring torch.optim."""
-from . import lr_scheduler
+from . import lr_scheduler, swa_utils
 from .adadelta import Adadelta
 from .adagrad import Adagrad
 from .adam import Adam, AdamW
