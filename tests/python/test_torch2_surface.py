@@ -116,3 +116,27 @@ def test_legacy_tensor_types():
             lib.FloatTensor(2, 3.0)
     with pytest.raises(TypeError, match="not available"):
         kiln.ones(2).type(kiln.cuda.FloatTensor)
+
+
+def test_sdpa_kernel_selection():
+    # torch 2.x's kiln.nn.attention.sdpa_kernel (1.13 lacks it): kiln's CPU kernel runs when MATH or
+    # FLASH_ATTENTION is allowed, and torch's "No available kernel" error otherwise; the switches are
+    # restored on leaving the block, errors included.
+    from kiln.nn.attention import SDPBackend, sdpa_kernel
+    F = kiln.nn.functional
+    q = kiln.tensor(np.random.default_rng(5).standard_normal((1, 2, 3, 4)).astype(np.float32))
+    want = F.scaled_dot_product_attention(q, q, q).numpy()
+    for allowed in (SDPBackend.MATH, [SDPBackend.FLASH_ATTENTION], [SDPBackend.MATH, SDPBackend.CUDNN_ATTENTION]):
+        with sdpa_kernel(allowed):
+            np.testing.assert_array_equal(F.scaled_dot_product_attention(q, q, q).numpy(), want)
+    with pytest.raises(RuntimeError, match="No available kernel"):
+        with pytest.warns(UserWarning), sdpa_kernel([SDPBackend.EFFICIENT_ATTENTION]):
+            F.scaled_dot_product_attention(q, q, q)
+    assert kiln.backends.cuda.math_sdp_enabled() and kiln.backends.cuda.flash_sdp_enabled()
+    with pytest.raises(AssertionError, match="Backend must be an instance of SDPBackend"):
+        with sdpa_kernel("math"):
+            pass
+    with kiln.backends.cuda.sdp_kernel(enable_math=False):
+        assert not kiln.backends.cuda.math_sdp_enabled()
+        np.testing.assert_array_equal(F.scaled_dot_product_attention(q, q, q).numpy(), want)  # flash still on
+    assert kiln.backends.cuda.math_sdp_enabled()

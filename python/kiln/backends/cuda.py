@@ -1,6 +1,8 @@
 """kiln.backends.cuda: torch.backends.cuda on a machine without CUDA: is_built() False, and
 matmul.allow_tf32 / allow_fp16_reduced_precision_reduction settable as in torch. allow_tf32 is the
 float32 matmul precision seen from here ('highest' <-> False), as in torch."""
+import contextlib
+
 from .. import _global_flags
 from ._flag_module import check_bool
 
@@ -34,8 +36,11 @@ class cuBLASModule:
 
 matmul = cuBLASModule()
 
-# Which scaled-dot-product-attention kernels may run (torch's defaults: all on).
-_sdp = {"flash": True, "mem_efficient": True, "math": True}
+# Which scaled-dot-product-attention kernels may run (torch's defaults: all on). Despite the module,
+# torch's switches hold for the CPU too: F.scaled_dot_product_attention runs when "math" or "flash"
+# (kiln's one CPU kernel stands for both) is on, and raises torch's "No available kernel" otherwise.
+# kiln.nn.attention.sdpa_kernel sets them too.
+_sdp = {"flash": True, "mem_efficient": True, "math": True, "cudnn": True}
 
 
 def _sdp_setter(kind):
@@ -61,3 +66,20 @@ def math_sdp_enabled():
 enable_flash_sdp = _sdp_setter("flash")
 enable_mem_efficient_sdp = _sdp_setter("mem_efficient")
 enable_math_sdp = _sdp_setter("math")
+enable_cudnn_sdp = _sdp_setter("cudnn")
+
+
+def cudnn_sdp_enabled():
+    return _sdp["cudnn"]
+
+
+@contextlib.contextmanager
+def sdp_kernel(enable_flash=True, enable_math=True, enable_mem_efficient=True, enable_cudnn=True):
+    """torch's older context manager (deprecated in 2.x for kiln.nn.attention.sdpa_kernel)."""
+    saved = dict(_sdp)
+    try:
+        _sdp.update(flash=enable_flash, math=enable_math, mem_efficient=enable_mem_efficient, cudnn=enable_cudnn)
+        yield
+    finally:
+        _sdp.clear()
+        _sdp.update(saved)

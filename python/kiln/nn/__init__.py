@@ -2,7 +2,7 @@
 from .parameter import Parameter
 from .modules import *  # noqa: F401,F403
 from .modules import __all__ as _modules_all
-from . import common_types, functional, init, parallel, utils
+from . import attention, common_types, functional, init, parallel, utils
 from .parallel import DataParallel
 
 __all__ = ["Parameter", "DataParallel", "functional", "init", "parallel", "utils"] + _modules_all

@@ -223,6 +223,11 @@ def scaled_dot_product_attention(query, key, value, attn_mask=None, dropout_p=0.
     to 1 / sqrt(E). Without dropout one fused kernel (online softmax, no L x S matrix), forward and
     backward; with dropout torch's math path. enable_gqa: key and value may have fewer heads (dim
     -3), each shared by a group of query heads."""
+    from ..backends import cuda as _backends_cuda
+    if not (_backends_cuda._sdp["math"] or _backends_cuda._sdp["flash"]):
+        warnings.warn("Flash attention and the math fallback are disabled (kiln.nn.attention.sdpa_kernel or "
+                      "kiln.backends.cuda.enable_*_sdp): kiln's CPU kernel stands for those two.")
+        raise RuntimeError("No available kernel. Aborting execution.")
     if enable_gqa and key.dim() >= 3 and key.size(-3) != query.size(-3):
         if query.size(-3) % key.size(-3) or query.size(-3) % value.size(-3):
             raise RuntimeError("scaled_dot_product_attention: the number of query heads must be a multiple of "
