@@ -21,7 +21,7 @@ from ._C import (bfloat16, bool, double, dtype, float, float16, float32, float64
                  int16, int32, int64, long, short, uint8, from_numpy, get_default_dtype, get_num_threads, is_grad_enabled, set_default_dtype, set_num_threads)
 from .random import (Generator, default_generator, get_rng_state, initial_seed, manual_seed, seed,  # noqa: F401
                      set_rng_state)
-from ._device import device
+from ._device import device, get_default_device, set_default_device
 from ._size import Size
 from ._dtype_info import finfo, iinfo, promote_types, result_type
 from ._tensor import Tensor
@@ -264,7 +264,7 @@ def explain(enabled=True):
 
 
 __all__ = [
-    "Tensor", "Size", "device", "dtype", "tensor", "from_numpy", "autograd", "no_grad", "enable_grad",
+    "Tensor", "Size", "device", "get_default_device", "set_default_device", "dtype", "tensor", "from_numpy", "autograd", "no_grad", "enable_grad",
     "set_grad_enabled", "inference_mode", "is_grad_enabled", "allclose", "is_tensor", "cuda", "nn", "optim", "utils", "bool", "uint8", "int8", "int16", "short", "int32", "int64", "float32", "float64", "float", "double",
     "float16", "half", "bfloat16", "finfo", "iinfo", "promote_types", "result_type", "long", "int", "Generator", "default_generator", "manual_seed", "seed", "initial_seed", "get_rng_state",
     "set_rng_state", "get_default_dtype", "set_default_dtype", "set_num_threads", "get_num_threads", "explain",

@@ -34,3 +34,24 @@ class device:
 
     def __hash__(self):
         return hash((self.type, self.index))
+
+
+_default_device = [None]
+
+
+def set_default_device(device_):
+    """torch.set_default_device: the device factory functions use. kiln computes on the CPU only, so
+    'cpu' (or None, the default) is accepted and any other device raises, as torch's CPU-only builds
+    do when such a factory runs."""
+    if device_ is not None:
+        d = device(device_) if not isinstance(device_, device) else device_
+        if d.type != "cpu":
+            raise AssertionError("kiln not compiled with CUDA enabled" if d.type == "cuda"
+                                 else f"kiln has no {d.type} device")
+        device_ = d
+    _default_device[0] = device_
+
+
+def get_default_device():
+    """The device factory functions use (torch 2.3): always cpu for kiln."""
+    return _default_device[0] or device("cpu")

@@ -140,3 +140,16 @@ def test_sdpa_kernel_selection():
         assert not kiln.backends.cuda.math_sdp_enabled()
         np.testing.assert_array_equal(F.scaled_dot_product_attention(q, q, q).numpy(), want)  # flash still on
     assert kiln.backends.cuda.math_sdp_enabled()
+
+
+def test_default_device():
+    # torch 2.x: set_default_device / get_default_device; kiln computes on the CPU only
+    kiln.set_default_device("cpu")
+    try:
+        assert kiln.get_default_device() == kiln.device("cpu")
+        assert kiln.ones(2).device == kiln.device("cpu")
+    finally:
+        kiln.set_default_device(None)
+    with pytest.raises(AssertionError, match="not compiled with CUDA"):
+        kiln.set_default_device("cuda")
+    assert kiln.get_default_device().type == "cpu"
