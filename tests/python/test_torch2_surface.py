@@ -153,3 +153,19 @@ def test_default_device():
     with pytest.raises(AssertionError, match="not compiled with CUDA"):
         kiln.set_default_device("cuda")
     assert kiln.get_default_device().type == "cpu"
+
+
+def test_nn_buffer():
+    # torch 2.5's nn.Buffer (1.13 lacks it): assigning one registers a buffer; persistent=False keeps it
+    # out of state_dict; the data is detached, keeping requires_grad
+    m = kiln.nn.Linear(2, 2)
+    m.steps = kiln.nn.Buffer(kiln.zeros(3))
+    m.tmp = kiln.nn.Buffer(kiln.ones(1), persistent=False)
+    assert list(m.state_dict()) == ["weight", "bias", "steps"]
+    assert [n for n, _ in m.named_buffers()] == ["steps", "tmp"]
+    assert isinstance(m.steps, kiln.nn.Buffer) and not isinstance(kiln.ones(1), kiln.nn.Buffer)
+    assert type(m.steps) is kiln.Tensor
+    g = kiln.nn.Buffer(kiln.ones(2, requires_grad=True) * 2)
+    assert g.requires_grad and g.is_leaf
+    m.steps = kiln.nn.Buffer(kiln.ones(3), persistent=False)  # re-registered as non-persistent
+    assert "steps" not in m.state_dict()

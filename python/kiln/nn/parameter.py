@@ -24,3 +24,23 @@ class Parameter(Tensor):
 
     def __reduce_ex__(self, proto):
         return (Parameter, (self.detach().clone(), self.requires_grad))
+
+
+class _BufferMeta(type):
+    def __instancecheck__(cls, instance):
+        if cls is Buffer and isinstance(instance, _C.TensorBase) and getattr(instance, "_is_buffer", False):
+            return True
+        return super().__instancecheck__(instance)
+
+
+class Buffer(Tensor, metaclass=_BufferMeta):
+    """Buffer(data=None, *, persistent=True) (torch 2.5): marks a tensor (detached, keeping requires_grad)
+    so that assigning it to a Module attribute registers a buffer; persistent buffers are in state_dict."""
+
+    def __new__(cls, data=None, *, persistent=True):
+        if data is None:
+            data = _C.empty([0])
+        t = data.detach().requires_grad_(data.requires_grad)
+        t.persistent = persistent
+        t._is_buffer = True
+        return t
