@@ -169,3 +169,17 @@ def test_nn_buffer():
     assert g.requires_grad and g.is_leaf
     m.steps = kiln.nn.Buffer(kiln.ones(3), persistent=False)  # re-registered as non-persistent
     assert "steps" not in m.state_dict()
+
+
+def test_compiler_namespace():
+    # torch.compiler's questions and decorators, answered for an eager library (kiln.compile runs
+    # models as they are)
+    assert kiln.compiler.is_compiling() is False and kiln.compiler.is_dynamo_compiling() is False
+
+    def f(x):
+        return x * 2
+    assert kiln.compiler.disable(f) is f and kiln.compiler.disable()(f) is f
+    assert kiln.compiler.allow_in_graph(f) is f and kiln.compiler.assume_constant_result(f) is f
+    m = kiln.nn.Linear(2, 2)
+    assert kiln.compiler.compile(m) is m
+    kiln.compiler.reset()
