@@ -417,6 +417,10 @@ class Tensor(_C.TensorBase):
             dtype = dtype.dtype
         return self.to(dtype)
 
+    def as_subclass(self, cls):
+        """The same elements as an instance of the Tensor subclass cls; gradients flow back to self."""
+        return _C._as_subclass(self, cls)
+
     def type_as(self, other):
         """This tensor cast to other's type (torch: self.type(other.type()))."""
         if not isinstance(other, _C.TensorBase):

@@ -5,6 +5,7 @@
 #include <cstdlib>
 
 #include "runtime/python/binding_tables.h"
+#include "generated/api/view.h"
 #include "runtime/autograd/engine.h"
 #include "runtime/autograd/inplace_view.h"
 #include "runtime/dispatch/grad_mode.h"
@@ -108,6 +109,21 @@ PyObject* py_make_subclass(PyObject*, PyObject* args) {
   Tensor alias(Ref<TensorImpl>(new TensorImpl(*t.impl(), t.sizes(), t.strides(), t.storage_offset())));
   if (requires_grad) alias.TensorBase::set_requires_grad(true);
   return wrap_as(reinterpret_cast<PyTypeObject*>(cls), std::move(alias));
+  KILN_PY_END
+}
+
+// Tensor.as_subclass(cls): the same elements as an instance of cls, its history going through a view
+// of self (torch's AliasBackward0), so gradients reach self.
+PyObject* py_as_subclass(PyObject*, PyObject* args) {
+  KILN_PY_BEGIN
+  PyObject *self, *cls;
+  if (!PyArg_ParseTuple(args, "OO", &self, &cls)) return nullptr;
+  KILN_CHECK_TYPE(is_tensor(self), "as_subclass(): self must be a Tensor");
+  KILN_CHECK(PyType_Check(cls) && PyType_IsSubtype(reinterpret_cast<PyTypeObject*>(cls), &TensorBaseType),
+             "Creating a Tensor subclass from a class that does not inherit from Tensor is not possible. Make sure "
+             "your class inherits from Tensor.");
+  const Tensor& t = unpack_tensor(self);
+  return wrap_as(reinterpret_cast<PyTypeObject*>(cls), kiln::view(t, t.sizes()));
   KILN_PY_END
 }
 
@@ -216,6 +232,7 @@ PyMethodDef hand_functions[] = {
     KILN_FN("_set_grad_enabled", py_set_grad_enabled, METH_O),
     KILN_FN("_wrap_scalar", py_wrap_scalar, METH_O),
     KILN_FN("_make_subclass", py_make_subclass, METH_VARARGS),
+    KILN_FN("_as_subclass", py_as_subclass, METH_VARARGS),
     KILN_FN("set_num_threads", py_set_num_threads, METH_O),
     KILN_FN("_set_autocast_cpu_enabled", py_set_autocast_cpu_enabled, METH_O),
     KILN_FN("_is_autocast_cpu_enabled", py_is_autocast_cpu_enabled, METH_NOARGS),

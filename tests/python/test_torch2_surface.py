@@ -183,3 +183,18 @@ def test_compiler_namespace():
     m = kiln.nn.Linear(2, 2)
     assert kiln.compiler.compile(m) is m
     kiln.compiler.reset()
+
+
+def test_as_subclass():
+    res = []
+    for lib in (torch, kiln):
+        class M(lib.Tensor):
+            pass
+        x = lib.tensor([1.0, 2.0], requires_grad=True)
+        y = x.as_subclass(M)
+        assert type(y) is M and y.requires_grad and not y.is_leaf and y.data_ptr() == x.data_ptr()
+        (y * y).sum().backward()
+        res.append(x.grad.numpy())
+        with pytest.raises(RuntimeError, match="does not inherit from Tensor"):
+            x.as_subclass(int)
+    np.testing.assert_array_equal(res[1], res[0])
