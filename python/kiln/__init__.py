@@ -312,7 +312,7 @@ def tanh_(input):
     return input.tanh_()
 
 
-from . import func, testing  # noqa: E402  (torch.func transforms; torch.testing: assert_close, make_tensor)
+from . import func, jit, testing  # noqa: E402  (torch.func transforms, eager torch.jit, torch.testing)
 
 # Python-level functions raise torch's TypeError for an argument of the wrong type (_arg_errors.py).
 from ._arg_errors import type_methods as _type_methods, type_namespace as _type_namespace  # noqa: E402
