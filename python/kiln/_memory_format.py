@@ -136,6 +136,8 @@ def is_contiguous(self, memory_format=contiguous_format):
 
 def _copy_with_strides(self, strides, dtype=None):
     out = _C.empty_strided(list(self.shape), strides, dtype=dtype or self.dtype)
+    if self.numel() == 0:  # channels-last strides of an empty tensor overlap (zeros): nothing to copy
+        return out.requires_grad_(self.requires_grad) if self.requires_grad else out
     return out.copy_(self)
 
 
@@ -211,7 +213,8 @@ def _make_like(name, fill):
         dtype = kwargs.pop("dtype", None) or input.dtype
         generator = kwargs.pop("generator", None)
         t = _C.empty_strided(list(input.shape), strides, dtype=dtype, **kwargs)
-        fill(t, *args, generator=generator)
+        if t.numel():  # an empty tensor's channels-last strides overlap (zeros): nothing to fill
+            fill(t, *args, generator=generator)
         return t.requires_grad_(requires_grad) if requires_grad else t
 
     like.__name__ = like.__qualname__ = name

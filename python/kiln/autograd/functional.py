@@ -220,7 +220,7 @@ def _jacfwd(func, inputs, strict=False, vectorize=False):
                            '`strategy="reverse-mode"`.')
     if not vectorize:
         raise NotImplementedError("Computing Jacobian using forward-AD or forward-over-reverse Hessian is"
-                                  " only implemented for `vectorize=True`.")
+                                  "only implemented for `vectorize=True`.")  # torch's text, without the space
     is_inputs_tuple, inputs = _as_tuple(inputs, "inputs", "jacobian")
     columns = [[] for _ in inputs]  # per input: one tuple of output tangents per input element
     outputs = None

@@ -39,7 +39,7 @@ def default_tolerances(*inputs):
     """The loosest default (rtol, atol) of the inputs' dtypes (tensors or dtypes)."""
     dtypes = []
     for input in inputs:
-        if isinstance(input, _C.TensorBase):
+        if isinstance(input, (_C.TensorBase, _sparse_type())):
             dtypes.append(input.dtype)
         elif isinstance(input, _C.dtype):
             dtypes.append(input)
