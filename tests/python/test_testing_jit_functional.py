@@ -454,3 +454,45 @@ def test_jit_save_load_refuse_with_the_alternative(tmp_path):
     with pytest.raises(NotImplementedError, match="TorchScript"):
         kiln.jit.load(str(tmp_path / "m.pt"))
     assert "eager" in kiln.jit.__doc__
+
+
+# ---------------------------------------------------------------- kiln.autograd.forward_ad, autograd.graph
+def test_forward_ad_dual_tensors():
+    def go(L):
+        fw = L.autograd.forward_ad
+        x, W, t = _data(L)[0], _data(L)[1], _data(L)[2]
+        out = []
+        with fw.dual_level():
+            d = fw.make_dual(x, t)
+            out.append(tuple(fw.unpack_dual(d)))
+            out.append(tuple(fw.unpack_dual((d * 2).sin())))
+            out.append(tuple(fw.unpack_dual(L.tanh(W @ d))))
+            out.append(tuple(fw.unpack_dual(L.softmax(d, 0) * d.exp().sum())))
+            out.append(tuple(fw.unpack_dual(x * 2)))
+            out.append(tuple(fw.unpack_dual(d * 0)))
+            out.append(outcome(lambda L_: fw.make_dual(x, L_.ones(2, dtype=L_.float64)), L))
+            out.append(outcome(lambda L_: fw.enter_dual_level(), L))
+        out.append(outcome(lambda L_: fw.make_dual(x, t), L))
+        out.append(tuple(fw.unpack_dual(x)))
+        out.append(type(fw.unpack_dual(x)).__name__)
+        return out
+    compare(go, check_requires_grad=False)  # kiln's dual tensors require grad (the double-backward trick)
+
+
+def test_forward_ad_under_no_grad_is_refused_clearly():
+    fw = kiln.autograd.forward_ad
+    with kiln.no_grad(), fw.dual_level():
+        with pytest.raises(RuntimeError, match="grad mode"):
+            fw.make_dual(kiln.ones(2), kiln.ones(2))
+
+
+def test_saved_tensors_hooks_and_save_on_cpu():
+    def go(L):
+        a = L.ones(2, requires_grad=True)
+        with L.autograd.graph.save_on_cpu():
+            (a * a * 3).sum().backward()
+        return a.grad
+    compare(go)
+    with pytest.raises(NotImplementedError, match="pack/unpack hooks"):
+        with kiln.autograd.graph.saved_tensors_hooks(lambda t: t, lambda t: t):
+            pass
