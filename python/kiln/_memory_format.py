@@ -189,6 +189,8 @@ def empty(*size, memory_format=contiguous_format, **kwargs):
     _check_format(memory_format, "empty")
     if memory_format is preserve_format:
         raise RuntimeError("unsupported memory format Preserve")
+    if not size and "size" in kwargs:
+        size = (kwargs.pop("size"),)
     shape = list(size[0]) if len(size) == 1 and not isinstance(size[0], int) else list(size)
     requires_grad = kwargs.pop("requires_grad", False)
     kwargs.pop("pin_memory", None)

@@ -131,6 +131,7 @@ def test_explicit_format(inp, name, op):
 @pytest.mark.parametrize("shape", [(2, 3, 4, 5), (2, 0, 3, 3), (0, 3, 0, 3), (2, 3, 2, 4, 5), (2, 3)])
 def test_empty_memory_format(name, shape):
     same_outcome(lambda L: L.empty(*shape, memory_format=fmt(L, name)).stride())
+    same_outcome(lambda L: L.empty(size=shape, memory_format=fmt(L, name)).stride())
     same_outcome(lambda L: (str(L.empty(shape, dtype=L.float64, memory_format=fmt(L, name)).dtype).split(".")[1],
                             L.empty(shape, dtype=L.float64, memory_format=fmt(L, name)).stride()))
 
