@@ -4,10 +4,6 @@ import math
 
 from .. import _C
 
-_INTEGRAL = None
-_FLOATING = None
-
-
 def _types():
     return ([_C.uint8, _C.int8, _C.int16, _C.int32, _C.int64],
             [_C.float16, _C.bfloat16, _C.float32, _C.float64])
