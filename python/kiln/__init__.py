@@ -43,6 +43,8 @@ from ._functional_extra import (aminmax, compile, diff, randint_like, std_mean, 
 from ._creation import (BoolTensor, ByteTensor, CharTensor, DoubleTensor, FloatTensor, IntTensor,  # noqa: F401
                         LongTensor, ShortTensor,
                         as_tensor, tensor)
+from ._memory_format import (channels_last, channels_last_3d, contiguous_format, empty, empty_like,  # noqa: E402,F811
+                             full_like, memory_format, ones_like, preserve_format, rand_like, randn_like, zeros_like)
 from .autograd.grad_mode import enable_grad, inference_mode, no_grad, set_grad_enabled
 from . import autograd
 from .autograd.anomaly_mode import is_anomaly_enabled  # noqa: E402
@@ -309,6 +311,8 @@ def sigmoid_(input):
 def tanh_(input):
     return input.tanh_()
 
+
+from . import func, jit, testing  # noqa: E402  (torch.func transforms, eager torch.jit, torch.testing)
 
 # Python-level functions raise torch's TypeError for an argument of the wrong type (_arg_errors.py).
 from ._arg_errors import type_methods as _type_methods, type_namespace as _type_namespace  # noqa: E402

@@ -4,7 +4,7 @@ import numbers
 import operator
 
 from . import _C
-from . import _arg_errors, _inplace_views, _layout, _shared_memory
+from . import _arg_errors, _inplace_views, _layout, _memory_format, _shared_memory
 from ._tensor_str import tensor_repr
 
 
@@ -178,6 +178,11 @@ class Tensor(_C.TensorBase):
         return self.transpose(axis0, axis1)
 
     swapdims = swapaxes
+
+    # Memory formats (python/kiln/_memory_format.py): memory_format= on top of the C++ methods.
+    contiguous = _memory_format.contiguous
+    is_contiguous = _memory_format.is_contiguous
+    clone = _memory_format.clone
 
     # In-place view methods: self takes the view's geometry and history (python/kiln/_inplace_views.py).
     t_ = _inplace_views.t_
@@ -443,6 +448,7 @@ class Tensor(_C.TensorBase):
         dtype, dev = kwargs.pop("dtype", None), kwargs.pop("device", None)
         copy = kwargs.pop("copy", False)
         kwargs.pop("non_blocking", None)
+        memory_format = kwargs.pop("memory_format", None)
         if kwargs:
             raise TypeError(f"to() got unexpected keyword arguments {sorted(kwargs)}")
         for a in args:
@@ -456,6 +462,10 @@ class Tensor(_C.TensorBase):
                 raise TypeError(f"to() received an invalid argument of type {type(a).__name__}")
         if dev is not None and _device(dev).type != "cpu":
             raise AssertionError("kiln not compiled with CUDA enabled")  # torch's CPU-only builds
+        if memory_format is not None:
+            converted = _memory_format.to_memory_format(self, dtype, memory_format, copy)
+            if converted is not None:
+                return converted
         if dtype is None:
             return self.clone() if copy else self
         return _C.TensorBase.to(self, dtype, False, copy)

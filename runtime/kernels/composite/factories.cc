@@ -12,7 +12,7 @@
 #include "generated/kernels/composite/zeros.h"
 #include "generated/kernels/composite/zero.h"
 #include "generated/kernels/composite/zeros_like.h"
-#include "runtime/kernels/shape_rules.h"
+#include "runtime/kernels/memory_format_strides.h"
 
 namespace kiln {
 namespace composite_implicit {
@@ -49,13 +49,15 @@ Tensor ones(IntArrayRef size, const std::optional<ScalarType>& dtype, const std:
   return full(size, 1, dtype.value_or(default_dtype()), device, false);
 }
 
-// Keeps the layout of a dense permuted input (torch's preserve_format), else row-major.
+// torch's preserve_format: the layout of a dense permuted input, else dense strides in the input's
+// order of strides (shape_rules.h: preserve_format_strides).
 Tensor empty_like(const Tensor& self, const std::optional<ScalarType>& dtype, const std::optional<Device>& device,
                   bool /*requires_grad*/) {
   const ScalarType dt = dtype.value_or(self.dtype());
   const Device dev = device.value_or(self.device());
-  if (self.is_contiguous() || !is_non_overlapping_and_dense(self)) return kiln::empty(self.sizes(), dt, dev);
-  return kiln::empty_strided(self.sizes(), self.strides(), dt, dev);
+  const DimVector strides = preserve_format_strides(self);
+  if (IntArrayRef(strides) == IntArrayRef(contiguous_strides(self.sizes()))) return kiln::empty(self.sizes(), dt, dev);
+  return kiln::empty_strided(self.sizes(), strides, dt, dev);
 }
 
 Tensor full_like(const Tensor& self, const Scalar& fill_value, const std::optional<ScalarType>& dtype,

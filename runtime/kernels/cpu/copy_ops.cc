@@ -8,11 +8,13 @@
 #include "generated/kernels/slice.h"
 #include "generated/kernels/slice_backward.h"
 #include "runtime/kernels/cpu/cpu_tensors.h"
+#include "runtime/kernels/memory_format_strides.h"
 
 namespace kiln {
 namespace cpu {
+// torch's clone(preserve_format): self's strides when dense, else dense strides in self's order.
 TensorBase clone(const TensorBase& self) {
-  TensorBase out = empty_tensor_like(self, self.dtype());
+  TensorBase out = empty_tensor_preserving(self, self.dtype(), self.device());
   copy_into(out, self, "clone");
   return out;
 }
@@ -25,7 +27,8 @@ TensorBase copy_(const TensorBase& self, const TensorBase& src, bool /*non_block
 }
 
 TensorBase _to_copy(const TensorBase& self, const std::optional<ScalarType>& dtype, const std::optional<Device>& device) {
-  TensorBase out = empty_tensor_like(self, dtype.value_or(self.dtype()), device.value_or(self.device()));
+  // torch's _to_copy(preserve_format), as clone.
+  TensorBase out = empty_tensor_preserving(self, dtype.value_or(self.dtype()), device.value_or(self.device()));
   copy_into(out, self, "to");
   return out;
 }

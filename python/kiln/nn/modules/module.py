@@ -457,6 +457,7 @@ class Module:
         dtype = kwargs.pop("dtype", None)
         dev = kwargs.pop("device", None)
         kwargs.pop("non_blocking", None)
+        memory_format = kwargs.pop("memory_format", None)
         if kwargs:
             raise TypeError(f"to() got an unexpected keyword argument '{next(iter(kwargs))}'")
         for a in args:
@@ -470,7 +471,25 @@ class Module:
             raise AssertionError("kiln not compiled with CUDA enabled")  # torch's CPU-only builds
         if dtype is not None and not dtype.is_floating_point:
             raise TypeError(f"nn.Module.to only accepts floating point dtypes, but got desired dtype={dtype}")
-        return self._apply_dtype(dtype) if dtype is not None else self
+        if dtype is not None:
+            self._apply_dtype(dtype)
+        if memory_format is not None:
+            self._apply_memory_format(memory_format)
+        return self
+
+    def _apply_memory_format(self, memory_format):
+        """torch's Module.to(memory_format=): 4-D and 5-D parameters and buffers take the format; a
+        parameter keeps its identity (its .data changes, as torch's default), so optimizers still hold it."""
+        for m in self.children():
+            m._apply_memory_format(memory_format)
+        with no_grad():
+            for p in self._parameters.values():
+                if p is not None and p.dim() in (4, 5):
+                    p.data = p.detach().to(memory_format=memory_format)
+            for name, b in self._buffers.items():
+                if b is not None and b.dim() in (4, 5):
+                    self._buffers[name] = b.to(memory_format=memory_format)
+        return self
 
     def _apply_dtype(self, dtype):
         for m in self.children():
