@@ -24,6 +24,10 @@ from the same weights (checked bit for bit) and every step's loss must agree wit
   hand-written backward pass ("backprop ninja": F.one_hot, zeros_like, counts_sum**-1, dC[ix] += ...,
   cmp with torch.all/allclose), sum(1, keepdims=True), the WaveNet's FlattenConsecutive and
   BatchNorm1d over dim=(0, 1)
+- yunjey_resnet_gan: yunjey/pytorch-tutorial's deep_residual_network (BatchNorm2d, `out += residual` after
+  an in-place ReLU, AvgPool2d, update_lr through param_groups, the Pad/RandomHorizontalFlip/RandomCrop
+  draws torchvision makes with torch.rand/torch.randint inside the DataLoader) and generative_adversarial_network
+  (BCELoss on ones/zeros labels, reset_grad over two Adams, LeakyReLU/Sigmoid/Tanh, denorm's clamp)
 - fast_neural_style: pytorch/examples fast_neural_style: TransformerNet (ReflectionPad2d,
   InstanceNorm2d(affine=True), nn.Upsample(mode='nearest')), frozen Vgg16 slices returning a
   namedtuple, bmm gram matrices, normalize_batch's new_tensor and in-place div_ on the output,
@@ -34,7 +38,9 @@ torch.dot, torch.mv and matmul's vector cases went through gemm (kiln's mm) wher
 dot and gemv, whose sums run in other orders (LBFGS's direction, the neural style transfer, drifted
 from the fourth function evaluation); add_/sub_ with a 0-dim tensor alpha (LBFGS's alpha=-al[i])
 rounded twice where torch's AVX2 kernel fuses the multiply-add; keepdims= (NumPy's name, which torch's
-parser takes for keepdim) was refused; torch.histogram's bins had no default (torch: 100).
+parser takes for keepdim) was refused; torch.histogram's bins had no default (torch: 100); batch norm's
+running_mean/running_var updates rounded differently from torch's (momentum in the parameters' dtype,
+the unbiased variance var_sum / (n - 1) held in double).
 """
 import numpy as np
 import pytest
@@ -152,6 +158,32 @@ def test_fast_neural_style():
     assert np.abs(rk["image"].astype(int) - rt["image"].astype(int)).max() <= 1  # save_image's uint8
 
 
+def test_yunjey_gan():
+    rt, rk = run_both("yunjey_resnet_gan", ["--program", "gan", "--num-epochs", "3", "--batch-size", "16",
+                                            "--n-train", "128", "--latent-size", "16", "--hidden-size", "64",
+                                            "--image-side", "12"])
+    check_same_start(rt, rk)
+    check_steps(rt, rk, 48, rtol=1e-6, learns=False)  # d_loss, g_loss of every step
+    np.testing.assert_allclose(np.array(rk["scores"]), np.array(rt["scores"]), rtol=1e-6)
+    for a, b in zip(rk["samples"], rt["samples"]):  # denorm(fake_images): tanh is within an ulp of torch's
+        np.testing.assert_allclose(to_np(a), to_np(b), rtol=1e-5, atol=1e-6)
+
+
+def test_yunjey_deep_residual_network():
+    rt, rk = run_both("yunjey_resnet_gan", ["--program", "resnet", "--num-epochs", "3", "--decay-every", "2",
+                                            "--batch-size", "16", "--n-train", "64", "--n-test", "16",
+                                            "--learning-rate", "1e-4"])
+    check_same_start(rt, rk)
+    assert rk["lrs"] == rt["lrs"]  # update_lr's param_group['lr'] = lr
+    # Adam's first steps are lr * sign(grad): a weight whose gradient is at rounding level (batch norm
+    # makes a convolution's output scale-free) steps +lr in one run and -lr in the other, and the
+    # convolutions and batch norm backward are an ulp from torch's; so ~1e-5 at the second step, 1e-4
+    # by the twelfth (at lr 1e-3: 1e-3).
+    check_steps(rt, rk, 12, rtol=2e-4, learns=False)
+    assert rk["correct"] == rt["correct"]
+    np.testing.assert_allclose(to_np(rk["running_var"]), to_np(rt["running_var"]), rtol=1e-4)
+
+
 # ----------------------------------------------------------------------------- the kiln fixes
 def test_dot_mv_and_matmul_vectors_are_torchs():
     """torch.dot is BLAS's dot and torch.mv / matrix @ vector BLAS's gemv ('n' for a column-major
@@ -263,3 +295,23 @@ def test_keepdims_and_histogram_defaults():
         assert hk.shape[0] == 100
         np.testing.assert_allclose(hk.numpy(), ht.numpy(), rtol=1e-6)
         np.testing.assert_allclose(ek.numpy(), et.numpy(), rtol=1e-6)
+
+
+def test_batch_norm_running_stats_round_as_torch():
+    """BatchNorm's running_mean/running_var after a few training steps are torch's bits (float32 input
+    with spatial dims: the batch statistics are torch's too; momentum in float, the unbiased variance
+    var_sum / (n - 1) held in double as batch_norm_cpu_update_stats_template does)."""
+    import kiln
+    import torch
+    rng = np.random.default_rng(0)
+    for shape in [(8, 16, 8, 8), (4, 3, 5, 5), (1, 3, 2, 2), (2, 5, 3)]:
+        x = (rng.standard_normal(shape) * 2 + 1).astype(np.float32)
+        for momentum in (0.1, 0.01, 0.3, 0.37):
+            stats = []
+            for m in (torch, kiln):
+                bn = (m.nn.BatchNorm2d if len(shape) == 4 else m.nn.BatchNorm1d)(shape[1], momentum=momentum)
+                for i in range(4):
+                    bn(m.tensor(x * (i + 1)))
+                stats.append((bn.running_mean.numpy(), bn.running_var.numpy()))
+            for a, b in zip(*stats):
+                np.testing.assert_array_equal(b, a, err_msg=f"{shape} {momentum}")
