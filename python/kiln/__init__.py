@@ -314,3 +314,6 @@ def tanh_(input):
 from ._arg_errors import type_methods as _type_methods, type_namespace as _type_namespace  # noqa: E402
 _type_namespace(globals(), list(globals()))
 _type_methods(Tensor)  # again: methods other modules attached after _tensor.py
+
+# torch.functional (torch/__init__ imports it too): its ops and its F, for `from torch.functional import F`
+from . import functional  # noqa: E402,F401

@@ -28,6 +28,11 @@ from the same weights (checked bit for bit) and every step's loss must agree wit
   an in-place ReLU, AvgPool2d, update_lr through param_groups, the Pad/RandomHorizontalFlip/RandomCrop
   draws torchvision makes with torch.rand/torch.randint inside the DataLoader) and generative_adversarial_network
   (BCELoss on ones/zeros labels, reset_grad over two Adams, LeakyReLU/Sigmoid/Tanh, denorm's clamp)
+- transfer_learning_tutorial: "Transfer Learning for Computer Vision" (CUB version): torchvision's ResNet-18
+  frozen with requires_grad = False and a new fc, fine-tuned with two SGD parameter groups chosen by name,
+  and Co-Tuning (`from torch.functional import F`, a head returning a tuple, a loss module overriding
+  to(), old_prob[new_labels == i] means stacked); torch.set_grad_enabled(phase == 'train'), StepLR,
+  running_corrects.double(), copy.deepcopy(model.state_dict()) of the best epoch
 - fast_neural_style: pytorch/examples fast_neural_style: TransformerNet (ReflectionPad2d,
   InstanceNorm2d(affine=True), nn.Upsample(mode='nearest')), frozen Vgg16 slices returning a
   namedtuple, bmm gram matrices, normalize_batch's new_tensor and in-place div_ on the output,
@@ -40,7 +45,8 @@ from the fourth function evaluation); add_/sub_ with a 0-dim tensor alpha (LBFGS
 rounded twice where torch's AVX2 kernel fuses the multiply-add; keepdims= (NumPy's name, which torch's
 parser takes for keepdim) was refused; torch.histogram's bins had no default (torch: 100); batch norm's
 running_mean/running_var updates rounded differently from torch's (momentum in the parameters' dtype,
-the unbiased variance var_sum / (n - 1) held in double).
+the unbiased variance var_sum / (n - 1) held in double); there was no kiln.functional (torch.functional,
+whose F programs import).
 """
 import numpy as np
 import pytest
@@ -184,6 +190,28 @@ def test_yunjey_deep_residual_network():
     np.testing.assert_allclose(to_np(rk["running_var"]), to_np(rt["running_var"]), rtol=1e-4)
 
 
+@pytest.mark.parametrize("scenario", ["conv", "ft", "ct"])
+def test_transfer_learning_tutorial(scenario):
+    epochs, step = ("3", "2") if scenario == "conv" else ("2", "1")
+    rt, rk = run_both("transfer_learning_tutorial", ["--scenario", scenario, "--num-epochs", epochs,
+                                                     "--step-size", step, "--batch-size", "16", "--num-workers", "0",
+                                                     "--n-train", "48", "--n-val", "16", "--image-size", "32"])
+    check_same_start(rt, rk)  # kaiming_normal_(fan_out) and the BatchNorm constants
+    # Frozen: only fc learns, on features an ulp or so from torch's (oneDNN's convolutions). Fine-tuned:
+    # every batch norm's backward is an ulp from torch's too (its sums run in another order), which SGD
+    # with momentum carries along, and Co-Tuning's soft labels weigh 1000 old logits into the loss.
+    rtol = {"conv": 2e-6, "ft": 3e-6, "ct": 2e-4}[scenario]
+    check_steps(rt, rk, 6, rtol=rtol, learns=False)
+    np.testing.assert_allclose(rk["step_losses"][:2], rt["step_losses"][:2], rtol=2e-6)
+    assert [e[0] for e in rk["epochs"]] == [e[0] for e in rt["epochs"]]
+    np.testing.assert_allclose([e[1:] for e in rk["epochs"]], [e[1:] for e in rt["epochs"]], rtol=max(rtol, 1e-5))
+    if scenario != "ct":
+        assert rk["shown"] == rt["shown"] and rk["frozen"] == rt["frozen"]
+    else:  # CoTuningLoss.fit's relationship, from the eval-mode logits of the untouched network
+        np.testing.assert_allclose(to_np(rk["frozen"][0]), to_np(rt["frozen"][0]), rtol=1e-5)
+        assert rk["frozen"][1] == rt["frozen"][1] == "Linear"
+
+
 # ----------------------------------------------------------------------------- the kiln fixes
 def test_dot_mv_and_matmul_vectors_are_torchs():
     """torch.dot is BLAS's dot and torch.mv / matrix @ vector BLAS's gemv ('n' for a column-major
@@ -315,3 +343,17 @@ def test_batch_norm_running_stats_round_as_torch():
                 stats.append((bn.running_mean.numpy(), bn.running_var.numpy()))
             for a, b in zip(*stats):
                 np.testing.assert_array_equal(b, a, err_msg=f"{shape} {momentum}")
+
+
+def test_torch_functional_module():
+    """torch.functional (the ops torch writes in Python) exists, and has its F (torch.nn.functional)."""
+    import kiln
+    import torch
+    from kiln.functional import F
+    assert F is kiln.nn.functional
+    import kiln.functional as kf
+    import torch.functional as tf
+    assert set(kf.__all__) <= set(tf.__all__)
+    for name in kf.__all__:
+        assert getattr(kf, name) is getattr(kiln, name), name
+    assert kiln.functional is kf and hasattr(torch, "functional")
