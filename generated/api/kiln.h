@@ -292,6 +292,8 @@
 #include "generated/api/outer.h"
 #include "generated/api/addmm.h"
 #include "generated/api/_addmm_into.h"
+#include "generated/api/_blas_dot.h"
+#include "generated/api/_blas_mv.h"
 #include "generated/api/_fma.h"
 #include "generated/api/cummax.h"
 #include "generated/api/cummin.h"
@@ -3995,6 +3997,16 @@ inline const Tensor& addmm_out(const Tensor& out, const Tensor& self, const Tens
 // _addmm_into(Tensor self, Tensor mat1, Tensor mat2) -> Tensor
 inline Tensor _addmm_into(const Tensor& self, const Tensor& mat1, const Tensor& mat2) {
   return to_api(kiln::_addmm_into(self, mat1, mat2));
+}
+
+// _blas_dot(Tensor self, Tensor tensor) -> Tensor
+inline Tensor _blas_dot(const Tensor& self, const Tensor& tensor) {
+  return to_api(kiln::_blas_dot(self, tensor));
+}
+
+// _blas_mv(Tensor self, Tensor vec) -> Tensor
+inline Tensor _blas_mv(const Tensor& self, const Tensor& vec) {
+  return to_api(kiln::_blas_mv(self, vec));
 }
 
 // _fma(Tensor self, Tensor tensor1, Tensor tensor2) -> Tensor

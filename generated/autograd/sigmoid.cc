@@ -18,7 +18,7 @@ namespace kiln {
 namespace autograd {
 
 // sigmoid
-//   self: mul(grad, mul(result, add(neg(result), 1)))
+//   self: mul(mul(grad, add(neg(result), 1)), result)
 struct SigmoidBackward0 final : Node {
   SavedVariable result_;
 
@@ -29,7 +29,7 @@ struct SigmoidBackward0 final : Node {
     const Tensor grad(grads[0]);
     if (!grad.defined()) return grad_inputs;
     const Tensor result(result_.unpack(shared_from_this()));
-    if (next_edges()[0].is_valid()) grad_inputs[0] = (fused_backward_applies({&grad, &result}) ? _sigmoid_self_backward(grad, result) : mul(grad, mul(result, add(neg(result), 1))));
+    if (next_edges()[0].is_valid()) grad_inputs[0] = (fused_backward_applies({&grad, &result}) ? _sigmoid_self_backward(grad, result) : mul(mul(grad, add(neg(result), 1)), result));
     return grad_inputs;
   }
 

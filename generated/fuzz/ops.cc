@@ -4035,6 +4035,18 @@ const FuzzOp kFuzzOps[] = {
        const Tensor mat2 = in.tensor();
        use_result(in, kiln::_addmm_into(self, mat1, mat2));
      }},
+    {"_blas_dot",
+     [](FuzzInput& in) {
+       const Tensor self = in.tensor();
+       const Tensor tensor = in.tensor();
+       use_result(in, kiln::_blas_dot(self, tensor));
+     }},
+    {"_blas_mv",
+     [](FuzzInput& in) {
+       const Tensor self = in.tensor();
+       const Tensor vec = in.tensor();
+       use_result(in, kiln::_blas_mv(self, vec));
+     }},
     {"_fma",
      [](FuzzInput& in) {
        const Tensor self = in.tensor();

@@ -1290,17 +1290,16 @@ const FormulaNode _tanh_self_backward_nodes[] = {
     {FormulaOp::Mul, 0, 6, -1, -1, 0.0},
 };
 
-// _sigmoid_self_backward: grad * (output * (-output + 1))
+// _sigmoid_self_backward: grad * (1 - output) * output
 const char* const _sigmoid_self_backward_args[] = {"grad", "output"};
 const FormulaNode _sigmoid_self_backward_nodes[] = {
     {FormulaOp::Arg, -1, -1, -1, 0, 0.0},
-    {FormulaOp::Arg, -1, -1, -1, 1, 0.0},
-    {FormulaOp::Arg, -1, -1, -1, 1, 0.0},
-    {FormulaOp::Neg, 2, -1, -1, -1, 0.0},
     {FormulaOp::Const, -1, -1, -1, -1, 1.0},
-    {FormulaOp::Add, 3, 4, -1, -1, 0.0},
-    {FormulaOp::Mul, 1, 5, -1, -1, 0.0},
-    {FormulaOp::Mul, 0, 6, -1, -1, 0.0},
+    {FormulaOp::Arg, -1, -1, -1, 1, 0.0},
+    {FormulaOp::Sub, 1, 2, -1, -1, 0.0},
+    {FormulaOp::Mul, 0, 3, -1, -1, 0.0},
+    {FormulaOp::Arg, -1, -1, -1, 1, 0.0},
+    {FormulaOp::Mul, 4, 5, -1, -1, 0.0},
 };
 
 // _abs_self_backward: grad * sign(self)
@@ -2664,17 +2663,16 @@ const FormulaNode tanh_self_grad_nodes[] = {
     {FormulaOp::Mul, 0, 6, -1, -1, 0.0},
 };
 
-// dsigmoid/dself: grad * (result * (-result + 1))
+// dsigmoid/dself: grad * (1 - result) * result
 const char* const sigmoid_self_grad_args[] = {"grad", "result", "self"};
 const FormulaNode sigmoid_self_grad_nodes[] = {
     {FormulaOp::Arg, -1, -1, -1, 0, 0.0},
-    {FormulaOp::Arg, -1, -1, -1, 1, 0.0},
-    {FormulaOp::Arg, -1, -1, -1, 1, 0.0},
-    {FormulaOp::Neg, 2, -1, -1, -1, 0.0},
     {FormulaOp::Const, -1, -1, -1, -1, 1.0},
-    {FormulaOp::Add, 3, 4, -1, -1, 0.0},
-    {FormulaOp::Mul, 1, 5, -1, -1, 0.0},
-    {FormulaOp::Mul, 0, 6, -1, -1, 0.0},
+    {FormulaOp::Arg, -1, -1, -1, 1, 0.0},
+    {FormulaOp::Sub, 1, 2, -1, -1, 0.0},
+    {FormulaOp::Mul, 0, 3, -1, -1, 0.0},
+    {FormulaOp::Arg, -1, -1, -1, 1, 0.0},
+    {FormulaOp::Mul, 4, 5, -1, -1, 0.0},
 };
 
 // dabs/dself: grad * sign(self)
@@ -4615,8 +4613,8 @@ const PointwiseFormula kPointwiseFormulas[] = {
      nullptr, 0, _tanh_self_backward_nodes, 8,
      FormulaDtypes::floating, false, false,
      false, nullptr},
-    {"_sigmoid_self_backward", "_sigmoid_self_backward", "_sigmoid_self_backward", "grad * (output * (-output + 1))", _sigmoid_self_backward_args, 2,
-     nullptr, 0, _sigmoid_self_backward_nodes, 8,
+    {"_sigmoid_self_backward", "_sigmoid_self_backward", "_sigmoid_self_backward", "grad * (1 - output) * output", _sigmoid_self_backward_args, 2,
+     nullptr, 0, _sigmoid_self_backward_nodes, 7,
      FormulaDtypes::floating, false, false,
      false, nullptr},
     {"_abs_self_backward", "_abs_self_backward", "_abs_self_backward", "grad * sign(self)", _abs_self_backward_args, 2,
@@ -4978,9 +4976,9 @@ const PointwiseFormula kPointwiseDerivatives[] = {
     {"tanh", "self", "tanh", "grad * (-(result * result) + 1)", tanh_self_grad_args, 3,
      nullptr, 0,
      tanh_self_grad_nodes, 8, FormulaDtypes::floating, false, false, false, nullptr},
-    {"sigmoid", "self", "sigmoid", "grad * (result * (-result + 1))", sigmoid_self_grad_args, 3,
+    {"sigmoid", "self", "sigmoid", "grad * (1 - result) * result", sigmoid_self_grad_args, 3,
      nullptr, 0,
-     sigmoid_self_grad_nodes, 8, FormulaDtypes::floating, false, false, false, nullptr},
+     sigmoid_self_grad_nodes, 7, FormulaDtypes::floating, false, false, false, nullptr},
     {"abs", "self", "abs", "grad * sign(self)", abs_self_grad_args, 3,
      nullptr, 0,
      abs_self_grad_nodes, 4, FormulaDtypes::floating, false, false, false, nullptr},

@@ -285,6 +285,8 @@ PyObject* fn_mv(PyObject* module, PyObject* args, PyObject* kwargs);
 PyObject* fn_outer(PyObject* module, PyObject* args, PyObject* kwargs);
 PyObject* fn_addmm(PyObject* module, PyObject* args, PyObject* kwargs);
 PyObject* fn__addmm_into(PyObject* module, PyObject* args, PyObject* kwargs);
+PyObject* fn__blas_dot(PyObject* module, PyObject* args, PyObject* kwargs);
+PyObject* fn__blas_mv(PyObject* module, PyObject* args, PyObject* kwargs);
 PyObject* fn__fma(PyObject* module, PyObject* args, PyObject* kwargs);
 PyObject* fn_cummax(PyObject* module, PyObject* args, PyObject* kwargs);
 PyObject* fn_cummin(PyObject* module, PyObject* args, PyObject* kwargs);
@@ -1050,6 +1052,8 @@ PyMethodDef generated_functions[] = {
     KILN_BINDING("outer", fn_outer),
     KILN_BINDING("addmm", fn_addmm),
     KILN_BINDING("_addmm_into", fn__addmm_into),
+    KILN_BINDING("_blas_dot", fn__blas_dot),
+    KILN_BINDING("_blas_mv", fn__blas_mv),
     KILN_BINDING("_fma", fn__fma),
     KILN_BINDING("cummax", fn_cummax),
     KILN_BINDING("cummin", fn_cummin),

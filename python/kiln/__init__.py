@@ -15,7 +15,7 @@ import os as _os
 from . import _C
 from ._C import *  # noqa: F401,F403  (operators and dtypes)
 from ._C import _nan_to_num  # noqa: F401  (nan_to_num's formula: the formula tests look it up here)
-from ._C import _addmm_into, _fma, _norm2  # noqa: F401  (torch-rounded addmm, fused multiply-add, 2-norm; op tests look them up here)
+from ._C import _addmm_into, _blas_dot, _blas_mv, _fma, _norm2  # noqa: F401  (torch-rounded addmm, BLAS dot and gemv, fused multiply-add, 2-norm; op tests look them up here)
 from ._C import _log_softmax_backward_data, _softmax_backward_data  # noqa: F401  (torch's names)
 from ._C import (bfloat16, bool, double, dtype, float, float16, float32, float64, half, int, int8,  # noqa: A004
                  int16, int32, int64, long, short, uint8, from_numpy, get_default_dtype, get_num_threads, is_grad_enabled, set_default_dtype, set_num_threads)
@@ -318,3 +318,6 @@ from . import func, jit, testing  # noqa: E402  (torch.func transforms, eager to
 from ._arg_errors import type_methods as _type_methods, type_namespace as _type_namespace  # noqa: E402
 _type_namespace(globals(), list(globals()))
 _type_methods(Tensor)  # again: methods other modules attached after _tensor.py
+
+# torch.functional (torch/__init__ imports it too): its ops and its F, for `from torch.functional import F`
+from . import functional  # noqa: E402,F401

@@ -159,8 +159,9 @@ def corrcoef(input):
     return _C.clip(c, -1, 1)
 
 
-def histogram(input, bins, *, range=None, weight=None, density=False):
-    """Counts (or summed weights) of input's elements in bins: `bins` equal ones over `range` (default:
+def histogram(input, bins=100, *, range=None, weight=None, density=False):
+    """Counts (or summed weights) of input's elements in bins: `bins` equal ones (100 by default, as torch's
+    histogram.bin_ct) over `range` (default:
     input's min and max, widened by 0.5 each way when equal) or the edges a 1-D tensor gives. Elements
     outside the edges are left out; the last bin includes its right edge (torch's histogramdd). out=
     (hist, bin_edges): kiln/__init__.py wraps it."""

@@ -1018,6 +1018,10 @@ def _fused_alpha(self, args, kwargs, sign, fma=_C._fma):
     if len(args) != 1 or len(kwargs) != 1 or "alpha" not in kwargs:
         return None
     alpha = kwargs["alpha"]
+    if isinstance(alpha, _C.TensorBase):  # a 0-dim tensor is a Scalar to torch (LBFGS: alpha=-al[i])
+        if alpha.dim() != 0 or alpha.requires_grad:
+            return None
+        alpha = alpha.item()
     if alpha == 1 or isinstance(alpha, bool) or not isinstance(alpha, (int, float)) or not _fusable(self, args[0]):
         return None
     return fma(self, args[0], _alpha_tensor(sign * alpha, self.dtype))

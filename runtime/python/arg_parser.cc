@@ -409,7 +409,9 @@ bool PythonArgParser::try_match(const Signature& sig, PyObject* args, PyObject* 
     const Param& p = sig.params[i];
     PyObject* obj = nullptr;
     if (kwargs) obj = PyDict_GetItem(kwargs, p.py_name);
-    if (obj == nullptr && kwargs && p.name == "dim") obj = PyDict_GetItemString(kwargs, "axis");  // NumPy's name, as torch
+    // NumPy's names, as torch's parser takes them (numpy_compatibility_arg_names): axis, keepdims.
+    if (obj == nullptr && kwargs && p.name == "dim") obj = PyDict_GetItemString(kwargs, "axis");
+    if (obj == nullptr && kwargs && p.name == "keepdim") obj = PyDict_GetItemString(kwargs, "keepdims");
     if (obj != nullptr) {
       if (i < first_kw) return false;  // given twice
       if (!matches(p, obj, lenient, numbers_as_tensors_)) return false;

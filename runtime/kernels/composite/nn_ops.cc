@@ -96,18 +96,29 @@ Tensor batch_norm(const Tensor& input, const Tensor& weight, const Tensor& bias,
     const int64_t n = channels == 0 ? 0 : input.numel() / channels;
     mean = kiln::div(kiln::sum(x, IntArrayRef(dims), /*keepdim=*/true, ScalarType::Float64), n).to(ct);
     const Tensor centered = kiln::sub(x, mean);
-    const Tensor var = kiln::div(
-        kiln::sum(kiln::mul(centered, centered), IntArrayRef(dims), /*keepdim=*/true, ScalarType::Float64).to(ct), n);
+    const Tensor var_sum =
+        kiln::sum(kiln::mul(centered, centered), IntArrayRef(dims), /*keepdim=*/true, ScalarType::Float64).to(ct);
+    const Tensor var = kiln::div(var_sum, n);
     invstd = kiln::reciprocal(kiln::sqrt(kiln::add(var.to(ScalarType::Float64), eps))).to(ct);
     if (eps == 0) invstd = kiln::where(kiln::eq(var, 0), kiln::zeros({}, ct), invstd);  // torch's InvStd
     if (running_mean.defined() || running_var.defined()) {
+      // As batch_norm_cpu_update_stats_template, whose momentum_ is in the parameters' dtype:
+      // running_mean = momentum_ * mean + (1 - momentum_) * running_mean in that dtype, and
+      // running_var = momentum_ * unbiased + (1 - momentum_) * running_var with the unbiased variance
+      // (var_sum / (n - 1), in that dtype) held in double, so the first product and the sum are
+      // double's and the second product the dtype's.
       NoGradGuard no_grad;
+      const bool is_double = ct == ScalarType::Float64;
+      const double m = is_double ? momentum : static_cast<double>(static_cast<float>(momentum));
+      const double one_minus_m = is_double ? 1 - momentum : static_cast<double>(1.0f - static_cast<float>(momentum));
       if (running_mean.defined())
-        running_mean.copy_(kiln::add(kiln::mul(running_mean, 1 - momentum),
-                                     kiln::mul(mean.reshape({channels}), momentum)));
-      if (running_var.defined() && n > 0)  // n = 1: 0 * inf = nan, as torch's var_sum / (n - 1)
-        running_var.copy_(kiln::add(kiln::mul(running_var, 1 - momentum),
-                                    kiln::mul(var.reshape({channels}), momentum * n / (n - 1))));
+        running_mean.copy_(kiln::add(kiln::mul(mean.reshape({channels}), m), kiln::mul(running_mean.to(ct), one_minus_m)));
+      if (running_var.defined() && n > 0) {  // n = 1: 0 / 0 = nan, as torch's var_sum / (n - 1)
+        const ScalarType f64 = ScalarType::Float64;
+        const Tensor unbiased = kiln::div(var_sum.reshape({channels}), n - 1);
+        running_var.copy_(
+            kiln::add(kiln::mul(unbiased.to(f64), m), kiln::mul(running_var.to(ct), one_minus_m).to(f64)));
+      }
     }
   } else {
     mean = per_channel(running_mean, nd).to(ct);

@@ -1,6 +1,9 @@
 // dot, mv, outer and addmm: shape checks as torch's, then mm / mul (BLAS for floats), so
-// their gradients come from those ops' formulas.
+// their gradients come from those ops' formulas; float32/float64 dot and mv on the CPU go to
+// _blas_dot / _blas_mv, BLAS's dot and gemv as torch calls them.
 #include "generated/api/_addmm_into.h"
+#include "generated/api/_blas_dot.h"
+#include "generated/api/_blas_mv.h"
 #include "generated/api/add.h"
 #include "generated/api/mm.h"
 #include "generated/api/mul.h"
@@ -18,6 +21,12 @@ void check_same_dtype(const Tensor& a, const Tensor& b, const char* op) {
   KILN_CHECK(a.dtype() == b.dtype(), op, "(): expected both inputs to have the same dtype, but found ",
              scalar_type_name(a.dtype()), " and ", scalar_type_name(b.dtype()));
 }
+
+// float32/float64 CPU operands: torch's dot and mv are BLAS's dot and gemv (not gemm).
+bool uses_blas_vector_ops(const Tensor& a, const Tensor& b) {
+  const ScalarType dt = a.dtype();
+  return (dt == ScalarType::Float32 || dt == ScalarType::Float64) && b.dtype() == dt && a.is_cpu() && b.is_cpu();
+}
 }  // namespace
 
 Tensor dot(const Tensor& self, const Tensor& tensor) {
@@ -29,6 +38,7 @@ Tensor dot(const Tensor& self, const Tensor& tensor) {
              " elements respectively");
   check_same_dtype(self, tensor, "dot");
   KILN_CHECK(self.dtype() != ScalarType::Bool, "dot(): \"dot\" not implemented for 'bool'");
+  if (uses_blas_vector_ops(self, tensor)) return kiln::_blas_dot(self, tensor);
   return kiln::mm(self.unsqueeze(0), tensor.unsqueeze(1)).view(IntArrayRef{});  // (view({}) would pick view(dtype))
 }
 
@@ -40,6 +50,7 @@ Tensor mv(const Tensor& self, const Tensor& vec) {
   check_same_dtype(self, vec, "mv");
   KILN_CHECK(self.dtype() != ScalarType::Bool || self.numel() == 0 || vec.numel() == 0,  // as torch
              "mv(): \"mv\" not implemented for 'bool'");
+  if (uses_blas_vector_ops(self, vec)) return kiln::_blas_mv(self, vec);
   return kiln::mm(self, vec.unsqueeze(1)).squeeze(1);
 }
 

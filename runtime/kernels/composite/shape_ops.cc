@@ -1,9 +1,11 @@
 // t, reshape, flatten, unflatten, movedim, narrow, stack, matmul: compositions of views, copies, cat and mm/bmm.
 #include "generated/api/bmm.h"
 #include "generated/api/cat.h"
+#include "generated/api/dot.h"
 #include "generated/api/contiguous.h"
 #include "generated/api/mm.h"
 #include "generated/api/mul.h"
+#include "generated/api/mv.h"
 #include "generated/api/permute.h"
 #include "generated/api/reshape.h"
 #include "generated/api/slice.h"
@@ -141,6 +143,14 @@ Tensor stack(const std::vector<Tensor>& tensors, int64_t dim) {
   return kiln::cat(parts, d);
 }
 
+namespace {
+// matmul's vector cases that torch runs as dot / mv: float32/float64 CPU operands of one dtype.
+bool blas_vector_case(const Tensor& a, const Tensor& b) {
+  const ScalarType dt = a.dtype();
+  return (dt == ScalarType::Float32 || dt == ScalarType::Float64) && b.dtype() == dt && a.is_cpu() && b.is_cpu();
+}
+}  // namespace
+
 Tensor matmul(const Tensor& self, const Tensor& other) {
   const int64_t a = self.dim(), b = other.dim();
   KILN_CHECK(a > 0 && b > 0, "matmul(): both arguments to matmul need to be at least 1D, but they are ", a, "D and ",
@@ -148,11 +158,14 @@ Tensor matmul(const Tensor& self, const Tensor& other) {
   if (a == 1 && b == 1) {
     KILN_CHECK(self.sizes()[0] == other.sizes()[0], "matmul(): inconsistent tensor size, expected tensor [",
                self.sizes()[0], "] and src [", other.sizes()[0], "] to have the same number of elements");
+    // float32/float64 on the CPU: torch's matmul is dot (BLAS's dot, not gemm).
+    if (blas_vector_case(self, other)) return kiln::dot(self, other);
     // A dot product through mm: same dtype rules (no promotion) and result dtype as the 2-D case.
     return kiln::squeeze(kiln::squeeze(kiln::mm(kiln::unsqueeze(self, 0), kiln::unsqueeze(other, 1)), 1), 0);
   }
   if (a == 2 && b == 2) return kiln::mm(self, other);
   if (a == 1 && b == 2) return kiln::squeeze(kiln::mm(kiln::unsqueeze(self, 0), other), 0);
+  if (a == 2 && b == 1 && blas_vector_case(self, other)) return kiln::mv(self, other);  // torch: mv (gemv)
   if (a == 2 && b == 1) return kiln::squeeze(kiln::mm(self, kiln::unsqueeze(other, 1)), 1);
   // (..., n, k) @ (k, m): fold the batch dims into rows.
   if (b == 2) {

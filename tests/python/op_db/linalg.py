@@ -195,6 +195,31 @@ def _addmm_into_errors():
     ]
 
 
+def _blas_mv_samples(d):
+    m = values((6, 4), d)
+    return _mv_samples(d) + [Sample((m[::2], values((4,), d, seed=1)), note="rows strided"),
+                             Sample((m[:, ::2], values((8,), d, seed=1)[::4]), note="columns and vector strided"),
+                             Sample((values((1, 5), d), values((5,), d, seed=1)), note="one row"),
+                             Sample((values((5, 1), d), values((1,), d, seed=1)), note="one column")]
+
+
+def _blas_errors(name):
+    e = ErrorInput
+    f = getattr
+    if name == "_blas_dot":
+        return [e(lambda k: f(k, name)(k.ones([2, 2]), k.ones([2])), RuntimeError, "1D tensors expected",
+                  "_blas_dot of a matrix"),
+                e(lambda k: f(k, name)(k.ones([3]), k.ones([4])), RuntimeError, "inconsistent tensor size",
+                  "_blas_dot length mismatch"),
+                e(lambda k: f(k, name)(k.ones([3]), k.ones([3], dtype=k.float64)), RuntimeError, "same dtype",
+                  "_blas_dot mixed dtypes")]
+    return [e(lambda k: f(k, name)(k.ones([2]), k.ones([2])), RuntimeError, "matrix @ vector expected",
+              "_blas_mv of a vector"),
+            e(lambda k: f(k, name)(k.ones([2, 3]), k.ones([4])), RuntimeError, "size mismatch", "_blas_mv mismatch"),
+            e(lambda k: f(k, name)(k.ones([2, 3], dtype=k.int64), k.ones([3], dtype=k.int64)), RuntimeError,
+              "float32 or float64 expected", "_blas_mv of int64")]
+
+
 def _fma_samples(d):
     return [Sample((values((3, 4), d), values((3, 4), d, seed=1), values((3, 4), d, seed=2)), note="(3, 4)"),
             Sample((values((5,), d), values((5,), d, seed=1), values((), d, seed=2)), note="one-element tensor2"),
@@ -245,6 +270,13 @@ RECORDS += [
              no_zero_dim="_fma's samples name their shapes", error_inputs=_fma_errors),
     OpRecord("_addmm_into", FAMILY, ("float32", "float64"), _addmm_into_samples, ref=_addmm_ref,
              no_zero_dim="_addmm_into takes matrices", error_inputs=_addmm_into_errors),
+    # float32/float64 dot and mv through BLAS's dot and gemv, as torch's CPU kernels (schema comment)
+    OpRecord("_blas_dot", FAMILY, ("float32", "float64"), _vector_samples, ref=lambda a, b: np.asarray(np.dot(a, b)),
+             no_zero_dim="_blas_dot takes 1-D tensors", error_inputs=lambda: _blas_errors("_blas_dot"),
+             no_reduced_precision="float32/float64 only: dot of 16-bit floats keeps the mm path"),
+    OpRecord("_blas_mv", FAMILY, ("float32", "float64"), _blas_mv_samples, ref=lambda a, b: a @ b,
+             no_zero_dim="_blas_mv takes a matrix and a vector", error_inputs=lambda: _blas_errors("_blas_mv"),
+             no_reduced_precision="float32/float64 only: mv of 16-bit floats keeps the mm path"),
     _numeric_record("dot", _vector_samples, lambda a, b: np.asarray(np.dot(a, b)), "dot takes 1-D tensors"),
     _numeric_record("mv", _mv_samples, lambda a, b: a @ b, "mv takes a matrix and a vector"),
     _numeric_record("outer", _outer_samples, np.outer, "outer takes 1-D tensors", ALL),
