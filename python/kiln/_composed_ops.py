@@ -239,6 +239,10 @@ def cartesian_prod(*tensors):
 def trapezoid(y, x=None, *, dx=None, dim=-1):
     """The trapezoid rule along dim, rounded as torch's: with a spacing dx (default 1),
     (sum - (first + last) / 2) * dx; with sample points x, sum(diff(x) * (left + right)) / 2."""
+    if x is None and y.dtype == _C.bool:
+        raise RuntimeError("trapezoid: received a bool input for `y`, but bool is not supported")
+    if x is not None and _C.bool in (x.dtype, y.dtype):
+        raise RuntimeError("trapezoid: received a bool input for `x` or `y`, but bool is not supported")
     d = _dim(dim, y.dim(), "trapezoid")
     n = y.shape[d]
     if n == 0:

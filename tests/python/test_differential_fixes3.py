@@ -109,6 +109,35 @@ CASES = [
     "r = torch.var_mean(torch.tensor(inf))",
     "r = torch.var_mean(torch.tensor([inf], dtype=torch.bfloat16))",
     "r = torch.var_mean(torch.empty(0, 3), 0)",
+    # var/std of float16/bfloat16 in double from the unrounded values (torch's Welford in double):
+    # no overflow of a rounded 16-bit mean's squares
+    "r = torch.var(torch.tensor([3e38, 3e38, 3e38], dtype=torch.bfloat16))",
+    "r = torch.std(torch.tensor([65504., -65504., 1.], dtype=torch.float16), 0)",
+    "r = torch.std(torch.tensor([[1e38, -1e38, 2.5, 1e38], [3., 0.5, -0.5, 1.]], dtype=torch.bfloat16), dim=1)",
+    "r = torch.var(torch.tensor([0.1, 0.2, 0.3, 0.4], dtype=torch.float16), unbiased=False)",
+    "r = torch.std_mean(torch.tensor([[60000., -60000.], [1., 2.]], dtype=torch.float16), dim=1)",
+    # trapezoid/trapz refuse bool samples
+    "r = torch.trapezoid(torch.tensor([True, False]))",
+    "r = torch.trapz(torch.tensor([1., 2.]), torch.tensor([True, False]))",
+    "r = torch.trapz(torch.tensor([1, 2]), dx=True)",
+    # linspace in float16/bfloat16: torch's kernel computes in the 16-bit type (step rounded, each
+    # operation rounded), 16-lane vectors from their first value
+    "r = torch.linspace(0, 1, 7, dtype=torch.float16)",
+    "r = torch.linspace(0, 1, 7, dtype=torch.bfloat16)",
+    "r = torch.linspace(-3, 7, 100, dtype=torch.float16)",
+    "r = torch.linspace(-3, 7, 100, dtype=torch.bfloat16)",
+    "r = torch.linspace(0.1, 1000.3, 2049, dtype=torch.float16)",
+    "r = torch.linspace(0.1, 1000.3, 2049, dtype=torch.bfloat16)",
+    "r = torch.linspace(5, -5, 33, dtype=torch.float16)",
+    "r = torch.linspace(-65504, 65504, 5, dtype=torch.float16)",
+    "r = torch.linspace(0, inf, 7, dtype=torch.float16)",
+    "r = torch.linspace(2, 2, 40, dtype=torch.bfloat16)",
+    # arange's length from int64 bounds subtracted as int64 (not as doubles)
+    "r = torch.arange(9223372036854775800, 9223372036854775807)",
+    "r = torch.arange(-9223372036854775807, -9223372036854775800, 2)",
+    "r = torch.arange(9223372036854775806, 9223372036854775800, -1)",
+    "r = torch.arange(0.5, 3, dtype=torch.int64)",
+    "r = torch.arange(-2.5, 3, 1.5, dtype=torch.int64)",
     # aminmax takes one dim (torch: TypeError for a tuple)
     "r = torch.aminmax(torch.tensor([1, 2]), dim=(0,))",
     "r = torch.tensor([[1, 2]]).aminmax(dim=[1])",
