@@ -132,6 +132,8 @@ CASES = [
     "r = torch.linspace(-65504, 65504, 5, dtype=torch.float16)",
     "r = torch.linspace(0, inf, 7, dtype=torch.float16)",
     "r = torch.linspace(2, 2, 40, dtype=torch.bfloat16)",
+    "r = torch.linspace(-65504, 1000.3, 33, dtype=torch.float16)",  # an infinite step: lane 0 NaN (Half)
+    "r = torch.linspace(-3.3e38, 3.3e38, 33, dtype=torch.bfloat16)",  # ... but base itself (BFloat16)
     # arange's length from int64 bounds subtracted as int64 (not as doubles)
     "r = torch.arange(9223372036854775800, 9223372036854775807)",
     "r = torch.arange(-9223372036854775807, -9223372036854775800, 2)",

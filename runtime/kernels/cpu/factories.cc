@@ -132,7 +132,9 @@ void torch_linspace_reduced(T* p, double start_d, double end_d, int64_t steps) {
     for (; i + 2 * kLanes <= end_idx; i += 2 * kLanes) {
       for (int64_t first = i; first < i + 2 * kLanes; first += kLanes) {
         const float base = value(first);
-        p[first] = convert<T>(base);
+        // BFloat16's AVX2 Vectorized::arange starts with base itself; Half's is the generic
+        // base + i * step from i = 0 (so an infinite step gives NaN in its first lane too)
+        p[first] = std::is_same_v<T, Half> ? convert<T>(base + r(0.0f * step)) : convert<T>(base);
         for (int64_t j = 1; j < kLanes; ++j) p[first + j] = convert<T>(base + r(ri(j) * step));
       }
     }
