@@ -1250,16 +1250,16 @@ const FormulaNode _fma_nodes[] = {
     {FormulaOp::Fma, 0, 1, 2, -1, 0.0},
 };
 
-// _div_tensor_other_backward: -(grad * self / other / other)
+// _div_tensor_other_backward: -(grad * (self / other / other))
 const char* const _div_tensor_other_backward_args[] = {"grad", "self", "other"};
 const FormulaNode _div_tensor_other_backward_nodes[] = {
     {FormulaOp::Arg, -1, -1, -1, 0, 0.0},
     {FormulaOp::Arg, -1, -1, -1, 1, 0.0},
-    {FormulaOp::Mul, 0, 1, -1, -1, 0.0},
     {FormulaOp::Arg, -1, -1, -1, 2, 0.0},
-    {FormulaOp::Div, 2, 3, -1, -1, 0.0},
+    {FormulaOp::Div, 1, 2, -1, -1, 0.0},
     {FormulaOp::Arg, -1, -1, -1, 2, 0.0},
-    {FormulaOp::Div, 4, 5, -1, -1, 0.0},
+    {FormulaOp::Div, 3, 4, -1, -1, 0.0},
+    {FormulaOp::Mul, 0, 5, -1, -1, 0.0},
     {FormulaOp::Neg, 6, -1, -1, -1, 0.0},
 };
 
@@ -2572,16 +2572,16 @@ const FormulaNode div_self_grad_nodes[] = {
     {FormulaOp::Div, 0, 1, -1, -1, 0.0},
 };
 
-// ddiv.Tensor/dother: -(grad * self / other / other)
+// ddiv.Tensor/dother: -(grad * (self / other / other))
 const char* const div_other_grad_args[] = {"grad", "result", "self", "other"};
 const FormulaNode div_other_grad_nodes[] = {
     {FormulaOp::Arg, -1, -1, -1, 0, 0.0},
     {FormulaOp::Arg, -1, -1, -1, 2, 0.0},
-    {FormulaOp::Mul, 0, 1, -1, -1, 0.0},
     {FormulaOp::Arg, -1, -1, -1, 3, 0.0},
-    {FormulaOp::Div, 2, 3, -1, -1, 0.0},
+    {FormulaOp::Div, 1, 2, -1, -1, 0.0},
     {FormulaOp::Arg, -1, -1, -1, 3, 0.0},
-    {FormulaOp::Div, 4, 5, -1, -1, 0.0},
+    {FormulaOp::Div, 3, 4, -1, -1, 0.0},
+    {FormulaOp::Mul, 0, 5, -1, -1, 0.0},
     {FormulaOp::Neg, 6, -1, -1, -1, 0.0},
 };
 
@@ -4510,7 +4510,7 @@ const PointwiseFormula kPointwiseFormulas[] = {
      nullptr, 0, _fma_nodes, 4,
      FormulaDtypes::floating, false, false,
      false, nullptr},
-    {"_div_tensor_other_backward", "_div_tensor_other_backward", "_div_tensor_other_backward", "-(grad * self / other / other)", _div_tensor_other_backward_args, 3,
+    {"_div_tensor_other_backward", "_div_tensor_other_backward", "_div_tensor_other_backward", "-(grad * (self / other / other))", _div_tensor_other_backward_args, 3,
      nullptr, 0, _div_tensor_other_backward_nodes, 8,
      FormulaDtypes::floating, false, false,
      false, nullptr},
@@ -4857,7 +4857,7 @@ const PointwiseFormula kPointwiseDerivatives[] = {
     {"div.Tensor", "self", "div", "grad / other", div_self_grad_args, 4,
      nullptr, 0,
      div_self_grad_nodes, 3, FormulaDtypes::floating, false, false, false, nullptr},
-    {"div.Tensor", "other", "div", "-(grad * self / other / other)", div_other_grad_args, 4,
+    {"div.Tensor", "other", "div", "-(grad * (self / other / other))", div_other_grad_args, 4,
      nullptr, 0,
      div_other_grad_nodes, 8, FormulaDtypes::floating, false, false, false, nullptr},
     {"neg", "self", "neg", "-grad", neg_self_grad_args, 3,

@@ -161,6 +161,8 @@ def kthvalue(input, k, dim=-1, keepdim=False):
 
 
 def dist(input, other, p=2):
+    if not isinstance(other, _C.TensorBase):  # torch.dist(t, 2): TypeError (other is a Tensor)
+        raise TypeError(f"dist(): argument 'other' (position 2) must be Tensor, not {type(other).__name__}")
     return (input - other).norm(p)
 
 

@@ -140,6 +140,17 @@ CASES = [
     "r = torch.arange(9223372036854775806, 9223372036854775800, -1)",
     "r = torch.arange(0.5, 3, dtype=torch.int64)",
     "r = torch.arange(-2.5, 3, 1.5, dtype=torch.int64)",
+    # div's gradient for the divisor in torch's order, -grad * ((self / other) / other): softsign of
+    # huge values has a 0 gradient, not grad * self overflowing first
+    ("x = torch.tensor([2.78125, 2.2e-308, -1.7976931348623157e+308, 1e308, -1e300, 1e-300], dtype=torch.float64, "
+     "requires_grad=True); y = torch.nn.functional.softsign(x); (y * torch.arange(6, dtype=torch.float64)).sum().backward(); "
+     "r = (y, x.grad)"),
+    ("a = torch.tensor([1e308, -3., 2.], dtype=torch.float64, requires_grad=True); "
+     "b = torch.tensor([1e308, 1e-300, 4.], dtype=torch.float64, requires_grad=True); "
+     "(a / b).backward(torch.tensor([4., 1., 2.], dtype=torch.float64)); r = (a.grad, b.grad)"),
+    # dist's other is a Tensor
+    "r = torch.dist(torch.ones(2), 2)",
+    "r = torch.dist(torch.tensor([0., inf]), torch.tensor([1., inf]))",
     # aminmax takes one dim (torch: TypeError for a tuple)
     "r = torch.aminmax(torch.tensor([1, 2]), dim=(0,))",
     "r = torch.tensor([[1, 2]]).aminmax(dim=[1])",

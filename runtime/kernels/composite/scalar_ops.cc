@@ -15,6 +15,7 @@
 #include "generated/kernels/composite/mul.h"
 #include "generated/kernels/composite/pow.h"
 #include "generated/kernels/composite/sub.h"
+#include "runtime/kernels/out_checks.h"
 #include "runtime/kernels/type_promotion.h"
 
 namespace kiln {
@@ -47,7 +48,15 @@ Tensor pow_scalar_base(const Scalar& self, const Tensor& exponent) { return kiln
 // torch's ldexp: self * pow(2.0, other), the power in other's dtype (the default float dtype for an
 // integral other) rounded before the product.
 Tensor ldexp(const Tensor& self, const Tensor& other) { return kiln::mul(self, kiln::pow(Scalar(2.0), other)); }
-const Tensor& ldexp_(const Tensor& self, const Tensor& other) { return self.mul_(kiln::pow(Scalar(2.0), other)); }
+const Tensor& ldexp_(const Tensor& self, const Tensor& other) {
+  // mul_'s checks, under ldexp_'s name: no internal overlap, the product's dtype castable to self's
+  check_no_internal_overlap(self, "ldexp_");
+  const Tensor power = kiln::pow(Scalar(2.0), other);
+  const ScalarType result = result_type({self, power});
+  KILN_CHECK(can_cast(result, self.dtype()), "ldexp_(): result type ", scalar_type_name(result),
+             " can't be cast to the desired output type ", scalar_type_name(self.dtype()));
+  return self.mul_(power);
+}
 const Tensor& ldexp_out(const Tensor& out, const Tensor& self, const Tensor& other) {
   return kiln::mul_out(out, self, kiln::pow(Scalar(2.0), other));
 }
