@@ -577,9 +577,13 @@ def scalar_value(f: PointwiseFormula, name: str, op: str) -> str:
     generated kernel hands it to the functor: a Scalar the dtype cannot hold is refused, as torch
     does (add(int32, alpha=2**40))."""
     if name in f.absent and f.lone_nan_absent:
-        others = ", ".join(o for o in f.absent if o != name)
-        return (f'{name} && !lone_nan({name}, {{{others}}}) ? checked_convert<scalar_t>(*{name}, "{op}") : '
-                f'pm::{f.absent[name]}<scalar_t>()')
+        # With another bound NaN the result is NaN whatever this one is, so it is not checked (torch
+        # fills NaN before converting: clamp(int_tensor, min=nan, max=1e39) is NaN, no overflow error).
+        rest = [o for o in f.absent if o != name]
+        others = ", ".join(rest)
+        nan_other = " || ".join(f"({o} && {o}->is_floating_point() && std::isnan({o}->to_double()))" for o in rest)
+        return (f'{name} && !lone_nan({name}, {{{others}}}) ? ({nan_other} ? scalar_t(0) : '
+                f'checked_convert<scalar_t>(*{name}, "{op}")) : pm::{f.absent[name]}<scalar_t>()')
     if name in f.absent:
         return f'{name} ? checked_convert<scalar_t>(*{name}, "{op}") : pm::{f.absent[name]}<scalar_t>()'
     if name in f.unchecked:

@@ -21,12 +21,6 @@ const Tensor& copysign_out(const Tensor& out, const Tensor& self, const Tensor& 
 // copysign.Scalar(Tensor self, Scalar other) -> Tensor
 Tensor copysign(const Tensor& self, const Scalar& other);
 
-// copysign_.Scalar(Tensor(a!) self, Scalar other) -> Tensor(a!)
-const Tensor& copysign_(const Tensor& self, const Scalar& other);
-
-// copysign.Scalar_out(Tensor self, Scalar other, *, Tensor(a!) out) -> Tensor(a!)
-const Tensor& copysign_out(const Tensor& out, const Tensor& self, const Scalar& other);
-
 }  // namespace ops
 using namespace ops;
 }  // namespace kiln

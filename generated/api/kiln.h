@@ -428,7 +428,6 @@
 #include "generated/api/_hypot_self_backward.h"
 #include "generated/api/_hypot_other_backward.h"
 #include "generated/api/_copysign_tensor_self_backward.h"
-#include "generated/api/_copysign_scalar_self_backward.h"
 #include "generated/api/_remainder_tensor_other_backward.h"
 #include "generated/api/_pow_tensor_scalar_self_backward.h"
 #include "generated/api/_rsqrt_self_backward.h"
@@ -462,8 +461,6 @@
 #include "generated/api/_logaddexp_other_backward.h"
 #include "generated/api/_logaddexp2_self_backward.h"
 #include "generated/api/_logaddexp2_other_backward.h"
-#include "generated/api/_ldexp_tensor_self_backward.h"
-#include "generated/api/_ldexp_tensor_other_backward.h"
 #include "generated/api/_float_power_tensor_tensor_self_backward.h"
 #include "generated/api/_float_power_tensor_scalar_self_backward.h"
 #include "generated/api/_xlogy_tensor_self_backward.h"
@@ -898,9 +895,6 @@ class Tensor : public kiln::Tensor {
   }
   Tensor copysign(const Scalar& other) const {
     return to_api(kiln::copysign(*this, other));
-  }
-  const Tensor& copysign_(const Scalar& other) const {
-    return to_api(kiln::copysign_(*this, other));
   }
   Tensor logical_and(const Tensor& other) const {
     return to_api(kiln::logical_and(*this, other));
@@ -2377,11 +2371,6 @@ inline const Tensor& copysign_out(const Tensor& out, const Tensor& self, const T
 // copysign.Scalar(Tensor self, Scalar other) -> Tensor
 inline Tensor copysign(const Tensor& self, const Scalar& other) {
   return to_api(kiln::copysign(self, other));
-}
-
-// copysign.Scalar_out(Tensor self, Scalar other, *, Tensor(a!) out) -> Tensor(a!)
-inline const Tensor& copysign_out(const Tensor& out, const Tensor& self, const Scalar& other) {
-  return to_api(kiln::copysign_out(out, self, other));
 }
 
 // logical_and(Tensor self, Tensor other) -> Tensor
@@ -4789,11 +4778,6 @@ inline Tensor _copysign_tensor_self_backward(const Tensor& grad, const Tensor& s
   return to_api(kiln::_copysign_tensor_self_backward(grad, self, output));
 }
 
-// _copysign_scalar_self_backward(Tensor grad, Tensor self, Tensor output) -> Tensor
-inline Tensor _copysign_scalar_self_backward(const Tensor& grad, const Tensor& self, const Tensor& output) {
-  return to_api(kiln::_copysign_scalar_self_backward(grad, self, output));
-}
-
 // _remainder_tensor_other_backward(Tensor grad, Tensor self, Tensor other) -> Tensor
 inline Tensor _remainder_tensor_other_backward(const Tensor& grad, const Tensor& self, const Tensor& other) {
   return to_api(kiln::_remainder_tensor_other_backward(grad, self, other));
@@ -4957,16 +4941,6 @@ inline Tensor _logaddexp2_self_backward(const Tensor& grad, const Tensor& self, 
 // _logaddexp2_other_backward(Tensor grad, Tensor self, Tensor other) -> Tensor
 inline Tensor _logaddexp2_other_backward(const Tensor& grad, const Tensor& self, const Tensor& other) {
   return to_api(kiln::_logaddexp2_other_backward(grad, self, other));
-}
-
-// _ldexp_tensor_self_backward(Tensor grad, Tensor other) -> Tensor
-inline Tensor _ldexp_tensor_self_backward(const Tensor& grad, const Tensor& other) {
-  return to_api(kiln::_ldexp_tensor_self_backward(grad, other));
-}
-
-// _ldexp_tensor_other_backward(Tensor grad, Tensor self, Tensor other) -> Tensor
-inline Tensor _ldexp_tensor_other_backward(const Tensor& grad, const Tensor& self, const Tensor& other) {
-  return to_api(kiln::_ldexp_tensor_other_backward(grad, self, other));
 }
 
 // _float_power_tensor_tensor_self_backward(Tensor grad, Tensor self, Tensor exponent) -> Tensor

@@ -12,7 +12,7 @@ namespace ops {
 // ldexp.Tensor(Tensor self, Tensor other) -> Tensor
 Tensor ldexp(const Tensor& self, const Tensor& other);
 
-// ldexp_.Tensor(Tensor(a!) self, Tensor other) -> Tensor(a!)
+// ldexp_(Tensor(a!) self, Tensor other) -> Tensor(a!)
 const Tensor& ldexp_(const Tensor& self, const Tensor& other);
 
 // ldexp.out(Tensor self, Tensor other, *, Tensor(a!) out) -> Tensor(a!)

@@ -5,7 +5,6 @@
 #include <algorithm>
 
 #include "generated/api/copysign.h"
-#include "generated/api/_copysign_scalar_self_backward.h"
 #include "generated/api/_copysign_tensor_self_backward.h"
 #include "generated/api/div.h"
 #include "generated/api/eq.h"
@@ -37,30 +36,6 @@ struct CopysignBackward0 final : Node {
     const Tensor result(result_.unpack(shared_from_this()));
     if (next_edges()[0].is_valid()) grad_inputs[0] = (fused_backward_applies({&grad, &self, &result}) ? _copysign_tensor_self_backward(grad, self, result) : mul(grad, masked_fill(div(result, self), eq(self, 0), 0)));
     if (next_edges()[1].is_valid()) grad_inputs[1] = zeros_like(grad);
-    return grad_inputs;
-  }
-
-  void release_variables() override {
-    self_.reset_data();
-    result_.reset_data();
-  }
-};
-
-// copysign.Scalar
-//   self: mul(grad, masked_fill(div(result, self), eq(self, 0), 0))
-struct CopysignBackward1 final : Node {
-  SavedVariable self_;
-  SavedVariable result_;
-
-  std::string name() const override { return "CopysignBackward1"; }
-
-  variable_list apply(variable_list&& grads) override {
-    variable_list grad_inputs(num_outputs());
-    const Tensor grad(grads[0]);
-    if (!grad.defined()) return grad_inputs;
-    const Tensor self(self_.unpack());
-    const Tensor result(result_.unpack(shared_from_this()));
-    if (next_edges()[0].is_valid()) grad_inputs[0] = (fused_backward_applies({&grad, &self, &result}) ? _copysign_scalar_self_backward(grad, self, result) : mul(grad, masked_fill(div(result, self), eq(self, 0), 0)));
     return grad_inputs;
   }
 
@@ -121,54 +96,6 @@ const Tensor& copysign__Tensor(const Tensor& self, const Tensor& other) {
 
 // copysign.out(Tensor self, Tensor other, *, Tensor(a!) out) -> Tensor(a!)
 const Tensor& copysign_out(const Tensor& out, const Tensor& self, const Tensor& other) {
-  throw Error("copysign(): functions with out=... arguments don't support automatic differentiation, but one of the arguments requires grad.");
-}
-
-// copysign.Scalar(Tensor self, Scalar other) -> Tensor
-Tensor copysign_Scalar(const Tensor& self, const Scalar& other) {
-  std::shared_ptr<CopysignBackward1> node;
-  if (any_requires_grad({&self})) {
-    node = make_node<CopysignBackward1>();
-    node->add_next_edge(gradient_edge(self));
-    if (node->next_edges()[0].is_valid()) node->self_ = SavedVariable(self, false);
-    if (explain_enabled()) explain_log("autograd", "CopysignBackward1", "recorded");
-  }
-  Tensor result;
-  {
-    BelowAutogradGuard below;
-    result = kiln::copysign(self, other);
-  }
-  if (node && result.is_floating_point()) {
-    set_history(result, node);
-    node->result_ = SavedVariable(result, true);
-  }
-  return result;
-}
-
-// copysign_.Scalar(Tensor(a!) self, Scalar other) -> Tensor(a!)
-const Tensor& copysign__Scalar(const Tensor& self, const Scalar& other) {
-  check_inplace(self, "copysign_");
-  std::shared_ptr<CopysignBackward1> node;
-  if (any_requires_grad({&self})) {
-    check_view_rebase(self);
-    node = make_node<CopysignBackward1>();
-    node->add_next_edge(gradient_edge(self));
-    if (node->next_edges()[0].is_valid()) node->self_ = SavedVariable(self.clone(), false);
-    if (explain_enabled()) explain_log("autograd", "CopysignBackward1", "recorded");
-  }
-  {
-    BelowAutogradGuard below;
-    kiln::copysign_(self, other);
-  }
-  if (node && self.is_floating_point()) {
-    rebase_history(self, node, "copysign_");
-    node->result_ = SavedVariable(self, true);
-  }
-  return self;
-}
-
-// copysign.Scalar_out(Tensor self, Scalar other, *, Tensor(a!) out) -> Tensor(a!)
-const Tensor& copysign_Scalar_out(const Tensor& out, const Tensor& self, const Scalar& other) {
   throw Error("copysign(): functions with out=... arguments don't support automatic differentiation, but one of the arguments requires grad.");
 }
 

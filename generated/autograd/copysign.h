@@ -9,8 +9,5 @@ namespace autograd_kernels {
 Tensor copysign_Tensor(const Tensor& self, const Tensor& other);
 const Tensor& copysign__Tensor(const Tensor& self, const Tensor& other);
 const Tensor& copysign_out(const Tensor& out, const Tensor& self, const Tensor& other);
-Tensor copysign_Scalar(const Tensor& self, const Scalar& other);
-const Tensor& copysign__Scalar(const Tensor& self, const Scalar& other);
-const Tensor& copysign_Scalar_out(const Tensor& out, const Tensor& self, const Scalar& other);
 }  // namespace autograd_kernels
 }  // namespace kiln

@@ -18,7 +18,7 @@ namespace autograd {
 
 // div.Tensor
 //   self: div(grad, other)
-//   other: neg(div(div(mul(grad, self), other), other))
+//   other: neg(mul(grad, div(div(self, other), other)))
 struct DivBackward0 final : Node {
   SavedVariable self_;
   SavedVariable other_;
@@ -32,7 +32,7 @@ struct DivBackward0 final : Node {
     const Tensor self(self_.unpack());
     const Tensor other(other_.unpack());
     if (next_edges()[0].is_valid()) grad_inputs[0] = div(grad, other);
-    if (next_edges()[1].is_valid()) grad_inputs[1] = (fused_backward_applies({&grad, &self, &other}) ? _div_tensor_other_backward(grad, self, other) : neg(div(div(mul(grad, self), other), other)));
+    if (next_edges()[1].is_valid()) grad_inputs[1] = (fused_backward_applies({&grad, &self, &other}) ? _div_tensor_other_backward(grad, self, other) : neg(mul(grad, div(div(self, other), other))));
     return grad_inputs;
   }
 

@@ -78,7 +78,7 @@ void clamp_loop<float>(const TensorIterator& it, const formulas::clamp<float>& f
 TensorBase clamp_out(const TensorBase& self, const std::optional<Scalar>& min, const std::optional<Scalar>& max, const TensorBase& out) {
   TensorIterator it(clamp_meta(self, min, max, out));
   KILN_DISPATCH_NUMERIC_TYPES(it.compute_dtype(), "clamp", [&] {
-    clamp_loop<scalar_t>(it, formulas::clamp<scalar_t>{min && !lone_nan(min, {max}) ? checked_convert<scalar_t>(*min, "clamp") : pm::lowest<scalar_t>(), max && !lone_nan(max, {min}) ? checked_convert<scalar_t>(*max, "clamp") : pm::highest<scalar_t>()});
+    clamp_loop<scalar_t>(it, formulas::clamp<scalar_t>{min && !lone_nan(min, {max}) ? ((max && max->is_floating_point() && std::isnan(max->to_double())) ? scalar_t(0) : checked_convert<scalar_t>(*min, "clamp")) : pm::lowest<scalar_t>(), max && !lone_nan(max, {min}) ? ((min && min->is_floating_point() && std::isnan(min->to_double())) ? scalar_t(0) : checked_convert<scalar_t>(*max, "clamp")) : pm::highest<scalar_t>()});
   });
   return it.output();
 }

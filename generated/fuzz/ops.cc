@@ -1225,19 +1225,6 @@ const FuzzOp kFuzzOps[] = {
        const auto other = in.scalar();
        use_result(in, kiln::copysign(self, other));
      }},
-    {"copysign_.Scalar",
-     [](FuzzInput& in) {
-       const Tensor self = in.tensor();
-       const auto other = in.scalar();
-       use_result(in, kiln::copysign_(self, other));
-     }},
-    {"copysign.Scalar_out",
-     [](FuzzInput& in) {
-       const Tensor out = in.tensor();
-       const Tensor self = in.tensor();
-       const auto other = in.scalar();
-       use_result(in, kiln::copysign_out(out, self, other));
-     }},
     {"logical_and",
      [](FuzzInput& in) {
        const Tensor self = in.tensor();
@@ -1721,7 +1708,7 @@ const FuzzOp kFuzzOps[] = {
        const Tensor other = in.tensor();
        use_result(in, kiln::ldexp(self, other));
      }},
-    {"ldexp_.Tensor",
+    {"ldexp_",
      [](FuzzInput& in) {
        const Tensor self = in.tensor();
        const Tensor other = in.tensor();
@@ -5272,13 +5259,6 @@ const FuzzOp kFuzzOps[] = {
        const Tensor output = in.tensor();
        use_result(in, kiln::_copysign_tensor_self_backward(grad, self, output));
      }},
-    {"_copysign_scalar_self_backward",
-     [](FuzzInput& in) {
-       const Tensor grad = in.tensor();
-       const Tensor self = in.tensor();
-       const Tensor output = in.tensor();
-       use_result(in, kiln::_copysign_scalar_self_backward(grad, self, output));
-     }},
     {"_remainder_tensor_other_backward",
      [](FuzzInput& in) {
        const Tensor grad = in.tensor();
@@ -5501,19 +5481,6 @@ const FuzzOp kFuzzOps[] = {
        const Tensor self = in.tensor();
        const Tensor other = in.tensor();
        use_result(in, kiln::_logaddexp2_other_backward(grad, self, other));
-     }},
-    {"_ldexp_tensor_self_backward",
-     [](FuzzInput& in) {
-       const Tensor grad = in.tensor();
-       const Tensor other = in.tensor();
-       use_result(in, kiln::_ldexp_tensor_self_backward(grad, other));
-     }},
-    {"_ldexp_tensor_other_backward",
-     [](FuzzInput& in) {
-       const Tensor grad = in.tensor();
-       const Tensor self = in.tensor();
-       const Tensor other = in.tensor();
-       use_result(in, kiln::_ldexp_tensor_other_backward(grad, self, other));
      }},
     {"_float_power_tensor_tensor_self_backward",
      [](FuzzInput& in) {

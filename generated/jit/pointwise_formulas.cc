@@ -213,7 +213,7 @@ const FormulaNode maximum_nodes[] = {
     {FormulaOp::Maximum, 0, 1, -1, -1, 0.0},
 };
 
-// fmax: other if self != self else (self if other != other else maximum(self, other))
+// fmax: other if self != self else (self if (other != other or self >= other) else other)
 const char* const fmax_args[] = {"self", "other"};
 const FormulaNode fmax_nodes[] = {
     {FormulaOp::Arg, -1, -1, -1, 0, 0.0},
@@ -224,14 +224,16 @@ const FormulaNode fmax_nodes[] = {
     {FormulaOp::Arg, -1, -1, -1, 1, 0.0},
     {FormulaOp::Ne, 4, 5, -1, -1, 0.0},
     {FormulaOp::Arg, -1, -1, -1, 0, 0.0},
+    {FormulaOp::Arg, -1, -1, -1, 1, 0.0},
+    {FormulaOp::Ge, 7, 8, -1, -1, 0.0},
+    {FormulaOp::Or, 6, 9, -1, -1, 0.0},
     {FormulaOp::Arg, -1, -1, -1, 0, 0.0},
     {FormulaOp::Arg, -1, -1, -1, 1, 0.0},
-    {FormulaOp::Maximum, 8, 9, -1, -1, 0.0},
-    {FormulaOp::Select, 6, 7, 10, -1, 0.0},
-    {FormulaOp::Select, 2, 3, 11, -1, 0.0},
+    {FormulaOp::Select, 10, 11, 12, -1, 0.0},
+    {FormulaOp::Select, 2, 3, 13, -1, 0.0},
 };
 
-// fmin: other if self != self else (self if other != other else minimum(self, other))
+// fmin: other if self != self else (self if (other != other or self <= other) else other)
 const char* const fmin_args[] = {"self", "other"};
 const FormulaNode fmin_nodes[] = {
     {FormulaOp::Arg, -1, -1, -1, 0, 0.0},
@@ -242,11 +244,13 @@ const FormulaNode fmin_nodes[] = {
     {FormulaOp::Arg, -1, -1, -1, 1, 0.0},
     {FormulaOp::Ne, 4, 5, -1, -1, 0.0},
     {FormulaOp::Arg, -1, -1, -1, 0, 0.0},
+    {FormulaOp::Arg, -1, -1, -1, 1, 0.0},
+    {FormulaOp::Le, 7, 8, -1, -1, 0.0},
+    {FormulaOp::Or, 6, 9, -1, -1, 0.0},
     {FormulaOp::Arg, -1, -1, -1, 0, 0.0},
     {FormulaOp::Arg, -1, -1, -1, 1, 0.0},
-    {FormulaOp::Minimum, 8, 9, -1, -1, 0.0},
-    {FormulaOp::Select, 6, 7, 10, -1, 0.0},
-    {FormulaOp::Select, 2, 3, 11, -1, 0.0},
+    {FormulaOp::Select, 10, 11, 12, -1, 0.0},
+    {FormulaOp::Select, 2, 3, 13, -1, 0.0},
 };
 
 // minimum: minimum(self, other)
@@ -506,19 +510,10 @@ const FormulaNode hypot_nodes[] = {
 };
 
 // copysign: copysign(self, other)
-const char* const copysign_tensor_args[] = {"self", "other"};
-const FormulaNode copysign_tensor_nodes[] = {
+const char* const copysign_args[] = {"self", "other"};
+const FormulaNode copysign_nodes[] = {
     {FormulaOp::Arg, -1, -1, -1, 0, 0.0},
     {FormulaOp::Arg, -1, -1, -1, 1, 0.0},
-    {FormulaOp::Copysign, 0, 1, -1, -1, 0.0},
-};
-
-// copysign: copysign(self, other)
-const char* const copysign_scalar_args[] = {"self"};
-const char* const copysign_scalar_scalars[] = {"other"};
-const FormulaNode copysign_scalar_nodes[] = {
-    {FormulaOp::Arg, -1, -1, -1, 0, 0.0},
-    {FormulaOp::Scalar, -1, -1, -1, 0, 0.0},
     {FormulaOp::Copysign, 0, 1, -1, -1, 0.0},
 };
 
@@ -766,16 +761,6 @@ const FormulaNode nextafter_nodes[] = {
     {FormulaOp::Arg, -1, -1, -1, 0, 0.0},
     {FormulaOp::Arg, -1, -1, -1, 1, 0.0},
     {FormulaOp::Nextafter, 0, 1, -1, -1, 0.0},
-};
-
-// ldexp: self * pow(2, other)
-const char* const ldexp_args[] = {"self", "other"};
-const FormulaNode ldexp_nodes[] = {
-    {FormulaOp::Arg, -1, -1, -1, 0, 0.0},
-    {FormulaOp::Const, -1, -1, -1, -1, 2.0},
-    {FormulaOp::Arg, -1, -1, -1, 1, 0.0},
-    {FormulaOp::Pow, 1, 2, -1, -1, 0.0},
-    {FormulaOp::Mul, 0, 3, -1, -1, 0.0},
 };
 
 // float_power: pow(self, exponent)
@@ -1131,7 +1116,7 @@ const FormulaNode log_sigmoid_nodes[] = {
     {FormulaOp::Sub, 5, 10, -1, -1, 0.0},
 };
 
-// softshrink: self - lambd if self > lambd else (self + lambd if self < -lambd else self * 0)
+// softshrink: self - lambd if self > lambd else (self + lambd if self < -lambd else (self if self != self else 0))
 const char* const softshrink_args[] = {"self"};
 const char* const softshrink_scalars[] = {"lambd"};
 const FormulaNode softshrink_nodes[] = {
@@ -1149,13 +1134,16 @@ const FormulaNode softshrink_nodes[] = {
     {FormulaOp::Scalar, -1, -1, -1, 0, 0.0},
     {FormulaOp::Add, 10, 11, -1, -1, 0.0},
     {FormulaOp::Arg, -1, -1, -1, 0, 0.0},
+    {FormulaOp::Arg, -1, -1, -1, 0, 0.0},
+    {FormulaOp::Ne, 13, 14, -1, -1, 0.0},
+    {FormulaOp::Arg, -1, -1, -1, 0, 0.0},
     {FormulaOp::Const, -1, -1, -1, -1, 0.0},
-    {FormulaOp::Mul, 13, 14, -1, -1, 0.0},
-    {FormulaOp::Select, 9, 12, 15, -1, 0.0},
-    {FormulaOp::Select, 2, 5, 16, -1, 0.0},
+    {FormulaOp::Select, 15, 16, 17, -1, 0.0},
+    {FormulaOp::Select, 9, 12, 18, -1, 0.0},
+    {FormulaOp::Select, 2, 5, 19, -1, 0.0},
 };
 
-// hardshrink: self * 0 if (self >= -lambd and self <= lambd) else self
+// hardshrink: 0 if (self >= -lambd and self <= lambd) else self
 const char* const hardshrink_args[] = {"self"};
 const char* const hardshrink_scalars[] = {"lambd"};
 const FormulaNode hardshrink_nodes[] = {
@@ -1167,11 +1155,9 @@ const FormulaNode hardshrink_nodes[] = {
     {FormulaOp::Scalar, -1, -1, -1, 0, 0.0},
     {FormulaOp::Le, 4, 5, -1, -1, 0.0},
     {FormulaOp::And, 3, 6, -1, -1, 0.0},
-    {FormulaOp::Arg, -1, -1, -1, 0, 0.0},
     {FormulaOp::Const, -1, -1, -1, -1, 0.0},
-    {FormulaOp::Mul, 8, 9, -1, -1, 0.0},
     {FormulaOp::Arg, -1, -1, -1, 0, 0.0},
-    {FormulaOp::Select, 7, 10, 11, -1, 0.0},
+    {FormulaOp::Select, 7, 8, 9, -1, 0.0},
 };
 
 // threshold: value if self <= threshold else self
@@ -1264,16 +1250,16 @@ const FormulaNode _fma_nodes[] = {
     {FormulaOp::Fma, 0, 1, 2, -1, 0.0},
 };
 
-// _div_tensor_other_backward: -(grad * self / other / other)
+// _div_tensor_other_backward: -(grad * (self / other / other))
 const char* const _div_tensor_other_backward_args[] = {"grad", "self", "other"};
 const FormulaNode _div_tensor_other_backward_nodes[] = {
     {FormulaOp::Arg, -1, -1, -1, 0, 0.0},
     {FormulaOp::Arg, -1, -1, -1, 1, 0.0},
-    {FormulaOp::Mul, 0, 1, -1, -1, 0.0},
     {FormulaOp::Arg, -1, -1, -1, 2, 0.0},
-    {FormulaOp::Div, 2, 3, -1, -1, 0.0},
+    {FormulaOp::Div, 1, 2, -1, -1, 0.0},
     {FormulaOp::Arg, -1, -1, -1, 2, 0.0},
-    {FormulaOp::Div, 4, 5, -1, -1, 0.0},
+    {FormulaOp::Div, 3, 4, -1, -1, 0.0},
+    {FormulaOp::Mul, 0, 5, -1, -1, 0.0},
     {FormulaOp::Neg, 6, -1, -1, -1, 0.0},
 };
 
@@ -1788,21 +1774,6 @@ const FormulaNode _hypot_other_backward_nodes[] = {
 // _copysign_tensor_self_backward: grad * (0 if self == 0 else output / self)
 const char* const _copysign_tensor_self_backward_args[] = {"grad", "self", "output"};
 const FormulaNode _copysign_tensor_self_backward_nodes[] = {
-    {FormulaOp::Arg, -1, -1, -1, 0, 0.0},
-    {FormulaOp::Arg, -1, -1, -1, 1, 0.0},
-    {FormulaOp::Const, -1, -1, -1, -1, 0.0},
-    {FormulaOp::Eq, 1, 2, -1, -1, 0.0},
-    {FormulaOp::Const, -1, -1, -1, -1, 0.0},
-    {FormulaOp::Arg, -1, -1, -1, 2, 0.0},
-    {FormulaOp::Arg, -1, -1, -1, 1, 0.0},
-    {FormulaOp::Div, 5, 6, -1, -1, 0.0},
-    {FormulaOp::Select, 3, 4, 7, -1, 0.0},
-    {FormulaOp::Mul, 0, 8, -1, -1, 0.0},
-};
-
-// _copysign_scalar_self_backward: grad * (0 if self == 0 else output / self)
-const char* const _copysign_scalar_self_backward_args[] = {"grad", "self", "output"};
-const FormulaNode _copysign_scalar_self_backward_nodes[] = {
     {FormulaOp::Arg, -1, -1, -1, 0, 0.0},
     {FormulaOp::Arg, -1, -1, -1, 1, 0.0},
     {FormulaOp::Const, -1, -1, -1, -1, 0.0},
@@ -2408,28 +2379,6 @@ const FormulaNode _logaddexp2_other_backward_nodes[] = {
     {FormulaOp::Div, 0, 6, -1, -1, 0.0},
 };
 
-// _ldexp_tensor_self_backward: grad * exp2(other)
-const char* const _ldexp_tensor_self_backward_args[] = {"grad", "other"};
-const FormulaNode _ldexp_tensor_self_backward_nodes[] = {
-    {FormulaOp::Arg, -1, -1, -1, 0, 0.0},
-    {FormulaOp::Arg, -1, -1, -1, 1, 0.0},
-    {FormulaOp::Exp2, 1, -1, -1, -1, 0.0},
-    {FormulaOp::Mul, 0, 2, -1, -1, 0.0},
-};
-
-// _ldexp_tensor_other_backward: grad * self * exp2(other) * 0.6931471805599453
-const char* const _ldexp_tensor_other_backward_args[] = {"grad", "self", "other"};
-const FormulaNode _ldexp_tensor_other_backward_nodes[] = {
-    {FormulaOp::Arg, -1, -1, -1, 0, 0.0},
-    {FormulaOp::Arg, -1, -1, -1, 1, 0.0},
-    {FormulaOp::Mul, 0, 1, -1, -1, 0.0},
-    {FormulaOp::Arg, -1, -1, -1, 2, 0.0},
-    {FormulaOp::Exp2, 3, -1, -1, -1, 0.0},
-    {FormulaOp::Mul, 2, 4, -1, -1, 0.0},
-    {FormulaOp::Const, -1, -1, -1, -1, 0.6931471805599453},
-    {FormulaOp::Mul, 5, 6, -1, -1, 0.0},
-};
-
 // _float_power_tensor_tensor_self_backward: grad * (0 if exponent == 0 else exponent * pow(self, exponent - 1))
 const char* const _float_power_tensor_tensor_self_backward_args[] = {"grad", "self", "exponent"};
 const FormulaNode _float_power_tensor_tensor_self_backward_nodes[] = {
@@ -2622,16 +2571,16 @@ const FormulaNode div_self_grad_nodes[] = {
     {FormulaOp::Div, 0, 1, -1, -1, 0.0},
 };
 
-// ddiv.Tensor/dother: -(grad * self / other / other)
+// ddiv.Tensor/dother: -(grad * (self / other / other))
 const char* const div_other_grad_args[] = {"grad", "result", "self", "other"};
 const FormulaNode div_other_grad_nodes[] = {
     {FormulaOp::Arg, -1, -1, -1, 0, 0.0},
     {FormulaOp::Arg, -1, -1, -1, 2, 0.0},
-    {FormulaOp::Mul, 0, 1, -1, -1, 0.0},
     {FormulaOp::Arg, -1, -1, -1, 3, 0.0},
-    {FormulaOp::Div, 2, 3, -1, -1, 0.0},
+    {FormulaOp::Div, 1, 2, -1, -1, 0.0},
     {FormulaOp::Arg, -1, -1, -1, 3, 0.0},
-    {FormulaOp::Div, 4, 5, -1, -1, 0.0},
+    {FormulaOp::Div, 3, 4, -1, -1, 0.0},
+    {FormulaOp::Mul, 0, 5, -1, -1, 0.0},
     {FormulaOp::Neg, 6, -1, -1, -1, 0.0},
 };
 
@@ -3337,8 +3286,8 @@ const FormulaNode hypot_other_grad_nodes[] = {
 };
 
 // dcopysign.Tensor/dself: grad * (0 if self == 0 else result / self)
-const char* const copysign_tensor_self_grad_args[] = {"grad", "result", "self", "other"};
-const FormulaNode copysign_tensor_self_grad_nodes[] = {
+const char* const copysign_self_grad_args[] = {"grad", "result", "self", "other"};
+const FormulaNode copysign_self_grad_nodes[] = {
     {FormulaOp::Arg, -1, -1, -1, 0, 0.0},
     {FormulaOp::Arg, -1, -1, -1, 2, 0.0},
     {FormulaOp::Const, -1, -1, -1, -1, 0.0},
@@ -3352,25 +3301,9 @@ const FormulaNode copysign_tensor_self_grad_nodes[] = {
 };
 
 // dcopysign.Tensor/dother: 0
-const char* const copysign_tensor_other_grad_args[] = {"grad", "result", "self", "other"};
-const FormulaNode copysign_tensor_other_grad_nodes[] = {
+const char* const copysign_other_grad_args[] = {"grad", "result", "self", "other"};
+const FormulaNode copysign_other_grad_nodes[] = {
     {FormulaOp::Const, -1, -1, -1, -1, 0.0},
-};
-
-// dcopysign.Scalar/dself: grad * (0 if self == 0 else result / self)
-const char* const copysign_scalar_self_grad_args[] = {"grad", "result", "self"};
-const char* const copysign_scalar_self_grad_scalars[] = {"other"};
-const FormulaNode copysign_scalar_self_grad_nodes[] = {
-    {FormulaOp::Arg, -1, -1, -1, 0, 0.0},
-    {FormulaOp::Arg, -1, -1, -1, 2, 0.0},
-    {FormulaOp::Const, -1, -1, -1, -1, 0.0},
-    {FormulaOp::Eq, 1, 2, -1, -1, 0.0},
-    {FormulaOp::Const, -1, -1, -1, -1, 0.0},
-    {FormulaOp::Arg, -1, -1, -1, 1, 0.0},
-    {FormulaOp::Arg, -1, -1, -1, 2, 0.0},
-    {FormulaOp::Div, 5, 6, -1, -1, 0.0},
-    {FormulaOp::Select, 3, 4, 7, -1, 0.0},
-    {FormulaOp::Mul, 0, 8, -1, -1, 0.0},
 };
 
 // dfloor/dself: 0
@@ -3515,28 +3448,6 @@ const FormulaNode logaddexp2_other_grad_nodes[] = {
     {FormulaOp::Exp2, 4, -1, -1, -1, 0.0},
     {FormulaOp::Add, 1, 5, -1, -1, 0.0},
     {FormulaOp::Div, 0, 6, -1, -1, 0.0},
-};
-
-// dldexp.Tensor/dself: grad * exp2(other)
-const char* const ldexp_self_grad_args[] = {"grad", "result", "self", "other"};
-const FormulaNode ldexp_self_grad_nodes[] = {
-    {FormulaOp::Arg, -1, -1, -1, 0, 0.0},
-    {FormulaOp::Arg, -1, -1, -1, 3, 0.0},
-    {FormulaOp::Exp2, 1, -1, -1, -1, 0.0},
-    {FormulaOp::Mul, 0, 2, -1, -1, 0.0},
-};
-
-// dldexp.Tensor/dother: grad * self * exp2(other) * 0.6931471805599453
-const char* const ldexp_other_grad_args[] = {"grad", "result", "self", "other"};
-const FormulaNode ldexp_other_grad_nodes[] = {
-    {FormulaOp::Arg, -1, -1, -1, 0, 0.0},
-    {FormulaOp::Arg, -1, -1, -1, 2, 0.0},
-    {FormulaOp::Mul, 0, 1, -1, -1, 0.0},
-    {FormulaOp::Arg, -1, -1, -1, 3, 0.0},
-    {FormulaOp::Exp2, 3, -1, -1, -1, 0.0},
-    {FormulaOp::Mul, 2, 4, -1, -1, 0.0},
-    {FormulaOp::Const, -1, -1, -1, -1, 0.6931471805599453},
-    {FormulaOp::Mul, 5, 6, -1, -1, 0.0},
 };
 
 // dfloat_power.Tensor_Tensor/dself: grad * (0 if exponent == 0 else exponent * pow(self, exponent - 1))
@@ -4261,12 +4172,12 @@ const PointwiseFormula kPointwiseFormulas[] = {
      nullptr, 0, maximum_nodes, 3,
      FormulaDtypes::all, false, false,
      false, nullptr},
-    {"fmax", "fmax", "fmax", "other if self != self else (self if other != other else maximum(self, other))", fmax_args, 2,
-     nullptr, 0, fmax_nodes, 13,
+    {"fmax", "fmax", "fmax", "other if self != self else (self if (other != other or self >= other) else other)", fmax_args, 2,
+     nullptr, 0, fmax_nodes, 15,
      FormulaDtypes::all, false, false,
      false, nullptr},
-    {"fmin", "fmin", "fmin", "other if self != self else (self if other != other else minimum(self, other))", fmin_args, 2,
-     nullptr, 0, fmin_nodes, 13,
+    {"fmin", "fmin", "fmin", "other if self != self else (self if (other != other or self <= other) else other)", fmin_args, 2,
+     nullptr, 0, fmin_nodes, 15,
      FormulaDtypes::all, false, false,
      false, nullptr},
     {"minimum", "minimum", "minimum", "minimum(self, other)", minimum_args, 2,
@@ -4373,12 +4284,8 @@ const PointwiseFormula kPointwiseFormulas[] = {
      nullptr, 0, hypot_nodes, 3,
      FormulaDtypes::floating, false, false,
      false, nullptr},
-    {"copysign", "copysign.Tensor", "copysign_tensor", "copysign(self, other)", copysign_tensor_args, 2,
-     nullptr, 0, copysign_tensor_nodes, 3,
-     FormulaDtypes::floating, true, false,
-     false, nullptr},
-    {"copysign", "copysign.Scalar", "copysign_scalar", "copysign(self, other)", copysign_scalar_args, 1,
-     copysign_scalar_scalars, 1, copysign_scalar_nodes, 3,
+    {"copysign", "copysign.Tensor", "copysign", "copysign(self, other)", copysign_args, 2,
+     nullptr, 0, copysign_nodes, 3,
      FormulaDtypes::floating, true, false,
      false, nullptr},
     {"logical_and", "logical_and", "logical_and", "self and other", logical_and_args, 2,
@@ -4471,10 +4378,6 @@ const PointwiseFormula kPointwiseFormulas[] = {
      false, nullptr},
     {"nextafter", "nextafter", "nextafter", "nextafter(self, other)", nextafter_args, 2,
      nullptr, 0, nextafter_nodes, 3,
-     FormulaDtypes::floating, false, false,
-     false, nullptr},
-    {"ldexp", "ldexp.Tensor", "ldexp", "self * pow(2, other)", ldexp_args, 2,
-     nullptr, 0, ldexp_nodes, 5,
      FormulaDtypes::floating, false, false,
      false, nullptr},
     {"float_power", "float_power.Tensor_Tensor", "float_power_tensor_tensor", "pow(self, exponent)", float_power_tensor_tensor_args, 2,
@@ -4573,12 +4476,12 @@ const PointwiseFormula kPointwiseFormulas[] = {
      nullptr, 0, log_sigmoid_nodes, 12,
      FormulaDtypes::floating, false, false,
      false, nullptr},
-    {"softshrink", "softshrink", "softshrink", "self - lambd if self > lambd else (self + lambd if self < -lambd else self * 0)", softshrink_args, 1,
-     softshrink_scalars, 1, softshrink_nodes, 18,
+    {"softshrink", "softshrink", "softshrink", "self - lambd if self > lambd else (self + lambd if self < -lambd else (self if self != self else 0))", softshrink_args, 1,
+     softshrink_scalars, 1, softshrink_nodes, 21,
      FormulaDtypes::floating, false, false,
      false, nullptr},
-    {"hardshrink", "hardshrink", "hardshrink", "self * 0 if (self >= -lambd and self <= lambd) else self", hardshrink_args, 1,
-     hardshrink_scalars, 1, hardshrink_nodes, 13,
+    {"hardshrink", "hardshrink", "hardshrink", "0 if (self >= -lambd and self <= lambd) else self", hardshrink_args, 1,
+     hardshrink_scalars, 1, hardshrink_nodes, 11,
      FormulaDtypes::floating, false, false,
      false, nullptr},
     {"threshold", "threshold", "threshold", "value if self <= threshold else self", threshold_args, 1,
@@ -4605,7 +4508,7 @@ const PointwiseFormula kPointwiseFormulas[] = {
      nullptr, 0, _fma_nodes, 4,
      FormulaDtypes::floating, false, false,
      false, nullptr},
-    {"_div_tensor_other_backward", "_div_tensor_other_backward", "_div_tensor_other_backward", "-(grad * self / other / other)", _div_tensor_other_backward_args, 3,
+    {"_div_tensor_other_backward", "_div_tensor_other_backward", "_div_tensor_other_backward", "-(grad * (self / other / other))", _div_tensor_other_backward_args, 3,
      nullptr, 0, _div_tensor_other_backward_nodes, 8,
      FormulaDtypes::floating, false, false,
      false, nullptr},
@@ -4757,10 +4660,6 @@ const PointwiseFormula kPointwiseFormulas[] = {
      nullptr, 0, _copysign_tensor_self_backward_nodes, 10,
      FormulaDtypes::floating, false, false,
      false, nullptr},
-    {"_copysign_scalar_self_backward", "_copysign_scalar_self_backward", "_copysign_scalar_self_backward", "grad * (0 if self == 0 else output / self)", _copysign_scalar_self_backward_args, 3,
-     nullptr, 0, _copysign_scalar_self_backward_nodes, 10,
-     FormulaDtypes::floating, false, false,
-     false, nullptr},
     {"_remainder_tensor_other_backward", "_remainder_tensor_other_backward", "_remainder_tensor_other_backward", "-grad * (self // other)", _remainder_tensor_other_backward_args, 3,
      nullptr, 0, _remainder_tensor_other_backward_nodes, 6,
      FormulaDtypes::floating, false, false,
@@ -4893,14 +4792,6 @@ const PointwiseFormula kPointwiseFormulas[] = {
      nullptr, 0, _logaddexp2_other_backward_nodes, 8,
      FormulaDtypes::floating, false, false,
      false, nullptr},
-    {"_ldexp_tensor_self_backward", "_ldexp_tensor_self_backward", "_ldexp_tensor_self_backward", "grad * exp2(other)", _ldexp_tensor_self_backward_args, 2,
-     nullptr, 0, _ldexp_tensor_self_backward_nodes, 4,
-     FormulaDtypes::floating, false, false,
-     false, nullptr},
-    {"_ldexp_tensor_other_backward", "_ldexp_tensor_other_backward", "_ldexp_tensor_other_backward", "grad * self * exp2(other) * 0.6931471805599453", _ldexp_tensor_other_backward_args, 3,
-     nullptr, 0, _ldexp_tensor_other_backward_nodes, 8,
-     FormulaDtypes::floating, false, false,
-     false, nullptr},
     {"_float_power_tensor_tensor_self_backward", "_float_power_tensor_tensor_self_backward", "_float_power_tensor_tensor_self_backward", "grad * (0 if exponent == 0 else exponent * pow(self, exponent - 1))", _float_power_tensor_tensor_self_backward_args, 3,
      nullptr, 0, _float_power_tensor_tensor_self_backward_nodes, 14,
      FormulaDtypes::floating, false, false,
@@ -4938,7 +4829,7 @@ const PointwiseFormula kPointwiseFormulas[] = {
      FormulaDtypes::floating, false, false,
      false, nullptr},
 };
-const int kNumPointwiseFormulas = 194;
+const int kNumPointwiseFormulas = 189;
 
 // op: the op; overload: the input whose gradient the row computes; args: grad, result, then the
 // op's tensors.
@@ -4964,7 +4855,7 @@ const PointwiseFormula kPointwiseDerivatives[] = {
     {"div.Tensor", "self", "div", "grad / other", div_self_grad_args, 4,
      nullptr, 0,
      div_self_grad_nodes, 3, FormulaDtypes::floating, false, false, false, nullptr},
-    {"div.Tensor", "other", "div", "-(grad * self / other / other)", div_other_grad_args, 4,
+    {"div.Tensor", "other", "div", "-(grad * (self / other / other))", div_other_grad_args, 4,
      nullptr, 0,
      div_other_grad_nodes, 8, FormulaDtypes::floating, false, false, false, nullptr},
     {"neg", "self", "neg", "-grad", neg_self_grad_args, 3,
@@ -5135,15 +5026,12 @@ const PointwiseFormula kPointwiseDerivatives[] = {
     {"hypot", "other", "hypot", "grad * other / result", hypot_other_grad_args, 4,
      nullptr, 0,
      hypot_other_grad_nodes, 5, FormulaDtypes::floating, false, false, false, nullptr},
-    {"copysign.Tensor", "self", "copysign_tensor", "grad * (0 if self == 0 else result / self)", copysign_tensor_self_grad_args, 4,
+    {"copysign.Tensor", "self", "copysign", "grad * (0 if self == 0 else result / self)", copysign_self_grad_args, 4,
      nullptr, 0,
-     copysign_tensor_self_grad_nodes, 10, FormulaDtypes::floating, false, false, false, nullptr},
-    {"copysign.Tensor", "other", "copysign_tensor", "0", copysign_tensor_other_grad_args, 4,
+     copysign_self_grad_nodes, 10, FormulaDtypes::floating, false, false, false, nullptr},
+    {"copysign.Tensor", "other", "copysign", "0", copysign_other_grad_args, 4,
      nullptr, 0,
-     copysign_tensor_other_grad_nodes, 1, FormulaDtypes::floating, false, false, false, nullptr},
-    {"copysign.Scalar", "self", "copysign_scalar", "grad * (0 if self == 0 else result / self)", copysign_scalar_self_grad_args, 3,
-     copysign_scalar_self_grad_scalars, 1,
-     copysign_scalar_self_grad_nodes, 10, FormulaDtypes::floating, false, false, false, nullptr},
+     copysign_other_grad_nodes, 1, FormulaDtypes::floating, false, false, false, nullptr},
     {"floor", "self", "floor", "0", floor_self_grad_args, 3,
      nullptr, 0,
      floor_self_grad_nodes, 1, FormulaDtypes::floating, false, false, false, nullptr},
@@ -5186,12 +5074,6 @@ const PointwiseFormula kPointwiseDerivatives[] = {
     {"logaddexp2", "other", "logaddexp2", "grad / (1 + exp2(self - other))", logaddexp2_other_grad_args, 4,
      nullptr, 0,
      logaddexp2_other_grad_nodes, 8, FormulaDtypes::floating, false, false, false, nullptr},
-    {"ldexp.Tensor", "self", "ldexp", "grad * exp2(other)", ldexp_self_grad_args, 4,
-     nullptr, 0,
-     ldexp_self_grad_nodes, 4, FormulaDtypes::floating, false, false, false, nullptr},
-    {"ldexp.Tensor", "other", "ldexp", "grad * self * exp2(other) * 0.6931471805599453", ldexp_other_grad_args, 4,
-     nullptr, 0,
-     ldexp_other_grad_nodes, 8, FormulaDtypes::floating, false, false, false, nullptr},
     {"float_power.Tensor_Tensor", "self", "float_power_tensor_tensor", "grad * (0 if exponent == 0 else exponent * pow(self, exponent - 1))", float_power_tensor_tensor_self_grad_args, 4,
      nullptr, 0,
      float_power_tensor_tensor_self_grad_nodes, 14, FormulaDtypes::floating, false, false, false, nullptr},
@@ -5301,7 +5183,7 @@ const PointwiseFormula kPointwiseDerivatives[] = {
      nullptr, 0,
      _fma_tensor2_grad_nodes, 3, FormulaDtypes::floating, false, false, false, nullptr},
 };
-const int kNumPointwiseDerivatives = 119;
+const int kNumPointwiseDerivatives = 116;
 
 }  // namespace jit
 }  // namespace kiln

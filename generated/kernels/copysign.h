@@ -14,6 +14,5 @@ namespace kiln {
 class Generator;
 namespace cpu {
 TensorBase copysign_out(const TensorBase& self, const TensorBase& other, const TensorBase& out);
-TensorBase copysign_out(const TensorBase& self, const Scalar& other, const TensorBase& out);
 }  // namespace cpu
 }  // namespace kiln

@@ -4,6 +4,7 @@
 
 #include "generated/autograd/copysign.h"
 #include "generated/kernels/copysign.h"
+#include "generated/kernels/composite/copysign.h"
 #include "runtime/autograd/view_tracking.h"
 #include "runtime/api/api_helpers.h"
 #include "runtime/dispatch/dispatcher.h"
@@ -77,71 +78,11 @@ const Tensor& ops::copysign_out(const Tensor& out, const Tensor& self, const Ten
   return copysign_out_op.lookup(keys)(out, self, other);
 }
 
-// ---- copysign.Scalar(Tensor self, Scalar other) -> Tensor
-namespace {
-Tensor copysign_Scalar_CPU(const Tensor& self, const Scalar& other) {
-  if (explain_enabled()) explain_log("kernel", "cpu::copysign_out", "");
-  return Tensor(cpu::copysign_out(self, other, TensorBase()));
-}
-}  // namespace
-
-Operator<Tensor(const Tensor&, const Scalar&)> copysign_Scalar_op = {"copysign.Scalar", {
-    /*CPU=*/&copysign_Scalar_CPU,
-    /*CUDA=*/nullptr,
-    /*Autograd=*/&autograd_kernels::copysign_Scalar,
-}};
-
+// ---- copysign.Scalar(Tensor self, Scalar other) -> Tensor  (CompositeImplicit)
 
 Tensor ops::copysign(const Tensor& self, const Scalar& other) {
-  const DispatchKeySet keys = dispatch_keys(backend_key({&self}), records_autograd({&self}));
-  if (explain_enabled()) explain_log("dispatch", "copysign.Scalar", keys.str().c_str());
-  return copysign_Scalar_op.lookup(keys)(self, other);
-}
-
-// ---- copysign_.Scalar(Tensor(a!) self, Scalar other) -> Tensor(a!)
-namespace {
-const Tensor& copysign__Scalar_CPU(const Tensor& self, const Scalar& other) {
-  if (explain_enabled()) explain_log("kernel", "cpu::copysign_out", "");
-  cpu::copysign_out(self, other, self);
-  self.bump_version();
-  return self;
-}
-}  // namespace
-
-Operator<const Tensor&(const Tensor&, const Scalar&)> copysign__Scalar_op = {"copysign_.Scalar", {
-    /*CPU=*/&copysign__Scalar_CPU,
-    /*CUDA=*/nullptr,
-    /*Autograd=*/&autograd_kernels::copysign__Scalar,
-}};
-
-
-const Tensor& ops::copysign_(const Tensor& self, const Scalar& other) {
-  const DispatchKeySet keys = dispatch_keys(backend_key({&self}), records_autograd({&self}));
-  if (explain_enabled()) explain_log("dispatch", "copysign_.Scalar", keys.str().c_str());
-  return copysign__Scalar_op.lookup(keys)(self, other);
-}
-
-// ---- copysign.Scalar_out(Tensor self, Scalar other, *, Tensor(a!) out) -> Tensor(a!)
-namespace {
-const Tensor& copysign_Scalar_out_CPU(const Tensor& out, const Tensor& self, const Scalar& other) {
-  if (explain_enabled()) explain_log("kernel", "cpu::copysign_out", "");
-  cpu::copysign_out(self, other, out);
-  out.bump_version();
-  return out;
-}
-}  // namespace
-
-Operator<const Tensor&(const Tensor&, const Tensor&, const Scalar&)> copysign_Scalar_out_op = {"copysign.Scalar_out", {
-    /*CPU=*/&copysign_Scalar_out_CPU,
-    /*CUDA=*/nullptr,
-    /*Autograd=*/&autograd_kernels::copysign_Scalar_out,
-}};
-
-
-const Tensor& ops::copysign_out(const Tensor& out, const Tensor& self, const Scalar& other) {
-  const DispatchKeySet keys = dispatch_keys(backend_key({&self, &out}), records_autograd({&self, &out}));
-  if (explain_enabled()) explain_log("dispatch", "copysign.Scalar_out", keys.str().c_str());
-  return copysign_Scalar_out_op.lookup(keys)(out, self, other);
+  if (explain_enabled()) explain_log("composite", "copysign.Scalar", "");
+  return composite_implicit::copysign_scalar(self, other);
 }
 
 }  // namespace kiln

@@ -2,79 +2,32 @@
 // `ldexp`: dispatch tables, backend adapters, and the C++ API entry points.
 #include "generated/api/ldexp.h"
 
-#include "generated/autograd/ldexp.h"
-#include "generated/kernels/ldexp.h"
+#include "generated/kernels/composite/ldexp.h"
 #include "runtime/autograd/view_tracking.h"
 #include "runtime/api/api_helpers.h"
 #include "runtime/dispatch/dispatcher.h"
 
 namespace kiln {
 
-// ---- ldexp.Tensor(Tensor self, Tensor other) -> Tensor
-namespace {
-Tensor ldexp_Tensor_CPU(const Tensor& self, const Tensor& other) {
-  if (explain_enabled()) explain_log("kernel", "cpu::ldexp_out", "");
-  return Tensor(cpu::ldexp_out(self, other, TensorBase()));
-}
-}  // namespace
-
-Operator<Tensor(const Tensor&, const Tensor&)> ldexp_Tensor_op = {"ldexp.Tensor", {
-    /*CPU=*/&ldexp_Tensor_CPU,
-    /*CUDA=*/nullptr,
-    /*Autograd=*/&autograd_kernels::ldexp_Tensor,
-}};
-
+// ---- ldexp.Tensor(Tensor self, Tensor other) -> Tensor  (CompositeImplicit)
 
 Tensor ops::ldexp(const Tensor& self, const Tensor& other) {
-  const DispatchKeySet keys = dispatch_keys(backend_key({&self, &other}), records_autograd({&self, &other}));
-  if (explain_enabled()) explain_log("dispatch", "ldexp.Tensor", keys.str().c_str());
-  return ldexp_Tensor_op.lookup(keys)(self, other);
+  if (explain_enabled()) explain_log("composite", "ldexp.Tensor", "");
+  return composite_implicit::ldexp(self, other);
 }
 
-// ---- ldexp_.Tensor(Tensor(a!) self, Tensor other) -> Tensor(a!)
-namespace {
-const Tensor& ldexp__Tensor_CPU(const Tensor& self, const Tensor& other) {
-  if (explain_enabled()) explain_log("kernel", "cpu::ldexp_out", "");
-  cpu::ldexp_out(self, other, self);
-  self.bump_version();
-  return self;
-}
-}  // namespace
-
-Operator<const Tensor&(const Tensor&, const Tensor&)> ldexp__Tensor_op = {"ldexp_.Tensor", {
-    /*CPU=*/&ldexp__Tensor_CPU,
-    /*CUDA=*/nullptr,
-    /*Autograd=*/&autograd_kernels::ldexp__Tensor,
-}};
-
+// ---- ldexp_(Tensor(a!) self, Tensor other) -> Tensor(a!)  (CompositeImplicit)
 
 const Tensor& ops::ldexp_(const Tensor& self, const Tensor& other) {
-  const DispatchKeySet keys = dispatch_keys(backend_key({&self, &other}), records_autograd({&self, &other}));
-  if (explain_enabled()) explain_log("dispatch", "ldexp_.Tensor", keys.str().c_str());
-  return ldexp__Tensor_op.lookup(keys)(self, other);
+  if (explain_enabled()) explain_log("composite", "ldexp_", "");
+  return composite_implicit::ldexp_(self, other);
 }
 
-// ---- ldexp.out(Tensor self, Tensor other, *, Tensor(a!) out) -> Tensor(a!)
-namespace {
-const Tensor& ldexp_out_CPU(const Tensor& out, const Tensor& self, const Tensor& other) {
-  if (explain_enabled()) explain_log("kernel", "cpu::ldexp_out", "");
-  cpu::ldexp_out(self, other, out);
-  out.bump_version();
-  return out;
-}
-}  // namespace
-
-Operator<const Tensor&(const Tensor&, const Tensor&, const Tensor&)> ldexp_out_op = {"ldexp.out", {
-    /*CPU=*/&ldexp_out_CPU,
-    /*CUDA=*/nullptr,
-    /*Autograd=*/&autograd_kernels::ldexp_out,
-}};
-
+// ---- ldexp.out(Tensor self, Tensor other, *, Tensor(a!) out) -> Tensor(a!)  (CompositeImplicit)
 
 const Tensor& ops::ldexp_out(const Tensor& out, const Tensor& self, const Tensor& other) {
-  const DispatchKeySet keys = dispatch_keys(backend_key({&self, &other, &out}), records_autograd({&self, &other, &out}));
-  if (explain_enabled()) explain_log("dispatch", "ldexp.out", keys.str().c_str());
-  return ldexp_out_op.lookup(keys)(out, self, other);
+  if (explain_enabled()) explain_log("composite", "ldexp.out", "");
+  return composite_implicit::ldexp_out(out, self, other);
 }
 
 }  // namespace kiln

@@ -421,7 +421,6 @@ PyObject* fn__logit_self_backward(PyObject* module, PyObject* args, PyObject* kw
 PyObject* fn__hypot_self_backward(PyObject* module, PyObject* args, PyObject* kwargs);
 PyObject* fn__hypot_other_backward(PyObject* module, PyObject* args, PyObject* kwargs);
 PyObject* fn__copysign_tensor_self_backward(PyObject* module, PyObject* args, PyObject* kwargs);
-PyObject* fn__copysign_scalar_self_backward(PyObject* module, PyObject* args, PyObject* kwargs);
 PyObject* fn__remainder_tensor_other_backward(PyObject* module, PyObject* args, PyObject* kwargs);
 PyObject* fn__pow_tensor_scalar_self_backward(PyObject* module, PyObject* args, PyObject* kwargs);
 PyObject* fn__rsqrt_self_backward(PyObject* module, PyObject* args, PyObject* kwargs);
@@ -455,8 +454,6 @@ PyObject* fn__logaddexp_self_backward(PyObject* module, PyObject* args, PyObject
 PyObject* fn__logaddexp_other_backward(PyObject* module, PyObject* args, PyObject* kwargs);
 PyObject* fn__logaddexp2_self_backward(PyObject* module, PyObject* args, PyObject* kwargs);
 PyObject* fn__logaddexp2_other_backward(PyObject* module, PyObject* args, PyObject* kwargs);
-PyObject* fn__ldexp_tensor_self_backward(PyObject* module, PyObject* args, PyObject* kwargs);
-PyObject* fn__ldexp_tensor_other_backward(PyObject* module, PyObject* args, PyObject* kwargs);
 PyObject* fn__float_power_tensor_tensor_self_backward(PyObject* module, PyObject* args, PyObject* kwargs);
 PyObject* fn__float_power_tensor_scalar_self_backward(PyObject* module, PyObject* args, PyObject* kwargs);
 PyObject* fn__xlogy_tensor_self_backward(PyObject* module, PyObject* args, PyObject* kwargs);
@@ -1188,7 +1185,6 @@ PyMethodDef generated_functions[] = {
     KILN_BINDING("_hypot_self_backward", fn__hypot_self_backward),
     KILN_BINDING("_hypot_other_backward", fn__hypot_other_backward),
     KILN_BINDING("_copysign_tensor_self_backward", fn__copysign_tensor_self_backward),
-    KILN_BINDING("_copysign_scalar_self_backward", fn__copysign_scalar_self_backward),
     KILN_BINDING("_remainder_tensor_other_backward", fn__remainder_tensor_other_backward),
     KILN_BINDING("_pow_tensor_scalar_self_backward", fn__pow_tensor_scalar_self_backward),
     KILN_BINDING("_rsqrt_self_backward", fn__rsqrt_self_backward),
@@ -1222,8 +1218,6 @@ PyMethodDef generated_functions[] = {
     KILN_BINDING("_logaddexp_other_backward", fn__logaddexp_other_backward),
     KILN_BINDING("_logaddexp2_self_backward", fn__logaddexp2_self_backward),
     KILN_BINDING("_logaddexp2_other_backward", fn__logaddexp2_other_backward),
-    KILN_BINDING("_ldexp_tensor_self_backward", fn__ldexp_tensor_self_backward),
-    KILN_BINDING("_ldexp_tensor_other_backward", fn__ldexp_tensor_other_backward),
     KILN_BINDING("_float_power_tensor_tensor_self_backward", fn__float_power_tensor_tensor_self_backward),
     KILN_BINDING("_float_power_tensor_scalar_self_backward", fn__float_power_tensor_scalar_self_backward),
     KILN_BINDING("_xlogy_tensor_self_backward", fn__xlogy_tensor_self_backward),

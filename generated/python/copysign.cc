@@ -14,7 +14,7 @@ PyObject* fn_copysign(PyObject* /*module*/, PyObject* args, PyObject* kwargs) {
   KILN_PY_BEGIN
   static PythonArgParser parser({
       "copysign(Tensor input, Tensor other, *, Tensor? out=None)",
-      "copysign(Tensor input, Scalar other, *, Tensor? out=None)",
+      "copysign(Tensor input, Scalar other)",
   }, false);
   ParsedArgs r = parser.parse(args, kwargs);
   switch (r.index) {
@@ -31,12 +31,7 @@ PyObject* fn_copysign(PyObject* /*module*/, PyObject* args, PyObject* kwargs) {
     case 1: {
       const Tensor self = r.tensor(0);
       const auto other = r.scalar(1);
-      if (r.is_none(2)) {
-        return wrap(without_gil([&] { return kiln::copysign(self, other); }));
-      }
-      const Tensor out = r.tensor(2);
-      without_gil([&] { kiln::copysign_out(out, self, other); });
-      return new_reference(r.object(2));
+      return wrap(without_gil([&] { return kiln::copysign(self, other); }));
     }
   }
   Py_RETURN_NONE;
@@ -72,19 +67,12 @@ PyObject* method_copysign_(PyObject* py_self, PyObject* args, PyObject* kwargs) 
   KILN_PY_BEGIN
   static PythonArgParser parser({
       "copysign_(Tensor other)",
-      "copysign_(Scalar other)",
   }, true);
   ParsedArgs r = parser.parse(args, kwargs);
   switch (r.index) {
     case 0: {
       const Tensor& self = unpack_tensor(py_self);
       const Tensor other = r.tensor(0);
-      without_gil([&] { kiln::copysign_(self, other); });
-      return new_reference(py_self);
-    }
-    case 1: {
-      const Tensor& self = unpack_tensor(py_self);
-      const auto other = r.scalar(0);
       without_gil([&] { kiln::copysign_(self, other); });
       return new_reference(py_self);
     }

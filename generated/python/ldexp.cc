@@ -13,16 +13,19 @@ namespace python {
 PyObject* fn_ldexp(PyObject* /*module*/, PyObject* args, PyObject* kwargs) {
   KILN_PY_BEGIN
   static PythonArgParser parser({
-      "ldexp(Tensor input, Tensor other, *, Tensor? out=None)",
+      "ldexp(Tensor input, Tensor other)",
+      "ldexp(Tensor input, Tensor other, *, Tensor out)",
   }, false);
   ParsedArgs r = parser.parse(args, kwargs);
   switch (r.index) {
     case 0: {
       const Tensor self = r.tensor(0);
       const Tensor other = r.tensor(1);
-      if (r.is_none(2)) {
-        return wrap(without_gil([&] { return kiln::ldexp(self, other); }));
-      }
+      return wrap(without_gil([&] { return kiln::ldexp(self, other); }));
+    }
+    case 1: {
+      const Tensor self = r.tensor(0);
+      const Tensor other = r.tensor(1);
       const Tensor out = r.tensor(2);
       without_gil([&] { kiln::ldexp_out(out, self, other); });
       return new_reference(r.object(2));

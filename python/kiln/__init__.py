@@ -250,8 +250,36 @@ def _alias(method):
     return fn
 
 
-multiply, subtract, divide, true_divide, negative, absolute = (
-    _alias(n) for n in ("multiply", "subtract", "divide", "true_divide", "negative", "absolute"))
+negative, absolute = (_alias(n) for n in ("negative", "absolute"))
+
+
+# torch's aliases of mul/sub/div are in its arg parser's allowlist: a Python number may stand for
+# either operand (torch.multiply(2, t), torch.true_divide(1.5, t)), so they call the functions.
+def _out_kw(out):
+    return {} if out is None else {"out": out}
+
+
+def multiply(input, other, *, out=None):
+    return mul(input, other, **_out_kw(out))
+
+
+def subtract(input, other, *, alpha=1, out=None):
+    return sub(input, other, alpha=alpha, **_out_kw(out))
+
+
+def divide(input, other, *, rounding_mode=None, out=None):
+    return div(input, other, rounding_mode=rounding_mode, **_out_kw(out))
+
+
+def true_divide(input, other, *, out=None):
+    return div(input, other, **_out_kw(out))
+
+
+def rsub(input, other, *, alpha=1):
+    """other - alpha * input (torch.rsub); input must be a Tensor."""
+    if not isinstance(input, Tensor):
+        raise TypeError(f"rsub(): argument 'input' (position 1) must be Tensor, not {type(input).__name__}")
+    return sub(other, input, alpha=alpha)
 greater, greater_equal, less, less_equal, not_equal = (
     _alias(n) for n in ("greater", "greater_equal", "less", "less_equal", "not_equal"))
 arcsin, arccos, arctan, arcsinh, arccosh, arctanh = (
@@ -278,7 +306,7 @@ __all__ = [
     "get_autocast_gpu_dtype", "get_autocast_cpu_dtype", "is_autocast_cache_enabled",
     "set_autocast_cpu_enabled", "set_autocast_cpu_dtype",
     "concat", "clip", "normal", "meshgrid", "tensordot", "lu", "linalg", "einsum", "broadcast_shapes", "broadcast_tensors", "embedding", "norm", "cdist", "unique", "unique_consecutive", "nonzero", "where", "equal", "ravel", "numel", "is_floating_point", "as_tensor", "threshold_", "rrelu", "rrelu_", "FloatTensor", "DoubleTensor", "LongTensor", "IntTensor", "ShortTensor", "CharTensor", "ByteTensor", "BoolTensor",
-    "inf", "nan", "pi", "e", "square", "count_nonzero", "multiply", "subtract", "divide", "true_divide", "negative",
+    "inf", "nan", "pi", "e", "square", "count_nonzero", "multiply", "subtract", "divide", "true_divide", "rsub", "negative",
     "absolute", "greater", "greater_equal", "less", "less_equal", "not_equal", "swapaxes", "swapdims",
     "is_same_size", "is_signed", "special", "sparse", "sparse_coo_tensor", "layout", "strided", "sparse_coo",
     "mm", "spmm", "matmul", "diff", "aminmax", "var_mean", "std_mean", "randint_like", "tril_indices", "triu_indices",

@@ -161,6 +161,8 @@ def kthvalue(input, k, dim=-1, keepdim=False):
 
 
 def dist(input, other, p=2):
+    if not isinstance(other, _C.TensorBase):  # torch.dist(t, 2): TypeError (other is a Tensor)
+        raise TypeError(f"dist(): argument 'other' (position 2) must be Tensor, not {type(other).__name__}")
     return (input - other).norm(p)
 
 
@@ -239,6 +241,10 @@ def cartesian_prod(*tensors):
 def trapezoid(y, x=None, *, dx=None, dim=-1):
     """The trapezoid rule along dim, rounded as torch's: with a spacing dx (default 1),
     (sum - (first + last) / 2) * dx; with sample points x, sum(diff(x) * (left + right)) / 2."""
+    if x is None and y.dtype == _C.bool:
+        raise RuntimeError("trapezoid: received a bool input for `y`, but bool is not supported")
+    if x is not None and _C.bool in (x.dtype, y.dtype):
+        raise RuntimeError("trapezoid: received a bool input for `x` or `y`, but bool is not supported")
     d = _dim(dim, y.dim(), "trapezoid")
     n = y.shape[d]
     if n == 0:

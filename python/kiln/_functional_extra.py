@@ -34,6 +34,8 @@ def aminmax(input, *, dim=None, keepdim=False):
     if input.numel() == 0 and dim is None:
         raise RuntimeError("aminmax(): cannot compute aminmax over an empty dimension as the operation has no "
                            "identity.")
+    if isinstance(dim, (tuple, list, float)):  # torch's dim is an int? (no tuple of dims)
+        raise TypeError(f"aminmax(): argument 'dim' must be int, not {type(dim).__name__}")
     if dim is None:
         lo, hi = _C.amin(input), _C.amax(input)
         if keepdim:
@@ -42,28 +44,43 @@ def aminmax(input, *, dim=None, keepdim=False):
     return aminmax_result(_C.amin(input, dim, keepdim), _C.amax(input, dim, keepdim))
 
 
-def _unbiased(unbiased, correction):
+def _welford_mean(input, dim, keepdim, mean):
+    """torch computes var_mean's mean by Welford's update (mean += (x - mean) / n), so a slice with an
+    infinity gives NaN unless that infinity is its last element and the only one (inf - inf on the next
+    update); kiln's mean is the sum's. Only floating slices holding an infinity differ."""
+    if not input.is_floating_point() or input.numel() == 0 or not bool(input.isinf().any()):
+        return mean
+    nd = input.dim()
+    dims = list(range(nd)) if dim is None else ([dim] if isinstance(dim, int) else list(dim))
+    dims = sorted({d % nd if nd else 0 for d in dims}) if nd else []
+    keep = [d for d in range(nd) if d not in dims]
+    x = input.permute(keep + dims).reshape([input.shape[d] for d in keep] + [-1]) if nd else input.reshape(1)
+    inf = x.isinf()
+    count = inf.sum(-1)
+    bad = (count > 1) | ((count == 1) & ~inf[..., -1])
+    return mean.masked_fill(bad.reshape(mean.shape), float("nan"))
+
+
+def _var_and_mean(fn, input, dim, unbiased, keepdim, correction):
     if correction is not None:
-        if correction not in (0, 1):
-            raise NotImplementedError("var_mean/std_mean: kiln takes correction 0 or 1 only")
-        return bool(correction)
-    return unbiased
+        v = fn(input, dim, correction=correction, keepdim=keepdim) if dim is not None else \
+            fn(input, correction=correction)
+    elif dim is None:
+        v = fn(input, unbiased=unbiased)
+    else:
+        v = fn(input, dim, unbiased=unbiased, keepdim=keepdim)
+    m = _C.mean(input) if dim is None else _C.mean(input, dim, keepdim=keepdim)
+    return v, _welford_mean(input, dim, keepdim, m)
 
 
 def var_mean(input, dim=None, unbiased=True, keepdim=False, *, correction=None):
-    """(var, mean) over dim (every dim when None)."""
-    u = _unbiased(unbiased, correction)
-    if dim is None:
-        return _C.var(input, unbiased=u), _C.mean(input)
-    return _C.var(input, dim, unbiased=u, keepdim=keepdim), _C.mean(input, dim, keepdim=keepdim)
+    """(var, mean) over dim (every dim when None); the mean as torch's Welford reduction gives it."""
+    return _var_and_mean(_C.var, input, dim, unbiased, keepdim, correction)
 
 
 def std_mean(input, dim=None, unbiased=True, keepdim=False, *, correction=None):
-    """(std, mean) over dim (every dim when None)."""
-    u = _unbiased(unbiased, correction)
-    if dim is None:
-        return _C.std(input, unbiased=u), _C.mean(input)
-    return _C.std(input, dim, unbiased=u, keepdim=keepdim), _C.mean(input, dim, keepdim=keepdim)
+    """(std, mean) over dim (every dim when None); the mean as torch's Welford reduction gives it."""
+    return _var_and_mean(_C.std, input, dim, unbiased, keepdim, correction)
 
 
 def randint_like(input, low=0, high=None, *, dtype=None, generator=None, **kwargs):

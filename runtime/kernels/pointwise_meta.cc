@@ -1,6 +1,7 @@
 #include "runtime/kernels/pointwise_meta.h"
 
 #include <algorithm>
+#include <cmath>
 
 #include "runtime/core/error.h"
 #include "runtime/kernels/scalar_convert.h"
@@ -213,8 +214,14 @@ TensorIterator clamp_bounds_meta(const char* op, const TensorBase& self, const s
   if (min) operands.push_back(wrap_scalar(*min));
   if (max) operands.push_back(wrap_scalar(*max));
   const ScalarType compute = result_type(operands);
-  if (min) check_scalar_fits(*min, compute, op);
-  if (max) check_scalar_fits(*max, compute, op);
+  // Two bounds, one NaN: the result is NaN (torch fills it before converting either bound), so
+  // neither is checked: clamp(int8 tensor, min=nan, max=1e39) is NaN in float32, as in torch.
+  auto is_nan = [](const std::optional<Scalar>& s) {
+    return s && s->is_floating_point() && std::isnan(s->to_double());
+  };
+  const bool nan_fill = min && max && (is_nan(min) || is_nan(max));
+  if (min && !nan_fill) check_scalar_fits(*min, compute, op);
+  if (max && !nan_fill) check_scalar_fits(*max, compute, op);
   IteratorConfig c = IteratorConfig::unary(op, self, out);
   c.compute_dtype = compute;
   return TensorIterator(std::move(c));

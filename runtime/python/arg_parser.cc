@@ -129,9 +129,22 @@ bool allows_numbers_as_tensors(std::string op) {
       "less_equal", "not_equal", "remainder", "fmod", "bitwise_and", "bitwise_or", "bitwise_xor",
       "bitwise_left_shift", "bitwise_right_shift", "__and__", "__or__", "__xor__", "__lshift__", "__rshift__",
       "__iand__", "__ior__", "__ixor__", "__ilshift__", "__irshift__", "pow", "float_power", "xlogy",
-      "lerp", "copysign", "where"};
+      "copysign", "where"};
   if (op.size() > 1 && op.back() == '_' && op.compare(0, 2, "__") != 0) op.pop_back();  // in-place twin
   return allowed.count(op) != 0;
+}
+
+// Of those, the ops whose number comes only from a Scalar overload of a later parameter (eq.Scalar,
+// fmod.Scalar, copysign.Scalar, where.ScalarSelf): their first parameter (self, where's condition)
+// stays a Tensor, so torch.eq(2, t) and torch.where(True, a, b) raise TypeError as in torch.
+// (add, mul, div, ... are in torch's own allowlist: a number may stand for any of their Tensors.)
+bool first_param_stays_tensor(std::string op, const std::string& param) {
+  static const std::set<std::string> ops = {
+      "eq", "ne", "lt", "le", "gt", "ge", "greater", "greater_equal", "less", "less_equal", "not_equal",
+      "fmod", "copysign"};
+  if (op.size() > 1 && op.back() == '_' && op.compare(0, 2, "__") != 0) op.pop_back();
+  if (op == "where") return param == "condition";
+  return (param == "input" || param == "self") && ops.count(op) != 0;
 }
 
 // `lenient`: the last pass, where 0-dim tensors may stand for Scalars and ints, and Python numbers
@@ -155,7 +168,7 @@ bool matches(const Param& p, PyObject* obj, bool lenient, bool numbers_as_tensor
     // A 0-dim int tensor is an int only in the lenient pass: max(x, t) is maximum, not max(dim).
     case ParamType::Int: return is_int_like(obj) && (lenient || !is_tensor(obj));
     case ParamType::IntList: return is_sequence_of_ints(obj) || (p.list_size > 0 && is_int_like(obj));
-    case ParamType::Float: return PyFloat_Check(obj) || is_int_like(obj);
+    case ParamType::Float: return PyFloat_Check(obj) || PyBool_Check(obj) || is_int_like(obj);  // torch: a bool is a float too
     case ParamType::Bool: return PyBool_Check(obj);
     case ParamType::String: return PyUnicode_Check(obj);
     case ParamType::ScalarType: return as_scalar_type(obj).has_value();
@@ -399,7 +412,8 @@ bool PythonArgParser::try_match(const Signature& sig, PyObject* args, PyObject* 
     if (nargs > sig.num_positional) return false;
     for (Py_ssize_t k = 0; k < nargs; ++k) {
       PyObject* obj = PyTuple_GET_ITEM(args, k);
-      if (!matches(sig.params[k], obj, lenient, numbers_as_tensors_)) return false;
+      const bool stays = numbers_as_tensors_ && lenient && first_param_stays_tensor(sig.name, sig.params[k].name);
+      if (!matches(sig.params[k], obj, lenient, numbers_as_tensors_ && !stays)) return false;
       out->values[k] = obj;
     }
     first_kw = static_cast<int>(nargs);
@@ -414,7 +428,8 @@ bool PythonArgParser::try_match(const Signature& sig, PyObject* args, PyObject* 
     if (obj == nullptr && kwargs && p.name == "keepdim") obj = PyDict_GetItemString(kwargs, "keepdims");
     if (obj != nullptr) {
       if (i < first_kw) return false;  // given twice
-      if (!matches(p, obj, lenient, numbers_as_tensors_)) return false;
+      const bool number_ok = numbers_as_tensors_ && !(lenient && first_param_stays_tensor(sig.name, p.name));
+      if (!matches(p, obj, lenient, number_ok)) return false;
       out->values[i] = obj;
       ++used_kwargs;
     } else if (out->values[i] == nullptr && !p.has_default) {  // T? without a default is required, as in torch

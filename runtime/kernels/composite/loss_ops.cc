@@ -106,8 +106,11 @@ Tensor kl_div(const Tensor& self, const Tensor& target, int64_t reduction, bool 
     loss = kiln::mul(kiln::exp(target), kiln::sub(target, self));
   } else {
     // xlogy(t, t): log reads 1 where t is 0, so neither value nor gradient is 0 * -inf.
-    const Tensor safe = kiln::masked_fill(target, kiln::eq(target, 0), Scalar(1));
-    loss = kiln::sub(kiln::mul(target, kiln::log(safe)), kiln::mul(target, self));
+    // The xlogy term is +0 where t is 0 (also for t = -0.0), so -0.0 targets give torch's +0 loss.
+    const Tensor zero = kiln::eq(target, 0);
+    const Tensor safe = kiln::masked_fill(target, zero, Scalar(1));
+    const Tensor xlogx = kiln::masked_fill(kiln::mul(target, kiln::log(safe)), zero, Scalar(0));
+    loss = kiln::sub(xlogx, kiln::mul(target, self));
   }
   return reduce_loss(loss, reduction, "kl_div");
 }

@@ -44,7 +44,15 @@ namespace {
 // sum((x - mean)^2) in double; per dim, Welford's updates in double. Both are exact to ~1e-16 before
 // that rounding, so kiln's two passes in double (about the float32 mean) round to torch's float32
 // bits: `(x - x.mean()) / (x.std() + eps)` (normalised returns) is torch's. float64 stays in float64.
-bool in_double(const Tensor& self) { return self.dtype() == ScalarType::Float32; }
+// float16/bfloat16 likewise: torch's Welford runs in double from the unrounded values, so kiln's
+// mean too is taken in double for them (a bfloat16 mean of 3e38s rounds, and its squares overflow).
+bool in_double(const Tensor& self) {
+  return self.dtype() == ScalarType::Float32 || self.dtype() == ScalarType::Float16 ||
+         self.dtype() == ScalarType::BFloat16;
+}
+bool reduced(const Tensor& self) {
+  return self.dtype() == ScalarType::Float16 || self.dtype() == ScalarType::BFloat16;
+}
 
 // sum((x - mean)^2) / max(N - correction, 0) over `dim` (every dim when absent or empty); in double
 // for float32 (in_double: the caller rounds it to the input's dtype).
@@ -62,8 +70,9 @@ Tensor variance(const Tensor& self, const std::optional<IntArrayRef>& dim, doubl
   int64_t n = 1;
   if (self.dim() > 0)  // a 0-dim tensor is one element whatever the dims
     for (int64_t d : dims) n *= self.sizes()[wrap_dim(d, self.dim(), op)];
-  const Tensor mean = kiln::mean(self, IntArrayRef(dims), /*keepdim=*/true);
-  const Tensor centered = in_double(self) ? kiln::sub(self.to(ScalarType::Float64), mean.to(ScalarType::Float64))
+  const Tensor src = reduced(self) ? self.to(ScalarType::Float64) : self;
+  const Tensor mean = kiln::mean(src, IntArrayRef(dims), /*keepdim=*/true);
+  const Tensor centered = in_double(self) ? kiln::sub(src.to(ScalarType::Float64), mean.to(ScalarType::Float64))
                                     : kiln::sub(self, mean);
   const Tensor squares = kiln::sum(kiln::mul(centered, centered), IntArrayRef(dims), keepdim);
   return kiln::div(squares, std::max(static_cast<double>(n) - correction, 0.0));

@@ -112,6 +112,48 @@ void torch_linspace(T* p, T start, T end, int64_t steps) {
   }
 }
 
+// torch's linspace_kernel for Half and BFloat16: the same scheme with every value in the 16-bit
+// type (c10::Half / BFloat16 arithmetic rounds after each operation): start and end rounded, step =
+// (end - start) / T(steps - 1), index i as T(i); its Vectorized<T> (16 lanes) builds each vector
+// from its first value b as b + T(j) * step.
+template <typename T>
+void torch_linspace_reduced(T* p, double start_d, double end_d, int64_t steps) {
+  constexpr int64_t kLanes = 16, kGrainSize = 32768;
+  auto r = [](float x) { return static_cast<float>(convert<T>(x)); };
+  auto ri = [&](int64_t i) { return r(static_cast<float>(i)); };
+  const float start = r(static_cast<float>(start_d)), end = r(static_cast<float>(end_d));
+  const float step = r(r(end - start) / ri(steps - 1));
+  const int64_t halfway = steps / 2;
+  auto value = [&](int64_t idx) {
+    return idx < halfway ? r(start + r(step * ri(idx))) : r(end - r(step * ri(steps - idx - 1)));
+  };
+  auto run = [&](int64_t begin, int64_t end_idx) {
+    int64_t i = begin;
+    for (; i + 2 * kLanes <= end_idx; i += 2 * kLanes) {
+      for (int64_t first = i; first < i + 2 * kLanes; first += kLanes) {
+        const float base = value(first);
+        // BFloat16's AVX2 Vectorized::arange starts with base itself; Half's is the generic
+        // base + i * step from i = 0 (so an infinite step gives NaN in its first lane too)
+        p[first] = std::is_same_v<T, Half> ? convert<T>(base + r(0.0f * step)) : convert<T>(base);
+        for (int64_t j = 1; j < kLanes; ++j) p[first + j] = convert<T>(base + r(ri(j) * step));
+      }
+    }
+    for (; i < end_idx; ++i) p[i] = convert<T>(value(i));
+  };
+  const int threads = omp_get_max_threads();
+  if (steps < kGrainSize || threads <= 1) {
+    run(0, steps);
+    return;
+  }
+  const int64_t used = std::min<int64_t>(threads, (steps + kGrainSize - 1) / kGrainSize);
+  const int64_t chunk = (steps + used - 1) / used;
+#pragma omp parallel for num_threads(used)
+  for (int64_t t = 0; t < used; ++t) {
+    const int64_t b = t * chunk;
+    if (b < steps) run(b, std::min(steps, b + chunk));
+  }
+}
+
 }  // namespace
 
 TensorBase linspace(const Scalar& start, const Scalar& end, int64_t steps, const std::optional<ScalarType>& dtype,
@@ -129,6 +171,14 @@ TensorBase linspace(const Scalar& start, const Scalar& end, int64_t steps, const
     } else {
       torch_linspace(static_cast<double*>(t.data_ptr()), start.to_double(), end.to_double(), steps);
     }
+    return t;
+  }
+  if (steps > 1 && t.dtype() == ScalarType::Float16) {
+    torch_linspace_reduced(static_cast<Half*>(t.data_ptr()), start.to_double(), end.to_double(), steps);
+    return t;
+  }
+  if (steps > 1 && t.dtype() == ScalarType::BFloat16) {
+    torch_linspace_reduced(static_cast<BFloat16*>(t.data_ptr()), start.to_double(), end.to_double(), steps);
     return t;
   }
   KILN_DISPATCH_NUMERIC_TYPES_AND_REDUCED(t.dtype(), "linspace", [&] {
@@ -166,6 +216,12 @@ TensorBase arange_out(const Scalar& start_in, const Scalar& end_in, const Scalar
   const bool from_given_bounds = integral && out.dtype() != ScalarType::Int64;
   double count = from_given_bounds ? std::ceil((end_in.to_double() - start_in.to_double()) / step_in.to_double())
                                    : std::ceil((e - s) / st);
+  if (out.dtype() == ScalarType::Int64) {
+    // torch subtracts the int64 bounds as int64 before going to double (arange(2**63 - 8, 2**63 - 1)
+    // has 7 elements; the doubles would both be 2**63)
+    const uint64_t diff = static_cast<uint64_t>(end.to_long()) - static_cast<uint64_t>(start.to_long());
+    count = std::ceil(static_cast<double>(static_cast<int64_t>(diff)) / static_cast<double>(step.to_long()));
+  }
   KILN_CHECK(count >= 0 && count < 9.0e18, "arange(): invalid size, possible overflow");
   const int64_t n = static_cast<int64_t>(count);
   if (out.numel() != n || out.dim() != 1) out.impl()->set_sizes_contiguous({n});

@@ -27,6 +27,7 @@ class Spec:
     tol: float = 1.0                           # tolerance scale
     extremes: bool = True                      # edge values include ±max (not where sums overflow in an order-dependent way)
     covers: Tuple[str, ...] = ()               # API names a template calls (for the coverage test)
+    signed_zeros: bool = False                 # also compare the sign of zero results (-0.0 vs 0.0)
     variants: List[str] = field(default_factory=list)
 
 

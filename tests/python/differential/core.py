@@ -194,7 +194,8 @@ def to_numpy(t) -> np.ndarray:
     return np.array(t.numpy())
 
 
-def compare_tensor(k, t, where: str, values: bool = True, tol_scale: float = 1.0) -> Optional[str]:
+def compare_tensor(k, t, where: str, values: bool = True, tol_scale: float = 1.0,
+                   signed_zeros: bool = False) -> Optional[str]:
     kd, td = dtype_name(k.dtype), dtype_name(t.dtype)
     if kd != td:
         return f"dtype: {where}: kiln {kd}, torch {td}"
@@ -217,6 +218,10 @@ def compare_tensor(k, t, where: str, values: bool = True, tol_scale: float = 1.0
             bad = np.abs(da - db) > tol["atol"] * tol_scale + tol["rtol"] * tol_scale * np.abs(db)
         if bad.any():
             return f"values: {where}: kiln {_short(a)}, torch {_short(b)}"
+        if signed_zeros:  # a spec that asks for it: -0.0 and 0.0 differ (specs_edge.py)
+            zero = (a == 0) & (b == 0)
+            if not np.array_equal(np.signbit(a[zero]), np.signbit(b[zero])):
+                return f"values: {where}: signed zeros differ: kiln {_short(a)}, torch {_short(b)}"
     elif not np.array_equal(a, b):
         return f"values: {where}: kiln {_short(a)}, torch {_short(b)}"
     return None
@@ -227,11 +232,12 @@ def _short(a: np.ndarray) -> str:
     return s if len(s) < 300 else s[:300] + "..."
 
 
-def compare_results(k, t, where: str = "result", values: bool = True, tol_scale: float = 1.0) -> Optional[str]:
+def compare_results(k, t, where: str = "result", values: bool = True, tol_scale: float = 1.0,
+                    signed_zeros: bool = False) -> Optional[str]:
     if is_tensor(t):
         if not is_tensor(k):
             return f"type: {where}: kiln {type(k).__name__}, torch Tensor"
-        return compare_tensor(k, t, where, values, tol_scale)
+        return compare_tensor(k, t, where, values, tol_scale, signed_zeros)
     if isinstance(t, (tuple, list)) and not type(t).__name__ == "Size":
         if not isinstance(k, (tuple, list)) or len(k) != len(t):
             return f"type: {where}: kiln {type(k).__name__} of {len(k) if hasattr(k, '__len__') else '-'}, torch {type(t).__name__} of {len(t)}"
@@ -240,7 +246,7 @@ def compare_results(k, t, where: str = "result", values: bool = True, tol_scale:
                 if not hasattr(k, f):
                     return f"type: {where}: kiln result lacks field {f}"
         for i, (a, b) in enumerate(zip(k, t)):
-            r = compare_results(a, b, f"{where}[{i}]", values, tol_scale)
+            r = compare_results(a, b, f"{where}[{i}]", values, tol_scale, signed_zeros)
             if r:
                 return r
         return None

@@ -220,7 +220,7 @@ def run_case(kiln, torch, case: Case) -> Optional[str]:
             if canonical_exception(te) != canonical_exception(ke):
                 return f"exception: kiln {_exc(ke)}, torch {_exc(te)}"
             return None
-        r = compare_results(kr, tr, "result", case.spec.values, case.spec.tol)
+        r = compare_results(kr, tr, "result", case.spec.values, case.spec.tol, case.spec.signed_zeros)
         if r and r.startswith("values") and not fell_back:
             # 16-bit results: torch 1.13's own 16-bit kernels round intermediates (layer_norm,
             # softmax...); kiln computes in float32 and rounds once, so the float32 computation

@@ -3,7 +3,7 @@ logaddexp2, ldexp and float_power. References: NumPy (np.gcd, np.lcm, np.nextaft
 ldexp and float_power computed in float64."""
 import numpy as np
 
-from .record import ALL, FLOATS, INTS, ErrorInput, OpRecord, Sample, always, promote, shape_samples, values
+from .record import ALL, FLOATS, INTS, ErrorInput, OpRecord, Sample, always, promote, same_dtype, shape_samples, values
 from .pointwise import _f, binary, scalar_other
 
 FAMILY = "pointwise_int_float"
@@ -40,6 +40,16 @@ def _ldexp_samples(d):
     return out
 
 
+def _ldexp_inplace_samples(d):
+    # self keeps its dtype; other (small integer exponents, its own or an integer dtype) broadcasts to it
+    out = []
+    for s, o in [((), ()), ((0,), (0,)), ((3, 4), (3, 4)), ((3, 4), (4,))]:
+        e = np.arange(int(np.prod(o)), dtype=np.int64).reshape(o) % 4
+        out.append(Sample((values(s, d), e.astype(d)), note=f"{s} with {o} exponents"))
+        out.append(Sample((values(s, d), e), note=f"{s} with {o} int64 exponents"))
+    return out
+
+
 def _gcd_samples(d):
     out = shape_samples(d, 2)
     lo = -20 if d != "uint8" else 0
@@ -67,6 +77,11 @@ RECORDS = [
              result_dtype=_ldexp_result, reduced_result_dtype=_ldexp_reduced_result,
              error_inputs=lambda: [ErrorInput(lambda k: k.ones(2, dtype=k.int64).ldexp_(k.ones(2, dtype=k.int64)),
                                               RuntimeError, "can't be cast", "an int64 self cannot hold the float result")]),
+    # ldexp_ and ldexp.out: torch's self.mul_(pow(2.0, other)) and mul_out(out, self, pow(2.0, other))
+    OpRecord("ldexp_", FAMILY, FLOATS, _ldexp_inplace_samples, ref=_f(lambda x, e: x * np.exp2(e)),
+             result_dtype=same_dtype),
+    OpRecord("ldexp.out", FAMILY, ALL, _ldexp_samples, ref=_f(lambda x, e: x * np.exp2(e)),
+             result_dtype=_ldexp_result, reduced_result_dtype=_ldexp_reduced_result),
     OpRecord("float_power.Tensor_Tensor", FAMILY, ALL, lambda d: shape_samples(d, 2, "positive"),
              ref=_f(np.power), result_dtype=always("float64"), domain="positive", inplace_needs_result_dtype=True,
              error_inputs=lambda: [ErrorInput(lambda k: k.ones(2).float_power_(k.ones(2)), RuntimeError,
