@@ -1,5 +1,5 @@
-"""kiln.nn.utils: gradient clipping, weight and spectral normalization and (kiln.nn.utils.rnn) packed
-sequences, as torch.nn.utils."""
+"""kiln.nn.utils: gradient clipping, weight and spectral normalization, (kiln.nn.utils.rnn) packed
+sequences, parametrizations and (kiln.nn.utils.prune) pruning, as torch.nn.utils."""
 import math
 
 import kiln
@@ -77,3 +77,4 @@ from .weight_norm import remove_weight_norm, weight_norm  # noqa: E402
 from . import rnn  # noqa: E402  (after the functions above: rnn imports kiln, which imports this package)
 from . import parametrize  # noqa: E402
 from . import parametrizations  # noqa: E402
+from . import prune  # noqa: E402
