@@ -524,3 +524,23 @@ def test_pruning_tutorial_flow():
         assert nt == nk
         _eq(vk, vt)
     _close(k(_k(x)), t(x))
+
+
+def test_other_layers_and_dtypes():
+    t, k = _pair(lambda L: L.nn.LSTM(3, 4))
+    tprune.l1_unstructured(t, "weight_hh_l0", amount=0.5)
+    kprune.l1_unstructured(k, "weight_hh_l0", amount=0.5)
+    _same_pruning(t, k, "weight_hh_l0")
+    x = torch.randn(5, 2, 3)
+    _close(k(_k(x))[0], t(x)[0])
+    t, k = _pair(lambda L: L.nn.Embedding(6, 3))
+    tprune.ln_structured(t, "weight", amount=2, n=1, dim=0)
+    kprune.ln_structured(k, "weight", amount=2, n=1, dim=0)
+    _same_pruning(t, k, "weight")
+    _eq(k(kiln.tensor([0, 5, 2])), t(torch.tensor([0, 5, 2])))
+    t, k = _pair(_linear)
+    for P, m in ((tprune, t), (kprune, k)):  # a float64 layer gets a float64 mask
+        P.l1_unstructured(m.double(), "weight", amount=10)
+    x = torch.randn(2, 6, dtype=torch.float64)
+    _close(k(_k(x)), t(x))
+    assert k.weight_mask.dtype == k.weight.dtype == kiln.float64
