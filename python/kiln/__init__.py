@@ -310,6 +310,12 @@ def tanh_(input):
     return input.tanh_()
 
 
+# torch-level names programs use that kiln had under other names or not at all (_api_breadth.py).
+import sys as _sys  # noqa: E402
+from . import _api_breadth  # noqa: E402
+_api_breadth.install(globals(), _sys.modules[__name__])
+
+
 # Python-level functions raise torch's TypeError for an argument of the wrong type (_arg_errors.py).
 from ._arg_errors import type_methods as _type_methods, type_namespace as _type_namespace  # noqa: E402
 _type_namespace(globals(), list(globals()))
