@@ -370,6 +370,5 @@ class Softmax2d(Module):
     """Softmax over the channels of (N, C, H, W) or (C, H, W) input."""
 
     def forward(self, input):
-        if input.dim() not in (3, 4):
-            raise ValueError(f"Softmax2d: expected input to be 3D or 4D, got {input.dim()}D instead")
+        assert input.dim() == 4 or input.dim() == 3, "Softmax2d requires a 3D or 4D tensor as input"
         return F.softmax(input, -3, _stacklevel=5)
