@@ -46,6 +46,10 @@ def conv_transpose2d(input, weight, bias=None, stride=1, padding=0, output_paddi
     return _k().nn.functional.conv_transpose2d(input, weight, bias, stride, padding, output_padding, groups, dilation)
 
 
+def conv_transpose3d(input, weight, bias=None, stride=1, padding=0, output_padding=0, groups=1, dilation=1):
+    return _k().nn.functional.conv_transpose3d(input, weight, bias, stride, padding, output_padding, groups, dilation)
+
+
 def group_norm(input, num_groups, weight=None, bias=None, eps=1e-05, cudnn_enabled=True):
     return _k().nn.functional.group_norm(input, num_groups, weight, bias, eps)
 
@@ -991,7 +995,7 @@ for _cmp, _names in {"eq": ("eq_",), "ne": ("ne_", "not_equal_"), "lt": ("lt_", 
 _TENSOR_PROPERTIES = {"mT": _mT, "mH": _mH, "H": _H}
 
 _FUNCTIONS = [
-    conv1d, conv3d, conv_transpose1d, conv_transpose2d, group_norm, instance_norm, bilinear, cosine_similarity,
+    conv1d, conv3d, conv_transpose1d, conv_transpose2d, conv_transpose3d, group_norm, instance_norm, bilinear, cosine_similarity,
     pairwise_distance, pdist, max_pool1d, max_pool1d_with_indices, max_pool3d, avg_pool1d, adaptive_avg_pool1d,
     adaptive_max_pool1d, channel_shuffle, dropout_, feature_dropout, feature_dropout_, alpha_dropout,
     alpha_dropout_, feature_alpha_dropout, feature_alpha_dropout_, broadcast_to, moveaxis, concatenate, positive,

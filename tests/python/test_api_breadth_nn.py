@@ -240,3 +240,138 @@ def test_batchnorm3d_and_syncbatchnorm():
     conv = nn.SyncBatchNorm.convert_sync_batchnorm(model)
     assert isinstance(conv[1], nn.SyncBatchNorm) and isinstance(conv[2][0], nn.SyncBatchNorm)
     assert conv[1].weight is model[1].weight
+
+
+@pytest.mark.parametrize("kw", [dict(), dict(stride=2, padding=1), dict(stride=(2, 1, 3), padding=(1, 0, 1),
+                                                                          output_padding=(1, 0, 2), dilation=(1, 2, 1)),
+                                dict(stride=2, groups=2, dilation=2, output_padding=1)])
+def test_conv_transpose3d(kw):
+    x, w, b = rnd(2, 4, 3, 4, 3), rnd(4, 3, 2, 3, 3), rnd(3 * kw.get("groups", 1))
+    grads_same(lambda x, w, b: F.conv_transpose3d(x, w, b, **kw), lambda x, w, b: TF.conv_transpose3d(x, w, b, **kw),
+               x, w, b)
+    grads_same(lambda x, w: kiln.conv_transpose3d(x[0], w, **kw), lambda x, w: torch.conv_transpose3d(x[0], w, **kw),
+               x, w)
+    kiln.manual_seed(2)
+    torch.manual_seed(2)
+    km = nn.ConvTranspose3d(4, 3 * kw.get("groups", 1), (2, 3, 3), **kw).double()
+    tm = torch.nn.ConvTranspose3d(4, 3 * kw.get("groups", 1), (2, 3, 3), **kw).double()
+    same(km.weight, tm.weight, 0)
+    grads_same(lambda x: km(x), lambda x: tm(x), x)
+    assert repr(km) == repr(tm)
+
+
+@pytest.mark.parametrize("cls,nd,extra", [("LazyLinear", 0, {}), ("LazyConv1d", 1, {"stride": 2}),
+                                          ("LazyConv2d", 2, {"padding": 1}), ("LazyConv3d", 3, {}),
+                                          ("LazyConvTranspose1d", 1, {"stride": 2}), ("LazyConvTranspose2d", 2, {}),
+                                          ("LazyConvTranspose3d", 3, {"output_padding": 1, "stride": 2})])
+def test_lazy_modules(cls, nd, extra):
+    kiln.manual_seed(3)
+    torch.manual_seed(3)
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        args = (4,) if nd == 0 else (4, 3)
+        km, tm = getattr(nn, cls)(*args, **extra), getattr(torch.nn, cls)(*args, **extra)
+    assert isinstance(km.weight, nn.UninitializedParameter) and km.has_uninitialized_params()
+    x = rnd(*((2, 5) + (5,) * nd)).astype(np.float32)
+    ko, to = km(kiln.tensor(x)), tm(torch.tensor(x))
+    same(ko, to, 1e-5)
+    assert type(km).__name__ == type(tm).__name__ and repr(km) == repr(tm)
+    assert type(km.weight) is nn.Parameter and not hasattr(km, "_initialize_hook")
+    same(km.weight, tm.weight, 0)  # the eager module's initialisation, torch's draws
+    same(km.bias, tm.bias, 0)
+    same(kiln.rand(2), torch.rand(2), 0)
+    ko.sum().backward()
+    assert km.weight.grad is not None
+    if nd:  # a batched input of one dim too many
+        with warnings.catch_warnings():
+            warnings.simplefilter("ignore")
+            raises_same(lambda: getattr(nn, cls)(*args)(kiln.ones(*([1] * (nd + 3)))),
+                        lambda: getattr(torch.nn, cls)(*args)(torch.ones(*([1] * (nd + 3)))))
+
+
+def test_lazy_linear_optimizer_sees_materialized_parameter():
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        m = nn.Sequential(nn.LazyLinear(3), nn.ReLU(), nn.LazyLinear(1))
+    m(kiln.ones(2, 4))
+    opt = kiln.optim.SGD(m.parameters(), lr=0.1)
+    loss = m(kiln.ones(2, 4)).sum()
+    loss.backward()
+    before = m[0].weight.detach().clone()
+    opt.step()
+    assert not kiln.equal(before, m[0].weight.detach())
+    assert [tuple(p.shape) for p in m.parameters()] == [(3, 4), (3,), (1, 3), (1,)]
+
+
+def test_init_dirac_and_sparse():
+    for shape, groups in [((4, 2, 3), 1), ((4, 2, 3, 3), 2), ((6, 3, 3, 3, 3), 3), ((2, 4, 5, 5), 1)]:
+        same(nn.init.dirac_(kiln.empty(*shape), groups), torch.nn.init.dirac_(torch.empty(*shape), groups), 0)
+    raises_same(lambda: nn.init.dirac_(kiln.empty(3, 3)), lambda: torch.nn.init.dirac_(torch.empty(3, 3)))
+    raises_same(lambda: nn.init.dirac_(kiln.empty(3, 3, 3), 2), lambda: torch.nn.init.dirac_(torch.empty(3, 3, 3), 2))
+    kiln.manual_seed(8)
+    torch.manual_seed(8)
+    same(nn.init.sparse_(kiln.empty(10, 6), 0.3, 0.5), torch.nn.init.sparse_(torch.empty(10, 6), 0.3, 0.5), 0)
+    same(kiln.rand(3), torch.rand(3), 0)
+    raises_same(lambda: nn.init.sparse_(kiln.empty(3), 0.1), lambda: torch.nn.init.sparse_(torch.empty(3), 0.1))
+
+
+@pytest.mark.parametrize("transpose", [False, True])
+def test_fuse_conv_bn(transpose):
+    kiln.manual_seed(0)
+    torch.manual_seed(0)
+    kc = (nn.ConvTranspose2d if transpose else nn.Conv2d)(3, 4, 3).double().eval()
+    tc = (torch.nn.ConvTranspose2d if transpose else torch.nn.Conv2d)(3, 4, 3).double().eval()
+    kb, tb = nn.BatchNorm2d(4).double(), torch.nn.BatchNorm2d(4).double()
+    x = rnd(2, 3, 6, 6)
+    kb(kc(kiln.tensor(x)))
+    tb(tc(torch.tensor(x)))  # running statistics
+    kb.eval()
+    tb.eval()
+    kf = nn.utils.fuse_conv_bn_eval(kc, kb, transpose)
+    tf = torch.nn.utils.fuse_conv_bn_eval(tc, tb, transpose)
+    same(kf.weight, tf.weight)
+    same(kf.bias, tf.bias)
+    same(kf(kiln.tensor(x)), kb(kc(kiln.tensor(x))), 1e-12)
+    assert isinstance(kf.weight, nn.Parameter)
+    kw, kbias = nn.utils.fuse_conv_bn_weights(kc.weight, None, kb.running_mean, kb.running_var, 1e-3, None, None,
+                                              transpose)
+    tw, tbias = torch.nn.utils.fuse_conv_bn_weights(tc.weight, None, tb.running_mean, tb.running_var, 1e-3, None, None,
+                                                    transpose)
+    same(kw, tw)
+    same(kbias, tbias)
+    with pytest.raises(AssertionError):
+        nn.utils.fuse_conv_bn_eval(kc.train(), kb)
+
+
+def test_fuse_linear_bn():
+    kl, kb = nn.Linear(3, 4).double().eval(), nn.BatchNorm1d(4).double()
+    kb.running_mean.uniform_(-1, 1)
+    kb.running_var.uniform_(0.5, 2)
+    kb.eval()
+    x = kiln.tensor(rnd(5, 3))
+    same(nn.utils.fusion.fuse_linear_bn_eval(kl, kb)(x), kb(kl(x)), 1e-12)
+
+
+def test_functional_call():
+    kiln.manual_seed(0)
+    torch.manual_seed(0)
+    km = nn.Sequential(nn.Linear(3, 4), nn.BatchNorm1d(4), nn.Linear(4, 2)).double()
+    tm = torch.nn.Sequential(torch.nn.Linear(3, 4), torch.nn.BatchNorm1d(4), torch.nn.Linear(4, 2)).double()
+    x = rnd(5, 3)
+    w, rm = rnd(4, 3), rnd(4)
+    kw, tw = kiln.tensor(w, requires_grad=True), torch.tensor(w, requires_grad=True)
+    ko = nn.utils.stateless.functional_call(km, {"0.weight": kw, "1.running_mean": kiln.tensor(rm)},
+                                            (kiln.tensor(x),))
+    to = torch.nn.utils.stateless.functional_call(tm, {"0.weight": tw, "1.running_mean": torch.tensor(rm)},
+                                                  (torch.tensor(x),))
+    same(ko, to)
+    ko.sum().backward()
+    to.sum().backward()
+    same(kw.grad, tw.grad)
+    assert km[0].weight.grad is None and isinstance(km[0].weight, nn.Parameter)  # restored, untouched
+    same(km[0].weight, tm[0].weight, 0)
+    ko2 = kiln.func.functional_call(km, ({"0.weight": kw}, {"2.bias": kiln.zeros(2, dtype=kiln.float64)}),
+                                    kiln.tensor(x))
+    assert tuple(ko2.shape) == (5, 2)
+    with pytest.raises(RuntimeError):
+        nn.utils.stateless.functional_call(km, {"0.weight": kw}, (kiln.tensor(x),), strict=True)

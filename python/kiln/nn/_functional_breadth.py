@@ -336,3 +336,46 @@ __all__ = ["max_pool1d", "max_pool1d_with_indices", "max_pool2d_with_indices", "
            "adaptive_max_pool3d_with_indices", "avg_pool1d", "avg_pool3d", "max_unpool1d", "max_unpool2d",
            "max_unpool3d", "lp_pool1d", "lp_pool2d", "local_response_norm", "alpha_dropout",
            "feature_alpha_dropout", "channel_shuffle", "native_channel_shuffle", "gumbel_softmax", "pdist"]
+
+
+def conv_transpose3d(input, weight, bias=None, stride=1, padding=0, output_padding=0, groups=1, dilation=1):
+    """Transposed 3-D convolution of (N, C_in, D, H, W) or (C_in, D, H, W) input with weight
+    (C_in, C_out / groups, kD, kH, kW): for each kernel depth, one conv_transpose2d of every depth slice
+    (folded into the batch), spread over the output depths it reaches (stride, dilation) and summed."""
+    F = kiln.nn.functional
+    op = "conv_transpose3d"
+    if isinstance(padding, str):
+        raise TypeError(f"{op}() received an invalid combination of arguments: padding must be a tuple of ints, "
+                        f"not str")
+    stride, padding = F._ntuple(stride, 3, "stride", op), F._ntuple(padding, 3, "padding", op)
+    output_padding, dilation = F._ntuple(output_padding, 3, "output_padding", op), F._ntuple(dilation, 3, "dilation", op)
+    F._conv_check(op, input, weight, bias, stride, padding, dilation, groups, 3, True, output_padding)
+    unbatched = input.dim() == 4
+    if unbatched:
+        input = input.unsqueeze(0)
+    n, c, depth, h, w = input.shape
+    kd = weight.shape[2]
+    out_d = (depth - 1) * stride[0] - 2 * padding[0] + dilation[0] * (kd - 1) + output_padding[0] + 1
+    if out_d <= 0:
+        raise RuntimeError(f"conv_transpose3d(): Given input size per channel: ({depth} x {h} x {w}). Calculated "
+                           f"output size per channel: ({out_d} x ...). Output size is too small")
+    full = (depth - 1) * stride[0] + dilation[0] * (kd - 1) + 1 + output_padding[0]
+    folded = input.transpose(1, 2).reshape(n * depth, c, h, w)
+    out = None
+    for k in range(kd):
+        y = F.conv_transpose2d(folded, weight[:, :, k], None, stride[1:], padding[1:], output_padding[1:], groups,
+                               dilation[1:])
+        y = y.reshape([n, depth] + list(y.shape[1:]))  # (N, D, O, H', W')
+        if stride[0] > 1:  # D slices stride[0] apart: zeros between them
+            y = kiln.stack([y] + [kiln.zeros_like(y)] * (stride[0] - 1), 2)
+            y = y.reshape([n, depth * stride[0]] + list(y.shape[3:]))
+            y = y.narrow(1, 0, (depth - 1) * stride[0] + 1)
+        before = k * dilation[0]
+        after = full - before - y.shape[1]
+        y = kiln.constant_pad_nd(y, [0, 0, 0, 0, 0, 0, before, after], 0)
+        out = y if out is None else out + y
+    out = out.narrow(1, padding[0], out_d).transpose(1, 2)
+    if bias is not None:
+        out = out + bias.reshape(-1, 1, 1, 1)
+    out = out.contiguous()
+    return out.squeeze(0) if unbatched else out

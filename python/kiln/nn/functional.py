@@ -1739,7 +1739,7 @@ from ._functional_breadth import (adaptive_max_pool1d_with_indices, adaptive_max
                                   channel_shuffle, feature_alpha_dropout, gumbel_softmax, local_response_norm,
                                   lp_pool1d, lp_pool2d, max_pool1d, max_pool1d_with_indices, max_pool2d_with_indices,
                                   max_pool3d, max_pool3d_with_indices, max_unpool1d, max_unpool2d, max_unpool3d,
-                                  native_channel_shuffle, pdist)
+                                  native_channel_shuffle, pdist, conv_transpose3d)
 
 
 # Python-level functions raise torch's TypeError for an argument of the wrong type (_arg_errors.py).
