@@ -546,3 +546,16 @@ def test_view_of_copy_slices_output_gradient():
     for fn in (lambda m, x: m.nn.functional.pad(x, [1, 0], value=-1.0).t(),
                lambda m, x: m.nn.functional.pad(x, [1, 0]).unfold(1, 2, 1)):
         grads_same(lambda x: fn(kiln, x), lambda x: fn(torch, x), a)
+
+
+def test_set_flush_denormal():
+    x, t = K(np.array([1e-42, 1.0], dtype=np.float32)), T(np.array([1e-42, 1.0], dtype=np.float32))
+    try:
+        assert kiln.set_flush_denormal(True) == torch.set_flush_denormal(True)
+        same(x * 1, t * 1)
+        if kiln.set_flush_denormal(True):
+            assert (x * 1)[0].item() == 0.0
+    finally:
+        kiln.set_flush_denormal(False)
+        torch.set_flush_denormal(False)
+    assert (x * 1)[0].item() != 0.0
