@@ -313,6 +313,8 @@ def tanh_(input):
 
 # torch-level names programs use that kiln had under other names or not at all (_api_breadth.py).
 import sys as _sys  # noqa: E402
+from . import _special_numpy  # noqa: E402  (lgamma, digamma, polygamma, mvlgamma, i0)
+_special_numpy.install(globals(), Tensor)
 from . import _api_breadth  # noqa: E402
 _api_breadth.install(globals(), _sys.modules[__name__])
 
