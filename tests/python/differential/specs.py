@@ -1495,6 +1495,53 @@ add("cholesky_solve", g_cholesky_solve, dtypes=("float32", "float64"), n=6, extr
 
 
 NOT_GENERATED = {
+    # The API-breadth additions composed in Python (kiln/_api_breadth.py, _special_numpy.py,
+    # nn/_functional_breadth.py): against torch on values, dtypes, gradients, torch's random stream and
+    # errors in tests/python/test_api_breadth.py and test_api_breadth_nn.py.
+    **{name: "composed in Python: tests/python/test_api_breadth*.py" for name in (
+        'Tensor.addmm_', 'Tensor.addmv_', 'Tensor.addr_', 'Tensor.adjoint', 'Tensor.apply_',
+        'Tensor.arctan2', 'Tensor.arctan2_', 'Tensor.cauchy_', 'Tensor.conj', 'Tensor.conj_physical',
+        'Tensor.cumprod_', 'Tensor.cumsum_', 'Tensor.digamma', 'Tensor.digamma_', 'Tensor.exponential_',
+        'Tensor.fill_diagonal_', 'Tensor.fix', 'Tensor.fix_', 'Tensor.frexp', 'Tensor.geometric_',
+        'Tensor.ger', 'Tensor.greater_', 'Tensor.greater_equal_', 'Tensor.i0', 'Tensor.i0_',
+        'Tensor.is_complex', 'Tensor.is_conj', 'Tensor.is_inference', 'Tensor.is_neg', 'Tensor.is_nonzero',
+        'Tensor.is_set_to', 'Tensor.isneginf', 'Tensor.isposinf', 'Tensor.isreal', 'Tensor.less_',
+        'Tensor.less_equal_', 'Tensor.lgamma', 'Tensor.lgamma_', 'Tensor.log_normal_', 'Tensor.map_',
+        'Tensor.matrix_exp', 'Tensor.matrix_power', 'Tensor.moveaxis', 'Tensor.mvlgamma',
+        'Tensor.mvlgamma_', 'Tensor.new_empty_strided', 'Tensor.not_equal_', 'Tensor.pin_memory',
+        'Tensor.pinverse', 'Tensor.polygamma', 'Tensor.polygamma_', 'Tensor.positive', 'Tensor.put',
+        'Tensor.put_', 'Tensor.resize', 'Tensor.resize_as', 'Tensor.resolve_conj', 'Tensor.resolve_neg',
+        'Tensor.signbit', 'Tensor.sinc', 'Tensor.sinc_', 'Tensor.sum_to_size', 'Tensor.unsafe_chunk',
+        'Tensor.unsafe_split', 'Tensor.unsafe_split_with_sizes', 'Tensor.vdot', 'abs_', 'acos_', 'acosh_',
+        'adaptive_avg_pool1d', 'adaptive_max_pool1d', 'addmv_', 'adjoint', 'alpha_dropout',
+        'alpha_dropout_', 'arccos_', 'arccosh_', 'arcsin_', 'arcsinh_', 'arctan2', 'arctan_', 'arctanh_',
+        'as_strided_', 'asarray', 'asin_', 'asinh_', 'atan_', 'atanh_', 'avg_pool1d', 'bartlett_window',
+        'bilinear', 'blackman_window', 'can_cast', 'ceil_', 'chain_matmul', 'channel_shuffle', 'clamp_',
+        'clamp_max_', 'clamp_min_', 'clip_', 'concatenate', 'conj', 'conj_physical', 'conv1d', 'conv3d',
+        'conv_transpose1d', 'conv_transpose2d', 'conv_transpose3d', 'cos_', 'cosh_', 'cosine_similarity',
+        'deg2rad_', 'digamma', 'dropout_', 'erf_', 'erfc_', 'exp2_', 'exp_', 'expm1_',
+        'feature_alpha_dropout', 'feature_alpha_dropout_', 'feature_dropout', 'feature_dropout_', 'fix',
+        'fix_', 'floor_', 'frac_', 'frexp', 'frombuffer', 'gcd_', 'ger', 'get_device',
+        'get_num_interop_threads', 'group_norm', 'hamming_window', 'hann_window', 'i0', 'i0_', 'index_put_',
+        'instance_norm', 'is_complex', 'is_conj', 'is_inference', 'is_inference_mode_enabled', 'is_neg',
+        'is_nonzero', 'is_warn_always_enabled', 'isneginf', 'isposinf', 'isreal', 'kaiser_window', 'lcm_',
+        'ldexp_', 'lgamma', 'log10_', 'log1p_', 'log2_', 'log_', 'logit_', 'matrix_exp', 'matrix_power',
+        'max_pool1d', 'max_pool1d_with_indices', 'max_pool3d', 'moveaxis', 'mvlgamma',
+        'native_channel_shuffle', 'neg_', 'negative_', 'nn.functional.adaptive_max_pool1d_with_indices',
+        'nn.functional.adaptive_max_pool2d_with_indices', 'nn.functional.adaptive_max_pool3d_with_indices',
+        'nn.functional.alpha_dropout', 'nn.functional.avg_pool1d', 'nn.functional.avg_pool3d',
+        'nn.functional.channel_shuffle', 'nn.functional.conv_transpose3d',
+        'nn.functional.feature_alpha_dropout', 'nn.functional.gumbel_softmax',
+        'nn.functional.local_response_norm', 'nn.functional.lp_pool1d', 'nn.functional.lp_pool2d',
+        'nn.functional.max_pool1d', 'nn.functional.max_pool1d_with_indices',
+        'nn.functional.max_pool2d_with_indices', 'nn.functional.max_pool3d',
+        'nn.functional.max_pool3d_with_indices', 'nn.functional.max_unpool1d', 'nn.functional.max_unpool2d',
+        'nn.functional.max_unpool3d', 'nn.functional.native_channel_shuffle', 'nn.functional.pdist',
+        'pairwise_distance', 'pdist', 'pinverse', 'polygamma', 'positive', 'put', 'rad2deg_', 'range',
+        'reciprocal_', 'resize_as_', 'resolve_conj', 'resolve_neg', 'round_', 'rsqrt_', 'rsub',
+        'scalar_tensor', 'set_flush_denormal', 'set_num_interop_threads', 'set_warn_always', 'signbit',
+        'sin_', 'sinc', 'sinc_', 'sinh_', 'sqrt_', 'square_', 'tan_', 'trunc_', 'typename', 'unsafe_chunk',
+        'unsafe_split', 'unsafe_split_with_sizes', 'vdot', 'xlogy_')},
     # Composed in Python (logspace, triangular_solve) or the in-place function aliases of the methods:
     # against torch in tests/python/test_out_tuples_and_aliases.py.
     **{name: "tests/python/test_out_tuples_and_aliases.py" for name in (
