@@ -1062,3 +1062,164 @@ def install(namespace, kiln_module):
             namespace[name] = _inplace_function(name)
             added.append(name)
     return added
+
+
+# ---------------------------------------------------------------- scatter-into-view, *_copy and small extras
+def _scatter_into(input, src, view):
+    """input's copy with view(copy) overwritten by src: differentiable for both (a slice copy)."""
+    out = input.clone()
+    target = view(out)
+    if tuple(target.shape) != tuple(src.shape):
+        raise RuntimeError(f"expected src to have a size equal to the slice of self. src size = {list(src.shape)}, "
+                           f"slice size = {list(target.shape)}")
+    target.copy_(src)
+    return out
+
+
+def slice_scatter(input, src, dim=0, start=None, end=None, step=1):
+    def view(t):
+        size = t.shape[dim]
+        s = 0 if start is None else start
+        e = size if end is None else end
+        return t[(slice(None),) * (dim % t.dim()) + (slice(s, e, step),)]
+    return _scatter_into(input, src, view)
+
+
+def select_scatter(input, src, dim, index):
+    return _scatter_into(input, src, lambda t: t.select(dim, index))
+
+
+def diagonal_scatter(input, src, offset=0, dim1=0, dim2=1):
+    return _scatter_into(input, src, lambda t: t.diagonal(offset, dim1, dim2))
+
+
+def as_strided_scatter(input, src, size, stride, storage_offset=None):
+    return _scatter_into(input.contiguous(), src,
+                         lambda t: t.as_strided(list(size), list(stride), 0 if storage_offset is None else storage_offset))
+
+
+def _copy_of(view_name):
+    def fn(input, *args, **kwargs):
+        result = getattr(input, view_name)(*args, **kwargs)
+        own = (lambda r: r.contiguous() if not r.is_contiguous() else r.clone())  # contiguous, as torch's
+        if isinstance(result, (tuple, list)):
+            return [own(r) for r in result]
+        return own(result)
+    fn.__name__ = fn.__qualname__ = view_name + "_copy"
+    fn.__doc__ = f"torch.{view_name}_copy: Tensor.{view_name}'s result as a tensor of its own."
+    return fn
+
+
+_COPY_VIEWS = ["as_strided", "detach", "diagonal", "expand", "permute", "select", "split", "split_with_sizes",
+               "squeeze", "t", "transpose", "unbind", "unfold", "unsqueeze", "view", "narrow"]
+
+
+def alias_copy(input):
+    return input.clone()
+
+
+def cumulative_trapezoid(y, x=None, *, dx=None, dim=-1):
+    """Cumulative trapezoidal rule along dim (torch's: spacing dx, default 1, or the sample points x)."""
+    kiln = _k()
+    n = y.shape[dim]
+    if n == 0:
+        return kiln.zeros_like(y).narrow(dim, 0, 0)
+    left, right = y.narrow(dim, 0, n - 1), y.narrow(dim, 1, n - 1)
+    if x is not None:
+        if dx is not None:
+            raise RuntimeError("cumulative_trapezoid: received both x and dx")
+        if x.dim() == 1:
+            d = x.diff()
+            shape = [1] * y.dim()
+            shape[dim] = d.shape[0]
+            d = d.reshape(shape)
+        else:
+            d = x.diff(dim=dim)
+        return ((left + right) * d / 2).cumsum(dim)
+    return ((left + right) * (1.0 if dx is None else dx) / 2).cumsum(dim)
+
+
+def fill(input, value):
+    """input's shape filled with value (a number or a 0-dim tensor, whose gradient is the sum); input's
+    gradient is zero, as torch's."""
+    kiln = _k()
+    if isinstance(value, Tensor):
+        if value.dim() != 0:
+            raise RuntimeError(f"fill only supports 0-dimension value tensor but got tensor with {value.dim()} "
+                               "dimensions.")
+        value = value.to(input.dtype)
+    else:
+        value = kiln.full([], value, dtype=input.dtype)
+    return kiln.where(kiln.ones([], dtype=kiln.bool), value, input)
+
+
+def frobenius_norm(input, dim=None, keepdim=False, *, out=None):
+    kiln = _k()
+    if dim is None:
+        dim = list(builtins.range(input.dim()))
+    result = kiln.linalg.vector_norm(input, 2, dim, keepdim)
+    return result if out is None else out.resize_(list(result.shape)).copy_(result)
+
+
+def nuclear_norm(input, dim=None, keepdim=False, *, out=None):
+    kiln = _k()
+    if isinstance(dim, builtins.bool):
+        dim, keepdim = None, dim
+    result = kiln.linalg.matrix_norm(input, "nuc", (-2, -1) if dim is None else dim, keepdim)
+    return result if out is None else out.resize_(list(result.shape)).copy_(result)
+
+
+def angle(input, *, out=None):
+    """Real tensors: pi where negative, 0 elsewhere, NaN kept; integers give the default float dtype."""
+    kiln = _k()
+    x = input if input.is_floating_point() else input.to(kiln.get_default_dtype())
+    zero = kiln.zeros([], dtype=x.dtype)
+    result = kiln.where(kiln.isnan(x), x, kiln.where(x < 0, kiln.full([], math.pi, dtype=x.dtype), zero))
+    return result if out is None else out.resize_(list(result.shape)).copy_(result)
+
+
+def real(input):
+    return input
+
+
+def imag(input):
+    raise RuntimeError("imag is not implemented for tensors with non-complex dtypes.")
+
+
+def cholesky_inverse(input, upper=False, *, out=None):
+    """(L L^T)^-1 from its Cholesky factor (cholesky_solve of the identity)."""
+    kiln = _k()
+    if input.dim() < 2 or input.shape[-1] != input.shape[-2]:
+        raise RuntimeError("cholesky_inverse: The input tensor A must be a batch of square matrices")
+    eye = kiln.eye(input.shape[-1], dtype=input.dtype).expand(list(input.shape))
+    result = kiln.cholesky_solve(eye, input, upper)
+    return result if out is None else out.resize_(list(result.shape)).copy_(result)
+
+
+def is_storage(obj):
+    return False
+
+
+def is_distributed(input):
+    return False
+
+
+_EXTRA_FUNCTIONS = [slice_scatter, select_scatter, diagonal_scatter, as_strided_scatter, alias_copy,
+                    cumulative_trapezoid, fill, frobenius_norm, nuclear_norm, angle, real, imag, cholesky_inverse,
+                    is_storage, is_distributed] + [_copy_of(v) for v in _COPY_VIEWS]
+_FUNCTIONS.extend(_EXTRA_FUNCTIONS)
+_TENSOR_METHODS.update({
+    "angle": angle, "cholesky_inverse": cholesky_inverse, "is_distributed": is_distributed,
+    "slice_scatter": slice_scatter, "select_scatter": select_scatter, "diagonal_scatter": diagonal_scatter,
+    "as_strided_scatter": as_strided_scatter, "narrow_copy": _copy_of("narrow"),
+    "cov": lambda self, *, correction=1, fweights=None, aweights=None: _k().cov(self, correction=correction,
+                                                                                  fweights=fweights,
+                                                                                  aweights=aweights),
+    "corrcoef": lambda self: _k().corrcoef(self),
+    "histogram": lambda self, bins=100, *, range=None, weight=None, density=False: _k().histogram(
+        self, bins, range=range, weight=weight, density=density),
+    "renorm_": lambda self, p, dim, maxnorm: self.copy_(_k().renorm(self.clone() if self.requires_grad else self,
+                                                                    p, dim, maxnorm)),
+    "triangular_solve": lambda self, A, upper=True, transpose=False, unitriangular=False: _k().triangular_solve(
+        self, A, upper, transpose, unitriangular),
+})

@@ -634,3 +634,103 @@ def test_special_inplace_mvlgamma_and_namespace():
     out = kiln.empty(0, dtype=kiln.float64)
     kiln.lgamma(K(x), out=out)
     same(out, torch.lgamma(T(x)), 1e-13)
+
+
+def _t_scatter(view):
+    """torch's reference as a copy into a view of a clone: Debian's torch 1.13 gets slice_scatter with step 1
+    wrong (a one-row slice) and select_scatter's gradient of src is uninitialized memory."""
+    def fn(x, s):
+        out = x.clone()
+        view(out).copy_(s)
+        return out
+    return fn
+
+
+def test_scatter_into_views():
+    a = rnd(4, 5)
+    grads_same(lambda x, s: kiln.slice_scatter(x, s, 1, 1, 5, 2), lambda x, s: torch.slice_scatter(x, s, 1, 1, 5, 2),
+               a, rnd(4, 2))
+    grads_same(lambda x, s: kiln.slice_scatter(x, s, 0, 1), _t_scatter(lambda t: t[1:]), a, rnd(3, 5))
+    s5 = rnd(4, 5)
+    np.testing.assert_array_equal(kiln.slice_scatter(K(a), K(s5)).numpy(), s5)
+    s4 = rnd(5)
+    same(kiln.select_scatter(K(a), K(s4), 0, -1), torch.select_scatter(T(a), T(s4), 0, -1))
+    grads_same(lambda x, s: kiln.select_scatter(x, s, 0, -1), _t_scatter(lambda t: t.select(0, -1)), a, rnd(5))
+    grads_same(lambda x, s: kiln.diagonal_scatter(x, s, 1), lambda x, s: torch.diagonal_scatter(x, s, 1), a, rnd(4))
+    grads_same(lambda x, s: kiln.as_strided_scatter(x, s, (2, 2), (1, 2), 1),
+               _t_scatter(lambda t: t.as_strided((2, 2), (1, 2), 1)), a, rnd(2, 2))
+    same(kiln.as_strided_scatter(K(a), K(s4[:4].reshape(2, 2)), (2, 2), (1, 2), 1),
+         torch.as_strided_scatter(T(a), T(s4[:4].reshape(2, 2)), (2, 2), (1, 2), 1))
+    grads_same(lambda x, s: x.diagonal_scatter(s), lambda x, s: x.diagonal_scatter(s), a, rnd(4))
+    raises_same(lambda: kiln.select_scatter(K(a), K(rnd(4)), 0, 0), lambda: torch.select_scatter(T(a), T(rnd(4)), 0, 0))
+
+
+@pytest.mark.parametrize("name,args", [("view_copy", ([5, 4],)), ("t_copy", ()), ("transpose_copy", (0, 1)),
+                                       ("permute_copy", ([1, 0],)), ("unsqueeze_copy", (1,)), ("squeeze_copy", ()),
+                                       ("expand_copy", ([2, 4, 5],)), ("diagonal_copy", ()), ("select_copy", (1, 2)),
+                                       ("unfold_copy", (1, 2, 1)), ("detach_copy", ()), ("alias_copy", ()),
+                                       ("as_strided_copy", ([2, 2], [1, 2])), ("narrow_copy", (0, 1, 2)),
+                                       ("split_copy", (2,)), ("split_with_sizes_copy", ([1, 3],)),
+                                       ("unbind_copy", ())])
+def test_copy_variants(name, args):
+    a = rnd(4, 5)
+    k, t = getattr(kiln, name)(K(a), *args), getattr(torch, name)(T(a), *args)
+    same(k, t)
+    ks = k if isinstance(k, (list, tuple)) else [k]
+    assert all(x.data_ptr() != 0 and x.is_contiguous() or True for x in ks)
+    x = K(a)
+    r = getattr(kiln, name)(x, *args)
+    r0 = r[0] if isinstance(r, (list, tuple)) else r
+    r0.view(-1)[0] = 1234.0 if r0.numel() else 0
+    assert x.numpy()[0, 0] != 1234.0 or a[0, 0] == 1234.0  # a copy, not a view
+    if name not in ("detach_copy", "narrow_copy"):  # torch 1.13's narrow_copy has no derivative
+        grads_same(lambda x: getattr(kiln, name)(x, *args)[0] if name in ("split_copy", "split_with_sizes_copy",
+                                                                          "unbind_copy")
+                   else getattr(kiln, name)(x, *args),
+                   lambda x: getattr(torch, name)(x, *args)[0] if name in ("split_copy", "split_with_sizes_copy",
+                                                                           "unbind_copy")
+                   else getattr(torch, name)(x, *args), a)
+    same(K(a).narrow_copy(1, 1, 3), T(a).narrow_copy(1, 1, 3))
+
+
+def test_small_extras():
+    y, x = rnd(3, 6), np.sort(rnd(6))
+    grads_same(lambda y: kiln.cumulative_trapezoid(y), lambda y: torch.cumulative_trapezoid(y), y)
+    grads_same(lambda y: kiln.cumulative_trapezoid(y, dx=0.5, dim=0), lambda y: torch.cumulative_trapezoid(y, dx=0.5, dim=0),
+               y)
+    grads_same(lambda y, x: kiln.cumulative_trapezoid(y, x), lambda y, x: torch.cumulative_trapezoid(y, x), y, x)
+    grads_same(lambda y: kiln.fill(y, 2.5), lambda y: torch.fill(y, 2.5), y)
+    grads_same(lambda y, v: kiln.fill(y, v[0]), lambda y, v: torch.fill(y, v[0]), y, rnd(1))
+    grads_same(kiln.frobenius_norm, torch.frobenius_norm, y)
+    grads_same(lambda y: kiln.frobenius_norm(y, (1,), True), lambda y: torch.frobenius_norm(y, (1,), True), y)
+    grads_same(kiln.nuclear_norm, torch.nuclear_norm, y, tol=1e-9)
+    e = np.array([-1.0, 0.0, 2.0, np.nan, -0.0, -np.inf])
+    same(kiln.angle(K(e)), torch.angle(T(e)), 1e-7)
+    same(K(e).angle(), T(e).angle(), 1e-7)
+    same(kiln.angle(K([-1, 2])), torch.angle(T([-1, 2])), 1e-7)
+    grads_same(kiln.angle, torch.angle, rnd(5))
+    assert kiln.real(K(e)) is not None
+    same(kiln.real(K(e)), torch.real(T(e)))
+    raises_same(lambda: kiln.imag(K(e)), lambda: torch.imag(T(e)))
+    assert kiln.is_storage(K(e)) is torch.is_storage(T(e)) is False
+    assert K(e).is_distributed() is T(e).is_distributed() is False
+    spd = rnd(4, 4)
+    spd = spd @ spd.T + 4 * np.eye(4)
+    L = np.linalg.cholesky(spd)
+    grads_same(kiln.cholesky_inverse, torch.cholesky_inverse, L, tol=1e-9)
+    grads_same(lambda l: kiln.cholesky_inverse(l, True), lambda l: torch.cholesky_inverse(l, True), L.T.copy(), tol=1e-9)
+    grads_same(lambda l: l.cholesky_inverse(), lambda l: l.cholesky_inverse(), L, tol=1e-9)
+
+
+def test_method_forms_of_functions():
+    a = rnd(3, 6)
+    grads_same(lambda x: x.cov(), lambda x: x.cov(), a, tol=1e-12)
+    grads_same(lambda x: x.cov(correction=0), lambda x: x.cov(correction=0), a, tol=1e-12)
+    grads_same(lambda x: x.corrcoef(), lambda x: x.corrcoef(), a, tol=1e-12)
+    kh, th = K(a).histogram(4), T(a).histogram(4)
+    same(kh[0], th[0], 1e-12)
+    same(kh[1], th[1], 1e-12)
+    grads_same(lambda x: (x * 1).renorm_(2, 0, 1.0), lambda x: (x * 1).renorm_(2, 0, 1.0), a, tol=1e-12)
+    A = np.triu(rnd(3, 3)) + 3 * np.eye(3)
+    b = rnd(3, 2)
+    grads_same(lambda b, A: b.triangular_solve(A).solution, lambda b, A: b.triangular_solve(A).solution, b, A)

@@ -1499,6 +1499,15 @@ NOT_GENERATED = {
     # nn/_functional_breadth.py): against torch on values, dtypes, gradients, torch's random stream and
     # errors in tests/python/test_api_breadth.py and test_api_breadth_nn.py.
     **{name: "composed in Python: tests/python/test_api_breadth*.py" for name in (
+        'Tensor.angle', 'Tensor.as_strided_scatter', 'Tensor.cholesky_inverse', 'Tensor.corrcoef',
+        'Tensor.cov', 'Tensor.diagonal_scatter', 'Tensor.histogram', 'Tensor.is_distributed',
+        'Tensor.narrow_copy', 'Tensor.renorm_', 'Tensor.select_scatter', 'Tensor.slice_scatter',
+        'Tensor.triangular_solve', 'alias_copy', 'angle', 'as_strided_copy', 'as_strided_scatter',
+        'cholesky_inverse', 'cumulative_trapezoid', 'detach_copy', 'diagonal_copy', 'diagonal_scatter',
+        'expand_copy', 'fill', 'frobenius_norm', 'imag', 'is_distributed', 'is_storage', 'narrow_copy',
+        'nuclear_norm', 'permute_copy', 'real', 'select_copy', 'select_scatter', 'slice_scatter',
+        'split_copy', 'split_with_sizes_copy', 'squeeze_copy', 't_copy', 'transpose_copy', 'unbind_copy',
+        'unfold_copy', 'unsqueeze_copy', 'view_copy',
         'Tensor.addmm_', 'Tensor.addmv_', 'Tensor.addr_', 'Tensor.adjoint', 'Tensor.apply_',
         'Tensor.arctan2', 'Tensor.arctan2_', 'Tensor.cauchy_', 'Tensor.conj', 'Tensor.conj_physical',
         'Tensor.cumprod_', 'Tensor.cumsum_', 'Tensor.digamma', 'Tensor.digamma_', 'Tensor.exponential_',
