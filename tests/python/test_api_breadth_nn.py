@@ -375,3 +375,27 @@ def test_functional_call():
     assert tuple(ko2.shape) == (5, 2)
     with pytest.raises(RuntimeError):
         nn.utils.stateless.functional_call(km, {"0.weight": kw}, (kiln.tensor(x),), strict=True)
+
+
+@pytest.mark.parametrize("cls", ["LazyBatchNorm1d", "LazyBatchNorm2d", "LazyBatchNorm3d", "LazyInstanceNorm1d",
+                                 "LazyInstanceNorm2d", "LazyInstanceNorm3d"])
+@pytest.mark.parametrize("kw", [{}, {"affine": False, "track_running_stats": False},
+                                {"affine": True, "track_running_stats": False, "momentum": None}])
+def test_lazy_norms(cls, kw):
+    if "Instance" in cls and "momentum" in kw:
+        kw = {k: v for k, v in kw.items() if k != "momentum"}  # torch's instance_norm refuses momentum=None
+    nd = int(cls[-2])
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        km, tm = getattr(nn, cls)(**kw), getattr(torch.nn, cls)(**kw)
+    assert km.has_uninitialized_params() == tm.has_uninitialized_params()
+    x = rnd(*((2, 3) + (4,) * nd)).astype(np.float32)
+    for _ in range(2):
+        same(km(kiln.tensor(x)), tm(torch.tensor(x)), 1e-5)
+    assert type(km).__name__ == type(tm).__name__ and repr(km) == repr(tm)
+    assert list(km.state_dict()) == list(tm.state_dict())
+    for name, value in tm.state_dict().items():
+        same(km.state_dict()[name], value, 1e-6)
+    km.eval()
+    tm.eval()
+    same(km(kiln.tensor(x)), tm(torch.tensor(x)), 1e-5)

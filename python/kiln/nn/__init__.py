@@ -1,8 +1,8 @@
 """kiln.nn: modules, parameters and functional ops for building networks, mirroring torch.nn."""
-from .parameter import Parameter, UninitializedParameter
+from .parameter import Parameter, UninitializedBuffer, UninitializedParameter
 from .modules import *  # noqa: F401,F403
 from .modules import __all__ as _modules_all
 from . import functional, init, parallel, utils
 from .parallel import DataParallel
 
-__all__ = ["Parameter", "UninitializedParameter", "DataParallel", "functional", "init", "parallel", "utils"] + _modules_all
+__all__ = ["Parameter", "UninitializedParameter", "UninitializedBuffer", "DataParallel", "functional", "init", "parallel", "utils"] + _modules_all

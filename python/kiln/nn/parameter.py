@@ -60,5 +60,20 @@ class UninitializedParameter(Parameter):
         return (UninitializedParameter, (self.requires_grad,))
 
 
+class UninitializedBuffer(Tensor):
+    """A buffer whose shape is not known yet (lazy norm layers): materialize(shape) makes it a Tensor."""
+    cls_to_become = Tensor
+
+    def __new__(cls, requires_grad=False, device=None, dtype=None):
+        data = _C.empty([0], **({"dtype": dtype} if dtype is not None else {}))
+        return _C._make_subclass(cls, data, requires_grad)
+
+    materialize = UninitializedParameter.materialize
+    shape = UninitializedParameter.shape
+
+    def __repr__(self):
+        return "<UninitializedBuffer>"
+
+
 def is_lazy(param):
-    return isinstance(param, UninitializedParameter)
+    return isinstance(param, (UninitializedParameter, UninitializedBuffer))

@@ -1,7 +1,8 @@
 """_BatchNorm, BatchNorm1d and BatchNorm2d (torch.nn.modules.batchnorm)."""
 from ... import _C
 from .. import functional as F, init
-from ..parameter import Parameter
+from ..parameter import Parameter, UninitializedBuffer, UninitializedParameter
+from .lazy import LazyModuleMixin
 from .module import Module
 
 
@@ -127,3 +128,49 @@ class SyncBatchNorm(_BatchNorm):
 def _no_grad():
     from ...autograd.grad_mode import no_grad
     return no_grad()
+
+
+class _LazyNormBase(LazyModuleMixin):
+    """torch's _LazyNormBase: num_features from the first input's dim 1; weight/bias and the running
+    statistics materialized then and reset as the eager layer's."""
+
+    def __init__(self, eps=1e-5, momentum=0.1, affine=True, track_running_stats=True, device=None, dtype=None):
+        LazyModuleMixin.__init__(self, 0, eps, momentum, False, False, device, dtype)
+        self.affine, self.track_running_stats = affine, track_running_stats
+        if self.affine:
+            self.weight = UninitializedParameter(dtype=dtype)
+            self.bias = UninitializedParameter(dtype=dtype)
+        if self.track_running_stats:
+            self.running_mean = UninitializedBuffer(dtype=dtype)
+            self.running_var = UninitializedBuffer(dtype=dtype)
+            self.num_batches_tracked = _C.zeros([], dtype=_C.int64)
+
+    def reset_parameters(self):
+        if not self.has_uninitialized_params() and self.num_features != 0:
+            super().reset_parameters()
+
+    def initialize_parameters(self, input):
+        if self.has_uninitialized_params():
+            self.num_features = input.shape[1]
+            if self.affine:
+                self.weight.materialize((self.num_features,))
+                self.bias.materialize((self.num_features,))
+            if self.track_running_stats:
+                self.running_mean.materialize((self.num_features,))
+                self.running_var.materialize((self.num_features,))
+            self.reset_parameters()
+
+
+class LazyBatchNorm1d(_LazyNormBase, _BatchNorm):
+    cls_to_become = BatchNorm1d
+    _expected_dims = BatchNorm1d._expected_dims
+
+
+class LazyBatchNorm2d(_LazyNormBase, _BatchNorm):
+    cls_to_become = BatchNorm2d
+    _expected_dims = BatchNorm2d._expected_dims
+
+
+class LazyBatchNorm3d(_LazyNormBase, _BatchNorm):
+    cls_to_become = BatchNorm3d
+    _expected_dims = BatchNorm3d._expected_dims
