@@ -399,3 +399,16 @@ def test_lazy_norms(cls, kw):
     km.eval()
     tm.eval()
     same(km(kiln.tensor(x)), tm(torch.tensor(x)), 1e-5)
+
+
+def test_lazy_module_dtype_change_before_first_forward():
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        kiln.manual_seed(1)
+        torch.manual_seed(1)
+        km, tm = nn.LazyLinear(3).double(), torch.nn.LazyLinear(3).double()
+        kb, tb = nn.LazyBatchNorm1d().double(), torch.nn.LazyBatchNorm1d().double()
+    assert isinstance(km.weight, nn.UninitializedParameter)
+    x = rnd(4, 5)
+    same(kb(km(kiln.tensor(x))), tb(tm(torch.tensor(x))))
+    assert km.weight.dtype == kiln.float64 and kb.running_mean.dtype == kiln.float64
