@@ -90,7 +90,7 @@ shapes, gradients, errors) by `tests/python/test_api_breadth.py` and `test_api_b
 | nn.functional | `max_pool1d/3d(_with_indices) avg_pool1d/3d max_unpool1d/2d/3d lp_pool1d/2d local_response_norm alpha_dropout feature_alpha_dropout channel_shuffle gumbel_softmax pdist conv_transpose3d adaptive_max_pool*_with_indices` | yes | |
 | nn modules | `MaxPool1d/3d AvgPool1d/3d MaxUnpool1d/2d/3d LPPool1d/2d BatchNorm3d SyncBatchNorm LocalResponseNorm Softmax2d AlphaDropout FeatureAlphaDropout ChannelShuffle ConvTranspose3d LazyLinear LazyConv1d/2d/3d LazyConvTranspose1d/2d/3d LazyBatchNorm1d/2d/3d LazyInstanceNorm1d/2d/3d` (UninitializedParameter, UninitializedBuffer) | yes | SyncBatchNorm is BatchNorm on one process |
 | scatter into views, copies | `slice_scatter select_scatter diagonal_scatter as_strided_scatter` (also methods), `X_copy` for `alias as_strided detach diagonal expand permute select split split_with_sizes squeeze t transpose unbind unfold unsqueeze view narrow` | yes | a copy into a view of a clone; contiguous results |
-| more | `cumulative_trapezoid fill frobenius_norm nuclear_norm angle real imag cholesky_inverse is_storage is_distributed`, `Tensor.cov corrcoef histogram renorm_ triangular_solve` | yes | real dtypes only: imag raises as torch's |
+| more | `cumulative_trapezoid fill frobenius_norm nuclear_norm angle real imag cholesky_inverse is_storage is_distributed convolution grid_sampler norm_except_dim hinge_embedding_loss`, `Tensor.real imag`, `Tensor.cov corrcoef histogram renorm_ triangular_solve` | yes | real dtypes only: imag raises as torch's |
 | nn utilities | `init.dirac_ init.sparse_ utils.fuse_conv_bn_eval/weights utils.fusion.fuse_linear_bn_eval/weights utils.stateless.functional_call func.functional_call` | yes | |
 """
 

@@ -1223,3 +1223,45 @@ _TENSOR_METHODS.update({
     "triangular_solve": lambda self, A, upper=True, transpose=False, unitriangular=False: _k().triangular_solve(
         self, A, upper, transpose, unitriangular),
 })
+
+
+# ---------------------------------------------------------------- ATen-level entry points programs call
+def hinge_embedding_loss(input, target, margin=1.0, reduction=1):
+    """torch.hinge_embedding_loss: reduction as ATen's enum (0 none, 1 mean, 2 sum)."""
+    names = {0: "none", 1: "mean", 2: "sum"}
+    return _k().nn.functional.hinge_embedding_loss(input, target, margin, reduction=names.get(reduction, reduction))
+
+
+def convolution(input, weight, bias, stride, padding, dilation, transposed, output_padding, groups):
+    """torch.convolution: conv1d/2d/3d or conv_transpose1d/2d/3d by the weight's rank."""
+    F = _k().nn.functional
+    nd = weight.dim() - 2
+    if nd not in (1, 2, 3):
+        raise RuntimeError(f"Expected 3D, 4D or 5D weight, but got {weight.dim()}D weight")
+    if transposed:
+        fn = (F.conv_transpose1d, F.conv_transpose2d, F.conv_transpose3d)[nd - 1]
+        return fn(input, weight, bias, stride, padding, output_padding, groups, dilation)
+    fn = (F.conv1d, F.conv2d, F.conv3d)[nd - 1]
+    return fn(input, weight, bias, stride, padding, dilation, groups)
+
+
+def grid_sampler(input, grid, interpolation_mode, padding_mode, align_corners):
+    kiln = _k()
+    op = kiln.grid_sampler_2d if input.dim() == 4 else kiln.grid_sampler_3d
+    return op(input, grid, interpolation_mode, padding_mode, align_corners)
+
+
+def norm_except_dim(v, pow=2, dim=0):
+    """The norm over every dim but dim, kept as size-1 dims (weight_norm's g)."""
+    if dim == -1:
+        return v.norm(pow)
+    if dim == 0:
+        return v.contiguous().view(v.shape[0], -1).norm(pow, 1).view([v.shape[0]] + [1] * (v.dim() - 1))
+    if dim == v.dim() - 1:
+        return v.contiguous().view(-1, v.shape[-1]).norm(pow, 0).view([1] * (v.dim() - 1) + [v.shape[-1]])
+    return norm_except_dim(v.transpose(0, dim), pow, 0).transpose(0, dim)
+
+
+_FUNCTIONS.extend([hinge_embedding_loss, convolution, grid_sampler, norm_except_dim])
+_TENSOR_PROPERTIES["real"] = lambda self: self
+_TENSOR_PROPERTIES["imag"] = imag

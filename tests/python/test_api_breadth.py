@@ -734,3 +734,25 @@ def test_method_forms_of_functions():
     A = np.triu(rnd(3, 3)) + 3 * np.eye(3)
     b = rnd(3, 2)
     grads_same(lambda b, A: b.triangular_solve(A).solution, lambda b, A: b.triangular_solve(A).solution, b, A)
+
+
+def test_aten_level_entry_points():
+    x, t = rnd(5), np.array([1.0, -1.0, -1.0, 1.0, -1.0])
+    for red in (0, 1, 2):
+        grads_same(lambda x: kiln.hinge_embedding_loss(x, K(t), 0.5, red),
+                   lambda x: torch.hinge_embedding_loss(x, T(t), 0.5, red), x)
+    for nd, transposed in [(1, False), (2, False), (3, False), (1, True), (2, True), (3, True)]:
+        xi = rnd(*((2, 4) + (5,) * nd))
+        w = rnd(*((4, 2) + (3,) * nd))
+        args = ([2] * nd, [1] * nd, [1] * nd, transposed, [1 if transposed else 0] * nd, 2)
+        grads_same(lambda x, w: kiln.convolution(x, w, None, *args), lambda x, w: torch.convolution(x, w, None, *args),
+                   xi, w)
+    inp, grid = rnd(1, 2, 4, 5), rnd(1, 3, 3, 2) / 2
+    grads_same(lambda i, g: kiln.grid_sampler(i, g, 0, 1, False), lambda i, g: torch.grid_sampler(i, g, 0, 1, False),
+               inp, grid)
+    v = rnd(3, 4, 5)
+    for dim in (-1, 0, 1, 2):
+        grads_same(lambda v: kiln.norm_except_dim(v, 2, dim), lambda v: torch.norm_except_dim(v, 2, dim), v)
+    k = K(v)
+    assert k.real is k
+    raises_same(lambda: K(v).imag, lambda: T(v).imag)
