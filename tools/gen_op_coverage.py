@@ -66,6 +66,35 @@ def autograd(rec, facts):
     return "grad²" if rec.gradgrad is True else "grad"
 
 
+PYTHON_API = """
+## Composed in Python (not schema operators)
+
+The torch names below are compositions of the operators above (or NumPy, where noted), written in
+`python/kiln/_api_breadth.py`, `_special_numpy.py` and `nn/_functional_breadth.py`. They are not in
+the tables because they have no schema entry; each is compared with torch 1.13 (values, dtypes,
+shapes, gradients, errors) by `tests/python/test_api_breadth.py` and `test_api_breadth_nn.py`.
+
+| group | names | autograd | notes |
+|---|---|---|---|
+| torch-level forms of nn.functional | `conv1d conv3d conv_transpose1d conv_transpose2d conv_transpose3d group_norm instance_norm bilinear cosine_similarity pairwise_distance pdist max_pool1d max_pool1d_with_indices max_pool3d avg_pool1d adaptive_avg_pool1d adaptive_max_pool1d channel_shuffle` | yes | |
+| dropout forms | `dropout_ feature_dropout(_) alpha_dropout(_) feature_alpha_dropout(_)` | yes | torch's random numbers |
+| aliases | `broadcast_to moveaxis concatenate positive negative_ fix(_) arctan2(_) rsub ger vdot matrix_power matrix_exp pinverse chain_matmul unsafe_chunk unsafe_split unsafe_split_with_sizes conj conj_physical resolve_conj resolve_neg` | yes | |
+| predicates | `is_nonzero is_complex is_conj is_neg is_inference can_cast get_device typename` | — | no complex dtypes: the conj/neg bits are always False |
+| in-place functions | `torch.X_` for every `Tensor.X_` kiln has that torch 1.13 exposes (`abs_ exp_ clamp_ ...`) | as the method | |
+| creation | `range scalar_tensor asarray frombuffer` | — | asarray/frombuffer share memory as torch |
+| windows | `hann_window hamming_window blackman_window bartlett_window kaiser_window` | — | ≤ 1 float32 ulp from torch; kaiser in float64, rounded once |
+| switches | `set_warn_always is_warn_always_enabled get/set_num_interop_threads set_flush_denormal is_inference_mode_enabled` | — | set_flush_denormal sets MXCSR's FTZ/DAZ (C++) |
+| Tensor methods | `fill_diagonal_ eq_ ne_ lt_ le_ gt_ ge_ (and aliases) cumsum_ cumprod_ addmm_ addmv_ addr_ apply_ map_ new_empty_strided sum_to_size mT mH H adjoint resize resize_as put_ put index_put signbit sinc(_) isposinf isneginf isreal frexp is_set_to pin_memory` | yes where torch's | pin_memory raises as torch without CUDA |
+| random methods | `exponential_ geometric_ cauchy_ log_normal_` | — | torch's numbers, bit for bit |
+| special functions | `lgamma digamma polygamma mvlgamma i0` (and `_`, `special.gammaln psi multigammaln`) | grad² | NumPy, float64 then rounded; Python loops, no vector kernels |
+| nn.functional | `max_pool1d/3d(_with_indices) avg_pool1d/3d max_unpool1d/2d/3d lp_pool1d/2d local_response_norm alpha_dropout feature_alpha_dropout channel_shuffle gumbel_softmax pdist conv_transpose3d adaptive_max_pool*_with_indices` | yes | |
+| nn modules | `MaxPool1d/3d AvgPool1d/3d MaxUnpool1d/2d/3d LPPool1d/2d BatchNorm3d SyncBatchNorm LocalResponseNorm Softmax2d AlphaDropout FeatureAlphaDropout ChannelShuffle ConvTranspose3d LazyLinear LazyConv1d/2d/3d LazyConvTranspose1d/2d/3d LazyBatchNorm1d/2d/3d LazyInstanceNorm1d/2d/3d` (UninitializedParameter, UninitializedBuffer) | yes | SyncBatchNorm is BatchNorm on one process |
+| scatter into views, copies | `slice_scatter select_scatter diagonal_scatter as_strided_scatter` (also methods), `X_copy` for `alias as_strided detach diagonal expand permute select split split_with_sizes squeeze t transpose unbind unfold unsqueeze view narrow` | yes | a copy into a view of a clone; contiguous results |
+| more | `cumulative_trapezoid fill frobenius_norm nuclear_norm angle real imag cholesky_inverse is_storage is_distributed convolution grid_sampler norm_except_dim hinge_embedding_loss`, `Tensor.real imag`, `Tensor.cov corrcoef histogram renorm_ triangular_solve` | yes | real dtypes only: imag raises as torch's |
+| nn utilities | `init.dirac_ init.sparse_ utils.fuse_conv_bn_eval/weights utils.fusion.fuse_linear_bn_eval/weights utils.stateless.functional_call func.functional_call` | yes | |
+"""
+
+
 def render() -> str:
     lines = [HEADER]
     head = "| op | " + " | ".join(SHORT[d] for d in ALL) + " | forms | autograd | domain | devices |"
@@ -84,7 +113,7 @@ def render() -> str:
     n_ops = len(RECORDS)
     n_grad = sum(1 for r in RECORDS.values() if autograd(r, FACTS[r.name]).startswith("grad"))
     lines.append(f"{n_ops} overloads, {n_grad} with gradients checked.")
-    return "\n".join(lines) + "\n"
+    return "\n".join(lines) + "\n" + PYTHON_API
 
 
 def main():

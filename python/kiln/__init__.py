@@ -59,6 +59,7 @@ from . import amp, backends, compiler, cpu, cuda, distributed, linalg, onnx, spe
 from . import distributions  # noqa: E402
 # Sparse COO tensors (a Python type: kiln/sparse/_coo.py); mm and matmul take a sparse first operand.
 from . import sparse  # noqa: E402
+from . import func  # noqa: E402  (torch.func.functional_call)
 from ._layout import layout, sparse_coo, strided  # noqa: E402
 from .sparse import sparse_coo_tensor  # noqa: E402
 from .version import __version__  # noqa: E402,F401
@@ -339,6 +340,13 @@ def sigmoid_(input):
 def tanh_(input):
     return input.tanh_()
 
+
+# torch-level names programs use that kiln had under other names or not at all (_api_breadth.py).
+import sys as _sys  # noqa: E402
+from . import _special_numpy  # noqa: E402  (lgamma, digamma, polygamma, mvlgamma, i0)
+_special_numpy.install(globals(), Tensor)
+from . import _api_breadth  # noqa: E402
+_api_breadth.install(globals(), _sys.modules[__name__])
 
 from . import func, jit, testing  # noqa: E402  (torch.func transforms, eager torch.jit, torch.testing)
 

@@ -26,8 +26,10 @@ variable_list CopySlices::apply(variable_list&& grads) {
   const TensorBase& grad = grads[0];
   if (!grad.defined()) return out;
   // The base's gradient, with the modified region replaced by what flows back
-  // through the in-place op.
-  TensorBase result = ops_seam::clone(grad);
+  // through the in-place op. The view's geometry is the contiguous base's (view_geometry requires it),
+  // so the copy is contiguous whatever layout grad has: a clone would keep the strides of a transposed
+  // grad (`F.pad(x).t()`'s), and the slice below would then pick the wrong elements.
+  TensorBase result = ops_seam::contiguous_copy(grad);
   TensorBase slice = ops_seam::as_strided(result, view_.sizes, view_.strides, view_.offset);
   variable_list fn_grads = fn_->apply({ops_seam::clone(slice)});
   if (fn_grads.size() > 0 && fn_grads[0].defined()) {

@@ -3,6 +3,9 @@
 #include <omp.h>
 
 #include <cstdlib>
+#if defined(__x86_64__) || defined(__i386__)
+#include <xmmintrin.h>
+#endif
 
 #include "runtime/python/binding_tables.h"
 #include "generated/api/view.h"
@@ -139,6 +142,25 @@ PyObject* py_set_num_threads(PyObject*, PyObject* arg) {
 }
 PyObject* py_get_num_threads(PyObject*, PyObject*) { return PyLong_FromLong(omp_get_max_threads()); }
 
+// torch.set_flush_denormal: flush-to-zero and denormals-are-zero in this thread's MXCSR, as torch sets
+// them (DAZ needs SSE3's MXCSR); False where the CPU has no such bits.
+PyObject* py_set_flush_denormal(PyObject*, PyObject* arg) {
+  KILN_PY_BEGIN
+  int on = PyObject_IsTrue(arg);
+  if (on < 0) throw PythonError();
+#if defined(__x86_64__) || defined(__i386__)
+  if (__builtin_cpu_supports("sse3")) {
+    constexpr unsigned kDenormalsZero = 0x0040, kFlushZero = 0x8000;
+    unsigned csr = _mm_getcsr() & ~(kDenormalsZero | kFlushZero);
+    if (on) csr |= kDenormalsZero | kFlushZero;
+    _mm_setcsr(csr);
+    Py_RETURN_TRUE;
+  }
+#endif
+  Py_RETURN_FALSE;
+  KILN_PY_END
+}
+
 PyObject* py_explain(PyObject*, PyObject* arg) {
   set_explain_enabled(PyObject_IsTrue(arg) == 1);
   Py_RETURN_NONE;
@@ -240,6 +262,7 @@ PyMethodDef hand_functions[] = {
     KILN_FN("_get_autocast_cpu_dtype", py_get_autocast_cpu_dtype, METH_NOARGS),
     KILN_FN("get_num_threads", py_get_num_threads, METH_NOARGS),
     KILN_FN("_explain", py_explain, METH_O),
+    KILN_FN("_set_flush_denormal", py_set_flush_denormal, METH_O),
     KILN_FN("_pointwise_formulas", py_pointwise_formulas, METH_NOARGS),
     KILN_FN("_evaluate_formula", py_evaluate_formula, METH_VARARGS),
     KILN_FN("_pointwise_derivatives", py_pointwise_derivatives, METH_NOARGS),

@@ -66,6 +66,16 @@ class inference_mode(_GradMode):
     def __init__(self, mode=True):
         self.enabled = not mode
 
+    def __enter__(self):
+        from .. import _api_breadth
+        _api_breadth._push_inference(not self.enabled)
+        return super().__enter__()
+
+    def __exit__(self, *exc):
+        from .. import _api_breadth
+        _api_breadth._pop_inference()
+        return super().__exit__(*exc)
+
     def __call__(self, fn):
         @functools.wraps(fn)
         def wrapper(*args, **kwargs):

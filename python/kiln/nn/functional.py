@@ -1795,6 +1795,13 @@ def grid_sample(input, grid, mode="bilinear", padding_mode="zeros", align_corner
 # the margin losses composed in Python (nn/_losses_more.py)
 from ._losses_more import (hinge_embedding_loss, multi_margin_loss, multilabel_margin_loss,  # noqa: E402,F401
                            triplet_margin_with_distance_loss)
+# pooling, unpooling, dropout and normalization functions torch has and kiln lacked (nn/_functional_breadth.py)
+from ._functional_breadth import (adaptive_max_pool1d_with_indices, adaptive_max_pool2d_with_indices,  # noqa: E402,F401
+                                  adaptive_max_pool3d_with_indices, alpha_dropout, avg_pool1d, avg_pool3d,
+                                  channel_shuffle, feature_alpha_dropout, gumbel_softmax, local_response_norm,
+                                  lp_pool1d, lp_pool2d, max_pool1d, max_pool1d_with_indices, max_pool2d_with_indices,
+                                  max_pool3d, max_pool3d_with_indices, max_unpool1d, max_unpool2d, max_unpool3d,
+                                  native_channel_shuffle, pdist, conv_transpose3d)
 
 
 # Python-level functions raise torch's TypeError for an argument of the wrong type (_arg_errors.py).

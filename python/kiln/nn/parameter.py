@@ -26,6 +26,59 @@ class Parameter(Tensor):
         return (Parameter, (self.detach().clone(), self.requires_grad))
 
 
+class UninitializedParameter(Parameter):
+    """A parameter whose shape is not known yet (lazy modules): materialize(shape) gives it storage and
+    makes it a Parameter."""
+    cls_to_become = Parameter
+
+    def __new__(cls, requires_grad=True, device=None, dtype=None):
+        data = _C.empty([0], **({"dtype": dtype} if dtype is not None else {}))
+        return _C._make_subclass(cls, data, requires_grad)
+
+    def materialize(self, shape, device=None, dtype=None):
+        if dtype is None:
+            dtype = self.dtype
+        self.data = _C.empty(list(shape), dtype=dtype)
+        self.__class__ = self.cls_to_become
+
+    @property
+    def shape(self):
+        raise RuntimeError("Can't access the shape of an uninitialized parameter or buffer. This error usually "
+                           "happens in `load_state_dict` when trying to load an uninitialized parameter into an "
+                           "initialized one. Call `forward` to initialize the parameters before accessing their "
+                           "attributes.")
+
+    def __repr__(self):
+        return "<UninitializedParameter>"
+
+    def __deepcopy__(self, memo):
+        if id(self) not in memo:
+            memo[id(self)] = type(self)(self.requires_grad, None, self.dtype)
+        return memo[id(self)]
+
+    def __reduce_ex__(self, proto):
+        return (UninitializedParameter, (self.requires_grad,))
+
+
+class UninitializedBuffer(Tensor):
+    """A buffer whose shape is not known yet (lazy norm layers): materialize(shape) makes it a Tensor."""
+    cls_to_become = Tensor
+
+    def __new__(cls, requires_grad=False, device=None, dtype=None):
+        data = _C.empty([0], **({"dtype": dtype} if dtype is not None else {}))
+        return _C._make_subclass(cls, data, requires_grad)
+
+    materialize = UninitializedParameter.materialize
+    shape = UninitializedParameter.shape
+
+    def __repr__(self):
+        return "<UninitializedBuffer>"
+
+
+def is_lazy(param):
+    return isinstance(param, (UninitializedParameter, UninitializedBuffer))
+
+
 class _BufferMeta(type):
     def __instancecheck__(cls, instance):
         if cls is Buffer and isinstance(instance, _C.TensorBase) and getattr(instance, "_is_buffer", False):

@@ -70,3 +70,39 @@ def round(input, *, decimals=0, out=None):  # noqa: A001  (torch's name)
 # Python-level functions raise torch's TypeError for an argument of the wrong type (_arg_errors.py).
 from .._arg_errors import type_namespace as _type_namespace  # noqa: E402
 _type_namespace(globals(), list(globals()))
+
+
+# the gamma-family functions and the Bessel function I0 (kiln/_special_numpy.py) and sinc
+def gammaln(input, *, out=None):
+    from .. import _special_numpy
+    return _special_numpy.lgamma(input, out=out)
+
+
+def digamma(input, *, out=None):
+    from .. import _special_numpy
+    return _special_numpy.digamma(input, out=out)
+
+
+psi = digamma
+
+
+def polygamma(n, input, *, out=None):
+    from .. import _special_numpy
+    return _special_numpy.polygamma(n, input, out=out)
+
+
+def multigammaln(input, p, *, out=None):
+    from .. import _special_numpy
+    return _special_numpy.mvlgamma(input, p, out=out)
+
+
+def i0(input, *, out=None):
+    from .. import _special_numpy
+    return _special_numpy.i0(input, out=out)
+
+
+def sinc(input, *, out=None):
+    return _out(input.sinc(), out)
+
+
+__all__ += ["gammaln", "digamma", "psi", "polygamma", "multigammaln", "i0", "sinc"]

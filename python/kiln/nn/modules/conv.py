@@ -4,7 +4,8 @@ import math
 
 from .. import functional as F, init
 from ... import _C
-from ..parameter import Parameter
+from ..parameter import Parameter, UninitializedParameter
+from .lazy import LazyModuleMixin
 from .module import Module
 
 _PADDING_MODES = ("zeros", "reflect", "replicate", "circular")
@@ -178,3 +179,92 @@ class ConvTranspose2d(_ConvTransposeNd):
     """Transposed 2-D convolution: weight [in_channels, out_channels // groups, kH, kW]."""
     _nd = 2
     _conv = staticmethod(F.conv_transpose2d)
+
+
+class ConvTranspose3d(_ConvTransposeNd):
+    """Transposed 3-D convolution: weight [in_channels, out_channels // groups, kD, kH, kW]."""
+    _nd = 3
+    _conv = staticmethod(F.conv_transpose3d)
+
+
+class _LazyConvXdMixin(LazyModuleMixin):
+    def reset_parameters(self):
+        if not self.has_uninitialized_params() and self.in_channels != 0:
+            super().reset_parameters()
+
+    def initialize_parameters(self, input, *args, **kwargs):
+        if self.has_uninitialized_params():
+            self.in_channels = self._get_in_channels(input)
+            if self.in_channels % self.groups != 0:
+                raise ValueError("in_channels must be divisible by groups")
+            with _no_grad():
+                if self.transposed:
+                    self.weight.materialize((self.in_channels, self.out_channels // self.groups, *self.kernel_size))
+                else:
+                    self.weight.materialize((self.out_channels, self.in_channels // self.groups, *self.kernel_size))
+                if self.bias is not None:
+                    self.bias.materialize((self.out_channels,))
+                self.reset_parameters()
+
+    def _get_in_channels(self, input):
+        no_batch = self._nd + 1
+        if input.dim() not in (no_batch, no_batch + 1):
+            raise RuntimeError(f"Expected {no_batch}D (unbatched) or {no_batch + 1}D (batched) input to "
+                               f"{self.__class__.__name__}, but got input of size: {input.shape}")
+        return input.shape[1] if input.dim() == no_batch + 1 else input.shape[0]
+
+
+def _lazy_conv(base, transposed):
+    def __init__(self, out_channels, kernel_size, stride=1, padding=0, *rest, device=None, dtype=None, **kwargs):
+        # the eager module's positional order after out_channels
+        if transposed:
+            names = ["output_padding", "groups", "bias", "dilation", "padding_mode"]
+            defaults = {"output_padding": 0, "groups": 1, "bias": True, "dilation": 1, "padding_mode": "zeros"}
+        else:
+            names = ["dilation", "groups", "bias", "padding_mode"]
+            defaults = {"dilation": 1, "groups": 1, "bias": True, "padding_mode": "zeros"}
+        args = dict(defaults)
+        args.update(dict(zip(names, rest)))
+        args.update(kwargs)
+        bias = args.pop("bias")
+        LazyModuleMixin.__init__(self, 0, 0, kernel_size, stride, padding, bias=False, dtype=dtype, **args)
+        self.weight = UninitializedParameter(dtype=dtype)
+        self.out_channels = out_channels
+        if bias:
+            self.bias = UninitializedParameter(dtype=dtype)
+    return __init__
+
+
+def _no_grad():
+    from ...autograd.grad_mode import no_grad
+    return no_grad()
+
+
+class LazyConv1d(_LazyConvXdMixin, Conv1d):
+    cls_to_become = Conv1d
+    __init__ = _lazy_conv(Conv1d, False)
+
+
+class LazyConv2d(_LazyConvXdMixin, Conv2d):
+    cls_to_become = Conv2d
+    __init__ = _lazy_conv(Conv2d, False)
+
+
+class LazyConv3d(_LazyConvXdMixin, Conv3d):
+    cls_to_become = Conv3d
+    __init__ = _lazy_conv(Conv3d, False)
+
+
+class LazyConvTranspose1d(_LazyConvXdMixin, ConvTranspose1d):
+    cls_to_become = ConvTranspose1d
+    __init__ = _lazy_conv(ConvTranspose1d, True)
+
+
+class LazyConvTranspose2d(_LazyConvXdMixin, ConvTranspose2d):
+    cls_to_become = ConvTranspose2d
+    __init__ = _lazy_conv(ConvTranspose2d, True)
+
+
+class LazyConvTranspose3d(_LazyConvXdMixin, ConvTranspose3d):
+    cls_to_become = ConvTranspose3d
+    __init__ = _lazy_conv(ConvTranspose3d, True)

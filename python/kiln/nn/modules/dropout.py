@@ -37,3 +37,17 @@ class Dropout2d(_DropoutNd):
 class Dropout3d(_DropoutNd):
     """Zeroes whole channels of (N, C, D, H, W) inputs while training."""
     _fn = staticmethod(F.dropout3d)
+
+
+class AlphaDropout(Dropout):
+    """Dropout that keeps the mean and variance of SELU activations (torch's alpha dropout)."""
+
+    def forward(self, input):
+        return F.alpha_dropout(input, self.p, self.training)
+
+
+class FeatureAlphaDropout(Dropout):
+    """Alpha dropout of whole channels."""
+
+    def forward(self, input):
+        return F.feature_alpha_dropout(input, self.p, self.training)

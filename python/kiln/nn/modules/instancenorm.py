@@ -2,7 +2,7 @@
 import warnings
 
 from .. import functional as F
-from .batchnorm import _BatchNorm
+from .batchnorm import _BatchNorm, _LazyNormBase
 
 
 class _InstanceNorm(_BatchNorm):
@@ -50,3 +50,19 @@ class InstanceNorm3d(_InstanceNorm):
     """(N, C, D, H, W) or (C, D, H, W) input."""
     _expected_dims = (4, 5)
     _no_batch_dim = 4
+
+
+class LazyInstanceNorm1d(_LazyNormBase, _InstanceNorm):
+    cls_to_become = InstanceNorm1d
+    _expected_dims, _no_batch_dim = InstanceNorm1d._expected_dims, InstanceNorm1d._no_batch_dim
+    # torch's defaults are _LazyNormBase's: affine=True, track_running_stats=True (unlike InstanceNorm's)
+
+
+class LazyInstanceNorm2d(LazyInstanceNorm1d):
+    cls_to_become = InstanceNorm2d
+    _expected_dims, _no_batch_dim = InstanceNorm2d._expected_dims, InstanceNorm2d._no_batch_dim
+
+
+class LazyInstanceNorm3d(LazyInstanceNorm1d):
+    cls_to_become = InstanceNorm3d
+    _expected_dims, _no_batch_dim = InstanceNorm3d._expected_dims, InstanceNorm3d._no_batch_dim

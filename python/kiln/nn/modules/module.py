@@ -12,7 +12,7 @@ from ..._device import device
 from ..._device import device as kiln_device
 from ..._tensor import Tensor
 from ...autograd.grad_mode import no_grad
-from ..parameter import Buffer, Parameter
+from ..parameter import Buffer, Parameter, is_lazy
 
 
 class _IncompatibleKeys(namedtuple("IncompatibleKeys", ["missing_keys", "unexpected_keys"])):
@@ -496,10 +496,14 @@ class Module:
             m._apply_dtype(dtype)
         with no_grad():
             for name, p in self._parameters.items():
-                if p is not None and p.is_floating_point() and p.dtype != dtype:
+                if is_lazy(p):  # a lazy module's parameter stays uninitialized, in the new dtype
+                    self._parameters[name] = type(p)(p.requires_grad, None, dtype)
+                elif p is not None and p.is_floating_point() and p.dtype != dtype:
                     self._parameters[name] = Parameter(p.detach().to(dtype), p.requires_grad)
             for name, b in self._buffers.items():
-                if b is not None and b.is_floating_point():
+                if is_lazy(b):
+                    self._buffers[name] = type(b)(b.requires_grad, None, dtype)
+                elif b is not None and b.is_floating_point():
                     self._buffers[name] = b.to(dtype)
         return self
 

@@ -78,3 +78,7 @@ from . import rnn  # noqa: E402  (after the functions above: rnn imports kiln, w
 from . import parametrize  # noqa: E402
 from . import parametrizations  # noqa: E402
 from . import prune  # noqa: E402
+from . import fusion, stateless  # noqa: E402
+from .fusion import fuse_conv_bn_eval, fuse_conv_bn_weights, fuse_linear_bn_eval, fuse_linear_bn_weights  # noqa: E402
+
+__all__ += ["fuse_conv_bn_eval", "fuse_conv_bn_weights", "fuse_linear_bn_eval", "fuse_linear_bn_weights", "stateless"]

@@ -1,0 +1,333 @@
+"""lgamma, digamma, polygamma, mvlgamma and i0 (torch's names, dtypes and derivatives), computed in
+float64 with NumPy and Python's math module by torch's own algorithms (ATen/native/Math.h: Cephes'
+digamma, trigamma and Hurwitz zeta) and rounded once to the result dtype. They are autograd Functions
+whose backward calls the next function of the family (lgamma' = digamma, digamma' = polygamma(1),
+polygamma(n)' = polygamma(n + 1), i0' = i1), so double backward works. No vector kernels: these loop
+in Python over the elements, and are meant for the sizes tests and losses use, not for hot loops (as
+formula ops they need new intrinsics in runtime/kernels/pointwise_math.h)."""
+import math
+
+import numpy as np
+
+from . import _C
+from .autograd.function import Function
+
+_FLOATS = None
+
+
+def _is_float(t):
+    return t.is_floating_point()
+
+
+def _result_dtype(t):
+    return t.dtype if _is_float(t) else _C.get_default_dtype()
+
+
+def _f64(t):
+    return t.detach().to(_C.float64).contiguous().numpy()
+
+
+def _wrap(values, dtype):
+    return _C.from_numpy(np.ascontiguousarray(values, dtype=np.float64)).to(dtype)
+
+
+def _lgamma_scalar(x):
+    if math.isnan(x):
+        return math.nan
+    if math.isinf(x):
+        return math.inf
+    try:
+        return math.lgamma(x)
+    except ValueError:  # a pole: 0 and the negative integers
+        return math.inf
+
+
+_lgamma_u = np.frompyfunc(_lgamma_scalar, 1, 1)
+
+_PSI_A = [8.33333333333333333333E-2, -2.10927960927960927961E-2, 7.57575757575757575758E-3,
+          -4.16666666666666666667E-3, 3.96825396825396825397E-3, -8.33333333333333333333E-3,
+          8.33333333333333333333E-2]
+
+
+def _digamma_scalar(x):
+    """torch's calc_digamma (double)."""
+    if x == 0:
+        return math.copysign(math.inf, -x)
+    if math.isnan(x):
+        return math.nan
+    if x == -math.inf:
+        return math.nan
+    if x == math.inf:
+        return math.inf
+    if x < 0:
+        if x == math.trunc(x):
+            return math.nan
+        r = math.modf(x)[0]
+        return _digamma_scalar(1 - x) - math.pi / math.tan(math.pi * r)
+    result = 0.0
+    while x < 10:
+        result -= 1 / x
+        x += 1
+    if x == 10:
+        return result + 2.25175258906672110764
+    y = 0.0
+    if x < 1.0e17:
+        z = 1.0 / (x * x)
+        p = _PSI_A[0]
+        for c in _PSI_A[1:]:
+            p = p * z + c
+        y = z * p
+    return result + math.log(x) - (0.5 / x) - y
+
+
+def _trigamma_scalar(x):
+    """torch's calc_trigamma (double)."""
+    if math.isnan(x):
+        return math.nan
+    sign = 1.0
+    result = 0.0
+    if x < 0.5:
+        sign = -1.0
+        s = math.sin(math.pi * x) if math.isfinite(x) else math.nan
+        result -= (math.pi * math.pi) / (s * s) if s != 0 else math.inf
+        x = 1 - x
+    for _ in range(6):
+        result += 1 / (x * x)
+        x += 1
+    ixx = 1 / (x * x)
+    result += (1 + 1 / (2 * x) + ixx * (1. / 6 - ixx * (1. / 30 - ixx * (1. / 42)))) / x
+    return sign * result
+
+
+_ZETA_A = [12.0, -720.0, 30240.0, -1209600.0, 47900160.0, -1.8924375803183791606e9, 7.47242496e10,
+           -2.950130727918164224e12, 1.1646782814350067249e14, -4.5979787224074726105e15,
+           1.8152105401943546773e17, -7.1661652561756670113e18]
+
+
+def _zeta_scalar(x, q):
+    """Cephes' Hurwitz zeta, as torch's zeta."""
+    machep = 1.11022302462515654042E-16
+    if x == 1:
+        return math.inf
+    if x < 1 or math.isnan(q):
+        return math.nan
+    if q <= 0:
+        if math.isinf(q) or q == math.floor(q):
+            return math.inf
+        if x != math.floor(x):
+            return math.nan
+    try:
+        s = q ** -x
+    except ZeroDivisionError:
+        return math.inf
+    a, i, b = q, 0, 0.0
+    while i < 9 or a <= 9.0:
+        i += 1
+        a += 1.0
+        b = a ** -x
+        s += b
+        if -machep * s < b < machep * s:
+            return s
+    w = a
+    s += b * w / (x - 1)
+    s -= 0.5 * b
+    a, k = 1.0, 0.0
+    for c in _ZETA_A:
+        a *= x + k
+        b /= w
+        t = a * b / c
+        s = s + t
+        t = abs(t / s)
+        if t < machep:
+            return s
+        k += 1.0
+        a *= x + k
+        b /= w
+        k += 1.0
+    return s
+
+
+def _polygamma_scalar(n, x):
+    if n == 0:
+        return _digamma_scalar(x)
+    if n == 1:
+        return _trigamma_scalar(x)
+    return (1.0 if n % 2 else -1.0) * math.exp(math.lgamma(n + 1.0)) * _zeta_scalar(n + 1.0, x)
+
+
+def _i1_scalar(x):
+    """Modified Bessel function I1: its power series below 20, the asymptotic expansion above."""
+    ax = abs(x)
+    if math.isnan(x):
+        return math.nan
+    if ax == math.inf:
+        return math.copysign(math.inf, x)
+    if ax < 20:
+        half = ax / 2
+        term = half
+        total = term
+        k = 0
+        while True:
+            k += 1
+            term *= half * half / (k * (k + 1))
+            total += term
+            if term < total * 1e-17:
+                break
+        result = total
+    else:
+        total, term, k = 1.0, 1.0, 0
+        while k < 40:
+            k += 1
+            new = term * -(4 - (2 * k - 1) ** 2) / (k * 8 * ax)
+            if abs(new) >= abs(term):
+                break
+            term = new
+            total += term
+            if abs(term) < 1e-17 * abs(total):
+                break
+        try:
+            result = math.exp(ax) / math.sqrt(2 * math.pi * ax) * total
+        except OverflowError:
+            result = math.inf
+    return math.copysign(result, x)
+
+
+_u = {name: np.frompyfunc(fn, 1, 1) for name, fn in
+      (("digamma", _digamma_scalar), ("i1", _i1_scalar))}
+
+
+def _unary_values(name, x):
+    if name == "lgamma":
+        return _lgamma_u(x).astype(np.float64)
+    if name == "i0":
+        with np.errstate(over="ignore"):
+            return np.i0(x)
+    return _u[name](x).astype(np.float64)
+
+
+class _Polygamma(Function):
+    @staticmethod
+    def forward(ctx, n, x):
+        ctx.n = n
+        ctx.save_for_backward(x)
+        values = np.frompyfunc(lambda v: _polygamma_scalar(n, v), 1, 1)(_f64(x)).astype(np.float64)
+        return _wrap(values, _result_dtype(x))
+
+    @staticmethod
+    def backward(ctx, grad):
+        (x,) = ctx.saved_tensors
+        return None, grad * _Polygamma.apply(ctx.n + 1, x)
+
+
+class _Unary(Function):
+    """name(x) from NumPy; its derivative from the next function of the family."""
+
+    @staticmethod
+    def forward(ctx, name, x):
+        ctx.name = name
+        ctx.save_for_backward(x)
+        return _wrap(_unary_values(name, _f64(x)), _result_dtype(x))
+
+    @staticmethod
+    def backward(ctx, grad):
+        (x,) = ctx.saved_tensors
+        if ctx.name == "lgamma":
+            return None, grad * _Unary.apply("digamma", x)
+        if ctx.name == "digamma":
+            return None, grad * _Polygamma.apply(1, x)
+        if ctx.name == "i0":
+            return None, grad * _I1.apply(x)
+        raise RuntimeError(f"the derivative for '{ctx.name}' is not implemented.")
+
+
+class _I1(Function):
+    @staticmethod
+    def forward(ctx, x):
+        ctx.save_for_backward(x)
+        return _wrap(_unary_values("i1", _f64(x)), _result_dtype(x))
+
+    @staticmethod
+    def backward(ctx, grad):
+        (x,) = ctx.saved_tensors
+        # I1' = I0 - I1 / x (1/2 at 0)
+        i1 = _I1.apply(x)
+        safe = x + (x == 0).to(x.dtype)
+        ratio = _C.where(x == 0, _C.full([], 0.5, dtype=i1.dtype), i1 / safe)
+        return grad * (_Unary.apply("i0", x) - ratio)
+
+
+def _check_tensor(name, x):
+    if not isinstance(x, _C.TensorBase):
+        raise TypeError(f"{name}(): argument 'input' (position 1) must be Tensor, not {type(x).__name__}")
+
+
+def _inplace(self, result):
+    if not self.is_floating_point():
+        raise RuntimeError(f"result type Float can't be cast to the desired output type "
+                           f"{_int_name(self.dtype)}")
+    return self.copy_(result)
+
+
+def _int_name(dtype):
+    return {_C.bool: "Bool", _C.uint8: "Byte", _C.int8: "Char", _C.int16: "Short", _C.int32: "Int",
+            _C.int64: "Long"}.get(dtype, str(dtype))
+
+
+def _out(result, out):
+    if out is None:
+        return result
+    out.resize_(list(result.shape))
+    return out.copy_(result)
+
+
+def lgamma(input, *, out=None):
+    _check_tensor("lgamma", input)
+    return _out(_Unary.apply("lgamma", input), out)
+
+
+def digamma(input, *, out=None):
+    _check_tensor("digamma", input)
+    return _out(_Unary.apply("digamma", input), out)
+
+
+def polygamma(n, input, *, out=None):
+    _check_tensor("polygamma", input)
+    if n < 0:
+        raise RuntimeError("polygamma(n, x) does not support negative n.")
+    return _out(_Polygamma.apply(int(n), input), out)
+
+
+def i0(input, *, out=None):
+    _check_tensor("i0", input)
+    return _out(_Unary.apply("i0", input), out)
+
+
+def mvlgamma(input, p, *, out=None):
+    """sum_{i < p} lgamma(x - i / 2) + p (p - 1) / 4 log(pi) (torch 1.13's formula and check: elements
+    at most (p - 1) / 2 give inf, as there, not an error)."""
+    _check_tensor("mvlgamma", input)
+    if p < 1:
+        raise RuntimeError("p has to be greater than or equal to 1")
+    x = input if input.is_floating_point() else input.to(_C.get_default_dtype())
+    args = _C.arange(-p * 0.5 + 0.5, 0.5, 0.5, dtype=x.dtype)
+    args = args + x.unsqueeze(-1)
+    return _out(lgamma(args).sum(-1) + p * (p - 1) * math.log(math.pi) * 0.25, out)
+
+
+def install(namespace, tensor_cls):
+    for fn in (lgamma, digamma, polygamma, i0, mvlgamma):
+        namespace.setdefault(fn.__name__, fn)
+    tensor_cls.lgamma = lambda self: lgamma(self)
+    tensor_cls.digamma = lambda self: digamma(self)
+    tensor_cls.polygamma = lambda self, n: polygamma(n, self)
+    tensor_cls.i0 = lambda self: i0(self)
+    tensor_cls.mvlgamma = lambda self, p: mvlgamma(self, p)
+    tensor_cls.lgamma_ = lambda self: _inplace(self, lgamma(self.clone() if self.requires_grad else self))
+    tensor_cls.digamma_ = lambda self: _inplace(self, digamma(self.clone() if self.requires_grad else self))
+    tensor_cls.polygamma_ = lambda self, n: _inplace(self, polygamma(n, self.clone() if self.requires_grad else self))
+    tensor_cls.i0_ = lambda self: _inplace(self, i0(self.clone() if self.requires_grad else self))
+    tensor_cls.mvlgamma_ = lambda self, p: _inplace(self, mvlgamma(self.clone() if self.requires_grad else self, p))
+    for name in ("lgamma", "digamma", "polygamma", "i0", "mvlgamma", "lgamma_", "digamma_", "polygamma_", "i0_",
+                 "mvlgamma_"):
+        fn = getattr(tensor_cls, name)
+        fn.__name__ = fn.__qualname__ = name
