@@ -1590,7 +1590,7 @@ NOT_GENERATED = {
         'nn.functional.max_pool3d_with_indices', 'nn.functional.max_unpool1d', 'nn.functional.max_unpool2d',
         'nn.functional.max_unpool3d', 'nn.functional.native_channel_shuffle', 'nn.functional.pdist',
         'pairwise_distance', 'pdist', 'pinverse', 'polygamma', 'positive', 'put', 'rad2deg_', 'range',
-        'reciprocal_', 'resize_as_', 'resolve_conj', 'resolve_neg', 'round_', 'rsqrt_', 'rsub',
+        'reciprocal_', 'resize_as_', 'resolve_conj', 'resolve_neg', 'round_', 'rsqrt_',
         'scalar_tensor', 'set_flush_denormal', 'set_num_interop_threads', 'set_warn_always', 'signbit',
         'sin_', 'sinc', 'sinc_', 'sinh_', 'sqrt_', 'square_', 'tan_', 'trunc_', 'typename', 'unsafe_chunk',
         'unsafe_split', 'unsafe_split_with_sizes', 'vdot', 'xlogy_')},
