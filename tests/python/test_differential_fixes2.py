@@ -10,6 +10,7 @@ import pytest
 torch_ref = pytest.importorskip("torch", reason="torch is the oracle")
 
 import kiln  # noqa: E402
+from differential.snippets import assert_same_outcome  # noqa: E402
 
 CASES = [
     # clamp with one Scalar bound that is NaN: torch's one-bound loop (std::max(a, min)) ignores it;
@@ -290,38 +291,6 @@ def test_batch_norm_values_and_gradients_match_torch(src):
         np.testing.assert_allclose(got, want, rtol=1e-4, atol=1e-4, equal_nan=True)
 
 
-def _run(lib, src):
-    env = {"torch": lib, "inf": math.inf, "nan": math.nan}
-    try:
-        exec(src, env)
-    except Exception as e:  # noqa: BLE001 - the class is what is compared
-        return ("raised", type(e).__name__)
-    return env["r"]
-
-
-def _flat(r):
-    if isinstance(r, (tuple, list)):
-        return [x for e in r for x in _flat(e)]
-    if r is None:
-        return [None]
-    return [(str(r.dtype).split(".")[-1], tuple(r.shape), r.detach().double().numpy())]
-
-
-def _raised(r):
-    return isinstance(r, tuple) and len(r) == 2 and r[0] == "raised"
-
-
 @pytest.mark.parametrize("src", CASES)
 def test_matches_torch(src):
-    got, want = _run(kiln, src), _run(torch_ref, src)
-    if _raised(got) or _raised(want):
-        assert got == want, f"kiln {got}, torch {want}"
-        return
-    g, w = _flat(got), _flat(want)
-    assert len(g) == len(w)
-    for a, b in zip(g, w):
-        assert (a is None) == (b is None), (a, b)
-        if a is None:
-            continue
-        assert a[:2] == b[:2], f"kiln {a[:2]}, torch {b[:2]}"
-        np.testing.assert_allclose(a[2], b[2], rtol=1e-6, atol=1e-6, equal_nan=True)
+    assert_same_outcome(src, kiln, torch_ref)
