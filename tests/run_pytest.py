@@ -30,4 +30,9 @@ if __name__ == "__main__":
     # Paths are relative to the repository root; options (-x, -k expr) pass through.
     args = ["-q", "-p", "no:cacheprovider", "-rs"] + [a if a.startswith("-") or (i > 1 and sys.argv[i - 1] == "-k")
                                                        else os.path.join(repo, a) for i, a in enumerate(sys.argv) if i]
+    # Under Bazel, pytest's temporary directories go in the test's own TEST_TMPDIR: in the shared
+    # /tmp/pytest-of-<user>, each run deletes older runs' directories at exit, which kept a finished
+    # test target running for minutes while other targets wrote there.
+    if "TEST_TMPDIR" in os.environ:
+        args.insert(0, "--basetemp=" + os.path.join(os.environ["TEST_TMPDIR"], "pytest"))
     sys.exit(pytest.main(args))
