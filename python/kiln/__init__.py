@@ -349,6 +349,7 @@ from . import _api_breadth  # noqa: E402
 _api_breadth.install(globals(), _sys.modules[__name__])
 
 from . import func, jit, testing  # noqa: E402  (torch.func transforms, eager torch.jit, torch.testing)
+vmap = func.vmap  # torch.vmap (torch 2.x), a loop here: see kiln.func
 
 # Python-level functions raise torch's TypeError for an argument of the wrong type (_arg_errors.py).
 from ._arg_errors import type_methods as _type_methods, type_namespace as _type_namespace  # noqa: E402

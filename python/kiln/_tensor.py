@@ -251,6 +251,10 @@ class Tensor(_C.TensorBase):
     def is_cpu(self):
         return True
 
+    # Devices, layouts and kinds kiln has none of (code asks before special-casing them).
+    is_meta = is_quantized = is_nested = is_mkldnn = is_sparse_csr = False
+    is_xpu = is_mps = is_ipu = is_vulkan = is_ort = False
+
     # ---- layout: a dense tensor is strided; sparse COO tensors are kiln.sparse.SparseCooTensor ----
     layout = _layout.strided
     is_sparse = False

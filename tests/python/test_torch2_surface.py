@@ -198,3 +198,20 @@ def test_as_subclass():
         with pytest.raises(RuntimeError, match="does not inherit from Tensor"):
             x.as_subclass(int)
     np.testing.assert_array_equal(res[1], res[0])
+
+
+def test_small_names():
+    # kiln.vmap (torch 2.x's torch.vmap; a loop, kiln.func), autograd.inference_mode / is_tensor_like,
+    # the device and kind flags kiln has none of, and the deprecated nn.NLLLoss2d, against torch where
+    # 1.13 has them
+    x = kiln.tensor([[1.0, 2.0], [3.0, 4.0]])
+    np.testing.assert_array_equal(kiln.vmap(lambda r: r * r.sum())(x).numpy(), [[3.0, 6.0], [21.0, 28.0]])
+    assert kiln.autograd.inference_mode is kiln.inference_mode
+    for lib in (torch, kiln):
+        t = lib.ones(2)
+        assert lib.autograd.is_tensor_like(t) and not lib.autograd.is_tensor_like(3)
+        assert not (t.is_meta or t.is_quantized or t.is_nested or t.is_mkldnn or t.is_sparse_csr)
+        with pytest.warns(UserWarning, match="NLLLoss2d has been deprecated"):
+            loss = lib.nn.NLLLoss2d()
+        inp = lib.tensor(np.log(np.full((1, 2, 2, 2), 0.5, np.float32)))
+        assert abs(float(loss(inp, lib.zeros(1, 2, 2, dtype=lib.int64))) - np.log(2)) < 1e-6

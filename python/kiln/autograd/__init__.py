@@ -2,7 +2,7 @@
 from .. import _C
 from . import function
 from .function import Function
-from .grad_mode import enable_grad, no_grad, set_grad_enabled
+from .grad_mode import enable_grad, inference_mode, no_grad, set_grad_enabled
 from .gradcheck import gradcheck, gradgradcheck
 from .anomaly_mode import detect_anomaly, is_anomaly_enabled, set_detect_anomaly
 from . import forward_ad, functional, graph
@@ -65,3 +65,8 @@ class Variable(metaclass=_VariableMeta):
 
 __all__ = ["Variable", "Function", "backward", "grad", "no_grad", "enable_grad", "set_grad_enabled", "gradcheck", "gradgradcheck",
            "detect_anomaly", "set_detect_anomaly", "is_anomaly_enabled"]
+
+
+def is_tensor_like(inp):
+    """Whether inp is a Tensor (or defines __torch_function__, which kiln does not dispatch on)."""
+    return isinstance(inp, _C.TensorBase) or hasattr(type(inp), "__torch_function__")

@@ -29,7 +29,7 @@ from .fold import Fold, Unfold
 from .rnn import GRU, GRUCell, LSTM, LSTMCell, RNN, RNNBase, RNNCell, RNNCellBase
 from .transformer import (Transformer, TransformerDecoder, TransformerDecoderLayer, TransformerEncoder,
                           TransformerEncoderLayer)
-from .loss import (BCELoss, BCEWithLogitsLoss, CosineEmbeddingLoss, CrossEntropyLoss, GaussianNLLLoss, HuberLoss,
+from .loss import (NLLLoss2d, BCELoss, BCEWithLogitsLoss, CosineEmbeddingLoss, CrossEntropyLoss, GaussianNLLLoss, HuberLoss,
                    KLDivLoss, L1Loss, MarginRankingLoss, MSELoss, MultiLabelSoftMarginLoss, NLLLoss, PoissonNLLLoss,
                    SmoothL1Loss, SoftMarginLoss, TripletMarginLoss, MultiMarginLoss, MultiLabelMarginLoss,
                    HingeEmbeddingLoss, TripletMarginWithDistanceLoss, CTCLoss)
@@ -50,7 +50,7 @@ __all__ = ["Module", "Identity", "Linear", "ReLU", "Tanh", "Sigmoid", "Softmax",
            "MSELoss", "L1Loss", "BCELoss", "BCEWithLogitsLoss", "NLLLoss", "CrossEntropyLoss",
            "SmoothL1Loss", "HuberLoss", "KLDivLoss", "SoftMarginLoss", "MarginRankingLoss", "CosineEmbeddingLoss",
            "TripletMarginLoss", "PoissonNLLLoss", "GaussianNLLLoss", "MultiLabelSoftMarginLoss",
-           "MultiMarginLoss", "MultiLabelMarginLoss", "HingeEmbeddingLoss", "TripletMarginWithDistanceLoss", "CTCLoss",
+           "MultiMarginLoss", "MultiLabelMarginLoss", "HingeEmbeddingLoss", "TripletMarginWithDistanceLoss", "CTCLoss", "NLLLoss2d",
            "Softmax2d", "MaxPool1d", "MaxPool3d", "AvgPool1d", "AvgPool3d", "MaxUnpool1d", "MaxUnpool2d", "MaxUnpool3d",
            "LPPool1d", "LPPool2d", "BatchNorm3d", "SyncBatchNorm", "LocalResponseNorm", "ChannelShuffle",
            "AlphaDropout", "FeatureAlphaDropout", "ConvTranspose3d", "LazyLinear", "LazyConv1d", "LazyConv2d",
