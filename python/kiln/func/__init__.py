@@ -19,54 +19,13 @@ import functools
 
 from .. import _C
 from ..autograd.grad_mode import enable_grad
+from ..utils._pytree import tree_flatten as _flatten, tree_unflatten as _unflatten
 
 __all__ = ["grad", "grad_and_value", "vjp", "jvp", "jacrev", "jacfwd", "hessian", "vmap", "functional_call"]
 
 
 def _is_tensor(x):
     return isinstance(x, _C.TensorBase)
-
-
-# ---- pytrees (tensors in tuples, lists and dicts) ----
-def _flatten(tree):
-    if _is_tensor(tree):
-        return [tree], None
-    if isinstance(tree, (tuple, list)):
-        leaves, specs = [], []
-        for t in tree:
-            lv, sp = _flatten(t)
-            leaves += lv
-            specs.append((len(lv), sp))
-        return leaves, (type(tree), specs)
-    if isinstance(tree, dict):
-        leaves, specs = [], []
-        for k, t in tree.items():
-            lv, sp = _flatten(t)
-            leaves += lv
-            specs.append((k, len(lv), sp))
-        return leaves, (dict, specs)
-    return [], ("leaf", tree)
-
-
-def _unflatten(leaves, spec):
-    if spec is None:
-        return leaves[0]
-    kind, specs = spec
-    if kind == "leaf":
-        return specs
-    if kind is dict:
-        out, i = {}, 0
-        for k, n, sp in specs:
-            out[k] = _unflatten(leaves[i:i + n], sp)
-            i += n
-        return out
-    out, i = [], 0
-    for n, sp in specs:
-        out.append(_unflatten(leaves[i:i + n], sp))
-        i += n
-    if kind is tuple or kind is list:
-        return kind(out)
-    return kind(*out)  # named tuples
 
 
 def _prepare(x):
@@ -284,30 +243,12 @@ def jacrev(func, argnums=0, *, has_aux=False, chunk_size=None):
         if out_spec is None:
             result = per_output[0]
         else:
-            result = _unflatten_any(per_output, out_spec)
+            result = _unflatten(per_output, out_spec)
         result = _finish_any(result, keep)
         if has_aux:
             return result, _finish(aux, keep) if _flatten(aux)[0] else aux
         return result
     return wrapper
-
-
-def _unflatten_any(values, spec):
-    """_unflatten where each leaf value may itself be a tuple of tensors."""
-    if spec is None:
-        return values[0]
-    kind, specs = spec
-    if kind is dict:
-        out, i = {}, 0
-        for k, n, sp in specs:
-            out[k] = _unflatten_any(values[i:i + n], sp)
-            i += n
-        return out
-    out, i = [], 0
-    for n, sp in specs:
-        out.append(_unflatten_any(values[i:i + n], sp))
-        i += n
-    return kind(out) if kind in (tuple, list) else kind(*out)
 
 
 def _finish_any(tree, keep):

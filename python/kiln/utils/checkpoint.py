@@ -28,6 +28,7 @@ from ..autograd.function import Function
 from ..amp.autocast_mode import autocast
 from ..autograd.grad_mode import enable_grad, no_grad
 from ..random import fork_rng, get_rng_state, set_rng_state
+from ._pytree import tree_flatten, tree_unflatten
 
 __all__ = ["checkpoint", "checkpoint_sequential"]
 
@@ -57,30 +58,6 @@ def _detached_like(args):
         else:
             out.append(a)
     return out
-
-
-def _flatten(obj, leaves):
-    """obj's structure with each tensor replaced by its index in `leaves` (appended there)."""
-    if _is_tensor(obj):
-        leaves.append(obj)
-        return ("t", len(leaves) - 1)
-    if isinstance(obj, (tuple, list)):
-        return (type(obj), [_flatten(o, leaves) for o in obj])
-    if isinstance(obj, dict):
-        return (type(obj), {k: _flatten(v, leaves) for k, v in obj.items()})
-    return ("v", obj)
-
-
-def _unflatten(spec, leaves):
-    kind, value = spec
-    if kind == "t":
-        return leaves[value]
-    if kind == "v":
-        return value
-    if isinstance(value, dict):
-        return kind({k: _unflatten(v, leaves) for k, v in value.items()})
-    items = [_unflatten(v, leaves) for v in value]
-    return kind(*items) if hasattr(kind, "_fields") else kind(items)
 
 
 def _recompute(ctx, args, kwargs):
@@ -153,9 +130,8 @@ class _NonReentrantCheckpoint(Function):
         ctx.save_for_backward(*[a for a in args if _is_tensor(a)])
         with no_grad(), forward_context:
             outputs = run_function(*args, **kwargs)
-        leaves = []
-        spec_box.append(_flatten(outputs, leaves))
-        ctx.n_outputs = len(leaves)
+        leaves, spec = tree_flatten(outputs)
+        spec_box.append(spec)
         return tuple(leaves)
 
     @staticmethod
@@ -164,9 +140,7 @@ class _NonReentrantCheckpoint(Function):
         for i, t in zip(ctx.tensor_indices, ctx.saved_tensors):
             args[i] = t
         inputs, outputs = _recompute(ctx, args, ctx.kwargs)
-        leaves = []
-        _flatten(outputs, leaves)
-        _backward_through(leaves, grads)
+        _backward_through(tree_flatten(outputs)[0], grads)
         return (None, None, None, None, None, None) + tuple(i.grad if _is_tensor(i) else None for i in inputs)
 
 
@@ -232,7 +206,7 @@ def checkpoint(function, *args, use_reentrant=None, context_fn=noop_context_fn, 
         anchor = _C.zeros(()).requires_grad_()
     spec_box = []
     leaves = _NonReentrantCheckpoint.apply(spec_box, function, preserve, kwargs, context_fn(), anchor, *args)
-    return _unflatten(spec_box[0], list(leaves) if isinstance(leaves, tuple) else [leaves])
+    return tree_unflatten(list(leaves) if isinstance(leaves, tuple) else [leaves], spec_box[0])
 
 
 def checkpoint_sequential(functions, segments, input, use_reentrant=None, **kwargs):
