@@ -60,16 +60,38 @@ def _detached_like(args):
     return out
 
 
-def _recompute(ctx, args, kwargs):
-    """Runs ctx's function again on fresh leaves, in the random and autocast state of the forward."""
+def _save_call(ctx, run_function, preserve_rng_state, args, kwargs, recompute_context):
+    """What the recomputation needs: the function, its arguments (tensors saved for backward, so an
+    in-place change before backward is caught), and the random and autocast state of this forward."""
+    ctx.run_function = run_function
+    ctx.kwargs = kwargs
+    ctx.recompute_context = recompute_context
+    ctx.preserve_rng_state = preserve_rng_state
+    ctx.rng_state = get_rng_state() if preserve_rng_state else None
+    ctx.autocast = (_C._is_autocast_cpu_enabled(), _C._get_autocast_cpu_dtype())
+    ctx.inputs = [None if _is_tensor(a) else a for a in args]
+    ctx.tensor_indices = [i for i, a in enumerate(args) if _is_tensor(a)]
+    ctx.save_for_backward(*[a for a in args if _is_tensor(a)])
+
+
+def _recompute(ctx):
+    """Runs ctx's function again on fresh leaves, in the random and autocast state of the forward:
+    (the leaves, the outputs)."""
+    args = list(ctx.inputs)
+    for i, t in zip(ctx.tensor_indices, ctx.saved_tensors):
+        args[i] = t
     inputs = _detached_like(args)
     with fork_rng(enabled=ctx.preserve_rng_state):
         if ctx.preserve_rng_state:
             set_rng_state(ctx.rng_state)
         enabled, dtype = ctx.autocast
         with enable_grad(), autocast("cpu", enabled=enabled, dtype=dtype), ctx.recompute_context:
-            outputs = ctx.run_function(*inputs, **kwargs)
+            outputs = ctx.run_function(*inputs, **ctx.kwargs)
     return inputs, outputs
+
+
+def _input_grads(inputs):
+    return tuple(i.grad if _is_tensor(i) else None for i in inputs)
 
 
 def _backward_through(outputs, grads):
@@ -89,27 +111,17 @@ class CheckpointFunction(Function):
     def forward(ctx, run_function, preserve_rng_state, *args):
         if not any(_is_tensor(a) and a.requires_grad for a in args):
             warnings.warn("None of the inputs have requires_grad=True. Gradients will be None")
-        ctx.run_function = run_function
-        ctx.preserve_rng_state = preserve_rng_state
-        ctx.rng_state = get_rng_state() if preserve_rng_state else None
-        ctx.recompute_context = contextlib.nullcontext()
-        ctx.autocast = (_C._is_autocast_cpu_enabled(), _C._get_autocast_cpu_dtype())
-        ctx.inputs = [None if _is_tensor(a) else a for a in args]
-        ctx.tensor_indices = [i for i, a in enumerate(args) if _is_tensor(a)]
-        ctx.save_for_backward(*[a for a in args if _is_tensor(a)])
+        _save_call(ctx, run_function, preserve_rng_state, args, {}, contextlib.nullcontext())
         with no_grad():
             return run_function(*args)
 
     @staticmethod
     def backward(ctx, *grads):
-        args = list(ctx.inputs)
-        for i, t in zip(ctx.tensor_indices, ctx.saved_tensors):
-            args[i] = t
-        inputs, outputs = _recompute(ctx, args, {})
+        inputs, outputs = _recompute(ctx)
         outputs = outputs if isinstance(outputs, tuple) else (outputs,)
         if not _backward_through(outputs, grads):
             raise RuntimeError("none of output has requires_grad=True, this checkpoint() is not necessary")
-        return (None, None) + tuple(i.grad if _is_tensor(i) else None for i in inputs)
+        return (None, None) + _input_grads(inputs)
 
 
 class _NonReentrantCheckpoint(Function):
@@ -119,15 +131,8 @@ class _NonReentrantCheckpoint(Function):
 
     @staticmethod
     def forward(ctx, spec_box, run_function, preserve_rng_state, kwargs, contexts, anchor, *args):
-        forward_context, ctx.recompute_context = contexts
-        ctx.run_function = run_function
-        ctx.kwargs = kwargs
-        ctx.preserve_rng_state = preserve_rng_state
-        ctx.rng_state = get_rng_state() if preserve_rng_state else None
-        ctx.autocast = (_C._is_autocast_cpu_enabled(), _C._get_autocast_cpu_dtype())
-        ctx.inputs = [None if _is_tensor(a) else a for a in args]
-        ctx.tensor_indices = [i for i, a in enumerate(args) if _is_tensor(a)]
-        ctx.save_for_backward(*[a for a in args if _is_tensor(a)])
+        forward_context, recompute_context = contexts
+        _save_call(ctx, run_function, preserve_rng_state, args, kwargs, recompute_context)
         with no_grad(), forward_context:
             outputs = run_function(*args, **kwargs)
         leaves, spec = tree_flatten(outputs)
@@ -136,12 +141,9 @@ class _NonReentrantCheckpoint(Function):
 
     @staticmethod
     def backward(ctx, *grads):
-        args = list(ctx.inputs)
-        for i, t in zip(ctx.tensor_indices, ctx.saved_tensors):
-            args[i] = t
-        inputs, outputs = _recompute(ctx, args, ctx.kwargs)
+        inputs, outputs = _recompute(ctx)
         _backward_through(tree_flatten(outputs)[0], grads)
-        return (None, None, None, None, None, None) + tuple(i.grad if _is_tensor(i) else None for i in inputs)
+        return (None, None, None, None, None, None) + _input_grads(inputs)
 
 
 def _reaches_grad(obj, depth=0, seen=None):
