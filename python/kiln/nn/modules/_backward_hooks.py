@@ -46,17 +46,23 @@ class BackwardHook:
             packed[i] = v
         return tuple(packed)
 
-    def _run_hooks(self, grad_input):
-        for hook in self.hooks:
-            result = hook(self.module, grad_input, self.grad_outputs)
+    @staticmethod
+    def _chain(hooks, call, grads, what, grads_name):
+        """Each hook's non-None result (as many gradients as `grads`) replaces grads for the next."""
+        for hook in hooks:
+            result = call(hook, grads)
             if result is None:
                 continue
             result = tuple(result) if isinstance(result, (tuple, list)) else (result,)
-            if len(result) != len(grad_input):
-                raise RuntimeError(f"Backward hook returned an invalid number of grad_input, got {len(result)}, "
-                                   f"but expected {len(grad_input)}")
-            grad_input = result
-        return grad_input
+            if len(result) != len(grads):
+                raise RuntimeError(f"{what} returned an invalid number of {grads_name}, got {len(result)}, but "
+                                   f"expected {len(grads)}")
+            grads = result
+        return grads
+
+    def _run_hooks(self, grad_input):
+        return self._chain(self.hooks, lambda hook, g: hook(self.module, g, self.grad_outputs), grad_input,
+                           "Backward hook", "grad_input")
 
     def setup_input_hook(self, args):
         self.n_inputs = len(args)
@@ -89,16 +95,8 @@ class BackwardHook:
             return output
 
         def on_backward(grads):
-            packed = self._pack(index, grads, len(outputs))
-            for hook in self.pre_hooks:
-                result = hook(self.module, packed)
-                if result is None:
-                    continue
-                result = tuple(result) if isinstance(result, (tuple, list)) else (result,)
-                if len(result) != len(packed):
-                    raise RuntimeError(f"Backward pre hook returned an invalid number of grad_output, got "
-                                       f"{len(result)}, but expected {len(packed)}")
-                packed = result
+            packed = self._chain(self.pre_hooks, lambda hook, g: hook(self.module, g),
+                                 self._pack(index, grads, len(outputs)), "Backward pre hook", "grad_output")
             self.grad_outputs = packed
             if not self.inputs_need_grad and self.hooks:  # no input gradient will come: run them now
                 grad_input = tuple([None] * self.n_inputs)
