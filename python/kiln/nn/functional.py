@@ -6,6 +6,8 @@ import warnings
 
 import kiln
 
+from ..backends import cuda as _backends_cuda  # the sdpa kernel switches
+
 _REDUCTIONS = ("none", "mean", "sum")  # index = kiln.nll_loss's reduction code
 
 
@@ -223,7 +225,6 @@ def scaled_dot_product_attention(query, key, value, attn_mask=None, dropout_p=0.
     to 1 / sqrt(E). Without dropout one fused kernel (online softmax, no L x S matrix), forward and
     backward; with dropout torch's math path. enable_gqa: key and value may have fewer heads (dim
     -3), each shared by a group of query heads."""
-    from ..backends import cuda as _backends_cuda
     if not (_backends_cuda._sdp["math"] or _backends_cuda._sdp["flash"]):
         warnings.warn("Flash attention and the math fallback are disabled (kiln.nn.attention.sdpa_kernel or "
                       "kiln.backends.cuda.enable_*_sdp): kiln's CPU kernel stands for those two.")
@@ -834,7 +835,7 @@ def _embedding_renorm_(weight, input, max_norm, norm_type):
     with kiln.no_grad():
         idx = input.reshape(-1).unique()
         if idx.numel() and (int(idx.min()) < 0 or int(idx.max()) >= weight.shape[0]):
-            raise IndexError(f"embedding_renorm_(): index out of range in self")
+            raise IndexError("embedding_renorm_(): index out of range in self")
         rows = weight.index_select(0, idx)
         norms = kiln.linalg.vector_norm(rows, norm_type, dim=1).double()
         scale = kiln.where(norms > max_norm, max_norm / (norms + 1e-7), kiln.ones_like(norms))
