@@ -9,6 +9,9 @@ It runs in two steps because the GPU machine lends no Bazel and a different Pyth
   /usr/bin/python3 tools/gpu_functor_check.py dump .gpu [N]  # here: N inputs per case + the interpreter's results
   python3 tools/gpu_functor_check.py run .gpu OUTDIR       # on the GPU machine (needs libcuda, NVRTC, torch)
 
+(The fuzz corpus, ~50,000 small files, counts as ~200 MiB against the device tool's 64 MiB tree
+limit: move tests/fuzz/corpus aside for the `run` call and back after it.)
+
 `run` exits 1 when a functor differs from the interpreter where it must not: by any bit for a
 formula calling no math-library function (compiled with --fmad=false, as the host compiles it: one
 rounding per operation), or, where it calls CUDA's math library (whose float functions are 1-4 ulp,
