@@ -189,6 +189,10 @@ def function_view(nf: NativeFunction) -> Dict:
         not (nf.derivative is not None and not nf.derivative.differentiable),
         "marks_views": returns_list(s),
         "adapters": [],
+        # The profiler's event: torch's name (the overload dropped) and the tensors whose shapes it records.
+        "profile_name": "aten::" + s.name,
+        "profile_shapes": (f"profiler::shapes_of(TensorRefs({', '.join(a.name for a in tensor_args(nf))}))"
+                           if tensor_args(nf) else "profiler::Shapes()"),
     }
     v["user_call_args"] = ", ".join(_to_runtime(a) for a in args)
     v["autocast"] = nf.autocast

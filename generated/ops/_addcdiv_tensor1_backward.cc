@@ -7,6 +7,7 @@
 #include "runtime/autograd/view_tracking.h"
 #include "runtime/api/api_helpers.h"
 #include "runtime/dispatch/dispatcher.h"
+#include "runtime/dispatch/profiler.h"
 
 namespace kiln {
 
@@ -26,6 +27,7 @@ Operator<Tensor(const Tensor&, const Tensor&, const Scalar&)> _addcdiv_tensor1_b
 
 
 Tensor ops::_addcdiv_tensor1_backward(const Tensor& grad, const Tensor& tensor2, const Scalar& value) {
+  const profiler::Scope profile_scope("aten::_addcdiv_tensor1_backward", [&] { return profiler::shapes_of(TensorRefs(grad, tensor2)); });
   const DispatchKeySet keys = dispatch_keys(backend_key({&grad, &tensor2}), records_autograd({&grad, &tensor2}));
   if (explain_enabled()) explain_log("dispatch", "_addcdiv_tensor1_backward", keys.str().c_str());
   return _addcdiv_tensor1_backward_op.lookup(keys)(grad, tensor2, value);

@@ -7,6 +7,7 @@
 #include "runtime/autograd/view_tracking.h"
 #include "runtime/api/api_helpers.h"
 #include "runtime/dispatch/dispatcher.h"
+#include "runtime/dispatch/profiler.h"
 
 namespace kiln {
 
@@ -26,6 +27,7 @@ Operator<Tensor(const Tensor&, const Tensor&, const Tensor&, const Scalar&)> _ad
 
 
 Tensor ops::_addcdiv_tensor2_backward(const Tensor& grad, const Tensor& tensor1, const Tensor& tensor2, const Scalar& value) {
+  const profiler::Scope profile_scope("aten::_addcdiv_tensor2_backward", [&] { return profiler::shapes_of(TensorRefs(grad, tensor1, tensor2)); });
   const DispatchKeySet keys = dispatch_keys(backend_key({&grad, &tensor1, &tensor2}), records_autograd({&grad, &tensor1, &tensor2}));
   if (explain_enabled()) explain_log("dispatch", "_addcdiv_tensor2_backward", keys.str().c_str());
   return _addcdiv_tensor2_backward_op.lookup(keys)(grad, tensor1, tensor2, value);

@@ -7,6 +7,7 @@
 #include "runtime/autograd/view_tracking.h"
 #include "runtime/api/api_helpers.h"
 #include "runtime/dispatch/dispatcher.h"
+#include "runtime/dispatch/profiler.h"
 
 namespace kiln {
 
@@ -26,6 +27,7 @@ Operator<Tensor(const Tensor&, const Tensor&, const Tensor&)> _addmm_into_op = {
 
 
 Tensor ops::_addmm_into(const Tensor& self, const Tensor& mat1, const Tensor& mat2) {
+  const profiler::Scope profile_scope("aten::_addmm_into", [&] { return profiler::shapes_of(TensorRefs(self, mat1, mat2)); });
   const DispatchKeySet keys = dispatch_keys(backend_key({&self, &mat1, &mat2}), records_autograd({&self, &mat1, &mat2}));
   if (explain_enabled()) explain_log("dispatch", "_addmm_into", keys.str().c_str());
   return _addmm_into_op.lookup(keys)(self, mat1, mat2);

@@ -7,6 +7,7 @@
 #include "runtime/autograd/view_tracking.h"
 #include "runtime/api/api_helpers.h"
 #include "runtime/dispatch/dispatcher.h"
+#include "runtime/dispatch/profiler.h"
 
 namespace kiln {
 
@@ -26,6 +27,7 @@ Operator<Tensor(const Tensor&, const Tensor&)> _blas_dot_op = {"_blas_dot", {
 
 
 Tensor ops::_blas_dot(const Tensor& self, const Tensor& tensor) {
+  const profiler::Scope profile_scope("aten::_blas_dot", [&] { return profiler::shapes_of(TensorRefs(self, tensor)); });
   const DispatchKeySet keys = dispatch_keys(backend_key({&self, &tensor}), records_autograd({&self, &tensor}));
   if (explain_enabled()) explain_log("dispatch", "_blas_dot", keys.str().c_str());
   return _blas_dot_op.lookup(keys)(self, tensor);

@@ -7,6 +7,7 @@
 #include "runtime/autograd/view_tracking.h"
 #include "runtime/api/api_helpers.h"
 #include "runtime/dispatch/dispatcher.h"
+#include "runtime/dispatch/profiler.h"
 
 namespace kiln {
 
@@ -26,6 +27,7 @@ Operator<Tensor(const Tensor&, const Tensor&)> _blas_mv_op = {"_blas_mv", {
 
 
 Tensor ops::_blas_mv(const Tensor& self, const Tensor& vec) {
+  const profiler::Scope profile_scope("aten::_blas_mv", [&] { return profiler::shapes_of(TensorRefs(self, vec)); });
   const DispatchKeySet keys = dispatch_keys(backend_key({&self, &vec}), records_autograd({&self, &vec}));
   if (explain_enabled()) explain_log("dispatch", "_blas_mv", keys.str().c_str());
   return _blas_mv_op.lookup(keys)(self, vec);

@@ -7,6 +7,7 @@
 #include "runtime/autograd/view_tracking.h"
 #include "runtime/api/api_helpers.h"
 #include "runtime/dispatch/dispatcher.h"
+#include "runtime/dispatch/profiler.h"
 
 namespace kiln {
 
@@ -26,6 +27,7 @@ Operator<Tensor(const Tensor&, const Tensor&, const Tensor&, double, const Tenso
 
 
 Tensor ops::_cdist_backward(const Tensor& grad, const Tensor& x1, const Tensor& x2, double p, const Tensor& cdist) {
+  const profiler::Scope profile_scope("aten::_cdist_backward", [&] { return profiler::shapes_of(TensorRefs(grad, x1, x2, cdist)); });
   const DispatchKeySet keys = dispatch_keys(backend_key({&grad, &x1, &x2, &cdist}), records_autograd({&grad, &x1, &x2, &cdist}));
   if (explain_enabled()) explain_log("dispatch", "_cdist_backward", keys.str().c_str());
   return _cdist_backward_op.lookup(keys)(grad, x1, x2, p, cdist);

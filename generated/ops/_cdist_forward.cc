@@ -7,6 +7,7 @@
 #include "runtime/autograd/view_tracking.h"
 #include "runtime/api/api_helpers.h"
 #include "runtime/dispatch/dispatcher.h"
+#include "runtime/dispatch/profiler.h"
 
 namespace kiln {
 
@@ -26,6 +27,7 @@ Operator<Tensor(const Tensor&, const Tensor&, double, const std::optional<int64_
 
 
 Tensor ops::_cdist_forward(const Tensor& x1, const Tensor& x2, double p, const std::optional<int64_t>& compute_mode) {
+  const profiler::Scope profile_scope("aten::_cdist_forward", [&] { return profiler::shapes_of(TensorRefs(x1, x2)); });
   const DispatchKeySet keys = dispatch_keys(backend_key({&x1, &x2}), records_autograd({&x1, &x2}));
   if (explain_enabled()) explain_log("dispatch", "_cdist_forward", keys.str().c_str());
   return _cdist_forward_op.lookup(keys)(x1, x2, p, compute_mode);

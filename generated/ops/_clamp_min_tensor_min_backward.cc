@@ -7,6 +7,7 @@
 #include "runtime/autograd/view_tracking.h"
 #include "runtime/api/api_helpers.h"
 #include "runtime/dispatch/dispatcher.h"
+#include "runtime/dispatch/profiler.h"
 
 namespace kiln {
 
@@ -26,6 +27,7 @@ Operator<Tensor(const Tensor&, const Tensor&, const Tensor&)> _clamp_min_tensor_
 
 
 Tensor ops::_clamp_min_tensor_min_backward(const Tensor& grad, const Tensor& self, const Tensor& min) {
+  const profiler::Scope profile_scope("aten::_clamp_min_tensor_min_backward", [&] { return profiler::shapes_of(TensorRefs(grad, self, min)); });
   const DispatchKeySet keys = dispatch_keys(backend_key({&grad, &self, &min}), records_autograd({&grad, &self, &min}));
   if (explain_enabled()) explain_log("dispatch", "_clamp_min_tensor_min_backward", keys.str().c_str());
   return _clamp_min_tensor_min_backward_op.lookup(keys)(grad, self, min);

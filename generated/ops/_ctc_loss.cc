@@ -7,6 +7,7 @@
 #include "runtime/autograd/view_tracking.h"
 #include "runtime/api/api_helpers.h"
 #include "runtime/dispatch/dispatcher.h"
+#include "runtime/dispatch/profiler.h"
 
 namespace kiln {
 
@@ -26,6 +27,7 @@ Operator<std::tuple<Tensor, Tensor>(const Tensor&, const Tensor&, IntArrayRef, I
 
 
 std::tuple<Tensor, Tensor> ops::_ctc_loss(const Tensor& log_probs, const Tensor& targets, IntArrayRef input_lengths, IntArrayRef target_lengths, int64_t blank, bool zero_infinity) {
+  const profiler::Scope profile_scope("aten::_ctc_loss", [&] { return profiler::shapes_of(TensorRefs(log_probs, targets)); });
   const DispatchKeySet keys = dispatch_keys(backend_key({&log_probs, &targets}), records_autograd({&log_probs, &targets}));
   if (explain_enabled()) explain_log("dispatch", "_ctc_loss", keys.str().c_str());
   return _ctc_loss_op.lookup(keys)(log_probs, targets, input_lengths, target_lengths, blank, zero_infinity);

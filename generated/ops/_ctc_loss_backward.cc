@@ -7,6 +7,7 @@
 #include "runtime/autograd/view_tracking.h"
 #include "runtime/api/api_helpers.h"
 #include "runtime/dispatch/dispatcher.h"
+#include "runtime/dispatch/profiler.h"
 
 namespace kiln {
 
@@ -26,6 +27,7 @@ Operator<Tensor(const Tensor&, const Tensor&, const Tensor&, IntArrayRef, IntArr
 
 
 Tensor ops::_ctc_loss_backward(const Tensor& grad, const Tensor& log_probs, const Tensor& targets, IntArrayRef input_lengths, IntArrayRef target_lengths, const Tensor& neg_log_likelihood, const Tensor& log_alpha, int64_t blank, bool zero_infinity) {
+  const profiler::Scope profile_scope("aten::_ctc_loss_backward", [&] { return profiler::shapes_of(TensorRefs(grad, log_probs, targets, neg_log_likelihood, log_alpha)); });
   const DispatchKeySet keys = dispatch_keys(backend_key({&grad, &log_probs, &targets, &neg_log_likelihood, &log_alpha}), records_autograd({&grad, &log_probs, &targets, &neg_log_likelihood, &log_alpha}));
   if (explain_enabled()) explain_log("dispatch", "_ctc_loss_backward", keys.str().c_str());
   return _ctc_loss_backward_op.lookup(keys)(grad, log_probs, targets, input_lengths, target_lengths, neg_log_likelihood, log_alpha, blank, zero_infinity);

@@ -7,6 +7,7 @@
 #include "runtime/autograd/view_tracking.h"
 #include "runtime/api/api_helpers.h"
 #include "runtime/dispatch/dispatcher.h"
+#include "runtime/dispatch/profiler.h"
 
 namespace kiln {
 
@@ -26,6 +27,7 @@ Operator<Tensor(const Tensor&, const Tensor&, const Tensor&)> _fma_op = {"_fma",
 
 
 Tensor ops::_fma(const Tensor& self, const Tensor& tensor1, const Tensor& tensor2) {
+  const profiler::Scope profile_scope("aten::_fma", [&] { return profiler::shapes_of(TensorRefs(self, tensor1, tensor2)); });
   const DispatchKeySet keys = dispatch_keys(backend_key({&self, &tensor1, &tensor2}), records_autograd({&self, &tensor1, &tensor2}));
   if (explain_enabled()) explain_log("dispatch", "_fma", keys.str().c_str());
   return _fma_op.lookup(keys)(self, tensor1, tensor2);
@@ -49,6 +51,7 @@ Operator<const Tensor&(const Tensor&, const Tensor&, const Tensor&)> _fma__op = 
 
 
 const Tensor& ops::_fma_(const Tensor& self, const Tensor& tensor1, const Tensor& tensor2) {
+  const profiler::Scope profile_scope("aten::_fma_", [&] { return profiler::shapes_of(TensorRefs(self, tensor1, tensor2)); });
   const DispatchKeySet keys = dispatch_keys(backend_key({&self, &tensor1, &tensor2}), records_autograd({&self, &tensor1, &tensor2}));
   if (explain_enabled()) explain_log("dispatch", "_fma_", keys.str().c_str());
   return _fma__op.lookup(keys)(self, tensor1, tensor2);
@@ -72,6 +75,7 @@ Operator<const Tensor&(const Tensor&, const Tensor&, const Tensor&, const Tensor
 
 
 const Tensor& ops::_fma_out(const Tensor& out, const Tensor& self, const Tensor& tensor1, const Tensor& tensor2) {
+  const profiler::Scope profile_scope("aten::_fma", [&] { return profiler::shapes_of(TensorRefs(self, tensor1, tensor2, out)); });
   const DispatchKeySet keys = dispatch_keys(backend_key({&self, &tensor1, &tensor2, &out}), records_autograd({&self, &tensor1, &tensor2, &out}));
   if (explain_enabled()) explain_log("dispatch", "_fma.out", keys.str().c_str());
   return _fma_out_op.lookup(keys)(out, self, tensor1, tensor2);

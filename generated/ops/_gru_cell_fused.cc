@@ -7,6 +7,7 @@
 #include "runtime/autograd/view_tracking.h"
 #include "runtime/api/api_helpers.h"
 #include "runtime/dispatch/dispatcher.h"
+#include "runtime/dispatch/profiler.h"
 
 namespace kiln {
 
@@ -26,6 +27,7 @@ Operator<Tensor(const Tensor&, const Tensor&, const Tensor&)> _gru_cell_fused_op
 
 
 Tensor ops::_gru_cell_fused(const Tensor& input_gates, const Tensor& hidden_gates, const Tensor& hx) {
+  const profiler::Scope profile_scope("aten::_gru_cell_fused", [&] { return profiler::shapes_of(TensorRefs(input_gates, hidden_gates, hx)); });
   const DispatchKeySet keys = dispatch_keys(backend_key({&input_gates, &hidden_gates, &hx}), records_autograd({&input_gates, &hidden_gates, &hx}));
   if (explain_enabled()) explain_log("dispatch", "_gru_cell_fused", keys.str().c_str());
   return _gru_cell_fused_op.lookup(keys)(input_gates, hidden_gates, hx);

@@ -7,6 +7,7 @@
 #include "runtime/autograd/view_tracking.h"
 #include "runtime/api/api_helpers.h"
 #include "runtime/dispatch/dispatcher.h"
+#include "runtime/dispatch/profiler.h"
 
 namespace kiln {
 
@@ -26,6 +27,7 @@ Operator<std::vector<Tensor>(const Tensor&, const Tensor&, const Tensor&, const 
 
 
 std::vector<Tensor> ops::_gru_cell_fused_backward(const Tensor& grad, const Tensor& input_gates, const Tensor& hidden_gates, const Tensor& hx) {
+  const profiler::Scope profile_scope("aten::_gru_cell_fused_backward", [&] { return profiler::shapes_of(TensorRefs(grad, input_gates, hidden_gates, hx)); });
   const DispatchKeySet keys = dispatch_keys(backend_key({&grad, &input_gates, &hidden_gates, &hx}), records_autograd({&grad, &input_gates, &hidden_gates, &hx}));
   if (explain_enabled()) explain_log("dispatch", "_gru_cell_fused_backward", keys.str().c_str());
   return _gru_cell_fused_backward_op.lookup(keys)(grad, input_gates, hidden_gates, hx);

@@ -7,6 +7,7 @@
 #include "runtime/autograd/view_tracking.h"
 #include "runtime/api/api_helpers.h"
 #include "runtime/dispatch/dispatcher.h"
+#include "runtime/dispatch/profiler.h"
 
 namespace kiln {
 
@@ -26,6 +27,7 @@ Operator<Tensor(const Tensor&, const Tensor&, const Scalar&, const Scalar&)> _ha
 
 
 Tensor ops::_hardtanh_self_backward(const Tensor& grad, const Tensor& self, const Scalar& min_val, const Scalar& max_val) {
+  const profiler::Scope profile_scope("aten::_hardtanh_self_backward", [&] { return profiler::shapes_of(TensorRefs(grad, self)); });
   const DispatchKeySet keys = dispatch_keys(backend_key({&grad, &self}), records_autograd({&grad, &self}));
   if (explain_enabled()) explain_log("dispatch", "_hardtanh_self_backward", keys.str().c_str());
   return _hardtanh_self_backward_op.lookup(keys)(grad, self, min_val, max_val);

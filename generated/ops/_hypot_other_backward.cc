@@ -7,6 +7,7 @@
 #include "runtime/autograd/view_tracking.h"
 #include "runtime/api/api_helpers.h"
 #include "runtime/dispatch/dispatcher.h"
+#include "runtime/dispatch/profiler.h"
 
 namespace kiln {
 
@@ -26,6 +27,7 @@ Operator<Tensor(const Tensor&, const Tensor&, const Tensor&)> _hypot_other_backw
 
 
 Tensor ops::_hypot_other_backward(const Tensor& grad, const Tensor& other, const Tensor& output) {
+  const profiler::Scope profile_scope("aten::_hypot_other_backward", [&] { return profiler::shapes_of(TensorRefs(grad, other, output)); });
   const DispatchKeySet keys = dispatch_keys(backend_key({&grad, &other, &output}), records_autograd({&grad, &other, &output}));
   if (explain_enabled()) explain_log("dispatch", "_hypot_other_backward", keys.str().c_str());
   return _hypot_other_backward_op.lookup(keys)(grad, other, output);

@@ -7,6 +7,7 @@
 #include "runtime/autograd/view_tracking.h"
 #include "runtime/api/api_helpers.h"
 #include "runtime/dispatch/dispatcher.h"
+#include "runtime/dispatch/profiler.h"
 
 namespace kiln {
 
@@ -26,6 +27,7 @@ Operator<Tensor(const Tensor&, const Tensor&, const Tensor&)> _hypot_self_backwa
 
 
 Tensor ops::_hypot_self_backward(const Tensor& grad, const Tensor& self, const Tensor& output) {
+  const profiler::Scope profile_scope("aten::_hypot_self_backward", [&] { return profiler::shapes_of(TensorRefs(grad, self, output)); });
   const DispatchKeySet keys = dispatch_keys(backend_key({&grad, &self, &output}), records_autograd({&grad, &self, &output}));
   if (explain_enabled()) explain_log("dispatch", "_hypot_self_backward", keys.str().c_str());
   return _hypot_self_backward_op.lookup(keys)(grad, self, output);

@@ -7,6 +7,7 @@
 #include "runtime/autograd/view_tracking.h"
 #include "runtime/api/api_helpers.h"
 #include "runtime/dispatch/dispatcher.h"
+#include "runtime/dispatch/profiler.h"
 
 namespace kiln {
 
@@ -26,6 +27,7 @@ Operator<Tensor(const Tensor&, const Tensor&)> _lerp_tensor_self_backward_op = {
 
 
 Tensor ops::_lerp_tensor_self_backward(const Tensor& grad, const Tensor& weight) {
+  const profiler::Scope profile_scope("aten::_lerp_tensor_self_backward", [&] { return profiler::shapes_of(TensorRefs(grad, weight)); });
   const DispatchKeySet keys = dispatch_keys(backend_key({&grad, &weight}), records_autograd({&grad, &weight}));
   if (explain_enabled()) explain_log("dispatch", "_lerp_tensor_self_backward", keys.str().c_str());
   return _lerp_tensor_self_backward_op.lookup(keys)(grad, weight);

@@ -7,6 +7,7 @@
 #include "runtime/autograd/view_tracking.h"
 #include "runtime/api/api_helpers.h"
 #include "runtime/dispatch/dispatcher.h"
+#include "runtime/dispatch/profiler.h"
 
 namespace kiln {
 
@@ -26,6 +27,7 @@ Operator<Tensor(const Tensor&, const Tensor&, const Tensor&)> _lerp_tensor_weigh
 
 
 Tensor ops::_lerp_tensor_weight_backward(const Tensor& grad, const Tensor& self, const Tensor& end) {
+  const profiler::Scope profile_scope("aten::_lerp_tensor_weight_backward", [&] { return profiler::shapes_of(TensorRefs(grad, self, end)); });
   const DispatchKeySet keys = dispatch_keys(backend_key({&grad, &self, &end}), records_autograd({&grad, &self, &end}));
   if (explain_enabled()) explain_log("dispatch", "_lerp_tensor_weight_backward", keys.str().c_str());
   return _lerp_tensor_weight_backward_op.lookup(keys)(grad, self, end);

@@ -7,6 +7,7 @@
 #include "runtime/autograd/view_tracking.h"
 #include "runtime/api/api_helpers.h"
 #include "runtime/dispatch/dispatcher.h"
+#include "runtime/dispatch/profiler.h"
 
 namespace kiln {
 
@@ -26,6 +27,7 @@ Operator<std::vector<Tensor>(const Tensor&, const Tensor&, const std::optional<d
 
 
 std::vector<Tensor> ops::_linalg_lstsq(const Tensor& self, const Tensor& b, const std::optional<double>& rcond, const std::optional<std::string>& driver) {
+  const profiler::Scope profile_scope("aten::_linalg_lstsq", [&] { return profiler::shapes_of(TensorRefs(self, b)); });
   const DispatchKeySet keys = dispatch_keys(backend_key({&self, &b}), records_autograd({&self, &b}));
   if (explain_enabled()) explain_log("dispatch", "_linalg_lstsq", keys.str().c_str());
   return _linalg_lstsq_op.lookup(keys)(self, b, rcond, driver);

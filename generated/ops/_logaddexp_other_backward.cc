@@ -7,6 +7,7 @@
 #include "runtime/autograd/view_tracking.h"
 #include "runtime/api/api_helpers.h"
 #include "runtime/dispatch/dispatcher.h"
+#include "runtime/dispatch/profiler.h"
 
 namespace kiln {
 
@@ -26,6 +27,7 @@ Operator<Tensor(const Tensor&, const Tensor&, const Tensor&)> _logaddexp_other_b
 
 
 Tensor ops::_logaddexp_other_backward(const Tensor& grad, const Tensor& self, const Tensor& other) {
+  const profiler::Scope profile_scope("aten::_logaddexp_other_backward", [&] { return profiler::shapes_of(TensorRefs(grad, self, other)); });
   const DispatchKeySet keys = dispatch_keys(backend_key({&grad, &self, &other}), records_autograd({&grad, &self, &other}));
   if (explain_enabled()) explain_log("dispatch", "_logaddexp_other_backward", keys.str().c_str());
   return _logaddexp_other_backward_op.lookup(keys)(grad, self, other);

@@ -7,6 +7,7 @@
 #include "runtime/autograd/view_tracking.h"
 #include "runtime/api/api_helpers.h"
 #include "runtime/dispatch/dispatcher.h"
+#include "runtime/dispatch/profiler.h"
 
 namespace kiln {
 
@@ -26,6 +27,7 @@ Operator<Tensor(const Tensor&, const Tensor&)> _lstm_cell_fused_op = {"_lstm_cel
 
 
 Tensor ops::_lstm_cell_fused(const Tensor& gates, const Tensor& cx) {
+  const profiler::Scope profile_scope("aten::_lstm_cell_fused", [&] { return profiler::shapes_of(TensorRefs(gates, cx)); });
   const DispatchKeySet keys = dispatch_keys(backend_key({&gates, &cx}), records_autograd({&gates, &cx}));
   if (explain_enabled()) explain_log("dispatch", "_lstm_cell_fused", keys.str().c_str());
   return _lstm_cell_fused_op.lookup(keys)(gates, cx);

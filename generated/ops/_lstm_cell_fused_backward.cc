@@ -7,6 +7,7 @@
 #include "runtime/autograd/view_tracking.h"
 #include "runtime/api/api_helpers.h"
 #include "runtime/dispatch/dispatcher.h"
+#include "runtime/dispatch/profiler.h"
 
 namespace kiln {
 
@@ -26,6 +27,7 @@ Operator<std::vector<Tensor>(const Tensor&, const Tensor&, const Tensor&, const 
 
 
 std::vector<Tensor> ops::_lstm_cell_fused_backward(const Tensor& grad, const Tensor& gates, const Tensor& cx, const Tensor& state) {
+  const profiler::Scope profile_scope("aten::_lstm_cell_fused_backward", [&] { return profiler::shapes_of(TensorRefs(grad, gates, cx, state)); });
   const DispatchKeySet keys = dispatch_keys(backend_key({&grad, &gates, &cx, &state}), records_autograd({&grad, &gates, &cx, &state}));
   if (explain_enabled()) explain_log("dispatch", "_lstm_cell_fused_backward", keys.str().c_str());
   return _lstm_cell_fused_backward_op.lookup(keys)(grad, gates, cx, state);

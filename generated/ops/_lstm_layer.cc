@@ -7,6 +7,7 @@
 #include "runtime/autograd/view_tracking.h"
 #include "runtime/api/api_helpers.h"
 #include "runtime/dispatch/dispatcher.h"
+#include "runtime/dispatch/profiler.h"
 
 namespace kiln {
 
@@ -26,6 +27,7 @@ Operator<Tensor(const Tensor&, const Tensor&, const Tensor&, const Tensor&, cons
 
 
 Tensor ops::_lstm_layer(const Tensor& input_gates, const Tensor& h0, const Tensor& c0, const Tensor& w_hh, const Tensor& w_hr, IntArrayRef batch_sizes, bool reverse) {
+  const profiler::Scope profile_scope("aten::_lstm_layer", [&] { return profiler::shapes_of(TensorRefs(input_gates, h0, c0, w_hh, w_hr)); });
   const DispatchKeySet keys = dispatch_keys(backend_key({&input_gates, &h0, &c0, &w_hh, &w_hr}), records_autograd({&input_gates, &h0, &c0, &w_hh, &w_hr}));
   if (explain_enabled()) explain_log("dispatch", "_lstm_layer", keys.str().c_str());
   return _lstm_layer_op.lookup(keys)(input_gates, h0, c0, w_hh, w_hr, batch_sizes, reverse);

@@ -7,6 +7,7 @@
 #include "runtime/autograd/view_tracking.h"
 #include "runtime/api/api_helpers.h"
 #include "runtime/dispatch/dispatcher.h"
+#include "runtime/dispatch/profiler.h"
 
 namespace kiln {
 
@@ -26,6 +27,7 @@ Operator<std::vector<Tensor>(const Tensor&, const Tensor&, const Tensor&, const 
 
 
 std::vector<Tensor> ops::_lstm_layer_backward(const Tensor& grad, const Tensor& input_gates, const Tensor& h0, const Tensor& c0, const Tensor& w_hh, const Tensor& w_hr, IntArrayRef batch_sizes, bool reverse, const Tensor& output) {
+  const profiler::Scope profile_scope("aten::_lstm_layer_backward", [&] { return profiler::shapes_of(TensorRefs(grad, input_gates, h0, c0, w_hh, w_hr, output)); });
   const DispatchKeySet keys = dispatch_keys(backend_key({&grad, &input_gates, &h0, &c0, &w_hh, &w_hr, &output}), records_autograd({&grad, &input_gates, &h0, &c0, &w_hh, &w_hr, &output}));
   if (explain_enabled()) explain_log("dispatch", "_lstm_layer_backward", keys.str().c_str());
   return _lstm_layer_backward_op.lookup(keys)(grad, input_gates, h0, c0, w_hh, w_hr, batch_sizes, reverse, output);

@@ -7,6 +7,7 @@
 #include "runtime/autograd/view_tracking.h"
 #include "runtime/api/api_helpers.h"
 #include "runtime/dispatch/dispatcher.h"
+#include "runtime/dispatch/profiler.h"
 
 namespace kiln {
 
@@ -26,6 +27,7 @@ Operator<Tensor(const Tensor&, int64_t, ScalarType)> _lu_pivots_to_permutation_o
 
 
 Tensor ops::_lu_pivots_to_permutation(const Tensor& pivots, int64_t m, ScalarType dtype) {
+  const profiler::Scope profile_scope("aten::_lu_pivots_to_permutation", [&] { return profiler::shapes_of(TensorRefs(pivots)); });
   const DispatchKeySet keys = dispatch_keys(backend_key({&pivots}), records_autograd({&pivots}));
   if (explain_enabled()) explain_log("dispatch", "_lu_pivots_to_permutation", keys.str().c_str());
   return _lu_pivots_to_permutation_op.lookup(keys)(pivots, m, dtype);

@@ -7,6 +7,7 @@
 #include "runtime/autograd/view_tracking.h"
 #include "runtime/api/api_helpers.h"
 #include "runtime/dispatch/dispatcher.h"
+#include "runtime/dispatch/profiler.h"
 
 namespace kiln {
 
@@ -26,6 +27,7 @@ Operator<Tensor(const Tensor&, const Scalar&, const Scalar&, const Scalar&)> _na
 
 
 Tensor ops::_nan_to_num(const Tensor& self, const Scalar& nan, const Scalar& posinf, const Scalar& neginf) {
+  const profiler::Scope profile_scope("aten::_nan_to_num", [&] { return profiler::shapes_of(TensorRefs(self)); });
   const DispatchKeySet keys = dispatch_keys(backend_key({&self}), records_autograd({&self}));
   if (explain_enabled()) explain_log("dispatch", "_nan_to_num", keys.str().c_str());
   return _nan_to_num_op.lookup(keys)(self, nan, posinf, neginf);
@@ -49,6 +51,7 @@ Operator<const Tensor&(const Tensor&, const Scalar&, const Scalar&, const Scalar
 
 
 const Tensor& ops::_nan_to_num_(const Tensor& self, const Scalar& nan, const Scalar& posinf, const Scalar& neginf) {
+  const profiler::Scope profile_scope("aten::_nan_to_num_", [&] { return profiler::shapes_of(TensorRefs(self)); });
   const DispatchKeySet keys = dispatch_keys(backend_key({&self}), records_autograd({&self}));
   if (explain_enabled()) explain_log("dispatch", "_nan_to_num_", keys.str().c_str());
   return _nan_to_num__op.lookup(keys)(self, nan, posinf, neginf);
@@ -72,6 +75,7 @@ Operator<const Tensor&(const Tensor&, const Tensor&, const Scalar&, const Scalar
 
 
 const Tensor& ops::_nan_to_num_out(const Tensor& out, const Tensor& self, const Scalar& nan, const Scalar& posinf, const Scalar& neginf) {
+  const profiler::Scope profile_scope("aten::_nan_to_num", [&] { return profiler::shapes_of(TensorRefs(self, out)); });
   const DispatchKeySet keys = dispatch_keys(backend_key({&self, &out}), records_autograd({&self, &out}));
   if (explain_enabled()) explain_log("dispatch", "_nan_to_num.out", keys.str().c_str());
   return _nan_to_num_out_op.lookup(keys)(out, self, nan, posinf, neginf);

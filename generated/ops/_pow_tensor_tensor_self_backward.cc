@@ -7,6 +7,7 @@
 #include "runtime/autograd/view_tracking.h"
 #include "runtime/api/api_helpers.h"
 #include "runtime/dispatch/dispatcher.h"
+#include "runtime/dispatch/profiler.h"
 
 namespace kiln {
 
@@ -26,6 +27,7 @@ Operator<Tensor(const Tensor&, const Tensor&, const Tensor&)> _pow_tensor_tensor
 
 
 Tensor ops::_pow_tensor_tensor_self_backward(const Tensor& grad, const Tensor& self, const Tensor& exponent) {
+  const profiler::Scope profile_scope("aten::_pow_tensor_tensor_self_backward", [&] { return profiler::shapes_of(TensorRefs(grad, self, exponent)); });
   const DispatchKeySet keys = dispatch_keys(backend_key({&grad, &self, &exponent}), records_autograd({&grad, &self, &exponent}));
   if (explain_enabled()) explain_log("dispatch", "_pow_tensor_tensor_self_backward", keys.str().c_str());
   return _pow_tensor_tensor_self_backward_op.lookup(keys)(grad, self, exponent);

@@ -7,6 +7,7 @@
 #include "runtime/autograd/view_tracking.h"
 #include "runtime/api/api_helpers.h"
 #include "runtime/dispatch/dispatcher.h"
+#include "runtime/dispatch/profiler.h"
 
 namespace kiln {
 
@@ -26,6 +27,7 @@ Operator<Tensor(const Tensor&, const Tensor&)> _rsqrt_self_backward_op = {"_rsqr
 
 
 Tensor ops::_rsqrt_self_backward(const Tensor& grad, const Tensor& output) {
+  const profiler::Scope profile_scope("aten::_rsqrt_self_backward", [&] { return profiler::shapes_of(TensorRefs(grad, output)); });
   const DispatchKeySet keys = dispatch_keys(backend_key({&grad, &output}), records_autograd({&grad, &output}));
   if (explain_enabled()) explain_log("dispatch", "_rsqrt_self_backward", keys.str().c_str());
   return _rsqrt_self_backward_op.lookup(keys)(grad, output);

@@ -7,6 +7,7 @@
 #include "runtime/autograd/view_tracking.h"
 #include "runtime/api/api_helpers.h"
 #include "runtime/dispatch/dispatcher.h"
+#include "runtime/dispatch/profiler.h"
 
 namespace kiln {
 
@@ -26,6 +27,7 @@ Operator<std::tuple<Tensor, Tensor>(const Tensor&, const Tensor&, const Tensor&,
 
 
 std::tuple<Tensor, Tensor> ops::_scaled_dot_product_attention(const Tensor& query, const Tensor& key, const Tensor& value, const Tensor& attn_mask, bool is_causal, const std::optional<double>& scale) {
+  const profiler::Scope profile_scope("aten::_scaled_dot_product_attention", [&] { return profiler::shapes_of(TensorRefs(query, key, value, attn_mask)); });
   const DispatchKeySet keys = dispatch_keys(backend_key({&query, &key, &value, &attn_mask}), records_autograd({&query, &key, &value, &attn_mask}));
   if (explain_enabled()) explain_log("dispatch", "_scaled_dot_product_attention", keys.str().c_str());
   return _scaled_dot_product_attention_op.lookup(keys)(query, key, value, attn_mask, is_causal, scale);

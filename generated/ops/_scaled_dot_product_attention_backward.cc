@@ -7,6 +7,7 @@
 #include "runtime/autograd/view_tracking.h"
 #include "runtime/api/api_helpers.h"
 #include "runtime/dispatch/dispatcher.h"
+#include "runtime/dispatch/profiler.h"
 
 namespace kiln {
 
@@ -26,6 +27,7 @@ Operator<std::vector<Tensor>(const Tensor&, const Tensor&, const Tensor&, const 
 
 
 std::vector<Tensor> ops::_scaled_dot_product_attention_backward(const Tensor& grad, const Tensor& query, const Tensor& key, const Tensor& value, const Tensor& attn_mask, bool is_causal, const std::optional<double>& scale, const Tensor& output, const Tensor& logsumexp) {
+  const profiler::Scope profile_scope("aten::_scaled_dot_product_attention_backward", [&] { return profiler::shapes_of(TensorRefs(grad, query, key, value, attn_mask, output, logsumexp)); });
   const DispatchKeySet keys = dispatch_keys(backend_key({&grad, &query, &key, &value, &attn_mask, &output, &logsumexp}), records_autograd({&grad, &query, &key, &value, &attn_mask, &output, &logsumexp}));
   if (explain_enabled()) explain_log("dispatch", "_scaled_dot_product_attention_backward", keys.str().c_str());
   return _scaled_dot_product_attention_backward_op.lookup(keys)(grad, query, key, value, attn_mask, is_causal, scale, output, logsumexp);

@@ -7,6 +7,7 @@
 #include "runtime/autograd/view_tracking.h"
 #include "runtime/api/api_helpers.h"
 #include "runtime/dispatch/dispatcher.h"
+#include "runtime/dispatch/profiler.h"
 
 namespace kiln {
 
@@ -26,6 +27,7 @@ Operator<Tensor(const Tensor&, const Tensor&)> _silu_self_backward_op = {"_silu_
 
 
 Tensor ops::_silu_self_backward(const Tensor& grad, const Tensor& self) {
+  const profiler::Scope profile_scope("aten::_silu_self_backward", [&] { return profiler::shapes_of(TensorRefs(grad, self)); });
   const DispatchKeySet keys = dispatch_keys(backend_key({&grad, &self}), records_autograd({&grad, &self}));
   if (explain_enabled()) explain_log("dispatch", "_silu_self_backward", keys.str().c_str());
   return _silu_self_backward_op.lookup(keys)(grad, self);

@@ -7,6 +7,7 @@
 #include "runtime/autograd/view_tracking.h"
 #include "runtime/api/api_helpers.h"
 #include "runtime/dispatch/dispatcher.h"
+#include "runtime/dispatch/profiler.h"
 
 namespace kiln {
 
@@ -26,6 +27,7 @@ Operator<Tensor(const Tensor&, const Tensor&, int64_t, ScalarType)> _softmax_bac
 
 
 Tensor ops::_softmax_backward_data(const Tensor& grad_output, const Tensor& output, int64_t dim, ScalarType input_dtype) {
+  const profiler::Scope profile_scope("aten::_softmax_backward_data", [&] { return profiler::shapes_of(TensorRefs(grad_output, output)); });
   const DispatchKeySet keys = dispatch_keys(backend_key({&grad_output, &output}), records_autograd({&grad_output, &output}));
   if (explain_enabled()) explain_log("dispatch", "_softmax_backward_data", keys.str().c_str());
   return _softmax_backward_data_op.lookup(keys)(grad_output, output, dim, input_dtype);

@@ -7,6 +7,7 @@
 #include "runtime/autograd/view_tracking.h"
 #include "runtime/api/api_helpers.h"
 #include "runtime/dispatch/dispatcher.h"
+#include "runtime/dispatch/profiler.h"
 
 namespace kiln {
 
@@ -26,6 +27,7 @@ Operator<Tensor(const Tensor&, const Tensor&)> _tanh_self_backward_op = {"_tanh_
 
 
 Tensor ops::_tanh_self_backward(const Tensor& grad, const Tensor& output) {
+  const profiler::Scope profile_scope("aten::_tanh_self_backward", [&] { return profiler::shapes_of(TensorRefs(grad, output)); });
   const DispatchKeySet keys = dispatch_keys(backend_key({&grad, &output}), records_autograd({&grad, &output}));
   if (explain_enabled()) explain_log("dispatch", "_tanh_self_backward", keys.str().c_str());
   return _tanh_self_backward_op.lookup(keys)(grad, output);

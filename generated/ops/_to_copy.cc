@@ -7,6 +7,7 @@
 #include "runtime/autograd/view_tracking.h"
 #include "runtime/api/api_helpers.h"
 #include "runtime/dispatch/dispatcher.h"
+#include "runtime/dispatch/profiler.h"
 
 namespace kiln {
 
@@ -26,6 +27,7 @@ Operator<Tensor(const Tensor&, const std::optional<ScalarType>&, const std::opti
 
 
 Tensor ops::_to_copy(const Tensor& self, const std::optional<ScalarType>& dtype, const std::optional<Device>& device) {
+  const profiler::Scope profile_scope("aten::_to_copy", [&] { return profiler::shapes_of(TensorRefs(self)); });
   const DispatchKeySet keys = dispatch_keys(backend_key({&self}), records_autograd({&self}));
   if (explain_enabled()) explain_log("dispatch", "_to_copy", keys.str().c_str());
   return _to_copy_op.lookup(keys)(self, dtype, device);

@@ -7,6 +7,7 @@
 #include "runtime/autograd/view_tracking.h"
 #include "runtime/api/api_helpers.h"
 #include "runtime/dispatch/dispatcher.h"
+#include "runtime/dispatch/profiler.h"
 
 namespace kiln {
 
@@ -26,6 +27,7 @@ Operator<std::tuple<Tensor, Tensor, Tensor>(const Tensor&, bool, bool, bool)> _u
 
 
 std::tuple<Tensor, Tensor, Tensor> ops::_unique2(const Tensor& self, bool sorted, bool return_inverse, bool return_counts) {
+  const profiler::Scope profile_scope("aten::_unique2", [&] { return profiler::shapes_of(TensorRefs(self)); });
   const DispatchKeySet keys = dispatch_keys(backend_key({&self}), records_autograd({&self}));
   if (explain_enabled()) explain_log("dispatch", "_unique2", keys.str().c_str());
   return _unique2_op.lookup(keys)(self, sorted, return_inverse, return_counts);

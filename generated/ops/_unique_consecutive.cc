@@ -7,6 +7,7 @@
 #include "runtime/autograd/view_tracking.h"
 #include "runtime/api/api_helpers.h"
 #include "runtime/dispatch/dispatcher.h"
+#include "runtime/dispatch/profiler.h"
 
 namespace kiln {
 
@@ -26,6 +27,7 @@ Operator<std::tuple<Tensor, Tensor, Tensor>(const Tensor&, bool, bool, const std
 
 
 std::tuple<Tensor, Tensor, Tensor> ops::_unique_consecutive(const Tensor& self, bool return_inverse, bool return_counts, const std::optional<int64_t>& dim) {
+  const profiler::Scope profile_scope("aten::_unique_consecutive", [&] { return profiler::shapes_of(TensorRefs(self)); });
   const DispatchKeySet keys = dispatch_keys(backend_key({&self}), records_autograd({&self}));
   if (explain_enabled()) explain_log("dispatch", "_unique_consecutive", keys.str().c_str());
   return _unique_consecutive_op.lookup(keys)(self, return_inverse, return_counts, dim);

@@ -7,6 +7,7 @@
 #include "runtime/autograd/view_tracking.h"
 #include "runtime/api/api_helpers.h"
 #include "runtime/dispatch/dispatcher.h"
+#include "runtime/dispatch/profiler.h"
 
 namespace kiln {
 
@@ -26,6 +27,7 @@ Operator<std::tuple<Tensor, Tensor, Tensor>(const Tensor&, int64_t, bool, bool, 
 
 
 std::tuple<Tensor, Tensor, Tensor> ops::_unique_dim(const Tensor& self, int64_t dim, bool sorted, bool return_inverse, bool return_counts) {
+  const profiler::Scope profile_scope("aten::_unique_dim", [&] { return profiler::shapes_of(TensorRefs(self)); });
   const DispatchKeySet keys = dispatch_keys(backend_key({&self}), records_autograd({&self}));
   if (explain_enabled()) explain_log("dispatch", "_unique_dim", keys.str().c_str());
   return _unique_dim_op.lookup(keys)(self, dim, sorted, return_inverse, return_counts);

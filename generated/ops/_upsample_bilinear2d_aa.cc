@@ -7,6 +7,7 @@
 #include "runtime/autograd/view_tracking.h"
 #include "runtime/api/api_helpers.h"
 #include "runtime/dispatch/dispatcher.h"
+#include "runtime/dispatch/profiler.h"
 
 namespace kiln {
 
@@ -26,6 +27,7 @@ Operator<Tensor(const Tensor&, IntArrayRef, bool, const std::optional<double>&, 
 
 
 Tensor ops::_upsample_bilinear2d_aa(const Tensor& self, IntArrayRef output_size, bool align_corners, const std::optional<double>& scales_h, const std::optional<double>& scales_w) {
+  const profiler::Scope profile_scope("aten::_upsample_bilinear2d_aa", [&] { return profiler::shapes_of(TensorRefs(self)); });
   const DispatchKeySet keys = dispatch_keys(backend_key({&self}), records_autograd({&self}));
   if (explain_enabled()) explain_log("dispatch", "_upsample_bilinear2d_aa", keys.str().c_str());
   return _upsample_bilinear2d_aa_op.lookup(keys)(self, output_size, align_corners, scales_h, scales_w);

@@ -7,6 +7,7 @@
 #include "runtime/autograd/view_tracking.h"
 #include "runtime/api/api_helpers.h"
 #include "runtime/dispatch/dispatcher.h"
+#include "runtime/dispatch/profiler.h"
 
 namespace kiln {
 
@@ -26,6 +27,7 @@ Operator<Tensor(const Tensor&, IntArrayRef, IntArrayRef, bool, const std::option
 
 
 Tensor ops::_upsample_bilinear2d_aa_backward(const Tensor& grad_output, IntArrayRef output_size, IntArrayRef input_size, bool align_corners, const std::optional<double>& scales_h, const std::optional<double>& scales_w) {
+  const profiler::Scope profile_scope("aten::_upsample_bilinear2d_aa_backward", [&] { return profiler::shapes_of(TensorRefs(grad_output)); });
   const DispatchKeySet keys = dispatch_keys(backend_key({&grad_output}), records_autograd({&grad_output}));
   if (explain_enabled()) explain_log("dispatch", "_upsample_bilinear2d_aa_backward", keys.str().c_str());
   return _upsample_bilinear2d_aa_backward_op.lookup(keys)(grad_output, output_size, input_size, align_corners, scales_h, scales_w);

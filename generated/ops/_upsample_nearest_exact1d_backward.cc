@@ -7,6 +7,7 @@
 #include "runtime/autograd/view_tracking.h"
 #include "runtime/api/api_helpers.h"
 #include "runtime/dispatch/dispatcher.h"
+#include "runtime/dispatch/profiler.h"
 
 namespace kiln {
 
@@ -26,6 +27,7 @@ Operator<Tensor(const Tensor&, IntArrayRef, IntArrayRef, const std::optional<dou
 
 
 Tensor ops::_upsample_nearest_exact1d_backward(const Tensor& grad_output, IntArrayRef output_size, IntArrayRef input_size, const std::optional<double>& scales) {
+  const profiler::Scope profile_scope("aten::_upsample_nearest_exact1d_backward", [&] { return profiler::shapes_of(TensorRefs(grad_output)); });
   const DispatchKeySet keys = dispatch_keys(backend_key({&grad_output}), records_autograd({&grad_output}));
   if (explain_enabled()) explain_log("dispatch", "_upsample_nearest_exact1d_backward", keys.str().c_str());
   return _upsample_nearest_exact1d_backward_op.lookup(keys)(grad_output, output_size, input_size, scales);

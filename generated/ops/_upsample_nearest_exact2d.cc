@@ -7,6 +7,7 @@
 #include "runtime/autograd/view_tracking.h"
 #include "runtime/api/api_helpers.h"
 #include "runtime/dispatch/dispatcher.h"
+#include "runtime/dispatch/profiler.h"
 
 namespace kiln {
 
@@ -26,6 +27,7 @@ Operator<Tensor(const Tensor&, IntArrayRef, const std::optional<double>&, const 
 
 
 Tensor ops::_upsample_nearest_exact2d(const Tensor& self, IntArrayRef output_size, const std::optional<double>& scales_h, const std::optional<double>& scales_w) {
+  const profiler::Scope profile_scope("aten::_upsample_nearest_exact2d", [&] { return profiler::shapes_of(TensorRefs(self)); });
   const DispatchKeySet keys = dispatch_keys(backend_key({&self}), records_autograd({&self}));
   if (explain_enabled()) explain_log("dispatch", "_upsample_nearest_exact2d", keys.str().c_str());
   return _upsample_nearest_exact2d_op.lookup(keys)(self, output_size, scales_h, scales_w);

@@ -7,6 +7,7 @@
 #include "runtime/autograd/view_tracking.h"
 #include "runtime/api/api_helpers.h"
 #include "runtime/dispatch/dispatcher.h"
+#include "runtime/dispatch/profiler.h"
 
 namespace kiln {
 
@@ -26,6 +27,7 @@ Operator<Tensor(const Tensor&)> abs_op = {"abs", {
 
 
 Tensor ops::abs(const Tensor& self) {
+  const profiler::Scope profile_scope("aten::abs", [&] { return profiler::shapes_of(TensorRefs(self)); });
   const DispatchKeySet keys = dispatch_keys(backend_key({&self}), records_autograd({&self}));
   if (explain_enabled()) explain_log("dispatch", "abs", keys.str().c_str());
   return abs_op.lookup(keys)(self);
@@ -49,6 +51,7 @@ Operator<const Tensor&(const Tensor&)> abs__op = {"abs_", {
 
 
 const Tensor& ops::abs_(const Tensor& self) {
+  const profiler::Scope profile_scope("aten::abs_", [&] { return profiler::shapes_of(TensorRefs(self)); });
   const DispatchKeySet keys = dispatch_keys(backend_key({&self}), records_autograd({&self}));
   if (explain_enabled()) explain_log("dispatch", "abs_", keys.str().c_str());
   return abs__op.lookup(keys)(self);
@@ -72,6 +75,7 @@ Operator<const Tensor&(const Tensor&, const Tensor&)> abs_out_op = {"abs.out", {
 
 
 const Tensor& ops::abs_out(const Tensor& out, const Tensor& self) {
+  const profiler::Scope profile_scope("aten::abs", [&] { return profiler::shapes_of(TensorRefs(self, out)); });
   const DispatchKeySet keys = dispatch_keys(backend_key({&self, &out}), records_autograd({&self, &out}));
   if (explain_enabled()) explain_log("dispatch", "abs.out", keys.str().c_str());
   return abs_out_op.lookup(keys)(out, self);

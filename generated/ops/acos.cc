@@ -7,6 +7,7 @@
 #include "runtime/autograd/view_tracking.h"
 #include "runtime/api/api_helpers.h"
 #include "runtime/dispatch/dispatcher.h"
+#include "runtime/dispatch/profiler.h"
 
 namespace kiln {
 
@@ -26,6 +27,7 @@ Operator<Tensor(const Tensor&)> acos_op = {"acos", {
 
 
 Tensor ops::acos(const Tensor& self) {
+  const profiler::Scope profile_scope("aten::acos", [&] { return profiler::shapes_of(TensorRefs(self)); });
   const DispatchKeySet keys = dispatch_keys(backend_key({&self}), records_autograd({&self}));
   if (explain_enabled()) explain_log("dispatch", "acos", keys.str().c_str());
   return acos_op.lookup(keys)(self);
@@ -49,6 +51,7 @@ Operator<const Tensor&(const Tensor&)> acos__op = {"acos_", {
 
 
 const Tensor& ops::acos_(const Tensor& self) {
+  const profiler::Scope profile_scope("aten::acos_", [&] { return profiler::shapes_of(TensorRefs(self)); });
   const DispatchKeySet keys = dispatch_keys(backend_key({&self}), records_autograd({&self}));
   if (explain_enabled()) explain_log("dispatch", "acos_", keys.str().c_str());
   return acos__op.lookup(keys)(self);
@@ -72,6 +75,7 @@ Operator<const Tensor&(const Tensor&, const Tensor&)> acos_out_op = {"acos.out",
 
 
 const Tensor& ops::acos_out(const Tensor& out, const Tensor& self) {
+  const profiler::Scope profile_scope("aten::acos", [&] { return profiler::shapes_of(TensorRefs(self, out)); });
   const DispatchKeySet keys = dispatch_keys(backend_key({&self, &out}), records_autograd({&self, &out}));
   if (explain_enabled()) explain_log("dispatch", "acos.out", keys.str().c_str());
   return acos_out_op.lookup(keys)(out, self);

@@ -7,6 +7,7 @@
 #include "runtime/autograd/view_tracking.h"
 #include "runtime/api/api_helpers.h"
 #include "runtime/dispatch/dispatcher.h"
+#include "runtime/dispatch/profiler.h"
 
 namespace kiln {
 
@@ -26,6 +27,7 @@ Operator<Tensor(const Tensor&)> acosh_op = {"acosh", {
 
 
 Tensor ops::acosh(const Tensor& self) {
+  const profiler::Scope profile_scope("aten::acosh", [&] { return profiler::shapes_of(TensorRefs(self)); });
   const DispatchKeySet keys = dispatch_keys(backend_key({&self}), records_autograd({&self}));
   if (explain_enabled()) explain_log("dispatch", "acosh", keys.str().c_str());
   return acosh_op.lookup(keys)(self);
@@ -49,6 +51,7 @@ Operator<const Tensor&(const Tensor&)> acosh__op = {"acosh_", {
 
 
 const Tensor& ops::acosh_(const Tensor& self) {
+  const profiler::Scope profile_scope("aten::acosh_", [&] { return profiler::shapes_of(TensorRefs(self)); });
   const DispatchKeySet keys = dispatch_keys(backend_key({&self}), records_autograd({&self}));
   if (explain_enabled()) explain_log("dispatch", "acosh_", keys.str().c_str());
   return acosh__op.lookup(keys)(self);
@@ -72,6 +75,7 @@ Operator<const Tensor&(const Tensor&, const Tensor&)> acosh_out_op = {"acosh.out
 
 
 const Tensor& ops::acosh_out(const Tensor& out, const Tensor& self) {
+  const profiler::Scope profile_scope("aten::acosh", [&] { return profiler::shapes_of(TensorRefs(self, out)); });
   const DispatchKeySet keys = dispatch_keys(backend_key({&self, &out}), records_autograd({&self, &out}));
   if (explain_enabled()) explain_log("dispatch", "acosh.out", keys.str().c_str());
   return acosh_out_op.lookup(keys)(out, self);

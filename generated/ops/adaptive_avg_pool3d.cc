@@ -7,6 +7,7 @@
 #include "runtime/autograd/view_tracking.h"
 #include "runtime/api/api_helpers.h"
 #include "runtime/dispatch/dispatcher.h"
+#include "runtime/dispatch/profiler.h"
 
 namespace kiln {
 
@@ -26,6 +27,7 @@ Operator<Tensor(const Tensor&, IntArrayRef)> adaptive_avg_pool3d_op = {"adaptive
 
 
 Tensor ops::adaptive_avg_pool3d(const Tensor& self, IntArrayRef output_size) {
+  const profiler::Scope profile_scope("aten::adaptive_avg_pool3d", [&] { return profiler::shapes_of(TensorRefs(self)); });
   const DispatchKeySet keys = dispatch_keys(backend_key({&self}), records_autograd({&self}));
   if (explain_enabled()) explain_log("dispatch", "adaptive_avg_pool3d", keys.str().c_str());
   return adaptive_avg_pool3d_op.lookup(keys)(self, output_size);

@@ -7,6 +7,7 @@
 #include "runtime/autograd/view_tracking.h"
 #include "runtime/api/api_helpers.h"
 #include "runtime/dispatch/dispatcher.h"
+#include "runtime/dispatch/profiler.h"
 
 namespace kiln {
 
@@ -26,6 +27,7 @@ Operator<Tensor(const Tensor&, const Tensor&)> adaptive_avg_pool3d_backward_op =
 
 
 Tensor ops::adaptive_avg_pool3d_backward(const Tensor& grad_output, const Tensor& self) {
+  const profiler::Scope profile_scope("aten::adaptive_avg_pool3d_backward", [&] { return profiler::shapes_of(TensorRefs(grad_output, self)); });
   const DispatchKeySet keys = dispatch_keys(backend_key({&grad_output, &self}), records_autograd({&grad_output, &self}));
   if (explain_enabled()) explain_log("dispatch", "adaptive_avg_pool3d_backward", keys.str().c_str());
   return adaptive_avg_pool3d_backward_op.lookup(keys)(grad_output, self);

@@ -7,12 +7,14 @@
 #include "runtime/autograd/view_tracking.h"
 #include "runtime/api/api_helpers.h"
 #include "runtime/dispatch/dispatcher.h"
+#include "runtime/dispatch/profiler.h"
 
 namespace kiln {
 
 // ---- addbmm(Tensor self, Tensor batch1, Tensor batch2, *, Scalar beta=1, Scalar alpha=1) -> Tensor  (CompositeImplicit)
 
 Tensor ops::addbmm(const Tensor& self, const Tensor& batch1, const Tensor& batch2, const Scalar& beta, const Scalar& alpha) {
+  const profiler::Scope profile_scope("aten::addbmm", [&] { return profiler::shapes_of(TensorRefs(self, batch1, batch2)); });
   if (explain_enabled()) explain_log("composite", "addbmm", "");
   return composite_implicit::addbmm(self, batch1, batch2, beta, alpha);
 }
@@ -20,6 +22,7 @@ Tensor ops::addbmm(const Tensor& self, const Tensor& batch1, const Tensor& batch
 // ---- addbmm.out(Tensor self, Tensor batch1, Tensor batch2, *, Scalar beta=1, Scalar alpha=1, Tensor(a!) out) -> Tensor(a!)  (CompositeImplicit)
 
 const Tensor& ops::addbmm_out(const Tensor& out, const Tensor& self, const Tensor& batch1, const Tensor& batch2, const Scalar& beta, const Scalar& alpha) {
+  const profiler::Scope profile_scope("aten::addbmm", [&] { return profiler::shapes_of(TensorRefs(self, batch1, batch2, out)); });
   if (explain_enabled()) explain_log("composite", "addbmm.out", "");
   return write_out(out, kiln::addbmm(self, batch1, batch2, beta, alpha), "addbmm", OutDtype::Exact);
 }
@@ -27,6 +30,7 @@ const Tensor& ops::addbmm_out(const Tensor& out, const Tensor& self, const Tenso
 // ---- addbmm_(Tensor(a!) self, Tensor batch1, Tensor batch2, *, Scalar beta=1, Scalar alpha=1) -> Tensor(a!)  (CompositeImplicit)
 
 const Tensor& ops::addbmm_(const Tensor& self, const Tensor& batch1, const Tensor& batch2, const Scalar& beta, const Scalar& alpha) {
+  const profiler::Scope profile_scope("aten::addbmm_", [&] { return profiler::shapes_of(TensorRefs(self, batch1, batch2)); });
   if (explain_enabled()) explain_log("composite", "addbmm_", "");
   return composite_implicit::addbmm_(self, batch1, batch2, beta, alpha);
 }

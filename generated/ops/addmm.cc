@@ -7,6 +7,7 @@
 #include "runtime/autograd/view_tracking.h"
 #include "runtime/api/api_helpers.h"
 #include "runtime/dispatch/dispatcher.h"
+#include "runtime/dispatch/profiler.h"
 #include "runtime/api/autocast_casts.h"
 #include "runtime/dispatch/autocast_state.h"
 
@@ -25,6 +26,7 @@ Tensor addmm_autocast(const Tensor& self, const Tensor& mat1, const Tensor& mat2
 
 Tensor ops::addmm(const Tensor& self, const Tensor& mat1, const Tensor& mat2, const Scalar& beta, const Scalar& alpha) {
   if (autocast::active()) return addmm_autocast(self, mat1, mat2, beta, alpha);
+  const profiler::Scope profile_scope("aten::addmm", [&] { return profiler::shapes_of(TensorRefs(self, mat1, mat2)); });
   if (explain_enabled()) explain_log("composite", "addmm", "");
   return composite_implicit::addmm(self, mat1, mat2, beta, alpha);
 }
@@ -32,6 +34,7 @@ Tensor ops::addmm(const Tensor& self, const Tensor& mat1, const Tensor& mat2, co
 // ---- addmm.out(Tensor self, Tensor mat1, Tensor mat2, *, Scalar beta=1, Scalar alpha=1, Tensor(a!) out) -> Tensor(a!)  (CompositeImplicit)
 
 const Tensor& ops::addmm_out(const Tensor& out, const Tensor& self, const Tensor& mat1, const Tensor& mat2, const Scalar& beta, const Scalar& alpha) {
+  const profiler::Scope profile_scope("aten::addmm", [&] { return profiler::shapes_of(TensorRefs(self, mat1, mat2, out)); });
   if (explain_enabled()) explain_log("composite", "addmm.out", "");
   return write_out(out, kiln::addmm(self, mat1, mat2, beta, alpha), "addmm", OutDtype::Exact);
 }

@@ -6,12 +6,14 @@
 #include "runtime/autograd/view_tracking.h"
 #include "runtime/api/api_helpers.h"
 #include "runtime/dispatch/dispatcher.h"
+#include "runtime/dispatch/profiler.h"
 
 namespace kiln {
 
 // ---- affine_grid_generator(Tensor theta, int[] size, bool align_corners) -> Tensor  (CompositeImplicit)
 
 Tensor ops::affine_grid_generator(const Tensor& theta, IntArrayRef size, bool align_corners) {
+  const profiler::Scope profile_scope("aten::affine_grid_generator", [&] { return profiler::shapes_of(TensorRefs(theta)); });
   if (explain_enabled()) explain_log("composite", "affine_grid_generator", "");
   return composite_implicit::affine_grid_generator(theta, size, align_corners);
 }

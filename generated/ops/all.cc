@@ -7,6 +7,7 @@
 #include "runtime/autograd/view_tracking.h"
 #include "runtime/api/api_helpers.h"
 #include "runtime/dispatch/dispatcher.h"
+#include "runtime/dispatch/profiler.h"
 
 namespace kiln {
 
@@ -26,6 +27,7 @@ Operator<Tensor(const Tensor&)> all_op = {"all", {
 
 
 Tensor ops::all(const Tensor& self) {
+  const profiler::Scope profile_scope("aten::all", [&] { return profiler::shapes_of(TensorRefs(self)); });
   const DispatchKeySet keys = dispatch_keys(backend_key({&self}), records_autograd({&self}));
   if (explain_enabled()) explain_log("dispatch", "all", keys.str().c_str());
   return all_op.lookup(keys)(self);
@@ -47,6 +49,7 @@ Operator<Tensor(const Tensor&, int64_t, bool)> all_dim_op = {"all.dim", {
 
 
 Tensor ops::all(const Tensor& self, int64_t dim, bool keepdim) {
+  const profiler::Scope profile_scope("aten::all", [&] { return profiler::shapes_of(TensorRefs(self)); });
   const DispatchKeySet keys = dispatch_keys(backend_key({&self}), records_autograd({&self}));
   if (explain_enabled()) explain_log("dispatch", "all.dim", keys.str().c_str());
   return all_dim_op.lookup(keys)(self, dim, keepdim);

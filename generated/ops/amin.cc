@@ -7,6 +7,7 @@
 #include "runtime/autograd/view_tracking.h"
 #include "runtime/api/api_helpers.h"
 #include "runtime/dispatch/dispatcher.h"
+#include "runtime/dispatch/profiler.h"
 
 namespace kiln {
 
@@ -26,6 +27,7 @@ Operator<Tensor(const Tensor&, IntArrayRef, bool)> amin_op = {"amin", {
 
 
 Tensor ops::amin(const Tensor& self, IntArrayRef dim, bool keepdim) {
+  const profiler::Scope profile_scope("aten::amin", [&] { return profiler::shapes_of(TensorRefs(self)); });
   const DispatchKeySet keys = dispatch_keys(backend_key({&self}), records_autograd({&self}));
   if (explain_enabled()) explain_log("dispatch", "amin", keys.str().c_str());
   return amin_op.lookup(keys)(self, dim, keepdim);
@@ -49,6 +51,7 @@ Operator<const Tensor&(const Tensor&, const Tensor&, IntArrayRef, bool)> amin_ou
 
 
 const Tensor& ops::amin_out(const Tensor& out, const Tensor& self, IntArrayRef dim, bool keepdim) {
+  const profiler::Scope profile_scope("aten::amin", [&] { return profiler::shapes_of(TensorRefs(self, out)); });
   const DispatchKeySet keys = dispatch_keys(backend_key({&self, &out}), records_autograd({&self, &out}));
   if (explain_enabled()) explain_log("dispatch", "amin.out", keys.str().c_str());
   return amin_out_op.lookup(keys)(out, self, dim, keepdim);

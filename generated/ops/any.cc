@@ -7,6 +7,7 @@
 #include "runtime/autograd/view_tracking.h"
 #include "runtime/api/api_helpers.h"
 #include "runtime/dispatch/dispatcher.h"
+#include "runtime/dispatch/profiler.h"
 
 namespace kiln {
 
@@ -26,6 +27,7 @@ Operator<Tensor(const Tensor&)> any_op = {"any", {
 
 
 Tensor ops::any(const Tensor& self) {
+  const profiler::Scope profile_scope("aten::any", [&] { return profiler::shapes_of(TensorRefs(self)); });
   const DispatchKeySet keys = dispatch_keys(backend_key({&self}), records_autograd({&self}));
   if (explain_enabled()) explain_log("dispatch", "any", keys.str().c_str());
   return any_op.lookup(keys)(self);
@@ -47,6 +49,7 @@ Operator<Tensor(const Tensor&, int64_t, bool)> any_dim_op = {"any.dim", {
 
 
 Tensor ops::any(const Tensor& self, int64_t dim, bool keepdim) {
+  const profiler::Scope profile_scope("aten::any", [&] { return profiler::shapes_of(TensorRefs(self)); });
   const DispatchKeySet keys = dispatch_keys(backend_key({&self}), records_autograd({&self}));
   if (explain_enabled()) explain_log("dispatch", "any.dim", keys.str().c_str());
   return any_dim_op.lookup(keys)(self, dim, keepdim);

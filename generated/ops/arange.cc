@@ -8,6 +8,7 @@
 #include "runtime/autograd/view_tracking.h"
 #include "runtime/api/api_helpers.h"
 #include "runtime/dispatch/dispatcher.h"
+#include "runtime/dispatch/profiler.h"
 
 namespace kiln {
 
@@ -29,6 +30,7 @@ Operator<const Tensor&(const Tensor&, const Scalar&, const Scalar&, const Scalar
 
 
 const Tensor& ops::arange_out(const Tensor& out, const Scalar& start, const Scalar& end, const Scalar& step) {
+  const profiler::Scope profile_scope("aten::arange", [&] { return profiler::shapes_of(TensorRefs(out)); });
   const DispatchKeySet keys = dispatch_keys(backend_key({&out}), records_autograd({&out}));
   if (explain_enabled()) explain_log("dispatch", "arange.start_out", keys.str().c_str());
   return arange_start_out_op.lookup(keys)(out, start, end, step);
@@ -37,6 +39,7 @@ const Tensor& ops::arange_out(const Tensor& out, const Scalar& start, const Scal
 // ---- arange(Scalar end, *, ScalarType? dtype=None, Device? device=None, bool requires_grad=False) -> Tensor  (CompositeImplicit)
 
 Tensor ops::arange(const Scalar& end, const std::optional<ScalarType>& dtype, const std::optional<Device>& device, bool requires_grad) {
+  const profiler::Scope profile_scope("aten::arange", [&] { return profiler::Shapes(); });
   if (explain_enabled()) explain_log("composite", "arange", "");
   Tensor result = composite_implicit::arange(end, dtype, device, requires_grad);
   if (requires_grad) result.set_requires_grad(true);
@@ -46,6 +49,7 @@ Tensor ops::arange(const Scalar& end, const std::optional<ScalarType>& dtype, co
 // ---- arange.start_step(Scalar start, Scalar end, Scalar step=1, *, ScalarType? dtype=None, Device? device=None, bool requires_grad=False) -> Tensor  (CompositeImplicit)
 
 Tensor ops::arange(const Scalar& start, const Scalar& end, const Scalar& step, const std::optional<ScalarType>& dtype, const std::optional<Device>& device, bool requires_grad) {
+  const profiler::Scope profile_scope("aten::arange", [&] { return profiler::Shapes(); });
   if (explain_enabled()) explain_log("composite", "arange.start_step", "");
   Tensor result = composite_implicit::arange_start_step(start, end, step, dtype, device, requires_grad);
   if (requires_grad) result.set_requires_grad(true);

@@ -7,6 +7,7 @@
 #include "runtime/autograd/view_tracking.h"
 #include "runtime/api/api_helpers.h"
 #include "runtime/dispatch/dispatcher.h"
+#include "runtime/dispatch/profiler.h"
 
 namespace kiln {
 
@@ -26,6 +27,7 @@ Operator<Tensor(const Tensor&, const std::optional<int64_t>&, bool)> argmax_op =
 
 
 Tensor ops::argmax(const Tensor& self, const std::optional<int64_t>& dim, bool keepdim) {
+  const profiler::Scope profile_scope("aten::argmax", [&] { return profiler::shapes_of(TensorRefs(self)); });
   const DispatchKeySet keys = dispatch_keys(backend_key({&self}), records_autograd({&self}));
   if (explain_enabled()) explain_log("dispatch", "argmax", keys.str().c_str());
   return argmax_op.lookup(keys)(self, dim, keepdim);

@@ -6,12 +6,14 @@
 #include "runtime/autograd/view_tracking.h"
 #include "runtime/api/api_helpers.h"
 #include "runtime/dispatch/dispatcher.h"
+#include "runtime/dispatch/profiler.h"
 
 namespace kiln {
 
 // ---- argsort(Tensor self, int dim=-1, bool descending=False, *, bool stable=False) -> Tensor  (CompositeImplicit)
 
 Tensor ops::argsort(const Tensor& self, int64_t dim, bool descending, bool stable) {
+  const profiler::Scope profile_scope("aten::argsort", [&] { return profiler::shapes_of(TensorRefs(self)); });
   if (explain_enabled()) explain_log("composite", "argsort", "");
   return composite_implicit::argsort(self, dim, descending, stable);
 }

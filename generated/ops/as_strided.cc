@@ -7,6 +7,7 @@
 #include "runtime/autograd/view_tracking.h"
 #include "runtime/api/api_helpers.h"
 #include "runtime/dispatch/dispatcher.h"
+#include "runtime/dispatch/profiler.h"
 
 namespace kiln {
 
@@ -30,6 +31,7 @@ Operator<Tensor(const Tensor&, IntArrayRef, IntArrayRef, const std::optional<int
 
 
 Tensor ops::as_strided(const Tensor& self, IntArrayRef size, IntArrayRef stride, const std::optional<int64_t>& storage_offset) {
+  const profiler::Scope profile_scope("aten::as_strided", [&] { return profiler::shapes_of(TensorRefs(self)); });
   const DispatchKeySet keys = dispatch_keys(backend_key({&self}), records_autograd({&self}));
   if (explain_enabled()) explain_log("dispatch", "as_strided", keys.str().c_str());
   Tensor result = as_strided_op.lookup(keys)(self, size, stride, storage_offset);

@@ -7,6 +7,7 @@
 #include "runtime/autograd/view_tracking.h"
 #include "runtime/api/api_helpers.h"
 #include "runtime/dispatch/dispatcher.h"
+#include "runtime/dispatch/profiler.h"
 
 namespace kiln {
 
@@ -26,6 +27,7 @@ Operator<Tensor(const Tensor&)> asin_op = {"asin", {
 
 
 Tensor ops::asin(const Tensor& self) {
+  const profiler::Scope profile_scope("aten::asin", [&] { return profiler::shapes_of(TensorRefs(self)); });
   const DispatchKeySet keys = dispatch_keys(backend_key({&self}), records_autograd({&self}));
   if (explain_enabled()) explain_log("dispatch", "asin", keys.str().c_str());
   return asin_op.lookup(keys)(self);
@@ -49,6 +51,7 @@ Operator<const Tensor&(const Tensor&)> asin__op = {"asin_", {
 
 
 const Tensor& ops::asin_(const Tensor& self) {
+  const profiler::Scope profile_scope("aten::asin_", [&] { return profiler::shapes_of(TensorRefs(self)); });
   const DispatchKeySet keys = dispatch_keys(backend_key({&self}), records_autograd({&self}));
   if (explain_enabled()) explain_log("dispatch", "asin_", keys.str().c_str());
   return asin__op.lookup(keys)(self);
@@ -72,6 +75,7 @@ Operator<const Tensor&(const Tensor&, const Tensor&)> asin_out_op = {"asin.out",
 
 
 const Tensor& ops::asin_out(const Tensor& out, const Tensor& self) {
+  const profiler::Scope profile_scope("aten::asin", [&] { return profiler::shapes_of(TensorRefs(self, out)); });
   const DispatchKeySet keys = dispatch_keys(backend_key({&self, &out}), records_autograd({&self, &out}));
   if (explain_enabled()) explain_log("dispatch", "asin.out", keys.str().c_str());
   return asin_out_op.lookup(keys)(out, self);

@@ -7,6 +7,7 @@
 #include "runtime/autograd/view_tracking.h"
 #include "runtime/api/api_helpers.h"
 #include "runtime/dispatch/dispatcher.h"
+#include "runtime/dispatch/profiler.h"
 
 namespace kiln {
 
@@ -26,6 +27,7 @@ Operator<Tensor(const Tensor&)> asinh_op = {"asinh", {
 
 
 Tensor ops::asinh(const Tensor& self) {
+  const profiler::Scope profile_scope("aten::asinh", [&] { return profiler::shapes_of(TensorRefs(self)); });
   const DispatchKeySet keys = dispatch_keys(backend_key({&self}), records_autograd({&self}));
   if (explain_enabled()) explain_log("dispatch", "asinh", keys.str().c_str());
   return asinh_op.lookup(keys)(self);
@@ -49,6 +51,7 @@ Operator<const Tensor&(const Tensor&)> asinh__op = {"asinh_", {
 
 
 const Tensor& ops::asinh_(const Tensor& self) {
+  const profiler::Scope profile_scope("aten::asinh_", [&] { return profiler::shapes_of(TensorRefs(self)); });
   const DispatchKeySet keys = dispatch_keys(backend_key({&self}), records_autograd({&self}));
   if (explain_enabled()) explain_log("dispatch", "asinh_", keys.str().c_str());
   return asinh__op.lookup(keys)(self);
@@ -72,6 +75,7 @@ Operator<const Tensor&(const Tensor&, const Tensor&)> asinh_out_op = {"asinh.out
 
 
 const Tensor& ops::asinh_out(const Tensor& out, const Tensor& self) {
+  const profiler::Scope profile_scope("aten::asinh", [&] { return profiler::shapes_of(TensorRefs(self, out)); });
   const DispatchKeySet keys = dispatch_keys(backend_key({&self, &out}), records_autograd({&self, &out}));
   if (explain_enabled()) explain_log("dispatch", "asinh.out", keys.str().c_str());
   return asinh_out_op.lookup(keys)(out, self);

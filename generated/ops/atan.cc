@@ -7,6 +7,7 @@
 #include "runtime/autograd/view_tracking.h"
 #include "runtime/api/api_helpers.h"
 #include "runtime/dispatch/dispatcher.h"
+#include "runtime/dispatch/profiler.h"
 
 namespace kiln {
 
@@ -26,6 +27,7 @@ Operator<Tensor(const Tensor&)> atan_op = {"atan", {
 
 
 Tensor ops::atan(const Tensor& self) {
+  const profiler::Scope profile_scope("aten::atan", [&] { return profiler::shapes_of(TensorRefs(self)); });
   const DispatchKeySet keys = dispatch_keys(backend_key({&self}), records_autograd({&self}));
   if (explain_enabled()) explain_log("dispatch", "atan", keys.str().c_str());
   return atan_op.lookup(keys)(self);
@@ -49,6 +51,7 @@ Operator<const Tensor&(const Tensor&)> atan__op = {"atan_", {
 
 
 const Tensor& ops::atan_(const Tensor& self) {
+  const profiler::Scope profile_scope("aten::atan_", [&] { return profiler::shapes_of(TensorRefs(self)); });
   const DispatchKeySet keys = dispatch_keys(backend_key({&self}), records_autograd({&self}));
   if (explain_enabled()) explain_log("dispatch", "atan_", keys.str().c_str());
   return atan__op.lookup(keys)(self);
@@ -72,6 +75,7 @@ Operator<const Tensor&(const Tensor&, const Tensor&)> atan_out_op = {"atan.out",
 
 
 const Tensor& ops::atan_out(const Tensor& out, const Tensor& self) {
+  const profiler::Scope profile_scope("aten::atan", [&] { return profiler::shapes_of(TensorRefs(self, out)); });
   const DispatchKeySet keys = dispatch_keys(backend_key({&self, &out}), records_autograd({&self, &out}));
   if (explain_enabled()) explain_log("dispatch", "atan.out", keys.str().c_str());
   return atan_out_op.lookup(keys)(out, self);

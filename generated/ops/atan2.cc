@@ -7,6 +7,7 @@
 #include "runtime/autograd/view_tracking.h"
 #include "runtime/api/api_helpers.h"
 #include "runtime/dispatch/dispatcher.h"
+#include "runtime/dispatch/profiler.h"
 
 namespace kiln {
 
@@ -26,6 +27,7 @@ Operator<Tensor(const Tensor&, const Tensor&)> atan2_op = {"atan2", {
 
 
 Tensor ops::atan2(const Tensor& self, const Tensor& other) {
+  const profiler::Scope profile_scope("aten::atan2", [&] { return profiler::shapes_of(TensorRefs(self, other)); });
   const DispatchKeySet keys = dispatch_keys(backend_key({&self, &other}), records_autograd({&self, &other}));
   if (explain_enabled()) explain_log("dispatch", "atan2", keys.str().c_str());
   return atan2_op.lookup(keys)(self, other);
@@ -49,6 +51,7 @@ Operator<const Tensor&(const Tensor&, const Tensor&)> atan2__op = {"atan2_", {
 
 
 const Tensor& ops::atan2_(const Tensor& self, const Tensor& other) {
+  const profiler::Scope profile_scope("aten::atan2_", [&] { return profiler::shapes_of(TensorRefs(self, other)); });
   const DispatchKeySet keys = dispatch_keys(backend_key({&self, &other}), records_autograd({&self, &other}));
   if (explain_enabled()) explain_log("dispatch", "atan2_", keys.str().c_str());
   return atan2__op.lookup(keys)(self, other);
@@ -72,6 +75,7 @@ Operator<const Tensor&(const Tensor&, const Tensor&, const Tensor&)> atan2_out_o
 
 
 const Tensor& ops::atan2_out(const Tensor& out, const Tensor& self, const Tensor& other) {
+  const profiler::Scope profile_scope("aten::atan2", [&] { return profiler::shapes_of(TensorRefs(self, other, out)); });
   const DispatchKeySet keys = dispatch_keys(backend_key({&self, &other, &out}), records_autograd({&self, &other, &out}));
   if (explain_enabled()) explain_log("dispatch", "atan2.out", keys.str().c_str());
   return atan2_out_op.lookup(keys)(out, self, other);

@@ -7,6 +7,7 @@
 #include "runtime/autograd/view_tracking.h"
 #include "runtime/api/api_helpers.h"
 #include "runtime/dispatch/dispatcher.h"
+#include "runtime/dispatch/profiler.h"
 
 namespace kiln {
 
@@ -26,6 +27,7 @@ Operator<Tensor(const Tensor&)> atanh_op = {"atanh", {
 
 
 Tensor ops::atanh(const Tensor& self) {
+  const profiler::Scope profile_scope("aten::atanh", [&] { return profiler::shapes_of(TensorRefs(self)); });
   const DispatchKeySet keys = dispatch_keys(backend_key({&self}), records_autograd({&self}));
   if (explain_enabled()) explain_log("dispatch", "atanh", keys.str().c_str());
   return atanh_op.lookup(keys)(self);
@@ -49,6 +51,7 @@ Operator<const Tensor&(const Tensor&)> atanh__op = {"atanh_", {
 
 
 const Tensor& ops::atanh_(const Tensor& self) {
+  const profiler::Scope profile_scope("aten::atanh_", [&] { return profiler::shapes_of(TensorRefs(self)); });
   const DispatchKeySet keys = dispatch_keys(backend_key({&self}), records_autograd({&self}));
   if (explain_enabled()) explain_log("dispatch", "atanh_", keys.str().c_str());
   return atanh__op.lookup(keys)(self);
@@ -72,6 +75,7 @@ Operator<const Tensor&(const Tensor&, const Tensor&)> atanh_out_op = {"atanh.out
 
 
 const Tensor& ops::atanh_out(const Tensor& out, const Tensor& self) {
+  const profiler::Scope profile_scope("aten::atanh", [&] { return profiler::shapes_of(TensorRefs(self, out)); });
   const DispatchKeySet keys = dispatch_keys(backend_key({&self, &out}), records_autograd({&self, &out}));
   if (explain_enabled()) explain_log("dispatch", "atanh.out", keys.str().c_str());
   return atanh_out_op.lookup(keys)(out, self);

@@ -7,6 +7,7 @@
 #include "runtime/autograd/view_tracking.h"
 #include "runtime/api/api_helpers.h"
 #include "runtime/dispatch/dispatcher.h"
+#include "runtime/dispatch/profiler.h"
 
 namespace kiln {
 
@@ -26,6 +27,7 @@ Operator<Tensor(const Tensor&, const Tensor&, IntArrayRef, IntArrayRef, IntArray
 
 
 Tensor ops::avg_pool2d_backward(const Tensor& grad_output, const Tensor& self, IntArrayRef kernel_size, IntArrayRef stride, IntArrayRef padding, bool ceil_mode, bool count_include_pad, const std::optional<int64_t>& divisor_override) {
+  const profiler::Scope profile_scope("aten::avg_pool2d_backward", [&] { return profiler::shapes_of(TensorRefs(grad_output, self)); });
   const DispatchKeySet keys = dispatch_keys(backend_key({&grad_output, &self}), records_autograd({&grad_output, &self}));
   if (explain_enabled()) explain_log("dispatch", "avg_pool2d_backward", keys.str().c_str());
   return avg_pool2d_backward_op.lookup(keys)(grad_output, self, kernel_size, stride, padding, ceil_mode, count_include_pad, divisor_override);

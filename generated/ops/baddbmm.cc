@@ -7,12 +7,14 @@
 #include "runtime/autograd/view_tracking.h"
 #include "runtime/api/api_helpers.h"
 #include "runtime/dispatch/dispatcher.h"
+#include "runtime/dispatch/profiler.h"
 
 namespace kiln {
 
 // ---- baddbmm(Tensor self, Tensor batch1, Tensor batch2, *, Scalar beta=1, Scalar alpha=1) -> Tensor  (CompositeImplicit)
 
 Tensor ops::baddbmm(const Tensor& self, const Tensor& batch1, const Tensor& batch2, const Scalar& beta, const Scalar& alpha) {
+  const profiler::Scope profile_scope("aten::baddbmm", [&] { return profiler::shapes_of(TensorRefs(self, batch1, batch2)); });
   if (explain_enabled()) explain_log("composite", "baddbmm", "");
   return composite_implicit::baddbmm(self, batch1, batch2, beta, alpha);
 }
@@ -20,6 +22,7 @@ Tensor ops::baddbmm(const Tensor& self, const Tensor& batch1, const Tensor& batc
 // ---- baddbmm.out(Tensor self, Tensor batch1, Tensor batch2, *, Scalar beta=1, Scalar alpha=1, Tensor(a!) out) -> Tensor(a!)  (CompositeImplicit)
 
 const Tensor& ops::baddbmm_out(const Tensor& out, const Tensor& self, const Tensor& batch1, const Tensor& batch2, const Scalar& beta, const Scalar& alpha) {
+  const profiler::Scope profile_scope("aten::baddbmm", [&] { return profiler::shapes_of(TensorRefs(self, batch1, batch2, out)); });
   if (explain_enabled()) explain_log("composite", "baddbmm.out", "");
   return write_out(out, kiln::baddbmm(self, batch1, batch2, beta, alpha), "baddbmm", OutDtype::Exact);
 }
@@ -27,6 +30,7 @@ const Tensor& ops::baddbmm_out(const Tensor& out, const Tensor& self, const Tens
 // ---- baddbmm_(Tensor(a!) self, Tensor batch1, Tensor batch2, *, Scalar beta=1, Scalar alpha=1) -> Tensor(a!)  (CompositeImplicit)
 
 const Tensor& ops::baddbmm_(const Tensor& self, const Tensor& batch1, const Tensor& batch2, const Scalar& beta, const Scalar& alpha) {
+  const profiler::Scope profile_scope("aten::baddbmm_", [&] { return profiler::shapes_of(TensorRefs(self, batch1, batch2)); });
   if (explain_enabled()) explain_log("composite", "baddbmm_", "");
   return composite_implicit::baddbmm_(self, batch1, batch2, beta, alpha);
 }

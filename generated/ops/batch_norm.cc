@@ -6,12 +6,14 @@
 #include "runtime/autograd/view_tracking.h"
 #include "runtime/api/api_helpers.h"
 #include "runtime/dispatch/dispatcher.h"
+#include "runtime/dispatch/profiler.h"
 
 namespace kiln {
 
 // ---- batch_norm(Tensor input, Tensor? weight, Tensor? bias, Tensor? running_mean, Tensor? running_var, bool training, float momentum, float eps, bool cudnn_enabled) -> Tensor  (CompositeImplicit)
 
 Tensor ops::batch_norm(const Tensor& input, const Tensor& weight, const Tensor& bias, const Tensor& running_mean, const Tensor& running_var, bool training, double momentum, double eps, bool cudnn_enabled) {
+  const profiler::Scope profile_scope("aten::batch_norm", [&] { return profiler::shapes_of(TensorRefs(input, weight, bias, running_mean, running_var)); });
   if (explain_enabled()) explain_log("composite", "batch_norm", "");
   return composite_implicit::batch_norm(input, weight, bias, running_mean, running_var, training, momentum, eps, cudnn_enabled);
 }

@@ -7,6 +7,7 @@
 #include "runtime/autograd/view_tracking.h"
 #include "runtime/api/api_helpers.h"
 #include "runtime/dispatch/dispatcher.h"
+#include "runtime/dispatch/profiler.h"
 
 namespace kiln {
 
@@ -26,6 +27,7 @@ Operator<Tensor(const Tensor&, Generator*)> bernoulli_op = {"bernoulli", {
 
 
 Tensor ops::bernoulli(const Tensor& self, Generator* generator) {
+  const profiler::Scope profile_scope("aten::bernoulli", [&] { return profiler::shapes_of(TensorRefs(self)); });
   const DispatchKeySet keys = dispatch_keys(backend_key({&self}), records_autograd({&self}));
   if (explain_enabled()) explain_log("dispatch", "bernoulli", keys.str().c_str());
   return bernoulli_op.lookup(keys)(self, generator);
@@ -47,6 +49,7 @@ Operator<Tensor(const Tensor&, double, Generator*)> bernoulli_p_op = {"bernoulli
 
 
 Tensor ops::bernoulli(const Tensor& self, double p, Generator* generator) {
+  const profiler::Scope profile_scope("aten::bernoulli", [&] { return profiler::shapes_of(TensorRefs(self)); });
   const DispatchKeySet keys = dispatch_keys(backend_key({&self}), records_autograd({&self}));
   if (explain_enabled()) explain_log("dispatch", "bernoulli.p", keys.str().c_str());
   return bernoulli_p_op.lookup(keys)(self, p, generator);
@@ -70,6 +73,7 @@ Operator<const Tensor&(const Tensor&, const Tensor&, Generator*)> bernoulli__Ten
 
 
 const Tensor& ops::bernoulli_(const Tensor& self, const Tensor& p, Generator* generator) {
+  const profiler::Scope profile_scope("aten::bernoulli_", [&] { return profiler::shapes_of(TensorRefs(self, p)); });
   const DispatchKeySet keys = dispatch_keys(backend_key({&self, &p}), records_autograd({&self, &p}));
   if (explain_enabled()) explain_log("dispatch", "bernoulli_.Tensor", keys.str().c_str());
   return bernoulli__Tensor_op.lookup(keys)(self, p, generator);
@@ -93,6 +97,7 @@ Operator<const Tensor&(const Tensor&, double, Generator*)> bernoulli__float_op =
 
 
 const Tensor& ops::bernoulli_(const Tensor& self, double p, Generator* generator) {
+  const profiler::Scope profile_scope("aten::bernoulli_", [&] { return profiler::shapes_of(TensorRefs(self)); });
   const DispatchKeySet keys = dispatch_keys(backend_key({&self}), records_autograd({&self}));
   if (explain_enabled()) explain_log("dispatch", "bernoulli_.float", keys.str().c_str());
   return bernoulli__float_op.lookup(keys)(self, p, generator);

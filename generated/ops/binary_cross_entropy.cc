@@ -7,6 +7,7 @@
 #include "runtime/autograd/view_tracking.h"
 #include "runtime/api/api_helpers.h"
 #include "runtime/dispatch/dispatcher.h"
+#include "runtime/dispatch/profiler.h"
 #include "runtime/api/autocast_casts.h"
 #include "runtime/dispatch/autocast_state.h"
 
@@ -42,6 +43,7 @@ Tensor binary_cross_entropy_autocast(const Tensor& self, const Tensor& target, c
 
 Tensor ops::binary_cross_entropy(const Tensor& self, const Tensor& target, const Tensor& weight, int64_t reduction) {
   if (autocast::active()) return binary_cross_entropy_autocast(self, target, weight, reduction);
+  const profiler::Scope profile_scope("aten::binary_cross_entropy", [&] { return profiler::shapes_of(TensorRefs(self, target, weight)); });
   const DispatchKeySet keys = dispatch_keys(backend_key({&self, &target, &weight}), records_autograd({&self, &target, &weight}));
   if (explain_enabled()) explain_log("dispatch", "binary_cross_entropy", keys.str().c_str());
   return binary_cross_entropy_op.lookup(keys)(self, target, weight, reduction);

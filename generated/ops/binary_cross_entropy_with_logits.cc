@@ -7,6 +7,7 @@
 #include "runtime/autograd/view_tracking.h"
 #include "runtime/api/api_helpers.h"
 #include "runtime/dispatch/dispatcher.h"
+#include "runtime/dispatch/profiler.h"
 #include "runtime/api/autocast_casts.h"
 #include "runtime/dispatch/autocast_state.h"
 
@@ -42,6 +43,7 @@ Tensor binary_cross_entropy_with_logits_autocast(const Tensor& self, const Tenso
 
 Tensor ops::binary_cross_entropy_with_logits(const Tensor& self, const Tensor& target, const Tensor& weight, const Tensor& pos_weight, int64_t reduction) {
   if (autocast::active()) return binary_cross_entropy_with_logits_autocast(self, target, weight, pos_weight, reduction);
+  const profiler::Scope profile_scope("aten::binary_cross_entropy_with_logits", [&] { return profiler::shapes_of(TensorRefs(self, target, weight, pos_weight)); });
   const DispatchKeySet keys = dispatch_keys(backend_key({&self, &target, &weight, &pos_weight}), records_autograd({&self, &target, &weight, &pos_weight}));
   if (explain_enabled()) explain_log("dispatch", "binary_cross_entropy_with_logits", keys.str().c_str());
   return binary_cross_entropy_with_logits_op.lookup(keys)(self, target, weight, pos_weight, reduction);

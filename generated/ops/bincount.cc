@@ -7,6 +7,7 @@
 #include "runtime/autograd/view_tracking.h"
 #include "runtime/api/api_helpers.h"
 #include "runtime/dispatch/dispatcher.h"
+#include "runtime/dispatch/profiler.h"
 
 namespace kiln {
 
@@ -26,6 +27,7 @@ Operator<Tensor(const Tensor&, const Tensor&, int64_t)> bincount_op = {"bincount
 
 
 Tensor ops::bincount(const Tensor& self, const Tensor& weights, int64_t minlength) {
+  const profiler::Scope profile_scope("aten::bincount", [&] { return profiler::shapes_of(TensorRefs(self, weights)); });
   const DispatchKeySet keys = dispatch_keys(backend_key({&self, &weights}), records_autograd({&self, &weights}));
   if (explain_enabled()) explain_log("dispatch", "bincount", keys.str().c_str());
   return bincount_op.lookup(keys)(self, weights, minlength);

@@ -7,6 +7,7 @@
 #include "runtime/autograd/view_tracking.h"
 #include "runtime/api/api_helpers.h"
 #include "runtime/dispatch/dispatcher.h"
+#include "runtime/dispatch/profiler.h"
 
 namespace kiln {
 
@@ -26,6 +27,7 @@ Operator<Tensor(const Tensor&)> bitwise_not_op = {"bitwise_not", {
 
 
 Tensor ops::bitwise_not(const Tensor& self) {
+  const profiler::Scope profile_scope("aten::bitwise_not", [&] { return profiler::shapes_of(TensorRefs(self)); });
   const DispatchKeySet keys = dispatch_keys(backend_key({&self}), records_autograd({&self}));
   if (explain_enabled()) explain_log("dispatch", "bitwise_not", keys.str().c_str());
   return bitwise_not_op.lookup(keys)(self);
@@ -49,6 +51,7 @@ Operator<const Tensor&(const Tensor&)> bitwise_not__op = {"bitwise_not_", {
 
 
 const Tensor& ops::bitwise_not_(const Tensor& self) {
+  const profiler::Scope profile_scope("aten::bitwise_not_", [&] { return profiler::shapes_of(TensorRefs(self)); });
   const DispatchKeySet keys = dispatch_keys(backend_key({&self}), records_autograd({&self}));
   if (explain_enabled()) explain_log("dispatch", "bitwise_not_", keys.str().c_str());
   return bitwise_not__op.lookup(keys)(self);
@@ -72,6 +75,7 @@ Operator<const Tensor&(const Tensor&, const Tensor&)> bitwise_not_out_op = {"bit
 
 
 const Tensor& ops::bitwise_not_out(const Tensor& out, const Tensor& self) {
+  const profiler::Scope profile_scope("aten::bitwise_not", [&] { return profiler::shapes_of(TensorRefs(self, out)); });
   const DispatchKeySet keys = dispatch_keys(backend_key({&self, &out}), records_autograd({&self, &out}));
   if (explain_enabled()) explain_log("dispatch", "bitwise_not.out", keys.str().c_str());
   return bitwise_not_out_op.lookup(keys)(out, self);

@@ -7,6 +7,7 @@
 #include "runtime/autograd/view_tracking.h"
 #include "runtime/api/api_helpers.h"
 #include "runtime/dispatch/dispatcher.h"
+#include "runtime/dispatch/profiler.h"
 
 namespace kiln {
 
@@ -26,6 +27,7 @@ Operator<Tensor(const Tensor&, const Tensor&)> bitwise_right_shift_Tensor_op = {
 
 
 Tensor ops::bitwise_right_shift(const Tensor& self, const Tensor& other) {
+  const profiler::Scope profile_scope("aten::bitwise_right_shift", [&] { return profiler::shapes_of(TensorRefs(self, other)); });
   const DispatchKeySet keys = dispatch_keys(backend_key({&self, &other}), records_autograd({&self, &other}));
   if (explain_enabled()) explain_log("dispatch", "bitwise_right_shift.Tensor", keys.str().c_str());
   return bitwise_right_shift_Tensor_op.lookup(keys)(self, other);
@@ -49,6 +51,7 @@ Operator<const Tensor&(const Tensor&, const Tensor&)> bitwise_right_shift__Tenso
 
 
 const Tensor& ops::bitwise_right_shift_(const Tensor& self, const Tensor& other) {
+  const profiler::Scope profile_scope("aten::bitwise_right_shift_", [&] { return profiler::shapes_of(TensorRefs(self, other)); });
   const DispatchKeySet keys = dispatch_keys(backend_key({&self, &other}), records_autograd({&self, &other}));
   if (explain_enabled()) explain_log("dispatch", "bitwise_right_shift_.Tensor", keys.str().c_str());
   return bitwise_right_shift__Tensor_op.lookup(keys)(self, other);
@@ -72,6 +75,7 @@ Operator<const Tensor&(const Tensor&, const Tensor&, const Tensor&)> bitwise_rig
 
 
 const Tensor& ops::bitwise_right_shift_out(const Tensor& out, const Tensor& self, const Tensor& other) {
+  const profiler::Scope profile_scope("aten::bitwise_right_shift", [&] { return profiler::shapes_of(TensorRefs(self, other, out)); });
   const DispatchKeySet keys = dispatch_keys(backend_key({&self, &other, &out}), records_autograd({&self, &other, &out}));
   if (explain_enabled()) explain_log("dispatch", "bitwise_right_shift.out", keys.str().c_str());
   return bitwise_right_shift_out_op.lookup(keys)(out, self, other);

@@ -7,6 +7,7 @@
 #include "runtime/autograd/view_tracking.h"
 #include "runtime/api/api_helpers.h"
 #include "runtime/dispatch/dispatcher.h"
+#include "runtime/dispatch/profiler.h"
 
 namespace kiln {
 
@@ -26,6 +27,7 @@ Operator<Tensor(const Tensor&, const Tensor&)> bitwise_xor_Tensor_op = {"bitwise
 
 
 Tensor ops::bitwise_xor(const Tensor& self, const Tensor& other) {
+  const profiler::Scope profile_scope("aten::bitwise_xor", [&] { return profiler::shapes_of(TensorRefs(self, other)); });
   const DispatchKeySet keys = dispatch_keys(backend_key({&self, &other}), records_autograd({&self, &other}));
   if (explain_enabled()) explain_log("dispatch", "bitwise_xor.Tensor", keys.str().c_str());
   return bitwise_xor_Tensor_op.lookup(keys)(self, other);
@@ -49,6 +51,7 @@ Operator<const Tensor&(const Tensor&, const Tensor&)> bitwise_xor__Tensor_op = {
 
 
 const Tensor& ops::bitwise_xor_(const Tensor& self, const Tensor& other) {
+  const profiler::Scope profile_scope("aten::bitwise_xor_", [&] { return profiler::shapes_of(TensorRefs(self, other)); });
   const DispatchKeySet keys = dispatch_keys(backend_key({&self, &other}), records_autograd({&self, &other}));
   if (explain_enabled()) explain_log("dispatch", "bitwise_xor_.Tensor", keys.str().c_str());
   return bitwise_xor__Tensor_op.lookup(keys)(self, other);
@@ -72,6 +75,7 @@ Operator<const Tensor&(const Tensor&, const Tensor&, const Tensor&)> bitwise_xor
 
 
 const Tensor& ops::bitwise_xor_out(const Tensor& out, const Tensor& self, const Tensor& other) {
+  const profiler::Scope profile_scope("aten::bitwise_xor", [&] { return profiler::shapes_of(TensorRefs(self, other, out)); });
   const DispatchKeySet keys = dispatch_keys(backend_key({&self, &other, &out}), records_autograd({&self, &other, &out}));
   if (explain_enabled()) explain_log("dispatch", "bitwise_xor.out", keys.str().c_str());
   return bitwise_xor_out_op.lookup(keys)(out, self, other);

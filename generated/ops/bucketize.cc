@@ -7,12 +7,14 @@
 #include "runtime/autograd/view_tracking.h"
 #include "runtime/api/api_helpers.h"
 #include "runtime/dispatch/dispatcher.h"
+#include "runtime/dispatch/profiler.h"
 
 namespace kiln {
 
 // ---- bucketize.Tensor(Tensor self, Tensor boundaries, *, bool out_int32=False, bool right=False) -> Tensor  (CompositeImplicit)
 
 Tensor ops::bucketize(const Tensor& self, const Tensor& boundaries, bool out_int32, bool right) {
+  const profiler::Scope profile_scope("aten::bucketize", [&] { return profiler::shapes_of(TensorRefs(self, boundaries)); });
   if (explain_enabled()) explain_log("composite", "bucketize.Tensor", "");
   return composite_implicit::bucketize(self, boundaries, out_int32, right);
 }
@@ -20,6 +22,7 @@ Tensor ops::bucketize(const Tensor& self, const Tensor& boundaries, bool out_int
 // ---- bucketize.out(Tensor self, Tensor boundaries, *, bool out_int32=False, bool right=False, Tensor(a!) out) -> Tensor(a!)  (CompositeImplicit)
 
 const Tensor& ops::bucketize_out(const Tensor& out, const Tensor& self, const Tensor& boundaries, bool out_int32, bool right) {
+  const profiler::Scope profile_scope("aten::bucketize", [&] { return profiler::shapes_of(TensorRefs(self, boundaries, out)); });
   if (explain_enabled()) explain_log("composite", "bucketize.out", "");
   return write_out(out, kiln::bucketize(self, boundaries, out_int32, right), "bucketize", OutDtype::Exact);
 }
@@ -27,6 +30,7 @@ const Tensor& ops::bucketize_out(const Tensor& out, const Tensor& self, const Te
 // ---- bucketize.Scalar(Scalar self, Tensor boundaries, *, bool out_int32=False, bool right=False) -> Tensor  (CompositeImplicit)
 
 Tensor ops::bucketize(const Scalar& self, const Tensor& boundaries, bool out_int32, bool right) {
+  const profiler::Scope profile_scope("aten::bucketize", [&] { return profiler::shapes_of(TensorRefs(boundaries)); });
   if (explain_enabled()) explain_log("composite", "bucketize.Scalar", "");
   return composite_implicit::bucketize_scalar(self, boundaries, out_int32, right);
 }

@@ -7,6 +7,7 @@
 #include "runtime/autograd/view_tracking.h"
 #include "runtime/api/api_helpers.h"
 #include "runtime/dispatch/dispatcher.h"
+#include "runtime/dispatch/profiler.h"
 #include "runtime/api/autocast_casts.h"
 #include "runtime/dispatch/autocast_state.h"
 
@@ -39,6 +40,7 @@ Tensor cat_autocast(const std::vector<Tensor>& tensors, int64_t dim) {
 
 Tensor ops::cat(const std::vector<Tensor>& tensors, int64_t dim) {
   if (autocast::active()) return cat_autocast(tensors, dim);
+  const profiler::Scope profile_scope("aten::cat", [&] { return profiler::shapes_of(TensorRefs(tensors)); });
   const DispatchKeySet keys = dispatch_keys(backend_key(TensorRefs(tensors)), records_autograd(TensorRefs(tensors)));
   if (explain_enabled()) explain_log("dispatch", "cat", keys.str().c_str());
   return cat_op.lookup(keys)(tensors, dim);
@@ -62,6 +64,7 @@ Operator<const Tensor&(const Tensor&, const std::vector<Tensor>&, int64_t)> cat_
 
 
 const Tensor& ops::cat_out(const Tensor& out, const std::vector<Tensor>& tensors, int64_t dim) {
+  const profiler::Scope profile_scope("aten::cat", [&] { return profiler::shapes_of(TensorRefs(tensors, out)); });
   const DispatchKeySet keys = dispatch_keys(backend_key(TensorRefs(tensors, out)), records_autograd(TensorRefs(tensors, out)));
   if (explain_enabled()) explain_log("dispatch", "cat.out", keys.str().c_str());
   return cat_out_op.lookup(keys)(out, tensors, dim);

@@ -6,12 +6,14 @@
 #include "runtime/autograd/view_tracking.h"
 #include "runtime/api/api_helpers.h"
 #include "runtime/dispatch/dispatcher.h"
+#include "runtime/dispatch/profiler.h"
 
 namespace kiln {
 
 // ---- cdist(Tensor x1, Tensor x2, float p=2, int? compute_mode=None) -> Tensor  (CompositeImplicit)
 
 Tensor ops::cdist(const Tensor& x1, const Tensor& x2, double p, const std::optional<int64_t>& compute_mode) {
+  const profiler::Scope profile_scope("aten::cdist", [&] { return profiler::shapes_of(TensorRefs(x1, x2)); });
   if (explain_enabled()) explain_log("composite", "cdist", "");
   return composite_implicit::cdist(x1, x2, p, compute_mode);
 }

@@ -7,6 +7,7 @@
 #include "runtime/autograd/view_tracking.h"
 #include "runtime/api/api_helpers.h"
 #include "runtime/dispatch/dispatcher.h"
+#include "runtime/dispatch/profiler.h"
 
 namespace kiln {
 
@@ -26,6 +27,7 @@ Operator<Tensor(const Tensor&)> ceil_op = {"ceil", {
 
 
 Tensor ops::ceil(const Tensor& self) {
+  const profiler::Scope profile_scope("aten::ceil", [&] { return profiler::shapes_of(TensorRefs(self)); });
   const DispatchKeySet keys = dispatch_keys(backend_key({&self}), records_autograd({&self}));
   if (explain_enabled()) explain_log("dispatch", "ceil", keys.str().c_str());
   return ceil_op.lookup(keys)(self);
@@ -49,6 +51,7 @@ Operator<const Tensor&(const Tensor&)> ceil__op = {"ceil_", {
 
 
 const Tensor& ops::ceil_(const Tensor& self) {
+  const profiler::Scope profile_scope("aten::ceil_", [&] { return profiler::shapes_of(TensorRefs(self)); });
   const DispatchKeySet keys = dispatch_keys(backend_key({&self}), records_autograd({&self}));
   if (explain_enabled()) explain_log("dispatch", "ceil_", keys.str().c_str());
   return ceil__op.lookup(keys)(self);
@@ -72,6 +75,7 @@ Operator<const Tensor&(const Tensor&, const Tensor&)> ceil_out_op = {"ceil.out",
 
 
 const Tensor& ops::ceil_out(const Tensor& out, const Tensor& self) {
+  const profiler::Scope profile_scope("aten::ceil", [&] { return profiler::shapes_of(TensorRefs(self, out)); });
   const DispatchKeySet keys = dispatch_keys(backend_key({&self, &out}), records_autograd({&self, &out}));
   if (explain_enabled()) explain_log("dispatch", "ceil.out", keys.str().c_str());
   return ceil_out_op.lookup(keys)(out, self);

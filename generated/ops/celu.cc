@@ -6,12 +6,14 @@
 #include "runtime/autograd/view_tracking.h"
 #include "runtime/api/api_helpers.h"
 #include "runtime/dispatch/dispatcher.h"
+#include "runtime/dispatch/profiler.h"
 
 namespace kiln {
 
 // ---- celu(Tensor self, Scalar alpha=1.0) -> Tensor  (CompositeImplicit)
 
 Tensor ops::celu(const Tensor& self, const Scalar& alpha) {
+  const profiler::Scope profile_scope("aten::celu", [&] { return profiler::shapes_of(TensorRefs(self)); });
   if (explain_enabled()) explain_log("composite", "celu", "");
   return composite_implicit::celu(self, alpha);
 }
@@ -19,6 +21,7 @@ Tensor ops::celu(const Tensor& self, const Scalar& alpha) {
 // ---- celu_(Tensor(a!) self, Scalar alpha=1.0) -> Tensor(a!)  (CompositeImplicit)
 
 const Tensor& ops::celu_(const Tensor& self, const Scalar& alpha) {
+  const profiler::Scope profile_scope("aten::celu_", [&] { return profiler::shapes_of(TensorRefs(self)); });
   if (explain_enabled()) explain_log("composite", "celu_", "");
   return composite_implicit::celu_(self, alpha);
 }

@@ -6,12 +6,14 @@
 #include "runtime/autograd/view_tracking.h"
 #include "runtime/api/api_helpers.h"
 #include "runtime/dispatch/dispatcher.h"
+#include "runtime/dispatch/profiler.h"
 
 namespace kiln {
 
 // ---- cholesky(Tensor self, bool upper=False) -> Tensor  (CompositeImplicit)
 
 Tensor ops::cholesky(const Tensor& self, bool upper) {
+  const profiler::Scope profile_scope("aten::cholesky", [&] { return profiler::shapes_of(TensorRefs(self)); });
   if (explain_enabled()) explain_log("composite", "cholesky", "");
   return composite_implicit::cholesky(self, upper);
 }

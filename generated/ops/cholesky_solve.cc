@@ -6,12 +6,14 @@
 #include "runtime/autograd/view_tracking.h"
 #include "runtime/api/api_helpers.h"
 #include "runtime/dispatch/dispatcher.h"
+#include "runtime/dispatch/profiler.h"
 
 namespace kiln {
 
 // ---- cholesky_solve(Tensor self, Tensor input2, bool upper=False) -> Tensor  (CompositeImplicit)
 
 Tensor ops::cholesky_solve(const Tensor& self, const Tensor& input2, bool upper) {
+  const profiler::Scope profile_scope("aten::cholesky_solve", [&] { return profiler::shapes_of(TensorRefs(self, input2)); });
   if (explain_enabled()) explain_log("composite", "cholesky_solve", "");
   return composite_implicit::cholesky_solve(self, input2, upper);
 }

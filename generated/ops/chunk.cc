@@ -6,12 +6,14 @@
 #include "runtime/autograd/view_tracking.h"
 #include "runtime/api/api_helpers.h"
 #include "runtime/dispatch/dispatcher.h"
+#include "runtime/dispatch/profiler.h"
 
 namespace kiln {
 
 // ---- chunk(Tensor(a) self, int chunks, int dim=0) -> Tensor(a)[]  (CompositeImplicit)
 
 std::vector<Tensor> ops::chunk(const Tensor& self, int64_t chunks, int64_t dim) {
+  const profiler::Scope profile_scope("aten::chunk", [&] { return profiler::shapes_of(TensorRefs(self)); });
   if (explain_enabled()) explain_log("composite", "chunk", "");
   return composite_implicit::chunk(self, chunks, dim);
 }

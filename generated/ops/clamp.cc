@@ -9,6 +9,7 @@
 #include "runtime/autograd/view_tracking.h"
 #include "runtime/api/api_helpers.h"
 #include "runtime/dispatch/dispatcher.h"
+#include "runtime/dispatch/profiler.h"
 
 namespace kiln {
 
@@ -28,6 +29,7 @@ Operator<Tensor(const Tensor&, const std::optional<Scalar>&, const std::optional
 
 
 Tensor ops::clamp(const Tensor& self, const std::optional<Scalar>& min, const std::optional<Scalar>& max) {
+  const profiler::Scope profile_scope("aten::clamp", [&] { return profiler::shapes_of(TensorRefs(self)); });
   const DispatchKeySet keys = dispatch_keys(backend_key({&self}), records_autograd({&self}));
   if (explain_enabled()) explain_log("dispatch", "clamp", keys.str().c_str());
   return clamp_op.lookup(keys)(self, min, max);
@@ -51,6 +53,7 @@ Operator<const Tensor&(const Tensor&, const std::optional<Scalar>&, const std::o
 
 
 const Tensor& ops::clamp_(const Tensor& self, const std::optional<Scalar>& min, const std::optional<Scalar>& max) {
+  const profiler::Scope profile_scope("aten::clamp_", [&] { return profiler::shapes_of(TensorRefs(self)); });
   const DispatchKeySet keys = dispatch_keys(backend_key({&self}), records_autograd({&self}));
   if (explain_enabled()) explain_log("dispatch", "clamp_", keys.str().c_str());
   return clamp__op.lookup(keys)(self, min, max);
@@ -74,6 +77,7 @@ Operator<const Tensor&(const Tensor&, const Tensor&, const std::optional<Scalar>
 
 
 const Tensor& ops::clamp_out(const Tensor& out, const Tensor& self, const std::optional<Scalar>& min, const std::optional<Scalar>& max) {
+  const profiler::Scope profile_scope("aten::clamp", [&] { return profiler::shapes_of(TensorRefs(self, out)); });
   const DispatchKeySet keys = dispatch_keys(backend_key({&self, &out}), records_autograd({&self, &out}));
   if (explain_enabled()) explain_log("dispatch", "clamp.out", keys.str().c_str());
   return clamp_out_op.lookup(keys)(out, self, min, max);
@@ -82,6 +86,7 @@ const Tensor& ops::clamp_out(const Tensor& out, const Tensor& self, const std::o
 // ---- clamp.Tensor(Tensor self, Tensor? min=None, Tensor? max=None) -> Tensor  (CompositeImplicit)
 
 Tensor ops::clamp(const Tensor& self, const Tensor& min, const Tensor& max) {
+  const profiler::Scope profile_scope("aten::clamp", [&] { return profiler::shapes_of(TensorRefs(self, min, max)); });
   if (explain_enabled()) explain_log("composite", "clamp.Tensor", "");
   return composite_implicit::clamp_tensor(self, min, max);
 }
@@ -89,6 +94,7 @@ Tensor ops::clamp(const Tensor& self, const Tensor& min, const Tensor& max) {
 // ---- clamp.Tensor_out(Tensor self, Tensor? min=None, Tensor? max=None, *, Tensor(a!) out) -> Tensor(a!)  (CompositeImplicit)
 
 const Tensor& ops::clamp_out(const Tensor& out, const Tensor& self, const Tensor& min, const Tensor& max) {
+  const profiler::Scope profile_scope("aten::clamp", [&] { return profiler::shapes_of(TensorRefs(self, min, max, out)); });
   if (explain_enabled()) explain_log("composite", "clamp.Tensor_out", "");
   return write_out(out, kiln::clamp(self, min, max), "clamp");
 }

@@ -7,6 +7,7 @@
 #include "runtime/autograd/view_tracking.h"
 #include "runtime/api/api_helpers.h"
 #include "runtime/dispatch/dispatcher.h"
+#include "runtime/dispatch/profiler.h"
 
 namespace kiln {
 
@@ -26,6 +27,7 @@ Operator<Tensor(const Tensor&, const Scalar&)> clamp_max_op = {"clamp_max", {
 
 
 Tensor ops::clamp_max(const Tensor& self, const Scalar& max) {
+  const profiler::Scope profile_scope("aten::clamp_max", [&] { return profiler::shapes_of(TensorRefs(self)); });
   const DispatchKeySet keys = dispatch_keys(backend_key({&self}), records_autograd({&self}));
   if (explain_enabled()) explain_log("dispatch", "clamp_max", keys.str().c_str());
   return clamp_max_op.lookup(keys)(self, max);
@@ -49,6 +51,7 @@ Operator<const Tensor&(const Tensor&, const Scalar&)> clamp_max__op = {"clamp_ma
 
 
 const Tensor& ops::clamp_max_(const Tensor& self, const Scalar& max) {
+  const profiler::Scope profile_scope("aten::clamp_max_", [&] { return profiler::shapes_of(TensorRefs(self)); });
   const DispatchKeySet keys = dispatch_keys(backend_key({&self}), records_autograd({&self}));
   if (explain_enabled()) explain_log("dispatch", "clamp_max_", keys.str().c_str());
   return clamp_max__op.lookup(keys)(self, max);
@@ -72,6 +75,7 @@ Operator<const Tensor&(const Tensor&, const Tensor&, const Scalar&)> clamp_max_o
 
 
 const Tensor& ops::clamp_max_out(const Tensor& out, const Tensor& self, const Scalar& max) {
+  const profiler::Scope profile_scope("aten::clamp_max", [&] { return profiler::shapes_of(TensorRefs(self, out)); });
   const DispatchKeySet keys = dispatch_keys(backend_key({&self, &out}), records_autograd({&self, &out}));
   if (explain_enabled()) explain_log("dispatch", "clamp_max.out", keys.str().c_str());
   return clamp_max_out_op.lookup(keys)(out, self, max);
@@ -93,6 +97,7 @@ Operator<Tensor(const Tensor&, const Tensor&)> clamp_max_Tensor_op = {"clamp_max
 
 
 Tensor ops::clamp_max(const Tensor& self, const Tensor& max) {
+  const profiler::Scope profile_scope("aten::clamp_max", [&] { return profiler::shapes_of(TensorRefs(self, max)); });
   const DispatchKeySet keys = dispatch_keys(backend_key({&self, &max}), records_autograd({&self, &max}));
   if (explain_enabled()) explain_log("dispatch", "clamp_max.Tensor", keys.str().c_str());
   return clamp_max_Tensor_op.lookup(keys)(self, max);
@@ -116,6 +121,7 @@ Operator<const Tensor&(const Tensor&, const Tensor&)> clamp_max__Tensor_op = {"c
 
 
 const Tensor& ops::clamp_max_(const Tensor& self, const Tensor& max) {
+  const profiler::Scope profile_scope("aten::clamp_max_", [&] { return profiler::shapes_of(TensorRefs(self, max)); });
   const DispatchKeySet keys = dispatch_keys(backend_key({&self, &max}), records_autograd({&self, &max}));
   if (explain_enabled()) explain_log("dispatch", "clamp_max_.Tensor", keys.str().c_str());
   return clamp_max__Tensor_op.lookup(keys)(self, max);
@@ -139,6 +145,7 @@ Operator<const Tensor&(const Tensor&, const Tensor&, const Tensor&)> clamp_max_T
 
 
 const Tensor& ops::clamp_max_out(const Tensor& out, const Tensor& self, const Tensor& max) {
+  const profiler::Scope profile_scope("aten::clamp_max", [&] { return profiler::shapes_of(TensorRefs(self, max, out)); });
   const DispatchKeySet keys = dispatch_keys(backend_key({&self, &max, &out}), records_autograd({&self, &max, &out}));
   if (explain_enabled()) explain_log("dispatch", "clamp_max.Tensor_out", keys.str().c_str());
   return clamp_max_Tensor_out_op.lookup(keys)(out, self, max);

@@ -7,6 +7,7 @@
 #include "runtime/autograd/view_tracking.h"
 #include "runtime/api/api_helpers.h"
 #include "runtime/dispatch/dispatcher.h"
+#include "runtime/dispatch/profiler.h"
 
 namespace kiln {
 
@@ -26,6 +27,7 @@ Operator<Tensor(const Tensor&, const Scalar&)> clamp_min_op = {"clamp_min", {
 
 
 Tensor ops::clamp_min(const Tensor& self, const Scalar& min) {
+  const profiler::Scope profile_scope("aten::clamp_min", [&] { return profiler::shapes_of(TensorRefs(self)); });
   const DispatchKeySet keys = dispatch_keys(backend_key({&self}), records_autograd({&self}));
   if (explain_enabled()) explain_log("dispatch", "clamp_min", keys.str().c_str());
   return clamp_min_op.lookup(keys)(self, min);
@@ -49,6 +51,7 @@ Operator<const Tensor&(const Tensor&, const Scalar&)> clamp_min__op = {"clamp_mi
 
 
 const Tensor& ops::clamp_min_(const Tensor& self, const Scalar& min) {
+  const profiler::Scope profile_scope("aten::clamp_min_", [&] { return profiler::shapes_of(TensorRefs(self)); });
   const DispatchKeySet keys = dispatch_keys(backend_key({&self}), records_autograd({&self}));
   if (explain_enabled()) explain_log("dispatch", "clamp_min_", keys.str().c_str());
   return clamp_min__op.lookup(keys)(self, min);
@@ -72,6 +75,7 @@ Operator<const Tensor&(const Tensor&, const Tensor&, const Scalar&)> clamp_min_o
 
 
 const Tensor& ops::clamp_min_out(const Tensor& out, const Tensor& self, const Scalar& min) {
+  const profiler::Scope profile_scope("aten::clamp_min", [&] { return profiler::shapes_of(TensorRefs(self, out)); });
   const DispatchKeySet keys = dispatch_keys(backend_key({&self, &out}), records_autograd({&self, &out}));
   if (explain_enabled()) explain_log("dispatch", "clamp_min.out", keys.str().c_str());
   return clamp_min_out_op.lookup(keys)(out, self, min);
@@ -93,6 +97,7 @@ Operator<Tensor(const Tensor&, const Tensor&)> clamp_min_Tensor_op = {"clamp_min
 
 
 Tensor ops::clamp_min(const Tensor& self, const Tensor& min) {
+  const profiler::Scope profile_scope("aten::clamp_min", [&] { return profiler::shapes_of(TensorRefs(self, min)); });
   const DispatchKeySet keys = dispatch_keys(backend_key({&self, &min}), records_autograd({&self, &min}));
   if (explain_enabled()) explain_log("dispatch", "clamp_min.Tensor", keys.str().c_str());
   return clamp_min_Tensor_op.lookup(keys)(self, min);
@@ -116,6 +121,7 @@ Operator<const Tensor&(const Tensor&, const Tensor&)> clamp_min__Tensor_op = {"c
 
 
 const Tensor& ops::clamp_min_(const Tensor& self, const Tensor& min) {
+  const profiler::Scope profile_scope("aten::clamp_min_", [&] { return profiler::shapes_of(TensorRefs(self, min)); });
   const DispatchKeySet keys = dispatch_keys(backend_key({&self, &min}), records_autograd({&self, &min}));
   if (explain_enabled()) explain_log("dispatch", "clamp_min_.Tensor", keys.str().c_str());
   return clamp_min__Tensor_op.lookup(keys)(self, min);
@@ -139,6 +145,7 @@ Operator<const Tensor&(const Tensor&, const Tensor&, const Tensor&)> clamp_min_T
 
 
 const Tensor& ops::clamp_min_out(const Tensor& out, const Tensor& self, const Tensor& min) {
+  const profiler::Scope profile_scope("aten::clamp_min", [&] { return profiler::shapes_of(TensorRefs(self, min, out)); });
   const DispatchKeySet keys = dispatch_keys(backend_key({&self, &min, &out}), records_autograd({&self, &min, &out}));
   if (explain_enabled()) explain_log("dispatch", "clamp_min.Tensor_out", keys.str().c_str());
   return clamp_min_Tensor_out_op.lookup(keys)(out, self, min);

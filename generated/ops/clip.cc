@@ -6,12 +6,14 @@
 #include "runtime/autograd/view_tracking.h"
 #include "runtime/api/api_helpers.h"
 #include "runtime/dispatch/dispatcher.h"
+#include "runtime/dispatch/profiler.h"
 
 namespace kiln {
 
 // ---- clip(Tensor self, Scalar? min=None, Scalar? max=None) -> Tensor  (CompositeImplicit)
 
 Tensor ops::clip(const Tensor& self, const std::optional<Scalar>& min, const std::optional<Scalar>& max) {
+  const profiler::Scope profile_scope("aten::clip", [&] { return profiler::shapes_of(TensorRefs(self)); });
   if (explain_enabled()) explain_log("composite", "clip", "");
   return composite_implicit::clip(self, min, max);
 }

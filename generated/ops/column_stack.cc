@@ -7,12 +7,14 @@
 #include "runtime/autograd/view_tracking.h"
 #include "runtime/api/api_helpers.h"
 #include "runtime/dispatch/dispatcher.h"
+#include "runtime/dispatch/profiler.h"
 
 namespace kiln {
 
 // ---- column_stack(Tensor[] tensors) -> Tensor  (CompositeImplicit)
 
 Tensor ops::column_stack(const std::vector<Tensor>& tensors) {
+  const profiler::Scope profile_scope("aten::column_stack", [&] { return profiler::shapes_of(TensorRefs(tensors)); });
   if (explain_enabled()) explain_log("composite", "column_stack", "");
   return composite_implicit::column_stack(tensors);
 }
@@ -20,6 +22,7 @@ Tensor ops::column_stack(const std::vector<Tensor>& tensors) {
 // ---- column_stack.out(Tensor[] tensors, *, Tensor(a!) out) -> Tensor(a!)  (CompositeImplicit)
 
 const Tensor& ops::column_stack_out(const Tensor& out, const std::vector<Tensor>& tensors) {
+  const profiler::Scope profile_scope("aten::column_stack", [&] { return profiler::shapes_of(TensorRefs(tensors, out)); });
   if (explain_enabled()) explain_log("composite", "column_stack.out", "");
   return write_out(out, kiln::column_stack(tensors), "column_stack");
 }

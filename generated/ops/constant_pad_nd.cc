@@ -6,12 +6,14 @@
 #include "runtime/autograd/view_tracking.h"
 #include "runtime/api/api_helpers.h"
 #include "runtime/dispatch/dispatcher.h"
+#include "runtime/dispatch/profiler.h"
 
 namespace kiln {
 
 // ---- constant_pad_nd(Tensor self, int[] pad, Scalar value=0) -> Tensor  (CompositeImplicit)
 
 Tensor ops::constant_pad_nd(const Tensor& self, IntArrayRef pad, const Scalar& value) {
+  const profiler::Scope profile_scope("aten::constant_pad_nd", [&] { return profiler::shapes_of(TensorRefs(self)); });
   if (explain_enabled()) explain_log("composite", "constant_pad_nd", "");
   return composite_implicit::constant_pad_nd(self, pad, value);
 }

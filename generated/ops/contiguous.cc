@@ -6,12 +6,14 @@
 #include "runtime/autograd/view_tracking.h"
 #include "runtime/api/api_helpers.h"
 #include "runtime/dispatch/dispatcher.h"
+#include "runtime/dispatch/profiler.h"
 
 namespace kiln {
 
 // ---- contiguous(Tensor(a) self) -> Tensor(a)  (CompositeImplicit)
 
 Tensor ops::contiguous(const Tensor& self) {
+  const profiler::Scope profile_scope("aten::contiguous", [&] { return profiler::shapes_of(TensorRefs(self)); });
   if (explain_enabled()) explain_log("composite", "contiguous", "");
   return composite_implicit::contiguous(self);
 }

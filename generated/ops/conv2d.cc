@@ -7,6 +7,7 @@
 #include "runtime/autograd/view_tracking.h"
 #include "runtime/api/api_helpers.h"
 #include "runtime/dispatch/dispatcher.h"
+#include "runtime/dispatch/profiler.h"
 #include "runtime/api/autocast_casts.h"
 #include "runtime/dispatch/autocast_state.h"
 
@@ -38,6 +39,7 @@ Tensor conv2d_autocast(const Tensor& input, const Tensor& weight, const Tensor& 
 
 Tensor ops::conv2d(const Tensor& input, const Tensor& weight, const Tensor& bias, IntArrayRef stride, IntArrayRef padding, IntArrayRef dilation, int64_t groups) {
   if (autocast::active()) return conv2d_autocast(input, weight, bias, stride, padding, dilation, groups);
+  const profiler::Scope profile_scope("aten::conv2d", [&] { return profiler::shapes_of(TensorRefs(input, weight, bias)); });
   const DispatchKeySet keys = dispatch_keys(backend_key({&input, &weight, &bias}), records_autograd({&input, &weight, &bias}));
   if (explain_enabled()) explain_log("dispatch", "conv2d", keys.str().c_str());
   return conv2d_op.lookup(keys)(input, weight, bias, stride, padding, dilation, groups);

@@ -7,6 +7,7 @@
 #include "runtime/autograd/view_tracking.h"
 #include "runtime/api/api_helpers.h"
 #include "runtime/dispatch/dispatcher.h"
+#include "runtime/dispatch/profiler.h"
 
 namespace kiln {
 
@@ -26,6 +27,7 @@ Operator<Tensor(const Tensor&, IntArrayRef, const Tensor&, IntArrayRef, IntArray
 
 
 Tensor ops::conv2d_backward_input(const Tensor& grad_output, IntArrayRef input_size, const Tensor& weight, IntArrayRef stride, IntArrayRef padding, IntArrayRef dilation, int64_t groups) {
+  const profiler::Scope profile_scope("aten::conv2d_backward_input", [&] { return profiler::shapes_of(TensorRefs(grad_output, weight)); });
   const DispatchKeySet keys = dispatch_keys(backend_key({&grad_output, &weight}), records_autograd({&grad_output, &weight}));
   if (explain_enabled()) explain_log("dispatch", "conv2d_backward_input", keys.str().c_str());
   return conv2d_backward_input_op.lookup(keys)(grad_output, input_size, weight, stride, padding, dilation, groups);

@@ -7,6 +7,7 @@
 #include "runtime/autograd/view_tracking.h"
 #include "runtime/api/api_helpers.h"
 #include "runtime/dispatch/dispatcher.h"
+#include "runtime/dispatch/profiler.h"
 
 namespace kiln {
 
@@ -26,6 +27,7 @@ Operator<Tensor(const Tensor&, const Tensor&, IntArrayRef, IntArrayRef, IntArray
 
 
 Tensor ops::conv2d_backward_weight(const Tensor& grad_output, const Tensor& input, IntArrayRef weight_size, IntArrayRef stride, IntArrayRef padding, IntArrayRef dilation, int64_t groups) {
+  const profiler::Scope profile_scope("aten::conv2d_backward_weight", [&] { return profiler::shapes_of(TensorRefs(grad_output, input)); });
   const DispatchKeySet keys = dispatch_keys(backend_key({&grad_output, &input}), records_autograd({&grad_output, &input}));
   if (explain_enabled()) explain_log("dispatch", "conv2d_backward_weight", keys.str().c_str());
   return conv2d_backward_weight_op.lookup(keys)(grad_output, input, weight_size, stride, padding, dilation, groups);

@@ -7,6 +7,7 @@
 #include "runtime/autograd/view_tracking.h"
 #include "runtime/api/api_helpers.h"
 #include "runtime/dispatch/dispatcher.h"
+#include "runtime/dispatch/profiler.h"
 
 namespace kiln {
 
@@ -28,6 +29,7 @@ Operator<const Tensor&(const Tensor&, const Tensor&, bool)> copy__op = {"copy_",
 
 
 const Tensor& ops::copy_(const Tensor& self, const Tensor& src, bool non_blocking) {
+  const profiler::Scope profile_scope("aten::copy_", [&] { return profiler::shapes_of(TensorRefs(self, src)); });
   const DispatchKeySet keys = dispatch_keys(backend_key({&self, &src}), records_autograd({&self, &src}));
   if (explain_enabled()) explain_log("dispatch", "copy_", keys.str().c_str());
   return copy__op.lookup(keys)(self, src, non_blocking);

@@ -8,6 +8,7 @@
 #include "runtime/autograd/view_tracking.h"
 #include "runtime/api/api_helpers.h"
 #include "runtime/dispatch/dispatcher.h"
+#include "runtime/dispatch/profiler.h"
 
 namespace kiln {
 
@@ -27,6 +28,7 @@ Operator<Tensor(const Tensor&, const Tensor&)> copysign_Tensor_op = {"copysign.T
 
 
 Tensor ops::copysign(const Tensor& self, const Tensor& other) {
+  const profiler::Scope profile_scope("aten::copysign", [&] { return profiler::shapes_of(TensorRefs(self, other)); });
   const DispatchKeySet keys = dispatch_keys(backend_key({&self, &other}), records_autograd({&self, &other}));
   if (explain_enabled()) explain_log("dispatch", "copysign.Tensor", keys.str().c_str());
   return copysign_Tensor_op.lookup(keys)(self, other);
@@ -50,6 +52,7 @@ Operator<const Tensor&(const Tensor&, const Tensor&)> copysign__Tensor_op = {"co
 
 
 const Tensor& ops::copysign_(const Tensor& self, const Tensor& other) {
+  const profiler::Scope profile_scope("aten::copysign_", [&] { return profiler::shapes_of(TensorRefs(self, other)); });
   const DispatchKeySet keys = dispatch_keys(backend_key({&self, &other}), records_autograd({&self, &other}));
   if (explain_enabled()) explain_log("dispatch", "copysign_.Tensor", keys.str().c_str());
   return copysign__Tensor_op.lookup(keys)(self, other);
@@ -73,6 +76,7 @@ Operator<const Tensor&(const Tensor&, const Tensor&, const Tensor&)> copysign_ou
 
 
 const Tensor& ops::copysign_out(const Tensor& out, const Tensor& self, const Tensor& other) {
+  const profiler::Scope profile_scope("aten::copysign", [&] { return profiler::shapes_of(TensorRefs(self, other, out)); });
   const DispatchKeySet keys = dispatch_keys(backend_key({&self, &other, &out}), records_autograd({&self, &other, &out}));
   if (explain_enabled()) explain_log("dispatch", "copysign.out", keys.str().c_str());
   return copysign_out_op.lookup(keys)(out, self, other);
@@ -81,6 +85,7 @@ const Tensor& ops::copysign_out(const Tensor& out, const Tensor& self, const Ten
 // ---- copysign.Scalar(Tensor self, Scalar other) -> Tensor  (CompositeImplicit)
 
 Tensor ops::copysign(const Tensor& self, const Scalar& other) {
+  const profiler::Scope profile_scope("aten::copysign", [&] { return profiler::shapes_of(TensorRefs(self)); });
   if (explain_enabled()) explain_log("composite", "copysign.Scalar", "");
   return composite_implicit::copysign_scalar(self, other);
 }

@@ -7,6 +7,7 @@
 #include "runtime/autograd/view_tracking.h"
 #include "runtime/api/api_helpers.h"
 #include "runtime/dispatch/dispatcher.h"
+#include "runtime/dispatch/profiler.h"
 
 namespace kiln {
 
@@ -26,6 +27,7 @@ Operator<Tensor(const Tensor&)> cos_op = {"cos", {
 
 
 Tensor ops::cos(const Tensor& self) {
+  const profiler::Scope profile_scope("aten::cos", [&] { return profiler::shapes_of(TensorRefs(self)); });
   const DispatchKeySet keys = dispatch_keys(backend_key({&self}), records_autograd({&self}));
   if (explain_enabled()) explain_log("dispatch", "cos", keys.str().c_str());
   return cos_op.lookup(keys)(self);
@@ -49,6 +51,7 @@ Operator<const Tensor&(const Tensor&)> cos__op = {"cos_", {
 
 
 const Tensor& ops::cos_(const Tensor& self) {
+  const profiler::Scope profile_scope("aten::cos_", [&] { return profiler::shapes_of(TensorRefs(self)); });
   const DispatchKeySet keys = dispatch_keys(backend_key({&self}), records_autograd({&self}));
   if (explain_enabled()) explain_log("dispatch", "cos_", keys.str().c_str());
   return cos__op.lookup(keys)(self);
@@ -72,6 +75,7 @@ Operator<const Tensor&(const Tensor&, const Tensor&)> cos_out_op = {"cos.out", {
 
 
 const Tensor& ops::cos_out(const Tensor& out, const Tensor& self) {
+  const profiler::Scope profile_scope("aten::cos", [&] { return profiler::shapes_of(TensorRefs(self, out)); });
   const DispatchKeySet keys = dispatch_keys(backend_key({&self, &out}), records_autograd({&self, &out}));
   if (explain_enabled()) explain_log("dispatch", "cos.out", keys.str().c_str());
   return cos_out_op.lookup(keys)(out, self);

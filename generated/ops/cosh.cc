@@ -7,6 +7,7 @@
 #include "runtime/autograd/view_tracking.h"
 #include "runtime/api/api_helpers.h"
 #include "runtime/dispatch/dispatcher.h"
+#include "runtime/dispatch/profiler.h"
 
 namespace kiln {
 
@@ -26,6 +27,7 @@ Operator<Tensor(const Tensor&)> cosh_op = {"cosh", {
 
 
 Tensor ops::cosh(const Tensor& self) {
+  const profiler::Scope profile_scope("aten::cosh", [&] { return profiler::shapes_of(TensorRefs(self)); });
   const DispatchKeySet keys = dispatch_keys(backend_key({&self}), records_autograd({&self}));
   if (explain_enabled()) explain_log("dispatch", "cosh", keys.str().c_str());
   return cosh_op.lookup(keys)(self);
@@ -49,6 +51,7 @@ Operator<const Tensor&(const Tensor&)> cosh__op = {"cosh_", {
 
 
 const Tensor& ops::cosh_(const Tensor& self) {
+  const profiler::Scope profile_scope("aten::cosh_", [&] { return profiler::shapes_of(TensorRefs(self)); });
   const DispatchKeySet keys = dispatch_keys(backend_key({&self}), records_autograd({&self}));
   if (explain_enabled()) explain_log("dispatch", "cosh_", keys.str().c_str());
   return cosh__op.lookup(keys)(self);
@@ -72,6 +75,7 @@ Operator<const Tensor&(const Tensor&, const Tensor&)> cosh_out_op = {"cosh.out",
 
 
 const Tensor& ops::cosh_out(const Tensor& out, const Tensor& self) {
+  const profiler::Scope profile_scope("aten::cosh", [&] { return profiler::shapes_of(TensorRefs(self, out)); });
   const DispatchKeySet keys = dispatch_keys(backend_key({&self, &out}), records_autograd({&self, &out}));
   if (explain_enabled()) explain_log("dispatch", "cosh.out", keys.str().c_str());
   return cosh_out_op.lookup(keys)(out, self);

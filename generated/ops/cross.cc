@@ -7,12 +7,14 @@
 #include "runtime/autograd/view_tracking.h"
 #include "runtime/api/api_helpers.h"
 #include "runtime/dispatch/dispatcher.h"
+#include "runtime/dispatch/profiler.h"
 
 namespace kiln {
 
 // ---- cross(Tensor self, Tensor other, int? dim=None) -> Tensor  (CompositeImplicit)
 
 Tensor ops::cross(const Tensor& self, const Tensor& other, const std::optional<int64_t>& dim) {
+  const profiler::Scope profile_scope("aten::cross", [&] { return profiler::shapes_of(TensorRefs(self, other)); });
   if (explain_enabled()) explain_log("composite", "cross", "");
   return composite_implicit::cross(self, other, dim);
 }
@@ -20,6 +22,7 @@ Tensor ops::cross(const Tensor& self, const Tensor& other, const std::optional<i
 // ---- cross.out(Tensor self, Tensor other, int? dim=None, *, Tensor(a!) out) -> Tensor(a!)  (CompositeImplicit)
 
 const Tensor& ops::cross_out(const Tensor& out, const Tensor& self, const Tensor& other, const std::optional<int64_t>& dim) {
+  const profiler::Scope profile_scope("aten::cross", [&] { return profiler::shapes_of(TensorRefs(self, other, out)); });
   if (explain_enabled()) explain_log("composite", "cross.out", "");
   return write_out(out, kiln::cross(self, other, dim), "cross", OutDtype::Exact);
 }

@@ -6,6 +6,7 @@
 #include "runtime/autograd/view_tracking.h"
 #include "runtime/api/api_helpers.h"
 #include "runtime/dispatch/dispatcher.h"
+#include "runtime/dispatch/profiler.h"
 #include "runtime/api/autocast_casts.h"
 #include "runtime/dispatch/autocast_state.h"
 
@@ -24,6 +25,7 @@ Tensor ctc_loss_IntList_autocast(const Tensor& log_probs, const Tensor& targets,
 
 Tensor ops::ctc_loss(const Tensor& log_probs, const Tensor& targets, IntArrayRef input_lengths, IntArrayRef target_lengths, int64_t blank, int64_t reduction, bool zero_infinity) {
   if (autocast::active()) return ctc_loss_IntList_autocast(log_probs, targets, input_lengths, target_lengths, blank, reduction, zero_infinity);
+  const profiler::Scope profile_scope("aten::ctc_loss", [&] { return profiler::shapes_of(TensorRefs(log_probs, targets)); });
   if (explain_enabled()) explain_log("composite", "ctc_loss.IntList", "");
   return composite_implicit::ctc_loss(log_probs, targets, input_lengths, target_lengths, blank, reduction, zero_infinity);
 }
@@ -41,6 +43,7 @@ Tensor ctc_loss_Tensor_autocast(const Tensor& log_probs, const Tensor& targets, 
 
 Tensor ops::ctc_loss(const Tensor& log_probs, const Tensor& targets, const Tensor& input_lengths, const Tensor& target_lengths, int64_t blank, int64_t reduction, bool zero_infinity) {
   if (autocast::active()) return ctc_loss_Tensor_autocast(log_probs, targets, input_lengths, target_lengths, blank, reduction, zero_infinity);
+  const profiler::Scope profile_scope("aten::ctc_loss", [&] { return profiler::shapes_of(TensorRefs(log_probs, targets, input_lengths, target_lengths)); });
   if (explain_enabled()) explain_log("composite", "ctc_loss.Tensor", "");
   return composite_implicit::ctc_loss_tensor(log_probs, targets, input_lengths, target_lengths, blank, reduction, zero_infinity);
 }

@@ -7,6 +7,7 @@
 #include "runtime/autograd/view_tracking.h"
 #include "runtime/api/api_helpers.h"
 #include "runtime/dispatch/dispatcher.h"
+#include "runtime/dispatch/profiler.h"
 
 namespace kiln {
 
@@ -26,6 +27,7 @@ Operator<std::tuple<Tensor, Tensor>(const Tensor&, int64_t)> cummax_op = {"cumma
 
 
 std::tuple<Tensor, Tensor> ops::cummax(const Tensor& self, int64_t dim) {
+  const profiler::Scope profile_scope("aten::cummax", [&] { return profiler::shapes_of(TensorRefs(self)); });
   const DispatchKeySet keys = dispatch_keys(backend_key({&self}), records_autograd({&self}));
   if (explain_enabled()) explain_log("dispatch", "cummax", keys.str().c_str());
   return cummax_op.lookup(keys)(self, dim);

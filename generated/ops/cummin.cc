@@ -7,6 +7,7 @@
 #include "runtime/autograd/view_tracking.h"
 #include "runtime/api/api_helpers.h"
 #include "runtime/dispatch/dispatcher.h"
+#include "runtime/dispatch/profiler.h"
 
 namespace kiln {
 
@@ -26,6 +27,7 @@ Operator<std::tuple<Tensor, Tensor>(const Tensor&, int64_t)> cummin_op = {"cummi
 
 
 std::tuple<Tensor, Tensor> ops::cummin(const Tensor& self, int64_t dim) {
+  const profiler::Scope profile_scope("aten::cummin", [&] { return profiler::shapes_of(TensorRefs(self)); });
   const DispatchKeySet keys = dispatch_keys(backend_key({&self}), records_autograd({&self}));
   if (explain_enabled()) explain_log("dispatch", "cummin", keys.str().c_str());
   return cummin_op.lookup(keys)(self, dim);

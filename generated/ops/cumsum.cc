@@ -7,6 +7,7 @@
 #include "runtime/autograd/view_tracking.h"
 #include "runtime/api/api_helpers.h"
 #include "runtime/dispatch/dispatcher.h"
+#include "runtime/dispatch/profiler.h"
 
 namespace kiln {
 
@@ -26,6 +27,7 @@ Operator<Tensor(const Tensor&, int64_t, const std::optional<ScalarType>&)> cumsu
 
 
 Tensor ops::cumsum(const Tensor& self, int64_t dim, const std::optional<ScalarType>& dtype) {
+  const profiler::Scope profile_scope("aten::cumsum", [&] { return profiler::shapes_of(TensorRefs(self)); });
   const DispatchKeySet keys = dispatch_keys(backend_key({&self}), records_autograd({&self}));
   if (explain_enabled()) explain_log("dispatch", "cumsum", keys.str().c_str());
   return cumsum_op.lookup(keys)(self, dim, dtype);
@@ -49,6 +51,7 @@ Operator<const Tensor&(const Tensor&, const Tensor&, int64_t, const std::optiona
 
 
 const Tensor& ops::cumsum_out(const Tensor& out, const Tensor& self, int64_t dim, const std::optional<ScalarType>& dtype) {
+  const profiler::Scope profile_scope("aten::cumsum", [&] { return profiler::shapes_of(TensorRefs(self, out)); });
   const DispatchKeySet keys = dispatch_keys(backend_key({&self, &out}), records_autograd({&self, &out}));
   if (explain_enabled()) explain_log("dispatch", "cumsum.out", keys.str().c_str());
   return cumsum_out_op.lookup(keys)(out, self, dim, dtype);

@@ -7,6 +7,7 @@
 #include "runtime/autograd/view_tracking.h"
 #include "runtime/api/api_helpers.h"
 #include "runtime/dispatch/dispatcher.h"
+#include "runtime/dispatch/profiler.h"
 
 namespace kiln {
 
@@ -26,6 +27,7 @@ Operator<Tensor(const Tensor&)> deg2rad_op = {"deg2rad", {
 
 
 Tensor ops::deg2rad(const Tensor& self) {
+  const profiler::Scope profile_scope("aten::deg2rad", [&] { return profiler::shapes_of(TensorRefs(self)); });
   const DispatchKeySet keys = dispatch_keys(backend_key({&self}), records_autograd({&self}));
   if (explain_enabled()) explain_log("dispatch", "deg2rad", keys.str().c_str());
   return deg2rad_op.lookup(keys)(self);
@@ -49,6 +51,7 @@ Operator<const Tensor&(const Tensor&)> deg2rad__op = {"deg2rad_", {
 
 
 const Tensor& ops::deg2rad_(const Tensor& self) {
+  const profiler::Scope profile_scope("aten::deg2rad_", [&] { return profiler::shapes_of(TensorRefs(self)); });
   const DispatchKeySet keys = dispatch_keys(backend_key({&self}), records_autograd({&self}));
   if (explain_enabled()) explain_log("dispatch", "deg2rad_", keys.str().c_str());
   return deg2rad__op.lookup(keys)(self);
@@ -72,6 +75,7 @@ Operator<const Tensor&(const Tensor&, const Tensor&)> deg2rad_out_op = {"deg2rad
 
 
 const Tensor& ops::deg2rad_out(const Tensor& out, const Tensor& self) {
+  const profiler::Scope profile_scope("aten::deg2rad", [&] { return profiler::shapes_of(TensorRefs(self, out)); });
   const DispatchKeySet keys = dispatch_keys(backend_key({&self, &out}), records_autograd({&self, &out}));
   if (explain_enabled()) explain_log("dispatch", "deg2rad.out", keys.str().c_str());
   return deg2rad_out_op.lookup(keys)(out, self);

@@ -7,12 +7,14 @@
 #include "runtime/autograd/view_tracking.h"
 #include "runtime/api/api_helpers.h"
 #include "runtime/dispatch/dispatcher.h"
+#include "runtime/dispatch/profiler.h"
 
 namespace kiln {
 
 // ---- diag(Tensor self, int diagonal=0) -> Tensor  (CompositeImplicit)
 
 Tensor ops::diag(const Tensor& self, int64_t diagonal) {
+  const profiler::Scope profile_scope("aten::diag", [&] { return profiler::shapes_of(TensorRefs(self)); });
   if (explain_enabled()) explain_log("composite", "diag", "");
   return composite_implicit::diag(self, diagonal);
 }
@@ -20,6 +22,7 @@ Tensor ops::diag(const Tensor& self, int64_t diagonal) {
 // ---- diag.out(Tensor self, int diagonal=0, *, Tensor(a!) out) -> Tensor(a!)  (CompositeImplicit)
 
 const Tensor& ops::diag_out(const Tensor& out, const Tensor& self, int64_t diagonal) {
+  const profiler::Scope profile_scope("aten::diag", [&] { return profiler::shapes_of(TensorRefs(self, out)); });
   if (explain_enabled()) explain_log("composite", "diag.out", "");
   return write_out(out, kiln::diag(self, diagonal), "diag");
 }

@@ -6,12 +6,14 @@
 #include "runtime/autograd/view_tracking.h"
 #include "runtime/api/api_helpers.h"
 #include "runtime/dispatch/dispatcher.h"
+#include "runtime/dispatch/profiler.h"
 
 namespace kiln {
 
 // ---- diag_embed(Tensor self, int offset=0, int dim1=-2, int dim2=-1) -> Tensor  (CompositeImplicit)
 
 Tensor ops::diag_embed(const Tensor& self, int64_t offset, int64_t dim1, int64_t dim2) {
+  const profiler::Scope profile_scope("aten::diag_embed", [&] { return profiler::shapes_of(TensorRefs(self)); });
   if (explain_enabled()) explain_log("composite", "diag_embed", "");
   return composite_implicit::diag_embed(self, offset, dim1, dim2);
 }

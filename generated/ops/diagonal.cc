@@ -7,6 +7,7 @@
 #include "runtime/autograd/view_tracking.h"
 #include "runtime/api/api_helpers.h"
 #include "runtime/dispatch/dispatcher.h"
+#include "runtime/dispatch/profiler.h"
 
 namespace kiln {
 
@@ -30,6 +31,7 @@ Operator<Tensor(const Tensor&, int64_t, int64_t, int64_t)> diagonal_op = {"diago
 
 
 Tensor ops::diagonal(const Tensor& self, int64_t offset, int64_t dim1, int64_t dim2) {
+  const profiler::Scope profile_scope("aten::diagonal", [&] { return profiler::shapes_of(TensorRefs(self)); });
   const DispatchKeySet keys = dispatch_keys(backend_key({&self}), records_autograd({&self}));
   if (explain_enabled()) explain_log("dispatch", "diagonal", keys.str().c_str());
   Tensor result = diagonal_op.lookup(keys)(self, offset, dim1, dim2);

@@ -8,6 +8,7 @@
 #include "runtime/autograd/view_tracking.h"
 #include "runtime/api/api_helpers.h"
 #include "runtime/dispatch/dispatcher.h"
+#include "runtime/dispatch/profiler.h"
 
 namespace kiln {
 
@@ -27,6 +28,7 @@ Operator<Tensor(const Tensor&, const Tensor&)> div_Tensor_op = {"div.Tensor", {
 
 
 Tensor ops::div(const Tensor& self, const Tensor& other) {
+  const profiler::Scope profile_scope("aten::div", [&] { return profiler::shapes_of(TensorRefs(self, other)); });
   const DispatchKeySet keys = dispatch_keys(backend_key({&self, &other}), records_autograd({&self, &other}));
   if (explain_enabled()) explain_log("dispatch", "div.Tensor", keys.str().c_str());
   return div_Tensor_op.lookup(keys)(self, other);
@@ -50,6 +52,7 @@ Operator<const Tensor&(const Tensor&, const Tensor&)> div__Tensor_op = {"div_.Te
 
 
 const Tensor& ops::div_(const Tensor& self, const Tensor& other) {
+  const profiler::Scope profile_scope("aten::div_", [&] { return profiler::shapes_of(TensorRefs(self, other)); });
   const DispatchKeySet keys = dispatch_keys(backend_key({&self, &other}), records_autograd({&self, &other}));
   if (explain_enabled()) explain_log("dispatch", "div_.Tensor", keys.str().c_str());
   return div__Tensor_op.lookup(keys)(self, other);
@@ -73,6 +76,7 @@ Operator<const Tensor&(const Tensor&, const Tensor&, const Tensor&)> div_out_op 
 
 
 const Tensor& ops::div_out(const Tensor& out, const Tensor& self, const Tensor& other) {
+  const profiler::Scope profile_scope("aten::div", [&] { return profiler::shapes_of(TensorRefs(self, other, out)); });
   const DispatchKeySet keys = dispatch_keys(backend_key({&self, &other, &out}), records_autograd({&self, &other, &out}));
   if (explain_enabled()) explain_log("dispatch", "div.out", keys.str().c_str());
   return div_out_op.lookup(keys)(out, self, other);
@@ -81,6 +85,7 @@ const Tensor& ops::div_out(const Tensor& out, const Tensor& self, const Tensor& 
 // ---- div.Scalar(Tensor self, Scalar other) -> Tensor  (CompositeImplicit)
 
 Tensor ops::div(const Tensor& self, const Scalar& other) {
+  const profiler::Scope profile_scope("aten::div", [&] { return profiler::shapes_of(TensorRefs(self)); });
   if (explain_enabled()) explain_log("composite", "div.Scalar", "");
   return composite_implicit::div_scalar(self, other);
 }
@@ -88,6 +93,7 @@ Tensor ops::div(const Tensor& self, const Scalar& other) {
 // ---- div_.Scalar(Tensor(a!) self, Scalar other) -> Tensor(a!)  (CompositeImplicit)
 
 const Tensor& ops::div_(const Tensor& self, const Scalar& other) {
+  const profiler::Scope profile_scope("aten::div_", [&] { return profiler::shapes_of(TensorRefs(self)); });
   if (explain_enabled()) explain_log("composite", "div_.Scalar", "");
   return composite_implicit::div__scalar(self, other);
 }
@@ -95,6 +101,7 @@ const Tensor& ops::div_(const Tensor& self, const Scalar& other) {
 // ---- div.Tensor_mode(Tensor self, Tensor other, *, str? rounding_mode) -> Tensor  (CompositeImplicit)
 
 Tensor ops::div(const Tensor& self, const Tensor& other, const std::optional<std::string>& rounding_mode) {
+  const profiler::Scope profile_scope("aten::div", [&] { return profiler::shapes_of(TensorRefs(self, other)); });
   if (explain_enabled()) explain_log("composite", "div.Tensor_mode", "");
   return composite_implicit::div_mode(self, other, rounding_mode);
 }
@@ -102,6 +109,7 @@ Tensor ops::div(const Tensor& self, const Tensor& other, const std::optional<std
 // ---- div_.Tensor_mode(Tensor(a!) self, Tensor other, *, str? rounding_mode) -> Tensor(a!)  (CompositeImplicit)
 
 const Tensor& ops::div_(const Tensor& self, const Tensor& other, const std::optional<std::string>& rounding_mode) {
+  const profiler::Scope profile_scope("aten::div_", [&] { return profiler::shapes_of(TensorRefs(self, other)); });
   if (explain_enabled()) explain_log("composite", "div_.Tensor_mode", "");
   return composite_implicit::div__mode(self, other, rounding_mode);
 }
@@ -109,6 +117,7 @@ const Tensor& ops::div_(const Tensor& self, const Tensor& other, const std::opti
 // ---- div.out_mode(Tensor self, Tensor other, *, str? rounding_mode, Tensor(a!) out) -> Tensor(a!)  (CompositeImplicit)
 
 const Tensor& ops::div_out(const Tensor& out, const Tensor& self, const Tensor& other, const std::optional<std::string>& rounding_mode) {
+  const profiler::Scope profile_scope("aten::div", [&] { return profiler::shapes_of(TensorRefs(self, other, out)); });
   if (explain_enabled()) explain_log("composite", "div.out_mode", "");
   return composite_implicit::div_out_mode(out, self, other, rounding_mode);
 }
@@ -116,6 +125,7 @@ const Tensor& ops::div_out(const Tensor& out, const Tensor& self, const Tensor& 
 // ---- div.Scalar_mode(Tensor self, Scalar other, *, str? rounding_mode) -> Tensor  (CompositeImplicit)
 
 Tensor ops::div(const Tensor& self, const Scalar& other, const std::optional<std::string>& rounding_mode) {
+  const profiler::Scope profile_scope("aten::div", [&] { return profiler::shapes_of(TensorRefs(self)); });
   if (explain_enabled()) explain_log("composite", "div.Scalar_mode", "");
   return composite_implicit::div_scalar_mode(self, other, rounding_mode);
 }
@@ -123,6 +133,7 @@ Tensor ops::div(const Tensor& self, const Scalar& other, const std::optional<std
 // ---- div_.Scalar_mode(Tensor(a!) self, Scalar other, *, str? rounding_mode) -> Tensor(a!)  (CompositeImplicit)
 
 const Tensor& ops::div_(const Tensor& self, const Scalar& other, const std::optional<std::string>& rounding_mode) {
+  const profiler::Scope profile_scope("aten::div_", [&] { return profiler::shapes_of(TensorRefs(self)); });
   if (explain_enabled()) explain_log("composite", "div_.Scalar_mode", "");
   return composite_implicit::div__scalar_mode(self, other, rounding_mode);
 }

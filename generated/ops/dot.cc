@@ -7,12 +7,14 @@
 #include "runtime/autograd/view_tracking.h"
 #include "runtime/api/api_helpers.h"
 #include "runtime/dispatch/dispatcher.h"
+#include "runtime/dispatch/profiler.h"
 
 namespace kiln {
 
 // ---- dot(Tensor self, Tensor tensor) -> Tensor  (CompositeImplicit)
 
 Tensor ops::dot(const Tensor& self, const Tensor& tensor) {
+  const profiler::Scope profile_scope("aten::dot", [&] { return profiler::shapes_of(TensorRefs(self, tensor)); });
   if (explain_enabled()) explain_log("composite", "dot", "");
   return composite_implicit::dot(self, tensor);
 }
@@ -20,6 +22,7 @@ Tensor ops::dot(const Tensor& self, const Tensor& tensor) {
 // ---- dot.out(Tensor self, Tensor tensor, *, Tensor(a!) out) -> Tensor(a!)  (CompositeImplicit)
 
 const Tensor& ops::dot_out(const Tensor& out, const Tensor& self, const Tensor& tensor) {
+  const profiler::Scope profile_scope("aten::dot", [&] { return profiler::shapes_of(TensorRefs(self, tensor, out)); });
   if (explain_enabled()) explain_log("composite", "dot.out", "");
   return write_out(out, kiln::dot(self, tensor), "dot", OutDtype::Exact);
 }

@@ -6,12 +6,14 @@
 #include "runtime/autograd/view_tracking.h"
 #include "runtime/api/api_helpers.h"
 #include "runtime/dispatch/dispatcher.h"
+#include "runtime/dispatch/profiler.h"
 
 namespace kiln {
 
 // ---- dropout(Tensor input, float p, bool train) -> Tensor  (CompositeImplicit)
 
 Tensor ops::dropout(const Tensor& input, double p, bool train) {
+  const profiler::Scope profile_scope("aten::dropout", [&] { return profiler::shapes_of(TensorRefs(input)); });
   if (explain_enabled()) explain_log("composite", "dropout", "");
   return composite_implicit::dropout(input, p, train);
 }

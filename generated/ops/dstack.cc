@@ -7,12 +7,14 @@
 #include "runtime/autograd/view_tracking.h"
 #include "runtime/api/api_helpers.h"
 #include "runtime/dispatch/dispatcher.h"
+#include "runtime/dispatch/profiler.h"
 
 namespace kiln {
 
 // ---- dstack(Tensor[] tensors) -> Tensor  (CompositeImplicit)
 
 Tensor ops::dstack(const std::vector<Tensor>& tensors) {
+  const profiler::Scope profile_scope("aten::dstack", [&] { return profiler::shapes_of(TensorRefs(tensors)); });
   if (explain_enabled()) explain_log("composite", "dstack", "");
   return composite_implicit::dstack(tensors);
 }
@@ -20,6 +22,7 @@ Tensor ops::dstack(const std::vector<Tensor>& tensors) {
 // ---- dstack.out(Tensor[] tensors, *, Tensor(a!) out) -> Tensor(a!)  (CompositeImplicit)
 
 const Tensor& ops::dstack_out(const Tensor& out, const std::vector<Tensor>& tensors) {
+  const profiler::Scope profile_scope("aten::dstack", [&] { return profiler::shapes_of(TensorRefs(tensors, out)); });
   if (explain_enabled()) explain_log("composite", "dstack.out", "");
   return write_out(out, kiln::dstack(tensors), "dstack");
 }

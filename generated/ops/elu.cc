@@ -7,6 +7,7 @@
 #include "runtime/autograd/view_tracking.h"
 #include "runtime/api/api_helpers.h"
 #include "runtime/dispatch/dispatcher.h"
+#include "runtime/dispatch/profiler.h"
 
 namespace kiln {
 
@@ -26,6 +27,7 @@ Operator<Tensor(const Tensor&, const Scalar&, const Scalar&, const Scalar&)> elu
 
 
 Tensor ops::elu(const Tensor& self, const Scalar& alpha, const Scalar& scale, const Scalar& input_scale) {
+  const profiler::Scope profile_scope("aten::elu", [&] { return profiler::shapes_of(TensorRefs(self)); });
   const DispatchKeySet keys = dispatch_keys(backend_key({&self}), records_autograd({&self}));
   if (explain_enabled()) explain_log("dispatch", "elu", keys.str().c_str());
   return elu_op.lookup(keys)(self, alpha, scale, input_scale);
@@ -49,6 +51,7 @@ Operator<const Tensor&(const Tensor&, const Scalar&, const Scalar&, const Scalar
 
 
 const Tensor& ops::elu_(const Tensor& self, const Scalar& alpha, const Scalar& scale, const Scalar& input_scale) {
+  const profiler::Scope profile_scope("aten::elu_", [&] { return profiler::shapes_of(TensorRefs(self)); });
   const DispatchKeySet keys = dispatch_keys(backend_key({&self}), records_autograd({&self}));
   if (explain_enabled()) explain_log("dispatch", "elu_", keys.str().c_str());
   return elu__op.lookup(keys)(self, alpha, scale, input_scale);
@@ -72,6 +75,7 @@ Operator<const Tensor&(const Tensor&, const Tensor&, const Scalar&, const Scalar
 
 
 const Tensor& ops::elu_out(const Tensor& out, const Tensor& self, const Scalar& alpha, const Scalar& scale, const Scalar& input_scale) {
+  const profiler::Scope profile_scope("aten::elu", [&] { return profiler::shapes_of(TensorRefs(self, out)); });
   const DispatchKeySet keys = dispatch_keys(backend_key({&self, &out}), records_autograd({&self, &out}));
   if (explain_enabled()) explain_log("dispatch", "elu.out", keys.str().c_str());
   return elu_out_op.lookup(keys)(out, self, alpha, scale, input_scale);

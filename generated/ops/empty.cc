@@ -6,6 +6,7 @@
 #include "runtime/autograd/view_tracking.h"
 #include "runtime/api/api_helpers.h"
 #include "runtime/dispatch/dispatcher.h"
+#include "runtime/dispatch/profiler.h"
 
 namespace kiln {
 
@@ -25,6 +26,7 @@ Operator<Tensor(IntArrayRef, const std::optional<ScalarType>&, const std::option
 
 
 Tensor ops::empty(IntArrayRef size, const std::optional<ScalarType>& dtype, const std::optional<Device>& device, bool requires_grad) {
+  const profiler::Scope profile_scope("aten::empty", [&] { return profiler::Shapes(); });
   const DispatchKeySet keys = dispatch_keys(backend_key(device.value_or(Device())), false);
   if (explain_enabled()) explain_log("dispatch", "empty", keys.str().c_str());
   Tensor result = empty_op.lookup(keys)(size, dtype, device, requires_grad);

@@ -7,6 +7,7 @@
 #include "runtime/autograd/view_tracking.h"
 #include "runtime/api/api_helpers.h"
 #include "runtime/dispatch/dispatcher.h"
+#include "runtime/dispatch/profiler.h"
 
 namespace kiln {
 
@@ -26,6 +27,7 @@ Operator<Tensor(const Tensor&)> erf_op = {"erf", {
 
 
 Tensor ops::erf(const Tensor& self) {
+  const profiler::Scope profile_scope("aten::erf", [&] { return profiler::shapes_of(TensorRefs(self)); });
   const DispatchKeySet keys = dispatch_keys(backend_key({&self}), records_autograd({&self}));
   if (explain_enabled()) explain_log("dispatch", "erf", keys.str().c_str());
   return erf_op.lookup(keys)(self);
@@ -49,6 +51,7 @@ Operator<const Tensor&(const Tensor&)> erf__op = {"erf_", {
 
 
 const Tensor& ops::erf_(const Tensor& self) {
+  const profiler::Scope profile_scope("aten::erf_", [&] { return profiler::shapes_of(TensorRefs(self)); });
   const DispatchKeySet keys = dispatch_keys(backend_key({&self}), records_autograd({&self}));
   if (explain_enabled()) explain_log("dispatch", "erf_", keys.str().c_str());
   return erf__op.lookup(keys)(self);
@@ -72,6 +75,7 @@ Operator<const Tensor&(const Tensor&, const Tensor&)> erf_out_op = {"erf.out", {
 
 
 const Tensor& ops::erf_out(const Tensor& out, const Tensor& self) {
+  const profiler::Scope profile_scope("aten::erf", [&] { return profiler::shapes_of(TensorRefs(self, out)); });
   const DispatchKeySet keys = dispatch_keys(backend_key({&self, &out}), records_autograd({&self, &out}));
   if (explain_enabled()) explain_log("dispatch", "erf.out", keys.str().c_str());
   return erf_out_op.lookup(keys)(out, self);

@@ -7,6 +7,7 @@
 #include "runtime/autograd/view_tracking.h"
 #include "runtime/api/api_helpers.h"
 #include "runtime/dispatch/dispatcher.h"
+#include "runtime/dispatch/profiler.h"
 
 namespace kiln {
 
@@ -26,6 +27,7 @@ Operator<Tensor(const Tensor&)> erfc_op = {"erfc", {
 
 
 Tensor ops::erfc(const Tensor& self) {
+  const profiler::Scope profile_scope("aten::erfc", [&] { return profiler::shapes_of(TensorRefs(self)); });
   const DispatchKeySet keys = dispatch_keys(backend_key({&self}), records_autograd({&self}));
   if (explain_enabled()) explain_log("dispatch", "erfc", keys.str().c_str());
   return erfc_op.lookup(keys)(self);
@@ -49,6 +51,7 @@ Operator<const Tensor&(const Tensor&)> erfc__op = {"erfc_", {
 
 
 const Tensor& ops::erfc_(const Tensor& self) {
+  const profiler::Scope profile_scope("aten::erfc_", [&] { return profiler::shapes_of(TensorRefs(self)); });
   const DispatchKeySet keys = dispatch_keys(backend_key({&self}), records_autograd({&self}));
   if (explain_enabled()) explain_log("dispatch", "erfc_", keys.str().c_str());
   return erfc__op.lookup(keys)(self);
@@ -72,6 +75,7 @@ Operator<const Tensor&(const Tensor&, const Tensor&)> erfc_out_op = {"erfc.out",
 
 
 const Tensor& ops::erfc_out(const Tensor& out, const Tensor& self) {
+  const profiler::Scope profile_scope("aten::erfc", [&] { return profiler::shapes_of(TensorRefs(self, out)); });
   const DispatchKeySet keys = dispatch_keys(backend_key({&self, &out}), records_autograd({&self, &out}));
   if (explain_enabled()) explain_log("dispatch", "erfc.out", keys.str().c_str());
   return erfc_out_op.lookup(keys)(out, self);

@@ -7,6 +7,7 @@
 #include "runtime/autograd/view_tracking.h"
 #include "runtime/api/api_helpers.h"
 #include "runtime/dispatch/dispatcher.h"
+#include "runtime/dispatch/profiler.h"
 
 namespace kiln {
 
@@ -26,6 +27,7 @@ Operator<Tensor(const Tensor&)> erfinv_op = {"erfinv", {
 
 
 Tensor ops::erfinv(const Tensor& self) {
+  const profiler::Scope profile_scope("aten::erfinv", [&] { return profiler::shapes_of(TensorRefs(self)); });
   const DispatchKeySet keys = dispatch_keys(backend_key({&self}), records_autograd({&self}));
   if (explain_enabled()) explain_log("dispatch", "erfinv", keys.str().c_str());
   return erfinv_op.lookup(keys)(self);
@@ -49,6 +51,7 @@ Operator<const Tensor&(const Tensor&)> erfinv__op = {"erfinv_", {
 
 
 const Tensor& ops::erfinv_(const Tensor& self) {
+  const profiler::Scope profile_scope("aten::erfinv_", [&] { return profiler::shapes_of(TensorRefs(self)); });
   const DispatchKeySet keys = dispatch_keys(backend_key({&self}), records_autograd({&self}));
   if (explain_enabled()) explain_log("dispatch", "erfinv_", keys.str().c_str());
   return erfinv__op.lookup(keys)(self);
@@ -72,6 +75,7 @@ Operator<const Tensor&(const Tensor&, const Tensor&)> erfinv_out_op = {"erfinv.o
 
 
 const Tensor& ops::erfinv_out(const Tensor& out, const Tensor& self) {
+  const profiler::Scope profile_scope("aten::erfinv", [&] { return profiler::shapes_of(TensorRefs(self, out)); });
   const DispatchKeySet keys = dispatch_keys(backend_key({&self, &out}), records_autograd({&self, &out}));
   if (explain_enabled()) explain_log("dispatch", "erfinv.out", keys.str().c_str());
   return erfinv_out_op.lookup(keys)(out, self);

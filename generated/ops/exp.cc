@@ -7,6 +7,7 @@
 #include "runtime/autograd/view_tracking.h"
 #include "runtime/api/api_helpers.h"
 #include "runtime/dispatch/dispatcher.h"
+#include "runtime/dispatch/profiler.h"
 
 namespace kiln {
 
@@ -26,6 +27,7 @@ Operator<Tensor(const Tensor&)> exp_op = {"exp", {
 
 
 Tensor ops::exp(const Tensor& self) {
+  const profiler::Scope profile_scope("aten::exp", [&] { return profiler::shapes_of(TensorRefs(self)); });
   const DispatchKeySet keys = dispatch_keys(backend_key({&self}), records_autograd({&self}));
   if (explain_enabled()) explain_log("dispatch", "exp", keys.str().c_str());
   return exp_op.lookup(keys)(self);
@@ -49,6 +51,7 @@ Operator<const Tensor&(const Tensor&)> exp__op = {"exp_", {
 
 
 const Tensor& ops::exp_(const Tensor& self) {
+  const profiler::Scope profile_scope("aten::exp_", [&] { return profiler::shapes_of(TensorRefs(self)); });
   const DispatchKeySet keys = dispatch_keys(backend_key({&self}), records_autograd({&self}));
   if (explain_enabled()) explain_log("dispatch", "exp_", keys.str().c_str());
   return exp__op.lookup(keys)(self);
@@ -72,6 +75,7 @@ Operator<const Tensor&(const Tensor&, const Tensor&)> exp_out_op = {"exp.out", {
 
 
 const Tensor& ops::exp_out(const Tensor& out, const Tensor& self) {
+  const profiler::Scope profile_scope("aten::exp", [&] { return profiler::shapes_of(TensorRefs(self, out)); });
   const DispatchKeySet keys = dispatch_keys(backend_key({&self, &out}), records_autograd({&self, &out}));
   if (explain_enabled()) explain_log("dispatch", "exp.out", keys.str().c_str());
   return exp_out_op.lookup(keys)(out, self);

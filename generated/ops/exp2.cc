@@ -7,6 +7,7 @@
 #include "runtime/autograd/view_tracking.h"
 #include "runtime/api/api_helpers.h"
 #include "runtime/dispatch/dispatcher.h"
+#include "runtime/dispatch/profiler.h"
 
 namespace kiln {
 
@@ -26,6 +27,7 @@ Operator<Tensor(const Tensor&)> exp2_op = {"exp2", {
 
 
 Tensor ops::exp2(const Tensor& self) {
+  const profiler::Scope profile_scope("aten::exp2", [&] { return profiler::shapes_of(TensorRefs(self)); });
   const DispatchKeySet keys = dispatch_keys(backend_key({&self}), records_autograd({&self}));
   if (explain_enabled()) explain_log("dispatch", "exp2", keys.str().c_str());
   return exp2_op.lookup(keys)(self);
@@ -49,6 +51,7 @@ Operator<const Tensor&(const Tensor&)> exp2__op = {"exp2_", {
 
 
 const Tensor& ops::exp2_(const Tensor& self) {
+  const profiler::Scope profile_scope("aten::exp2_", [&] { return profiler::shapes_of(TensorRefs(self)); });
   const DispatchKeySet keys = dispatch_keys(backend_key({&self}), records_autograd({&self}));
   if (explain_enabled()) explain_log("dispatch", "exp2_", keys.str().c_str());
   return exp2__op.lookup(keys)(self);
@@ -72,6 +75,7 @@ Operator<const Tensor&(const Tensor&, const Tensor&)> exp2_out_op = {"exp2.out",
 
 
 const Tensor& ops::exp2_out(const Tensor& out, const Tensor& self) {
+  const profiler::Scope profile_scope("aten::exp2", [&] { return profiler::shapes_of(TensorRefs(self, out)); });
   const DispatchKeySet keys = dispatch_keys(backend_key({&self, &out}), records_autograd({&self, &out}));
   if (explain_enabled()) explain_log("dispatch", "exp2.out", keys.str().c_str());
   return exp2_out_op.lookup(keys)(out, self);

@@ -7,6 +7,7 @@
 #include "runtime/autograd/view_tracking.h"
 #include "runtime/api/api_helpers.h"
 #include "runtime/dispatch/dispatcher.h"
+#include "runtime/dispatch/profiler.h"
 
 namespace kiln {
 
@@ -30,6 +31,7 @@ Operator<Tensor(const Tensor&, IntArrayRef, bool)> expand_op = {"expand", {
 
 
 Tensor ops::expand(const Tensor& self, IntArrayRef size, bool implicit) {
+  const profiler::Scope profile_scope("aten::expand", [&] { return profiler::shapes_of(TensorRefs(self)); });
   const DispatchKeySet keys = dispatch_keys(backend_key({&self}), records_autograd({&self}));
   if (explain_enabled()) explain_log("dispatch", "expand", keys.str().c_str());
   Tensor result = expand_op.lookup(keys)(self, size, implicit);

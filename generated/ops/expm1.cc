@@ -7,6 +7,7 @@
 #include "runtime/autograd/view_tracking.h"
 #include "runtime/api/api_helpers.h"
 #include "runtime/dispatch/dispatcher.h"
+#include "runtime/dispatch/profiler.h"
 
 namespace kiln {
 
@@ -26,6 +27,7 @@ Operator<Tensor(const Tensor&)> expm1_op = {"expm1", {
 
 
 Tensor ops::expm1(const Tensor& self) {
+  const profiler::Scope profile_scope("aten::expm1", [&] { return profiler::shapes_of(TensorRefs(self)); });
   const DispatchKeySet keys = dispatch_keys(backend_key({&self}), records_autograd({&self}));
   if (explain_enabled()) explain_log("dispatch", "expm1", keys.str().c_str());
   return expm1_op.lookup(keys)(self);
@@ -49,6 +51,7 @@ Operator<const Tensor&(const Tensor&)> expm1__op = {"expm1_", {
 
 
 const Tensor& ops::expm1_(const Tensor& self) {
+  const profiler::Scope profile_scope("aten::expm1_", [&] { return profiler::shapes_of(TensorRefs(self)); });
   const DispatchKeySet keys = dispatch_keys(backend_key({&self}), records_autograd({&self}));
   if (explain_enabled()) explain_log("dispatch", "expm1_", keys.str().c_str());
   return expm1__op.lookup(keys)(self);
@@ -72,6 +75,7 @@ Operator<const Tensor&(const Tensor&, const Tensor&)> expm1_out_op = {"expm1.out
 
 
 const Tensor& ops::expm1_out(const Tensor& out, const Tensor& self) {
+  const profiler::Scope profile_scope("aten::expm1", [&] { return profiler::shapes_of(TensorRefs(self, out)); });
   const DispatchKeySet keys = dispatch_keys(backend_key({&self, &out}), records_autograd({&self, &out}));
   if (explain_enabled()) explain_log("dispatch", "expm1.out", keys.str().c_str());
   return expm1_out_op.lookup(keys)(out, self);

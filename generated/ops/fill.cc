@@ -7,6 +7,7 @@
 #include "runtime/autograd/view_tracking.h"
 #include "runtime/api/api_helpers.h"
 #include "runtime/dispatch/dispatcher.h"
+#include "runtime/dispatch/profiler.h"
 
 namespace kiln {
 
@@ -28,6 +29,7 @@ Operator<const Tensor&(const Tensor&, const Scalar&)> fill__Scalar_op = {"fill_.
 
 
 const Tensor& ops::fill_(const Tensor& self, const Scalar& value) {
+  const profiler::Scope profile_scope("aten::fill_", [&] { return profiler::shapes_of(TensorRefs(self)); });
   const DispatchKeySet keys = dispatch_keys(backend_key({&self}), records_autograd({&self}));
   if (explain_enabled()) explain_log("dispatch", "fill_.Scalar", keys.str().c_str());
   return fill__Scalar_op.lookup(keys)(self, value);

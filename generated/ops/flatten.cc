@@ -6,12 +6,14 @@
 #include "runtime/autograd/view_tracking.h"
 #include "runtime/api/api_helpers.h"
 #include "runtime/dispatch/dispatcher.h"
+#include "runtime/dispatch/profiler.h"
 
 namespace kiln {
 
 // ---- flatten.using_ints(Tensor(a) self, int start_dim=0, int end_dim=-1) -> Tensor(a)  (CompositeImplicit)
 
 Tensor ops::flatten(const Tensor& self, int64_t start_dim, int64_t end_dim) {
+  const profiler::Scope profile_scope("aten::flatten", [&] { return profiler::shapes_of(TensorRefs(self)); });
   if (explain_enabled()) explain_log("composite", "flatten.using_ints", "");
   return composite_implicit::flatten(self, start_dim, end_dim);
 }

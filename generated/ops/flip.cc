@@ -6,12 +6,14 @@
 #include "runtime/autograd/view_tracking.h"
 #include "runtime/api/api_helpers.h"
 #include "runtime/dispatch/dispatcher.h"
+#include "runtime/dispatch/profiler.h"
 
 namespace kiln {
 
 // ---- flip(Tensor self, int[] dims) -> Tensor  (CompositeImplicit)
 
 Tensor ops::flip(const Tensor& self, IntArrayRef dims) {
+  const profiler::Scope profile_scope("aten::flip", [&] { return profiler::shapes_of(TensorRefs(self)); });
   if (explain_enabled()) explain_log("composite", "flip", "");
   return composite_implicit::flip(self, dims);
 }

@@ -6,12 +6,14 @@
 #include "runtime/autograd/view_tracking.h"
 #include "runtime/api/api_helpers.h"
 #include "runtime/dispatch/dispatcher.h"
+#include "runtime/dispatch/profiler.h"
 
 namespace kiln {
 
 // ---- fliplr(Tensor self) -> Tensor  (CompositeImplicit)
 
 Tensor ops::fliplr(const Tensor& self) {
+  const profiler::Scope profile_scope("aten::fliplr", [&] { return profiler::shapes_of(TensorRefs(self)); });
   if (explain_enabled()) explain_log("composite", "fliplr", "");
   return composite_implicit::fliplr(self);
 }

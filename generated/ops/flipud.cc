@@ -6,12 +6,14 @@
 #include "runtime/autograd/view_tracking.h"
 #include "runtime/api/api_helpers.h"
 #include "runtime/dispatch/dispatcher.h"
+#include "runtime/dispatch/profiler.h"
 
 namespace kiln {
 
 // ---- flipud(Tensor self) -> Tensor  (CompositeImplicit)
 
 Tensor ops::flipud(const Tensor& self) {
+  const profiler::Scope profile_scope("aten::flipud", [&] { return profiler::shapes_of(TensorRefs(self)); });
   if (explain_enabled()) explain_log("composite", "flipud", "");
   return composite_implicit::flipud(self);
 }

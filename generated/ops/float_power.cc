@@ -7,6 +7,7 @@
 #include "runtime/autograd/view_tracking.h"
 #include "runtime/api/api_helpers.h"
 #include "runtime/dispatch/dispatcher.h"
+#include "runtime/dispatch/profiler.h"
 
 namespace kiln {
 
@@ -26,6 +27,7 @@ Operator<Tensor(const Tensor&, const Tensor&)> float_power_Tensor_Tensor_op = {"
 
 
 Tensor ops::float_power(const Tensor& self, const Tensor& exponent) {
+  const profiler::Scope profile_scope("aten::float_power", [&] { return profiler::shapes_of(TensorRefs(self, exponent)); });
   const DispatchKeySet keys = dispatch_keys(backend_key({&self, &exponent}), records_autograd({&self, &exponent}));
   if (explain_enabled()) explain_log("dispatch", "float_power.Tensor_Tensor", keys.str().c_str());
   return float_power_Tensor_Tensor_op.lookup(keys)(self, exponent);
@@ -49,6 +51,7 @@ Operator<const Tensor&(const Tensor&, const Tensor&)> float_power__Tensor_Tensor
 
 
 const Tensor& ops::float_power_(const Tensor& self, const Tensor& exponent) {
+  const profiler::Scope profile_scope("aten::float_power_", [&] { return profiler::shapes_of(TensorRefs(self, exponent)); });
   const DispatchKeySet keys = dispatch_keys(backend_key({&self, &exponent}), records_autograd({&self, &exponent}));
   if (explain_enabled()) explain_log("dispatch", "float_power_.Tensor_Tensor", keys.str().c_str());
   return float_power__Tensor_Tensor_op.lookup(keys)(self, exponent);
@@ -72,6 +75,7 @@ Operator<const Tensor&(const Tensor&, const Tensor&, const Tensor&)> float_power
 
 
 const Tensor& ops::float_power_out(const Tensor& out, const Tensor& self, const Tensor& exponent) {
+  const profiler::Scope profile_scope("aten::float_power", [&] { return profiler::shapes_of(TensorRefs(self, exponent, out)); });
   const DispatchKeySet keys = dispatch_keys(backend_key({&self, &exponent, &out}), records_autograd({&self, &exponent, &out}));
   if (explain_enabled()) explain_log("dispatch", "float_power.Tensor_Tensor_out", keys.str().c_str());
   return float_power_Tensor_Tensor_out_op.lookup(keys)(out, self, exponent);
@@ -93,6 +97,7 @@ Operator<Tensor(const Tensor&, const Scalar&)> float_power_Tensor_Scalar_op = {"
 
 
 Tensor ops::float_power(const Tensor& self, const Scalar& exponent) {
+  const profiler::Scope profile_scope("aten::float_power", [&] { return profiler::shapes_of(TensorRefs(self)); });
   const DispatchKeySet keys = dispatch_keys(backend_key({&self}), records_autograd({&self}));
   if (explain_enabled()) explain_log("dispatch", "float_power.Tensor_Scalar", keys.str().c_str());
   return float_power_Tensor_Scalar_op.lookup(keys)(self, exponent);
@@ -116,6 +121,7 @@ Operator<const Tensor&(const Tensor&, const Scalar&)> float_power__Tensor_Scalar
 
 
 const Tensor& ops::float_power_(const Tensor& self, const Scalar& exponent) {
+  const profiler::Scope profile_scope("aten::float_power_", [&] { return profiler::shapes_of(TensorRefs(self)); });
   const DispatchKeySet keys = dispatch_keys(backend_key({&self}), records_autograd({&self}));
   if (explain_enabled()) explain_log("dispatch", "float_power_.Tensor_Scalar", keys.str().c_str());
   return float_power__Tensor_Scalar_op.lookup(keys)(self, exponent);
@@ -139,6 +145,7 @@ Operator<const Tensor&(const Tensor&, const Tensor&, const Scalar&)> float_power
 
 
 const Tensor& ops::float_power_out(const Tensor& out, const Tensor& self, const Scalar& exponent) {
+  const profiler::Scope profile_scope("aten::float_power", [&] { return profiler::shapes_of(TensorRefs(self, out)); });
   const DispatchKeySet keys = dispatch_keys(backend_key({&self, &out}), records_autograd({&self, &out}));
   if (explain_enabled()) explain_log("dispatch", "float_power.Tensor_Scalar_out", keys.str().c_str());
   return float_power_Tensor_Scalar_out_op.lookup(keys)(out, self, exponent);

@@ -7,6 +7,7 @@
 #include "runtime/autograd/view_tracking.h"
 #include "runtime/api/api_helpers.h"
 #include "runtime/dispatch/dispatcher.h"
+#include "runtime/dispatch/profiler.h"
 
 namespace kiln {
 
@@ -26,6 +27,7 @@ Operator<Tensor(const Tensor&)> floor_op = {"floor", {
 
 
 Tensor ops::floor(const Tensor& self) {
+  const profiler::Scope profile_scope("aten::floor", [&] { return profiler::shapes_of(TensorRefs(self)); });
   const DispatchKeySet keys = dispatch_keys(backend_key({&self}), records_autograd({&self}));
   if (explain_enabled()) explain_log("dispatch", "floor", keys.str().c_str());
   return floor_op.lookup(keys)(self);
@@ -49,6 +51,7 @@ Operator<const Tensor&(const Tensor&)> floor__op = {"floor_", {
 
 
 const Tensor& ops::floor_(const Tensor& self) {
+  const profiler::Scope profile_scope("aten::floor_", [&] { return profiler::shapes_of(TensorRefs(self)); });
   const DispatchKeySet keys = dispatch_keys(backend_key({&self}), records_autograd({&self}));
   if (explain_enabled()) explain_log("dispatch", "floor_", keys.str().c_str());
   return floor__op.lookup(keys)(self);
@@ -72,6 +75,7 @@ Operator<const Tensor&(const Tensor&, const Tensor&)> floor_out_op = {"floor.out
 
 
 const Tensor& ops::floor_out(const Tensor& out, const Tensor& self) {
+  const profiler::Scope profile_scope("aten::floor", [&] { return profiler::shapes_of(TensorRefs(self, out)); });
   const DispatchKeySet keys = dispatch_keys(backend_key({&self, &out}), records_autograd({&self, &out}));
   if (explain_enabled()) explain_log("dispatch", "floor.out", keys.str().c_str());
   return floor_out_op.lookup(keys)(out, self);

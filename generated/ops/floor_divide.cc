@@ -7,6 +7,7 @@
 #include "runtime/autograd/view_tracking.h"
 #include "runtime/api/api_helpers.h"
 #include "runtime/dispatch/dispatcher.h"
+#include "runtime/dispatch/profiler.h"
 
 namespace kiln {
 
@@ -26,6 +27,7 @@ Operator<Tensor(const Tensor&, const Tensor&)> floor_divide_op = {"floor_divide"
 
 
 Tensor ops::floor_divide(const Tensor& self, const Tensor& other) {
+  const profiler::Scope profile_scope("aten::floor_divide", [&] { return profiler::shapes_of(TensorRefs(self, other)); });
   const DispatchKeySet keys = dispatch_keys(backend_key({&self, &other}), records_autograd({&self, &other}));
   if (explain_enabled()) explain_log("dispatch", "floor_divide", keys.str().c_str());
   return floor_divide_op.lookup(keys)(self, other);
@@ -49,6 +51,7 @@ Operator<const Tensor&(const Tensor&, const Tensor&)> floor_divide__op = {"floor
 
 
 const Tensor& ops::floor_divide_(const Tensor& self, const Tensor& other) {
+  const profiler::Scope profile_scope("aten::floor_divide_", [&] { return profiler::shapes_of(TensorRefs(self, other)); });
   const DispatchKeySet keys = dispatch_keys(backend_key({&self, &other}), records_autograd({&self, &other}));
   if (explain_enabled()) explain_log("dispatch", "floor_divide_", keys.str().c_str());
   return floor_divide__op.lookup(keys)(self, other);
@@ -72,6 +75,7 @@ Operator<const Tensor&(const Tensor&, const Tensor&, const Tensor&)> floor_divid
 
 
 const Tensor& ops::floor_divide_out(const Tensor& out, const Tensor& self, const Tensor& other) {
+  const profiler::Scope profile_scope("aten::floor_divide", [&] { return profiler::shapes_of(TensorRefs(self, other, out)); });
   const DispatchKeySet keys = dispatch_keys(backend_key({&self, &other, &out}), records_autograd({&self, &other, &out}));
   if (explain_enabled()) explain_log("dispatch", "floor_divide.out", keys.str().c_str());
   return floor_divide_out_op.lookup(keys)(out, self, other);

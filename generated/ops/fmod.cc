@@ -8,6 +8,7 @@
 #include "runtime/autograd/view_tracking.h"
 #include "runtime/api/api_helpers.h"
 #include "runtime/dispatch/dispatcher.h"
+#include "runtime/dispatch/profiler.h"
 
 namespace kiln {
 
@@ -27,6 +28,7 @@ Operator<Tensor(const Tensor&, const Tensor&)> fmod_Tensor_op = {"fmod.Tensor", 
 
 
 Tensor ops::fmod(const Tensor& self, const Tensor& other) {
+  const profiler::Scope profile_scope("aten::fmod", [&] { return profiler::shapes_of(TensorRefs(self, other)); });
   const DispatchKeySet keys = dispatch_keys(backend_key({&self, &other}), records_autograd({&self, &other}));
   if (explain_enabled()) explain_log("dispatch", "fmod.Tensor", keys.str().c_str());
   return fmod_Tensor_op.lookup(keys)(self, other);
@@ -50,6 +52,7 @@ Operator<const Tensor&(const Tensor&, const Tensor&)> fmod__Tensor_op = {"fmod_.
 
 
 const Tensor& ops::fmod_(const Tensor& self, const Tensor& other) {
+  const profiler::Scope profile_scope("aten::fmod_", [&] { return profiler::shapes_of(TensorRefs(self, other)); });
   const DispatchKeySet keys = dispatch_keys(backend_key({&self, &other}), records_autograd({&self, &other}));
   if (explain_enabled()) explain_log("dispatch", "fmod_.Tensor", keys.str().c_str());
   return fmod__Tensor_op.lookup(keys)(self, other);
@@ -73,6 +76,7 @@ Operator<const Tensor&(const Tensor&, const Tensor&, const Tensor&)> fmod_out_op
 
 
 const Tensor& ops::fmod_out(const Tensor& out, const Tensor& self, const Tensor& other) {
+  const profiler::Scope profile_scope("aten::fmod", [&] { return profiler::shapes_of(TensorRefs(self, other, out)); });
   const DispatchKeySet keys = dispatch_keys(backend_key({&self, &other, &out}), records_autograd({&self, &other, &out}));
   if (explain_enabled()) explain_log("dispatch", "fmod.out", keys.str().c_str());
   return fmod_out_op.lookup(keys)(out, self, other);
@@ -81,6 +85,7 @@ const Tensor& ops::fmod_out(const Tensor& out, const Tensor& self, const Tensor&
 // ---- fmod.Scalar(Tensor self, Scalar other) -> Tensor  (CompositeImplicit)
 
 Tensor ops::fmod(const Tensor& self, const Scalar& other) {
+  const profiler::Scope profile_scope("aten::fmod", [&] { return profiler::shapes_of(TensorRefs(self)); });
   if (explain_enabled()) explain_log("composite", "fmod.Scalar", "");
   return composite_implicit::fmod_scalar(self, other);
 }

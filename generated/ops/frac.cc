@@ -7,6 +7,7 @@
 #include "runtime/autograd/view_tracking.h"
 #include "runtime/api/api_helpers.h"
 #include "runtime/dispatch/dispatcher.h"
+#include "runtime/dispatch/profiler.h"
 
 namespace kiln {
 
@@ -26,6 +27,7 @@ Operator<Tensor(const Tensor&)> frac_op = {"frac", {
 
 
 Tensor ops::frac(const Tensor& self) {
+  const profiler::Scope profile_scope("aten::frac", [&] { return profiler::shapes_of(TensorRefs(self)); });
   const DispatchKeySet keys = dispatch_keys(backend_key({&self}), records_autograd({&self}));
   if (explain_enabled()) explain_log("dispatch", "frac", keys.str().c_str());
   return frac_op.lookup(keys)(self);
@@ -49,6 +51,7 @@ Operator<const Tensor&(const Tensor&)> frac__op = {"frac_", {
 
 
 const Tensor& ops::frac_(const Tensor& self) {
+  const profiler::Scope profile_scope("aten::frac_", [&] { return profiler::shapes_of(TensorRefs(self)); });
   const DispatchKeySet keys = dispatch_keys(backend_key({&self}), records_autograd({&self}));
   if (explain_enabled()) explain_log("dispatch", "frac_", keys.str().c_str());
   return frac__op.lookup(keys)(self);
@@ -72,6 +75,7 @@ Operator<const Tensor&(const Tensor&, const Tensor&)> frac_out_op = {"frac.out",
 
 
 const Tensor& ops::frac_out(const Tensor& out, const Tensor& self) {
+  const profiler::Scope profile_scope("aten::frac", [&] { return profiler::shapes_of(TensorRefs(self, out)); });
   const DispatchKeySet keys = dispatch_keys(backend_key({&self, &out}), records_autograd({&self, &out}));
   if (explain_enabled()) explain_log("dispatch", "frac.out", keys.str().c_str());
   return frac_out_op.lookup(keys)(out, self);

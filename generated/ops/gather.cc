@@ -7,6 +7,7 @@
 #include "runtime/autograd/view_tracking.h"
 #include "runtime/api/api_helpers.h"
 #include "runtime/dispatch/dispatcher.h"
+#include "runtime/dispatch/profiler.h"
 
 namespace kiln {
 
@@ -26,6 +27,7 @@ Operator<Tensor(const Tensor&, int64_t, const Tensor&)> gather_op = {"gather", {
 
 
 Tensor ops::gather(const Tensor& self, int64_t dim, const Tensor& index) {
+  const profiler::Scope profile_scope("aten::gather", [&] { return profiler::shapes_of(TensorRefs(self, index)); });
   const DispatchKeySet keys = dispatch_keys(backend_key({&self, &index}), records_autograd({&self, &index}));
   if (explain_enabled()) explain_log("dispatch", "gather", keys.str().c_str());
   return gather_op.lookup(keys)(self, dim, index);
@@ -49,6 +51,7 @@ Operator<const Tensor&(const Tensor&, const Tensor&, int64_t, const Tensor&)> ga
 
 
 const Tensor& ops::gather_out(const Tensor& out, const Tensor& self, int64_t dim, const Tensor& index) {
+  const profiler::Scope profile_scope("aten::gather", [&] { return profiler::shapes_of(TensorRefs(self, index, out)); });
   const DispatchKeySet keys = dispatch_keys(backend_key({&self, &index, &out}), records_autograd({&self, &index, &out}));
   if (explain_enabled()) explain_log("dispatch", "gather.out", keys.str().c_str());
   return gather_out_op.lookup(keys)(out, self, dim, index);

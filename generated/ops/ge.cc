@@ -8,6 +8,7 @@
 #include "runtime/autograd/view_tracking.h"
 #include "runtime/api/api_helpers.h"
 #include "runtime/dispatch/dispatcher.h"
+#include "runtime/dispatch/profiler.h"
 
 namespace kiln {
 
@@ -27,6 +28,7 @@ Operator<Tensor(const Tensor&, const Tensor&)> ge_Tensor_op = {"ge.Tensor", {
 
 
 Tensor ops::ge(const Tensor& self, const Tensor& other) {
+  const profiler::Scope profile_scope("aten::ge", [&] { return profiler::shapes_of(TensorRefs(self, other)); });
   const DispatchKeySet keys = dispatch_keys(backend_key({&self, &other}), records_autograd({&self, &other}));
   if (explain_enabled()) explain_log("dispatch", "ge.Tensor", keys.str().c_str());
   return ge_Tensor_op.lookup(keys)(self, other);
@@ -50,6 +52,7 @@ Operator<const Tensor&(const Tensor&, const Tensor&, const Tensor&)> ge_out_op =
 
 
 const Tensor& ops::ge_out(const Tensor& out, const Tensor& self, const Tensor& other) {
+  const profiler::Scope profile_scope("aten::ge", [&] { return profiler::shapes_of(TensorRefs(self, other, out)); });
   const DispatchKeySet keys = dispatch_keys(backend_key({&self, &other, &out}), records_autograd({&self, &other, &out}));
   if (explain_enabled()) explain_log("dispatch", "ge.out", keys.str().c_str());
   return ge_out_op.lookup(keys)(out, self, other);
@@ -58,6 +61,7 @@ const Tensor& ops::ge_out(const Tensor& out, const Tensor& self, const Tensor& o
 // ---- ge.Scalar(Tensor self, Scalar other) -> Tensor  (CompositeImplicit)
 
 Tensor ops::ge(const Tensor& self, const Scalar& other) {
+  const profiler::Scope profile_scope("aten::ge", [&] { return profiler::shapes_of(TensorRefs(self)); });
   if (explain_enabled()) explain_log("composite", "ge.Scalar", "");
   return composite_implicit::ge_scalar(self, other);
 }

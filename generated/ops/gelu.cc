@@ -7,6 +7,7 @@
 #include "runtime/autograd/view_tracking.h"
 #include "runtime/api/api_helpers.h"
 #include "runtime/dispatch/dispatcher.h"
+#include "runtime/dispatch/profiler.h"
 
 namespace kiln {
 
@@ -26,6 +27,7 @@ Operator<Tensor(const Tensor&, const std::string&)> gelu_op = {"gelu", {
 
 
 Tensor ops::gelu(const Tensor& self, const std::string& approximate) {
+  const profiler::Scope profile_scope("aten::gelu", [&] { return profiler::shapes_of(TensorRefs(self)); });
   const DispatchKeySet keys = dispatch_keys(backend_key({&self}), records_autograd({&self}));
   if (explain_enabled()) explain_log("dispatch", "gelu", keys.str().c_str());
   return gelu_op.lookup(keys)(self, approximate);
@@ -49,6 +51,7 @@ Operator<const Tensor&(const Tensor&, const std::string&)> gelu__op = {"gelu_", 
 
 
 const Tensor& ops::gelu_(const Tensor& self, const std::string& approximate) {
+  const profiler::Scope profile_scope("aten::gelu_", [&] { return profiler::shapes_of(TensorRefs(self)); });
   const DispatchKeySet keys = dispatch_keys(backend_key({&self}), records_autograd({&self}));
   if (explain_enabled()) explain_log("dispatch", "gelu_", keys.str().c_str());
   return gelu__op.lookup(keys)(self, approximate);
@@ -72,6 +75,7 @@ Operator<const Tensor&(const Tensor&, const Tensor&, const std::string&)> gelu_o
 
 
 const Tensor& ops::gelu_out(const Tensor& out, const Tensor& self, const std::string& approximate) {
+  const profiler::Scope profile_scope("aten::gelu", [&] { return profiler::shapes_of(TensorRefs(self, out)); });
   const DispatchKeySet keys = dispatch_keys(backend_key({&self, &out}), records_autograd({&self, &out}));
   if (explain_enabled()) explain_log("dispatch", "gelu.out", keys.str().c_str());
   return gelu_out_op.lookup(keys)(out, self, approximate);

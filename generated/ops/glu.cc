@@ -6,12 +6,14 @@
 #include "runtime/autograd/view_tracking.h"
 #include "runtime/api/api_helpers.h"
 #include "runtime/dispatch/dispatcher.h"
+#include "runtime/dispatch/profiler.h"
 
 namespace kiln {
 
 // ---- glu(Tensor self, int dim=-1) -> Tensor  (CompositeImplicit)
 
 Tensor ops::glu(const Tensor& self, int64_t dim) {
+  const profiler::Scope profile_scope("aten::glu", [&] { return profiler::shapes_of(TensorRefs(self)); });
   if (explain_enabled()) explain_log("composite", "glu", "");
   return composite_implicit::glu(self, dim);
 }

@@ -7,6 +7,7 @@
 #include "runtime/autograd/view_tracking.h"
 #include "runtime/api/api_helpers.h"
 #include "runtime/dispatch/dispatcher.h"
+#include "runtime/dispatch/profiler.h"
 
 namespace kiln {
 
@@ -26,6 +27,7 @@ Operator<Tensor(const Tensor&, const Tensor&, int64_t, int64_t, bool)> grid_samp
 
 
 Tensor ops::grid_sampler_2d(const Tensor& input, const Tensor& grid, int64_t interpolation_mode, int64_t padding_mode, bool align_corners) {
+  const profiler::Scope profile_scope("aten::grid_sampler_2d", [&] { return profiler::shapes_of(TensorRefs(input, grid)); });
   const DispatchKeySet keys = dispatch_keys(backend_key({&input, &grid}), records_autograd({&input, &grid}));
   if (explain_enabled()) explain_log("dispatch", "grid_sampler_2d", keys.str().c_str());
   return grid_sampler_2d_op.lookup(keys)(input, grid, interpolation_mode, padding_mode, align_corners);

@@ -7,6 +7,7 @@
 #include "runtime/autograd/view_tracking.h"
 #include "runtime/api/api_helpers.h"
 #include "runtime/dispatch/dispatcher.h"
+#include "runtime/dispatch/profiler.h"
 
 namespace kiln {
 
@@ -26,6 +27,7 @@ Operator<std::vector<Tensor>(const Tensor&, const Tensor&, const Tensor&, int64_
 
 
 std::vector<Tensor> ops::grid_sampler_3d_backward(const Tensor& grad_output, const Tensor& input, const Tensor& grid, int64_t interpolation_mode, int64_t padding_mode, bool align_corners) {
+  const profiler::Scope profile_scope("aten::grid_sampler_3d_backward", [&] { return profiler::shapes_of(TensorRefs(grad_output, input, grid)); });
   const DispatchKeySet keys = dispatch_keys(backend_key({&grad_output, &input, &grid}), records_autograd({&grad_output, &input, &grid}));
   if (explain_enabled()) explain_log("dispatch", "grid_sampler_3d_backward", keys.str().c_str());
   return grid_sampler_3d_backward_op.lookup(keys)(grad_output, input, grid, interpolation_mode, padding_mode, align_corners);

@@ -6,12 +6,14 @@
 #include "runtime/autograd/view_tracking.h"
 #include "runtime/api/api_helpers.h"
 #include "runtime/dispatch/dispatcher.h"
+#include "runtime/dispatch/profiler.h"
 
 namespace kiln {
 
 // ---- gru_cell(Tensor input, Tensor hx, Tensor w_ih, Tensor w_hh, Tensor? b_ih=None, Tensor? b_hh=None) -> Tensor  (CompositeImplicit)
 
 Tensor ops::gru_cell(const Tensor& input, const Tensor& hx, const Tensor& w_ih, const Tensor& w_hh, const Tensor& b_ih, const Tensor& b_hh) {
+  const profiler::Scope profile_scope("aten::gru_cell", [&] { return profiler::shapes_of(TensorRefs(input, hx, w_ih, w_hh, b_ih, b_hh)); });
   if (explain_enabled()) explain_log("composite", "gru_cell", "");
   return composite_implicit::gru_cell(input, hx, w_ih, w_hh, b_ih, b_hh);
 }

@@ -8,6 +8,7 @@
 #include "runtime/autograd/view_tracking.h"
 #include "runtime/api/api_helpers.h"
 #include "runtime/dispatch/dispatcher.h"
+#include "runtime/dispatch/profiler.h"
 
 namespace kiln {
 
@@ -27,6 +28,7 @@ Operator<Tensor(const Tensor&, const Tensor&)> gt_Tensor_op = {"gt.Tensor", {
 
 
 Tensor ops::gt(const Tensor& self, const Tensor& other) {
+  const profiler::Scope profile_scope("aten::gt", [&] { return profiler::shapes_of(TensorRefs(self, other)); });
   const DispatchKeySet keys = dispatch_keys(backend_key({&self, &other}), records_autograd({&self, &other}));
   if (explain_enabled()) explain_log("dispatch", "gt.Tensor", keys.str().c_str());
   return gt_Tensor_op.lookup(keys)(self, other);
@@ -50,6 +52,7 @@ Operator<const Tensor&(const Tensor&, const Tensor&, const Tensor&)> gt_out_op =
 
 
 const Tensor& ops::gt_out(const Tensor& out, const Tensor& self, const Tensor& other) {
+  const profiler::Scope profile_scope("aten::gt", [&] { return profiler::shapes_of(TensorRefs(self, other, out)); });
   const DispatchKeySet keys = dispatch_keys(backend_key({&self, &other, &out}), records_autograd({&self, &other, &out}));
   if (explain_enabled()) explain_log("dispatch", "gt.out", keys.str().c_str());
   return gt_out_op.lookup(keys)(out, self, other);
@@ -58,6 +61,7 @@ const Tensor& ops::gt_out(const Tensor& out, const Tensor& self, const Tensor& o
 // ---- gt.Scalar(Tensor self, Scalar other) -> Tensor  (CompositeImplicit)
 
 Tensor ops::gt(const Tensor& self, const Scalar& other) {
+  const profiler::Scope profile_scope("aten::gt", [&] { return profiler::shapes_of(TensorRefs(self)); });
   if (explain_enabled()) explain_log("composite", "gt.Scalar", "");
   return composite_implicit::gt_scalar(self, other);
 }

@@ -7,6 +7,7 @@
 #include "runtime/autograd/view_tracking.h"
 #include "runtime/api/api_helpers.h"
 #include "runtime/dispatch/dispatcher.h"
+#include "runtime/dispatch/profiler.h"
 
 namespace kiln {
 
@@ -26,6 +27,7 @@ Operator<Tensor(const Tensor&, const Scalar&)> hardshrink_op = {"hardshrink", {
 
 
 Tensor ops::hardshrink(const Tensor& self, const Scalar& lambd) {
+  const profiler::Scope profile_scope("aten::hardshrink", [&] { return profiler::shapes_of(TensorRefs(self)); });
   const DispatchKeySet keys = dispatch_keys(backend_key({&self}), records_autograd({&self}));
   if (explain_enabled()) explain_log("dispatch", "hardshrink", keys.str().c_str());
   return hardshrink_op.lookup(keys)(self, lambd);
@@ -49,6 +51,7 @@ Operator<const Tensor&(const Tensor&, const Tensor&, const Scalar&)> hardshrink_
 
 
 const Tensor& ops::hardshrink_out(const Tensor& out, const Tensor& self, const Scalar& lambd) {
+  const profiler::Scope profile_scope("aten::hardshrink", [&] { return profiler::shapes_of(TensorRefs(self, out)); });
   const DispatchKeySet keys = dispatch_keys(backend_key({&self, &out}), records_autograd({&self, &out}));
   if (explain_enabled()) explain_log("dispatch", "hardshrink.out", keys.str().c_str());
   return hardshrink_out_op.lookup(keys)(out, self, lambd);

@@ -7,6 +7,7 @@
 #include "runtime/autograd/view_tracking.h"
 #include "runtime/api/api_helpers.h"
 #include "runtime/dispatch/dispatcher.h"
+#include "runtime/dispatch/profiler.h"
 
 namespace kiln {
 
@@ -26,6 +27,7 @@ Operator<Tensor(const Tensor&)> hardsigmoid_op = {"hardsigmoid", {
 
 
 Tensor ops::hardsigmoid(const Tensor& self) {
+  const profiler::Scope profile_scope("aten::hardsigmoid", [&] { return profiler::shapes_of(TensorRefs(self)); });
   const DispatchKeySet keys = dispatch_keys(backend_key({&self}), records_autograd({&self}));
   if (explain_enabled()) explain_log("dispatch", "hardsigmoid", keys.str().c_str());
   return hardsigmoid_op.lookup(keys)(self);
@@ -49,6 +51,7 @@ Operator<const Tensor&(const Tensor&)> hardsigmoid__op = {"hardsigmoid_", {
 
 
 const Tensor& ops::hardsigmoid_(const Tensor& self) {
+  const profiler::Scope profile_scope("aten::hardsigmoid_", [&] { return profiler::shapes_of(TensorRefs(self)); });
   const DispatchKeySet keys = dispatch_keys(backend_key({&self}), records_autograd({&self}));
   if (explain_enabled()) explain_log("dispatch", "hardsigmoid_", keys.str().c_str());
   return hardsigmoid__op.lookup(keys)(self);
@@ -72,6 +75,7 @@ Operator<const Tensor&(const Tensor&, const Tensor&)> hardsigmoid_out_op = {"har
 
 
 const Tensor& ops::hardsigmoid_out(const Tensor& out, const Tensor& self) {
+  const profiler::Scope profile_scope("aten::hardsigmoid", [&] { return profiler::shapes_of(TensorRefs(self, out)); });
   const DispatchKeySet keys = dispatch_keys(backend_key({&self, &out}), records_autograd({&self, &out}));
   if (explain_enabled()) explain_log("dispatch", "hardsigmoid.out", keys.str().c_str());
   return hardsigmoid_out_op.lookup(keys)(out, self);

@@ -7,6 +7,7 @@
 #include "runtime/autograd/view_tracking.h"
 #include "runtime/api/api_helpers.h"
 #include "runtime/dispatch/dispatcher.h"
+#include "runtime/dispatch/profiler.h"
 
 namespace kiln {
 
@@ -26,6 +27,7 @@ Operator<Tensor(const Tensor&)> hardswish_op = {"hardswish", {
 
 
 Tensor ops::hardswish(const Tensor& self) {
+  const profiler::Scope profile_scope("aten::hardswish", [&] { return profiler::shapes_of(TensorRefs(self)); });
   const DispatchKeySet keys = dispatch_keys(backend_key({&self}), records_autograd({&self}));
   if (explain_enabled()) explain_log("dispatch", "hardswish", keys.str().c_str());
   return hardswish_op.lookup(keys)(self);
@@ -49,6 +51,7 @@ Operator<const Tensor&(const Tensor&)> hardswish__op = {"hardswish_", {
 
 
 const Tensor& ops::hardswish_(const Tensor& self) {
+  const profiler::Scope profile_scope("aten::hardswish_", [&] { return profiler::shapes_of(TensorRefs(self)); });
   const DispatchKeySet keys = dispatch_keys(backend_key({&self}), records_autograd({&self}));
   if (explain_enabled()) explain_log("dispatch", "hardswish_", keys.str().c_str());
   return hardswish__op.lookup(keys)(self);
@@ -72,6 +75,7 @@ Operator<const Tensor&(const Tensor&, const Tensor&)> hardswish_out_op = {"hards
 
 
 const Tensor& ops::hardswish_out(const Tensor& out, const Tensor& self) {
+  const profiler::Scope profile_scope("aten::hardswish", [&] { return profiler::shapes_of(TensorRefs(self, out)); });
   const DispatchKeySet keys = dispatch_keys(backend_key({&self, &out}), records_autograd({&self, &out}));
   if (explain_enabled()) explain_log("dispatch", "hardswish.out", keys.str().c_str());
   return hardswish_out_op.lookup(keys)(out, self);

@@ -7,6 +7,7 @@
 #include "runtime/autograd/view_tracking.h"
 #include "runtime/api/api_helpers.h"
 #include "runtime/dispatch/dispatcher.h"
+#include "runtime/dispatch/profiler.h"
 
 namespace kiln {
 
@@ -26,6 +27,7 @@ Operator<Tensor(const Tensor&, const Scalar&, const Scalar&)> hardtanh_op = {"ha
 
 
 Tensor ops::hardtanh(const Tensor& self, const Scalar& min_val, const Scalar& max_val) {
+  const profiler::Scope profile_scope("aten::hardtanh", [&] { return profiler::shapes_of(TensorRefs(self)); });
   const DispatchKeySet keys = dispatch_keys(backend_key({&self}), records_autograd({&self}));
   if (explain_enabled()) explain_log("dispatch", "hardtanh", keys.str().c_str());
   return hardtanh_op.lookup(keys)(self, min_val, max_val);
@@ -49,6 +51,7 @@ Operator<const Tensor&(const Tensor&, const Scalar&, const Scalar&)> hardtanh__o
 
 
 const Tensor& ops::hardtanh_(const Tensor& self, const Scalar& min_val, const Scalar& max_val) {
+  const profiler::Scope profile_scope("aten::hardtanh_", [&] { return profiler::shapes_of(TensorRefs(self)); });
   const DispatchKeySet keys = dispatch_keys(backend_key({&self}), records_autograd({&self}));
   if (explain_enabled()) explain_log("dispatch", "hardtanh_", keys.str().c_str());
   return hardtanh__op.lookup(keys)(self, min_val, max_val);
@@ -72,6 +75,7 @@ Operator<const Tensor&(const Tensor&, const Tensor&, const Scalar&, const Scalar
 
 
 const Tensor& ops::hardtanh_out(const Tensor& out, const Tensor& self, const Scalar& min_val, const Scalar& max_val) {
+  const profiler::Scope profile_scope("aten::hardtanh", [&] { return profiler::shapes_of(TensorRefs(self, out)); });
   const DispatchKeySet keys = dispatch_keys(backend_key({&self, &out}), records_autograd({&self, &out}));
   if (explain_enabled()) explain_log("dispatch", "hardtanh.out", keys.str().c_str());
   return hardtanh_out_op.lookup(keys)(out, self, min_val, max_val);

@@ -7,6 +7,7 @@
 #include "runtime/autograd/view_tracking.h"
 #include "runtime/api/api_helpers.h"
 #include "runtime/dispatch/dispatcher.h"
+#include "runtime/dispatch/profiler.h"
 
 namespace kiln {
 
@@ -26,6 +27,7 @@ Operator<Tensor(const Tensor&, const Tensor&)> heaviside_op = {"heaviside", {
 
 
 Tensor ops::heaviside(const Tensor& self, const Tensor& values) {
+  const profiler::Scope profile_scope("aten::heaviside", [&] { return profiler::shapes_of(TensorRefs(self, values)); });
   const DispatchKeySet keys = dispatch_keys(backend_key({&self, &values}), records_autograd({&self, &values}));
   if (explain_enabled()) explain_log("dispatch", "heaviside", keys.str().c_str());
   return heaviside_op.lookup(keys)(self, values);
@@ -49,6 +51,7 @@ Operator<const Tensor&(const Tensor&, const Tensor&)> heaviside__op = {"heavisid
 
 
 const Tensor& ops::heaviside_(const Tensor& self, const Tensor& values) {
+  const profiler::Scope profile_scope("aten::heaviside_", [&] { return profiler::shapes_of(TensorRefs(self, values)); });
   const DispatchKeySet keys = dispatch_keys(backend_key({&self, &values}), records_autograd({&self, &values}));
   if (explain_enabled()) explain_log("dispatch", "heaviside_", keys.str().c_str());
   return heaviside__op.lookup(keys)(self, values);
@@ -72,6 +75,7 @@ Operator<const Tensor&(const Tensor&, const Tensor&, const Tensor&)> heaviside_o
 
 
 const Tensor& ops::heaviside_out(const Tensor& out, const Tensor& self, const Tensor& values) {
+  const profiler::Scope profile_scope("aten::heaviside", [&] { return profiler::shapes_of(TensorRefs(self, values, out)); });
   const DispatchKeySet keys = dispatch_keys(backend_key({&self, &values, &out}), records_autograd({&self, &values, &out}));
   if (explain_enabled()) explain_log("dispatch", "heaviside.out", keys.str().c_str());
   return heaviside_out_op.lookup(keys)(out, self, values);

@@ -7,6 +7,7 @@
 #include "runtime/autograd/view_tracking.h"
 #include "runtime/api/api_helpers.h"
 #include "runtime/dispatch/dispatcher.h"
+#include "runtime/dispatch/profiler.h"
 
 namespace kiln {
 
@@ -26,6 +27,7 @@ Operator<Tensor(const Tensor&, int64_t, const Scalar&, const Scalar&)> histc_op 
 
 
 Tensor ops::histc(const Tensor& self, int64_t bins, const Scalar& min, const Scalar& max) {
+  const profiler::Scope profile_scope("aten::histc", [&] { return profiler::shapes_of(TensorRefs(self)); });
   const DispatchKeySet keys = dispatch_keys(backend_key({&self}), records_autograd({&self}));
   if (explain_enabled()) explain_log("dispatch", "histc", keys.str().c_str());
   return histc_op.lookup(keys)(self, bins, min, max);
@@ -49,6 +51,7 @@ Operator<const Tensor&(const Tensor&, const Tensor&, int64_t, const Scalar&, con
 
 
 const Tensor& ops::histc_out(const Tensor& out, const Tensor& self, int64_t bins, const Scalar& min, const Scalar& max) {
+  const profiler::Scope profile_scope("aten::histc", [&] { return profiler::shapes_of(TensorRefs(self, out)); });
   const DispatchKeySet keys = dispatch_keys(backend_key({&self, &out}), records_autograd({&self, &out}));
   if (explain_enabled()) explain_log("dispatch", "histc.out", keys.str().c_str());
   return histc_out_op.lookup(keys)(out, self, bins, min, max);

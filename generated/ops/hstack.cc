@@ -7,12 +7,14 @@
 #include "runtime/autograd/view_tracking.h"
 #include "runtime/api/api_helpers.h"
 #include "runtime/dispatch/dispatcher.h"
+#include "runtime/dispatch/profiler.h"
 
 namespace kiln {
 
 // ---- hstack(Tensor[] tensors) -> Tensor  (CompositeImplicit)
 
 Tensor ops::hstack(const std::vector<Tensor>& tensors) {
+  const profiler::Scope profile_scope("aten::hstack", [&] { return profiler::shapes_of(TensorRefs(tensors)); });
   if (explain_enabled()) explain_log("composite", "hstack", "");
   return composite_implicit::hstack(tensors);
 }
@@ -20,6 +22,7 @@ Tensor ops::hstack(const std::vector<Tensor>& tensors) {
 // ---- hstack.out(Tensor[] tensors, *, Tensor(a!) out) -> Tensor(a!)  (CompositeImplicit)
 
 const Tensor& ops::hstack_out(const Tensor& out, const std::vector<Tensor>& tensors) {
+  const profiler::Scope profile_scope("aten::hstack", [&] { return profiler::shapes_of(TensorRefs(tensors, out)); });
   if (explain_enabled()) explain_log("composite", "hstack.out", "");
   return write_out(out, kiln::hstack(tensors), "hstack");
 }

@@ -6,6 +6,7 @@
 #include "runtime/autograd/view_tracking.h"
 #include "runtime/api/api_helpers.h"
 #include "runtime/dispatch/dispatcher.h"
+#include "runtime/dispatch/profiler.h"
 #include "runtime/api/autocast_casts.h"
 #include "runtime/dispatch/autocast_state.h"
 
@@ -24,6 +25,7 @@ Tensor huber_loss_autocast(const Tensor& self, const Tensor& target, int64_t red
 
 Tensor ops::huber_loss(const Tensor& self, const Tensor& target, int64_t reduction, double delta) {
   if (autocast::active()) return huber_loss_autocast(self, target, reduction, delta);
+  const profiler::Scope profile_scope("aten::huber_loss", [&] { return profiler::shapes_of(TensorRefs(self, target)); });
   if (explain_enabled()) explain_log("composite", "huber_loss", "");
   return composite_implicit::huber_loss(self, target, reduction, delta);
 }

@@ -7,6 +7,7 @@
 #include "runtime/autograd/view_tracking.h"
 #include "runtime/api/api_helpers.h"
 #include "runtime/dispatch/dispatcher.h"
+#include "runtime/dispatch/profiler.h"
 
 namespace kiln {
 
@@ -26,6 +27,7 @@ Operator<Tensor(const Tensor&, const std::vector<Tensor>&)> index_Tensor_op = {"
 
 
 Tensor ops::index(const Tensor& self, const std::vector<Tensor>& indices) {
+  const profiler::Scope profile_scope("aten::index", [&] { return profiler::shapes_of(TensorRefs(self, indices)); });
   const DispatchKeySet keys = dispatch_keys(backend_key(TensorRefs(self, indices)), records_autograd(TensorRefs(self, indices)));
   if (explain_enabled()) explain_log("dispatch", "index.Tensor", keys.str().c_str());
   return index_Tensor_op.lookup(keys)(self, indices);

@@ -7,12 +7,14 @@
 #include "runtime/autograd/view_tracking.h"
 #include "runtime/api/api_helpers.h"
 #include "runtime/dispatch/dispatcher.h"
+#include "runtime/dispatch/profiler.h"
 
 namespace kiln {
 
 // ---- index_add(Tensor self, int dim, Tensor index, Tensor source, *, Scalar alpha=1) -> Tensor  (CompositeImplicit)
 
 Tensor ops::index_add(const Tensor& self, int64_t dim, const Tensor& index, const Tensor& source, const Scalar& alpha) {
+  const profiler::Scope profile_scope("aten::index_add", [&] { return profiler::shapes_of(TensorRefs(self, index, source)); });
   if (explain_enabled()) explain_log("composite", "index_add", "");
   return composite_implicit::index_add(self, dim, index, source, alpha);
 }
@@ -20,6 +22,7 @@ Tensor ops::index_add(const Tensor& self, int64_t dim, const Tensor& index, cons
 // ---- index_add.out(Tensor self, int dim, Tensor index, Tensor source, *, Scalar alpha=1, Tensor(a!) out) -> Tensor(a!)  (CompositeImplicit)
 
 const Tensor& ops::index_add_out(const Tensor& out, const Tensor& self, int64_t dim, const Tensor& index, const Tensor& source, const Scalar& alpha) {
+  const profiler::Scope profile_scope("aten::index_add", [&] { return profiler::shapes_of(TensorRefs(self, index, source, out)); });
   if (explain_enabled()) explain_log("composite", "index_add.out", "");
   return write_out(out, kiln::index_add(self, dim, index, source, alpha), "index_add");
 }
@@ -27,6 +30,7 @@ const Tensor& ops::index_add_out(const Tensor& out, const Tensor& self, int64_t 
 // ---- index_add_(Tensor(a!) self, int dim, Tensor index, Tensor source, *, Scalar alpha=1) -> Tensor(a!)  (CompositeImplicit)
 
 const Tensor& ops::index_add_(const Tensor& self, int64_t dim, const Tensor& index, const Tensor& source, const Scalar& alpha) {
+  const profiler::Scope profile_scope("aten::index_add_", [&] { return profiler::shapes_of(TensorRefs(self, index, source)); });
   if (explain_enabled()) explain_log("composite", "index_add_", "");
   return composite_implicit::index_add_(self, dim, index, source, alpha);
 }

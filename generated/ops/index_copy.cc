@@ -7,12 +7,14 @@
 #include "runtime/autograd/view_tracking.h"
 #include "runtime/api/api_helpers.h"
 #include "runtime/dispatch/dispatcher.h"
+#include "runtime/dispatch/profiler.h"
 
 namespace kiln {
 
 // ---- index_copy(Tensor self, int dim, Tensor index, Tensor source) -> Tensor  (CompositeImplicit)
 
 Tensor ops::index_copy(const Tensor& self, int64_t dim, const Tensor& index, const Tensor& source) {
+  const profiler::Scope profile_scope("aten::index_copy", [&] { return profiler::shapes_of(TensorRefs(self, index, source)); });
   if (explain_enabled()) explain_log("composite", "index_copy", "");
   return composite_implicit::index_copy(self, dim, index, source);
 }
@@ -20,6 +22,7 @@ Tensor ops::index_copy(const Tensor& self, int64_t dim, const Tensor& index, con
 // ---- index_copy.out(Tensor self, int dim, Tensor index, Tensor source, *, Tensor(a!) out) -> Tensor(a!)  (CompositeImplicit)
 
 const Tensor& ops::index_copy_out(const Tensor& out, const Tensor& self, int64_t dim, const Tensor& index, const Tensor& source) {
+  const profiler::Scope profile_scope("aten::index_copy", [&] { return profiler::shapes_of(TensorRefs(self, index, source, out)); });
   if (explain_enabled()) explain_log("composite", "index_copy.out", "");
   return write_out(out, kiln::index_copy(self, dim, index, source), "index_copy");
 }
@@ -27,6 +30,7 @@ const Tensor& ops::index_copy_out(const Tensor& out, const Tensor& self, int64_t
 // ---- index_copy_(Tensor(a!) self, int dim, Tensor index, Tensor source) -> Tensor(a!)  (CompositeImplicit)
 
 const Tensor& ops::index_copy_(const Tensor& self, int64_t dim, const Tensor& index, const Tensor& source) {
+  const profiler::Scope profile_scope("aten::index_copy_", [&] { return profiler::shapes_of(TensorRefs(self, index, source)); });
   if (explain_enabled()) explain_log("composite", "index_copy_", "");
   return composite_implicit::index_copy_(self, dim, index, source);
 }

@@ -6,12 +6,14 @@
 #include "runtime/autograd/view_tracking.h"
 #include "runtime/api/api_helpers.h"
 #include "runtime/dispatch/dispatcher.h"
+#include "runtime/dispatch/profiler.h"
 
 namespace kiln {
 
 // ---- index_fill.int_Scalar(Tensor self, int dim, Tensor index, Scalar value) -> Tensor  (CompositeImplicit)
 
 Tensor ops::index_fill(const Tensor& self, int64_t dim, const Tensor& index, const Scalar& value) {
+  const profiler::Scope profile_scope("aten::index_fill", [&] { return profiler::shapes_of(TensorRefs(self, index)); });
   if (explain_enabled()) explain_log("composite", "index_fill.int_Scalar", "");
   return composite_implicit::index_fill(self, dim, index, value);
 }
@@ -19,6 +21,7 @@ Tensor ops::index_fill(const Tensor& self, int64_t dim, const Tensor& index, con
 // ---- index_fill_.int_Scalar(Tensor(a!) self, int dim, Tensor index, Scalar value) -> Tensor(a!)  (CompositeImplicit)
 
 const Tensor& ops::index_fill_(const Tensor& self, int64_t dim, const Tensor& index, const Scalar& value) {
+  const profiler::Scope profile_scope("aten::index_fill_", [&] { return profiler::shapes_of(TensorRefs(self, index)); });
   if (explain_enabled()) explain_log("composite", "index_fill_.int_Scalar", "");
   return composite_implicit::index_fill_(self, dim, index, value);
 }
@@ -26,6 +29,7 @@ const Tensor& ops::index_fill_(const Tensor& self, int64_t dim, const Tensor& in
 // ---- index_fill.int_Tensor(Tensor self, int dim, Tensor index, Tensor value) -> Tensor  (CompositeImplicit)
 
 Tensor ops::index_fill(const Tensor& self, int64_t dim, const Tensor& index, const Tensor& value) {
+  const profiler::Scope profile_scope("aten::index_fill", [&] { return profiler::shapes_of(TensorRefs(self, index, value)); });
   if (explain_enabled()) explain_log("composite", "index_fill.int_Tensor", "");
   return composite_implicit::index_fill_tensor(self, dim, index, value);
 }
@@ -33,6 +37,7 @@ Tensor ops::index_fill(const Tensor& self, int64_t dim, const Tensor& index, con
 // ---- index_fill_.int_Tensor(Tensor(a!) self, int dim, Tensor index, Tensor value) -> Tensor(a!)  (CompositeImplicit)
 
 const Tensor& ops::index_fill_(const Tensor& self, int64_t dim, const Tensor& index, const Tensor& value) {
+  const profiler::Scope profile_scope("aten::index_fill_", [&] { return profiler::shapes_of(TensorRefs(self, index, value)); });
   if (explain_enabled()) explain_log("composite", "index_fill_.int_Tensor", "");
   return composite_implicit::index_fill__tensor(self, dim, index, value);
 }

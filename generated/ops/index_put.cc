@@ -7,6 +7,7 @@
 #include "runtime/autograd/view_tracking.h"
 #include "runtime/api/api_helpers.h"
 #include "runtime/dispatch/dispatcher.h"
+#include "runtime/dispatch/profiler.h"
 
 namespace kiln {
 
@@ -26,6 +27,7 @@ Operator<Tensor(const Tensor&, const std::vector<Tensor>&, const Tensor&, bool)>
 
 
 Tensor ops::index_put(const Tensor& self, const std::vector<Tensor>& indices, const Tensor& values, bool accumulate) {
+  const profiler::Scope profile_scope("aten::index_put", [&] { return profiler::shapes_of(TensorRefs(self, indices, values)); });
   const DispatchKeySet keys = dispatch_keys(backend_key(TensorRefs(self, indices, values)), records_autograd(TensorRefs(self, indices, values)));
   if (explain_enabled()) explain_log("dispatch", "index_put", keys.str().c_str());
   return index_put_op.lookup(keys)(self, indices, values, accumulate);
@@ -49,6 +51,7 @@ Operator<const Tensor&(const Tensor&, const std::vector<Tensor>&, const Tensor&,
 
 
 const Tensor& ops::index_put_(const Tensor& self, const std::vector<Tensor>& indices, const Tensor& values, bool accumulate) {
+  const profiler::Scope profile_scope("aten::index_put_", [&] { return profiler::shapes_of(TensorRefs(self, indices, values)); });
   const DispatchKeySet keys = dispatch_keys(backend_key(TensorRefs(self, indices, values)), records_autograd(TensorRefs(self, indices, values)));
   if (explain_enabled()) explain_log("dispatch", "index_put_", keys.str().c_str());
   return index_put__op.lookup(keys)(self, indices, values, accumulate);

@@ -7,6 +7,7 @@
 #include "runtime/autograd/view_tracking.h"
 #include "runtime/api/api_helpers.h"
 #include "runtime/dispatch/dispatcher.h"
+#include "runtime/dispatch/profiler.h"
 
 namespace kiln {
 
@@ -26,6 +27,7 @@ Operator<Tensor(const Tensor&, IntArrayRef, int64_t, const Tensor&)> index_selec
 
 
 Tensor ops::index_select_backward(const Tensor& grad, IntArrayRef self_sizes, int64_t dim, const Tensor& index) {
+  const profiler::Scope profile_scope("aten::index_select_backward", [&] { return profiler::shapes_of(TensorRefs(grad, index)); });
   const DispatchKeySet keys = dispatch_keys(backend_key({&grad, &index}), records_autograd({&grad, &index}));
   if (explain_enabled()) explain_log("dispatch", "index_select_backward", keys.str().c_str());
   return index_select_backward_op.lookup(keys)(grad, self_sizes, dim, index);

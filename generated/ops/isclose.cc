@@ -6,12 +6,14 @@
 #include "runtime/autograd/view_tracking.h"
 #include "runtime/api/api_helpers.h"
 #include "runtime/dispatch/dispatcher.h"
+#include "runtime/dispatch/profiler.h"
 
 namespace kiln {
 
 // ---- isclose(Tensor self, Tensor other, float rtol=1e-05, float atol=1e-08, bool equal_nan=False) -> Tensor  (CompositeImplicit)
 
 Tensor ops::isclose(const Tensor& self, const Tensor& other, double rtol, double atol, bool equal_nan) {
+  const profiler::Scope profile_scope("aten::isclose", [&] { return profiler::shapes_of(TensorRefs(self, other)); });
   if (explain_enabled()) explain_log("composite", "isclose", "");
   return composite_implicit::isclose(self, other, rtol, atol, equal_nan);
 }

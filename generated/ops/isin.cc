@@ -8,6 +8,7 @@
 #include "runtime/autograd/view_tracking.h"
 #include "runtime/api/api_helpers.h"
 #include "runtime/dispatch/dispatcher.h"
+#include "runtime/dispatch/profiler.h"
 
 namespace kiln {
 
@@ -27,6 +28,7 @@ Operator<Tensor(const Tensor&, const Tensor&, bool, bool)> isin_Tensor_Tensor_op
 
 
 Tensor ops::isin(const Tensor& elements, const Tensor& test_elements, bool assume_unique, bool invert) {
+  const profiler::Scope profile_scope("aten::isin", [&] { return profiler::shapes_of(TensorRefs(elements, test_elements)); });
   const DispatchKeySet keys = dispatch_keys(backend_key({&elements, &test_elements}), records_autograd({&elements, &test_elements}));
   if (explain_enabled()) explain_log("dispatch", "isin.Tensor_Tensor", keys.str().c_str());
   return isin_Tensor_Tensor_op.lookup(keys)(elements, test_elements, assume_unique, invert);
@@ -50,6 +52,7 @@ Operator<const Tensor&(const Tensor&, const Tensor&, const Tensor&, bool, bool)>
 
 
 const Tensor& ops::isin_out(const Tensor& out, const Tensor& elements, const Tensor& test_elements, bool assume_unique, bool invert) {
+  const profiler::Scope profile_scope("aten::isin", [&] { return profiler::shapes_of(TensorRefs(elements, test_elements, out)); });
   const DispatchKeySet keys = dispatch_keys(backend_key({&elements, &test_elements, &out}), records_autograd({&elements, &test_elements, &out}));
   if (explain_enabled()) explain_log("dispatch", "isin.Tensor_Tensor_out", keys.str().c_str());
   return isin_Tensor_Tensor_out_op.lookup(keys)(out, elements, test_elements, assume_unique, invert);
@@ -58,6 +61,7 @@ const Tensor& ops::isin_out(const Tensor& out, const Tensor& elements, const Ten
 // ---- isin.Tensor_Scalar(Tensor elements, Scalar test_element, *, bool assume_unique=False, bool invert=False) -> Tensor  (CompositeImplicit)
 
 Tensor ops::isin(const Tensor& elements, const Scalar& test_element, bool assume_unique, bool invert) {
+  const profiler::Scope profile_scope("aten::isin", [&] { return profiler::shapes_of(TensorRefs(elements)); });
   if (explain_enabled()) explain_log("composite", "isin.Tensor_Scalar", "");
   return composite_implicit::isin_tensor_scalar(elements, test_element, assume_unique, invert);
 }
@@ -65,6 +69,7 @@ Tensor ops::isin(const Tensor& elements, const Scalar& test_element, bool assume
 // ---- isin.Scalar_Tensor(Scalar element, Tensor test_elements, *, bool assume_unique=False, bool invert=False) -> Tensor  (CompositeImplicit)
 
 Tensor ops::isin(const Scalar& element, const Tensor& test_elements, bool assume_unique, bool invert) {
+  const profiler::Scope profile_scope("aten::isin", [&] { return profiler::shapes_of(TensorRefs(test_elements)); });
   if (explain_enabled()) explain_log("composite", "isin.Scalar_Tensor", "");
   return composite_implicit::isin_scalar_tensor(element, test_elements, assume_unique, invert);
 }

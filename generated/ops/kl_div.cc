@@ -6,12 +6,14 @@
 #include "runtime/autograd/view_tracking.h"
 #include "runtime/api/api_helpers.h"
 #include "runtime/dispatch/dispatcher.h"
+#include "runtime/dispatch/profiler.h"
 
 namespace kiln {
 
 // ---- kl_div(Tensor self, Tensor target, int reduction=1, *, bool log_target=False) -> Tensor  (CompositeImplicit)
 
 Tensor ops::kl_div(const Tensor& self, const Tensor& target, int64_t reduction, bool log_target) {
+  const profiler::Scope profile_scope("aten::kl_div", [&] { return profiler::shapes_of(TensorRefs(self, target)); });
   if (explain_enabled()) explain_log("composite", "kl_div", "");
   return composite_implicit::kl_div(self, target, reduction, log_target);
 }

@@ -7,12 +7,14 @@
 #include "runtime/autograd/view_tracking.h"
 #include "runtime/api/api_helpers.h"
 #include "runtime/dispatch/dispatcher.h"
+#include "runtime/dispatch/profiler.h"
 
 namespace kiln {
 
 // ---- kron(Tensor self, Tensor other) -> Tensor  (CompositeImplicit)
 
 Tensor ops::kron(const Tensor& self, const Tensor& other) {
+  const profiler::Scope profile_scope("aten::kron", [&] { return profiler::shapes_of(TensorRefs(self, other)); });
   if (explain_enabled()) explain_log("composite", "kron", "");
   return composite_implicit::kron(self, other);
 }
@@ -20,6 +22,7 @@ Tensor ops::kron(const Tensor& self, const Tensor& other) {
 // ---- kron.out(Tensor self, Tensor other, *, Tensor(a!) out) -> Tensor(a!)  (CompositeImplicit)
 
 const Tensor& ops::kron_out(const Tensor& out, const Tensor& self, const Tensor& other) {
+  const profiler::Scope profile_scope("aten::kron", [&] { return profiler::shapes_of(TensorRefs(self, other, out)); });
   if (explain_enabled()) explain_log("composite", "kron.out", "");
   return write_out(out, kiln::kron(self, other), "kron");
 }

@@ -6,12 +6,14 @@
 #include "runtime/autograd/view_tracking.h"
 #include "runtime/api/api_helpers.h"
 #include "runtime/dispatch/dispatcher.h"
+#include "runtime/dispatch/profiler.h"
 
 namespace kiln {
 
 // ---- layer_norm(Tensor input, int[] normalized_shape, Tensor? weight=None, Tensor? bias=None, float eps=1e-05, bool cudnn_enable=True) -> Tensor  (CompositeImplicit)
 
 Tensor ops::layer_norm(const Tensor& input, IntArrayRef normalized_shape, const Tensor& weight, const Tensor& bias, double eps, bool cudnn_enable) {
+  const profiler::Scope profile_scope("aten::layer_norm", [&] { return profiler::shapes_of(TensorRefs(input, weight, bias)); });
   if (explain_enabled()) explain_log("composite", "layer_norm", "");
   return composite_implicit::layer_norm(input, normalized_shape, weight, bias, eps, cudnn_enable);
 }

@@ -6,12 +6,14 @@
 #include "runtime/autograd/view_tracking.h"
 #include "runtime/api/api_helpers.h"
 #include "runtime/dispatch/dispatcher.h"
+#include "runtime/dispatch/profiler.h"
 
 namespace kiln {
 
 // ---- ldexp.Tensor(Tensor self, Tensor other) -> Tensor  (CompositeImplicit)
 
 Tensor ops::ldexp(const Tensor& self, const Tensor& other) {
+  const profiler::Scope profile_scope("aten::ldexp", [&] { return profiler::shapes_of(TensorRefs(self, other)); });
   if (explain_enabled()) explain_log("composite", "ldexp.Tensor", "");
   return composite_implicit::ldexp(self, other);
 }
@@ -19,6 +21,7 @@ Tensor ops::ldexp(const Tensor& self, const Tensor& other) {
 // ---- ldexp_(Tensor(a!) self, Tensor other) -> Tensor(a!)  (CompositeImplicit)
 
 const Tensor& ops::ldexp_(const Tensor& self, const Tensor& other) {
+  const profiler::Scope profile_scope("aten::ldexp_", [&] { return profiler::shapes_of(TensorRefs(self, other)); });
   if (explain_enabled()) explain_log("composite", "ldexp_", "");
   return composite_implicit::ldexp_(self, other);
 }
@@ -26,6 +29,7 @@ const Tensor& ops::ldexp_(const Tensor& self, const Tensor& other) {
 // ---- ldexp.out(Tensor self, Tensor other, *, Tensor(a!) out) -> Tensor(a!)  (CompositeImplicit)
 
 const Tensor& ops::ldexp_out(const Tensor& out, const Tensor& self, const Tensor& other) {
+  const profiler::Scope profile_scope("aten::ldexp", [&] { return profiler::shapes_of(TensorRefs(self, other, out)); });
   if (explain_enabled()) explain_log("composite", "ldexp.out", "");
   return composite_implicit::ldexp_out(out, self, other);
 }

@@ -8,6 +8,7 @@
 #include "runtime/autograd/view_tracking.h"
 #include "runtime/api/api_helpers.h"
 #include "runtime/dispatch/dispatcher.h"
+#include "runtime/dispatch/profiler.h"
 
 namespace kiln {
 
@@ -27,6 +28,7 @@ Operator<Tensor(const Tensor&, const Tensor&)> le_Tensor_op = {"le.Tensor", {
 
 
 Tensor ops::le(const Tensor& self, const Tensor& other) {
+  const profiler::Scope profile_scope("aten::le", [&] { return profiler::shapes_of(TensorRefs(self, other)); });
   const DispatchKeySet keys = dispatch_keys(backend_key({&self, &other}), records_autograd({&self, &other}));
   if (explain_enabled()) explain_log("dispatch", "le.Tensor", keys.str().c_str());
   return le_Tensor_op.lookup(keys)(self, other);
@@ -50,6 +52,7 @@ Operator<const Tensor&(const Tensor&, const Tensor&, const Tensor&)> le_out_op =
 
 
 const Tensor& ops::le_out(const Tensor& out, const Tensor& self, const Tensor& other) {
+  const profiler::Scope profile_scope("aten::le", [&] { return profiler::shapes_of(TensorRefs(self, other, out)); });
   const DispatchKeySet keys = dispatch_keys(backend_key({&self, &other, &out}), records_autograd({&self, &other, &out}));
   if (explain_enabled()) explain_log("dispatch", "le.out", keys.str().c_str());
   return le_out_op.lookup(keys)(out, self, other);
@@ -58,6 +61,7 @@ const Tensor& ops::le_out(const Tensor& out, const Tensor& self, const Tensor& o
 // ---- le.Scalar(Tensor self, Scalar other) -> Tensor  (CompositeImplicit)
 
 Tensor ops::le(const Tensor& self, const Scalar& other) {
+  const profiler::Scope profile_scope("aten::le", [&] { return profiler::shapes_of(TensorRefs(self)); });
   if (explain_enabled()) explain_log("composite", "le.Scalar", "");
   return composite_implicit::le_scalar(self, other);
 }

@@ -7,6 +7,7 @@
 #include "runtime/autograd/view_tracking.h"
 #include "runtime/api/api_helpers.h"
 #include "runtime/dispatch/dispatcher.h"
+#include "runtime/dispatch/profiler.h"
 
 namespace kiln {
 
@@ -26,6 +27,7 @@ Operator<Tensor(const Tensor&, const Scalar&)> leaky_relu_op = {"leaky_relu", {
 
 
 Tensor ops::leaky_relu(const Tensor& self, const Scalar& negative_slope) {
+  const profiler::Scope profile_scope("aten::leaky_relu", [&] { return profiler::shapes_of(TensorRefs(self)); });
   const DispatchKeySet keys = dispatch_keys(backend_key({&self}), records_autograd({&self}));
   if (explain_enabled()) explain_log("dispatch", "leaky_relu", keys.str().c_str());
   return leaky_relu_op.lookup(keys)(self, negative_slope);
@@ -49,6 +51,7 @@ Operator<const Tensor&(const Tensor&, const Scalar&)> leaky_relu__op = {"leaky_r
 
 
 const Tensor& ops::leaky_relu_(const Tensor& self, const Scalar& negative_slope) {
+  const profiler::Scope profile_scope("aten::leaky_relu_", [&] { return profiler::shapes_of(TensorRefs(self)); });
   const DispatchKeySet keys = dispatch_keys(backend_key({&self}), records_autograd({&self}));
   if (explain_enabled()) explain_log("dispatch", "leaky_relu_", keys.str().c_str());
   return leaky_relu__op.lookup(keys)(self, negative_slope);
@@ -72,6 +75,7 @@ Operator<const Tensor&(const Tensor&, const Tensor&, const Scalar&)> leaky_relu_
 
 
 const Tensor& ops::leaky_relu_out(const Tensor& out, const Tensor& self, const Scalar& negative_slope) {
+  const profiler::Scope profile_scope("aten::leaky_relu", [&] { return profiler::shapes_of(TensorRefs(self, out)); });
   const DispatchKeySet keys = dispatch_keys(backend_key({&self, &out}), records_autograd({&self, &out}));
   if (explain_enabled()) explain_log("dispatch", "leaky_relu.out", keys.str().c_str());
   return leaky_relu_out_op.lookup(keys)(out, self, negative_slope);

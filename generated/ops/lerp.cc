@@ -7,6 +7,7 @@
 #include "runtime/autograd/view_tracking.h"
 #include "runtime/api/api_helpers.h"
 #include "runtime/dispatch/dispatcher.h"
+#include "runtime/dispatch/profiler.h"
 
 namespace kiln {
 
@@ -26,6 +27,7 @@ Operator<Tensor(const Tensor&, const Tensor&, const Scalar&)> lerp_Scalar_op = {
 
 
 Tensor ops::lerp(const Tensor& self, const Tensor& end, const Scalar& weight) {
+  const profiler::Scope profile_scope("aten::lerp", [&] { return profiler::shapes_of(TensorRefs(self, end)); });
   const DispatchKeySet keys = dispatch_keys(backend_key({&self, &end}), records_autograd({&self, &end}));
   if (explain_enabled()) explain_log("dispatch", "lerp.Scalar", keys.str().c_str());
   return lerp_Scalar_op.lookup(keys)(self, end, weight);
@@ -49,6 +51,7 @@ Operator<const Tensor&(const Tensor&, const Tensor&, const Scalar&)> lerp__Scala
 
 
 const Tensor& ops::lerp_(const Tensor& self, const Tensor& end, const Scalar& weight) {
+  const profiler::Scope profile_scope("aten::lerp_", [&] { return profiler::shapes_of(TensorRefs(self, end)); });
   const DispatchKeySet keys = dispatch_keys(backend_key({&self, &end}), records_autograd({&self, &end}));
   if (explain_enabled()) explain_log("dispatch", "lerp_.Scalar", keys.str().c_str());
   return lerp__Scalar_op.lookup(keys)(self, end, weight);
@@ -72,6 +75,7 @@ Operator<const Tensor&(const Tensor&, const Tensor&, const Tensor&, const Scalar
 
 
 const Tensor& ops::lerp_out(const Tensor& out, const Tensor& self, const Tensor& end, const Scalar& weight) {
+  const profiler::Scope profile_scope("aten::lerp", [&] { return profiler::shapes_of(TensorRefs(self, end, out)); });
   const DispatchKeySet keys = dispatch_keys(backend_key({&self, &end, &out}), records_autograd({&self, &end, &out}));
   if (explain_enabled()) explain_log("dispatch", "lerp.Scalar_out", keys.str().c_str());
   return lerp_Scalar_out_op.lookup(keys)(out, self, end, weight);
@@ -93,6 +97,7 @@ Operator<Tensor(const Tensor&, const Tensor&, const Tensor&)> lerp_Tensor_op = {
 
 
 Tensor ops::lerp(const Tensor& self, const Tensor& end, const Tensor& weight) {
+  const profiler::Scope profile_scope("aten::lerp", [&] { return profiler::shapes_of(TensorRefs(self, end, weight)); });
   const DispatchKeySet keys = dispatch_keys(backend_key({&self, &end, &weight}), records_autograd({&self, &end, &weight}));
   if (explain_enabled()) explain_log("dispatch", "lerp.Tensor", keys.str().c_str());
   return lerp_Tensor_op.lookup(keys)(self, end, weight);
@@ -116,6 +121,7 @@ Operator<const Tensor&(const Tensor&, const Tensor&, const Tensor&)> lerp__Tenso
 
 
 const Tensor& ops::lerp_(const Tensor& self, const Tensor& end, const Tensor& weight) {
+  const profiler::Scope profile_scope("aten::lerp_", [&] { return profiler::shapes_of(TensorRefs(self, end, weight)); });
   const DispatchKeySet keys = dispatch_keys(backend_key({&self, &end, &weight}), records_autograd({&self, &end, &weight}));
   if (explain_enabled()) explain_log("dispatch", "lerp_.Tensor", keys.str().c_str());
   return lerp__Tensor_op.lookup(keys)(self, end, weight);
@@ -139,6 +145,7 @@ Operator<const Tensor&(const Tensor&, const Tensor&, const Tensor&, const Tensor
 
 
 const Tensor& ops::lerp_out(const Tensor& out, const Tensor& self, const Tensor& end, const Tensor& weight) {
+  const profiler::Scope profile_scope("aten::lerp", [&] { return profiler::shapes_of(TensorRefs(self, end, weight, out)); });
   const DispatchKeySet keys = dispatch_keys(backend_key({&self, &end, &weight, &out}), records_autograd({&self, &end, &weight, &out}));
   if (explain_enabled()) explain_log("dispatch", "lerp.out", keys.str().c_str());
   return lerp_out_op.lookup(keys)(out, self, end, weight);

@@ -7,6 +7,7 @@
 #include "runtime/autograd/view_tracking.h"
 #include "runtime/api/api_helpers.h"
 #include "runtime/dispatch/dispatcher.h"
+#include "runtime/dispatch/profiler.h"
 
 namespace kiln {
 
@@ -26,6 +27,7 @@ Operator<std::tuple<Tensor, Tensor>(const Tensor&, bool, bool)> linalg_cholesky_
 
 
 std::tuple<Tensor, Tensor> ops::linalg_cholesky_ex(const Tensor& A, bool upper, bool check_errors) {
+  const profiler::Scope profile_scope("aten::linalg_cholesky_ex", [&] { return profiler::shapes_of(TensorRefs(A)); });
   const DispatchKeySet keys = dispatch_keys(backend_key({&A}), records_autograd({&A}));
   if (explain_enabled()) explain_log("dispatch", "linalg_cholesky_ex", keys.str().c_str());
   return linalg_cholesky_ex_op.lookup(keys)(A, upper, check_errors);

@@ -7,12 +7,14 @@
 #include "runtime/autograd/view_tracking.h"
 #include "runtime/api/api_helpers.h"
 #include "runtime/dispatch/dispatcher.h"
+#include "runtime/dispatch/profiler.h"
 
 namespace kiln {
 
 // ---- linalg_cross(Tensor self, Tensor other, *, int dim=-1) -> Tensor  (CompositeImplicit)
 
 Tensor ops::linalg_cross(const Tensor& self, const Tensor& other, int64_t dim) {
+  const profiler::Scope profile_scope("aten::linalg_cross", [&] { return profiler::shapes_of(TensorRefs(self, other)); });
   if (explain_enabled()) explain_log("composite", "linalg_cross", "");
   return composite_implicit::linalg_cross(self, other, dim);
 }
@@ -20,6 +22,7 @@ Tensor ops::linalg_cross(const Tensor& self, const Tensor& other, int64_t dim) {
 // ---- linalg_cross.out(Tensor self, Tensor other, *, int dim=-1, Tensor(a!) out) -> Tensor(a!)  (CompositeImplicit)
 
 const Tensor& ops::linalg_cross_out(const Tensor& out, const Tensor& self, const Tensor& other, int64_t dim) {
+  const profiler::Scope profile_scope("aten::linalg_cross", [&] { return profiler::shapes_of(TensorRefs(self, other, out)); });
   if (explain_enabled()) explain_log("composite", "linalg_cross.out", "");
   return write_out(out, kiln::linalg_cross(self, other, dim), "linalg_cross", OutDtype::Exact);
 }

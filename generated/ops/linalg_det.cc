@@ -7,6 +7,7 @@
 #include "runtime/autograd/view_tracking.h"
 #include "runtime/api/api_helpers.h"
 #include "runtime/dispatch/dispatcher.h"
+#include "runtime/dispatch/profiler.h"
 
 namespace kiln {
 
@@ -26,6 +27,7 @@ Operator<Tensor(const Tensor&)> linalg_det_op = {"linalg_det", {
 
 
 Tensor ops::linalg_det(const Tensor& A) {
+  const profiler::Scope profile_scope("aten::linalg_det", [&] { return profiler::shapes_of(TensorRefs(A)); });
   const DispatchKeySet keys = dispatch_keys(backend_key({&A}), records_autograd({&A}));
   if (explain_enabled()) explain_log("dispatch", "linalg_det", keys.str().c_str());
   return linalg_det_op.lookup(keys)(A);

@@ -7,6 +7,7 @@
 #include "runtime/autograd/view_tracking.h"
 #include "runtime/api/api_helpers.h"
 #include "runtime/dispatch/dispatcher.h"
+#include "runtime/dispatch/profiler.h"
 
 namespace kiln {
 
@@ -26,6 +27,7 @@ Operator<std::tuple<Tensor, Tensor>(const Tensor&, const std::string&)> linalg_e
 
 
 std::tuple<Tensor, Tensor> ops::linalg_eigh(const Tensor& A, const std::string& UPLO) {
+  const profiler::Scope profile_scope("aten::linalg_eigh", [&] { return profiler::shapes_of(TensorRefs(A)); });
   const DispatchKeySet keys = dispatch_keys(backend_key({&A}), records_autograd({&A}));
   if (explain_enabled()) explain_log("dispatch", "linalg_eigh", keys.str().c_str());
   return linalg_eigh_op.lookup(keys)(A, UPLO);

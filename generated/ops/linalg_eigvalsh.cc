@@ -6,12 +6,14 @@
 #include "runtime/autograd/view_tracking.h"
 #include "runtime/api/api_helpers.h"
 #include "runtime/dispatch/dispatcher.h"
+#include "runtime/dispatch/profiler.h"
 
 namespace kiln {
 
 // ---- linalg_eigvalsh(Tensor A, str UPLO='L') -> Tensor  (CompositeImplicit)
 
 Tensor ops::linalg_eigvalsh(const Tensor& A, const std::string& UPLO) {
+  const profiler::Scope profile_scope("aten::linalg_eigvalsh", [&] { return profiler::shapes_of(TensorRefs(A)); });
   if (explain_enabled()) explain_log("composite", "linalg_eigvalsh", "");
   return composite_implicit::linalg_eigvalsh(A, UPLO);
 }

@@ -7,6 +7,7 @@
 #include "runtime/autograd/view_tracking.h"
 #include "runtime/api/api_helpers.h"
 #include "runtime/dispatch/dispatcher.h"
+#include "runtime/dispatch/profiler.h"
 
 namespace kiln {
 
@@ -26,6 +27,7 @@ Operator<Tensor(const Tensor&)> linalg_inv_op = {"linalg_inv", {
 
 
 Tensor ops::linalg_inv(const Tensor& A) {
+  const profiler::Scope profile_scope("aten::linalg_inv", [&] { return profiler::shapes_of(TensorRefs(A)); });
   const DispatchKeySet keys = dispatch_keys(backend_key({&A}), records_autograd({&A}));
   if (explain_enabled()) explain_log("dispatch", "linalg_inv", keys.str().c_str());
   return linalg_inv_op.lookup(keys)(A);

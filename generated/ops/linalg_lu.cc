@@ -6,12 +6,14 @@
 #include "runtime/autograd/view_tracking.h"
 #include "runtime/api/api_helpers.h"
 #include "runtime/dispatch/dispatcher.h"
+#include "runtime/dispatch/profiler.h"
 
 namespace kiln {
 
 // ---- linalg_lu(Tensor A, *, bool pivot=True) -> (Tensor P, Tensor L, Tensor U)  (CompositeImplicit)
 
 std::tuple<Tensor, Tensor, Tensor> ops::linalg_lu(const Tensor& A, bool pivot) {
+  const profiler::Scope profile_scope("aten::linalg_lu", [&] { return profiler::shapes_of(TensorRefs(A)); });
   if (explain_enabled()) explain_log("composite", "linalg_lu", "");
   return composite_implicit::linalg_lu(A, pivot);
 }

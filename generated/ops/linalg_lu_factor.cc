@@ -6,12 +6,14 @@
 #include "runtime/autograd/view_tracking.h"
 #include "runtime/api/api_helpers.h"
 #include "runtime/dispatch/dispatcher.h"
+#include "runtime/dispatch/profiler.h"
 
 namespace kiln {
 
 // ---- linalg_lu_factor(Tensor A, *, bool pivot=True) -> (Tensor LU, Tensor pivots)  (CompositeImplicit)
 
 std::tuple<Tensor, Tensor> ops::linalg_lu_factor(const Tensor& A, bool pivot) {
+  const profiler::Scope profile_scope("aten::linalg_lu_factor", [&] { return profiler::shapes_of(TensorRefs(A)); });
   if (explain_enabled()) explain_log("composite", "linalg_lu_factor", "");
   return composite_implicit::linalg_lu_factor(A, pivot);
 }

@@ -7,6 +7,7 @@
 #include "runtime/autograd/view_tracking.h"
 #include "runtime/api/api_helpers.h"
 #include "runtime/dispatch/dispatcher.h"
+#include "runtime/dispatch/profiler.h"
 
 namespace kiln {
 
@@ -26,6 +27,7 @@ Operator<std::tuple<Tensor, Tensor, Tensor>(const Tensor&, bool, bool)> linalg_l
 
 
 std::tuple<Tensor, Tensor, Tensor> ops::linalg_lu_factor_ex(const Tensor& A, bool pivot, bool check_errors) {
+  const profiler::Scope profile_scope("aten::linalg_lu_factor_ex", [&] { return profiler::shapes_of(TensorRefs(A)); });
   const DispatchKeySet keys = dispatch_keys(backend_key({&A}), records_autograd({&A}));
   if (explain_enabled()) explain_log("dispatch", "linalg_lu_factor_ex", keys.str().c_str());
   return linalg_lu_factor_ex_op.lookup(keys)(A, pivot, check_errors);

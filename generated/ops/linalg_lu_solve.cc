@@ -7,6 +7,7 @@
 #include "runtime/autograd/view_tracking.h"
 #include "runtime/api/api_helpers.h"
 #include "runtime/dispatch/dispatcher.h"
+#include "runtime/dispatch/profiler.h"
 
 namespace kiln {
 
@@ -26,6 +27,7 @@ Operator<Tensor(const Tensor&, const Tensor&, const Tensor&, bool, bool)> linalg
 
 
 Tensor ops::linalg_lu_solve(const Tensor& LU, const Tensor& pivots, const Tensor& B, bool left, bool adjoint) {
+  const profiler::Scope profile_scope("aten::linalg_lu_solve", [&] { return profiler::shapes_of(TensorRefs(LU, pivots, B)); });
   const DispatchKeySet keys = dispatch_keys(backend_key({&LU, &pivots, &B}), records_autograd({&LU, &pivots, &B}));
   if (explain_enabled()) explain_log("dispatch", "linalg_lu_solve", keys.str().c_str());
   return linalg_lu_solve_op.lookup(keys)(LU, pivots, B, left, adjoint);

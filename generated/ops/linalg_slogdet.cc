@@ -7,6 +7,7 @@
 #include "runtime/autograd/view_tracking.h"
 #include "runtime/api/api_helpers.h"
 #include "runtime/dispatch/dispatcher.h"
+#include "runtime/dispatch/profiler.h"
 
 namespace kiln {
 
@@ -26,6 +27,7 @@ Operator<std::tuple<Tensor, Tensor>(const Tensor&)> linalg_slogdet_op = {"linalg
 
 
 std::tuple<Tensor, Tensor> ops::linalg_slogdet(const Tensor& A) {
+  const profiler::Scope profile_scope("aten::linalg_slogdet", [&] { return profiler::shapes_of(TensorRefs(A)); });
   const DispatchKeySet keys = dispatch_keys(backend_key({&A}), records_autograd({&A}));
   if (explain_enabled()) explain_log("dispatch", "linalg_slogdet", keys.str().c_str());
   return linalg_slogdet_op.lookup(keys)(A);

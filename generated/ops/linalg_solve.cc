@@ -7,6 +7,7 @@
 #include "runtime/autograd/view_tracking.h"
 #include "runtime/api/api_helpers.h"
 #include "runtime/dispatch/dispatcher.h"
+#include "runtime/dispatch/profiler.h"
 
 namespace kiln {
 
@@ -26,6 +27,7 @@ Operator<Tensor(const Tensor&, const Tensor&, bool)> linalg_solve_op = {"linalg_
 
 
 Tensor ops::linalg_solve(const Tensor& A, const Tensor& B, bool left) {
+  const profiler::Scope profile_scope("aten::linalg_solve", [&] { return profiler::shapes_of(TensorRefs(A, B)); });
   const DispatchKeySet keys = dispatch_keys(backend_key({&A, &B}), records_autograd({&A, &B}));
   if (explain_enabled()) explain_log("dispatch", "linalg_solve", keys.str().c_str());
   return linalg_solve_op.lookup(keys)(A, B, left);

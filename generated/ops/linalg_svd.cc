@@ -7,6 +7,7 @@
 #include "runtime/autograd/view_tracking.h"
 #include "runtime/api/api_helpers.h"
 #include "runtime/dispatch/dispatcher.h"
+#include "runtime/dispatch/profiler.h"
 
 namespace kiln {
 
@@ -26,6 +27,7 @@ Operator<std::tuple<Tensor, Tensor, Tensor>(const Tensor&, bool, const std::opti
 
 
 std::tuple<Tensor, Tensor, Tensor> ops::linalg_svd(const Tensor& A, bool full_matrices, const std::optional<std::string>& driver) {
+  const profiler::Scope profile_scope("aten::linalg_svd", [&] { return profiler::shapes_of(TensorRefs(A)); });
   const DispatchKeySet keys = dispatch_keys(backend_key({&A}), records_autograd({&A}));
   if (explain_enabled()) explain_log("dispatch", "linalg_svd", keys.str().c_str());
   return linalg_svd_op.lookup(keys)(A, full_matrices, driver);

@@ -6,12 +6,14 @@
 #include "runtime/autograd/view_tracking.h"
 #include "runtime/api/api_helpers.h"
 #include "runtime/dispatch/dispatcher.h"
+#include "runtime/dispatch/profiler.h"
 
 namespace kiln {
 
 // ---- linalg_svdvals(Tensor A, *, str? driver=None) -> Tensor  (CompositeImplicit)
 
 Tensor ops::linalg_svdvals(const Tensor& A, const std::optional<std::string>& driver) {
+  const profiler::Scope profile_scope("aten::linalg_svdvals", [&] { return profiler::shapes_of(TensorRefs(A)); });
   if (explain_enabled()) explain_log("composite", "linalg_svdvals", "");
   return composite_implicit::linalg_svdvals(A, driver);
 }

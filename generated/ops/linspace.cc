@@ -6,6 +6,7 @@
 #include "runtime/autograd/view_tracking.h"
 #include "runtime/api/api_helpers.h"
 #include "runtime/dispatch/dispatcher.h"
+#include "runtime/dispatch/profiler.h"
 
 namespace kiln {
 
@@ -25,6 +26,7 @@ Operator<Tensor(const Scalar&, const Scalar&, int64_t, const std::optional<Scala
 
 
 Tensor ops::linspace(const Scalar& start, const Scalar& end, int64_t steps, const std::optional<ScalarType>& dtype, const std::optional<Device>& device, bool requires_grad) {
+  const profiler::Scope profile_scope("aten::linspace", [&] { return profiler::Shapes(); });
   const DispatchKeySet keys = dispatch_keys(backend_key(device.value_or(Device())), false);
   if (explain_enabled()) explain_log("dispatch", "linspace", keys.str().c_str());
   Tensor result = linspace_op.lookup(keys)(start, end, steps, dtype, device, requires_grad);

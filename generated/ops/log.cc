@@ -7,6 +7,7 @@
 #include "runtime/autograd/view_tracking.h"
 #include "runtime/api/api_helpers.h"
 #include "runtime/dispatch/dispatcher.h"
+#include "runtime/dispatch/profiler.h"
 
 namespace kiln {
 
@@ -26,6 +27,7 @@ Operator<Tensor(const Tensor&)> log_op = {"log", {
 
 
 Tensor ops::log(const Tensor& self) {
+  const profiler::Scope profile_scope("aten::log", [&] { return profiler::shapes_of(TensorRefs(self)); });
   const DispatchKeySet keys = dispatch_keys(backend_key({&self}), records_autograd({&self}));
   if (explain_enabled()) explain_log("dispatch", "log", keys.str().c_str());
   return log_op.lookup(keys)(self);
@@ -49,6 +51,7 @@ Operator<const Tensor&(const Tensor&)> log__op = {"log_", {
 
 
 const Tensor& ops::log_(const Tensor& self) {
+  const profiler::Scope profile_scope("aten::log_", [&] { return profiler::shapes_of(TensorRefs(self)); });
   const DispatchKeySet keys = dispatch_keys(backend_key({&self}), records_autograd({&self}));
   if (explain_enabled()) explain_log("dispatch", "log_", keys.str().c_str());
   return log__op.lookup(keys)(self);
@@ -72,6 +75,7 @@ Operator<const Tensor&(const Tensor&, const Tensor&)> log_out_op = {"log.out", {
 
 
 const Tensor& ops::log_out(const Tensor& out, const Tensor& self) {
+  const profiler::Scope profile_scope("aten::log", [&] { return profiler::shapes_of(TensorRefs(self, out)); });
   const DispatchKeySet keys = dispatch_keys(backend_key({&self, &out}), records_autograd({&self, &out}));
   if (explain_enabled()) explain_log("dispatch", "log.out", keys.str().c_str());
   return log_out_op.lookup(keys)(out, self);

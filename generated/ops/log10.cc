@@ -7,6 +7,7 @@
 #include "runtime/autograd/view_tracking.h"
 #include "runtime/api/api_helpers.h"
 #include "runtime/dispatch/dispatcher.h"
+#include "runtime/dispatch/profiler.h"
 
 namespace kiln {
 
@@ -26,6 +27,7 @@ Operator<Tensor(const Tensor&)> log10_op = {"log10", {
 
 
 Tensor ops::log10(const Tensor& self) {
+  const profiler::Scope profile_scope("aten::log10", [&] { return profiler::shapes_of(TensorRefs(self)); });
   const DispatchKeySet keys = dispatch_keys(backend_key({&self}), records_autograd({&self}));
   if (explain_enabled()) explain_log("dispatch", "log10", keys.str().c_str());
   return log10_op.lookup(keys)(self);
@@ -49,6 +51,7 @@ Operator<const Tensor&(const Tensor&)> log10__op = {"log10_", {
 
 
 const Tensor& ops::log10_(const Tensor& self) {
+  const profiler::Scope profile_scope("aten::log10_", [&] { return profiler::shapes_of(TensorRefs(self)); });
   const DispatchKeySet keys = dispatch_keys(backend_key({&self}), records_autograd({&self}));
   if (explain_enabled()) explain_log("dispatch", "log10_", keys.str().c_str());
   return log10__op.lookup(keys)(self);
@@ -72,6 +75,7 @@ Operator<const Tensor&(const Tensor&, const Tensor&)> log10_out_op = {"log10.out
 
 
 const Tensor& ops::log10_out(const Tensor& out, const Tensor& self) {
+  const profiler::Scope profile_scope("aten::log10", [&] { return profiler::shapes_of(TensorRefs(self, out)); });
   const DispatchKeySet keys = dispatch_keys(backend_key({&self, &out}), records_autograd({&self, &out}));
   if (explain_enabled()) explain_log("dispatch", "log10.out", keys.str().c_str());
   return log10_out_op.lookup(keys)(out, self);

@@ -7,6 +7,7 @@
 #include "runtime/autograd/view_tracking.h"
 #include "runtime/api/api_helpers.h"
 #include "runtime/dispatch/dispatcher.h"
+#include "runtime/dispatch/profiler.h"
 
 namespace kiln {
 
@@ -26,6 +27,7 @@ Operator<Tensor(const Tensor&)> log1p_op = {"log1p", {
 
 
 Tensor ops::log1p(const Tensor& self) {
+  const profiler::Scope profile_scope("aten::log1p", [&] { return profiler::shapes_of(TensorRefs(self)); });
   const DispatchKeySet keys = dispatch_keys(backend_key({&self}), records_autograd({&self}));
   if (explain_enabled()) explain_log("dispatch", "log1p", keys.str().c_str());
   return log1p_op.lookup(keys)(self);
@@ -49,6 +51,7 @@ Operator<const Tensor&(const Tensor&)> log1p__op = {"log1p_", {
 
 
 const Tensor& ops::log1p_(const Tensor& self) {
+  const profiler::Scope profile_scope("aten::log1p_", [&] { return profiler::shapes_of(TensorRefs(self)); });
   const DispatchKeySet keys = dispatch_keys(backend_key({&self}), records_autograd({&self}));
   if (explain_enabled()) explain_log("dispatch", "log1p_", keys.str().c_str());
   return log1p__op.lookup(keys)(self);
@@ -72,6 +75,7 @@ Operator<const Tensor&(const Tensor&, const Tensor&)> log1p_out_op = {"log1p.out
 
 
 const Tensor& ops::log1p_out(const Tensor& out, const Tensor& self) {
+  const profiler::Scope profile_scope("aten::log1p", [&] { return profiler::shapes_of(TensorRefs(self, out)); });
   const DispatchKeySet keys = dispatch_keys(backend_key({&self, &out}), records_autograd({&self, &out}));
   if (explain_enabled()) explain_log("dispatch", "log1p.out", keys.str().c_str());
   return log1p_out_op.lookup(keys)(out, self);

@@ -7,6 +7,7 @@
 #include "runtime/autograd/view_tracking.h"
 #include "runtime/api/api_helpers.h"
 #include "runtime/dispatch/dispatcher.h"
+#include "runtime/dispatch/profiler.h"
 
 namespace kiln {
 
@@ -26,6 +27,7 @@ Operator<Tensor(const Tensor&)> log2_op = {"log2", {
 
 
 Tensor ops::log2(const Tensor& self) {
+  const profiler::Scope profile_scope("aten::log2", [&] { return profiler::shapes_of(TensorRefs(self)); });
   const DispatchKeySet keys = dispatch_keys(backend_key({&self}), records_autograd({&self}));
   if (explain_enabled()) explain_log("dispatch", "log2", keys.str().c_str());
   return log2_op.lookup(keys)(self);
@@ -49,6 +51,7 @@ Operator<const Tensor&(const Tensor&)> log2__op = {"log2_", {
 
 
 const Tensor& ops::log2_(const Tensor& self) {
+  const profiler::Scope profile_scope("aten::log2_", [&] { return profiler::shapes_of(TensorRefs(self)); });
   const DispatchKeySet keys = dispatch_keys(backend_key({&self}), records_autograd({&self}));
   if (explain_enabled()) explain_log("dispatch", "log2_", keys.str().c_str());
   return log2__op.lookup(keys)(self);
@@ -72,6 +75,7 @@ Operator<const Tensor&(const Tensor&, const Tensor&)> log2_out_op = {"log2.out",
 
 
 const Tensor& ops::log2_out(const Tensor& out, const Tensor& self) {
+  const profiler::Scope profile_scope("aten::log2", [&] { return profiler::shapes_of(TensorRefs(self, out)); });
   const DispatchKeySet keys = dispatch_keys(backend_key({&self, &out}), records_autograd({&self, &out}));
   if (explain_enabled()) explain_log("dispatch", "log2.out", keys.str().c_str());
   return log2_out_op.lookup(keys)(out, self);

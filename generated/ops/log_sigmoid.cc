@@ -7,6 +7,7 @@
 #include "runtime/autograd/view_tracking.h"
 #include "runtime/api/api_helpers.h"
 #include "runtime/dispatch/dispatcher.h"
+#include "runtime/dispatch/profiler.h"
 
 namespace kiln {
 
@@ -26,6 +27,7 @@ Operator<Tensor(const Tensor&)> log_sigmoid_op = {"log_sigmoid", {
 
 
 Tensor ops::log_sigmoid(const Tensor& self) {
+  const profiler::Scope profile_scope("aten::log_sigmoid", [&] { return profiler::shapes_of(TensorRefs(self)); });
   const DispatchKeySet keys = dispatch_keys(backend_key({&self}), records_autograd({&self}));
   if (explain_enabled()) explain_log("dispatch", "log_sigmoid", keys.str().c_str());
   return log_sigmoid_op.lookup(keys)(self);
@@ -49,6 +51,7 @@ Operator<const Tensor&(const Tensor&, const Tensor&)> log_sigmoid_out_op = {"log
 
 
 const Tensor& ops::log_sigmoid_out(const Tensor& out, const Tensor& self) {
+  const profiler::Scope profile_scope("aten::log_sigmoid", [&] { return profiler::shapes_of(TensorRefs(self, out)); });
   const DispatchKeySet keys = dispatch_keys(backend_key({&self, &out}), records_autograd({&self, &out}));
   if (explain_enabled()) explain_log("dispatch", "log_sigmoid.out", keys.str().c_str());
   return log_sigmoid_out_op.lookup(keys)(out, self);

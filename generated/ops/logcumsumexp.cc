@@ -7,6 +7,7 @@
 #include "runtime/autograd/view_tracking.h"
 #include "runtime/api/api_helpers.h"
 #include "runtime/dispatch/dispatcher.h"
+#include "runtime/dispatch/profiler.h"
 
 namespace kiln {
 
@@ -26,6 +27,7 @@ Operator<Tensor(const Tensor&, int64_t)> logcumsumexp_op = {"logcumsumexp", {
 
 
 Tensor ops::logcumsumexp(const Tensor& self, int64_t dim) {
+  const profiler::Scope profile_scope("aten::logcumsumexp", [&] { return profiler::shapes_of(TensorRefs(self)); });
   const DispatchKeySet keys = dispatch_keys(backend_key({&self}), records_autograd({&self}));
   if (explain_enabled()) explain_log("dispatch", "logcumsumexp", keys.str().c_str());
   return logcumsumexp_op.lookup(keys)(self, dim);
@@ -49,6 +51,7 @@ Operator<const Tensor&(const Tensor&, const Tensor&, int64_t)> logcumsumexp_out_
 
 
 const Tensor& ops::logcumsumexp_out(const Tensor& out, const Tensor& self, int64_t dim) {
+  const profiler::Scope profile_scope("aten::logcumsumexp", [&] { return profiler::shapes_of(TensorRefs(self, out)); });
   const DispatchKeySet keys = dispatch_keys(backend_key({&self, &out}), records_autograd({&self, &out}));
   if (explain_enabled()) explain_log("dispatch", "logcumsumexp.out", keys.str().c_str());
   return logcumsumexp_out_op.lookup(keys)(out, self, dim);

@@ -6,12 +6,14 @@
 #include "runtime/autograd/view_tracking.h"
 #include "runtime/api/api_helpers.h"
 #include "runtime/dispatch/dispatcher.h"
+#include "runtime/dispatch/profiler.h"
 
 namespace kiln {
 
 // ---- logdet(Tensor self) -> Tensor  (CompositeImplicit)
 
 Tensor ops::logdet(const Tensor& self) {
+  const profiler::Scope profile_scope("aten::logdet", [&] { return profiler::shapes_of(TensorRefs(self)); });
   if (explain_enabled()) explain_log("composite", "logdet", "");
   return composite_implicit::logdet(self);
 }

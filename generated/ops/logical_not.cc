@@ -7,6 +7,7 @@
 #include "runtime/autograd/view_tracking.h"
 #include "runtime/api/api_helpers.h"
 #include "runtime/dispatch/dispatcher.h"
+#include "runtime/dispatch/profiler.h"
 
 namespace kiln {
 
@@ -26,6 +27,7 @@ Operator<Tensor(const Tensor&)> logical_not_op = {"logical_not", {
 
 
 Tensor ops::logical_not(const Tensor& self) {
+  const profiler::Scope profile_scope("aten::logical_not", [&] { return profiler::shapes_of(TensorRefs(self)); });
   const DispatchKeySet keys = dispatch_keys(backend_key({&self}), records_autograd({&self}));
   if (explain_enabled()) explain_log("dispatch", "logical_not", keys.str().c_str());
   return logical_not_op.lookup(keys)(self);
@@ -49,6 +51,7 @@ Operator<const Tensor&(const Tensor&)> logical_not__op = {"logical_not_", {
 
 
 const Tensor& ops::logical_not_(const Tensor& self) {
+  const profiler::Scope profile_scope("aten::logical_not_", [&] { return profiler::shapes_of(TensorRefs(self)); });
   const DispatchKeySet keys = dispatch_keys(backend_key({&self}), records_autograd({&self}));
   if (explain_enabled()) explain_log("dispatch", "logical_not_", keys.str().c_str());
   return logical_not__op.lookup(keys)(self);
@@ -72,6 +75,7 @@ Operator<const Tensor&(const Tensor&, const Tensor&)> logical_not_out_op = {"log
 
 
 const Tensor& ops::logical_not_out(const Tensor& out, const Tensor& self) {
+  const profiler::Scope profile_scope("aten::logical_not", [&] { return profiler::shapes_of(TensorRefs(self, out)); });
   const DispatchKeySet keys = dispatch_keys(backend_key({&self, &out}), records_autograd({&self, &out}));
   if (explain_enabled()) explain_log("dispatch", "logical_not.out", keys.str().c_str());
   return logical_not_out_op.lookup(keys)(out, self);

@@ -7,6 +7,7 @@
 #include "runtime/autograd/view_tracking.h"
 #include "runtime/api/api_helpers.h"
 #include "runtime/dispatch/dispatcher.h"
+#include "runtime/dispatch/profiler.h"
 
 namespace kiln {
 
@@ -26,6 +27,7 @@ Operator<Tensor(const Tensor&, const Tensor&)> logical_xor_op = {"logical_xor", 
 
 
 Tensor ops::logical_xor(const Tensor& self, const Tensor& other) {
+  const profiler::Scope profile_scope("aten::logical_xor", [&] { return profiler::shapes_of(TensorRefs(self, other)); });
   const DispatchKeySet keys = dispatch_keys(backend_key({&self, &other}), records_autograd({&self, &other}));
   if (explain_enabled()) explain_log("dispatch", "logical_xor", keys.str().c_str());
   return logical_xor_op.lookup(keys)(self, other);
@@ -49,6 +51,7 @@ Operator<const Tensor&(const Tensor&, const Tensor&)> logical_xor__op = {"logica
 
 
 const Tensor& ops::logical_xor_(const Tensor& self, const Tensor& other) {
+  const profiler::Scope profile_scope("aten::logical_xor_", [&] { return profiler::shapes_of(TensorRefs(self, other)); });
   const DispatchKeySet keys = dispatch_keys(backend_key({&self, &other}), records_autograd({&self, &other}));
   if (explain_enabled()) explain_log("dispatch", "logical_xor_", keys.str().c_str());
   return logical_xor__op.lookup(keys)(self, other);
@@ -72,6 +75,7 @@ Operator<const Tensor&(const Tensor&, const Tensor&, const Tensor&)> logical_xor
 
 
 const Tensor& ops::logical_xor_out(const Tensor& out, const Tensor& self, const Tensor& other) {
+  const profiler::Scope profile_scope("aten::logical_xor", [&] { return profiler::shapes_of(TensorRefs(self, other, out)); });
   const DispatchKeySet keys = dispatch_keys(backend_key({&self, &other, &out}), records_autograd({&self, &other, &out}));
   if (explain_enabled()) explain_log("dispatch", "logical_xor.out", keys.str().c_str());
   return logical_xor_out_op.lookup(keys)(out, self, other);

@@ -7,6 +7,7 @@
 #include "runtime/autograd/view_tracking.h"
 #include "runtime/api/api_helpers.h"
 #include "runtime/dispatch/dispatcher.h"
+#include "runtime/dispatch/profiler.h"
 
 namespace kiln {
 
@@ -26,6 +27,7 @@ Operator<Tensor(const Tensor&, const std::optional<Scalar>&)> logit_op = {"logit
 
 
 Tensor ops::logit(const Tensor& self, const std::optional<Scalar>& eps) {
+  const profiler::Scope profile_scope("aten::logit", [&] { return profiler::shapes_of(TensorRefs(self)); });
   const DispatchKeySet keys = dispatch_keys(backend_key({&self}), records_autograd({&self}));
   if (explain_enabled()) explain_log("dispatch", "logit", keys.str().c_str());
   return logit_op.lookup(keys)(self, eps);
@@ -49,6 +51,7 @@ Operator<const Tensor&(const Tensor&, const std::optional<Scalar>&)> logit__op =
 
 
 const Tensor& ops::logit_(const Tensor& self, const std::optional<Scalar>& eps) {
+  const profiler::Scope profile_scope("aten::logit_", [&] { return profiler::shapes_of(TensorRefs(self)); });
   const DispatchKeySet keys = dispatch_keys(backend_key({&self}), records_autograd({&self}));
   if (explain_enabled()) explain_log("dispatch", "logit_", keys.str().c_str());
   return logit__op.lookup(keys)(self, eps);
@@ -72,6 +75,7 @@ Operator<const Tensor&(const Tensor&, const Tensor&, const std::optional<Scalar>
 
 
 const Tensor& ops::logit_out(const Tensor& out, const Tensor& self, const std::optional<Scalar>& eps) {
+  const profiler::Scope profile_scope("aten::logit", [&] { return profiler::shapes_of(TensorRefs(self, out)); });
   const DispatchKeySet keys = dispatch_keys(backend_key({&self, &out}), records_autograd({&self, &out}));
   if (explain_enabled()) explain_log("dispatch", "logit.out", keys.str().c_str());
   return logit_out_op.lookup(keys)(out, self, eps);

@@ -7,12 +7,14 @@
 #include "runtime/autograd/view_tracking.h"
 #include "runtime/api/api_helpers.h"
 #include "runtime/dispatch/dispatcher.h"
+#include "runtime/dispatch/profiler.h"
 
 namespace kiln {
 
 // ---- logsumexp(Tensor self, int[1] dim, bool keepdim=False) -> Tensor  (CompositeImplicit)
 
 Tensor ops::logsumexp(const Tensor& self, IntArrayRef dim, bool keepdim) {
+  const profiler::Scope profile_scope("aten::logsumexp", [&] { return profiler::shapes_of(TensorRefs(self)); });
   if (explain_enabled()) explain_log("composite", "logsumexp", "");
   return composite_implicit::logsumexp(self, dim, keepdim);
 }
@@ -20,6 +22,7 @@ Tensor ops::logsumexp(const Tensor& self, IntArrayRef dim, bool keepdim) {
 // ---- logsumexp.out(Tensor self, int[1] dim, bool keepdim=False, *, Tensor(a!) out) -> Tensor(a!)  (CompositeImplicit)
 
 const Tensor& ops::logsumexp_out(const Tensor& out, const Tensor& self, IntArrayRef dim, bool keepdim) {
+  const profiler::Scope profile_scope("aten::logsumexp", [&] { return profiler::shapes_of(TensorRefs(self, out)); });
   if (explain_enabled()) explain_log("composite", "logsumexp.out", "");
   return write_out(out, kiln::logsumexp(self, dim, keepdim), "logsumexp");
 }

@@ -6,12 +6,14 @@
 #include "runtime/autograd/view_tracking.h"
 #include "runtime/api/api_helpers.h"
 #include "runtime/dispatch/dispatcher.h"
+#include "runtime/dispatch/profiler.h"
 
 namespace kiln {
 
 // ---- lu_solve(Tensor self, Tensor LU_data, Tensor LU_pivots) -> Tensor  (CompositeImplicit)
 
 Tensor ops::lu_solve(const Tensor& self, const Tensor& LU_data, const Tensor& LU_pivots) {
+  const profiler::Scope profile_scope("aten::lu_solve", [&] { return profiler::shapes_of(TensorRefs(self, LU_data, LU_pivots)); });
   if (explain_enabled()) explain_log("composite", "lu_solve", "");
   return composite_implicit::lu_solve(self, LU_data, LU_pivots);
 }

@@ -6,12 +6,14 @@
 #include "runtime/autograd/view_tracking.h"
 #include "runtime/api/api_helpers.h"
 #include "runtime/dispatch/dispatcher.h"
+#include "runtime/dispatch/profiler.h"
 
 namespace kiln {
 
 // ---- lu_unpack(Tensor LU_data, Tensor LU_pivots, bool unpack_data=True, bool unpack_pivots=True) -> (Tensor P, Tensor L, Tensor U)  (CompositeImplicit)
 
 std::tuple<Tensor, Tensor, Tensor> ops::lu_unpack(const Tensor& LU_data, const Tensor& LU_pivots, bool unpack_data, bool unpack_pivots) {
+  const profiler::Scope profile_scope("aten::lu_unpack", [&] { return profiler::shapes_of(TensorRefs(LU_data, LU_pivots)); });
   if (explain_enabled()) explain_log("composite", "lu_unpack", "");
   return composite_implicit::lu_unpack(LU_data, LU_pivots, unpack_data, unpack_pivots);
 }

@@ -6,6 +6,7 @@
 #include "runtime/autograd/view_tracking.h"
 #include "runtime/api/api_helpers.h"
 #include "runtime/dispatch/dispatcher.h"
+#include "runtime/dispatch/profiler.h"
 #include "runtime/api/autocast_casts.h"
 #include "runtime/dispatch/autocast_state.h"
 
@@ -24,6 +25,7 @@ Tensor margin_ranking_loss_autocast(const Tensor& input1, const Tensor& input2, 
 
 Tensor ops::margin_ranking_loss(const Tensor& input1, const Tensor& input2, const Tensor& target, double margin, int64_t reduction) {
   if (autocast::active()) return margin_ranking_loss_autocast(input1, input2, target, margin, reduction);
+  const profiler::Scope profile_scope("aten::margin_ranking_loss", [&] { return profiler::shapes_of(TensorRefs(input1, input2, target)); });
   if (explain_enabled()) explain_log("composite", "margin_ranking_loss", "");
   return composite_implicit::margin_ranking_loss(input1, input2, target, margin, reduction);
 }

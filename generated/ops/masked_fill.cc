@@ -6,12 +6,14 @@
 #include "runtime/autograd/view_tracking.h"
 #include "runtime/api/api_helpers.h"
 #include "runtime/dispatch/dispatcher.h"
+#include "runtime/dispatch/profiler.h"
 
 namespace kiln {
 
 // ---- masked_fill.Scalar(Tensor self, Tensor mask, Scalar value) -> Tensor  (CompositeImplicit)
 
 Tensor ops::masked_fill(const Tensor& self, const Tensor& mask, const Scalar& value) {
+  const profiler::Scope profile_scope("aten::masked_fill", [&] { return profiler::shapes_of(TensorRefs(self, mask)); });
   if (explain_enabled()) explain_log("composite", "masked_fill.Scalar", "");
   return composite_implicit::masked_fill(self, mask, value);
 }
@@ -19,6 +21,7 @@ Tensor ops::masked_fill(const Tensor& self, const Tensor& mask, const Scalar& va
 // ---- masked_fill_.Scalar(Tensor(a!) self, Tensor mask, Scalar value) -> Tensor(a!)  (CompositeImplicit)
 
 const Tensor& ops::masked_fill_(const Tensor& self, const Tensor& mask, const Scalar& value) {
+  const profiler::Scope profile_scope("aten::masked_fill_", [&] { return profiler::shapes_of(TensorRefs(self, mask)); });
   if (explain_enabled()) explain_log("composite", "masked_fill_.Scalar", "");
   return composite_implicit::masked_fill_(self, mask, value);
 }
@@ -26,6 +29,7 @@ const Tensor& ops::masked_fill_(const Tensor& self, const Tensor& mask, const Sc
 // ---- masked_fill.Tensor(Tensor self, Tensor mask, Tensor value) -> Tensor  (CompositeImplicit)
 
 Tensor ops::masked_fill(const Tensor& self, const Tensor& mask, const Tensor& value) {
+  const profiler::Scope profile_scope("aten::masked_fill", [&] { return profiler::shapes_of(TensorRefs(self, mask, value)); });
   if (explain_enabled()) explain_log("composite", "masked_fill.Tensor", "");
   return composite_implicit::masked_fill_tensor(self, mask, value);
 }
@@ -33,6 +37,7 @@ Tensor ops::masked_fill(const Tensor& self, const Tensor& mask, const Tensor& va
 // ---- masked_fill_.Tensor(Tensor(a!) self, Tensor mask, Tensor value) -> Tensor(a!)  (CompositeImplicit)
 
 const Tensor& ops::masked_fill_(const Tensor& self, const Tensor& mask, const Tensor& value) {
+  const profiler::Scope profile_scope("aten::masked_fill_", [&] { return profiler::shapes_of(TensorRefs(self, mask, value)); });
   if (explain_enabled()) explain_log("composite", "masked_fill_.Tensor", "");
   return composite_implicit::masked_fill__tensor(self, mask, value);
 }

@@ -6,12 +6,14 @@
 #include "runtime/autograd/view_tracking.h"
 #include "runtime/api/api_helpers.h"
 #include "runtime/dispatch/dispatcher.h"
+#include "runtime/dispatch/profiler.h"
 
 namespace kiln {
 
 // ---- masked_scatter(Tensor self, Tensor mask, Tensor source) -> Tensor  (CompositeImplicit)
 
 Tensor ops::masked_scatter(const Tensor& self, const Tensor& mask, const Tensor& source) {
+  const profiler::Scope profile_scope("aten::masked_scatter", [&] { return profiler::shapes_of(TensorRefs(self, mask, source)); });
   if (explain_enabled()) explain_log("composite", "masked_scatter", "");
   return composite_implicit::masked_scatter(self, mask, source);
 }
@@ -19,6 +21,7 @@ Tensor ops::masked_scatter(const Tensor& self, const Tensor& mask, const Tensor&
 // ---- masked_scatter_(Tensor(a!) self, Tensor mask, Tensor source) -> Tensor(a!)  (CompositeImplicit)
 
 const Tensor& ops::masked_scatter_(const Tensor& self, const Tensor& mask, const Tensor& source) {
+  const profiler::Scope profile_scope("aten::masked_scatter_", [&] { return profiler::shapes_of(TensorRefs(self, mask, source)); });
   if (explain_enabled()) explain_log("composite", "masked_scatter_", "");
   return composite_implicit::masked_scatter_(self, mask, source);
 }

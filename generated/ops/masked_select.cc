@@ -7,6 +7,7 @@
 #include "runtime/autograd/view_tracking.h"
 #include "runtime/api/api_helpers.h"
 #include "runtime/dispatch/dispatcher.h"
+#include "runtime/dispatch/profiler.h"
 
 namespace kiln {
 
@@ -26,6 +27,7 @@ Operator<Tensor(const Tensor&, const Tensor&)> masked_select_op = {"masked_selec
 
 
 Tensor ops::masked_select(const Tensor& self, const Tensor& mask) {
+  const profiler::Scope profile_scope("aten::masked_select", [&] { return profiler::shapes_of(TensorRefs(self, mask)); });
   const DispatchKeySet keys = dispatch_keys(backend_key({&self, &mask}), records_autograd({&self, &mask}));
   if (explain_enabled()) explain_log("dispatch", "masked_select", keys.str().c_str());
   return masked_select_op.lookup(keys)(self, mask);
@@ -49,6 +51,7 @@ Operator<const Tensor&(const Tensor&, const Tensor&, const Tensor&)> masked_sele
 
 
 const Tensor& ops::masked_select_out(const Tensor& out, const Tensor& self, const Tensor& mask) {
+  const profiler::Scope profile_scope("aten::masked_select", [&] { return profiler::shapes_of(TensorRefs(self, mask, out)); });
   const DispatchKeySet keys = dispatch_keys(backend_key({&self, &mask, &out}), records_autograd({&self, &mask, &out}));
   if (explain_enabled()) explain_log("dispatch", "masked_select.out", keys.str().c_str());
   return masked_select_out_op.lookup(keys)(out, self, mask);

@@ -7,6 +7,7 @@
 #include "runtime/autograd/view_tracking.h"
 #include "runtime/api/api_helpers.h"
 #include "runtime/dispatch/dispatcher.h"
+#include "runtime/dispatch/profiler.h"
 #include "runtime/api/autocast_casts.h"
 #include "runtime/dispatch/autocast_state.h"
 
@@ -25,6 +26,7 @@ Tensor matmul_autocast(const Tensor& self, const Tensor& other) {
 
 Tensor ops::matmul(const Tensor& self, const Tensor& other) {
   if (autocast::active()) return matmul_autocast(self, other);
+  const profiler::Scope profile_scope("aten::matmul", [&] { return profiler::shapes_of(TensorRefs(self, other)); });
   if (explain_enabled()) explain_log("composite", "matmul", "");
   return composite_implicit::matmul(self, other);
 }
@@ -32,6 +34,7 @@ Tensor ops::matmul(const Tensor& self, const Tensor& other) {
 // ---- matmul.out(Tensor self, Tensor other, *, Tensor(a!) out) -> Tensor(a!)  (CompositeImplicit)
 
 const Tensor& ops::matmul_out(const Tensor& out, const Tensor& self, const Tensor& other) {
+  const profiler::Scope profile_scope("aten::matmul", [&] { return profiler::shapes_of(TensorRefs(self, other, out)); });
   if (explain_enabled()) explain_log("composite", "matmul.out", "");
   return write_out(out, kiln::matmul(self, other), "matmul", OutDtype::Exact);
 }

@@ -8,6 +8,7 @@
 #include "runtime/autograd/view_tracking.h"
 #include "runtime/api/api_helpers.h"
 #include "runtime/dispatch/dispatcher.h"
+#include "runtime/dispatch/profiler.h"
 
 namespace kiln {
 
@@ -31,6 +32,7 @@ Operator<Tensor(const Tensor&)> max_op = {"max", {
 
 
 Tensor ops::max(const Tensor& self) {
+  const profiler::Scope profile_scope("aten::max", [&] { return profiler::shapes_of(TensorRefs(self)); });
   const DispatchKeySet keys = dispatch_keys(backend_key({&self}), records_autograd({&self}));
   if (explain_enabled()) explain_log("dispatch", "max", keys.str().c_str());
   return max_op.lookup(keys)(self);
@@ -52,6 +54,7 @@ Operator<std::tuple<Tensor, Tensor>(const Tensor&, int64_t, bool)> max_dim_op = 
 
 
 std::tuple<Tensor, Tensor> ops::max(const Tensor& self, int64_t dim, bool keepdim) {
+  const profiler::Scope profile_scope("aten::max", [&] { return profiler::shapes_of(TensorRefs(self)); });
   const DispatchKeySet keys = dispatch_keys(backend_key({&self}), records_autograd({&self}));
   if (explain_enabled()) explain_log("dispatch", "max.dim", keys.str().c_str());
   return max_dim_op.lookup(keys)(self, dim, keepdim);
@@ -60,6 +63,7 @@ std::tuple<Tensor, Tensor> ops::max(const Tensor& self, int64_t dim, bool keepdi
 // ---- max.other(Tensor self, Tensor other) -> Tensor  (CompositeImplicit)
 
 Tensor ops::max(const Tensor& self, const Tensor& other) {
+  const profiler::Scope profile_scope("aten::max", [&] { return profiler::shapes_of(TensorRefs(self, other)); });
   if (explain_enabled()) explain_log("composite", "max.other", "");
   return composite_implicit::max_other(self, other);
 }

@@ -7,6 +7,7 @@
 #include "runtime/autograd/view_tracking.h"
 #include "runtime/api/api_helpers.h"
 #include "runtime/dispatch/dispatcher.h"
+#include "runtime/dispatch/profiler.h"
 
 namespace kiln {
 
@@ -26,6 +27,7 @@ Operator<std::tuple<Tensor, Tensor>(const Tensor&, IntArrayRef, IntArrayRef, Int
 
 
 std::tuple<Tensor, Tensor> ops::max_pool2d_with_indices(const Tensor& self, IntArrayRef kernel_size, IntArrayRef stride, IntArrayRef padding, IntArrayRef dilation, bool ceil_mode) {
+  const profiler::Scope profile_scope("aten::max_pool2d_with_indices", [&] { return profiler::shapes_of(TensorRefs(self)); });
   const DispatchKeySet keys = dispatch_keys(backend_key({&self}), records_autograd({&self}));
   if (explain_enabled()) explain_log("dispatch", "max_pool2d_with_indices", keys.str().c_str());
   return max_pool2d_with_indices_op.lookup(keys)(self, kernel_size, stride, padding, dilation, ceil_mode);

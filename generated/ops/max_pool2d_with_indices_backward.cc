@@ -7,6 +7,7 @@
 #include "runtime/autograd/view_tracking.h"
 #include "runtime/api/api_helpers.h"
 #include "runtime/dispatch/dispatcher.h"
+#include "runtime/dispatch/profiler.h"
 
 namespace kiln {
 
@@ -26,6 +27,7 @@ Operator<Tensor(const Tensor&, const Tensor&, IntArrayRef, IntArrayRef, IntArray
 
 
 Tensor ops::max_pool2d_with_indices_backward(const Tensor& grad_output, const Tensor& self, IntArrayRef kernel_size, IntArrayRef stride, IntArrayRef padding, IntArrayRef dilation, bool ceil_mode, const Tensor& indices) {
+  const profiler::Scope profile_scope("aten::max_pool2d_with_indices_backward", [&] { return profiler::shapes_of(TensorRefs(grad_output, self, indices)); });
   const DispatchKeySet keys = dispatch_keys(backend_key({&grad_output, &self, &indices}), records_autograd({&grad_output, &self, &indices}));
   if (explain_enabled()) explain_log("dispatch", "max_pool2d_with_indices_backward", keys.str().c_str());
   return max_pool2d_with_indices_backward_op.lookup(keys)(grad_output, self, kernel_size, stride, padding, dilation, ceil_mode, indices);

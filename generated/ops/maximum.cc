@@ -7,6 +7,7 @@
 #include "runtime/autograd/view_tracking.h"
 #include "runtime/api/api_helpers.h"
 #include "runtime/dispatch/dispatcher.h"
+#include "runtime/dispatch/profiler.h"
 
 namespace kiln {
 
@@ -26,6 +27,7 @@ Operator<Tensor(const Tensor&, const Tensor&)> maximum_op = {"maximum", {
 
 
 Tensor ops::maximum(const Tensor& self, const Tensor& other) {
+  const profiler::Scope profile_scope("aten::maximum", [&] { return profiler::shapes_of(TensorRefs(self, other)); });
   const DispatchKeySet keys = dispatch_keys(backend_key({&self, &other}), records_autograd({&self, &other}));
   if (explain_enabled()) explain_log("dispatch", "maximum", keys.str().c_str());
   return maximum_op.lookup(keys)(self, other);
@@ -49,6 +51,7 @@ Operator<const Tensor&(const Tensor&, const Tensor&, const Tensor&)> maximum_out
 
 
 const Tensor& ops::maximum_out(const Tensor& out, const Tensor& self, const Tensor& other) {
+  const profiler::Scope profile_scope("aten::maximum", [&] { return profiler::shapes_of(TensorRefs(self, other, out)); });
   const DispatchKeySet keys = dispatch_keys(backend_key({&self, &other, &out}), records_autograd({&self, &other, &out}));
   if (explain_enabled()) explain_log("dispatch", "maximum.out", keys.str().c_str());
   return maximum_out_op.lookup(keys)(out, self, other);

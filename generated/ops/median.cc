@@ -7,6 +7,7 @@
 #include "runtime/autograd/view_tracking.h"
 #include "runtime/api/api_helpers.h"
 #include "runtime/dispatch/dispatcher.h"
+#include "runtime/dispatch/profiler.h"
 
 namespace kiln {
 
@@ -30,6 +31,7 @@ Operator<Tensor(const Tensor&)> median_op = {"median", {
 
 
 Tensor ops::median(const Tensor& self) {
+  const profiler::Scope profile_scope("aten::median", [&] { return profiler::shapes_of(TensorRefs(self)); });
   const DispatchKeySet keys = dispatch_keys(backend_key({&self}), records_autograd({&self}));
   if (explain_enabled()) explain_log("dispatch", "median", keys.str().c_str());
   return median_op.lookup(keys)(self);
@@ -55,6 +57,7 @@ Operator<std::tuple<Tensor, Tensor>(const Tensor&, int64_t, bool)> median_dim_op
 
 
 std::tuple<Tensor, Tensor> ops::median(const Tensor& self, int64_t dim, bool keepdim) {
+  const profiler::Scope profile_scope("aten::median", [&] { return profiler::shapes_of(TensorRefs(self)); });
   const DispatchKeySet keys = dispatch_keys(backend_key({&self}), records_autograd({&self}));
   if (explain_enabled()) explain_log("dispatch", "median.dim", keys.str().c_str());
   return median_dim_op.lookup(keys)(self, dim, keepdim);

@@ -6,12 +6,14 @@
 #include "runtime/autograd/view_tracking.h"
 #include "runtime/api/api_helpers.h"
 #include "runtime/dispatch/dispatcher.h"
+#include "runtime/dispatch/profiler.h"
 
 namespace kiln {
 
 // ---- meshgrid(Tensor[] tensors, *, str indexing='ij') -> Tensor[]  (CompositeImplicit)
 
 std::vector<Tensor> ops::meshgrid(const std::vector<Tensor>& tensors, const std::string& indexing) {
+  const profiler::Scope profile_scope("aten::meshgrid", [&] { return profiler::shapes_of(TensorRefs(tensors)); });
   if (explain_enabled()) explain_log("composite", "meshgrid", "");
   return composite_implicit::meshgrid(tensors, indexing);
 }

@@ -7,6 +7,7 @@
 #include "runtime/autograd/view_tracking.h"
 #include "runtime/api/api_helpers.h"
 #include "runtime/dispatch/dispatcher.h"
+#include "runtime/dispatch/profiler.h"
 
 namespace kiln {
 
@@ -26,6 +27,7 @@ Operator<Tensor(const Tensor&)> mish_op = {"mish", {
 
 
 Tensor ops::mish(const Tensor& self) {
+  const profiler::Scope profile_scope("aten::mish", [&] { return profiler::shapes_of(TensorRefs(self)); });
   const DispatchKeySet keys = dispatch_keys(backend_key({&self}), records_autograd({&self}));
   if (explain_enabled()) explain_log("dispatch", "mish", keys.str().c_str());
   return mish_op.lookup(keys)(self);
@@ -49,6 +51,7 @@ Operator<const Tensor&(const Tensor&)> mish__op = {"mish_", {
 
 
 const Tensor& ops::mish_(const Tensor& self) {
+  const profiler::Scope profile_scope("aten::mish_", [&] { return profiler::shapes_of(TensorRefs(self)); });
   const DispatchKeySet keys = dispatch_keys(backend_key({&self}), records_autograd({&self}));
   if (explain_enabled()) explain_log("dispatch", "mish_", keys.str().c_str());
   return mish__op.lookup(keys)(self);
@@ -72,6 +75,7 @@ Operator<const Tensor&(const Tensor&, const Tensor&)> mish_out_op = {"mish.out",
 
 
 const Tensor& ops::mish_out(const Tensor& out, const Tensor& self) {
+  const profiler::Scope profile_scope("aten::mish", [&] { return profiler::shapes_of(TensorRefs(self, out)); });
   const DispatchKeySet keys = dispatch_keys(backend_key({&self, &out}), records_autograd({&self, &out}));
   if (explain_enabled()) explain_log("dispatch", "mish.out", keys.str().c_str());
   return mish_out_op.lookup(keys)(out, self);

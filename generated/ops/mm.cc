@@ -7,6 +7,7 @@
 #include "runtime/autograd/view_tracking.h"
 #include "runtime/api/api_helpers.h"
 #include "runtime/dispatch/dispatcher.h"
+#include "runtime/dispatch/profiler.h"
 #include "runtime/api/autocast_casts.h"
 #include "runtime/dispatch/autocast_state.h"
 
@@ -38,6 +39,7 @@ Tensor mm_autocast(const Tensor& self, const Tensor& mat2) {
 
 Tensor ops::mm(const Tensor& self, const Tensor& mat2) {
   if (autocast::active()) return mm_autocast(self, mat2);
+  const profiler::Scope profile_scope("aten::mm", [&] { return profiler::shapes_of(TensorRefs(self, mat2)); });
   const DispatchKeySet keys = dispatch_keys(backend_key({&self, &mat2}), records_autograd({&self, &mat2}));
   if (explain_enabled()) explain_log("dispatch", "mm", keys.str().c_str());
   return mm_op.lookup(keys)(self, mat2);
@@ -61,6 +63,7 @@ Operator<const Tensor&(const Tensor&, const Tensor&, const Tensor&)> mm_out_op =
 
 
 const Tensor& ops::mm_out(const Tensor& out, const Tensor& self, const Tensor& mat2) {
+  const profiler::Scope profile_scope("aten::mm", [&] { return profiler::shapes_of(TensorRefs(self, mat2, out)); });
   const DispatchKeySet keys = dispatch_keys(backend_key({&self, &mat2, &out}), records_autograd({&self, &mat2, &out}));
   if (explain_enabled()) explain_log("dispatch", "mm.out", keys.str().c_str());
   return mm_out_op.lookup(keys)(out, self, mat2);

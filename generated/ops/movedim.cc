@@ -6,12 +6,14 @@
 #include "runtime/autograd/view_tracking.h"
 #include "runtime/api/api_helpers.h"
 #include "runtime/dispatch/dispatcher.h"
+#include "runtime/dispatch/profiler.h"
 
 namespace kiln {
 
 // ---- movedim.int(Tensor(a) self, int source, int destination) -> Tensor(a)  (CompositeImplicit)
 
 Tensor ops::movedim(const Tensor& self, int64_t source, int64_t destination) {
+  const profiler::Scope profile_scope("aten::movedim", [&] { return profiler::shapes_of(TensorRefs(self)); });
   if (explain_enabled()) explain_log("composite", "movedim.int", "");
   return composite_implicit::movedim(self, source, destination);
 }
@@ -19,6 +21,7 @@ Tensor ops::movedim(const Tensor& self, int64_t source, int64_t destination) {
 // ---- movedim.intlist(Tensor(a) self, int[] source, int[] destination) -> Tensor(a)  (CompositeImplicit)
 
 Tensor ops::movedim(const Tensor& self, IntArrayRef source, IntArrayRef destination) {
+  const profiler::Scope profile_scope("aten::movedim", [&] { return profiler::shapes_of(TensorRefs(self)); });
   if (explain_enabled()) explain_log("composite", "movedim.intlist", "");
   return composite_implicit::movedim_intlist(self, source, destination);
 }

@@ -8,6 +8,7 @@
 #include "runtime/autograd/view_tracking.h"
 #include "runtime/api/api_helpers.h"
 #include "runtime/dispatch/dispatcher.h"
+#include "runtime/dispatch/profiler.h"
 
 namespace kiln {
 
@@ -27,6 +28,7 @@ Operator<Tensor(const Tensor&, const Tensor&)> mul_Tensor_op = {"mul.Tensor", {
 
 
 Tensor ops::mul(const Tensor& self, const Tensor& other) {
+  const profiler::Scope profile_scope("aten::mul", [&] { return profiler::shapes_of(TensorRefs(self, other)); });
   const DispatchKeySet keys = dispatch_keys(backend_key({&self, &other}), records_autograd({&self, &other}));
   if (explain_enabled()) explain_log("dispatch", "mul.Tensor", keys.str().c_str());
   return mul_Tensor_op.lookup(keys)(self, other);
@@ -50,6 +52,7 @@ Operator<const Tensor&(const Tensor&, const Tensor&)> mul__Tensor_op = {"mul_.Te
 
 
 const Tensor& ops::mul_(const Tensor& self, const Tensor& other) {
+  const profiler::Scope profile_scope("aten::mul_", [&] { return profiler::shapes_of(TensorRefs(self, other)); });
   const DispatchKeySet keys = dispatch_keys(backend_key({&self, &other}), records_autograd({&self, &other}));
   if (explain_enabled()) explain_log("dispatch", "mul_.Tensor", keys.str().c_str());
   return mul__Tensor_op.lookup(keys)(self, other);
@@ -73,6 +76,7 @@ Operator<const Tensor&(const Tensor&, const Tensor&, const Tensor&)> mul_out_op 
 
 
 const Tensor& ops::mul_out(const Tensor& out, const Tensor& self, const Tensor& other) {
+  const profiler::Scope profile_scope("aten::mul", [&] { return profiler::shapes_of(TensorRefs(self, other, out)); });
   const DispatchKeySet keys = dispatch_keys(backend_key({&self, &other, &out}), records_autograd({&self, &other, &out}));
   if (explain_enabled()) explain_log("dispatch", "mul.out", keys.str().c_str());
   return mul_out_op.lookup(keys)(out, self, other);
@@ -81,6 +85,7 @@ const Tensor& ops::mul_out(const Tensor& out, const Tensor& self, const Tensor& 
 // ---- mul.Scalar(Tensor self, Scalar other) -> Tensor  (CompositeImplicit)
 
 Tensor ops::mul(const Tensor& self, const Scalar& other) {
+  const profiler::Scope profile_scope("aten::mul", [&] { return profiler::shapes_of(TensorRefs(self)); });
   if (explain_enabled()) explain_log("composite", "mul.Scalar", "");
   return composite_implicit::mul_scalar(self, other);
 }
@@ -88,6 +93,7 @@ Tensor ops::mul(const Tensor& self, const Scalar& other) {
 // ---- mul_.Scalar(Tensor(a!) self, Scalar other) -> Tensor(a!)  (CompositeImplicit)
 
 const Tensor& ops::mul_(const Tensor& self, const Scalar& other) {
+  const profiler::Scope profile_scope("aten::mul_", [&] { return profiler::shapes_of(TensorRefs(self)); });
   if (explain_enabled()) explain_log("composite", "mul_.Scalar", "");
   return composite_implicit::mul__scalar(self, other);
 }

@@ -7,6 +7,7 @@
 #include "runtime/autograd/view_tracking.h"
 #include "runtime/api/api_helpers.h"
 #include "runtime/dispatch/dispatcher.h"
+#include "runtime/dispatch/profiler.h"
 
 namespace kiln {
 
@@ -26,6 +27,7 @@ Operator<Tensor(const Tensor&, int64_t, bool, Generator*)> multinomial_op = {"mu
 
 
 Tensor ops::multinomial(const Tensor& self, int64_t num_samples, bool replacement, Generator* generator) {
+  const profiler::Scope profile_scope("aten::multinomial", [&] { return profiler::shapes_of(TensorRefs(self)); });
   const DispatchKeySet keys = dispatch_keys(backend_key({&self}), records_autograd({&self}));
   if (explain_enabled()) explain_log("dispatch", "multinomial", keys.str().c_str());
   return multinomial_op.lookup(keys)(self, num_samples, replacement, generator);

@@ -7,12 +7,14 @@
 #include "runtime/autograd/view_tracking.h"
 #include "runtime/api/api_helpers.h"
 #include "runtime/dispatch/dispatcher.h"
+#include "runtime/dispatch/profiler.h"
 
 namespace kiln {
 
 // ---- mv(Tensor self, Tensor vec) -> Tensor  (CompositeImplicit)
 
 Tensor ops::mv(const Tensor& self, const Tensor& vec) {
+  const profiler::Scope profile_scope("aten::mv", [&] { return profiler::shapes_of(TensorRefs(self, vec)); });
   if (explain_enabled()) explain_log("composite", "mv", "");
   return composite_implicit::mv(self, vec);
 }
@@ -20,6 +22,7 @@ Tensor ops::mv(const Tensor& self, const Tensor& vec) {
 // ---- mv.out(Tensor self, Tensor vec, *, Tensor(a!) out) -> Tensor(a!)  (CompositeImplicit)
 
 const Tensor& ops::mv_out(const Tensor& out, const Tensor& self, const Tensor& vec) {
+  const profiler::Scope profile_scope("aten::mv", [&] { return profiler::shapes_of(TensorRefs(self, vec, out)); });
   if (explain_enabled()) explain_log("composite", "mv.out", "");
   return write_out(out, kiln::mv(self, vec), "mv", OutDtype::Exact);
 }

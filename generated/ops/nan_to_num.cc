@@ -7,12 +7,14 @@
 #include "runtime/autograd/view_tracking.h"
 #include "runtime/api/api_helpers.h"
 #include "runtime/dispatch/dispatcher.h"
+#include "runtime/dispatch/profiler.h"
 
 namespace kiln {
 
 // ---- nan_to_num(Tensor self, float? nan=None, float? posinf=None, float? neginf=None) -> Tensor  (CompositeImplicit)
 
 Tensor ops::nan_to_num(const Tensor& self, const std::optional<double>& nan, const std::optional<double>& posinf, const std::optional<double>& neginf) {
+  const profiler::Scope profile_scope("aten::nan_to_num", [&] { return profiler::shapes_of(TensorRefs(self)); });
   if (explain_enabled()) explain_log("composite", "nan_to_num", "");
   return composite_implicit::nan_to_num(self, nan, posinf, neginf);
 }
@@ -20,6 +22,7 @@ Tensor ops::nan_to_num(const Tensor& self, const std::optional<double>& nan, con
 // ---- nan_to_num.out(Tensor self, float? nan=None, float? posinf=None, float? neginf=None, *, Tensor(a!) out) -> Tensor(a!)  (CompositeImplicit)
 
 const Tensor& ops::nan_to_num_out(const Tensor& out, const Tensor& self, const std::optional<double>& nan, const std::optional<double>& posinf, const std::optional<double>& neginf) {
+  const profiler::Scope profile_scope("aten::nan_to_num", [&] { return profiler::shapes_of(TensorRefs(self, out)); });
   if (explain_enabled()) explain_log("composite", "nan_to_num.out", "");
   return write_out(out, kiln::nan_to_num(self, nan, posinf, neginf), "nan_to_num", OutDtype::Exact);
 }
@@ -27,6 +30,7 @@ const Tensor& ops::nan_to_num_out(const Tensor& out, const Tensor& self, const s
 // ---- nan_to_num_(Tensor(a!) self, float? nan=None, float? posinf=None, float? neginf=None) -> Tensor(a!)  (CompositeImplicit)
 
 const Tensor& ops::nan_to_num_(const Tensor& self, const std::optional<double>& nan, const std::optional<double>& posinf, const std::optional<double>& neginf) {
+  const profiler::Scope profile_scope("aten::nan_to_num_", [&] { return profiler::shapes_of(TensorRefs(self)); });
   if (explain_enabled()) explain_log("composite", "nan_to_num_", "");
   return composite_implicit::nan_to_num_(self, nan, posinf, neginf);
 }

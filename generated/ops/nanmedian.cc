@@ -7,6 +7,7 @@
 #include "runtime/autograd/view_tracking.h"
 #include "runtime/api/api_helpers.h"
 #include "runtime/dispatch/dispatcher.h"
+#include "runtime/dispatch/profiler.h"
 
 namespace kiln {
 
@@ -30,6 +31,7 @@ Operator<Tensor(const Tensor&)> nanmedian_op = {"nanmedian", {
 
 
 Tensor ops::nanmedian(const Tensor& self) {
+  const profiler::Scope profile_scope("aten::nanmedian", [&] { return profiler::shapes_of(TensorRefs(self)); });
   const DispatchKeySet keys = dispatch_keys(backend_key({&self}), records_autograd({&self}));
   if (explain_enabled()) explain_log("dispatch", "nanmedian", keys.str().c_str());
   return nanmedian_op.lookup(keys)(self);
@@ -55,6 +57,7 @@ Operator<std::tuple<Tensor, Tensor>(const Tensor&, int64_t, bool)> nanmedian_dim
 
 
 std::tuple<Tensor, Tensor> ops::nanmedian(const Tensor& self, int64_t dim, bool keepdim) {
+  const profiler::Scope profile_scope("aten::nanmedian", [&] { return profiler::shapes_of(TensorRefs(self)); });
   const DispatchKeySet keys = dispatch_keys(backend_key({&self}), records_autograd({&self}));
   if (explain_enabled()) explain_log("dispatch", "nanmedian.dim", keys.str().c_str());
   return nanmedian_dim_op.lookup(keys)(self, dim, keepdim);

@@ -7,12 +7,14 @@
 #include "runtime/autograd/view_tracking.h"
 #include "runtime/api/api_helpers.h"
 #include "runtime/dispatch/dispatcher.h"
+#include "runtime/dispatch/profiler.h"
 
 namespace kiln {
 
 // ---- nansum(Tensor self, int[1]? dim=None, bool keepdim=False, *, ScalarType? dtype=None) -> Tensor  (CompositeImplicit)
 
 Tensor ops::nansum(const Tensor& self, const std::optional<IntArrayRef>& dim, bool keepdim, const std::optional<ScalarType>& dtype) {
+  const profiler::Scope profile_scope("aten::nansum", [&] { return profiler::shapes_of(TensorRefs(self)); });
   if (explain_enabled()) explain_log("composite", "nansum", "");
   return composite_implicit::nansum(self, dim, keepdim, dtype);
 }
@@ -20,6 +22,7 @@ Tensor ops::nansum(const Tensor& self, const std::optional<IntArrayRef>& dim, bo
 // ---- nansum.out(Tensor self, int[1]? dim=None, bool keepdim=False, *, ScalarType? dtype=None, Tensor(a!) out) -> Tensor(a!)  (CompositeImplicit)
 
 const Tensor& ops::nansum_out(const Tensor& out, const Tensor& self, const std::optional<IntArrayRef>& dim, bool keepdim, const std::optional<ScalarType>& dtype) {
+  const profiler::Scope profile_scope("aten::nansum", [&] { return profiler::shapes_of(TensorRefs(self, out)); });
   if (explain_enabled()) explain_log("composite", "nansum.out", "");
   // out's dtype is the dtype=; another one is refused before any work, as torch's get_dtype_from_result
   KILN_CHECK(!dtype || *dtype == out.scalar_type(), "nansum: provided dtype must match dtype of result. Got ",

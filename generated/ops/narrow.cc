@@ -6,12 +6,14 @@
 #include "runtime/autograd/view_tracking.h"
 #include "runtime/api/api_helpers.h"
 #include "runtime/dispatch/dispatcher.h"
+#include "runtime/dispatch/profiler.h"
 
 namespace kiln {
 
 // ---- narrow(Tensor(a) self, int dim, int start, int length) -> Tensor(a)  (CompositeImplicit)
 
 Tensor ops::narrow(const Tensor& self, int64_t dim, int64_t start, int64_t length) {
+  const profiler::Scope profile_scope("aten::narrow", [&] { return profiler::shapes_of(TensorRefs(self)); });
   if (explain_enabled()) explain_log("composite", "narrow", "");
   return composite_implicit::narrow(self, dim, start, length);
 }

@@ -7,6 +7,7 @@
 #include "runtime/autograd/view_tracking.h"
 #include "runtime/api/api_helpers.h"
 #include "runtime/dispatch/dispatcher.h"
+#include "runtime/dispatch/profiler.h"
 
 namespace kiln {
 
@@ -26,6 +27,7 @@ Operator<std::tuple<Tensor, Tensor, Tensor>(const Tensor&, IntArrayRef, const Te
 
 
 std::tuple<Tensor, Tensor, Tensor> ops::native_layer_norm(const Tensor& input, IntArrayRef normalized_shape, const Tensor& weight, const Tensor& bias, double eps) {
+  const profiler::Scope profile_scope("aten::native_layer_norm", [&] { return profiler::shapes_of(TensorRefs(input, weight, bias)); });
   const DispatchKeySet keys = dispatch_keys(backend_key({&input, &weight, &bias}), records_autograd({&input, &weight, &bias}));
   if (explain_enabled()) explain_log("dispatch", "native_layer_norm", keys.str().c_str());
   return native_layer_norm_op.lookup(keys)(input, normalized_shape, weight, bias, eps);

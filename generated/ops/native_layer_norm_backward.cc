@@ -7,6 +7,7 @@
 #include "runtime/autograd/view_tracking.h"
 #include "runtime/api/api_helpers.h"
 #include "runtime/dispatch/dispatcher.h"
+#include "runtime/dispatch/profiler.h"
 
 namespace kiln {
 
@@ -26,6 +27,7 @@ Operator<std::vector<Tensor>(const Tensor&, const Tensor&, IntArrayRef, const Te
 
 
 std::vector<Tensor> ops::native_layer_norm_backward(const Tensor& grad_out, const Tensor& input, IntArrayRef normalized_shape, const Tensor& mean, const Tensor& rstd, const Tensor& weight, const Tensor& bias) {
+  const profiler::Scope profile_scope("aten::native_layer_norm_backward", [&] { return profiler::shapes_of(TensorRefs(grad_out, input, mean, rstd, weight, bias)); });
   const DispatchKeySet keys = dispatch_keys(backend_key({&grad_out, &input, &mean, &rstd, &weight, &bias}), records_autograd({&grad_out, &input, &mean, &rstd, &weight, &bias}));
   if (explain_enabled()) explain_log("dispatch", "native_layer_norm_backward", keys.str().c_str());
   return native_layer_norm_backward_op.lookup(keys)(grad_out, input, normalized_shape, mean, rstd, weight, bias);

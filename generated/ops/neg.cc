@@ -7,6 +7,7 @@
 #include "runtime/autograd/view_tracking.h"
 #include "runtime/api/api_helpers.h"
 #include "runtime/dispatch/dispatcher.h"
+#include "runtime/dispatch/profiler.h"
 
 namespace kiln {
 
@@ -26,6 +27,7 @@ Operator<Tensor(const Tensor&)> neg_op = {"neg", {
 
 
 Tensor ops::neg(const Tensor& self) {
+  const profiler::Scope profile_scope("aten::neg", [&] { return profiler::shapes_of(TensorRefs(self)); });
   const DispatchKeySet keys = dispatch_keys(backend_key({&self}), records_autograd({&self}));
   if (explain_enabled()) explain_log("dispatch", "neg", keys.str().c_str());
   return neg_op.lookup(keys)(self);
@@ -49,6 +51,7 @@ Operator<const Tensor&(const Tensor&)> neg__op = {"neg_", {
 
 
 const Tensor& ops::neg_(const Tensor& self) {
+  const profiler::Scope profile_scope("aten::neg_", [&] { return profiler::shapes_of(TensorRefs(self)); });
   const DispatchKeySet keys = dispatch_keys(backend_key({&self}), records_autograd({&self}));
   if (explain_enabled()) explain_log("dispatch", "neg_", keys.str().c_str());
   return neg__op.lookup(keys)(self);
@@ -72,6 +75,7 @@ Operator<const Tensor&(const Tensor&, const Tensor&)> neg_out_op = {"neg.out", {
 
 
 const Tensor& ops::neg_out(const Tensor& out, const Tensor& self) {
+  const profiler::Scope profile_scope("aten::neg", [&] { return profiler::shapes_of(TensorRefs(self, out)); });
   const DispatchKeySet keys = dispatch_keys(backend_key({&self, &out}), records_autograd({&self, &out}));
   if (explain_enabled()) explain_log("dispatch", "neg.out", keys.str().c_str());
   return neg_out_op.lookup(keys)(out, self);

@@ -7,6 +7,7 @@
 #include "runtime/autograd/view_tracking.h"
 #include "runtime/api/api_helpers.h"
 #include "runtime/dispatch/dispatcher.h"
+#include "runtime/dispatch/profiler.h"
 
 namespace kiln {
 
@@ -26,6 +27,7 @@ Operator<Tensor(const Tensor&, const Tensor&)> nextafter_op = {"nextafter", {
 
 
 Tensor ops::nextafter(const Tensor& self, const Tensor& other) {
+  const profiler::Scope profile_scope("aten::nextafter", [&] { return profiler::shapes_of(TensorRefs(self, other)); });
   const DispatchKeySet keys = dispatch_keys(backend_key({&self, &other}), records_autograd({&self, &other}));
   if (explain_enabled()) explain_log("dispatch", "nextafter", keys.str().c_str());
   return nextafter_op.lookup(keys)(self, other);
@@ -49,6 +51,7 @@ Operator<const Tensor&(const Tensor&, const Tensor&)> nextafter__op = {"nextafte
 
 
 const Tensor& ops::nextafter_(const Tensor& self, const Tensor& other) {
+  const profiler::Scope profile_scope("aten::nextafter_", [&] { return profiler::shapes_of(TensorRefs(self, other)); });
   const DispatchKeySet keys = dispatch_keys(backend_key({&self, &other}), records_autograd({&self, &other}));
   if (explain_enabled()) explain_log("dispatch", "nextafter_", keys.str().c_str());
   return nextafter__op.lookup(keys)(self, other);
@@ -72,6 +75,7 @@ Operator<const Tensor&(const Tensor&, const Tensor&, const Tensor&)> nextafter_o
 
 
 const Tensor& ops::nextafter_out(const Tensor& out, const Tensor& self, const Tensor& other) {
+  const profiler::Scope profile_scope("aten::nextafter", [&] { return profiler::shapes_of(TensorRefs(self, other, out)); });
   const DispatchKeySet keys = dispatch_keys(backend_key({&self, &other, &out}), records_autograd({&self, &other, &out}));
   if (explain_enabled()) explain_log("dispatch", "nextafter.out", keys.str().c_str());
   return nextafter_out_op.lookup(keys)(out, self, other);

@@ -7,6 +7,7 @@
 #include "runtime/autograd/view_tracking.h"
 #include "runtime/api/api_helpers.h"
 #include "runtime/dispatch/dispatcher.h"
+#include "runtime/dispatch/profiler.h"
 #include "runtime/api/autocast_casts.h"
 #include "runtime/dispatch/autocast_state.h"
 
@@ -38,6 +39,7 @@ Tensor nll_loss_autocast(const Tensor& self, const Tensor& target, const Tensor&
 
 Tensor ops::nll_loss(const Tensor& self, const Tensor& target, const Tensor& weight, int64_t reduction, int64_t ignore_index) {
   if (autocast::active()) return nll_loss_autocast(self, target, weight, reduction, ignore_index);
+  const profiler::Scope profile_scope("aten::nll_loss", [&] { return profiler::shapes_of(TensorRefs(self, target, weight)); });
   const DispatchKeySet keys = dispatch_keys(backend_key({&self, &target, &weight}), records_autograd({&self, &target, &weight}));
   if (explain_enabled()) explain_log("dispatch", "nll_loss", keys.str().c_str());
   return nll_loss_op.lookup(keys)(self, target, weight, reduction, ignore_index);

@@ -7,6 +7,7 @@
 #include "runtime/autograd/view_tracking.h"
 #include "runtime/api/api_helpers.h"
 #include "runtime/dispatch/dispatcher.h"
+#include "runtime/dispatch/profiler.h"
 
 namespace kiln {
 
@@ -26,6 +27,7 @@ Operator<Tensor(const Tensor&, const Tensor&, const Tensor&, const Tensor&, int6
 
 
 Tensor ops::nll_loss_backward(const Tensor& grad_output, const Tensor& self, const Tensor& target, const Tensor& weight, int64_t reduction, int64_t ignore_index) {
+  const profiler::Scope profile_scope("aten::nll_loss_backward", [&] { return profiler::shapes_of(TensorRefs(grad_output, self, target, weight)); });
   const DispatchKeySet keys = dispatch_keys(backend_key({&grad_output, &self, &target, &weight}), records_autograd({&grad_output, &self, &target, &weight}));
   if (explain_enabled()) explain_log("dispatch", "nll_loss_backward", keys.str().c_str());
   return nll_loss_backward_op.lookup(keys)(grad_output, self, target, weight, reduction, ignore_index);

@@ -6,12 +6,14 @@
 #include "runtime/autograd/view_tracking.h"
 #include "runtime/api/api_helpers.h"
 #include "runtime/dispatch/dispatcher.h"
+#include "runtime/dispatch/profiler.h"
 
 namespace kiln {
 
 // ---- norm.Scalar(Tensor self, Scalar p=2) -> Tensor  (CompositeImplicit)
 
 Tensor ops::norm(const Tensor& self, const Scalar& p) {
+  const profiler::Scope profile_scope("aten::norm", [&] { return profiler::shapes_of(TensorRefs(self)); });
   if (explain_enabled()) explain_log("composite", "norm.Scalar", "");
   return composite_implicit::norm(self, p);
 }
@@ -19,6 +21,7 @@ Tensor ops::norm(const Tensor& self, const Scalar& p) {
 // ---- norm.ScalarOpt_dim(Tensor self, Scalar? p, int[1] dim, bool keepdim=False) -> Tensor  (CompositeImplicit)
 
 Tensor ops::norm(const Tensor& self, const std::optional<Scalar>& p, IntArrayRef dim, bool keepdim) {
+  const profiler::Scope profile_scope("aten::norm", [&] { return profiler::shapes_of(TensorRefs(self)); });
   if (explain_enabled()) explain_log("composite", "norm.ScalarOpt_dim", "");
   return composite_implicit::norm_dim(self, p, dim, keepdim);
 }

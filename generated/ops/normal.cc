@@ -8,6 +8,7 @@
 #include "runtime/autograd/view_tracking.h"
 #include "runtime/api/api_helpers.h"
 #include "runtime/dispatch/dispatcher.h"
+#include "runtime/dispatch/profiler.h"
 
 namespace kiln {
 
@@ -29,6 +30,7 @@ Operator<const Tensor&(const Tensor&, double, double, Generator*)> normal__op = 
 
 
 const Tensor& ops::normal_(const Tensor& self, double mean, double std, Generator* generator) {
+  const profiler::Scope profile_scope("aten::normal_", [&] { return profiler::shapes_of(TensorRefs(self)); });
   const DispatchKeySet keys = dispatch_keys(backend_key({&self}), records_autograd({&self}));
   if (explain_enabled()) explain_log("dispatch", "normal_", keys.str().c_str());
   return normal__op.lookup(keys)(self, mean, std, generator);
@@ -37,6 +39,7 @@ const Tensor& ops::normal_(const Tensor& self, double mean, double std, Generato
 // ---- normal.float_float(float mean, float std, int[] size, *, Generator? generator=None, ScalarType? dtype=None, Device? device=None, bool requires_grad=False) -> Tensor  (CompositeImplicit)
 
 Tensor ops::normal(double mean, double std, IntArrayRef size, Generator* generator, const std::optional<ScalarType>& dtype, const std::optional<Device>& device, bool requires_grad) {
+  const profiler::Scope profile_scope("aten::normal", [&] { return profiler::Shapes(); });
   if (explain_enabled()) explain_log("composite", "normal.float_float", "");
   Tensor result = composite_implicit::normal_float_float(mean, std, size, generator, dtype, device, requires_grad);
   if (requires_grad) result.set_requires_grad(true);

@@ -7,12 +7,14 @@
 #include "runtime/autograd/view_tracking.h"
 #include "runtime/api/api_helpers.h"
 #include "runtime/dispatch/dispatcher.h"
+#include "runtime/dispatch/profiler.h"
 
 namespace kiln {
 
 // ---- outer(Tensor self, Tensor vec2) -> Tensor  (CompositeImplicit)
 
 Tensor ops::outer(const Tensor& self, const Tensor& vec2) {
+  const profiler::Scope profile_scope("aten::outer", [&] { return profiler::shapes_of(TensorRefs(self, vec2)); });
   if (explain_enabled()) explain_log("composite", "outer", "");
   return composite_implicit::outer(self, vec2);
 }
@@ -20,6 +22,7 @@ Tensor ops::outer(const Tensor& self, const Tensor& vec2) {
 // ---- outer.out(Tensor self, Tensor vec2, *, Tensor(a!) out) -> Tensor(a!)  (CompositeImplicit)
 
 const Tensor& ops::outer_out(const Tensor& out, const Tensor& self, const Tensor& vec2) {
+  const profiler::Scope profile_scope("aten::outer", [&] { return profiler::shapes_of(TensorRefs(self, vec2, out)); });
   if (explain_enabled()) explain_log("composite", "outer.out", "");
   return write_out(out, kiln::outer(self, vec2), "outer");
 }

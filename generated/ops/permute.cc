@@ -7,6 +7,7 @@
 #include "runtime/autograd/view_tracking.h"
 #include "runtime/api/api_helpers.h"
 #include "runtime/dispatch/dispatcher.h"
+#include "runtime/dispatch/profiler.h"
 
 namespace kiln {
 
@@ -30,6 +31,7 @@ Operator<Tensor(const Tensor&, IntArrayRef)> permute_op = {"permute", {
 
 
 Tensor ops::permute(const Tensor& self, IntArrayRef dims) {
+  const profiler::Scope profile_scope("aten::permute", [&] { return profiler::shapes_of(TensorRefs(self)); });
   const DispatchKeySet keys = dispatch_keys(backend_key({&self}), records_autograd({&self}));
   if (explain_enabled()) explain_log("dispatch", "permute", keys.str().c_str());
   Tensor result = permute_op.lookup(keys)(self, dims);

@@ -6,12 +6,14 @@
 #include "runtime/autograd/view_tracking.h"
 #include "runtime/api/api_helpers.h"
 #include "runtime/dispatch/dispatcher.h"
+#include "runtime/dispatch/profiler.h"
 
 namespace kiln {
 
 // ---- pixel_shuffle(Tensor self, int upscale_factor) -> Tensor  (CompositeImplicit)
 
 Tensor ops::pixel_shuffle(const Tensor& self, int64_t upscale_factor) {
+  const profiler::Scope profile_scope("aten::pixel_shuffle", [&] { return profiler::shapes_of(TensorRefs(self)); });
   if (explain_enabled()) explain_log("composite", "pixel_shuffle", "");
   return composite_implicit::pixel_shuffle(self, upscale_factor);
 }

@@ -6,12 +6,14 @@
 #include "runtime/autograd/view_tracking.h"
 #include "runtime/api/api_helpers.h"
 #include "runtime/dispatch/dispatcher.h"
+#include "runtime/dispatch/profiler.h"
 
 namespace kiln {
 
 // ---- pixel_unshuffle(Tensor self, int downscale_factor) -> Tensor  (CompositeImplicit)
 
 Tensor ops::pixel_unshuffle(const Tensor& self, int64_t downscale_factor) {
+  const profiler::Scope profile_scope("aten::pixel_unshuffle", [&] { return profiler::shapes_of(TensorRefs(self)); });
   if (explain_enabled()) explain_log("composite", "pixel_unshuffle", "");
   return composite_implicit::pixel_unshuffle(self, downscale_factor);
 }

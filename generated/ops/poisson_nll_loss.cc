@@ -6,6 +6,7 @@
 #include "runtime/autograd/view_tracking.h"
 #include "runtime/api/api_helpers.h"
 #include "runtime/dispatch/dispatcher.h"
+#include "runtime/dispatch/profiler.h"
 #include "runtime/api/autocast_casts.h"
 #include "runtime/dispatch/autocast_state.h"
 
@@ -24,6 +25,7 @@ Tensor poisson_nll_loss_autocast(const Tensor& input, const Tensor& target, bool
 
 Tensor ops::poisson_nll_loss(const Tensor& input, const Tensor& target, bool log_input, bool full, double eps, int64_t reduction) {
   if (autocast::active()) return poisson_nll_loss_autocast(input, target, log_input, full, eps, reduction);
+  const profiler::Scope profile_scope("aten::poisson_nll_loss", [&] { return profiler::shapes_of(TensorRefs(input, target)); });
   if (explain_enabled()) explain_log("composite", "poisson_nll_loss", "");
   return composite_implicit::poisson_nll_loss(input, target, log_input, full, eps, reduction);
 }

@@ -8,6 +8,7 @@
 #include "runtime/autograd/view_tracking.h"
 #include "runtime/api/api_helpers.h"
 #include "runtime/dispatch/dispatcher.h"
+#include "runtime/dispatch/profiler.h"
 
 namespace kiln {
 
@@ -27,6 +28,7 @@ Operator<Tensor(const Tensor&, const Scalar&)> pow_Tensor_Scalar_op = {"pow.Tens
 
 
 Tensor ops::pow(const Tensor& self, const Scalar& exponent) {
+  const profiler::Scope profile_scope("aten::pow", [&] { return profiler::shapes_of(TensorRefs(self)); });
   const DispatchKeySet keys = dispatch_keys(backend_key({&self}), records_autograd({&self}));
   if (explain_enabled()) explain_log("dispatch", "pow.Tensor_Scalar", keys.str().c_str());
   return pow_Tensor_Scalar_op.lookup(keys)(self, exponent);
@@ -50,6 +52,7 @@ Operator<const Tensor&(const Tensor&, const Scalar&)> pow__Tensor_Scalar_op = {"
 
 
 const Tensor& ops::pow_(const Tensor& self, const Scalar& exponent) {
+  const profiler::Scope profile_scope("aten::pow_", [&] { return profiler::shapes_of(TensorRefs(self)); });
   const DispatchKeySet keys = dispatch_keys(backend_key({&self}), records_autograd({&self}));
   if (explain_enabled()) explain_log("dispatch", "pow_.Tensor_Scalar", keys.str().c_str());
   return pow__Tensor_Scalar_op.lookup(keys)(self, exponent);
@@ -73,6 +76,7 @@ Operator<const Tensor&(const Tensor&, const Tensor&, const Scalar&)> pow_Tensor_
 
 
 const Tensor& ops::pow_out(const Tensor& out, const Tensor& self, const Scalar& exponent) {
+  const profiler::Scope profile_scope("aten::pow", [&] { return profiler::shapes_of(TensorRefs(self, out)); });
   const DispatchKeySet keys = dispatch_keys(backend_key({&self, &out}), records_autograd({&self, &out}));
   if (explain_enabled()) explain_log("dispatch", "pow.Tensor_Scalar_out", keys.str().c_str());
   return pow_Tensor_Scalar_out_op.lookup(keys)(out, self, exponent);
@@ -94,6 +98,7 @@ Operator<Tensor(const Tensor&, const Tensor&)> pow_Tensor_Tensor_op = {"pow.Tens
 
 
 Tensor ops::pow(const Tensor& self, const Tensor& exponent) {
+  const profiler::Scope profile_scope("aten::pow", [&] { return profiler::shapes_of(TensorRefs(self, exponent)); });
   const DispatchKeySet keys = dispatch_keys(backend_key({&self, &exponent}), records_autograd({&self, &exponent}));
   if (explain_enabled()) explain_log("dispatch", "pow.Tensor_Tensor", keys.str().c_str());
   return pow_Tensor_Tensor_op.lookup(keys)(self, exponent);
@@ -117,6 +122,7 @@ Operator<const Tensor&(const Tensor&, const Tensor&)> pow__Tensor_Tensor_op = {"
 
 
 const Tensor& ops::pow_(const Tensor& self, const Tensor& exponent) {
+  const profiler::Scope profile_scope("aten::pow_", [&] { return profiler::shapes_of(TensorRefs(self, exponent)); });
   const DispatchKeySet keys = dispatch_keys(backend_key({&self, &exponent}), records_autograd({&self, &exponent}));
   if (explain_enabled()) explain_log("dispatch", "pow_.Tensor_Tensor", keys.str().c_str());
   return pow__Tensor_Tensor_op.lookup(keys)(self, exponent);
@@ -140,6 +146,7 @@ Operator<const Tensor&(const Tensor&, const Tensor&, const Tensor&)> pow_Tensor_
 
 
 const Tensor& ops::pow_out(const Tensor& out, const Tensor& self, const Tensor& exponent) {
+  const profiler::Scope profile_scope("aten::pow", [&] { return profiler::shapes_of(TensorRefs(self, exponent, out)); });
   const DispatchKeySet keys = dispatch_keys(backend_key({&self, &exponent, &out}), records_autograd({&self, &exponent, &out}));
   if (explain_enabled()) explain_log("dispatch", "pow.Tensor_Tensor_out", keys.str().c_str());
   return pow_Tensor_Tensor_out_op.lookup(keys)(out, self, exponent);
@@ -148,6 +155,7 @@ const Tensor& ops::pow_out(const Tensor& out, const Tensor& self, const Tensor& 
 // ---- pow.Scalar(Scalar self, Tensor exponent) -> Tensor  (CompositeImplicit)
 
 Tensor ops::pow(const Scalar& self, const Tensor& exponent) {
+  const profiler::Scope profile_scope("aten::pow", [&] { return profiler::shapes_of(TensorRefs(exponent)); });
   if (explain_enabled()) explain_log("composite", "pow.Scalar", "");
   return composite_implicit::pow_scalar_base(self, exponent);
 }

@@ -6,12 +6,14 @@
 #include "runtime/autograd/view_tracking.h"
 #include "runtime/api/api_helpers.h"
 #include "runtime/dispatch/dispatcher.h"
+#include "runtime/dispatch/profiler.h"
 
 namespace kiln {
 
 // ---- prelu(Tensor self, Tensor weight) -> Tensor  (CompositeImplicit)
 
 Tensor ops::prelu(const Tensor& self, const Tensor& weight) {
+  const profiler::Scope profile_scope("aten::prelu", [&] { return profiler::shapes_of(TensorRefs(self, weight)); });
   if (explain_enabled()) explain_log("composite", "prelu", "");
   return composite_implicit::prelu(self, weight);
 }

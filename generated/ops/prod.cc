@@ -7,6 +7,7 @@
 #include "runtime/autograd/view_tracking.h"
 #include "runtime/api/api_helpers.h"
 #include "runtime/dispatch/dispatcher.h"
+#include "runtime/dispatch/profiler.h"
 #include "runtime/api/autocast_casts.h"
 #include "runtime/dispatch/autocast_state.h"
 
@@ -42,6 +43,7 @@ Tensor prod_autocast(const Tensor& self, const std::optional<ScalarType>& dtype)
 
 Tensor ops::prod(const Tensor& self, const std::optional<ScalarType>& dtype) {
   if (autocast::active()) return prod_autocast(self, dtype);
+  const profiler::Scope profile_scope("aten::prod", [&] { return profiler::shapes_of(TensorRefs(self)); });
   const DispatchKeySet keys = dispatch_keys(backend_key({&self}), records_autograd({&self}));
   if (explain_enabled()) explain_log("dispatch", "prod", keys.str().c_str());
   return prod_op.lookup(keys)(self, dtype);
@@ -73,6 +75,7 @@ Tensor prod_dim_int_autocast(const Tensor& self, int64_t dim, bool keepdim, cons
 
 Tensor ops::prod(const Tensor& self, int64_t dim, bool keepdim, const std::optional<ScalarType>& dtype) {
   if (autocast::active()) return prod_dim_int_autocast(self, dim, keepdim, dtype);
+  const profiler::Scope profile_scope("aten::prod", [&] { return profiler::shapes_of(TensorRefs(self)); });
   const DispatchKeySet keys = dispatch_keys(backend_key({&self}), records_autograd({&self}));
   if (explain_enabled()) explain_log("dispatch", "prod.dim_int", keys.str().c_str());
   return prod_dim_int_op.lookup(keys)(self, dim, keepdim, dtype);
@@ -96,6 +99,7 @@ Operator<const Tensor&(const Tensor&, const Tensor&, int64_t, bool, const std::o
 
 
 const Tensor& ops::prod_out(const Tensor& out, const Tensor& self, int64_t dim, bool keepdim, const std::optional<ScalarType>& dtype) {
+  const profiler::Scope profile_scope("aten::prod", [&] { return profiler::shapes_of(TensorRefs(self, out)); });
   const DispatchKeySet keys = dispatch_keys(backend_key({&self, &out}), records_autograd({&self, &out}));
   if (explain_enabled()) explain_log("dispatch", "prod.dim_int_out", keys.str().c_str());
   return prod_dim_int_out_op.lookup(keys)(out, self, dim, keepdim, dtype);

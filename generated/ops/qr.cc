@@ -6,12 +6,14 @@
 #include "runtime/autograd/view_tracking.h"
 #include "runtime/api/api_helpers.h"
 #include "runtime/dispatch/dispatcher.h"
+#include "runtime/dispatch/profiler.h"
 
 namespace kiln {
 
 // ---- qr(Tensor self, bool some=True) -> (Tensor Q, Tensor R)  (CompositeImplicit)
 
 std::tuple<Tensor, Tensor> ops::qr(const Tensor& self, bool some) {
+  const profiler::Scope profile_scope("aten::qr", [&] { return profiler::shapes_of(TensorRefs(self)); });
   if (explain_enabled()) explain_log("composite", "qr", "");
   return composite_implicit::qr(self, some);
 }

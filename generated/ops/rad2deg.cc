@@ -7,6 +7,7 @@
 #include "runtime/autograd/view_tracking.h"
 #include "runtime/api/api_helpers.h"
 #include "runtime/dispatch/dispatcher.h"
+#include "runtime/dispatch/profiler.h"
 
 namespace kiln {
 
@@ -26,6 +27,7 @@ Operator<Tensor(const Tensor&)> rad2deg_op = {"rad2deg", {
 
 
 Tensor ops::rad2deg(const Tensor& self) {
+  const profiler::Scope profile_scope("aten::rad2deg", [&] { return profiler::shapes_of(TensorRefs(self)); });
   const DispatchKeySet keys = dispatch_keys(backend_key({&self}), records_autograd({&self}));
   if (explain_enabled()) explain_log("dispatch", "rad2deg", keys.str().c_str());
   return rad2deg_op.lookup(keys)(self);
@@ -49,6 +51,7 @@ Operator<const Tensor&(const Tensor&)> rad2deg__op = {"rad2deg_", {
 
 
 const Tensor& ops::rad2deg_(const Tensor& self) {
+  const profiler::Scope profile_scope("aten::rad2deg_", [&] { return profiler::shapes_of(TensorRefs(self)); });
   const DispatchKeySet keys = dispatch_keys(backend_key({&self}), records_autograd({&self}));
   if (explain_enabled()) explain_log("dispatch", "rad2deg_", keys.str().c_str());
   return rad2deg__op.lookup(keys)(self);
@@ -72,6 +75,7 @@ Operator<const Tensor&(const Tensor&, const Tensor&)> rad2deg_out_op = {"rad2deg
 
 
 const Tensor& ops::rad2deg_out(const Tensor& out, const Tensor& self) {
+  const profiler::Scope profile_scope("aten::rad2deg", [&] { return profiler::shapes_of(TensorRefs(self, out)); });
   const DispatchKeySet keys = dispatch_keys(backend_key({&self, &out}), records_autograd({&self, &out}));
   if (explain_enabled()) explain_log("dispatch", "rad2deg.out", keys.str().c_str());
   return rad2deg_out_op.lookup(keys)(out, self);

@@ -6,12 +6,14 @@
 #include "runtime/autograd/view_tracking.h"
 #include "runtime/api/api_helpers.h"
 #include "runtime/dispatch/dispatcher.h"
+#include "runtime/dispatch/profiler.h"
 
 namespace kiln {
 
 // ---- rand_like(Tensor self, *, ScalarType? dtype=None, Device? device=None, bool requires_grad=False) -> Tensor  (CompositeImplicit)
 
 Tensor ops::rand_like(const Tensor& self, const std::optional<ScalarType>& dtype, const std::optional<Device>& device, bool requires_grad) {
+  const profiler::Scope profile_scope("aten::rand_like", [&] { return profiler::shapes_of(TensorRefs(self)); });
   if (explain_enabled()) explain_log("composite", "rand_like", "");
   Tensor result = composite_implicit::rand_like(self, dtype, device, requires_grad);
   if (requires_grad) result.set_requires_grad(true);

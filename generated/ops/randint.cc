@@ -6,12 +6,14 @@
 #include "runtime/autograd/view_tracking.h"
 #include "runtime/api/api_helpers.h"
 #include "runtime/dispatch/dispatcher.h"
+#include "runtime/dispatch/profiler.h"
 
 namespace kiln {
 
 // ---- randint(int high, int[] size, *, Generator? generator=None, ScalarType? dtype=None, Device? device=None, bool requires_grad=False) -> Tensor  (CompositeImplicit)
 
 Tensor ops::randint(int64_t high, IntArrayRef size, Generator* generator, const std::optional<ScalarType>& dtype, const std::optional<Device>& device, bool requires_grad) {
+  const profiler::Scope profile_scope("aten::randint", [&] { return profiler::Shapes(); });
   if (explain_enabled()) explain_log("composite", "randint", "");
   Tensor result = composite_implicit::randint(high, size, generator, dtype, device, requires_grad);
   if (requires_grad) result.set_requires_grad(true);
@@ -21,6 +23,7 @@ Tensor ops::randint(int64_t high, IntArrayRef size, Generator* generator, const 
 // ---- randint.low(int low, int high, int[] size, *, Generator? generator=None, ScalarType? dtype=None, Device? device=None, bool requires_grad=False) -> Tensor  (CompositeImplicit)
 
 Tensor ops::randint(int64_t low, int64_t high, IntArrayRef size, Generator* generator, const std::optional<ScalarType>& dtype, const std::optional<Device>& device, bool requires_grad) {
+  const profiler::Scope profile_scope("aten::randint", [&] { return profiler::Shapes(); });
   if (explain_enabled()) explain_log("composite", "randint.low", "");
   Tensor result = composite_implicit::randint_low(low, high, size, generator, dtype, device, requires_grad);
   if (requires_grad) result.set_requires_grad(true);

@@ -7,6 +7,7 @@
 #include "runtime/autograd/view_tracking.h"
 #include "runtime/api/api_helpers.h"
 #include "runtime/dispatch/dispatcher.h"
+#include "runtime/dispatch/profiler.h"
 
 namespace kiln {
 
@@ -28,6 +29,7 @@ Operator<const Tensor&(const Tensor&, int64_t, Generator*)> random__to_op = {"ra
 
 
 const Tensor& ops::random_(const Tensor& self, int64_t to, Generator* generator) {
+  const profiler::Scope profile_scope("aten::random_", [&] { return profiler::shapes_of(TensorRefs(self)); });
   const DispatchKeySet keys = dispatch_keys(backend_key({&self}), records_autograd({&self}));
   if (explain_enabled()) explain_log("dispatch", "random_.to", keys.str().c_str());
   return random__to_op.lookup(keys)(self, to, generator);
@@ -51,6 +53,7 @@ Operator<const Tensor&(const Tensor&, int64_t, const std::optional<int64_t>&, Ge
 
 
 const Tensor& ops::random_(const Tensor& self, int64_t from, const std::optional<int64_t>& to, Generator* generator) {
+  const profiler::Scope profile_scope("aten::random_", [&] { return profiler::shapes_of(TensorRefs(self)); });
   const DispatchKeySet keys = dispatch_keys(backend_key({&self}), records_autograd({&self}));
   if (explain_enabled()) explain_log("dispatch", "random_.from", keys.str().c_str());
   return random__from_op.lookup(keys)(self, from, to, generator);
@@ -74,6 +77,7 @@ Operator<const Tensor&(const Tensor&, Generator*)> random__op = {"random_", {
 
 
 const Tensor& ops::random_(const Tensor& self, Generator* generator) {
+  const profiler::Scope profile_scope("aten::random_", [&] { return profiler::shapes_of(TensorRefs(self)); });
   const DispatchKeySet keys = dispatch_keys(backend_key({&self}), records_autograd({&self}));
   if (explain_enabled()) explain_log("dispatch", "random_", keys.str().c_str());
   return random__op.lookup(keys)(self, generator);

@@ -7,6 +7,7 @@
 #include "runtime/autograd/view_tracking.h"
 #include "runtime/api/api_helpers.h"
 #include "runtime/dispatch/dispatcher.h"
+#include "runtime/dispatch/profiler.h"
 
 namespace kiln {
 
@@ -26,6 +27,7 @@ Operator<Tensor(const Tensor&)> reciprocal_op = {"reciprocal", {
 
 
 Tensor ops::reciprocal(const Tensor& self) {
+  const profiler::Scope profile_scope("aten::reciprocal", [&] { return profiler::shapes_of(TensorRefs(self)); });
   const DispatchKeySet keys = dispatch_keys(backend_key({&self}), records_autograd({&self}));
   if (explain_enabled()) explain_log("dispatch", "reciprocal", keys.str().c_str());
   return reciprocal_op.lookup(keys)(self);
@@ -49,6 +51,7 @@ Operator<const Tensor&(const Tensor&)> reciprocal__op = {"reciprocal_", {
 
 
 const Tensor& ops::reciprocal_(const Tensor& self) {
+  const profiler::Scope profile_scope("aten::reciprocal_", [&] { return profiler::shapes_of(TensorRefs(self)); });
   const DispatchKeySet keys = dispatch_keys(backend_key({&self}), records_autograd({&self}));
   if (explain_enabled()) explain_log("dispatch", "reciprocal_", keys.str().c_str());
   return reciprocal__op.lookup(keys)(self);
@@ -72,6 +75,7 @@ Operator<const Tensor&(const Tensor&, const Tensor&)> reciprocal_out_op = {"reci
 
 
 const Tensor& ops::reciprocal_out(const Tensor& out, const Tensor& self) {
+  const profiler::Scope profile_scope("aten::reciprocal", [&] { return profiler::shapes_of(TensorRefs(self, out)); });
   const DispatchKeySet keys = dispatch_keys(backend_key({&self, &out}), records_autograd({&self, &out}));
   if (explain_enabled()) explain_log("dispatch", "reciprocal.out", keys.str().c_str());
   return reciprocal_out_op.lookup(keys)(out, self);

@@ -7,6 +7,7 @@
 #include "runtime/autograd/view_tracking.h"
 #include "runtime/api/api_helpers.h"
 #include "runtime/dispatch/dispatcher.h"
+#include "runtime/dispatch/profiler.h"
 
 namespace kiln {
 
@@ -26,6 +27,7 @@ Operator<Tensor(const Tensor&)> relu_op = {"relu", {
 
 
 Tensor ops::relu(const Tensor& self) {
+  const profiler::Scope profile_scope("aten::relu", [&] { return profiler::shapes_of(TensorRefs(self)); });
   const DispatchKeySet keys = dispatch_keys(backend_key({&self}), records_autograd({&self}));
   if (explain_enabled()) explain_log("dispatch", "relu", keys.str().c_str());
   return relu_op.lookup(keys)(self);
@@ -49,6 +51,7 @@ Operator<const Tensor&(const Tensor&)> relu__op = {"relu_", {
 
 
 const Tensor& ops::relu_(const Tensor& self) {
+  const profiler::Scope profile_scope("aten::relu_", [&] { return profiler::shapes_of(TensorRefs(self)); });
   const DispatchKeySet keys = dispatch_keys(backend_key({&self}), records_autograd({&self}));
   if (explain_enabled()) explain_log("dispatch", "relu_", keys.str().c_str());
   return relu__op.lookup(keys)(self);
@@ -72,6 +75,7 @@ Operator<const Tensor&(const Tensor&, const Tensor&)> relu_out_op = {"relu.out",
 
 
 const Tensor& ops::relu_out(const Tensor& out, const Tensor& self) {
+  const profiler::Scope profile_scope("aten::relu", [&] { return profiler::shapes_of(TensorRefs(self, out)); });
   const DispatchKeySet keys = dispatch_keys(backend_key({&self, &out}), records_autograd({&self, &out}));
   if (explain_enabled()) explain_log("dispatch", "relu.out", keys.str().c_str());
   return relu_out_op.lookup(keys)(out, self);

@@ -6,12 +6,14 @@
 #include "runtime/autograd/view_tracking.h"
 #include "runtime/api/api_helpers.h"
 #include "runtime/dispatch/dispatcher.h"
+#include "runtime/dispatch/profiler.h"
 
 namespace kiln {
 
 // ---- repeat(Tensor self, int[] repeats) -> Tensor  (CompositeImplicit)
 
 Tensor ops::repeat(const Tensor& self, IntArrayRef repeats) {
+  const profiler::Scope profile_scope("aten::repeat", [&] { return profiler::shapes_of(TensorRefs(self)); });
   if (explain_enabled()) explain_log("composite", "repeat", "");
   return composite_implicit::repeat(self, repeats);
 }

@@ -6,12 +6,14 @@
 #include "runtime/autograd/view_tracking.h"
 #include "runtime/api/api_helpers.h"
 #include "runtime/dispatch/dispatcher.h"
+#include "runtime/dispatch/profiler.h"
 
 namespace kiln {
 
 // ---- repeat_interleave.self_Tensor(Tensor self, Tensor repeats, int? dim=None, *, int? output_size=None) -> Tensor  (CompositeImplicit)
 
 Tensor ops::repeat_interleave(const Tensor& self, const Tensor& repeats, const std::optional<int64_t>& dim, const std::optional<int64_t>& output_size) {
+  const profiler::Scope profile_scope("aten::repeat_interleave", [&] { return profiler::shapes_of(TensorRefs(self, repeats)); });
   if (explain_enabled()) explain_log("composite", "repeat_interleave.self_Tensor", "");
   return composite_implicit::repeat_interleave_self_tensor(self, repeats, dim, output_size);
 }
@@ -19,6 +21,7 @@ Tensor ops::repeat_interleave(const Tensor& self, const Tensor& repeats, const s
 // ---- repeat_interleave.self_int(Tensor self, int repeats, int? dim=None, *, int? output_size=None) -> Tensor  (CompositeImplicit)
 
 Tensor ops::repeat_interleave(const Tensor& self, int64_t repeats, const std::optional<int64_t>& dim, const std::optional<int64_t>& output_size) {
+  const profiler::Scope profile_scope("aten::repeat_interleave", [&] { return profiler::shapes_of(TensorRefs(self)); });
   if (explain_enabled()) explain_log("composite", "repeat_interleave.self_int", "");
   return composite_implicit::repeat_interleave_self_int(self, repeats, dim, output_size);
 }
@@ -26,6 +29,7 @@ Tensor ops::repeat_interleave(const Tensor& self, int64_t repeats, const std::op
 // ---- repeat_interleave.Tensor(Tensor repeats, *, int? output_size=None) -> Tensor  (CompositeImplicit)
 
 Tensor ops::repeat_interleave(const Tensor& repeats, const std::optional<int64_t>& output_size) {
+  const profiler::Scope profile_scope("aten::repeat_interleave", [&] { return profiler::shapes_of(TensorRefs(repeats)); });
   if (explain_enabled()) explain_log("composite", "repeat_interleave.Tensor", "");
   return composite_implicit::repeat_interleave(repeats, output_size);
 }

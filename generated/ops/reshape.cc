@@ -6,12 +6,14 @@
 #include "runtime/autograd/view_tracking.h"
 #include "runtime/api/api_helpers.h"
 #include "runtime/dispatch/dispatcher.h"
+#include "runtime/dispatch/profiler.h"
 
 namespace kiln {
 
 // ---- reshape(Tensor(a) self, int[] shape) -> Tensor(a)  (CompositeImplicit)
 
 Tensor ops::reshape(const Tensor& self, IntArrayRef shape) {
+  const profiler::Scope profile_scope("aten::reshape", [&] { return profiler::shapes_of(TensorRefs(self)); });
   if (explain_enabled()) explain_log("composite", "reshape", "");
   return composite_implicit::reshape(self, shape);
 }

@@ -6,12 +6,14 @@
 #include "runtime/autograd/view_tracking.h"
 #include "runtime/api/api_helpers.h"
 #include "runtime/dispatch/dispatcher.h"
+#include "runtime/dispatch/profiler.h"
 
 namespace kiln {
 
 // ---- rnn_relu.input(Tensor input, Tensor hx, Tensor[] params, bool has_biases, int num_layers, float dropout, bool train, bool bidirectional, bool batch_first) -> (Tensor, Tensor)  (CompositeImplicit)
 
 std::tuple<Tensor, Tensor> ops::rnn_relu(const Tensor& input, const Tensor& hx, const std::vector<Tensor>& params, bool has_biases, int64_t num_layers, double dropout, bool train, bool bidirectional, bool batch_first) {
+  const profiler::Scope profile_scope("aten::rnn_relu", [&] { return profiler::shapes_of(TensorRefs(input, hx, params)); });
   if (explain_enabled()) explain_log("composite", "rnn_relu.input", "");
   return composite_implicit::rnn_relu(input, hx, params, has_biases, num_layers, dropout, train, bidirectional, batch_first);
 }
@@ -19,6 +21,7 @@ std::tuple<Tensor, Tensor> ops::rnn_relu(const Tensor& input, const Tensor& hx, 
 // ---- rnn_relu.data(Tensor data, Tensor batch_sizes, Tensor hx, Tensor[] params, bool has_biases, int num_layers, float dropout, bool train, bool bidirectional) -> (Tensor, Tensor)  (CompositeImplicit)
 
 std::tuple<Tensor, Tensor> ops::rnn_relu(const Tensor& data, const Tensor& batch_sizes, const Tensor& hx, const std::vector<Tensor>& params, bool has_biases, int64_t num_layers, double dropout, bool train, bool bidirectional) {
+  const profiler::Scope profile_scope("aten::rnn_relu", [&] { return profiler::shapes_of(TensorRefs(data, batch_sizes, hx, params)); });
   if (explain_enabled()) explain_log("composite", "rnn_relu.data", "");
   return composite_implicit::rnn_relu_packed(data, batch_sizes, hx, params, has_biases, num_layers, dropout, train, bidirectional);
 }

@@ -6,12 +6,14 @@
 #include "runtime/autograd/view_tracking.h"
 #include "runtime/api/api_helpers.h"
 #include "runtime/dispatch/dispatcher.h"
+#include "runtime/dispatch/profiler.h"
 
 namespace kiln {
 
 // ---- roll(Tensor self, int[1] shifts, int[1] dims=[]) -> Tensor  (CompositeImplicit)
 
 Tensor ops::roll(const Tensor& self, IntArrayRef shifts, IntArrayRef dims) {
+  const profiler::Scope profile_scope("aten::roll", [&] { return profiler::shapes_of(TensorRefs(self)); });
   if (explain_enabled()) explain_log("composite", "roll", "");
   return composite_implicit::roll(self, shifts, dims);
 }

@@ -6,12 +6,14 @@
 #include "runtime/autograd/view_tracking.h"
 #include "runtime/api/api_helpers.h"
 #include "runtime/dispatch/dispatcher.h"
+#include "runtime/dispatch/profiler.h"
 
 namespace kiln {
 
 // ---- rot90(Tensor self, int k=1, int[] dims=[0,1]) -> Tensor  (CompositeImplicit)
 
 Tensor ops::rot90(const Tensor& self, int64_t k, IntArrayRef dims) {
+  const profiler::Scope profile_scope("aten::rot90", [&] { return profiler::shapes_of(TensorRefs(self)); });
   if (explain_enabled()) explain_log("composite", "rot90", "");
   return composite_implicit::rot90(self, k, dims);
 }

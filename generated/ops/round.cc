@@ -8,6 +8,7 @@
 #include "runtime/autograd/view_tracking.h"
 #include "runtime/api/api_helpers.h"
 #include "runtime/dispatch/dispatcher.h"
+#include "runtime/dispatch/profiler.h"
 
 namespace kiln {
 
@@ -27,6 +28,7 @@ Operator<Tensor(const Tensor&)> round_op = {"round", {
 
 
 Tensor ops::round(const Tensor& self) {
+  const profiler::Scope profile_scope("aten::round", [&] { return profiler::shapes_of(TensorRefs(self)); });
   const DispatchKeySet keys = dispatch_keys(backend_key({&self}), records_autograd({&self}));
   if (explain_enabled()) explain_log("dispatch", "round", keys.str().c_str());
   return round_op.lookup(keys)(self);
@@ -50,6 +52,7 @@ Operator<const Tensor&(const Tensor&)> round__op = {"round_", {
 
 
 const Tensor& ops::round_(const Tensor& self) {
+  const profiler::Scope profile_scope("aten::round_", [&] { return profiler::shapes_of(TensorRefs(self)); });
   const DispatchKeySet keys = dispatch_keys(backend_key({&self}), records_autograd({&self}));
   if (explain_enabled()) explain_log("dispatch", "round_", keys.str().c_str());
   return round__op.lookup(keys)(self);
@@ -73,6 +76,7 @@ Operator<const Tensor&(const Tensor&, const Tensor&)> round_out_op = {"round.out
 
 
 const Tensor& ops::round_out(const Tensor& out, const Tensor& self) {
+  const profiler::Scope profile_scope("aten::round", [&] { return profiler::shapes_of(TensorRefs(self, out)); });
   const DispatchKeySet keys = dispatch_keys(backend_key({&self, &out}), records_autograd({&self, &out}));
   if (explain_enabled()) explain_log("dispatch", "round.out", keys.str().c_str());
   return round_out_op.lookup(keys)(out, self);
@@ -81,6 +85,7 @@ const Tensor& ops::round_out(const Tensor& out, const Tensor& self) {
 // ---- round.decimals(Tensor self, *, int decimals) -> Tensor  (CompositeImplicit)
 
 Tensor ops::round(const Tensor& self, int64_t decimals) {
+  const profiler::Scope profile_scope("aten::round", [&] { return profiler::shapes_of(TensorRefs(self)); });
   if (explain_enabled()) explain_log("composite", "round.decimals", "");
   return composite_implicit::round_decimals(self, decimals);
 }
@@ -88,6 +93,7 @@ Tensor ops::round(const Tensor& self, int64_t decimals) {
 // ---- round_.decimals(Tensor(a!) self, *, int decimals) -> Tensor(a!)  (CompositeImplicit)
 
 const Tensor& ops::round_(const Tensor& self, int64_t decimals) {
+  const profiler::Scope profile_scope("aten::round_", [&] { return profiler::shapes_of(TensorRefs(self)); });
   if (explain_enabled()) explain_log("composite", "round_.decimals", "");
   return composite_implicit::round__decimals(self, decimals);
 }

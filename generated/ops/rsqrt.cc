@@ -7,6 +7,7 @@
 #include "runtime/autograd/view_tracking.h"
 #include "runtime/api/api_helpers.h"
 #include "runtime/dispatch/dispatcher.h"
+#include "runtime/dispatch/profiler.h"
 
 namespace kiln {
 
@@ -26,6 +27,7 @@ Operator<Tensor(const Tensor&)> rsqrt_op = {"rsqrt", {
 
 
 Tensor ops::rsqrt(const Tensor& self) {
+  const profiler::Scope profile_scope("aten::rsqrt", [&] { return profiler::shapes_of(TensorRefs(self)); });
   const DispatchKeySet keys = dispatch_keys(backend_key({&self}), records_autograd({&self}));
   if (explain_enabled()) explain_log("dispatch", "rsqrt", keys.str().c_str());
   return rsqrt_op.lookup(keys)(self);
@@ -49,6 +51,7 @@ Operator<const Tensor&(const Tensor&)> rsqrt__op = {"rsqrt_", {
 
 
 const Tensor& ops::rsqrt_(const Tensor& self) {
+  const profiler::Scope profile_scope("aten::rsqrt_", [&] { return profiler::shapes_of(TensorRefs(self)); });
   const DispatchKeySet keys = dispatch_keys(backend_key({&self}), records_autograd({&self}));
   if (explain_enabled()) explain_log("dispatch", "rsqrt_", keys.str().c_str());
   return rsqrt__op.lookup(keys)(self);
@@ -72,6 +75,7 @@ Operator<const Tensor&(const Tensor&, const Tensor&)> rsqrt_out_op = {"rsqrt.out
 
 
 const Tensor& ops::rsqrt_out(const Tensor& out, const Tensor& self) {
+  const profiler::Scope profile_scope("aten::rsqrt", [&] { return profiler::shapes_of(TensorRefs(self, out)); });
   const DispatchKeySet keys = dispatch_keys(backend_key({&self, &out}), records_autograd({&self, &out}));
   if (explain_enabled()) explain_log("dispatch", "rsqrt.out", keys.str().c_str());
   return rsqrt_out_op.lookup(keys)(out, self);

@@ -6,12 +6,14 @@
 #include "runtime/autograd/view_tracking.h"
 #include "runtime/api/api_helpers.h"
 #include "runtime/dispatch/dispatcher.h"
+#include "runtime/dispatch/profiler.h"
 
 namespace kiln {
 
 // ---- scaled_dot_product_attention(Tensor query, Tensor key, Tensor value, Tensor? attn_mask=None, float dropout_p=0.0, bool is_causal=False, *, float? scale=None) -> Tensor  (CompositeImplicit)
 
 Tensor ops::scaled_dot_product_attention(const Tensor& query, const Tensor& key, const Tensor& value, const Tensor& attn_mask, double dropout_p, bool is_causal, const std::optional<double>& scale) {
+  const profiler::Scope profile_scope("aten::scaled_dot_product_attention", [&] { return profiler::shapes_of(TensorRefs(query, key, value, attn_mask)); });
   if (explain_enabled()) explain_log("composite", "scaled_dot_product_attention", "");
   return composite_implicit::scaled_dot_product_attention(query, key, value, attn_mask, dropout_p, is_causal, scale);
 }

@@ -7,6 +7,7 @@
 #include "runtime/autograd/view_tracking.h"
 #include "runtime/api/api_helpers.h"
 #include "runtime/dispatch/dispatcher.h"
+#include "runtime/dispatch/profiler.h"
 
 namespace kiln {
 
@@ -26,6 +27,7 @@ Operator<Tensor(const Tensor&, int64_t, const Tensor&, const Tensor&)> scatter_s
 
 
 Tensor ops::scatter(const Tensor& self, int64_t dim, const Tensor& index, const Tensor& src) {
+  const profiler::Scope profile_scope("aten::scatter", [&] { return profiler::shapes_of(TensorRefs(self, index, src)); });
   const DispatchKeySet keys = dispatch_keys(backend_key({&self, &index, &src}), records_autograd({&self, &index, &src}));
   if (explain_enabled()) explain_log("dispatch", "scatter.src", keys.str().c_str());
   return scatter_src_op.lookup(keys)(self, dim, index, src);
@@ -49,6 +51,7 @@ Operator<const Tensor&(const Tensor&, int64_t, const Tensor&, const Tensor&)> sc
 
 
 const Tensor& ops::scatter_(const Tensor& self, int64_t dim, const Tensor& index, const Tensor& src) {
+  const profiler::Scope profile_scope("aten::scatter_", [&] { return profiler::shapes_of(TensorRefs(self, index, src)); });
   const DispatchKeySet keys = dispatch_keys(backend_key({&self, &index, &src}), records_autograd({&self, &index, &src}));
   if (explain_enabled()) explain_log("dispatch", "scatter_.src", keys.str().c_str());
   return scatter__src_op.lookup(keys)(self, dim, index, src);
@@ -70,6 +73,7 @@ Operator<Tensor(const Tensor&, int64_t, const Tensor&, const Scalar&)> scatter_v
 
 
 Tensor ops::scatter(const Tensor& self, int64_t dim, const Tensor& index, const Scalar& value) {
+  const profiler::Scope profile_scope("aten::scatter", [&] { return profiler::shapes_of(TensorRefs(self, index)); });
   const DispatchKeySet keys = dispatch_keys(backend_key({&self, &index}), records_autograd({&self, &index}));
   if (explain_enabled()) explain_log("dispatch", "scatter.value", keys.str().c_str());
   return scatter_value_op.lookup(keys)(self, dim, index, value);
@@ -93,6 +97,7 @@ Operator<const Tensor&(const Tensor&, int64_t, const Tensor&, const Scalar&)> sc
 
 
 const Tensor& ops::scatter_(const Tensor& self, int64_t dim, const Tensor& index, const Scalar& value) {
+  const profiler::Scope profile_scope("aten::scatter_", [&] { return profiler::shapes_of(TensorRefs(self, index)); });
   const DispatchKeySet keys = dispatch_keys(backend_key({&self, &index}), records_autograd({&self, &index}));
   if (explain_enabled()) explain_log("dispatch", "scatter_.value", keys.str().c_str());
   return scatter__value_op.lookup(keys)(self, dim, index, value);

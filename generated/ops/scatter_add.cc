@@ -7,6 +7,7 @@
 #include "runtime/autograd/view_tracking.h"
 #include "runtime/api/api_helpers.h"
 #include "runtime/dispatch/dispatcher.h"
+#include "runtime/dispatch/profiler.h"
 
 namespace kiln {
 
@@ -26,6 +27,7 @@ Operator<Tensor(const Tensor&, int64_t, const Tensor&, const Tensor&)> scatter_a
 
 
 Tensor ops::scatter_add(const Tensor& self, int64_t dim, const Tensor& index, const Tensor& src) {
+  const profiler::Scope profile_scope("aten::scatter_add", [&] { return profiler::shapes_of(TensorRefs(self, index, src)); });
   const DispatchKeySet keys = dispatch_keys(backend_key({&self, &index, &src}), records_autograd({&self, &index, &src}));
   if (explain_enabled()) explain_log("dispatch", "scatter_add", keys.str().c_str());
   return scatter_add_op.lookup(keys)(self, dim, index, src);
@@ -49,6 +51,7 @@ Operator<const Tensor&(const Tensor&, int64_t, const Tensor&, const Tensor&)> sc
 
 
 const Tensor& ops::scatter_add_(const Tensor& self, int64_t dim, const Tensor& index, const Tensor& src) {
+  const profiler::Scope profile_scope("aten::scatter_add_", [&] { return profiler::shapes_of(TensorRefs(self, index, src)); });
   const DispatchKeySet keys = dispatch_keys(backend_key({&self, &index, &src}), records_autograd({&self, &index, &src}));
   if (explain_enabled()) explain_log("dispatch", "scatter_add_", keys.str().c_str());
   return scatter_add__op.lookup(keys)(self, dim, index, src);

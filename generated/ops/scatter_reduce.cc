@@ -7,6 +7,7 @@
 #include "runtime/autograd/view_tracking.h"
 #include "runtime/api/api_helpers.h"
 #include "runtime/dispatch/dispatcher.h"
+#include "runtime/dispatch/profiler.h"
 
 namespace kiln {
 
@@ -26,6 +27,7 @@ Operator<Tensor(const Tensor&, int64_t, const Tensor&, const Tensor&, const std:
 
 
 Tensor ops::scatter_reduce(const Tensor& self, int64_t dim, const Tensor& index, const Tensor& src, const std::string& reduce, bool include_self) {
+  const profiler::Scope profile_scope("aten::scatter_reduce", [&] { return profiler::shapes_of(TensorRefs(self, index, src)); });
   const DispatchKeySet keys = dispatch_keys(backend_key({&self, &index, &src}), records_autograd({&self, &index, &src}));
   if (explain_enabled()) explain_log("dispatch", "scatter_reduce.two", keys.str().c_str());
   return scatter_reduce_two_op.lookup(keys)(self, dim, index, src, reduce, include_self);
@@ -49,6 +51,7 @@ Operator<const Tensor&(const Tensor&, int64_t, const Tensor&, const Tensor&, con
 
 
 const Tensor& ops::scatter_reduce_(const Tensor& self, int64_t dim, const Tensor& index, const Tensor& src, const std::string& reduce, bool include_self) {
+  const profiler::Scope profile_scope("aten::scatter_reduce_", [&] { return profiler::shapes_of(TensorRefs(self, index, src)); });
   const DispatchKeySet keys = dispatch_keys(backend_key({&self, &index, &src}), records_autograd({&self, &index, &src}));
   if (explain_enabled()) explain_log("dispatch", "scatter_reduce_.two", keys.str().c_str());
   return scatter_reduce__two_op.lookup(keys)(self, dim, index, src, reduce, include_self);

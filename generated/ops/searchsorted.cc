@@ -8,6 +8,7 @@
 #include "runtime/autograd/view_tracking.h"
 #include "runtime/api/api_helpers.h"
 #include "runtime/dispatch/dispatcher.h"
+#include "runtime/dispatch/profiler.h"
 
 namespace kiln {
 
@@ -27,6 +28,7 @@ Operator<Tensor(const Tensor&, const Tensor&, bool, bool, const std::optional<st
 
 
 Tensor ops::searchsorted(const Tensor& sorted_sequence, const Tensor& self, bool out_int32, bool right, const std::optional<std::string>& side, const Tensor& sorter) {
+  const profiler::Scope profile_scope("aten::searchsorted", [&] { return profiler::shapes_of(TensorRefs(sorted_sequence, self, sorter)); });
   const DispatchKeySet keys = dispatch_keys(backend_key({&sorted_sequence, &self, &sorter}), records_autograd({&sorted_sequence, &self, &sorter}));
   if (explain_enabled()) explain_log("dispatch", "searchsorted.Tensor", keys.str().c_str());
   return searchsorted_Tensor_op.lookup(keys)(sorted_sequence, self, out_int32, right, side, sorter);
@@ -50,6 +52,7 @@ Operator<const Tensor&(const Tensor&, const Tensor&, const Tensor&, bool, bool, 
 
 
 const Tensor& ops::searchsorted_out(const Tensor& out, const Tensor& sorted_sequence, const Tensor& self, bool out_int32, bool right, const std::optional<std::string>& side, const Tensor& sorter) {
+  const profiler::Scope profile_scope("aten::searchsorted", [&] { return profiler::shapes_of(TensorRefs(sorted_sequence, self, sorter, out)); });
   const DispatchKeySet keys = dispatch_keys(backend_key({&sorted_sequence, &self, &sorter, &out}), records_autograd({&sorted_sequence, &self, &sorter, &out}));
   if (explain_enabled()) explain_log("dispatch", "searchsorted.out", keys.str().c_str());
   return searchsorted_out_op.lookup(keys)(out, sorted_sequence, self, out_int32, right, side, sorter);
@@ -58,6 +61,7 @@ const Tensor& ops::searchsorted_out(const Tensor& out, const Tensor& sorted_sequ
 // ---- searchsorted.Scalar(Tensor sorted_sequence, Scalar self, *, bool out_int32=False, bool right=False, str? side=None, Tensor? sorter=None) -> Tensor  (CompositeImplicit)
 
 Tensor ops::searchsorted(const Tensor& sorted_sequence, const Scalar& self, bool out_int32, bool right, const std::optional<std::string>& side, const Tensor& sorter) {
+  const profiler::Scope profile_scope("aten::searchsorted", [&] { return profiler::shapes_of(TensorRefs(sorted_sequence, sorter)); });
   if (explain_enabled()) explain_log("composite", "searchsorted.Scalar", "");
   return composite_implicit::searchsorted_scalar(sorted_sequence, self, out_int32, right, side, sorter);
 }

@@ -7,6 +7,7 @@
 #include "runtime/autograd/view_tracking.h"
 #include "runtime/api/api_helpers.h"
 #include "runtime/dispatch/dispatcher.h"
+#include "runtime/dispatch/profiler.h"
 
 namespace kiln {
 
@@ -30,6 +31,7 @@ Operator<Tensor(const Tensor&, int64_t, int64_t)> select_int_op = {"select.int",
 
 
 Tensor ops::select(const Tensor& self, int64_t dim, int64_t index) {
+  const profiler::Scope profile_scope("aten::select", [&] { return profiler::shapes_of(TensorRefs(self)); });
   const DispatchKeySet keys = dispatch_keys(backend_key({&self}), records_autograd({&self}));
   if (explain_enabled()) explain_log("dispatch", "select.int", keys.str().c_str());
   Tensor result = select_int_op.lookup(keys)(self, dim, index);

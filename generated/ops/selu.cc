@@ -6,12 +6,14 @@
 #include "runtime/autograd/view_tracking.h"
 #include "runtime/api/api_helpers.h"
 #include "runtime/dispatch/dispatcher.h"
+#include "runtime/dispatch/profiler.h"
 
 namespace kiln {
 
 // ---- selu(Tensor self) -> Tensor  (CompositeImplicit)
 
 Tensor ops::selu(const Tensor& self) {
+  const profiler::Scope profile_scope("aten::selu", [&] { return profiler::shapes_of(TensorRefs(self)); });
   if (explain_enabled()) explain_log("composite", "selu", "");
   return composite_implicit::selu(self);
 }
@@ -19,6 +21,7 @@ Tensor ops::selu(const Tensor& self) {
 // ---- selu_(Tensor(a!) self) -> Tensor(a!)  (CompositeImplicit)
 
 const Tensor& ops::selu_(const Tensor& self) {
+  const profiler::Scope profile_scope("aten::selu_", [&] { return profiler::shapes_of(TensorRefs(self)); });
   if (explain_enabled()) explain_log("composite", "selu_", "");
   return composite_implicit::selu_(self);
 }

@@ -7,6 +7,7 @@
 #include "runtime/autograd/view_tracking.h"
 #include "runtime/api/api_helpers.h"
 #include "runtime/dispatch/dispatcher.h"
+#include "runtime/dispatch/profiler.h"
 
 namespace kiln {
 
@@ -26,6 +27,7 @@ Operator<Tensor(const Tensor&)> sgn_op = {"sgn", {
 
 
 Tensor ops::sgn(const Tensor& self) {
+  const profiler::Scope profile_scope("aten::sgn", [&] { return profiler::shapes_of(TensorRefs(self)); });
   const DispatchKeySet keys = dispatch_keys(backend_key({&self}), records_autograd({&self}));
   if (explain_enabled()) explain_log("dispatch", "sgn", keys.str().c_str());
   return sgn_op.lookup(keys)(self);
@@ -49,6 +51,7 @@ Operator<const Tensor&(const Tensor&)> sgn__op = {"sgn_", {
 
 
 const Tensor& ops::sgn_(const Tensor& self) {
+  const profiler::Scope profile_scope("aten::sgn_", [&] { return profiler::shapes_of(TensorRefs(self)); });
   const DispatchKeySet keys = dispatch_keys(backend_key({&self}), records_autograd({&self}));
   if (explain_enabled()) explain_log("dispatch", "sgn_", keys.str().c_str());
   return sgn__op.lookup(keys)(self);
@@ -72,6 +75,7 @@ Operator<const Tensor&(const Tensor&, const Tensor&)> sgn_out_op = {"sgn.out", {
 
 
 const Tensor& ops::sgn_out(const Tensor& out, const Tensor& self) {
+  const profiler::Scope profile_scope("aten::sgn", [&] { return profiler::shapes_of(TensorRefs(self, out)); });
   const DispatchKeySet keys = dispatch_keys(backend_key({&self, &out}), records_autograd({&self, &out}));
   if (explain_enabled()) explain_log("dispatch", "sgn.out", keys.str().c_str());
   return sgn_out_op.lookup(keys)(out, self);

@@ -7,6 +7,7 @@
 #include "runtime/autograd/view_tracking.h"
 #include "runtime/api/api_helpers.h"
 #include "runtime/dispatch/dispatcher.h"
+#include "runtime/dispatch/profiler.h"
 
 namespace kiln {
 
@@ -26,6 +27,7 @@ Operator<Tensor(const Tensor&)> sigmoid_op = {"sigmoid", {
 
 
 Tensor ops::sigmoid(const Tensor& self) {
+  const profiler::Scope profile_scope("aten::sigmoid", [&] { return profiler::shapes_of(TensorRefs(self)); });
   const DispatchKeySet keys = dispatch_keys(backend_key({&self}), records_autograd({&self}));
   if (explain_enabled()) explain_log("dispatch", "sigmoid", keys.str().c_str());
   return sigmoid_op.lookup(keys)(self);
@@ -49,6 +51,7 @@ Operator<const Tensor&(const Tensor&)> sigmoid__op = {"sigmoid_", {
 
 
 const Tensor& ops::sigmoid_(const Tensor& self) {
+  const profiler::Scope profile_scope("aten::sigmoid_", [&] { return profiler::shapes_of(TensorRefs(self)); });
   const DispatchKeySet keys = dispatch_keys(backend_key({&self}), records_autograd({&self}));
   if (explain_enabled()) explain_log("dispatch", "sigmoid_", keys.str().c_str());
   return sigmoid__op.lookup(keys)(self);
@@ -72,6 +75,7 @@ Operator<const Tensor&(const Tensor&, const Tensor&)> sigmoid_out_op = {"sigmoid
 
 
 const Tensor& ops::sigmoid_out(const Tensor& out, const Tensor& self) {
+  const profiler::Scope profile_scope("aten::sigmoid", [&] { return profiler::shapes_of(TensorRefs(self, out)); });
   const DispatchKeySet keys = dispatch_keys(backend_key({&self, &out}), records_autograd({&self, &out}));
   if (explain_enabled()) explain_log("dispatch", "sigmoid.out", keys.str().c_str());
   return sigmoid_out_op.lookup(keys)(out, self);

@@ -7,6 +7,7 @@
 #include "runtime/autograd/view_tracking.h"
 #include "runtime/api/api_helpers.h"
 #include "runtime/dispatch/dispatcher.h"
+#include "runtime/dispatch/profiler.h"
 
 namespace kiln {
 
@@ -26,6 +27,7 @@ Operator<Tensor(const Tensor&)> sign_op = {"sign", {
 
 
 Tensor ops::sign(const Tensor& self) {
+  const profiler::Scope profile_scope("aten::sign", [&] { return profiler::shapes_of(TensorRefs(self)); });
   const DispatchKeySet keys = dispatch_keys(backend_key({&self}), records_autograd({&self}));
   if (explain_enabled()) explain_log("dispatch", "sign", keys.str().c_str());
   return sign_op.lookup(keys)(self);
@@ -49,6 +51,7 @@ Operator<const Tensor&(const Tensor&)> sign__op = {"sign_", {
 
 
 const Tensor& ops::sign_(const Tensor& self) {
+  const profiler::Scope profile_scope("aten::sign_", [&] { return profiler::shapes_of(TensorRefs(self)); });
   const DispatchKeySet keys = dispatch_keys(backend_key({&self}), records_autograd({&self}));
   if (explain_enabled()) explain_log("dispatch", "sign_", keys.str().c_str());
   return sign__op.lookup(keys)(self);
@@ -72,6 +75,7 @@ Operator<const Tensor&(const Tensor&, const Tensor&)> sign_out_op = {"sign.out",
 
 
 const Tensor& ops::sign_out(const Tensor& out, const Tensor& self) {
+  const profiler::Scope profile_scope("aten::sign", [&] { return profiler::shapes_of(TensorRefs(self, out)); });
   const DispatchKeySet keys = dispatch_keys(backend_key({&self, &out}), records_autograd({&self, &out}));
   if (explain_enabled()) explain_log("dispatch", "sign.out", keys.str().c_str());
   return sign_out_op.lookup(keys)(out, self);

@@ -7,6 +7,7 @@
 #include "runtime/autograd/view_tracking.h"
 #include "runtime/api/api_helpers.h"
 #include "runtime/dispatch/dispatcher.h"
+#include "runtime/dispatch/profiler.h"
 
 namespace kiln {
 
@@ -26,6 +27,7 @@ Operator<Tensor(const Tensor&)> silu_op = {"silu", {
 
 
 Tensor ops::silu(const Tensor& self) {
+  const profiler::Scope profile_scope("aten::silu", [&] { return profiler::shapes_of(TensorRefs(self)); });
   const DispatchKeySet keys = dispatch_keys(backend_key({&self}), records_autograd({&self}));
   if (explain_enabled()) explain_log("dispatch", "silu", keys.str().c_str());
   return silu_op.lookup(keys)(self);
@@ -49,6 +51,7 @@ Operator<const Tensor&(const Tensor&)> silu__op = {"silu_", {
 
 
 const Tensor& ops::silu_(const Tensor& self) {
+  const profiler::Scope profile_scope("aten::silu_", [&] { return profiler::shapes_of(TensorRefs(self)); });
   const DispatchKeySet keys = dispatch_keys(backend_key({&self}), records_autograd({&self}));
   if (explain_enabled()) explain_log("dispatch", "silu_", keys.str().c_str());
   return silu__op.lookup(keys)(self);
@@ -72,6 +75,7 @@ Operator<const Tensor&(const Tensor&, const Tensor&)> silu_out_op = {"silu.out",
 
 
 const Tensor& ops::silu_out(const Tensor& out, const Tensor& self) {
+  const profiler::Scope profile_scope("aten::silu", [&] { return profiler::shapes_of(TensorRefs(self, out)); });
   const DispatchKeySet keys = dispatch_keys(backend_key({&self, &out}), records_autograd({&self, &out}));
   if (explain_enabled()) explain_log("dispatch", "silu.out", keys.str().c_str());
   return silu_out_op.lookup(keys)(out, self);

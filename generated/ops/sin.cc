@@ -7,6 +7,7 @@
 #include "runtime/autograd/view_tracking.h"
 #include "runtime/api/api_helpers.h"
 #include "runtime/dispatch/dispatcher.h"
+#include "runtime/dispatch/profiler.h"
 
 namespace kiln {
 
@@ -26,6 +27,7 @@ Operator<Tensor(const Tensor&)> sin_op = {"sin", {
 
 
 Tensor ops::sin(const Tensor& self) {
+  const profiler::Scope profile_scope("aten::sin", [&] { return profiler::shapes_of(TensorRefs(self)); });
   const DispatchKeySet keys = dispatch_keys(backend_key({&self}), records_autograd({&self}));
   if (explain_enabled()) explain_log("dispatch", "sin", keys.str().c_str());
   return sin_op.lookup(keys)(self);
@@ -49,6 +51,7 @@ Operator<const Tensor&(const Tensor&)> sin__op = {"sin_", {
 
 
 const Tensor& ops::sin_(const Tensor& self) {
+  const profiler::Scope profile_scope("aten::sin_", [&] { return profiler::shapes_of(TensorRefs(self)); });
   const DispatchKeySet keys = dispatch_keys(backend_key({&self}), records_autograd({&self}));
   if (explain_enabled()) explain_log("dispatch", "sin_", keys.str().c_str());
   return sin__op.lookup(keys)(self);
@@ -72,6 +75,7 @@ Operator<const Tensor&(const Tensor&, const Tensor&)> sin_out_op = {"sin.out", {
 
 
 const Tensor& ops::sin_out(const Tensor& out, const Tensor& self) {
+  const profiler::Scope profile_scope("aten::sin", [&] { return profiler::shapes_of(TensorRefs(self, out)); });
   const DispatchKeySet keys = dispatch_keys(backend_key({&self, &out}), records_autograd({&self, &out}));
   if (explain_enabled()) explain_log("dispatch", "sin.out", keys.str().c_str());
   return sin_out_op.lookup(keys)(out, self);

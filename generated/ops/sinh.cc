@@ -7,6 +7,7 @@
 #include "runtime/autograd/view_tracking.h"
 #include "runtime/api/api_helpers.h"
 #include "runtime/dispatch/dispatcher.h"
+#include "runtime/dispatch/profiler.h"
 
 namespace kiln {
 
@@ -26,6 +27,7 @@ Operator<Tensor(const Tensor&)> sinh_op = {"sinh", {
 
 
 Tensor ops::sinh(const Tensor& self) {
+  const profiler::Scope profile_scope("aten::sinh", [&] { return profiler::shapes_of(TensorRefs(self)); });
   const DispatchKeySet keys = dispatch_keys(backend_key({&self}), records_autograd({&self}));
   if (explain_enabled()) explain_log("dispatch", "sinh", keys.str().c_str());
   return sinh_op.lookup(keys)(self);
@@ -49,6 +51,7 @@ Operator<const Tensor&(const Tensor&)> sinh__op = {"sinh_", {
 
 
 const Tensor& ops::sinh_(const Tensor& self) {
+  const profiler::Scope profile_scope("aten::sinh_", [&] { return profiler::shapes_of(TensorRefs(self)); });
   const DispatchKeySet keys = dispatch_keys(backend_key({&self}), records_autograd({&self}));
   if (explain_enabled()) explain_log("dispatch", "sinh_", keys.str().c_str());
   return sinh__op.lookup(keys)(self);
@@ -72,6 +75,7 @@ Operator<const Tensor&(const Tensor&, const Tensor&)> sinh_out_op = {"sinh.out",
 
 
 const Tensor& ops::sinh_out(const Tensor& out, const Tensor& self) {
+  const profiler::Scope profile_scope("aten::sinh", [&] { return profiler::shapes_of(TensorRefs(self, out)); });
   const DispatchKeySet keys = dispatch_keys(backend_key({&self, &out}), records_autograd({&self, &out}));
   if (explain_enabled()) explain_log("dispatch", "sinh.out", keys.str().c_str());
   return sinh_out_op.lookup(keys)(out, self);

@@ -7,6 +7,7 @@
 #include "runtime/autograd/view_tracking.h"
 #include "runtime/api/api_helpers.h"
 #include "runtime/dispatch/dispatcher.h"
+#include "runtime/dispatch/profiler.h"
 
 namespace kiln {
 
@@ -30,6 +31,7 @@ Operator<Tensor(const Tensor&, int64_t, const std::optional<int64_t>&, const std
 
 
 Tensor ops::slice(const Tensor& self, int64_t dim, const std::optional<int64_t>& start, const std::optional<int64_t>& end, int64_t step) {
+  const profiler::Scope profile_scope("aten::slice", [&] { return profiler::shapes_of(TensorRefs(self)); });
   const DispatchKeySet keys = dispatch_keys(backend_key({&self}), records_autograd({&self}));
   if (explain_enabled()) explain_log("dispatch", "slice.Tensor", keys.str().c_str());
   Tensor result = slice_Tensor_op.lookup(keys)(self, dim, start, end, step);

@@ -7,6 +7,7 @@
 #include "runtime/autograd/view_tracking.h"
 #include "runtime/api/api_helpers.h"
 #include "runtime/dispatch/dispatcher.h"
+#include "runtime/dispatch/profiler.h"
 
 namespace kiln {
 
@@ -26,6 +27,7 @@ Operator<Tensor(const Tensor&, IntArrayRef, int64_t, int64_t, int64_t, int64_t)>
 
 
 Tensor ops::slice_backward(const Tensor& grad_output, IntArrayRef input_sizes, int64_t dim, int64_t start, int64_t end, int64_t step) {
+  const profiler::Scope profile_scope("aten::slice_backward", [&] { return profiler::shapes_of(TensorRefs(grad_output)); });
   const DispatchKeySet keys = dispatch_keys(backend_key({&grad_output}), records_autograd({&grad_output}));
   if (explain_enabled()) explain_log("dispatch", "slice_backward", keys.str().c_str());
   return slice_backward_op.lookup(keys)(grad_output, input_sizes, dim, start, end, step);

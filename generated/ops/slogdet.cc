@@ -6,12 +6,14 @@
 #include "runtime/autograd/view_tracking.h"
 #include "runtime/api/api_helpers.h"
 #include "runtime/dispatch/dispatcher.h"
+#include "runtime/dispatch/profiler.h"
 
 namespace kiln {
 
 // ---- slogdet(Tensor self) -> (Tensor sign, Tensor logabsdet)  (CompositeImplicit)
 
 std::tuple<Tensor, Tensor> ops::slogdet(const Tensor& self) {
+  const profiler::Scope profile_scope("aten::slogdet", [&] { return profiler::shapes_of(TensorRefs(self)); });
   if (explain_enabled()) explain_log("composite", "slogdet", "");
   return composite_implicit::slogdet(self);
 }

@@ -6,6 +6,7 @@
 #include "runtime/autograd/view_tracking.h"
 #include "runtime/api/api_helpers.h"
 #include "runtime/dispatch/dispatcher.h"
+#include "runtime/dispatch/profiler.h"
 #include "runtime/api/autocast_casts.h"
 #include "runtime/dispatch/autocast_state.h"
 
@@ -24,6 +25,7 @@ Tensor soft_margin_loss_autocast(const Tensor& self, const Tensor& target, int64
 
 Tensor ops::soft_margin_loss(const Tensor& self, const Tensor& target, int64_t reduction) {
   if (autocast::active()) return soft_margin_loss_autocast(self, target, reduction);
+  const profiler::Scope profile_scope("aten::soft_margin_loss", [&] { return profiler::shapes_of(TensorRefs(self, target)); });
   if (explain_enabled()) explain_log("composite", "soft_margin_loss", "");
   return composite_implicit::soft_margin_loss(self, target, reduction);
 }

@@ -7,6 +7,7 @@
 #include "runtime/autograd/view_tracking.h"
 #include "runtime/api/api_helpers.h"
 #include "runtime/dispatch/dispatcher.h"
+#include "runtime/dispatch/profiler.h"
 
 namespace kiln {
 
@@ -26,6 +27,7 @@ Operator<Tensor(const Tensor&, int64_t, const std::optional<ScalarType>&)> softm
 
 
 Tensor ops::softmax(const Tensor& self, int64_t dim, const std::optional<ScalarType>& dtype) {
+  const profiler::Scope profile_scope("aten::softmax", [&] { return profiler::shapes_of(TensorRefs(self)); });
   const DispatchKeySet keys = dispatch_keys(backend_key({&self}), records_autograd({&self}));
   if (explain_enabled()) explain_log("dispatch", "softmax.int", keys.str().c_str());
   return softmax_int_op.lookup(keys)(self, dim, dtype);

@@ -7,6 +7,7 @@
 #include "runtime/autograd/view_tracking.h"
 #include "runtime/api/api_helpers.h"
 #include "runtime/dispatch/dispatcher.h"
+#include "runtime/dispatch/profiler.h"
 
 namespace kiln {
 
@@ -26,6 +27,7 @@ Operator<Tensor(const Tensor&, const Scalar&, const Scalar&)> softplus_op = {"so
 
 
 Tensor ops::softplus(const Tensor& self, const Scalar& beta, const Scalar& threshold) {
+  const profiler::Scope profile_scope("aten::softplus", [&] { return profiler::shapes_of(TensorRefs(self)); });
   const DispatchKeySet keys = dispatch_keys(backend_key({&self}), records_autograd({&self}));
   if (explain_enabled()) explain_log("dispatch", "softplus", keys.str().c_str());
   return softplus_op.lookup(keys)(self, beta, threshold);
@@ -49,6 +51,7 @@ Operator<const Tensor&(const Tensor&, const Tensor&, const Scalar&, const Scalar
 
 
 const Tensor& ops::softplus_out(const Tensor& out, const Tensor& self, const Scalar& beta, const Scalar& threshold) {
+  const profiler::Scope profile_scope("aten::softplus", [&] { return profiler::shapes_of(TensorRefs(self, out)); });
   const DispatchKeySet keys = dispatch_keys(backend_key({&self, &out}), records_autograd({&self, &out}));
   if (explain_enabled()) explain_log("dispatch", "softplus.out", keys.str().c_str());
   return softplus_out_op.lookup(keys)(out, self, beta, threshold);

@@ -7,6 +7,7 @@
 #include "runtime/autograd/view_tracking.h"
 #include "runtime/api/api_helpers.h"
 #include "runtime/dispatch/dispatcher.h"
+#include "runtime/dispatch/profiler.h"
 
 namespace kiln {
 
@@ -26,6 +27,7 @@ Operator<Tensor(const Tensor&, const Scalar&)> softshrink_op = {"softshrink", {
 
 
 Tensor ops::softshrink(const Tensor& self, const Scalar& lambd) {
+  const profiler::Scope profile_scope("aten::softshrink", [&] { return profiler::shapes_of(TensorRefs(self)); });
   const DispatchKeySet keys = dispatch_keys(backend_key({&self}), records_autograd({&self}));
   if (explain_enabled()) explain_log("dispatch", "softshrink", keys.str().c_str());
   return softshrink_op.lookup(keys)(self, lambd);
@@ -49,6 +51,7 @@ Operator<const Tensor&(const Tensor&, const Tensor&, const Scalar&)> softshrink_
 
 
 const Tensor& ops::softshrink_out(const Tensor& out, const Tensor& self, const Scalar& lambd) {
+  const profiler::Scope profile_scope("aten::softshrink", [&] { return profiler::shapes_of(TensorRefs(self, out)); });
   const DispatchKeySet keys = dispatch_keys(backend_key({&self, &out}), records_autograd({&self, &out}));
   if (explain_enabled()) explain_log("dispatch", "softshrink.out", keys.str().c_str());
   return softshrink_out_op.lookup(keys)(out, self, lambd);

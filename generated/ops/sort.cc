@@ -7,6 +7,7 @@
 #include "runtime/autograd/view_tracking.h"
 #include "runtime/api/api_helpers.h"
 #include "runtime/dispatch/dispatcher.h"
+#include "runtime/dispatch/profiler.h"
 
 namespace kiln {
 
@@ -26,6 +27,7 @@ Operator<std::tuple<Tensor, Tensor>(const Tensor&, int64_t, bool, bool)> sort_op
 
 
 std::tuple<Tensor, Tensor> ops::sort(const Tensor& self, int64_t dim, bool descending, bool stable) {
+  const profiler::Scope profile_scope("aten::sort", [&] { return profiler::shapes_of(TensorRefs(self)); });
   const DispatchKeySet keys = dispatch_keys(backend_key({&self}), records_autograd({&self}));
   if (explain_enabled()) explain_log("dispatch", "sort", keys.str().c_str());
   return sort_op.lookup(keys)(self, dim, descending, stable);

@@ -6,12 +6,14 @@
 #include "runtime/autograd/view_tracking.h"
 #include "runtime/api/api_helpers.h"
 #include "runtime/dispatch/dispatcher.h"
+#include "runtime/dispatch/profiler.h"
 
 namespace kiln {
 
 // ---- split.Tensor(Tensor(a) self, int split_size, int dim=0) -> Tensor(a)[]  (CompositeImplicit)
 
 std::vector<Tensor> ops::split(const Tensor& self, int64_t split_size, int64_t dim) {
+  const profiler::Scope profile_scope("aten::split", [&] { return profiler::shapes_of(TensorRefs(self)); });
   if (explain_enabled()) explain_log("composite", "split.Tensor", "");
   return composite_implicit::split(self, split_size, dim);
 }
@@ -19,6 +21,7 @@ std::vector<Tensor> ops::split(const Tensor& self, int64_t split_size, int64_t d
 // ---- split.sizes(Tensor(a) self, int[] split_size, int dim=0) -> Tensor(a)[]  (CompositeImplicit)
 
 std::vector<Tensor> ops::split(const Tensor& self, IntArrayRef split_size, int64_t dim) {
+  const profiler::Scope profile_scope("aten::split", [&] { return profiler::shapes_of(TensorRefs(self)); });
   if (explain_enabled()) explain_log("composite", "split.sizes", "");
   return composite_implicit::split_sizes(self, split_size, dim);
 }

@@ -7,6 +7,7 @@
 #include "runtime/autograd/view_tracking.h"
 #include "runtime/api/api_helpers.h"
 #include "runtime/dispatch/dispatcher.h"
+#include "runtime/dispatch/profiler.h"
 
 namespace kiln {
 
@@ -30,6 +31,7 @@ Operator<std::vector<Tensor>(const Tensor&, IntArrayRef, int64_t)> split_with_si
 
 
 std::vector<Tensor> ops::split_with_sizes(const Tensor& self, IntArrayRef split_sizes, int64_t dim) {
+  const profiler::Scope profile_scope("aten::split_with_sizes", [&] { return profiler::shapes_of(TensorRefs(self)); });
   const DispatchKeySet keys = dispatch_keys(backend_key({&self}), records_autograd({&self}));
   if (explain_enabled()) explain_log("dispatch", "split_with_sizes", keys.str().c_str());
   std::vector<Tensor> result = split_with_sizes_op.lookup(keys)(self, split_sizes, dim);

@@ -7,6 +7,7 @@
 #include "runtime/autograd/view_tracking.h"
 #include "runtime/api/api_helpers.h"
 #include "runtime/dispatch/dispatcher.h"
+#include "runtime/dispatch/profiler.h"
 
 namespace kiln {
 
@@ -26,6 +27,7 @@ Operator<Tensor(const Tensor&)> sqrt_op = {"sqrt", {
 
 
 Tensor ops::sqrt(const Tensor& self) {
+  const profiler::Scope profile_scope("aten::sqrt", [&] { return profiler::shapes_of(TensorRefs(self)); });
   const DispatchKeySet keys = dispatch_keys(backend_key({&self}), records_autograd({&self}));
   if (explain_enabled()) explain_log("dispatch", "sqrt", keys.str().c_str());
   return sqrt_op.lookup(keys)(self);
@@ -49,6 +51,7 @@ Operator<const Tensor&(const Tensor&)> sqrt__op = {"sqrt_", {
 
 
 const Tensor& ops::sqrt_(const Tensor& self) {
+  const profiler::Scope profile_scope("aten::sqrt_", [&] { return profiler::shapes_of(TensorRefs(self)); });
   const DispatchKeySet keys = dispatch_keys(backend_key({&self}), records_autograd({&self}));
   if (explain_enabled()) explain_log("dispatch", "sqrt_", keys.str().c_str());
   return sqrt__op.lookup(keys)(self);
@@ -72,6 +75,7 @@ Operator<const Tensor&(const Tensor&, const Tensor&)> sqrt_out_op = {"sqrt.out",
 
 
 const Tensor& ops::sqrt_out(const Tensor& out, const Tensor& self) {
+  const profiler::Scope profile_scope("aten::sqrt", [&] { return profiler::shapes_of(TensorRefs(self, out)); });
   const DispatchKeySet keys = dispatch_keys(backend_key({&self, &out}), records_autograd({&self, &out}));
   if (explain_enabled()) explain_log("dispatch", "sqrt.out", keys.str().c_str());
   return sqrt_out_op.lookup(keys)(out, self);

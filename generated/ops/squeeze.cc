@@ -8,6 +8,7 @@
 #include "runtime/autograd/view_tracking.h"
 #include "runtime/api/api_helpers.h"
 #include "runtime/dispatch/dispatcher.h"
+#include "runtime/dispatch/profiler.h"
 
 namespace kiln {
 
@@ -31,6 +32,7 @@ Operator<Tensor(const Tensor&, int64_t)> squeeze_dim_op = {"squeeze.dim", {
 
 
 Tensor ops::squeeze(const Tensor& self, int64_t dim) {
+  const profiler::Scope profile_scope("aten::squeeze", [&] { return profiler::shapes_of(TensorRefs(self)); });
   const DispatchKeySet keys = dispatch_keys(backend_key({&self}), records_autograd({&self}));
   if (explain_enabled()) explain_log("dispatch", "squeeze.dim", keys.str().c_str());
   Tensor result = squeeze_dim_op.lookup(keys)(self, dim);
@@ -41,6 +43,7 @@ Tensor ops::squeeze(const Tensor& self, int64_t dim) {
 // ---- squeeze(Tensor(a) self) -> Tensor(a)  (CompositeImplicit)
 
 Tensor ops::squeeze(const Tensor& self) {
+  const profiler::Scope profile_scope("aten::squeeze", [&] { return profiler::shapes_of(TensorRefs(self)); });
   if (explain_enabled()) explain_log("composite", "squeeze", "");
   return composite_implicit::squeeze(self);
 }

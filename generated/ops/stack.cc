@@ -7,6 +7,7 @@
 #include "runtime/autograd/view_tracking.h"
 #include "runtime/api/api_helpers.h"
 #include "runtime/dispatch/dispatcher.h"
+#include "runtime/dispatch/profiler.h"
 #include "runtime/api/autocast_casts.h"
 #include "runtime/dispatch/autocast_state.h"
 
@@ -26,6 +27,7 @@ Tensor stack_autocast(const std::vector<Tensor>& tensors, int64_t dim) {
 
 Tensor ops::stack(const std::vector<Tensor>& tensors, int64_t dim) {
   if (autocast::active()) return stack_autocast(tensors, dim);
+  const profiler::Scope profile_scope("aten::stack", [&] { return profiler::shapes_of(TensorRefs(tensors)); });
   if (explain_enabled()) explain_log("composite", "stack", "");
   return composite_implicit::stack(tensors, dim);
 }
@@ -33,6 +35,7 @@ Tensor ops::stack(const std::vector<Tensor>& tensors, int64_t dim) {
 // ---- stack.out(Tensor[] tensors, int dim=0, *, Tensor(a!) out) -> Tensor(a!)  (CompositeImplicit)
 
 const Tensor& ops::stack_out(const Tensor& out, const std::vector<Tensor>& tensors, int64_t dim) {
+  const profiler::Scope profile_scope("aten::stack", [&] { return profiler::shapes_of(TensorRefs(tensors, out)); });
   if (explain_enabled()) explain_log("composite", "stack.out", "");
   return write_out(out, kiln::stack(tensors, dim), "stack");
 }

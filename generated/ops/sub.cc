@@ -8,6 +8,7 @@
 #include "runtime/autograd/view_tracking.h"
 #include "runtime/api/api_helpers.h"
 #include "runtime/dispatch/dispatcher.h"
+#include "runtime/dispatch/profiler.h"
 
 namespace kiln {
 
@@ -27,6 +28,7 @@ Operator<Tensor(const Tensor&, const Tensor&, const Scalar&)> sub_Tensor_op = {"
 
 
 Tensor ops::sub(const Tensor& self, const Tensor& other, const Scalar& alpha) {
+  const profiler::Scope profile_scope("aten::sub", [&] { return profiler::shapes_of(TensorRefs(self, other)); });
   const DispatchKeySet keys = dispatch_keys(backend_key({&self, &other}), records_autograd({&self, &other}));
   if (explain_enabled()) explain_log("dispatch", "sub.Tensor", keys.str().c_str());
   return sub_Tensor_op.lookup(keys)(self, other, alpha);
@@ -50,6 +52,7 @@ Operator<const Tensor&(const Tensor&, const Tensor&, const Scalar&)> sub__Tensor
 
 
 const Tensor& ops::sub_(const Tensor& self, const Tensor& other, const Scalar& alpha) {
+  const profiler::Scope profile_scope("aten::sub_", [&] { return profiler::shapes_of(TensorRefs(self, other)); });
   const DispatchKeySet keys = dispatch_keys(backend_key({&self, &other}), records_autograd({&self, &other}));
   if (explain_enabled()) explain_log("dispatch", "sub_.Tensor", keys.str().c_str());
   return sub__Tensor_op.lookup(keys)(self, other, alpha);
@@ -73,6 +76,7 @@ Operator<const Tensor&(const Tensor&, const Tensor&, const Tensor&, const Scalar
 
 
 const Tensor& ops::sub_out(const Tensor& out, const Tensor& self, const Tensor& other, const Scalar& alpha) {
+  const profiler::Scope profile_scope("aten::sub", [&] { return profiler::shapes_of(TensorRefs(self, other, out)); });
   const DispatchKeySet keys = dispatch_keys(backend_key({&self, &other, &out}), records_autograd({&self, &other, &out}));
   if (explain_enabled()) explain_log("dispatch", "sub.out", keys.str().c_str());
   return sub_out_op.lookup(keys)(out, self, other, alpha);
@@ -81,6 +85,7 @@ const Tensor& ops::sub_out(const Tensor& out, const Tensor& self, const Tensor& 
 // ---- sub.Scalar(Tensor self, Scalar other, Scalar alpha=1) -> Tensor  (CompositeImplicit)
 
 Tensor ops::sub(const Tensor& self, const Scalar& other, const Scalar& alpha) {
+  const profiler::Scope profile_scope("aten::sub", [&] { return profiler::shapes_of(TensorRefs(self)); });
   if (explain_enabled()) explain_log("composite", "sub.Scalar", "");
   return composite_implicit::sub_scalar(self, other, alpha);
 }
@@ -88,6 +93,7 @@ Tensor ops::sub(const Tensor& self, const Scalar& other, const Scalar& alpha) {
 // ---- sub_.Scalar(Tensor(a!) self, Scalar other, Scalar alpha=1) -> Tensor(a!)  (CompositeImplicit)
 
 const Tensor& ops::sub_(const Tensor& self, const Scalar& other, const Scalar& alpha) {
+  const profiler::Scope profile_scope("aten::sub_", [&] { return profiler::shapes_of(TensorRefs(self)); });
   if (explain_enabled()) explain_log("composite", "sub_.Scalar", "");
   return composite_implicit::sub__scalar(self, other, alpha);
 }

@@ -8,6 +8,7 @@
 #include "runtime/autograd/view_tracking.h"
 #include "runtime/api/api_helpers.h"
 #include "runtime/dispatch/dispatcher.h"
+#include "runtime/dispatch/profiler.h"
 
 namespace kiln {
 
@@ -27,6 +28,7 @@ Operator<Tensor(const Tensor&, const std::optional<IntArrayRef>&, bool, const st
 
 
 Tensor ops::sum(const Tensor& self, const std::optional<IntArrayRef>& dim, bool keepdim, const std::optional<ScalarType>& dtype) {
+  const profiler::Scope profile_scope("aten::sum", [&] { return profiler::shapes_of(TensorRefs(self)); });
   const DispatchKeySet keys = dispatch_keys(backend_key({&self}), records_autograd({&self}));
   if (explain_enabled()) explain_log("dispatch", "sum.dim_IntList", keys.str().c_str());
   return sum_dim_IntList_op.lookup(keys)(self, dim, keepdim, dtype);
@@ -50,6 +52,7 @@ Operator<const Tensor&(const Tensor&, const Tensor&, const std::optional<IntArra
 
 
 const Tensor& ops::sum_out(const Tensor& out, const Tensor& self, const std::optional<IntArrayRef>& dim, bool keepdim, const std::optional<ScalarType>& dtype) {
+  const profiler::Scope profile_scope("aten::sum", [&] { return profiler::shapes_of(TensorRefs(self, out)); });
   const DispatchKeySet keys = dispatch_keys(backend_key({&self, &out}), records_autograd({&self, &out}));
   if (explain_enabled()) explain_log("dispatch", "sum.dim_IntList_out", keys.str().c_str());
   return sum_dim_IntList_out_op.lookup(keys)(out, self, dim, keepdim, dtype);
@@ -58,6 +61,7 @@ const Tensor& ops::sum_out(const Tensor& out, const Tensor& self, const std::opt
 // ---- sum(Tensor self, *, ScalarType? dtype=None) -> Tensor  (CompositeImplicit)
 
 Tensor ops::sum(const Tensor& self, const std::optional<ScalarType>& dtype) {
+  const profiler::Scope profile_scope("aten::sum", [&] { return profiler::shapes_of(TensorRefs(self)); });
   if (explain_enabled()) explain_log("composite", "sum", "");
   return composite_implicit::sum(self, dtype);
 }

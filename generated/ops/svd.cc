@@ -6,12 +6,14 @@
 #include "runtime/autograd/view_tracking.h"
 #include "runtime/api/api_helpers.h"
 #include "runtime/dispatch/dispatcher.h"
+#include "runtime/dispatch/profiler.h"
 
 namespace kiln {
 
 // ---- svd(Tensor self, bool some=True, bool compute_uv=True) -> (Tensor U, Tensor S, Tensor V)  (CompositeImplicit)
 
 std::tuple<Tensor, Tensor, Tensor> ops::svd(const Tensor& self, bool some, bool compute_uv) {
+  const profiler::Scope profile_scope("aten::svd", [&] { return profiler::shapes_of(TensorRefs(self)); });
   if (explain_enabled()) explain_log("composite", "svd", "");
   return composite_implicit::svd(self, some, compute_uv);
 }

@@ -6,12 +6,14 @@
 #include "runtime/autograd/view_tracking.h"
 #include "runtime/api/api_helpers.h"
 #include "runtime/dispatch/dispatcher.h"
+#include "runtime/dispatch/profiler.h"
 
 namespace kiln {
 
 // ---- t(Tensor(a) self) -> Tensor(a)  (CompositeImplicit)
 
 Tensor ops::t(const Tensor& self) {
+  const profiler::Scope profile_scope("aten::t", [&] { return profiler::shapes_of(TensorRefs(self)); });
   if (explain_enabled()) explain_log("composite", "t", "");
   return composite_implicit::t(self);
 }

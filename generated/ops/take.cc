@@ -7,6 +7,7 @@
 #include "runtime/autograd/view_tracking.h"
 #include "runtime/api/api_helpers.h"
 #include "runtime/dispatch/dispatcher.h"
+#include "runtime/dispatch/profiler.h"
 
 namespace kiln {
 
@@ -26,6 +27,7 @@ Operator<Tensor(const Tensor&, const Tensor&)> take_op = {"take", {
 
 
 Tensor ops::take(const Tensor& self, const Tensor& index) {
+  const profiler::Scope profile_scope("aten::take", [&] { return profiler::shapes_of(TensorRefs(self, index)); });
   const DispatchKeySet keys = dispatch_keys(backend_key({&self, &index}), records_autograd({&self, &index}));
   if (explain_enabled()) explain_log("dispatch", "take", keys.str().c_str());
   return take_op.lookup(keys)(self, index);
@@ -49,6 +51,7 @@ Operator<const Tensor&(const Tensor&, const Tensor&, const Tensor&)> take_out_op
 
 
 const Tensor& ops::take_out(const Tensor& out, const Tensor& self, const Tensor& index) {
+  const profiler::Scope profile_scope("aten::take", [&] { return profiler::shapes_of(TensorRefs(self, index, out)); });
   const DispatchKeySet keys = dispatch_keys(backend_key({&self, &index, &out}), records_autograd({&self, &index, &out}));
   if (explain_enabled()) explain_log("dispatch", "take.out", keys.str().c_str());
   return take_out_op.lookup(keys)(out, self, index);

@@ -7,6 +7,7 @@
 #include "runtime/autograd/view_tracking.h"
 #include "runtime/api/api_helpers.h"
 #include "runtime/dispatch/dispatcher.h"
+#include "runtime/dispatch/profiler.h"
 
 namespace kiln {
 
@@ -26,6 +27,7 @@ Operator<Tensor(const Tensor&)> tan_op = {"tan", {
 
 
 Tensor ops::tan(const Tensor& self) {
+  const profiler::Scope profile_scope("aten::tan", [&] { return profiler::shapes_of(TensorRefs(self)); });
   const DispatchKeySet keys = dispatch_keys(backend_key({&self}), records_autograd({&self}));
   if (explain_enabled()) explain_log("dispatch", "tan", keys.str().c_str());
   return tan_op.lookup(keys)(self);
@@ -49,6 +51,7 @@ Operator<const Tensor&(const Tensor&)> tan__op = {"tan_", {
 
 
 const Tensor& ops::tan_(const Tensor& self) {
+  const profiler::Scope profile_scope("aten::tan_", [&] { return profiler::shapes_of(TensorRefs(self)); });
   const DispatchKeySet keys = dispatch_keys(backend_key({&self}), records_autograd({&self}));
   if (explain_enabled()) explain_log("dispatch", "tan_", keys.str().c_str());
   return tan__op.lookup(keys)(self);
@@ -72,6 +75,7 @@ Operator<const Tensor&(const Tensor&, const Tensor&)> tan_out_op = {"tan.out", {
 
 
 const Tensor& ops::tan_out(const Tensor& out, const Tensor& self) {
+  const profiler::Scope profile_scope("aten::tan", [&] { return profiler::shapes_of(TensorRefs(self, out)); });
   const DispatchKeySet keys = dispatch_keys(backend_key({&self, &out}), records_autograd({&self, &out}));
   if (explain_enabled()) explain_log("dispatch", "tan.out", keys.str().c_str());
   return tan_out_op.lookup(keys)(out, self);

@@ -7,6 +7,7 @@
 #include "runtime/autograd/view_tracking.h"
 #include "runtime/api/api_helpers.h"
 #include "runtime/dispatch/dispatcher.h"
+#include "runtime/dispatch/profiler.h"
 
 namespace kiln {
 
@@ -26,6 +27,7 @@ Operator<Tensor(const Tensor&)> tanh_op = {"tanh", {
 
 
 Tensor ops::tanh(const Tensor& self) {
+  const profiler::Scope profile_scope("aten::tanh", [&] { return profiler::shapes_of(TensorRefs(self)); });
   const DispatchKeySet keys = dispatch_keys(backend_key({&self}), records_autograd({&self}));
   if (explain_enabled()) explain_log("dispatch", "tanh", keys.str().c_str());
   return tanh_op.lookup(keys)(self);
@@ -49,6 +51,7 @@ Operator<const Tensor&(const Tensor&)> tanh__op = {"tanh_", {
 
 
 const Tensor& ops::tanh_(const Tensor& self) {
+  const profiler::Scope profile_scope("aten::tanh_", [&] { return profiler::shapes_of(TensorRefs(self)); });
   const DispatchKeySet keys = dispatch_keys(backend_key({&self}), records_autograd({&self}));
   if (explain_enabled()) explain_log("dispatch", "tanh_", keys.str().c_str());
   return tanh__op.lookup(keys)(self);
@@ -72,6 +75,7 @@ Operator<const Tensor&(const Tensor&, const Tensor&)> tanh_out_op = {"tanh.out",
 
 
 const Tensor& ops::tanh_out(const Tensor& out, const Tensor& self) {
+  const profiler::Scope profile_scope("aten::tanh", [&] { return profiler::shapes_of(TensorRefs(self, out)); });
   const DispatchKeySet keys = dispatch_keys(backend_key({&self, &out}), records_autograd({&self, &out}));
   if (explain_enabled()) explain_log("dispatch", "tanh.out", keys.str().c_str());
   return tanh_out_op.lookup(keys)(out, self);

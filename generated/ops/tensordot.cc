@@ -7,12 +7,14 @@
 #include "runtime/autograd/view_tracking.h"
 #include "runtime/api/api_helpers.h"
 #include "runtime/dispatch/dispatcher.h"
+#include "runtime/dispatch/profiler.h"
 
 namespace kiln {
 
 // ---- tensordot(Tensor self, Tensor other, int[] dims_self, int[] dims_other) -> Tensor  (CompositeImplicit)
 
 Tensor ops::tensordot(const Tensor& self, const Tensor& other, IntArrayRef dims_self, IntArrayRef dims_other) {
+  const profiler::Scope profile_scope("aten::tensordot", [&] { return profiler::shapes_of(TensorRefs(self, other)); });
   if (explain_enabled()) explain_log("composite", "tensordot", "");
   return composite_implicit::tensordot(self, other, dims_self, dims_other);
 }
@@ -20,6 +22,7 @@ Tensor ops::tensordot(const Tensor& self, const Tensor& other, IntArrayRef dims_
 // ---- tensordot.out(Tensor self, Tensor other, int[] dims_self, int[] dims_other, *, Tensor(a!) out) -> Tensor(a!)  (CompositeImplicit)
 
 const Tensor& ops::tensordot_out(const Tensor& out, const Tensor& self, const Tensor& other, IntArrayRef dims_self, IntArrayRef dims_other) {
+  const profiler::Scope profile_scope("aten::tensordot", [&] { return profiler::shapes_of(TensorRefs(self, other, out)); });
   if (explain_enabled()) explain_log("composite", "tensordot.out", "");
   return write_out(out, kiln::tensordot(self, other, dims_self, dims_other), "tensordot");
 }

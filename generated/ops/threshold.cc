@@ -7,6 +7,7 @@
 #include "runtime/autograd/view_tracking.h"
 #include "runtime/api/api_helpers.h"
 #include "runtime/dispatch/dispatcher.h"
+#include "runtime/dispatch/profiler.h"
 
 namespace kiln {
 
@@ -26,6 +27,7 @@ Operator<Tensor(const Tensor&, const Scalar&, const Scalar&)> threshold_op = {"t
 
 
 Tensor ops::threshold(const Tensor& self, const Scalar& threshold, const Scalar& value) {
+  const profiler::Scope profile_scope("aten::threshold", [&] { return profiler::shapes_of(TensorRefs(self)); });
   const DispatchKeySet keys = dispatch_keys(backend_key({&self}), records_autograd({&self}));
   if (explain_enabled()) explain_log("dispatch", "threshold", keys.str().c_str());
   return threshold_op.lookup(keys)(self, threshold, value);
@@ -49,6 +51,7 @@ Operator<const Tensor&(const Tensor&, const Scalar&, const Scalar&)> threshold__
 
 
 const Tensor& ops::threshold_(const Tensor& self, const Scalar& threshold, const Scalar& value) {
+  const profiler::Scope profile_scope("aten::threshold_", [&] { return profiler::shapes_of(TensorRefs(self)); });
   const DispatchKeySet keys = dispatch_keys(backend_key({&self}), records_autograd({&self}));
   if (explain_enabled()) explain_log("dispatch", "threshold_", keys.str().c_str());
   return threshold__op.lookup(keys)(self, threshold, value);
@@ -72,6 +75,7 @@ Operator<const Tensor&(const Tensor&, const Tensor&, const Scalar&, const Scalar
 
 
 const Tensor& ops::threshold_out(const Tensor& out, const Tensor& self, const Scalar& threshold, const Scalar& value) {
+  const profiler::Scope profile_scope("aten::threshold", [&] { return profiler::shapes_of(TensorRefs(self, out)); });
   const DispatchKeySet keys = dispatch_keys(backend_key({&self, &out}), records_autograd({&self, &out}));
   if (explain_enabled()) explain_log("dispatch", "threshold.out", keys.str().c_str());
   return threshold_out_op.lookup(keys)(out, self, threshold, value);

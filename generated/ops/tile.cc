@@ -6,12 +6,14 @@
 #include "runtime/autograd/view_tracking.h"
 #include "runtime/api/api_helpers.h"
 #include "runtime/dispatch/dispatcher.h"
+#include "runtime/dispatch/profiler.h"
 
 namespace kiln {
 
 // ---- tile(Tensor self, int[] dims) -> Tensor  (CompositeImplicit)
 
 Tensor ops::tile(const Tensor& self, IntArrayRef dims) {
+  const profiler::Scope profile_scope("aten::tile", [&] { return profiler::shapes_of(TensorRefs(self)); });
   if (explain_enabled()) explain_log("composite", "tile", "");
   return composite_implicit::tile(self, dims);
 }

@@ -6,12 +6,14 @@
 #include "runtime/autograd/view_tracking.h"
 #include "runtime/api/api_helpers.h"
 #include "runtime/dispatch/dispatcher.h"
+#include "runtime/dispatch/profiler.h"
 
 namespace kiln {
 
 // ---- to.dtype(Tensor(a) self, ScalarType dtype, bool non_blocking=False, bool copy=False) -> Tensor(a)  (CompositeImplicit)
 
 Tensor ops::to(const Tensor& self, ScalarType dtype, bool non_blocking, bool copy) {
+  const profiler::Scope profile_scope("aten::to", [&] { return profiler::shapes_of(TensorRefs(self)); });
   if (explain_enabled()) explain_log("composite", "to.dtype", "");
   return composite_implicit::to_dtype(self, dtype, non_blocking, copy);
 }

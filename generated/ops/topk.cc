@@ -7,6 +7,7 @@
 #include "runtime/autograd/view_tracking.h"
 #include "runtime/api/api_helpers.h"
 #include "runtime/dispatch/dispatcher.h"
+#include "runtime/dispatch/profiler.h"
 
 namespace kiln {
 
@@ -26,6 +27,7 @@ Operator<std::tuple<Tensor, Tensor>(const Tensor&, int64_t, int64_t, bool, bool)
 
 
 std::tuple<Tensor, Tensor> ops::topk(const Tensor& self, int64_t k, int64_t dim, bool largest, bool sorted) {
+  const profiler::Scope profile_scope("aten::topk", [&] { return profiler::shapes_of(TensorRefs(self)); });
   const DispatchKeySet keys = dispatch_keys(backend_key({&self}), records_autograd({&self}));
   if (explain_enabled()) explain_log("dispatch", "topk", keys.str().c_str());
   return topk_op.lookup(keys)(self, k, dim, largest, sorted);

@@ -6,12 +6,14 @@
 #include "runtime/autograd/view_tracking.h"
 #include "runtime/api/api_helpers.h"
 #include "runtime/dispatch/dispatcher.h"
+#include "runtime/dispatch/profiler.h"
 
 namespace kiln {
 
 // ---- trace(Tensor self) -> Tensor  (CompositeImplicit)
 
 Tensor ops::trace(const Tensor& self) {
+  const profiler::Scope profile_scope("aten::trace", [&] { return profiler::shapes_of(TensorRefs(self)); });
   if (explain_enabled()) explain_log("composite", "trace", "");
   return composite_implicit::trace(self);
 }

@@ -7,6 +7,7 @@
 #include "runtime/autograd/view_tracking.h"
 #include "runtime/api/api_helpers.h"
 #include "runtime/dispatch/dispatcher.h"
+#include "runtime/dispatch/profiler.h"
 
 namespace kiln {
 
@@ -30,6 +31,7 @@ Operator<Tensor(const Tensor&, int64_t, int64_t)> transpose_int_op = {"transpose
 
 
 Tensor ops::transpose(const Tensor& self, int64_t dim0, int64_t dim1) {
+  const profiler::Scope profile_scope("aten::transpose", [&] { return profiler::shapes_of(TensorRefs(self)); });
   const DispatchKeySet keys = dispatch_keys(backend_key({&self}), records_autograd({&self}));
   if (explain_enabled()) explain_log("dispatch", "transpose.int", keys.str().c_str());
   Tensor result = transpose_int_op.lookup(keys)(self, dim0, dim1);

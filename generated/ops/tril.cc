@@ -7,6 +7,7 @@
 #include "runtime/autograd/view_tracking.h"
 #include "runtime/api/api_helpers.h"
 #include "runtime/dispatch/dispatcher.h"
+#include "runtime/dispatch/profiler.h"
 
 namespace kiln {
 
@@ -26,6 +27,7 @@ Operator<Tensor(const Tensor&, int64_t)> tril_op = {"tril", {
 
 
 Tensor ops::tril(const Tensor& self, int64_t diagonal) {
+  const profiler::Scope profile_scope("aten::tril", [&] { return profiler::shapes_of(TensorRefs(self)); });
   const DispatchKeySet keys = dispatch_keys(backend_key({&self}), records_autograd({&self}));
   if (explain_enabled()) explain_log("dispatch", "tril", keys.str().c_str());
   return tril_op.lookup(keys)(self, diagonal);
@@ -49,6 +51,7 @@ Operator<const Tensor&(const Tensor&, int64_t)> tril__op = {"tril_", {
 
 
 const Tensor& ops::tril_(const Tensor& self, int64_t diagonal) {
+  const profiler::Scope profile_scope("aten::tril_", [&] { return profiler::shapes_of(TensorRefs(self)); });
   const DispatchKeySet keys = dispatch_keys(backend_key({&self}), records_autograd({&self}));
   if (explain_enabled()) explain_log("dispatch", "tril_", keys.str().c_str());
   return tril__op.lookup(keys)(self, diagonal);
@@ -72,6 +75,7 @@ Operator<const Tensor&(const Tensor&, const Tensor&, int64_t)> tril_out_op = {"t
 
 
 const Tensor& ops::tril_out(const Tensor& out, const Tensor& self, int64_t diagonal) {
+  const profiler::Scope profile_scope("aten::tril", [&] { return profiler::shapes_of(TensorRefs(self, out)); });
   const DispatchKeySet keys = dispatch_keys(backend_key({&self, &out}), records_autograd({&self, &out}));
   if (explain_enabled()) explain_log("dispatch", "tril.out", keys.str().c_str());
   return tril_out_op.lookup(keys)(out, self, diagonal);

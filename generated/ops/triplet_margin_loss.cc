@@ -6,6 +6,7 @@
 #include "runtime/autograd/view_tracking.h"
 #include "runtime/api/api_helpers.h"
 #include "runtime/dispatch/dispatcher.h"
+#include "runtime/dispatch/profiler.h"
 #include "runtime/api/autocast_casts.h"
 #include "runtime/dispatch/autocast_state.h"
 
@@ -24,6 +25,7 @@ Tensor triplet_margin_loss_autocast(const Tensor& anchor, const Tensor& positive
 
 Tensor ops::triplet_margin_loss(const Tensor& anchor, const Tensor& positive, const Tensor& negative, double margin, double p, double eps, bool swap, int64_t reduction) {
   if (autocast::active()) return triplet_margin_loss_autocast(anchor, positive, negative, margin, p, eps, swap, reduction);
+  const profiler::Scope profile_scope("aten::triplet_margin_loss", [&] { return profiler::shapes_of(TensorRefs(anchor, positive, negative)); });
   if (explain_enabled()) explain_log("composite", "triplet_margin_loss", "");
   return composite_implicit::triplet_margin_loss(anchor, positive, negative, margin, p, eps, swap, reduction);
 }

@@ -7,6 +7,7 @@
 #include "runtime/autograd/view_tracking.h"
 #include "runtime/api/api_helpers.h"
 #include "runtime/dispatch/dispatcher.h"
+#include "runtime/dispatch/profiler.h"
 
 namespace kiln {
 
@@ -26,6 +27,7 @@ Operator<Tensor(const Tensor&, int64_t)> triu_op = {"triu", {
 
 
 Tensor ops::triu(const Tensor& self, int64_t diagonal) {
+  const profiler::Scope profile_scope("aten::triu", [&] { return profiler::shapes_of(TensorRefs(self)); });
   const DispatchKeySet keys = dispatch_keys(backend_key({&self}), records_autograd({&self}));
   if (explain_enabled()) explain_log("dispatch", "triu", keys.str().c_str());
   return triu_op.lookup(keys)(self, diagonal);
@@ -49,6 +51,7 @@ Operator<const Tensor&(const Tensor&, int64_t)> triu__op = {"triu_", {
 
 
 const Tensor& ops::triu_(const Tensor& self, int64_t diagonal) {
+  const profiler::Scope profile_scope("aten::triu_", [&] { return profiler::shapes_of(TensorRefs(self)); });
   const DispatchKeySet keys = dispatch_keys(backend_key({&self}), records_autograd({&self}));
   if (explain_enabled()) explain_log("dispatch", "triu_", keys.str().c_str());
   return triu__op.lookup(keys)(self, diagonal);
@@ -72,6 +75,7 @@ Operator<const Tensor&(const Tensor&, const Tensor&, int64_t)> triu_out_op = {"t
 
 
 const Tensor& ops::triu_out(const Tensor& out, const Tensor& self, int64_t diagonal) {
+  const profiler::Scope profile_scope("aten::triu", [&] { return profiler::shapes_of(TensorRefs(self, out)); });
   const DispatchKeySet keys = dispatch_keys(backend_key({&self, &out}), records_autograd({&self, &out}));
   if (explain_enabled()) explain_log("dispatch", "triu.out", keys.str().c_str());
   return triu_out_op.lookup(keys)(out, self, diagonal);

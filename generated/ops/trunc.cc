@@ -7,6 +7,7 @@
 #include "runtime/autograd/view_tracking.h"
 #include "runtime/api/api_helpers.h"
 #include "runtime/dispatch/dispatcher.h"
+#include "runtime/dispatch/profiler.h"
 
 namespace kiln {
 
@@ -26,6 +27,7 @@ Operator<Tensor(const Tensor&)> trunc_op = {"trunc", {
 
 
 Tensor ops::trunc(const Tensor& self) {
+  const profiler::Scope profile_scope("aten::trunc", [&] { return profiler::shapes_of(TensorRefs(self)); });
   const DispatchKeySet keys = dispatch_keys(backend_key({&self}), records_autograd({&self}));
   if (explain_enabled()) explain_log("dispatch", "trunc", keys.str().c_str());
   return trunc_op.lookup(keys)(self);
@@ -49,6 +51,7 @@ Operator<const Tensor&(const Tensor&)> trunc__op = {"trunc_", {
 
 
 const Tensor& ops::trunc_(const Tensor& self) {
+  const profiler::Scope profile_scope("aten::trunc_", [&] { return profiler::shapes_of(TensorRefs(self)); });
   const DispatchKeySet keys = dispatch_keys(backend_key({&self}), records_autograd({&self}));
   if (explain_enabled()) explain_log("dispatch", "trunc_", keys.str().c_str());
   return trunc__op.lookup(keys)(self);
@@ -72,6 +75,7 @@ Operator<const Tensor&(const Tensor&, const Tensor&)> trunc_out_op = {"trunc.out
 
 
 const Tensor& ops::trunc_out(const Tensor& out, const Tensor& self) {
+  const profiler::Scope profile_scope("aten::trunc", [&] { return profiler::shapes_of(TensorRefs(self, out)); });
   const DispatchKeySet keys = dispatch_keys(backend_key({&self, &out}), records_autograd({&self, &out}));
   if (explain_enabled()) explain_log("dispatch", "trunc.out", keys.str().c_str());
   return trunc_out_op.lookup(keys)(out, self);

@@ -7,6 +7,7 @@
 #include "runtime/autograd/view_tracking.h"
 #include "runtime/api/api_helpers.h"
 #include "runtime/dispatch/dispatcher.h"
+#include "runtime/dispatch/profiler.h"
 
 namespace kiln {
 
@@ -30,6 +31,7 @@ Operator<std::vector<Tensor>(const Tensor&, int64_t)> unbind_int_op = {"unbind.i
 
 
 std::vector<Tensor> ops::unbind(const Tensor& self, int64_t dim) {
+  const profiler::Scope profile_scope("aten::unbind", [&] { return profiler::shapes_of(TensorRefs(self)); });
   const DispatchKeySet keys = dispatch_keys(backend_key({&self}), records_autograd({&self}));
   if (explain_enabled()) explain_log("dispatch", "unbind.int", keys.str().c_str());
   std::vector<Tensor> result = unbind_int_op.lookup(keys)(self, dim);

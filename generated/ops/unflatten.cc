@@ -6,12 +6,14 @@
 #include "runtime/autograd/view_tracking.h"
 #include "runtime/api/api_helpers.h"
 #include "runtime/dispatch/dispatcher.h"
+#include "runtime/dispatch/profiler.h"
 
 namespace kiln {
 
 // ---- unflatten.int(Tensor(a) self, int dim, int[] sizes) -> Tensor(a)  (CompositeImplicit)
 
 Tensor ops::unflatten(const Tensor& self, int64_t dim, IntArrayRef sizes) {
+  const profiler::Scope profile_scope("aten::unflatten", [&] { return profiler::shapes_of(TensorRefs(self)); });
   if (explain_enabled()) explain_log("composite", "unflatten.int", "");
   return composite_implicit::unflatten(self, dim, sizes);
 }

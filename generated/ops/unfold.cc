@@ -7,6 +7,7 @@
 #include "runtime/autograd/view_tracking.h"
 #include "runtime/api/api_helpers.h"
 #include "runtime/dispatch/dispatcher.h"
+#include "runtime/dispatch/profiler.h"
 
 namespace kiln {
 
@@ -30,6 +31,7 @@ Operator<Tensor(const Tensor&, int64_t, int64_t, int64_t)> unfold_op = {"unfold"
 
 
 Tensor ops::unfold(const Tensor& self, int64_t dimension, int64_t size, int64_t step) {
+  const profiler::Scope profile_scope("aten::unfold", [&] { return profiler::shapes_of(TensorRefs(self)); });
   const DispatchKeySet keys = dispatch_keys(backend_key({&self}), records_autograd({&self}));
   if (explain_enabled()) explain_log("dispatch", "unfold", keys.str().c_str());
   Tensor result = unfold_op.lookup(keys)(self, dimension, size, step);

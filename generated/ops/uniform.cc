@@ -7,6 +7,7 @@
 #include "runtime/autograd/view_tracking.h"
 #include "runtime/api/api_helpers.h"
 #include "runtime/dispatch/dispatcher.h"
+#include "runtime/dispatch/profiler.h"
 
 namespace kiln {
 
@@ -28,6 +29,7 @@ Operator<const Tensor&(const Tensor&, double, double, Generator*)> uniform__op =
 
 
 const Tensor& ops::uniform_(const Tensor& self, double from, double to, Generator* generator) {
+  const profiler::Scope profile_scope("aten::uniform_", [&] { return profiler::shapes_of(TensorRefs(self)); });
   const DispatchKeySet keys = dispatch_keys(backend_key({&self}), records_autograd({&self}));
   if (explain_enabled()) explain_log("dispatch", "uniform_", keys.str().c_str());
   return uniform__op.lookup(keys)(self, from, to, generator);

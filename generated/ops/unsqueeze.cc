@@ -7,6 +7,7 @@
 #include "runtime/autograd/view_tracking.h"
 #include "runtime/api/api_helpers.h"
 #include "runtime/dispatch/dispatcher.h"
+#include "runtime/dispatch/profiler.h"
 
 namespace kiln {
 
@@ -30,6 +31,7 @@ Operator<Tensor(const Tensor&, int64_t)> unsqueeze_op = {"unsqueeze", {
 
 
 Tensor ops::unsqueeze(const Tensor& self, int64_t dim) {
+  const profiler::Scope profile_scope("aten::unsqueeze", [&] { return profiler::shapes_of(TensorRefs(self)); });
   const DispatchKeySet keys = dispatch_keys(backend_key({&self}), records_autograd({&self}));
   if (explain_enabled()) explain_log("dispatch", "unsqueeze", keys.str().c_str());
   Tensor result = unsqueeze_op.lookup(keys)(self, dim);

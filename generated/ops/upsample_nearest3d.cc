@@ -7,6 +7,7 @@
 #include "runtime/autograd/view_tracking.h"
 #include "runtime/api/api_helpers.h"
 #include "runtime/dispatch/dispatcher.h"
+#include "runtime/dispatch/profiler.h"
 
 namespace kiln {
 
@@ -26,6 +27,7 @@ Operator<Tensor(const Tensor&, IntArrayRef, const std::optional<double>&, const 
 
 
 Tensor ops::upsample_nearest3d(const Tensor& self, IntArrayRef output_size, const std::optional<double>& scales_d, const std::optional<double>& scales_h, const std::optional<double>& scales_w) {
+  const profiler::Scope profile_scope("aten::upsample_nearest3d", [&] { return profiler::shapes_of(TensorRefs(self)); });
   const DispatchKeySet keys = dispatch_keys(backend_key({&self}), records_autograd({&self}));
   if (explain_enabled()) explain_log("dispatch", "upsample_nearest3d", keys.str().c_str());
   return upsample_nearest3d_op.lookup(keys)(self, output_size, scales_d, scales_h, scales_w);

@@ -6,12 +6,14 @@
 #include "runtime/autograd/view_tracking.h"
 #include "runtime/api/api_helpers.h"
 #include "runtime/dispatch/dispatcher.h"
+#include "runtime/dispatch/profiler.h"
 
 namespace kiln {
 
 // ---- var(Tensor self, bool unbiased=True) -> Tensor  (CompositeImplicit)
 
 Tensor ops::var(const Tensor& self, bool unbiased) {
+  const profiler::Scope profile_scope("aten::var", [&] { return profiler::shapes_of(TensorRefs(self)); });
   if (explain_enabled()) explain_log("composite", "var", "");
   return composite_implicit::var(self, unbiased);
 }
@@ -19,6 +21,7 @@ Tensor ops::var(const Tensor& self, bool unbiased) {
 // ---- var.dim(Tensor self, int[1]? dim, bool unbiased=True, bool keepdim=False) -> Tensor  (CompositeImplicit)
 
 Tensor ops::var(const Tensor& self, const std::optional<IntArrayRef>& dim, bool unbiased, bool keepdim) {
+  const profiler::Scope profile_scope("aten::var", [&] { return profiler::shapes_of(TensorRefs(self)); });
   if (explain_enabled()) explain_log("composite", "var.dim", "");
   return composite_implicit::var_dim(self, dim, unbiased, keepdim);
 }
@@ -26,6 +29,7 @@ Tensor ops::var(const Tensor& self, const std::optional<IntArrayRef>& dim, bool 
 // ---- var.correction(Tensor self, int[1]? dim=None, *, Scalar? correction=None, bool keepdim=False) -> Tensor  (CompositeImplicit)
 
 Tensor ops::var(const Tensor& self, const std::optional<IntArrayRef>& dim, const std::optional<Scalar>& correction, bool keepdim) {
+  const profiler::Scope profile_scope("aten::var", [&] { return profiler::shapes_of(TensorRefs(self)); });
   if (explain_enabled()) explain_log("composite", "var.correction", "");
   return composite_implicit::var_correction(self, dim, correction, keepdim);
 }

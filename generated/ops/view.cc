@@ -7,6 +7,7 @@
 #include "runtime/autograd/view_tracking.h"
 #include "runtime/api/api_helpers.h"
 #include "runtime/dispatch/dispatcher.h"
+#include "runtime/dispatch/profiler.h"
 
 namespace kiln {
 
@@ -30,6 +31,7 @@ Operator<Tensor(const Tensor&, IntArrayRef)> view_op = {"view", {
 
 
 Tensor ops::view(const Tensor& self, IntArrayRef size) {
+  const profiler::Scope profile_scope("aten::view", [&] { return profiler::shapes_of(TensorRefs(self)); });
   const DispatchKeySet keys = dispatch_keys(backend_key({&self}), records_autograd({&self}));
   if (explain_enabled()) explain_log("dispatch", "view", keys.str().c_str());
   Tensor result = view_op.lookup(keys)(self, size);
@@ -57,6 +59,7 @@ Operator<Tensor(const Tensor&, ScalarType)> view_dtype_op = {"view.dtype", {
 
 
 Tensor ops::view(const Tensor& self, ScalarType dtype) {
+  const profiler::Scope profile_scope("aten::view", [&] { return profiler::shapes_of(TensorRefs(self)); });
   const DispatchKeySet keys = dispatch_keys(backend_key({&self}), records_autograd({&self}));
   if (explain_enabled()) explain_log("dispatch", "view.dtype", keys.str().c_str());
   return view_dtype_op.lookup(keys)(self, dtype);

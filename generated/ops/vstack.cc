@@ -7,12 +7,14 @@
 #include "runtime/autograd/view_tracking.h"
 #include "runtime/api/api_helpers.h"
 #include "runtime/dispatch/dispatcher.h"
+#include "runtime/dispatch/profiler.h"
 
 namespace kiln {
 
 // ---- vstack(Tensor[] tensors) -> Tensor  (CompositeImplicit)
 
 Tensor ops::vstack(const std::vector<Tensor>& tensors) {
+  const profiler::Scope profile_scope("aten::vstack", [&] { return profiler::shapes_of(TensorRefs(tensors)); });
   if (explain_enabled()) explain_log("composite", "vstack", "");
   return composite_implicit::vstack(tensors);
 }
@@ -20,6 +22,7 @@ Tensor ops::vstack(const std::vector<Tensor>& tensors) {
 // ---- vstack.out(Tensor[] tensors, *, Tensor(a!) out) -> Tensor(a!)  (CompositeImplicit)
 
 const Tensor& ops::vstack_out(const Tensor& out, const std::vector<Tensor>& tensors) {
+  const profiler::Scope profile_scope("aten::vstack", [&] { return profiler::shapes_of(TensorRefs(tensors, out)); });
   if (explain_enabled()) explain_log("composite", "vstack.out", "");
   return write_out(out, kiln::vstack(tensors), "vstack");
 }

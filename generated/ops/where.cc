@@ -7,6 +7,7 @@
 #include "runtime/autograd/view_tracking.h"
 #include "runtime/api/api_helpers.h"
 #include "runtime/dispatch/dispatcher.h"
+#include "runtime/dispatch/profiler.h"
 
 namespace kiln {
 
@@ -26,6 +27,7 @@ Operator<Tensor(const Tensor&, const Tensor&, const Tensor&)> where_self_op = {"
 
 
 Tensor ops::where(const Tensor& condition, const Tensor& self, const Tensor& other) {
+  const profiler::Scope profile_scope("aten::where", [&] { return profiler::shapes_of(TensorRefs(condition, self, other)); });
   const DispatchKeySet keys = dispatch_keys(backend_key({&condition, &self, &other}), records_autograd({&condition, &self, &other}));
   if (explain_enabled()) explain_log("dispatch", "where.self", keys.str().c_str());
   return where_self_op.lookup(keys)(condition, self, other);
@@ -49,6 +51,7 @@ Operator<const Tensor&(const Tensor&, const Tensor&, const Tensor&, const Tensor
 
 
 const Tensor& ops::where_out(const Tensor& out, const Tensor& condition, const Tensor& self, const Tensor& other) {
+  const profiler::Scope profile_scope("aten::where", [&] { return profiler::shapes_of(TensorRefs(condition, self, other, out)); });
   const DispatchKeySet keys = dispatch_keys(backend_key({&condition, &self, &other, &out}), records_autograd({&condition, &self, &other, &out}));
   if (explain_enabled()) explain_log("dispatch", "where.self_out", keys.str().c_str());
   return where_self_out_op.lookup(keys)(out, condition, self, other);

@@ -8,6 +8,7 @@
 #include "runtime/autograd/view_tracking.h"
 #include "runtime/api/api_helpers.h"
 #include "runtime/dispatch/dispatcher.h"
+#include "runtime/dispatch/profiler.h"
 
 namespace kiln {
 
@@ -27,6 +28,7 @@ Operator<Tensor(const Tensor&, const Tensor&)> xlogy_Tensor_op = {"xlogy.Tensor"
 
 
 Tensor ops::xlogy(const Tensor& self, const Tensor& other) {
+  const profiler::Scope profile_scope("aten::xlogy", [&] { return profiler::shapes_of(TensorRefs(self, other)); });
   const DispatchKeySet keys = dispatch_keys(backend_key({&self, &other}), records_autograd({&self, &other}));
   if (explain_enabled()) explain_log("dispatch", "xlogy.Tensor", keys.str().c_str());
   return xlogy_Tensor_op.lookup(keys)(self, other);
@@ -50,6 +52,7 @@ Operator<const Tensor&(const Tensor&, const Tensor&)> xlogy__Tensor_op = {"xlogy
 
 
 const Tensor& ops::xlogy_(const Tensor& self, const Tensor& other) {
+  const profiler::Scope profile_scope("aten::xlogy_", [&] { return profiler::shapes_of(TensorRefs(self, other)); });
   const DispatchKeySet keys = dispatch_keys(backend_key({&self, &other}), records_autograd({&self, &other}));
   if (explain_enabled()) explain_log("dispatch", "xlogy_.Tensor", keys.str().c_str());
   return xlogy__Tensor_op.lookup(keys)(self, other);
@@ -73,6 +76,7 @@ Operator<const Tensor&(const Tensor&, const Tensor&, const Tensor&)> xlogy_out_o
 
 
 const Tensor& ops::xlogy_out(const Tensor& out, const Tensor& self, const Tensor& other) {
+  const profiler::Scope profile_scope("aten::xlogy", [&] { return profiler::shapes_of(TensorRefs(self, other, out)); });
   const DispatchKeySet keys = dispatch_keys(backend_key({&self, &other, &out}), records_autograd({&self, &other, &out}));
   if (explain_enabled()) explain_log("dispatch", "xlogy.out", keys.str().c_str());
   return xlogy_out_op.lookup(keys)(out, self, other);
@@ -81,6 +85,7 @@ const Tensor& ops::xlogy_out(const Tensor& out, const Tensor& self, const Tensor
 // ---- xlogy.Scalar_Self(Scalar self, Tensor other) -> Tensor  (CompositeImplicit)
 
 Tensor ops::xlogy(const Scalar& self, const Tensor& other) {
+  const profiler::Scope profile_scope("aten::xlogy", [&] { return profiler::shapes_of(TensorRefs(other)); });
   if (explain_enabled()) explain_log("composite", "xlogy.Scalar_Self", "");
   return composite_implicit::xlogy_scalar_self(self, other);
 }
@@ -88,6 +93,7 @@ Tensor ops::xlogy(const Scalar& self, const Tensor& other) {
 // ---- xlogy.Scalar_Other(Tensor self, Scalar other) -> Tensor  (CompositeImplicit)
 
 Tensor ops::xlogy(const Tensor& self, const Scalar& other) {
+  const profiler::Scope profile_scope("aten::xlogy", [&] { return profiler::shapes_of(TensorRefs(self)); });
   if (explain_enabled()) explain_log("composite", "xlogy.Scalar_Other", "");
   return composite_implicit::xlogy_scalar_other(self, other);
 }
@@ -95,6 +101,7 @@ Tensor ops::xlogy(const Tensor& self, const Scalar& other) {
 // ---- xlogy_.Scalar_Other(Tensor(a!) self, Scalar other) -> Tensor(a!)  (CompositeImplicit)
 
 const Tensor& ops::xlogy_(const Tensor& self, const Scalar& other) {
+  const profiler::Scope profile_scope("aten::xlogy_", [&] { return profiler::shapes_of(TensorRefs(self)); });
   if (explain_enabled()) explain_log("composite", "xlogy_.Scalar_Other", "");
   return composite_implicit::xlogy__scalar_other(self, other);
 }

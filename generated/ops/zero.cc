@@ -6,12 +6,14 @@
 #include "runtime/autograd/view_tracking.h"
 #include "runtime/api/api_helpers.h"
 #include "runtime/dispatch/dispatcher.h"
+#include "runtime/dispatch/profiler.h"
 
 namespace kiln {
 
 // ---- zero_(Tensor(a!) self) -> Tensor(a!)  (CompositeImplicit)
 
 const Tensor& ops::zero_(const Tensor& self) {
+  const profiler::Scope profile_scope("aten::zero_", [&] { return profiler::shapes_of(TensorRefs(self)); });
   if (explain_enabled()) explain_log("composite", "zero_", "");
   return composite_implicit::zero_(self);
 }

@@ -6,12 +6,14 @@
 #include "runtime/autograd/view_tracking.h"
 #include "runtime/api/api_helpers.h"
 #include "runtime/dispatch/dispatcher.h"
+#include "runtime/dispatch/profiler.h"
 
 namespace kiln {
 
 // ---- zeros(int[] size, *, ScalarType? dtype=None, Device? device=None, bool requires_grad=False) -> Tensor  (CompositeImplicit)
 
 Tensor ops::zeros(IntArrayRef size, const std::optional<ScalarType>& dtype, const std::optional<Device>& device, bool requires_grad) {
+  const profiler::Scope profile_scope("aten::zeros", [&] { return profiler::Shapes(); });
   if (explain_enabled()) explain_log("composite", "zeros", "");
   Tensor result = composite_implicit::zeros(size, dtype, device, requires_grad);
   if (requires_grad) result.set_requires_grad(true);

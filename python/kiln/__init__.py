@@ -60,6 +60,7 @@ from . import distributions  # noqa: E402
 # Sparse COO tensors (a Python type: kiln/sparse/_coo.py); mm and matmul take a sparse first operand.
 from . import sparse  # noqa: E402
 from . import func  # noqa: E402  (torch.func.functional_call)
+from . import profiler  # noqa: E402
 from ._layout import layout, sparse_coo, strided  # noqa: E402
 from .sparse import sparse_coo_tensor  # noqa: E402
 from .version import __version__  # noqa: E402,F401

@@ -6,6 +6,7 @@
 
 #include "runtime/autograd/accumulate_grad.h"
 #include "runtime/dispatch/grad_mode.h"
+#include "runtime/dispatch/profiler.h"
 #include "runtime/autograd/ops_seam.h"
 #include "runtime/core/error.h"
 
@@ -137,6 +138,12 @@ variable_list execute(const std::vector<Edge>& roots, variable_list root_grads, 
       if (c.fn == node) captured[c.output_index] = grads[c.input_nr];
     if (capturing && dynamic_cast<AccumulateGrad*>(node) != nullptr) continue;  // autograd.grad never accumulates
 
+    // torch's two events per node: the engine's evaluation and, inside it, the node itself.
+    profiler::Scope evaluate_scope, node_scope;
+    if (profiler::enabled() && node != root.get()) {  // torch records no event for the graph's root
+      evaluate_scope.open("autograd::engine::evaluate_function: " + node->name());
+      node_scope.open(node->name());
+    }
     variable_list outputs = node->apply(std::move(grads));
     if (!options.retain_graph) node->release_variables();
     KILN_CHECK(outputs.size() == node->num_outputs() || node->num_outputs() == 0, "Function ", node->name(),

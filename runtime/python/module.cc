@@ -20,6 +20,7 @@
 #include "runtime/python/arg_parser.h"
 #include "runtime/python/dtype_object.h"
 #include "runtime/python/formula_functions.h"
+#include "runtime/python/profiler_functions.h"
 #include "runtime/python/generator_object.h"
 #include "runtime/python/node_object.h"
 #include "runtime/python/numpy_interop.h"
@@ -284,6 +285,7 @@ std::vector<PyMethodDef> all_functions() {
   std::vector<PyMethodDef> v;
   for (PyMethodDef* m = hand_functions; m->ml_name; ++m) v.push_back(*m);
   for (PyMethodDef* m = serialization_functions; m->ml_name; ++m) v.push_back(*m);
+  for (PyMethodDef* m = profiler_functions; m->ml_name; ++m) v.push_back(*m);
   for (PyMethodDef* m = generated_functions; m->ml_name; ++m) v.push_back(*m);
   v.push_back({nullptr, nullptr, 0, nullptr});
   return v;

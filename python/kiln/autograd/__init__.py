@@ -5,7 +5,7 @@ from .function import Function
 from .grad_mode import enable_grad, inference_mode, no_grad, set_grad_enabled
 from .gradcheck import gradcheck, gradgradcheck
 from .anomaly_mode import detect_anomaly, is_anomaly_enabled, set_detect_anomaly
-from . import forward_ad, functional, graph
+from . import forward_ad, functional, graph, profiler, profiler_util
 
 
 def _tensors(x):
