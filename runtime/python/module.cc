@@ -21,6 +21,7 @@
 #include "runtime/python/dtype_object.h"
 #include "runtime/python/formula_functions.h"
 #include "runtime/python/profiler_functions.h"
+#include "runtime/python/saved_tensor_hooks.h"
 #include "runtime/python/generator_object.h"
 #include "runtime/python/node_object.h"
 #include "runtime/python/numpy_interop.h"
@@ -286,6 +287,7 @@ std::vector<PyMethodDef> all_functions() {
   for (PyMethodDef* m = hand_functions; m->ml_name; ++m) v.push_back(*m);
   for (PyMethodDef* m = serialization_functions; m->ml_name; ++m) v.push_back(*m);
   for (PyMethodDef* m = profiler_functions; m->ml_name; ++m) v.push_back(*m);
+  for (PyMethodDef* m = saved_tensor_hook_functions; m->ml_name; ++m) v.push_back(*m);
   for (PyMethodDef* m = generated_functions; m->ml_name; ++m) v.push_back(*m);
   v.push_back({nullptr, nullptr, 0, nullptr});
   return v;

@@ -9,6 +9,7 @@
 #include "runtime/core/autograd_meta.h"
 #include "runtime/dispatch/grad_mode.h"
 #include "runtime/autograd/saved_variable.h"
+#include "runtime/python/gil.h"
 #include "runtime/python/node_object.h"
 #include "runtime/python/tensor_object.h"
 
@@ -32,18 +33,6 @@ class OwnedRef {
 
  private:
   PyObject* obj_;
-};
-
-// The engine runs nodes with the GIL released; Python code needs it back.
-class GilGuard {
- public:
-  GilGuard() : state_(PyGILState_Ensure()) {}
-  ~GilGuard() { PyGILState_Release(state_); }
-  GilGuard(const GilGuard&) = delete;
-  GilGuard& operator=(const GilGuard&) = delete;
-
- private:
-  PyGILState_STATE state_;
 };
 
 struct FunctionObject {

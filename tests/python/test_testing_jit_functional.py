@@ -492,7 +492,4 @@ def test_saved_tensors_hooks_and_save_on_cpu():
         with L.autograd.graph.save_on_cpu():
             (a * a * 3).sum().backward()
         return a.grad
-    compare(go)
-    with pytest.raises(NotImplementedError, match="pack/unpack hooks"):
-        with kiln.autograd.graph.saved_tensors_hooks(lambda t: t, lambda t: t):
-            pass
+    compare(go)  # saved_tensors_hooks itself: tests/python/test_saved_tensors_hooks.py

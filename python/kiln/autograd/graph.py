@@ -1,51 +1,72 @@
-"""torch.autograd.graph: save_on_cpu works (kiln's tensors are all in CPU memory, so it changes nothing, as
-torch's does for CPU tensors); saved_tensors_hooks raises NotImplementedError: kiln's autograd saves tensors
-for backward in C++ (SavedVariable), where no Python pack/unpack hook can run yet."""
+"""torch.autograd.graph: hooks on the tensors autograd saves for backward.
 
-__all__ = ["saved_tensors_hooks", "save_on_cpu", "disable_saved_tensors_hooks"]
+Inside `saved_tensors_hooks(pack_hook, unpack_hook)`, every tensor a node saves is handed to
+pack_hook (detached, under no_grad; it must not modify it in place) and the node keeps only what
+pack_hook returned; backward gets the tensor back from unpack_hook, which must return a Tensor.
+The hooks are installed on the C++ side (runtime/autograd/saved_tensor_hooks.h), per thread,
+innermost first; the in-place version check of saved tensors is skipped for packed ones, as torch's."""
+import abc
+import contextlib
+import threading
+
+from .. import _C
+
+__all__ = ["saved_tensors_hooks", "save_on_cpu", "disable_saved_tensors_hooks", "Node"]
+
+_state = threading.local()  # the message disable_saved_tensors_hooks raises, per thread
 
 
 class saved_tensors_hooks:
-    """torch.autograd.graph.saved_tensors_hooks(pack_hook, unpack_hook): not available in kiln (entering it
-    raises NotImplementedError); silently skipping the hooks would change what programs that count or
-    transform saved tensors see."""
+    """Context manager installing pack/unpack hooks for the tensors saved for backward."""
 
     def __init__(self, pack_hook, unpack_hook):
         self.pack_hook = pack_hook
         self.unpack_hook = unpack_hook
 
     def __enter__(self):
-        raise NotImplementedError(
-            "kiln.autograd.graph.saved_tensors_hooks: kiln saves tensors for backward in C++ and cannot call "
-            "pack/unpack hooks on them yet (kiln.autograd.graph.save_on_cpu works: kiln keeps every tensor in "
-            "CPU memory)")
-
-    def __exit__(self, *args):
-        return False
-
-
-class save_on_cpu:
-    """torch.autograd.graph.save_on_cpu(pin_memory=False): keeps saved tensors in CPU memory, where kiln keeps
-    every tensor: a context manager that changes nothing."""
-
-    def __init__(self, pin_memory=False):
-        self.pin_memory = pin_memory
-
-    def __enter__(self):
+        message = getattr(_state, "disabled_message", None)
+        if message is not None:
+            raise RuntimeError(message)
+        _C._push_saved_tensors_hooks(self.pack_hook, self.unpack_hook)
         return self
 
     def __exit__(self, *args):
+        _C._pop_saved_tensors_hooks()
         return False
 
 
-class disable_saved_tensors_hooks:
-    """torch 2.x's disable_saved_tensors_hooks(error_message): kiln has no saved-tensor hooks to disable."""
+class save_on_cpu(saved_tensors_hooks):
+    """Saved tensors are copied to CPU memory and brought back to their device for backward (torch's
+    offloading; kiln's tensors are in CPU memory already, so the copy is the whole effect)."""
 
-    def __init__(self, error_message):
-        self.error_message = error_message
+    def __init__(self, pin_memory=False, device_type="cuda"):
+        def pack_to_cpu(tensor):
+            return (tensor.device, tensor.cpu() if not pin_memory else tensor.clone())
 
-    def __enter__(self):
-        return self
+        def unpack_from_cpu(packed):
+            device, tensor = packed
+            return tensor.to(device, non_blocking=pin_memory)
 
-    def __exit__(self, *args):
-        return False
+        super().__init__(pack_to_cpu, unpack_from_cpu)
+
+
+@contextlib.contextmanager
+def disable_saved_tensors_hooks(error_message):
+    """Entering saved_tensors_hooks inside this block raises RuntimeError(error_message)."""
+    previous = getattr(_state, "disabled_message", None)
+    try:
+        _state.disabled_message = error_message
+        yield
+    finally:
+        _state.disabled_message = previous
+
+
+class Node(abc.ABC):
+    """torch.autograd.graph.Node: isinstance(t.grad_fn, Node) holds for every grad_fn (kiln's C++ nodes and
+    custom Functions' backward nodes alike)."""
+
+    @classmethod
+    def __subclasshook__(cls, subclass):
+        if cls is Node and hasattr(subclass, "next_functions") and callable(getattr(subclass, "name", None)):
+            return True
+        return NotImplemented
