@@ -61,6 +61,7 @@ from . import distributions  # noqa: E402
 from . import sparse  # noqa: E402
 from . import func  # noqa: E402  (torch.func.functional_call)
 from . import profiler  # noqa: E402
+from . import multiprocessing  # noqa: E402  (torch imports it too)
 from ._layout import layout, sparse_coo, strided  # noqa: E402
 from .sparse import sparse_coo_tensor  # noqa: E402
 from .version import __version__  # noqa: E402,F401

@@ -4,6 +4,7 @@ Assigning a Parameter, a Module or (to a registered name) a buffer to an attribu
 registers it; parameters(), state_dict() and friends walk the registered tree.
 """
 import functools
+import weakref
 from collections import OrderedDict, namedtuple
 from collections.abc import Mapping
 
@@ -55,17 +56,22 @@ def zero_grads(params, set_to_none):
             p.grad.zero_()
 
 class RemovableHandle:
-    """The handle register_forward_hook/register_forward_pre_hook return (torch.utils.hooks.RemovableHandle)."""
+    """torch.utils.hooks.RemovableHandle: the handle the register_*_hook methods return; remove() takes the
+    hook out of its dict (and of extra_dict, if given). The dicts are held weakly, as torch's."""
     next_id = 0
 
-    def __init__(self, hooks_dict, hook):
-        self.hooks_dict_ref = hooks_dict
+    def __init__(self, hooks_dict, *, extra_dict=None):
+        self.hooks_dict_ref = weakref.ref(hooks_dict)
         self.id = RemovableHandle.next_id
         RemovableHandle.next_id += 1
-        hooks_dict[self.id] = hook
+        extras = extra_dict if isinstance(extra_dict, (list, tuple)) else ([extra_dict] if extra_dict is not None else [])
+        self.extra_dict_ref = tuple(weakref.ref(d) for d in extras)
 
     def remove(self):
-        self.hooks_dict_ref.pop(self.id, None)
+        for ref in (self.hooks_dict_ref,) + self.extra_dict_ref:
+            d = ref()
+            if d is not None and self.id in d:
+                del d[self.id]
 
     def __enter__(self):
         return self
@@ -148,7 +154,8 @@ class Module:
         return hooks
 
     def _add_hook(self, store, hook, prepend=False, with_kwargs=False, always_call=False):
-        handle = RemovableHandle(self._hook_dict(store), hook)
+        handle = RemovableHandle(self._hook_dict(store))
+        self._hook_dict(store)[handle.id] = hook
         if prepend:
             self._hook_dict(store).move_to_end(handle.id, last=False)
         for flag, name in ((with_kwargs, "_hooks_with_kwargs"), (always_call, "_forward_hooks_always_called")):
@@ -207,7 +214,9 @@ class Module:
         parametrizations.weight_norm uses to read old `weight_g`/`weight_v` checkpoints)."""
         if with_module:
             hook = functools.partial(hook, self)
-        return RemovableHandle(self._hook_dict("_load_state_dict_pre_hooks"), hook)
+        handle = RemovableHandle(self._hook_dict("_load_state_dict_pre_hooks"))
+        self._hook_dict("_load_state_dict_pre_hooks")[handle.id] = hook
+        return handle
 
     # ---- registration ----
     def _check_name(self, kind, name, store):

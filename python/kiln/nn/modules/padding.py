@@ -31,12 +31,24 @@ class ConstantPad3d(_ConstantPadNd):
     _n = 3
 
 
-class ZeroPad2d(ConstantPad2d):
+class _ZeroPadNd(_ConstantPadNd):
     def __init__(self, padding):
         super().__init__(padding, 0.0)
 
     def extra_repr(self):
         return f"{self.padding}"
+
+
+class ZeroPad1d(_ZeroPadNd):
+    _n = 1
+
+
+class ZeroPad2d(_ZeroPadNd):
+    _n = 2
+
+
+class ZeroPad3d(_ZeroPadNd):
+    _n = 3
 
 
 class _IndexedPadNd(Module):
@@ -73,3 +85,15 @@ class ReplicationPad2d(_IndexedPadNd):
 
 class ReplicationPad3d(_IndexedPadNd):
     _n, _mode = 3, "replicate"
+
+
+class CircularPad1d(_IndexedPadNd):
+    _n, _mode = 1, "circular"
+
+
+class CircularPad2d(_IndexedPadNd):
+    _n, _mode = 2, "circular"
+
+
+class CircularPad3d(_IndexedPadNd):
+    _n, _mode = 3, "circular"

@@ -11,27 +11,44 @@ def _grads(parameters):
     return [p.grad for p in parameters if p.grad is not None]
 
 
-def clip_grad_norm_(parameters, max_norm, norm_type=2.0, error_if_nonfinite=False, foreach=None):
-    """Scales the gradients in place so that their joint norm is at most max_norm; returns the
-    norm before clipping (the norm of the per-parameter norms, as torch)."""
-    grads = _grads(parameters)
+def get_total_norm(tensors, norm_type=2.0, error_if_nonfinite=False, foreach=None):
+    """The norm of the per-tensor norms of `tensors` (torch 2.6's first half of clip_grad_norm_)."""
+    tensors = [tensors] if isinstance(tensors, kiln.Tensor) else list(tensors)
     norm_type = float(norm_type)
-    if not grads:
+    if not tensors:
         return kiln.tensor(0.0)
     with kiln.no_grad():
         if math.isinf(norm_type):
-            norms = [g.detach().abs().max() for g in grads]
-            total = kiln.stack(norms).max() if norm_type > 0 else kiln.stack([g.detach().abs().min() for g in grads]).min()
+            norms = [t.detach().abs().max() if norm_type > 0 else t.detach().abs().min() for t in tensors]
+            total = kiln.stack(norms).max() if norm_type > 0 else kiln.stack(norms).min()
         else:
-            total = kiln.norm(kiln.stack([kiln.norm(g.detach(), norm_type) for g in grads]), norm_type)
+            total = kiln.norm(kiln.stack([kiln.norm(t.detach(), norm_type) for t in tensors]), norm_type)
         if error_if_nonfinite and not math.isfinite(total.item()):
             raise RuntimeError(f"The total norm of order {norm_type} for gradients from `parameters` is non-finite, "
                                "so it cannot be clipped. To disable this error and scale the gradients by the "
                                "non-finite norm anyway, set `error_if_nonfinite=False`")
-        # as torch: the coefficient is a float32 tensor, max_norm / (norm + 1e-6) clamped to 1
-        coef = (float(max_norm) / (total + 1e-6)).clamp(max=1.0)
+    return total
+
+
+def clip_grads_with_norm_(parameters, max_norm, total_norm, foreach=None):
+    """Scales the gradients in place by max_norm / (total_norm + 1e-6), at most 1 (torch 2.6's second half)."""
+    grads = _grads(parameters)
+    if not grads:
+        return
+    with kiln.no_grad():
+        # as torch: the coefficient is a tensor, max_norm / (norm + 1e-6) clamped to 1
+        coef = (float(max_norm) / (total_norm + 1e-6)).clamp(max=1.0)
         for g in grads:
             g.mul_(coef)
+
+
+def clip_grad_norm_(parameters, max_norm, norm_type=2.0, error_if_nonfinite=False, foreach=None):
+    """Scales the gradients in place so that their joint norm is at most max_norm; returns the
+    norm before clipping (the norm of the per-parameter norms, as torch)."""
+    parameters = [parameters] if isinstance(parameters, kiln.Tensor) else list(parameters)
+    grads = _grads(parameters)
+    total = get_total_norm(grads, norm_type, error_if_nonfinite, foreach)
+    clip_grads_with_norm_(parameters, max_norm, total, foreach)
     return total
 
 
@@ -69,7 +86,7 @@ def clip_grad_value_(parameters, clip_value, foreach=None):
             g.clamp_(-clip_value, clip_value)
 
 
-__all__ = ["clip_grad_norm_", "clip_grad_norm", "clip_grad_value_", "parameters_to_vector", "vector_to_parameters",
+__all__ = ["clip_grad_norm_", "clip_grad_norm", "get_total_norm", "clip_grads_with_norm_", "clip_grad_value_", "parameters_to_vector", "vector_to_parameters",
            "weight_norm", "remove_weight_norm", "spectral_norm", "remove_spectral_norm"]
 
 from .spectral_norm import remove_spectral_norm, spectral_norm  # noqa: E402
