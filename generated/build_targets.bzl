@@ -2928,7 +2928,7 @@ KILN_FILES = {
     "runtime/api/autocast_casts.h": (["generated/api/tensor.h"], []),
     "runtime/api/write_out.cc": (["generated/api/copy.h", "runtime/api/write_out.h", "runtime/core/error.h", "runtime/core/warning.h", "runtime/dispatch/grad_mode.h"], []),
     "runtime/api/write_out.h": (["generated/api/tensor.h"], []),
-    "runtime/autograd/accumulate_grad.cc": (["runtime/autograd/accumulate_grad.h", "runtime/autograd/ops_seam.h", "runtime/core/error.h", "runtime/dispatch/grad_mode.h"], []),
+    "runtime/autograd/accumulate_grad.cc": (["runtime/autograd/accumulate_grad.h", "runtime/autograd/ops_seam.h", "runtime/autograd/tensor_hooks.h", "runtime/core/error.h", "runtime/dispatch/grad_mode.h"], []),
     "runtime/autograd/accumulate_grad.h": (["runtime/autograd/node.h"], []),
     "runtime/autograd/engine.cc": (["runtime/autograd/accumulate_grad.h", "runtime/autograd/engine.h", "runtime/autograd/ops_seam.h", "runtime/core/error.h", "runtime/dispatch/grad_mode.h", "runtime/dispatch/profiler.h"], []),
     "runtime/autograd/engine.h": (["runtime/autograd/node.h"], []),

@@ -62,6 +62,7 @@ from . import sparse  # noqa: E402
 from . import func  # noqa: E402  (torch.func.functional_call)
 from . import profiler  # noqa: E402
 from . import multiprocessing  # noqa: E402  (torch imports it too)
+from .storage import TypedStorage, UntypedStorage  # noqa: E402
 from ._layout import layout, sparse_coo, strided  # noqa: E402
 from .sparse import sparse_coo_tensor  # noqa: E402
 from .version import __version__  # noqa: E402,F401
@@ -297,7 +298,7 @@ def explain(enabled=True):
 
 
 __all__ = [
-    "Tensor", "Size", "device", "get_default_device", "set_default_device", "dtype", "tensor", "from_numpy", "autograd", "no_grad", "enable_grad",
+    "Tensor", "TypedStorage", "UntypedStorage", "Size", "device", "get_default_device", "set_default_device", "dtype", "tensor", "from_numpy", "autograd", "no_grad", "enable_grad",
     "set_grad_enabled", "inference_mode", "is_grad_enabled", "allclose", "is_tensor", "cuda", "nn", "optim", "utils", "bool", "uint8", "int8", "int16", "short", "int32", "int64", "float32", "float64", "float", "double",
     "float16", "half", "bfloat16", "finfo", "iinfo", "promote_types", "result_type", "long", "int", "Generator", "default_generator", "manual_seed", "seed", "initial_seed", "get_rng_state",
     "set_rng_state", "get_default_dtype", "set_default_dtype", "set_num_threads", "get_num_threads", "explain",

@@ -111,6 +111,18 @@ class Tensor(_C.TensorBase):
     def nbytes(self):
         return self.numel() * self.element_size()
 
+    @property
+    def itemsize(self):
+        return self.element_size()
+
+    def untyped_storage(self):
+        from .storage import UntypedStorage
+        return UntypedStorage(self)
+
+    def storage(self):
+        from .storage import TypedStorage
+        return TypedStorage(self)
+
     # CPU tensors: never pinned; shared memory is a no-op (DataLoader workers get pickled copies).
     def is_pinned(self, device=None):
         return False
@@ -535,6 +547,21 @@ class Tensor(_C.TensorBase):
         def run(grad):
             return None if handle.removed else hook(grad)
         self._register_hook(run)
+        return handle
+
+    def register_post_accumulate_grad_hook(self, hook):
+        """Calls hook(tensor) on this leaf after its .grad has been accumulated in backward (torch 2.1; e.g.
+        an optimizer step per parameter inside backward)."""
+        if not self.requires_grad:
+            raise RuntimeError("cannot register a hook on a tensor that doesn't require gradient")
+        if self.grad_fn is not None:
+            raise RuntimeError("post accumulate grad hooks cannot be registered on non-leaf tensors")
+        handle = _RemovableHandle()
+
+        def run(tensor):
+            if not handle.removed:
+                hook(tensor)
+        self._register_post_accumulate_grad_hook(run)
         return handle
 
     # ---- operators ----

@@ -2,6 +2,7 @@
 
 #include "runtime/dispatch/grad_mode.h"
 #include "runtime/autograd/ops_seam.h"
+#include "runtime/autograd/tensor_hooks.h"
 #include "runtime/core/error.h"
 
 namespace kiln {
@@ -15,6 +16,7 @@ variable_list AccumulateGrad::apply(variable_list&& grads) {
   if (!new_grad.defined()) return {};
   AutogradMeta& meta = variable_.impl()->ensure_autograd_meta();
   for (const GradHook& hook : meta.leaf_hooks) {
+    if (dynamic_cast<const PostAccumulateGradHook*>(hook.get()) != nullptr) continue;  // after accumulating
     TensorBase replaced = (*hook)(new_grad);
     if (!replaced.defined()) continue;
     KILN_CHECK(replaced.sizes() == new_grad.sizes(), "hook 'hook' has changed the size of value (was ",
@@ -40,6 +42,10 @@ variable_list AccumulateGrad::apply(variable_list&& grads) {
   } else {
     ops_seam::add_(meta.grad, new_grad);
   }
+  // A copy of the list: a hook may register or remove hooks.
+  const std::vector<GradHook> hooks = meta.leaf_hooks;
+  for (const GradHook& hook : hooks)
+    if (dynamic_cast<const PostAccumulateGradHook*>(hook.get()) != nullptr) (*hook)(variable_);
   return {};
 }
 

@@ -39,3 +39,13 @@ void retain_grad(const TensorBase& t) {
 }
 
 }  // namespace kiln
+
+namespace kiln {
+
+void register_post_accumulate_grad_hook(const TensorBase& t, GradHook hook) {
+  KILN_CHECK(t.requires_grad(), "cannot register a hook on a tensor that doesn't require gradient");
+  KILN_CHECK(t.is_leaf(), "post accumulate grad hooks cannot be registered on non-leaf tensors");
+  t.impl()->ensure_autograd_meta().leaf_hooks.push_back(std::make_shared<PostAccumulateGradHook>(std::move(hook)));
+}
+
+}  // namespace kiln

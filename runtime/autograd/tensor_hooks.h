@@ -1,6 +1,8 @@
 // Tensor.register_hook and Tensor.retain_grad.
 #pragma once
 
+#include <utility>
+
 #include "runtime/core/autograd_meta.h"
 
 namespace kiln {
@@ -9,5 +11,20 @@ namespace kiln {
 void register_hook(const TensorBase& t, GradHook hook);
 // Keeps the gradient of a non-leaf in its .grad (leaves always keep theirs).
 void retain_grad(const TensorBase& t);
+
+// Runs `hook` with the leaf `t` itself once its .grad has been accumulated (torch's
+// register_post_accumulate_grad_hook); its result is ignored.
+void register_post_accumulate_grad_hook(const TensorBase& t, GradHook hook);
+
+// How such a hook sits among the leaf's hooks: AccumulateGrad runs it after accumulating, the
+// other leaf hooks before.
+class PostAccumulateGradHook final : public GradHookFunction {
+ public:
+  explicit PostAccumulateGradHook(GradHook hook) : hook_(std::move(hook)) {}
+  TensorBase operator()(const TensorBase& leaf) override { return (*hook_)(leaf); }
+
+ private:
+  GradHook hook_;
+};
 
 }  // namespace kiln

@@ -251,6 +251,28 @@ PyObject* m_is_view(PyObject* self, PyObject*) {
   const AutogradMeta* meta = self_tensor(self).impl()->autograd_meta();
   return PyBool_FromLong(meta && meta->is_view);
 }
+// torch's detach_: the tensor itself leaves the graph (a view cannot: its base's history is its own).
+PyObject* m_detach_(PyObject* self, PyObject*) {
+  KILN_PY_BEGIN
+  AutogradMeta* meta = self_tensor(self).impl()->autograd_meta();
+  if (meta) {
+    KILN_CHECK(!meta->is_view,
+               "Can't detach views in-place. Use detach() instead. If you are using DistributedDataParallel (DDP) "
+               "for training, and gradient_as_bucket_view is set as True, gradients are views of DDP buckets, and "
+               "hence detach_() cannot be called on these gradients. To fix this error, please refer to the "
+               "Optimizer.zero_grad() function in torch/optim/optimizer.py as the solution.");
+    meta->grad_fn.reset();
+    meta->output_nr = 0;
+    meta->requires_grad = false;
+  }
+  Py_INCREF(self);
+  return self;
+  KILN_PY_END
+}
+// The byte size of the tensor's whole storage (Tensor.untyped_storage().nbytes()).
+PyObject* m_storage_nbytes(PyObject* self, PyObject*) {
+  return PyLong_FromSize_t(self_tensor(self).impl()->storage()->nbytes());
+}
 PyObject* m_is_floating_point(PyObject* self, PyObject*) {
   return PyBool_FromLong(self_tensor(self).is_floating_point());
 }
@@ -341,6 +363,34 @@ PyObject* m_register_hook(PyObject* self, PyObject* fn) {
   KILN_PY_END
 }
 
+// fn(tensor) after the leaf's .grad was accumulated (Tensor.register_post_accumulate_grad_hook).
+PyObject* m_register_post_accumulate_grad_hook(PyObject* self, PyObject* fn) {
+  KILN_PY_BEGIN
+  KILN_CHECK_TYPE(PyCallable_Check(fn), "register_post_accumulate_grad_hook(): hook must be callable");
+  Py_INCREF(fn);
+  std::shared_ptr<PyObject> holder(fn, [](PyObject* o) {
+    PyGILState_STATE st = PyGILState_Ensure();
+    Py_DECREF(o);
+    PyGILState_Release(st);
+  });
+  register_post_accumulate_grad_hook(self_tensor(self), make_grad_hook([holder](const TensorBase& leaf) {
+    PyGILState_STATE st = PyGILState_Ensure();
+    PyObject* arg = wrap(leaf);
+    PyObject* res = arg ? PyObject_CallFunctionObjArgs(holder.get(), arg, nullptr) : nullptr;
+    Py_XDECREF(arg);
+    if (!res) {
+      PythonError err;
+      PyGILState_Release(st);
+      throw PythonError(std::move(err));
+    }
+    Py_DECREF(res);
+    PyGILState_Release(st);
+    return TensorBase();
+  }));
+  Py_RETURN_NONE;
+  KILN_PY_END
+}
+
 #define KILN_METHOD(name, fn, flags) {name, reinterpret_cast<PyCFunction>(reinterpret_cast<void (*)(void)>(fn)), flags, nullptr}
 
 PyMethodDef hand_methods[] = {
@@ -355,12 +405,15 @@ PyMethodDef hand_methods[] = {
     KILN_METHOD("is_contiguous", m_is_contiguous, METH_NOARGS),
     KILN_METHOD("is_floating_point", m_is_floating_point, METH_NOARGS),
     KILN_METHOD("_is_view", m_is_view, METH_NOARGS),
+    KILN_METHOD("detach_", m_detach_, METH_NOARGS),
+    KILN_METHOD("_storage_nbytes", m_storage_nbytes, METH_NOARGS),
     KILN_METHOD("data_ptr", m_data_ptr, METH_NOARGS),
     KILN_METHOD("item", m_item, METH_NOARGS),
     KILN_METHOD("tolist", m_tolist, METH_NOARGS),
     KILN_METHOD("requires_grad_", m_requires_grad_, METH_VARARGS | METH_KEYWORDS),
     KILN_METHOD("retain_grad", m_retain_grad, METH_NOARGS),
     KILN_METHOD("_register_hook", m_register_hook, METH_O),
+    KILN_METHOD("_register_post_accumulate_grad_hook", m_register_post_accumulate_grad_hook, METH_O),
     {nullptr, nullptr, 0, nullptr},
 };
 

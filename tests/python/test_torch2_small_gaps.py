@@ -76,3 +76,95 @@ def test_removable_handle_is_torchs_class():
 def test_multiprocessing_is_a_top_level_attribute():
     assert kiln.multiprocessing.get_sharing_strategy() == "file_descriptor"
     assert callable(kiln.multiprocessing.spawn)
+
+
+def test_detach_in_place_is_torchs():
+    for lib in (kiln, torch):
+        a = lib.ones(3, requires_grad=True)
+        h = a * 2
+        assert h.detach_() is h
+        assert not h.requires_grad and h.grad_fn is None and h.is_leaf
+        (h * a).sum().backward()  # a's gradient still flows through the other factor
+        assert a.grad.tolist() == [2.0, 2.0, 2.0]
+        v = (a * 1)[:2]
+        with pytest.raises(RuntimeError, match="Can't detach views in-place"):
+            v.detach_()
+
+
+def test_storage_views_are_torchs():
+    import warnings
+    for lib in (kiln, torch):
+        base = lib.arange(12, dtype=lib.float32)
+        v = base[3:9].view(2, 3).t()
+        with warnings.catch_warnings():
+            warnings.simplefilter("ignore")
+            # torch 2.x's untyped_storage(); 1.13 reaches the same object through storage().untyped()
+            us = v.untyped_storage() if lib is kiln else v.storage().untyped()
+            base_us = base.untyped_storage() if lib is kiln else base.storage().untyped()
+        assert us.nbytes() == len(us) == 48
+        assert us.data_ptr() == base.data_ptr() == base_us.data_ptr()
+        assert v.data_ptr() == base.data_ptr() + 3 * 4
+        with warnings.catch_warnings():
+            warnings.simplefilter("ignore")
+            st = v.storage()
+        assert st.size() == len(st) == 12 and st.dtype == lib.float32 and st.element_size() == 4
+        assert st.tolist() == [float(i) for i in range(12)] and st[5] == 5.0
+        assert us.tolist()[4:8] == list(lib.tensor([1.0]).numpy().view("uint8"))
+    # torch 2.1's Tensor.itemsize (1.13 has element_size() only)
+    assert kiln.ones(2).itemsize == 4 and kiln.ones(2, dtype=kiln.float64).itemsize == 8
+
+
+def test_post_accumulate_grad_hook_optimizer_in_backward():
+    """torch 2.1's pattern: one optimizer per parameter, stepped by the hook; the result equals an
+    ordinary SGD step computed by torch (1.13 has no such hook: the reference is the plain loop)."""
+    torch.manual_seed(0)
+    t_model = torch.nn.Linear(3, 2)
+    k_model = kiln.nn.Linear(3, 2)
+    k_model.load_state_dict({k: kiln.tensor(v.tolist()) for k, v in t_model.state_dict().items()})
+    x = [[1.0, 2.0, 3.0], [-1.0, 0.5, 2.0]]
+    t_opt = torch.optim.SGD(t_model.parameters(), lr=0.1)
+    (t_model(torch.tensor(x)) ** 2).sum().backward()
+    t_opt.step()
+
+    k_opts = {p: kiln.optim.SGD([p], lr=0.1) for p in k_model.parameters()}
+    calls = []
+
+    def hook(p):
+        calls.append(p.grad.clone())
+        k_opts[p].step()
+        k_opts[p].zero_grad()
+
+    handles = [p.register_post_accumulate_grad_hook(hook) for p in k_model.parameters()]
+    (k_model(kiln.tensor(x)) ** 2).sum().backward()
+    assert len(calls) == 2
+    for name, p in k_model.named_parameters():
+        assert p.detach().reshape(-1).tolist() == pytest.approx(
+            dict(t_model.named_parameters())[name].detach().reshape(-1).tolist(), rel=1e-6)
+    for h in handles:
+        h.remove()
+    (k_model(kiln.tensor(x)) ** 2).sum().backward()
+    assert len(calls) == 2  # removed hooks no longer run
+
+
+def test_post_accumulate_grad_hook_sees_the_summed_gradient_once():
+    w = kiln.tensor([1.0, 2.0], requires_grad=True)
+    seen = []
+    w.register_post_accumulate_grad_hook(lambda p: seen.append((p is w, p.grad.tolist())))
+    (w * 3 + w * w).sum().backward()  # two paths into w's accumulator: summed first
+    assert seen == [(True, [5.0, 7.0])]
+    (w * 1).sum().backward()
+    assert seen[-1] == (True, [6.0, 8.0])  # after accumulating into the existing .grad
+
+
+def test_post_accumulate_grad_hook_errors():
+    with pytest.raises(RuntimeError, match="doesn't require gradient"):
+        kiln.ones(2).register_post_accumulate_grad_hook(lambda p: None)
+    with pytest.raises(RuntimeError, match="non-leaf"):
+        (kiln.ones(2, requires_grad=True) * 2).register_post_accumulate_grad_hook(lambda p: None)
+    w = kiln.ones(2, requires_grad=True)
+
+    def bad(p):
+        raise ValueError("from the hook")
+    w.register_post_accumulate_grad_hook(bad)
+    with pytest.raises(ValueError, match="from the hook"):
+        w.sum().backward()
