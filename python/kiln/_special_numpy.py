@@ -88,8 +88,8 @@ def _trigamma_scalar(x):
     result = 0.0
     if x < 0.5:
         sign = -1.0
-        s = math.sin(math.pi * x) if math.isfinite(x) else math.nan
-        result -= (math.pi * math.pi) / (s * s) if s != 0 else math.inf
+        s = math.sin(math.pi * x) if math.isfinite(math.pi * x) else math.nan
+        result -= (math.pi * math.pi) / (s * s) if s * s != 0 else math.inf
         x = 1 - x
     for _ in range(6):
         result += 1 / (x * x)
@@ -194,15 +194,79 @@ def _i1_scalar(x):
 
 _u = {name: np.frompyfunc(fn, 1, 1) for name, fn in
       (("digamma", _digamma_scalar), ("i1", _i1_scalar))}
+# glibc's log, sin and tan, element by element: NumPy's own SIMD versions may differ in the last bit.
+# (sin and tan of an infinity are NaN, as C's, where Python's math raises.)
+_log_u = np.frompyfunc(math.log, 1, 1)
+_sin_u, _tan_u = (np.frompyfunc(lambda v, f=f: f(v) if math.isfinite(v) else math.nan, 1, 1)
+                  for f in (math.sin, math.tan))
+
+
+def _libm(fn, x):
+    return np.asarray(fn(x), dtype=np.float64)
+
+
+def _digamma_array(x):
+    """_digamma_scalar over an array, operation for operation (the same bits), without a Python loop
+    per element."""
+    x = np.asarray(x, dtype=np.float64)
+    out = np.full(x.shape, np.nan)
+    with np.errstate(all="ignore"):
+        out[x == 0] = np.copysign(np.inf, -x[x == 0])
+        out[x == np.inf] = np.inf
+        neg = (x < 0) & np.isfinite(x) & (x != np.trunc(x))  # negative integers and -inf stay NaN
+        pos = (x > 0) & np.isfinite(x)
+        # reflection: digamma(x) = digamma(1 - x) - pi / tan(pi * frac(x))
+        v = np.where(neg, 1 - x, x)[neg | pos]
+        result = np.zeros_like(v)
+        for _ in range(11):  # x < 10 climbs to at least 10 in at most ten steps (x > 0)
+            small = v < 10
+            if not small.any():
+                break
+            result[small] -= 1 / v[small]
+            v[small] += 1
+        y = np.zeros_like(v)
+        big = v < 1.0e17
+        z = 1.0 / (v[big] * v[big])
+        poly = np.full(z.shape, _PSI_A[0])
+        for c in _PSI_A[1:]:
+            poly = poly * z + c
+        y[big] = z * poly
+        value = result + _libm(_log_u, v) - (0.5 / v) - y
+        value = np.where(v == 10, result + 2.25175258906672110764, value)
+        reflected = x[neg | pos] < 0
+        frac = np.modf(x[neg | pos][reflected])[0]
+        value[reflected] = value[reflected] - math.pi / _libm(_tan_u, math.pi * frac)
+        out[neg | pos] = value
+    return out
+
+
+def _trigamma_array(x):
+    """_trigamma_scalar over an array, operation for operation."""
+    x = np.asarray(x, dtype=np.float64)
+    with np.errstate(all="ignore"):
+        low = x < 0.5
+        sign = np.where(low, -1.0, 1.0)
+        s = _libm(_sin_u, math.pi * x)
+        result = np.where(low, -np.where(s * s != 0, (math.pi * math.pi) / (s * s), np.inf), 0.0)
+        v = np.where(low, 1 - x, x)
+        for _ in range(6):
+            result = result + 1 / (v * v)
+            v = v + 1
+        ixx = 1 / (v * v)
+        result = result + (1 + 1 / (2 * v) + ixx * (1. / 6 - ixx * (1. / 30 - ixx * (1. / 42)))) / v
+        out = sign * result
+    return np.where(np.isnan(x), np.nan, out)
 
 
 def _unary_values(name, x):
     if name == "lgamma":
-        return _lgamma_u(x).astype(np.float64)
+        return np.asarray(_lgamma_u(x)).astype(np.float64)  # a 0-dim input gives a float
     if name == "i0":
         with np.errstate(over="ignore"):
             return np.i0(x)
-    return _u[name](x).astype(np.float64)
+    if name == "digamma":
+        return _digamma_array(x)
+    return np.asarray(_u[name](x)).astype(np.float64)
 
 
 class _Polygamma(Function):
@@ -210,7 +274,10 @@ class _Polygamma(Function):
     def forward(ctx, n, x):
         ctx.n = n
         ctx.save_for_backward(x)
-        values = np.frompyfunc(lambda v: _polygamma_scalar(n, v), 1, 1)(_f64(x)).astype(np.float64)
+        if n in (0, 1):
+            values = (_digamma_array if n == 0 else _trigamma_array)(_f64(x))
+        else:
+            values = np.asarray(np.frompyfunc(lambda v: _polygamma_scalar(n, v), 1, 1)(_f64(x))).astype(np.float64)
         return _wrap(values, _result_dtype(x))
 
     @staticmethod
