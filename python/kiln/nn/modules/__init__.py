@@ -4,6 +4,7 @@ from .linear import Bilinear, Identity, LazyLinear, Linear
 from .activation import (CELU, ELU, GELU, GLU, SELU, Hardshrink, Hardsigmoid, Hardswish, Hardtanh, LeakyReLU,
                          LogSigmoid, LogSoftmax, Mish, MultiheadAttention, PReLU, ReLU, ReLU6, RReLU, Sigmoid, SiLU, Softmax,
                          Softmin, Softplus, Softshrink, Softsign, Tanh, Tanhshrink, Threshold, Softmax2d)
+from .adaptive import AdaptiveLogSoftmaxWithLoss
 from .container import ModuleDict, ModuleList, ParameterDict, ParameterList, Sequential
 from .conv import (Conv1d, Conv2d, Conv3d, ConvTranspose1d, ConvTranspose2d, ConvTranspose3d, LazyConv1d, LazyConv2d,
                    LazyConv3d, LazyConvTranspose1d, LazyConvTranspose2d, LazyConvTranspose3d)
@@ -35,7 +36,7 @@ from .loss import (NLLLoss2d, BCELoss, BCEWithLogitsLoss, CosineEmbeddingLoss, C
                    SmoothL1Loss, SoftMarginLoss, TripletMarginLoss, MultiMarginLoss, MultiLabelMarginLoss,
                    HingeEmbeddingLoss, TripletMarginWithDistanceLoss, CTCLoss)
 
-__all__ = ["Module", "Identity", "Linear", "ReLU", "Tanh", "Sigmoid", "Softmax", "LogSoftmax",
+__all__ = ["Module", "AdaptiveLogSoftmaxWithLoss", "Identity", "Linear", "ReLU", "Tanh", "Sigmoid", "Softmax", "LogSoftmax",
            "ReLU6", "Softmin", "Dropout1d", "Dropout2d", "Dropout3d", "CosineSimilarity", "PairwiseDistance",
            "ConstantPad1d", "ConstantPad2d", "ConstantPad3d", "ZeroPad1d", "ZeroPad2d", "ZeroPad3d",
            "CircularPad1d", "CircularPad2d", "CircularPad3d", "ReflectionPad1d", "ReflectionPad2d",

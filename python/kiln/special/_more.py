@@ -1,0 +1,106 @@
+"""More of torch.special, composed from kiln's ops (their gradients follow from those): entr, ndtr,
+ndtri, log_ndtr, xlog1py, i1, zeta."""
+import math
+
+from .. import _C
+from ..autograd.function import Function
+
+__all__ = ["entr", "ndtr", "ndtri", "log_ndtr", "xlog1py", "i1", "zeta"]
+
+
+def _float(x):
+    return x if x.is_floating_point() else x.to(_C.get_default_dtype())
+
+
+def _check(name, x):
+    if not isinstance(x, _C.TensorBase):
+        raise TypeError(f"special_{name}(): argument 'input' (position 1) must be Tensor, not {type(x).__name__}")
+
+
+def _with_out(result, out):
+    if out is None:
+        return result
+    out.resize_(list(result.shape))
+    return out.copy_(result)
+
+
+class _Entr(Function):
+    """-x ln x (0 at 0, -inf below 0); its derivative -(1 + ln x), as torch's (inf at 0)."""
+
+    @staticmethod
+    def forward(ctx, x):
+        ctx.save_for_backward(x)
+        positive = x > 0
+        safe = _C.where(positive, x, _C.ones_like(x))
+        value = _C.where(positive, -safe * safe.log(), _C.where(x == 0, _C.zeros_like(x), _C.full_like(x, -math.inf)))
+        return _C.where(x.isnan(), x, value)
+
+    @staticmethod
+    def backward(ctx, grad):
+        (x,) = ctx.saved_tensors
+        return grad * -(x.log() + 1)
+
+
+def entr(input, *, out=None):
+    _check("entr", input)
+    return _with_out(_Entr.apply(_float(input)), out)
+
+
+def ndtr(input, *, out=None):
+    """The standard normal CDF, 0.5 erfc(-x / sqrt 2) (accurate in the lower tail too)."""
+    _check("ndtr", input)
+    x = _float(input)
+    return _with_out(0.5 * _C.erfc(-x * math.sqrt(0.5)), out)
+
+
+def ndtri(input, *, out=None):
+    """The standard normal quantile: sqrt 2 erfinv(2p - 1) (-inf at 0, inf at 1, NaN outside [0, 1])."""
+    _check("ndtri", input)
+    p = _float(input)
+    return _with_out(math.sqrt(2.0) * _C.erfinv(2 * p - 1), out)
+
+
+def log_ndtr(input, *, out=None):
+    """log of the standard normal CDF: log1p(-ndtr(-x)) above -1; below, log(erfc(t)) with erfc(t) =
+    exp(-t^2) erfcx(t), erfcx from its continued fraction, so the far tail does not underflow."""
+    _check("log_ndtr", input)
+    x = _float(input)
+    upper = (-0.5 * _C.erfc(x * math.sqrt(0.5))).log1p()
+    t = -x * math.sqrt(0.5)  # > 0.707 where used
+    t_safe = _C.where(x < -1, t, _C.ones_like(t))
+    # erfcx(t) = 1/sqrt(pi) * 1 / (t + 1/2 / (t + 1 / (t + 3/2 / (t + 2 / ...)))), 60 terms (t > 0.7)
+    frac = t_safe
+    for k in range(60, 0, -1):
+        frac = t_safe + (k * 0.5) / frac
+    log_erfc = -t_safe * t_safe - frac.log() - 0.5 * math.log(math.pi)
+    lower = log_erfc - math.log(2.0)
+    return _with_out(_C.where(x < -1, lower, upper), out)
+
+
+def xlog1py(input, other, *, out=None):
+    """x * log1p(y), 0 where x is 0 (unless y is NaN)."""
+    x = input if isinstance(input, _C.TensorBase) else _C.tensor(input, dtype=_C.get_default_dtype())
+    y = other if isinstance(other, _C.TensorBase) else _C.tensor(other, dtype=_C.get_default_dtype())
+    x, y = _float(x), _float(y)
+    value = x * y.log1p()
+    return _with_out(_C.where((x == 0) & ~y.isnan(), _C.zeros_like(value), value), out)
+
+
+def i1(input, *, out=None):
+    """The modified Bessel function of the first kind, order 1."""
+    _check("i1", input)
+    from .._special_numpy import _I1
+    return _with_out(_I1.apply(input), out)
+
+
+def zeta(input, other, *, out=None):
+    """The Hurwitz zeta function sum_k (k + q)^-x (torch.special.zeta(x, q)); no gradient, as torch's."""
+    import numpy as np
+    from .._special_numpy import _zeta_scalar
+    x = input if isinstance(input, _C.TensorBase) else _C.tensor(float(input), dtype=_C.get_default_dtype())
+    q = other if isinstance(other, _C.TensorBase) else _C.tensor(float(other), dtype=_C.get_default_dtype())
+    dtype = _C.promote_types(_float(x).dtype, _float(q).dtype)
+    xb, qb = _C.broadcast_tensors([x.detach().to(_C.float64), q.detach().to(_C.float64)])
+    values = np.asarray(np.frompyfunc(_zeta_scalar, 2, 1)(xb.contiguous().numpy(), qb.contiguous().numpy()),
+                        dtype=np.float64)
+    return _with_out(_C.from_numpy(np.ascontiguousarray(values)).to(dtype), out)
