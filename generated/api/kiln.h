@@ -34,6 +34,11 @@
 #include "generated/api/randperm.h"
 #include "generated/api/bernoulli.h"
 #include "generated/api/multinomial.h"
+#include "generated/api/_standard_gamma.h"
+#include "generated/api/_standard_gamma_grad.h"
+#include "generated/api/_dirichlet_grad.h"
+#include "generated/api/poisson.h"
+#include "generated/api/binomial.h"
 #include "generated/api/rand_like.h"
 #include "generated/api/randn_like.h"
 #include "generated/api/add.h"
@@ -1776,6 +1781,31 @@ inline Tensor bernoulli(const Tensor& self, double p, Generator* generator = nul
 // multinomial(Tensor self, int num_samples, bool replacement=False, *, Generator? generator=None) -> Tensor
 inline Tensor multinomial(const Tensor& self, int64_t num_samples, bool replacement = false, Generator* generator = nullptr) {
   return to_api(kiln::multinomial(self, num_samples, replacement, generator));
+}
+
+// _standard_gamma(Tensor self, Generator? generator=None) -> Tensor
+inline Tensor _standard_gamma(const Tensor& self, Generator* generator = nullptr) {
+  return to_api(kiln::_standard_gamma(self, generator));
+}
+
+// _standard_gamma_grad(Tensor self, Tensor output) -> Tensor
+inline Tensor _standard_gamma_grad(const Tensor& self, const Tensor& output) {
+  return to_api(kiln::_standard_gamma_grad(self, output));
+}
+
+// _dirichlet_grad(Tensor x, Tensor alpha, Tensor total) -> Tensor
+inline Tensor _dirichlet_grad(const Tensor& x, const Tensor& alpha, const Tensor& total) {
+  return to_api(kiln::_dirichlet_grad(x, alpha, total));
+}
+
+// poisson(Tensor self, Generator? generator=None) -> Tensor
+inline Tensor poisson(const Tensor& self, Generator* generator = nullptr) {
+  return to_api(kiln::poisson(self, generator));
+}
+
+// binomial(Tensor count, Tensor prob, Generator? generator=None) -> Tensor
+inline Tensor binomial(const Tensor& count, const Tensor& prob, Generator* generator = nullptr) {
+  return to_api(kiln::binomial(count, prob, generator));
 }
 
 // rand_like(Tensor self, *, ScalarType? dtype=None, Device? device=None, bool requires_grad=False) -> Tensor

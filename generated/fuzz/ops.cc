@@ -269,6 +269,38 @@ const FuzzOp kFuzzOps[] = {
        Generator* const generator = nullptr;
        use_result(in, kiln::multinomial(self, num_samples, replacement, generator));
      }},
+    {"_standard_gamma",
+     [](FuzzInput& in) {
+       const Tensor self = in.tensor();
+       Generator* const generator = nullptr;
+       use_result(in, kiln::_standard_gamma(self, generator));
+     }},
+    {"_standard_gamma_grad",
+     [](FuzzInput& in) {
+       const Tensor self = in.tensor();
+       const Tensor output = in.tensor();
+       use_result(in, kiln::_standard_gamma_grad(self, output));
+     }},
+    {"_dirichlet_grad",
+     [](FuzzInput& in) {
+       const Tensor x = in.tensor();
+       const Tensor alpha = in.tensor();
+       const Tensor total = in.tensor();
+       use_result(in, kiln::_dirichlet_grad(x, alpha, total));
+     }},
+    {"poisson",
+     [](FuzzInput& in) {
+       const Tensor self = in.tensor();
+       Generator* const generator = nullptr;
+       use_result(in, kiln::poisson(self, generator));
+     }},
+    {"binomial",
+     [](FuzzInput& in) {
+       const Tensor count = in.tensor();
+       const Tensor prob = in.tensor();
+       Generator* const generator = nullptr;
+       use_result(in, kiln::binomial(count, prob, generator));
+     }},
     {"rand_like",
      [](FuzzInput& in) {
        const Tensor self = in.tensor();

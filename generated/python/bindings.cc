@@ -31,6 +31,11 @@ PyObject* fn_randint(PyObject* module, PyObject* args, PyObject* kwargs);
 PyObject* fn_randperm(PyObject* module, PyObject* args, PyObject* kwargs);
 PyObject* fn_bernoulli(PyObject* module, PyObject* args, PyObject* kwargs);
 PyObject* fn_multinomial(PyObject* module, PyObject* args, PyObject* kwargs);
+PyObject* fn__standard_gamma(PyObject* module, PyObject* args, PyObject* kwargs);
+PyObject* fn__standard_gamma_grad(PyObject* module, PyObject* args, PyObject* kwargs);
+PyObject* fn__dirichlet_grad(PyObject* module, PyObject* args, PyObject* kwargs);
+PyObject* fn_poisson(PyObject* module, PyObject* args, PyObject* kwargs);
+PyObject* fn_binomial(PyObject* module, PyObject* args, PyObject* kwargs);
 PyObject* fn_rand_like(PyObject* module, PyObject* args, PyObject* kwargs);
 PyObject* fn_randn_like(PyObject* module, PyObject* args, PyObject* kwargs);
 PyObject* fn_add(PyObject* module, PyObject* args, PyObject* kwargs);
@@ -795,6 +800,11 @@ PyMethodDef generated_functions[] = {
     KILN_BINDING("randperm", fn_randperm),
     KILN_BINDING("bernoulli", fn_bernoulli),
     KILN_BINDING("multinomial", fn_multinomial),
+    KILN_BINDING("_standard_gamma", fn__standard_gamma),
+    KILN_BINDING("_standard_gamma_grad", fn__standard_gamma_grad),
+    KILN_BINDING("_dirichlet_grad", fn__dirichlet_grad),
+    KILN_BINDING("poisson", fn_poisson),
+    KILN_BINDING("binomial", fn_binomial),
     KILN_BINDING("rand_like", fn_rand_like),
     KILN_BINDING("randn_like", fn_randn_like),
     KILN_BINDING("add", fn_add),

@@ -17,6 +17,7 @@ from ._C import *  # noqa: F401,F403  (operators and dtypes)
 from ._C import _nan_to_num  # noqa: F401  (nan_to_num's formula: the formula tests look it up here)
 from ._C import _addmm_into, _blas_dot, _blas_mv, _fma, _norm2  # noqa: F401  (torch-rounded addmm, BLAS dot and gemv, fused multiply-add, 2-norm; op tests look them up here)
 from ._C import _log_softmax_backward_data, _softmax_backward_data  # noqa: F401  (torch's names)
+from ._C import _dirichlet_grad, _standard_gamma, _standard_gamma_grad  # noqa: F401  (torch.distributions' samplers)
 from ._C import (bfloat16, bool, double, dtype, float, float16, float32, float64, half, int, int8,  # noqa: A004
                  int16, int32, int64, long, short, uint8, from_numpy, get_default_dtype, get_num_threads, is_grad_enabled, set_default_dtype, set_num_threads)
 from .random import (Generator, default_generator, get_rng_state, initial_seed, manual_seed, seed,  # noqa: F401
@@ -350,6 +351,19 @@ from . import _special_numpy  # noqa: E402  (lgamma, digamma, polygamma, mvlgamm
 _special_numpy.install(globals(), Tensor)
 from . import _api_breadth  # noqa: E402
 _api_breadth.install(globals(), _sys.modules[__name__])
+
+
+def _sample_dirichlet(self, generator=None):
+    """torch._sample_dirichlet: Gamma(alpha) draws in float64 (one per element, in order, as
+    _standard_gamma of the float64 alphas), normalized over the last dim, then rounded to the
+    dtype and kept inside (0, 1) as torch's CPU kernel keeps them."""
+    if not self.is_floating_point():
+        raise RuntimeError(f"\"dirichlet\" not implemented for '{str(self.dtype).split('.')[-1].capitalize()}'")
+    with no_grad():
+        g = _standard_gamma(self.detach().to(float64), generator=generator)
+        r = (g / g.sum(-1, keepdim=True)).to(self.dtype)
+        info = finfo(self.dtype)
+        return r.clamp(min=info.tiny, max=1.0 - info.eps / 2)
 
 from . import func, jit, testing  # noqa: E402  (torch.func transforms, eager torch.jit, torch.testing)
 vmap = func.vmap  # torch.vmap (torch 2.x), a loop here: see kiln.func
