@@ -32,6 +32,7 @@ def test_record_is_complete(rec):
         assert rec.samples(dtype), f"no samples for {dtype}"
     if rec.gradgrad is not True:
         assert isinstance(rec.gradgrad, str) and rec.gradgrad, "gradgrad is True or the reason it is not"
+    assert rec.no_gradcheck is None or (isinstance(rec.no_gradcheck, str) and rec.no_gradcheck)
 
 
 def _input_ndims(rec):

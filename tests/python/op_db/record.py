@@ -93,6 +93,9 @@ class OpRecord:
     tol: Dict[str, Dict[str, float]] = field(default_factory=dict)  # dtype -> rtol/atol override
     grad_samples: Optional[Callable[[], List[Sample]]] = None  # float64 samples for gradcheck
     gradgrad: Any = True                          # True, or a string saying why not
+    # Why finite differences cannot check the op's gradient (a random op whose declared gradient is
+    # not the derivative of its draws held fixed: _standard_gamma's reparameterized one): None, or why.
+    no_gradcheck: Optional[str] = None
     # wrapper(argument index, x) is applied to each differentiable input inside gradcheck (torch's
     # OpInfo gradcheck_wrapper): an op that reads only part of its input (eigh: one triangle) is
     # checked on (x + x^T) / 2, where finite differences see the whole gradient.
