@@ -1535,6 +1535,10 @@ add("cholesky_solve", g_cholesky_solve, dtypes=("float32", "float64"), n=6, extr
 
 
 NOT_GENERATED = {
+    # torch.distributions' samplers: element for element against torch's stream (seeded), by property and
+    # statistics in tests/python/test_distributions_more.py and op_db/distribution_samplers.py.
+    "poisson": "a sampler: tests/python/test_distributions_more.py, op_db/distribution_samplers.py",
+    "binomial": "a sampler: tests/python/test_distributions_more.py, op_db/distribution_samplers.py",
     # Takes a class, not tensors: against torch (type, aliasing, gradients, errors) in test_torch2_surface.py.
     "Tensor.as_subclass": "takes a Tensor subclass: tests/python/test_torch2_surface.py",
     # The API-breadth additions composed in Python (kiln/_api_breadth.py, _special_numpy.py,
