@@ -14,6 +14,7 @@
 #include <algorithm>
 #include <cmath>
 #include <limits>
+#include <vector>
 
 #include "generated/kernels/_dirichlet_grad.h"
 #include "generated/kernels/_standard_gamma.h"
