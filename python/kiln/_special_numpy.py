@@ -198,11 +198,11 @@ _u = {name: np.frompyfunc(fn, 1, 1) for name, fn in
 
 def _unary_values(name, x):
     if name == "lgamma":
-        return _lgamma_u(x).astype(np.float64)
+        return np.asarray(_lgamma_u(x)).astype(np.float64)  # a 0-dim input gives a float
     if name == "i0":
         with np.errstate(over="ignore"):
             return np.i0(x)
-    return _u[name](x).astype(np.float64)
+    return np.asarray(_u[name](x)).astype(np.float64)
 
 
 class _Polygamma(Function):
@@ -210,7 +210,7 @@ class _Polygamma(Function):
     def forward(ctx, n, x):
         ctx.n = n
         ctx.save_for_backward(x)
-        values = np.frompyfunc(lambda v: _polygamma_scalar(n, v), 1, 1)(_f64(x)).astype(np.float64)
+        values = np.asarray(np.frompyfunc(lambda v: _polygamma_scalar(n, v), 1, 1)(_f64(x))).astype(np.float64)
         return _wrap(values, _result_dtype(x))
 
     @staticmethod
