@@ -56,3 +56,30 @@ class lazy_property:
             value = self.wrapped(instance)
         setattr(instance, self.wrapped.__name__, value)
         return value
+
+
+def params_shape(*values):
+    """The batch shape of parameters given as numbers or tensors: () when all are numbers."""
+    if all(isinstance(v, Number) for v in values):
+        return kiln.Size()
+    return kiln.broadcast_shapes(*[tuple(v.shape) for v in values if isinstance(v, kiln.Tensor)])
+
+
+def sum_rightmost(value, dim):
+    """value summed over its `dim` rightmost dimensions (a number stays a number)."""
+    if dim == 0 or not isinstance(value, kiln.Tensor):
+        return value
+    return value.reshape(tuple(value.shape[:value.dim() - dim]) + (-1,)).sum(-1)
+
+
+def batch_mv(mat, vec):
+    """Matrix times vector over broadcast batch dimensions."""
+    return kiln.matmul(mat, vec.unsqueeze(-1)).squeeze(-1)
+
+
+def tiny(t):
+    return kiln.finfo(t.dtype).tiny
+
+
+def eps(t):
+    return kiln.finfo(t.dtype).eps
