@@ -9,6 +9,7 @@ from .counts import Binomial, Geometric, Multinomial, NegativeBinomial, OneHotCa
 from .distribution import Distribution
 from .gamma import Beta, Chi2, Dirichlet, FisherSnedecor, Gamma
 from .kl import kl_divergence, register_kl
+from .lkj import LKJCholesky
 from .location_scale import Cauchy, Exponential, Laplace, StudentT
 from .multivariate_normal import LowRankMultivariateNormal, MultivariateNormal
 from .normal import Normal
@@ -17,12 +18,14 @@ from .relaxed import (ContinuousBernoulli, ExpRelaxedCategorical, LogitRelaxedBe
 from .transformed import Gumbel, HalfCauchy, HalfNormal, Kumaraswamy, LogisticNormal, LogNormal, Pareto, Weibull
 from .transforms import *  # noqa: F401,F403
 from .uniform import Uniform
+from .von_mises import VonMises
 from .wrappers import Independent, MixtureSameFamily, TransformedDistribution
 
 __all__ = ["Bernoulli", "Beta", "Binomial", "Categorical", "Cauchy", "Chi2", "ContinuousBernoulli", "Dirichlet",
            "Distribution", "ExpRelaxedCategorical", "Exponential", "FisherSnedecor", "Gamma", "Geometric", "Gumbel",
-           "HalfCauchy", "HalfNormal", "Independent", "Kumaraswamy", "Laplace", "LogNormal", "LogisticNormal",
-           "LogitRelaxedBernoulli", "LowRankMultivariateNormal", "MixtureSameFamily", "Multinomial",
+           "HalfCauchy", "HalfNormal", "Independent", "Kumaraswamy", "LKJCholesky", "Laplace", "LogNormal",
+           "LogisticNormal", "LogitRelaxedBernoulli", "LowRankMultivariateNormal", "MixtureSameFamily", "Multinomial",
            "MultivariateNormal", "NegativeBinomial", "Normal", "OneHotCategorical", "Pareto", "Poisson",
            "RelaxedBernoulli", "RelaxedOneHotCategorical", "StudentT", "TransformedDistribution", "Uniform",
-           "Weibull", "biject_to", "constraints", "kl_divergence", "register_kl", "transform_to", "transforms"]
+           "VonMises", "Weibull", "biject_to", "constraints", "kl_divergence", "register_kl", "transform_to",
+           "transforms"]
