@@ -19,6 +19,7 @@ from .transformed import Gumbel, HalfCauchy, HalfNormal, Kumaraswamy, LogisticNo
 from .transforms import *  # noqa: F401,F403
 from .uniform import Uniform
 from .von_mises import VonMises
+from .wishart import Wishart
 from .wrappers import Independent, MixtureSameFamily, TransformedDistribution
 
 __all__ = ["Bernoulli", "Beta", "Binomial", "Categorical", "Cauchy", "Chi2", "ContinuousBernoulli", "Dirichlet",
@@ -27,5 +28,5 @@ __all__ = ["Bernoulli", "Beta", "Binomial", "Categorical", "Cauchy", "Chi2", "Co
            "LogisticNormal", "LogitRelaxedBernoulli", "LowRankMultivariateNormal", "MixtureSameFamily", "Multinomial",
            "MultivariateNormal", "NegativeBinomial", "Normal", "OneHotCategorical", "Pareto", "Poisson",
            "RelaxedBernoulli", "RelaxedOneHotCategorical", "StudentT", "TransformedDistribution", "Uniform",
-           "VonMises", "Weibull", "biject_to", "constraints", "kl_divergence", "register_kl", "transform_to",
+           "VonMises", "Weibull", "Wishart", "biject_to", "constraints", "kl_divergence", "register_kl", "transform_to",
            "transforms"]
