@@ -127,8 +127,8 @@ def _cb_cb(p, q):
 
 
 # ------------------------------------------------------------------ across families
-def _normal_cross_entropy(mean, second_moment_about, q):
-    """-E_p[log N(X; q.loc, q.scale)] given E_p[X] and E_p[(X - q.loc)^2]."""
+def _normal_cross_entropy(second_moment_about, q):
+    """-E_p[log N(X; q.loc, q.scale)] given E_p[(X - q.loc)^2]."""
     return 0.5 * kiln.log(2 * math.pi * q.scale.pow(2)) + second_moment_about / (2 * q.scale.pow(2))
 
 
@@ -152,20 +152,20 @@ def _normal_gumbel(p, q):
 def _uniform_normal(p, q):
     width = p.high - p.low
     second = width.pow(2) / 12 + ((p.high + p.low) / 2 - q.loc).pow(2)
-    return -width.log() + _normal_cross_entropy(None, second, q)
+    return -width.log() + _normal_cross_entropy(second, q)
 
 
 @register_kl(Gamma, Normal)
 def _gamma_normal(p, q):
     mean = p.concentration / p.rate
     second = p.concentration / p.rate.pow(2) + (mean - q.loc).pow(2)
-    return -p.entropy() + _normal_cross_entropy(mean, second, q)
+    return -p.entropy() + _normal_cross_entropy(second, q)
 
 
 @register_kl(Beta, Normal)
 def _beta_normal(p, q):
     second = p.variance + (p.mean - q.loc).pow(2)
-    return -p.entropy() + _normal_cross_entropy(p.mean, second, q)
+    return -p.entropy() + _normal_cross_entropy(second, q)
 
 
 @register_kl(Beta, Uniform)

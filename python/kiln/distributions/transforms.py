@@ -681,17 +681,15 @@ class CorrCholeskyTransform(Transform):
         z = kiln.stack(parts, -1)
         return kiln.atanh(z)
 
-    def log_abs_det_jacobian(self, x, y, intermediates=None):
+    def log_abs_det_jacobian(self, x, y):
         # |det| = prod over rows i, columns j < i of sqrt(1 - sum_{l<j} w_il^2) * (1 - tanh^2 x)
         n = y.shape[-1]
         total = 0
-        k = 0
         for i in range(1, n):
             left = y.new_ones(tuple(y.shape[:-2]))
             for j in range(i):
                 total = total + 0.5 * left.log()
                 left = left - y[..., i, j].pow(2)
-                k += 1
         tanh_term = (2.0 * (math.log(2.0) - x - F.softplus(-2.0 * x))).sum(-1)
         return total + tanh_term
 
