@@ -1,5 +1,7 @@
 """The Distribution base class: batch and event shapes, argument and sample validation (on unless
 turned off, as torch's), the generic `expand`, and the defaults every family overrides."""
+import warnings
+
 import kiln
 
 from . import constraints
@@ -31,7 +33,13 @@ class Distribution:
             self._check_arguments()
 
     def _check_arguments(self):
-        for name, constraint in self.arg_constraints.items():
+        try:
+            arg_constraints = self.arg_constraints
+        except NotImplementedError:
+            warnings.warn(f"{type(self)} does not define `arg_constraints`. Please set `arg_constraints = {{}}` or "
+                          "initialize the distribution with `validate_args=False` to turn off validation.")
+            return
+        for name, constraint in arg_constraints.items():
             if constraints.is_dependent(constraint):
                 continue
             if name not in self.__dict__ and isinstance(getattr(type(self), name, None), lazy_property):
@@ -54,6 +62,13 @@ class Distribution:
 
     def _extended_shape(self, sample_shape=kiln.Size()):
         return kiln.Size(tuple(sample_shape) + tuple(self._batch_shape) + tuple(self._event_shape))
+
+    def _get_checked_instance(self, cls, _instance=None):
+        """The object a subclass's own `expand` fills in (a subclass with its own __init__ needs one)."""
+        if _instance is None and type(self).__init__ != cls.__init__:
+            raise NotImplementedError(f"Subclass {type(self).__name__} of {cls.__name__} that defines a custom "
+                                      "__init__ method must also define a custom .expand() method.")
+        return self.__new__(type(self)) if _instance is None else _instance
 
     def expand(self, batch_shape, _instance=None):
         """The same distribution repeated over a larger batch_shape (views of the parameters, no copies).

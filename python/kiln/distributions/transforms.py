@@ -514,7 +514,7 @@ class AffineTransform(Transform):
         def same(a, b):
             if isinstance(a, Number) and isinstance(b, Number):
                 return a == b
-            return bool((a == b).all()) if isinstance(a - b, kiln.Tensor) else a == b
+            return bool(kiln.as_tensor(a == b).all())
         return same(self.loc, other.loc) and same(self.scale, other.scale)
 
     __hash__ = Transform.__hash__
