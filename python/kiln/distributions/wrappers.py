@@ -6,7 +6,7 @@ import kiln
 from . import constraints
 from .categorical import Categorical
 from .distribution import Distribution
-from .transforms import ComposeTransform, Transform
+from .transform_base import ComposeTransform, Transform
 from .utils import sum_rightmost
 
 
