@@ -303,7 +303,7 @@ class _Stack(Constraint):
     @property
     def event_dim(self):
         d = max(c.event_dim for c in self.cseq)
-        return d + 1 if self.dim + d < 0 else d
+        return d + 1 if self.dim - d < 0 else d  # stacking inside the event adds an event dimension
 
     def check(self, value):
         parts = [value.select(self.dim, i) for i in range(value.size(self.dim))]
