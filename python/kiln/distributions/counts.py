@@ -66,7 +66,7 @@ class Poisson(Distribution):
 
 
 def _relu_half(x):
-    """max(x, 0), with gradient 1/2 at 0 (as the smooth softplus identity below expects)."""
+    """max(x, 0), written so that its gradient at x = 0 is 1/2 (the mean of the one-sided slopes)."""
     return (x.clamp(min=0) + x - x.clamp(max=0)) / 2
 
 
