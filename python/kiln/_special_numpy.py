@@ -28,7 +28,9 @@ def _f64(t):
 
 
 def _wrap(values, dtype):
-    return _C.from_numpy(np.ascontiguousarray(values, dtype=np.float64)).to(dtype)
+    values = np.asarray(values, dtype=np.float64)
+    # (ascontiguousarray alone would turn a 0-dim array into a 1-element vector)
+    return _C.from_numpy(np.ascontiguousarray(values).reshape(values.shape)).to(dtype)
 
 
 def _lgamma_scalar(x):

@@ -751,6 +751,10 @@ class Tensor(_C.TensorBase):
         # torch's copy_to fills only for a value that is 0-dim before its leading 1s are dropped
         # (a (1,)-shaped value is copied: into an expanded view that raises)
         value_0dim = isinstance(value, _C.TensorBase) and value.dim() == 0
+        # `x[i] += 1` writes the view onto itself: as torch's copy_ of a fully overlapping source, nothing to do
+        itself = indices is None and isinstance(value, _C.TensorBase) and value.data_ptr() == view.data_ptr() \
+            and value.dtype == view.dtype and tuple(value.shape) == tuple(view.shape) \
+            and all(a == b for a, b, n in zip(value.stride(), view.stride(), view.shape) if n > 1)
         if isinstance(value, _C.TensorBase) and value.dim() and value.shape[0] == 1:
             # torch drops the value's leading size-1 dims (x[0] = t of shape (1, n) fills a row)
             k = next((i for i, n in enumerate(value.shape) if n != 1), value.dim())
@@ -759,7 +763,8 @@ class Tensor(_C.TensorBase):
             if value_0dim and view.dim() != 0 and not value.requires_grad:
                 view.fill_(value)  # as torch's copy_to: a 0-dim value fills (an expanded view too)
             elif isinstance(value, _C.TensorBase):
-                view.copy_(value)
+                if not itself:
+                    view.copy_(value)
             elif _is_number(value):
                 view.fill_(value)
             else:

@@ -583,6 +583,16 @@ def test_special_values(name):
     _close_nan(kfn(kiln, K(ints)), kfn(torch, T(ints)), 2e-6)
 
 
+def test_special_of_a_0dim_tensor_is_0dim():
+    for fn in (kiln.lgamma, kiln.digamma, kiln.i0, lambda x: kiln.polygamma(1, x)):
+        for x in (K(2.5), K(2.5, requires_grad=True)):
+            y = fn(x)
+            assert tuple(y.shape) == ()
+            if x.requires_grad:
+                (g,) = kiln.autograd.grad(y, x)
+                assert tuple(g.shape) == ()
+
+
 @pytest.mark.parametrize("name", ["lgamma", "digamma", "i0", "polygamma1", "polygamma2"])
 def test_special_gradients(name):
     x = np.array([0.7, 1.3, 2.5, -1.5, 10.0, 4.2, -0.3, 25.0])

@@ -165,3 +165,14 @@ def test_kl_divergence():
     rt, rk = both(run)
     for a, b in zip(rt, rk):
         assert_same(a, b, exact=False)
+
+
+def test_tril_vector_utils_match_torch():
+    from torch.distributions.utils import tril_matrix_to_vec as t_to_vec, vec_to_tril_matrix as t_to_mat
+
+    from kiln.distributions.utils import tril_matrix_to_vec, vec_to_tril_matrix
+    a = np.random.default_rng(1).normal(size=(2, 4, 4))
+    for diag in (-1, 0, 1):
+        vk, vt = tril_matrix_to_vec(kiln.tensor(a), diag), t_to_vec(torch.tensor(a), diag)
+        np.testing.assert_array_equal(vk.numpy(), vt.numpy())
+        np.testing.assert_array_equal(vec_to_tril_matrix(vk, diag).numpy(), t_to_mat(vt, diag).numpy())

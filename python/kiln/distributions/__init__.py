@@ -1,15 +1,32 @@
-"""kiln.distributions: torch.distributions' Categorical, Normal, Bernoulli and Uniform (the ones
-policy-gradient and VAE scripts use) and kl_divergence between two of a kind, written as torch 1.13
-writes them, so that with the same seed sample() draws torch's numbers (Categorical through
-multinomial, Normal through normal / normal_, Bernoulli through bernoulli, Uniform through rand) and
-log_prob / entropy / kl_divergence round as torch's."""
-from . import constraints
+"""kiln.distributions: probability distributions with torch.distributions' interface (shapes, sample /
+rsample, log_prob, entropy, moments, cdf, validation) and kl_divergence between them. Seeded draws use
+the generator as torch's do, so the same seed gives the same samples."""
+from . import constraints, transforms
 from .bernoulli import Bernoulli
 from .categorical import Categorical
+from .constraint_registry import biject_to, transform_to
+from .counts import Binomial, Geometric, Multinomial, NegativeBinomial, OneHotCategorical, Poisson
 from .distribution import Distribution
+from .gamma import Beta, Chi2, Dirichlet, FisherSnedecor, Gamma
 from .kl import kl_divergence, register_kl
+from .lkj import LKJCholesky
+from .location_scale import Cauchy, Exponential, Laplace, StudentT
+from .multivariate_normal import LowRankMultivariateNormal, MultivariateNormal
 from .normal import Normal
+from .relaxed import (ContinuousBernoulli, ExpRelaxedCategorical, LogitRelaxedBernoulli, RelaxedBernoulli,
+                      RelaxedOneHotCategorical)
+from .transformed import Gumbel, HalfCauchy, HalfNormal, Kumaraswamy, LogisticNormal, LogNormal, Pareto, Weibull
+from .transforms import *  # noqa: F401,F403
 from .uniform import Uniform
+from .von_mises import VonMises
+from .wishart import Wishart
+from .wrappers import Independent, MixtureSameFamily, TransformedDistribution
 
-__all__ = ["Bernoulli", "Categorical", "Distribution", "Normal", "Uniform", "constraints", "kl_divergence",
-           "register_kl"]
+__all__ = ["Bernoulli", "Beta", "Binomial", "Categorical", "Cauchy", "Chi2", "ContinuousBernoulli", "Dirichlet",
+           "Distribution", "ExpRelaxedCategorical", "Exponential", "FisherSnedecor", "Gamma", "Geometric", "Gumbel",
+           "HalfCauchy", "HalfNormal", "Independent", "Kumaraswamy", "LKJCholesky", "Laplace", "LogNormal",
+           "LogisticNormal", "LogitRelaxedBernoulli", "LowRankMultivariateNormal", "MixtureSameFamily", "Multinomial",
+           "MultivariateNormal", "NegativeBinomial", "Normal", "OneHotCategorical", "Pareto", "Poisson",
+           "RelaxedBernoulli", "RelaxedOneHotCategorical", "StudentT", "TransformedDistribution", "Uniform",
+           "VonMises", "Weibull", "Wishart", "biject_to", "constraints", "kl_divergence", "register_kl", "transform_to",
+           "transforms"]

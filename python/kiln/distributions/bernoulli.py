@@ -32,6 +32,11 @@ class Bernoulli(Distribution):
         return self.probs
 
     @property
+    def mode(self):
+        mode = (self.probs >= 0.5).to(self.probs.dtype)
+        return kiln.where(self.probs == 0.5, kiln.full_like(mode, float("nan")), mode)
+
+    @property
     def variance(self):
         return self.probs * (1 - self.probs)
 
@@ -57,6 +62,12 @@ class Bernoulli(Distribution):
             self._validate_sample(value)
         logits, value = broadcast_all(self.logits, value)
         return -F.binary_cross_entropy_with_logits(logits, value, reduction="none")
+
+    def enumerate_support(self, expand=True):
+        values = kiln.arange(2, dtype=self._param.dtype).view((-1,) + (1,) * len(self._batch_shape))
+        if expand:
+            values = values.expand((-1,) + tuple(self._batch_shape))
+        return values
 
     def entropy(self):
         return F.binary_cross_entropy_with_logits(self.logits, self.probs, reduction="none")

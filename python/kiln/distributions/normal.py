@@ -61,5 +61,8 @@ class Normal(Distribution):
             self._validate_sample(value)
         return 0.5 * (1 + kiln.erf((value - self.loc) * self.scale.reciprocal() / math.sqrt(2)))
 
+    def icdf(self, value):
+        return self.loc + self.scale * kiln.erfinv(2 * value - 1) * math.sqrt(2)
+
     def entropy(self):
         return 0.5 + 0.5 * math.log(2 * math.pi) + kiln.log(self.scale)

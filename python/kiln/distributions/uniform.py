@@ -60,5 +60,8 @@ class Uniform(Distribution):
         result = (value - self.low) / (self.high - self.low)
         return result.clamp(min=0, max=1)
 
+    def icdf(self, value):
+        return value * (self.high - self.low) + self.low
+
     def entropy(self):
         return kiln.log(self.high - self.low)

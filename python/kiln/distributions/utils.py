@@ -56,3 +56,50 @@ class lazy_property:
             value = self.wrapped(instance)
         setattr(instance, self.wrapped.__name__, value)
         return value
+
+
+def params_shape(*values):
+    """The batch shape of parameters given as numbers or tensors: () when all are numbers."""
+    if all(isinstance(v, Number) for v in values):
+        return kiln.Size()
+    return kiln.broadcast_shapes(*[tuple(v.shape) for v in values if isinstance(v, kiln.Tensor)])
+
+
+def sum_rightmost(value, dim):
+    """value summed over its `dim` rightmost dimensions (a number stays a number)."""
+    if dim == 0 or not isinstance(value, kiln.Tensor):
+        return value
+    return value.reshape(tuple(value.shape[:value.dim() - dim]) + (-1,)).sum(-1)
+
+
+def batch_mv(mat, vec):
+    """Matrix times vector over broadcast batch dimensions."""
+    return kiln.matmul(mat, vec.unsqueeze(-1)).squeeze(-1)
+
+
+def tiny(t):
+    return kiln.finfo(t.dtype).tiny
+
+
+def eps(t):
+    return kiln.finfo(t.dtype).eps
+
+
+def tril_matrix_to_vec(mat, diag=0):
+    """The entries of the lower triangle (offset diag) of the last two dimensions, row by row."""
+    n = mat.shape[-1]
+    rows, cols = kiln.tril_indices(n, n, offset=diag)
+    return mat[..., rows, cols]
+
+
+def vec_to_tril_matrix(vec, diag=0):
+    """The inverse of tril_matrix_to_vec: a square matrix with vec in its lower triangle, zeros above."""
+    m = vec.shape[-1]
+    # m = n (n + 1) / 2 + n diag entries for an n x n matrix; solve for n
+    n = round((-(1 + 2 * diag) + ((1 + 2 * diag) ** 2 + 8 * m + 4 * abs(diag) * (diag + 1)) ** 0.5) / 2)
+    rows, cols = kiln.tril_indices(n, n, offset=diag)
+    if rows.numel() != m:
+        raise ValueError("incorrect number of elements for a lower triangle")
+    mat = vec.new_zeros(tuple(vec.shape[:-1]) + (n, n))
+    mat[..., rows, cols] = vec
+    return mat
