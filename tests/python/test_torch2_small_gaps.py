@@ -186,3 +186,109 @@ def test_digamma_trigamma_edge_values_are_torchs():
         close = np.isclose(got, want, rtol=4e-16, atol=0, equal_nan=True) | (got == want)
         assert close.all(), (x[~close][:5], got[~close][:5], want[~close][:5])
     assert np.array_equal(np.array(kiln.digamma(k).tolist()), torch.digamma(t).numpy(), equal_nan=True)
+
+
+def _asm_pair(**kw):
+    torch.manual_seed(0)
+    t = torch.nn.AdaptiveLogSoftmaxWithLoss(16, 50, [5, 20, 35], **kw)
+    k = kiln.nn.AdaptiveLogSoftmaxWithLoss(16, 50, [5, 20, 35], **kw)
+    assert list(k.state_dict()) == list(t.state_dict())
+    assert [tuple(v.shape) for v in k.state_dict().values()] == [tuple(v.shape) for v in t.state_dict().values()]
+    k.load_state_dict({n: kiln.from_numpy(v.numpy().copy()) for n, v in t.state_dict().items()})
+    return t, k
+
+
+@pytest.mark.parametrize("kw", [{}, {"div_value": 2.0, "head_bias": True}])
+def test_adaptive_log_softmax_is_torchs(kw):
+    t, k = _asm_pair(**kw)
+    x = torch.randn(12, 16)
+    y = torch.tensor([0, 4, 5, 19, 20, 49, 3, 7, 30, 1, 36, 25])
+    kx = kiln.tensor(x.tolist(), requires_grad=True)
+    x.requires_grad_(True)
+    to, ko = t(x, y), k(kx, kiln.tensor(y.tolist()))
+    assert ko.loss.item() == pytest.approx(to.loss.item(), rel=1e-6)
+    assert ko.output.tolist() == pytest.approx(to.output.tolist(), rel=1e-5, abs=1e-6)
+    to.loss.backward()
+    ko.loss.backward()
+    assert kx.grad.reshape(-1).tolist() == pytest.approx(x.grad.reshape(-1).tolist(), rel=1e-4, abs=1e-6)
+    assert k.head.weight.grad.reshape(-1).tolist() == pytest.approx(t.head.weight.grad.reshape(-1).tolist(),
+                                                                    rel=1e-4, abs=1e-6)
+    with torch.no_grad():
+        assert k.log_prob(kx).reshape(-1).tolist() == pytest.approx(t.log_prob(x).reshape(-1).tolist(), abs=1e-5)
+        assert k.predict(kx).tolist() == t.predict(x).tolist()
+        single = k(kx[3], kiln.tensor(19)).output
+        assert single.dim() == 0 and single.item() == pytest.approx(t(x[3], torch.tensor(19)).output.item(), rel=1e-5)
+
+
+def test_adaptive_log_softmax_errors_are_torchs():
+    t, k = _asm_pair()
+    for lib, m in ((torch, t), (kiln, k)):
+        with pytest.raises(RuntimeError, match="Target values should be in"):
+            m(lib.zeros(2, 16), lib.tensor([0, 50]))
+        with pytest.raises(RuntimeError, match="same size in the batch dimension"):
+            m(lib.zeros(3, 16), lib.tensor([0, 1]))
+        with pytest.raises(RuntimeError, match="multi-target not supported"):
+            m(lib.zeros(2, 16), lib.zeros(2, 2, dtype=lib.int64))
+        with pytest.raises(ValueError, match="cutoffs should be a sequence"):
+            lib.nn.AdaptiveLogSoftmaxWithLoss(16, 10, [5, 3])
+        with pytest.raises(ValueError, match="cutoffs should be a sequence"):
+            lib.nn.AdaptiveLogSoftmaxWithLoss(16, 10, [5, 10])
+
+
+@pytest.mark.parametrize("n,replicas,shuffle,drop_last", [(10, 3, True, False), (10, 3, False, True), (10, 4, True, True),
+                                                          (2, 5, True, False), (9, 3, False, False), (0, 2, True, False)])
+def test_distributed_sampler_is_torchs(n, replicas, shuffle, drop_last):
+    from torch.utils.data.distributed import DistributedSampler as TS
+    data = list(range(n))
+    for rank in range(replicas):
+        ks = kiln.utils.data.DistributedSampler(data, num_replicas=replicas, rank=rank, shuffle=shuffle, seed=7,
+                                                drop_last=drop_last)
+        ts = TS(data, num_replicas=replicas, rank=rank, shuffle=shuffle, seed=7, drop_last=drop_last)
+        for epoch in (0, 1, 5):
+            ks.set_epoch(epoch)
+            ts.set_epoch(epoch)
+            assert list(ks) == list(ts) and len(ks) == len(ts)
+    loader = kiln.utils.data.DataLoader(list(range(8)), batch_size=2,
+                                        sampler=kiln.utils.data.distributed.DistributedSampler(list(range(8)), 2, 1))
+    assert sum(len(b) for b in loader) == 4
+
+
+def test_distributed_sampler_errors():
+    with pytest.raises(ValueError, match=r"Invalid rank 3, rank should be in the interval \[0, 2\]"):
+        kiln.utils.data.DistributedSampler(range(4), num_replicas=3, rank=3)
+    with pytest.raises(RuntimeError):  # no process group to ask (torch: not initialized)
+        kiln.utils.data.DistributedSampler(range(4))
+
+
+def test_special_functions_are_torchs():
+    import math
+    import numpy as np
+    x = np.concatenate([np.linspace(-8, 10, 361), [0.0, -0.0, np.inf, -np.inf, np.nan, 1e-30, -1e-30]])
+    p = np.concatenate([np.linspace(0, 1, 101), [-0.1, 1.1, np.nan, 1e-300, 1e-20, 1e-10, 1e-5, 1e-3]])
+    # (torch 1.13's ndtr, 0.5 * (1 + erf), cancels below -5: compared by hand below)
+    for name, src in (("entr", x), ("ndtr", x[~(x < -5)]), ("log_ndtr", np.concatenate([x, np.linspace(-200, -8, 50)])),
+                      ("ndtri", p), ("i1", x[np.abs(x) < 700])):
+        got = np.array(getattr(kiln.special, name)(kiln.tensor(src.tolist(), dtype=kiln.float64)).tolist())
+        want = getattr(torch.special, name)(torch.tensor(src)).numpy()
+        assert np.allclose(got, want, rtol=1e-9, atol=0, equal_nan=True), name
+    # ndtr's lower tail: erfc's value, not 0 as torch 1.13's 0.5 * (1 + erf) (torch 2.x splits as kiln)
+    for v in (-6.0, -12.5, -30.0):
+        assert kiln.special.ndtr(kiln.tensor([v], dtype=kiln.float64)).item() == pytest.approx(
+            0.5 * math.erfc(-v / math.sqrt(2)), rel=1e-12)
+    a, b = torch.tensor([0.0, 1.0, 2.0, 0.0, -1.0]), torch.tensor([float("nan"), 1.0, -1.0, 2.0, 0.5])
+    got = kiln.special.xlog1py(kiln.tensor(a.tolist()), kiln.tensor(b.tolist())).tolist()
+    assert np.allclose(got, torch.special.xlog1py(a, b).tolist(), equal_nan=True)
+    q = torch.tensor([2.0, 3.0, 1.0, 0.5, 4.0])
+    s = torch.tensor([1.0, 2.0, 1.0, 1.0, -2.5])
+    got = kiln.special.zeta(kiln.tensor(q.tolist()), kiln.tensor(s.tolist())).tolist()
+    assert np.allclose(got, torch.special.zeta(q, s).tolist(), rtol=1e-6, equal_nan=True)
+
+
+def test_special_gradients_are_torchs():
+    for name, vals in (("entr", [0.5, 2.0, 3.0]), ("ndtr", [-2.0, 0.0, 1.5]), ("ndtri", [0.1, 0.5, 0.9]),
+                       ("log_ndtr", [-3.0, 0.0, 2.0])):
+        k = kiln.tensor(vals, dtype=kiln.float64, requires_grad=True)
+        t = torch.tensor(vals, dtype=torch.float64, requires_grad=True)
+        getattr(kiln.special, name)(k).sum().backward()
+        getattr(torch.special, name)(t).sum().backward()
+        assert k.grad.tolist() == pytest.approx(t.grad.tolist(), rel=1e-9), name

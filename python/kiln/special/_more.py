@@ -47,34 +47,65 @@ def entr(input, *, out=None):
 
 
 def ndtr(input, *, out=None):
-    """The standard normal CDF, 0.5 erfc(-x / sqrt 2) (accurate in the lower tail too)."""
+    """The standard normal CDF: 0.5 erfc(-x / sqrt 2) below -1 (the lower tail does not underflow),
+    0.5 + 0.5 erf(x / sqrt 2) above (torch 2.x's split)."""
     _check("ndtr", input)
     x = _float(input)
-    return _with_out(0.5 * _C.erfc(-x * math.sqrt(0.5)), out)
+    t = x * math.sqrt(0.5)
+    return _with_out(_C.where(x < -1, 0.5 * _C.erfc(-t), 0.5 + 0.5 * _C.erf(t)), out)
+
+
+class _Ndtri(Function):
+    """sqrt 2 erfinv(2p - 1), except in the lower tail, where 2p - 1 has lost p's bits: there Newton's
+    method on log_ndtr(x) = log p, from the erfinv estimate (or -sqrt(-2 log p) where that is -inf).
+    Its derivative is 1 / pdf(x) = sqrt(2 pi) exp(x^2 / 2)."""
+
+    @staticmethod
+    def forward(ctx, p):
+        q = p.detach().to(_C.float64)
+        x = math.sqrt(2.0) * _C.erfinv(2 * q - 1)
+        tail = (q > 0) & (q < 1e-3)
+        if bool(tail.any()):
+            qt = _C.where(tail, q, _C.full_like(q, 1e-3))
+            guess = _C.where(x.isfinite() & tail, x, -(-2 * qt.log()).sqrt())
+            log_q = qt.log()
+            for _ in range(8):
+                log_cdf = log_ndtr(guess)
+                log_pdf = -0.5 * guess * guess - 0.5 * math.log(2 * math.pi)
+                guess = guess - (log_cdf - log_q) * (log_cdf - log_pdf).exp()
+            x = _C.where(tail, guess, x)
+        x = x.to(p.dtype)
+        ctx.save_for_backward(x)
+        return x
+
+    @staticmethod
+    def backward(ctx, grad):
+        (x,) = ctx.saved_tensors
+        return grad * math.sqrt(2 * math.pi) * (0.5 * x * x).exp()
 
 
 def ndtri(input, *, out=None):
-    """The standard normal quantile: sqrt 2 erfinv(2p - 1) (-inf at 0, inf at 1, NaN outside [0, 1])."""
+    """The standard normal quantile (-inf at 0, inf at 1, NaN outside [0, 1])."""
     _check("ndtri", input)
-    p = _float(input)
-    return _with_out(math.sqrt(2.0) * _C.erfinv(2 * p - 1), out)
+    return _with_out(_Ndtri.apply(_float(input)), out)
 
 
 def log_ndtr(input, *, out=None):
-    """log of the standard normal CDF: log1p(-ndtr(-x)) above -1; below, log(erfc(t)) with erfc(t) =
-    exp(-t^2) erfcx(t), erfcx from its continued fraction, so the far tail does not underflow."""
+    """log of the standard normal CDF: log1p(-ndtr(-x)) above -1, log(ndtr(x)) down to -20, and below,
+    where ndtr underflows, log(erfc(t) / 2) with erfc(t) = exp(-t^2) erfcx(t) and erfcx from its
+    continued fraction (fast to converge there: t > 14)."""
     _check("log_ndtr", input)
     x = _float(input)
-    upper = (-0.5 * _C.erfc(x * math.sqrt(0.5))).log1p()
-    t = -x * math.sqrt(0.5)  # > 0.707 where used
-    t_safe = _C.where(x < -1, t, _C.ones_like(t))
-    # erfcx(t) = 1/sqrt(pi) * 1 / (t + 1/2 / (t + 1 / (t + 3/2 / (t + 2 / ...)))), 60 terms (t > 0.7)
-    frac = t_safe
-    for k in range(60, 0, -1):
-        frac = t_safe + (k * 0.5) / frac
-    log_erfc = -t_safe * t_safe - frac.log() - 0.5 * math.log(math.pi)
-    lower = log_erfc - math.log(2.0)
-    return _with_out(_C.where(x < -1, lower, upper), out)
+    t = -x * math.sqrt(0.5)
+    upper = (-0.5 * _C.erfc(-t)).log1p()
+    middle = (0.5 * _C.erfc(t)).log()
+    t_far = _C.where(x < -20, t, _C.full_like(t, 20.0))
+    # erfcx(t) = 1/sqrt(pi) / (t + (1/2) / (t + 1 / (t + (3/2) / (t + 2 / ...))))
+    frac = t_far
+    for k in range(40, 0, -1):
+        frac = t_far + (k * 0.5) / frac
+    far = -t_far * t_far - frac.log() - 0.5 * math.log(math.pi) - math.log(2.0)
+    return _with_out(_C.where(x < -20, far, _C.where(x < -1, middle, upper)), out)
 
 
 def xlog1py(input, other, *, out=None):
