@@ -306,7 +306,16 @@ def conj(input):
 
 
 def conj_physical(input, *, out=None):
+    if out is not None and not can_cast(input.dtype, out.dtype):  # a unary op's out= check
+        raise RuntimeError(f"result type {_scalar_type_name(input.dtype)} can't be cast to the desired output type "
+                           f"{_scalar_type_name(out.dtype)}")
     return input.clone() if out is None else out.resize_(list(input.shape)).copy_(input)
+
+
+def _scalar_type_name(dtype):
+    kiln = _k()
+    return {kiln.float16: "Half", kiln.bfloat16: "BFloat16", kiln.float32: "Float",
+            kiln.float64: "Double"}.get(dtype) or _dtype_cname(dtype)
 
 
 def _floating(dt):
@@ -420,7 +429,10 @@ def asarray(obj, *, dtype=None, device=None, copy=None, requires_grad=False):
 def frombuffer(buffer, *, dtype, count=-1, offset=0, requires_grad=False):
     """A 1-D tensor sharing memory with an object that implements the buffer protocol."""
     kiln = _k()
-    view = memoryview(buffer)
+    try:
+        view = memoryview(buffer)
+    except TypeError:  # torch's class for an object without the buffer protocol
+        raise ValueError("object does not implement Python buffer protocol.") from None
     length = view.nbytes
     if length <= 0 or count == 0:
         raise ValueError(f"both buffer length ({length}) and count ({count}) must not be 0")
@@ -553,6 +565,9 @@ def is_inference(input):
 # ---------------------------------------------------------------- window functions (torch's formulas and op order)
 def _window_args(name, window_length, dtype, layout):
     kiln = _k()
+    if not isinstance(window_length, int) or isinstance(window_length, builtins.bool):
+        raise TypeError(f"{name}(): argument 'window_length' (position 1) must be int, not "
+                        f"{type(window_length).__name__}")
     if dtype is None:
         dtype = kiln.get_default_dtype()
     if not _floating(dtype):
@@ -669,11 +684,29 @@ def _comparison_(name):
     return method
 
 
+def _check_cum_inplace(self, name, dtype):
+    """torch writes the in-place scan into self: dtype= must be self's, and there is no bool kernel."""
+    if dtype is not None and dtype != self.dtype:
+        raise RuntimeError(f"Bad in-place call: input tensor dtype {_c_type_name(self.dtype)} and output tensor "
+                           f"dtype {_c_type_name(dtype)} should match")
+    if self.dtype == _k().bool:
+        raise RuntimeError(f"\"{name}_out_cpu\" not implemented for 'Bool'")
+
+
+def _c_type_name(dtype):
+    kiln = _k()
+    return {kiln.bool: "bool", kiln.uint8: "unsigned char", kiln.int8: "signed char", kiln.int16: "short int",
+            kiln.int32: "int", kiln.int64: "long int", kiln.float16: "c10::Half", kiln.bfloat16: "c10::BFloat16",
+            kiln.float32: "float", kiln.float64: "double"}.get(dtype, str(dtype))
+
+
 def _cumsum_(self, dim, *, dtype=None):
+    _check_cum_inplace(self, "cumsum", dtype)
     return self.copy_(self.cumsum(dim, dtype=dtype))
 
 
 def _cumprod_(self, dim, *, dtype=None):
+    _check_cum_inplace(self, "cumprod", dtype)
     # cumprod's backward reads its input: a copy of self's old values, as torch saves original_self
     return self.copy_((self.clone() if self.requires_grad else self).cumprod(dim, dtype=dtype))
 
@@ -694,9 +727,23 @@ def _uniform_double(self, generator):
     """One uniform [0, 1) double per element of self, drawn as torch's serial CPU kernels draw
     (uniform_real_distribution<double>: 53 random bits each), in self's element order."""
     kiln = _k()
-    u = kiln.empty(list(self.shape), dtype=kiln.float64)
+    # drawn in self's memory order (torch's TensorIterator walks the dims by stride), then permuted back
+    order = _memory_order(self)
+    u = kiln.empty([self.shape[d] for d in order], dtype=kiln.float64)
     u.uniform_(0, 1, generator=generator)
-    return u
+    return u.permute(_inverse(order))
+
+
+def _memory_order(self):
+    """self's dims outermost first as TensorIterator visits them: by stride, larger first (ties keep order)."""
+    return sorted(builtins.range(self.dim()), key=lambda d: -self.stride(d) if self.shape[d] != 1 else 0)
+
+
+def _inverse(order):
+    inv = [0] * len(order)
+    for i, d in enumerate(order):
+        inv[d] = i
+    return inv
 
 
 def _check_float_random(self, name):
@@ -715,6 +762,8 @@ def _exponential_(self, lambd=1.0, *, generator=None):
 
 
 def _geometric_(self, p, *, generator=None):
+    if self.dtype == _k().bool:
+        raise RuntimeError("\"geometric_cpu\" not implemented for 'Bool'")
     if not (0 < p < 1):
         raise RuntimeError(f"geometric_ expects p to be in (0, 1), but got p={p}")
     with _k().no_grad():
@@ -748,7 +797,13 @@ def _log_normal_(self, mean=1, std=2, *, generator=None):
         return self.copy_(values)
 
 
+def _check_no_grad(self, name, *others):
+    if any(t.requires_grad for t in (self,) + others):
+        raise RuntimeError(f"Can't call {name}() on Variable that requires grad. Use var.detach().{name}() instead.")
+
+
 def _apply_(self, callable):
+    _check_no_grad(self, "apply_")
     flat = self.detach().reshape(-1).tolist()
     values = _k().tensor([callable(v) for v in flat], dtype=self.dtype).reshape(list(self.shape))
     with _k().no_grad():
@@ -757,6 +812,7 @@ def _apply_(self, callable):
 
 
 def _map_(self, other, callable):
+    _check_no_grad(self, "map_", other)
     other = other.expand_as(self) if tuple(other.shape) != tuple(self.shape) else other
     a = self.detach().reshape(-1).tolist()
     b = other.detach().reshape(-1).tolist()
@@ -773,6 +829,8 @@ def _new_empty_strided(self, size, stride, *, dtype=None, layout=None, device=No
 
 
 def _sum_to_size(self, *size):
+    if not size:
+        raise TypeError('sum_to_size() missing 1 required positional arguments: "size"')
     if len(size) == 1 and isinstance(size[0], (list, tuple)):
         size = tuple(size[0])
     size = tuple(size)
@@ -806,6 +864,8 @@ def _mH(self):
 
 
 def _H(self):
+    if self.dim() == 0:  # torch 2.x: deprecated for 0-D tensors, but still self (a view)
+        return self.view([])
     if self.dim() != 2:
         raise RuntimeError(f"tensor.H is only supported on matrices (2-D tensors). Got {self.dim()}-D tensor.")
     return self.transpose(-2, -1)
@@ -851,7 +911,7 @@ def _put_(self, index, source, accumulate=False):
         raise RuntimeError(f"put_(): self and source expected to have the same dtype, but got self.dtype = "
                            f"{self.dtype} and source.dtype = {source.dtype}")
     if index.numel() != source.numel():
-        raise RuntimeError(f"put_(): Expected source and index to have the same number of elements, but got "
+        raise IndexError(f"put_(): Expected source and index to have the same number of elements, but got "
                            f"source.numel() = {source.numel()}, index.numel() = {index.numel()}")
     n = self.numel()
     if index.numel():
@@ -898,18 +958,23 @@ def _sinc_(self):
     return self.copy_(_sinc(self.clone() if self.requires_grad else self))
 
 
-def _isposinf(self):
+def _is_inf_of_sign(name, self, sign, out):
     kiln = _k()
+    if out is not None and out.dtype != kiln.bool:
+        raise RuntimeError(f"{name} does not support non-boolean outputs.")
     if not self.is_floating_point():
-        return kiln.zeros(list(self.shape), dtype=kiln.bool)
-    return self == math.inf
+        result = kiln.zeros(list(self.shape), dtype=kiln.bool)
+    else:
+        result = self == sign * math.inf
+    return result if out is None else out.resize_(list(result.shape)).copy_(result)
 
 
-def _isneginf(self):
-    kiln = _k()
-    if not self.is_floating_point():
-        return kiln.zeros(list(self.shape), dtype=kiln.bool)
-    return self == -math.inf
+def _isposinf(self, *, out=None):
+    return _is_inf_of_sign("isposinf", self, 1, out)
+
+
+def _isneginf(self, *, out=None):
+    return _is_inf_of_sign("isneginf", self, -1, out)
 
 
 def _isreal(self):
@@ -932,6 +997,12 @@ def _frexp(self, *, out=None):
     scales = [kiln.from_numpy(np.ascontiguousarray(np.ldexp(1.0, e).astype(np.float64))) for e in (half, neg - half)]
     mantissa = (self.to(kiln.float64) * scales[0] * scales[1]).to(self.dtype)
     if out is not None:
+        if out[0].dtype != self.dtype:
+            raise RuntimeError(f"torch.frexp() expects mantissa to have dtype {_c_type_name(self.dtype)} but got "
+                               f"{_c_type_name(out[0].dtype)}")
+        if out[1].dtype != kiln.int32:
+            raise RuntimeError(f"torch.frexp() expects exponent to have int dtype but got "
+                               f"{_c_type_name(out[1].dtype)}")
         out[0].resize_(list(mantissa.shape)).copy_(mantissa)
         out[1].resize_(list(exponent_t.shape)).copy_(exponent_t)
         return _frexp_type(out[0], out[1])

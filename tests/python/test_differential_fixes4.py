@@ -1,0 +1,54 @@
+"""Regression tests for the fourth differential hunt (the names added recently: _api_breadth,
+_special_numpy, nn.functional breadth, func/autograd.functional, testing, nn.utils.prune, swa_utils,
+checkpoint, memory formats, the new nn modules). Each case is a snippet run with `torch` bound to kiln
+and to torch; both must raise the same exception class or give the same dtypes, shapes and values
+(NaNs in place, and the sign of zeros): differential/snippets.py."""
+import pytest
+
+torch_ref = pytest.importorskip("torch", reason="torch is the oracle")
+
+import kiln  # noqa: E402
+from differential.snippets import assert_same_outcome  # noqa: E402
+
+CASES = [
+    # frombuffer of an object without the buffer protocol: ValueError
+    "r = torch.frombuffer([1, 2], dtype=torch.float32)",
+    # window functions take an int window_length (a bool is not one)
+    "r = torch.hann_window(True)",
+    "r = torch.kaiser_window(False)",
+    "r = torch.hamming_window(2.5)",
+    # conj_physical(out=) checks the out dtype as a unary op
+    "r = torch.conj_physical(torch.tensor([1., 2.]), out=torch.empty(0, dtype=torch.int64))",
+    # cumsum_/cumprod_ write into self: dtype= must be self's, no bool kernel
+    "x = torch.tensor([1., 2., 3.]); x.cumsum_(-1, dtype=torch.float64); r = x",
+    "x = torch.tensor([1, 2]); x.cumsum_(0, dtype=torch.int64); r = x",
+    "x = torch.tensor([True, False]); x.cumsum_(0); r = x",
+    "x = torch.tensor([True, False]); x.cumprod_(0); r = x",
+    # geometric_ has no bool kernel
+    "x = torch.ones(3, dtype=torch.bool); x.geometric_(0.5); r = x",
+    # the in-place random fills draw in memory order (a transposed tensor gets torch's numbers)
+    "torch.manual_seed(0); x = torch.empty(2, 3).t(); x.exponential_(); r = x",
+    "torch.manual_seed(0); x = torch.empty(2, 3, dtype=torch.float64).t(); x.cauchy_(); r = x",
+    "torch.manual_seed(0); x = torch.empty(2, 4).t()[::2]; x.geometric_(0.3); r = x",
+    # apply_/map_ refuse tensors that require grad
+    "x = torch.tensor([1., 2.], requires_grad=True); r = x.apply_(lambda v: v)",
+    "x = torch.tensor([1., 2.]); r = x.map_(torch.tensor([1., 2.], requires_grad=True), lambda a, b: a)",
+    # sum_to_size needs a size
+    "r = torch.ones(2, 3).sum_to_size()",
+    # Tensor.H of a 0-dim tensor is itself (torch 2.x deprecates it but still allows it)
+    "r = torch.tensor(1.5).H",
+    # put with source and index of different sizes: IndexError
+    "r = torch.put(torch.zeros(2, 3), torch.tensor([0, 1]), torch.tensor([1., 2., 3.]))",
+    # isposinf/isneginf take out= (bool only)
+    "r = torch.isposinf(torch.tensor([inf, -inf, 1.]), out=torch.empty(3, dtype=torch.bool))",
+    "r = torch.isneginf(torch.tensor([inf, -inf, 1.]), out=torch.empty(0, dtype=torch.bool))",
+    "r = torch.isneginf(torch.tensor([inf, -inf, 1.]), out=torch.empty(3))",
+    # frexp(out=): the mantissa in self's dtype, the exponent int32
+    "r = torch.frexp(torch.tensor([1., 2.]), out=(torch.empty(0), torch.empty(0, dtype=torch.int64)))",
+    "r = torch.frexp(torch.tensor([1., 2.]), out=(torch.empty(0, dtype=torch.float64), torch.empty(0, dtype=torch.int32)))",
+]
+
+
+@pytest.mark.parametrize("src", CASES)
+def test_matches_torch(src):
+    assert_same_outcome(src, kiln, torch_ref)
