@@ -793,7 +793,8 @@ def _log_normal_(self, mean=1, std=2, *, generator=None):
         buf = kiln.empty([max(self.numel(), 1), 2], dtype=kiln.float64)[:, 0]
         if self.numel():
             buf.normal_(mean, std, generator=generator)
-        values = buf[:self.numel()].exp().reshape(list(self.shape))
+        order = _memory_order(self)  # drawn in self's memory order, as torch
+        values = buf[:self.numel()].exp().reshape([self.shape[d] for d in order]).permute(_inverse(order))
         return self.copy_(values)
 
 
@@ -1165,12 +1166,16 @@ def diagonal_scatter(input, src, offset=0, dim1=0, dim2=1):
 
 
 def as_strided_scatter(input, src, size, stride, storage_offset=None):
-    return _scatter_into(input.contiguous(), src,
+    # torch's output is input.clone(): input's strides kept, so the offsets read in them
+    return _scatter_into(input, src,
                          lambda t: t.as_strided(list(size), list(stride), 0 if storage_offset is None else storage_offset))
 
 
 def _copy_of(view_name):
     def fn(input, *args, **kwargs):
+        if view_name == "view" and not (len(args) == 1 and isinstance(args[0], _k().dtype)):
+            # torch's view_copy reshapes (copies) where a view is impossible
+            return input.reshape(*args, **kwargs).contiguous()
         result = getattr(input, view_name)(*args, **kwargs)
         own = (lambda r: r.contiguous() if not r.is_contiguous() else r.clone())  # contiguous, as torch's
         if isinstance(result, (tuple, list)):
@@ -1192,7 +1197,13 @@ def alias_copy(input):
 def cumulative_trapezoid(y, x=None, *, dx=None, dim=-1):
     """Cumulative trapezoidal rule along dim (torch's: spacing dx, default 1, or the sample points x)."""
     kiln = _k()
+    if y.dtype == kiln.bool:
+        raise RuntimeError("cumulative_trapezoid: received a bool input for `y`, but bool is not supported")
+    if x is not None and x.dtype == kiln.bool:
+        raise RuntimeError("cumulative_trapezoid: received a bool input for `x`, but bool is not supported")
     n = y.shape[dim]
+    if x is not None and (x.shape[-1] if x.dim() == 1 else x.shape[dim]) != n:
+        raise RuntimeError("cumulative_trapezoid: There must be one `x` value for each sample point")
     if n == 0:
         return kiln.zeros_like(y).narrow(dim, 0, 0)
     left, right = y.narrow(dim, 0, n - 1), y.narrow(dim, 1, n - 1)
@@ -1245,6 +1256,9 @@ def angle(input, *, out=None):
     kiln = _k()
     x = input if input.is_floating_point() else input.to(kiln.get_default_dtype())
     zero = kiln.zeros([], dtype=x.dtype)
+    if out is not None and not can_cast(x.dtype, out.dtype):
+        raise RuntimeError(f"result type {_scalar_type_name(x.dtype)} can't be cast to the desired output type "
+                           f"{_scalar_type_name(out.dtype)}")
     result = kiln.where(kiln.isnan(x), x, kiln.where(x < 0, kiln.full([], math.pi, dtype=x.dtype), zero))
     return result if out is None else out.resize_(list(result.shape)).copy_(result)
 
@@ -1297,10 +1311,11 @@ _TENSOR_METHODS.update({
 
 
 # ---------------------------------------------------------------- ATen-level entry points programs call
-def hinge_embedding_loss(input, target, margin=1.0, reduction=1):
-    """torch.hinge_embedding_loss: reduction as ATen's enum (0 none, 1 mean, 2 sum)."""
-    names = {0: "none", 1: "mean", 2: "sum"}
-    return _k().nn.functional.hinge_embedding_loss(input, target, margin, reduction=names.get(reduction, reduction))
+def hinge_embedding_loss(input, target, margin=1.0, reduction=0):
+    """torch.hinge_embedding_loss: reduction as ATen's enum (1 mean, 2 sum, anything else none). The default is
+    0: torch's binding reads the schema's default `Mean` as atol("at::Reduction::Mean"), which is 0."""
+    names = {1: "mean", 2: "sum"}
+    return _k().nn.functional.hinge_embedding_loss(input, target, margin, reduction=names.get(reduction, "none"))
 
 
 def convolution(input, weight, bias, stride, padding, dilation, transposed, output_padding, groups):

@@ -46,6 +46,26 @@ CASES = [
     # frexp(out=): the mantissa in self's dtype, the exponent int32
     "r = torch.frexp(torch.tensor([1., 2.]), out=(torch.empty(0), torch.empty(0, dtype=torch.int64)))",
     "r = torch.frexp(torch.tensor([1., 2.]), out=(torch.empty(0, dtype=torch.float64), torch.empty(0, dtype=torch.int32)))",
+    # log_normal_ also draws in memory order
+    "torch.manual_seed(0); x = torch.empty(2, 3).t(); x.log_normal_(); r = x",
+    # as_strided_scatter writes into input.clone(), whose strides are input's
+    "r = torch.as_strided_scatter(torch.zeros(3, 3).t(), torch.ones(2), (2,), (1,), 1)",
+    "r = torch.as_strided_scatter(torch.zeros(2, 3)[:, ::2], torch.ones(2), (2,), (2,), 0)",
+    # view_copy reshapes where a view is impossible
+    "r = torch.view_copy(torch.arange(6.).reshape(2, 3).t(), (6,))",
+    "r = torch.view_copy(torch.arange(6.).reshape(2, 3).t(), (3, -1))",
+    # cumulative_trapezoid: one x per sample, no bool
+    "r = torch.cumulative_trapezoid(torch.tensor([1., 2.]), torch.tensor([1., 2., 3.]))",
+    "r = torch.cumulative_trapezoid(torch.ones(2, 3), torch.tensor([0., 1., 2.]), dim=0)",
+    "r = torch.cumulative_trapezoid(torch.tensor([True, False]))",
+    "r = torch.cumulative_trapezoid(torch.tensor([1., 2.]), torch.tensor([True, False]))",
+    # angle(out=) checks the out dtype
+    "r = torch.angle(torch.tensor([-1., 2.]), out=torch.empty(0, dtype=torch.int64))",
+    "r = torch.angle(torch.tensor([-1, 2]), out=torch.empty(0, dtype=torch.float64))",
+    # torch.hinge_embedding_loss: the default reduction reads as 0 (none); unknown enums are none too
+    "r = torch.hinge_embedding_loss(torch.tensor([1., -2.]), torch.tensor([1., -1.]))",
+    "r = torch.hinge_embedding_loss(torch.tensor([1., -2.]), torch.tensor([1., -1.]), 1.0, 5)",
+    "r = torch.hinge_embedding_loss(torch.tensor([1., -2.]), torch.tensor([1., -1.]), 0.5, 1)",
 ]
 
 
