@@ -28,7 +28,8 @@ def _f64(t):
 
 
 def _wrap(values, dtype):
-    return _C.from_numpy(np.ascontiguousarray(values, dtype=np.float64)).to(dtype)
+    # np.array, not ascontiguousarray: that makes a 0-dim array 1-dim
+    return _C.from_numpy(np.array(values, dtype=np.float64, order="C")).to(dtype)
 
 
 def _lgamma_scalar(x):
@@ -171,7 +172,7 @@ def _i1_scalar(x):
             k += 1
             term *= half * half / (k * (k + 1))
             total += term
-            if term < total * 1e-17:
+            if term <= total * 1e-17:  # <=: at 0 both are 0
                 break
         result = total
     else:
@@ -197,12 +198,13 @@ _u = {name: np.frompyfunc(fn, 1, 1) for name, fn in
 
 
 def _unary_values(name, x):
+    # np.asarray: a ufunc of a 0-dim array gives a bare Python float
     if name == "lgamma":
-        return _lgamma_u(x).astype(np.float64)
+        return np.asarray(_lgamma_u(x), dtype=np.float64)
     if name == "i0":
         with np.errstate(over="ignore"):
-            return np.i0(x)
-    return _u[name](x).astype(np.float64)
+            return np.asarray(np.i0(x), dtype=np.float64)
+    return np.asarray(_u[name](x), dtype=np.float64)
 
 
 class _Polygamma(Function):
@@ -210,7 +212,7 @@ class _Polygamma(Function):
     def forward(ctx, n, x):
         ctx.n = n
         ctx.save_for_backward(x)
-        values = np.frompyfunc(lambda v: _polygamma_scalar(n, v), 1, 1)(_f64(x)).astype(np.float64)
+        values = np.asarray(np.frompyfunc(lambda v: _polygamma_scalar(n, v), 1, 1)(_f64(x)), dtype=np.float64)
         return _wrap(values, _result_dtype(x))
 
     @staticmethod
@@ -268,6 +270,10 @@ def _inplace(self, result):
     return self.copy_(result)
 
 
+def _float_name(dtype):
+    return {_C.float16: "Half", _C.bfloat16: "BFloat16", _C.float32: "Float", _C.float64: "Double"}.get(dtype)
+
+
 def _int_name(dtype):
     return {_C.bool: "Bool", _C.uint8: "Byte", _C.int8: "Char", _C.int16: "Short", _C.int32: "Int",
             _C.int64: "Long"}.get(dtype, str(dtype))
@@ -276,6 +282,9 @@ def _int_name(dtype):
 def _out(result, out):
     if out is None:
         return result
+    if out.is_floating_point() is False:  # a float result into an integer out=, as torch's unary ops refuse
+        raise RuntimeError(f"result type {_float_name(result.dtype)} can't be cast to the desired output type "
+                           f"{_int_name(out.dtype)}")
     out.resize_(list(result.shape))
     return out.copy_(result)
 
@@ -292,6 +301,8 @@ def digamma(input, *, out=None):
 
 def polygamma(n, input, *, out=None):
     _check_tensor("polygamma", input)
+    if not isinstance(n, int) or isinstance(n, bool):
+        raise TypeError(f"polygamma(): argument 'n' (position 1) must be int, not {type(n).__name__}")
     if n < 0:
         raise RuntimeError("polygamma(n, x) does not support negative n.")
     return _out(_Polygamma.apply(int(n), input), out)

@@ -66,6 +66,22 @@ CASES = [
     "r = torch.hinge_embedding_loss(torch.tensor([1., -2.]), torch.tensor([1., -1.]))",
     "r = torch.hinge_embedding_loss(torch.tensor([1., -2.]), torch.tensor([1., -1.]), 1.0, 5)",
     "r = torch.hinge_embedding_loss(torch.tensor([1., -2.]), torch.tensor([1., -1.]), 0.5, 1)",
+    # lgamma/digamma/polygamma/i0/mvlgamma of a 0-dim tensor (was an AttributeError, then shape (1,))
+    "r = torch.lgamma(torch.tensor(2.5))",
+    "r = torch.digamma(torch.tensor(-2.5, dtype=torch.float64))",
+    "r = torch.polygamma(2, torch.tensor(0.5))",
+    "r = torch.i0(torch.tensor(3))",
+    "r = torch.mvlgamma(torch.tensor(3.), 2)",
+    # i0's gradient at 0 (i1's series never ended: a hang)
+    ("x = torch.tensor([0.5, 3., 0., -2.], dtype=torch.float64, requires_grad=True); y = torch.i0(x); "
+     "y.sum().backward(); r = (y, x.grad)"),
+    # a float result into an integer out=: RuntimeError
+    "r = torch.lgamma(torch.tensor([0.5, 3.]), out=torch.empty(0, dtype=torch.int64))",
+    "r = torch.polygamma(1, torch.tensor([1., 2.]), out=torch.empty(2, dtype=torch.int32))",
+    "r = torch.lgamma(torch.tensor([1, 3]), out=torch.empty(0, dtype=torch.float64))",
+    # polygamma's n is an int
+    "r = torch.polygamma(1.5, torch.tensor([1., 2.]))",
+    "r = torch.polygamma(True, torch.tensor([1., 2.]))",
 ]
 
 
