@@ -82,6 +82,40 @@ CASES = [
     # polygamma's n is an int
     "r = torch.polygamma(1.5, torch.tensor([1., 2.]))",
     "r = torch.polygamma(True, torch.tensor([1., 2.]))",
+    # max_pool3d indices as torch's loop: the last NaN of a window; an all -inf window keeps its first
+    # position inside the input (not a padding one)
+    ("x = torch.zeros(1, 1, 2, 2, 2); x[0, 0, 1, 1, 0] = nan; x[0, 0, 0, 0, 1] = nan; "
+     "r = torch.nn.functional.max_pool3d(x, 2, return_indices=True)"),
+    "r = torch.nn.functional.max_pool3d(torch.full((1, 1, 2, 2, 2), -inf), 2, padding=1, return_indices=True)",
+    "r = torch.nn.functional.max_pool3d(torch.full((1, 2, 3, 3, 3), -inf), 3, 2, 1, 2, return_indices=True)",
+    # pooling of an empty batch works; other empty dims raise
+    "r = torch.nn.functional.max_pool3d(torch.ones(0, 1, 4, 4, 4), 2, return_indices=True)",
+    "r = torch.nn.functional.avg_pool3d(torch.ones(0, 1, 4, 4, 4), 2)",
+    "r = torch.nn.functional.max_pool3d(torch.ones(1, 0, 4, 4, 4), 2)",
+    "r = torch.nn.functional.avg_pool3d(torch.ones(2, 1, 0, 4, 4), 2)",
+    # kernel_size/stride/divisor_override: ints only (TypeError)
+    "r = torch.nn.functional.max_pool3d(torch.ones(1, 1, 4, 4, 4), 2.5)",
+    "r = torch.nn.functional.max_pool3d(torch.ones(1, 1, 4, 4, 4), '2')",
+    "r = torch.nn.functional.avg_pool3d(torch.ones(1, 1, 4, 4, 4), 2, (1, 1.5, 1))",
+    "r = torch.nn.functional.avg_pool1d(torch.ones(1, 1, 4), 2.)",
+    "r = torch.nn.functional.avg_pool3d(torch.ones(1, 4, 4, 4), 3, 2, 1, True, True, 2.5)",
+    # max_pool1d without indices (and no grad) may give an empty output, as torch's max_pool1d_impl
+    "r = torch.nn.functional.max_pool1d(torch.arange(10.).reshape(1, 2, 5), 6)",
+    "r = torch.nn.functional.max_pool1d(torch.arange(10.).reshape(1, 2, 5), 6, return_indices=True)",
+    # int64 average pooling: torch's integer kernel (truncated quotient); other integer dtypes raise
+    "r = torch.nn.functional.avg_pool1d(torch.arange(-5, 5).reshape(1, 2, 5), 2)",
+    "r = torch.nn.functional.avg_pool2d(torch.arange(-16, 0).reshape(1, 1, 4, 4), 3, 1, 1)",
+    "r = torch.nn.functional.avg_pool3d(torch.arange(-64, 0).reshape(1, 4, 4, 4), 2)",
+    "r = torch.nn.functional.avg_pool3d(torch.arange(64, dtype=torch.int32).reshape(1, 4, 4, 4), 2)",
+    "r = torch.nn.functional.local_response_norm(torch.arange(24).reshape(1, 4, 6), 3)",
+    # max_unpool of a tensor with too few dims
+    "r = torch.nn.functional.max_unpool1d(torch.tensor([2., 4.]), torch.tensor([1, 3]), 2)",
+    "r = torch.nn.functional.max_unpool3d(torch.ones(1, 3, 2), torch.zeros(1, 3, 2, dtype=torch.int64), 2)",
+    # gumbel_softmax draws its noise contiguous (torch's legacy_contiguous_format)
+    "torch.manual_seed(0); r = torch.nn.functional.gumbel_softmax(torch.tensor([[1., 2., 3.], [0., 0., 0.]]).t(), dim=0)",
+    # pdist with p=inf: each tied maximum gets the whole gradient (torch's _pdist_backward)
+    ("x = torch.tensor([[0., 0.], [3., 4.], [0., 1.]], dtype=torch.float64, requires_grad=True); "
+     "y = torch.nn.functional.pdist(x, inf); y.sum().backward(); r = (y, x.grad)"),
 ]
 
 

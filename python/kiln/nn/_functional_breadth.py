@@ -8,6 +8,16 @@ import warnings
 import kiln
 
 
+def _check_ints(v, op, arg, position):
+    """torch's argument parser: an int or a sequence of ints (no floats, bools are ints there)."""
+    items = v if isinstance(v, (list, tuple)) else [v]
+    if not all(isinstance(x, int) or (isinstance(x, kiln.Tensor) and x.dim() == 0 and not x.is_floating_point())
+               for x in items):
+        bad = v if not isinstance(v, (list, tuple)) else next(x for x in v if not isinstance(x, int))
+        raise TypeError(f"{op}(): argument '{arg}' (position {position}) must be tuple of ints, not "
+                        f"{type(bad).__name__}")
+
+
 def _tuple(v, n, name):
     if isinstance(v, (list, tuple)):
         v = tuple(int(x) for x in v)
@@ -29,6 +39,10 @@ def _out_size(size, k, s, p, d, ceil_mode):
 
 
 def _pool_args(op, input, kernel_size, stride, padding, dilation, nd):
+    for position, (arg, v) in enumerate((("kernel_size", kernel_size), ("stride", stride), ("padding", padding),
+                                         ("dilation", dilation)), 2):
+        if v is not None:
+            _check_ints(v, op, arg, position)
     k = _tuple(kernel_size, nd, f"{op}: kernel_size")
     s = k if stride is None or (isinstance(stride, (list, tuple)) and len(stride) == 0) else \
         _tuple(stride, nd, f"{op}: stride")
@@ -36,6 +50,10 @@ def _pool_args(op, input, kernel_size, stride, padding, dilation, nd):
     d = _tuple(dilation, nd, f"{op}: dilation")
     if input.dim() not in (nd + 1, nd + 2):
         raise RuntimeError(f"non-empty {nd + 1}D or {nd + 2}D (batch mode) tensor expected for input")
+    for i in range(input.dim() - nd - 1, input.dim()):  # only the batch may be empty
+        if input.shape[i] == 0:
+            raise RuntimeError(f"{op}(): Expected input's non-batch dimensions to have positive length, but input "
+                               f"has a shape of {list(input.shape)} and non-batch dimension {i} has length zero!")
     if any(v <= 0 for v in k):
         raise RuntimeError(f"kernel size should be greater than zero, but got kernel_size: {k}")
     if any(v <= 0 for v in s):
@@ -65,7 +83,7 @@ def _windows(input, k, s, p, d, out, fill):
             x = x[..., ::d[i]]
     # x: (..., o1..on, k1..kn): unfold replaces a dim by its window count and appends the window dim
     lead = list(x.shape[:first + nd])
-    return x.reshape(lead + [-1])
+    return x.reshape(lead + [math.prod(k)])  # not -1: the batch may be empty
 
 
 def _max_pool_nd(op, input, kernel_size, stride, padding, dilation, ceil_mode, return_indices, nd):
@@ -80,6 +98,16 @@ def _max_pool_nd(op, input, kernel_size, stride, padding, dilation, ceil_mode, r
     values, arg = windows.max(-1)
     if not return_indices:
         return values
+    # torch's loop: the last NaN of a window, else its first maximum; a window of fill values only (-inf)
+    # keeps its first element inside the input, never a padding position
+    kk = math.prod(k)
+    nans = kiln.isnan(windows)
+    last_nan = (nans.to(kiln.int64) * kiln.arange(1, kk + 1)).argmax(-1)
+    arg = kiln.where(nans.any(-1), last_nan, arg)
+    inside = _windows(kiln.ones([1] * (input.dim() - nd) + spatial, dtype=kiln.bool).expand(list(input.shape)),
+                      k, s, p, d, out, False)
+    first_in = inside.to(kiln.int64).argmax(-1)
+    arg = kiln.where((values == fill) & ~nans.any(-1), first_in, arg)
     # flat index in the input's spatial volume of each window's argmax
     rem = arg
     strides_k = [1] * nd
@@ -97,6 +125,10 @@ def _max_pool_nd(op, input, kernel_size, stride, padding, dilation, ceil_mode, r
 
 def max_pool1d(input, kernel_size, stride=None, padding=0, dilation=1, ceil_mode=False, return_indices=False):
     k, s, p, d = _pool_args("max_pool1d", input, kernel_size, stride, padding, dilation, 1)
+    if not return_indices and not input.requires_grad and \
+            _out_size(input.shape[-1], k[0], s[0], p[0], d[0], ceil_mode) == 0:
+        # torch's max_pool1d_impl (no indices, no grad) allows an empty output; max_pool2d does not
+        return input.new_empty(list(input.shape[:-1]) + [0])
     result = kiln.nn.functional.max_pool2d(input.unsqueeze(-2), (1, k[0]), (1, s[0]), (0, p[0]), (1, d[0]),
                                            ceil_mode, return_indices)
     if return_indices:
@@ -138,6 +170,7 @@ def adaptive_max_pool3d_with_indices(input, output_size, return_indices=False):
 def avg_pool1d(input, kernel_size, stride=None, padding=0, ceil_mode=False, count_include_pad=True):
     if input.dim() not in (2, 3):
         raise RuntimeError(f"Expected 2D or 3D input tensor, but got {list(input.shape)}")
+    _check_ints(kernel_size, "avg_pool1d", "kernel_size", 2)
     k = _tuple(kernel_size, 1, "avg_pool1d: kernel_size")
     s = k if stride is None or (isinstance(stride, (list, tuple)) and len(stride) == 0) else \
         _tuple(stride, 1, "avg_pool1d: stride")
@@ -149,8 +182,17 @@ def avg_pool1d(input, kernel_size, stride=None, padding=0, ceil_mode=False, coun
 def avg_pool3d(input, kernel_size, stride=None, padding=0, ceil_mode=False, count_include_pad=True,
                divisor_override=None):
     k, s, p, _ = _pool_args("avg_pool3d", input, kernel_size, stride, padding, 1, 3)
+    if divisor_override is not None and (not isinstance(divisor_override, int) or isinstance(divisor_override, bool)):
+        raise TypeError(f"avg_pool3d(): argument 'divisor_override' (position 7) must be int, not "
+                        f"{type(divisor_override).__name__}")
     if divisor_override is not None and divisor_override == 0:
         raise RuntimeError("divisor must be not zero")
+    if not input.is_floating_point():  # torch's CPU kernel: the floating types and int64 (truncated)
+        if input.dtype != kiln.int64:
+            names = {kiln.bool: "Bool", kiln.uint8: "Byte", kiln.int8: "Char", kiln.int16: "Short", kiln.int32: "Int"}
+            raise RuntimeError(f"\"avg_pool3d_out_frame\" not implemented for '{names.get(input.dtype)}'")
+        result = avg_pool3d(input.double(), k, s, p, ceil_mode, count_include_pad, divisor_override)
+        return result.trunc().to(kiln.int64)
     spatial = list(input.shape[input.dim() - 3:])
     out = [_out_size(spatial[i], k[i], s[i], p[i], 1, ceil_mode) for i in range(3)]
     if any(o <= 0 for o in out):
@@ -195,6 +237,10 @@ def _unpool_size(op, input, indices, kernel_size, stride, padding, output_size, 
 
 
 def _max_unpool(op, input, indices, kernel_size, stride, padding, output_size, nd):
+    if input.dim() not in (nd + 1, nd + 2):  # torch's message names the 2-d/3-d kernel the op runs on
+        inner = max(nd, 2)
+        raise RuntimeError(f"Input to max_unpooling{inner}d should be a {inner + 1}d or {inner + 2}d Tensor, but got "
+                           f"a tensor with {input.dim() + (1 if nd == 1 else 0)} dimensions.")
     size = _unpool_size(op, input, indices, kernel_size, stride, padding, output_size, nd)
     if indices.dtype != kiln.int64:
         raise RuntimeError(f"elements in indices should be type int64 but got: {indices.dtype}")
@@ -303,7 +349,8 @@ def gumbel_softmax(logits, tau=1, hard=False, eps=1e-10, dim=-1):
     softmaxed; hard=True returns the one-hot of the argmax with the soft gradient."""
     if eps != 1e-10:
         warnings.warn("`eps` parameter is deprecated and has no effect.")
-    gumbels = -kiln.empty_like(logits).exponential_().log()
+    # contiguous (torch's legacy_contiguous_format): the noise drawn in logical order whatever logits' strides
+    gumbels = -kiln.empty(list(logits.shape), dtype=logits.dtype).exponential_().log()
     gumbels = (logits + gumbels) / tau
     y_soft = gumbels.softmax(dim)
     if hard:
@@ -328,6 +375,11 @@ def pdist(input, p=2):
     diff = input[idx[0]] - input[idx[1]]
     if p == 0:  # the count of differing entries, with torch's zero gradient
         return (diff != 0).sum(1).to(input.dtype) + (diff * 0).sum(1)
+    if p == math.inf:  # torch's _pdist_backward gives every tied maximum the whole gradient (norm splits it)
+        a = diff.abs()
+        largest = a.amax(1, keepdim=True).detach()
+        tied = (a * (a == largest)).sum(1)
+        return largest.squeeze(1) + (tied - tied.detach())
     return kiln.norm(diff, p, 1)
 
 

@@ -557,8 +557,15 @@ def max_pool2d(input, kernel_size, stride=None, padding=0, dilation=1, ceil_mode
 def avg_pool2d(input, kernel_size, stride=None, padding=0, ceil_mode=False, count_include_pad=True,
                divisor_override=None):
     stride = [] if stride is None or (isinstance(stride, (list, tuple)) and not stride) else _pair(stride)
+    if input.dtype == kiln.int64:  # torch's int64 kernel: sum / divisor in integers (truncated), exact in double
+        return _long_average(kiln.avg_pool2d(input.double(), _pair(kernel_size), stride, _pair(padding), ceil_mode,
+                                             count_include_pad, divisor_override))
     return kiln.avg_pool2d(input, _pair(kernel_size), stride, _pair(padding), ceil_mode, count_include_pad,
                            divisor_override)
+
+
+def _long_average(mean):
+    return mean.trunc().to(kiln.int64)
 
 
 def _adaptive_size(input, output_size, n):
