@@ -116,6 +116,13 @@ CASES = [
     # pdist with p=inf: each tied maximum gets the whole gradient (torch's _pdist_backward)
     ("x = torch.tensor([[0., 0.], [3., 4.], [0., 1.]], dtype=torch.float64, requires_grad=True); "
      "y = torch.nn.functional.pdist(x, inf); y.sum().backward(); r = (y, x.grad)"),
+    # vmap over an empty batch gives empty results (was an IndexError); functorch is torch 1.13's torch.func
+    "F = getattr(torch, 'func', None) or __import__('functorch'); r = F.vmap(lambda x: x.sum())(torch.ones(0, 2))",
+    ("F = getattr(torch, 'func', None) or __import__('functorch'); "
+     "r = F.vmap(lambda x: (x * 2, x.sum()), in_dims=1, out_dims=(1, 0))(torch.ones(2, 0, 3, dtype=torch.int64))"),
+    # make_dual of a tensor that already is dual at this level
+    ("fa = torch.autograd.forward_ad\nwith fa.dual_level():\n    d = fa.make_dual(torch.tensor([1., 2.]), torch.ones(2))\n"
+     "    r = fa.make_dual(d, torch.tensor([0., 1.]))"),
 ]
 
 

@@ -318,10 +318,13 @@ def vmap(func, in_dims=0, out_dims=0, randomness="error", *, chunk_size=None):
                              f"{sorted(sizes)} for the mapped dimension")
         n = sizes.pop()
         results = []
-        for b in range(n):
+        for b in range(max(n, 1)):
             call_args = []
             for leaves, ds, spec in zip(flat_args, flat_dims, specs):
-                sliced = [t if d is None else t.select(d, b) for t, d in zip(leaves, ds)]
+                # an empty batch: one call on zeros of an element's shape, for the results' shapes and dtypes
+                sliced = [t if d is None else t.select(d, b) if n else
+                          _C.zeros([s for i, s in enumerate(t.shape) if i != d % t.dim()], dtype=t.dtype)
+                          for t, d in zip(leaves, ds)]
                 call_args.append(_unflatten(sliced, spec))
             results.append(func(*call_args, **kwargs))
         out_leaves_per_b = [_flatten(r) for r in results]
@@ -331,7 +334,11 @@ def vmap(func, in_dims=0, out_dims=0, randomness="error", *, chunk_size=None):
             raise ValueError(f"vmap({getattr(func, '__name__', func)}, ...): `{getattr(func, '__name__', func)}` must "
                              "only return Tensors, got type " + str(type(results[0])))
         od = out_dims if isinstance(out_dims, tuple) else (out_dims,) * n_out
-        stacked = [_C.stack([lv[0][k] for lv in out_leaves_per_b], dim=od[k]) for k in range(n_out)]
+        if n == 0:
+            stacked = [_C.stack([lv[0][k] for lv in out_leaves_per_b], dim=od[k]).narrow(od[k], 0, 0)
+                       for k in range(n_out)]
+        else:
+            stacked = [_C.stack([lv[0][k] for lv in out_leaves_per_b], dim=od[k]) for k in range(n_out)]
         return _unflatten(stacked, spec)
     return wrapper
 
