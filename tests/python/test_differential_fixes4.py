@@ -123,6 +123,10 @@ CASES = [
     # make_dual of a tensor that already is dual at this level
     ("fa = torch.autograd.forward_ad\nwith fa.dual_level():\n    d = fa.make_dual(torch.tensor([1., 2.]), torch.ones(2))\n"
      "    r = fa.make_dual(d, torch.tensor([0., 1.]))"),
+    # Tensor.contiguous/is_contiguous take memory_format by keyword only
+    "r = torch.ones(1, 2, 3, 4).contiguous(torch.channels_last)",
+    "r = torch.ones(1, 2, 3, 4).is_contiguous(torch.channels_last)",
+    "r = torch.ones(1, 2, 3, 4).contiguous(memory_format=torch.channels_last).stride()",
 ]
 
 
