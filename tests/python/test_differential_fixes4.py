@@ -126,7 +126,7 @@ CASES = [
     # Tensor.contiguous/is_contiguous take memory_format by keyword only
     "r = torch.ones(1, 2, 3, 4).contiguous(torch.channels_last)",
     "r = torch.ones(1, 2, 3, 4).is_contiguous(torch.channels_last)",
-    "r = torch.ones(1, 2, 3, 4).contiguous(memory_format=torch.channels_last).stride()",
+    "r = torch.tensor(torch.ones(1, 2, 3, 4).contiguous(memory_format=torch.channels_last).stride())",
 ]
 
 
