@@ -1104,10 +1104,29 @@ def _inplace_function(name):
     return fn
 
 
+# torch.X losses whose schema says `int reduction=Mean`: torch's Python binding reads that default with
+# atol("at::Reduction::Mean"), which is 0, so torch.kl_div(a, b) is unreduced (F.kl_div is not). The
+# position of reduction in each signature:
+_REDUCTION_POSITION = {"cosine_embedding_loss": 4, "margin_ranking_loss": 4, "kl_div": 2, "triplet_margin_loss": 7,
+                       "binary_cross_entropy_with_logits": 4, "ctc_loss": 5}
+
+
+def _reduction_default_none(fn, position):
+    def wrapper(*args, **kwargs):
+        if len(args) <= position and "reduction" not in kwargs:
+            kwargs["reduction"] = 0
+        return fn(*args, **kwargs)
+    wrapper.__name__ = wrapper.__qualname__ = fn.__name__
+    wrapper.__doc__ = fn.__doc__
+    return wrapper
+
+
 def install(namespace, kiln_module):
     """Adds the functions to kiln's namespace (those it lacks) and the methods to Tensor."""
     global _kiln
     _kiln = kiln_module
+    for name, position in _REDUCTION_POSITION.items():
+        namespace[name] = _reduction_default_none(namespace[name], position)
     for name, fn in _TENSOR_METHODS.items():
         if not hasattr(Tensor, name):
             if fn.__name__ == "<lambda>":
@@ -1173,10 +1192,12 @@ def as_strided_scatter(input, src, size, stride, storage_offset=None):
 
 def _copy_of(view_name):
     def fn(input, *args, **kwargs):
-        if view_name == "view" and not (len(args) == 1 and isinstance(args[0], _k().dtype)):
-            # torch's view_copy reshapes (copies) where a view is impossible
-            return input.reshape(*args, **kwargs).contiguous()
-        result = getattr(input, view_name)(*args, **kwargs)
+        try:
+            result = getattr(input, view_name)(*args, **kwargs)
+        except RuntimeError:
+            if view_name != "view" or (len(args) == 1 and isinstance(args[0], _k().dtype)):
+                raise
+            return input.reshape(*args, **kwargs)  # torch's view_copy reshapes (a copy) where a view is impossible
         own = (lambda r: r.contiguous() if not r.is_contiguous() else r.clone())  # contiguous, as torch's
         if isinstance(result, (tuple, list)):
             return [own(r) for r in result]

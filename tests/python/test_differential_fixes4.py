@@ -127,6 +127,20 @@ CASES = [
     "r = torch.ones(1, 2, 3, 4).contiguous(torch.channels_last)",
     "r = torch.ones(1, 2, 3, 4).is_contiguous(torch.channels_last)",
     "r = torch.tensor(torch.ones(1, 2, 3, 4).contiguous(memory_format=torch.channels_last).stride())",
+    # torch.X losses: the binding reads the schema default reduction=Mean as 0 (none); F.X means
+    "r = torch.kl_div(torch.tensor([1., -2., 0.5]), torch.tensor([0.2, 0.3, 0.5]))",
+    "r = torch.kl_div(torch.tensor([1., -2., 0.5]), torch.tensor([0.2, 0.3, 0.5]), log_target=True)",
+    "r = torch.kl_div(torch.tensor([1., -2., 0.5]), torch.tensor([0.2, 0.3, 0.5]), 1)",
+    "r = torch.cosine_embedding_loss(torch.tensor([[1., -2., 0.5]]), torch.tensor([[1., -1., 1.]]), torch.tensor([1.]))",
+    "r = torch.margin_ranking_loss(torch.tensor([1., -2., 0.5]), torch.tensor([1., -1., 1.]), torch.tensor([1., -1., 1.]))",
+    "r = torch.margin_ranking_loss(torch.tensor([1., -2.]), torch.tensor([1., -1.]), torch.tensor([1., -1.]), reduction=2)",
+    "r = torch.triplet_margin_loss(torch.tensor([[1., -2.]]), torch.tensor([[1., -1.]]), torch.tensor([[1., -2.]]))",
+    "r = torch.binary_cross_entropy_with_logits(torch.tensor([1., -2., 0.5]), torch.tensor([0., 1., 1.]))",
+    "r = torch.binary_cross_entropy_with_logits(torch.tensor([1., -2.]), torch.tensor([0., 1.]), None, None, 1)",
+    ("torch.manual_seed(0); lp = torch.randn(5, 2, 4).log_softmax(2); "
+     "r = torch.ctc_loss(lp, torch.tensor([[1, 2], [3, 3]]), [5, 5], [2, 2])"),
+    ("torch.manual_seed(0); lp = torch.randn(5, 2, 4).log_softmax(2); "
+     "r = torch.nn.functional.ctc_loss(lp, torch.tensor([[1, 2], [3, 3]]), [5, 5], [2, 2])"),
 ]
 
 
