@@ -1358,6 +1358,16 @@ def grid_sampler(input, grid, interpolation_mode, padding_mode, align_corners):
     return op(input, grid, interpolation_mode, padding_mode, align_corners)
 
 
+def rms_norm(input, normalized_shape, weight=None, eps=None):
+    return _k().nn.functional.rms_norm(input, normalized_shape, weight, eps)
+
+
+def embedding_renorm_(input, indices, max_norm, norm_type):
+    """Rows of input (an embedding weight) that indices pick, scaled in place to norm max_norm where longer."""
+    _k().nn.functional._embedding_renorm_(input, indices, max_norm, norm_type)
+    return input
+
+
 def norm_except_dim(v, pow=2, dim=0):
     """The norm over every dim but dim, kept as size-1 dims (weight_norm's g)."""
     if dim == -1:
@@ -1369,6 +1379,6 @@ def norm_except_dim(v, pow=2, dim=0):
     return norm_except_dim(v.transpose(0, dim), pow, 0).transpose(0, dim)
 
 
-_FUNCTIONS.extend([hinge_embedding_loss, convolution, grid_sampler, norm_except_dim])
+_FUNCTIONS.extend([hinge_embedding_loss, convolution, grid_sampler, norm_except_dim, embedding_renorm_, rms_norm])
 _TENSOR_PROPERTIES["real"] = lambda self: self
 _TENSOR_PROPERTIES["imag"] = imag

@@ -141,9 +141,42 @@ CASES = [
      "r = torch.ctc_loss(lp, torch.tensor([[1, 2], [3, 3]]), [5, 5], [2, 2])"),
     ("torch.manual_seed(0); lp = torch.randn(5, 2, 4).log_softmax(2); "
      "r = torch.nn.functional.ctc_loss(lp, torch.tensor([[1, 2], [3, 3]]), [5, 5], [2, 2])"),
+    # F.embedding: int32 indices with max_norm, a 1-D weight; torch.embedding_renorm_
+    ("w = torch.tensor([[1., 2.], [3., 4.], [0.1, 0.1]]); "
+     "r = (torch.nn.functional.embedding(torch.tensor([0, 1], dtype=torch.int32), w, max_norm=1.0), w)"),
+    "r = torch.nn.functional.embedding(torch.tensor([0, 1]), torch.tensor([1., 2.]))",
+    "w = torch.tensor([[1., 2.], [3., 4.], [0.1, 0.1]]); r = (torch.embedding_renorm_(w, torch.tensor([0, 2]), 1.0, 1.0), w)",
 ]
 
 
 @pytest.mark.parametrize("src", CASES)
 def test_matches_torch(src):
     assert_same_outcome(src, kiln, torch_ref)
+
+
+def _rms_norm_torch_24(x, shape, weight=None, eps=None):
+    """torch 2.4's rms_norm (ATen's composite; torch 1.13 has none): eps held as the input's scalar type,
+    computed in float32 for float16/bfloat16."""
+    wide = x.float() if x.dtype in (torch_ref.float16, torch_ref.bfloat16) else x
+    eps = torch_ref.finfo(wide.dtype).eps if eps is None else eps
+    eps = float(torch_ref.tensor(eps, dtype=x.dtype))
+    dims = list(range(x.dim() - len(shape), x.dim()))
+    out = (wide * torch_ref.rsqrt(wide.pow(2).mean(dims, keepdim=True) + eps)).type_as(x)
+    return out * weight if weight is not None else out
+
+
+@pytest.mark.parametrize("dtype", ["float16", "bfloat16", "float32", "float64"])
+@pytest.mark.parametrize("eps", [None, 1e-9, 1e-3])
+def test_rms_norm_eps_in_input_dtype(dtype, eps):
+    import numpy as np
+    values = np.array([[1e-4, 2e-4, 3e-4], [0.5, -1.0, 2.0]])
+    k = kiln.tensor(values.tolist(), dtype=getattr(kiln, dtype))
+    t = torch_ref.tensor(values.tolist(), dtype=getattr(torch_ref, dtype))
+    got = kiln.rms_norm(k, [3], eps=eps)
+    want = _rms_norm_torch_24(t, [3], eps=eps)
+    np.testing.assert_allclose(got.double().numpy(), want.double().numpy(), rtol=1e-3 if dtype in ("float16", "bfloat16") else 1e-6)
+
+
+def test_rms_norm_int_input_raises_runtime_error():
+    with pytest.raises(RuntimeError, match="rms_norm"):
+        kiln.nn.functional.rms_norm(kiln.tensor([[1, 2, 3]]), [3])

@@ -710,9 +710,15 @@ def rms_norm(input, normalized_shape, weight=None, eps=None):
     if weight is not None and list(weight.shape) != shape:
         raise RuntimeError(f"Expected weight to be of same shape as normalized_shape, but got weight of shape "
                            f"{list(weight.shape)} and normalized_shape = {shape}")
+    if not input.is_floating_point():  # torch dispatches the floating types only
+        names = {kiln.bool: "Bool", kiln.uint8: "Byte", kiln.int8: "Char", kiln.int16: "Short", kiln.int32: "Int",
+                 kiln.int64: "Long"}
+        raise RuntimeError(f"\"rms_norm\" not implemented for '{names.get(input.dtype, input.dtype)}'")
     wide = input.float() if input.dtype in (kiln.float16, kiln.bfloat16) else input
     if eps is None:
         eps = kiln.finfo(wide.dtype).eps
+    if wide is not input:  # torch holds eps as the input's scalar_t: 1e-9 is 0 in float16
+        eps = float(kiln.tensor(eps, dtype=input.dtype))
     dims = list(range(input.dim() - n, input.dim()))
     result = (wide * kiln.rsqrt(wide.pow(2).mean(dims, keepdim=True) + eps)).type_as(input)
     return result * weight if weight is not None else result
@@ -817,6 +823,8 @@ def embedding(input, weight, padding_idx=None, max_norm=None, norm_type=2.0, sca
     if input.is_floating_point() or input.dtype == kiln.bool:
         raise RuntimeError("embedding(): Expected tensor for argument #1 'indices' to have one of the following "
                            f"scalar types: Long, Int; but got {input.dtype} instead")
+    if weight.dim() != 2:
+        raise RuntimeError("'weight' must be 2-D")
     if max_norm is not None:
         _embedding_renorm_(weight, input, max_norm, norm_type)
     if padding_idx is not None:
@@ -840,7 +848,7 @@ def _embedding_renorm_(weight, input, max_norm, norm_type):
     """torch.embedding_renorm_: each row `input` picks whose norm exceeds max_norm is scaled in place by
     max_norm / (norm + 1e-7) (the norm rounded to weight's dtype, the factor in double, as torch)."""
     with kiln.no_grad():
-        idx = input.reshape(-1).unique()
+        idx = input.reshape(-1).unique().to(kiln.int64)  # int32 indices too
         if idx.numel() and (int(idx.min()) < 0 or int(idx.max()) >= weight.shape[0]):
             raise IndexError("embedding_renorm_(): index out of range in self")
         rows = weight.index_select(0, idx)
