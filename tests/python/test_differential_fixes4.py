@@ -146,6 +146,14 @@ CASES = [
      "r = (torch.nn.functional.embedding(torch.tensor([0, 1], dtype=torch.int32), w, max_norm=1.0), w)"),
     "r = torch.nn.functional.embedding(torch.tensor([0, 1]), torch.tensor([1., 2.]))",
     "w = torch.tensor([[1., 2.], [3., 4.], [0.1, 0.1]]); r = (torch.embedding_renorm_(w, torch.tensor([0, 2]), 1.0, 1.0), w)",
+    # lazy modules: load_state_dict materializes uninitialized parameters (torch's _lazy_load_hook), and
+    # their state_dict keeps them uninitialized
+    ("torch.manual_seed(0); m = torch.nn.LazyLinear(3); m.load_state_dict(torch.nn.Linear(4, 3).state_dict()); "
+     "r = (m(torch.ones(2, 4)), m.weight)"),
+    ("torch.manual_seed(0); m = torch.nn.LazyBatchNorm1d(); m.load_state_dict(torch.nn.BatchNorm1d(2).state_dict()); "
+     "r = (m(torch.arange(6.).reshape(3, 2)), m.running_mean, m.num_batches_tracked)"),
+    ("m = torch.nn.LazyLinear(3); m.load_state_dict(torch.nn.LazyLinear(3).state_dict()); "
+     "r = torch.tensor(m.has_uninitialized_params())"),
 ]
 
 
@@ -180,3 +188,9 @@ def test_rms_norm_eps_in_input_dtype(dtype, eps):
 def test_rms_norm_int_input_raises_runtime_error():
     with pytest.raises(RuntimeError, match="rms_norm"):
         kiln.nn.functional.rms_norm(kiln.tensor([[1, 2, 3]]), [3])
+
+
+@pytest.mark.parametrize("name,args", [("MaxUnpool1d", (2,)), ("MaxUnpool2d", (2, 1)), ("MaxUnpool3d", ((2, 1, 2),))])
+def test_max_unpool_module_repr_keeps_tuples(name, args):
+    # torch stores kernel_size/stride/padding as _single/_pair/_triple tuples
+    assert repr(getattr(kiln.nn, name)(*args)) == repr(getattr(torch_ref.nn, name)(*args))

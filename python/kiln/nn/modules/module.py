@@ -535,11 +535,11 @@ class Module:
         for hook in self.__dict__.get("_state_dict_pre_hooks", {}).values():
             hook(self, prefix, keep_vars)
         for name, p in self._parameters.items():
-            if p is not None:
-                destination[prefix + name] = p if keep_vars else p.detach()
+            if p is not None:  # an uninitialized (lazy) one stays itself, as torch's LazyModuleMixin saves it
+                destination[prefix + name] = p if keep_vars or is_lazy(p) else p.detach()
         for name, b in self._buffers.items():
             if b is not None and name not in self._non_persistent_buffers_set:
-                destination[prefix + name] = b if keep_vars else b.detach()
+                destination[prefix + name] = b if keep_vars or is_lazy(b) else b.detach()
         for name, m in self._modules.items():
             if m is not None:
                 m.state_dict(destination=destination, prefix=prefix + name + ".", keep_vars=keep_vars)
@@ -558,6 +558,8 @@ class Module:
                 missing_keys.append(key)
                 continue
             value = state_dict[key]
+            if is_lazy(param) and is_lazy(value):  # both still uninitialized: nothing to copy
+                continue
             if not isinstance(value, _C.TensorBase):
                 error_msgs.append(f'While copying the parameter named "{key}", expected a kiln Tensor from '
                                   f"checkpoint but received {type(value)}")
