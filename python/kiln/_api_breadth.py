@@ -14,6 +14,7 @@ import warnings
 import numpy as np
 
 from . import _C
+from ._device import check_cpu
 from ._tensor import Tensor
 
 _kiln = None  # the kiln module, set by install()
@@ -223,6 +224,7 @@ def rsub(input, other, alpha=1):
 
 
 def scalar_tensor(s, *, dtype=None, layout=None, device=None, pin_memory=None, requires_grad=False):
+    check_cpu(device)
     kiln = _k()
     t = kiln.full([], s, dtype=dtype if dtype is not None else kiln.get_default_dtype())
     return t.requires_grad_(requires_grad) if requires_grad else t
@@ -354,6 +356,7 @@ def range(start=0, end=None, step=1, *, out=None, dtype=None, layout=None, devic
     """torch.range (deprecated): start, start + step, ..., up to end inclusive; the default float dtype.
     Computed as torch's CPU kernel: start + i * step in double, rounded once to the dtype."""
     kiln = _k()
+    check_cpu(device)
     warnings.warn("torch.range is deprecated and will be removed in a future release because its behavior is "
                   "inconsistent with Python's range builtin. Instead, use torch.arange, which produces values in "
                   "[start, end).", UserWarning, stacklevel=2)
@@ -370,6 +373,7 @@ def range(start=0, end=None, step=1, *, out=None, dtype=None, layout=None, devic
     if dtype is None:
         dtype = out.dtype if out is not None else kiln.get_default_dtype()
     size = int((end - start) / step) + 1
+    kiln.empty([size], dtype=kiln.float64)  # a size too big fails here as torch's allocation (RuntimeError)
     values = np.float64(start) + np.arange(size, dtype=np.float64) * np.float64(step)
     result = kiln.from_numpy(values).to(dtype)
     if out is not None:
@@ -389,6 +393,7 @@ def asarray(obj, *, dtype=None, device=None, copy=None, requires_grad=False):
     """torch.asarray: shares memory with a tensor, a NumPy array or a buffer where it can (copy=None),
     always copies with copy=True, and raises where copy=False would need a copy."""
     kiln = _k()
+    check_cpu(device)
     if isinstance(obj, Tensor):
         needs_copy = dtype is not None and dtype != obj.dtype
         if copy is False and needs_copy:
@@ -563,8 +568,9 @@ def is_inference(input):
 
 
 # ---------------------------------------------------------------- window functions (torch's formulas and op order)
-def _window_args(name, window_length, dtype, layout):
+def _window_args(name, window_length, dtype, layout, device=None):
     kiln = _k()
+    check_cpu(device)
     if not isinstance(window_length, int) or isinstance(window_length, builtins.bool):
         raise TypeError(f"{name}(): argument 'window_length' (position 1) must be int, not "
                         f"{type(window_length).__name__}")
@@ -590,7 +596,7 @@ def _window_done(window, requires_grad):
 def hamming_window(window_length, periodic=True, alpha=0.54, beta=0.46, *, dtype=None, layout=None, device=None,
                    pin_memory=False, requires_grad=False):
     kiln = _k()
-    dtype = _window_args("hamming_window", window_length, dtype, layout)
+    dtype = _window_args("hamming_window", window_length, dtype, layout, device)
     if window_length == 0:
         return _window_done(kiln.empty([0], dtype=dtype), requires_grad)
     if window_length == 1:
@@ -603,14 +609,14 @@ def hamming_window(window_length, periodic=True, alpha=0.54, beta=0.46, *, dtype
 
 def hann_window(window_length, periodic=True, *, dtype=None, layout=None, device=None, pin_memory=False,
                 requires_grad=False):
-    _window_args("hann_window", window_length, dtype, layout)
+    _window_args("hann_window", window_length, dtype, layout, device)
     return hamming_window(window_length, periodic, 0.5, 0.5, dtype=dtype, requires_grad=requires_grad)
 
 
 def blackman_window(window_length, periodic=True, *, dtype=None, layout=None, device=None, pin_memory=False,
                     requires_grad=False):
     kiln = _k()
-    dtype = _window_args("blackman_window", window_length, dtype, layout)
+    dtype = _window_args("blackman_window", window_length, dtype, layout, device)
     if window_length == 0:
         return _window_done(kiln.empty([0], dtype=dtype), requires_grad)
     if window_length == 1:
@@ -624,7 +630,7 @@ def blackman_window(window_length, periodic=True, *, dtype=None, layout=None, de
 def bartlett_window(window_length, periodic=True, *, dtype=None, layout=None, device=None, pin_memory=False,
                     requires_grad=False):
     kiln = _k()
-    dtype = _window_args("bartlett_window", window_length, dtype, layout)
+    dtype = _window_args("bartlett_window", window_length, dtype, layout, device)
     if window_length == 0:
         return _window_done(kiln.empty([0], dtype=dtype), requires_grad)
     if window_length == 1:
@@ -645,12 +651,13 @@ def kaiser_window(window_length, periodic=True, beta=12.0, *, dtype=None, layout
                   pin_memory=False, requires_grad=False):
     """I0(beta * sqrt(1 - ((n - N/2) / (N/2))^2)) / I0(beta), computed in float64 and rounded once."""
     kiln = _k()
-    dtype = _window_args("kaiser_window", window_length, dtype, layout)
+    dtype = _window_args("kaiser_window", window_length, dtype, layout, device)
     if window_length == 0:
         return _window_done(kiln.empty([0], dtype=dtype), requires_grad)
     if window_length == 1:
         return _window_done(kiln.ones([1], dtype=dtype), requires_grad)
     n = window_length + 1 if periodic else window_length
+    kiln.empty([n], dtype=kiln.float64)  # a size too big fails here as torch's allocation (RuntimeError)
     alpha = (n - 1) / 2.0
     a = np.arange(n, dtype=np.float64)
     values = _i0_np(beta * np.sqrt(np.maximum(1 - ((a - alpha) / alpha) ** 2, 0.0))) / _i0_np(beta)
@@ -825,6 +832,7 @@ def _map_(self, other, callable):
 
 def _new_empty_strided(self, size, stride, *, dtype=None, layout=None, device=None, pin_memory=False,
                        requires_grad=False):
+    check_cpu(device)
     t = _k().empty_strided(list(size), list(stride), dtype=dtype if dtype is not None else self.dtype)
     return t.requires_grad_(True) if requires_grad else t
 
@@ -835,6 +843,11 @@ def _sum_to_size(self, *size):
     if len(size) == 1 and isinstance(size[0], (list, tuple)):
         size = tuple(size[0])
     size = tuple(size)
+    bad = [s for s in size if isinstance(s, bool) or not hasattr(s, "__index__")]
+    if bad:
+        raise TypeError(f"sum_to_size(): argument 'size' (position 1) must be tuple of ints, not "
+                        f"{type(bad[0]).__name__}")
+    size = tuple(s.__index__() for s in size)
     shape = tuple(self.shape)
     ok = len(size) <= len(shape) and all(s == 1 or s == d for s, d in zip(size[::-1], shape[::-1]))
     if not ok:

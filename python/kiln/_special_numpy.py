@@ -105,6 +105,14 @@ _ZETA_A = [12.0, -720.0, 30240.0, -1209600.0, 47900160.0, -1.8924375803183791606
            1.8152105401943546773e17, -7.1661652561756670113e18]
 
 
+def _pow(a, e):
+    """a ** e as C's pow: inf where Python's float power overflows or divides by zero."""
+    try:
+        return a ** e
+    except (OverflowError, ZeroDivisionError):
+        return math.inf
+
+
 def _zeta_scalar(x, q):
     """Cephes' Hurwitz zeta, as torch's zeta."""
     machep = 1.11022302462515654042E-16
@@ -117,15 +125,12 @@ def _zeta_scalar(x, q):
             return math.inf
         if x != math.floor(x):
             return math.nan
-    try:
-        s = q ** -x
-    except ZeroDivisionError:
-        return math.inf
+    s = _pow(q, -x)
     a, i, b = q, 0, 0.0
     while i < 9 or a <= 9.0:
         i += 1
         a += 1.0
-        b = a ** -x
+        b = _pow(a, -x)
         s += b
         if -machep * s < b < machep * s:
             return s
@@ -153,7 +158,8 @@ def _polygamma_scalar(n, x):
         return _digamma_scalar(x)
     if n == 1:
         return _trigamma_scalar(x)
-    return (1.0 if n % 2 else -1.0) * math.exp(math.lgamma(n + 1.0)) * _zeta_scalar(n + 1.0, x)
+    factorial = math.inf if n > 170 else math.exp(math.lgamma(n + 1.0))  # n! overflows a double past 170
+    return (1.0 if n % 2 else -1.0) * factorial * _zeta_scalar(n + 1.0, x)
 
 
 def _i1_scalar(x):
@@ -212,7 +218,8 @@ class _Polygamma(Function):
     def forward(ctx, n, x):
         ctx.n = n
         ctx.save_for_backward(x)
-        values = np.asarray(np.frompyfunc(lambda v: _polygamma_scalar(n, v), 1, 1)(_f64(x)), dtype=np.float64)
+        with np.errstate(over="ignore", invalid="ignore"):  # inf and nan results, as torch's, without warnings
+            values = np.asarray(np.frompyfunc(lambda v: _polygamma_scalar(n, v), 1, 1)(_f64(x)), dtype=np.float64)
         return _wrap(values, _result_dtype(x))
 
     @staticmethod
@@ -317,6 +324,8 @@ def mvlgamma(input, p, *, out=None):
     """sum_{i < p} lgamma(x - i / 2) + p (p - 1) / 4 log(pi) (torch 1.13's formula and check: elements
     at most (p - 1) / 2 give inf, as there, not an error)."""
     _check_tensor("mvlgamma", input)
+    if not isinstance(p, int) or isinstance(p, bool):
+        raise TypeError(f"mvlgamma(): argument 'p' (position 2) must be int, not {type(p).__name__}")
     if p < 1:
         raise RuntimeError("p has to be greater than or equal to 1")
     x = input if input.is_floating_point() else input.to(_C.get_default_dtype())

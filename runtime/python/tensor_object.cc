@@ -276,6 +276,21 @@ PyObject* m_requires_grad_(PyObject* self, PyObject* args, PyObject* kwargs) {
   KILN_PY_END
 }
 
+// Tensor.detach_(): self becomes a leaf that does not require grad, in place; a view refuses (torch's rule:
+// its base's graph would still reach it).
+PyObject* m_detach_(PyObject* self, PyObject*) {
+  KILN_PY_BEGIN
+  AutogradMeta* meta = self_tensor(self).impl()->autograd_meta();
+  if (meta) {
+    KILN_CHECK(!meta->is_view, "Can't detach views in-place. Use detach() instead.");
+    meta->grad_fn.reset();
+    meta->requires_grad = false;
+    meta->output_nr = 0;
+  }
+  return new_reference(self);
+  KILN_PY_END
+}
+
 PyObject* m_retain_grad(PyObject* self, PyObject*) {
   KILN_PY_BEGIN
   retain_grad(self_tensor(self));
@@ -360,6 +375,7 @@ PyMethodDef hand_methods[] = {
     KILN_METHOD("tolist", m_tolist, METH_NOARGS),
     KILN_METHOD("requires_grad_", m_requires_grad_, METH_VARARGS | METH_KEYWORDS),
     KILN_METHOD("retain_grad", m_retain_grad, METH_NOARGS),
+    KILN_METHOD("detach_", m_detach_, METH_NOARGS),
     KILN_METHOD("_register_hook", m_register_hook, METH_O),
     {nullptr, nullptr, 0, nullptr},
 };

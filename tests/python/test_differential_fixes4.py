@@ -154,6 +154,34 @@ CASES = [
      "r = (m(torch.arange(6.).reshape(3, 2)), m.running_mean, m.num_batches_tracked)"),
     ("m = torch.nn.LazyLinear(3); m.load_state_dict(torch.nn.LazyLinear(3).state_dict()); "
      "r = torch.tensor(m.has_uninitialized_params())"),
+    # hostile sizes: kiln's allocation error (RuntimeError), not NumPy's ValueError
+    "r = torch.kaiser_window(2**62)",
+    "r = torch.range(0, 2**62)",
+    # device='cuda' refused (torch's CPU-only builds: AssertionError) by the factories and the modules
+    "r = torch.hamming_window(5, device='cuda')",
+    "r = torch.range(0, 5, device='cuda')",
+    "r = torch.scalar_tensor(1., device='cuda')",
+    "r = torch.asarray([1, 2], device='cuda')",
+    "r = torch.ones(2).new_empty_strided((2, 2), (1, 1), device='cuda')",
+    "r = torch.nn.ConvTranspose3d(2, 3, 2, device='cuda')",
+    "r = torch.nn.LazyLinear(3, device='cuda')",
+    "r = torch.nn.Linear(2, 3, device='cuda')",
+    "r = torch.nn.Linear(2, 3, device='cpu').weight.shape and torch.hann_window(4, device='cpu')",
+    # sum_to_size takes ints
+    "r = torch.ones(2, 3).sum_to_size('a')",
+    "r = torch.ones(2, 3).sum_to_size(None)",
+    "r = torch.ones(2, 3).sum_to_size(True, 3)",
+    "r = torch.ones(2, 3).sum_to_size(torch.tensor(1), 3)",
+    # polygamma of a huge order overflows to inf (was Python's OverflowError); mvlgamma's p is an int
+    "r = torch.polygamma(2**62, torch.tensor([1., 0.5, -1.]))",
+    "r = torch.polygamma(171, torch.tensor([1., 0.5, 3.], dtype=torch.float64))",
+    "r = torch.mvlgamma(torch.tensor([3.]), 2.5)",
+    # Tensor.detach_ / torch.detach_ (were missing): a leaf without grad, in place; views refuse
+    "y = torch.ones(2, requires_grad=True) * 1; r = (y.detach_(), torch.tensor([y.requires_grad, y.is_leaf]))",
+    "x = torch.ones(2, requires_grad=True); y = x * 2; z = y * 3; y.detach_(); z.sum().backward(); r = x.grad",
+    "x = torch.ones(2, requires_grad=True); r = x[:1].detach_()",
+    "r = torch.ones(3)[:2].detach_()",
+    "r = torch.detach_(torch.ones(2))",
 ]
 
 

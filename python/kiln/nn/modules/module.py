@@ -4,11 +4,13 @@ Assigning a Parameter, a Module or (to a registered name) a buffer to an attribu
 registers it; parameters(), state_dict() and friends walk the registered tree.
 """
 import functools
+import inspect
 from collections import OrderedDict, namedtuple
 from collections.abc import Mapping
 
 from ... import _C
 from ..._device import device
+from ..._device import check_cpu
 from ..._device import device as kiln_device
 from ..._tensor import Tensor
 from ...autograd.grad_mode import no_grad
@@ -74,10 +76,27 @@ class RemovableHandle:
         self.remove()
 
 
+def _checking_device(init):
+    """A kiln module's __init__ that refuses device= other than the CPU, as torch's CPU-only builds do when
+    the module makes its parameters there."""
+    @functools.wraps(init)
+    def checked(self, *args, **kwargs):
+        check_cpu(kwargs.get("device"))
+        return init(self, *args, **kwargs)
+    return checked
+
+
 class Module:
     """Base class for neural-network modules; subclasses define forward()."""
 
     training: bool
+
+    def __init_subclass__(cls, **kwargs):
+        super().__init_subclass__(**kwargs)
+        init = cls.__dict__.get("__init__")
+        if init is not None and cls.__module__.startswith("kiln.") and \
+                "device" in inspect.signature(init).parameters:
+            cls.__init__ = _checking_device(init)
 
     def __init__(self):
         object.__setattr__(self, "training", True)
