@@ -182,6 +182,11 @@ CASES = [
     "x = torch.ones(2, requires_grad=True); r = x[:1].detach_()",
     "r = torch.ones(3)[:2].detach_()",
     "r = torch.detach_(torch.ones(2))",
+    # a big-endian NumPy array: torch's ValueError (was a TypeError naming the dtype)
+    "import numpy as np; r = torch.asarray(np.array([1., 2.]).astype('>f8'))",
+    "import numpy as np; r = torch.from_numpy(np.array([1, 2]).astype('>i4'))",
+    "import numpy as np; r = torch.tensor(np.array([1., 2.]).astype('>f4'))",
+    "import numpy as np; r = torch.from_numpy(np.array([1, 2]).astype('>i1'))",
 ]
 
 
