@@ -187,6 +187,18 @@ CASES = [
     "import numpy as np; r = torch.from_numpy(np.array([1, 2]).astype('>i4'))",
     "import numpy as np; r = torch.tensor(np.array([1., 2.]).astype('>f4'))",
     "import numpy as np; r = torch.from_numpy(np.array([1, 2]).astype('>i1'))",
+    # torch.func argument checks (functorch is torch 1.13's torch.func)
+    "F = getattr(torch, 'func', None) or __import__('functorch'); r = F.grad(lambda x: (x * 2).sum())(3.0)",
+    "F = getattr(torch, 'func', None) or __import__('functorch'); r = F.grad(lambda x, y: (x * y).sum(), argnums=1)(torch.ones(2), (torch.ones(2), 2.0))",
+    "F = getattr(torch, 'func', None) or __import__('functorch'); r = F.jacrev(lambda x: x ** 2, has_aux=True)(torch.tensor([1., 2.]))",
+    "F = getattr(torch, 'func', None) or __import__('functorch'); r = F.jacrev(lambda x: x.int())(torch.ones(2))",
+    "F = getattr(torch, 'func', None) or __import__('functorch'); r = F.vjp(lambda x: x.int(), torch.ones(2))",
+    "F = getattr(torch, 'func', None) or __import__('functorch'); r = F.jvp(lambda x: x * 2, (), ())",
+    "F = getattr(torch, 'func', None) or __import__('functorch'); r = F.jvp(lambda x: x * 2, (torch.tensor([1, 2]),), (torch.tensor([1, 1]),))",
+    "F = getattr(torch, 'func', None) or __import__('functorch'); r = F.vmap(lambda x: x, in_dims=0.5)(torch.ones(2))",
+    "F = getattr(torch, 'func', None) or __import__('functorch'); r = F.vmap(lambda x: x, out_dims=(0, 1))(torch.ones(2, 3))",
+    "F = getattr(torch, 'func', None) or __import__('functorch'); r = F.vmap(lambda x, s: x * s)(torch.ones(2, 3), 2.0)",
+    "F = getattr(torch, 'func', None) or __import__('functorch'); r = F.vmap(lambda x, s: x * s, in_dims=(0, None))(torch.ones(2, 3), 2.0)",
 ]
 
 
