@@ -242,6 +242,11 @@ def chain_matmul(*matrices, out=None):
     for m in matrices:
         if m.dim() != 2:
             raise RuntimeError(f"chain_matmul(): Expected 2D tensors, but got a {m.dim()}D tensor")
+    if out is not None:  # multi_dot's out= checks
+        _check_out_grad("mm", out, *matrices)
+        if out.dtype != matrices[0].dtype:
+            raise RuntimeError(f"multi_dot(): expected out tensor to have dtype {_c_type_name(matrices[0].dtype)} but "
+                               f"got {_c_type_name(out.dtype)}")
     if len(matrices) == 1:
         result = matrices[0].clone()
     else:
@@ -308,10 +313,17 @@ def conj(input):
 
 
 def conj_physical(input, *, out=None):
-    if out is not None and not can_cast(input.dtype, out.dtype):  # a unary op's out= check
-        raise RuntimeError(f"result type {_scalar_type_name(input.dtype)} can't be cast to the desired output type "
-                           f"{_scalar_type_name(out.dtype)}")
+    if out is not None and out.dtype != input.dtype:  # torch's unary_op: check_all_same_dtype
+        raise RuntimeError(f"Found dtype {_scalar_type_name(out.dtype)} but expected "
+                           f"{_scalar_type_name(input.dtype)}")
     return input.clone() if out is None else out.resize_(list(input.shape)).copy_(input)
+
+
+def _check_out_grad(name, out, *inputs):
+    """torch's rule for out= forms: no autograd through them."""
+    if out is not None and _k().is_grad_enabled() and any(isinstance(t, Tensor) and t.requires_grad for t in inputs):
+        raise RuntimeError(f"{name}(): functions with out=... arguments don't support automatic differentiation, "
+                           "but one of the arguments requires grad.")
 
 
 def _scalar_type_name(dtype):
@@ -364,21 +376,25 @@ def range(start=0, end=None, step=1, *, out=None, dtype=None, layout=None, devic
         raise TypeError("range() missing 1 required positional arguments: \"end\"")
     vals = [float(v.item()) if isinstance(v, Tensor) else v for v in (start, end, step)]
     start, end, step = vals
+    if dtype is None:
+        dtype = out.dtype if out is not None else kiln.get_default_dtype()
+    if dtype == kiln.bool:
+        raise RuntimeError("\"range_cpu\" not implemented for 'Bool'")
+    if not _floating(dtype) and all(math.isfinite(v) for v in vals):
+        start, end, step = (int(v) for v in vals)  # torch's kernel reads them as int64 for an integral dtype
     if step == 0:
         raise RuntimeError("step must be nonzero")
     if not all(math.isfinite(v) for v in (start, end)):
         raise RuntimeError(f"unsupported range: {start} -> {end}")
     if (step > 0 and end < start) or (step < 0 and end > start):
         raise RuntimeError("upper bound and larger bound inconsistent with step sign")
-    if dtype is None:
-        dtype = out.dtype if out is not None else kiln.get_default_dtype()
     size = int((end - start) / step) + 1
     kiln.empty([size], dtype=kiln.float64)  # a size too big fails here as torch's allocation (RuntimeError)
     values = np.float64(start) + np.arange(size, dtype=np.float64) * np.float64(step)
     result = kiln.from_numpy(values).to(dtype)
     if out is not None:
         out.resize_([size]).copy_(result)
-        return out
+        return out.requires_grad_(True) if requires_grad else out
     return result.requires_grad_(True) if requires_grad else result
 
 
@@ -1011,6 +1027,7 @@ def _frexp(self, *, out=None):
     scales = [kiln.from_numpy(np.ascontiguousarray(np.ldexp(1.0, e).astype(np.float64))) for e in (half, neg - half)]
     mantissa = (self.to(kiln.float64) * scales[0] * scales[1]).to(self.dtype)
     if out is not None:
+        _check_out_grad("frexp", out, self)
         if out[0].dtype != self.dtype:
             raise RuntimeError(f"torch.frexp() expects mantissa to have dtype {_c_type_name(self.dtype)} but got "
                                f"{_c_type_name(out[0].dtype)}")
@@ -1290,6 +1307,7 @@ def angle(input, *, out=None):
     kiln = _k()
     x = input if input.is_floating_point() else input.to(kiln.get_default_dtype())
     zero = kiln.zeros([], dtype=x.dtype)
+    _check_out_grad("angle", out, input)
     if out is not None and not can_cast(x.dtype, out.dtype):
         raise RuntimeError(f"result type {_scalar_type_name(x.dtype)} can't be cast to the desired output type "
                            f"{_scalar_type_name(out.dtype)}")
@@ -1310,6 +1328,11 @@ def cholesky_inverse(input, upper=False, *, out=None):
     kiln = _k()
     if input.dim() < 2 or input.shape[-1] != input.shape[-2]:
         raise RuntimeError("cholesky_inverse: The input tensor A must be a batch of square matrices")
+    _check_out_grad("cholesky_inverse", out, input)
+    if out is not None and not can_cast(input.dtype, out.dtype):
+        raise RuntimeError(f"cholesky_inverse: Expected result to be safely castable from "
+                           f"{_scalar_type_name(input.dtype)} dtype, but got result with dtype "
+                           f"{_scalar_type_name(out.dtype)}")
     eye = kiln.eye(input.shape[-1], dtype=input.dtype).expand(list(input.shape))
     result = kiln.cholesky_solve(eye, input, upper)
     return result if out is None else out.resize_(list(result.shape)).copy_(result)

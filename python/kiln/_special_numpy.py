@@ -286,6 +286,13 @@ def _int_name(dtype):
             _C.int64: "Long"}.get(dtype, str(dtype))
 
 
+def _check_out(name, input, out):
+    """torch's rule for out= forms: no autograd through them."""
+    if out is not None and input.requires_grad and _C.is_grad_enabled():
+        raise RuntimeError(f"{name}(): functions with out=... arguments don't support automatic differentiation, "
+                           "but one of the arguments requires grad.")
+
+
 def _out(result, out):
     if out is None:
         return result
@@ -298,16 +305,19 @@ def _out(result, out):
 
 def lgamma(input, *, out=None):
     _check_tensor("lgamma", input)
+    _check_out("lgamma", input, out)
     return _out(_Unary.apply("lgamma", input), out)
 
 
 def digamma(input, *, out=None):
     _check_tensor("digamma", input)
+    _check_out("digamma", input, out)
     return _out(_Unary.apply("digamma", input), out)
 
 
 def polygamma(n, input, *, out=None):
     _check_tensor("polygamma", input)
+    _check_out("polygamma", input, out)
     if not isinstance(n, int) or isinstance(n, bool):
         raise TypeError(f"polygamma(): argument 'n' (position 1) must be int, not {type(n).__name__}")
     if n < 0:
@@ -317,6 +327,7 @@ def polygamma(n, input, *, out=None):
 
 def i0(input, *, out=None):
     _check_tensor("i0", input)
+    _check_out("i0", input, out)
     return _out(_Unary.apply("i0", input), out)
 
 
@@ -324,6 +335,7 @@ def mvlgamma(input, p, *, out=None):
     """sum_{i < p} lgamma(x - i / 2) + p (p - 1) / 4 log(pi) (torch 1.13's formula and check: elements
     at most (p - 1) / 2 give inf, as there, not an error)."""
     _check_tensor("mvlgamma", input)
+    _check_out("mvlgamma", input, out)
     if not isinstance(p, int) or isinstance(p, bool):
         raise TypeError(f"mvlgamma(): argument 'p' (position 2) must be int, not {type(p).__name__}")
     if p < 1:

@@ -199,6 +199,24 @@ CASES = [
     "F = getattr(torch, 'func', None) or __import__('functorch'); r = F.vmap(lambda x: x, out_dims=(0, 1))(torch.ones(2, 3))",
     "F = getattr(torch, 'func', None) or __import__('functorch'); r = F.vmap(lambda x, s: x * s)(torch.ones(2, 3), 2.0)",
     "F = getattr(torch, 'func', None) or __import__('functorch'); r = F.vmap(lambda x, s: x * s, in_dims=(0, None))(torch.ones(2, 3), 2.0)",
+    # out= forms refuse autograd (torch's rule) and check their out dtype
+    "x = torch.tensor([1., 2.], requires_grad=True); r = torch.lgamma(x, out=torch.empty(0))",
+    "x = torch.tensor([1., 2.], requires_grad=True); r = torch.polygamma(1, x, out=torch.empty(0))",
+    "x = torch.tensor([1., 2.], requires_grad=True); r = torch.angle(x, out=torch.empty(0))",
+    "x = torch.tensor([1., 2.], requires_grad=True); r = torch.frexp(x, out=(torch.empty(0), torch.empty(0, dtype=torch.int32)))",
+    "x = torch.tensor([[2.]], requires_grad=True); r = torch.cholesky_inverse(x, out=torch.empty(0))",
+    "x = torch.ones(2, 2, requires_grad=True); r = torch.chain_matmul(x, x, out=torch.empty(0))",
+    "r = torch.chain_matmul(torch.ones(2, 3), torch.ones(3, 2), out=torch.empty(0, dtype=torch.int64))",
+    "r = torch.cholesky_inverse(torch.tensor([[2., 0.], [1., 3.]]), out=torch.empty(0, dtype=torch.int64))",
+    "r = torch.conj_physical(torch.tensor([1, 2]), out=torch.empty(0))",
+    "x = torch.tensor([1., 2.], requires_grad=True); r = torch.conj_physical(x, out=torch.empty(0))",
+    # torch.range with an integral dtype: the bounds and step read as int64; no bool kernel; out= gets requires_grad
+    "r = torch.range(0.5, 3.7, 1.5, dtype=torch.int64)",
+    "r = torch.range(-0.5, 3, dtype=torch.int64)",
+    "r = torch.range(0, 3, 0.5, out=torch.empty(0, dtype=torch.int64))",
+    "r = torch.range(0.5, 0.2, dtype=torch.int64)",
+    "r = torch.range(0, 2, dtype=torch.bool)",
+    "r = torch.tensor([torch.range(0, 1, out=torch.empty(0), requires_grad=True).requires_grad])",
 ]
 
 
