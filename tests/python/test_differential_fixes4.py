@@ -217,6 +217,12 @@ CASES = [
     "r = torch.range(0.5, 0.2, dtype=torch.int64)",
     "r = torch.range(0, 2, dtype=torch.bool)",
     "r = torch.tensor([torch.range(0, 1, out=torch.empty(0), requires_grad=True).requires_grad])",
+    # torch.norm(p='nuc') (was NotImplementedError; ln_structured(n='nuc') reaches it)
+    "r = torch.norm(torch.tensor([[3., 4.], [1., 0.]]), 'nuc')",
+    "r = torch.tensor([[3., 4.], [1., 0.]], dtype=torch.float64).norm(p='nuc', dim=[0, 1], keepdim=True)",
+    "r = torch.norm(torch.ones(2, 2, 2), 'nuc')",
+    "r = torch.norm(torch.ones(2, 3), 'nuc', dim=1)",
+    "r = torch.norm(torch.ones(2, 3, dtype=torch.float64), 'nuc', dtype=torch.float32)",
 ]
 
 
