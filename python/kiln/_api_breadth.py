@@ -181,10 +181,14 @@ def moveaxis(input, source, destination):
     return input.movedim(source, destination)
 
 
-def concatenate(tensors, axis=0, out=None):
+def concatenate(tensors, dim=None, *, out=None, axis=None):
+    """torch.concatenate(tensors, dim=0, *, out=None); torch's parser takes NumPy's `axis` for `dim`."""
+    if dim is not None and axis is not None:
+        raise TypeError("concatenate() received an invalid combination of arguments - got both dim and axis")
+    dim = axis if axis is not None else 0 if dim is None else dim
     if out is not None:
-        return _k().cat(tensors, axis, out=out)
-    return _k().cat(tensors, axis)
+        return _k().cat(tensors, dim, out=out)
+    return _k().cat(tensors, dim)
 
 
 def positive(input):
@@ -352,11 +356,18 @@ def can_cast(from_, to):
 
 
 def unsafe_chunk(input, chunks, dim=0):
+    _check_int("unsafe_chunk", "chunks", 2, chunks)
     return input.chunk(chunks, dim)
 
 
 def unsafe_split(input, split_size, dim=0):
+    _check_int("unsafe_split", "split_size", 2, split_size)  # split_with_sizes takes the lists
     return input.split(split_size, dim)
+
+
+def _check_int(fn, arg, position, value):
+    if not isinstance(value, int) or isinstance(value, builtins.bool):
+        raise TypeError(f"{fn}(): argument '{arg}' (position {position}) must be int, not {type(value).__name__}")
 
 
 def unsafe_split_with_sizes(input, split_sizes, dim=0):
@@ -528,7 +539,9 @@ _warn_always = [False]
 
 
 def set_warn_always(b):
-    _warn_always[0] = builtins.bool(b)
+    if not isinstance(b, builtins.bool):
+        raise RuntimeError(f"setWarnOnlyOnce expects a bool, but got {type(b).__name__}")
+    _warn_always[0] = b
 
 
 def is_warn_always_enabled():
@@ -544,7 +557,7 @@ def get_num_interop_threads():
 
 def set_num_interop_threads(num):
     if not isinstance(num, int) or isinstance(num, builtins.bool):
-        raise TypeError(f"set_num_interop_threads(): argument 'num' must be int, not {type(num).__name__}")
+        raise RuntimeError(f"set_num_interop_threads expects an int, but got {type(num).__name__}")
     if num <= 0:
         raise RuntimeError("Expected positive number of threads")
     if _interop["set"]:

@@ -223,6 +223,17 @@ CASES = [
     "r = torch.norm(torch.ones(2, 2, 2), 'nuc')",
     "r = torch.norm(torch.ones(2, 3), 'nuc', dim=1)",
     "r = torch.norm(torch.ones(2, 3, dtype=torch.float64), 'nuc', dtype=torch.float32)",
+    # global switches check their argument types as torch's bindings (RuntimeError)
+    "r = torch.set_num_interop_threads('a')",
+    "r = torch.set_num_interop_threads(2.0)",
+    "r = torch.set_warn_always(1)",
+    # unsafe_split/unsafe_chunk take an int; concatenate's dim (axis as NumPy's alias), out= keyword-only
+    "r = torch.unsafe_split(torch.arange(5), [2, 3])",
+    "r = torch.unsafe_chunk(torch.arange(5), 2.0)",
+    "r = torch.concatenate([torch.ones(2), torch.zeros(2)], dim=0)",
+    "r = torch.concatenate([torch.ones(2, 1), torch.zeros(2, 2)], axis=1)",
+    "r = torch.concatenate([torch.ones(2)], 0, torch.empty(2))",
+    "r = torch.concatenate([torch.ones(2)], dim=0, axis=0)",
 ]
 
 
