@@ -842,18 +842,27 @@ def _check_no_grad(self, name, *others):
 def _apply_(self, callable):
     _check_no_grad(self, "apply_")
     flat = self.detach().reshape(-1).tolist()
-    values = _k().tensor([callable(v) for v in flat], dtype=self.dtype).reshape(list(self.shape))
+    values = _k().tensor([_real(callable(v)) for v in flat], dtype=self.dtype).reshape(list(self.shape))
     with _k().no_grad():
         self.copy_(values)
     return self
 
 
+def _real(value):
+    """The callable's result as torch unpacks it: a real number (anything with __float__ or __index__)."""
+    if isinstance(value, (str, bytes)) or not (hasattr(value, "__float__") or hasattr(value, "__index__")):
+        raise TypeError(f"must be real number, not {type(value).__name__}")
+    return value
+
+
 def _map_(self, other, callable):
     _check_no_grad(self, "map_", other)
+    if other.dtype != self.dtype:
+        raise TypeError(f"map_: expected {self.type()} for 'other' (got {other.type()})")
     other = other.expand_as(self) if tuple(other.shape) != tuple(self.shape) else other
     a = self.detach().reshape(-1).tolist()
     b = other.detach().reshape(-1).tolist()
-    values = _k().tensor([callable(x, y) for x, y in zip(a, b)], dtype=self.dtype).reshape(list(self.shape))
+    values = _k().tensor([_real(callable(x, y)) for x, y in zip(a, b)], dtype=self.dtype).reshape(list(self.shape))
     with _k().no_grad():
         self.copy_(values)
     return self

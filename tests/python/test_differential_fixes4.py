@@ -234,6 +234,13 @@ CASES = [
     "r = torch.concatenate([torch.ones(2, 1), torch.zeros(2, 2)], axis=1)",
     "r = torch.concatenate([torch.ones(2)], 0, torch.empty(2))",
     "r = torch.concatenate([torch.ones(2)], dim=0, axis=0)",
+    # apply_/map_: the callable returns a real number (TypeError); map_'s other has self's dtype
+    "x = torch.arange(3.); r = x.apply_(lambda v: 'a')",
+    "x = torch.arange(3.); r = x.apply_(lambda v: None)",
+    "x = torch.arange(3.); r = x.apply_(lambda v: torch.tensor(v * 2))",
+    "x = torch.tensor([1., 2.]); r = x.map_(torch.tensor([1, 2]), lambda a, b: a + b)",
+    "x = torch.tensor([1, 2]); r = x.map_(torch.tensor([1.5, 2.5]), lambda a, b: a + b)",
+    "x = torch.tensor([1., 2.]); r = x.map_(torch.tensor([1., 2.]), lambda a, b: [a])",
 ]
 
 
