@@ -241,6 +241,8 @@ CASES = [
     "x = torch.tensor([1., 2.]); r = x.map_(torch.tensor([1, 2]), lambda a, b: a + b)",
     "x = torch.tensor([1, 2]); r = x.map_(torch.tensor([1.5, 2.5]), lambda a, b: a + b)",
     "x = torch.tensor([1., 2.]); r = x.map_(torch.tensor([1., 2.]), lambda a, b: [a])",
+    # forward_ad.exit_dual_level with no level entered
+    "r = torch.autograd.forward_ad.exit_dual_level()",
 ]
 
 

@@ -47,6 +47,8 @@ def exit_dual_level(*, level=None):
     if level != _current_level:
         raise RuntimeError("Trying to exit a forward AD level that was not the last one that was created. "
                            "This is not supported.")
+    if level < 0:  # no level entered
+        raise RuntimeError("Dual level must be a positive number.")
     _levels.pop(level, None)
     _current_level = -1
 
