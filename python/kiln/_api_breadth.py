@@ -244,6 +244,8 @@ def chain_matmul(*matrices, out=None):
     if len(matrices) == 0:
         raise RuntimeError("chain_matmul(): Expected one or more matrices")
     for m in matrices:
+        if not isinstance(m, Tensor):
+            raise TypeError(f"chain_matmul(): expected Tensors, not {type(m).__name__}")
         if m.dim() != 2:
             raise RuntimeError(f"chain_matmul(): Expected 2D tensors, but got a {m.dim()}D tensor")
     if out is not None:  # multi_dot's out= checks
@@ -290,30 +292,38 @@ def is_nonzero(input):
     return builtins.bool(input.item() != 0)
 
 
-def is_complex(input):
+def _tensor_arg(name, input):
+    """torch's argument parser: a Tensor where the signature says Tensor (TypeError otherwise)."""
     if not isinstance(input, Tensor):
-        raise TypeError(f"is_complex(): argument 'input' (position 1) must be Tensor, not {type(input).__name__}")
+        raise TypeError(f"{name}(): argument 'input' (position 1) must be Tensor, not {type(input).__name__}")
+    return input
+
+
+def is_complex(input):
+    _tensor_arg("is_complex", input)
     return False
 
 
 def is_conj(input):
+    _tensor_arg("is_conj", input)
     return False
 
 
 def is_neg(input):
+    _tensor_arg("is_neg", input)
     return False
 
 
 def resolve_conj(input):
-    return input
+    return _tensor_arg("resolve_conj", input)
 
 
 def resolve_neg(input):
-    return input
+    return _tensor_arg("resolve_neg", input)
 
 
 def conj(input):
-    return input
+    return _tensor_arg("conj", input)
 
 
 def conj_physical(input, *, out=None):
@@ -531,6 +541,7 @@ def typename(obj):
 
 
 def get_device(input):
+    _tensor_arg("get_device", input)
     return -1
 
 
@@ -1338,10 +1349,11 @@ def angle(input, *, out=None):
 
 
 def real(input):
-    return input
+    return _tensor_arg("real", input)
 
 
 def imag(input):
+    _tensor_arg("imag", input)
     raise RuntimeError("imag is not implemented for tensors with non-complex dtypes.")
 
 
@@ -1365,6 +1377,7 @@ def is_storage(obj):
 
 
 def is_distributed(input):
+    _tensor_arg("is_distributed", input)
     return False
 
 

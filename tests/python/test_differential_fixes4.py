@@ -243,6 +243,15 @@ CASES = [
     "x = torch.tensor([1., 2.]); r = x.map_(torch.tensor([1., 2.]), lambda a, b: [a])",
     # forward_ad.exit_dual_level with no level entered
     "r = torch.autograd.forward_ad.exit_dual_level()",
+    # the trivial complex/device helpers check their argument is a Tensor (TypeError)
+    "r = torch.is_conj([1., 2.])",
+    "r = torch.resolve_neg(3.5)",
+    "r = torch.conj(None)",
+    "r = torch.real('abc')",
+    "r = torch.imag([1.])",
+    "r = torch.get_device(3)",
+    "r = torch.is_distributed(None)",
+    "r = torch.chain_matmul([1., 2.])",
 ]
 
 
