@@ -52,6 +52,7 @@ def conv_transpose3d(input, weight, bias=None, stride=1, padding=0, output_paddi
 
 
 def group_norm(input, num_groups, weight=None, bias=None, eps=1e-05, cudnn_enabled=True):
+    _check_int("group_norm", "num_groups", 2, num_groups)
     return _k().nn.functional.group_norm(input, num_groups, weight, bias, eps)
 
 
@@ -381,6 +382,10 @@ def _check_int(fn, arg, position, value):
 
 
 def unsafe_split_with_sizes(input, split_sizes, dim=0):
+    if not isinstance(split_sizes, (list, tuple)) or \
+            not all(isinstance(v, int) and not isinstance(v, builtins.bool) for v in split_sizes):
+        raise TypeError(f"unsafe_split_with_sizes(): argument 'split_sizes' (position 2) must be tuple of ints, not "
+                        f"{type(split_sizes).__name__}")
     return input.split_with_sizes(split_sizes, dim)
 
 
@@ -608,12 +613,16 @@ def is_inference(input):
 
 
 # ---------------------------------------------------------------- window functions (torch's formulas and op order)
-def _window_args(name, window_length, dtype, layout, device=None):
+def _window_args(name, window_length, dtype, layout, device=None, periodic=True, *numbers):
     kiln = _k()
     check_cpu(device)
     if not isinstance(window_length, int) or isinstance(window_length, builtins.bool):
         raise TypeError(f"{name}(): argument 'window_length' (position 1) must be int, not "
                         f"{type(window_length).__name__}")
+    # torch's overloads: periodic a bool, alpha/beta/beta numbers
+    if not isinstance(periodic, builtins.bool) or not all(_is_number(v) for v in numbers):
+        got = ", ".join(type(v).__name__ for v in (window_length, periodic) + numbers)
+        raise TypeError(f"{name}() received an invalid combination of arguments - got ({got})")
     if dtype is None:
         dtype = kiln.get_default_dtype()
     if not _floating(dtype):
@@ -621,6 +630,10 @@ def _window_args(name, window_length, dtype, layout, device=None):
     if window_length < 0:
         raise RuntimeError(f"{name} requires non-negative window_length, got window_length={window_length}")
     return dtype
+
+
+def _is_number(v):
+    return isinstance(v, (int, float)) or (isinstance(v, Tensor) and v.dim() == 0)
 
 
 def _dtype_cname(dtype):
@@ -636,7 +649,7 @@ def _window_done(window, requires_grad):
 def hamming_window(window_length, periodic=True, alpha=0.54, beta=0.46, *, dtype=None, layout=None, device=None,
                    pin_memory=False, requires_grad=False):
     kiln = _k()
-    dtype = _window_args("hamming_window", window_length, dtype, layout, device)
+    dtype = _window_args("hamming_window", window_length, dtype, layout, device, periodic, alpha, beta)
     if window_length == 0:
         return _window_done(kiln.empty([0], dtype=dtype), requires_grad)
     if window_length == 1:
@@ -649,14 +662,14 @@ def hamming_window(window_length, periodic=True, alpha=0.54, beta=0.46, *, dtype
 
 def hann_window(window_length, periodic=True, *, dtype=None, layout=None, device=None, pin_memory=False,
                 requires_grad=False):
-    _window_args("hann_window", window_length, dtype, layout, device)
+    _window_args("hann_window", window_length, dtype, layout, device, periodic)
     return hamming_window(window_length, periodic, 0.5, 0.5, dtype=dtype, requires_grad=requires_grad)
 
 
 def blackman_window(window_length, periodic=True, *, dtype=None, layout=None, device=None, pin_memory=False,
                     requires_grad=False):
     kiln = _k()
-    dtype = _window_args("blackman_window", window_length, dtype, layout, device)
+    dtype = _window_args("blackman_window", window_length, dtype, layout, device, periodic)
     if window_length == 0:
         return _window_done(kiln.empty([0], dtype=dtype), requires_grad)
     if window_length == 1:
@@ -670,7 +683,7 @@ def blackman_window(window_length, periodic=True, *, dtype=None, layout=None, de
 def bartlett_window(window_length, periodic=True, *, dtype=None, layout=None, device=None, pin_memory=False,
                     requires_grad=False):
     kiln = _k()
-    dtype = _window_args("bartlett_window", window_length, dtype, layout, device)
+    dtype = _window_args("bartlett_window", window_length, dtype, layout, device, periodic)
     if window_length == 0:
         return _window_done(kiln.empty([0], dtype=dtype), requires_grad)
     if window_length == 1:
@@ -691,7 +704,7 @@ def kaiser_window(window_length, periodic=True, beta=12.0, *, dtype=None, layout
                   pin_memory=False, requires_grad=False):
     """I0(beta * sqrt(1 - ((n - N/2) / (N/2))^2)) / I0(beta), computed in float64 and rounded once."""
     kiln = _k()
-    dtype = _window_args("kaiser_window", window_length, dtype, layout, device)
+    dtype = _window_args("kaiser_window", window_length, dtype, layout, device, periodic, beta)
     if window_length == 0:
         return _window_done(kiln.empty([0], dtype=dtype), requires_grad)
     if window_length == 1:
@@ -1319,9 +1332,14 @@ def fill(input, value):
     return kiln.where(kiln.ones([], dtype=kiln.bool), value, input)
 
 
-def frobenius_norm(input, dim=None, keepdim=False, *, out=None):
+_ALL_DIMS = object()  # frobenius_norm(input) reduces every dim; an explicit dim=None is torch's TypeError
+
+
+def frobenius_norm(input, dim=_ALL_DIMS, keepdim=False, *, out=None):
     kiln = _k()
     if dim is None:
+        raise TypeError("frobenius_norm(): argument 'dim' (position 2) must be tuple of ints, not NoneType")
+    if dim is _ALL_DIMS:
         dim = list(builtins.range(input.dim()))
     result = kiln.linalg.vector_norm(input, 2, dim, keepdim)
     return result if out is None else out.resize_(list(result.shape)).copy_(result)
@@ -1435,12 +1453,18 @@ def rms_norm(input, normalized_shape, weight=None, eps=None):
 
 def embedding_renorm_(input, indices, max_norm, norm_type):
     """Rows of input (an embedding weight) that indices pick, scaled in place to norm max_norm where longer."""
+    for position, arg, v in ((3, "max_norm", max_norm), (4, "norm_type", norm_type)):
+        if not _is_number(v):
+            raise TypeError(f"embedding_renorm_(): argument '{arg}' (position {position}) must be float, not "
+                            f"{type(v).__name__}")
     _k().nn.functional._embedding_renorm_(input, indices, max_norm, norm_type)
     return input
 
 
 def norm_except_dim(v, pow=2, dim=0):
     """The norm over every dim but dim, kept as size-1 dims (weight_norm's g)."""
+    _check_int("norm_except_dim", "pow", 2, pow)
+    _check_int("norm_except_dim", "dim", 3, dim)
     if dim == -1:
         return v.norm(pow)
     if dim == 0:

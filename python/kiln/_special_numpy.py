@@ -143,7 +143,7 @@ def _zeta_scalar(x, q):
         b /= w
         t = a * b / c
         s = s + t
-        t = abs(t / s)
+        t = abs(t / s) if s != 0 else (math.nan if t == 0 or math.isnan(t) else math.inf)  # C's division
         if t < machep:
             return s
         k += 1.0

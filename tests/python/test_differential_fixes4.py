@@ -252,6 +252,24 @@ CASES = [
     "r = torch.get_device(3)",
     "r = torch.is_distributed(None)",
     "r = torch.chain_matmul([1., 2.])",
+    # argument types as torch's parser checks them (TypeError): window periodic/alpha/beta, group_norm's
+    # num_groups, channel_shuffle's groups, split sizes, frobenius_norm's dim, norm_except_dim, embedding_renorm_
+    "r = torch.hamming_window(5, 1)",
+    "r = torch.hamming_window(5, True, 'a')",
+    "r = torch.hamming_window(5, True, True)",
+    "r = torch.kaiser_window(5, None)",
+    "r = torch.kaiser_window(5, True, torch.tensor(3.))",
+    "r = torch.group_norm(torch.ones(2, 4, 3), 2.5)",
+    "r = torch.channel_shuffle(torch.ones(1, 4, 2), True)",
+    "r = torch.nn.functional.channel_shuffle(torch.ones(1, 4, 2), 2.0)",
+    "r = torch.unsafe_split_with_sizes(torch.ones(4), [True, 3])",
+    "r = torch.unsafe_split_with_sizes(torch.ones(4), 4)",
+    "r = torch.frobenius_norm(torch.ones(2, 3), None)",
+    "r = torch.frobenius_norm(torch.ones(2, 3))",
+    "r = torch.norm_except_dim(torch.ones(2, 3), 2.5)",
+    "r = torch.norm_except_dim(torch.ones(2, 3), 2, True)",
+    "r = torch.embedding_renorm_(torch.ones(3, 2), torch.tensor([0]), None, 2.)",
+    "r = torch.embedding_renorm_(torch.ones(3, 2), torch.tensor([0]), 1, 'abc')",
 ]
 
 

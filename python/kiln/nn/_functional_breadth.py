@@ -328,6 +328,8 @@ def feature_alpha_dropout(input, p=0.5, training=False, inplace=False):
 
 
 def channel_shuffle(input, groups):
+    if not isinstance(groups, int) or isinstance(groups, bool):
+        raise TypeError(f"channel_shuffle(): argument 'groups' (position 2) must be int, not {type(groups).__name__}")
     if input.dim() <= 2:
         raise RuntimeError(f"channel_shuffle expects input to have at least 3 dimensions, but got input with "
                            f"{input.dim()} dimension(s)")
