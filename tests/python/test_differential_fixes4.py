@@ -270,6 +270,25 @@ CASES = [
     "r = torch.norm_except_dim(torch.ones(2, 3), 2, True)",
     "r = torch.embedding_renorm_(torch.ones(3, 2), torch.tensor([0]), None, 2.)",
     "r = torch.embedding_renorm_(torch.ones(3, 2), torch.tensor([0]), 1, 'abc')",
+    # nn.functional breadth: argument types as torch's parser (TypeError)
+    "r = torch.nn.functional.max_pool3d(torch.ones(1, 1, 4, 4, 4), 2, 2, 0, 1, 1)",
+    "r = torch.nn.functional.avg_pool3d(torch.ones(1, 1, 4, 4, 4), 2, 2, 0, None)",
+    "r = torch.nn.functional.avg_pool3d(torch.ones(1, 1, 4, 4, 4), 2, 2, 0, False, 'abc')",
+    "r = torch.nn.functional.avg_pool1d(torch.ones(1, 2, 5), 2, 2.5)",
+    "r = torch.nn.functional.avg_pool1d(torch.ones(1, 2, 5), 2, 1, 'abc')",
+    "r = torch.nn.functional.avg_pool1d(torch.ones(1, 2, 5), 2, 1, 0, 1)",
+    "r = torch.nn.functional.lp_pool1d(torch.ones(1, 2, 6), 2, 2, 2.5)",
+    "r = torch.nn.functional.conv_transpose3d(torch.ones(1, 2, 2, 2, 2), torch.ones(2, 3, 1, 1, 1), None, 2.5)",
+    "r = torch.nn.functional.conv_transpose3d(torch.ones(1, 2, 2, 2, 2), torch.ones(2, 3, 1, 1, 1), None, 1, [1.0])",
+    "r = torch.nn.functional.conv_transpose3d(torch.ones(1, 2, 2, 2, 2), torch.ones(2, 3, 1, 1, 1), groups=2.5)",
+    "r = torch.nn.functional.conv_transpose3d(torch.ones(1, 2, 2, 2, 2), torch.ones(2, 3, 1, 1, 1), dilation='abc')",
+    "r = torch.nn.functional.embedding(torch.tensor([0, 1]), torch.ones(3, 2), padding_idx=2.5)",
+    "r = torch.nn.functional.embedding(torch.tensor([0, 1]), torch.ones(3, 2), sparse=None)",
+    "r = torch.nn.functional.embedding(torch.tensor([0, 1]), torch.ones(3, 2), scale_grad_by_freq=1)",
+    "r = torch.nn.functional.embedding(torch.tensor([0, 1]), torch.ones(3, 2), max_norm=1.0, norm_type=None)",
+    "r = torch.nn.functional.alpha_dropout(None, 0.5)",
+    "r = torch.nn.functional.alpha_dropout(torch.ones(3), 0.5, None)",
+    "r = torch.nn.functional.feature_alpha_dropout([1.0], 0.5)",
 ]
 
 

@@ -18,6 +18,13 @@ def _check_ints(v, op, arg, position):
                         f"{type(bad).__name__}")
 
 
+def _check_bools(op, *named):
+    """torch's argument parser: bool parameters take a bool only (TypeError for 0/1, None, ...)."""
+    for position, arg, v in named:
+        if not isinstance(v, bool):
+            raise TypeError(f"{op}(): argument '{arg}' (position {position}) must be bool, not {type(v).__name__}")
+
+
 def _tuple(v, n, name):
     if isinstance(v, (list, tuple)):
         v = tuple(int(x) for x in v)
@@ -147,6 +154,7 @@ def max_pool2d_with_indices(input, kernel_size, stride=None, padding=0, dilation
 
 
 def max_pool3d(input, kernel_size, stride=None, padding=0, dilation=1, ceil_mode=False, return_indices=False):
+    _check_bools("max_pool3d", (6, "ceil_mode", ceil_mode))
     return _max_pool_nd("max_pool3d", input, kernel_size, stride, padding, dilation, ceil_mode, return_indices, 3)
 
 
@@ -170,7 +178,10 @@ def adaptive_max_pool3d_with_indices(input, output_size, return_indices=False):
 def avg_pool1d(input, kernel_size, stride=None, padding=0, ceil_mode=False, count_include_pad=True):
     if input.dim() not in (2, 3):
         raise RuntimeError(f"Expected 2D or 3D input tensor, but got {list(input.shape)}")
-    _check_ints(kernel_size, "avg_pool1d", "kernel_size", 2)
+    for position, arg, v in ((2, "kernel_size", kernel_size), (3, "stride", stride), (4, "padding", padding)):
+        if v is not None:
+            _check_ints(v, "avg_pool1d", arg, position)
+    _check_bools("avg_pool1d", (5, "ceil_mode", ceil_mode), (6, "count_include_pad", count_include_pad))
     k = _tuple(kernel_size, 1, "avg_pool1d: kernel_size")
     s = k if stride is None or (isinstance(stride, (list, tuple)) and len(stride) == 0) else \
         _tuple(stride, 1, "avg_pool1d: stride")
@@ -182,6 +193,7 @@ def avg_pool1d(input, kernel_size, stride=None, padding=0, ceil_mode=False, coun
 def avg_pool3d(input, kernel_size, stride=None, padding=0, ceil_mode=False, count_include_pad=True,
                divisor_override=None):
     k, s, p, _ = _pool_args("avg_pool3d", input, kernel_size, stride, padding, 1, 3)
+    _check_bools("avg_pool3d", (5, "ceil_mode", ceil_mode), (6, "count_include_pad", count_include_pad))
     if divisor_override is not None and (not isinstance(divisor_override, int) or isinstance(divisor_override, bool)):
         raise TypeError(f"avg_pool3d(): argument 'divisor_override' (position 7) must be int, not "
                         f"{type(divisor_override).__name__}")
@@ -314,13 +326,22 @@ def local_response_norm(input, size, alpha=1e-4, beta=0.75, k=1.0):
     return input / div
 
 
+def _check_dropout_args(op, input, training):
+    """torch's _VF call: input a Tensor, train a bool."""
+    if not isinstance(input, kiln.Tensor):
+        raise TypeError(f"{op}(): argument 'input' (position 1) must be Tensor, not {type(input).__name__}")
+    _check_bools(op, (3, "train", training))
+
+
 def alpha_dropout(input, p=0.5, training=False, inplace=False):
+    _check_dropout_args("alpha_dropout", input, training)
     if p < 0.0 or p > 1.0:
         raise ValueError(f"dropout probability has to be between 0 and 1, but got {p}")
     return kiln.alpha_dropout_(input, p, training) if inplace else kiln.alpha_dropout(input, p, training)
 
 
 def feature_alpha_dropout(input, p=0.5, training=False, inplace=False):
+    _check_dropout_args("feature_alpha_dropout", input, training)
     if p < 0.0 or p > 1.0:
         raise ValueError(f"dropout probability has to be between 0 and 1, but got {p}")
     return (kiln.feature_alpha_dropout_(input, p, training) if inplace
@@ -401,6 +422,11 @@ def conv_transpose3d(input, weight, bias=None, stride=1, padding=0, output_paddi
     if isinstance(padding, str):
         raise TypeError(f"{op}() received an invalid combination of arguments: padding must be a tuple of ints, "
                         f"not str")
+    for position, arg, v in ((4, "stride", stride), (5, "padding", padding), (6, "output_padding", output_padding),
+                             (8, "dilation", dilation)):
+        _check_ints(v, op, arg, position)
+    if not isinstance(groups, int) or isinstance(groups, bool):
+        raise TypeError(f"{op}(): argument 'groups' (position 7) must be int, not {type(groups).__name__}")
     stride, padding = F._ntuple(stride, 3, "stride", op), F._ntuple(padding, 3, "padding", op)
     output_padding, dilation = F._ntuple(output_padding, 3, "output_padding", op), F._ntuple(dilation, 3, "dilation", op)
     F._conv_check(op, input, weight, bias, stride, padding, dilation, groups, 3, True, output_padding)

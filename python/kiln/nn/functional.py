@@ -818,6 +818,16 @@ def embedding(input, weight, padding_idx=None, max_norm=None, norm_type=2.0, sca
     The row at padding_idx gets no gradient (as torch). max_norm: the rows input picks are first
     renormalised in place to that norm where longer (torch's embedding_renorm_); scale_grad_by_freq:
     each row's gradient is divided by how often input picks it."""
+    for position, arg, v in ((4, "scale_grad_by_freq", scale_grad_by_freq), (5, "sparse", sparse)):
+        if not isinstance(v, bool):  # torch's parser: bools only
+            raise TypeError(f"embedding(): argument '{arg}' (position {position}) must be bool, not {type(v).__name__}")
+    if padding_idx is not None and (not isinstance(padding_idx, int) or isinstance(padding_idx, bool)):
+        raise TypeError(f"embedding(): argument 'padding_idx' (position 3) must be int, not {type(padding_idx).__name__}")
+    if max_norm is not None:
+        for position, arg, v in ((3, "max_norm", max_norm), (4, "norm_type", norm_type)):
+            if not isinstance(v, (int, float)):
+                raise TypeError(f"embedding_renorm_(): argument '{arg}' (position {position}) must be float, not "
+                                f"{type(v).__name__}")
     if sparse:
         raise NotImplementedError("embedding: sparse gradients (sparse=True) are not supported by kiln")
     if input.is_floating_point() or input.dtype == kiln.bool:
