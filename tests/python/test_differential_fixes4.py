@@ -289,6 +289,12 @@ CASES = [
     "r = torch.nn.functional.alpha_dropout(None, 0.5)",
     "r = torch.nn.functional.alpha_dropout(torch.ones(3), 0.5, None)",
     "r = torch.nn.functional.feature_alpha_dropout([1.0], 0.5)",
+    # randint_like is empty_like(input, memory_format=).random_(low, high): input's strides kept, torch's numbers
+    "x = torch.ones(3, 4).t(); torch.manual_seed(0); y = torch.randint_like(x, 10); r = (y, torch.tensor(y.stride()))",
+    ("x = torch.ones(1, 2, 3, 4); torch.manual_seed(0); y = torch.randint_like(x, 5, memory_format=torch.channels_last); "
+     "r = (y, torch.tensor(y.stride()))"),
+    "x = torch.ones(3, 4, dtype=torch.int32); torch.manual_seed(0); r = torch.randint_like(x, -5, 10, dtype=torch.int64)",
+    "r = torch.randint_like(torch.ones(3), 5, device='cuda')",
 ]
 
 
