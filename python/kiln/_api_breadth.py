@@ -632,6 +632,25 @@ def _window_args(name, window_length, dtype, layout, device=None, periodic=True,
     return dtype
 
 
+_UNSET = object()
+
+
+def _overload_defaults(name, *given_default):
+    """The values of trailing optional positionals of torch overloads (L), (L, a), (L, a, b)...: one may only
+    be given when those before it are (TypeError, as torch's parser finds no overload)."""
+    values, missing = [], False
+    for value, default in given_default:
+        if value is _UNSET:
+            missing = True
+            values.append(default)
+        elif missing:
+            raise TypeError(f"{name}() received an invalid combination of arguments - a later optional argument "
+                            "without the ones before it")
+        else:
+            values.append(value)
+    return values
+
+
 def _is_number(v):
     return isinstance(v, (int, float)) or (isinstance(v, Tensor) and v.dim() == 0)
 
@@ -646,9 +665,11 @@ def _window_done(window, requires_grad):
     return window.requires_grad_(True) if requires_grad else window
 
 
-def hamming_window(window_length, periodic=True, alpha=0.54, beta=0.46, *, dtype=None, layout=None, device=None,
-                   pin_memory=False, requires_grad=False):
+def hamming_window(window_length, periodic=_UNSET, alpha=_UNSET, beta=_UNSET, *, dtype=None, layout=None,
+                   device=None, pin_memory=False, requires_grad=False):
     kiln = _k()
+    # torch's overloads: (L), (L, periodic), (L, periodic, alpha), (L, periodic, alpha, beta)
+    periodic, alpha, beta = _overload_defaults("hamming_window", (periodic, True), (alpha, 0.54), (beta, 0.46))
     dtype = _window_args("hamming_window", window_length, dtype, layout, device, periodic, alpha, beta)
     if window_length == 0:
         return _window_done(kiln.empty([0], dtype=dtype), requires_grad)
@@ -700,10 +721,11 @@ def _i0_np(x):
     return np.i0(np.asarray(x, dtype=np.float64))
 
 
-def kaiser_window(window_length, periodic=True, beta=12.0, *, dtype=None, layout=None, device=None,
+def kaiser_window(window_length, periodic=_UNSET, beta=_UNSET, *, dtype=None, layout=None, device=None,
                   pin_memory=False, requires_grad=False):
     """I0(beta * sqrt(1 - ((n - N/2) / (N/2))^2)) / I0(beta), computed in float64 and rounded once."""
     kiln = _k()
+    periodic, beta = _overload_defaults("kaiser_window", (periodic, True), (beta, 12.0))
     dtype = _window_args("kaiser_window", window_length, dtype, layout, device, periodic, beta)
     if window_length == 0:
         return _window_done(kiln.empty([0], dtype=dtype), requires_grad)
@@ -1066,11 +1088,11 @@ def _frexp(self, *, out=None):
         raise RuntimeError("torch.frexp() only supports floating-point dtypes")
     arr = self.detach().to(kiln.float64).numpy() if self.dtype == kiln.bfloat16 else self.detach().numpy()
     _, exponent = np.frexp(arr)
-    exponent_t = kiln.from_numpy(np.ascontiguousarray(exponent.astype(np.int32)))
+    exponent_t = kiln.from_numpy(np.array(exponent, dtype=np.int32, order="C"))  # np.array keeps 0-dim
     # self * 2^-exponent (exact): in two factors, since 2^1074 of a float64 subnormal's is out of range
     neg = -exponent.astype(np.int64)
     half = neg // 2
-    scales = [kiln.from_numpy(np.ascontiguousarray(np.ldexp(1.0, e).astype(np.float64))) for e in (half, neg - half)]
+    scales = [kiln.from_numpy(np.array(np.ldexp(1.0, e), dtype=np.float64, order="C")) for e in (half, neg - half)]
     mantissa = (self.to(kiln.float64) * scales[0] * scales[1]).to(self.dtype)
     if out is not None:
         _check_out_grad("frexp", out, self)
@@ -1299,7 +1321,8 @@ def cumulative_trapezoid(y, x=None, *, dx=None, dim=-1):
     if x is not None and x.dtype == kiln.bool:
         raise RuntimeError("cumulative_trapezoid: received a bool input for `x`, but bool is not supported")
     n = y.shape[dim]
-    if x is not None and (x.shape[-1] if x.dim() == 1 else x.shape[dim]) != n:
+    dim = dim % max(y.dim(), 1)  # torch wraps dim for y, and slices x along that same index
+    if x is not None and x.dim() == 1 and x.shape[0] != n:
         raise RuntimeError("cumulative_trapezoid: There must be one `x` value for each sample point")
     if n == 0:
         return kiln.zeros_like(y).narrow(dim, 0, 0)
@@ -1308,12 +1331,12 @@ def cumulative_trapezoid(y, x=None, *, dx=None, dim=-1):
         if dx is not None:
             raise RuntimeError("cumulative_trapezoid: received both x and dx")
         if x.dim() == 1:
-            d = x.diff()
             shape = [1] * y.dim()
-            shape[dim] = d.shape[0]
-            d = d.reshape(shape)
-        else:
-            d = x.diff(dim=dim)
+            shape[dim] = x.shape[0]
+            x = x.view(shape)
+        elif x.dim() < y.dim():  # leading size-1 dims
+            x = x.view([1] * (y.dim() - x.dim()) + list(x.shape))
+        d = x.narrow(dim, 1, x.shape[dim] - 1) - x.narrow(dim, 0, x.shape[dim] - 1)
         return ((left + right) * d / 2).cumsum(dim)
     return ((left + right) * (1.0 if dx is None else dx) / 2).cumsum(dim)
 

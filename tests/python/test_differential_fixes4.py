@@ -295,6 +295,19 @@ CASES = [
      "r = (y, torch.tensor(y.stride()))"),
     "x = torch.ones(3, 4, dtype=torch.int32); torch.manual_seed(0); r = torch.randint_like(x, -5, 10, dtype=torch.int64)",
     "r = torch.randint_like(torch.ones(3), 5, device='cuda')",
+    # cumulative_trapezoid slices x along y's (wrapped) dim, as torch (x of more dims than y broadcasts)
+    "r = torch.cumulative_trapezoid(torch.tensor([1., 2., 4.]), torch.tensor([[0., 1., 3.], [0., 1., 2.]]))",
+    "r = torch.cumulative_trapezoid(torch.ones(2, 3, 4), torch.ones(3, 4).cumsum(0), dim=1)",
+    "r = torch.cumulative_trapezoid(torch.ones(2, 3), torch.ones(2, 2, 3))",
+    # frexp of a 0-dim tensor stays 0-dim
+    "r = torch.frexp(torch.tensor(-0.0))",
+    "r = torch.frexp(torch.tensor(3.0, dtype=torch.float64))",
+    # hamming_window/kaiser_window: alpha/beta only after periodic (torch's overloads)
+    "r = torch.hamming_window(4, alpha=0.3)",
+    "r = torch.hamming_window(4, True, beta=0.3)",
+    "r = torch.kaiser_window(4, beta=3.)",
+    "r = torch.kaiser_window(4, periodic=False, beta=3.)",
+    "r = torch.hamming_window(4, periodic=False, alpha=0.3, beta=0.2)",
 ]
 
 
