@@ -308,6 +308,7 @@ CASES = [
     "r = torch.kaiser_window(4, beta=3.)",
     "r = torch.kaiser_window(4, periodic=False, beta=3.)",
     "r = torch.hamming_window(4, periodic=False, alpha=0.3, beta=0.2)",
+    "w = torch.tensor([[1., 2.], [3., 4.]]); r = (torch.nn.functional.embedding(torch.tensor([0, 1]), w, max_norm=torch.tensor(1.)), w)",
 ]
 
 

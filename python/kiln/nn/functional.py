@@ -825,7 +825,7 @@ def embedding(input, weight, padding_idx=None, max_norm=None, norm_type=2.0, sca
         raise TypeError(f"embedding(): argument 'padding_idx' (position 3) must be int, not {type(padding_idx).__name__}")
     if max_norm is not None:
         for position, arg, v in ((3, "max_norm", max_norm), (4, "norm_type", norm_type)):
-            if not isinstance(v, (int, float)):
+            if not isinstance(v, (int, float)) and not (isinstance(v, kiln.Tensor) and v.dim() == 0):
                 raise TypeError(f"embedding_renorm_(): argument '{arg}' (position {position}) must be float, not "
                                 f"{type(v).__name__}")
     if sparse:
