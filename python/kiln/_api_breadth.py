@@ -377,8 +377,18 @@ def unsafe_split(input, split_size, dim=0):
 
 
 def _check_int(fn, arg, position, value):
-    if not isinstance(value, int) or isinstance(value, builtins.bool):
+    if not _is_int(value):
         raise TypeError(f"{fn}(): argument '{arg}' (position {position}) must be int, not {type(value).__name__}")
+
+
+def _is_int(value):
+    """What torch's parser takes for an int: ints and integer-like objects (NumPy ints, 0-dim integer
+    tensors), not bools or floats."""
+    if isinstance(value, builtins.bool):
+        return False
+    if isinstance(value, Tensor):
+        return value.dim() == 0 and not value.is_floating_point() and value.dtype != _k().bool
+    return isinstance(value, int) or hasattr(value, "__index__")
 
 
 def unsafe_split_with_sizes(input, split_sizes, dim=0):

@@ -318,8 +318,9 @@ def digamma(input, *, out=None):
 def polygamma(n, input, *, out=None):
     _check_tensor("polygamma", input)
     _check_out("polygamma", input, out)
-    if not isinstance(n, int) or isinstance(n, bool):
+    if isinstance(n, bool) or not hasattr(n, "__index__") or (isinstance(n, _C.TensorBase) and n.is_floating_point()):
         raise TypeError(f"polygamma(): argument 'n' (position 1) must be int, not {type(n).__name__}")
+    n = n.__index__()
     if n < 0:
         raise RuntimeError("polygamma(n, x) does not support negative n.")
     return _out(_Polygamma.apply(int(n), input), out)
@@ -336,8 +337,9 @@ def mvlgamma(input, p, *, out=None):
     at most (p - 1) / 2 give inf, as there, not an error)."""
     _check_tensor("mvlgamma", input)
     _check_out("mvlgamma", input, out)
-    if not isinstance(p, int) or isinstance(p, bool):
+    if isinstance(p, bool) or not hasattr(p, "__index__") or (isinstance(p, _C.TensorBase) and p.is_floating_point()):
         raise TypeError(f"mvlgamma(): argument 'p' (position 2) must be int, not {type(p).__name__}")
+    p = p.__index__()
     if p < 1:
         raise RuntimeError("p has to be greater than or equal to 1")
     x = input if input.is_floating_point() else input.to(_C.get_default_dtype())

@@ -309,6 +309,14 @@ CASES = [
     "r = torch.kaiser_window(4, periodic=False, beta=3.)",
     "r = torch.hamming_window(4, periodic=False, alpha=0.3, beta=0.2)",
     "w = torch.tensor([[1., 2.], [3., 4.]]); r = (torch.nn.functional.embedding(torch.tensor([0, 1]), w, max_norm=torch.tensor(1.)), w)",
+    # ...while integer-like arguments (NumPy ints, 0-dim integer tensors) pass as torch's parser takes them
+    "import numpy as np; r = torch.polygamma(np.int64(1), torch.ones(2))",
+    "r = torch.polygamma(torch.tensor(1), torch.ones(2))",
+    "import numpy as np; r = torch.unsafe_chunk(torch.arange(4.), np.int64(2))",
+    "import numpy as np; r = torch.nn.functional.channel_shuffle(torch.arange(8.).reshape(1, 4, 2), np.int64(2))",
+    "import numpy as np; r = torch.nn.functional.embedding(torch.tensor([0]), torch.ones(3, 2), padding_idx=np.int64(1))",
+    "import numpy as np; r = torch.mvlgamma(torch.ones(2) * 3, np.int64(2))",
+    "import numpy as np; r = torch.nn.functional.alpha_dropout(torch.ones(2), 0.5, np.bool_(False))",
 ]
 
 

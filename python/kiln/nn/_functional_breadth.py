@@ -18,6 +18,15 @@ def _check_ints(v, op, arg, position):
                         f"{type(bad).__name__}")
 
 
+def _is_int(value):
+    """What torch's parser takes for an int: ints, NumPy ints, 0-dim integer tensors; not bools or floats."""
+    if isinstance(value, bool):
+        return False
+    if isinstance(value, kiln.Tensor):
+        return value.dim() == 0 and not value.is_floating_point() and value.dtype != kiln.bool
+    return isinstance(value, int) or hasattr(value, "__index__")
+
+
 def _check_bools(op, *named):
     """torch's argument parser: bool parameters take a bool only (TypeError for 0/1, None, ...)."""
     for position, arg, v in named:
@@ -349,7 +358,7 @@ def feature_alpha_dropout(input, p=0.5, training=False, inplace=False):
 
 
 def channel_shuffle(input, groups):
-    if not isinstance(groups, int) or isinstance(groups, bool):
+    if not _is_int(groups):
         raise TypeError(f"channel_shuffle(): argument 'groups' (position 2) must be int, not {type(groups).__name__}")
     if input.dim() <= 2:
         raise RuntimeError(f"channel_shuffle expects input to have at least 3 dimensions, but got input with "
@@ -425,7 +434,7 @@ def conv_transpose3d(input, weight, bias=None, stride=1, padding=0, output_paddi
     for position, arg, v in ((4, "stride", stride), (5, "padding", padding), (6, "output_padding", output_padding),
                              (8, "dilation", dilation)):
         _check_ints(v, op, arg, position)
-    if not isinstance(groups, int) or isinstance(groups, bool):
+    if not _is_int(groups):
         raise TypeError(f"{op}(): argument 'groups' (position 7) must be int, not {type(groups).__name__}")
     stride, padding = F._ntuple(stride, 3, "stride", op), F._ntuple(padding, 3, "padding", op)
     output_padding, dilation = F._ntuple(output_padding, 3, "output_padding", op), F._ntuple(dilation, 3, "dilation", op)

@@ -821,7 +821,7 @@ def embedding(input, weight, padding_idx=None, max_norm=None, norm_type=2.0, sca
     for position, arg, v in ((4, "scale_grad_by_freq", scale_grad_by_freq), (5, "sparse", sparse)):
         if not isinstance(v, bool):  # torch's parser: bools only
             raise TypeError(f"embedding(): argument '{arg}' (position {position}) must be bool, not {type(v).__name__}")
-    if padding_idx is not None and (not isinstance(padding_idx, int) or isinstance(padding_idx, bool)):
+    if padding_idx is not None and (isinstance(padding_idx, bool) or not hasattr(padding_idx, "__index__")):
         raise TypeError(f"embedding(): argument 'padding_idx' (position 3) must be int, not {type(padding_idx).__name__}")
     if max_norm is not None:
         for position, arg, v in ((3, "max_norm", max_norm), (4, "norm_type", norm_type)):
