@@ -317,6 +317,12 @@ CASES = [
     "import numpy as np; r = torch.nn.functional.embedding(torch.tensor([0]), torch.ones(3, 2), padding_idx=np.int64(1))",
     "import numpy as np; r = torch.mvlgamma(torch.ones(2) * 3, np.int64(2))",
     "import numpy as np; r = torch.nn.functional.alpha_dropout(torch.ones(2), 0.5, np.bool_(False))",
+    # int[n] pool arguments: one int (not a bool or tensor) or a sequence of int-likes (no bools)
+    "r = torch.nn.functional.max_pool3d(torch.ones(1, 1, 4, 4, 4), True)",
+    "r = torch.nn.functional.max_pool3d(torch.ones(1, 1, 4, 4, 4), [True, 2, 2])",
+    "r = torch.nn.functional.avg_pool3d(torch.ones(1, 1, 4, 4, 4), torch.tensor(2))",
+    "r = torch.nn.functional.max_pool3d(torch.ones(1, 1, 4, 4, 4), [torch.tensor(2), 2, 2])",
+    "import numpy as np; r = torch.nn.functional.max_pool3d(torch.ones(1, 1, 4, 4, 4), np.int64(2))",
 ]
 
 

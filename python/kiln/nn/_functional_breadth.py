@@ -9,11 +9,13 @@ import kiln
 
 
 def _check_ints(v, op, arg, position):
-    """torch's argument parser: an int or a sequence of ints (no floats, bools are ints there)."""
-    items = v if isinstance(v, (list, tuple)) else [v]
-    if not all(isinstance(x, int) or (isinstance(x, kiln.Tensor) and x.dim() == 0 and not x.is_floating_point())
-               for x in items):
-        bad = v if not isinstance(v, (list, tuple)) else next(x for x in v if not isinstance(x, int))
+    """torch's argument parser for int[n]: one int (not a bool or a tensor), or a sequence of int-likes."""
+    if isinstance(v, (list, tuple)):
+        bad = next((x for x in v if not _is_int(x)), None)
+        ok = bad is None
+    else:
+        bad, ok = v, _is_int(v) and not isinstance(v, kiln.Tensor)
+    if not ok:
         raise TypeError(f"{op}(): argument '{arg}' (position {position}) must be tuple of ints, not "
                         f"{type(bad).__name__}")
 
