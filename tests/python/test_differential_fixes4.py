@@ -323,6 +323,11 @@ CASES = [
     "r = torch.nn.functional.avg_pool3d(torch.ones(1, 1, 4, 4, 4), torch.tensor(2))",
     "r = torch.nn.functional.max_pool3d(torch.ones(1, 1, 4, 4, 4), [torch.tensor(2), 2, 2])",
     "import numpy as np; r = torch.nn.functional.max_pool3d(torch.ones(1, 1, 4, 4, 4), np.int64(2))",
+    # max_unpool: int kernel/stride/padding and a sequence output_size (torch's int[] arguments)
+    "r = torch.nn.functional.max_unpool1d(torch.ones(1, 1, 2), torch.tensor([[[0, 3]]]), 2.5)",
+    ("r = torch.nn.functional.max_unpool2d(torch.ones(1, 1, 2, 2), torch.zeros(1, 1, 2, 2, dtype=torch.int64), 2, "
+     "output_size=torch.tensor([4, 4]))"),
+    "r = torch.nn.functional.max_unpool1d(torch.ones(1, 1, 2), torch.tensor([[[0, 3]]]), [2], output_size=(4,))",
 ]
 
 

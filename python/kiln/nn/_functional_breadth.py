@@ -239,6 +239,14 @@ def avg_pool3d(input, kernel_size, stride=None, padding=0, ceil_mode=False, coun
 
 
 def _unpool_size(op, input, indices, kernel_size, stride, padding, output_size, nd):
+    # torch computes the output size from these in Python and passes it on as int[]: floats or a tensor
+    # output_size fail there (TypeError)
+    for position, arg, v in ((3, "kernel_size", kernel_size), (4, "stride", stride), (5, "padding", padding)):
+        if v is not None:
+            _check_ints(v, op, arg, position)
+    if output_size is not None and (not isinstance(output_size, (list, tuple)) or
+                                    not all(_is_int(v) for v in output_size)):
+        raise TypeError(f"{op}(): argument 'output_size' must be tuple of ints, not {type(output_size).__name__}")
     k = _tuple(kernel_size, nd, "kernel_size")
     s = k if stride is None else _tuple(stride, nd, "stride")
     p = _tuple(padding, nd, "padding")
