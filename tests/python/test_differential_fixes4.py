@@ -328,6 +328,8 @@ CASES = [
     ("r = torch.nn.functional.max_unpool2d(torch.ones(1, 1, 2, 2), torch.zeros(1, 1, 2, 2, dtype=torch.int64), 2, "
      "output_size=torch.tensor([4, 4]))"),
     "r = torch.nn.functional.max_unpool1d(torch.ones(1, 1, 2), torch.tensor([[[0, 3]]]), [2], output_size=(4,))",
+    "F = getattr(torch, 'func', None) or __import__('functorch'); r = F.grad(lambda x, y: (x * y).sum(), argnums=(0, 0))(torch.ones(2), torch.ones(2))",
+    "F = getattr(torch, 'func', None) or __import__('functorch'); r = F.grad(lambda x, y: (x * y).sum(), argnums=(0, -2))(torch.ones(2), torch.ones(2))",
 ]
 
 

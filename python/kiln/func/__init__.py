@@ -75,6 +75,8 @@ def _argnums_tuple(argnums, nargs, fn_name):
             raise RuntimeError(f"{fn_name}: argnums must be int or Tuple[int, ...], got: {type(a)}")
         if not -nargs <= a < nargs:
             raise RuntimeError(f"Got argnum={a}, but only {nargs} positional inputs")
+    if len(set(a % nargs for a in nums)) != len(nums):
+        raise RuntimeError(f"argnums elements must be unique, got {argnums}")
     return tuple(a % nargs for a in nums)
 
 
