@@ -330,6 +330,14 @@ CASES = [
     "r = torch.nn.functional.max_unpool1d(torch.ones(1, 1, 2), torch.tensor([[[0, 3]]]), [2], output_size=(4,))",
     "F = getattr(torch, 'func', None) or __import__('functorch'); r = F.grad(lambda x, y: (x * y).sum(), argnums=(0, 0))(torch.ones(2), torch.ones(2))",
     "F = getattr(torch, 'func', None) or __import__('functorch'); r = F.grad(lambda x, y: (x * y).sum(), argnums=(0, -2))(torch.ones(2), torch.ones(2))",
+    # non-reentrant checkpoint of a function that reads the torch module as a global (kiln.func looked like
+    # a functools.partial: AttributeError)
+    "C = __import__(torch.__name__ + '.utils.checkpoint', fromlist=['x']); r = C.checkpoint(lambda: torch.ones(2), use_reentrant=False)",
+    ("C = __import__(torch.__name__ + '.utils.checkpoint', fromlist=['x']); w = torch.tensor(2., requires_grad=True); "
+     "y = C.checkpoint(lambda: torch.ones(2) * w, use_reentrant=False); y.sum().backward(); r = (y, w.grad)"),
+    ("C = __import__(torch.__name__ + '.utils.checkpoint', fromlist=['x']); import functools; "
+     "w = torch.tensor(2., requires_grad=True); y = C.checkpoint(functools.partial(lambda a, x: x * a, w), torch.ones(2), "
+     "use_reentrant=False); y.sum().backward(); r = (y, w.grad)"),
 ]
 
 
