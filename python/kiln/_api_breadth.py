@@ -14,6 +14,7 @@ import warnings
 import numpy as np
 
 from . import _C
+from ._device import check_cpu
 from ._tensor import Tensor
 
 _kiln = None  # the kiln module, set by install()
@@ -51,6 +52,7 @@ def conv_transpose3d(input, weight, bias=None, stride=1, padding=0, output_paddi
 
 
 def group_norm(input, num_groups, weight=None, bias=None, eps=1e-05, cudnn_enabled=True):
+    _check_int("group_norm", "num_groups", 2, num_groups)
     return _k().nn.functional.group_norm(input, num_groups, weight, bias, eps)
 
 
@@ -180,10 +182,14 @@ def moveaxis(input, source, destination):
     return input.movedim(source, destination)
 
 
-def concatenate(tensors, axis=0, out=None):
+def concatenate(tensors, dim=None, *, out=None, axis=None):
+    """torch.concatenate(tensors, dim=0, *, out=None); torch's parser takes NumPy's `axis` for `dim`."""
+    if dim is not None and axis is not None:
+        raise TypeError("concatenate() received an invalid combination of arguments - got both dim and axis")
+    dim = axis if axis is not None else 0 if dim is None else dim
     if out is not None:
-        return _k().cat(tensors, axis, out=out)
-    return _k().cat(tensors, axis)
+        return _k().cat(tensors, dim, out=out)
+    return _k().cat(tensors, dim)
 
 
 def positive(input):
@@ -223,6 +229,7 @@ def rsub(input, other, alpha=1):
 
 
 def scalar_tensor(s, *, dtype=None, layout=None, device=None, pin_memory=None, requires_grad=False):
+    check_cpu(device)
     kiln = _k()
     t = kiln.full([], s, dtype=dtype if dtype is not None else kiln.get_default_dtype())
     return t.requires_grad_(requires_grad) if requires_grad else t
@@ -238,8 +245,15 @@ def chain_matmul(*matrices, out=None):
     if len(matrices) == 0:
         raise RuntimeError("chain_matmul(): Expected one or more matrices")
     for m in matrices:
+        if not isinstance(m, Tensor):
+            raise TypeError(f"chain_matmul(): expected Tensors, not {type(m).__name__}")
         if m.dim() != 2:
             raise RuntimeError(f"chain_matmul(): Expected 2D tensors, but got a {m.dim()}D tensor")
+    if out is not None:  # multi_dot's out= checks
+        _check_out_grad("mm", out, *matrices)
+        if out.dtype != matrices[0].dtype:
+            raise RuntimeError(f"multi_dot(): expected out tensor to have dtype {_c_type_name(matrices[0].dtype)} but "
+                               f"got {_c_type_name(out.dtype)}")
     if len(matrices) == 1:
         result = matrices[0].clone()
     else:
@@ -279,34 +293,58 @@ def is_nonzero(input):
     return builtins.bool(input.item() != 0)
 
 
-def is_complex(input):
+def _tensor_arg(name, input):
+    """torch's argument parser: a Tensor where the signature says Tensor (TypeError otherwise)."""
     if not isinstance(input, Tensor):
-        raise TypeError(f"is_complex(): argument 'input' (position 1) must be Tensor, not {type(input).__name__}")
+        raise TypeError(f"{name}(): argument 'input' (position 1) must be Tensor, not {type(input).__name__}")
+    return input
+
+
+def is_complex(input):
+    _tensor_arg("is_complex", input)
     return False
 
 
 def is_conj(input):
+    _tensor_arg("is_conj", input)
     return False
 
 
 def is_neg(input):
+    _tensor_arg("is_neg", input)
     return False
 
 
 def resolve_conj(input):
-    return input
+    return _tensor_arg("resolve_conj", input)
 
 
 def resolve_neg(input):
-    return input
+    return _tensor_arg("resolve_neg", input)
 
 
 def conj(input):
-    return input
+    return _tensor_arg("conj", input)
 
 
 def conj_physical(input, *, out=None):
+    if out is not None and out.dtype != input.dtype:  # torch's unary_op: check_all_same_dtype
+        raise RuntimeError(f"Found dtype {_scalar_type_name(out.dtype)} but expected "
+                           f"{_scalar_type_name(input.dtype)}")
     return input.clone() if out is None else out.resize_(list(input.shape)).copy_(input)
+
+
+def _check_out_grad(name, out, *inputs):
+    """torch's rule for out= forms: no autograd through them."""
+    if out is not None and _k().is_grad_enabled() and any(isinstance(t, Tensor) and t.requires_grad for t in inputs):
+        raise RuntimeError(f"{name}(): functions with out=... arguments don't support automatic differentiation, "
+                           "but one of the arguments requires grad.")
+
+
+def _scalar_type_name(dtype):
+    kiln = _k()
+    return {kiln.float16: "Half", kiln.bfloat16: "BFloat16", kiln.float32: "Float",
+            kiln.float64: "Double"}.get(dtype) or _dtype_cname(dtype)
 
 
 def _floating(dt):
@@ -329,14 +367,35 @@ def can_cast(from_, to):
 
 
 def unsafe_chunk(input, chunks, dim=0):
+    _check_int("unsafe_chunk", "chunks", 2, chunks)
     return input.chunk(chunks, dim)
 
 
 def unsafe_split(input, split_size, dim=0):
+    _check_int("unsafe_split", "split_size", 2, split_size)  # split_with_sizes takes the lists
     return input.split(split_size, dim)
 
 
+def _check_int(fn, arg, position, value):
+    if not _is_int(value):
+        raise TypeError(f"{fn}(): argument '{arg}' (position {position}) must be int, not {type(value).__name__}")
+
+
+def _is_int(value):
+    """What torch's parser takes for an int: ints and integer-like objects (NumPy ints, 0-dim integer
+    tensors), not bools or floats."""
+    if isinstance(value, builtins.bool):
+        return False
+    if isinstance(value, Tensor):
+        return value.dim() == 0 and not value.is_floating_point() and value.dtype != _k().bool
+    return isinstance(value, int) or hasattr(value, "__index__")
+
+
 def unsafe_split_with_sizes(input, split_sizes, dim=0):
+    if not isinstance(split_sizes, (list, tuple)) or \
+            not all(isinstance(v, int) and not isinstance(v, builtins.bool) for v in split_sizes):
+        raise TypeError(f"unsafe_split_with_sizes(): argument 'split_sizes' (position 2) must be tuple of ints, not "
+                        f"{type(split_sizes).__name__}")
     return input.split_with_sizes(split_sizes, dim)
 
 
@@ -345,6 +404,7 @@ def range(start=0, end=None, step=1, *, out=None, dtype=None, layout=None, devic
     """torch.range (deprecated): start, start + step, ..., up to end inclusive; the default float dtype.
     Computed as torch's CPU kernel: start + i * step in double, rounded once to the dtype."""
     kiln = _k()
+    check_cpu(device)
     warnings.warn("torch.range is deprecated and will be removed in a future release because its behavior is "
                   "inconsistent with Python's range builtin. Instead, use torch.arange, which produces values in "
                   "[start, end).", UserWarning, stacklevel=2)
@@ -352,20 +412,25 @@ def range(start=0, end=None, step=1, *, out=None, dtype=None, layout=None, devic
         raise TypeError("range() missing 1 required positional arguments: \"end\"")
     vals = [float(v.item()) if isinstance(v, Tensor) else v for v in (start, end, step)]
     start, end, step = vals
+    if dtype is None:
+        dtype = out.dtype if out is not None else kiln.get_default_dtype()
+    if dtype == kiln.bool:
+        raise RuntimeError("\"range_cpu\" not implemented for 'Bool'")
+    if not _floating(dtype) and all(math.isfinite(v) for v in vals):
+        start, end, step = (int(v) for v in vals)  # torch's kernel reads them as int64 for an integral dtype
     if step == 0:
         raise RuntimeError("step must be nonzero")
     if not all(math.isfinite(v) for v in (start, end)):
         raise RuntimeError(f"unsupported range: {start} -> {end}")
     if (step > 0 and end < start) or (step < 0 and end > start):
         raise RuntimeError("upper bound and larger bound inconsistent with step sign")
-    if dtype is None:
-        dtype = out.dtype if out is not None else kiln.get_default_dtype()
     size = int((end - start) / step) + 1
+    kiln.empty([size], dtype=kiln.float64)  # a size too big fails here as torch's allocation (RuntimeError)
     values = np.float64(start) + np.arange(size, dtype=np.float64) * np.float64(step)
     result = kiln.from_numpy(values).to(dtype)
     if out is not None:
         out.resize_([size]).copy_(result)
-        return out
+        return out.requires_grad_(True) if requires_grad else out
     return result.requires_grad_(True) if requires_grad else result
 
 
@@ -380,6 +445,7 @@ def asarray(obj, *, dtype=None, device=None, copy=None, requires_grad=False):
     """torch.asarray: shares memory with a tensor, a NumPy array or a buffer where it can (copy=None),
     always copies with copy=True, and raises where copy=False would need a copy."""
     kiln = _k()
+    check_cpu(device)
     if isinstance(obj, Tensor):
         needs_copy = dtype is not None and dtype != obj.dtype
         if copy is False and needs_copy:
@@ -420,7 +486,10 @@ def asarray(obj, *, dtype=None, device=None, copy=None, requires_grad=False):
 def frombuffer(buffer, *, dtype, count=-1, offset=0, requires_grad=False):
     """A 1-D tensor sharing memory with an object that implements the buffer protocol."""
     kiln = _k()
-    view = memoryview(buffer)
+    try:
+        view = memoryview(buffer)
+    except TypeError:  # torch's class for an object without the buffer protocol
+        raise ValueError("object does not implement Python buffer protocol.") from None
     length = view.nbytes
     if length <= 0 or count == 0:
         raise ValueError(f"both buffer length ({length}) and count ({count}) must not be 0")
@@ -487,6 +556,7 @@ def typename(obj):
 
 
 def get_device(input):
+    _tensor_arg("get_device", input)
     return -1
 
 
@@ -495,7 +565,9 @@ _warn_always = [False]
 
 
 def set_warn_always(b):
-    _warn_always[0] = builtins.bool(b)
+    if not isinstance(b, builtins.bool):
+        raise RuntimeError(f"setWarnOnlyOnce expects a bool, but got {type(b).__name__}")
+    _warn_always[0] = b
 
 
 def is_warn_always_enabled():
@@ -511,7 +583,7 @@ def get_num_interop_threads():
 
 def set_num_interop_threads(num):
     if not isinstance(num, int) or isinstance(num, builtins.bool):
-        raise TypeError(f"set_num_interop_threads(): argument 'num' must be int, not {type(num).__name__}")
+        raise RuntimeError(f"set_num_interop_threads expects an int, but got {type(num).__name__}")
     if num <= 0:
         raise RuntimeError("Expected positive number of threads")
     if _interop["set"]:
@@ -551,8 +623,16 @@ def is_inference(input):
 
 
 # ---------------------------------------------------------------- window functions (torch's formulas and op order)
-def _window_args(name, window_length, dtype, layout):
+def _window_args(name, window_length, dtype, layout, device=None, periodic=True, *numbers):
     kiln = _k()
+    check_cpu(device)
+    if not isinstance(window_length, int) or isinstance(window_length, builtins.bool):
+        raise TypeError(f"{name}(): argument 'window_length' (position 1) must be int, not "
+                        f"{type(window_length).__name__}")
+    # torch's overloads: periodic a bool, alpha/beta/beta numbers
+    if not isinstance(periodic, builtins.bool) or not all(_is_number(v) for v in numbers):
+        got = ", ".join(type(v).__name__ for v in (window_length, periodic) + numbers)
+        raise TypeError(f"{name}() received an invalid combination of arguments - got ({got})")
     if dtype is None:
         dtype = kiln.get_default_dtype()
     if not _floating(dtype):
@@ -560,6 +640,29 @@ def _window_args(name, window_length, dtype, layout):
     if window_length < 0:
         raise RuntimeError(f"{name} requires non-negative window_length, got window_length={window_length}")
     return dtype
+
+
+_UNSET = object()
+
+
+def _overload_defaults(name, *given_default):
+    """The values of trailing optional positionals of torch overloads (L), (L, a), (L, a, b)...: one may only
+    be given when those before it are (TypeError, as torch's parser finds no overload)."""
+    values, missing = [], False
+    for value, default in given_default:
+        if value is _UNSET:
+            missing = True
+            values.append(default)
+        elif missing:
+            raise TypeError(f"{name}() received an invalid combination of arguments - a later optional argument "
+                            "without the ones before it")
+        else:
+            values.append(value)
+    return values
+
+
+def _is_number(v):
+    return isinstance(v, (int, float)) or (isinstance(v, Tensor) and v.dim() == 0)
 
 
 def _dtype_cname(dtype):
@@ -572,10 +675,12 @@ def _window_done(window, requires_grad):
     return window.requires_grad_(True) if requires_grad else window
 
 
-def hamming_window(window_length, periodic=True, alpha=0.54, beta=0.46, *, dtype=None, layout=None, device=None,
-                   pin_memory=False, requires_grad=False):
+def hamming_window(window_length, periodic=_UNSET, alpha=_UNSET, beta=_UNSET, *, dtype=None, layout=None,
+                   device=None, pin_memory=False, requires_grad=False):
     kiln = _k()
-    dtype = _window_args("hamming_window", window_length, dtype, layout)
+    # torch's overloads: (L), (L, periodic), (L, periodic, alpha), (L, periodic, alpha, beta)
+    periodic, alpha, beta = _overload_defaults("hamming_window", (periodic, True), (alpha, 0.54), (beta, 0.46))
+    dtype = _window_args("hamming_window", window_length, dtype, layout, device, periodic, alpha, beta)
     if window_length == 0:
         return _window_done(kiln.empty([0], dtype=dtype), requires_grad)
     if window_length == 1:
@@ -588,14 +693,14 @@ def hamming_window(window_length, periodic=True, alpha=0.54, beta=0.46, *, dtype
 
 def hann_window(window_length, periodic=True, *, dtype=None, layout=None, device=None, pin_memory=False,
                 requires_grad=False):
-    _window_args("hann_window", window_length, dtype, layout)
+    _window_args("hann_window", window_length, dtype, layout, device, periodic)
     return hamming_window(window_length, periodic, 0.5, 0.5, dtype=dtype, requires_grad=requires_grad)
 
 
 def blackman_window(window_length, periodic=True, *, dtype=None, layout=None, device=None, pin_memory=False,
                     requires_grad=False):
     kiln = _k()
-    dtype = _window_args("blackman_window", window_length, dtype, layout)
+    dtype = _window_args("blackman_window", window_length, dtype, layout, device, periodic)
     if window_length == 0:
         return _window_done(kiln.empty([0], dtype=dtype), requires_grad)
     if window_length == 1:
@@ -609,7 +714,7 @@ def blackman_window(window_length, periodic=True, *, dtype=None, layout=None, de
 def bartlett_window(window_length, periodic=True, *, dtype=None, layout=None, device=None, pin_memory=False,
                     requires_grad=False):
     kiln = _k()
-    dtype = _window_args("bartlett_window", window_length, dtype, layout)
+    dtype = _window_args("bartlett_window", window_length, dtype, layout, device, periodic)
     if window_length == 0:
         return _window_done(kiln.empty([0], dtype=dtype), requires_grad)
     if window_length == 1:
@@ -626,16 +731,18 @@ def _i0_np(x):
     return np.i0(np.asarray(x, dtype=np.float64))
 
 
-def kaiser_window(window_length, periodic=True, beta=12.0, *, dtype=None, layout=None, device=None,
+def kaiser_window(window_length, periodic=_UNSET, beta=_UNSET, *, dtype=None, layout=None, device=None,
                   pin_memory=False, requires_grad=False):
     """I0(beta * sqrt(1 - ((n - N/2) / (N/2))^2)) / I0(beta), computed in float64 and rounded once."""
     kiln = _k()
-    dtype = _window_args("kaiser_window", window_length, dtype, layout)
+    periodic, beta = _overload_defaults("kaiser_window", (periodic, True), (beta, 12.0))
+    dtype = _window_args("kaiser_window", window_length, dtype, layout, device, periodic, beta)
     if window_length == 0:
         return _window_done(kiln.empty([0], dtype=dtype), requires_grad)
     if window_length == 1:
         return _window_done(kiln.ones([1], dtype=dtype), requires_grad)
     n = window_length + 1 if periodic else window_length
+    kiln.empty([n], dtype=kiln.float64)  # a size too big fails here as torch's allocation (RuntimeError)
     alpha = (n - 1) / 2.0
     a = np.arange(n, dtype=np.float64)
     values = _i0_np(beta * np.sqrt(np.maximum(1 - ((a - alpha) / alpha) ** 2, 0.0))) / _i0_np(beta)
@@ -669,11 +776,29 @@ def _comparison_(name):
     return method
 
 
+def _check_cum_inplace(self, name, dtype):
+    """torch writes the in-place scan into self: dtype= must be self's, and there is no bool kernel."""
+    if dtype is not None and dtype != self.dtype:
+        raise RuntimeError(f"Bad in-place call: input tensor dtype {_c_type_name(self.dtype)} and output tensor "
+                           f"dtype {_c_type_name(dtype)} should match")
+    if self.dtype == _k().bool:
+        raise RuntimeError(f"\"{name}_out_cpu\" not implemented for 'Bool'")
+
+
+def _c_type_name(dtype):
+    kiln = _k()
+    return {kiln.bool: "bool", kiln.uint8: "unsigned char", kiln.int8: "signed char", kiln.int16: "short int",
+            kiln.int32: "int", kiln.int64: "long int", kiln.float16: "c10::Half", kiln.bfloat16: "c10::BFloat16",
+            kiln.float32: "float", kiln.float64: "double"}.get(dtype, str(dtype))
+
+
 def _cumsum_(self, dim, *, dtype=None):
+    _check_cum_inplace(self, "cumsum", dtype)
     return self.copy_(self.cumsum(dim, dtype=dtype))
 
 
 def _cumprod_(self, dim, *, dtype=None):
+    _check_cum_inplace(self, "cumprod", dtype)
     # cumprod's backward reads its input: a copy of self's old values, as torch saves original_self
     return self.copy_((self.clone() if self.requires_grad else self).cumprod(dim, dtype=dtype))
 
@@ -694,9 +819,23 @@ def _uniform_double(self, generator):
     """One uniform [0, 1) double per element of self, drawn as torch's serial CPU kernels draw
     (uniform_real_distribution<double>: 53 random bits each), in self's element order."""
     kiln = _k()
-    u = kiln.empty(list(self.shape), dtype=kiln.float64)
+    # drawn in self's memory order (torch's TensorIterator walks the dims by stride), then permuted back
+    order = _memory_order(self)
+    u = kiln.empty([self.shape[d] for d in order], dtype=kiln.float64)
     u.uniform_(0, 1, generator=generator)
-    return u
+    return u.permute(_inverse(order))
+
+
+def _memory_order(self):
+    """self's dims outermost first as TensorIterator visits them: by stride, larger first (ties keep order)."""
+    return sorted(builtins.range(self.dim()), key=lambda d: -self.stride(d) if self.shape[d] != 1 else 0)
+
+
+def _inverse(order):
+    inv = [0] * len(order)
+    for i, d in enumerate(order):
+        inv[d] = i
+    return inv
 
 
 def _check_float_random(self, name):
@@ -715,6 +854,8 @@ def _exponential_(self, lambd=1.0, *, generator=None):
 
 
 def _geometric_(self, p, *, generator=None):
+    if self.dtype == _k().bool:
+        raise RuntimeError("\"geometric_cpu\" not implemented for 'Bool'")
     if not (0 < p < 1):
         raise RuntimeError(f"geometric_ expects p to be in (0, 1), but got p={p}")
     with _k().no_grad():
@@ -744,23 +885,40 @@ def _log_normal_(self, mean=1, std=2, *, generator=None):
         buf = kiln.empty([max(self.numel(), 1), 2], dtype=kiln.float64)[:, 0]
         if self.numel():
             buf.normal_(mean, std, generator=generator)
-        values = buf[:self.numel()].exp().reshape(list(self.shape))
+        order = _memory_order(self)  # drawn in self's memory order, as torch
+        values = buf[:self.numel()].exp().reshape([self.shape[d] for d in order]).permute(_inverse(order))
         return self.copy_(values)
 
 
+def _check_no_grad(self, name, *others):
+    if any(t.requires_grad for t in (self,) + others):
+        raise RuntimeError(f"Can't call {name}() on Variable that requires grad. Use var.detach().{name}() instead.")
+
+
 def _apply_(self, callable):
+    _check_no_grad(self, "apply_")
     flat = self.detach().reshape(-1).tolist()
-    values = _k().tensor([callable(v) for v in flat], dtype=self.dtype).reshape(list(self.shape))
+    values = _k().tensor([_real(callable(v)) for v in flat], dtype=self.dtype).reshape(list(self.shape))
     with _k().no_grad():
         self.copy_(values)
     return self
 
 
+def _real(value):
+    """The callable's result as torch unpacks it: a real number (anything with __float__ or __index__)."""
+    if isinstance(value, (str, bytes)) or not (hasattr(value, "__float__") or hasattr(value, "__index__")):
+        raise TypeError(f"must be real number, not {type(value).__name__}")
+    return value
+
+
 def _map_(self, other, callable):
+    _check_no_grad(self, "map_", other)
+    if other.dtype != self.dtype:
+        raise TypeError(f"map_: expected {self.type()} for 'other' (got {other.type()})")
     other = other.expand_as(self) if tuple(other.shape) != tuple(self.shape) else other
     a = self.detach().reshape(-1).tolist()
     b = other.detach().reshape(-1).tolist()
-    values = _k().tensor([callable(x, y) for x, y in zip(a, b)], dtype=self.dtype).reshape(list(self.shape))
+    values = _k().tensor([_real(callable(x, y)) for x, y in zip(a, b)], dtype=self.dtype).reshape(list(self.shape))
     with _k().no_grad():
         self.copy_(values)
     return self
@@ -768,14 +926,22 @@ def _map_(self, other, callable):
 
 def _new_empty_strided(self, size, stride, *, dtype=None, layout=None, device=None, pin_memory=False,
                        requires_grad=False):
+    check_cpu(device)
     t = _k().empty_strided(list(size), list(stride), dtype=dtype if dtype is not None else self.dtype)
     return t.requires_grad_(True) if requires_grad else t
 
 
 def _sum_to_size(self, *size):
+    if not size:
+        raise TypeError('sum_to_size() missing 1 required positional arguments: "size"')
     if len(size) == 1 and isinstance(size[0], (list, tuple)):
         size = tuple(size[0])
     size = tuple(size)
+    bad = [s for s in size if isinstance(s, bool) or not hasattr(s, "__index__")]
+    if bad:
+        raise TypeError(f"sum_to_size(): argument 'size' (position 1) must be tuple of ints, not "
+                        f"{type(bad[0]).__name__}")
+    size = tuple(s.__index__() for s in size)
     shape = tuple(self.shape)
     ok = len(size) <= len(shape) and all(s == 1 or s == d for s, d in zip(size[::-1], shape[::-1]))
     if not ok:
@@ -806,6 +972,8 @@ def _mH(self):
 
 
 def _H(self):
+    if self.dim() == 0:  # torch 2.x: deprecated for 0-D tensors, but still self (a view)
+        return self.view([])
     if self.dim() != 2:
         raise RuntimeError(f"tensor.H is only supported on matrices (2-D tensors). Got {self.dim()}-D tensor.")
     return self.transpose(-2, -1)
@@ -851,7 +1019,7 @@ def _put_(self, index, source, accumulate=False):
         raise RuntimeError(f"put_(): self and source expected to have the same dtype, but got self.dtype = "
                            f"{self.dtype} and source.dtype = {source.dtype}")
     if index.numel() != source.numel():
-        raise RuntimeError(f"put_(): Expected source and index to have the same number of elements, but got "
+        raise IndexError(f"put_(): Expected source and index to have the same number of elements, but got "
                            f"source.numel() = {source.numel()}, index.numel() = {index.numel()}")
     n = self.numel()
     if index.numel():
@@ -898,18 +1066,23 @@ def _sinc_(self):
     return self.copy_(_sinc(self.clone() if self.requires_grad else self))
 
 
-def _isposinf(self):
+def _is_inf_of_sign(name, self, sign, out):
     kiln = _k()
+    if out is not None and out.dtype != kiln.bool:
+        raise RuntimeError(f"{name} does not support non-boolean outputs.")
     if not self.is_floating_point():
-        return kiln.zeros(list(self.shape), dtype=kiln.bool)
-    return self == math.inf
+        result = kiln.zeros(list(self.shape), dtype=kiln.bool)
+    else:
+        result = self == sign * math.inf
+    return result if out is None else out.resize_(list(result.shape)).copy_(result)
 
 
-def _isneginf(self):
-    kiln = _k()
-    if not self.is_floating_point():
-        return kiln.zeros(list(self.shape), dtype=kiln.bool)
-    return self == -math.inf
+def _isposinf(self, *, out=None):
+    return _is_inf_of_sign("isposinf", self, 1, out)
+
+
+def _isneginf(self, *, out=None):
+    return _is_inf_of_sign("isneginf", self, -1, out)
 
 
 def _isreal(self):
@@ -925,13 +1098,20 @@ def _frexp(self, *, out=None):
         raise RuntimeError("torch.frexp() only supports floating-point dtypes")
     arr = self.detach().to(kiln.float64).numpy() if self.dtype == kiln.bfloat16 else self.detach().numpy()
     _, exponent = np.frexp(arr)
-    exponent_t = kiln.from_numpy(np.ascontiguousarray(exponent.astype(np.int32)))
+    exponent_t = kiln.from_numpy(np.array(exponent, dtype=np.int32, order="C"))  # np.array keeps 0-dim
     # self * 2^-exponent (exact): in two factors, since 2^1074 of a float64 subnormal's is out of range
     neg = -exponent.astype(np.int64)
     half = neg // 2
-    scales = [kiln.from_numpy(np.ascontiguousarray(np.ldexp(1.0, e).astype(np.float64))) for e in (half, neg - half)]
+    scales = [kiln.from_numpy(np.array(np.ldexp(1.0, e), dtype=np.float64, order="C")) for e in (half, neg - half)]
     mantissa = (self.to(kiln.float64) * scales[0] * scales[1]).to(self.dtype)
     if out is not None:
+        _check_out_grad("frexp", out, self)
+        if out[0].dtype != self.dtype:
+            raise RuntimeError(f"torch.frexp() expects mantissa to have dtype {_c_type_name(self.dtype)} but got "
+                               f"{_c_type_name(out[0].dtype)}")
+        if out[1].dtype != kiln.int32:
+            raise RuntimeError(f"torch.frexp() expects exponent to have int dtype but got "
+                               f"{_c_type_name(out[1].dtype)}")
         out[0].resize_(list(mantissa.shape)).copy_(mantissa)
         out[1].resize_(list(exponent_t.shape)).copy_(exponent_t)
         return _frexp_type(out[0], out[1])
@@ -1032,10 +1212,29 @@ def _inplace_function(name):
     return fn
 
 
+# torch.X losses whose schema says `int reduction=Mean`: torch's Python binding reads that default with
+# atol("at::Reduction::Mean"), which is 0, so torch.kl_div(a, b) is unreduced (F.kl_div is not). The
+# position of reduction in each signature:
+_REDUCTION_POSITION = {"cosine_embedding_loss": 4, "margin_ranking_loss": 4, "kl_div": 2, "triplet_margin_loss": 7,
+                       "binary_cross_entropy_with_logits": 4, "ctc_loss": 5}
+
+
+def _reduction_default_none(fn, position):
+    def wrapper(*args, **kwargs):
+        if len(args) <= position and "reduction" not in kwargs:
+            kwargs["reduction"] = 0
+        return fn(*args, **kwargs)
+    wrapper.__name__ = wrapper.__qualname__ = fn.__name__
+    wrapper.__doc__ = fn.__doc__
+    return wrapper
+
+
 def install(namespace, kiln_module):
     """Adds the functions to kiln's namespace (those it lacks) and the methods to Tensor."""
     global _kiln
     _kiln = kiln_module
+    for name, position in _REDUCTION_POSITION.items():
+        namespace[name] = _reduction_default_none(namespace[name], position)
     for name, fn in _TENSOR_METHODS.items():
         if not hasattr(Tensor, name):
             if fn.__name__ == "<lambda>":
@@ -1094,13 +1293,19 @@ def diagonal_scatter(input, src, offset=0, dim1=0, dim2=1):
 
 
 def as_strided_scatter(input, src, size, stride, storage_offset=None):
-    return _scatter_into(input.contiguous(), src,
+    # torch's output is input.clone(): input's strides kept, so the offsets read in them
+    return _scatter_into(input, src,
                          lambda t: t.as_strided(list(size), list(stride), 0 if storage_offset is None else storage_offset))
 
 
 def _copy_of(view_name):
     def fn(input, *args, **kwargs):
-        result = getattr(input, view_name)(*args, **kwargs)
+        try:
+            result = getattr(input, view_name)(*args, **kwargs)
+        except RuntimeError:
+            if view_name != "view" or (len(args) == 1 and isinstance(args[0], _k().dtype)):
+                raise
+            return input.reshape(*args, **kwargs)  # torch's view_copy reshapes (a copy) where a view is impossible
         own = (lambda r: r.contiguous() if not r.is_contiguous() else r.clone())  # contiguous, as torch's
         if isinstance(result, (tuple, list)):
             return [own(r) for r in result]
@@ -1121,7 +1326,14 @@ def alias_copy(input):
 def cumulative_trapezoid(y, x=None, *, dx=None, dim=-1):
     """Cumulative trapezoidal rule along dim (torch's: spacing dx, default 1, or the sample points x)."""
     kiln = _k()
+    if y.dtype == kiln.bool:
+        raise RuntimeError("cumulative_trapezoid: received a bool input for `y`, but bool is not supported")
+    if x is not None and x.dtype == kiln.bool:
+        raise RuntimeError("cumulative_trapezoid: received a bool input for `x`, but bool is not supported")
     n = y.shape[dim]
+    dim = dim % max(y.dim(), 1)  # torch wraps dim for y, and slices x along that same index
+    if x is not None and x.dim() == 1 and x.shape[0] != n:
+        raise RuntimeError("cumulative_trapezoid: There must be one `x` value for each sample point")
     if n == 0:
         return kiln.zeros_like(y).narrow(dim, 0, 0)
     left, right = y.narrow(dim, 0, n - 1), y.narrow(dim, 1, n - 1)
@@ -1129,12 +1341,12 @@ def cumulative_trapezoid(y, x=None, *, dx=None, dim=-1):
         if dx is not None:
             raise RuntimeError("cumulative_trapezoid: received both x and dx")
         if x.dim() == 1:
-            d = x.diff()
             shape = [1] * y.dim()
-            shape[dim] = d.shape[0]
-            d = d.reshape(shape)
-        else:
-            d = x.diff(dim=dim)
+            shape[dim] = x.shape[0]
+            x = x.view(shape)
+        elif x.dim() < y.dim():  # leading size-1 dims
+            x = x.view([1] * (y.dim() - x.dim()) + list(x.shape))
+        d = x.narrow(dim, 1, x.shape[dim] - 1) - x.narrow(dim, 0, x.shape[dim] - 1)
         return ((left + right) * d / 2).cumsum(dim)
     return ((left + right) * (1.0 if dx is None else dx) / 2).cumsum(dim)
 
@@ -1153,9 +1365,14 @@ def fill(input, value):
     return kiln.where(kiln.ones([], dtype=kiln.bool), value, input)
 
 
-def frobenius_norm(input, dim=None, keepdim=False, *, out=None):
+_ALL_DIMS = object()  # frobenius_norm(input) reduces every dim; an explicit dim=None is torch's TypeError
+
+
+def frobenius_norm(input, dim=_ALL_DIMS, keepdim=False, *, out=None):
     kiln = _k()
     if dim is None:
+        raise TypeError("frobenius_norm(): argument 'dim' (position 2) must be tuple of ints, not NoneType")
+    if dim is _ALL_DIMS:
         dim = list(builtins.range(input.dim()))
     result = kiln.linalg.vector_norm(input, 2, dim, keepdim)
     return result if out is None else out.resize_(list(result.shape)).copy_(result)
@@ -1174,15 +1391,20 @@ def angle(input, *, out=None):
     kiln = _k()
     x = input if input.is_floating_point() else input.to(kiln.get_default_dtype())
     zero = kiln.zeros([], dtype=x.dtype)
+    _check_out_grad("angle", out, input)
+    if out is not None and not can_cast(x.dtype, out.dtype):
+        raise RuntimeError(f"result type {_scalar_type_name(x.dtype)} can't be cast to the desired output type "
+                           f"{_scalar_type_name(out.dtype)}")
     result = kiln.where(kiln.isnan(x), x, kiln.where(x < 0, kiln.full([], math.pi, dtype=x.dtype), zero))
     return result if out is None else out.resize_(list(result.shape)).copy_(result)
 
 
 def real(input):
-    return input
+    return _tensor_arg("real", input)
 
 
 def imag(input):
+    _tensor_arg("imag", input)
     raise RuntimeError("imag is not implemented for tensors with non-complex dtypes.")
 
 
@@ -1191,6 +1413,11 @@ def cholesky_inverse(input, upper=False, *, out=None):
     kiln = _k()
     if input.dim() < 2 or input.shape[-1] != input.shape[-2]:
         raise RuntimeError("cholesky_inverse: The input tensor A must be a batch of square matrices")
+    _check_out_grad("cholesky_inverse", out, input)
+    if out is not None and not can_cast(input.dtype, out.dtype):
+        raise RuntimeError(f"cholesky_inverse: Expected result to be safely castable from "
+                           f"{_scalar_type_name(input.dtype)} dtype, but got result with dtype "
+                           f"{_scalar_type_name(out.dtype)}")
     eye = kiln.eye(input.shape[-1], dtype=input.dtype).expand(list(input.shape))
     result = kiln.cholesky_solve(eye, input, upper)
     return result if out is None else out.resize_(list(result.shape)).copy_(result)
@@ -1201,6 +1428,7 @@ def is_storage(obj):
 
 
 def is_distributed(input):
+    _tensor_arg("is_distributed", input)
     return False
 
 
@@ -1226,10 +1454,11 @@ _TENSOR_METHODS.update({
 
 
 # ---------------------------------------------------------------- ATen-level entry points programs call
-def hinge_embedding_loss(input, target, margin=1.0, reduction=1):
-    """torch.hinge_embedding_loss: reduction as ATen's enum (0 none, 1 mean, 2 sum)."""
-    names = {0: "none", 1: "mean", 2: "sum"}
-    return _k().nn.functional.hinge_embedding_loss(input, target, margin, reduction=names.get(reduction, reduction))
+def hinge_embedding_loss(input, target, margin=1.0, reduction=0):
+    """torch.hinge_embedding_loss: reduction as ATen's enum (1 mean, 2 sum, anything else none). The default is
+    0: torch's binding reads the schema's default `Mean` as atol("at::Reduction::Mean"), which is 0."""
+    names = {1: "mean", 2: "sum"}
+    return _k().nn.functional.hinge_embedding_loss(input, target, margin, reduction=names.get(reduction, "none"))
 
 
 def convolution(input, weight, bias, stride, padding, dilation, transposed, output_padding, groups):
@@ -1251,8 +1480,24 @@ def grid_sampler(input, grid, interpolation_mode, padding_mode, align_corners):
     return op(input, grid, interpolation_mode, padding_mode, align_corners)
 
 
+def rms_norm(input, normalized_shape, weight=None, eps=None):
+    return _k().nn.functional.rms_norm(input, normalized_shape, weight, eps)
+
+
+def embedding_renorm_(input, indices, max_norm, norm_type):
+    """Rows of input (an embedding weight) that indices pick, scaled in place to norm max_norm where longer."""
+    for position, arg, v in ((3, "max_norm", max_norm), (4, "norm_type", norm_type)):
+        if not _is_number(v):
+            raise TypeError(f"embedding_renorm_(): argument '{arg}' (position {position}) must be float, not "
+                            f"{type(v).__name__}")
+    _k().nn.functional._embedding_renorm_(input, indices, max_norm, norm_type)
+    return input
+
+
 def norm_except_dim(v, pow=2, dim=0):
     """The norm over every dim but dim, kept as size-1 dims (weight_norm's g)."""
+    _check_int("norm_except_dim", "pow", 2, pow)
+    _check_int("norm_except_dim", "dim", 3, dim)
     if dim == -1:
         return v.norm(pow)
     if dim == 0:
@@ -1262,6 +1507,6 @@ def norm_except_dim(v, pow=2, dim=0):
     return norm_except_dim(v.transpose(0, dim), pow, 0).transpose(0, dim)
 
 
-_FUNCTIONS.extend([hinge_embedding_loss, convolution, grid_sampler, norm_except_dim])
+_FUNCTIONS.extend([hinge_embedding_loss, convolution, grid_sampler, norm_except_dim, embedding_renorm_, rms_norm])
 _TENSOR_PROPERTIES["real"] = lambda self: self
 _TENSOR_PROPERTIES["imag"] = imag

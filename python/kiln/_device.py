@@ -44,12 +44,20 @@ def set_default_device(device_):
     'cpu' (or None, the default) is accepted and any other device raises, as torch's CPU-only builds
     do when such a factory runs."""
     if device_ is not None:
-        d = device(device_) if not isinstance(device_, device) else device_
-        if d.type != "cpu":
-            raise AssertionError("kiln not compiled with CUDA enabled" if d.type == "cuda"
-                                 else f"kiln has no {d.type} device")
-        device_ = d
+        device_ = check_cpu(device_)
     _default_device[0] = device_
+
+
+def check_cpu(device_):
+    """device_ as a kiln.device when it is the CPU (None passes); any other device raises, as torch's
+    CPU-only builds do when a tensor is made there."""
+    if device_ is None:
+        return None
+    d = device(device_) if not isinstance(device_, device) else device_
+    if d.type != "cpu":
+        raise AssertionError("kiln not compiled with CUDA enabled" if d.type == "cuda"
+                             else f"kiln has no {d.type} device")
+    return d
 
 
 def get_default_device():

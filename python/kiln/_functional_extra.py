@@ -83,12 +83,19 @@ def std_mean(input, dim=None, unbiased=True, keepdim=False, *, correction=None):
     return _var_and_mean(_C.std, input, dim, unbiased, keepdim, correction)
 
 
-def randint_like(input, low=0, high=None, *, dtype=None, generator=None, **kwargs):
-    """randint(low, high, input.shape) of input's dtype (randint_like(input, high) as torch's)."""
+def randint_like(input, low=0, high=None, *, dtype=None, generator=None, memory_format=None, requires_grad=False,
+                 **kwargs):
+    """torch's empty_like(input, memory_format=).random_(low, high): input's strides kept (preserve_format), so
+    the numbers land where torch's do; randint_like(input, high) as torch's."""
+    from ._memory_format import empty_like, preserve_format
     if high is None:
         low, high = 0, low
     kw = {} if generator is None else {"generator": generator}
-    return _C.randint(low, high, list(input.shape), dtype=dtype or input.dtype, **kw)
+    kwargs.pop("layout", None)
+    kwargs.pop("pin_memory", None)
+    t = empty_like(input, dtype=dtype or input.dtype, memory_format=memory_format or preserve_format, **kwargs)
+    t.random_(low, high, **kw)
+    return t.requires_grad_(True) if requires_grad else t
 
 
 def _triangle_indices(row, col, offset, dtype, lower):

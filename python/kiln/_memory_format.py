@@ -124,7 +124,7 @@ def suggest_memory_format(t):
     return contiguous_format
 
 
-def is_contiguous(self, memory_format=contiguous_format):
+def is_contiguous(self, *, memory_format=contiguous_format):  # keyword-only, as torch
     """Whether the tensor is contiguous in memory_format (channels_last: NHWC order in memory)."""
     _check_format(memory_format, "is_contiguous")
     if memory_format is channels_last:
@@ -141,12 +141,12 @@ def _copy_with_strides(self, strides, dtype=None):
     return out.copy_(self)
 
 
-def contiguous(self, memory_format=contiguous_format):
+def contiguous(self, *, memory_format=contiguous_format):  # keyword-only, as torch
     """self if already contiguous in memory_format, else a copy laid out in it."""
     if memory_format is contiguous_format:
         return _C.TensorBase.contiguous(self)
     _check_format(memory_format, "contiguous")
-    if is_contiguous(self, memory_format):
+    if is_contiguous(self, memory_format=memory_format):
         return self
     if memory_format is preserve_format:
         raise RuntimeError("preserve memory format is unsupported by the contiguous operator")

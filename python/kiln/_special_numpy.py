@@ -106,6 +106,14 @@ _ZETA_A = [12.0, -720.0, 30240.0, -1209600.0, 47900160.0, -1.8924375803183791606
            1.8152105401943546773e17, -7.1661652561756670113e18]
 
 
+def _pow(a, e):
+    """a ** e as C's pow: inf where Python's float power overflows or divides by zero."""
+    try:
+        return a ** e
+    except (OverflowError, ZeroDivisionError):
+        return math.inf
+
+
 def _zeta_scalar(x, q):
     """Cephes' Hurwitz zeta, as torch's zeta."""
     machep = 1.11022302462515654042E-16
@@ -118,15 +126,12 @@ def _zeta_scalar(x, q):
             return math.inf
         if x != math.floor(x):
             return math.nan
-    try:
-        s = q ** -x
-    except ZeroDivisionError:
-        return math.inf
+    s = _pow(q, -x)
     a, i, b = q, 0, 0.0
     while i < 9 or a <= 9.0:
         i += 1
         a += 1.0
-        b = a ** -x
+        b = _pow(a, -x)
         s += b
         if -machep * s < b < machep * s:
             return s
@@ -139,7 +144,7 @@ def _zeta_scalar(x, q):
         b /= w
         t = a * b / c
         s = s + t
-        t = abs(t / s)
+        t = abs(t / s) if s != 0 else (math.nan if t == 0 or math.isnan(t) else math.inf)  # C's division
         if t < machep:
             return s
         k += 1.0
@@ -154,7 +159,8 @@ def _polygamma_scalar(n, x):
         return _digamma_scalar(x)
     if n == 1:
         return _trigamma_scalar(x)
-    return (1.0 if n % 2 else -1.0) * math.exp(math.lgamma(n + 1.0)) * _zeta_scalar(n + 1.0, x)
+    factorial = math.inf if n > 170 else math.exp(math.lgamma(n + 1.0))  # n! overflows a double past 170
+    return (1.0 if n % 2 else -1.0) * factorial * _zeta_scalar(n + 1.0, x)
 
 
 def _i1_scalar(x):
@@ -173,7 +179,7 @@ def _i1_scalar(x):
             k += 1
             term *= half * half / (k * (k + 1))
             total += term
-            if term < total * 1e-17:
+            if term <= total * 1e-17:  # <=: at 0 both are 0
                 break
         result = total
     else:
@@ -261,14 +267,15 @@ def _trigamma_array(x):
 
 
 def _unary_values(name, x):
+    # np.asarray: a ufunc of a 0-dim array gives a bare Python float
     if name == "lgamma":
-        return np.asarray(_lgamma_u(x)).astype(np.float64)  # a 0-dim input gives a float
+        return np.asarray(_lgamma_u(x), dtype=np.float64)
     if name == "i0":
         with np.errstate(over="ignore"):
-            return np.i0(x)
+            return np.asarray(np.i0(x), dtype=np.float64)
     if name == "digamma":
         return _digamma_array(x)
-    return np.asarray(_u[name](x)).astype(np.float64)
+    return np.asarray(_u[name](x), dtype=np.float64)
 
 
 class _Polygamma(Function):
@@ -276,10 +283,11 @@ class _Polygamma(Function):
     def forward(ctx, n, x):
         ctx.n = n
         ctx.save_for_backward(x)
-        if n in (0, 1):
-            values = (_digamma_array if n == 0 else _trigamma_array)(_f64(x))
-        else:
-            values = np.asarray(np.frompyfunc(lambda v: _polygamma_scalar(n, v), 1, 1)(_f64(x))).astype(np.float64)
+        with np.errstate(over="ignore", invalid="ignore"):  # inf and nan results, as torch's, without warnings
+            if n in (0, 1):
+                values = (_digamma_array if n == 0 else _trigamma_array)(_f64(x))
+            else:
+                values = np.asarray(np.frompyfunc(lambda v: _polygamma_scalar(n, v), 1, 1)(_f64(x)), dtype=np.float64)
         return _wrap(values, _result_dtype(x))
 
     @staticmethod
@@ -337,30 +345,50 @@ def _inplace(self, result):
     return self.copy_(result)
 
 
+def _float_name(dtype):
+    return {_C.float16: "Half", _C.bfloat16: "BFloat16", _C.float32: "Float", _C.float64: "Double"}.get(dtype)
+
+
 def _int_name(dtype):
     return {_C.bool: "Bool", _C.uint8: "Byte", _C.int8: "Char", _C.int16: "Short", _C.int32: "Int",
             _C.int64: "Long"}.get(dtype, str(dtype))
 
 
+def _check_out(name, input, out):
+    """torch's rule for out= forms: no autograd through them."""
+    if out is not None and input.requires_grad and _C.is_grad_enabled():
+        raise RuntimeError(f"{name}(): functions with out=... arguments don't support automatic differentiation, "
+                           "but one of the arguments requires grad.")
+
+
 def _out(result, out):
     if out is None:
         return result
+    if out.is_floating_point() is False:  # a float result into an integer out=, as torch's unary ops refuse
+        raise RuntimeError(f"result type {_float_name(result.dtype)} can't be cast to the desired output type "
+                           f"{_int_name(out.dtype)}")
     out.resize_(list(result.shape))
     return out.copy_(result)
 
 
 def lgamma(input, *, out=None):
     _check_tensor("lgamma", input)
+    _check_out("lgamma", input, out)
     return _out(_Unary.apply("lgamma", input), out)
 
 
 def digamma(input, *, out=None):
     _check_tensor("digamma", input)
+    _check_out("digamma", input, out)
     return _out(_Unary.apply("digamma", input), out)
 
 
 def polygamma(n, input, *, out=None):
     _check_tensor("polygamma", input)
+    _check_out("polygamma", input, out)
+    if isinstance(n, bool) or not hasattr(n, "__index__") or (isinstance(n, _C.TensorBase) and n.is_floating_point()):
+        raise TypeError(f"polygamma(): argument 'n' (position 1) must be int, not {type(n).__name__}")
+    n = n.__index__()
     if n < 0:
         raise RuntimeError("polygamma(n, x) does not support negative n.")
     return _out(_Polygamma.apply(int(n), input), out)
@@ -368,6 +396,7 @@ def polygamma(n, input, *, out=None):
 
 def i0(input, *, out=None):
     _check_tensor("i0", input)
+    _check_out("i0", input, out)
     return _out(_Unary.apply("i0", input), out)
 
 
@@ -375,6 +404,10 @@ def mvlgamma(input, p, *, out=None):
     """sum_{i < p} lgamma(x - i / 2) + p (p - 1) / 4 log(pi) (torch 1.13's formula and check: elements
     at most (p - 1) / 2 give inf, as there, not an error)."""
     _check_tensor("mvlgamma", input)
+    _check_out("mvlgamma", input, out)
+    if isinstance(p, bool) or not hasattr(p, "__index__") or (isinstance(p, _C.TensorBase) and p.is_floating_point()):
+        raise TypeError(f"mvlgamma(): argument 'p' (position 2) must be int, not {type(p).__name__}")
+    p = p.__index__()
     if p < 1:
         raise RuntimeError("p has to be greater than or equal to 1")
     x = input if input.is_floating_point() else input.to(_C.get_default_dtype())

@@ -21,7 +21,12 @@ struct HeldBuffer {
 
 ScalarType dtype_from_format(const char* format, Py_ssize_t itemsize, PyObject* array) {
   std::string f = format ? format : "B";
-  if (!f.empty() && (f[0] == '<' || f[0] == '=' || f[0] == '@')) f = f.substr(1);
+  if (!f.empty() && (f[0] == '>' || f[0] == '!') && itemsize > 1) {  // kiln runs on little-endian CPUs only
+    throw ValueError(
+        "given numpy array has byte order different from the native byte order. Conversion between byte orders is "
+        "currently not supported.");
+  }
+  if (!f.empty() && (f[0] == '<' || f[0] == '=' || f[0] == '@' || f[0] == '>' || f[0] == '!')) f = f.substr(1);
   if (f == "?") return ScalarType::Bool;
   if (f == "e" && itemsize == 2) return ScalarType::Float16;
   if (f == "f" && itemsize == 4) return ScalarType::Float32;

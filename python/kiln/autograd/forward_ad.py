@@ -47,6 +47,8 @@ def exit_dual_level(*, level=None):
     if level != _current_level:
         raise RuntimeError("Trying to exit a forward AD level that was not the last one that was created. "
                            "This is not supported.")
+    if level < 0:  # no level entered
+        raise RuntimeError("Dual level must be a positive number.")
     _levels.pop(level, None)
     _current_level = -1
 
@@ -69,6 +71,9 @@ def make_dual(tensor, tangent, *, level=None):
         raise RuntimeError("Trying to set a forward gradient that has a different size than that of the original "
                            f"Tensor, this is not supported. Tensor is of size {list(tensor.shape)} while the given "
                            f"forward gradient is of size {list(tangent.shape)}.")
+    if any(dual is tensor for dual, _, _ in _levels[level]):
+        raise RuntimeError(f"Making a dual Tensor based on a Tensor that already has a forward gradient at the same "
+                           f"level {level} is not supported.")
     if not _C.is_grad_enabled():
         raise RuntimeError("kiln computes forward-mode gradients through autograd (the double-backward trick): "
                            "make_dual needs grad mode enabled; kiln cannot run forward AD under no_grad yet")

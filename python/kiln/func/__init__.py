@@ -28,6 +28,20 @@ def _is_tensor(x):
     return isinstance(x, _C.TensorBase)
 
 
+def _non_tensor_leaf(spec):
+    """The first non-tensor leaf of a tree_flatten spec, as (value,); None when every leaf is a tensor."""
+    if spec is None:
+        return None
+    kind, specs = spec
+    if kind == "leaf":
+        return (specs,)
+    for entry in specs:
+        found = _non_tensor_leaf(entry[-1])
+        if found is not None:
+            return found
+    return None
+
+
 def _prepare(x):
     """A new tensor object to differentiate at: still connected to x's graph when x requires grad."""
     if x.requires_grad:
@@ -61,6 +75,8 @@ def _argnums_tuple(argnums, nargs, fn_name):
             raise RuntimeError(f"{fn_name}: argnums must be int or Tuple[int, ...], got: {type(a)}")
         if not -nargs <= a < nargs:
             raise RuntimeError(f"Got argnum={a}, but only {nargs} positional inputs")
+    if len(set(a % nargs for a in nums)) != len(nums):
+        raise RuntimeError(f"argnums elements must be unique, got {argnums}")
     return tuple(a % nargs for a in nums)
 
 
@@ -71,6 +87,9 @@ def _diff_args(args, argnums, fn_name):
     flat, specs, keep = [], [], False
     for a in nums:
         leaves, spec = _flatten(args[a])
+        bad = _non_tensor_leaf(spec)
+        if bad is not None:
+            raise ValueError(f"Thing passed to transform API must be Tensor, got {type(bad[0])}")
         keep = keep or any(t.requires_grad for t in leaves)
         prepared = [_prepare(t) for t in leaves]
         args[a] = _unflatten(prepared, spec)
@@ -127,6 +146,16 @@ def grad(func, argnums=0, has_aux=False):
     return wrapper
 
 
+def _check_float_outputs(leaves, fn_name):
+    for o in leaves:
+        if not _is_tensor(o):
+            raise RuntimeError(f"{fn_name}: Expected f(*primals) to return only tensors, got unsupported type "
+                               f"{type(o)}")
+        if not o.is_floating_point():
+            raise RuntimeError(f"{fn_name}: All outputs of f must be floating-point or complex Tensors, got Tensor "
+                               f"with dtype {o.dtype}")
+
+
 def vjp(func, *primals, has_aux=False):
     """torch.func.vjp: (func(*primals), vjp_fn[, aux]); vjp_fn(cotangents) is the tuple of vector-Jacobian
     products, one per primal."""
@@ -149,6 +178,7 @@ def vjp(func, *primals, has_aux=False):
     out_leaves, out_spec = _flatten(out)
     if not out_leaves:
         raise RuntimeError(f"vjp(f, *primals): Expected f to be a function that has non-empty output, got {out}")
+    _check_float_outputs(out_leaves, "vjp(f, ...)")
 
     def vjp_fn(*cotangents):
         ct = cotangents[0] if len(cotangents) == 1 else cotangents
@@ -184,6 +214,13 @@ def jvp(func, primals, tangents, *, strict=False, has_aux=False):
         raise RuntimeError("jvp(f, primals, tangents): Expected primals and tangents to have the same python "
                            "structure. For example, if primals is a tuple of 3 tensors, tangents also must be. "
                            f"Got primals with structure {primals} and tangents with structure {tangents}")
+    primal_leaves = [t for p in primals for t in _flatten(p)[0]]
+    if not primal_leaves:
+        raise RuntimeError("jvp(f, primals, tangents): Expected primals to contain at least one Tensor.")
+    for kind, leaves in (("primal", primal_leaves), ("tangent", [t for p in tangents for t in _flatten(p)[0]])):
+        for t in leaves:  # torch's forward AD (make_dual)
+            if _is_tensor(t) and not t.is_floating_point():
+                raise ValueError(f"Expected {kind} to be floating point or complex, but got: {t.dtype}")
     keep = any(t.requires_grad for p in primals + tangents for t in _flatten(p)[0])
     aux_box = []
 
@@ -219,8 +256,12 @@ def jacrev(func, argnums=0, *, has_aux=False, chunk_size=None):
             out = func(*args, **kwargs)
             aux = None
             if has_aux:
+                if not (isinstance(out, tuple) and len(out) == 2):
+                    raise RuntimeError("vjp(f, *primals): output of function f should be a tuple: (output, aux) "
+                                       "if has_aux is True")
                 out, aux = out
             out_leaves, out_spec = _flatten(out)
+            _check_float_outputs(out_leaves, "vjp(f, ...)")
             all_inputs = [t for leaves in flat for t in leaves]
             per_output = []
             for o in out_leaves:
@@ -285,6 +326,10 @@ def vmap(func, in_dims=0, out_dims=0, randomness="error", *, chunk_size=None):
 
     @functools.wraps(func)
     def wrapper(*args, **kwargs):
+        name = getattr(func, '__name__', func)
+        if not (in_dims is None or isinstance(in_dims, (int, tuple))) or isinstance(in_dims, bool):
+            raise ValueError(f"vmap({name}, in_dims={in_dims}, ...)(<inputs>): expected `in_dims` to be int or a "
+                             f"(potentially nested) tuple matching the structure of inputs, got: {type(in_dims)}.")
         dims = in_dims if isinstance(in_dims, tuple) else (in_dims,) * len(args)
         if len(dims) != len(args):
             raise ValueError(f"vmap({getattr(func, '__name__', func)}, in_dims={in_dims}, ...)(<inputs>): "
@@ -294,6 +339,10 @@ def vmap(func, in_dims=0, out_dims=0, randomness="error", *, chunk_size=None):
         specs = []
         for a, d in zip(args, dims):
             leaves, spec = _flatten(a)
+            if isinstance(d, int) and _non_tensor_leaf(spec) is not None:
+                raise ValueError(f"vmap({name}, in_dims={in_dims}, ...)(<inputs>): Got in_dim={d} for an input but "
+                                 f"the input is of type {type(_non_tensor_leaf(spec)[0])}. We cannot vmap over "
+                                 "non-Tensor arguments, please use None as the respective in_dim")
             specs.append(spec)
             if isinstance(d, (tuple, list, dict)):
                 d_leaves = _flatten_dims(d)
@@ -318,10 +367,13 @@ def vmap(func, in_dims=0, out_dims=0, randomness="error", *, chunk_size=None):
                              f"{sorted(sizes)} for the mapped dimension")
         n = sizes.pop()
         results = []
-        for b in range(n):
+        for b in range(max(n, 1)):
             call_args = []
             for leaves, ds, spec in zip(flat_args, flat_dims, specs):
-                sliced = [t if d is None else t.select(d, b) for t, d in zip(leaves, ds)]
+                # an empty batch: one call on zeros of an element's shape, for the results' shapes and dtypes
+                sliced = [t if d is None else t.select(d, b) if n else
+                          _C.zeros([s for i, s in enumerate(t.shape) if i != d % t.dim()], dtype=t.dtype)
+                          for t, d in zip(leaves, ds)]
                 call_args.append(_unflatten(sliced, spec))
             results.append(func(*call_args, **kwargs))
         out_leaves_per_b = [_flatten(r) for r in results]
@@ -331,7 +383,14 @@ def vmap(func, in_dims=0, out_dims=0, randomness="error", *, chunk_size=None):
             raise ValueError(f"vmap({getattr(func, '__name__', func)}, ...): `{getattr(func, '__name__', func)}` must "
                              "only return Tensors, got type " + str(type(results[0])))
         od = out_dims if isinstance(out_dims, tuple) else (out_dims,) * n_out
-        stacked = [_C.stack([lv[0][k] for lv in out_leaves_per_b], dim=od[k]) for k in range(n_out)]
+        if len(od) != n_out:
+            raise ValueError(f"vmap({getattr(func, '__name__', func)}, ..., out_dims={out_dims})(<inputs>): out_dims "
+                             "is not compatible with the structure of `outputs`.")
+        if n == 0:
+            stacked = [_C.stack([lv[0][k] for lv in out_leaves_per_b], dim=od[k]).narrow(od[k], 0, 0)
+                       for k in range(n_out)]
+        else:
+            stacked = [_C.stack([lv[0][k] for lv in out_leaves_per_b], dim=od[k]) for k in range(n_out)]
         return _unflatten(stacked, spec)
     return wrapper
 

@@ -8,6 +8,34 @@ import warnings
 import kiln
 
 
+def _check_ints(v, op, arg, position):
+    """torch's argument parser for int[n]: one int (not a bool or a tensor), or a sequence of int-likes."""
+    if isinstance(v, (list, tuple)):
+        bad = next((x for x in v if not _is_int(x)), None)
+        ok = bad is None
+    else:
+        bad, ok = v, _is_int(v) and not isinstance(v, kiln.Tensor)
+    if not ok:
+        raise TypeError(f"{op}(): argument '{arg}' (position {position}) must be tuple of ints, not "
+                        f"{type(bad).__name__}")
+
+
+def _is_int(value):
+    """What torch's parser takes for an int: ints, NumPy ints, 0-dim integer tensors; not bools or floats."""
+    if isinstance(value, bool):
+        return False
+    if isinstance(value, kiln.Tensor):
+        return value.dim() == 0 and not value.is_floating_point() and value.dtype != kiln.bool
+    return isinstance(value, int) or hasattr(value, "__index__")
+
+
+def _check_bools(op, *named):
+    """torch's argument parser: bool parameters take a bool only (TypeError for 0/1, None, ...)."""
+    for position, arg, v in named:
+        if not isinstance(v, bool):
+            raise TypeError(f"{op}(): argument '{arg}' (position {position}) must be bool, not {type(v).__name__}")
+
+
 def _tuple(v, n, name):
     if isinstance(v, (list, tuple)):
         v = tuple(int(x) for x in v)
@@ -29,6 +57,10 @@ def _out_size(size, k, s, p, d, ceil_mode):
 
 
 def _pool_args(op, input, kernel_size, stride, padding, dilation, nd):
+    for position, (arg, v) in enumerate((("kernel_size", kernel_size), ("stride", stride), ("padding", padding),
+                                         ("dilation", dilation)), 2):
+        if v is not None:
+            _check_ints(v, op, arg, position)
     k = _tuple(kernel_size, nd, f"{op}: kernel_size")
     s = k if stride is None or (isinstance(stride, (list, tuple)) and len(stride) == 0) else \
         _tuple(stride, nd, f"{op}: stride")
@@ -36,6 +68,10 @@ def _pool_args(op, input, kernel_size, stride, padding, dilation, nd):
     d = _tuple(dilation, nd, f"{op}: dilation")
     if input.dim() not in (nd + 1, nd + 2):
         raise RuntimeError(f"non-empty {nd + 1}D or {nd + 2}D (batch mode) tensor expected for input")
+    for i in range(input.dim() - nd - 1, input.dim()):  # only the batch may be empty
+        if input.shape[i] == 0:
+            raise RuntimeError(f"{op}(): Expected input's non-batch dimensions to have positive length, but input "
+                               f"has a shape of {list(input.shape)} and non-batch dimension {i} has length zero!")
     if any(v <= 0 for v in k):
         raise RuntimeError(f"kernel size should be greater than zero, but got kernel_size: {k}")
     if any(v <= 0 for v in s):
@@ -65,7 +101,7 @@ def _windows(input, k, s, p, d, out, fill):
             x = x[..., ::d[i]]
     # x: (..., o1..on, k1..kn): unfold replaces a dim by its window count and appends the window dim
     lead = list(x.shape[:first + nd])
-    return x.reshape(lead + [-1])
+    return x.reshape(lead + [math.prod(k)])  # not -1: the batch may be empty
 
 
 def _max_pool_nd(op, input, kernel_size, stride, padding, dilation, ceil_mode, return_indices, nd):
@@ -80,6 +116,16 @@ def _max_pool_nd(op, input, kernel_size, stride, padding, dilation, ceil_mode, r
     values, arg = windows.max(-1)
     if not return_indices:
         return values
+    # torch's loop: the last NaN of a window, else its first maximum; a window of fill values only (-inf)
+    # keeps its first element inside the input, never a padding position
+    kk = math.prod(k)
+    nans = kiln.isnan(windows)
+    last_nan = (nans.to(kiln.int64) * kiln.arange(1, kk + 1)).argmax(-1)
+    arg = kiln.where(nans.any(-1), last_nan, arg)
+    inside = _windows(kiln.ones([1] * (input.dim() - nd) + spatial, dtype=kiln.bool).expand(list(input.shape)),
+                      k, s, p, d, out, False)
+    first_in = inside.to(kiln.int64).argmax(-1)
+    arg = kiln.where((values == fill) & ~nans.any(-1), first_in, arg)
     # flat index in the input's spatial volume of each window's argmax
     rem = arg
     strides_k = [1] * nd
@@ -97,6 +143,10 @@ def _max_pool_nd(op, input, kernel_size, stride, padding, dilation, ceil_mode, r
 
 def max_pool1d(input, kernel_size, stride=None, padding=0, dilation=1, ceil_mode=False, return_indices=False):
     k, s, p, d = _pool_args("max_pool1d", input, kernel_size, stride, padding, dilation, 1)
+    if not return_indices and not input.requires_grad and \
+            _out_size(input.shape[-1], k[0], s[0], p[0], d[0], ceil_mode) == 0:
+        # torch's max_pool1d_impl (no indices, no grad) allows an empty output; max_pool2d does not
+        return input.new_empty(list(input.shape[:-1]) + [0])
     result = kiln.nn.functional.max_pool2d(input.unsqueeze(-2), (1, k[0]), (1, s[0]), (0, p[0]), (1, d[0]),
                                            ceil_mode, return_indices)
     if return_indices:
@@ -115,6 +165,7 @@ def max_pool2d_with_indices(input, kernel_size, stride=None, padding=0, dilation
 
 
 def max_pool3d(input, kernel_size, stride=None, padding=0, dilation=1, ceil_mode=False, return_indices=False):
+    _check_bools("max_pool3d", (6, "ceil_mode", ceil_mode))
     return _max_pool_nd("max_pool3d", input, kernel_size, stride, padding, dilation, ceil_mode, return_indices, 3)
 
 
@@ -138,6 +189,10 @@ def adaptive_max_pool3d_with_indices(input, output_size, return_indices=False):
 def avg_pool1d(input, kernel_size, stride=None, padding=0, ceil_mode=False, count_include_pad=True):
     if input.dim() not in (2, 3):
         raise RuntimeError(f"Expected 2D or 3D input tensor, but got {list(input.shape)}")
+    for position, arg, v in ((2, "kernel_size", kernel_size), (3, "stride", stride), (4, "padding", padding)):
+        if v is not None:
+            _check_ints(v, "avg_pool1d", arg, position)
+    _check_bools("avg_pool1d", (5, "ceil_mode", ceil_mode), (6, "count_include_pad", count_include_pad))
     k = _tuple(kernel_size, 1, "avg_pool1d: kernel_size")
     s = k if stride is None or (isinstance(stride, (list, tuple)) and len(stride) == 0) else \
         _tuple(stride, 1, "avg_pool1d: stride")
@@ -149,8 +204,18 @@ def avg_pool1d(input, kernel_size, stride=None, padding=0, ceil_mode=False, coun
 def avg_pool3d(input, kernel_size, stride=None, padding=0, ceil_mode=False, count_include_pad=True,
                divisor_override=None):
     k, s, p, _ = _pool_args("avg_pool3d", input, kernel_size, stride, padding, 1, 3)
+    _check_bools("avg_pool3d", (5, "ceil_mode", ceil_mode), (6, "count_include_pad", count_include_pad))
+    if divisor_override is not None and (not isinstance(divisor_override, int) or isinstance(divisor_override, bool)):
+        raise TypeError(f"avg_pool3d(): argument 'divisor_override' (position 7) must be int, not "
+                        f"{type(divisor_override).__name__}")
     if divisor_override is not None and divisor_override == 0:
         raise RuntimeError("divisor must be not zero")
+    if not input.is_floating_point():  # torch's CPU kernel: the floating types and int64 (truncated)
+        if input.dtype != kiln.int64:
+            names = {kiln.bool: "Bool", kiln.uint8: "Byte", kiln.int8: "Char", kiln.int16: "Short", kiln.int32: "Int"}
+            raise RuntimeError(f"\"avg_pool3d_out_frame\" not implemented for '{names.get(input.dtype)}'")
+        result = avg_pool3d(input.double(), k, s, p, ceil_mode, count_include_pad, divisor_override)
+        return result.trunc().to(kiln.int64)
     spatial = list(input.shape[input.dim() - 3:])
     out = [_out_size(spatial[i], k[i], s[i], p[i], 1, ceil_mode) for i in range(3)]
     if any(o <= 0 for o in out):
@@ -174,6 +239,14 @@ def avg_pool3d(input, kernel_size, stride=None, padding=0, ceil_mode=False, coun
 
 
 def _unpool_size(op, input, indices, kernel_size, stride, padding, output_size, nd):
+    # torch computes the output size from these in Python and passes it on as int[]: floats or a tensor
+    # output_size fail there (TypeError)
+    for position, arg, v in ((3, "kernel_size", kernel_size), (4, "stride", stride), (5, "padding", padding)):
+        if v is not None:
+            _check_ints(v, op, arg, position)
+    if output_size is not None and (not isinstance(output_size, (list, tuple)) or
+                                    not all(_is_int(v) for v in output_size)):
+        raise TypeError(f"{op}(): argument 'output_size' must be tuple of ints, not {type(output_size).__name__}")
     k = _tuple(kernel_size, nd, "kernel_size")
     s = k if stride is None else _tuple(stride, nd, "stride")
     p = _tuple(padding, nd, "padding")
@@ -195,6 +268,10 @@ def _unpool_size(op, input, indices, kernel_size, stride, padding, output_size, 
 
 
 def _max_unpool(op, input, indices, kernel_size, stride, padding, output_size, nd):
+    if input.dim() not in (nd + 1, nd + 2):  # torch's message names the 2-d/3-d kernel the op runs on
+        inner = max(nd, 2)
+        raise RuntimeError(f"Input to max_unpooling{inner}d should be a {inner + 1}d or {inner + 2}d Tensor, but got "
+                           f"a tensor with {input.dim() + (1 if nd == 1 else 0)} dimensions.")
     size = _unpool_size(op, input, indices, kernel_size, stride, padding, output_size, nd)
     if indices.dtype != kiln.int64:
         raise RuntimeError(f"elements in indices should be type int64 but got: {indices.dtype}")
@@ -268,13 +345,22 @@ def local_response_norm(input, size, alpha=1e-4, beta=0.75, k=1.0):
     return input / div
 
 
+def _check_dropout_args(op, input, training):
+    """torch's _VF call: input a Tensor, train a bool."""
+    if not isinstance(input, kiln.Tensor):
+        raise TypeError(f"{op}(): argument 'input' (position 1) must be Tensor, not {type(input).__name__}")
+    _check_bools(op, (3, "train", training))
+
+
 def alpha_dropout(input, p=0.5, training=False, inplace=False):
+    _check_dropout_args("alpha_dropout", input, training)
     if p < 0.0 or p > 1.0:
         raise ValueError(f"dropout probability has to be between 0 and 1, but got {p}")
     return kiln.alpha_dropout_(input, p, training) if inplace else kiln.alpha_dropout(input, p, training)
 
 
 def feature_alpha_dropout(input, p=0.5, training=False, inplace=False):
+    _check_dropout_args("feature_alpha_dropout", input, training)
     if p < 0.0 or p > 1.0:
         raise ValueError(f"dropout probability has to be between 0 and 1, but got {p}")
     return (kiln.feature_alpha_dropout_(input, p, training) if inplace
@@ -282,6 +368,8 @@ def feature_alpha_dropout(input, p=0.5, training=False, inplace=False):
 
 
 def channel_shuffle(input, groups):
+    if not _is_int(groups):
+        raise TypeError(f"channel_shuffle(): argument 'groups' (position 2) must be int, not {type(groups).__name__}")
     if input.dim() <= 2:
         raise RuntimeError(f"channel_shuffle expects input to have at least 3 dimensions, but got input with "
                            f"{input.dim()} dimension(s)")
@@ -303,7 +391,8 @@ def gumbel_softmax(logits, tau=1, hard=False, eps=1e-10, dim=-1):
     softmaxed; hard=True returns the one-hot of the argmax with the soft gradient."""
     if eps != 1e-10:
         warnings.warn("`eps` parameter is deprecated and has no effect.")
-    gumbels = -kiln.empty_like(logits).exponential_().log()
+    # contiguous (torch's legacy_contiguous_format): the noise drawn in logical order whatever logits' strides
+    gumbels = -kiln.empty(list(logits.shape), dtype=logits.dtype).exponential_().log()
     gumbels = (logits + gumbels) / tau
     y_soft = gumbels.softmax(dim)
     if hard:
@@ -328,6 +417,11 @@ def pdist(input, p=2):
     diff = input[idx[0]] - input[idx[1]]
     if p == 0:  # the count of differing entries, with torch's zero gradient
         return (diff != 0).sum(1).to(input.dtype) + (diff * 0).sum(1)
+    if p == math.inf:  # torch's _pdist_backward gives every tied maximum the whole gradient (norm splits it)
+        a = diff.abs()
+        largest = a.amax(1, keepdim=True).detach()
+        tied = (a * (a == largest)).sum(1)
+        return largest.squeeze(1) + (tied - tied.detach())
     return kiln.norm(diff, p, 1)
 
 
@@ -347,6 +441,11 @@ def conv_transpose3d(input, weight, bias=None, stride=1, padding=0, output_paddi
     if isinstance(padding, str):
         raise TypeError(f"{op}() received an invalid combination of arguments: padding must be a tuple of ints, "
                         f"not str")
+    for position, arg, v in ((4, "stride", stride), (5, "padding", padding), (6, "output_padding", output_padding),
+                             (8, "dilation", dilation)):
+        _check_ints(v, op, arg, position)
+    if not _is_int(groups):
+        raise TypeError(f"{op}(): argument 'groups' (position 7) must be int, not {type(groups).__name__}")
     stride, padding = F._ntuple(stride, 3, "stride", op), F._ntuple(padding, 3, "padding", op)
     output_padding, dilation = F._ntuple(output_padding, 3, "output_padding", op), F._ntuple(dilation, 3, "dilation", op)
     F._conv_check(op, input, weight, bias, stride, padding, dilation, groups, 3, True, output_padding)

@@ -557,8 +557,15 @@ def max_pool2d(input, kernel_size, stride=None, padding=0, dilation=1, ceil_mode
 def avg_pool2d(input, kernel_size, stride=None, padding=0, ceil_mode=False, count_include_pad=True,
                divisor_override=None):
     stride = [] if stride is None or (isinstance(stride, (list, tuple)) and not stride) else _pair(stride)
+    if input.dtype == kiln.int64:  # torch's int64 kernel: sum / divisor in integers (truncated), exact in double
+        return _long_average(kiln.avg_pool2d(input.double(), _pair(kernel_size), stride, _pair(padding), ceil_mode,
+                                             count_include_pad, divisor_override))
     return kiln.avg_pool2d(input, _pair(kernel_size), stride, _pair(padding), ceil_mode, count_include_pad,
                            divisor_override)
+
+
+def _long_average(mean):
+    return mean.trunc().to(kiln.int64)
 
 
 def _adaptive_size(input, output_size, n):
@@ -703,9 +710,15 @@ def rms_norm(input, normalized_shape, weight=None, eps=None):
     if weight is not None and list(weight.shape) != shape:
         raise RuntimeError(f"Expected weight to be of same shape as normalized_shape, but got weight of shape "
                            f"{list(weight.shape)} and normalized_shape = {shape}")
+    if not input.is_floating_point():  # torch dispatches the floating types only
+        names = {kiln.bool: "Bool", kiln.uint8: "Byte", kiln.int8: "Char", kiln.int16: "Short", kiln.int32: "Int",
+                 kiln.int64: "Long"}
+        raise RuntimeError(f"\"rms_norm\" not implemented for '{names.get(input.dtype, input.dtype)}'")
     wide = input.float() if input.dtype in (kiln.float16, kiln.bfloat16) else input
     if eps is None:
         eps = kiln.finfo(wide.dtype).eps
+    if wide is not input:  # torch holds eps as the input's scalar_t: 1e-9 is 0 in float16
+        eps = float(kiln.tensor(eps, dtype=input.dtype))
     dims = list(range(input.dim() - n, input.dim()))
     result = (wide * kiln.rsqrt(wide.pow(2).mean(dims, keepdim=True) + eps)).type_as(input)
     return result * weight if weight is not None else result
@@ -805,11 +818,23 @@ def embedding(input, weight, padding_idx=None, max_norm=None, norm_type=2.0, sca
     The row at padding_idx gets no gradient (as torch). max_norm: the rows input picks are first
     renormalised in place to that norm where longer (torch's embedding_renorm_); scale_grad_by_freq:
     each row's gradient is divided by how often input picks it."""
+    for position, arg, v in ((4, "scale_grad_by_freq", scale_grad_by_freq), (5, "sparse", sparse)):
+        if not isinstance(v, bool):  # torch's parser: bools only
+            raise TypeError(f"embedding(): argument '{arg}' (position {position}) must be bool, not {type(v).__name__}")
+    if padding_idx is not None and (isinstance(padding_idx, bool) or not hasattr(padding_idx, "__index__")):
+        raise TypeError(f"embedding(): argument 'padding_idx' (position 3) must be int, not {type(padding_idx).__name__}")
+    if max_norm is not None:
+        for position, arg, v in ((3, "max_norm", max_norm), (4, "norm_type", norm_type)):
+            if not isinstance(v, (int, float)) and not (isinstance(v, kiln.Tensor) and v.dim() == 0):
+                raise TypeError(f"embedding_renorm_(): argument '{arg}' (position {position}) must be float, not "
+                                f"{type(v).__name__}")
     if sparse:
         raise NotImplementedError("embedding: sparse gradients (sparse=True) are not supported by kiln")
     if input.is_floating_point() or input.dtype == kiln.bool:
         raise RuntimeError("embedding(): Expected tensor for argument #1 'indices' to have one of the following "
                            f"scalar types: Long, Int; but got {input.dtype} instead")
+    if weight.dim() != 2:
+        raise RuntimeError("'weight' must be 2-D")
     if max_norm is not None:
         _embedding_renorm_(weight, input, max_norm, norm_type)
     if padding_idx is not None:
@@ -833,7 +858,7 @@ def _embedding_renorm_(weight, input, max_norm, norm_type):
     """torch.embedding_renorm_: each row `input` picks whose norm exceeds max_norm is scaled in place by
     max_norm / (norm + 1e-7) (the norm rounded to weight's dtype, the factor in double, as torch)."""
     with kiln.no_grad():
-        idx = input.reshape(-1).unique()
+        idx = input.reshape(-1).unique().to(kiln.int64)  # int32 indices too
         if idx.numel() and (int(idx.min()) < 0 or int(idx.max()) >= weight.shape[0]):
             raise IndexError("embedding_renorm_(): index out of range in self")
         rows = weight.index_select(0, idx)

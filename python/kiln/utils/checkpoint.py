@@ -21,6 +21,8 @@ Both of torch's variants give the same gradients here:
   names), so the node runs in backward in that case too.
 """
 import contextlib
+import functools
+import types
 import warnings
 
 from .. import _C
@@ -161,10 +163,12 @@ def _reaches_grad(obj, depth=0, seen=None):
         return any(_reaches_grad(o, depth + 1, seen) for o in obj)
     if isinstance(obj, dict):
         return any(_reaches_grad(o, depth + 1, seen) for o in obj.values())
+    if isinstance(obj, types.ModuleType):  # a global module (`torch.` in the function): not its state
+        return False
     parts = []
     if hasattr(obj, "__self__"):  # a bound method
         parts.append(obj.__self__)
-    if hasattr(obj, "func"):  # functools.partial
+    if isinstance(obj, functools.partial):  # (a module has a `func` attribute too: kiln.func)
         parts += [obj.func, list(obj.args), dict(obj.keywords or {})]
     code = getattr(obj, "__code__", None)
     if code is not None:

@@ -127,7 +127,8 @@ def _ctc_backward_ref(grad, log_probs, targets, input_lengths, target_lengths, n
     return g
 
 
-def ctc_loss_ref(log_probs, targets, input_lengths, target_lengths, blank=0, reduction=1, zero_infinity=False):
+# reduction 0: torch.ctc_loss's binding reads its default (Mean) as 0
+def ctc_loss_ref(log_probs, targets, input_lengths, target_lengths, blank=0, reduction=0, zero_infinity=False):
     batched = log_probs.ndim == 3
     lp = log_probs if batched else log_probs[:, None]
     il = [int(v) for v in np.ravel(input_lengths)]

@@ -601,7 +601,7 @@ def _loss_samples(d, extra=()):
         Sample((values((2, 3), d), values((3,), d, seed=1), 0), note="broadcast target")]
 
 
-def _bce_ref(x, t, weight=None, pos_weight=None, reduction=1):
+def _bce_ref(x, t, weight=None, pos_weight=None, reduction=0):  # torch.X's binding default (see _api_breadth)
     soft = np.logaddexp(0, -x)
     if pos_weight is not None:
         soft = soft * ((pos_weight - 1) * t + 1)
@@ -614,7 +614,7 @@ def _bce_ref(x, t, weight=None, pos_weight=None, reduction=1):
 def _bce_samples(d):
     x, t = values((3, 4), d), np.abs(values((3, 4), d, "unit", seed=1))
     return [
-        Sample((x, t), note="mean"),
+        Sample((x, t), note="default reduction (none: torch.X's binding)"),
         Sample((x, t, values((4,), d, "positive", seed=2), values((4,), d, "positive", seed=3), 0),
                note="weight, pos_weight, none"),
         Sample((np.asarray([-60.0, 0.0, 60.0], dtype=d), np.asarray([1.0, 0.5, 0.0], dtype=d), None, None, 2),

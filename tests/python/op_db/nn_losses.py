@@ -150,7 +150,7 @@ def _cosine_samples(d):
                   Sample((values((0, 3), d), values((0, 3), d, seed=1), np.zeros(0, dtype=d)), note="empty")]
 
 
-def _cosine_ref(x1, x2, t, margin=0.0, reduction=1):
+def _cosine_ref(x1, x2, t, margin=0.0, reduction=0):  # 0: torch.X's binding default (see _api_breadth)
     dim = t.ndim
     cos = (x1 * x2).sum(dim) / np.sqrt(((x1 * x1).sum(dim) + 1e-12) * ((x2 * x2).sum(dim) + 1e-12))
     return _reduce(np.where(t == 1, 1 - cos, 0) + np.where(t == -1, np.maximum(cos - margin, 0), 0), reduction)
@@ -174,7 +174,7 @@ def _triplet_samples(d):
                   Sample((values((0, 3), d), values((0, 3), d, seed=1), values((0, 3), d, seed=2)), note="empty")]
 
 
-def _triplet_ref(a, pos, neg, margin=1.0, p=2.0, eps=1e-6, swap=False, reduction=1):
+def _triplet_ref(a, pos, neg, margin=1.0, p=2.0, eps=1e-6, swap=False, reduction=0):  # torch.X's default
     dist = lambda x, y: (np.abs(x - y + eps) ** p).sum(-1) ** (1.0 / p)  # noqa: E731
     d_neg = dist(a, neg)
     if swap:
@@ -203,7 +203,7 @@ RECORDS = [
              error_inputs=lambda: [ErrorInput(lambda k: k.poisson_nll_loss(k.ones(2), k.ones(2), True, False, 1e-8, 3),
                                               RuntimeError, "reduction must be", "reduction 3")]),
     OpRecord("margin_ranking_loss", FAMILY, FLOATS, _ranking_samples,
-             ref=lambda x1, x2, t, margin=0.0, reduction=1: _reduce(np.maximum(-t * (x1 - x2) + margin, 0), reduction),
+             ref=lambda x1, x2, t, margin=0.0, reduction=0: _reduce(np.maximum(-t * (x1 - x2) + margin, 0), reduction),
              error_inputs=lambda: _reduction_error("margin_ranking_loss", 3)),
     OpRecord("cosine_embedding_loss", FAMILY, FLOATS, _cosine_samples, ref=_cosine_ref, error_inputs=_cosine_errors,
              no_zero_dim="inputs are 1-D or 2-D (a 0-dim target is sampled)"),

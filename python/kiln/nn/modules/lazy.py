@@ -12,6 +12,7 @@ class LazyModuleMixin:
     def __init__(self, *args, **kwargs):
         super().__init__(*args, **kwargs)
         self._initialize_hook = self.register_forward_pre_hook(self._infer_parameters)
+        self._load_hook = self._register_load_state_dict_pre_hook(self._lazy_load_hook)
         warnings.warn("Lazy modules are a new feature under heavy development so changes to the API or "
                       "functionality can happen at any moment.")
 
@@ -20,6 +21,13 @@ class LazyModuleMixin:
             if is_lazy(value):
                 return True
         return False
+
+    def _lazy_load_hook(self, state_dict, prefix, local_metadata, strict, missing_keys, unexpected_keys, error_msgs):
+        """torch's: an uninitialized parameter or buffer takes the shape of the tensor loaded into it."""
+        for name, param in list(self._parameters.items()) + list(self._buffers.items()):
+            key = prefix + name
+            if key in state_dict and param is not None and is_lazy(param) and not is_lazy(state_dict[key]):
+                param.materialize(state_dict[key].shape)
 
     def initialize_parameters(self, *args, **kwargs):
         raise NotImplementedError(f"initialize_parameters is not implemented for {self.__class__.__name__}")
@@ -30,7 +38,9 @@ class LazyModuleMixin:
         if module.has_uninitialized_params():
             raise RuntimeError(f"module {module._get_name()} has not been fully initialized")
         module._initialize_hook.remove()
+        module._load_hook.remove()
         delattr(module, "_initialize_hook")
+        delattr(module, "_load_hook")
         if module.cls_to_become is not None:
             module.__class__ = module.cls_to_become
 

@@ -4,12 +4,14 @@ Assigning a Parameter, a Module or (to a registered name) a buffer to an attribu
 registers it; parameters(), state_dict() and friends walk the registered tree.
 """
 import functools
+import inspect
 import weakref
 from collections import OrderedDict, namedtuple
 from collections.abc import Mapping
 
 from ... import _C
 from ..._device import device
+from ..._device import check_cpu
 from ..._device import device as kiln_device
 from ..._tensor import Tensor
 from ...autograd.grad_mode import no_grad
@@ -80,10 +82,27 @@ class RemovableHandle:
         self.remove()
 
 
+def _checking_device(init):
+    """A kiln module's __init__ that refuses device= other than the CPU, as torch's CPU-only builds do when
+    the module makes its parameters there."""
+    @functools.wraps(init)
+    def checked(self, *args, **kwargs):
+        check_cpu(kwargs.get("device"))
+        return init(self, *args, **kwargs)
+    return checked
+
+
 class Module:
     """Base class for neural-network modules; subclasses define forward()."""
 
     training: bool
+
+    def __init_subclass__(cls, **kwargs):
+        super().__init_subclass__(**kwargs)
+        init = cls.__dict__.get("__init__")
+        if init is not None and cls.__module__.startswith("kiln.") and \
+                "device" in inspect.signature(init).parameters:
+            cls.__init__ = _checking_device(init)
 
     def __init__(self):
         object.__setattr__(self, "training", True)
@@ -544,11 +563,11 @@ class Module:
         for hook in self.__dict__.get("_state_dict_pre_hooks", {}).values():
             hook(self, prefix, keep_vars)
         for name, p in self._parameters.items():
-            if p is not None:
-                destination[prefix + name] = p if keep_vars else p.detach()
+            if p is not None:  # an uninitialized (lazy) one stays itself, as torch's LazyModuleMixin saves it
+                destination[prefix + name] = p if keep_vars or is_lazy(p) else p.detach()
         for name, b in self._buffers.items():
             if b is not None and name not in self._non_persistent_buffers_set:
-                destination[prefix + name] = b if keep_vars else b.detach()
+                destination[prefix + name] = b if keep_vars or is_lazy(b) else b.detach()
         for name, m in self._modules.items():
             if m is not None:
                 m.state_dict(destination=destination, prefix=prefix + name + ".", keep_vars=keep_vars)
@@ -567,6 +586,8 @@ class Module:
                 missing_keys.append(key)
                 continue
             value = state_dict[key]
+            if is_lazy(param) and is_lazy(value):  # both still uninitialized: nothing to copy
+                continue
             if not isinstance(value, _C.TensorBase):
                 error_msgs.append(f'While copying the parameter named "{key}", expected a kiln Tensor from '
                                   f"checkpoint but received {type(value)}")

@@ -121,14 +121,21 @@ class AvgPool1d(_AvgPoolNd):
                             self.count_include_pad)
 
 
+def _tuple_of(v, n):
+    return tuple(v) if isinstance(v, (list, tuple)) else (v,) * n
+
+
 class _MaxUnpoolNd(Module):
     _fn = None
 
+    _n = None
+
     def __init__(self, kernel_size, stride=None, padding=0):
         super().__init__()
-        self.kernel_size = kernel_size
-        self.stride = stride if stride is not None else kernel_size
-        self.padding = padding
+        n = type(self)._n  # torch keeps _single/_pair/_triple tuples (they show in the repr)
+        self.kernel_size = _tuple_of(kernel_size, n)
+        self.stride = _tuple_of(stride if stride is not None else kernel_size, n)
+        self.padding = _tuple_of(padding, n)
 
     def forward(self, input, indices, output_size=None):
         return type(self)._fn(input, indices, self.kernel_size, self.stride, self.padding, output_size)
@@ -139,14 +146,17 @@ class _MaxUnpoolNd(Module):
 
 class MaxUnpool1d(_MaxUnpoolNd):
     _fn = staticmethod(F.max_unpool1d)
+    _n = 1
 
 
 class MaxUnpool2d(_MaxUnpoolNd):
     _fn = staticmethod(F.max_unpool2d)
+    _n = 2
 
 
 class MaxUnpool3d(_MaxUnpoolNd):
     _fn = staticmethod(F.max_unpool3d)
+    _n = 3
 
 
 class _LPPool(Module):
