@@ -1,0 +1,52 @@
+"""Still more public PyTorch programs (tests/python/programs/), run as written under torch 1.13 and with
+their torch imports pointed at kiln (programs/swap.py), with the same seeds and arguments: both start
+from the same weights (checked bit for bit) and every step's loss must agree with torch's.
+
+- pytorch_gat: gordicaleksa/pytorch-GAT (models/definitions/GAT.py with its three layer implementations:
+  IMP3's edge list with index_select lifting, the neighborhood-aware softmax by scatter_add_ into
+  torch.zeros, IMP2/IMP1's -inf connectivity mask and bmm; training_script_cora.py's main_loop with the
+  patience exception; training_script_ppi.py's GraphDataLoader with graph_collate_fn and BCEWithLogitsLoss)
+- pyg_free_gnn: PyTorch Geometric's examples/gcn.py and gat.py (plus GATv2 and GraphSAGE) with GCNConv,
+  GATConv, GATv2Conv and SAGEConv written out as PyG computes them: utils.scatter by scatter_add_ /
+  scatter_reduce_(amax, include_self=False), edge softmax, gcn_norm's add_remaining_self_loops,
+  torch.sparse.mm over torch.sparse_coo_tensor, index_reduce_(mean, include_self=False)
+"""
+import numpy as np
+import pytest
+
+from programs.compare import check_same_start, check_steps, run_both, to_np
+
+
+@pytest.mark.parametrize("extra", [[], ["--layer_type", "IMP1", "--skip"], ["--layer_type", "IMP2"],
+                                   ["--patience_period", "3"]])
+def test_gordicaleksa_pytorch_gat_cora(extra):
+    rt, rk = run_both("pytorch_gat", ["--num_of_epochs", "30", "--should_test"] + extra)
+    check_same_start(rt, rk)  # xavier_uniform_ on torch.Tensor(...) Parameters
+    n = rt.get("stopped", 29) + 1
+    check_steps(rt, rk, min(n, 30), rtol=1e-6)
+    np.testing.assert_allclose(rk["val_losses"], rt["val_losses"], rtol=1e-6)
+    assert rk["train_acc"] == rt["train_acc"] and rk["val_acc"] == rt["val_acc"]
+    assert rk["test_acc"] == rt["test_acc"] and rk.get("stopped") == rt.get("stopped")
+    np.testing.assert_allclose(to_np(rk["final_scores"]), to_np(rt["final_scores"]), rtol=1e-3, atol=1e-6)
+
+
+def test_gordicaleksa_pytorch_gat_ppi():
+    rt, rk = run_both("pytorch_gat", ["--dataset", "ppi", "--hidden", "16", "--num_of_epochs", "6"])
+    check_same_start(rt, rk)
+    check_steps(rt, rk, 12, rtol=1e-6)  # shuffled graph batches merged by graph_collate_fn
+    np.testing.assert_allclose(rk["val_losses"], rt["val_losses"], rtol=1e-6)
+    np.testing.assert_allclose(rk["val_f1"], rt["val_f1"], rtol=1e-6)
+
+
+@pytest.mark.parametrize("extra", [["--model", "gcn"], ["--model", "gcn", "--weighted"],
+                                   ["--model", "gcn", "--sparse", "--weighted"], ["--model", "gat"],
+                                   ["--model", "gatv2", "--heads", "4"], ["--model", "sage"],
+                                   ["--model", "sage", "--aggr", "max"], ["--model", "sage", "--aggr", "index_reduce"]])
+def test_pyg_free_gnn(extra):
+    rt, rk = run_both("pyg_free_gnn", ["--epochs", "30"] + extra)
+    check_same_start(rt, rk)  # glorot by tensor.data.uniform_(-a, a), kaiming_uniform_
+    np.testing.assert_array_equal(to_np(rk["x"]), to_np(rt["x"]))  # T.NormalizeFeatures
+    # torch.sparse.mm sums a row's products in another order than the scatter_add_ path
+    check_steps(rt, rk, 30, rtol=1e-6)
+    assert rk["accs"] == rt["accs"] and rk["test_acc"] == rt["test_acc"]
+    np.testing.assert_allclose(to_np(rk["final"]), to_np(rt["final"]), rtol=1e-3, atol=1e-5)
