@@ -276,6 +276,25 @@ PyObject* m_requires_grad_(PyObject* self, PyObject* args, PyObject* kwargs) {
   KILN_PY_END
 }
 
+// Tensor.detach_(): takes this tensor out of the graph in place, as torch's does: requires_grad,
+// grad_fn and output_nr are reset (its .grad and hooks stay); a view cannot be detached in place.
+PyObject* m_detach_(PyObject* self, PyObject*) {
+  KILN_PY_BEGIN
+  AutogradMeta* meta = self_tensor(self).impl()->autograd_meta();
+  if (meta) {
+    KILN_CHECK(!meta->is_view,
+               "Can't detach views in-place. Use detach() instead. If you are using DistributedDataParallel (DDP) "
+               "for training, and gradient_as_bucket_view is set as True, gradients are views of DDP buckets, and "
+               "hence detach_() cannot be called on these gradients. To fix this error, please refer to the "
+               "Optimizer.zero_grad() function in torch/optim/optimizer.py as the solution.");
+    meta->requires_grad = false;
+    meta->grad_fn.reset();
+    meta->output_nr = 0;
+  }
+  return new_reference(self);
+  KILN_PY_END
+}
+
 PyObject* m_retain_grad(PyObject* self, PyObject*) {
   KILN_PY_BEGIN
   retain_grad(self_tensor(self));
@@ -359,6 +378,7 @@ PyMethodDef hand_methods[] = {
     KILN_METHOD("item", m_item, METH_NOARGS),
     KILN_METHOD("tolist", m_tolist, METH_NOARGS),
     KILN_METHOD("requires_grad_", m_requires_grad_, METH_VARARGS | METH_KEYWORDS),
+    KILN_METHOD("detach_", m_detach_, METH_NOARGS),
     KILN_METHOD("retain_grad", m_retain_grad, METH_NOARGS),
     KILN_METHOD("_register_hook", m_register_hook, METH_O),
     {nullptr, nullptr, 0, nullptr},

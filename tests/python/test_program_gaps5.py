@@ -40,3 +40,25 @@ def test_index_reduce_inplace_backward(reduce, include_self):
     (out_k * k(w)).sum().backward()
     close(base_k.grad, base_t.grad)
     close(src_k.grad, src_t.grad)
+
+
+# ---- d2l_rnn_scratch: Tensor.detach_() between truncated-BPTT batches -------------------------------------
+def test_detach_inplace():
+    for lib in (torch, kiln):
+        a = lib.ones(3, requires_grad=True)
+        b = a * 2
+        assert b.detach_() is b  # the tensor itself
+        assert not b.requires_grad and b.grad_fn is None and b.is_leaf
+        assert lib.detach_(b) is b
+        (a * 3).sum().backward()  # the rest of the graph is untouched
+        assert a.grad.tolist() == [3.0, 3.0, 3.0]
+        a.detach_()  # a leaf that requires grad: no longer does, keeps its .grad
+        assert not a.requires_grad and a.grad is not None
+        with pytest.raises(RuntimeError, match="Can't detach views in-place"):
+            lib.randn(3)[0:2].detach_()
+        # the states of nn.RNN / nn.LSTM are not views: detached in place between batches
+        lstm = lib.nn.LSTM(3, 4)
+        _, (h, c) = lstm(lib.randn(2, 1, 3))
+        for s in (h, c):
+            s.detach_()
+            assert not s.requires_grad
