@@ -14,6 +14,12 @@ from the same weights (checked bit for bit) and every step's loss must agree wit
   scratch on F.one_hot inputs, grad_clipping by hand with param.grad[:] *= theta / norm, d2l.sgd under
   no_grad, state.detach_() between sequential batches, perplexity, predict_ch8; the concise RNNModel over
   nn.RNN/GRU/LSTM with SGD)
+- lstm_timeseries: machinelearningmastery's "LSTM for Time Series Prediction in PyTorch" (airline
+  passengers: torch.tensor of a list of numpy windows, batch_first LSTM, shuffled TensorDataset loader,
+  np.sqrt of a loss tensor, numpy slices assigned from tensors) with MSELoss / SmoothL1Loss / HuberLoss
+  and ReduceLROnPlateau / OneCycleLR / CosineAnnealingWarmRestarts(epoch + i / iters); curiousily's
+  coronavirus daily-cases LSTM (2 layers, dropout=0.5, reset_hidden_state, MSELoss(reduction='sum'),
+  the closed-loop forecast through numpy)
 """
 import numpy as np
 import pytest
@@ -74,3 +80,30 @@ def test_d2l_rnn_language_model(extra):
     ct, ck = rt["checks"], rk["checks"]
     np.testing.assert_array_equal(to_np(ck.pop("one_hot")), to_np(ct.pop("one_hot")))
     assert ck == ct
+
+
+@pytest.mark.parametrize("extra", [["--loss", "mse"],
+                                   ["--loss", "smooth_l1", "--beta", "0.5", "--scheduler", "plateau", "--lr", "0.01"],
+                                   ["--loss", "huber", "--beta", "0.5", "--scheduler", "onecycle"],
+                                   ["--loss", "huber", "--scheduler", "cosine_warm", "--lr", "0.01"]])
+def test_lstm_airline_passengers(extra):
+    scale = [] if extra[1] == "mse" else ["--scale"]
+    rt, rk = run_both("lstm_timeseries", ["--n_epochs", "10", "--eval_every", "3", "--hidden", "16"] + scale + extra)
+    check_same_start(rt, rk)
+    assert rk["shapes"][0] == rt["shapes"][0] and rk["shapes"][2:] == rt["shapes"][2:]
+    # the LSTM's sigmoid/tanh are an ulp from torch's now and then
+    check_steps(rt, rk, 120, rtol=2e-5, learns=False)
+    assert rk["lrs"] == rt["lrs"]  # the schedulers' rates, ReduceLROnPlateau's decisions included
+    np.testing.assert_allclose(rk["test_losses"], rt["test_losses"], rtol=2e-5)
+    np.testing.assert_allclose(rk["rmse"], rt["rmse"], rtol=2e-5)
+    for key in ("train_plot", "test_plot"):
+        np.testing.assert_allclose(rk[key], rt[key], rtol=2e-5)
+
+
+def test_lstm_coronavirus_daily_cases():
+    rt, rk = run_both("lstm_timeseries", ["--script", "covid", "--n_epochs", "40", "--hidden", "32"])
+    check_same_start(rt, rk)
+    check_steps(rt, rk, 40, rtol=2e-6)
+    np.testing.assert_allclose(rk["test_losses"], rt["test_losses"], rtol=2e-6)
+    np.testing.assert_allclose(rk["preds"], rt["preds"], rtol=2e-6)
+    np.testing.assert_allclose(rk["predicted_cases"], rt["predicted_cases"], rtol=2e-6)
