@@ -20,6 +20,10 @@ from the same weights (checked bit for bit) and every step's loss must agree wit
   and ReduceLROnPlateau / OneCycleLR / CosineAnnealingWarmRestarts(epoch + i / iters); curiousily's
   coronavirus daily-cases LSTM (2 layers, dropout=0.5, reset_hidden_state, MSELoss(reduction='sum'),
   the closed-loop forecast through numpy)
+- seq2seq_packed: bentrevett/pytorch-seq2seq tutorial 4 (packed padded sequences with
+  enforce_sorted=False into a bidirectional GRU, pad_packed_sequence, masked additive attention, bmm,
+  teacher forcing, init_weights by named_parameters, ignore_index, clip_grad_norm_, torch.save/load of
+  the best state_dict, translate_sentence's attention matrix, BLEU)
 """
 import numpy as np
 import pytest
@@ -107,3 +111,14 @@ def test_lstm_coronavirus_daily_cases():
     np.testing.assert_allclose(rk["test_losses"], rt["test_losses"], rtol=2e-6)
     np.testing.assert_allclose(rk["preds"], rt["preds"], rtol=2e-6)
     np.testing.assert_allclose(rk["predicted_cases"], rt["predicted_cases"], rtol=2e-6)
+
+
+def test_bentrevett_seq2seq_packed_padded():
+    rt, rk = run_both("seq2seq_packed", ["--epochs", "8", "--emb_dim", "32", "--hid_dim", "48", "--batch_size", "32"])
+    check_same_start(rt, rk)  # normal_(std=0.01) / constant_ through named_parameters
+    check_steps(rt, rk, 64, rtol=2e-6)
+    np.testing.assert_allclose(rk["grad_norms"], rt["grad_norms"], rtol=2e-6)
+    np.testing.assert_allclose(rk["valid_losses"], rt["valid_losses"], rtol=2e-6)
+    np.testing.assert_allclose(rk["test_loss"], rt["test_loss"], rtol=2e-6)  # after torch.load of the best
+    assert rk["translation"] == rt["translation"] and rk["bleu"] == rt["bleu"] and rk["n_params"] == rt["n_params"]
+    np.testing.assert_allclose(to_np(rk["attention"]), to_np(rt["attention"]), rtol=1e-5)
