@@ -1,5 +1,7 @@
 """What the programs of test_programs_part5.py found missing or different in kiln, each checked against
 torch 1.13."""
+import warnings
+
 import numpy as np
 import pytest
 import torch
@@ -62,3 +64,32 @@ def test_detach_inplace():
         for s in (h, c):
             s.detach_()
             assert not s.requires_grad
+
+
+# ---- transformer_classifier: TransformerEncoder's nested-tensor inference path zeroes padded positions ---
+@pytest.mark.parametrize("kw", [dict(), dict(norm=True), dict(mask="float"), dict(grad=True), dict(aligned=False),
+                                dict(nhead=1), dict(batch_first=False), dict(train=True), dict(attn_mask=True)])
+def test_transformer_encoder_padded_positions_in_inference(kw):
+    def run(lib):
+        lib.manual_seed(0)
+        layer = lib.nn.TransformerEncoderLayer(8, kw.get("nhead", 2), 16, 0.0, batch_first=kw.get("batch_first", True))
+        with warnings.catch_warnings():
+            warnings.simplefilter("ignore")
+            enc = lib.nn.TransformerEncoder(layer, 2, norm=lib.nn.LayerNorm(8) if kw.get("norm") else None)
+        enc.train(kw.get("train", False))
+        if kw.get("norm"):
+            lib.nn.init.normal_(enc.norm.bias)
+        x = lib.randn(3, 5, 8)
+        if not kw.get("batch_first", True):
+            x = x.transpose(0, 1)
+        first = [True] if not kw.get("aligned", True) else [False]
+        pad = lib.tensor([[False] * 5, first + [False] * 2 + [True] * 2, [False] * 4 + [True]])
+        if kw.get("mask") == "float":
+            pad = lib.zeros(3, 5).masked_fill(pad, float("-inf"))
+        attn_mask = lib.zeros(5, 5) if kw.get("attn_mask") else None
+        with lib.set_grad_enabled(kw.get("grad", False)):
+            return enc(x, mask=attn_mask, src_key_padding_mask=pad).detach().numpy()
+    out_t, out_k = run(torch), run(kiln)
+    assert out_k.shape == out_t.shape
+    np.testing.assert_allclose(out_k, out_t, rtol=1e-5, atol=1e-6)
+    np.testing.assert_array_equal(out_k == 0, out_t == 0)

@@ -24,6 +24,11 @@ from the same weights (checked bit for bit) and every step's loss must agree wit
   enforce_sorted=False into a bidirectional GRU, pad_packed_sequence, masked additive attention, bmm,
   teacher forcing, init_weights by named_parameters, ignore_index, clip_grad_norm_, torch.save/load of
   the best state_dict, translate_sentence's attention matrix, BLEU)
+- transformer_classifier: an IMDB-style classifier on nn.TransformerEncoder(enable_nested_tensor=True)
+  with src_key_padding_mask, gelu layers, a final LayerNorm, [CLS] / masked-mean / plain-mean pooling,
+  CrossEntropyLoss(label_smoothing=0.1), AdamW parameter groups without decay on biases and norms,
+  get_linear_schedule_with_warmup through LambdaLR, clip_grad_norm_, torch.inference_mode() evaluation
+  (torch's nested-tensor path: zeros at the padded positions)
 """
 import numpy as np
 import pytest
@@ -122,3 +127,19 @@ def test_bentrevett_seq2seq_packed_padded():
     np.testing.assert_allclose(rk["test_loss"], rt["test_loss"], rtol=2e-6)  # after torch.load of the best
     assert rk["translation"] == rt["translation"] and rk["bleu"] == rt["bleu"] and rk["n_params"] == rt["n_params"]
     np.testing.assert_allclose(to_np(rk["attention"]), to_np(rt["attention"]), rtol=1e-5)
+
+
+@pytest.mark.parametrize("pooling", ["cls", "masked_mean", "mean"])
+def test_transformer_encoder_classifier(pooling):
+    rt, rk = run_both("transformer_classifier", ["--pooling", pooling, "--epochs", "4", "--lr", "1e-3"])
+    check_same_start(rt, rk)
+    check_steps(rt, rk, 64, rtol=2e-6, learns=False)
+    np.testing.assert_allclose(rk["grad_norms"], rt["grad_norms"], rtol=2e-6)
+    assert rk["lrs"] == rt["lrs"]
+    np.testing.assert_allclose(rk["eval"], rt["eval"], rtol=2e-6)
+    np.testing.assert_allclose(to_np(rk["test_logits"]), to_np(rt["test_logits"]), rtol=1e-3, atol=1e-6)
+    for key in ("single", "batch"):
+        np.testing.assert_allclose(to_np(rk[key]), to_np(rt[key]), rtol=1e-5)
+    # in inference the encoder's padded positions are its final LayerNorm of zeros (torch's nested path)
+    et, ek = to_np(rt["encoded"]), to_np(rk["encoded"])
+    np.testing.assert_allclose(ek, et, rtol=1e-3, atol=1e-5)
