@@ -93,3 +93,19 @@ def test_transformer_encoder_padded_positions_in_inference(kw):
     assert out_k.shape == out_t.shape
     np.testing.assert_allclose(out_k, out_t, rtol=1e-5, atol=1e-6)
     np.testing.assert_array_equal(out_k == 0, out_t == 0)
+
+
+# ---- pytorch_template: Optimizer.state_dict packs each group with 'params' last, as torch does ---------
+def test_optimizer_state_dict_group_key_order():
+    def groups(lib):
+        w = lib.nn.Parameter(lib.ones(2))
+        opt = lib.optim.SGD([{"params": [w], "lr": 0.1}], lr=0.5, momentum=0.9)
+        lib.optim.lr_scheduler.StepLR(opt, 2)
+        saved = opt.state_dict()["param_groups"]
+        opt.load_state_dict(opt.state_dict())
+        return [list(g) for g in saved], [list(g) for g in opt.param_groups]
+    saved_t, loaded_t = groups(torch)
+    saved_k, loaded_k = groups(kiln)
+    assert saved_k[0][-1] == "params" and saved_t[0][-1] == "params"
+    assert [k for k in saved_k[0] if k in saved_t[0]] == [k for k in saved_t[0] if k in saved_k[0]]
+    assert loaded_k[0][-1] == loaded_t[0][-1] == "params"

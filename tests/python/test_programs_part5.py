@@ -29,6 +29,11 @@ from the same weights (checked bit for bit) and every step's loss must agree wit
   CrossEntropyLoss(label_smoothing=0.1), AdamW parameter groups without decay on biases and norms,
   get_linear_schedule_with_warmup through LambdaLR, clip_grad_norm_, torch.inference_mode() evaluation
   (torch's nested-tensor path: zeros at the padded positions)
+- pytorch_template: victoresque/pytorch-template's MNIST example (BaseDataLoader's SubsetRandomSampler
+  validation split and default_collate, MnistModel, accuracy/top_k_acc, config.init_obj of torch.optim.Adam
+  (amsgrad) and lr_scheduler.StepLR by name, inf_loop/len_epoch, the monitor and early stop, checkpoints
+  of {'state_dict', 'optimizer': optimizer.state_dict(), 'monitor_best', 'config'} and resuming from one
+  into a fresh model and optimizer)
 """
 import numpy as np
 import pytest
@@ -143,3 +148,28 @@ def test_transformer_encoder_classifier(pooling):
     # in inference the encoder's padded positions are its final LayerNorm of zeros (torch's nested path)
     et, ek = to_np(rt["encoded"]), to_np(rk["encoded"])
     np.testing.assert_allclose(ek, et, rtol=1e-3, atol=1e-5)
+
+
+@pytest.mark.parametrize("extra", [["--epochs", "4"], ["--epochs", "4", "--resume_at", "2"],
+                                   ["--epochs", "5", "--len_epoch", "3", "--step_size", "2", "--early_stop", "1"]])
+def test_victoresque_pytorch_template(extra):
+    rt, rk = run_both("pytorch_template", extra)
+    check_same_start(rt, rk)
+    # oneDNN's convolutions sum in other orders than kiln's: an ulp here and there
+    check_steps(rt, rk, 20, rtol=2e-6)
+    assert rk["lrs"] == rt["lrs"] and rk["saved"] == rt["saved"] and rk["model_str"] == rt["model_str"]
+    assert rk["best_epoch"] == rt["best_epoch"] and rk["n_samples"] == rt["n_samples"]
+    np.testing.assert_allclose(rk["monitor_best"], rt["monitor_best"], rtol=2e-6)
+    assert [list(h) for h in rk["history"]] == [list(h) for h in rt["history"]]
+    np.testing.assert_allclose([list(h.values()) for h in rk["history"]], [list(h.values()) for h in rt["history"]],
+                               rtol=2e-6)
+    ot, ok = rt["optimizer_state"], rk["optimizer_state"]
+    # torch 1.13's Adam has fused=False where torch 2.x's (kiln's) has None
+    strip = lambda groups: [[(k, v) for k, v in g.items() if k != "fused"] for g in groups]  # noqa: E731
+    assert strip(ok["param_groups"]) == strip(ot["param_groups"]) and list(ok["state"]) == list(ot["state"])
+    for i, st in ot["state"].items():
+        assert sorted(ok["state"][i]) == sorted(st) and float(ok["state"][i]["step"]) == float(st["step"])
+        np.testing.assert_allclose(to_np(ok["state"][i]["max_exp_avg_sq"]), to_np(st["max_exp_avg_sq"]),
+                                   rtol=1e-4, atol=1e-12)
+    for name, v in rt["final_state"].items():
+        np.testing.assert_allclose(to_np(rk["final_state"][name]), to_np(v), rtol=1e-4, atol=1e-6, err_msg=name)
