@@ -34,6 +34,10 @@ from the same weights (checked bit for bit) and every step's loss must agree wit
   (amsgrad) and lr_scheduler.StepLR by name, inf_loop/len_epoch, the monitor and early stop, checkpoints
   of {'state_dict', 'optimizer': optimizer.state_dict(), 'monitor_best', 'config'} and resuming from one
   into a fresh model and optimizer)
+- amp_recipe: the "Automatic Mixed Precision" recipe on the CPU (torch.autocast(device_type='cpu',
+  dtype=torch.bfloat16) with its dtype asserts, torch.cuda.amp.GradScaler(enabled=True) disabling itself
+  without CUDA, scaler.unscale_ + clip_grad_norm_, the {"model", "optimizer", "scaler"} checkpoint loaded
+  with a map_location lambda)
 """
 import numpy as np
 import pytest
@@ -173,3 +177,19 @@ def test_victoresque_pytorch_template(extra):
                                    rtol=1e-4, atol=1e-12)
     for name, v in rt["final_state"].items():
         np.testing.assert_allclose(to_np(rk["final_state"][name]), to_np(v), rtol=1e-4, atol=1e-6, err_msg=name)
+
+
+def test_amp_recipe_cpu_bfloat16():
+    rt, rk = run_both("amp_recipe", ["--batch_size", "64", "--in_size", "128", "--out_size", "128",
+                                     "--num_batches", "8", "--epochs", "2"])
+    check_same_start(rt, rk)
+    for name, v in rt["amp_initial_state"].items():
+        np.testing.assert_array_equal(to_np(rk["amp_initial_state"][name]), to_np(v), err_msg=name)
+    for key in ("default", "autocast", "scaler", "clipped"):  # bfloat16 linears round as torch's
+        np.testing.assert_allclose(rk[key], rt[key], rtol=1e-6, err_msg=key)
+    check_steps(rt, rk, 56, rtol=1e-6, learns=False)
+    np.testing.assert_allclose(rk["grad_norms"], rt["grad_norms"], rtol=1e-6)
+    assert not rk["scaler_enabled"] and not rt["scaler_enabled"] and rk["scaler_state"] == rt["scaler_state"] == {}
+    assert [m.replace("kiln", "torch") for m in rk["scaler_warnings"]] == rt["scaler_warnings"]
+    assert rk["resumed_equal"] and rt["resumed_equal"]
+    np.testing.assert_allclose(to_np(rk["resumed_out"]), to_np(rt["resumed_out"]), rtol=1e-2, atol=1e-3)
