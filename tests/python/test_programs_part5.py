@@ -38,6 +38,11 @@ from the same weights (checked bit for bit) and every step's loss must agree wit
   dtype=torch.bfloat16) with its dtype asserts, torch.cuda.amp.GradScaler(enabled=True) disabling itself
   without CUDA, scaler.unscale_ + clip_grad_norm_, the {"model", "optimizer", "scaler"} checkpoint loaded
   with a map_location lambda)
+- fastrcnn_box_head: torchvision's Faster R-CNN losses and box utilities (box_iou, BoxCoder, Matcher with
+  low-quality matches, BalancedPositiveNegativeSampler, TwoMLPHead/FastRCNNPredictor, fastrcnn_loss's
+  smooth_l1_loss(beta=1/9, reduction="sum") / labels.numel(), the RPN's objectness and box losses)
+  trained as references/detection's train_one_epoch does (tuple(zip(*batch)) collate, BatchSampler with
+  drop_last, warmup LinearLR, SGD + MultiStepLR, inference_mode evaluation)
 """
 import numpy as np
 import pytest
@@ -193,3 +198,15 @@ def test_amp_recipe_cpu_bfloat16():
     assert [m.replace("kiln", "torch") for m in rk["scaler_warnings"]] == rt["scaler_warnings"]
     assert rk["resumed_equal"] and rt["resumed_equal"]
     np.testing.assert_allclose(to_np(rk["resumed_out"]), to_np(rt["resumed_out"]), rtol=1e-2, atol=1e-3)
+
+
+def test_torchvision_fastrcnn_smooth_l1_box_regression():
+    rt, rk = run_both("fastrcnn_box_head", ["--epochs", "10", "--lr_steps", "7", "9"])
+    check_same_start(rt, rk)  # normal_(std=0.01) RPN head, default Linear init
+    check_steps(rt, rk, 160, rtol=2e-6)
+    assert [list(d) for d in rk["loss_dicts"]] == [list(d) for d in rt["loss_dicts"]]
+    np.testing.assert_allclose([list(d.values()) for d in rk["loss_dicts"]],
+                               [list(d.values()) for d in rt["loss_dicts"]], rtol=2e-6, atol=1e-9)
+    np.testing.assert_allclose(rk["lrs"], rt["lrs"], rtol=1e-12)  # LinearLR warmup, then MultiStepLR
+    np.testing.assert_allclose(to_np(rk["untrained_iou"]), to_np(rt["untrained_iou"]), rtol=1e-6)
+    np.testing.assert_allclose(to_np(rk["iou"]), to_np(rt["iou"]), rtol=1e-5)
