@@ -43,6 +43,11 @@ from the same weights (checked bit for bit) and every step's loss must agree wit
   smooth_l1_loss(beta=1/9, reduction="sum") / labels.numel(), the RPN's objectness and box losses)
   trained as references/detection's train_one_epoch does (tuple(zip(*batch)) collate, BatchSampler with
   drop_last, warmup LinearLR, SGD + MultiStepLR, inference_mode evaluation)
+- awd_lstm: the AWD-LSTM language model (fastai's awdlstm.py: WeightDropout swapping an nn.LSTM's
+  weight_hh_l0 for a dropped-out copy of a _raw Parameter before each call, EmbeddingDropout, RNNDropout
+  masks by new_empty().bernoulli_(), tied LinearDecoder, _change_hidden) trained by salesforce/awd-lstm-lm's
+  main.py (variable BPTT with the learning rate scaled by seq_len, AR/TAR, clip_grad_norm_, the NT-ASGD
+  switch and evaluation with ASGD's averaged weights through prm.data = optimizer.state[prm]['ax'])
 """
 import numpy as np
 import pytest
@@ -210,3 +215,20 @@ def test_torchvision_fastrcnn_smooth_l1_box_regression():
     np.testing.assert_allclose(rk["lrs"], rt["lrs"], rtol=1e-12)  # LinearLR warmup, then MultiStepLR
     np.testing.assert_allclose(to_np(rk["untrained_iou"]), to_np(rt["untrained_iou"]), rtol=1e-6)
     np.testing.assert_allclose(to_np(rk["iou"]), to_np(rt["iou"]), rtol=1e-5)
+
+
+def test_awd_lstm_nt_asgd():
+    rt, rk = run_both("awd_lstm", ["--emsize", "32", "--nhid", "64", "--nlayers", "2", "--batch_size", "16",
+                                   "--bptt", "20", "--epochs", "8", "--sentences", "600", "--nonmono", "1",
+                                   "--lr", "10"])
+    check_same_start(rt, rk)
+    assert rk["param_names"] == rt["param_names"] and rk["n_params"] == rt["n_params"]
+    assert rk["seq_lens"] == rt["seq_lens"]  # np.random draws
+    assert rk["switched"] == rt["switched"] == 3  # SGD -> ASGD
+    # the LSTM gates are an ulp from torch's now and then; lr=10 makes a few of them grow
+    check_steps(rt, rk, 100, rtol=1e-5)
+    np.testing.assert_allclose(rk["grad_norms"], rt["grad_norms"], rtol=1e-5)
+    np.testing.assert_allclose(rk["val_losses"], rt["val_losses"], rtol=1e-5)  # ASGD's averages ('ax')
+    np.testing.assert_allclose(rk["final_val"], rt["final_val"], rtol=1e-5)
+    for a, b in zip(rk["change_hidden"], rt["change_hidden"]):
+        np.testing.assert_allclose(to_np(a), to_np(b), rtol=1e-3, atol=1e-5)
