@@ -227,7 +227,7 @@ def test_awd_lstm_nt_asgd():
     assert rk["switched"] == rt["switched"] == 3  # SGD -> ASGD
     # the LSTM gates are an ulp from torch's now and then; lr=10 makes a few of them grow
     check_steps(rt, rk, 100, rtol=1e-5)
-    np.testing.assert_allclose(rk["grad_norms"], rt["grad_norms"], rtol=1e-5)
+    np.testing.assert_allclose(rk["grad_norms"], rt["grad_norms"], rtol=1e-4)
     np.testing.assert_allclose(rk["val_losses"], rt["val_losses"], rtol=1e-5)  # ASGD's averages ('ax')
     np.testing.assert_allclose(rk["final_val"], rt["final_val"], rtol=1e-5)
     for a, b in zip(rk["change_hidden"], rt["change_hidden"]):
