@@ -48,6 +48,9 @@ from the same weights (checked bit for bit) and every step's loss must agree wit
   masks by new_empty().bernoulli_(), tied LinearDecoder, _change_hidden) trained by salesforce/awd-lstm-lm's
   main.py (variable BPTT with the learning rate scaled by seq_len, AR/TAR, clip_grad_norm_, the NT-ASGD
   switch and evaluation with ASGD's averaged weights through prm.data = optimizer.state[prm]['ax'])
+- ng_video_gpt: karpathy/ng-video-lecture's bigram.py and gpt.py (Head with a registered tril buffer and
+  masked_fill(-inf), heads concatenated, pre-LayerNorm blocks, _init_weights, estimate_loss, AdamW,
+  generate with torch.multinomial)
 """
 import numpy as np
 import pytest
@@ -232,3 +235,14 @@ def test_awd_lstm_nt_asgd():
     np.testing.assert_allclose(rk["final_val"], rt["final_val"], rtol=1e-5)
     for a, b in zip(rk["change_hidden"], rt["change_hidden"]):
         np.testing.assert_allclose(to_np(a), to_np(b), rtol=1e-3, atol=1e-5)
+
+
+@pytest.mark.parametrize("model,lr", [("gpt", "1e-3"), ("bigram", "1e-2")])
+def test_karpathy_ng_video_lecture(model, lr):
+    rt, rk = run_both("ng_video_gpt", ["--model", model, "--batch_size", "16", "--block_size", "32", "--max_iters", "60",
+                                       "--eval_interval", "20", "--eval_iters", "5", "--n_embd", "32", "--n_head", "4",
+                                       "--n_layer", "2", "--max_new_tokens", "40", "--learning_rate", lr])
+    check_same_start(rt, rk)
+    check_steps(rt, rk, 60, rtol=1e-6)
+    np.testing.assert_allclose(rk["evals"], rt["evals"], rtol=1e-6)
+    assert rk["generated"] == rt["generated"]
