@@ -51,6 +51,9 @@ from the same weights (checked bit for bit) and every step's loss must agree wit
 - ng_video_gpt: karpathy/ng-video-lecture's bigram.py and gpt.py (Head with a registered tril buffer and
   masked_fill(-inf), heads concatenated, pre-LayerNorm blocks, _init_weights, estimate_loss, AdamW,
   generate with torch.multinomial)
+- graphsage_simple: williamleif/graphsage-simple (MeanAggregator's list-indexed mask and mask.mm,
+  Encoder/SupervisedGraphSage with init.xavier_uniform, torch.LongTensor of numpy ints, a frozen
+  nn.Embedding Parameter, SGD over filter(lambda p : p.requires_grad, ...))
 """
 import numpy as np
 import pytest
@@ -246,3 +249,14 @@ def test_karpathy_ng_video_lecture(model, lr):
     check_steps(rt, rk, 60, rtol=1e-6)
     np.testing.assert_allclose(rk["evals"], rt["evals"], rtol=1e-6)
     assert rk["generated"] == rt["generated"]
+
+
+@pytest.mark.parametrize("gcn", ["1", "0"])
+def test_graphsage_simple(gcn):
+    rt, rk = run_both("graphsage_simple", ["--num_nodes", "600", "--num_feats", "200", "--embed_dim", "32",
+                                           "--batches", "30", "--gcn", gcn])
+    check_same_start(rt, rk)  # init.xavier_uniform (deprecated name) on torch.FloatTensor(...) Parameters
+    assert rk["param_names"] == rt["param_names"]
+    check_steps(rt, rk, 30, rtol=1e-6)
+    assert rk["val_f1"] == rt["val_f1"]
+    np.testing.assert_allclose(to_np(rk["val_output"]), to_np(rt["val_output"]), rtol=1e-5, atol=1e-6)
