@@ -109,3 +109,31 @@ def test_optimizer_state_dict_group_key_order():
     assert saved_k[0][-1] == "params" and saved_t[0][-1] == "params"
     assert [k for k in saved_k[0] if k in saved_t[0]] == [k for k in saved_t[0] if k in saved_k[0]]
     assert loaded_k[0][-1] == loaded_t[0][-1] == "params"
+
+
+# ---- adaptive_softmax_lm: nn.AdaptiveLogSoftmaxWithLoss ------------------------------------------------
+@pytest.mark.parametrize("head_bias", [False, True])
+def test_adaptive_log_softmax_with_loss(head_bias):
+    def run(lib):
+        lib.manual_seed(0)
+        m = lib.nn.AdaptiveLogSoftmaxWithLoss(16, 30, [5, 12, 20], div_value=2.0, head_bias=head_bias)
+        x = lib.randn(40, 16, requires_grad=True)
+        t = lib.randint(0, 30, (40,))
+        out, loss = m(x, t)
+        loss.backward()
+        single = m(x[0], t[0])
+        names = [n for n, _ in m.named_parameters()]
+        return names, [out, loss, x.grad, m.head.weight.grad, m.tail[1][0].weight.grad, m.tail[2][1].weight.grad,
+                       m.log_prob(x), m.predict(x), single.output, single.loss]
+    names_t, got_t = run(torch)
+    names_k, got_k = run(kiln)
+    assert names_k == names_t
+    for a, b in zip(got_k, got_t):
+        assert tuple(a.shape) == tuple(b.shape)
+        np.testing.assert_allclose(a.detach().numpy(), b.detach().numpy(), rtol=1e-6, atol=1e-7)
+    for lib in (torch, kiln):
+        with pytest.raises(ValueError, match="cutoffs should be a sequence of unique"):
+            lib.nn.AdaptiveLogSoftmaxWithLoss(8, 10, [5, 3])
+        m = lib.nn.AdaptiveLogSoftmaxWithLoss(8, 10, [5])
+        with pytest.raises(RuntimeError, match="Target values should be in"):
+            m(lib.randn(2, 8), lib.tensor([1, 10]))

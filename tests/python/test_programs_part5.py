@@ -54,6 +54,8 @@ from the same weights (checked bit for bit) and every step's loss must agree wit
 - graphsage_simple: williamleif/graphsage-simple (MeanAggregator's list-indexed mask and mask.mm,
   Encoder/SupervisedGraphSage with init.xavier_uniform, torch.LongTensor of numpy ints, a frozen
   nn.Embedding Parameter, SGD over filter(lambda p : p.requires_grad, ...))
+- adaptive_softmax_lm: pytorch/examples word_language_model's LSTM with nn.AdaptiveLogSoftmaxWithLoss as
+  its decoder (training loss, log_prob for the full distribution, predict for generation)
 """
 import numpy as np
 import pytest
@@ -260,3 +262,13 @@ def test_graphsage_simple(gcn):
     check_steps(rt, rk, 30, rtol=1e-6)
     assert rk["val_f1"] == rt["val_f1"]
     np.testing.assert_allclose(to_np(rk["val_output"]), to_np(rt["val_output"]), rtol=1e-5, atol=1e-6)
+
+
+def test_word_lm_with_adaptive_softmax():
+    rt, rk = run_both("adaptive_softmax_lm", ["--emsize", "32", "--nhid", "32", "--epochs", "4", "--words", "8000",
+                                              "--vocab", "200", "--batch_size", "16", "--bptt", "20"])
+    check_same_start(rt, rk)
+    check_steps(rt, rk, 80, rtol=5e-6, learns=False)
+    np.testing.assert_allclose(rk["val_losses"], rt["val_losses"], rtol=5e-6)
+    np.testing.assert_allclose(rk["test"], rt["test"], rtol=5e-6)
+    assert rk["lrs"] == rt["lrs"] and rk["generated"] == rt["generated"]

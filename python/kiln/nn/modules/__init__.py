@@ -27,6 +27,7 @@ from .upsampling import Upsample, UpsamplingBilinear2d, UpsamplingNearest2d
 from .pixelshuffle import PixelShuffle, PixelUnshuffle
 from .fold import Fold, Unfold
 from .rnn import GRU, GRUCell, LSTM, LSTMCell, RNN, RNNBase, RNNCell, RNNCellBase
+from .adaptive import AdaptiveLogSoftmaxWithLoss
 from .transformer import (Transformer, TransformerDecoder, TransformerDecoderLayer, TransformerEncoder,
                           TransformerEncoderLayer)
 from .loss import (NLLLoss2d, BCELoss, BCEWithLogitsLoss, CosineEmbeddingLoss, CrossEntropyLoss, GaussianNLLLoss, HuberLoss,
@@ -56,4 +57,4 @@ __all__ = ["Module", "Identity", "Linear", "ReLU", "Tanh", "Sigmoid", "Softmax",
            "AlphaDropout", "FeatureAlphaDropout", "ConvTranspose3d", "LazyLinear", "LazyConv1d", "LazyConv2d",
            "LazyConv3d", "LazyConvTranspose1d", "LazyConvTranspose2d", "LazyConvTranspose3d",
            "LazyBatchNorm1d", "LazyBatchNorm2d", "LazyBatchNorm3d", "LazyInstanceNorm1d", "LazyInstanceNorm2d",
-           "LazyInstanceNorm3d"]
+           "LazyInstanceNorm3d", "AdaptiveLogSoftmaxWithLoss"]
