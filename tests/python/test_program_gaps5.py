@@ -137,3 +137,34 @@ def test_adaptive_log_softmax_with_loss(head_bias):
         m = lib.nn.AdaptiveLogSoftmaxWithLoss(8, 10, [5])
         with pytest.raises(RuntimeError, match="Target values should be in"):
             m(lib.randn(2, 8), lib.tensor([1, 10]))
+
+
+# ---- ppo_pytorch: torch.distributions.MultivariateNormal -----------------------------------------------
+@pytest.mark.parametrize("kind", ["diag", "full", "precision", "scale_tril"])
+def test_multivariate_normal(kind):
+    def run(lib):
+        lib.manual_seed(0)
+        loc = lib.randn(5, 3, requires_grad=True)
+        var = lib.rand(3) + 0.5
+        a = lib.randn(3, 3)
+        spd = a @ a.T + 3 * lib.eye(3)
+        D = lib.distributions.MultivariateNormal
+        d = {"diag": lambda: D(loc, lib.diag(var).unsqueeze(dim=0)),
+             "full": lambda: D(loc, covariance_matrix=spd),
+             "precision": lambda: D(loc, precision_matrix=spd),
+             "scale_tril": lambda: D(loc, scale_tril=lib.linalg.cholesky(spd))}[kind]()
+        s, r = d.sample(), d.rsample((2,))
+        lp, lp2, e = d.log_prob(s), d.log_prob(r), d.entropy()
+        (lp.sum() + lp2.sum() + e.sum()).backward()
+        return (tuple(d.batch_shape), tuple(d.event_shape), s.requires_grad, r.requires_grad), \
+            [s, r, lp, lp2, e, loc.grad, d.covariance_matrix, d.scale_tril, d.precision_matrix, d.variance, d.mean]
+    shapes_t, got_t = run(torch)
+    shapes_k, got_k = run(kiln)
+    assert shapes_k == shapes_t
+    for a, b in zip(got_k, got_t):
+        np.testing.assert_allclose(a.detach().numpy(), b.detach().numpy(), rtol=1e-5, atol=1e-6)
+    for lib in (torch, kiln):
+        with pytest.raises(ValueError, match="Exactly one of covariance_matrix"):
+            lib.distributions.MultivariateNormal(lib.zeros(2))
+        with pytest.raises(ValueError, match="satisfy the constraint"):
+            lib.distributions.MultivariateNormal(lib.zeros(2), lib.tensor([[1.0, 2.0], [0.0, 1.0]]))

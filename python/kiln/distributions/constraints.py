@@ -63,12 +63,52 @@ class _IntegerInterval(Constraint):
         return f"IntegerInterval(lower_bound={self.lower_bound}, upper_bound={self.upper_bound})"
 
 
+class _Square(Constraint):
+    event_dim = 2
+
+    def check(self, value):
+        import kiln
+        return kiln.full(size=value.shape[:-2], fill_value=(value.shape[-2] == value.shape[-1]), dtype=kiln.bool)
+
+
+class _Symmetric(_Square):
+    def check(self, value):
+        import kiln
+        square_check = super().check(value)
+        if not square_check.all():
+            return square_check
+        return kiln.isclose(value, value.mT, atol=1e-6).all(-2).all(-1)
+
+
+class _PositiveDefinite(_Symmetric):
+    def check(self, value):
+        import kiln
+        sym_check = super().check(value)
+        if not sym_check.all():
+            return sym_check
+        return kiln.linalg.cholesky_ex(value).info.eq(0)
+
+
+class _LowerCholesky(Constraint):
+    event_dim = 2
+
+    def check(self, value):
+        value_tril = value.tril()
+        lower_triangular = (value_tril == value).view(value.shape[:-2] + (-1,)).min(-1)[0]
+        positive_diagonal = (value.diagonal(dim1=-2, dim2=-1) > 0).min(-1)[0]
+        return lower_triangular & positive_diagonal
+
+
 real = _Real()
 positive = _Positive()
 unit_interval = _UnitInterval()
 boolean = _Boolean()
 simplex = _Simplex()
 real_vector = _IndependentReal()
+square = _Square()
+symmetric = _Symmetric()
+positive_definite = _PositiveDefinite()
+lower_cholesky = _LowerCholesky()
 integer_interval = _IntegerInterval
 
 
