@@ -59,6 +59,8 @@ from the same weights (checked bit for bit) and every step's loss must agree wit
 - ppo_pytorch: nikhilbarhate99/PPO-PyTorch (MultivariateNormal over a diag / diag_embed covariance for
   continuous actions, Categorical for discrete ones, the clipped surrogate over K epochs, two Adam
   parameter groups, action-std decay, save/load) on inline Pendulum-v1 and CartPole-v1 dynamics
+- labml_gat: labml.ai's annotated GAT and GATv2 (all pairs by repeat / repeat_interleave, a boolean
+  (N, N, 1) adjacency masking with -inf, torch.einsum('ijh,jhf->ihf'), shared or separate weights)
 """
 import numpy as np
 import pytest
@@ -287,3 +289,14 @@ def test_ppo_pytorch(extra):
     np.testing.assert_allclose(rk["episode_rewards"], rt["episode_rewards"], rtol=1e-5)
     assert rk["stds"] == rt["stds"]
     np.testing.assert_allclose(to_np(rk["probe"]), to_np(rt["probe"]), rtol=1e-4, atol=1e-6)
+
+
+@pytest.mark.parametrize("extra", [[], ["--v2"], ["--v2", "--share_weights", "0"]])
+def test_labml_gat(extra):
+    rt, rk = run_both("labml_gat", ["--epochs", "15", "--n_hidden", "32", "--n_heads", "4", "--n_nodes", "200",
+                                    "--training_samples", "120"] + extra)
+    check_same_start(rt, rk)
+    check_steps(rt, rk, 15, rtol=1e-6)
+    assert rk["train_acc"] == rt["train_acc"]
+    np.testing.assert_allclose(rk["valid"], rt["valid"], rtol=1e-6)
+    np.testing.assert_allclose(to_np(rk["final"]), to_np(rt["final"]), rtol=1e-3, atol=1e-6)
