@@ -61,6 +61,9 @@ from the same weights (checked bit for bit) and every step's loss must agree wit
   parameter groups, action-std decay, save/load) on inline Pendulum-v1 and CartPole-v1 dynamics
 - labml_gat: labml.ai's annotated GAT and GATv2 (all pairs by repeat / repeat_interleave, a boolean
   (N, N, 1) adjacency masking with -inf, torch.einsum('ijh,jhf->ihf'), shared or separate weights)
+- gcn_sparse_dropout: dragen1860/GCN-PyTorch (sparse features and adjacency through
+  torch.sparse.FloatTensor, sparse_dropout with a .byte() mask over _indices()/_values(), torch.sparse.mm
+  of sparse by dense, l2_loss, masked_loss / masked_acc)
 """
 import numpy as np
 import pytest
@@ -300,3 +303,13 @@ def test_labml_gat(extra):
     assert rk["train_acc"] == rt["train_acc"]
     np.testing.assert_allclose(rk["valid"], rt["valid"], rtol=1e-6)
     np.testing.assert_allclose(to_np(rk["final"]), to_np(rt["final"]), rtol=1e-3, atol=1e-6)
+
+
+@pytest.mark.parametrize("bias", ["0", "1"])
+def test_gcn_pytorch_sparse_dropout(bias):
+    rt, rk = run_both("gcn_sparse_dropout", ["--epochs", "30", "--bias", bias])
+    check_same_start(rt, rk)
+    check_steps(rt, rk, 30, rtol=1e-6)
+    np.testing.assert_allclose(rk["accs"], rt["accs"], rtol=1e-6)
+    assert rk["test_acc"] == rt["test_acc"]
+    np.testing.assert_allclose(to_np(rk["out"]), to_np(rt["out"]), rtol=1e-3, atol=1e-5)
