@@ -64,6 +64,9 @@ from the same weights (checked bit for bit) and every step's loss must agree wit
 - gcn_sparse_dropout: dragen1860/GCN-PyTorch (sparse features and adjacency through
   torch.sparse.FloatTensor, sparse_dropout with a .byte() mask over _indices()/_values(), torch.sparse.mm
   of sparse by dense, l2_loss, masked_loss / masked_acc)
+- aiayn_transformer: jadore801120/attention-is-all-you-need-pytorch (ScaledDotProductAttention with
+  masked_fill(mask == 0, -1e9), get_pad_mask & get_subsequent_mask, numpy sinusoid table buffer, shared
+  embedding/projection weights, ScheduledOptim, label-smoothed cal_loss with scatter and masked_select)
 """
 import numpy as np
 import pytest
@@ -313,3 +316,15 @@ def test_gcn_pytorch_sparse_dropout(bias):
     np.testing.assert_allclose(rk["accs"], rt["accs"], rtol=1e-6)
     assert rk["test_acc"] == rt["test_acc"]
     np.testing.assert_allclose(to_np(rk["out"]), to_np(rt["out"]), rtol=1e-3, atol=1e-5)
+
+
+@pytest.mark.parametrize("extra", [["-label_smoothing", "-proj_share_weight", "-embs_share_weight"], [],
+                                   ["-proj_share_weight", "-scale_emb_or_prj", "emb"]])
+def test_attention_is_all_you_need_pytorch(extra):
+    rt, rk = run_both("aiayn_transformer", ["-epoch", "6", "-b", "16", "-d_model", "32", "-d_inner_hid", "64",
+                                            "-d_k", "8", "-d_v", "8", "-n_head", "4", "-n_layers", "2", "-warmup",
+                                            "20", "-seed", "1", "-n_batches", "6"] + extra)
+    check_same_start(rt, rk)  # xavier_uniform_ over p.dim() > 1, then the shared weights
+    check_steps(rt, rk, 36, rtol=1e-6, learns=False)
+    assert rk["lrs"] == rt["lrs"]
+    np.testing.assert_allclose(rk["epochs"], rt["epochs"], rtol=1e-6)
