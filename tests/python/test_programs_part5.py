@@ -67,6 +67,10 @@ from the same weights (checked bit for bit) and every step's loss must agree wit
 - aiayn_transformer: jadore801120/attention-is-all-you-need-pytorch (ScaledDotProductAttention with
   masked_fill(mask == 0, -1e9), get_pad_mask & get_subsequent_mask, numpy sinusoid table buffer, shared
   embedding/projection weights, ScheduledOptim, label-smoothed cal_loss with scatter and masked_select)
+- sac_pytorch: pranz24/pytorch-soft-actor-critic (twin Q networks, GaussianPolicy's Normal.rsample with
+  the tanh-squash log-prob correction, DeterministicPolicy's noise.normal_, soft/hard target updates through
+  .data.copy_, automatic entropy tuning on a log_alpha leaf, checkpoints of five state dicts) on an inline
+  Pendulum-v1
 """
 import numpy as np
 import pytest
@@ -328,3 +332,19 @@ def test_attention_is_all_you_need_pytorch(extra):
     check_steps(rt, rk, 36, rtol=1e-6, learns=False)
     assert rk["lrs"] == rt["lrs"]
     np.testing.assert_allclose(rk["epochs"], rt["epochs"], rtol=1e-6)
+
+
+@pytest.mark.parametrize("extra", [[], ["--automatic_entropy_tuning", "True"], ["--policy", "Deterministic"]])
+def test_pytorch_soft_actor_critic(extra):
+    rt, rk = run_both("sac_pytorch", ["--num_steps", "400", "--start_steps", "200", "--batch_size", "32",
+                                      "--hidden_size", "32"] + extra)
+    check_same_start(rt, rk)  # xavier_uniform_(gain=1) through Module.apply
+    ut, uk = np.array(rt["updates"]), np.array(rk["updates"])
+    assert ut.shape == uk.shape and len(ut) > 400
+    # torch.tanh in the policy is an ulp from torch's now and then (kiln's own float32 tanh); with the
+    # entropy temperature learned too, those ulps grow over the run
+    late = 5e-2 if extra[:1] == ["--automatic_entropy_tuning"] else 1e-4
+    np.testing.assert_allclose(uk[:50], ut[:50], rtol=1e-5, atol=1e-7)
+    np.testing.assert_allclose(uk, ut, rtol=late, atol=1e-5)
+    check_steps(rt, rk, 400, rtol=late, learns=False)
+    np.testing.assert_allclose(rk["episode_rewards"], rt["episode_rewards"], rtol=late)
