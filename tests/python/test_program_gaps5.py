@@ -221,3 +221,31 @@ def test_sparse_coo_op_errors():
             a.pow(0)
         with pytest.raises(RuntimeError, match="sparse_mask: mask is uncoalesced"):
             lib.ones(3, 3).sparse_mask(a)
+
+
+# ---- distributions: Independent (and its KL), KL between MultivariateNormals -----------------------------
+def test_independent_and_mvn_kl():
+    def run(lib):
+        lib.manual_seed(0)
+        mu = lib.randn(4, 3, requires_grad=True)
+        sd = lib.rand(4, 3) + 0.5
+        D = lib.distributions
+        p = D.Independent(D.Normal(mu, sd), 1)
+        q = D.Independent(D.Normal(lib.zeros(4, 3), lib.ones(4, 3)), 1)
+        x = p.rsample()
+        lp, e, kl = p.log_prob(x), p.entropy(), D.kl_divergence(p, q)
+        (lp.sum() + kl.sum() + e.sum()).backward()
+        m1 = D.MultivariateNormal(lib.randn(2, 3), scale_tril=lib.tril(lib.rand(3, 3)) + lib.eye(3))
+        m2 = D.MultivariateNormal(lib.randn(3), covariance_matrix=2 * lib.eye(3))
+        whole = D.Independent(D.Normal(mu.detach(), sd), 2)
+        return ((tuple(p.batch_shape), tuple(p.event_shape), p.has_rsample, tuple(whole.batch_shape),
+                 tuple(whole.event_shape)),
+                [x, lp, e, kl, mu.grad, D.kl_divergence(m1, m2), p.mean, p.variance, whole.log_prob(x)])
+    shapes_t, got_t = run(torch)
+    shapes_k, got_k = run(kiln)
+    assert shapes_k == shapes_t
+    for a, b in zip(got_k, got_t):
+        np.testing.assert_allclose(a.detach().numpy(), b.detach().numpy(), rtol=1e-6, atol=1e-6)
+    for lib in (torch, kiln):
+        with pytest.raises(ValueError, match="Expected reinterpreted_batch_ndims <= len"):
+            lib.distributions.Independent(lib.distributions.Normal(lib.zeros(3), lib.ones(3)), 2)
