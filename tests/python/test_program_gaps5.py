@@ -249,3 +249,37 @@ def test_independent_and_mvn_kl():
     for lib in (torch, kiln):
         with pytest.raises(ValueError, match="Expected reinterpreted_batch_ndims <= len"):
             lib.distributions.Independent(lib.distributions.Normal(lib.zeros(3), lib.ones(3)), 2)
+
+
+# ---- transformer_timeseries / fastrcnn_box_head: smooth_l1_loss's gradient rounds as torch's backward -------
+@pytest.mark.parametrize("beta", [0.1, 1 / 9, 0.3, 0.5, 1.0])
+@pytest.mark.parametrize("reduction", ["mean", "sum", "none"])
+def test_smooth_l1_gradient_rounding(beta, reduction):
+    """torch's backward is grad * (d / beta) (norm * (x / beta) * grad in its vector loop); differentiating
+    0.5 d^2 / beta gives (grad / beta) * d, an ulp off for a beta that is not a power of two."""
+    rng = np.random.RandomState(0)
+    a = rng.randn(6, 16, 1).astype(np.float32)
+    b = (rng.randn(6, 16, 1) * 0.3).astype(np.float32)
+    g = rng.randn(6, 16, 1).astype(np.float32)
+    res = []
+    for lib in (torch, kiln):
+        x = lib.from_numpy(a.copy()).requires_grad_()
+        loss = lib.nn.functional.smooth_l1_loss(x, lib.from_numpy(b.copy()), beta=beta, reduction=reduction)
+        loss.backward(lib.from_numpy(g.copy()) if reduction == "none" else None)
+        res.append((loss.detach().numpy(), x.grad.numpy()))
+    np.testing.assert_array_equal(res[1][0], res[0][0])
+    np.testing.assert_array_equal(res[1][1], res[0][1])
+
+
+def test_smooth_l1_double_backward():
+    rng = np.random.RandomState(1)
+    a, b = rng.randn(7).astype(np.float32), rng.randn(7).astype(np.float32)
+    out = []
+    for lib in (torch, kiln):
+        x = lib.from_numpy(a.copy()).requires_grad_()
+        loss = lib.nn.functional.smooth_l1_loss(x * 0.3, lib.from_numpy(b.copy()) * 0.3, beta=0.7)
+        g, = lib.autograd.grad(loss, x, create_graph=True)
+        h, = lib.autograd.grad((g * g).sum(), x)
+        out.append((g.detach().numpy(), h.numpy()))
+    np.testing.assert_allclose(out[1][0], out[0][0], rtol=1e-6)
+    np.testing.assert_allclose(out[1][1], out[0][1], rtol=1e-5, atol=1e-8)

@@ -71,6 +71,10 @@ from the same weights (checked bit for bit) and every step's loss must agree wit
   the tanh-squash log-prob correction, DeterministicPolicy's noise.normal_, soft/hard target updates through
   .data.copy_, automatic entropy tuning on a log_alpha leaf, checkpoints of five state dicts) on an inline
   Pendulum-v1
+- transformer_timeseries: oliverguhr/transformer-time-series-prediction (TransAm: a sequence-first
+  TransformerEncoder with a cached float causal mask, torch.FloatTensor of a list of numpy tuples,
+  chunk/stack batching, the last output_window values' MSE / SmoothL1 / Huber loss, AdamW with a float
+  StepLR step size, predict_future's closed loop)
 """
 import numpy as np
 import pytest
@@ -348,3 +352,16 @@ def test_pytorch_soft_actor_critic(extra):
     np.testing.assert_allclose(uk, ut, rtol=late, atol=1e-5)
     check_steps(rt, rk, 400, rtol=late, learns=False)
     np.testing.assert_allclose(rk["episode_rewards"], rt["episode_rewards"], rtol=late)
+
+
+@pytest.mark.parametrize("extra", [[], ["--loss", "smooth_l1"], ["--loss", "huber", "--all_values"]])
+def test_transformer_time_series_prediction(extra):
+    rt, rk = run_both("transformer_timeseries", ["--input_window", "30", "--output_window", "3", "--batch_size", "16",
+                                                 "--epochs", "3", "--feature_size", "20", "--nhead", "4",
+                                                 "--samples", "300", "--length", "40"] + extra)
+    check_same_start(rt, rk)
+    assert rk["shapes"] == rt["shapes"]  # torch.FloatTensor(list of (ndarray, ndarray))
+    check_steps(rt, rk, 51, rtol=1e-6, learns=False)
+    np.testing.assert_allclose(rk["val_losses"], rt["val_losses"], rtol=1e-6)
+    assert rk["lrs"] == rt["lrs"]
+    np.testing.assert_allclose(to_np(rk["future"]), to_np(rt["future"]), rtol=1e-5, atol=1e-6)
