@@ -283,3 +283,25 @@ def test_smooth_l1_double_backward():
         out.append((g.detach().numpy(), h.numpy()))
     np.testing.assert_allclose(out[1][0], out[0][0], rtol=1e-6)
     np.testing.assert_allclose(out[1][1], out[0][1], rtol=1e-5, atol=1e-8)
+
+
+# ---- weighted cross-entropy: nll_loss's mean gradient rounds as torch's (w * -(grad / total_weight)) ------
+@pytest.mark.parametrize("n", [1, 7, 37, 130, 300])
+@pytest.mark.parametrize("kw", [dict(weight=True), dict(weight=True, ignore_index=3), dict(),
+                                dict(weight=True, label_smoothing=0.2)])
+def test_weighted_cross_entropy_gradient_rounding(n, kw):
+    rng = np.random.RandomState(n)
+    a = (rng.randn(n, 11) * 3).astype(np.float32)
+    tg = rng.randint(0, 11, n)
+    w = rng.rand(11).astype(np.float32)
+    res = []
+    for lib in (torch, kiln):
+        x = lib.from_numpy(a.copy()).requires_grad_()
+        kwargs = dict(kw)
+        if kwargs.pop("weight", False):
+            kwargs["weight"] = lib.from_numpy(w.copy())
+        loss = lib.nn.functional.cross_entropy(x, lib.from_numpy(tg.copy()), **kwargs)
+        loss.backward()
+        res.append((loss.detach().numpy(), x.grad.numpy()))
+    np.testing.assert_array_equal(res[1][0], res[0][0])
+    np.testing.assert_array_equal(res[1][1], res[0][1])

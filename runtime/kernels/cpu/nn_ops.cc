@@ -232,7 +232,8 @@ void for_each_sample(const TensorBase& target, const TensorBase& weight, const N
 // ignored). 0 / 0 (every sample ignored) is NaN, as torch's.
 template <typename T>
 T nll_reduce_in_torch_order(const T* xp, int64_t row_stride, int64_t class_stride, const TensorBase& target,
-                            const TensorBase& weight, const NllShape& s, int64_t reduction, int64_t ignore_index) {
+                            const TensorBase& weight, const NllShape& s, int64_t reduction, int64_t ignore_index,
+                            T* total_weight_out = nullptr) {
   constexpr int64_t kLevels = 8;
   int64_t ceil_log2 = 1;  // c10::utils::CeilLog2: 1 up to 2
   if (s.batch > 2) {
@@ -277,6 +278,7 @@ T nll_reduce_in_torch_order(const T* xp, int64_t row_stride, int64_t class_strid
     total_weight = static_cast<T>(s.batch - ignored);
   }
   for (T v : loss_sums) total += v;
+  if (total_weight_out) *total_weight_out = total_weight;
   return reduction == 1 ? total / total_weight : total;
 }
 
@@ -358,6 +360,22 @@ TensorBase nll_loss_backward(const TensorBase& grad_output, const TensorBase& se
   if (reduction == 1) for_each_sample(target, weight, s, ignore_index, [&](int64_t, int64_t, double w) { weight_sum += w; });
   KILN_DISPATCH_FLOATING_TYPES_AND_REDUCED(self.dtype(), "nll_loss_backward", [&] {
     scalar_t* out = static_cast<scalar_t*>(grad_input.data_ptr());
+    if constexpr (std::is_same_v<scalar_t, float> || std::is_same_v<scalar_t, double>) {
+      if (reduction == 1) {
+        // torch's nll_loss_backward_out_frame: grad = -(grad_output / total_weight) in the input's type,
+        // the total weight summed as its forward sums it, then w * grad at each sample's target
+        const scalar_t* xp = static_cast<const scalar_t*>(self.data_ptr());
+        const int64_t row_stride = s.batched ? self.strides()[0] : 0, class_stride = self.strides()[self.dim() - 1];
+        scalar_t total_weight = 0;
+        nll_reduce_in_torch_order<scalar_t>(xp, row_stride, class_stride, target, weight, s, reduction, ignore_index,
+                                            &total_weight);
+        const scalar_t grad = -(static_cast<scalar_t>(gp[0]) / total_weight);
+        for_each_sample(target, weight, s, ignore_index, [&](int64_t i, int64_t c, double w) {
+          out[i * s.classes + c] = weight.defined() ? static_cast<scalar_t>(static_cast<scalar_t>(w) * grad) : grad;
+        });
+        return;
+      }
+    }
     for_each_sample(target, weight, s, ignore_index, [&](int64_t i, int64_t c, double w) {
       const double go = reduction == 0 ? gp[i] : gp[0];
       out[i * s.classes + c] = static_cast<scalar_t>(reduction == 1 ? -w * go / weight_sum : -w * go);
