@@ -78,6 +78,23 @@ from the same weights (checked bit for bit) and every step's loss must agree wit
 - vae_distributions: the Lightning VAE of "Variational Autoencoder Demystified" (Normal.rsample, a (1,)
   learned log-scale broadcast in Normal.log_prob, Monte-Carlo KL from log_probs), and its rewrite with
   Independent and kl_divergence
+
+Gaps these programs found in kiln, fixed (tests/python/test_program_gaps5.py checks each against torch):
+Tensor.detach_() was missing (d2l's state.detach_()); index_reduce_ copied its result into the tensor its
+backward had saved (PyG-style SAGE mean aggregation into new_zeros); TransformerEncoder returned the
+layers' values at padded positions where torch's nested-tensor inference path returns zeros;
+Optimizer.state_dict put 'params' first in each group (torch packs it last); nn.AdaptiveLogSoftmaxWithLoss,
+distributions.MultivariateNormal and Independent (with their KLs) were missing; sparse COO tensors refused
+sparse * dense, dense * sparse, pow, abs/sqrt/..., index_select and dense.sparse_mask; smooth_l1_loss's
+gradient was (grad / beta) * d where torch's backward computes grad * (d / beta) (an ulp off for beta =
+1/9 or 0.1); a weighted cross-entropy's mean gradient divided in double where torch computes
+w * -(grad / total_weight) in float; cross_entropy with probability targets summed per sample before
+the mean, and with label smoothing and ignore_index averaged the smoothing term over all rows, where
+torch sums everything at once and takes masked_select(...).mean().
+Left as they were: kiln's own float32 tanh (an ulp from torch's SLEEF now and then: the LSTM/RNN/tanh
+programs drift slowly, most visibly with large learning rates), log_softmax over a dim that is not the
+last (an ulp off, e.g. cross_entropy on (N, C, L) inputs), sparse gradients (nn.Embedding(sparse=True),
+optim.SparseAdam: the autograd engine accepts only dense gradients), complex tensors and torch.fft.
 """
 import numpy as np
 import pytest
