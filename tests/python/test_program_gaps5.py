@@ -337,3 +337,19 @@ def test_cross_entropy_reductions_round_as_torch(kw):
             res.append((loss.detach().numpy(), x.grad.numpy()))
         np.testing.assert_array_equal(res[1][0], res[0][0])
         np.testing.assert_array_equal(res[1][1], res[0][1])
+
+
+# ---- softmax / log_softmax over a dim that is not the last: torch 1.13's column loops -------------------
+def test_softmax_over_inner_dims_is_torchs_bits():
+    """softmax divides exp by the column sum (not times 1 / sum), log_softmax takes Sleef's log of the
+    sums, columns go 8 at a time as torch's AVX2 build (also on AVX-512), and a dim followed only by
+    size-1 dims ((B, T, 1) over T) takes the column loop, as torch picks its kernel by the dim."""
+    rng = np.random.RandomState(0)
+    shapes = [((13, 11, 8), 1), ((13, 11, 3), 1), ((13, 11, 11), 1), ((4, 40, 64), 1), ((2, 5, 7, 9), 2),
+              ((8, 12, 24), 0), ((3, 7, 1100), 1), ((10, 1), 0), ((6, 17, 1), 1), ((5, 24, 17, 1), 1)]
+    for shape, dim in shapes:
+        a = (rng.randn(*shape) * 3).astype(np.float32)
+        for fn in ("log_softmax", "softmax"):
+            t = getattr(torch, fn)(torch.from_numpy(a), dim).numpy()
+            got = getattr(kiln, fn)(kiln.from_numpy(a.copy()), dim).numpy()
+            np.testing.assert_array_equal(got, t, err_msg=f"{fn} {shape} dim={dim}")

@@ -43,14 +43,17 @@ float* row_buffer(int which, int64_t n) {
 // dim into out (contiguous, x's dtype), in float32 vector loops (runtime/kernels/cpu/vector_softmax.h):
 // lines along a last dim (inner 1) one at a time, the 16-bit floats widened to a float32 row and
 // rounded once; other dims as columns of float32 blocks.
-TensorBase softmax_vector(const TensorBase& x, const DimSplit& split, bool log) {
+// `last`: dim is the last dim. torch picks its kernel by that, not by the size of the dims after it, so a
+// dim followed only by size-1 dims ((B, T, 1) over T) takes the columns' loop too.
+TensorBase softmax_vector(const TensorBase& x, const DimSplit& split, bool log, bool last) {
   const ScalarType dt = x.dtype();
-  if (split.inner != 1 && dt != ScalarType::Float32) {
-    return cast_to(softmax_vector(contiguous_as(x, ScalarType::Float32), split, log), dt);
+  const bool columns = split.inner != 1 || !last;
+  if (columns && dt != ScalarType::Float32) {
+    return cast_to(softmax_vector(contiguous_as(x, ScalarType::Float32), split, log, last), dt);
   }
   TensorBase out = empty_cpu(x.sizes(), dt);
   const int64_t n = split.n;
-  if (split.inner != 1) {
+  if (columns) {
     const float* xp = static_cast<const float*>(x.data_ptr());
     float* yp = static_cast<float*>(out.data_ptr());
     const int64_t inner = split.inner;
@@ -86,7 +89,10 @@ TensorBase softmax_impl(const TensorBase& self, int64_t dim, const std::optional
   // As torch: an empty input is returned in any dtype; the dtype is checked by the kernel.
   if (self.numel() == 0) return empty_cpu(self.sizes(), dt);
   KILN_CHECK(is_floating_type(dt), name, "(): expected a floating point dtype, got ", scalar_type_name(dt));
-  if (dt != ScalarType::Float64) return softmax_vector(contiguous_as(self, dt), split, log);
+  if (dt != ScalarType::Float64) {
+    const bool last = self.dim() == 0 || (dim < 0 ? dim + self.dim() : dim) == self.dim() - 1;
+    return softmax_vector(contiguous_as(self, dt), split, log, last);
+  }
   // float64: scalar loops, in place on a copy.
   TensorBase out = empty_cpu(self.sizes(), dt);
   copy_into(out, self, name);

@@ -235,15 +235,30 @@ void SoftmaxColumns(const float* x, float* y, int64_t n, int64_t inner, int64_t 
       if (!kLog) hn::StoreU(e, d, yr + c);
       hn::Store(hn::Add(hn::Load(d, sum + c), e), d, sum + c);
     }
-    for (int64_t c = vector_width; c < width; ++c) {
+    // torch's AVX2 build takes the columns 8 at a time: where this target's vectors are wider
+    // (AVX-512), a remaining group of 8 goes through the vector exp too, in the low lanes
+    int64_t c = vector_width;
+    for (; N > 8 && c + 8 <= width; c += 8) {
+      const auto e = kv::Exp(d, hn::Sub(LoadPartial(d, xr + c, 8, 0.0f), LoadPartial(d, max + c, 8, 0.0f)));
+      if (!kLog) StorePartial(d, e, yr + c, 8);
+      StorePartial(d, hn::Add(LoadPartial(d, sum + c, 8, 0.0f), e), sum + c, 8);
+    }
+    for (; c < width; ++c) {
       const float e = std::exp(xr[c] - max[c]);
       if (!kLog) yr[c] = e;
       sum[c] += e;
     }
   }
-  // sum becomes log(sum) (log_softmax) or 1 / sum.
-  for (int64_t c = 0; c < width; ++c)
-    sum[c] = kLog ? static_cast<float>(std::log(static_cast<double>(sum[c]))) : static_cast<float>(1.0 / sum[c]);
+  // log_softmax: sum becomes log(sum). softmax divides by the sum (torch 1.13's _vec_softmax for an
+  // inner dim: exp / sum, not exp * (1 / sum)).
+  if (kLog) {
+    // as torch's vec::map of Vectorized::log over the sums (lane by lane: the grouping changes no bit),
+    // a partial vector for the rest
+    for (int64_t c = 0; c < width; c += N) {
+      const int64_t m = HWY_MIN(N, width - c);
+      StorePartial(d, kv::Log(d, LoadPartial(d, sum + c, m, 1.0f)), sum + c, m);
+    }
+  }
   for (int64_t k = 0; k < n; ++k) {
     const float* xr = x + k * inner;
     float* yr = y + k * inner;
@@ -252,10 +267,10 @@ void SoftmaxColumns(const float* x, float* y, int64_t n, int64_t inner, int64_t 
       if (kLog) {
         hn::StoreU(hn::Sub(hn::Sub(hn::LoadU(d, xr + c), hn::Load(d, max + c)), s), d, yr + c);
       } else {
-        hn::StoreU(hn::Mul(hn::LoadU(d, yr + c), s), d, yr + c);
+        hn::StoreU(hn::Div(hn::LoadU(d, yr + c), s), d, yr + c);
       }
     }
-    for (int64_t c = vector_width; c < width; ++c) yr[c] = kLog ? (xr[c] - max[c]) - sum[c] : yr[c] * sum[c];
+    for (int64_t c = vector_width; c < width; ++c) yr[c] = kLog ? (xr[c] - max[c]) - sum[c] : yr[c] / sum[c];
   }
 }
 
