@@ -90,11 +90,14 @@ gradient was (grad / beta) * d where torch's backward computes grad * (d / beta)
 1/9 or 0.1); a weighted cross-entropy's mean gradient divided in double where torch computes
 w * -(grad / total_weight) in float; cross_entropy with probability targets summed per sample before
 the mean, and with label smoothing and ignore_index averaged the smoothing term over all rows, where
-torch sums everything at once and takes masked_select(...).mean().
+torch sums everything at once and takes masked_select(...).mean(); softmax over a dim that is not the
+last multiplied by 1 / sum where torch divides (and log_softmax took a double log where torch takes
+Sleef's), and a dim followed only by size-1 dims took the last-dim loop.
 Left as they were: kiln's own float32 tanh (an ulp from torch's SLEEF now and then: the LSTM/RNN/tanh
-programs drift slowly, most visibly with large learning rates), log_softmax over a dim that is not the
-last (an ulp off, e.g. cross_entropy on (N, C, L) inputs), sparse gradients (nn.Embedding(sparse=True),
-optim.SparseAdam: the autograd engine accepts only dense gradients), complex tensors and torch.fft.
+programs drift slowly, most visibly with large learning rates), the backward of softmax/log_softmax over
+a dim that is not the last (an ulp off now and then, e.g. cross_entropy on (N, C, L) inputs), sparse
+gradients (nn.Embedding(sparse=True), optim.SparseAdam: the autograd engine accepts only dense
+gradients), complex tensors and torch.fft.
 """
 import numpy as np
 import pytest
