@@ -315,8 +315,7 @@ def test_weighted_cross_entropy_gradient_rounding(n, kw):
 def test_cross_entropy_reductions_round_as_torch(kw):
     """torch 1.13: -(input * target * weight).sum() / n for probability targets (one sum over everything);
     the smoothing term's mean over the samples not ignored as smooth_loss.masked_select(~ignore).mean().
-    (Inputs of more than 2 dims are left out: kiln's log_softmax over a dim that is not the last one is
-    an ulp from torch's now and then.)"""
+    (Inputs of more than 2 dims: test_cross_entropy_over_a_class_dim_that_is_not_the_last.)"""
     rng = np.random.RandomState(0)
     for n in (1, 13, 56, 77):
         shape = (n, 11, 3) if kw.get("nd") else (n, 11)
@@ -343,13 +342,36 @@ def test_cross_entropy_reductions_round_as_torch(kw):
 def test_softmax_over_inner_dims_is_torchs_bits():
     """softmax divides exp by the column sum (not times 1 / sum), log_softmax takes Sleef's log of the
     sums, columns go 8 at a time as torch's AVX2 build (also on AVX-512), and a dim followed only by
-    size-1 dims ((B, T, 1) over T) takes the column loop, as torch picks its kernel by the dim."""
+    size-1 dims ((B, T, 1) over T) takes the column loop, as torch picks its kernel by the dim. The
+    gradients as torch's kernel for such dims: float sums (softmax's g * o fused into them), log_softmax's
+    g - exp(o) * sum fused, exp Sleef's on the columns taken 8 at a time and the C library's on the rest."""
     rng = np.random.RandomState(0)
     shapes = [((13, 11, 8), 1), ((13, 11, 3), 1), ((13, 11, 11), 1), ((4, 40, 64), 1), ((2, 5, 7, 9), 2),
               ((8, 12, 24), 0), ((3, 7, 1100), 1), ((10, 1), 0), ((6, 17, 1), 1), ((5, 24, 17, 1), 1)]
     for shape, dim in shapes:
         a = (rng.randn(*shape) * 3).astype(np.float32)
+        g = rng.randn(*shape).astype(np.float32)
         for fn in ("log_softmax", "softmax"):
-            t = getattr(torch, fn)(torch.from_numpy(a), dim).numpy()
-            got = getattr(kiln, fn)(kiln.from_numpy(a.copy()), dim).numpy()
-            np.testing.assert_array_equal(got, t, err_msg=f"{fn} {shape} dim={dim}")
+            res = []
+            for lib in (torch, kiln):
+                x = lib.from_numpy(a.copy()).requires_grad_()
+                y = getattr(lib, fn)(x, dim)
+                y.backward(lib.from_numpy(g.copy()))
+                res.append((y.detach().numpy(), x.grad.numpy()))
+            np.testing.assert_array_equal(res[1][0], res[0][0], err_msg=f"{fn} {shape} dim={dim}")
+            np.testing.assert_array_equal(res[1][1], res[0][1], err_msg=f"{fn} backward {shape} dim={dim}")
+
+
+def test_cross_entropy_over_a_class_dim_that_is_not_the_last():
+    rng = np.random.RandomState(2)
+    for kw in [dict(), dict(label_smoothing=0.1), dict(ignore_index=2)]:
+        a = (rng.randn(6, 9, 5) * 3).astype(np.float32)
+        tg = rng.randint(0, 9, (6, 5))
+        res = []
+        for lib in (torch, kiln):
+            x = lib.from_numpy(a.copy()).requires_grad_()
+            loss = lib.nn.functional.cross_entropy(x, lib.from_numpy(tg.copy()), **kw)
+            loss.backward()
+            res.append((loss.detach().numpy(), x.grad.numpy()))
+        np.testing.assert_array_equal(res[1][0], res[0][0])
+        np.testing.assert_array_equal(res[1][1], res[0][1])

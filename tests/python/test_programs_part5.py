@@ -93,10 +93,10 @@ the mean, and with label smoothing and ignore_index averaged the smoothing term 
 torch sums everything at once and takes masked_select(...).mean(); softmax over a dim that is not the
 last multiplied by 1 / sum where torch divides (and log_softmax took a double log where torch takes
 Sleef's), and a dim followed only by size-1 dims took the last-dim loop.
+Their backward for such dims summed in double (torch: float, softmax's g * o fused) and did not fuse
+log_softmax's g - exp(o) * sum.
 Left as they were: kiln's own float32 tanh (an ulp from torch's SLEEF now and then: the LSTM/RNN/tanh
-programs drift slowly, most visibly with large learning rates), the backward of softmax/log_softmax over
-a dim that is not the last (an ulp off now and then, e.g. cross_entropy on (N, C, L) inputs), sparse
-gradients (nn.Embedding(sparse=True), optim.SparseAdam: the autograd engine accepts only dense
+programs drift slowly, most visibly with large learning rates), sparse gradients (nn.Embedding(sparse=True), optim.SparseAdam: the autograd engine accepts only dense
 gradients), complex tensors and torch.fft.
 """
 import numpy as np

@@ -134,6 +134,21 @@ TensorBase softmax_backward_impl(const TensorBase& grad_output, const TensorBase
              scalar_type_name(input_dtype));
   const DimSplit split = DimSplit::around(output.sizes(), dim, name);
   if (output.numel() == 0) return empty_cpu(output.sizes(), dt);
+  const bool last = output.dim() == 0 || (dim < 0 ? dim + output.dim() : dim) == output.dim() - 1;
+  if (dt == ScalarType::Float32 && !last) {
+    // torch's kernel for a dim that is not the last (also one followed only by size-1 dims)
+    const TensorBase g = contiguous_cpu(grad_output), o = contiguous_cpu(output);
+    TensorBase out = empty_cpu(output.sizes(), dt);
+    const float* gp = static_cast<const float*>(g.data_ptr());
+    const float* op = static_cast<const float*>(o.data_ptr());
+    float* ip = static_cast<float*>(out.data_ptr());
+    const int64_t n = split.n, inner = split.inner;
+    for_each_column_chunk(split, [&](int64_t outer, int64_t c, int64_t width) {
+      const int64_t at = outer * n * inner + c;
+      vec::softmax_backward_columns(gp + at, op + at, ip + at, n, inner, width, log);
+    });
+    return out;
+  }
   if (dt != ScalarType::Float64 && split.inner == 1) {
     const TensorBase g = contiguous_cpu(grad_output), o = contiguous_cpu(output);
     TensorBase out = empty_cpu(output.sizes(), dt);

@@ -311,6 +311,53 @@ void SoftmaxBackwardRowSum(const float* g, const float* o, float* gi, int64_t n,
 }
 #endif
 
+// Sleef's exp of the m floats at x into y (the C library's where the target has no Sleef lanes).
+HWY_INLINE void ExpRun(const float* x, float* y, int64_t m) {
+#if HWY_TARGET == HWY_SCALAR || HWY_TARGET == HWY_EMU128
+  for (int64_t i = 0; i < m; ++i) y[i] = std::exp(x[i]);
+#else
+  const hn::ScalableTag<float> d;
+  const int64_t N = static_cast<int64_t>(hn::Lanes(d));
+  int64_t i = 0;
+  for (; i + N <= m; i += N) hn::StoreU(kv::Exp(d, hn::LoadU(d, x + i)), d, y + i);
+  if (i < m) StorePartial(d, kv::Exp(d, LoadPartial(d, x + i, m - i, 0.0f)), y + i, m - i);
+#endif
+}
+
+// torch 1.13's softmax_backward_kernel down the columns of a [n, inner] block (a dim that is not the
+// last), as its AVX2 build computes it: per column the sum in float in row order (softmax: g * o fused
+// into it, the compiler contracting the multiply-add), then softmax o * (g - sum), log_softmax
+// g - exp(o) * sum fused, exp Sleef's on the columns it takes 8 at a time and the C library's on the
+// rest (a chunk's columns past its last multiple of 8: chunks start at multiples of 8).
+template <bool kLog>
+void SoftmaxBackwardColumns(const float* g, const float* o, float* gi, int64_t n, int64_t inner, int64_t width) {
+  HWY_ALIGN float sum[kColumnWidth];
+  for (int64_t c = 0; c < width; ++c) sum[c] = 0;
+  for (int64_t k = 0; k < n; ++k) {
+    const float* gr = g + k * inner;
+    const float* orow = o + k * inner;
+    for (int64_t c = 0; c < width; ++c) sum[c] = kLog ? sum[c] + gr[c] : std::fma(gr[c], orow[c], sum[c]);
+  }
+  const int64_t vector_columns = width - width % 8;
+  for (int64_t k = 0; k < n; ++k) {
+    const float* gr = g + k * inner;
+    const float* orow = o + k * inner;
+    float* ir = gi + k * inner;
+    if (kLog) {
+      ExpRun(orow, ir, vector_columns);
+      for (int64_t c = 0; c < vector_columns; ++c) ir[c] = std::fma(-ir[c], sum[c], gr[c]);
+      for (int64_t c = vector_columns; c < width; ++c) ir[c] = std::fma(-std::exp(orow[c]), sum[c], gr[c]);
+    } else {
+      for (int64_t c = 0; c < width; ++c) ir[c] = orow[c] * (gr[c] - sum[c]);
+    }
+  }
+}
+
+void SoftmaxBackwardColumnsF32(const float* g, const float* o, float* gi, int64_t n, int64_t inner, int64_t width,
+                               bool log) {
+  log ? SoftmaxBackwardColumns<true>(g, o, gi, n, inner, width) : SoftmaxBackwardColumns<false>(g, o, gi, n, inner, width);
+}
+
 void SoftmaxRowF32(const float* x, float* y, int64_t n, bool log) {
   log ? SoftmaxRow<true>(x, y, n) : SoftmaxRow<false>(x, y, n);
 }
@@ -339,6 +386,7 @@ HWY_EXPORT(SoftmaxRowF32);
 HWY_EXPORT(SoftmaxColumnsF32);
 HWY_EXPORT(SoftmaxBackwardRowF32);
 HWY_EXPORT(SoftmaxBackwardRowSumF32);
+HWY_EXPORT(SoftmaxBackwardColumnsF32);
 
 namespace vec {
 
@@ -351,6 +399,10 @@ void softmax_backward_row(const float* g, const float* o, float* gi, int64_t n, 
 }
 void softmax_backward_row_given_sum(const float* g, const float* o, float* gi, int64_t n, bool log, float sum) {
   HWY_DYNAMIC_DISPATCH(SoftmaxBackwardRowSumF32)(g, o, gi, n, log, sum);
+}
+void softmax_backward_columns(const float* g, const float* o, float* gi, int64_t n, int64_t inner, int64_t width,
+                              bool log) {
+  HWY_DYNAMIC_DISPATCH(SoftmaxBackwardColumnsF32)(g, o, gi, n, inner, width, log);
 }
 
 }  // namespace vec
