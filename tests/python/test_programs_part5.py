@@ -78,6 +78,8 @@ from the same weights (checked bit for bit) and every step's loss must agree wit
 - vae_distributions: the Lightning VAE of "Variational Autoencoder Demystified" (Normal.rsample, a (1,)
   learned log-scale broadcast in Normal.log_prob, Monte-Carlo KL from log_probs), and its rewrite with
   Independent and kl_divergence
+- locuslab_tcn: locuslab/TCN (weight_norm'd dilated Conv1d blocks with Chomp1d, the adding problem with
+  F.mse_loss, the character-level language model with a tied decoder and lr / 10 on a stalled loss)
 
 Gaps these programs found in kiln, fixed (tests/python/test_program_gaps5.py checks each against torch):
 Tensor.detach_() was missing (d2l's state.detach_()); index_reduce_ copied its result into the tensor its
@@ -95,7 +97,8 @@ last multiplied by 1 / sum where torch divides (and log_softmax took a double lo
 Sleef's), and a dim followed only by size-1 dims took the last-dim loop.
 Their backward for such dims summed in double (torch: float, softmax's g * o fused) and did not fuse
 log_softmax's g - exp(o) * sum.
-Left as they were: kiln's own float32 tanh (an ulp from torch's SLEEF now and then: the LSTM/RNN/tanh
+Left as they were: row norms (Tensor.norm(2, dim) / vector_norm over the last dim: weight_norm's
+weight_g, F.normalize) are an ulp from torch's vectorized lastdim kernel in some rows; kiln's own float32 tanh (an ulp from torch's SLEEF now and then: the LSTM/RNN/tanh
 programs drift slowly, most visibly with large learning rates), sparse gradients (nn.Embedding(sparse=True), optim.SparseAdam: the autograd engine accepts only dense
 gradients), complex tensors and torch.fft.
 """
@@ -400,3 +403,22 @@ def test_vae_with_torch_distributions(extra):
     for key in ("elbo", "kl", "recon_loss"):
         np.testing.assert_allclose([d[key] for d in rk["logs"]], [d[key] for d in rt["logs"]], rtol=1e-5, err_msg=key)
     np.testing.assert_allclose(rk["log_scale"], rt["log_scale"], rtol=1e-5)
+
+
+@pytest.mark.parametrize("task,extra,rtol", [
+    ("adding", ["--clip", "1.0"], 1e-5),
+    ("char", ["--validseqlen", "20", "--emsize", "16", "--n_words", "1500", "--batch_size", "8", "--dropout", "0.1",
+              "--clip", "0.15", "--optim", "SGD", "--lr", "4"], 2e-4)])
+def test_locuslab_tcn(task, extra, rtol):
+    base = ["--task", task, "--epochs", "3", "--ksize", "3", "--levels", "3", "--seq_len", "40",
+            "--nhid", "12" if task == "adding" else "24"]
+    if task == "adding":
+        base += ["--n_train", "512", "--n_test", "128", "--batch_size", "32"]
+    rt, rk = run_both("locuslab_tcn", base + extra)
+    # weight_norm's weight_g is a row norm of the initial weights: an ulp from torch's in some rows
+    check_same_start(rt, rk, skip=("weight_g",))
+    for name, v in rt["initial_state"].items():
+        np.testing.assert_allclose(to_np(rk["initial_state"][name]), to_np(v), rtol=1e-6, err_msg=name)
+    check_steps(rt, rk, 45, rtol=rtol, learns=task == "char")
+    key = "test_losses" if task == "adding" else "val_losses"
+    np.testing.assert_allclose(rk[key], rt[key], rtol=rtol)
