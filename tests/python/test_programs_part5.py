@@ -97,8 +97,9 @@ last multiplied by 1 / sum where torch divides (and log_softmax took a double lo
 Sleef's), and a dim followed only by size-1 dims took the last-dim loop.
 Their backward for such dims summed in double (torch: float, softmax's g * o fused) and did not fuse
 log_softmax's g - exp(o) * sum.
-Left as they were: row norms (Tensor.norm(2, dim) / vector_norm over the last dim: weight_norm's
-weight_g, F.normalize) are an ulp from torch's vectorized lastdim kernel in some rows; kiln's own float32 tanh (an ulp from torch's SLEEF now and then: the LSTM/RNN/tanh
+Left as they were: 2-norms of rows whose length leaves a tail of 4 to 7 elements past the last
+multiple of 8 (Tensor.norm(2, dim), vector_norm, weight_norm's weight_g: runtime/kernels/cpu/norm2_op.cc
+notes torch's order there is not reproduced) are an ulp off now and then; kiln's own float32 tanh (an ulp from torch's SLEEF now and then: the LSTM/RNN/tanh
 programs drift slowly, most visibly with large learning rates), sparse gradients (nn.Embedding(sparse=True), optim.SparseAdam: the autograd engine accepts only dense
 gradients), complex tensors and torch.fft.
 """
