@@ -327,7 +327,11 @@ def index_reduce(input, dim, index, source, reduce, *, include_self=True):
 
 
 def index_reduce_(self, dim, index, source, reduce, *, include_self=True):
-    return self.copy_(index_reduce(self, dim, index, source, reduce, include_self=include_self))
+    # the reduction's backward reads self as it was (torch saves a copy of it): reduce a clone where a
+    # gradient can reach it, so that copying the result into self leaves what backward saved untouched
+    grad = _C.is_grad_enabled() and (self.requires_grad or source.requires_grad)
+    return self.copy_(index_reduce(self.clone() if grad else self, dim, index, source, reduce,
+                                   include_self=include_self))
 
 
 def _as_double(x):

@@ -279,6 +279,21 @@ class Tensor(_C.TensorBase):
     def to_dense(self):
         return self
 
+    def sparse_mask(self, mask):
+        """A sparse COO tensor of this tensor's elements at mask's (coalesced) indices."""
+        from .sparse import SparseCooTensor
+        if not isinstance(mask, SparseCooTensor):
+            raise RuntimeError("sparse_mask(): expected mask to be a sparse COO tensor")
+        if tuple(mask.shape) != tuple(self.shape):
+            raise RuntimeError("sparse_mask(): operands have incompatible sizes; self has size "
+                               f"{list(self.shape)} but mask has size {list(mask.shape)}")
+        if not mask.is_coalesced():
+            raise RuntimeError("sparse_mask: mask is uncoalesced")
+        indices = mask._indices()
+        values = self[tuple(indices)] if mask._nnz() else \
+            _C.zeros([0] + list(self.shape[mask.sparse_dim():]), dtype=self.dtype)
+        return SparseCooTensor(indices, values, self.shape, True)
+
     def is_signed(self):
         return self.dtype not in (_C.bool, _C.uint8)
 
@@ -595,7 +610,13 @@ class Tensor(_C.TensorBase):
         return self.sub_(other)
 
     def __mul__(self, other):
-        return _C.mul(self, other)
+        try:
+            return _C.mul(self, other)
+        except NotImplementedError:
+            # dense * sparse_coo is sparse, as torch (the sparse tensor's values times this tensor's elements)
+            if getattr(other, "is_sparse", False):
+                return other.mul(self)
+            raise
 
     __rmul__ = __mul__
 

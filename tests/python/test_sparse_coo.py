@@ -379,8 +379,10 @@ def test_dense_plus_sparse_is_dense():
             for got, w in zip((a, b, c), want):
                 assert str(got.dtype)[5:] == str(w.dtype) and not got.is_sparse
                 np.testing.assert_array_equal(got.numpy(), w)
-    with pytest.raises(NotImplementedError):
-        kiln.eye(3) * kiln.sparse_coo_tensor(i, kiln.ones(4), (3, 3))  # still refused, as documented
+    # dense * sparse_coo is sparse (tests/python/test_program_gaps5.py checks it against torch)
+    prod = kiln.eye(3) * kiln.sparse_coo_tensor(i, kiln.ones(4), (3, 3))
+    assert prod.is_sparse and prod.to_dense().tolist() == (torch.eye(3) * torch.sparse_coo_tensor(
+        i, torch.ones(4), (3, 3))).to_dense().tolist()
 
 
 KILN_ONLY_UNSUPPORTED = {

@@ -345,9 +345,11 @@ def cross_entropy(input, target, weight=None, size_average=None, ignore_index=-1
         smooth = -weighted_logp.sum(class_dim)
         keep = target != ignore_index
         smooth = kiln.where(keep, smooth, 0.0)  # (not smooth * keep: an ignored row may hold inf)
-        if reduction == "mean":
-            denom = keep.sum() if weight is None else (weight[target.masked_fill(~keep, 0)] * keep).sum()
-            smooth = smooth.sum() / denom
+        if reduction == "mean":  # as torch 1.13 reduces them (the sums round as its)
+            if weight is None:
+                smooth = smooth.masked_select(keep).mean()
+            else:
+                smooth = smooth.sum() / weight.gather(0, target.masked_select(keep).flatten()).sum()
         else:
             smooth = _reduce(smooth, reduction)
         return (1 - label_smoothing) * loss + label_smoothing / n_classes * smooth
@@ -356,7 +358,16 @@ def cross_entropy(input, target, weight=None, size_average=None, ignore_index=-1
                          f"{list(input.shape)}")
     if label_smoothing > 0.0:
         target = target * (1 - label_smoothing) + label_smoothing / n_classes
-    return _reduce(-(target * weighted_logp).sum(class_dim), reduction)
+    # torch's cross_entropy_loss_prob_target: -(input * target * weight) summed over everything for
+    # 'sum' and 'mean' (divided by the number of samples), over the class dim for 'none'
+    prod = logp * target
+    if weight is not None:
+        prod = prod * weight.view(shape)
+    if reduction == "none":
+        return -prod.sum(class_dim)
+    if reduction == "sum":
+        return -prod.sum()
+    return -prod.sum() / (input.numel() // n_classes)
 
 
 def mse_loss(input, target, size_average=None, reduce=None, reduction="mean"):

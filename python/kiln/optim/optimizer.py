@@ -91,7 +91,10 @@ class Optimizer:
         for g in self.param_groups:
             for p in g["params"]:
                 index.setdefault(id(p), len(index))
-            groups.append(dict(g, params=[index[id(p)] for p in g["params"]]))
+            # 'params' last, as torch packs a group
+            packed = {k: v for k, v in g.items() if k != "params"}
+            packed["params"] = [index[id(p)] for p in g["params"]]
+            groups.append(packed)
         state = {index[id(p)]: s for p, s in self.state.items() if id(p) in index}
         return {"state": state, "param_groups": groups}
 

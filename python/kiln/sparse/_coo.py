@@ -269,23 +269,93 @@ class SparseCooTensor:
             raise _unsupported("sum(keepdim=True)")
         return sparse_sum(self, dim, dtype)
 
-    # ---- arithmetic: by a number (or a 0-dim dense tensor), and sparse + sparse ----
+    # ---- arithmetic: by a number (or a 0-dim dense tensor), by a dense tensor, and sparse + sparse ----
     def mul(self, other):
+        """By a number or a 0-dim tensor: the values scaled. By a dense tensor broadcastable to self's
+        size: each stored value times the dense element at its index (torch's sparse * dense: same
+        indices, duplicates kept, the dtypes promoted)."""
         if _is_scalar_like(other):
             return self._with_values(self._values_t * other)
-        raise _unsupported("mul (sparse_coo by a tensor)")
+        if isinstance(other, _C.TensorBase):
+            dense = other.expand(list(self._size))
+            picked = dense[tuple(self._indices_t)] if self._nnz() else \
+                _C.zeros(list(self._values_t.shape), dtype=other.dtype)
+            return self._with_values(self._values_t * picked)
+        raise _unsupported("mul (sparse_coo by a sparse_coo tensor)")
 
     __mul__ = __rmul__ = mul
 
     def div(self, other):
         if _is_scalar_like(other):
             return self._with_values(self._values_t / other)
+        if isinstance(other, _C.TensorBase):
+            raise RuntimeError(f"Sparse division requires a scalar or zero-dim dense tensor divisor (got shape "
+                               f"{list(other.shape)} for divisor)")
         raise _unsupported("div (sparse_coo by a tensor)")
+
+    def pow(self, exponent):
+        """Each value to a (non-zero) number's power, after coalescing (duplicates summed first)."""
+        if not isinstance(exponent, numbers.Number):
+            raise _unsupported("pow (sparse_coo to a tensor power)")
+        if exponent == 0:
+            raise RuntimeError("pow: cannot raise to zeroth power on sparse tensor; it would make the result tensor "
+                               "dense")
+        c = self.coalesce()
+        return SparseCooTensor(c._indices_t, c._values_t.pow(exponent), self._size, True)
+
+    __pow__ = pow
+
+    def index_select(self, dim, index):
+        """The slices index names along dim: for each entry of index in turn, the stored elements at that
+        position, in their order (torch's order; the result is not coalesced)."""
+        d = _wrap_dim(dim, self.dim(), "index_select")
+        size = list(self._size)
+        size[d] = index.numel()
+        sd = self.sparse_dim()
+        if d >= sd:
+            return SparseCooTensor(self._indices_t, self._values_t.index_select(d - sd + 1, index), size,
+                                   self._coalesced)
+        pairs = (self._indices_t[d].unsqueeze(0) == index.reshape(-1, 1)).nonzero()
+        which, k = pairs[:, 0], pairs[:, 1]
+        indices = self._indices_t.index_select(1, k).clone()
+        indices[d] = which
+        return SparseCooTensor(indices, self._values_t.index_select(0, k), size, False)
 
     __truediv__ = div
 
     def __neg__(self):
         return self._with_values(-self._values_t)
+
+    def _coalesced_unary(self, name):
+        c = self.coalesce()
+        return SparseCooTensor(c._indices_t, getattr(c._values_t, name)(), self._size, True)
+
+    def abs(self):
+        return self._coalesced_unary("abs")
+
+    def sqrt(self):
+        return self._coalesced_unary("sqrt")
+
+    def sin(self):
+        return self._coalesced_unary("sin")
+
+    def tan(self):
+        return self._coalesced_unary("tan")
+
+    def tanh(self):
+        return self._coalesced_unary("tanh")
+
+    def sign(self):
+        return self._coalesced_unary("sign")
+
+    def expm1(self):
+        return self._coalesced_unary("expm1")
+
+    def log1p(self):
+        return self._coalesced_unary("log1p")
+
+    def relu(self):
+        return self._coalesced_unary("relu")
 
     def neg(self):
         return -self

@@ -8,6 +8,7 @@
 #include "generated/api/abs.h"
 #include "generated/api/add.h"
 #include "generated/api/clamp.h"
+#include "generated/api/detach.h"
 #include "generated/api/div.h"
 #include "generated/api/eq.h"
 #include "generated/api/exp.h"
@@ -79,7 +80,16 @@ Tensor smooth_l1_loss(const Tensor& self, const Tensor& target, int64_t reductio
   const Tensor z = kiln::abs(d);
   const Tensor near = kiln::lt(z, beta);
   const Tensor dq = guarded(near, d);
-  const Tensor quad = kiln::div(kiln::mul(kiln::mul(dq, 0.5), dq), beta);
+  // The value rounds as torch's forward (0.5 z z / beta); the gradient as its backward, grad * (d / beta)
+  // (differentiating the product would give (grad / beta) * d, an ulp off for a beta that is not a power
+  // of two): the value carries no gradient, dq * detach(dq / beta) - its detached copy (0) carries the
+  // first derivative, and 0.5 e e / beta with e = dq - detach(dq) (0, with a 0 first derivative) the
+  // second, 1 / beta.
+  const Tensor value = kiln::div(kiln::mul(kiln::mul(dq, 0.5), dq), beta).detach();
+  const Tensor first = kiln::mul(dq, kiln::div(dq, beta).detach());
+  const Tensor e = kiln::sub(dq, dq.detach());
+  const Tensor second = kiln::mul(kiln::mul(e, e), 0.5 / beta);
+  const Tensor quad = kiln::add(kiln::add(value, kiln::sub(first, first.detach())), second);
   return reduce_loss(kiln::add(kiln::where(near, quad, kiln::sub(z, 0.5 * beta)), nan_gradient(d)), reduction,
                      "smooth_l1_loss");
 }

@@ -43,14 +43,17 @@ float* row_buffer(int which, int64_t n) {
 // dim into out (contiguous, x's dtype), in float32 vector loops (runtime/kernels/cpu/vector_softmax.h):
 // lines along a last dim (inner 1) one at a time, the 16-bit floats widened to a float32 row and
 // rounded once; other dims as columns of float32 blocks.
-TensorBase softmax_vector(const TensorBase& x, const DimSplit& split, bool log) {
+// `last`: dim is the last dim. torch picks its kernel by that, not by the size of the dims after it, so a
+// dim followed only by size-1 dims ((B, T, 1) over T) takes the columns' loop too.
+TensorBase softmax_vector(const TensorBase& x, const DimSplit& split, bool log, bool last) {
   const ScalarType dt = x.dtype();
-  if (split.inner != 1 && dt != ScalarType::Float32) {
-    return cast_to(softmax_vector(contiguous_as(x, ScalarType::Float32), split, log), dt);
+  const bool columns = split.inner != 1 || !last;
+  if (columns && dt != ScalarType::Float32) {
+    return cast_to(softmax_vector(contiguous_as(x, ScalarType::Float32), split, log, last), dt);
   }
   TensorBase out = empty_cpu(x.sizes(), dt);
   const int64_t n = split.n;
-  if (split.inner != 1) {
+  if (columns) {
     const float* xp = static_cast<const float*>(x.data_ptr());
     float* yp = static_cast<float*>(out.data_ptr());
     const int64_t inner = split.inner;
@@ -86,7 +89,10 @@ TensorBase softmax_impl(const TensorBase& self, int64_t dim, const std::optional
   // As torch: an empty input is returned in any dtype; the dtype is checked by the kernel.
   if (self.numel() == 0) return empty_cpu(self.sizes(), dt);
   KILN_CHECK(is_floating_type(dt), name, "(): expected a floating point dtype, got ", scalar_type_name(dt));
-  if (dt != ScalarType::Float64) return softmax_vector(contiguous_as(self, dt), split, log);
+  if (dt != ScalarType::Float64) {
+    const bool last = self.dim() == 0 || (dim < 0 ? dim + self.dim() : dim) == self.dim() - 1;
+    return softmax_vector(contiguous_as(self, dt), split, log, last);
+  }
   // float64: scalar loops, in place on a copy.
   TensorBase out = empty_cpu(self.sizes(), dt);
   copy_into(out, self, name);
@@ -128,6 +134,21 @@ TensorBase softmax_backward_impl(const TensorBase& grad_output, const TensorBase
              scalar_type_name(input_dtype));
   const DimSplit split = DimSplit::around(output.sizes(), dim, name);
   if (output.numel() == 0) return empty_cpu(output.sizes(), dt);
+  const bool last = output.dim() == 0 || (dim < 0 ? dim + output.dim() : dim) == output.dim() - 1;
+  if (dt == ScalarType::Float32 && !last) {
+    // torch's kernel for a dim that is not the last (also one followed only by size-1 dims)
+    const TensorBase g = contiguous_cpu(grad_output), o = contiguous_cpu(output);
+    TensorBase out = empty_cpu(output.sizes(), dt);
+    const float* gp = static_cast<const float*>(g.data_ptr());
+    const float* op = static_cast<const float*>(o.data_ptr());
+    float* ip = static_cast<float*>(out.data_ptr());
+    const int64_t n = split.n, inner = split.inner;
+    for_each_column_chunk(split, [&](int64_t outer, int64_t c, int64_t width) {
+      const int64_t at = outer * n * inner + c;
+      vec::softmax_backward_columns(gp + at, op + at, ip + at, n, inner, width, log);
+    });
+    return out;
+  }
   if (dt != ScalarType::Float64 && split.inner == 1) {
     const TensorBase g = contiguous_cpu(grad_output), o = contiguous_cpu(output);
     TensorBase out = empty_cpu(output.sizes(), dt);
@@ -232,7 +253,8 @@ void for_each_sample(const TensorBase& target, const TensorBase& weight, const N
 // ignored). 0 / 0 (every sample ignored) is NaN, as torch's.
 template <typename T>
 T nll_reduce_in_torch_order(const T* xp, int64_t row_stride, int64_t class_stride, const TensorBase& target,
-                            const TensorBase& weight, const NllShape& s, int64_t reduction, int64_t ignore_index) {
+                            const TensorBase& weight, const NllShape& s, int64_t reduction, int64_t ignore_index,
+                            T* total_weight_out = nullptr) {
   constexpr int64_t kLevels = 8;
   int64_t ceil_log2 = 1;  // c10::utils::CeilLog2: 1 up to 2
   if (s.batch > 2) {
@@ -277,6 +299,7 @@ T nll_reduce_in_torch_order(const T* xp, int64_t row_stride, int64_t class_strid
     total_weight = static_cast<T>(s.batch - ignored);
   }
   for (T v : loss_sums) total += v;
+  if (total_weight_out) *total_weight_out = total_weight;
   return reduction == 1 ? total / total_weight : total;
 }
 
@@ -358,6 +381,22 @@ TensorBase nll_loss_backward(const TensorBase& grad_output, const TensorBase& se
   if (reduction == 1) for_each_sample(target, weight, s, ignore_index, [&](int64_t, int64_t, double w) { weight_sum += w; });
   KILN_DISPATCH_FLOATING_TYPES_AND_REDUCED(self.dtype(), "nll_loss_backward", [&] {
     scalar_t* out = static_cast<scalar_t*>(grad_input.data_ptr());
+    if constexpr (std::is_same_v<scalar_t, float> || std::is_same_v<scalar_t, double>) {
+      if (reduction == 1) {
+        // torch's nll_loss_backward_out_frame: grad = -(grad_output / total_weight) in the input's type,
+        // the total weight summed as its forward sums it, then w * grad at each sample's target
+        const scalar_t* xp = static_cast<const scalar_t*>(self.data_ptr());
+        const int64_t row_stride = s.batched ? self.strides()[0] : 0, class_stride = self.strides()[self.dim() - 1];
+        scalar_t total_weight = 0;
+        nll_reduce_in_torch_order<scalar_t>(xp, row_stride, class_stride, target, weight, s, reduction, ignore_index,
+                                            &total_weight);
+        const scalar_t grad = -(static_cast<scalar_t>(gp[0]) / total_weight);
+        for_each_sample(target, weight, s, ignore_index, [&](int64_t i, int64_t c, double w) {
+          out[i * s.classes + c] = weight.defined() ? static_cast<scalar_t>(static_cast<scalar_t>(w) * grad) : grad;
+        });
+        return;
+      }
+    }
     for_each_sample(target, weight, s, ignore_index, [&](int64_t i, int64_t c, double w) {
       const double go = reduction == 0 ? gp[i] : gp[0];
       out[i * s.classes + c] = static_cast<scalar_t>(reduction == 1 ? -w * go / weight_sum : -w * go);

@@ -235,15 +235,30 @@ void SoftmaxColumns(const float* x, float* y, int64_t n, int64_t inner, int64_t 
       if (!kLog) hn::StoreU(e, d, yr + c);
       hn::Store(hn::Add(hn::Load(d, sum + c), e), d, sum + c);
     }
-    for (int64_t c = vector_width; c < width; ++c) {
+    // torch's AVX2 build takes the columns 8 at a time: where this target's vectors are wider
+    // (AVX-512), a remaining group of 8 goes through the vector exp too, in the low lanes
+    int64_t c = vector_width;
+    for (; N > 8 && c + 8 <= width; c += 8) {
+      const auto e = kv::Exp(d, hn::Sub(LoadPartial(d, xr + c, 8, 0.0f), LoadPartial(d, max + c, 8, 0.0f)));
+      if (!kLog) StorePartial(d, e, yr + c, 8);
+      StorePartial(d, hn::Add(LoadPartial(d, sum + c, 8, 0.0f), e), sum + c, 8);
+    }
+    for (; c < width; ++c) {
       const float e = std::exp(xr[c] - max[c]);
       if (!kLog) yr[c] = e;
       sum[c] += e;
     }
   }
-  // sum becomes log(sum) (log_softmax) or 1 / sum.
-  for (int64_t c = 0; c < width; ++c)
-    sum[c] = kLog ? static_cast<float>(std::log(static_cast<double>(sum[c]))) : static_cast<float>(1.0 / sum[c]);
+  // log_softmax: sum becomes log(sum). softmax divides by the sum (torch 1.13's _vec_softmax for an
+  // inner dim: exp / sum, not exp * (1 / sum)).
+  if (kLog) {
+    // as torch's vec::map of Vectorized::log over the sums (lane by lane: the grouping changes no bit),
+    // a partial vector for the rest
+    for (int64_t c = 0; c < width; c += N) {
+      const int64_t m = HWY_MIN(N, width - c);
+      StorePartial(d, kv::Log(d, LoadPartial(d, sum + c, m, 1.0f)), sum + c, m);
+    }
+  }
   for (int64_t k = 0; k < n; ++k) {
     const float* xr = x + k * inner;
     float* yr = y + k * inner;
@@ -252,10 +267,10 @@ void SoftmaxColumns(const float* x, float* y, int64_t n, int64_t inner, int64_t 
       if (kLog) {
         hn::StoreU(hn::Sub(hn::Sub(hn::LoadU(d, xr + c), hn::Load(d, max + c)), s), d, yr + c);
       } else {
-        hn::StoreU(hn::Mul(hn::LoadU(d, yr + c), s), d, yr + c);
+        hn::StoreU(hn::Div(hn::LoadU(d, yr + c), s), d, yr + c);
       }
     }
-    for (int64_t c = vector_width; c < width; ++c) yr[c] = kLog ? (xr[c] - max[c]) - sum[c] : yr[c] * sum[c];
+    for (int64_t c = vector_width; c < width; ++c) yr[c] = kLog ? (xr[c] - max[c]) - sum[c] : yr[c] / sum[c];
   }
 }
 
@@ -296,6 +311,53 @@ void SoftmaxBackwardRowSum(const float* g, const float* o, float* gi, int64_t n,
 }
 #endif
 
+// Sleef's exp of the m floats at x into y (the C library's where the target has no Sleef lanes).
+HWY_INLINE void ExpRun(const float* x, float* y, int64_t m) {
+#if HWY_TARGET == HWY_SCALAR || HWY_TARGET == HWY_EMU128
+  for (int64_t i = 0; i < m; ++i) y[i] = std::exp(x[i]);
+#else
+  const hn::ScalableTag<float> d;
+  const int64_t N = static_cast<int64_t>(hn::Lanes(d));
+  int64_t i = 0;
+  for (; i + N <= m; i += N) hn::StoreU(kv::Exp(d, hn::LoadU(d, x + i)), d, y + i);
+  if (i < m) StorePartial(d, kv::Exp(d, LoadPartial(d, x + i, m - i, 0.0f)), y + i, m - i);
+#endif
+}
+
+// torch 1.13's softmax_backward_kernel down the columns of a [n, inner] block (a dim that is not the
+// last), as its AVX2 build computes it: per column the sum in float in row order (softmax: g * o fused
+// into it, the compiler contracting the multiply-add), then softmax o * (g - sum), log_softmax
+// g - exp(o) * sum fused, exp Sleef's on the columns it takes 8 at a time and the C library's on the
+// rest (a chunk's columns past its last multiple of 8: chunks start at multiples of 8).
+template <bool kLog>
+void SoftmaxBackwardColumns(const float* g, const float* o, float* gi, int64_t n, int64_t inner, int64_t width) {
+  HWY_ALIGN float sum[kColumnWidth];
+  for (int64_t c = 0; c < width; ++c) sum[c] = 0;
+  for (int64_t k = 0; k < n; ++k) {
+    const float* gr = g + k * inner;
+    const float* orow = o + k * inner;
+    for (int64_t c = 0; c < width; ++c) sum[c] = kLog ? sum[c] + gr[c] : std::fma(gr[c], orow[c], sum[c]);
+  }
+  const int64_t vector_columns = width - width % 8;
+  for (int64_t k = 0; k < n; ++k) {
+    const float* gr = g + k * inner;
+    const float* orow = o + k * inner;
+    float* ir = gi + k * inner;
+    if (kLog) {
+      ExpRun(orow, ir, vector_columns);
+      for (int64_t c = 0; c < vector_columns; ++c) ir[c] = std::fma(-ir[c], sum[c], gr[c]);
+      for (int64_t c = vector_columns; c < width; ++c) ir[c] = std::fma(-std::exp(orow[c]), sum[c], gr[c]);
+    } else {
+      for (int64_t c = 0; c < width; ++c) ir[c] = orow[c] * (gr[c] - sum[c]);
+    }
+  }
+}
+
+void SoftmaxBackwardColumnsF32(const float* g, const float* o, float* gi, int64_t n, int64_t inner, int64_t width,
+                               bool log) {
+  log ? SoftmaxBackwardColumns<true>(g, o, gi, n, inner, width) : SoftmaxBackwardColumns<false>(g, o, gi, n, inner, width);
+}
+
 void SoftmaxRowF32(const float* x, float* y, int64_t n, bool log) {
   log ? SoftmaxRow<true>(x, y, n) : SoftmaxRow<false>(x, y, n);
 }
@@ -324,6 +386,7 @@ HWY_EXPORT(SoftmaxRowF32);
 HWY_EXPORT(SoftmaxColumnsF32);
 HWY_EXPORT(SoftmaxBackwardRowF32);
 HWY_EXPORT(SoftmaxBackwardRowSumF32);
+HWY_EXPORT(SoftmaxBackwardColumnsF32);
 
 namespace vec {
 
@@ -336,6 +399,10 @@ void softmax_backward_row(const float* g, const float* o, float* gi, int64_t n, 
 }
 void softmax_backward_row_given_sum(const float* g, const float* o, float* gi, int64_t n, bool log, float sum) {
   HWY_DYNAMIC_DISPATCH(SoftmaxBackwardRowSumF32)(g, o, gi, n, log, sum);
+}
+void softmax_backward_columns(const float* g, const float* o, float* gi, int64_t n, int64_t inner, int64_t width,
+                              bool log) {
+  HWY_DYNAMIC_DISPATCH(SoftmaxBackwardColumnsF32)(g, o, gi, n, inner, width, log);
 }
 
 }  // namespace vec

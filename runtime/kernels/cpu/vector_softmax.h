@@ -31,6 +31,11 @@ void softmax_backward_row(const float* g, const float* o, float* gi, int64_t n, 
 // The same given sum(g * o) (log: sum(g)), computed by the caller in torch's order: gi = (g - sum) * o;
 // log: gi = g - exp(o) * sum fused as torch's AVX2 build (torch 1.13's bits).
 void softmax_backward_row_given_sum(const float* g, const float* o, float* gi, int64_t n, bool log, float sum);
+// The gradient down the columns of a [n, inner] block (element k of column c at k * inner + c), columns
+// [0, width) (width <= 1024, the block starting at a multiple of 8 columns), as torch 1.13's kernel for a
+// dim that is not the last; gi must not overlap g or o.
+void softmax_backward_columns(const float* g, const float* o, float* gi, int64_t n, int64_t inner, int64_t width,
+                              bool log);
 
 }  // namespace vec
 }  // namespace cpu

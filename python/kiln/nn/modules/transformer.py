@@ -2,7 +2,8 @@
 TransformerDecoderLayer, their stacks TransformerEncoder / TransformerDecoder (deep copies of one
 layer) and Transformer. torch's inference fast path (fused kernels and nested tensors) is not
 there: every call takes the path torch takes in training, which gives the same values except at
-padded positions, where torch's nested-tensor path returns zeros."""
+padded positions, where torch's nested-tensor path returns zeros (TransformerEncoder, where it would
+take that path, zeroes them too)."""
 import copy
 import warnings
 
@@ -161,12 +162,40 @@ class TransformerEncoder(Module):
         mask = F._canonical_mask(mask, "mask", None, "", src.dtype, check_other=False)
         batch_first = self.layers[0].self_attn.batch_first
         is_causal = _detect_is_causal_mask(mask, is_causal, _get_seq_len(src, batch_first))
+        keep = self._nested_tensor_keep(src, mask, src_key_padding_mask)
         output = src
         for mod in self.layers:
             output = mod(output, src_mask=mask, is_causal=is_causal, src_key_padding_mask=src_key_padding_mask)
+        if keep is not None:
+            # torch runs the layers on a nested tensor of the unpadded sequences and pads the result
+            # back to src's size with zeros (to_padded_tensor(0., src.size())): the same values, zeros
+            # at the padded positions
+            output = output.masked_fill(keep.logical_not().unsqueeze(-1), 0.0)
         if self.norm is not None:
             output = self.norm(output)
         return output
+
+    def _nested_tensor_keep(self, src, mask, src_key_padding_mask):
+        """Where torch's forward takes its nested-tensor fast path (inference with a left-aligned
+        padding mask and no attention mask): the positions it keeps (src_key_padding_mask.logical_not()
+        of the canonical mask); otherwise None."""
+        if (not getattr(self, "use_nested_tensor", False) or self.layers[0].training or src.dim() != 3
+                or src_key_padding_mask is None or mask is not None or kiln.is_autocast_enabled()):
+            return None
+        keep = src_key_padding_mask.logical_not()
+        if getattr(self, "mask_check", True):
+            # left aligned: each row keeps a prefix
+            lengths = keep.sum(1, keepdim=True)
+            if not bool((kiln.arange(keep.shape[1]).unsqueeze(0) < lengths).eq(keep).all()):
+                return None
+        layer = self.layers[0]
+        tensor_args = (src, layer.self_attn.in_proj_weight, layer.self_attn.in_proj_bias,
+                       layer.self_attn.out_proj.weight, layer.self_attn.out_proj.bias, layer.norm1.weight,
+                       layer.norm1.bias, layer.norm2.weight, layer.norm2.bias, layer.linear1.weight,
+                       layer.linear1.bias, layer.linear2.weight, layer.linear2.bias)
+        if kiln.is_grad_enabled() and any(x is not None and x.requires_grad for x in tensor_args):
+            return None
+        return keep
 
 
 class TransformerDecoder(Module):
