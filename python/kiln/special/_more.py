@@ -130,8 +130,10 @@ def zeta(input, other, *, out=None):
     from .._special_numpy import _zeta_scalar
     x = input if isinstance(input, _C.TensorBase) else _C.tensor(float(input), dtype=_C.get_default_dtype())
     q = other if isinstance(other, _C.TensorBase) else _C.tensor(float(other), dtype=_C.get_default_dtype())
-    dtype = _C.promote_types(_float(x).dtype, _float(q).dtype)
-    xb, qb = _C.broadcast_tensors([x.detach().to(_C.float64), q.detach().to(_C.float64)])
+    from .. import promote_types
+    dtype = promote_types(_float(x).dtype, _float(q).dtype)
+    from .. import broadcast_tensors
+    xb, qb = broadcast_tensors(x.detach().to(_C.float64), q.detach().to(_C.float64))
     values = np.asarray(np.frompyfunc(_zeta_scalar, 2, 1)(xb.contiguous().numpy(), qb.contiguous().numpy()),
                         dtype=np.float64)
     return _with_out(_C.from_numpy(np.ascontiguousarray(values)).to(dtype), out)
