@@ -393,7 +393,9 @@ def test_every_nn_class_resolves_at_its_module_path():
 
 
 # Modules torch 1.13 lacks (added in 2.x), with the module torch 2.x defines them in.
-TORCH2_CLASS_MODULES = {"RMSNorm": "kiln.nn.modules.normalization"}
+TORCH2_CLASS_MODULES = {"RMSNorm": "kiln.nn.modules.normalization",
+                        **{name: "kiln.nn.modules.padding" for name in ("ZeroPad1d", "ZeroPad3d", "CircularPad1d",
+                                                                        "CircularPad2d", "CircularPad3d")}}
 
 
 @needs_torch

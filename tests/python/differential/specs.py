@@ -1650,6 +1650,7 @@ NOT_GENERATED = {
     "embedding_renorm_": "writes into an embedding weight: tests/python/test_differential_fixes4.py",
     "Tensor.sparse_mask": "a sparse COO result, which the harness cannot convert with numpy(): "
                           "tests/python/test_program_gaps5.py",
+    "Tensor.storage": "memory introspection: size, address and elements (tests/python/test_torch2_small_gaps.py)",
     "Tensor.cpu": "kiln has one device",
     "Tensor.get_device": "kiln has one device: -1 as torch's CPU tensors (tests/python/test_programs_lm.py)",
     "Tensor.new": "the legacy constructor: uninitialized values (tests/python/test_programs_lm.py)",
