@@ -292,3 +292,14 @@ def test_special_gradients_are_torchs():
         getattr(kiln.special, name)(k).sum().backward()
         getattr(torch.special, name)(t).sum().backward()
         assert k.grad.tolist() == pytest.approx(t.grad.tolist(), rel=1e-9), name
+
+
+def test_poisson_of_unrepresentable_rates_is_torchs():
+    """The fuzzer's finding: a rate whose sample does not fit int64 (inf, 1e308) converted with C++'s undefined
+    behaviour; kiln now gives what torch's x86 conversion gives (the int64 minimum), and the stream moves on."""
+    for rate in (float("inf"), 1e308, 1e30, 50.0):
+        kiln.manual_seed(3)
+        torch.manual_seed(3)
+        k = kiln.poisson(kiln.tensor([rate, 4.0], dtype=kiln.float64)).tolist()
+        t = torch.poisson(torch.tensor([rate, 4.0], dtype=torch.float64)).tolist()
+        assert k == t

@@ -57,6 +57,14 @@ double gamma_draw(S shape, RandomEngine& e) {
 }
 
 // ---------------------------------------------------------------------------- poisson samples
+// double -> int64 as x86's conversion gives it (torch's result for an infinite or NaN rate): the
+// "integer indefinite" INT64_MIN where the value does not fit, without C++'s undefined behaviour.
+int64_t to_int64_as_x86(double x) {
+  constexpr double kTwo63 = 9223372036854775808.0;
+  if (!(x >= -kTwo63 && x < kTwo63)) return std::numeric_limits<int64_t>::min();
+  return static_cast<int64_t>(x);
+}
+
 int64_t poisson_draw(double rate, RandomEngine& e) {
   if (rate >= 10) {
     // PTRS (Hoermann 1993): a transformed-rejection sampler with a squeeze box.
@@ -70,7 +78,7 @@ int64_t poisson_draw(double rate, RandomEngine& e) {
       const double u = uniform_double(e) - 0.5;
       const double v = uniform_double(e);
       const double us = 0.5 - std::fabs(u);
-      const int64_t k = static_cast<int64_t>(std::floor((2 * a / us + b) * u + rate + 0.43));
+      const int64_t k = to_int64_as_x86(std::floor((2 * a / us + b) * u + rate + 0.43));
       if (us >= 0.07 && v <= v_r) return k;
       if (k < 0 || (us < 0.013 && v > us)) continue;
       if (std::log(v) + std::log(inv_alpha) - std::log(a / (us * us) + b) <=
