@@ -33,8 +33,10 @@ def test_top_level_operator_events_are_torchs():
         run_block(torch)
     called = ["aten::ones", "aten::ones", "aten::mm", "aten::cat", "aten::add", "aten::relu", "aten::sum"]
     assert names(kp.events(), top_level=True) == called
-    # torch 1.13 adds a stray top-level aten::fill_ after torch.ones; the calls themselves are the same.
-    assert [n for n in names(tp.events(), top_level=True) if n in called] == called
+    # torch's own list holds these calls in this order too, among stray extras of its own (1.13 adds a
+    # top-level aten::fill_ after torch.ones, and in some process states a second aten::sum).
+    remaining = iter(names(tp.events(), top_level=True))
+    assert all(any(n == c for n in remaining) for c in called)
     # Nested events are the operators an op runs (kiln's ones: empty + fill_, as torch's).
     ones = next(e for e in kp.events() if e.name == "aten::ones")
     assert [c.name for c in ones.cpu_children] == ["aten::empty", "aten::fill_"]
