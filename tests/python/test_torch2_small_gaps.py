@@ -303,3 +303,20 @@ def test_poisson_of_unrepresentable_rates_is_torchs():
         k = kiln.poisson(kiln.tensor([rate, 4.0], dtype=kiln.float64)).tolist()
         t = torch.poisson(torch.tensor([rate, 4.0], dtype=torch.float64)).tolist()
         assert k == t
+
+
+def test_sampler_ops_broadcast_as_torchs():
+    """binomial, _standard_gamma_grad and _dirichlet_grad broadcast their inputs (torch's TensorIterator)."""
+    for lib in (kiln, torch):
+        lib.manual_seed(1)
+    k = kiln.binomial(kiln.tensor([[10.0], [20.0]]), kiln.tensor([0.1, 0.9, 0.5])).tolist()
+    t = torch.binomial(torch.tensor([[10.0], [20.0]]), torch.tensor([0.1, 0.9, 0.5])).tolist()
+    assert k == t
+    a, x = [[1.0], [2.0]], [0.5, 1.5, 3.0]
+    assert kiln._standard_gamma_grad(kiln.tensor(a), kiln.tensor(x)).reshape(-1).tolist() == pytest.approx(
+        torch._standard_gamma_grad(torch.tensor(a), torch.tensor(x)).reshape(-1).tolist())
+    args = ([0.2, 0.5, 0.7], [1.0, 2.0, 3.0], [4.0])
+    assert kiln._dirichlet_grad(*map(kiln.tensor, args)).tolist() == pytest.approx(
+        torch._dirichlet_grad(*map(torch.tensor, args)).tolist())
+    with pytest.raises(RuntimeError, match="must match the size"):
+        kiln.binomial(kiln.ones(3), kiln.ones(2) / 2)

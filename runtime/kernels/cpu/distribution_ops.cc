@@ -371,14 +371,14 @@ S dirichlet_sample_grad(S x, S alpha, S total) {
 
 // The inputs of an elementwise op (one shape, one dtype), made contiguous.
 std::vector<TensorBase> contiguous_operands(std::vector<TensorBase> ts, const char* op, DimVector* shape) {
-  for (auto& t : ts) {
+  // The inputs broadcast together, as torch's TensorIterator has them, then read row-major.
+  shape->assign(ts[0].sizes().begin(), ts[0].sizes().end());
+  for (const auto& t : ts) {
     KILN_CHECK(t.dtype() == ts[0].dtype(), op, ": expected all inputs to have the same dtype, got ",
                scalar_type_name(ts[0].dtype()), " and ", scalar_type_name(t.dtype()));
-    KILN_CHECK(t.sizes() == ts[0].sizes(), op, ": expected all inputs to have the same shape, got ",
-               shape_str(ts[0].sizes()), " and ", shape_str(t.sizes()));
-    t = contiguous_cpu(t);
+    *shape = broadcast_shapes(*shape, t.sizes(), op);
   }
-  shape->assign(ts[0].sizes().begin(), ts[0].sizes().end());
+  for (auto& t : ts) t = contiguous_cpu(broadcast_for_read(t, *shape, op));
   return ts;
 }
 
@@ -417,8 +417,6 @@ TensorBase standard_gamma_grad(const TensorBase& self, const TensorBase& output)
 }
 
 TensorBase dirichlet_grad(const TensorBase& x, const TensorBase& alpha, const TensorBase& total) {
-  KILN_CHECK(x.sizes() == alpha.sizes() && x.sizes() == total.sizes(),
-             "_dirichlet_grad: expected x, alpha and total to have the same shape");
   DimVector shape;
   const auto ops = contiguous_operands({x, alpha, total}, "_dirichlet_grad", &shape);
   TensorBase out = empty_cpu(shape, x.dtype());

@@ -122,10 +122,10 @@ def _errors(name):
     table = {
         "poisson": [e(lambda k: k.poisson(k.tensor([1.0, -1.0])), RuntimeError, "invalid Poisson rate",
                       "negative rate")],
-        "binomial": [e(lambda k: k.binomial(k.ones(3), k.ones(2) / 2), RuntimeError, "same shape",
-                       "shapes (3,) and (2,)")],
+        "binomial": [e(lambda k: k.binomial(k.ones(3), k.ones(2) / 2), RuntimeError, "must match the size",
+                       "shapes (3,) and (2,) do not broadcast")],
         "_dirichlet_grad": [e(lambda k: k._dirichlet_grad(k.ones(3) / 2, k.ones(3), k.ones(2)), RuntimeError,
-                              "same shape", "total of another shape")],
+                              "must match the size", "total of a shape that does not broadcast")],
     }
     return lambda: table.get(name, [])
 
