@@ -51,56 +51,6 @@ _PSI_A = [8.33333333333333333333E-2, -2.10927960927960927961E-2, 7.5757575757575
           8.33333333333333333333E-2]
 
 
-def _digamma_scalar(x):
-    """torch's calc_digamma (double)."""
-    if x == 0:
-        return math.copysign(math.inf, -x)
-    if math.isnan(x):
-        return math.nan
-    if x == -math.inf:
-        return math.nan
-    if x == math.inf:
-        return math.inf
-    if x < 0:
-        if x == math.trunc(x):
-            return math.nan
-        r = math.modf(x)[0]
-        return _digamma_scalar(1 - x) - math.pi / math.tan(math.pi * r)
-    result = 0.0
-    while x < 10:
-        result -= 1 / x
-        x += 1
-    if x == 10:
-        return result + 2.25175258906672110764
-    y = 0.0
-    if x < 1.0e17:
-        z = 1.0 / (x * x)
-        p = _PSI_A[0]
-        for c in _PSI_A[1:]:
-            p = p * z + c
-        y = z * p
-    return result + math.log(x) - (0.5 / x) - y
-
-
-def _trigamma_scalar(x):
-    """torch's calc_trigamma (double)."""
-    if math.isnan(x):
-        return math.nan
-    sign = 1.0
-    result = 0.0
-    if x < 0.5:
-        sign = -1.0
-        s = math.sin(math.pi * x) if math.isfinite(math.pi * x) else math.nan
-        result -= (math.pi * math.pi) / (s * s) if s * s != 0 else math.inf
-        x = 1 - x
-    for _ in range(6):
-        result += 1 / (x * x)
-        x += 1
-    ixx = 1 / (x * x)
-    result += (1 + 1 / (2 * x) + ixx * (1. / 6 - ixx * (1. / 30 - ixx * (1. / 42)))) / x
-    return sign * result
-
-
 _ZETA_A = [12.0, -720.0, 30240.0, -1209600.0, 47900160.0, -1.8924375803183791606e9, 7.47242496e10,
            -2.950130727918164224e12, 1.1646782814350067249e14, -4.5979787224074726105e15,
            1.8152105401943546773e17, -7.1661652561756670113e18]
@@ -155,10 +105,7 @@ def _zeta_scalar(x, q):
 
 
 def _polygamma_scalar(n, x):
-    if n == 0:
-        return _digamma_scalar(x)
-    if n == 1:
-        return _trigamma_scalar(x)
+    """polygamma(n, x) for n >= 2 (n = 0 and 1: _digamma_array, _trigamma_array)."""
     factorial = math.inf if n > 170 else math.exp(math.lgamma(n + 1.0))  # n! overflows a double past 170
     return (1.0 if n % 2 else -1.0) * factorial * _zeta_scalar(n + 1.0, x)
 
@@ -200,8 +147,7 @@ def _i1_scalar(x):
     return math.copysign(result, x)
 
 
-_u = {name: np.frompyfunc(fn, 1, 1) for name, fn in
-      (("digamma", _digamma_scalar), ("i1", _i1_scalar))}
+_u = {"i1": np.frompyfunc(_i1_scalar, 1, 1)}
 # glibc's log, sin and tan, element by element: NumPy's own SIMD versions may differ in the last bit.
 # (sin and tan of an infinity are NaN, as C's, where Python's math raises.)
 _log_u = np.frompyfunc(math.log, 1, 1)
@@ -214,8 +160,9 @@ def _libm(fn, x):
 
 
 def _digamma_array(x):
-    """_digamma_scalar over an array, operation for operation (the same bits), without a Python loop
-    per element."""
+    """torch's calc_digamma (double) over an array: 0 gives -+inf, negative integers and -inf NaN; below 0
+    the reflection digamma(1 - x) - pi / tan(pi * frac(x)); then the recurrence up to 10 and Cephes'
+    asymptotic series, the operations of the C code in its order (the same bits)."""
     x = np.asarray(x, dtype=np.float64)
     out = np.full(x.shape, np.nan)
     with np.errstate(all="ignore"):
@@ -249,7 +196,8 @@ def _digamma_array(x):
 
 
 def _trigamma_array(x):
-    """_trigamma_scalar over an array, operation for operation."""
+    """torch's calc_trigamma (double) over an array: the reflection below 0.5, six recurrence steps, then the
+    asymptotic series, in the C code's order."""
     x = np.asarray(x, dtype=np.float64)
     with np.errstate(all="ignore"):
         low = x < 0.5
