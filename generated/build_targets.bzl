@@ -3197,7 +3197,7 @@ KILN_FILES = {
     "runtime/python/saved_tensor_hooks.h": ([], ["@system//:python_headers"]),
     "runtime/python/serialization.cc": (["runtime/python/serialization.h", "runtime/python/tensor_object.h", "runtime/serialization/safetensors.h"], []),
     "runtime/python/serialization.h": ([], ["@system//:python_headers"]),
-    "runtime/python/tensor_object.cc": (["runtime/autograd/node.h", "runtime/autograd/tensor_hooks.h", "runtime/python/arg_parser.h", "runtime/python/binding_tables.h", "runtime/python/dtype_object.h", "runtime/python/node_object.h", "runtime/python/python_function.h", "runtime/python/registered_classes.h", "runtime/python/tensor_object.h", "runtime/python/tensor_to_list.h"], []),
+    "runtime/python/tensor_object.cc": (["runtime/autograd/node.h", "runtime/autograd/tensor_hooks.h", "runtime/python/arg_parser.h", "runtime/python/binding_tables.h", "runtime/python/dtype_object.h", "runtime/python/gil.h", "runtime/python/node_object.h", "runtime/python/python_function.h", "runtime/python/registered_classes.h", "runtime/python/tensor_object.h", "runtime/python/tensor_to_list.h"], []),
     "runtime/python/tensor_object.h": (["generated/api/tensor.h", "runtime/core/error.h"], ["@system//:python_headers"]),
     "runtime/python/tensor_to_list.cc": (["runtime/python/tensor_object.h", "runtime/python/tensor_to_list.h"], []),
     "runtime/python/tensor_to_list.h": ([], ["@system//:python_headers"]),

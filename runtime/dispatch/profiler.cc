@@ -10,6 +10,7 @@ namespace kiln {
 namespace profiler {
 namespace detail {
 std::atomic<bool> g_running{false};
+std::atomic<bool> g_shapes{false};
 }  // namespace detail
 
 namespace {
@@ -18,7 +19,6 @@ struct Recording {
   std::mutex mutex;
   std::vector<Event> events;
   int64_t generation = 0;  // bumped by every start()
-  bool shapes = false;
 };
 
 Recording& recording() {
@@ -42,19 +42,13 @@ int64_t thread_id() {
 
 }  // namespace
 
-bool records_shapes() {
-  Recording& r = recording();
-  std::lock_guard<std::mutex> lock(r.mutex);
-  return r.shapes;
-}
-
 void start(bool record_shapes) {
   Recording& r = recording();
   std::lock_guard<std::mutex> lock(r.mutex);
   KILN_CHECK(!detail::g_running.load(), "Profiler is already enabled: stop the running profiler before starting another");
   r.events.clear();
   r.generation += 1;
-  r.shapes = record_shapes;
+  detail::g_shapes.store(record_shapes);
   detail::g_running.store(true);
 }
 

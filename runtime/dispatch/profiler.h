@@ -26,10 +26,11 @@ struct Event {
 
 namespace detail {
 extern std::atomic<bool> g_running;
+extern std::atomic<bool> g_shapes;
 }  // namespace detail
 
 inline bool enabled() { return detail::g_running.load(std::memory_order_relaxed); }
-bool records_shapes();
+inline bool records_shapes() { return detail::g_shapes.load(std::memory_order_relaxed); }
 
 // Starts recording from an empty list (torch's "Profiler is already enabled" when running).
 void start(bool record_shapes);

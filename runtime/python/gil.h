@@ -1,5 +1,5 @@
 // Takes the GIL back for Python code called from C++ that runs with it released (the engine's
-// nodes, saved-tensor hooks inside an op).
+// nodes, saved-tensor hooks inside an op), and holds Python objects C++ may drop on any thread.
 #pragma once
 
 #include <Python.h>
@@ -16,6 +16,23 @@ class GilGuard {
 
  private:
   PyGILState_STATE state_;
+};
+
+// A strong reference that may be dropped on any thread, GIL held or not (a node can die anywhere).
+class PyRef {
+ public:
+  explicit PyRef(PyObject* borrowed) : obj_(borrowed) { Py_INCREF(obj_); }
+  ~PyRef() {
+    if (!Py_IsInitialized()) return;  // after interpreter exit: leak rather than crash
+    GilGuard gil;
+    Py_DECREF(obj_);
+  }
+  PyRef(const PyRef&) = delete;
+  PyRef& operator=(const PyRef&) = delete;
+  PyObject* get() const { return obj_; }
+
+ private:
+  PyObject* obj_;
 };
 
 }  // namespace python

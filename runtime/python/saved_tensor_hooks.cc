@@ -10,23 +10,6 @@ namespace kiln {
 namespace python {
 namespace {
 
-// A strong reference that may be dropped on any thread, GIL held or not (a node can die anywhere).
-class PyRef {
- public:
-  explicit PyRef(PyObject* borrowed) : obj_(borrowed) { Py_INCREF(obj_); }
-  ~PyRef() {
-    if (!Py_IsInitialized()) return;  // after interpreter exit: leak rather than crash
-    GilGuard gil;
-    Py_DECREF(obj_);
-  }
-  PyRef(const PyRef&) = delete;
-  PyRef& operator=(const PyRef&) = delete;
-  PyObject* get() const { return obj_; }
-
- private:
-  PyObject* obj_;
-};
-
 // What pack_hook returned, unpacked by unpack_hook (which must give a Tensor, as torch checks).
 class PyPackedTensor final : public PackedTensor {
  public:

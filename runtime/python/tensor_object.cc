@@ -9,6 +9,7 @@
 #include "runtime/autograd/tensor_hooks.h"
 #include "runtime/python/arg_parser.h"
 #include "runtime/python/dtype_object.h"
+#include "runtime/python/gil.h"
 #include "runtime/python/node_object.h"
 #include "runtime/python/python_function.h"
 #include "runtime/python/registered_classes.h"
@@ -367,24 +368,14 @@ PyObject* m_register_hook(PyObject* self, PyObject* fn) {
 PyObject* m_register_post_accumulate_grad_hook(PyObject* self, PyObject* fn) {
   KILN_PY_BEGIN
   KILN_CHECK_TYPE(PyCallable_Check(fn), "register_post_accumulate_grad_hook(): hook must be callable");
-  Py_INCREF(fn);
-  std::shared_ptr<PyObject> holder(fn, [](PyObject* o) {
-    PyGILState_STATE st = PyGILState_Ensure();
-    Py_DECREF(o);
-    PyGILState_Release(st);
-  });
-  register_post_accumulate_grad_hook(self_tensor(self), make_grad_hook([holder](const TensorBase& leaf) {
-    PyGILState_STATE st = PyGILState_Ensure();
+  auto hook = std::make_shared<PyRef>(fn);
+  register_post_accumulate_grad_hook(self_tensor(self), make_grad_hook([hook](const TensorBase& leaf) {
+    GilGuard gil;
     PyObject* arg = wrap(leaf);
-    PyObject* res = arg ? PyObject_CallFunctionObjArgs(holder.get(), arg, nullptr) : nullptr;
+    PyObject* res = arg ? PyObject_CallFunctionObjArgs(hook->get(), arg, nullptr) : nullptr;
     Py_XDECREF(arg);
-    if (!res) {
-      PythonError err;
-      PyGILState_Release(st);
-      throw PythonError(std::move(err));
-    }
+    if (!res) throw PythonError();  // fetched with the GIL held; GilGuard releases it after
     Py_DECREF(res);
-    PyGILState_Release(st);
     return TensorBase();
   }));
   Py_RETURN_NONE;
