@@ -20,6 +20,8 @@ and never evaluated:
                  hypot(a, b) copysign(a, b)                    (floating compute dtypes only)
                  fma(a, b, c)                                  (a * b + c rounded once; floating only)
                  nextafter(a, b)                               (floating only)
+                 lgamma(x), digamma(x), trigamma(x)            (log|gamma|, polygamma 0 and 1; floating
+                                                                only; no vector version: torch's are scalar)
                  gcd(a, b), lcm(a, b)                          (integers only: dtypes integral and a meta
                                                                 function refusing bool)
                  abs(x), floor(x), ceil(x), trunc(x), round(x) (half to even; integers unchanged)
@@ -55,6 +57,7 @@ INTRINSICS: Dict[str, Tuple[int, bool]] = {
     "sinh": (1, True), "cosh": (1, True), "tan": (1, True), "asinh": (1, True), "acosh": (1, True), "atanh": (1, True),
     "erfc": (1, True), "erfinv": (1, True), "hypot": (2, True), "copysign": (2, True), "fma": (3, True),
     "nextafter": (2, True), "gcd": (2, False), "lcm": (2, False),
+    "lgamma": (1, True), "digamma": (1, True), "trigamma": (1, True),
 }
 # Intrinsics of integer compute dtypes only (not bool): a formula using one needs a meta function
 # refusing the others (gcd_meta).
@@ -751,6 +754,7 @@ def _autograd(n: Node, names: List[str], scalars: List[str], choice_of: Dict[int
         return f"_fma({c[2][0]}, {c[0][0]}, {c[1][0]})", True
     if not c[0][1] or (not all(t for _, t in c) and k not in ("pow", "pow_scalar", "fmod")):
         raise bad(f"{k}() of a constant: fold it into a literal")
-    op = "pow" if k == "pow_scalar" else k  # kiln.pow(Tensor, Scalar) is pow_scalar
+    # kiln.pow(Tensor, Scalar) is pow_scalar; trigamma is the private op _trigamma (torch's polygamma(1, x))
+    op = {"pow_scalar": "pow", "trigamma": "_trigamma"}.get(k, k)
     return f"{op}({', '.join(x for x, _ in c)})", True  # pow and fmod also take (Tensor, Scalar)
 

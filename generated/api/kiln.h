@@ -88,6 +88,9 @@
 #include "generated/api/atanh.h"
 #include "generated/api/erfc.h"
 #include "generated/api/erfinv.h"
+#include "generated/api/lgamma.h"
+#include "generated/api/digamma.h"
+#include "generated/api/_trigamma.h"
 #include "generated/api/deg2rad.h"
 #include "generated/api/rad2deg.h"
 #include "generated/api/sgn.h"
@@ -429,6 +432,8 @@
 #include "generated/api/_atanh_self_backward.h"
 #include "generated/api/_erfc_self_backward.h"
 #include "generated/api/_erfinv_self_backward.h"
+#include "generated/api/_lgamma_self_backward.h"
+#include "generated/api/_digamma_self_backward.h"
 #include "generated/api/_logit_self_backward.h"
 #include "generated/api/_hypot_self_backward.h"
 #include "generated/api/_hypot_other_backward.h"
@@ -861,6 +866,18 @@ class Tensor : public kiln::Tensor {
   }
   const Tensor& erfinv_() const {
     return to_api(kiln::erfinv_(*this));
+  }
+  Tensor lgamma() const {
+    return to_api(kiln::lgamma(*this));
+  }
+  const Tensor& lgamma_() const {
+    return to_api(kiln::lgamma_(*this));
+  }
+  Tensor digamma() const {
+    return to_api(kiln::digamma(*this));
+  }
+  const Tensor& digamma_() const {
+    return to_api(kiln::digamma_(*this));
   }
   Tensor deg2rad() const {
     return to_api(kiln::deg2rad(*this));
@@ -2336,6 +2353,36 @@ inline Tensor erfinv(const Tensor& self) {
 // erfinv.out(Tensor self, *, Tensor(a!) out) -> Tensor(a!)
 inline const Tensor& erfinv_out(const Tensor& out, const Tensor& self) {
   return to_api(kiln::erfinv_out(out, self));
+}
+
+// lgamma(Tensor self) -> Tensor
+inline Tensor lgamma(const Tensor& self) {
+  return to_api(kiln::lgamma(self));
+}
+
+// lgamma.out(Tensor self, *, Tensor(a!) out) -> Tensor(a!)
+inline const Tensor& lgamma_out(const Tensor& out, const Tensor& self) {
+  return to_api(kiln::lgamma_out(out, self));
+}
+
+// digamma(Tensor self) -> Tensor
+inline Tensor digamma(const Tensor& self) {
+  return to_api(kiln::digamma(self));
+}
+
+// digamma.out(Tensor self, *, Tensor(a!) out) -> Tensor(a!)
+inline const Tensor& digamma_out(const Tensor& out, const Tensor& self) {
+  return to_api(kiln::digamma_out(out, self));
+}
+
+// _trigamma(Tensor self) -> Tensor
+inline Tensor _trigamma(const Tensor& self) {
+  return to_api(kiln::_trigamma(self));
+}
+
+// _trigamma.out(Tensor self, *, Tensor(a!) out) -> Tensor(a!)
+inline const Tensor& _trigamma_out(const Tensor& out, const Tensor& self) {
+  return to_api(kiln::_trigamma_out(out, self));
 }
 
 // deg2rad(Tensor self) -> Tensor
@@ -4786,6 +4833,16 @@ inline Tensor _erfc_self_backward(const Tensor& grad, const Tensor& self) {
 // _erfinv_self_backward(Tensor grad, Tensor self) -> Tensor
 inline Tensor _erfinv_self_backward(const Tensor& grad, const Tensor& self) {
   return to_api(kiln::_erfinv_self_backward(grad, self));
+}
+
+// _lgamma_self_backward(Tensor grad, Tensor self) -> Tensor
+inline Tensor _lgamma_self_backward(const Tensor& grad, const Tensor& self) {
+  return to_api(kiln::_lgamma_self_backward(grad, self));
+}
+
+// _digamma_self_backward(Tensor grad, Tensor self) -> Tensor
+inline Tensor _digamma_self_backward(const Tensor& grad, const Tensor& self) {
+  return to_api(kiln::_digamma_self_backward(grad, self));
 }
 
 // _logit_self_backward(Tensor grad, Tensor self, Scalar? eps) -> Tensor

@@ -1146,6 +1146,49 @@ const FuzzOp kFuzzOps[] = {
        const Tensor self = in.tensor();
        use_result(in, kiln::erfinv_out(out, self));
      }},
+    {"lgamma",
+     [](FuzzInput& in) {
+       const Tensor self = in.tensor();
+       use_result(in, kiln::lgamma(self));
+     }},
+    {"lgamma_",
+     [](FuzzInput& in) {
+       const Tensor self = in.tensor();
+       use_result(in, kiln::lgamma_(self));
+     }},
+    {"lgamma.out",
+     [](FuzzInput& in) {
+       const Tensor out = in.tensor();
+       const Tensor self = in.tensor();
+       use_result(in, kiln::lgamma_out(out, self));
+     }},
+    {"digamma",
+     [](FuzzInput& in) {
+       const Tensor self = in.tensor();
+       use_result(in, kiln::digamma(self));
+     }},
+    {"digamma_",
+     [](FuzzInput& in) {
+       const Tensor self = in.tensor();
+       use_result(in, kiln::digamma_(self));
+     }},
+    {"digamma.out",
+     [](FuzzInput& in) {
+       const Tensor out = in.tensor();
+       const Tensor self = in.tensor();
+       use_result(in, kiln::digamma_out(out, self));
+     }},
+    {"_trigamma",
+     [](FuzzInput& in) {
+       const Tensor self = in.tensor();
+       use_result(in, kiln::_trigamma(self));
+     }},
+    {"_trigamma.out",
+     [](FuzzInput& in) {
+       const Tensor out = in.tensor();
+       const Tensor self = in.tensor();
+       use_result(in, kiln::_trigamma_out(out, self));
+     }},
     {"deg2rad",
      [](FuzzInput& in) {
        const Tensor self = in.tensor();
@@ -5262,6 +5305,18 @@ const FuzzOp kFuzzOps[] = {
        const Tensor grad = in.tensor();
        const Tensor self = in.tensor();
        use_result(in, kiln::_erfinv_self_backward(grad, self));
+     }},
+    {"_lgamma_self_backward",
+     [](FuzzInput& in) {
+       const Tensor grad = in.tensor();
+       const Tensor self = in.tensor();
+       use_result(in, kiln::_lgamma_self_backward(grad, self));
+     }},
+    {"_digamma_self_backward",
+     [](FuzzInput& in) {
+       const Tensor grad = in.tensor();
+       const Tensor self = in.tensor();
+       use_result(in, kiln::_digamma_self_backward(grad, self));
      }},
     {"_logit_self_backward",
      [](FuzzInput& in) {

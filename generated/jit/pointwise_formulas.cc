@@ -433,6 +433,27 @@ const FormulaNode erfinv_nodes[] = {
     {FormulaOp::Erfinv, 0, -1, -1, -1, 0.0},
 };
 
+// lgamma: lgamma(self)
+const char* const lgamma_args[] = {"self"};
+const FormulaNode lgamma_nodes[] = {
+    {FormulaOp::Arg, -1, -1, -1, 0, 0.0},
+    {FormulaOp::Lgamma, 0, -1, -1, -1, 0.0},
+};
+
+// digamma: digamma(self)
+const char* const digamma_args[] = {"self"};
+const FormulaNode digamma_nodes[] = {
+    {FormulaOp::Arg, -1, -1, -1, 0, 0.0},
+    {FormulaOp::Digamma, 0, -1, -1, -1, 0.0},
+};
+
+// _trigamma: trigamma(self)
+const char* const _trigamma_args[] = {"self"};
+const FormulaNode _trigamma_nodes[] = {
+    {FormulaOp::Arg, -1, -1, -1, 0, 0.0},
+    {FormulaOp::Trigamma, 0, -1, -1, -1, 0.0},
+};
+
 // deg2rad: self * 0.017453292519943295
 const char* const deg2rad_args[] = {"self"};
 const FormulaNode deg2rad_nodes[] = {
@@ -1700,6 +1721,24 @@ const FormulaNode _erfinv_self_backward_nodes[] = {
     {FormulaOp::Const, -1, -1, -1, -1, 0.886226925452758},
     {FormulaOp::Mul, 6, 7, -1, -1, 0.0},
     {FormulaOp::Mul, 0, 8, -1, -1, 0.0},
+};
+
+// _lgamma_self_backward: grad * digamma(self)
+const char* const _lgamma_self_backward_args[] = {"grad", "self"};
+const FormulaNode _lgamma_self_backward_nodes[] = {
+    {FormulaOp::Arg, -1, -1, -1, 0, 0.0},
+    {FormulaOp::Arg, -1, -1, -1, 1, 0.0},
+    {FormulaOp::Digamma, 1, -1, -1, -1, 0.0},
+    {FormulaOp::Mul, 0, 2, -1, -1, 0.0},
+};
+
+// _digamma_self_backward: grad * trigamma(self)
+const char* const _digamma_self_backward_args[] = {"grad", "self"};
+const FormulaNode _digamma_self_backward_nodes[] = {
+    {FormulaOp::Arg, -1, -1, -1, 0, 0.0},
+    {FormulaOp::Arg, -1, -1, -1, 1, 0.0},
+    {FormulaOp::Trigamma, 1, -1, -1, -1, 0.0},
+    {FormulaOp::Mul, 0, 2, -1, -1, 0.0},
 };
 
 // _logit_self_backward: (0 if (self < eps or self > 1 - eps) else grad / (self * (1 - self))) if eps >= 0 else (grad / (self * (1 - self)) if (self >= 0 and self <= 1) else log(self - self - 1))
@@ -3194,6 +3233,24 @@ const FormulaNode erfinv_self_grad_nodes[] = {
     {FormulaOp::Mul, 0, 8, -1, -1, 0.0},
 };
 
+// dlgamma/dself: grad * digamma(self)
+const char* const lgamma_self_grad_args[] = {"grad", "result", "self"};
+const FormulaNode lgamma_self_grad_nodes[] = {
+    {FormulaOp::Arg, -1, -1, -1, 0, 0.0},
+    {FormulaOp::Arg, -1, -1, -1, 2, 0.0},
+    {FormulaOp::Digamma, 1, -1, -1, -1, 0.0},
+    {FormulaOp::Mul, 0, 2, -1, -1, 0.0},
+};
+
+// ddigamma/dself: grad * trigamma(self)
+const char* const digamma_self_grad_args[] = {"grad", "result", "self"};
+const FormulaNode digamma_self_grad_nodes[] = {
+    {FormulaOp::Arg, -1, -1, -1, 0, 0.0},
+    {FormulaOp::Arg, -1, -1, -1, 2, 0.0},
+    {FormulaOp::Trigamma, 1, -1, -1, -1, 0.0},
+    {FormulaOp::Mul, 0, 2, -1, -1, 0.0},
+};
+
 // ddeg2rad/dself: grad * 0.017453292519943295
 const char* const deg2rad_self_grad_args[] = {"grad", "result", "self"};
 const FormulaNode deg2rad_self_grad_nodes[] = {
@@ -4264,6 +4321,18 @@ const PointwiseFormula kPointwiseFormulas[] = {
      nullptr, 0, erfinv_nodes, 2,
      FormulaDtypes::floating, true, false,
      false, nullptr},
+    {"lgamma", "lgamma", "lgamma", "lgamma(self)", lgamma_args, 1,
+     nullptr, 0, lgamma_nodes, 2,
+     FormulaDtypes::floating, true, false,
+     false, nullptr},
+    {"digamma", "digamma", "digamma", "digamma(self)", digamma_args, 1,
+     nullptr, 0, digamma_nodes, 2,
+     FormulaDtypes::floating, true, false,
+     false, nullptr},
+    {"_trigamma", "_trigamma", "_trigamma", "trigamma(self)", _trigamma_args, 1,
+     nullptr, 0, _trigamma_nodes, 2,
+     FormulaDtypes::floating, true, false,
+     false, nullptr},
     {"deg2rad", "deg2rad", "deg2rad", "self * 0.017453292519943295", deg2rad_args, 1,
      nullptr, 0, deg2rad_nodes, 3,
      FormulaDtypes::floating, true, false,
@@ -4644,6 +4713,14 @@ const PointwiseFormula kPointwiseFormulas[] = {
      nullptr, 0, _erfinv_self_backward_nodes, 10,
      FormulaDtypes::floating, false, false,
      false, nullptr},
+    {"_lgamma_self_backward", "_lgamma_self_backward", "_lgamma_self_backward", "grad * digamma(self)", _lgamma_self_backward_args, 2,
+     nullptr, 0, _lgamma_self_backward_nodes, 4,
+     FormulaDtypes::floating, false, false,
+     false, nullptr},
+    {"_digamma_self_backward", "_digamma_self_backward", "_digamma_self_backward", "grad * trigamma(self)", _digamma_self_backward_args, 2,
+     nullptr, 0, _digamma_self_backward_nodes, 4,
+     FormulaDtypes::floating, false, false,
+     false, nullptr},
     {"_logit_self_backward", "_logit_self_backward", "_logit_self_backward", "(0 if (self < eps or self > 1 - eps) else grad / (self * (1 - self))) if eps >= 0 else (grad / (self * (1 - self)) if (self >= 0 and self <= 1) else log(self - self - 1))", _logit_self_backward_args, 2,
      _logit_self_backward_scalars, 1, _logit_self_backward_nodes, 43,
      FormulaDtypes::floating, false, false,
@@ -4829,7 +4906,7 @@ const PointwiseFormula kPointwiseFormulas[] = {
      FormulaDtypes::floating, false, false,
      false, nullptr},
 };
-const int kNumPointwiseFormulas = 189;
+const int kNumPointwiseFormulas = 194;
 
 // op: the op; overload: the input whose gradient the row computes; args: grad, result, then the
 // op's tensors.
@@ -5008,6 +5085,12 @@ const PointwiseFormula kPointwiseDerivatives[] = {
     {"erfinv", "self", "erfinv", "grad * (exp(erfinv(self) * erfinv(self)) * 0.886226925452758)", erfinv_self_grad_args, 3,
      nullptr, 0,
      erfinv_self_grad_nodes, 10, FormulaDtypes::floating, false, false, false, nullptr},
+    {"lgamma", "self", "lgamma", "grad * digamma(self)", lgamma_self_grad_args, 3,
+     nullptr, 0,
+     lgamma_self_grad_nodes, 4, FormulaDtypes::floating, false, false, false, nullptr},
+    {"digamma", "self", "digamma", "grad * trigamma(self)", digamma_self_grad_args, 3,
+     nullptr, 0,
+     digamma_self_grad_nodes, 4, FormulaDtypes::floating, false, false, false, nullptr},
     {"deg2rad", "self", "deg2rad", "grad * 0.017453292519943295", deg2rad_self_grad_args, 3,
      nullptr, 0,
      deg2rad_self_grad_nodes, 3, FormulaDtypes::floating, false, false, false, nullptr},
@@ -5183,7 +5266,7 @@ const PointwiseFormula kPointwiseDerivatives[] = {
      nullptr, 0,
      _fma_tensor2_grad_nodes, 3, FormulaDtypes::floating, false, false, false, nullptr},
 };
-const int kNumPointwiseDerivatives = 116;
+const int kNumPointwiseDerivatives = 118;
 
 }  // namespace jit
 }  // namespace kiln

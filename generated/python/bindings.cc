@@ -85,6 +85,9 @@ PyObject* fn_acosh(PyObject* module, PyObject* args, PyObject* kwargs);
 PyObject* fn_atanh(PyObject* module, PyObject* args, PyObject* kwargs);
 PyObject* fn_erfc(PyObject* module, PyObject* args, PyObject* kwargs);
 PyObject* fn_erfinv(PyObject* module, PyObject* args, PyObject* kwargs);
+PyObject* fn_lgamma(PyObject* module, PyObject* args, PyObject* kwargs);
+PyObject* fn_digamma(PyObject* module, PyObject* args, PyObject* kwargs);
+PyObject* fn__trigamma(PyObject* module, PyObject* args, PyObject* kwargs);
 PyObject* fn_deg2rad(PyObject* module, PyObject* args, PyObject* kwargs);
 PyObject* fn_rad2deg(PyObject* module, PyObject* args, PyObject* kwargs);
 PyObject* fn_sgn(PyObject* module, PyObject* args, PyObject* kwargs);
@@ -422,6 +425,8 @@ PyObject* fn__acosh_self_backward(PyObject* module, PyObject* args, PyObject* kw
 PyObject* fn__atanh_self_backward(PyObject* module, PyObject* args, PyObject* kwargs);
 PyObject* fn__erfc_self_backward(PyObject* module, PyObject* args, PyObject* kwargs);
 PyObject* fn__erfinv_self_backward(PyObject* module, PyObject* args, PyObject* kwargs);
+PyObject* fn__lgamma_self_backward(PyObject* module, PyObject* args, PyObject* kwargs);
+PyObject* fn__digamma_self_backward(PyObject* module, PyObject* args, PyObject* kwargs);
 PyObject* fn__logit_self_backward(PyObject* module, PyObject* args, PyObject* kwargs);
 PyObject* fn__hypot_self_backward(PyObject* module, PyObject* args, PyObject* kwargs);
 PyObject* fn__hypot_other_backward(PyObject* module, PyObject* args, PyObject* kwargs);
@@ -563,6 +568,10 @@ PyObject* method_erfc(PyObject* self, PyObject* args, PyObject* kwargs);
 PyObject* method_erfc_(PyObject* self, PyObject* args, PyObject* kwargs);
 PyObject* method_erfinv(PyObject* self, PyObject* args, PyObject* kwargs);
 PyObject* method_erfinv_(PyObject* self, PyObject* args, PyObject* kwargs);
+PyObject* method_lgamma(PyObject* self, PyObject* args, PyObject* kwargs);
+PyObject* method_lgamma_(PyObject* self, PyObject* args, PyObject* kwargs);
+PyObject* method_digamma(PyObject* self, PyObject* args, PyObject* kwargs);
+PyObject* method_digamma_(PyObject* self, PyObject* args, PyObject* kwargs);
 PyObject* method_deg2rad(PyObject* self, PyObject* args, PyObject* kwargs);
 PyObject* method_deg2rad_(PyObject* self, PyObject* args, PyObject* kwargs);
 PyObject* method_rad2deg(PyObject* self, PyObject* args, PyObject* kwargs);
@@ -854,6 +863,9 @@ PyMethodDef generated_functions[] = {
     KILN_BINDING("atanh", fn_atanh),
     KILN_BINDING("erfc", fn_erfc),
     KILN_BINDING("erfinv", fn_erfinv),
+    KILN_BINDING("lgamma", fn_lgamma),
+    KILN_BINDING("digamma", fn_digamma),
+    KILN_BINDING("_trigamma", fn__trigamma),
     KILN_BINDING("deg2rad", fn_deg2rad),
     KILN_BINDING("rad2deg", fn_rad2deg),
     KILN_BINDING("sgn", fn_sgn),
@@ -1191,6 +1203,8 @@ PyMethodDef generated_functions[] = {
     KILN_BINDING("_atanh_self_backward", fn__atanh_self_backward),
     KILN_BINDING("_erfc_self_backward", fn__erfc_self_backward),
     KILN_BINDING("_erfinv_self_backward", fn__erfinv_self_backward),
+    KILN_BINDING("_lgamma_self_backward", fn__lgamma_self_backward),
+    KILN_BINDING("_digamma_self_backward", fn__digamma_self_backward),
     KILN_BINDING("_logit_self_backward", fn__logit_self_backward),
     KILN_BINDING("_hypot_self_backward", fn__hypot_self_backward),
     KILN_BINDING("_hypot_other_backward", fn__hypot_other_backward),
@@ -1336,6 +1350,10 @@ PyMethodDef generated_methods[] = {
     KILN_BINDING("erfc_", method_erfc_),
     KILN_BINDING("erfinv", method_erfinv),
     KILN_BINDING("erfinv_", method_erfinv_),
+    KILN_BINDING("lgamma", method_lgamma),
+    KILN_BINDING("lgamma_", method_lgamma_),
+    KILN_BINDING("digamma", method_digamma),
+    KILN_BINDING("digamma_", method_digamma_),
     KILN_BINDING("deg2rad", method_deg2rad),
     KILN_BINDING("deg2rad_", method_deg2rad_),
     KILN_BINDING("rad2deg", method_rad2deg),

@@ -1,10 +1,10 @@
-"""lgamma, digamma, polygamma, mvlgamma and i0 (torch's names, dtypes and derivatives), computed in
-float64 with NumPy and Python's math module by torch's own algorithms (ATen/native/Math.h: Cephes'
-digamma, trigamma and Hurwitz zeta) and rounded once to the result dtype. They are autograd Functions
-whose backward calls the next function of the family (lgamma' = digamma, digamma' = polygamma(1),
-polygamma(n)' = polygamma(n + 1), i0' = i1), so double backward works. No vector kernels: these loop
-in Python over the elements, and are meant for the sizes tests and losses use, not for hot loops (as
-formula ops they need new intrinsics in runtime/kernels/pointwise_math.h)."""
+"""polygamma, mvlgamma and i0 (torch's names, dtypes and derivatives). lgamma, digamma and trigamma
+are formula ops (schema/native_functions.yaml, runtime/kernels/pointwise_math.h); polygamma(n) for
+n >= 2, i0 and i1 are computed here in float64 with NumPy and Python's math module by torch's own
+algorithms (ATen/native/Math.h: Cephes' Hurwitz zeta) and rounded once to the result dtype. They are
+autograd Functions whose backward calls the next function of the family (polygamma(n)' =
+polygamma(n + 1), i0' = i1), so double backward works. No vector kernels: these loop in Python over
+the elements, and are meant for the sizes tests and losses use, not for hot loops."""
 import math
 
 import numpy as np
@@ -31,24 +31,6 @@ def _wrap(values, dtype):
     values = np.asarray(values, dtype=np.float64)
     # (ascontiguousarray alone would turn a 0-dim array into a 1-element vector)
     return _C.from_numpy(np.ascontiguousarray(values).reshape(values.shape)).to(dtype)
-
-
-def _lgamma_scalar(x):
-    if math.isnan(x):
-        return math.nan
-    if math.isinf(x):
-        return math.inf
-    try:
-        return math.lgamma(x)
-    except ValueError:  # a pole: 0 and the negative integers
-        return math.inf
-
-
-_lgamma_u = np.frompyfunc(_lgamma_scalar, 1, 1)
-
-_PSI_A = [8.33333333333333333333E-2, -2.10927960927960927961E-2, 7.57575757575757575758E-3,
-          -4.16666666666666666667E-3, 3.96825396825396825397E-3, -8.33333333333333333333E-3,
-          8.33333333333333333333E-2]
 
 
 _ZETA_A = [12.0, -720.0, 30240.0, -1209600.0, 47900160.0, -1.8924375803183791606e9, 7.47242496e10,
@@ -105,7 +87,7 @@ def _zeta_scalar(x, q):
 
 
 def _polygamma_scalar(n, x):
-    """polygamma(n, x) for n >= 2 (n = 0 and 1: _digamma_array, _trigamma_array)."""
+    """polygamma(n, x) for n >= 2 (n = 0 and 1: the digamma and _trigamma ops)."""
     factorial = math.inf if n > 170 else math.exp(math.lgamma(n + 1.0))  # n! overflows a double past 170
     return (1.0 if n % 2 else -1.0) * factorial * _zeta_scalar(n + 1.0, x)
 
@@ -148,81 +130,11 @@ def _i1_scalar(x):
 
 
 _u = {"i1": np.frompyfunc(_i1_scalar, 1, 1)}
-# glibc's log, sin and tan, element by element: NumPy's own SIMD versions may differ in the last bit.
-# (sin and tan of an infinity are NaN, as C's, where Python's math raises.)
-_log_u = np.frompyfunc(math.log, 1, 1)
-_sin_u, _tan_u = (np.frompyfunc(lambda v, f=f: f(v) if math.isfinite(v) else math.nan, 1, 1)
-                  for f in (math.sin, math.tan))
-
-
-def _libm(fn, x):
-    return np.asarray(fn(x), dtype=np.float64)
-
-
-def _digamma_array(x):
-    """torch's calc_digamma (double) over an array: 0 gives -+inf, negative integers and -inf NaN; below 0
-    the reflection digamma(1 - x) - pi / tan(pi * frac(x)); then the recurrence up to 10 and Cephes'
-    asymptotic series, the operations of the C code in its order (the same bits)."""
-    x = np.asarray(x, dtype=np.float64)
-    out = np.full(x.shape, np.nan)
-    with np.errstate(all="ignore"):
-        out[x == 0] = np.copysign(np.inf, -x[x == 0])
-        out[x == np.inf] = np.inf
-        neg = (x < 0) & np.isfinite(x) & (x != np.trunc(x))  # negative integers and -inf stay NaN
-        pos = (x > 0) & np.isfinite(x)
-        # reflection: digamma(x) = digamma(1 - x) - pi / tan(pi * frac(x))
-        v = np.where(neg, 1 - x, x)[neg | pos]
-        result = np.zeros_like(v)
-        for _ in range(11):  # x < 10 climbs to at least 10 in at most ten steps (x > 0)
-            small = v < 10
-            if not small.any():
-                break
-            result[small] -= 1 / v[small]
-            v[small] += 1
-        y = np.zeros_like(v)
-        big = v < 1.0e17
-        z = 1.0 / (v[big] * v[big])
-        poly = np.full(z.shape, _PSI_A[0])
-        for c in _PSI_A[1:]:
-            poly = poly * z + c
-        y[big] = z * poly
-        value = result + _libm(_log_u, v) - (0.5 / v) - y
-        value = np.where(v == 10, result + 2.25175258906672110764, value)
-        reflected = x[neg | pos] < 0
-        frac = np.modf(x[neg | pos][reflected])[0]
-        value[reflected] = value[reflected] - math.pi / _libm(_tan_u, math.pi * frac)
-        out[neg | pos] = value
-    return out
-
-
-def _trigamma_array(x):
-    """torch's calc_trigamma (double) over an array: the reflection below 0.5, six recurrence steps, then the
-    asymptotic series, in the C code's order."""
-    x = np.asarray(x, dtype=np.float64)
-    with np.errstate(all="ignore"):
-        low = x < 0.5
-        sign = np.where(low, -1.0, 1.0)
-        s = _libm(_sin_u, math.pi * x)
-        result = np.where(low, -np.where(s * s != 0, (math.pi * math.pi) / (s * s), np.inf), 0.0)
-        v = np.where(low, 1 - x, x)
-        for _ in range(6):
-            result = result + 1 / (v * v)
-            v = v + 1
-        ixx = 1 / (v * v)
-        result = result + (1 + 1 / (2 * v) + ixx * (1. / 6 - ixx * (1. / 30 - ixx * (1. / 42)))) / v
-        out = sign * result
-    return np.where(np.isnan(x), np.nan, out)
-
-
 def _unary_values(name, x):
     # np.asarray: a ufunc of a 0-dim array gives a bare Python float
-    if name == "lgamma":
-        return np.asarray(_lgamma_u(x), dtype=np.float64)
     if name == "i0":
         with np.errstate(over="ignore"):
             return np.asarray(np.i0(x), dtype=np.float64)
-    if name == "digamma":
-        return _digamma_array(x)
     return np.asarray(_u[name](x), dtype=np.float64)
 
 
@@ -232,8 +144,9 @@ class _Polygamma(Function):
         ctx.n = n
         ctx.save_for_backward(x)
         with np.errstate(over="ignore", invalid="ignore"):  # inf and nan results, as torch's, without warnings
-            if n in (0, 1):
-                values = (_digamma_array if n == 0 else _trigamma_array)(_f64(x))
+            if n in (0, 1):  # the C++ kernels (runtime/kernels/pointwise_math.h)
+                with _C.no_grad():
+                    return (_C.digamma if n == 0 else _C._trigamma)(x)
             else:
                 values = np.asarray(np.frompyfunc(lambda v: _polygamma_scalar(n, v), 1, 1)(_f64(x)), dtype=np.float64)
         return _wrap(values, _result_dtype(x))
@@ -256,10 +169,6 @@ class _Unary(Function):
     @staticmethod
     def backward(ctx, grad):
         (x,) = ctx.saved_tensors
-        if ctx.name == "lgamma":
-            return None, grad * _Unary.apply("digamma", x)
-        if ctx.name == "digamma":
-            return None, grad * _Polygamma.apply(1, x)
         if ctx.name == "i0":
             return None, grad * _I1.apply(x)
         raise RuntimeError(f"the derivative for '{ctx.name}' is not implemented.")
@@ -319,18 +228,6 @@ def _out(result, out):
     return out.copy_(result)
 
 
-def lgamma(input, *, out=None):
-    _check_tensor("lgamma", input)
-    _check_out("lgamma", input, out)
-    return _out(_Unary.apply("lgamma", input), out)
-
-
-def digamma(input, *, out=None):
-    _check_tensor("digamma", input)
-    _check_out("digamma", input, out)
-    return _out(_Unary.apply("digamma", input), out)
-
-
 def polygamma(n, input, *, out=None):
     _check_tensor("polygamma", input)
     _check_out("polygamma", input, out)
@@ -361,23 +258,18 @@ def mvlgamma(input, p, *, out=None):
     x = input if input.is_floating_point() else input.to(_C.get_default_dtype())
     args = _C.arange(-p * 0.5 + 0.5, 0.5, 0.5, dtype=x.dtype)
     args = args + x.unsqueeze(-1)
-    return _out(lgamma(args).sum(-1) + p * (p - 1) * math.log(math.pi) * 0.25, out)
+    return _out(_C.lgamma(args).sum(-1) + p * (p - 1) * math.log(math.pi) * 0.25, out)
 
 
 def install(namespace, tensor_cls):
-    for fn in (lgamma, digamma, polygamma, i0, mvlgamma):
+    for fn in (polygamma, i0, mvlgamma):
         namespace.setdefault(fn.__name__, fn)
-    tensor_cls.lgamma = lambda self: lgamma(self)
-    tensor_cls.digamma = lambda self: digamma(self)
     tensor_cls.polygamma = lambda self, n: polygamma(n, self)
     tensor_cls.i0 = lambda self: i0(self)
     tensor_cls.mvlgamma = lambda self, p: mvlgamma(self, p)
-    tensor_cls.lgamma_ = lambda self: _inplace(self, lgamma(self.clone() if self.requires_grad else self))
-    tensor_cls.digamma_ = lambda self: _inplace(self, digamma(self.clone() if self.requires_grad else self))
     tensor_cls.polygamma_ = lambda self, n: _inplace(self, polygamma(n, self.clone() if self.requires_grad else self))
     tensor_cls.i0_ = lambda self: _inplace(self, i0(self.clone() if self.requires_grad else self))
     tensor_cls.mvlgamma_ = lambda self, p: _inplace(self, mvlgamma(self.clone() if self.requires_grad else self, p))
-    for name in ("lgamma", "digamma", "polygamma", "i0", "mvlgamma", "lgamma_", "digamma_", "polygamma_", "i0_",
-                 "mvlgamma_"):
+    for name in ("polygamma", "i0", "mvlgamma", "polygamma_", "i0_", "mvlgamma_"):
         fn = getattr(tensor_cls, name)
         fn.__name__ = fn.__qualname__ = name

@@ -48,6 +48,9 @@ T apply_intrinsic(FormulaOp op, T a, T b) {
       case FormulaOp::Hypot: return pm::hypot(a, b);
       case FormulaOp::Copysign: return pm::copysign(a, b);
       case FormulaOp::Nextafter: return pm::nextafter(a, b);
+      case FormulaOp::Lgamma: return pm::lgamma(a);
+      case FormulaOp::Digamma: return pm::digamma(a);
+      case FormulaOp::Trigamma: return pm::trigamma(a);
       default: break;
     }
   }

@@ -74,13 +74,11 @@ _type_namespace(globals(), list(globals()))
 
 # the gamma-family functions and the Bessel function I0 (kiln/_special_numpy.py) and sinc
 def gammaln(input, *, out=None):
-    from .. import _special_numpy
-    return _special_numpy.lgamma(input, out=out)
+    return _C.lgamma(input, out=out)
 
 
 def digamma(input, *, out=None):
-    from .. import _special_numpy
-    return _special_numpy.digamma(input, out=out)
+    return _C.digamma(input, out=out)
 
 
 psi = digamma

@@ -48,6 +48,7 @@ INPUT_DOMAINS = {
     ("log2", "self"): "positive", ("log10", "self"): "positive", ("asin", "self"): "unit", ("acos", "self"): "unit",
     ("atanh", "self"): "unit", ("erfinv", "self"): "unit", ("tan", "self"): "unit", ("acosh", "self"): "above one",
     ("logit", "self"): "probability", ("hypot", "other"): "nonzero",
+    ("lgamma", "self"): "positive", ("digamma", "self"): "positive",
 }
 # Derivatives of ops with jumps (fmod and remainder jump where self / other is an integer, which
 # rounded reduced-precision samples hit): the derivative by hand, not a difference across the jump.

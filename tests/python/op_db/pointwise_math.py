@@ -1,9 +1,11 @@
 """Records of the math formula ops beyond exp/log/sin/cos: log2, log10, exp2, the inverse and
-hyperbolic trigonometric functions, tan, erfc, erfinv, sgn, deg2rad/rad2deg, logit, hypot and
-copysign. References: NumPy in float64, and Python's math.erf/erfc for the error functions."""
+hyperbolic trigonometric functions, tan, erfc, erfinv, lgamma, digamma, _trigamma, sgn,
+deg2rad/rad2deg, logit, hypot and copysign. References: NumPy in float64, Python's math.erf/erfc
+for the error functions, SciPy's gammaln/digamma/polygamma for the gamma family."""
 import math
 
 import numpy as np
+import scipy.special
 
 from .record import ALL, FLOATS, ErrorInput, OpRecord, Sample, promoted_float, shape_samples
 from .pointwise import _f, binary, scalar_other, unary
@@ -69,6 +71,11 @@ RECORDS = [
     unary("erfinv", _f(_erfinv), result=promoted_float, domain="unit",
           error_inputs=lambda: [ErrorInput(lambda k: k.ones(2, dtype=k.int64).erfinv_(), RuntimeError, "",
                                            "an int64 tensor cannot hold erfinv's float result")]),
+    unary("lgamma", _f(scipy.special.gammaln), result=promoted_float, domain="positive"),
+    unary("digamma", _f(scipy.special.digamma), result=promoted_float, domain="positive",
+          gradgrad="digamma's second derivative, polygamma(2, x), is kiln.polygamma's (Python): the "
+                   "_trigamma op its first derivative calls has no derivative of its own"),
+    unary("_trigamma", _f(lambda x: scipy.special.polygamma(1, x)), result=promoted_float, domain="positive"),
     unary("deg2rad", _f(np.deg2rad), result=promoted_float),
     unary("rad2deg", _f(np.rad2deg), result=promoted_float),
     unary("sgn", _sgn_ref, dtypes=ALL),
