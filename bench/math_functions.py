@@ -1,5 +1,6 @@
 """The math functions beyond issue 15's goal list (trigonometric, hyperbolic, log2/log10/exp2, erfc,
-erfinv, hypot, atan2, copysign), kiln against torch in one run: the median of 7 repetitions of
+erfinv, lgamma, digamma, hypot, atan2, copysign) and a Dirichlet log-likelihood step, kiln against
+torch in one run: the median of 7 repetitions of
 op(x, out=) on 1M float32, 1 thread, as kiln/torch ratios. Not a test: numbers depend on the
 machine (the CPU is printed first) and on whatever else runs on it.
 
@@ -14,7 +15,8 @@ from formula_goals import cpu_name, fmt, median_time
 # op -> the inputs' range (inside each function's domain, where torch and kiln do real work)
 UNARY = {"log2": (0.01, 100), "log10": (0.01, 100), "exp2": (-20, 20), "asin": (-1, 1), "acos": (-1, 1),
          "atan": (-10, 10), "sinh": (-10, 10), "cosh": (-10, 10), "tan": (-1.5, 1.5), "asinh": (-100, 100),
-         "acosh": (1, 100), "atanh": (-0.99, 0.99), "erfc": (-4, 4), "erfinv": (-0.99, 0.99)}
+         "acosh": (1, 100), "atanh": (-0.99, 0.99), "erfc": (-4, 4), "erfinv": (-0.99, 0.99),
+         "lgamma": (0.01, 50), "digamma": (0.01, 50)}
 BINARY = {"hypot": (-100, 100), "atan2": (-100, 100), "copysign": (-100, 100)}
 
 
@@ -32,6 +34,15 @@ def main():
         k = median_time(lambda: getattr(kiln, op)(*kargs, out=kout))
         t = median_time(lambda: getattr(torch, op)(*targs, out=tout))
         print(f"  {op:10s} kiln {fmt(k)}  torch {fmt(t)}  kiln/torch {k / t:5.2f}")
+    # the distributions' lgamma/digamma-heavy path: a Dirichlet log-likelihood and its gradient
+    conc = rng.uniform(0.5, 5, (4096, 32)).astype(np.float32)
+    value = rng.dirichlet(np.ones(32), 4096).astype(np.float32)
+
+    def step(lib):
+        c = lib.tensor(conc, requires_grad=True)
+        lib.distributions.Dirichlet(c).log_prob(lib.from_numpy(value)).sum().backward()
+    k, t = median_time(lambda: step(kiln)), median_time(lambda: step(torch))
+    print(f"  {'Dirichlet log_prob + backward (4096 x 32)':10s} kiln {fmt(k)}  torch {fmt(t)}  kiln/torch {k / t:5.2f}")
 
 
 if __name__ == "__main__":

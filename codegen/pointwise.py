@@ -754,7 +754,8 @@ def _autograd(n: Node, names: List[str], scalars: List[str], choice_of: Dict[int
         return f"_fma({c[2][0]}, {c[0][0]}, {c[1][0]})", True
     if not c[0][1] or (not all(t for _, t in c) and k not in ("pow", "pow_scalar", "fmod")):
         raise bad(f"{k}() of a constant: fold it into a literal")
-    # kiln.pow(Tensor, Scalar) is pow_scalar; trigamma is the private op _trigamma (torch's polygamma(1, x))
-    op = {"pow_scalar": "pow", "trigamma": "_trigamma"}.get(k, k)
+    if k == "trigamma":  # the op is polygamma(1, x)
+        return f"polygamma(1, {c[0][0]})", True
+    op = "pow" if k == "pow_scalar" else k  # kiln.pow(Tensor, Scalar) is pow_scalar
     return f"{op}({', '.join(x for x, _ in c)})", True  # pow and fmod also take (Tensor, Scalar)
 

@@ -14,6 +14,7 @@ PACKAGES=(
   python3-sklearn python3-matplotlib                 # the main example: digits data set, loss curve
   clang-14 libclang-common-14-dev                    # sanitizer builds and the fuzzer (tools/sanitize.sh)
   python3-torch                                      # the oracle of the differential and interchange tests
+  python3-scipy python3-mpmath                       # references for special functions (gammaln, polygamma; mpmath high precision)
 )
 
 missing=()

@@ -90,7 +90,7 @@
 #include "generated/api/erfinv.h"
 #include "generated/api/lgamma.h"
 #include "generated/api/digamma.h"
-#include "generated/api/_trigamma.h"
+#include "generated/api/polygamma.h"
 #include "generated/api/deg2rad.h"
 #include "generated/api/rad2deg.h"
 #include "generated/api/sgn.h"
@@ -2375,14 +2375,14 @@ inline const Tensor& digamma_out(const Tensor& out, const Tensor& self) {
   return to_api(kiln::digamma_out(out, self));
 }
 
-// _trigamma(Tensor self) -> Tensor
-inline Tensor _trigamma(const Tensor& self) {
-  return to_api(kiln::_trigamma(self));
+// polygamma(int n, Tensor self) -> Tensor
+inline Tensor polygamma(int64_t n, const Tensor& self) {
+  return to_api(kiln::polygamma(n, self));
 }
 
-// _trigamma.out(Tensor self, *, Tensor(a!) out) -> Tensor(a!)
-inline const Tensor& _trigamma_out(const Tensor& out, const Tensor& self) {
-  return to_api(kiln::_trigamma_out(out, self));
+// polygamma.out(int n, Tensor self, *, Tensor(a!) out) -> Tensor(a!)
+inline const Tensor& polygamma_out(const Tensor& out, int64_t n, const Tensor& self) {
+  return to_api(kiln::polygamma_out(out, n, self));
 }
 
 // deg2rad(Tensor self) -> Tensor

@@ -6,8 +6,8 @@
 
 #include "generated/api/digamma.h"
 #include "generated/api/_digamma_self_backward.h"
-#include "generated/api/_trigamma.h"
 #include "generated/api/mul.h"
+#include "generated/api/polygamma.h"
 #include "runtime/autograd/formula_helpers.h"
 #include "runtime/autograd/node.h"
 #include "runtime/autograd/saved_variable.h"
@@ -17,7 +17,7 @@ namespace kiln {
 namespace autograd {
 
 // digamma
-//   self: mul(grad, _trigamma(self))
+//   self: mul(grad, polygamma(1, self))
 struct DigammaBackward0 final : Node {
   SavedVariable self_;
 
@@ -28,7 +28,7 @@ struct DigammaBackward0 final : Node {
     const Tensor grad(grads[0]);
     if (!grad.defined()) return grad_inputs;
     const Tensor self(self_.unpack());
-    if (next_edges()[0].is_valid()) grad_inputs[0] = (fused_backward_applies({&grad, &self}) ? _digamma_self_backward(grad, self) : mul(grad, _trigamma(self)));
+    if (next_edges()[0].is_valid()) grad_inputs[0] = (fused_backward_applies({&grad, &self}) ? _digamma_self_backward(grad, self) : mul(grad, polygamma(1, self)));
     return grad_inputs;
   }
 

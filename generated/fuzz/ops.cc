@@ -1178,16 +1178,18 @@ const FuzzOp kFuzzOps[] = {
        const Tensor self = in.tensor();
        use_result(in, kiln::digamma_out(out, self));
      }},
-    {"_trigamma",
+    {"polygamma",
      [](FuzzInput& in) {
+       const auto n = in.int64();
        const Tensor self = in.tensor();
-       use_result(in, kiln::_trigamma(self));
+       use_result(in, kiln::polygamma(n, self));
      }},
-    {"_trigamma.out",
+    {"polygamma.out",
      [](FuzzInput& in) {
        const Tensor out = in.tensor();
+       const auto n = in.int64();
        const Tensor self = in.tensor();
-       use_result(in, kiln::_trigamma_out(out, self));
+       use_result(in, kiln::polygamma_out(out, n, self));
      }},
     {"deg2rad",
      [](FuzzInput& in) {

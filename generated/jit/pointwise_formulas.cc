@@ -447,13 +447,6 @@ const FormulaNode digamma_nodes[] = {
     {FormulaOp::Digamma, 0, -1, -1, -1, 0.0},
 };
 
-// _trigamma: trigamma(self)
-const char* const _trigamma_args[] = {"self"};
-const FormulaNode _trigamma_nodes[] = {
-    {FormulaOp::Arg, -1, -1, -1, 0, 0.0},
-    {FormulaOp::Trigamma, 0, -1, -1, -1, 0.0},
-};
-
 // deg2rad: self * 0.017453292519943295
 const char* const deg2rad_args[] = {"self"};
 const FormulaNode deg2rad_nodes[] = {
@@ -4329,10 +4322,6 @@ const PointwiseFormula kPointwiseFormulas[] = {
      nullptr, 0, digamma_nodes, 2,
      FormulaDtypes::floating, true, false,
      false, nullptr},
-    {"_trigamma", "_trigamma", "_trigamma", "trigamma(self)", _trigamma_args, 1,
-     nullptr, 0, _trigamma_nodes, 2,
-     FormulaDtypes::floating, true, false,
-     false, nullptr},
     {"deg2rad", "deg2rad", "deg2rad", "self * 0.017453292519943295", deg2rad_args, 1,
      nullptr, 0, deg2rad_nodes, 3,
      FormulaDtypes::floating, true, false,
@@ -4906,7 +4895,7 @@ const PointwiseFormula kPointwiseFormulas[] = {
      FormulaDtypes::floating, false, false,
      false, nullptr},
 };
-const int kNumPointwiseFormulas = 194;
+const int kNumPointwiseFormulas = 193;
 
 // op: the op; overload: the input whose gradient the row computes; args: grad, result, then the
 // op's tensors.

@@ -1,10 +1,9 @@
-"""polygamma, mvlgamma and i0 (torch's names, dtypes and derivatives). lgamma, digamma and trigamma
-are formula ops (schema/native_functions.yaml, runtime/kernels/pointwise_math.h); polygamma(n) for
-n >= 2, i0 and i1 are computed here in float64 with NumPy and Python's math module by torch's own
-algorithms (ATen/native/Math.h: Cephes' Hurwitz zeta) and rounded once to the result dtype. They are
-autograd Functions whose backward calls the next function of the family (polygamma(n)' =
-polygamma(n + 1), i0' = i1), so double backward works. No vector kernels: these loop in Python over
-the elements, and are meant for the sizes tests and losses use, not for hot loops."""
+"""mvlgamma and i0 (torch's names, dtypes and derivatives), and polygamma's argument checks and method
+forms. lgamma, digamma and polygamma are C++ ops (schema/native_functions.yaml); i0 and i1 are computed
+here in float64 with NumPy and Python's math module and rounded once to the result dtype, as autograd
+Functions whose backward calls the next function of the family (i0' = i1), so double backward works.
+No vector kernels: these loop in Python over the elements, and are meant for the sizes tests and
+losses use, not for hot loops."""
 import math
 
 import numpy as np
@@ -31,65 +30,6 @@ def _wrap(values, dtype):
     values = np.asarray(values, dtype=np.float64)
     # (ascontiguousarray alone would turn a 0-dim array into a 1-element vector)
     return _C.from_numpy(np.ascontiguousarray(values).reshape(values.shape)).to(dtype)
-
-
-_ZETA_A = [12.0, -720.0, 30240.0, -1209600.0, 47900160.0, -1.8924375803183791606e9, 7.47242496e10,
-           -2.950130727918164224e12, 1.1646782814350067249e14, -4.5979787224074726105e15,
-           1.8152105401943546773e17, -7.1661652561756670113e18]
-
-
-def _pow(a, e):
-    """a ** e as C's pow: inf where Python's float power overflows or divides by zero."""
-    try:
-        return a ** e
-    except (OverflowError, ZeroDivisionError):
-        return math.inf
-
-
-def _zeta_scalar(x, q):
-    """Cephes' Hurwitz zeta, as torch's zeta."""
-    machep = 1.11022302462515654042E-16
-    if x == 1:
-        return math.inf
-    if x < 1 or math.isnan(q):
-        return math.nan
-    if q <= 0:
-        if math.isinf(q) or q == math.floor(q):
-            return math.inf
-        if x != math.floor(x):
-            return math.nan
-    s = _pow(q, -x)
-    a, i, b = q, 0, 0.0
-    while i < 9 or a <= 9.0:
-        i += 1
-        a += 1.0
-        b = _pow(a, -x)
-        s += b
-        if -machep * s < b < machep * s:
-            return s
-    w = a
-    s += b * w / (x - 1)
-    s -= 0.5 * b
-    a, k = 1.0, 0.0
-    for c in _ZETA_A:
-        a *= x + k
-        b /= w
-        t = a * b / c
-        s = s + t
-        t = abs(t / s) if s != 0 else (math.nan if t == 0 or math.isnan(t) else math.inf)  # C's division
-        if t < machep:
-            return s
-        k += 1.0
-        a *= x + k
-        b /= w
-        k += 1.0
-    return s
-
-
-def _polygamma_scalar(n, x):
-    """polygamma(n, x) for n >= 2 (n = 0 and 1: the digamma and _trigamma ops)."""
-    factorial = math.inf if n > 170 else math.exp(math.lgamma(n + 1.0))  # n! overflows a double past 170
-    return (1.0 if n % 2 else -1.0) * factorial * _zeta_scalar(n + 1.0, x)
 
 
 def _i1_scalar(x):
@@ -136,25 +76,6 @@ def _unary_values(name, x):
         with np.errstate(over="ignore"):
             return np.asarray(np.i0(x), dtype=np.float64)
     return np.asarray(_u[name](x), dtype=np.float64)
-
-
-class _Polygamma(Function):
-    @staticmethod
-    def forward(ctx, n, x):
-        ctx.n = n
-        ctx.save_for_backward(x)
-        with np.errstate(over="ignore", invalid="ignore"):  # inf and nan results, as torch's, without warnings
-            if n in (0, 1):  # the C++ kernels (runtime/kernels/pointwise_math.h)
-                with _C.no_grad():
-                    return (_C.digamma if n == 0 else _C._trigamma)(x)
-            else:
-                values = np.asarray(np.frompyfunc(lambda v: _polygamma_scalar(n, v), 1, 1)(_f64(x)), dtype=np.float64)
-        return _wrap(values, _result_dtype(x))
-
-    @staticmethod
-    def backward(ctx, grad):
-        (x,) = ctx.saved_tensors
-        return None, grad * _Polygamma.apply(ctx.n + 1, x)
 
 
 class _Unary(Function):
@@ -229,14 +150,12 @@ def _out(result, out):
 
 
 def polygamma(n, input, *, out=None):
+    """torch.polygamma(n, input): the C++ op (runtime/kernels/cpu/polygamma_op.cc), with torch's
+    argument errors."""
     _check_tensor("polygamma", input)
-    _check_out("polygamma", input, out)
     if isinstance(n, bool) or not hasattr(n, "__index__") or (isinstance(n, _C.TensorBase) and n.is_floating_point()):
         raise TypeError(f"polygamma(): argument 'n' (position 1) must be int, not {type(n).__name__}")
-    n = n.__index__()
-    if n < 0:
-        raise RuntimeError("polygamma(n, x) does not support negative n.")
-    return _out(_Polygamma.apply(int(n), input), out)
+    return _C.polygamma(n.__index__(), input, out=out)
 
 
 def i0(input, *, out=None):

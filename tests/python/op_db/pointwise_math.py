@@ -1,5 +1,5 @@
 """Records of the math formula ops beyond exp/log/sin/cos: log2, log10, exp2, the inverse and
-hyperbolic trigonometric functions, tan, erfc, erfinv, lgamma, digamma, _trigamma, sgn,
+hyperbolic trigonometric functions, tan, erfc, erfinv, lgamma, digamma, sgn,
 deg2rad/rad2deg, logit, hypot and copysign. References: NumPy in float64, Python's math.erf/erfc
 for the error functions, SciPy's gammaln/digamma/polygamma for the gamma family."""
 import math
@@ -37,6 +37,12 @@ def _erfinv_one(y):
 _erfinv = np.vectorize(_erfinv_one, otypes=[np.float64])
 
 
+def _polygamma_samples(dtype):
+    """polygamma(n, x) for n = 0, 1 (digamma's and trigamma's algorithms) and 2, 3 (the zeta series)."""
+    return [Sample((n,) + sample.args, note=f"n={n}, {sample.note}")
+            for n in (0, 1, 2, 3) for sample in shape_samples(dtype, 1, "positive")]
+
+
 def _logit_ref(x, eps=None):
     x = np.asarray(x, dtype=np.float64)
     if eps is not None:
@@ -72,10 +78,11 @@ RECORDS = [
           error_inputs=lambda: [ErrorInput(lambda k: k.ones(2, dtype=k.int64).erfinv_(), RuntimeError, "",
                                            "an int64 tensor cannot hold erfinv's float result")]),
     unary("lgamma", _f(scipy.special.gammaln), result=promoted_float, domain="positive"),
-    unary("digamma", _f(scipy.special.digamma), result=promoted_float, domain="positive",
-          gradgrad="digamma's second derivative, polygamma(2, x), is kiln.polygamma's (Python): the "
-                   "_trigamma op its first derivative calls has no derivative of its own"),
-    unary("_trigamma", _f(lambda x: scipy.special.polygamma(1, x)), result=promoted_float, domain="positive"),
+    unary("digamma", _f(scipy.special.digamma), result=promoted_float, domain="positive"),
+    OpRecord("polygamma", FAMILY, ALL, _polygamma_samples, ref=_f(lambda n, x: scipy.special.polygamma(n, x)),
+             result_dtype=promoted_float, domain="positive",
+             error_inputs=lambda: [ErrorInput(lambda k: k.polygamma(-1, k.ones(2)), RuntimeError, "negative n",
+                                              "a negative order")]),
     unary("deg2rad", _f(np.deg2rad), result=promoted_float),
     unary("rad2deg", _f(np.rad2deg), result=promoted_float),
     unary("sgn", _sgn_ref, dtypes=ALL),
