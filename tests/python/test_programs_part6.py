@@ -266,17 +266,49 @@ def test_cnn_text(extra):
         close(rk["out"], rt["out"], 1e-4, 1e-6)
 
 
+class _contiguous_grad_gelu:
+    """Debian's torch 1.13 computes GELU's gradient wrongly (and not even deterministically: garbage, NaN
+    now and then) when the incoming gradient is not contiguous, which the speech model's BidirectionalGRU
+    (F.gelu before a batch_first GRU) gives it. For the oracle run, F.gelu is torch's own gelu whose
+    backward gets the same gradient made contiguous (test_program_gaps6.py checks kiln against that)."""
+
+    def __enter__(self):
+        import torch
+
+        class Gelu(torch.autograd.Function):
+            @staticmethod
+            def forward(ctx, x, approximate):
+                ctx.save_for_backward(x)
+                ctx.approximate = approximate
+                return self.original(x, approximate=approximate)
+
+            @staticmethod
+            def backward(ctx, grad):
+                (x,) = ctx.saved_tensors
+                with torch.enable_grad():
+                    x = x.detach().requires_grad_()
+                    y = self.original(x, approximate=ctx.approximate)
+                return torch.autograd.grad(y, x, grad.contiguous())[0], None
+
+        self.original = torch.nn.functional.gelu
+        torch.nn.functional.gelu = lambda input, approximate="none": Gelu.apply(input, approximate)
+        return self
+
+    def __exit__(self, *exc):
+        import torch
+        torch.nn.functional.gelu = self.original
+
+
 @pytest.mark.parametrize("extra", [[], ["--zero_infinity", "--reduction", "sum"], ["--n_rnn_layers", "1"]])
 def test_ctc_speech(extra):
-    rt, rk = run_both("ctc_speech", extra)
+    with _contiguous_grad_gelu():
+        rt, rk = run_both("ctc_speech", extra)
     check_same_start(rt, rk)
-    # nn.CTCLoss and its gradient match torch's bit for bit, but Debian's torch 1.13 computes GELU's
-    # gradient wrongly when the incoming gradient is not contiguous (BidirectionalGRU's F.gelu before a
-    # batch_first GRU gets a transposed one): kiln computes the formula (test_program_gaps6.py), so the
-    # runs part after the first step
-    check_drift(rt, rk, 18, 1, 1e-6, 0.1, learns=False)
-    close(rk["test_losses"], rt["test_losses"], 0.1)
-    assert len(rk["decoded"]) == len(rt["decoded"])
+    # nn.CTCLoss and its gradient match torch's bit for bit; the GRU's tanh/sigmoid (an ulp from SLEEF's
+    # now and then) and the GELU'd LayerNorm / convolution stacks drift by ulps that AdamW grows
+    check_drift(rt, rk, 18, 2, 1e-6, 1e-3, learns=False)
+    close(rk["test_losses"], rt["test_losses"], 1e-3)
+    close(rk["cers"], rt["cers"], 0.1)
 
 
 @pytest.mark.parametrize("extra", [[], ["--optimizer", "sgd", "--lr", "0.5"]])
