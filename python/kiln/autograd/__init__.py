@@ -1,4 +1,6 @@
 """kiln.autograd: backward, grad, grad-mode switches, custom Functions and numerical gradient checks."""
+import warnings
+
 from .. import _C
 from . import function
 from .function import Function
@@ -29,17 +31,44 @@ def backward(tensors, grad_tensors=None, retain_graph=None, create_graph=False, 
     _C._backward(tensors, grads, bool(retain_graph), bool(create_graph))
 
 
-def grad(outputs, inputs, grad_outputs=None, retain_graph=None, create_graph=False, allow_unused=False):
-    """Returns the gradients of `outputs` with respect to `inputs` (a tuple), without touching .grad."""
+def grad(outputs, inputs, grad_outputs=None, retain_graph=None, create_graph=False, only_inputs=True,
+         allow_unused=None, is_grads_batched=False, materialize_grads=False):
+    """Returns the gradients of `outputs` with respect to `inputs` (a tuple), without touching .grad.
+
+    torch's parameters in torch's order: only_inputs (deprecated, ignored with torch's warning when False)
+    comes before allow_unused; is_grads_batched takes each grad_output's first dimension as a batch of
+    vectors (computed one vector at a time here) and stacks the results; materialize_grads gives zeros for
+    inputs the outputs do not reach (and implies allow_unused)."""
+    if not only_inputs:
+        warnings.warn("only_inputs argument is deprecated and is ignored now "
+                      "(defaults to True). To accumulate gradient for other "
+                      "parts of the graph, please use torch.autograd.backward.")
+    if materialize_grads and allow_unused is False:
+        raise ValueError("Expected allow_unused to be True or not passed when materialize_grads=True, "
+                         "but got: allow_unused=False.")
+    if allow_unused is None:
+        allow_unused = materialize_grads
     outputs = _tensors(outputs)
-    single = isinstance(inputs, _C.TensorBase)
     inputs = _tensors(inputs)
     grads = _tensors(grad_outputs) or [None] * len(outputs)
     if len(grads) != len(outputs):
         raise RuntimeError(f"grad_outputs has {len(grads)} tensors for {len(outputs)} outputs")
     if retain_graph is None:
         retain_graph = create_graph
-    return _C._grad(outputs, inputs, grads, bool(retain_graph), bool(create_graph), bool(allow_unused))
+    if is_grads_batched:
+        if any(g is None for g in grads):
+            raise RuntimeError("is_grads_batched=True needs a grad_output for every output")
+        n = grads[0].shape[0]
+        rows = [_C._grad(outputs, inputs, [g[i] for g in grads], True if i < n - 1 else bool(retain_graph),
+                         bool(create_graph), bool(allow_unused)) for i in range(n)]
+        from .. import stack
+        result = tuple(None if rows[0][j] is None else stack([r[j] for r in rows]) for j in range(len(inputs)))
+    else:
+        result = _C._grad(outputs, inputs, grads, bool(retain_graph), bool(create_graph), bool(allow_unused))
+    if materialize_grads:
+        from .. import zeros_like
+        result = tuple(zeros_like(x) if g is None else g for g, x in zip(result, inputs))
+    return result
 
 
 class _VariableMeta(type):

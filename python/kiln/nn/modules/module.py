@@ -399,11 +399,17 @@ class Module:
         for _, m in self.named_children():
             yield m
 
-    def _named_members(self, store, prefix, recurse, remove_duplicate=True):
+    def _named_members(self, get_members_fn, prefix="", recurse=True, remove_duplicate=True):
+        """torch's helper: get_members_fn(module) gives a module's own (name, value) pairs (torchmeta's
+        MetaModule and other libraries pass a lambda over module._parameters.items()); kiln's own callers
+        pass the name of the dict ("_parameters", "_buffers")."""
+        if isinstance(get_members_fn, str):
+            store = get_members_fn
+            get_members_fn = lambda module: getattr(module, store).items()  # noqa: E731
         seen = set()
         mods = self.named_modules(prefix=prefix, remove_duplicate=remove_duplicate) if recurse else [(prefix, self)]
         for mod_prefix, mod in mods:
-            for name, value in getattr(mod, store).items():
+            for name, value in get_members_fn(mod):
                 if value is None or (remove_duplicate and id(value) in seen):
                     continue
                 seen.add(id(value))
