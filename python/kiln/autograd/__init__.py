@@ -26,7 +26,9 @@ def backward(tensors, grad_tensors=None, retain_graph=None, create_graph=False, 
         raise RuntimeError(f"got {len(grads)} gradients for {len(tensors)} tensors")
     if retain_graph is None:
         retain_graph = create_graph
-    _C._backward(tensors, grads, bool(retain_graph), bool(create_graph))
+    from ..sparse._grad import backward_pass
+    with backward_pass(collect=True):  # sparse gradients (embedding(sparse=True)) reach .grad at the end
+        _C._backward(tensors, grads, bool(retain_graph), bool(create_graph))
 
 
 def grad(outputs, inputs, grad_outputs=None, retain_graph=None, create_graph=False, allow_unused=False):
@@ -39,7 +41,9 @@ def grad(outputs, inputs, grad_outputs=None, retain_graph=None, create_graph=Fal
         raise RuntimeError(f"grad_outputs has {len(grads)} tensors for {len(outputs)} outputs")
     if retain_graph is None:
         retain_graph = create_graph
-    return _C._grad(outputs, inputs, grads, bool(retain_graph), bool(create_graph), bool(allow_unused))
+    from ..sparse._grad import backward_pass
+    with backward_pass(collect=False):  # embedding(sparse=True) hands the engine a dense gradient here
+        return _C._grad(outputs, inputs, grads, bool(retain_graph), bool(create_graph), bool(allow_unused))
 
 
 class _VariableMeta(type):
