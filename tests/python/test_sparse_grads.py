@@ -30,10 +30,12 @@ def assert_same_sparse(k, t, rtol=1e-6, atol=1e-7):
     assert tuple(k.shape) == tuple(t.shape)
     assert k._nnz() == t._nnz(), (k._indices().tolist(), t._indices().tolist())
     assert k.is_coalesced() == t.is_coalesced()
-    np.testing.assert_array_equal(np.array(k._indices().tolist()).reshape(-1, k._nnz()),
-                                  np.array(t._indices().tolist()).reshape(-1, t._nnz()))
-    np.testing.assert_allclose(np.array(k._values().tolist()).reshape(k._nnz(), -1),
-                               np.array(t._values().tolist()).reshape(t._nnz(), -1), rtol=rtol, atol=atol)
+    assert k.sparse_dim() == t.sparse_dim() and list(k._values().shape) == list(t._values().shape)
+    np.testing.assert_array_equal(np.array(k._indices().tolist(), dtype=np.int64).reshape(k.sparse_dim(), k._nnz()),
+                                  np.array(t._indices().tolist(), dtype=np.int64).reshape(t.sparse_dim(), t._nnz()))
+    np.testing.assert_allclose(np.array(k._values().tolist(), dtype=np.float64).reshape(list(k._values().shape)),
+                               np.array(t._values().tolist(), dtype=np.float64).reshape(list(t._values().shape)),
+                               rtol=rtol, atol=atol)
 
 
 def pair_embedding(num=7, dim=3, seed=0, **kw):
@@ -166,10 +168,13 @@ def test_grad_assignment_and_hooks():
     assert not k.weight.grad.is_sparse
     with pytest.raises(RuntimeError, match="different size"):
         k.weight.grad = kiln.sparse_coo_tensor([[0]], [[1.0, 2.0]], (7, 2))
-    c = copy.deepcopy(k)  # a module whose parameter has a sparse .grad
     k.weight.grad = g
-    c = copy.deepcopy(k)
-    assert c.weight.grad.is_sparse and c.weight.grad._values().tolist() == g._values().tolist()
+    c = copy.deepcopy(k)  # a module whose parameter has a sparse .grad (torch's Parameter copy drops grads)
+    assert c.weight.grad is None and c.weight.tolist() == k.weight.tolist()
+    leaf = kiln.zeros(7, 3, requires_grad=True)
+    leaf.grad = g
+    c = copy.deepcopy(leaf)  # a tensor's deepcopy copies its .grad, sparse too
+    assert c.grad.is_sparse and c.grad._values().tolist() == g._values().tolist() and c.grad is not g
 
 
 def test_autograd_grad_gives_the_dense_gradient():

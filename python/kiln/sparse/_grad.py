@@ -99,10 +99,9 @@ def accumulate(leaf, new):
             return
         old = leaf.__dict__.get("_sparse_grad")
         if old is None:
-            result = _contiguous(new)
+            leaf.__dict__["_sparse_grad"] = _contiguous(new)
         else:
-            result = add_sparse(old, new)
-        leaf.__dict__["_sparse_grad"] = result
+            old.add_(new)  # in place, as torch's variable_grad += new_grad (a held .grad sees it)
 
 
 def _dense_grad(t):

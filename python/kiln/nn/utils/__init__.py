@@ -41,6 +41,10 @@ def clip_grads_with_norm_(parameters, max_norm, total_norm, foreach=None):
         # as torch: the coefficient is a tensor, max_norm / (norm + 1e-6) clamped to 1
         coef = (float(max_norm) / (total_norm + 1e-6)).clamp(max=1.0)
         for g in grads:
+            if g.is_sparse:
+                # torch 1.13 scales g.detach(), which for a sparse gradient is a new tensor: the sparse
+                # gradient keeps its values (its norm still counts in the total)
+                continue
             g.mul_(coef)
 
 
