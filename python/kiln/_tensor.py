@@ -13,6 +13,7 @@ def _is_number(x):
 
 
 _dense_grad = _C.TensorBase.__dict__["grad"]  # the C++ .grad (dense)
+_dense_grad_get = _dense_grad.__get__
 
 
 def _no_grad():
@@ -574,10 +575,10 @@ class Tensor(_C.TensorBase):
 
     @property
     def grad(self):
+        if self._sparse_grad is None:
+            return _dense_grad_get(self)
         sparse = self._sparse_grad
-        dense = _dense_grad.__get__(self)
-        if sparse is None:
-            return dense
+        dense = _dense_grad_get(self)
         if dense is None:
             return sparse
         from .sparse._grad import dense_add_sparse_
