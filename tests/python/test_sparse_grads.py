@@ -441,3 +441,10 @@ def test_word2vec_skipgram_sgd_matches_torch():
     for table in ("u", "v"):
         assert_close(getattr(models[kiln], table).weight, getattr(models[torch], table).weight, rtol=1e-5,
                      atol=1e-6)
+
+
+def test_module_repr_as_torch():
+    for kw in (dict(sparse=True), dict(sparse=True, padding_idx=0, max_norm=1.0, norm_type=1.0),
+               dict(scale_grad_by_freq=True)):
+        assert repr(kiln.nn.Embedding(7, 3, **kw)) == repr(torch.nn.Embedding(7, 3, **kw))
+    assert repr(kiln.nn.EmbeddingBag(7, 3, sparse=True)) == repr(torch.nn.EmbeddingBag(7, 3, sparse=True))
