@@ -282,6 +282,21 @@ def test_sgd_sparse_matches_torch(kw):
         assert_same_sparse(ok.state[k.weight]["momentum_buffer"], ot.state[t.weight]["momentum_buffer"])
 
 
+def test_sgd_sparse_momentum_state_dict_round_trip():
+    t, k, ot, ok = sparse_step_pair("SGD", steps=2, lr=0.1, momentum=0.9)
+    ok2 = kiln.optim.SGD(k.parameters(), lr=0.1, momentum=0.9)
+    ok2.load_state_dict(ok.state_dict())
+    buf = ok2.state[k.weight]["momentum_buffer"]
+    assert buf is not ok.state[k.weight]["momentum_buffer"]
+    assert_same_sparse(buf, ot.state[t.weight]["momentum_buffer"])
+    for lib, m, o in ((torch, t, ot), (kiln, k, ok2)):
+        o.zero_grad()
+        m(idx(lib, [4, 1])).sum().backward()
+        o.step()
+    assert_close(k.weight, t.weight)
+    assert_same_sparse(ok2.state[k.weight]["momentum_buffer"], ot.state[t.weight]["momentum_buffer"])
+
+
 def test_sgd_sparse_weight_decay_raises_as_torch():
     with pytest.raises(RuntimeError, match=r"add\(sparse, dense\) is not supported"):
         sparse_step_pair("SGD", steps=1, lr=0.1, weight_decay=0.1)
