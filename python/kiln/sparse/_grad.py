@@ -177,6 +177,9 @@ def dense_add_sparse_(dense, sparse, alpha):
     linear = _linear_index(sparse._indices_t, sizes)
     values = sparse._values_t.to(dense.dtype)
     flat = dense.view([-1] + list(dense.shape[sparse.sparse_dim():])) if sizes else dense.unsqueeze(0)
+    if alpha == 1:  # one sum per element, in the entries' order: index_add_ is the same loop
+        flat.index_add_(0, linear, values)
+        return dense
     rank = _occurrence_rank(linear)
     passes = int(rank.max()) + 1
     for k in range(passes):
