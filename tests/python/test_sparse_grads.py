@@ -297,6 +297,21 @@ def test_sgd_sparse_momentum_state_dict_round_trip():
     assert_same_sparse(ok2.state[k.weight]["momentum_buffer"], ot.state[t.weight]["momentum_buffer"])
 
 
+def test_sparse_tensors_in_checkpoints_both_ways(tmp_path):
+    """kiln.save writes a sparse gradient or momentum buffer as torch does (_rebuild_sparse_tensor), and
+    kiln.load reads torch's."""
+    t, k, ot, ok = sparse_step_pair("SGD", steps=2, lr=0.1, momentum=0.9)
+    kiln.save({"opt": ok.state_dict(), "grad": k.weight.grad}, tmp_path / "k.pt")
+    from_kiln = torch.load(tmp_path / "k.pt")
+    assert_same_sparse(ok.state[k.weight]["momentum_buffer"], from_kiln["opt"]["state"][0]["momentum_buffer"])
+    assert_same_sparse(k.weight.grad, from_kiln["grad"])
+    torch.save({"opt": ot.state_dict(), "grad": t.weight.grad}, tmp_path / "t.pt")
+    for weights_only in (True, False):
+        from_torch = kiln.load(tmp_path / "t.pt", weights_only=weights_only)
+        assert_same_sparse(from_torch["opt"]["state"][0]["momentum_buffer"], ot.state[t.weight]["momentum_buffer"])
+        assert_same_sparse(from_torch["grad"], t.weight.grad)
+
+
 def test_sgd_sparse_weight_decay_raises_as_torch():
     with pytest.raises(RuntimeError, match=r"add\(sparse, dense\) is not supported"):
         sparse_step_pair("SGD", steps=1, lr=0.1, weight_decay=0.1)

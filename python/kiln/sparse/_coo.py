@@ -464,8 +464,8 @@ class SparseCooTensor:
         raise TypeError("can't convert a sparse_coo tensor to a NumPy array: use .to_dense().numpy()")
 
     def __reduce_ex__(self, proto):
-        raise NotImplementedError("kiln.save and pickle do not support sparse_coo tensors yet: save "
-                                  "s._indices(), s._values() and s.shape (or s.to_dense()) instead")
+        raise NotImplementedError("pickle does not support kiln's sparse_coo tensors: kiln.save writes them "
+                                  "(as torch does), or pickle s._indices(), s._values() and s.shape")
 
     def __getattr__(self, name):
         # Any other Tensor method (exp, view, sum_to_size...) exists only for dense tensors.
