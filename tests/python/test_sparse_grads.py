@@ -478,3 +478,43 @@ def test_module_repr_as_torch():
                dict(scale_grad_by_freq=True)):
         assert repr(kiln.nn.Embedding(7, 3, **kw)) == repr(torch.nn.Embedding(7, 3, **kw))
     assert repr(kiln.nn.EmbeddingBag(7, 3, sparse=True)) == repr(torch.nn.EmbeddingBag(7, 3, sparse=True))
+
+
+@pytest.mark.parametrize("case", ["2d_merge", "concat", "empty_left", "empty_right", "alpha"])
+def test_sparse_add_follows_torch(case):
+    """torch's CPU sparse + sparse: the index lists merged as they stand when both values are contiguous,
+    concatenated otherwise (an expanded values tensor), one side empty: the other."""
+    def make(lib):
+        a = lib.sparse_coo_tensor([[0, 1, 1], [2, 0, 2]], lib.tensor([1.0, 2.0, 3.0]), (3, 3))
+        b_values = lib.tensor([2.0]).expand(2) if case == "concat" else lib.tensor([2.0, 5.0])
+        b = lib.sparse_coo_tensor([[1, 0], [0, 1]], b_values, (3, 3))
+        if case == "empty_left":
+            a = lib.sparse_coo_tensor(lib.zeros(2, 0, dtype=lib.int64), lib.zeros(0), (3, 3))
+        if case == "empty_right":
+            b = lib.sparse_coo_tensor(lib.zeros(2, 0, dtype=lib.int64), lib.zeros(0), (3, 3))
+        return a.add(b, alpha=0.5) if case == "alpha" else a + b
+    assert_same_sparse(make(kiln), make(torch))
+
+
+def test_embedding_bag_per_sample_weights_gradient_with_a_frozen_weight():
+    """(torch 1.13 fails an internal assert with a frozen weight: its weight requires grad here, which does
+    not change the per_sample_weights' gradient.)"""
+    torch.manual_seed(0)
+    t = torch.nn.EmbeddingBag(5, 2, mode="sum")
+    k = kiln.nn.EmbeddingBag(5, 2, mode="sum", sparse=True)
+    with kiln.no_grad():
+        k.weight.copy_(kiln.tensor(t.weight.detach().numpy()))
+    k.weight.requires_grad_(False)
+    tp, kp = torch.tensor([0.5, 2.0, 1.5], requires_grad=True), kiln.tensor([0.5, 2.0, 1.5], requires_grad=True)
+    for lib, m, p in ((torch, t, tp), (kiln, k, kp)):
+        m(idx(lib, [1, 3, 1]), idx(lib, [0, 1]), per_sample_weights=p).pow(2).sum().backward()
+    assert k.weight.grad is None
+    assert_close(kp.grad, tp.grad)
+
+
+def test_leaf_hook_may_replace_the_sparse_gradient():
+    t, k = pair_embedding(sparse=True)
+    for lib, m in ((torch, t), (kiln, k)):
+        m.weight.register_hook(lambda g: g * 3)
+        m(idx(lib, [2, 0, 2])).sum().backward()
+    assert_same_sparse(k.weight.grad, t.weight.grad)

@@ -132,8 +132,10 @@ def add_sparse(t, s, alpha=1):
     if not (tv.is_contiguous() and sv.is_contiguous()) or t.sparse_dim() != s.sparse_dim():
         values = sv if alpha == 1 else sv.mul(alpha)
         return SparseCooTensor(_C.cat([t._indices_t, s._indices_t], 1), _C.cat([tv, values], 0), t.shape, False)
-    ti = list(zip(*t._indices_t.tolist()))
-    si = list(zip(*s._indices_t.tolist()))
+    if t.sparse_dim() == 1:  # (embedding gradients) plain ints compare faster than 1-tuples
+        ti, si = t._indices_t[0].tolist(), s._indices_t[0].tolist()
+    else:
+        ti, si = list(zip(*t._indices_t.tolist())), list(zip(*s._indices_t.tolist()))
     nt, ns = len(ti), len(si)
     i = j = 0
     pos_t, pos_s, out = [], [], []
@@ -154,7 +156,7 @@ def add_sparse(t, s, alpha=1):
             if cmp < 0:
                 out.append(si[j])
             j += 1
-    indices = _tensor(out, dtype=_C.int64).t().contiguous().reshape(t.sparse_dim(), len(out))
+    indices = _tensor(out, dtype=_C.int64).reshape(len(out), -1).t().contiguous()
     values = _C.zeros([len(out)] + list(tv.shape[1:]), dtype=tv.dtype)
     values.index_copy_(0, _tensor(pos_t, dtype=_C.int64), tv)
     values.index_add_(0, _tensor(pos_s, dtype=_C.int64), sv, alpha=alpha)
