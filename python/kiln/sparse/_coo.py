@@ -198,7 +198,7 @@ class SparseCooTensor:
     def add_(self, other, *, alpha=1):
         """self += alpha * other for a sparse other (torch's CPU sparse add: see kiln/sparse/_grad.py)."""
         if not isinstance(other, SparseCooTensor):
-            raise RuntimeError("add_(sparse, dense) is not supported; use dense.add_(sparse) instead")
+            raise RuntimeError("add(sparse, dense) is not supported. Use add(dense, sparse) instead.")
         from ._grad import add_sparse
         r = add_sparse(self, other, alpha)
         self._indices_t, self._values_t, self._coalesced = r._indices_t, r._values_t, r._coalesced
@@ -216,8 +216,7 @@ class SparseCooTensor:
         return self.coalesce()._values_t.norm(p)
 
     def is_contiguous(self, memory_format=None):
-        raise RuntimeError("is_contiguous is not supported for sparse tensors (torch: Sparse CPU tensors do not "
-                           "have is_contiguous)")
+        return True  # torch 1.13 answers True for every sparse COO tensor
 
     def clone(self):
         return SparseCooTensor(self._indices_t.clone(), self._values_t.clone(), self._size, self._coalesced)
