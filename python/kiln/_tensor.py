@@ -12,6 +12,15 @@ def _is_number(x):
     return isinstance(x, numbers.Number) and not isinstance(x, complex)
 
 
+_dense_grad = _C.TensorBase.__dict__["grad"]  # the C++ .grad (dense)
+_dense_grad_get = _dense_grad.__get__
+
+
+def _no_grad():
+    from .autograd.grad_mode import no_grad
+    return no_grad()
+
+
 class Tensor(_C.TensorBase):
     __module__ = "kiln"
     __array_priority__ = 1000  # NumPy defers binary operators to us
@@ -308,6 +317,9 @@ class Tensor(_C.TensorBase):
     # With alpha != 1 (optimizers, `p.data.add_(p.grad, alpha=-lr)`) they round as torch's fused
     # multiply-add where torch fuses it (_fused_alpha).
     def add(self, *args, **kwargs):
+        if args and getattr(args[0], "is_sparse", False):  # dense + sparse_coo: dense (torch's add_out_dense_sparse)
+            from .sparse._grad import dense_add_sparse_
+            return dense_add_sparse_(self.clone(), args[0], kwargs.get("alpha", 1))
         fused = _fused_alpha(self, args, kwargs, 1) if kwargs else None  # (no keyword: no alpha)
         if fused is not None:
             return fused
@@ -317,6 +329,9 @@ class Tensor(_C.TensorBase):
             return _deprecated_alpha_first(self, "add", args, kwargs)
 
     def add_(self, *args, **kwargs):
+        if args and getattr(args[0], "is_sparse", False):  # p.add_(sparse_grad, alpha=-lr) in optimizers
+            from .sparse._grad import dense_add_sparse_
+            return dense_add_sparse_(self, args[0], kwargs.get("alpha", 1))
         # (an expanded self raises in the op itself, as torch)
         if kwargs and not _expanded(self) and _fused_in_place(_fused_alpha, self, args, kwargs, 1):
             return self
@@ -551,6 +566,48 @@ class Tensor(_C.TensorBase):
         return _C.TensorBase.to(self, _C.bool, False, False)
 
     # ---- autograd ----
+    # .grad: the C++ slot (dense gradients, which the engine's AccumulateGrad fills), or the sparse COO
+    # gradient embedding(sparse=True) accumulates on the Python side (kiln/sparse/_grad.py;
+    # docs/ARCHITECTURE.md, "Sparse gradients"). A tensor holds at most one of the two, except for the
+    # moment after a dense gradient arrived on top of a sparse one: reading .grad then sums them into a
+    # dense one (torch's AccumulateGrad: dense + sparse is dense).
+    _sparse_grad = None
+
+    @property
+    def grad(self):
+        if self._sparse_grad is None:
+            return _dense_grad_get(self)
+        sparse = self._sparse_grad
+        dense = _dense_grad_get(self)
+        if dense is None:
+            return sparse
+        from .sparse._grad import dense_add_sparse_
+        with _no_grad():
+            dense = dense.clone()
+            dense_add_sparse_(dense, sparse, 1)
+        del self.__dict__["_sparse_grad"]
+        _dense_grad.__set__(self, dense)
+        return dense
+
+    @grad.setter
+    def grad(self, value):
+        from .sparse import SparseCooTensor
+        if isinstance(value, SparseCooTensor):
+            if tuple(value.shape) != tuple(self.shape):
+                raise RuntimeError("assigned grad has data of a different size")
+            if value.dtype != self.dtype:
+                raise RuntimeError("assigned grad has data of a different type")
+            _dense_grad.__set__(self, None)
+            self.__dict__["_sparse_grad"] = value
+            return
+        if self._sparse_grad is not None:
+            del self.__dict__["_sparse_grad"]
+        _dense_grad.__set__(self, value)
+
+    @grad.deleter
+    def grad(self):
+        self.grad = None
+
     def backward(self, gradient=None, retain_graph=None, create_graph=False, inputs=None):
         from . import autograd
         autograd.backward(self, gradient, retain_graph, create_graph, inputs=inputs)
@@ -562,6 +619,8 @@ class Tensor(_C.TensorBase):
         def run(grad):
             return None if handle.removed else hook(grad)
         self._register_hook(run)
+        if self.grad_fn is None:  # a leaf's hooks also see its sparse gradients (kiln/sparse/_grad.py)
+            self.__dict__.setdefault("_leaf_grad_hooks", []).append(run)
         return handle
 
     def register_post_accumulate_grad_hook(self, hook):
@@ -577,6 +636,7 @@ class Tensor(_C.TensorBase):
             if not handle.removed:
                 hook(tensor)
         self._register_post_accumulate_grad_hook(run)
+        self.__dict__.setdefault("_post_accumulate_hooks", []).append(run)
         return handle
 
     # ---- operators ----

@@ -114,6 +114,16 @@ class _Global:
 
 _REBUILD_TENSOR_V2 = _Global("torch._utils", "_rebuild_tensor_v2")
 _REBUILD_PARAMETER = _Global("torch._utils", "_rebuild_parameter")
+_REBUILD_SPARSE = _Global("torch._utils", "_rebuild_sparse_tensor")
+_GET_LAYOUT = _Global("torch.serialization", "_get_layout")
+
+
+class _SparseCooLayout:
+    """Written as torch writes the layout of a sparse tensor: _get_layout('torch.sparse_coo')."""
+    __slots__ = ()
+
+
+_SPARSE_COO_LAYOUT = _SparseCooLayout()
 
 
 class _StorageRef:
@@ -216,6 +226,11 @@ class _Pickler(pickle._Pickler):
             offset = obj.storage_offset() if obj.numel() > 0 else 0
             return (_REBUILD_TENSOR_V2, (group.ref, offset, tuple(obj.shape), tuple(obj.stride()),
                                          obj.requires_grad, OrderedDict()))
+        if getattr(obj, "is_sparse", False) is True and type(obj).__name__ == "SparseCooTensor":
+            # torch's sparse Tensor.__reduce_ex__: (layout, (indices, values, size))
+            return (_REBUILD_SPARSE, (_SPARSE_COO_LAYOUT, (obj._indices(), obj._values().detach(), obj.shape)))
+        if type(obj) is _SparseCooLayout:
+            return (_GET_LAYOUT, ("torch.sparse_coo",))
         if type(obj) is self._size:
             return (_Global("torch", "Size"), (tuple(obj),))
         if type(obj) is self._device:
@@ -439,7 +454,26 @@ def _encode(text, encoding="utf-8"):
 
 
 def _get_layout(name):
-    raise CheckpointTypeError(f"kiln has no layouts; cannot load {_short(name)}")
+    if name == "torch.sparse_coo":
+        from ._layout import sparse_coo
+        return sparse_coo
+    raise CheckpointTypeError(f"kiln has no layout {_short(name)}; cannot load it")
+
+
+def _rebuild_sparse_tensor(layout, data):
+    """torch._utils._rebuild_sparse_tensor for the COO layout: (indices, values, size), not coalesced."""
+    from ._layout import sparse_coo
+    from ._tensor import Tensor
+    from .sparse import SparseCooTensor
+    if layout is not sparse_coo:
+        raise CheckpointTypeError("kiln loads sparse tensors of the sparse_coo layout only")
+    if type(data) is not tuple or len(data) != 3 or not all(isinstance(t, Tensor) for t in data[:2]):
+        raise pickle.UnpicklingError("_rebuild_sparse_tensor expects (indices, values, size)")
+    indices, values, size = data
+    if indices.dim() != 2 or indices.dtype != _C.int64 or values.dim() < 1 or values.shape[0] != indices.shape[1] \
+            or len(size) != indices.shape[0] + values.dim() - 1:
+        raise pickle.UnpicklingError("_rebuild_sparse_tensor: inconsistent indices, values and size")
+    return SparseCooTensor(indices, values, list(size), False)
 
 
 def torch_globals():
@@ -453,7 +487,7 @@ def torch_globals():
         ("torch._utils", "_rebuild_parameter"): _rebuild_parameter,
         ("torch._utils", "_rebuild_parameter_with_state"): _rebuild_parameter_with_state,
         ("torch._tensor", "_rebuild_from_type_v2"): _rebuild_from_type_v2,
-        ("torch._utils", "_rebuild_sparse_tensor"): _unsupported("sparse tensors"),
+        ("torch._utils", "_rebuild_sparse_tensor"): _rebuild_sparse_tensor,
         ("torch._utils", "_rebuild_sparse_csr_tensor"): _unsupported("sparse tensors"),
         ("torch._utils", "_rebuild_qtensor"): _unsupported("quantized tensors"),
         ("torch._utils", "_rebuild_nested_tensor"): _unsupported("nested tensors"),

@@ -100,8 +100,8 @@ log_softmax's g - exp(o) * sum.
 Left as they were: 2-norms of rows whose length leaves a tail of 4 to 7 elements past the last
 multiple of 8 (Tensor.norm(2, dim), vector_norm, weight_norm's weight_g: runtime/kernels/cpu/norm2_op.cc
 notes torch's order there is not reproduced) are an ulp off now and then; kiln's own float32 tanh (an ulp from torch's SLEEF now and then: the LSTM/RNN/tanh
-programs drift slowly, most visibly with large learning rates), sparse gradients (nn.Embedding(sparse=True), optim.SparseAdam: the autograd engine accepts only dense
-gradients), complex tensors and torch.fft.
+programs drift slowly, most visibly with large learning rates), complex tensors and torch.fft. (Sparse
+gradients, nn.Embedding(sparse=True) and optim.SparseAdam, came later: tests/python/test_sparse_grads.py.)
 """
 import numpy as np
 import pytest

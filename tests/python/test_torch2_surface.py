@@ -38,8 +38,9 @@ def test_embedding_module_and_bag_renorm_in_place():
         res.append([m.weight.detach().numpy().copy(), yb.detach().numpy(), wb.grad.numpy()])
     for a, b in zip(res[1], res[0]):
         np.testing.assert_array_equal(a, b)
-    with pytest.raises(NotImplementedError, match="sparse"):
-        kiln.nn.functional.embedding(kiln.tensor(I), kiln.tensor(W), sparse=True)
+    # sparse=True: the same rows (the sparse gradients: tests/python/test_sparse_grads.py)
+    np.testing.assert_array_equal(kiln.nn.functional.embedding(kiln.tensor(I), kiln.tensor(W), sparse=True).numpy(),
+                                  torch.nn.functional.embedding(torch.tensor(I), torch.tensor(W), sparse=True).numpy())
 
 
 def _rms_ref(x, shape, w, eps):

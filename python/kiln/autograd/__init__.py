@@ -28,7 +28,9 @@ def backward(tensors, grad_tensors=None, retain_graph=None, create_graph=False, 
         raise RuntimeError(f"got {len(grads)} gradients for {len(tensors)} tensors")
     if retain_graph is None:
         retain_graph = create_graph
-    _C._backward(tensors, grads, bool(retain_graph), bool(create_graph))
+    from ..sparse._grad import backward_pass
+    with backward_pass(collect=True):  # sparse gradients (embedding(sparse=True)) reach .grad at the end
+        _C._backward(tensors, grads, bool(retain_graph), bool(create_graph))
 
 
 def grad(outputs, inputs, grad_outputs=None, retain_graph=None, create_graph=False, only_inputs=True,
@@ -55,16 +57,18 @@ def grad(outputs, inputs, grad_outputs=None, retain_graph=None, create_graph=Fal
         raise RuntimeError(f"grad_outputs has {len(grads)} tensors for {len(outputs)} outputs")
     if retain_graph is None:
         retain_graph = create_graph
-    if is_grads_batched:
-        if any(g is None for g in grads):
-            raise RuntimeError("is_grads_batched=True needs a grad_output for every output")
-        n = grads[0].shape[0]
-        rows = [_C._grad(outputs, inputs, [g[i] for g in grads], True if i < n - 1 else bool(retain_graph),
-                         bool(create_graph), bool(allow_unused)) for i in range(n)]
-        from .. import stack
-        result = tuple(None if rows[0][j] is None else stack([r[j] for r in rows]) for j in range(len(inputs)))
-    else:
-        result = _C._grad(outputs, inputs, grads, bool(retain_graph), bool(create_graph), bool(allow_unused))
+    from ..sparse._grad import backward_pass
+    with backward_pass(collect=False):  # embedding(sparse=True) hands the engine a dense gradient here
+        if is_grads_batched:
+            if any(g is None for g in grads):
+                raise RuntimeError("is_grads_batched=True needs a grad_output for every output")
+            n = grads[0].shape[0]
+            rows = [_C._grad(outputs, inputs, [g[i] for g in grads], True if i < n - 1 else bool(retain_graph),
+                             bool(create_graph), bool(allow_unused)) for i in range(n)]
+            from .. import stack
+            result = tuple(None if rows[0][j] is None else stack([r[j] for r in rows]) for j in range(len(inputs)))
+        else:
+            result = _C._grad(outputs, inputs, grads, bool(retain_graph), bool(create_graph), bool(allow_unused))
     if materialize_grads:
         from .. import zeros_like
         result = tuple(zeros_like(x) if g is None else g for g, x in zip(result, inputs))

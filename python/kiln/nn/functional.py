@@ -839,8 +839,6 @@ def embedding(input, weight, padding_idx=None, max_norm=None, norm_type=2.0, sca
             if not isinstance(v, (int, float)) and not (isinstance(v, kiln.Tensor) and v.dim() == 0):
                 raise TypeError(f"embedding_renorm_(): argument '{arg}' (position {position}) must be float, not "
                                 f"{type(v).__name__}")
-    if sparse:
-        raise NotImplementedError("embedding: sparse gradients (sparse=True) are not supported by kiln")
     if input.is_floating_point() or input.dtype == kiln.bool:
         raise RuntimeError("embedding(): Expected tensor for argument #1 'indices' to have one of the following "
                            f"scalar types: Long, Int; but got {input.dtype} instead")
@@ -853,6 +851,9 @@ def embedding(input, weight, padding_idx=None, max_norm=None, norm_type=2.0, sca
         if not -num <= padding_idx < num:
             raise AssertionError("Padding_idx must be within num_embeddings")
         padding_idx = padding_idx % num
+    if sparse and weight.requires_grad and kiln.is_grad_enabled():
+        return _EmbeddingSparse.apply(weight, input, padding_idx, scale_grad_by_freq)
+    if padding_idx is not None:
         if weight.requires_grad and kiln.is_grad_enabled():
             # Same values, but the padding row reads a detached copy, so it gets no gradient.
             row = (kiln.arange(num) == padding_idx).reshape(num, 1)
@@ -863,6 +864,46 @@ def embedding(input, weight, padding_idx=None, max_norm=None, norm_type=2.0, sca
         counts = kiln.bincount(flat, minlength=weight.shape[0]).index_select(0, flat).reshape(-1, 1)
         rows.register_hook(lambda grad: grad / counts.to(grad.dtype))
     return rows.reshape(list(input.shape) + [weight.shape[1]])
+
+
+class _EmbeddingSparse(kiln.autograd.Function):
+    """embedding(sparse=True): the rows input picks; the weight's gradient is torch's sparse COO one
+    (embedding_sparse_backward: one row per index of input, in order, those equal to padding_idx left
+    out, the output gradient's rows as values). It does not go through the engine's AccumulateGrad
+    (dense only): kiln/sparse/_grad.py accumulates it into the weight's .grad at the end of the backward
+    pass (docs/ARCHITECTURE.md, "Sparse gradients"). Under autograd.grad, or for a weight that is not a
+    leaf, the engine gets the dense gradient instead."""
+
+    @staticmethod
+    def forward(ctx, weight, input, padding_idx, scale_grad_by_freq):
+        from ..sparse import _grad
+        ctx.weight, ctx.order = weight, _grad.next_order()
+        ctx.padding_idx, ctx.scale_grad_by_freq = padding_idx, scale_grad_by_freq
+        ctx.size = list(weight.shape)
+        ctx.save_for_backward(input)
+        return weight.index_select(0, input.reshape(-1)).reshape(list(input.shape) + [weight.shape[1]])
+
+    @staticmethod
+    def backward(ctx, grad):
+        input, = ctx.saved_tensors
+        return _sparse_weight_grad(ctx, grad.reshape(-1, ctx.size[1]), input.reshape(-1)), None, None, None
+
+
+def _sparse_weight_grad(ctx, values, indices):
+    """The sparse gradient (indices, one row of values each) routed to ctx.weight's .grad (None returned to
+    the engine), or, under autograd.grad or for a non-leaf weight, the dense gradient returned."""
+    from ..sparse import SparseCooTensor, _grad
+    if ctx.scale_grad_by_freq:
+        raise RuntimeError("embedding_backward: scale_grad_by_freq not supported with sparse gradients")
+    indices = indices.long()
+    if ctx.padding_idx is not None:
+        keep = indices != ctx.padding_idx
+        indices, values = indices[keep], values[keep]
+    weight = ctx.weight
+    if _grad.wants_dense() or weight.grad_fn is not None:
+        return kiln.zeros(ctx.size, dtype=values.dtype).index_add(0, indices, values)
+    _grad.route(weight, SparseCooTensor(indices.reshape(1, -1), values, ctx.size), ctx.order)
+    return None
 
 
 def _embedding_renorm_(weight, input, max_norm, norm_type):
@@ -1247,8 +1288,8 @@ def embedding_bag(input, weight, offsets=None, max_norm=None, norm_type=2, scale
     """Sums, means or maxima of bags of embedding rows, without the (bags, length, dim) tensor in the
     user's hands: input 2-D (each row one bag) or 1-D with offsets (bag starts). Entries equal to
     padding_idx are left out of their bag; an empty bag gives zeros."""
-    if scale_grad_by_freq or sparse:
-        raise NotImplementedError("embedding_bag: scale_grad_by_freq and sparse are not supported by kiln yet")
+    if scale_grad_by_freq and not sparse:
+        raise NotImplementedError("embedding_bag: scale_grad_by_freq is not supported by kiln yet")
     if weight.dtype == input.dtype and not input.is_floating_point():
         raise RuntimeError("embedding_bag(): the input and the weight are swapped? weight must be floating point")
     if input.is_floating_point() or input.dtype == kiln.bool:
@@ -1258,6 +1299,10 @@ def embedding_bag(input, weight, offsets=None, max_norm=None, norm_type=2, scale
         raise ValueError(f"weight has to be a 2D Tensor, but got Tensor of dimension {weight.dim()}")
     if mode not in ("sum", "mean", "max"):
         raise ValueError(f"mode has to be one of sum, mean or max")
+    if mode == "max" and scale_grad_by_freq:
+        raise ValueError("max mode does not support scaling the gradient by the frequency")
+    if mode == "max" and sparse:
+        raise ValueError("max mode does not support sparse weights")
     if per_sample_weights is not None and list(input.shape) != list(per_sample_weights.shape):
         raise ValueError(f"embedding_bag: If per_sample_weights ({list(per_sample_weights.shape)}) is not None, then "
                          f"it must have the same shape as the input ({list(input.shape)})")
@@ -1272,6 +1317,10 @@ def embedding_bag(input, weight, offsets=None, max_norm=None, norm_type=2, scale
         padding_idx %= num
     if max_norm is not None:
         _embedding_renorm_(weight, input, max_norm, norm_type)
+    if sparse and kiln.is_grad_enabled() and (weight.requires_grad or (per_sample_weights is not None and
+                                                                       per_sample_weights.requires_grad)):
+        args = (input, offsets, mode, include_last_offset, padding_idx, scale_grad_by_freq)
+        return _EmbeddingBagSparse.apply(weight, per_sample_weights, args)
     if input.dim() == 2:
         if offsets is not None:
             raise ValueError("if input is 2D, then offsets has to be None, as input is treated is a mini-batch of "
@@ -1358,6 +1407,57 @@ def embedding_bag(input, weight, offsets=None, max_norm=None, norm_type=2, scale
         count = valid.sum(1, keepdim=True).clamp(min=1).to(weight.dtype)
         out = out / count
     return out
+
+
+class _EmbeddingBagSparse(kiln.autograd.Function):
+    """embedding_bag(sparse=True), sum or mean: the forward as for dense weights; the weight's gradient is
+    torch's _embedding_bag_sparse_backward: per index of input, in order, its bag's output gradient
+    (times 1 / bag size for mean, times its per_sample_weight), as a sparse COO gradient without the
+    padding_idx entries (routed as embedding(sparse=True)'s: _sparse_weight_grad)."""
+
+    @staticmethod
+    def forward(ctx, weight, per_sample_weights, args):
+        from ..sparse import _grad
+        input, offsets, mode, include_last_offset, padding_idx, scale_grad_by_freq = args
+        out = embedding_bag(input, weight, offsets, None, 2, False, mode, False, per_sample_weights,
+                            include_last_offset, padding_idx)
+        ctx.weight, ctx.order, ctx.size = weight, _grad.next_order(), list(weight.shape)
+        ctx.padding_idx, ctx.scale_grad_by_freq, ctx.mode = padding_idx, scale_grad_by_freq, mode
+        indices = input.reshape(-1).long()
+        n = indices.shape[0]
+        if input.dim() == 2:
+            bags, length = input.shape
+            offset2bag = kiln.arange(bags).unsqueeze(1).expand(bags, length).reshape(-1)
+        else:
+            starts = offsets.long()
+            if include_last_offset:
+                starts = starts[:-1]
+            bags = starts.shape[0]
+            # the bag of each position: how many bag starts are at or before it, less one
+            offset2bag = (starts.reshape(1, -1) <= kiln.arange(n).reshape(-1, 1)).sum(1) - 1 if n else \
+                kiln.zeros(0, dtype=kiln.int64)
+            offset2bag = offset2bag.clamp(min=0)
+        valid = indices != padding_idx if padding_idx is not None else kiln.ones(n, dtype=kiln.bool)
+        bag_size = kiln.zeros(bags, dtype=kiln.int64).index_add(0, offset2bag, valid.long())
+        ctx.save_for_backward(indices, offset2bag, bag_size, per_sample_weights)
+        return out
+
+    @staticmethod
+    def backward(ctx, grad):
+        indices, offset2bag, bag_size, psw = ctx.saved_tensors
+        index_grad = grad.index_select(0, offset2bag)
+        psw_grad = None
+        if ctx.needs_input_grad[1]:
+            rows = ctx.weight.detach().index_select(0, indices)
+            psw_grad = (index_grad * rows).sum(1)
+            if ctx.padding_idx is not None:
+                psw_grad = kiln.where(indices != ctx.padding_idx, psw_grad, kiln.zeros([], dtype=psw_grad.dtype))
+        if ctx.mode == "mean":
+            index_grad = index_grad * (1 / bag_size.to(grad.dtype)).index_select(0, offset2bag).unsqueeze(1)
+        if psw is not None:
+            index_grad = index_grad * psw.unsqueeze(1)
+        weight_grad = _sparse_weight_grad(ctx, index_grad, indices) if ctx.needs_input_grad[0] else None
+        return weight_grad, psw_grad, None
 
 
 def _bag_sums(rows, valid, mode):

@@ -12,6 +12,7 @@ from .radam import RAdam
 from .rmsprop import RMSprop
 from .rprop import Rprop
 from .sgd import SGD
+from .sparse_adam import SparseAdam
 
 __all__ = ["Optimizer", "SGD", "Adam", "AdamW", "RMSprop", "Adagrad", "Adadelta", "Adamax", "NAdam", "RAdam",
-           "Rprop", "ASGD", "LBFGS", "lr_scheduler"]
+           "Rprop", "ASGD", "LBFGS", "SparseAdam", "lr_scheduler"]

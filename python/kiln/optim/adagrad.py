@@ -12,6 +12,7 @@ class Adagrad(Optimizer):
         sum += g * g
         p -= clr * g / (sqrt(sum) + eps)
     The state (step, sum = initial_accumulator_value) is made in the constructor, as torch does.
+    A sparse gradient takes torch's sparse path (_sparse_update).
     """
 
     def __init__(self, params, lr=1e-2, lr_decay=0, weight_decay=0, initial_accumulator_value=0, eps=1e-10,
@@ -59,9 +60,26 @@ class Adagrad(Optimizer):
         g = -p.grad if group["maximize"] else p.grad
         state["step"] = state["step"] + 1
         t = float(state["step"])
+        if g.is_sparse:
+            self._sparse_update(p, g, t, group)
+            return
         if group["weight_decay"] != 0:
             g = g.add(p, alpha=group["weight_decay"])
         clr = group["lr"] / (1 + (t - 1) * group["lr_decay"])
         state["sum"].addcmul_(g, g, value=1)
         std = state["sum"].sqrt().add_(group["eps"])
         p.addcdiv_(g, std, value=-clr)
+
+    def _sparse_update(self, p, g, t, group):
+        """torch's sparse path: on the coalesced gradient's rows only (the update is not linear in g),
+        sum[rows] += values^2, p[rows] -= clr * values / (sqrt(sum[rows]) + eps)."""
+        from ..sparse import SparseCooTensor
+        if group["weight_decay"] != 0:
+            raise RuntimeError("weight_decay option is not compatible with sparse gradients")
+        clr = group["lr"] / (1 + (t - 1) * group["lr_decay"])
+        g = g.coalesce()
+        indices, values = g._indices(), g._values()
+        state_sum = self.state[p]["sum"]
+        state_sum.add_(SparseCooTensor(indices, values.pow(2), g.shape, True))
+        std_values = state_sum.sparse_mask(g)._values().sqrt_().add_(group["eps"])
+        p.add_(SparseCooTensor(indices, values / std_values, g.shape, True), alpha=-clr)

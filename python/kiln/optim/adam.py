@@ -53,6 +53,9 @@ class Adam(Optimizer):
         return loss
 
     def _update(self, p, group):
+        if p.grad.is_sparse:
+            raise RuntimeError("AdamW does not support sparse gradients" if self._decoupled else
+                               "Adam does not support sparse gradients, please consider SparseAdam instead")
         lr, (beta1, beta2), eps, wd = group["lr"], group["betas"], group["eps"], group["weight_decay"]
         g = -p.grad if group["maximize"] else p.grad
         if wd != 0:

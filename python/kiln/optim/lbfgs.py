@@ -257,6 +257,8 @@ class LBFGS(Optimizer):
         for p in self._params:
             if p.grad is None:
                 view = p.new(p.numel()).zero_()
+            elif p.grad.is_sparse:
+                view = p.grad.to_dense().view(-1)
             else:
                 view = p.grad.view(-1)
             views.append(view)

@@ -15,7 +15,8 @@ required = _RequiredParameter()
 
 
 def _copy_value(v):
-    return v.detach().clone() if isinstance(v, _C.TensorBase) else v
+    # tensors (a sparse momentum buffer too) are copied
+    return v.detach().clone() if isinstance(v, _C.TensorBase) or getattr(v, "is_sparse", False) is True else v
 
 
 def _check_implementation_flags(defaults):

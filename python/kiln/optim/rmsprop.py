@@ -44,6 +44,8 @@ class RMSprop(Optimizer):
         return loss
 
     def _update(self, p, group):
+        if p.grad.is_sparse:
+            raise RuntimeError("RMSprop does not support sparse gradients")
         lr, alpha, eps, wd, momentum = group["lr"], group["alpha"], group["eps"], group["weight_decay"], \
             group["momentum"]
         g = -p.grad if group["maximize"] else p.grad

@@ -10,6 +10,10 @@ class SGD(Optimizer):
         buf = d_p (first step), else momentum * buf + (1 - dampening) * d_p
         d_p = d_p + momentum * buf if nesterov else buf        (when momentum != 0)
         p  -= lr * d_p                                         (maximize flips the sign of g)
+
+    A sparse gradient (embedding(sparse=True)) takes the same steps with torch's sparse ops: the momentum
+    buffer is then sparse too (uncoalesced, growing each step, as torch's), weight decay raises torch's
+    error.
     """
 
     def __init__(self, params, lr=1e-3, momentum=0, dampening=0, weight_decay=0, nesterov=False, *,
@@ -40,6 +44,8 @@ class SGD(Optimizer):
                         continue
                     d_p = -p.grad if group["maximize"] else p.grad
                     if group["weight_decay"] != 0:
+                        if d_p.is_sparse:  # torch's sparse.add(dense)
+                            raise RuntimeError("add(sparse, dense) is not supported. Use add(dense, sparse) instead.")
                         d_p = d_p.add(p, alpha=group["weight_decay"])
                     if momentum != 0:
                         state = self.state[p]

@@ -161,6 +161,63 @@ class SparseCooTensor:
     def detach(self):
         return SparseCooTensor(self._indices_t, self._values_t.detach(), self._size, self._coalesced)
 
+    def detach_(self):
+        self._values_t = self._values_t.detach()
+        return self
+
+    @property
+    def data(self):
+        return self.detach()
+
+    def __deepcopy__(self, memo):
+        if id(self) not in memo:
+            import copy
+            memo[id(self)] = SparseCooTensor(copy.deepcopy(self._indices_t, memo), copy.deepcopy(self._values_t, memo),
+                                             self._size, self._coalesced)
+        return memo[id(self)]
+
+    # ---- in place (what optimizers and gradient clipping do to a sparse .grad) ----
+    def zero_(self):
+        """No stored elements, the size kept (torch's sparse zero_)."""
+        from ._grad import zero_sparse_
+        return zero_sparse_(self)
+
+    def mul_(self, other):
+        """The values scaled in place by a number or a 0-dim tensor."""
+        if not _is_scalar_like(other):
+            raise _unsupported("mul_ (sparse_coo by a tensor)")
+        self._values_t.mul_(other)
+        return self
+
+    def div_(self, other):
+        if not _is_scalar_like(other):
+            raise _unsupported("div_ (sparse_coo by a tensor)")
+        self._values_t.div_(other)
+        return self
+
+    def add_(self, other, *, alpha=1):
+        """self += alpha * other for a sparse other (torch's CPU sparse add: see kiln/sparse/_grad.py)."""
+        if not isinstance(other, SparseCooTensor):
+            raise RuntimeError("add(sparse, dense) is not supported. Use add(dense, sparse) instead.")
+        from ._grad import add_sparse
+        r = add_sparse(self, other, alpha)
+        self._indices_t, self._values_t, self._coalesced = r._indices_t, r._values_t, r._coalesced
+        return self
+
+    def copy_(self, other):
+        if not isinstance(other, SparseCooTensor):
+            raise _unsupported("copy_ (sparse_coo from a dense tensor)")
+        self._indices_t, self._values_t = other._indices_t.clone(), other._values_t.clone().to(self.dtype)
+        self._size, self._coalesced = other._size, other._coalesced
+        return self
+
+    def norm(self, p=2):
+        """The p-norm of the elements (of the coalesced values, as torch)."""
+        return self.coalesce()._values_t.norm(p)
+
+    def is_contiguous(self, memory_format=None):
+        return True  # torch 1.13 answers True for every sparse COO tensor
+
     def clone(self):
         return SparseCooTensor(self._indices_t.clone(), self._values_t.clone(), self._size, self._coalesced)
 
@@ -363,6 +420,9 @@ class SparseCooTensor:
     def add(self, other, *, alpha=1):
         """sparse + sparse of one size (the entries of both, uncoalesced), or sparse + dense (dense)."""
         if isinstance(other, SparseCooTensor):
+            if not (self.requires_grad or other.requires_grad):  # torch's CPU rule (merge or concatenation)
+                from ._grad import add_sparse
+                return add_sparse(self, other, alpha)
             if other.shape != self.shape:
                 raise RuntimeError(f"add: expected sizes of 'self' and 'other' to match, but {list(self.shape)} "
                                    f"!= {list(other.shape)}")
@@ -403,8 +463,8 @@ class SparseCooTensor:
         raise TypeError("can't convert a sparse_coo tensor to a NumPy array: use .to_dense().numpy()")
 
     def __reduce_ex__(self, proto):
-        raise NotImplementedError("kiln.save and pickle do not support sparse_coo tensors yet: save "
-                                  "s._indices(), s._values() and s.shape (or s.to_dense()) instead")
+        raise NotImplementedError("pickle does not support kiln's sparse_coo tensors: kiln.save writes them "
+                                  "(as torch does), or pickle s._indices(), s._values() and s.shape")
 
     def __getattr__(self, name):
         # Any other Tensor method (exp, view, sum_to_size...) exists only for dense tensors.

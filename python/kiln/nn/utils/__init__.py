@@ -17,6 +17,8 @@ def get_total_norm(tensors, norm_type=2.0, error_if_nonfinite=False, foreach=Non
     norm_type = float(norm_type)
     if not tensors:
         return kiln.tensor(0.0)
+    # a sparse gradient's norm is that of its coalesced values (torch's norm of a sparse tensor)
+    tensors = [t.coalesce()._values() if t.is_sparse else t for t in tensors]
     with kiln.no_grad():
         if math.isinf(norm_type):
             norms = [t.detach().abs().max() if norm_type > 0 else t.detach().abs().min() for t in tensors]
@@ -39,6 +41,10 @@ def clip_grads_with_norm_(parameters, max_norm, total_norm, foreach=None):
         # as torch: the coefficient is a tensor, max_norm / (norm + 1e-6) clamped to 1
         coef = (float(max_norm) / (total_norm + 1e-6)).clamp(max=1.0)
         for g in grads:
+            if g.is_sparse:
+                # torch 1.13 scales g.detach(), which for a sparse gradient is a new tensor: the sparse
+                # gradient keeps its values (its norm still counts in the total)
+                continue
             g.mul_(coef)
 
 
