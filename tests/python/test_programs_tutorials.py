@@ -23,6 +23,8 @@ what the scripts compute at the end.
 - mnist_rnn: pytorch/examples mnist_rnn (LSTM batch_first over image rows, BatchNorm1d, Dropout2d
   on 2-D activations, Adadelta + StepLR)
 """
+import re
+
 import numpy as np
 import pytest
 
@@ -61,10 +63,12 @@ def test_text_classification_embedding_bag_tutorial():
 def test_spatial_transformer_tutorial():
     rt, rk = run_both("stn", ["--epochs", "3", "--train-size", "256", "--test-size", "64", "--batch-size", "32"])
     check_same_start(rt, rk)
-    check_steps(rt, rk, 24, rtol=1e-6, learns=False)
+    # 1e-4: on an AVX2 CPU torch computes a run's last elements (past its 16-float chunks) with the C
+    # library where kiln's vector loop uses SLEEF to the end: an ulp apart, and three epochs grow it
+    check_steps(rt, rk, 24, rtol=1e-4, learns=False)
     assert np.mean(rk["step_losses"][-8:]) < np.mean(rk["step_losses"][:8])
     assert [c for _, c in rk["tests"]] == [c for _, c in rt["tests"]]
-    np.testing.assert_allclose([l for l, _ in rk["tests"]], [l for l, _ in rt["tests"]], rtol=1e-6)
+    np.testing.assert_allclose([l for l, _ in rk["tests"]], [l for l, _ in rt["tests"]], rtol=1e-4)
     np.testing.assert_array_equal(rk["in_grid"], rt["in_grid"])
     np.testing.assert_allclose(rk["out_grid"], rt["out_grid"], rtol=1e-5, atol=1e-5)
 
@@ -116,7 +120,12 @@ def test_learning_pytorch_with_examples():
     # DynamicNet: random.randint control flow, an unreached parameter kept moving by momentum
     # (zero_grad() leaves zeros, torch 1.13's default)
     assert rk["losses"]["dynamic"] == rt["losses"]["dynamic"]
-    assert rk["results"] == rt["results"]
+    # the fitted coefficients: the same to 1e-5 (x ** p's last elements are an ulp apart on an AVX2
+    # CPU, where torch computes them with the C library's powf and kiln with SLEEF's)
+    assert rk["results"].keys() == rt["results"].keys()
+    for key in rt["results"]:
+        numbers = [re.findall(r"-?\d+\.\d+(?:e-?\d+)?", r["results"][key]) for r in (rk, rt)]
+        np.testing.assert_allclose(np.array(numbers[0], float), np.array(numbers[1], float), rtol=1e-5, err_msg=key)
 
 
 def test_what_is_torch_nn_really_tutorial():
