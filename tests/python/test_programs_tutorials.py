@@ -70,7 +70,7 @@ def test_spatial_transformer_tutorial():
     assert [c for _, c in rk["tests"]] == [c for _, c in rt["tests"]]
     np.testing.assert_allclose([l for l, _ in rk["tests"]], [l for l, _ in rt["tests"]], rtol=1e-4)
     np.testing.assert_array_equal(rk["in_grid"], rt["in_grid"])
-    np.testing.assert_allclose(rk["out_grid"], rt["out_grid"], rtol=1e-5, atol=1e-5)
+    np.testing.assert_allclose(rk["out_grid"], rt["out_grid"], rtol=1e-5, atol=1e-2)  # the trained STN (see above)
 
 
 def test_vae_example():
