@@ -11,6 +11,7 @@ import numpy as np
 
 from . import _C
 from .autograd.function import Function
+from .autograd.grad_mode import no_grad
 
 _FLOATS = None
 
@@ -145,7 +146,7 @@ class _Polygamma(Function):
         ctx.save_for_backward(x)
         with np.errstate(over="ignore", invalid="ignore"):  # inf and nan results, as torch's, without warnings
             if n in (0, 1):  # the C++ kernels (runtime/kernels/pointwise_math.h)
-                with _C.no_grad():
+                with no_grad():
                     return (_C.digamma if n == 0 else _C._trigamma)(x)
             else:
                 values = np.asarray(np.frompyfunc(lambda v: _polygamma_scalar(n, v), 1, 1)(_f64(x)), dtype=np.float64)

@@ -76,6 +76,21 @@ class Tensor(_C.TensorBase):
         a = self.numpy()
         return a if dtype is None else a.astype(dtype, copy=False)
 
+    def __array_wrap__(self, array, *args, **kwargs):
+        """A NumPy ufunc of a tensor gives a tensor, as torch's (bool results as uint8, as there)."""
+        import numpy as np
+        array = np.asarray(array)
+        if array.dtype == bool:
+            array = array.astype("uint8")
+        return _C.from_numpy(np.ascontiguousarray(array)) if array.ndim else _C.from_numpy(array.reshape(()))
+
+    def __contains__(self, element):
+        """`element in tensor`: (element == tensor).any(), for a tensor or a number (torch's)."""
+        if isinstance(element, (_C.TensorBase, numbers.Number)):
+            return bool((element == self).any().item())
+        raise RuntimeError("Tensor.__contains__ only supports Tensor or scalar, but you passed in a "
+                           f"{type(element)}.")
+
     # ---- pickling and copying (by value, through NumPy; never shares memory) ----
     def __reduce_ex__(self, proto):
         if self.dtype == _C.bfloat16:  # NumPy has no bfloat16: float32 holds every value exactly
@@ -133,6 +148,13 @@ class Tensor(_C.TensorBase):
     def share_memory_(self):
         """Moves the elements into shared memory (kiln/_shared_memory.py); a no-op when they are there."""
         return _shared_memory.share(self)
+
+    def fill_(self, value):
+        """Fills with a number or a 0-dim tensor (torch's fill_.Tensor refuses any other tensor)."""
+        if isinstance(value, _C.TensorBase) and value.dim() != 0:
+            raise RuntimeError(f"fill_ only supports 0-dimension value tensor but got tensor with {value.dim()} "
+                               "dimensions.")
+        return _C.TensorBase.fill_(self, value)
 
     def clip(self, min=None, max=None):
         """Alias of clamp (bounds may be numbers or tensors)."""
@@ -780,6 +802,9 @@ class Tensor(_C.TensorBase):
             # torch drops the value's leading size-1 dims (x[0] = t of shape (1, n) fills a row)
             k = next((i for i, n in enumerate(value.shape) if n != 1), value.dim())
             value = value.reshape(tuple(value.shape[k:]))
+        if not isinstance(value, _C.TensorBase) and not _is_number(value):
+            # torch takes a tensor or a number only ("can't assign a list to a torch.FloatTensor")
+            raise TypeError(f"can't assign a {type(value).__name__} to a {self.type()}")
         if indices is None:
             if value_0dim and view.dim() != 0 and not value.requires_grad:
                 view.fill_(value)  # as torch's copy_to: a 0-dim value fills (an expanded view too)

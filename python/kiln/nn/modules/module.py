@@ -538,6 +538,20 @@ class Module:
     def cpu(self):
         return self
 
+    def type(self, dst_type):
+        """Casts every parameter and buffer, integer ones too, to dst_type (a dtype or a type name such
+        as 'torch.DoubleTensor'), as torch's Module.type; returns self."""
+        for m in self.children():
+            m.type(dst_type)
+        with no_grad():
+            for name, p in self._parameters.items():
+                if p is not None:
+                    self._parameters[name] = Parameter(p.detach().type(dst_type), p.requires_grad)
+            for name, b in self._buffers.items():
+                if b is not None:
+                    self._buffers[name] = b.type(dst_type)
+        return self
+
     def cuda(self, device=None):
         raise AssertionError("kiln not compiled with CUDA enabled")  # torch's CPU-only builds
 
