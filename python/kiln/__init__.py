@@ -39,7 +39,7 @@ from ._composed_ops import (addmv, addr, argwhere, atleast_1d, atleast_2d, atlea
                             quantile, take_along_dim, tensor_split, trapezoid, trapz, vsplit)
 from ._composed_ops_more import (combinations, corrcoef, cov, float_power, histogram, index_reduce, mode,  # noqa: F401
                                  renorm, scatter, vander)
-from ._functional_extra import (aminmax, compile, diff, randint_like, std_mean, tril_indices,  # noqa: A004
+from ._functional_extra import (aminmax, compile, diff, gradient, randint_like, std_mean, tril_indices,  # noqa: A004
                                 triu_indices, var_mean)
 from ._creation import (BoolTensor, ByteTensor, CharTensor, DoubleTensor, FloatTensor, IntTensor,  # noqa: F401
                         LongTensor, ShortTensor,
@@ -314,7 +314,7 @@ __all__ = [
     "inf", "nan", "pi", "e", "square", "count_nonzero", "multiply", "subtract", "divide", "true_divide", "rsub", "negative",
     "absolute", "greater", "greater_equal", "less", "less_equal", "not_equal", "swapaxes", "swapdims",
     "is_same_size", "is_signed", "special", "sparse", "sparse_coo_tensor", "layout", "strided", "sparse_coo",
-    "mm", "spmm", "matmul", "diff", "aminmax", "var_mean", "std_mean", "randint_like", "tril_indices", "triu_indices",
+    "mm", "spmm", "matmul", "diff", "gradient", "aminmax", "var_mean", "std_mean", "randint_like", "tril_indices", "triu_indices",
     "compile", "is_anomaly_enabled", "arcsin", "arccos", "arctan", "arcsinh", "arccosh", "arctanh",
 ]
 

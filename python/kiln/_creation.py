@@ -137,6 +137,16 @@ def _flat_numbers(data):
 
 def tensor(data, *, dtype=None, device=None, requires_grad=False):
     """Like torch.tensor: always copies `data`."""
+    if device is not None:
+        from ._device import check_cpu
+        check_cpu(device)  # 'cuda': AssertionError, as torch's CPU-only builds
+        device = None
+    if not isinstance(requires_grad, bool):
+        raise TypeError(f"tensor(): argument 'requires_grad' must be bool, not {type(requires_grad).__name__}")
+    if isinstance(data, np.ndarray) and any(st < 0 for st in data.strides):
+        raise ValueError("At least one stride in the given numpy array is negative, and tensors with negative "
+                         "strides are not currently supported. (You can probably work around this by making a "
+                         "copy of your array  with array.copy().) ")
     if type(data) is list and dtype is None and device is None:
         t = _flat_numbers(data)
         if t is not None:
@@ -151,8 +161,6 @@ def tensor(data, *, dtype=None, device=None, requires_grad=False):
         t = _C.from_numpy(np.asarray(_as_array(data, dtype), order="C")).clone()
     if dtype is not None and t.dtype != dtype:
         t = t.to(dtype)
-    if device is not None and str(device) != "cpu":
-        raise RuntimeError(f"tensor(): device {device} is not available")
     if requires_grad:
         t.requires_grad_(True)
     return t
@@ -195,6 +203,10 @@ def _tensor_leaves_as_numbers(data, target=None):
 def as_tensor(data, dtype=None, device=None):
     """Like torch.as_tensor: shares memory with a tensor or NumPy array when no conversion is needed."""
     from ._tensor import Tensor
+    if device is not None:
+        from ._device import check_cpu
+        check_cpu(device)
+        device = None
     if isinstance(data, Tensor):
         return data if dtype is None or data.dtype == dtype else data.to(dtype)
     if isinstance(data, np.ndarray) and data.flags.c_contiguous and data.dtype in _SHARED_NUMPY:

@@ -507,8 +507,8 @@ class Tensor(_C.TensorBase):
         for a in args:
             if isinstance(a, _C.dtype):
                 dtype = a
-            elif isinstance(a, (str, _device)):
-                dev = a
+            elif isinstance(a, (str, _device)) or (isinstance(a, int) and not isinstance(a, bool)):
+                dev = a  # an int is a CUDA ordinal, as torch's device(0)
             elif isinstance(a, _C.TensorBase):
                 dtype, dev = a.dtype, a.device
             else:
