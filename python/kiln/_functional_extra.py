@@ -205,3 +205,25 @@ def gradient(input, *, spacing=1, dim=None, edge_order=1):
                 last = (0.5 * part(n - 3, n - 2) - 2 * part(n - 2, n - 1) + 1.5 * part(n - 1)) / h
         results.append(_C.cat([first, center, last], d))
     return tuple(results)
+
+
+def round(input, *, decimals=None, out=None):  # noqa: A001 - torch's name
+    """torch.round(input), or at `decimals` places (half to even), optionally into out= (resized;
+    with decimals, out must have the result's dtype, as torch 1.13's round.decimals_out)."""
+    if out is None:
+        return _C.round(input) if decimals is None else _C.round(input, decimals=decimals)
+    if decimals is None:
+        return _C.round(input, out=out)
+    result = _C.round(input, decimals=decimals)
+    if not isinstance(out, _C.TensorBase):
+        raise TypeError(f"round(): argument 'out' must be Tensor, not {type(out).__name__}")
+    if out.dtype != result.dtype:  # torch 1.13's round.decimals_out: exactly the result's dtype
+        from ._tensor import _LEGACY_DTYPES
+        raise RuntimeError(f"Found dtype {_LEGACY_DTYPES[str(out.dtype).split('.')[-1]]} but expected "
+                           f"{_LEGACY_DTYPES[str(result.dtype).split('.')[-1]]}")
+    if result.requires_grad or out.requires_grad:
+        raise RuntimeError("round(): functions with out=... arguments don't support automatic differentiation, "
+                           "but one of the arguments requires grad.")
+    if tuple(out.shape) != tuple(result.shape):
+        out.resize_(list(result.shape))
+    return out.copy_(result)
