@@ -37,9 +37,7 @@ def default_collate(batch):
         return kiln.stack([kiln.as_tensor(b) for b in batch])
     if isinstance(elem, np.generic) and not isinstance(elem, (np.str_, np.bytes_)):  # NumPy scalars keep their dtype
         return kiln.as_tensor(np.array(batch))
-    if isinstance(elem, bool):
-        return kiln.tensor(batch, dtype=kiln.bool)
-    if isinstance(elem, int):  # torch.tensor(batch): the dtype inferred from every element
+    if isinstance(elem, int):  # torch.tensor(batch): the dtype inferred from every element (bool too)
         return kiln.tensor(list(batch))
     if isinstance(elem, numbers.Integral):
         return kiln.tensor(batch, dtype=kiln.int64)
