@@ -639,6 +639,12 @@ class Tensor(_C.TensorBase):
             if getattr(other, "is_sparse", False):
                 return other.mul(self)
             raise
+        except TypeError:
+            # as torch's operators: an operand of another type gives NotImplemented, so Python tries the
+            # other side (a sequence repeats by the tensor's __index__: [1, 2] * torch.tensor(2))
+            if isinstance(other, (list, tuple, str, bytes, bytearray)):
+                return NotImplemented
+            raise
 
     __rmul__ = __mul__
 

@@ -96,6 +96,20 @@ CASES = [
     "import io; r = torch.load(io.BytesIO(b'garbage'))",
     "import io; r = torch.load(io.BytesIO(b''))",
     "import io; r = torch.load(io.BytesIO(b'not a checkpoint at all, just text'))",
+    # backward(inputs=...) (was NotImplementedError): only the inputs' .grad accumulate
+    "x = torch.ones(2, requires_grad=True); (x * 2).sum().backward(); (x * 2).sum().backward(inputs=[x]); r = x.grad",
+    ("x = torch.ones(2, requires_grad=True); y = torch.ones(2, requires_grad=True); "
+     "(x * y * 3).sum().backward(inputs=[y]); r = (x.grad, y.grad)"),
+    ("x = torch.ones(2, requires_grad=True); y = torch.ones(2, requires_grad=True); "
+     "(x * y * 3).sum().backward(inputs=y); r = (x.grad, y.grad)"),
+    ("x = torch.ones(2, requires_grad=True); y = torch.ones(2, requires_grad=True); "
+     "(x * 3).sum().backward(inputs=[x, y]); r = (x.grad, y.grad)"),
+    "x = torch.ones(2, requires_grad=True); (x * 3).sum().backward(inputs=[])",
+    "x = torch.ones(2, requires_grad=True); z = x * 2; (z * z).sum().backward(inputs=[z]); r = (x.grad, z.grad)",
+    "x = torch.ones(2, requires_grad=True); torch.autograd.backward([(x * 3).sum()], inputs=[x]); r = x.grad",
+    ("x = torch.ones(2, requires_grad=True); (x ** 3).sum().backward(inputs=[x], create_graph=True); "
+     "r = x.grad.requires_grad"),
+    "r = torch.tensor([1., 2.]) * None",
 ]
 
 
@@ -152,6 +166,13 @@ VALUE_CASES = [
     "r = str(torch.result_type(2, 3))[-5:]",
     "r = str(torch.result_type(True, False))[-4:]",
     "r = torch.result_type('a', 3)",
+    # a sequence times a one-element integer tensor repeats (the operator gives NotImplemented)
+    "r = torch.tensor(2) * [1, 2]",
+    "r = [1, 2] * torch.tensor(2)",
+    "r = torch.tensor([2]) * (1, 2)",
+    "r = 'ab' * torch.tensor(2)",
+    "r = torch.tensor(2.) * [1, 2]",
+    "r = torch.tensor([1, 2]) * [1, 2]",
 ]
 
 
