@@ -39,7 +39,7 @@ from ._composed_ops import (addmv, addr, argwhere, atleast_1d, atleast_2d, atlea
                             quantile, take_along_dim, tensor_split, trapezoid, trapz, vsplit)
 from ._composed_ops_more import (combinations, corrcoef, cov, float_power, histogram, index_reduce, mode,  # noqa: F401
                                  renorm, scatter, vander)
-from ._functional_extra import (aminmax, compile, diff, gradient, randint_like, round, std_mean, tril_indices,  # noqa: A004
+from ._functional_extra import (aminmax, compile, diff, gradient, randint_like, round, split, std_mean, tril_indices,  # noqa: A004
                                 triu_indices, var_mean)
 from ._creation import (BoolTensor, ByteTensor, CharTensor, DoubleTensor, FloatTensor, IntTensor,  # noqa: F401
                         LongTensor, ShortTensor,

@@ -227,3 +227,9 @@ def round(input, *, decimals=None, out=None):  # noqa: A001 - torch's name
     if tuple(out.shape) != tuple(result.shape):
         out.resize_(list(result.shape))
     return out.copy_(result)
+
+
+def split(tensor, split_size_or_sections, dim=0):
+    """torch.split (a Python function in torch, so its parameters have these names): chunks of
+    split_size_or_sections along dim, or one piece per listed size."""
+    return tensor.split(split_size_or_sections, dim)  # a non-tensor: AttributeError, as torch's

@@ -149,6 +149,13 @@ class Tensor(_C.TensorBase):
         """Moves the elements into shared memory (kiln/_shared_memory.py); a no-op when they are there."""
         return _shared_memory.share(self)
 
+    def split(self, split_size, dim=0):
+        """Chunks of split_size along dim, or one piece per listed size; a 0-dim integer tensor is a
+        chunk size (torch's Tensor.split reads it with int())."""
+        if isinstance(split_size, _C.TensorBase) and split_size.dim() == 0:
+            split_size = int(split_size)
+        return _C.TensorBase.split(self, split_size, dim)
+
     def fill_(self, value):
         """Fills with a number or a 0-dim tensor (torch's fill_.Tensor refuses any other tensor)."""
         if isinstance(value, _C.TensorBase) and value.dim() != 0:

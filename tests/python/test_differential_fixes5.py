@@ -110,6 +110,12 @@ CASES = [
     ("x = torch.ones(2, requires_grad=True); (x ** 3).sum().backward(inputs=[x], create_graph=True); "
      "r = x.grad"),
     "r = torch.tensor([1., 2.]) * None",
+    # torch.split is a Python function in torch: its keywords; a 0-dim tensor is a chunk size
+    "x = torch.arange(6.).reshape(2, 3); r = torch.split(x, split_size_or_sections=1)",
+    "x = torch.arange(6.).reshape(2, 3); r = torch.split(tensor=x, split_size_or_sections=[1, 2], dim=1)",
+    "x = torch.arange(6.).reshape(2, 3); r = torch.split(x, torch.tensor(1))",
+    "x = torch.arange(6.).reshape(2, 3); r = x.split(torch.tensor(2), 1)",
+    "x = torch.arange(6.).reshape(2, 3); r = torch.split(x, [1, 1])",
 ]
 
 
