@@ -899,9 +899,11 @@ def _is_integer(i):
 def _slice_index(v):
     """A slice bound as an int: Python's rule (an int, or an object with __index__), as torch's."""
     try:
-        return operator.index(v)
+        v = operator.index(v)
     except TypeError:
         raise TypeError("slice indices must be integers or None or have an __index__ method") from None
+    # beyond int64 clamps, as Python's PySlice_Unpack in torch (x[1:2**70] is x[1:])
+    return max(min(v, 2 ** 63 - 1), -2 ** 63)
 
 
 def _as_index_tensor(i):
@@ -987,7 +989,7 @@ def _basic_view(t, index):
             view = view.select(dim, i)
         elif type(i) is slice and type(i.start) in _INT_OR_NONE and type(i.stop) in _INT_OR_NONE \
                 and (i.step is None or (type(i.step) is int and i.step > 0)):
-            view = view.slice(dim, i.start, i.stop, 1 if i.step is None else i.step)
+            view = view.slice(dim, _clamp64(i.start), _clamp64(i.stop), 1 if i.step is None else _clamp64(i.step))
             dim += 1
         else:
             return None
@@ -995,6 +997,13 @@ def _basic_view(t, index):
 
 
 _INT_OR_NONE = (int, type(None))
+
+
+def _clamp64(v):
+    """A slice bound beyond int64 clamps to it, as Python's PySlice_Unpack in torch."""
+    if v is None or -2 ** 63 <= v < 2 ** 63:
+        return v
+    return 2 ** 63 - 1 if v > 0 else -2 ** 63
 
 
 def _resolve_index(t, index):

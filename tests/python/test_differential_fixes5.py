@@ -116,6 +116,11 @@ CASES = [
     "x = torch.arange(6.).reshape(2, 3); r = torch.split(x, torch.tensor(1))",
     "x = torch.arange(6.).reshape(2, 3); r = x.split(torch.tensor(2), 1)",
     "x = torch.arange(6.).reshape(2, 3); r = torch.split(x, [1, 1])",
+    # slice bounds beyond int64 clamp (Python's PySlice_Unpack), in reads and writes
+    "x = torch.zeros(2, 3, 4); r = x[1:2**70]",
+    "x = torch.arange(5.); r = x[2**70:]",
+    "x = torch.arange(5.); x[1:2**64] = 7; r = x",
+    "x = torch.arange(6.).reshape(2, 3); r = x[:, 1:2**65]",
 ]
 
 
