@@ -121,6 +121,8 @@ CASES = [
     "x = torch.arange(5.); r = x[2**70:]",
     "x = torch.arange(5.); x[1:2**64] = 7; r = x",
     "x = torch.arange(6.).reshape(2, 3); r = x[:, 1:2**65]",
+    # BatchNorm loads a state_dict without num_batches_tracked (the count becomes 0)
+    "nn = torch.nn; m = nn.BatchNorm1d(2); m(torch.randn(3, 2)); m.load_state_dict({'weight': torch.ones(2), 'bias': torch.ones(2), 'running_mean': torch.ones(2), 'running_var': torch.ones(2)}); r = m.num_batches_tracked",
 ]
 
 
@@ -184,6 +186,18 @@ VALUE_CASES = [
     "r = 'ab' * torch.tensor(2)",
     "r = torch.tensor(2.) * [1, 2]",
     "r = torch.tensor([1, 2]) * [1, 2]",
+    # BatchNorm without num_batches_tracked in the state_dict; ParameterDict's dict methods
+    "nn = torch.nn; m = nn.BatchNorm1d(2); r = m.load_state_dict({'weight': torch.ones(2), 'bias': torch.ones(2), 'running_mean': torch.ones(2), 'running_var': torch.ones(2)})",
+    "nn = torch.nn; m = nn.Sequential(nn.BatchNorm1d(2)); r = str(m.load_state_dict({'0.weight': torch.ones(2), '0.bias': torch.ones(2), '0.running_mean': torch.ones(2), '0.running_var': torch.ones(2)}, strict=False))",
+    "nn = torch.nn; m = nn.BatchNorm1d(2, track_running_stats=False); r = str(m.load_state_dict({'weight': torch.ones(2), 'bias': torch.ones(2)}))",
+    "nn = torch.nn; m = nn.ParameterDict({'a': torch.ones(1)}); r = (m.get('z', 5), m.get('a').shape)",
+    "nn = torch.nn; m = nn.ParameterDict({'a': torch.ones(1)}); r = (type(m.pop('a')).__name__, len(m))",
+    "nn = torch.nn; m = nn.ParameterDict({'a': torch.ones(1)}) | nn.ParameterDict({'b': torch.ones(2)}); r = sorted(m.keys())",
+    "nn = torch.nn; m = nn.ParameterDict({'a': torch.ones(1), 'b': torch.ones(2)}); r = (m.popitem()[0], list(m.keys()))",
+    "nn = torch.nn; m = nn.ParameterDict({'a': torch.ones(1)}); m.setdefault('b', torch.zeros(2)); r = sorted(m.state_dict().keys())",
+    "nn = torch.nn; m = nn.ParameterDict({'a': torch.ones(1)}); m.update({'c': torch.zeros(3)}); del m['a']; r = list(m.keys())",
+    "nn = torch.nn; m = nn.ParameterDict({'a': torch.ones(1)}); m.clear(); r = len(m)",
+    "nn = torch.nn; m = nn.ParameterDict({'a': torch.ones(1)}); c = m.copy(); r = (c['a'] is m['a'], type(c).__name__)",
 ]
 
 

@@ -250,6 +250,57 @@ class ParameterDict(Module):
     def values(self):
         return self._parameters.values()
 
+    def __delitem__(self, key):
+        del self._parameters[key]
+
+    def get(self, key, default=None):
+        return self._parameters[key] if key in self._parameters else default
+
+    def pop(self, key):
+        value = self._parameters[key]
+        del self._parameters[key]
+        return value
+
+    def popitem(self):
+        key = next(reversed(self._parameters))
+        return key, self.pop(key)
+
+    def setdefault(self, key, default=None):
+        if key not in self._parameters:
+            self[key] = default
+        return self._parameters[key]
+
+    def clear(self):
+        self._parameters.clear()
+
+    def update(self, parameters):
+        pairs = parameters.items() if hasattr(parameters, "items") else parameters
+        for key, value in pairs:
+            self[key] = value
+
+    def copy(self):
+        return ParameterDict(OrderedDict(self._parameters))
+
+    def fromkeys(self, keys, default=None):
+        return ParameterDict((k, default) for k in keys)
+
+    def __or__(self, other):
+        merged = self.copy()
+        merged.update(other)
+        return merged
+
+    def __ror__(self, other):
+        merged = ParameterDict(other)
+        merged.update(self)
+        return merged
+
+    def __ior__(self, other):
+        self.update(other)
+        return self
+
+    def __reversed__(self):
+        return reversed(list(self._parameters))
+
 
 def _as_parameter(value):
     from ..parameter import Parameter
