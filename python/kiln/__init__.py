@@ -89,7 +89,10 @@ def normal(mean, std=1.0, size=None, *, generator=None, out=None, **kwargs):
     """normal(mean, std, size) with numbers, or with a tensor mean and/or std: one sample per element
     of their broadcast shape (the tensor's dtype)."""
     if not isinstance(mean, Tensor) and not isinstance(std, Tensor):
-        return _C.normal(mean, std, size, generator=generator, **({"out": out} if out is not None else {}), **kwargs)
+        if out is not None:  # the size form into out: drawn in out's dtype, out resized
+            kwargs.setdefault("dtype", out.dtype)
+            return _copy_into_out(_C.normal(mean, std, size, generator=generator, **kwargs), out)
+        return _C.normal(mean, std, size, generator=generator, **kwargs)
     ref = mean if isinstance(mean, Tensor) else std
     if not ref.is_floating_point():
         raise RuntimeError(f"normal expects floating point tensors, got {ref.dtype}")
@@ -104,8 +107,43 @@ def normal(mean, std=1.0, size=None, *, generator=None, out=None, **kwargs):
     noise = _C.randn(list(shape), generator=generator, dtype=ref.dtype)
     result = mean + std * noise
     if out is not None:
-        return out.copy_(result)
+        return _copy_into_out(result, out)
     return result
+
+
+def _copy_into_out(result, out):
+    """out= of a function kiln computes first: out is resized to the result (torch's resize_output)
+    and takes its values."""
+    if not isinstance(out, Tensor):
+        raise TypeError(f"argument 'out' must be Tensor, not {type(out).__name__}")
+    if tuple(out.shape) != tuple(result.shape):
+        out.resize_(list(result.shape))
+    with no_grad():
+        out.copy_(result)
+    return out
+
+
+def _factory_with_out(fn, takes_dtype=True):
+    """torch's factories and random functions take out=: the result is made in out's dtype (unless
+    dtype= says otherwise) and copied into out, resized."""
+    def wrapper(*args, out=None, **kwargs):
+        if out is None:
+            return fn(*args, **kwargs)
+        if not isinstance(out, Tensor):
+            raise TypeError(f"{fn.__name__}(): argument 'out' must be Tensor, not {type(out).__name__}")
+        if takes_dtype and kwargs.get("dtype") is None:
+            kwargs["dtype"] = out.dtype
+        return _copy_into_out(fn(*args, **kwargs), out)
+    wrapper.__name__ = wrapper.__qualname__ = fn.__name__
+    wrapper.__doc__ = fn.__doc__
+    wrapper.__wrapped__ = fn
+    return wrapper
+
+
+zeros, ones, eye, full, rand, randn, randint, randperm = (  # noqa: F811
+    _factory_with_out(f) for f in (zeros, ones, eye, full, rand, randn, randint, randperm))  # noqa: F405
+bernoulli, multinomial = (_factory_with_out(f, takes_dtype=False)  # noqa: F811
+                          for f in (bernoulli, multinomial))  # noqa: F405
 
 
 def nonzero(input, *, as_tuple=False):
