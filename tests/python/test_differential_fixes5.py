@@ -205,6 +205,17 @@ VALUE_CASES = [
     "r = 'ab' * torch.tensor(2)",
     "r = torch.tensor(2.) * [1, 2]",
     "r = torch.tensor([1, 2]) * [1, 2]",
+    # state_dict()._metadata: each module's version (BatchNorm 2), passed to state_dict hooks
+    "nn = torch.nn; m = nn.Linear(2, 2); r = hasattr(m.state_dict(), '_metadata')",
+    'nn = torch.nn; m = nn.Sequential(nn.Linear(2, 2)); r = dict(m.state_dict()._metadata)',
+    'nn = torch.nn; m = nn.BatchNorm1d(2); r = dict(m.state_dict()._metadata)',
+    'nn = torch.nn; m = nn.Sequential(nn.Linear(2, 2), nn.Sequential(nn.BatchNorm1d(2), nn.ReLU())); r = dict(m.state_dict()._metadata)',
+    "nn = torch.nn; m = nn.Sequential(nn.Linear(2, 2)); r = dict(m.state_dict(prefix='x.')._metadata)",
+    'nn = torch.nn; m = nn.InstanceNorm1d(2); r = dict(m.state_dict()._metadata)',
+    'nn = torch.nn; m = nn.LayerNorm(2); r = dict(m.state_dict()._metadata)',
+    'nn = torch.nn; m = nn.Linear(2, 2); seen = []; m._register_state_dict_hook(lambda mod, sd, prefix, md: seen.append(dict(md))); m.state_dict(); r = seen',
+    'nn = torch.nn; m = nn.Linear(2, 2); sd = m.state_dict(); m.load_state_dict(sd); r = list(sd.keys())',
+    "nn = torch.nn; import copy; m = nn.Linear(2, 2); sd = copy.deepcopy(m.state_dict()); r = hasattr(sd, '_metadata')",
     # BatchNorm without num_batches_tracked in the state_dict; ParameterDict's dict methods
     "nn = torch.nn; m = nn.BatchNorm1d(2); r = m.load_state_dict({'weight': torch.ones(2), 'bias': torch.ones(2), 'running_mean': torch.ones(2), 'running_var': torch.ones(2)})",
     "nn = torch.nn; m = nn.Sequential(nn.BatchNorm1d(2)); r = str(m.load_state_dict({'0.weight': torch.ones(2), '0.bias': torch.ones(2), '0.running_mean': torch.ones(2), '0.running_var': torch.ones(2)}, strict=False))",

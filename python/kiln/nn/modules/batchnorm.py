@@ -10,6 +10,7 @@ class _BatchNorm(Module):
     """Per-channel normalization with learnable affine weight/bias and running statistics
     (running_mean, running_var, num_batches_tracked buffers, as torch's state_dict)."""
     _expected_dims = ()
+    _version = 2  # torch's _NormBase (num_batches_tracked added in version 2)
 
     def __init__(self, num_features, eps=1e-5, momentum=0.1, affine=True, track_running_stats=True, device=None,
                  dtype=None):
