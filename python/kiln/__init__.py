@@ -43,7 +43,7 @@ from ._functional_extra import (aminmax, compile, diff, gradient, randint_like, 
                                 triu_indices, var_mean)
 from ._creation import (BoolTensor, ByteTensor, CharTensor, DoubleTensor, FloatTensor, IntTensor,  # noqa: F401
                         LongTensor, ShortTensor,
-                        as_tensor, tensor)
+                        as_tensor, set_default_tensor_type, tensor)
 from ._memory_format import (channels_last, channels_last_3d, contiguous_format, empty, empty_like,  # noqa: E402,F811
                              full_like, memory_format, ones_like, preserve_format, rand_like, randn_like, zeros_like)
 from .autograd.grad_mode import enable_grad, inference_mode, no_grad, set_grad_enabled
@@ -340,7 +340,7 @@ __all__ = [
     "Tensor", "TypedStorage", "UntypedStorage", "Size", "device", "get_default_device", "set_default_device", "dtype", "tensor", "from_numpy", "autograd", "no_grad", "enable_grad",
     "set_grad_enabled", "inference_mode", "is_grad_enabled", "allclose", "is_tensor", "cuda", "nn", "optim", "utils", "bool", "uint8", "int8", "int16", "short", "int32", "int64", "float32", "float64", "float", "double",
     "float16", "half", "bfloat16", "finfo", "iinfo", "promote_types", "result_type", "long", "int", "Generator", "default_generator", "manual_seed", "seed", "initial_seed", "get_rng_state",
-    "set_rng_state", "get_default_dtype", "set_default_dtype", "set_num_threads", "get_num_threads", "explain",
+    "set_rng_state", "get_default_dtype", "set_default_dtype", "set_default_tensor_type", "set_num_threads", "get_num_threads", "explain",
     "set_printoptions", "save", "load", "save_file", "load_file",
     "amp", "backends", "cpu", "distributed", "onnx", "version", "autocast", "is_autocast_enabled",
     "set_float32_matmul_precision", "get_float32_matmul_precision", "use_deterministic_algorithms",

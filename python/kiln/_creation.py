@@ -147,6 +147,13 @@ def tensor(data, *, dtype=None, device=None, requires_grad=False):
         raise ValueError("At least one stride in the given numpy array is negative, and tensors with negative "
                          "strides are not currently supported. (You can probably work around this by making a "
                          "copy of your array  with array.copy().) ")
+    if dtype is None and _C.get_default_dtype() in (_C.float16, _C.bfloat16) and not _from_numpy_values(data) \
+            and not isinstance(data, _C.TensorBase):
+        # Python floats take a 16-bit default dtype too, rounded once from the doubles (the general
+        # path infers float32 for them)
+        t = _default_16bit(data, requires_grad)
+        if t is not None:
+            return t
     if type(data) is list and dtype is None and device is None:
         t = _flat_numbers(data)
         if t is not None:
@@ -167,6 +174,20 @@ def tensor(data, *, dtype=None, device=None, requires_grad=False):
 
 
 _FLOATING = (_C.float16, _C.bfloat16, _C.float32, _C.float64)
+
+
+def _default_16bit(data, requires_grad):
+    """tensor(data) under a float16/bfloat16 default dtype: what the float32 default would give,
+    remade in the default dtype when that is floating (None: not the case, build as usual)."""
+    default = _C.get_default_dtype()
+    _C.set_default_dtype(_C.float32)
+    try:
+        t = tensor(data)
+    finally:
+        _C.set_default_dtype(default)
+    if t.dtype != _C.float32:
+        return None
+    return tensor(data, dtype=default, requires_grad=requires_grad)
 
 
 def _tensor_leaves_as_numbers(data, target=None):
@@ -248,3 +269,19 @@ ShortTensor = _legacy_constructor(_C.int16, "ShortTensor")
 CharTensor = _legacy_constructor(_C.int8, "CharTensor")
 ByteTensor = _legacy_constructor(_C.uint8, "ByteTensor")
 BoolTensor = _legacy_constructor(_C.bool, "BoolTensor")
+
+
+def set_default_tensor_type(t):
+    """torch.set_default_tensor_type (deprecated in torch 2.x for set_default_dtype): a legacy
+    floating tensor type (kiln.DoubleTensor or its name 'torch.DoubleTensor') sets the default dtype."""
+    if isinstance(t, str):
+        name = t.rpartition(".")[2]
+        legacy = globals().get(name)
+        if not isinstance(legacy, _LegacyTensorType) or t.rpartition(".")[0] not in ("torch", "kiln"):
+            raise TypeError(f"invalid type: '{t}'")
+        t = legacy
+    if not isinstance(t, _LegacyTensorType):
+        raise TypeError("invalid type object")
+    if t.dtype not in (_C.float16, _C.bfloat16, _C.float32, _C.float64):
+        raise TypeError("only floating-point types are supported as the default type")
+    _C.set_default_dtype(t.dtype)

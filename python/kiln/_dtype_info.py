@@ -45,6 +45,8 @@ class iinfo:
 
     def __init__(self, type):
         name = _name(type)
+        if name == "bool":
+            raise TypeError("torch.bool is not supported by torch.iinfo")
         if name not in _INT_BITS:
             raise TypeError(f"iinfo(): requires an integer input type, got {type}")
         self.dtype = name

@@ -44,6 +44,8 @@ class Tensor(_C.TensorBase):
     def __new__(cls, *args):
         """Legacy constructor: Tensor(2, 3) is uninitialised float32 of that shape, Tensor([1, 2]) copies data."""
         from ._creation import tensor
+        if len(args) == 1 and isinstance(args[0], numbers.Number) and not isinstance(args[0], numbers.Integral):
+            raise TypeError(f"new(): data must be a sequence (got {type(args[0]).__name__})")
         if len(args) == 1 and not isinstance(args[0], numbers.Integral):
             t = tensor(args[0], dtype=_C.float32) if not isinstance(args[0], _C.TensorBase) else args[0]
         elif all(isinstance(a, numbers.Integral) for a in args):
@@ -470,13 +472,22 @@ class Tensor(_C.TensorBase):
     def count_nonzero(self, dim=None):
         return _count_nonzero(self, dim)
 
-    def type(self, dtype=None):
+    def type(self, dtype=None, non_blocking=False, **kwargs):
         """With no argument, the legacy type name ('kiln.FloatTensor'); else a conversion."""
         if dtype is None:
             return "kiln." + _LEGACY_NAMES[str(self.dtype)] + "Tensor"
         if isinstance(dtype, str):
-            dtype = next(getattr(_C, d) for d, n in _LEGACY_DTYPES.items() if dtype.endswith(n + "Tensor"))
+            if ".cuda." in dtype:
+                raise AssertionError("kiln not compiled with CUDA enabled")
+            prefix, _, name = dtype.rpartition(".")
+            matches = [getattr(_C, d) for d, n in _LEGACY_DTYPES.items() if name == n + "Tensor"]
+            if not matches or prefix not in ("torch", "kiln"):
+                raise ValueError(f"invalid type: '{dtype}'")
+            dtype = matches[0]
         elif isinstance(dtype, type):  # kiln.FloatTensor, ...; kiln.cuda.FloatTensor raises (no CUDA)
+            if not (dtype.__module__ or "").startswith("kiln"):
+                raise ValueError(f"invalid type: '{dtype.__module__ + '.' if dtype.__module__ != 'builtins' else ''}"
+                                 f"{dtype.__name__}'")
             if not isinstance(getattr(dtype, "dtype", None), _C.dtype):
                 dtype()
             dtype = dtype.dtype

@@ -140,6 +140,26 @@ CASES = [
     'torch.manual_seed(0); r = torch.multinomial(torch.ones(2, 3), 2, out=torch.empty(5, dtype=torch.int64))',
     'torch.manual_seed(0); r = torch.rand(3)',
     'torch.manual_seed(0); r = torch.zeros(2, dtype=torch.int8)',
+    # Tensor.type(non_blocking=), bad types ValueError; Tensor(2.5) TypeError; iinfo(bool);
+    # set_default_tensor_type; Python floats take a float16/bfloat16 default dtype
+    'r = torch.ones(2).type(torch.int64, non_blocking=True)',
+    'r = torch.ones(2).type(np.float64)',
+    'r = torch.ones(2).type(float)',
+    "r = torch.ones(2).type('bogus')",
+    "r = torch.ones(2).type('torch.IntTensor')",
+    'r = torch.ones(2).type(torch.DoubleTensor)',
+    'r = torch.Tensor(2.5)',
+    'r = torch.Tensor(3)',
+    'r = torch.iinfo(torch.bool)',
+    'torch.set_default_tensor_type(torch.DoubleTensor); r = torch.ones(1).dtype; torch.set_default_tensor_type(torch.FloatTensor)',
+    "torch.set_default_tensor_type('torch.DoubleTensor'); r = torch.tensor([1.5]); torch.set_default_tensor_type('torch.FloatTensor')",
+    'r = torch.set_default_tensor_type(torch.LongTensor)',
+    'torch.set_default_dtype(torch.float16); r = torch.tensor([1.5, 1 + 2**-11 + 2**-40]); torch.set_default_dtype(torch.float32)',
+    'torch.set_default_dtype(torch.float16); r = torch.tensor(1.5); torch.set_default_dtype(torch.float32)',
+    'torch.set_default_dtype(torch.float16); r = torch.tensor([[1, 2.5]]); torch.set_default_dtype(torch.float32)',
+    'torch.set_default_dtype(torch.float16); r = torch.tensor([1, 2]); torch.set_default_dtype(torch.float32)',
+    'torch.set_default_dtype(torch.float16); r = torch.tensor(np.array([1.5])); torch.set_default_dtype(torch.float32)',
+    'torch.set_default_dtype(torch.float16); r = torch.tensor([1.5], requires_grad=True); torch.set_default_dtype(torch.float32)',
     # BatchNorm loads a state_dict without num_batches_tracked (the count becomes 0)
     "nn = torch.nn; m = nn.BatchNorm1d(2); m(torch.randn(3, 2)); m.load_state_dict({'weight': torch.ones(2), 'bias': torch.ones(2), 'running_mean': torch.ones(2), 'running_var': torch.ones(2)}); r = m.num_batches_tracked",
 ]
