@@ -149,9 +149,7 @@ CASES = [
     "r = torch.ones(2).type('torch.IntTensor')",
     'r = torch.ones(2).type(torch.DoubleTensor)',
     'r = torch.Tensor(2.5)',
-    'r = torch.Tensor(3)',
     'r = torch.iinfo(torch.bool)',
-    'torch.set_default_tensor_type(torch.DoubleTensor); r = torch.ones(1).dtype; torch.set_default_tensor_type(torch.FloatTensor)',
     "torch.set_default_tensor_type('torch.DoubleTensor'); r = torch.tensor([1.5]); torch.set_default_tensor_type('torch.FloatTensor')",
     'r = torch.set_default_tensor_type(torch.LongTensor)',
     'torch.set_default_dtype(torch.float16); r = torch.tensor([1.5, 1 + 2**-11 + 2**-40]); torch.set_default_dtype(torch.float32)',
@@ -218,6 +216,8 @@ VALUE_CASES = [
     "r = str(torch.result_type(2, 3))[-5:]",
     "r = str(torch.result_type(True, False))[-4:]",
     "r = torch.result_type('a', 3)",
+    ("torch.set_default_tensor_type(torch.DoubleTensor); r = str(torch.ones(1).dtype)[-7:]; "
+     "torch.set_default_tensor_type(torch.FloatTensor)"),
     # a sequence times a one-element integer tensor repeats (the operator gives NotImplemented)
     "r = torch.tensor(2) * [1, 2]",
     "r = [1, 2] * torch.tensor(2)",
