@@ -39,11 +39,11 @@ from ._composed_ops import (addmv, addr, argwhere, atleast_1d, atleast_2d, atlea
                             quantile, take_along_dim, tensor_split, trapezoid, trapz, vsplit)
 from ._composed_ops_more import (combinations, corrcoef, cov, float_power, histogram, index_reduce, mode,  # noqa: F401
                                  renorm, scatter, vander)
-from ._functional_extra import (aminmax, compile, diff, randint_like, std_mean, tril_indices,  # noqa: A004
+from ._functional_extra import (aminmax, compile, diff, gradient, randint_like, round, split, std_mean, tril_indices,  # noqa: A004
                                 triu_indices, var_mean)
 from ._creation import (BoolTensor, ByteTensor, CharTensor, DoubleTensor, FloatTensor, IntTensor,  # noqa: F401
                         LongTensor, ShortTensor,
-                        as_tensor, tensor)
+                        as_tensor, set_default_tensor_type, tensor)
 from ._memory_format import (channels_last, channels_last_3d, contiguous_format, empty, empty_like,  # noqa: E402,F811
                              full_like, memory_format, ones_like, preserve_format, rand_like, randn_like, zeros_like)
 from .autograd.grad_mode import enable_grad, inference_mode, no_grad, set_grad_enabled
@@ -89,7 +89,10 @@ def normal(mean, std=1.0, size=None, *, generator=None, out=None, **kwargs):
     """normal(mean, std, size) with numbers, or with a tensor mean and/or std: one sample per element
     of their broadcast shape (the tensor's dtype)."""
     if not isinstance(mean, Tensor) and not isinstance(std, Tensor):
-        return _C.normal(mean, std, size, generator=generator, **({"out": out} if out is not None else {}), **kwargs)
+        if out is not None:  # the size form into out: drawn in out's dtype, out resized
+            kwargs.setdefault("dtype", out.dtype)
+            return _copy_into_out(_C.normal(mean, std, size, generator=generator, **kwargs), out)
+        return _C.normal(mean, std, size, generator=generator, **kwargs)
     ref = mean if isinstance(mean, Tensor) else std
     if not ref.is_floating_point():
         raise RuntimeError(f"normal expects floating point tensors, got {ref.dtype}")
@@ -104,8 +107,43 @@ def normal(mean, std=1.0, size=None, *, generator=None, out=None, **kwargs):
     noise = _C.randn(list(shape), generator=generator, dtype=ref.dtype)
     result = mean + std * noise
     if out is not None:
-        return out.copy_(result)
+        return _copy_into_out(result, out)
     return result
+
+
+def _copy_into_out(result, out):
+    """out= of a function kiln computes first: out is resized to the result (torch's resize_output)
+    and takes its values."""
+    if not isinstance(out, Tensor):
+        raise TypeError(f"argument 'out' must be Tensor, not {type(out).__name__}")
+    if tuple(out.shape) != tuple(result.shape):
+        out.resize_(list(result.shape))
+    with no_grad():
+        out.copy_(result)
+    return out
+
+
+def _factory_with_out(fn, takes_dtype=True):
+    """torch's factories and random functions take out=: the result is made in out's dtype (unless
+    dtype= says otherwise) and copied into out, resized."""
+    def wrapper(*args, out=None, **kwargs):
+        if out is None:
+            return fn(*args, **kwargs)
+        if not isinstance(out, Tensor):
+            raise TypeError(f"{fn.__name__}(): argument 'out' must be Tensor, not {type(out).__name__}")
+        if takes_dtype and kwargs.get("dtype") is None:
+            kwargs["dtype"] = out.dtype
+        return _copy_into_out(fn(*args, **kwargs), out)
+    wrapper.__name__ = wrapper.__qualname__ = fn.__name__
+    wrapper.__doc__ = fn.__doc__
+    wrapper.__wrapped__ = fn
+    return wrapper
+
+
+zeros, ones, eye, full, rand, randn, randint, randperm = (  # noqa: F811
+    _factory_with_out(f) for f in (zeros, ones, eye, full, rand, randn, randint, randperm))  # noqa: F405
+bernoulli, multinomial = (_factory_with_out(f, takes_dtype=False)  # noqa: F811
+                          for f in (bernoulli, multinomial))  # noqa: F405
 
 
 def nonzero(input, *, as_tuple=False):
@@ -302,7 +340,7 @@ __all__ = [
     "Tensor", "TypedStorage", "UntypedStorage", "Size", "device", "get_default_device", "set_default_device", "dtype", "tensor", "from_numpy", "autograd", "no_grad", "enable_grad",
     "set_grad_enabled", "inference_mode", "is_grad_enabled", "allclose", "is_tensor", "cuda", "nn", "optim", "utils", "bool", "uint8", "int8", "int16", "short", "int32", "int64", "float32", "float64", "float", "double",
     "float16", "half", "bfloat16", "finfo", "iinfo", "promote_types", "result_type", "long", "int", "Generator", "default_generator", "manual_seed", "seed", "initial_seed", "get_rng_state",
-    "set_rng_state", "get_default_dtype", "set_default_dtype", "set_num_threads", "get_num_threads", "explain",
+    "set_rng_state", "get_default_dtype", "set_default_dtype", "set_default_tensor_type", "set_num_threads", "get_num_threads", "explain",
     "set_printoptions", "save", "load", "save_file", "load_file",
     "amp", "backends", "cpu", "distributed", "onnx", "version", "autocast", "is_autocast_enabled",
     "set_float32_matmul_precision", "get_float32_matmul_precision", "use_deterministic_algorithms",
@@ -314,7 +352,7 @@ __all__ = [
     "inf", "nan", "pi", "e", "square", "count_nonzero", "multiply", "subtract", "divide", "true_divide", "rsub", "negative",
     "absolute", "greater", "greater_equal", "less", "less_equal", "not_equal", "swapaxes", "swapdims",
     "is_same_size", "is_signed", "special", "sparse", "sparse_coo_tensor", "layout", "strided", "sparse_coo",
-    "mm", "spmm", "matmul", "diff", "aminmax", "var_mean", "std_mean", "randint_like", "tril_indices", "triu_indices",
+    "mm", "spmm", "matmul", "diff", "gradient", "aminmax", "var_mean", "std_mean", "randint_like", "tril_indices", "triu_indices",
     "compile", "is_anomaly_enabled", "arcsin", "arccos", "arctan", "arcsinh", "arccosh", "arctanh",
 ]
 

@@ -137,6 +137,23 @@ def _flat_numbers(data):
 
 def tensor(data, *, dtype=None, device=None, requires_grad=False):
     """Like torch.tensor: always copies `data`."""
+    if device is not None:
+        from ._device import check_cpu
+        check_cpu(device)  # 'cuda': AssertionError, as torch's CPU-only builds
+        device = None
+    if not isinstance(requires_grad, bool):
+        raise TypeError(f"tensor(): argument 'requires_grad' must be bool, not {type(requires_grad).__name__}")
+    if isinstance(data, np.ndarray) and any(st < 0 for st in data.strides):
+        raise ValueError("At least one stride in the given numpy array is negative, and tensors with negative "
+                         "strides are not currently supported. (You can probably work around this by making a "
+                         "copy of your array  with array.copy().) ")
+    if dtype is None and _C.get_default_dtype() in (_C.float16, _C.bfloat16) and not _from_numpy_values(data) \
+            and not isinstance(data, _C.TensorBase):
+        # Python floats take a 16-bit default dtype too, rounded once from the doubles (the general
+        # path infers float32 for them)
+        t = _default_16bit(data, requires_grad)
+        if t is not None:
+            return t
     if type(data) is list and dtype is None and device is None:
         t = _flat_numbers(data)
         if t is not None:
@@ -151,14 +168,26 @@ def tensor(data, *, dtype=None, device=None, requires_grad=False):
         t = _C.from_numpy(np.asarray(_as_array(data, dtype), order="C")).clone()
     if dtype is not None and t.dtype != dtype:
         t = t.to(dtype)
-    if device is not None and str(device) != "cpu":
-        raise RuntimeError(f"tensor(): device {device} is not available")
     if requires_grad:
         t.requires_grad_(True)
     return t
 
 
 _FLOATING = (_C.float16, _C.bfloat16, _C.float32, _C.float64)
+
+
+def _default_16bit(data, requires_grad):
+    """tensor(data) under a float16/bfloat16 default dtype: what the float32 default would give,
+    remade in the default dtype when that is floating (None: not the case, build as usual)."""
+    default = _C.get_default_dtype()
+    _C.set_default_dtype(_C.float32)
+    try:
+        t = tensor(data)
+    finally:
+        _C.set_default_dtype(default)
+    if t.dtype != _C.float32:
+        return None
+    return tensor(data, dtype=default, requires_grad=requires_grad)
 
 
 def _tensor_leaves_as_numbers(data, target=None):
@@ -195,6 +224,10 @@ def _tensor_leaves_as_numbers(data, target=None):
 def as_tensor(data, dtype=None, device=None):
     """Like torch.as_tensor: shares memory with a tensor or NumPy array when no conversion is needed."""
     from ._tensor import Tensor
+    if device is not None:
+        from ._device import check_cpu
+        check_cpu(device)
+        device = None
     if isinstance(data, Tensor):
         return data if dtype is None or data.dtype == dtype else data.to(dtype)
     if isinstance(data, np.ndarray) and data.flags.c_contiguous and data.dtype in _SHARED_NUMPY:
@@ -236,3 +269,19 @@ ShortTensor = _legacy_constructor(_C.int16, "ShortTensor")
 CharTensor = _legacy_constructor(_C.int8, "CharTensor")
 ByteTensor = _legacy_constructor(_C.uint8, "ByteTensor")
 BoolTensor = _legacy_constructor(_C.bool, "BoolTensor")
+
+
+def set_default_tensor_type(t):
+    """torch.set_default_tensor_type (deprecated in torch 2.x for set_default_dtype): a legacy
+    floating tensor type (kiln.DoubleTensor or its name 'torch.DoubleTensor') sets the default dtype."""
+    if isinstance(t, str):
+        name = t.rpartition(".")[2]
+        legacy = globals().get(name)
+        if not isinstance(legacy, _LegacyTensorType) or t.rpartition(".")[0] not in ("torch", "kiln"):
+            raise TypeError(f"invalid type: '{t}'")
+        t = legacy
+    if not isinstance(t, _LegacyTensorType):
+        raise TypeError("invalid type object")
+    if t.dtype not in (_C.float16, _C.bfloat16, _C.float32, _C.float64):
+        raise TypeError("only floating-point types are supported as the default type")
+    _C.set_default_dtype(t.dtype)

@@ -1,21 +1,38 @@
 """kiln.device: where a tensor lives ('cpu', or 'cuda' once that backend exists)."""
 
 
+def _type_name(x):
+    return builtins_type(x).__name__
+
+
+builtins_type = type
+
+
 class device:
     _kiln_device = True  # lets the C++ argument parser recognise device objects
 
     __slots__ = ("type", "index")
 
     def __init__(self, type, index=None):
+        # torch's checks: a bare int is a CUDA ordinal; the index an int, not negative; a bad string
+        # is a RuntimeError
+        if index is not None and (isinstance(index, bool) or not isinstance(index, int)):
+            raise TypeError(f"Device(): argument 'index' (position 2) must be int, not {_type_name(index)}")
         if isinstance(type, device):
             type, index = type.type, type.index
-        elif isinstance(type, str) and ":" in type:
+        elif isinstance(type, int) and not isinstance(type, bool) and index is None:
+            type, index = "cuda", type
+        elif not isinstance(type, str):
+            raise TypeError(f"Device(): argument 'type' (position 1) must be str, not {_type_name(type)}")
+        elif ":" in type:
             type, _, idx = type.partition(":")
             if not idx.isdigit():
-                raise ValueError(f"Invalid device string: '{type}:{idx}'")
+                raise RuntimeError(f"Invalid device string: '{type}:{idx}'")
             index = int(idx)
         if type not in ("cpu", "cuda"):
-            raise ValueError(f"Expected one of cpu, cuda device type at start of device string: {type}")
+            raise RuntimeError(f"Expected one of cpu, cuda device type at start of device string: {type}")
+        if index is not None and index < 0:
+            raise RuntimeError("Device index must not be negative")
         self.type = type
         self.index = index
 
@@ -28,8 +45,7 @@ class device:
         return f"device(type='{self.type}', index={self.index})"
 
     def __eq__(self, other):
-        if isinstance(other, str):
-            other = device(other)
+        # torch compares devices with devices only: device('cpu') == 'cpu' is False
         return isinstance(other, device) and (self.type, self.index) == (other.type, other.index)
 
     def __hash__(self):

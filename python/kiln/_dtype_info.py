@@ -45,6 +45,8 @@ class iinfo:
 
     def __init__(self, type):
         name = _name(type)
+        if name == "bool":
+            raise TypeError("torch.bool is not supported by torch.iinfo")
         if name not in _INT_BITS:
             raise TypeError(f"iinfo(): requires an integer input type, got {type}")
         self.dtype = name
@@ -77,7 +79,14 @@ def result_type(tensor, other):
     """The dtype an arithmetic op gives for these operands: dimensioned tensors before 0-dim
     tensors before Python numbers, a weaker one counting only when of a higher category."""
     if not isinstance(tensor, _C.TensorBase) and not isinstance(other, _C.TensorBase):
-        raise TypeError("result_type(): at least one argument must be a Tensor")
+        # torch's result_type(Scalar, Scalar): the category of the two numbers (bool < int < float)
+        if not all(isinstance(v, (bool, int, float)) for v in (tensor, other)):
+            raise TypeError("result_type(): at least one argument must be a Tensor")
+        if isinstance(tensor, float) or isinstance(other, float):
+            return _C.get_default_dtype()
+        if all(isinstance(v, bool) for v in (tensor, other)):
+            return _C.bool
+        return _C.int64
     a, b = _stand_in(tensor), _stand_in(other)
     if not isinstance(a, _C.TensorBase):
         a, b = b, a

@@ -116,9 +116,36 @@ def _contract(a, ta, b, tb, needed):
     return out, "".join(batch + left + right)
 
 
+def _from_sublists(args):
+    """The equation and operands of torch's sublist form: operand, sublist, operand, sublist, ...,
+    then an optional output sublist."""
+    def letters(sub):
+        out = ""
+        for n in sub:
+            if n is Ellipsis:
+                out += "..."
+            elif isinstance(n, int) and 0 <= n < 26:
+                out += chr(ord("A") + n)
+            elif isinstance(n, int) and 26 <= n < 52:
+                out += chr(ord("a") + n - 26)
+            else:
+                raise ValueError("einsum(): subscript in subscript list is not within the valid range [0, 52)")
+        return out
+
+    operands = args[0::2][:len(args) // 2]
+    subs = [letters(s) for s in args[1::2][:len(args) // 2]]
+    equation = ",".join(subs)
+    if len(args) % 2:
+        equation += "->" + letters(args[-1])
+    return equation, tuple(operands)
+
+
 def einsum(equation, *operands):
     """torch.einsum: einsum('ij,jk->ik', a, b), implicit output, '...' broadcasting, repeated
-    indices (diagonals); operands may also be given as one list."""
+    indices (diagonals); operands may also be given as one list, or in the sublist format
+    einsum(op1, [0, 1], op2, [1, 2], [0, 2]) (ints in [0, 52) and Ellipsis)."""
+    if not isinstance(equation, str):
+        equation, operands = _from_sublists((equation,) + tuple(operands))
     if len(operands) == 1 and isinstance(operands[0], (list, tuple)):
         operands = tuple(operands[0])
     if not operands:

@@ -122,3 +122,114 @@ def compile(model=None, *, fullgraph=False, dynamic=None, backend="inductor", mo
     if model is None:
         return lambda m: m
     return model
+
+
+def gradient(input, *, spacing=1, dim=None, edge_order=1):
+    """torch.gradient: the derivative along each of `dim` (all dims by default) by second-order central
+    differences inside and first- or second-order one-sided differences at the two ends. `spacing` is
+    a number (the step of every dim), a list of numbers (one step per dim) or a list of 1-D tensors
+    (each dim's coordinates, whose unequal steps give NumPy's weights). A tuple, one tensor per dim."""
+    import numbers
+    if not isinstance(input, _C.TensorBase):
+        raise TypeError(f"gradient(): argument 'input' (position 1) must be Tensor, not {type(input).__name__}")
+    if dim is None:
+        dims = list(range(input.dim()))
+    elif isinstance(dim, int) and not isinstance(dim, bool):
+        dims = [dim]
+    else:
+        dims = list(dim)
+    nd = max(input.dim(), 1)
+    wrapped = []
+    for d in dims:
+        if not -nd <= d < nd:
+            raise IndexError(f"Dimension out of range (expected to be in range of [{-nd}, {nd - 1}], but got {d})")
+        wrapped.append(d % nd)
+    if len(set(wrapped)) != len(wrapped):
+        raise RuntimeError("dim appears multiple times in the list of dims")
+    if edge_order not in (1, 2):
+        raise RuntimeError("torch.gradient only supports edge_order=1 and edge_order=2.")
+    if isinstance(spacing, (numbers.Number, _C.TensorBase)) and not (
+            isinstance(spacing, _C.TensorBase) and spacing.dim() > 0):
+        steps = [spacing] * len(wrapped)
+    else:
+        steps = list(spacing)
+        if len(steps) != len(wrapped):
+            raise RuntimeError(
+                "torch.gradient expected spacing to be unspecified, a scalar or it's spacing and dim arguments to "
+                f"have the same length, but got a spacing argument of length {len(steps)} and a dim argument of "
+                f"length {len(wrapped)}.")
+    for d in wrapped:
+        if input.shape[d] < edge_order + 1:
+            raise RuntimeError("torch.gradient expected each dimension size to be at least edge_order+1")
+    results = []
+    for d, h in zip(wrapped, steps):
+        n = input.shape[d]
+
+        def part(start, stop=None):
+            stop = n if stop is None else stop
+            return input.narrow(d, start, stop - start)
+
+        if isinstance(h, _C.TensorBase) and h.dim() == 1:  # coordinates: unequal steps
+            if h.shape[0] != n:
+                raise RuntimeError("torch.gradient expected each tensor to be on the same device and to have the "
+                                   "size of its dim")
+            shape = [1] * input.dim()
+            shape[d] = -1
+            dx = h.diff(1, 0)
+            dx1, dx2 = dx[:-1], dx[1:]
+            a = (-dx2 / (dx1 * (dx1 + dx2))).reshape(shape)
+            b = ((dx2 - dx1) / (dx1 * dx2)).reshape(shape)
+            c = (dx1 / (dx2 * (dx1 + dx2))).reshape(shape)
+            center = a * part(0, n - 2) + b * part(1, n - 1) + c * part(2)
+            if edge_order == 1:
+                first = (part(1, 2) - part(0, 1)) / dx[0]
+                last = (part(n - 1) - part(n - 2, n - 1)) / dx[-1]
+            else:
+                a = -(2.0 * dx[0] + dx[1]) / (dx[0] * (dx[0] + dx[1]))
+                b = (dx[0] + dx[1]) / (dx[0] * dx[1])
+                c = -dx[0] / (dx[1] * (dx[0] + dx[1]))
+                first = a * part(0, 1) + b * part(1, 2) + c * part(2, 3)
+                a = dx[-1] / (dx[-2] * (dx[-1] + dx[-2]))
+                b = -(dx[-1] + dx[-2]) / (dx[-1] * dx[-2])
+                c = (2 * dx[-1] + dx[-2]) / (dx[-1] * (dx[-1] + dx[-2]))
+                last = a * part(n - 3, n - 2) + b * part(n - 2, n - 1) + c * part(n - 1)
+        else:  # one step for the whole dim
+            if isinstance(h, _C.TensorBase):
+                h = h.item()
+            center = (part(2) - part(0, n - 2)) / h / 2
+            if edge_order == 1:
+                first = (part(1, 2) - part(0, 1)) / h
+                last = (part(n - 1) - part(n - 2, n - 1)) / h
+            else:
+                first = (-1.5 * part(0, 1) + 2 * part(1, 2) - 0.5 * part(2, 3)) / h
+                last = (0.5 * part(n - 3, n - 2) - 2 * part(n - 2, n - 1) + 1.5 * part(n - 1)) / h
+        results.append(_C.cat([first, center, last], d))
+    return tuple(results)
+
+
+def round(input, *, decimals=None, out=None):  # noqa: A001 - torch's name
+    """torch.round(input), or at `decimals` places (half to even), optionally into out= (resized;
+    with decimals, out must have the result's dtype, as torch 1.13's round.decimals_out)."""
+    if out is None:
+        return _C.round(input) if decimals is None else _C.round(input, decimals=decimals)
+    if decimals is None:
+        return _C.round(input, out=out)
+    result = _C.round(input, decimals=decimals)
+    if not isinstance(out, _C.TensorBase):
+        raise TypeError(f"round(): argument 'out' must be Tensor, not {type(out).__name__}")
+    if out.dtype != result.dtype:  # torch 1.13's round.decimals_out: exactly the result's dtype
+        from ._tensor import _LEGACY_DTYPES
+        raise RuntimeError(f"Found dtype {_LEGACY_DTYPES[str(out.dtype).split('.')[-1]]} but expected "
+                           f"{_LEGACY_DTYPES[str(result.dtype).split('.')[-1]]}")
+    if result.requires_grad or out.requires_grad:
+        raise RuntimeError("round(): functions with out=... arguments don't support automatic differentiation, "
+                           "but one of the arguments requires grad.")
+    if tuple(out.shape) != tuple(result.shape):
+        out.resize_(list(result.shape))
+    return out.copy_(result)
+
+
+def split(tensor, split_size_or_sections, dim=0):
+    """torch.split (a Python function in torch, so its parameters have these names): chunks of
+    split_size_or_sections along dim, or one piece per listed size."""
+    return tensor.split(split_size_or_sections, dim)  # a non-tensor: AttributeError, as torch's

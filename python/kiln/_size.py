@@ -2,6 +2,26 @@
 
 
 class Size(tuple):
+    def __new__(cls, sizes=()):
+        """torch.Size(iterable): every item an int or something with __index__ (a NumPy int, a 0-dim
+        integer tensor), stored as int; anything else is a TypeError, as torch's."""
+        if type(sizes) is tuple:
+            for v in sizes:
+                if type(v) is not int:
+                    break
+            else:
+                return tuple.__new__(cls, sizes)
+        items = []
+        for i, v in enumerate(sizes):
+            if isinstance(v, int):
+                items.append(int(v))
+                continue
+            index = getattr(type(v), "__index__", None)
+            if index is None or (hasattr(v, "is_floating_point") and v.is_floating_point()):
+                raise TypeError(f"torch.Size() takes an iterable of 'int' (item {i} is '{type(v).__name__}')")
+            items.append(index(v))
+        return tuple.__new__(cls, items)
+
     def __repr__(self):
         return f"kiln.Size([{', '.join(str(s) for s in self)}])"
 

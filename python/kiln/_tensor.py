@@ -53,6 +53,8 @@ class Tensor(_C.TensorBase):
     def __new__(cls, *args):
         """Legacy constructor: Tensor(2, 3) is uninitialised float32 of that shape, Tensor([1, 2]) copies data."""
         from ._creation import tensor
+        if len(args) == 1 and isinstance(args[0], numbers.Number) and not isinstance(args[0], numbers.Integral):
+            raise TypeError(f"new(): data must be a sequence (got {type(args[0]).__name__})")
         if len(args) == 1 and not isinstance(args[0], numbers.Integral):
             t = tensor(args[0], dtype=_C.float32) if not isinstance(args[0], _C.TensorBase) else args[0]
         elif all(isinstance(a, numbers.Integral) for a in args):
@@ -84,6 +86,21 @@ class Tensor(_C.TensorBase):
     def __array__(self, dtype=None):
         a = self.numpy()
         return a if dtype is None else a.astype(dtype, copy=False)
+
+    def __array_wrap__(self, array, *args, **kwargs):
+        """A NumPy ufunc of a tensor gives a tensor, as torch's (bool results as uint8, as there)."""
+        import numpy as np
+        array = np.asarray(array)
+        if array.dtype == bool:
+            array = array.astype("uint8")
+        return _C.from_numpy(np.ascontiguousarray(array)) if array.ndim else _C.from_numpy(array.reshape(()))
+
+    def __contains__(self, element):
+        """`element in tensor`: (element == tensor).any(), for a tensor or a number (torch's)."""
+        if isinstance(element, (_C.TensorBase, numbers.Number)):
+            return bool((element == self).any().item())
+        raise RuntimeError("Tensor.__contains__ only supports Tensor or scalar, but you passed in a "
+                           f"{type(element)}.")
 
     # ---- pickling and copying (by value, through NumPy; never shares memory) ----
     def __reduce_ex__(self, proto):
@@ -142,6 +159,20 @@ class Tensor(_C.TensorBase):
     def share_memory_(self):
         """Moves the elements into shared memory (kiln/_shared_memory.py); a no-op when they are there."""
         return _shared_memory.share(self)
+
+    def split(self, split_size, dim=0):
+        """Chunks of split_size along dim, or one piece per listed size; a 0-dim integer tensor is a
+        chunk size (torch's Tensor.split reads it with int())."""
+        if isinstance(split_size, _C.TensorBase) and split_size.dim() == 0:
+            split_size = int(split_size)
+        return _C.TensorBase.split(self, split_size, dim)
+
+    def fill_(self, value):
+        """Fills with a number or a 0-dim tensor (torch's fill_.Tensor refuses any other tensor)."""
+        if isinstance(value, _C.TensorBase) and value.dim() != 0:
+            raise RuntimeError(f"fill_ only supports 0-dimension value tensor but got tensor with {value.dim()} "
+                               "dimensions.")
+        return _C.TensorBase.fill_(self, value)
 
     def clip(self, min=None, max=None):
         """Alias of clamp (bounds may be numbers or tensors)."""
@@ -456,13 +487,22 @@ class Tensor(_C.TensorBase):
     def count_nonzero(self, dim=None):
         return _count_nonzero(self, dim)
 
-    def type(self, dtype=None):
+    def type(self, dtype=None, non_blocking=False, **kwargs):
         """With no argument, the legacy type name ('kiln.FloatTensor'); else a conversion."""
         if dtype is None:
             return "kiln." + _LEGACY_NAMES[str(self.dtype)] + "Tensor"
         if isinstance(dtype, str):
-            dtype = next(getattr(_C, d) for d, n in _LEGACY_DTYPES.items() if dtype.endswith(n + "Tensor"))
+            if ".cuda." in dtype:
+                raise AssertionError("kiln not compiled with CUDA enabled")
+            prefix, _, name = dtype.rpartition(".")
+            matches = [getattr(_C, d) for d, n in _LEGACY_DTYPES.items() if name == n + "Tensor"]
+            if not matches or prefix not in ("torch", "kiln"):
+                raise ValueError(f"invalid type: '{dtype}'")
+            dtype = matches[0]
         elif isinstance(dtype, type):  # kiln.FloatTensor, ...; kiln.cuda.FloatTensor raises (no CUDA)
+            if not (dtype.__module__ or "").startswith("kiln"):
+                raise ValueError(f"invalid type: '{dtype.__module__ + '.' if dtype.__module__ != 'builtins' else ''}"
+                                 f"{dtype.__name__}'")
             if not isinstance(getattr(dtype, "dtype", None), _C.dtype):
                 dtype()
             dtype = dtype.dtype
@@ -500,8 +540,8 @@ class Tensor(_C.TensorBase):
         for a in args:
             if isinstance(a, _C.dtype):
                 dtype = a
-            elif isinstance(a, (str, _device)):
-                dev = a
+            elif isinstance(a, (str, _device)) or (isinstance(a, int) and not isinstance(a, bool)):
+                dev = a  # an int is a CUDA ordinal, as torch's device(0)
             elif isinstance(a, _C.TensorBase):
                 dtype, dev = a.dtype, a.device
             else:
@@ -677,6 +717,12 @@ class Tensor(_C.TensorBase):
             if getattr(other, "is_sparse", False):
                 return other.mul(self)
             raise
+        except TypeError:
+            # as torch's operators: an operand of another type gives NotImplemented, so Python tries the
+            # other side (a sequence repeats by the tensor's __index__: [1, 2] * torch.tensor(2))
+            if isinstance(other, (list, tuple, str, bytes, bytearray)):
+                return NotImplemented
+            raise
 
     __rmul__ = __mul__
 
@@ -840,6 +886,9 @@ class Tensor(_C.TensorBase):
             # torch drops the value's leading size-1 dims (x[0] = t of shape (1, n) fills a row)
             k = next((i for i, n in enumerate(value.shape) if n != 1), value.dim())
             value = value.reshape(tuple(value.shape[k:]))
+        if not isinstance(value, _C.TensorBase) and not _is_number(value):
+            # torch takes a tensor or a number only ("can't assign a list to a torch.FloatTensor")
+            raise TypeError(f"can't assign a {type(value).__name__} to a {self.type()}")
         if indices is None:
             if value_0dim and view.dim() != 0 and not value.requires_grad:
                 view.fill_(value)  # as torch's copy_to: a 0-dim value fills (an expanded view too)
@@ -921,9 +970,11 @@ def _is_integer(i):
 def _slice_index(v):
     """A slice bound as an int: Python's rule (an int, or an object with __index__), as torch's."""
     try:
-        return operator.index(v)
+        v = operator.index(v)
     except TypeError:
         raise TypeError("slice indices must be integers or None or have an __index__ method") from None
+    # beyond int64 clamps, as Python's PySlice_Unpack in torch (x[1:2**70] is x[1:])
+    return max(min(v, 2 ** 63 - 1), -2 ** 63)
 
 
 def _as_index_tensor(i):
@@ -1009,7 +1060,7 @@ def _basic_view(t, index):
             view = view.select(dim, i)
         elif type(i) is slice and type(i.start) in _INT_OR_NONE and type(i.stop) in _INT_OR_NONE \
                 and (i.step is None or (type(i.step) is int and i.step > 0)):
-            view = view.slice(dim, i.start, i.stop, 1 if i.step is None else i.step)
+            view = view.slice(dim, _clamp64(i.start), _clamp64(i.stop), 1 if i.step is None else _clamp64(i.step))
             dim += 1
         else:
             return None
@@ -1017,6 +1068,13 @@ def _basic_view(t, index):
 
 
 _INT_OR_NONE = (int, type(None))
+
+
+def _clamp64(v):
+    """A slice bound beyond int64 clamps to it, as Python's PySlice_Unpack in torch."""
+    if v is None or -2 ** 63 <= v < 2 ** 63:
+        return v
+    return 2 ** 63 - 1 if v > 0 else -2 ** 63
 
 
 def _resolve_index(t, index):

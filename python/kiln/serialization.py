@@ -11,6 +11,7 @@ plus optional str -> str metadata, in the safetensors format (checked in C++,
 runtime/serialization/). ``load`` also reads safetensors files, including those older kiln
 versions wrote with ``save`` (the nesting kept in the metadata entry ``kiln.structure``).
 """
+import contextlib
 import hashlib
 import io
 import json
@@ -114,7 +115,8 @@ def load(f, map_location=None, pickle_module=None, *, weights_only=None, mmap=No
                 fh.seek(0)
                 return _load_zip(fh, f"load: {name}", restore, weights_only, pickle_load_args)
         _check_not_legacy(head, name)
-        pairs, metadata = _C._load_safetensors_file(f, "load")  # reports what is wrong with the file
+        with _as_torch_load_error(head):
+            pairs, metadata = _C._load_safetensors_file(f, "load")  # reports what is wrong with the file
     elif hasattr(f, "read"):
         name = str(getattr(f, "name", "<file object>"))
         seekable = getattr(f, "seekable", lambda: False)()
@@ -127,13 +129,30 @@ def load(f, map_location=None, pickle_module=None, *, weights_only=None, mmap=No
                 f = io.BytesIO(head + f.read())
             return _load_zip(f, f"load: {name}", restore, weights_only, pickle_load_args)
         _check_not_legacy(head, name)
-        pairs, metadata = _C._load_safetensors_bytes(head + f.read(), name, "load")
+        with _as_torch_load_error(head):
+            pairs, metadata = _C._load_safetensors_bytes(head + f.read(), name, "load")
     else:
         raise TypeError(f"load(): f must be a path or a binary file object, got {type(f).__name__}")
     tensors = {k: restore(v, "cpu") for k, v in pairs}  # kiln writes safetensors from the CPU
     if STRUCTURE_KEY not in metadata:
         return tensors
     return _Rebuilder(tensors, f"load: {name}").rebuild(metadata[STRUCTURE_KEY])
+
+
+@contextlib.contextmanager
+def _as_torch_load_error(head):
+    """A file that is neither a zip checkpoint nor a safetensors file (whose JSON header starts at
+    byte 8) is, to torch.load, a legacy pickle stream: an empty one raises EOFError ("Ran out of
+    input") and other bytes pickle.UnpicklingError, which programs catch to skip a truncated
+    checkpoint. kiln keeps its own diagnosis as the message."""
+    try:
+        yield
+    except RuntimeError as e:
+        if not head:
+            raise EOFError(f"Ran out of input ({e})") from None
+        if head[8:9] != b"{":
+            raise pickle.UnpicklingError(str(e)) from None
+        raise
 
 
 def _check_not_legacy(head, name):

@@ -112,8 +112,12 @@ def test_setitem_number_and_broadcast_tensor_match_numpy(name):
 
 def test_setitem_with_lists_of_values_and_augmented_assignment():
     expected, t = A.copy(), kiln.tensor(A)
+    # torch assigns tensors and numbers only: a list is a TypeError ("can't assign a list to a
+    # torch.FloatTensor"), unlike NumPy
+    with pytest.raises(TypeError):
+        t[0, 0] = [1, 2, 3, 4, 5]
     expected[0, 0] = [1, 2, 3, 4, 5]
-    t[0, 0] = [1, 2, 3, 4, 5]
+    t[0, 0] = kiln.tensor([1, 2, 3, 4, 5])
     np.testing.assert_array_equal(t.numpy(), expected)
     idx = np.array([0, 2, 2])
     expected[idx] += 1  # like NumPy: a repeated index is incremented once

@@ -50,7 +50,7 @@ def test_default_collate_structures():
     out = default_collate(batch)
     np.testing.assert_array_equal(out["a"].numpy(), [[1, 2], [3, 4]])
     assert out["b"].dtype == kiln.int64 and out["b"].tolist() == [3, 4]
-    assert out["c"][0].dtype == kiln.float64 and out["c"][1] == ["s", "t"]
+    assert out["c"][0].dtype == kiln.float64 and out["c"][1] == ("s", "t")  # torch: the zip(*batch) tuple
     p = default_collate([Point(1, 2.0), Point(3, 4.0)])
     assert isinstance(p, Point) and p.x.tolist() == [1, 3]
     arrays = default_collate([np.ones(2, dtype=np.float32), np.zeros(2, dtype=np.float32)])

@@ -20,9 +20,9 @@ def _tensors(x):
 
 def backward(tensors, grad_tensors=None, retain_graph=None, create_graph=False, inputs=None):
     """Accumulates gradients of `tensors` into the .grad of the leaves."""
-    if inputs is not None:
-        raise NotImplementedError("backward(inputs=...) is not supported yet; use kiln.autograd.grad")
     tensors = _tensors(tensors)
+    if inputs is not None:
+        return _backward_into(tensors, grad_tensors, retain_graph, create_graph, inputs)
     grads = _tensors(grad_tensors) or [None] * len(tensors)
     if len(grads) != len(tensors):
         raise RuntimeError(f"got {len(grads)} gradients for {len(tensors)} tensors")
@@ -31,6 +31,32 @@ def backward(tensors, grad_tensors=None, retain_graph=None, create_graph=False, 
     from ..sparse._grad import backward_pass
     with backward_pass(collect=True):  # sparse gradients (embedding(sparse=True)) reach .grad at the end
         _C._backward(tensors, grads, bool(retain_graph), bool(create_graph))
+
+
+def _backward_into(tensors, grad_tensors, retain_graph, create_graph, inputs):
+    """backward(inputs=...): the gradients reach only `inputs` (leaves or not), accumulated into their
+    .grad; an input the outputs do not depend on keeps its .grad."""
+    inputs = _tensors(inputs)
+    if not inputs:
+        raise RuntimeError("'inputs' argument to backward() cannot be empty.")
+    grads = _tensors(grad_tensors) or [None] * len(tensors)
+    if len(grads) != len(tensors):
+        raise RuntimeError(f"got {len(grads)} gradients for {len(tensors)} tensors")
+    if retain_graph is None:
+        retain_graph = create_graph
+    from ..sparse._grad import backward_pass
+    with backward_pass(collect=False):  # embedding(sparse=True) hands the engine a dense gradient here
+        results = _C._grad(tensors, inputs, grads, bool(retain_graph), bool(create_graph), True)
+    for t, g in zip(inputs, results):
+        if g is None:
+            continue
+        if not create_graph:
+            g = g.detach()
+        if t.grad is None:
+            t.grad = g if create_graph else g.clone()
+        else:
+            t.grad = t.grad + g
+    return None
 
 
 def grad(outputs, inputs, grad_outputs=None, retain_graph=None, create_graph=False, only_inputs=True,

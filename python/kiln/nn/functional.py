@@ -687,8 +687,9 @@ def _pad_indexed(input, pad, mode):
                 j = -j if j < 0 else (2 * (n - 1) - j if j >= n else j)
             elif mode == "replicate":
                 j = min(max(j, 0), n - 1)
-            else:
-                j %= n
+            else:  # torch wraps within what is left after the cropping (negative) side
+                lo, hi = max(-left, 0), n - max(-right, 0)
+                j = lo + (j - lo) % (hi - lo) if hi > lo else j % n
             src.append(j)
         out = out.index_select(dim, kiln.tensor(src, dtype=kiln.int64).reshape(len(src)))
     return out
@@ -706,8 +707,11 @@ def batch_norm(input, running_mean, running_var, weight=None, bias=None, trainin
 
 
 def layer_norm(input, normalized_shape, weight=None, bias=None, eps=1e-5):
-    shape = [normalized_shape] if isinstance(normalized_shape, int) else list(normalized_shape)
-    return kiln.layer_norm(input, shape, weight, bias, eps)
+    if isinstance(normalized_shape, int) or not hasattr(normalized_shape, "__iter__"):
+        # torch's binding takes a list of ints only (nn.LayerNorm makes a tuple of an int itself)
+        raise TypeError("layer_norm(): argument 'normalized_shape' (position 2) must be tuple of ints, not "
+                        f"{type(normalized_shape).__name__}")
+    return kiln.layer_norm(input, list(normalized_shape), weight, bias, eps)
 
 
 def rms_norm(input, normalized_shape, weight=None, eps=None):

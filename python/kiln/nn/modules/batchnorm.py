@@ -10,6 +10,7 @@ class _BatchNorm(Module):
     """Per-channel normalization with learnable affine weight/bias and running statistics
     (running_mean, running_var, num_batches_tracked buffers, as torch's state_dict)."""
     _expected_dims = ()
+    _version = 2  # torch's _NormBase (num_batches_tracked added in version 2)
 
     def __init__(self, num_features, eps=1e-5, momentum=0.1, affine=True, track_running_stats=True, device=None,
                  dtype=None):
@@ -31,6 +32,14 @@ class _BatchNorm(Module):
             self.register_buffer("running_mean", None)
             self.register_buffer("running_var", None)
             self.register_buffer("num_batches_tracked", None)
+
+    def _load_from_state_dict(self, state_dict, prefix, missing_keys, unexpected_keys, error_msgs):
+        # torch's _BatchNorm: a state_dict without num_batches_tracked (one saved before the buffer
+        # existed, or written by hand) loads with the count 0 instead of a missing key
+        key = prefix + "num_batches_tracked"
+        if self.track_running_stats and self.num_batches_tracked is not None and key not in state_dict:
+            state_dict[key] = _C.zeros([], dtype=_C.int64)
+        super()._load_from_state_dict(state_dict, prefix, missing_keys, unexpected_keys, error_msgs)
 
     def reset_running_stats(self):
         if self.track_running_stats:

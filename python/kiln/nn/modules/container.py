@@ -48,6 +48,39 @@ class _ModuleSeq(Module):
             self.append(m)
         return self
 
+    def insert(self, index, module):
+        """Inserts `module` before position `index` (a list's insert: clamped, negative from the end)."""
+        if not isinstance(index, int):
+            raise TypeError(f"list indices must be integers, not {type(index).__name__}")
+        if not isinstance(module, Module) and module is not None:
+            raise TypeError(f"{type(module).__name__} is not a Module subclass")
+        modules = list(self._modules.values())
+        modules.insert(index, module)
+        self._modules.clear()
+        for i, m in enumerate(modules):
+            self.add_module(str(i), m)
+
+    def pop(self, key):
+        """Removes and returns the module at `key`."""
+        module = self[key]
+        del self[key]
+        return module
+
+    def __add__(self, other):
+        """A new container of self's modules then other's (the modules themselves, not copies)."""
+        if not isinstance(other, type(self)):
+            raise ValueError(f"add operator supports only objects of {type(self).__name__} class, but "
+                             f"{type(other)} is given.")
+        combined = type(self)()
+        for m in list(self) + list(other):
+            combined.append(m)
+        return combined
+
+    def __iadd__(self, other):
+        if isinstance(self, Sequential) and not isinstance(other, Sequential):
+            raise ValueError(f"add operator supports only objects of Sequential class, but {type(other)} is given.")
+        return self.extend(list(other))
+
 
 class Sequential(_ModuleSeq):
     """Sequential(m0, m1, ...) or Sequential(OrderedDict(name=module)): forward chains the modules."""
@@ -65,6 +98,32 @@ class Sequential(_ModuleSeq):
         for m in self:
             input = m(input)
         return input
+
+    def __mul__(self, other):
+        """Sequential repeated `other` times (the same module objects), as torch's."""
+        if not isinstance(other, int):
+            raise TypeError(f"unsupported operand type(s) for *: {type(self)} and {type(other)}")
+        if other <= 0:
+            raise ValueError(f"Non-positive multiplication factor {other} for {type(self)}")
+        combined = Sequential()
+        for _ in range(other):
+            for m in self:
+                combined.append(m)
+        return combined
+
+    def __rmul__(self, other):
+        return self.__mul__(other)
+
+    def __imul__(self, other):
+        if not isinstance(other, int):
+            raise TypeError(f"unsupported operand type(s) for *: {type(self)} and {type(other)}")
+        if other <= 0:
+            raise ValueError(f"Non-positive multiplication factor {other} for {type(self)}")
+        modules = list(self)
+        for _ in range(other - 1):
+            for m in modules:
+                self.append(m)
+        return self
 
 
 class ModuleList(_ModuleSeq):
@@ -190,6 +249,57 @@ class ParameterDict(Module):
 
     def values(self):
         return self._parameters.values()
+
+    def __delitem__(self, key):
+        del self._parameters[key]
+
+    def get(self, key, default=None):
+        return self._parameters[key] if key in self._parameters else default
+
+    def pop(self, key):
+        value = self._parameters[key]
+        del self._parameters[key]
+        return value
+
+    def popitem(self):
+        key = next(reversed(self._parameters))
+        return key, self.pop(key)
+
+    def setdefault(self, key, default=None):
+        if key not in self._parameters:
+            self[key] = default
+        return self._parameters[key]
+
+    def clear(self):
+        self._parameters.clear()
+
+    def update(self, parameters):
+        pairs = parameters.items() if hasattr(parameters, "items") else parameters
+        for key, value in pairs:
+            self[key] = value
+
+    def copy(self):
+        return ParameterDict(OrderedDict(self._parameters))
+
+    def fromkeys(self, keys, default=None):
+        return ParameterDict((k, default) for k in keys)
+
+    def __or__(self, other):
+        merged = self.copy()
+        merged.update(other)
+        return merged
+
+    def __ror__(self, other):
+        merged = ParameterDict(other)
+        merged.update(self)
+        return merged
+
+    def __ior__(self, other):
+        self.update(other)
+        return self
+
+    def __reversed__(self):
+        return reversed(list(self._parameters))
 
 
 def _as_parameter(value):

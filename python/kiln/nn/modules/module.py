@@ -544,6 +544,20 @@ class Module:
     def cpu(self):
         return self
 
+    def type(self, dst_type):
+        """Casts every parameter and buffer, integer ones too, to dst_type (a dtype or a type name such
+        as 'torch.DoubleTensor'), as torch's Module.type; returns self."""
+        for m in self.children():
+            m.type(dst_type)
+        with no_grad():
+            for name, p in self._parameters.items():
+                if p is not None:
+                    self._parameters[name] = Parameter(p.detach().type(dst_type), p.requires_grad)
+            for name, b in self._buffers.items():
+                if b is not None:
+                    self._buffers[name] = b.type(dst_type)
+        return self
+
     def cuda(self, device=None):
         raise AssertionError("kiln not compiled with CUDA enabled")  # torch's CPU-only builds
 
@@ -566,6 +580,11 @@ class Module:
             destination, prefix, keep_vars = (list(args) + [destination, prefix, keep_vars][len(args):])[:3]
         if destination is None:
             destination = OrderedDict()
+            destination._metadata = OrderedDict()
+        # torch's per-module metadata: {module prefix without the dot: {'version': the class's _version}}
+        local_metadata = dict(version=_module_version(type(self)))
+        if hasattr(destination, "_metadata"):
+            destination._metadata[prefix[:-1]] = local_metadata
         for hook in self.__dict__.get("_state_dict_pre_hooks", {}).values():
             hook(self, prefix, keep_vars)
         for name, p in self._parameters.items():
@@ -578,7 +597,7 @@ class Module:
             if m is not None:
                 m.state_dict(destination=destination, prefix=prefix + name + ".", keep_vars=keep_vars)
         for hook in self.__dict__.get("_state_dict_hooks", {}).values():
-            result = hook(self, destination, prefix, {})
+            result = hook(self, destination, prefix, local_metadata)
             if result is not None:
                 destination = result
         return destination
@@ -661,3 +680,11 @@ class Module:
         elif lines:
             body = "\n  " + "\n  ".join(lines) + "\n"
         return f"{self._get_name()}({body})"
+
+
+def _module_version(cls):
+    """A module class's state_dict version: its own or inherited `_version` (torch's Module has 1)."""
+    for klass in cls.__mro__:
+        if "_version" in klass.__dict__:
+            return klass.__dict__["_version"]
+    return 1

@@ -37,22 +37,22 @@ def default_collate(batch):
         return kiln.stack([kiln.as_tensor(b) for b in batch])
     if isinstance(elem, np.generic) and not isinstance(elem, (np.str_, np.bytes_)):  # NumPy scalars keep their dtype
         return kiln.as_tensor(np.array(batch))
-    if isinstance(elem, bool):
-        return kiln.tensor(batch, dtype=kiln.bool)
+    if isinstance(elem, int):  # torch.tensor(batch): the dtype inferred from every element (bool too)
+        return kiln.tensor(list(batch))
     if isinstance(elem, numbers.Integral):
         return kiln.tensor(batch, dtype=kiln.int64)
     if isinstance(elem, numbers.Real):
         return kiln.tensor(batch, dtype=kiln.float64)
     if isinstance(elem, (str, bytes)):
-        return list(batch)
+        return batch  # as given: a field of a tuple batch stays a tuple (torch's zip(*batch))
     if isinstance(elem, dict):
         return {key: default_collate([b[key] for b in batch]) for key in elem}
     if isinstance(elem, tuple) and hasattr(elem, "_fields"):  # a named tuple keeps its type
-        return type(elem)(*(default_collate(list(field)) for field in zip(*batch)))
+        return type(elem)(*(default_collate(field) for field in zip(*batch)))
     if isinstance(elem, (tuple, list)):
         if any(len(b) != len(elem) for b in batch):
             raise RuntimeError("each element in list of batch should be of equal size")
-        return [default_collate(list(field)) for field in zip(*batch)]
+        return [default_collate(field) for field in zip(*batch)]
     raise TypeError(f"default_collate: batch must contain tensors, numpy arrays, numbers, dicts or lists; "
                     f"found {type(elem).__name__}")
 
