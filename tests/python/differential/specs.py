@@ -1535,6 +1535,9 @@ add("cholesky_solve", g_cholesky_solve, dtypes=("float32", "float64"), n=6, extr
 
 
 NOT_GENERATED = {
+    # Added by the fifth hunt with their own torch comparisons in tests/python/test_differential_fixes5.py.
+    "gradient": "finite differences over spacing/dim forms: tests/python/test_differential_fixes5.py",
+    "set_default_tensor_type": "a global switch: tests/python/test_differential_fixes5.py",
     # torch.distributions' samplers: element for element against torch's stream (seeded), by property and
     # statistics in tests/python/test_distributions_more.py and op_db/distribution_samplers.py.
     "poisson": "a sampler: tests/python/test_distributions_more.py, op_db/distribution_samplers.py",

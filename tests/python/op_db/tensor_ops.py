@@ -86,7 +86,7 @@ def _to_ref(x, dtype, non_blocking=False, copy=False):
 
 def _to_errors():
     return [
-        ErrorInput(lambda k: k.ones([2]).to(5), TypeError, "invalid argument", "an int is not a dtype"),
+        ErrorInput(lambda k: k.ones([2]).to(5), AssertionError, "CUDA", "an int is a CUDA device index, as torch"),
         ErrorInput(lambda k: k.ones([2]).to("cuda"), AssertionError, "not compiled with CUDA", "a device kiln has no kernels for"),
         ErrorInput(lambda k: k.ones([2]).to(k.float64, bogus=True), TypeError, "unexpected keyword",
                    "an unknown keyword"),
