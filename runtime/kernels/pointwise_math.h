@@ -153,7 +153,16 @@ KILN_HOST_DEVICE inline double fma(double a, double b, double c) { return __buil
 // a rational approximation, then two Newton steps with the C library's erf and exp, all in T (so
 // float32 gives torch's bits on the same C library); NaN outside [-1, 1], +-inf at +-1. On a GPU,
 // CUDA's erfinv (which torch's CUDA kernel calls).
+//
+// torch_madd(a, b, c) is a * b + c as torch's kernels compute it in calc_erfinv's, digamma's and
+// trigamma's polynomials: fused on the host where GCC contracted it in torch's AVX2/AVX-512 builds
+// (torch_kernels_use_fma below); on a GPU, a * b + c, which NVRTC and nvcc contract as they do in
+// torch's CUDA kernels.
 #if defined(__CUDA_ARCH__) || defined(__CUDACC_RTC__)
+template <typename T>
+KILN_HOST_DEVICE inline T torch_madd(T a, T b, T c) {
+  return a * b + c;
+}
 KILN_HOST_DEVICE inline float erfinv(float y) { return ::erfinvf(y); }
 KILN_HOST_DEVICE inline double erfinv(double y) { return ::erfinv(y); }
 #else
@@ -174,7 +183,9 @@ inline bool torch_kernels_use_fma() {
   return fused;
 }
 template <typename T>
-inline T erfinv_madd(T a, T b, T c, bool fused) { return fused ? fma(a, b, c) : a * b + c; }
+inline T torch_madd(T a, T b, T c) {
+  return torch_kernels_use_fma() ? fma(a, b, c) : a * b + c;
+}
 
 template <typename T>
 inline T erfinv_impl(T y) {
@@ -182,20 +193,19 @@ inline T erfinv_impl(T y) {
   const T b[4] = {T(-2.118377725), T(1.442710462), T(-0.329097515), T(0.012229801)};
   const T c[4] = {T(-1.970840454), T(-1.624906493), T(3.429567803), T(1.641345311)};
   const T d[2] = {T(3.543889200), T(1.637067800)};
-  const bool f = torch_kernels_use_fma();
   const T y_abs = abs(y);
   if (y_abs > T(1)) return T(0) * (T(1) / T(0));  // NaN
   if (y_abs == T(1)) return copysign(T(1) / T(0), y);
   T x, z, num, dem;
   if (y_abs <= T(0.7)) {
     z = y * y;
-    num = erfinv_madd(erfinv_madd(erfinv_madd(a[3], z, a[2], f), z, a[1], f), z, a[0], f);
-    dem = erfinv_madd(erfinv_madd(erfinv_madd(erfinv_madd(b[3], z, b[2], f), z, b[1], f), z, b[0], f), z, T(1), f);
+    num = torch_madd(torch_madd(torch_madd(a[3], z, a[2]), z, a[1]), z, a[0]);
+    dem = torch_madd(torch_madd(torch_madd(torch_madd(b[3], z, b[2]), z, b[1]), z, b[0]), z, T(1));
     x = y * num / dem;
   } else {
     z = sqrt(-log((T(1) - y_abs) / T(2)));
-    num = erfinv_madd(erfinv_madd(erfinv_madd(c[3], z, c[2], f), z, c[1], f), z, c[0], f);
-    dem = erfinv_madd(erfinv_madd(d[1], z, d[0], f), z, T(1), f);
+    num = torch_madd(torch_madd(torch_madd(c[3], z, c[2]), z, c[1]), z, c[0]);
+    dem = torch_madd(torch_madd(d[1], z, d[0]), z, T(1));
     x = copysign(num, y) / dem;
   }
   const T two_over_sqrt_pi = T(2) / T(1.7724538509055159);  // 2 / sqrt(pi), as torch rounds it
@@ -396,17 +406,6 @@ inline float lgamma(float x) { return static_cast<float>(__builtin_lgamma(static
 inline double lgamma(double x) { return __builtin_lgamma(x); }
 #endif
 
-// a * b + c as torch's CPU kernels compute it in digamma's and trigamma's polynomials: fused where
-// GCC contracted it in torch's AVX2/AVX-512 builds (torch_kernels_use_fma, above); NVRTC and nvcc
-// contract it on a GPU as they do in torch's CUDA kernels.
-template <typename T>
-KILN_HOST_DEVICE inline T torch_madd(T a, T b, T c) {
-#if defined(__CUDA_ARCH__) || defined(__CUDACC_RTC__)
-  return a * b + c;
-#else
-  return torch_kernels_use_fma() ? fma(a, b, c) : a * b + c;
-#endif
-}
 
 // digamma: +-inf at -+0; NaN at the negative integers and -inf; below 0 the reflection
 // digamma(1 - x) - pi / tan(pi * frac(x)) (frac(x) keeps tan's argument small: pi * x rounds badly
