@@ -91,6 +91,7 @@
 #include "generated/api/lgamma.h"
 #include "generated/api/digamma.h"
 #include "generated/api/polygamma.h"
+#include "generated/api/_special_zeta.h"
 #include "generated/api/deg2rad.h"
 #include "generated/api/rad2deg.h"
 #include "generated/api/sgn.h"
@@ -2383,6 +2384,16 @@ inline Tensor polygamma(int64_t n, const Tensor& self) {
 // polygamma.out(int n, Tensor self, *, Tensor(a!) out) -> Tensor(a!)
 inline const Tensor& polygamma_out(const Tensor& out, int64_t n, const Tensor& self) {
   return to_api(kiln::polygamma_out(out, n, self));
+}
+
+// _special_zeta(Tensor self, Tensor other) -> Tensor
+inline Tensor _special_zeta(const Tensor& self, const Tensor& other) {
+  return to_api(kiln::_special_zeta(self, other));
+}
+
+// _special_zeta.out(Tensor self, Tensor other, *, Tensor(a!) out) -> Tensor(a!)
+inline const Tensor& _special_zeta_out(const Tensor& out, const Tensor& self, const Tensor& other) {
+  return to_api(kiln::_special_zeta_out(out, self, other));
 }
 
 // deg2rad(Tensor self) -> Tensor

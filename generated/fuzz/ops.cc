@@ -1191,6 +1191,19 @@ const FuzzOp kFuzzOps[] = {
        const Tensor self = in.tensor();
        use_result(in, kiln::polygamma_out(out, n, self));
      }},
+    {"_special_zeta",
+     [](FuzzInput& in) {
+       const Tensor self = in.tensor();
+       const Tensor other = in.tensor();
+       use_result(in, kiln::_special_zeta(self, other));
+     }},
+    {"_special_zeta.out",
+     [](FuzzInput& in) {
+       const Tensor out = in.tensor();
+       const Tensor self = in.tensor();
+       const Tensor other = in.tensor();
+       use_result(in, kiln::_special_zeta_out(out, self, other));
+     }},
     {"deg2rad",
      [](FuzzInput& in) {
        const Tensor self = in.tensor();

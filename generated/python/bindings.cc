@@ -88,6 +88,7 @@ PyObject* fn_erfinv(PyObject* module, PyObject* args, PyObject* kwargs);
 PyObject* fn_lgamma(PyObject* module, PyObject* args, PyObject* kwargs);
 PyObject* fn_digamma(PyObject* module, PyObject* args, PyObject* kwargs);
 PyObject* fn_polygamma(PyObject* module, PyObject* args, PyObject* kwargs);
+PyObject* fn__special_zeta(PyObject* module, PyObject* args, PyObject* kwargs);
 PyObject* fn_deg2rad(PyObject* module, PyObject* args, PyObject* kwargs);
 PyObject* fn_rad2deg(PyObject* module, PyObject* args, PyObject* kwargs);
 PyObject* fn_sgn(PyObject* module, PyObject* args, PyObject* kwargs);
@@ -866,6 +867,7 @@ PyMethodDef generated_functions[] = {
     KILN_BINDING("lgamma", fn_lgamma),
     KILN_BINDING("digamma", fn_digamma),
     KILN_BINDING("polygamma", fn_polygamma),
+    KILN_BINDING("_special_zeta", fn__special_zeta),
     KILN_BINDING("deg2rad", fn_deg2rad),
     KILN_BINDING("rad2deg", fn_rad2deg),
     KILN_BINDING("sgn", fn_sgn),

@@ -32,59 +32,6 @@ def _wrap(values, dtype):
     return _C.from_numpy(np.ascontiguousarray(values).reshape(values.shape)).to(dtype)
 
 
-_ZETA_A = [12.0, -720.0, 30240.0, -1209600.0, 47900160.0, -1.8924375803183791606e9, 7.47242496e10,
-           -2.950130727918164224e12, 1.1646782814350067249e14, -4.5979787224074726105e15,
-           1.8152105401943546773e17, -7.1661652561756670113e18]
-
-
-def _pow(a, e):
-    """a ** e as C's pow: inf where Python's float power overflows or divides by zero."""
-    try:
-        return a ** e
-    except (OverflowError, ZeroDivisionError):
-        return math.inf
-
-
-def _zeta_scalar(x, q):
-    """Cephes' Hurwitz zeta, as torch's zeta (kiln.special.zeta; polygamma's is C++)."""
-    machep = 1.11022302462515654042E-16
-    if x == 1:
-        return math.inf
-    if x < 1 or math.isnan(q):
-        return math.nan
-    if q <= 0:
-        if math.isinf(q) or q == math.floor(q):
-            return math.inf
-        if x != math.floor(x):
-            return math.nan
-    s = _pow(q, -x)
-    a, i, b = q, 0, 0.0
-    while i < 9 or a <= 9.0:
-        i += 1
-        a += 1.0
-        b = _pow(a, -x)
-        s += b
-        if -machep * s < b < machep * s:
-            return s
-    w = a
-    s += b * w / (x - 1)
-    s -= 0.5 * b
-    a, k = 1.0, 0.0
-    for c in _ZETA_A:
-        a *= x + k
-        b /= w
-        t = a * b / c
-        s = s + t
-        t = abs(t / s) if s != 0 else (math.nan if t == 0 or math.isnan(t) else math.inf)  # C's division
-        if t < machep:
-            return s
-        k += 1.0
-        a *= x + k
-        b /= w
-        k += 1.0
-    return s
-
-
 def _i1_scalar(x):
     """Modified Bessel function I1: its power series below 20, the asymptotic expansion above."""
     ax = abs(x)

@@ -205,3 +205,67 @@ def test_gamma_log_prob_matches_torch():
     lt.backward()
     np.testing.assert_allclose(lk.item(), lt.item(), rtol=1e-5)
     np.testing.assert_allclose(kc.grad.numpy(), tc.grad.numpy(), rtol=1e-4, atol=1e-5)
+
+
+# ---------------------------------------------------------------------------- special.zeta (C++ op)
+
+_ZETA_X = [1.0, 0.5, -1.0, 1.5, 2.0, 3.0, 4.5, 10.0, 30.0, 100.0, np.inf, np.nan]
+_ZETA_Q = [1.0, 0.5, 2.0, 7.25, 1e-3, 1e3, 1e9, 0.0, -0.0, -1.0, -2.5, -3.0, np.inf, -np.inf, np.nan]
+
+
+@pytest.mark.parametrize("dtype", ["float32", "float64"])
+def test_zeta_is_torchs_on_a_grid_with_its_poles_and_domain(dtype):
+    """Cephes' domain as torch's: inf at x = 1 and at q a non-positive integer, NaN below x = 1, for
+    NaN, and for q < 0 with a fractional x; elsewhere the sum (float32: kiln's double sum rounded once)."""
+    x, q = np.meshgrid(np.array(_ZETA_X, dtype=dtype), np.array(_ZETA_Q, dtype=dtype))
+    got = kiln.special.zeta(kiln.from_numpy(x.copy()), kiln.from_numpy(q.copy())).numpy()
+    want = torch.special.zeta(torch.from_numpy(x.copy()), torch.from_numpy(q.copy())).numpy()
+    assert got.dtype == want.dtype
+    np.testing.assert_array_equal(np.isnan(got), np.isnan(want))
+    np.testing.assert_allclose(got, want, rtol=2e-6 if dtype == "float32" else 1e-13)
+
+
+def test_zeta_float64_against_scipy_and_mpmath():
+    rng = np.random.default_rng(3)
+    x = rng.uniform(1.01, 40, 3000)
+    q = np.exp(rng.uniform(-5, 8, 3000))
+    got = kiln.special.zeta(kiln.from_numpy(x), kiln.from_numpy(q)).numpy()
+    np.testing.assert_allclose(got, scipy.special.zeta(x, q), rtol=1e-13)
+    for xi, qi, gi in list(zip(x, q, got))[:40]:
+        assert gi == pytest.approx(float(mpmath.zeta(xi, qi)), rel=1e-14)
+
+
+def test_zeta_promotes_broadcasts_and_takes_scalars_and_out():
+    ints = kiln.special.zeta(kiln.tensor([2, 3]), kiln.tensor([[1], [2]]))
+    want = torch.special.zeta(torch.tensor([2, 3]), torch.tensor([[1], [2]]))
+    assert ints.dtype == kiln.float32 and list(ints.shape) == list(want.shape)
+    np.testing.assert_allclose(ints.numpy(), want.numpy(), rtol=1e-6)
+    q64 = kiln.tensor([1.0, 2.0], dtype=kiln.float64)
+    assert kiln.special.zeta(2, q64).dtype == kiln.float64
+    np.testing.assert_allclose(kiln.special.zeta(2, q64).numpy(),
+                               torch.special.zeta(2, torch.tensor([1.0, 2.0], dtype=torch.float64)).numpy(), rtol=1e-15)
+    np.testing.assert_allclose(kiln.special.zeta(kiln.tensor([2.0, 4.0]), 3).numpy(),
+                               torch.special.zeta(torch.tensor([2.0, 4.0]), 3).numpy(), rtol=1e-6)
+    out = kiln.empty(0)
+    result = kiln.special.zeta(kiln.tensor([2.0, 3.0]), kiln.tensor([1.0, 1.0]), out=out)
+    assert result is out and out.tolist() == pytest.approx([np.pi ** 2 / 6, 1.2020569031595942], rel=1e-6)
+    x = kiln.arange(2.0, 6.0).reshape(2, 2).t()  # non-contiguous
+    np.testing.assert_allclose(kiln.special.zeta(x, 2.0).numpy(),
+                               torch.special.zeta(torch.arange(2.0, 6.0).reshape(2, 2).t(), 2.0).numpy(), rtol=1e-6)
+
+
+def test_zeta_refuses_shapes_that_do_not_broadcast():
+    with pytest.raises(RuntimeError):
+        kiln.special.zeta(kiln.ones(2), kiln.ones(3))
+
+
+def test_zeta_gradient_is_torchs_in_q_and_refused_in_x():
+    xv, qv = [2.0, 3.5, 5.0], [1.5, 2.0, 0.25]
+    x, q = kiln.tensor(xv, dtype=kiln.float64), kiln.tensor(qv, dtype=kiln.float64, requires_grad=True)
+    tx, tq = torch.tensor(xv, dtype=torch.float64), torch.tensor(qv, dtype=torch.float64, requires_grad=True)
+    kiln.special.zeta(x, q).sum().backward()
+    torch.special.zeta(tx, tq).sum().backward()
+    np.testing.assert_allclose(q.grad.numpy(), tq.grad.numpy(), rtol=1e-13)
+    y = kiln.special.zeta(x.requires_grad_(), q.detach())
+    with pytest.raises(NotImplementedError, match="derivative for 'zeta'"):
+        y.sum().backward()

@@ -124,16 +124,27 @@ def i1(input, *, out=None):
     return _with_out(_I1.apply(input), out)
 
 
+class _Zeta(Function):
+    """The C++ op _special_zeta (runtime/kernels/cpu/zeta_op.cc) with torch's derivatives: in q,
+    -x zeta(x + 1, q); in x none (torch raises NotImplementedError when one is asked for)."""
+
+    @staticmethod
+    def forward(ctx, x, q):
+        ctx.save_for_backward(x, q)
+        return _C._special_zeta(x, q)
+
+    @staticmethod
+    def backward(ctx, grad):
+        x, q = ctx.saved_tensors
+        if ctx.needs_input_grad[0]:
+            raise NotImplementedError("the derivative for 'zeta' is not implemented.")
+        return None, grad * -x * zeta(x + 1, q) if ctx.needs_input_grad[1] else None
+
+
 def zeta(input, other, *, out=None):
-    """The Hurwitz zeta function sum_k (k + q)^-x (torch.special.zeta(x, q)); no gradient, as torch's."""
-    import numpy as np
-    from .._special_numpy import _zeta_scalar
-    x = input if isinstance(input, _C.TensorBase) else _C.tensor(float(input), dtype=_C.get_default_dtype())
-    q = other if isinstance(other, _C.TensorBase) else _C.tensor(float(other), dtype=_C.get_default_dtype())
-    from .. import promote_types
+    """The Hurwitz zeta function sum_k (k + q)^-x (torch.special.zeta(x, q)) in the promoted float dtype."""
+    from .. import promote_types, tensor
+    x = input if isinstance(input, _C.TensorBase) else tensor(float(input), dtype=_C.get_default_dtype())
+    q = other if isinstance(other, _C.TensorBase) else tensor(float(other), dtype=_C.get_default_dtype())
     dtype = promote_types(_float(x).dtype, _float(q).dtype)
-    from .. import broadcast_tensors
-    xb, qb = broadcast_tensors(x.detach().to(_C.float64), q.detach().to(_C.float64))
-    values = np.asarray(np.frompyfunc(_zeta_scalar, 2, 1)(xb.contiguous().numpy(), qb.contiguous().numpy()),
-                        dtype=np.float64)
-    return _with_out(_C.from_numpy(np.ascontiguousarray(values)).to(dtype), out)
+    return _with_out(_Zeta.apply(x.to(dtype), q.to(dtype)), out)

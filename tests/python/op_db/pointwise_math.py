@@ -95,6 +95,9 @@ RECORDS = [
     binary("hypot", np.hypot, dtypes=FLOATS,
            error_inputs=lambda: [ErrorInput(lambda k: k.hypot(k.ones(2), k.ones(3)), RuntimeError, "size",
                                             "shapes that do not broadcast")]),
+    binary("_special_zeta", _f(scipy.special.zeta), result=promoted_float, domain="above one",
+           other_domain="positive", api="_C._special_zeta",
+           derivative_not_implemented="kiln.special.zeta's autograd Function gives torch's gradients (q's, not x's)"),
     binary("copysign.Tensor", _f(np.copysign), result=promoted_float),
     scalar_other("copysign.Scalar", _f(np.copysign), result=promoted_float, scalars=(-2, 2.5)),
 ]
