@@ -449,3 +449,32 @@ def test_copysign_gives_torchs_bits(on_target):
     a, b = two_argument_sample()
     got = kiln.copysign(kiln.from_numpy(a), kiln.from_numpy(b)).numpy()
     assert same_bits(got, torch.copysign(torch.from_numpy(a), torch.from_numpy(b)).numpy())
+
+
+@pytest.mark.parametrize("on_target", VECTOR_TARGETS, indirect=True)
+@pytest.mark.parametrize("op", ["add", "mul", "div", "pow", "atan2"])
+def test_binary_runs_agree_in_every_operand_layout_and_length(op, on_target):
+    # The vector loop has one body per layout (both contiguous, either operand one broadcast value,
+    # both broadcast), two vectors per iteration, then one, then a padded partial vector: every
+    # length up to 70 and every layout gives each element the bits it gets in a long contiguous run.
+    torch = pytest.importorskip("torch")
+    rng = np.random.default_rng(5)
+    a = rng.uniform(0.5, 3, 70).astype(np.float32)
+    b = rng.uniform(0.5, 3, 70).astype(np.float32)
+    fn = getattr(kiln, op)
+    whole = fn(kiln.from_numpy(a), kiln.from_numpy(b)).numpy()
+    b0 = np.full(70, b[0], dtype=np.float32)
+    a0 = np.full(70, a[0], dtype=np.float32)
+    with_b0 = fn(kiln.from_numpy(a), kiln.from_numpy(b0)).numpy()
+    with_a0 = fn(kiln.from_numpy(a0), kiln.from_numpy(b)).numpy()
+    for n in range(1, 71):
+        part = fn(kiln.from_numpy(a[:n].copy()), kiln.from_numpy(b[:n].copy())).numpy()
+        assert same_bits(part, whole[:n]), n
+        scalar_b = fn(kiln.from_numpy(a[:n].copy()), kiln.tensor(float(b[0]))).numpy()  # b's step 0
+        assert same_bits(scalar_b, with_b0[:n]), n
+        scalar_a = fn(kiln.tensor(float(a[0])), kiln.from_numpy(b[:n].copy())).numpy()  # a's step 0
+        assert same_bits(scalar_a, with_a0[:n]), n
+        both = fn(kiln.tensor(float(a[0])).expand(n), kiln.tensor(float(b[0])).expand(n)).numpy()
+        assert same_bits(both, np.full(n, with_a0[0], dtype=np.float32)), n
+    if op in ("add", "mul", "div"):  # exact operations: torch's bits too
+        assert same_bits(whole, getattr(torch, op)(torch.from_numpy(a), torch.from_numpy(b)).numpy())
