@@ -413,3 +413,8 @@ _type_methods(Tensor)  # again: methods other modules attached after _tensor.py
 
 # torch.functional (torch/__init__ imports it too): its ops and its F, for `from torch.functional import F`
 from . import functional  # noqa: E402,F401
+
+# torch's deprecated scalar-first overloads (add_(alpha, other), addcmul_(value, t1, t2), addmm_(beta, alpha, m1, m2)):
+# outermost, so they see the TypeError of every layer above
+from . import _deprecated_overloads  # noqa: E402
+_deprecated_overloads.install(globals(), Tensor)
