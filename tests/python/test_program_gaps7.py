@@ -1,0 +1,232 @@
+"""What the programs of test_programs_part7.py found missing in kiln, each checked against torch 1.13."""
+import hashlib
+import importlib
+import os
+import warnings
+
+import numpy as np
+import pytest
+import torch
+
+import kiln
+
+
+def k(t):
+    return kiln.from_numpy(t.detach().numpy().copy())
+
+
+def same(a, b):
+    np.testing.assert_array_equal(a.detach().numpy(), b.detach().numpy())
+
+
+# ---- center_loss / radam_lookahead: torch's deprecated scalar-first overloads --------------------------------
+def _operands():
+    rng = np.random.default_rng(0)
+    f = lambda *s: torch.from_numpy(rng.standard_normal(s).astype(np.float32))  # noqa: E731
+    return dict(x=f(2, 3), m1=f(2, 4), m2=f(4, 3), b1=f(5, 2, 4), b2=f(5, 4, 3), bx=f(5, 2, 3), v=f(4), a=f(2),
+                c=f(3), d=f(2, 3).abs() + 1)
+
+
+DEPRECATED_CALLS = {
+    "add": lambda L, o: L.add(o["x"], 2, o["d"]),
+    "add_out": lambda L, o: L.add(o["x"], -0.5, o["d"], out=L.empty(2, 3)),
+    "sub": lambda L, o: L.sub(o["x"], 2, o["d"]),
+    "Tensor.add": lambda L, o: o["x"].add(0.25, o["d"]),
+    "Tensor.add_": lambda L, o: o["x"].clone().add_(-0.1, o["d"]),
+    "Tensor.sub_": lambda L, o: o["x"].clone().sub_(3, o["d"]),
+    "addcmul": lambda L, o: L.addcmul(o["x"], 0.5, o["d"], o["x"]),
+    "Tensor.addcmul_": lambda L, o: o["x"].clone().mul_(0.999).addcmul_(1 - 0.999, o["d"], o["d"]),
+    "addcdiv": lambda L, o: L.addcdiv(o["x"], -0.01, o["x"], o["d"]),
+    "Tensor.addcdiv_": lambda L, o: o["x"].clone().addcdiv_(-0.01, o["x"], o["d"].sqrt().add_(1e-8)),
+    "addmm5": lambda L, o: L.addmm(1, o["x"], -2, o["m1"], o["m2"]),
+    "addmm4": lambda L, o: L.addmm(0.5, o["x"], o["m1"], o["m2"]),
+    "Tensor.addmm_4": lambda L, o: o["x"].clone().addmm_(1, -2, o["m1"], o["m2"]),
+    "Tensor.addmm3": lambda L, o: o["x"].addmm(0.5, o["m1"], o["m2"]),
+    "addbmm": lambda L, o: L.addbmm(2, o["x"], 3, o["b1"], o["b2"]),
+    "Tensor.addbmm_": lambda L, o: o["x"].clone().addbmm_(2, 3, o["b1"], o["b2"]),
+    "baddbmm": lambda L, o: L.baddbmm(2, o["bx"], 0.5, o["b1"], o["b2"]),
+    "Tensor.baddbmm": lambda L, o: o["bx"].baddbmm(2, o["b1"], o["b2"]),
+    "addmv": lambda L, o: L.addmv(2, o["a"], 3, o["m1"], o["v"]),
+    "Tensor.addmv_": lambda L, o: o["a"].clone().addmv_(2, 3, o["m1"], o["v"]),
+    "addr": lambda L, o: L.addr(2, o["x"], 3, o["a"], o["c"]),
+    "Tensor.addr": lambda L, o: o["x"].addr(2, o["a"], o["c"]),
+    "0-dim alpha": lambda L, o: o["x"].add(L.tensor(2.0), o["d"]),
+}
+
+
+@pytest.mark.parametrize("name", list(DEPRECATED_CALLS))
+def test_deprecated_scalar_first_overloads(name):
+    ot = _operands()
+    ok = {n: k(v) for n, v in ot.items()}
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        rt = DEPRECATED_CALLS[name](torch, ot)
+        rk = DEPRECATED_CALLS[name](kiln, ok)
+    assert tuple(rk.shape) == tuple(rt.shape)
+    np.testing.assert_allclose(rk.numpy(), rt.numpy(), rtol=1e-6, atol=1e-6)
+
+
+def test_deprecated_overload_warns_and_keeps_autograd(monkeypatch):
+    xt = torch.ones(3, requires_grad=True)
+    xk = kiln.ones(3, requires_grad=True)
+    for lib, x in ((torch, xt), (kiln, xk)):
+        y = x * 1.0
+        with warnings.catch_warnings(record=True):
+            warnings.simplefilter("always")
+            y.addcmul_(0.5, x, x).sum().backward()
+    same(xk.grad, k(xt.grad))
+    # one warning per overload and process, as torch's TORCH_WARN_ONCE: forget the earlier tests' warnings
+    monkeypatch.setattr(kiln._deprecated_overloads, "_warned", set())
+    with warnings.catch_warnings(record=True) as w:
+        warnings.simplefilter("always")
+        kiln.zeros(2).addcdiv_(0.5, kiln.ones(2), kiln.ones(2))
+    assert any("deprecated" in str(m.message) and m.category is UserWarning for m in w)
+
+
+@pytest.mark.parametrize("call", [
+    lambda L: L.ones(2).add_("a", L.ones(2)),           # neither the current nor a deprecated form
+    lambda L: L.ones(2).addcmul_(L.ones(2), 0.5, L.ones(2)),
+    lambda L: L.addmm(L.ones(2, 2), 1, L.ones(2, 2), L.ones(2, 2)),
+])
+def test_a_call_matching_no_overload_is_still_a_type_error(call):
+    for lib in (torch, kiln):
+        with pytest.raises(TypeError):
+            call(lib)
+
+
+# ---- mdn_bbb / deepar / cleanrl_ppo: torch.distributions' one-module-per-distribution layout -------------------
+TORCH_DIST_MODULES = ["beta", "binomial", "cauchy", "chi2", "continuous_bernoulli", "dirichlet", "exp_family",
+                      "exponential", "fishersnedecor", "geometric", "gumbel", "half_cauchy", "half_normal",
+                      "independent", "kumaraswamy", "laplace", "lkj_cholesky", "log_normal", "logistic_normal",
+                      "lowrank_multivariate_normal", "mixture_same_family", "multinomial", "negative_binomial",
+                      "normal", "categorical", "one_hot_categorical", "pareto", "poisson", "relaxed_bernoulli",
+                      "relaxed_categorical", "studentT", "transformed_distribution", "weibull", "uniform"]
+
+
+@pytest.mark.parametrize("name", TORCH_DIST_MODULES)
+def test_distribution_submodules(name):
+    tm = importlib.import_module("torch.distributions." + name)
+    km = importlib.import_module("kiln.distributions." + name)
+    assert getattr(kiln.distributions, name) is km
+    exported = [n for n in getattr(tm, "__all__", []) if isinstance(getattr(tm, n), type)]
+    assert exported
+    for cls in exported:
+        assert getattr(km, cls) is getattr(kiln.distributions, cls), cls
+
+
+def test_one_hot_categorical_straight_through():
+    def run(lib):
+        lib.manual_seed(3)
+        logits = lib.tensor([[0.1, -0.4, 0.9, 0.0], [1.2, 0.3, -0.7, 0.2]], requires_grad=True)
+        from_mod = importlib.import_module(lib.__name__ + ".distributions.one_hot_categorical")
+        d = from_mod.OneHotCategoricalStraightThrough(logits=logits)
+        s = d.rsample((3,))
+        (s * lib.arange(4.0)).sum().backward()
+        return s, logits.grad, d.has_rsample, d.log_prob(s[0])
+    st, gt, rt_, lt = run(torch)
+    sk, gk, rk_, lk = run(kiln)
+    same(sk, k(st))
+    np.testing.assert_allclose(gk.numpy(), gt.numpy(), rtol=1e-6, atol=1e-7)
+    assert rk_ is rt_ is True
+    np.testing.assert_allclose(lk.detach().numpy(), lt.detach().numpy(), rtol=1e-6)
+
+
+def test_exponential_family_entropy_by_log_normalizer():
+    def make(lib):
+        from_mod = importlib.import_module(lib.__name__ + ".distributions.exp_family")
+
+        class Exponential(from_mod.ExponentialFamily):
+            arg_constraints = {}
+
+            def __init__(self, rate):
+                self.rate = rate
+                super().__init__(rate.shape)
+
+            @property
+            def _natural_params(self):
+                return (-self.rate,)
+
+            def _log_normalizer(self, x):
+                return -lib.log(-x)
+
+            @property
+            def _mean_carrier_measure(self):
+                return 0
+        return Exponential(lib.tensor([0.5, 2.0, 7.0])).entropy()
+    np.testing.assert_allclose(make(kiln).detach().numpy(), make(torch).detach().numpy(), rtol=1e-6)
+
+
+# ---- hub: `from torch.hub import load_state_dict_from_url`, torch.utils.model_zoo.load_url ------------------
+def _hub_files(tmp_path, lib):
+    lib.manual_seed(0)
+    src = tmp_path / "src"
+    src.mkdir(exist_ok=True)
+    path = src / "lin.pth"
+    lib.save(lib.nn.Linear(3, 2).state_dict(), str(path))
+    digest = hashlib.sha256(path.read_bytes()).hexdigest()
+    named = src / ("lin-%s.pth" % digest[:8])
+    os.rename(path, named)
+    return named
+
+
+@pytest.mark.parametrize("lib", [torch, kiln], ids=["torch", "kiln"])
+def test_hub_load_state_dict_from_url_caches(tmp_path, lib):
+    named = _hub_files(tmp_path, lib)
+    old = lib.hub.get_dir()
+    lib.hub.set_dir(str(tmp_path / "hub"))
+    try:
+        assert lib.hub.get_dir() == str(tmp_path / "hub")
+        sd = lib.hub.load_state_dict_from_url("file://%s" % named, check_hash=True, progress=False)
+        assert os.listdir(tmp_path / "hub" / "checkpoints") == [named.name]
+        os.remove(named)  # the cached copy is read from now on
+        again = importlib.import_module(lib.__name__ + ".utils.model_zoo").load_url("file://%s" % named)
+        assert list(sd) == ["weight", "bias"] and lib.equal(sd["weight"], again["weight"])
+    finally:
+        lib.hub.set_dir(old)
+    torch.manual_seed(0)
+    np.testing.assert_array_equal(sd["weight"].numpy(), torch.nn.Linear(3, 2).weight.detach().numpy())
+
+
+@pytest.mark.parametrize("lib", [torch, kiln], ids=["torch", "kiln"])
+def test_hub_rejects_a_bad_hash_and_loads_a_local_hubconf(tmp_path, lib):
+    named = _hub_files(tmp_path, lib)
+    bad = named.with_name("lin-deadbeef.pth")
+    os.rename(named, bad)
+    with pytest.raises(RuntimeError, match="invalid hash value"):
+        lib.hub.load_state_dict_from_url("file://%s" % bad, model_dir=str(tmp_path / "ckpt"), check_hash=True,
+                                         progress=False)
+    assert not (tmp_path / "ckpt" / bad.name).exists()
+    repo = tmp_path / "repo"
+    repo.mkdir()
+    (repo / "hubconf.py").write_text("dependencies = ['numpy']\n\ndef tiny(n=2, scale=1.0):\n"
+                                     "    '''a tiny entrypoint'''\n    return [scale] * n\n")
+    assert lib.hub.load(str(repo), "tiny", 3, source="local", scale=0.5) == [0.5, 0.5, 0.5]
+    with pytest.raises(RuntimeError):
+        lib.hub.load(str(repo), "missing", source="local")
+
+
+# ---- nn.utils.convert_conv2d_weight_memory_format and skip_init -----------------------------------------------
+def test_convert_conv2d_weight_memory_format():
+    def run(lib):
+        lib.manual_seed(0)
+        nn = lib.nn
+        m = nn.Sequential(nn.Conv2d(3, 4, 3), nn.ReLU(), nn.Sequential(nn.ConvTranspose2d(4, 2, 3)), nn.Linear(2, 2))
+        w = m[0].weight.detach().clone()
+        r = nn.utils.convert_conv2d_weight_memory_format(m, lib.channels_last)
+        return (r is m, tuple(m[0].weight.stride()), tuple(m[2][0].weight.stride()), type(m[0].weight).__name__,
+                bool(lib.equal(m[0].weight, w)), tuple(m[3].weight.stride()),
+                m[0].weight.is_contiguous(memory_format=lib.channels_last))
+    assert run(kiln) == run(torch)
+
+
+def test_skip_init_leaves_the_random_stream():
+    for lib in (torch, kiln):
+        lib.manual_seed(1)
+        layer = lib.nn.utils.skip_init(lib.nn.Linear, 4, 3)
+        assert tuple(layer.weight.shape) == (3, 4) and tuple(layer.bias.shape) == (3,)
+        assert isinstance(layer.weight, lib.nn.Parameter)
+        after = lib.rand(3).numpy()
+        lib.manual_seed(1)
+        np.testing.assert_array_equal(after, lib.rand(3).numpy())
+        with pytest.raises(RuntimeError, match="device"):
+            lib.nn.utils.skip_init(lib.nn.ReLU)
