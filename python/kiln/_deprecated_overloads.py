@@ -7,6 +7,8 @@ Each wrapper calls the current signature first; only when that raises TypeError 
 matched against the deprecated forms ('S' a number, 'T' a tensor), and a call that matches none raises the
 original TypeError."""
 import numbers
+import os
+import sys
 import warnings
 
 from . import _C
@@ -61,6 +63,18 @@ def _match(forms, args):
     return None
 
 
+_PACKAGE_DIR = os.path.dirname(os.path.abspath(__file__))
+
+
+def user_stacklevel():
+    """The stacklevel of warnings.warn that names the first caller outside the kiln package (the
+    program's line, as torch's warning names it), however many kiln wrappers are in between."""
+    frame, level = sys._getframe(1), 1
+    while frame is not None and os.path.abspath(frame.f_code.co_filename).startswith(_PACKAGE_DIR):
+        frame, level = frame.f_back, level + 1
+    return level
+
+
 def _warn(label, pat, names):
     if label in _warned:
         return
@@ -68,7 +82,8 @@ def _warn(label, pat, names):
     sig = ", ".join(("Number " if c == "S" else "Tensor ") + (n or "input") for c, n in zip(pat, names))
     warnings.warn(f"This overload of {label} is deprecated:\n\t{label}({sig})\nConsider using one of the "
                   f"following signatures instead:\n\t{label}(Tensor input, ..., *, Number "
-                  f"{'/'.join(n for n in names if n in ('alpha', 'beta', 'value'))})", UserWarning, stacklevel=3)
+                  f"{'/'.join(n for n in names if n in ('alpha', 'beta', 'value'))})", UserWarning,
+                  stacklevel=user_stacklevel())
 
 
 def _scalar(v):

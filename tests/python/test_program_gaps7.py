@@ -230,3 +230,64 @@ def test_skip_init_leaves_the_random_stream():
         np.testing.assert_array_equal(after, lib.rand(3).numpy())
         with pytest.raises(RuntimeError, match="device"):
             lib.nn.utils.skip_init(lib.nn.ReLU)
+
+
+# ---- radam_lookahead / SGDW-style optimizers: add_(alpha, other) rounds as add_(other, alpha=alpha) --------
+@pytest.mark.parametrize("form", ["add_", "sub_", "add", "data.add_"])
+def test_deprecated_alpha_first_is_bitwise_torch(form):
+    rng = np.random.default_rng(0)
+    a, b = rng.standard_normal(1000).astype(np.float32), rng.standard_normal(1000).astype(np.float32)
+
+    def run(lib):
+        x, y = lib.from_numpy(a.copy()), lib.from_numpy(b.copy())
+        with warnings.catch_warnings():
+            warnings.simplefilter("ignore")
+            if form == "data.add_":
+                x.data.add_(-0.1, y)
+                return x
+            return getattr(x, form)(-0.1, y)  # torch fuses a + alpha * b into one multiply-add
+    same(run(kiln), run(torch))
+
+
+def test_deprecated_overload_warning_names_the_callers_line():
+    with warnings.catch_warnings(record=True) as w:
+        warnings.simplefilter("always")
+        kiln._deprecated_overloads._warned.discard("addcmul")
+        kiln.ones(2).addcmul(0.5, kiln.ones(2), kiln.ones(2))
+    assert [os.path.basename(m.filename) for m in w] == [os.path.basename(__file__)]
+
+
+# ---- focal_arcface / probes: torch.is_storage of a storage ----------------------------------------------------
+def test_is_storage():
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        for lib in (torch, kiln):
+            x = lib.ones(3)
+            assert lib.is_storage(x.storage()) is True
+            assert lib.is_storage(x.untyped_storage() if hasattr(x, "untyped_storage") else x.storage()) is True
+            assert lib.is_storage(x) is False and lib.is_storage([1]) is False
+
+
+# ---- training_tricks: verbose schedulers print torch's zero-padded epoch ---------------------------------------
+def test_verbose_scheduler_epoch_format(capsys):
+    def run(lib):
+        p = lib.nn.Parameter(lib.ones(1))
+        opt = lib.optim.SGD([p], lr=1.0)
+        with warnings.catch_warnings():
+            warnings.simplefilter("ignore")
+            plateau = lib.optim.lr_scheduler.ReduceLROnPlateau(opt, "min", patience=0, verbose=True)
+            for v in (1.0, 2.0, 3.0):
+                plateau.step(v)
+            step = lib.optim.lr_scheduler.StepLR(opt, 1, gamma=0.5, verbose=True)
+            step.step(2)
+            step.step(2.5)
+        return capsys.readouterr().out
+    assert run(kiln) == run(torch)
+
+
+# ---- probes: torch.dtype.is_signed / is_complex (dtype checks in data pipelines and quantizers) -----------------
+def test_dtype_is_signed_and_is_complex():
+    for name in ("bool", "uint8", "int8", "int16", "int32", "int64", "float16", "bfloat16", "float32", "float64"):
+        kd, td = getattr(kiln, name), getattr(torch, name)
+        assert (kd.is_signed, kd.is_complex, kd.is_floating_point) == (td.is_signed, td.is_complex,
+                                                                       td.is_floating_point), name
