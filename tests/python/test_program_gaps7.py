@@ -291,3 +291,44 @@ def test_dtype_is_signed_and_is_complex():
         kd, td = getattr(kiln, name), getattr(torch, name)
         assert (kd.is_signed, kd.is_complex, kd.is_floating_point) == (td.is_signed, td.is_complex,
                                                                        td.is_floating_point), name
+
+
+# ---- cnn_visualizations: the deprecated Module.register_backward_hook (guided backprop on ReLU modules) ---------
+def test_register_backward_hook_guided_relu():
+    def run(lib):
+        lib.manual_seed(0)
+        nn = lib.nn
+        net = nn.Sequential(nn.Conv2d(2, 3, 3, padding=1), nn.ReLU(inplace=True), nn.Conv2d(3, 2, 3), nn.ReLU())
+        seen, outs = [], []
+        for m in net:
+            if isinstance(m, nn.ReLU):
+                m.register_forward_hook(lambda mod, i, o: outs.append(o))
+
+                def guided(mod, grad_in, grad_out):
+                    seen.append((tuple(grad_in[0].shape), tuple(grad_out[0].shape)))
+                    mask = outs.pop()
+                    return ((mask > 0).float() * lib.clamp(grad_in[0], min=0.0),)
+                m.register_backward_hook(guided)
+        first = []
+        net[0].register_backward_hook(lambda mod, gi, go: first.append(gi[0]))
+        x = lib.from_numpy(np.linspace(-1, 1, 2 * 2 * 6 * 6, dtype=np.float32).reshape(2, 2, 6, 6))
+        x.requires_grad_()
+        net(x).sum().backward()
+        return seen, x.grad, first[0]
+    st, gt, ft = run(torch)
+    sk, gk, fk = run(kiln)
+    assert sk == st
+    np.testing.assert_allclose(gk.numpy(), gt.numpy(), rtol=1e-5, atol=1e-7)
+    np.testing.assert_allclose(fk.numpy(), ft.numpy(), rtol=1e-5, atol=1e-7)
+
+
+def test_regular_and_full_backward_hooks_do_not_mix():
+    for lib in (torch, kiln):
+        m = lib.nn.ReLU()
+        m.register_backward_hook(lambda *a: None)
+        with pytest.raises(RuntimeError, match="Cannot use both regular backward hooks and full backward hooks"):
+            m.register_full_backward_hook(lambda *a: None)
+        m2 = lib.nn.ReLU()
+        m2.register_full_backward_hook(lambda *a: None)
+        with pytest.raises(RuntimeError, match="Cannot use both"):
+            m2.register_backward_hook(lambda *a: None)

@@ -37,6 +37,9 @@ the same weights (checked bit for bit) and every step's loss must agree with tor
 - orthogonal_rnn: the parametrizations tutorial (Symmetric, Skew, MatrixExponential, CayleyMap with
   right_inverse, cached(), remove_parametrizations) and expRNN (parametrizations.orthogonal with matrix_exp /
   cayley / householder maps, a modReLU autograd.Function with @once_differentiable, a scripted initialiser)
+- cnn_visualizations: utkuozbulak/pytorch-cnn-visualizations (vanilla / guided backprop through the deprecated
+  Module.register_backward_hook on the first conv and on inplace ReLUs, Grad-CAM by Tensor.register_hook, smooth
+  grad with .new(size).normal_(), integrated gradients)
 - infogan: eriklindernoren/PyTorch-GAN's infogan.py / acgan.py (FloatTensor / LongTensor aliases, Variable,
   BatchNorm2d(c, 0.8), itertools.chain'd info optimizer, to_categorical)
 
@@ -299,3 +302,14 @@ def test_pytorch_gan_infogan_acgan(model):
     close(rk["g_losses"], rt["g_losses"], 1e-5)
     close(rk["info_losses"], rt["info_losses"], 1e-5)
     assert rk["d_accs"] == rt["d_accs"]
+
+
+def test_cnn_visualizations():
+    rt, rk = run_both("cnn_visualizations", [])
+    check_same_start(rt, rk)
+    check_steps(rt, rk, 10, rtol=1e-5, learns=False)
+    # input gradients of ~1e-4 through three convolutions: oneDNN's and kiln's sums round an ulp apart
+    for key in ("vanilla", "guided", "cam_guided", "smooth", "integrated", "prep_grad"):
+        close(rk[key], rt[key], 1e-3, 1e-8, err_msg=key)
+    close(rk["gray"], rt["gray"], 1e-4, 1e-6)
+    close(rk["cam"], rt["cam"], 1e-6, 1e-6)
