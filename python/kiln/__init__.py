@@ -57,6 +57,7 @@ from .serialization import load, load_file, save, save_file  # noqa: E402
 # The namespaces scripts touch on every machine (torch.cuda, torch.backends, ...), answered as torch
 # without a GPU answers them.
 from . import amp, backends, compiler, cpu, cuda, distributed, hub, linalg, onnx, special, version  # noqa: E402
+from . import __config__  # noqa: E402  (torch.__config__.show() / parallel_info())
 from . import distributions  # noqa: E402
 # Sparse COO tensors (a Python type: kiln/sparse/_coo.py); mm and matmul take a sparse first operand.
 from . import sparse  # noqa: E402

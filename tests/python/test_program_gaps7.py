@@ -332,3 +332,93 @@ def test_regular_and_full_backward_hooks_do_not_mix():
         m2.register_full_backward_hook(lambda *a: None)
         with pytest.raises(RuntimeError, match="Cannot use both"):
             m2.register_backward_hook(lambda *a: None)
+
+
+# ---- probes: the module paths old and new code imports from ------------------------------------------------
+@pytest.mark.parametrize("path,names", [
+    ("optim.adamw", ["AdamW"]), ("autograd.variable", ["Variable"]),
+    ("nn.utils.clip_grad", ["clip_grad_norm_", "clip_grad_norm", "clip_grad_value_"]),
+    ("nn.utils.init", ["skip_init"]), ("nn.modules.batchnorm", ["_NormBase", "_BatchNorm"]),
+    ("autograd.function", ["InplaceFunction", "once_differentiable"]),
+    ("nn.grad", ["conv1d_input", "conv1d_weight", "conv2d_input", "conv2d_weight", "conv3d_input", "conv3d_weight"]),
+    ("_six", ["inf", "nan", "string_classes"]),
+])
+def test_torch_module_paths(path, names):
+    tm = importlib.import_module("torch." + path)
+    km = importlib.import_module("kiln." + path)
+    for name in names:
+        tv, kv = getattr(tm, name), getattr(km, name)
+        if isinstance(tv, float):
+            assert (kv == tv) or (kv != kv and tv != tv)
+        elif isinstance(tv, tuple):
+            assert kv == tv
+        else:
+            assert callable(kv) and kv.__name__ == tv.__name__
+
+
+def test_norm_base_hierarchy_as_torch():
+    for lib in (torch, kiln):
+        bn = lib.nn.modules.batchnorm
+        assert isinstance(lib.nn.BatchNorm2d(3), bn._BatchNorm) and isinstance(lib.nn.BatchNorm2d(3), bn._NormBase)
+        # update_bn / norm_eval loops test isinstance(m, _BatchNorm): instance norms are not batch norms
+        assert not isinstance(lib.nn.InstanceNorm2d(3), bn._BatchNorm)
+        assert isinstance(lib.nn.InstanceNorm2d(3, affine=True), bn._NormBase)
+
+
+def test_config_show_and_parallel_info():
+    for lib in (torch, kiln):
+        assert isinstance(lib.__config__.show(), str)
+        assert "get_num_threads() : %d" % lib.get_num_threads() in lib.__config__.parallel_info()
+
+
+def test_inplace_function_carries_its_flag():
+    for lib in (torch, kiln):
+        class Round(lib.autograd.function.InplaceFunction):
+            @staticmethod
+            def forward(ctx, x, inplace=False):
+                return x.round_() if inplace else x.round()
+
+            @staticmethod
+            def backward(ctx, g):
+                return g, None
+        assert Round(inplace=True).inplace is True and Round().inplace is False
+        x = lib.tensor([0.4, 1.6], requires_grad=True)
+        y = Round.apply(x * 1.0, False)
+        y.sum().backward()
+        assert y.tolist() == [0.0, 2.0] and x.grad.tolist() == [1.0, 1.0]
+
+
+def test_init_private_helpers():
+    w = np.zeros((4, 3, 2, 2), np.float32)
+    for mode in ("fan_in", "fan_out", "FAN_IN"):
+        assert kiln.nn.init._calculate_correct_fan(kiln.from_numpy(w), mode) == \
+            torch.nn.init._calculate_correct_fan(torch.from_numpy(w), mode)
+    with pytest.raises(ValueError):
+        kiln.nn.init._calculate_correct_fan(kiln.from_numpy(w), "fan_avg")
+    for fill in (lambda L, t: L.nn.init._no_grad_uniform_(t, -0.5, 0.5),
+                 lambda L, t: L.nn.init._no_grad_normal_(t, 0.0, 2.0),
+                 lambda L, t: L.nn.init._no_grad_trunc_normal_(t, 0.0, 1.0, -2.0, 2.0),
+                 lambda L, t: L.nn.init._no_grad_fill_(t, 3.0), lambda L, t: L.nn.init._no_grad_zero_(t)):
+        torch.manual_seed(4)
+        kiln.manual_seed(4)
+        same(fill(kiln, kiln.empty(5, 3)), fill(torch, torch.empty(5, 3)))
+
+
+@pytest.mark.parametrize("dims,stride,padding,dilation,groups", [(1, 2, 1, 1, 1), (2, 1, 1, 2, 2), (2, 2, 0, 1, 1),
+                                                                 (3, 1, 1, 1, 1)])
+def test_nn_grad_convolution_gradients(dims, stride, padding, dilation, groups):
+    rng = np.random.default_rng(dims)
+    x = rng.standard_normal((2, 4) + (7,) * dims).astype(np.float32)
+    w = rng.standard_normal((6, 4 // groups) + (3,) * dims).astype(np.float32)
+    conv = getattr(torch.nn.functional, "conv%dd" % dims)
+    out_shape = conv(torch.from_numpy(x), torch.from_numpy(w), None, stride, padding, dilation, groups).shape
+    g = rng.standard_normal(tuple(out_shape)).astype(np.float32)
+    for which in ("input", "weight"):
+        results = []
+        for lib in (torch, kiln):
+            fn = getattr(lib.nn.grad, "conv%dd_%s" % (dims, which))
+            X, W, G = lib.from_numpy(x), lib.from_numpy(w), lib.from_numpy(g)
+            first = (X.shape if which == "input" else X)
+            second = (W if which == "input" else W.shape)
+            results.append(fn(first, second, G, stride, padding, dilation, groups).numpy())
+        np.testing.assert_allclose(results[1], results[0], rtol=1e-4, atol=1e-4)
