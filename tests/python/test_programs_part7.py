@@ -40,6 +40,9 @@ the same weights (checked bit for bit) and every step's loss must agree with tor
 - cnn_visualizations: utkuozbulak/pytorch-cnn-visualizations (vanilla / guided backprop through the deprecated
   Module.register_backward_hook on the first conv and on inplace ReLUs, Grad-CAM by Tensor.register_hook, smooth
   grad with .new(size).normal_(), integrated gradients)
+- pinn_burgers: the PyTorch port of Raissi's PINNs (Burgers identification): second derivatives by
+  autograd.grad(create_graph=True), register_parameter'd PDE coefficients, Adam then LBFGS(line_search_fn=
+  "strong_wolfe") with a closure
 - infogan: eriklindernoren/PyTorch-GAN's infogan.py / acgan.py (FloatTensor / LongTensor aliases, Variable,
   BatchNorm2d(c, 0.8), itertools.chain'd info optimizer, to_categorical)
 
@@ -313,3 +316,14 @@ def test_cnn_visualizations():
         close(rk[key], rt[key], 1e-3, 1e-8, err_msg=key)
     close(rk["gray"], rt["gray"], 1e-4, 1e-6)
     close(rk["cam"], rt["cam"], 1e-6, 1e-6)
+
+
+def test_pinn_burgers():
+    rt, rk = run_both("pinn_burgers", [])
+    check_same_start(rt, rk)
+    assert rk["n_closure"] == rt["n_closure"]
+    # the 20 Adam steps agree to float32 ulps; LBFGS's strong-Wolfe trial points step far along directions built
+    # from differences of those gradients, so the closure losses after it drift to ~1e-4 of themselves
+    check_drift(rt, rk, 50, 20, 1e-6, 1e-3)
+    close([rk["lambda_1"], rk["lambda_2"], rk["error_u"]], [rt["lambda_1"], rt["lambda_2"], rt["error_u"]], 1e-3)
+    close(rk["f_pred"], rt["f_pred"], 5e-2, 1e-4)
