@@ -370,6 +370,7 @@ for _name in ("sort", "topk", "max", "min", "argmax", "argmin", "kthvalue", "mod
               "cummax", "cummin", "aminmax", "var_mean", "std_mean", "histogram"):
     globals()[_name] = _with_out(globals()[_name], _name, n_outputs=None)
 from ._composed_ops import logspace, triangular_solve  # noqa: E402,F401
+from ._lowrank import pca_lowrank, svd_lowrank  # noqa: E402,F401  (randomized low-rank SVD / PCA)
 
 
 def relu_(input):

@@ -422,3 +422,22 @@ def test_nn_grad_convolution_gradients(dims, stride, padding, dilation, groups):
             second = (W if which == "input" else W.shape)
             results.append(fn(first, second, G, stride, padding, dilation, groups).numpy())
         np.testing.assert_allclose(results[1], results[0], rtol=1e-4, atol=1e-4)
+
+
+# ---- probes: torch.svd_lowrank / torch.pca_lowrank (embedding PCA plots, low-rank compression) -----------------
+@pytest.mark.parametrize("shape,q,center,niter", [((20, 8), 4, True, 2), ((8, 20), None, True, 2),
+                                                  ((3, 15, 10), 3, False, 1), ((30, 5), 5, True, 0)])
+def test_pca_and_svd_lowrank(shape, q, center, niter):
+    rng = np.random.default_rng(0)
+    A = rng.standard_normal(shape).astype(np.float32) @ np.diag(np.linspace(3, 0.1, shape[-1])).astype(np.float32)
+    for call in (lambda L, X: L.pca_lowrank(X, q=q, center=center, niter=niter),
+                 lambda L, X: L.svd_lowrank(X, q=3, M=X.mean(-2, keepdim=True).expand(*X.shape)),
+                 lambda L, X: L.svd_lowrank(X)):
+        out = []
+        for lib in (torch, kiln):
+            lib.manual_seed(0)
+            out.append(call(lib, lib.from_numpy(A)))
+        for a, b in zip(out[1], out[0]):  # the same Gaussian draw, QR and SVD: torch's factors
+            np.testing.assert_allclose(a.numpy(), b.numpy(), rtol=1e-4, atol=1e-5)
+    with pytest.raises(ValueError):
+        kiln.pca_lowrank(kiln.from_numpy(A), q=100)
