@@ -441,3 +441,19 @@ def test_pca_and_svd_lowrank(shape, q, center, niter):
             np.testing.assert_allclose(a.numpy(), b.numpy(), rtol=1e-4, atol=1e-5)
     with pytest.raises(ValueError):
         kiln.pca_lowrank(kiln.from_numpy(A), q=100)
+
+
+# ---- probes: torch.utils.benchmark.Timer for Python statements ---------------------------------------------
+def test_utils_benchmark_timer():
+    results = []
+    for lib in (torch, kiln):
+        bench = importlib.import_module(lib.__name__ + ".utils.benchmark")
+        threads = lib.get_num_threads()
+        m = bench.Timer("x + 1", globals={"x": lib.ones(3)}, label="add", sub_label="ones",
+                        description="d").timeit(50)
+        b = bench.Timer("y = x * 2", setup="x = 3.0", num_threads=1).blocked_autorange(min_run_time=0.02)
+        assert lib.get_num_threads() == threads
+        assert m.mean > 0 and m.median > 0 and b.median > 0 and sum(b.raw_times) >= 0.02
+        assert all(abs(t * b.number_per_run - r) < 1e-12 for t, r in zip(b.times, b.raw_times))
+        results.append((m.number_per_run, len(m.raw_times), m.title, len(b.times) >= 3, "Median" in repr(b)))
+    assert results[0] == results[1]
