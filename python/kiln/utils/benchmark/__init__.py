@@ -122,7 +122,7 @@ class Timer:
     def blocked_autorange(self, callback=None, min_run_time=0.2):
         number = self._estimate_block_size(min_run_time)
         times, total = [], 0.0
-        while total < min_run_time or len(times) < 3:
+        while total < min_run_time:
             t = self._run(number)
             times.append(t)
             total += t
