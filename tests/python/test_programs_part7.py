@@ -43,6 +43,8 @@ the same weights (checked bit for bit) and every step's loss must agree with tor
 - pinn_burgers: the PyTorch port of Raissi's PINNs (Burgers identification): second derivatives by
   autograd.grad(create_graph=True), register_parameter'd PDE coefficients, Adam then LBFGS(line_search_fn=
   "strong_wolfe") with a closure
+- protonet: jakesnell/prototypical-networks (episodes of support / query sets, prototypes by view(...).mean(1),
+  euclidean_dist by expanded unsqueezes or torch.cdist, log_p_y.gather(2, target_inds), Variable inputs)
 - infogan: eriklindernoren/PyTorch-GAN's infogan.py / acgan.py (FloatTensor / LongTensor aliases, Variable,
   BatchNorm2d(c, 0.8), itertools.chain'd info optimizer, to_categorical)
 
@@ -327,3 +329,15 @@ def test_pinn_burgers():
     check_drift(rt, rk, 50, 20, 1e-6, 1e-3)
     close([rk["lambda_1"], rk["lambda_2"], rk["error_u"]], [rt["lambda_1"], rt["lambda_2"], rt["error_u"]], 1e-3)
     close(rk["f_pred"], rt["f_pred"], 5e-2, 1e-4)
+
+
+@pytest.mark.parametrize("dist", ["euclidean", "cdist"])
+def test_protonet(dist):
+    rt, rk = run_both("protonet", ["--model.dist", dist])
+    check_same_start(rt, rk)
+    # squared distances are invariant to shifting every embedding along a dimension, so the last BatchNorm's
+    # biases (and the conv biases feeding BatchNorms) get mathematically zero gradients that come out as
+    # +-1e-9 rounding noise, of either sign in torch and kiln; Adam's first step turns those into +-lr moves,
+    # which shift ReLU boundaries: from the second episode on the losses agree to ~1e-3 only
+    check_drift(rt, rk, 10, 1, 1e-6, 5e-3, learns=False)
+    assert np.mean(np.abs(np.array(rk["accs"]) - np.array(rt["accs"]))) <= 0.05
