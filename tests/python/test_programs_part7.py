@@ -48,6 +48,8 @@ the same weights (checked bit for bit) and every step's loss must agree with tor
 - word_lm_2018: pytorch/examples word_language_model at torch 0.4 (Corpus filling torch.LongTensor(tokens),
   getattr(nn, rnn_type), the deprecated p.data.add_(-lr, p.grad.data) SGD step, torch.save(model) / torch.load
   and flatten_parameters)
+- speech_m5: the torchaudio speech-command tutorial's M5 (strided Conv1d, BatchNorm1d, MaxPool1d, avg_pool1d over
+  the whole length, permute, log_softmax(dim=2)), pad_sequence collate_fn, nll_loss(output.squeeze(), target)
 - infogan: eriklindernoren/PyTorch-GAN's infogan.py / acgan.py (FloatTensor / LongTensor aliases, Variable,
   BatchNorm2d(c, 0.8), itertools.chain'd info optimizer, to_categorical)
 
@@ -361,3 +363,13 @@ def test_word_lm_2018(extra):
     check_steps(rt, rk, 32, rtol=1e-5, learns=False)
     close(rk["val_losses"], rt["val_losses"], 1e-5)
     close(rk["test_loss"], rt["test_loss"], 1e-5)
+
+
+def test_speech_m5():
+    rt, rk = run_both("speech_m5", [])
+    check_same_start(rt, rk)
+    assert rk["n_params"] == rt["n_params"]
+    # strided Conv1d over ~4000 samples and BatchNorm1d: sums rounded an ulp apart, Adam(lr=0.01) on top
+    check_steps(rt, rk, 8, rtol=1e-5)
+    # an argmax over 6 log-probabilities of 32 test clips may flip one borderline clip
+    assert all(abs(a - b) <= 1 for a, b in zip(rk["accs"], rt["accs"]))
