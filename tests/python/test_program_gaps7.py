@@ -457,3 +457,24 @@ def test_utils_benchmark_timer():
         assert all(abs(t * b.number_per_run - r) < 1e-12 for t, r in zip(b.times, b.raw_times))
         results.append((m.number_per_run, len(m.raw_times), m.title, m.description))
     assert results[0] == results[1]
+
+
+# ---- cnn_visualizations: a module backward hook's graph is freed by one garbage collection -------------------
+def test_module_backward_hooks_leave_no_tensors_after_one_collection():
+    import gc
+    nn = kiln.nn
+
+    def run():
+        kiln.manual_seed(0)
+        net = nn.Sequential(nn.Conv2d(1, 2, 3, padding=1), nn.ReLU(), nn.Conv2d(2, 2, 3, padding=1), nn.Flatten(),
+                            nn.Linear(2 * 6 * 6, 2))
+        net[0].register_full_backward_hook(lambda m, gi, go: None)
+        net[1].register_backward_hook(lambda m, gi, go: (gi[0] * 1.0,))
+        x = kiln.randn(1, 1, 6, 6, requires_grad=True)
+        net(x).backward(gradient=kiln.ones(1, 2))
+
+    gc.collect()
+    before = kiln._C._live_tensor_count()
+    run()
+    gc.collect()  # one pass: live-count checks of later tests measure after a single collection
+    assert kiln._C._live_tensor_count() == before
