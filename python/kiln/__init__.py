@@ -56,7 +56,8 @@ from . import nn, optim, utils  # noqa: E402  (they use the registered classes)
 from .serialization import load, load_file, save, save_file  # noqa: E402
 # The namespaces scripts touch on every machine (torch.cuda, torch.backends, ...), answered as torch
 # without a GPU answers them.
-from . import amp, backends, compiler, cpu, cuda, distributed, linalg, onnx, special, version  # noqa: E402
+from . import amp, backends, compiler, cpu, cuda, distributed, hub, linalg, onnx, special, version  # noqa: E402
+from . import __config__  # noqa: E402  (torch.__config__.show() / parallel_info())
 from . import distributions  # noqa: E402
 # Sparse COO tensors (a Python type: kiln/sparse/_coo.py); mm and matmul take a sparse first operand.
 from . import sparse  # noqa: E402
@@ -369,6 +370,7 @@ for _name in ("sort", "topk", "max", "min", "argmax", "argmin", "kthvalue", "mod
               "cummax", "cummin", "aminmax", "var_mean", "std_mean", "histogram"):
     globals()[_name] = _with_out(globals()[_name], _name, n_outputs=None)
 from ._composed_ops import logspace, triangular_solve  # noqa: E402,F401
+from ._lowrank import pca_lowrank, svd_lowrank  # noqa: E402,F401  (randomized low-rank SVD / PCA)
 
 
 def relu_(input):
@@ -413,3 +415,8 @@ _type_methods(Tensor)  # again: methods other modules attached after _tensor.py
 
 # torch.functional (torch/__init__ imports it too): its ops and its F, for `from torch.functional import F`
 from . import functional  # noqa: E402,F401
+
+# torch's deprecated scalar-first overloads (add_(alpha, other), addcmul_(value, t1, t2), addmm_(beta, alpha, m1, m2)):
+# outermost, so they see the TypeError of every layer above
+from . import _deprecated_overloads  # noqa: E402
+_deprecated_overloads.install(globals(), Tensor)

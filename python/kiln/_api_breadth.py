@@ -1424,7 +1424,9 @@ def cholesky_inverse(input, upper=False, *, out=None):
 
 
 def is_storage(obj):
-    return False
+    """torch.is_storage: True for a storage (tensor.storage() / untyped_storage()), False for anything else."""
+    from .storage import TypedStorage, UntypedStorage
+    return isinstance(obj, (TypedStorage, UntypedStorage))
 
 
 def is_distributed(input):

@@ -1224,14 +1224,17 @@ def _deprecated_alpha_first(self, name, args, kwargs):
     bad call raises the parser's TypeError again."""
     import numbers
     import warnings
+    from . import _deprecated_overloads
     if (len(args) == 2 and not kwargs and isinstance(args[0], numbers.Number) and not isinstance(args[0], bool)
             and isinstance(args[1], _C.TensorBase)):
         if name not in _warned_overloads:
             _warned_overloads.add(name)
             warnings.warn(f"This overload of {name} is deprecated:\n\t{name}(Number alpha, Tensor other)\n"
                           f"Consider using one of the following signatures instead:\n"
-                          f"\t{name}(Tensor other, *, Number alpha)", UserWarning, stacklevel=3)
-        return getattr(_C.TensorBase, name)(self, args[1], alpha=args[0])
+                          f"\t{name}(Tensor other, *, Number alpha)", UserWarning,
+                          stacklevel=_deprecated_overloads.user_stacklevel())
+        # through the Python method: alpha= takes the fused multiply-add path torch's kernels take
+        return getattr(self, name)(args[1], alpha=args[0])
     raise
 
 

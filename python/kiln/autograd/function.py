@@ -143,6 +143,15 @@ class DelayedError(Function):
         raise RuntimeError(ctx.message)
 
 
+class InplaceFunction(Function):
+    """torch.autograd.function.InplaceFunction: a Function whose instances carry an `inplace` flag (quantizers
+    and in-place activations of older code subclass it)."""
+
+    def __init__(self, inplace=False):
+        super().__init__()
+        self.inplace = inplace
+
+
 def once_differentiable(backward):
     """Decorates a backward that only works once: it runs without recording, and under
     create_graph=True its results raise when differentiated again."""

@@ -5,8 +5,10 @@ from . import constraints, transforms
 from .bernoulli import Bernoulli
 from .categorical import Categorical
 from .constraint_registry import biject_to, transform_to
-from .counts import Binomial, Geometric, Multinomial, NegativeBinomial, OneHotCategorical, Poisson
+from .counts import (Binomial, Geometric, Multinomial, NegativeBinomial, OneHotCategorical,
+                     OneHotCategoricalStraightThrough, Poisson)
 from .distribution import Distribution
+from .exp_family import ExponentialFamily
 from .gamma import Beta, Chi2, Dirichlet, FisherSnedecor, Gamma
 from .kl import kl_divergence, register_kl
 from .lkj import LKJCholesky
@@ -23,10 +25,14 @@ from .wishart import Wishart
 from .wrappers import Independent, MixtureSameFamily, TransformedDistribution
 
 __all__ = ["Bernoulli", "Beta", "Binomial", "Categorical", "Cauchy", "Chi2", "ContinuousBernoulli", "Dirichlet",
-           "Distribution", "ExpRelaxedCategorical", "Exponential", "FisherSnedecor", "Gamma", "Geometric", "Gumbel",
-           "HalfCauchy", "HalfNormal", "Independent", "Kumaraswamy", "LKJCholesky", "Laplace", "LogNormal",
-           "LogisticNormal", "LogitRelaxedBernoulli", "LowRankMultivariateNormal", "MixtureSameFamily", "Multinomial",
-           "MultivariateNormal", "NegativeBinomial", "Normal", "OneHotCategorical", "Pareto", "Poisson",
-           "RelaxedBernoulli", "RelaxedOneHotCategorical", "StudentT", "TransformedDistribution", "Uniform",
-           "VonMises", "Weibull", "Wishart", "biject_to", "constraints", "kl_divergence", "register_kl", "transform_to",
-           "transforms"]
+           "Distribution", "ExpRelaxedCategorical", "Exponential", "ExponentialFamily", "FisherSnedecor", "Gamma",
+           "Geometric", "Gumbel", "HalfCauchy", "HalfNormal", "Independent", "Kumaraswamy", "LKJCholesky", "Laplace",
+           "LogNormal", "LogisticNormal", "LogitRelaxedBernoulli", "LowRankMultivariateNormal", "MixtureSameFamily",
+           "Multinomial", "MultivariateNormal", "NegativeBinomial", "Normal", "OneHotCategorical",
+           "OneHotCategoricalStraightThrough", "Pareto", "Poisson", "RelaxedBernoulli", "RelaxedOneHotCategorical",
+           "StudentT", "TransformedDistribution", "Uniform", "VonMises", "Weibull", "Wishart", "biject_to",
+           "constraints", "kl_divergence", "register_kl", "transform_to", "transforms"]
+
+# torch's one-module-per-distribution names (torch.distributions.beta, .studentT, ...)
+from . import _torch_modules  # noqa: E402
+_torch_modules.install(__import__("sys").modules[__name__])

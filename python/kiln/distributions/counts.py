@@ -356,3 +356,14 @@ class OneHotCategorical(Distribution):
         if expand:
             values = values.expand((n,) + tuple(self.batch_shape) + (n,))
         return values
+
+
+class OneHotCategoricalStraightThrough(OneHotCategorical):
+    """OneHotCategorical with a straight-through rsample: the one-hot draw in the forward pass, the gradient of
+    probs in the backward pass (samples + probs - probs.detach())."""
+    has_rsample = True
+
+    def rsample(self, sample_shape=kiln.Size()):
+        samples = self.sample(sample_shape)
+        probs = self._categorical.probs
+        return samples + (probs - probs.detach())

@@ -2,7 +2,7 @@
 from .parameter import Buffer, Parameter, UninitializedBuffer, UninitializedParameter
 from .modules import *  # noqa: F401,F403
 from .modules import __all__ as _modules_all
-from . import attention, common_types, functional, init, parallel, utils
+from . import attention, common_types, functional, grad, init, parallel, utils
 from .parallel import DataParallel
 
 __all__ = ["Parameter", "Buffer", "UninitializedParameter", "UninitializedBuffer", "DataParallel", "functional", "init",

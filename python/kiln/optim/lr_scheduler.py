@@ -24,6 +24,11 @@ def _check_optimizer(optimizer):
         raise TypeError(f"{type(optimizer).__name__} is not an Optimizer")
 
 
+def _epoch_str(epoch):
+    """torch's verbose epoch: zero-padded to 5 digits ("00003"), or 2 decimals for a fractional epoch."""
+    return ("%.2f" if isinstance(epoch, float) else "%.5d") % epoch
+
+
 class LRScheduler:
     """Sets each parameter group's lr from its initial lr and the epoch count (last_epoch)."""
 
@@ -55,7 +60,7 @@ class LRScheduler:
             if epoch is None:
                 print(f"Adjusting learning rate of group {group} to {lr:.4e}.")
             else:
-                print(f"Epoch {epoch}: adjusting learning rate of group {group} to {lr:.4e}.")
+                print(f"Epoch {_epoch_str(epoch)}: adjusting learning rate of group {group} to {lr:.4e}.")
 
     def step(self, epoch=None):
         self._step_count += 1
@@ -650,7 +655,7 @@ class ReduceLROnPlateau:
             if old_lr - new_lr > self.eps:
                 group["lr"] = new_lr
                 if self.verbose:
-                    print(f"Epoch {epoch}: reducing learning rate of group {i} to {new_lr:.4e}.")
+                    print(f"Epoch {_epoch_str(epoch)}: reducing learning rate of group {i} to {new_lr:.4e}.")
 
     def get_last_lr(self):
         return list(self._last_lr)

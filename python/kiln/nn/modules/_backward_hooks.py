@@ -94,9 +94,13 @@ class BackwardHook:
         if not _C.is_grad_enabled() or not any(outputs[i].requires_grad for i in index):
             return output
 
+        # the closure keeps the count, not `outputs`: that list ends up holding the wrapped outputs, whose node
+        # holds this closure, a cycle through C++ that took two garbage collections to free
+        n_outputs = len(outputs)
+
         def on_backward(grads):
             packed = self._chain(self.pre_hooks, lambda hook, g: hook(self.module, g),
-                                 self._pack(index, grads, len(outputs)), "Backward pre hook", "grad_output")
+                                 self._pack(index, grads, n_outputs), "Backward pre hook", "grad_output")
             self.grad_outputs = packed
             if not self.inputs_need_grad and self.hooks:  # no input gradient will come: run them now
                 grad_input = tuple([None] * self.n_inputs)

@@ -6,9 +6,9 @@ from .lazy import LazyModuleMixin
 from .module import Module
 
 
-class _BatchNorm(Module):
-    """Per-channel normalization with learnable affine weight/bias and running statistics
-    (running_mean, running_var, num_batches_tracked buffers, as torch's state_dict)."""
+class _NormBase(Module):
+    """What batch and instance normalization share (torch's _NormBase): the learnable affine weight/bias and
+    the running statistics (running_mean, running_var, num_batches_tracked buffers, as torch's state_dict)."""
     _expected_dims = ()
     _version = 2  # torch's _NormBase (num_batches_tracked added in version 2)
 
@@ -58,6 +58,15 @@ class _BatchNorm(Module):
             raise ValueError(f"expected {' or '.join(f'{d}D' for d in self._expected_dims)} input "
                              f"(got {input.dim()}D input)")
 
+    def extra_repr(self):
+        return (f"{self.num_features}, eps={self.eps}, momentum={self.momentum}, affine={self.affine}, "
+                f"track_running_stats={self.track_running_stats}")
+
+
+class _BatchNorm(_NormBase):
+    """Per-channel normalization over the batch (and spatial) dims: batch statistics in training, the running
+    ones in eval."""
+
     def forward(self, input):
         self._check_input_dim(input)
         momentum = 0.0 if self.momentum is None else self.momentum
@@ -70,10 +79,6 @@ class _BatchNorm(Module):
         track = not self.training or self.track_running_stats
         return F.batch_norm(input, self.running_mean if track else None, self.running_var if track else None,
                             self.weight, self.bias, use_batch_stats, momentum, self.eps)
-
-    def extra_repr(self):
-        return (f"{self.num_features}, eps={self.eps}, momentum={self.momentum}, affine={self.affine}, "
-                f"track_running_stats={self.track_running_stats}")
 
 
 class BatchNorm1d(_BatchNorm):

@@ -2,12 +2,12 @@
 import warnings
 
 from .. import functional as F
-from .batchnorm import _BatchNorm, _LazyNormBase
+from .batchnorm import _LazyNormBase, _NormBase
 
 
-class _InstanceNorm(_BatchNorm):
+class _InstanceNorm(_NormBase):
     """Per-sample, per-channel normalization over the spatial dims; the parameters and buffers of
-    _BatchNorm (weight/bias when affine, running_mean/running_var/num_batches_tracked when
+    _NormBase (weight/bias when affine, running_mean/running_var/num_batches_tracked when
     track_running_stats), as torch's state_dict."""
     _no_batch_dim = 2
 

@@ -198,7 +198,25 @@ class Module:
     def register_full_backward_hook(self, hook, prepend=False):
         """hook(module, grad_input, grad_output) runs when the gradients with respect to the module's
         positional tensor inputs are computed; a non-None result replaces grad_input."""
+        self._set_backward_hook_kind(True)
         return self._add_hook("_backward_hooks", hook, prepend)
+
+    def register_backward_hook(self, hook):
+        """torch's deprecated module backward hook (Grad-CAM and guided-backprop code registers it on ReLUs and
+        convolutions): hook(module, grad_input, grad_output), whose non-None result replaces grad_input.
+        kiln runs it as a full backward hook: grad_input holds the gradients with respect to the module's
+        positional tensor inputs. torch handed it the gradients of the inputs of the module's last autograd
+        node instead: the same for a module of one operation (activations, pooling, dropout), while for
+        Linear / Conv torch's tuple also held the weight and bias gradients."""
+        self._set_backward_hook_kind(False)
+        return self._add_hook("_backward_hooks", hook)
+
+    def _set_backward_hook_kind(self, full):
+        kind = self.__dict__.get("_is_full_backward_hook")
+        if kind is not None and kind != full and self.__dict__.get("_backward_hooks"):
+            raise RuntimeError("Cannot use both regular backward hooks and full backward hooks on a single Module. "
+                               "Please use only one of them.")
+        object.__setattr__(self, "_is_full_backward_hook", full)
 
     def register_full_backward_pre_hook(self, hook, prepend=False):
         """hook(module, grad_output) runs when the gradients of the module's outputs are computed; a

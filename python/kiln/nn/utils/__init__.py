@@ -105,3 +105,5 @@ from . import fusion, stateless  # noqa: E402
 from .fusion import fuse_conv_bn_eval, fuse_conv_bn_weights, fuse_linear_bn_eval, fuse_linear_bn_weights  # noqa: E402
 
 __all__ += ["fuse_conv_bn_eval", "fuse_conv_bn_weights", "fuse_linear_bn_eval", "fuse_linear_bn_weights", "stateless"]
+
+from .memory_format import convert_conv2d_weight_memory_format, skip_init  # noqa: E402,F401

@@ -1,0 +1,2 @@
+"""torch.utils.model_zoo: the old name of torch.hub's load_state_dict_from_url."""
+from ..hub import load_state_dict_from_url as load_url  # noqa: F401
