@@ -77,9 +77,12 @@ std::vector<int64_t> Generator::get_state() const {
 }
 
 void Generator::set_state(const int64_t* state, int64_t size) {
-  KILN_CHECK(size == kStateSize, "set_state(): Expected a CPUGeneratorImplState of size ", kStateSize,
+  // torch also takes the legacy state (no cached float normal), 5048 bytes.
+  constexpr int64_t kLegacySize = offsetof(TorchState, next_float_normal_sample);
+  KILN_CHECK(size == kStateSize || size == kLegacySize, "Expected either a CPUGeneratorImplStateLegacy of size ",
+             kLegacySize, " or a CPUGeneratorImplState of size ", kStateSize,
              " but found the input RNG state size to be ", size);
-  unsigned char bytes[kStateSize];
+  unsigned char bytes[kStateSize] = {};  // a legacy state's float-normal tail stays zero: not valid
   for (int64_t i = 0; i < size; ++i) {
     KILN_CHECK(state[i] >= 0 && state[i] <= 255, "set_state(): RNG state must be bytes (values 0 to 255), got ",
                state[i], " at index ", i);

@@ -487,9 +487,8 @@ def sparse_coo_tensor(indices, values, size=None, *, dtype=None, device=None, re
     dense sizes). The result is not coalesced; the values are used as given (no copy) unless dtype= casts
     them; requires_grad=True makes them a leaf that requires grad."""
     if device is not None:
-        from .._device import device as _device
-        if _device(device).type != "cpu":
-            raise AssertionError("kiln not compiled with CUDA enabled")
+        from .._device import check_cpu
+        check_cpu(device)
     indices = _as_tensor(indices)
     values = _as_tensor(values, dtype)
     if indices.dim() != 2:

@@ -12,7 +12,6 @@ from collections.abc import Mapping
 from ... import _C
 from ..._device import device
 from ..._device import check_cpu
-from ..._device import device as kiln_device
 from ..._tensor import Tensor
 from ...autograd.grad_mode import no_grad
 from ..parameter import Buffer, Parameter, is_lazy
@@ -471,8 +470,7 @@ class Module:
         """Gives every parameter and buffer uninitialised memory of its shape and dtype on `device`
         (a parameter keeps its identity, as torch's param.data swap; a buffer is a new tensor);
         returns self."""
-        if device is not None and kiln_device(device).type != "cpu":
-            raise AssertionError("kiln not compiled with CUDA enabled")  # torch's CPU-only builds
+        check_cpu(device)  # torch's CPU-only builds: cuda AssertionError, xla ... RuntimeError
         modules = self.modules() if recurse else [self]
         with no_grad():
             for m in modules:
@@ -501,8 +499,7 @@ class Module:
                 dtype = a.dtype
             elif a is not None:
                 dev = a
-        if dev is not None and device(dev).type != "cpu":
-            raise AssertionError("kiln not compiled with CUDA enabled")  # torch's CPU-only builds
+        check_cpu(dev)  # torch's CPU-only builds: cuda AssertionError, xla ... RuntimeError
         if dtype is not None and not dtype.is_floating_point:
             raise TypeError(f"nn.Module.to only accepts floating point dtypes, but got desired dtype={dtype}")
         if dtype is not None:
