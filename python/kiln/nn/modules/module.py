@@ -95,6 +95,9 @@ class Module:
     """Base class for neural-network modules; subclasses define forward()."""
 
     training: bool
+    # None until a backward hook is registered: False for register_backward_hook's (deprecated) kind,
+    # True for register_full_backward_hook's; a module takes one kind only, as torch
+    _is_full_backward_hook = None
 
     def __init_subclass__(cls, **kwargs):
         super().__init_subclass__(**kwargs)
@@ -139,6 +142,9 @@ class Module:
                 result = hook(self, args)
                 if result is not None:
                     args = result if isinstance(result, tuple) else (result,)
+        legacy_hooks = None
+        if bw and self.__dict__.get("_is_full_backward_hook") is False:  # register_backward_hook's
+            legacy_hooks, bw = list(bw.values()), None
         backward_hook = None
         if bw or bw_pre:
             from ._backward_hooks import BackwardHook
@@ -161,6 +167,9 @@ class Module:
                 output = result
         if backward_hook is not None:
             output = backward_hook.setup_output_hook(output)
+        if legacy_hooks:
+            from ._legacy_backward_hooks import attach
+            attach(self, legacy_hooks, args, output)
         return output
 
     # ---- hooks ----
@@ -197,7 +206,20 @@ class Module:
     def register_full_backward_hook(self, hook, prepend=False):
         """hook(module, grad_input, grad_output) runs when the gradients with respect to the module's
         positional tensor inputs are computed; a non-None result replaces grad_input."""
+        self._set_backward_hook_kind(True)
         return self._add_hook("_backward_hooks", hook, prepend)
+
+    def register_backward_hook(self, hook):
+        """Deprecated (torch): hook(module, grad_input, grad_output) on the grad_fn of the forward's first
+        output tensor, grad_input being that node's input gradients (_legacy_backward_hooks.py)."""
+        self._set_backward_hook_kind(False)
+        return self._add_hook("_backward_hooks", hook)
+
+    def _set_backward_hook_kind(self, full):
+        if self._is_full_backward_hook is (not full):
+            raise RuntimeError("Cannot use both regular backward hooks and full backward hooks on a single Module. "
+                               "Please use only one of them.")
+        object.__setattr__(self, "_is_full_backward_hook", full)
 
     def register_full_backward_pre_hook(self, hook, prepend=False):
         """hook(module, grad_output) runs when the gradients of the module's outputs are computed; a
