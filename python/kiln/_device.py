@@ -24,10 +24,13 @@ def _parse(spec):
         raise RuntimeError(f"Invalid device string: '{spec}'")
     if m.group(1) not in _TYPES:
         raise RuntimeError(f"Expected one of {', '.join(_TYPES)} device type at start of device string: {spec}")
-    index = None if m.group(2) is None else int(m.group(2))
+    digits = m.group(2)
+    if digits is not None and len(digits) > 9:  # past int: torch's own message
+        raise RuntimeError(f"Could not parse device index '{digits}' in device string '{spec}'")
+    index = None if digits is None else int(digits)
     if index is not None and index > 127:  # torch 1.13 wraps it into int8 (cpu:300 is cpu:44); kiln refuses
-        raise RuntimeError(f"Could not parse device index '{m.group(2)}' in device string '{spec}' "
-                           f"(device indices go up to 127)")
+        raise RuntimeError(f"Device index {index} in device string '{spec}' is out of range (device indices go "
+                           f"up to 127)")
     return m.group(1), index
 
 
@@ -98,7 +101,7 @@ def check_cpu(device_, factory=False):
     d = device(device_) if not isinstance(device_, device) else device_
     if d.type == "cuda":
         raise AssertionError("kiln not compiled with CUDA enabled")
-    if d.type != "cpu" and factory:  # torch's factories: no kernel for that backend
+    if d.type != "cpu" and (factory or d.index is not None):  # torch: no kernel for that backend
         raise NotImplementedError(f"kiln has no {d.type} backend: it cannot make tensors on device '{d}' "
                                   f"(kiln computes on the cpu)")
     if d.type != "cpu":

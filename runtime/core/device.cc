@@ -42,10 +42,12 @@ Device::Device(const std::string& spec) {
              "vulkan, mps, meta, hpu, privateuseone device type at start of device string: ",
              spec);
   if (!idx.empty()) {
+    KILN_CHECK(idx.size() <= 9, "Could not parse device index '", idx, "' in device string '", spec, "'");
     // torch 1.13 wraps an index past 127 into int8 (cpu:300 is cpu:44); kiln refuses it instead.
-    KILN_CHECK(idx.size() <= 3 && std::stoi(idx) <= 127, "Could not parse device index '", idx,
-               "' in device string '", spec, "' (device indices go up to 127)");
-    index = static_cast<int8_t>(std::stoi(idx));
+    const int value = std::stoi(idx);
+    KILN_CHECK(value <= 127, "Device index ", value, " in device string '", spec,
+               "' is out of range (device indices go up to 127)");
+    index = static_cast<int8_t>(value);
   }
   if (kind == "cpu") {
     type = DeviceType::CPU;
