@@ -569,6 +569,8 @@ class Tensor(_C.TensorBase):
         return self
 
     def cuda(self, device=None, non_blocking=False):
+        if device is not None and _device_mod.device(device).type != "cuda":  # a bad string raises there
+            raise RuntimeError("Invalid device, must be cuda device")
         raise AssertionError("kiln not compiled with CUDA enabled")  # torch's CPU-only builds
 
     @property

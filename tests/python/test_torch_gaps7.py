@@ -119,7 +119,8 @@ def test_device_strings_torch_refuses(spec):
 @pytest.mark.parametrize("spec", BAD_DEVICE_STRINGS)
 @pytest.mark.parametrize("entry", ["to", "to_kw", "to_dtype", "empty", "zeros_like", "arange", "randn", "full",
                                    "eye", "empty_strided", "tensor", "as_tensor", "new_ones", "new_tensor",
-                                   "module_to", "ones_like"])
+                                   "module_to", "ones_like", "module_init", "zeros", "randint", "linspace",
+                                   "empty_like", "new_zeros", "cuda"])
 def test_bad_device_strings_at_every_entry_point(spec, entry):
     make = DEVICE_ENTRIES[entry]
     message = same_error_type(lambda lib: make(lib, spec))
@@ -143,6 +144,13 @@ DEVICE_ENTRIES = {
     "new_ones": lambda lib, d: lib.ones(2).new_ones(2, device=d),
     "new_tensor": lambda lib, d: lib.ones(2).new_tensor([1.0], device=d),
     "module_to": lambda lib, d: lib.nn.Linear(2, 2).to(d),
+    "module_init": lambda lib, d: lib.nn.Linear(2, 2, device=d),
+    "zeros": lambda lib, d: lib.zeros(2, device=d),
+    "randint": lambda lib, d: lib.randint(0, 3, (2,), device=d),
+    "linspace": lambda lib, d: lib.linspace(0, 1, 3, device=d),
+    "empty_like": lambda lib, d: lib.empty_like(lib.ones(1), device=d),
+    "new_zeros": lambda lib, d: lib.ones(1).new_zeros(2, device=d),
+    "cuda": lambda lib, d: lib.ones(1).cuda(d),
 }
 
 

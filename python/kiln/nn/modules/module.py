@@ -86,7 +86,7 @@ def _checking_device(init):
     the module makes its parameters there."""
     @functools.wraps(init)
     def checked(self, *args, **kwargs):
-        check_cpu(kwargs.get("device"))
+        check_cpu(kwargs.get("device"), factory=True)  # the parameters are made there
         return init(self, *args, **kwargs)
     return checked
 
