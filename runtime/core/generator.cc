@@ -1,5 +1,6 @@
 #include "runtime/core/generator.h"
 
+#include <cmath>
 #include <cstddef>
 #include <cstring>
 #include <random>
@@ -97,7 +98,12 @@ void Generator::set_state(const int64_t* state, int64_t size) {
   KILN_CHECK(s.legacy.seeded != 0 && Mt19937::valid(s.legacy.left, next), "set_state(): Invalid mt19937 state");
   std::lock_guard<std::mutex> lock(mutex_);
   engine_.mt.set(s.legacy.the_initial_seed, words, s.legacy.left, next);
-  engine_.next_double_normal = s.legacy.normal_is_valid ? std::optional<double>(s.legacy.normal_y) : std::nullopt;
+  // The cached double normal: torch's state stores the sample itself in normal_y; the legacy state
+  // stored Box-Muller's intermediates, and torch takes rho * sin(2 pi x) from them.
+  const double legacy_sample = s.legacy.normal_rho * std::sin(2.0 * M_PI * s.legacy.normal_x);
+  engine_.next_double_normal =
+      s.legacy.normal_is_valid ? std::optional<double>(size == kStateSize ? s.legacy.normal_y : legacy_sample)
+                               : std::nullopt;
   engine_.next_float_normal =
       bytes[offsetof(TorchState, is_next_float_normal_sample_valid)] ? std::optional<float>(s.next_float_normal_sample)
                                                                      : std::nullopt;
