@@ -1,4 +1,5 @@
 """kiln.device: where a tensor lives ('cpu', or 'cuda' once that backend exists)."""
+import re
 
 
 def _type_name(x):
@@ -6,6 +7,31 @@ def _type_name(x):
 
 
 builtins_type = type
+
+
+# torch 1.13's device types; kiln computes on the cpu, but names the others as torch does.
+_TYPES = ("cpu", "cuda", "ipu", "xpu", "mkldnn", "opengl", "opencl", "ideep", "hip", "ve", "fpga", "ort", "xla",
+          "lazy", "vulkan", "mps", "meta", "hpu", "privateuseone")
+_SPEC = re.compile(r"([a-zA-Z_]+)(?::([1-9]\d*|0))?")  # torch's TYPE[:INDEX], no leading zeros
+
+
+def _parse(spec):
+    """'cuda:1' -> ('cuda', 1), with torch's RuntimeErrors for a malformed string or an unknown type."""
+    if not spec:
+        raise RuntimeError("Device string must not be empty")
+    m = _SPEC.fullmatch(spec)
+    if m is None:
+        raise RuntimeError(f"Invalid device string: '{spec}'")
+    if m.group(1) not in _TYPES:
+        raise RuntimeError(f"Expected one of {', '.join(_TYPES)} device type at start of device string: {spec}")
+    digits = m.group(2)
+    if digits is not None and len(digits) > 9:  # past int: torch's own message
+        raise RuntimeError(f"Could not parse device index '{digits}' in device string '{spec}'")
+    index = None if digits is None else int(digits)
+    if index is not None and index > 127:  # torch 1.13 wraps it into int8 (cpu:300 is cpu:44); kiln refuses
+        raise RuntimeError(f"Device index {index} in device string '{spec}' is out of range (device indices go "
+                           f"up to 127)")
+    return m.group(1), index
 
 
 class device:
@@ -24,15 +50,16 @@ class device:
             type, index = "cuda", type
         elif not isinstance(type, str):
             raise TypeError(f"Device(): argument 'type' (position 1) must be str, not {_type_name(type)}")
-        elif ":" in type:
-            type, _, idx = type.partition(":")
-            if not idx.isdigit():
-                raise RuntimeError(f"Invalid device string: '{type}:{idx}'")
-            index = int(idx)
-        if type not in ("cpu", "cuda"):
-            raise RuntimeError(f"Expected one of cpu, cuda device type at start of device string: {type}")
+        else:
+            type, parsed = _parse(type)
+            if parsed is not None and index is not None:
+                raise RuntimeError(f"type (string) must not include an index because index was passed "
+                                   f"explicitly: {type}:{parsed}")
+            index = parsed if parsed is not None else index
         if index is not None and index < 0:
             raise RuntimeError("Device index must not be negative")
+        if index is not None and index > 127:
+            raise RuntimeError(f"Device index {index} is out of range (device indices go up to 127)")
         self.type = type
         self.index = index
 
@@ -64,15 +91,21 @@ def set_default_device(device_):
     _default_device[0] = device_
 
 
-def check_cpu(device_):
+def check_cpu(device_, factory=False):
     """device_ as a kiln.device when it is the CPU (None passes); any other device raises, as torch's
-    CPU-only builds do when a tensor is made there."""
+    CPU-only builds do when a tensor is made or moved there: cuda AssertionError ("not compiled with
+    CUDA enabled"), a type kiln has no backend for (xla, mps, meta ...) RuntimeError, or
+    NotImplementedError from a factory (torch's "Could not run 'aten::empty' ... 'XLA' backend")."""
     if device_ is None:
         return None
     d = device(device_) if not isinstance(device_, device) else device_
+    if d.type == "cuda":
+        raise AssertionError("kiln not compiled with CUDA enabled")
+    if d.type != "cpu" and (factory or d.index is not None):  # torch: no kernel for that backend
+        raise NotImplementedError(f"kiln has no {d.type} backend: it cannot make tensors on device '{d}' "
+                                  f"(kiln computes on the cpu)")
     if d.type != "cpu":
-        raise AssertionError("kiln not compiled with CUDA enabled" if d.type == "cuda"
-                             else f"kiln has no {d.type} device")
+        raise RuntimeError(f"kiln is not linked with support for {d.type} devices (kiln computes on the cpu)")
     return d
 
 

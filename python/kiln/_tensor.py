@@ -5,6 +5,7 @@ import operator
 
 from . import _C
 from . import _arg_errors, _inplace_views, _layout, _memory_format, _shared_memory
+from . import _device as _device_mod, _tensor_set
 from ._tensor_str import tensor_repr
 
 
@@ -244,6 +245,7 @@ class Tensor(_C.TensorBase):
     as_strided_ = _inplace_views.as_strided_
     resize_ = _inplace_views.resize_
     resize_as_ = _inplace_views.resize_as_
+    set_ = _tensor_set.set_
 
     def ravel(self):
         """A 1-D view when the tensor is contiguous, else a contiguous copy (torch.ravel)."""
@@ -262,26 +264,34 @@ class Tensor(_C.TensorBase):
         return self.expand(list(other.shape))
 
     def new_empty(self, *size, dtype=None, device=None, requires_grad=False):
+        _device_mod.check_cpu(device, factory=True)
         return _C.empty(_sizes(size), dtype=dtype or self.dtype, requires_grad=requires_grad)
 
     def new_zeros(self, *size, dtype=None, device=None, requires_grad=False):
+        _device_mod.check_cpu(device, factory=True)
         return _C.zeros(_sizes(size), dtype=dtype or self.dtype, requires_grad=requires_grad)
 
     def new_ones(self, *size, dtype=None, device=None, requires_grad=False):
+        _device_mod.check_cpu(device, factory=True)
         return _C.ones(_sizes(size), dtype=dtype or self.dtype, requires_grad=requires_grad)
 
     def new_full(self, size, fill_value, *, dtype=None, device=None, requires_grad=False):
+        _device_mod.check_cpu(device, factory=True)
         return _C.full(_sizes((size,)), fill_value, dtype=dtype or self.dtype, requires_grad=requires_grad)
 
     def new_tensor(self, data, dtype=None, device=None, requires_grad=False):
         from ._creation import tensor
+        _device_mod.check_cpu(device)
         return tensor(data, dtype=dtype or self.dtype, requires_grad=requires_grad)
 
     def new(self, *args, **kwargs):
         """The legacy constructor: new() an empty tensor, new(*sizes) / new(Size) uninitialised, new(data) a
         tensor of `data`, new(tensor) an alias of it; self's dtype unless dtype= is given."""
         dtype = kwargs.pop("dtype", None) or self.dtype
-        kwargs.pop("device", None)
+        dev = kwargs.pop("device", None)
+        if dev is not None and _device_mod.device(dev).type != "cpu":  # torch's legacy constructor check
+            raise RuntimeError(f"legacy constructor expects device type: cpu but device type: "
+                               f"{_device_mod.device(dev).type} was passed")
         if kwargs:
             raise TypeError(f"new() got unexpected keyword arguments {sorted(kwargs)}")
         if not args:
@@ -530,7 +540,7 @@ class Tensor(_C.TensorBase):
         """to(dtype), to(device), to(device, dtype), to(other_tensor); copy=False returns self when nothing changes."""
         if not kwargs and len(args) == 1 and type(args[0]) is _C.dtype:
             return _C.TensorBase.to(self, args[0], False, False)  # the common to(dtype)
-        from ._device import device as _device
+        from ._device import device as _device, check_cpu as _check_cpu
         dtype, dev = kwargs.pop("dtype", None), kwargs.pop("device", None)
         copy = kwargs.pop("copy", False)
         kwargs.pop("non_blocking", None)
@@ -546,8 +556,7 @@ class Tensor(_C.TensorBase):
                 dtype, dev = a.dtype, a.device
             else:
                 raise TypeError(f"to() received an invalid argument of type {type(a).__name__}")
-        if dev is not None and _device(dev).type != "cpu":
-            raise AssertionError("kiln not compiled with CUDA enabled")  # torch's CPU-only builds
+        _check_cpu(dev)  # torch's CPU-only builds: cuda AssertionError, xla ... RuntimeError
         if memory_format is not None:
             converted = _memory_format.to_memory_format(self, dtype, memory_format, copy)
             if converted is not None:
@@ -560,6 +569,8 @@ class Tensor(_C.TensorBase):
         return self
 
     def cuda(self, device=None, non_blocking=False):
+        if device is not None and _device_mod.device(device).type != "cuda":  # a bad string raises there
+            raise RuntimeError("Invalid device, must be cuda device")
         raise AssertionError("kiln not compiled with CUDA enabled")  # torch's CPU-only builds
 
     @property

@@ -5,6 +5,7 @@
 #include <unordered_set>
 
 #include "runtime/autograd/accumulate_grad.h"
+#include "runtime/autograd/node_post_hooks.h"
 #include "runtime/dispatch/grad_mode.h"
 #include "runtime/dispatch/profiler.h"
 #include "runtime/autograd/ops_seam.h"
@@ -144,11 +145,24 @@ variable_list execute(const std::vector<Edge>& roots, variable_list root_grads, 
       evaluate_scope.open("autograd::engine::evaluate_function: " + node->name());
       node_scope.open(node->name());
     }
+    // grad_fn.register_hook's hooks see what the node received and may replace what it computed.
+    const bool post_hooks = node_has_post_hooks(node);
+    variable_list received = post_hooks ? grads : variable_list();
     variable_list outputs = node->apply(std::move(grads));
     if (!options.retain_graph) node->release_variables();
     KILN_CHECK(outputs.size() == node->num_outputs() || node->num_outputs() == 0, "Function ", node->name(),
                " returned an incorrect number of gradients (expected ", node->num_outputs(), ", got ",
                outputs.size(), ")");
+    if (post_hooks) {  // as torch: the hooks see the gradients already reduced / cast to their inputs' metadata
+      for (size_t i = 0; i < node->num_outputs(); ++i) {
+        const Edge& e = node->next_edges()[i];
+        if (e.function && outputs[i].defined())
+          outputs[i] = validate_grad(outputs[i], e.function->input_metadata(e.input_nr), *node);
+      }
+      run_node_post_hooks(node, outputs, received);
+      KILN_CHECK(outputs.size() == node->num_outputs() || node->num_outputs() == 0, "a hook of ", node->name(),
+                 " returned ", outputs.size(), " gradients, expected ", node->num_outputs());
+    }
     for (size_t i = 0; i < node->num_outputs(); ++i) {
       const Edge& e = node->next_edges()[i];
       if (!e.function || !is_needed(e.function.get())) continue;

@@ -1,5 +1,6 @@
 #include "runtime/core/generator.h"
 
+#include <cmath>
 #include <cstddef>
 #include <cstring>
 #include <random>
@@ -77,9 +78,12 @@ std::vector<int64_t> Generator::get_state() const {
 }
 
 void Generator::set_state(const int64_t* state, int64_t size) {
-  KILN_CHECK(size == kStateSize, "set_state(): Expected a CPUGeneratorImplState of size ", kStateSize,
+  // torch also takes the legacy state (no cached float normal), 5048 bytes.
+  constexpr int64_t kLegacySize = offsetof(TorchState, next_float_normal_sample);
+  KILN_CHECK(size == kStateSize || size == kLegacySize, "Expected either a CPUGeneratorImplStateLegacy of size ",
+             kLegacySize, " or a CPUGeneratorImplState of size ", kStateSize,
              " but found the input RNG state size to be ", size);
-  unsigned char bytes[kStateSize];
+  unsigned char bytes[kStateSize] = {};  // a legacy state's float-normal tail stays zero: not valid
   for (int64_t i = 0; i < size; ++i) {
     KILN_CHECK(state[i] >= 0 && state[i] <= 255, "set_state(): RNG state must be bytes (values 0 to 255), got ",
                state[i], " at index ", i);
@@ -94,7 +98,12 @@ void Generator::set_state(const int64_t* state, int64_t size) {
   KILN_CHECK(s.legacy.seeded != 0 && Mt19937::valid(s.legacy.left, next), "set_state(): Invalid mt19937 state");
   std::lock_guard<std::mutex> lock(mutex_);
   engine_.mt.set(s.legacy.the_initial_seed, words, s.legacy.left, next);
-  engine_.next_double_normal = s.legacy.normal_is_valid ? std::optional<double>(s.legacy.normal_y) : std::nullopt;
+  // The cached double normal: torch's state stores the sample itself in normal_y; the legacy state
+  // stored Box-Muller's intermediates, and torch takes rho * sin(2 pi x) from them.
+  const double legacy_sample = s.legacy.normal_rho * std::sin(2.0 * M_PI * s.legacy.normal_x);
+  engine_.next_double_normal =
+      s.legacy.normal_is_valid ? std::optional<double>(size == kStateSize ? s.legacy.normal_y : legacy_sample)
+                               : std::nullopt;
   engine_.next_float_normal =
       bytes[offsetof(TorchState, is_next_float_normal_sample_valid)] ? std::optional<float>(s.next_float_normal_sample)
                                                                      : std::nullopt;

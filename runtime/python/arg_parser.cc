@@ -254,12 +254,21 @@ std::optional<ScalarType> as_scalar_type(PyObject* obj) {
   return std::nullopt;
 }
 
+// A device argument: a string, a kiln.device, or an int (a CUDA ordinal, as torch's device=0).
 bool is_device_like(PyObject* obj) {
-  return PyUnicode_Check(obj) || PyObject_HasAttrString(obj, "_kiln_device");
+  return PyUnicode_Check(obj) || (PyLong_Check(obj) && !PyBool_Check(obj)) ||
+         PyObject_HasAttrString(obj, "_kiln_device");
 }
 
 Device to_device(PyObject* obj) {
   if (PyUnicode_Check(obj)) return Device(std::string(PyUnicode_AsUTF8(obj)));
+  if (PyLong_Check(obj)) {
+    const long long ordinal = PyLong_AsLongLong(obj);
+    if (ordinal == -1 && PyErr_Occurred()) throw_python();
+    KILN_CHECK(ordinal >= 0, "Device index must not be negative");
+    KILN_CHECK(ordinal <= 127, "Device index ", ordinal, " is out of range (device indices go up to 127)");
+    return Device(DeviceType::CUDA, static_cast<int8_t>(ordinal));
+  }
   PyObject* s = PyObject_Str(obj);
   if (!s) throw_python();
   Device d(std::string(PyUnicode_AsUTF8(s)));

@@ -1,7 +1,9 @@
 #include <algorithm>
 #include "runtime/python/generator_object.h"
 
+#include <cctype>
 #include <cstring>
+#include <string>
 #include <new>
 
 #include "runtime/kernels/tensor_memory.h"
@@ -27,6 +29,17 @@ PyObject* make_generator_object(PyTypeObject* type, Ref<Generator> gen) {
   return obj;
 }
 
+// The device's type in capitals ("XLA" for 'xla:1'), for torch's Generator() message.
+std::string device_type_upper(PyObject* device) {
+  PyObject* text = PyObject_Str(device);
+  if (!text) throw PythonError();
+  std::string spec(PyUnicode_AsUTF8(text));
+  Py_DECREF(text);
+  spec = spec.substr(0, spec.find(':'));
+  for (char& c : spec) c = static_cast<char>(std::toupper(static_cast<unsigned char>(c)));
+  return spec;
+}
+
 // kiln.Generator(device='cpu')
 PyObject* generator_new(PyTypeObject* type, PyObject* args, PyObject* kwargs) {
   KILN_PY_BEGIN
@@ -35,10 +48,15 @@ PyObject* generator_new(PyTypeObject* type, PyObject* args, PyObject* kwargs) {
   if (!PyArg_ParseTupleAndKeywords(args, kwargs, "|O:Generator", const_cast<char**>(names), &device))
     return nullptr;
   if (device != Py_None) {
-    KILN_CHECK_TYPE(is_device_like(device), "Generator(): device must be a str or kiln.device, got ",
+    KILN_CHECK_TYPE(is_device_like(device), "Generator(): device must be a str, int or kiln.device, got ",
                     Py_TYPE(device)->tp_name);
-    const Device d = to_device(device);
-    KILN_CHECK(d.is_cpu(), "Generator(): kiln has CPU generators only, got device '", d.str(), "'");
+    Device d;
+    try {
+      d = to_device(device);
+    } catch (const NotImplementedError&) {  // a device type torch knows that kiln has no backend for
+      throw Error("Device type " + device_type_upper(device) + " is not supported for kiln.Generator() api.");
+    }
+    KILN_CHECK(d.is_cpu(), "Device type CUDA is not supported for kiln.Generator() api.");
   }
   return make_generator_object(type, Ref<Generator>::make());
   KILN_PY_END
@@ -50,9 +68,10 @@ void generator_dealloc(PyObject* self) {
 }
 
 // torch's rule: any int in [-2^63, 2^64); a negative seed is taken as its 64-bit pattern.
+// A seed that is not an int (a float, a bool, a tensor) is torch's RuntimeError, not a TypeError.
 uint64_t seed_from(PyObject* arg) {
-  KILN_CHECK_TYPE(is_int_like(arg) && !is_tensor(arg), "manual_seed expected a long, but got ",
-                  Py_TYPE(arg)->tp_name);
+  KILN_CHECK(is_int_like(arg) && !is_tensor(arg) && !PyBool_Check(arg), "manual_seed expected a long, but got ",
+             Py_TYPE(arg)->tp_name);
   PyObject* index = PyNumber_Index(arg);
   if (!index) throw PythonError();
   unsigned long long seed = PyLong_AsUnsignedLongLong(index);
@@ -97,14 +116,15 @@ PyObject* generator_get_state(PyObject* self, PyObject*) {
 }
 
 // Restores a state: torch's uint8 bytes, or the int64 tensor of the same byte values that kiln's
-// get_state() returned before kiln had uint8 (so saved states keep working).
+// get_state() returned before kiln had uint8 (so saved states keep working). Read by its bytes in
+// order, whatever its shape, as torch.
 PyObject* generator_set_state(PyObject* self, PyObject* arg) {
   KILN_PY_BEGIN
-  KILN_CHECK_TYPE(is_tensor(arg), "RNG state must be a kiln.ByteTensor, got ", Py_TYPE(arg)->tp_name);
+  KILN_CHECK_TYPE(is_tensor(arg), "expected a kiln.ByteTensor, but got ", Py_TYPE(arg)->tp_name);
   const Tensor& t = unpack_tensor(arg);
   KILN_CHECK_TYPE(t.dtype() == ScalarType::UInt8 || t.dtype() == ScalarType::Int64,
                   "RNG state must be a kiln.ByteTensor (got ", scalar_type_name(t.dtype()), ")");
-  KILN_CHECK(t.dim() == 1, "set_state(): expected a 1-D state tensor (from get_state()), got ", t.dim(), " dims");
+  KILN_CHECK(t.is_contiguous(), "RNG state must be contiguous");  // torch checks this before the size
   const TensorBase state = cast_to(contiguous_tensor(t), ScalarType::Int64);
   gen_of(self).set_state(static_cast<const int64_t*>(state.data_ptr()), state.numel());
   return new_reference(self);

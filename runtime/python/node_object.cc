@@ -3,7 +3,10 @@
 #include <string>
 #include <unordered_map>
 
+#include "runtime/autograd/node_post_hooks.h"
+#include "runtime/python/gil.h"
 #include "runtime/python/python_function.h"
+#include "runtime/python/tensor_object.h"
 
 namespace kiln {
 namespace python {
@@ -34,8 +37,89 @@ PyObject* node_next_functions(PyObject* self, void*) {
 
 PyObject* node_richcompare(PyObject* a, PyObject* b, int op);
 
+// A tuple of the gradients, None for an undefined one (a new reference, or null with a Python error).
+PyObject* grads_tuple(const variable_list& grads) {
+  PyObject* t = PyTuple_New(static_cast<Py_ssize_t>(grads.size()));
+  for (size_t i = 0; t && i < grads.size(); ++i) {
+    PyObject* item = grads[i].defined() ? wrap(grads[i]) : new_reference(Py_None);
+    if (!item) {
+      Py_DECREF(t);
+      return nullptr;
+    }
+    PyTuple_SET_ITEM(t, i, item);
+  }
+  return t;
+}
+
+// Calls the Python hook with the GIL taken back; its result (None, or a Tensor/None per grad_input)
+// checked as torch's: "hook 'name' has returned an incorrect number of values".
+std::optional<variable_list> call_post_hook(PyObject* fn, const variable_list& grad_inputs,
+                                            const variable_list& grad_outputs) {
+  GilGuard gil;
+  PyObject* gi = grads_tuple(grad_inputs);
+  PyObject* go = gi ? grads_tuple(grad_outputs) : nullptr;
+  PyObject* result = go ? PyObject_CallFunctionObjArgs(fn, gi, go, nullptr) : nullptr;
+  Py_XDECREF(gi);
+  Py_XDECREF(go);
+  if (!result) throw PythonError();
+  if (result == Py_None) {
+    Py_DECREF(result);
+    return std::nullopt;
+  }
+  PyObject* seq = PySequence_Fast(result, "a backward hook must return None or a tuple of gradients");
+  Py_DECREF(result);
+  if (!seq) throw PythonError();
+  const size_t n = static_cast<size_t>(PySequence_Fast_GET_SIZE(seq));
+  std::string name = "?";
+  if (PyObject* qual = PyObject_GetAttrString(fn, "__name__")) {
+    if (PyUnicode_Check(qual)) name = PyUnicode_AsUTF8(qual);
+    Py_DECREF(qual);
+  } else {
+    PyErr_Clear();
+  }
+  variable_list out(grad_inputs.size());
+  try {
+    KILN_CHECK(n == grad_inputs.size(), "hook '", name, "' has returned an incorrect number of values (got ", n,
+               ", but expected ", grad_inputs.size(), ")");
+    for (size_t i = 0; i < n; ++i) {
+      PyObject* item = PySequence_Fast_GET_ITEM(seq, i);
+      if (item == Py_None) continue;
+      KILN_CHECK_TYPE(is_tensor(item), "expected a Tensor or None as the hook's value ", i, ", got ",
+                      Py_TYPE(item)->tp_name);
+      out[i] = unpack_tensor(item);
+    }
+  } catch (...) {
+    Py_DECREF(seq);
+    throw;
+  }
+  Py_DECREF(seq);
+  return out;
+}
+
+PyObject* node_register_hook(PyObject* self, PyObject* fn) {
+  KILN_PY_BEGIN
+  return register_node_hook(reinterpret_cast<NodeObject*>(self)->node, fn);
+  KILN_PY_END
+}
+
+PyObject* py_remove_node_hook(PyObject*, PyObject* id) {
+  KILN_PY_BEGIN
+  const long long value = PyLong_AsLongLong(id);
+  if (value == -1 && PyErr_Occurred()) return nullptr;
+  remove_node_post_hook(value);
+  Py_RETURN_NONE;
+  KILN_PY_END
+}
+
+PyMethodDef module_functions[] = {
+    {"_remove_node_hook", py_remove_node_hook, METH_O, nullptr},
+    {nullptr, nullptr, 0, nullptr},
+};
+
 PyMethodDef node_methods[] = {
     {"name", node_name, METH_NOARGS, nullptr},
+    {"register_hook", node_register_hook, METH_O,
+     "hook(grad_inputs, grad_outputs) after this node ran; a non-None result replaces grad_inputs."},
     {nullptr, nullptr, 0, nullptr},
 };
 
@@ -112,7 +196,23 @@ PyObject* wrap_node(const std::shared_ptr<Node>& node) {
   return obj;
 }
 
+PyObject* register_node_hook(const std::shared_ptr<Node>& node, PyObject* fn) {
+  KILN_CHECK_TYPE(PyCallable_Check(fn), "register_hook(): the hook must be callable, got ", Py_TYPE(fn)->tp_name);
+  KILN_CHECK(node != nullptr, "register_hook(): this grad_fn's graph was freed");
+  auto ref = std::make_shared<PyRef>(fn);
+  const int64_t id = add_node_post_hook(node, [ref](const variable_list& gi, const variable_list& go) {
+    return call_post_hook(ref->get(), gi, go);
+  });
+  // The handle (kiln.autograd.graph): handle.remove() unregisters the hook.
+  PyObject* graph = PyImport_ImportModule("kiln.autograd.graph");
+  PyObject* handle = graph ? PyObject_CallMethod(graph, "_NodeHookHandle", "L", static_cast<long long>(id)) : nullptr;
+  Py_XDECREF(graph);
+  if (!handle) remove_node_post_hook(id);
+  return handle;
+}
+
 bool add_node_type(PyObject* module) {
+  if (PyModule_AddFunctions(module, module_functions) < 0) return false;
   if (PyType_Ready(&NodeType) < 0) return false;
   Py_INCREF(&NodeType);
   return PyModule_AddObject(module, "Node", reinterpret_cast<PyObject*>(&NodeType)) == 0;

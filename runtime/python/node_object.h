@@ -15,6 +15,8 @@ PyObject* wrap_node(const std::shared_ptr<Node>& node);
 // ((next node, input_nr), ...) for each next edge (grad_fn.next_functions).
 PyObject* next_functions_tuple(const Node& node);
 bool add_node_type(PyObject* module);
+// grad_fn.register_hook(fn): fn(grad_inputs, grad_outputs) after the node runs; returns the handle.
+PyObject* register_node_hook(const std::shared_ptr<Node>& node, PyObject* fn);
 
 }  // namespace python
 }  // namespace kiln

@@ -302,8 +302,16 @@ PyObject* function_name(PyObject* self, PyObject*) {
   return PyObject_GetAttrString(reinterpret_cast<PyObject*>(Py_TYPE(self)), "__name__");
 }
 
+// ctx.register_hook(fn) on a custom Function's grad_fn: as grad_fn.register_hook on the other nodes.
+PyObject* function_register_hook(PyObject* self, PyObject* fn) {
+  KILN_PY_BEGIN
+  return register_node_hook(as_function(self)->cdata.lock(), fn);
+  KILN_PY_END
+}
+
 PyMethodDef function_methods[] = {
     {"_wrap_outputs", function_wrap_outputs, METH_VARARGS, nullptr},
+    {"register_hook", function_register_hook, METH_O, nullptr},
     {"name", function_name, METH_NOARGS, nullptr},
     {nullptr, nullptr, 0, nullptr},
 };

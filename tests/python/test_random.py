@@ -175,8 +175,8 @@ def test_manual_seed_returns_the_generator_and_takes_torchs_seed_range():
     for bad in (2 ** 64, -2 ** 63 - 1):
         with pytest.raises(RuntimeError, match="Overflow"):
             g.manual_seed(bad)
-    for bad in (1.5, "3", None, kiln.tensor(3)):
-        with pytest.raises(TypeError, match="manual_seed expected a long"):
+    for bad in (1.5, "3", None, kiln.tensor(3), True):
+        with pytest.raises(RuntimeError, match="manual_seed expected a long"):  # torch's RuntimeError
             g.manual_seed(bad)
     assert kiln.manual_seed(7.9).initial_seed() == 7 and kiln.manual_seed("8").initial_seed() == 8  # int(seed)
 
@@ -224,12 +224,11 @@ def test_set_state_rejects_what_get_state_cannot_give():
         g.set_state(good.to(kiln.float64))
     with pytest.raises(TypeError, match="ByteTensor"):
         g.set_state(good.to(kiln.int16))
-    with pytest.raises(TypeError, match="ByteTensor, got list"):
+    with pytest.raises(TypeError, match="ByteTensor, but got list"):
         g.set_state(good.tolist())
     with pytest.raises(RuntimeError, match="of size 5056 but found the input RNG state size to be 5055"):
         g.set_state(good[:-1])
-    with pytest.raises(RuntimeError, match="1-D"):
-        g.set_state(good.reshape(2, 2528))
+    g.set_state(good.reshape(2, 2528))  # read by its bytes, whatever the shape, as torch
     bad = good.clone()
     bad[8:12] = 0  # left = 0: no valid engine state
     with pytest.raises(RuntimeError, match="Invalid mt19937 state"):
@@ -242,18 +241,18 @@ def test_set_state_rejects_what_get_state_cannot_give():
         g.set_state(bad)
     strided = kiln.zeros(2 * 5056, dtype=kiln.uint8)[::2]
     strided.copy_(good)
-    before = kiln.rand(4, generator=kiln.Generator().set_state(good)).numpy()
-    np.testing.assert_array_equal(kiln.rand(4, generator=g.set_state(strided)).numpy(), before)
+    with pytest.raises(RuntimeError, match="RNG state must be contiguous"):  # as torch
+        g.set_state(strided)
 
 
 def test_generator_device():
     assert kiln.Generator().device == kiln.device("cpu") and kiln.default_generator.device.type == "cpu"
     kiln.Generator("cpu")
     kiln.Generator(device=kiln.device("cpu"))
-    with pytest.raises(RuntimeError, match="CPU generators only"):
+    with pytest.raises(RuntimeError, match="Device type CUDA is not supported"):
         kiln.Generator("cuda")
-    with pytest.raises(TypeError):
-        kiln.Generator(3)
+    with pytest.raises(RuntimeError, match="Device type CUDA is not supported"):
+        kiln.Generator(3)  # an int is a CUDA ordinal, as torch
     assert isinstance(kiln.default_generator, kiln.Generator)
 
 

@@ -391,7 +391,6 @@ KILN_ONLY_UNSUPPORTED = {
     "cat": lambda s: kiln.cat([s, s]),
     "dense_matmul_sparse": lambda s: kiln.ones(3, 3).matmul(s),
     "numpy": lambda s: np.asarray(s),
-    "pickle": lambda s: __import__("pickle").dumps(s),  # (kiln.save writes torch's sparse record)
 }
 
 

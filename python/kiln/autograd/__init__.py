@@ -44,11 +44,16 @@ def _backward_into(tensors, grad_tensors, retain_graph, create_graph, inputs):
         raise RuntimeError(f"got {len(grads)} gradients for {len(tensors)} tensors")
     if retain_graph is None:
         retain_graph = create_graph
-    from ..sparse._grad import backward_pass
-    with backward_pass(collect=False):  # embedding(sparse=True) hands the engine a dense gradient here
+    from ..sparse._grad import accumulate, backward_pass
+    from ..sparse import SparseCooTensor
+    with backward_pass(collect=False, inputs=inputs) as sparse_pass:  # embedding(sparse=True): sparse grads
         results = _C._grad(tensors, inputs, grads, bool(retain_graph), bool(create_graph), True)
+    results = sparse_pass.merge(inputs, results, allow_unused=True)
     for t, g in zip(inputs, results):
         if g is None:
+            continue
+        if isinstance(g, SparseCooTensor):  # torch's AccumulateGrad rules for a sparse gradient
+            accumulate(t, g)
             continue
         if not create_graph:
             g = g.detach()
@@ -84,7 +89,9 @@ def grad(outputs, inputs, grad_outputs=None, retain_graph=None, create_graph=Fal
     if retain_graph is None:
         retain_graph = create_graph
     from ..sparse._grad import backward_pass
-    with backward_pass(collect=False):  # embedding(sparse=True) hands the engine a dense gradient here
+    # embedding(sparse=True): the sparse gradients of weights among the inputs are returned sparse, as
+    # torch's (with is_grads_batched, dense: each row is a separate pass)
+    with backward_pass(collect=False, inputs=None if is_grads_batched else inputs) as sparse_pass:
         if is_grads_batched:
             if any(g is None for g in grads):
                 raise RuntimeError("is_grads_batched=True needs a grad_output for every output")
@@ -94,7 +101,8 @@ def grad(outputs, inputs, grad_outputs=None, retain_graph=None, create_graph=Fal
             from .. import stack
             result = tuple(None if rows[0][j] is None else stack([r[j] for r in rows]) for j in range(len(inputs)))
         else:
-            result = _C._grad(outputs, inputs, grads, bool(retain_graph), bool(create_graph), bool(allow_unused))
+            result = _C._grad(outputs, inputs, grads, bool(retain_graph), bool(create_graph), True)
+            result = sparse_pass.merge(inputs, result, bool(allow_unused))
     if materialize_grads:
         from .. import zeros_like
         result = tuple(zeros_like(x) if g is None else g for g, x in zip(result, inputs))

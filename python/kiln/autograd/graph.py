@@ -70,3 +70,19 @@ class Node(abc.ABC):
         if cls is Node and hasattr(subclass, "next_functions") and callable(getattr(subclass, "name", None)):
             return True
         return NotImplemented
+
+
+class _NodeHookHandle:
+    """What grad_fn.register_hook returns: remove() unregisters the hook (as torch's RemovableHandle)."""
+
+    def __init__(self, hook_id):
+        self.id = hook_id
+
+    def remove(self):
+        _C._remove_node_hook(self.id)
+
+    def __enter__(self):
+        return self
+
+    def __exit__(self, *args):
+        self.remove()

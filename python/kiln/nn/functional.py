@@ -904,7 +904,7 @@ def _sparse_weight_grad(ctx, values, indices):
         keep = indices != ctx.padding_idx
         indices, values = indices[keep], values[keep]
     weight = ctx.weight
-    if _grad.wants_dense() or weight.grad_fn is not None:
+    if _grad.wants_dense(weight):
         return kiln.zeros(ctx.size, dtype=values.dtype).index_add(0, indices, values)
     _grad.route(weight, SparseCooTensor(indices.reshape(1, -1), values, ctx.size), ctx.order)
     return None

@@ -463,8 +463,10 @@ class SparseCooTensor:
         raise TypeError("can't convert a sparse_coo tensor to a NumPy array: use .to_dense().numpy()")
 
     def __reduce_ex__(self, proto):
-        raise NotImplementedError("pickle does not support kiln's sparse_coo tensors: kiln.save writes them "
-                                  "(as torch does), or pickle s._indices(), s._values() and s.shape")
+        # By value, torch's (indices, values, size); requires_grad is not kept, as torch. The coalesced
+        # flag is kept, as torch 2.x (1.13 drops it: a coalesced tensor comes back uncoalesced).
+        return (_rebuild_sparse, (self._indices_t.detach(), self._values_t.detach(), tuple(self._size),
+                                  self._coalesced))
 
     def __getattr__(self, name):
         # Any other Tensor method (exp, view, sum_to_size...) exists only for dense tensors.
@@ -487,9 +489,8 @@ def sparse_coo_tensor(indices, values, size=None, *, dtype=None, device=None, re
     dense sizes). The result is not coalesced; the values are used as given (no copy) unless dtype= casts
     them; requires_grad=True makes them a leaf that requires grad."""
     if device is not None:
-        from .._device import device as _device
-        if _device(device).type != "cpu":
-            raise AssertionError("kiln not compiled with CUDA enabled")
+        from .._device import check_cpu
+        check_cpu(device)
     indices = _as_tensor(indices)
     values = _as_tensor(values, dtype)
     if indices.dim() != 2:
@@ -651,3 +652,8 @@ def _is_scalar_like(x):
 def _legacy(dtype):
     from .._tensor import _LEGACY_DTYPES
     return _LEGACY_DTYPES[str(dtype).split(".")[1]]
+
+
+def _rebuild_sparse(indices, values, size, coalesced):
+    """What pickle calls to rebuild a SparseCooTensor (its __reduce_ex__)."""
+    return SparseCooTensor(indices, values, list(size), coalesced)

@@ -9,8 +9,9 @@ returns no gradient for the weight to the engine; it hands the sparse gradient t
 * inside `kiln.autograd.backward` (every `loss.backward()`), the pass's sparse gradients are collected
   and, once the engine is done, summed per leaf in the order their embedding calls were made (torch's
   InputBuffer) and accumulated into the leaf's .grad with torch's AccumulateGrad rules (`accumulate`);
-* inside `kiln.autograd.grad`, which must not touch .grad, the Function returns the dense gradient to
-  the engine instead (so autograd.grad gives a dense tensor where torch gives a sparse one).
+* inside `kiln.autograd.grad`, which must not touch .grad, the sparse gradients of the weights among
+  grad's inputs are collected and returned in their place (sparse, as torch's); for any other weight
+  (one above an input) the Function returns the dense gradient to the engine.
 
 Adding two sparse gradients follows torch's CPU add (add_out_sparse_cpu): when both values are
 contiguous, a merge of the two index lists as they stand (equal indices summed into one row);
@@ -24,7 +25,8 @@ from .._creation import tensor as _tensor
 from ._coo import SparseCooTensor
 
 # One entry per running kiln.autograd.backward / kiln.autograd.grad call: a list collecting
-# (order, leaf, sparse gradient) for backward, None for grad (dense gradients to the engine).
+# (order, leaf, sparse gradient) for backward, a _GradPass for grad, None where the engine gets dense
+# gradients (grad with is_grads_batched).
 _passes = []
 _order = itertools.count()
 
@@ -33,32 +35,72 @@ def next_order():
     return next(_order)
 
 
-def wants_dense():
-    """True inside kiln.autograd.grad: the weight's gradient goes to the engine, dense."""
-    return bool(_passes) and _passes[-1] is None
+class _GradPass:
+    """kiln.autograd.grad (and backward(inputs=)): the sparse gradients of the weights among `inputs` are
+    collected here and returned by grad() in their place, as torch's (the engine gets None for them).
+    A weight that is not a leaf is taken so only when it is the one input (else gradients for inputs
+    above it would have to flow through it, and the engine carries dense tensors only)."""
+
+    def __init__(self, inputs):
+        self.ids = {id(t) for t in inputs if t.grad_fn is None or len(inputs) == 1}
+        self.entries = []
+
+    def takes(self, weight):
+        return id(weight) in self.ids
+
+    def merge(self, inputs, results, allow_unused):
+        """The engine's results with the collected sparse gradients summed in (call order, torch's
+        InputBuffer); a sparse gradient meeting a dense one gives their dense sum, as torch."""
+        by_input = {}
+        for order, leaf, g in sorted(self.entries, key=lambda e: e[0]):
+            by_input[id(leaf)] = g if id(leaf) not in by_input else add_sparse(by_input[id(leaf)], g)
+        out = []
+        for t, g in zip(inputs, results):
+            s = by_input.get(id(t))
+            if s is not None:
+                g = s if g is None else g + s.to_dense()
+            if g is None and not allow_unused:
+                raise RuntimeError("One of the differentiated Tensors appears to not have been used in the graph. "
+                                   "Set allow_unused=True if this is the desired behavior.")
+            out.append(g)
+        return tuple(out)
+
+
+def wants_dense(weight):
+    """True where the weight's gradient goes to the engine, dense: inside kiln.autograd.grad for a weight
+    that is not one of its inputs (or under is_grads_batched), and in backward() for a weight that is
+    not a leaf (the engine carries dense gradients only)."""
+    top = _passes[-1] if _passes else []
+    if isinstance(top, _GradPass):
+        return not top.takes(weight)
+    return top is None or weight.grad_fn is not None
 
 
 def route(leaf, grad, order):
     """Hands the sparse gradient of `leaf` to the running backward pass (or accumulates it at once when
     the engine was started some other way)."""
-    if _passes and _passes[-1] is not None:
-        _passes[-1].append((order, leaf, grad))
+    if _passes and isinstance(_passes[-1], (list, _GradPass)):
+        (_passes[-1] if isinstance(_passes[-1], list) else _passes[-1].entries).append((order, leaf, grad))
     else:
         accumulate(leaf, grad)
 
 
 class backward_pass:
-    """Around the engine in kiln.autograd.backward (collect=True) and kiln.autograd.grad (False)."""
+    """Around the engine in kiln.autograd.backward (collect=True), kiln.autograd.grad (collect=False and
+    its inputs: a _GradPass, returned by __enter__) and is_grads_batched (no inputs: dense)."""
 
-    def __init__(self, collect):
+    def __init__(self, collect, inputs=None):
         self.collect = collect
+        self.inputs = inputs
 
     def __enter__(self):
-        _passes.append([] if self.collect else None)
+        entry = [] if self.collect else (_GradPass(self.inputs) if self.inputs is not None else None)
+        _passes.append(entry)
+        return entry
 
     def __exit__(self, exc_type, exc, tb):
         entries = _passes.pop()
-        if exc_type is None and entries:
+        if exc_type is None and isinstance(entries, list) and entries:
             flush(entries)
         return False
 

@@ -305,8 +305,16 @@ void check_cell(const char* op, const Tensor& input, const Tensor& hx, const Ten
              scalar_type_name(input.dtype()));
   KILN_CHECK(input.dim() == 2 && hx.dim() == 2, op, "(): expected a 2-D input and state, got ",
              shape_str(input.sizes()), " and ", shape_str(hx.sizes()));
+  // torch's checks first, against the weights' sizes: the input's features, then the state's batch and
+  // features (torch labels the state "hidden0")
+  KILN_CHECK(w_ih.dim() == 2 && w_hh.dim() == 2, op, "(): expected 2-D weights, got weight_ih ",
+             shape_str(w_ih.sizes()), " and weight_hh ", shape_str(w_hh.sizes()));
+  KILN_CHECK(input.sizes()[1] == w_ih.sizes()[1], op, "(): input has inconsistent input_size: got ",
+             input.sizes()[1], " expected ", w_ih.sizes()[1]);
   KILN_CHECK(input.sizes()[0] == hx.sizes()[0], op, "(): Input batch size ", input.sizes()[0],
-             " doesn't match hidden batch size ", hx.sizes()[0]);
+             " doesn't match hidden0 batch size ", hx.sizes()[0]);
+  KILN_CHECK(hx.sizes()[1] == w_hh.sizes()[1], op, "(): hidden0 has inconsistent hidden_size: got ", hx.sizes()[1],
+             ", expected ", w_hh.sizes()[1]);
   const int64_t h = hx.sizes()[1];
   KILN_CHECK(w_ih.dim() == 2 && w_ih.sizes()[0] == gates * h && w_ih.sizes()[1] == input.sizes()[1], op,
              "(): expected weight_ih of shape [", gates * h, ", ", input.sizes()[1], "], got ", shape_str(w_ih.sizes()));
@@ -363,7 +371,7 @@ KILN_SINGLE_STATE_RNN(rnn_relu, Mode::kRelu)
 
 std::tuple<Tensor, Tensor> lstm_cell(const Tensor& input, const std::vector<Tensor>& hx, const Tensor& w_ih,
                                      const Tensor& w_hh, const Tensor& b_ih, const Tensor& b_hh) {
-  KILN_CHECK(hx.size() == 2, "lstm_cell(): expected hx to be (h, c), got ", hx.size(), " tensor(s)");
+  KILN_CHECK(hx.size() == 2, "lstm_cell expects two hidden states, got ", hx.size());
   check_cell("lstm_cell", input, hx[0], w_ih, w_hh, 4);
   KILN_CHECK(hx[1].sizes() == hx[0].sizes(), "lstm_cell(): expected c of shape ", shape_str(hx[0].sizes()), ", got ",
              shape_str(hx[1].sizes()));

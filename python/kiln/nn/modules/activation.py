@@ -283,8 +283,7 @@ class MultiheadAttention(Module):
         super().__init__()
         from .linear import NonDynamicallyQuantizableLinear
         kw = {"dtype": dtype} if dtype is not None else {}
-        if device is not None and kiln.device(device).type != "cpu":
-            raise AssertionError("kiln not compiled with CUDA enabled")
+        kiln._device.check_cpu(device)
         self.embed_dim = embed_dim
         self.kdim = kdim if kdim is not None else embed_dim
         self.vdim = vdim if vdim is not None else embed_dim

@@ -1,5 +1,7 @@
 """Containers: Sequential, ModuleList, ModuleDict, ParameterList, ParameterDict."""
+import operator
 from collections import OrderedDict
+from collections.abc import Iterable, Mapping
 
 from .module import Module
 
@@ -186,100 +188,177 @@ class ModuleDict(Module):
             self[key] = module
 
 
+def _describe(key, value, type_name):
+    """One line of ParameterList / ParameterDict's extra_repr, torch's format."""
+    from ... import _C
+    from ..parameter import Parameter
+    if isinstance(value, _C.TensorBase):
+        kind = "Parameter" if isinstance(value, Parameter) else "Tensor"
+        size = "x".join(str(n) for n in value.size())
+        return f"  ({key}): {kind} containing: [{type_name(value)} of size {size}]"
+    return f"  ({key}): Object of type: {type(value).__name__}"
+
+
+def _as_entry(value):
+    """What the containers store: a tensor becomes a Parameter; anything else is kept as it is."""
+    from ... import _C
+    from ..parameter import Parameter
+    return Parameter(value) if isinstance(value, _C.TensorBase) and not isinstance(value, Parameter) else value
+
+
 class ParameterList(Module):
-    """A list of Parameters registered under the names '0', '1', ... (tensors become Parameters)."""
+    """A list stored as attributes '0', '1', ... (torch 1.13 / 2.x): tensors become Parameters (registered,
+    so in parameters() and state_dict()), modules are submodules, any other object a plain attribute."""
 
     def __init__(self, values=None):
         super().__init__()
-        for v in values or []:
-            self.append(v)
+        self._size = 0
+        if values is not None:
+            self += values
+
+    def _name(self, idx):
+        idx = operator.index(idx)
+        if not -len(self) <= idx < len(self):
+            raise IndexError(f"index {idx} is out of range")
+        return str(idx % len(self))
 
     def __len__(self):
-        return len(self._parameters)
+        return self._size
 
     def __iter__(self):
-        return iter(self._parameters.values())
+        return iter([self[i] for i in range(len(self))])
 
     def __getitem__(self, idx):
-        return list(self._parameters.values())[_index(len(self), idx)]
+        if isinstance(idx, slice):
+            out = type(self)()
+            for i in range(*idx.indices(len(self))):
+                out.append(self[i])
+            return out
+        return getattr(self, self._name(idx))
 
     def __setitem__(self, idx, value):
-        self.register_parameter(list(self._parameters)[_index(len(self), idx)], _as_parameter(value))
+        setattr(self, self._name(idx), _as_entry(value))
+
+    def __iadd__(self, values):
+        return self.extend(values)
+
+    def __dir__(self):
+        return [k for k in super().__dir__() if not k.isdigit()]
 
     def append(self, value):
-        self.register_parameter(str(len(self)), _as_parameter(value))
+        self._size += 1
+        self[self._size - 1] = value
         return self
 
     def extend(self, values):
+        from ... import _C
+        if not isinstance(values, Iterable) or isinstance(values, _C.TensorBase):
+            raise TypeError(f"ParameterList.extend should be called with an iterable, but got {type(values).__name__}")
         for v in values:
             self.append(v)
         return self
 
+    def extra_repr(self):
+        return "\n".join(_describe(i, v, lambda t: t.dtype) for i, v in enumerate(self))
+
+    def __call__(self, *args, **kwargs):
+        raise RuntimeError("ParameterList should not be called.")
+
 
 class ParameterDict(Module):
-    """A dict of Parameters registered under their keys."""
+    """A dict stored as attributes named by its (string) keys (torch 1.13 / 2.x): tensors become
+    Parameters, modules submodules, any other object a plain attribute. A plain dict given to the
+    constructor or update() is taken in sorted key order, as torch."""
 
     def __init__(self, parameters=None):
         super().__init__()
+        self._keys = {}
         if parameters is not None:
-            pairs = parameters.items() if hasattr(parameters, "items") else parameters
-            for key, value in pairs:
-                self[key] = value
+            self.update(parameters)
+
+    @staticmethod
+    def _attr(key):
+        if not isinstance(key, str):
+            raise TypeError(f"Index given to ParameterDict cannot be used as a key as it is not a string (type is "
+                            f"'{type(key).__name__}'). Open an issue on github if you need non-string keys.")
+        return key
 
     def __getitem__(self, key):
-        return self._parameters[key]
+        return getattr(self, self._attr(key))
 
     def __setitem__(self, key, value):
-        self.register_parameter(key, _as_parameter(value))
-
-    def __len__(self):
-        return len(self._parameters)
-
-    def __iter__(self):
-        return iter(self._parameters)
-
-    def __contains__(self, key):
-        return key in self._parameters
-
-    def keys(self):
-        return self._parameters.keys()
-
-    def items(self):
-        return self._parameters.items()
-
-    def values(self):
-        return self._parameters.values()
+        attr = self._attr(key)
+        self._keys[key] = None
+        setattr(self, attr, _as_entry(value))
 
     def __delitem__(self, key):
-        del self._parameters[key]
+        del self._keys[key]
+        delattr(self, self._attr(key))
+
+    def __len__(self):
+        return len(self._keys)
+
+    def __iter__(self):
+        return iter(self._keys)
+
+    def __reversed__(self):
+        return reversed(list(self._keys))
+
+    def __contains__(self, key):
+        return key in self._keys
+
+    def keys(self):
+        return self._keys.keys()
+
+    def items(self):
+        return ((k, self[k]) for k in self._keys)
+
+    def values(self):
+        return (self[k] for k in self._keys)
 
     def get(self, key, default=None):
-        return self._parameters[key] if key in self._parameters else default
+        return self[key] if key in self else default
 
     def pop(self, key):
-        value = self._parameters[key]
-        del self._parameters[key]
+        value = self[key]
+        del self[key]
         return value
 
     def popitem(self):
-        key = next(reversed(self._parameters))
+        key = next(reversed(self._keys))
         return key, self.pop(key)
 
     def setdefault(self, key, default=None):
-        if key not in self._parameters:
+        if key not in self:
             self[key] = default
-        return self._parameters[key]
+        return self[key]
 
     def clear(self):
-        self._parameters.clear()
+        for key in list(self._keys):
+            del self[key]
 
     def update(self, parameters):
-        pairs = parameters.items() if hasattr(parameters, "items") else parameters
+        if not isinstance(parameters, Iterable):
+            raise TypeError("ParametersDict.update should be called with an iterable of key/value pairs, but got "
+                            + type(parameters).__name__)
+        if isinstance(parameters, (OrderedDict, ParameterDict)):
+            pairs = list(parameters.items())
+        elif isinstance(parameters, Mapping):
+            pairs = sorted(parameters.items())
+        else:
+            pairs = []
+            for j, p in enumerate(parameters):
+                if not isinstance(p, Iterable):
+                    raise TypeError(f"ParameterDict update sequence element #{j} should be Iterable; is"
+                                    f"{type(p).__name__}")
+                if len(p) != 2:
+                    raise ValueError(f"ParameterDict update sequence element #{j} has length {len(p)}; 2 is required")
+                pairs.append((p[0], p[1]))
         for key, value in pairs:
             self[key] = value
 
     def copy(self):
-        return ParameterDict(OrderedDict(self._parameters))
+        return ParameterDict(OrderedDict((k, self[k]) for k in self._keys))
 
     def fromkeys(self, keys, default=None):
         return ParameterDict((k, default) for k in keys)
@@ -290,7 +369,7 @@ class ParameterDict(Module):
         return merged
 
     def __ror__(self, other):
-        merged = ParameterDict(other)
+        merged = other.copy()
         merged.update(self)
         return merged
 
@@ -298,10 +377,8 @@ class ParameterDict(Module):
         self.update(other)
         return self
 
-    def __reversed__(self):
-        return reversed(list(self._parameters))
+    def extra_repr(self):
+        return "\n".join(_describe(k, v, lambda t: t.type()) for k, v in self.items())
 
-
-def _as_parameter(value):
-    from ..parameter import Parameter
-    return value if isinstance(value, Parameter) or value is None else Parameter(value)
+    def __call__(self, input):
+        raise RuntimeError("ParameterDict should not be called.")

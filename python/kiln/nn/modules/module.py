@@ -12,7 +12,6 @@ from collections.abc import Mapping
 from ... import _C
 from ..._device import device
 from ..._device import check_cpu
-from ..._device import device as kiln_device
 from ..._tensor import Tensor
 from ...autograd.grad_mode import no_grad
 from ..parameter import Buffer, Parameter, is_lazy
@@ -87,7 +86,7 @@ def _checking_device(init):
     the module makes its parameters there."""
     @functools.wraps(init)
     def checked(self, *args, **kwargs):
-        check_cpu(kwargs.get("device"))
+        check_cpu(kwargs.get("device"), factory=True)  # the parameters are made there
         return init(self, *args, **kwargs)
     return checked
 
@@ -96,6 +95,9 @@ class Module:
     """Base class for neural-network modules; subclasses define forward()."""
 
     training: bool
+    # None until a backward hook is registered: False for register_backward_hook's (deprecated) kind,
+    # True for register_full_backward_hook's; a module takes one kind only, as torch
+    _is_full_backward_hook = None
 
     def __init_subclass__(cls, **kwargs):
         super().__init_subclass__(**kwargs)
@@ -140,6 +142,9 @@ class Module:
                 result = hook(self, args)
                 if result is not None:
                     args = result if isinstance(result, tuple) else (result,)
+        legacy_hooks = None
+        if bw and self.__dict__.get("_is_full_backward_hook") is False:  # register_backward_hook's
+            legacy_hooks, bw = list(bw.values()), None
         backward_hook = None
         if bw or bw_pre:
             from ._backward_hooks import BackwardHook
@@ -162,6 +167,9 @@ class Module:
                 output = result
         if backward_hook is not None:
             output = backward_hook.setup_output_hook(output)
+        if legacy_hooks:
+            from ._legacy_backward_hooks import attach
+            attach(self, legacy_hooks, args, output)
         return output
 
     # ---- hooks ----
@@ -202,18 +210,13 @@ class Module:
         return self._add_hook("_backward_hooks", hook, prepend)
 
     def register_backward_hook(self, hook):
-        """torch's deprecated module backward hook (Grad-CAM and guided-backprop code registers it on ReLUs and
-        convolutions): hook(module, grad_input, grad_output), whose non-None result replaces grad_input.
-        kiln runs it as a full backward hook: grad_input holds the gradients with respect to the module's
-        positional tensor inputs. torch handed it the gradients of the inputs of the module's last autograd
-        node instead: the same for a module of one operation (activations, pooling, dropout), while for
-        Linear / Conv torch's tuple also held the weight and bias gradients."""
+        """Deprecated (torch): hook(module, grad_input, grad_output) on the grad_fn of the forward's first
+        output tensor, grad_input being that node's input gradients (_legacy_backward_hooks.py)."""
         self._set_backward_hook_kind(False)
         return self._add_hook("_backward_hooks", hook)
 
     def _set_backward_hook_kind(self, full):
-        kind = self.__dict__.get("_is_full_backward_hook")
-        if kind is not None and kind != full and self.__dict__.get("_backward_hooks"):
+        if self._is_full_backward_hook is (not full):
             raise RuntimeError("Cannot use both regular backward hooks and full backward hooks on a single Module. "
                                "Please use only one of them.")
         object.__setattr__(self, "_is_full_backward_hook", full)
@@ -489,8 +492,7 @@ class Module:
         """Gives every parameter and buffer uninitialised memory of its shape and dtype on `device`
         (a parameter keeps its identity, as torch's param.data swap; a buffer is a new tensor);
         returns self."""
-        if device is not None and kiln_device(device).type != "cpu":
-            raise AssertionError("kiln not compiled with CUDA enabled")  # torch's CPU-only builds
+        check_cpu(device)  # torch's CPU-only builds: cuda AssertionError, xla ... RuntimeError
         modules = self.modules() if recurse else [self]
         with no_grad():
             for m in modules:
@@ -519,8 +521,7 @@ class Module:
                 dtype = a.dtype
             elif a is not None:
                 dev = a
-        if dev is not None and device(dev).type != "cpu":
-            raise AssertionError("kiln not compiled with CUDA enabled")  # torch's CPU-only builds
+        check_cpu(dev)  # torch's CPU-only builds: cuda AssertionError, xla ... RuntimeError
         if dtype is not None and not dtype.is_floating_point:
             raise TypeError(f"nn.Module.to only accepts floating point dtypes, but got desired dtype={dtype}")
         if dtype is not None:

@@ -318,6 +318,12 @@ class RNNCellBase(Module):
             raise ValueError(f"{name}: Expected input to be 1D or 2D, got {input.dim()}D instead")
         return input.dim() == 2, input if input.dim() == 2 else input.unsqueeze(0)
 
+    @staticmethod
+    def _check_tensor_state(hx, op):
+        """GRUCell / RNNCell: hx a Tensor (or None), as torch's op signature (a tuple is a TypeError)."""
+        if hx is not None and not isinstance(hx, kiln.Tensor):
+            raise TypeError(f"{op}(): argument 'hx' (position 2) must be Tensor, not {type(hx).__name__}")
+
     def _state(self, hx, input, is_batched, name, label="hx"):
         if hx is None:
             return kiln.zeros(input.size(0), self.hidden_size, dtype=input.dtype)
@@ -333,6 +339,7 @@ class RNNCell(RNNCellBase):
 
     def forward(self, input, hx=None):
         is_batched, input = self._batched(input, "RNNCell")
+        self._check_tensor_state(hx, "rnn_relu_cell" if self.nonlinearity == "relu" else "rnn_tanh_cell")
         hx = self._state(hx, input, is_batched, "RNNCell")
         if self.nonlinearity == "tanh":
             ret = kiln.rnn_tanh_cell(input, hx, self.weight_ih, self.weight_hh, self.bias_ih, self.bias_hh)
@@ -353,6 +360,15 @@ class LSTMCell(RNNCellBase):
             zeros = self._state(None, input, is_batched, "LSTMCell")
             hx = (zeros, zeros)
         else:
+            # torch's op signature: a tuple (or list) of two Tensors; a bare Tensor is a TypeError
+            if not isinstance(hx, (tuple, list)):
+                raise TypeError(f"lstm_cell(): argument 'hx' (position 2) must be tuple of Tensors, not "
+                                f"{type(hx).__name__}")
+            for i, h in enumerate(hx):
+                if not isinstance(h, kiln.Tensor):
+                    raise TypeError(f"expected Tensor as element {i} in argument 1, but got {type(h).__name__}")
+            if len(hx) != 2:
+                raise RuntimeError(f"lstm_cell expects two hidden states, got {len(hx)}")
             hx = tuple(self._state(h, input, is_batched, "LSTMCell", f"hx[{i}]") for i, h in enumerate(hx))
         h, c = kiln.lstm_cell(input, list(hx), self.weight_ih, self.weight_hh, self.bias_ih, self.bias_hh)
         return (h, c) if is_batched else (h.squeeze(0), c.squeeze(0))
@@ -364,6 +380,7 @@ class GRUCell(RNNCellBase):
 
     def forward(self, input, hx=None):
         is_batched, input = self._batched(input, "GRUCell")
+        self._check_tensor_state(hx, "gru_cell")
         hx = self._state(hx, input, is_batched, "GRUCell")
         ret = kiln.gru_cell(input, hx, self.weight_ih, self.weight_hh, self.bias_ih, self.bias_hh)
         return ret if is_batched else ret.squeeze(0)

@@ -26,8 +26,7 @@ def _generate_square_subsequent_mask(sz, device=None, dtype=None):
     """[sz, sz] float mask: -inf above the diagonal (the future), 0 on and below it."""
     if dtype is None:
         dtype = kiln.get_default_dtype()
-    if device is not None and kiln.device(device).type != "cpu":
-        raise AssertionError("kiln not compiled with CUDA enabled")
+    kiln._device.check_cpu(device)
     return kiln.full((sz, sz), float("-inf"), dtype=dtype).triu(1)
 
 
