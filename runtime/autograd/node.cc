@@ -1,4 +1,5 @@
 #include "runtime/autograd/node.h"
+#include "runtime/autograd/node_post_hooks.h"
 
 #include <atomic>
 
@@ -34,6 +35,7 @@ void delete_node(Node* node) {
   while (!pending.empty()) {
     Node* n = pending.back();
     pending.pop_back();
+    drop_node_post_hooks(n);  // (grad_fn.register_hook's side table)
     delete n;
   }
   draining = false;

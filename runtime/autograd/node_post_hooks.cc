@@ -62,6 +62,21 @@ bool node_has_post_hooks(const Node* node) {
   return false;
 }
 
+void drop_node_post_hooks(const Node* node) {
+  if (live_entries.load(std::memory_order_relaxed) == 0) return;
+  std::vector<NodePostHook> dead;  // destroyed outside the lock, as in add_node_post_hook
+  std::lock_guard<std::mutex> lock(table_mutex());
+  for (auto it = table().begin(); it != table().end();) {
+    if (it->second.raw == node) {
+      dead.push_back(std::move(it->second.hook));
+      it = table().erase(it);
+    } else {
+      ++it;
+    }
+  }
+  live_entries.store(static_cast<int64_t>(table().size()), std::memory_order_relaxed);
+}
+
 void run_node_post_hooks(const Node* node, variable_list& grad_inputs, const variable_list& grad_outputs) {
   std::vector<NodePostHook> hooks;  // copied: a hook may add or remove hooks
   {

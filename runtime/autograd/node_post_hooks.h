@@ -21,6 +21,10 @@ int64_t add_node_post_hook(const std::shared_ptr<Node>& node, NodePostHook hook)
 void remove_node_post_hook(int64_t id);
 
 bool node_has_post_hooks(const Node* node);
+
+// Drops the hooks of a node being deleted (delete_node): a hook holds what it captured (a Python
+// hook its closure: the module, its parameters) no longer than its node lives, as in torch.
+void drop_node_post_hooks(const Node* node);
 // The node's hooks in registration order, each seeing the previous one's grad_inputs.
 void run_node_post_hooks(const Node* node, variable_list& grad_inputs, const variable_list& grad_outputs);
 

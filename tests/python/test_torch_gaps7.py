@@ -698,3 +698,21 @@ def test_pickle_keeps_the_coalesced_flag():
     # torch 1.13 drops it (a coalesced tensor comes back uncoalesced); torch 2.x keeps it, as kiln
     s = kiln.sparse_coo_tensor(kiln.tensor([[0, 1, 1], [2, 0, 2]]), kiln.tensor([3.0, 4.0, 5.0]), (2, 3)).coalesce()
     assert pickle.loads(pickle.dumps(s)).is_coalesced()
+
+
+def test_a_grad_fn_hook_lives_no_longer_than_its_node():
+    """What a grad_fn hook captures is freed with the graph (as torch's hooks, stored in the node), not at
+    the next registration."""
+    import gc
+    gc.collect()
+    before = kiln._C._live_tensor_count()
+
+    def run():
+        captured = kiln.ones(1000)
+        x = kiln.ones(3, requires_grad=True)
+        y = (x * 2).sum()
+        y.grad_fn.register_hook(lambda grad_inputs, grad_outputs, keep=captured: None)
+        y.backward()
+    run()
+    gc.collect()
+    assert kiln._C._live_tensor_count() == before
