@@ -147,10 +147,16 @@ bool first_param_stays_tensor(std::string op, const std::string& param) {
   return (param == "input" || param == "self") && ops.count(op) != 0;
 }
 
+// torch's parser takes None for a sized int list whose default is [] (amax(x, None), roll(x, 1, None),
+// max_pool2d(x, 2, None)): the default.
+bool none_is_default_list(const Param& p) {
+  return p.type == ParamType::IntList && p.list_size > 0 && p.has_default && p.default_text == "[]";
+}
+
 // `lenient`: the last pass, where 0-dim tensors may stand for Scalars and ints, and Python numbers
 // for Tensors where the op allows it (`numbers_as_tensors`).
 bool matches(const Param& p, PyObject* obj, bool lenient, bool numbers_as_tensors) {
-  if (obj == Py_None) return p.optional || p.default_none;
+  if (obj == Py_None) return p.optional || p.default_none || none_is_default_list(p);
   switch (p.type) {
     case ParamType::Tensor:  // ndarrays too: t + np.array(...) works in torch (through __add__)
       return is_tensor(obj) || (lenient && numbers_as_tensors && (is_scalar_like(obj) || is_ndarray(obj)));
@@ -231,6 +237,14 @@ Scalar to_scalar(PyObject* obj) {
   }
   if (PyFloat_Check(obj)) return Scalar(PyFloat_AS_DOUBLE(obj));
   if (is_tensor(obj)) return unpack_tensor(obj).item();
+  // A NumPy bool is a bool, as torch 2.x's is_numpy_bool (1.13 read it as a double: bool + np.True_
+  // was float32); its deprecated __index__ would make it an int.
+  const char* tp = Py_TYPE(obj)->tp_name;
+  if (std::strcmp(tp, "numpy.bool_") == 0 || std::strcmp(tp, "numpy.bool") == 0) {
+    const int truth = PyObject_IsTrue(obj);
+    if (truth < 0) throw_python();
+    return Scalar(truth == 1);
+  }
   PyNumberMethods* nm = Py_TYPE(obj)->tp_as_number;
   if (nm && nm->nb_index) {
     PyObject* idx = PyNumber_Index(obj);
@@ -329,7 +343,8 @@ std::optional<int64_t> ParsedArgs::optional_int64(int i) const {
 
 std::vector<int64_t> ParsedArgs::intlist(int i) const {
   const Param& p = param(i);
-  if (values[i] == nullptr) return parse_default_list(p.default_text, p.list_size);
+  if (values[i] == nullptr || (values[i] == Py_None && !p.optional && none_is_default_list(p)))
+    return parse_default_list(p.default_text, p.list_size);
   PyObject* obj = values[i];
   if (is_int_like(obj)) return std::vector<int64_t>(std::max(p.list_size, 1), to_int64(obj));
   std::vector<int64_t> out;

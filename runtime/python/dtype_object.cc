@@ -19,6 +19,14 @@ PyObject* dtype_is_floating_point(PyObject* self, void*) {
   return PyBool_FromLong(is_floating_type(reinterpret_cast<DtypeObject*>(self)->scalar_type));
 }
 
+// torch's dtype.is_signed: the signed integer and floating types (not bool, not uint8)
+PyObject* dtype_is_signed(PyObject* self, void*) {
+  const ScalarType t = reinterpret_cast<DtypeObject*>(self)->scalar_type;
+  return PyBool_FromLong(t != ScalarType::Bool && t != ScalarType::UInt8);
+}
+
+PyObject* dtype_is_complex(PyObject*, void*) { Py_RETURN_FALSE; }  // kiln has no complex dtypes
+
 PyObject* dtype_itemsize(PyObject* self, void*) {
   return PyLong_FromLongLong(element_size(reinterpret_cast<DtypeObject*>(self)->scalar_type));
 }
@@ -30,6 +38,8 @@ PyObject* dtype_reduce(PyObject* self, PyObject*) {
 PyGetSetDef dtype_getset[] = {
     {"is_floating_point", dtype_is_floating_point, nullptr, nullptr, nullptr},
     {"itemsize", dtype_itemsize, nullptr, nullptr, nullptr},
+    {"is_signed", dtype_is_signed, nullptr, nullptr, nullptr},
+    {"is_complex", dtype_is_complex, nullptr, nullptr, nullptr},
     {nullptr, nullptr, nullptr, nullptr, nullptr},
 };
 
