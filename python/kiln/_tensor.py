@@ -229,7 +229,8 @@ class Tensor(_C.TensorBase):
     def swapaxes(self, axis0, axis1):
         return self.transpose(axis0, axis1)
 
-    swapdims = swapaxes
+    def swapdims(self, dim0, dim1):  # torch's names: swapdims(dim0, dim1), swapaxes(axis0, axis1)
+        return self.transpose(dim0, dim1)
 
     # Memory formats (python/kiln/_memory_format.py): memory_format= on top of the C++ methods.
     contiguous = _memory_format.contiguous
@@ -261,14 +262,14 @@ class Tensor(_C.TensorBase):
     def expand_as(self, other):
         return self.expand(list(other.shape))
 
-    def new_empty(self, *size, dtype=None, device=None, requires_grad=False):
-        return _C.empty(_sizes(size), dtype=dtype or self.dtype, requires_grad=requires_grad)
+    def new_empty(self, *size, dtype=None, device=None, requires_grad=False, **kwargs):
+        return _C.empty(_new_sizes(size, kwargs, "new_empty"), dtype=dtype or self.dtype, requires_grad=requires_grad)
 
-    def new_zeros(self, *size, dtype=None, device=None, requires_grad=False):
-        return _C.zeros(_sizes(size), dtype=dtype or self.dtype, requires_grad=requires_grad)
+    def new_zeros(self, *size, dtype=None, device=None, requires_grad=False, **kwargs):
+        return _C.zeros(_new_sizes(size, kwargs, "new_zeros"), dtype=dtype or self.dtype, requires_grad=requires_grad)
 
-    def new_ones(self, *size, dtype=None, device=None, requires_grad=False):
-        return _C.ones(_sizes(size), dtype=dtype or self.dtype, requires_grad=requires_grad)
+    def new_ones(self, *size, dtype=None, device=None, requires_grad=False, **kwargs):
+        return _C.ones(_new_sizes(size, kwargs, "new_ones"), dtype=dtype or self.dtype, requires_grad=requires_grad)
 
     def new_full(self, size, fill_value, *, dtype=None, device=None, requires_grad=False):
         return _C.full(_sizes((size,)), fill_value, dtype=dtype or self.dtype, requires_grad=requires_grad)
@@ -556,10 +557,10 @@ class Tensor(_C.TensorBase):
             return self.clone() if copy else self
         return _C.TensorBase.to(self, dtype, False, copy)
 
-    def cpu(self):
-        return self
+    def cpu(self, *, memory_format=None):
+        return self if memory_format is None else self.to(memory_format=memory_format)
 
-    def cuda(self, device=None, non_blocking=False):
+    def cuda(self, device=None, non_blocking=False, *, memory_format=None):
         raise AssertionError("kiln not compiled with CUDA enabled")  # torch's CPU-only builds
 
     @property
@@ -575,35 +576,43 @@ class Tensor(_C.TensorBase):
             return self.view(())
         return self.transpose(-2, -1)
 
-    def float(self):
-        return _C.TensorBase.to(self, _C.float32, False, False)
+    def _cast(self, dtype, memory_format):
+        """float(), long(), ...: to(dtype), in memory_format when one is given (torch's keyword)."""
+        if memory_format is not None:
+            converted = _memory_format.to_memory_format(self, dtype, memory_format, False)
+            if converted is not None:
+                return converted
+        return _C.TensorBase.to(self, dtype, False, False)
 
-    def double(self):
-        return _C.TensorBase.to(self, _C.float64, False, False)
+    def float(self, *, memory_format=None):
+        return self._cast(_C.float32, memory_format)
 
-    def half(self):
-        return _C.TensorBase.to(self, _C.float16, False, False)
+    def double(self, *, memory_format=None):
+        return self._cast(_C.float64, memory_format)
 
-    def bfloat16(self):
-        return _C.TensorBase.to(self, _C.bfloat16, False, False)
+    def half(self, *, memory_format=None):
+        return self._cast(_C.float16, memory_format)
 
-    def long(self):
-        return _C.TensorBase.to(self, _C.int64, False, False)
+    def bfloat16(self, *, memory_format=None):
+        return self._cast(_C.bfloat16, memory_format)
 
-    def int(self):
-        return _C.TensorBase.to(self, _C.int32, False, False)
+    def long(self, *, memory_format=None):
+        return self._cast(_C.int64, memory_format)
 
-    def short(self):
-        return _C.TensorBase.to(self, _C.int16, False, False)
+    def int(self, *, memory_format=None):
+        return self._cast(_C.int32, memory_format)
 
-    def char(self):
-        return _C.TensorBase.to(self, _C.int8, False, False)
+    def short(self, *, memory_format=None):
+        return self._cast(_C.int16, memory_format)
 
-    def byte(self):
-        return _C.TensorBase.to(self, _C.uint8, False, False)
+    def char(self, *, memory_format=None):
+        return self._cast(_C.int8, memory_format)
 
-    def bool(self):
-        return _C.TensorBase.to(self, _C.bool, False, False)
+    def byte(self, *, memory_format=None):
+        return self._cast(_C.uint8, memory_format)
+
+    def bool(self, *, memory_format=None):
+        return self._cast(_C.bool, memory_format)
 
     # ---- autograd ----
     # .grad: the C++ slot (dense gradients, which the engine's AccumulateGrad fills), or the sparse COO
@@ -925,6 +934,19 @@ _LEGACY_NAMES = {"kiln." + d: n for d, n in _LEGACY_DTYPES.items()}
 def _equal(a, b):
     """torch.equal: same shape and same values (a Python bool)."""
     return tuple(a.shape) == tuple(b.shape) and bool((a == b).all())
+
+
+def _new_sizes(size, kwargs, fn):
+    """new_zeros(2, 3), new_zeros((2, 3)) and torch's keywords new_zeros(size=(2, 3), layout=, pin_memory=)."""
+    if "size" in kwargs:
+        if size:
+            raise TypeError(f"{fn}() got multiple values for argument 'size'")
+        size = (kwargs.pop("size"),)
+    kwargs.pop("layout", None)
+    kwargs.pop("pin_memory", None)
+    if kwargs:
+        raise TypeError(f"{fn}() got an unexpected keyword argument '{next(iter(kwargs))}'")
+    return _sizes(size)
 
 
 def _sizes(size):

@@ -168,6 +168,9 @@ def cond(A, p=None):
         S = _C.linalg_svdvals(A)
         largest, smallest = S.amax(-1), S.amin(-1)
         return smallest / largest if p == -2 else largest / smallest
+    if p == "nuc":  # torch: sum(s) * sum(1 / s) (a singular matrix: inf, or 0 * inf = nan for 0)
+        S = _C.linalg_svdvals(A)
+        return S.sum(-1) * S.reciprocal().sum(-1)
     # torch's _linalg_cond_helper: a singular matrix's inverse is taken as infinite (cond = inf)
     inverse, info = kiln.linalg.inv_ex(A)
     inverse = inverse.masked_fill((info > 0).unsqueeze(-1).unsqueeze(-1), math.inf)
