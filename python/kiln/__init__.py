@@ -133,6 +133,10 @@ def _factory_with_out(fn, takes_dtype=True):
             raise TypeError(f"{fn.__name__}(): argument 'out' must be Tensor, not {type(out).__name__}")
         if takes_dtype and kwargs.get("dtype") is None:
             kwargs["dtype"] = out.dtype
+        elif takes_dtype and kwargs["dtype"] != out.dtype:  # torch's python binding checks the two agree
+            from .nn.utils._orthogonal_maps import _cname
+            raise RuntimeError(f"dtype {_cname(kwargs['dtype'])} does not match dtype of out parameter "
+                               f"({_cname(out.dtype)})")
         return _copy_into_out(fn(*args, **kwargs), out)
     wrapper.__name__ = wrapper.__qualname__ = fn.__name__
     wrapper.__doc__ = fn.__doc__
@@ -144,6 +148,8 @@ zeros, ones, eye, full, rand, randn, randint, randperm = (  # noqa: F811
     _factory_with_out(f) for f in (zeros, ones, eye, full, rand, randn, randint, randperm))  # noqa: F405
 bernoulli, multinomial = (_factory_with_out(f, takes_dtype=False)  # noqa: F811
                           for f in (bernoulli, multinomial))  # noqa: F405
+# arange(end, out=), linspace(out=), empty(out=): torch's forms kiln's bindings lack
+arange, linspace, empty = (_factory_with_out(f) for f in (arange, linspace, empty))  # noqa: F811,F405
 
 
 def nonzero(input, *, as_tuple=False):

@@ -113,8 +113,13 @@ bool is_sequence_of_ints(PyObject* obj) {
   if (!PyTuple_Check(obj) && !PyList_Check(obj)) return false;
   Py_ssize_t n = PySequence_Fast_GET_SIZE(obj);
   PyObject** items = PySequence_Fast_ITEMS(obj);
-  for (Py_ssize_t i = 0; i < n; ++i)
+  for (Py_ssize_t i = 0; i < n; ++i) {
     if (!is_int_like(items[i])) return false;
+    // an int beyond int64 is no element of an int list to torch's parser (zeros(2**63): TypeError
+    // "must be tuple of ints"), where a lone int parameter overflows (RuntimeError)
+    int overflow = 0;
+    if (PyLong_Check(items[i]) && (PyLong_AsLongLongAndOverflow(items[i], &overflow), overflow != 0)) return false;
+  }
   return true;
 }
 

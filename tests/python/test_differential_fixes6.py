@@ -191,6 +191,22 @@ CASES = [
     "x = torch.arange(6.).reshape(2, 3); r = x.swapdims(dim0=0, dim1=1)",
     "x = torch.arange(6.).reshape(2, 3); r = x.swapaxes(axis0=0, axis1=1)",
     "x = torch.arange(6.).reshape(2, 3); r = x.swapdims(axis0=0, axis1=1)",
+    # factories' out=: arange(end), linspace and empty take it; a dtype= other than out's is an error
+    "r = torch.arange(3, out=torch.empty(1, dtype=torch.int8))",
+    "r = torch.arange(0.5, 3, out=torch.empty(0, dtype=torch.int64))",
+    "r = torch.arange(3, out=torch.empty(1, dtype=torch.int8), dtype=torch.int64)",
+    "r = torch.linspace(0, 1, 3, out=torch.empty(0))",
+    "r = torch.linspace(0, 1, 3, out=torch.empty(0, dtype=torch.float64), dtype=torch.float32)",
+    "r = torch.empty(2, 3, out=torch.empty(0)).fill_(2.)",
+    "r = torch.zeros(2, out=torch.empty(0, dtype=torch.int8), dtype=torch.int64)",
+    "r = torch.ones(2, out=torch.empty(0, dtype=torch.int8), dtype=torch.int8)",
+    "r = torch.eye(2, out=torch.empty(0), dtype=torch.int64)",
+    "r = torch.full((2,), 1, out=torch.empty(0), dtype=torch.int64)",
+    # an int beyond int64 in a size list is no int to torch's parser (TypeError)
+    "r = torch.zeros(2**63)",
+    "r = torch.ones(2, 2**64)",
+    "r = torch.ones(2, 3).view(2**63)",
+    "r = torch.empty((1, 2**63))",
 ]
 
 
