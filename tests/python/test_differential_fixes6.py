@@ -191,6 +191,16 @@ CASES = [
     "x = torch.arange(6.).reshape(2, 3); r = x.swapdims(dim0=0, dim1=1)",
     "x = torch.arange(6.).reshape(2, 3); r = x.swapaxes(axis0=0, axis1=1)",
     "x = torch.arange(6.).reshape(2, 3); r = x.swapdims(axis0=0, axis1=1)",
+    # in place into a view (that requires grad) of a leaf: refused, also when that leaf is itself a view of a
+    # tensor without grad (x = base.reshape(...).requires_grad_(): x's views have `base` as their base)
+    "x = torch.arange(6.).reshape(2, 3).requires_grad_(); y = x[1]; y += 1; r = y",
+    "x = torch.arange(6.).reshape(2, 3).requires_grad_(); r = x[None, 1].add_(1)",
+    "x = torch.arange(6.).reshape(2, 3).requires_grad_(); r = x[..., None].mul_(2)",
+    "x = torch.arange(6.).reshape(2, 3).requires_grad_(); r = x.t().zero_()",
+    "x = torch.randn(3, 4).t().requires_grad_(); x[0] = 1.",
+    "x = torch.arange(6.).reshape(2, 3).requires_grad_()\nwith torch.no_grad():\n    x[1].fill_(7.)\nr = x",
+    "x = torch.arange(6.).reshape(2, 3).requires_grad_(); y = x * 1; y[1] += 1; y.sum().backward(); r = x.grad",
+    "b = torch.arange(6.); x = b.reshape(2, 3); x[1] += 1; r = (x, b)",
     # factories' out=: arange(end), linspace and empty take it; a dtype= other than out's is an error
     "r = torch.arange(3, out=torch.empty(1, dtype=torch.int8))",
     "r = torch.arange(0.5, 3, out=torch.empty(0, dtype=torch.int64))",
