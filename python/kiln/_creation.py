@@ -172,8 +172,8 @@ def _flat_numbers(data):
     return None
 
 
-def tensor(data, *, dtype=None, device=None, requires_grad=False):
-    """Like torch.tensor: always copies `data`."""
+def tensor(data, *, dtype=None, device=None, requires_grad=False, pin_memory=False):
+    """Like torch.tensor: always copies `data` (pin_memory is accepted: kiln has only the CPU)."""
     if device is not None:
         from ._device import check_cpu
         check_cpu(device)  # 'cuda': AssertionError, as torch's CPU-only builds

@@ -415,6 +415,39 @@ PythonArgParser::PythonArgParser(std::vector<std::string> signatures, bool is_me
   numbers_as_tensors_ = !signatures_.empty() && allows_numbers_as_tensors(signatures_[0].name);
 }
 
+// Keywords torch's parser takes for every factory and out= function and a kiln signature may not name,
+// given their "nothing" values: out=None, layout=None or strided, pin_memory=False or None (code that
+// forwards its arguments writes them out: torch.add(a, b, out=out) with out None).
+static Py_ssize_t ignorable_kwargs(const Signature& sig, PyObject* kwargs) {
+  Py_ssize_t n = 0;
+  auto named = [&](const char* key) {
+    for (const Param& p : sig.params)
+      if (p.name == key) return true;
+    return false;
+  };
+  PyObject* v = PyDict_GetItemString(kwargs, "out");
+  if (v == Py_None && !named("out")) ++n;
+  v = PyDict_GetItemString(kwargs, "pin_memory");
+  if ((v == Py_None || v == Py_False) && !named("pin_memory")) ++n;
+  v = PyDict_GetItemString(kwargs, "layout");
+  if (v != nullptr && !named("layout")) {
+    bool strided = v == Py_None;
+    if (!strided) {
+      PyObject* r = PyObject_Repr(v);
+      if (r == nullptr) {
+        PyErr_Clear();
+      } else {
+        const char* text = PyUnicode_AsUTF8(r);
+        strided = text != nullptr && std::strcmp(text, "kiln.strided") == 0;
+        if (text == nullptr) PyErr_Clear();
+        Py_DECREF(r);
+      }
+    }
+    if (strided) ++n;
+  }
+  return n;
+}
+
 bool PythonArgParser::try_match(const Signature& sig, PyObject* args, PyObject* kwargs, bool varargs,
                                 bool lenient, ParsedArgs* out) const {
   const Py_ssize_t nargs = args ? PyTuple_GET_SIZE(args) : 0;
@@ -456,7 +489,7 @@ bool PythonArgParser::try_match(const Signature& sig, PyObject* args, PyObject* 
       return false;
     }
   }
-  if (kwargs && used_kwargs != PyDict_Size(kwargs)) return false;
+  if (kwargs && used_kwargs + ignorable_kwargs(sig, kwargs) != PyDict_Size(kwargs)) return false;
   out->signature = &sig;
   return true;
 }
