@@ -917,10 +917,7 @@ class Tensor(_C.TensorBase):
             value = _as_value_tensor(value, self)
         elif value.dtype != self.dtype and value.numel() == 1 and _one_bool_mask(indices):
             value = value.to(self.dtype)  # torch's index_put_ takes masked_fill_(mask, value.item()) here
-        elif value.dtype != self.dtype:  # torch 1.13: an advanced-index assignment does not convert
-            raise RuntimeError("Index put requires the source and destination dtypes match, got "
-                               f"{str(self.dtype).split('.')[-1]} for the destination and "
-                               f"{str(value.dtype).split('.')[-1]} for the source.")
+        # (another dtype: index_put_ raises, after the masks' shape checks, as torch 1.13 does not convert)
         view.index_put_(indices, value)
 
 

@@ -109,17 +109,21 @@ Signature parse_signature(const std::string& text, bool is_method) {
   return sig;
 }
 
+// An int beyond int64 is no element of an int list to torch's parser (zeros(2**63), view(2**63):
+// TypeError "must be tuple of ints"), where a lone int parameter overflows (RuntimeError).
+bool fits_int64(PyObject* obj) {
+  if (!PyLong_Check(obj)) return true;
+  int overflow = 0;
+  PyLong_AsLongLongAndOverflow(obj, &overflow);
+  return overflow == 0;
+}
+
 bool is_sequence_of_ints(PyObject* obj) {
   if (!PyTuple_Check(obj) && !PyList_Check(obj)) return false;
   Py_ssize_t n = PySequence_Fast_GET_SIZE(obj);
   PyObject** items = PySequence_Fast_ITEMS(obj);
-  for (Py_ssize_t i = 0; i < n; ++i) {
-    if (!is_int_like(items[i])) return false;
-    // an int beyond int64 is no element of an int list to torch's parser (zeros(2**63): TypeError
-    // "must be tuple of ints"), where a lone int parameter overflows (RuntimeError)
-    int overflow = 0;
-    if (PyLong_Check(items[i]) && (PyLong_AsLongLongAndOverflow(items[i], &overflow), overflow != 0)) return false;
-  }
+  for (Py_ssize_t i = 0; i < n; ++i)
+    if (!is_int_like(items[i]) || !fits_int64(items[i])) return false;
   return true;
 }
 
@@ -458,7 +462,7 @@ bool PythonArgParser::try_match(const Signature& sig, PyObject* args, PyObject* 
     // zeros(2, 3), x.view(2, 3): a leading int[] given as separate ints.
     if (np == 0 || sig.params[0].type != ParamType::IntList || sig.params[0].kwarg_only || nargs == 0) return false;
     for (Py_ssize_t k = 0; k < nargs; ++k)
-      if (!is_int_like(PyTuple_GET_ITEM(args, k))) return false;
+      if (!is_int_like(PyTuple_GET_ITEM(args, k)) || !fits_int64(PyTuple_GET_ITEM(args, k))) return false;
     out->values[0] = args;
     first_kw = 1;
   } else {

@@ -71,10 +71,9 @@ CASES = [
     "x = torch.arange(24.).reshape(4, 3, 2).permute(2, 1, 0); x[[0, 1], [2, 0]] = torch.tensor([7., 8.]); r = x",
     "x = torch.arange(24.).reshape(4, 3, 2).permute(2, 1, 0); r = x.index_put((torch.tensor([1, 1]),), torch.ones(3, 4), True)",
     "x = torch.zeros(3).expand(2, 3); r = x.index_put((torch.tensor([1]), torch.tensor([2])), torch.tensor(5.))",
-    # a NumPy bool is a bool scalar (torch 2.x's is_numpy_bool; 1.13 read it as a float: not compared)
-    "r = torch.tensor([True, False]) & np.bool_(True)",
+    # a NumPy bool is a bool scalar (torch 2.x's is_numpy_bool; 1.13 reads it as a float, so only the
+    # forms where that gives the same outcome are compared here: test_numpy_bool_scalar_is_a_bool)
     "r = np.bool_(True) - torch.tensor([True, False])",
-    "r = torch.tensor([1, 2], dtype=torch.int8) * np.bool_(True)",
     "r = torch.tensor([1., 2.]) == np.bool_(True)",
     "r = np.bool_(True) / torch.tensor([1., 2.])",
     # an int base of ** is converted to the small integer result dtype with an overflow check
