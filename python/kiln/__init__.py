@@ -134,6 +134,10 @@ def _factory_with_out(fn, takes_dtype=True):
             raise TypeError(f"{fn.__name__}(): argument 'out' must be Tensor, not {type(out).__name__}")
         if takes_dtype and kwargs.get("dtype") is None:
             kwargs["dtype"] = out.dtype
+        elif takes_dtype and kwargs["dtype"] != out.dtype:  # torch's python binding checks the two agree
+            from .nn.utils._orthogonal_maps import _cname
+            raise RuntimeError(f"dtype {_cname(kwargs['dtype'])} does not match dtype of out parameter "
+                               f"({_cname(out.dtype)})")
         return _copy_into_out(fn(*args, **kwargs), out)
     wrapper.__name__ = wrapper.__qualname__ = fn.__name__
     wrapper.__doc__ = fn.__doc__
@@ -145,6 +149,8 @@ zeros, ones, eye, full, rand, randn, randint, randperm = (  # noqa: F811
     _factory_with_out(f) for f in (zeros, ones, eye, full, rand, randn, randint, randperm))  # noqa: F405
 bernoulli, multinomial = (_factory_with_out(f, takes_dtype=False)  # noqa: F811
                           for f in (bernoulli, multinomial))  # noqa: F405
+# arange(end, out=), linspace(out=), empty(out=): torch's forms kiln's bindings lack
+arange, linspace, empty = (_factory_with_out(f) for f in (arange, linspace, empty))  # noqa: F811,F405
 
 
 def nonzero(input, *, as_tuple=False):
@@ -286,8 +292,18 @@ def count_nonzero(input, dim=None):
     return input.count_nonzero(dim)
 
 
+# torch's names of the ops these aliases stand for: their out= forms go there
+_ALIAS_OF = {"negative": "neg", "absolute": "abs", "greater": "gt", "greater_equal": "ge", "less": "lt",
+             "less_equal": "le", "not_equal": "ne", "arcsin": "asin", "arccos": "acos", "arctan": "atan",
+             "arcsinh": "asinh", "arccosh": "acosh", "arctanh": "atanh"}
+
+
 def _alias(method):
-    def fn(input, *args, **kwargs):
+    def fn(input, *args, out=None, **kwargs):
+        if out is not None and method in _ALIAS_OF:
+            return globals()[_ALIAS_OF[method]](input, *args, out=out, **kwargs)
+        if out is not None:
+            raise TypeError(f"{method}() got an unexpected keyword argument 'out'")
         return getattr(Tensor, method)(input, *args, **kwargs)
     fn.__name__ = fn.__qualname__ = method
     fn.__doc__ = f"torch.{method}: see Tensor.{method}."
@@ -407,6 +423,14 @@ def _sample_dirichlet(self, generator=None):
 
 from . import func, jit, testing  # noqa: E402  (torch.func transforms, eager torch.jit, torch.testing)
 vmap = func.vmap  # torch.vmap (torch 2.x), a loop here: see kiln.func
+
+# out= (out=None too) for the functions kiln composes in Python without one (_out_forms.py).
+from . import _out_forms  # noqa: E402
+_out_forms.install(globals())
+
+
+def clone(input, *, memory_format=preserve_format):  # noqa: F811  (torch.clone takes memory_format=)
+    return Tensor.clone(input, memory_format=memory_format)
 
 # Python-level functions raise torch's TypeError for an argument of the wrong type (_arg_errors.py).
 from ._arg_errors import type_methods as _type_methods, type_namespace as _type_namespace  # noqa: E402

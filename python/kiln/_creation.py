@@ -1,4 +1,6 @@
 """kiln.tensor: a new tensor (a copy) from nested lists, numbers, NumPy arrays or tensors."""
+import numbers
+
 import numpy as np
 
 from . import _C
@@ -56,6 +58,10 @@ def _check_ragged(data):
 def _as_array(data, dtype=None):
     if isinstance(data, np.ndarray):
         arr = data
+        if arr.dtype.kind in "OUSVM" or (arr.dtype.kind == "f" and arr.dtype.itemsize > 8):
+            # torch converts only arrays of its own dtypes (object, str and long double arrays: TypeError)
+            raise TypeError(f"can't convert np.ndarray of type numpy.{arr.dtype.type.__name__}. The only supported "
+                            "types are: float64, float32, float16, int64, int32, int16, int8, uint8, and bool.")
     else:
         if isinstance(data, (str, bytes)):
             raise TypeError(f"new(): invalid data type '{type(data).__name__}'")
@@ -85,8 +91,19 @@ def _as_array(data, dtype=None):
                 arr = np.array(data, dtype=np.float64)
             elif isinstance(bad, int):
                 raise RuntimeError("Overflow when unpacking long")
+            elif dtype is not None:
+                raise _not_a_number(bad, dtype)  # torch converts each item to the dtype: its TypeError
             else:
                 raise RuntimeError(f"Could not infer dtype of {type(bad).__name__}")
+        elif arr.dtype.kind == "c" and dtype is not None and dtype != _C.bool:  # (a complex is a bool)
+            raise _not_a_number(next(d for d in np.ravel(np.array(data, dtype=object)) if isinstance(d, complex)), dtype)
+        elif arr.dtype == np.float64 and not big_ints_ok and not _from_numpy_values(data) \
+                and (np.abs(arr) >= 2 ** 63).any():
+            # NumPy makes doubles of ints beyond int64 mixed with smaller ones ([1, 2**63]); torch infers
+            # int64 for ints only and refuses them (a float among them makes it float32: no error)
+            leaves = list(np.ravel(np.array(data, dtype=object)))
+            if all(isinstance(d, int) for d in leaves) and any(not -2 ** 63 <= d < 2 ** 63 for d in leaves):
+                raise RuntimeError("Overflow when unpacking long")
         if arr.dtype.kind == "u" and arr.dtype.itemsize == 8 and not _from_numpy_values(data):
             if not big_ints_ok:
                 raise RuntimeError("Overflow when unpacking long")  # a Python int above int64's range
@@ -118,6 +135,26 @@ def _as_array(data, dtype=None):
     return arr
 
 
+def _not_a_number(item, dtype):
+    """torch's error for an item of tensor(data, dtype=) that is no real number (None, a dict, a complex)."""
+    name = type(item).__name__
+    if dtype in (_C.float16, _C.bfloat16, _C.float32, _C.float64):
+        return TypeError(f"must be real number, not {name}")
+    return TypeError(f"'{name}' object cannot be interpreted as an integer")
+
+
+def _legacy_data_check(data):
+    """torch's legacy constructors (Tensor(...), FloatTensor(...)) take sizes or a sequence of data: a lone
+    float, None, a dict, a set or a NumPy float scalar is a TypeError."""
+    if isinstance(data, (_C.TensorBase, np.ndarray, list, tuple, range, str, bytes)):
+        return
+    if hasattr(type(data), "__len__") and hasattr(type(data), "__getitem__") and not isinstance(data, dict):
+        return
+    kind = type(data)
+    name = kind.__name__ if kind.__module__ == "builtins" else f"{kind.__module__}.{kind.__name__}"
+    raise TypeError(f"new(): data must be a sequence (got {name})")
+
+
 def _flat_numbers(data):
     """The tensor torch.tensor makes of a flat list of Python floats and ints (no bools, tensors or
     nesting: the common `torch.tensor([ix[w] for w in words])`) without tensor()'s general pass;
@@ -135,8 +172,8 @@ def _flat_numbers(data):
     return None
 
 
-def tensor(data, *, dtype=None, device=None, requires_grad=False):
-    """Like torch.tensor: always copies `data`."""
+def tensor(data, *, dtype=None, device=None, requires_grad=False, pin_memory=False):
+    """Like torch.tensor: always copies `data` (pin_memory is accepted: kiln has only the CPU)."""
     if device is not None:
         from ._device import check_cpu
         check_cpu(device)  # 'cuda': AssertionError, as torch's CPU-only builds
@@ -242,7 +279,8 @@ class _LegacyTensorType(type):
     t.type(FloatTensor) converts."""
 
     def __call__(cls, *args):
-        if len(args) == 1 and not isinstance(args[0], int):
+        if len(args) == 1 and not isinstance(args[0], numbers.Integral):
+            _legacy_data_check(args[0])
             return tensor(args[0], dtype=cls.dtype)
         for i, a in enumerate(args):
             if not isinstance(a, int) or isinstance(a, bool):

@@ -51,7 +51,8 @@ def _welford_mean(input, dim, keepdim, mean):
     if not input.is_floating_point() or input.numel() == 0 or not bool(input.isinf().any()):
         return mean
     nd = input.dim()
-    dims = list(range(nd)) if dim is None else ([dim] if isinstance(dim, int) else list(dim))
+    dims = list(range(nd)) if dim is None or (not isinstance(dim, int) and len(dim) == 0) else \
+        ([dim] if isinstance(dim, int) else list(dim))  # dim=() reduces every dim, as None
     dims = sorted({d % nd if nd else 0 for d in dims}) if nd else []
     keep = [d for d in range(nd) if d not in dims]
     x = input.permute(keep + dims).reshape([input.shape[d] for d in keep] + [-1]) if nd else input.reshape(1)
@@ -70,7 +71,10 @@ def _var_and_mean(fn, input, dim, unbiased, keepdim, correction):
     else:
         v = fn(input, dim, unbiased=unbiased, keepdim=keepdim)
     m = _C.mean(input) if dim is None else _C.mean(input, dim, keepdim=keepdim)
-    return v, _welford_mean(input, dim, keepdim, m)
+    m = _welford_mean(input, dim, keepdim, m)
+    if dim is None and keepdim:  # every dim reduced, kept as 1s (torch: var_mean(x, None, keepdim=True))
+        v, m = v.reshape([1] * input.dim()), m.reshape([1] * input.dim())
+    return v, m
 
 
 def var_mean(input, dim=None, unbiased=True, keepdim=False, *, correction=None):

@@ -5,6 +5,11 @@ from . import _C
 
 
 def norm(input, p="fro", dim=None, keepdim=False, dtype=None):
+    if p is None:  # torch.norm(x, None): the 2-norm (torch's _VF.norm with p=None)
+        if not input.is_floating_point():
+            raise RuntimeError(f"norm(): input dtype should be either floating point or complex. Got "
+                               f"{str(input.dtype).split('.')[-1]} instead.")
+        p = 2
     if p == "nuc":
         return _nuclear(input, dim, keepdim, dtype)
     if dtype is not None:

@@ -32,10 +32,16 @@ class Size(tuple):
         return n
 
     def __add__(self, other):
-        return Size(tuple.__add__(self, tuple(other)))
+        # torch's Size + tuple is a Size; + a list is tuple's TypeError; tuple + Size stays a tuple
+        # (no __radd__, so Python's tuple.__add__ makes it)
+        r = tuple.__add__(self, other)
+        return r if r is NotImplemented else Size(r)
 
-    def __radd__(self, other):
-        return Size(tuple(other) + tuple(self))
+    def __mul__(self, n):
+        r = tuple.__mul__(self, n)
+        return r if r is NotImplemented else Size(r)
+
+    __rmul__ = __mul__
 
     def __getitem__(self, key):
         r = tuple.__getitem__(self, key)

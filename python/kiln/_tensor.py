@@ -53,9 +53,9 @@ class Tensor(_C.TensorBase):
 
     def __new__(cls, *args):
         """Legacy constructor: Tensor(2, 3) is uninitialised float32 of that shape, Tensor([1, 2]) copies data."""
-        from ._creation import tensor
-        if len(args) == 1 and isinstance(args[0], numbers.Number) and not isinstance(args[0], numbers.Integral):
-            raise TypeError(f"new(): data must be a sequence (got {type(args[0]).__name__})")
+        from ._creation import _legacy_data_check, tensor
+        if len(args) == 1 and not isinstance(args[0], numbers.Integral):
+            _legacy_data_check(args[0])  # a float, None, a dict...: torch's TypeError
         if len(args) == 1 and not isinstance(args[0], numbers.Integral):
             t = tensor(args[0], dtype=_C.float32) if not isinstance(args[0], _C.TensorBase) else args[0]
         elif all(isinstance(a, numbers.Integral) for a in args):
@@ -230,7 +230,8 @@ class Tensor(_C.TensorBase):
     def swapaxes(self, axis0, axis1):
         return self.transpose(axis0, axis1)
 
-    swapdims = swapaxes
+    def swapdims(self, dim0, dim1):  # torch's names: swapdims(dim0, dim1), swapaxes(axis0, axis1)
+        return self.transpose(dim0, dim1)
 
     # Memory formats (python/kiln/_memory_format.py): memory_format= on top of the C++ methods.
     contiguous = _memory_format.contiguous
@@ -263,17 +264,17 @@ class Tensor(_C.TensorBase):
     def expand_as(self, other):
         return self.expand(list(other.shape))
 
-    def new_empty(self, *size, dtype=None, device=None, requires_grad=False):
+    def new_empty(self, *size, dtype=None, device=None, requires_grad=False, **kwargs):
         _device_mod.check_cpu(device, factory=True)
-        return _C.empty(_sizes(size), dtype=dtype or self.dtype, requires_grad=requires_grad)
+        return _C.empty(_new_sizes(size, kwargs, "new_empty"), dtype=dtype or self.dtype, requires_grad=requires_grad)
 
-    def new_zeros(self, *size, dtype=None, device=None, requires_grad=False):
+    def new_zeros(self, *size, dtype=None, device=None, requires_grad=False, **kwargs):
         _device_mod.check_cpu(device, factory=True)
-        return _C.zeros(_sizes(size), dtype=dtype or self.dtype, requires_grad=requires_grad)
+        return _C.zeros(_new_sizes(size, kwargs, "new_zeros"), dtype=dtype or self.dtype, requires_grad=requires_grad)
 
-    def new_ones(self, *size, dtype=None, device=None, requires_grad=False):
+    def new_ones(self, *size, dtype=None, device=None, requires_grad=False, **kwargs):
         _device_mod.check_cpu(device, factory=True)
-        return _C.ones(_sizes(size), dtype=dtype or self.dtype, requires_grad=requires_grad)
+        return _C.ones(_new_sizes(size, kwargs, "new_ones"), dtype=dtype or self.dtype, requires_grad=requires_grad)
 
     def new_full(self, size, fill_value, *, dtype=None, device=None, requires_grad=False):
         _device_mod.check_cpu(device, factory=True)
@@ -565,10 +566,10 @@ class Tensor(_C.TensorBase):
             return self.clone() if copy else self
         return _C.TensorBase.to(self, dtype, False, copy)
 
-    def cpu(self):
-        return self
+    def cpu(self, *, memory_format=None):
+        return self if memory_format is None else self.to(memory_format=memory_format)
 
-    def cuda(self, device=None, non_blocking=False):
+    def cuda(self, device=None, non_blocking=False, *, memory_format=None):
         if device is not None and _device_mod.device(device).type != "cuda":  # a bad string raises there
             raise RuntimeError("Invalid device, must be cuda device")
         raise AssertionError("kiln not compiled with CUDA enabled")  # torch's CPU-only builds
@@ -586,35 +587,43 @@ class Tensor(_C.TensorBase):
             return self.view(())
         return self.transpose(-2, -1)
 
-    def float(self):
-        return _C.TensorBase.to(self, _C.float32, False, False)
+    def _cast(self, dtype, memory_format):
+        """float(), long(), ...: to(dtype), in memory_format when one is given (torch's keyword)."""
+        if memory_format is not None:
+            converted = _memory_format.to_memory_format(self, dtype, memory_format, False)
+            if converted is not None:
+                return converted
+        return _C.TensorBase.to(self, dtype, False, False)
 
-    def double(self):
-        return _C.TensorBase.to(self, _C.float64, False, False)
+    def float(self, *, memory_format=None):
+        return self._cast(_C.float32, memory_format)
 
-    def half(self):
-        return _C.TensorBase.to(self, _C.float16, False, False)
+    def double(self, *, memory_format=None):
+        return self._cast(_C.float64, memory_format)
 
-    def bfloat16(self):
-        return _C.TensorBase.to(self, _C.bfloat16, False, False)
+    def half(self, *, memory_format=None):
+        return self._cast(_C.float16, memory_format)
 
-    def long(self):
-        return _C.TensorBase.to(self, _C.int64, False, False)
+    def bfloat16(self, *, memory_format=None):
+        return self._cast(_C.bfloat16, memory_format)
 
-    def int(self):
-        return _C.TensorBase.to(self, _C.int32, False, False)
+    def long(self, *, memory_format=None):
+        return self._cast(_C.int64, memory_format)
 
-    def short(self):
-        return _C.TensorBase.to(self, _C.int16, False, False)
+    def int(self, *, memory_format=None):
+        return self._cast(_C.int32, memory_format)
 
-    def char(self):
-        return _C.TensorBase.to(self, _C.int8, False, False)
+    def short(self, *, memory_format=None):
+        return self._cast(_C.int16, memory_format)
 
-    def byte(self):
-        return _C.TensorBase.to(self, _C.uint8, False, False)
+    def char(self, *, memory_format=None):
+        return self._cast(_C.int8, memory_format)
 
-    def bool(self):
-        return _C.TensorBase.to(self, _C.bool, False, False)
+    def byte(self, *, memory_format=None):
+        return self._cast(_C.uint8, memory_format)
+
+    def bool(self, *, memory_format=None):
+        return self._cast(_C.bool, memory_format)
 
     # ---- autograd ----
     # .grad: the C++ slot (dense gradients, which the engine's AccumulateGrad fills), or the sparse COO
@@ -761,12 +770,12 @@ class Tensor(_C.TensorBase):
 
     # Comparisons are elementwise and give bool tensors (so Tensor keeps identity hashing).
     def __eq__(self, other):
-        if not isinstance(other, _C.TensorBase) and not _is_number(other):
+        if not isinstance(other, _C.TensorBase) and not _is_number(other) and not _is_numpy_bool(other):
             return NotImplemented  # as torch: t == None, t == 'a', t == [1, 2] are plain False
         return _C.eq(self, other)
 
     def __ne__(self, other):
-        if not isinstance(other, _C.TensorBase) and not _is_number(other):
+        if not isinstance(other, _C.TensorBase) and not _is_number(other) and not _is_numpy_bool(other):
             return NotImplemented
         return _C.ne(self, other)
 
@@ -789,6 +798,11 @@ class Tensor(_C.TensorBase):
         return _C.pow(self, exponent)
 
     def __rpow__(self, base):
+        if isinstance(base, numbers.Integral) and not isinstance(base, bool) and self.dtype in _SMALL_INTS:
+            # the result has self's integer dtype: torch converts the base to it with an overflow check
+            hi = _SMALL_INTS[self.dtype]
+            if not (-hi if self.dtype == _C.uint8 else -hi - 1) <= int(base) <= hi:
+                raise RuntimeError(f"value cannot be converted to type {str(self.dtype).split('.')[-1]} without overflow")
         return _C.pow(base, self)
 
     def __ipow__(self, exponent):
@@ -880,8 +894,10 @@ class Tensor(_C.TensorBase):
         return view if indices is None else _C.index(view, indices)
 
     def __setitem__(self, index, value):
-        if isinstance(index, _C.TensorBase) and index.dtype == _C.bool and _is_number(value) \
-                and tuple(index.shape) == tuple(self.shape):
+        if not isinstance(value, _C.TensorBase):
+            value = _setitem_value(self, value)  # as torch: the value is checked before any index is read
+        if isinstance(index, _C.TensorBase) and index.dtype == _C.bool and value.dim() == 0 \
+                and not value.requires_grad and tuple(index.shape) == tuple(self.shape):
             self.masked_fill_(index, value)  # the common x[x < 0] = 0, without materialising indices
             return
         view = _basic_view(self, index)
@@ -897,9 +913,6 @@ class Tensor(_C.TensorBase):
             # torch drops the value's leading size-1 dims (x[0] = t of shape (1, n) fills a row)
             k = next((i for i, n in enumerate(value.shape) if n != 1), value.dim())
             value = value.reshape(tuple(value.shape[k:]))
-        if not isinstance(value, _C.TensorBase) and not _is_number(value):
-            # torch takes a tensor or a number only ("can't assign a list to a torch.FloatTensor")
-            raise TypeError(f"can't assign a {type(value).__name__} to a {self.type()}")
         if indices is None:
             if value_0dim and view.dim() != 0 and not value.requires_grad:
                 view.fill_(value)  # as torch's copy_to: a 0-dim value fills (an expanded view too)
@@ -915,12 +928,11 @@ class Tensor(_C.TensorBase):
             value = _as_value_tensor(value, self)
         elif value.dtype != self.dtype and value.numel() == 1 and _one_bool_mask(indices):
             value = value.to(self.dtype)  # torch's index_put_ takes masked_fill_(mask, value.item()) here
-        elif value.dtype != self.dtype:  # torch 1.13: an advanced-index assignment does not convert
-            raise RuntimeError("Index put requires the source and destination dtypes match, got "
-                               f"{str(self.dtype).split('.')[-1]} for the destination and "
-                               f"{str(value.dtype).split('.')[-1]} for the source.")
+        # (another dtype: index_put_ raises, after the masks' shape checks, as torch 1.13 does not convert)
         view.index_put_(indices, value)
 
+
+_SMALL_INTS = {_C.uint8: 255, _C.int8: 127, _C.int16: 2 ** 15 - 1, _C.int32: 2 ** 31 - 1}  # their largest values
 
 _LEGACY_DTYPES = {"float32": "Float", "float64": "Double", "float16": "Half", "bfloat16": "BFloat16",
                   "int64": "Long", "int32": "Int", "int16": "Short", "int8": "Char", "uint8": "Byte", "bool": "Bool"}
@@ -930,6 +942,19 @@ _LEGACY_NAMES = {"kiln." + d: n for d, n in _LEGACY_DTYPES.items()}
 def _equal(a, b):
     """torch.equal: same shape and same values (a Python bool)."""
     return tuple(a.shape) == tuple(b.shape) and bool((a == b).all())
+
+
+def _new_sizes(size, kwargs, fn):
+    """new_zeros(2, 3), new_zeros((2, 3)) and torch's keywords new_zeros(size=(2, 3), layout=, pin_memory=)."""
+    if "size" in kwargs:
+        if size:
+            raise TypeError(f"{fn}() got multiple values for argument 'size'")
+        size = (kwargs.pop("size"),)
+    kwargs.pop("layout", None)
+    kwargs.pop("pin_memory", None)
+    if kwargs:
+        raise TypeError(f"{fn}() got an unexpected keyword argument '{next(iter(kwargs))}'")
+    return _sizes(size)
 
 
 def _sizes(size):
@@ -960,10 +985,30 @@ class _RemovableHandle:
         self.removed = True
 
 
+def _is_numpy_bool(x):
+    return type(x).__module__ == "numpy" and type(x).__name__ in ("bool_", "bool")
+
+
 def _wrap(x):
     if _is_number(x):
         return _C._wrap_scalar(x)
+    if _is_numpy_bool(x):  # a bool, as torch 2.x's is_numpy_bool (np.True_ - t: bool's RuntimeError)
+        return _C._wrap_scalar(bool(x))
     raise TypeError(f"unsupported operand type: '{type(x).__name__}'")
+
+
+def _setitem_value(self, value):
+    """The right-hand side of `x[i] = value` as torch's valueToTensor makes it: a Python int, bool or
+    float (np.float64 is one) or a NumPy integer becomes a 0-dim tensor of x's dtype, with fill_'s
+    overflow check (`x[i] = 1e300` into float32 raises, whatever the index); anything else, NumPy
+    float32/bool scalars and lists included, is a TypeError."""
+    if isinstance(value, (int, float)) or (isinstance(value, numbers.Integral) and hasattr(type(value), "__index__")):
+        t = _C.empty([], dtype=self.dtype)
+        t.fill_(value)
+        return t
+    kind = type(value)
+    name = kind.__name__ if kind.__module__ == "builtins" else f"{kind.__module__}.{kind.__name__}"
+    raise TypeError(f"can't assign a {name} to a {self.type()}")
 
 
 def _as_value_tensor(value, like):
@@ -1000,6 +1045,8 @@ def _as_index_tensor(i):
             t = tensor(i)
         except (TypeError, ValueError):
             return None
+        if t.is_floating_point():  # torch's indexing_tensor_from_data: any non-bool list becomes int64
+            return t.to(_C.int64)
         return t if t.dtype in (_C.int64, _C.bool) else None
     return None
 
@@ -1035,11 +1082,16 @@ def _sequence_index(i):
         from ._creation import tensor
         return tensor(list(i), dtype=_C.int64)
     if _is_ndarray(i):
-        if i.ndim == 0 and i.dtype.kind in "iu":
-            return int(i)  # a 0-dim integer array is an integer (its __index__)
+        # torch's indexing_tensor_from_data: a bool (or uint8) array stays a mask, any other becomes int64
+        # (float arrays truncate); a 0-dim one then indexes as a number or a bool
+        if i.ndim == 0 and i.dtype.kind in "iuf":
+            return int(i)
+        if i.ndim == 0 and i.dtype.kind == "b":
+            return bool(i)
         if i.ndim > 0:
             from ._creation import tensor
-            return tensor(i)
+            t = tensor(i)
+            return t if t.dtype in (_C.bool, _C.uint8, _C.int64) or i.dtype.kind not in "iuf" else t.to(_C.int64)
     return i
 
 
@@ -1132,6 +1184,8 @@ def _resolve_index(t, index):
             view = view.unsqueeze(dim)
             entries.append(_C.zeros(1 if bool(i) else 0, dtype=_C.int64))
             dim += 1
+        elif not isinstance(i, (_C.TensorBase, list, tuple, str)) and hasattr(type(i), "__index__"):
+            view = view.select(dim, operator.index(i))  # torch's last resort, PyNumber_Index: np.bool_ is 0 or 1
         else:
             positions = _as_index_tensor(i)
             if isinstance(i, str):

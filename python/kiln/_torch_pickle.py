@@ -828,7 +828,9 @@ class WeightsOnlyUnpickler(pickle._Unpickler):
     def load(self):
         try:
             return super().load()
-        except (IndexError, KeyError, struct.error, EOFError, UnicodeDecodeError, ValueError, AttributeError,
+        except EOFError:
+            raise  # a pickle that ends early: EOFError, as torch 2.x's unpickler (resume loops catch it)
+        except (IndexError, KeyError, struct.error, UnicodeDecodeError, ValueError, AttributeError,
                 OverflowError, TypeError) as e:
             if isinstance(e, (pickle.UnpicklingError, CheckpointTypeError)):
                 raise
@@ -848,7 +850,35 @@ def find_archive(zf, where):
         raise RuntimeError(f"{where}: this is a TorchScript archive (torch.jit.save), which kiln cannot load")
     if prefix + "data.pkl" not in names:
         raise RuntimeError(f"{where}: not a torch checkpoint: the archive has no {prefix}data.pkl")
+    _check_version(zf, prefix, names, where)
     return prefix
+
+
+# The file format versions torch 2.x's PyTorchStreamReader reads (kMin/kMaxSupportedFileFormatVersion).
+_MIN_VERSION, _MAX_VERSION = 1, 10
+
+
+def _check_version(zf, prefix, names, where):
+    """torch's reader refuses an archive without a version record, with one that is not a number, or with
+    a version it does not know (a RuntimeError each)."""
+    record = prefix + ".data/version" if prefix + ".data/version" in names else prefix + "version"
+    if record not in names:
+        raise RuntimeError(f"{where}: PytorchStreamReader: the archive has no version record "
+                           f"(Expected hasRecord(\"version\") to be true, but got false.)")
+    text = read_record(zf, record, where).decode("latin1")
+    digits = text.lstrip()
+    n = len(digits) - len(digits.lstrip("0123456789"))
+    if n == 0:
+        raise RuntimeError(f"{where}: Couldn't parse the version {text!r} as Long Long.")
+    version = int(digits[:n])
+    if version < _MIN_VERSION:
+        raise RuntimeError(f"{where}: Attempted to read a PyTorch file with version {version}, but the minimum "
+                           f"supported version for reading is {_MIN_VERSION}. Your PyTorch script module file is "
+                           f"too old. Please regenerate it with latest version of PyTorch to mitigate this issue.")
+    if version > _MAX_VERSION:
+        raise RuntimeError(f"{where}: Attempted to read a PyTorch file with version {version}, but the maximum "
+                           f"supported version for reading is {_MAX_VERSION}. Your PyTorch installation may be "
+                           f"too old.")
 
 
 def read_byteorder(zf, prefix, where):

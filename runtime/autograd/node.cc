@@ -127,7 +127,10 @@ void check_inplace(const TensorBase& t, const char* op_name) {
   if (meta->is_view && meta->base.defined()) {
     if (meta->view_creation != ViewCreation::kDefault && t.requires_grad())
       refuse_view_rebase(*meta, /*indirect=*/false);  // torch checks this first
-    KILN_CHECK(!(meta->base.is_leaf() && meta->base.requires_grad()), op_name,
+    // torch: a view that requires grad over a leaf base, whether the base requires grad or not
+    // (x = base.reshape(...).requires_grad_(): x's views have the leaf `base` as theirs)
+    const bool leaf_base = meta->base.is_leaf();
+    KILN_CHECK(!(leaf_base && (meta->base.requires_grad() || t.requires_grad())), op_name,
                "(): a view of a leaf Variable that requires grad is being used in an in-place operation.");
   }
   KILN_CHECK(!(meta->requires_grad && meta->grad_fn == nullptr), op_name,

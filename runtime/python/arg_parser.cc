@@ -109,12 +109,21 @@ Signature parse_signature(const std::string& text, bool is_method) {
   return sig;
 }
 
+// An int beyond int64 is no element of an int list to torch's parser (zeros(2**63), view(2**63):
+// TypeError "must be tuple of ints"), where a lone int parameter overflows (RuntimeError).
+bool fits_int64(PyObject* obj) {
+  if (!PyLong_Check(obj)) return true;
+  int overflow = 0;
+  PyLong_AsLongLongAndOverflow(obj, &overflow);
+  return overflow == 0;
+}
+
 bool is_sequence_of_ints(PyObject* obj) {
   if (!PyTuple_Check(obj) && !PyList_Check(obj)) return false;
   Py_ssize_t n = PySequence_Fast_GET_SIZE(obj);
   PyObject** items = PySequence_Fast_ITEMS(obj);
   for (Py_ssize_t i = 0; i < n; ++i)
-    if (!is_int_like(items[i])) return false;
+    if (!is_int_like(items[i]) || !fits_int64(items[i])) return false;
   return true;
 }
 
@@ -147,10 +156,16 @@ bool first_param_stays_tensor(std::string op, const std::string& param) {
   return (param == "input" || param == "self") && ops.count(op) != 0;
 }
 
+// torch's parser takes None for a sized int list whose default is [] (amax(x, None), roll(x, 1, None),
+// max_pool2d(x, 2, None)): the default.
+bool none_is_default_list(const Param& p) {
+  return p.type == ParamType::IntList && p.list_size > 0 && p.has_default && p.default_text == "[]";
+}
+
 // `lenient`: the last pass, where 0-dim tensors may stand for Scalars and ints, and Python numbers
 // for Tensors where the op allows it (`numbers_as_tensors`).
 bool matches(const Param& p, PyObject* obj, bool lenient, bool numbers_as_tensors) {
-  if (obj == Py_None) return p.optional || p.default_none;
+  if (obj == Py_None) return p.optional || p.default_none || none_is_default_list(p);
   switch (p.type) {
     case ParamType::Tensor:  // ndarrays too: t + np.array(...) works in torch (through __add__)
       return is_tensor(obj) || (lenient && numbers_as_tensors && (is_scalar_like(obj) || is_ndarray(obj)));
@@ -231,6 +246,14 @@ Scalar to_scalar(PyObject* obj) {
   }
   if (PyFloat_Check(obj)) return Scalar(PyFloat_AS_DOUBLE(obj));
   if (is_tensor(obj)) return unpack_tensor(obj).item();
+  // A NumPy bool is a bool, as torch 2.x's is_numpy_bool (1.13 read it as a double: bool + np.True_
+  // was float32); its deprecated __index__ would make it an int.
+  const char* tp = Py_TYPE(obj)->tp_name;
+  if (std::strcmp(tp, "numpy.bool_") == 0 || std::strcmp(tp, "numpy.bool") == 0) {
+    const int truth = PyObject_IsTrue(obj);
+    if (truth < 0) throw_python();
+    return Scalar(truth == 1);
+  }
   PyNumberMethods* nm = Py_TYPE(obj)->tp_as_number;
   if (nm && nm->nb_index) {
     PyObject* idx = PyNumber_Index(obj);
@@ -338,7 +361,8 @@ std::optional<int64_t> ParsedArgs::optional_int64(int i) const {
 
 std::vector<int64_t> ParsedArgs::intlist(int i) const {
   const Param& p = param(i);
-  if (values[i] == nullptr) return parse_default_list(p.default_text, p.list_size);
+  if (values[i] == nullptr || (values[i] == Py_None && !p.optional && none_is_default_list(p)))
+    return parse_default_list(p.default_text, p.list_size);
   PyObject* obj = values[i];
   if (is_int_like(obj)) return std::vector<int64_t>(std::max(p.list_size, 1), to_int64(obj));
   std::vector<int64_t> out;
@@ -404,6 +428,39 @@ PythonArgParser::PythonArgParser(std::vector<std::string> signatures, bool is_me
   numbers_as_tensors_ = !signatures_.empty() && allows_numbers_as_tensors(signatures_[0].name);
 }
 
+// Keywords torch's parser takes for every factory and out= function and a kiln signature may not name,
+// given their "nothing" values: out=None, layout=None or strided, pin_memory=False or None (code that
+// forwards its arguments writes them out: torch.add(a, b, out=out) with out None).
+static Py_ssize_t ignorable_kwargs(const Signature& sig, PyObject* kwargs) {
+  Py_ssize_t n = 0;
+  auto named = [&](const char* key) {
+    for (const Param& p : sig.params)
+      if (p.name == key) return true;
+    return false;
+  };
+  PyObject* v = PyDict_GetItemString(kwargs, "out");
+  if (v == Py_None && !named("out")) ++n;
+  v = PyDict_GetItemString(kwargs, "pin_memory");
+  if ((v == Py_None || v == Py_False) && !named("pin_memory")) ++n;
+  v = PyDict_GetItemString(kwargs, "layout");
+  if (v != nullptr && !named("layout")) {
+    bool strided = v == Py_None;
+    if (!strided) {
+      PyObject* r = PyObject_Repr(v);
+      if (r == nullptr) {
+        PyErr_Clear();
+      } else {
+        const char* text = PyUnicode_AsUTF8(r);
+        strided = text != nullptr && std::strcmp(text, "kiln.strided") == 0;
+        if (text == nullptr) PyErr_Clear();
+        Py_DECREF(r);
+      }
+    }
+    if (strided) ++n;
+  }
+  return n;
+}
+
 bool PythonArgParser::try_match(const Signature& sig, PyObject* args, PyObject* kwargs, bool varargs,
                                 bool lenient, ParsedArgs* out) const {
   const Py_ssize_t nargs = args ? PyTuple_GET_SIZE(args) : 0;
@@ -414,7 +471,7 @@ bool PythonArgParser::try_match(const Signature& sig, PyObject* args, PyObject* 
     // zeros(2, 3), x.view(2, 3): a leading int[] given as separate ints.
     if (np == 0 || sig.params[0].type != ParamType::IntList || sig.params[0].kwarg_only || nargs == 0) return false;
     for (Py_ssize_t k = 0; k < nargs; ++k)
-      if (!is_int_like(PyTuple_GET_ITEM(args, k))) return false;
+      if (!is_int_like(PyTuple_GET_ITEM(args, k)) || !fits_int64(PyTuple_GET_ITEM(args, k))) return false;
     out->values[0] = args;
     first_kw = 1;
   } else {
@@ -445,7 +502,7 @@ bool PythonArgParser::try_match(const Signature& sig, PyObject* args, PyObject* 
       return false;
     }
   }
-  if (kwargs && used_kwargs != PyDict_Size(kwargs)) return false;
+  if (kwargs && used_kwargs + ignorable_kwargs(sig, kwargs) != PyDict_Size(kwargs)) return false;
   out->signature = &sig;
   return true;
 }

@@ -480,9 +480,11 @@ def test_hostile_pickles_run_nothing_under_weights_only(tmp_path, case):
     sentinel = tmp_path / "ran"
     path = zip_of(tmp_path, hostile_pickles(sentinel)[case])
     before = set(sys.modules)
-    with pytest.raises(pickle.UnpicklingError) as info:
+    # a pickle that ends early is EOFError, as torch 2.x's weights-only unpickler raises it
+    with pytest.raises(EOFError if case == "truncated" else pickle.UnpicklingError) as info:
         kiln.load(path)
-    assert "Weights only load failed" in str(info.value)
+    if case != "truncated":
+        assert "Weights only load failed" in str(info.value)
     assert not sentinel.exists()
     assert set(sys.modules) == before  # nothing named in the file was imported
 

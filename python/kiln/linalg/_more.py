@@ -1,5 +1,7 @@
 """More of torch.linalg, composed in Python from the LAPACK-backed ops (their gradients come from
 those ops): matrix_power, multi_dot, solve_triangular, pinv, matrix_rank, cond, diagonal, vecdot."""
+import math
+
 import kiln
 
 from .. import _C
@@ -146,17 +148,33 @@ def pinv(A, *, atol=None, rtol=None, hermitian=False):
     return _Pinv.apply(A, atol, rtol, hermitian)
 
 
-def matrix_rank(A, *, atol=None, rtol=None, hermitian=False):
+def matrix_rank(A, tol=None, hermitian=False, *, atol=None, rtol=None):
+    if tol is not None:  # torch's (deprecated) matrix_rank(A, tol, hermitian) overload: atol=tol, rtol=0
+        if atol is not None or rtol is not None:
+            raise TypeError("linalg_matrix_rank(): tol cannot be combined with atol or rtol")
+        atol, rtol = tol, 0.0
+    if A.dim() < 2:
+        raise RuntimeError("torch.linalg.matrix_rank: The input tensor input must have at least 2 dimensions.")
     S = _C.linalg_eigvalsh(A).abs() if hermitian else _C.linalg_svdvals(A)
     return (S > _tolerance(S, A, atol, rtol)).sum(-1)
 
 
 def cond(A, p=None):
+    if A.dim() < 2:
+        raise RuntimeError("linalg.cond: The input tensor must have at least 2 dimensions.")
+    if A.numel() == 0:  # torch (as NumPy leaves it undefined): 0 for 0x0 matrices
+        return kiln.zeros(A.shape[:-2], dtype=A.dtype)
     if p is None or p in (2, -2):
         S = _C.linalg_svdvals(A)
         largest, smallest = S.amax(-1), S.amin(-1)
         return smallest / largest if p == -2 else largest / smallest
-    return matrix_norm(A, p) * matrix_norm(_C.linalg_inv(A), p)
+    if p == "nuc":  # torch: sum(s) * sum(1 / s) (a singular matrix: inf, or 0 * inf = nan for 0)
+        S = _C.linalg_svdvals(A)
+        return S.sum(-1) * S.reciprocal().sum(-1)
+    # torch's _linalg_cond_helper: a singular matrix's inverse is taken as infinite (cond = inf)
+    inverse, info = kiln.linalg.inv_ex(A)
+    inverse = inverse.masked_fill((info > 0).unsqueeze(-1).unsqueeze(-1), math.inf)
+    return (matrix_norm(A, p) * matrix_norm(inverse, p)).masked_fill(info > 0, math.inf)  # (0 * inf too)
 
 
 def diagonal(A, *, offset=0, dim1=-2, dim2=-1):

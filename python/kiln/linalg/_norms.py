@@ -6,12 +6,12 @@ from .. import _C
 
 
 def vector_norm(x, ord=2, dim=None, keepdim=False, *, dtype=None):
+    if isinstance(ord, str):  # torch's parser: ord is a Number
+        raise TypeError(f"linalg_vector_norm(): argument 'ord' must be Number, not str")
     if dtype is not None:
         x = x.to(dtype)
     if not x.is_floating_point():
         raise RuntimeError(f"linalg.vector_norm: Expected a floating point or complex tensor as input. Got {x.dtype}")
-    if isinstance(ord, str):
-        raise RuntimeError(f"linalg.vector_norm: ord must be a number, got '{ord}'")
     if x.numel() == 0 and (ord < 0 or ord == math.inf):  # no identity (kiln.norm gives 0, as torch.norm)
         if dim is None:
             raise RuntimeError(f"linalg.vector_norm cannot compute the {ord} norm on an empty tensor because "
@@ -53,6 +53,10 @@ def matrix_norm(A, ord="fro", dim=(-2, -1), keepdim=False, *, dtype=None):
         A = A.to(dtype)
     if A.dim() < 2:
         raise RuntimeError(f"linalg.matrix_norm: The input tensor A must have at least 2 dimensions.")
+    if not A.is_floating_point():
+        from ..nn.utils._orthogonal_maps import _cname
+        raise RuntimeError(f"linalg.matrix_norm: Expected a floating point or complex tensor as input. Got "
+                           f"{_cname(A.dtype)}")
     dim = tuple(dim)
     if len(dim) != 2:
         raise RuntimeError(f"linalg.matrix_norm: dim must be a 2-tuple. Got {' '.join(map(str, dim))}")
@@ -74,6 +78,12 @@ def matrix_norm(A, ord="fro", dim=(-2, -1), keepdim=False, *, dtype=None):
 
 
 def norm(A, ord=None, dim=None, keepdim=False, *, dtype=None):
+    if isinstance(ord, str):  # torch's str overload: always the matrix norm (dim=(0,) is its error)
+        if dim is None and A.dim() not in (1, 2):
+            raise RuntimeError(f"linalg.norm: If dim is not specified but ord is, the input must be 1D or 2D. "
+                               f"Got {A.dim()}D.")
+        dims = (-2, -1) if dim is None else (dim,) if isinstance(dim, int) else tuple(dim)
+        return matrix_norm(A, ord, dims, keepdim, dtype=dtype)
     if dim is not None:
         dims = (dim,) if isinstance(dim, int) else tuple(dim)
         if len(dims) == 1:

@@ -328,6 +328,8 @@ def cross_entropy(input, target, weight=None, size_average=None, ignore_index=-1
         # torch reads a target of input's shape as class probabilities whatever its dtype
         raise RuntimeError(f"Expected floating point type for target with class probabilities, got "
                            f"{_LEGACY.get(str(target.dtype), target.dtype)}")
+    if tuple(target.shape) == tuple(input.shape) and ignore_index >= 0:
+        raise RuntimeError("ignore_index is not supported for floating point target")
     class_dim = 0 if input.dim() == 1 else 1
     n_classes = input.shape[class_dim]
     logp = log_softmax(input, class_dim)
@@ -396,9 +398,16 @@ def binary_cross_entropy(input, target, weight=None, size_average=None, reduce=N
     if tuple(target.shape) != tuple(input.shape):
         raise ValueError(f"Using a target size ({target.shape}) that is different to the input size "
                          f"({input.shape}) is deprecated. Please ensure they have the same size.")
+    if target.dtype != input.dtype:  # torch's kernel reads both in input's dtype
+        raise RuntimeError(f"Found dtype {_LEGACY_NAME.get(str(target.dtype).split('.')[-1], target.dtype)} but "
+                           f"expected {_LEGACY_NAME.get(str(input.dtype).split('.')[-1], input.dtype)}")
     if weight is not None:
         weight = weight.expand(input.shape)
     return kiln.binary_cross_entropy(input, target, weight, _REDUCTIONS.index(reduction))
+
+
+_LEGACY_NAME = {"float32": "Float", "float64": "Double", "float16": "Half", "bfloat16": "BFloat16", "int64": "Long",
+                "int32": "Int", "int16": "Short", "int8": "Char", "uint8": "Byte", "bool": "Bool"}
 
 
 def _code(reduction, size_average=None, reduce=None):
@@ -661,6 +670,8 @@ def _pad_indexed(input, pad, mode):
     dim with the source index of every output position (negative padding crops), so the gradient
     (and its gradient) flows through index_select."""
     k = len(pad) // 2
+    if len(pad) % 2:
+        raise RuntimeError("Padding length must be divisible by 2")
     if len(pad) > 2 * input.dim():
         raise RuntimeError(f"Padding length should be less than or equal to two times the input dimension but got "
                            f"padding length {len(pad)} and input of dimension {input.dim()}")

@@ -50,9 +50,14 @@ struct IndexPlan {
   std::vector<int64_t> before;   // self offsets of the kept dims placed before B
   std::vector<int64_t> indexed;  // self offset contributed by each position of B
   std::vector<int64_t> after;    // self offsets of the kept dims placed after B
+  std::string bad_index;         // the out-of-bounds error, when the caller defers it
 };
 
-IndexPlan plan_index(const char* name, const TensorBase& self, const std::vector<TensorBase>& raw) {
+// defer_bounds: an index out of bounds is recorded in plan.bad_index instead of raised, so that
+// index_put_ checks the value's dtype and shape first, in torch's order (its kernel reads the
+// indices last).
+IndexPlan plan_index(const char* name, const TensorBase& self, const std::vector<TensorBase>& raw,
+                     bool defer_bounds = false) {
   // Bool masks become coordinate lists.
   std::vector<TensorBase> indices;
   for (size_t k = 0; k < raw.size(); ++k) {
@@ -131,8 +136,13 @@ IndexPlan plan_index(const char* name, const TensorBase& self, const std::vector
       std::vector<int64_t> v = broadcast_values(indices[k], bshape);
       for (int64_t b = 0; b < nb; ++b) {
         int64_t i = v[b];
-        KILN_CHECK_INDEX(kept == 0 || (i >= -size && i < size), "index ", i, " is out of bounds for dimension ", k, " with size ",
-                         size);
+        if (!(kept == 0 || (i >= -size && i < size))) {
+          std::string msg = "index " + std::to_string(i) + " is out of bounds for dimension " + std::to_string(k) +
+                            " with size " + std::to_string(size);
+          KILN_CHECK_INDEX(defer_bounds, msg);
+          if (plan.bad_index.empty()) plan.bad_index = std::move(msg);
+          continue;
+        }
         plan.indexed[b] += (i < 0 ? i + size : i) * stride;
       }
       continue;
@@ -227,16 +237,15 @@ TensorBase index_put(const TensorBase& self, const std::vector<TensorBase>& indi
   }
   if (values.dtype() != self.dtype() && !accumulate && values.numel() == 1 && n_given == 1 && n_masks == 1)
     return index_put(self, indices, cast_to(values, self.dtype()), accumulate, out);
+  // torch's order: the indices' own checks (masks' shapes, types), the dtypes, the value's shape, and
+  // the bounds last (its kernel reads the indices)
+  IndexPlan checked = plan_index("index_put_", self, indices, /*defer_bounds=*/true);
   KILN_CHECK(values.dtype() == self.dtype(), "Index put requires the source and destination dtypes match, got ",
              scalar_type_name(self.dtype()), " for the destination and ", scalar_type_name(values.dtype()),
              " for the source.");
-  // In place into an expanded tensor several positions share one element; torch only warns (a
-  // deprecation) and writes them in order, and so does kiln (without the warning).
-  const TensorBase target = out.defined() ? out : empty_like_cpu(self, self.dtype());
-  if (!out.defined()) copy_into(target, self, "index_put");
-  const IndexPlan plan = plan_index("index_put_", target, indices);
   // The values, broadcast to the indexing result and copied (they may alias self).
-  const IntArrayRef shape(plan.result_shape);
+  const DimVector result_shape = checked.result_shape;  // (checked moves into plan below)
+  const IntArrayRef shape(result_shape);
   KILN_CHECK(values.dim() <= static_cast<int64_t>(shape.size()), "shape mismatch: value tensor of shape ",
              shape_str(values.sizes()), " cannot be broadcast to indexing result of shape ", shape_str(shape));
   DimVector vstrides(shape.size(), 0);
@@ -247,6 +256,14 @@ TensorBase index_put(const TensorBase& self, const std::vector<TensorBase>& indi
                " cannot be broadcast to indexing result of shape ", shape_str(shape));
     vstrides[lead + i] = s == 1 ? 0 : values.strides()[i];
   }
+  KILN_CHECK_INDEX(checked.bad_index.empty(), checked.bad_index);
+  // In place into an expanded tensor several positions share one element; torch only warns (a
+  // deprecation) and writes them in order, and so does kiln (without the warning).
+  const TensorBase target = out.defined() ? out : empty_like_cpu(self, self.dtype());
+  if (!out.defined()) copy_into(target, self, "index_put");
+  // the offsets are the target's: planned again where a copy has other strides than self
+  const IndexPlan plan = target.strides() == self.strides() ? std::move(checked)
+                                                            : plan_index("index_put_", target, indices);
   // Read in place when already laid out as the result and apart from the target (the backward of
   // x[idx] puts a whole gradient), else copied (broadcast, strided, or aliasing self).
   TensorBase vals = values;
