@@ -119,27 +119,26 @@ class Timer:
                 return number
             number *= 10
 
-    def blocked_autorange(self, callback=None, min_run_time=0.2):
-        number = self._estimate_block_size(min_run_time)
+    def _blocks(self, number, run_time, callback, done=lambda times, total: False):
+        """Times blocks of `number` runs until `run_time` seconds were spent or done(times, total)."""
         times, total = [], 0.0
-        while total < min_run_time:
+        while total < run_time:
             t = self._run(number)
             times.append(t)
             total += t
             if callback is not None:
                 callback(number, t)
+            if done(times, total):
+                break
         return self._measurement(number, times)
+
+    def blocked_autorange(self, callback=None, min_run_time=0.2):
+        return self._blocks(self._estimate_block_size(min_run_time), min_run_time, callback)
 
     def adaptive_autorange(self, threshold=0.1, *, min_run_time=0.01, max_run_time=10.0, callback=None):
         number = self._estimate_block_size(min_run_time=0.05)
-        times, total = [], 0.0
-        while total < max_run_time:
-            t = self._run(number)
-            times.append(t)
-            total += t
-            if callback is not None:
-                callback(number, t)
-            m = self._measurement(number, times)
-            if total >= min_run_time and len(times) > 3 and m.meets_confidence(threshold):
-                break
-        return self._measurement(number, times)
+
+        def confident(times, total):
+            return (total >= min_run_time and len(times) > 3
+                    and self._measurement(number, times).meets_confidence(threshold))
+        return self._blocks(number, max_run_time, callback, confident)
