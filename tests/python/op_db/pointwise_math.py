@@ -97,6 +97,8 @@ RECORDS = [
                                             "shapes that do not broadcast")]),
     binary("_special_zeta", _f(scipy.special.zeta), result=promoted_float, domain="above one",
            other_domain="positive", api="_C._special_zeta",
+           error_inputs=lambda: [ErrorInput(lambda k: k._C._special_zeta(k.ones(2, 3), k.ones(4)), RuntimeError,
+                                            "must match the size", "shapes (2,3) and (4,) do not broadcast")],
            derivative_not_implemented="kiln.special.zeta's autograd Function gives torch's gradients (q's, not x's)"),
     binary("copysign.Tensor", _f(np.copysign), result=promoted_float),
     scalar_other("copysign.Scalar", _f(np.copysign), result=promoted_float, scalars=(-2, 2.5)),
