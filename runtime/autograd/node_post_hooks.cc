@@ -27,17 +27,9 @@ int64_t next_id = 1;
 
 }  // namespace
 
+// (A node's entries go when it is deleted: drop_node_post_hooks, from delete_node.)
 int64_t add_node_post_hook(const std::shared_ptr<Node>& node, NodePostHook hook) {
-  std::vector<NodePostHook> dead;  // destroyed outside the lock (a Python hook takes the GIL to die)
   std::lock_guard<std::mutex> lock(table_mutex());
-  for (auto it = table().begin(); it != table().end();) {  // drop the hooks of nodes that are gone
-    if (it->second.node.expired()) {
-      dead.push_back(std::move(it->second.hook));
-      it = table().erase(it);
-    } else {
-      ++it;
-    }
-  }
   const int64_t id = next_id++;
   table().emplace(id, Entry{node, node.get(), std::move(hook)});
   live_entries.store(static_cast<int64_t>(table().size()), std::memory_order_relaxed);
@@ -64,7 +56,7 @@ bool node_has_post_hooks(const Node* node) {
 
 void drop_node_post_hooks(const Node* node) {
   if (live_entries.load(std::memory_order_relaxed) == 0) return;
-  std::vector<NodePostHook> dead;  // destroyed outside the lock, as in add_node_post_hook
+  std::vector<NodePostHook> dead;  // destroyed outside the lock (a Python hook takes the GIL to die)
   std::lock_guard<std::mutex> lock(table_mutex());
   for (auto it = table().begin(); it != table().end();) {
     if (it->second.raw == node) {
