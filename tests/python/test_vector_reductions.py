@@ -112,7 +112,7 @@ def test_sum_over_dims_is_torchs_bit_for_bit(on_target, torch_threads, shape, di
 
 
 @pytest.mark.parametrize("threads", [2, 3, 8])
-@pytest.mark.parametrize("n", [32767, 32768, 65536, 100003, 1000003])
+@pytest.mark.parametrize("n", [32767, 32768, 65536, 100003, 1000003, 4194309])
 def test_long_sum_on_threads_is_torchs(threads, n):
     """torch splits a whole-tensor sum of 32768 elements or more across its threads (one chunk per
     thread, the totals summed as a line): so does kiln, with the same thread count."""
