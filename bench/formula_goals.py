@@ -1,6 +1,6 @@
-"""Issue 15's performance goals, kiln against torch in one run: the median of 7 repetitions per case,
-at 1 and at 2 threads, as kiln/torch ratios beside each goal. Not a test: numbers depend on the
-machine (the CPU is printed first) and on whatever else runs on it.
+"""Issue 15's performance goals, kiln against torch in one run: the median of 7 repetitions per case
+(kiln's and torch's interleaved), at 1 and at 2 threads, as kiln/torch ratios beside each goal. Not a
+test: numbers depend on the machine (the CPU is printed first) and on whatever else runs on it.
 
     bazel build //:python_package && PYTHONPATH=bazel-bin /usr/bin/python3 bench/formula_goals.py
 
@@ -22,21 +22,40 @@ import kiln
 REPEATS = 7
 
 
+def calls_for(fn, number):
+    """number, or as many calls as take about 20 ms (after one warm-up call: allocator caches, the first dispatch)."""
+    fn()
+    if number is not None:
+        return number
+    t0 = time.perf_counter()
+    fn()
+    once = time.perf_counter() - t0
+    return max(1, min(20000, int(0.02 / max(once, 1e-9))))
+
+
+def block_time(fn, number):
+    t0 = time.perf_counter()
+    for _ in range(number):
+        fn()
+    return (time.perf_counter() - t0) / number
+
+
 def median_time(fn, number=None):
     """The median over REPEATS of the time per call (number calls each, chosen for ~20 ms)."""
-    fn()  # warm up (allocator caches, the first dispatch)
-    if number is None:
-        t0 = time.perf_counter()
-        fn()
-        once = time.perf_counter() - t0
-        number = max(1, min(20000, int(0.02 / max(once, 1e-9))))
-    times = []
+    number = calls_for(fn, number)
+    return statistics.median(block_time(fn, number) for _ in range(REPEATS))
+
+
+def paired_times(kiln_fn, torch_fn, number=None):
+    """The median times per call of kiln_fn and torch_fn, their repetitions interleaved (kiln, torch,
+    kiln, ...): this virtual machine's memory speed drifts by a third within a minute, and measuring one
+    library's repetitions all before the other's put that drift into the ratio."""
+    nk, nt = calls_for(kiln_fn, number), calls_for(torch_fn, number)
+    ks, ts = [], []
     for _ in range(REPEATS):
-        t0 = time.perf_counter()
-        for _ in range(number):
-            fn()
-        times.append((time.perf_counter() - t0) / number)
-    return statistics.median(times)
+        ks.append(block_time(kiln_fn, nk))
+        ts.append(block_time(torch_fn, nt))
+    return statistics.median(ks), statistics.median(ts)
 
 
 def cpu_name():
@@ -57,7 +76,8 @@ class Table:
     def __init__(self):
         self.missed = []
 
-    def row(self, name, k, t, goal):
+    def row(self, name, times, goal):
+        k, t = times
         ratio = k / t
         ok = ratio <= goal
         if not ok:
@@ -75,20 +95,19 @@ def run(threads, table):
         a, b = rng.standard_normal(n).astype(np.float32), rng.standard_normal(n).astype(np.float32)
         ka, kb, ta, tb = kiln.from_numpy(a), kiln.from_numpy(b), torch.from_numpy(a), torch.from_numpy(b)
         kc, tc = ka > 0, ta > 0
-        table.row(f"add {n:.0e} fresh", median_time(lambda: ka + kb), median_time(lambda: ta + tb), 0.9)
-        table.row(f"mul {n:.0e} fresh", median_time(lambda: ka * kb), median_time(lambda: ta * tb), 0.9)
-        table.row(f"where {n:.0e} fresh", median_time(lambda: kiln.where(kc, ka, kb)),
-                  median_time(lambda: torch.where(tc, ta, tb)), 0.9)
+        table.row(f"add {n:.0e} fresh", paired_times(lambda: ka + kb, lambda: ta + tb), 0.9)
+        table.row(f"mul {n:.0e} fresh", paired_times(lambda: ka * kb, lambda: ta * tb), 0.9)
+        table.row(f"where {n:.0e} fresh", paired_times(lambda: kiln.where(kc, ka, kb), lambda: torch.where(tc, ta, tb)), 0.9)
 
     n = 16 * 1024 * 1024
     x = rng.standard_normal(n).astype(np.float32)
     kx, tx = kiln.from_numpy(x), torch.from_numpy(x)  # the same memory: reads cost both the same
     kout, tout = kiln.empty(n), torch.empty(n)
-    k_add = median_time(lambda: kiln.add(kx, kx, out=kout), 3)
-    table.row("add 16M out=", k_add, median_time(lambda: torch.add(tx, tx, out=tout), 3), 1.0)
+    add_times = paired_times(lambda: kiln.add(kx, kx, out=kout), lambda: torch.add(tx, tx, out=tout), 3)
+    k_add = add_times[0]
+    table.row("add 16M out=", add_times, 1.0)
     for op in ("sum", "mean", "amax", "amin", "argmax"):
-        table.row(f"{op} 16M", median_time(lambda: getattr(kiln, op)(kx), 3),
-                  median_time(lambda: getattr(torch, op)(tx), 3), 1.0)
+        table.row(f"{op} 16M", paired_times(lambda: getattr(kiln, op)(kx), lambda: getattr(torch, op)(tx), 3), 1.0)
     # log takes |x|; gelu through torch._C._nn for its out= (torch.nn.functional.gelu has none).
     kabs, tabs = kx.abs(), tx.abs()
     ops = {
@@ -104,9 +123,10 @@ def run(threads, table):
     own = []
     for op, (k_out, t_out, k_fn, t_fn, uses_abs) in ops.items():
         kin, tin = (kabs, tabs) if uses_abs else (kx, tx)
-        k = median_time(lambda: k_out(kout), 3)
-        table.row(f"{op} 16M out=", k, median_time(lambda: t_out(tout), 3), 1.0)
-        table.row(f"{op} 16M fresh", median_time(lambda: k_fn(kin), 3), median_time(lambda: t_fn(tin), 3), 1.0)
+        out_times = paired_times(lambda: k_out(kout), lambda: t_out(tout), 3)
+        k = out_times[0]
+        table.row(f"{op} 16M out=", out_times, 1.0)
+        table.row(f"{op} 16M fresh", paired_times(lambda: k_fn(kin), lambda: t_fn(tin), 3), 1.0)
         if op != "erf":
             own.append((op, k))
     for op, k in own:
@@ -121,12 +141,12 @@ def run(threads, table):
     for name in ("float16", "bfloat16"):
         ky = kiln.from_numpy(y).to(getattr(kiln, name))
         ty = torch.from_numpy(y.copy()).to(getattr(torch, name))
-        table.row(f"add 1M {name} fresh", median_time(lambda: ky + ky), median_time(lambda: ty + ty), 1.0)
-        table.row(f"sum 1M {name}", median_time(lambda: ky.sum()), median_time(lambda: ty.sum()), 1.0)
+        table.row(f"add 1M {name} fresh", paired_times(lambda: ky + ky, lambda: ty + ty), 1.0)
+        table.row(f"sum 1M {name}", paired_times(lambda: ky.sum(), lambda: ty.sum()), 1.0)
 
 
 def main():
-    print(f"CPU: {cpu_name()}; torch {torch.__version__}; median of {REPEATS} repetitions per case")
+    print(f"CPU: {cpu_name()}; torch {torch.__version__}; median of {REPEATS} repetitions per case, kiln's and torch's interleaved")
     table = Table()
     for threads in (1, 2):
         run(threads, table)
