@@ -75,15 +75,19 @@ void forward_rows(const T* x, const T* w, const T* b, T* y, T* mean, T* rstd, in
     rstd[r] = static_cast<T>(inv);
     const T a = static_cast<T>(inv), c = static_cast<T>(-mu * inv);  // y = x * a + c, then * w + b
     T* yr = y + r * n;
+    // One loop per case: a `w ? w[j] : ...` inside the loop becomes masked loads, slow on a null pointer.
     if (w && b) {
 #pragma omp simd
       for (int64_t j = 0; j < n; ++j) yr[j] = (xr[j] * a + c) * w[j] + b[j];
+    } else if (w) {
+#pragma omp simd
+      for (int64_t j = 0; j < n; ++j) yr[j] = (xr[j] * a + c) * w[j] + T(0);
+    } else if (b) {
+#pragma omp simd
+      for (int64_t j = 0; j < n; ++j) yr[j] = (xr[j] * a + c) + b[j];
     } else {
 #pragma omp simd
-      for (int64_t j = 0; j < n; ++j) {
-        const T v = xr[j] * a + c;
-        yr[j] = (w ? v * w[j] : v) + (b ? b[j] : T(0));
-      }
+      for (int64_t j = 0; j < n; ++j) yr[j] = (xr[j] * a + c) + T(0);
     }
   }
 }
