@@ -6,6 +6,8 @@
 #include "generated/api/binary_cross_entropy.h"
 #include "generated/api/binary_cross_entropy_with_logits.h"
 #include "generated/api/clamp.h"
+#include "generated/api/clamp_min.h"
+#include "generated/api/exp.h"
 #include "generated/api/ge.h"
 #include "generated/api/le.h"
 #include "generated/api/log.h"
@@ -17,7 +19,6 @@
 #include "generated/kernels/binary_cross_entropy.h"
 #include "generated/kernels/binary_cross_entropy_with_logits.h"
 #include "runtime/kernels/composite/reduce_loss.h"
-#include "runtime/kernels/composite/softplus_exact.h"
 #include "runtime/kernels/shape_rules.h"
 
 namespace kiln {
@@ -52,8 +53,10 @@ TensorBase binary_cross_entropy(const TensorBase& self_, const TensorBase& targe
   return reduce_loss(loss, reduction, op);
 }
 
-// (1 - t) x + w_pos * softplus(-x), with w_pos = 1 + (pos_weight - 1) t: PyTorch's
-// formula, stable for large |x|.
+// (1 - t) x + w_pos softplus(-x), with w_pos = 1 + (pos_weight - 1) t, in torch's operations and
+// order (so its bits): softplus(-x) = m + log(exp(-m) + exp(-x - m)) with m = max(-x, 0), stable
+// for any x. Its gradient is the op's own (derivatives.yaml), so the forward need not be one that
+// autodiff could differentiate.
 TensorBase binary_cross_entropy_with_logits(const TensorBase& self_, const TensorBase& target_,
                                             const TensorBase& weight_, const TensorBase& pos_weight_,
                                             int64_t reduction) {
@@ -67,9 +70,16 @@ TensorBase binary_cross_entropy_with_logits(const TensorBase& self_, const Tenso
     KILN_CHECK(IntArrayRef(shape) == target.sizes(), "output with shape ", shape_str(target.sizes()),
                " doesn't match the broadcast shape ", shape_str(shape));
   }
-  Tensor soft = composite_implicit::softplus_exact(kiln::neg(self));
-  if (pos_weight.defined()) soft = kiln::mul(soft, kiln::add(kiln::mul(kiln::sub(pos_weight, 1), target), 1));
-  Tensor loss = kiln::add(kiln::mul(kiln::add(kiln::neg(target), 1), self), soft);
+  const Tensor neg_self = kiln::neg(self);
+  const Tensor max_val = kiln::clamp_min(neg_self, Scalar(0));
+  const Tensor log_sum = kiln::log(kiln::add(kiln::exp(kiln::neg(max_val)), kiln::exp(kiln::sub(neg_self, max_val))));
+  Tensor loss = kiln::mul(one_minus(target), self);
+  if (pos_weight.defined()) {
+    const Tensor log_weight = kiln::add(kiln::mul(kiln::sub(pos_weight, 1), target), 1);
+    loss = kiln::add(loss, kiln::mul(log_weight, kiln::add(log_sum, max_val)));
+  } else {
+    loss = kiln::add(kiln::add(loss, max_val), log_sum);
+  }
   if (weight.defined()) loss = kiln::mul(loss, weight);
   return reduce_loss(loss, reduction, op);
 }

@@ -35,7 +35,6 @@
 #include "runtime/core/convert.h"  // pm::torch_kernels_use_fma
 #include "runtime/dispatch/grad_mode.h"
 #include "runtime/kernels/composite/reduce_loss.h"
-#include "runtime/kernels/composite/softplus_exact.h"
 
 namespace kiln {
 namespace composite_implicit {
