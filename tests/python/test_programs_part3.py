@@ -234,7 +234,7 @@ def test_transposed_copy_tiles():
     torch's copy_): every dtype's elements land where the element-wise copy puts them."""
     import kiln
     rng = np.random.default_rng(1)
-    for rows, cols in [(60, 60), (59, 61), (130, 70), (9216, 3), (2, 5000)]:
+    for rows, cols in [(60, 60), (59, 61), (130, 70), (9216, 3), (2, 5000), (64, 64), (1024, 256), (65, 129)]:
         base = rng.standard_normal((cols, rows)) * 50
         for dt in (kiln.float32, kiln.float64, kiln.float16, kiln.bfloat16, kiln.int8, kiln.int64, kiln.bool):
             src = kiln.tensor(base).to(dt).t()  # (rows, cols), strides (1, rows)

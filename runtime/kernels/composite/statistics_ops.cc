@@ -148,6 +148,9 @@ Tensor p_norm(const Tensor& self, double p, IntArrayRef dim, bool keepdim) {
   KILN_CHECK(self.is_floating_point(), "norm(): input dtype should be a floating point dtype, got ",
              scalar_type_name(self.dtype()));
   check_unique_dims(dim, self.dim(), "norm");
+  const std::optional<IntArrayRef> dims = dim;
+  // the 2-norm first: squares need no |x| and no test for zeros (two passes over x saved)
+  if (p == 2) return root_of_sum(kiln::sum(kiln::mul(self, self), dims, keepdim), p);
   const Tensor a = kiln::abs(self);
   if (std::isinf(p)) {
     // torch 1.13's norm of an empty tensor is 0 for p = +-inf too (over any dims; linalg.vector_norm
@@ -155,7 +158,6 @@ Tensor p_norm(const Tensor& self, double p, IntArrayRef dim, bool keepdim) {
     if (self.numel() == 0) return kiln::sum(a, std::optional<IntArrayRef>(dim), keepdim);
     return p > 0 ? kiln::amax(a, dim, keepdim) : kiln::amin(a, dim, keepdim);
   }
-  const std::optional<IntArrayRef> dims = dim;
   // p = 0: the count of non-zeros (NaN counts), differentiable with a zero gradient as torch's: sign's
   // derivative is 0 (a bool count would leave the result without a gradient)
   if (p == 0)
@@ -164,9 +166,8 @@ Tensor p_norm(const Tensor& self, double p, IntArrayRef dim, bool keepdim) {
   // |x|^p with a zero gradient at x = 0 (as torch's norm backward): for p < 1 the plain power's
   // derivative is infinite there, and 0 * inf = nan. The detached power keeps the value at 0.
   const Tensor zero = kiln::eq(a, 0);
-  const Tensor powered = p == 2 ? kiln::mul(self, self)
-                                : kiln::where(zero, kiln::detach(kiln::pow(a, p)),
-                                              kiln::pow(kiln::where(zero, kiln::add(kiln::zeros_like(a), 1), a), p));
+  const Tensor powered = kiln::where(zero, kiln::detach(kiln::pow(a, p)),
+                                     kiln::pow(kiln::where(zero, kiln::add(kiln::zeros_like(a), 1), a), p));
   return root_of_sum(kiln::sum(powered, dims, keepdim), p);
 }
 }  // namespace

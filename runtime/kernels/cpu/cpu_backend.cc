@@ -17,15 +17,29 @@ namespace {
 // dst[i][j] = src[i][j] for a contiguous dst and a src that is a contiguous matrix transposed (strides
 // (1, rows)), in square tiles: element by element, every read of the src would be a cache miss (a
 // Linear weight's gradient, mm(x.t(), grad).t(), into AccumulateGrad's contiguous copy). torch's
-// copy_ takes the same path (copy_same_type_transpose_, 60 x 60 blocks, from 3600 elements).
+// copy_ takes the same path (copy_same_type_transpose_, 60 x 60 blocks, from 3600 elements). Within
+// a tile, 8 x 8 blocks go through a local buffer, read and written a row of 8 at a time: a tile's 64
+// source rows are `rows` elements apart, and with a power-of-two row length they all fall into one
+// L1 set, which holds 8 lines (x.t().contiguous() of a 256 x 1024 float matrix ran 4x torch's time).
 template <typename T>
 void transpose_tiles(const T* src, T* dst, int64_t rows, int64_t cols) {
-  constexpr int64_t kTile = 64;
+  constexpr int64_t kTile = 64, kBlock = 8;
   for (int64_t i0 = 0; i0 < rows; i0 += kTile)
     for (int64_t j0 = 0; j0 < cols; j0 += kTile) {
       const int64_t i1 = std::min(i0 + kTile, rows), j1 = std::min(j0 + kTile, cols);
-      for (int64_t i = i0; i < i1; ++i)
-        for (int64_t j = j0; j < j1; ++j) dst[i * cols + j] = src[j * rows + i];
+      for (int64_t i = i0; i < i1; i += kBlock)
+        for (int64_t j = j0; j < j1; j += kBlock) {
+          if (i + kBlock <= i1 && j + kBlock <= j1) {
+            T block[kBlock][kBlock];
+            for (int64_t k = 0; k < kBlock; ++k)
+              for (int64_t l = 0; l < kBlock; ++l) block[l][k] = src[(j + k) * rows + i + l];
+            for (int64_t l = 0; l < kBlock; ++l)
+              for (int64_t k = 0; k < kBlock; ++k) dst[(i + l) * cols + j + k] = block[l][k];
+          } else {  // a partial block at the matrix's edge
+            for (int64_t ii = i; ii < std::min(i + kBlock, i1); ++ii)
+              for (int64_t jj = j; jj < std::min(j + kBlock, j1); ++jj) dst[ii * cols + jj] = src[jj * rows + ii];
+          }
+        }
     }
 }
 
