@@ -5,6 +5,7 @@
 
 #include "generated/pointwise/_to_copy.h"
 #include "runtime/core/convert.h"
+#include "runtime/kernels/cpu/fill_run.h"
 #include "runtime/kernels/cpu/reduced_float_convert.h"
 
 namespace kiln {
@@ -23,7 +24,10 @@ inline To cast_element(From v) {
 
 template <typename To, typename From>
 void convert_typed(const char* src, int64_t src_stride, char* dst, int64_t dst_stride, int64_t n) {
-  if (src_stride == sizeof(From) && dst_stride == sizeof(To)) {
+  if (src_stride == 0 && dst_stride == sizeof(To)) {
+    // one broadcast value (an expanded gradient made contiguous): converted once, then a fill
+    fill_serial(reinterpret_cast<To*>(dst), n, cast_element<To>(*reinterpret_cast<const From*>(src)));
+  } else if (src_stride == sizeof(From) && dst_stride == sizeof(To)) {
     const From* x = reinterpret_cast<const From*>(src);
     To* o = reinterpret_cast<To*>(dst);
     if constexpr (std::is_same_v<To, From>) {
@@ -32,6 +36,7 @@ void convert_typed(const char* src, int64_t src_stride, char* dst, int64_t dst_s
                          (is_reduced_float_v<To> && std::is_same_v<From, float>)) {
       convert_run(x, o, n);  // the 16-bit floats' way in and out of float32, vectorized
     } else {
+#pragma omp simd  // one conversion per element: the same values in vectors
       for (int64_t i = 0; i < n; ++i) o[i] = cast_element<To>(x[i]);
     }
   } else {

@@ -12,6 +12,7 @@
 #include "generated/kernels/eye.h"
 #include "generated/kernels/fill.h"
 #include "generated/kernels/linspace.h"
+#include "runtime/kernels/cpu/fill_run.h"
 #include "runtime/kernels/cpu/loops.h"
 #include "runtime/kernels/cpu/random_utils.h"
 #include "runtime/kernels/scalar_convert.h"
@@ -47,7 +48,7 @@ TensorBase fill_(const TensorBase& self, const Scalar& value) {
       if (std::memcmp(&v, &zero, sizeof(scalar_t)) == 0) {
         std::memset(p, 0, sizeof(scalar_t) * static_cast<size_t>(self.numel()));
       } else {
-        std::fill_n(p, self.numel(), v);
+        fill_run(p, self.numel(), v);
       }
       return;
     }
