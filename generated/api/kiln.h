@@ -189,6 +189,7 @@
 #include "generated/api/avg_pool2d.h"
 #include "generated/api/avg_pool2d_backward.h"
 #include "generated/api/adaptive_avg_pool2d.h"
+#include "generated/api/_adaptive_avg_pool2d.h"
 #include "generated/api/adaptive_avg_pool2d_backward.h"
 #include "generated/api/adaptive_avg_pool3d.h"
 #include "generated/api/adaptive_avg_pool3d_backward.h"
@@ -3394,6 +3395,11 @@ inline Tensor avg_pool2d_backward(const Tensor& grad_output, const Tensor& self,
 // adaptive_avg_pool2d(Tensor self, int[2] output_size) -> Tensor
 inline Tensor adaptive_avg_pool2d(const Tensor& self, IntArrayRef output_size) {
   return to_api(kiln::adaptive_avg_pool2d(self, output_size));
+}
+
+// _adaptive_avg_pool2d(Tensor self, int[2] output_size) -> Tensor
+inline Tensor _adaptive_avg_pool2d(const Tensor& self, IntArrayRef output_size) {
+  return to_api(kiln::_adaptive_avg_pool2d(self, output_size));
 }
 
 // adaptive_avg_pool2d_backward(Tensor grad_output, Tensor self) -> Tensor

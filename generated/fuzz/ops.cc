@@ -2925,6 +2925,12 @@ const FuzzOp kFuzzOps[] = {
        const std::vector<int64_t> output_size = in.int_list();
        use_result(in, kiln::adaptive_avg_pool2d(self, output_size));
      }},
+    {"_adaptive_avg_pool2d",
+     [](FuzzInput& in) {
+       const Tensor self = in.tensor();
+       const std::vector<int64_t> output_size = in.int_list();
+       use_result(in, kiln::_adaptive_avg_pool2d(self, output_size));
+     }},
     {"adaptive_avg_pool2d_backward",
      [](FuzzInput& in) {
        const Tensor grad_output = in.tensor();

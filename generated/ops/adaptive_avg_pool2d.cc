@@ -2,8 +2,7 @@
 // `adaptive_avg_pool2d`: dispatch tables, backend adapters, and the C++ API entry points.
 #include "generated/api/adaptive_avg_pool2d.h"
 
-#include "generated/autograd/adaptive_avg_pool2d.h"
-#include "generated/kernels/adaptive_avg_pool2d.h"
+#include "generated/kernels/composite/adaptive_avg_pool2d.h"
 #include "runtime/autograd/view_tracking.h"
 #include "runtime/api/api_helpers.h"
 #include "runtime/dispatch/dispatcher.h"
@@ -11,26 +10,12 @@
 
 namespace kiln {
 
-// ---- adaptive_avg_pool2d(Tensor self, int[2] output_size) -> Tensor
-namespace {
-Tensor adaptive_avg_pool2d_CPU(const Tensor& self, IntArrayRef output_size) {
-  if (explain_enabled()) explain_log("kernel", "cpu::adaptive_avg_pool2d", "");
-  return Tensor(cpu::adaptive_avg_pool2d(self, output_size));
-}
-}  // namespace
-
-Operator<Tensor(const Tensor&, IntArrayRef)> adaptive_avg_pool2d_op = {"adaptive_avg_pool2d", {
-    /*CPU=*/&adaptive_avg_pool2d_CPU,
-    /*CUDA=*/nullptr,
-    /*Autograd=*/&autograd_kernels::adaptive_avg_pool2d,
-}};
-
+// ---- adaptive_avg_pool2d(Tensor self, int[2] output_size) -> Tensor  (CompositeImplicit)
 
 Tensor ops::adaptive_avg_pool2d(const Tensor& self, IntArrayRef output_size) {
   const profiler::Scope profile_scope("aten::adaptive_avg_pool2d", [&] { return profiler::shapes_of(TensorRefs(self)); });
-  const DispatchKeySet keys = dispatch_keys(backend_key({&self}), records_autograd({&self}));
-  if (explain_enabled()) explain_log("dispatch", "adaptive_avg_pool2d", keys.str().c_str());
-  return adaptive_avg_pool2d_op.lookup(keys)(self, output_size);
+  if (explain_enabled()) explain_log("composite", "adaptive_avg_pool2d", "");
+  return composite_implicit::adaptive_avg_pool2d(self, output_size);
 }
 
 }  // namespace kiln

@@ -189,6 +189,7 @@ PyObject* fn_max_pool2d(PyObject* module, PyObject* args, PyObject* kwargs);
 PyObject* fn_avg_pool2d(PyObject* module, PyObject* args, PyObject* kwargs);
 PyObject* fn_avg_pool2d_backward(PyObject* module, PyObject* args, PyObject* kwargs);
 PyObject* fn_adaptive_avg_pool2d(PyObject* module, PyObject* args, PyObject* kwargs);
+PyObject* fn__adaptive_avg_pool2d(PyObject* module, PyObject* args, PyObject* kwargs);
 PyObject* fn_adaptive_avg_pool2d_backward(PyObject* module, PyObject* args, PyObject* kwargs);
 PyObject* fn_adaptive_avg_pool3d(PyObject* module, PyObject* args, PyObject* kwargs);
 PyObject* fn_adaptive_avg_pool3d_backward(PyObject* module, PyObject* args, PyObject* kwargs);
@@ -968,6 +969,7 @@ PyMethodDef generated_functions[] = {
     KILN_BINDING("avg_pool2d", fn_avg_pool2d),
     KILN_BINDING("avg_pool2d_backward", fn_avg_pool2d_backward),
     KILN_BINDING("adaptive_avg_pool2d", fn_adaptive_avg_pool2d),
+    KILN_BINDING("_adaptive_avg_pool2d", fn__adaptive_avg_pool2d),
     KILN_BINDING("adaptive_avg_pool2d_backward", fn_adaptive_avg_pool2d_backward),
     KILN_BINDING("adaptive_avg_pool3d", fn_adaptive_avg_pool3d),
     KILN_BINDING("adaptive_avg_pool3d_backward", fn_adaptive_avg_pool3d_backward),

@@ -6,6 +6,7 @@
 #include <string>
 #include <vector>
 
+#include "generated/api/_adaptive_avg_pool2d.h"
 #include "generated/api/_fma.h"
 #include "generated/api/abs.h"
 #include "generated/api/add.h"
@@ -15,6 +16,7 @@
 #include "generated/api/full.h"
 #include "generated/api/lt.h"
 #include "generated/api/max_pool2d_with_indices.h"
+#include "generated/api/mean.h"
 #include "generated/api/mul.h"
 #include "generated/api/narrow.h"
 #include "generated/api/native_layer_norm.h"
@@ -25,6 +27,7 @@
 #include "generated/api/sum.h"
 #include "generated/api/where.h"
 #include "generated/api/zeros.h"
+#include "generated/kernels/composite/adaptive_avg_pool2d.h"
 #include "generated/kernels/composite/batch_norm.h"
 #include "generated/kernels/composite/constant_pad_nd.h"
 #include "generated/kernels/composite/dropout.h"
@@ -58,6 +61,20 @@ void check_channel_vector(const Tensor& t, int64_t channels, const char* what) {
 }
 
 }  // namespace
+
+// torch's: output_size's checks, then a 1 x 1 output as the mean over the last two dims (what torch
+// computes, so its bits and its gradient), other sizes by the bins of _adaptive_avg_pool2d.
+Tensor adaptive_avg_pool2d(const Tensor& self, IntArrayRef output_size) {
+  const char* op = "adaptive_avg_pool2d";
+  KILN_CHECK(output_size.size() == 2, op, "(): output_size must be 2, got ", shape_str(output_size));
+  KILN_CHECK(output_size[0] >= 0 && output_size[1] >= 0, op,
+             "(): elements of output_size must be greater than or equal to 0 but received ", shape_str(output_size));
+  if (output_size[0] == 1 && output_size[1] == 1) {
+    const int64_t last_two[] = {-1, -2};
+    return kiln::mean(self, IntArrayRef(last_two, 2), /*keepdim=*/true);
+  }
+  return kiln::_adaptive_avg_pool2d(self, output_size);
+}
 
 Tensor max_pool2d(const Tensor& self, IntArrayRef kernel_size, IntArrayRef stride, IntArrayRef padding,
                   IntArrayRef dilation, bool ceil_mode) {

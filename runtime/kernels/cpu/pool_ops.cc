@@ -5,7 +5,7 @@
 #include <cmath>
 #include <limits>
 
-#include "generated/kernels/adaptive_avg_pool2d.h"
+#include "generated/kernels/_adaptive_avg_pool2d.h"
 #include "generated/kernels/adaptive_avg_pool2d_backward.h"
 #include "generated/kernels/avg_pool2d.h"
 #include "generated/kernels/avg_pool2d_backward.h"
@@ -311,7 +311,7 @@ TensorBase avg_pool2d_backward(const TensorBase& grad_output, const TensorBase& 
   return grad_input;
 }
 
-TensorBase adaptive_avg_pool2d(const TensorBase& self, IntArrayRef output_size) {
+TensorBase _adaptive_avg_pool2d(const TensorBase& self, IntArrayRef output_size) {
   const char* op = "adaptive_avg_pool2d";
   // an int is expanded by the binding; a list must have two entries (torch's check)
   KILN_CHECK(output_size.size() == 2, op, "(): output_size must be 2, got ", shape_str(output_size));
@@ -320,7 +320,7 @@ TensorBase adaptive_avg_pool2d(const TensorBase& self, IntArrayRef output_size) 
              shape_str(output_size));
   check_pool_input(self, op, 2);
   if (is_reduced_floating_type(self.dtype()))
-    return cast_to(adaptive_avg_pool2d(to_opmath(self), output_size), self.dtype());
+    return cast_to(_adaptive_avg_pool2d(to_opmath(self), output_size), self.dtype());
   const int64_t H = self.sizes()[self.dim() - 2], W = self.sizes()[self.dim() - 1];
   TensorBase out = empty_cpu(pooled_shape(self, out_h, out_w), self.dtype());
   if (out.numel() == 0) return out;

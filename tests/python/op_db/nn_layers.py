@@ -402,6 +402,16 @@ def _adaptive_errors():
     ]
 
 
+def _private_adaptive_errors():
+    """The bins' kernel checks its input itself (adaptive_avg_pool2d's 1 x 1 output is a mean, which does not)."""
+    e = ErrorInput
+    return [
+        e(lambda k: k._C._adaptive_avg_pool2d(k.zeros([4, 4]), [1, 1]), RuntimeError, "3D or 4D", "2-D input"),
+        e(lambda k: k._C._adaptive_avg_pool2d(k.zeros([1, 1, 0, 4]), [1, 1]), RuntimeError, "non-zero size",
+          "empty height"),
+    ]
+
+
 # ----------------------------------------------------------------------------- normalization
 def _bn_ref(x, w, b, rm, rv, training, momentum, eps, cudnn_enabled):
     dims = tuple(i for i in range(x.ndim) if i != 1)
@@ -702,6 +712,8 @@ RECORDS = [
              grad_samples=_small(_avg_pool_backward_samples), no_zero_dim=NO_ZERO_DIM),
     OpRecord("adaptive_avg_pool2d", FAMILY, FLOATS, _adaptive_samples, ref=_adaptive_ref,
              error_inputs=_adaptive_errors, grad_samples=_small(_adaptive_samples), no_zero_dim=NO_ZERO_DIM),
+    OpRecord("_adaptive_avg_pool2d", FAMILY, FLOATS, _adaptive_samples, ref=_adaptive_ref, api="_C._adaptive_avg_pool2d",
+             error_inputs=_private_adaptive_errors, grad_samples=_small(_adaptive_samples), no_zero_dim=NO_ZERO_DIM),
     OpRecord("adaptive_avg_pool2d_backward", FAMILY, FLOATS, _adaptive_backward_samples, ref=_adaptive_backward_ref,
              grad_samples=_small(_adaptive_backward_samples), no_zero_dim=NO_ZERO_DIM),
     OpRecord("batch_norm", FAMILY, FLOATS, _bn_samples, ref=_bn_ref, error_inputs=_bn_errors,
