@@ -7,6 +7,7 @@
 
 #include "runtime/core/error.h"
 #include "runtime/core/warning.h"
+#include "runtime/kernels/tensor_memory.h"
 
 namespace kiln {
 
@@ -215,6 +216,10 @@ void TensorIterator::build(IteratorConfig& c) {
     const bool condition = c.condition_first && i == 0;
     operands_[i + 1] = t;
     loop_dtypes_[i + 1] = c.cast_inputs && !condition ? compute_dtype_ : t.dtype();
+    // A 0-dim host input of another dtype (a Python number: `x + 1`) is converted here once, not in
+    // every run of the loop (a strided x's short rows each converted the 1 again).
+    if (t.dim() == 0 && t.dtype() != loop_dtypes_[i + 1] && device_.is_cpu() && t.device().is_cpu())
+      operands_[i + 1] = cast_to(t, loop_dtypes_[i + 1]);
   }
   for (int k = 0; k < ntensors_; ++k) {
     stored_dtypes_[k] = operands_[k].dtype();

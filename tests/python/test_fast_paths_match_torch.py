@@ -31,3 +31,60 @@ def test_other_adaptive_sizes_still_check_the_input():
     for lib in (kiln, torch):
         with pytest.raises(RuntimeError, match="3D or 4D"):
             lib.nn.functional.adaptive_avg_pool2d(lib.zeros(4, 4), 2)
+
+
+@pytest.mark.parametrize("diagonal", [0, 1, -1, 3, -3, 7, -7, 100, -100, 2**62, -(2**62)])
+@pytest.mark.parametrize("shape", [(5, 7), (7, 5), (2, 3, 4, 6)])
+def test_tril_triu_zero_one_span_per_row(shape, diagonal):
+    x = np.random.default_rng(2).standard_normal(shape).astype(np.float32)
+    for op in ("tril", "triu"):
+        got = getattr(kiln.from_numpy(x), op)(diagonal).numpy()
+        want = getattr(torch.from_numpy(x), op)(diagonal).numpy()
+        np.testing.assert_array_equal(got, want, err_msg=f"{op} {diagonal}")
+        t = kiln.from_numpy(x.copy()).transpose(-1, -2)  # strided rows
+        np.testing.assert_array_equal(getattr(t, op)(diagonal).numpy(),
+                                      getattr(torch.from_numpy(x.copy()).transpose(-1, -2), op)(diagonal).numpy())
+
+
+@pytest.mark.parametrize("dim", [0, 1, 2, -1])
+def test_cat_of_contiguous_parts_moves_blocks(dim):
+    """Contiguous parts of the result's dtype are copied a block at a time; mixed dtypes, strided
+    parts and 1-D empty parts take the general path: all agree with torch."""
+    rng = np.random.default_rng(3)
+    shapes = [[2, 3, 4], [2, 3, 4], [2, 3, 4]]
+    for s, n in zip(shapes, (1, 2, 3)):
+        s[dim] = n
+    parts = [rng.standard_normal(s).astype(np.float32) for s in shapes]
+    for lib_parts in ([p for p in parts], [parts[0], parts[1].astype(np.float64), parts[2]]):
+        got = kiln.cat([kiln.from_numpy(p) for p in lib_parts], dim).numpy()
+        want = torch.cat([torch.from_numpy(p) for p in lib_parts], dim).numpy()
+        np.testing.assert_array_equal(got, want)
+    strided = kiln.from_numpy(parts[0]).transpose(0, 1).contiguous().transpose(0, 1)
+    np.testing.assert_array_equal(kiln.cat([strided, kiln.from_numpy(parts[1])], dim).numpy(),
+                                  torch.cat([torch.from_numpy(parts[0]), torch.from_numpy(parts[1])], dim).numpy())
+    np.testing.assert_array_equal(kiln.stack([kiln.from_numpy(p[..., :1]) for p in parts[:1] * 4], dim).numpy(),
+                                  torch.stack([torch.from_numpy(p[..., :1]) for p in parts[:1] * 4], dim).numpy())
+
+
+def test_cat_into_out_sharing_the_inputs_storage():
+    """An out= in the same storage as the parts (here disjoint from them) takes the general path."""
+    base = np.arange(12, dtype=np.float32)
+    k, t = kiln.from_numpy(base.copy()), torch.from_numpy(base.copy())
+    kiln.cat([k[:3], k[3:6]], out=k[6:])
+    torch.cat([t[:3], t[3:6]], out=t[6:])
+    np.testing.assert_array_equal(k.numpy(), t.numpy())
+
+
+@pytest.mark.parametrize("mode", ["nearest", "nearest-exact"])
+@pytest.mark.parametrize("shape,kw", [((2, 3, 5, 7), dict(scale_factor=2)), ((2, 3, 5, 7), dict(size=(3, 11))),
+                                      ((2, 3, 9), dict(scale_factor=1.7)), ((1, 2, 3, 4, 5), dict(size=(5, 2, 7))),
+                                      ((2, 3, 5, 7), dict(scale_factor=(0.5, 3.0)))])
+def test_nearest_interpolation_copies_each_source(mode, shape, kw):
+    """One pass copying each output's source element: values, -0.0 and NaN as torch's."""
+    x = np.random.default_rng(4).standard_normal(shape).astype(np.float32)
+    x.flat[::5] = -0.0
+    x.flat[::7] = np.nan
+    got = kiln.nn.functional.interpolate(kiln.from_numpy(x), mode=mode, **kw).numpy()
+    want = torch.nn.functional.interpolate(torch.from_numpy(x), mode=mode, **kw).numpy()
+    np.testing.assert_array_equal(got, want)
+    np.testing.assert_array_equal(np.signbit(got), np.signbit(want))

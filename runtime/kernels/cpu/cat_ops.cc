@@ -1,5 +1,8 @@
 // cat: inputs copied side by side along one dim into a result of their promoted dtype.
 // As in PyTorch, 1-D empty tensors (shape [0]) are skipped whatever the other shapes are.
+#include <algorithm>
+#include <cstring>
+
 #include "generated/kernels/cat.h"
 #include "runtime/core/warning.h"
 #include "runtime/kernels/cpu/cpu_tensors.h"
@@ -56,6 +59,32 @@ TensorBase cat_out(const std::vector<TensorBase>& tensors, int64_t dim, const Te
     if (!(result.sizes() == IntArrayRef(shape))) result.impl()->set_sizes_contiguous(shape);
   } else {
     result = empty_cpu(shape, dtype);
+  }
+  // torch's serial fast path: contiguous parts of the result's dtype into a contiguous result move
+  // as one memcpy per block of the dims before `d` (one per part when d = 0: stack's rows), without
+  // an iterator per part.
+  const bool plain = result.is_contiguous() && std::all_of(tensors.begin(), tensors.end(), [&](const TensorBase& t) {
+    return (is_legacy_empty(t) && ref) || (t.is_contiguous() && t.dtype() == result.dtype());
+  });
+  const auto overlaps = [&](const TensorBase& t) {
+    return t.numel() > 0 && t.impl()->storage().get() == result.impl()->storage().get();
+  };
+  if (plain && result.numel() > 0 && std::none_of(tensors.begin(), tensors.end(), overlaps)) {
+    int64_t outer = 1, inner = 1;
+    for (int64_t k = 0; k < d; ++k) outer *= shape[k];
+    for (int64_t k = d + 1; k < static_cast<int64_t>(shape.size()); ++k) inner *= shape[k];
+    const int64_t es = result.element_size(), row = shape[d] * inner * es;
+    char* dst = static_cast<char*>(result.data_ptr());
+    int64_t at = 0;
+    for (const TensorBase& t : tensors) {
+      if (is_legacy_empty(t) && ref) continue;
+      const int64_t part = t.sizes()[d] * inner * es;
+      if (part == 0) continue;
+      const char* src = static_cast<const char*>(t.data_ptr());
+      for (int64_t o = 0; o < outer; ++o) std::memcpy(dst + o * row + at, src + o * part, static_cast<size_t>(part));
+      at += part;
+    }
+    return result;
   }
   int64_t offset = 0;
   for (const TensorBase& t : tensors) {

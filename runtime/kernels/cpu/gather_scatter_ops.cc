@@ -91,13 +91,24 @@ IndexPlan plan_scatter_gather(const char* name, const TensorBase& self, int64_t 
   const int64_t size = self_s[p.d];
   // RuntimeError, as torch (its gather/scatter kernels use TORCH_CHECK, unlike index_select).
   // Each stored value once: a dim of stride 0 repeats the same ones.
+  const auto check = [&](int64_t i) {
+    KILN_CHECK(i >= 0 && i < size, "index ", i, " is out of bounds for dimension ", p.d, " with size ", size);
+  };
+  if (index.is_contiguous()) {  // positions in memory order: one scan, the first bad index first
+    const int64_t n = index.numel();
+    int64_t bad = -1;
+    for (int64_t k = 0; k < n; ++k)
+      if (static_cast<uint64_t>(p.idx[k]) >= static_cast<uint64_t>(size)) {  // negative too
+        bad = k;
+        break;
+      }
+    if (bad >= 0) check(p.idx[bad]);
+    return p;
+  }
   DimVector distinct = p.shape;
   for (size_t i = 0; i < distinct.size(); ++i)
     if (p.idx_strides[i] == 0) distinct[i] = std::min<int64_t>(distinct[i], 1);
-  for_each_position(distinct, [&](int64_t, const DimVector& pos) {
-    const int64_t i = p.idx[offset_of(pos, p.idx_strides, -1, 0)];
-    KILN_CHECK(i >= 0 && i < size, "index ", i, " is out of bounds for dimension ", p.d, " with size ", size);
-  });
+  for_each_position(distinct, [&](int64_t, const DimVector& pos) { check(p.idx[offset_of(pos, p.idx_strides, -1, 0)]); });
   return p;
 }
 

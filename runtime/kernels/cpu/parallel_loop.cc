@@ -68,28 +68,48 @@ void serial_range(const TensorIterator& it, const LoopRef& loop, int64_t begin, 
     idx[d] = rem % shape[d];
     rem /= shape[d];
   }
-  SmallVector<char*, 6> ptrs(nt);
-  SmallVector<int64_t, 6> inner_strides(nt);
-  for (int k = 0; k < nt; ++k) inner_strides[k] = it.strides(k)[nd - 1];
-  int64_t pos = begin;
-  while (pos < end) {
+  // row[k]: operand k's address at the start of the current row (idx[nd - 1] = 0), moved by the
+  // next-outer stride from one row to the next and recomputed from the index only when an outer
+  // dim wraps: short rows (a padded image's interior, 28 elements a row) spent more time
+  // recomputing every address from the index than copying.
+  constexpr int kMax = TensorIterator::kMaxOperands;
+  char* row[kMax];
+  char* ptrs[kMax];
+  int64_t inner_strides[kMax], row_strides[kMax];
+  const auto locate_row = [&] {
     for (int k = 0; k < nt; ++k) {
       char* p = it.data(k);
-      for (int64_t d = 0; d < nd; ++d) p += idx[d] * it.strides(k)[d];
-      ptrs[k] = p;
+      for (int64_t d = 0; d < nd - 1; ++d) p += idx[d] * it.strides(k)[d];
+      row[k] = p;
     }
-    int64_t n = std::min(inner - idx[nd - 1], end - pos);
+  };
+  for (int k = 0; k < nt; ++k) {
+    inner_strides[k] = it.strides(k)[nd - 1];
+    row_strides[k] = nd >= 2 ? it.strides(k)[nd - 2] : 0;
+  }
+  locate_row();
+  int64_t pos = begin;
+  while (pos < end) {
+    for (int k = 0; k < nt; ++k) ptrs[k] = row[k] + idx[nd - 1] * inner_strides[k];
+    const int64_t n = std::min(inner - idx[nd - 1], end - pos);
     if (converts) {
-      run_converting(it, loop, ptrs.data(), inner_strides.data(), n);
+      run_converting(it, loop, ptrs, inner_strides, n);
     } else {
-      loop(ptrs.data(), inner_strides.data(), n);
+      loop(ptrs, inner_strides, n);
     }
     pos += n;
     idx[nd - 1] += n;
-    for (int64_t d = nd - 1; d > 0 && idx[d] >= shape[d]; --d) {
+    if (idx[nd - 1] < inner || pos >= end) continue;
+    idx[nd - 1] = 0;
+    if (nd >= 2 && ++idx[nd - 2] < shape[nd - 2]) {  // the next row of the same block
+      for (int k = 0; k < nt; ++k) row[k] += row_strides[k];
+      continue;
+    }
+    for (int64_t d = nd - 2; d > 0 && idx[d] >= shape[d]; --d) {
       idx[d] = 0;
       ++idx[d - 1];
     }
+    locate_row();
   }
 }
 

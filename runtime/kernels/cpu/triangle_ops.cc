@@ -1,6 +1,8 @@
 // tril/triu: self copied into the result (TensorIterator handles out= resizing and strides and
 // the in-place rules; out= must have self's dtype, as torch), then the elements outside the kept
 // triangle of the last two dims are zeroed.
+#include <algorithm>
+
 #include "generated/kernels/tril.h"
 #include "generated/kernels/triu.h"
 #include "runtime/kernels/cpu/loops.h"
@@ -56,11 +58,16 @@ TensorBase triangle_out(const TensorBase& self, int64_t diagonal, const TensorBa
         offset += (rest % result.sizes()[d]) * result.strides()[d];
         rest /= result.sizes()[d];
       }
-      for (int64_t i = 0; i < rows; ++i)
-        for (int64_t j = 0; j < cols; ++j) {
-          const bool keep = lower ? j - i <= diagonal : j - i >= diagonal;
-          if (!keep) base[offset + i * rs + j * cs] = scalar_t(0);
-        }
+      // j - i lies in [1 - rows, cols - 1]: a diagonal clamped beyond that compares alike (and i +
+      // diag cannot overflow)
+      const int64_t diag = std::clamp<int64_t>(diagonal, -rows - 1, cols + 1);
+      for (int64_t i = 0; i < rows; ++i) {
+        // row i keeps j - i <= diag (lower) or j - i >= diag (upper): one span to zero
+        const int64_t j0 = lower ? std::clamp<int64_t>(i + diag + 1, 0, cols) : 0;
+        const int64_t j1 = lower ? cols : std::clamp<int64_t>(i + diag, 0, cols);
+        scalar_t* row = base + offset + i * rs;
+        for (int64_t j = j0; j < j1; ++j) row[j * cs] = scalar_t(0);
+      }
     }
   });
   return result;
