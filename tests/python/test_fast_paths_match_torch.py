@@ -88,3 +88,27 @@ def test_nearest_interpolation_copies_each_source(mode, shape, kw):
     want = torch.nn.functional.interpolate(torch.from_numpy(x), mode=mode, **kw).numpy()
     np.testing.assert_array_equal(got, want)
     np.testing.assert_array_equal(np.signbit(got), np.signbit(want))
+
+
+@pytest.mark.parametrize("dtype", [np.float32, np.float64, np.int64, np.int8, np.uint8, np.bool_])
+def test_flat_unique_by_hashing_is_torchs(dtype):
+    """Sorted flat unique finds each distinct value's first element by hashing: values, inverse and
+    counts as torch's for many repeats, signed zeros merged (the first kept)."""
+    rng = np.random.default_rng(5)
+    x = (rng.integers(-20, 20, 5000) / 4).astype(dtype)
+    if dtype in (np.float32, np.float64):
+        x[::13] = -0.0
+    got = kiln.unique(kiln.from_numpy(x), return_inverse=True, return_counts=True)
+    want = torch.unique(torch.from_numpy(x), return_inverse=True, return_counts=True)
+    for g, w in zip(got, want):
+        np.testing.assert_array_equal(g.numpy(), w.numpy())
+    np.testing.assert_array_equal(np.signbit(got[0].numpy()), np.signbit(want[0].numpy()))
+
+
+def test_flat_unique_nans_each_their_own_group_last():
+    """torch 2.x: NaNs never compare equal, so each is its own value, after every number."""
+    x = np.array([np.nan, 1.0, np.nan, -1.0, 1.0], dtype=np.float32)
+    values, inverse, counts = kiln.unique(kiln.from_numpy(x), return_inverse=True, return_counts=True)
+    np.testing.assert_array_equal(values.numpy(), [-1.0, 1.0, np.nan, np.nan])
+    np.testing.assert_array_equal(inverse.numpy(), [2, 1, 3, 0, 1])
+    np.testing.assert_array_equal(counts.numpy(), [1, 2, 1, 1])
