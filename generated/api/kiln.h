@@ -197,6 +197,8 @@
 #include "generated/api/adaptive_max_pool2d_backward.h"
 #include "generated/api/adaptive_max_pool3d.h"
 #include "generated/api/adaptive_max_pool3d_backward.h"
+#include "generated/api/_batch_norm_train.h"
+#include "generated/api/_batch_norm_train_backward.h"
 #include "generated/api/batch_norm.h"
 #include "generated/api/layer_norm.h"
 #include "generated/api/native_layer_norm.h"
@@ -3435,6 +3437,16 @@ inline std::tuple<Tensor, Tensor> adaptive_max_pool3d(const Tensor& self, IntArr
 // adaptive_max_pool3d_backward(Tensor grad_output, Tensor self, Tensor indices) -> Tensor
 inline Tensor adaptive_max_pool3d_backward(const Tensor& grad_output, const Tensor& self, const Tensor& indices) {
   return to_api(kiln::adaptive_max_pool3d_backward(grad_output, self, indices));
+}
+
+// _batch_norm_train(Tensor input, Tensor? weight, Tensor? bias, float eps) -> (Tensor output, Tensor mean, Tensor var_sum)
+inline std::tuple<Tensor, Tensor, Tensor> _batch_norm_train(const Tensor& input, const Tensor& weight, const Tensor& bias, double eps) {
+  return to_api(kiln::_batch_norm_train(input, weight, bias, eps));
+}
+
+// _batch_norm_train_backward(Tensor grad, Tensor input, Tensor? weight, Tensor mean, Tensor var_sum, float eps) -> Tensor[]
+inline std::vector<Tensor> _batch_norm_train_backward(const Tensor& grad, const Tensor& input, const Tensor& weight, const Tensor& mean, const Tensor& var_sum, double eps) {
+  return to_api(kiln::_batch_norm_train_backward(grad, input, weight, mean, var_sum, eps));
 }
 
 // batch_norm(Tensor input, Tensor? weight, Tensor? bias, Tensor? running_mean, Tensor? running_var, bool training, float momentum, float eps, bool cudnn_enabled) -> Tensor

@@ -2975,6 +2975,24 @@ const FuzzOp kFuzzOps[] = {
        const Tensor indices = in.tensor();
        use_result(in, kiln::adaptive_max_pool3d_backward(grad_output, self, indices));
      }},
+    {"_batch_norm_train",
+     [](FuzzInput& in) {
+       const Tensor input = in.tensor();
+       const Tensor weight = in.optional_tensor();
+       const Tensor bias = in.optional_tensor();
+       const auto eps = in.float64();
+       use_result(in, kiln::_batch_norm_train(input, weight, bias, eps));
+     }},
+    {"_batch_norm_train_backward",
+     [](FuzzInput& in) {
+       const Tensor grad = in.tensor();
+       const Tensor input = in.tensor();
+       const Tensor weight = in.optional_tensor();
+       const Tensor mean = in.tensor();
+       const Tensor var_sum = in.tensor();
+       const auto eps = in.float64();
+       use_result(in, kiln::_batch_norm_train_backward(grad, input, weight, mean, var_sum, eps));
+     }},
     {"batch_norm",
      [](FuzzInput& in) {
        const Tensor input = in.tensor();

@@ -197,6 +197,8 @@ PyObject* fn_adaptive_max_pool2d(PyObject* module, PyObject* args, PyObject* kwa
 PyObject* fn_adaptive_max_pool2d_backward(PyObject* module, PyObject* args, PyObject* kwargs);
 PyObject* fn_adaptive_max_pool3d(PyObject* module, PyObject* args, PyObject* kwargs);
 PyObject* fn_adaptive_max_pool3d_backward(PyObject* module, PyObject* args, PyObject* kwargs);
+PyObject* fn__batch_norm_train(PyObject* module, PyObject* args, PyObject* kwargs);
+PyObject* fn__batch_norm_train_backward(PyObject* module, PyObject* args, PyObject* kwargs);
 PyObject* fn_batch_norm(PyObject* module, PyObject* args, PyObject* kwargs);
 PyObject* fn_layer_norm(PyObject* module, PyObject* args, PyObject* kwargs);
 PyObject* fn_native_layer_norm(PyObject* module, PyObject* args, PyObject* kwargs);
@@ -977,6 +979,8 @@ PyMethodDef generated_functions[] = {
     KILN_BINDING("adaptive_max_pool2d_backward", fn_adaptive_max_pool2d_backward),
     KILN_BINDING("adaptive_max_pool3d", fn_adaptive_max_pool3d),
     KILN_BINDING("adaptive_max_pool3d_backward", fn_adaptive_max_pool3d_backward),
+    KILN_BINDING("_batch_norm_train", fn__batch_norm_train),
+    KILN_BINDING("_batch_norm_train_backward", fn__batch_norm_train_backward),
     KILN_BINDING("batch_norm", fn_batch_norm),
     KILN_BINDING("layer_norm", fn_layer_norm),
     KILN_BINDING("native_layer_norm", fn_native_layer_norm),

@@ -5,6 +5,7 @@
 
 #include <functional>
 
+#include "generated/api/_batch_norm_train_backward.h"
 #include "generated/api/_gru_cell_fused_backward.h"
 #include "generated/api/_lstm_cell_fused_backward.h"
 #include "generated/api/_lstm_layer_backward.h"
@@ -12,9 +13,11 @@
 #include "generated/api/add.h"
 #include "generated/api/cat.h"
 #include "generated/api/matmul.h"
+#include "generated/api/mean.h"
 #include "generated/api/mm.h"
 #include "generated/api/mul.h"
 #include "generated/api/narrow.h"
+#include "generated/api/rsqrt.h"
 #include "generated/api/sigmoid.h"
 #include "generated/api/softmax.h"
 #include "generated/api/sub.h"
@@ -155,6 +158,31 @@ std::vector<Tensor> scaled_dot_product_attention_backward(const Tensor& grad, co
                                                         logsumexp);
   const auto forward = [&](const std::vector<Tensor>& x) { return attention(x, attn_mask, is_causal, scale); };
   return composite_gradient(forward, {query, key, value}, grad);
+}
+
+// batch_norm's training pass written with ops, for its gradient's graph: the batch statistics over
+// every dim but 1 (biased variance), y = (x - mean) invstd w + b.
+Tensor batch_norm_train_math(const std::vector<Tensor>& t, double eps) {
+  const Tensor& x = t[0];
+  std::vector<int64_t> dims, channel_shape(static_cast<size_t>(x.dim()), 1);
+  for (int64_t d = 0; d < x.dim(); ++d)
+    if (d != 1) dims.push_back(d);
+  channel_shape[1] = x.sizes()[1];
+  const Tensor mean = kiln::mean(x, IntArrayRef(dims), /*keepdim=*/true);
+  const Tensor centered = kiln::sub(x, mean);
+  const Tensor var = kiln::mean(kiln::mul(centered, centered), IntArrayRef(dims), /*keepdim=*/true);
+  Tensor y = kiln::mul(centered, kiln::rsqrt(kiln::add(var, eps)));
+  if (t[1].defined()) y = kiln::mul(y, t[1].reshape(channel_shape));
+  if (t[2].defined()) y = kiln::add(y, t[2].reshape(channel_shape));
+  return y;
+}
+
+std::vector<Tensor> batch_norm_train_backward(const Tensor& grad, const Tensor& input, const Tensor& weight,
+                                              const Tensor& bias, double eps, const Tensor& mean,
+                                              const Tensor& var_sum) {
+  if (!GradMode::is_enabled()) return kiln::_batch_norm_train_backward(grad, input, weight, mean, var_sum, eps);
+  const auto forward = [eps](const std::vector<Tensor>& x) { return batch_norm_train_math(x, eps); };
+  return composite_gradient(forward, {input, weight, bias}, grad);
 }
 
 }  // namespace kiln

@@ -1,5 +1,6 @@
 // Formula helpers of the fused kernels whose backward kernels have no derivative of their own: the
-// LSTM and GRU cells, the LSTM layer and scaled dot-product attention (derivatives.yaml names them;
+// LSTM and GRU cells, the LSTM layer, scaled dot-product attention and batch_norm's training pass
+// (derivatives.yaml names them;
 // codegen includes this header only where a formula calls one).
 //
 // Without a graph of the gradient (grad mode off during backward, the engine's default) each calls
@@ -31,5 +32,10 @@ std::vector<Tensor> scaled_dot_product_attention_backward(const Tensor& grad, co
                                                           const Tensor& value, const Tensor& attn_mask, bool is_causal,
                                                           const std::optional<double>& scale, const Tensor& output,
                                                           const Tensor& logsumexp);
+
+// [input, weight, bias] of _batch_norm_train
+std::vector<Tensor> batch_norm_train_backward(const Tensor& grad, const Tensor& input, const Tensor& weight,
+                                              const Tensor& bias, double eps, const Tensor& mean,
+                                              const Tensor& var_sum);
 
 }  // namespace kiln

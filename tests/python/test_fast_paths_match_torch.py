@@ -1,5 +1,7 @@
-"""Paths kiln takes for speed where torch takes the same one, so results and errors are torch's:
-adaptive_avg_pool2d to a 1 x 1 output is the mean over the last two dims (torch's composite)."""
+"""Paths kiln takes for speed, checked against torch's results and errors: adaptive_avg_pool2d to
+1 x 1 as the mean over the last two dims (torch's composite), tril/triu zeroing one span per row, cat
+moving contiguous blocks, nearest interpolation as one gather, flat unique by hashing, and
+batch_norm's fused training kernel with its fused gradient."""
 import numpy as np
 import pytest
 import torch
@@ -112,3 +114,55 @@ def test_flat_unique_nans_each_their_own_group_last():
     np.testing.assert_array_equal(values.numpy(), [-1.0, 1.0, np.nan, np.nan])
     np.testing.assert_array_equal(inverse.numpy(), [2, 1, 3, 0, 1])
     np.testing.assert_array_equal(counts.numpy(), [1, 2, 1, 1])
+
+
+@pytest.mark.parametrize("dtype", [np.float32, np.float64])
+@pytest.mark.parametrize("shape", [(8, 3, 5, 5), (2, 5, 7), (16, 64, 9, 9), (1, 2, 3, 4, 5), (3, 6, 1, 2)])
+@pytest.mark.parametrize("affine", [True, False])
+def test_batch_norm_training_kernel_is_torchs(dtype, shape, affine):
+    """The fused training pass: output and running statistics bit for bit as torch's kernel (sums in
+    double in its order), and the fused backward's gradients close to torch's."""
+    rng = np.random.default_rng(6)
+    x = (rng.standard_normal(shape) * 3 + 1).astype(dtype)
+    c = shape[1]
+    w, b = rng.standard_normal(c).astype(dtype), rng.standard_normal(c).astype(dtype)
+    g = rng.standard_normal(shape).astype(dtype)
+    res = []
+    for lib in (kiln, torch):
+        X = lib.tensor(x, requires_grad=True)
+        W, B = (lib.tensor(w, requires_grad=True), lib.tensor(b, requires_grad=True)) if affine else (None, None)
+        rm, rv = lib.zeros(c, dtype=X.dtype), lib.ones(c, dtype=X.dtype)
+        y = lib.nn.functional.batch_norm(X, rm, rv, W, B, training=True, momentum=0.1, eps=1e-5)
+        y.backward(lib.tensor(g))
+        res.append([y.detach().numpy(), rm.numpy(), rv.numpy(), X.grad.numpy()] +
+                   ([W.grad.numpy(), B.grad.numpy()] if affine else []))
+    for got, want in zip(res[0][:3], res[1][:3]):
+        np.testing.assert_array_equal(got, want)
+    tol = 2e-4 if dtype == np.float32 else 1e-10
+    for got, want in zip(res[0][3:], res[1][3:]):
+        np.testing.assert_allclose(got, want, rtol=tol, atol=tol)
+
+
+def test_batch_norm_training_second_derivative_is_torchs():
+    x = np.random.default_rng(7).standard_normal((4, 3, 5))
+    out = []
+    for lib in (kiln, torch):
+        X = lib.tensor(x, requires_grad=True)
+        W = lib.tensor(np.array([0.5, 1.5, -2.0]), requires_grad=True)
+        y = lib.nn.functional.batch_norm(X, None, None, W, None, training=True)
+        gx, gw = lib.autograd.grad((y ** 3).sum(), (X, W), create_graph=True)
+        gg = lib.autograd.grad((gx ** 2).sum() + (gw ** 2).sum(), (X, W))
+        out.append([t.detach().numpy() for t in (gx, gw) + tuple(gg)])
+    for got, want in zip(*out):
+        np.testing.assert_allclose(got, want, rtol=1e-9, atol=1e-9)
+
+
+def test_batch_norm_constant_channel_without_eps():
+    """eps = 0 and a constant channel: torch's InvStd is 0 there, so the output is the bias."""
+    x = np.ones((4, 2, 3), dtype=np.float32)
+    x[:, 1] = np.arange(12, dtype=np.float32).reshape(4, 3)
+    got = kiln.nn.functional.batch_norm(kiln.from_numpy(x), None, None, kiln.ones(2), kiln.full((2,), 0.5),
+                                        training=True, eps=0.0).numpy()
+    want = torch.nn.functional.batch_norm(torch.from_numpy(x), None, None, torch.ones(2), torch.full((2,), 0.5),
+                                          training=True, eps=0.0).numpy()
+    np.testing.assert_array_equal(got, want)

@@ -7,6 +7,7 @@
 #include <vector>
 
 #include "generated/api/_adaptive_avg_pool2d.h"
+#include "generated/api/_batch_norm_train.h"
 #include "generated/api/_fma.h"
 #include "generated/api/abs.h"
 #include "generated/api/add.h"
@@ -81,6 +82,33 @@ Tensor max_pool2d(const Tensor& self, IntArrayRef kernel_size, IntArrayRef strid
   return std::get<0>(kiln::max_pool2d_with_indices(self, kernel_size, stride, padding, dilation, ceil_mode));
 }
 
+namespace {
+// The output, mean and var_sum of batch_norm's training pass written with ops (their values as the
+// fused kernel's where torch's kernel sums alike), for inputs torch runs through its channels-last
+// kernel.
+std::tuple<Tensor, Tensor, Tensor> batch_norm_train_with_ops(const Tensor& x, const Tensor& weight, const Tensor& bias,
+                                                             double eps, int64_t n) {
+  const int64_t nd = x.dim();
+  const ScalarType ct = x.scalar_type();
+  std::vector<int64_t> dims;
+  for (int64_t d = 0; d < nd; ++d)
+    if (d != 1) dims.push_back(d);
+  const Tensor mean = kiln::div(kiln::sum(x, IntArrayRef(dims), /*keepdim=*/true, ScalarType::Float64), n).to(ct);
+  const Tensor centered = kiln::sub(x, mean);
+  const Tensor var_sum =
+      kiln::sum(kiln::mul(centered, centered), IntArrayRef(dims), /*keepdim=*/true, ScalarType::Float64).to(ct);
+  const Tensor var = kiln::div(var_sum, n);
+  Tensor invstd = kiln::reciprocal(kiln::sqrt(kiln::add(var.to(ScalarType::Float64), eps))).to(ct);
+  if (eps == 0) invstd = kiln::where(kiln::eq(var, 0), kiln::zeros({}, ct), invstd);  // torch's InvStd
+  const Tensor alpha = weight.defined() ? kiln::mul(invstd, per_channel(weight, nd).to(ct)) : invstd;
+  const Tensor shift = bias.defined() ? per_channel(bias, nd).to(ct) : kiln::zeros({}, ct);
+  const bool fused = pm::torch_kernels_use_fma();
+  const Tensor beta = fused ? kiln::_fma(shift, kiln::neg(mean), alpha) : kiln::sub(shift, kiln::mul(mean, alpha));
+  const Tensor out = fused ? kiln::_fma(beta, x, alpha) : kiln::add(kiln::mul(x, alpha), beta);
+  return {out, mean, var_sum};
+}
+}  // namespace
+
 // Training: normalize with the batch's mean and biased variance over every dim but 1, and
 // move the running stats toward the batch's (the running variance is the unbiased one).
 // Evaluation: normalize with the running stats.
@@ -96,27 +124,28 @@ Tensor batch_norm(const Tensor& input, const Tensor& weight, const Tensor& bias,
   check_channel_vector(running_var, channels, "running_var");
   KILN_CHECK(training || (running_mean.defined() && running_var.defined()),
              "batch_norm(): running_mean and running_var must be defined in evaluation mode");
-  std::vector<int64_t> dims;
-  for (int64_t d = 0; d < nd; ++d)
-    if (d != 1) dims.push_back(d);
-  // torch 1.13's CPU kernel, rounding for rounding: the batch's mean and sum of squared deviations
-  // accumulated in double, invstd = 1 / sqrt(var + eps) (in double when training), then per channel
-  // alpha = invstd * w and beta = b - mean * alpha, and y = x * alpha + beta, both multiply-adds
-  // fused where torch's AVX2 build fuses them. So a constant channel gives torch's residue and an
-  // infinite weight torch's inf - inf. float16/bfloat16 compute in float32, rounded once.
+  // torch 1.13's CPU kernel, rounding for rounding: when training, the batch's mean and sum of
+  // squared deviations accumulated in double (_batch_norm_train, one kernel with its fused gradient),
+  // invstd = 1 / sqrt(var + eps); then per channel alpha = invstd * w and beta = b - mean * alpha,
+  // and y = x * alpha + beta, both multiply-adds fused where torch's AVX2 build fuses them. So a
+  // constant channel gives torch's residue and an infinite weight torch's inf - inf. float16/bfloat16
+  // compute in float32, rounded once.
   const ScalarType dt = input.scalar_type();
   const ScalarType ct = is_reduced_floating_type(dt) ? ScalarType::Float32 : dt;
   const Tensor x = input.to(ct);
-  Tensor mean, invstd;
   if (training) {
     const int64_t n = channels == 0 ? 0 : input.numel() / channels;
-    mean = kiln::div(kiln::sum(x, IntArrayRef(dims), /*keepdim=*/true, ScalarType::Float64), n).to(ct);
-    const Tensor centered = kiln::sub(x, mean);
-    const Tensor var_sum =
-        kiln::sum(kiln::mul(centered, centered), IntArrayRef(dims), /*keepdim=*/true, ScalarType::Float64).to(ct);
-    const Tensor var = kiln::div(var_sum, n);
-    invstd = kiln::reciprocal(kiln::sqrt(kiln::add(var.to(ScalarType::Float64), eps))).to(ct);
-    if (eps == 0) invstd = kiln::where(kiln::eq(var, 0), kiln::zeros({}, ct), invstd);  // torch's InvStd
+    // torch's contiguous (N, C, *) kernel: fused. Where torch takes its channels-last kernel (a
+    // channels-last input, one element per channel and sample ((N, C) inputs), a single channel),
+    // whose sums go in another order, the same math with ops.
+    const int64_t spatial = channels == 0 || input.sizes()[0] == 0 ? 0 : n / input.sizes()[0];
+    const bool fused_kernel = x.is_contiguous() && spatial > 1 && channels > 1 && x.is_cpu();
+    const auto pass = fused_kernel ? kiln::_batch_norm_train(x, weight.defined() ? weight.to(ct) : weight,
+                                                             bias.defined() ? bias.to(ct) : bias, eps)
+                                   : batch_norm_train_with_ops(x, weight, bias, eps, n);
+    const Tensor& out = std::get<0>(pass);
+    const Tensor& mean = std::get<1>(pass);
+    const Tensor& var_sum = std::get<2>(pass);
     if (running_mean.defined() || running_var.defined()) {
       // As batch_norm_cpu_update_stats_template, whose momentum_ is in the parameters' dtype:
       // running_mean = momentum_ * mean + (1 - momentum_) * running_mean in that dtype, and
@@ -136,10 +165,10 @@ Tensor batch_norm(const Tensor& input, const Tensor& weight, const Tensor& bias,
             kiln::add(kiln::mul(unbiased.to(f64), m), kiln::mul(running_var.to(ct), one_minus_m).to(f64)));
       }
     }
-  } else {
-    mean = per_channel(running_mean, nd).to(ct);
-    invstd = kiln::reciprocal(kiln::sqrt(kiln::add(per_channel(running_var, nd).to(ct), eps)));
+    return out.to(dt);
   }
+  const Tensor mean = per_channel(running_mean, nd).to(ct);
+  const Tensor invstd = kiln::reciprocal(kiln::sqrt(kiln::add(per_channel(running_var, nd).to(ct), eps)));
   const Tensor alpha = weight.defined() ? kiln::mul(invstd, per_channel(weight, nd).to(ct)) : invstd;
   const Tensor shift = bias.defined() ? per_channel(bias, nd).to(ct) : kiln::zeros({}, ct);
   const bool fused = pm::torch_kernels_use_fma();

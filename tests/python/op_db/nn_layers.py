@@ -486,6 +486,67 @@ def _ln_errors():
     ]
 
 
+_BN_TRAIN_FLOAT32 = "batch_norm hands the kernel float32 for float16/bfloat16 inputs (computed in float32, rounded once)"
+
+
+def _bn_train_samples(d):
+    out = []
+    for i, (shape, affine) in enumerate([((2, 3, 4, 5), True), ((3, 2, 4), False), ((4, 3), True),
+                                         ((2, 3, 1, 2, 3), True), ((0, 3, 2), True)]):
+        c = shape[1]
+        w = values((c,), d, seed=i + 1) if affine else None
+        b = values((c,), d, seed=i + 2) if affine else None
+        out.append(Sample((values(shape, d, seed=i), w, b, 1e-5), note=f"{shape}{'' if affine else ', no affine'}"))
+    return out
+
+
+def _bn_train_stats(x):
+    dims = tuple(d for d in range(x.ndim) if d != 1)
+    keep = [1] * x.ndim
+    keep[1] = x.shape[1]
+    x64 = np.asarray(x, np.float64)
+    with np.errstate(invalid="ignore"):
+        mean = x64.sum(axis=dims) / (x.size // x.shape[1]) if x.size else np.full(x.shape[1], np.nan)
+    var_sum = ((x64 - mean.reshape(keep)) ** 2).sum(axis=dims) if x.size else np.zeros(x.shape[1])
+    return mean, var_sum, keep
+
+
+def _bn_train_ref(x, w, b, eps):
+    mean, var_sum, keep = _bn_train_stats(x)
+    n = max(x.size // x.shape[1], 1)
+    y = (np.asarray(x, np.float64) - mean.reshape(keep)) / np.sqrt(var_sum.reshape(keep) / n + eps)
+    if w is not None:
+        y = y * np.asarray(w, np.float64).reshape(keep) + np.asarray(b, np.float64).reshape(keep)
+    return y, mean, var_sum
+
+
+def _bn_train_backward_samples(d):
+    out = []
+    for s in _bn_train_samples(d):
+        x, w, _, eps = s.args
+        mean, var_sum, _ = _bn_train_stats(x)
+        out.append(Sample((values(x.shape, d, seed=7), x, w, mean.astype(x.dtype), var_sum.astype(x.dtype), eps),
+                          note=s.note))
+    return out
+
+
+def _bn_train_backward_ref(grad, x, w, mean, var_sum, eps):
+    """dx = (g - mean(g) - x^ mean(g x^)) invstd w with x^ = (x - mean) invstd; dw = sum(g x^), db = sum(g)."""
+    dims = tuple(d for d in range(x.ndim) if d != 1)
+    keep = [1] * x.ndim
+    keep[1] = x.shape[1]
+    n = max(x.size // x.shape[1], 1)
+    g, x = np.asarray(grad, np.float64), np.asarray(x, np.float64)
+    invstd = 1 / np.sqrt(np.asarray(var_sum, np.float64) / n + eps)
+    xhat = (x - np.asarray(mean, np.float64).reshape(keep)) * invstd.reshape(keep)
+    scale = invstd * (np.asarray(w, np.float64) if w is not None else 1)
+    if x.size:
+        dx = (g - g.mean(axis=dims, keepdims=True) - xhat * (g * xhat).mean(axis=dims, keepdims=True)) * scale.reshape(keep)
+    else:
+        dx = np.zeros_like(x)
+    return dx, (g * xhat).sum(axis=dims) if w is not None else None, g.sum(axis=dims)
+
+
 def _native_ln_samples(d):
     return [Sample((x, shape, w, b, 1e-5 if len(rest) == 0 else rest[0]), note=s.note)
             for s in _ln_samples(d) for x, shape, w, b, *rest in [tuple(s.args) + (None,) * (4 - len(s.args))]]
@@ -718,6 +779,16 @@ RECORDS = [
              grad_samples=_small(_adaptive_backward_samples), no_zero_dim=NO_ZERO_DIM),
     OpRecord("batch_norm", FAMILY, FLOATS, _bn_samples, ref=_bn_ref, error_inputs=_bn_errors,
              grad_samples=_small(_bn_samples), no_zero_dim="needs (N, C, ...) input",
+             tol={"float32": {"rtol": 1e-4, "atol": 1e-4}}),
+    OpRecord("_batch_norm_train", FAMILY, FLOATS, _bn_train_samples, ref=_bn_train_ref, api="_C._batch_norm_train",
+             grad_samples=lambda: _bn_train_samples("float64")[:3], no_zero_dim="needs (N, C, ...) input",
+             no_reduced_precision=_BN_TRAIN_FLOAT32,
+             tol={"float32": {"rtol": 1e-4, "atol": 1e-4}}),
+    OpRecord("_batch_norm_train_backward", FAMILY, FLOATS, _bn_train_backward_samples, ref=_bn_train_backward_ref,
+             api="_C._batch_norm_train_backward", no_zero_dim="needs (N, C, ...) input",
+             no_reduced_precision=_BN_TRAIN_FLOAT32,
+             derivative_not_implemented="batch_norm's second derivative is written with ops (create_graph takes "
+                                        "the op-composed path), so its fused backward kernel has none",
              tol={"float32": {"rtol": 1e-4, "atol": 1e-4}}),
     OpRecord("layer_norm", FAMILY, FLOATS, _ln_samples, ref=_ln_ref, error_inputs=_ln_errors,
              no_zero_dim="normalizes over at least one dim", tol={"float32": {"rtol": 1e-4, "atol": 1e-4}}),
