@@ -6,6 +6,7 @@
 
 #include <algorithm>
 #include <cstdint>
+#include <memory>
 #include <optional>
 #include <vector>
 
@@ -30,19 +31,39 @@ struct Taps {
   int64_t count(int64_t o) const { return counts.empty() ? k : counts[o]; }
 };
 
-// (outer, in, inner) -> (outer, out, inner) through one dim's taps, summed in tap order.
+// (outer, in, inner) -> (outer, out, inner) through one dim's taps, summed in tap order from 0
+// (0 + w0 x0 + w1 x1 ...). A dim before the last sums whole rows of `inner` elements at a time, a
+// vector loop per tap; the (outer) blocks split across threads.
 template <typename T>
 void resample_dim(const T* x, T* y, int64_t outer, int64_t inner, const Taps<T>& t) {
+#pragma omp parallel for schedule(static) if (outer > 1 && outer * t.out * inner > 32768)
   for (int64_t a = 0; a < outer; ++a) {
     const T* xa = x + a * t.in * inner;
     T* ya = y + a * t.out * inner;
     for (int64_t o = 0; o < t.out; ++o) {
       T* yo = ya + o * inner;
       const int64_t n = t.count(o);
-      for (int64_t b = 0; b < inner; ++b) {
+      const int64_t* index = t.index.data() + o * t.k;
+      const T* weight = t.weight.data() + o * t.k;
+      if (inner == 1) {
         T acc = 0;
-        for (int64_t j = 0; j < n; ++j) acc += t.weight[o * t.k + j] * xa[t.index[o * t.k + j] * inner + b];
-        yo[b] = acc;
+        for (int64_t j = 0; j < n; ++j) acc += weight[j] * xa[index[j]];
+        yo[0] = acc;
+        continue;
+      }
+      if (n == 0) {
+        std::fill(yo, yo + inner, T(0));
+        continue;
+      }
+      const T w0 = weight[0];
+      const T* x0 = xa + index[0] * inner;
+#pragma omp simd
+      for (int64_t b = 0; b < inner; ++b) yo[b] = T(0) + w0 * x0[b];
+      for (int64_t j = 1; j < n; ++j) {
+        const T w = weight[j];
+        const T* xj = xa + index[j] * inner;
+#pragma omp simd
+        for (int64_t b = 0; b < inner; ++b) yo[b] += w * xj[b];
       }
     }
   }
@@ -52,6 +73,7 @@ void resample_dim(const T* x, T* y, int64_t outer, int64_t inner, const Taps<T>&
 template <typename T>
 void scatter_dim(const T* g, T* gx, int64_t outer, int64_t inner, const Taps<T>& t) {
   std::fill(gx, gx + outer * t.in * inner, T(0));
+#pragma omp parallel for schedule(static) if (outer > 1 && outer * t.out * inner > 32768)
   for (int64_t a = 0; a < outer; ++a) {
     const T* ga = g + a * t.out * inner;
     T* gxa = gx + a * t.in * inner;
@@ -61,6 +83,7 @@ void scatter_dim(const T* g, T* gx, int64_t outer, int64_t inner, const Taps<T>&
       for (int64_t j = 0; j < n; ++j) {
         const T w = t.weight[o * t.k + j];
         T* dst = gxa + t.index[o * t.k + j] * inner;
+#pragma omp simd
         for (int64_t b = 0; b < inner; ++b) dst[b] += w * go[b];
       }
     }
@@ -80,7 +103,7 @@ inline void split_at_dim(const std::vector<int64_t>& shape, size_t j, int64_t& o
 // dim first (torch's order, which float32 rounding follows), into `y` (sized by the caller).
 template <typename T>
 void resample_separable(const T* x, T* y, std::vector<int64_t> shape, const std::vector<const Taps<T>*>& taps) {
-  std::vector<T> buffers[2];
+  std::unique_ptr<T[]> buffers[2];  // every element written by resample_dim: no zeroing
   const T* cur = x;
   for (size_t j = taps.size(); j-- > 0;) {
     int64_t outer, inner;
@@ -88,8 +111,8 @@ void resample_separable(const T* x, T* y, std::vector<int64_t> shape, const std:
     shape[j + 2] = taps[j]->out;
     T* dst = y;
     if (j > 0) {  // not the last pass: into an intermediate buffer
-      buffers[j % 2].assign(outer * taps[j]->out * inner, T(0));
-      dst = buffers[j % 2].data();
+      buffers[j % 2].reset(new T[static_cast<size_t>(outer * taps[j]->out * inner)]);
+      dst = buffers[j % 2].get();
     }
     resample_dim(cur, dst, outer, inner, *taps[j]);
     cur = dst;
@@ -100,7 +123,7 @@ void resample_separable(const T* x, T* y, std::vector<int64_t> shape, const std:
 // taps[j], the first spatial dim first, into `gx` (sized by the caller to the input's shape).
 template <typename T>
 void scatter_separable(const T* g, T* gx, std::vector<int64_t> shape, const std::vector<const Taps<T>*>& taps) {
-  std::vector<T> buffers[2];
+  std::unique_ptr<T[]> buffers[2];  // zeroed by scatter_dim
   const T* cur = g;
   for (size_t j = 0; j < taps.size(); ++j) {
     int64_t outer, inner;
@@ -108,8 +131,8 @@ void scatter_separable(const T* g, T* gx, std::vector<int64_t> shape, const std:
     shape[j + 2] = taps[j]->in;
     T* dst = gx;
     if (j + 1 < taps.size()) {
-      buffers[j % 2].assign(outer * taps[j]->in * inner, T(0));
-      dst = buffers[j % 2].data();
+      buffers[j % 2].reset(new T[static_cast<size_t>(outer * taps[j]->in * inner)]);
+      dst = buffers[j % 2].get();
     }
     scatter_dim(cur, dst, outer, inner, *taps[j]);
     cur = dst;
