@@ -398,18 +398,15 @@ def _make_wrappers():
     return out
 
 
-def install(cls):
-    """Gives a new Tensor subclass the wrappers that run the protocol (Tensor.__init_subclass__)."""
+_wrapper_base = None  # the class holding the wrappers, made on the first subclass
+
+
+def _add_wrappers(cls, skip=()):
     global _wrappers
-    if getattr(cls, "__torch_function__", None) is _disabled_torch_function_impl:
-        return
-    below = cls.__mro__[:cls.__mro__.index(_Tensor)]
-    if any("_kiln_torch_function_wrappers" in k.__dict__ for k in below):
-        return  # a base subclass has them
     if _wrappers is None:
         _wrappers = _make_wrappers()
     for name, (kind, raw) in _wrappers.items():
-        if any(name in k.__dict__ for k in below):
+        if any(name in k.__dict__ for k in skip):
             continue  # the subclass's own
         if kind == "property":
             setattr(cls, name, _property(name, raw))
@@ -417,6 +414,42 @@ def install(cls):
             setattr(cls, name, _binary(name))
         else:
             setattr(cls, name, _method(name))
+
+
+def install(cls):
+    """Gives a new Tensor subclass the wrappers that run the protocol (Tensor.__init_subclass__): the
+    subclass's base kiln.Tensor becomes a class holding them, a subclass of kiln.Tensor, so a method
+    of the subclass calling super().add(...) runs the protocol too (torch's C methods do)."""
+    global _wrapper_base
+    if _wrapper_base is False:
+        return  # making _wrapper_base itself
+    if getattr(cls, "__torch_function__", None) is _disabled_torch_function_impl:
+        return
+    if _wrapper_base is None:
+        _wrapper_base = False
+        try:
+            base = type("Tensor", (_Tensor,), {"__module__": __name__, "__qualname__": "Tensor",
+                                                "__doc__": "kiln.Tensor's methods, running the __torch_function__ "
+                                                           "protocol (the base of Tensor subclasses)"})
+            _add_wrappers(base)
+        except BaseException:
+            _wrapper_base = None
+            raise
+        _wrapper_base = base
+    if issubclass(cls, _wrapper_base):
+        return  # a base subclass has them
+    below = cls.__mro__[:cls.__mro__.index(_Tensor)]
+    if any("_kiln_torch_function_wrappers" in k.__dict__ for k in below):
+        return
+    if _Tensor in cls.__bases__:
+        try:
+            cls.__bases__ = tuple(_wrapper_base if b is _Tensor else b for b in cls.__bases__)
+            return
+        except TypeError:
+            pass
+    # kiln.Tensor is not a direct base (a subclass of nn.Parameter turning the protocol back on), or the
+    # bases could not change: the wrappers go on the class itself
+    _add_wrappers(cls, skip=below)
     type.__setattr__(cls, "_kiln_torch_function_wrappers", True)
 
 

@@ -114,6 +114,12 @@ def enable_reentrant_dispatch():
     return contextlib.nullcontext()
 
 
+# torch._C's names of the checks
+_C._has_torch_function = has_torch_function
+_C._has_torch_function_unary = has_torch_function_unary
+_C._has_torch_function_variadic = has_torch_function_variadic
+
+
 def _wrap_public_functions():
     import sys
     import kiln

@@ -569,3 +569,41 @@ def test_operator_funcs(name):
         return log, tname(result), result.tolist() if isinstance(result, lib.Tensor) else result
     t, k = both(case)
     assert k == t
+
+
+def test_subclass_methods_calling_super():
+    """A subclass's own operator calling super() still runs the protocol (torch's methods check it)."""
+    def case(lib):
+        log = []
+
+        class Loud(lib.Tensor):
+            def __add__(self, other):
+                log.append("Loud.__add__")
+                return super().__add__(other)
+
+            def sum(self, *args, **kwargs):
+                log.append("Loud.sum")
+                return super().sum(*args, **kwargs)
+
+            @classmethod
+            def __torch_function__(cls, func, types, args=(), kwargs=None):
+                log.append(fname(lib, func))
+                return super().__torch_function__(func, types, args, kwargs)
+        x = data(lib).as_subclass(Loud)
+        a = x + 1
+        b = x.sum()
+        return log, type(a).__name__, type(b).__name__, a.tolist(), b.item()
+    t, k = both(case)
+    assert k == t
+
+
+def test_parameter_subclass_with_the_protocol_back_on():
+    def case(lib):
+        class P(lib.nn.Parameter):
+            @classmethod
+            def __torch_function__(cls, func, types, args=(), kwargs=None):
+                return lib.Tensor.__torch_function__.__func__(cls, func, types, args, kwargs)
+        p = P(data(lib))
+        return type(p).__name__, type(p * 2).__name__, type(lib.exp(p)).__name__, isinstance(p, lib.nn.Parameter)
+    t, k = both(case)
+    assert k == t
