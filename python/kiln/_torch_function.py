@@ -261,9 +261,16 @@ def _convert(ret, cls):
     return ret
 
 
+_nowrap = None
+
+
 def _nowrap_functions():
-    T = _Tensor
-    return (T._base.__get__, T.grad.__get__) + ((T._grad.__get__,) if hasattr(T, "_grad") else ())
+    """torch's get_default_nowrap_functions: getters whose result the default leaves as it is."""
+    global _nowrap
+    if _nowrap is None:
+        T = _Tensor
+        _nowrap = (T._base.__get__, T.grad.__get__) + ((T._grad.__get__,) if hasattr(T, "_grad") else ())
+    return _nowrap
 
 
 def default_torch_function(cls, func, types, args=(), kwargs=None):
