@@ -145,11 +145,40 @@ def _wrap_public_functions():
                 wrappers[id(fn)] = (fn, done[0])
                 fresh.extend(done)
         _overridable_functions[ns] = fresh
-    # other modules' references to the same functions (kiln.functional re-exports torch.functional's)
-    for mod in ("kiln.functional",):
-        ns = sys.modules.get(mod)
-        if ns is None:
+    _retarget({id(fn): w for fn, w in wrappers.values()}, [fn for fn, _ in wrappers.values()])
+
+
+def _retarget(wrapper_of, keep_alive):
+    """kiln's own references to the functions just wrapped become the wrappers, as if torch's objects had
+    been there from the start: names imported into other kiln modules (`from .functional import relu`),
+    and default arguments (`activation=F.relu`, which TransformerEncoderLayer compares with `is F.relu`)."""
+    import sys
+    import types
+
+    def fix_defaults(fn):
+        seen = 0
+        while isinstance(getattr(fn, "__wrapped__", None), types.FunctionType) and seen < 8:
+            fix_defaults_of(fn)
+            fn, seen = fn.__wrapped__, seen + 1  # (Module.__init_subclass__ wraps __init__)
+        fix_defaults_of(fn)
+
+    def fix_defaults_of(fn):
+        if not isinstance(fn, types.FunctionType):
+            return
+        if fn.__defaults__ and any(id(d) in wrapper_of for d in fn.__defaults__):
+            fn.__defaults__ = tuple(wrapper_of.get(id(d), d) for d in fn.__defaults__)
+        if fn.__kwdefaults__ and any(id(d) in wrapper_of for d in fn.__kwdefaults__.values()):
+            fn.__kwdefaults__ = {k: wrapper_of.get(id(d), d) for k, d in fn.__kwdefaults__.items()}
+
+    for mod_name, mod in list(sys.modules.items()):
+        if mod is None or not (mod_name == "kiln" or mod_name.startswith("kiln.")):
             continue
-        for name, fn in list(ns.__dict__.items()):
-            if id(fn) in wrappers and wrappers[id(fn)][0] is fn:
-                setattr(ns, name, wrappers[id(fn)][1])
+        for name, value in list(vars(mod).items()):
+            if id(value) in wrapper_of:
+                setattr(mod, name, wrapper_of[id(value)])
+            elif isinstance(value, types.FunctionType):
+                fix_defaults(value)
+            elif isinstance(value, type) and value.__module__ == mod_name:
+                for attr in vars(value).values():
+                    fix_defaults(getattr(attr, "__func__", attr))
+    del keep_alive  # (the originals stayed alive while ids were compared)
