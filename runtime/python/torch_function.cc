@@ -17,6 +17,9 @@ struct State {
   int mode_depth = 0;              // TorchFunctionModes on this thread's stack
 };
 thread_local State state;
+// Modes pushed on all threads together (changed with the GIL held): while 0, a call whose arguments
+// override nothing never reads the thread-local state.
+int modes_anywhere = 0;
 
 PyObject* handler = nullptr;        // kiln._torch_function._handle
 PyObject* disabled_impl = nullptr;  // kiln._C._disabled_torch_function_impl
@@ -27,6 +30,10 @@ struct DispatcherObject {
   vectorcallfunc vectorcall;
   PyObject* impl;
   PyObject* dict;  // __name__, __qualname__, __module__, __doc__, __wrapped__
+  // impl's C function when impl is a builtin taking (self, args, kwargs) (the generated bindings):
+  // called directly, without the generic call's conversions
+  PyCFunctionWithKeywords cfunc;
+  PyObject* cself;  // its self (the module), borrowed from impl
 };
 
 bool overrides(PyObject* o) {
@@ -76,18 +83,41 @@ PyObject* call_handler(PyObject* self, PyObject* const* args, Py_ssize_t nargs, 
   return result;
 }
 
-PyObject* dispatcher_vectorcall(PyObject* self, PyObject* const* args, size_t nargsf, PyObject* kwnames) {
-  PyObject* impl = reinterpret_cast<DispatcherObject*>(self)->impl;
-  if (!state.all_disabled && handler) {
-    const Py_ssize_t nargs = PyVectorcall_NARGS(nargsf);
-    bool dispatch = state.mode_depth > 0;
-    if (!dispatch && !state.subclass_disabled) {
-      const Py_ssize_t total = nargs + (kwnames ? PyTuple_GET_SIZE(kwnames) : 0);
-      for (Py_ssize_t i = 0; i < total && !dispatch; ++i) dispatch = arg_overrides(args[i]);
+// impl(*args, **kwargs), calling a builtin's C function directly.
+PyObject* call_impl(DispatcherObject* self, PyObject* const* args, Py_ssize_t nargs, size_t nargsf, PyObject* kwnames) {
+  if (!self->cfunc) return PyObject_Vectorcall(self->impl, args, nargsf, kwnames);
+  PyObject* tuple = PyTuple_New(nargs);
+  if (!tuple) return nullptr;
+  for (Py_ssize_t i = 0; i < nargs; ++i) PyTuple_SET_ITEM(tuple, i, new_reference(args[i]));
+  PyObject* kwargs = nullptr;
+  const Py_ssize_t nkw = kwnames ? PyTuple_GET_SIZE(kwnames) : 0;
+  if (nkw) {
+    kwargs = PyDict_New();
+    for (Py_ssize_t i = 0; kwargs && i < nkw; ++i) {
+      if (PyDict_SetItem(kwargs, PyTuple_GET_ITEM(kwnames, i), args[nargs + i]) < 0) Py_CLEAR(kwargs);
     }
-    if (dispatch) return call_handler(self, args, nargs, kwnames);
+    if (!kwargs) {
+      Py_DECREF(tuple);
+      return nullptr;
+    }
   }
-  return PyObject_Vectorcall(impl, args, nargsf, kwnames);
+  PyObject* result = self->cfunc(self->cself, tuple, kwargs);
+  Py_DECREF(tuple);
+  Py_XDECREF(kwargs);
+  return result;
+}
+
+PyObject* dispatcher_vectorcall(PyObject* self_obj, PyObject* const* args, size_t nargsf, PyObject* kwnames) {
+  DispatcherObject* self = reinterpret_cast<DispatcherObject*>(self_obj);
+  const Py_ssize_t nargs = PyVectorcall_NARGS(nargsf);
+  const Py_ssize_t total = nargs + (kwnames ? PyTuple_GET_SIZE(kwnames) : 0);
+  bool overriding = false;
+  for (Py_ssize_t i = 0; i < total && !overriding; ++i) overriding = arg_overrides(args[i]);
+  if ((overriding || modes_anywhere > 0) && handler && !state.all_disabled &&
+      ((overriding && !state.subclass_disabled) || state.mode_depth > 0)) {
+    return call_handler(self_obj, args, nargs, kwnames);
+  }
+  return call_impl(self, args, nargs, nargsf, kwnames);
 }
 
 void dispatcher_dealloc(PyObject* obj) {
@@ -145,6 +175,12 @@ PyObject* py_wrap_torch_function(PyObject*, PyObject* args) {
   if (!self) return nullptr;
   self->vectorcall = dispatcher_vectorcall;
   self->impl = new_reference(impl);
+  self->cfunc = nullptr;
+  self->cself = nullptr;
+  if (PyCFunction_CheckExact(impl) && PyCFunction_GET_FLAGS(impl) == (METH_VARARGS | METH_KEYWORDS)) {
+    self->cfunc = reinterpret_cast<PyCFunctionWithKeywords>(reinterpret_cast<void (*)(void)>(PyCFunction_GET_FUNCTION(impl)));
+    self->cself = PyCFunction_GET_SELF(impl);
+  }
   self->dict = PyDict_New();
   PyObject_GC_Track(reinterpret_cast<PyObject*>(self));
   PyObject* obj = reinterpret_cast<PyObject*>(self);
@@ -190,6 +226,7 @@ PyObject* py_set_torch_function_state(PyObject*, PyObject* args) {
   if (!PyArg_ParseTuple(args, "ppi", &subclass_disabled, &all_disabled, &depth)) return nullptr;
   state.subclass_disabled = subclass_disabled;
   state.all_disabled = all_disabled;
+  modes_anywhere += depth - state.mode_depth;
   state.mode_depth = depth;
   Py_RETURN_NONE;
 }

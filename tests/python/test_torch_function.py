@@ -607,3 +607,32 @@ def test_parameter_subclass_with_the_protocol_back_on():
         return type(p).__name__, type(p * 2).__name__, type(lib.exp(p)).__name__, isinstance(p, lib.nn.Parameter)
     t, k = both(case)
     assert k == t
+
+
+def test_modes_and_guards_are_per_thread():
+    def case(lib):
+        import threading
+        log = []
+
+        class Mode(lib.overrides.TorchFunctionMode):
+            def __torch_function__(self, func, types, args=(), kwargs=None):
+                log.append(fname(lib, func))
+                return func(*args, **(kwargs or {}))
+
+        class MyT(lib.Tensor):
+            pass
+        x = data(lib)
+        seen_in_thread = []
+
+        def other():
+            seen_in_thread.append(type(lib.exp(data(lib).as_subclass(MyT))).__name__)
+            lib.add(x, 1)
+        with Mode():
+            with _disable_subclass(lib)():
+                t = threading.Thread(target=other)
+                t.start()
+                t.join()
+            lib.mul(x, 2)
+        return log, seen_in_thread
+    t, k = both(case)
+    assert k == t
