@@ -171,8 +171,8 @@ def _retarget(wrapper_of, keep_alive):
             fn.__kwdefaults__ = {k: wrapper_of.get(id(d), d) for k, d in fn.__kwdefaults__.items()}
 
     for mod_name, mod in list(sys.modules.items()):
-        if mod is None or not (mod_name == "kiln" or mod_name.startswith("kiln.")):
-            continue
+        if mod is None or not (mod_name == "kiln" or mod_name.startswith("kiln.")) or mod_name == "kiln._C":
+            continue  # (kiln._C keeps the raw bindings, which kiln's own code calls)
         for name, value in list(vars(mod).items()):
             if id(value) in wrapper_of:
                 setattr(mod, name, wrapper_of[id(value)])
