@@ -444,3 +444,8 @@ from . import functional  # noqa: E402,F401
 # outermost, so they see the TypeError of every layer above
 from . import _deprecated_overloads  # noqa: E402
 _deprecated_overloads.install(globals(), Tensor)
+
+# The __torch_function__ protocol (_torch_function.py): last, so the wrappers are the outermost layer
+# of the public functions (torch.functional's and F's names of the same functions get the same wrapper).
+from . import overrides  # noqa: E402
+overrides._wrap_public_functions()

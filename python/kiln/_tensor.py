@@ -5,7 +5,7 @@ import operator
 
 from . import _C
 from . import _arg_errors, _inplace_views, _layout, _memory_format, _shared_memory
-from . import _device as _device_mod, _tensor_set
+from . import _device as _device_mod, _tensor_set, _torch_function
 from ._tensor_str import tensor_repr
 
 
@@ -25,6 +25,21 @@ def _no_grad():
 class Tensor(_C.TensorBase):
     __module__ = "kiln"
     __array_priority__ = 1000  # NumPy defers binary operators to us
+
+    # ---- Tensor subclasses and the __torch_function__ protocol (python/kiln/_torch_function.py) ----
+    @classmethod
+    def __torch_function__(cls, func, types, args=(), kwargs=None):
+        """The default: func's result, tensors in it as instances of cls (torch's)."""
+        return _torch_function.default_torch_function(cls, func, types, args, kwargs)
+
+    def __init_subclass__(cls, **kwargs):
+        super().__init_subclass__(**kwargs)
+        _torch_function.install(cls)
+
+    @staticmethod
+    def _make_subclass(cls, data, require_grad=False, **kwargs):
+        """torch.Tensor._make_subclass: an instance of cls aliasing data (detached)."""
+        return _C._make_subclass(cls, data, require_grad)
 
     # ---- display and conversion ----
     def __repr__(self):
@@ -106,8 +121,14 @@ class Tensor(_C.TensorBase):
     # ---- pickling and copying (by value, through NumPy; never shares memory) ----
     def __reduce_ex__(self, proto):
         if self.dtype == _C.bfloat16:  # NumPy has no bfloat16: float32 holds every value exactly
-            return (_rebuild_tensor, (self.detach().float().numpy().copy(), self.requires_grad, "bfloat16"))
-        return (_rebuild_tensor, (self.detach().numpy().copy(), self.requires_grad))
+            rebuild = (_rebuild_tensor, (self.detach().float().numpy().copy(), self.requires_grad, "bfloat16"))
+        else:
+            rebuild = (_rebuild_tensor, (self.detach().numpy().copy(), self.requires_grad))
+        state = self.__dict__
+        if type(self) is Tensor and not state:
+            return rebuild
+        # a subclass, or attributes: torch 2.x's _rebuild_from_type_v2 restores the class and __dict__
+        return (_rebuild_from_type_v2, (rebuild[0], type(self), rebuild[1], state))
 
     def __deepcopy__(self, memo):
         if id(self) in memo:
@@ -123,6 +144,8 @@ class Tensor(_C.TensorBase):
         if self.grad is not None:
             new.grad = copy.deepcopy(self.grad, memo)
         memo[id(self)] = new
+        if self.__dict__:  # a subclass's (or any tensor's) Python attributes, deep-copied (torch 2.x)
+            new.__dict__.update(copy.deepcopy(self.__dict__, memo))
         return new
 
     # ---- torch's small conveniences ----
@@ -875,6 +898,9 @@ class Tensor(_C.TensorBase):
     def __matmul__(self, other):
         return _C.matmul(self, other)
 
+    def __rmatmul__(self, other):
+        return _C.matmul(other, self)
+
     def nonzero(self, *, as_tuple=False):
         positions = _C.TensorBase.nonzero(self)
         if not as_tuple:
@@ -962,6 +988,19 @@ def _sizes(size):
     if len(size) == 1 and isinstance(size[0], (tuple, list)):
         return list(size[0])
     return list(size)
+
+
+def _rebuild_from_type_v2(func, new_type, args, state):
+    """Unpickles a Tensor subclass instance or a tensor with attributes (torch._tensor's name)."""
+    ret = func(*args)
+    if type(ret) is not new_type:  # a detached alias: stays a leaf
+        ret = _C._make_subclass(new_type, ret, ret.requires_grad)
+    setstate = getattr(new_type, "__setstate__", None)
+    if setstate is not None and getattr(setstate, "__qualname__", "").split(".")[0] not in ("Tensor", "object"):
+        ret.__setstate__(state)
+    elif state:
+        ret.__dict__.update(state)
+    return ret
 
 
 def _rebuild_tensor(array, requires_grad, dtype=None):
@@ -1322,3 +1361,6 @@ _attach_composed_methods()
 
 
 _arg_errors.type_methods(Tensor)  # torch's TypeError for an argument of the wrong type
+
+
+_torch_function._init(Tensor)

@@ -29,6 +29,7 @@
 #include "runtime/python/registered_classes.h"
 #include "runtime/python/serialization.h"
 #include "runtime/python/tensor_object.h"
+#include "runtime/python/torch_function.h"
 
 namespace kiln {
 namespace python {
@@ -288,6 +289,7 @@ std::vector<PyMethodDef> all_functions() {
   for (PyMethodDef* m = serialization_functions; m->ml_name; ++m) v.push_back(*m);
   for (PyMethodDef* m = profiler_functions; m->ml_name; ++m) v.push_back(*m);
   for (PyMethodDef* m = saved_tensor_hook_functions; m->ml_name; ++m) v.push_back(*m);
+  for (PyMethodDef* m = torch_function_functions; m->ml_name; ++m) v.push_back(*m);
   for (PyMethodDef* m = generated_functions; m->ml_name; ++m) v.push_back(*m);
   v.push_back({nullptr, nullptr, 0, nullptr});
   return v;
@@ -323,7 +325,7 @@ PyMODINIT_FUNC PyInit__C() {
   PyObject* m = PyModule_Create(&module_def);
   if (!m) return nullptr;
   if (!add_dtypes(m) || !add_tensor_type(m) || !add_node_type(m) || !add_function_type(m) ||
-      !add_generator_type(m) || !add_linalg_error(m)) {
+      !add_generator_type(m) || !add_linalg_error(m) || !add_torch_function_type(m)) {
     Py_DECREF(m);
     return nullptr;
   }

@@ -135,5 +135,5 @@ __all__ = ["Variable", "Function", "backward", "grad", "no_grad", "enable_grad",
 
 
 def is_tensor_like(inp):
-    """Whether inp is a Tensor (or defines __torch_function__, which kiln does not dispatch on)."""
+    """Whether inp is a Tensor or defines __torch_function__ (torch.overrides.is_tensor_like)."""
     return isinstance(inp, _C.TensorBase) or hasattr(type(inp), "__torch_function__")

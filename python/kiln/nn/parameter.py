@@ -1,18 +1,41 @@
 """kiln.nn.Parameter: a Tensor that Modules register as a learnable parameter."""
 from .. import _C
 from .._tensor import Tensor
+from .._torch_function import _disabled_torch_function_impl
 
 
-class Parameter(Tensor):
+class _ParameterMeta(type):
+    # A Tensor subclass instance made a parameter keeps its class; it is marked instead (torch 2.x)
+    def __instancecheck__(cls, instance):
+        if cls is Parameter and isinstance(instance, _C.TensorBase) and getattr(instance, "_is_param", False):
+            return True
+        return super().__instancecheck__(instance)
+
+
+class Parameter(Tensor, metaclass=_ParameterMeta):
     """Parameter(data=None, requires_grad=True): aliases `data` (detached) as a leaf parameter.
 
     Assigning a Parameter to a Module attribute registers it in the Module's parameters().
+    Results of ops on a Parameter are plain Tensors (its __torch_function__ is disabled, as torch's).
     """
+    __torch_function__ = _disabled_torch_function_impl
 
     def __new__(cls, data=None, requires_grad=True):
         if data is None:
             data = _C.empty([0])
-        return _C._make_subclass(cls, data, requires_grad)
+        if type(data) is Tensor or type(data) is Parameter or not isinstance(data, Tensor) or \
+                getattr(type(data), "__torch_function__", None) is _disabled_torch_function_impl:
+            return _C._make_subclass(cls, data, requires_grad)
+        # a Tensor subclass instance (torch 2.x): a detached alias of its own class, marked as a parameter
+        t = data.detach().requires_grad_(requires_grad)
+        if type(t) is not type(data):
+            raise RuntimeError(f"Creating a Parameter from an instance of type {type(data).__name__} requires that "
+                               f"detach() returns an instance of the same type, but return type "
+                               f"{type(t).__name__} was found instead. To use the type as a Parameter, please "
+                               f"correct the detach() semantics defined by its __torch_function__() "
+                               "implementation.")
+        t._is_param = True
+        return t
 
     def __repr__(self):
         return "Parameter containing:\n" + super().__repr__()
@@ -63,6 +86,7 @@ class UninitializedParameter(Parameter):
 class UninitializedBuffer(Tensor):
     """A buffer whose shape is not known yet (lazy norm layers): materialize(shape) makes it a Tensor."""
     cls_to_become = Tensor
+    __torch_function__ = _disabled_torch_function_impl
 
     def __new__(cls, requires_grad=False, device=None, dtype=None):
         data = _C.empty([0], **({"dtype": dtype} if dtype is not None else {}))
@@ -89,6 +113,7 @@ class _BufferMeta(type):
 class Buffer(Tensor, metaclass=_BufferMeta):
     """Buffer(data=None, *, persistent=True) (torch 2.5): marks a tensor (detached, keeping requires_grad)
     so that assigning it to a Module attribute registers a buffer; persistent buffers are in state_dict."""
+    __torch_function__ = _disabled_torch_function_impl
 
     def __new__(cls, data=None, *, persistent=True):
         if data is None:
