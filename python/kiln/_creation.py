@@ -1,6 +1,8 @@
 """kiln.tensor: a new tensor (a copy) from nested lists, numbers, NumPy arrays or tensors."""
 import numbers
 
+import warnings
+
 import numpy as np
 
 from . import _C
@@ -172,8 +174,14 @@ def _flat_numbers(data):
     return None
 
 
-def tensor(data, *, dtype=None, device=None, requires_grad=False, pin_memory=False):
+_COPY_CONSTRUCT = ("To copy construct from a tensor, it is recommended to use sourceTensor.clone().detach() or "
+                   "sourceTensor.clone().detach().requires_grad_(True), rather than {}(sourceTensor).")
+
+
+def tensor(data, *, dtype=None, device=None, requires_grad=False, pin_memory=False, _caller="torch.tensor"):
     """Like torch.tensor: always copies `data` (pin_memory is accepted: kiln has only the CPU)."""
+    if isinstance(data, _C.TensorBase):  # torch warns on every copy construction from a tensor
+        warnings.warn(_COPY_CONSTRUCT.format(_caller), UserWarning, stacklevel=2 if _caller == "torch.tensor" else 3)
     if device is not None:
         from ._device import check_cpu
         check_cpu(device)  # 'cuda': AssertionError, as torch's CPU-only builds

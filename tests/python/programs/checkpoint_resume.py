@@ -93,7 +93,7 @@ def make_everything(args, seed):
     np.random.seed(seed)
     dataset = SequenceDataset(96, 0)
     indices = list(range(len(dataset)))
-    np.random.shuffle(indices)
+    np.random.RandomState(0).shuffle(indices)  # the split is part of the experiment, not of the seed
     split = int(np.floor(0.25 * len(dataset)))
     train_idx, valid_idx = indices[split:], indices[:split]
     g = torch.Generator()
