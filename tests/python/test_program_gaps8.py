@@ -199,6 +199,9 @@ def test_copy_construct_warns(call):
 
 
 def test_no_copy_construct_warning_for_data():
+    # torch's legacy constructors copy or alias without the warning
+    for L in (torch, kiln):
+        assert messages(lambda: (L.FloatTensor(L.ones(2)), L.LongTensor(L.ones(2).long()), L.Tensor(L.ones(2)))) == []
     for call in (lambda: kiln.tensor([1.0, 2.0]), lambda: kiln.tensor([kiln.tensor(1.0), kiln.tensor(2.0)]),
                  lambda: kiln.tensor(np.ones(2)), lambda: kiln.as_tensor(kiln.ones(2)),
                  lambda: kiln.ones(2).new_tensor([1, 2])):
@@ -241,3 +244,33 @@ def test_norm_with_dim_is_within_a_few_ulps(p, dim):
     nt = torch.nn.functional.normalize(x, p=p, dim=dim)
     nk = kiln.nn.functional.normalize(k(x), p=p, dim=dim)
     np.testing.assert_allclose(nk.numpy(), nt.numpy(), rtol=1e-6, atol=1e-8)
+
+
+# ---- legacy constructors of a tensor (old programs' torch.FloatTensor(t)) ------------------------------------
+@pytest.mark.parametrize("name", ["FloatTensor", "DoubleTensor", "LongTensor", "ByteTensor", "BoolTensor",
+                                  "HalfTensor", "BFloat16Tensor"])
+@pytest.mark.parametrize("dtype", ["float32", "int64", "bool"])
+def test_legacy_constructor_of_a_tensor(name, dtype):
+    def run(L):
+        t = L.ones(3, dtype=getattr(L, dtype))
+        r = getattr(L, name)(t)
+        return t, r
+    try:
+        tt, rt = run(torch)
+    except TypeError as e:
+        with pytest.raises(TypeError) as ek:
+            run(kiln)
+        assert str(ek.value) == str(e)  # "expected TensorOptions(dtype=double, ...) (got TensorOptions(...))"
+        return
+    tk, rk = run(kiln)
+    assert rk.dtype == getattr(kiln, dtype) and rk.shape == tk.shape
+    assert rk.data_ptr() == tk.data_ptr() and rt.data_ptr() == tt.data_ptr()  # an alias, not a copy
+
+
+def test_half_and_bfloat16_legacy_types():
+    for name in ("HalfTensor", "BFloat16Tensor"):
+        k_t, t_t = getattr(kiln, name)(2, 3), getattr(torch, name)(2, 3)
+        assert tuple(k_t.shape) == tuple(t_t.shape) and str(k_t.dtype)[5:] == str(t_t.dtype)[6:]
+        assert isinstance(kiln.ones(2, dtype=k_t.dtype), getattr(kiln, name))
+        np.testing.assert_array_equal(getattr(kiln, name)([1.5, 2.0]).float().numpy(),
+                                      getattr(torch, name)([1.5, 2.0]).float().numpy())

@@ -38,6 +38,10 @@ the same weights (checked bit for bit) and every step's loss must agree with tor
   create_graph, Poisson fitting on gradients, retain_grad'd activations)
 - deeplab_aspp: VainF/DeepLabV3Plus-Pytorch (ASPP with dilations and image pooling, bilinear interpolate,
   CrossEntropyLoss(ignore_index=255) over (N, C, H, W), a user-defined PolyLR, bincount confusion matrices)
+- pruning_tutorial: the PyTorch pruning tutorial (random / l1 / ln_structured pruning, PruningContainer history,
+  prune.remove, global_unstructured, a custom BasePruningMethod) with fine-tuning through weight_orig
+- jem_sgld: wgrathwohl/JEM (logsumexp energies, a uniform_ replay buffer, SGLD by autograd.grad on Variable inputs
+  and x_k.data +=, p(x), p(y|x) and p(x|y) losses, warmup through param_groups, clip_grad_norm_)
 
 Tolerances: as in test_programs_part7.py, the losses agree to a few float32 ulps (rtol 1e-5) where the programs
 use matmuls, elementwise ops and reductions kiln computes as torch does; where kiln's own routines round
@@ -315,3 +319,26 @@ def test_deeplab_aspp(extra):
     close(rk["np_conf"], rt["np_conf"], 0)
     assert rk["results"] == rt["results"]
     close(rk["eval_out"], rt["eval_out"], 1e-5, 1e-5)
+
+
+def test_pruning_tutorial():
+    rt, rk = run_both("pruning_tutorial", [])
+    check_same_start(rt, rk)
+    check_steps(rt, rk, 15, rtol=1e-5, learns=False)
+    assert rk["sparsities"] == rt["sparsities"]
+    for key in ("names_after_random", "n_hooks", "history", "sd_keys", "removed_names", "pruned", "final_keys"):
+        assert rk[key] == rt[key], key
+    for key in ("conv1_mask", "conv1_bias_mask", "fc3_bias_mask"):
+        close(rk[key], rt[key], 0, err_msg=key)
+    close(rk["out"], rt["out"], 1e-5, 1e-6)
+
+
+@pytest.mark.parametrize("extra", [[], ["--p_x_y_weight", "1", "--p_x_weight", "0"],
+                                   ["--uncond", "--p_y_given_x_weight", "0"]])
+def test_jem_sgld(extra):
+    rt, rk = run_both("jem_sgld", extra)
+    check_same_start(rt, rk)
+    # the unconditional p(x) loss is a difference of two mean energies near 0: rtol is taken against ~1e-2
+    check_steps(rt, rk, 16, rtol=1e-5 if "--uncond" not in extra else 1e-4, learns=False)
+    close(rk["parts"], rt["parts"], 1e-5, 1e-6)
+    close(rk["buffer"], rt["buffer"], 1e-5, 1e-5)
