@@ -274,3 +274,30 @@ def test_half_and_bfloat16_legacy_types():
         assert isinstance(kiln.ones(2, dtype=k_t.dtype), getattr(kiln, name))
         np.testing.assert_array_equal(getattr(kiln, name)([1.5, 2.0]).float().numpy(),
                                       getattr(torch, name)([1.5, 2.0]).float().numpy())
+
+
+# ---- squeeze() with nothing to squeeze, and flatten over one dim (nn.Flatten of a 2-d batch) ----------------
+def test_squeeze_is_always_a_new_view():
+    for L in (torch, kiln):
+        x = L.randn(4, 3, requires_grad=True)
+        s = x.squeeze()
+        assert s is not x and s.grad_fn is not None and type(s.grad_fn).__name__ == "SqueezeBackward0"
+        assert s._base is x
+        with pytest.raises(RuntimeError, match="view of a leaf Variable"):
+            s.add_(1)
+        t = L.zeros(2, 3)
+        u = t.squeeze()
+        u.unsqueeze_(0)  # reshapes the view only
+        assert tuple(t.shape) == (2, 3) and tuple(u.shape) == (1, 2, 3)
+        z = L.tensor(2.0, requires_grad=True).squeeze()
+        assert z.shape == () and z.grad_fn is not None
+        (z * 3).backward()
+
+
+@pytest.mark.parametrize("shape, start, end", [((4, 3), 1, -1), ((2, 3, 4), 1, 1), ((2, 3), 0, 0), ((5,), 0, -1)])
+def test_flatten_of_one_dim_is_the_tensor_itself(shape, start, end):
+    xt = torch.ones(*shape)
+    xk = kiln.ones(*shape)
+    assert (xk.flatten(start, end) is xk) == (xt.flatten(start, end) is xt)
+    assert (kiln.nn.Flatten(start, end)(xk) is xk) == (torch.nn.Flatten(start, end)(xt) is xt)
+    assert tuple(xk.flatten(start, end).shape) == tuple(xt.flatten(start, end).shape)
