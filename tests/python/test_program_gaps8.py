@@ -301,3 +301,15 @@ def test_flatten_of_one_dim_is_the_tensor_itself(shape, start, end):
     assert (xk.flatten(start, end) is xk) == (xt.flatten(start, end) is xt)
     assert (kiln.nn.Flatten(start, end)(xk) is xk) == (torch.nn.Flatten(start, end)(xt) is xt)
     assert tuple(xk.flatten(start, end).shape) == tuple(xt.flatten(start, end).shape)
+
+
+# ---- print(model(x)): nn.Linear's grad_fn is torch's AddmmBackward0 ------------------------------------------
+@pytest.mark.parametrize("shape", [(4, 3), (2, 4, 3), (3,)])
+def test_linear_grad_fn_name(shape):
+    names = []
+    for L in (torch, kiln):
+        L.manual_seed(0)
+        out = L.nn.Linear(3, 2)(L.ones(*shape))
+        names.append(type(out.grad_fn).__name__)
+        assert repr(out).split("grad_fn=")[1] .startswith("<" + names[-1])
+    assert names[1] == names[0]
