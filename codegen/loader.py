@@ -367,7 +367,9 @@ def _node_names(derivatives: List[Derivative]) -> None:
         if d.node_name:
             continue
         base = d.function.schema.name
-        camel = "".join(p[:1].upper() + p[1:] for p in base.split("_") if p)
+        # torch's rule (str.title of each part): a letter after a digit is capitalised too, as in
+        # MaxPool2DWithIndicesBackward0 and Log1PBackward0
+        camel = "".join(p.title() for p in base.split("_") if p)
         n = counts.get(camel, 0)
         counts[camel] = n + 1
         d.node_name = f"{camel}Backward{n}"
