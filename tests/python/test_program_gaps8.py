@@ -339,3 +339,13 @@ def test_grad_fn_names_as_torch(call):
         x = L.rand(1, 2, 4, 4, requires_grad=True)
         names.append(type(call(L, x).grad_fn).__name__)
     assert names[1] == names[0]
+
+
+# ---- a broadcasting mismatch is reported at the trailing-most dim, as torch's infer_size ------------------
+@pytest.mark.parametrize("a, b", [((2, 3), (3, 2)), ((4, 1, 3), (2, 5)), ((2, 3, 4), (3, 5))])
+def test_broadcast_error_names_torchs_dim(a, b):
+    with pytest.raises(RuntimeError) as et:
+        torch.ones(*a) + torch.ones(*b)
+    with pytest.raises(RuntimeError) as ek:
+        kiln.ones(*a) + kiln.ones(*b)
+    assert str(et.value) in str(ek.value)  # kiln prefixes the op's name ("add(): ...")
