@@ -262,9 +262,17 @@ def _derivative(entry: dict, display: str, functions: Dict[str, NativeFunction])
         formulas: List[Formula] = []
         non_diff: List[str] = []
         out_diff = None
+        node_name = ""
         arg_names = {a.name for a in f.schema.arguments}
         for key, value in entry.items():
             if key in ("name", "__line__"):
+                continue
+            if key == "node_name":
+                # the grad_fn class name torch shows, where kiln's op stands for one of torch's under
+                # another name (_addmm_into: nn.Linear's addmm, AddmmBackward0)
+                if not isinstance(value, str) or not re.fullmatch(r"[A-Z][A-Za-z0-9]*Backward[0-9]+", value):
+                    raise CodegenError("node_name must be a class name like 'AddmmBackward0'")
+                node_name = value
                 continue
             if key == "output_differentiability":
                 if not isinstance(value, list) or not all(isinstance(v, bool) for v in value):
@@ -303,7 +311,7 @@ def _derivative(entry: dict, display: str, functions: Dict[str, NativeFunction])
                                         value.strip()))
                 continue
             formulas.append(Formula(inputs, value.strip(), line))
-        d = Derivative(f.schema.full_name, formulas, non_diff, out_diff, display, line, f)
+        d = Derivative(f.schema.full_name, formulas, non_diff, out_diff, display, line, f, node_name=node_name)
         if d.differentiable:
             covered = {i for fm in formulas for i in fm.inputs} | set(non_diff)
             for a in f.schema.arguments:
@@ -354,12 +362,19 @@ def _analyse(d: Derivative, op_names: set) -> None:
 
 def _node_names(derivatives: List[Derivative]) -> None:
     counts: Dict[str, int] = {}
+    named = {d.node_name: d for d in derivatives if d.node_name}  # node_name: given in derivatives.yaml
     for d in derivatives:
+        if d.node_name:
+            continue
         base = d.function.schema.name
-        camel = "".join(p[:1].upper() + p[1:] for p in base.split("_") if p)
+        # torch's rule (str.title of each part): a letter after a digit is capitalised too, as in
+        # MaxPool2DWithIndicesBackward0 and Log1PBackward0
+        camel = "".join(p.title() for p in base.split("_") if p)
         n = counts.get(camel, 0)
         counts[camel] = n + 1
         d.node_name = f"{camel}Backward{n}"
+        if d.node_name in named:
+            raise CodegenError(f"node_name '{d.node_name}' of {named[d.node_name].where} is also {d.where}'s")
 
 
 # A pointwise derivative of at least this many operations gets a fused backward op: run as separate

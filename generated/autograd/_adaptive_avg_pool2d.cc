@@ -16,10 +16,10 @@ namespace autograd {
 
 // _adaptive_avg_pool2d
 //   self: adaptive_avg_pool2d_backward(grad, self)
-struct AdaptiveAvgPool2dBackward0 final : Node {
+struct AdaptiveAvgPool2DBackward0 final : Node {
   SavedVariable self_;
 
-  std::string name() const override { return "AdaptiveAvgPool2dBackward0"; }
+  std::string name() const override { return "AdaptiveAvgPool2DBackward0"; }
 
   variable_list apply(variable_list&& grads) override {
     variable_list grad_inputs(num_outputs());
@@ -41,12 +41,12 @@ using namespace autograd;
 
 // _adaptive_avg_pool2d(Tensor self, int[2] output_size) -> Tensor
 Tensor _adaptive_avg_pool2d(const Tensor& self, IntArrayRef output_size) {
-  std::shared_ptr<AdaptiveAvgPool2dBackward0> node;
+  std::shared_ptr<AdaptiveAvgPool2DBackward0> node;
   if (any_requires_grad({&self})) {
-    node = make_node<AdaptiveAvgPool2dBackward0>();
+    node = make_node<AdaptiveAvgPool2DBackward0>();
     node->add_next_edge(gradient_edge(self));
     if (node->next_edges()[0].is_valid()) node->self_ = SavedVariable(self, false);
-    if (explain_enabled()) explain_log("autograd", "AdaptiveAvgPool2dBackward0", "recorded");
+    if (explain_enabled()) explain_log("autograd", "AdaptiveAvgPool2DBackward0", "recorded");
   }
   Tensor result;
   {

@@ -19,14 +19,14 @@ namespace autograd {
 //   self: sum_to(grad, self.sizes())
 //   mat1: mm(grad, transpose(mat2, 0, 1))
 //   mat2: mm_mat2_backward(grad, mat1, mat2.sizes(), mat2.strides())
-struct AddmmIntoBackward0 final : Node {
+struct AddmmBackward0 final : Node {
   SavedVariable mat1_;
   SavedVariable mat2_;
   std::vector<int64_t> self_sizes;
   std::vector<int64_t> mat2_sizes;
   std::vector<int64_t> mat2_strides;
 
-  std::string name() const override { return "AddmmIntoBackward0"; }
+  std::string name() const override { return "AddmmBackward0"; }
 
   variable_list apply(variable_list&& grads) override {
     variable_list grad_inputs(num_outputs());
@@ -52,9 +52,9 @@ using namespace autograd;
 
 // _addmm_into(Tensor self, Tensor mat1, Tensor mat2) -> Tensor
 Tensor _addmm_into(const Tensor& self, const Tensor& mat1, const Tensor& mat2) {
-  std::shared_ptr<AddmmIntoBackward0> node;
+  std::shared_ptr<AddmmBackward0> node;
   if (any_requires_grad({&self, &mat1, &mat2})) {
-    node = make_node<AddmmIntoBackward0>();
+    node = make_node<AddmmBackward0>();
     node->add_next_edge(gradient_edge(self));
     node->add_next_edge(gradient_edge(mat1));
     node->add_next_edge(gradient_edge(mat2));
@@ -63,7 +63,7 @@ Tensor _addmm_into(const Tensor& self, const Tensor& mat1, const Tensor& mat2) {
     node->self_sizes = self.sizes().vec();
     node->mat2_sizes = mat2.sizes().vec();
     node->mat2_strides = mat2.strides().vec();
-    if (explain_enabled()) explain_log("autograd", "AddmmIntoBackward0", "recorded");
+    if (explain_enabled()) explain_log("autograd", "AddmmBackward0", "recorded");
   }
   Tensor result;
   {

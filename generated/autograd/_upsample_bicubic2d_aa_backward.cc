@@ -16,13 +16,13 @@ namespace autograd {
 
 // _upsample_bicubic2d_aa_backward
 //   grad_output: _upsample_bicubic2d_aa(grad, output_size, align_corners, scales_h, scales_w)
-struct UpsampleBicubic2dAaBackwardBackward0 final : Node {
+struct UpsampleBicubic2DAaBackwardBackward0 final : Node {
   std::vector<int64_t> output_size;
   bool align_corners;
   std::optional<double> scales_h;
   std::optional<double> scales_w;
 
-  std::string name() const override { return "UpsampleBicubic2dAaBackwardBackward0"; }
+  std::string name() const override { return "UpsampleBicubic2DAaBackwardBackward0"; }
 
   variable_list apply(variable_list&& grads) override {
     variable_list grad_inputs(num_outputs());
@@ -39,15 +39,15 @@ using namespace autograd;
 
 // _upsample_bicubic2d_aa_backward(Tensor grad_output, int[2] output_size, int[4] input_size, bool align_corners, float? scales_h=None, float? scales_w=None) -> Tensor
 Tensor _upsample_bicubic2d_aa_backward(const Tensor& grad_output, IntArrayRef output_size, IntArrayRef input_size, bool align_corners, const std::optional<double>& scales_h, const std::optional<double>& scales_w) {
-  std::shared_ptr<UpsampleBicubic2dAaBackwardBackward0> node;
+  std::shared_ptr<UpsampleBicubic2DAaBackwardBackward0> node;
   if (any_requires_grad({&grad_output})) {
-    node = make_node<UpsampleBicubic2dAaBackwardBackward0>();
+    node = make_node<UpsampleBicubic2DAaBackwardBackward0>();
     node->add_next_edge(gradient_edge(grad_output));
     node->output_size = output_size.vec();
     node->align_corners = align_corners;
     node->scales_h = scales_h;
     node->scales_w = scales_w;
-    if (explain_enabled()) explain_log("autograd", "UpsampleBicubic2dAaBackwardBackward0", "recorded");
+    if (explain_enabled()) explain_log("autograd", "UpsampleBicubic2DAaBackwardBackward0", "recorded");
   }
   Tensor result;
   {

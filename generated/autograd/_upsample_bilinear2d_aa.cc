@@ -16,14 +16,14 @@ namespace autograd {
 
 // _upsample_bilinear2d_aa
 //   self: _upsample_bilinear2d_aa_backward(grad, output_size, self.sizes(), align_corners, scales_h, scales_w)
-struct UpsampleBilinear2dAaBackward0 final : Node {
+struct UpsampleBilinear2DAaBackward0 final : Node {
   std::vector<int64_t> output_size;
   bool align_corners;
   std::optional<double> scales_h;
   std::optional<double> scales_w;
   std::vector<int64_t> self_sizes;
 
-  std::string name() const override { return "UpsampleBilinear2dAaBackward0"; }
+  std::string name() const override { return "UpsampleBilinear2DAaBackward0"; }
 
   variable_list apply(variable_list&& grads) override {
     variable_list grad_inputs(num_outputs());
@@ -40,16 +40,16 @@ using namespace autograd;
 
 // _upsample_bilinear2d_aa(Tensor self, int[2] output_size, bool align_corners, float? scales_h=None, float? scales_w=None) -> Tensor
 Tensor _upsample_bilinear2d_aa(const Tensor& self, IntArrayRef output_size, bool align_corners, const std::optional<double>& scales_h, const std::optional<double>& scales_w) {
-  std::shared_ptr<UpsampleBilinear2dAaBackward0> node;
+  std::shared_ptr<UpsampleBilinear2DAaBackward0> node;
   if (any_requires_grad({&self})) {
-    node = make_node<UpsampleBilinear2dAaBackward0>();
+    node = make_node<UpsampleBilinear2DAaBackward0>();
     node->add_next_edge(gradient_edge(self));
     node->output_size = output_size.vec();
     node->align_corners = align_corners;
     node->scales_h = scales_h;
     node->scales_w = scales_w;
     node->self_sizes = self.sizes().vec();
-    if (explain_enabled()) explain_log("autograd", "UpsampleBilinear2dAaBackward0", "recorded");
+    if (explain_enabled()) explain_log("autograd", "UpsampleBilinear2DAaBackward0", "recorded");
   }
   Tensor result;
   {

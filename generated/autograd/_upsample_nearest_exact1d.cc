@@ -16,12 +16,12 @@ namespace autograd {
 
 // _upsample_nearest_exact1d
 //   self: _upsample_nearest_exact1d_backward(grad, output_size, self.sizes(), scales)
-struct UpsampleNearestExact1dBackward0 final : Node {
+struct UpsampleNearestExact1DBackward0 final : Node {
   std::vector<int64_t> output_size;
   std::optional<double> scales;
   std::vector<int64_t> self_sizes;
 
-  std::string name() const override { return "UpsampleNearestExact1dBackward0"; }
+  std::string name() const override { return "UpsampleNearestExact1DBackward0"; }
 
   variable_list apply(variable_list&& grads) override {
     variable_list grad_inputs(num_outputs());
@@ -38,14 +38,14 @@ using namespace autograd;
 
 // _upsample_nearest_exact1d(Tensor self, int[1] output_size, float? scales=None) -> Tensor
 Tensor _upsample_nearest_exact1d(const Tensor& self, IntArrayRef output_size, const std::optional<double>& scales) {
-  std::shared_ptr<UpsampleNearestExact1dBackward0> node;
+  std::shared_ptr<UpsampleNearestExact1DBackward0> node;
   if (any_requires_grad({&self})) {
-    node = make_node<UpsampleNearestExact1dBackward0>();
+    node = make_node<UpsampleNearestExact1DBackward0>();
     node->add_next_edge(gradient_edge(self));
     node->output_size = output_size.vec();
     node->scales = scales;
     node->self_sizes = self.sizes().vec();
-    if (explain_enabled()) explain_log("autograd", "UpsampleNearestExact1dBackward0", "recorded");
+    if (explain_enabled()) explain_log("autograd", "UpsampleNearestExact1DBackward0", "recorded");
   }
   Tensor result;
   {

@@ -16,12 +16,12 @@ namespace autograd {
 
 // _upsample_nearest_exact2d_backward
 //   grad_output: _upsample_nearest_exact2d(grad, output_size, scales_h, scales_w)
-struct UpsampleNearestExact2dBackwardBackward0 final : Node {
+struct UpsampleNearestExact2DBackwardBackward0 final : Node {
   std::vector<int64_t> output_size;
   std::optional<double> scales_h;
   std::optional<double> scales_w;
 
-  std::string name() const override { return "UpsampleNearestExact2dBackwardBackward0"; }
+  std::string name() const override { return "UpsampleNearestExact2DBackwardBackward0"; }
 
   variable_list apply(variable_list&& grads) override {
     variable_list grad_inputs(num_outputs());
@@ -38,14 +38,14 @@ using namespace autograd;
 
 // _upsample_nearest_exact2d_backward(Tensor grad_output, int[2] output_size, int[4] input_size, float? scales_h=None, float? scales_w=None) -> Tensor
 Tensor _upsample_nearest_exact2d_backward(const Tensor& grad_output, IntArrayRef output_size, IntArrayRef input_size, const std::optional<double>& scales_h, const std::optional<double>& scales_w) {
-  std::shared_ptr<UpsampleNearestExact2dBackwardBackward0> node;
+  std::shared_ptr<UpsampleNearestExact2DBackwardBackward0> node;
   if (any_requires_grad({&grad_output})) {
-    node = make_node<UpsampleNearestExact2dBackwardBackward0>();
+    node = make_node<UpsampleNearestExact2DBackwardBackward0>();
     node->add_next_edge(gradient_edge(grad_output));
     node->output_size = output_size.vec();
     node->scales_h = scales_h;
     node->scales_w = scales_w;
-    if (explain_enabled()) explain_log("autograd", "UpsampleNearestExact2dBackwardBackward0", "recorded");
+    if (explain_enabled()) explain_log("autograd", "UpsampleNearestExact2DBackwardBackward0", "recorded");
   }
   Tensor result;
   {

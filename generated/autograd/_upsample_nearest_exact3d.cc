@@ -16,14 +16,14 @@ namespace autograd {
 
 // _upsample_nearest_exact3d
 //   self: _upsample_nearest_exact3d_backward(grad, output_size, self.sizes(), scales_d, scales_h, scales_w)
-struct UpsampleNearestExact3dBackward0 final : Node {
+struct UpsampleNearestExact3DBackward0 final : Node {
   std::vector<int64_t> output_size;
   std::optional<double> scales_d;
   std::optional<double> scales_h;
   std::optional<double> scales_w;
   std::vector<int64_t> self_sizes;
 
-  std::string name() const override { return "UpsampleNearestExact3dBackward0"; }
+  std::string name() const override { return "UpsampleNearestExact3DBackward0"; }
 
   variable_list apply(variable_list&& grads) override {
     variable_list grad_inputs(num_outputs());
@@ -40,16 +40,16 @@ using namespace autograd;
 
 // _upsample_nearest_exact3d(Tensor self, int[3] output_size, float? scales_d=None, float? scales_h=None, float? scales_w=None) -> Tensor
 Tensor _upsample_nearest_exact3d(const Tensor& self, IntArrayRef output_size, const std::optional<double>& scales_d, const std::optional<double>& scales_h, const std::optional<double>& scales_w) {
-  std::shared_ptr<UpsampleNearestExact3dBackward0> node;
+  std::shared_ptr<UpsampleNearestExact3DBackward0> node;
   if (any_requires_grad({&self})) {
-    node = make_node<UpsampleNearestExact3dBackward0>();
+    node = make_node<UpsampleNearestExact3DBackward0>();
     node->add_next_edge(gradient_edge(self));
     node->output_size = output_size.vec();
     node->scales_d = scales_d;
     node->scales_h = scales_h;
     node->scales_w = scales_w;
     node->self_sizes = self.sizes().vec();
-    if (explain_enabled()) explain_log("autograd", "UpsampleNearestExact3dBackward0", "recorded");
+    if (explain_enabled()) explain_log("autograd", "UpsampleNearestExact3DBackward0", "recorded");
   }
   Tensor result;
   {

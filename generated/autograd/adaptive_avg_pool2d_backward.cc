@@ -17,11 +17,11 @@ namespace autograd {
 // adaptive_avg_pool2d_backward
 //   grad_output: adaptive_avg_pool_double_backward(grad, grad_output.sizes())
 //   self: zeros_like(self)
-struct AdaptiveAvgPool2dBackwardBackward0 final : Node {
+struct AdaptiveAvgPool2DBackwardBackward0 final : Node {
   SavedVariable self_;
   std::vector<int64_t> grad_output_sizes;
 
-  std::string name() const override { return "AdaptiveAvgPool2dBackwardBackward0"; }
+  std::string name() const override { return "AdaptiveAvgPool2DBackwardBackward0"; }
 
   variable_list apply(variable_list&& grads) override {
     variable_list grad_inputs(num_outputs());
@@ -44,14 +44,14 @@ using namespace autograd;
 
 // adaptive_avg_pool2d_backward(Tensor grad_output, Tensor self) -> Tensor
 Tensor adaptive_avg_pool2d_backward(const Tensor& grad_output, const Tensor& self) {
-  std::shared_ptr<AdaptiveAvgPool2dBackwardBackward0> node;
+  std::shared_ptr<AdaptiveAvgPool2DBackwardBackward0> node;
   if (any_requires_grad({&grad_output, &self})) {
-    node = make_node<AdaptiveAvgPool2dBackwardBackward0>();
+    node = make_node<AdaptiveAvgPool2DBackwardBackward0>();
     node->add_next_edge(gradient_edge(grad_output));
     node->add_next_edge(gradient_edge(self));
     if (node->next_edges()[1].is_valid()) node->self_ = SavedVariable(self, false);
     node->grad_output_sizes = grad_output.sizes().vec();
-    if (explain_enabled()) explain_log("autograd", "AdaptiveAvgPool2dBackwardBackward0", "recorded");
+    if (explain_enabled()) explain_log("autograd", "AdaptiveAvgPool2DBackwardBackward0", "recorded");
   }
   Tensor result;
   {

@@ -16,10 +16,10 @@ namespace autograd {
 
 // adaptive_avg_pool3d
 //   self: adaptive_avg_pool3d_backward(grad, self)
-struct AdaptiveAvgPool3dBackward0 final : Node {
+struct AdaptiveAvgPool3DBackward0 final : Node {
   SavedVariable self_;
 
-  std::string name() const override { return "AdaptiveAvgPool3dBackward0"; }
+  std::string name() const override { return "AdaptiveAvgPool3DBackward0"; }
 
   variable_list apply(variable_list&& grads) override {
     variable_list grad_inputs(num_outputs());
@@ -41,12 +41,12 @@ using namespace autograd;
 
 // adaptive_avg_pool3d(Tensor self, int[3] output_size) -> Tensor
 Tensor adaptive_avg_pool3d(const Tensor& self, IntArrayRef output_size) {
-  std::shared_ptr<AdaptiveAvgPool3dBackward0> node;
+  std::shared_ptr<AdaptiveAvgPool3DBackward0> node;
   if (any_requires_grad({&self})) {
-    node = make_node<AdaptiveAvgPool3dBackward0>();
+    node = make_node<AdaptiveAvgPool3DBackward0>();
     node->add_next_edge(gradient_edge(self));
     if (node->next_edges()[0].is_valid()) node->self_ = SavedVariable(self, false);
-    if (explain_enabled()) explain_log("autograd", "AdaptiveAvgPool3dBackward0", "recorded");
+    if (explain_enabled()) explain_log("autograd", "AdaptiveAvgPool3DBackward0", "recorded");
   }
   Tensor result;
   {

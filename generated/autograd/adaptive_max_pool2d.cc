@@ -16,11 +16,11 @@ namespace autograd {
 
 // adaptive_max_pool2d
 //   self: adaptive_max_pool2d_backward(grad, self, indices)
-struct AdaptiveMaxPool2dBackward0 final : Node {
+struct AdaptiveMaxPool2DBackward0 final : Node {
   SavedVariable self_;
   SavedVariable indices_;
 
-  std::string name() const override { return "AdaptiveMaxPool2dBackward0"; }
+  std::string name() const override { return "AdaptiveMaxPool2DBackward0"; }
 
   variable_list apply(variable_list&& grads) override {
     variable_list grad_inputs(num_outputs());
@@ -44,12 +44,12 @@ using namespace autograd;
 
 // adaptive_max_pool2d(Tensor self, int[2] output_size) -> (Tensor output, Tensor indices)
 std::tuple<Tensor, Tensor> adaptive_max_pool2d(const Tensor& self, IntArrayRef output_size) {
-  std::shared_ptr<AdaptiveMaxPool2dBackward0> node;
+  std::shared_ptr<AdaptiveMaxPool2DBackward0> node;
   if (any_requires_grad({&self})) {
-    node = make_node<AdaptiveMaxPool2dBackward0>();
+    node = make_node<AdaptiveMaxPool2DBackward0>();
     node->add_next_edge(gradient_edge(self));
     if (node->next_edges()[0].is_valid()) node->self_ = SavedVariable(self, false);
-    if (explain_enabled()) explain_log("autograd", "AdaptiveMaxPool2dBackward0", "recorded");
+    if (explain_enabled()) explain_log("autograd", "AdaptiveMaxPool2DBackward0", "recorded");
   }
   std::tuple<Tensor, Tensor> result;
   {

@@ -17,11 +17,11 @@ namespace autograd {
 // adaptive_max_pool3d_backward
 //   grad_output: max_pool3d_double_backward(grad, indices)
 //   self: zeros_like(self)
-struct AdaptiveMaxPool3dBackwardBackward0 final : Node {
+struct AdaptiveMaxPool3DBackwardBackward0 final : Node {
   SavedVariable self_;
   SavedVariable indices_;
 
-  std::string name() const override { return "AdaptiveMaxPool3dBackwardBackward0"; }
+  std::string name() const override { return "AdaptiveMaxPool3DBackwardBackward0"; }
 
   variable_list apply(variable_list&& grads) override {
     variable_list grad_inputs(num_outputs());
@@ -46,14 +46,14 @@ using namespace autograd;
 
 // adaptive_max_pool3d_backward(Tensor grad_output, Tensor self, Tensor indices) -> Tensor
 Tensor adaptive_max_pool3d_backward(const Tensor& grad_output, const Tensor& self, const Tensor& indices) {
-  std::shared_ptr<AdaptiveMaxPool3dBackwardBackward0> node;
+  std::shared_ptr<AdaptiveMaxPool3DBackwardBackward0> node;
   if (any_requires_grad({&grad_output, &self})) {
-    node = make_node<AdaptiveMaxPool3dBackwardBackward0>();
+    node = make_node<AdaptiveMaxPool3DBackwardBackward0>();
     node->add_next_edge(gradient_edge(grad_output));
     node->add_next_edge(gradient_edge(self));
     if (node->next_edges()[1].is_valid()) node->self_ = SavedVariable(self, false);
     if (node->next_edges()[0].is_valid()) node->indices_ = SavedVariable(indices, false);
-    if (explain_enabled()) explain_log("autograd", "AdaptiveMaxPool3dBackwardBackward0", "recorded");
+    if (explain_enabled()) explain_log("autograd", "AdaptiveMaxPool3DBackwardBackward0", "recorded");
   }
   Tensor result;
   {

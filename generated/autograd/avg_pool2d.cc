@@ -16,7 +16,7 @@ namespace autograd {
 
 // avg_pool2d
 //   self: avg_pool2d_backward(grad, self, kernel_size, stride, padding, ceil_mode, count_include_pad, divisor_override)
-struct AvgPool2dBackward0 final : Node {
+struct AvgPool2DBackward0 final : Node {
   SavedVariable self_;
   std::vector<int64_t> kernel_size;
   std::vector<int64_t> stride;
@@ -25,7 +25,7 @@ struct AvgPool2dBackward0 final : Node {
   bool count_include_pad;
   std::optional<int64_t> divisor_override;
 
-  std::string name() const override { return "AvgPool2dBackward0"; }
+  std::string name() const override { return "AvgPool2DBackward0"; }
 
   variable_list apply(variable_list&& grads) override {
     variable_list grad_inputs(num_outputs());
@@ -47,9 +47,9 @@ using namespace autograd;
 
 // avg_pool2d(Tensor self, int[2] kernel_size, int[2] stride=[], int[2] padding=0, bool ceil_mode=False, bool count_include_pad=True, int? divisor_override=None) -> Tensor
 Tensor avg_pool2d(const Tensor& self, IntArrayRef kernel_size, IntArrayRef stride, IntArrayRef padding, bool ceil_mode, bool count_include_pad, const std::optional<int64_t>& divisor_override) {
-  std::shared_ptr<AvgPool2dBackward0> node;
+  std::shared_ptr<AvgPool2DBackward0> node;
   if (any_requires_grad({&self})) {
-    node = make_node<AvgPool2dBackward0>();
+    node = make_node<AvgPool2DBackward0>();
     node->add_next_edge(gradient_edge(self));
     if (node->next_edges()[0].is_valid()) node->self_ = SavedVariable(self, false);
     node->kernel_size = kernel_size.vec();
@@ -58,7 +58,7 @@ Tensor avg_pool2d(const Tensor& self, IntArrayRef kernel_size, IntArrayRef strid
     node->ceil_mode = ceil_mode;
     node->count_include_pad = count_include_pad;
     node->divisor_override = divisor_override;
-    if (explain_enabled()) explain_log("autograd", "AvgPool2dBackward0", "recorded");
+    if (explain_enabled()) explain_log("autograd", "AvgPool2DBackward0", "recorded");
   }
   Tensor result;
   {

@@ -18,7 +18,7 @@ namespace autograd {
 // avg_pool2d_backward
 //   grad_output: avg_pool2d(grad, kernel_size, stride, padding, ceil_mode, count_include_pad, divisor_override)
 //   self: zeros_like(self)
-struct AvgPool2dBackwardBackward0 final : Node {
+struct AvgPool2DBackwardBackward0 final : Node {
   SavedVariable self_;
   std::vector<int64_t> kernel_size;
   std::vector<int64_t> stride;
@@ -27,7 +27,7 @@ struct AvgPool2dBackwardBackward0 final : Node {
   bool count_include_pad;
   std::optional<int64_t> divisor_override;
 
-  std::string name() const override { return "AvgPool2dBackwardBackward0"; }
+  std::string name() const override { return "AvgPool2DBackwardBackward0"; }
 
   variable_list apply(variable_list&& grads) override {
     variable_list grad_inputs(num_outputs());
@@ -50,9 +50,9 @@ using namespace autograd;
 
 // avg_pool2d_backward(Tensor grad_output, Tensor self, int[2] kernel_size, int[2] stride, int[2] padding, bool ceil_mode, bool count_include_pad, int? divisor_override) -> Tensor
 Tensor avg_pool2d_backward(const Tensor& grad_output, const Tensor& self, IntArrayRef kernel_size, IntArrayRef stride, IntArrayRef padding, bool ceil_mode, bool count_include_pad, const std::optional<int64_t>& divisor_override) {
-  std::shared_ptr<AvgPool2dBackwardBackward0> node;
+  std::shared_ptr<AvgPool2DBackwardBackward0> node;
   if (any_requires_grad({&grad_output, &self})) {
-    node = make_node<AvgPool2dBackwardBackward0>();
+    node = make_node<AvgPool2DBackwardBackward0>();
     node->add_next_edge(gradient_edge(grad_output));
     node->add_next_edge(gradient_edge(self));
     if (node->next_edges()[1].is_valid()) node->self_ = SavedVariable(self, false);
@@ -62,7 +62,7 @@ Tensor avg_pool2d_backward(const Tensor& grad_output, const Tensor& self, IntArr
     node->ceil_mode = ceil_mode;
     node->count_include_pad = count_include_pad;
     node->divisor_override = divisor_override;
-    if (explain_enabled()) explain_log("autograd", "AvgPool2dBackwardBackward0", "recorded");
+    if (explain_enabled()) explain_log("autograd", "AvgPool2DBackwardBackward0", "recorded");
   }
   Tensor result;
   {

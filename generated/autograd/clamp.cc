@@ -21,12 +21,12 @@ namespace autograd {
 
 // clamp
 //   self: masked_fill(grad, logical_not(logical_and(ge(self, value_or_lowest(min)), le(self, value_or_highest(max)))), 0)
-struct ClampBackward0 final : Node {
+struct ClampBackward1 final : Node {
   SavedVariable self_;
   std::optional<Scalar> min;
   std::optional<Scalar> max;
 
-  std::string name() const override { return "ClampBackward0"; }
+  std::string name() const override { return "ClampBackward1"; }
 
   variable_list apply(variable_list&& grads) override {
     variable_list grad_inputs(num_outputs());
@@ -48,14 +48,14 @@ using namespace autograd;
 
 // clamp(Tensor self, Scalar? min=None, Scalar? max=None) -> Tensor
 Tensor clamp(const Tensor& self, const std::optional<Scalar>& min, const std::optional<Scalar>& max) {
-  std::shared_ptr<ClampBackward0> node;
+  std::shared_ptr<ClampBackward1> node;
   if (any_requires_grad({&self})) {
-    node = make_node<ClampBackward0>();
+    node = make_node<ClampBackward1>();
     node->add_next_edge(gradient_edge(self));
     if (node->next_edges()[0].is_valid()) node->self_ = SavedVariable(self, false);
     node->min = min;
     node->max = max;
-    if (explain_enabled()) explain_log("autograd", "ClampBackward0", "recorded");
+    if (explain_enabled()) explain_log("autograd", "ClampBackward1", "recorded");
   }
   Tensor result;
   {
@@ -71,15 +71,15 @@ Tensor clamp(const Tensor& self, const std::optional<Scalar>& min, const std::op
 // clamp_(Tensor(a!) self, Scalar? min=None, Scalar? max=None) -> Tensor(a!)
 const Tensor& clamp_(const Tensor& self, const std::optional<Scalar>& min, const std::optional<Scalar>& max) {
   check_inplace(self, "clamp_");
-  std::shared_ptr<ClampBackward0> node;
+  std::shared_ptr<ClampBackward1> node;
   if (any_requires_grad({&self})) {
     check_view_rebase(self);
-    node = make_node<ClampBackward0>();
+    node = make_node<ClampBackward1>();
     node->add_next_edge(gradient_edge(self));
     if (node->next_edges()[0].is_valid()) node->self_ = SavedVariable(self.clone(), false);
     node->min = min;
     node->max = max;
-    if (explain_enabled()) explain_log("autograd", "ClampBackward0", "recorded");
+    if (explain_enabled()) explain_log("autograd", "ClampBackward1", "recorded");
   }
   {
     BelowAutogradGuard below;

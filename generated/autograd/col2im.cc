@@ -16,13 +16,13 @@ namespace autograd {
 
 // col2im
 //   self: im2col(grad, kernel_size, dilation, padding, stride)
-struct Col2imBackward0 final : Node {
+struct Col2ImBackward0 final : Node {
   std::vector<int64_t> kernel_size;
   std::vector<int64_t> dilation;
   std::vector<int64_t> padding;
   std::vector<int64_t> stride;
 
-  std::string name() const override { return "Col2imBackward0"; }
+  std::string name() const override { return "Col2ImBackward0"; }
 
   variable_list apply(variable_list&& grads) override {
     variable_list grad_inputs(num_outputs());
@@ -39,15 +39,15 @@ using namespace autograd;
 
 // col2im(Tensor self, int[2] output_size, int[2] kernel_size, int[2] dilation, int[2] padding, int[2] stride) -> Tensor
 Tensor col2im(const Tensor& self, IntArrayRef output_size, IntArrayRef kernel_size, IntArrayRef dilation, IntArrayRef padding, IntArrayRef stride) {
-  std::shared_ptr<Col2imBackward0> node;
+  std::shared_ptr<Col2ImBackward0> node;
   if (any_requires_grad({&self})) {
-    node = make_node<Col2imBackward0>();
+    node = make_node<Col2ImBackward0>();
     node->add_next_edge(gradient_edge(self));
     node->kernel_size = kernel_size.vec();
     node->dilation = dilation.vec();
     node->padding = padding.vec();
     node->stride = stride.vec();
-    if (explain_enabled()) explain_log("autograd", "Col2imBackward0", "recorded");
+    if (explain_enabled()) explain_log("autograd", "Col2ImBackward0", "recorded");
   }
   Tensor result;
   {

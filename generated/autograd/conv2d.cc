@@ -19,7 +19,7 @@ namespace autograd {
 //   input: conv2d_backward_input(grad, input.sizes(), weight, stride, padding, dilation, groups)
 //   weight: conv2d_backward_weight(grad, input, weight.sizes(), stride, padding, dilation, groups)
 //   bias: conv_bias_backward(grad)
-struct Conv2dBackward0 final : Node {
+struct ConvolutionBackward0 final : Node {
   SavedVariable input_;
   SavedVariable weight_;
   std::vector<int64_t> stride;
@@ -29,7 +29,7 @@ struct Conv2dBackward0 final : Node {
   std::vector<int64_t> input_sizes;
   std::vector<int64_t> weight_sizes;
 
-  std::string name() const override { return "Conv2dBackward0"; }
+  std::string name() const override { return "ConvolutionBackward0"; }
 
   variable_list apply(variable_list&& grads) override {
     variable_list grad_inputs(num_outputs());
@@ -55,9 +55,9 @@ using namespace autograd;
 
 // conv2d(Tensor input, Tensor weight, Tensor? bias=None, int[2] stride=1, int[2] padding=0, int[2] dilation=1, int groups=1) -> Tensor
 Tensor conv2d(const Tensor& input, const Tensor& weight, const Tensor& bias, IntArrayRef stride, IntArrayRef padding, IntArrayRef dilation, int64_t groups) {
-  std::shared_ptr<Conv2dBackward0> node;
+  std::shared_ptr<ConvolutionBackward0> node;
   if (any_requires_grad({&input, &weight, &bias})) {
-    node = make_node<Conv2dBackward0>();
+    node = make_node<ConvolutionBackward0>();
     node->add_next_edge(gradient_edge(input));
     node->add_next_edge(gradient_edge(weight));
     node->add_next_edge(gradient_edge(bias));
@@ -69,7 +69,7 @@ Tensor conv2d(const Tensor& input, const Tensor& weight, const Tensor& bias, Int
     node->groups = groups;
     node->input_sizes = input.sizes().vec();
     node->weight_sizes = weight.sizes().vec();
-    if (explain_enabled()) explain_log("autograd", "Conv2dBackward0", "recorded");
+    if (explain_enabled()) explain_log("autograd", "ConvolutionBackward0", "recorded");
   }
   Tensor result;
   {

@@ -18,7 +18,7 @@ namespace autograd {
 // conv2d_backward_input
 //   grad_output: conv2d(grad, weight, {}, stride, padding, dilation, groups)
 //   weight: conv2d_backward_weight(grad_output, grad, weight.sizes(), stride, padding, dilation, groups)
-struct Conv2dBackwardInputBackward0 final : Node {
+struct Conv2DBackwardInputBackward0 final : Node {
   SavedVariable grad_output_;
   SavedVariable weight_;
   std::vector<int64_t> stride;
@@ -27,7 +27,7 @@ struct Conv2dBackwardInputBackward0 final : Node {
   int64_t groups;
   std::vector<int64_t> weight_sizes;
 
-  std::string name() const override { return "Conv2dBackwardInputBackward0"; }
+  std::string name() const override { return "Conv2DBackwardInputBackward0"; }
 
   variable_list apply(variable_list&& grads) override {
     variable_list grad_inputs(num_outputs());
@@ -52,9 +52,9 @@ using namespace autograd;
 
 // conv2d_backward_input(Tensor grad_output, int[] input_size, Tensor weight, int[2] stride, int[2] padding, int[2] dilation, int groups) -> Tensor
 Tensor conv2d_backward_input(const Tensor& grad_output, IntArrayRef input_size, const Tensor& weight, IntArrayRef stride, IntArrayRef padding, IntArrayRef dilation, int64_t groups) {
-  std::shared_ptr<Conv2dBackwardInputBackward0> node;
+  std::shared_ptr<Conv2DBackwardInputBackward0> node;
   if (any_requires_grad({&grad_output, &weight})) {
-    node = make_node<Conv2dBackwardInputBackward0>();
+    node = make_node<Conv2DBackwardInputBackward0>();
     node->add_next_edge(gradient_edge(grad_output));
     node->add_next_edge(gradient_edge(weight));
     if (node->next_edges()[1].is_valid()) node->grad_output_ = SavedVariable(grad_output, false);
@@ -64,7 +64,7 @@ Tensor conv2d_backward_input(const Tensor& grad_output, IntArrayRef input_size, 
     node->dilation = dilation.vec();
     node->groups = groups;
     node->weight_sizes = weight.sizes().vec();
-    if (explain_enabled()) explain_log("autograd", "Conv2dBackwardInputBackward0", "recorded");
+    if (explain_enabled()) explain_log("autograd", "Conv2DBackwardInputBackward0", "recorded");
   }
   Tensor result;
   {

@@ -18,7 +18,7 @@ namespace autograd {
 // conv2d_backward_weight
 //   grad_output: conv2d(input, grad, {}, stride, padding, dilation, groups)
 //   input: conv2d_backward_input(grad_output, input.sizes(), grad, stride, padding, dilation, groups)
-struct Conv2dBackwardWeightBackward0 final : Node {
+struct Conv2DBackwardWeightBackward0 final : Node {
   SavedVariable grad_output_;
   SavedVariable input_;
   std::vector<int64_t> stride;
@@ -27,7 +27,7 @@ struct Conv2dBackwardWeightBackward0 final : Node {
   int64_t groups;
   std::vector<int64_t> input_sizes;
 
-  std::string name() const override { return "Conv2dBackwardWeightBackward0"; }
+  std::string name() const override { return "Conv2DBackwardWeightBackward0"; }
 
   variable_list apply(variable_list&& grads) override {
     variable_list grad_inputs(num_outputs());
@@ -52,9 +52,9 @@ using namespace autograd;
 
 // conv2d_backward_weight(Tensor grad_output, Tensor input, int[] weight_size, int[2] stride, int[2] padding, int[2] dilation, int groups) -> Tensor
 Tensor conv2d_backward_weight(const Tensor& grad_output, const Tensor& input, IntArrayRef weight_size, IntArrayRef stride, IntArrayRef padding, IntArrayRef dilation, int64_t groups) {
-  std::shared_ptr<Conv2dBackwardWeightBackward0> node;
+  std::shared_ptr<Conv2DBackwardWeightBackward0> node;
   if (any_requires_grad({&grad_output, &input})) {
-    node = make_node<Conv2dBackwardWeightBackward0>();
+    node = make_node<Conv2DBackwardWeightBackward0>();
     node->add_next_edge(gradient_edge(grad_output));
     node->add_next_edge(gradient_edge(input));
     if (node->next_edges()[1].is_valid()) node->grad_output_ = SavedVariable(grad_output, false);
@@ -64,7 +64,7 @@ Tensor conv2d_backward_weight(const Tensor& grad_output, const Tensor& input, In
     node->dilation = dilation.vec();
     node->groups = groups;
     node->input_sizes = input.sizes().vec();
-    if (explain_enabled()) explain_log("autograd", "Conv2dBackwardWeightBackward0", "recorded");
+    if (explain_enabled()) explain_log("autograd", "Conv2DBackwardWeightBackward0", "recorded");
   }
   Tensor result;
   {

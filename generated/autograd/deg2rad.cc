@@ -16,9 +16,9 @@ namespace autograd {
 
 // deg2rad
 //   self: mul(grad, 0.017453292519943295)
-struct Deg2radBackward0 final : Node {
+struct Deg2RadBackward0 final : Node {
 
-  std::string name() const override { return "Deg2radBackward0"; }
+  std::string name() const override { return "Deg2RadBackward0"; }
 
   variable_list apply(variable_list&& grads) override {
     variable_list grad_inputs(num_outputs());
@@ -35,11 +35,11 @@ using namespace autograd;
 
 // deg2rad(Tensor self) -> Tensor
 Tensor deg2rad(const Tensor& self) {
-  std::shared_ptr<Deg2radBackward0> node;
+  std::shared_ptr<Deg2RadBackward0> node;
   if (any_requires_grad({&self})) {
-    node = make_node<Deg2radBackward0>();
+    node = make_node<Deg2RadBackward0>();
     node->add_next_edge(gradient_edge(self));
-    if (explain_enabled()) explain_log("autograd", "Deg2radBackward0", "recorded");
+    if (explain_enabled()) explain_log("autograd", "Deg2RadBackward0", "recorded");
   }
   Tensor result;
   {
@@ -55,12 +55,12 @@ Tensor deg2rad(const Tensor& self) {
 // deg2rad_(Tensor(a!) self) -> Tensor(a!)
 const Tensor& deg2rad_(const Tensor& self) {
   check_inplace(self, "deg2rad_");
-  std::shared_ptr<Deg2radBackward0> node;
+  std::shared_ptr<Deg2RadBackward0> node;
   if (any_requires_grad({&self})) {
     check_view_rebase(self);
-    node = make_node<Deg2radBackward0>();
+    node = make_node<Deg2RadBackward0>();
     node->add_next_edge(gradient_edge(self));
-    if (explain_enabled()) explain_log("autograd", "Deg2radBackward0", "recorded");
+    if (explain_enabled()) explain_log("autograd", "Deg2RadBackward0", "recorded");
   }
   {
     BelowAutogradGuard below;

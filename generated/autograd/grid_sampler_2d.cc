@@ -16,14 +16,14 @@ namespace autograd {
 
 // grid_sampler_2d
 //   input, grid: grid_sampler_2d_backward(grad, input, grid, interpolation_mode, padding_mode, align_corners)
-struct GridSampler2dBackward0 final : Node {
+struct GridSampler2DBackward0 final : Node {
   SavedVariable input_;
   SavedVariable grid_;
   int64_t interpolation_mode;
   int64_t padding_mode;
   bool align_corners;
 
-  std::string name() const override { return "GridSampler2dBackward0"; }
+  std::string name() const override { return "GridSampler2DBackward0"; }
 
   variable_list apply(variable_list&& grads) override {
     variable_list grad_inputs(num_outputs());
@@ -47,9 +47,9 @@ using namespace autograd;
 
 // grid_sampler_2d(Tensor input, Tensor grid, int interpolation_mode, int padding_mode, bool align_corners) -> Tensor
 Tensor grid_sampler_2d(const Tensor& input, const Tensor& grid, int64_t interpolation_mode, int64_t padding_mode, bool align_corners) {
-  std::shared_ptr<GridSampler2dBackward0> node;
+  std::shared_ptr<GridSampler2DBackward0> node;
   if (any_requires_grad({&input, &grid})) {
-    node = make_node<GridSampler2dBackward0>();
+    node = make_node<GridSampler2DBackward0>();
     node->add_next_edge(gradient_edge(input));
     node->add_next_edge(gradient_edge(grid));
     if (node->next_edges()[0].is_valid() || node->next_edges()[1].is_valid()) node->input_ = SavedVariable(input, false);
@@ -57,7 +57,7 @@ Tensor grid_sampler_2d(const Tensor& input, const Tensor& grid, int64_t interpol
     node->interpolation_mode = interpolation_mode;
     node->padding_mode = padding_mode;
     node->align_corners = align_corners;
-    if (explain_enabled()) explain_log("autograd", "GridSampler2dBackward0", "recorded");
+    if (explain_enabled()) explain_log("autograd", "GridSampler2DBackward0", "recorded");
   }
   Tensor result;
   {

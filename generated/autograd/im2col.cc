@@ -16,14 +16,14 @@ namespace autograd {
 
 // im2col
 //   self: col2im(grad, {self.size(-2), self.size(-1)}, kernel_size, dilation, padding, stride)
-struct Im2colBackward0 final : Node {
+struct Im2ColBackward0 final : Node {
   SavedVariable self_;
   std::vector<int64_t> kernel_size;
   std::vector<int64_t> dilation;
   std::vector<int64_t> padding;
   std::vector<int64_t> stride;
 
-  std::string name() const override { return "Im2colBackward0"; }
+  std::string name() const override { return "Im2ColBackward0"; }
 
   variable_list apply(variable_list&& grads) override {
     variable_list grad_inputs(num_outputs());
@@ -45,16 +45,16 @@ using namespace autograd;
 
 // im2col(Tensor self, int[2] kernel_size, int[2] dilation, int[2] padding, int[2] stride) -> Tensor
 Tensor im2col(const Tensor& self, IntArrayRef kernel_size, IntArrayRef dilation, IntArrayRef padding, IntArrayRef stride) {
-  std::shared_ptr<Im2colBackward0> node;
+  std::shared_ptr<Im2ColBackward0> node;
   if (any_requires_grad({&self})) {
-    node = make_node<Im2colBackward0>();
+    node = make_node<Im2ColBackward0>();
     node->add_next_edge(gradient_edge(self));
     if (node->next_edges()[0].is_valid()) node->self_ = SavedVariable(self, false);
     node->kernel_size = kernel_size.vec();
     node->dilation = dilation.vec();
     node->padding = padding.vec();
     node->stride = stride.vec();
-    if (explain_enabled()) explain_log("autograd", "Im2colBackward0", "recorded");
+    if (explain_enabled()) explain_log("autograd", "Im2ColBackward0", "recorded");
   }
   Tensor result;
   {

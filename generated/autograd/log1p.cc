@@ -18,10 +18,10 @@ namespace autograd {
 
 // log1p
 //   self: div(grad, add(self, 1))
-struct Log1pBackward0 final : Node {
+struct Log1PBackward0 final : Node {
   SavedVariable self_;
 
-  std::string name() const override { return "Log1pBackward0"; }
+  std::string name() const override { return "Log1PBackward0"; }
 
   variable_list apply(variable_list&& grads) override {
     variable_list grad_inputs(num_outputs());
@@ -43,12 +43,12 @@ using namespace autograd;
 
 // log1p(Tensor self) -> Tensor
 Tensor log1p(const Tensor& self) {
-  std::shared_ptr<Log1pBackward0> node;
+  std::shared_ptr<Log1PBackward0> node;
   if (any_requires_grad({&self})) {
-    node = make_node<Log1pBackward0>();
+    node = make_node<Log1PBackward0>();
     node->add_next_edge(gradient_edge(self));
     if (node->next_edges()[0].is_valid()) node->self_ = SavedVariable(self, false);
-    if (explain_enabled()) explain_log("autograd", "Log1pBackward0", "recorded");
+    if (explain_enabled()) explain_log("autograd", "Log1PBackward0", "recorded");
   }
   Tensor result;
   {
@@ -64,13 +64,13 @@ Tensor log1p(const Tensor& self) {
 // log1p_(Tensor(a!) self) -> Tensor(a!)
 const Tensor& log1p_(const Tensor& self) {
   check_inplace(self, "log1p_");
-  std::shared_ptr<Log1pBackward0> node;
+  std::shared_ptr<Log1PBackward0> node;
   if (any_requires_grad({&self})) {
     check_view_rebase(self);
-    node = make_node<Log1pBackward0>();
+    node = make_node<Log1PBackward0>();
     node->add_next_edge(gradient_edge(self));
     if (node->next_edges()[0].is_valid()) node->self_ = SavedVariable(self.clone(), false);
-    if (explain_enabled()) explain_log("autograd", "Log1pBackward0", "recorded");
+    if (explain_enabled()) explain_log("autograd", "Log1PBackward0", "recorded");
   }
   {
     BelowAutogradGuard below;

@@ -16,7 +16,7 @@ namespace autograd {
 
 // max_pool2d_with_indices
 //   self: max_pool2d_with_indices_backward(grad, self, kernel_size, stride, padding, dilation, ceil_mode, indices)
-struct MaxPool2dWithIndicesBackward0 final : Node {
+struct MaxPool2DWithIndicesBackward0 final : Node {
   SavedVariable self_;
   std::vector<int64_t> kernel_size;
   std::vector<int64_t> stride;
@@ -25,7 +25,7 @@ struct MaxPool2dWithIndicesBackward0 final : Node {
   bool ceil_mode;
   SavedVariable indices_;
 
-  std::string name() const override { return "MaxPool2dWithIndicesBackward0"; }
+  std::string name() const override { return "MaxPool2DWithIndicesBackward0"; }
 
   variable_list apply(variable_list&& grads) override {
     variable_list grad_inputs(num_outputs());
@@ -49,9 +49,9 @@ using namespace autograd;
 
 // max_pool2d_with_indices(Tensor self, int[2] kernel_size, int[2] stride=[], int[2] padding=0, int[2] dilation=1, bool ceil_mode=False) -> (Tensor output, Tensor indices)
 std::tuple<Tensor, Tensor> max_pool2d_with_indices(const Tensor& self, IntArrayRef kernel_size, IntArrayRef stride, IntArrayRef padding, IntArrayRef dilation, bool ceil_mode) {
-  std::shared_ptr<MaxPool2dWithIndicesBackward0> node;
+  std::shared_ptr<MaxPool2DWithIndicesBackward0> node;
   if (any_requires_grad({&self})) {
-    node = make_node<MaxPool2dWithIndicesBackward0>();
+    node = make_node<MaxPool2DWithIndicesBackward0>();
     node->add_next_edge(gradient_edge(self));
     if (node->next_edges()[0].is_valid()) node->self_ = SavedVariable(self, false);
     node->kernel_size = kernel_size.vec();
@@ -59,7 +59,7 @@ std::tuple<Tensor, Tensor> max_pool2d_with_indices(const Tensor& self, IntArrayR
     node->padding = padding.vec();
     node->dilation = dilation.vec();
     node->ceil_mode = ceil_mode;
-    if (explain_enabled()) explain_log("autograd", "MaxPool2dWithIndicesBackward0", "recorded");
+    if (explain_enabled()) explain_log("autograd", "MaxPool2DWithIndicesBackward0", "recorded");
   }
   std::tuple<Tensor, Tensor> result;
   {

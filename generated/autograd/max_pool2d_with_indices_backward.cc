@@ -17,11 +17,11 @@ namespace autograd {
 // max_pool2d_with_indices_backward
 //   grad_output: max_pool_double_backward(grad, indices)
 //   self: zeros_like(self)
-struct MaxPool2dWithIndicesBackwardBackward0 final : Node {
+struct MaxPool2DWithIndicesBackwardBackward0 final : Node {
   SavedVariable self_;
   SavedVariable indices_;
 
-  std::string name() const override { return "MaxPool2dWithIndicesBackwardBackward0"; }
+  std::string name() const override { return "MaxPool2DWithIndicesBackwardBackward0"; }
 
   variable_list apply(variable_list&& grads) override {
     variable_list grad_inputs(num_outputs());
@@ -46,14 +46,14 @@ using namespace autograd;
 
 // max_pool2d_with_indices_backward(Tensor grad_output, Tensor self, int[2] kernel_size, int[2] stride, int[2] padding, int[2] dilation, bool ceil_mode, Tensor indices) -> Tensor
 Tensor max_pool2d_with_indices_backward(const Tensor& grad_output, const Tensor& self, IntArrayRef kernel_size, IntArrayRef stride, IntArrayRef padding, IntArrayRef dilation, bool ceil_mode, const Tensor& indices) {
-  std::shared_ptr<MaxPool2dWithIndicesBackwardBackward0> node;
+  std::shared_ptr<MaxPool2DWithIndicesBackwardBackward0> node;
   if (any_requires_grad({&grad_output, &self})) {
-    node = make_node<MaxPool2dWithIndicesBackwardBackward0>();
+    node = make_node<MaxPool2DWithIndicesBackwardBackward0>();
     node->add_next_edge(gradient_edge(grad_output));
     node->add_next_edge(gradient_edge(self));
     if (node->next_edges()[1].is_valid()) node->self_ = SavedVariable(self, false);
     if (node->next_edges()[0].is_valid()) node->indices_ = SavedVariable(indices, false);
-    if (explain_enabled()) explain_log("autograd", "MaxPool2dWithIndicesBackwardBackward0", "recorded");
+    if (explain_enabled()) explain_log("autograd", "MaxPool2DWithIndicesBackwardBackward0", "recorded");
   }
   Tensor result;
   {

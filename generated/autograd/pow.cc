@@ -25,11 +25,11 @@ namespace autograd {
 
 // pow.Tensor_Scalar
 //   self: ((exponent.to_double() == 0) ? zeros_like(grad) : mul(grad, maybe_multiply(pow(self, Scalar(exponent.to_double() - 1)), exponent)))
-struct PowBackward1 final : Node {
+struct PowBackward0 final : Node {
   SavedVariable self_;
   Scalar exponent;
 
-  std::string name() const override { return "PowBackward1"; }
+  std::string name() const override { return "PowBackward0"; }
 
   variable_list apply(variable_list&& grads) override {
     variable_list grad_inputs(num_outputs());
@@ -48,12 +48,12 @@ struct PowBackward1 final : Node {
 // pow.Tensor_Tensor
 //   self: mul(grad, masked_fill(mul(exponent, pow(self, sub(exponent, 1))), eq(exponent, 0), 0))
 //   exponent: mul(grad, masked_fill(mul(result, log(self)), logical_and(eq(self, 0), ge(exponent, 0)), 0))
-struct PowBackward0 final : Node {
+struct PowBackward1 final : Node {
   SavedVariable self_;
   SavedVariable exponent_;
   SavedVariable result_;
 
-  std::string name() const override { return "PowBackward0"; }
+  std::string name() const override { return "PowBackward1"; }
 
   variable_list apply(variable_list&& grads) override {
     variable_list grad_inputs(num_outputs());
@@ -80,13 +80,13 @@ using namespace autograd;
 
 // pow.Tensor_Scalar(Tensor self, Scalar exponent) -> Tensor
 Tensor pow_Tensor_Scalar(const Tensor& self, const Scalar& exponent) {
-  std::shared_ptr<PowBackward1> node;
+  std::shared_ptr<PowBackward0> node;
   if (any_requires_grad({&self})) {
-    node = make_node<PowBackward1>();
+    node = make_node<PowBackward0>();
     node->add_next_edge(gradient_edge(self));
     if (node->next_edges()[0].is_valid()) node->self_ = SavedVariable(self, false);
     node->exponent = exponent;
-    if (explain_enabled()) explain_log("autograd", "PowBackward1", "recorded");
+    if (explain_enabled()) explain_log("autograd", "PowBackward0", "recorded");
   }
   Tensor result;
   {
@@ -102,14 +102,14 @@ Tensor pow_Tensor_Scalar(const Tensor& self, const Scalar& exponent) {
 // pow_.Tensor_Scalar(Tensor(a!) self, Scalar exponent) -> Tensor(a!)
 const Tensor& pow__Tensor_Scalar(const Tensor& self, const Scalar& exponent) {
   check_inplace(self, "pow_");
-  std::shared_ptr<PowBackward1> node;
+  std::shared_ptr<PowBackward0> node;
   if (any_requires_grad({&self})) {
     check_view_rebase(self);
-    node = make_node<PowBackward1>();
+    node = make_node<PowBackward0>();
     node->add_next_edge(gradient_edge(self));
     if (node->next_edges()[0].is_valid()) node->self_ = SavedVariable(self.clone(), false);
     node->exponent = exponent;
-    if (explain_enabled()) explain_log("autograd", "PowBackward1", "recorded");
+    if (explain_enabled()) explain_log("autograd", "PowBackward0", "recorded");
   }
   {
     BelowAutogradGuard below;
@@ -128,14 +128,14 @@ const Tensor& pow_Tensor_Scalar_out(const Tensor& out, const Tensor& self, const
 
 // pow.Tensor_Tensor(Tensor self, Tensor exponent) -> Tensor
 Tensor pow_Tensor_Tensor(const Tensor& self, const Tensor& exponent) {
-  std::shared_ptr<PowBackward0> node;
+  std::shared_ptr<PowBackward1> node;
   if (any_requires_grad({&self, &exponent})) {
-    node = make_node<PowBackward0>();
+    node = make_node<PowBackward1>();
     node->add_next_edge(gradient_edge(self));
     node->add_next_edge(gradient_edge(exponent));
     if (node->next_edges()[0].is_valid() || node->next_edges()[1].is_valid()) node->self_ = SavedVariable(self, false);
     if (node->next_edges()[0].is_valid() || node->next_edges()[1].is_valid()) node->exponent_ = SavedVariable(exponent, false);
-    if (explain_enabled()) explain_log("autograd", "PowBackward0", "recorded");
+    if (explain_enabled()) explain_log("autograd", "PowBackward1", "recorded");
   }
   Tensor result;
   {
@@ -152,15 +152,15 @@ Tensor pow_Tensor_Tensor(const Tensor& self, const Tensor& exponent) {
 // pow_.Tensor_Tensor(Tensor(a!) self, Tensor exponent) -> Tensor(a!)
 const Tensor& pow__Tensor_Tensor(const Tensor& self, const Tensor& exponent) {
   check_inplace(self, "pow_");
-  std::shared_ptr<PowBackward0> node;
+  std::shared_ptr<PowBackward1> node;
   if (any_requires_grad({&self, &exponent})) {
     check_view_rebase(self);
-    node = make_node<PowBackward0>();
+    node = make_node<PowBackward1>();
     node->add_next_edge(gradient_edge(self));
     node->add_next_edge(gradient_edge(exponent));
     if (node->next_edges()[0].is_valid() || node->next_edges()[1].is_valid()) node->self_ = SavedVariable(self.clone(), false);
     if (node->next_edges()[0].is_valid() || node->next_edges()[1].is_valid()) node->exponent_ = SavedVariable(exponent, exponent.is_same(self));
-    if (explain_enabled()) explain_log("autograd", "PowBackward0", "recorded");
+    if (explain_enabled()) explain_log("autograd", "PowBackward1", "recorded");
   }
   {
     BelowAutogradGuard below;

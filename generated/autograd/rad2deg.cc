@@ -16,9 +16,9 @@ namespace autograd {
 
 // rad2deg
 //   self: mul(grad, 57.29577951308232)
-struct Rad2degBackward0 final : Node {
+struct Rad2DegBackward0 final : Node {
 
-  std::string name() const override { return "Rad2degBackward0"; }
+  std::string name() const override { return "Rad2DegBackward0"; }
 
   variable_list apply(variable_list&& grads) override {
     variable_list grad_inputs(num_outputs());
@@ -35,11 +35,11 @@ using namespace autograd;
 
 // rad2deg(Tensor self) -> Tensor
 Tensor rad2deg(const Tensor& self) {
-  std::shared_ptr<Rad2degBackward0> node;
+  std::shared_ptr<Rad2DegBackward0> node;
   if (any_requires_grad({&self})) {
-    node = make_node<Rad2degBackward0>();
+    node = make_node<Rad2DegBackward0>();
     node->add_next_edge(gradient_edge(self));
-    if (explain_enabled()) explain_log("autograd", "Rad2degBackward0", "recorded");
+    if (explain_enabled()) explain_log("autograd", "Rad2DegBackward0", "recorded");
   }
   Tensor result;
   {
@@ -55,12 +55,12 @@ Tensor rad2deg(const Tensor& self) {
 // rad2deg_(Tensor(a!) self) -> Tensor(a!)
 const Tensor& rad2deg_(const Tensor& self) {
   check_inplace(self, "rad2deg_");
-  std::shared_ptr<Rad2degBackward0> node;
+  std::shared_ptr<Rad2DegBackward0> node;
   if (any_requires_grad({&self})) {
     check_view_rebase(self);
-    node = make_node<Rad2degBackward0>();
+    node = make_node<Rad2DegBackward0>();
     node->add_next_edge(gradient_edge(self));
-    if (explain_enabled()) explain_log("autograd", "Rad2degBackward0", "recorded");
+    if (explain_enabled()) explain_log("autograd", "Rad2DegBackward0", "recorded");
   }
   {
     BelowAutogradGuard below;

@@ -15,11 +15,11 @@ namespace autograd {
 
 // squeeze.dim
 //   self: unsqueeze_to(grad, dim, self.sizes())
-struct SqueezeBackward0 final : Node {
+struct SqueezeBackward1 final : Node {
   int64_t dim;
   std::vector<int64_t> self_sizes;
 
-  std::string name() const override { return "SqueezeBackward0"; }
+  std::string name() const override { return "SqueezeBackward1"; }
 
   variable_list apply(variable_list&& grads) override {
     variable_list grad_inputs(num_outputs());
@@ -36,13 +36,13 @@ using namespace autograd;
 
 // squeeze.dim(Tensor(a) self, int dim) -> Tensor(a)
 Tensor squeeze_dim(const Tensor& self, int64_t dim) {
-  std::shared_ptr<SqueezeBackward0> node;
+  std::shared_ptr<SqueezeBackward1> node;
   if (any_requires_grad({&self})) {
-    node = make_node<SqueezeBackward0>();
+    node = make_node<SqueezeBackward1>();
     node->add_next_edge(gradient_edge(self));
     node->dim = dim;
     node->self_sizes = self.sizes().vec();
-    if (explain_enabled()) explain_log("autograd", "SqueezeBackward0", "recorded");
+    if (explain_enabled()) explain_log("autograd", "SqueezeBackward1", "recorded");
   }
   Tensor result;
   {

@@ -16,14 +16,14 @@ namespace autograd {
 
 // upsample_bicubic2d
 //   self: upsample_bicubic2d_backward(grad, output_size, self.sizes(), align_corners, scales_h, scales_w)
-struct UpsampleBicubic2dBackward0 final : Node {
+struct UpsampleBicubic2DBackward0 final : Node {
   std::vector<int64_t> output_size;
   bool align_corners;
   std::optional<double> scales_h;
   std::optional<double> scales_w;
   std::vector<int64_t> self_sizes;
 
-  std::string name() const override { return "UpsampleBicubic2dBackward0"; }
+  std::string name() const override { return "UpsampleBicubic2DBackward0"; }
 
   variable_list apply(variable_list&& grads) override {
     variable_list grad_inputs(num_outputs());
@@ -40,16 +40,16 @@ using namespace autograd;
 
 // upsample_bicubic2d(Tensor self, int[2] output_size, bool align_corners, float? scales_h=None, float? scales_w=None) -> Tensor
 Tensor upsample_bicubic2d(const Tensor& self, IntArrayRef output_size, bool align_corners, const std::optional<double>& scales_h, const std::optional<double>& scales_w) {
-  std::shared_ptr<UpsampleBicubic2dBackward0> node;
+  std::shared_ptr<UpsampleBicubic2DBackward0> node;
   if (any_requires_grad({&self})) {
-    node = make_node<UpsampleBicubic2dBackward0>();
+    node = make_node<UpsampleBicubic2DBackward0>();
     node->add_next_edge(gradient_edge(self));
     node->output_size = output_size.vec();
     node->align_corners = align_corners;
     node->scales_h = scales_h;
     node->scales_w = scales_w;
     node->self_sizes = self.sizes().vec();
-    if (explain_enabled()) explain_log("autograd", "UpsampleBicubic2dBackward0", "recorded");
+    if (explain_enabled()) explain_log("autograd", "UpsampleBicubic2DBackward0", "recorded");
   }
   Tensor result;
   {

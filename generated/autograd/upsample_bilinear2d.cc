@@ -16,14 +16,14 @@ namespace autograd {
 
 // upsample_bilinear2d
 //   self: upsample_bilinear2d_backward(grad, output_size, self.sizes(), align_corners, scales_h, scales_w)
-struct UpsampleBilinear2dBackward0 final : Node {
+struct UpsampleBilinear2DBackward0 final : Node {
   std::vector<int64_t> output_size;
   bool align_corners;
   std::optional<double> scales_h;
   std::optional<double> scales_w;
   std::vector<int64_t> self_sizes;
 
-  std::string name() const override { return "UpsampleBilinear2dBackward0"; }
+  std::string name() const override { return "UpsampleBilinear2DBackward0"; }
 
   variable_list apply(variable_list&& grads) override {
     variable_list grad_inputs(num_outputs());
@@ -40,16 +40,16 @@ using namespace autograd;
 
 // upsample_bilinear2d(Tensor self, int[2] output_size, bool align_corners, float? scales_h=None, float? scales_w=None) -> Tensor
 Tensor upsample_bilinear2d(const Tensor& self, IntArrayRef output_size, bool align_corners, const std::optional<double>& scales_h, const std::optional<double>& scales_w) {
-  std::shared_ptr<UpsampleBilinear2dBackward0> node;
+  std::shared_ptr<UpsampleBilinear2DBackward0> node;
   if (any_requires_grad({&self})) {
-    node = make_node<UpsampleBilinear2dBackward0>();
+    node = make_node<UpsampleBilinear2DBackward0>();
     node->add_next_edge(gradient_edge(self));
     node->output_size = output_size.vec();
     node->align_corners = align_corners;
     node->scales_h = scales_h;
     node->scales_w = scales_w;
     node->self_sizes = self.sizes().vec();
-    if (explain_enabled()) explain_log("autograd", "UpsampleBilinear2dBackward0", "recorded");
+    if (explain_enabled()) explain_log("autograd", "UpsampleBilinear2DBackward0", "recorded");
   }
   Tensor result;
   {

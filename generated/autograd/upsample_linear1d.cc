@@ -16,13 +16,13 @@ namespace autograd {
 
 // upsample_linear1d
 //   self: upsample_linear1d_backward(grad, output_size, self.sizes(), align_corners, scales)
-struct UpsampleLinear1dBackward0 final : Node {
+struct UpsampleLinear1DBackward0 final : Node {
   std::vector<int64_t> output_size;
   bool align_corners;
   std::optional<double> scales;
   std::vector<int64_t> self_sizes;
 
-  std::string name() const override { return "UpsampleLinear1dBackward0"; }
+  std::string name() const override { return "UpsampleLinear1DBackward0"; }
 
   variable_list apply(variable_list&& grads) override {
     variable_list grad_inputs(num_outputs());
@@ -39,15 +39,15 @@ using namespace autograd;
 
 // upsample_linear1d(Tensor self, int[1] output_size, bool align_corners, float? scales=None) -> Tensor
 Tensor upsample_linear1d(const Tensor& self, IntArrayRef output_size, bool align_corners, const std::optional<double>& scales) {
-  std::shared_ptr<UpsampleLinear1dBackward0> node;
+  std::shared_ptr<UpsampleLinear1DBackward0> node;
   if (any_requires_grad({&self})) {
-    node = make_node<UpsampleLinear1dBackward0>();
+    node = make_node<UpsampleLinear1DBackward0>();
     node->add_next_edge(gradient_edge(self));
     node->output_size = output_size.vec();
     node->align_corners = align_corners;
     node->scales = scales;
     node->self_sizes = self.sizes().vec();
-    if (explain_enabled()) explain_log("autograd", "UpsampleLinear1dBackward0", "recorded");
+    if (explain_enabled()) explain_log("autograd", "UpsampleLinear1DBackward0", "recorded");
   }
   Tensor result;
   {

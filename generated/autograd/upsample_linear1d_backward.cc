@@ -16,12 +16,12 @@ namespace autograd {
 
 // upsample_linear1d_backward
 //   grad_output: upsample_linear1d(grad, output_size, align_corners, scales)
-struct UpsampleLinear1dBackwardBackward0 final : Node {
+struct UpsampleLinear1DBackwardBackward0 final : Node {
   std::vector<int64_t> output_size;
   bool align_corners;
   std::optional<double> scales;
 
-  std::string name() const override { return "UpsampleLinear1dBackwardBackward0"; }
+  std::string name() const override { return "UpsampleLinear1DBackwardBackward0"; }
 
   variable_list apply(variable_list&& grads) override {
     variable_list grad_inputs(num_outputs());
@@ -38,14 +38,14 @@ using namespace autograd;
 
 // upsample_linear1d_backward(Tensor grad_output, int[1] output_size, int[3] input_size, bool align_corners, float? scales=None) -> Tensor
 Tensor upsample_linear1d_backward(const Tensor& grad_output, IntArrayRef output_size, IntArrayRef input_size, bool align_corners, const std::optional<double>& scales) {
-  std::shared_ptr<UpsampleLinear1dBackwardBackward0> node;
+  std::shared_ptr<UpsampleLinear1DBackwardBackward0> node;
   if (any_requires_grad({&grad_output})) {
-    node = make_node<UpsampleLinear1dBackwardBackward0>();
+    node = make_node<UpsampleLinear1DBackwardBackward0>();
     node->add_next_edge(gradient_edge(grad_output));
     node->output_size = output_size.vec();
     node->align_corners = align_corners;
     node->scales = scales;
-    if (explain_enabled()) explain_log("autograd", "UpsampleLinear1dBackwardBackward0", "recorded");
+    if (explain_enabled()) explain_log("autograd", "UpsampleLinear1DBackwardBackward0", "recorded");
   }
   Tensor result;
   {

@@ -16,12 +16,12 @@ namespace autograd {
 
 // upsample_nearest1d
 //   self: upsample_nearest1d_backward(grad, output_size, self.sizes(), scales)
-struct UpsampleNearest1dBackward0 final : Node {
+struct UpsampleNearest1DBackward0 final : Node {
   std::vector<int64_t> output_size;
   std::optional<double> scales;
   std::vector<int64_t> self_sizes;
 
-  std::string name() const override { return "UpsampleNearest1dBackward0"; }
+  std::string name() const override { return "UpsampleNearest1DBackward0"; }
 
   variable_list apply(variable_list&& grads) override {
     variable_list grad_inputs(num_outputs());
@@ -38,14 +38,14 @@ using namespace autograd;
 
 // upsample_nearest1d(Tensor self, int[1] output_size, float? scales=None) -> Tensor
 Tensor upsample_nearest1d(const Tensor& self, IntArrayRef output_size, const std::optional<double>& scales) {
-  std::shared_ptr<UpsampleNearest1dBackward0> node;
+  std::shared_ptr<UpsampleNearest1DBackward0> node;
   if (any_requires_grad({&self})) {
-    node = make_node<UpsampleNearest1dBackward0>();
+    node = make_node<UpsampleNearest1DBackward0>();
     node->add_next_edge(gradient_edge(self));
     node->output_size = output_size.vec();
     node->scales = scales;
     node->self_sizes = self.sizes().vec();
-    if (explain_enabled()) explain_log("autograd", "UpsampleNearest1dBackward0", "recorded");
+    if (explain_enabled()) explain_log("autograd", "UpsampleNearest1DBackward0", "recorded");
   }
   Tensor result;
   {

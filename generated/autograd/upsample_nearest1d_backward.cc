@@ -16,11 +16,11 @@ namespace autograd {
 
 // upsample_nearest1d_backward
 //   grad_output: upsample_nearest1d(grad, output_size, scales)
-struct UpsampleNearest1dBackwardBackward0 final : Node {
+struct UpsampleNearest1DBackwardBackward0 final : Node {
   std::vector<int64_t> output_size;
   std::optional<double> scales;
 
-  std::string name() const override { return "UpsampleNearest1dBackwardBackward0"; }
+  std::string name() const override { return "UpsampleNearest1DBackwardBackward0"; }
 
   variable_list apply(variable_list&& grads) override {
     variable_list grad_inputs(num_outputs());
@@ -37,13 +37,13 @@ using namespace autograd;
 
 // upsample_nearest1d_backward(Tensor grad_output, int[1] output_size, int[3] input_size, float? scales=None) -> Tensor
 Tensor upsample_nearest1d_backward(const Tensor& grad_output, IntArrayRef output_size, IntArrayRef input_size, const std::optional<double>& scales) {
-  std::shared_ptr<UpsampleNearest1dBackwardBackward0> node;
+  std::shared_ptr<UpsampleNearest1DBackwardBackward0> node;
   if (any_requires_grad({&grad_output})) {
-    node = make_node<UpsampleNearest1dBackwardBackward0>();
+    node = make_node<UpsampleNearest1DBackwardBackward0>();
     node->add_next_edge(gradient_edge(grad_output));
     node->output_size = output_size.vec();
     node->scales = scales;
-    if (explain_enabled()) explain_log("autograd", "UpsampleNearest1dBackwardBackward0", "recorded");
+    if (explain_enabled()) explain_log("autograd", "UpsampleNearest1DBackwardBackward0", "recorded");
   }
   Tensor result;
   {

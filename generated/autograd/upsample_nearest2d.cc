@@ -16,13 +16,13 @@ namespace autograd {
 
 // upsample_nearest2d
 //   self: upsample_nearest2d_backward(grad, output_size, self.sizes(), scales_h, scales_w)
-struct UpsampleNearest2dBackward0 final : Node {
+struct UpsampleNearest2DBackward0 final : Node {
   std::vector<int64_t> output_size;
   std::optional<double> scales_h;
   std::optional<double> scales_w;
   std::vector<int64_t> self_sizes;
 
-  std::string name() const override { return "UpsampleNearest2dBackward0"; }
+  std::string name() const override { return "UpsampleNearest2DBackward0"; }
 
   variable_list apply(variable_list&& grads) override {
     variable_list grad_inputs(num_outputs());
@@ -39,15 +39,15 @@ using namespace autograd;
 
 // upsample_nearest2d(Tensor self, int[2] output_size, float? scales_h=None, float? scales_w=None) -> Tensor
 Tensor upsample_nearest2d(const Tensor& self, IntArrayRef output_size, const std::optional<double>& scales_h, const std::optional<double>& scales_w) {
-  std::shared_ptr<UpsampleNearest2dBackward0> node;
+  std::shared_ptr<UpsampleNearest2DBackward0> node;
   if (any_requires_grad({&self})) {
-    node = make_node<UpsampleNearest2dBackward0>();
+    node = make_node<UpsampleNearest2DBackward0>();
     node->add_next_edge(gradient_edge(self));
     node->output_size = output_size.vec();
     node->scales_h = scales_h;
     node->scales_w = scales_w;
     node->self_sizes = self.sizes().vec();
-    if (explain_enabled()) explain_log("autograd", "UpsampleNearest2dBackward0", "recorded");
+    if (explain_enabled()) explain_log("autograd", "UpsampleNearest2DBackward0", "recorded");
   }
   Tensor result;
   {

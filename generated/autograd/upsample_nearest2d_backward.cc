@@ -16,12 +16,12 @@ namespace autograd {
 
 // upsample_nearest2d_backward
 //   grad_output: upsample_nearest2d(grad, output_size, scales_h, scales_w)
-struct UpsampleNearest2dBackwardBackward0 final : Node {
+struct UpsampleNearest2DBackwardBackward0 final : Node {
   std::vector<int64_t> output_size;
   std::optional<double> scales_h;
   std::optional<double> scales_w;
 
-  std::string name() const override { return "UpsampleNearest2dBackwardBackward0"; }
+  std::string name() const override { return "UpsampleNearest2DBackwardBackward0"; }
 
   variable_list apply(variable_list&& grads) override {
     variable_list grad_inputs(num_outputs());
@@ -38,14 +38,14 @@ using namespace autograd;
 
 // upsample_nearest2d_backward(Tensor grad_output, int[2] output_size, int[4] input_size, float? scales_h=None, float? scales_w=None) -> Tensor
 Tensor upsample_nearest2d_backward(const Tensor& grad_output, IntArrayRef output_size, IntArrayRef input_size, const std::optional<double>& scales_h, const std::optional<double>& scales_w) {
-  std::shared_ptr<UpsampleNearest2dBackwardBackward0> node;
+  std::shared_ptr<UpsampleNearest2DBackwardBackward0> node;
   if (any_requires_grad({&grad_output})) {
-    node = make_node<UpsampleNearest2dBackwardBackward0>();
+    node = make_node<UpsampleNearest2DBackwardBackward0>();
     node->add_next_edge(gradient_edge(grad_output));
     node->output_size = output_size.vec();
     node->scales_h = scales_h;
     node->scales_w = scales_w;
-    if (explain_enabled()) explain_log("autograd", "UpsampleNearest2dBackwardBackward0", "recorded");
+    if (explain_enabled()) explain_log("autograd", "UpsampleNearest2DBackwardBackward0", "recorded");
   }
   Tensor result;
   {

@@ -16,14 +16,14 @@ namespace autograd {
 
 // upsample_nearest3d
 //   self: upsample_nearest3d_backward(grad, output_size, self.sizes(), scales_d, scales_h, scales_w)
-struct UpsampleNearest3dBackward0 final : Node {
+struct UpsampleNearest3DBackward0 final : Node {
   std::vector<int64_t> output_size;
   std::optional<double> scales_d;
   std::optional<double> scales_h;
   std::optional<double> scales_w;
   std::vector<int64_t> self_sizes;
 
-  std::string name() const override { return "UpsampleNearest3dBackward0"; }
+  std::string name() const override { return "UpsampleNearest3DBackward0"; }
 
   variable_list apply(variable_list&& grads) override {
     variable_list grad_inputs(num_outputs());
@@ -40,16 +40,16 @@ using namespace autograd;
 
 // upsample_nearest3d(Tensor self, int[3] output_size, float? scales_d=None, float? scales_h=None, float? scales_w=None) -> Tensor
 Tensor upsample_nearest3d(const Tensor& self, IntArrayRef output_size, const std::optional<double>& scales_d, const std::optional<double>& scales_h, const std::optional<double>& scales_w) {
-  std::shared_ptr<UpsampleNearest3dBackward0> node;
+  std::shared_ptr<UpsampleNearest3DBackward0> node;
   if (any_requires_grad({&self})) {
-    node = make_node<UpsampleNearest3dBackward0>();
+    node = make_node<UpsampleNearest3DBackward0>();
     node->add_next_edge(gradient_edge(self));
     node->output_size = output_size.vec();
     node->scales_d = scales_d;
     node->scales_h = scales_h;
     node->scales_w = scales_w;
     node->self_sizes = self.sizes().vec();
-    if (explain_enabled()) explain_log("autograd", "UpsampleNearest3dBackward0", "recorded");
+    if (explain_enabled()) explain_log("autograd", "UpsampleNearest3DBackward0", "recorded");
   }
   Tensor result;
   {

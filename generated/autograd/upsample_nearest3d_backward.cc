@@ -16,13 +16,13 @@ namespace autograd {
 
 // upsample_nearest3d_backward
 //   grad_output: upsample_nearest3d(grad, output_size, scales_d, scales_h, scales_w)
-struct UpsampleNearest3dBackwardBackward0 final : Node {
+struct UpsampleNearest3DBackwardBackward0 final : Node {
   std::vector<int64_t> output_size;
   std::optional<double> scales_d;
   std::optional<double> scales_h;
   std::optional<double> scales_w;
 
-  std::string name() const override { return "UpsampleNearest3dBackwardBackward0"; }
+  std::string name() const override { return "UpsampleNearest3DBackwardBackward0"; }
 
   variable_list apply(variable_list&& grads) override {
     variable_list grad_inputs(num_outputs());
@@ -39,15 +39,15 @@ using namespace autograd;
 
 // upsample_nearest3d_backward(Tensor grad_output, int[3] output_size, int[5] input_size, float? scales_d=None, float? scales_h=None, float? scales_w=None) -> Tensor
 Tensor upsample_nearest3d_backward(const Tensor& grad_output, IntArrayRef output_size, IntArrayRef input_size, const std::optional<double>& scales_d, const std::optional<double>& scales_h, const std::optional<double>& scales_w) {
-  std::shared_ptr<UpsampleNearest3dBackwardBackward0> node;
+  std::shared_ptr<UpsampleNearest3DBackwardBackward0> node;
   if (any_requires_grad({&grad_output})) {
-    node = make_node<UpsampleNearest3dBackwardBackward0>();
+    node = make_node<UpsampleNearest3DBackwardBackward0>();
     node->add_next_edge(gradient_edge(grad_output));
     node->output_size = output_size.vec();
     node->scales_d = scales_d;
     node->scales_h = scales_h;
     node->scales_w = scales_w;
-    if (explain_enabled()) explain_log("autograd", "UpsampleNearest3dBackwardBackward0", "recorded");
+    if (explain_enabled()) explain_log("autograd", "UpsampleNearest3DBackwardBackward0", "recorded");
   }
   Tensor result;
   {

@@ -16,7 +16,7 @@ namespace autograd {
 
 // upsample_trilinear3d
 //   self: upsample_trilinear3d_backward(grad, output_size, self.sizes(), align_corners, scales_d, scales_h, scales_w)
-struct UpsampleTrilinear3dBackward0 final : Node {
+struct UpsampleTrilinear3DBackward0 final : Node {
   std::vector<int64_t> output_size;
   bool align_corners;
   std::optional<double> scales_d;
@@ -24,7 +24,7 @@ struct UpsampleTrilinear3dBackward0 final : Node {
   std::optional<double> scales_w;
   std::vector<int64_t> self_sizes;
 
-  std::string name() const override { return "UpsampleTrilinear3dBackward0"; }
+  std::string name() const override { return "UpsampleTrilinear3DBackward0"; }
 
   variable_list apply(variable_list&& grads) override {
     variable_list grad_inputs(num_outputs());
@@ -41,9 +41,9 @@ using namespace autograd;
 
 // upsample_trilinear3d(Tensor self, int[3] output_size, bool align_corners, float? scales_d=None, float? scales_h=None, float? scales_w=None) -> Tensor
 Tensor upsample_trilinear3d(const Tensor& self, IntArrayRef output_size, bool align_corners, const std::optional<double>& scales_d, const std::optional<double>& scales_h, const std::optional<double>& scales_w) {
-  std::shared_ptr<UpsampleTrilinear3dBackward0> node;
+  std::shared_ptr<UpsampleTrilinear3DBackward0> node;
   if (any_requires_grad({&self})) {
-    node = make_node<UpsampleTrilinear3dBackward0>();
+    node = make_node<UpsampleTrilinear3DBackward0>();
     node->add_next_edge(gradient_edge(self));
     node->output_size = output_size.vec();
     node->align_corners = align_corners;
@@ -51,7 +51,7 @@ Tensor upsample_trilinear3d(const Tensor& self, IntArrayRef output_size, bool al
     node->scales_h = scales_h;
     node->scales_w = scales_w;
     node->self_sizes = self.sizes().vec();
-    if (explain_enabled()) explain_log("autograd", "UpsampleTrilinear3dBackward0", "recorded");
+    if (explain_enabled()) explain_log("autograd", "UpsampleTrilinear3DBackward0", "recorded");
   }
   Tensor result;
   {

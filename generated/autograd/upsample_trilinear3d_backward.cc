@@ -16,14 +16,14 @@ namespace autograd {
 
 // upsample_trilinear3d_backward
 //   grad_output: upsample_trilinear3d(grad, output_size, align_corners, scales_d, scales_h, scales_w)
-struct UpsampleTrilinear3dBackwardBackward0 final : Node {
+struct UpsampleTrilinear3DBackwardBackward0 final : Node {
   std::vector<int64_t> output_size;
   bool align_corners;
   std::optional<double> scales_d;
   std::optional<double> scales_h;
   std::optional<double> scales_w;
 
-  std::string name() const override { return "UpsampleTrilinear3dBackwardBackward0"; }
+  std::string name() const override { return "UpsampleTrilinear3DBackwardBackward0"; }
 
   variable_list apply(variable_list&& grads) override {
     variable_list grad_inputs(num_outputs());
@@ -40,16 +40,16 @@ using namespace autograd;
 
 // upsample_trilinear3d_backward(Tensor grad_output, int[3] output_size, int[5] input_size, bool align_corners, float? scales_d=None, float? scales_h=None, float? scales_w=None) -> Tensor
 Tensor upsample_trilinear3d_backward(const Tensor& grad_output, IntArrayRef output_size, IntArrayRef input_size, bool align_corners, const std::optional<double>& scales_d, const std::optional<double>& scales_h, const std::optional<double>& scales_w) {
-  std::shared_ptr<UpsampleTrilinear3dBackwardBackward0> node;
+  std::shared_ptr<UpsampleTrilinear3DBackwardBackward0> node;
   if (any_requires_grad({&grad_output})) {
-    node = make_node<UpsampleTrilinear3dBackwardBackward0>();
+    node = make_node<UpsampleTrilinear3DBackwardBackward0>();
     node->add_next_edge(gradient_edge(grad_output));
     node->output_size = output_size.vec();
     node->align_corners = align_corners;
     node->scales_d = scales_d;
     node->scales_h = scales_h;
     node->scales_w = scales_w;
-    if (explain_enabled()) explain_log("autograd", "UpsampleTrilinear3dBackwardBackward0", "recorded");
+    if (explain_enabled()) explain_log("autograd", "UpsampleTrilinear3DBackwardBackward0", "recorded");
   }
   Tensor result;
   {

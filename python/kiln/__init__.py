@@ -42,7 +42,7 @@ from ._composed_ops_more import (combinations, corrcoef, cov, float_power, histo
 from ._functional_extra import (aminmax, compile, diff, gradient, randint_like, round, split, std_mean, tril_indices,  # noqa: A004
                                 triu_indices, var_mean)
 from ._creation import (BoolTensor, ByteTensor, CharTensor, DoubleTensor, FloatTensor, IntTensor,  # noqa: F401
-                        LongTensor, ShortTensor,
+                        LongTensor, ShortTensor, HalfTensor, BFloat16Tensor,
                         as_tensor, set_default_tensor_type, tensor)
 from ._memory_format import (channels_last, channels_last_3d, contiguous_format, empty, empty_like,  # noqa: E402,F811
                              full_like, memory_format, ones_like, preserve_format, rand_like, randn_like, zeros_like)
@@ -365,7 +365,7 @@ __all__ = [
     "get_deterministic_debug_mode", "set_deterministic_debug_mode", "is_autocast_cpu_enabled",
     "get_autocast_gpu_dtype", "get_autocast_cpu_dtype", "is_autocast_cache_enabled",
     "set_autocast_cpu_enabled", "set_autocast_cpu_dtype",
-    "concat", "clip", "normal", "meshgrid", "tensordot", "lu", "linalg", "einsum", "broadcast_shapes", "broadcast_tensors", "embedding", "norm", "cdist", "unique", "unique_consecutive", "nonzero", "where", "equal", "ravel", "numel", "is_floating_point", "as_tensor", "threshold_", "rrelu", "rrelu_", "FloatTensor", "DoubleTensor", "LongTensor", "IntTensor", "ShortTensor", "CharTensor", "ByteTensor", "BoolTensor",
+    "concat", "clip", "normal", "meshgrid", "tensordot", "lu", "linalg", "einsum", "broadcast_shapes", "broadcast_tensors", "embedding", "norm", "cdist", "unique", "unique_consecutive", "nonzero", "where", "equal", "ravel", "numel", "is_floating_point", "as_tensor", "threshold_", "rrelu", "rrelu_", "FloatTensor", "DoubleTensor", "LongTensor", "IntTensor", "ShortTensor", "CharTensor", "ByteTensor", "BoolTensor", "HalfTensor", "BFloat16Tensor",
     "inf", "nan", "pi", "e", "square", "count_nonzero", "multiply", "subtract", "divide", "true_divide", "rsub", "negative",
     "absolute", "greater", "greater_equal", "less", "less_equal", "not_equal", "swapaxes", "swapdims",
     "is_same_size", "is_signed", "special", "sparse", "sparse_coo_tensor", "layout", "strided", "sparse_coo",

@@ -1,6 +1,10 @@
 """kiln.tensor: a new tensor (a copy) from nested lists, numbers, NumPy arrays or tensors."""
 import numbers
 
+import os
+import sys
+import warnings
+
 import numpy as np
 
 from . import _C
@@ -172,8 +176,31 @@ def _flat_numbers(data):
     return None
 
 
-def tensor(data, *, dtype=None, device=None, requires_grad=False, pin_memory=False):
+_PACKAGE_DIR = os.path.dirname(os.path.abspath(__file__))
+_COPY_CONSTRUCT = ("To copy construct from a tensor, it is recommended to use sourceTensor.clone().detach() or "
+                   "sourceTensor.clone().detach().requires_grad_(True), rather than {}(sourceTensor).")
+
+
+def _called_by_user():
+    """Whether the code calling kiln.tensor / Tensor.new_tensor is the user's (kiln's own copies, such as the
+    legacy FloatTensor(t) constructors, do not warn, as torch's do not)."""
+    frame = sys._getframe(2)
+    while frame is not None:
+        name = os.path.abspath(frame.f_code.co_filename)
+        if not name.startswith(_PACKAGE_DIR):
+            return True
+        if os.path.basename(name) not in ("_arg_errors.py", "_tensor.py") or frame.f_code.co_name not in (
+                "wrapper", "new_tensor"):
+            return False
+        frame = frame.f_back
+    return True
+
+
+def tensor(data, *, dtype=None, device=None, requires_grad=False, pin_memory=False, _caller="torch.tensor"):
     """Like torch.tensor: always copies `data` (pin_memory is accepted: kiln has only the CPU)."""
+    if isinstance(data, _C.TensorBase) and _called_by_user():  # torch warns on each copy construction
+        from .linalg._out import _caller_stacklevel
+        warnings.warn(_COPY_CONSTRUCT.format(_caller), UserWarning, stacklevel=_caller_stacklevel())
     if device is not None:
         from ._device import check_cpu
         check_cpu(device)  # 'cuda': AssertionError, as torch's CPU-only builds
@@ -273,6 +300,18 @@ def as_tensor(data, dtype=None, device=None):
     return tensor(data, dtype=dtype, device=device)
 
 
+_CPP_TYPE_NAMES = {"float32": "float", "float64": "double", "float16": "c10::Half", "bfloat16": "c10::BFloat16",
+                   "int64": "long int", "int32": "int", "int16": "short int", "int8": "signed char",
+                   "uint8": "unsigned char", "bool": "bool"}
+
+
+def _options(dtype):
+    """A CPU tensor type's TensorOptions as torch prints them in its legacy constructors' TypeError."""
+    name = _CPP_TYPE_NAMES.get(str(dtype).split(".")[-1], str(dtype))
+    return (f"TensorOptions(dtype={name}, device=cpu, layout=Strided, requires_grad=false (default), "
+            "pinned_memory=false (default), memory_format=(nullopt))")
+
+
 class _LegacyTensorType(type):
     """torch's legacy tensor types (torch.FloatTensor, ...): FloatTensor(2, 3) is uninitialised of that
     shape, FloatTensor([1, 2]) a copy of the data; isinstance(t, FloatTensor) asks t's dtype;
@@ -281,6 +320,12 @@ class _LegacyTensorType(type):
     def __call__(cls, *args):
         if len(args) == 1 and not isinstance(args[0], numbers.Integral):
             _legacy_data_check(args[0])
+            if isinstance(args[0], _C.TensorBase):
+                # torch's new_with_tensor: the tensor itself (an alias) when its type is the constructor's,
+                # a TypeError otherwise (torch.LongTensor(float_tensor) does not convert)
+                if args[0].dtype != cls.dtype:
+                    raise TypeError(f"expected {_options(cls.dtype)} (got {_options(args[0].dtype)})")
+                return args[0]
             return tensor(args[0], dtype=cls.dtype)
         for i, a in enumerate(args):
             if not isinstance(a, int) or isinstance(a, bool):
@@ -307,6 +352,8 @@ ShortTensor = _legacy_constructor(_C.int16, "ShortTensor")
 CharTensor = _legacy_constructor(_C.int8, "CharTensor")
 ByteTensor = _legacy_constructor(_C.uint8, "ByteTensor")
 BoolTensor = _legacy_constructor(_C.bool, "BoolTensor")
+HalfTensor = _legacy_constructor(_C.float16, "HalfTensor")
+BFloat16Tensor = _legacy_constructor(_C.bfloat16, "BFloat16Tensor")
 
 
 def set_default_tensor_type(t):

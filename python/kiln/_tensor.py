@@ -306,7 +306,7 @@ class Tensor(_C.TensorBase):
     def new_tensor(self, data, dtype=None, device=None, requires_grad=False):
         from ._creation import tensor
         _device_mod.check_cpu(device)
-        return tensor(data, dtype=dtype or self.dtype, requires_grad=requires_grad)
+        return tensor(data, dtype=dtype or self.dtype, requires_grad=requires_grad, _caller="tensor.new_tensor")
 
     def new(self, *args, **kwargs):
         """The legacy constructor: new() an empty tensor, new(*sizes) / new(Size) uninitialised, new(data) a

@@ -10,7 +10,8 @@ namespace kiln {
 DimVector broadcast_shapes(IntArrayRef a, IntArrayRef b, const char* op_name) {
   size_t n = std::max(a.size(), b.size());
   DimVector out(n);
-  for (size_t i = 0; i < n; ++i) {
+  // from the last dim, as torch's infer_size: a mismatch is reported at the trailing-most dim
+  for (size_t i = n; i-- > 0;) {
     int64_t da = i < n - a.size() ? 1 : a[i - (n - a.size())];
     int64_t db = i < n - b.size() ? 1 : b[i - (n - b.size())];
     KILN_CHECK(da == db || da == 1 || db == 1, op_name, "(): The size of tensor a (", da,

@@ -118,7 +118,21 @@ int set_requires_grad(PyObject* self, PyObject* value, void*) {
     return -1;
   }
 }
-PyObject* get_grad(PyObject* self, void*) { return wrap(self_tensor(self).grad()); }
+// torch's TensorBase::grad() warning: a non-leaf that does not retain its gradient never gets one.
+PyObject* get_grad(PyObject* self, void*) {
+  const Tensor& t = self_tensor(self);
+  Tensor grad = t.grad();
+  if (!grad.defined() && !t.is_leaf() && !t.retains_grad() &&
+      PyErr_WarnEx(PyExc_UserWarning,
+                   "The .grad attribute of a Tensor that is not a leaf Tensor is being accessed. Its .grad "
+                   "attribute won't be populated during autograd.backward(). If you indeed want the .grad field "
+                   "to be populated for a non-leaf Tensor, use .retain_grad() on the non-leaf Tensor. If you "
+                   "access the non-leaf Tensor by mistake, make sure you access the leaf Tensor instead. See "
+                   "github.com/pytorch/pytorch/pull/30531 for more informations.",
+                   2) < 0)  // the frame of kiln.Tensor.grad's caller (the property is frame 1)
+    return nullptr;  // the warning was turned into an error
+  return wrap(grad);
+}
 int set_grad(PyObject* self, PyObject* value, void*) {
   try {
     if (value == nullptr || value == Py_None) {

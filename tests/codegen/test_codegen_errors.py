@@ -476,3 +476,22 @@ def test_a_cast_formula_gets_a_functor_and_a_table_row_but_no_kernel(tmp_path):
     table = (tmp_path / "out" / "jit" / "pointwise_formulas.cc").read_text()
     assert "{FormulaOp::Cast, 0, -1, -1, 0," in table
     assert '"dtype"}' in table
+
+
+def test_node_name_names_the_grad_fn(tmp_path):
+    # node_name: the grad_fn class torch shows where kiln's op stands for one of torch's (_addmm_into: addmm)
+    derivatives = MINI_DERIVATIVES.replace("  self: neg(grad)\n", "  node_name: NegativeBackward0\n  self: neg(grad)\n")
+    proc, _ = run_codegen(tmp_path, MINI_NATIVE, derivatives)
+    assert proc.returncode == 0, proc.stderr
+    neg = (tmp_path / "out" / "autograd" / "neg.cc").read_text()
+    assert 'return "NegativeBackward0";' in neg and "NegBackward0" not in neg
+
+
+@pytest.mark.parametrize("name, fragment", [("negBackward0", "node_name must be a class name"),
+                                            ("Neg", "node_name must be a class name"),
+                                            ("MulBackward0", "node_name 'MulBackward0' of .* is also")])
+def test_bad_node_name(tmp_path, name, fragment):
+    derivatives = MINI_DERIVATIVES.replace("  self: neg(grad)\n", f"  node_name: {name}\n  self: neg(grad)\n")
+    proc, path = run_codegen(tmp_path, MINI_NATIVE, derivatives)
+    assert proc.returncode == 1 and "Traceback" not in proc.stderr
+    assert re.search(fragment, proc.stderr), proc.stderr

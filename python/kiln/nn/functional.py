@@ -11,12 +11,16 @@ from ..backends import cuda as _backends_cuda  # the sdpa kernel switches
 _REDUCTIONS = ("none", "mean", "sum")  # index = kiln.nll_loss's reduction code
 
 
-def _reduction(reduction, size_average=None, reduce=None):
-    """The reduction string, from the legacy size_average/reduce flags when either is given."""
+def _reduction(reduction, size_average=None, reduce=None, emit_warning=True):
+    """The reduction string, from the legacy size_average/reduce flags when either is given (with torch's
+    deprecation warning, as _Reduction.legacy_get_string gives it)."""
     if size_average is not None or reduce is not None:
         size_average = True if size_average is None else size_average
         reduce = True if reduce is None else reduce
         reduction = "none" if not reduce else ("mean" if size_average else "sum")
+        if emit_warning:
+            warnings.warn(f"size_average and reduce args will be deprecated, please use reduction='{reduction}' "
+                          "instead.")
     if reduction not in _REDUCTIONS:
         raise ValueError(f"{reduction} is not a valid value for reduction")
     return reduction
@@ -242,7 +246,7 @@ def scaled_dot_product_attention(query, key, value, attn_mask=None, dropout_p=0.
 def softmax(input, dim=None, _stacklevel=3, dtype=None):
     """exp(x - max) / sum(exp(x - max)) along `dim` (numerically stable); with dtype, the input
     is converted first (so integer inputs work, as in torch)."""
-    dim = _default_dim(input, dim)
+    dim = _default_dim(input, dim, "softmax", _stacklevel)
     if dtype is not None:
         return kiln.softmax(input.to(dtype), dim)
     return kiln.softmax(input, dim)
@@ -251,7 +255,7 @@ def softmax(input, dim=None, _stacklevel=3, dtype=None):
 def log_softmax(input, dim=None, _stacklevel=3, dtype=None):
     """(x - max) - log(sum(exp(x - max))) along `dim` (numerically stable); with dtype, the input
     is converted first."""
-    dim = _default_dim(input, dim)
+    dim = _default_dim(input, dim, "log_softmax", _stacklevel)
     if dtype is not None:
         return kiln.log_softmax(input.to(dtype), dim)
     return kiln.log_softmax(input, dim)
@@ -259,16 +263,19 @@ def log_softmax(input, dim=None, _stacklevel=3, dtype=None):
 
 def softmin(input, dim=None, _stacklevel=3, dtype=None):
     """softmax(-input) along `dim` (torch's implicit dim when None)."""
-    dim = _default_dim(input, dim)
+    dim = _default_dim(input, dim, "softmin", _stacklevel)
     if dtype is not None:
         input = input.to(dtype)
     return kiln.softmax(-input, dim)
 
 
-def _default_dim(input, dim):
-    """torch's implicit softmax dim (deprecated there, but old code relies on it)."""
+def _default_dim(input, dim, name="softmax", stacklevel=3):
+    """torch's implicit softmax dim (deprecated there, with its warning, but old code relies on it)."""
     if dim is not None:
         return dim
+    from ..linalg._out import _caller_stacklevel  # the user's line, whatever wrappers lie between
+    warnings.warn(f"Implicit dimension choice for {name} has been deprecated. Change the call to include dim=X "
+                  "as an argument.", stacklevel=_caller_stacklevel())
     return 0 if input.dim() in (0, 1, 3) else 1
 
 
@@ -374,11 +381,13 @@ def cross_entropy(input, target, weight=None, size_average=None, ignore_index=-1
 
 def mse_loss(input, target, size_average=None, reduce=None, reduction="mean"):
     """(input - target)^2, reduced."""
+    _warn_size(input, target)
     return kiln.mse_loss(input, target, _REDUCTIONS.index(_reduction(reduction, size_average, reduce)))
 
 
 def l1_loss(input, target, size_average=None, reduce=None, reduction="mean"):
     """|input - target|, reduced."""
+    _warn_size(input, target)
     return kiln.l1_loss(input, target, _REDUCTIONS.index(_reduction(reduction, size_average, reduce)))
 
 

@@ -1,8 +1,10 @@
 """kiln.optim.lr_scheduler: torch.optim.lr_scheduler's schedulers with torch 1.13's (chainable) update
 rules: each step's get_lr() works from the groups' current lr, so schedulers compose and a manual lr
 change carries on; step(epoch) (deprecated in torch) uses the closed form where torch has one."""
+import functools
 import math
 import warnings
+import weakref
 from bisect import bisect_right
 from collections import Counter
 
@@ -29,12 +31,79 @@ def _epoch_str(epoch):
     return ("%.2f" if isinstance(epoch, float) else "%.5d") % epoch
 
 
+def _warn_outside_step(get_lr):
+    """torch's schedulers' get_lr(): a warning when called from outside step() (get_last_lr() is the API)."""
+    @functools.wraps(get_lr)
+    def wrapper(self, *args, **kwargs):
+        if not self.__dict__.get("_get_lr_called_within_step", False):
+            warnings.warn("To get the last learning rate computed by the scheduler, please use `get_last_lr()`.",
+                          UserWarning, stacklevel=2)
+        return get_lr(self, *args, **kwargs)
+    return wrapper
+
+
+class _within_step:
+    """Marks a scheduler as inside step(), where its get_lr() is called without the warning."""
+
+    def __init__(self, scheduler):
+        self.scheduler = scheduler
+
+    def __enter__(self):
+        self.scheduler.__dict__["_get_lr_called_within_step"] = True
+
+    def __exit__(self, *exc):
+        self.scheduler.__dict__["_get_lr_called_within_step"] = False
+
+
+def _track_step_called(optimizer):
+    """torch's patch_track_step_called: optimizer.step wrapped to record that it ran (optimizer._opt_called),
+    so the scheduler's first step() can warn when it comes before the optimizer's."""
+    if hasattr(optimizer.step, "_wrapped_by_lr_sched"):
+        return
+    opt_ref = weakref.ref(optimizer)
+    func = optimizer.step.__func__
+
+    @functools.wraps(func)
+    def wrapper(*args, **kwargs):
+        opt = opt_ref()
+        opt._opt_called = True
+        return func.__get__(opt, opt.__class__)(*args, **kwargs)
+    wrapper._wrapped_by_lr_sched = True
+    optimizer.step = wrapper
+
+
+def _warn_step_order(scheduler):
+    """torch's warnings on a scheduler's first step() before any optimizer.step() (or after step was replaced)."""
+    if scheduler._step_count != 1:
+        return
+    if not hasattr(scheduler.optimizer.step, "_wrapped_by_lr_sched"):
+        warnings.warn("Seems like `optimizer.step()` has been overridden after learning rate scheduler "
+                      "initialization. Please, make sure to call `optimizer.step()` before "
+                      "`lr_scheduler.step()`. See more details at "
+                      "https://pytorch.org/docs/stable/optim.html#how-to-adjust-learning-rate", UserWarning,
+                      stacklevel=3)
+    elif not getattr(scheduler.optimizer, "_opt_called", False):
+        warnings.warn("Detected call of `lr_scheduler.step()` before `optimizer.step()`. In PyTorch 1.1.0 and "
+                      "later, you should call them in the opposite order: `optimizer.step()` before "
+                      "`lr_scheduler.step()`.  Failure to do this will result in PyTorch skipping the first value "
+                      "of the learning rate schedule. See more details at "
+                      "https://pytorch.org/docs/stable/optim.html#how-to-adjust-learning-rate", UserWarning,
+                      stacklevel=3)
+
+
 class LRScheduler:
     """Sets each parameter group's lr from its initial lr and the epoch count (last_epoch)."""
+
+    def __init_subclass__(cls, **kwargs):
+        super().__init_subclass__(**kwargs)
+        # kiln's own schedulers warn on get_lr() outside step() as torch's do; a user's subclass is left as written
+        if cls.__module__.startswith("kiln.optim") and "get_lr" in cls.__dict__:
+            cls.get_lr = _warn_outside_step(cls.__dict__["get_lr"])
 
     def __init__(self, optimizer, last_epoch=-1, verbose=False):
         _check_optimizer(optimizer)
         self.optimizer = optimizer
+        _track_step_called(optimizer)
         for group in optimizer.param_groups:
             if last_epoch == -1:
                 group.setdefault("initial_lr", group["lr"])
@@ -63,14 +132,16 @@ class LRScheduler:
                 print(f"Epoch {_epoch_str(epoch)}: adjusting learning rate of group {group} to {lr:.4e}.")
 
     def step(self, epoch=None):
+        _warn_step_order(self)
         self._step_count += 1
-        if epoch is None:
-            self.last_epoch += 1
-            values = self.get_lr()
-        else:
-            warnings.warn(EPOCH_DEPRECATION_WARNING, UserWarning)
-            self.last_epoch = epoch
-            values = self._get_closed_form_lr() if hasattr(self, "_get_closed_form_lr") else self.get_lr()
+        with _within_step(self):
+            if epoch is None:
+                self.last_epoch += 1
+                values = self.get_lr()
+            else:
+                warnings.warn(EPOCH_DEPRECATION_WARNING, UserWarning)
+                self.last_epoch = epoch
+                values = self._get_closed_form_lr() if hasattr(self, "_get_closed_form_lr") else self.get_lr()
         for i, (group, lr) in enumerate(zip(self.optimizer.param_groups, values)):
             group["lr"] = lr
             self.print_lr(self.verbose, i, lr, epoch)
@@ -476,7 +547,9 @@ class CosineAnnealingWarmRestarts(LRScheduler):
                 self.T_cur = epoch
         self.last_epoch = math.floor(epoch)
         self._step_count = getattr(self, "_step_count", 0) + 1
-        for i, (group, lr) in enumerate(zip(self.optimizer.param_groups, self.get_lr())):
+        with _within_step(self):
+            values = self.get_lr()
+        for i, (group, lr) in enumerate(zip(self.optimizer.param_groups, values)):
             group["lr"] = lr
             self.print_lr(self.verbose, i, lr, epoch)
         self._last_lr = [g["lr"] for g in self.optimizer.param_groups]

@@ -45,6 +45,9 @@ Tensor squeeze(const Tensor& self) {
   Tensor out = self;
   for (int64_t d = self.dim() - 1; d >= 0; --d)
     if (self.sizes()[d] == 1) out = kiln::squeeze(out, d);
+  // torch's squeeze() is always a new view, even with nothing to squeeze: in-place ops on it (unsqueeze_,
+  // resize_) must not reshape self, and a leaf's squeeze() is a view of the leaf
+  if (out.is_same(self)) return kiln::squeeze(self, 0);
   return out;
 }
 

@@ -47,6 +47,7 @@ Tensor flatten(const Tensor& self, int64_t start_dim, int64_t end_dim) {
   }
   const int64_t s = wrap_dim(start_dim, self.dim(), "flatten"), e = wrap_dim(end_dim, self.dim(), "flatten");
   KILN_CHECK(s <= e, "flatten() has invalid args: start_dim cannot come after end_dim");
+  if (s == e) return self;  // torch's: the tensor itself, not a view (nn.Flatten of a 2-d batch)
   std::vector<int64_t> shape(self.sizes().begin(), self.sizes().begin() + s);
   int64_t n = 1;
   for (int64_t d = s; d <= e; ++d) n *= self.sizes()[d];

@@ -10,8 +10,6 @@ class _Loss(Module):
     def __init__(self, size_average=None, reduce=None, reduction="mean"):
         super().__init__()
         if size_average is not None or reduce is not None:
-            warnings.warn("size_average and reduce args will be deprecated, please use reduction='"
-                          f"{F._reduction(reduction, size_average, reduce)}' instead.")
             reduction = F._reduction(reduction, size_average, reduce)
         self.reduction = reduction
 
