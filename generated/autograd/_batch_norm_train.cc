@@ -16,7 +16,7 @@ namespace autograd {
 
 // _batch_norm_train
 //   input, weight, bias: batch_norm_train_backward(grad, input, weight, bias, eps, mean, var_sum)
-struct BatchNormTrainBackward0 final : Node {
+struct NativeBatchNormBackward0 final : Node {
   SavedVariable input_;
   SavedVariable weight_;
   SavedVariable bias_;
@@ -24,7 +24,7 @@ struct BatchNormTrainBackward0 final : Node {
   SavedVariable mean_;
   SavedVariable var_sum_;
 
-  std::string name() const override { return "BatchNormTrainBackward0"; }
+  std::string name() const override { return "NativeBatchNormBackward0"; }
 
   variable_list apply(variable_list&& grads) override {
     variable_list grad_inputs(num_outputs());
@@ -54,9 +54,9 @@ using namespace autograd;
 
 // _batch_norm_train(Tensor input, Tensor? weight, Tensor? bias, float eps) -> (Tensor output, Tensor mean, Tensor var_sum)
 std::tuple<Tensor, Tensor, Tensor> _batch_norm_train(const Tensor& input, const Tensor& weight, const Tensor& bias, double eps) {
-  std::shared_ptr<BatchNormTrainBackward0> node;
+  std::shared_ptr<NativeBatchNormBackward0> node;
   if (any_requires_grad({&input, &weight, &bias})) {
-    node = make_node<BatchNormTrainBackward0>();
+    node = make_node<NativeBatchNormBackward0>();
     node->add_next_edge(gradient_edge(input));
     node->add_next_edge(gradient_edge(weight));
     node->add_next_edge(gradient_edge(bias));
@@ -64,7 +64,7 @@ std::tuple<Tensor, Tensor, Tensor> _batch_norm_train(const Tensor& input, const 
     if (node->next_edges()[0].is_valid() || node->next_edges()[1].is_valid() || node->next_edges()[2].is_valid()) node->weight_ = SavedVariable(weight, false);
     if (node->next_edges()[0].is_valid() || node->next_edges()[1].is_valid() || node->next_edges()[2].is_valid()) node->bias_ = SavedVariable(bias, false);
     node->eps = eps;
-    if (explain_enabled()) explain_log("autograd", "BatchNormTrainBackward0", "recorded");
+    if (explain_enabled()) explain_log("autograd", "NativeBatchNormBackward0", "recorded");
   }
   std::tuple<Tensor, Tensor, Tensor> result;
   {
