@@ -166,3 +166,14 @@ def test_batch_norm_constant_channel_without_eps():
     want = torch.nn.functional.batch_norm(torch.from_numpy(x), None, None, torch.ones(2), torch.full((2,), 0.5),
                                           training=True, eps=0.0).numpy()
     np.testing.assert_array_equal(got, want)
+
+
+def test_batch_norm_training_of_an_empty_batch_gives_zero_parameter_gradients():
+    grads = []
+    for lib in (kiln, torch):
+        x = lib.zeros(0, 3, 2, requires_grad=True)
+        w, b = lib.ones(3, requires_grad=True), lib.zeros(3, requires_grad=True)
+        lib.nn.functional.batch_norm(x, None, None, w, b, training=True).sum().backward()
+        grads.append((w.grad.numpy(), b.grad.numpy()))
+    for got, want in zip(*grads):
+        np.testing.assert_array_equal(got, want)

@@ -177,7 +177,7 @@ void backward_channel(const T* g, const T* x, T* dx, const ChannelSplit& s, int6
   const T grad_mean = static_cast<T>(sum / count);
   for (int64_t n = 0; n < s.batch; ++n)
     input_grad_plane<kFused>(g + s.at(n, c), x + s.at(n, c), dx + s.at(n, c), s.spatial, mean, grad_mean, k, invstd, w);
-  *dw = static_cast<T>(dotp * static_cast<double>(invstd));
+  *dw = s.count() == 0 ? T(0) : static_cast<T>(dotp * static_cast<double>(invstd));  // (an empty batch's invstd is NaN)
   *db = static_cast<T>(sum);
 }
 
