@@ -138,7 +138,8 @@ Tensor batch_norm(const Tensor& input, const Tensor& weight, const Tensor& bias,
     // torch's contiguous (N, C, *) kernel: fused. Where torch takes its channels-last kernel (a
     // channels-last input, one element per channel and sample ((N, C) inputs), a single channel),
     // whose sums go in another order, the same math with ops.
-    const int64_t spatial = channels == 0 || input.sizes()[0] == 0 ? 0 : n / input.sizes()[0];
+    int64_t spatial = 1;
+    for (int64_t d = 2; d < nd; ++d) spatial *= input.sizes()[d];
     const bool fused_kernel = x.is_contiguous() && spatial > 1 && channels > 1 && x.is_cpu();
     const auto pass = fused_kernel ? kiln::_batch_norm_train(x, weight.defined() ? weight.to(ct) : weight,
                                                              bias.defined() ? bias.to(ct) : bias, eps)
