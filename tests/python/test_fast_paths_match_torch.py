@@ -177,3 +177,14 @@ def test_batch_norm_training_of_an_empty_batch_gives_zero_parameter_gradients():
         grads.append((w.grad.numpy(), b.grad.numpy()))
     for got, want in zip(*grads):
         np.testing.assert_array_equal(got, want)
+
+
+@pytest.mark.parametrize("dtype", [np.float64, np.float32, np.int64, np.int16])
+def test_flat_unique_with_many_distinct_values_is_torchs(dtype):
+    """Thousands of distinct values (the hash table grows several times), whole numbers in a float
+    dtype too (they differ only in exponent and high mantissa bits)."""
+    x = np.random.default_rng(8).integers(-3000, 3000, 40000).astype(dtype)
+    got = kiln.unique(kiln.from_numpy(x), return_inverse=True, return_counts=True)
+    want = torch.unique(torch.from_numpy(x), return_inverse=True, return_counts=True)
+    for g, w in zip(got, want):
+        np.testing.assert_array_equal(g.numpy(), w.numpy())

@@ -6,7 +6,7 @@
 #include <numeric>
 #include <tuple>
 #include <type_traits>
-#include <unordered_map>
+#include <cstring>
 #include <vector>
 
 #include "generated/kernels/_unique2.h"
@@ -48,6 +48,78 @@ Outputs make_outputs(const T* p, int64_t outer, int64_t n, int64_t inner, const 
   return {values, inv, cnt};
 }
 
+// Each distinct value's first position, by open addressing (linear probing, grown at half full):
+// first_of(v, k) returns the position of v's first element, k if v is new. Values are compared with
+// ==, so -0.0 and 0.0 are one key (hashed alike); NaNs never reach it. std::unordered_map's node per
+// value and pointer chase cost most of unique's time.
+template <typename C>
+class FirstPositions {
+ public:
+  explicit FirstPositions(int64_t expected) { rehash(std::max<int64_t>(16, next_pow2(2 * std::min<int64_t>(expected, 1024)))); }
+
+  int64_t first_of(C v, int64_t k) {
+    size_t slot = hash(v);
+    while (used_[slot]) {
+      if (keys_[slot] == v) return firsts_[slot];
+      slot = (slot + 1) & mask_;
+    }
+    used_[slot] = 1;
+    keys_[slot] = v;
+    firsts_[slot] = k;
+    if (++size_ * 2 > static_cast<int64_t>(keys_.size())) rehash(static_cast<int64_t>(keys_.size()) * 2);
+    return k;
+  }
+
+  // (value, first position) of every key.
+  std::vector<std::pair<C, int64_t>> entries() const {
+    std::vector<std::pair<C, int64_t>> out;
+    out.reserve(static_cast<size_t>(size_));
+    for (size_t i = 0; i < keys_.size(); ++i)
+      if (used_[i]) out.emplace_back(keys_[i], firsts_[i]);
+    return out;
+  }
+
+ private:
+  static int64_t next_pow2(int64_t x) {
+    int64_t p = 1;
+    while (p < x) p *= 2;
+    return p;
+  }
+  // Fibonacci hashing: the top bits of the product, which every bit of the value reaches (a double's
+  // exponent too, where small integers differ).
+  size_t hash(C v) const {
+    uint64_t bits = 0;
+    if (!(v == C(0))) std::memcpy(&bits, &v, sizeof(C));  // +0.0 and -0.0 hash alike
+    return static_cast<size_t>((bits * 0x9E3779B97F4A7C15ull) >> shift_);
+  }
+  void rehash(int64_t capacity) {
+    std::vector<C> keys(static_cast<size_t>(capacity));
+    std::vector<int64_t> firsts(static_cast<size_t>(capacity));
+    std::vector<uint8_t> used(static_cast<size_t>(capacity), 0);
+    mask_ = static_cast<size_t>(capacity - 1);
+    shift_ = 64;
+    for (int64_t c = capacity; c > 1; c /= 2) --shift_;
+    for (size_t i = 0; i < keys_.size(); ++i) {
+      if (!used_[i]) continue;
+      size_t slot = hash(keys_[i]);
+      while (used[slot]) slot = (slot + 1) & mask_;
+      used[slot] = 1;
+      keys[slot] = keys_[i];
+      firsts[slot] = firsts_[i];
+    }
+    keys_.swap(keys);
+    firsts_.swap(firsts);
+    used_.swap(used);
+  }
+
+  std::vector<C> keys_;
+  std::vector<int64_t> firsts_;
+  std::vector<uint8_t> used_;
+  size_t mask_ = 0;
+  int shift_ = 64;
+  int64_t size_ = 0;
+};
+
 // Sorted unique of single elements by hashing, as torch's CPU kernel: each distinct value's first
 // element found in one pass, only the distinct values sorted (NaNs, never equal, each its own group
 // after them). The groups and the element kept for each (its first) are those of the sort-based
@@ -56,7 +128,7 @@ template <typename T>
 Outputs unique_elements_hashed(const T* p, int64_t n, IntArrayRef inverse_shape, ScalarType dtype, bool return_inverse,
                                bool return_counts) {
   using C = compare_t<T>;
-  std::unordered_map<C, int64_t> first_of;  // value -> its first element (-0.0 and 0.0 are one key)
+  FirstPositions<C> first_of(n);  // value -> its first element
   std::vector<int64_t> inverse(static_cast<size_t>(n));  // first each element's first, then its group
   std::vector<int64_t> nans;
   for (int64_t k = 0; k < n; ++k) {
@@ -65,10 +137,10 @@ Outputs unique_elements_hashed(const T* p, int64_t n, IntArrayRef inverse_shape,
       nans.push_back(k);
       inverse[static_cast<size_t>(k)] = k;
     } else {
-      inverse[static_cast<size_t>(k)] = first_of.emplace(v, k).first->second;
+      inverse[static_cast<size_t>(k)] = first_of.first_of(v, k);
     }
   }
-  std::vector<std::pair<C, int64_t>> distinct(first_of.begin(), first_of.end());
+  std::vector<std::pair<C, int64_t>> distinct = first_of.entries();
   std::sort(distinct.begin(), distinct.end(),
             [](const std::pair<C, int64_t>& a, const std::pair<C, int64_t>& b) { return a.first < b.first; });
   std::vector<int64_t> firsts, group_of_first(static_cast<size_t>(n));
