@@ -33,7 +33,7 @@ FORMULA_HELPERS = {
 # Only the autograd files whose formulas call one include that header.
 FUSED_BACKWARD_HELPERS = {
     "gru_cell_fused_backward", "lstm_cell_fused_backward", "lstm_layer_backward",
-    "scaled_dot_product_attention_backward", "batch_norm_train_backward",
+    "scaled_dot_product_attention_backward", "batch_norm_train_backward", "group_norm_fused_backward",
 }
 FORMULA_HELPERS |= FUSED_BACKWARD_HELPERS
 # Helpers declared in runtime/autograd/linalg_formula_helpers.h (the linalg derivatives), included

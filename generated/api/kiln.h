@@ -199,6 +199,8 @@
 #include "generated/api/adaptive_max_pool3d_backward.h"
 #include "generated/api/_batch_norm_train.h"
 #include "generated/api/_batch_norm_train_backward.h"
+#include "generated/api/_group_norm.h"
+#include "generated/api/_group_norm_backward.h"
 #include "generated/api/batch_norm.h"
 #include "generated/api/layer_norm.h"
 #include "generated/api/native_layer_norm.h"
@@ -3447,6 +3449,16 @@ inline std::tuple<Tensor, Tensor, Tensor> _batch_norm_train(const Tensor& input,
 // _batch_norm_train_backward(Tensor grad, Tensor input, Tensor? weight, Tensor mean, Tensor var_sum, float eps) -> Tensor[]
 inline std::vector<Tensor> _batch_norm_train_backward(const Tensor& grad, const Tensor& input, const Tensor& weight, const Tensor& mean, const Tensor& var_sum, double eps) {
   return to_api(kiln::_batch_norm_train_backward(grad, input, weight, mean, var_sum, eps));
+}
+
+// _group_norm(Tensor input, Tensor? weight, Tensor? bias, int num_groups, float eps) -> (Tensor output, Tensor mean, Tensor rstd)
+inline std::tuple<Tensor, Tensor, Tensor> _group_norm(const Tensor& input, const Tensor& weight, const Tensor& bias, int64_t num_groups, double eps) {
+  return to_api(kiln::_group_norm(input, weight, bias, num_groups, eps));
+}
+
+// _group_norm_backward(Tensor grad, Tensor input, Tensor? weight, Tensor mean, Tensor rstd, int num_groups) -> Tensor[]
+inline std::vector<Tensor> _group_norm_backward(const Tensor& grad, const Tensor& input, const Tensor& weight, const Tensor& mean, const Tensor& rstd, int64_t num_groups) {
+  return to_api(kiln::_group_norm_backward(grad, input, weight, mean, rstd, num_groups));
 }
 
 // batch_norm(Tensor input, Tensor? weight, Tensor? bias, Tensor? running_mean, Tensor? running_var, bool training, float momentum, float eps, bool cudnn_enabled) -> Tensor

@@ -2993,6 +2993,25 @@ const FuzzOp kFuzzOps[] = {
        const auto eps = in.float64();
        use_result(in, kiln::_batch_norm_train_backward(grad, input, weight, mean, var_sum, eps));
      }},
+    {"_group_norm",
+     [](FuzzInput& in) {
+       const Tensor input = in.tensor();
+       const Tensor weight = in.optional_tensor();
+       const Tensor bias = in.optional_tensor();
+       const auto num_groups = in.int64();
+       const auto eps = in.float64();
+       use_result(in, kiln::_group_norm(input, weight, bias, num_groups, eps));
+     }},
+    {"_group_norm_backward",
+     [](FuzzInput& in) {
+       const Tensor grad = in.tensor();
+       const Tensor input = in.tensor();
+       const Tensor weight = in.optional_tensor();
+       const Tensor mean = in.tensor();
+       const Tensor rstd = in.tensor();
+       const auto num_groups = in.int64();
+       use_result(in, kiln::_group_norm_backward(grad, input, weight, mean, rstd, num_groups));
+     }},
     {"batch_norm",
      [](FuzzInput& in) {
        const Tensor input = in.tensor();

@@ -199,6 +199,8 @@ PyObject* fn_adaptive_max_pool3d(PyObject* module, PyObject* args, PyObject* kwa
 PyObject* fn_adaptive_max_pool3d_backward(PyObject* module, PyObject* args, PyObject* kwargs);
 PyObject* fn__batch_norm_train(PyObject* module, PyObject* args, PyObject* kwargs);
 PyObject* fn__batch_norm_train_backward(PyObject* module, PyObject* args, PyObject* kwargs);
+PyObject* fn__group_norm(PyObject* module, PyObject* args, PyObject* kwargs);
+PyObject* fn__group_norm_backward(PyObject* module, PyObject* args, PyObject* kwargs);
 PyObject* fn_batch_norm(PyObject* module, PyObject* args, PyObject* kwargs);
 PyObject* fn_layer_norm(PyObject* module, PyObject* args, PyObject* kwargs);
 PyObject* fn_native_layer_norm(PyObject* module, PyObject* args, PyObject* kwargs);
@@ -981,6 +983,8 @@ PyMethodDef generated_functions[] = {
     KILN_BINDING("adaptive_max_pool3d_backward", fn_adaptive_max_pool3d_backward),
     KILN_BINDING("_batch_norm_train", fn__batch_norm_train),
     KILN_BINDING("_batch_norm_train_backward", fn__batch_norm_train_backward),
+    KILN_BINDING("_group_norm", fn__group_norm),
+    KILN_BINDING("_group_norm_backward", fn__group_norm_backward),
     KILN_BINDING("batch_norm", fn_batch_norm),
     KILN_BINDING("layer_norm", fn_layer_norm),
     KILN_BINDING("native_layer_norm", fn_native_layer_norm),

@@ -6,6 +6,7 @@
 #include <functional>
 
 #include "generated/api/_batch_norm_train_backward.h"
+#include "generated/api/_group_norm_backward.h"
 #include "generated/api/_gru_cell_fused_backward.h"
 #include "generated/api/_lstm_cell_fused_backward.h"
 #include "generated/api/_lstm_layer_backward.h"
@@ -182,6 +183,32 @@ std::vector<Tensor> batch_norm_train_backward(const Tensor& grad, const Tensor& 
                                               const Tensor& var_sum) {
   if (!GradMode::is_enabled()) return kiln::_batch_norm_train_backward(grad, input, weight, mean, var_sum, eps);
   const auto forward = [eps](const std::vector<Tensor>& x) { return batch_norm_train_math(x, eps); };
+  return composite_gradient(forward, {input, weight, bias}, grad);
+}
+
+// group_norm written with ops, for its gradient's graph: each (sample, group)'s elements normalized
+// by their mean and biased variance, then per channel * w + b.
+Tensor group_norm_math(const std::vector<Tensor>& t, int64_t groups, double eps) {
+  const Tensor& x = t[0];
+  const int64_t n = x.sizes()[0], c = x.sizes()[1];
+  const Tensor rows = x.reshape({n, groups, -1});
+  const int64_t last[] = {-1};
+  const Tensor mean = kiln::mean(rows, IntArrayRef(last, 1), /*keepdim=*/true);
+  const Tensor centered = kiln::sub(rows, mean);
+  const Tensor var = kiln::mean(kiln::mul(centered, centered), IntArrayRef(last, 1), /*keepdim=*/true);
+  Tensor y = kiln::mul(centered, kiln::rsqrt(kiln::add(var, eps))).reshape(x.sizes());
+  std::vector<int64_t> channel_shape(static_cast<size_t>(x.dim()), 1);
+  channel_shape[1] = c;
+  if (t[1].defined()) y = kiln::mul(y, t[1].reshape(channel_shape));
+  if (t[2].defined()) y = kiln::add(y, t[2].reshape(channel_shape));
+  return y;
+}
+
+std::vector<Tensor> group_norm_fused_backward(const Tensor& grad, const Tensor& input, const Tensor& weight,
+                                              const Tensor& bias, int64_t num_groups, double eps, const Tensor& mean,
+                                              const Tensor& rstd) {
+  if (!GradMode::is_enabled()) return kiln::_group_norm_backward(grad, input, weight, mean, rstd, num_groups);
+  const auto forward = [num_groups, eps](const std::vector<Tensor>& x) { return group_norm_math(x, num_groups, eps); };
   return composite_gradient(forward, {input, weight, bias}, grad);
 }
 

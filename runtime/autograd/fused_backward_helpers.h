@@ -1,5 +1,5 @@
 // Formula helpers of the fused kernels whose backward kernels have no derivative of their own: the
-// LSTM and GRU cells, the LSTM layer, scaled dot-product attention and batch_norm's training pass
+// LSTM and GRU cells, the LSTM layer, scaled dot-product attention, batch_norm's training pass and group_norm
 // (derivatives.yaml names them;
 // codegen includes this header only where a formula calls one).
 //
@@ -37,5 +37,10 @@ std::vector<Tensor> scaled_dot_product_attention_backward(const Tensor& grad, co
 std::vector<Tensor> batch_norm_train_backward(const Tensor& grad, const Tensor& input, const Tensor& weight,
                                               const Tensor& bias, double eps, const Tensor& mean,
                                               const Tensor& var_sum);
+
+// [input, weight, bias] of _group_norm
+std::vector<Tensor> group_norm_fused_backward(const Tensor& grad, const Tensor& input, const Tensor& weight,
+                                              const Tensor& bias, int64_t num_groups, double eps, const Tensor& mean,
+                                              const Tensor& rstd);
 
 }  // namespace kiln

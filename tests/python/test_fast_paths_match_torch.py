@@ -120,8 +120,9 @@ def test_flat_unique_nans_each_their_own_group_last():
 @pytest.mark.parametrize("shape", [(8, 3, 5, 5), (2, 5, 7), (16, 64, 9, 9), (1, 2, 3, 4, 5), (3, 6, 1, 2)])
 @pytest.mark.parametrize("affine", [True, False])
 def test_batch_norm_training_kernel_is_torchs(dtype, shape, affine):
-    """The fused training pass: output and running statistics bit for bit as torch's kernel (sums in
-    double in its order), and the fused backward's gradients close to torch's."""
+    """The fused training pass and its fused backward: output, running statistics and every gradient
+    bit for bit as torch's contiguous kernels (sums in double in its order, per-image vector sums in
+    the backward)."""
     rng = np.random.default_rng(6)
     x = (rng.standard_normal(shape) * 3 + 1).astype(dtype)
     c = shape[1]
@@ -136,11 +137,8 @@ def test_batch_norm_training_kernel_is_torchs(dtype, shape, affine):
         y.backward(lib.tensor(g))
         res.append([y.detach().numpy(), rm.numpy(), rv.numpy(), X.grad.numpy()] +
                    ([W.grad.numpy(), B.grad.numpy()] if affine else []))
-    for got, want in zip(res[0][:3], res[1][:3]):
+    for got, want in zip(res[0], res[1]):
         np.testing.assert_array_equal(got, want)
-    tol = 2e-4 if dtype == np.float32 else 1e-10
-    for got, want in zip(res[0][3:], res[1][3:]):
-        np.testing.assert_allclose(got, want, rtol=tol, atol=tol)
 
 
 def test_batch_norm_training_second_derivative_is_torchs():

@@ -1201,50 +1201,12 @@ def group_norm(input, num_groups, weight=None, bias=None, eps=1e-5):
             raise RuntimeError(f"group_norm(): Expected {name} to be a vector of size equal to the number of "
                                f"channels in input, but got {name} of shape {_shape_str(t)} and input of shape "
                                f"{_shape_str(input)}")
-    per_group = input.numel() // max(n * num_groups, 1)
-    # One layer_norm pass gives the group statistics (and, with a graph, the gradient's path).
-    normed, mean, rstd = kiln.native_layer_norm(input.reshape(n, num_groups, per_group), [per_group], None, None, eps)
-    exact = _group_norm_values(input, num_groups, per_group, weight, bias, eps, mean, rstd)
-    if not (kiln.is_grad_enabled() and any(t is not None and t.requires_grad for t in (input, weight, bias))):
-        return exact
-    # The gradient through layer_norm and the affine ops (none of which saves its result), the
-    # values torch's kernel gives, written in without a graph (they differ by roundings: a constant
-    # group is exactly 0 in torch).
-    out = normed.reshape(input.shape)
-    shape = [c] + [1] * (input.dim() - 2)
-    if weight is not None:
-        out = out * weight.reshape(shape)
-    if bias is not None:
-        out = out + bias.reshape(shape)
-    with kiln.no_grad():
-        out.copy_(exact)
-    return out
-
-
-def _group_norm_values(input, num_groups, per_group, weight, bias, eps, mean, rstd):
-    """torch 1.13's CPU group_norm, without a graph: each group's mean and rstd as layer_norm's
-    (RowwiseMoments: given), then (x - mean) * rstd without an affine; with one, per channel
-    scale = rstd * w, shift = -scale * mean + b, y = scale * x + shift with that multiply-add fused
-    where torch's AVX2 kernel fuses it."""
-    n, c = input.shape[0], input.shape[1]
-    with kiln.no_grad():
-        if input.dtype in (kiln.float16, kiln.bfloat16):  # in float32 (its own statistics), rounded once
-            f32 = lambda t: t if t is None else t.float()  # noqa: E731
-            x = input.float()
-            _, mean, rstd = kiln.native_layer_norm(x.reshape(n, num_groups, per_group), [per_group], None, None, eps)
-            return _group_norm_values(x, num_groups, per_group, f32(weight), f32(bias), eps, mean, rstd).to(input.dtype)
-        x = input.reshape(n, num_groups, per_group)
-        if weight is None and bias is None:
-            return ((x - mean) * rstd).reshape(input.shape)
-        d = c // num_groups
-        x = input.reshape(n, num_groups, d, per_group // max(d, 1))
-        mean, rstd = mean.unsqueeze(-1), rstd.unsqueeze(-1)
-        scale = rstd * weight.reshape(1, num_groups, d, 1) if weight is not None else rstd.expand(n, num_groups, d, 1)
-        shift = -scale * mean
-        if bias is not None:
-            shift = shift + bias.reshape(1, num_groups, d, 1)
-        y = kiln._fma(shift, scale, x) if kiln._C._torch_kernels_use_fma() else scale * x + shift
-        return y.reshape(input.shape)
+    # torch's kernel and its fused gradient (runtime/kernels/cpu/group_norm_ops.cc); float16/bfloat16
+    # computed in float32, rounded once
+    if input.dtype in (kiln.float16, kiln.bfloat16):
+        f32 = lambda t: t if t is None else t.float()  # noqa: E731
+        return kiln._C._group_norm(input.float(), f32(weight), f32(bias), num_groups, eps)[0].to(input.dtype)
+    return kiln._C._group_norm(input, weight, bias, num_groups, eps)[0]
 
 
 def instance_norm(input, running_mean=None, running_var=None, weight=None, bias=None, use_input_stats=True,

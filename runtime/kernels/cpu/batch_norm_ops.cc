@@ -163,7 +163,7 @@ void input_grad_plane(const T* dy, const T* x, T* dx, int64_t n, T mean, T grad_
 
 // One channel of the backward pass, as torch's batch_norm_cpu_backward_contiguous_impl: per image the
 // sum of dy (vec::reduce_all) and of (x - mean) dy in float lanes, added into double accumulators;
-// k = dotp invstd^2 / N and grad_mean = sum / N in double, used as T.
+// k = T(dotp) invstd^2 / N in T and grad_mean = sum / N in double, used as T.
 template <bool kFused, typename T>
 void backward_channel(const T* g, const T* x, T* dx, const ChannelSplit& s, int64_t c, T mean, T invstd, T w,
                       T* dw, T* db) {
@@ -173,7 +173,7 @@ void backward_channel(const T* g, const T* x, T* dx, const ChannelSplit& s, int6
     dotp += static_cast<double>(centered_dot<kFused>(x + s.at(n, c), g + s.at(n, c), mean, s.spatial));
   }
   const double count = static_cast<double>(s.count());
-  const T k = static_cast<T>(dotp * static_cast<double>(invstd) * static_cast<double>(invstd) / count);
+  const T k = static_cast<T>(dotp) * invstd * invstd / static_cast<T>(s.count());  // in T, as torch's
   const T grad_mean = static_cast<T>(sum / count);
   for (int64_t n = 0; n < s.batch; ++n)
     input_grad_plane<kFused>(g + s.at(n, c), x + s.at(n, c), dx + s.at(n, c), s.spatial, mean, grad_mean, k, invstd, w);

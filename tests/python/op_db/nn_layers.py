@@ -547,6 +547,72 @@ def _bn_train_backward_ref(grad, x, w, mean, var_sum, eps):
     return dx, (g * xhat).sum(axis=dims) if w is not None else None, g.sum(axis=dims)
 
 
+_GN_FLOAT32 = "group_norm hands the kernel float32 for float16/bfloat16 inputs (computed in float32, rounded once)"
+
+
+def _gn_samples(d):
+    out = []
+    for i, (shape, groups, affine) in enumerate([((2, 6, 4, 5), 3, True), ((3, 4, 5), 2, False), ((4, 6), 3, True),
+                                                 ((2, 4, 1, 2, 3), 4, True), ((0, 4, 3), 2, True)]):
+        c = shape[1]
+        w = values((c,), d, seed=i + 1) if affine else None
+        b = values((c,), d, seed=i + 2) if affine else None
+        out.append(Sample((values(shape, d, seed=i), w, b, groups, 1e-5), note=f"{shape}, {groups} groups"))
+    return out
+
+
+def _gn_stats(x, groups):
+    per_group = int(np.prod(x.shape[1:])) // groups
+    rows = np.asarray(x, np.float64).reshape(x.shape[0], groups, per_group)
+    if rows.shape[-1] == 0 or x.shape[0] == 0:
+        return np.zeros((x.shape[0], groups)), np.zeros((x.shape[0], groups)), rows
+    return rows.mean(-1), rows.var(-1), rows
+
+
+def _gn_ref(x, w, b, groups, eps):
+    mean, var, rows = _gn_stats(x, groups)
+    rstd = 1 / np.sqrt(var + eps)
+    y = ((rows - mean[..., None]) * rstd[..., None]).reshape(x.shape)
+    keep = [1] * x.ndim
+    keep[1] = x.shape[1]
+    if w is not None:
+        y = y * np.asarray(w, np.float64).reshape(keep)
+    if b is not None:
+        y = y + np.asarray(b, np.float64).reshape(keep)
+    return y, mean, rstd
+
+
+def _gn_backward_samples(d):
+    out = []
+    for s in _gn_samples(d):
+        x, w, _, groups, eps = s.args
+        _, mean, rstd = _gn_ref(x, None, None, groups, eps)
+        out.append(Sample((values(x.shape, d, seed=9), x, w, mean.astype(x.dtype), rstd.astype(x.dtype), groups),
+                          note=s.note))
+    return out
+
+
+def _gn_backward_ref(grad, x, w, mean, rstd, groups):
+    """dx = rstd (g - mean(g) - xhat mean(g xhat)) per (sample, group), g = dy w; dw = sum(dy xhat), db = sum(dy)."""
+    n, c = x.shape[0], x.shape[1]
+    keep = [1] * x.ndim
+    keep[1] = c
+    dy, x64 = np.asarray(grad, np.float64), np.asarray(x, np.float64)
+    mean_full = np.repeat(np.asarray(mean, np.float64), c // groups, axis=1).reshape([n, c] + [1] * (x.ndim - 2))
+    rstd_full = np.repeat(np.asarray(rstd, np.float64), c // groups, axis=1).reshape([n, c] + [1] * (x.ndim - 2))
+    xhat = (x64 - mean_full) * rstd_full
+    g = dy * (np.asarray(w, np.float64).reshape(keep) if w is not None else 1)
+    if x.size:
+        per_group = int(np.prod(x.shape[1:])) // groups
+        gr, xr = g.reshape(n, groups, per_group), xhat.reshape(n, groups, per_group)
+        rs = np.asarray(rstd, np.float64)[..., None]
+        dx = (rs * (gr - gr.mean(-1, keepdims=True) - xr * (gr * xr).mean(-1, keepdims=True))).reshape(x.shape)
+    else:
+        dx = np.zeros_like(x64)
+    dims = tuple(d for d in range(x.ndim) if d != 1)
+    return dx, (dy * xhat).sum(axis=dims) if w is not None else None, dy.sum(axis=dims)
+
+
 def _native_ln_samples(d):
     return [Sample((x, shape, w, b, 1e-5 if len(rest) == 0 else rest[0]), note=s.note)
             for s in _ln_samples(d) for x, shape, w, b, *rest in [tuple(s.args) + (None,) * (4 - len(s.args))]]
@@ -789,6 +855,14 @@ RECORDS = [
              no_reduced_precision=_BN_TRAIN_FLOAT32,
              derivative_not_implemented="batch_norm's second derivative is written with ops (create_graph takes "
                                         "the op-composed path), so its fused backward kernel has none",
+             tol={"float32": {"rtol": 1e-4, "atol": 1e-4}}),
+    OpRecord("_group_norm", FAMILY, FLOATS, _gn_samples, ref=_gn_ref, api="_C._group_norm",
+             grad_samples=lambda: _gn_samples("float64")[:3], no_zero_dim="needs (N, C, ...) input",
+             no_reduced_precision=_GN_FLOAT32, tol={"float32": {"rtol": 1e-4, "atol": 1e-4}}),
+    OpRecord("_group_norm_backward", FAMILY, FLOATS, _gn_backward_samples, ref=_gn_backward_ref,
+             api="_C._group_norm_backward", no_zero_dim="needs (N, C, ...) input", no_reduced_precision=_GN_FLOAT32,
+             derivative_not_implemented="group_norm's second derivative is written with ops (create_graph takes "
+                                        "the op-composed path), so its backward kernel has none",
              tol={"float32": {"rtol": 1e-4, "atol": 1e-4}}),
     OpRecord("layer_norm", FAMILY, FLOATS, _ln_samples, ref=_ln_ref, error_inputs=_ln_errors,
              no_zero_dim="normalizes over at least one dim", tol={"float32": {"rtol": 1e-4, "atol": 1e-4}}),
