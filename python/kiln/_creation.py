@@ -200,9 +200,16 @@ def tensor(data, *, dtype=None, device=None, requires_grad=False, pin_memory=Fal
         t = data.detach().clone()
     else:
         if isinstance(data, (list, tuple)):
+            if _first_elements_cycle(data):
+                raise ValueError(f"too many dimensions '{type(data).__name__}'")
             data, inferred = _tensor_leaves_as_numbers(data, dtype)
             dtype = dtype if dtype is not None or inferred is None else inferred
-        t = _C.from_numpy(np.asarray(_as_array(data, dtype), order="C")).clone()
+        # an array keeps its layout (torch copies it with preserve_format: np.zeros((2, 3)).T stays
+        # column-major); nested lists are row-major
+        arr = np.asarray(_as_array(data, dtype), order="K" if isinstance(data, np.ndarray) else "C")
+        t = _C.from_numpy(arr).clone()
+        if arr.size == 0 and not isinstance(data, np.ndarray):  # nested lists: torch's contiguous strides
+            t = _C.empty(list(arr.shape), dtype=t.dtype)
     if dtype is not None and t.dtype != dtype:
         t = t.to(dtype)
     if requires_grad:
@@ -227,6 +234,22 @@ def _default_16bit(data, requires_grad):
     return tensor(data, dtype=default, requires_grad=requires_grad)
 
 
+_NUMPY_SCALAR_DTYPES = {"bool": _C.bool, "uint8": _C.uint8, "int8": _C.int8, "int16": _C.int16, "int32": _C.int32,
+                        "int64": _C.int64, "float16": _C.float16, "float32": _C.float32, "float64": _C.float64}
+
+
+def _first_elements_cycle(data):
+    """Whether following first elements from `data` comes back to a list already seen: torch's size
+    inference then finds ever more dims (ValueError "too many dimensions")."""
+    seen = set()
+    while isinstance(data, (list, tuple)) and data:
+        if id(data) in seen:
+            return True
+        seen.add(id(data))
+        data = data[0]
+    return False
+
+
 def _tensor_leaves_as_numbers(data, target=None):
     """torch.tensor([t0, t1]) reads one-element tensors inside a list as numbers (a ValueError for
     others), and the dtype as the promotion of theirs with the numbers' (int64, the default float,
@@ -234,8 +257,14 @@ def _tensor_leaves_as_numbers(data, target=None):
     from ._dtype_info import promote_types
     from ._tensor import Tensor
     found, kinds = [], set()
+    path = set()  # ids of the lists being walked: a list inside itself
 
     def convert(x):
+        if isinstance(x, np.generic) and x.dtype.name in _NUMPY_SCALAR_DTYPES:
+            found.append(_NUMPY_SCALAR_DTYPES[x.dtype.name])  # torch infers a NumPy scalar's own dtype
+            return x
+        if isinstance(x, np.ndarray) and x.ndim == 0:
+            raise TypeError("len() of unsized object")  # torch reads an array inside a list as a sequence
         if isinstance(x, Tensor):
             if x.numel() != 1:
                 raise ValueError("only one element tensors can be converted to Python scalars")
@@ -244,7 +273,13 @@ def _tensor_leaves_as_numbers(data, target=None):
                 raise TypeError("only integer tensors of a single element can be converted to an index")
             return x.item()
         if isinstance(x, (list, tuple)):
-            return [convert(e) for e in x]
+            if id(x) in path:
+                raise TypeError("new(): self-referential lists are incompatible")
+            path.add(id(x))
+            try:
+                return [convert(e) for e in x]
+            finally:
+                path.discard(id(x))
         kinds.add(_C.bool if isinstance(x, bool) else _C.int64 if isinstance(x, int) else
                   _C.get_default_dtype() if isinstance(x, float) else None)
         return x

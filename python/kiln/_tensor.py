@@ -8,6 +8,12 @@ from . import _arg_errors, _inplace_views, _layout, _memory_format, _shared_memo
 from . import _device as _device_mod, _tensor_set
 from ._tensor_str import tensor_repr
 
+try:
+    from numpy import ndarray as _ndarray
+except ImportError:  # pragma: no cover - kiln needs NumPy for from_numpy; operators work without it
+    class _ndarray:  # noqa: N801 - nothing is an instance
+        pass
+
 
 def _is_number(x):
     return isinstance(x, numbers.Number) and not isinstance(x, complex)
@@ -44,7 +50,10 @@ class Tensor(_C.TensorBase):
     def __iter__(self):
         if self.dim() == 0:
             raise TypeError("iteration over a 0-d tensor")
-        return (self.select(0, i) for i in range(self.shape[0]))
+        return iter(self.unbind(0))  # torch's: a tuple iterator over unbind's views
+
+    def __reversed__(self):
+        return self if self.dim() == 0 else self.flip(0)  # torch's Tensor.__reversed__
 
     def __bool__(self):
         if self.numel() != 1:
@@ -75,6 +84,9 @@ class Tensor(_C.TensorBase):
 
     def __int__(self):
         return int(self._single_element("int"))
+
+    def __complex__(self):
+        return complex(self._single_element("complex"))
 
     def __format__(self, spec):
         if self.dim() == 0:
@@ -530,7 +542,7 @@ class Tensor(_C.TensorBase):
         return self.to(other.dtype)
 
     def __index__(self):
-        if self.numel() != 1 or self.is_floating_point() or self.dtype == _C.bool:
+        if self.numel() != 1 or self.is_floating_point():  # a bool is an index too (torch: True is 1)
             raise TypeError("only integer tensors of a single element can be converted to an index")
         return int(self.item())
 
@@ -701,6 +713,8 @@ class Tensor(_C.TensorBase):
 
     # ---- operators ----
     def __add__(self, other):
+        if isinstance(other, _ndarray):
+            return NotImplemented  # as torch: NumPy computes t + array (the tensor converts), array + t is a TypeError
         try:
             return _C.add(self, other)
         except NotImplementedError:
@@ -713,9 +727,13 @@ class Tensor(_C.TensorBase):
     __radd__ = __add__
 
     def __iadd__(self, other):
+        if isinstance(other, _ndarray):
+            return NotImplemented  # as torch: NumPy computes t + array (the tensor converts), array + t is a TypeError
         return self.add_(other)
 
     def __sub__(self, other):
+        if isinstance(other, _ndarray):
+            return NotImplemented  # as torch: NumPy computes t + array (the tensor converts), array + t is a TypeError
         try:
             return _C.sub(self, other)
         except NotImplementedError:
@@ -724,12 +742,18 @@ class Tensor(_C.TensorBase):
             raise
 
     def __rsub__(self, other):
+        if isinstance(other, _ndarray):
+            return NotImplemented  # as torch: NumPy computes t + array (the tensor converts), array + t is a TypeError
         return _C.sub(_wrap(other), self)
 
     def __isub__(self, other):
+        if isinstance(other, _ndarray):
+            return NotImplemented  # as torch: NumPy computes t + array (the tensor converts), array + t is a TypeError
         return self.sub_(other)
 
     def __mul__(self, other):
+        if isinstance(other, _ndarray):
+            return NotImplemented  # as torch: NumPy computes t + array (the tensor converts), array + t is a TypeError
         try:
             return _C.mul(self, other)
         except NotImplementedError:
@@ -747,12 +771,18 @@ class Tensor(_C.TensorBase):
     __rmul__ = __mul__
 
     def __imul__(self, other):
+        if isinstance(other, _ndarray):
+            return NotImplemented  # as torch: NumPy computes t + array (the tensor converts), array + t is a TypeError
         return self.mul_(other)
 
     def __truediv__(self, other):
+        if isinstance(other, _ndarray):
+            return NotImplemented  # as torch: NumPy computes t + array (the tensor converts), array + t is a TypeError
         return _C.div(self, other)
 
     def __rtruediv__(self, other):
+        if isinstance(other, _ndarray):
+            return self.reciprocal() * other  # torch's __rdiv__: the product is NumPy's (a float64 tensor)
         # as torch's Tensor.__rdiv__: self.reciprocal() * other, two roundings (max_norm / (norm + 1e-6)
         # in clip_grad_norm_ gets torch's coefficient)
         return _C.mul(self.reciprocal(), _wrap(other))
@@ -760,6 +790,8 @@ class Tensor(_C.TensorBase):
     __rdiv__ = __rtruediv__
 
     def __itruediv__(self, other):
+        if isinstance(other, _ndarray):
+            return NotImplemented  # as torch: NumPy computes t + array (the tensor converts), array + t is a TypeError
         return self.div_(other)
 
     def __neg__(self):
@@ -771,33 +803,49 @@ class Tensor(_C.TensorBase):
     # Comparisons are elementwise and give bool tensors (so Tensor keeps identity hashing).
     def __eq__(self, other):
         if not isinstance(other, _C.TensorBase) and not _is_number(other) and not _is_numpy_bool(other):
+            if isinstance(other, complex):
+                return _complex_compare(self, other, _C.eq)
             return NotImplemented  # as torch: t == None, t == 'a', t == [1, 2] are plain False
         return _C.eq(self, other)
 
     def __ne__(self, other):
         if not isinstance(other, _C.TensorBase) and not _is_number(other) and not _is_numpy_bool(other):
+            if isinstance(other, complex):
+                return _complex_compare(self, other, _C.ne)
             return NotImplemented
         return _C.ne(self, other)
 
     def __lt__(self, other):
+        if isinstance(other, _ndarray):
+            return NotImplemented  # as torch: NumPy computes t + array (the tensor converts), array + t is a TypeError
         return _C.lt(self, other)
 
     def __le__(self, other):
+        if isinstance(other, _ndarray):
+            return NotImplemented  # as torch: NumPy computes t + array (the tensor converts), array + t is a TypeError
         return _C.le(self, other)
 
     def __gt__(self, other):
+        if isinstance(other, _ndarray):
+            return NotImplemented  # as torch: NumPy computes t + array (the tensor converts), array + t is a TypeError
         return _C.gt(self, other)
 
     def __ge__(self, other):
+        if isinstance(other, _ndarray):
+            return NotImplemented  # as torch: NumPy computes t + array (the tensor converts), array + t is a TypeError
         return _C.ge(self, other)
 
     def __pos__(self):
         return self
 
     def __pow__(self, exponent):
+        if isinstance(exponent, _ndarray):
+            return NotImplemented  # as torch: NumPy computes t + array (the tensor converts), array + t is a TypeError
         return _C.pow(self, exponent)
 
     def __rpow__(self, base):
+        if isinstance(base, _ndarray):
+            return NotImplemented  # as torch: NumPy computes t + array (the tensor converts), array + t is a TypeError
         if isinstance(base, numbers.Integral) and not isinstance(base, bool) and self.dtype in _SMALL_INTS:
             # the result has self's integer dtype: torch converts the base to it with an overflow check
             hi = _SMALL_INTS[self.dtype]
@@ -806,27 +854,41 @@ class Tensor(_C.TensorBase):
         return _C.pow(base, self)
 
     def __ipow__(self, exponent):
+        if isinstance(exponent, _ndarray):
+            return NotImplemented  # as torch: NumPy computes t + array (the tensor converts), array + t is a TypeError
         return self.pow_(exponent)
 
     def __floordiv__(self, other):
+        if isinstance(other, _ndarray):
+            return NotImplemented  # as torch: NumPy computes t + array (the tensor converts), array + t is a TypeError
         from ._no_derivative import without_derivative  # torch 1.13: floor_divide has no derivative
         return without_derivative("floor_divide", _C.floor_divide, self, other)
 
     def __rfloordiv__(self, other):
+        if isinstance(other, _ndarray):
+            return NotImplemented  # as torch: NumPy computes t + array (the tensor converts), array + t is a TypeError
         from ._no_derivative import without_derivative
         return without_derivative("floor_divide", _C.floor_divide, _wrap(other), self)
 
     def __ifloordiv__(self, other):
+        if isinstance(other, _ndarray):
+            return NotImplemented  # as torch: NumPy computes t + array (the tensor converts), array + t is a TypeError
         return self.floor_divide_(other)
 
     def __mod__(self, other):
+        if isinstance(other, _ndarray):
+            return NotImplemented  # as torch: NumPy computes t + array (the tensor converts), array + t is a TypeError
         return _C.remainder(self, other)
 
     def __rmod__(self, other):
+        if isinstance(other, _ndarray):
+            return NotImplemented  # as torch: NumPy computes t + array (the tensor converts), array + t is a TypeError
         from ._no_derivative import without_derivative  # torch 1.13: remainder.Scalar_Tensor has none
         return without_derivative("remainder", _C.remainder, _wrap(other), self)
 
     def __imod__(self, other):
+        if isinstance(other, _ndarray):
+            return NotImplemented  # as torch: NumPy computes t + array (the tensor converts), array + t is a TypeError
         return self.remainder_(other)
 
     def __invert__(self):
@@ -835,44 +897,70 @@ class Tensor(_C.TensorBase):
         return _C.bitwise_not(self)
 
     def __and__(self, other):
+        if isinstance(other, _ndarray):
+            return NotImplemented  # as torch: NumPy computes t + array (the tensor converts), array + t is a TypeError
         return _C.bitwise_and(self, other)
 
     def __or__(self, other):
+        if isinstance(other, _ndarray):
+            return NotImplemented  # as torch: NumPy computes t + array (the tensor converts), array + t is a TypeError
         return _C.bitwise_or(self, other)
 
     def __xor__(self, other):
+        if isinstance(other, _ndarray):
+            return NotImplemented  # as torch: NumPy computes t + array (the tensor converts), array + t is a TypeError
         return _C.bitwise_xor(self, other)
 
     __rand__, __ror__, __rxor__ = __and__, __or__, __xor__
 
     def __lshift__(self, other):
+        if isinstance(other, _ndarray):
+            return NotImplemented  # as torch: NumPy computes t + array (the tensor converts), array + t is a TypeError
         return _C.bitwise_left_shift(self, other)
 
     def __rshift__(self, other):
+        if isinstance(other, _ndarray):
+            return NotImplemented  # as torch: NumPy computes t + array (the tensor converts), array + t is a TypeError
         return _C.bitwise_right_shift(self, other)
 
     def __rlshift__(self, other):
+        if isinstance(other, _ndarray):
+            return NotImplemented  # as torch: NumPy computes t + array (the tensor converts), array + t is a TypeError
         return _C.bitwise_left_shift(_wrap(other), self)
 
     def __rrshift__(self, other):
+        if isinstance(other, _ndarray):
+            return NotImplemented  # as torch: NumPy computes t + array (the tensor converts), array + t is a TypeError
         return _C.bitwise_right_shift(_wrap(other), self)
 
     def __ilshift__(self, other):
+        if isinstance(other, _ndarray):
+            return NotImplemented  # as torch: NumPy computes t + array (the tensor converts), array + t is a TypeError
         return self.bitwise_left_shift_(other)
 
     def __irshift__(self, other):
+        if isinstance(other, _ndarray):
+            return NotImplemented  # as torch: NumPy computes t + array (the tensor converts), array + t is a TypeError
         return self.bitwise_right_shift_(other)
 
     def __iand__(self, other):
+        if isinstance(other, _ndarray):
+            return NotImplemented  # as torch: NumPy computes t + array (the tensor converts), array + t is a TypeError
         return self.bitwise_and_(other)
 
     def __ior__(self, other):
+        if isinstance(other, _ndarray):
+            return NotImplemented  # as torch: NumPy computes t + array (the tensor converts), array + t is a TypeError
         return self.bitwise_or_(other)
 
     def __ixor__(self, other):
+        if isinstance(other, _ndarray):
+            return NotImplemented  # as torch: NumPy computes t + array (the tensor converts), array + t is a TypeError
         return self.bitwise_xor_(other)
 
     def __matmul__(self, other):
+        if isinstance(other, _ndarray):
+            return NotImplemented  # as torch: NumPy computes t + array (the tensor converts), array + t is a TypeError
         return _C.matmul(self, other)
 
     def nonzero(self, *, as_tuple=False):
@@ -987,6 +1075,14 @@ class _RemovableHandle:
 
 def _is_numpy_bool(x):
     return type(x).__module__ == "numpy" and type(x).__name__ in ("bool_", "bool")
+
+
+def _complex_compare(self, other, op):
+    """t == 1j / t != 1j elementwise, as torch's (kiln has no complex dtype): a real element equals a
+    complex number when its imaginary part is 0 and the real parts are equal."""
+    if other.imag == 0:
+        return op(self, other.real)
+    return _C.zeros_like(self, dtype=_C.bool) if op is _C.eq else _C.ones_like(self, dtype=_C.bool)
 
 
 def _wrap(x):
@@ -1209,6 +1305,11 @@ def _size_type():
 
 def _count_nonzero(input, dim=None):
     """torch.count_nonzero: the number of non-zero elements (over `dim`: an int or a tuple of ints), int64."""
+    dims = list(dim) if isinstance(dim, (list, tuple)) else [dim]
+    if dim is not None and not all(isinstance(d, numbers.Integral) or hasattr(d, "__index__") for d in dims):
+        # torch's parser: count_nonzero has no Dimname overload
+        raise TypeError(f"count_nonzero() received an invalid combination of arguments - got dim of type "
+                        f"{type(dim).__name__}, but expected (Tensor input, int? dim) or (Tensor input, tuple of ints dim)")
     nz = input.ne(0)
     if dim is None:
         return nz.sum()

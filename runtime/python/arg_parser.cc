@@ -560,10 +560,60 @@ void check_no_sparse_argument(const std::string& name, PyObject* args, PyObject*
                              "(docs/ARCHITECTURE.md, \"Sparse COO tensors\"); call .to_dense() first");
 }
 
+// torch's ops with a Dimname overload (sum(x, 'a'), x.softmax('a'), x.transpose('a', 'b')) take a name
+// where a dim goes and fail at run time on an unnamed tensor: RuntimeError "Name 'a' not found", and
+// "Please look up dimensions by name" for None. kiln has no named tensors; where no signature matched
+// and such an argument is there, it raises torch's class rather than the parser's TypeError.
+bool dimname_like(PyObject* o, bool none_ok, std::string* name) {
+  if (PyUnicode_Check(o)) {
+    const char* text = PyUnicode_AsUTF8(o);
+    *name = text ? text : "";
+    if (!text) PyErr_Clear();
+    return true;
+  }
+  if (o == Py_None && none_ok) {
+    *name = "None";
+    return true;
+  }
+  if ((PyList_Check(o) || PyTuple_Check(o)) && PySequence_Fast_GET_SIZE(o) > 0) {
+    for (Py_ssize_t i = 0; i < PySequence_Fast_GET_SIZE(o); ++i)
+      if (!PyUnicode_Check(PySequence_Fast_GET_ITEM(o, i))) return false;
+    return dimname_like(PySequence_Fast_GET_ITEM(o, 0), false, name);
+  }
+  return false;
+}
+
+void check_no_dimname_argument(std::string op, PyObject* args, PyObject* kwargs) {
+  static const std::set<std::string> ops = {
+      "align_to", "all", "any", "argsort", "cat", "concat", "concatenate", "cummax", "cummin", "cumprod", "cumsum",
+      "diagonal", "gather", "index_add", "index_copy", "index_fill", "index_select", "kthvalue", "log_softmax",
+      "logcumsumexp", "logsumexp", "max", "mean", "median", "min", "mode", "nanmedian", "prod", "scatter",
+      "scatter_add", "select", "size", "softmax", "sort", "squeeze", "std", "std_mean", "stride", "sum", "transpose",
+      "unbind", "unflatten", "var", "var_mean"};
+  if (op.size() > 1 && op.back() == '_') op.pop_back();
+  if (ops.count(op) == 0) return;
+  std::string name;
+  bool found = false;
+  const Py_ssize_t nargs = args ? PyTuple_GET_SIZE(args) : 0;
+  // A tensor first (torch.sum(x, 'a')) or not (x.sum('a')): None stands for a name only after it.
+  for (Py_ssize_t k = 0; k < nargs && !found; ++k)
+    found = dimname_like(PyTuple_GET_ITEM(args, k), k > 0 || !is_tensor(PyTuple_GET_ITEM(args, 0)), &name);
+  PyObject *key, *value;
+  Py_ssize_t pos = 0;
+  while (kwargs && !found && PyDict_Next(kwargs, &pos, &key, &value)) {
+    const char* k = PyUnicode_AsUTF8(key);
+    if (k && std::string(k).find("dim") != std::string::npos) found = dimname_like(value, true, &name);
+  }
+  if (!found) return;
+  KILN_CHECK(name != "None", op, "(): Please look up dimensions by name, got: name = None.");
+  KILN_CHECK(false, op, "(): Name '", name, "' not found in the tensor: kiln has no named tensors, pass a dimension index");
+}
+
 }  // namespace
 
 void PythonArgParser::raise_no_match(PyObject* args, PyObject* kwargs) const {
   check_no_sparse_argument(signatures_[0].name, args, kwargs);
+  check_no_dimname_argument(signatures_[0].name, args, kwargs);
   auto type_name = [](PyObject* o) -> std::string {
     if (is_tensor(o)) return "Tensor";
     return Py_TYPE(o)->tp_name;

@@ -40,12 +40,17 @@ Tensor max_other(const Tensor& self, const Tensor& other) { return kiln::maximum
 Tensor min_other(const Tensor& self, const Tensor& other) { return kiln::minimum(self, other); }
 
 
-// Every size-1 dim removed, as a chain of views.
+// Every size-1 dim removed, as a chain of views. With none to remove it is still a view, as torch's
+// (x.squeeze().detach_() raises, x.squeeze().requires_grad_() leaves x alone).
 Tensor squeeze(const Tensor& self) {
   Tensor out = self;
+  bool any = false;
   for (int64_t d = self.dim() - 1; d >= 0; --d)
-    if (self.sizes()[d] == 1) out = kiln::squeeze(out, d);
-  return out;
+    if (self.sizes()[d] == 1) {
+      out = kiln::squeeze(out, d);
+      any = true;
+    }
+  return any ? out : kiln::squeeze(self, 0);  // squeeze.dim of a dim of size != 1: a plain view
 }
 
 Tensor contiguous(const Tensor& self) {
