@@ -26,6 +26,14 @@ def _dim(dim, ndim, name):
 _NO_PARTS = object()
 
 
+def _dimname_error(op, name):
+    """torch's error for a name where an op with a Dimname overload takes a dim, on an unnamed tensor
+    (runtime/python/arg_parser.cc raises the same for the C++ bindings)."""
+    if name is None:
+        return RuntimeError(f"{op}(): Please look up dimensions by name, got: name = None.")
+    return RuntimeError(f"{op}(): Name '{name}' not found in the tensor: kiln has no named tensors, pass a dimension index")
+
+
 def tensor_split(input, indices_or_sections=_NO_PARTS, dim=0, *, indices=_NO_PARTS, sections=_NO_PARTS):
     """Views of `input` along dim: n nearly equal parts (the first size % n one longer), or the
     pieces between the given indices (clamped to the size, as Python slicing). torch's overloads also
@@ -162,6 +170,8 @@ def argwhere(input):
 def kthvalue(input, k, dim=-1, keepdim=False):
     """The k-th smallest value along dim (NaN is the largest) and its index; torch's order of checks
     (the dim, then a 0-dim input is its own answer, then an empty dim, then the dtype, then k)."""
+    if isinstance(dim, str) or dim is None:
+        raise _dimname_error("kthvalue", dim)
     for name, v in (("k", k), ("dim", dim)):
         if isinstance(v, bool) or not (isinstance(v, numbers.Integral) or (
                 isinstance(v, _C.TensorBase) and v.dim() == 0 and not v.is_floating_point() and v.dtype != _C.bool)):
@@ -395,6 +405,9 @@ def logspace(start, end, steps, base=10.0, *, out=None, dtype=None, layout=None,
     """base ** linspace(start, end, steps): the exponents as torch's linspace spaces them, the powers
     taken in double and rounded once to the result's dtype (the default dtype, or int64 ... as given)."""
     k = _kiln()
+    if isinstance(steps, _C.TensorBase) and steps.dim() == 0 and not steps.is_floating_point() \
+            and steps.dtype != _C.bool:
+        steps = int(steps)  # torch's parser takes a 0-dim integer tensor for an int
     if not isinstance(steps, numbers.Integral) or isinstance(steps, bool):
         raise TypeError(f"logspace(): argument 'steps' must be int, not {type(steps).__name__}")
     if steps < 0:

@@ -28,6 +28,9 @@ def _is_floating(t):
 def mode(input, dim=-1, keepdim=False):
     """The most frequent value along dim (the smallest of equally frequent ones) and the index of its
     last occurrence, as torch's CPU kernel (a sort of (value, index) pairs, then a scan of the runs)."""
+    if isinstance(dim, str) or dim is None:
+        from ._composed_ops import _dimname_error
+        raise _dimname_error("mode", dim)
     d = _dim(dim, input.dim(), "mode")
     if input.dim() == 0:
         return ModeResult(input.clone(), _C.zeros([], dtype=_C.int64))

@@ -95,8 +95,13 @@ def _as_array(data, dtype=None):
                 raise _not_a_number(bad, dtype)  # torch converts each item to the dtype: its TypeError
             else:
                 raise RuntimeError(f"Could not infer dtype of {type(bad).__name__}")
-        elif arr.dtype.kind == "c" and dtype is not None and dtype != _C.bool:  # (a complex is a bool)
-            raise _not_a_number(next(d for d in np.ravel(np.array(data, dtype=object)) if isinstance(d, complex)), dtype)
+        elif arr.dtype.kind == "c" and dtype is not None:
+            leaves = list(np.ravel(np.array(data, dtype=object)))
+            np_complex = next((d for d in leaves if isinstance(d, np.complexfloating)), None)
+            if np_complex is not None:  # torch reads a NumPy complex scalar as an index: TypeError
+                raise TypeError(f"'numpy.{type(np_complex).__name__}' object cannot be interpreted as an integer")
+            if dtype != _C.bool:  # (a Python complex is a bool)
+                raise _not_a_number(next(d for d in leaves if isinstance(d, complex)), dtype)
         elif arr.dtype == np.float64 and not big_ints_ok and not _from_numpy_values(data) \
                 and (np.abs(arr) >= 2 ** 63).any():
             # NumPy makes doubles of ints beyond int64 mixed with smaller ones ([1, 2**63]); torch infers
@@ -207,9 +212,11 @@ def tensor(data, *, dtype=None, device=None, requires_grad=False, pin_memory=Fal
         # an array keeps its layout (torch copies it with preserve_format: np.zeros((2, 3)).T stays
         # column-major); nested lists are row-major
         arr = np.asarray(_as_array(data, dtype), order="K" if isinstance(data, np.ndarray) else "C")
-        t = _C.from_numpy(arr).clone()
-        if arr.size == 0 and not isinstance(data, np.ndarray):  # nested lists: torch's contiguous strides
-            t = _C.empty(list(arr.shape), dtype=t.dtype)
+        if arr.size == 0:  # an array's own strides (kept by the copy, as torch's); nested lists row-major
+            src = _C.from_numpy(arr)
+            t = _numpy_strides(src, arr).clone() if isinstance(data, np.ndarray) else _C.empty(list(arr.shape), dtype=src.dtype)
+        else:
+            t = _C.from_numpy(arr).clone()
     if dtype is not None and t.dtype != dtype:
         t = t.to(dtype)
     if requires_grad:
@@ -293,6 +300,23 @@ def _tensor_leaves_as_numbers(data, target=None):
     return converted, result
 
 
+def _numpy_strides(t, arr):
+    """`t` (made by _C.from_numpy from `arr`) with an empty array's own strides, as torch reads them
+    (PyArray_STRIDES: np.zeros((3, 0, 2)).strides is (0, 0, 0)); NumPy's buffer export, which kiln's
+    C++ reads, gives C-contiguous ones. Kiln's own uses of _C.from_numpy keep those."""
+    if arr.size == 0 and arr.ndim:
+        st = [s // arr.itemsize for s in arr.strides]
+        if st != list(t.stride()):
+            return t.as_strided(list(t.shape), st)
+    return t
+
+
+def from_numpy(ndarray):
+    """torch.from_numpy: a tensor sharing the array's memory, with its strides."""
+    t = _C.from_numpy(ndarray)
+    return _numpy_strides(t, ndarray)
+
+
 def as_tensor(data, dtype=None, device=None):
     """Like torch.as_tensor: shares memory with a tensor or NumPy array when no conversion is needed."""
     from ._tensor import Tensor
@@ -303,7 +327,7 @@ def as_tensor(data, dtype=None, device=None):
     if isinstance(data, Tensor):
         return data if dtype is None or data.dtype == dtype else data.to(dtype)
     if isinstance(data, np.ndarray) and data.flags.c_contiguous and data.dtype in _SHARED_NUMPY:
-        t = _C.from_numpy(data)
+        t = _numpy_strides(_C.from_numpy(data), data)
         return t if dtype is None or t.dtype == dtype else t.to(dtype)
     return tensor(data, dtype=dtype, device=device)
 

@@ -108,10 +108,16 @@ def _triangle_indices(name, row, col, offset, dtype, lower):
     import numbers
 
     import numpy as np
+    import operator
+    values = []
     for arg, v in (("row", row), ("col", col), ("offset", offset)):
-        if isinstance(v, bool) or not isinstance(v, numbers.Integral):  # torch's parser: ints only
-            raise TypeError(f"{name}(): argument '{arg}' must be int, not {type(v).__name__}")
-    row, col, offset = int(row), int(col), int(offset)
+        try:  # torch's parser: ints, or what has __index__ (a 0-dim integer tensor), never a bool or float
+            if isinstance(v, (bool, float)):
+                raise TypeError
+            values.append(operator.index(v))
+        except TypeError:
+            raise TypeError(f"{name}(): argument '{arg}' must be int, not {type(v).__name__}") from None
+    row, col, offset = values
     if row < 0:
         raise RuntimeError(f"row must be non-negative, got{row}")
     if col < 0:

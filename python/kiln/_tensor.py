@@ -16,7 +16,8 @@ except ImportError:  # pragma: no cover - kiln needs NumPy for from_numpy; opera
 
 
 def _is_number(x):
-    return isinstance(x, numbers.Number) and not isinstance(x, complex)
+    # not a complex one (Python's or NumPy's: kiln has no complex dtype)
+    return isinstance(x, numbers.Number) and (isinstance(x, numbers.Real) or not isinstance(x, numbers.Complex))
 
 
 _dense_grad = _C.TensorBase.__dict__["grad"]  # the C++ .grad (dense)
@@ -803,14 +804,14 @@ class Tensor(_C.TensorBase):
     # Comparisons are elementwise and give bool tensors (so Tensor keeps identity hashing).
     def __eq__(self, other):
         if not isinstance(other, _C.TensorBase) and not _is_number(other) and not _is_numpy_bool(other):
-            if isinstance(other, complex):
+            if isinstance(other, numbers.Complex):
                 return _complex_compare(self, other, _C.eq)
             return NotImplemented  # as torch: t == None, t == 'a', t == [1, 2] are plain False
         return _C.eq(self, other)
 
     def __ne__(self, other):
         if not isinstance(other, _C.TensorBase) and not _is_number(other) and not _is_numpy_bool(other):
-            if isinstance(other, complex):
+            if isinstance(other, numbers.Complex):
                 return _complex_compare(self, other, _C.ne)
             return NotImplemented
         return _C.ne(self, other)

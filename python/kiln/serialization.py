@@ -277,7 +277,7 @@ def _is_path(f):
 def _not_a_file(f, attr, op):
     """torch's error for an f that is neither a path nor a file object: its buffer path calls f.seek /
     f.write and the AttributeError says what torch.load/save take."""
-    hint = ("You can only torch.load from a file that is seekable. Please pre-load the data into a buffer "
+    hint = ("You can only load from a file that is seekable. Please pre-load the data into a buffer "
             "like io.BytesIO and try to load from it instead." if op == "load" else
             "save(): f must be a path (str or os.PathLike) or a binary file object with write().")
     return AttributeError(f"'{type(f).__name__}' object has no attribute '{attr}'. {hint}")
@@ -460,3 +460,8 @@ class _Rebuilder:
         if flags["parameter"]:
             return Parameter(t, requires_grad=flags["requires_grad"])
         return t.requires_grad_(True) if flags["requires_grad"] else t
+
+
+# torch's load/save raise AttributeError for an f that is no file (_not_a_file): not the TypeError that
+# _arg_errors.typed makes of an AttributeError about an argument.
+load.__kiln_typed__ = save.__kiln_typed__ = True

@@ -1,7 +1,5 @@
 #include "runtime/python/numpy_interop.h"
 
-#include <vector>
-
 #include <cstring>
 #include <memory>
 
@@ -84,41 +82,18 @@ Tensor tensor_from_numpy(PyObject* array) {
     throw;
   }
   DimVector sizes(v.shape, v.shape + v.ndim), strides(v.ndim);
-  // The array's own strides, as torch reads them (PyArray_STRIDES): NumPy's buffer export gives an
-  // empty array C-contiguous strides, while np.zeros((3, 0, 2)).strides is (0, 0, 0) and so are
-  // torch's tensor's.
-  std::vector<Py_ssize_t> byte_strides(v.strides, v.strides + v.ndim);
-  if (PyObject* st = PyObject_GetAttrString(array, "strides")) {
-    if (PyTuple_Check(st) && PyTuple_GET_SIZE(st) == v.ndim) {
-      for (int d = 0; d < v.ndim; ++d) {
-        const Py_ssize_t b = PyLong_AsSsize_t(PyTuple_GET_ITEM(st, d));
-        if (b == -1 && PyErr_Occurred()) {
-          PyErr_Clear();
-          byte_strides.assign(v.strides, v.strides + v.ndim);
-          break;
-        }
-        byte_strides[d] = b;
-      }
-    }
-    Py_DECREF(st);
-  } else {
-    PyErr_Clear();
-  }
   int64_t extent = 1;  // elements spanned from the first one
   bool empty = false;
   for (int d = 0; d < v.ndim; ++d) {
-    if (v.shape[d] == 0) empty = true;
-  }
-  for (int d = 0; d < v.ndim; ++d) {
-    if (!empty) byte_strides[d] = v.strides[d];  // a non-empty array's strides are the buffer's
-    KILN_CHECK_VALUE(byte_strides[d] >= 0,
+    KILN_CHECK_VALUE(v.strides[d] >= 0,
                      "At least one stride in the given numpy array is negative, and tensors with negative strides are "
                      "not currently supported. (You can probably work around this by making a copy of your array "
                      "with array.copy().)");
-    KILN_CHECK_VALUE(byte_strides[d] % v.itemsize == 0,
+    KILN_CHECK_VALUE(v.strides[d] % v.itemsize == 0,
                      "given numpy array strides not a multiple of the element byte size. Copy the numpy array to "
                      "reallocate the memory.");
-    strides[d] = byte_strides[d] / v.itemsize;
+    strides[d] = v.strides[d] / v.itemsize;
+    if (v.shape[d] == 0) empty = true;
     extent += (v.shape[d] - 1) * strides[d];
   }
   size_t nbytes = empty ? 0 : static_cast<size_t>(extent * v.itemsize);
