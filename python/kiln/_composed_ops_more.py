@@ -305,6 +305,9 @@ def index_reduce(input, dim, index, source, reduce, *, include_self=True):
     if reduce not in _INDEX_REDUCE:
         raise RuntimeError(f"index_reduce(): Expected reduce to be one of prod, mean, amax or amin but got {reduce}.")
     d = _dim(dim, input.dim(), "index_reduce")
+    if input.dtype == _C.bool:  # torch's kernels have no bool instance
+        kernel = "index_func_" if include_self else "index_reduce_func_exclude_input_init"
+        raise RuntimeError(f"\"{kernel}\" not implemented for 'Bool'")
     if index.dim() > 1:
         raise IndexError("index_reduce_(): Index is supposed to be a vector")
     if index.dtype not in (_C.int64, _C.int32):

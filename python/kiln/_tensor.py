@@ -1059,6 +1059,8 @@ def _rebuild_tensor(array, requires_grad, dtype=None):
     takes its memory rather than copying it (DataLoader workers send every batch this way)."""
     from ._creation import as_tensor
     t = as_tensor(array if array.flags.writeable else array.copy())
+    if t.numel() == 0:  # a fresh empty tensor, row-major as torch's (NumPy's empty arrays have stride 0)
+        t = _C.empty(list(t.shape), dtype=t.dtype)
     if dtype:
         t = t.to(getattr(_C, dtype))
     if requires_grad:

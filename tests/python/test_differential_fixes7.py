@@ -172,6 +172,8 @@ CASES = [
     "a = torch.tensor([[1., 2.], [3., 4.]]); b = torch.ones(2, 2); r = torch.cat([a, b], out=a.t())",
     "a = torch.tensor([[1., 2.], [3., 4.]]); b = torch.ones(2, 2); r = torch.cat([a, b], out=a[0])",
     "a = torch.tensor([[1., 2.], [3., 4.]]); b = torch.ones(2, 2); o = torch.empty(0); r = torch.cat([a, b], out=o)",
+    "x = torch.tensor([True, False, True]); r = x.index_reduce(0, torch.tensor([0]), x[:1].clone(), 'amin')",
+    "x = torch.tensor([True, False, True]); r = x.index_reduce(0, torch.tensor([0]), x[:1].clone(), 'amax', include_self=False)",
     # squeeze() with nothing to squeeze is still a view (detach_ of a view raises)
     "x = torch.ones(2, 2); v = x.squeeze(); v.detach_(); r = x",
 ]
@@ -236,6 +238,8 @@ STRIDE_CASES = [
     "r = torch.tensor(np.zeros((2, 3), dtype=np.float32).T, dtype=torch.float64)",
     "r = torch.tensor(np.zeros((2, 6))[:, ::2])",
     "r = torch.tensor(np.zeros((2, 3, 4)).transpose(2, 0, 1))",
+    "import copy; r = copy.copy(torch.tensor([]))",
+    "import copy; r = copy.deepcopy(torch.zeros(3, 0).t())",
     # advanced indexing lays the result out as torch's TensorIterator does: in the order of self's strides
     "r = torch.arange(24.).reshape(2, 3, 4).permute(2, 0, 1)[:, [0, 1]]",
     "r = torch.arange(24.).reshape(2, 3, 4).permute(2, 0, 1)[:, :, [0, 1]]",
