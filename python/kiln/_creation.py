@@ -209,14 +209,14 @@ def tensor(data, *, dtype=None, device=None, requires_grad=False, pin_memory=Fal
                 raise ValueError(f"too many dimensions '{type(data).__name__}'")
             data, inferred = _tensor_leaves_as_numbers(data, dtype)
             dtype = dtype if dtype is not None or inferred is None else inferred
-        # an array keeps its layout (torch copies it with preserve_format: np.zeros((2, 3)).T stays
-        # column-major); nested lists are row-major
-        arr = np.asarray(_as_array(data, dtype), order="K" if isinstance(data, np.ndarray) else "C")
+        arr = np.asarray(_as_array(data, dtype), order="C")
         if arr.size == 0:  # an array's own strides (kept by the copy, as torch's); nested lists row-major
             src = _C.from_numpy(arr)
             t = _numpy_strides(src, arr).clone() if isinstance(data, np.ndarray) else _C.empty(list(arr.shape), dtype=src.dtype)
         else:
             t = _C.from_numpy(arr).clone()
+            if isinstance(data, np.ndarray) and data.ndim > 1 and not data.flags.c_contiguous:
+                t = _array_layout(t, data)
     if dtype is not None and t.dtype != dtype:
         t = t.to(dtype)
     if requires_grad:
@@ -309,6 +309,20 @@ def _numpy_strides(t, arr):
         if st != list(t.stride()):
             return t.as_strided(list(t.shape), st)
     return t
+
+
+def _array_layout(t, array):
+    """`t` (row-major) laid out as torch copies `array` (preserve_format over the array's own strides:
+    np.zeros((2, 3)).T stays column-major, a broadcast or sliced array becomes dense in its dims' order)."""
+    try:
+        like = _C.empty_like(_C.from_numpy(array))
+    except (TypeError, ValueError, RuntimeError):  # a dtype or strides from_numpy refuses: row-major
+        return t
+    if list(like.stride()) == list(t.stride()):
+        return t
+    out = _C.empty_strided(list(t.shape), list(like.stride()), dtype=t.dtype)
+    out.copy_(t)
+    return out
 
 
 def from_numpy(ndarray):

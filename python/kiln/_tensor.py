@@ -265,7 +265,9 @@ class Tensor(_C.TensorBase):
         """A 1-D view when the tensor is contiguous, else a contiguous copy (torch.ravel)."""
         return self.contiguous().view([-1])
 
-    def broadcast_to(self, size):
+    def broadcast_to(self, *size):
+        if len(size) == 1 and not isinstance(size[0], int):  # torch's one int[] parameter takes varargs too
+            size = size[0]
         return self.expand(list(size))
 
     def view_as(self, other):
@@ -508,8 +510,15 @@ class Tensor(_C.TensorBase):
     def not_equal(self, other):
         return self.ne(other)
 
-    def count_nonzero(self, dim=None):
-        return _count_nonzero(self, dim)
+    def count_nonzero(self, *dim, **kwargs):
+        # count_nonzero(0, 1) is count_nonzero((0, 1)): torch's one positional int[] takes varargs
+        if "dim" in kwargs:
+            if dim:
+                raise TypeError("count_nonzero() got multiple values for argument 'dim'")
+            return _count_nonzero(self, kwargs.pop("dim"))
+        if kwargs:
+            raise TypeError(f"count_nonzero() got an unexpected keyword argument '{next(iter(kwargs))}'")
+        return _count_nonzero(self, None if not dim else dim[0] if len(dim) == 1 else dim)
 
     def type(self, dtype=None, non_blocking=False, **kwargs):
         """With no argument, the legacy type name ('kiln.FloatTensor'); else a conversion."""

@@ -475,8 +475,12 @@ bool PythonArgParser::try_match(const Signature& sig, PyObject* args, PyObject* 
   for (int i = 0; i < np; ++i) out->values[i] = nullptr;
   int first_kw = 0;
   if (varargs) {
-    // zeros(2, 3), x.view(2, 3): a leading int[] given as separate ints.
-    if (np == 0 || sig.params[0].type != ParamType::IntList || sig.params[0].kwarg_only || nargs == 0) return false;
+    // zeros(2, 3), x.view(2, 3): a leading int[] given as separate ints, only where it is the one
+    // positional parameter and not optional (as torch: x.sum(0, 1), x.amax(0, 1) and x.std(0, 1), whose
+    // dim is int[1]?, are TypeErrors; x.flip(0, 1) and x.count_nonzero(0, 1) take them).
+    if (np == 0 || sig.params[0].type != ParamType::IntList || sig.params[0].kwarg_only || nargs == 0 ||
+        sig.num_positional != 1 || sig.params[0].optional)
+      return false;
     for (Py_ssize_t k = 0; k < nargs; ++k)
       if (!is_int_like(PyTuple_GET_ITEM(args, k)) || !fits_int64(PyTuple_GET_ITEM(args, k))) return false;
     out->values[0] = args;

@@ -174,6 +174,28 @@ CASES = [
     "a = torch.tensor([[1., 2.], [3., 4.]]); b = torch.ones(2, 2); o = torch.empty(0); r = torch.cat([a, b], out=o)",
     "x = torch.tensor([True, False, True]); r = x.index_reduce(0, torch.tensor([0]), x[:1].clone(), 'amin')",
     "x = torch.tensor([True, False, True]); r = x.index_reduce(0, torch.tensor([0]), x[:1].clone(), 'amax', include_self=False)",
+    # an int[] taken as separate ints only where it is the one positional parameter (torch's
+    # allow_varargs_intlist): x.sum(0, 1) is no sum over two dims
+    "x = torch.ones(2, 3); r = x.sum(0, 1)",
+    "x = torch.ones(2, 3); r = x.amax(0, 1)",
+    "x = torch.ones(2, 3); r = x.mean(0, 1)",
+    "x = torch.ones(2, 3); r = x.std(0, 1)",
+    "x = torch.ones(2, 3); r = x.var(0, 1)",
+    "x = torch.ones(2, 3); r = x.logsumexp(0, 1)",
+    "x = torch.ones(2, 3); r = x.nansum(0, 1)",
+    "x = torch.ones(2, 3); r = x.amin(0, 1)",
+    "r = torch.ones(4).std(2**31, 2**31, 2**31)",
+    "x = torch.ones(2, 3); r = x.permute(1, 0)",
+    "x = torch.ones(2, 3); r = x.flip(0, 1)",
+    "x = torch.ones(2, 3); r = x.repeat(2, 2)",
+    "x = torch.ones(2, 3); r = x.sum_to_size(1, 3)",
+    "x = torch.ones(2, 3); r = x.count_nonzero(0, 1)",
+    "x = torch.ones(2, 3); r = x.count_nonzero(dim=1)",
+    "x = torch.ones(2, 3); r = x.broadcast_to(2, 2, 3)",
+    "x = torch.ones(2, 3); r = x.broadcast_to((2, 2, 3))",
+    # in-place ops into an empty tensor with NumPy's zero strides write nothing: no overlap error
+    "x = torch.tensor(np.zeros((2, 0, 2), dtype=np.float32)); r = x.baddbmm_(torch.ones(2, 0, 4), torch.ones(2, 4, 2))",
+    "x = torch.from_numpy(np.zeros((0, 3))); r = x.index_add_(0, torch.tensor([], dtype=torch.long), torch.ones(0, 3, dtype=torch.float64))",
     # squeeze() with nothing to squeeze is still a view (detach_ of a view raises)
     "x = torch.ones(2, 2); v = x.squeeze(); v.detach_(); r = x",
 ]
@@ -238,6 +260,8 @@ STRIDE_CASES = [
     "r = torch.tensor(np.zeros((2, 3), dtype=np.float32).T, dtype=torch.float64)",
     "r = torch.tensor(np.zeros((2, 6))[:, ::2])",
     "r = torch.tensor(np.zeros((2, 3, 4)).transpose(2, 0, 1))",
+    "r = torch.tensor(np.broadcast_to(np.ones(3, dtype=np.float32), (2, 3)), dtype=torch.float16)",
+    "r = torch.tensor(np.zeros((2, 6))[:, ::2].T, dtype=torch.int64)",
     "import copy; r = copy.copy(torch.tensor([]))",
     "import copy; r = copy.deepcopy(torch.zeros(3, 0).t())",
     # advanced indexing lays the result out as torch's TensorIterator does: in the order of self's strides
