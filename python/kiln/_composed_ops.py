@@ -176,6 +176,8 @@ def kthvalue(input, k, dim=-1, keepdim=False):
         if isinstance(v, bool) or not (isinstance(v, numbers.Integral) or (
                 isinstance(v, _C.TensorBase) and v.dim() == 0 and not v.is_floating_point() and v.dtype != _C.bool)):
             raise TypeError(f"kthvalue(): argument '{name}' must be int, not {type(v).__name__}")  # torch's parser
+    if not isinstance(keepdim, bool):
+        raise TypeError(f"kthvalue(): argument 'keepdim' must be bool, not {type(keepdim).__name__}")
     k, dim = int(k), int(dim)
     d = _dim(dim, input.dim(), "kthvalue")
     size = input.shape[d] if input.dim() > 0 else 1

@@ -130,6 +130,8 @@ CASES = [
     "r = torch.triu_indices(5, 3, -2)",
     # kthvalue / mode: k and dim are ints; a name is the Dimname overload's RuntimeError
     "r = torch.ones(4).kthvalue(True)",
+    "r = torch.ones(4).kthvalue(2**31, 2**31, 2**31)",
+    "r = torch.ones(2, 3).kthvalue(1, 1, True)",
     "r = torch.ones(4).kthvalue(float('nan'))",
     "r = torch.ones(4).kthvalue(torch.tensor([2, 3]))",
     "r = torch.tensor([4., 1., 3., 2.]).kthvalue(torch.tensor(2))",
