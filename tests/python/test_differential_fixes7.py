@@ -131,7 +131,7 @@ CASES = [
     # kthvalue / mode: k and dim are ints; a name is the Dimname overload's RuntimeError
     "r = torch.ones(4).kthvalue(True)",
     "r = torch.ones(4).kthvalue(2**31, 2**31, 2**31)",
-    "r = torch.ones(2, 3).kthvalue(1, 1, True)",
+    "r = torch.arange(6.).reshape(2, 3).flip(1).kthvalue(1, 1, True)",
     "r = torch.ones(4).kthvalue(float('nan'))",
     "r = torch.ones(4).kthvalue(torch.tensor([2, 3]))",
     "r = torch.tensor([4., 1., 3., 2.]).kthvalue(torch.tensor(2))",
