@@ -19,7 +19,7 @@ from ._C import _addmm_into, _blas_dot, _blas_mv, _fma, _norm2  # noqa: F401  (t
 from ._C import _log_softmax_backward_data, _softmax_backward_data  # noqa: F401  (torch's names)
 from ._C import _dirichlet_grad, _standard_gamma, _standard_gamma_grad  # noqa: F401  (torch.distributions' samplers)
 from ._C import (bfloat16, bool, double, dtype, float, float16, float32, float64, half, int, int8,  # noqa: A004
-                 int16, int32, int64, long, short, uint8, from_numpy, get_default_dtype, get_num_threads, is_grad_enabled, set_default_dtype, set_num_threads)
+                 int16, int32, int64, long, short, uint8, get_default_dtype, get_num_threads, is_grad_enabled, set_default_dtype, set_num_threads)
 from .random import (Generator, default_generator, get_rng_state, initial_seed, manual_seed, seed,  # noqa: F401
                      set_rng_state)
 from ._device import device, get_default_device, set_default_device
@@ -41,6 +41,7 @@ from ._composed_ops_more import (combinations, corrcoef, cov, float_power, histo
                                  renorm, scatter, vander)
 from ._functional_extra import (aminmax, compile, diff, gradient, randint_like, round, split, std_mean, tril_indices,  # noqa: A004
                                 triu_indices, var_mean)
+from ._creation import from_numpy  # noqa: F401  (an empty array's own strides, as torch)
 from ._creation import (BoolTensor, ByteTensor, CharTensor, DoubleTensor, FloatTensor, IntTensor,  # noqa: F401
                         LongTensor, ShortTensor, HalfTensor, BFloat16Tensor,
                         as_tensor, set_default_tensor_type, tensor)

@@ -427,7 +427,7 @@ def range(start=0, end=None, step=1, *, out=None, dtype=None, layout=None, devic
     size = int((end - start) / step) + 1
     kiln.empty([size], dtype=kiln.float64)  # a size too big fails here as torch's allocation (RuntimeError)
     values = np.float64(start) + np.arange(size, dtype=np.float64) * np.float64(step)
-    result = kiln.from_numpy(values).to(dtype)
+    result = kiln._C.from_numpy(values).to(dtype)
     if out is not None:
         out.resize_([size]).copy_(result)
         return out.requires_grad_(True) if requires_grad else out
@@ -468,7 +468,7 @@ def asarray(obj, *, dtype=None, device=None, copy=None, requires_grad=False):
         elif copy:
             arr = arr.copy()
         if arr.dtype == np.float16 or arr.dtype.kind in "biuf":
-            result = kiln.from_numpy(np.ascontiguousarray(arr) if not arr.flags.writeable else arr)
+            result = kiln._C.from_numpy(np.ascontiguousarray(arr) if not arr.flags.writeable else arr)
         else:
             raise TypeError(f"can't convert np.ndarray of type {arr.dtype}")
         if dtype is not None and result.dtype != dtype:
@@ -516,12 +516,12 @@ def frombuffer(buffer, *, dtype, count=-1, offset=0, requires_grad=False):
         arr = raw.view(np_dtype)
         if not arr.flags.writeable:
             arr = _writable_alias(arr)
-        result = kiln.from_numpy(arr)
+        result = kiln._C.from_numpy(arr)
     else:  # bfloat16: the int16 bits reinterpreted
         arr = raw.view(np.int16)
         if not arr.flags.writeable:
             arr = _writable_alias(arr)
-        result = kiln.from_numpy(arr).view(dtype)
+        result = kiln._C.from_numpy(arr).view(dtype)
     return result.requires_grad_(True) if requires_grad else result
 
 
@@ -746,7 +746,7 @@ def kaiser_window(window_length, periodic=_UNSET, beta=_UNSET, *, dtype=None, la
     alpha = (n - 1) / 2.0
     a = np.arange(n, dtype=np.float64)
     values = _i0_np(beta * np.sqrt(np.maximum(1 - ((a - alpha) / alpha) ** 2, 0.0))) / _i0_np(beta)
-    window = kiln.from_numpy(np.ascontiguousarray(values)).to(dtype)
+    window = kiln._C.from_numpy(np.ascontiguousarray(values)).to(dtype)
     return _window_done(window.narrow(0, 0, n - 1) if periodic else window, requires_grad)
 
 
@@ -1098,11 +1098,11 @@ def _frexp(self, *, out=None):
         raise RuntimeError("torch.frexp() only supports floating-point dtypes")
     arr = self.detach().to(kiln.float64).numpy() if self.dtype == kiln.bfloat16 else self.detach().numpy()
     _, exponent = np.frexp(arr)
-    exponent_t = kiln.from_numpy(np.array(exponent, dtype=np.int32, order="C"))  # np.array keeps 0-dim
+    exponent_t = kiln._C.from_numpy(np.array(exponent, dtype=np.int32, order="C"))  # np.array keeps 0-dim
     # self * 2^-exponent (exact): in two factors, since 2^1074 of a float64 subnormal's is out of range
     neg = -exponent.astype(np.int64)
     half = neg // 2
-    scales = [kiln.from_numpy(np.array(np.ldexp(1.0, e), dtype=np.float64, order="C")) for e in (half, neg - half)]
+    scales = [kiln._C.from_numpy(np.array(np.ldexp(1.0, e), dtype=np.float64, order="C")) for e in (half, neg - half)]
     mantissa = (self.to(kiln.float64) * scales[0] * scales[1]).to(self.dtype)
     if out is not None:
         _check_out_grad("frexp", out, self)

@@ -23,9 +23,30 @@ def _dim(dim, ndim, name):
     return dim % max(ndim, 1)
 
 
-def tensor_split(input, indices_or_sections, dim=0):
+_NO_PARTS = object()
+
+
+def _dimname_error(op, name):
+    """torch's error for a name where an op with a Dimname overload takes a dim, on an unnamed tensor
+    (runtime/python/arg_parser.cc raises the same for the C++ bindings)."""
+    if name is None:
+        return RuntimeError(f"{op}(): Please look up dimensions by name, got: name = None.")
+    return RuntimeError(f"{op}(): Name '{name}' not found in the tensor: kiln has no named tensors, pass a dimension index")
+
+
+def tensor_split(input, indices_or_sections=_NO_PARTS, dim=0, *, indices=_NO_PARTS, sections=_NO_PARTS):
     """Views of `input` along dim: n nearly equal parts (the first size % n one longer), or the
-    pieces between the given indices (clamped to the size, as Python slicing)."""
+    pieces between the given indices (clamped to the size, as Python slicing). torch's overloads also
+    name them: tensor_split(x, sections=2), tensor_split(x, indices=[1, 3])."""
+    given = [v for v in (indices_or_sections, indices, sections) if v is not _NO_PARTS]
+    if len(given) != 1 or (sections is not _NO_PARTS and not isinstance(sections, numbers.Integral)) \
+            or (indices is not _NO_PARTS and not isinstance(indices, (list, tuple))):
+        raise TypeError("tensor_split() received an invalid combination of arguments: expected "
+                        "(Tensor input, int sections, int dim), (Tensor input, tuple of ints indices, int dim) or "
+                        "(Tensor input, Tensor tensor_indices_or_sections, int dim)")
+    indices_or_sections = given[0]
+    if isinstance(indices_or_sections, float):  # no overload takes a float (torch's parser)
+        raise TypeError("tensor_split(): argument 'sections' must be int, not float")
     if input.dim() == 0:
         raise RuntimeError("tensor_split expected at least a 1-dimensional tensor, but got a tensor with 0 dims")
     d = _dim(dim, input.dim(), "tensor_split")
@@ -40,6 +61,10 @@ def tensor_split(input, indices_or_sections, dim=0):
         n = int(indices_or_sections)
         if n <= 0:
             raise RuntimeError(f"number of sections must be larger than 0, got {n}")
+        if n >= 2 ** 63:
+            raise RuntimeError("Overflow when unpacking long")
+        if n > 2 ** 31:  # torch builds a vector of n views: bad_alloc (RuntimeError), not an endless loop
+            raise RuntimeError(f"tensor_split(): {n} sections: too many views to create")
         small, extra = divmod(size, n)
         bounds, start = [], 0
         for i in range(n):
@@ -47,6 +72,9 @@ def tensor_split(input, indices_or_sections, dim=0):
             bounds.append((start, start + length))
             start += length
     else:
+        if isinstance(indices_or_sections, (str, bytes)) or not all(
+                isinstance(i, numbers.Integral) and not isinstance(i, bool) for i in indices_or_sections):
+            raise TypeError("tensor_split(): argument 'indices' must be tuple of ints")  # torch's parser
         points = [int(i) for i in indices_or_sections]
         edges = [0] + points + [size]
         bounds = []
@@ -142,6 +170,15 @@ def argwhere(input):
 def kthvalue(input, k, dim=-1, keepdim=False):
     """The k-th smallest value along dim (NaN is the largest) and its index; torch's order of checks
     (the dim, then a 0-dim input is its own answer, then an empty dim, then the dtype, then k)."""
+    if isinstance(dim, str) or dim is None:
+        raise _dimname_error("kthvalue", dim)
+    for name, v in (("k", k), ("dim", dim)):
+        if isinstance(v, bool) or not (isinstance(v, numbers.Integral) or (
+                isinstance(v, _C.TensorBase) and v.dim() == 0 and not v.is_floating_point() and v.dtype != _C.bool)):
+            raise TypeError(f"kthvalue(): argument '{name}' must be int, not {type(v).__name__}")  # torch's parser
+    if not isinstance(keepdim, bool):
+        raise TypeError(f"kthvalue(): argument 'keepdim' must be bool, not {type(keepdim).__name__}")
+    k, dim = int(k), int(dim)
     d = _dim(dim, input.dim(), "kthvalue")
     size = input.shape[d] if input.dim() > 0 else 1
     if size == 0:
@@ -370,6 +407,9 @@ def logspace(start, end, steps, base=10.0, *, out=None, dtype=None, layout=None,
     """base ** linspace(start, end, steps): the exponents as torch's linspace spaces them, the powers
     taken in double and rounded once to the result's dtype (the default dtype, or int64 ... as given)."""
     k = _kiln()
+    if isinstance(steps, _C.TensorBase) and steps.dim() == 0 and not steps.is_floating_point() \
+            and steps.dtype != _C.bool:
+        steps = int(steps)  # torch's parser takes a 0-dim integer tensor for an int
     if not isinstance(steps, numbers.Integral) or isinstance(steps, bool):
         raise TypeError(f"logspace(): argument 'steps' must be int, not {type(steps).__name__}")
     if steps < 0:

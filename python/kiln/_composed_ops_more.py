@@ -28,6 +28,9 @@ def _is_floating(t):
 def mode(input, dim=-1, keepdim=False):
     """The most frequent value along dim (the smallest of equally frequent ones) and the index of its
     last occurrence, as torch's CPU kernel (a sort of (value, index) pairs, then a scan of the runs)."""
+    if isinstance(dim, str) or dim is None:
+        from ._composed_ops import _dimname_error
+        raise _dimname_error("mode", dim)
     d = _dim(dim, input.dim(), "mode")
     if input.dim() == 0:
         return ModeResult(input.clone(), _C.zeros([], dtype=_C.int64))
@@ -302,6 +305,9 @@ def index_reduce(input, dim, index, source, reduce, *, include_self=True):
     if reduce not in _INDEX_REDUCE:
         raise RuntimeError(f"index_reduce(): Expected reduce to be one of prod, mean, amax or amin but got {reduce}.")
     d = _dim(dim, input.dim(), "index_reduce")
+    if input.dtype == _C.bool:  # torch's kernels have no bool instance
+        kernel = "index_func_" if include_self else "index_reduce_func_exclude_input_init"
+        raise RuntimeError(f"\"{kernel}\" not implemented for 'Bool'")
     if index.dim() > 1:
         raise IndexError("index_reduce_(): Index is supposed to be a vector")
     if index.dtype not in (_C.int64, _C.int32):

@@ -99,8 +99,13 @@ def _as_array(data, dtype=None):
                 raise _not_a_number(bad, dtype)  # torch converts each item to the dtype: its TypeError
             else:
                 raise RuntimeError(f"Could not infer dtype of {type(bad).__name__}")
-        elif arr.dtype.kind == "c" and dtype is not None and dtype != _C.bool:  # (a complex is a bool)
-            raise _not_a_number(next(d for d in np.ravel(np.array(data, dtype=object)) if isinstance(d, complex)), dtype)
+        elif arr.dtype.kind == "c" and dtype is not None:
+            leaves = list(np.ravel(np.array(data, dtype=object)))
+            np_complex = next((d for d in leaves if isinstance(d, np.complexfloating)), None)
+            if np_complex is not None:  # torch reads a NumPy complex scalar as an index: TypeError
+                raise TypeError(f"'numpy.{type(np_complex).__name__}' object cannot be interpreted as an integer")
+            if dtype != _C.bool:  # (a Python complex is a bool)
+                raise _not_a_number(next(d for d in leaves if isinstance(d, complex)), dtype)
         elif arr.dtype == np.float64 and not big_ints_ok and not _from_numpy_values(data) \
                 and (np.abs(arr) >= 2 ** 63).any():
             # NumPy makes doubles of ints beyond int64 mixed with smaller ones ([1, 2**63]); torch infers
@@ -227,9 +232,18 @@ def tensor(data, *, dtype=None, device=None, requires_grad=False, pin_memory=Fal
         t = data.detach().clone()
     else:
         if isinstance(data, (list, tuple)):
+            if _first_elements_cycle(data):
+                raise ValueError(f"too many dimensions '{type(data).__name__}'")
             data, inferred = _tensor_leaves_as_numbers(data, dtype)
             dtype = dtype if dtype is not None or inferred is None else inferred
-        t = _C.from_numpy(np.asarray(_as_array(data, dtype), order="C")).clone()
+        arr = np.asarray(_as_array(data, dtype), order="C")
+        if arr.size == 0:  # an array's own strides (kept by the copy, as torch's); nested lists row-major
+            src = _C.from_numpy(arr)
+            t = _numpy_strides(src, arr).clone() if isinstance(data, np.ndarray) else _C.empty(list(arr.shape), dtype=src.dtype)
+        else:
+            t = _C.from_numpy(arr).clone()
+            if isinstance(data, np.ndarray) and data.ndim > 1 and not data.flags.c_contiguous:
+                t = _array_layout(t, data)
     if dtype is not None and t.dtype != dtype:
         t = t.to(dtype)
     if requires_grad:
@@ -254,6 +268,22 @@ def _default_16bit(data, requires_grad):
     return tensor(data, dtype=default, requires_grad=requires_grad)
 
 
+_NUMPY_SCALAR_DTYPES = {"bool": _C.bool, "uint8": _C.uint8, "int8": _C.int8, "int16": _C.int16, "int32": _C.int32,
+                        "int64": _C.int64, "float16": _C.float16, "float32": _C.float32, "float64": _C.float64}
+
+
+def _first_elements_cycle(data):
+    """Whether following first elements from `data` comes back to a list already seen: torch's size
+    inference then finds ever more dims (ValueError "too many dimensions")."""
+    seen = set()
+    while isinstance(data, (list, tuple)) and data:
+        if id(data) in seen:
+            return True
+        seen.add(id(data))
+        data = data[0]
+    return False
+
+
 def _tensor_leaves_as_numbers(data, target=None):
     """torch.tensor([t0, t1]) reads one-element tensors inside a list as numbers (a ValueError for
     others), and the dtype as the promotion of theirs with the numbers' (int64, the default float,
@@ -261,8 +291,14 @@ def _tensor_leaves_as_numbers(data, target=None):
     from ._dtype_info import promote_types
     from ._tensor import Tensor
     found, kinds = [], set()
+    path = set()  # ids of the lists being walked: a list inside itself
 
     def convert(x):
+        if isinstance(x, np.generic) and x.dtype.name in _NUMPY_SCALAR_DTYPES:
+            found.append(_NUMPY_SCALAR_DTYPES[x.dtype.name])  # torch infers a NumPy scalar's own dtype
+            return x
+        if isinstance(x, np.ndarray) and x.ndim == 0:
+            raise TypeError("len() of unsized object")  # torch reads an array inside a list as a sequence
         if isinstance(x, Tensor):
             if x.numel() != 1:
                 raise ValueError("only one element tensors can be converted to Python scalars")
@@ -271,7 +307,13 @@ def _tensor_leaves_as_numbers(data, target=None):
                 raise TypeError("only integer tensors of a single element can be converted to an index")
             return x.item()
         if isinstance(x, (list, tuple)):
-            return [convert(e) for e in x]
+            if id(x) in path:
+                raise TypeError("new(): self-referential lists are incompatible")
+            path.add(id(x))
+            try:
+                return [convert(e) for e in x]
+            finally:
+                path.discard(id(x))
         kinds.add(_C.bool if isinstance(x, bool) else _C.int64 if isinstance(x, int) else
                   _C.get_default_dtype() if isinstance(x, float) else None)
         return x
@@ -285,6 +327,37 @@ def _tensor_leaves_as_numbers(data, target=None):
     return converted, result
 
 
+def _numpy_strides(t, arr):
+    """`t` (made by _C.from_numpy from `arr`) with an empty array's own strides, as torch reads them
+    (PyArray_STRIDES: np.zeros((3, 0, 2)).strides is (0, 0, 0)); NumPy's buffer export, which kiln's
+    C++ reads, gives C-contiguous ones. Kiln's own uses of _C.from_numpy keep those."""
+    if arr.size == 0 and arr.ndim:
+        st = [s // arr.itemsize for s in arr.strides]
+        if st != list(t.stride()):
+            return t.as_strided(list(t.shape), st)
+    return t
+
+
+def _array_layout(t, array):
+    """`t` (row-major) laid out as torch copies `array` (preserve_format over the array's own strides:
+    np.zeros((2, 3)).T stays column-major, a broadcast or sliced array becomes dense in its dims' order)."""
+    try:
+        like = _C.empty_like(_C.from_numpy(array))
+    except (TypeError, ValueError, RuntimeError):  # a dtype or strides from_numpy refuses: row-major
+        return t
+    if list(like.stride()) == list(t.stride()):
+        return t
+    out = _C.empty_strided(list(t.shape), list(like.stride()), dtype=t.dtype)
+    out.copy_(t)
+    return out
+
+
+def from_numpy(ndarray):
+    """torch.from_numpy: a tensor sharing the array's memory, with its strides."""
+    t = _C.from_numpy(ndarray)
+    return _numpy_strides(t, ndarray)
+
+
 def as_tensor(data, dtype=None, device=None):
     """Like torch.as_tensor: shares memory with a tensor or NumPy array when no conversion is needed."""
     from ._tensor import Tensor
@@ -295,7 +368,7 @@ def as_tensor(data, dtype=None, device=None):
     if isinstance(data, Tensor):
         return data if dtype is None or data.dtype == dtype else data.to(dtype)
     if isinstance(data, np.ndarray) and data.flags.c_contiguous and data.dtype in _SHARED_NUMPY:
-        t = _C.from_numpy(data)
+        t = _numpy_strides(_C.from_numpy(data), data)
         return t if dtype is None or t.dtype == dtype else t.to(dtype)
     return tensor(data, dtype=dtype, device=device)
 

@@ -102,21 +102,53 @@ def randint_like(input, low=0, high=None, *, dtype=None, generator=None, memory_
     return t.requires_grad_(True) if requires_grad else t
 
 
-def _triangle_indices(row, col, offset, dtype, lower):
-    r = _C.arange(row).unsqueeze(1)
-    c = _C.arange(col).unsqueeze(0)
-    mask = (c - r <= offset) if lower else (c - r >= offset)
-    return mask.nonzero().t().contiguous().to(dtype)
+def _triangle_indices(name, row, col, offset, dtype, lower):
+    """Row by row, without a row x col mask: only the rows holding indices are visited (torch counts them
+    analytically too: tril_indices(2**40, 0) is empty, not a 2**40-row allocation)."""
+    import numbers
+
+    import numpy as np
+    import operator
+    values = []
+    for arg, v in (("row", row), ("col", col), ("offset", offset)):
+        try:  # torch's parser: ints, or what has __index__ (a 0-dim integer tensor), never a bool or float
+            if isinstance(v, (bool, float)):
+                raise TypeError
+            values.append(operator.index(v))
+        except TypeError:
+            raise TypeError(f"{name}(): argument '{arg}' must be int, not {type(v).__name__}") from None
+    row, col, offset = values
+    if row < 0:
+        raise RuntimeError(f"row must be non-negative, got{row}")
+    if col < 0:
+        raise RuntimeError(f"col must be non-negative, got{col}")
+    # Rows with at least one index: tril r + offset >= 0, triu r + offset <= col - 1.
+    first, last = (max(0, -offset), row - 1) if lower else (0, min(row - 1, col - 1 - offset))
+    if col == 0 or first > last:
+        return _C.empty([2, 0], dtype=dtype)
+    if last - first + 1 > 2 ** 31:
+        raise RuntimeError(f"{name}(): {last - first + 1} rows of indices: too many to allocate")
+    rows = np.arange(first, last + 1, dtype=np.int64)
+    lo = np.zeros_like(rows) if lower else np.maximum(rows + offset, 0)
+    hi = np.minimum(rows + offset + 1, col) if lower else np.full_like(rows, col)
+    counts = hi - lo
+    n = int(counts.sum())
+    out = _C.empty([2, n], dtype=_C.int64)  # kiln's allocator raises RuntimeError when it can't
+    a = out.numpy()
+    a[0] = np.repeat(rows, counts)
+    starts = np.repeat(np.cumsum(counts) - counts, counts)
+    a[1] = np.arange(n, dtype=np.int64) - starts + np.repeat(lo, counts)
+    return out.to(dtype)
 
 
 def tril_indices(row, col, offset=0, *, dtype=None, device=None, layout=None):
     """2 x N (row, column) indices of the lower triangle, in row-major order."""
-    return _triangle_indices(row, col, offset, dtype or _C.int64, True)
+    return _triangle_indices("tril_indices", row, col, offset, dtype or _C.int64, True)
 
 
 def triu_indices(row, col, offset=0, *, dtype=None, device=None, layout=None):
     """2 x N (row, column) indices of the upper triangle, in row-major order."""
-    return _triangle_indices(row, col, offset, dtype or _C.int64, False)
+    return _triangle_indices("triu_indices", row, col, offset, dtype or _C.int64, False)
 
 
 def compile(model=None, *, fullgraph=False, dynamic=None, backend="inductor", mode=None, options=None,  # noqa: A001

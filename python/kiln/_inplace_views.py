@@ -13,25 +13,30 @@ def _adopt(self, view, name):
 
 
 def t_(self):
+    _C._check_inplace(self, "t_")
     if self.dim() > 2:
         raise RuntimeError(f"t_() expects a tensor with <= 2 dimensions, but self is {self.dim()}D")
     return _adopt(self, _C.TensorBase.t(self), "t_")
 
 
 def transpose_(self, dim0, dim1):
+    _C._check_inplace(self, "transpose_")  # torch checks autograd first
     return _adopt(self, _C.TensorBase.transpose(self, dim0, dim1), "transpose_")
 
 
 def unsqueeze_(self, dim):
+    _C._check_inplace(self, "unsqueeze_")  # torch checks autograd first
     return _adopt(self, _C.TensorBase.unsqueeze(self, dim), "unsqueeze_")
 
 
 def squeeze_(self, dim=None):
+    _C._check_inplace(self, "squeeze_")  # torch checks autograd first
     view = _C.TensorBase.squeeze(self) if dim is None else _C.TensorBase.squeeze(self, dim)
     return _adopt(self, view, "squeeze_")
 
 
 def as_strided_(self, size, stride, storage_offset=None):
+    _C._check_inplace(self, "as_strided_")  # torch checks autograd first
     return _adopt(self, _C.TensorBase.as_strided(self, list(size), list(stride), storage_offset), "as_strided_")
 
 

@@ -8,9 +8,16 @@ from . import _arg_errors, _inplace_views, _layout, _memory_format, _shared_memo
 from . import _device as _device_mod, _tensor_set, _torch_function
 from ._tensor_str import tensor_repr
 
+try:
+    from numpy import ndarray as _ndarray
+except ImportError:  # pragma: no cover - kiln needs NumPy for from_numpy; operators work without it
+    class _ndarray:  # noqa: N801 - nothing is an instance
+        pass
+
 
 def _is_number(x):
-    return isinstance(x, numbers.Number) and not isinstance(x, complex)
+    # not a complex one (Python's or NumPy's: kiln has no complex dtype)
+    return isinstance(x, numbers.Number) and (isinstance(x, numbers.Real) or not isinstance(x, numbers.Complex))
 
 
 _dense_grad = _C.TensorBase.__dict__["grad"]  # the C++ .grad (dense)
@@ -59,7 +66,10 @@ class Tensor(_C.TensorBase):
     def __iter__(self):
         if self.dim() == 0:
             raise TypeError("iteration over a 0-d tensor")
-        return (self.select(0, i) for i in range(self.shape[0]))
+        return iter(self.unbind(0))  # torch's: a tuple iterator over unbind's views
+
+    def __reversed__(self):
+        return self if self.dim() == 0 else self.flip(0)  # torch's Tensor.__reversed__
 
     def __bool__(self):
         if self.numel() != 1:
@@ -90,6 +100,9 @@ class Tensor(_C.TensorBase):
 
     def __int__(self):
         return int(self._single_element("int"))
+
+    def __complex__(self):
+        return complex(self._single_element("complex"))
 
     def __format__(self, spec):
         if self.dim() == 0:
@@ -275,7 +288,9 @@ class Tensor(_C.TensorBase):
         """A 1-D view when the tensor is contiguous, else a contiguous copy (torch.ravel)."""
         return self.contiguous().view([-1])
 
-    def broadcast_to(self, size):
+    def broadcast_to(self, *size):
+        if len(size) == 1 and not isinstance(size[0], int):  # torch's one int[] parameter takes varargs too
+            size = size[0]
         return self.expand(list(size))
 
     def view_as(self, other):
@@ -518,8 +533,15 @@ class Tensor(_C.TensorBase):
     def not_equal(self, other):
         return self.ne(other)
 
-    def count_nonzero(self, dim=None):
-        return _count_nonzero(self, dim)
+    def count_nonzero(self, *dim, **kwargs):
+        # count_nonzero(0, 1) is count_nonzero((0, 1)): torch's one positional int[] takes varargs
+        if "dim" in kwargs:
+            if dim:
+                raise TypeError("count_nonzero() got multiple values for argument 'dim'")
+            return _count_nonzero(self, kwargs.pop("dim"))
+        if kwargs:
+            raise TypeError(f"count_nonzero() got an unexpected keyword argument '{next(iter(kwargs))}'")
+        return _count_nonzero(self, None if not dim else dim[0] if len(dim) == 1 else dim)
 
     def type(self, dtype=None, non_blocking=False, **kwargs):
         """With no argument, the legacy type name ('kiln.FloatTensor'); else a conversion."""
@@ -553,7 +575,7 @@ class Tensor(_C.TensorBase):
         return self.to(other.dtype)
 
     def __index__(self):
-        if self.numel() != 1 or self.is_floating_point() or self.dtype == _C.bool:
+        if self.numel() != 1 or self.is_floating_point():  # a bool is an index too (torch: True is 1)
             raise TypeError("only integer tensors of a single element can be converted to an index")
         return int(self.item())
 
@@ -724,6 +746,8 @@ class Tensor(_C.TensorBase):
 
     # ---- operators ----
     def __add__(self, other):
+        if isinstance(other, _ndarray):
+            return NotImplemented  # as torch: NumPy computes t + array (the tensor converts), array + t is a TypeError
         try:
             return _C.add(self, other)
         except NotImplementedError:
@@ -736,9 +760,13 @@ class Tensor(_C.TensorBase):
     __radd__ = __add__
 
     def __iadd__(self, other):
+        if isinstance(other, _ndarray):
+            return NotImplemented  # as torch: NumPy computes t + array (the tensor converts), array + t is a TypeError
         return self.add_(other)
 
     def __sub__(self, other):
+        if isinstance(other, _ndarray):
+            return NotImplemented  # as torch: NumPy computes t + array (the tensor converts), array + t is a TypeError
         try:
             return _C.sub(self, other)
         except NotImplementedError:
@@ -747,12 +775,18 @@ class Tensor(_C.TensorBase):
             raise
 
     def __rsub__(self, other):
+        if isinstance(other, _ndarray):
+            return NotImplemented  # as torch: NumPy computes t + array (the tensor converts), array + t is a TypeError
         return _C.sub(_wrap(other), self)
 
     def __isub__(self, other):
+        if isinstance(other, _ndarray):
+            return NotImplemented  # as torch: NumPy computes t + array (the tensor converts), array + t is a TypeError
         return self.sub_(other)
 
     def __mul__(self, other):
+        if isinstance(other, _ndarray):
+            return NotImplemented  # as torch: NumPy computes t + array (the tensor converts), array + t is a TypeError
         try:
             return _C.mul(self, other)
         except NotImplementedError:
@@ -770,12 +804,18 @@ class Tensor(_C.TensorBase):
     __rmul__ = __mul__
 
     def __imul__(self, other):
+        if isinstance(other, _ndarray):
+            return NotImplemented  # as torch: NumPy computes t + array (the tensor converts), array + t is a TypeError
         return self.mul_(other)
 
     def __truediv__(self, other):
+        if isinstance(other, _ndarray):
+            return NotImplemented  # as torch: NumPy computes t + array (the tensor converts), array + t is a TypeError
         return _C.div(self, other)
 
     def __rtruediv__(self, other):
+        if isinstance(other, _ndarray):
+            return self.reciprocal() * other  # torch's __rdiv__: the product is NumPy's (a float64 tensor)
         # as torch's Tensor.__rdiv__: self.reciprocal() * other, two roundings (max_norm / (norm + 1e-6)
         # in clip_grad_norm_ gets torch's coefficient)
         return _C.mul(self.reciprocal(), _wrap(other))
@@ -783,6 +823,8 @@ class Tensor(_C.TensorBase):
     __rdiv__ = __rtruediv__
 
     def __itruediv__(self, other):
+        if isinstance(other, _ndarray):
+            return NotImplemented  # as torch: NumPy computes t + array (the tensor converts), array + t is a TypeError
         return self.div_(other)
 
     def __neg__(self):
@@ -794,33 +836,49 @@ class Tensor(_C.TensorBase):
     # Comparisons are elementwise and give bool tensors (so Tensor keeps identity hashing).
     def __eq__(self, other):
         if not isinstance(other, _C.TensorBase) and not _is_number(other) and not _is_numpy_bool(other):
+            if isinstance(other, numbers.Complex):
+                return _complex_compare(self, other, _C.eq)
             return NotImplemented  # as torch: t == None, t == 'a', t == [1, 2] are plain False
         return _C.eq(self, other)
 
     def __ne__(self, other):
         if not isinstance(other, _C.TensorBase) and not _is_number(other) and not _is_numpy_bool(other):
+            if isinstance(other, numbers.Complex):
+                return _complex_compare(self, other, _C.ne)
             return NotImplemented
         return _C.ne(self, other)
 
     def __lt__(self, other):
+        if isinstance(other, _ndarray):
+            return NotImplemented  # as torch: NumPy computes t + array (the tensor converts), array + t is a TypeError
         return _C.lt(self, other)
 
     def __le__(self, other):
+        if isinstance(other, _ndarray):
+            return NotImplemented  # as torch: NumPy computes t + array (the tensor converts), array + t is a TypeError
         return _C.le(self, other)
 
     def __gt__(self, other):
+        if isinstance(other, _ndarray):
+            return NotImplemented  # as torch: NumPy computes t + array (the tensor converts), array + t is a TypeError
         return _C.gt(self, other)
 
     def __ge__(self, other):
+        if isinstance(other, _ndarray):
+            return NotImplemented  # as torch: NumPy computes t + array (the tensor converts), array + t is a TypeError
         return _C.ge(self, other)
 
     def __pos__(self):
         return self
 
     def __pow__(self, exponent):
+        if isinstance(exponent, _ndarray):
+            return NotImplemented  # as torch: NumPy computes t + array (the tensor converts), array + t is a TypeError
         return _C.pow(self, exponent)
 
     def __rpow__(self, base):
+        if isinstance(base, _ndarray):
+            return NotImplemented  # as torch: NumPy computes t + array (the tensor converts), array + t is a TypeError
         if isinstance(base, numbers.Integral) and not isinstance(base, bool) and self.dtype in _SMALL_INTS:
             # the result has self's integer dtype: torch converts the base to it with an overflow check
             hi = _SMALL_INTS[self.dtype]
@@ -829,27 +887,41 @@ class Tensor(_C.TensorBase):
         return _C.pow(base, self)
 
     def __ipow__(self, exponent):
+        if isinstance(exponent, _ndarray):
+            return NotImplemented  # as torch: NumPy computes t + array (the tensor converts), array + t is a TypeError
         return self.pow_(exponent)
 
     def __floordiv__(self, other):
+        if isinstance(other, _ndarray):
+            return NotImplemented  # as torch: NumPy computes t + array (the tensor converts), array + t is a TypeError
         from ._no_derivative import without_derivative  # torch 1.13: floor_divide has no derivative
         return without_derivative("floor_divide", _C.floor_divide, self, other)
 
     def __rfloordiv__(self, other):
+        if isinstance(other, _ndarray):
+            return NotImplemented  # as torch: NumPy computes t + array (the tensor converts), array + t is a TypeError
         from ._no_derivative import without_derivative
         return without_derivative("floor_divide", _C.floor_divide, _wrap(other), self)
 
     def __ifloordiv__(self, other):
+        if isinstance(other, _ndarray):
+            return NotImplemented  # as torch: NumPy computes t + array (the tensor converts), array + t is a TypeError
         return self.floor_divide_(other)
 
     def __mod__(self, other):
+        if isinstance(other, _ndarray):
+            return NotImplemented  # as torch: NumPy computes t + array (the tensor converts), array + t is a TypeError
         return _C.remainder(self, other)
 
     def __rmod__(self, other):
+        if isinstance(other, _ndarray):
+            return NotImplemented  # as torch: NumPy computes t + array (the tensor converts), array + t is a TypeError
         from ._no_derivative import without_derivative  # torch 1.13: remainder.Scalar_Tensor has none
         return without_derivative("remainder", _C.remainder, _wrap(other), self)
 
     def __imod__(self, other):
+        if isinstance(other, _ndarray):
+            return NotImplemented  # as torch: NumPy computes t + array (the tensor converts), array + t is a TypeError
         return self.remainder_(other)
 
     def __invert__(self):
@@ -858,44 +930,70 @@ class Tensor(_C.TensorBase):
         return _C.bitwise_not(self)
 
     def __and__(self, other):
+        if isinstance(other, _ndarray):
+            return NotImplemented  # as torch: NumPy computes t + array (the tensor converts), array + t is a TypeError
         return _C.bitwise_and(self, other)
 
     def __or__(self, other):
+        if isinstance(other, _ndarray):
+            return NotImplemented  # as torch: NumPy computes t + array (the tensor converts), array + t is a TypeError
         return _C.bitwise_or(self, other)
 
     def __xor__(self, other):
+        if isinstance(other, _ndarray):
+            return NotImplemented  # as torch: NumPy computes t + array (the tensor converts), array + t is a TypeError
         return _C.bitwise_xor(self, other)
 
     __rand__, __ror__, __rxor__ = __and__, __or__, __xor__
 
     def __lshift__(self, other):
+        if isinstance(other, _ndarray):
+            return NotImplemented  # as torch: NumPy computes t + array (the tensor converts), array + t is a TypeError
         return _C.bitwise_left_shift(self, other)
 
     def __rshift__(self, other):
+        if isinstance(other, _ndarray):
+            return NotImplemented  # as torch: NumPy computes t + array (the tensor converts), array + t is a TypeError
         return _C.bitwise_right_shift(self, other)
 
     def __rlshift__(self, other):
+        if isinstance(other, _ndarray):
+            return NotImplemented  # as torch: NumPy computes t + array (the tensor converts), array + t is a TypeError
         return _C.bitwise_left_shift(_wrap(other), self)
 
     def __rrshift__(self, other):
+        if isinstance(other, _ndarray):
+            return NotImplemented  # as torch: NumPy computes t + array (the tensor converts), array + t is a TypeError
         return _C.bitwise_right_shift(_wrap(other), self)
 
     def __ilshift__(self, other):
+        if isinstance(other, _ndarray):
+            return NotImplemented  # as torch: NumPy computes t + array (the tensor converts), array + t is a TypeError
         return self.bitwise_left_shift_(other)
 
     def __irshift__(self, other):
+        if isinstance(other, _ndarray):
+            return NotImplemented  # as torch: NumPy computes t + array (the tensor converts), array + t is a TypeError
         return self.bitwise_right_shift_(other)
 
     def __iand__(self, other):
+        if isinstance(other, _ndarray):
+            return NotImplemented  # as torch: NumPy computes t + array (the tensor converts), array + t is a TypeError
         return self.bitwise_and_(other)
 
     def __ior__(self, other):
+        if isinstance(other, _ndarray):
+            return NotImplemented  # as torch: NumPy computes t + array (the tensor converts), array + t is a TypeError
         return self.bitwise_or_(other)
 
     def __ixor__(self, other):
+        if isinstance(other, _ndarray):
+            return NotImplemented  # as torch: NumPy computes t + array (the tensor converts), array + t is a TypeError
         return self.bitwise_xor_(other)
 
     def __matmul__(self, other):
+        if isinstance(other, _ndarray):
+            return NotImplemented  # as torch: NumPy computes t + array (the tensor converts), array + t is a TypeError
         return _C.matmul(self, other)
 
     def __rmatmul__(self, other):
@@ -1009,6 +1107,8 @@ def _rebuild_tensor(array, requires_grad, dtype=None):
     takes its memory rather than copying it (DataLoader workers send every batch this way)."""
     from ._creation import as_tensor
     t = as_tensor(array if array.flags.writeable else array.copy())
+    if t.numel() == 0:  # a fresh empty tensor, row-major as torch's (NumPy's empty arrays have stride 0)
+        t = _C.empty(list(t.shape), dtype=t.dtype)
     if dtype:
         t = t.to(getattr(_C, dtype))
     if requires_grad:
@@ -1026,6 +1126,14 @@ class _RemovableHandle:
 
 def _is_numpy_bool(x):
     return type(x).__module__ == "numpy" and type(x).__name__ in ("bool_", "bool")
+
+
+def _complex_compare(self, other, op):
+    """t == 1j / t != 1j elementwise, as torch's (kiln has no complex dtype): a real element equals a
+    complex number when its imaginary part is 0 and the real parts are equal."""
+    if other.imag == 0:
+        return op(self, other.real)
+    return _C.zeros_like(self, dtype=_C.bool) if op is _C.eq else _C.ones_like(self, dtype=_C.bool)
 
 
 def _wrap(x):
@@ -1248,6 +1356,11 @@ def _size_type():
 
 def _count_nonzero(input, dim=None):
     """torch.count_nonzero: the number of non-zero elements (over `dim`: an int or a tuple of ints), int64."""
+    dims = list(dim) if isinstance(dim, (list, tuple)) else [dim]
+    if dim is not None and not all(isinstance(d, numbers.Integral) or hasattr(d, "__index__") for d in dims):
+        # torch's parser: count_nonzero has no Dimname overload
+        raise TypeError(f"count_nonzero() received an invalid combination of arguments - got dim of type "
+                        f"{type(dim).__name__}, but expected (Tensor input, int? dim) or (Tensor input, tuple of ints dim)")
     nz = input.ne(0)
     if dim is None:
         return nz.sum()

@@ -117,6 +117,9 @@ def set_(self, *args, **kwargs):
         return self
     if self.requires_grad and self.is_leaf:
         raise RuntimeError("a leaf Variable that requires grad is being used in an in-place operation.")
+    if self._is_view():
+        # torch rebases the base's history on a node without a derivative: its backward raises this
+        raise RuntimeError("derivative for set_ is not implemented (set_ of a view of a tensor that requires grad)")
     inputs = [t for t in (self, source) if isinstance(t, _C.TensorBase) and t.requires_grad]
     node_out = _NoDerivative.apply("set_", [target], *inputs)
     self.data = target

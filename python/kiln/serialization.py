@@ -73,13 +73,16 @@ def save(obj, f, pickle_module=pickle, pickle_protocol=2, _use_new_zipfile_seria
     _pickles_written.add(hashlib.sha256(data_pkl).digest())
     if _is_path(f):
         path = os.fsdecode(os.fspath(f))
+        parent = os.path.dirname(os.path.abspath(path))
+        if not os.path.isdir(parent):  # torch's zip writer checks it: RuntimeError
+            raise RuntimeError(f"Parent directory {parent} does not exist.")
         archive = os.path.splitext(os.path.basename(path))[0] or "archive"  # torch names it after the file
         with open(path, "wb") as out:
             _torch_pickle.write_checkpoint(out, archive, data_pkl, storages, not _disable_byteorder_record)
     elif hasattr(f, "write"):
         _torch_pickle.write_checkpoint(f, "archive", data_pkl, storages, not _disable_byteorder_record)
     else:
-        raise TypeError(f"save(): f must be a path or a binary file object, got {type(f).__name__}")
+        raise _not_a_file(f, "write", "save")
 
 
 def load(f, map_location=None, pickle_module=None, *, weights_only=None, mmap=None, **pickle_load_args):
@@ -132,7 +135,7 @@ def load(f, map_location=None, pickle_module=None, *, weights_only=None, mmap=No
         with _as_torch_load_error(head):
             pairs, metadata = _C._load_safetensors_bytes(head + f.read(), name, "load")
     else:
-        raise TypeError(f"load(): f must be a path or a binary file object, got {type(f).__name__}")
+        raise _not_a_file(f, "seek", "load")
     tensors = {k: restore(v, "cpu") for k, v in pairs}  # kiln writes safetensors from the CPU
     if STRUCTURE_KEY not in metadata:
         return tensors
@@ -268,7 +271,16 @@ def _user_globals():
 # ---- checks shared by the entry points ----
 
 def _is_path(f):
-    return isinstance(f, (str, bytes, os.PathLike))
+    return isinstance(f, (str, os.PathLike))  # torch's _is_path: bytes are a buffer, not a file name
+
+
+def _not_a_file(f, attr, op):
+    """torch's error for an f that is neither a path nor a file object: its buffer path calls f.seek /
+    f.write and the AttributeError says what torch.load/save take."""
+    hint = ("You can only load from a file that is seekable. Please pre-load the data into a buffer "
+            "like io.BytesIO and try to load from it instead." if op == "load" else
+            "save(): f must be a path (str or os.PathLike) or a binary file object with write().")
+    return AttributeError(f"'{type(f).__name__}' object has no attribute '{attr}'. {hint}")
 
 
 def _named_tensors(tensors, fn):
@@ -448,3 +460,8 @@ class _Rebuilder:
         if flags["parameter"]:
             return Parameter(t, requires_grad=flags["requires_grad"])
         return t.requires_grad_(True) if flags["requires_grad"] else t
+
+
+# torch's load/save raise AttributeError for an f that is no file (_not_a_file): not the TypeError that
+# _arg_errors.typed makes of an AttributeError about an argument.
+load.__kiln_typed__ = save.__kiln_typed__ = True

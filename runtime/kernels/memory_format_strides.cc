@@ -28,7 +28,9 @@ bool is_dense_for_memory_format(const TensorBase& t) {
 }
 
 DimVector preserve_format_strides(const TensorBase& t) {
-  if (is_dense_for_memory_format(t)) return DimVector(t.strides().begin(), t.strides().end());
+  // torch counts an empty tensor as contiguous, hence dense: its strides are kept (torch.tensor of
+  // np.zeros((3, 0)), whose strides NumPy makes (0, 0), keeps them).
+  if (t.numel() == 0 || is_dense_for_memory_format(t)) return DimVector(t.strides().begin(), t.strides().end());
   const IntArrayRef sizes = t.sizes(), strides = t.strides();
   const int64_t nd = t.dim();
   // perm[0] is the innermost dim; it starts as nd-1, ..., 0 (row-major).

@@ -8,7 +8,8 @@
 namespace kiln {
 
 void check_no_internal_overlap(const TensorBase& out, const char* op_name) {
-  KILN_CHECK(!is_expanded(out), op_name,
+  // Nothing is written to an empty tensor, whatever its strides (NumPy gives empty arrays stride 0).
+  KILN_CHECK(out.numel() == 0 || !is_expanded(out), op_name,
              "(): unsupported operation: more than one element of the written-to tensor refers to a single "
              "memory location. Please clone() the tensor before performing the operation.");
 }

@@ -2,6 +2,7 @@
 
 #include <algorithm>
 #include <cmath>
+#include <string>
 
 #include "runtime/core/error.h"
 #include "runtime/kernels/scalar_convert.h"
@@ -40,8 +41,25 @@ void check_no_integer_zero(const TensorIterator& it, const TensorBase& other, co
     KILN_CHECK(p[i] != 0, "ZeroDivisionError: ", op, "(): integer division by zero");
 }
 
-TensorIterator integer_division_meta(const char* op, const TensorBase& self, const TensorBase& other,
+// A float16/bfloat16 result: torch's kernels read every input as a value of that dtype (a Python
+// scalar 0.1 is 0.0999755859375 in f16 % 0.1, 2**31 is inf in 2**31 // f16), except that floor
+// division keeps a one-element divisor in float32 (torch 2.x's original_scalar_value: f16 // 0.1
+// divides by 0.1f). kiln's loop reads inputs converted to float32 straight from their own dtype,
+// so such inputs are rounded here first. Not self when it is also out (in place).
+TensorBase through_reduced_dtype(const TensorBase& t, ScalarType common, bool keep, const TensorBase& out) {
+  if (keep || t.dtype() == common || (out.defined() && out.is_same(t))) return t;
+  return cast_to(t, common);
+}
+
+TensorIterator integer_division_meta(const char* op, const TensorBase& self_in, const TensorBase& other_in,
                                      const TensorBase& out) {
+  TensorBase self = self_in, other = other_in;
+  const ScalarType common = result_type({self_in, other_in});
+  if (common == ScalarType::Float16 || common == ScalarType::BFloat16) {
+    const bool floor = std::string(op) == "floor_divide";
+    self = through_reduced_dtype(self_in, common, false, out);
+    other = through_reduced_dtype(other_in, common, floor && other_in.numel() == 1, out);
+  }
   TensorIterator it(IteratorConfig::binary(op, self, other, out));
   check_no_integer_zero(it, other, op);
   return it;

@@ -57,6 +57,8 @@ bool is_non_overlapping_and_dense(const TensorBase& t) {
 }
 
 bool is_expanded(const TensorBase& t) {
+  // An empty tensor shares no element, whatever its strides (NumPy gives empty arrays stride 0).
+  if (t.numel() == 0) return false;
   for (int64_t d = 0; d < t.dim(); ++d)
     if (t.strides()[d] == 0 && t.sizes()[d] > 1) return true;
   return false;

@@ -167,8 +167,10 @@ bool none_is_default_list(const Param& p) {
 bool matches(const Param& p, PyObject* obj, bool lenient, bool numbers_as_tensors) {
   if (obj == Py_None) return p.optional || p.default_none || none_is_default_list(p);
   switch (p.type) {
-    case ParamType::Tensor:  // ndarrays too: t + np.array(...) works in torch (through __add__)
-      return is_tensor(obj) || (lenient && numbers_as_tensors && (is_scalar_like(obj) || is_ndarray(obj)));
+    // Not an ndarray, as torch's parser (torch.add(t, array) is a TypeError); t + array is NumPy's
+    // (Tensor's operators give NotImplemented for one: python/kiln/_tensor.py).
+    case ParamType::Tensor:
+      return is_tensor(obj) || (lenient && numbers_as_tensors && is_scalar_like(obj));
     case ParamType::TensorList: {
       if (!PyTuple_Check(obj) && !PyList_Check(obj)) return false;
       Py_ssize_t n = PySequence_Fast_GET_SIZE(obj);
@@ -232,6 +234,11 @@ bool is_ndarray(PyObject* obj) { return std::strcmp(Py_TYPE(obj)->tp_name, "nump
 bool is_scalar_like(PyObject* obj) {
   if (PyLong_Check(obj) || PyFloat_Check(obj) || PyBool_Check(obj)) return true;
   if (is_tensor(obj) || PyUnicode_Check(obj) || PySequence_Check(obj)) return false;
+  // A complex number (Python's, or NumPy's complex64 whose __float__ drops the imaginary part) is no
+  // Scalar kiln can hold: the parser's TypeError rather than a silently real result.
+  if (PyComplex_Check(obj) || std::strncmp(Py_TYPE(obj)->tp_name, "numpy.complex", 13) == 0 ||
+      std::strcmp(Py_TYPE(obj)->tp_name, "numpy.clongdouble") == 0)
+    return false;
   PyNumberMethods* nm = Py_TYPE(obj)->tp_as_number;
   return nm && (nm->nb_index || nm->nb_float);
 }
@@ -468,8 +475,12 @@ bool PythonArgParser::try_match(const Signature& sig, PyObject* args, PyObject* 
   for (int i = 0; i < np; ++i) out->values[i] = nullptr;
   int first_kw = 0;
   if (varargs) {
-    // zeros(2, 3), x.view(2, 3): a leading int[] given as separate ints.
-    if (np == 0 || sig.params[0].type != ParamType::IntList || sig.params[0].kwarg_only || nargs == 0) return false;
+    // zeros(2, 3), x.view(2, 3): a leading int[] given as separate ints, only where it is the one
+    // positional parameter and not optional (as torch: x.sum(0, 1), x.amax(0, 1) and x.std(0, 1), whose
+    // dim is int[1]?, are TypeErrors; x.flip(0, 1) and x.count_nonzero(0, 1) take them).
+    if (np == 0 || sig.params[0].type != ParamType::IntList || sig.params[0].kwarg_only || nargs == 0 ||
+        sig.num_positional != 1 || sig.params[0].optional)
+      return false;
     for (Py_ssize_t k = 0; k < nargs; ++k)
       if (!is_int_like(PyTuple_GET_ITEM(args, k)) || !fits_int64(PyTuple_GET_ITEM(args, k))) return false;
     out->values[0] = args;
@@ -560,10 +571,64 @@ void check_no_sparse_argument(const std::string& name, PyObject* args, PyObject*
                              "(docs/ARCHITECTURE.md, \"Sparse COO tensors\"); call .to_dense() first");
 }
 
+// torch's ops with a Dimname overload (sum(x, 'a'), x.softmax('a'), x.transpose('a', 'b')) take a name
+// where a dim goes and fail at run time on an unnamed tensor: RuntimeError "Name 'a' not found", and
+// "Please look up dimensions by name" for None. kiln has no named tensors; where no signature matched
+// and such an argument is there, it raises torch's class rather than the parser's TypeError.
+bool dimname_like(PyObject* o, bool none_ok, bool list_ok, std::string* name) {
+  if (PyUnicode_Check(o)) {
+    const char* text = PyUnicode_AsUTF8(o);
+    *name = text ? text : "";
+    if (!text) PyErr_Clear();
+    return true;
+  }
+  if (o == Py_None && none_ok) {
+    *name = "None";
+    return true;
+  }
+  if (list_ok && (PyList_Check(o) || PyTuple_Check(o)) && PySequence_Fast_GET_SIZE(o) > 0) {
+    for (Py_ssize_t i = 0; i < PySequence_Fast_GET_SIZE(o); ++i)
+      if (!PyUnicode_Check(PySequence_Fast_GET_ITEM(o, i))) return false;
+    return dimname_like(PySequence_Fast_GET_ITEM(o, 0), false, false, name);
+  }
+  return false;
+}
+
+void check_no_dimname_argument(std::string op, PyObject* args, PyObject* kwargs) {
+  static const std::set<std::string> ops = {
+      "align_to", "all", "any", "argsort", "cat", "concat", "concatenate", "cummax", "cummin", "cumprod", "cumsum",
+      "diagonal", "gather", "index_add", "index_copy", "index_fill", "index_select", "kthvalue", "log_softmax",
+      "logcumsumexp", "logsumexp", "max", "mean", "median", "min", "mode", "nanmedian", "prod", "scatter",
+      "scatter_add", "select", "size", "softmax", "sort", "squeeze", "std", "std_mean", "stride", "sum", "transpose",
+      "unbind", "unflatten", "var", "var_mean"};
+  if (op.size() > 1 && op.back() == '_') op.pop_back();
+  if (ops.count(op) == 0) return;
+  // Only the reductions take a list of names (sum(x, ['a', 'b'])); unflatten's sizes are no names.
+  static const std::set<std::string> name_lists = {"sum", "mean", "std", "var", "std_mean", "var_mean",
+                                                   "logsumexp", "align_to"};
+  const bool list_ok = name_lists.count(op) != 0;
+  std::string name;
+  bool found = false;
+  const Py_ssize_t nargs = args ? PyTuple_GET_SIZE(args) : 0;
+  // A tensor first (torch.sum(x, 'a')) or not (x.sum('a')): None stands for a name only after it.
+  for (Py_ssize_t k = 0; k < nargs && !found; ++k)
+    found = dimname_like(PyTuple_GET_ITEM(args, k), k > 0 || !is_tensor(PyTuple_GET_ITEM(args, 0)), list_ok, &name);
+  PyObject *key, *value;
+  Py_ssize_t pos = 0;
+  while (kwargs && !found && PyDict_Next(kwargs, &pos, &key, &value)) {
+    const char* k = PyUnicode_AsUTF8(key);
+    if (k && std::string(k).find("dim") != std::string::npos) found = dimname_like(value, true, list_ok, &name);
+  }
+  if (!found) return;
+  KILN_CHECK(name != "None", op, "(): Please look up dimensions by name, got: name = None.");
+  KILN_CHECK(false, op, "(): Name '", name, "' not found in the tensor: kiln has no named tensors, pass a dimension index");
+}
+
 }  // namespace
 
 void PythonArgParser::raise_no_match(PyObject* args, PyObject* kwargs) const {
   check_no_sparse_argument(signatures_[0].name, args, kwargs);
+  check_no_dimname_argument(signatures_[0].name, args, kwargs);
   auto type_name = [](PyObject* o) -> std::string {
     if (is_tensor(o)) return "Tensor";
     return Py_TYPE(o)->tp_name;

@@ -225,6 +225,20 @@ PyObject* py_adopt_view_geometry(PyObject*, PyObject* args) {
   KILN_PY_END
 }
 
+// torch's autograd checks of an in-place op on `t` alone (a leaf that requires grad, a view of one, an
+// output of a multi-view op): the in-place view methods written in Python run them before their own
+// argument checks, in torch's order (x[0].transpose_(0, 1) on a leaf: the leaf error, not the dim's).
+PyObject* py_check_inplace(PyObject*, PyObject* args) {
+  KILN_PY_BEGIN
+  PyObject* self;
+  const char* op_name;
+  if (!PyArg_ParseTuple(args, "Os", &self, &op_name)) return nullptr;
+  KILN_CHECK_TYPE(is_tensor(self), "_check_inplace(): expected a Tensor");
+  check_inplace(unpack_tensor(self), op_name);
+  Py_RETURN_NONE;
+  KILN_PY_END
+}
+
 PyObject* py_resize_(PyObject*, PyObject* args) {
   KILN_PY_BEGIN
   static PythonArgParser parser({"resize_(Tensor input, int[] size)"}, false);
@@ -250,6 +264,7 @@ PyMethodDef hand_functions[] = {
     KILN_FN("_register_classes", register_classes, METH_VARARGS | METH_KEYWORDS),
     KILN_FN("_backward", py_backward, METH_VARARGS),
     KILN_FN("_adopt_view_geometry", py_adopt_view_geometry, METH_VARARGS),
+    KILN_FN("_check_inplace", py_check_inplace, METH_VARARGS),
     KILN_FN("_resize_", py_resize_, METH_VARARGS),
     KILN_FN("_out_resized_message", py_out_resized_message, METH_VARARGS),
     KILN_FN("_grad", py_grad, METH_VARARGS),

@@ -292,7 +292,10 @@ PyObject* m_is_floating_point(PyObject* self, PyObject*) {
   return PyBool_FromLong(self_tensor(self).is_floating_point());
 }
 PyObject* m_data_ptr(PyObject* self, PyObject*) {
-  return PyLong_FromUnsignedLongLong(reinterpret_cast<uintptr_t>(self_tensor(self).data_ptr()));
+  // torch's data() of a tensor without elements is nullptr, whatever its storage.
+  const auto& t = self_tensor(self);
+  if (t.numel() == 0) return PyLong_FromLong(0);
+  return PyLong_FromUnsignedLongLong(reinterpret_cast<uintptr_t>(t.data_ptr()));
 }
 
 PyObject* m_item(PyObject* self, PyObject*) {

@@ -141,8 +141,12 @@ def test_numpy_arrays_mix_with_tensors():
     t = kiln.tensor([1.0, 2.0])
     r = t + np.array([1.0, 2.0])
     assert isinstance(r, kiln.Tensor) and r.dtype == kiln.float64 and r.tolist() == [2.0, 4.0]
-    r = np.array([1.0, 2.0]) + t  # NumPy defers to Tensor.__radd__
-    assert isinstance(r, kiln.Tensor) and r.tolist() == [2.0, 4.0]
+    # NumPy defers to Tensor.__radd__, which (as torch's) gives NotImplemented for an array: TypeError
+    # (compared with torch in test_differential_fixes7.py)
+    with pytest.raises(TypeError):
+        np.array([1.0, 2.0]) + t
+    r = np.array([1.0, 2.0]) / t  # torch's __rdiv__ is t.reciprocal() * array: NumPy's product
+    assert isinstance(r, kiln.Tensor) and r.dtype == kiln.float64 and r.tolist() == [1.0, 1.0]
     np.testing.assert_array_equal(np.asarray(kiln.tensor([[1, 2]])), [[1, 2]])
 
 

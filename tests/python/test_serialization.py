@@ -670,9 +670,9 @@ def test_save_cycles_shared_objects_and_bad_targets(tmp_path):
         deep = [deep]
     kiln.save(deep, tmp_path / "deep.pt")
     assert len(kiln.load(tmp_path / "deep.pt")) == 1
-    with pytest.raises(TypeError, match="f must be a path or a binary file object"):
+    with pytest.raises(AttributeError, match="'int' object has no attribute 'write'"):  # torch's class
         kiln.save({}, 3)
-    with pytest.raises(TypeError, match="f must be a path or a binary file object"):
+    with pytest.raises(AttributeError, match="'int' object has no attribute 'seek'"):
         kiln.load(3)
     with pytest.raises(TypeError, match="map_location must be None, a str, a device, a dict or a callable"):
         kiln.load(tmp_path / "c.pt", map_location=3)

@@ -40,15 +40,13 @@ Tensor max_other(const Tensor& self, const Tensor& other) { return kiln::maximum
 Tensor min_other(const Tensor& self, const Tensor& other) { return kiln::minimum(self, other); }
 
 
-// Every size-1 dim removed, as a chain of views.
+// Every size-1 dim removed, as a chain of views. With none to remove it is still a new view, as
+// torch's: in-place ops on it (unsqueeze_, resize_, detach_) must not reshape or change self.
 Tensor squeeze(const Tensor& self) {
   Tensor out = self;
   for (int64_t d = self.dim() - 1; d >= 0; --d)
     if (self.sizes()[d] == 1) out = kiln::squeeze(out, d);
-  // torch's squeeze() is always a new view, even with nothing to squeeze: in-place ops on it (unsqueeze_,
-  // resize_) must not reshape self, and a leaf's squeeze() is a view of the leaf
-  if (out.is_same(self)) return kiln::squeeze(self, 0);
-  return out;
+  return out.is_same(self) ? kiln::squeeze(self, 0) : out;  // squeeze.dim of a dim of size != 1: a plain view
 }
 
 Tensor contiguous(const Tensor& self) {

@@ -80,7 +80,8 @@ IndexPlan plan_index(const char* name, const TensorBase& self, const std::vector
       for (int64_t j = 0; j < t.dim(); ++j) {
         const int64_t n = coords.sizes()[0];
         indices.push_back(TensorBase(Ref<TensorImpl>::make(*coords.impl(), IntArrayRef({n}),
-                                                           IntArrayRef({coords.strides()[0]}), j)));
+                                                           IntArrayRef({coords.strides()[0]}),
+                                                           coords.storage_offset() + j * coords.strides()[1])));
       }
       continue;
     }
@@ -182,6 +183,91 @@ void for_each_indexed_run(const IndexPlan& plan, F&& f) {
   }
 }
 
+// The strides torch gives an indexing result: its TensorIterator orders the dims by the strides of
+// self (restrided: the indexed dims replaced by B with stride 0) and of the index tensors (broadcast to
+// B, stride 0 elsewhere), fastest first (reorder_dimensions: a stride 0 is no evidence, equal strides
+// put the smaller size first), and lays the result out densely in that order. Undefined when that order
+// is row-major (the result is then plainly contiguous). x.permute(2, 0, 1)[:, [0, 1]] keeps x's layout.
+DimVector torch_index_strides(const TensorBase& self, const std::vector<TensorBase>& raw, const IndexPlan& plan) {
+  const DimVector& shape = plan.result_shape;
+  const int64_t nd = static_cast<int64_t>(shape.size());
+  if (nd < 2) return {};
+  std::vector<TensorBase> indices;  // a mask over m dims stands for m index lists (kept as the mask)
+  for (const TensorBase& t : raw) {
+    const bool mask = t.defined() && (t.dtype() == ScalarType::Bool || t.dtype() == ScalarType::UInt8);
+    for (int64_t j = 0; j < (mask ? t.dim() : 1); ++j) indices.push_back(t);
+  }
+  int64_t first = -1, last = -1, ndef = 0;
+  for (size_t k = 0; k < indices.size(); ++k)
+    if (indices[k].defined()) {
+      if (first < 0) first = static_cast<int64_t>(k);
+      last = static_cast<int64_t>(k);
+      ++ndef;
+    }
+  bool adjacent = true;
+  for (int64_t k = first; k <= last; ++k) adjacent = adjacent && indices[k].defined();
+  int64_t nb = 0;  // dims of B: the result's dims less the kept ones
+  int64_t kept = 0;
+  for (int64_t k = 0; k < self.dim(); ++k)
+    if (!(k < static_cast<int64_t>(indices.size()) && indices[k].defined())) ++kept;
+  nb = nd - kept;
+  const int64_t nbefore = adjacent ? first : 0;
+  std::vector<DimVector> ops;
+  DimVector src(nd, 0);
+  int64_t pos_before = 0, pos_after = nbefore + nb;
+  for (int64_t k = 0; k < self.dim(); ++k) {
+    if (k < static_cast<int64_t>(indices.size()) && indices[k].defined()) continue;
+    const int64_t at = (adjacent && k < first) ? pos_before++ : pos_after++;
+    src[at] = (self.sizes()[k] == 1 && shape[at] != 1) ? 0 : self.strides()[k];
+  }
+  ops.push_back(src);
+  for (const TensorBase& ix : indices) {
+    if (!ix.defined()) continue;
+    DimVector st(nd, 0);
+    if (ix.dtype() != ScalarType::Bool && ix.dtype() != ScalarType::UInt8) {
+      const int64_t lead = nbefore + nb - ix.dim();
+      for (int64_t d = 0; d < ix.dim(); ++d)
+        if (lead + d >= nbefore && !(ix.sizes()[d] == 1 && shape[lead + d] != 1)) st[lead + d] = ix.strides()[d];
+    }
+    ops.push_back(st);  // a mask's nonzero() columns are one dim: no evidence of order between dims
+  }
+  DimVector perm(nd);
+  for (int64_t j = 0; j < nd; ++j) perm[j] = nd - 1 - j;
+  auto should_swap = [&](int64_t d0, int64_t d1) {
+    for (const DimVector& st : ops) {
+      const int64_t s0 = st[d0], s1 = st[d1];
+      if (s0 == 0 || s1 == 0) continue;
+      if (s0 < s1) return -1;
+      if (s0 > s1) return 1;
+      if (shape[d0] > shape[d1]) return 1;
+    }
+    return 0;
+  };
+  for (int64_t i = 1; i < nd; ++i) {
+    int64_t d1 = i;
+    for (int64_t d0 = i - 1; d0 >= 0; --d0) {
+      const int c = should_swap(perm[d0], perm[d1]);
+      if (c > 0) {
+        std::swap(perm[d0], perm[d1]);
+        d1 = d0;
+      } else if (c < 0) {
+        break;
+      }
+    }
+  }
+  bool inverted = true;
+  for (int64_t j = 0; j < nd; ++j) inverted = inverted && perm[j] == nd - 1 - j;
+  if (inverted) return {};
+  DimVector strides(nd);
+  int64_t next = 1;
+  for (int64_t j = 0; j < nd; ++j) {
+    strides[perm[j]] = next;
+    next *= shape[perm[j]];
+  }
+  (void)ndef;
+  return strides;
+}
+
 }  // namespace
 
 TensorBase nonzero(const TensorBase& self) {
@@ -194,16 +280,19 @@ TensorBase nonzero(const TensorBase& self) {
     for (int64_t i = 0; i < n; ++i)
       if (p[i] != scalar_t(0)) hits.push_back(i);
   });
-  TensorBase out = empty_cpu({static_cast<int64_t>(hits.size()), nd}, ScalarType::Int64);
-  int64_t* q = static_cast<int64_t*>(out.data_ptr());
-  for (int64_t linear : hits) {
+  // Column-major as torch's ("fortran-contiguous output", strides (1, n)): each coordinate list is
+  // contiguous.
+  const int64_t nh = static_cast<int64_t>(hits.size());
+  TensorBase columns = empty_cpu({nd, nh}, ScalarType::Int64);
+  int64_t* q = static_cast<int64_t*>(columns.data_ptr());
+  for (int64_t h = 0; h < nh; ++h) {
+    int64_t linear = hits[h];
     for (int64_t d = nd - 1; d >= 0; --d) {
-      q[d] = linear % x.sizes()[d];
+      q[d * nh + h] = linear % x.sizes()[d];
       linear /= x.sizes()[d];
     }
-    q += nd;
   }
-  return out;
+  return TensorBase(Ref<TensorImpl>(new TensorImpl(*columns.impl(), IntArrayRef({nh, nd}), IntArrayRef({1, nh}), 0)));
 }
 
 TensorBase index(const TensorBase& self, const std::vector<TensorBase>& indices) {
@@ -221,7 +310,18 @@ TensorBase index(const TensorBase& self, const std::vector<TensorBase>& indices)
       }
     });
   });
-  return out;
+  const DimVector strides = torch_index_strides(self, indices, plan);
+  if (strides.empty()) return out;
+  // Memory in torch's dim order, seen with the result's dim order.
+  const int64_t nd = static_cast<int64_t>(strides.size());
+  DimVector order(nd), dense_sizes;
+  for (int64_t d = 0; d < nd; ++d) order[d] = d;
+  std::stable_sort(order.begin(), order.end(), [&](int64_t a, int64_t b) { return strides[a] > strides[b]; });
+  for (int64_t d : order) dense_sizes.push_back(plan.result_shape[d]);
+  const TensorBase dense = empty_cpu(dense_sizes, self.dtype());
+  TensorBase laid(Ref<TensorImpl>(new TensorImpl(*dense.impl(), plan.result_shape, strides, 0)));
+  copy_into(laid, out, "index");
+  return laid;
 }
 
 TensorBase index_put(const TensorBase& self, const std::vector<TensorBase>& indices, const TensorBase& values,

@@ -55,6 +55,23 @@ TensorBase cat_out(const std::vector<TensorBase>& tensors, int64_t dim, const Te
                scalar_type_name(result.dtype()));
     for (const TensorBase& t : tensors)
       KILN_CHECK(!t.is_same(result), "torch.cat(): unsupported operation: the out tensor is also an input");
+    // torch resizes out first, then refuses an input that shares memory with it (assert_no_overlap):
+    // out= a view of an input is an error, whatever the resize makes of it.
+    int64_t out_numel = 1;
+    for (int64_t s : shape) out_numel *= s;
+    const int64_t out_lo = result.storage_offset() * result.element_size();
+    const int64_t out_hi = out_lo + out_numel * result.element_size();
+    for (const TensorBase& t : tensors) {
+      if (t.numel() == 0 || out_numel == 0 || t.impl()->storage().get() != result.impl()->storage().get()) continue;
+      int64_t lo = t.storage_offset(), hi = t.storage_offset();
+      for (int64_t k = 0; k < t.dim(); ++k) {
+        const int64_t reach = (t.sizes()[k] - 1) * t.strides()[k];
+        (reach < 0 ? lo : hi) += reach;
+      }
+      KILN_CHECK(hi * t.element_size() + t.element_size() <= out_lo || lo * t.element_size() >= out_hi,
+                 "unsupported operation: some elements of the input tensor and the written-to tensor refer to a "
+                 "single memory location. Please clone() the tensor before performing the operation.");
+    }
     warn_if_out_resized(result.sizes(), shape);
     if (!(result.sizes() == IntArrayRef(shape))) result.impl()->set_sizes_contiguous(shape);
   } else {

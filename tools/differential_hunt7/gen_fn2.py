@@ -1,0 +1,55 @@
+out = []
+X = ["torch.arange(12.).reshape(3, 4)", "torch.arange(12).reshape(3, 4)", "torch.arange(5.)", "torch.tensor(3.)",
+     "torch.zeros(0, 4)", "torch.tensor([1., float('nan'), 3., float('nan')])", "torch.arange(24.).reshape(2, 3, 4)",
+     "torch.tensor([True, False, True])", "torch.arange(6.).half()"]
+F = ["tensor_split(x, 3)", "tensor_split(x, [1, 2])", "tensor_split(x, 0)", "tensor_split(x, -1)", "tensor_split(x, (1,), dim=1)",
+     "tensor_split(x, torch.tensor(2))", "tensor_split(x, torch.tensor([1, 3]))", "tensor_split(x, torch.tensor([[1]]))",
+     "tensor_split(x, 2.5)", "tensor_split(x, [3, 1])", "tensor_split(x, [10])", "tensor_split(x, indices=[1])", "tensor_split(x, sections=2)",
+     "hsplit(x, 2)", "hsplit(x, [1])", "hsplit(x, 3)", "vsplit(x, 3)", "vsplit(x, [1])", "dsplit(x, 2)", "dsplit(x, [1])",
+     "column_stack([x, x])", "column_stack([x])", "column_stack([])", "column_stack((x, torch.ones(3)))", "row_stack([x, x])",
+     "vstack([x, x])", "hstack([x, x])", "dstack([x, x])", "atleast_1d(x)", "atleast_2d(x)", "atleast_3d(x)", "atleast_1d(x, x)",
+     "atleast_2d([x, x])", "atleast_3d((x,))", "atleast_1d()", "block_diag(x, x)", "block_diag(x)", "block_diag()",
+     "block_diag(x, torch.tensor(5))", "block_diag(x, torch.ones(2, dtype=torch.int32))", "cartesian_prod(x)", "cartesian_prod(x, x)",
+     "cartesian_prod()", "combinations(x)", "combinations(x, 3)", "combinations(x, with_replacement=True)", "combinations(x, 0)",
+     "combinations(x, -1)", "diff(x)", "diff(x, n=2)", "diff(x, n=0)", "diff(x, n=-1)", "diff(x, dim=0)", "diff(x, prepend=x)",
+     "diff(x, append=torch.tensor([1.]))", "diff(x, n=5)", "gradient(x)", "gradient(x, dim=0)", "gradient(x, spacing=2.)",
+     "gradient(x, edge_order=3)", "corrcoef(x)", "cov(x)", "cov(x, correction=0)", "cov(x, fweights=torch.ones(x.shape[-1], dtype=torch.long))",
+     "cov(x, aweights=torch.ones(x.shape[-1]))", "cov(x, correction=5)", "aminmax(x)", "aminmax(x, dim=0)", "aminmax(x, dim=-1, keepdim=True)",
+     "aminmax(x, dim=5)", "nanmean(x)", "nanmean(x, 0)", "nanmean(x, dtype=torch.float64)", "nanmedian(x)", "nanmedian(x, 0)",
+     "nansum(x)", "nansum(x, 0)", "nansum(x, dtype=torch.int32)", "logcumsumexp(x, 0)", "logcumsumexp(x, -1)", "logcumsumexp(x, 3)",
+     "renorm(x, 2, 0, 1.)", "renorm(x, 0, 0, 1.)", "renorm(x, -1, 0, 1.)", "renorm(x, 2, 0, -1.)", "renorm(x, float('inf'), 0, 1.)",
+     "take(x, torch.tensor([0, 1]))", "take(x, torch.tensor([-1]))", "take(x, torch.tensor([100]))", "take(x, torch.tensor([0.]))",
+     "take(x, torch.tensor([[0, 1]]))", "take(x, torch.tensor([], dtype=torch.long))", "take_along_dim(x, torch.tensor([0]))",
+     "take_along_dim(x, torch.zeros_like(x, dtype=torch.long), 0)", "take_along_dim(x, torch.zeros(1, 1, dtype=torch.long), dim=-1)",
+     "take_along_dim(x, torch.tensor([[100]]), 0)", "x.clone().put_(torch.tensor([0, 1]), torch.tensor([9., 8.]).to(x.dtype))",
+     "x.clone().put_(torch.tensor([0, 0]), torch.tensor([9., 8.]).to(x.dtype), accumulate=True)",
+     "x.clone().put_(torch.tensor([100]), torch.tensor([9.]).to(x.dtype))", "x.clone().put_(torch.tensor([0]), torch.tensor([9., 8.]).to(x.dtype))",
+     "x.clone().put(torch.tensor([-1]), torch.tensor([9.]).to(x.dtype))", "put(x, torch.tensor([0]), torch.tensor([9.]).to(x.dtype))",
+     "x.clone().index_reduce_(0, torch.tensor([0, 0]), x[:2].clone(), 'prod')", "x.clone().index_reduce_(0, torch.tensor([0, 0]), x[:2].clone(), 'mean')",
+     "x.clone().index_reduce_(0, torch.tensor([0, 0]), x[:2].clone(), 'amax', include_self=False)",
+     "x.clone().index_reduce_(0, torch.tensor([0, 0]), x[:2].clone(), 'sum')", "x.index_reduce(0, torch.tensor([0]), x[:1].clone(), 'amin')",
+     "x.scatter_reduce(0, torch.zeros_like(x, dtype=torch.long), x, 'sum')", "x.scatter_reduce(0, torch.zeros_like(x, dtype=torch.long), x, 'prod', include_self=False)",
+     "x.scatter_reduce(0, torch.zeros_like(x, dtype=torch.long), x, 'mean')", "x.scatter_reduce(0, torch.zeros_like(x, dtype=torch.long), x, 'mean', include_self=False)",
+     "x.scatter_reduce(0, torch.zeros_like(x, dtype=torch.long), x, 'amax', include_self=False)", "x.scatter_reduce(0, torch.zeros_like(x, dtype=torch.long), x, 'max')",
+     "x.scatter_reduce(0, torch.zeros_like(x, dtype=torch.long) + 100, x, 'sum')", "x.scatter_reduce(-1, torch.zeros_like(x, dtype=torch.long), x, 'amin')",
+     "segment_reduce(x, 'sum', lengths=torch.tensor([1, 2]))", "_segment_reduce(x, 'sum', lengths=torch.tensor([1, 2]))",
+     "histc(x.float(), bins=4)", "histc(x.float(), bins=0)", "histc(x.float(), bins=4, min=3, max=1)", "bincount(x.long().reshape(-1).abs())",
+     "bucketize(x, torch.tensor([1., 5.]))", "searchsorted(torch.tensor([1., 5.]), x)", "trapezoid(x)", "cumulative_trapezoid(x)",
+     "trapz(x)", "vander(x)", "vander(x, 2)", "tril_indices(3, 3)", "triu_indices(3, 3, 1)", "tril_indices(-1, 3)", "kron(x, x)",
+     "rot90(x)", "rot90(x, 2, [0, 1])", "rot90(x, 1, [0, 0])", "flip(x, [0])", "fliplr(x)", "flipud(x)", "roll(x, 1)",
+     "count_nonzero(x)", "count_nonzero(x, (0, 0))", "unique_consecutive(x)", "unique_consecutive(x, return_counts=True, dim=0)",
+     "isin(x, torch.tensor([1., 2.]))", "isin(x, 2.)", "isin(2., x)", "heaviside(x, torch.tensor(0.5))", "heaviside(x, torch.tensor(1))",
+     "logaddexp(x, x)", "logaddexp2(x, x)", "hypot(x, x)", "xlogy(x, x)", "special.xlog1py(x, x)", "nextafter(x, x + 1)",
+     "frexp(x)", "ldexp(x, torch.tensor(2))", "copysign(x, -1)", "float_power(x, 2)", "true_divide(x, 2)", "positive(x)",
+     "std_mean(x)", "var_mean(x, 0)", "nan_to_num(x, nan=1.)", "clamp(x, min=torch.tensor(1.))", "clip(x, 1, 2)",
+     "argwhere(x)", "ravel(x)", "msort(x)", "moveaxis(x, 0, -1)", "swapaxes(x, 0, -1)", "narrow_copy(x, 0, 0, 1)", "select_scatter(x, x[0], 0, 0)",
+     "slice_scatter(x, x[:1], 0, 0, 1)", "diagonal_scatter(x, x.diagonal())", "index_add(x, 0, torch.tensor([0]), x[:1], alpha=2)",
+     "index_copy(x, 0, torch.tensor([0]), x[:1])", "index_fill(x, 0, torch.tensor([0]), 5)", "masked_scatter(x, x > 2, x)",
+     "resolve_conj(x)", "resolve_neg(x)", "conj_physical(x)", "adjoint(x)", "corrcoef(torch.ones(2, 3))", "cov(torch.ones(1))"]
+for x in X:
+    for f in F:
+        if f.startswith("x.") or f.startswith("special"):
+            out.append(f"x = {x}; r = {('torch.' + f) if f.startswith('special') else f}")
+        else:
+            out.append(f"x = {x}; r = torch.{f}")
+print('\n'.join(out))
