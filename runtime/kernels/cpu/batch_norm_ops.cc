@@ -55,13 +55,25 @@ void for_channel_blocks(const ChannelSplit& s, F f) {
 // sums[k] = the serial double sum over channel c0 + k of term(value), k < m.
 template <typename T, typename Term>
 void channel_sums(const T* x, const ChannelSplit& s, int64_t c0, int64_t m, double* sums, Term term) {
+  static_assert(kChannelsAtOnce == 4, "channel_sums names four accumulators");
   double acc[kChannelsAtOnce] = {0, 0, 0, 0};
   for (int64_t n = 0; n < s.batch; ++n) {
     const T* p[kChannelsAtOnce];
     for (int64_t k = 0; k < m; ++k) p[k] = x + s.at(n, c0 + k);
     if (m == kChannelsAtOnce) {
-      for (int64_t i = 0; i < s.spatial; ++i)
-        for (int64_t k = 0; k < kChannelsAtOnce; ++k) acc[k] += term(k, p[k][i]);
+      // four named accumulators: an array indexed in a loop stayed in memory, each addition
+      // waiting on a store and a reload
+      double a0 = acc[0], a1 = acc[1], a2 = acc[2], a3 = acc[3];
+      for (int64_t i = 0; i < s.spatial; ++i) {
+        a0 += term(0, p[0][i]);
+        a1 += term(1, p[1][i]);
+        a2 += term(2, p[2][i]);
+        a3 += term(3, p[3][i]);
+      }
+      acc[0] = a0;
+      acc[1] = a1;
+      acc[2] = a2;
+      acc[3] = a3;
     } else {
       for (int64_t k = 0; k < m; ++k)
         for (int64_t i = 0; i < s.spatial; ++i) acc[k] += term(k, p[k][i]);
