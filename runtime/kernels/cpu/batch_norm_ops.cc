@@ -151,18 +151,9 @@ void forward(const TensorBase& input, const T* w, const T* b, double eps, const 
 // then the lanes by vec_reduce_all.
 template <bool kFused, typename T>
 T centered_dot(const T* x, const T* dy, T mean, int64_t n) {
-  constexpr int64_t L = 32 / static_cast<int64_t>(sizeof(T));
-  T acc[L] = {};
-  if (n < L) {
-    for (int64_t l = 0; l < n; ++l) acc[l] = (x[l] - mean) * dy[l];
-    return torch_vec::reduce_lanes<kFused>(acc, n);
-  }
-  for (int64_t l = 0; l < L; ++l) acc[l] = (x[l] - mean) * dy[l];
-  int64_t d = L;
-  for (; d < n - n % L; d += L)
-    for (int64_t l = 0; l < L; ++l) acc[l] = torch_vec::madd<kFused>(x[d + l] - mean, dy[d + l], acc[l]);
-  for (int64_t l = 0; d + l < n; ++l) acc[l] = torch_vec::madd<kFused>(x[d + l] - mean, dy[d + l], acc[l]);
-  return torch_vec::reduce_lanes<kFused>(acc, L);
+  return torch_vec::lanes_reduce<kFused, T>(
+      n, [&](int64_t j) { return (x[j] - mean) * dy[j]; },
+      [&](int64_t j, T acc) { return torch_vec::madd<kFused>(x[j] - mean, dy[j], acc); });
 }
 
 // dx = (dy - grad_mean - (x - mean) k) invstd w over one image, in torch's order (the subtraction of

@@ -3,7 +3,6 @@
 // when the library loads.
 #include <algorithm>
 #include <cstdint>
-#include <cstring>
 
 #include "generated/kernels/fill.h"
 #include "runtime/core/device_backend.h"
@@ -68,7 +67,7 @@ bool copy_transposed(const TensorBase& dst, const TensorBase& src) {
 // same-dtype copy runs per row, without convert_elements' two dtype switches and a memmove call on
 // every row (a 28-element row of a sliced image spent more in those than in copying).
 template <typename T>
-void copy_same_type_run(char** data, const int64_t* strides, int64_t n) {
+void copy_same_type_run(char* const* data, const int64_t* strides, int64_t n) {
   T* dst = reinterpret_cast<T*>(data[0]);
   const T* src = reinterpret_cast<const T*>(data[1]);
   const int64_t size = static_cast<int64_t>(sizeof(T));
@@ -102,7 +101,7 @@ class CpuBackend final : public DeviceBackend {
     if (from == to) {
       const auto copy_as = [&it](auto bits) {
         using T = decltype(bits);
-        for_each_row(it, [](char** data, const int64_t* strides, int64_t n) { copy_same_type_run<T>(data, strides, n); });
+        for_each_row(it, [](char* const* data, const int64_t* strides, int64_t n) { copy_same_type_run<T>(data, strides, n); });
       };
       switch (element_size(to)) {
         case 1: return copy_as(uint8_t{});

@@ -6,6 +6,7 @@
 
 #include "runtime/core/error.h"
 #include "runtime/kernels/cpu/element_convert.h"
+#include "runtime/kernels/cpu/row_walk.h"
 
 namespace kiln {
 namespace cpu {
@@ -58,58 +59,24 @@ void run_converting(const TensorIterator& it, const LoopRef& loop, char** data, 
 // operand converted to its loop dtype on the way (else handed over as stored).
 void serial_range(const TensorIterator& it, const LoopRef& loop, int64_t begin, int64_t end, bool converts) {
   const int nt = it.ntensors();
-  const DimVector& shape = it.shape();
-  const int64_t nd = static_cast<int64_t>(shape.size());
-  const int64_t inner = shape[nd - 1];
-  // Multi-index of `begin`.
-  DimVector idx(nd, 0);
-  int64_t rem = begin;
-  for (int64_t d = nd - 1; d >= 0; --d) {
-    idx[d] = rem % shape[d];
-    rem /= shape[d];
-  }
-  // row[k]: operand k's address at the start of the current row (idx[nd - 1] = 0), moved by the
-  // next-outer stride from one row to the next and recomputed from the index only when an outer
-  // dim wraps: short rows (a padded image's interior, 28 elements a row) spent more time
-  // recomputing every address from the index than copying.
-  constexpr int kMax = TensorIterator::kMaxOperands;
-  char* row[kMax];
-  char* ptrs[kMax];
-  int64_t inner_strides[kMax], row_strides[kMax];
-  const auto locate_row = [&] {
-    for (int k = 0; k < nt; ++k) {
-      char* p = it.data(k);
-      for (int64_t d = 0; d < nd - 1; ++d) p += idx[d] * it.strides(k)[d];
-      row[k] = p;
-    }
-  };
-  for (int k = 0; k < nt; ++k) {
-    inner_strides[k] = it.strides(k)[nd - 1];
-    row_strides[k] = nd >= 2 ? it.strides(k)[nd - 2] : 0;
-  }
-  locate_row();
-  int64_t pos = begin;
-  while (pos < end) {
-    for (int k = 0; k < nt; ++k) ptrs[k] = row[k] + idx[nd - 1] * inner_strides[k];
-    const int64_t n = std::min(inner - idx[nd - 1], end - pos);
+  const int64_t inner = it.shape().back();
+  RowCursor cursor(it, begin / inner);
+  int64_t offset = begin % inner;  // within the cursor's row
+  char* ptrs[TensorIterator::kMaxOperands];
+  for (int64_t pos = begin; pos < end;) {
+    for (int k = 0; k < nt; ++k) ptrs[k] = cursor.row()[k] + offset * cursor.inner_strides()[k];
+    const int64_t n = std::min(inner - offset, end - pos);
     if (converts) {
-      run_converting(it, loop, ptrs, inner_strides, n);
+      run_converting(it, loop, ptrs, cursor.inner_strides(), n);
     } else {
-      loop(ptrs, inner_strides, n);
+      loop(ptrs, cursor.inner_strides(), n);
     }
     pos += n;
-    idx[nd - 1] += n;
-    if (idx[nd - 1] < inner || pos >= end) continue;
-    idx[nd - 1] = 0;
-    if (nd >= 2 && ++idx[nd - 2] < shape[nd - 2]) {  // the next row of the same block
-      for (int k = 0; k < nt; ++k) row[k] += row_strides[k];
-      continue;
+    offset += n;
+    if (offset == inner && pos < end) {
+      offset = 0;
+      cursor.next();
     }
-    for (int64_t d = nd - 2; d > 0 && idx[d] >= shape[d]; --d) {
-      idx[d] = 0;
-      ++idx[d - 1];
-    }
-    locate_row();
   }
 }
 

@@ -48,18 +48,12 @@ T reduce_lanes(const T* v, int64_t size) {
   return sum;
 }
 
-// vec::map2_reduce_all / map3_reduce_all with a product map: sum over j of p[j] * q[j] (r null)
-// or (p[j] * q[j]) * r[j]; after the first vector each product is accumulated by a multiply-add.
-// q null: reduce_all, the plain sum of p.
-// kTerms: 1 sums p, 2 sums p * q, 3 sums (p * q) * r (known at compile time, so that the lane
-// loops vectorize).
-template <bool kFused, int kTerms, typename T>
-T product_sum_terms(const T* p, const T* q, const T* r, int64_t n) {
+// torch's vector reduction skeleton (vec::reduce_all / map*_reduce_all) over n elements in lanes of
+// one 32-byte vector: the first vector's terms term(j), every later element folded in by
+// accumulate(j, lane) (the tail's lanes alone), then the lanes summed by vec_reduce_all.
+template <bool kFused, typename T, class Term, class Accumulate>
+T lanes_reduce(int64_t n, Term term, Accumulate accumulate) {
   constexpr int64_t L = 32 / static_cast<int64_t>(sizeof(T));
-  auto first = [&](int64_t j) { return kTerms == 3 ? p[j] * q[j] : p[j]; };
-  auto second = [&](int64_t j) { return kTerms == 3 ? r[j] : q[j]; };
-  auto term = [&](int64_t j) { return kTerms >= 2 ? first(j) * second(j) : p[j]; };
-  auto accumulate = [&](int64_t j, T acc) { return kTerms >= 2 ? madd<kFused>(first(j), second(j), acc) : acc + p[j]; };
   T acc[L] = {};
   if (n < L) {
     for (int64_t l = 0; l < n; ++l) acc[l] = term(l);
@@ -71,6 +65,20 @@ T product_sum_terms(const T* p, const T* q, const T* r, int64_t n) {
     for (int64_t l = 0; l < L; ++l) acc[l] = accumulate(d + l, acc[l]);
   for (int64_t l = 0; d + l < n; ++l) acc[l] = accumulate(d + l, acc[l]);
   return reduce_lanes<kFused>(acc, L);
+}
+
+// vec::map2_reduce_all / map3_reduce_all with a product map: sum over j of p[j] * q[j] (r null)
+// or (p[j] * q[j]) * r[j]; after the first vector each product is accumulated by a multiply-add.
+// q null: reduce_all, the plain sum of p.
+// kTerms: 1 sums p, 2 sums p * q, 3 sums (p * q) * r (known at compile time, so that the lane
+// loops vectorize).
+template <bool kFused, int kTerms, typename T>
+T product_sum_terms(const T* p, const T* q, const T* r, int64_t n) {
+  auto first = [&](int64_t j) { return kTerms == 3 ? p[j] * q[j] : p[j]; };
+  auto second = [&](int64_t j) { return kTerms == 3 ? r[j] : q[j]; };
+  auto term = [&](int64_t j) { return kTerms >= 2 ? first(j) * second(j) : p[j]; };
+  auto accumulate = [&](int64_t j, T acc) { return kTerms >= 2 ? madd<kFused>(first(j), second(j), acc) : acc + p[j]; };
+  return lanes_reduce<kFused, T>(n, term, accumulate);
 }
 
 template <bool kFused, typename T>
