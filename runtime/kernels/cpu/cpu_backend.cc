@@ -3,6 +3,7 @@
 // when the library loads.
 #include <algorithm>
 #include <cstdint>
+#include <cstring>
 
 #include "generated/kernels/fill.h"
 #include "runtime/core/device_backend.h"
@@ -72,8 +73,7 @@ void copy_same_type_run(char* const* data, const int64_t* strides, int64_t n) {
   const T* src = reinterpret_cast<const T*>(data[1]);
   const int64_t size = static_cast<int64_t>(sizeof(T));
   if (strides[0] == size && strides[1] == size) {
-#pragma omp simd
-    for (int64_t i = 0; i < n; ++i) dst[i] = src[i];
+    std::memcpy(dst, src, static_cast<size_t>(n * size));  // libc's, with the CPU's widest moves
   } else if (strides[0] == size && strides[1] == 0) {
     fill_serial(dst, n, *src);
   } else {
