@@ -161,21 +161,29 @@ std::vector<Tensor> scaled_dot_product_attention_backward(const Tensor& grad, co
   return composite_gradient(forward, {query, key, value}, grad);
 }
 
-// batch_norm's training pass written with ops, for its gradient's graph: the batch statistics over
-// every dim but 1 (biased variance), y = (x - mean) invstd w + b.
-Tensor batch_norm_train_math(const std::vector<Tensor>& t, double eps) {
-  const Tensor& x = t[0];
-  std::vector<int64_t> dims, channel_shape(static_cast<size_t>(x.dim()), 1);
-  for (int64_t d = 0; d < x.dim(); ++d)
-    if (d != 1) dims.push_back(d);
-  channel_shape[1] = x.sizes()[1];
-  const Tensor mean = kiln::mean(x, IntArrayRef(dims), /*keepdim=*/true);
+// (x - mean) / sqrt(var + eps) with the mean and biased variance over `dims`, then per channel (dim
+// 1) * w + b where given: the normalizations' forward written with ops, for their gradients' graphs.
+Tensor standardize(const Tensor& x, IntArrayRef dims, double eps) {
+  const Tensor mean = kiln::mean(x, dims, /*keepdim=*/true);
   const Tensor centered = kiln::sub(x, mean);
-  const Tensor var = kiln::mean(kiln::mul(centered, centered), IntArrayRef(dims), /*keepdim=*/true);
-  Tensor y = kiln::mul(centered, kiln::rsqrt(kiln::add(var, eps)));
-  if (t[1].defined()) y = kiln::mul(y, t[1].reshape(channel_shape));
-  if (t[2].defined()) y = kiln::add(y, t[2].reshape(channel_shape));
+  const Tensor var = kiln::mean(kiln::mul(centered, centered), dims, /*keepdim=*/true);
+  return kiln::mul(centered, kiln::rsqrt(kiln::add(var, eps)));
+}
+
+Tensor affine_per_channel(Tensor y, const Tensor& weight, const Tensor& bias) {
+  std::vector<int64_t> channel_shape(static_cast<size_t>(y.dim()), 1);
+  channel_shape[1] = y.sizes()[1];
+  if (weight.defined()) y = kiln::mul(y, weight.reshape(channel_shape));
+  if (bias.defined()) y = kiln::add(y, bias.reshape(channel_shape));
   return y;
+}
+
+// batch_norm's training pass: the statistics over every dim but 1.
+Tensor batch_norm_train_math(const std::vector<Tensor>& t, double eps) {
+  std::vector<int64_t> dims;
+  for (int64_t d = 0; d < t[0].dim(); ++d)
+    if (d != 1) dims.push_back(d);
+  return affine_per_channel(standardize(t[0], IntArrayRef(dims), eps), t[1], t[2]);
 }
 
 std::vector<Tensor> batch_norm_train_backward(const Tensor& grad, const Tensor& input, const Tensor& weight,
@@ -186,22 +194,12 @@ std::vector<Tensor> batch_norm_train_backward(const Tensor& grad, const Tensor& 
   return composite_gradient(forward, {input, weight, bias}, grad);
 }
 
-// group_norm written with ops, for its gradient's graph: each (sample, group)'s elements normalized
-// by their mean and biased variance, then per channel * w + b.
+// group_norm: the statistics over each (sample, group)'s elements.
 Tensor group_norm_math(const std::vector<Tensor>& t, int64_t groups, double eps) {
   const Tensor& x = t[0];
-  const int64_t n = x.sizes()[0], c = x.sizes()[1];
-  const Tensor rows = x.reshape({n, groups, -1});
   const int64_t last[] = {-1};
-  const Tensor mean = kiln::mean(rows, IntArrayRef(last, 1), /*keepdim=*/true);
-  const Tensor centered = kiln::sub(rows, mean);
-  const Tensor var = kiln::mean(kiln::mul(centered, centered), IntArrayRef(last, 1), /*keepdim=*/true);
-  Tensor y = kiln::mul(centered, kiln::rsqrt(kiln::add(var, eps))).reshape(x.sizes());
-  std::vector<int64_t> channel_shape(static_cast<size_t>(x.dim()), 1);
-  channel_shape[1] = c;
-  if (t[1].defined()) y = kiln::mul(y, t[1].reshape(channel_shape));
-  if (t[2].defined()) y = kiln::add(y, t[2].reshape(channel_shape));
-  return y;
+  const Tensor y = standardize(x.reshape({x.sizes()[0], groups, -1}), IntArrayRef(last, 1), eps).reshape(x.sizes());
+  return affine_per_channel(y, t[1], t[2]);
 }
 
 std::vector<Tensor> group_norm_fused_backward(const Tensor& grad, const Tensor& input, const Tensor& weight,

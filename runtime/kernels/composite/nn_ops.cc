@@ -83,6 +83,19 @@ Tensor max_pool2d(const Tensor& self, IntArrayRef kernel_size, IntArrayRef strid
 }
 
 namespace {
+// y = x * alpha + beta per channel, alpha = invstd * w and beta = b - mean * alpha, both multiply-adds
+// fused where torch's AVX2 build fuses them (mean and invstd broadcast over dim 1).
+Tensor normalize_per_channel(const Tensor& x, const Tensor& mean, const Tensor& invstd, const Tensor& weight,
+                             const Tensor& bias) {
+  const int64_t nd = x.dim();
+  const ScalarType ct = x.scalar_type();
+  const Tensor alpha = weight.defined() ? kiln::mul(invstd, per_channel(weight, nd).to(ct)) : invstd;
+  const Tensor shift = bias.defined() ? per_channel(bias, nd).to(ct) : kiln::zeros({}, ct);
+  const bool fused = pm::torch_kernels_use_fma();
+  const Tensor beta = fused ? kiln::_fma(shift, kiln::neg(mean), alpha) : kiln::sub(shift, kiln::mul(mean, alpha));
+  return fused ? kiln::_fma(beta, x, alpha) : kiln::add(kiln::mul(x, alpha), beta);
+}
+
 // The output, mean and var_sum of batch_norm's training pass written with ops (their values as the
 // fused kernel's where torch's kernel sums alike), for inputs torch runs through its channels-last
 // kernel.
@@ -100,12 +113,7 @@ std::tuple<Tensor, Tensor, Tensor> batch_norm_train_with_ops(const Tensor& x, co
   const Tensor var = kiln::div(var_sum, n);
   Tensor invstd = kiln::reciprocal(kiln::sqrt(kiln::add(var.to(ScalarType::Float64), eps))).to(ct);
   if (eps == 0) invstd = kiln::where(kiln::eq(var, 0), kiln::zeros({}, ct), invstd);  // torch's InvStd
-  const Tensor alpha = weight.defined() ? kiln::mul(invstd, per_channel(weight, nd).to(ct)) : invstd;
-  const Tensor shift = bias.defined() ? per_channel(bias, nd).to(ct) : kiln::zeros({}, ct);
-  const bool fused = pm::torch_kernels_use_fma();
-  const Tensor beta = fused ? kiln::_fma(shift, kiln::neg(mean), alpha) : kiln::sub(shift, kiln::mul(mean, alpha));
-  const Tensor out = fused ? kiln::_fma(beta, x, alpha) : kiln::add(kiln::mul(x, alpha), beta);
-  return {out, mean, var_sum};
+  return {normalize_per_channel(x, mean, invstd, weight, bias), mean, var_sum};
 }
 }  // namespace
 
@@ -170,12 +178,7 @@ Tensor batch_norm(const Tensor& input, const Tensor& weight, const Tensor& bias,
   }
   const Tensor mean = per_channel(running_mean, nd).to(ct);
   const Tensor invstd = kiln::reciprocal(kiln::sqrt(kiln::add(per_channel(running_var, nd).to(ct), eps)));
-  const Tensor alpha = weight.defined() ? kiln::mul(invstd, per_channel(weight, nd).to(ct)) : invstd;
-  const Tensor shift = bias.defined() ? per_channel(bias, nd).to(ct) : kiln::zeros({}, ct);
-  const bool fused = pm::torch_kernels_use_fma();
-  const Tensor beta = fused ? kiln::_fma(shift, kiln::neg(mean), alpha) : kiln::sub(shift, kiln::mul(mean, alpha));
-  const Tensor out = fused ? kiln::_fma(beta, x, alpha) : kiln::add(kiln::mul(x, alpha), beta);
-  return out.to(dt);
+  return normalize_per_channel(x, mean, invstd, weight, bias).to(dt);
 }
 
 // One kernel forward (native_layer_norm) and one backward; with create_graph, the backward is

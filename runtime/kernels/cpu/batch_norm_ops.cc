@@ -20,6 +20,7 @@
 #include "generated/kernels/_batch_norm_train.h"
 #include "generated/kernels/_batch_norm_train_backward.h"
 #include "runtime/kernels/cpu/cpu_tensors.h"
+#include "runtime/kernels/cpu/scale_shift_run.h"
 #include "runtime/kernels/cpu/torch_vec_reduce.h"
 
 namespace kiln {
@@ -91,19 +92,6 @@ T invstd_of(T var_sum, int64_t count, double eps) {
   return static_cast<T>(1.0 / std::sqrt(static_cast<double>(var) + eps));
 }
 
-template <bool kFused, typename T>
-void normalize_plane(const T* x, T* y, int64_t n, T alpha, T beta) {
-#pragma omp simd
-  for (int64_t i = 0; i < n; ++i) y[i] = torch_vec::madd<kFused>(x[i], alpha, beta);
-}
-
-// The fused build of the output pass (fma instructions, not calls into the C library).
-template <typename T>
-[[gnu::flatten]] __attribute__((target("avx2,fma"))) void normalize_plane_fma(const T* x, T* y, int64_t n, T alpha,
-                                                                              T beta) {
-  normalize_plane<true>(x, y, n, alpha, beta);
-}
-
 template <typename T>
 void forward(const TensorBase& input, const T* w, const T* b, double eps, const TensorBase& out,
              const TensorBase& mean_t, const TensorBase& var_sum_t) {
@@ -138,11 +126,7 @@ void forward(const TensorBase& input, const T* w, const T* b, double eps, const 
 #pragma omp parallel for schedule(static) if (planes > 1 && planes * s.spatial > 32768)
   for (int64_t p = 0; p < planes; ++p) {
     const size_t c = static_cast<size_t>(p % s.channels);
-    if (fused) {
-      normalize_plane_fma(x + p * s.spatial, y + p * s.spatial, s.spatial, alpha[c], beta[c]);
-    } else {
-      normalize_plane<false>(x + p * s.spatial, y + p * s.spatial, s.spatial, alpha[c], beta[c]);
-    }
+    scale_shift_run(fused, x + p * s.spatial, y + p * s.spatial, s.spatial, alpha[c], beta[c]);
   }
 }
 

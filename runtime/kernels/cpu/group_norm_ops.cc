@@ -16,6 +16,7 @@
 #include "generated/kernels/_group_norm_backward.h"
 #include "generated/kernels/fill.h"
 #include "runtime/kernels/cpu/cpu_tensors.h"
+#include "runtime/kernels/cpu/scale_shift_run.h"
 #include "runtime/kernels/cpu/torch_layer_norm.h"
 
 namespace kiln {
@@ -33,18 +34,6 @@ Groups group_layout(const TensorBase& x, int64_t groups) {
   Groups s{x.sizes()[0], x.sizes()[1], 1, groups};
   for (int64_t d = 2; d < x.dim(); ++d) s.spatial *= x.sizes()[d];
   return s;
-}
-
-template <bool kFused, typename T>
-void affine_plane(const T* x, T* y, int64_t n, T scale, T shift) {
-#pragma omp simd
-  for (int64_t i = 0; i < n; ++i) y[i] = torch_vec::madd<kFused>(scale, x[i], shift);
-}
-
-template <typename T>
-[[gnu::flatten]] __attribute__((target("avx2,fma"))) void affine_plane_fma(const T* x, T* y, int64_t n, T scale,
-                                                                           T shift) {
-  affine_plane<true>(x, y, n, scale, shift);
 }
 
 template <typename T>
@@ -76,11 +65,7 @@ void forward(const TensorBase& input, const T* w, const T* b, double eps, const 
       const T scale = w ? inv * w[c] : inv;
       T shift = -scale * m;
       if (b) shift = shift + b[c];
-      if (fused) {
-        affine_plane_fma(xr + j * s.spatial, yr + j * s.spatial, s.spatial, scale, shift);
-      } else {
-        affine_plane<false>(xr + j * s.spatial, yr + j * s.spatial, s.spatial, scale, shift);
-      }
+      scale_shift_run(fused, xr + j * s.spatial, yr + j * s.spatial, s.spatial, scale, shift);
     }
   }
 }
