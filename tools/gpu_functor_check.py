@@ -39,7 +39,12 @@ TRANSCENDENTAL_ULP_BOUND = 8
 # NVRTC rounds as the host does with --fmad=false, and must give the host's bits.
 TRANSCENDENTAL = {"exp", "expm1", "log", "log1p", "sin", "cos", "tanh", "erf", "atan2", "pow", "pow_scalar",
                   "log2", "log10", "exp2", "asin", "acos", "atan", "sinh", "cosh", "tan", "asinh", "acosh",
-                  "atanh", "erfc", "erfinv", "hypot"}
+                  "atanh", "erfc", "erfinv", "hypot", "lgamma", "digamma", "trigamma"}
+# The intrinsics a GPU computes with the host's bits (IEEE-exact operations, or integer ones).
+# Every intrinsic of codegen/pointwise.py is in one of the two sets (tested): a new one must be
+# classified here, or the check would hold a library function to exact bits.
+EXACT = {"abs", "floor", "ceil", "trunc", "round", "minimum", "maximum", "sign", "fmod", "isnan",
+         "isinf", "isfinite", "sqrt", "copysign", "fma", "nextafter", "gcd", "lcm"}
 
 
 def calls_math_library(formula):
