@@ -28,7 +28,7 @@ ANGLED = re.compile(r'^\s*#\s*include\s+<([^>]+)>', re.M)
 # System headers that need a Bazel dependency (the rest come with the compiler).
 EXTERNAL = {"cblas.h": "@system//:openblas", "Python.h": "@system//:python_headers", "sleef.h": "@system//:sleef"}
 # ... and whole libraries, by the folder their headers sit in (<hwy/highway.h>: Google Highway).
-EXTERNAL_PREFIXES = {"hwy/": "@system//:hwy"}
+EXTERNAL_PREFIXES = {"hwy/": "@system//:hwy", "oneapi/dnnl/": "@system//:dnnl"}
 
 
 def external_target(header: str):

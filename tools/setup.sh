@@ -11,6 +11,7 @@ PACKAGES=(
   googletest libgtest-dev                            # C++ tests
   libabsl-dev libopenblas-openmp-dev libhwy-dev      # runtime libraries
   libsleef-dev                                       # vector math (what torch calls)
+  libdnnl-dev                                        # oneDNN: float32 convolutions (what torch's CPU conv2d calls)
   python3-sklearn python3-matplotlib                 # the main example: digits data set, loss curve
   clang-14 libclang-common-14-dev                    # sanitizer builds and the fuzzer (tools/sanitize.sh)
   python3-torch                                      # the oracle of the differential and interchange tests

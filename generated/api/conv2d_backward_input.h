@@ -9,8 +9,8 @@ namespace kiln {
 // from a user's call with a kiln::ScalarType argument does not find it beside kiln::api's.
 namespace ops {
 
-// conv2d_backward_input(Tensor grad_output, int[] input_size, Tensor weight, int[2] stride, int[2] padding, int[2] dilation, int groups) -> Tensor
-Tensor conv2d_backward_input(const Tensor& grad_output, IntArrayRef input_size, const Tensor& weight, IntArrayRef stride, IntArrayRef padding, IntArrayRef dilation, int64_t groups);
+// conv2d_backward_input(Tensor grad_output, int[] input_size, Tensor weight, int[2] stride, int[2] padding, int[2] dilation, int groups, bool transposed=False) -> Tensor
+Tensor conv2d_backward_input(const Tensor& grad_output, IntArrayRef input_size, const Tensor& weight, IntArrayRef stride, IntArrayRef padding, IntArrayRef dilation, int64_t groups, bool transposed = false);
 
 }  // namespace ops
 using namespace ops;

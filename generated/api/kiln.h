@@ -183,6 +183,8 @@
 #include "generated/api/conv2d.h"
 #include "generated/api/conv2d_backward_input.h"
 #include "generated/api/conv2d_backward_weight.h"
+#include "generated/api/_conv2d_native.h"
+#include "generated/api/_conv2d_backward_weight_bias.h"
 #include "generated/api/max_pool2d_with_indices.h"
 #include "generated/api/max_pool2d_with_indices_backward.h"
 #include "generated/api/max_pool2d.h"
@@ -3361,14 +3363,24 @@ inline Tensor conv2d(const Tensor& input, const Tensor& weight, const Tensor& bi
   return to_api(kiln::conv2d(input, weight, bias, stride, padding, dilation, groups));
 }
 
-// conv2d_backward_input(Tensor grad_output, int[] input_size, Tensor weight, int[2] stride, int[2] padding, int[2] dilation, int groups) -> Tensor
-inline Tensor conv2d_backward_input(const Tensor& grad_output, IntArrayRef input_size, const Tensor& weight, IntArrayRef stride, IntArrayRef padding, IntArrayRef dilation, int64_t groups) {
-  return to_api(kiln::conv2d_backward_input(grad_output, input_size, weight, stride, padding, dilation, groups));
+// conv2d_backward_input(Tensor grad_output, int[] input_size, Tensor weight, int[2] stride, int[2] padding, int[2] dilation, int groups, bool transposed=False) -> Tensor
+inline Tensor conv2d_backward_input(const Tensor& grad_output, IntArrayRef input_size, const Tensor& weight, IntArrayRef stride, IntArrayRef padding, IntArrayRef dilation, int64_t groups, bool transposed = false) {
+  return to_api(kiln::conv2d_backward_input(grad_output, input_size, weight, stride, padding, dilation, groups, transposed));
 }
 
-// conv2d_backward_weight(Tensor grad_output, Tensor input, int[] weight_size, int[2] stride, int[2] padding, int[2] dilation, int groups) -> Tensor
-inline Tensor conv2d_backward_weight(const Tensor& grad_output, const Tensor& input, IntArrayRef weight_size, IntArrayRef stride, IntArrayRef padding, IntArrayRef dilation, int64_t groups) {
-  return to_api(kiln::conv2d_backward_weight(grad_output, input, weight_size, stride, padding, dilation, groups));
+// conv2d_backward_weight(Tensor grad_output, Tensor input, int[] weight_size, int[2] stride, int[2] padding, int[2] dilation, int groups, bool transposed=False) -> Tensor
+inline Tensor conv2d_backward_weight(const Tensor& grad_output, const Tensor& input, IntArrayRef weight_size, IntArrayRef stride, IntArrayRef padding, IntArrayRef dilation, int64_t groups, bool transposed = false) {
+  return to_api(kiln::conv2d_backward_weight(grad_output, input, weight_size, stride, padding, dilation, groups, transposed));
+}
+
+// _conv2d_native(Tensor input, Tensor weight, int[2] stride, int[2] padding, int[2] dilation, int groups) -> Tensor
+inline Tensor _conv2d_native(const Tensor& input, const Tensor& weight, IntArrayRef stride, IntArrayRef padding, IntArrayRef dilation, int64_t groups) {
+  return to_api(kiln::_conv2d_native(input, weight, stride, padding, dilation, groups));
+}
+
+// _conv2d_backward_weight_bias(Tensor grad_output, Tensor input, int[] weight_size, int[2] stride, int[2] padding, int[2] dilation, int groups) -> (Tensor grad_weight, Tensor grad_bias)
+inline std::tuple<Tensor, Tensor> _conv2d_backward_weight_bias(const Tensor& grad_output, const Tensor& input, IntArrayRef weight_size, IntArrayRef stride, IntArrayRef padding, IntArrayRef dilation, int64_t groups) {
+  return to_api(kiln::_conv2d_backward_weight_bias(grad_output, input, weight_size, stride, padding, dilation, groups));
 }
 
 // max_pool2d_with_indices(Tensor self, int[2] kernel_size, int[2] stride=[], int[2] padding=0, int[2] dilation=1, bool ceil_mode=False) -> (Tensor output, Tensor indices)

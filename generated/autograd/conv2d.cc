@@ -6,8 +6,8 @@
 
 #include "generated/api/conv2d.h"
 #include "generated/api/conv2d_backward_input.h"
-#include "generated/api/conv2d_backward_weight.h"
 #include "runtime/autograd/formula_helpers.h"
+#include "runtime/autograd/fused_backward_helpers.h"
 #include "runtime/autograd/node.h"
 #include "runtime/autograd/saved_variable.h"
 #include "runtime/dispatch/dispatcher.h"
@@ -17,17 +17,16 @@ namespace autograd {
 
 // conv2d
 //   input: conv2d_backward_input(grad, input.sizes(), weight, stride, padding, dilation, groups)
-//   weight: conv2d_backward_weight(grad, input, weight.sizes(), stride, padding, dilation, groups)
-//   bias: conv_bias_backward(grad)
+//   weight, bias: conv2d_weight_bias_backward(grad, input, weight, bias, stride, padding, dilation, groups)
 struct ConvolutionBackward0 final : Node {
   SavedVariable input_;
   SavedVariable weight_;
+  SavedVariable bias_;
   std::vector<int64_t> stride;
   std::vector<int64_t> padding;
   std::vector<int64_t> dilation;
   int64_t groups;
   std::vector<int64_t> input_sizes;
-  std::vector<int64_t> weight_sizes;
 
   std::string name() const override { return "ConvolutionBackward0"; }
 
@@ -37,15 +36,16 @@ struct ConvolutionBackward0 final : Node {
     if (!grad.defined()) return grad_inputs;
     const Tensor input(input_.unpack());
     const Tensor weight(weight_.unpack());
+    const Tensor bias(bias_.unpack());
     if (next_edges()[0].is_valid()) grad_inputs[0] = conv2d_backward_input(grad, input_sizes, weight, stride, padding, dilation, groups);
-    if (next_edges()[1].is_valid()) grad_inputs[1] = conv2d_backward_weight(grad, input, weight_sizes, stride, padding, dilation, groups);
-    if (next_edges()[2].is_valid()) grad_inputs[2] = conv_bias_backward(grad);
+    if (next_edges()[1].is_valid() || next_edges()[2].is_valid()) { const auto grads_ = conv2d_weight_bias_backward(grad, input, weight, bias, stride, padding, dilation, groups); if (next_edges()[1].is_valid()) grad_inputs[1] = pick_grad<0>(grads_); if (next_edges()[2].is_valid()) grad_inputs[2] = pick_grad<1>(grads_); }
     return grad_inputs;
   }
 
   void release_variables() override {
     input_.reset_data();
     weight_.reset_data();
+    bias_.reset_data();
   }
 };
 }  // namespace autograd
@@ -61,14 +61,14 @@ Tensor conv2d(const Tensor& input, const Tensor& weight, const Tensor& bias, Int
     node->add_next_edge(gradient_edge(input));
     node->add_next_edge(gradient_edge(weight));
     node->add_next_edge(gradient_edge(bias));
-    if (node->next_edges()[0].is_valid() || node->next_edges()[1].is_valid()) node->input_ = SavedVariable(input, false);
-    if (node->next_edges()[0].is_valid() || node->next_edges()[1].is_valid()) node->weight_ = SavedVariable(weight, false);
+    if (node->next_edges()[0].is_valid() || node->next_edges()[1].is_valid() || node->next_edges()[2].is_valid()) node->input_ = SavedVariable(input, false);
+    if (node->next_edges()[0].is_valid() || node->next_edges()[1].is_valid() || node->next_edges()[2].is_valid()) node->weight_ = SavedVariable(weight, false);
+    if (node->next_edges()[1].is_valid() || node->next_edges()[2].is_valid()) node->bias_ = SavedVariable(bias, false);
     node->stride = stride.vec();
     node->padding = padding.vec();
     node->dilation = dilation.vec();
     node->groups = groups;
     node->input_sizes = input.sizes().vec();
-    node->weight_sizes = weight.sizes().vec();
     if (explain_enabled()) explain_log("autograd", "ConvolutionBackward0", "recorded");
   }
   Tensor result;

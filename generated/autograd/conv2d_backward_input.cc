@@ -5,6 +5,7 @@
 #include <algorithm>
 
 #include "generated/api/conv2d_backward_input.h"
+#include "generated/api/_conv2d_native.h"
 #include "generated/api/conv2d.h"
 #include "generated/api/conv2d_backward_weight.h"
 #include "runtime/autograd/formula_helpers.h"
@@ -16,8 +17,8 @@ namespace kiln {
 namespace autograd {
 
 // conv2d_backward_input
-//   grad_output: conv2d(grad, weight, {}, stride, padding, dilation, groups)
-//   weight: conv2d_backward_weight(grad_output, grad, weight.sizes(), stride, padding, dilation, groups)
+//   grad_output: transposed ? _conv2d_native(grad, weight, stride, padding, dilation, groups) : conv2d(grad, weight, {}, stride, padding, dilation, groups)
+//   weight: conv2d_backward_weight(grad_output, grad, weight.sizes(), stride, padding, dilation, groups, transposed)
 struct Conv2DBackwardInputBackward0 final : Node {
   SavedVariable grad_output_;
   SavedVariable weight_;
@@ -25,6 +26,7 @@ struct Conv2DBackwardInputBackward0 final : Node {
   std::vector<int64_t> padding;
   std::vector<int64_t> dilation;
   int64_t groups;
+  bool transposed;
   std::vector<int64_t> weight_sizes;
 
   std::string name() const override { return "Conv2DBackwardInputBackward0"; }
@@ -35,8 +37,8 @@ struct Conv2DBackwardInputBackward0 final : Node {
     if (!grad.defined()) return grad_inputs;
     const Tensor grad_output(grad_output_.unpack());
     const Tensor weight(weight_.unpack());
-    if (next_edges()[0].is_valid()) grad_inputs[0] = conv2d(grad, weight, {}, stride, padding, dilation, groups);
-    if (next_edges()[1].is_valid()) grad_inputs[1] = conv2d_backward_weight(grad_output, grad, weight_sizes, stride, padding, dilation, groups);
+    if (next_edges()[0].is_valid()) grad_inputs[0] = transposed ? _conv2d_native(grad, weight, stride, padding, dilation, groups) : conv2d(grad, weight, {}, stride, padding, dilation, groups);
+    if (next_edges()[1].is_valid()) grad_inputs[1] = conv2d_backward_weight(grad_output, grad, weight_sizes, stride, padding, dilation, groups, transposed);
     return grad_inputs;
   }
 
@@ -50,8 +52,8 @@ struct Conv2DBackwardInputBackward0 final : Node {
 namespace autograd_kernels {
 using namespace autograd;
 
-// conv2d_backward_input(Tensor grad_output, int[] input_size, Tensor weight, int[2] stride, int[2] padding, int[2] dilation, int groups) -> Tensor
-Tensor conv2d_backward_input(const Tensor& grad_output, IntArrayRef input_size, const Tensor& weight, IntArrayRef stride, IntArrayRef padding, IntArrayRef dilation, int64_t groups) {
+// conv2d_backward_input(Tensor grad_output, int[] input_size, Tensor weight, int[2] stride, int[2] padding, int[2] dilation, int groups, bool transposed=False) -> Tensor
+Tensor conv2d_backward_input(const Tensor& grad_output, IntArrayRef input_size, const Tensor& weight, IntArrayRef stride, IntArrayRef padding, IntArrayRef dilation, int64_t groups, bool transposed) {
   std::shared_ptr<Conv2DBackwardInputBackward0> node;
   if (any_requires_grad({&grad_output, &weight})) {
     node = make_node<Conv2DBackwardInputBackward0>();
@@ -63,13 +65,14 @@ Tensor conv2d_backward_input(const Tensor& grad_output, IntArrayRef input_size, 
     node->padding = padding.vec();
     node->dilation = dilation.vec();
     node->groups = groups;
+    node->transposed = transposed;
     node->weight_sizes = weight.sizes().vec();
     if (explain_enabled()) explain_log("autograd", "Conv2DBackwardInputBackward0", "recorded");
   }
   Tensor result;
   {
     BelowAutogradGuard below;
-    result = kiln::conv2d_backward_input(grad_output, input_size, weight, stride, padding, dilation, groups);
+    result = kiln::conv2d_backward_input(grad_output, input_size, weight, stride, padding, dilation, groups, transposed);
   }
   if (node && result.is_floating_point()) {
     set_history(result, node);

@@ -6,6 +6,6 @@
 
 namespace kiln {
 namespace autograd_kernels {
-Tensor conv2d_backward_input(const Tensor& grad_output, IntArrayRef input_size, const Tensor& weight, IntArrayRef stride, IntArrayRef padding, IntArrayRef dilation, int64_t groups);
+Tensor conv2d_backward_input(const Tensor& grad_output, IntArrayRef input_size, const Tensor& weight, IntArrayRef stride, IntArrayRef padding, IntArrayRef dilation, int64_t groups, bool transposed);
 }  // namespace autograd_kernels
 }  // namespace kiln

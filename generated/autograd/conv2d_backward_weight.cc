@@ -5,6 +5,7 @@
 #include <algorithm>
 
 #include "generated/api/conv2d_backward_weight.h"
+#include "generated/api/_conv2d_native.h"
 #include "generated/api/conv2d.h"
 #include "generated/api/conv2d_backward_input.h"
 #include "runtime/autograd/formula_helpers.h"
@@ -16,8 +17,8 @@ namespace kiln {
 namespace autograd {
 
 // conv2d_backward_weight
-//   grad_output: conv2d(input, grad, {}, stride, padding, dilation, groups)
-//   input: conv2d_backward_input(grad_output, input.sizes(), grad, stride, padding, dilation, groups)
+//   grad_output: transposed ? _conv2d_native(input, grad, stride, padding, dilation, groups) : conv2d(input, grad, {}, stride, padding, dilation, groups)
+//   input: conv2d_backward_input(grad_output, input.sizes(), grad, stride, padding, dilation, groups, transposed)
 struct Conv2DBackwardWeightBackward0 final : Node {
   SavedVariable grad_output_;
   SavedVariable input_;
@@ -25,6 +26,7 @@ struct Conv2DBackwardWeightBackward0 final : Node {
   std::vector<int64_t> padding;
   std::vector<int64_t> dilation;
   int64_t groups;
+  bool transposed;
   std::vector<int64_t> input_sizes;
 
   std::string name() const override { return "Conv2DBackwardWeightBackward0"; }
@@ -35,8 +37,8 @@ struct Conv2DBackwardWeightBackward0 final : Node {
     if (!grad.defined()) return grad_inputs;
     const Tensor grad_output(grad_output_.unpack());
     const Tensor input(input_.unpack());
-    if (next_edges()[0].is_valid()) grad_inputs[0] = conv2d(input, grad, {}, stride, padding, dilation, groups);
-    if (next_edges()[1].is_valid()) grad_inputs[1] = conv2d_backward_input(grad_output, input_sizes, grad, stride, padding, dilation, groups);
+    if (next_edges()[0].is_valid()) grad_inputs[0] = transposed ? _conv2d_native(input, grad, stride, padding, dilation, groups) : conv2d(input, grad, {}, stride, padding, dilation, groups);
+    if (next_edges()[1].is_valid()) grad_inputs[1] = conv2d_backward_input(grad_output, input_sizes, grad, stride, padding, dilation, groups, transposed);
     return grad_inputs;
   }
 
@@ -50,8 +52,8 @@ struct Conv2DBackwardWeightBackward0 final : Node {
 namespace autograd_kernels {
 using namespace autograd;
 
-// conv2d_backward_weight(Tensor grad_output, Tensor input, int[] weight_size, int[2] stride, int[2] padding, int[2] dilation, int groups) -> Tensor
-Tensor conv2d_backward_weight(const Tensor& grad_output, const Tensor& input, IntArrayRef weight_size, IntArrayRef stride, IntArrayRef padding, IntArrayRef dilation, int64_t groups) {
+// conv2d_backward_weight(Tensor grad_output, Tensor input, int[] weight_size, int[2] stride, int[2] padding, int[2] dilation, int groups, bool transposed=False) -> Tensor
+Tensor conv2d_backward_weight(const Tensor& grad_output, const Tensor& input, IntArrayRef weight_size, IntArrayRef stride, IntArrayRef padding, IntArrayRef dilation, int64_t groups, bool transposed) {
   std::shared_ptr<Conv2DBackwardWeightBackward0> node;
   if (any_requires_grad({&grad_output, &input})) {
     node = make_node<Conv2DBackwardWeightBackward0>();
@@ -63,13 +65,14 @@ Tensor conv2d_backward_weight(const Tensor& grad_output, const Tensor& input, In
     node->padding = padding.vec();
     node->dilation = dilation.vec();
     node->groups = groups;
+    node->transposed = transposed;
     node->input_sizes = input.sizes().vec();
     if (explain_enabled()) explain_log("autograd", "Conv2DBackwardWeightBackward0", "recorded");
   }
   Tensor result;
   {
     BelowAutogradGuard below;
-    result = kiln::conv2d_backward_weight(grad_output, input, weight_size, stride, padding, dilation, groups);
+    result = kiln::conv2d_backward_weight(grad_output, input, weight_size, stride, padding, dilation, groups, transposed);
   }
   if (node && result.is_floating_point()) {
     set_history(result, node);

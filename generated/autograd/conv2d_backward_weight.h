@@ -6,6 +6,6 @@
 
 namespace kiln {
 namespace autograd_kernels {
-Tensor conv2d_backward_weight(const Tensor& grad_output, const Tensor& input, IntArrayRef weight_size, IntArrayRef stride, IntArrayRef padding, IntArrayRef dilation, int64_t groups);
+Tensor conv2d_backward_weight(const Tensor& grad_output, const Tensor& input, IntArrayRef weight_size, IntArrayRef stride, IntArrayRef padding, IntArrayRef dilation, int64_t groups, bool transposed);
 }  // namespace autograd_kernels
 }  // namespace kiln

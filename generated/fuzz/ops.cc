@@ -2851,7 +2851,8 @@ const FuzzOp kFuzzOps[] = {
        const std::vector<int64_t> padding = in.int_list();
        const std::vector<int64_t> dilation = in.int_list();
        const auto groups = in.int64();
-       use_result(in, kiln::conv2d_backward_input(grad_output, input_size, weight, stride, padding, dilation, groups));
+       const auto transposed = in.boolean();
+       use_result(in, kiln::conv2d_backward_input(grad_output, input_size, weight, stride, padding, dilation, groups, transposed));
      }},
     {"conv2d_backward_weight",
      [](FuzzInput& in) {
@@ -2862,7 +2863,29 @@ const FuzzOp kFuzzOps[] = {
        const std::vector<int64_t> padding = in.int_list();
        const std::vector<int64_t> dilation = in.int_list();
        const auto groups = in.int64();
-       use_result(in, kiln::conv2d_backward_weight(grad_output, input, weight_size, stride, padding, dilation, groups));
+       const auto transposed = in.boolean();
+       use_result(in, kiln::conv2d_backward_weight(grad_output, input, weight_size, stride, padding, dilation, groups, transposed));
+     }},
+    {"_conv2d_native",
+     [](FuzzInput& in) {
+       const Tensor input = in.tensor();
+       const Tensor weight = in.tensor();
+       const std::vector<int64_t> stride = in.int_list();
+       const std::vector<int64_t> padding = in.int_list();
+       const std::vector<int64_t> dilation = in.int_list();
+       const auto groups = in.int64();
+       use_result(in, kiln::_conv2d_native(input, weight, stride, padding, dilation, groups));
+     }},
+    {"_conv2d_backward_weight_bias",
+     [](FuzzInput& in) {
+       const Tensor grad_output = in.tensor();
+       const Tensor input = in.tensor();
+       const std::vector<int64_t> weight_size = in.int_list();
+       const std::vector<int64_t> stride = in.int_list();
+       const std::vector<int64_t> padding = in.int_list();
+       const std::vector<int64_t> dilation = in.int_list();
+       const auto groups = in.int64();
+       use_result(in, kiln::_conv2d_backward_weight_bias(grad_output, input, weight_size, stride, padding, dilation, groups));
      }},
     {"max_pool2d_with_indices",
      [](FuzzInput& in) {

@@ -13,6 +13,6 @@ namespace kiln {
 
 class Generator;
 namespace cpu {
-TensorBase conv2d_backward_input(const TensorBase& grad_output, IntArrayRef input_size, const TensorBase& weight, IntArrayRef stride, IntArrayRef padding, IntArrayRef dilation, int64_t groups);
+TensorBase conv2d_backward_input(const TensorBase& grad_output, IntArrayRef input_size, const TensorBase& weight, IntArrayRef stride, IntArrayRef padding, IntArrayRef dilation, int64_t groups, bool transposed);
 }  // namespace cpu
 }  // namespace kiln

@@ -13,6 +13,6 @@ namespace kiln {
 
 class Generator;
 namespace cpu {
-TensorBase conv2d_backward_weight(const TensorBase& grad_output, const TensorBase& input, IntArrayRef weight_size, IntArrayRef stride, IntArrayRef padding, IntArrayRef dilation, int64_t groups);
+TensorBase conv2d_backward_weight(const TensorBase& grad_output, const TensorBase& input, IntArrayRef weight_size, IntArrayRef stride, IntArrayRef padding, IntArrayRef dilation, int64_t groups, bool transposed);
 }  // namespace cpu
 }  // namespace kiln

@@ -11,26 +11,26 @@
 
 namespace kiln {
 
-// ---- conv2d_backward_input(Tensor grad_output, int[] input_size, Tensor weight, int[2] stride, int[2] padding, int[2] dilation, int groups) -> Tensor
+// ---- conv2d_backward_input(Tensor grad_output, int[] input_size, Tensor weight, int[2] stride, int[2] padding, int[2] dilation, int groups, bool transposed=False) -> Tensor
 namespace {
-Tensor conv2d_backward_input_CPU(const Tensor& grad_output, IntArrayRef input_size, const Tensor& weight, IntArrayRef stride, IntArrayRef padding, IntArrayRef dilation, int64_t groups) {
+Tensor conv2d_backward_input_CPU(const Tensor& grad_output, IntArrayRef input_size, const Tensor& weight, IntArrayRef stride, IntArrayRef padding, IntArrayRef dilation, int64_t groups, bool transposed) {
   if (explain_enabled()) explain_log("kernel", "cpu::conv2d_backward_input", "");
-  return Tensor(cpu::conv2d_backward_input(grad_output, input_size, weight, stride, padding, dilation, groups));
+  return Tensor(cpu::conv2d_backward_input(grad_output, input_size, weight, stride, padding, dilation, groups, transposed));
 }
 }  // namespace
 
-Operator<Tensor(const Tensor&, IntArrayRef, const Tensor&, IntArrayRef, IntArrayRef, IntArrayRef, int64_t)> conv2d_backward_input_op = {"conv2d_backward_input", {
+Operator<Tensor(const Tensor&, IntArrayRef, const Tensor&, IntArrayRef, IntArrayRef, IntArrayRef, int64_t, bool)> conv2d_backward_input_op = {"conv2d_backward_input", {
     /*CPU=*/&conv2d_backward_input_CPU,
     /*CUDA=*/nullptr,
     /*Autograd=*/&autograd_kernels::conv2d_backward_input,
 }};
 
 
-Tensor ops::conv2d_backward_input(const Tensor& grad_output, IntArrayRef input_size, const Tensor& weight, IntArrayRef stride, IntArrayRef padding, IntArrayRef dilation, int64_t groups) {
+Tensor ops::conv2d_backward_input(const Tensor& grad_output, IntArrayRef input_size, const Tensor& weight, IntArrayRef stride, IntArrayRef padding, IntArrayRef dilation, int64_t groups, bool transposed) {
   const profiler::Scope profile_scope("aten::conv2d_backward_input", [&] { return profiler::shapes_of(TensorRefs(grad_output, weight)); });
   const DispatchKeySet keys = dispatch_keys(backend_key({&grad_output, &weight}), records_autograd({&grad_output, &weight}));
   if (explain_enabled()) explain_log("dispatch", "conv2d_backward_input", keys.str().c_str());
-  return conv2d_backward_input_op.lookup(keys)(grad_output, input_size, weight, stride, padding, dilation, groups);
+  return conv2d_backward_input_op.lookup(keys)(grad_output, input_size, weight, stride, padding, dilation, groups, transposed);
 }
 
 }  // namespace kiln

@@ -11,26 +11,26 @@
 
 namespace kiln {
 
-// ---- conv2d_backward_weight(Tensor grad_output, Tensor input, int[] weight_size, int[2] stride, int[2] padding, int[2] dilation, int groups) -> Tensor
+// ---- conv2d_backward_weight(Tensor grad_output, Tensor input, int[] weight_size, int[2] stride, int[2] padding, int[2] dilation, int groups, bool transposed=False) -> Tensor
 namespace {
-Tensor conv2d_backward_weight_CPU(const Tensor& grad_output, const Tensor& input, IntArrayRef weight_size, IntArrayRef stride, IntArrayRef padding, IntArrayRef dilation, int64_t groups) {
+Tensor conv2d_backward_weight_CPU(const Tensor& grad_output, const Tensor& input, IntArrayRef weight_size, IntArrayRef stride, IntArrayRef padding, IntArrayRef dilation, int64_t groups, bool transposed) {
   if (explain_enabled()) explain_log("kernel", "cpu::conv2d_backward_weight", "");
-  return Tensor(cpu::conv2d_backward_weight(grad_output, input, weight_size, stride, padding, dilation, groups));
+  return Tensor(cpu::conv2d_backward_weight(grad_output, input, weight_size, stride, padding, dilation, groups, transposed));
 }
 }  // namespace
 
-Operator<Tensor(const Tensor&, const Tensor&, IntArrayRef, IntArrayRef, IntArrayRef, IntArrayRef, int64_t)> conv2d_backward_weight_op = {"conv2d_backward_weight", {
+Operator<Tensor(const Tensor&, const Tensor&, IntArrayRef, IntArrayRef, IntArrayRef, IntArrayRef, int64_t, bool)> conv2d_backward_weight_op = {"conv2d_backward_weight", {
     /*CPU=*/&conv2d_backward_weight_CPU,
     /*CUDA=*/nullptr,
     /*Autograd=*/&autograd_kernels::conv2d_backward_weight,
 }};
 
 
-Tensor ops::conv2d_backward_weight(const Tensor& grad_output, const Tensor& input, IntArrayRef weight_size, IntArrayRef stride, IntArrayRef padding, IntArrayRef dilation, int64_t groups) {
+Tensor ops::conv2d_backward_weight(const Tensor& grad_output, const Tensor& input, IntArrayRef weight_size, IntArrayRef stride, IntArrayRef padding, IntArrayRef dilation, int64_t groups, bool transposed) {
   const profiler::Scope profile_scope("aten::conv2d_backward_weight", [&] { return profiler::shapes_of(TensorRefs(grad_output, input)); });
   const DispatchKeySet keys = dispatch_keys(backend_key({&grad_output, &input}), records_autograd({&grad_output, &input}));
   if (explain_enabled()) explain_log("dispatch", "conv2d_backward_weight", keys.str().c_str());
-  return conv2d_backward_weight_op.lookup(keys)(grad_output, input, weight_size, stride, padding, dilation, groups);
+  return conv2d_backward_weight_op.lookup(keys)(grad_output, input, weight_size, stride, padding, dilation, groups, transposed);
 }
 
 }  // namespace kiln

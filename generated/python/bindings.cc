@@ -183,6 +183,8 @@ PyObject* fn_nll_loss_backward(PyObject* module, PyObject* args, PyObject* kwarg
 PyObject* fn_conv2d(PyObject* module, PyObject* args, PyObject* kwargs);
 PyObject* fn_conv2d_backward_input(PyObject* module, PyObject* args, PyObject* kwargs);
 PyObject* fn_conv2d_backward_weight(PyObject* module, PyObject* args, PyObject* kwargs);
+PyObject* fn__conv2d_native(PyObject* module, PyObject* args, PyObject* kwargs);
+PyObject* fn__conv2d_backward_weight_bias(PyObject* module, PyObject* args, PyObject* kwargs);
 PyObject* fn_max_pool2d_with_indices(PyObject* module, PyObject* args, PyObject* kwargs);
 PyObject* fn_max_pool2d_with_indices_backward(PyObject* module, PyObject* args, PyObject* kwargs);
 PyObject* fn_max_pool2d(PyObject* module, PyObject* args, PyObject* kwargs);
@@ -967,6 +969,8 @@ PyMethodDef generated_functions[] = {
     KILN_BINDING("conv2d", fn_conv2d),
     KILN_BINDING("conv2d_backward_input", fn_conv2d_backward_input),
     KILN_BINDING("conv2d_backward_weight", fn_conv2d_backward_weight),
+    KILN_BINDING("_conv2d_native", fn__conv2d_native),
+    KILN_BINDING("_conv2d_backward_weight_bias", fn__conv2d_backward_weight_bias),
     KILN_BINDING("max_pool2d_with_indices", fn_max_pool2d_with_indices),
     KILN_BINDING("max_pool2d_with_indices_backward", fn_max_pool2d_with_indices_backward),
     KILN_BINDING("max_pool2d", fn_max_pool2d),

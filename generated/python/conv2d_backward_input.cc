@@ -13,7 +13,7 @@ namespace python {
 PyObject* fn_conv2d_backward_input(PyObject* /*module*/, PyObject* args, PyObject* kwargs) {
   KILN_PY_BEGIN
   static PythonArgParser parser({
-      "conv2d_backward_input(Tensor grad_output, int[] input_size, Tensor weight, int[2] stride, int[2] padding, int[2] dilation, int groups)",
+      "conv2d_backward_input(Tensor grad_output, int[] input_size, Tensor weight, int[2] stride, int[2] padding, int[2] dilation, int groups, bool transposed=False)",
   }, false);
   ParsedArgs r = parser.parse(args, kwargs);
   switch (r.index) {
@@ -25,7 +25,8 @@ PyObject* fn_conv2d_backward_input(PyObject* /*module*/, PyObject* args, PyObjec
       const std::vector<int64_t> padding = r.intlist(4);
       const std::vector<int64_t> dilation = r.intlist(5);
       const auto groups = r.int64(6);
-      return wrap(without_gil([&] { return kiln::conv2d_backward_input(grad_output, input_size, weight, stride, padding, dilation, groups); }));
+      const auto transposed = r.to_bool(7);
+      return wrap(without_gil([&] { return kiln::conv2d_backward_input(grad_output, input_size, weight, stride, padding, dilation, groups, transposed); }));
     }
   }
   Py_RETURN_NONE;

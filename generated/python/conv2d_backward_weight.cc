@@ -13,7 +13,7 @@ namespace python {
 PyObject* fn_conv2d_backward_weight(PyObject* /*module*/, PyObject* args, PyObject* kwargs) {
   KILN_PY_BEGIN
   static PythonArgParser parser({
-      "conv2d_backward_weight(Tensor grad_output, Tensor input, int[] weight_size, int[2] stride, int[2] padding, int[2] dilation, int groups)",
+      "conv2d_backward_weight(Tensor grad_output, Tensor input, int[] weight_size, int[2] stride, int[2] padding, int[2] dilation, int groups, bool transposed=False)",
   }, false);
   ParsedArgs r = parser.parse(args, kwargs);
   switch (r.index) {
@@ -25,7 +25,8 @@ PyObject* fn_conv2d_backward_weight(PyObject* /*module*/, PyObject* args, PyObje
       const std::vector<int64_t> padding = r.intlist(4);
       const std::vector<int64_t> dilation = r.intlist(5);
       const auto groups = r.int64(6);
-      return wrap(without_gil([&] { return kiln::conv2d_backward_weight(grad_output, input, weight_size, stride, padding, dilation, groups); }));
+      const auto transposed = r.to_bool(7);
+      return wrap(without_gil([&] { return kiln::conv2d_backward_weight(grad_output, input, weight_size, stride, padding, dilation, groups, transposed); }));
     }
   }
   Py_RETURN_NONE;

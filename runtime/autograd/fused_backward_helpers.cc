@@ -6,6 +6,7 @@
 #include <functional>
 
 #include "generated/api/_batch_norm_train_backward.h"
+#include "generated/api/_conv2d_backward_weight_bias.h"
 #include "generated/api/_group_norm_backward.h"
 #include "generated/api/_gru_cell_fused_backward.h"
 #include "generated/api/_lstm_cell_fused_backward.h"
@@ -13,6 +14,7 @@
 #include "generated/api/_scaled_dot_product_attention_backward.h"
 #include "generated/api/add.h"
 #include "generated/api/cat.h"
+#include "generated/api/conv2d_backward_weight.h"
 #include "generated/api/matmul.h"
 #include "generated/api/mean.h"
 #include "generated/api/mm.h"
@@ -27,6 +29,7 @@
 #include "generated/api/zeros.h"
 #include "runtime/api/attention_scores.h"
 #include "runtime/autograd/engine.h"
+#include "runtime/autograd/formula_helpers.h"
 #include "runtime/dispatch/grad_mode.h"
 
 namespace kiln {
@@ -208,6 +211,19 @@ std::vector<Tensor> group_norm_fused_backward(const Tensor& grad, const Tensor& 
   if (!GradMode::is_enabled()) return kiln::_group_norm_backward(grad, input, weight, mean, rstd, num_groups);
   const auto forward = [num_groups, eps](const std::vector<Tensor>& x) { return group_norm_math(x, num_groups, eps); };
   return composite_gradient(forward, {input, weight, bias}, grad);
+}
+
+// conv2d: with a bias, its gradient and the weight's from one kernel (torch's bits where oneDNN computes
+// both); with create_graph, the two differentiable ops.
+std::vector<Tensor> conv2d_weight_bias_backward(const Tensor& grad, const Tensor& input, const Tensor& weight,
+                                                const Tensor& bias, IntArrayRef stride, IntArrayRef padding,
+                                                IntArrayRef dilation, int64_t groups) {
+  if (!bias.defined() || GradMode::is_enabled())
+    return {kiln::conv2d_backward_weight(grad, input, weight.sizes(), stride, padding, dilation, groups),
+            bias.defined() ? conv_bias_backward(grad) : Tensor()};
+  const auto [grad_weight, grad_bias] =
+      kiln::_conv2d_backward_weight_bias(grad, input, weight.sizes(), stride, padding, dilation, groups);
+  return {grad_weight, grad_bias};
 }
 
 }  // namespace kiln

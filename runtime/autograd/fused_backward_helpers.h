@@ -1,5 +1,5 @@
 // Formula helpers of the fused kernels whose backward kernels have no derivative of their own: the
-// LSTM and GRU cells, the LSTM layer, scaled dot-product attention, batch_norm's training pass and group_norm
+// LSTM and GRU cells, the LSTM layer, scaled dot-product attention, batch_norm's training pass, group_norm and conv2d's weight and bias
 // (derivatives.yaml names them;
 // codegen includes this header only where a formula calls one).
 //
@@ -43,4 +43,8 @@ std::vector<Tensor> group_norm_fused_backward(const Tensor& grad, const Tensor& 
                                               const Tensor& bias, int64_t num_groups, double eps, const Tensor& mean,
                                               const Tensor& rstd);
 
+// [weight, bias] of conv2d (bias undefined: no bias gradient)
+std::vector<Tensor> conv2d_weight_bias_backward(const Tensor& grad, const Tensor& input, const Tensor& weight,
+                                                const Tensor& bias, IntArrayRef stride, IntArrayRef padding,
+                                                IntArrayRef dilation, int64_t groups);
 }  // namespace kiln

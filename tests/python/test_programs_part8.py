@@ -238,7 +238,8 @@ def test_dino(extra):
     close(rk["centers"], rt["centers"], 1e-5, 1e-6)
     close(rk["feats"], rt["feats"], 1e-4, 1e-5)
     close(rk["attn"], rt["attn"], 1e-5, 1e-6)
-    close(rk["weight_g"], rt["weight_g"], 0)
+    # trained when --norm_last_layer 0: an ulp of the updates' rounding (the fixed one is exactly 1)
+    close(rk["weight_g"], rt["weight_g"], 2e-7 if "--norm_last_layer" in extra else 0)
     assert rk["names"] == rt["names"]
 
 

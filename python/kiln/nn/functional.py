@@ -1137,8 +1137,9 @@ def _conv_transpose2d_core(input, weight, bias, stride, padding, output_padding,
     conv_w = (out_w + 2 * padding[1] - dilation[1] * (kw - 1) - 1) // stride[1] + 1
     if conv_h != h or conv_w != w:
         input = kiln.constant_pad_nd(input, [0, conv_w - w, 0, conv_h - h], 0)
+    # transposed=True: torch 1.13 computes transposed convolutions natively, never with oneDNN
     out = kiln.conv2d_backward_input(input, [n, weight.shape[1] * groups, out_h, out_w], weight, list(stride),
-                                     list(padding), list(dilation), groups)
+                                     list(padding), list(dilation), groups, True)
     if bias is not None:
         out = out + bias.reshape(-1, 1, 1)
     return out

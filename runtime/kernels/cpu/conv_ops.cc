@@ -1,4 +1,5 @@
-// conv2d and its two gradients (w.r.t. input and weight), by im2col + GEMM.
+// conv2d and its two gradients (w.r.t. input and weight): float32 by oneDNN where torch uses it
+// (onednn_conv.h), everything else by im2col + GEMM.
 //
 // A chunk of images of one group is unfolded into a column matrix
 // cols (Cg*KH*KW rows, images*OH*OW columns), so the whole chunk is one GEMM with the
@@ -7,13 +8,19 @@
 #include <algorithm>
 #include <cstring>
 #include <string>
+#include <tuple>
 #include <vector>
 
+#include "generated/kernels/_conv2d_backward_weight_bias.h"
+#include "generated/kernels/_conv2d_native.h"
 #include "generated/kernels/conv2d.h"
 #include "generated/kernels/conv2d_backward_input.h"
 #include "generated/kernels/conv2d_backward_weight.h"
+#include "generated/kernels/sum.h"
 #include "runtime/kernels/cpu/blas.h"
+#include "runtime/kernels/cpu/conv_geometry.h"
 #include "runtime/kernels/cpu/cpu_tensors.h"
+#include "runtime/kernels/cpu/onednn_conv.h"
 #include "runtime/kernels/tensor_memory.h"
 
 namespace kiln {
@@ -21,23 +28,6 @@ namespace cpu {
 namespace {
 
 constexpr int64_t kColsBudget = int64_t{1} << 22;  // 4M elements: 16 MB of float32
-
-struct ConvGeometry {
-  bool batched;
-  int64_t batch, channels, height, width;             // input
-  int64_t out_channels, kernel_h, kernel_w, groups;   // weight (O, C/groups, KH, KW)
-  int64_t stride_h, stride_w, pad_h, pad_w, dil_h, dil_w;
-  int64_t out_h, out_w;
-
-  int64_t group_in() const { return channels / groups; }
-  int64_t group_out() const { return out_channels / groups; }
-  int64_t rows() const { return group_in() * kernel_h * kernel_w; }  // rows of cols
-  int64_t plane_out() const { return out_h * out_w; }
-  DimVector output_shape() const {
-    if (batched) return {batch, out_channels, out_h, out_w};
-    return {out_channels, out_h, out_w};
-  }
-};
 
 // A pair parameter given as one value ([3] means [3, 3]) or two.
 std::pair<int64_t, int64_t> pair_param(IntArrayRef v, const char* what, const char* op) {
@@ -216,10 +206,12 @@ void add_to_row(T* row, T value, int64_t n) {
 
 }  // namespace
 
-TensorBase conv2d(const TensorBase& input, const TensorBase& weight, const TensorBase& bias, IntArrayRef stride,
-                  IntArrayRef padding, IntArrayRef dilation, int64_t groups) {
-  const ConvGeometry g = conv_geometry(input.sizes(), weight.sizes(), stride, padding, dilation, groups, "conv2d");
-  check_floating_same(input, "Input", weight, "weight", "conv2d");
+namespace {
+// conv2d, by oneDNN where `onednn` allows it and torch would use it (onednn_conv.h).
+TensorBase conv2d_impl(const TensorBase& input, const TensorBase& weight, const TensorBase& bias, IntArrayRef stride,
+                       IntArrayRef padding, IntArrayRef dilation, int64_t groups, bool onednn, const char* op) {
+  const ConvGeometry g = conv_geometry(input.sizes(), weight.sizes(), stride, padding, dilation, groups, op);
+  check_floating_same(input, "Input", weight, "weight", op);
   if (bias.defined()) {
     check_floating_same(input, "Input", bias, "bias", "conv2d");
     KILN_CHECK(bias.dim() == 1 && bias.sizes()[0] == g.out_channels, "conv2d(): Given weight of size ",
@@ -227,13 +219,19 @@ TensorBase conv2d(const TensorBase& input, const TensorBase& weight, const Tenso
                " elements, but got bias of size ", shape_str(bias.sizes()), " instead");
   }
   if (is_reduced_floating_type(input.dtype()))  // float16/bfloat16: computed in float32, rounded once
-    return cast_to(conv2d(to_opmath(input), to_opmath(weight), to_opmath(bias), stride, padding, dilation, groups),
+    return cast_to(conv2d_impl(to_opmath(input), to_opmath(weight), to_opmath(bias), stride, padding, dilation, groups,
+                               onednn, op),
                    input.dtype());
   TensorBase out = empty_cpu(g.output_shape(), input.dtype());  // every element is written once
   if (out.numel() == 0) return out;
   const TensorBase x = contiguous_cpu(input), w = contiguous_cpu(weight);
   const TensorBase b = bias.defined() ? contiguous_cpu(bias) : TensorBase();
-  KILN_DISPATCH_FLOATING_TYPES(input.dtype(), "conv2d", [&] {
+  if (onednn && input.dtype() == ScalarType::Float32 && onednn_conv_applies(g) &&
+      onednn_conv2d_forward(g, static_cast<const float*>(x.data_ptr()), static_cast<const float*>(w.data_ptr()),
+                            b.defined() ? static_cast<const float*>(b.data_ptr()) : nullptr,
+                            static_cast<float*>(out.data_ptr())))
+    return out;
+  KILN_DISPATCH_FLOATING_TYPES(input.dtype(), op, [&] {
     const int64_t R = g.rows(), Og = g.group_out(), L = g.plane_out();
     const scalar_t* bias_data = b.defined() ? static_cast<const scalar_t*>(b.data_ptr()) : nullptr;
     scalar_t* y = static_cast<scalar_t*>(out.data_ptr());
@@ -257,6 +255,17 @@ TensorBase conv2d(const TensorBase& input, const TensorBase& weight, const Tenso
   });
   return out;
 }
+}  // namespace
+
+TensorBase conv2d(const TensorBase& input, const TensorBase& weight, const TensorBase& bias, IntArrayRef stride,
+                  IntArrayRef padding, IntArrayRef dilation, int64_t groups) {
+  return conv2d_impl(input, weight, bias, stride, padding, dilation, groups, true, "conv2d");
+}
+
+TensorBase conv2d_native(const TensorBase& input, const TensorBase& weight, IntArrayRef stride, IntArrayRef padding,
+                         IntArrayRef dilation, int64_t groups) {
+  return conv2d_impl(input, weight, TensorBase(), stride, padding, dilation, groups, false, "_conv2d_native");
+}
 
 namespace {
 void check_grad_output(const TensorBase& grad_output, const ConvGeometry& g, const char* op) {
@@ -266,7 +275,8 @@ void check_grad_output(const TensorBase& grad_output, const ConvGeometry& g, con
 }  // namespace
 
 TensorBase conv2d_backward_input(const TensorBase& grad_output, IntArrayRef input_size, const TensorBase& weight,
-                                 IntArrayRef stride, IntArrayRef padding, IntArrayRef dilation, int64_t groups) {
+                                 IntArrayRef stride, IntArrayRef padding, IntArrayRef dilation, int64_t groups,
+                                 bool transposed) {
   const char* op = "conv2d_backward_input";
   for (int64_t s : input_size) KILN_CHECK(s >= 0, op, "(): input_size must be non-negative, got ", shape_str(input_size));
   const ConvGeometry g = conv_geometry(input_size, weight.sizes(), stride, padding, dilation, groups, op);
@@ -274,11 +284,15 @@ TensorBase conv2d_backward_input(const TensorBase& grad_output, IntArrayRef inpu
   check_grad_output(grad_output, g, op);
   if (is_reduced_floating_type(weight.dtype()))
     return cast_to(conv2d_backward_input(to_opmath(grad_output), input_size, to_opmath(weight), stride, padding,
-                                         dilation, groups),
+                                         dilation, groups, transposed),
                    weight.dtype());
   TensorBase gx = zeros_cpu(input_size, grad_output.dtype());
   if (gx.numel() == 0 || grad_output.numel() == 0) return gx;
   const TensorBase go = contiguous_cpu(grad_output), w = contiguous_cpu(weight);
+  if (!transposed && weight.dtype() == ScalarType::Float32 && onednn_conv_applies(g) &&
+      onednn_conv2d_backward_data(g, static_cast<const float*>(go.data_ptr()), static_cast<const float*>(w.data_ptr()),
+                                  static_cast<float*>(gx.data_ptr())))
+    return gx;
   KILN_DISPATCH_FLOATING_TYPES(grad_output.dtype(), op, [&] {
     const int64_t R = g.rows(), Og = g.group_out();
     for_each_group_chunk<scalar_t>(g, grad_output.dtype(), [&](int64_t n0, int64_t nb, int64_t width,
@@ -295,7 +309,8 @@ TensorBase conv2d_backward_input(const TensorBase& grad_output, IntArrayRef inpu
 }
 
 TensorBase conv2d_backward_weight(const TensorBase& grad_output, const TensorBase& input, IntArrayRef weight_size,
-                                  IntArrayRef stride, IntArrayRef padding, IntArrayRef dilation, int64_t groups) {
+                                  IntArrayRef stride, IntArrayRef padding, IntArrayRef dilation, int64_t groups,
+                                  bool transposed) {
   const char* op = "conv2d_backward_weight";
   for (int64_t s : weight_size) KILN_CHECK(s >= 0, op, "(): weight_size must be non-negative, got ", shape_str(weight_size));
   const ConvGeometry g = conv_geometry(input.sizes(), weight_size, stride, padding, dilation, groups, op);
@@ -303,11 +318,16 @@ TensorBase conv2d_backward_weight(const TensorBase& grad_output, const TensorBas
   check_grad_output(grad_output, g, op);
   if (is_reduced_floating_type(input.dtype()))
     return cast_to(conv2d_backward_weight(to_opmath(grad_output), to_opmath(input), weight_size, stride, padding,
-                                          dilation, groups),
+                                          dilation, groups, transposed),
                    input.dtype());
   TensorBase gw = zeros_cpu(weight_size, grad_output.dtype());
   if (gw.numel() == 0 || grad_output.numel() == 0) return gw;
   const TensorBase go = contiguous_cpu(grad_output), x = contiguous_cpu(input);
+  if (!transposed && input.dtype() == ScalarType::Float32 && onednn_conv_applies(g) &&
+      onednn_conv2d_backward_weights(g, static_cast<const float*>(go.data_ptr()),
+                                     static_cast<const float*>(x.data_ptr()), static_cast<float*>(gw.data_ptr()),
+                                     nullptr))
+    return gw;
   KILN_DISPATCH_FLOATING_TYPES(grad_output.dtype(), op, [&] {
     const int64_t R = g.rows(), Og = g.group_out();
     for_each_group_chunk<scalar_t>(g, grad_output.dtype(), [&](int64_t n0, int64_t nb, int64_t width,
@@ -320,6 +340,28 @@ TensorBase conv2d_backward_weight(const TensorBase& grad_output, const TensorBas
     });
   });
   return gw;
+}
+
+std::tuple<TensorBase, TensorBase> conv2d_backward_weight_bias(const TensorBase& grad_output, const TensorBase& input,
+                                                               IntArrayRef weight_size, IntArrayRef stride,
+                                                               IntArrayRef padding, IntArrayRef dilation,
+                                                               int64_t groups) {
+  const char* op = "_conv2d_backward_weight_bias";
+  for (int64_t s : weight_size) KILN_CHECK(s >= 0, op, "(): weight_size must be non-negative, got ", shape_str(weight_size));
+  const ConvGeometry g = conv_geometry(input.sizes(), weight_size, stride, padding, dilation, groups, op);
+  check_floating_same(grad_output, "grad_output", input, "input", op);
+  check_grad_output(grad_output, g, op);
+  if (input.dtype() == ScalarType::Float32 && grad_output.numel() > 0 && onednn_conv_applies(g)) {
+    TensorBase gw = empty_cpu(weight_size, ScalarType::Float32), gb = empty_cpu({g.out_channels}, ScalarType::Float32);
+    const TensorBase go = contiguous_cpu(grad_output), x = contiguous_cpu(input);
+    if (onednn_conv2d_backward_weights(g, static_cast<const float*>(go.data_ptr()),
+                                       static_cast<const float*>(x.data_ptr()), static_cast<float*>(gw.data_ptr()),
+                                       static_cast<float*>(gb.data_ptr())))
+      return {gw, gb};
+  }
+  const DimVector dims = g.batched ? DimVector{0, 2, 3} : DimVector{1, 2};  // torch's sum elsewhere
+  return {conv2d_backward_weight(grad_output, input, weight_size, stride, padding, dilation, groups, false),
+          sum_out(grad_output, IntArrayRef(dims), false, std::nullopt, TensorBase())};
 }
 
 }  // namespace cpu

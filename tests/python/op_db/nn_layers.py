@@ -55,7 +55,7 @@ def _conv_ref(x, w, b=None, stride=1, padding=0, dilation=1, groups=1):
     return out if x.ndim == 4 else out[0]
 
 
-def _conv_backward_input_ref(go, input_size, w, stride, padding, dilation, groups):
+def _conv_backward_input_ref(go, input_size, w, stride, padding, dilation, groups, transposed=False):
     shape = tuple(input_size) if len(input_size) == 4 else (1,) + tuple(input_size)
     gob = _batched(go)
     (p0, p1) = _pair(padding)
@@ -70,7 +70,7 @@ def _conv_backward_input_ref(go, input_size, w, stride, padding, dilation, group
     return gx if len(input_size) == 4 else gx[0]
 
 
-def _conv_backward_weight_ref(go, x, weight_size, stride, padding, dilation, groups):
+def _conv_backward_weight_ref(go, x, weight_size, stride, padding, dilation, groups, transposed=False):
     xb, gob = _batched(x), _batched(go)
     (p0, p1) = _pair(padding)
     xp = np.pad(xb, ((0, 0), (0, 0), (p0, p0), (p1, p1)))
@@ -122,7 +122,8 @@ def _conv_backward_input_samples(d):
     for i, case in enumerate(_CONV_CASES):
         x, w, _b, s, p, dil, groups = _conv_sample(case, d, i).args
         go = values(_conv_ref(x, w, None, s, p, dil, groups).shape, d, seed=i + 7)
-        out.append(Sample((go, list(x.shape), w, s, p, dil, groups), note=case[-1]))
+        # every other case as a transposed convolution's (the native path; the same math)
+        out.append(Sample((go, list(x.shape), w, s, p, dil, groups) + ((True,) if i % 2 else ()), note=case[-1]))
     return out
 
 
@@ -131,8 +132,31 @@ def _conv_backward_weight_samples(d):
     for i, case in enumerate(_CONV_CASES):
         x, w, _b, s, p, dil, groups = _conv_sample(case, d, i).args
         go = values(_conv_ref(x, w, None, s, p, dil, groups).shape, d, seed=i + 7)
-        out.append(Sample((go, x, list(w.shape), s, p, dil, groups), note=case[-1]))
+        out.append(Sample((go, x, list(w.shape), s, p, dil, groups) + ((True,) if i % 2 else ()), note=case[-1]))
     return out
+
+
+def _native(sample):
+    x, w, _b, s, p, dil, groups = sample.args
+    return Sample((x, w, s, p, dil, groups), note=sample.note)
+
+
+def _conv_native_samples(d):
+    return [_native(_conv_sample(case, d, i)) for i, case in enumerate(_CONV_CASES)]
+
+
+def _conv_native_ref(x, w, stride, padding, dilation, groups):
+    return _conv_ref(x, w, None, stride, padding, dilation, groups)
+
+
+def _conv_weight_bias_samples(d):
+    # conv2d_backward_weight's samples (without its `transposed`): the bias gradient comes with the weight's
+    return [Sample(s.args[:7], note=s.note) for s in _conv_backward_weight_samples(d)]
+
+
+def _conv_weight_bias_ref(go, x, weight_size, stride, padding, dilation, groups):
+    bias = go.sum(axis=(0, 2, 3)) if go.ndim == 4 else go.sum(axis=(1, 2))
+    return _conv_backward_weight_ref(go, x, weight_size, stride, padding, dilation, groups), bias
 
 
 def _small(samples_of):
@@ -815,6 +839,14 @@ NO_ZERO_DIM = "takes (N, C, H, W) or (C, H, W) tensors"
 RECORDS = [
     OpRecord("conv2d", FAMILY, FLOATS, _conv_samples, ref=_conv_ref, error_inputs=_conv_errors,
              grad_samples=_small_conv_grad_samples, no_zero_dim=NO_ZERO_DIM, tol={"float32": {"rtol": 1e-4, "atol": 1e-4}}),
+    OpRecord("_conv2d_native", FAMILY, FLOATS, _conv_native_samples, ref=_conv_native_ref, api="_C._conv2d_native",
+             grad_samples=lambda: [_native(s) for s in _small_conv_grad_samples()], no_zero_dim=NO_ZERO_DIM,
+             tol={"float32": {"rtol": 1e-4, "atol": 1e-4}}),
+    OpRecord("_conv2d_backward_weight_bias", FAMILY, FLOATS, _conv_weight_bias_samples, ref=_conv_weight_bias_ref,
+             api="_C._conv2d_backward_weight_bias", no_zero_dim=NO_ZERO_DIM,
+             derivative_not_implemented="a backward kernel: conv2d's formula differentiates conv2d_backward_weight "
+                                        "and sum instead under create_graph",
+             tol={"float32": {"rtol": 1e-4, "atol": 1e-4}}),
     OpRecord("conv2d_backward_input", FAMILY, FLOATS, _conv_backward_input_samples, ref=_conv_backward_input_ref,
              error_inputs=_conv_backward_errors, grad_samples=_small(_conv_backward_input_samples),
              no_zero_dim=NO_ZERO_DIM, tol={"float32": {"rtol": 1e-4, "atol": 1e-4}}),
