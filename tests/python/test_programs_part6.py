@@ -179,8 +179,8 @@ def test_milesial_unet(extra):
     rt, rk = run_both("unet_dice", ["--learning-rate", "1e-3"] + extra)
     check_same_start(rt, rk)
     # RMSprop(momentum=0.999) over BatchNorm'd convolutions: ulps grow into percents after a few steps.
-    # The convolutions are torch's bits (oneDNN); bilinear upsampling is an ulp off torch's (its AVX2
-    # build fuses the interpolation into FMAs), which reaches 7e-6 by the second step.
+    # Everything but the 1x1 output conv's weight gradient is torch's bits; torch computes that one
+    # natively on one thread (a GEMM per image), kiln with one GEMM per chunk of images: 7e-6 by step 2.
     check_drift(rt, rk, 16, 2, 1e-5, 0.1)
     assert rk["lrs"] == rt["lrs"]
 

@@ -5,6 +5,7 @@
 #pragma once
 
 #include <algorithm>
+#include <cmath>
 #include <cstdint>
 #include <memory>
 #include <optional>
@@ -28,8 +29,32 @@ struct Taps {
   std::vector<int64_t> index;
   std::vector<T> weight;
   std::vector<int64_t> counts;  // empty: every position has k taps (antialias varies it)
+  // Two taps summed as torch's linear interpolation is where it runs FMA code (linear_taps_fused).
+  bool fused_pairs = false;
   int64_t count(int64_t o) const { return counts.empty() ? k : counts[o]; }
 };
+
+// torch's CPU kernels are compiled per instruction set with contraction on: on a CPU with AVX2 and
+// FMA its linear interpolation's t0 * w0 + t1 * w1 is fma(t0, w0, t1 * w1). kiln follows it there
+// (and rounds twice elsewhere, as torch's baseline kernels do).
+inline bool linear_taps_fused() {
+  static const bool fused = __builtin_cpu_supports("avx2") && __builtin_cpu_supports("fma");
+  return fused;
+}
+
+// One (in, inner) -> (out, inner) block of a dim with two taps per output: y = fma(x0, w0, x1 * w1),
+// compiled with FMA instructions (only called where the CPU has them).
+template <typename T>
+__attribute__((target("avx2,fma"))) void fused_pairs_block(const T* xa, T* ya, int64_t inner, const Taps<T>& t) {
+  for (int64_t o = 0; o < t.out; ++o) {
+    const T w0 = t.weight[2 * o], w1 = t.weight[2 * o + 1];
+    const T* x0 = xa + t.index[2 * o] * inner;
+    const T* x1 = xa + t.index[2 * o + 1] * inner;
+    T* yo = ya + o * inner;
+#pragma omp simd
+    for (int64_t b = 0; b < inner; ++b) yo[b] = std::fma(x0[b], w0, x1[b] * w1);
+  }
+}
 
 // (outer, in, inner) -> (outer, out, inner) through one dim's taps, summed in tap order from 0
 // (0 + w0 x0 + w1 x1 ...). A dim before the last sums whole rows of `inner` elements at a time, a
@@ -40,6 +65,10 @@ void resample_dim(const T* x, T* y, int64_t outer, int64_t inner, const Taps<T>&
   for (int64_t a = 0; a < outer; ++a) {
     const T* xa = x + a * t.in * inner;
     T* ya = y + a * t.out * inner;
+    if (t.fused_pairs) {
+      fused_pairs_block(xa, ya, inner, t);
+      continue;
+    }
     for (int64_t o = 0; o < t.out; ++o) {
       T* yo = ya + o * inner;
       const int64_t n = t.count(o);
@@ -88,6 +117,85 @@ void scatter_dim(const T* g, T* gx, int64_t outer, int64_t inner, const Taps<T>&
       }
     }
   }
+}
+
+// torch's backward of linear interpolation (cpu_upsample_linear_backward), not separable: for each
+// (n, c) plane and each output position in order, grad_output times the product of the dims' weights
+// (first dim first) is added to each of the 2^d input positions, the last dim's taps innermost; torch's
+// FMA-compiled kernel fuses that product's last multiplication into the addition (`Fused`).
+template <typename T, bool Fused>
+__attribute__((always_inline)) inline void add_product(T& dst, T weight, T value) {
+  dst = Fused ? std::fma(weight, value, dst) : dst + weight * value;
+}
+
+template <typename T, bool Fused, int Dims>
+__attribute__((always_inline)) inline void linear_scatter_planes(const T* g, T* gx, int64_t planes,
+                                                                 const std::vector<const Taps<T>*>& taps) {
+  // 1 to 3 dims, as (D, H, W) with unit dims in front: the loops below are torch's 3-D ones.
+  const Taps<T> unit{1, 1, 2, {0, 0}, {T(1), T(0)}};
+  const Taps<T>& td = taps.size() == 3 ? *taps[0] : unit;
+  const Taps<T>& th = taps.size() >= 2 ? *taps[taps.size() - 2] : unit;
+  const Taps<T>& tw = *taps.back();
+  const int64_t in_plane = td.in * th.in * tw.in, out_plane = td.out * th.out * tw.out;
+  constexpr int dims = Dims;
+#pragma omp parallel for schedule(static) if (planes > 1 && planes * out_plane > 32768)
+  for (int64_t p = 0; p < planes; ++p) {
+    const T* gp = g + p * out_plane;
+    T* gxp = gx + p * in_plane;
+    for (int64_t od = 0; od < td.out; ++od) {
+      const int64_t d0 = td.index[2 * od] * th.in, d1 = td.index[2 * od + 1] * th.in;
+      const T dw0 = td.weight[2 * od], dw1 = td.weight[2 * od + 1];
+      for (int64_t oh = 0; oh < th.out; ++oh) {
+        const int64_t h0 = th.index[2 * oh], h1 = th.index[2 * oh + 1];
+        const T hw0 = th.weight[2 * oh], hw1 = th.weight[2 * oh + 1];
+        // torch's weight products, first dim first: d * h (3-D), h (2-D), none (1-D)
+        const T dh[4] = {dims == 3 ? dw0 * hw0 : hw0, dims == 3 ? dw0 * hw1 : hw1, dims == 3 ? dw1 * hw0 : hw0,
+                         dims == 3 ? dw1 * hw1 : hw1};
+        T* rows[4] = {gxp + (d0 + h0) * tw.in, gxp + (d0 + h1) * tw.in, gxp + (d1 + h0) * tw.in,
+                      gxp + (d1 + h1) * tw.in};
+        constexpr int row_count = dims == 3 ? 4 : dims == 2 ? 2 : 1;
+        const T* go = gp + (od * th.out + oh) * tw.out;
+        const int64_t* w_index = tw.index.data();  // raw pointers: a store into gx cannot move them
+        const T* w_weight = tw.weight.data();
+        const int64_t w_out = tw.out;
+        for (int64_t ow = 0; ow < w_out; ++ow) {
+          const int64_t w0 = w_index[2 * ow], w1 = w_index[2 * ow + 1];
+          const T ww0 = w_weight[2 * ow], ww1 = w_weight[2 * ow + 1];
+          const T value = go[ow];
+          for (int r = 0; r < row_count; ++r) {
+            if constexpr (dims == 1) {
+              add_product<T, Fused>(rows[r][w0], ww0, value);
+              add_product<T, Fused>(rows[r][w1], ww1, value);
+            } else {
+              add_product<T, Fused>(rows[r][w0], dh[r] * ww0, value);
+              add_product<T, Fused>(rows[r][w1], dh[r] * ww1, value);
+            }
+          }
+        }
+      }
+    }
+  }
+}
+
+template <typename T, bool Fused>
+__attribute__((always_inline)) inline void linear_scatter_dims(const T* g, T* gx, int64_t planes,
+                                                               const std::vector<const Taps<T>*>& taps) {
+  if (taps.size() == 1) linear_scatter_planes<T, Fused, 1>(g, gx, planes, taps);
+  else if (taps.size() == 2) linear_scatter_planes<T, Fused, 2>(g, gx, planes, taps);
+  else linear_scatter_planes<T, Fused, 3>(g, gx, planes, taps);
+}
+
+template <typename T>
+__attribute__((target("avx2,fma"))) void linear_scatter_fused(const T* g, T* gx, int64_t planes,
+                                                            const std::vector<const Taps<T>*>& taps) {
+  linear_scatter_dims<T, true>(g, gx, planes, taps);
+}
+
+// `gx` zeroed by the caller; taps: 1 to 3 linear dims (two taps each).
+template <typename T>
+void linear_scatter_torch_order(const T* g, T* gx, int64_t planes, const std::vector<const Taps<T>*>& taps) {
+  if (linear_taps_fused()) linear_scatter_fused(g, gx, planes, taps);
+  else linear_scatter_dims<T, false>(g, gx, planes, taps);
 }
 
 // Spatial dim j (0-based, after N and C) of a contiguous (N, C, *spatial) tensor of `shape` as

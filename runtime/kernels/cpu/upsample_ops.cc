@@ -87,6 +87,7 @@ Taps<T> make_taps(Mode mode, int64_t in, int64_t out, bool align_corners, const 
   t.in = in;
   t.out = out;
   t.k = mode == Mode::kLinear ? 2 : mode == Mode::kCubic ? 4 : 1;
+  t.fused_pairs = mode == Mode::kLinear && linear_taps_fused();
   t.index.resize(out * t.k);
   t.weight.resize(out * t.k);
   if (mode == Mode::kNearest || mode == Mode::kNearestBackward || mode == Mode::kNearestExact) {
@@ -119,7 +120,14 @@ Taps<T> make_taps(Mode mode, int64_t in, int64_t out, bool align_corners, const 
         l0 = 1;
         l1 = 0;
       } else {
-        guard_index_and_lambda(source_index<T>(s, o, align_corners, false), in, i0, l1);
+        // torch's linear taps: the source position (scale * o, or scale * (o + 0.5) - 0.5) in double
+        // from the T scale, whose error it keeps; lambda rounded once to T from it (measured against
+        // torch 1.13's weights)
+        double l1_exact;
+        const double src = align_corners ? static_cast<double>(s) * static_cast<double>(o)
+                                         : std::max(static_cast<double>(s) * (static_cast<double>(o) + 0.5) - 0.5, 0.0);
+        guard_index_and_lambda<double>(src, in, i0, l1_exact);
+        l1 = static_cast<T>(l1_exact);
         i0 = std::max<int64_t>(i0, 0);
         i1 = i0 + (i0 < in - 1 ? 1 : 0);
         l0 = T(1) - l1;
@@ -266,6 +274,11 @@ TensorBase upsample_backward(const char* op, Mode mode, const TensorBase& grad_o
     const auto taps = all_taps<scalar_t>(taps_mode, input_size, output_size, align_corners, scales);
     std::vector<const Taps<scalar_t>*> dims;
     for (const auto& t : taps) dims.push_back(&t);
+    if (taps_mode == Mode::kLinear) {  // torch's order, for its bits
+      linear_scatter_torch_order(static_cast<const scalar_t*>(g.data_ptr()), static_cast<scalar_t*>(result.data_ptr()),
+                                 g.sizes()[0] * g.sizes()[1], dims);
+      return;
+    }
     scatter_separable(static_cast<const scalar_t*>(g.data_ptr()), static_cast<scalar_t*>(result.data_ptr()),
                       std::vector<int64_t>(g.sizes().begin(), g.sizes().end()), dims);
   });
