@@ -71,7 +71,7 @@ ReductionPlan ReductionPlan::over_dims(IntArrayRef sizes, std::optional<IntArray
       p.count *= sizes[i];
       p.keep_shape.push_back(1);
       if (keepdim) p.out_shape.push_back(1);
-      seen_reduced = true;
+      if (sizes[i] != 1) seen_reduced = true;  // a reduced size-1 dim ((1, C, H, W) over 0, 2, 3) moves nothing
     } else {
       p.n_out *= sizes[i];
       p.keep_shape.push_back(sizes[i]);

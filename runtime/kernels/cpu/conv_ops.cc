@@ -334,9 +334,12 @@ TensorBase conv2d_backward_weight(const TensorBase& grad_output, const TensorBas
                                                                 int64_t group, scalar_t* cols, scalar_t* m) {
       im2col(g, static_cast<const scalar_t*>(x.data_ptr()), n0, nb, group, cols);
       gather_group(g, static_cast<const scalar_t*>(go.data_ptr()), n0, nb, group, m);
-      // gw_group (Og, R) += m (Og, width) @ cols^T (width, R)
-      blas_gemm<scalar_t>(false, true, Og, R, width, scalar_t(1), m, width, cols, width,
-                          scalar_t(1), static_cast<scalar_t*>(gw.data_ptr()) + group * Og * R, R);
+      // gw_group (Og, R) += m (Og, L) @ cols^T (L, R), image by image as torch's native kernel adds
+      // them (one GEMM over the chunk would sum the images in another order)
+      const int64_t L = g.plane_out();
+      for (int64_t i = 0; i < nb; ++i)
+        blas_gemm<scalar_t>(false, true, Og, R, L, scalar_t(1), m + i * L, width, cols + i * L, width,
+                            scalar_t(1), static_cast<scalar_t*>(gw.data_ptr()) + group * Og * R, R);
     });
   });
   return gw;

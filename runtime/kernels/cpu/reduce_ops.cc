@@ -127,9 +127,19 @@ void sum_into(const TensorBase& x, const ReductionPlan& r, accumulate_t<T>* acc)
   if (r.kept_block && x.is_contiguous()) {
     // The kept dims in the middle, reduced ones before and after ((N, C, H, W) summed over all but C:
     // a convolution's bias gradient, batch statistics): each output adds its contiguous lines, each
-    // summed as a row is, in order.
+    // summed as a row is, in order. float32/float64 as torch's cascade_sum: a zero output plus each
+    // line's torch-order sum in turn, in the input's type.
     const T* p = static_cast<const T*>(x.data_ptr());
     const int64_t n_out = r.n_out, outer = r.reduced_outer, inner = r.reduced_inner;
+    if constexpr (std::is_same_v<T, float> || std::is_same_v<T, double>) {
+#pragma omp parallel for if (x.numel() > kLineGrainSize)
+      for (int64_t k = 0; k < n_out; ++k) {
+        T total = 0;
+        for (int64_t o = 0; o < outer; ++o) total += torch_line_sum(p + (o * n_out + k) * inner, inner);
+        acc[k] = total;
+      }
+      return;
+    }
 #pragma omp parallel for if (x.numel() > kLineGrainSize)
     for (int64_t k = 0; k < n_out; ++k) {
       acc_t total = 0;
