@@ -100,11 +100,12 @@ TensorBase adaptive_avg_pool3d(const TensorBase& self, IntArrayRef output_size) 
     for_each_plane(self.numel() / plane_in, self.numel(), [&](int64_t plane) {
       const scalar_t* src = in + plane * plane_in;
       b.each([&](int64_t at, int64_t d0, int64_t d1, int64_t h0, int64_t h1, int64_t w0, int64_t w1) {
-        double sum = 0;
+        scalar_t sum = 0;  // torch's: in order, in the input's type, / kd / kh / kw
         for (int64_t d = d0; d < d1; ++d)
           for (int64_t h = h0; h < h1; ++h)
             for (int64_t w = w0; w < w1; ++w) sum += src[(d * b.H + h) * b.W + w];
-        o[plane * plane_out + at] = static_cast<scalar_t>(sum / ((d1 - d0) * (h1 - h0) * (w1 - w0)));
+        o[plane * plane_out + at] = sum / static_cast<scalar_t>(d1 - d0) / static_cast<scalar_t>(h1 - h0) /
+                                    static_cast<scalar_t>(w1 - w0);
       });
     });
   });
@@ -131,7 +132,8 @@ TensorBase adaptive_avg_pool3d_backward(const TensorBase& grad_output, const Ten
     for_each_plane(self.numel() / plane_in, self.numel(), [&](int64_t plane) {
       scalar_t* dst = gi + plane * plane_in;
       b.each([&](int64_t at, int64_t d0, int64_t d1, int64_t h0, int64_t h1, int64_t w0, int64_t w1) {
-        const scalar_t share = go[plane * plane_out + at] / static_cast<scalar_t>((d1 - d0) * (h1 - h0) * (w1 - w0));
+        const scalar_t share = go[plane * plane_out + at] / static_cast<scalar_t>(d1 - d0) /
+                               static_cast<scalar_t>(h1 - h0) / static_cast<scalar_t>(w1 - w0);
         for (int64_t d = d0; d < d1; ++d)
           for (int64_t h = h0; h < h1; ++h)
             for (int64_t w = w0; w < w1; ++w) dst[(d * b.H + h) * b.W + w] += share;

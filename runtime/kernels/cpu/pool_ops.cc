@@ -271,11 +271,11 @@ TensorBase avg_pool2d(const TensorBase& self, IntArrayRef kernel_size, IntArrayR
       for (int64_t oh = 0; oh < p.out_h; ++oh)
         for (int64_t ow = 0; ow < p.out_w; ++ow) {
           const AvgWindow w = avg_window(p, oh, ow, count_include_pad, divisor_override);
-          double sum = 0;
+          scalar_t sum = 0;  // torch's cpu_avg_pool: the window in order, in the input's type
           for (int64_t ih = w.h0; ih < w.h1; ++ih)
             for (int64_t iw = w.w0; iw < w.w1; ++iw) sum += src[ih * p.width + iw];
           const bool empty = w.h0 >= w.h1 || w.w0 >= w.w1;
-          o[(plane * p.out_h + oh) * p.out_w + ow] = empty ? scalar_t(0) : static_cast<scalar_t>(sum / w.divisor);
+          o[(plane * p.out_h + oh) * p.out_w + ow] = empty ? scalar_t(0) : sum / static_cast<scalar_t>(w.divisor);
         }
     });
   });
@@ -335,10 +335,10 @@ TensorBase _adaptive_avg_pool2d(const TensorBase& self, IntArrayRef output_size)
         const int64_t h0 = adaptive_start(oh, out_h, H), h1 = adaptive_end(oh, out_h, H);
         for (int64_t ow = 0; ow < out_w; ++ow) {
           const int64_t w0 = adaptive_start(ow, out_w, W), w1 = adaptive_end(ow, out_w, W);
-          double sum = 0;
+          scalar_t sum = 0;  // torch's cpu_adaptive_avg_pool: in order, in the input's type, / kh / kw
           for (int64_t ih = h0; ih < h1; ++ih)
             for (int64_t iw = w0; iw < w1; ++iw) sum += src[ih * W + iw];
-          o[(plane * out_h + oh) * out_w + ow] = static_cast<scalar_t>(sum / ((h1 - h0) * (w1 - w0)));
+          o[(plane * out_h + oh) * out_w + ow] = sum / static_cast<scalar_t>(h1 - h0) / static_cast<scalar_t>(w1 - w0);
         }
       }
     });
@@ -374,7 +374,8 @@ TensorBase adaptive_avg_pool2d_backward(const TensorBase& grad_output, const Ten
         const int64_t h0 = adaptive_start(oh, out_h, H), h1 = adaptive_end(oh, out_h, H);
         for (int64_t ow = 0; ow < out_w; ++ow) {
           const int64_t w0 = adaptive_start(ow, out_w, W), w1 = adaptive_end(ow, out_w, W);
-          const scalar_t share = go[(plane * out_h + oh) * out_w + ow] / static_cast<scalar_t>((h1 - h0) * (w1 - w0));
+          const scalar_t share =
+              go[(plane * out_h + oh) * out_w + ow] / static_cast<scalar_t>(h1 - h0) / static_cast<scalar_t>(w1 - w0);
           for (int64_t ih = h0; ih < h1; ++ih)
             for (int64_t iw = w0; iw < w1; ++iw) dst[ih * W + iw] += share;
         }
