@@ -154,6 +154,7 @@
 #include "generated/api/logsumexp.h"
 #include "generated/api/norm.h"
 #include "generated/api/_norm2.h"
+#include "generated/api/_norm2_lastdim.h"
 #include "generated/api/cumsum.h"
 #include "generated/api/cumprod.h"
 #include "generated/api/gelu.h"
@@ -3126,6 +3127,11 @@ inline Tensor norm(const Tensor& self, const std::optional<Scalar>& p, IntArrayR
 // _norm2(Tensor self) -> Tensor
 inline Tensor _norm2(const Tensor& self) {
   return to_api(kiln::_norm2(self));
+}
+
+// _norm2_lastdim(Tensor self, bool keepdim=False) -> Tensor
+inline Tensor _norm2_lastdim(const Tensor& self, bool keepdim = false) {
+  return to_api(kiln::_norm2_lastdim(self, keepdim));
 }
 
 // cumsum(Tensor self, int dim, *, ScalarType? dtype=None) -> Tensor

@@ -6,12 +6,37 @@
 
 #include "generated/api/_norm2.h"
 #include "runtime/autograd/formula_helpers.h"
+#include "runtime/autograd/fused_backward_helpers.h"
 #include "runtime/autograd/node.h"
 #include "runtime/autograd/saved_variable.h"
 #include "runtime/dispatch/dispatcher.h"
 
 namespace kiln {
 namespace autograd {
+
+// _norm2
+//   self: norm2_backward(grad, self, result, true)
+struct Norm2Backward0 final : Node {
+  SavedVariable self_;
+  SavedVariable result_;
+
+  std::string name() const override { return "Norm2Backward0"; }
+
+  variable_list apply(variable_list&& grads) override {
+    variable_list grad_inputs(num_outputs());
+    const Tensor grad(grads[0]);
+    if (!grad.defined()) return grad_inputs;
+    const Tensor self(self_.unpack());
+    const Tensor result(result_.unpack(shared_from_this()));
+    if (next_edges()[0].is_valid()) grad_inputs[0] = norm2_backward(grad, self, result, true);
+    return grad_inputs;
+  }
+
+  void release_variables() override {
+    self_.reset_data();
+    result_.reset_data();
+  }
+};
 }  // namespace autograd
 
 namespace autograd_kernels {
@@ -19,12 +44,22 @@ using namespace autograd;
 
 // _norm2(Tensor self) -> Tensor
 Tensor _norm2(const Tensor& self) {
+  std::shared_ptr<Norm2Backward0> node;
+  if (any_requires_grad({&self})) {
+    node = make_node<Norm2Backward0>();
+    node->add_next_edge(gradient_edge(self));
+    if (node->next_edges()[0].is_valid()) node->self_ = SavedVariable(self, false);
+    if (explain_enabled()) explain_log("autograd", "Norm2Backward0", "recorded");
+  }
   Tensor result;
   {
     BelowAutogradGuard below;
     result = kiln::_norm2(self);
   }
-  KILN_CHECK_NOT_IMPLEMENTED(!result.is_floating_point(), "the derivative for '_norm2' is not implemented.");
+  if (node && result.is_floating_point()) {
+    set_history(result, node);
+    node->result_ = SavedVariable(result, true);
+  }
   return result;
 }
 

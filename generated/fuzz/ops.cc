@@ -2451,6 +2451,12 @@ const FuzzOp kFuzzOps[] = {
        const Tensor self = in.tensor();
        use_result(in, kiln::_norm2(self));
      }},
+    {"_norm2_lastdim",
+     [](FuzzInput& in) {
+       const Tensor self = in.tensor();
+       const auto keepdim = in.boolean();
+       use_result(in, kiln::_norm2_lastdim(self, keepdim));
+     }},
     {"cumsum",
      [](FuzzInput& in) {
        const Tensor self = in.tensor();

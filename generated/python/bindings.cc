@@ -152,6 +152,7 @@ PyObject* fn_std(PyObject* module, PyObject* args, PyObject* kwargs);
 PyObject* fn_logsumexp(PyObject* module, PyObject* args, PyObject* kwargs);
 PyObject* fn_norm(PyObject* module, PyObject* args, PyObject* kwargs);
 PyObject* fn__norm2(PyObject* module, PyObject* args, PyObject* kwargs);
+PyObject* fn__norm2_lastdim(PyObject* module, PyObject* args, PyObject* kwargs);
 PyObject* fn_cumsum(PyObject* module, PyObject* args, PyObject* kwargs);
 PyObject* fn_cumprod(PyObject* module, PyObject* args, PyObject* kwargs);
 PyObject* fn_gelu(PyObject* module, PyObject* args, PyObject* kwargs);
@@ -938,6 +939,7 @@ PyMethodDef generated_functions[] = {
     KILN_BINDING("logsumexp", fn_logsumexp),
     KILN_BINDING("norm", fn_norm),
     KILN_BINDING("_norm2", fn__norm2),
+    KILN_BINDING("_norm2_lastdim", fn__norm2_lastdim),
     KILN_BINDING("cumsum", fn_cumsum),
     KILN_BINDING("cumprod", fn_cumprod),
     KILN_BINDING("gelu", fn_gelu),

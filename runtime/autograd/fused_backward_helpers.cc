@@ -15,6 +15,9 @@
 #include "generated/api/add.h"
 #include "generated/api/cat.h"
 #include "generated/api/conv2d_backward_weight.h"
+#include "generated/api/div.h"
+#include "generated/api/eq.h"
+#include "generated/api/masked_fill.h"
 #include "generated/api/matmul.h"
 #include "generated/api/mean.h"
 #include "generated/api/mm.h"
@@ -26,6 +29,7 @@
 #include "generated/api/sub.h"
 #include "generated/api/t.h"
 #include "generated/api/tanh.h"
+#include "generated/api/unsqueeze.h"
 #include "generated/api/zeros.h"
 #include "runtime/api/attention_scores.h"
 #include "runtime/autograd/engine.h"
@@ -224,6 +228,12 @@ std::vector<Tensor> conv2d_weight_bias_backward(const Tensor& grad, const Tensor
   const auto [grad_weight, grad_bias] =
       kiln::_conv2d_backward_weight_bias(grad, input, weight.sizes(), stride, padding, dilation, groups);
   return {grad_weight, grad_bias};
+}
+
+Tensor norm2_backward(const Tensor& grad, const Tensor& self, const Tensor& norm, bool keepdim) {
+  const Tensor g = keepdim ? grad : kiln::unsqueeze(grad, -1);
+  const Tensor n = keepdim ? norm : kiln::unsqueeze(norm, -1);
+  return kiln::mul(g, kiln::masked_fill(kiln::div(self, n), kiln::eq(n, 0), 0));
 }
 
 }  // namespace kiln

@@ -47,4 +47,8 @@ std::vector<Tensor> group_norm_fused_backward(const Tensor& grad, const Tensor& 
 std::vector<Tensor> conv2d_weight_bias_backward(const Tensor& grad, const Tensor& input, const Tensor& weight,
                                                 const Tensor& bias, IntArrayRef stride, IntArrayRef padding,
                                                 IntArrayRef dilation, int64_t groups);
+// self of _norm2 / _norm2_lastdim: torch's norm_backward for p = 2, grad * (self / norm) with 0
+// where the norm is 0; keepdim false: grad and norm lack the reduced last dim (a whole-tensor norm
+// passes true: its 0-dim grad broadcasts as it is)
+Tensor norm2_backward(const Tensor& grad, const Tensor& self, const Tensor& norm, bool keepdim);
 }  // namespace kiln

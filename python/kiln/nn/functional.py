@@ -974,15 +974,19 @@ def normalize(input, p=2.0, dim=1, eps=1e-12, out=None):
 
 
 def cosine_similarity(x1, x2, dim=1, eps=1e-8):
-    """sum(x1 * x2) / sqrt(max(||x1||^2, eps^2) * max(||x2||^2, eps^2)) over dim, after
-    broadcasting x1 and x2 together (torch's formula)."""
+    """sum((x1 / ||x1||) * (x2 / ||x2||)) over dim, after broadcasting x1 and x2 together, each
+    squared norm clamped to eps^2 outside the graph: torch 1.13's formula, op for op (its bits and
+    its gradient)."""
     dtype = kiln.result_type(x1, x2)
     if not dtype.is_floating_point:
         raise RuntimeError(f"expected common dtype to be floating point, yet common dtype is {dtype}")
     x1, x2 = kiln.broadcast_tensors(x1.to(dtype), x2.to(dtype))
-    squared1 = (x1 * x1).sum(dim, keepdim=True).clamp(min=eps * eps)
-    squared2 = (x2 * x2).sum(dim, keepdim=True).clamp(min=eps * eps)
-    return (x1 * x2).sum(dim) * (squared1 * squared2).rsqrt().squeeze(dim)
+    squared1 = x1.pow(2).sum(dim, keepdim=True)
+    squared2 = x2.pow(2).sum(dim, keepdim=True)
+    with kiln.no_grad():
+        squared1.clamp_min_(eps * eps)
+        squared2.clamp_min_(eps * eps)
+    return ((x1 / squared1.sqrt()) * (x2 / squared2.sqrt())).sum(dim)
 
 
 # ---------------------------------------------------------------- 1-D/3-D and transposed convolutions

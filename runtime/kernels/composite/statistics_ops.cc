@@ -5,6 +5,7 @@
 #include <vector>
 
 #include "generated/api/_norm2.h"
+#include "generated/api/_norm2_lastdim.h"
 #include "generated/api/add.h"
 #include "generated/api/abs.h"
 #include "generated/api/amax.h"
@@ -149,7 +150,11 @@ Tensor p_norm(const Tensor& self, double p, IntArrayRef dim, bool keepdim) {
              scalar_type_name(self.dtype()));
   check_unique_dims(dim, self.dim(), "norm");
   const std::optional<IntArrayRef> dims = dim;
-  // the 2-norm first: squares need no |x| and no test for zeros (two passes over x saved)
+  // the 2-norm first: over the last dim of a contiguous float32 tensor, torch's own kernel (its bits);
+  // else squares, which need no |x| and no test for zeros (two passes over x saved)
+  if (p == 2 && self.scalar_type() == ScalarType::Float32 && self.is_contiguous() && dim.size() == 1 &&
+      self.dim() > 0 && wrap_dim(dim[0], self.dim(), "norm") == self.dim() - 1)
+    return kiln::_norm2_lastdim(self, keepdim);
   if (p == 2) return root_of_sum(kiln::sum(kiln::mul(self, self), dims, keepdim), p);
   const Tensor a = kiln::abs(self);
   if (std::isinf(p)) {
@@ -173,9 +178,8 @@ Tensor p_norm(const Tensor& self, double p, IntArrayRef dim, bool keepdim) {
 }  // namespace
 
 Tensor norm(const Tensor& self, const Scalar& p) {
-  // torch's own 2-norm of a whole contiguous float32 tensor, where no gradient is recorded
-  if (p.to_double() == 2.0 && self.scalar_type() == ScalarType::Float32 && self.is_contiguous() &&
-      (!GradMode::is_enabled() || !self.requires_grad()))
+  // torch's own 2-norm of a whole contiguous float32 tensor (and its norm_backward)
+  if (p.to_double() == 2.0 && self.scalar_type() == ScalarType::Float32 && self.is_contiguous())
     return kiln::_norm2(self);
   return p_norm(self, p.to_double(), {}, false);
 }

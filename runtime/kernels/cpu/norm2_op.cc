@@ -1,4 +1,4 @@
-// _norm2: torch 1.13's CPU 2-norm of a whole float32 tensor, to the bit (float64 takes another
+// _norm2 / _norm2_lastdim: torch 1.13's CPU 2-norm of a whole float32 tensor or of each last-dim row, to the bit (float64 takes another
 // order in torch, not reproduced: norm() keeps its own sum there). torch reduces a
 // contiguous tensor's elements as one last dim (norm_kernel_tensor_iterator_impl): each 32-byte
 // vector's squares accumulated into a vector by multiply-adds (fused where torch's AVX2 kernels
@@ -8,6 +8,7 @@
 #include <cmath>
 
 #include "generated/kernels/_norm2.h"
+#include "generated/kernels/_norm2_lastdim.h"
 #include "runtime/kernels/cpu/cpu_tensors.h"
 #include "runtime/kernels/cpu/random_utils.h"
 #include "runtime/kernels/cpu/torch_vec_reduce.h"
@@ -29,19 +30,55 @@ T norm2_of(const T* x, int64_t n) {
   return std::sqrt(sum);
 }
 
-[[gnu::flatten]] __attribute__((target("avx2,fma"))) float norm2_fma(const float* x, int64_t n) {
+template <typename T>
+[[gnu::flatten]] __attribute__((target("avx2,fma"))) T norm2_fma(const T* x, int64_t n) {
   return norm2_of<true>(x, n);
+}
+
+template <typename T>
+T norm2(const T* x, int64_t n) {
+  return torch_kernels_use_fma() ? norm2_fma(x, n) : norm2_of<false>(x, n);
+}
+
+template <typename T>
+void row_norms(const T* x, T* out, int64_t rows, int64_t n) {
+#pragma omp parallel for if (rows * n > 32768)
+  for (int64_t r = 0; r < rows; ++r) out[r] = norm2(x + r * n, n);
+}
+
+// float32 is what norm() sends here; float64 computes the same way (torch's double order differs).
+void check_dtype(const TensorBase& self, const char* op) {
+  KILN_CHECK(self.dtype() == ScalarType::Float32 || self.dtype() == ScalarType::Float64, op,
+             "(): not implemented for '", scalar_type_name(self.dtype()), "' (float32 and float64 only)");
 }
 
 }  // namespace
 
 TensorBase norm2_torch_order(const TensorBase& self) {
-  KILN_CHECK(self.dtype() == ScalarType::Float32, "_norm2(): not implemented for '", scalar_type_name(self.dtype()),
-             "' (torch's order is reproduced for float32 only)");
+  check_dtype(self, "_norm2");
   const TensorBase x = contiguous_cpu(self);
   TensorBase out = empty_cpu({}, self.dtype());
-  const float* p = static_cast<const float*>(x.data_ptr());
-  *static_cast<float*>(out.data_ptr()) = torch_kernels_use_fma() ? norm2_fma(p, x.numel()) : norm2_of<false>(p, x.numel());
+  if (self.dtype() == ScalarType::Float32)
+    *static_cast<float*>(out.data_ptr()) = norm2(static_cast<const float*>(x.data_ptr()), x.numel());
+  else
+    *static_cast<double*>(out.data_ptr()) = norm2(static_cast<const double*>(x.data_ptr()), x.numel());
+  return out;
+}
+
+TensorBase norm2_lastdim_torch_order(const TensorBase& self, bool keepdim) {
+  const char* op = "_norm2_lastdim";
+  check_dtype(self, op);
+  KILN_CHECK(self.dim() > 0, op, "(): expected a tensor with at least one dim");
+  const int64_t n = self.sizes()[self.dim() - 1];
+  DimVector shape(self.sizes().begin(), self.sizes().end() - (keepdim ? 0 : 1));
+  if (keepdim) shape[self.dim() - 1] = 1;
+  TensorBase out = empty_cpu(shape, self.dtype());
+  if (out.numel() == 0) return out;
+  const TensorBase x = contiguous_cpu(self);
+  if (self.dtype() == ScalarType::Float32)
+    row_norms(static_cast<const float*>(x.data_ptr()), static_cast<float*>(out.data_ptr()), out.numel(), n);
+  else
+    row_norms(static_cast<const double*>(x.data_ptr()), static_cast<double*>(out.data_ptr()), out.numel(), n);
   return out;
 }
 

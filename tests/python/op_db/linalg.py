@@ -259,12 +259,30 @@ def _norm2_errors():
                        "_norm2 of int64")]
 
 
+def _norm2_lastdim_samples(d):
+    return [Sample((values((3, 4), d),), note="(3, 4)"), Sample((values((2, 37), d), True), note="a tail of 5, keepdim"),
+            Sample((values((5,), d),), note="1-D"), Sample((values((0, 3), d),), note="no rows"),
+            Sample((values((2, 3, 16), d),), note="3-D")]
+
+
+def _norm2_lastdim_ref(a, keepdim=False):
+    return np.sqrt((a.astype(np.float64) ** 2).sum(-1, keepdims=keepdim)).astype(a.dtype)
+
+
+def _norm2_lastdim_errors():
+    return [ErrorInput(lambda k: k._C._norm2_lastdim(k.ones([2], dtype=k.int64)), RuntimeError, "not implemented for",
+                       "_norm2_lastdim of int64")]
+
+
 RECORDS += [
-    # torch's vectorized whole-tensor 2-norm (schema comment): norm(x) takes it without a gradient
-    OpRecord("_norm2", FAMILY, ("float32",), _norm2_samples, ref=_norm2_ref,
+    # torch's vectorized whole-tensor 2-norm (schema comment): norm(x) of float32 takes it
+    OpRecord("_norm2", FAMILY, ("float32", "float64"), _norm2_samples, ref=_norm2_ref,
              no_zero_dim="_norm2's samples name their shapes", error_inputs=_norm2_errors,
-             derivative_not_implemented="norm(x) calls it only when no gradient is recorded",
-             no_reduced_precision="float32 only: norm() of 16-bit floats keeps its own sum"),
+             no_reduced_precision="float32/64 only: norm() of 16-bit floats keeps its own sum"),
+    # the same per row of the last dim: norm(x, 2, dim=-1) of float32
+    OpRecord("_norm2_lastdim", FAMILY, ("float32", "float64"), _norm2_lastdim_samples, ref=_norm2_lastdim_ref, api="_C._norm2_lastdim",
+             no_zero_dim="_norm2_lastdim's samples name their shapes", error_inputs=_norm2_lastdim_errors,
+             no_reduced_precision="float32/64 only: norm() of 16-bit floats keeps its own sum"),
     # not a product, but a multiply-add: torch's fused add/sub with alpha and addcmul (schema comment)
     OpRecord("_fma", FAMILY, ("float32", "float64"), _fma_samples, ref=_fma_ref,
              no_zero_dim="_fma's samples name their shapes", error_inputs=_fma_errors),
