@@ -58,6 +58,16 @@ from .serialization import load, load_file, save, save_file  # noqa: E402
 # The namespaces scripts touch on every machine (torch.cuda, torch.backends, ...), answered as torch
 # without a GPU answers them.
 from . import amp, backends, compiler, cpu, cuda, distributed, hub, linalg, onnx, special, version  # noqa: E402
+# torch's build flags (torch.has_cuda, ...), answered from the backends kiln was built with; no fft (spectral) ops
+# (plain `bool` is kiln.bool, the dtype, in this module)
+has_cuda = backends.cuda.is_built() is True
+has_cudnn = backends.cudnn.is_available() is True
+has_mps = backends.mps.is_available() is True
+has_mkl = backends.mkl.is_available() is True
+has_mkldnn = backends.mkldnn.is_available() is True
+has_openmp = backends.openmp.is_available() is True
+has_lapack = True
+has_spectral = False
 from . import __config__  # noqa: E402  (torch.__config__.show() / parallel_info())
 from . import distributions  # noqa: E402
 # Sparse COO tensors (a Python type: kiln/sparse/_coo.py); mm and matmul take a sparse first operand.
