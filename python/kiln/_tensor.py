@@ -1194,6 +1194,10 @@ def _as_index_tensor(i):
             return None
         if t.is_floating_point():  # torch's indexing_tensor_from_data: any non-bool list becomes int64
             return t.to(_C.int64)
+        if t.dtype == _C.uint8:  # a list of np.uint8: a (deprecated) byte mask, as torch reads it
+            return _byte_mask_as_bool(t)
+        if t.dtype in (_C.int8, _C.int16, _C.int32):  # lists of np.int32 (scipy's indices, ...): int64 positions
+            return t.to(_C.int64)
         return t if t.dtype in (_C.int64, _C.bool) else None
     return None
 
