@@ -102,8 +102,8 @@ def gradcheck(fn, inputs, *, eps=1e-6, atol=1e-5, rtol=1e-3, raise_exception=Tru
                                   "supported by kiln")
     if check_sparse_nnz:
         raise NotImplementedError("gradcheck: check_sparse_nnz is not supported by kiln")
-    if not (check_forward_ad or check_backward_ad):
-        raise ValueError("Expected at least one of check_forward_ad or check_backward_ad to be True")
+    if not (check_forward_ad or check_backward_ad):  # torch asserts it
+        raise AssertionError("Expected at least one of check_forward_ad or check_backward_ad to be True")
     inputs = _as_tuple(inputs)
     for i, x in enumerate(inputs):
         if not (isinstance(x, _C.TensorBase) and x.requires_grad):
@@ -151,6 +151,8 @@ def gradgradcheck(fn, inputs, grad_outputs=None, *, eps=1e-6, atol=1e-5, rtol=1e
     forward mode too, check_rev_over_rev by reverse mode; gen_non_contig_grad_outputs passes the random
     grad_outputs as non-contiguous tensors (same values)."""
     from . import grad as autograd_grad
+    if not (check_fwd_over_rev or check_rev_over_rev):  # torch asserts it
+        raise AssertionError("Expected at least one of check_fwd_over_rev or check_rev_over_rev to be True")
     inputs = _as_tuple(inputs)
     if grad_outputs is None:
         # drawn as torch's gradgradcheck draws them (make_tensor in [-1, 1) for each output that requires

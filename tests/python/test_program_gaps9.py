@@ -1,0 +1,284 @@
+"""The gaps the ninth program batch (test_programs_part9.py) exposed, each compared with torch 1.13:
+- gradcheck / gradgradcheck take torch's keyword-only arguments (fast_mode, check_forward_ad, check_backward_ad,
+  nondet_tol, check_grad_dtypes, gen_non_contig_grad_outputs, check_fwd_over_rev, ...), and gradgradcheck draws its
+  random grad_outputs as torch does (make_tensor in [-1, 1)), so the random stream after it is torch's;
+- F.fractional_max_pool2d / 3d (and _with_indices) and nn.FractionalMaxPool2d / 3d: torch's windows from the same
+  random samples, values, indices, gradients and errors;
+- torch.linalg.matmul / tensorinv / tensorsolve;
+- a list of NumPy int32 / int16 scalars (scipy's indices) indexes as int64 positions, a list of np.uint8 as a mask;
+- torch.has_* build flags and the nn.utils submodules (clip_grad, convert_parameters, init) as attributes.
+"""
+import warnings
+
+import numpy as np
+import pytest
+import torch
+
+import kiln
+
+
+def both(fn):
+    """fn(lib) under torch and under kiln, each after manual_seed(0)."""
+    out = []
+    for lib in (torch, kiln):
+        lib.manual_seed(0)
+        out.append(fn(lib))
+    return out
+
+
+def np_(t):
+    return t.detach().numpy() if hasattr(t, "detach") else np.asarray(t)
+
+
+def errors(fn):
+    """(type, message) of fn(lib) for torch and kiln."""
+    out = []
+    for lib in (torch, kiln):
+        try:
+            fn(lib)
+            out.append(None)
+        except Exception as e:  # noqa: BLE001 - comparing what each library raises
+            out.append((type(e), str(e)))
+    return out
+
+
+# --- gradcheck / gradgradcheck ---------------------------------------------------------------------------------
+
+def test_gradcheck_takes_torchs_keyword_arguments():
+    def run(lib):
+        x = lib.rand(3, 2, dtype=lib.float64, requires_grad=True)
+        f = lambda a: (a.sin() * a).sum(1)  # noqa: E731
+        return [lib.autograd.gradcheck(f, (x,), fast_mode=True),
+                lib.autograd.gradcheck(f, (x,), check_forward_ad=True, check_backward_ad=False),
+                lib.autograd.gradcheck(f, (x,), check_forward_ad=True, nondet_tol=1e-12, check_grad_dtypes=True),
+                lib.autograd.gradcheck(f, x, eps=1e-6, atol=1e-5, rtol=1e-3, raise_exception=False,
+                                       check_undefined_grad=False),
+                lib.autograd.gradgradcheck(f, (x,), fast_mode=True, gen_non_contig_grad_outputs=True),
+                lib.autograd.gradgradcheck(f, (x,), check_fwd_over_rev=True, check_rev_over_rev=True)]
+    rt, rk = both(run)
+    assert rk == rt == [True] * 6
+
+
+def test_gradcheck_keywords_are_keyword_only_and_checked():
+    t, k = errors(lambda lib: lib.autograd.gradcheck(lambda a: a * 2, (lib.ones(2, dtype=lib.float64,
+                                                                                requires_grad=True),), 1e-6))
+    assert t[0] is k[0] is TypeError
+    t, k = errors(lambda lib: lib.autograd.gradcheck(lambda a: a * 2, (lib.ones(2, dtype=lib.float64,
+                                                                                requires_grad=True),),
+                                                     check_forward_ad=False, check_backward_ad=False))
+    assert t[0] is k[0] is AssertionError and k[1] == t[1]
+    t, k = errors(lambda lib: lib.autograd.gradgradcheck(lambda a: a * 2, (lib.ones(2, dtype=lib.float64,
+                                                                                    requires_grad=True),),
+                                                         check_fwd_over_rev=False, check_rev_over_rev=False))
+    assert t[0] is k[0] is AssertionError and k[1] == t[1]
+
+
+def test_gradcheck_detects_a_wrong_forward_derivative():
+    def run(lib):
+        class Wrong(lib.autograd.Function):
+            @staticmethod
+            def forward(ctx, x):
+                ctx.save_for_backward(x)
+                return x ** 2
+
+            @staticmethod
+            def backward(ctx, g):
+                x, = ctx.saved_tensors
+                return g * 3 * x  # should be 2 * x
+
+        x = lib.rand(3, dtype=lib.float64, requires_grad=True)
+        with warnings.catch_warnings():
+            warnings.simplefilter("ignore")
+            return lib.autograd.gradcheck(Wrong.apply, (x,), raise_exception=False, fast_mode=True)
+    assert both(run) == [False, False]
+
+
+def test_gradgradcheck_draws_grad_outputs_from_torchs_stream():
+    """torch's gradgradcheck makes its grad_outputs with torch.testing.make_tensor (torch.rand): a seeded program
+    that calls it sees the same random numbers afterwards only if kiln draws the same way."""
+    def run(lib):
+        x = lib.rand(3, 3, dtype=lib.float64, requires_grad=True)
+        assert lib.autograd.gradgradcheck(lambda a: (a.exp(), a * 2), (x,))
+        return lib.rand(4)
+    rt, rk = both(run)
+    np.testing.assert_array_equal(np_(rk), np_(rt))
+
+
+def test_gradgradcheck_with_given_grad_outputs_and_integer_outputs():
+    def run(lib):
+        x = lib.rand(4, dtype=lib.float64, requires_grad=True)
+        g = lib.rand(4, dtype=lib.float64, requires_grad=True)
+        ok = lib.autograd.gradgradcheck(lambda a: a.pow(3), (x,), (g,))
+        ok2 = lib.autograd.gradgradcheck(lambda a: lib.max(a.view(2, 2) ** 2, 1), (x,))
+        return ok, ok2, lib.rand(2)
+    rt, rk = both(run)
+    assert rk[:2] == rt[:2] == (True, True)
+    np.testing.assert_array_equal(np_(rk[2]), np_(rt[2]))
+
+
+# --- fractional max pooling ------------------------------------------------------------------------------------
+
+def _pool_both(fn, x, grad=True):
+    outs = []
+    for lib in (torch, kiln):
+        lib.manual_seed(3)
+        xt = lib.tensor(x, requires_grad=True)
+        out = fn(lib, xt)
+        pair = out if isinstance(out, tuple) else (out, None)
+        if grad:
+            g = np.random.RandomState(0).randn(*pair[0].shape).astype(x.dtype)
+            pair[0].backward(lib.tensor(g))
+        outs.append((pair[0], pair[1], xt.grad))
+    (vt, it, gt), (vk, ik, gk) = outs
+    np.testing.assert_array_equal(np_(vk), np_(vt))
+    if it is not None:
+        assert ik.dtype == kiln.int64
+        np.testing.assert_array_equal(np_(ik), np_(it))
+    if grad:
+        np.testing.assert_array_equal(np_(gk), np_(gt))
+    return vk
+
+
+@pytest.mark.parametrize("kwargs", [dict(kernel_size=3, output_size=(5, 4)),
+                                    dict(kernel_size=(2, 3), output_ratio=0.5, return_indices=True),
+                                    dict(kernel_size=2, output_size=7, return_indices=True),
+                                    dict(kernel_size=2, output_ratio=(0.7, 0.55))])
+def test_fractional_max_pool2d_matches_torch(kwargs):
+    x = np.random.RandomState(1).randn(2, 3, 11, 9).astype(np.float32)
+    _pool_both(lambda lib, t: lib.nn.functional.fractional_max_pool2d(t, **kwargs), x)
+    # unbatched (C, H, W) input
+    _pool_both(lambda lib, t: lib.nn.functional.fractional_max_pool2d(t[0], **kwargs), x)
+
+
+def test_fractional_max_pool_float64_windows_and_ties():
+    # float64 samples give other windows than float32 ones; a constant input makes every window a tie, where the
+    # first element (in row-major order) is the maximum, as in torch's loop
+    x = np.random.RandomState(2).randn(1, 2, 50, 50)
+    _pool_both(lambda lib, t: lib.nn.functional.fractional_max_pool2d(t, 2, output_size=33), x)
+    ones = np.ones((1, 1, 7, 7), dtype=np.float32)
+    _pool_both(lambda lib, t: lib.nn.functional.fractional_max_pool2d(t, 2, output_size=4, return_indices=True),
+               ones)
+
+
+def test_fractional_max_pool3d_and_modules_match_torch():
+    x = np.random.RandomState(2).randn(2, 2, 7, 8, 9).astype(np.float32)
+    _pool_both(lambda lib, t: lib.nn.FractionalMaxPool3d(2, output_ratio=0.5, return_indices=True)(t), x)
+    _pool_both(lambda lib, t: lib.nn.functional.fractional_max_pool3d(t, (2, 3, 2), output_size=(4, 3, 5)), x)
+    x2 = np.random.RandomState(4).randn(2, 3, 10, 10).astype(np.float32)
+    _pool_both(lambda lib, t: lib.nn.FractionalMaxPool2d(3, output_size=(6, 5))(t), x2)
+    # fixed samples: the same windows every call (and no random numbers drawn)
+    samples = np.random.RandomState(5).rand(2, 3, 2).astype(np.float32)
+
+    def fixed(lib, t):
+        pool = lib.nn.FractionalMaxPool2d(2, output_ratio=0.6, return_indices=True,
+                                          _random_samples=lib.tensor(samples))
+        a = pool(t)
+        b = pool(t)
+        assert lib.equal(a[0], b[0]) and lib.equal(a[1], b[1])
+        return a
+    _pool_both(fixed, x2)
+    assert repr(kiln.nn.FractionalMaxPool2d(2, output_ratio=0.5)) == "FractionalMaxPool2d()"
+    assert repr(torch.nn.FractionalMaxPool2d(2, output_ratio=0.5)) == "FractionalMaxPool2d()"
+
+
+def test_fractional_max_pool_draws_torchs_random_stream():
+    def run(lib):
+        lib.nn.functional.fractional_max_pool2d(lib.ones(2, 3, 8, 8), 2, output_ratio=0.5)
+        return lib.rand(3)
+    rt, rk = both(run)
+    np.testing.assert_array_equal(np_(rk), np_(rt))
+
+
+@pytest.mark.parametrize("bad", [
+    lambda lib: lib.nn.functional.fractional_max_pool2d(lib.ones(1, 1, 4, 4), 3, output_size=3),
+    lambda lib: lib.nn.functional.fractional_max_pool2d(lib.ones(1, 1, 4, 4), 2),
+    lambda lib: lib.nn.functional.fractional_max_pool2d(lib.ones(4, 4), 2, output_size=2),
+    lambda lib: lib.nn.functional.fractional_max_pool3d(lib.ones(1, 2, 4, 4, 8), 2, output_size=(2, 2, 8)),
+    lambda lib: lib.nn.FractionalMaxPool2d(2, output_ratio=1.5),
+    lambda lib: lib.nn.FractionalMaxPool2d(2),
+    lambda lib: lib.nn.FractionalMaxPool2d(2, output_size=2, output_ratio=0.5),
+    lambda lib: lib.nn.FractionalMaxPool3d(2),
+])
+def test_fractional_max_pool_errors_match_torch(bad):
+    t, k = errors(bad)
+    assert t is not None and k is not None and k[0] is t[0], (t, k)
+    if t[0] is ValueError:
+        assert k[1] == t[1]
+
+
+# --- linalg ----------------------------------------------------------------------------------------------------
+
+def test_linalg_tensorinv_tensorsolve_matmul():
+    a = np.random.RandomState(0).randn(4, 6, 8, 3)
+    b = np.random.RandomState(1).randn(6, 4, 2, 3, 4)
+    rhs = np.arange(24.).reshape(6, 4)
+
+    def run(lib):
+        A = lib.tensor(a, requires_grad=True)
+        inv = lib.linalg.tensorinv(A, ind=2)
+        inv.sum().backward()
+        B = lib.tensor(b)
+        x = lib.linalg.tensorsolve(B, lib.tensor(rhs))
+        moved = lib.linalg.tensorsolve(B.permute(2, 0, 1, 3, 4).contiguous(), lib.tensor(rhs), dims=(0,))
+        return inv, A.grad, x, moved, lib.linalg.matmul(lib.ones(2, 3), lib.arange(3.))
+    rt, rk = both(run)
+    for a_, b_ in zip(rk, rt):
+        assert tuple(a_.shape) == tuple(b_.shape)
+        np.testing.assert_allclose(np_(a_), np_(b_), rtol=1e-10, atol=1e-10)
+
+
+@pytest.mark.parametrize("bad", [
+    lambda lib: lib.linalg.tensorinv(lib.ones(2, 3), ind=1),
+    lambda lib: lib.linalg.tensorinv(lib.ones(2, 2), ind=0),
+    lambda lib: lib.linalg.tensorsolve(lib.ones(2, 3), lib.ones(2)),
+])
+def test_linalg_tensor_errors_match_torch(bad):
+    t, k = errors(bad)
+    assert k == t
+
+
+# --- indexing with lists of NumPy scalars ----------------------------------------------------------------------
+
+@pytest.mark.parametrize("make", [np.int32, np.int16, np.int64])
+def test_list_of_numpy_integer_scalars_indexes_like_torch(make):
+    rows, cols = [0, 1, 2, 2], [make(3), make(0), make(1), make(0)]
+
+    def run(lib):
+        x = lib.arange(12.).view(3, 4)
+        got = x[rows, cols].clone()
+        x[rows, cols] = -(1 << 10)
+        picked = x[[make(2), make(0)]]
+        return got, x, picked
+    rt, rk = both(run)
+    for a_, b_ in zip(rk, rt):
+        np.testing.assert_array_equal(np_(a_), np_(b_))
+
+
+def test_list_of_numpy_uint8_scalars_is_a_byte_mask_like_torch():
+    def run(lib):
+        with warnings.catch_warnings():
+            warnings.simplefilter("ignore")
+            return lib.arange(3.)[[np.uint8(1), np.uint8(0), np.uint8(1)]]
+    rt, rk = both(run)
+    np.testing.assert_array_equal(np_(rk), np_(rt))
+    t, k = errors(lambda lib: lib.arange(12.).view(3, 4)[[np.uint8(1)]])
+    assert k[0] is t[0] is IndexError and k[1] == t[1]
+
+
+# --- flags and module paths ------------------------------------------------------------------------------------
+
+def test_build_flags_and_nn_utils_submodules():
+    for name in ("has_cuda", "has_cudnn", "has_mps", "has_lapack", "has_openmp", "has_mkl", "has_mkldnn",
+                 "has_spectral"):
+        assert isinstance(getattr(kiln, name), type(True)), name
+    assert kiln.has_lapack is True and kiln.has_spectral is False  # kiln has LAPACK-backed linalg, no fft
+    assert kiln.has_mps == kiln.backends.mps.is_available() and kiln.has_openmp == kiln.backends.openmp.is_available()
+    from kiln.nn.utils.convert_parameters import parameters_to_vector, vector_to_parameters
+    from kiln.nn.utils.clip_grad import clip_grad_norm_
+    assert kiln.nn.utils.clip_grad.clip_grad_norm_ is kiln.nn.utils.clip_grad_norm_ is clip_grad_norm_
+    assert kiln.nn.utils.convert_parameters.parameters_to_vector is parameters_to_vector
+    assert kiln.nn.utils.init.skip_init is kiln.nn.utils.skip_init
+    m = kiln.nn.Linear(2, 3)
+    v = parameters_to_vector(m.parameters())
+    vector_to_parameters(v * 2, m.parameters())
+    np.testing.assert_array_equal(np_(m.bias), np_(v[6:]) * 2)
