@@ -416,6 +416,8 @@ def tanh_(input):
 import sys as _sys  # noqa: E402
 from . import _special_numpy  # noqa: E402  (lgamma, digamma, polygamma, mvlgamma, i0)
 _special_numpy.install(globals(), Tensor)
+from .special import _scaled as _special_scaled  # noqa: E402  (igamma, igammac and their methods)
+_special_scaled.install(globals(), Tensor)
 from . import _api_breadth  # noqa: E402
 _api_breadth.install(globals(), _sys.modules[__name__])
 
