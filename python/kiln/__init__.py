@@ -49,7 +49,8 @@ from ._memory_format import (channels_last, channels_last_3d, contiguous_format,
                              full_like, memory_format, ones_like, preserve_format, rand_like, randn_like, zeros_like)
 from .autograd.grad_mode import enable_grad, inference_mode, no_grad, set_grad_enabled
 from . import autograd
-from .autograd.anomaly_mode import is_anomaly_enabled  # noqa: E402
+from .autograd.anomaly_mode import (is_anomaly_check_nan_enabled, is_anomaly_enabled,  # noqa: E402
+                                     set_anomaly_enabled)
 
 _C._register_classes(tensor=Tensor, size=Size, device=device)
 

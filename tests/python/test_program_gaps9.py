@@ -372,3 +372,64 @@ def test_igamma_errors_match_torch(bad):
     assert t is not None and k is not None and k[0] is t[0], (t, k)
     if t[0] is not RuntimeError:
         assert k[1] == t[1]
+
+
+# --- anomaly detection ---------------------------------------------------------------------------------------
+
+def _anomaly_cases(lib):
+    def div():
+        with lib.autograd.detect_anomaly():
+            x = lib.tensor([0.], requires_grad=True)
+            (x / x).backward()
+
+    def grad_sqrt():
+        with lib.autograd.detect_anomaly():
+            x = lib.tensor([0., 1.], requires_grad=True)
+            return lib.autograd.grad(lib.sqrt(x).sum() * 0, x)
+
+    def linear():
+        with lib.autograd.detect_anomaly():
+            lin = lib.nn.Linear(2, 1)
+            lin(lib.tensor([[1., float("nan")]])).sum().backward()
+
+    def no_check():
+        with lib.autograd.detect_anomaly(check_nan=False):
+            x = lib.tensor([0.], requires_grad=True)
+            (x / x).backward()
+            return x.grad
+
+    def mode_off_at_backward():
+        x = lib.tensor([0.], requires_grad=True)
+        y = x / x
+        with lib.autograd.set_detect_anomaly(True):
+            pass
+        y.backward()
+        return x.grad
+
+    def finite():
+        with lib.autograd.set_detect_anomaly(True):
+            x = lib.tensor([-1., 2.], requires_grad=True)
+            (lib.log(x) * 0 + x).sum().backward()  # a NaN forward, finite gradients: no error
+            return x.grad
+
+    def switches():
+        lib.set_anomaly_enabled(True, check_nan=False)
+        state = [lib.is_anomaly_enabled(), lib.is_anomaly_check_nan_enabled()]
+        lib.set_anomaly_enabled(False)
+        return state + [lib.is_anomaly_enabled(), lib.is_anomaly_check_nan_enabled()]
+    return [div, grad_sqrt, linear, no_check, mode_off_at_backward, finite, switches]
+
+
+def test_detect_anomaly_raises_torchs_error_at_the_first_nan_gradient():
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        for case_t, case_k in zip(_anomaly_cases(torch), _anomaly_cases(kiln)):
+            results = []
+            for case in (case_t, case_k):
+                try:
+                    value = case()
+                    results.append(("ok", str(np_(value[0] if isinstance(value, tuple) else value).tolist())
+                                    if not isinstance(value, list) else value))
+                except RuntimeError as e:
+                    results.append(("error", str(e)))
+            assert results[1] == results[0], case_t.__name__
