@@ -35,6 +35,12 @@ weights (checked bit for bit) and every step's loss must agree with torch's.
   indices() / values(), torch.sparse.mm propagation, BPR loss, rating[list, list_of_np_int32] = -1024, topk)
 - attention_mil: AMLab-Amsterdam/AttentionDeepMIL (attention and gated-attention pooling over bags)
 - nbeats: philipperemy/n-beats (trend / seasonality / generic stacks, NumPy bases, doubly residual forward)
+- dec_clustering: vlukiyanov/pt-dec (Student's t soft assignments, target distribution, KLDivLoss(size_average=False),
+  autoencoder pretraining, k-means++ / Lloyd by cdist and index_add_, Hungarian accuracy)
+- score_flow: ermongroup/ncsn's annealed denoising score matching and sliced score matching (autograd.grad with
+  create_graph), annealed Langevin sampling, and conditional flow matching with an Euler sampler
+- checkpointed_transformer: torch.utils.checkpoint (non-reentrant and reentrant, dropout replayed from the saved RNG
+  state) and checkpoint_sequential in a transformer LM with gradient accumulation, against an un-checkpointed run
 
 Tolerances: the losses agree to a few float32 ulps (rtol 1e-5). Where a program picks discrete things from computed
 floats (DGCNN's k nearest neighbours by topk) or kiln's LAPACK-backed routines round differently (lstsq), the
@@ -269,3 +275,38 @@ def test_nbeats(extra):
     close(rk["backcast"], rt["backcast"], 1e-5, 1e-6)
     close(rk["stack_outputs"], rt["stack_outputs"], 1e-5, 1e-6)
     assert rk["n_params"] == rt["n_params"] and rk["layers"] == rt["layers"]
+
+
+@pytest.mark.parametrize("alpha", ["1", "3"])
+def test_dec_clustering(alpha):
+    rt, rk = run_both("dec_clustering", ["--alpha", alpha])
+    check_same_start(rt, rk)
+    check_steps(rt, rk, 32, rtol=1e-5)
+    assert rk["deltas"] == rt["deltas"] and rk["accuracy"] == rt["accuracy"]
+    close(rk["kmeans_centers"], rt["kmeans_centers"], 1e-6, 1e-6)
+    close(rk["centers"], rt["centers"], 1e-5, 1e-6)
+
+
+@pytest.mark.parametrize("method", ["dsm", "ssm", "cfm"])
+def test_score_flow(method):
+    rt, rk = run_both("score_flow", ["--method", method])
+    check_same_start(rt, rk)
+    check_steps(rt, rk, 20, rtol=1e-5, learns=method != "dsm")  # the noise-conditional DSM needs more steps
+    close(rk["samples"], rt["samples"], 1e-5, 1e-6)
+    if "n_images" in rt:
+        assert rk["n_images"] == rt["n_images"]
+
+
+@pytest.mark.parametrize("mode", ["nonreentrant", "reentrant"])
+def test_checkpointed_transformer(mode):
+    rt, rk = run_both("checkpointed_transformer", ["--mode", mode])
+    check_same_start(rt, rk)
+    check_steps(rt, rk, 6, rtol=1e-5, learns=False)
+    # recomputing the checkpointed blocks replays their dropout masks: the same losses as without checkpointing,
+    # and the global random stream continues as torch's
+    close(rk["step_losses"], rk["plain_losses"], 1e-6)
+    close(rk["plain_losses"], rt["plain_losses"], 1e-5)
+    close(rk["norms"], rt["norms"], 1e-5)
+    close(rk["out"], rt["out"], 1e-5, 1e-6)
+    close(rk["rng_after"], rt["rng_after"], 0)
+    close(rk["plain_rng_after"], rt["plain_rng_after"], 0)
