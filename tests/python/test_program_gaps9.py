@@ -433,3 +433,72 @@ def test_detect_anomaly_raises_torchs_error_at_the_first_nan_gradient():
                 except RuntimeError as e:
                     results.append(("error", str(e)))
             assert results[1] == results[0], case_t.__name__
+
+
+# --- torch.save(..., _use_new_zipfile_serialization=False) and loading such files -----------------------------
+
+def _legacy_payload(lib):
+    lib.manual_seed(0)
+    m = lib.nn.Sequential(lib.nn.Linear(3, 4), lib.nn.BatchNorm1d(4))
+    x = lib.arange(12.).view(3, 4)
+    return {"model": m.state_dict(), "epoch": 3, "view": x[:, 1:], "base": x, "half": lib.ones(2, dtype=lib.float16),
+            "bf": lib.tensor([1.5, -2.], dtype=lib.bfloat16), "b": lib.tensor([True, False]),
+            "i": lib.tensor([1, 2], dtype=lib.int32), "empty": lib.zeros(0), "param": lib.nn.Parameter(lib.ones(2)),
+            "list": [lib.ones(1), 2.0]}
+
+
+def _check_payload(got, want):
+    assert list(got) == list(want) and list(got["model"]) == list(want["model"])
+    for name in want["model"]:
+        np.testing.assert_array_equal(np_(got["model"][name]), np_(want["model"][name]))
+    assert got["epoch"] == 3 and got["list"][1] == 2.0
+    for key in ("view", "base", "half", "b", "i", "empty", "param"):
+        assert str(got[key].dtype).split(".")[-1] == str(want[key].dtype).split(".")[-1], key
+        np.testing.assert_array_equal(np_(got[key]), np_(want[key]), err_msg=key)
+    np.testing.assert_array_equal(np_(got["bf"].float()), np_(want["bf"].float()))
+    assert type(got["param"]).__name__ == "Parameter"
+
+
+def test_legacy_checkpoints_round_trip_with_torch(tmp_path):
+    # torch writes the legacy stream, kiln reads it (path and file object, weights_only both ways)
+    torch.save(_legacy_payload(torch), tmp_path / "t.pt", _use_new_zipfile_serialization=False)
+    for weights_only in (True, False):
+        _check_payload(kiln.load(tmp_path / "t.pt", weights_only=weights_only), _legacy_payload(torch))
+        with open(tmp_path / "t.pt", "rb") as fh:
+            _check_payload(kiln.load(fh, map_location="cpu", weights_only=weights_only), _legacy_payload(torch))
+    # kiln writes it: torch and kiln read it; views of one tensor still share one storage
+    kiln.save(_legacy_payload(kiln), tmp_path / "k.pt", _use_new_zipfile_serialization=False)
+    _check_payload(torch.load(tmp_path / "k.pt"), _legacy_payload(torch))
+    back = kiln.load(tmp_path / "k.pt")
+    _check_payload(back, _legacy_payload(kiln))
+    back["base"][0, 1] = 100.
+    assert back["view"][0, 0].item() == 100.
+    buf = __import__("io").BytesIO()
+    kiln.save(_legacy_payload(kiln), buf, _use_new_zipfile_serialization=False)
+    buf.seek(0)
+    _check_payload(torch.load(buf), _legacy_payload(torch))
+    assert (tmp_path / "k.pt").read_bytes()[:40] == (tmp_path / "t.pt").read_bytes()[:40]  # magic, version, sys_info
+
+
+def test_legacy_whole_module_and_weights_only(tmp_path):
+    kiln.save(kiln.nn.Linear(2, 2), tmp_path / "k.pt", _use_new_zipfile_serialization=False)
+    assert type(kiln.load(tmp_path / "k.pt")) is kiln.nn.Linear  # this process wrote it
+    torch.save(torch.nn.Linear(2, 2), tmp_path / "t.pt", _use_new_zipfile_serialization=False)
+    import pickle
+    with pytest.raises(pickle.UnpicklingError, match="Weights only load failed"):
+        kiln.load(tmp_path / "t.pt")  # another program's module: refused unless weights_only=False
+    m = kiln.load(tmp_path / "t.pt", weights_only=False)
+    assert type(m) is kiln.nn.Linear and tuple(m.weight.shape) == (2, 2)
+
+
+def test_legacy_stream_errors(tmp_path):
+    import io
+    import pickle
+    bad = io.BytesIO()
+    pickle.dump(12345, bad, protocol=2)
+    with pytest.raises(RuntimeError, match="Invalid magic number"):
+        kiln.load(io.BytesIO(bad.getvalue()))
+    good = io.BytesIO()
+    kiln.save({"x": kiln.ones(3)}, good, _use_new_zipfile_serialization=False)
+    with pytest.raises(RuntimeError, match="truncated|ends before"):
+        kiln.load(io.BytesIO(good.getvalue()[:-4]))
