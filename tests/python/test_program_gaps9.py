@@ -502,3 +502,12 @@ def test_legacy_stream_errors(tmp_path):
     kiln.save({"x": kiln.ones(3)}, good, _use_new_zipfile_serialization=False)
     with pytest.raises(RuntimeError, match="truncated|ends before"):
         kiln.load(io.BytesIO(good.getvalue()[:-4]))
+
+
+def test_zero_dim_int_and_slice_index_messages_match_torch():
+    # old programs' loss.data[0] (torch >= 0.4 made losses 0-dim): torch's message points to .item()
+    for index in (0, slice(0, 1), (0,), [0], np.int64(0)):
+        t, k = errors(lambda lib: lib.tensor(3.)[index])
+        assert k == t, index
+    t, k = errors(lambda lib: lib.tensor(3.).__setitem__(0, 1.))
+    assert k == t
