@@ -39,6 +39,9 @@ weights (checked bit for bit) and every step's loss must agree with torch's.
   autoencoder pretraining, k-means++ / Lloyd by cdist and index_add_, Hungarian accuracy)
 - score_flow: ermongroup/ncsn's annealed denoising score matching and sliced score matching (autograd.grad with
   create_graph), annealed Langevin sampling, and conditional flow matching with an Euler sampler
+- classification_legacy: bearpaw/pytorch-classification with 0.3 - 1.5 era idioms (Variable(volatile=True),
+  nn.init.xavier_uniform, F.upsample, F.softmax without dim, size_average=False, clip_grad_norm, loss.data[0]'s
+  IndexError, checkpoints in the legacy non-zip format resumed with a map_location lambda)
 - checkpointed_transformer: torch.utils.checkpoint (non-reentrant and reentrant, dropout replayed from the saved RNG
   state) and checkpoint_sequential in a transformer LM with gradient accumulation, against an un-checkpointed run
 
@@ -310,3 +313,15 @@ def test_checkpointed_transformer(mode):
     close(rk["out"], rt["out"], 1e-5, 1e-6)
     close(rk["rng_after"], rt["rng_after"], 0)
     close(rk["plain_rng_after"], rt["plain_rng_after"], 0)
+
+
+def test_classification_legacy():
+    rt, rk = run_both("classification_legacy", [])
+    check_same_start(rt, rk)
+    check_steps(rt, rk, 24, rtol=1e-5)
+    close([h[:4] for h in rk["history"]], [h[:4] for h in rt["history"]], 1e-5)
+    assert [h[4] for h in rk["history"]] == [h[4] for h in rt["history"]]
+    close(rk["probs"], rt["probs"], 1e-5, 1e-6)
+    assert rk["best_acc"] == rt["best_acc"] and rk["resumed_epoch"] == rt["resumed_epoch"]
+    assert rk["resumed_acc"] == rt["resumed_acc"] and rk["momentum_keys"] == rt["momentum_keys"]
+    close(rk["resumed_probs"], rt["resumed_probs"], 1e-5, 1e-6)
