@@ -39,6 +39,8 @@ weights (checked bit for bit) and every step's loss must agree with torch's.
   autoencoder pretraining, k-means++ / Lloyd by cdist and index_add_, Hungarian accuracy)
 - score_flow: ermongroup/ncsn's annealed denoising score matching and sliced score matching (autograd.grad with
   create_graph), annealed Langevin sampling, and conditional flow matching with an Euler sampler
+- directional_stats: Deep Directional Statistics' von Mises likelihood with torch.special.i0e / i1e, a Poisson GLM by
+  LBFGS with its chi-square p-value by gammaincc, Gamma CDFs by gammainc / igamma, and a Tobit likelihood by erfcx
 - classification_legacy: bearpaw/pytorch-classification with 0.3 - 1.5 era idioms (Variable(volatile=True),
   nn.init.xavier_uniform, F.upsample, F.softmax without dim, size_average=False, clip_grad_norm, loss.data[0]'s
   IndexError, checkpoints in the legacy non-zip format resumed with a map_location lambda)
@@ -325,3 +327,21 @@ def test_classification_legacy():
     assert rk["best_acc"] == rt["best_acc"] and rk["resumed_epoch"] == rt["resumed_epoch"]
     assert rk["resumed_acc"] == rt["resumed_acc"] and rk["momentum_keys"] == rt["momentum_keys"]
     close(rk["resumed_probs"], rt["resumed_probs"], 1e-5, 1e-6)
+
+
+def test_directional_stats():
+    rt, rk = run_both("directional_stats", [])
+    check_same_start(rt, rk)
+    check_steps(rt, rk, 25, rtol=1e-5)
+    close(rk["kappa"], rt["kappa"], 1e-5, 1e-6)
+    close(rk["resultant"], rt["resultant"], 1e-5, 1e-7)
+    close(rk["mae"], rt["mae"], 1e-5)
+    close(rk["glm_losses"], rt["glm_losses"], 1e-12)
+    close(rk["beta"], rt["beta"], 1e-10)
+    close(rk["deviance"], rt["deviance"], 1e-12)
+    # Q(98.0, 99.5) in float64: torch's series is ~4e-10 (relative) from the exact value, kiln's ~1e-14
+    close(rk["p_value"], rt["p_value"], 1e-8)
+    close(rk["gamma_cdf"], rt["gamma_cdf"], 1e-6)
+    close(rk["igamma"], rt["igamma"], 1e-6)
+    close(rk["tobit_losses"], rt["tobit_losses"], 1e-5)
+    close(rk["w"], rt["w"], 1e-5, 1e-6)
