@@ -41,6 +41,9 @@ weights (checked bit for bit) and every step's loss must agree with torch's.
   create_graph), annealed Langevin sampling, and conditional flow matching with an Euler sampler
 - directional_stats: Deep Directional Statistics' von Mises likelihood with torch.special.i0e / i1e, a Poisson GLM by
   LBFGS with its chi-square p-value by gammaincc, Gamma CDFs by gammainc / igamma, and a Tobit likelihood by erfcx
+- a2c_acktr_style: ikostrikov/pytorch-a2c-ppo-acktr-gail (FixedCategorical / FixedNormal subclasses of
+  torch.distributions, orthogonal_ init with calculate_gain, AddBias, RolloutStorage with GAE and bad_masks, A2C by
+  RMSprop and PPO over BatchSampler(SubsetRandomSampler) minibatches)
 - classification_legacy: bearpaw/pytorch-classification with 0.3 - 1.5 era idioms (Variable(volatile=True),
   nn.init.xavier_uniform, F.upsample, F.softmax without dim, size_average=False, clip_grad_norm, loss.data[0]'s
   IndexError, checkpoints in the legacy non-zip format resumed with a map_location lambda)
@@ -345,3 +348,16 @@ def test_directional_stats():
     close(rk["igamma"], rt["igamma"], 1e-6)
     close(rk["tobit_losses"], rt["tobit_losses"], 1e-5)
     close(rk["w"], rt["w"], 1e-5, 1e-6)
+
+
+@pytest.mark.parametrize("extra", [[], ["--continuous"], ["--algo", "ppo"], ["--algo", "ppo", "--continuous"]])
+def test_a2c_acktr_style(extra):
+    rt, rk = run_both("a2c_acktr_style", extra)
+    check_same_start(rt, rk)
+    check_steps(rt, rk, 8, rtol=1e-5, learns=False)  # value losses of a moving policy
+    close(rk["entropies"], rt["entropies"], 1e-5)
+    close(rk["returns"], rt["returns"], 1e-5, 1e-5)
+    close(rk["rewards"], rt["rewards"], 1e-5, 1e-6)
+    close(rk["greedy"], rt["greedy"], 1e-5, 1e-5)
+    # RMSprop's 1 / sqrt(square average) turns ulp-level gradient differences into ~1e-5 relative moves
+    close(rk["greedy_lp"], rt["greedy_lp"], 1e-4, 1e-5)
