@@ -44,6 +44,9 @@ weights (checked bit for bit) and every step's loss must agree with torch's.
 - a2c_acktr_style: ikostrikov/pytorch-a2c-ppo-acktr-gail (FixedCategorical / FixedNormal subclasses of
   torch.distributions, orthogonal_ init with calculate_gain, AddBias, RolloutStorage with GAE and bad_masks, A2C by
   RMSprop and PPO over BatchSampler(SubsetRandomSampler) minibatches)
+- reformer_lsh: lucidrains/reformer-pytorch's LSHAttention (random-rotation hashing by einsum and argmax, sort_key_val,
+  batched_index_select, look-one-back chunks, self / causal masks by masked_fill_, logsumexp across hash rounds,
+  undo-sort by gather) in a causal LM, against full shared-QK attention
 - classification_legacy: bearpaw/pytorch-classification with 0.3 - 1.5 era idioms (Variable(volatile=True),
   nn.init.xavier_uniform, F.upsample, F.softmax without dim, size_average=False, clip_grad_norm, loss.data[0]'s
   IndexError, checkpoints in the legacy non-zip format resumed with a map_location lambda)
@@ -361,3 +364,11 @@ def test_a2c_acktr_style(extra):
     close(rk["greedy"], rt["greedy"], 1e-5, 1e-5)
     # RMSprop's 1 / sqrt(square average) turns ulp-level gradient differences into ~1e-5 relative moves
     close(rk["greedy_lp"], rt["greedy_lp"], 1e-4, 1e-5)
+
+
+@pytest.mark.parametrize("extra", [[], ["--full"], ["--n_hashes", "4"]])
+def test_reformer_lsh(extra):
+    rt, rk = run_both("reformer_lsh", extra)
+    check_same_start(rt, rk)
+    check_steps(rt, rk, 10, rtol=1e-5)
+    close(rk["buckets"], rt["buckets"], 0)  # the same random rotations, the same buckets
