@@ -6,7 +6,12 @@
   random samples, values, indices, gradients and errors;
 - torch.linalg.matmul / tensorinv / tensorsolve;
 - a list of NumPy int32 / int16 scalars (scipy's indices) indexes as int64 positions, a list of np.uint8 as a mask;
-- torch.has_* build flags and the nn.utils submodules (clip_grad, convert_parameters, init) as attributes.
+- torch.has_* build flags and the nn.utils submodules (clip_grad, convert_parameters, init) as attributes;
+- torch.special.i0e / i1e / erfcx / gammainc / gammaincc and torch.igamma / igammac (values, edges, gradients);
+- detect_anomaly's NaN checks of the gradients every backward node returns;
+- torch.save(..., _use_new_zipfile_serialization=False) and torch.load of such legacy streams;
+- x[0] / x[a:b] of a 0-dim tensor: torch's IndexError messages;
+- Module.get_extra_state / set_extra_state: the "_extra_state" entries of state_dict / load_state_dict.
 """
 import warnings
 
@@ -513,3 +518,59 @@ def test_zero_dim_int_and_slice_index_messages_match_torch():
         assert k == t, index
     t, k = errors(lambda lib: lib.tensor(3.).__setitem__(0, 1.))
     assert k == t
+
+
+# --- Module.get_extra_state / set_extra_state ------------------------------------------------------------------
+
+def _extra_state_run(lib):
+    import io
+
+    class Counter(lib.nn.Module):
+        def __init__(self):
+            super().__init__()
+            self.l = lib.nn.Linear(2, 2)
+            self.register_buffer("c", lib.zeros(1))
+            self.steps = 0
+
+        def get_extra_state(self):
+            return {"steps": self.steps, "t": lib.ones(2) * self.steps}
+
+        def set_extra_state(self, state):
+            self.steps = state["steps"]
+
+    class Outer(lib.nn.Module):
+        def __init__(self):
+            super().__init__()
+            self.inner = Counter()
+            self.head = lib.nn.Linear(2, 1)
+
+    out = []
+    m = Outer()
+    m.inner.steps = 7
+    sd = m.state_dict()
+    out.append(list(sd))
+    m2 = Outer()
+    out.append((str(m2.load_state_dict(sd)), m2.inner.steps))
+    buf = io.BytesIO()
+    lib.save(sd, buf)
+    buf.seek(0)
+    m3 = Outer()
+    m3.load_state_dict(lib.load(buf, weights_only=False))
+    out.append(m3.inner.steps)
+    partial = {k: v for k, v in sd.items() if k != "inner._extra_state"}
+    for call in (lambda: Outer().load_state_dict(partial),
+                 lambda: lib.nn.Linear(2, 2).load_state_dict({"weight": lib.ones(2, 2), "bias": lib.ones(2),
+                                                               "_extra_state": 1}),
+                 lambda: lib.nn.Linear(1, 1).get_extra_state()):
+        try:
+            call()
+            out.append("no error")
+        except RuntimeError as e:
+            out.append(str(e))
+    out.append(str(Outer().load_state_dict(partial, strict=False)))
+    return out
+
+
+def test_extra_state_is_saved_and_restored_as_torch_does():
+    rt, rk = _extra_state_run(torch), _extra_state_run(kiln)
+    assert [str(x).replace("kiln", "torch") for x in rk] == [str(x) for x in rt]

@@ -612,6 +612,8 @@ class Module:
         for name, b in self._buffers.items():
             if b is not None and name not in self._non_persistent_buffers_set:
                 destination[prefix + name] = b if keep_vars or is_lazy(b) else b.detach()
+        if type(self).get_extra_state is not Module.get_extra_state:  # torch's "_extra_state" entry
+            destination[prefix + _EXTRA_STATE_KEY] = self.get_extra_state()
         for name, m in self._modules.items():
             if m is not None:
                 m.state_dict(destination=destination, prefix=prefix + name + ".", keep_vars=keep_vars)
@@ -644,11 +646,31 @@ class Module:
                         param.copy_(value)
                 except Exception as e:  # noqa: BLE001  (reported with the others)
                     error_msgs.append(f'While copying the parameter named "{key}", an exception occurred: {e}.')
+        extra_key = prefix + _EXTRA_STATE_KEY
+        takes_extra = type(self).set_extra_state is not Module.set_extra_state
+        if takes_extra:
+            if extra_key in state_dict:
+                self.set_extra_state(state_dict[extra_key])
+            else:
+                missing_keys.append(extra_key)
         for key in state_dict:
-            if key.startswith(prefix):
+            if key.startswith(prefix) and not (takes_extra and key == extra_key):
                 head, *rest = key[len(prefix):].split(".", 1)
                 if (rest and head not in self._modules) or (not rest and head not in local):
                     unexpected_keys.append(key)
+
+    def get_extra_state(self):
+        """The extra state a subclass saves in its state_dict under "_extra_state" (when it overrides this and
+        set_extra_state); Module's own is never called, as in torch."""
+        raise RuntimeError("Reached a code path in Module.get_extra_state() that should never be called. Please file "
+                           "an issue at https://github.com/pytorch/pytorch/issues/new?template=bug-report.yml to "
+                           "report this bug.")
+
+    def set_extra_state(self, state):
+        """Restores what get_extra_state returned (from load_state_dict)."""
+        raise RuntimeError("Reached a code path in Module.set_extra_state() that should never be called. Please file "
+                           "an issue at https://github.com/pytorch/pytorch/issues/new?template=bug-report.yml to "
+                           "report this bug.")
 
     def load_state_dict(self, state_dict, strict=True):
         """Copies values from state_dict into parameters and buffers (in place, under no_grad).
@@ -699,6 +721,9 @@ class Module:
         elif lines:
             body = "\n  " + "\n  ".join(lines) + "\n"
         return f"{self._get_name()}({body})"
+
+
+_EXTRA_STATE_KEY = "_extra_state"  # torch's _EXTRA_STATE_KEY_SUFFIX
 
 
 def _module_version(cls):
