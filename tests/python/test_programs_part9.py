@@ -47,6 +47,9 @@ weights (checked bit for bit) and every step's loss must agree with torch's.
 - reformer_lsh: lucidrains/reformer-pytorch's LSHAttention (random-rotation hashing by einsum and argmax, sort_key_val,
   batched_index_select, look-one-back chunks, self / causal masks by masked_fill_, logsumexp across hash rounds,
   undo-sort by gather) in a causal LM, against full shared-QK attention
+- detr_backbone: facebookresearch/detr's backbone (FrozenBatchNorm2d with its seven-argument _load_from_state_dict
+  loading a BatchNorm2d network's state_dict, parameters frozen by name, IntermediateLayerGetter, NestedTensor masks
+  by interpolate, sine / learned position embeddings, AdamW param_dicts)
 - classification_legacy: bearpaw/pytorch-classification with 0.3 - 1.5 era idioms (Variable(volatile=True),
   nn.init.xavier_uniform, F.upsample, F.softmax without dim, size_average=False, clip_grad_norm, loss.data[0]'s
   IndexError, checkpoints in the legacy non-zip format resumed with a map_location lambda)
@@ -372,3 +375,19 @@ def test_reformer_lsh(extra):
     check_same_start(rt, rk)
     check_steps(rt, rk, 10, rtol=1e-5)
     close(rk["buckets"], rt["buckets"], 0)  # the same random rotations, the same buckets
+
+
+@pytest.mark.parametrize("extra", [[], ["--position_embedding", "learned", "--lr_backbone", "0"]])
+def test_detr_backbone(extra):
+    rt, rk = run_both("detr_backbone", extra)
+    # the "pretrained" running statistics come from training-mode BatchNorm2d forwards, whose batch variances kiln
+    # sums in its own order (an ulp or two apart on a few channels); the rest starts bit for bit
+    check_same_start(rt, rk, skip=("running_mean", "running_var"))
+    for name, value in rt["initial_state"].items():
+        if name.endswith(("running_mean", "running_var")):
+            close(rk["initial_state"][name], value, 1e-5, 1e-7, err_msg=name)
+    check_steps(rt, rk, 10, rtol=1e-5, learns=False)  # labels cycle with the step
+    assert rk["load_result"] == rt["load_result"] and rk["trainable"] == rt["trainable"]
+    close(rk["pos"], rt["pos"], 1e-6, 1e-6)
+    close(rk["mask"], rt["mask"], 0)
+    close(rk["frozen_mean"], rt["frozen_mean"], 1e-5, 1e-7)
