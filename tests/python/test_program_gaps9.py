@@ -13,7 +13,9 @@
 - x[0] / x[a:b] of a 0-dim tensor: torch's IndexError messages;
 - Module.get_extra_state / set_extra_state: the "_extra_state" entries of state_dict / load_state_dict;
 - Module._load_from_state_dict with torch's seven arguments (local_metadata, strict; DETR's FrozenBatchNorm2d
-  overrides it) and Module._save_to_state_dict, which state_dict calls.
+  overrides it) and Module._save_to_state_dict, which state_dict calls;
+- the module paths programs import: torch._utils (_accumulate, _flatten_dense_tensors / _unflatten_dense_tensors),
+  torch.types, torch.nn.modules.normalization._shape_t.
 """
 import warnings
 
@@ -650,3 +652,25 @@ def _state_dict_overrides(lib):
 def test_seven_argument_load_from_state_dict_and_save_to_state_dict_overrides():
     rt, rk = _state_dict_overrides(torch), _state_dict_overrides(kiln)
     assert rk == rt
+
+
+# --- torch._utils / torch.types / normalization._shape_t module paths -------------------------------------------
+
+def test_private_module_paths_programs_import():
+    from kiln._utils import _accumulate, _flatten_dense_tensors, _unflatten_dense_tensors
+    from torch._utils import _accumulate as t_accumulate
+    from torch._utils import _flatten_dense_tensors as t_flatten
+    import operator
+    assert list(_accumulate([1, 2, 3, 4])) == list(t_accumulate([1, 2, 3, 4]))
+    assert list(_accumulate([1, 2, 3, 4], operator.mul)) == list(t_accumulate([1, 2, 3, 4], operator.mul))
+    assert list(_accumulate([])) == []
+    parts = [np.arange(6.).reshape(2, 3), np.ones(4), np.zeros((1, 1))]
+    flat = _flatten_dense_tensors([kiln.tensor(p) for p in parts])
+    np.testing.assert_array_equal(np_(flat), np_(t_flatten([torch.tensor(p) for p in parts])))
+    back = _unflatten_dense_tensors(flat, [kiln.tensor(p) for p in parts])
+    for b, p in zip(back, parts):
+        np.testing.assert_array_equal(np_(b), p)
+    back[1][0] = 5.  # views of the flat buffer, as torch's
+    assert flat[6].item() == 5.
+    from kiln.types import Device, Number, _size  # noqa: F401
+    from kiln.nn.modules.normalization import _shape_t  # noqa: F401

@@ -1,8 +1,14 @@
 """LayerNorm (torch.nn.modules.normalization)."""
+from typing import List, Union
+
 from ... import _C
+from ..._size import Size
 from .. import functional as F, init
 from ..parameter import Parameter
 from .module import Module
+
+
+_shape_t = Union[int, List[int], Size]  # torch's annotation alias for normalized_shape
 
 
 class LayerNorm(Module):
