@@ -59,6 +59,9 @@ from .serialization import load, load_file, save, save_file  # noqa: E402
 # The namespaces scripts touch on every machine (torch.cuda, torch.backends, ...), answered as torch
 # without a GPU answers them.
 from . import amp, backends, compiler, cpu, cuda, distributed, hub, linalg, onnx, special, version  # noqa: E402
+if not hasattr(_C, "_get_tracing_state"):  # torch._C._get_tracing_state, which model code checks
+    from .jit import _get_tracing_state as _jit_tracing_state
+    _C._get_tracing_state = _jit_tracing_state
 # torch's build flags (torch.has_cuda, ...), answered from the backends kiln was built with; no fft (spectral) ops
 # (plain `bool` is kiln.bool, the dtype, in this module)
 has_cuda = backends.cuda.is_built() is True

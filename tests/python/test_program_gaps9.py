@@ -15,7 +15,8 @@
 - Module._load_from_state_dict with torch's seven arguments (local_metadata, strict; DETR's FrozenBatchNorm2d
   overrides it) and Module._save_to_state_dict, which state_dict calls;
 - the module paths programs import: torch._utils (_accumulate, _flatten_dense_tensors / _unflatten_dense_tensors),
-  torch.types, torch.nn.modules.normalization._shape_t.
+  torch.types, torch.nn.modules.normalization._shape_t, and torch._C._get_tracing_state (a state only while
+  jit.trace runs the module).
 """
 import warnings
 
@@ -674,3 +675,19 @@ def test_private_module_paths_programs_import():
     assert flat[6].item() == 5.
     from kiln.types import Device, Number, _size  # noqa: F401
     from kiln.nn.modules.normalization import _shape_t  # noqa: F401
+
+
+def test_get_tracing_state_is_set_only_while_tracing():
+    def run(lib):
+        states = []
+
+        class M(lib.nn.Module):
+            def forward(self, x):
+                states.append(lib._C._get_tracing_state() is not None)
+                return x * 2
+        with warnings.catch_warnings():
+            warnings.simplefilter("ignore")
+            m = lib.jit.trace(M(), lib.ones(2))
+        M()(lib.ones(1))
+        return lib._C._get_tracing_state(), states[0], states[-1]
+    assert run(kiln) == run(torch) == (None, True, False)
