@@ -16,7 +16,8 @@
   overrides it) and Module._save_to_state_dict, which state_dict calls;
 - the module paths programs import: torch._utils (_accumulate, _flatten_dense_tensors / _unflatten_dense_tensors),
   torch.types, torch.nn.modules.normalization._shape_t, and torch._C._get_tracing_state (a state only while
-  jit.trace runs the module).
+  jit.trace runs the module);
+- nn.CrossMapLRN2d: torch's legacy cross-channel LRN, its forward's running sum and its own backward.
 """
 import warnings
 
@@ -691,3 +692,30 @@ def test_get_tracing_state_is_set_only_while_tracing():
         M()(lib.ones(1))
         return lib._C._get_tracing_state(), states[0], states[-1]
     assert run(kiln) == run(torch) == (None, True, False)
+
+
+# --- nn.CrossMapLRN2d (the legacy cross-channel LRN) ------------------------------------------------------------
+
+@pytest.mark.parametrize("channels,size", [(7, 5), (3, 5), (10, 3), (6, 4), (1, 3), (12, 7)])
+def test_cross_map_lrn2d_matches_torchs_legacy_forward_and_backward(channels, size):
+    x = np.random.RandomState(channels).randn(2, channels, 3, 4).astype(np.float32)
+    g = np.random.RandomState(channels + 1).randn(2, channels, 3, 4).astype(np.float32)
+    outs = []
+    for lib in (torch, kiln):
+        xt = lib.tensor(x, requires_grad=True)
+        module = lib.nn.CrossMapLRN2d(size, alpha=0.5, beta=0.75, k=2.0)
+        y = module(xt)
+        y.backward(lib.tensor(g))
+        outs.append((np_(y), np_(xt.grad), repr(module)))
+    (yt, gt, rt), (yk, gk, rk) = outs
+    # the legacy running sums are replayed in torch's order; float32 results agree to an ulp or two
+    np.testing.assert_allclose(yk, yt, rtol=1e-6, atol=1e-7)
+    np.testing.assert_allclose(gk, gt, rtol=1e-5, atol=1e-6)
+    assert rk == rt
+
+
+def test_cross_map_lrn2d_errors_match_torch():
+    t, k = errors(lambda lib: lib.nn.CrossMapLRN2d(1)(lib.ones(1, 2, 2, 2, requires_grad=True)).sum().backward())
+    assert k == t
+    t, k = errors(lambda lib: lib.nn.CrossMapLRN2d(3)(lib.ones(2, 2, 2)))
+    assert t[0] is k[0] is AssertionError

@@ -16,6 +16,7 @@ from .pooling import (AdaptiveAvgPool1d, AdaptiveAvgPool2d, AdaptiveAvgPool3d, A
 from .batchnorm import (BatchNorm1d, BatchNorm2d, BatchNorm3d, LazyBatchNorm1d, LazyBatchNorm2d, LazyBatchNorm3d,
                         SyncBatchNorm)
 from .normalization import GroupNorm, LayerNorm, LocalResponseNorm, RMSNorm
+from .cross_map_lrn import CrossMapLRN2d
 from .channelshuffle import ChannelShuffle
 from .instancenorm import (InstanceNorm1d, InstanceNorm2d, InstanceNorm3d, LazyInstanceNorm1d, LazyInstanceNorm2d,
                            LazyInstanceNorm3d)
@@ -56,7 +57,7 @@ __all__ = ["Module", "AdaptiveLogSoftmaxWithLoss", "Identity", "Linear", "ReLU",
            "TripletMarginLoss", "PoissonNLLLoss", "GaussianNLLLoss", "MultiLabelSoftMarginLoss",
            "MultiMarginLoss", "MultiLabelMarginLoss", "HingeEmbeddingLoss", "TripletMarginWithDistanceLoss", "CTCLoss", "NLLLoss2d",
            "Softmax2d", "MaxPool1d", "MaxPool3d", "AvgPool1d", "AvgPool3d", "MaxUnpool1d", "MaxUnpool2d", "MaxUnpool3d",
-           "LPPool1d", "LPPool2d", "FractionalMaxPool2d", "FractionalMaxPool3d", "BatchNorm3d", "SyncBatchNorm", "LocalResponseNorm", "ChannelShuffle",
+           "LPPool1d", "LPPool2d", "FractionalMaxPool2d", "FractionalMaxPool3d", "BatchNorm3d", "SyncBatchNorm", "LocalResponseNorm", "CrossMapLRN2d", "ChannelShuffle",
            "AlphaDropout", "FeatureAlphaDropout", "ConvTranspose3d", "LazyLinear", "LazyConv1d", "LazyConv2d",
            "LazyConv3d", "LazyConvTranspose1d", "LazyConvTranspose2d", "LazyConvTranspose3d",
            "LazyBatchNorm1d", "LazyBatchNorm2d", "LazyBatchNorm3d", "LazyInstanceNorm1d", "LazyInstanceNorm2d",
