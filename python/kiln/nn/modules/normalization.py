@@ -108,3 +108,8 @@ class LocalResponseNorm(Module):
 
     def extra_repr(self):
         return "{size}, alpha={alpha}, beta={beta}, k={k}".format(**self.__dict__)
+
+
+# torch keeps CrossMapLRN2d in this module (its path in pickles and repr checks); the code is in cross_map_lrn.py
+from .cross_map_lrn import CrossMapLRN2d  # noqa: E402
+CrossMapLRN2d.__module__ = __name__
