@@ -49,7 +49,8 @@ from ._memory_format import (channels_last, channels_last_3d, contiguous_format,
                              full_like, memory_format, ones_like, preserve_format, rand_like, randn_like, zeros_like)
 from .autograd.grad_mode import enable_grad, inference_mode, no_grad, set_grad_enabled
 from . import autograd
-from .autograd.anomaly_mode import is_anomaly_enabled  # noqa: E402
+from .autograd.anomaly_mode import (is_anomaly_check_nan_enabled, is_anomaly_enabled,  # noqa: E402
+                                     set_anomaly_enabled)
 
 _C._register_classes(tensor=Tensor, size=Size, device=device)
 
@@ -58,6 +59,19 @@ from .serialization import load, load_file, save, save_file  # noqa: E402
 # The namespaces scripts touch on every machine (torch.cuda, torch.backends, ...), answered as torch
 # without a GPU answers them.
 from . import amp, backends, compiler, cpu, cuda, distributed, hub, linalg, onnx, special, version  # noqa: E402
+if not hasattr(_C, "_get_tracing_state"):  # torch._C._get_tracing_state, which model code checks
+    from .jit import _get_tracing_state as _jit_tracing_state
+    _C._get_tracing_state = _jit_tracing_state
+# torch's build flags (torch.has_cuda, ...), answered from the backends kiln was built with; no fft (spectral) ops
+# (plain `bool` is kiln.bool, the dtype, in this module)
+has_cuda = backends.cuda.is_built() is True
+has_cudnn = backends.cudnn.is_available() is True
+has_mps = backends.mps.is_available() is True
+has_mkl = backends.mkl.is_available() is True
+has_mkldnn = backends.mkldnn.is_available() is True
+has_openmp = backends.openmp.is_available() is True
+has_lapack = True
+has_spectral = False
 from . import __config__  # noqa: E402  (torch.__config__.show() / parallel_info())
 from . import distributions  # noqa: E402
 # Sparse COO tensors (a Python type: kiln/sparse/_coo.py); mm and matmul take a sparse first operand.
@@ -406,6 +420,8 @@ def tanh_(input):
 import sys as _sys  # noqa: E402
 from . import _special_numpy  # noqa: E402  (lgamma, digamma, polygamma, mvlgamma, i0)
 _special_numpy.install(globals(), Tensor)
+from .special import _scaled as _special_scaled  # noqa: E402  (igamma, igammac and their methods)
+_special_scaled.install(globals(), Tensor)
 from . import _api_breadth  # noqa: E402
 _api_breadth.install(globals(), _sys.modules[__name__])
 

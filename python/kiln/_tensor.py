@@ -1194,6 +1194,10 @@ def _as_index_tensor(i):
             return None
         if t.is_floating_point():  # torch's indexing_tensor_from_data: any non-bool list becomes int64
             return t.to(_C.int64)
+        if t.dtype == _C.uint8:  # a list of np.uint8: a (deprecated) byte mask, as torch reads it
+            return _byte_mask_as_bool(t)
+        if t.dtype in (_C.int8, _C.int16, _C.int32):  # lists of np.int32 (scipy's indices, ...): int64 positions
+            return t.to(_C.int64)
         return t if t.dtype in (_C.int64, _C.bool) else None
     return None
 
@@ -1291,6 +1295,12 @@ def _resolve_index(t, index):
     """PyTorch's indexing rules. Ints, slices, None and ... are applied as views; what remains
     is one entry per dim of that view: None (kept whole) or an index tensor / bool mask.
     Returns (view, entries), entries None when there is no advanced index."""
+    if t.dim() == 0 and not isinstance(index, tuple):  # torch's own messages for x[0] / x[a:b] of a 0-dim x
+        if isinstance(index, slice):
+            raise IndexError("slice() cannot be applied to a 0-dim tensor.")
+        if type(index) is int or (not isinstance(index, (bool, _C.TensorBase)) and _is_integer(index)):
+            raise IndexError("invalid index of a 0-dim tensor. Use `tensor.item()` in Python or "
+                             "`tensor.item<T>()` in C++ to convert a 0-dim tensor to a number")
     if not isinstance(index, tuple):
         index = tuple(index) if _sequence_as_tuple(index) else (index,)
     index = tuple(_byte_mask_as_bool(_sequence_index(i)) for i in index)

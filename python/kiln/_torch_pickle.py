@@ -193,12 +193,13 @@ class _Pickler(pickle._Pickler):
 
     dispatch = pickle._Pickler.dispatch.copy()
 
-    def __init__(self, file, protocol, storages):
+    def __init__(self, file, protocol, storages, legacy=False):
         from ._device import device
         from ._size import Size
         from .nn.parameter import Parameter
         super().__init__(file, protocol)
         self.storages = storages
+        self.legacy = legacy  # the legacy stream's storage ids carry a sixth field, view_metadata (None)
         self._device, self._size, self._parameter = device, Size, Parameter
 
     def _save_global_name(self, obj):
@@ -216,7 +217,8 @@ class _Pickler(pickle._Pickler):
         if type(obj) is not _StorageRef:
             return None
         group = obj.group
-        return ("storage", _Global("torch", _STORAGE_OF[group.dtype][0]), group.key, "cpu", group.extent)
+        pid = ("storage", _Global("torch", _STORAGE_OF[group.dtype][0]), group.key, "cpu", group.extent)
+        return pid + (None,) if self.legacy else pid
 
     def reducer_override(self, obj):
         if isinstance(obj, _C.TensorBase):
@@ -250,13 +252,14 @@ def _aligned_info(zf, name, size):
     return info
 
 
-def pickle_checkpoint(obj, protocol):
-    """`obj` as torch's data.pkl, and the storages its tensors view (written by write_checkpoint)."""
+def pickle_checkpoint(obj, protocol, legacy=False):
+    """`obj` as torch's data.pkl (legacy: as the object pickle of the legacy stream), and the storages its
+    tensors view (written by write_checkpoint / _legacy_format.write_legacy)."""
     storages = _Storages()
     # Pass 1 finds every tensor, so each storage's size is known before pass 2 writes it.
-    _Pickler(io.BytesIO(), protocol, storages).dump(obj)
+    _Pickler(io.BytesIO(), protocol, storages, legacy).dump(obj)
     data = io.BytesIO()
-    _Pickler(data, protocol, storages).dump(obj)
+    _Pickler(data, protocol, storages, legacy).dump(obj)
     return data.getvalue(), storages
 
 

@@ -20,7 +20,7 @@ import pickle
 from collections import OrderedDict
 
 from . import _C
-from . import _torch_pickle
+from . import _legacy_format, _torch_pickle
 from ._device import device as _device
 
 __all__ = ["save_file", "load_file", "save", "load", "add_safe_globals", "get_safe_globals", "clear_safe_globals",
@@ -67,8 +67,17 @@ def save(obj, f, pickle_module=pickle, pickle_protocol=2, _use_new_zipfile_seria
     """
     if pickle_module is not pickle:
         raise TypeError("save(): kiln writes with its own pickler; pickle_module must be the pickle module")
-    if not _use_new_zipfile_serialization:
-        raise NotImplementedError("save(): kiln writes only the zip format (_use_new_zipfile_serialization=True)")
+    if not _use_new_zipfile_serialization:  # torch's legacy stream (_legacy_format.py)
+        data_pkl, storages = _torch_pickle.pickle_checkpoint(obj, pickle_protocol, legacy=True)
+        _pickles_written.add(hashlib.sha256(data_pkl).digest())
+        if _is_path(f):
+            with open(os.fsdecode(os.fspath(f)), "wb") as out:
+                _legacy_format.write_legacy(out, data_pkl, storages, pickle_protocol)
+        elif hasattr(f, "write"):
+            _legacy_format.write_legacy(f, data_pkl, storages, pickle_protocol)
+        else:
+            raise _not_a_file(f, "write", "save")
+        return
     data_pkl, storages = _torch_pickle.pickle_checkpoint(obj, pickle_protocol)  # before f is touched
     _pickles_written.add(hashlib.sha256(data_pkl).digest())
     if _is_path(f):
@@ -117,7 +126,9 @@ def load(f, map_location=None, pickle_module=None, *, weights_only=None, mmap=No
             if head[:4] in (_ZIP_MAGIC, _EMPTY_ZIP_MAGIC):
                 fh.seek(0)
                 return _load_zip(fh, f"load: {name}", restore, weights_only, pickle_load_args)
-        _check_not_legacy(head, name)
+            if _legacy_format.is_legacy(head):
+                fh.seek(0)
+                return _load_legacy(fh, f"load: {name}", restore, weights_only, pickle_load_args)
         with _as_torch_load_error(head):
             pairs, metadata = _C._load_safetensors_file(f, "load")  # reports what is wrong with the file
     elif hasattr(f, "read"):
@@ -131,7 +142,9 @@ def load(f, map_location=None, pickle_module=None, *, weights_only=None, mmap=No
             else:
                 f = io.BytesIO(head + f.read())
             return _load_zip(f, f"load: {name}", restore, weights_only, pickle_load_args)
-        _check_not_legacy(head, name)
+        if _legacy_format.is_legacy(head):
+            return _load_legacy(io.BytesIO(head + f.read()), f"load: {name}", restore, weights_only,
+                                pickle_load_args)
         with _as_torch_load_error(head):
             pairs, metadata = _C._load_safetensors_bytes(head + f.read(), name, "load")
     else:
@@ -158,21 +171,17 @@ def _as_torch_load_error(head):
         raise
 
 
-def _check_not_legacy(head, name):
-    # torch's format before 1.6 (and _use_new_zipfile_serialization=False) is a bare pickle
-    # stream; a safetensors file starts with a little-endian header length instead.
-    if head[:1] == b"\x80" and head[1:2] in (b"\x02", b"\x03", b"\x04", b"\x05") and head[8:9] != b"{":
-        raise RuntimeError(f"load: {name}: this is torch's legacy checkpoint format (torch < 1.6 or "
-                           f"_use_new_zipfile_serialization=False), which kiln does not read; re-save it with "
-                           f"torch.save(obj, f) in a current torch")
-
-
 _WEIGHTS_ONLY_HELP = (
     "Weights only load failed. This file can still be loaded, to do so you have two options, do those steps only "
     "if you trust the source of the checkpoint. \n\t(1) Re-running `kiln.load` with `weights_only` set to `False` "
     "will likely succeed, but it can result in arbitrary code execution. Do it only if you got the file from a "
     "trusted source.\n\t(2) Alternatively, to load with `weights_only=True` please check the recommended steps in "
     "the following error message.\n\tWeightsUnpickler error: ")
+
+
+def _load_legacy(fh, where, restore, weights_only, pickle_load_args):
+    return _legacy_format.load_legacy(fh, where, restore, weights_only, _pickles_written, _user_globals(),
+                                      pickle_load_args, _WEIGHTS_ONLY_HELP)
 
 
 def _load_zip(fh, where, restore, weights_only, pickle_load_args):

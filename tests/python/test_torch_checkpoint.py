@@ -183,13 +183,12 @@ def test_a_whole_torch_module_loads_as_the_kiln_module(tmp_path):
     np.testing.assert_allclose(kmodel(kiln.from_numpy(x)).detach().numpy(), want, rtol=1e-6)
 
 
-def test_legacy_and_torchscript_files_raise_a_clear_error(tmp_path):
+def test_legacy_files_load_and_torchscript_files_raise_a_clear_error(tmp_path):
     torch = torch_or_skip()
+    # torch's legacy stream (_use_new_zipfile_serialization=False) loads (more in test_program_gaps9.py)
     torch.save({"a": torch.ones(1)}, tmp_path / "legacy.pt", _use_new_zipfile_serialization=False)
-    with pytest.raises(RuntimeError, match="legacy checkpoint format"):
-        kiln.load(tmp_path / "legacy.pt")
-    with pytest.raises(RuntimeError, match="legacy checkpoint format"):
-        kiln.load(io.BytesIO((tmp_path / "legacy.pt").read_bytes()))
+    assert kiln.load(tmp_path / "legacy.pt")["a"].tolist() == [1.0]
+    assert kiln.load(io.BytesIO((tmp_path / "legacy.pt").read_bytes()))["a"].tolist() == [1.0]
     torch.jit.save(torch.jit.script(torch.nn.ReLU()), str(tmp_path / "script.pt"))
     with pytest.raises(RuntimeError, match="TorchScript archive"):
         kiln.load(tmp_path / "script.pt")
@@ -622,7 +621,9 @@ def test_load_arguments_as_torch():
     assert kiln.load(buf, weights_only=None, mmap=False, encoding="utf-8")[0].tolist() == [1.0]
     with pytest.raises(RuntimeError, match="Can not safely load weights when explicit pickle_module"):
         kiln.load(buf, pickle_module=object())
-    with pytest.raises(NotImplementedError):
-        kiln.save({}, io.BytesIO(), _use_new_zipfile_serialization=False)
+    legacy = io.BytesIO()
+    kiln.save({"x": kiln.ones(2)}, legacy, _use_new_zipfile_serialization=False)
+    legacy.seek(0)
+    assert kiln.load(legacy)["x"].tolist() == [1.0, 1.0]
     with pytest.raises(TypeError, match="pickle_module must be the pickle module"):
         kiln.save({}, io.BytesIO(), pickle_module=object())

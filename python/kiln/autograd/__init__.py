@@ -6,6 +6,7 @@ from . import function
 from .function import Function
 from .grad_mode import enable_grad, inference_mode, no_grad, set_grad_enabled
 from .gradcheck import gradcheck, gradgradcheck
+from . import anomaly_mode
 from .anomaly_mode import detect_anomaly, is_anomaly_enabled, set_detect_anomaly
 from . import forward_ad, functional, graph, profiler, profiler_util
 
@@ -29,6 +30,7 @@ def backward(tensors, grad_tensors=None, retain_graph=None, create_graph=False, 
     if retain_graph is None:
         retain_graph = create_graph
     from ..sparse._grad import backward_pass
+    anomaly_mode.nan_check_roots(tensors)
     with backward_pass(collect=True):  # sparse gradients (embedding(sparse=True)) reach .grad at the end
         _C._backward(tensors, grads, bool(retain_graph), bool(create_graph))
 
@@ -46,6 +48,7 @@ def _backward_into(tensors, grad_tensors, retain_graph, create_graph, inputs):
         retain_graph = create_graph
     from ..sparse._grad import accumulate, backward_pass
     from ..sparse import SparseCooTensor
+    anomaly_mode.nan_check_roots(tensors)
     with backward_pass(collect=False, inputs=inputs) as sparse_pass:  # embedding(sparse=True): sparse grads
         results = _C._grad(tensors, inputs, grads, bool(retain_graph), bool(create_graph), True)
     results = sparse_pass.merge(inputs, results, allow_unused=True)
@@ -89,6 +92,7 @@ def grad(outputs, inputs, grad_outputs=None, retain_graph=None, create_graph=Fal
     if retain_graph is None:
         retain_graph = create_graph
     from ..sparse._grad import backward_pass
+    anomaly_mode.nan_check_roots(outputs)
     # embedding(sparse=True): the sparse gradients of weights among the inputs are returned sparse, as
     # torch's (with is_grads_batched, dense: each row is a separate pass)
     with backward_pass(collect=False, inputs=None if is_grads_batched else inputs) as sparse_pass:

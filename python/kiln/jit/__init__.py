@@ -263,6 +263,16 @@ def is_tracing():
     return _tracing_depth > 0
 
 
+class _TracingState:
+    """What torch._C._get_tracing_state() returns while a trace runs (truthy; None otherwise)."""
+
+
+def _get_tracing_state():
+    """torch._C._get_tracing_state: a state object while trace()/trace_module() run, else None (code such as
+    `if torch._C._get_tracing_state(): ...` takes its tracing branch exactly then)."""
+    return _TracingState() if _tracing_depth > 0 else None
+
+
 def annotate(the_type, the_value):
     """torch.jit.annotate: the value (the type is for the TorchScript compiler)."""
     return the_value

@@ -11,6 +11,7 @@ from ._more import cond, diagonal, matrix_power, matrix_rank, multi_dot, pinv, s
 from ._norms import matrix_norm, norm, vector_norm  # noqa: F401
 from .._composed_ops_more import linalg_vander as vander  # noqa: E402,F401
 from ._out import with_out
+from ._tensor_ops import matmul, tensorinv, tensorsolve  # noqa: F401
 
 # torch.linalg.LinAlgError (torch._C._LinAlgError): a RuntimeError subclass raised for singular
 # or not positive-definite inputs and non-converging factorizations.
@@ -39,8 +40,8 @@ lstsq = with_out(_lstsq, "linalg_lstsq", 4, castable=[("torch.linalg.lstsq", "so
 
 __all__ = ["LinAlgError", "cholesky", "cholesky_ex", "cond", "cross", "det", "diagonal", "eigh", "eigvalsh",
            "householder_product", "inv", "inv_ex", "lstsq", "lu", "lu_factor", "lu_factor_ex", "lu_solve",
-           "matrix_exp", "matrix_norm", "matrix_power", "matrix_rank", "multi_dot", "norm", "pinv", "qr", "slogdet",
-           "solve", "solve_ex", "solve_triangular", "svd", "svdvals", "vander", "vecdot", "vector_norm"]
+           "matmul", "matrix_exp", "matrix_norm", "matrix_power", "matrix_rank", "multi_dot", "norm", "pinv", "qr", "slogdet",
+           "solve", "solve_ex", "solve_triangular", "svd", "svdvals", "tensorinv", "tensorsolve", "vander", "vecdot", "vector_norm"]
 
 
 # Python-level functions raise torch's TypeError for an argument of the wrong type (_arg_errors.py).

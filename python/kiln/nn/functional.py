@@ -1937,6 +1937,9 @@ from ._functional_breadth import (adaptive_max_pool1d_with_indices, adaptive_max
                                   lp_pool1d, lp_pool2d, max_pool1d, max_pool1d_with_indices, max_pool2d_with_indices,
                                   max_pool3d, max_pool3d_with_indices, max_unpool1d, max_unpool2d, max_unpool3d,
                                   native_channel_shuffle, pdist, conv_transpose3d)
+# fractional max pooling (nn/_fractional_pool.py)
+from ._fractional_pool import (fractional_max_pool2d, fractional_max_pool2d_with_indices,  # noqa: E402,F401
+                               fractional_max_pool3d, fractional_max_pool3d_with_indices)
 
 
 # Python-level functions raise torch's TypeError for an argument of the wrong type (_arg_errors.py).

@@ -105,5 +105,7 @@ def sinc(input, *, out=None):
 
 __all__ += ["gammaln", "digamma", "psi", "polygamma", "multigammaln", "i0", "sinc"]
 from ._more import entr, i1, log_ndtr, ndtr, ndtri, xlog1py, zeta  # noqa: E402
+from ._scaled import erfcx, gammainc, gammaincc, i0e, i1e  # noqa: E402
 
-__all__ += ["entr", "i1", "log_ndtr", "ndtr", "ndtri", "xlog1py", "zeta"]
+__all__ += ["entr", "i1", "log_ndtr", "ndtr", "ndtri", "xlog1py", "zeta", "erfcx", "gammainc", "gammaincc", "i0e",
+            "i1e"]

@@ -11,10 +11,11 @@ from .conv import (Conv1d, Conv2d, Conv3d, ConvTranspose1d, ConvTranspose2d, Con
 from .lazy import LazyModuleMixin
 from .pooling import (AdaptiveAvgPool1d, AdaptiveAvgPool2d, AdaptiveAvgPool3d, AdaptiveMaxPool1d, AdaptiveMaxPool2d,
                       AdaptiveMaxPool3d, AvgPool2d, MaxPool2d, MaxPool1d, MaxPool3d, AvgPool1d, AvgPool3d,
-                      MaxUnpool1d, MaxUnpool2d, MaxUnpool3d, LPPool1d, LPPool2d)
+                      MaxUnpool1d, MaxUnpool2d, MaxUnpool3d, LPPool1d, LPPool2d, FractionalMaxPool2d,
+                      FractionalMaxPool3d)
 from .batchnorm import (BatchNorm1d, BatchNorm2d, BatchNorm3d, LazyBatchNorm1d, LazyBatchNorm2d, LazyBatchNorm3d,
                         SyncBatchNorm)
-from .normalization import GroupNorm, LayerNorm, LocalResponseNorm, RMSNorm
+from .normalization import CrossMapLRN2d, GroupNorm, LayerNorm, LocalResponseNorm, RMSNorm
 from .channelshuffle import ChannelShuffle
 from .instancenorm import (InstanceNorm1d, InstanceNorm2d, InstanceNorm3d, LazyInstanceNorm1d, LazyInstanceNorm2d,
                            LazyInstanceNorm3d)
@@ -55,7 +56,7 @@ __all__ = ["Module", "AdaptiveLogSoftmaxWithLoss", "Identity", "Linear", "ReLU",
            "TripletMarginLoss", "PoissonNLLLoss", "GaussianNLLLoss", "MultiLabelSoftMarginLoss",
            "MultiMarginLoss", "MultiLabelMarginLoss", "HingeEmbeddingLoss", "TripletMarginWithDistanceLoss", "CTCLoss", "NLLLoss2d",
            "Softmax2d", "MaxPool1d", "MaxPool3d", "AvgPool1d", "AvgPool3d", "MaxUnpool1d", "MaxUnpool2d", "MaxUnpool3d",
-           "LPPool1d", "LPPool2d", "BatchNorm3d", "SyncBatchNorm", "LocalResponseNorm", "ChannelShuffle",
+           "LPPool1d", "LPPool2d", "FractionalMaxPool2d", "FractionalMaxPool3d", "BatchNorm3d", "SyncBatchNorm", "LocalResponseNorm", "CrossMapLRN2d", "ChannelShuffle",
            "AlphaDropout", "FeatureAlphaDropout", "ConvTranspose3d", "LazyLinear", "LazyConv1d", "LazyConv2d",
            "LazyConv3d", "LazyConvTranspose1d", "LazyConvTranspose2d", "LazyConvTranspose3d",
            "LazyBatchNorm1d", "LazyBatchNorm2d", "LazyBatchNorm3d", "LazyInstanceNorm1d", "LazyInstanceNorm2d",

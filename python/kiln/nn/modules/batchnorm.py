@@ -33,13 +33,17 @@ class _NormBase(Module):
             self.register_buffer("running_var", None)
             self.register_buffer("num_batches_tracked", None)
 
-    def _load_from_state_dict(self, state_dict, prefix, missing_keys, unexpected_keys, error_msgs):
-        # torch's _BatchNorm: a state_dict without num_batches_tracked (one saved before the buffer
-        # existed, or written by hand) loads with the count 0 instead of a missing key
+    def _load_from_state_dict(self, state_dict, prefix, local_metadata, strict, missing_keys, unexpected_keys,
+                              error_msgs):
+        # torch's _NormBase: a state_dict of version < 2 (saved before the buffer existed) or without a version
+        # (written by hand) that lacks num_batches_tracked loads with the count 0 instead of a missing key
         key = prefix + "num_batches_tracked"
-        if self.track_running_stats and self.num_batches_tracked is not None and key not in state_dict:
+        version = local_metadata.get("version", None)
+        if (version is None or version < 2) and self.track_running_stats and self.num_batches_tracked is not None \
+                and key not in state_dict:
             state_dict[key] = _C.zeros([], dtype=_C.int64)
-        super()._load_from_state_dict(state_dict, prefix, missing_keys, unexpected_keys, error_msgs)
+        super()._load_from_state_dict(state_dict, prefix, local_metadata, strict, missing_keys, unexpected_keys,
+                                      error_msgs)
 
     def reset_running_stats(self):
         if self.track_running_stats:

@@ -606,12 +606,7 @@ class Module:
             destination._metadata[prefix[:-1]] = local_metadata
         for hook in self.__dict__.get("_state_dict_pre_hooks", {}).values():
             hook(self, prefix, keep_vars)
-        for name, p in self._parameters.items():
-            if p is not None:  # an uninitialized (lazy) one stays itself, as torch's LazyModuleMixin saves it
-                destination[prefix + name] = p if keep_vars or is_lazy(p) else p.detach()
-        for name, b in self._buffers.items():
-            if b is not None and name not in self._non_persistent_buffers_set:
-                destination[prefix + name] = b if keep_vars or is_lazy(b) else b.detach()
+        self._save_to_state_dict(destination, prefix, keep_vars)
         for name, m in self._modules.items():
             if m is not None:
                 m.state_dict(destination=destination, prefix=prefix + name + ".", keep_vars=keep_vars)
@@ -621,7 +616,23 @@ class Module:
                 destination = result
         return destination
 
-    def _load_from_state_dict(self, state_dict, prefix, missing_keys, unexpected_keys, error_msgs):
+    def _save_to_state_dict(self, destination, prefix, keep_vars):
+        """This module's own entries (not its children's): parameters, persistent buffers, extra state.
+        torch's hook for subclasses that save more or other entries (they call super() and add)."""
+        for name, p in self._parameters.items():
+            if p is not None:  # an uninitialized (lazy) one stays itself, as torch's LazyModuleMixin saves it
+                destination[prefix + name] = p if keep_vars or is_lazy(p) else p.detach()
+        for name, b in self._buffers.items():
+            if b is not None and name not in self._non_persistent_buffers_set:
+                destination[prefix + name] = b if keep_vars or is_lazy(b) else b.detach()
+        if type(self).get_extra_state is not Module.get_extra_state:  # torch's "_extra_state" entry
+            destination[prefix + _EXTRA_STATE_KEY] = self.get_extra_state()
+
+    def _load_from_state_dict(self, state_dict, prefix, local_metadata, strict, missing_keys, unexpected_keys,
+                              error_msgs):
+        """Loads this module's own entries from state_dict (torch's signature: subclasses such as DETR's
+        FrozenBatchNorm2d override it, edit state_dict, and call super() with the same seven arguments).
+        local_metadata is the module's entry of state_dict._metadata ({"version": ...}, or {})."""
         persistent = {k: v for k, v in self._buffers.items() if k not in self._non_persistent_buffers_set}
         local = {k: v for k, v in list(self._parameters.items()) + list(persistent.items()) if v is not None}
         for name, param in local.items():
@@ -644,11 +655,31 @@ class Module:
                         param.copy_(value)
                 except Exception as e:  # noqa: BLE001  (reported with the others)
                     error_msgs.append(f'While copying the parameter named "{key}", an exception occurred: {e}.')
-        for key in state_dict:
-            if key.startswith(prefix):
+        extra_key = prefix + _EXTRA_STATE_KEY
+        takes_extra = type(self).set_extra_state is not Module.set_extra_state
+        if takes_extra:
+            if extra_key in state_dict:
+                self.set_extra_state(state_dict[extra_key])
+            else:
+                missing_keys.append(extra_key)
+        for key in (state_dict if strict else ()):
+            if key.startswith(prefix) and not (takes_extra and key == extra_key):
                 head, *rest = key[len(prefix):].split(".", 1)
                 if (rest and head not in self._modules) or (not rest and head not in local):
                     unexpected_keys.append(key)
+
+    def get_extra_state(self):
+        """The extra state a subclass saves in its state_dict under "_extra_state" (when it overrides this and
+        set_extra_state); Module's own is never called, as in torch."""
+        raise RuntimeError("Reached a code path in Module.get_extra_state() that should never be called. Please file "
+                           "an issue at https://github.com/pytorch/pytorch/issues/new?template=bug-report.yml to "
+                           "report this bug.")
+
+    def set_extra_state(self, state):
+        """Restores what get_extra_state returned (from load_state_dict)."""
+        raise RuntimeError("Reached a code path in Module.set_extra_state() that should never be called. Please file "
+                           "an issue at https://github.com/pytorch/pytorch/issues/new?template=bug-report.yml to "
+                           "report this bug.")
 
     def load_state_dict(self, state_dict, strict=True):
         """Copies values from state_dict into parameters and buffers (in place, under no_grad).
@@ -659,11 +690,18 @@ class Module:
         if not isinstance(state_dict, Mapping):
             raise TypeError(f"Expected state_dict to be dict-like, got {type(state_dict)}.")
         missing, unexpected, errors = [], [], []
+        metadata = getattr(state_dict, "_metadata", None)
         state_dict = OrderedDict(state_dict)  # a copy: pre-hooks may rename its keys
+        if metadata is not None:
+            state_dict._metadata = metadata
         for prefix, module in self.named_modules(remove_duplicate=False):
+            local_metadata = {} if metadata is None else metadata.get(prefix, {})
+            dotted = prefix + "." if prefix else ""
             for hook in module.__dict__.get("_load_state_dict_pre_hooks", {}).values():
-                hook(state_dict, prefix + "." if prefix else "", {}, strict, missing, unexpected, errors)
-            module._load_from_state_dict(state_dict, prefix + "." if prefix else "", missing, unexpected, errors)
+                hook(state_dict, dotted, local_metadata, strict, missing, unexpected, errors)
+            # torch passes strict=True here whatever load_state_dict's strict: unexpected keys are always
+            # collected, and raise only under strict
+            module._load_from_state_dict(state_dict, dotted, local_metadata, True, missing, unexpected, errors)
         incompatible = _IncompatibleKeys(missing, unexpected)
         for _, module in self.named_modules(remove_duplicate=False):
             for hook in module.__dict__.get("_load_state_dict_post_hooks", {}).values():
@@ -699,6 +737,9 @@ class Module:
         elif lines:
             body = "\n  " + "\n  ".join(lines) + "\n"
         return f"{self._get_name()}({body})"
+
+
+_EXTRA_STATE_KEY = "_extra_state"  # torch's _EXTRA_STATE_KEY_SUFFIX
 
 
 def _module_version(cls):

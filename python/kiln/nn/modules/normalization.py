@@ -1,8 +1,14 @@
 """LayerNorm (torch.nn.modules.normalization)."""
+from typing import List, Union
+
 from ... import _C
+from ..._size import Size
 from .. import functional as F, init
 from ..parameter import Parameter
 from .module import Module
+
+
+_shape_t = Union[int, List[int], Size]  # torch's annotation alias for normalized_shape
 
 
 class LayerNorm(Module):
@@ -102,3 +108,8 @@ class LocalResponseNorm(Module):
 
     def extra_repr(self):
         return "{size}, alpha={alpha}, beta={beta}, k={k}".format(**self.__dict__)
+
+
+# torch keeps CrossMapLRN2d in this module (its path in pickles and repr checks); the code is in cross_map_lrn.py
+from .cross_map_lrn import CrossMapLRN2d  # noqa: E402
+CrossMapLRN2d.__module__ = __name__

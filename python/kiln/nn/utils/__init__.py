@@ -107,3 +107,6 @@ from .fusion import fuse_conv_bn_eval, fuse_conv_bn_weights, fuse_linear_bn_eval
 __all__ += ["fuse_conv_bn_eval", "fuse_conv_bn_weights", "fuse_linear_bn_eval", "fuse_linear_bn_weights", "stateless"]
 
 from .memory_format import convert_conv2d_weight_memory_format, skip_init  # noqa: E402,F401
+
+# the submodules torch's nn.utils exposes as attributes (torch.nn.utils.clip_grad.clip_grad_norm_, ...)
+from . import clip_grad, convert_parameters, init  # noqa: E402,F401
