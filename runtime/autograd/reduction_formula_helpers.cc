@@ -32,7 +32,9 @@ namespace kiln {
 // d(cumsum x)_k / dx_i = [i <= k], so grad_i = sum_{k >= i} grad_k = total - cumsum(grad)_i + grad_i.
 Tensor cumsum_backward(const Tensor& grad, int64_t dim) {
   if (grad.dim() == 0 || grad.numel() == 0) return grad;
-  return kiln::add(kiln::sub(kiln::sum(grad, IntArrayRef({dim}), /*keepdim=*/true), kiln::cumsum(grad, dim)), grad);
+  // torch's reversed cumsum: the suffix sums, which also round as torch's do
+  const int64_t dims[] = {dim};
+  return kiln::flip(kiln::cumsum(kiln::flip(grad, IntArrayRef(dims, 1)), dim), IntArrayRef(dims, 1));
 }
 
 // Without zeros: grad_i = sum_{k >= i} grad_k result_k / x_i. With zeros that division is
