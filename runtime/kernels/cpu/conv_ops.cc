@@ -298,10 +298,13 @@ TensorBase conv2d_backward_input(const TensorBase& grad_output, IntArrayRef inpu
     for_each_group_chunk<scalar_t>(g, grad_output.dtype(), [&](int64_t n0, int64_t nb, int64_t width,
                                                                 int64_t group, scalar_t* cols, scalar_t* m) {
       gather_group(g, static_cast<const scalar_t*>(go.data_ptr()), n0, nb, group, m);
-      // cols (R, width) = w_group^T (R, Og) @ m (Og, width)
-      blas_gemm<scalar_t>(true, false, R, width, Og, scalar_t(1),
-                          static_cast<const scalar_t*>(w.data_ptr()) + group * Og * R, R, m, width,
-                          scalar_t(0), cols, width);
+      // cols (R, L) = w_group^T (R, Og) @ m (Og, L), image by image as torch's native kernels call
+      // their GEMM (OpenBLAS picks its kernel, and with it the rounding, by the matrices' sizes)
+      const int64_t L = g.plane_out();
+      for (int64_t i = 0; i < nb; ++i)
+        blas_gemm<scalar_t>(true, false, R, L, Og, scalar_t(1),
+                            static_cast<const scalar_t*>(w.data_ptr()) + group * Og * R, R, m + i * L, width,
+                            scalar_t(0), cols + i * L, width);
       col2im(g, cols, n0, nb, group, static_cast<scalar_t*>(gx.data_ptr()));
     });
   });
