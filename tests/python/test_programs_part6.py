@@ -179,9 +179,10 @@ def test_milesial_unet(extra):
     rt, rk = run_both("unet_dice", ["--learning-rate", "1e-3"] + extra)
     check_same_start(rt, rk)
     # RMSprop(momentum=0.999) over BatchNorm'd convolutions: ulps grow into percents after a few steps.
-    # Everything but the 1x1 output conv's weight gradient is torch's bits; torch computes that one
-    # natively on one thread (a GEMM per image), kiln with one GEMM per chunk of images: 7e-6 by step 2.
-    check_drift(rt, rk, 16, 2, 1e-5, 0.1)
+    # The network's output and gradients are torch's bits; the dice loss is not: it sums the product
+    # with a permuted one_hot, which torch keeps in the permuted layout and so adds in another order
+    # (kiln's elementwise results are row-major). 1e-7 at the first step, 13% by the last of 24.
+    check_drift(rt, rk, 16, 2, 1e-5, 0.2)
     assert rk["lrs"] == rt["lrs"]
 
 
