@@ -25,8 +25,11 @@ FORMULAS = {overload: op for op, overload, *_ in kiln._C._pointwise_formulas()}
 # and its formula (absent Scalar? values, str choices, bool arguments, out= form).
 SCHEMA = {nf.schema.full_name: nf.schema for nf in load_schema()[0] if nf.pointwise is not None}
 POINTWISE = {nf.schema.full_name: nf.pointwise for nf in load_schema()[0] if nf.pointwise is not None}
+# codegen/gen.py's NO_PYTHON_OUT: ops whose out= kernel has no Python binding (torch 1.13 has no relu.out)
+NO_PYTHON_OUT = {"relu"}
 HAS_OUT = {nf.family_head.schema.full_name for nf in load_schema()[0]
-           if nf.family_role == "out" and nf.family_head is not None and nf.family_head.pointwise is not None}
+           if nf.family_role == "out" and nf.family_head is not None and nf.family_head.pointwise is not None
+           and nf.family_head.schema.full_name not in NO_PYTHON_OUT}
 VECTOR_KINDS = vector_formula_ops()
 VECTOR_OPS = {op for op, kind in VECTOR_KINDS.items() if not kind.startswith("scalar")}
 BASELINE = kiln._C._simd_targets()[-1]  # Highway's portable baseline: the kernels' scalar functors
