@@ -85,6 +85,10 @@ CASES = [
     # zeta's dtype is TensorIterator's: a 0-dim float64 q does not widen a float32 x
     "r = torch.special.zeta(torch.tensor([2.0, 3.0, inf, nan]), torch.tensor(1.0, dtype=torch.float64))",
     "r = torch.special.zeta(torch.tensor([2, 3]), 1.0)",
+    # a Python number q is read in double (1e308 was float32's inf: 0 * inf in the tail sum gave NaN)
+    "r = torch.special.zeta(torch.tensor([2.5, 88.7, 1.0, 0.5], dtype=torch.float64), 1e308)",
+    "r = torch.special.zeta(torch.tensor([2.5, 88.7]), 1e308)",
+    "r = torch.special.zeta(2.5, torch.tensor([1.0, 2.0]))",
     # unary + of a bool tensor raises, as torch.positive
     "r = +torch.tensor([True, False])",
     "r = +torch.tensor([1, 2])",

@@ -15,7 +15,7 @@ def emulate(s):
 
 def round16(v, dt):
     import torch
-    if v == 'nan':
+    if not isinstance(v, tuple):  # 'nan', or an integer / bool result
         return v
     r = torch.tensor(v[0], dtype=torch.float64).to(getattr(torch, dt)).double().item()
     return 'nan' if r != r else (r, math.copysign(1, r))

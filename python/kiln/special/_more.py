@@ -154,9 +154,12 @@ class _Zeta(Function):
 def zeta(input, other, *, out=None):
     """The Hurwitz zeta function sum_k (k + q)^-x (torch.special.zeta(x, q)) in the promoted float dtype."""
     from .. import result_type, tensor
-    x = input if isinstance(input, _C.TensorBase) else tensor(float(input), dtype=_C.get_default_dtype())
-    q = other if isinstance(other, _C.TensorBase) else tensor(float(other), dtype=_C.get_default_dtype())
-    # torch's TensorIterator promotion: a 0-dim q does not widen a float32 x (zeta(f32, tensor(2.)) is float32)
-    dtype = result_type(x, q)
+    # torch's TensorIterator promotion: a 0-dim q does not widen a float32 x (zeta(f32, tensor(2.)) is float32),
+    # a Python number is a wrapped scalar (its category counts, not its size)
+    dtype = result_type(input, other) if isinstance(input, _C.TensorBase) or isinstance(other, _C.TensorBase) \
+        else _C.get_default_dtype()
     dtype = dtype if dtype.is_floating_point else _C.get_default_dtype()
+    # a number is read in double first: zeta(float64 x, 1e308) takes q = 1e308, not float32's inf
+    x = input if isinstance(input, _C.TensorBase) else tensor(float(input), dtype=_C.float64)
+    q = other if isinstance(other, _C.TensorBase) else tensor(float(other), dtype=_C.float64)
     return _with_out(_Zeta.apply(x.to(dtype), q.to(dtype)), out)
