@@ -16,7 +16,9 @@ def diff(input, n=1, dim=-1, prepend=None, append=None):
     # (torch 1.13 takes n <= 0 as no difference: the input with prepend/append; torch 2 raises for n < 0)
     parts = [t for t in (prepend, input, append) if t is not None]
     if len(parts) > 1:
-        parts = [t if isinstance(t, _C.TensorBase) else _C.tensor(t) for t in parts]
+        for name, t in (("prepend", prepend), ("append", append)):
+            if t is not None and not isinstance(t, _C.TensorBase):  # torch's parser (kiln had _C.tensor: AttributeError)
+                raise TypeError(f"diff(): argument '{name}' must be Tensor, not {type(t).__name__}")
         parts = [t.expand(*[s if d != dim % input.dim() else t.shape[d] for d, s in enumerate(input.shape)])
                  if t.dim() == input.dim() else t for t in parts]
         input = _C.cat(parts, dim)

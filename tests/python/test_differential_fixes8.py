@@ -89,6 +89,19 @@ CASES = [
     "r = torch.special.zeta(torch.tensor([2.5, 88.7, 1.0, 0.5], dtype=torch.float64), 1e308)",
     "r = torch.special.zeta(torch.tensor([2.5, 88.7]), 1e308)",
     "r = torch.special.zeta(2.5, torch.tensor([1.0, 2.0]))",
+    # xlog1py with a Python number (kiln called a missing _C.tensor: AttributeError) and torch's promotion
+    f"r = torch.special.xlog1py({_E}, 1.5)",
+    f"r = torch.special.xlog1py(1.5, {_E})",
+    f"r = torch.special.xlog1py(-0.0, {_E})",
+    "r = torch.special.xlog1py(torch.tensor([0, 1, -1, 7, -7, 2**63 - 1]), 0)",
+    "r = torch.special.xlog1py(torch.tensor([0, 1, -7]), 2)",
+    f"r = torch.special.xlog1py({_E}, nan)",
+    f"r = torch.special.xlog1py({_E}.double(), 1e308)",
+    f"r = torch.special.xlog1py({_E}, torch.tensor(-0.0, dtype=torch.float64))",
+    # diff's prepend/append are Tensors (a number is the parser's TypeError, was AttributeError)
+    "r = torch.diff(torch.ones(3), prepend=1.0)",
+    "r = torch.diff(torch.ones(3), append=[1.0])",
+    "r = torch.diff(torch.tensor([1.0, inf, -inf]), prepend=torch.tensor([nan]))",
     # unary + of a bool tensor raises, as torch.positive
     "r = +torch.tensor([True, False])",
     "r = +torch.tensor([1, 2])",

@@ -16,7 +16,7 @@ import kiln
 from op_db import RECORDS
 from op_db.harness import LAYOUTS, describe, kiln_args
 from op_db.schema_facts import _load as load_schema
-from op_db.schema_facts import vector_formula_ops
+from op_db.schema_facts import NO_PYTHON_OUT, vector_formula_ops
 from op_db.ulp import VECTOR_ULP_BOUND, torch_function, ulp_error
 
 # Each formula's overload ("pow.Tensor_Scalar") -> the kiln function it belongs to ("pow").
@@ -25,8 +25,6 @@ FORMULAS = {overload: op for op, overload, *_ in kiln._C._pointwise_formulas()}
 # and its formula (absent Scalar? values, str choices, bool arguments, out= form).
 SCHEMA = {nf.schema.full_name: nf.schema for nf in load_schema()[0] if nf.pointwise is not None}
 POINTWISE = {nf.schema.full_name: nf.pointwise for nf in load_schema()[0] if nf.pointwise is not None}
-# codegen/gen.py's NO_PYTHON_OUT: ops whose out= kernel has no Python binding (torch 1.13 has no relu.out)
-NO_PYTHON_OUT = {"relu"}
 HAS_OUT = {nf.family_head.schema.full_name for nf in load_schema()[0]
            if nf.family_role == "out" and nf.family_head is not None and nf.family_head.pointwise is not None
            and nf.family_head.schema.full_name not in NO_PYTHON_OUT}

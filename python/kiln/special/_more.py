@@ -120,9 +120,13 @@ def log_ndtr(input, *, out=None):
 
 def xlog1py(input, other, *, out=None):
     """x * log1p(y), 0 where x is 0 (unless y is NaN)."""
-    x = input if isinstance(input, _C.TensorBase) else _C.tensor(input, dtype=_C.get_default_dtype())
-    y = other if isinstance(other, _C.TensorBase) else _C.tensor(other, dtype=_C.get_default_dtype())
-    x, y = _float(x), _float(y)
+    from .. import result_type, tensor
+    # torch's promotion (a number is a wrapped scalar: xlog1py(float32 x, 1e308) is float32, an int x with a
+    # number float32); a number is read in double, then as a value of the result dtype
+    dtype = result_type(input, other)
+    dtype = dtype if dtype.is_floating_point else _C.get_default_dtype()
+    x = (input if isinstance(input, _C.TensorBase) else tensor(float(input), dtype=_C.float64)).to(dtype)
+    y = (other if isinstance(other, _C.TensorBase) else tensor(float(other), dtype=_C.float64)).to(dtype)
     value = x * y.log1p()
     return _with_out(_C.where((x == 0) & ~y.isnan(), _C.zeros_like(value), value), out)
 
