@@ -228,14 +228,14 @@ void TensorIterator::build(IteratorConfig& c) {
     const bool condition = c.condition_first && i == 0;
     loop_dtypes_[i + 1] = c.cast_inputs && !condition ? compute_dtype_ : t.dtype();
     // A float16/bfloat16 computation reads every input of another dtype as a value of that dtype, as
-    // torch casts its inputs to the common dtype (f16 == 1.0001 is True, f16 + int64 tensor 70000 is
-    // inf), except a one-element second operand of add/sub/mul/div/floor_divide, which torch 2.x
-    // keeps unrounded (original_scalar_value: -65504 + 70000 is 4496).
-    const TensorBase in = c.reduced_float_as_float32 && c.cast_inputs && !condition && !c.reduction &&
-                                   is_reduced_floating_type(stored_common) && t.dtype() != stored_common &&
-                                   !(i == 1 && t.numel() == 1 && keeps_scalar_operand(c.op_name))
-                               ? cast_to(t, stored_common)
-                               : t;
+    // torch's CPU TensorIterator casts its inputs to the common dtype (f16 == 1.0001 is True, f16 + int64
+    // tensor 70000 is inf), except a one-element second operand of add/sub/mul/div/floor_divide, which
+    // torch 2.x keeps unrounded (original_scalar_value: -65504 + 70000 is 4496). CUDA's kernels read a
+    // CPU scalar in opmath unrounded, so device runs keep their inputs as they are.
+    const bool round_input = device_.is_cpu() && c.reduced_float_as_float32 && c.cast_inputs && !condition &&
+                             !c.reduction && is_reduced_floating_type(stored_common) && t.dtype() != stored_common &&
+                             !(i == 1 && t.numel() == 1 && keeps_scalar_operand(c.op_name));
+    const TensorBase in = round_input ? cast_to(t, stored_common) : t;
     operands_[i + 1] = in;
     // A 0-dim host input of another dtype (a Python number: `x + 1`) is converted here once, not in
     // every run of the loop (a strided x's short rows each converted the 1 again).
