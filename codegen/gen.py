@@ -463,6 +463,11 @@ def calls_fused_backward_helper(d: Derivative) -> bool:
 
 # ----------------------------------------------------------------------------- Python bindings
 
+# Ops whose out= kernel kiln keeps for C++ (the family's shared kernel) but torch's Python API has no
+# out= for: torch 1.13's relu has no relu.out, so `torch.relu(x, out=o)` is its parser's TypeError.
+NO_PYTHON_OUT = {"relu"}
+
+
 def binding_overloads(funcs: List[NativeFunction], method: bool):
     """Overloads of one Python name, in the documented try order."""
     overloads = []
@@ -473,7 +478,7 @@ def binding_overloads(funcs: List[NativeFunction], method: bool):
             continue  # merged into its functional form as out=None
         args = list(s.arguments)
         out_nf = None
-        if not method and nf.family_role == "functional":
+        if not method and nf.family_role == "functional" and s.name not in NO_PYTHON_OUT:
             out_nf = next((x for x in funcs if x.family_head is nf and x.family_role == "out"), None)
         if method:
             args = [a for a in args if a.name != "self"]

@@ -13,18 +13,13 @@ namespace python {
 PyObject* fn_relu(PyObject* /*module*/, PyObject* args, PyObject* kwargs) {
   KILN_PY_BEGIN
   static PythonArgParser parser({
-      "relu(Tensor input, *, Tensor? out=None)",
+      "relu(Tensor input)",
   }, false);
   ParsedArgs r = parser.parse(args, kwargs);
   switch (r.index) {
     case 0: {
       const Tensor self = r.tensor(0);
-      if (r.is_none(1)) {
-        return wrap(without_gil([&] { return kiln::relu(self); }));
-      }
-      const Tensor out = r.tensor(1);
-      without_gil([&] { kiln::relu_out(out, self); });
-      return new_reference(r.object(1));
+      return wrap(without_gil([&] { return kiln::relu(self); }));
     }
   }
   Py_RETURN_NONE;

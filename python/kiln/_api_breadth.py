@@ -1054,6 +1054,11 @@ def _signbit(self):
 def _sinc(self):
     kiln = _k()
     x = self if self.is_floating_point() else self.to(kiln.get_default_dtype())
+    if x.dtype == kiln.float16:
+        # torch 1.13 has no float16 sinc; 2.x computes pi * x and the quotient in float32 (opmath) and rounds
+        # once (sinc(1.) is -2.8e-8 -> -0.; in float16 steps pi * 1. rounds to 3.140625 and gives 3.1e-4).
+        # bfloat16 stays in its own steps: torch 1.13's bfloat16 kernel rounds each of them.
+        return _sinc(x.float()).to(kiln.float16)
     zero = x == 0
     safe = kiln.where(zero, kiln.ones([], dtype=x.dtype), x)
     prod = safe * math.pi

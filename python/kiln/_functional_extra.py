@@ -16,7 +16,9 @@ def diff(input, n=1, dim=-1, prepend=None, append=None):
     # (torch 1.13 takes n <= 0 as no difference: the input with prepend/append; torch 2 raises for n < 0)
     parts = [t for t in (prepend, input, append) if t is not None]
     if len(parts) > 1:
-        parts = [t if isinstance(t, _C.TensorBase) else _C.tensor(t) for t in parts]
+        for name, t in (("prepend", prepend), ("append", append)):
+            if t is not None and not isinstance(t, _C.TensorBase):  # torch's parser (kiln had _C.tensor: AttributeError)
+                raise TypeError(f"diff(): argument '{name}' must be Tensor, not {type(t).__name__}")
         parts = [t.expand(*[s if d != dim % input.dim() else t.shape[d] for d, s in enumerate(input.shape)])
                  if t.dim() == input.dim() else t for t in parts]
         input = _C.cat(parts, dim)
@@ -62,6 +64,20 @@ def _welford_mean(input, dim, keepdim, mean):
     return mean.masked_fill(bad.reshape(mean.shape), float("nan"))
 
 
+def _double_mean(input, dim, keepdim):
+    """The mean torch's Welford reduction (in double) gives: float32/16-bit slices averaged in double and
+    rounded once (a float32 sum of 3.4e38s overflows; Welford's does not), and a slice of one repeated
+    float64 value has exactly that value as its mean (+0.0 for -0.0s)."""
+    x = input.double() if input.dtype in (_C.float32, _C.float16, _C.bfloat16) else input
+    m = _C.mean(x) if dim is None else _C.mean(x, dim, keepdim=keepdim)
+    if x.dtype == _C.float64 and x.numel() > 0:
+        lo = _C.amin(x) if dim is None else _C.amin(x, dim, keepdim=keepdim)
+        hi = _C.amax(x) if dim is None else _C.amax(x, dim, keepdim=keepdim)
+        m = _C.where(lo == hi, lo, m)
+    # Welford's mean starts at +0 and adds to it: a slice of -0.0s has mean +0.0
+    return (m + 0.0).to(input.dtype)
+
+
 def _var_and_mean(fn, input, dim, unbiased, keepdim, correction):
     if correction is not None:
         v = fn(input, dim, correction=correction, keepdim=keepdim) if dim is not None else \
@@ -70,8 +86,7 @@ def _var_and_mean(fn, input, dim, unbiased, keepdim, correction):
         v = fn(input, unbiased=unbiased)
     else:
         v = fn(input, dim, unbiased=unbiased, keepdim=keepdim)
-    m = _C.mean(input) if dim is None else _C.mean(input, dim, keepdim=keepdim)
-    m = _welford_mean(input, dim, keepdim, m)
+    m = _welford_mean(input, dim, keepdim, _double_mean(input, dim, keepdim))
     if dim is None and keepdim:  # every dim reduced, kept as 1s (torch: var_mean(x, None, keepdim=True))
         v, m = v.reshape([1] * input.dim()), m.reshape([1] * input.dim())
     return v, m

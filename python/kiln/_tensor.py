@@ -869,6 +869,8 @@ class Tensor(_C.TensorBase):
         return _C.ge(self, other)
 
     def __pos__(self):
+        if self.dtype == _C.bool:  # torch's positive(): +bool_tensor raises
+            raise RuntimeError("The `+` operator, on a bool tensor is not supported.")
         return self
 
     def __pow__(self, exponent):
@@ -1440,10 +1442,18 @@ def _fused_in_place(fused, self, *args):
 
 def _fused_addcmul(self, tensor1, tensor2, value, fma=_C._fma):
     """torch's addcmul as its CPU kernel computes it on AVX2 + FMA CPUs, (value * tensor1) * tensor2 + self
-    with the last two fused (by _fma, or _fma_ into self), when no gradient is recorded; None otherwise."""
-    if isinstance(value, bool) or not isinstance(value, (int, float)) or not _fusable(self, tensor1, tensor2):
+    with the last two fused (by _fma, or _fma_ into self), when no gradient is recorded; None otherwise.
+    A bool value is its number (torch's `value.to<scalar_t>()`: value=True fuses as 1 does); a finite value
+    float32 cannot hold goes to the formula op, which raises torch's overflow error."""
+    if not isinstance(value, (int, float)) or not _fusable(self, tensor1, tensor2):
+        return None
+    if self.dtype == _C.float32 and abs(value) > _FLOAT32_MAX and value != _INF:
         return None
     return fma(self, tensor1 * value if value != 1 else tensor1, tensor2)
+
+
+_FLOAT32_MAX = 3.4028234663852886e38
+_INF = float("inf")
 
 
 def _deprecated_alpha_first(self, name, args, kwargs):

@@ -3,6 +3,7 @@
 #include <algorithm>
 #include <climits>
 #include <cstdlib>
+#include <cstring>
 #include <numeric>
 
 #include "runtime/core/error.h"
@@ -147,6 +148,16 @@ Device common_device(const IteratorConfig& c) {
 
 }  // namespace
 
+namespace {
+// The ops whose torch 2.x kernels read a one-element second operand unrounded in float16/bfloat16.
+bool keeps_scalar_operand(const char* op) {
+  static const char* const kKeep[] = {"add", "sub", "mul", "div", "floor_divide"};
+  for (const char* k : kKeep)
+    if (std::strcmp(op, k) == 0) return true;
+  return false;
+}
+}  // namespace
+
 void TensorIterator::build(IteratorConfig& c) {
   op_name_ = c.op_name;
   // Shape.
@@ -167,6 +178,7 @@ void TensorIterator::build(IteratorConfig& c) {
   compute_dtype_ = c.compute_dtype != ScalarType::Undefined ? c.compute_dtype : common;
   if (c.int_to_float && !is_floating_type(compute_dtype_)) compute_dtype_ = default_dtype();
   const ScalarType result_dtype = c.out_dtype != ScalarType::Undefined ? c.out_dtype : compute_dtype_;
+  const ScalarType stored_common = compute_dtype_;
   if (c.reduced_float_as_float32) compute_dtype_ = opmath_type(compute_dtype_);
   // What the kernel writes: the compute dtype unless forced (Bool for comparisons).
   const ScalarType kernel_out_dtype = c.out_dtype != ScalarType::Undefined ? c.out_dtype : compute_dtype_;
@@ -214,12 +226,21 @@ void TensorIterator::build(IteratorConfig& c) {
   for (size_t i = 0; i < c.inputs.size(); ++i) {
     const TensorBase& t = c.inputs[i];
     const bool condition = c.condition_first && i == 0;
-    operands_[i + 1] = t;
     loop_dtypes_[i + 1] = c.cast_inputs && !condition ? compute_dtype_ : t.dtype();
+    // A float16/bfloat16 computation reads every input of another dtype as a value of that dtype, as
+    // torch's CPU TensorIterator casts its inputs to the common dtype (f16 == 1.0001 is True, f16 + int64
+    // tensor 70000 is inf), except a one-element second operand of add/sub/mul/div/floor_divide, which
+    // torch 2.x keeps unrounded (original_scalar_value: -65504 + 70000 is 4496). CUDA's kernels read a
+    // CPU scalar in opmath unrounded, so device runs keep their inputs as they are.
+    const bool round_input = device_.is_cpu() && c.reduced_float_as_float32 && c.cast_inputs && !condition &&
+                             !c.reduction && is_reduced_floating_type(stored_common) && t.dtype() != stored_common &&
+                             !(i == 1 && t.numel() == 1 && keeps_scalar_operand(c.op_name));
+    const TensorBase in = round_input ? cast_to(t, stored_common) : t;
+    operands_[i + 1] = in;
     // A 0-dim host input of another dtype (a Python number: `x + 1`) is converted here once, not in
     // every run of the loop (a strided x's short rows each converted the 1 again).
-    if (t.dim() == 0 && t.dtype() != loop_dtypes_[i + 1] && device_.is_cpu() && t.device().is_cpu())
-      operands_[i + 1] = cast_to(t, loop_dtypes_[i + 1]);
+    if (in.dim() == 0 && in.dtype() != loop_dtypes_[i + 1] && device_.is_cpu() && in.device().is_cpu())
+      operands_[i + 1] = cast_to(in, loop_dtypes_[i + 1]);
   }
   for (int k = 0; k < ntensors_; ++k) {
     stored_dtypes_[k] = operands_[k].dtype();

@@ -84,6 +84,10 @@ def test_unary_inplace_and_out(name):
     assert t.data_ptr() == ptr
     check(t, ref(a))
     out = kiln.empty(0, dtype=kiln.float64)
+    if name == "relu":  # torch has no relu(out=): its parser's TypeError
+        with pytest.raises(TypeError):
+            kiln.relu(kiln.tensor(a), out=out)
+        return
     getattr(kiln, name)(kiln.tensor(a), out=out)
     check(out, ref(a))
 

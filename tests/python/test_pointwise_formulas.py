@@ -16,7 +16,7 @@ import kiln
 from op_db import RECORDS
 from op_db.harness import LAYOUTS, describe, kiln_args
 from op_db.schema_facts import _load as load_schema
-from op_db.schema_facts import vector_formula_ops
+from op_db.schema_facts import NO_PYTHON_OUT, vector_formula_ops
 from op_db.ulp import VECTOR_ULP_BOUND, torch_function, ulp_error
 
 # Each formula's overload ("pow.Tensor_Scalar") -> the kiln function it belongs to ("pow").
@@ -26,7 +26,8 @@ FORMULAS = {overload: op for op, overload, *_ in kiln._C._pointwise_formulas()}
 SCHEMA = {nf.schema.full_name: nf.schema for nf in load_schema()[0] if nf.pointwise is not None}
 POINTWISE = {nf.schema.full_name: nf.pointwise for nf in load_schema()[0] if nf.pointwise is not None}
 HAS_OUT = {nf.family_head.schema.full_name for nf in load_schema()[0]
-           if nf.family_role == "out" and nf.family_head is not None and nf.family_head.pointwise is not None}
+           if nf.family_role == "out" and nf.family_head is not None and nf.family_head.pointwise is not None
+           and nf.family_head.schema.full_name not in NO_PYTHON_OUT}
 VECTOR_KINDS = vector_formula_ops()
 VECTOR_OPS = {op for op, kind in VECTOR_KINDS.items() if not kind.startswith("scalar")}
 BASELINE = kiln._C._simd_targets()[-1]  # Highway's portable baseline: the kernels' scalar functors

@@ -17,9 +17,18 @@ def _check(name, x):
         raise TypeError(f"special_{name}(): argument 'input' (position 1) must be Tensor, not {type(x).__name__}")
 
 
+_CNAMES = {"bool": "Bool", "uint8": "Byte", "int8": "Char", "int16": "Short", "int32": "Int", "int64": "Long",
+           "float16": "Half", "bfloat16": "BFloat16", "float32": "Float", "float64": "Double"}
+
+
 def _with_out(result, out):
     if out is None:
         return result
+    from .. import can_cast
+    if not can_cast(result.dtype, out.dtype):  # torch's structured out= check (xlog1py(int, out=int64))
+        name = lambda d: _CNAMES.get(str(d).split(".")[-1], str(d))  # noqa: E731
+        raise RuntimeError(f"result type {name(result.dtype)} can't be cast to the desired output type "
+                           f"{name(out.dtype)}")
     out.resize_(list(result.shape))
     return out.copy_(result)
 
@@ -91,28 +100,33 @@ def ndtri(input, *, out=None):
 
 
 def log_ndtr(input, *, out=None):
-    """log of the standard normal CDF: log1p(-ndtr(-x)) above -1, log(ndtr(x)) down to -20, and below,
-    where ndtr underflows, log(erfc(t) / 2) with erfc(t) = exp(-t^2) erfcx(t) and erfcx from its
-    continued fraction (fast to converge there: t > 14)."""
+    """log of the standard normal CDF: log1p(-ndtr(-x)) above -1, log(ndtr(x)) down to -10, and below,
+    where ndtr underflows (float32's erfc(t) is 0 past t = 10.05, x = -14.2: log_ndtr(-20.) was -inf),
+    log(erfc(t) / 2) with erfc(t) = exp(-t^2) erfcx(t) and erfcx from its continued fraction (fast to
+    converge there: t > 7)."""
     _check("log_ndtr", input)
     x = _float(input)
     t = -x * math.sqrt(0.5)
     upper = (-0.5 * _C.erfc(-t)).log1p()
     middle = (0.5 * _C.erfc(t)).log()
-    t_far = _C.where(x < -20, t, _C.full_like(t, 20.0))
+    t_far = _C.where(x < -10, t, _C.full_like(t, 20.0))
     # erfcx(t) = 1/sqrt(pi) / (t + (1/2) / (t + 1 / (t + (3/2) / (t + 2 / ...))))
     frac = t_far
     for k in range(40, 0, -1):
         frac = t_far + (k * 0.5) / frac
     far = -t_far * t_far - frac.log() - 0.5 * math.log(math.pi) - math.log(2.0)
-    return _with_out(_C.where(x < -20, far, _C.where(x < -1, middle, upper)), out)
+    return _with_out(_C.where(x < -10, far, _C.where(x < -1, middle, upper)), out)
 
 
 def xlog1py(input, other, *, out=None):
     """x * log1p(y), 0 where x is 0 (unless y is NaN)."""
-    x = input if isinstance(input, _C.TensorBase) else _C.tensor(input, dtype=_C.get_default_dtype())
-    y = other if isinstance(other, _C.TensorBase) else _C.tensor(other, dtype=_C.get_default_dtype())
-    x, y = _float(x), _float(y)
+    from .. import result_type, tensor
+    # torch's promotion (a number is a wrapped scalar: xlog1py(float32 x, 1e308) is float32, an int x with a
+    # number float32); a number is read in double, then as a value of the result dtype
+    dtype = result_type(input, other)
+    dtype = dtype if dtype.is_floating_point else _C.get_default_dtype()
+    x = (input if isinstance(input, _C.TensorBase) else tensor(float(input), dtype=_C.float64)).to(dtype)
+    y = (other if isinstance(other, _C.TensorBase) else tensor(float(other), dtype=_C.float64)).to(dtype)
     value = x * y.log1p()
     return _with_out(_C.where((x == 0) & ~y.isnan(), _C.zeros_like(value), value), out)
 
@@ -143,8 +157,13 @@ class _Zeta(Function):
 
 def zeta(input, other, *, out=None):
     """The Hurwitz zeta function sum_k (k + q)^-x (torch.special.zeta(x, q)) in the promoted float dtype."""
-    from .. import promote_types, tensor
-    x = input if isinstance(input, _C.TensorBase) else tensor(float(input), dtype=_C.get_default_dtype())
-    q = other if isinstance(other, _C.TensorBase) else tensor(float(other), dtype=_C.get_default_dtype())
-    dtype = promote_types(_float(x).dtype, _float(q).dtype)
+    from .. import result_type, tensor
+    # torch's TensorIterator promotion: a 0-dim q does not widen a float32 x (zeta(f32, tensor(2.)) is float32),
+    # a Python number is a wrapped scalar (its category counts, not its size)
+    dtype = result_type(input, other) if isinstance(input, _C.TensorBase) or isinstance(other, _C.TensorBase) \
+        else _C.get_default_dtype()
+    dtype = dtype if dtype.is_floating_point else _C.get_default_dtype()
+    # a number is read in double first: zeta(float64 x, 1e308) takes q = 1e308, not float32's inf
+    x = input if isinstance(input, _C.TensorBase) else tensor(float(input), dtype=_C.float64)
+    q = other if isinstance(other, _C.TensorBase) else tensor(float(other), dtype=_C.float64)
     return _with_out(_Zeta.apply(x.to(dtype), q.to(dtype)), out)

@@ -71,8 +71,16 @@ Tensor variance(const Tensor& self, const std::optional<IntArrayRef>& dim, doubl
   int64_t n = 1;
   if (self.dim() > 0)  // a 0-dim tensor is one element whatever the dims
     for (int64_t d : dims) n *= self.sizes()[wrap_dim(d, self.dim(), op)];
-  const Tensor src = reduced(self) ? self.to(ScalarType::Float64) : self;
-  const Tensor mean = kiln::mean(src, IntArrayRef(dims), /*keepdim=*/true);
+  // torch reduces to one element (float32/float64) with std_var_all_cpu, a sum-based mean; every other
+  // reduction runs Welford's updates in double, where a slice of one repeated value has exactly that
+  // value as its mean (variance 0: 19 copies of 88.7 or of 3.4e38, whose float32 sum overflows).
+  const bool welford = reduced(self) || (n > 0 && self.numel() / n != 1);
+  const Tensor src = reduced(self) || (welford && in_double(self)) ? self.to(ScalarType::Float64) : self;
+  Tensor mean = kiln::mean(src, IntArrayRef(dims), /*keepdim=*/true);
+  if (welford && self.numel() > 0) {
+    const Tensor lo = kiln::amin(src, IntArrayRef(dims), /*keepdim=*/true);
+    mean = kiln::where(kiln::eq(lo, kiln::amax(src, IntArrayRef(dims), /*keepdim=*/true)), lo, mean);
+  }
   const Tensor centered = in_double(self) ? kiln::sub(src.to(ScalarType::Float64), mean.to(ScalarType::Float64))
                                     : kiln::sub(self, mean);
   const Tensor squares = kiln::sum(kiln::mul(centered, centered), IntArrayRef(dims), keepdim);

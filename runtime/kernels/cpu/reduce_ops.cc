@@ -192,10 +192,12 @@ TensorBase reduce(const char* name, const TensorBase& self, const std::optional<
   const int64_t n_out = result.numel();
   if (n_out == 0) return result;
   // float16/bfloat16 are summed as float32 (into double accumulators), rounded once at the end;
-  // an input already of that dtype is widened a chunk at a time inside the loops.
+  // an input of that dtype is widened a chunk at a time inside the loops. An input of another dtype
+  // is first cast to it, as torch's reduction casts self to the result dtype (sum(int32 [70000,
+  // -70000], dtype=float16) is inf - inf = nan, not 0).
   const ScalarType compute = opmath_type(out_dtype);
-  const bool widen_in_loop = is_reduced_floating_type(self.dtype()) && self.dtype() == out_dtype;
-  TensorBase x = widen_in_loop ? self : cast_to(self, compute);
+  const bool widen_in_loop = is_reduced_floating_type(out_dtype);
+  TensorBase x = widen_in_loop ? (self.dtype() == out_dtype ? self : cast_to(self, out_dtype)) : cast_to(self, compute);
   KILN_DISPATCH_NUMERIC_TYPES(compute, name, [&] {
     std::vector<accumulate_t<scalar_t>> acc(n_out, 0);
     if (x.numel() > 0 && widen_in_loop) {

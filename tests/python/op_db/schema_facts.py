@@ -11,6 +11,9 @@ import sys
 from dataclasses import dataclass, field
 from typing import Dict, List, Optional
 
+# codegen/gen.py's NO_PYTHON_OUT: ops whose out= kernel has no Python binding (torch 1.13 has no relu.out)
+NO_PYTHON_OUT = {"relu"}
+
 REPO = os.path.abspath(os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "..", ".."))
 
 
@@ -73,7 +76,7 @@ def load_facts() -> Dict[str, OpFacts]:
             function="function" in nf.variants,
             method="method" in nf.variants,
             inplace=fam["inplace"].schema.name if "inplace" in fam else None,
-            out="out" in fam or s.is_out,
+            out=("out" in fam or s.is_out) and s.full_name not in NO_PYTHON_OUT,
             is_view=s.is_view,
             tensor_args=tensors,
             first_arg_is_tensor=bool(s.arguments) and s.arguments[0].type.is_tensor,
