@@ -8,6 +8,7 @@
 // differentiates the same forward written with ops (fused_backward_helpers.h).
 #include <algorithm>
 #include <cmath>
+#include <type_traits>
 #include <vector>
 
 #include <omp.h>
@@ -18,6 +19,7 @@
 #include "runtime/kernels/cpu/cpu_tensors.h"
 #include "runtime/kernels/cpu/scale_shift_run.h"
 #include "runtime/kernels/cpu/torch_layer_norm.h"
+#include "runtime/kernels/cpu/torch_vec_reduce.h"
 
 namespace kiln {
 namespace cpu {
@@ -90,6 +92,57 @@ void input_grad_plane(const T* dy, const T* x, T* dx, int64_t n, T a, T b, T c) 
   for (int64_t i = 0; i < n; ++i) dx[i] = a * dy[i] + b * x[i] + c;
 }
 
+// torch's ComputeInternalGradients, GammaBackward and BetaBackward (group_norm_kernel.cpp): per (n, c)
+// plane ds = sum(dy x) and db = sum(dy) in lanes of a 32-byte vector (multiply-adds fused where
+// torch's AVX2 build fuses them), the lanes added in order from 0, then the tail; dgamma[c] adds
+// (ds - db mean) rstd sample by sample, dbeta[c] adds db. torch's bits for weight and bias.
+template <bool kFused, typename T>
+void torch_affine_grads(const T* dy, const T* x, const T* mean, const T* rstd, const Groups& s, T* dw, T* db) {
+  constexpr int64_t K = 32 / static_cast<int64_t>(sizeof(T));
+  const int64_t hw = s.spatial, inner = hw / K * K, D = s.per_group();
+  std::vector<T> ds_all(static_cast<size_t>(s.batch * s.channels)), db_all(ds_all.size());
+  for (int64_t i = 0; i < s.batch * s.channels; ++i) {
+    const T* d = dy + i * hw;
+    const T* xi = x + i * hw;
+    T ds_lanes[K] = {}, db_lanes[K] = {};
+    for (int64_t j = 0; j < inner; j += K)
+      for (int64_t l = 0; l < K; ++l) {
+        ds_lanes[l] = torch_vec::madd<kFused>(d[j + l], xi[j + l], ds_lanes[l]);
+        db_lanes[l] += d[j + l];
+      }
+    T ds_sum = 0, db_sum = 0;
+    for (int64_t l = 0; l < K; ++l) {
+      ds_sum += ds_lanes[l];
+      db_sum += db_lanes[l];
+    }
+    for (int64_t j = inner; j < hw; ++j) {
+      ds_sum = torch_vec::madd<kFused>(d[j], xi[j], ds_sum);
+      db_sum += d[j];
+    }
+    ds_all[static_cast<size_t>(i)] = ds_sum;
+    db_all[static_cast<size_t>(i)] = db_sum;
+  }
+  std::fill(dw, dw + s.channels, T(0));
+  std::fill(db, db + s.channels, T(0));
+  for (int64_t i = 0; i < s.batch * s.groups; ++i) {
+    const int64_t n = i / s.groups, g = i % s.groups;
+    for (int64_t j = 0; j < D; ++j) {
+      const int64_t c = g * D + j;
+      const size_t at = static_cast<size_t>(n * s.channels + c);
+      dw[c] = torch_vec::madd<kFused>(torch_vec::madd<kFused>(-db_all[at], mean[i], ds_all[at]), rstd[i], dw[c]);
+    }
+  }
+  for (int64_t n = 0; n < s.batch; ++n)
+    for (int64_t c = 0; c < s.channels; ++c) db[c] += db_all[static_cast<size_t>(n * s.channels + c)];
+}
+
+template <typename T>
+[[gnu::flatten]] __attribute__((target("avx2,fma"))) void torch_affine_grads_fma(const T* dy, const T* x, const T* mean,
+                                                                                 const T* rstd, const Groups& s, T* dw,
+                                                                                 T* db) {
+  torch_affine_grads<true>(dy, x, mean, rstd, s, dw, db);
+}
+
 // Gradients, per (sample, group) row with xhat = (x - mean) rstd and g = dy w:
 // dx = rstd (g - mean(g) - xhat mean(g xhat)), which per channel is a dy + b x + c; per channel
 // dw = sum(dy xhat) = rstd (sum(dy x) - mean sum(dy)) and db = sum(dy) over the samples.
@@ -122,16 +175,9 @@ void backward(const T* dy, const T* x, const T* w, const T* mean, const T* rstd,
                        static_cast<T>(b), static_cast<T>(cc));
     }
   }
-  for (int64_t c = 0; c < s.channels; ++c) {
-    double weight_grad = 0, bias_grad = 0;
-    for (int64_t n = 0; n < s.batch; ++n) {
-      const size_t at = static_cast<size_t>(n * s.channels + c);
-      const double m = mean[n * s.groups + c / D], inv = rstd[n * s.groups + c / D];
-      weight_grad += inv * (sdyx[at] - m * sdy[at]);
-      bias_grad += sdy[at];
-    }
-    dw[c] = static_cast<T>(weight_grad);
-    db[c] = static_cast<T>(bias_grad);
+  if constexpr (std::is_same_v<T, float> || std::is_same_v<T, double>) {
+    if (torch_kernels_use_fma()) torch_affine_grads_fma(dy, x, mean, rstd, s, dw, db);
+    else torch_affine_grads<false>(dy, x, mean, rstd, s, dw, db);
   }
 }
 
