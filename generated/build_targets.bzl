@@ -3185,7 +3185,7 @@ KILN_FILES = {
     "runtime/kernels/cpu/grid_sample_coords.h": ([], []),
     "runtime/kernels/cpu/grid_sampler_3d_ops.cc": (["generated/kernels/grid_sampler_3d.h", "generated/kernels/grid_sampler_3d_backward.h", "runtime/kernels/cpu/cpu_tensors.h", "runtime/kernels/cpu/grid_sample_coords.h", "runtime/kernels/tensor_memory.h"], []),
     "runtime/kernels/cpu/grid_sampler_ops.cc": (["generated/kernels/grid_sampler_2d.h", "generated/kernels/grid_sampler_2d_backward.h", "runtime/kernels/cpu/cpu_tensors.h", "runtime/kernels/cpu/grid_sample_coords.h", "runtime/kernels/tensor_memory.h"], []),
-    "runtime/kernels/cpu/group_norm_ops.cc": (["generated/kernels/_group_norm.h", "generated/kernels/_group_norm_backward.h", "generated/kernels/fill.h", "runtime/kernels/cpu/cpu_tensors.h", "runtime/kernels/cpu/scale_shift_run.h", "runtime/kernels/cpu/torch_layer_norm.h"], []),
+    "runtime/kernels/cpu/group_norm_ops.cc": (["generated/kernels/_group_norm.h", "generated/kernels/_group_norm_backward.h", "generated/kernels/fill.h", "runtime/kernels/cpu/cpu_tensors.h", "runtime/kernels/cpu/scale_shift_run.h", "runtime/kernels/cpu/torch_layer_norm.h", "runtime/kernels/cpu/torch_vec_reduce.h"], []),
     "runtime/kernels/cpu/histogram_ops.cc": (["generated/kernels/bincount.h", "generated/kernels/histc.h", "runtime/kernels/cpu/cpu_tensors.h", "runtime/kernels/out_checks.h", "runtime/kernels/tensor_memory.h"], []),
     "runtime/kernels/cpu/hurwitz_zeta.cc": (["runtime/kernels/cpu/hurwitz_zeta.h"], []),
     "runtime/kernels/cpu/hurwitz_zeta.h": ([], []),
