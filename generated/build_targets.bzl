@@ -3204,7 +3204,7 @@ KILN_FILES = {
     "runtime/kernels/cpu/norm2_op.cc": (["generated/kernels/_norm2.h", "generated/kernels/_norm2_lastdim.h", "runtime/kernels/cpu/cpu_tensors.h", "runtime/kernels/cpu/random_utils.h", "runtime/kernels/cpu/torch_vec_reduce.h"], []),
     "runtime/kernels/cpu/normal_fill.h": (["runtime/kernels/cpu/random_utils.h"], []),
     "runtime/kernels/cpu/onednn_conv.cc": (["runtime/kernels/cpu/cpu_tensors.h", "runtime/kernels/cpu/onednn_conv.h"], ["@system//:dnnl"]),
-    "runtime/kernels/cpu/onednn_conv.h": (["runtime/kernels/cpu/conv_geometry.h"], []),
+    "runtime/kernels/cpu/onednn_conv.h": (["runtime/core/dtype.h", "runtime/kernels/cpu/conv_geometry.h"], []),
     "runtime/kernels/cpu/parallel_loop.cc": (["runtime/core/error.h", "runtime/kernels/cpu/element_convert.h", "runtime/kernels/cpu/parallel_loop.h", "runtime/kernels/cpu/row_walk.h"], []),
     "runtime/kernels/cpu/parallel_loop.h": (["runtime/kernels/tensor_iterator.h"], []),
     "runtime/kernels/cpu/polygamma_op.cc": (["generated/kernels/polygamma.h", "runtime/kernels/cpu/hurwitz_zeta.h", "runtime/kernels/cpu/loops.h", "runtime/kernels/pointwise_math.h"], []),

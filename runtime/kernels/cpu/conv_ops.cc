@@ -1,10 +1,10 @@
 // conv2d and its two gradients (w.r.t. input and weight): float32 by oneDNN where torch uses it
 // (onednn_conv.h), everything else by im2col + GEMM.
 //
-// A chunk of images of one group is unfolded into a column matrix
-// cols (Cg*KH*KW rows, images*OH*OW columns), so the whole chunk is one GEMM with the
-// group's weight (Og x Cg*KH*KW). Small images (digits, CIFAR) thus make a few big
-// GEMMs instead of many tiny ones; chunks keep cols under kColsBudget elements.
+// A chunk of images of one group is unfolded into a column matrix cols (Cg*KH*KW rows,
+// images*OH*OW columns; chunks keep it under kColsBudget elements), and each image's columns meet
+// the group's weight (Og x Cg*KH*KW) in a GEMM of their own, as torch's native kernels (slow_conv2d)
+// call theirs: OpenBLAS picks its kernel, and with it the rounding, by the matrices' sizes.
 #include <algorithm>
 #include <cstring>
 #include <string>
@@ -226,7 +226,7 @@ TensorBase conv2d_impl(const TensorBase& input, const TensorBase& weight, const 
   if (out.numel() == 0) return out;
   const TensorBase x = contiguous_cpu(input), w = contiguous_cpu(weight);
   const TensorBase b = bias.defined() ? contiguous_cpu(bias) : TensorBase();
-  if (onednn && input.dtype() == ScalarType::Float32 && onednn_conv_applies(g) &&
+  if (onednn && onednn_conv_applies(g, input.dtype()) &&
       onednn_conv2d_forward(g, static_cast<const float*>(x.data_ptr()), static_cast<const float*>(w.data_ptr()),
                             b.defined() ? static_cast<const float*>(b.data_ptr()) : nullptr,
                             static_cast<float*>(out.data_ptr())))
@@ -289,7 +289,7 @@ TensorBase conv2d_backward_input(const TensorBase& grad_output, IntArrayRef inpu
   TensorBase gx = zeros_cpu(input_size, grad_output.dtype());
   if (gx.numel() == 0 || grad_output.numel() == 0) return gx;
   const TensorBase go = contiguous_cpu(grad_output), w = contiguous_cpu(weight);
-  if (!transposed && weight.dtype() == ScalarType::Float32 && onednn_conv_applies(g) &&
+  if (!transposed && onednn_conv_applies(g, weight.dtype()) &&
       onednn_conv2d_backward_data(g, static_cast<const float*>(go.data_ptr()), static_cast<const float*>(w.data_ptr()),
                                   static_cast<float*>(gx.data_ptr())))
     return gx;
@@ -326,7 +326,7 @@ TensorBase conv2d_backward_weight(const TensorBase& grad_output, const TensorBas
   TensorBase gw = zeros_cpu(weight_size, grad_output.dtype());
   if (gw.numel() == 0 || grad_output.numel() == 0) return gw;
   const TensorBase go = contiguous_cpu(grad_output), x = contiguous_cpu(input);
-  if (!transposed && input.dtype() == ScalarType::Float32 && onednn_conv_applies(g) &&
+  if (!transposed && onednn_conv_applies(g, input.dtype()) &&
       onednn_conv2d_backward_weights(g, static_cast<const float*>(go.data_ptr()),
                                      static_cast<const float*>(x.data_ptr()), static_cast<float*>(gw.data_ptr()),
                                      nullptr))
@@ -357,7 +357,7 @@ std::tuple<TensorBase, TensorBase> conv2d_backward_weight_bias(const TensorBase&
   const ConvGeometry g = conv_geometry(input.sizes(), weight_size, stride, padding, dilation, groups, op);
   check_floating_same(grad_output, "grad_output", input, "input", op);
   check_grad_output(grad_output, g, op);
-  if (input.dtype() == ScalarType::Float32 && grad_output.numel() > 0 && onednn_conv_applies(g)) {
+  if (grad_output.numel() > 0 && onednn_conv_applies(g, input.dtype())) {
     TensorBase gw = empty_cpu(weight_size, ScalarType::Float32), gb = empty_cpu({g.out_channels}, ScalarType::Float32);
     const TensorBase go = contiguous_cpu(grad_output), x = contiguous_cpu(input);
     if (onednn_conv2d_backward_weights(g, static_cast<const float*>(go.data_ptr()),

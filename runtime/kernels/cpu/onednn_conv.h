@@ -4,14 +4,15 @@
 // and keeps im2col + GEMM for every other case.
 #pragma once
 
+#include "runtime/core/dtype.h"
 #include "runtime/kernels/cpu/conv_geometry.h"
 
 namespace kiln {
 namespace cpu {
 
-// torch 1.13's ConvParams::use_mkldnn for a float32, non-transposed 2-D convolution: whether torch
-// computes it with oneDNN (on one thread it keeps 1x1 kernels and single small images native).
-bool onednn_conv_applies(const ConvGeometry& g);
+// torch 1.13's ConvParams::use_mkldnn for a non-transposed 2-D convolution: whether torch computes it
+// with oneDNN (float32 only; on one thread it keeps 1x1 kernels and single small images native).
+bool onednn_conv_applies(const ConvGeometry& g, ScalarType dtype);
 
 // Each returns false, computing nothing, where oneDNN has no primitive for the shape; the caller
 // then computes it itself. All pointers are to contiguous (N, C, H, W) / (O, C/groups, KH, KW) data.
