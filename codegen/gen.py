@@ -690,7 +690,8 @@ def render_all(schema_dir: str) -> Dict[str, str]:
              first_t="bool" if f.args[0] in f.bool_args else "float",
              vector_params=", ".join(f"V {a}" for a in f.args),
              vector_body=None if scalar_why else pointwise.render_vector(f.root, f.args, f.scalars),
-             lanes=pointwise.vector_lanes(f), kind=pointwise.vector_kind(f))
+             lanes=pointwise.vector_lanes(f), kind=pointwise.vector_kind(f), library=f.library,
+             library_args=", ".join(re.findall(r"(\w+)(?=[,)])", signature.split("(", 1)[1])))
     # Their derivatives, one row per input: the trees of derivatives.yaml's expression-language entries.
     derivatives = []
     for nf in functions:

@@ -12,7 +12,7 @@ import yaml
 
 from model import (BACKEND_KEYS, DISPATCH_KEYS, Argument, Annotation, CodegenError, Derivative, Formula,
                    FunctionSchema, NativeFunction, Return, Type)
-from pointwise import DERIVATIVE_NAMES, _nodes, parse_derivative, parse_formula, render_autograd
+from pointwise import DERIVATIVE_NAMES, _nodes, check_library, parse_derivative, parse_formula, render_autograd
 from schema_parser import parse_schema
 
 # Functions a formula may call besides the ops themselves (runtime/autograd/formula_helpers.h).
@@ -264,6 +264,7 @@ def _derivative(entry: dict, display: str, functions: Dict[str, NativeFunction])
         non_diff: List[str] = []
         out_diff = None
         node_name = ""
+        library = None
         arg_names = {a.name for a in f.schema.arguments}
         for key, value in entry.items():
             if key in ("name", "__line__"):
@@ -274,6 +275,10 @@ def _derivative(entry: dict, display: str, functions: Dict[str, NativeFunction])
                 if not isinstance(value, str) or not re.fullmatch(r"[A-Z][A-Za-z0-9]*Backward[0-9]+", value):
                     raise CodegenError("node_name must be a class name like 'AddmmBackward0'")
                 node_name = value
+                continue
+            if key == "library":
+                # the fused backward op's library kernel (runtime/kernels/cpu/library_kernels.h)
+                library = check_library(value)
                 continue
             if key == "output_differentiability":
                 if not isinstance(value, list) or not all(isinstance(v, bool) for v in value):
@@ -312,7 +317,8 @@ def _derivative(entry: dict, display: str, functions: Dict[str, NativeFunction])
                                         value.strip()))
                 continue
             formulas.append(Formula(inputs, value.strip(), line))
-        d = Derivative(f.schema.full_name, formulas, non_diff, out_diff, display, line, f, node_name=node_name)
+        d = Derivative(f.schema.full_name, formulas, non_diff, out_diff, display, line, f, node_name=node_name,
+                       library=library)
         if d.differentiable:
             covered = {i for fm in formulas for i in fm.inputs} | set(non_diff)
             for a in f.schema.arguments:
@@ -415,6 +421,7 @@ def _fused_backward(d: Derivative) -> List[NativeFunction]:
              "absent": {s: f.absent[s] for s in scalars if s in f.absent},
              "choices": {s: f.choices[s] for s in scalars if s in f.choices}},
             params, scalars, [s for s in scalars if types[s].optional], [s for s in scalars if types[s].base == "str"])
+        nf.pointwise.library = d.library
         nf.fused_backward_of = (d.name, fm.inputs[0])
         fm.fused_op, fm.fused_args, fm.fused_tensors = name, tensors + scalars, tensors
         made.append(nf)
@@ -456,7 +463,12 @@ def load(native_path: str, derivatives_path: str, native_display: str, derivativ
         _analyse(d, op_names)
     _node_names(derivatives)
     for d in derivatives:
+        fused = []
         if d.function.pointwise is not None and d.function.pointwise.cast_to is None:
             with _located(d.where):
-                functions += _fused_backward(d)
+                fused = _fused_backward(d)
+        if d.library and len(fused) != 1:
+            raise CodegenError("library: needs exactly one fused backward op (an expression-language derivative of "
+                               "a formula op, worth fusing)", d.where)
+        functions += fused
     return functions, derivatives

@@ -131,9 +131,13 @@ class PointwiseFormula:
     # absent (torch's one-bound clamp loop, std::max(a, min), ignores a NaN bound; with both bounds a
     # NaN gives NaN). The derivative still compares with the NaN, as torch's clamp_backward.
     lone_nan_absent: bool = False
+    # A function of runtime/kernels/cpu/library_kernels.h the CPU kernel offers the call to first:
+    # where torch computes the op with a library (oneDNN's gelu), kiln calls the same one.
+    library: Optional[str] = None
 
 
-SPEC_KEYS = ("absent", "bool_args", "choices", "dtypes", "formula", "lone_nan_absent", "meta", "promote", "unchecked")
+SPEC_KEYS = ("absent", "bool_args", "choices", "dtypes", "formula", "library", "lone_nan_absent", "meta", "promote",
+             "unchecked")
 ABSENT_VALUES = ("lowest", "highest")
 
 
@@ -175,6 +179,7 @@ def parse_formula(spec: object, tensor_args: List[str], scalar_args: Optional[Li
     meta = spec.get("meta")
     if meta is not None and (not isinstance(meta, str) or not meta.isidentifier()):
         raise CodegenError(f"pointwise: meta must name a function of runtime/kernels/pointwise_meta.h, got '{meta}'")
+    library = check_library(spec.get("library"))
     text = spec.get("formula")
     if not isinstance(text, str) or not text.strip():
         raise CodegenError("pointwise: 'formula' must be a non-empty string")
@@ -228,7 +233,15 @@ def parse_formula(spec: object, tensor_args: List[str], scalar_args: Optional[Li
     returns_bool = root.kind in _BOOL_KINDS
     return PointwiseFormula(text.strip(), list(tensor_args), list(scalar_args), root, dtypes, promote, returns_bool,
                             meta, absent, {k: list(v) for k, v in choices.items()}, list(bool_args),
-                            dtype_args[root.arg] if root.kind == "cast" else None, list(unchecked), lone_nan_absent)
+                            dtype_args[root.arg] if root.kind == "cast" else None, list(unchecked), lone_nan_absent,
+                            library)
+
+
+def check_library(value: object) -> Optional[str]:
+    """A `library:` entry: the name of a function of runtime/kernels/cpu/library_kernels.h, or None."""
+    if value is not None and (not isinstance(value, str) or not value.isidentifier()):
+        raise CodegenError(f"library must name a function of runtime/kernels/cpu/library_kernels.h, got '{value}'")
+    return value
 
 
 def _name_map(value: object, key: str) -> Dict[str, object]:

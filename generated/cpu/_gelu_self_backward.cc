@@ -60,6 +60,7 @@ HWY_AFTER_NAMESPACE();
 #include "runtime/kernels/cpu/loops.h"
 #include "runtime/kernels/pointwise_meta.h"
 #include "runtime/kernels/scalar_convert.h"
+#include "runtime/kernels/cpu/library_kernels.h"
 
 namespace kiln {
 namespace cpu {
@@ -88,6 +89,8 @@ void _gelu_self_backward_loop<float>(const TensorIterator& it, const formulas::_
 }
 
 TensorBase _gelu_self_backward_kernel(const TensorBase& grad, const TensorBase& self, const std::string& approximate) {
+  // torch computes it with a library where onednn_gelu_backward applies: the same library, torch's bits.
+  if (TensorBase done = onednn_gelu_backward(grad, self, approximate); done.defined()) return done;
   TensorIterator it(IteratorConfig::binary("_gelu_self_backward", grad, self, TensorBase()));
   KILN_DISPATCH_FLOATING_TYPES(it.compute_dtype(), "_gelu_self_backward", [&] {
     _gelu_self_backward_loop<scalar_t>(it, formulas::_gelu_self_backward<scalar_t>{scalar_t(choice_index("_gelu_self_backward", "approximate", approximate, {"none", "tanh"}))});

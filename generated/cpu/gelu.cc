@@ -57,6 +57,7 @@ HWY_AFTER_NAMESPACE();
 #include "runtime/kernels/cpu/loops.h"
 #include "runtime/kernels/pointwise_meta.h"
 #include "runtime/kernels/scalar_convert.h"
+#include "runtime/kernels/cpu/library_kernels.h"
 
 namespace kiln {
 namespace cpu {
@@ -80,6 +81,8 @@ void gelu_loop<float>(const TensorIterator& it, const formulas::gelu<float>& f) 
 }
 
 TensorBase gelu_out(const TensorBase& self, const std::string& approximate, const TensorBase& out) {
+  // torch computes it with a library where onednn_gelu applies: the same library, torch's bits.
+  if (TensorBase done = onednn_gelu(self, approximate, out); done.defined()) return done;
   TensorIterator it(IteratorConfig::unary("gelu", self, out));
   KILN_DISPATCH_FLOATING_TYPES(it.compute_dtype(), "gelu", [&] {
     gelu_loop<scalar_t>(it, formulas::gelu<scalar_t>{scalar_t(choice_index("gelu", "approximate", approximate, {"none", "tanh"}))});

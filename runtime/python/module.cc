@@ -16,6 +16,7 @@
 #include "runtime/core/warning.h"
 #include "runtime/dispatch/autocast_state.h"
 #include "runtime/dispatch/dispatcher.h"
+#include "runtime/kernels/cpu/onednn_enabled.h"
 #include "runtime/kernels/type_promotion.h"
 #include "runtime/python/arg_parser.h"
 #include "runtime/python/dtype_object.h"
@@ -144,6 +145,18 @@ PyObject* py_set_num_threads(PyObject*, PyObject* arg) {
   Py_RETURN_NONE;
 }
 PyObject* py_get_num_threads(PyObject*, PyObject*) { return PyLong_FromLong(omp_get_max_threads()); }
+
+// torch._C._set_mkldnn_enabled / _get_mkldnn_enabled: whether kiln's CPU kernels call oneDNN where
+// torch does (torch.backends.mkldnn.enabled).
+PyObject* py_set_mkldnn_enabled(PyObject*, PyObject* arg) {
+  if (!PyBool_Check(arg)) {
+    PyErr_Format(PyExc_RuntimeError, "set_enabled_mkldnn expects a bool, but got %s", Py_TYPE(arg)->tp_name);
+    return nullptr;
+  }
+  kiln::cpu::set_onednn_enabled(arg == Py_True);
+  Py_RETURN_NONE;
+}
+PyObject* py_get_mkldnn_enabled(PyObject*, PyObject*) { return PyBool_FromLong(kiln::cpu::onednn_enabled()); }
 
 // torch.set_flush_denormal: flush-to-zero and denormals-are-zero in this thread's MXCSR, as torch sets
 // them (DAZ needs SSE3's MXCSR); False where the CPU has no such bits.
@@ -274,6 +287,8 @@ PyMethodDef hand_functions[] = {
     KILN_FN("_make_subclass", py_make_subclass, METH_VARARGS),
     KILN_FN("_as_subclass", py_as_subclass, METH_VARARGS),
     KILN_FN("set_num_threads", py_set_num_threads, METH_O),
+    KILN_FN("_set_mkldnn_enabled", py_set_mkldnn_enabled, METH_O),
+    KILN_FN("_get_mkldnn_enabled", py_get_mkldnn_enabled, METH_NOARGS),
     KILN_FN("_set_autocast_cpu_enabled", py_set_autocast_cpu_enabled, METH_O),
     KILN_FN("_is_autocast_cpu_enabled", py_is_autocast_cpu_enabled, METH_NOARGS),
     KILN_FN("_set_autocast_cpu_dtype", py_set_autocast_cpu_dtype, METH_O),

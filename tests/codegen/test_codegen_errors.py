@@ -495,3 +495,31 @@ def test_bad_node_name(tmp_path, name, fragment):
     proc, path = run_codegen(tmp_path, MINI_NATIVE, derivatives)
     assert proc.returncode == 1 and "Traceback" not in proc.stderr
     assert re.search(fragment, proc.stderr), proc.stderr
+
+
+def test_a_library_kernel_is_offered_the_call_first(tmp_path):
+    # `library:` (gelu's oneDNN kernel): the generated CPU kernel calls the named function of
+    # runtime/kernels/cpu/library_kernels.h with its own arguments before its loop.
+    native = real("native_functions.yaml") + "\n" + pointwise_schema("exp(self) * 2").replace("neg", "negx").replace(
+        "promote: int_to_float}", "promote: int_to_float, library: my_lib}")
+    derivs = (real("derivatives.yaml") + "\n- name: negx(Tensor self) -> Tensor\n  library: my_lib_backward\n"
+              "  self: grad * exp(self) * 2\n")
+    proc, _ = run_codegen(tmp_path, native, derivs)
+    assert proc.returncode == 0, proc.stderr
+    kernel = (tmp_path / "out" / "cpu" / "negx.cc").read_text()
+    assert '#include "runtime/kernels/cpu/library_kernels.h"' in kernel
+    assert "if (TensorBase done = my_lib(self, out); done.defined()) return done;" in kernel
+    backward = (tmp_path / "out" / "cpu" / "_negx_self_backward.cc").read_text()
+    assert "if (TensorBase done = my_lib_backward(grad, self); done.defined()) return done;" in backward
+
+
+@pytest.mark.parametrize("native_library, derivative, fragment", [
+    ("library: 3", "  self: -grad\n", "library must name a function of runtime/kernels/cpu/library_kernels.h"),
+    ("library: ok", "  library: bad name\n  self: grad * exp(self)\n", "library must name a function"),
+    ("library: ok", "  library: ok_backward\n  self: -grad\n", "library: needs exactly one fused backward op"),
+])
+def test_bad_library_entries(tmp_path, native_library, derivative, fragment):
+    native = pointwise_schema("exp(self)").replace('promote: int_to_float}', f'promote: int_to_float, {native_library}}}')
+    proc, schema = run_codegen(tmp_path, native, "- name: neg(Tensor self) -> Tensor\n" + derivative)
+    where = "native_functions.yaml" if native_library == "library: 3" else "derivatives.yaml"
+    assert_located(proc, f"{schema}/{where}", 1, "neg", fragment)

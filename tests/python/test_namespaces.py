@@ -157,9 +157,24 @@ def test_backends_defaults(lib):
     assert lib.is_deterministic_algorithms_warn_only_enabled() is False
 
 
-def test_backends_kiln_has_no_mkl_or_onednn():
-    """kiln links OpenBLAS and has no oneDNN kernels (torch's answers depend on its build)."""
-    assert kiln.backends.mkl.is_available() is False and kiln.backends.mkldnn.is_available() is False
+def test_backends_kiln_has_onednn_but_no_mkl():
+    """kiln links OpenBLAS (no MKL) and oneDNN, as Debian's torch 1.13 does (torch's answers depend on its build)."""
+    assert kiln.backends.mkl.is_available() is False and kiln.backends.mkldnn.is_available() is True
+    assert kiln.has_mkldnn is True
+
+
+def test_mkldnn_enabled_flag_round_trips_as_torch():
+    import torch
+    for lib in (kiln, torch):
+        assert lib.backends.mkldnn.enabled is True and lib._C._get_mkldnn_enabled() is True
+        with lib.backends.mkldnn.flags(enabled=False):
+            assert lib.backends.mkldnn.enabled is False and lib._C._get_mkldnn_enabled() is False
+        assert lib.backends.mkldnn.enabled is True
+        with pytest.raises(RuntimeError, match="expects a bool"):
+            lib._C._set_mkldnn_enabled(1)
+        with pytest.raises(RuntimeError, match="expects a bool"):
+            lib.backends.mkldnn.enabled = 1
+        assert lib.backends.mkldnn.enabled is True
 
 
 @pytest.mark.parametrize("lib", LIBS, indirect=True)

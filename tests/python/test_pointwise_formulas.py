@@ -33,6 +33,14 @@ VECTOR_OPS = {op for op, kind in VECTOR_KINDS.items() if not kind.startswith("sc
 BASELINE = kiln._C._simd_targets()[-1]  # Highway's portable baseline: the kernels' scalar functors
 
 
+@pytest.fixture(autouse=True)
+def formula_loops_only():
+    """The library kernels a formula op may hand its call to (`library:`, oneDNN's gelu as torch) are
+    not renderings of the formula: off here, held to torch's bits in test_onednn_gelu.py."""
+    with kiln.backends.mkldnn.flags(enabled=False):
+        yield
+
+
 @pytest.fixture(params=["scalar functors", "vector loops"])
 def kernels(request):
     """Runs the test twice: with every generated kernel on its scalar functor (the vector loops off),

@@ -15,6 +15,7 @@
 #include <vector>
 
 #include "runtime/kernels/cpu/cpu_tensors.h"
+#include "runtime/kernels/cpu/onednn_enabled.h"
 
 namespace kiln {
 namespace cpu {
@@ -138,7 +139,7 @@ memory user_memory(const memory::dims& dims, Tag tag, const float* data) {
 }  // namespace
 
 bool onednn_conv_applies(const ConvGeometry& g, ScalarType dtype) {
-  if (dtype != ScalarType::Float32) return false;
+  if (!onednn_enabled() || dtype != ScalarType::Float32) return false;
   if (g.batch <= 0 || g.channels <= 0 || g.out_channels <= 0 || g.out_h <= 0 || g.out_w <= 0) return false;
   const bool strided = g.stride_h != 1 || g.stride_w != 1, dilated = g.dil_h != 1 || g.dil_w != 1;
   const bool one_by_one = g.kernel_h == 1 && g.kernel_w == 1;

@@ -11,7 +11,8 @@ namespace kiln {
 namespace cpu {
 
 // torch 1.13's ConvParams::use_mkldnn for a non-transposed 2-D convolution: whether torch computes it
-// with oneDNN (float32 only; on one thread it keeps 1x1 kernels and single small images native).
+// with oneDNN (float32 only, with torch.backends.mkldnn.enabled; on one thread it keeps 1x1 kernels
+// and single small images native).
 bool onednn_conv_applies(const ConvGeometry& g, ScalarType dtype);
 
 // Each returns false, computing nothing, where oneDNN has no primitive for the shape; the caller
