@@ -762,9 +762,10 @@ def _autograd(n: Node, names: List[str], scalars: List[str], choice_of: Dict[int
             return f"masked_fill({a}, logical_not({cond}), {b})", True
         raise bad("a select of constants alone")
     if k == "fma":  # the private op of the same math: _fma(self, tensor1, tensor2) = tensor1 * tensor2 + self
-        if not all(t for _, t in c):
-            raise bad("fma() of tensors only")
-        return f"_fma({c[2][0]}, {c[0][0]}, {c[1][0]})", True
+        if not any(t for _, t in c):
+            raise bad("fma() of constants alone")
+        a, b, addend = (_as_tensor(x, t) for x, t in c)  # a constant becomes a tensor like grad
+        return f"_fma({addend}, {a}, {b})", True
     if not c[0][1] or (not all(t for _, t in c) and k not in ("pow", "pow_scalar", "fmod")):
         raise bad(f"{k}() of a constant: fold it into a literal")
     if k == "trigamma":  # the op is polygamma(1, x)

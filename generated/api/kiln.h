@@ -151,6 +151,9 @@
 #include "generated/api/nanmean.h"
 #include "generated/api/var.h"
 #include "generated/api/std.h"
+#include "generated/api/_var.h"
+#include "generated/api/_std.h"
+#include "generated/api/_logsumexp.h"
 #include "generated/api/logsumexp.h"
 #include "generated/api/norm.h"
 #include "generated/api/_norm2.h"
@@ -3102,6 +3105,21 @@ inline Tensor std(const Tensor& self, const std::optional<IntArrayRef>& dim, boo
 // std.correction(Tensor self, int[1]? dim=None, *, Scalar? correction=None, bool keepdim=False) -> Tensor
 inline Tensor std(const Tensor& self, const std::optional<IntArrayRef>& dim = std::nullopt, const std::optional<Scalar>& correction = std::nullopt, bool keepdim = false) {
   return to_api(kiln::std(self, dim, correction, keepdim));
+}
+
+// _var(Tensor self, int[1]? dim, float correction, bool keepdim) -> Tensor
+inline Tensor _var(const Tensor& self, const std::optional<IntArrayRef>& dim, double correction, bool keepdim) {
+  return to_api(kiln::_var(self, dim, correction, keepdim));
+}
+
+// _std(Tensor self, int[1]? dim, float correction, bool keepdim) -> Tensor
+inline Tensor _std(const Tensor& self, const std::optional<IntArrayRef>& dim, double correction, bool keepdim) {
+  return to_api(kiln::_std(self, dim, correction, keepdim));
+}
+
+// _logsumexp(Tensor self, int[1] dim, bool keepdim) -> Tensor
+inline Tensor _logsumexp(const Tensor& self, IntArrayRef dim, bool keepdim) {
+  return to_api(kiln::_logsumexp(self, dim, keepdim));
 }
 
 // logsumexp(Tensor self, int[1] dim, bool keepdim=False) -> Tensor

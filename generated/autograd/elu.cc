@@ -19,7 +19,7 @@ namespace kiln {
 namespace autograd {
 
 // elu
-//   self: where(le(self, 0), mul(maybe_multiply(maybe_multiply(maybe_multiply(grad, input_scale), alpha), scale), exp(maybe_multiply(self, input_scale))), maybe_multiply(grad, scale))
+//   self: where(le(self, 0), mul(mul(maybe_multiply(grad, input_scale), Scalar(alpha.to_double() * scale.to_double())), exp(maybe_multiply(self, input_scale))), maybe_multiply(grad, scale))
 struct EluBackward0 final : Node {
   SavedVariable self_;
   Scalar alpha;
@@ -33,7 +33,7 @@ struct EluBackward0 final : Node {
     const Tensor grad(grads[0]);
     if (!grad.defined()) return grad_inputs;
     const Tensor self(self_.unpack());
-    if (next_edges()[0].is_valid()) grad_inputs[0] = (fused_backward_applies({&grad, &self}) ? _elu_self_backward(grad, self, alpha, scale, input_scale) : where(le(self, 0), mul(maybe_multiply(maybe_multiply(maybe_multiply(grad, input_scale), alpha), scale), exp(maybe_multiply(self, input_scale))), maybe_multiply(grad, scale)));
+    if (next_edges()[0].is_valid()) grad_inputs[0] = (fused_backward_applies({&grad, &self}) ? _elu_self_backward(grad, self, alpha, scale, input_scale) : where(le(self, 0), mul(mul(maybe_multiply(grad, input_scale), Scalar(alpha.to_double() * scale.to_double())), exp(maybe_multiply(self, input_scale))), maybe_multiply(grad, scale)));
     return grad_inputs;
   }
 

@@ -5,9 +5,11 @@
 #include <algorithm>
 
 #include "generated/api/silu.h"
+#include "generated/api/_fma.h"
 #include "generated/api/_silu_self_backward.h"
 #include "generated/api/add.h"
 #include "generated/api/exp.h"
+#include "generated/api/full_like.h"
 #include "generated/api/mul.h"
 #include "generated/api/neg.h"
 #include "generated/api/reciprocal.h"
@@ -20,7 +22,7 @@ namespace kiln {
 namespace autograd {
 
 // silu
-//   self: mul(grad, mul(reciprocal(add(exp(neg(self)), 1)), add(mul(self, add(neg(reciprocal(add(exp(neg(self)), 1))), 1)), 1)))
+//   self: mul(mul(grad, reciprocal(add(exp(neg(self)), 1))), _fma(full_like(grad, 1), self, add(neg(reciprocal(add(exp(neg(self)), 1))), 1)))
 struct SiluBackward0 final : Node {
   SavedVariable self_;
 
@@ -31,7 +33,7 @@ struct SiluBackward0 final : Node {
     const Tensor grad(grads[0]);
     if (!grad.defined()) return grad_inputs;
     const Tensor self(self_.unpack());
-    if (next_edges()[0].is_valid()) grad_inputs[0] = (fused_backward_applies({&grad, &self}) ? _silu_self_backward(grad, self) : mul(grad, mul(reciprocal(add(exp(neg(self)), 1)), add(mul(self, add(neg(reciprocal(add(exp(neg(self)), 1))), 1)), 1))));
+    if (next_edges()[0].is_valid()) grad_inputs[0] = (fused_backward_applies({&grad, &self}) ? _silu_self_backward(grad, self) : mul(mul(grad, reciprocal(add(exp(neg(self)), 1))), _fma(full_like(grad, 1), self, add(neg(reciprocal(add(exp(neg(self)), 1))), 1))));
     return grad_inputs;
   }
 

@@ -5,8 +5,9 @@
 #include <algorithm>
 
 #include "generated/api/tanh.h"
+#include "generated/api/_fma.h"
 #include "generated/api/_tanh_self_backward.h"
-#include "generated/api/add.h"
+#include "generated/api/full_like.h"
 #include "generated/api/mul.h"
 #include "generated/api/neg.h"
 #include "runtime/autograd/formula_helpers.h"
@@ -18,7 +19,7 @@ namespace kiln {
 namespace autograd {
 
 // tanh
-//   self: mul(grad, add(neg(mul(result, result)), 1))
+//   self: mul(grad, _fma(full_like(grad, 1), neg(result), result))
 struct TanhBackward0 final : Node {
   SavedVariable result_;
 
@@ -29,7 +30,7 @@ struct TanhBackward0 final : Node {
     const Tensor grad(grads[0]);
     if (!grad.defined()) return grad_inputs;
     const Tensor result(result_.unpack(shared_from_this()));
-    if (next_edges()[0].is_valid()) grad_inputs[0] = (fused_backward_applies({&grad, &result}) ? _tanh_self_backward(grad, result) : mul(grad, add(neg(mul(result, result)), 1)));
+    if (next_edges()[0].is_valid()) grad_inputs[0] = (fused_backward_applies({&grad, &result}) ? _tanh_self_backward(grad, result) : mul(grad, _fma(full_like(grad, 1), neg(result), result)));
     return grad_inputs;
   }
 

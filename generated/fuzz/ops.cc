@@ -2417,6 +2417,31 @@ const FuzzOp kFuzzOps[] = {
        const auto keepdim = in.boolean();
        use_result(in, kiln::std(self, dim, correction, keepdim));
      }},
+    {"_var",
+     [](FuzzInput& in) {
+       const Tensor self = in.tensor();
+       const auto dim_values = in.optional_int_list();
+       const std::optional<IntArrayRef> dim = dim_values ? std::optional<IntArrayRef>(*dim_values) : std::nullopt;
+       const auto correction = in.float64();
+       const auto keepdim = in.boolean();
+       use_result(in, kiln::_var(self, dim, correction, keepdim));
+     }},
+    {"_std",
+     [](FuzzInput& in) {
+       const Tensor self = in.tensor();
+       const auto dim_values = in.optional_int_list();
+       const std::optional<IntArrayRef> dim = dim_values ? std::optional<IntArrayRef>(*dim_values) : std::nullopt;
+       const auto correction = in.float64();
+       const auto keepdim = in.boolean();
+       use_result(in, kiln::_std(self, dim, correction, keepdim));
+     }},
+    {"_logsumexp",
+     [](FuzzInput& in) {
+       const Tensor self = in.tensor();
+       const std::vector<int64_t> dim = in.int_list();
+       const auto keepdim = in.boolean();
+       use_result(in, kiln::_logsumexp(self, dim, keepdim));
+     }},
     {"logsumexp",
      [](FuzzInput& in) {
        const Tensor self = in.tensor();

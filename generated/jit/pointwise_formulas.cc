@@ -1277,17 +1277,16 @@ const FormulaNode _div_tensor_other_backward_nodes[] = {
     {FormulaOp::Neg, 6, -1, -1, -1, 0.0},
 };
 
-// _tanh_self_backward: grad * (-(output * output) + 1)
+// _tanh_self_backward: grad * fma(-output, output, 1)
 const char* const _tanh_self_backward_args[] = {"grad", "output"};
 const FormulaNode _tanh_self_backward_nodes[] = {
     {FormulaOp::Arg, -1, -1, -1, 0, 0.0},
     {FormulaOp::Arg, -1, -1, -1, 1, 0.0},
+    {FormulaOp::Neg, 1, -1, -1, -1, 0.0},
     {FormulaOp::Arg, -1, -1, -1, 1, 0.0},
-    {FormulaOp::Mul, 1, 2, -1, -1, 0.0},
-    {FormulaOp::Neg, 3, -1, -1, -1, 0.0},
     {FormulaOp::Const, -1, -1, -1, -1, 1.0},
-    {FormulaOp::Add, 4, 5, -1, -1, 0.0},
-    {FormulaOp::Mul, 0, 6, -1, -1, 0.0},
+    {FormulaOp::Fma, 2, 3, 4, -1, 0.0},
+    {FormulaOp::Mul, 0, 5, -1, -1, 0.0},
 };
 
 // _sigmoid_self_backward: grad * (1 - output) * output
@@ -2007,7 +2006,7 @@ const FormulaNode _gelu_self_backward_nodes[] = {
     {FormulaOp::Select, 2, 62, 83, -1, 0.0},
 };
 
-// _silu_self_backward: grad * ((1 / (1 + exp(-self))) * (1 + self * (1 - 1 / (1 + exp(-self)))))
+// _silu_self_backward: grad * (1 / (1 + exp(-self))) * fma(self, 1 - 1 / (1 + exp(-self)), 1)
 const char* const _silu_self_backward_args[] = {"grad", "self"};
 const FormulaNode _silu_self_backward_nodes[] = {
     {FormulaOp::Arg, -1, -1, -1, 0, 0.0},
@@ -2018,7 +2017,7 @@ const FormulaNode _silu_self_backward_nodes[] = {
     {FormulaOp::Exp, 4, -1, -1, -1, 0.0},
     {FormulaOp::Add, 2, 5, -1, -1, 0.0},
     {FormulaOp::Div, 1, 6, -1, -1, 0.0},
-    {FormulaOp::Const, -1, -1, -1, -1, 1.0},
+    {FormulaOp::Mul, 0, 7, -1, -1, 0.0},
     {FormulaOp::Arg, -1, -1, -1, 1, 0.0},
     {FormulaOp::Const, -1, -1, -1, -1, 1.0},
     {FormulaOp::Const, -1, -1, -1, -1, 1.0},
@@ -2029,10 +2028,9 @@ const FormulaNode _silu_self_backward_nodes[] = {
     {FormulaOp::Add, 12, 15, -1, -1, 0.0},
     {FormulaOp::Div, 11, 16, -1, -1, 0.0},
     {FormulaOp::Sub, 10, 17, -1, -1, 0.0},
-    {FormulaOp::Mul, 9, 18, -1, -1, 0.0},
-    {FormulaOp::Add, 8, 19, -1, -1, 0.0},
-    {FormulaOp::Mul, 7, 20, -1, -1, 0.0},
-    {FormulaOp::Mul, 0, 21, -1, -1, 0.0},
+    {FormulaOp::Const, -1, -1, -1, -1, 1.0},
+    {FormulaOp::Fma, 9, 18, 19, -1, 0.0},
+    {FormulaOp::Mul, 8, 20, -1, -1, 0.0},
 };
 
 // _leaky_relu_self_backward: grad if self > 0 else grad * negative_slope
@@ -2091,7 +2089,7 @@ const FormulaNode _softplus_self_backward_nodes[] = {
     {FormulaOp::Select, 4, 5, 18, -1, 0.0},
 };
 
-// _elu_self_backward: grad * input_scale * alpha * scale * exp(self * input_scale) if self <= 0 else grad * scale
+// _elu_self_backward: grad * input_scale * (alpha * scale) * exp(self * input_scale) if self <= 0 else grad * scale
 const char* const _elu_self_backward_args[] = {"grad", "self"};
 const char* const _elu_self_backward_scalars[] = {"alpha", "scale", "input_scale"};
 const FormulaNode _elu_self_backward_nodes[] = {
@@ -2102,9 +2100,9 @@ const FormulaNode _elu_self_backward_nodes[] = {
     {FormulaOp::Scalar, -1, -1, -1, 2, 0.0},
     {FormulaOp::Mul, 3, 4, -1, -1, 0.0},
     {FormulaOp::Scalar, -1, -1, -1, 0, 0.0},
-    {FormulaOp::Mul, 5, 6, -1, -1, 0.0},
     {FormulaOp::Scalar, -1, -1, -1, 1, 0.0},
-    {FormulaOp::Mul, 7, 8, -1, -1, 0.0},
+    {FormulaOp::Mul, 6, 7, -1, -1, 0.0},
+    {FormulaOp::Mul, 5, 8, -1, -1, 0.0},
     {FormulaOp::Arg, -1, -1, -1, 1, 0.0},
     {FormulaOp::Scalar, -1, -1, -1, 2, 0.0},
     {FormulaOp::Mul, 10, 11, -1, -1, 0.0},
@@ -2631,17 +2629,16 @@ const FormulaNode exp_self_grad_nodes[] = {
     {FormulaOp::Mul, 0, 1, -1, -1, 0.0},
 };
 
-// dtanh/dself: grad * (-(result * result) + 1)
+// dtanh/dself: grad * fma(-result, result, 1)
 const char* const tanh_self_grad_args[] = {"grad", "result", "self"};
 const FormulaNode tanh_self_grad_nodes[] = {
     {FormulaOp::Arg, -1, -1, -1, 0, 0.0},
     {FormulaOp::Arg, -1, -1, -1, 1, 0.0},
+    {FormulaOp::Neg, 1, -1, -1, -1, 0.0},
     {FormulaOp::Arg, -1, -1, -1, 1, 0.0},
-    {FormulaOp::Mul, 1, 2, -1, -1, 0.0},
-    {FormulaOp::Neg, 3, -1, -1, -1, 0.0},
     {FormulaOp::Const, -1, -1, -1, -1, 1.0},
-    {FormulaOp::Add, 4, 5, -1, -1, 0.0},
-    {FormulaOp::Mul, 0, 6, -1, -1, 0.0},
+    {FormulaOp::Fma, 2, 3, 4, -1, 0.0},
+    {FormulaOp::Mul, 0, 5, -1, -1, 0.0},
 };
 
 // dsigmoid/dself: grad * (1 - result) * result
@@ -3767,7 +3764,7 @@ const FormulaNode gelu_self_grad_nodes[] = {
     {FormulaOp::Select, 2, 62, 83, -1, 0.0},
 };
 
-// dsilu/dself: grad * ((1 / (1 + exp(-self))) * (1 + self * (1 - 1 / (1 + exp(-self)))))
+// dsilu/dself: grad * (1 / (1 + exp(-self))) * fma(self, 1 - 1 / (1 + exp(-self)), 1)
 const char* const silu_self_grad_args[] = {"grad", "result", "self"};
 const FormulaNode silu_self_grad_nodes[] = {
     {FormulaOp::Arg, -1, -1, -1, 0, 0.0},
@@ -3778,7 +3775,7 @@ const FormulaNode silu_self_grad_nodes[] = {
     {FormulaOp::Exp, 4, -1, -1, -1, 0.0},
     {FormulaOp::Add, 2, 5, -1, -1, 0.0},
     {FormulaOp::Div, 1, 6, -1, -1, 0.0},
-    {FormulaOp::Const, -1, -1, -1, -1, 1.0},
+    {FormulaOp::Mul, 0, 7, -1, -1, 0.0},
     {FormulaOp::Arg, -1, -1, -1, 2, 0.0},
     {FormulaOp::Const, -1, -1, -1, -1, 1.0},
     {FormulaOp::Const, -1, -1, -1, -1, 1.0},
@@ -3789,10 +3786,9 @@ const FormulaNode silu_self_grad_nodes[] = {
     {FormulaOp::Add, 12, 15, -1, -1, 0.0},
     {FormulaOp::Div, 11, 16, -1, -1, 0.0},
     {FormulaOp::Sub, 10, 17, -1, -1, 0.0},
-    {FormulaOp::Mul, 9, 18, -1, -1, 0.0},
-    {FormulaOp::Add, 8, 19, -1, -1, 0.0},
-    {FormulaOp::Mul, 7, 20, -1, -1, 0.0},
-    {FormulaOp::Mul, 0, 21, -1, -1, 0.0},
+    {FormulaOp::Const, -1, -1, -1, -1, 1.0},
+    {FormulaOp::Fma, 9, 18, 19, -1, 0.0},
+    {FormulaOp::Mul, 8, 20, -1, -1, 0.0},
 };
 
 // dleaky_relu/dself: grad if self > 0 else grad * negative_slope
@@ -3851,7 +3847,7 @@ const FormulaNode softplus_self_grad_nodes[] = {
     {FormulaOp::Select, 4, 5, 18, -1, 0.0},
 };
 
-// delu/dself: grad * input_scale * alpha * scale * exp(self * input_scale) if self <= 0 else grad * scale
+// delu/dself: grad * input_scale * (alpha * scale) * exp(self * input_scale) if self <= 0 else grad * scale
 const char* const elu_self_grad_args[] = {"grad", "result", "self"};
 const char* const elu_self_grad_scalars[] = {"alpha", "scale", "input_scale"};
 const FormulaNode elu_self_grad_nodes[] = {
@@ -3862,9 +3858,9 @@ const FormulaNode elu_self_grad_nodes[] = {
     {FormulaOp::Scalar, -1, -1, -1, 2, 0.0},
     {FormulaOp::Mul, 3, 4, -1, -1, 0.0},
     {FormulaOp::Scalar, -1, -1, -1, 0, 0.0},
-    {FormulaOp::Mul, 5, 6, -1, -1, 0.0},
     {FormulaOp::Scalar, -1, -1, -1, 1, 0.0},
-    {FormulaOp::Mul, 7, 8, -1, -1, 0.0},
+    {FormulaOp::Mul, 6, 7, -1, -1, 0.0},
+    {FormulaOp::Mul, 5, 8, -1, -1, 0.0},
     {FormulaOp::Arg, -1, -1, -1, 2, 0.0},
     {FormulaOp::Scalar, -1, -1, -1, 2, 0.0},
     {FormulaOp::Mul, 10, 11, -1, -1, 0.0},
@@ -4570,8 +4566,8 @@ const PointwiseFormula kPointwiseFormulas[] = {
      nullptr, 0, _div_tensor_other_backward_nodes, 8,
      FormulaDtypes::floating, false, false,
      false, nullptr},
-    {"_tanh_self_backward", "_tanh_self_backward", "_tanh_self_backward", "grad * (-(output * output) + 1)", _tanh_self_backward_args, 2,
-     nullptr, 0, _tanh_self_backward_nodes, 8,
+    {"_tanh_self_backward", "_tanh_self_backward", "_tanh_self_backward", "grad * fma(-output, output, 1)", _tanh_self_backward_args, 2,
+     nullptr, 0, _tanh_self_backward_nodes, 7,
      FormulaDtypes::floating, false, false,
      false, nullptr},
     {"_sigmoid_self_backward", "_sigmoid_self_backward", "_sigmoid_self_backward", "grad * (1 - output) * output", _sigmoid_self_backward_args, 2,
@@ -4762,8 +4758,8 @@ const PointwiseFormula kPointwiseFormulas[] = {
      _gelu_self_backward_scalars, 1, _gelu_self_backward_nodes, 85,
      FormulaDtypes::floating, false, false,
      false, nullptr},
-    {"_silu_self_backward", "_silu_self_backward", "_silu_self_backward", "grad * ((1 / (1 + exp(-self))) * (1 + self * (1 - 1 / (1 + exp(-self)))))", _silu_self_backward_args, 2,
-     nullptr, 0, _silu_self_backward_nodes, 23,
+    {"_silu_self_backward", "_silu_self_backward", "_silu_self_backward", "grad * (1 / (1 + exp(-self))) * fma(self, 1 - 1 / (1 + exp(-self)), 1)", _silu_self_backward_args, 2,
+     nullptr, 0, _silu_self_backward_nodes, 22,
      FormulaDtypes::floating, false, false,
      false, nullptr},
     {"_leaky_relu_self_backward", "_leaky_relu_self_backward", "_leaky_relu_self_backward", "grad if self > 0 else grad * negative_slope", _leaky_relu_self_backward_args, 2,
@@ -4778,7 +4774,7 @@ const PointwiseFormula kPointwiseFormulas[] = {
      _softplus_self_backward_scalars, 2, _softplus_self_backward_nodes, 20,
      FormulaDtypes::floating, false, false,
      false, nullptr},
-    {"_elu_self_backward", "_elu_self_backward", "_elu_self_backward", "grad * input_scale * alpha * scale * exp(self * input_scale) if self <= 0 else grad * scale", _elu_self_backward_args, 2,
+    {"_elu_self_backward", "_elu_self_backward", "_elu_self_backward", "grad * input_scale * (alpha * scale) * exp(self * input_scale) if self <= 0 else grad * scale", _elu_self_backward_args, 2,
      _elu_self_backward_scalars, 3, _elu_self_backward_nodes, 19,
      FormulaDtypes::floating, false, false,
      false, nullptr},
@@ -4930,9 +4926,9 @@ const PointwiseFormula kPointwiseDerivatives[] = {
     {"exp", "self", "exp", "grad * result", exp_self_grad_args, 3,
      nullptr, 0,
      exp_self_grad_nodes, 3, FormulaDtypes::floating, false, false, false, nullptr},
-    {"tanh", "self", "tanh", "grad * (-(result * result) + 1)", tanh_self_grad_args, 3,
+    {"tanh", "self", "tanh", "grad * fma(-result, result, 1)", tanh_self_grad_args, 3,
      nullptr, 0,
-     tanh_self_grad_nodes, 8, FormulaDtypes::floating, false, false, false, nullptr},
+     tanh_self_grad_nodes, 7, FormulaDtypes::floating, false, false, false, nullptr},
     {"sigmoid", "self", "sigmoid", "grad * (1 - result) * result", sigmoid_self_grad_args, 3,
      nullptr, 0,
      sigmoid_self_grad_nodes, 7, FormulaDtypes::floating, false, false, false, nullptr},
@@ -5188,9 +5184,9 @@ const PointwiseFormula kPointwiseDerivatives[] = {
     {"gelu", "self", "gelu", "grad * (0.5 * (1 + tanh(0.7978845608028654 * (self + 0.044715 * (self * self * self)))) + 0.5 * self * (1 - tanh(0.7978845608028654 * (self + 0.044715 * (self * self * self))) * tanh(0.7978845608028654 * (self + 0.044715 * (self * self * self)))) * 0.7978845608028654 * (1 + 0.134145 * (self * self))) if approximate == 'tanh' else grad * (0.5 * (1 + erf(self * 0.7071067811865476)) + self * (exp(-0.5 * (self * self)) * 0.3989422804014327))", gelu_self_grad_args, 3,
      gelu_self_grad_scalars, 1,
      gelu_self_grad_nodes, 85, FormulaDtypes::floating, false, false, false, nullptr},
-    {"silu", "self", "silu", "grad * ((1 / (1 + exp(-self))) * (1 + self * (1 - 1 / (1 + exp(-self)))))", silu_self_grad_args, 3,
+    {"silu", "self", "silu", "grad * (1 / (1 + exp(-self))) * fma(self, 1 - 1 / (1 + exp(-self)), 1)", silu_self_grad_args, 3,
      nullptr, 0,
-     silu_self_grad_nodes, 23, FormulaDtypes::floating, false, false, false, nullptr},
+     silu_self_grad_nodes, 22, FormulaDtypes::floating, false, false, false, nullptr},
     {"leaky_relu", "self", "leaky_relu", "grad if self > 0 else grad * negative_slope", leaky_relu_self_grad_args, 3,
      leaky_relu_self_grad_scalars, 1,
      leaky_relu_self_grad_nodes, 8, FormulaDtypes::floating, false, false, false, nullptr},
@@ -5200,7 +5196,7 @@ const PointwiseFormula kPointwiseDerivatives[] = {
     {"softplus", "self", "softplus", "grad if self * beta > threshold else grad * exp(self * beta) / (exp(self * beta) + 1)", softplus_self_grad_args, 3,
      softplus_self_grad_scalars, 2,
      softplus_self_grad_nodes, 20, FormulaDtypes::floating, false, false, false, nullptr},
-    {"elu", "self", "elu", "grad * input_scale * alpha * scale * exp(self * input_scale) if self <= 0 else grad * scale", elu_self_grad_args, 3,
+    {"elu", "self", "elu", "grad * input_scale * (alpha * scale) * exp(self * input_scale) if self <= 0 else grad * scale", elu_self_grad_args, 3,
      elu_self_grad_scalars, 3,
      elu_self_grad_nodes, 19, FormulaDtypes::floating, false, false, false, nullptr},
     {"mish", "self", "mish", "grad * (tanh(log1p(exp(self))) + self * (1 / (1 + exp(-self))) * (1 - tanh(log1p(exp(self))) * tanh(log1p(exp(self)))))", mish_self_grad_args, 3,

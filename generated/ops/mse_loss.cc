@@ -2,7 +2,8 @@
 // `mse_loss`: dispatch tables, backend adapters, and the C++ API entry points.
 #include "generated/api/mse_loss.h"
 
-#include "generated/kernels/composite/mse_loss.h"
+#include "generated/autograd/mse_loss.h"
+#include "generated/kernels/mse_loss.h"
 #include "runtime/autograd/view_tracking.h"
 #include "runtime/api/api_helpers.h"
 #include "runtime/dispatch/dispatcher.h"
@@ -12,7 +13,24 @@
 
 namespace kiln {
 
-// ---- mse_loss(Tensor self, Tensor target, int reduction=1) -> Tensor  (CompositeImplicit)
+// ---- mse_loss(Tensor self, Tensor target, int reduction=1) -> Tensor
+namespace {
+Tensor mse_loss_CPU(const Tensor& self, const Tensor& target, int64_t reduction) {
+  if (explain_enabled()) explain_log("kernel", "composite_explicit::mse_loss", "");
+  return Tensor(composite_explicit::mse_loss(self, target, reduction));
+}
+Tensor mse_loss_CUDA(const Tensor& self, const Tensor& target, int64_t reduction) {
+  if (explain_enabled()) explain_log("kernel", "composite_explicit::mse_loss", "");
+  return Tensor(composite_explicit::mse_loss(self, target, reduction));
+}
+}  // namespace
+
+Operator<Tensor(const Tensor&, const Tensor&, int64_t)> mse_loss_op = {"mse_loss", {
+    /*CPU=*/&mse_loss_CPU,
+    /*CUDA=*/&mse_loss_CUDA,
+    /*Autograd=*/&autograd_kernels::mse_loss,
+}};
+
 
 // Autocast kernel: torch's CPU autocast policy `fp32`, then the op below Autocast.
 namespace {
@@ -26,8 +44,9 @@ Tensor mse_loss_autocast(const Tensor& self, const Tensor& target, int64_t reduc
 Tensor ops::mse_loss(const Tensor& self, const Tensor& target, int64_t reduction) {
   if (autocast::active()) return mse_loss_autocast(self, target, reduction);
   const profiler::Scope profile_scope("aten::mse_loss", [&] { return profiler::shapes_of(TensorRefs(self, target)); });
-  if (explain_enabled()) explain_log("composite", "mse_loss", "");
-  return composite_implicit::mse_loss(self, target, reduction);
+  const DispatchKeySet keys = dispatch_keys(backend_key({&self, &target}), records_autograd({&self, &target}));
+  if (explain_enabled()) explain_log("dispatch", "mse_loss", keys.str().c_str());
+  return mse_loss_op.lookup(keys)(self, target, reduction);
 }
 
 }  // namespace kiln

@@ -149,6 +149,9 @@ PyObject* fn_nansum(PyObject* module, PyObject* args, PyObject* kwargs);
 PyObject* fn_nanmean(PyObject* module, PyObject* args, PyObject* kwargs);
 PyObject* fn_var(PyObject* module, PyObject* args, PyObject* kwargs);
 PyObject* fn_std(PyObject* module, PyObject* args, PyObject* kwargs);
+PyObject* fn__var(PyObject* module, PyObject* args, PyObject* kwargs);
+PyObject* fn__std(PyObject* module, PyObject* args, PyObject* kwargs);
+PyObject* fn__logsumexp(PyObject* module, PyObject* args, PyObject* kwargs);
 PyObject* fn_logsumexp(PyObject* module, PyObject* args, PyObject* kwargs);
 PyObject* fn_norm(PyObject* module, PyObject* args, PyObject* kwargs);
 PyObject* fn__norm2(PyObject* module, PyObject* args, PyObject* kwargs);
@@ -936,6 +939,9 @@ PyMethodDef generated_functions[] = {
     KILN_BINDING("nanmean", fn_nanmean),
     KILN_BINDING("var", fn_var),
     KILN_BINDING("std", fn_std),
+    KILN_BINDING("_var", fn__var),
+    KILN_BINDING("_std", fn__std),
+    KILN_BINDING("_logsumexp", fn__logsumexp),
     KILN_BINDING("logsumexp", fn_logsumexp),
     KILN_BINDING("norm", fn_norm),
     KILN_BINDING("_norm2", fn__norm2),

@@ -3,6 +3,8 @@
 // differentiable ops (fused_backward_helpers.h).
 #include "runtime/autograd/fused_backward_helpers.h"
 
+#include <algorithm>
+#include <cmath>
 #include <functional>
 
 #include "generated/api/_batch_norm_train_backward.h"
@@ -17,6 +19,8 @@
 #include "generated/api/conv2d_backward_weight.h"
 #include "generated/api/div.h"
 #include "generated/api/eq.h"
+#include "generated/api/exp.h"
+#include "generated/api/full_like.h"
 #include "generated/api/masked_fill.h"
 #include "generated/api/matmul.h"
 #include "generated/api/mean.h"
@@ -30,6 +34,7 @@
 #include "generated/api/t.h"
 #include "generated/api/tanh.h"
 #include "generated/api/unsqueeze.h"
+#include "generated/api/where.h"
 #include "generated/api/zeros.h"
 #include "runtime/api/attention_scores.h"
 #include "runtime/autograd/engine.h"
@@ -234,6 +239,60 @@ Tensor norm2_backward(const Tensor& grad, const Tensor& self, const Tensor& norm
   const Tensor g = keepdim ? grad : kiln::unsqueeze(grad, -1);
   const Tensor n = keepdim ? norm : kiln::unsqueeze(norm, -1);
   return kiln::mul(g, kiln::masked_fill(kiln::div(self, n), kiln::eq(n, 0), 0));
+}
+
+namespace {
+// `t` with the dims a reduction over `dims` (of a tensor of nd dims) dropped put back, as torch's
+// unsqueeze_multiple; nothing to do with keepdim.
+Tensor unsqueeze_reduced_dims(const Tensor& t, int64_t nd, IntArrayRef dims, bool keepdim, const char* op) {
+  if (keepdim || nd == 0) return t;
+  std::vector<int64_t> wrapped;
+  for (int64_t d : dims) wrapped.push_back(wrap_dim(d, nd, op));
+  std::sort(wrapped.begin(), wrapped.end());
+  wrapped.erase(std::unique(wrapped.begin(), wrapped.end()), wrapped.end());
+  Tensor r = t;
+  for (int64_t d : wrapped) r = kiln::unsqueeze(r, d);
+  return r;
+}
+}  // namespace
+
+Tensor var_backward(const Tensor& grad, const Tensor& self, const std::optional<std::vector<int64_t>>& dim,
+                    double correction, bool keepdim) {
+  if (self.dim() == 0 || !dim || dim->empty()) {
+    const double dof = static_cast<double>(self.numel()) - correction;
+    const Tensor mean = kiln::mean(self);
+    if (dof <= 0)  // 2 / 0: inf times the centred values, NaN where they are 0
+      return kiln::mul(grad, kiln::where(kiln::eq(self, mean), kiln::full_like(self, Scalar(std::nan(""))),
+                                         kiln::full_like(self, Scalar(INFINITY))));
+    return kiln::mul(kiln::mul(grad, Scalar(2.0 / dof)), kiln::sub(self, mean));
+  }
+  int64_t n = 1;
+  std::vector<int64_t> wrapped;
+  for (int64_t d : *dim) wrapped.push_back(wrap_dim(d, self.dim(), "var"));
+  std::sort(wrapped.begin(), wrapped.end());
+  wrapped.erase(std::unique(wrapped.begin(), wrapped.end()), wrapped.end());
+  for (int64_t d : wrapped) n *= self.sizes()[d];
+  const Tensor g = unsqueeze_reduced_dims(grad, self.dim(), *dim, keepdim, "var");
+  const Tensor mean = kiln::mean(self, std::optional<IntArrayRef>(IntArrayRef(*dim)), /*keepdim=*/true);
+  return kiln::mul(kiln::mul(g, Scalar(2.0 / (static_cast<double>(n) - correction))), kiln::sub(self, mean));
+}
+
+Tensor std_backward(const Tensor& result, const Tensor& grad, const Tensor& self,
+                    const std::optional<std::vector<int64_t>>& dim, double correction, bool keepdim) {
+  const Tensor grad_var = kiln::masked_fill(kiln::div(grad, kiln::mul(result, Scalar(2))), kiln::eq(result, 0), 0);
+  return var_backward(grad_var, self, dim, correction, keepdim);
+}
+
+Tensor logsumexp_backward(const Tensor& grad, const Tensor& self, const Tensor& result, IntArrayRef dim, bool keepdim) {
+  const Tensor g = unsqueeze_reduced_dims(grad, self.dim(), dim, keepdim, "logsumexp");
+  const Tensor r = unsqueeze_reduced_dims(result, self.dim(), dim, keepdim, "logsumexp");
+  return kiln::mul(g, kiln::exp(kiln::sub(self, r)));
+}
+
+Tensor mse_loss_backward(const Tensor& grad, const Tensor& self, const Tensor& target, int64_t reduction) {
+  const Tensor diff = kiln::sub(self, target);
+  const double norm = reduction == 1 ? 2.0 / static_cast<double>(diff.numel()) : 2.0;
+  return sum_to(kiln::mul(kiln::mul(diff, Scalar(norm)), grad), self.sizes());
 }
 
 }  // namespace kiln

@@ -51,4 +51,16 @@ std::vector<Tensor> conv2d_weight_bias_backward(const Tensor& grad, const Tensor
 // where the norm is 0; keepdim false: grad and norm lack the reduced last dim (a whole-tensor norm
 // passes true: its 0-dim grad broadcasts as it is)
 Tensor norm2_backward(const Tensor& grad, const Tensor& self, const Tensor& norm, bool keepdim);
+// self of _var / _std / _logsumexp: torch's var_backward, std_backward and logsumexp_backward, op for
+// op (their bits): (2 / (N - correction)) * grad * (self - mean), with grad / (2 std) masked to 0
+// where std is 0 first for std, and grad * exp(self - result).
+Tensor var_backward(const Tensor& grad, const Tensor& self, const std::optional<std::vector<int64_t>>& dim,
+                    double correction, bool keepdim);
+Tensor std_backward(const Tensor& result, const Tensor& grad, const Tensor& self,
+                    const std::optional<std::vector<int64_t>>& dim, double correction, bool keepdim);
+Tensor logsumexp_backward(const Tensor& grad, const Tensor& self, const Tensor& result, IntArrayRef dim, bool keepdim);
+// self (and, with the two swapped, target) of mse_loss: torch's mse_loss_backward,
+// (norm * (self - target)) * grad with norm = 2 / N for the mean (N the broadcast size) or 2, summed
+// back to self's shape where target broadcast it.
+Tensor mse_loss_backward(const Tensor& grad, const Tensor& self, const Tensor& target, int64_t reduction);
 }  // namespace kiln

@@ -35,7 +35,6 @@
 #include "generated/kernels/composite/l1_loss.h"
 #include "generated/kernels/composite/layer_norm.h"
 #include "generated/kernels/composite/max_pool2d.h"
-#include "generated/kernels/composite/mse_loss.h"
 #include "runtime/core/convert.h"  // pm::torch_kernels_use_fma
 #include "runtime/dispatch/grad_mode.h"
 #include "runtime/kernels/composite/reduce_loss.h"
@@ -244,12 +243,6 @@ Tensor constant_pad_nd(const Tensor& self, IntArrayRef pad, const Scalar& value)
   }
   inner.copy_(cropped);
   return out;
-}
-
-Tensor mse_loss(const Tensor& self, const Tensor& target, int64_t reduction) {
-  check_floating(self, "mse_loss", "input");
-  const Tensor diff = kiln::sub(self, target);
-  return reduce_loss(kiln::mul(diff, diff), reduction, "mse_loss");
 }
 
 Tensor l1_loss(const Tensor& self, const Tensor& target, int64_t reduction) {

@@ -1,11 +1,15 @@
-// var, std and logsumexp written with reductions and pointwise ops, so their gradients
-// (and second derivatives) come from those ops' formulas.
+// var, std, logsumexp and norm written with reductions and pointwise ops. norm's gradient (and
+// second derivative) comes from those ops' formulas; var, std and logsumexp compute through the
+// private ops _var, _std and _logsumexp, whose gradients are torch's formulas (derivatives.yaml).
 #include <algorithm>
 #include <cmath>
 #include <vector>
 
+#include "generated/api/_logsumexp.h"
 #include "generated/api/_norm2.h"
 #include "generated/api/_norm2_lastdim.h"
+#include "generated/api/_std.h"
+#include "generated/api/_var.h"
 #include "generated/api/add.h"
 #include "generated/api/abs.h"
 #include "generated/api/amax.h"
@@ -29,6 +33,9 @@
 #include "generated/api/sum.h"
 #include "generated/api/where.h"
 #include "generated/api/zeros_like.h"
+#include "generated/kernels/_logsumexp.h"
+#include "generated/kernels/_std.h"
+#include "generated/kernels/_var.h"
 #include "generated/kernels/composite/logsumexp.h"
 #include "generated/kernels/composite/norm.h"
 #include "generated/kernels/composite/std.h"
@@ -38,7 +45,8 @@
 
 namespace kiln {
 namespace composite_implicit {
-namespace {
+// (shared with the composite_explicit kernels below)
+namespace stats {
 
 // torch's CPU std/var of float32 accumulate in double and round to float32 only at the end (after
 // the square root for std): reduced to one element (std_var_all_cpu), the float32 mean and then
@@ -57,10 +65,14 @@ bool reduced(const Tensor& self) {
 
 // sum((x - mean)^2) / max(N - correction, 0) over `dim` (every dim when absent or empty); in double
 // for float32 (in_double: the caller rounds it to the input's dtype).
-Tensor variance(const Tensor& self, const std::optional<IntArrayRef>& dim, double correction, bool keepdim,
-                const char* op) {
+void check_floating(const Tensor& self, const char* op) {
   KILN_CHECK(self.is_floating_point(), op, "(): std and var only support floating point and complex dtypes, got ",
              scalar_type_name(self.dtype()));
+}
+
+Tensor variance(const Tensor& self, const std::optional<IntArrayRef>& dim, double correction, bool keepdim,
+                const char* op) {
+  check_floating(self, op);
   std::vector<int64_t> dims;
   if (dim && !dim->empty()) {
     dims.assign(dim->begin(), dim->end());
@@ -99,48 +111,43 @@ double correction_of(const std::optional<Scalar>& correction) {
   return correction ? correction->to_double() : 1.0;
 }
 
-}  // namespace
+}  // namespace stats
 
 Tensor var(const Tensor& self, bool unbiased) {
-  return variance(self, std::nullopt, unbiased ? 1 : 0, false, "var").to(self.dtype());
+  stats::check_floating(self, "var");
+  return kiln::_var(self, std::nullopt, unbiased ? 1 : 0, false);
 }
 
 Tensor var_dim(const Tensor& self, const std::optional<IntArrayRef>& dim, bool unbiased, bool keepdim) {
-  return variance(self, dim, unbiased ? 1 : 0, keepdim, "var").to(self.dtype());
+  stats::check_floating(self, "var");
+  return kiln::_var(self, dim, unbiased ? 1 : 0, keepdim);
 }
 
 Tensor var_correction(const Tensor& self, const std::optional<IntArrayRef>& dim,
                       const std::optional<Scalar>& correction, bool keepdim) {
-  return variance(self, dim, correction_of(correction), keepdim, "var").to(self.dtype());
+  stats::check_floating(self, "var");
+  return kiln::_var(self, dim, stats::correction_of(correction), keepdim);
 }
 
 Tensor std(const Tensor& self, bool unbiased) {
-  return std_of(variance(self, std::nullopt, unbiased ? 1 : 0, false, "std")).to(self.dtype());
+  stats::check_floating(self, "std");
+  return kiln::_std(self, std::nullopt, unbiased ? 1 : 0, false);
 }
 
 Tensor std_dim(const Tensor& self, const std::optional<IntArrayRef>& dim, bool unbiased, bool keepdim) {
-  return std_of(variance(self, dim, unbiased ? 1 : 0, keepdim, "std")).to(self.dtype());
+  stats::check_floating(self, "std");
+  return kiln::_std(self, dim, unbiased ? 1 : 0, keepdim);
 }
 
 Tensor std_correction(const Tensor& self, const std::optional<IntArrayRef>& dim,
                       const std::optional<Scalar>& correction, bool keepdim) {
-  return std_of(variance(self, dim, correction_of(correction), keepdim, "std")).to(self.dtype());
+  stats::check_floating(self, "std");
+  return kiln::_std(self, dim, stats::correction_of(correction), keepdim);
 }
 
-// max + log(sum(exp(x - max))): the max is detached (the result does not depend on it) and
-// replaced by 0 where infinite, so rows of -inf give -inf and rows with +inf give +inf.
 Tensor logsumexp(const Tensor& self, IntArrayRef dim, bool keepdim) {
   check_unique_dims(dim, self.dim(), "logsumexp");  // (and in range: errors name logsumexp, not amax)
-  const Tensor x = self.is_floating_point() ? self : self.to(ScalarType::Float32);
-  if (x.numel() == 0) return kiln::log(kiln::sum(kiln::exp(x), dim, keepdim));
-  const Tensor max = kiln::detach(kiln::amax(x, dim, /*keepdim=*/true));
-  const Tensor shift = kiln::where(kiln::isinf(max), kiln::zeros_like(max), max);
-  const Tensor result = kiln::add(kiln::log(kiln::sum(kiln::exp(kiln::sub(x, shift)), dim, /*keepdim=*/true)), shift);
-  if (keepdim) return result;
-  std::vector<int64_t> dims(dim.begin(), dim.end());
-  if (dims.empty())
-    for (int64_t d = 0; d < x.dim(); ++d) dims.push_back(d);
-  return kiln::sum(result, IntArrayRef(dims), /*keepdim=*/false);  // drops the size-1 dims
+  return kiln::_logsumexp(self.is_floating_point() ? self : self.to(ScalarType::Float32), dim, keepdim);
 }
 
 namespace {
@@ -197,4 +204,37 @@ Tensor norm_dim(const Tensor& self, const std::optional<Scalar>& p, IntArrayRef 
 }
 
 }  // namespace composite_implicit
+
+// The private ops behind var, std and logsumexp: the values as above (ops run below autograd: the
+// gradient is the op's own, schema/derivatives.yaml).
+namespace composite_explicit {
+
+TensorBase var_op(const TensorBase& self, const std::optional<IntArrayRef>& dim, double correction, bool keepdim) {
+  const Tensor x(self);
+  return composite_implicit::stats::variance(x, dim, correction, keepdim, "_var").to(x.dtype());
+}
+
+TensorBase std_op(const TensorBase& self, const std::optional<IntArrayRef>& dim, double correction, bool keepdim) {
+  const Tensor x(self);
+  return composite_implicit::stats::std_of(composite_implicit::stats::variance(x, dim, correction, keepdim, "_std"))
+      .to(x.dtype());
+}
+
+// max + log(sum(exp(x - max))), the max replaced by 0 where infinite, so rows of -inf give -inf and
+// rows with +inf give +inf.
+TensorBase logsumexp_op(const TensorBase& self, IntArrayRef dim, bool keepdim) {
+  const Tensor x(self);
+  KILN_CHECK(x.is_floating_point(), "_logsumexp(): expected a floating point input, got ", scalar_type_name(x.dtype()));
+  if (x.numel() == 0) return kiln::log(kiln::sum(kiln::exp(x), dim, keepdim));
+  const Tensor max = kiln::amax(x, dim, /*keepdim=*/true);
+  const Tensor shift = kiln::where(kiln::isinf(max), kiln::zeros_like(max), max);
+  const Tensor result = kiln::add(kiln::log(kiln::sum(kiln::exp(kiln::sub(x, shift)), dim, /*keepdim=*/true)), shift);
+  if (keepdim) return result;
+  std::vector<int64_t> dims(dim.begin(), dim.end());
+  if (dims.empty())
+    for (int64_t d = 0; d < x.dim(); ++d) dims.push_back(d);
+  return kiln::sum(result, IntArrayRef(dims), /*keepdim=*/false);  // drops the size-1 dims
+}
+
+}  // namespace composite_explicit
 }  // namespace kiln

@@ -129,6 +129,32 @@ def _cumsum_result(sample, dtype):
     return "int64" if dtype in INTEGRAL else dtype
 
 
+def _private_samples(d):
+    """_var/_std(self, dim, correction, keepdim): dims given or None, float corrections."""
+    x = values((3, 4), d)
+    return [Sample((x, [1], 1.0, False), note="dim 1"), Sample((x, [0, 1], 0.0, True), note="all dims, keepdim"),
+            Sample((x, None, 1.5, False), note="dim None, correction 1.5"),
+            Sample((values((2, 3, 4), d), [0, 2], 1.0, False), note="dims 0 and 2 of 3-D"),
+            Sample((values((4, 1), d), [1], 1.0, False), note="N - correction = 0: inf or nan"),
+            Sample((values((0, 3), d), [1], 1.0, False), note="zero-size")]
+
+
+def _private_var_ref(root):
+    def ref(x, dim, correction, keepdim):
+        v = _ddof_var(x, _axes(x, dim), correction, keepdim)
+        return np.sqrt(v) if root else v
+    return ref
+
+
+def _private_logsumexp_samples(d):
+    out = [Sample((values((3, 4), d), [1], False), note="dim 1"), Sample((values((3, 4), d), [0, 1], True), note="keepdim"),
+           Sample((values((0, 3), d), [1], False), note="zero-size")]
+    if d in FLOATS:
+        out.append(Sample((np.asarray([[1e3, 1e3 + 1], [-np.inf, -np.inf], [np.inf, 1.0]], dtype=d), [1], False),
+                          note="large values, -inf row, +inf"))
+    return out
+
+
 RECORDS = [
     OpRecord("var", FAMILY, FLOATS, _full_samples, ref=_var_full_ref(False), error_inputs=lambda: _errors("var")[:1],
              grad_samples=_grad(_full_samples)),
@@ -145,6 +171,16 @@ RECORDS = [
     OpRecord("logsumexp", FAMILY, ("bool",) + NUMERIC, _logsumexp_samples, ref=_logsumexp_ref,
              result_dtype=lambda s, d: d if d in FLOATS else "float32",
              grad_samples=lambda: [s for s in _logsumexp_samples("float64") if 0 < s.args[0].size <= 24
+                                   and np.isfinite(s.args[0]).all()]),
+    # the private ops behind var/std/logsumexp (their own derivatives: torch's var_backward,
+    # std_backward and logsumexp_backward, schema comment)
+    OpRecord("_var", FAMILY, FLOATS, _private_samples, ref=_private_var_ref(False), api="_C._var",
+             no_zero_dim="_var's samples name their shapes", grad_samples=_grad(_private_samples)),
+    OpRecord("_std", FAMILY, FLOATS, _private_samples, ref=_private_var_ref(True), api="_C._std",
+             no_zero_dim="_std's samples name their shapes", grad_samples=_grad(_private_samples)),
+    OpRecord("_logsumexp", FAMILY, FLOATS, _private_logsumexp_samples, ref=_logsumexp_ref, api="_C._logsumexp",
+             no_zero_dim="_logsumexp's samples name their shapes",
+             grad_samples=lambda: [s for s in _private_logsumexp_samples("float64") if 0 < s.args[0].size <= 24
                                    and np.isfinite(s.args[0]).all()]),
     OpRecord("cumsum", FAMILY, ("bool",) + NUMERIC, _cumsum_samples, ref=_running_ref(np.cumsum),
              result_dtype=_cumsum_result, out_sets_dtype=True,  # out= of another dtype computes in it (torch)
