@@ -2,7 +2,8 @@
 // `huber_loss`: dispatch tables, backend adapters, and the C++ API entry points.
 #include "generated/api/huber_loss.h"
 
-#include "generated/kernels/composite/huber_loss.h"
+#include "generated/autograd/huber_loss.h"
+#include "generated/kernels/huber_loss.h"
 #include "runtime/autograd/view_tracking.h"
 #include "runtime/api/api_helpers.h"
 #include "runtime/dispatch/dispatcher.h"
@@ -12,7 +13,24 @@
 
 namespace kiln {
 
-// ---- huber_loss(Tensor self, Tensor target, int reduction=1, float delta=1.0) -> Tensor  (CompositeImplicit)
+// ---- huber_loss(Tensor self, Tensor target, int reduction=1, float delta=1.0) -> Tensor
+namespace {
+Tensor huber_loss_CPU(const Tensor& self, const Tensor& target, int64_t reduction, double delta) {
+  if (explain_enabled()) explain_log("kernel", "composite_explicit::huber_loss", "");
+  return Tensor(composite_explicit::huber_loss(self, target, reduction, delta));
+}
+Tensor huber_loss_CUDA(const Tensor& self, const Tensor& target, int64_t reduction, double delta) {
+  if (explain_enabled()) explain_log("kernel", "composite_explicit::huber_loss", "");
+  return Tensor(composite_explicit::huber_loss(self, target, reduction, delta));
+}
+}  // namespace
+
+Operator<Tensor(const Tensor&, const Tensor&, int64_t, double)> huber_loss_op = {"huber_loss", {
+    /*CPU=*/&huber_loss_CPU,
+    /*CUDA=*/&huber_loss_CUDA,
+    /*Autograd=*/&autograd_kernels::huber_loss,
+}};
+
 
 // Autocast kernel: torch's CPU autocast policy `fp32`, then the op below Autocast.
 namespace {
@@ -26,8 +44,9 @@ Tensor huber_loss_autocast(const Tensor& self, const Tensor& target, int64_t red
 Tensor ops::huber_loss(const Tensor& self, const Tensor& target, int64_t reduction, double delta) {
   if (autocast::active()) return huber_loss_autocast(self, target, reduction, delta);
   const profiler::Scope profile_scope("aten::huber_loss", [&] { return profiler::shapes_of(TensorRefs(self, target)); });
-  if (explain_enabled()) explain_log("composite", "huber_loss", "");
-  return composite_implicit::huber_loss(self, target, reduction, delta);
+  const DispatchKeySet keys = dispatch_keys(backend_key({&self, &target}), records_autograd({&self, &target}));
+  if (explain_enabled()) explain_log("dispatch", "huber_loss", keys.str().c_str());
+  return huber_loss_op.lookup(keys)(self, target, reduction, delta);
 }
 
 }  // namespace kiln

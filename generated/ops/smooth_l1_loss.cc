@@ -2,7 +2,8 @@
 // `smooth_l1_loss`: dispatch tables, backend adapters, and the C++ API entry points.
 #include "generated/api/smooth_l1_loss.h"
 
-#include "generated/kernels/composite/smooth_l1_loss.h"
+#include "generated/autograd/smooth_l1_loss.h"
+#include "generated/kernels/smooth_l1_loss.h"
 #include "runtime/autograd/view_tracking.h"
 #include "runtime/api/api_helpers.h"
 #include "runtime/dispatch/dispatcher.h"
@@ -12,7 +13,24 @@
 
 namespace kiln {
 
-// ---- smooth_l1_loss(Tensor self, Tensor target, int reduction=1, float beta=1.0) -> Tensor  (CompositeImplicit)
+// ---- smooth_l1_loss(Tensor self, Tensor target, int reduction=1, float beta=1.0) -> Tensor
+namespace {
+Tensor smooth_l1_loss_CPU(const Tensor& self, const Tensor& target, int64_t reduction, double beta) {
+  if (explain_enabled()) explain_log("kernel", "composite_explicit::smooth_l1_loss", "");
+  return Tensor(composite_explicit::smooth_l1_loss(self, target, reduction, beta));
+}
+Tensor smooth_l1_loss_CUDA(const Tensor& self, const Tensor& target, int64_t reduction, double beta) {
+  if (explain_enabled()) explain_log("kernel", "composite_explicit::smooth_l1_loss", "");
+  return Tensor(composite_explicit::smooth_l1_loss(self, target, reduction, beta));
+}
+}  // namespace
+
+Operator<Tensor(const Tensor&, const Tensor&, int64_t, double)> smooth_l1_loss_op = {"smooth_l1_loss", {
+    /*CPU=*/&smooth_l1_loss_CPU,
+    /*CUDA=*/&smooth_l1_loss_CUDA,
+    /*Autograd=*/&autograd_kernels::smooth_l1_loss,
+}};
+
 
 // Autocast kernel: torch's CPU autocast policy `fp32`, then the op below Autocast.
 namespace {
@@ -26,8 +44,9 @@ Tensor smooth_l1_loss_autocast(const Tensor& self, const Tensor& target, int64_t
 Tensor ops::smooth_l1_loss(const Tensor& self, const Tensor& target, int64_t reduction, double beta) {
   if (autocast::active()) return smooth_l1_loss_autocast(self, target, reduction, beta);
   const profiler::Scope profile_scope("aten::smooth_l1_loss", [&] { return profiler::shapes_of(TensorRefs(self, target)); });
-  if (explain_enabled()) explain_log("composite", "smooth_l1_loss", "");
-  return composite_implicit::smooth_l1_loss(self, target, reduction, beta);
+  const DispatchKeySet keys = dispatch_keys(backend_key({&self, &target}), records_autograd({&self, &target}));
+  if (explain_enabled()) explain_log("dispatch", "smooth_l1_loss", keys.str().c_str());
+  return smooth_l1_loss_op.lookup(keys)(self, target, reduction, beta);
 }
 
 }  // namespace kiln

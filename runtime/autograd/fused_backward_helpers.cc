@@ -14,6 +14,7 @@
 #include "generated/api/_lstm_cell_fused_backward.h"
 #include "generated/api/_lstm_layer_backward.h"
 #include "generated/api/_scaled_dot_product_attention_backward.h"
+#include "generated/api/abs.h"
 #include "generated/api/add.h"
 #include "generated/api/cat.h"
 #include "generated/api/conv2d_backward_weight.h"
@@ -21,6 +22,9 @@
 #include "generated/api/eq.h"
 #include "generated/api/exp.h"
 #include "generated/api/full_like.h"
+#include "generated/api/ge.h"
+#include "generated/api/gt.h"
+#include "generated/api/isnan.h"
 #include "generated/api/masked_fill.h"
 #include "generated/api/matmul.h"
 #include "generated/api/mean.h"
@@ -293,6 +297,38 @@ Tensor mse_loss_backward(const Tensor& grad, const Tensor& self, const Tensor& t
   const Tensor diff = kiln::sub(self, target);
   const double norm = reduction == 1 ? 2.0 / static_cast<double>(diff.numel()) : 2.0;
   return sum_to(kiln::mul(kiln::mul(diff, Scalar(norm)), grad), self.sizes());
+}
+
+namespace {
+// The loss's per-element slope times the reduction's factor, then grad (broadcast), summed back to
+// self's shape where target broadcast it: torch's vectorized loop. (Its scalar loop, which takes the
+// last n mod 16 elements of a run, multiplies by beta or delta in double and can round one ulp
+// apart; kiln does not copy that dependence on an element's place.)
+Tensor scaled_loss_gradient(const Tensor& deriv, const Tensor& grad, const Tensor& self, int64_t reduction) {
+  const double norm = reduction == 1 ? 1.0 / static_cast<double>(deriv.numel()) : 1.0;
+  return sum_to(kiln::mul(kiln::mul(deriv, Scalar(norm)), grad), self.sizes());
+}
+
+Tensor plus_or_minus(const Tensor& d, double magnitude) {
+  return kiln::where(kiln::gt(d, 0), kiln::full_like(d, Scalar(magnitude)), kiln::full_like(d, Scalar(-magnitude)));
+}
+}  // namespace
+
+Tensor smooth_l1_loss_backward(const Tensor& grad, const Tensor& self, const Tensor& target, int64_t reduction,
+                               double beta) {
+  const Tensor d = kiln::sub(self, target);
+  // beta 0: +-1 everywhere but NaN (whose d / 0 is NaN), without the division, whose own derivative
+  // (0 / 0 through where's unselected branch) would make the second derivative NaN.
+  const Tensor deriv = beta == 0 ? kiln::where(kiln::isnan(d), d, plus_or_minus(d, 1.0))
+                                 : kiln::where(kiln::ge(kiln::abs(d), beta), plus_or_minus(d, 1.0), kiln::div(d, Scalar(beta)));
+  return scaled_loss_gradient(deriv, grad, self, reduction);
+}
+
+Tensor huber_loss_backward(const Tensor& grad, const Tensor& self, const Tensor& target, int64_t reduction,
+                           double delta) {
+  const Tensor d = kiln::sub(self, target);
+  const Tensor deriv = kiln::where(kiln::ge(kiln::abs(d), delta), plus_or_minus(d, delta), d);
+  return scaled_loss_gradient(deriv, grad, self, reduction);
 }
 
 }  // namespace kiln

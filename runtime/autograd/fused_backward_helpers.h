@@ -63,4 +63,11 @@ Tensor logsumexp_backward(const Tensor& grad, const Tensor& self, const Tensor& 
 // (norm * (self - target)) * grad with norm = 2 / N for the mean (N the broadcast size) or 2, summed
 // back to self's shape where target broadcast it.
 Tensor mse_loss_backward(const Tensor& grad, const Tensor& self, const Tensor& target, int64_t reduction);
+// Likewise torch's smooth_l1_loss_backward and huber_loss_backward: (norm * deriv) * grad, deriv the
+// slope of the loss at d = self - target (+-1 where |d| >= beta, else d / beta; +-delta where
+// |d| >= delta, else d; the sign is -1 at 0), norm 1 / N for the mean or 1.
+Tensor smooth_l1_loss_backward(const Tensor& grad, const Tensor& self, const Tensor& target, int64_t reduction,
+                               double beta);
+Tensor huber_loss_backward(const Tensor& grad, const Tensor& self, const Tensor& target, int64_t reduction,
+                           double delta);
 }  // namespace kiln

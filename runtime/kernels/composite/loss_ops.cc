@@ -29,11 +29,9 @@
 #include "generated/api/where.h"
 #include "generated/api/zeros_like.h"
 #include "generated/kernels/composite/cosine_embedding_loss.h"
-#include "generated/kernels/composite/huber_loss.h"
 #include "generated/kernels/composite/kl_div.h"
 #include "generated/kernels/composite/margin_ranking_loss.h"
 #include "generated/kernels/composite/poisson_nll_loss.h"
-#include "generated/kernels/composite/smooth_l1_loss.h"
 #include "generated/kernels/composite/soft_margin_loss.h"
 #include "generated/kernels/composite/triplet_margin_loss.h"
 #include "runtime/kernels/composite/reduce_loss.h"
@@ -56,56 +54,6 @@ Tensor pairwise_distance(const Tensor& x1, const Tensor& x2, double p, double ep
 }
 
 }  // namespace
-
-// 0.5 z^2 / beta for z = |x - y| < beta, z - 0.5 beta beyond; beta 0 is l1_loss, as torch.
-namespace {
-// x where `keep`, else 0: the quadratic piece is differentiated only where it is taken (an infinite
-// difference would give the other piece's 0 * inf = NaN; torch's backward takes one piece per element).
-Tensor guarded(const Tensor& keep, const Tensor& x) { return kiln::where(keep, x, kiln::zeros_like(x)); }
-
-// 0 (NaN where d is NaN) whose gradient is NaN where d is NaN: torch's smooth_l1/huber backward
-// gives a NaN difference a NaN gradient, which abs's (0 at NaN) would not.
-Tensor nan_gradient(const Tensor& d) {
-  const Tensor u = guarded(kiln::isnan(d), d);
-  return kiln::mul(kiln::mul(u, u), 0.0);
-}
-}  // namespace
-
-Tensor smooth_l1_loss(const Tensor& self, const Tensor& target, int64_t reduction, double beta) {
-  check_floating(self, "smooth_l1_loss", "input");
-  KILN_CHECK(beta >= 0, "smooth_l1_loss(): smooth_l1_loss does not support negative values for beta, got ", beta);
-  check_loss_reduction(reduction, "smooth_l1_loss");
-  if (beta == 0) return kiln::l1_loss(self, target, reduction);
-  const Tensor d = kiln::sub(self, target);
-  const Tensor z = kiln::abs(d);
-  const Tensor near = kiln::lt(z, beta);
-  const Tensor dq = guarded(near, d);
-  // The value rounds as torch's forward (0.5 z z / beta); the gradient as its backward, grad * (d / beta)
-  // (differentiating the product would give (grad / beta) * d, an ulp off for a beta that is not a power
-  // of two): the value carries no gradient, dq * detach(dq / beta) - its detached copy (0) carries the
-  // first derivative, and 0.5 e e / beta with e = dq - detach(dq) (0, with a 0 first derivative) the
-  // second, 1 / beta.
-  const Tensor value = kiln::div(kiln::mul(kiln::mul(dq, 0.5), dq), beta).detach();
-  const Tensor first = kiln::mul(dq, kiln::div(dq, beta).detach());
-  const Tensor e = kiln::sub(dq, dq.detach());
-  const Tensor second = kiln::mul(kiln::mul(e, e), 0.5 / beta);
-  const Tensor quad = kiln::add(kiln::add(value, kiln::sub(first, first.detach())), second);
-  return reduce_loss(kiln::add(kiln::where(near, quad, kiln::sub(z, 0.5 * beta)), nan_gradient(d)), reduction,
-                     "smooth_l1_loss");
-}
-
-// 0.5 z^2 for z = |x - y| < delta, delta (z - 0.5 delta) beyond.
-Tensor huber_loss(const Tensor& self, const Tensor& target, int64_t reduction, double delta) {
-  check_floating(self, "huber_loss", "input");
-  KILN_CHECK(delta > 0, "huber_loss(): huber_loss does not support non-positive values for delta, got ", delta);
-  const Tensor d = kiln::sub(self, target);
-  const Tensor z = kiln::abs(d);
-  const Tensor near = kiln::lt(z, delta);
-  const Tensor dq = guarded(near, d);
-  const Tensor quad = kiln::mul(kiln::mul(dq, 0.5), dq);
-  const Tensor lin = kiln::mul(kiln::sub(z, 0.5 * delta), delta);
-  return reduce_loss(kiln::add(kiln::where(near, quad, lin), nan_gradient(d)), reduction, "huber_loss");
-}
 
 // target (log target - input), 0 where target is 0 (torch's xlogy); with log_target,
 // exp(target) (target - input).
