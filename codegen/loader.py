@@ -35,7 +35,7 @@ FUSED_BACKWARD_HELPERS = {
     "gru_cell_fused_backward", "lstm_cell_fused_backward", "lstm_layer_backward",
     "scaled_dot_product_attention_backward", "batch_norm_train_backward", "group_norm_fused_backward",
     "conv2d_weight_bias_backward", "norm2_backward", "var_backward", "std_backward", "logsumexp_backward",
-    "mse_loss_backward", "smooth_l1_loss_backward", "huber_loss_backward",
+    "mse_loss_backward", "smooth_l1_loss_backward", "huber_loss_backward", "glu_backward",
 }
 FORMULA_HELPERS |= FUSED_BACKWARD_HELPERS
 # Helpers declared in runtime/autograd/linalg_formula_helpers.h (the linalg derivatives), included

@@ -2,7 +2,8 @@
 // `glu`: dispatch tables, backend adapters, and the C++ API entry points.
 #include "generated/api/glu.h"
 
-#include "generated/kernels/composite/glu.h"
+#include "generated/autograd/glu.h"
+#include "generated/kernels/glu.h"
 #include "runtime/autograd/view_tracking.h"
 #include "runtime/api/api_helpers.h"
 #include "runtime/dispatch/dispatcher.h"
@@ -10,12 +11,30 @@
 
 namespace kiln {
 
-// ---- glu(Tensor self, int dim=-1) -> Tensor  (CompositeImplicit)
+// ---- glu(Tensor self, int dim=-1) -> Tensor
+namespace {
+Tensor glu_CPU(const Tensor& self, int64_t dim) {
+  if (explain_enabled()) explain_log("kernel", "composite_explicit::glu", "");
+  return Tensor(composite_explicit::glu(self, dim));
+}
+Tensor glu_CUDA(const Tensor& self, int64_t dim) {
+  if (explain_enabled()) explain_log("kernel", "composite_explicit::glu", "");
+  return Tensor(composite_explicit::glu(self, dim));
+}
+}  // namespace
+
+Operator<Tensor(const Tensor&, int64_t)> glu_op = {"glu", {
+    /*CPU=*/&glu_CPU,
+    /*CUDA=*/&glu_CUDA,
+    /*Autograd=*/&autograd_kernels::glu,
+}};
+
 
 Tensor ops::glu(const Tensor& self, int64_t dim) {
   const profiler::Scope profile_scope("aten::glu", [&] { return profiler::shapes_of(TensorRefs(self)); });
-  if (explain_enabled()) explain_log("composite", "glu", "");
-  return composite_implicit::glu(self, dim);
+  const DispatchKeySet keys = dispatch_keys(backend_key({&self}), records_autograd({&self}));
+  if (explain_enabled()) explain_log("dispatch", "glu", keys.str().c_str());
+  return glu_op.lookup(keys)(self, dim);
 }
 
 }  // namespace kiln

@@ -31,6 +31,7 @@
 #include "generated/api/mm.h"
 #include "generated/api/mul.h"
 #include "generated/api/narrow.h"
+#include "generated/api/neg.h"
 #include "generated/api/rsqrt.h"
 #include "generated/api/sigmoid.h"
 #include "generated/api/softmax.h"
@@ -329,6 +330,16 @@ Tensor huber_loss_backward(const Tensor& grad, const Tensor& self, const Tensor&
   const Tensor d = kiln::sub(self, target);
   const Tensor deriv = kiln::where(kiln::ge(kiln::abs(d), delta), plus_or_minus(d, delta), d);
   return scaled_loss_gradient(deriv, grad, self, reduction);
+}
+
+Tensor glu_backward(const Tensor& grad, const Tensor& self, int64_t dim) {
+  const int64_t d = wrap_dim(dim, self.dim(), "glu");
+  const int64_t half = self.sizes()[d] / 2;
+  const Tensor s = kiln::sigmoid(kiln::narrow(self, d, half, half));
+  const Tensor grad_first = kiln::mul(s, grad);
+  const Tensor slope = kiln::mul(kiln::add(kiln::neg(s), 1), s);  // (1 - s) s
+  const Tensor grad_second = kiln::mul(kiln::mul(slope, kiln::narrow(self, d, 0, half)), grad);
+  return kiln::cat({grad_first, grad_second}, d);
 }
 
 }  // namespace kiln

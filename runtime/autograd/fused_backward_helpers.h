@@ -70,4 +70,7 @@ Tensor smooth_l1_loss_backward(const Tensor& grad, const Tensor& self, const Ten
                                double beta);
 Tensor huber_loss_backward(const Tensor& grad, const Tensor& self, const Tensor& target, int64_t reduction,
                            double delta);
+// self of glu: torch's glu_backward, [sigmoid(b) * grad, (((1 - sigmoid(b)) * sigmoid(b)) * a) * grad]
+// for the halves a, b of self along dim.
+Tensor glu_backward(const Tensor& grad, const Tensor& self, int64_t dim);
 }  // namespace kiln

@@ -1,6 +1,6 @@
 """Gradients in torch 1.13's own order, bit for bit: var/std (its var_backward, std_backward),
-logsumexp (logsumexp_backward), mse_loss (mse_loss_backward), silu and tanh (their AVX2 kernels'
-fused multiply-add), elu. Each compares kiln's .grad with torch's on the same float32 inputs."""
+logsumexp (logsumexp_backward), mse_loss, smooth_l1_loss and huber_loss (their backward kernels),
+glu (glu_backward), silu and tanh (their AVX2 kernels' fused multiply-add), elu. Each compares kiln's .grad with torch's on the same float32 inputs."""
 import numpy as np
 import pytest
 import torch
@@ -84,6 +84,15 @@ def test_mse_loss_gradients(reduction, target_shape):
 def test_activation_gradients(name):
     fn_t, fn_k = getattr(torch.nn.functional, name), getattr(kiln.nn.functional, name)
     want, got = grads(fn_t, fn_k, sample((16, 37), scale=3.0))
+    np.testing.assert_array_equal(bits(got), bits(want))
+
+
+@pytest.mark.parametrize("dim", [-1, 0])
+def test_glu_gradient(dim):
+    """Runs of whole 16-float vectors: torch's sigmoid takes the C library's expf on a run's last n mod 16
+    elements (its scalar loop), Sleef's elsewhere, as kiln everywhere; they rarely differ."""
+    want, got = grads(lambda t: torch.nn.functional.glu(t, dim), lambda t: kiln.nn.functional.glu(t, dim),
+                      sample((32, 64), scale=2.0))
     np.testing.assert_array_equal(bits(got), bits(want))
 
 

@@ -10,9 +10,9 @@
 #include "generated/api/sigmoid.h"
 #include "generated/api/where.h"
 #include "generated/kernels/composite/celu.h"
-#include "generated/kernels/composite/glu.h"
 #include "generated/kernels/composite/prelu.h"
 #include "generated/kernels/composite/selu.h"
+#include "generated/kernels/glu.h"
 #include "runtime/core/error.h"
 
 namespace kiln {
@@ -66,7 +66,13 @@ Tensor prelu(const Tensor& self, const Tensor& weight) {
   return kiln::where(kiln::gt(self, 0), self, kiln::mul(w, self));
 }
 
-Tensor glu(const Tensor& self, int64_t dim) {
+}  // namespace composite_implicit
+
+namespace composite_explicit {
+
+// glu's gradient is its own (torch's glu_backward, schema/derivatives.yaml).
+TensorBase glu(const TensorBase& self_, int64_t dim) {
+  const Tensor self(self_);
   // torch's order: the dim, then its size, then the dtype.
   KILN_CHECK(self.dim() > 0, "glu does not support scalars because halving size must be even");
   const int64_t d = wrap_dim(dim, self.dim(), "glu");
@@ -76,5 +82,5 @@ Tensor glu(const Tensor& self, int64_t dim) {
   return kiln::mul(kiln::narrow(self, d, 0, n / 2), kiln::sigmoid(kiln::narrow(self, d, n / 2, n / 2)));
 }
 
-}  // namespace composite_implicit
+}  // namespace composite_explicit
 }  // namespace kiln
