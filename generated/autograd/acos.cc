@@ -7,9 +7,9 @@
 #include "generated/api/acos.h"
 #include "generated/api/_acos_self_backward.h"
 #include "generated/api/add.h"
-#include "generated/api/div.h"
 #include "generated/api/mul.h"
 #include "generated/api/neg.h"
+#include "generated/api/reciprocal.h"
 #include "generated/api/sqrt.h"
 #include "runtime/autograd/formula_helpers.h"
 #include "runtime/autograd/node.h"
@@ -20,7 +20,7 @@ namespace kiln {
 namespace autograd {
 
 // acos
-//   self: div(neg(grad), sqrt(add(neg(mul(self, self)), 1)))
+//   self: mul(grad, neg(reciprocal(sqrt(add(neg(mul(self, self)), 1)))))
 struct AcosBackward0 final : Node {
   SavedVariable self_;
 
@@ -31,7 +31,7 @@ struct AcosBackward0 final : Node {
     const Tensor grad(grads[0]);
     if (!grad.defined()) return grad_inputs;
     const Tensor self(self_.unpack());
-    if (next_edges()[0].is_valid()) grad_inputs[0] = (fused_backward_applies({&grad, &self}) ? _acos_self_backward(grad, self) : div(neg(grad), sqrt(add(neg(mul(self, self)), 1))));
+    if (next_edges()[0].is_valid()) grad_inputs[0] = (fused_backward_applies({&grad, &self}) ? _acos_self_backward(grad, self) : mul(grad, neg(reciprocal(sqrt(add(neg(mul(self, self)), 1))))));
     return grad_inputs;
   }
 

@@ -6,8 +6,8 @@
 
 #include "generated/api/acosh.h"
 #include "generated/api/_acosh_self_backward.h"
-#include "generated/api/div.h"
 #include "generated/api/mul.h"
+#include "generated/api/reciprocal.h"
 #include "generated/api/sqrt.h"
 #include "generated/api/sub.h"
 #include "runtime/autograd/formula_helpers.h"
@@ -19,7 +19,7 @@ namespace kiln {
 namespace autograd {
 
 // acosh
-//   self: div(grad, sqrt(sub(mul(self, self), 1)))
+//   self: mul(grad, reciprocal(sqrt(sub(mul(self, self), 1))))
 struct AcoshBackward0 final : Node {
   SavedVariable self_;
 
@@ -30,7 +30,7 @@ struct AcoshBackward0 final : Node {
     const Tensor grad(grads[0]);
     if (!grad.defined()) return grad_inputs;
     const Tensor self(self_.unpack());
-    if (next_edges()[0].is_valid()) grad_inputs[0] = (fused_backward_applies({&grad, &self}) ? _acosh_self_backward(grad, self) : div(grad, sqrt(sub(mul(self, self), 1))));
+    if (next_edges()[0].is_valid()) grad_inputs[0] = (fused_backward_applies({&grad, &self}) ? _acosh_self_backward(grad, self) : mul(grad, reciprocal(sqrt(sub(mul(self, self), 1)))));
     return grad_inputs;
   }
 

@@ -8,9 +8,9 @@
 #include "generated/api/_atan2_other_backward.h"
 #include "generated/api/_atan2_self_backward.h"
 #include "generated/api/add.h"
-#include "generated/api/div.h"
 #include "generated/api/mul.h"
 #include "generated/api/neg.h"
+#include "generated/api/reciprocal.h"
 #include "runtime/autograd/formula_helpers.h"
 #include "runtime/autograd/node.h"
 #include "runtime/autograd/saved_variable.h"
@@ -20,8 +20,8 @@ namespace kiln {
 namespace autograd {
 
 // atan2
-//   self: div(mul(grad, other), add(mul(self, self), mul(other, other)))
-//   other: div(mul(neg(grad), self), add(mul(self, self), mul(other, other)))
+//   self: mul(mul(grad, other), reciprocal(add(mul(self, self), mul(other, other))))
+//   other: mul(mul(grad, neg(self)), reciprocal(add(mul(self, self), mul(other, other))))
 struct Atan2Backward0 final : Node {
   SavedVariable self_;
   SavedVariable other_;
@@ -34,8 +34,8 @@ struct Atan2Backward0 final : Node {
     if (!grad.defined()) return grad_inputs;
     const Tensor self(self_.unpack());
     const Tensor other(other_.unpack());
-    if (next_edges()[0].is_valid()) grad_inputs[0] = (fused_backward_applies({&grad, &self, &other}) ? _atan2_self_backward(grad, self, other) : div(mul(grad, other), add(mul(self, self), mul(other, other))));
-    if (next_edges()[1].is_valid()) grad_inputs[1] = (fused_backward_applies({&grad, &self, &other}) ? _atan2_other_backward(grad, self, other) : div(mul(neg(grad), self), add(mul(self, self), mul(other, other))));
+    if (next_edges()[0].is_valid()) grad_inputs[0] = (fused_backward_applies({&grad, &self, &other}) ? _atan2_self_backward(grad, self, other) : mul(mul(grad, other), reciprocal(add(mul(self, self), mul(other, other)))));
+    if (next_edges()[1].is_valid()) grad_inputs[1] = (fused_backward_applies({&grad, &self, &other}) ? _atan2_other_backward(grad, self, other) : mul(mul(grad, neg(self)), reciprocal(add(mul(self, self), mul(other, other)))));
     return grad_inputs;
   }
 

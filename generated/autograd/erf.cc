@@ -18,7 +18,7 @@ namespace kiln {
 namespace autograd {
 
 // erf
-//   self: mul(mul(grad, exp(neg(mul(self, self)))), 1.1283791670955126)
+//   self: mul(mul(exp(neg(mul(self, self))), 1.1283791670955126), grad)
 struct ErfBackward0 final : Node {
   SavedVariable self_;
 
@@ -29,7 +29,7 @@ struct ErfBackward0 final : Node {
     const Tensor grad(grads[0]);
     if (!grad.defined()) return grad_inputs;
     const Tensor self(self_.unpack());
-    if (next_edges()[0].is_valid()) grad_inputs[0] = (fused_backward_applies({&grad, &self}) ? _erf_self_backward(grad, self) : mul(mul(grad, exp(neg(mul(self, self)))), 1.1283791670955126));
+    if (next_edges()[0].is_valid()) grad_inputs[0] = (fused_backward_applies({&grad, &self}) ? _erf_self_backward(grad, self) : mul(mul(exp(neg(mul(self, self))), 1.1283791670955126), grad));
     return grad_inputs;
   }
 

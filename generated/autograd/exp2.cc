@@ -16,7 +16,7 @@ namespace kiln {
 namespace autograd {
 
 // exp2
-//   self: mul(grad, mul(result, 0.6931471805599453))
+//   self: mul(mul(grad, result), 0.6931471805599453)
 struct Exp2Backward0 final : Node {
   SavedVariable result_;
 
@@ -27,7 +27,7 @@ struct Exp2Backward0 final : Node {
     const Tensor grad(grads[0]);
     if (!grad.defined()) return grad_inputs;
     const Tensor result(result_.unpack(shared_from_this()));
-    if (next_edges()[0].is_valid()) grad_inputs[0] = (fused_backward_applies({&grad, &result}) ? _exp2_self_backward(grad, result) : mul(grad, mul(result, 0.6931471805599453)));
+    if (next_edges()[0].is_valid()) grad_inputs[0] = (fused_backward_applies({&grad, &result}) ? _exp2_self_backward(grad, result) : mul(mul(grad, result), 0.6931471805599453));
     return grad_inputs;
   }
 

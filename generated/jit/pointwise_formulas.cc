@@ -1513,29 +1513,13 @@ const FormulaNode _fmod_tensor_other_backward_nodes[] = {
     {FormulaOp::Mul, 1, 5, -1, -1, 0.0},
 };
 
-// _atan2_self_backward: grad * other / (self * self + other * other)
+// _atan2_self_backward: grad * other * (1 / (self * self + other * other))
 const char* const _atan2_self_backward_args[] = {"grad", "self", "other"};
 const FormulaNode _atan2_self_backward_nodes[] = {
     {FormulaOp::Arg, -1, -1, -1, 0, 0.0},
     {FormulaOp::Arg, -1, -1, -1, 2, 0.0},
     {FormulaOp::Mul, 0, 1, -1, -1, 0.0},
-    {FormulaOp::Arg, -1, -1, -1, 1, 0.0},
-    {FormulaOp::Arg, -1, -1, -1, 1, 0.0},
-    {FormulaOp::Mul, 3, 4, -1, -1, 0.0},
-    {FormulaOp::Arg, -1, -1, -1, 2, 0.0},
-    {FormulaOp::Arg, -1, -1, -1, 2, 0.0},
-    {FormulaOp::Mul, 6, 7, -1, -1, 0.0},
-    {FormulaOp::Add, 5, 8, -1, -1, 0.0},
-    {FormulaOp::Div, 2, 9, -1, -1, 0.0},
-};
-
-// _atan2_other_backward: -grad * self / (self * self + other * other)
-const char* const _atan2_other_backward_args[] = {"grad", "self", "other"};
-const FormulaNode _atan2_other_backward_nodes[] = {
-    {FormulaOp::Arg, -1, -1, -1, 0, 0.0},
-    {FormulaOp::Neg, 0, -1, -1, -1, 0.0},
-    {FormulaOp::Arg, -1, -1, -1, 1, 0.0},
-    {FormulaOp::Mul, 1, 2, -1, -1, 0.0},
+    {FormulaOp::Const, -1, -1, -1, -1, 1.0},
     {FormulaOp::Arg, -1, -1, -1, 1, 0.0},
     {FormulaOp::Arg, -1, -1, -1, 1, 0.0},
     {FormulaOp::Mul, 4, 5, -1, -1, 0.0},
@@ -1544,6 +1528,26 @@ const FormulaNode _atan2_other_backward_nodes[] = {
     {FormulaOp::Mul, 7, 8, -1, -1, 0.0},
     {FormulaOp::Add, 6, 9, -1, -1, 0.0},
     {FormulaOp::Div, 3, 10, -1, -1, 0.0},
+    {FormulaOp::Mul, 2, 11, -1, -1, 0.0},
+};
+
+// _atan2_other_backward: grad * -self * (1 / (self * self + other * other))
+const char* const _atan2_other_backward_args[] = {"grad", "self", "other"};
+const FormulaNode _atan2_other_backward_nodes[] = {
+    {FormulaOp::Arg, -1, -1, -1, 0, 0.0},
+    {FormulaOp::Arg, -1, -1, -1, 1, 0.0},
+    {FormulaOp::Neg, 1, -1, -1, -1, 0.0},
+    {FormulaOp::Mul, 0, 2, -1, -1, 0.0},
+    {FormulaOp::Const, -1, -1, -1, -1, 1.0},
+    {FormulaOp::Arg, -1, -1, -1, 1, 0.0},
+    {FormulaOp::Arg, -1, -1, -1, 1, 0.0},
+    {FormulaOp::Mul, 5, 6, -1, -1, 0.0},
+    {FormulaOp::Arg, -1, -1, -1, 2, 0.0},
+    {FormulaOp::Arg, -1, -1, -1, 2, 0.0},
+    {FormulaOp::Mul, 8, 9, -1, -1, 0.0},
+    {FormulaOp::Add, 7, 10, -1, -1, 0.0},
+    {FormulaOp::Div, 4, 11, -1, -1, 0.0},
+    {FormulaOp::Mul, 3, 12, -1, -1, 0.0},
 };
 
 // _log2_self_backward: grad / (self * 0.6931471805599453)
@@ -1566,35 +1570,21 @@ const FormulaNode _log10_self_backward_nodes[] = {
     {FormulaOp::Div, 0, 3, -1, -1, 0.0},
 };
 
-// _exp2_self_backward: grad * (output * 0.6931471805599453)
+// _exp2_self_backward: grad * output * 0.6931471805599453
 const char* const _exp2_self_backward_args[] = {"grad", "output"};
 const FormulaNode _exp2_self_backward_nodes[] = {
     {FormulaOp::Arg, -1, -1, -1, 0, 0.0},
     {FormulaOp::Arg, -1, -1, -1, 1, 0.0},
+    {FormulaOp::Mul, 0, 1, -1, -1, 0.0},
     {FormulaOp::Const, -1, -1, -1, -1, 0.6931471805599453},
-    {FormulaOp::Mul, 1, 2, -1, -1, 0.0},
-    {FormulaOp::Mul, 0, 3, -1, -1, 0.0},
+    {FormulaOp::Mul, 2, 3, -1, -1, 0.0},
 };
 
-// _asin_self_backward: grad / sqrt(-(self * self) + 1)
+// _asin_self_backward: grad * (1 / sqrt(-(self * self) + 1))
 const char* const _asin_self_backward_args[] = {"grad", "self"};
 const FormulaNode _asin_self_backward_nodes[] = {
     {FormulaOp::Arg, -1, -1, -1, 0, 0.0},
-    {FormulaOp::Arg, -1, -1, -1, 1, 0.0},
-    {FormulaOp::Arg, -1, -1, -1, 1, 0.0},
-    {FormulaOp::Mul, 1, 2, -1, -1, 0.0},
-    {FormulaOp::Neg, 3, -1, -1, -1, 0.0},
     {FormulaOp::Const, -1, -1, -1, -1, 1.0},
-    {FormulaOp::Add, 4, 5, -1, -1, 0.0},
-    {FormulaOp::Sqrt, 6, -1, -1, -1, 0.0},
-    {FormulaOp::Div, 0, 7, -1, -1, 0.0},
-};
-
-// _acos_self_backward: -grad / sqrt(-(self * self) + 1)
-const char* const _acos_self_backward_args[] = {"grad", "self"};
-const FormulaNode _acos_self_backward_nodes[] = {
-    {FormulaOp::Arg, -1, -1, -1, 0, 0.0},
-    {FormulaOp::Neg, 0, -1, -1, -1, 0.0},
     {FormulaOp::Arg, -1, -1, -1, 1, 0.0},
     {FormulaOp::Arg, -1, -1, -1, 1, 0.0},
     {FormulaOp::Mul, 2, 3, -1, -1, 0.0},
@@ -1603,6 +1593,24 @@ const FormulaNode _acos_self_backward_nodes[] = {
     {FormulaOp::Add, 5, 6, -1, -1, 0.0},
     {FormulaOp::Sqrt, 7, -1, -1, -1, 0.0},
     {FormulaOp::Div, 1, 8, -1, -1, 0.0},
+    {FormulaOp::Mul, 0, 9, -1, -1, 0.0},
+};
+
+// _acos_self_backward: grad * -(1 / sqrt(-(self * self) + 1))
+const char* const _acos_self_backward_args[] = {"grad", "self"};
+const FormulaNode _acos_self_backward_nodes[] = {
+    {FormulaOp::Arg, -1, -1, -1, 0, 0.0},
+    {FormulaOp::Const, -1, -1, -1, -1, 1.0},
+    {FormulaOp::Arg, -1, -1, -1, 1, 0.0},
+    {FormulaOp::Arg, -1, -1, -1, 1, 0.0},
+    {FormulaOp::Mul, 2, 3, -1, -1, 0.0},
+    {FormulaOp::Neg, 4, -1, -1, -1, 0.0},
+    {FormulaOp::Const, -1, -1, -1, -1, 1.0},
+    {FormulaOp::Add, 5, 6, -1, -1, 0.0},
+    {FormulaOp::Sqrt, 7, -1, -1, -1, 0.0},
+    {FormulaOp::Div, 1, 8, -1, -1, 0.0},
+    {FormulaOp::Neg, 9, -1, -1, -1, 0.0},
+    {FormulaOp::Mul, 0, 10, -1, -1, 0.0},
 };
 
 // _atan_self_backward: grad / (self * self + 1)
@@ -1647,30 +1655,34 @@ const FormulaNode _tan_self_backward_nodes[] = {
     {FormulaOp::Mul, 0, 5, -1, -1, 0.0},
 };
 
-// _asinh_self_backward: grad / sqrt(self * self + 1)
+// _asinh_self_backward: grad * (1 / sqrt(self * self + 1))
 const char* const _asinh_self_backward_args[] = {"grad", "self"};
 const FormulaNode _asinh_self_backward_nodes[] = {
     {FormulaOp::Arg, -1, -1, -1, 0, 0.0},
-    {FormulaOp::Arg, -1, -1, -1, 1, 0.0},
-    {FormulaOp::Arg, -1, -1, -1, 1, 0.0},
-    {FormulaOp::Mul, 1, 2, -1, -1, 0.0},
     {FormulaOp::Const, -1, -1, -1, -1, 1.0},
-    {FormulaOp::Add, 3, 4, -1, -1, 0.0},
-    {FormulaOp::Sqrt, 5, -1, -1, -1, 0.0},
-    {FormulaOp::Div, 0, 6, -1, -1, 0.0},
+    {FormulaOp::Arg, -1, -1, -1, 1, 0.0},
+    {FormulaOp::Arg, -1, -1, -1, 1, 0.0},
+    {FormulaOp::Mul, 2, 3, -1, -1, 0.0},
+    {FormulaOp::Const, -1, -1, -1, -1, 1.0},
+    {FormulaOp::Add, 4, 5, -1, -1, 0.0},
+    {FormulaOp::Sqrt, 6, -1, -1, -1, 0.0},
+    {FormulaOp::Div, 1, 7, -1, -1, 0.0},
+    {FormulaOp::Mul, 0, 8, -1, -1, 0.0},
 };
 
-// _acosh_self_backward: grad / sqrt(self * self - 1)
+// _acosh_self_backward: grad * (1 / sqrt(self * self - 1))
 const char* const _acosh_self_backward_args[] = {"grad", "self"};
 const FormulaNode _acosh_self_backward_nodes[] = {
     {FormulaOp::Arg, -1, -1, -1, 0, 0.0},
-    {FormulaOp::Arg, -1, -1, -1, 1, 0.0},
-    {FormulaOp::Arg, -1, -1, -1, 1, 0.0},
-    {FormulaOp::Mul, 1, 2, -1, -1, 0.0},
     {FormulaOp::Const, -1, -1, -1, -1, 1.0},
-    {FormulaOp::Sub, 3, 4, -1, -1, 0.0},
-    {FormulaOp::Sqrt, 5, -1, -1, -1, 0.0},
-    {FormulaOp::Div, 0, 6, -1, -1, 0.0},
+    {FormulaOp::Arg, -1, -1, -1, 1, 0.0},
+    {FormulaOp::Arg, -1, -1, -1, 1, 0.0},
+    {FormulaOp::Mul, 2, 3, -1, -1, 0.0},
+    {FormulaOp::Const, -1, -1, -1, -1, 1.0},
+    {FormulaOp::Sub, 4, 5, -1, -1, 0.0},
+    {FormulaOp::Sqrt, 6, -1, -1, -1, 0.0},
+    {FormulaOp::Div, 1, 7, -1, -1, 0.0},
+    {FormulaOp::Mul, 0, 8, -1, -1, 0.0},
 };
 
 // _atanh_self_backward: grad / (-(self * self) + 1)
@@ -1901,17 +1913,17 @@ const FormulaNode _cos_self_backward_nodes[] = {
     {FormulaOp::Neg, 3, -1, -1, -1, 0.0},
 };
 
-// _erf_self_backward: grad * exp(-(self * self)) * 1.1283791670955126
+// _erf_self_backward: exp(-(self * self)) * 1.1283791670955126 * grad
 const char* const _erf_self_backward_args[] = {"grad", "self"};
 const FormulaNode _erf_self_backward_nodes[] = {
-    {FormulaOp::Arg, -1, -1, -1, 0, 0.0},
     {FormulaOp::Arg, -1, -1, -1, 1, 0.0},
     {FormulaOp::Arg, -1, -1, -1, 1, 0.0},
-    {FormulaOp::Mul, 1, 2, -1, -1, 0.0},
-    {FormulaOp::Neg, 3, -1, -1, -1, 0.0},
-    {FormulaOp::Exp, 4, -1, -1, -1, 0.0},
-    {FormulaOp::Mul, 0, 5, -1, -1, 0.0},
+    {FormulaOp::Mul, 0, 1, -1, -1, 0.0},
+    {FormulaOp::Neg, 2, -1, -1, -1, 0.0},
+    {FormulaOp::Exp, 3, -1, -1, -1, 0.0},
     {FormulaOp::Const, -1, -1, -1, -1, 1.1283791670955126},
+    {FormulaOp::Mul, 4, 5, -1, -1, 0.0},
+    {FormulaOp::Arg, -1, -1, -1, 0, 0.0},
     {FormulaOp::Mul, 6, 7, -1, -1, 0.0},
 };
 
@@ -2744,17 +2756,17 @@ const FormulaNode cos_self_grad_nodes[] = {
     {FormulaOp::Neg, 3, -1, -1, -1, 0.0},
 };
 
-// derf/dself: grad * exp(-(self * self)) * 1.1283791670955126
+// derf/dself: exp(-(self * self)) * 1.1283791670955126 * grad
 const char* const erf_self_grad_args[] = {"grad", "result", "self"};
 const FormulaNode erf_self_grad_nodes[] = {
-    {FormulaOp::Arg, -1, -1, -1, 0, 0.0},
     {FormulaOp::Arg, -1, -1, -1, 2, 0.0},
     {FormulaOp::Arg, -1, -1, -1, 2, 0.0},
-    {FormulaOp::Mul, 1, 2, -1, -1, 0.0},
-    {FormulaOp::Neg, 3, -1, -1, -1, 0.0},
-    {FormulaOp::Exp, 4, -1, -1, -1, 0.0},
-    {FormulaOp::Mul, 0, 5, -1, -1, 0.0},
+    {FormulaOp::Mul, 0, 1, -1, -1, 0.0},
+    {FormulaOp::Neg, 2, -1, -1, -1, 0.0},
+    {FormulaOp::Exp, 3, -1, -1, -1, 0.0},
     {FormulaOp::Const, -1, -1, -1, -1, 1.1283791670955126},
+    {FormulaOp::Mul, 4, 5, -1, -1, 0.0},
+    {FormulaOp::Arg, -1, -1, -1, 0, 0.0},
     {FormulaOp::Mul, 6, 7, -1, -1, 0.0},
 };
 
@@ -3021,29 +3033,13 @@ const FormulaNode fmod_other_grad_nodes[] = {
     {FormulaOp::Mul, 1, 5, -1, -1, 0.0},
 };
 
-// datan2/dself: grad * other / (self * self + other * other)
+// datan2/dself: grad * other * (1 / (self * self + other * other))
 const char* const atan2_self_grad_args[] = {"grad", "result", "self", "other"};
 const FormulaNode atan2_self_grad_nodes[] = {
     {FormulaOp::Arg, -1, -1, -1, 0, 0.0},
     {FormulaOp::Arg, -1, -1, -1, 3, 0.0},
     {FormulaOp::Mul, 0, 1, -1, -1, 0.0},
-    {FormulaOp::Arg, -1, -1, -1, 2, 0.0},
-    {FormulaOp::Arg, -1, -1, -1, 2, 0.0},
-    {FormulaOp::Mul, 3, 4, -1, -1, 0.0},
-    {FormulaOp::Arg, -1, -1, -1, 3, 0.0},
-    {FormulaOp::Arg, -1, -1, -1, 3, 0.0},
-    {FormulaOp::Mul, 6, 7, -1, -1, 0.0},
-    {FormulaOp::Add, 5, 8, -1, -1, 0.0},
-    {FormulaOp::Div, 2, 9, -1, -1, 0.0},
-};
-
-// datan2/dother: -grad * self / (self * self + other * other)
-const char* const atan2_other_grad_args[] = {"grad", "result", "self", "other"};
-const FormulaNode atan2_other_grad_nodes[] = {
-    {FormulaOp::Arg, -1, -1, -1, 0, 0.0},
-    {FormulaOp::Neg, 0, -1, -1, -1, 0.0},
-    {FormulaOp::Arg, -1, -1, -1, 2, 0.0},
-    {FormulaOp::Mul, 1, 2, -1, -1, 0.0},
+    {FormulaOp::Const, -1, -1, -1, -1, 1.0},
     {FormulaOp::Arg, -1, -1, -1, 2, 0.0},
     {FormulaOp::Arg, -1, -1, -1, 2, 0.0},
     {FormulaOp::Mul, 4, 5, -1, -1, 0.0},
@@ -3052,6 +3048,26 @@ const FormulaNode atan2_other_grad_nodes[] = {
     {FormulaOp::Mul, 7, 8, -1, -1, 0.0},
     {FormulaOp::Add, 6, 9, -1, -1, 0.0},
     {FormulaOp::Div, 3, 10, -1, -1, 0.0},
+    {FormulaOp::Mul, 2, 11, -1, -1, 0.0},
+};
+
+// datan2/dother: grad * -self * (1 / (self * self + other * other))
+const char* const atan2_other_grad_args[] = {"grad", "result", "self", "other"};
+const FormulaNode atan2_other_grad_nodes[] = {
+    {FormulaOp::Arg, -1, -1, -1, 0, 0.0},
+    {FormulaOp::Arg, -1, -1, -1, 2, 0.0},
+    {FormulaOp::Neg, 1, -1, -1, -1, 0.0},
+    {FormulaOp::Mul, 0, 2, -1, -1, 0.0},
+    {FormulaOp::Const, -1, -1, -1, -1, 1.0},
+    {FormulaOp::Arg, -1, -1, -1, 2, 0.0},
+    {FormulaOp::Arg, -1, -1, -1, 2, 0.0},
+    {FormulaOp::Mul, 5, 6, -1, -1, 0.0},
+    {FormulaOp::Arg, -1, -1, -1, 3, 0.0},
+    {FormulaOp::Arg, -1, -1, -1, 3, 0.0},
+    {FormulaOp::Mul, 8, 9, -1, -1, 0.0},
+    {FormulaOp::Add, 7, 10, -1, -1, 0.0},
+    {FormulaOp::Div, 4, 11, -1, -1, 0.0},
+    {FormulaOp::Mul, 3, 12, -1, -1, 0.0},
 };
 
 // dlog2/dself: grad / (self * 0.6931471805599453)
@@ -3074,35 +3090,21 @@ const FormulaNode log10_self_grad_nodes[] = {
     {FormulaOp::Div, 0, 3, -1, -1, 0.0},
 };
 
-// dexp2/dself: grad * (result * 0.6931471805599453)
+// dexp2/dself: grad * result * 0.6931471805599453
 const char* const exp2_self_grad_args[] = {"grad", "result", "self"};
 const FormulaNode exp2_self_grad_nodes[] = {
     {FormulaOp::Arg, -1, -1, -1, 0, 0.0},
     {FormulaOp::Arg, -1, -1, -1, 1, 0.0},
+    {FormulaOp::Mul, 0, 1, -1, -1, 0.0},
     {FormulaOp::Const, -1, -1, -1, -1, 0.6931471805599453},
-    {FormulaOp::Mul, 1, 2, -1, -1, 0.0},
-    {FormulaOp::Mul, 0, 3, -1, -1, 0.0},
+    {FormulaOp::Mul, 2, 3, -1, -1, 0.0},
 };
 
-// dasin/dself: grad / sqrt(-(self * self) + 1)
+// dasin/dself: grad * (1 / sqrt(-(self * self) + 1))
 const char* const asin_self_grad_args[] = {"grad", "result", "self"};
 const FormulaNode asin_self_grad_nodes[] = {
     {FormulaOp::Arg, -1, -1, -1, 0, 0.0},
-    {FormulaOp::Arg, -1, -1, -1, 2, 0.0},
-    {FormulaOp::Arg, -1, -1, -1, 2, 0.0},
-    {FormulaOp::Mul, 1, 2, -1, -1, 0.0},
-    {FormulaOp::Neg, 3, -1, -1, -1, 0.0},
     {FormulaOp::Const, -1, -1, -1, -1, 1.0},
-    {FormulaOp::Add, 4, 5, -1, -1, 0.0},
-    {FormulaOp::Sqrt, 6, -1, -1, -1, 0.0},
-    {FormulaOp::Div, 0, 7, -1, -1, 0.0},
-};
-
-// dacos/dself: -grad / sqrt(-(self * self) + 1)
-const char* const acos_self_grad_args[] = {"grad", "result", "self"};
-const FormulaNode acos_self_grad_nodes[] = {
-    {FormulaOp::Arg, -1, -1, -1, 0, 0.0},
-    {FormulaOp::Neg, 0, -1, -1, -1, 0.0},
     {FormulaOp::Arg, -1, -1, -1, 2, 0.0},
     {FormulaOp::Arg, -1, -1, -1, 2, 0.0},
     {FormulaOp::Mul, 2, 3, -1, -1, 0.0},
@@ -3111,6 +3113,24 @@ const FormulaNode acos_self_grad_nodes[] = {
     {FormulaOp::Add, 5, 6, -1, -1, 0.0},
     {FormulaOp::Sqrt, 7, -1, -1, -1, 0.0},
     {FormulaOp::Div, 1, 8, -1, -1, 0.0},
+    {FormulaOp::Mul, 0, 9, -1, -1, 0.0},
+};
+
+// dacos/dself: grad * -(1 / sqrt(-(self * self) + 1))
+const char* const acos_self_grad_args[] = {"grad", "result", "self"};
+const FormulaNode acos_self_grad_nodes[] = {
+    {FormulaOp::Arg, -1, -1, -1, 0, 0.0},
+    {FormulaOp::Const, -1, -1, -1, -1, 1.0},
+    {FormulaOp::Arg, -1, -1, -1, 2, 0.0},
+    {FormulaOp::Arg, -1, -1, -1, 2, 0.0},
+    {FormulaOp::Mul, 2, 3, -1, -1, 0.0},
+    {FormulaOp::Neg, 4, -1, -1, -1, 0.0},
+    {FormulaOp::Const, -1, -1, -1, -1, 1.0},
+    {FormulaOp::Add, 5, 6, -1, -1, 0.0},
+    {FormulaOp::Sqrt, 7, -1, -1, -1, 0.0},
+    {FormulaOp::Div, 1, 8, -1, -1, 0.0},
+    {FormulaOp::Neg, 9, -1, -1, -1, 0.0},
+    {FormulaOp::Mul, 0, 10, -1, -1, 0.0},
 };
 
 // datan/dself: grad / (self * self + 1)
@@ -3155,30 +3175,34 @@ const FormulaNode tan_self_grad_nodes[] = {
     {FormulaOp::Mul, 0, 5, -1, -1, 0.0},
 };
 
-// dasinh/dself: grad / sqrt(self * self + 1)
+// dasinh/dself: grad * (1 / sqrt(self * self + 1))
 const char* const asinh_self_grad_args[] = {"grad", "result", "self"};
 const FormulaNode asinh_self_grad_nodes[] = {
     {FormulaOp::Arg, -1, -1, -1, 0, 0.0},
-    {FormulaOp::Arg, -1, -1, -1, 2, 0.0},
-    {FormulaOp::Arg, -1, -1, -1, 2, 0.0},
-    {FormulaOp::Mul, 1, 2, -1, -1, 0.0},
     {FormulaOp::Const, -1, -1, -1, -1, 1.0},
-    {FormulaOp::Add, 3, 4, -1, -1, 0.0},
-    {FormulaOp::Sqrt, 5, -1, -1, -1, 0.0},
-    {FormulaOp::Div, 0, 6, -1, -1, 0.0},
+    {FormulaOp::Arg, -1, -1, -1, 2, 0.0},
+    {FormulaOp::Arg, -1, -1, -1, 2, 0.0},
+    {FormulaOp::Mul, 2, 3, -1, -1, 0.0},
+    {FormulaOp::Const, -1, -1, -1, -1, 1.0},
+    {FormulaOp::Add, 4, 5, -1, -1, 0.0},
+    {FormulaOp::Sqrt, 6, -1, -1, -1, 0.0},
+    {FormulaOp::Div, 1, 7, -1, -1, 0.0},
+    {FormulaOp::Mul, 0, 8, -1, -1, 0.0},
 };
 
-// dacosh/dself: grad / sqrt(self * self - 1)
+// dacosh/dself: grad * (1 / sqrt(self * self - 1))
 const char* const acosh_self_grad_args[] = {"grad", "result", "self"};
 const FormulaNode acosh_self_grad_nodes[] = {
     {FormulaOp::Arg, -1, -1, -1, 0, 0.0},
-    {FormulaOp::Arg, -1, -1, -1, 2, 0.0},
-    {FormulaOp::Arg, -1, -1, -1, 2, 0.0},
-    {FormulaOp::Mul, 1, 2, -1, -1, 0.0},
     {FormulaOp::Const, -1, -1, -1, -1, 1.0},
-    {FormulaOp::Sub, 3, 4, -1, -1, 0.0},
-    {FormulaOp::Sqrt, 5, -1, -1, -1, 0.0},
-    {FormulaOp::Div, 0, 6, -1, -1, 0.0},
+    {FormulaOp::Arg, -1, -1, -1, 2, 0.0},
+    {FormulaOp::Arg, -1, -1, -1, 2, 0.0},
+    {FormulaOp::Mul, 2, 3, -1, -1, 0.0},
+    {FormulaOp::Const, -1, -1, -1, -1, 1.0},
+    {FormulaOp::Sub, 4, 5, -1, -1, 0.0},
+    {FormulaOp::Sqrt, 6, -1, -1, -1, 0.0},
+    {FormulaOp::Div, 1, 7, -1, -1, 0.0},
+    {FormulaOp::Mul, 0, 8, -1, -1, 0.0},
 };
 
 // datanh/dself: grad / (-(self * self) + 1)
@@ -4634,12 +4658,12 @@ const PointwiseFormula kPointwiseFormulas[] = {
      nullptr, 0, _fmod_tensor_other_backward_nodes, 7,
      FormulaDtypes::floating, false, false,
      false, nullptr},
-    {"_atan2_self_backward", "_atan2_self_backward", "_atan2_self_backward", "grad * other / (self * self + other * other)", _atan2_self_backward_args, 3,
-     nullptr, 0, _atan2_self_backward_nodes, 11,
+    {"_atan2_self_backward", "_atan2_self_backward", "_atan2_self_backward", "grad * other * (1 / (self * self + other * other))", _atan2_self_backward_args, 3,
+     nullptr, 0, _atan2_self_backward_nodes, 13,
      FormulaDtypes::floating, false, false,
      false, nullptr},
-    {"_atan2_other_backward", "_atan2_other_backward", "_atan2_other_backward", "-grad * self / (self * self + other * other)", _atan2_other_backward_args, 3,
-     nullptr, 0, _atan2_other_backward_nodes, 12,
+    {"_atan2_other_backward", "_atan2_other_backward", "_atan2_other_backward", "grad * -self * (1 / (self * self + other * other))", _atan2_other_backward_args, 3,
+     nullptr, 0, _atan2_other_backward_nodes, 14,
      FormulaDtypes::floating, false, false,
      false, nullptr},
     {"_log2_self_backward", "_log2_self_backward", "_log2_self_backward", "grad / (self * 0.6931471805599453)", _log2_self_backward_args, 2,
@@ -4650,16 +4674,16 @@ const PointwiseFormula kPointwiseFormulas[] = {
      nullptr, 0, _log10_self_backward_nodes, 5,
      FormulaDtypes::floating, false, false,
      false, nullptr},
-    {"_exp2_self_backward", "_exp2_self_backward", "_exp2_self_backward", "grad * (output * 0.6931471805599453)", _exp2_self_backward_args, 2,
+    {"_exp2_self_backward", "_exp2_self_backward", "_exp2_self_backward", "grad * output * 0.6931471805599453", _exp2_self_backward_args, 2,
      nullptr, 0, _exp2_self_backward_nodes, 5,
      FormulaDtypes::floating, false, false,
      false, nullptr},
-    {"_asin_self_backward", "_asin_self_backward", "_asin_self_backward", "grad / sqrt(-(self * self) + 1)", _asin_self_backward_args, 2,
-     nullptr, 0, _asin_self_backward_nodes, 9,
+    {"_asin_self_backward", "_asin_self_backward", "_asin_self_backward", "grad * (1 / sqrt(-(self * self) + 1))", _asin_self_backward_args, 2,
+     nullptr, 0, _asin_self_backward_nodes, 11,
      FormulaDtypes::floating, false, false,
      false, nullptr},
-    {"_acos_self_backward", "_acos_self_backward", "_acos_self_backward", "-grad / sqrt(-(self * self) + 1)", _acos_self_backward_args, 2,
-     nullptr, 0, _acos_self_backward_nodes, 10,
+    {"_acos_self_backward", "_acos_self_backward", "_acos_self_backward", "grad * -(1 / sqrt(-(self * self) + 1))", _acos_self_backward_args, 2,
+     nullptr, 0, _acos_self_backward_nodes, 12,
      FormulaDtypes::floating, false, false,
      false, nullptr},
     {"_atan_self_backward", "_atan_self_backward", "_atan_self_backward", "grad / (self * self + 1)", _atan_self_backward_args, 2,
@@ -4678,12 +4702,12 @@ const PointwiseFormula kPointwiseFormulas[] = {
      nullptr, 0, _tan_self_backward_nodes, 7,
      FormulaDtypes::floating, false, false,
      false, nullptr},
-    {"_asinh_self_backward", "_asinh_self_backward", "_asinh_self_backward", "grad / sqrt(self * self + 1)", _asinh_self_backward_args, 2,
-     nullptr, 0, _asinh_self_backward_nodes, 8,
+    {"_asinh_self_backward", "_asinh_self_backward", "_asinh_self_backward", "grad * (1 / sqrt(self * self + 1))", _asinh_self_backward_args, 2,
+     nullptr, 0, _asinh_self_backward_nodes, 10,
      FormulaDtypes::floating, false, false,
      false, nullptr},
-    {"_acosh_self_backward", "_acosh_self_backward", "_acosh_self_backward", "grad / sqrt(self * self - 1)", _acosh_self_backward_args, 2,
-     nullptr, 0, _acosh_self_backward_nodes, 8,
+    {"_acosh_self_backward", "_acosh_self_backward", "_acosh_self_backward", "grad * (1 / sqrt(self * self - 1))", _acosh_self_backward_args, 2,
+     nullptr, 0, _acosh_self_backward_nodes, 10,
      FormulaDtypes::floating, false, false,
      false, nullptr},
     {"_atanh_self_backward", "_atanh_self_backward", "_atanh_self_backward", "grad / (-(self * self) + 1)", _atanh_self_backward_args, 2,
@@ -4750,7 +4774,7 @@ const PointwiseFormula kPointwiseFormulas[] = {
      nullptr, 0, _cos_self_backward_nodes, 5,
      FormulaDtypes::floating, false, false,
      false, nullptr},
-    {"_erf_self_backward", "_erf_self_backward", "_erf_self_backward", "grad * exp(-(self * self)) * 1.1283791670955126", _erf_self_backward_args, 2,
+    {"_erf_self_backward", "_erf_self_backward", "_erf_self_backward", "exp(-(self * self)) * 1.1283791670955126 * grad", _erf_self_backward_args, 2,
      nullptr, 0, _erf_self_backward_nodes, 9,
      FormulaDtypes::floating, false, false,
      false, nullptr},
@@ -4959,7 +4983,7 @@ const PointwiseFormula kPointwiseDerivatives[] = {
     {"cos", "self", "cos", "-(grad * sin(self))", cos_self_grad_args, 3,
      nullptr, 0,
      cos_self_grad_nodes, 5, FormulaDtypes::floating, false, false, false, nullptr},
-    {"erf", "self", "erf", "grad * exp(-(self * self)) * 1.1283791670955126", erf_self_grad_args, 3,
+    {"erf", "self", "erf", "exp(-(self * self)) * 1.1283791670955126 * grad", erf_self_grad_args, 3,
      nullptr, 0,
      erf_self_grad_nodes, 9, FormulaDtypes::floating, false, false, false, nullptr},
     {"sign", "self", "sign", "0", sign_self_grad_args, 3,
@@ -5022,27 +5046,27 @@ const PointwiseFormula kPointwiseDerivatives[] = {
     {"fmod.Tensor", "other", "fmod", "-grad * trunc(self / other)", fmod_other_grad_args, 4,
      nullptr, 0,
      fmod_other_grad_nodes, 7, FormulaDtypes::floating, false, false, false, nullptr},
-    {"atan2", "self", "atan2", "grad * other / (self * self + other * other)", atan2_self_grad_args, 4,
+    {"atan2", "self", "atan2", "grad * other * (1 / (self * self + other * other))", atan2_self_grad_args, 4,
      nullptr, 0,
-     atan2_self_grad_nodes, 11, FormulaDtypes::floating, false, false, false, nullptr},
-    {"atan2", "other", "atan2", "-grad * self / (self * self + other * other)", atan2_other_grad_args, 4,
+     atan2_self_grad_nodes, 13, FormulaDtypes::floating, false, false, false, nullptr},
+    {"atan2", "other", "atan2", "grad * -self * (1 / (self * self + other * other))", atan2_other_grad_args, 4,
      nullptr, 0,
-     atan2_other_grad_nodes, 12, FormulaDtypes::floating, false, false, false, nullptr},
+     atan2_other_grad_nodes, 14, FormulaDtypes::floating, false, false, false, nullptr},
     {"log2", "self", "log2", "grad / (self * 0.6931471805599453)", log2_self_grad_args, 3,
      nullptr, 0,
      log2_self_grad_nodes, 5, FormulaDtypes::floating, false, false, false, nullptr},
     {"log10", "self", "log10", "grad / (self * 2.302585092994046)", log10_self_grad_args, 3,
      nullptr, 0,
      log10_self_grad_nodes, 5, FormulaDtypes::floating, false, false, false, nullptr},
-    {"exp2", "self", "exp2", "grad * (result * 0.6931471805599453)", exp2_self_grad_args, 3,
+    {"exp2", "self", "exp2", "grad * result * 0.6931471805599453", exp2_self_grad_args, 3,
      nullptr, 0,
      exp2_self_grad_nodes, 5, FormulaDtypes::floating, false, false, false, nullptr},
-    {"asin", "self", "asin", "grad / sqrt(-(self * self) + 1)", asin_self_grad_args, 3,
+    {"asin", "self", "asin", "grad * (1 / sqrt(-(self * self) + 1))", asin_self_grad_args, 3,
      nullptr, 0,
-     asin_self_grad_nodes, 9, FormulaDtypes::floating, false, false, false, nullptr},
-    {"acos", "self", "acos", "-grad / sqrt(-(self * self) + 1)", acos_self_grad_args, 3,
+     asin_self_grad_nodes, 11, FormulaDtypes::floating, false, false, false, nullptr},
+    {"acos", "self", "acos", "grad * -(1 / sqrt(-(self * self) + 1))", acos_self_grad_args, 3,
      nullptr, 0,
-     acos_self_grad_nodes, 10, FormulaDtypes::floating, false, false, false, nullptr},
+     acos_self_grad_nodes, 12, FormulaDtypes::floating, false, false, false, nullptr},
     {"atan", "self", "atan", "grad / (self * self + 1)", atan_self_grad_args, 3,
      nullptr, 0,
      atan_self_grad_nodes, 7, FormulaDtypes::floating, false, false, false, nullptr},
@@ -5055,12 +5079,12 @@ const PointwiseFormula kPointwiseDerivatives[] = {
     {"tan", "self", "tan", "grad * (result * result + 1)", tan_self_grad_args, 3,
      nullptr, 0,
      tan_self_grad_nodes, 7, FormulaDtypes::floating, false, false, false, nullptr},
-    {"asinh", "self", "asinh", "grad / sqrt(self * self + 1)", asinh_self_grad_args, 3,
+    {"asinh", "self", "asinh", "grad * (1 / sqrt(self * self + 1))", asinh_self_grad_args, 3,
      nullptr, 0,
-     asinh_self_grad_nodes, 8, FormulaDtypes::floating, false, false, false, nullptr},
-    {"acosh", "self", "acosh", "grad / sqrt(self * self - 1)", acosh_self_grad_args, 3,
+     asinh_self_grad_nodes, 10, FormulaDtypes::floating, false, false, false, nullptr},
+    {"acosh", "self", "acosh", "grad * (1 / sqrt(self * self - 1))", acosh_self_grad_args, 3,
      nullptr, 0,
-     acosh_self_grad_nodes, 8, FormulaDtypes::floating, false, false, false, nullptr},
+     acosh_self_grad_nodes, 10, FormulaDtypes::floating, false, false, false, nullptr},
     {"atanh", "self", "atanh", "grad / (-(self * self) + 1)", atanh_self_grad_args, 3,
      nullptr, 0,
      atanh_self_grad_nodes, 8, FormulaDtypes::floating, false, false, false, nullptr},

@@ -141,3 +141,28 @@ def test_smooth_l1_and_huber_gradients(loss, kw, reduction):
     np.testing.assert_array_equal(xk.grad.numpy(), xt.grad.numpy())
     np.testing.assert_array_equal(tk.grad.numpy(), tt.grad.numpy())
     assert type(lk.grad_fn).__name__ == type(lt.grad_fn).__name__ or reduction == "none" or kw.get("beta") == 0.0
+
+
+UNARY = [("asin", 0.3, False), ("acos", 0.3, False), ("asinh", 2.0, False), ("acosh", 1.0, True),
+         ("exp2", 1.0, False), ("erf", 1.5, False), ("erfc", 1.5, False), ("atan", 2.0, False), ("tan", 0.5, False)]
+
+
+@pytest.mark.parametrize("name, scale, above_one", UNARY, ids=[u[0] for u in UNARY])
+def test_unary_gradients(name, scale, above_one):
+    """Their derivatives read self (or an exact result) only, so kiln's own forward does not enter."""
+    x = sample((16, 32), seed=6, scale=scale)
+    if above_one:
+        x = np.abs(x) + 1.01
+    want, got = grads(getattr(torch, name), getattr(kiln, name), x)
+    np.testing.assert_array_equal(bits(got), bits(want))
+
+
+def test_atan2_gradients():
+    y, x = sample((16, 32), seed=7), sample((16, 32), seed=8)
+    yt, xt = torch.tensor(y, requires_grad=True), torch.tensor(x, requires_grad=True)
+    yk, xk = kiln.tensor(y, requires_grad=True), kiln.tensor(x, requires_grad=True)
+    g = sample((16, 32), seed=9)
+    torch.atan2(yt, xt).backward(torch.tensor(g))
+    kiln.atan2(yk, xk).backward(kiln.tensor(g))
+    np.testing.assert_array_equal(bits(yk.grad), bits(yt.grad))
+    np.testing.assert_array_equal(bits(xk.grad), bits(xt.grad))
