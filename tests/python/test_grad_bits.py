@@ -166,3 +166,16 @@ def test_atan2_gradients():
     kiln.atan2(yk, xk).backward(kiln.tensor(g))
     np.testing.assert_array_equal(bits(yk.grad), bits(yt.grad))
     np.testing.assert_array_equal(bits(xk.grad), bits(xt.grad))
+
+
+NEAREST = [((2, 3, 7), {"scale_factor": 2}), ((2, 3, 5, 6), {"scale_factor": 2}), ((2, 3, 5, 6), {"scale_factor": 3}),
+           ((2, 3, 5, 6), {"size": (11, 13)}), ((2, 3, 5, 6), {"size": (11, 13), "mode": "nearest-exact"}),
+           ((1, 2, 3, 4, 5), {"scale_factor": 2}), ((2, 3, 9, 9), {"scale_factor": 0.5})]
+
+
+@pytest.mark.parametrize("shape, kw", NEAREST, ids=[f"{s}-{k}" for s, k in NEAREST])
+def test_nearest_interpolation_gradient(shape, kw):
+    """torch's cpu_upsample_nearest_backward: outputs in row-major order, each added to its source."""
+    want, got = grads(lambda t: torch.nn.functional.interpolate(t, **kw),
+                      lambda t: kiln.nn.functional.interpolate(t, **kw), sample(shape))
+    np.testing.assert_array_equal(bits(got), bits(want))

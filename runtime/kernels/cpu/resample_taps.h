@@ -198,6 +198,36 @@ void linear_scatter_torch_order(const T* g, T* gx, int64_t planes, const std::ve
   else linear_scatter_dims<T, false>(g, gx, planes, taps);
 }
 
+// The nearest modes' backward as torch's cpu_upsample_nearest_backward: each plane's output positions
+// in row-major order, each adding its gradient to the one input position it copied (a position
+// copied to four gets ((0 + a) + b) + c) + d; separable passes would add (a + b) + (c + d)). Every
+// dim has one tap per output position. gx holds zeros.
+template <typename T>
+void nearest_scatter_torch_order(const T* g, T* gx, int64_t planes, const std::vector<const Taps<T>*>& taps) {
+  const size_t d = taps.size();
+  int64_t out_plane = 1, in_plane = 1;
+  for (const Taps<T>* t : taps) {
+    out_plane *= t->out;
+    in_plane *= t->in;
+  }
+  const Taps<T>& w = *taps[d - 1];
+  const Taps<T>* h = d >= 2 ? taps[d - 2] : nullptr;
+  const Taps<T>* z = d >= 3 ? taps[d - 3] : nullptr;
+  const int64_t depth = z ? z->out : 1, height = h ? h->out : 1;
+  for (int64_t p = 0; p < planes; ++p) {
+    const T* gp = g + p * out_plane;
+    T* xp = gx + p * in_plane;
+    for (int64_t od = 0; od < depth; ++od) {
+      const int64_t id = z ? z->index[od] : 0;
+      for (int64_t oh = 0; oh < height; ++oh) {
+        T* row = xp + (id * (h ? h->in : 1) + (h ? h->index[oh] : 0)) * w.in;
+        const T* grow = gp + (od * height + oh) * w.out;
+        for (int64_t ow = 0; ow < w.out; ++ow) row[w.index[ow]] += grow[ow];
+      }
+    }
+  }
+}
+
 // Spatial dim j (0-based, after N and C) of a contiguous (N, C, *spatial) tensor of `shape` as
 // (outer, size, inner).
 inline void split_at_dim(const std::vector<int64_t>& shape, size_t j, int64_t& outer, int64_t& inner) {

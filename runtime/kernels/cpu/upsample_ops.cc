@@ -279,6 +279,11 @@ TensorBase upsample_backward(const char* op, Mode mode, const TensorBase& grad_o
                                  g.sizes()[0] * g.sizes()[1], dims);
       return;
     }
+    if (taps_mode == Mode::kNearest || taps_mode == Mode::kNearestBackward || taps_mode == Mode::kNearestExact) {
+      nearest_scatter_torch_order(static_cast<const scalar_t*>(g.data_ptr()),
+                                  static_cast<scalar_t*>(result.data_ptr()), g.sizes()[0] * g.sizes()[1], dims);
+      return;
+    }
     scatter_separable(static_cast<const scalar_t*>(g.data_ptr()), static_cast<scalar_t*>(result.data_ptr()),
                       std::vector<int64_t>(g.sizes().begin(), g.sizes().end()), dims);
   });
