@@ -774,7 +774,7 @@ KILN_FILES = {
     "generated/autograd/adaptive_max_pool3d_backward.h": (["generated/api/tensor.h"], []),
     "generated/autograd/add.cc": (["generated/api/add.h", "generated/autograd/add.h", "runtime/autograd/formula_helpers.h", "runtime/autograd/node.h", "runtime/autograd/saved_variable.h", "runtime/dispatch/dispatcher.h"], []),
     "generated/autograd/add.h": (["generated/api/tensor.h"], []),
-    "generated/autograd/addcdiv.cc": (["generated/api/_addcdiv_tensor1_backward.h", "generated/api/_addcdiv_tensor2_backward.h", "generated/api/addcdiv.h", "generated/api/div.h", "generated/api/mul.h", "generated/api/neg.h", "generated/autograd/addcdiv.h", "runtime/autograd/formula_helpers.h", "runtime/autograd/node.h", "runtime/autograd/saved_variable.h", "runtime/dispatch/dispatcher.h"], []),
+    "generated/autograd/addcdiv.cc": (["generated/api/_addcdiv_tensor1_backward.h", "generated/api/_addcdiv_tensor2_backward.h", "generated/api/addcdiv.h", "generated/api/div.h", "generated/api/full_like.h", "generated/api/mul.h", "generated/api/neg.h", "generated/autograd/addcdiv.h", "runtime/autograd/formula_helpers.h", "runtime/autograd/node.h", "runtime/autograd/saved_variable.h", "runtime/dispatch/dispatcher.h"], []),
     "generated/autograd/addcdiv.h": (["generated/api/tensor.h"], []),
     "generated/autograd/addcmul.cc": (["generated/api/_addcmul_tensor1_backward.h", "generated/api/_addcmul_tensor2_backward.h", "generated/api/addcmul.h", "generated/api/mul.h", "generated/autograd/addcmul.h", "runtime/autograd/formula_helpers.h", "runtime/autograd/node.h", "runtime/autograd/saved_variable.h", "runtime/dispatch/dispatcher.h"], []),
     "generated/autograd/addcmul.h": (["generated/api/tensor.h"], []),

@@ -8,6 +8,7 @@
 #include "generated/api/_addcdiv_tensor1_backward.h"
 #include "generated/api/_addcdiv_tensor2_backward.h"
 #include "generated/api/div.h"
+#include "generated/api/full_like.h"
 #include "generated/api/mul.h"
 #include "generated/api/neg.h"
 #include "runtime/autograd/formula_helpers.h"
@@ -20,8 +21,8 @@ namespace autograd {
 
 // addcdiv
 //   self: grad
-//   tensor1: div(maybe_multiply(grad, value), tensor2)
-//   tensor2: div(mul(maybe_multiply(neg(grad), value), tensor1), mul(tensor2, tensor2))
+//   tensor1: mul(grad, div(full_like(tensor2, value), tensor2))
+//   tensor2: mul(neg(grad), div(maybe_multiply(tensor1, value), mul(tensor2, tensor2)))
 struct AddcdivBackward0 final : Node {
   SavedVariable tensor1_;
   SavedVariable tensor2_;
@@ -36,8 +37,8 @@ struct AddcdivBackward0 final : Node {
     const Tensor tensor1(tensor1_.unpack());
     const Tensor tensor2(tensor2_.unpack());
     if (next_edges()[0].is_valid()) grad_inputs[0] = grad;
-    if (next_edges()[1].is_valid()) grad_inputs[1] = (fused_backward_applies({&grad, &tensor2}) ? _addcdiv_tensor1_backward(grad, tensor2, value) : div(maybe_multiply(grad, value), tensor2));
-    if (next_edges()[2].is_valid()) grad_inputs[2] = (fused_backward_applies({&grad, &tensor1, &tensor2}) ? _addcdiv_tensor2_backward(grad, tensor1, tensor2, value) : div(mul(maybe_multiply(neg(grad), value), tensor1), mul(tensor2, tensor2)));
+    if (next_edges()[1].is_valid()) grad_inputs[1] = (fused_backward_applies({&grad, &tensor2}) ? _addcdiv_tensor1_backward(grad, tensor2, value) : mul(grad, div(full_like(tensor2, value), tensor2)));
+    if (next_edges()[2].is_valid()) grad_inputs[2] = (fused_backward_applies({&grad, &tensor1, &tensor2}) ? _addcdiv_tensor2_backward(grad, tensor1, tensor2, value) : mul(neg(grad), div(maybe_multiply(tensor1, value), mul(tensor2, tensor2))));
     return grad_inputs;
   }
 

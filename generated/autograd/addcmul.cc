@@ -18,8 +18,8 @@ namespace autograd {
 
 // addcmul
 //   self: grad
-//   tensor1: maybe_multiply(mul(grad, tensor2), value)
-//   tensor2: maybe_multiply(mul(grad, tensor1), value)
+//   tensor1: mul(grad, maybe_multiply(tensor2, value))
+//   tensor2: mul(grad, maybe_multiply(tensor1, value))
 struct AddcmulBackward0 final : Node {
   SavedVariable tensor1_;
   SavedVariable tensor2_;
@@ -34,8 +34,8 @@ struct AddcmulBackward0 final : Node {
     const Tensor tensor1(tensor1_.unpack());
     const Tensor tensor2(tensor2_.unpack());
     if (next_edges()[0].is_valid()) grad_inputs[0] = grad;
-    if (next_edges()[1].is_valid()) grad_inputs[1] = (fused_backward_applies({&grad, &tensor2}) ? _addcmul_tensor1_backward(grad, tensor2, value) : maybe_multiply(mul(grad, tensor2), value));
-    if (next_edges()[2].is_valid()) grad_inputs[2] = (fused_backward_applies({&grad, &tensor1}) ? _addcmul_tensor2_backward(grad, tensor1, value) : maybe_multiply(mul(grad, tensor1), value));
+    if (next_edges()[1].is_valid()) grad_inputs[1] = (fused_backward_applies({&grad, &tensor2}) ? _addcmul_tensor1_backward(grad, tensor2, value) : mul(grad, maybe_multiply(tensor2, value)));
+    if (next_edges()[2].is_valid()) grad_inputs[2] = (fused_backward_applies({&grad, &tensor1}) ? _addcmul_tensor2_backward(grad, tensor1, value) : mul(grad, maybe_multiply(tensor1, value)));
     return grad_inputs;
   }
 

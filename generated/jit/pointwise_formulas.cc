@@ -2507,53 +2507,53 @@ const FormulaNode _nan_to_num_self_backward_nodes[] = {
     {FormulaOp::Select, 1, 2, 3, -1, 0.0},
 };
 
-// _addcmul_tensor1_backward: grad * tensor2 * value
+// _addcmul_tensor1_backward: grad * (tensor2 * value)
 const char* const _addcmul_tensor1_backward_args[] = {"grad", "tensor2"};
 const char* const _addcmul_tensor1_backward_scalars[] = {"value"};
 const FormulaNode _addcmul_tensor1_backward_nodes[] = {
     {FormulaOp::Arg, -1, -1, -1, 0, 0.0},
     {FormulaOp::Arg, -1, -1, -1, 1, 0.0},
-    {FormulaOp::Mul, 0, 1, -1, -1, 0.0},
     {FormulaOp::Scalar, -1, -1, -1, 0, 0.0},
-    {FormulaOp::Mul, 2, 3, -1, -1, 0.0},
+    {FormulaOp::Mul, 1, 2, -1, -1, 0.0},
+    {FormulaOp::Mul, 0, 3, -1, -1, 0.0},
 };
 
-// _addcmul_tensor2_backward: grad * tensor1 * value
+// _addcmul_tensor2_backward: grad * (tensor1 * value)
 const char* const _addcmul_tensor2_backward_args[] = {"grad", "tensor1"};
 const char* const _addcmul_tensor2_backward_scalars[] = {"value"};
 const FormulaNode _addcmul_tensor2_backward_nodes[] = {
     {FormulaOp::Arg, -1, -1, -1, 0, 0.0},
     {FormulaOp::Arg, -1, -1, -1, 1, 0.0},
-    {FormulaOp::Mul, 0, 1, -1, -1, 0.0},
     {FormulaOp::Scalar, -1, -1, -1, 0, 0.0},
-    {FormulaOp::Mul, 2, 3, -1, -1, 0.0},
+    {FormulaOp::Mul, 1, 2, -1, -1, 0.0},
+    {FormulaOp::Mul, 0, 3, -1, -1, 0.0},
 };
 
-// _addcdiv_tensor1_backward: grad * value / tensor2
+// _addcdiv_tensor1_backward: grad * (value / tensor2)
 const char* const _addcdiv_tensor1_backward_args[] = {"grad", "tensor2"};
 const char* const _addcdiv_tensor1_backward_scalars[] = {"value"};
 const FormulaNode _addcdiv_tensor1_backward_nodes[] = {
     {FormulaOp::Arg, -1, -1, -1, 0, 0.0},
     {FormulaOp::Scalar, -1, -1, -1, 0, 0.0},
-    {FormulaOp::Mul, 0, 1, -1, -1, 0.0},
     {FormulaOp::Arg, -1, -1, -1, 1, 0.0},
-    {FormulaOp::Div, 2, 3, -1, -1, 0.0},
+    {FormulaOp::Div, 1, 2, -1, -1, 0.0},
+    {FormulaOp::Mul, 0, 3, -1, -1, 0.0},
 };
 
-// _addcdiv_tensor2_backward: -grad * value * tensor1 / (tensor2 * tensor2)
+// _addcdiv_tensor2_backward: -grad * (value * tensor1 / (tensor2 * tensor2))
 const char* const _addcdiv_tensor2_backward_args[] = {"grad", "tensor1", "tensor2"};
 const char* const _addcdiv_tensor2_backward_scalars[] = {"value"};
 const FormulaNode _addcdiv_tensor2_backward_nodes[] = {
     {FormulaOp::Arg, -1, -1, -1, 0, 0.0},
     {FormulaOp::Neg, 0, -1, -1, -1, 0.0},
     {FormulaOp::Scalar, -1, -1, -1, 0, 0.0},
-    {FormulaOp::Mul, 1, 2, -1, -1, 0.0},
     {FormulaOp::Arg, -1, -1, -1, 1, 0.0},
-    {FormulaOp::Mul, 3, 4, -1, -1, 0.0},
+    {FormulaOp::Mul, 2, 3, -1, -1, 0.0},
     {FormulaOp::Arg, -1, -1, -1, 2, 0.0},
     {FormulaOp::Arg, -1, -1, -1, 2, 0.0},
-    {FormulaOp::Mul, 6, 7, -1, -1, 0.0},
-    {FormulaOp::Div, 5, 8, -1, -1, 0.0},
+    {FormulaOp::Mul, 5, 6, -1, -1, 0.0},
+    {FormulaOp::Div, 4, 7, -1, -1, 0.0},
+    {FormulaOp::Mul, 1, 8, -1, -1, 0.0},
 };
 
 // dadd.Tensor/dself: grad
@@ -3641,26 +3641,26 @@ const FormulaNode addcmul_self_grad_nodes[] = {
     {FormulaOp::Arg, -1, -1, -1, 0, 0.0},
 };
 
-// daddcmul/dtensor1: grad * tensor2 * value
+// daddcmul/dtensor1: grad * (tensor2 * value)
 const char* const addcmul_tensor1_grad_args[] = {"grad", "result", "self", "tensor1", "tensor2"};
 const char* const addcmul_tensor1_grad_scalars[] = {"value"};
 const FormulaNode addcmul_tensor1_grad_nodes[] = {
     {FormulaOp::Arg, -1, -1, -1, 0, 0.0},
     {FormulaOp::Arg, -1, -1, -1, 4, 0.0},
-    {FormulaOp::Mul, 0, 1, -1, -1, 0.0},
     {FormulaOp::Scalar, -1, -1, -1, 0, 0.0},
-    {FormulaOp::Mul, 2, 3, -1, -1, 0.0},
+    {FormulaOp::Mul, 1, 2, -1, -1, 0.0},
+    {FormulaOp::Mul, 0, 3, -1, -1, 0.0},
 };
 
-// daddcmul/dtensor2: grad * tensor1 * value
+// daddcmul/dtensor2: grad * (tensor1 * value)
 const char* const addcmul_tensor2_grad_args[] = {"grad", "result", "self", "tensor1", "tensor2"};
 const char* const addcmul_tensor2_grad_scalars[] = {"value"};
 const FormulaNode addcmul_tensor2_grad_nodes[] = {
     {FormulaOp::Arg, -1, -1, -1, 0, 0.0},
     {FormulaOp::Arg, -1, -1, -1, 3, 0.0},
-    {FormulaOp::Mul, 0, 1, -1, -1, 0.0},
     {FormulaOp::Scalar, -1, -1, -1, 0, 0.0},
-    {FormulaOp::Mul, 2, 3, -1, -1, 0.0},
+    {FormulaOp::Mul, 1, 2, -1, -1, 0.0},
+    {FormulaOp::Mul, 0, 3, -1, -1, 0.0},
 };
 
 // daddcdiv/dself: grad
@@ -3670,31 +3670,31 @@ const FormulaNode addcdiv_self_grad_nodes[] = {
     {FormulaOp::Arg, -1, -1, -1, 0, 0.0},
 };
 
-// daddcdiv/dtensor1: grad * value / tensor2
+// daddcdiv/dtensor1: grad * (value / tensor2)
 const char* const addcdiv_tensor1_grad_args[] = {"grad", "result", "self", "tensor1", "tensor2"};
 const char* const addcdiv_tensor1_grad_scalars[] = {"value"};
 const FormulaNode addcdiv_tensor1_grad_nodes[] = {
     {FormulaOp::Arg, -1, -1, -1, 0, 0.0},
     {FormulaOp::Scalar, -1, -1, -1, 0, 0.0},
-    {FormulaOp::Mul, 0, 1, -1, -1, 0.0},
     {FormulaOp::Arg, -1, -1, -1, 4, 0.0},
-    {FormulaOp::Div, 2, 3, -1, -1, 0.0},
+    {FormulaOp::Div, 1, 2, -1, -1, 0.0},
+    {FormulaOp::Mul, 0, 3, -1, -1, 0.0},
 };
 
-// daddcdiv/dtensor2: -grad * value * tensor1 / (tensor2 * tensor2)
+// daddcdiv/dtensor2: -grad * (value * tensor1 / (tensor2 * tensor2))
 const char* const addcdiv_tensor2_grad_args[] = {"grad", "result", "self", "tensor1", "tensor2"};
 const char* const addcdiv_tensor2_grad_scalars[] = {"value"};
 const FormulaNode addcdiv_tensor2_grad_nodes[] = {
     {FormulaOp::Arg, -1, -1, -1, 0, 0.0},
     {FormulaOp::Neg, 0, -1, -1, -1, 0.0},
     {FormulaOp::Scalar, -1, -1, -1, 0, 0.0},
-    {FormulaOp::Mul, 1, 2, -1, -1, 0.0},
     {FormulaOp::Arg, -1, -1, -1, 3, 0.0},
-    {FormulaOp::Mul, 3, 4, -1, -1, 0.0},
+    {FormulaOp::Mul, 2, 3, -1, -1, 0.0},
     {FormulaOp::Arg, -1, -1, -1, 4, 0.0},
     {FormulaOp::Arg, -1, -1, -1, 4, 0.0},
-    {FormulaOp::Mul, 6, 7, -1, -1, 0.0},
-    {FormulaOp::Div, 5, 8, -1, -1, 0.0},
+    {FormulaOp::Mul, 5, 6, -1, -1, 0.0},
+    {FormulaOp::Div, 4, 7, -1, -1, 0.0},
+    {FormulaOp::Mul, 1, 8, -1, -1, 0.0},
 };
 
 // dgelu/dself: grad * (0.5 * (1 + tanh(0.7978845608028654 * (self + 0.044715 * (self * self * self)))) + 0.5 * self * (1 - tanh(0.7978845608028654 * (self + 0.044715 * (self * self * self))) * tanh(0.7978845608028654 * (self + 0.044715 * (self * self * self)))) * 0.7978845608028654 * (1 + 0.134145 * (self * self))) if approximate == 'tanh' else grad * (0.5 * (1 + erf(self * 0.7071067811865476)) + self * (exp(-0.5 * (self * self)) * 0.3989422804014327))
@@ -4898,19 +4898,19 @@ const PointwiseFormula kPointwiseFormulas[] = {
      nullptr, 0, _nan_to_num_self_backward_nodes, 5,
      FormulaDtypes::floating, false, false,
      false, nullptr},
-    {"_addcmul_tensor1_backward", "_addcmul_tensor1_backward", "_addcmul_tensor1_backward", "grad * tensor2 * value", _addcmul_tensor1_backward_args, 2,
+    {"_addcmul_tensor1_backward", "_addcmul_tensor1_backward", "_addcmul_tensor1_backward", "grad * (tensor2 * value)", _addcmul_tensor1_backward_args, 2,
      _addcmul_tensor1_backward_scalars, 1, _addcmul_tensor1_backward_nodes, 5,
      FormulaDtypes::floating, false, false,
      false, nullptr},
-    {"_addcmul_tensor2_backward", "_addcmul_tensor2_backward", "_addcmul_tensor2_backward", "grad * tensor1 * value", _addcmul_tensor2_backward_args, 2,
+    {"_addcmul_tensor2_backward", "_addcmul_tensor2_backward", "_addcmul_tensor2_backward", "grad * (tensor1 * value)", _addcmul_tensor2_backward_args, 2,
      _addcmul_tensor2_backward_scalars, 1, _addcmul_tensor2_backward_nodes, 5,
      FormulaDtypes::floating, false, false,
      false, nullptr},
-    {"_addcdiv_tensor1_backward", "_addcdiv_tensor1_backward", "_addcdiv_tensor1_backward", "grad * value / tensor2", _addcdiv_tensor1_backward_args, 2,
+    {"_addcdiv_tensor1_backward", "_addcdiv_tensor1_backward", "_addcdiv_tensor1_backward", "grad * (value / tensor2)", _addcdiv_tensor1_backward_args, 2,
      _addcdiv_tensor1_backward_scalars, 1, _addcdiv_tensor1_backward_nodes, 5,
      FormulaDtypes::floating, false, false,
      false, nullptr},
-    {"_addcdiv_tensor2_backward", "_addcdiv_tensor2_backward", "_addcdiv_tensor2_backward", "-grad * value * tensor1 / (tensor2 * tensor2)", _addcdiv_tensor2_backward_args, 3,
+    {"_addcdiv_tensor2_backward", "_addcdiv_tensor2_backward", "_addcdiv_tensor2_backward", "-grad * (value * tensor1 / (tensor2 * tensor2))", _addcdiv_tensor2_backward_args, 3,
      _addcdiv_tensor2_backward_scalars, 1, _addcdiv_tensor2_backward_nodes, 10,
      FormulaDtypes::floating, false, false,
      false, nullptr},
@@ -5190,19 +5190,19 @@ const PointwiseFormula kPointwiseDerivatives[] = {
     {"addcmul", "self", "addcmul", "grad", addcmul_self_grad_args, 5,
      addcmul_self_grad_scalars, 1,
      addcmul_self_grad_nodes, 1, FormulaDtypes::floating, false, false, false, nullptr},
-    {"addcmul", "tensor1", "addcmul", "grad * tensor2 * value", addcmul_tensor1_grad_args, 5,
+    {"addcmul", "tensor1", "addcmul", "grad * (tensor2 * value)", addcmul_tensor1_grad_args, 5,
      addcmul_tensor1_grad_scalars, 1,
      addcmul_tensor1_grad_nodes, 5, FormulaDtypes::floating, false, false, false, nullptr},
-    {"addcmul", "tensor2", "addcmul", "grad * tensor1 * value", addcmul_tensor2_grad_args, 5,
+    {"addcmul", "tensor2", "addcmul", "grad * (tensor1 * value)", addcmul_tensor2_grad_args, 5,
      addcmul_tensor2_grad_scalars, 1,
      addcmul_tensor2_grad_nodes, 5, FormulaDtypes::floating, false, false, false, nullptr},
     {"addcdiv", "self", "addcdiv", "grad", addcdiv_self_grad_args, 5,
      addcdiv_self_grad_scalars, 1,
      addcdiv_self_grad_nodes, 1, FormulaDtypes::floating, false, false, false, nullptr},
-    {"addcdiv", "tensor1", "addcdiv", "grad * value / tensor2", addcdiv_tensor1_grad_args, 5,
+    {"addcdiv", "tensor1", "addcdiv", "grad * (value / tensor2)", addcdiv_tensor1_grad_args, 5,
      addcdiv_tensor1_grad_scalars, 1,
      addcdiv_tensor1_grad_nodes, 5, FormulaDtypes::floating, false, false, false, nullptr},
-    {"addcdiv", "tensor2", "addcdiv", "-grad * value * tensor1 / (tensor2 * tensor2)", addcdiv_tensor2_grad_args, 5,
+    {"addcdiv", "tensor2", "addcdiv", "-grad * (value * tensor1 / (tensor2 * tensor2))", addcdiv_tensor2_grad_args, 5,
      addcdiv_tensor2_grad_scalars, 1,
      addcdiv_tensor2_grad_nodes, 10, FormulaDtypes::floating, false, false, false, nullptr},
     {"gelu", "self", "gelu", "grad * (0.5 * (1 + tanh(0.7978845608028654 * (self + 0.044715 * (self * self * self)))) + 0.5 * self * (1 - tanh(0.7978845608028654 * (self + 0.044715 * (self * self * self))) * tanh(0.7978845608028654 * (self + 0.044715 * (self * self * self)))) * 0.7978845608028654 * (1 + 0.134145 * (self * self))) if approximate == 'tanh' else grad * (0.5 * (1 + erf(self * 0.7071067811865476)) + self * (exp(-0.5 * (self * self)) * 0.3989422804014327))", gelu_self_grad_args, 3,

@@ -179,3 +179,15 @@ def test_nearest_interpolation_gradient(shape, kw):
     want, got = grads(lambda t: torch.nn.functional.interpolate(t, **kw),
                       lambda t: kiln.nn.functional.interpolate(t, **kw), sample(shape))
     np.testing.assert_array_equal(bits(got), bits(want))
+
+
+@pytest.mark.parametrize("op", ["addcmul", "addcdiv"])
+def test_addcmul_addcdiv_gradients(op):
+    a, b, c = sample((8, 33), seed=10), sample((8, 33), seed=11), np.abs(sample((8, 33), seed=12)) + 0.5
+    ts = [torch.tensor(v, requires_grad=True) for v in (a, b, c)]
+    ks = [kiln.tensor(v, requires_grad=True) for v in (a, b, c)]
+    g = sample((8, 33), seed=13)
+    getattr(torch, op)(*ts, value=0.3).backward(torch.tensor(g))
+    getattr(kiln, op)(*ks, value=0.3).backward(kiln.tensor(g))
+    for t, k in zip(ts, ks):
+        np.testing.assert_array_equal(bits(k.grad), bits(t.grad))
