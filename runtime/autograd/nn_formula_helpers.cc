@@ -82,11 +82,16 @@ Tensor adaptive_avg_pool3d_double_backward(const Tensor& grad, IntArrayRef grad_
 namespace {
 Tensor one_minus(const Tensor& t) { return kiln::add(kiln::neg(t), 1); }
 
-// grad * term (* weight), divided by numel for a mean: the per-element gradient of a reduced loss.
-Tensor loss_gradient(const Tensor& grad, Tensor term, const Tensor& weight, int64_t reduction, int64_t numel) {
-  if (weight.defined()) term = kiln::mul(term, weight);
-  term = kiln::mul(term, grad);
-  return reduction == 1 ? kiln::div(term, static_cast<double>(numel)) : term;
+// g * weight, / numel for a mean.
+Tensor weighted_mean_gradient(Tensor g, const Tensor& weight, int64_t reduction, int64_t numel) {
+  if (weight.defined()) g = kiln::mul(g, weight);
+  return reduction == 1 ? kiln::div(g, static_cast<double>(numel)) : g;
+}
+
+// (term * grad) * weight, divided by numel for a mean: the per-element gradient of a reduced loss, in
+// torch's order (its backward functions multiply by grad, then by the weight, then divide).
+Tensor loss_gradient(const Tensor& grad, const Tensor& term, const Tensor& weight, int64_t reduction, int64_t numel) {
+  return weighted_mean_gradient(kiln::mul(term, grad), weight, reduction, numel);
 }
 }  // namespace
 
@@ -94,7 +99,9 @@ Tensor binary_cross_entropy_backward(const Tensor& grad, const Tensor& self, con
                                      const Tensor& weight, int64_t reduction) {
   // torch's EPSILON is the float 1e-12 (9.9999999600e-13), which shows in the gradient at p = 0 or 1.
   const Tensor denominator = kiln::clamp(kiln::mul(one_minus(self), self), Scalar(static_cast<double>(1e-12f)));
-  return loss_gradient(grad, kiln::div(kiln::sub(self, target), denominator), weight, reduction, self.numel());
+  // torch's kernel: grad * (x - t) / max((1 - x) x, eps)
+  return weighted_mean_gradient(kiln::div(kiln::mul(grad, kiln::sub(self, target)), denominator), weight, reduction,
+                                self.numel());
 }
 
 Tensor binary_cross_entropy_target_backward(const Tensor& grad, const Tensor& self, const Tensor& target,
@@ -107,9 +114,9 @@ Tensor binary_cross_entropy_with_logits_backward(const Tensor& grad, const Tenso
                                                  const Tensor& weight, const Tensor& pos_weight, int64_t reduction) {
   const Tensor s = kiln::sigmoid(self);
   Tensor term;
-  if (pos_weight.defined()) {  // (pos_weight t + 1 - t) sigmoid(x) - pos_weight t
+  if (pos_weight.defined()) {  // ((pos_weight t + 1) - t) sigmoid(x) - pos_weight t
     const Tensor pt = kiln::mul(pos_weight, target);
-    term = kiln::sub(kiln::mul(kiln::add(kiln::sub(pt, target), 1), s), pt);
+    term = kiln::sub(kiln::mul(kiln::sub(kiln::add(pt, 1), target), s), pt);
   } else {
     term = kiln::sub(s, target);
   }

