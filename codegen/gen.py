@@ -322,7 +322,7 @@ def node_view(d: Derivative) -> Dict:
         assign = (f"assign_grads(grad_inputs, {e['first']}, {expr});" if e["arg"].type.is_list
                   else f"grad_inputs[{e['first']}] = {expr};")
         formulas.append({"input": e["arg"].name, "valid": e["valid"], "assign": assign, "yaml": fm.expression})
-    return {"name": d.node_name, "op": d.name, "fields": fields, "unpack": unpack, "releases": releases,
+    return {"name": d.node_name, "struct": d.struct_name, "op": d.name, "fields": fields, "unpack": unpack, "releases": releases,
             "formulas": formulas, "multi_output": len(s.returns) > 1, "list_output": returns_list(s),
             # Several differentiable outputs (eigh, svd, qr): the formula reads `grads`, one per
             # output, any of which may be undefined, so the node runs when any is defined.
@@ -424,7 +424,7 @@ def wrapper_view(nf: NativeFunction) -> Dict:
         w["kind"] = "not_differentiable"
     else:
         w["kind"] = "inplace" if s.is_inplace else "functional"
-        w["node"] = d.node_name
+        w["node"] = d.struct_name
         inputs = diff_inputs(d)
         w["requires_grad_refs"] = tensor_refs(inputs)
         w["edges"] = [f"for (const Tensor& t : {a.name}) node->add_next_edge(gradient_edge(t));\n"

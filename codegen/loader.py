@@ -36,6 +36,7 @@ FUSED_BACKWARD_HELPERS = {
     "scaled_dot_product_attention_backward", "batch_norm_train_backward", "group_norm_fused_backward",
     "conv2d_weight_bias_backward", "norm2_backward", "var_backward", "std_backward", "logsumexp_backward",
     "mse_loss_backward", "smooth_l1_loss_backward", "huber_loss_backward", "glu_backward",
+    "batch_norm_eval_backward",
 }
 FORMULA_HELPERS |= FUSED_BACKWARD_HELPERS
 # Helpers declared in runtime/autograd/linalg_formula_helpers.h (the linalg derivatives), included
@@ -383,6 +384,13 @@ def _node_names(derivatives: List[Derivative]) -> None:
         d.node_name = f"{camel}Backward{n}"
         if d.node_name in named:
             raise CodegenError(f"node_name '{d.node_name}' of {named[d.node_name].where} is also {d.where}'s")
+    # One C++ class per node: a name given twice (two of kiln's ops showing one of torch's names)
+    # keeps it for grad_fn.name() and adds the op's name to the class of the second.
+    seen = set()
+    for d in derivatives:
+        op = "".join(p.title() for p in d.function.schema.name.split("_") if p)
+        d.struct_name = d.node_name if d.node_name not in seen else f"{d.node_name}For{op}"
+        seen.add(d.node_name)
 
 
 # A pointwise derivative of at least this many operations gets a fused backward op: run as separate

@@ -228,6 +228,9 @@ class Derivative:
     saved_metadata: List[str] = field(default_factory=list)   # e.g. 'self.sizes()'
     saved_outputs: List[str] = field(default_factory=list)    # 'result', or named returns ('indices')
     node_name: str = ""
+    # The Node's C++ class: node_name, unless another derivative shows the same name (torch's
+    # NativeBatchNormBackward0 stands for two of kiln's ops): then it gets the op's name too.
+    struct_name: str = ""
     # The library kernel its fused backward op offers the call to first (`library:`; see
     # runtime/kernels/cpu/library_kernels.h).
     library: Optional[str] = None

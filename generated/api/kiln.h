@@ -207,6 +207,7 @@
 #include "generated/api/_batch_norm_train_backward.h"
 #include "generated/api/_group_norm.h"
 #include "generated/api/_group_norm_backward.h"
+#include "generated/api/_batch_norm_eval.h"
 #include "generated/api/batch_norm.h"
 #include "generated/api/layer_norm.h"
 #include "generated/api/native_layer_norm.h"
@@ -3495,6 +3496,11 @@ inline std::tuple<Tensor, Tensor, Tensor> _group_norm(const Tensor& input, const
 // _group_norm_backward(Tensor grad, Tensor input, Tensor? weight, Tensor mean, Tensor rstd, int num_groups) -> Tensor[]
 inline std::vector<Tensor> _group_norm_backward(const Tensor& grad, const Tensor& input, const Tensor& weight, const Tensor& mean, const Tensor& rstd, int64_t num_groups) {
   return to_api(kiln::_group_norm_backward(grad, input, weight, mean, rstd, num_groups));
+}
+
+// _batch_norm_eval(Tensor input, Tensor? weight, Tensor? bias, Tensor running_mean, Tensor running_var, float eps) -> Tensor
+inline Tensor _batch_norm_eval(const Tensor& input, const Tensor& weight, const Tensor& bias, const Tensor& running_mean, const Tensor& running_var, double eps) {
+  return to_api(kiln::_batch_norm_eval(input, weight, bias, running_mean, running_var, eps));
 }
 
 // batch_norm(Tensor input, Tensor? weight, Tensor? bias, Tensor? running_mean, Tensor? running_var, bool training, float momentum, float eps, bool cudnn_enabled) -> Tensor

@@ -3066,6 +3066,16 @@ const FuzzOp kFuzzOps[] = {
        const auto num_groups = in.int64();
        use_result(in, kiln::_group_norm_backward(grad, input, weight, mean, rstd, num_groups));
      }},
+    {"_batch_norm_eval",
+     [](FuzzInput& in) {
+       const Tensor input = in.tensor();
+       const Tensor weight = in.optional_tensor();
+       const Tensor bias = in.optional_tensor();
+       const Tensor running_mean = in.tensor();
+       const Tensor running_var = in.tensor();
+       const auto eps = in.float64();
+       use_result(in, kiln::_batch_norm_eval(input, weight, bias, running_mean, running_var, eps));
+     }},
     {"batch_norm",
      [](FuzzInput& in) {
        const Tensor input = in.tensor();

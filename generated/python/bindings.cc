@@ -207,6 +207,7 @@ PyObject* fn__batch_norm_train(PyObject* module, PyObject* args, PyObject* kwarg
 PyObject* fn__batch_norm_train_backward(PyObject* module, PyObject* args, PyObject* kwargs);
 PyObject* fn__group_norm(PyObject* module, PyObject* args, PyObject* kwargs);
 PyObject* fn__group_norm_backward(PyObject* module, PyObject* args, PyObject* kwargs);
+PyObject* fn__batch_norm_eval(PyObject* module, PyObject* args, PyObject* kwargs);
 PyObject* fn_batch_norm(PyObject* module, PyObject* args, PyObject* kwargs);
 PyObject* fn_layer_norm(PyObject* module, PyObject* args, PyObject* kwargs);
 PyObject* fn_native_layer_norm(PyObject* module, PyObject* args, PyObject* kwargs);
@@ -997,6 +998,7 @@ PyMethodDef generated_functions[] = {
     KILN_BINDING("_batch_norm_train_backward", fn__batch_norm_train_backward),
     KILN_BINDING("_group_norm", fn__group_norm),
     KILN_BINDING("_group_norm_backward", fn__group_norm_backward),
+    KILN_BINDING("_batch_norm_eval", fn__batch_norm_eval),
     KILN_BINDING("batch_norm", fn_batch_norm),
     KILN_BINDING("layer_norm", fn_layer_norm),
     KILN_BINDING("native_layer_norm", fn_native_layer_norm),

@@ -32,10 +32,13 @@
 #include "generated/api/mul.h"
 #include "generated/api/narrow.h"
 #include "generated/api/neg.h"
+#include "generated/api/reciprocal.h"
 #include "generated/api/rsqrt.h"
 #include "generated/api/sigmoid.h"
 #include "generated/api/softmax.h"
+#include "generated/api/sqrt.h"
 #include "generated/api/sub.h"
+#include "generated/api/sum.h"
 #include "generated/api/t.h"
 #include "generated/api/tanh.h"
 #include "generated/api/unsqueeze.h"
@@ -340,6 +343,29 @@ Tensor glu_backward(const Tensor& grad, const Tensor& self, int64_t dim) {
   const Tensor slope = kiln::mul(kiln::add(kiln::neg(s), 1), s);  // (1 - s) s
   const Tensor grad_second = kiln::mul(kiln::mul(slope, kiln::narrow(self, d, 0, half)), grad);
   return kiln::cat({grad_first, grad_second}, d);
+}
+
+std::vector<Tensor> batch_norm_eval_backward(const Tensor& grad, const Tensor& input, const Tensor& weight,
+                                             const Tensor& running_mean, const Tensor& running_var, double eps) {
+  const int64_t nd = input.dim();
+  std::vector<int64_t> channel_shape(static_cast<size_t>(nd), 1), reduced;
+  channel_shape[1] = input.sizes()[1];
+  for (int64_t d = 0; d < nd; ++d)
+    if (d != 1) reduced.push_back(d);
+  const ScalarType ct = is_reduced_floating_type(input.scalar_type()) ? ScalarType::Float32 : input.scalar_type();
+  const Tensor invstd = kiln::reciprocal(kiln::sqrt(kiln::add(running_var.to(ScalarType::Float64), eps))).to(ct);
+  const Tensor dy = grad.to(ct);
+  Tensor grad_input = kiln::mul(dy, invstd.reshape(channel_shape));
+  if (weight.defined()) grad_input = kiln::mul(grad_input, weight.to(ct).reshape(channel_shape));
+  grad_input = grad_input.to(input.scalar_type());
+  Tensor grad_weight, grad_bias;
+  if (weight.defined()) {
+    const Tensor centered = kiln::sub(input.to(ct), running_mean.to(ct).reshape(channel_shape));
+    const Tensor dotp = kiln::sum(kiln::mul(centered, dy), IntArrayRef(reduced));
+    grad_weight = kiln::mul(dotp, invstd).to(weight.scalar_type());
+    grad_bias = kiln::sum(dy, IntArrayRef(reduced)).to(weight.scalar_type());
+  }
+  return {grad_input, grad_weight, grad_bias};
 }
 
 }  // namespace kiln

@@ -73,4 +73,9 @@ Tensor huber_loss_backward(const Tensor& grad, const Tensor& self, const Tensor&
 // self of glu: torch's glu_backward, [sigmoid(b) * grad, (((1 - sigmoid(b)) * sigmoid(b)) * a) * grad]
 // for the halves a, b of self along dim.
 Tensor glu_backward(const Tensor& grad, const Tensor& self, int64_t dim);
+// [input, weight, bias] of _batch_norm_eval, as torch's batch_norm backward in evaluation mode:
+// (dy * invstd) * w with invstd = 1 / sqrt(running_var + eps) in double (rounded to the parameters'
+// dtype); the weight's sum((x - mean) dy) * invstd and the bias's sum(dy) per channel.
+std::vector<Tensor> batch_norm_eval_backward(const Tensor& grad, const Tensor& input, const Tensor& weight,
+                                             const Tensor& running_mean, const Tensor& running_var, double eps);
 }  // namespace kiln

@@ -214,3 +214,45 @@ def test_binary_cross_entropy_gradients(logits, extra, reduction):
     np.testing.assert_array_equal(bits(grads_of[1][0]), bits(grads_of[0][0]))
     if "pos_weight" not in extra:  # (torch's target gradient there takes log_sigmoid, kiln's -softplus)
         np.testing.assert_array_equal(bits(grads_of[1][1]), bits(grads_of[0][1]))
+
+
+@pytest.mark.parametrize("affine", [True, False])
+def test_batch_norm_eval_input_gradient(affine):
+    """model.eval() then backward to the input (adversarial examples, saliency): torch's
+    (dy * invstd) * w, invstd from the running variance in double. The weight and bias gradients are
+    sums in another order than torch's: close, not its bits."""
+    rng = np.random.default_rng(15)
+    x = rng.standard_normal((8, 6, 5, 3)).astype(np.float32)
+    w, b = rng.standard_normal(6).astype(np.float32), rng.standard_normal(6).astype(np.float32)
+    rm, rv = rng.standard_normal(6).astype(np.float32) * 0.1, rng.random(6).astype(np.float32) + 0.5
+    g = rng.standard_normal(x.shape).astype(np.float32)
+    out = []
+    for lib in (torch, kiln):
+        xi = lib.tensor(x, requires_grad=True)
+        wi, bi = (lib.tensor(w, requires_grad=True), lib.tensor(b, requires_grad=True)) if affine else (None, None)
+        y = lib.nn.functional.batch_norm(xi, lib.tensor(rm), lib.tensor(rv), wi, bi, training=False)
+        y.backward(lib.tensor(g))
+        out.append((y.detach().numpy(), xi.grad.numpy(), wi.grad.numpy() if affine else None,
+                    bi.grad.numpy() if affine else None, type(y.grad_fn).__name__))
+    (yt, gxt, gwt, gbt, nt), (yk, gxk, gwk, gbk, nk) = out
+    assert nk == nt == "NativeBatchNormBackward0"
+    np.testing.assert_array_equal(bits(yk), bits(yt))
+    np.testing.assert_array_equal(bits(gxk), bits(gxt))
+    if affine:
+        np.testing.assert_allclose(gwk, gwt, rtol=1e-5, atol=1e-5)
+        np.testing.assert_allclose(gbk, gbt, rtol=1e-5, atol=1e-5)
+
+
+@pytest.mark.parametrize("training", [True, False])
+@pytest.mark.parametrize("stat", ["running_mean", "running_var"])
+def test_batch_norm_refuses_running_statistics_requiring_grad(training, stat):
+    messages = []
+    for lib in (torch, kiln):
+        stats = {"running_mean": lib.zeros(2), "running_var": lib.ones(2)}
+        stats[stat].requires_grad_()
+        with pytest.raises(RuntimeError) as info:
+            lib.nn.functional.batch_norm(lib.ones(4, 2, 3), stats["running_mean"], stats["running_var"], training=training)
+        messages.append(str(info.value))
+        with lib.no_grad():  # no graph, no error
+            lib.nn.functional.batch_norm(lib.ones(4, 2, 3), stats["running_mean"], stats["running_var"], training=False)
+    assert messages[1] == messages[0]

@@ -192,7 +192,8 @@ def _differentiable_positions(rec, facts, sample):
     positions = []
     for i, a in enumerate(sample.args):
         name = names[i] if i < len(names) else None
-        if name in facts.non_differentiable_args or (facts.has_formula and name not in facts.differentiable_args):
+        if (name in facts.non_differentiable_args or name in rec.not_differentiable
+                or (facts.has_formula and name not in facts.differentiable_args)):
             continue
         items = [(None, a)] if isinstance(a, np.ndarray) else list(enumerate(a)) if isinstance(a, list) else []
         for j, x in items:

@@ -7,6 +7,7 @@
 #include <vector>
 
 #include "generated/api/_adaptive_avg_pool2d.h"
+#include "generated/api/_batch_norm_eval.h"
 #include "generated/api/_batch_norm_train.h"
 #include "generated/api/_fma.h"
 #include "generated/api/abs.h"
@@ -28,6 +29,7 @@
 #include "generated/api/sum.h"
 #include "generated/api/where.h"
 #include "generated/api/zeros.h"
+#include "generated/kernels/_batch_norm_eval.h"
 #include "generated/kernels/composite/adaptive_avg_pool2d.h"
 #include "generated/kernels/composite/batch_norm.h"
 #include "generated/kernels/composite/constant_pad_nd.h"
@@ -131,6 +133,13 @@ Tensor batch_norm(const Tensor& input, const Tensor& weight, const Tensor& bias,
   check_channel_vector(running_var, channels, "running_var");
   KILN_CHECK(training || (running_mean.defined() && running_var.defined()),
              "batch_norm(): running_mean and running_var must be defined in evaluation mode");
+  // torch's autograd refuses the running statistics requiring grad (native_batch_norm has no
+  // derivative for them), training or not, whether or not the input does.
+  for (const auto& [stat, name] : {std::pair<const Tensor*, const char*>{&running_mean, "running_mean"},
+                                  {&running_var, "running_var"}})
+    KILN_CHECK(!(GradMode::is_enabled() && stat->defined() && stat->requires_grad()),
+               "The function 'native_batch_norm' is not differentiable with respect to argument '", name,
+               "'. This input cannot have requires_grad True.");
   // torch 1.13's CPU kernel, rounding for rounding: when training, the batch's mean and sum of
   // squared deviations accumulated in double (_batch_norm_train, one kernel with its fused gradient),
   // invstd = 1 / sqrt(var + eps); then per channel alpha = invstd * w and beta = b - mean * alpha,
@@ -175,9 +184,7 @@ Tensor batch_norm(const Tensor& input, const Tensor& weight, const Tensor& bias,
     }
     return out.to(dt);
   }
-  const Tensor mean = per_channel(running_mean, nd).to(ct);
-  const Tensor invstd = kiln::reciprocal(kiln::sqrt(kiln::add(per_channel(running_var, nd).to(ct), eps)));
-  return normalize_per_channel(x, mean, invstd, weight, bias).to(dt);
+  return kiln::_batch_norm_eval(input, weight, bias, running_mean, running_var, eps);
 }
 
 // One kernel forward (native_layer_norm) and one backward; with create_graph, the backward is
@@ -251,4 +258,22 @@ Tensor l1_loss(const Tensor& self, const Tensor& target, int64_t reduction) {
 }
 
 }  // namespace composite_implicit
+
+namespace composite_explicit {
+
+// batch_norm's evaluation pass: y = x * alpha + beta with the running statistics (its gradient is
+// torch's, schema/derivatives.yaml). float16/bfloat16 compute in float32, rounded once.
+TensorBase batch_norm_eval(const TensorBase& input_, const TensorBase& weight_, const TensorBase& bias_,
+                           const TensorBase& running_mean_, const TensorBase& running_var_, double eps) {
+  const Tensor input(input_), weight(weight_), bias(bias_), running_mean(running_mean_), running_var(running_var_);
+  const int64_t nd = input.dim();
+  const ScalarType dt = input.scalar_type();
+  const ScalarType ct = is_reduced_floating_type(dt) ? ScalarType::Float32 : dt;
+  const Tensor mean = composite_implicit::per_channel(running_mean, nd).to(ct);
+  const Tensor invstd =
+      kiln::reciprocal(kiln::sqrt(kiln::add(composite_implicit::per_channel(running_var, nd).to(ct), eps)));
+  return composite_implicit::normalize_per_channel(input.to(ct), mean, invstd, weight, bias).to(dt);
+}
+
+}  // namespace composite_explicit
 }  // namespace kiln

@@ -877,6 +877,7 @@ RECORDS = [
              grad_samples=_small(_adaptive_backward_samples), no_zero_dim=NO_ZERO_DIM),
     OpRecord("batch_norm", FAMILY, FLOATS, _bn_samples, ref=_bn_ref, error_inputs=_bn_errors,
              grad_samples=_small(_bn_samples), no_zero_dim="needs (N, C, ...) input",
+             not_differentiable=("running_mean", "running_var"),
              tol={"float32": {"rtol": 1e-4, "atol": 1e-4}}),
     OpRecord("_batch_norm_train", FAMILY, FLOATS, _bn_train_samples, ref=_bn_train_ref, api="_C._batch_norm_train",
              grad_samples=lambda: _bn_train_samples("float64")[:3], no_zero_dim="needs (N, C, ...) input",

@@ -127,6 +127,9 @@ class OpRecord:
     # A CompositeImplicit op is differentiable when the ops it calls are; one that is not
     # (eq.Scalar calls eq.Tensor) says so here. Checked both ways by the generated tests.
     differentiable: Optional[bool] = None
+    # Tensor arguments no gradient flows to although they are floating (a composite's running
+    # statistics: batch_norm refuses them requiring grad, as torch).
+    not_differentiable: Sequence[str] = ()
     # An op without a derivative that raises NotImplementedError when an input requires grad (the
     # fused recurrent kernels' backward ops, under a second derivative), rather than returning a
     # result that does not require grad: why.
