@@ -389,7 +389,8 @@ def _node_names(derivatives: List[Derivative]) -> None:
     seen = set()
     for d in derivatives:
         op = "".join(p.title() for p in d.function.schema.name.split("_") if p)
-        d.struct_name = d.node_name if d.node_name not in seen else f"{d.node_name}For{op}"
+        head, _, tail = d.node_name.rpartition("Backward")
+        d.struct_name = d.node_name if d.node_name not in seen else f"{head}For{op}Backward{tail}"
         seen.add(d.node_name)
 
 

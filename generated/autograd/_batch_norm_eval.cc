@@ -16,7 +16,7 @@ namespace autograd {
 
 // _batch_norm_eval
 //   input, weight, bias: batch_norm_eval_backward(grad, input, weight, running_mean, running_var, eps)
-struct NativeBatchNormBackward0ForBatchNormEval final : Node {
+struct NativeBatchNormForBatchNormEvalBackward0 final : Node {
   SavedVariable input_;
   SavedVariable weight_;
   SavedVariable running_mean_;
@@ -51,9 +51,9 @@ using namespace autograd;
 
 // _batch_norm_eval(Tensor input, Tensor? weight, Tensor? bias, Tensor running_mean, Tensor running_var, float eps) -> Tensor
 Tensor _batch_norm_eval(const Tensor& input, const Tensor& weight, const Tensor& bias, const Tensor& running_mean, const Tensor& running_var, double eps) {
-  std::shared_ptr<NativeBatchNormBackward0ForBatchNormEval> node;
+  std::shared_ptr<NativeBatchNormForBatchNormEvalBackward0> node;
   if (any_requires_grad({&input, &weight, &bias})) {
-    node = make_node<NativeBatchNormBackward0ForBatchNormEval>();
+    node = make_node<NativeBatchNormForBatchNormEvalBackward0>();
     node->add_next_edge(gradient_edge(input));
     node->add_next_edge(gradient_edge(weight));
     node->add_next_edge(gradient_edge(bias));
@@ -62,7 +62,7 @@ Tensor _batch_norm_eval(const Tensor& input, const Tensor& weight, const Tensor&
     if (node->next_edges()[0].is_valid() || node->next_edges()[1].is_valid() || node->next_edges()[2].is_valid()) node->running_mean_ = SavedVariable(running_mean, false);
     if (node->next_edges()[0].is_valid() || node->next_edges()[1].is_valid() || node->next_edges()[2].is_valid()) node->running_var_ = SavedVariable(running_var, false);
     node->eps = eps;
-    if (explain_enabled()) explain_log("autograd", "NativeBatchNormBackward0ForBatchNormEval", "recorded");
+    if (explain_enabled()) explain_log("autograd", "NativeBatchNormForBatchNormEvalBackward0", "recorded");
   }
   Tensor result;
   {

@@ -25,5 +25,5 @@ def test_node_class_names_are_unique():
 def test_a_shown_name_given_twice_keeps_grad_fn_names():
     with open(os.path.join(REPO, "generated", "autograd", "_batch_norm_eval.cc")) as f:
         text = f.read()
-    assert "struct NativeBatchNormBackward0ForBatchNormEval final : Node {" in text
+    assert "struct NativeBatchNormForBatchNormEvalBackward0 final : Node {" in text
     assert 'std::string name() const override { return "NativeBatchNormBackward0"; }' in text
