@@ -256,3 +256,16 @@ def test_batch_norm_refuses_running_statistics_requiring_grad(training, stat):
         with lib.no_grad():  # no graph, no error
             lib.nn.functional.batch_norm(lib.ones(4, 2, 3), stats["running_mean"], stats["running_var"], training=False)
     assert messages[1] == messages[0]
+
+
+PADS = [((2, 3, 6, 7), (2, 2, 1, 1), "reflect"), ((2, 3, 6, 7), (2, 2, 1, 1), "replicate"),
+        ((2, 3, 6, 7), (3, -1, 0, 2), "reflect"), ((2, 3, 4, 5, 6), (1, 1, 2, 2, 1, 1), "reflect"),
+        ((2, 3, 4, 5, 6), (2, 1, 1, 2, 3, 0), "replicate"), ((3, 8, 9), (3, 3), "reflect")]
+
+
+@pytest.mark.parametrize("shape, pad, mode", PADS, ids=[f"{m}-{s}-{p}" for s, p, m in PADS])
+def test_reflect_and_replicate_pad_gradients(shape, pad, mode):
+    """torch's backward loops add each output's gradient to its source in row-major output order."""
+    want, got = grads(lambda t: torch.nn.functional.pad(t, pad, mode=mode),
+                      lambda t: kiln.nn.functional.pad(t, pad, mode=mode), sample(shape))
+    np.testing.assert_array_equal(bits(got), bits(want))

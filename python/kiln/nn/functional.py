@@ -690,7 +690,7 @@ def _pad_indexed(input, pad, mode):
                            f"padding length {len(pad)} and input of dimension {input.dim()}")
     if len(pad) % 2 or not 1 <= k <= 3 or not k + 1 <= input.dim() <= k + 2:
         raise NotImplementedError("Only 2D, 3D, 4D, 5D padding with non-constant padding are supported for now")
-    out = input
+    sources = []  # per padded dim, last first: the source index of each output position
     for i in range(k):
         dim = input.dim() - 1 - i
         left, right = int(pad[2 * i]), int(pad[2 * i + 1])
@@ -715,8 +715,29 @@ def _pad_indexed(input, pad, mode):
                 lo, hi = max(-left, 0), n - max(-right, 0)
                 j = lo + (j - lo) % (hi - lo) if hi > lo else j % n
             src.append(j)
-        out = out.index_select(dim, kiln.tensor(src, dtype=kiln.int64).reshape(len(src)))
-    return out
+        sources.append(src)
+    if mode == "circular":  # torch narrows and concatenates: one dim at a time
+        out = input
+        for i, src in enumerate(sources):
+            out = out.index_select(input.dim() - 1 - i, kiln.tensor(src, dtype=kiln.int64).reshape(len(src)))
+        return out
+    # reflect / replicate: one gather over the padded dims together, whose gradient (index_add in
+    # output order) adds each output's gradient to its source as torch's backward loops do, in
+    # row-major output order (dim by dim would add in another order).
+    in_sizes = list(input.shape[input.dim() - k:])
+    flat = [0]
+    for i in reversed(range(k)):  # outermost padded dim first
+        stride = 1
+        for s_ in in_sizes[k - i:]:
+            stride *= s_
+        flat = [f + j * stride for f in flat for j in sources[i]]
+    out_sizes = [len(sources[i]) for i in reversed(range(k))]
+    lead = list(input.shape[:input.dim() - k])
+    index = kiln.tensor(flat, dtype=kiln.int64).reshape(len(flat))
+    plane = 1
+    for s_ in in_sizes:
+        plane *= s_
+    return input.reshape(lead + [plane]).index_select(-1, index).reshape(lead + out_sizes)
 
 
 # ---------------------------------------------------------------- normalization, dropout, embedding
