@@ -39,7 +39,8 @@ def _run(lib, src):
 def _same(a, b):
     if isinstance(a, tuple) and len(a) == 4 and a[:1] == ("T",):
         assert isinstance(b, tuple) and a[:3] == b[:3], (a[:3], b[:3] if isinstance(b, tuple) else b)
-        np.testing.assert_allclose(a[3], b[3], rtol=1e-9, atol=1e-9)
+        tol = 1e-9 if a[1] == "float64" else 1e-6  # float64 gradients: a few ulp times the terms summed
+        np.testing.assert_allclose(a[3], b[3], rtol=tol, atol=tol)
     elif isinstance(a, tuple):
         assert isinstance(b, tuple) and len(a) == len(b), (a, b)
         for x, y in zip(a, b):
@@ -81,6 +82,27 @@ RETAIN = [
     X + "y = x * 2\ny.retain_grad()\nz = y.view(3)\nz.mul_(3)\ny.sum().backward()\nr = (y.grad, x.grad)",
     X + "y = x * 2\ny.retain_grad()\ny.exp_()\ny.add_(1)\n(y * y).sum().backward()\nr = (y.grad, x.grad)",
     X + "y = x * 2\ny.retain_grad()\n(y * y).sum().backward()\nr = (y.grad, x.grad)",
+]
+
+# in-place ops on views of a non-contiguous (transposed, channels_last) base that requires grad: the
+# gradient buffers mirror the base row-major (kiln raised NotImplementedError)
+W = ("x = torch.tensor(np.random.RandomState(0).randn(3, 4), requires_grad=True)\n"
+     "w = torch.tensor(np.random.RandomState(1).randn(4, 3))\n")
+NONCONTIG_BASE = [
+    W + "y = x * 1\ny.t_()\ny[0].mul_(2)\n(y * w).sum().backward()\nr = x.grad",
+    W + "y = x * 1\ny.t_()\ny[::2, 1].exp_()\n(y * w).sum().backward()\nr = x.grad",
+    W + "y = x * 1\ny.t_()\ny.diagonal().zero_()\n(y * w).sum().backward()\nr = x.grad",
+    W + "y = x * 1\ny.t_()\nv = y[1:3]\nv.sin_()\nz = v * 2\n(y * w).sum().backward(retain_graph=True)\n"
+    "z.sum().backward()\nr = x.grad",
+    W + "y = x * 1\ny.t_()\nu = y.unfold(0, 2, 1)\nu[0].mul_(2)\n(y * w).sum().backward()\nr = x.grad",
+    W + "y = (x * 1).reshape(1, 3, 2, 2).contiguous(memory_format=torch.channels_last)\ny[:, :2].mul_(3)\n"
+    "(y.sum() + (y * y).sum()).backward()\nr = x.grad",
+    W + "y = (x * 1).reshape(1, 3, 2, 2).contiguous(memory_format=torch.channels_last)\ny[..., 0] = 0\n"
+    "(y * y).sum().backward()\nr = x.grad",
+    W + "y = torch.nn.functional.conv2d(x.reshape(1, 3, 2, 2).contiguous(memory_format=torch.channels_last), "
+    "torch.ones(3, 3, 1, 1, dtype=torch.float64))\ntorch.nn.functional.relu(y[:, 1:], inplace=True)\n"
+    "(y * y).sum().backward()\nr = x.grad",
+    W + "y = x * 1\ny.t_()\nr = y.view(-1)",
 ]
 
 # .grad takes the leaf's layout when the leaf is dense and non-overlapping (torch's layout contract)
@@ -146,6 +168,10 @@ MESSAGES = [
     "r = torch.ones(2, dtype=torch.bool).requires_grad_(True)",
     "x = torch.tensor([1, 2])\nx.requires_grad = True\nr = 0",
     X + "x.register_hook(lambda g: 5)\nr = (x * x).sum().backward()",
+    X + "r = torch.nn.functional.soft_margin_loss(x * 1, x.detach().sign().requires_grad_())",
+    X + "class F(torch.autograd.Function):\n    @staticmethod\n    def forward(ctx, a):\n        a.mul_(2)\n"
+    "        ctx.mark_dirty(a)\n        return a\n    @staticmethod\n    def backward(ctx, g):\n        return g * 2\n"
+    "r = F.apply(x)",
 ]
 
 SEMANTICS = [
@@ -166,6 +192,9 @@ SEMANTICS = [
     X + "y = x * 1\ny[0] = 5\nr = (y.grad_fn.name(), type(y.grad_fn).__name__)",
     X + "y = x.exp()\nr = hasattr(y.grad_fn, 'variable')",
     X + "r = [(type(f).__name__, f.name()) for f, _ in (x * 2 + x).grad_fn.next_functions]",
+    # soft_margin_loss has no derivative for its target; mark_dirty of a leaf words torch's message
+    X + "r = torch.nn.functional.soft_margin_loss(x, x.detach().sign().requires_grad_())",
+    X + "with torch.no_grad():\n    r = torch.nn.functional.soft_margin_loss(x, x.detach().sign().requires_grad_())",
 ]
 
 # gradients of non-pointwise ops against torch's on float64 inputs (first and second order), a selection
@@ -191,7 +220,7 @@ GRADS = [
 ]
 
 
-@pytest.mark.parametrize("src", ENGINE + RETAIN + LAYOUT + OUT + SEMANTICS)
+@pytest.mark.parametrize("src", ENGINE + RETAIN + NONCONTIG_BASE + LAYOUT + OUT + SEMANTICS)
 def test_same_outcome_as_torch(src):
     check(src)
 

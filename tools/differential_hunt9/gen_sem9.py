@@ -529,6 +529,92 @@ m('x = torch.ones(2, 3, requires_grad=True)', 'r = M(lambda: (torch.autograd.gra
 m('x = torch.ones(2, 3, requires_grad=True)', 'r = M(lambda: torch.autograd.grad(x * 2, x, torch.ones(3, 2).t())[0].stride())')
 
 
+
+# Real-program patterns: checkpoint, module backward hooks, gradient penalty, clip_grad_norm_, .grad edits.
+def more():
+    out = []
+
+    def p(*lines):
+        out.append('⏎'.join(('from h9 import *', PRE) + lines))
+    MLP = ('m = torch.nn.Sequential(torch.nn.Linear(3, 4), torch.nn.Tanh(), torch.nn.Linear(4, 1)).double()⏎'
+           'for k, q in enumerate(m.parameters()):⏎    q.data = torch.tensor(A(*q.shape, seed=60 + k))')
+    p(MLP, 'x = T(5, 3, seed=1)', 'y = torch.utils.checkpoint.checkpoint(m, x)', 'y.sum().backward()',
+      'r = (x.grad, [q.grad for q in m.parameters()])')
+    p(MLP, 'x = T(5, 3, seed=1)', 'y = torch.utils.checkpoint.checkpoint(m, x, use_reentrant=False)', 'y.sum().backward()',
+      'r = (x.grad, [q.grad for q in m.parameters()])')
+    p(MLP, 'x = T(5, 3, seed=1)', 'y = torch.utils.checkpoint.checkpoint_sequential(m, 2, x)', 'y.sum().backward()',
+      'r = (x.grad, [q.grad for q in m.parameters()])')
+    p(MLP, 'x = T(5, 3, seed=1)', 'seen = []',
+      'm[0].register_full_backward_hook(lambda mod, gi, go: seen.append((len(gi), len(go), go[0].shape, gi[0] is None)))',
+      'm(x).sum().backward()', 'r = seen')
+    p(MLP, 'x = T(5, 3, seed=1)', 'm[2].register_full_backward_hook(lambda mod, gi, go: (gi[0] * 0,))',
+      'm(x).sum().backward()', 'r = (x.grad, [q.grad for q in m.parameters()])')
+    p(MLP, 'x = T(5, 3, seed=1)', 'seen = []', 'm[1].register_full_backward_pre_hook(lambda mod, go: seen.append(go[0].shape))' ,
+      'm(x).sum().backward()', 'r = seen')
+    p(MLP, 'x = T(5, 3, seed=1)', 'seen = []', 'm[0].register_backward_hook(lambda mod, gi, go: seen.append(len(gi)))',
+      'r = M(lambda: (m(x).sum().backward(), seen)[1])')
+    # gradient penalty (WGAN-GP): grad of the output w.r.t. the input, create_graph, then backward to the weights
+    p(MLP, 'x = T(5, 3, seed=1)', 'out = m(x)', 'g, = torch.autograd.grad(out.sum(), x, create_graph=True)',
+      'pen = ((g.norm(2, dim=1) - 1) ** 2).mean()', 'pen.backward()', 'r = (g, [q.grad for q in m.parameters()], x.grad)')
+    p(MLP, 'x = T(5, 3, seed=1)', 'out = m(x)',
+      'g, = torch.autograd.grad(out, x, grad_outputs=torch.ones_like(out), create_graph=True, retain_graph=True)',
+      'loss = out.mean() + (g ** 2).sum()', 'loss.backward()', 'r = [q.grad for q in m.parameters()]')
+    p(MLP, 'x = T(5, 3, seed=1)', 'm(x).sum().backward()',
+      'n = torch.nn.utils.clip_grad_norm_(m.parameters(), 0.5)', 'r = (n, [q.grad for q in m.parameters()])')
+    p(MLP, 'x = T(5, 3, seed=1)', 'm(x).sum().backward()',
+      'n = torch.nn.utils.clip_grad_norm_(m.parameters(), 0.5, norm_type=float("inf"))', 'r = (n, [q.grad for q in m.parameters()])')
+    p(MLP, 'x = T(5, 3, seed=1)', 'm(x).sum().backward()', 'torch.nn.utils.clip_grad_value_(m.parameters(), 0.1)',
+      'r = [q.grad for q in m.parameters()]')
+    p(MLP, 'x = T(5, 3, seed=1)', 'm(x).sum().backward()', 'for q in m.parameters(): q.grad.data.zero_()',
+      'm(x).sum().backward()', 'r = [q.grad for q in m.parameters()]')
+    p(MLP, 'x = T(5, 3, seed=1)', 'm(x).sum().backward()', 'for q in m.parameters():⏎    q.grad.detach_()⏎    q.grad.zero_()',
+      'm(x).sum().backward()', 'r = [q.grad for q in m.parameters()]')
+    p(MLP, 'x = T(5, 3, seed=1)', 'opt = torch.optim.SGD(m.parameters(), lr=0.1, momentum=0.9)',
+      'for _ in range(3):⏎    opt.zero_grad()⏎    m(x).pow(2).sum().backward()⏎    opt.step()', 'r = [q for q in m.parameters()]')
+    p(MLP, 'x = T(5, 3, seed=1)', 'opt = torch.optim.Adam(m.parameters(), lr=0.01)',
+      'for _ in range(3):⏎    opt.zero_grad()⏎    m(x).pow(2).sum().backward()⏎    opt.step()', 'r = [q for q in m.parameters()]')
+    p(MLP, 'x = T(5, 3, seed=1)', 'opt = torch.optim.SGD(m.parameters(), lr=0.1)', 'opt.zero_grad()',
+      'r = [q.grad for q in m.parameters()]')
+    p(MLP, 'x = T(5, 3, seed=1)', 'm(x).sum().backward()', 'opt = torch.optim.SGD(m.parameters(), lr=0.1)', 'opt.zero_grad()',
+      'r = [q.grad for q in m.parameters()]')
+    p(MLP, 'x = T(5, 3, seed=1)', 'm(x).sum().backward()', 'opt = torch.optim.SGD(m.parameters(), lr=0.1)',
+      'opt.zero_grad(set_to_none=True)', 'r = [q.grad for q in m.parameters()]')
+    # hessian-vector products through an MLP
+    p(MLP, 'x = T(5, 3, seed=1)', 'ps = list(m.parameters())', 'L = m(x).pow(2).sum()',
+      'gs = torch.autograd.grad(L, ps, create_graph=True)', 'v = [torch.tensor(A(*q.shape, seed=70 + i)) for i, q in enumerate(ps)]',
+      'hv = torch.autograd.grad(sum((g * w).sum() for g, w in zip(gs, v)), ps)', 'r = hv')
+    p(MLP, 'x = T(5, 3, seed=1)', 'r = torch.autograd.functional.hessian(lambda a: m(a).sum(), x[0].detach())')
+    p(MLP, 'x = T(5, 3, seed=1)', 'r = torch.autograd.functional.jacobian(m, x[:2].detach())')
+    p(MLP, 'x = T(5, 3, seed=1)', 'r = torch.autograd.functional.vjp(m, x.detach(), torch.ones(5, 1, dtype=torch.float64))')
+    p(MLP, 'x = T(5, 3, seed=1)', 'r = torch.autograd.functional.jvp(m, x.detach(), torch.ones(5, 3, dtype=torch.float64))')
+    p(MLP, 'x = T(5, 3, seed=1)', 'r = torch.autograd.functional.hvp(lambda a: m(a).sum(), x.detach(), torch.ones(5, 3, dtype=torch.float64))')
+    # one-element non-scalar outputs, detach().requires_grad_(), grads through no_grad pieces
+    p('x = T(3, seed=1)', 'y = (x * 2).sum().reshape(1)', 'r = M(lambda: (y.backward(), x.grad)[1])')
+    p('x = T(3, seed=1)', 'y = (x * 2).sum().reshape(1, 1)', 'r = M(lambda: (y.backward(), x.grad)[1])')
+    p('x = T(3, seed=1)', 'z = (x * 2).detach().requires_grad_()', 'w = (z * z).sum()', 'w.backward()', 'r = (z.grad, x.grad, z.is_leaf)')
+    p('x = T(3, seed=1)', 'with torch.no_grad():⏎    s = x.sum()', 'y = x * s', 'y.sum().backward()', 'r = (x.grad, s.requires_grad)')
+    p('x = T(3, seed=1)', 'y = x * 2', 'y.detach_()', 'r = (y.requires_grad, y.is_leaf, y.grad_fn)')
+    p('x = T(3, seed=1)', 'y = x.clone()', 'y[0] = y[1] * y[2]', 'y.sum().backward()', 'r = x.grad')
+    p('x = T(3, seed=1)', 'y = x.clone()', 'y[1:] = y[:2] * 3', 'y.sum().backward()', 'r = x.grad')
+    p('x = T(3, 3, seed=1)', 'y = x.clone()', 'y.diagonal().copy_(torch.zeros(3))', 'y.triu_()', 'y.sum().backward()', 'r = x.grad')
+    p('x = T(3, 3, seed=1)', 'y = x * 1', 'y.t_()', 'y[0].mul_(y[1])', 'y.sum().backward()', 'r = x.grad')
+    p('x = T(4, seed=1)', 'y = x * 1', 'y.view(2, 2)[0].add_(y.view(2, 2)[1])', 'y.sum().backward()', 'r = x.grad')
+    p('x = T(4, seed=1)', 'y = x.exp()', 'z = y * 1', 'y.add_(1)', 'r = M(lambda: (z.sum().backward(), x.grad)[1])')
+    p('x = T(4, seed=1)', 'y = x.exp()', 'z = y.sin()', 'y.add_(1)', 'r = M(lambda: (z.sum().backward(), x.grad)[1])')
+    p('x = T(4, seed=1)', 'y = x.sigmoid()', 'z = y[:2]', 'y.mul_(2)', 'r = M(lambda: (z.sum().backward(), x.grad)[1])')
+    p('x = T(4, seed=1)', 'y = x.sigmoid()', 'z = y[:2]', 'z.mul_(2)', 'r = M(lambda: (y.sum().backward(), x.grad)[1])')
+    p('x = T(4, seed=1)', 'y = x.tanh()', 'z = y[:2]', 'z.mul_(2)', 'r = M(lambda: (y.sum().backward(), x.grad)[1])')
+    p('x = T(4, seed=1)', 'y = x.relu()', 'y.mul_(2)', 'r = M(lambda: (y.sum().backward(), x.grad)[1])')
+    p('x = T(4, seed=1)', 'y = torch.nn.functional.relu(x * 1, inplace=True)', 'y.mul_(2)', 'r = M(lambda: (y.sum().backward(), x.grad)[1])')
+    p('x = T(4, seed=1)', 'y = torch.nn.functional.relu(x * 1, inplace=True)', 'z = y.exp()', 'y.relu_()', 'r = M(lambda: (z.sum().backward(), x.grad)[1])')
+    p('x = T(4, seed=1)', 'y = x.pow(2)', 'y.exp_()', 'r = M(lambda: (y.sum().backward(), x.grad)[1])')
+    p('x = T(4, seed=1)', 'y = x.pow(2)', 'w = y.exp()', 'y.exp_()', 'r = M(lambda: (w.sum().backward(), x.grad)[1])')
+    return out
+
+
+S.extend(more())
+
+
 if __name__ == '__main__':
     for line in S:
         print(line)
