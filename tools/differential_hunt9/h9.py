@@ -40,9 +40,15 @@ def _loss(y, k0=100):
     return loss
 
 
+def _real(gs):
+    """torch 1.13 returns some zero gradients as ZeroTensors (no storage: .numpy() reads garbage): copies."""
+    return tuple(g.detach().clone() if g is not None and getattr(g, '_is_zerotensor', lambda: False)() else g
+                 for g in gs)
+
+
 def G(y, *xs):
     """Gradients of sum(y * w) (summed over the differentiable outputs) w.r.t. xs."""
-    return torch.autograd.grad(_loss(y), xs, allow_unused=True)
+    return _real(torch.autograd.grad(_loss(y), xs, allow_unused=True))
 
 
 def G2(y, *xs):
@@ -50,8 +56,8 @@ def G2(y, *xs):
     g = torch.autograd.grad(_loss(y), xs, create_graph=True, allow_unused=True)
     l2 = _loss([t for t in g if t is not None], k0=200)
     if l2 is None or not l2.requires_grad:
-        return g, None
-    return g, torch.autograd.grad(l2, xs, allow_unused=True)
+        return _real(g), None
+    return _real(g), _real(torch.autograd.grad(l2, xs, allow_unused=True))
 
 
 def NC(x):
