@@ -176,6 +176,21 @@ MESSAGES = [
     "r = F.apply(x)",
 ]
 
+# kthvalue picks, among equal values, the one torch's quickselect leaves at k - 1 (kiln took the first
+# in a stable sort): the index, and the element the gradient reaches
+KTH = [
+    "x = torch.tensor([[1., 3., 3., 0.], [2., 2., 2., 2.], [0., -1., 5., -1.]], requires_grad=True)\n"
+    "v, i = x.kthvalue(2, 1)\n(v * torch.tensor([1., 2., 3.])).sum().backward()\nr = (v, i, x.grad)",
+    "x = torch.tensor([[1., 0., 3., 2.], [0., 2., 0., 2.], [1.5, -1., 5., -1.]], dtype=torch.float64)\n"
+    "r = tuple(x.kthvalue(k, 1, keepdim=True) for k in (1, 2, 3, 4)) + tuple(x.kthvalue(k, 0) for k in (1, 2, 3))",
+    "x = torch.tensor([[1., nan, -inf, 0., nan, 1.], [2., 2., nan, 2., 2., 2.]])\n"
+    "r = tuple(x.kthvalue(k, 1) for k in range(1, 7))",
+    "x = torch.tensor(np.random.RandomState(0).randint(0, 3, size=(4, 5, 6)))\n"
+    "r = tuple(x.kthvalue(k, d) for d in (0, 1, 2) for k in (1, 2, 4))",
+    "x = torch.tensor(np.random.RandomState(1).randint(0, 2, size=(40,)).astype('float32'))\n"
+    "r = tuple(x.kthvalue(k) for k in (1, 5, 20, 21, 33, 40))",
+]
+
 NAN_GRADS = [
     "x = torch.tensor([nan, 1., 2., 2.], requires_grad=True)\nw = torch.tensor([1., 2., 3., 4.])\n"
     "r = torch.autograd.grad((torch.maximum(x, x.flip(0)) * w).sum(), x)",
@@ -234,7 +249,7 @@ GRADS = [
 ]
 
 
-@pytest.mark.parametrize("src", ENGINE + RETAIN + NONCONTIG_BASE + LAYOUT + OUT + NAN_GRADS + SEMANTICS)
+@pytest.mark.parametrize("src", ENGINE + RETAIN + NONCONTIG_BASE + LAYOUT + OUT + KTH + NAN_GRADS + SEMANTICS)
 def test_same_outcome_as_torch(src):
     check(src)
 
