@@ -73,7 +73,8 @@ ENGINE = [
     X + "y = x.exp()\nz = y.sum()\ntorch.autograd.grad(z, y)\nr = torch.autograd.grad(z, x)",
     X + "y = x * 2\nz = y.sum()\ntorch.autograd.grad(z, x)\nr = torch.autograd.grad(z, x)",
     X + "y = x.exp()\nw = y * x\nr = torch.autograd.grad(w.sum(), [y, x])",
-    X + "y = x.sin()\nz = (y * y).sum()\nr = torch.autograd.grad(z, [y], retain_graph=True) + torch.autograd.grad(z, [x])",
+    X + "y = x.sin()\nz = (y * y).sum()\n"
+    "r = torch.autograd.grad(z, [y], retain_graph=True) + torch.autograd.grad(z, [x])",
     X + "y = x * 2\nz = y.sum()\nr = torch.autograd.grad(z, [x, y])",
 ]
 
@@ -208,8 +209,10 @@ SEMANTICS = [
     X + "(x * 2).sum().backward(inputs=[x, x])\nr = x.grad",
     X + "y = torch.ones(3, requires_grad=True)\n(x * y).sum().backward(inputs=(y, x, y))\nr = (x.grad, y.grad)",
     # a generator decorated by no_grad / enable_grad runs each step in that mode
-    X + "@torch.no_grad()\ndef f(t):\n    yield t * 2\n    yield t * 3\nr = [a.requires_grad for a in f(x)]",
-    X + "@torch.enable_grad()\ndef f(t):\n    yield t * 2\nwith torch.no_grad():\n    r = [a.requires_grad for a in f(x)]",
+    X + "@torch.no_grad()\ndef f(t):\n    yield t * 2\n    yield t * 3\n"
+    "r = [a.requires_grad for a in f(x)]",
+    X + "@torch.enable_grad()\ndef f(t):\n    yield t * 2\n"
+    "with torch.no_grad():\n    r = [a.requires_grad for a in f(x)]",
     X + "@torch.no_grad()\ndef f(t):\n    v = yield t * 2\n    yield v * 2\ng = f(x)\nnext(g)\nr = (g.send(x).requires_grad, "
     "torch.is_grad_enabled())",
     X + "@torch.no_grad()\ndef f(t):\n    return t * 2\nr = (f(x).requires_grad, f.__name__)",

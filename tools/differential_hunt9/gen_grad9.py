@@ -34,7 +34,7 @@ for e in ['x.permute(2, 0, 1)', 'x.movedim((0, 1), (2, 0))', 'x.transpose(0, 2)'
           'x[:, None, ..., ::2]', 'x[1:, :, -1]', 'x[[0, 1, 1]]', 'x[:, [0, 2, 0]]', 'x[:, [[0, 1], [2, 2]]]',
           'x[[0, 1], [2, 2]]', 'x[[1, 1], :, [0, 0]]', 'x[x > 0.5]', 'x[x[:, :, 0] > 0]', 'x[..., torch.tensor([3, 3])]',
           'x[torch.tensor(1)]', 'x[0, 1, 2]', 'x[None, 1, ..., None]', 'x[1][2][3]', 'x[:, 1:3][..., [0, 0, 1]]',
-          'x[torch.tensor([True, False])]', 'x[..., ::-1]' if False else 'x[..., 3:0:-1]' if False else 'x[..., 1::2]']:
+          'x[torch.tensor([True, False])]', 'x[..., 1::2]']:
     c(X234, e)
 for e in ['x.view(12)', 'x.t()', 'x.repeat(2, 2)', 'x.roll(1, 1)', 'x.flip(1)', 'x[:, [0, 0]]', 'x.unfold(1, 2, 1)',
           'x.diagonal()', 'x.as_strided((2, 2), (1, 2))', 'x.expand(2, 3, 4)', 'x.take(torch.tensor([1, 1]))']:
@@ -59,7 +59,7 @@ for e in ['x.gather(0, idx)', 'x.gather(1, idx % 4)', 'torch.take_along_dim(x, i
           'x.masked_fill(x > 0, 0.5)', 'x.masked_fill(x > 0, y[0, 0])', 'x.masked_scatter(x > 0, y)',
           'torch.where(x > 0, x, y)', 'torch.where(x > 0, x, 0.)', 'torch.where(x > 0, y[0], x)',
           'x.put(torch.tensor([1, 1, 5]), y[0, :3])', 'x.put(torch.tensor([1, 1, 5]), y[0, :3], accumulate=True)',
-          'x.index_reduce(0, torch.tensor([2, 0, 2]), y, "prod")' if False else 'x.index_select(1, torch.tensor([3, 3, 0]))',
+          'x.index_select(1, torch.tensor([3, 3, 0]))',
           'x.masked_select(y > 0)', 'x.masked_fill(torch.tensor([True, False, True, False]), 1.0)']:
     c(f'{X34}⏎y = T(3, 4, seed=2)⏎{I}', e, 'x, y')
 for e in ['x.index_add(0, torch.tensor([2, 0, 2]), y)', 'x.scatter_add(0, idx, y)', 'torch.where(x > 0, x * y, y * y)',
@@ -72,7 +72,7 @@ for e in ['z = x * 1⏎z[0] = y[0]⏎', 'z = x * 1⏎z[:, 1] = 3.0⏎', 'z = x *
           'z = x * 1⏎z.index_put_((torch.tensor([0, 0]),), y[:2], accumulate=True)⏎',
           'z = x * 1⏎z[1:, ::2] += y[1:, ::2]⏎', 'z = x * 1⏎z.t()[0] *= y[0, :3]⏎',
           'z = x.clone()⏎z.masked_fill_(y > 0, 2.0)⏎', 'z = x.clone()⏎z.scatter_add_(1, torch.tensor([[0, 0]] * 3), y[:, :2])⏎',
-          'z = x.clone()⏎z.diagonal().mul_(y[0, :3])⏎', 'z = x.clone()⏎z.unbind(0)[1].add_(y[1])⏎' if False else
+          'z = x.clone()⏎z.diagonal().mul_(y[0, :3])⏎',
           'z = x.clone()⏎z.narrow(1, 0, 2).copy_(y[:, 2:])⏎', 'z = x * 1⏎z[..., None][1] = 5.0⏎',
           'z = x.clone()⏎z.view(12)[::5].mul_(2)⏎', 'z = x.clone()⏎z.transpose(0, 1).index_fill_(0, torch.tensor([1]), 0.)⏎',
           'z = x.clone()⏎z.clamp_(min=0)⏎z.squeeze_()⏎', 'z = x.clone()⏎z.t_()⏎z.unsqueeze_(0)⏎']:
@@ -98,13 +98,13 @@ for s in (X34, TIES, ZER, NCX):
               'x.logsumexp(1)', 'x.logsumexp((0, 1))', 'x.norm()', 'x.norm(dim=1)', 'x.norm(1, 1)',
               'x.norm(float("inf"), 1)', 'x.norm(3, 0)', 'torch.linalg.vector_norm(x, 0.5, 1)',
               'torch.linalg.vector_norm(x, -float("inf"))', 'x.var()', 'x.var(1)', 'x.std(0)', 'x.std(1, unbiased=False)',
-              'x.var(1, correction=0)' if False else 'x.var(1, keepdim=True)', 'torch.var_mean(x, 1)',
-              'torch.std_mean(x, 0)', 'x.aminmax()' if False else 'torch.dist(x, x.flip(0))', 'x.nansum(1)',
+              'x.var(1, keepdim=True)', 'torch.var_mean(x, 1)',
+              'torch.std_mean(x, 0)', 'torch.dist(x, x.flip(0))', 'x.nansum(1)',
               'x.nanmean(1)', 'x.mode(1)', 'x.max(1)[0] * 1', 'torch.renorm(x, 2, 0, 1.0)',
               'torch.linalg.norm(x)', 'torch.linalg.norm(x, "nuc")', 'torch.linalg.norm(x, 2)', 'torch.linalg.norm(x, -2)',
               'torch.linalg.matrix_norm(x, "fro")', 'torch.linalg.matrix_norm(x, 1)', 'torch.linalg.matrix_norm(x, -float("inf"))',
-              'x.softmax(1)', 'x.log_softmax(0)', 'torch.nn.functional.softmin(x, 1)', 'x.count_nonzero()' if False else 'x.diff(1)',
-              'x.diff(dim=0, prepend=x[:1])', 'x.cov()', 'x.corrcoef()', 'x.trapezoid()' if False else 'torch.trapz(x)',
+              'x.softmax(1)', 'x.log_softmax(0)', 'torch.nn.functional.softmin(x, 1)', 'x.diff(1)',
+              'x.diff(dim=0, prepend=x[:1])', 'x.cov()', 'x.corrcoef()', 'torch.trapz(x)',
               'torch.cumulative_trapezoid(x)', 'x.clamp(-0.5, 0.5).sum(1)', 'x.abs().max(1)']:
         c(s, e)
 for s in (X34, TIES, ZER):
@@ -127,7 +127,7 @@ MM = [('x = T(3, 4, seed=1)⏎y = T(4, 5, seed=2)', ['x @ y', 'torch.mm(x, y)', 
                                                       'torch.dot(x[0], y[:, 0])', 'torch.vdot(x[0], y[:, 1])',
                                                       'torch.addmv(y[0, :3], x, y[:, 1])', 'torch.addr(x, x[:, 0], y[0, :4])',
                                                       'torch.cdist(x, y.t())', 'torch.cdist(x, y.t(), p=1)', 'torch.cdist(x, x)',
-                                                      'torch.nn.functional.linear(x, y.t(), y[0])', 'torch.nn.functional.bilinear(x, x, y.reshape(5, 4, 1).expand(5, 4, 4).contiguous())' if False else 'torch.nn.functional.linear(x, y.t())',
+                                                      'torch.nn.functional.linear(x, y.t(), y[0])', 'torch.nn.functional.linear(x, y.t())',
                                                       'torch.cross(x[:, :3], y.t()[:3, :3], dim=1)', 'torch.linalg.cross(x[:, :3], y.t()[:3, :3])']),
       ('x = T(2, 3, 4, seed=1)⏎y = T(4, 5, seed=2)', ['x @ y', 'torch.einsum("bij,jk->bik", x, y)',
                                                          'torch.einsum("bij,jk->bk", x, y)', 'torch.einsum("...j,jk", x, y)',
@@ -143,7 +143,7 @@ for s, es in MM:
         c(s, f'({e}) ** 2', 'x, y', order=2)
 LIN = ['torch.linalg.inv(x)', 'torch.inverse(x)', 'torch.linalg.det(x)', 'torch.det(x)', 'torch.logdet(x @ x.mT)',
        'torch.linalg.slogdet(x)', 'torch.slogdet(x)', 'torch.linalg.solve(x, y)', 'torch.linalg.solve(x, y[..., 0])',
-       'torch.linalg.solve(x, y, left=False)' if False else 'torch.linalg.solve(x.mT, y)',
+       'torch.linalg.solve(x.mT, y)',
        'torch.linalg.cholesky(x @ x.mT + torch.eye(3, dtype=torch.float64))',
        'torch.cholesky(x @ x.mT + torch.eye(3, dtype=torch.float64))',
        'torch.linalg.cholesky(x @ x.mT + torch.eye(3, dtype=torch.float64), upper=True)',
@@ -162,9 +162,9 @@ LIN = ['torch.linalg.inv(x)', 'torch.inverse(x)', 'torch.linalg.det(x)', 'torch.
        'torch.triangular_solve(y, x.tril() + 3 * torch.eye(3, dtype=torch.float64), upper=False)[0]',
        'torch.linalg.inv_ex(x)[0]', 'torch.linalg.cholesky_ex(x @ x.mT + torch.eye(3, dtype=torch.float64))[0]',
        'torch.linalg.tensorinv(x.reshape(3, 3) if x.dim() == 2 else x[0], ind=1)', 'torch.linalg.vander(x[..., 0])',
-       'torch.linalg.householder_product(x, x[..., 0, :2] * 0.3)' if False else 'torch.linalg.eigvals(x + x.mT).real',
+       'torch.linalg.eigvals(x + x.mT).real',
        'torch.linalg.eig(x + x.mT)[0].real', 'torch.trace(x) if x.dim() == 2 else x.diagonal(0, -2, -1).sum(-1)',
-       'torch.linalg.matrix_rank(x).double() + x.sum()', 'torch.geqrf(x)[0]' if False else 'torch.linalg.ldl_factor(x + x.mT)[0]' if False else 'torch.linalg.slogdet(x)[1]']
+       'torch.linalg.matrix_rank(x).double() + x.sum()', 'torch.linalg.slogdet(x)[1]']
 for s in ('x = T(3, 3, seed=1)⏎y = T(3, 2, seed=2)', 'x = T(2, 3, 3, seed=3)⏎y = T(2, 3, 2, seed=4)',
           'x = NC(T(3, 3, seed=5))⏎y = T(3, 2, seed=6)'):
     for e in LIN:
@@ -187,14 +187,14 @@ F = 'torch.nn.functional'
 NN = [
     ('x = T(2, 3, 7, seed=1)⏎w = T(4, 3, 3, seed=2)⏎b = T(4, seed=3)', 'x, w, b',
      [f'{F}.conv1d(x, w, b)', f'{F}.conv1d(x, w, b, stride=2, padding=1)', f'{F}.conv1d(x, w, dilation=2)',
-      f'{F}.conv1d(x, w, b, padding="same")', f'{F}.conv1d(x, w[:, :1], b[:3], groups=3)' if False else f'{F}.conv1d(x, w[:3, :1], b[:3], groups=3)',
+      f'{F}.conv1d(x, w, b, padding="same")', f'{F}.conv1d(x, w[:3, :1], b[:3], groups=3)',
       f'{F}.conv_transpose1d(x, w.transpose(0, 1), b)', f'{F}.conv_transpose1d(x, w.transpose(0, 1), b, stride=2, padding=1, output_padding=1)',
       f'{F}.conv1d(x, w, b, padding=2, stride=3)']),
     ('x = T(2, 2, 5, 6, seed=1)⏎w = T(3, 2, 3, 2, seed=2)⏎b = T(3, seed=3)', 'x, w, b',
      [f'{F}.conv2d(x, w, b)', f'{F}.conv2d(x, w, b, stride=(2, 1), padding=(1, 0))', f'{F}.conv2d(x, w, None, dilation=(1, 2))',
       f'{F}.conv2d(x, w[:2, :1], b[:2], groups=2)', f'{F}.conv_transpose2d(x, w.transpose(0, 1), b)',
       f'{F}.conv_transpose2d(x, w.transpose(0, 1), b, stride=2, padding=1, output_padding=1)',
-      f'{F}.conv_transpose2d(x, w[:2, :1].transpose(0, 1).contiguous(), None, groups=2)' if False else f'{F}.conv_transpose2d(x, w.transpose(0, 1), b, dilation=2)',
+      f'{F}.conv_transpose2d(x, w.transpose(0, 1), b, dilation=2)',
       f'{F}.conv2d(x.transpose(2, 3), w, b)', f'{F}.conv2d(x, w, b, padding="same")']),
     ('x = T(1, 2, 4, 4, 3, seed=1)⏎w = T(2, 2, 2, 2, 2, seed=2)⏎b = T(2, seed=3)', 'x, w, b',
      [f'{F}.conv3d(x, w, b)', f'{F}.conv3d(x, w, b, stride=2, padding=1)', f'{F}.conv_transpose3d(x, w, b)',
@@ -219,7 +219,7 @@ for s in (POOLX, POOLT):
               f'{F}.lp_pool2d(x.abs() + 0.1, 2, 2)', f'{F}.lp_pool1d(x[0].abs() + 0.1, 3, 2)',
               f'{F}.max_unpool2d(*{F}.max_pool2d(x, 2, return_indices=True), 2)',
               f'{F}.max_pool2d(x.transpose(2, 3), 2)', f'{F}.max_pool2d(x.contiguous(memory_format=torch.channels_last), 2)',
-              f'{F}.fractional_max_pool2d(x, 2, output_size=3, _random_samples=torch.full((2, 3, 2), 0.5, dtype=torch.float64))' if False else f'{F}.max_pool2d(x, (2, 3), (1, 2))']:
+              f'{F}.max_pool2d(x, (2, 3), (1, 2))']:
         c(s, e)
 for e in [f'{F}.max_pool2d(x, 2)', f'{F}.avg_pool2d(x, 3, 2, 1)', f'{F}.adaptive_avg_pool2d(x, (4, 3))', f'{F}.adaptive_max_pool2d(x, (4, 3))']:
     c(POOLX, f'({e}) ** 2', order=2)
@@ -231,7 +231,7 @@ INTERP = [("x = T(2, 3, 5, seed=1)", ['size=8, mode="nearest"', 'scale_factor=2,
                                           'scale_factor=(2, 3), mode="nearest"', 'size=(2, 3), mode="area"',
                                           'scale_factor=0.6, mode="bilinear"', 'size=(7, 3), mode="nearest-exact"',
                                           'scale_factor=1.5, mode="bilinear", recompute_scale_factor=True',
-                                          'size=(5, 5), mode="bilinear", antialias=True' if False else 'size=(8, 10), mode="bicubic"']),
+                                          'size=(8, 10), mode="bicubic"']),
           ("x = T(1, 2, 3, 4, 3, seed=1)", ['size=(4, 5, 6), mode="trilinear"', 'scale_factor=2, mode="nearest"',
                                              'size=(2, 2, 2), mode="area"', 'size=(5, 5, 5), mode="trilinear", align_corners=True'])]
 for s, es in INTERP:
@@ -270,15 +270,15 @@ for e in [f'{F}.layer_norm(x, (3,))', f'{F}.layer_norm(x, (6, 3))', f'{F}.layer_
           f'{F}.instance_norm(x, weight=w, bias=b)', f'{F}.instance_norm(x)',
           f'{F}.instance_norm(x, torch.zeros(6, dtype=torch.float64), torch.ones(6, dtype=torch.float64), use_input_stats=False)',
           f'{F}.local_response_norm(x, 3)', f'{F}.normalize(x, dim=1)', f'{F}.normalize(x, p=1, dim=-1)',
-          f'{F}.rms_norm(x, (3,))' if False else f'{F}.batch_norm(x.transpose(1, 2).contiguous().transpose(1, 2), None, None, w, b, True)',
+          f'{F}.batch_norm(x.transpose(1, 2).contiguous().transpose(1, 2), None, None, w, b, True)',
           f'{F}.softmax(x, 1)', f'{F}.softmax(x, 0)', f'{F}.log_softmax(x, -1)', f'{F}.softmax(x, 1, dtype=torch.float64)',
-          f'{F}.gumbel_softmax(x, hard=True)' if False else f'{F}.log_softmax(x.transpose(0, 2), 1)',
+          f'{F}.log_softmax(x.transpose(0, 2), 1)',
           f'{F}.glu(x, 1)', f'{F}.cosine_similarity(x, x.flip(0), 1)', f'{F}.pairwise_distance(x[:, :, 0], x[:, :, 1])',
           f'{F}.pixel_shuffle(x[:, :4, :, None].expand(4, 4, 3, 2).reshape(4, 4, 3, 2), 2)',
           f'{F}.pixel_unshuffle(x[:, :, :2, None].expand(4, 6, 2, 2), 2)',
           f'{F}.unfold(x[None], 2)', f'{F}.unfold(x[None], (2, 2), dilation=1, padding=1, stride=2)',
-          f'{F}.fold(x[:1, :4], (4, 3), 2)', f'{F}.fold(x[:1, :4, :2], (3, 4), (2, 2), stride=(2, 3), padding=(1, 1))' if False else f'{F}.fold(x.reshape(1, 12, 6), (5, 4), 2)',
-          f'{F}.channel_shuffle(x[None], 2)' if False else f'{F}.dropout(x, 0.0)', f'{F}.alpha_dropout(x, 0.0, True)' if False else f'{F}.embedding(torch.tensor([1, 1]), x[0])']:
+          f'{F}.fold(x[:1, :4], (4, 3), 2)', f'{F}.fold(x.reshape(1, 12, 6), (5, 4), 2)',
+          f'{F}.dropout(x, 0.0)', f'{F}.embedding(torch.tensor([1, 1]), x[0])']:
     c(NORM, e, 'x, w, b')
 for e in [f'{F}.layer_norm(x, (6, 3))', f'{F}.group_norm(x, 3, w, b)', f'{F}.batch_norm(x, None, None, w, b, training=True)',
           f'{F}.batch_norm(x, torch.zeros(6, dtype=torch.float64) + 0.2, torch.ones(6, dtype=torch.float64) * 2, w, b, training=False)',
@@ -333,7 +333,7 @@ c('t = T(2, 2, 3, seed=1)', f'{F}.affine_grid(t, (2, 1, 4, 5), align_corners=Tru
 c('t = T(1, 3, 4, seed=1)', f'{F}.affine_grid(t, (1, 1, 2, 3, 4), align_corners=False)', 't')
 c(GS, f'{F}.grid_sample(x, g, align_corners=False) ** 2', 'x, g', order=2)
 # nn layers with weights
-for e in ['torch.nn.functional.prelu(x, w[:1])', 'torch.nn.functional.prelu(x, w[:6])' if False else 'torch.nn.functional.prelu(x.transpose(0, 1), w)',
+for e in ['torch.nn.functional.prelu(x, w[:1])', 'torch.nn.functional.prelu(x.transpose(0, 1), w)',
           'torch.nn.functional.hardtanh(x, -0.5, 0.5)', 'torch.nn.functional.rrelu(x, training=False)',
           'torch.nn.functional.threshold(x, 0.1, 2.0)']:
     c(NORM, e, 'x, w')

@@ -20,7 +20,7 @@ def m(*lines):
 LEAF = 'x = torch.tensor([1., 2., 3.], requires_grad=True)'
 # in-place on leaves and views of leaves
 for op in ['x.add_(1)', 'x.mul_(2)', 'x.zero_()', 'x[0] = 5', 'x.copy_(torch.ones(3))', 'x.fill_(1)', 'x.clamp_(0, 1)',
-           'x.view(3).add_(1)', 'x[1:].mul_(2)', 'x.unsqueeze(0).zero_()', 'x.t_()' if False else 'x.resize_(3)',
+           'x.view(3).add_(1)', 'x[1:].mul_(2)', 'x.unsqueeze(0).zero_()', 'x.resize_(3)',
            'x.resize_(4)', 'x.data.add_(1)', 'x.detach().add_(1)', 'x += 1', 'x.requires_grad_(False)', 'x.sigmoid_()',
            'x.transpose(0, 0).mul_(2)', 'x.unbind(0)[0].add_(1)', 'x.split(1)[0].add_(1)', 'x.chunk(3)[1].mul_(2)',
            'x.set_(torch.ones(3))', 'x.index_put_((torch.tensor([0]),), torch.tensor(1.))', 'x.masked_fill_(x > 1, 0)',
@@ -54,7 +54,7 @@ VCASES = [
     ('y = x.clone()⏎with torch.inference_mode():⏎    v = y.view(3)', 'y.sum().backward()'),
     ('y = x.exp()⏎y.requires_grad_(False)', 'y.sum().backward()'),
     ('y = x.exp()⏎z = y.detach_()', 'y.sum().backward()'),
-    ('y = x[:2]⏎z = y.detach_()' if False else 'y = x.exp()[:2]⏎y.detach_()', 'y.sum().backward()'),
+    ('y = x.exp()[:2]⏎y.detach_()', 'y.sum().backward()'),
     ('y = x * 1⏎z = y.sigmoid()⏎y.copy_(torch.ones(3))', 'z.sum().backward()'),
     ('y = x * 1⏎y.copy_(x * 3)', 'y.sum().backward()'),
     ('y = torch.zeros(3)⏎y.copy_(x)', 'y.sum().backward()'),
@@ -62,7 +62,7 @@ VCASES = [
     ('y = torch.zeros(3, dtype=torch.float64)⏎y.add_(x)', 'y.sum().backward()'),
     ('y = torch.zeros(3)⏎y[0] = x[2] * 2', 'y.sum().backward()'),
     ('y = torch.zeros(2, 3)⏎y[0].copy_(x)⏎y[1].copy_(x * 2)', 'y.sum().backward()'),
-    ('y = x * 1⏎z = y.expand(2, 3)⏎z.mul_(2)' if False else 'y = x * 1⏎z = y.expand(2, 3)⏎z2 = z * 1', 'z2.sum().backward()'),
+    ('y = x * 1⏎z = y.expand(2, 3)⏎z2 = z * 1', 'z2.sum().backward()'),
     ('y = x * 1⏎y.unsqueeze_(0)⏎y.mul_(2)', 'y.sum().backward()'),
     ('y = x * 1⏎y.squeeze_()⏎y.resize_(3)', 'y.sum().backward()'),
 ]
@@ -148,7 +148,7 @@ m(LEAF, 'def f(): x.grad = x', 'r = M(f)')
 s(LEAF, 'x.grad = torch.ones(3)', 'g = x.grad', '(x * 2).sum().backward()', 'r = (g is x.grad, g)')
 s(LEAF, 'y = x * 2', 'r = (y.grad, x.grad)')
 s(LEAF, 'y = x * 2', 'y.retain_grad()', '(y * y).sum().backward()', 'r = (y.grad, x.grad, y.is_leaf)')
-s(LEAF, 'y = x * 2', 'y.retain_grad()', 'y.retain_grad()', '(y * y).sum().backward()', '(y * y).sum().backward()' if False else 'r = (y.grad, y.retains_grad)')
+s(LEAF, 'y = x * 2', 'y.retain_grad()', 'y.retain_grad()', '(y * y).sum().backward()', 'r = (y.grad, y.retains_grad)')
 s(LEAF, 'y = x * 2', 'y.retain_grad()', 'z = y.view(3)', 'z.retain_grad()', 'z.mul_(2)', 'z.sum().backward()', 'r = (y.grad, z.grad, x.grad)')
 s(LEAF, 'r = (x.retains_grad, x.is_leaf, x.grad_fn)', 'x.retain_grad()', 'r = (r, x.retains_grad)')
 s(LEAF, 'y = x * 2', 'y.retain_grad()', 'y.sum().backward(retain_graph=True)', 'y.sum().backward()', 'r = (y.grad, x.grad)')
@@ -215,7 +215,7 @@ m(LEAF, 'with torch.no_grad():', '    y = x[:2]', 'r = M(lambda: y.mul_(2))', 'r
 m(LEAF, 'with torch.no_grad():', '    y = x[:2]', 'y.requires_grad_()', 'r = (M(lambda: y.mul_(2)), y.requires_grad)')
 s(LEAF, 'with torch.no_grad():', '    y = x * 2', '    y.requires_grad_()', 'r = (y.requires_grad, y.is_leaf)')
 s('r = (torch.no_grad().__class__.__name__, torch.is_grad_enabled(), isinstance(torch.no_grad(), torch.autograd.grad_mode.no_grad))')
-s('g = torch.set_grad_enabled(False)', 'a = torch.is_grad_enabled()', 'g.__exit__(None, None, None)' if False else 'torch.set_grad_enabled(True)', 'r = a')
+s('g = torch.set_grad_enabled(False)', 'a = torch.is_grad_enabled()', 'torch.set_grad_enabled(True)', 'r = a')
 m('r = M(lambda: torch.set_grad_enabled("yes"))')
 m('r = M(lambda: torch.set_grad_enabled())')
 s('class A:', '    @torch.no_grad()', '    def f(self, t): return t * 2', 'x = torch.ones(2, requires_grad=True)', 'r = A().f(x).requires_grad')
@@ -276,7 +276,7 @@ m(LEAF, 'z = (x * 2).sum()', 'r = M(lambda: z.backward(inputs=()))', 'r = (r, x.
 m(LEAF, 'z = (x * 2).sum()', 'r = M(lambda: z.backward(inputs=[x[0]]))', 'r = (r, x.grad)')
 # grad_fn names and structure
 for e in ['x * 2', 'x + 1', 'x - x', 'x / 2', 'x ** 2', 'x.exp()', 'x.sum()', 'x.mean()', 'x[0]', 'x[1:]', 'x[[0, 1]]',
-          'x.view(3)', 'x.reshape(3, 1)', 'x.t()' if False else 'x.unsqueeze(0).t()', 'x.expand(2, 3)', 'x.clone()', 'x.to(torch.float64)',
+          'x.view(3)', 'x.reshape(3, 1)', 'x.unsqueeze(0).t()', 'x.expand(2, 3)', 'x.clone()', 'x.to(torch.float64)',
           'x.double()', 'x.relu()', 'x.sigmoid()', 'x.tanh()', 'torch.cat([x, x])', 'torch.stack([x, x])', 'x.max()', 'x.max(0)[0]',
           'x.sort()[0]', 'x.topk(2)[0]', 'x.unbind()[0]', 'x.split(1)[0]', 'x.chunk(3)[2]', 'x.norm()', 'x.abs()',
           'x @ x', 'x.unsqueeze(0) @ x.unsqueeze(1)', 'torch.nn.functional.linear(x, x.unsqueeze(0))', 'x.softmax(0)',
@@ -287,18 +287,18 @@ for e in ['x * 2', 'x + 1', 'x - x', 'x / 2', 'x ** 2', 'x.exp()', 'x.sum()', 'x
           'x.pow(x)', 'x.maximum(x)', 'x.lerp(x, 0.5)', 'x.addcmul(x, x)', 'torch.nn.functional.gelu(x)', 'torch.nn.functional.silu(x)',
           'x.sqrt()', 'x.rsqrt()', 'x.log()', 'x.neg()', '-x', 'x.sin()', 'x.atan2(x)', 'x.mm(x.unsqueeze(1)) if False else x.outer(x)',
           'x.dot(x)', 'x.movedim(0, 0)', 'x.permute(0)', 'x.transpose(0, 0)', 'x.unfold(0, 2, 1)', 'x.as_strided((2,), (1,))', 'x.real',
-          'x.T' if False else 'x.flatten()', 'x.amax()', 'x.logsumexp(0)', 'x.cummax(0)[0]', 'torch.nn.functional.dropout(x, 0.5, False)',
+          'x.flatten()', 'x.amax()', 'x.logsumexp(0)', 'x.cummax(0)[0]', 'torch.nn.functional.dropout(x, 0.5, False)',
           'torch.nn.functional.layer_norm(x, (3,))', 'torch.nn.functional.mse_loss(x, x.detach())', 'x.new_ones(3) * x', 'x.type_as(x)']:
     m(LEAF, f'y = {e}', 'r = M(lambda: (y.grad_fn.name(), type(y.grad_fn).__name__, [None if f is None else f.name() for f, _ in y.grad_fn.next_functions]))')
 m(LEAF, 'y = x * 2', 'r = M(lambda: (y.grad_fn.next_functions[0][0].variable is x, y.grad_fn.next_functions[0][1]))')
 m(LEAF, 'y = x * 2', 'r = M(lambda: y.grad_fn.metadata)')
-m(LEAF, 'y = x * x', 'r = M(lambda: y.grad_fn._saved_self is x)' if False else 'r = M(lambda: [a for a in dir(y.grad_fn) if a.startswith("_saved")])')
+m(LEAF, 'y = x * x', 'r = M(lambda: [a for a in dir(y.grad_fn) if a.startswith("_saved")])')
 m(LEAF, 'y = x * x', 'r = M(lambda: torch.equal(y.grad_fn._saved_self, x))')
 m(LEAF, 'y = x.exp()', 'r = M(lambda: torch.equal(y.grad_fn._saved_result, y))')
 m(LEAF, 'y = x * x', 'r = M(lambda: y.grad_fn(torch.ones(3)))')
 m(LEAF, 'y = x.sum()', 'r = M(lambda: y.grad_fn(torch.tensor(2.)))')
 m(LEAF, 'y = x * 2', 'r = M(lambda: y.grad_fn == y.grad_fn)')
-m(LEAF, 'y = x * 2', 'r = M(lambda: isinstance(y.grad_fn, torch.autograd.graph.Node))' if False else 'r = M(lambda: y.grad_fn.requires_grad if hasattr(y.grad_fn, "requires_grad") else "na")')
+m(LEAF, 'y = x * 2', 'r = M(lambda: y.grad_fn.requires_grad if hasattr(y.grad_fn, "requires_grad") else "na")')
 m(LEAF, 'r = M(lambda: (x.grad_fn, x.is_leaf, x.requires_grad, x.grad, x.retains_grad, x._version, x.output_nr))')
 m(LEAF, 'y = x.unbind()', 'r = M(lambda: [t.output_nr for t in y])')
 m(LEAF, 'y = x.max(0)', 'r = M(lambda: (y[0].output_nr, y[1].output_nr, y[1].requires_grad))')
@@ -309,7 +309,7 @@ s(LEAF, *FN, 'y = Sq.apply(x)', 'y.sum().backward()', 'r = (x.grad, y.grad_fn.na
 s(LEAF, *FN, 'y = Sq.apply(x)', 'g, = torch.autograd.grad(y.sum(), x, create_graph=True)', 'g2, = torch.autograd.grad(g.sum(), x)', 'r = (g, g2)')
 s(LEAF, *FN, 'with torch.no_grad():', '    y = Sq.apply(x)', 'r = (y.requires_grad, y.grad_fn)')
 s(*FN, 'y = Sq.apply(torch.ones(2))', 'r = (y.requires_grad, y.grad_fn)')
-m(LEAF, *FN, 'r = M(lambda: Sq(x))' if False else 'r = M(lambda: Sq.apply(x, 3))')
+m(LEAF, *FN, 'r = M(lambda: Sq.apply(x, 3))')
 m(LEAF, *FN, 'r = M(lambda: Sq.apply(a=x))')
 m(LEAF, *FN, 'r = M(lambda: Sq.forward(None, x))')
 m(LEAF, *FN, 'r = M(lambda: Sq()(x))')
@@ -322,7 +322,7 @@ s(LEAF, 'r = []', *FN2, 'b = torch.ones(3, requires_grad=True)', 'torch.autograd
 FN3 = ['class F(torch.autograd.Function):', '    @staticmethod', '    def forward(ctx, a):', '        return a * 2, a.sum()', '    @staticmethod',
        '    def backward(ctx, g1, g2):', '        r.append((g1 is None, g2 is None, None if g2 is None else g2.shape))', '        return g1 * 2 + (0 if g2 is None else g2)']
 s(LEAF, 'r = []', *FN3, 'a, b = F.apply(x)', 'a.sum().backward()', 'r = (r, x.grad)')
-s(LEAF, 'r = []', *FN3.copy()[:4] + ['        ctx.set_materialize_grads(False)' if False else '        return a * 2, a.sum()'] + FN3[4:], 'a, b = F.apply(x)', 'b.backward()', 'r = (r, x.grad)')
+s(LEAF, 'r = []', *FN3.copy()[:4] + ['        return a * 2, a.sum()'] + FN3[4:], 'a, b = F.apply(x)', 'b.backward()', 'r = (r, x.grad)')
 FN3M = ['class F(torch.autograd.Function):', '    @staticmethod', '    def forward(ctx, a):', '        ctx.set_materialize_grads(False)',
         '        return a * 2, a.sum()', '    @staticmethod', '    def backward(ctx, g1, g2):',
         '        r.append((g1 is None, g2 is None))', '        return (0 if g1 is None else g1 * 2) + (0 if g2 is None else g2)']
@@ -334,7 +334,7 @@ m(LEAF, *FN4, 'y = x * 1', 'z = F.apply(y)', 'r = M(lambda: (z is y, z.grad_fn.n
 m(LEAF, *FN4, 'r = M(lambda: F.apply(x))')
 m(LEAF, *FN4, 'y = x * 1', 'v = y[:2]', 'z = M(lambda: F.apply(v))', 'r = (z, M(lambda: y.grad_fn.name()))')
 FN5 = ['class F(torch.autograd.Function):', '    @staticmethod', '    def forward(ctx, a):', '        i = a.argmax()', '        o = a * 2', '        m = a > 1',
-       '        ctx.mark_non_differentiable(i, m)', '        return o, i, m.float()' if False else '        return o, i, m',
+       '        ctx.mark_non_differentiable(i, m)', '        return o, i, m',
        '    @staticmethod', '    def backward(ctx, g, gi, gm):', '        r.append((gi, gm))', '        return g * 2']
 s(LEAF, 'r = []', *FN5, 'o, i, mm = F.apply(x)', 'o.sum().backward()', 'r = (r, x.grad, i.requires_grad, mm.requires_grad, o.requires_grad)')
 FN6 = ['class F(torch.autograd.Function):', '    @staticmethod', '    def forward(ctx, a):', '        o = a * 2', '        ctx.mark_non_differentiable(o)', '        return o',
@@ -398,7 +398,7 @@ for e in ['torch.autograd.functional.jacobian(lambda a: a ** 2, x)', 'torch.auto
 # saved tensor hooks, anomaly mode, misc
 s(LEAF, 'c = []', 'with torch.autograd.graph.saved_tensors_hooks(lambda t: (c.append(1), t)[1], lambda t: t * 1):', '    y = (x * x).sum()', 'y.backward()', 'r = (len(c), x.grad)')
 s(LEAF, 'with torch.autograd.graph.saved_tensors_hooks(lambda t: t, lambda t: t * 2):', '    y = (x * x).sum()', 'y.backward()', 'r = x.grad')
-m(LEAF, 'with torch.autograd.set_detect_anomaly(True):', '    y = x.sqrt() * 0', '    z = (x * torch.tensor([0., 1, 1])).sqrt()', '    r = M(lambda: z.sum().backward())' if False else '    r = M(lambda: (x - x).sqrt().sum().backward())', 'r = (r, x.grad)')
+m(LEAF, 'with torch.autograd.set_detect_anomaly(True):', '    y = x.sqrt() * 0', '    z = (x * torch.tensor([0., 1, 1])).sqrt()', '    r = M(lambda: (x - x).sqrt().sum().backward())', 'r = (r, x.grad)')
 m(LEAF, 'with torch.autograd.detect_anomaly():', '    r = M(lambda: (x - x).sqrt().sum().backward())', 'r = (r, x.grad)')
 s(LEAF, 'r = (torch.is_anomaly_enabled(), torch.autograd.grad_mode.set_grad_enabled.__name__)')
 m(LEAF, 'y = x.expand(2, 3)', 'r = M(lambda: y.add_(1))')
@@ -469,7 +469,7 @@ m('y = torch.tensor([-1., 2., 0.5], requires_grad=True)', 'z = y * 1', 'z.t_()',
 m('y = torch.tensor([-1., 2., 0.5], requires_grad=True)', 'z = y * 1', 'z.resize_as_(torch.ones(3))', 'r = M(lambda: z.sum().backward())', 'r = (r, y.grad)')
 m('y = torch.tensor([-1., 2., 0.5], requires_grad=True)', 'z = y * 1', 'r = M(lambda: z.resize_(2))')
 m('y = torch.tensor([-1., 2., 0.5], requires_grad=True)', 'r = M(lambda: y.resize_(3))')
-m('y = torch.tensor([-1., 2., 0.5], requires_grad=True)', 'r = M(lambda: y.storage())' if False else 'r = M(lambda: y.data_ptr() == y.detach().data_ptr())')
+m('y = torch.tensor([-1., 2., 0.5], requires_grad=True)', 'r = M(lambda: y.data_ptr() == y.detach().data_ptr())')
 m('y = torch.tensor([-1., 2., 0.5], requires_grad=True)', 'import copy', 'r = M(lambda: (copy.deepcopy(y).requires_grad, copy.deepcopy(y).is_leaf, copy.copy(y).requires_grad))')
 m('y = torch.tensor([-1., 2., 0.5], requires_grad=True)', 'import copy', 'r = M(lambda: copy.deepcopy(y * 2))')
 m('y = torch.tensor([-1., 2., 0.5], requires_grad=True)', 'import pickle', 'r = M(lambda: pickle.loads(pickle.dumps(y)).requires_grad)')
