@@ -213,8 +213,8 @@ SEMANTICS = [
     "r = [a.requires_grad for a in f(x)]",
     X + "@torch.enable_grad()\ndef f(t):\n    yield t * 2\n"
     "with torch.no_grad():\n    r = [a.requires_grad for a in f(x)]",
-    X + "@torch.no_grad()\ndef f(t):\n    v = yield t * 2\n    yield v * 2\ng = f(x)\nnext(g)\nr = (g.send(x).requires_grad, "
-    "torch.is_grad_enabled())",
+    X + "@torch.no_grad()\ndef f(t):\n    v = yield t * 2\n    yield v * 2\ng = f(x)\nnext(g)\n"
+    "r = (g.send(x).requires_grad, torch.is_grad_enabled())",
     X + "@torch.no_grad()\ndef f(t):\n    return t * 2\nr = (f(x).requires_grad, f.__name__)",
     # grad_fn names and the AccumulateGrad node's variable
     X + "y = x * 2\nf = y.grad_fn.next_functions[0][0]\nr = (f.name(), type(f).__name__, f.variable is x)",
