@@ -394,6 +394,11 @@ def output_views(nf: NativeFunction, d: Derivative) -> List[Dict]:
     return outs
 
 
+# Ops kiln declares non-differentiable whose out= torch still refuses under autograd: torch 1.13 gives
+# them a derivative that raises (nextafter's `not_implemented`).
+OUT_REFUSES_AUTOGRAD = {"nextafter"}
+
+
 def wrapper_view(nf: NativeFunction) -> Dict:
     """The autograd kernel of one overload (registered at the Autograd key)."""
     s = nf.schema
@@ -401,7 +406,13 @@ def wrapper_view(nf: NativeFunction) -> Dict:
     d = nf.formula_source
     w = {"fn": v, "kind": "plain"}
     op_label = s.name
-    if s.is_out:
+    head = nf.family_head
+    if (s.is_out and head is not None and head.derivative is not None and not head.derivative.differentiable
+            and s.name not in OUT_REFUSES_AUTOGRAD):
+        # torch refuses out= under autograd only for differentiable ops: eq(a, b, out=) with a
+        # requiring grad writes its bools (the functional's outputs are not differentiable).
+        w["kind"] = "not_differentiable"
+    elif s.is_out:
         w["kind"] = "out"
         w["message"] = (f"{s.name}(): functions with out=... arguments don't support automatic differentiation, "
                         f"but one of the arguments requires grad.")

@@ -254,6 +254,7 @@
 #include "generated/api/scatter.h"
 #include "generated/api/scatter_add.h"
 #include "generated/api/scatter_reduce.h"
+#include "generated/api/_kthvalue_index.h"
 #include "generated/api/sort.h"
 #include "generated/api/argsort.h"
 #include "generated/api/topk.h"
@@ -3771,6 +3772,11 @@ inline Tensor scatter_add(const Tensor& self, int64_t dim, const Tensor& index, 
 // scatter_reduce.two(Tensor self, int dim, Tensor index, Tensor src, str reduce, *, bool include_self=True) -> Tensor
 inline Tensor scatter_reduce(const Tensor& self, int64_t dim, const Tensor& index, const Tensor& src, const std::string& reduce, bool include_self = true) {
   return to_api(kiln::scatter_reduce(self, dim, index, src, reduce, include_self));
+}
+
+// _kthvalue_index(Tensor self, int k, int dim) -> Tensor
+inline Tensor _kthvalue_index(const Tensor& self, int64_t k, int64_t dim) {
+  return to_api(kiln::_kthvalue_index(self, k, dim));
 }
 
 // sort(Tensor self, int dim=-1, bool descending=False, *, bool stable=False) -> (Tensor values, Tensor indices)

@@ -25,7 +25,8 @@ Tensor eq_Tensor(const Tensor& self, const Tensor& other) {
 
 // eq.out(Tensor self, Tensor other, *, Tensor(a!) out) -> Tensor(a!)
 const Tensor& eq_out(const Tensor& out, const Tensor& self, const Tensor& other) {
-  throw Error("eq(): functions with out=... arguments don't support automatic differentiation, but one of the arguments requires grad.");
+  BelowAutogradGuard below;
+  return kiln::eq_out(out, self, other);
 }
 
 }  // namespace autograd_kernels

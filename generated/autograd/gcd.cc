@@ -31,7 +31,8 @@ const Tensor& gcd_(const Tensor& self, const Tensor& other) {
 
 // gcd.out(Tensor self, Tensor other, *, Tensor(a!) out) -> Tensor(a!)
 const Tensor& gcd_out(const Tensor& out, const Tensor& self, const Tensor& other) {
-  throw Error("gcd(): functions with out=... arguments don't support automatic differentiation, but one of the arguments requires grad.");
+  BelowAutogradGuard below;
+  return kiln::gcd_out(out, self, other);
 }
 
 }  // namespace autograd_kernels

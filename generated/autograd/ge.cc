@@ -25,7 +25,8 @@ Tensor ge_Tensor(const Tensor& self, const Tensor& other) {
 
 // ge.out(Tensor self, Tensor other, *, Tensor(a!) out) -> Tensor(a!)
 const Tensor& ge_out(const Tensor& out, const Tensor& self, const Tensor& other) {
-  throw Error("ge(): functions with out=... arguments don't support automatic differentiation, but one of the arguments requires grad.");
+  BelowAutogradGuard below;
+  return kiln::ge_out(out, self, other);
 }
 
 }  // namespace autograd_kernels

@@ -25,7 +25,8 @@ Tensor gt_Tensor(const Tensor& self, const Tensor& other) {
 
 // gt.out(Tensor self, Tensor other, *, Tensor(a!) out) -> Tensor(a!)
 const Tensor& gt_out(const Tensor& out, const Tensor& self, const Tensor& other) {
-  throw Error("gt(): functions with out=... arguments don't support automatic differentiation, but one of the arguments requires grad.");
+  BelowAutogradGuard below;
+  return kiln::gt_out(out, self, other);
 }
 
 }  // namespace autograd_kernels

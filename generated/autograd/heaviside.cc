@@ -31,7 +31,8 @@ const Tensor& heaviside_(const Tensor& self, const Tensor& values) {
 
 // heaviside.out(Tensor self, Tensor values, *, Tensor(a!) out) -> Tensor(a!)
 const Tensor& heaviside_out(const Tensor& out, const Tensor& self, const Tensor& values) {
-  throw Error("heaviside(): functions with out=... arguments don't support automatic differentiation, but one of the arguments requires grad.");
+  BelowAutogradGuard below;
+  return kiln::heaviside_out(out, self, values);
 }
 
 }  // namespace autograd_kernels

@@ -25,7 +25,8 @@ Tensor histc(const Tensor& self, int64_t bins, const Scalar& min, const Scalar& 
 
 // histc.out(Tensor self, int bins=100, Scalar min=0, Scalar max=0, *, Tensor(a!) out) -> Tensor(a!)
 const Tensor& histc_out(const Tensor& out, const Tensor& self, int64_t bins, const Scalar& min, const Scalar& max) {
-  throw Error("histc(): functions with out=... arguments don't support automatic differentiation, but one of the arguments requires grad.");
+  BelowAutogradGuard below;
+  return kiln::histc_out(out, self, bins, min, max);
 }
 
 }  // namespace autograd_kernels

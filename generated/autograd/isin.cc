@@ -25,7 +25,8 @@ Tensor isin_Tensor_Tensor(const Tensor& elements, const Tensor& test_elements, b
 
 // isin.Tensor_Tensor_out(Tensor elements, Tensor test_elements, *, bool assume_unique=False, bool invert=False, Tensor(a!) out) -> Tensor(a!)
 const Tensor& isin_Tensor_Tensor_out(const Tensor& out, const Tensor& elements, const Tensor& test_elements, bool assume_unique, bool invert) {
-  throw Error("isin(): functions with out=... arguments don't support automatic differentiation, but one of the arguments requires grad.");
+  BelowAutogradGuard below;
+  return kiln::isin_out(out, elements, test_elements, assume_unique, invert);
 }
 
 }  // namespace autograd_kernels

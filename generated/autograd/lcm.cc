@@ -31,7 +31,8 @@ const Tensor& lcm_(const Tensor& self, const Tensor& other) {
 
 // lcm.out(Tensor self, Tensor other, *, Tensor(a!) out) -> Tensor(a!)
 const Tensor& lcm_out(const Tensor& out, const Tensor& self, const Tensor& other) {
-  throw Error("lcm(): functions with out=... arguments don't support automatic differentiation, but one of the arguments requires grad.");
+  BelowAutogradGuard below;
+  return kiln::lcm_out(out, self, other);
 }
 
 }  // namespace autograd_kernels

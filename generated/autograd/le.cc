@@ -25,7 +25,8 @@ Tensor le_Tensor(const Tensor& self, const Tensor& other) {
 
 // le.out(Tensor self, Tensor other, *, Tensor(a!) out) -> Tensor(a!)
 const Tensor& le_out(const Tensor& out, const Tensor& self, const Tensor& other) {
-  throw Error("le(): functions with out=... arguments don't support automatic differentiation, but one of the arguments requires grad.");
+  BelowAutogradGuard below;
+  return kiln::le_out(out, self, other);
 }
 
 }  // namespace autograd_kernels

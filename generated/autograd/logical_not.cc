@@ -31,7 +31,8 @@ const Tensor& logical_not_(const Tensor& self) {
 
 // logical_not.out(Tensor self, *, Tensor(a!) out) -> Tensor(a!)
 const Tensor& logical_not_out(const Tensor& out, const Tensor& self) {
-  throw Error("logical_not(): functions with out=... arguments don't support automatic differentiation, but one of the arguments requires grad.");
+  BelowAutogradGuard below;
+  return kiln::logical_not_out(out, self);
 }
 
 }  // namespace autograd_kernels

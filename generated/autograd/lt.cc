@@ -25,7 +25,8 @@ Tensor lt_Tensor(const Tensor& self, const Tensor& other) {
 
 // lt.out(Tensor self, Tensor other, *, Tensor(a!) out) -> Tensor(a!)
 const Tensor& lt_out(const Tensor& out, const Tensor& self, const Tensor& other) {
-  throw Error("lt(): functions with out=... arguments don't support automatic differentiation, but one of the arguments requires grad.");
+  BelowAutogradGuard below;
+  return kiln::lt_out(out, self, other);
 }
 
 }  // namespace autograd_kernels

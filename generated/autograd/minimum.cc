@@ -7,11 +7,12 @@
 #include "generated/api/minimum.h"
 #include "generated/api/_minimum_other_backward.h"
 #include "generated/api/_minimum_self_backward.h"
-#include "generated/api/add.h"
 #include "generated/api/eq.h"
 #include "generated/api/gt.h"
 #include "generated/api/lt.h"
+#include "generated/api/masked_fill.h"
 #include "generated/api/mul.h"
+#include "generated/api/where.h"
 #include "runtime/autograd/formula_helpers.h"
 #include "runtime/autograd/node.h"
 #include "runtime/autograd/saved_variable.h"
@@ -21,8 +22,8 @@ namespace kiln {
 namespace autograd {
 
 // minimum
-//   self: mul(grad, add(lt(self, other), mul(eq(self, other), 0.5)))
-//   other: mul(grad, add(gt(self, other), mul(eq(self, other), 0.5)))
+//   self: where(eq(self, other), mul(grad, 0.5), masked_fill(grad, gt(self, other), 0))
+//   other: where(eq(self, other), mul(grad, 0.5), masked_fill(grad, lt(self, other), 0))
 struct MinimumBackward0 final : Node {
   SavedVariable self_;
   SavedVariable other_;
@@ -35,8 +36,8 @@ struct MinimumBackward0 final : Node {
     if (!grad.defined()) return grad_inputs;
     const Tensor self(self_.unpack());
     const Tensor other(other_.unpack());
-    if (next_edges()[0].is_valid()) grad_inputs[0] = (fused_backward_applies({&grad, &self, &other}) ? _minimum_self_backward(grad, self, other) : mul(grad, add(lt(self, other), mul(eq(self, other), 0.5))));
-    if (next_edges()[1].is_valid()) grad_inputs[1] = (fused_backward_applies({&grad, &self, &other}) ? _minimum_other_backward(grad, self, other) : mul(grad, add(gt(self, other), mul(eq(self, other), 0.5))));
+    if (next_edges()[0].is_valid()) grad_inputs[0] = (fused_backward_applies({&grad, &self, &other}) ? _minimum_self_backward(grad, self, other) : where(eq(self, other), mul(grad, 0.5), masked_fill(grad, gt(self, other), 0)));
+    if (next_edges()[1].is_valid()) grad_inputs[1] = (fused_backward_applies({&grad, &self, &other}) ? _minimum_other_backward(grad, self, other) : where(eq(self, other), mul(grad, 0.5), masked_fill(grad, lt(self, other), 0)));
     return grad_inputs;
   }
 

@@ -25,7 +25,8 @@ Tensor ne_Tensor(const Tensor& self, const Tensor& other) {
 
 // ne.out(Tensor self, Tensor other, *, Tensor(a!) out) -> Tensor(a!)
 const Tensor& ne_out(const Tensor& out, const Tensor& self, const Tensor& other) {
-  throw Error("ne(): functions with out=... arguments don't support automatic differentiation, but one of the arguments requires grad.");
+  BelowAutogradGuard below;
+  return kiln::ne_out(out, self, other);
 }
 
 }  // namespace autograd_kernels

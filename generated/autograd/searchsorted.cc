@@ -25,7 +25,8 @@ Tensor searchsorted_Tensor(const Tensor& sorted_sequence, const Tensor& self, bo
 
 // searchsorted.out(Tensor sorted_sequence, Tensor self, *, bool out_int32=False, bool right=False, str? side=None, Tensor? sorter=None, Tensor(a!) out) -> Tensor(a!)
 const Tensor& searchsorted_out(const Tensor& out, const Tensor& sorted_sequence, const Tensor& self, bool out_int32, bool right, const std::optional<std::string>& side, const Tensor& sorter) {
-  throw Error("searchsorted(): functions with out=... arguments don't support automatic differentiation, but one of the arguments requires grad.");
+  BelowAutogradGuard below;
+  return kiln::searchsorted_out(out, sorted_sequence, self, out_int32, right, side, sorter);
 }
 
 }  // namespace autograd_kernels

@@ -3631,6 +3631,13 @@ const FuzzOp kFuzzOps[] = {
        const auto include_self = in.boolean();
        use_result(in, kiln::scatter_reduce_(self, dim, index, src, reduce, include_self));
      }},
+    {"_kthvalue_index",
+     [](FuzzInput& in) {
+       const Tensor self = in.tensor();
+       const auto k = in.int64();
+       const auto dim = in.int64();
+       use_result(in, kiln::_kthvalue_index(self, k, dim));
+     }},
     {"sort",
      [](FuzzInput& in) {
        const Tensor self = in.tensor();

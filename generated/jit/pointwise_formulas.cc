@@ -1350,36 +1350,40 @@ const FormulaNode _pow_tensor_tensor_self_backward_nodes[] = {
     {FormulaOp::Mul, 0, 12, -1, -1, 0.0},
 };
 
-// _maximum_self_backward: grad * ((self > other) + (self == other) * 0.5)
+// _maximum_self_backward: grad * 0.5 if self == other else (0 if self < other else grad)
 const char* const _maximum_self_backward_args[] = {"grad", "self", "other"};
 const FormulaNode _maximum_self_backward_nodes[] = {
+    {FormulaOp::Arg, -1, -1, -1, 1, 0.0},
+    {FormulaOp::Arg, -1, -1, -1, 2, 0.0},
+    {FormulaOp::Eq, 0, 1, -1, -1, 0.0},
     {FormulaOp::Arg, -1, -1, -1, 0, 0.0},
-    {FormulaOp::Arg, -1, -1, -1, 1, 0.0},
-    {FormulaOp::Arg, -1, -1, -1, 2, 0.0},
-    {FormulaOp::Gt, 1, 2, -1, -1, 0.0},
-    {FormulaOp::Arg, -1, -1, -1, 1, 0.0},
-    {FormulaOp::Arg, -1, -1, -1, 2, 0.0},
-    {FormulaOp::Eq, 4, 5, -1, -1, 0.0},
     {FormulaOp::Const, -1, -1, -1, -1, 0.5},
-    {FormulaOp::Mul, 6, 7, -1, -1, 0.0},
-    {FormulaOp::Add, 3, 8, -1, -1, 0.0},
-    {FormulaOp::Mul, 0, 9, -1, -1, 0.0},
+    {FormulaOp::Mul, 3, 4, -1, -1, 0.0},
+    {FormulaOp::Arg, -1, -1, -1, 1, 0.0},
+    {FormulaOp::Arg, -1, -1, -1, 2, 0.0},
+    {FormulaOp::Lt, 6, 7, -1, -1, 0.0},
+    {FormulaOp::Const, -1, -1, -1, -1, 0.0},
+    {FormulaOp::Arg, -1, -1, -1, 0, 0.0},
+    {FormulaOp::Select, 8, 9, 10, -1, 0.0},
+    {FormulaOp::Select, 2, 5, 11, -1, 0.0},
 };
 
-// _maximum_other_backward: grad * ((self < other) + (self == other) * 0.5)
+// _maximum_other_backward: grad * 0.5 if self == other else (0 if self > other else grad)
 const char* const _maximum_other_backward_args[] = {"grad", "self", "other"};
 const FormulaNode _maximum_other_backward_nodes[] = {
+    {FormulaOp::Arg, -1, -1, -1, 1, 0.0},
+    {FormulaOp::Arg, -1, -1, -1, 2, 0.0},
+    {FormulaOp::Eq, 0, 1, -1, -1, 0.0},
     {FormulaOp::Arg, -1, -1, -1, 0, 0.0},
-    {FormulaOp::Arg, -1, -1, -1, 1, 0.0},
-    {FormulaOp::Arg, -1, -1, -1, 2, 0.0},
-    {FormulaOp::Lt, 1, 2, -1, -1, 0.0},
-    {FormulaOp::Arg, -1, -1, -1, 1, 0.0},
-    {FormulaOp::Arg, -1, -1, -1, 2, 0.0},
-    {FormulaOp::Eq, 4, 5, -1, -1, 0.0},
     {FormulaOp::Const, -1, -1, -1, -1, 0.5},
-    {FormulaOp::Mul, 6, 7, -1, -1, 0.0},
-    {FormulaOp::Add, 3, 8, -1, -1, 0.0},
-    {FormulaOp::Mul, 0, 9, -1, -1, 0.0},
+    {FormulaOp::Mul, 3, 4, -1, -1, 0.0},
+    {FormulaOp::Arg, -1, -1, -1, 1, 0.0},
+    {FormulaOp::Arg, -1, -1, -1, 2, 0.0},
+    {FormulaOp::Gt, 6, 7, -1, -1, 0.0},
+    {FormulaOp::Const, -1, -1, -1, -1, 0.0},
+    {FormulaOp::Arg, -1, -1, -1, 0, 0.0},
+    {FormulaOp::Select, 8, 9, 10, -1, 0.0},
+    {FormulaOp::Select, 2, 5, 11, -1, 0.0},
 };
 
 // _fmax_self_backward: grad if (self >= other or other != other) else 0
@@ -1442,36 +1446,40 @@ const FormulaNode _fmin_other_backward_nodes[] = {
     {FormulaOp::Select, 6, 7, 8, -1, 0.0},
 };
 
-// _minimum_self_backward: grad * ((self < other) + (self == other) * 0.5)
+// _minimum_self_backward: grad * 0.5 if self == other else (0 if self > other else grad)
 const char* const _minimum_self_backward_args[] = {"grad", "self", "other"};
 const FormulaNode _minimum_self_backward_nodes[] = {
+    {FormulaOp::Arg, -1, -1, -1, 1, 0.0},
+    {FormulaOp::Arg, -1, -1, -1, 2, 0.0},
+    {FormulaOp::Eq, 0, 1, -1, -1, 0.0},
     {FormulaOp::Arg, -1, -1, -1, 0, 0.0},
-    {FormulaOp::Arg, -1, -1, -1, 1, 0.0},
-    {FormulaOp::Arg, -1, -1, -1, 2, 0.0},
-    {FormulaOp::Lt, 1, 2, -1, -1, 0.0},
-    {FormulaOp::Arg, -1, -1, -1, 1, 0.0},
-    {FormulaOp::Arg, -1, -1, -1, 2, 0.0},
-    {FormulaOp::Eq, 4, 5, -1, -1, 0.0},
     {FormulaOp::Const, -1, -1, -1, -1, 0.5},
-    {FormulaOp::Mul, 6, 7, -1, -1, 0.0},
-    {FormulaOp::Add, 3, 8, -1, -1, 0.0},
-    {FormulaOp::Mul, 0, 9, -1, -1, 0.0},
+    {FormulaOp::Mul, 3, 4, -1, -1, 0.0},
+    {FormulaOp::Arg, -1, -1, -1, 1, 0.0},
+    {FormulaOp::Arg, -1, -1, -1, 2, 0.0},
+    {FormulaOp::Gt, 6, 7, -1, -1, 0.0},
+    {FormulaOp::Const, -1, -1, -1, -1, 0.0},
+    {FormulaOp::Arg, -1, -1, -1, 0, 0.0},
+    {FormulaOp::Select, 8, 9, 10, -1, 0.0},
+    {FormulaOp::Select, 2, 5, 11, -1, 0.0},
 };
 
-// _minimum_other_backward: grad * ((self > other) + (self == other) * 0.5)
+// _minimum_other_backward: grad * 0.5 if self == other else (0 if self < other else grad)
 const char* const _minimum_other_backward_args[] = {"grad", "self", "other"};
 const FormulaNode _minimum_other_backward_nodes[] = {
+    {FormulaOp::Arg, -1, -1, -1, 1, 0.0},
+    {FormulaOp::Arg, -1, -1, -1, 2, 0.0},
+    {FormulaOp::Eq, 0, 1, -1, -1, 0.0},
     {FormulaOp::Arg, -1, -1, -1, 0, 0.0},
-    {FormulaOp::Arg, -1, -1, -1, 1, 0.0},
-    {FormulaOp::Arg, -1, -1, -1, 2, 0.0},
-    {FormulaOp::Gt, 1, 2, -1, -1, 0.0},
-    {FormulaOp::Arg, -1, -1, -1, 1, 0.0},
-    {FormulaOp::Arg, -1, -1, -1, 2, 0.0},
-    {FormulaOp::Eq, 4, 5, -1, -1, 0.0},
     {FormulaOp::Const, -1, -1, -1, -1, 0.5},
-    {FormulaOp::Mul, 6, 7, -1, -1, 0.0},
-    {FormulaOp::Add, 3, 8, -1, -1, 0.0},
-    {FormulaOp::Mul, 0, 9, -1, -1, 0.0},
+    {FormulaOp::Mul, 3, 4, -1, -1, 0.0},
+    {FormulaOp::Arg, -1, -1, -1, 1, 0.0},
+    {FormulaOp::Arg, -1, -1, -1, 2, 0.0},
+    {FormulaOp::Lt, 6, 7, -1, -1, 0.0},
+    {FormulaOp::Const, -1, -1, -1, -1, 0.0},
+    {FormulaOp::Arg, -1, -1, -1, 0, 0.0},
+    {FormulaOp::Select, 8, 9, 10, -1, 0.0},
+    {FormulaOp::Select, 2, 5, 11, -1, 0.0},
 };
 
 // _clamp_self_backward: grad if (self >= min and self <= max) else 0
@@ -2835,36 +2843,40 @@ const FormulaNode pow_tensor_tensor_exponent_grad_nodes[] = {
     {FormulaOp::Mul, 0, 13, -1, -1, 0.0},
 };
 
-// dmaximum/dself: grad * ((self > other) + (self == other) * 0.5)
+// dmaximum/dself: grad * 0.5 if self == other else (0 if self < other else grad)
 const char* const maximum_self_grad_args[] = {"grad", "result", "self", "other"};
 const FormulaNode maximum_self_grad_nodes[] = {
+    {FormulaOp::Arg, -1, -1, -1, 2, 0.0},
+    {FormulaOp::Arg, -1, -1, -1, 3, 0.0},
+    {FormulaOp::Eq, 0, 1, -1, -1, 0.0},
     {FormulaOp::Arg, -1, -1, -1, 0, 0.0},
-    {FormulaOp::Arg, -1, -1, -1, 2, 0.0},
-    {FormulaOp::Arg, -1, -1, -1, 3, 0.0},
-    {FormulaOp::Gt, 1, 2, -1, -1, 0.0},
-    {FormulaOp::Arg, -1, -1, -1, 2, 0.0},
-    {FormulaOp::Arg, -1, -1, -1, 3, 0.0},
-    {FormulaOp::Eq, 4, 5, -1, -1, 0.0},
     {FormulaOp::Const, -1, -1, -1, -1, 0.5},
-    {FormulaOp::Mul, 6, 7, -1, -1, 0.0},
-    {FormulaOp::Add, 3, 8, -1, -1, 0.0},
-    {FormulaOp::Mul, 0, 9, -1, -1, 0.0},
+    {FormulaOp::Mul, 3, 4, -1, -1, 0.0},
+    {FormulaOp::Arg, -1, -1, -1, 2, 0.0},
+    {FormulaOp::Arg, -1, -1, -1, 3, 0.0},
+    {FormulaOp::Lt, 6, 7, -1, -1, 0.0},
+    {FormulaOp::Const, -1, -1, -1, -1, 0.0},
+    {FormulaOp::Arg, -1, -1, -1, 0, 0.0},
+    {FormulaOp::Select, 8, 9, 10, -1, 0.0},
+    {FormulaOp::Select, 2, 5, 11, -1, 0.0},
 };
 
-// dmaximum/dother: grad * ((self < other) + (self == other) * 0.5)
+// dmaximum/dother: grad * 0.5 if self == other else (0 if self > other else grad)
 const char* const maximum_other_grad_args[] = {"grad", "result", "self", "other"};
 const FormulaNode maximum_other_grad_nodes[] = {
+    {FormulaOp::Arg, -1, -1, -1, 2, 0.0},
+    {FormulaOp::Arg, -1, -1, -1, 3, 0.0},
+    {FormulaOp::Eq, 0, 1, -1, -1, 0.0},
     {FormulaOp::Arg, -1, -1, -1, 0, 0.0},
-    {FormulaOp::Arg, -1, -1, -1, 2, 0.0},
-    {FormulaOp::Arg, -1, -1, -1, 3, 0.0},
-    {FormulaOp::Lt, 1, 2, -1, -1, 0.0},
-    {FormulaOp::Arg, -1, -1, -1, 2, 0.0},
-    {FormulaOp::Arg, -1, -1, -1, 3, 0.0},
-    {FormulaOp::Eq, 4, 5, -1, -1, 0.0},
     {FormulaOp::Const, -1, -1, -1, -1, 0.5},
-    {FormulaOp::Mul, 6, 7, -1, -1, 0.0},
-    {FormulaOp::Add, 3, 8, -1, -1, 0.0},
-    {FormulaOp::Mul, 0, 9, -1, -1, 0.0},
+    {FormulaOp::Mul, 3, 4, -1, -1, 0.0},
+    {FormulaOp::Arg, -1, -1, -1, 2, 0.0},
+    {FormulaOp::Arg, -1, -1, -1, 3, 0.0},
+    {FormulaOp::Gt, 6, 7, -1, -1, 0.0},
+    {FormulaOp::Const, -1, -1, -1, -1, 0.0},
+    {FormulaOp::Arg, -1, -1, -1, 0, 0.0},
+    {FormulaOp::Select, 8, 9, 10, -1, 0.0},
+    {FormulaOp::Select, 2, 5, 11, -1, 0.0},
 };
 
 // dfmax/dself: grad if (self >= other or other != other) else 0
@@ -2927,36 +2939,40 @@ const FormulaNode fmin_other_grad_nodes[] = {
     {FormulaOp::Select, 6, 7, 8, -1, 0.0},
 };
 
-// dminimum/dself: grad * ((self < other) + (self == other) * 0.5)
+// dminimum/dself: grad * 0.5 if self == other else (0 if self > other else grad)
 const char* const minimum_self_grad_args[] = {"grad", "result", "self", "other"};
 const FormulaNode minimum_self_grad_nodes[] = {
+    {FormulaOp::Arg, -1, -1, -1, 2, 0.0},
+    {FormulaOp::Arg, -1, -1, -1, 3, 0.0},
+    {FormulaOp::Eq, 0, 1, -1, -1, 0.0},
     {FormulaOp::Arg, -1, -1, -1, 0, 0.0},
-    {FormulaOp::Arg, -1, -1, -1, 2, 0.0},
-    {FormulaOp::Arg, -1, -1, -1, 3, 0.0},
-    {FormulaOp::Lt, 1, 2, -1, -1, 0.0},
-    {FormulaOp::Arg, -1, -1, -1, 2, 0.0},
-    {FormulaOp::Arg, -1, -1, -1, 3, 0.0},
-    {FormulaOp::Eq, 4, 5, -1, -1, 0.0},
     {FormulaOp::Const, -1, -1, -1, -1, 0.5},
-    {FormulaOp::Mul, 6, 7, -1, -1, 0.0},
-    {FormulaOp::Add, 3, 8, -1, -1, 0.0},
-    {FormulaOp::Mul, 0, 9, -1, -1, 0.0},
+    {FormulaOp::Mul, 3, 4, -1, -1, 0.0},
+    {FormulaOp::Arg, -1, -1, -1, 2, 0.0},
+    {FormulaOp::Arg, -1, -1, -1, 3, 0.0},
+    {FormulaOp::Gt, 6, 7, -1, -1, 0.0},
+    {FormulaOp::Const, -1, -1, -1, -1, 0.0},
+    {FormulaOp::Arg, -1, -1, -1, 0, 0.0},
+    {FormulaOp::Select, 8, 9, 10, -1, 0.0},
+    {FormulaOp::Select, 2, 5, 11, -1, 0.0},
 };
 
-// dminimum/dother: grad * ((self > other) + (self == other) * 0.5)
+// dminimum/dother: grad * 0.5 if self == other else (0 if self < other else grad)
 const char* const minimum_other_grad_args[] = {"grad", "result", "self", "other"};
 const FormulaNode minimum_other_grad_nodes[] = {
+    {FormulaOp::Arg, -1, -1, -1, 2, 0.0},
+    {FormulaOp::Arg, -1, -1, -1, 3, 0.0},
+    {FormulaOp::Eq, 0, 1, -1, -1, 0.0},
     {FormulaOp::Arg, -1, -1, -1, 0, 0.0},
-    {FormulaOp::Arg, -1, -1, -1, 2, 0.0},
-    {FormulaOp::Arg, -1, -1, -1, 3, 0.0},
-    {FormulaOp::Gt, 1, 2, -1, -1, 0.0},
-    {FormulaOp::Arg, -1, -1, -1, 2, 0.0},
-    {FormulaOp::Arg, -1, -1, -1, 3, 0.0},
-    {FormulaOp::Eq, 4, 5, -1, -1, 0.0},
     {FormulaOp::Const, -1, -1, -1, -1, 0.5},
-    {FormulaOp::Mul, 6, 7, -1, -1, 0.0},
-    {FormulaOp::Add, 3, 8, -1, -1, 0.0},
-    {FormulaOp::Mul, 0, 9, -1, -1, 0.0},
+    {FormulaOp::Mul, 3, 4, -1, -1, 0.0},
+    {FormulaOp::Arg, -1, -1, -1, 2, 0.0},
+    {FormulaOp::Arg, -1, -1, -1, 3, 0.0},
+    {FormulaOp::Lt, 6, 7, -1, -1, 0.0},
+    {FormulaOp::Const, -1, -1, -1, -1, 0.0},
+    {FormulaOp::Arg, -1, -1, -1, 0, 0.0},
+    {FormulaOp::Select, 8, 9, 10, -1, 0.0},
+    {FormulaOp::Select, 2, 5, 11, -1, 0.0},
 };
 
 // dclamp/dself: grad if (self >= min and self <= max) else 0
@@ -4614,12 +4630,12 @@ const PointwiseFormula kPointwiseFormulas[] = {
      nullptr, 0, _pow_tensor_tensor_self_backward_nodes, 14,
      FormulaDtypes::floating, false, false,
      false, nullptr},
-    {"_maximum_self_backward", "_maximum_self_backward", "_maximum_self_backward", "grad * ((self > other) + (self == other) * 0.5)", _maximum_self_backward_args, 3,
-     nullptr, 0, _maximum_self_backward_nodes, 11,
+    {"_maximum_self_backward", "_maximum_self_backward", "_maximum_self_backward", "grad * 0.5 if self == other else (0 if self < other else grad)", _maximum_self_backward_args, 3,
+     nullptr, 0, _maximum_self_backward_nodes, 13,
      FormulaDtypes::floating, false, false,
      false, nullptr},
-    {"_maximum_other_backward", "_maximum_other_backward", "_maximum_other_backward", "grad * ((self < other) + (self == other) * 0.5)", _maximum_other_backward_args, 3,
-     nullptr, 0, _maximum_other_backward_nodes, 11,
+    {"_maximum_other_backward", "_maximum_other_backward", "_maximum_other_backward", "grad * 0.5 if self == other else (0 if self > other else grad)", _maximum_other_backward_args, 3,
+     nullptr, 0, _maximum_other_backward_nodes, 13,
      FormulaDtypes::floating, false, false,
      false, nullptr},
     {"_fmax_self_backward", "_fmax_self_backward", "_fmax_self_backward", "grad if (self >= other or other != other) else 0", _fmax_self_backward_args, 3,
@@ -4638,12 +4654,12 @@ const PointwiseFormula kPointwiseFormulas[] = {
      nullptr, 0, _fmin_other_backward_nodes, 10,
      FormulaDtypes::floating, false, false,
      false, nullptr},
-    {"_minimum_self_backward", "_minimum_self_backward", "_minimum_self_backward", "grad * ((self < other) + (self == other) * 0.5)", _minimum_self_backward_args, 3,
-     nullptr, 0, _minimum_self_backward_nodes, 11,
+    {"_minimum_self_backward", "_minimum_self_backward", "_minimum_self_backward", "grad * 0.5 if self == other else (0 if self > other else grad)", _minimum_self_backward_args, 3,
+     nullptr, 0, _minimum_self_backward_nodes, 13,
      FormulaDtypes::floating, false, false,
      false, nullptr},
-    {"_minimum_other_backward", "_minimum_other_backward", "_minimum_other_backward", "grad * ((self > other) + (self == other) * 0.5)", _minimum_other_backward_args, 3,
-     nullptr, 0, _minimum_other_backward_nodes, 11,
+    {"_minimum_other_backward", "_minimum_other_backward", "_minimum_other_backward", "grad * 0.5 if self == other else (0 if self < other else grad)", _minimum_other_backward_args, 3,
+     nullptr, 0, _minimum_other_backward_nodes, 13,
      FormulaDtypes::floating, false, false,
      false, nullptr},
     {"_clamp_self_backward", "_clamp_self_backward", "_clamp_self_backward", "grad if (self >= min and self <= max) else 0", _clamp_self_backward_args, 2,
@@ -4998,12 +5014,12 @@ const PointwiseFormula kPointwiseDerivatives[] = {
     {"pow.Tensor_Tensor", "exponent", "pow_tensor_tensor", "grad * (0 if (self == 0 and exponent >= 0) else result * log(self))", pow_tensor_tensor_exponent_grad_args, 4,
      nullptr, 0,
      pow_tensor_tensor_exponent_grad_nodes, 15, FormulaDtypes::floating, false, false, false, nullptr},
-    {"maximum", "self", "maximum", "grad * ((self > other) + (self == other) * 0.5)", maximum_self_grad_args, 4,
+    {"maximum", "self", "maximum", "grad * 0.5 if self == other else (0 if self < other else grad)", maximum_self_grad_args, 4,
      nullptr, 0,
-     maximum_self_grad_nodes, 11, FormulaDtypes::floating, false, false, false, nullptr},
-    {"maximum", "other", "maximum", "grad * ((self < other) + (self == other) * 0.5)", maximum_other_grad_args, 4,
+     maximum_self_grad_nodes, 13, FormulaDtypes::floating, false, false, false, nullptr},
+    {"maximum", "other", "maximum", "grad * 0.5 if self == other else (0 if self > other else grad)", maximum_other_grad_args, 4,
      nullptr, 0,
-     maximum_other_grad_nodes, 11, FormulaDtypes::floating, false, false, false, nullptr},
+     maximum_other_grad_nodes, 13, FormulaDtypes::floating, false, false, false, nullptr},
     {"fmax", "self", "fmax", "grad if (self >= other or other != other) else 0", fmax_self_grad_args, 4,
      nullptr, 0,
      fmax_self_grad_nodes, 10, FormulaDtypes::floating, false, false, false, nullptr},
@@ -5016,12 +5032,12 @@ const PointwiseFormula kPointwiseDerivatives[] = {
     {"fmin", "other", "fmin", "0 if (self <= other or other != other) else grad", fmin_other_grad_args, 4,
      nullptr, 0,
      fmin_other_grad_nodes, 10, FormulaDtypes::floating, false, false, false, nullptr},
-    {"minimum", "self", "minimum", "grad * ((self < other) + (self == other) * 0.5)", minimum_self_grad_args, 4,
+    {"minimum", "self", "minimum", "grad * 0.5 if self == other else (0 if self > other else grad)", minimum_self_grad_args, 4,
      nullptr, 0,
-     minimum_self_grad_nodes, 11, FormulaDtypes::floating, false, false, false, nullptr},
-    {"minimum", "other", "minimum", "grad * ((self > other) + (self == other) * 0.5)", minimum_other_grad_args, 4,
+     minimum_self_grad_nodes, 13, FormulaDtypes::floating, false, false, false, nullptr},
+    {"minimum", "other", "minimum", "grad * 0.5 if self == other else (0 if self < other else grad)", minimum_other_grad_args, 4,
      nullptr, 0,
-     minimum_other_grad_nodes, 11, FormulaDtypes::floating, false, false, false, nullptr},
+     minimum_other_grad_nodes, 13, FormulaDtypes::floating, false, false, false, nullptr},
     {"clamp", "self", "clamp", "grad if (self >= min and self <= max) else 0", clamp_self_grad_args, 3,
      clamp_self_grad_scalars, 2,
      clamp_self_grad_nodes, 10, FormulaDtypes::floating, false, false, false, nullptr},

@@ -254,6 +254,7 @@ PyObject* fn_gather(PyObject* module, PyObject* args, PyObject* kwargs);
 PyObject* fn_scatter(PyObject* module, PyObject* args, PyObject* kwargs);
 PyObject* fn_scatter_add(PyObject* module, PyObject* args, PyObject* kwargs);
 PyObject* fn_scatter_reduce(PyObject* module, PyObject* args, PyObject* kwargs);
+PyObject* fn__kthvalue_index(PyObject* module, PyObject* args, PyObject* kwargs);
 PyObject* fn_sort(PyObject* module, PyObject* args, PyObject* kwargs);
 PyObject* fn_argsort(PyObject* module, PyObject* args, PyObject* kwargs);
 PyObject* fn_topk(PyObject* module, PyObject* args, PyObject* kwargs);
@@ -1045,6 +1046,7 @@ PyMethodDef generated_functions[] = {
     KILN_BINDING("scatter", fn_scatter),
     KILN_BINDING("scatter_add", fn_scatter_add),
     KILN_BINDING("scatter_reduce", fn_scatter_reduce),
+    KILN_BINDING("_kthvalue_index", fn__kthvalue_index),
     KILN_BINDING("sort", fn_sort),
     KILN_BINDING("argsort", fn_argsort),
     KILN_BINDING("topk", fn_topk),

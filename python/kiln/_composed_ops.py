@@ -189,9 +189,10 @@ def kthvalue(input, k, dim=-1, keepdim=False):
         raise RuntimeError(f"kthvalue(): selected number k out of range for dimension {d}")
     if input.dim() == 0:
         return KthvalueResult(input.clone(), _C.zeros([], dtype=_C.int64))
-    values, indices = input.sort(dim=d, stable=True)
-    v = values.narrow(d, k - 1, 1)
-    i = indices.narrow(d, k - 1, 1)
+    # the position torch's quickselect picks among equal values; the values gathered there, so the
+    # gradient reaches that element
+    i = _C._kthvalue_index(input, k, d)
+    v = input.gather(d, i)
     if not keepdim:
         v, i = v.squeeze(d), i.squeeze(d)
     return KthvalueResult(v, i)

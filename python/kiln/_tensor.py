@@ -705,6 +705,18 @@ class Tensor(_C.TensorBase):
             _dense_grad.__set__(self, None)
             self.__dict__["_sparse_grad"] = value
             return
+        if value is not None:  # torch's checks and messages (THPVariable_set_grad)
+            if not isinstance(value, _C.TensorBase):
+                raise TypeError("assigned grad expected to be a Tensor or None but got grad of type"
+                                + type(value).__name__)
+            if value is self:
+                raise RuntimeError("can't assign Variable as its own grad")
+            if value.dtype != self.dtype:
+                raise RuntimeError("assigned grad has data of a different type")
+            if value.device != self.device:
+                raise RuntimeError("assigned grad has data located on a different device")
+            if tuple(value.shape) != tuple(self.shape):
+                raise RuntimeError("assigned grad has data of a different size")
         if self._sparse_grad is not None:
             del self.__dict__["_sparse_grad"]
         _dense_grad.__set__(self, value)

@@ -9,7 +9,8 @@ class AccumulateGrad : public Node {
  public:
   explicit AccumulateGrad(TensorBase variable);
   variable_list apply(variable_list&& grads) override;
-  std::string name() const override { return "AccumulateGrad"; }
+  // torch's name() (its class name, `AccumulateGrad`, is the part after the last "::").
+  std::string name() const override { return "torch::autograd::AccumulateGrad"; }
   const TensorBase& variable() const { return variable_; }
 
  private:

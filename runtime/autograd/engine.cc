@@ -101,17 +101,21 @@ variable_list execute(const std::vector<Edge>& roots, variable_list root_grads, 
       }
     }
   }
-  std::unordered_set<Node*> needed;
+  // A node runs when one of its edges leads to a captured input or to a node that runs; a node whose
+  // inputs are captured but that leads to no other capture only receives its gradients (torch's
+  // exec_info: `grad(z, y)` does not run y's grad_fn, so it frees none of y's saved tensors).
+  std::unordered_set<Node*> runs, targets;
   if (capturing) {
-    std::unordered_set<Node*> targets;
     for (const Capture& c : captures) targets.insert(c.fn);
     for (Node* n : order) {  // children first
-      bool need = targets.count(n) > 0;
-      for (const Edge& e : n->next_edges()) need = need || (e.function && needed.count(e.function.get()));
-      if (need) needed.insert(n);
+      bool run = false;
+      for (const Edge& e : n->next_edges())
+        run = run || (e.function && (runs.count(e.function.get()) > 0 || targets.count(e.function.get()) > 0));
+      if (run) runs.insert(n);
     }
   }
-  auto is_needed = [&](Node* n) { return !capturing || needed.count(n) > 0; };
+  auto is_needed = [&](Node* n) { return !capturing || runs.count(n) > 0 || targets.count(n) > 0; };
+  auto is_run = [&](Node* n) { return !capturing || runs.count(n) > 0; };
 
   // 2. Dependencies: incoming edges from needed nodes.
   std::unordered_map<Node*, int> dependencies;
@@ -137,7 +141,7 @@ variable_list execute(const std::vector<Edge>& roots, variable_list root_grads, 
     run_hooks(*node, grads);
     for (const Capture& c : captures)
       if (c.fn == node) captured[c.output_index] = grads[c.input_nr];
-    if (capturing && dynamic_cast<AccumulateGrad*>(node) != nullptr) continue;  // autograd.grad never accumulates
+    if (!is_run(node)) continue;  // autograd.grad never accumulates, nor runs a node below every capture
 
     // torch's two events per node: the engine's evaluation and, inside it, the node itself.
     profiler::Scope evaluate_scope, node_scope;

@@ -6,6 +6,7 @@
 #include "runtime/autograd/accumulate_grad.h"
 #include "runtime/dispatch/grad_mode.h"
 #include "runtime/autograd/view_nodes.h"
+#include "runtime/autograd/tensor_hooks.h"
 #include "runtime/core/error.h"
 
 namespace kiln {
@@ -120,7 +121,7 @@ void set_history(const TensorBase& t, const std::shared_ptr<Node>& fn) {
   meta.output_nr = fn->add_input_metadata(t);
 }
 
-void check_inplace(const TensorBase& t, const char* op_name) {
+void check_inplace(const TensorBase& t, const char* /*op_name*/) {
   if (!GradMode::is_enabled()) return;
   AutogradMeta* meta = t.impl()->autograd_meta();
   if (!meta) return;
@@ -130,11 +131,12 @@ void check_inplace(const TensorBase& t, const char* op_name) {
     // torch: a view that requires grad over a leaf base, whether the base requires grad or not
     // (x = base.reshape(...).requires_grad_(): x's views have the leaf `base` as theirs)
     const bool leaf_base = meta->base.is_leaf();
-    KILN_CHECK(!(leaf_base && (meta->base.requires_grad() || t.requires_grad())), op_name,
-               "(): a view of a leaf Variable that requires grad is being used in an in-place operation.");
+    // torch's messages, without the op's name (its check runs before it knows one)
+    KILN_CHECK(!(leaf_base && (meta->base.requires_grad() || t.requires_grad())),
+               "a view of a leaf Variable that requires grad is being used in an in-place operation.");
   }
-  KILN_CHECK(!(meta->requires_grad && meta->grad_fn == nullptr), op_name,
-             "(): a leaf Variable that requires grad is being used in an in-place operation.");
+  KILN_CHECK(!(meta->requires_grad && meta->grad_fn == nullptr),
+             "a leaf Variable that requires grad is being used in an in-place operation.");
 }
 
 void rebase_history(const TensorBase& t, const std::shared_ptr<Node>& fn, const char* op_name) {
@@ -147,9 +149,11 @@ void rebase_history(const TensorBase& t, const std::shared_ptr<Node>& fn, const 
     set_history(base, copy_slices);
     base.impl()->autograd_meta()->attr_version = base._version();
     refresh_view_grad_fn(t, meta);
+    move_retain_grad(t);
     return;
   }
   set_history(t, fn);
+  move_retain_grad(t);
 }
 
 void mark_view(const TensorBase& view, const TensorBase& base, bool multi_output) {

@@ -38,6 +38,15 @@ void retain_grad(const TensorBase& t) {
   }));
 }
 
+void move_retain_grad(const TensorBase& t) {
+  AutogradMeta* meta = t.impl()->autograd_meta();
+  if (meta == nullptr || !meta->retains_grad || t.is_leaf()) return;
+  if (meta->self_cell) *meta->self_cell = nullptr;  // the hook on the old node finds no tensor now
+  meta->self_cell.reset();
+  meta->retains_grad = false;
+  retain_grad(t);
+}
+
 }  // namespace kiln
 
 namespace kiln {

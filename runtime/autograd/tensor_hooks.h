@@ -11,6 +11,9 @@ namespace kiln {
 void register_hook(const TensorBase& t, GradHook hook);
 // Keeps the gradient of a non-leaf in its .grad (leaves always keep theirs).
 void retain_grad(const TensorBase& t);
+// After an in-place op gave t a new grad_fn: a retained .grad follows t's new history (torch 1.13
+// moves the hook when t itself is rebased), the old node's hook no longer writes it.
+void move_retain_grad(const TensorBase& t);
 
 // Runs `hook` with the leaf `t` itself once its .grad has been accumulated (torch's
 // register_post_accumulate_grad_hook); its result is ignored.

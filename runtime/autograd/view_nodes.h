@@ -22,7 +22,7 @@ class CopySlices : public Node {
  public:
   CopySlices(const TensorBase& base, ViewGeometry view, std::shared_ptr<Node> fn);
   variable_list apply(variable_list&& grads) override;
-  std::string name() const override { return "CopySlices"; }
+  std::string name() const override { return "torch::autograd::CopySlices"; }  // torch's name()
   void release_variables() override { fn_->release_variables(); }
 
  private:

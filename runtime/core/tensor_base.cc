@@ -41,7 +41,7 @@ TensorBase& TensorBase::set_requires_grad(bool requires_grad) {
              "you can only change requires_grad flags of leaf variables. If you want to use a computed variable "
              "in a subgraph that doesn't require differentiation use var_no_grad = var.detach().");
   KILN_CHECK(!requires_grad || is_floating_point(),
-             "only Tensors of floating point dtype can require gradients (got ", scalar_type_name(dtype()), ")");
+             "only Tensors of floating point dtype can require gradients");  // torch's requires_grad_() text
   if (!requires_grad && !impl_->autograd_meta()) return *this;
   impl_->ensure_autograd_meta().requires_grad = requires_grad;
   return *this;

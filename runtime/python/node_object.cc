@@ -3,6 +3,7 @@
 #include <string>
 #include <unordered_map>
 
+#include "runtime/autograd/accumulate_grad.h"
 #include "runtime/autograd/node_post_hooks.h"
 #include "runtime/python/gil.h"
 #include "runtime/python/python_function.h"
@@ -26,9 +27,27 @@ PyObject* node_name(PyObject* self, PyObject*) {
   return PyUnicode_FromString(reinterpret_cast<NodeObject*>(self)->node->name().c_str());
 }
 
+// The Python class name of a node: torch's C++ nodes name themselves "torch::autograd::AccumulateGrad"
+// while their class is AccumulateGrad.
+std::string class_name(const std::string& name) {
+  const size_t colon = name.rfind("::");
+  return colon == std::string::npos ? name : name.substr(colon + 2);
+}
+
 PyObject* node_repr(PyObject* self) {
-  return PyUnicode_FromFormat("<%s object at %p>", reinterpret_cast<NodeObject*>(self)->node->name().c_str(),
+  return PyUnicode_FromFormat("<%s object at %p>",
+                              class_name(reinterpret_cast<NodeObject*>(self)->node->name()).c_str(),
                               static_cast<void*>(reinterpret_cast<NodeObject*>(self)->node.get()));
+}
+
+// AccumulateGrad.variable: the leaf it accumulates into (other nodes have no such attribute).
+PyObject* node_variable(PyObject* self, void*) {
+  const auto* acc = dynamic_cast<const AccumulateGrad*>(reinterpret_cast<NodeObject*>(self)->node.get());
+  if (acc == nullptr) {
+    PyErr_Format(PyExc_AttributeError, "'%s' object has no attribute 'variable'", Py_TYPE(self)->tp_name);
+    return nullptr;
+  }
+  return wrap(acc->variable());
 }
 
 PyObject* node_next_functions(PyObject* self, void*) {
@@ -125,6 +144,7 @@ PyMethodDef node_methods[] = {
 
 PyGetSetDef node_getset[] = {
     {"next_functions", node_next_functions, nullptr, nullptr, nullptr},
+    {"variable", node_variable, nullptr, nullptr, nullptr},
     {nullptr, nullptr, nullptr, nullptr, nullptr},
 };
 
@@ -157,7 +177,7 @@ PyTypeObject* node_class(const std::string& name) {
   static std::unordered_map<std::string, PyTypeObject*> classes;
   auto it = classes.find(name);
   if (it != classes.end()) return it->second;
-  PyObject* cls = PyObject_CallFunction(reinterpret_cast<PyObject*>(&PyType_Type), "s(O){}", name.c_str(),
+  PyObject* cls = PyObject_CallFunction(reinterpret_cast<PyObject*>(&PyType_Type), "s(O){}", class_name(name).c_str(),
                                         reinterpret_cast<PyObject*>(&NodeType));
   if (cls == nullptr) return nullptr;
   classes.emplace(name, reinterpret_cast<PyTypeObject*>(cls));

@@ -167,6 +167,9 @@ Tensor wrap_output(Tensor var, const std::shared_ptr<PyFunctionNode>& node, bool
   if (is_dirty) {
     // In-place forward: the tensor's history now goes through this node.
     const AutogradMeta* meta = var.impl()->autograd_meta();
+    // torch's wording for a dirty leaf (its check_inplace words the in-place op's "is being used")
+    KILN_CHECK(!(var.requires_grad() && var.is_leaf()),
+               "a leaf Variable that requires grad has been used in an in-place operation.");
     KILN_CHECK_NOT_IMPLEMENTED(!(meta && meta->is_view && meta->base.defined()), node->name(),
                                ": mark_dirty() of a view is not supported; clone() it before modifying it in place");
     rebase_history(var, node, node->name().c_str());

@@ -111,6 +111,9 @@ PyObject* get_requires_grad(PyObject* self, void*) { return PyBool_FromLong(self
 int set_requires_grad(PyObject* self, PyObject* value, void*) {
   try {
     if (!value || !PyBool_Check(value)) throw TypeError("requires_grad must be a bool");
+    // torch's setter words it apart from requires_grad_() (THPVariable_set_requires_grad).
+    KILN_CHECK(value != Py_True || self_tensor(self).is_floating_point(),
+               "only Tensors of floating point and complex dtype can require gradients");
     const_cast<Tensor&>(self_tensor(self)).TensorBase::set_requires_grad(value == Py_True);
     return 0;
   } catch (...) {
@@ -175,7 +178,10 @@ PyObject* get_data(PyObject* self, void*) {
 }
 int set_data(PyObject* self, PyObject* value, void*) {
   try {
-    if (!value || !is_tensor(value)) throw TypeError("Tensor.data must be set to a Tensor");
+    if (!value || !is_tensor(value))
+      throw TypeError(std::string("Variable data has to be a tensor, but got ") + Py_TYPE(value)->tp_name);
+    KILN_CHECK(!self_tensor(self).requires_grad() || unpack_tensor(value).is_floating_point(),
+               "data set to a tensor that requires gradients must be floating point or complex dtype");
     self_tensor(self).impl()->set_data_from(*unpack_tensor(value).impl());
     return 0;
   } catch (...) {
@@ -342,9 +348,10 @@ TensorBase run_python_hooks(PyObject* hooks, const TensorBase& grad) {
     }
     if (res != Py_None) {
       if (!is_tensor(res)) {
+        const std::string type = Py_TYPE(res)->tp_name;  // torch's message names the returned type
         Py_DECREF(res);
         PyGILState_Release(s);
-        throw TypeError("hook returned an object that is not a Tensor or None");
+        throw TypeError("expected Variable, but hook returned '" + type + "'");
       }
       current = unpack_tensor(res);
     }

@@ -27,6 +27,7 @@ def backward(tensors, grad_tensors=None, retain_graph=None, create_graph=False, 
     grads = _tensors(grad_tensors) or [None] * len(tensors)
     if len(grads) != len(tensors):
         raise RuntimeError(f"got {len(grads)} gradients for {len(tensors)} tensors")
+    _check_grad_shapes(tensors, grads)
     if retain_graph is None:
         retain_graph = create_graph
     from ..sparse._grad import backward_pass
@@ -35,15 +36,35 @@ def backward(tensors, grad_tensors=None, retain_graph=None, create_graph=False, 
         _C._backward(tensors, grads, bool(retain_graph), bool(create_graph))
 
 
+def _check_grad_shapes(outputs, grads):
+    """torch's _make_grads: a given gradient has its output's shape (torch.Size in the message)."""
+    from .._size import Size
+    for i, (out, g) in enumerate(zip(outputs, grads)):
+        if isinstance(g, _C.TensorBase) and isinstance(out, _C.TensorBase) and tuple(g.shape) != tuple(out.shape):
+            raise RuntimeError(f"Mismatch in shape: grad_output[{i}] has a shape of {Size(g.shape)} and "
+                               f"output[{i}] has a shape of {Size(out.shape)}.")
+
+
+def _unique(tensors):
+    """The tensors without repeats (by identity), in order: torch accumulates into each input once."""
+    seen, out = set(), []
+    for t in tensors:
+        if id(t) not in seen:
+            seen.add(id(t))
+            out.append(t)
+    return out
+
+
 def _backward_into(tensors, grad_tensors, retain_graph, create_graph, inputs):
     """backward(inputs=...): the gradients reach only `inputs` (leaves or not), accumulated into their
     .grad; an input the outputs do not depend on keeps its .grad."""
-    inputs = _tensors(inputs)
+    inputs = _unique(_tensors(inputs))
     if not inputs:
         raise RuntimeError("'inputs' argument to backward() cannot be empty.")
     grads = _tensors(grad_tensors) or [None] * len(tensors)
     if len(grads) != len(tensors):
         raise RuntimeError(f"got {len(grads)} gradients for {len(tensors)} tensors")
+    _check_grad_shapes(tensors, grads)
     if retain_graph is None:
         retain_graph = create_graph
     from ..sparse._grad import accumulate, backward_pass
@@ -89,6 +110,10 @@ def grad(outputs, inputs, grad_outputs=None, retain_graph=None, create_graph=Fal
     grads = _tensors(grad_outputs) or [None] * len(outputs)
     if len(grads) != len(outputs):
         raise RuntimeError(f"grad_outputs has {len(grads)} tensors for {len(outputs)} outputs")
+    if not is_grads_batched:
+        _check_grad_shapes(outputs, grads)
+    if not inputs:
+        raise ValueError("grad requires non-empty inputs.")
     if retain_graph is None:
         retain_graph = create_graph
     from ..sparse._grad import backward_pass

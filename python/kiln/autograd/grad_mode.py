@@ -1,7 +1,36 @@
 """no_grad, enable_grad and set_grad_enabled: context managers that are also decorators."""
 import functools
+import inspect
+import sys
 
 from .. import _C
+
+
+def _wrap_generator(make_mode, fn):
+    """A generator function decorated by a grad mode runs each of its steps in that mode (torch's
+    _DecoratorContextManager); the caller's mode holds between the steps."""
+    @functools.wraps(fn)
+    def wrapper(*args, **kwargs):
+        gen = fn(*args, **kwargs)
+        try:
+            with make_mode():
+                response = gen.send(None)
+            while True:
+                try:
+                    request = yield response
+                except GeneratorExit:
+                    with make_mode():
+                        gen.close()
+                    raise
+                except BaseException:
+                    with make_mode():
+                        response = gen.throw(*sys.exc_info())
+                else:
+                    with make_mode():
+                        response = gen.send(request)
+        except StopIteration as e:
+            return e.value
+    return wrapper
 
 
 class _GradMode:
@@ -17,6 +46,9 @@ class _GradMode:
         return False
 
     def __call__(self, fn):
+        if inspect.isgeneratorfunction(fn):
+            return _wrap_generator(self.__class__, fn)
+
         @functools.wraps(fn)
         def wrapper(*args, **kwargs):
             with self.__class__():
@@ -38,6 +70,8 @@ class set_grad_enabled(_GradMode):
     """set_grad_enabled(mode): sets grad mode now; as a context manager, restores it on exit."""
 
     def __init__(self, mode):
+        if not isinstance(mode, bool):  # torch's _C._set_grad_enabled takes a bool only
+            raise TypeError(f"enabled must be a bool (got {type(mode).__name__})")
         self.prev = _C.is_grad_enabled()
         self.enabled = bool(mode)
         _C._set_grad_enabled(self.enabled)
@@ -52,6 +86,8 @@ class set_grad_enabled(_GradMode):
     def __call__(self, fn):
         _C._set_grad_enabled(self.prev)
         mode = self.enabled
+        if inspect.isgeneratorfunction(fn):
+            return _wrap_generator(lambda: set_grad_enabled(mode), fn)
 
         @functools.wraps(fn)
         def wrapper(*args, **kwargs):
@@ -77,6 +113,9 @@ class inference_mode(_GradMode):
         return super().__exit__(*exc)
 
     def __call__(self, fn):
+        if inspect.isgeneratorfunction(fn):
+            return _wrap_generator(lambda: inference_mode(not self.enabled), fn)
+
         @functools.wraps(fn)
         def wrapper(*args, **kwargs):
             with inference_mode(not self.enabled):

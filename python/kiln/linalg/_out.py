@@ -92,6 +92,10 @@ def _check_outs(name, out, n):
     return list(out)
 
 
+# torch refuses out= under autograd for differentiable ops only: argmax(x, out=) writes its indices.
+_NOT_DIFFERENTIABLE = {"argmax", "argmin"}
+
+
 def with_out(fn, name, n_outputs=1, castable=None):
     """fn with an out= keyword; `name` is the op's name in torch's messages (linalg_inv_ex...);
     n_outputs None: the result decides (max(x, dim) is a pair, max(x) one tensor), and out is checked
@@ -105,7 +109,7 @@ def with_out(fn, name, n_outputs=1, castable=None):
         outs = _check_outs(name, out, n_outputs) if n_outputs is not None else \
             [o for o in (out if isinstance(out, (tuple, list)) else [out]) if isinstance(o, kiln.Tensor)]
         inputs = [a for a in list(args) + list(kwargs.values()) if isinstance(a, kiln.Tensor)]
-        if kiln.is_grad_enabled() and any(t.requires_grad for t in inputs + outs):
+        if name not in _NOT_DIFFERENTIABLE and kiln.is_grad_enabled() and any(t.requires_grad for t in inputs + outs):
             raise RuntimeError(f"{name}(): functions with out=... arguments don't support automatic differentiation, "
                                "but one of the arguments requires grad.")
         result = fn(*args, **kwargs)

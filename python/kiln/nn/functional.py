@@ -463,6 +463,10 @@ def kl_div(input, target, size_average=None, reduce=None, reduction="mean", log_
 
 def soft_margin_loss(input, target, size_average=None, reduce=None, reduction="mean"):
     """log(1 + exp(-target * input)), target holding 1 or -1."""
+    if kiln.is_grad_enabled() and isinstance(target, kiln.Tensor) and target.requires_grad:
+        # torch 1.13 has no derivative for the target (its check_no_requires_grad)
+        raise RuntimeError("The function 'soft_margin_loss' is not differentiable with respect to argument "
+                           "'target'. This input cannot have requires_grad True.")
     return kiln.soft_margin_loss(input, target, _code(reduction, size_average, reduce))
 
 

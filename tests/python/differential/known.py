@@ -65,9 +65,6 @@ KNOWN_DIVERGENCES = [
     Known('diag_offset_overflow', 'diag of a transposed bfloat16 matrix with an offset past its columns: torch 1.13 raises "numel: integer multiplication overflow" (its bug), kiln returns the empty diagonal',
           ids=ids(
           'diag#11')),
-    Known('max_nan_grad', 'max(a, b)/maximum backward with nan',
-          ids=ids(
-          'max_binary#7')),
     Known('pow_scalar_base_grad', 'scalar ** tensor gradient where the power underflows',
           ids=ids(
           's**x#4')),

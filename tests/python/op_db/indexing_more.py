@@ -386,6 +386,42 @@ def _topk_errors():
     ]
 
 
+def _kthvalue_index_samples(dtype):
+    x34, x234 = values((3, 4), dtype), values((2, 3, 4), dtype, seed=1)
+    out = [
+        Sample((x34, 2, 1), note="last dim"),
+        Sample((x34, 3, 0), note="dim 0"),
+        Sample((x234, 1, 1), note="3-D, middle dim, k = 1"),
+        Sample((x234, 4, -1), note="k == size"),
+        Sample((_ties(dtype), 2, 1), note="ties: torch's quickselect choice"),
+        Sample((_ties(dtype), 3, 1), note="ties, k = 3"),
+        Sample((np.tile(_ties(dtype), (1, 7)), 17, 1), note="long rows of ties"),
+        Sample((values((2, 0, 3), dtype), 1, 2), note="zero-size self"),
+        Sample((_expanded(dtype, (3, 1), (3, 4), seed=3), 2, 1), note="expanded: all equal"),
+    ]
+    if dtype in ("float32", "float64"):
+        out.append(Sample((np.array([[1.0, np.nan, -np.inf, 0.0, np.nan, 1.0]], dtype=dtype), 5, 1),
+                          note="NaN is the largest"))
+    return out
+
+
+def _kthvalue_index_ref(a, k, dim):
+    """The index torch's CPU kthvalue returns (keepdim), read from torch 1.13 itself."""
+    import torch
+    return torch.from_numpy(np.ascontiguousarray(a)).kthvalue(k, dim, keepdim=True)[1].numpy()
+
+
+def _kthvalue_index_errors():
+    return [
+        ErrorInput(lambda k: k._C._kthvalue_index(k.zeros(3, 4), 5, 1), RuntimeError, "k out of range", "k > size"),
+        ErrorInput(lambda k: k._C._kthvalue_index(k.zeros(3, 4), 0, 1), RuntimeError, "k out of range", "k = 0"),
+        ErrorInput(lambda k: k._C._kthvalue_index(k.zeros(3, 4), 1, 2), IndexError, "Dimension out of range",
+                   "dim 2 of 2-D"),
+        ErrorInput(lambda k: k._C._kthvalue_index(k.zeros(3, 4, dtype=k.bool), 1, 1), RuntimeError,
+                   "not implemented for 'Bool'", "bool"),
+    ]
+
+
 # ----------------------------------------------------------------------------- masked_select / take
 def _mask(shape, seed=3):
     return values(shape, "bool", seed=seed)
@@ -473,6 +509,10 @@ RECORDS = [
              differentiable=False, error_inputs=_sort_errors("argsort")),
     OpRecord("topk", FAMILY, NUMERIC, _topk_samples, ref=_topk_ref, result_dtype=_values_and_indices,
              grad_samples=_distinct_grad_samples(_topk_samples), error_inputs=_topk_errors),
+    OpRecord("_kthvalue_index", FAMILY, NUMERIC, _kthvalue_index_samples, ref=_kthvalue_index_ref,
+             result_dtype=always("int64"), api="_C._kthvalue_index",
+             no_zero_dim="kthvalue gives a 0-dim input its own answer before calling it",
+             error_inputs=_kthvalue_index_errors),
     OpRecord("masked_select", FAMILY, ALL, _masked_select_samples, ref=_masked_select_ref,
              error_inputs=_masked_select_errors),
     OpRecord("take", FAMILY, ALL, _take_samples, ref=_take_ref, error_inputs=_take_errors),
