@@ -266,6 +266,8 @@ namespace composite_explicit {
 TensorBase batch_norm_eval(const TensorBase& input_, const TensorBase& weight_, const TensorBase& bias_,
                            const TensorBase& running_mean_, const TensorBase& running_var_, double eps) {
   const Tensor input(input_), weight(weight_), bias(bias_), running_mean(running_mean_), running_var(running_var_);
+  KILN_CHECK(input.is_floating_point(), "_batch_norm_eval(): expected a floating point input, got ",
+             scalar_type_name(input.dtype()));
   const int64_t nd = input.dim();
   const ScalarType dt = input.scalar_type();
   const ScalarType ct = is_reduced_floating_type(dt) ? ScalarType::Float32 : dt;

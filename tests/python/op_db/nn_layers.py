@@ -513,6 +513,22 @@ def _ln_errors():
 _BN_TRAIN_FLOAT32 = "batch_norm hands the kernel float32 for float16/bfloat16 inputs (computed in float32, rounded once)"
 
 
+def _bn_eval_samples(d):
+    """_batch_norm_eval(input, weight, bias, running_mean, running_var, eps)."""
+    out = []
+    for i, (shape, affine) in enumerate([((2, 3, 4, 5), True), ((3, 2, 4), False), ((4, 3), True), ((0, 3, 2), True)]):
+        c = shape[1]
+        w = values((c,), d, seed=i + 1) if affine else None
+        b = values((c,), d, seed=i + 2) if affine else None
+        rm, rv = values((c,), d, seed=i + 3), values((c,), d, "positive", seed=i + 4)
+        out.append(Sample((values(shape, d, seed=i), w, b, rm, rv, 1e-5), note=f"{shape}{'' if affine else ', no affine'}"))
+    return out
+
+
+def _bn_eval_ref(x, w, b, rm, rv, eps):
+    return _bn_ref(x, w, b, rm, rv, False, 0.1, eps, False)
+
+
 def _bn_train_samples(d):
     out = []
     for i, (shape, affine) in enumerate([((2, 3, 4, 5), True), ((3, 2, 4), False), ((4, 3), True),
@@ -878,6 +894,10 @@ RECORDS = [
     OpRecord("batch_norm", FAMILY, FLOATS, _bn_samples, ref=_bn_ref, error_inputs=_bn_errors,
              grad_samples=_small(_bn_samples), no_zero_dim="needs (N, C, ...) input",
              not_differentiable=("running_mean", "running_var"),
+             tol={"float32": {"rtol": 1e-4, "atol": 1e-4}}),
+    # batch_norm's evaluation pass with torch's gradient (schema comment)
+    OpRecord("_batch_norm_eval", FAMILY, FLOATS, _bn_eval_samples, ref=_bn_eval_ref, api="_C._batch_norm_eval",
+             grad_samples=lambda: _bn_eval_samples("float64")[:3], no_zero_dim="needs (N, C, ...) input",
              tol={"float32": {"rtol": 1e-4, "atol": 1e-4}}),
     OpRecord("_batch_norm_train", FAMILY, FLOATS, _bn_train_samples, ref=_bn_train_ref, api="_C._batch_norm_train",
              grad_samples=lambda: _bn_train_samples("float64")[:3], no_zero_dim="needs (N, C, ...) input",
