@@ -1,9 +1,10 @@
 // grid_sampler_2d and its backward (F.grid_sample on (N, C, H, W) inputs): each output point
 // (n, h, w) reads input[n] at grid[n, h, w] = (x, y) in [-1, 1] (x along W). Modes: 0 bilinear,
 // 1 nearest (round half to even), 2 bicubic (A = -0.75); padding modes: 0 zeros, 1 border,
-// 2 reflection. The coordinate arithmetic is torch's (aten/src/ATen/native/GridSampler.h) and so
-// is the backward: grad_input scattered through the same weights, grad_grid the derivative of
-// the weights times the chain factor of unnormalize / clip / reflect.
+// 2 reflection. Bilinear sampling follows torch's vectorised CPU kernel (bilinear_forward_torch_vec),
+// nearest and bicubic the scalar arithmetic of aten/src/ATen/native/GridSampler.h; so does each
+// backward: grad_input scattered through the same weights, grad_grid the derivative of the weights
+// times the chain factor of unnormalize / clip / reflect.
 #include <algorithm>
 #include <cmath>
 #include <limits>
@@ -13,6 +14,7 @@
 #include "generated/kernels/grid_sampler_2d_backward.h"
 #include "runtime/kernels/cpu/cpu_tensors.h"
 #include "runtime/kernels/cpu/grid_sample_coords.h"
+#include "runtime/kernels/pointwise_math.h"
 #include "runtime/kernels/tensor_memory.h"
 
 namespace kiln {
@@ -93,6 +95,169 @@ void each_point(const Dims& d, const T* g, F point) {
       }
 }
 
+
+// Bilinear sampling as torch's vectorised CPU kernel computes it (GridSamplerKernel.cpp, which its
+// grid_sampler_2d takes for float and double): the coordinate of each lane by ComputeLocation
+// (unnormalize as (g + 1) * s - 0.5, reflection by trunc'd flips, clip by max / min, NaN to 0),
+// distances w = x - floor(x), e = 1 - w, weights s * e, s * w, n * e, n * w, the four taps summed
+// as ((nw v * nw + ne v * ne) + sw v * sw) + se v * se; each multiply-add fused where torch's AVX2
+// build fuses it. The backward takes the grid in vectors of kLanes points, as torch's does: within
+// one vector and channel, the nw taps' gradients are scattered for every lane, then ne, sw, se.
+template <typename T>
+struct VecLocation {
+  int64_t size;
+  bool align;
+  int64_t padding;
+  bool fused;
+
+  T scale() const { return align ? static_cast<T>(size - 1) / 2 : static_cast<T>(size) / 2; }
+  T unnormalize(T g) const {
+    if (align) return (g + T(1)) * scale();
+    return fused ? pm::fma(g + T(1), scale(), T(-0.5)) : (g + T(1)) * scale() - T(0.5);
+  }
+  // The padded coordinate; *mult: d coordinate / d g.
+  T apply(T g, T* mult) const {
+    T x = unnormalize(g), m = scale();
+    if (padding == kZeros) {
+      *mult = m;
+      return x;
+    }
+    if (padding == kReflection) {
+      if (align && size <= 1) {
+        x = 0;
+        m = 0;
+      } else {
+        const T twice_span = align ? static_cast<T>(size - 1) * 2 : static_cast<T>(size) * 2;
+        const T low = align ? T(0) : T(-0.5);
+        const T in = align ? x : x - low;
+        const T abs_in = std::abs(in);
+        const T flips = std::trunc(abs_in / twice_span);
+        const T extra = fused ? pm::fma(-flips, twice_span, abs_in) : abs_in - flips * twice_span;
+        const T reflected = twice_span - extra;
+        const bool one_more = extra > reflected;
+        x = one_more ? reflected : extra;
+        if (!align) x = x + low;
+        if (one_more != (in < 0)) m = -m;
+      }
+    }
+    // clip_coordinates(_get_grad): NaN and x <= 0 give 0, x >= size - 1 gives size - 1; the edges
+    // take no gradient
+    const T max_val = static_cast<T>(size - 1);
+    if (!(x > 0)) {
+      x = 0;
+      m = 0;
+    } else if (!(x < max_val)) {
+      x = max_val;
+      m = 0;
+    }
+    *mult = m;
+    return x;
+  }
+};
+
+// floor(x) as the int32 lane torch converts it to (out of range or NaN: INT32_MIN, no tap).
+template <typename T>
+int64_t int_lane(T x) {
+  if (!(x >= T(-2147483648.0) && x < T(2147483648.0))) return std::numeric_limits<int32_t>::min();
+  return static_cast<int64_t>(x);
+}
+
+template <typename T>
+struct BilinearTaps {
+  T n, s, w, e, wt[4];
+  int64_t at[4];  // plane offsets, -1: the tap reads 0
+};
+
+template <typename T>
+BilinearTaps<T> bilinear_taps(T x, T y, int64_t H, int64_t W, bool must_in_bound) {
+  BilinearTaps<T> t;
+  const T x_w = std::floor(x), y_n = std::floor(y);
+  t.w = x - x_w;
+  t.e = T(1) - t.w;
+  t.n = y - y_n;
+  t.s = T(1) - t.n;
+  t.wt[0] = t.s * t.e;
+  t.wt[1] = t.s * t.w;
+  t.wt[2] = t.n * t.e;
+  t.wt[3] = t.n * t.w;
+  const int64_t ix = int_lane(x_w), iy = int_lane(y_n);
+  const bool w_in = must_in_bound || (ix > -1 && ix < W), n_in = must_in_bound || (iy > -1 && iy < H);
+  const bool e_in = (must_in_bound || ix + 1 > -1) && ix + 1 < W, s_in = (must_in_bound || iy + 1 > -1) && iy + 1 < H;
+  const bool in[4] = {w_in && n_in, e_in && n_in, w_in && s_in, e_in && s_in};
+  const int64_t off[4] = {iy * W + ix, iy * W + ix + 1, (iy + 1) * W + ix, (iy + 1) * W + ix + 1};
+  for (int k = 0; k < 4; ++k) t.at[k] = in[k] ? off[k] : -1;
+  return t;
+}
+
+template <typename T>
+void bilinear_forward_torch_vec(const Dims& d, const T* x, const T* g, T* out, int64_t padding_mode,
+                                bool align_corners) {
+  const bool fused = pm::torch_kernels_use_fma();
+  const VecLocation<T> lw{d.W, align_corners, padding_mode, fused}, lh{d.H, align_corners, padding_mode, fused};
+  const int64_t plane = d.H * d.W, oplane = d.OH * d.OW;
+  each_point<T>(d, g, [&](int64_t n, int64_t o, T gx, T gy) {
+    T m;
+    const BilinearTaps<T> t = bilinear_taps(lw.apply(gx, &m), lh.apply(gy, &m), d.H, d.W, padding_mode != kZeros);
+    for (int64_t c = 0; c < d.C; ++c) {
+      const T* xc = x + (n * d.C + c) * plane;
+      T v[4];
+      for (int k = 0; k < 4; ++k) v[k] = t.at[k] < 0 ? T(0) : xc[t.at[k]];
+      out[(n * d.C + c) * oplane + o] =
+          fused ? pm::fma(v[3], t.wt[3], pm::fma(v[2], t.wt[2], pm::fma(v[1], t.wt[1], v[0] * t.wt[0])))
+                : ((v[0] * t.wt[0] + v[1] * t.wt[1]) + v[2] * t.wt[2]) + v[3] * t.wt[3];
+    }
+  });
+}
+
+template <typename T>
+void bilinear_backward_torch_vec(const Dims& d, const T* x, const T* g, const T* go, T* gi, T* gg,
+                                 int64_t padding_mode, bool align_corners) {
+  constexpr int64_t kLanes = 32 / static_cast<int64_t>(sizeof(T));  // torch's AVX2 Vectorized<T>::size()
+  const bool fused = pm::torch_kernels_use_fma();
+  const VecLocation<T> lw{d.W, align_corners, padding_mode, fused}, lh{d.H, align_corners, padding_mode, fused};
+  const int64_t plane = d.H * d.W, oplane = d.OH * d.OW;
+  std::vector<BilinearTaps<T>> taps(static_cast<size_t>(kLanes));
+  T mx[kLanes], my[kLanes], gx[kLanes], gy[kLanes];
+  for (int64_t n = 0; n < d.N; ++n) {
+    for (int64_t o0 = 0; o0 < oplane; o0 += kLanes) {
+      const int64_t len = std::min(kLanes, oplane - o0);
+      for (int64_t l = 0; l < len; ++l) {
+        const T* p = g + (n * oplane + o0 + l) * 2;
+        taps[static_cast<size_t>(l)] =
+            bilinear_taps(lw.apply(p[0], &mx[l]), lh.apply(p[1], &my[l]), d.H, d.W, padding_mode != kZeros);
+        gx[l] = gy[l] = 0;
+      }
+      for (int64_t c = 0; c < d.C; ++c) {
+        const T* xc = x + (n * d.C + c) * plane;
+        T* gc = gi + (n * d.C + c) * plane;
+        const T* goc = go + (n * d.C + c) * oplane + o0;
+        for (int k = 0; k < 4; ++k)
+          for (int64_t l = 0; l < len; ++l) {
+            const BilinearTaps<T>& t = taps[static_cast<size_t>(l)];
+            if (t.at[k] >= 0) gc[t.at[k]] += t.wt[k] * goc[l];
+          }
+        for (int64_t l = 0; l < len; ++l) {
+          const BilinearTaps<T>& t = taps[static_cast<size_t>(l)];
+          T v[4];
+          for (int k = 0; k < 4; ++k) v[k] = t.at[k] < 0 ? T(0) : xc[t.at[k]];
+          const T out = goc[l];
+          if (fused) {
+            gx[l] = pm::fma(pm::fma(v[3] - v[2], t.n, (v[1] - v[0]) * t.s), out, gx[l]);
+            gy[l] = pm::fma(pm::fma(v[3] - v[1], t.w, (v[2] - v[0]) * t.e), out, gy[l]);
+          } else {
+            gx[l] = gx[l] + ((v[1] - v[0]) * t.s + (v[3] - v[2]) * t.n) * out;
+            gy[l] = gy[l] + ((v[2] - v[0]) * t.e + (v[3] - v[1]) * t.w) * out;
+          }
+        }
+      }
+      for (int64_t l = 0; l < len; ++l) {
+        T* q = gg + (n * oplane + o0 + l) * 2;
+        q[0] = gx[l] * mx[l];
+        q[1] = gy[l] * my[l];
+      }
+    }
+  }
+}
 }  // namespace
 
 TensorBase grid_sampler_2d(const TensorBase& input, const TensorBase& grid, int64_t interpolation_mode,
@@ -108,6 +273,10 @@ TensorBase grid_sampler_2d(const TensorBase& input, const TensorBase& grid, int6
     using T = scalar_t;
     const T* x = static_cast<const T*>(in.data_ptr());
     T* out = static_cast<T*>(result.data_ptr());
+    if (interpolation_mode == kBilinear) {
+      bilinear_forward_torch_vec<T>(d, x, static_cast<const T*>(gr.data_ptr()), out, padding_mode, align_corners);
+      return;
+    }
     const int64_t plane = d.H * d.W, oplane = d.OH * d.OW;
     each_point<T>(d, static_cast<const T*>(gr.data_ptr()), [&](int64_t n, int64_t o, T gx, T gy) {
       const T* xn = x + n * d.C * plane;
@@ -185,6 +354,11 @@ std::vector<TensorBase> grid_sampler_2d_backward(const TensorBase& grad_output, 
     const T* g = static_cast<const T*>(go.data_ptr());
     T* gi = static_cast<T*>(grad_input.data_ptr());
     T* gg = static_cast<T*>(grad_grid.data_ptr());
+    if (interpolation_mode == kBilinear) {
+      bilinear_backward_torch_vec<T>(d, x, static_cast<const T*>(gr.data_ptr()), g, gi, gg, padding_mode,
+                                     align_corners);
+      return;
+    }
     const int64_t plane = d.H * d.W, oplane = d.OH * d.OW;
     each_point<T>(d, static_cast<const T*>(gr.data_ptr()), [&](int64_t n, int64_t o, T gx, T gy) {
       const T* xn = x + n * d.C * plane;
