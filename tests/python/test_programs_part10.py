@@ -34,6 +34,8 @@ weights (checked bit for bit) and every step's loss must agree with torch's.
   evaluation
 - conv_seq2seq_txl: bentrevett's convolutional seq2seq (F.glu, causal padding, attention, greedy decoding) and
   Transformer-XL (relative positional attention by einsum and _rel_shift, segment memories)
+- audio_stft_losses: ParallelWaveGAN's multi-resolution STFT loss and HiFi-GAN's mel_spectrogram on torch.stft's
+  real form, a weight-normed MelGAN generator, and Griffin-Lim through torch.istft
 
 Tolerances: most runs agree with torch to the bit (rtol 1e-6 leaves room for nothing but a last-ulp difference of
 a printed float). Where kiln's own transcendental kernels round differently from torch's (its vectorised tanh,
@@ -280,3 +282,16 @@ def test_conv_seq2seq_txl(extra):
         check_steps(rt, rk, 6, rtol=1e-6, learns=False)
         for name in ("mem0", "mem_last", "shift", "shift_triu"):
             close(rk[name], rt[name], 1e-6, 1e-7, err_msg=name)
+
+
+def test_audio_stft_losses():
+    rt, rk = run_both("audio_stft_losses", ["--steps", "5"])
+    check_same_start(rt, rk)
+    # torch.stft is pocketfft in torch, a float64 DFT by products in kiln: the spectra agree to float32
+    # rounding, but the log-magnitude loss divides by the smallest bins' magnitudes, and Adam's normalised steps
+    # carry those relative differences into the weights
+    check_drift(rt, rk, 5, 1, 1e-6, 1e-3)
+    close(rk["sc"], rt["sc"], 1e-3)
+    close(rk["mel"], rt["mel"], 1e-3)
+    close(rk["mels"], rt["mels"], 1e-5, 1e-5)
+    close(rk["griffin_lim"], rt["griffin_lim"], 1e-2, 1e-4)  # four phase-retrieval rounds amplify rounding
