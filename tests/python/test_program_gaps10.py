@@ -8,10 +8,11 @@
   channels-last statistics and backward (per-channel sums in the input's dtype across rows, then added in
   double), so the mean, the variance, the running stats and all three gradients round as torch's; kiln summed
   them in double with ops before (TabNet's ghost batch norm, every MLP with BatchNorm1d).
-- grid_sample's bilinear mode (forward, input and grid gradients) as torch's vectorised CPU kernel computes it:
-  (g + 1) * s - 0.5 and the four taps' sum as fused multiply-adds where its AVX2 build fuses them, reflection by
-  truncated flips, and the input gradient scattered corner by corner over vectors of 8 (float) or 4 (double)
-  points (the PWC-Net warp, spatial transformers). kiln followed the scalar GridSampler.h formulas before.
+- grid_sample's bilinear and bicubic modes (forward, input and grid gradients) as torch's vectorised CPU kernel
+  computes them: (g + 1) * s - 0.5 and the taps' sums as fused multiply-adds where its AVX2 build fuses them,
+  reflection by truncated flips, the cubic coefficients' polynomials, and the input gradient scattered tap by tap
+  over vectors of 8 (float) or 4 (double) points, grouped as torch walks the grid (the PWC-Net warp, spatial
+  transformers). kiln followed the scalar GridSampler.h formulas before.
 """
 import random
 
@@ -158,11 +159,12 @@ def test_batch_norm_1d_errors_match_torch():
             bn(T.zeros(3, 5))
 
 
+@pytest.mark.parametrize("mode", ["bilinear", "bicubic"])
 @pytest.mark.parametrize("dtype", [np.float32, np.float64])
 @pytest.mark.parametrize("align_corners", [True, False])
 @pytest.mark.parametrize("padding_mode", ["zeros", "border", "reflection"])
 @pytest.mark.parametrize("sizes", [(2, 3, 11, 13, 9, 7), (1, 2, 1, 5, 4, 4), (2, 4, 16, 16, 16, 16)])
-def test_bilinear_grid_sample_is_torchs_bits(dtype, align_corners, padding_mode, sizes):
+def test_grid_sample_is_torchs_bits(mode, dtype, align_corners, padding_mode, sizes):
     n, c, h, w, oh, ow = sizes
     rng = np.random.RandomState(h * w + oh)
     x = rng.rand(n, c, h, w).astype(dtype)
@@ -171,7 +173,7 @@ def test_bilinear_grid_sample_is_torchs_bits(dtype, align_corners, padding_mode,
     results = []
     for T in (torch, kiln):
         xt, gt = T.tensor(x, requires_grad=True), T.tensor(g, requires_grad=True)
-        y = T.nn.functional.grid_sample(xt, gt, mode="bilinear", padding_mode=padding_mode,
+        y = T.nn.functional.grid_sample(xt, gt, mode=mode, padding_mode=padding_mode,
                                         align_corners=align_corners)
         y.backward(T.tensor(go))
         results.append([y, xt.grad, gt.grad])
@@ -197,3 +199,26 @@ def test_grid_sample_warp_with_a_flow_field_and_nan_grid_points():
         out.append([warped, mask, border])
     for a, b in zip(*out):
         np.testing.assert_array_equal(b.numpy(), a.numpy())
+
+
+@pytest.mark.parametrize("mode", ["bilinear", "bicubic"])
+@pytest.mark.parametrize("layout", ["coordinate_planes", "row_slices"])
+def test_grid_sample_backward_walks_a_strided_grid_as_torch(mode, layout):
+    # torch hands its kernel vectors of points over the flattened output when the grid's (H, W) is contiguous
+    # (a (N, 2, H, W) flow permuted to (N, H, W, 2)), row by row otherwise (a slice of a wider grid): the input
+    # gradient's additions follow those vectors
+    rng = np.random.RandomState(8)
+    x = rng.rand(2, 3, 9, 11).astype(np.float32)
+    flow = (rng.rand(2, 2, 7, 13) * 2.4 - 1.2).astype(np.float32)
+    go = rng.randn(2, 3, 7, 5 if layout == "row_slices" else 13).astype(np.float32)
+    results = []
+    for T in (torch, kiln):
+        xt, ft = T.tensor(x, requires_grad=True), T.tensor(flow, requires_grad=True)
+        grid = ft.permute(0, 2, 3, 1)
+        if layout == "row_slices":
+            grid = grid[:, :, 3:8]
+        y = T.nn.functional.grid_sample(xt, grid, mode=mode, align_corners=False)
+        y.backward(T.tensor(go))
+        results.append([y, xt.grad, ft.grad])
+    for name, a, b in zip(["out", "grad_input", "grad_flow"], *results):
+        np.testing.assert_array_equal(b.detach().numpy(), a.detach().numpy(), err_msg=name)
