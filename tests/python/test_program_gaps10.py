@@ -13,6 +13,9 @@
   reflection by truncated flips, the cubic coefficients' polynomials, and the input gradient scattered tap by tap
   over vectors of 8 (float) or 4 (double) points, grouped as torch walks the grid (the PWC-Net warp, spatial
   transformers). kiln followed the scalar GridSampler.h formulas before.
+- float32 2-norms of rows whose length leaves a tail of 4 or more past the 8-lane vectors: torch's tail loop adds
+  its first four squares unfused (GCC's 4-lane product), the rest fused; kiln fused them all (WaveGlow's
+  weight-normed 1x1 convs start from such norms).
 """
 import random
 
@@ -222,3 +225,20 @@ def test_grid_sample_backward_walks_a_strided_grid_as_torch(mode, layout):
         results.append([y, xt.grad, ft.grad])
     for name, a, b in zip(["out", "grad_input", "grad_flow"], *results):
         np.testing.assert_array_equal(b.detach().numpy(), a.detach().numpy(), err_msg=name)
+
+
+@pytest.mark.parametrize("n", [1, 3, 4, 5, 7, 8, 12, 13, 15, 20, 28, 36, 64, 100])
+def test_float32_2_norm_rows_are_torchs_bits(n):
+    # torch's 2-norm over a last dim: 8-lane multiply-adds, then its tail loop as GCC compiled it (the first four
+    # squares unfused, added one at a time, the rest fused); weight_norm's g of a (C, 4, 1) conv is such a row
+    rows = np.random.RandomState(n).randn(64, n).astype(np.float32)
+    a = torch.tensor(rows).norm(2, 1)
+    b = kiln.tensor(rows).norm(2, 1)
+    np.testing.assert_array_equal(b.numpy(), a.numpy())
+    np.testing.assert_array_equal(kiln.tensor(rows[0]).norm().numpy(), torch.tensor(rows[0]).norm().numpy())
+
+
+def test_weight_norm_initial_g_of_a_pointwise_conv():
+    w = np.random.RandomState(0).randn(8, 4, 1).astype(np.float32)
+    np.testing.assert_array_equal(kiln.norm_except_dim(kiln.tensor(w), 2, 0).numpy(),
+                                  torch.norm_except_dim(torch.tensor(w), 2, 0).numpy())

@@ -36,6 +36,8 @@ weights (checked bit for bit) and every step's loss must agree with torch's.
   Transformer-XL (relative positional attention by einsum and _rel_shift, segment memories)
 - audio_stft_losses: ParallelWaveGAN's multi-resolution STFT loss and HiFi-GAN's mel_spectrogram on torch.stft's
   real form, a weight-normed MelGAN generator, and Griffin-Lim through torch.istft
+- waveglow: NVIDIA/waveglow (a torch.jit.script'ed gate, invertible 1x1 convs from torch.qr with logdet / inverse,
+  weight-normed WN layers conditioned on an upsampled mel, early outputs, affine coupling, reverse inference)
 
 Tolerances: most runs agree with torch to the bit (rtol 1e-6 leaves room for nothing but a last-ulp difference of
 a printed float). Where kiln's own transcendental kernels round differently from torch's (its vectorised tanh,
@@ -295,3 +297,15 @@ def test_audio_stft_losses():
     close(rk["mel"], rt["mel"], 1e-3)
     close(rk["mels"], rt["mels"], 1e-5, 1e-5)
     close(rk["griffin_lim"], rt["griffin_lim"], 1e-2, 1e-4)  # four phase-retrieval rounds amplify rounding
+
+
+def test_waveglow():
+    rt, rk = run_both("waveglow", ["--steps", "5"])
+    check_same_start(rt, rk)  # after torch.qr of a normal_ draw and the det < 0 flip
+    # the WN layers' tanh (kiln's vector tanh); the loss crosses zero, so absolute at the last steps
+    lt, lk = np.array(rt["step_losses"]), np.array(rk["step_losses"])
+    assert len(lk) == len(lt) == 5
+    np.testing.assert_allclose(lk, lt, rtol=1e-5, atol=1e-7)
+    assert lk[-1] < lk[0]
+    close(rk["z"], rt["z"], 1e-4, 1e-6)
+    close(rk["sample"], rt["sample"], 1e-3, 1e-5)
