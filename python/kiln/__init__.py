@@ -424,6 +424,10 @@ from .special import _scaled as _special_scaled  # noqa: E402  (igamma, igammac 
 _special_scaled.install(globals(), Tensor)
 from . import _api_breadth  # noqa: E402
 _api_breadth.install(globals(), _sys.modules[__name__])
+from . import _stft  # noqa: E402  (stft / istft in their real, return_complex=False form)
+_stft.install(globals(), Tensor)
+from . import _deprecated_linalg  # noqa: E402  (symeig; solve, lstsq, eig, matrix_rank raise as torch's)
+_deprecated_linalg.install(globals(), Tensor)
 
 
 def _sample_dirichlet(self, generator=None):

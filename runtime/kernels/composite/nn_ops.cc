@@ -151,12 +151,13 @@ Tensor batch_norm(const Tensor& input, const Tensor& weight, const Tensor& bias,
   const Tensor x = input.to(ct);
   if (training) {
     const int64_t n = channels == 0 ? 0 : input.numel() / channels;
-    // torch's contiguous (N, C, *) kernel: fused. Where torch takes its channels-last kernel (a
-    // channels-last input, one element per channel and sample ((N, C) inputs), a single channel),
-    // whose sums go in another order, the same math with ops.
+    // torch's contiguous (N, C, *) kernels: fused, (N, C) inputs (one element per channel and
+    // sample) included, whose sums the kernel adds in the order of torch's channels-last kernel.
+    // Where torch takes its channels-last kernel otherwise (a channels-last input, a single channel),
+    // the same math with ops.
     int64_t spatial = 1;
     for (int64_t d = 2; d < nd; ++d) spatial *= input.sizes()[d];
-    const bool fused_kernel = x.is_contiguous() && spatial > 1 && channels > 1 && x.is_cpu();
+    const bool fused_kernel = x.is_contiguous() && x.is_cpu() && ((spatial > 1 && channels > 1) || spatial == 1);
     const auto pass = fused_kernel ? kiln::_batch_norm_train(x, weight.defined() ? weight.to(ct) : weight,
                                                              bias.defined() ? bias.to(ct) : bias, eps)
                                    : batch_norm_train_with_ops(x, weight, bias, eps, n);

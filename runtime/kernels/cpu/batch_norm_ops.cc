@@ -10,7 +10,8 @@
 // helper differentiates the same forward written with ops instead (fused_backward_helpers.h).
 //
 // Each channel's sums are serial chains of double additions; several channels are walked at once,
-// so their chains overlap without changing any channel's order.
+// so their chains overlap without changing any channel's order. An (N, C) input takes torch's
+// channels-last kernels instead (row_stats, row_backward): per-thread sums in the input's dtype.
 #include <algorithm>
 #include <cmath>
 #include <vector>
@@ -92,6 +93,58 @@ T invstd_of(T var_sum, int64_t count, double eps) {
   return static_cast<T>(1.0 / std::sqrt(static_cast<double>(var) + eps));
 }
 
+// An (N, C) input (no spatial dims, or all of size 1), which torch's contiguous kernels hand to their
+// channels-last implementations ("NC11 is also channels last"): rows split over at::parallel_for's
+// threads (grain 1: min(threads, N) chunks of divup(N, chunks) rows), each thread's per-channel sums
+// in T, the threads' sums then added in double. add_row(partial, i) adds row i into one thread's
+// partial sums; done(c, total) takes channel c's double total.
+template <typename T, typename AddRow, typename Done>
+void thread_row_sums(int64_t rows, int64_t channels, int parts, AddRow add_row, Done done) {
+  const int64_t used = rows > 1 && parts > 1 ? std::min<int64_t>(parts, rows) : 1;
+  const int64_t chunk = (rows + used - 1) / used;
+  const size_t nc = static_cast<size_t>(channels);
+  std::vector<T> partial(nc * static_cast<size_t>(parts > 0 ? parts : 1), T(0));
+  std::vector<double> total(nc, 0.0);
+#pragma omp parallel for schedule(static, 1) num_threads(static_cast<int>(used)) if (used > 1 && rows * channels > 32768)
+  for (int64_t t = 0; t < used; ++t) {
+    T* part = partial.data() + static_cast<size_t>(t) * nc;
+    for (int64_t i = t * chunk; i < std::min(rows, (t + 1) * chunk); ++i) add_row(part, i);
+  }
+  for (int64_t t = 0; t < used; ++t)
+    for (size_t c = 0; c < nc; ++c) total[c] += static_cast<double>(partial[static_cast<size_t>(t) * nc + c]);
+  for (size_t c = 0; c < nc; ++c) done(static_cast<int64_t>(c), total[c]);
+}
+
+// torch's batch_norm_cpu_collect_stats_channels_last_impl: the mean's sums, then the sums of (x - mean)^2
+// (y + d * d, fused where torch's build fuses).
+template <bool kFused, typename T>
+void row_stats(const T* x, int64_t rows, int64_t channels, T* mean, T* var_sum) {
+  const int parts = omp_get_max_threads();
+  thread_row_sums<T>(
+      rows, channels, parts,
+      [&](T* part, int64_t i) {
+        const T* r = x + i * channels;
+        for (int64_t c = 0; c < channels; ++c) part[c] = part[c] + r[c];
+      },
+      [&](int64_t c, double total) { mean[c] = static_cast<T>(total / static_cast<double>(rows)); });
+  thread_row_sums<T>(
+      rows, channels, parts,
+      [&](T* part, int64_t i) {
+        const T* r = x + i * channels;
+        for (int64_t c = 0; c < channels; ++c) {
+          const T d = r[c] - mean[c];
+          part[c] = torch_vec::madd<kFused>(d, d, part[c]);
+        }
+      },
+      [&](int64_t c, double total) { var_sum[c] = static_cast<T>(total); });
+}
+
+template <typename T>
+[[gnu::flatten]] __attribute__((target("avx2,fma"))) void row_stats_fma(const T* x, int64_t rows, int64_t channels,
+                                                                        T* mean, T* var_sum) {
+  row_stats<true>(x, rows, channels, mean, var_sum);
+}
+
 template <typename T>
 void forward(const TensorBase& input, const T* w, const T* b, double eps, const TensorBase& out,
              const TensorBase& mean_t, const TensorBase& var_sum_t) {
@@ -103,18 +156,28 @@ void forward(const TensorBase& input, const T* w, const T* b, double eps, const 
   const int64_t count = s.count();
   const bool fused = pm::torch_kernels_use_fma();
   std::vector<T> alpha(static_cast<size_t>(s.channels)), beta(static_cast<size_t>(s.channels));
+  const bool rows = s.spatial == 1 && count > 0;  // (N, C): torch's channels-last statistics
+  if (rows) {
+    if (fused) {
+      row_stats_fma(x, s.batch, s.channels, mean, var_sum);
+    } else {
+      row_stats<false>(x, s.batch, s.channels, mean, var_sum);
+    }
+  }
   for_channel_blocks(s, [&](int64_t c0, int64_t m) {
     double sums[kChannelsAtOnce];
-    channel_sums(x, s, c0, m, sums, [](int64_t, T v) { return static_cast<double>(v); });
-    T mu[kChannelsAtOnce];
-    for (int64_t k = 0; k < m; ++k) mu[k] = mean[c0 + k] = static_cast<T>(sums[k] / static_cast<double>(count));
-    channel_sums(x, s, c0, m, sums, [&mu](int64_t k, T v) {
-      const T d = v - mu[k];
-      return static_cast<double>(d * d);
-    });
+    if (!rows) {
+      channel_sums(x, s, c0, m, sums, [](int64_t, T v) { return static_cast<double>(v); });
+      T mu[kChannelsAtOnce];
+      for (int64_t k = 0; k < m; ++k) mu[k] = mean[c0 + k] = static_cast<T>(sums[k] / static_cast<double>(count));
+      channel_sums(x, s, c0, m, sums, [&mu](int64_t k, T v) {
+        const T d = v - mu[k];
+        return static_cast<double>(d * d);
+      });
+      for (int64_t k = 0; k < m; ++k) var_sum[c0 + k] = static_cast<T>(sums[k]);
+    }
     for (int64_t k = 0; k < m; ++k) {
       const int64_t c = c0 + k;
-      var_sum[c] = static_cast<T>(sums[k]);
       const T inv = invstd_of(var_sum[c], count, eps);
       const T a = w ? inv * w[c] : inv;
       const T shift = b ? b[c] : T(0);
@@ -176,6 +239,51 @@ template <typename T>
   backward_channel<true>(g, x, dx, s, c, mean, invstd, w, dw, db);
 }
 
+// torch's batch_norm_cpu_backward_channels_last_impl (training) for an (N, C) input: per thread and
+// channel the sums of dy and of (x - mean) dy in T (the product fused where torch's build fuses),
+// the threads' added in double and rounded to T; then, in T, k = dotp invstd^2 / N, grad_mean =
+// sum / N, dx = (dy - grad_mean - (x - mean) k) invstd w, dw = dotp invstd, db = sum.
+template <bool kFused, typename T>
+void row_backward(const T* g, const T* x, T* dx, int64_t rows, int64_t channels, const T* mean, const T* invstd,
+                  const T* w, T* dw, T* db) {
+  const int parts = omp_get_max_threads();
+  std::vector<T> sum(static_cast<size_t>(channels)), dotp(static_cast<size_t>(channels));
+  thread_row_sums<T>(
+      rows, channels, parts,
+      [&](T* part, int64_t i) {
+        for (int64_t c = 0; c < channels; ++c) part[c] = part[c] + g[i * channels + c];
+      },
+      [&](int64_t c, double total) { sum[static_cast<size_t>(c)] = static_cast<T>(total); });
+  thread_row_sums<T>(
+      rows, channels, parts,
+      [&](T* part, int64_t i) {
+        for (int64_t c = 0; c < channels; ++c)
+          part[c] = torch_vec::madd<kFused>(x[i * channels + c] - mean[c], g[i * channels + c], part[c]);
+      },
+      [&](int64_t c, double total) { dotp[static_cast<size_t>(c)] = static_cast<T>(total); });
+  const T n = static_cast<T>(rows);
+#pragma omp parallel for schedule(static) if (rows * channels > 32768)
+  for (int64_t i = 0; i < rows; ++i) {
+    for (int64_t c = 0; c < channels; ++c) {
+      const size_t k = static_cast<size_t>(c);
+      const T kk = dotp[k] * invstd[c] * invstd[c] / n, grad_mean = sum[k] / n;
+      const int64_t at = i * channels + c;
+      dx[at] = torch_vec::madd<kFused>(-(x[at] - mean[c]), kk, g[at] - grad_mean) * invstd[c] * (w ? w[c] : T(1));
+    }
+  }
+  for (int64_t c = 0; c < channels; ++c) {
+    dw[c] = dotp[static_cast<size_t>(c)] * invstd[c];
+    db[c] = sum[static_cast<size_t>(c)];
+  }
+}
+
+template <typename T>
+[[gnu::flatten]] __attribute__((target("avx2,fma"))) void row_backward_fma(const T* g, const T* x, T* dx, int64_t rows,
+                                                                           int64_t channels, const T* mean,
+                                                                           const T* invstd, const T* w, T* dw, T* db) {
+  row_backward<true>(g, x, dx, rows, channels, mean, invstd, w, dw, db);
+}
+
 template <typename T>
 void backward_all(const TensorBase& x, const TensorBase& dy, const TensorBase& mean, const TensorBase& var_sum,
                   const TensorBase& weight, double eps, const TensorBase& dx, const TensorBase& dw,
@@ -190,6 +298,16 @@ void backward_all(const TensorBase& x, const TensorBase& dy, const TensorBase& m
   T* dwp = static_cast<T*>(dw.data_ptr());
   T* dbp = static_cast<T*>(db.data_ptr());
   const bool fused = pm::torch_kernels_use_fma();
+  if (s.spatial == 1 && s.count() > 0) {
+    std::vector<T> istd(static_cast<size_t>(s.channels));
+    for (int64_t c = 0; c < s.channels; ++c) istd[static_cast<size_t>(c)] = invstd_of(vs[c], s.count(), eps);
+    if (fused) {
+      row_backward_fma(g, xp, dxp, s.batch, s.channels, mu, istd.data(), w, dwp, dbp);
+    } else {
+      row_backward<false>(g, xp, dxp, s.batch, s.channels, mu, istd.data(), w, dwp, dbp);
+    }
+    return;
+  }
 #pragma omp parallel for schedule(static) if (s.channels > 1 && s.channels * s.count() > 32768)
   for (int64_t c = 0; c < s.channels; ++c) {
     const T istd = invstd_of(vs[c], s.count(), eps), wc = w ? w[c] : T(1);

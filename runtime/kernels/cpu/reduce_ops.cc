@@ -64,13 +64,150 @@ T torch_line_sum(const T* x, int64_t n) {
   return avx2 ? torch_line_sum_avx2(x, n) : torch_order::inner_sum<T, 16>(x, n);
 }
 
+// strided_sum_in_torch_order's case of reduced dims in several runs (a sliced or permuted block):
+// cascade_sum's 2-D loop then spans two reduced dims, and each output adds, to its zero, its lines
+// (the innermost run) one after another, the next run's index fastest. Threads split torch's loop
+// over kept dims only (`ok`: there are kept dims, or the input is under GRAIN_SIZE).
+template <typename T>
+bool several_reduced_runs_sum(const T* p, const std::vector<std::pair<int64_t, int64_t>>& rruns,
+                              const std::vector<std::pair<int64_t, int64_t>>& runs, bool ok, accumulate_t<T>* acc) {
+  if (!ok) return false;
+  const int64_t n = rruns[0].first, rs = rruns[0].second;
+  int64_t lines = 1, outputs = 1;
+  for (size_t i = 1; i < rruns.size(); ++i) lines *= rruns[i].first;
+  for (const auto& run : runs) outputs *= run.first;
+#pragma omp parallel for if (outputs * lines * n >= kLineGrainSize)
+  for (int64_t o = 0; o < outputs; ++o) {
+    int64_t base = 0;
+    for (int64_t i = static_cast<int64_t>(runs.size()) - 1, rest = o; i >= 0; --i) {
+      base += (rest % runs[i].first) * runs[i].second;
+      rest /= runs[i].first;
+    }
+    T total = 0;
+    for (int64_t l = 0; l < lines; ++l) {
+      int64_t off = base;
+      for (size_t i = 1, rest = l; i < rruns.size(); ++i) {
+        off += static_cast<int64_t>(rest % rruns[i].first) * rruns[i].second;
+        rest /= rruns[i].first;
+      }
+      const T* q = p + off;
+      total += rs == 1 ? torch_line_sum(q, n) : T(0) + torch_order::row_sum<T>(n, [&](int64_t i) { return q[i * rs]; });
+    }
+    acc[o] = total;
+  }
+  return true;
+}
+
+// A strided (transposed, permuted, sliced, channels-last) float32/float64 input in the order torch
+// 1.13's TensorIterator gives its sum: the reduced dims innermost, smallest stride first, the kept
+// dims outside them in the result's order, each run coalesced where the strides allow; then
+// cascade_sum's 2-D loop over the innermost reduced dim and the innermost kept dim. Each output's
+// sum depends on that layout, not on the logical one: x.t().sum(0) is x.sum(1)'s bits in torch,
+// a line summed in place. Handled: the reduced dims coalesce into one (a dense block, or one strided
+// dim). With stride 1 each output is a contiguous line's sum (any size); otherwise only serial sizes
+// (under torch's GRAIN_SIZE, where its threads do not regroup the columns). False otherwise.
+template <typename T>
+bool strided_sum_in_torch_order(const TensorBase& x, const ReductionPlan& r, accumulate_t<T>* acc) {
+  const IntArrayRef sizes = x.sizes(), strides = x.strides();
+  std::vector<int64_t> red, kept;
+  for (int64_t d = 0; d < x.dim(); ++d) {
+    if (sizes[d] == 1) continue;
+    if (strides[d] <= 0) return false;  // broadcast dims: torch's order is not the strides'
+    (r.reduced[d] ? red : kept).push_back(d);
+  }
+  if (red.empty() || x.numel() == 0) return false;
+  std::stable_sort(red.begin(), red.end(), [&](int64_t a, int64_t b) {
+    return strides[a] != strides[b] ? strides[a] < strides[b] : sizes[a] < sizes[b];
+  });
+  // The reduced dims coalesced, innermost first: (size, stride) runs.
+  std::vector<std::pair<int64_t, int64_t>> rruns;
+  for (int64_t d : red) {
+    if (!rruns.empty() && strides[d] == rruns.back().first * rruns.back().second) {
+      rruns.back().first *= sizes[d];
+    } else {
+      rruns.push_back({sizes[d], strides[d]});
+    }
+  }
+  const int64_t rs = rruns[0].second, n = rruns[0].first;
+  // Kept dims coalesced from the innermost outwards: (size, stride) runs in the result's order.
+  std::vector<std::pair<int64_t, int64_t>> runs;
+  for (int64_t d : kept) {
+    if (!runs.empty() && runs.back().second == strides[d] * sizes[d]) {
+      runs.back() = {runs.back().first * sizes[d], strides[d]};
+    } else {
+      runs.push_back({sizes[d], strides[d]});
+    }
+  }
+  const T* p = static_cast<const T*>(x.data_ptr());
+  const bool serial = x.numel() < kLineGrainSize;
+  if (rruns.size() > 1) return several_reduced_runs_sum<T>(p, rruns, runs, !runs.empty() || serial, acc);
+  if (runs.empty()) {
+    if (rs == 1) {
+      acc[0] = torch_order::full_sum(p, n, omp_get_max_threads(), [](int64_t parts, auto&& part) {
+#pragma omp parallel for num_threads(static_cast<int>(parts)) schedule(static, 1)
+        for (int64_t t = 0; t < parts; ++t) part(t);
+      }, torch_line_sum<T>);
+      return true;
+    }
+    if (!serial) return false;
+    acc[0] = T(0) + torch_order::row_sum<T>(n, [&](int64_t i) { return p[i * rs]; });
+    return true;
+  }
+  if (rs != 1 && !serial) return false;
+  const int64_t m = runs.back().first, ks = runs.back().second;
+  runs.pop_back();
+  int64_t groups = 1;
+  for (const auto& run : runs) groups *= run.first;
+  constexpr int L = torch_order::kLanes<T>;
+  using V = torch_order::Lanes<T, L>;
+#pragma omp parallel for if (!serial)
+  for (int64_t g = 0; g < groups; ++g) {
+    int64_t base = 0;
+    for (int64_t i = static_cast<int64_t>(runs.size()) - 1, rest = g; i >= 0; --i) {
+      base += (rest % runs[i].first) * runs[i].second;
+      rest /= runs[i].first;
+    }
+    const T* q = p + base;
+    accumulate_t<T>* out = acc + g * m;
+    int64_t j = 0;
+    if (rs == 1 || (ks != 1 && rs < ks) || (ks == 1 && m < L && rs < ks)) {
+      // vectorized_inner_sum / scalar_inner_sum: each output one line
+      for (; j < m; ++j)
+        out[j] = rs == 1 ? torch_line_sum(q + j * ks, n)
+                         : T(0) + torch_order::row_sum<T>(n, [&](int64_t i) { return q[j * ks + i * rs]; });
+      continue;
+    }
+    if (ks == 1 && m >= L) {
+      // vectorized_outer_sum: columns contiguous, rows rs apart
+      for (; j + 4 * L <= m; j += 4 * L) {
+        const auto sums = torch_order::multi_row_sum<V, 4>(n, [&](int64_t i, int64_t k) { return V::load(q + i * rs + j + k * L); });
+        for (int k = 0; k < 4; ++k)
+          for (int l = 0; l < L; ++l) out[j + k * L + l] = T(0) + sums[k].lane(l);
+      }
+      for (; j + L <= m; j += L) {
+        const V sums = torch_order::row_sum<V>(n, [&](int64_t i) { return V::load(q + i * rs + j); });
+        for (int l = 0; l < L; ++l) out[j + l] = T(0) + sums.lane(l);
+      }
+    } else {
+      // scalar_outer_sum: four columns at a time
+      for (; j + 3 < m; j += 4) {
+        const auto sums = torch_order::multi_row_sum<T, 4>(n, [&](int64_t i, int64_t k) { return q[i * rs + (j + k) * ks]; });
+        for (int k = 0; k < 4; ++k) out[j + k] = T(0) + sums[k];
+      }
+    }
+    for (; j < m; ++j) out[j] = T(0) + torch_order::row_sum<T>(n, [&](int64_t i) { return q[i * rs + j * ks]; });
+  }
+  return true;
+}
+
 // Sums `x` (of dtype T) into `acc` (contiguous, shape keep_shape, acc dtype).
 // float32/float64 on a contiguous input, in torch's order and type (torch_sum_order.h): each line
 // of a run, or each column of a block. False for the other cases (the caller's loops then).
 template <typename T>
 bool sum_in_torch_order(const TensorBase& x, const ReductionPlan& r, accumulate_t<T>* acc) {
   if constexpr (std::is_same_v<T, float> || std::is_same_v<T, double>) {
-    if (!x.is_contiguous() || !(r.reduced_suffix || r.reduced_block)) return false;
+    if (!x.is_contiguous()) return strided_sum_in_torch_order<T>(x, r, acc);
+    if (!(r.reduced_suffix || r.reduced_block)) return false;
     const T* p = static_cast<const T*>(x.data_ptr());
     if (r.reduced_suffix) {
       const DimSplit rows = r.rows();

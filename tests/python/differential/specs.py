@@ -1535,6 +1535,15 @@ add("cholesky_solve", g_cholesky_solve, dtypes=("float32", "float64"), n=6, extr
 
 
 NOT_GENERATED = {
+    # The real (return_complex=False) form only, composed in Python (kiln/_stft.py): against torch on values,
+    # gradients, round trips, warnings and errors in tests/python/test_stft.py.
+    **{name: "real-form STFT: tests/python/test_stft.py" for name in ("stft", "istft", "Tensor.stft",
+                                                                        "Tensor.istft")},
+    # torch 1.13's deprecated linalg (kiln/_deprecated_linalg.py): symeig works, the others raise torch's
+    # "removed" error; against torch in tests/python/test_deprecated_linalg.py.
+    **{name: "deprecated linalg: tests/python/test_deprecated_linalg.py" for name in (
+        "symeig", "solve", "lstsq", "eig", "matrix_rank", "Tensor.symeig", "Tensor.solve", "Tensor.lstsq",
+        "Tensor.eig")},
     # Randomized (a seeded torch.randn test matrix): against torch, seeded, in tests/python/test_program_gaps7.py.
     "svd_lowrank": "randomized low-rank SVD: tests/python/test_program_gaps7.py",
     "pca_lowrank": "randomized PCA: tests/python/test_program_gaps7.py",
