@@ -28,7 +28,8 @@ import fuzz_table  # noqa: E402
 import pointwise  # noqa: E402
 import gen_build  # noqa: E402  (tools/gen_build.py)
 import python_sig  # noqa: E402
-from loader import FORMULA_HELPERS, FUSED_BACKWARD_HELPERS, LINALG_HELPERS, METADATA_CALLS, load  # noqa: E402
+from loader import (FORMULA_HELPERS, FUSED_BACKWARD_HELPERS, LINALG_HELPERS, METADATA_CALLS,  # noqa: E402
+                    TORCH_BACKWARD_HELPERS, load)
 from model import BACKEND_KEYS, Argument, CodegenError, Derivative, NativeFunction, Type  # noqa: E402
 
 ROOT = os.path.dirname(HERE)
@@ -472,6 +473,12 @@ def calls_fused_backward_helper(d: Derivative) -> bool:
                for fm in d.formulas for m in re.finditer(r"([A-Za-z_][A-Za-z0-9_]*)\s*\(", fm.expression))
 
 
+def calls_torch_backward_helper(d: Derivative) -> bool:
+    """Whether a formula calls a helper of runtime/autograd/torch_backward_helpers.h."""
+    return any(m.group(1) in TORCH_BACKWARD_HELPERS
+               for fm in d.formulas for m in re.finditer(r"([A-Za-z_][A-Za-z0-9_]*)\s*\(", fm.expression))
+
+
 # ----------------------------------------------------------------------------- Python bindings
 
 # Ops whose out= kernel kiln keeps for C++ (the family's shared kernel) but torch's Python API has no
@@ -637,6 +644,7 @@ def render_all(schema_dir: str) -> Dict[str, str]:
             emit(f"autograd/{base}.cc", "autograd.cc.j2", base=base, wrappers=autograd, nodes=nodes,
                  headers=needed_headers,
                  fused_helpers=any(nf.derivative and calls_fused_backward_helper(nf.derivative) for nf in funcs),
+                 torch_helpers=any(nf.derivative and calls_torch_backward_helper(nf.derivative) for nf in funcs),
                  linalg_helpers=any(nf.derivative and calls_linalg_helper(nf.derivative) for nf in funcs))
         # Python: functions and methods named after this group.
         bindings = []

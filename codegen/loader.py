@@ -34,11 +34,16 @@ FORMULA_HELPERS = {
 FUSED_BACKWARD_HELPERS = {
     "gru_cell_fused_backward", "lstm_cell_fused_backward", "lstm_layer_backward",
     "scaled_dot_product_attention_backward", "batch_norm_train_backward", "group_norm_fused_backward",
-    "conv2d_weight_bias_backward", "norm2_backward", "var_backward", "std_backward", "logsumexp_backward",
-    "mse_loss_backward", "smooth_l1_loss_backward", "huber_loss_backward", "glu_backward",
-    "batch_norm_eval_backward",
+    "conv2d_weight_bias_backward", "norm2_backward",
 }
 FORMULA_HELPERS |= FUSED_BACKWARD_HELPERS
+# Helpers declared in runtime/autograd/torch_backward_helpers.h: torch's backward functions op for op,
+# for ops whose autodiff through kiln's composition would round differently (their gradient bits).
+TORCH_BACKWARD_HELPERS = {
+    "var_backward", "std_backward", "logsumexp_backward", "mse_loss_backward", "smooth_l1_loss_backward",
+    "huber_loss_backward", "glu_backward", "batch_norm_eval_backward",
+}
+FORMULA_HELPERS |= TORCH_BACKWARD_HELPERS
 # Helpers declared in runtime/autograd/linalg_formula_helpers.h (the linalg derivatives), included
 # only by the autograd files whose formulas call one, so editing them rebuilds only those.
 LINALG_HELPERS = {

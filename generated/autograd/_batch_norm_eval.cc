@@ -6,7 +6,7 @@
 
 #include "generated/api/_batch_norm_eval.h"
 #include "runtime/autograd/formula_helpers.h"
-#include "runtime/autograd/fused_backward_helpers.h"
+#include "runtime/autograd/torch_backward_helpers.h"
 #include "runtime/autograd/node.h"
 #include "runtime/autograd/saved_variable.h"
 #include "runtime/dispatch/dispatcher.h"
