@@ -269,6 +269,14 @@ TensorBase batch_norm_eval(const TensorBase& input_, const TensorBase& weight_, 
   const Tensor input(input_), weight(weight_), bias(bias_), running_mean(running_mean_), running_var(running_var_);
   KILN_CHECK(input.is_floating_point(), "_batch_norm_eval(): expected a floating point input, got ",
              scalar_type_name(input.dtype()));
+  KILN_CHECK(input.dim() >= 2, "_batch_norm_eval(): expected an input of at least 2 dims (N, C, ...), got ",
+             shape_str(input.sizes()));
+  const int64_t channels = input.sizes()[1];
+  KILN_CHECK(running_mean.defined() && running_var.defined(),
+             "_batch_norm_eval(): running_mean and running_var must be defined");
+  for (const auto& [t, what] : {std::pair<const Tensor*, const char*>{&weight, "weight"}, {&bias, "bias"},
+                                {&running_mean, "running_mean"}, {&running_var, "running_var"}})
+    composite_implicit::check_channel_vector(*t, channels, what);
   const int64_t nd = input.dim();
   const ScalarType dt = input.scalar_type();
   const ScalarType ct = is_reduced_floating_type(dt) ? ScalarType::Float32 : dt;
