@@ -140,6 +140,7 @@ Tensor batch_norm(const Tensor& input, const Tensor& weight, const Tensor& bias,
     KILN_CHECK(!(GradMode::is_enabled() && stat->defined() && stat->requires_grad()),
                "The function 'native_batch_norm' is not differentiable with respect to argument '", name,
                "'. This input cannot have requires_grad True.");
+  if (!training) return kiln::_batch_norm_eval(input, weight, bias, running_mean, running_var, eps);
   // torch 1.13's CPU kernel, rounding for rounding: when training, the batch's mean and sum of
   // squared deviations accumulated in double (_batch_norm_train, one kernel with its fused gradient),
   // invstd = 1 / sqrt(var + eps); then per channel alpha = invstd * w and beta = b - mean * alpha,
@@ -149,43 +150,40 @@ Tensor batch_norm(const Tensor& input, const Tensor& weight, const Tensor& bias,
   const ScalarType dt = input.scalar_type();
   const ScalarType ct = is_reduced_floating_type(dt) ? ScalarType::Float32 : dt;
   const Tensor x = input.to(ct);
-  if (training) {
-    const int64_t n = channels == 0 ? 0 : input.numel() / channels;
-    // torch's contiguous (N, C, *) kernels: fused, (N, C) inputs (one element per channel and
-    // sample) included, whose sums the kernel adds in the order of torch's channels-last kernel.
-    // Where torch takes its channels-last kernel otherwise (a channels-last input, a single channel),
-    // the same math with ops.
-    int64_t spatial = 1;
-    for (int64_t d = 2; d < nd; ++d) spatial *= input.sizes()[d];
-    const bool fused_kernel = x.is_contiguous() && x.is_cpu() && ((spatial > 1 && channels > 1) || spatial == 1);
-    const auto pass = fused_kernel ? kiln::_batch_norm_train(x, weight.defined() ? weight.to(ct) : weight,
-                                                             bias.defined() ? bias.to(ct) : bias, eps)
-                                   : batch_norm_train_with_ops(x, weight, bias, eps, n);
-    const Tensor& out = std::get<0>(pass);
-    const Tensor& mean = std::get<1>(pass);
-    const Tensor& var_sum = std::get<2>(pass);
-    if (running_mean.defined() || running_var.defined()) {
-      // As batch_norm_cpu_update_stats_template, whose momentum_ is in the parameters' dtype:
-      // running_mean = momentum_ * mean + (1 - momentum_) * running_mean in that dtype, and
-      // running_var = momentum_ * unbiased + (1 - momentum_) * running_var with the unbiased variance
-      // (var_sum / (n - 1), in that dtype) held in double, so the first product and the sum are
-      // double's and the second product the dtype's.
-      NoGradGuard no_grad;
-      const bool is_double = ct == ScalarType::Float64;
-      const double m = is_double ? momentum : static_cast<double>(static_cast<float>(momentum));
-      const double one_minus_m = is_double ? 1 - momentum : static_cast<double>(1.0f - static_cast<float>(momentum));
-      if (running_mean.defined())
-        running_mean.copy_(kiln::add(kiln::mul(mean.reshape({channels}), m), kiln::mul(running_mean.to(ct), one_minus_m)));
-      if (running_var.defined() && n > 0) {  // n = 1: 0 / 0 = nan, as torch's var_sum / (n - 1)
-        const ScalarType f64 = ScalarType::Float64;
-        const Tensor unbiased = kiln::div(var_sum.reshape({channels}), n - 1);
-        running_var.copy_(
-            kiln::add(kiln::mul(unbiased.to(f64), m), kiln::mul(running_var.to(ct), one_minus_m).to(f64)));
-      }
+  const int64_t n = channels == 0 ? 0 : input.numel() / channels;
+  // torch's contiguous (N, C, *) kernels: fused, (N, C) inputs (one element per channel and
+  // sample) included, whose sums the kernel adds in the order of torch's channels-last kernel.
+  // Where torch takes its channels-last kernel otherwise (a channels-last input, a single channel),
+  // the same math with ops.
+  int64_t spatial = 1;
+  for (int64_t d = 2; d < nd; ++d) spatial *= input.sizes()[d];
+  const bool fused_kernel = x.is_contiguous() && x.is_cpu() && ((spatial > 1 && channels > 1) || spatial == 1);
+  const auto pass = fused_kernel ? kiln::_batch_norm_train(x, weight.defined() ? weight.to(ct) : weight,
+                                                           bias.defined() ? bias.to(ct) : bias, eps)
+                                 : batch_norm_train_with_ops(x, weight, bias, eps, n);
+  const Tensor& out = std::get<0>(pass);
+  const Tensor& mean = std::get<1>(pass);
+  const Tensor& var_sum = std::get<2>(pass);
+  if (running_mean.defined() || running_var.defined()) {
+    // As batch_norm_cpu_update_stats_template, whose momentum_ is in the parameters' dtype:
+    // running_mean = momentum_ * mean + (1 - momentum_) * running_mean in that dtype, and
+    // running_var = momentum_ * unbiased + (1 - momentum_) * running_var with the unbiased variance
+    // (var_sum / (n - 1), in that dtype) held in double, so the first product and the sum are
+    // double's and the second product the dtype's.
+    NoGradGuard no_grad;
+    const bool is_double = ct == ScalarType::Float64;
+    const double m = is_double ? momentum : static_cast<double>(static_cast<float>(momentum));
+    const double one_minus_m = is_double ? 1 - momentum : static_cast<double>(1.0f - static_cast<float>(momentum));
+    if (running_mean.defined())
+      running_mean.copy_(kiln::add(kiln::mul(mean.reshape({channels}), m), kiln::mul(running_mean.to(ct), one_minus_m)));
+    if (running_var.defined() && n > 0) {  // n = 1: 0 / 0 = nan, as torch's var_sum / (n - 1)
+      const ScalarType f64 = ScalarType::Float64;
+      const Tensor unbiased = kiln::div(var_sum.reshape({channels}), n - 1);
+      running_var.copy_(
+          kiln::add(kiln::mul(unbiased.to(f64), m), kiln::mul(running_var.to(ct), one_minus_m).to(f64)));
     }
-    return out.to(dt);
   }
-  return kiln::_batch_norm_eval(input, weight, bias, running_mean, running_var, eps);
+  return out.to(dt);
 }
 
 // One kernel forward (native_layer_norm) and one backward; with create_graph, the backward is
