@@ -79,19 +79,15 @@ Tensor logsumexp_backward(const Tensor& grad, const Tensor& self, const Tensor& 
   return kiln::mul(g, kiln::exp(kiln::sub(self, r)));
 }
 
-Tensor mse_loss_backward(const Tensor& grad, const Tensor& self, const Tensor& target, int64_t reduction) {
-  const Tensor diff = kiln::sub(self, target);
-  const double norm = reduction == 1 ? 2.0 / static_cast<double>(diff.numel()) : 2.0;
-  return sum_to(kiln::mul(kiln::mul(diff, Scalar(norm)), grad), self.sizes());
-}
-
 namespace {
-// The loss's per-element slope times the reduction's factor, then grad (broadcast), summed back to
-// self's shape where target broadcast it: torch's vectorized loop. (Its scalar loop, which takes the
-// last n mod 16 elements of a run, multiplies by beta or delta in double and can round one ulp
-// apart; kiln does not copy that dependence on an element's place.)
-Tensor scaled_loss_gradient(const Tensor& deriv, const Tensor& grad, const Tensor& self, int64_t reduction) {
-  const double norm = reduction == 1 ? 1.0 / static_cast<double>(deriv.numel()) : 1.0;
+// The loss's per-element slope times the reduction's factor (scale / N for the mean, else scale),
+// then grad (broadcast), summed back to self's shape where target broadcast it: torch's vectorized
+// loop. (For smooth_l1/huber its scalar loop, which takes the last n mod 16 elements of a run,
+// multiplies by beta or delta in double and can round one ulp apart; kiln does not copy that
+// dependence on an element's place.)
+Tensor scaled_loss_gradient(const Tensor& deriv, const Tensor& grad, const Tensor& self, int64_t reduction,
+                            double scale = 1.0) {
+  const double norm = reduction == 1 ? scale / static_cast<double>(deriv.numel()) : scale;
   return sum_to(kiln::mul(kiln::mul(deriv, Scalar(norm)), grad), self.sizes());
 }
 
@@ -99,6 +95,10 @@ Tensor plus_or_minus(const Tensor& d, double magnitude) {
   return kiln::where(kiln::gt(d, 0), kiln::full_like(d, Scalar(magnitude)), kiln::full_like(d, Scalar(-magnitude)));
 }
 }  // namespace
+
+Tensor mse_loss_backward(const Tensor& grad, const Tensor& self, const Tensor& target, int64_t reduction) {
+  return scaled_loss_gradient(kiln::sub(self, target), grad, self, reduction, 2.0);
+}
 
 Tensor smooth_l1_loss_backward(const Tensor& grad, const Tensor& self, const Tensor& target, int64_t reduction,
                                double beta) {
