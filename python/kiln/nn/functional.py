@@ -728,20 +728,18 @@ def _pad_indexed(input, pad, mode):
     # reflect / replicate: one gather over the padded dims together, whose gradient (index_add in
     # output order) adds each output's gradient to its source as torch's backward loops do, in
     # row-major output order (dim by dim would add in another order).
-    in_sizes = list(input.shape[input.dim() - k:])
-    flat = [0]
-    for i in reversed(range(k)):  # outermost padded dim first
-        stride = 1
-        for s_ in in_sizes[k - i:]:
-            stride *= s_
-        flat = [f + j * stride for f in flat for j in sources[i]]
-    out_sizes = [len(sources[i]) for i in reversed(range(k))]
+    # The flat source index of every output position, built as a tensor (a padded image has tens of
+    # thousands of positions: no Python loop over them): outermost padded dim first, each dim's
+    # sources times its stride in the input plane, broadcast against the inner dims'.
+    index = kiln.zeros([], dtype=kiln.int64)
+    stride = 1
+    for i in range(k):  # innermost padded dim first
+        src = kiln.tensor(sources[i], dtype=kiln.int64).reshape([len(sources[i])] + [1] * i)
+        index = index + src * stride
+        stride *= input.shape[input.dim() - 1 - i]
     lead = list(input.shape[:input.dim() - k])
-    index = kiln.tensor(flat, dtype=kiln.int64).reshape(len(flat))
-    plane = 1
-    for s_ in in_sizes:
-        plane *= s_
-    return input.reshape(lead + [plane]).index_select(-1, index).reshape(lead + out_sizes)
+    out_sizes = list(index.shape)
+    return input.reshape(lead + [stride]).index_select(-1, index.reshape(-1)).reshape(lead + out_sizes)
 
 
 # ---------------------------------------------------------------- normalization, dropout, embedding

@@ -33,6 +33,16 @@ std::vector<int64_t> checked_indices(const TensorBase& index, int64_t size, cons
   return out;
 }
 
+// dst[o][k] = src[o][idx[k]] for rows of n elements of `Bits` (any dtype of that size).
+template <typename Bits>
+void gather_elements(const char* src, char* dst, int64_t outer, int64_t n, const std::vector<int64_t>& idx) {
+  const Bits* s = reinterpret_cast<const Bits*>(src);
+  Bits* d = reinterpret_cast<Bits*>(dst);
+  const int64_t m = static_cast<int64_t>(idx.size());
+  for (int64_t o = 0; o < outer; ++o)
+    for (int64_t k = 0; k < m; ++k) d[o * m + k] = s[o * n + idx[k]];
+}
+
 }  // namespace
 
 TensorBase index_select(const TensorBase& self, int64_t dim, const TensorBase& index, const TensorBase& out_arg) {
@@ -61,9 +71,17 @@ TensorBase index_select(const TensorBase& self, int64_t dim, const TensorBase& i
   const char* src = static_cast<const char*>(x.data_ptr());
   char* dst = static_cast<char*>(out.data_ptr());
   const int64_t m = static_cast<int64_t>(idx.size());
-  for (int64_t o = 0; o < r.outer; ++o)
-    for (int64_t k = 0; k < m; ++k)
-      std::memcpy(dst + (o * m + k) * row_bytes, src + (o * r.n + idx[k]) * row_bytes, row_bytes);
+  // Selecting single elements (the last dim): a typed load and store each, not a memcpy call.
+  switch (r.inner == 1 ? row_bytes : 0) {
+    case 1: gather_elements<uint8_t>(src, dst, r.outer, r.n, idx); break;
+    case 2: gather_elements<uint16_t>(src, dst, r.outer, r.n, idx); break;
+    case 4: gather_elements<uint32_t>(src, dst, r.outer, r.n, idx); break;
+    case 8: gather_elements<uint64_t>(src, dst, r.outer, r.n, idx); break;
+    default:
+      for (int64_t o = 0; o < r.outer; ++o)
+        for (int64_t k = 0; k < m; ++k)
+          std::memcpy(dst + (o * m + k) * row_bytes, src + (o * r.n + idx[k]) * row_bytes, row_bytes);
+  }
   return result_into_out(out, out_arg, "index_select");
 }
 
