@@ -16,7 +16,7 @@
 #include "runtime/core/warning.h"
 #include "runtime/dispatch/autocast_state.h"
 #include "runtime/dispatch/dispatcher.h"
-#include "runtime/kernels/cpu/onednn_enabled.h"
+#include "runtime/kernels/cpu/onednn_common.h"
 #include "runtime/kernels/type_promotion.h"
 #include "runtime/python/arg_parser.h"
 #include "runtime/python/dtype_object.h"

@@ -1,6 +1,7 @@
-#include "runtime/kernels/cpu/onednn_enabled.h"
+#include "runtime/kernels/cpu/onednn_common.h"
 
 #include <atomic>
+#include <oneapi/dnnl/dnnl.hpp>
 
 namespace kiln {
 namespace cpu {
@@ -10,6 +11,11 @@ std::atomic<bool> enabled{true};  // torch's default
 
 bool onednn_enabled() { return enabled.load(std::memory_order_relaxed); }
 void set_onednn_enabled(bool value) { enabled.store(value, std::memory_order_relaxed); }
+
+dnnl::engine& onednn_cpu_engine() {
+  static dnnl::engine engine(dnnl::engine::kind::cpu, 0);
+  return engine;
+}
 
 }  // namespace cpu
 }  // namespace kiln

@@ -15,7 +15,7 @@
 #include <vector>
 
 #include "runtime/kernels/cpu/cpu_tensors.h"
-#include "runtime/kernels/cpu/onednn_enabled.h"
+#include "runtime/kernels/cpu/onednn_common.h"
 
 namespace kiln {
 namespace cpu {
@@ -23,11 +23,6 @@ namespace {
 
 using dnnl::memory;
 using Tag = memory::format_tag;
-
-dnnl::engine& cpu_engine() {
-  static dnnl::engine engine(dnnl::engine::kind::cpu, 0);
-  return engine;
-}
 
 memory::desc plain(const memory::dims& dims, Tag tag) { return memory::desc(dims, memory::data_type::f32, tag); }
 memory::desc any(const memory::dims& dims) { return plain(dims, Tag::any); }
@@ -50,7 +45,7 @@ dnnl::convolution_forward::primitive_desc forward_pd(const ConvGeometry& g, bool
   const dnnl::convolution_forward::desc desc(dnnl::prop_kind::forward_training, dnnl::algorithm::convolution_direct,
                                              any(src_dims(g)), any(weight_dims(g)), bias_desc, any(dst_dims(g)),
                                              strides(g), dilates(g), padding(g), padding(g));
-  return dnnl::convolution_forward::primitive_desc(desc, cpu_engine());
+  return dnnl::convolution_forward::primitive_desc(desc, onednn_cpu_engine());
 }
 
 struct ForwardPlan {
@@ -75,7 +70,7 @@ std::shared_ptr<BackwardDataPlan> make_backward_data(const ConvGeometry& g, bool
   const dnnl::convolution_backward_data::desc desc(dnnl::algorithm::convolution_direct, any(src_dims(g)),
                                                    any(weight_dims(g)), any(dst_dims(g)), strides(g), dilates(g),
                                                    padding(g), padding(g));
-  dnnl::convolution_backward_data::primitive_desc pd(desc, cpu_engine(), forward_pd(g, false));
+  dnnl::convolution_backward_data::primitive_desc pd(desc, onednn_cpu_engine(), forward_pd(g, false));
   return std::make_shared<BackwardDataPlan>(BackwardDataPlan{pd, dnnl::convolution_backward_data(pd)});
 }
 
@@ -84,7 +79,7 @@ std::shared_ptr<BackwardWeightsPlan> make_backward_weights(const ConvGeometry& g
   const dnnl::convolution_backward_weights::desc desc(dnnl::algorithm::convolution_direct, any(src_dims(g)),
                                                       any(weight_dims(g)), bias_desc, any(dst_dims(g)), strides(g),
                                                       dilates(g), padding(g), padding(g));
-  dnnl::convolution_backward_weights::primitive_desc pd(desc, cpu_engine(), forward_pd(g, bias));
+  dnnl::convolution_backward_weights::primitive_desc pd(desc, onednn_cpu_engine(), forward_pd(g, bias));
   return std::make_shared<BackwardWeightsPlan>(BackwardWeightsPlan{pd, dnnl::convolution_backward_weights(pd)});
 }
 
@@ -122,7 +117,7 @@ Operand as_layout(const memory::desc& want, const memory& user, bool read, dnnl:
   if (want == user.get_desc()) return {user, TensorBase()};
   const int64_t floats = static_cast<int64_t>((want.get_size() + sizeof(float) - 1) / sizeof(float));
   TensorBase buffer = empty_cpu({floats}, ScalarType::Float32);
-  memory mem(want, cpu_engine(), buffer.data_ptr());
+  memory mem(want, onednn_cpu_engine(), buffer.data_ptr());
   if (read) dnnl::reorder(user, mem).execute(stream, const_cast<memory&>(user), mem);
   return {mem, buffer};
 }
@@ -133,7 +128,7 @@ void write_back(const Operand& result, memory& user, dnnl::stream& stream) {
 }
 
 memory user_memory(const memory::dims& dims, Tag tag, const float* data) {
-  return memory(plain(dims, tag), cpu_engine(), const_cast<float*>(data));
+  return memory(plain(dims, tag), onednn_cpu_engine(), const_cast<float*>(data));
 }
 
 }  // namespace
@@ -154,7 +149,7 @@ bool onednn_conv2d_forward(const ConvGeometry& g, const float* x, const float* w
                            float* y) {
   const std::shared_ptr<const ForwardPlan> plan = cached_plan<ForwardPlan>(g, bias_or_null != nullptr, make_forward);
   if (plan == nullptr) return false;
-  dnnl::stream stream(cpu_engine());
+  dnnl::stream stream(onednn_cpu_engine());
   memory x_user = user_memory(src_dims(g), Tag::nchw, x), w_user = user_memory(weight_dims(g), weight_tag(g), w);
   memory y_user = user_memory(dst_dims(g), Tag::nchw, y);
   const Operand xs = as_layout(plan->pd.src_desc(), x_user, true, stream);
@@ -171,7 +166,7 @@ bool onednn_conv2d_forward(const ConvGeometry& g, const float* x, const float* w
 bool onednn_conv2d_backward_data(const ConvGeometry& g, const float* grad_y, const float* w, float* grad_x) {
   const std::shared_ptr<const BackwardDataPlan> plan = cached_plan<BackwardDataPlan>(g, false, make_backward_data);
   if (plan == nullptr) return false;
-  dnnl::stream stream(cpu_engine());
+  dnnl::stream stream(onednn_cpu_engine());
   memory gy_user = user_memory(dst_dims(g), Tag::nchw, grad_y), w_user = user_memory(weight_dims(g), weight_tag(g), w);
   memory gx_user = user_memory(src_dims(g), Tag::nchw, grad_x);
   const Operand gys = as_layout(plan->pd.diff_dst_desc(), gy_user, true, stream);
@@ -188,7 +183,7 @@ bool onednn_conv2d_backward_weights(const ConvGeometry& g, const float* grad_y, 
   const std::shared_ptr<const BackwardWeightsPlan> plan =
       cached_plan<BackwardWeightsPlan>(g, grad_bias_or_null != nullptr, make_backward_weights);
   if (plan == nullptr) return false;
-  dnnl::stream stream(cpu_engine());
+  dnnl::stream stream(onednn_cpu_engine());
   memory gy_user = user_memory(dst_dims(g), Tag::nchw, grad_y), x_user = user_memory(src_dims(g), Tag::nchw, x);
   memory gw_user = user_memory(weight_dims(g), weight_tag(g), grad_w);
   const Operand gys = as_layout(plan->pd.diff_dst_desc(), gy_user, true, stream);

@@ -7,7 +7,7 @@
 
 #include "runtime/kernels/cpu/cpu_tensors.h"
 #include "runtime/kernels/cpu/library_kernels.h"
-#include "runtime/kernels/cpu/onednn_enabled.h"
+#include "runtime/kernels/cpu/onednn_common.h"
 
 namespace kiln {
 namespace cpu {
@@ -15,14 +15,9 @@ namespace {
 
 using dnnl::memory;
 
-dnnl::engine& cpu_engine() {
-  static dnnl::engine engine(dnnl::engine::kind::cpu, 0);
-  return engine;
-}
-
 memory::desc flat(int64_t n) { return memory::desc({n}, memory::data_type::f32, memory::format_tag::x); }
 
-memory flat_memory(const TensorBase& t) { return memory(flat(t.numel()), cpu_engine(), t.data_ptr()); }
+memory flat_memory(const TensorBase& t) { return memory(flat(t.numel()), onednn_cpu_engine(), t.data_ptr()); }
 
 // torch's use_mkldnn(self) in Activation.cpp (the flag, a dense float32 CPU tensor of more than one
 // element), for the erf form of gelu.
@@ -49,8 +44,8 @@ TensorBase onednn_gelu(const TensorBase& self, const std::string& approximate, c
   const TensorBase dense = result.is_contiguous() ? result : empty_like_cpu(self, ScalarType::Float32);
   const dnnl::eltwise_forward::desc desc(dnnl::prop_kind::forward_training, dnnl::algorithm::eltwise_gelu_erf,
                                          flat(self.numel()), 0.f, 0.f);
-  const dnnl::eltwise_forward::primitive_desc pd(desc, cpu_engine());
-  dnnl::stream stream(cpu_engine());
+  const dnnl::eltwise_forward::primitive_desc pd(desc, onednn_cpu_engine());
+  dnnl::stream stream(onednn_cpu_engine());
   dnnl::eltwise_forward(pd).execute(stream, {{DNNL_ARG_SRC, flat_memory(self)}, {DNNL_ARG_DST, flat_memory(dense)}});
   stream.wait();
   if (!dense.is_same(result)) copy_into(result, dense, "gelu");
@@ -66,10 +61,10 @@ TensorBase onednn_gelu_backward(const TensorBase& grad, const TensorBase& self, 
   const memory::desc data = flat(self.numel());
   const dnnl::eltwise_forward::primitive_desc hint(
       dnnl::eltwise_forward::desc(dnnl::prop_kind::forward, dnnl::algorithm::eltwise_gelu_erf, data, 0.f, 0.f),
-      cpu_engine());
+      onednn_cpu_engine());
   const dnnl::eltwise_backward::primitive_desc pd(
-      dnnl::eltwise_backward::desc(dnnl::algorithm::eltwise_gelu_erf, data, data, 0.f, 0.f), cpu_engine(), hint);
-  dnnl::stream stream(cpu_engine());
+      dnnl::eltwise_backward::desc(dnnl::algorithm::eltwise_gelu_erf, data, data, 0.f, 0.f), onednn_cpu_engine(), hint);
+  dnnl::stream stream(onednn_cpu_engine());
   dnnl::eltwise_backward(pd).execute(stream, {{DNNL_ARG_SRC, flat_memory(self)},
                                               {DNNL_ARG_DIFF_DST, flat_memory(grad_c)},
                                               {DNNL_ARG_DIFF_SRC, flat_memory(result)}});
